@@ -1,0 +1,3 @@
+module saji
+
+go 1.26
