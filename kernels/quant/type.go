@@ -1,6 +1,9 @@
 package quant
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Type is a ggml tensor element type, numbered exactly as in GGUF files
 // (ggml's enum ggml_type). Values that ggml retired are not defined.
@@ -135,28 +138,9 @@ func (t Type) RowSize(n int64) (int64, error) {
 // "q4_k", "F16", "iq4_nl").
 func ParseType(s string) (Type, error) {
 	for t, tr := range table {
-		if equalFold(tr.name, s) {
+		if strings.EqualFold(tr.name, s) {
 			return t, nil
 		}
 	}
 	return 0, fmt.Errorf("quant: unknown type name %q", s)
-}
-
-func equalFold(a, b string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := 0; i < len(a); i++ {
-		x, y := a[i], b[i]
-		if 'a' <= x && x <= 'z' {
-			x -= 'a' - 'A'
-		}
-		if 'a' <= y && y <= 'z' {
-			y -= 'a' - 'A'
-		}
-		if x != y {
-			return false
-		}
-	}
-	return true
 }
