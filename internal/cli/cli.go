@@ -1,0 +1,107 @@
+// Package cli is Saji's command line: the root command, which opens the
+// desktop app when it is given no arguments, and the headless subcommands
+// (gguf, version, and the serving and model commands as they arrive).
+//
+// The package does not import the GUI toolkit: the caller passes the
+// function that opens the app, so every subcommand builds and runs on a
+// machine without a display or cgo.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"runtime"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+)
+
+// Version is Saji's version, set at link time with
+// -ldflags "-X saji/internal/cli.Version=v1.2.3".
+var Version = "dev"
+
+// Options configures the command line.
+type Options struct {
+	// OpenApp opens the desktop app and returns when its window closes. It
+	// runs when Saji is started with no arguments.
+	OpenApp func(ctx context.Context) error
+	// Stdout and Stderr default to the process's streams.
+	Stdout, Stderr io.Writer
+}
+
+// NewRootCommand builds the root command and its subcommands.
+func NewRootCommand(opts Options) *cobra.Command {
+	var verbose bool
+	root := &cobra.Command{
+		Use:   "saji",
+		Short: "Saji runs large language models on your own machine",
+		Long: "Saji runs large language models on your own machine.\n\n" +
+			"With no arguments it opens the desktop app; the subcommands work headless.",
+		Args:          cobra.NoArgs,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       Version,
+		PersistentPreRun: func(cmd *cobra.Command, _ []string) {
+			level := slog.LevelWarn
+			if verbose {
+				level = slog.LevelDebug
+			}
+			slog.SetDefault(slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level})))
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if opts.OpenApp == nil {
+				return errors.New("this build of saji has no desktop app; see 'saji --help' for the headless commands")
+			}
+			return opts.OpenApp(cmd.Context())
+		},
+	}
+	root.PersistentFlags().BoolVarP(&verbose, "verbose", "v", false, "log debug detail to standard error")
+	if opts.Stdout != nil {
+		root.SetOut(opts.Stdout)
+	}
+	if opts.Stderr != nil {
+		root.SetErr(opts.Stderr)
+	}
+	root.AddCommand(newVersionCmd(), newGGUFCmd())
+	return root
+}
+
+// Main runs the command line with args (without the program name) and
+// returns the process exit status. Interrupts cancel the command's context.
+func Main(args []string, opts Options) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	root := NewRootCommand(opts)
+	root.SetArgs(args)
+	if err := root.ExecuteContext(ctx); err != nil {
+		fmt.Fprintln(root.ErrOrStderr(), "saji:", err)
+		return 1
+	}
+	return 0
+}
+
+func newVersionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print Saji's version and build details",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			w := cmd.OutOrStdout()
+			fmt.Fprintf(w, "saji %s\n", Version)
+			fmt.Fprintf(w, "go   %s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			if bi, ok := debug.ReadBuildInfo(); ok {
+				for _, s := range bi.Settings {
+					if s.Key == "vcs.revision" {
+						fmt.Fprintf(w, "rev  %s\n", s.Value)
+					}
+				}
+			}
+			return nil
+		},
+	}
+}

@@ -1,0 +1,71 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+)
+
+func run(t *testing.T, opts Options, args ...string) (stdout, stderr string, status int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	opts.Stdout, opts.Stderr = &out, &errb
+	status = Main(args, opts)
+	return out.String(), errb.String(), status
+}
+
+func TestRoot(t *testing.T) {
+	opened := 0
+	open := func(context.Context) error { opened++; return nil }
+	tests := []struct {
+		name       string
+		args       []string
+		wantStatus int
+		wantOut    string
+		wantErr    string
+		wantOpened int
+	}{
+		{"no arguments opens the app", nil, 0, "", "", 1},
+		{"help", []string{"--help"}, 0, "headless", "", 0},
+		{"version", []string{"version"}, 0, "saji dev", "", 0},
+		{"version flag", []string{"--version"}, 0, "dev", "", 0},
+		{"unknown command", []string{"frobnicate"}, 1, "", "unknown command", 0},
+		{"stray argument to root", []string{"--verbose", "x"}, 1, "", "saji:", 0},
+		{"gguf needs a file", []string{"gguf"}, 1, "", "arg", 0},
+		{"gguf help", []string{"gguf", "--help"}, 0, "gguf", "", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			opened = 0
+			out, errs, status := run(t, Options{OpenApp: open}, tt.args...)
+			if status != tt.wantStatus {
+				t.Errorf("status %d, want %d (stderr %q)", status, tt.wantStatus, errs)
+			}
+			if !strings.Contains(out, tt.wantOut) {
+				t.Errorf("stdout %q lacks %q", out, tt.wantOut)
+			}
+			if !strings.Contains(errs, tt.wantErr) {
+				t.Errorf("stderr %q lacks %q", errs, tt.wantErr)
+			}
+			if opened != tt.wantOpened {
+				t.Errorf("app opened %d times, want %d", opened, tt.wantOpened)
+			}
+		})
+	}
+}
+
+func TestRootWithoutApp(t *testing.T) {
+	_, errs, status := run(t, Options{})
+	if status != 1 || !strings.Contains(errs, "no desktop app") {
+		t.Errorf("status %d, stderr %q", status, errs)
+	}
+}
+
+func TestAppErrorIsReported(t *testing.T) {
+	_, errs, status := run(t, Options{OpenApp: func(context.Context) error { return errors.New("no display") }})
+	if status != 1 || !strings.Contains(errs, "no display") {
+		t.Errorf("status %d, stderr %q", status, errs)
+	}
+}

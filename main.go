@@ -1,0 +1,15 @@
+// Saji is a desktop app for running large language models on your own
+// machine. With no arguments it opens the app; with a subcommand it works
+// headless (see 'saji --help').
+package main
+
+import (
+	"os"
+
+	"saji/app"
+	"saji/internal/cli"
+)
+
+func main() {
+	os.Exit(cli.Main(os.Args[1:], cli.Options{OpenApp: app.Run}))
+}
