@@ -1,0 +1,72 @@
+# Saji's build and test entry points. `make run` opens the app; `make test`
+# runs everything CI runs. Both install the Debian packages they need when
+# they are missing (as root, or through sudo).
+
+GO        ?= go
+BIN       ?= bin/saji
+SHOT      ?= bin/smoke-window.png
+
+# Debian packages: cgo + OpenGL/X11 headers for Fyne; Xvfb, X utilities and
+# ImageMagick for the window smoke test; qemu for the arm64 tests.
+DEB_BUILD := gcc pkg-config libgl1-mesa-dev xorg-dev
+DEB_TEST  := $(DEB_BUILD) xvfb x11-utils imagemagick libgl1-mesa-dri qemu-user-static
+
+# Packages that do not import Fyne: cross-built for darwin and windows and
+# tested on arm64 under qemu. ENGINE_PKGS also run under the race detector.
+NOGUI_PKGS  = $(shell ./.ci/nogui-packages || echo NOGUI_PACKAGES_FAILED)
+ENGINE_PKGS = ./engine/... ./kernels/... ./internal/...
+
+.PHONY: run build test deps-build deps-test vet lint unit race arm64 cross smoke clean
+
+run: deps-build
+	$(GO) run .
+
+build: deps-build
+	@mkdir -p $(dir $(BIN))
+	$(GO) build -o $(BIN) .
+
+test: deps-test vet lint unit race arm64 cross smoke
+	@echo "make test: all checks passed"
+
+deps-build:
+	@./.ci/apt-ensure $(DEB_BUILD)
+	@./.ci/go-ensure
+
+deps-test:
+	@./.ci/apt-ensure $(DEB_TEST)
+	@./.ci/go-ensure
+
+vet:
+	@echo "== gofmt and go vet"
+	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
+	$(GO) vet ./...
+
+lint:
+	@echo "== staticcheck"
+	$(GO) tool staticcheck ./...
+
+unit:
+	@echo "== go test"
+	$(GO) test -count=1 ./...
+
+race:
+	@echo "== go test -race (engine, kernels)"
+	$(GO) test -count=1 -race $(ENGINE_PKGS)
+
+arm64:
+	@echo "== arm64 tests under qemu"
+	CGO_ENABLED=0 GOARCH=arm64 $(GO) test -count=1 -exec qemu-aarch64-static $(NOGUI_PKGS)
+
+cross:
+	@echo "== cross-build darwin/arm64 and windows/amd64 (packages without Fyne)"
+	CGO_ENABLED=0 GOOS=darwin GOARCH=arm64 $(GO) build $(NOGUI_PKGS)
+	CGO_ENABLED=0 GOOS=windows GOARCH=amd64 $(GO) build $(NOGUI_PKGS)
+	CGO_ENABLED=0 GOOS=darwin GOARCH=arm64 $(GO) vet $(NOGUI_PKGS)
+	CGO_ENABLED=0 GOOS=windows GOARCH=amd64 $(GO) vet $(NOGUI_PKGS)
+
+smoke: build
+	@echo "== window smoke test under Xvfb"
+	./.ci/smoke-window $(BIN) $(SHOT)
+
+clean:
+	rm -rf bin
