@@ -5,4 +5,31 @@
 //
 // The functions here are the oracle that every SIMD and GPU kernel is
 // tested against; they favour clarity over speed.
+//
+// # Round-trip error on N(0,1) data
+//
+// Quantizing then dequantizing 262144 standard normal values (64 rows of
+// 4096, TestRoundTripError) gives these errors, as RMS(error)/RMS(data):
+//
+//	type    bits/weight  rel-RMS-error
+//	F32          32        0
+//	F16          16        2.08e-4
+//	BF16         16        1.66e-3
+//	Q8_0          8.5      5.35e-3
+//	Q8_1          9        5.35e-3
+//	Q8_K          9.125    6.96e-3
+//	Q6_K          6.5625   1.78e-2
+//	Q5_0          5.5      4.28e-2
+//	Q5_1          6        3.79e-2
+//	Q5_K          5.5      3.62e-2
+//	Q4_0          4.5      8.61e-2
+//	Q4_1          5        7.84e-2
+//	Q4_K          4.5      7.16e-2
+//	IQ4_NL        4.5      7.63e-2
+//	IQ4_XS        4.25     7.68e-2
+//	Q3_K          3.4375   1.51e-1
+//	Q2_K          2.625    2.97e-1
+//
+// The K-quants and IQ4 formats here use no importance matrix, as
+// llama-quantize does without one.
 package quant
