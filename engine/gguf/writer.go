@@ -368,7 +368,7 @@ func (w *Writer) Encode(ctx context.Context, out io.Writer) (int64, error) {
 	a := w.alignment()
 	total := w.Size()
 	_, offsets := w.headerSize()
-	c := &countingWriter{w: bufio.NewWriterSize(out, 1<<20)}
+	c := &countingWriter{w: bufio.NewWriterSize(out, int(min(max(total, 4096), 1<<20)))}
 	c.Write([]byte(Magic))
 	c.u32(w.version)
 	c.u64(uint64(len(w.tensors)))
