@@ -44,7 +44,7 @@ func quantizeIQ4_NL(src []float32, dst []byte) {
 		// The indices are chosen again for the final (unrounded) scale.
 		id := invOrZero(scale)
 		for j, v := range x {
-			idx[j] = iq4Nearest(id * v)
+			idx[j] = iq4Nearest(float32(id * v))
 		}
 		iq4Pack(blk[2:18], idx[:])
 	}
@@ -110,7 +110,7 @@ func quantizeIQ4_XS(src []float32, dst []byte) {
 			// d before float16 rounding).
 			idl := invOrZero(d * float32(l))
 			for j, v := range x[32*g : 32*g+32] {
-				idx[32*g+j] = iq4Nearest(idl * v)
+				idx[32*g+j] = iq4Nearest(float32(idl * v))
 			}
 			u := uint8(l + 32)
 			blk[4+g/2] |= (u & 0x0f) << (4 * (g % 2))
@@ -135,7 +135,7 @@ func iq4GroupScale(x []float32) float32 {
 	// sums Σw·q·x and Σw·q² that give the best scale for that assignment.
 	fit := func(id float32) (sumqx, sumq2 float32) {
 		for _, v := range x {
-			q := float32(iq4Levels[iq4Nearest(id*v)])
+			q := float32(iq4Levels[iq4Nearest(float32(id*v))])
 			w := v * v
 			sumqx += float32(w * q * v)
 			sumq2 += float32(w * q * q)
@@ -167,6 +167,11 @@ func iq4GroupScale(x []float32) float32 {
 
 // iq4Nearest returns the index of the level nearest to x; a tie goes to the
 // larger level, and values beyond the ends clamp to them.
+//
+// Callers pass a product as float32(a * b): once this function is inlined,
+// Go on arm64 would otherwise fuse the product into the subtractions below
+// (an FMA), skipping the float32 rounding that ggml does, and pick another
+// level near a midpoint.
 func iq4Nearest(x float32) uint8 {
 	if x <= float32(iq4Levels[0]) {
 		return 0
