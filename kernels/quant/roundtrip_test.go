@@ -59,7 +59,7 @@ func TestRoundTripError(t *testing.T) {
 			}
 			rel := relRMS(x, y)
 			bpw := float64(8*typ.TypeSize()) / float64(typ.BlockSize())
-			fmt.Fprintf(&table, "%-8v %11.4g %14.3e\n", typ, bpw, rel)
+			fmt.Fprintf(&table, "%-8v %11.5g %14.3e\n", typ, bpw, rel)
 			bound, ok := roundTripBound[typ]
 			if !ok {
 				t.Errorf("%v: no error bound recorded (measured %.3e)", typ, rel)
