@@ -54,7 +54,6 @@ type header struct {
 	tensors    []TensorInfo
 	alignment  uint64
 	dataOffset int64 // start of the data section, from the start of the file
-	dataSize   int64 // bytes from dataOffset to the end of the last tensor
 }
 
 // decoder reads little-endian values from a byte slice, failing cleanly at
@@ -416,9 +415,6 @@ func parse(b []byte) (*header, error) {
 	avail := uint64(len(b)) - start
 	if err := checkLayout(h.tensors, avail); err != nil {
 		return nil, err
-	}
-	for _, t := range h.tensors {
-		h.dataSize = max(h.dataSize, int64(t.Offset)+t.Size)
 	}
 	return h, nil
 }

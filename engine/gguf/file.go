@@ -3,7 +3,6 @@ package gguf
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"slices"
 
@@ -138,11 +137,7 @@ func openShard(path string) (*shard, error) {
 	}
 	data, unmap, err := mapFile(f, size)
 	if err != nil {
-		// Some file systems cannot be mapped; read the file instead.
-		if data, err = readAll(f, size); err != nil {
-			return nil, fmt.Errorf("gguf: %s: %w", path, err)
-		}
-		unmap = nil
+		return nil, fmt.Errorf("gguf: map %s: %w", path, err)
 	}
 	h, err := parse(data)
 	if err != nil {
@@ -152,15 +147,6 @@ func openShard(path string) (*shard, error) {
 		return nil, fmt.Errorf("gguf: %s: %w", path, err)
 	}
 	return &shard{path: path, data: data, unmap: unmap, hdr: h}, nil
-}
-
-// readAll reads size bytes from the start of f.
-func readAll(f *os.File, size int64) ([]byte, error) {
-	b := make([]byte, size)
-	if _, err := f.ReadAt(b, 0); err != nil && !(errors.Is(err, io.EOF) && size == 0) {
-		return nil, fmt.Errorf("read: %w", err)
-	}
-	return b, nil
 }
 
 func (s *shard) close() error {

@@ -3,12 +3,19 @@
 package gguf
 
 import (
-	"errors"
+	"fmt"
 	"os"
 )
 
-// mapFile is not available on this platform; Open falls back to reading
-// the whole file into memory.
+// mapFile reads the whole file into memory: this platform has no memory
+// mapping that this package uses.
 func mapFile(f *os.File, size int64) ([]byte, func() error, error) {
-	return nil, nil, errors.New("memory mapping is not supported on this platform")
+	b := make([]byte, size)
+	if size == 0 {
+		return b, nil, nil
+	}
+	if _, err := f.ReadAt(b, 0); err != nil {
+		return nil, nil, fmt.Errorf("read: %w", err)
+	}
+	return b, nil, nil
 }
