@@ -1,0 +1,139 @@
+package chat
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrorKind classifies template errors the way Jinja2 and Python do.
+type ErrorKind int
+
+// Error kinds.
+const (
+	// ErrSyntax: the template does not parse (TemplateSyntaxError,
+	// TemplateAssertionError).
+	ErrSyntax ErrorKind = iota + 1
+	// ErrRaised: the template called raise_exception(msg)
+	// (jinja2.exceptions.TemplateError); Error.Msg is msg verbatim.
+	ErrRaised
+	// ErrType: a Python TypeError, ValueError or similar (str + list,
+	// iterating None, len of None, dividing by zero).
+	ErrType
+	// ErrUndefined: an Undefined value was used (UndefinedError).
+	ErrUndefined
+	// ErrSecurity: the sandbox refused an operation (SecurityError), such
+	// as calling list.append.
+	ErrSecurity
+	// ErrRuntime: TemplateRuntimeError (an unknown filter reached at run
+	// time, assigning an attribute of a non-namespace).
+	ErrRuntime
+	// ErrLimit: a sandbox limit was exceeded (see Limits).
+	ErrLimit
+	// ErrCanceled: the render's context was canceled or timed out.
+	ErrCanceled
+	// ErrUnsupported: the template needs a feature the sandbox does not
+	// offer (include, import, extends).
+	ErrUnsupported
+)
+
+var kindNames = map[ErrorKind]string{
+	ErrSyntax:      "syntax error",
+	ErrRaised:      "template error",
+	ErrType:        "type error",
+	ErrUndefined:   "undefined error",
+	ErrSecurity:    "security error",
+	ErrRuntime:     "runtime error",
+	ErrLimit:       "limit exceeded",
+	ErrCanceled:    "canceled",
+	ErrUnsupported: "unsupported",
+}
+
+func (k ErrorKind) String() string {
+	if s, ok := kindNames[k]; ok {
+		return s
+	}
+	return fmt.Sprintf("ErrorKind(%d)", int(k))
+}
+
+// Error is a failure to parse or render a template.
+type Error struct {
+	Kind ErrorKind
+	// Msg is the message; for ErrRaised it is exactly the argument the
+	// template gave raise_exception.
+	Msg string
+	// Line is the 1-based template line, when known (0 otherwise).
+	Line int
+	// Err is the underlying cause (such as context.Canceled), if any.
+	Err error
+}
+
+func (e *Error) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("chat: %s: %s (line %d)", e.Kind, e.Msg, e.Line)
+	}
+	return fmt.Sprintf("chat: %s: %s", e.Kind, e.Msg)
+}
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Is makes errors.Is(err, ErrLimitExceeded) and friends work.
+func (e *Error) Is(target error) bool {
+	switch target {
+	case ErrLimitExceeded:
+		return e.Kind == ErrLimit
+	case ErrTemplateRaised:
+		return e.Kind == ErrRaised
+	}
+	return false
+}
+
+// Sentinels for errors.Is.
+var (
+	// ErrLimitExceeded matches every error of kind ErrLimit.
+	ErrLimitExceeded = errors.New("chat: limit exceeded")
+	// ErrTemplateRaised matches every error of kind ErrRaised.
+	ErrTemplateRaised = errors.New("chat: template raised an exception")
+)
+
+// RaisedMessage returns the message a template passed to raise_exception,
+// and whether err is such an error.
+func RaisedMessage(err error) (string, bool) {
+	var e *Error
+	if errors.As(err, &e) && e.Kind == ErrRaised {
+		return e.Msg, true
+	}
+	return "", false
+}
+
+func newErr(kind ErrorKind, format string, args ...any) *Error {
+	return &Error{Kind: kind, Msg: fmt.Sprintf(format, args...)}
+}
+
+func typeErrorf(format string, args ...any) *Error { return newErr(ErrType, format, args...) }
+
+func limitErrorf(format string, args ...any) *Error { return newErr(ErrLimit, format, args...) }
+
+// err returns the error raised when an Undefined is used.
+func (u Undefined) err() *Error {
+	if u.security {
+		return &Error{Kind: ErrSecurity, Msg: u.msg}
+	}
+	return &Error{Kind: ErrUndefined, Msg: u.msg}
+}
+
+// undefinedName is the Undefined of a missing variable.
+func undefinedName(name string) Undefined {
+	return Undefined{msg: fmt.Sprintf("'%s' is undefined", name)}
+}
+
+// undefinedAttr is the Undefined of a missing attribute or item of obj.
+func undefinedAttr(obj Value, name Value) Undefined {
+	if s, ok := name.(string); ok {
+		return Undefined{msg: fmt.Sprintf("'%s' has no attribute %s", objectTypeRepr(obj), repr(s))}
+	}
+	return Undefined{msg: fmt.Sprintf("%s has no element %s", objectTypeRepr(obj), repr(name))}
+}
+
+// undefinedHint is an Undefined with a custom message.
+func undefinedHint(msg string) Undefined { return Undefined{msg: msg} }

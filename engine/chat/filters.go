@@ -1,0 +1,1260 @@
+package chat
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+type filterFunc func(s *state, v Value, args []Value, kw kwargs) (Value, error)
+
+type testFunc func(s *state, v Value, args []Value, kw kwargs) (bool, error)
+
+// filters and tests are the registries of Jinja's built-in filters and
+// tests (plus Hugging Face's tojson). They are filled once by init and
+// never changed.
+var (
+	filters map[string]filterFunc
+	tests   map[string]testFunc
+)
+
+func init() {
+	filters = map[string]filterFunc{
+		"abs":         fAbs,
+		"attr":        fAttr,
+		"batch":       fBatch,
+		"capitalize":  strFilter(pyCapitalize),
+		"center":      fCenter,
+		"count":       fLength,
+		"d":           fDefault,
+		"default":     fDefault,
+		"dictsort":    fDictsort,
+		"e":           fEscape,
+		"escape":      fEscape,
+		"first":       fFirst,
+		"float":       fFloat,
+		"forceescape": fForceEscape,
+		"format":      fFormat,
+		"groupby":     fGroupby,
+		"indent":      fIndent,
+		"int":         fInt,
+		"items":       fItems,
+		"join":        fJoin,
+		"last":        fLast,
+		"length":      fLength,
+		"list":        fList,
+		"lower":       strFilter(pyLower),
+		"map":         fMap,
+		"max":         fMinMax(1),
+		"min":         fMinMax(-1),
+		"pprint":      fPprint,
+		"reject":      fSelect(false, false),
+		"rejectattr":  fSelect(false, true),
+		"replace":     fReplace,
+		"reverse":     fReverse,
+		"round":       fRound,
+		"safe":        fSafe,
+		"select":      fSelect(true, false),
+		"selectattr":  fSelect(true, true),
+		"slice":       fSlice,
+		"sort":        fSort,
+		"string":      fString,
+		"striptags":   fStriptags,
+		"sum":         fSum,
+		"title":       strFilter(jinjaTitle),
+		"tojson":      fToJSON,
+		"trim":        fTrim,
+		"truncate":    fTruncate,
+		"unique":      fUnique,
+		"upper":       strFilter(pyUpper),
+		"wordcount":   fWordcount,
+	}
+	initTests()
+}
+
+// bindArgs binds positional and keyword arguments to a signature.
+// Parameters after the first len(params)-len(defaults) take the defaults.
+func bindArgs(fname string, args []Value, kw kwargs, params []string, defaults ...Value) ([]Value, error) {
+	if len(args) > len(params) {
+		return nil, typeErrorf("%s() takes at most %d arguments (%d given)", fname, len(params), len(args))
+	}
+	out := make([]Value, len(params))
+	set := make([]bool, len(params))
+	for i, a := range args {
+		out[i], set[i] = a, true
+	}
+	for j, name := range kw.names {
+		found := false
+		for i, p := range params {
+			if p == name {
+				if set[i] {
+					return nil, typeErrorf("%s() got multiple values for argument '%s'", fname, name)
+				}
+				out[i], set[i] = kw.vals[j], true
+				found = true
+				break
+			}
+		}
+		if !found {
+			return nil, typeErrorf("%s() got an unexpected keyword argument '%s'", fname, name)
+		}
+	}
+	first := len(params) - len(defaults)
+	for i := range params {
+		if !set[i] {
+			if i < first {
+				return nil, typeErrorf("%s() missing required argument '%s'", fname, params[i])
+			}
+			out[i] = defaults[i-first]
+		}
+	}
+	return out, nil
+}
+
+// softStr is Jinja's soft_str: str(v), keeping Markup.
+func softStr(v Value) Value {
+	if m, ok := v.(Markup); ok {
+		return m
+	}
+	return toStr(v)
+}
+
+// strFilter lifts a string function into a filter over soft_str(value).
+func strFilter(f func(string) string) filterFunc {
+	return func(s *state, v Value, args []Value, kw kwargs) (Value, error) {
+		if len(args) > 0 || kw.len() > 0 {
+			return nil, typeErrorf("filter takes no arguments")
+		}
+		res := f(toStr(v))
+		if err := s.checkStr(len(res)); err != nil {
+			return nil, err
+		}
+		if _, ok := v.(Markup); ok {
+			return Markup(res), nil
+		}
+		return res, nil
+	}
+}
+
+func fAbs(s *state, v Value, args []Value, kw kwargs) (Value, error) {
+	switch x := v.(type) {
+	case int64:
+		if x < 0 {
+			if x == math.MinInt64 {
+				return -float64(x), nil
+			}
+			return -x, nil
+		}
+		return x, nil
+	case bool:
+		i, _ := asInt(x)
+		return i, nil
+	case float64:
+		return math.Abs(x), nil
+	case Undefined:
+		return nil, x.err()
+	}
+	return nil, typeErrorf("bad operand type for abs(): '%s'", typeName(v))
+}
+
+func fAttr(s *state, v Value, args []Value, kw kwargs) (Value, error) {
+	a, err := bindArgs("attr", args, kw, []string{"name"})
+	if err != nil {
+		return nil, err
+	}
+	name, ok := a[0].(string)
+	if !ok {
+		return nil, typeErrorf("attribute name must be string")
+	}
+	if _, isU := v.(Undefined); isU {
+		return nil, v.(Undefined).err()
+	}
+	switch v.(type) {
+	case *Dict:
+		// getattr only: dict keys are not attributes.
+		if safe, found := hasMethod(v, name); found {
+			return methodValue(v, name, safe), nil
+		}
+		return undefinedAttr(v, name), nil
+	}
+	return s.getattr(v, name)
+}
+
+func fBatch(s *state, v Value, args []Value, kw kwargs) (Value, error) {
+	a, err := bindArgs("batch", args, kw, []string{"linecount", "fill_with"}, nil)
+	if err != nil {
+		return nil, err
+	}
+	n, ok := asInt(a[0])
+	if !ok || n <= 0 {
+		return nil, typeErrorf("batch size must be a positive integer")
+	}
+	items, err := s.toSlice(v)
+	if err != nil {
+		return nil, err
+	}
+	var out []Value
+	for i := 0; i < len(items); i += int(n) {
+		end := i + int(n)
+		var chunk []Value
+		if end > len(items) {
+			chunk = append(chunk, items[i:]...)
+			if a[1] != nil {
+				for len(chunk) < int(n) {
+					chunk = append(chunk, a[1])
+				}
+			}
+		} else {
+			chunk = append(chunk, items[i:end]...)
+		}
+		out = append(out, newList(chunk))
+	}
+	return sliceGen(out), nil
+}
+
+func fCenter(s *state, v Value, args []Value, kw kwargs) (Value, error) {
+	a, err := bindArgs("center", args, kw, []string{"width"}, int64(80))
+	if err != nil {
+		return nil, err
+	}
+	w, ok := asInt(a[0])
+	if !ok {
+		return nil, typeErrorf("integer argument expected")
+	}
+	if w > int64(s.lim.MaxStringBytes) {
+		return nil, limitErrorf("center width %d too large", w)
+	}
+	return pyCenter(toStr(v), int(w), " "), nil
+}
+
+func fLength(s *state, v Value, args []Value, kw kwargs) (Value, error) {
+	n, err := pyLen(v)
+	if err != nil {
+		return nil, err
+	}
+	return int64(n), nil
+}
+
+// pyLen is Python's len().
+func pyLen(v Value) (int, error) {
+	switch x := v.(type) {
+	case string:
+		return utf8.RuneCountInString(x), nil
+	case Markup:
+		return utf8.RuneCountInString(string(x)), nil
+	case *List:
+		return len(x.Items), nil
+	case *Dict:
+		return x.Len(), nil
+	case *dictView:
+		return x.d.Len(), nil
+	case *rangeValue:
+		return x.length(), nil
+	case Undefined:
+		return 0, nil
+	case *loopState:
+		return x.n, nil
+	}
+	return 0, typeErrorf("object of type '%s' has no len()", typeName(v))
+}
+
+func fDefault(s *state, v Value, args []Value, kw kwargs) (Value, error) {
+	a, err := bindArgs("default", args, kw, []string{"default_value", "boolean"}, "", false)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := v.(Undefined); ok || (truthy(a[1]) && !truthy(v)) {
+		return a[0], nil
+	}
+	return v, nil
+}
+
+// ignoreCase lowercases strings for case-insensitive sorting.
+func ignoreCase(v Value) Value {
+	if str, ok := isString(v); ok {
+		return pyLower(str)
+	}
+	return v
+}
+
+func fDictsort(s *state, v Value, args []Value, kw kwargs) (Value, error) {
+	a, err := bindArgs("dictsort", args, kw, []string{"case_sensitive", "by", "reverse"}, false, "key", false)
+	if err != nil {
+		return nil, err
+	}
+	d, ok := v.(*Dict)
+	if !ok {
+		if u, isU := v.(Undefined); isU {
+			return nil, u.err()
+		}
+		return nil, typeErrorf("'%s' object has no attribute 'items'", typeName(v))
+	}
+	pos := 0
+	switch a[1] {
+	case "key":
+	case "value":
+		pos = 1
+	default:
+		return nil, typeErrorf("You can only sort by either \"key\" or \"value\"")
+	}
+	items := (&dictView{d, "items"}).list().Items
+	cs := truthy(a[0])
+	err = sortValues(items, func(it Value) (Value, error) {
+		k := it.(*List).Items[pos]
+		if !cs {
+			k = ignoreCase(k)
+		}
+		return k, nil
+	}, truthy(a[2]))
+	if err != nil {
+		return nil, err
+	}
+	return newList(items), nil
+}
+
+// htmlEscape is markupsafe's escape of a plain string.
+func htmlEscape(str string) string {
+	if !strings.ContainsAny(str, "&<>'\"") {
+		return str
+	}
+	var b strings.Builder
+	for i := 0; i < len(str); i++ {
+		switch c := str[i]; c {
+		case '&':
+			b.WriteString("&amp;")
+		case '<':
+			b.WriteString("&lt;")
+		case '>':
+			b.WriteString("&gt;")
+		case '\'':
+			b.WriteString("&#39;")
+		case '"':
+			b.WriteString("&#34;")
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// escapeValue is markupsafe.escape.
+func escapeValue(v Value) Markup {
+	if m, ok := v.(Markup); ok {
+		return m
+	}
+	return Markup(htmlEscape(toStr(v)))
+}
+
+func fEscape(s *state, v Value, args []Value, kw kwargs) (Value, error) {
+	return escapeValue(v), nil
+}
+
+func fForceEscape(s *state, v Value, args []Value, kw kwargs) (Value, error) {
+	return Markup(htmlEscape(toStr(v))), nil
+}
+
+func fFirst(s *state, v Value, args []Value, kw kwargs) (Value, error) {
+	if g, ok := v.(*generator); ok {
+		item, ok, err := g.next()
+		if err != nil || !ok {
+			return undefinedHint("No first item, sequence was empty."), err
+		}
+		return item, nil
+	}
+	if str, ok := isString(v); ok {
+		if str == "" {
+			return undefinedHint("No first item, sequence was empty."), nil
+		}
+		r, _ := utf8.DecodeRuneInString(str)
+		return string(r), nil
+	}
+	items, err := s.toSlice(v)
+	if err != nil {
+		return nil, err
+	}
+	if len(items) == 0 {
+		return undefinedHint("No first item, sequence was empty."), nil
+	}
+	return items[0], nil
+}
+
+func fLast(s *state, v Value, args []Value, kw kwargs) (Value, error) {
+	switch v.(type) {
+	case *generator, nil:
+		return nil, typeErrorf("'%s' object is not reversible", typeName(v))
+	}
+	if str, ok := isString(v); ok {
+		if str == "" {
+			return undefinedHint("No last item, sequence was empty."), nil
+		}
+		r, _ := utf8.DecodeLastRuneInString(str)
+		return string(r), nil
+	}
+	items, err := s.toSlice(v)
+	if err != nil {
+		return nil, err
+	}
+	if len(items) == 0 {
+		return undefinedHint("No last item, sequence was empty."), nil
+	}
+	return items[len(items)-1], nil
+}
+
+func fFloat(s *state, v Value, args []Value, kw kwargs) (Value, error) {
+	a, err := bindArgs("float", args, kw, []string{"default"}, 0.0)
+	if err != nil {
+		return nil, err
+	}
+	if f, ok := pyFloat(v); ok {
+		return f, nil
+	}
+	if u, ok := v.(Undefined); ok {
+		return nil, u.err()
+	}
+	return a[0], nil
+}
+
+// pyFloat is Python's float(v) for numbers and numeric strings.
+func pyFloat(v Value) (float64, bool) {
+	if f, _, ok := asNumber(v); ok {
+		return f, true
+	}
+	if str, ok := isString(v); ok {
+		t := strings.TrimFunc(str, pyIsSpace)
+		t = strings.ReplaceAll(t, "_", "")
+		switch strings.ToLower(strings.TrimLeft(t, "+-")) {
+		case "inf", "infinity", "nan":
+			f, err := strconv.ParseFloat(t, 64)
+			return f, err == nil
+		}
+		if t == "" || strings.ContainsAny(t, "xXpP") {
+			return 0, false
+		}
+		f, err := strconv.ParseFloat(t, 64)
+		if err != nil && !isRangeErr(err) {
+			return 0, false
+		}
+		return f, true
+	}
+	return 0, false
+}
+
+func fFormat(s *state, v Value, args []Value, kw kwargs) (Value, error) {
+	str := toStr(v)
+	if len(args) > 0 && kw.len() > 0 {
+		return nil, typeErrorf("can't handle positional and keyword arguments at the same time")
+	}
+	var arg Value
+	if kw.len() > 0 {
+		d := NewDict()
+		for i, n := range kw.names {
+			d.Set(n, kw.vals[i])
+		}
+		arg = d
+	} else if len(args) == 1 {
+		arg = args[0]
+	} else {
+		arg = newTuple(args...)
+	}
+	return s.percentFormat(str, arg)
+}
+
+func fGroupby(s *state, v Value, args []Value, kw kwargs) (Value, error) {
+	a, err := bindArgs("groupby", args, kw, []string{"attribute", "default", "case_sensitive"}, nil, false)
+	if err != nil {
+		return nil, err
+	}
+	items, err := s.toSlice(v)
+	if err != nil {
+		return nil, err
+	}
+	get := s.attrGetter(a[0], a[1])
+	cs := truthy(a[2])
+	keyOf := func(it Value) (Value, error) {
+		k, err := get(it)
+		if err != nil || cs {
+			return k, err
+		}
+		return ignoreCase(k), nil
+	}
+	sorted := append([]Value(nil), items...)
+	if err := sortValues(sorted, keyOf, false); err != nil {
+		return nil, err
+	}
+	var out []Value
+	var curKey Value
+	var group []Value
+	flush := func() {
+		if group != nil {
+			grouper := curKey
+			if !cs {
+				// Jinja reports the first item's own value as the grouper.
+				grouper, _ = get(group[0])
+			}
+			out = append(out, newTuple(grouper, newList(group)))
+		}
+	}
+	for _, it := range sorted {
+		k, err := keyOf(it)
+		if err != nil {
+			return nil, err
+		}
+		if group == nil || !equal(k, curKey) {
+			flush()
+			curKey, group = k, nil
+		}
+		group = append(group, it)
+	}
+	flush()
+	return newList(out), nil
+}
+
+func fIndent(s *state, v Value, args []Value, kw kwargs) (Value, error) {
+	a, err := bindArgs("indent", args, kw, []string{"width", "first", "blank"}, int64(4), false, false)
+	if err != nil {
+		return nil, err
+	}
+	var ind string
+	if str, ok := isString(a[0]); ok {
+		ind = str
+	} else if n, ok := asInt(a[0]); ok {
+		if n > 10000 {
+			return nil, limitErrorf("indent width %d too large", n)
+		}
+		if n > 0 {
+			ind = strings.Repeat(" ", int(n))
+		}
+	} else {
+		return nil, typeErrorf("can't multiply sequence by non-int of type '%s'", typeName(a[0]))
+	}
+	str := toStr(v) + "\n"
+	lines := pySplitlines(str, false)
+	var b strings.Builder
+	if truthy(a[2]) {
+		for i, l := range lines {
+			if i > 0 {
+				b.WriteString("\n" + ind)
+			}
+			b.WriteString(l)
+		}
+	} else {
+		for i, l := range lines {
+			if i > 0 {
+				b.WriteString("\n")
+				if l != "" {
+					b.WriteString(ind)
+				}
+			}
+			b.WriteString(l)
+		}
+	}
+	res := b.String()
+	if truthy(a[1]) {
+		res = ind + res
+	}
+	if err := s.checkStr(len(res)); err != nil {
+		return nil, err
+	}
+	if _, ok := v.(Markup); ok {
+		return Markup(res), nil
+	}
+	return res, nil
+}
+
+func fInt(s *state, v Value, args []Value, kw kwargs) (Value, error) {
+	a, err := bindArgs("int", args, kw, []string{"default", "base"}, int64(0), int64(10))
+	if err != nil {
+		return nil, err
+	}
+	switch x := v.(type) {
+	case int64:
+		return x, nil
+	case bool:
+		i, _ := asInt(x)
+		return i, nil
+	case float64:
+		if math.IsInf(x, 0) || math.IsNaN(x) {
+			return nil, typeErrorf("cannot convert float to integer")
+		}
+		return int64(x), nil
+	case Undefined:
+		return nil, x.err()
+	}
+	if str, ok := isString(v); ok {
+		base, _ := asInt(a[1])
+		t := strings.TrimFunc(str, pyIsSpace)
+		if n, err := parsePyInt(t, int(base)); err == nil {
+			return n, nil
+		}
+		if f, ok := pyFloat(str); ok {
+			if math.IsInf(f, 0) || math.IsNaN(f) {
+				return nil, typeErrorf("cannot convert float to integer")
+			}
+			return int64(f), nil
+		}
+	}
+	return a[0], nil
+}
+
+// parsePyInt parses like Python's int(s, base).
+func parsePyInt(t string, base int) (int64, error) {
+	neg := false
+	if strings.HasPrefix(t, "-") || strings.HasPrefix(t, "+") {
+		neg = t[0] == '-'
+		t = t[1:]
+	}
+	lt := strings.ToLower(t)
+	if base == 0 || base == 16 || base == 8 || base == 2 {
+		switch {
+		case strings.HasPrefix(lt, "0x") && (base == 0 || base == 16):
+			t, base = t[2:], 16
+		case strings.HasPrefix(lt, "0o") && (base == 0 || base == 8):
+			t, base = t[2:], 8
+		case strings.HasPrefix(lt, "0b") && (base == 0 || base == 2):
+			t, base = t[2:], 2
+		case base == 0:
+			base = 10
+		}
+	}
+	if t == "" || strings.HasPrefix(t, "_") || strings.HasSuffix(t, "_") || strings.Contains(t, "__") {
+		return 0, strconv.ErrSyntax
+	}
+	n, err := strconv.ParseInt(strings.ReplaceAll(t, "_", ""), base, 64)
+	if err != nil {
+		return 0, err
+	}
+	if neg {
+		n = -n
+	}
+	return n, nil
+}
+
+func fItems(s *state, v Value, args []Value, kw kwargs) (Value, error) {
+	switch d := v.(type) {
+	case Undefined:
+		return sliceGen(nil), nil
+	case *Dict:
+		return sliceGen((&dictView{d, "items"}).list().Items), nil
+	}
+	return nil, typeErrorf("Can only get item pairs from a mapping.")
+}
+
+func fJoin(s *state, v Value, args []Value, kw kwargs) (Value, error) {
+	a, err := bindArgs("join", args, kw, []string{"d", "attribute"}, "", nil)
+	if err != nil {
+		return nil, err
+	}
+	items, err := s.toSlice(v)
+	if err != nil {
+		return nil, err
+	}
+	if a[1] != nil {
+		get := s.attrGetter(a[1], nil)
+		mapped := make([]Value, len(items))
+		for i, it := range items {
+			if mapped[i], err = get(it); err != nil {
+				return nil, err
+			}
+		}
+		items = mapped
+	}
+	sep := toStr(a[0])
+	var b strings.Builder
+	for i, it := range items {
+		if i > 0 {
+			b.WriteString(sep)
+		}
+		b.WriteString(toStr(it))
+		if err := s.checkStr(b.Len()); err != nil {
+			return nil, err
+		}
+	}
+	return b.String(), nil
+}
+
+func fList(s *state, v Value, args []Value, kw kwargs) (Value, error) {
+	items, err := s.toSlice(v)
+	if err != nil {
+		return nil, err
+	}
+	return newList(append([]Value(nil), items...)), nil
+}
+
+// attrGetter is Jinja's make_attrgetter: a dotted path of attributes or
+// item indexes, with a default for undefined results.
+func (s *state) attrGetter(attr Value, def Value) func(Value) (Value, error) {
+	var parts []Value
+	if str, ok := attr.(string); ok {
+		for _, p := range strings.Split(str, ".") {
+			if n, err := strconv.ParseInt(p, 10, 64); err == nil && isDigits(p) {
+				parts = append(parts, n)
+			} else {
+				parts = append(parts, p)
+			}
+		}
+	} else if attr != nil {
+		parts = []Value{attr}
+	}
+	return func(item Value) (Value, error) {
+		for _, p := range parts {
+			var err error
+			if item, err = s.getitem(item, p); err != nil {
+				return nil, err
+			}
+			if _, isU := item.(Undefined); isU && def != nil {
+				item = def
+			}
+		}
+		return item, nil
+	}
+}
+
+func isDigits(p string) bool {
+	if p == "" {
+		return false
+	}
+	for _, c := range p {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func fMap(s *state, v Value, args []Value, kw kwargs) (Value, error) {
+	var fn func(Value) (Value, error)
+	if len(args) == 0 {
+		attr, ok := kw.get("attribute")
+		if !ok {
+			return nil, typeErrorf("map requires a filter argument")
+		}
+		def, _ := kw.get("default")
+		for _, n := range kw.names {
+			if n != "attribute" && n != "default" {
+				return nil, typeErrorf("Unexpected keyword argument '%s'", n)
+			}
+		}
+		fn = s.attrGetter(attr, def)
+	} else {
+		name, ok := args[0].(string)
+		if !ok {
+			return nil, typeErrorf("filter name must be a string")
+		}
+		f := filters[name]
+		if f == nil {
+			return nil, newErr(ErrRuntime, "No filter named '%s'.", name)
+		}
+		rest := args[1:]
+		fn = func(item Value) (Value, error) { return f(s, item, rest, kw) }
+	}
+	items, err := s.toSlice(v)
+	if err != nil {
+		return nil, err
+	}
+	i := 0
+	return &generator{next: func() (Value, bool, error) {
+		if i >= len(items) {
+			return nil, false, nil
+		}
+		i++
+		r, err := fn(items[i-1])
+		return r, err == nil, err
+	}}, nil
+}
+
+func fMinMax(sign int) filterFunc {
+	return func(s *state, v Value, args []Value, kw kwargs) (Value, error) {
+		a, err := bindArgs("min", args, kw, []string{"case_sensitive", "attribute"}, false, nil)
+		if err != nil {
+			return nil, err
+		}
+		items, err := s.toSlice(v)
+		if err != nil {
+			return nil, err
+		}
+		if len(items) == 0 {
+			return undefinedHint("No aggregated item, sequence was empty."), nil
+		}
+		get := s.attrGetter(a[1], nil)
+		key := func(it Value) (Value, error) {
+			k, err := get(it)
+			if err != nil || truthy(a[0]) {
+				return k, err
+			}
+			return ignoreCase(k), nil
+		}
+		best := items[0]
+		bk, err := key(best)
+		if err != nil {
+			return nil, err
+		}
+		for _, it := range items[1:] {
+			k, err := key(it)
+			if err != nil {
+				return nil, err
+			}
+			c, err := compare(k, bk, "<")
+			if err != nil {
+				return nil, err
+			}
+			if c == sign {
+				best, bk = it, k
+			}
+		}
+		return best, nil
+	}
+}
+
+func fPprint(s *state, v Value, args []Value, kw kwargs) (Value, error) {
+	return repr(v), nil
+}
+
+// fSelect builds select, reject, selectattr and rejectattr.
+func fSelect(keep, byAttr bool) filterFunc {
+	return func(s *state, v Value, args []Value, kw kwargs) (Value, error) {
+		if !truthy(v) {
+			return sliceGen(nil), nil
+		}
+		get := func(x Value) (Value, error) { return x, nil }
+		off := 0
+		if byAttr {
+			if len(args) == 0 {
+				return nil, typeErrorf("Missing parameter for attribute name")
+			}
+			get = s.attrGetter(args[0], nil)
+			off = 1
+		}
+		var test func(Value) (bool, error)
+		if len(args) > off {
+			name, ok := args[off].(string)
+			if !ok {
+				return nil, typeErrorf("test name must be a string")
+			}
+			t := tests[name]
+			if t == nil {
+				return nil, newErr(ErrRuntime, "No test named '%s'.", name)
+			}
+			rest := args[off+1:]
+			test = func(x Value) (bool, error) { return t(s, x, rest, kw) }
+		} else {
+			test = func(x Value) (bool, error) { return truthy(x), nil }
+		}
+		items, err := s.toSlice(v)
+		if err != nil {
+			return nil, err
+		}
+		i := 0
+		return &generator{next: func() (Value, bool, error) {
+			for i < len(items) {
+				it := items[i]
+				i++
+				x, err := get(it)
+				if err != nil {
+					return nil, false, err
+				}
+				ok, err := test(x)
+				if err != nil {
+					return nil, false, err
+				}
+				if ok == keep {
+					return it, true, nil
+				}
+			}
+			return nil, false, nil
+		}}, nil
+	}
+}
+
+func fReplace(s *state, v Value, args []Value, kw kwargs) (Value, error) {
+	a, err := bindArgs("replace", args, kw, []string{"old", "new", "count"}, nil)
+	if err != nil {
+		return nil, err
+	}
+	n := int64(-1)
+	if a[2] != nil {
+		var ok bool
+		if n, ok = asInt(a[2]); !ok {
+			return nil, typeErrorf("'%s' object cannot be interpreted as an integer", typeName(a[2]))
+		}
+	}
+	return s.pyReplace(toStr(v), toStr(a[0]), toStr(a[1]), n)
+}
+
+func fReverse(s *state, v Value, args []Value, kw kwargs) (Value, error) {
+	if str, ok := isString(v); ok {
+		rs := []rune(str)
+		for i, j := 0, len(rs)-1; i < j; i, j = i+1, j-1 {
+			rs[i], rs[j] = rs[j], rs[i]
+		}
+		return string(rs), nil
+	}
+	items, err := s.toSlice(v)
+	if err != nil {
+		return nil, typeErrorf("argument must be iterable")
+	}
+	out := make([]Value, len(items))
+	for i, it := range items {
+		out[len(items)-1-i] = it
+	}
+	if _, ok := v.(*generator); ok {
+		return newList(out), nil
+	}
+	return sliceGen(out), nil
+}
+
+func fRound(s *state, v Value, args []Value, kw kwargs) (Value, error) {
+	a, err := bindArgs("round", args, kw, []string{"precision", "method"}, int64(0), "common")
+	if err != nil {
+		return nil, err
+	}
+	prec, ok := asInt(a[0])
+	if !ok {
+		return nil, typeErrorf("precision must be an integer")
+	}
+	f, isFloat, ok := asNumber(v)
+	if !ok {
+		if u, isU := v.(Undefined); isU {
+			return nil, u.err()
+		}
+		return nil, typeErrorf("type %s doesn't define __round__ method", typeName(v))
+	}
+	p := math.Pow(10, float64(prec))
+	switch a[1] {
+	case "common":
+		if !isFloat {
+			i, _ := asInt(v)
+			return i, nil
+		}
+		return pyRound(f, int(prec)), nil
+	case "ceil":
+		return math.Ceil(f*p) / p, nil
+	case "floor":
+		return math.Floor(f*p) / p, nil
+	}
+	return nil, typeErrorf("method must be common, ceil or floor")
+}
+
+// pyRound is Python's round(x, n) for floats: round half to even on the
+// exact decimal value.
+func pyRound(x float64, n int) float64 {
+	if math.IsInf(x, 0) || math.IsNaN(x) {
+		return x
+	}
+	s := strconv.FormatFloat(x, 'f', n, 64) // correctly rounded, half-even on exact value
+	f, _ := strconv.ParseFloat(s, 64)
+	return f
+}
+
+func fSafe(s *state, v Value, args []Value, kw kwargs) (Value, error) {
+	if m, ok := v.(Markup); ok {
+		return m, nil
+	}
+	return Markup(toStr(v)), nil
+}
+
+func fSlice(s *state, v Value, args []Value, kw kwargs) (Value, error) {
+	a, err := bindArgs("slice", args, kw, []string{"slices", "fill_with"}, nil)
+	if err != nil {
+		return nil, err
+	}
+	n, ok := asInt(a[0])
+	if !ok || n <= 0 || n > 1<<20 {
+		return nil, typeErrorf("slices must be a positive integer")
+	}
+	items, err := s.toSlice(v)
+	if err != nil {
+		return nil, err
+	}
+	per := len(items) / int(n)
+	extra := len(items) % int(n)
+	offset := 0
+	var out []Value
+	for i := 0; i < int(n); i++ {
+		start := offset + i*per
+		if i < extra {
+			offset++
+		}
+		end := offset + (i+1)*per
+		chunk := append([]Value(nil), items[start:end]...)
+		if a[1] != nil && i >= extra {
+			chunk = append(chunk, a[1])
+		}
+		out = append(out, newList(chunk))
+	}
+	return sliceGen(out), nil
+}
+
+func fSort(s *state, v Value, args []Value, kw kwargs) (Value, error) {
+	a, err := bindArgs("sort", args, kw, []string{"reverse", "case_sensitive", "attribute"}, false, false, nil)
+	if err != nil {
+		return nil, err
+	}
+	items, err := s.toSlice(v)
+	if err != nil {
+		return nil, err
+	}
+	items = append([]Value(nil), items...)
+	var getters []func(Value) (Value, error)
+	if str, ok := a[2].(string); ok {
+		for _, part := range strings.Split(str, ",") {
+			getters = append(getters, s.attrGetter(part, nil))
+		}
+	} else {
+		getters = append(getters, s.attrGetter(a[2], nil))
+	}
+	cs := truthy(a[1])
+	err = sortValues(items, func(it Value) (Value, error) {
+		keys := make([]Value, len(getters))
+		for i, g := range getters {
+			k, err := g(it)
+			if err != nil {
+				return nil, err
+			}
+			if !cs {
+				k = ignoreCase(k)
+			}
+			keys[i] = k
+		}
+		return newList(keys), nil
+	}, truthy(a[0]))
+	if err != nil {
+		return nil, err
+	}
+	return newList(items), nil
+}
+
+func fString(s *state, v Value, args []Value, kw kwargs) (Value, error) {
+	return softStr(v), nil
+}
+
+func fStriptags(s *state, v Value, args []Value, kw kwargs) (Value, error) {
+	str := toStr(v)
+	var b strings.Builder
+	for {
+		c := strings.Index(str, "<!--")
+		t := strings.IndexByte(str, '<')
+		if t < 0 {
+			b.WriteString(str)
+			break
+		}
+		if c == t {
+			e := strings.Index(str[c:], "-->")
+			if e < 0 {
+				b.WriteString(str)
+				break
+			}
+			b.WriteString(str[:c])
+			str = str[c+e+3:]
+			continue
+		}
+		e := strings.IndexByte(str[t:], '>')
+		if e < 0 {
+			b.WriteString(str)
+			break
+		}
+		b.WriteString(str[:t])
+		str = str[t+e+1:]
+	}
+	words := strings.FieldsFunc(b.String(), pyIsSpace)
+	return htmlUnescape(strings.Join(words, " ")), nil
+}
+
+func htmlUnescape(s string) string {
+	r := strings.NewReplacer("&amp;", "&", "&lt;", "<", "&gt;", ">", "&#39;", "'", "&#34;", "\"", "&quot;", "\"", "&nbsp;", "\u00a0")
+	return r.Replace(s)
+}
+
+func fSum(s *state, v Value, args []Value, kw kwargs) (Value, error) {
+	a, err := bindArgs("sum", args, kw, []string{"attribute", "start"}, nil, int64(0))
+	if err != nil {
+		return nil, err
+	}
+	items, err := s.toSlice(v)
+	if err != nil {
+		return nil, err
+	}
+	get := s.attrGetter(a[0], nil)
+	total := a[1]
+	for _, it := range items {
+		x, err := get(it)
+		if err != nil {
+			return nil, err
+		}
+		if total, err = s.binop(tAdd, total, x); err != nil {
+			return nil, err
+		}
+	}
+	return total, nil
+}
+
+func fToJSON(s *state, v Value, args []Value, kw kwargs) (Value, error) {
+	a, err := bindArgs("tojson", args, kw, []string{"ensure_ascii", "indent", "separators", "sort_keys"}, false, nil, nil, false)
+	if err != nil {
+		return nil, err
+	}
+	opts := jsonOpts{ensureASCII: truthy(a[0]), sortKeys: truthy(a[3]), itemSep: ", ", keySep: ": "}
+	if a[1] != nil {
+		switch ind := a[1].(type) {
+		case string:
+			opts.indent, opts.hasIndent = ind, true
+		default:
+			n, ok := asInt(ind)
+			if !ok {
+				return nil, typeErrorf("indent must be an int or a string")
+			}
+			if n > 100 {
+				return nil, limitErrorf("indent %d too large", n)
+			}
+			if n < 0 {
+				n = 0
+			}
+			opts.indent, opts.hasIndent = strings.Repeat(" ", int(n)), true
+		}
+		opts.itemSep = ","
+	}
+	if a[2] != nil {
+		seps, err := s.toSlice(a[2])
+		if err != nil || len(seps) != 2 {
+			return nil, typeErrorf("separators must be a pair of strings")
+		}
+		is, ok1 := isString(seps[0])
+		ks, ok2 := isString(seps[1])
+		if !ok1 || !ok2 {
+			return nil, typeErrorf("separators must be a pair of strings")
+		}
+		opts.itemSep, opts.keySep = is, ks
+	}
+	var b strings.Builder
+	if err := s.writeJSON(&b, v, &opts, 0); err != nil {
+		return nil, err
+	}
+	return b.String(), nil
+}
+
+func fTrim(s *state, v Value, args []Value, kw kwargs) (Value, error) {
+	a, err := bindArgs("trim", args, kw, []string{"chars"}, nil)
+	if err != nil {
+		return nil, err
+	}
+	res, err := pyStrip(toStr(v), a[0], true, true)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := v.(Markup); ok {
+		return Markup(res), nil
+	}
+	return res, nil
+}
+
+func fTruncate(s *state, v Value, args []Value, kw kwargs) (Value, error) {
+	a, err := bindArgs("truncate", args, kw, []string{"length", "killwords", "end", "leeway"}, int64(255), false, "...", int64(5))
+	if err != nil {
+		return nil, err
+	}
+	str := []rune(toStr(v))
+	length, ok1 := asInt(a[0])
+	leeway, ok2 := asInt(a[3])
+	end := toStr(a[2])
+	endLen := int64(utf8.RuneCountInString(end))
+	if !ok1 || !ok2 || length < endLen || leeway < 0 {
+		return nil, typeErrorf("invalid truncate arguments")
+	}
+	if int64(len(str)) <= length+leeway {
+		return string(str), nil
+	}
+	cut := string(str[:length-endLen])
+	if truthy(a[1]) {
+		return cut + end, nil
+	}
+	if i := strings.LastIndexByte(cut, ' '); i >= 0 {
+		cut = cut[:i]
+	}
+	return cut + end, nil
+}
+
+func fUnique(s *state, v Value, args []Value, kw kwargs) (Value, error) {
+	a, err := bindArgs("unique", args, kw, []string{"case_sensitive", "attribute"}, false, nil)
+	if err != nil {
+		return nil, err
+	}
+	items, err := s.toSlice(v)
+	if err != nil {
+		return nil, err
+	}
+	get := s.attrGetter(a[1], nil)
+	seen := NewDict()
+	var out []Value
+	for _, it := range items {
+		k, err := get(it)
+		if err != nil {
+			return nil, err
+		}
+		if !truthy(a[0]) {
+			k = ignoreCase(k)
+		}
+		if seen.find(k) >= 0 {
+			continue
+		}
+		if err := seen.set(k, true); err != nil {
+			return nil, err
+		}
+		out = append(out, it)
+	}
+	return sliceGen(out), nil
+}
+
+func fWordcount(s *state, v Value, args []Value, kw kwargs) (Value, error) {
+	n := 0
+	in := false
+	for _, r := range toStr(v) {
+		w := r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)
+		if w && !in {
+			n++
+		}
+		in = w
+	}
+	return int64(n), nil
+}
+
+// applyFilterChain evaluates a filter expression; base is the value of a
+// {% filter %} or {% set %} block body (arg nil).
+func (s *state) applyFilterChain(f *filterExpr, base Value, sc *scope) (Value, error) {
+	var v Value
+	var err error
+	switch a := f.arg.(type) {
+	case nil:
+		v = base
+	case *filterExpr:
+		v, err = s.applyFilterChain(a, base, sc)
+	default:
+		v, err = s.eval(a, sc)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if f.fn == nil {
+		return nil, newErr(ErrRuntime, "No filter named '%s' found.", f.name)
+	}
+	args, kw, err := s.evalArgs(&f.callArgs, sc)
+	if err != nil {
+		return nil, err
+	}
+	return f.fn(s, v, args, kw)
+}
+
+func (s *state) evalTest(t *testExpr, sc *scope) (Value, error) {
+	v, err := s.eval(t.arg, sc)
+	if err != nil {
+		return nil, err
+	}
+	if t.fn == nil {
+		return nil, newErr(ErrRuntime, "No test named '%s' found.", t.name)
+	}
+	args, kw, err := s.evalArgs(&t.callArgs, sc)
+	if err != nil {
+		return nil, err
+	}
+	return t.fn(s, v, args, kw)
+}
