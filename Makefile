@@ -54,8 +54,8 @@ race:
 	$(GO) test -count=1 -race $(ENGINE_PKGS)
 
 arm64:
-	@echo "== arm64 tests under qemu"
-	CGO_ENABLED=0 GOARCH=arm64 $(GO) test -count=1 -exec qemu-aarch64-static $(NOGUI_PKGS)
+	@echo "== arm64 tests under qemu (-short: emulation is ~10x slower)"
+	CGO_ENABLED=0 GOARCH=arm64 $(GO) test -count=1 -short -exec qemu-aarch64-static $(NOGUI_PKGS)
 
 cross:
 	@echo "== cross-build darwin/arm64 and windows/amd64 (packages without Fyne)"
