@@ -293,3 +293,10 @@ func TestRefModels(t *testing.T) {
 	}
 	t.Logf("%d reference models, %d prompts", n, prompts)
 }
+
+// openRefPath returns the path of a reference file, skipping when the data
+// is absent.
+func openRefPath(t testing.TB, rel string) string {
+	t.Helper()
+	return refdata.Path(t, rel)
+}

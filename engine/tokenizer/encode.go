@@ -25,11 +25,15 @@ func (t *Tokenizer) putState(st *encodeState) {
 	clear(st.cache)
 	st.arena = st.arena[:0]
 	st.cp.text = ""
-	if cap(st.arena) > 1<<20 || cap(st.cp.cpts) > 1<<20 {
+	if cap(st.arena) > maxKeptScratch || cap(st.cp.cpts) > maxKeptScratch {
 		return // let large buffers go
 	}
 	t.states.Put(st)
 }
+
+// maxKeptScratch bounds the buffers (in elements) an encodeState keeps
+// for the next call.
+const maxKeptScratch = 1 << 21
 
 // fragment is a piece of the input: a special token already recognised
 // (tok >= 0) or text still to tokenize.

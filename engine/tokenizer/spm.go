@@ -1,6 +1,9 @@
 package tokenizer
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // spmSym is a symbol of the SPM merge: bytes [start, start+n) of the text.
 type spmSym struct {
@@ -78,12 +81,76 @@ func (t *Tokenizer) spmByteTokens() (out [256]int32) {
 	return out
 }
 
+// spmSpace is the escaped space, U+2581.
+const spmSpace = "\u2581"
+
+// spmJoiners collects, for every occurrence of U+2581 inside a token after
+// its first byte, the 1 to 4 bytes before it. A U+2581 in the text that
+// follows a character not in this set can never be merged with what comes
+// before it, which lets encodeSPM work word by word.
+func (t *Tokenizer) spmJoiners() map[string]bool {
+	m := map[string]bool{}
+	for _, d := range t.tokens {
+		s := d.text
+		for off := 1; off < len(s); {
+			i := strings.Index(s[off:], spmSpace)
+			if i < 0 {
+				break
+			}
+			i += off
+			for k := 1; k <= 4 && k <= i; k++ {
+				m[s[i-k:i]] = true
+			}
+			off = i + 1
+		}
+	}
+	return m
+}
+
 // encodeSPM appends the tokens of an escaped text fragment (spaces already
 // replaced by U+2581), as llama.cpp's llm_tokenizer_spm_session does: start
 // from single UTF-8 characters and repeatedly merge the adjacent pair whose
 // concatenation is the highest-scoring token (leftmost on ties); pieces
 // that are not tokens fall back to byte tokens.
+//
+// llama.cpp merges over the whole fragment at once. Merges never cross a
+// U+2581 that follows a character no token has before a U+2581 (see
+// spmJoiners), and merges on the two sides of such a point do not affect
+// each other, so the fragment is cut there into words that are merged (and
+// cached) separately, with the same result.
 func (t *Tokenizer) encodeSPM(text string, out []int32, st *encodeState) []int32 {
+	seg, prev := 0, 0
+	for offs := 0; offs < len(text); {
+		n := min(utf8Len(text[offs]), len(text)-offs)
+		if offs > seg && n == len(spmSpace) && text[offs:offs+n] == spmSpace && !t.spmJoin[text[prev:offs]] {
+			out = t.encodeSPMWord(text[seg:offs], out, st)
+			seg = offs
+		}
+		prev = offs
+		offs += n
+	}
+	if seg < len(text) {
+		out = t.encodeSPMWord(text[seg:], out, st)
+	}
+	return out
+}
+
+// encodeSPMWord merges one word, using the per-call cache.
+func (t *Tokenizer) encodeSPMWord(w string, out []int32, st *encodeState) []int32 {
+	if span, ok := st.cache[w]; ok {
+		return append(out, st.arena[span>>32:span>>32+span&0xFFFFFFFF]...)
+	}
+	n0 := len(out)
+	out = t.mergeSPM(w, out, st)
+	if len(st.cache) < maxCachedWords && len(w) <= maxCachedWordLen {
+		st.cache[w] = uint64(len(st.arena))<<32 | uint64(len(out)-n0)
+		st.arena = append(st.arena, out[n0:]...)
+	}
+	return out
+}
+
+// mergeSPM is llama.cpp's SPM merge over one piece of text.
+func (t *Tokenizer) mergeSPM(text string, out []int32, st *encodeState) []int32 {
 	syms := st.spmSyms[:0]
 	for offs := 0; offs < len(text); {
 		n := min(utf8Len(text[offs]), len(text)-offs)

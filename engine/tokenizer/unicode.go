@@ -1,6 +1,7 @@
 package tokenizer
 
 import (
+	"slices"
 	"sort"
 	"sync"
 	"unicode"
@@ -75,7 +76,10 @@ var classTables = sync.OnceValue(func() *flagTables {
 			}
 		}
 	}
-	paint(unicode.C, cfControl)
+	// Not unicode.C, which also holds the unassigned code points (Cn).
+	for _, c := range []*unicode.RangeTable{unicode.Cc, unicode.Cf, unicode.Co, unicode.Cs} {
+		paint(c, cfControl)
+	}
 	paint(unicode.L, cfLetter)
 	paint(unicode.M, cfMark)
 	paint(unicode.N, cfNumber)
@@ -223,7 +227,9 @@ type codepoints struct {
 
 // decode fills c from s, reusing c's slices.
 func (c *codepoints) decode(s string) {
-	c.cpts, c.flags, c.offs = c.cpts[:0], c.flags[:0], c.offs[:0]
+	c.cpts = slices.Grow(c.cpts[:0], len(s))
+	c.flags = slices.Grow(c.flags[:0], len(s))
+	c.offs = slices.Grow(c.offs[:0], len(s)+1)
 	if utf8.ValidString(s) {
 		c.text = s
 		for i, r := range s {

@@ -201,7 +201,8 @@ type Tokenizer struct {
 	pieces       []string
 
 	bpe      *bpeTables
-	spmBytes [256]int32 // SPM byte-fallback token of each byte
+	spmBytes [256]int32      // SPM byte-fallback token of each byte
+	spmJoin  map[string]bool // see spmJoiners
 
 	states sync.Pool // *encodeState
 }
@@ -340,6 +341,7 @@ func New(v Vocab) (*Tokenizer, error) {
 
 	if t.model == SPM {
 		t.spmBytes = t.spmByteTokens()
+		t.spmJoin = t.spmJoiners()
 	}
 	t.detectSpecials()
 	t.buildSpecialCache()
