@@ -65,6 +65,9 @@ type state struct {
 	depth   int
 	ticks   uint32
 	globals map[string]Value
+	// constMode evaluates at parse time for constant folding: names and
+	// calls are not constant.
+	constMode bool
 }
 
 // tick counts work and checks the context now and then.
@@ -224,7 +227,7 @@ func (s *state) exec(n node, sc *scope, w *output) (ctrl, error) {
 	case *macroNode:
 		sc.set(n.name, &macro{node: n, closure: sc, name: n.name})
 	case *callBlockNode:
-		caller := &macro{node: n.caller, closure: sc, name: "caller"}
+		caller := &macro{node: n.caller, closure: sc, name: "caller", anon: true}
 		v, err := s.evalCall(n.call, sc, caller)
 		if err != nil {
 			return ctrlNone, withLine(err, n.line)
@@ -388,6 +391,9 @@ func (s *state) runLoop(n *forNode, it Value, sc *scope, w *output, depth0 int) 
 			return rw.String(), nil
 		}
 	}
+	// Jinja runs the else block unless some iteration reached the end of
+	// the body: an iteration left by break or continue does not count.
+	completed := false
 	for i := 0; i < count; i++ {
 		if err := s.countIter(1); err != nil {
 			return err
@@ -402,11 +408,14 @@ func (s *state) runLoop(n *forNode, it Value, sc *scope, w *output, depth0 int) 
 		if err != nil {
 			return err
 		}
+		if c == ctrlNone {
+			completed = true
+		}
 		if c == ctrlBreak {
 			break
 		}
 	}
-	if count == 0 && len(n.elseBody) > 0 {
+	if !completed && len(n.elseBody) > 0 {
 		_, err := s.execBody(n.elseBody, newScope(sc), w)
 		return err
 	}
@@ -420,6 +429,9 @@ func (s *state) eval(e expr, sc *scope) (Value, error) {
 	case *constExpr:
 		return e.v, nil
 	case *nameExpr:
+		if s.constMode {
+			return nil, errNotConst
+		}
 		if v, ok := sc.lookup(e.name); ok {
 			return v, nil
 		}
@@ -555,10 +567,19 @@ func (s *state) eval(e expr, sc *scope) (Value, error) {
 		}
 		return d, nil
 	case *callExpr:
+		if s.constMode {
+			return nil, errNotConst
+		}
 		return s.evalCall(e, sc, nil)
 	case *filterExpr:
+		if s.constMode && (e.fn == nil || e.arg == nil || contextFilters[e.name]) {
+			return nil, errNotConst
+		}
 		return s.applyFilterChain(e, nil, sc)
 	case *testExpr:
+		if s.constMode && e.fn == nil {
+			return nil, errNotConst
+		}
 		return s.evalTest(e, sc)
 	case *nsRefExpr:
 		return nil, newErr(ErrSyntax, "namespace reference outside assignment")
@@ -724,6 +745,7 @@ type macro struct {
 	node    *macroNode
 	closure *scope
 	name    string
+	anon    bool // a call block's caller
 }
 
 func (s *state) callMacro(m *macro, args []Value, kw kwargs) (Value, error) {
@@ -844,6 +866,17 @@ func unaryOp(v Value, neg bool) (Value, error) {
 var binopNames = map[tokKind]string{tAdd: "+", tSub: "-", tMul: "*", tDiv: "/", tFloorDiv: "//", tMod: "%", tPow: "**"}
 
 func (s *state) binop(op tokKind, l, r Value) (Value, error) {
+	// str % x is str.__mod__, which accepts anything (Undefined too).
+	if ls, ok := isString(l); ok && op == tMod {
+		res, err := s.percentFormat(ls, r)
+		if err != nil {
+			return nil, err
+		}
+		if _, isM := l.(Markup); isM {
+			return Markup(res), nil
+		}
+		return res, nil
+	}
 	if u, ok := l.(Undefined); ok {
 		return nil, u.err()
 	}
@@ -905,17 +938,6 @@ func (s *state) binop(op tokKind, l, r Value) (Value, error) {
 				return v, err
 			}
 		}
-	case tMod:
-		if ls, ok := isString(l); ok {
-			res, err := s.percentFormat(ls, r)
-			if err != nil {
-				return nil, err
-			}
-			if _, isM := l.(Markup); isM {
-				return Markup(res), nil
-			}
-			return res, nil
-		}
 	}
 	return nil, typeErrorf("unsupported operand type(s) for %s: '%s' and '%s'", binopNames[op], typeName(l), typeName(r))
 }
@@ -954,18 +976,24 @@ func (s *state) repeat(v Value, n int64) (Value, bool, error) {
 	return nil, false, nil
 }
 
+// errIntOverflow reports integer results beyond 64 bits, which Python
+// would hold exactly as big integers.
+func errIntOverflow() error {
+	return &Error{Kind: ErrType, Msg: "integer overflow: the result does not fit in 64 bits"}
+}
+
 func intOp(op tokKind, a, b int64) (Value, error) {
 	switch op {
 	case tAdd:
 		c := a + b
 		if (c > a) != (b > 0) {
-			return float64(a) + float64(b), nil
+			return nil, errIntOverflow()
 		}
 		return c, nil
 	case tSub:
 		c := a - b
 		if (c < a) != (b > 0) {
-			return float64(a) - float64(b), nil
+			return nil, errIntOverflow()
 		}
 		return c, nil
 	case tMul:
@@ -974,7 +1002,7 @@ func intOp(op tokKind, a, b int64) (Value, error) {
 		}
 		c := a * b
 		if c/b != a || (a == -1 && b == math.MinInt64) || (b == -1 && a == math.MinInt64) {
-			return float64(a) * float64(b), nil
+			return nil, errIntOverflow()
 		}
 		return c, nil
 	case tFloorDiv:
@@ -997,7 +1025,7 @@ func intOp(op tokKind, a, b int64) (Value, error) {
 		return m, nil
 	case tPow:
 		if b < 0 {
-			return math.Pow(float64(a), float64(b)), nil
+			return floatOp(tPow, float64(a), float64(b))
 		}
 		res := int64(1)
 		base := a
@@ -1006,7 +1034,7 @@ func intOp(op tokKind, a, b int64) (Value, error) {
 			if e&1 == 1 {
 				r2 := res * base
 				if base != 0 && r2/base != res {
-					return math.Pow(float64(a), float64(b)), nil
+					return nil, errIntOverflow()
 				}
 				res = r2
 			}
@@ -1014,7 +1042,7 @@ func intOp(op tokKind, a, b int64) (Value, error) {
 			if e > 0 {
 				b2 := base * base
 				if base != 0 && b2/base != base {
-					return math.Pow(float64(a), float64(b)), nil
+					return nil, errIntOverflow()
 				}
 				base = b2
 			}
@@ -1055,7 +1083,14 @@ func floatOp(op tokKind, a, b float64) (Value, error) {
 		if a == 0 && b < 0 {
 			return nil, typeErrorf("0.0 cannot be raised to a negative power")
 		}
-		return math.Pow(a, b), nil
+		r := math.Pow(a, b)
+		if math.IsInf(r, 0) && !math.IsInf(a, 0) && !math.IsInf(b, 0) {
+			return nil, typeErrorf("OverflowError: (34, 'Numerical result out of range')")
+		}
+		if math.IsNaN(r) && !math.IsNaN(a) && !math.IsNaN(b) {
+			return nil, typeErrorf("ValueError: math domain error (a negative number raised to a fractional power)")
+		}
+		return r, nil
 	}
 	return nil, typeErrorf("bad float operator")
 }
@@ -1097,9 +1132,6 @@ func (s *state) contains(container, needle Value) (bool, error) {
 		cs, _ := isString(c)
 		ns, ok := isString(needle)
 		if !ok {
-			if u, isU := needle.(Undefined); isU {
-				return false, u.err()
-			}
 			return false, typeErrorf("'in <string>' requires string as left operand, not %s", typeName(needle))
 		}
 		return strings.Contains(cs, ns), nil
@@ -1286,9 +1318,12 @@ func (s *state) getitem(obj Value, key Value) (Value, error) {
 	return undefinedAttr(obj, key), nil
 }
 
-// evalSlice evaluates obj[start:stop:step].
+// evalSlice evaluates obj[start:stop:step]. Jinja compiles slices to a
+// plain Python subscript (bypassing the sandbox's getitem), so failures
+// raise instead of giving Undefined.
 func (s *state) evalSlice(obj Value, sl *sliceExpr, sc *scope) (Value, error) {
 	var bounds [3]*int64
+	badIndex := false
 	for i, e := range []expr{sl.start, sl.stop, sl.step} {
 		if e == nil {
 			continue
@@ -1302,18 +1337,38 @@ func (s *state) evalSlice(obj Value, sl *sliceExpr, sc *scope) (Value, error) {
 		}
 		n, ok := asInt(v)
 		if !ok {
-			if u, isU := obj.(Undefined); isU {
-				return nil, u.err()
-			}
-			return undefinedAttr(obj, "slice"), nil // TypeError caught by Jinja
+			badIndex = true
+			continue
 		}
 		bounds[i] = &n
 	}
-	if u, ok := obj.(Undefined); ok {
-		return nil, u.err()
+	if s.constMode {
+		// Compile-time folding slices through the sandbox's getitem.
+		switch obj.(type) {
+		case Undefined:
+		case *List, string, Markup, *rangeValue:
+			if !badIndex && (bounds[2] == nil || *bounds[2] != 0) {
+				break
+			}
+			return undefinedAttr(obj, "slice"), nil
+		default:
+			return undefinedAttr(obj, "slice"), nil
+		}
+	}
+	switch o := obj.(type) {
+	case Undefined:
+		return nil, o.err()
+	case *List, string, Markup, *rangeValue:
+	case *Dict:
+		return nil, typeErrorf("unhashable type: 'slice'")
+	default:
+		return nil, typeErrorf("'%s' object is not subscriptable", typeName(obj))
+	}
+	if badIndex {
+		return nil, typeErrorf("slice indices must be integers or None or have an __index__ method")
 	}
 	if bounds[2] != nil && *bounds[2] == 0 {
-		return undefinedAttr(obj, "slice"), nil // ValueError caught by Jinja
+		return nil, typeErrorf("slice step cannot be zero")
 	}
 	switch o := obj.(type) {
 	case *List:
@@ -1331,25 +1386,22 @@ func (s *state) evalSlice(obj Value, sl *sliceExpr, sc *scope) (Value, error) {
 		}
 		return res, nil
 	case *rangeValue:
-		idx := sliceIndices(o.length(), bounds)
-		items := make([]Value, len(idx))
-		for i, j := range idx {
-			items[i] = o.at(j)
-		}
-		return &List{Items: items}, nil
+		start, step, count := sliceParams(o.length(), bounds)
+		first := o.start + start*o.step
+		return &rangeValue{first, first + count*step*o.step, step * o.step}, nil
 	}
-	return undefinedAttr(obj, "slice"), nil
+	return nil, typeErrorf("'%s' object is not subscriptable", typeName(obj))
 }
 
-// sliceIndices returns the indices Python's slice(start, stop, step)
-// selects from a sequence of length n.
-func sliceIndices(n int, b [3]*int64) []int {
-	step := int64(1)
+// sliceParams resolves Python's slice(start, stop, step) against a
+// sequence of length n (slice.indices): the first index, the step and the
+// number of items selected.
+func sliceParams(n int, b [3]*int64) (start, step, count int64) {
+	step = 1
 	if b[2] != nil {
 		step = *b[2]
 	}
 	ln := int64(n)
-	var start, stop int64
 	clamp := func(v, lo, hi int64) int64 {
 		if v < lo {
 			return lo
@@ -1359,48 +1411,40 @@ func sliceIndices(n int, b [3]*int64) []int {
 		}
 		return v
 	}
-	if step > 0 {
-		start, stop = 0, ln
-		if b[0] != nil {
-			start = *b[0]
-			if start < 0 {
-				start += ln
-			}
-			start = clamp(start, 0, ln)
+	resolve := func(p *int64, def, lo, hi int64) int64 {
+		if p == nil {
+			return def
 		}
-		if b[1] != nil {
-			stop = *b[1]
-			if stop < 0 {
-				stop += ln
-			}
-			stop = clamp(stop, 0, ln)
+		v := *p
+		if v < 0 {
+			v += ln
+		}
+		return clamp(v, lo, hi)
+	}
+	var stop int64
+	if step > 0 {
+		start = resolve(b[0], 0, 0, ln)
+		stop = resolve(b[1], ln, 0, ln)
+		if stop > start {
+			count = (stop - start + step - 1) / step
 		}
 	} else {
-		start, stop = ln-1, -1
-		if b[0] != nil {
-			start = *b[0]
-			if start < 0 {
-				start += ln
-			}
-			start = clamp(start, -1, ln-1)
-		}
-		if b[1] != nil {
-			stop = *b[1]
-			if stop < 0 {
-				stop += ln
-			}
-			stop = clamp(stop, -1, ln-1)
+		start = resolve(b[0], ln-1, -1, ln-1)
+		stop = resolve(b[1], -1, -1, ln-1)
+		if stop < start {
+			count = (start - stop - step - 1) / -step
 		}
 	}
-	var idx []int
-	if step > 0 {
-		for i := start; i < stop; i += step {
-			idx = append(idx, int(i))
-		}
-	} else {
-		for i := start; i > stop; i += step {
-			idx = append(idx, int(i))
-		}
+	return start, step, count
+}
+
+// sliceIndices returns the indices Python's slice(start, stop, step)
+// selects from a sequence of length n.
+func sliceIndices(n int, b [3]*int64) []int {
+	start, step, count := sliceParams(n, b)
+	idx := make([]int, count)
+	for i := range idx {
+		idx[i] = int(start + int64(i)*step)
 	}
 	return idx
 }

@@ -113,6 +113,24 @@ func bindArgs(fname string, args []Value, kw kwargs, params []string, defaults .
 	return out, nil
 }
 
+// lazyGen returns a generator that runs init on its first use, as Jinja's
+// generator filters do nothing (not even fail) until iterated.
+func lazyGen(init func() (*generator, error)) *generator {
+	var g *generator
+	var err error
+	started := false
+	return &generator{next: func() (Value, bool, error) {
+		if !started {
+			started = true
+			g, err = init()
+		}
+		if err != nil {
+			return nil, false, err
+		}
+		return g.next()
+	}}
+}
+
 // softStr is Jinja's soft_str: str(v), keeping Markup.
 func softStr(v Value) Value {
 	if m, ok := v.(Markup); ok {
@@ -153,8 +171,6 @@ func fAbs(s *state, v Value, args []Value, kw kwargs) (Value, error) {
 		return i, nil
 	case float64:
 		return math.Abs(x), nil
-	case Undefined:
-		return nil, x.err()
 	}
 	return nil, typeErrorf("bad operand type for abs(): '%s'", typeName(v))
 }
@@ -191,27 +207,29 @@ func fBatch(s *state, v Value, args []Value, kw kwargs) (Value, error) {
 	if !ok || n <= 0 {
 		return nil, typeErrorf("batch size must be a positive integer")
 	}
-	items, err := s.toSlice(v)
-	if err != nil {
-		return nil, err
-	}
-	var out []Value
-	for i := 0; i < len(items); i += int(n) {
-		end := i + int(n)
-		var chunk []Value
-		if end > len(items) {
-			chunk = append(chunk, items[i:]...)
-			if a[1] != nil {
-				for len(chunk) < int(n) {
-					chunk = append(chunk, a[1])
-				}
-			}
-		} else {
-			chunk = append(chunk, items[i:end]...)
+	return lazyGen(func() (*generator, error) {
+		items, err := s.toSlice(v)
+		if err != nil {
+			return nil, err
 		}
-		out = append(out, newList(chunk))
-	}
-	return sliceGen(out), nil
+		var out []Value
+		for i := 0; i < len(items); i += int(n) {
+			end := i + int(n)
+			var chunk []Value
+			if end > len(items) {
+				chunk = append(chunk, items[i:]...)
+				if a[1] != nil {
+					for len(chunk) < int(n) {
+						chunk = append(chunk, a[1])
+					}
+				}
+			} else {
+				chunk = append(chunk, items[i:end]...)
+			}
+			out = append(out, newList(chunk))
+		}
+		return sliceGen(out), nil
+	}), nil
 }
 
 func fCenter(s *state, v Value, args []Value, kw kwargs) (Value, error) {
@@ -529,8 +547,14 @@ func fIndent(s *state, v Value, args []Value, kw kwargs) (Value, error) {
 	} else {
 		return nil, typeErrorf("can't multiply sequence by non-int of type '%s'", typeName(a[0]))
 	}
-	str := toStr(v) + "\n"
-	lines := pySplitlines(str, false)
+	if u, ok := v.(Undefined); ok {
+		return nil, u.err()
+	}
+	str, ok := isString(v)
+	if !ok {
+		return nil, typeErrorf("unsupported operand type(s) for +=: '%s' and 'str'", typeName(v))
+	}
+	lines := pySplitlines(str+"\n", false)
 	var b strings.Builder
 	if truthy(a[2]) {
 		for i, l := range lines {
@@ -575,10 +599,7 @@ func fInt(s *state, v Value, args []Value, kw kwargs) (Value, error) {
 		i, _ := asInt(x)
 		return i, nil
 	case float64:
-		if math.IsInf(x, 0) || math.IsNaN(x) {
-			return nil, typeErrorf("cannot convert float to integer")
-		}
-		return int64(x), nil
+		return floatToInt(x)
 	case Undefined:
 		return nil, x.err()
 	}
@@ -589,13 +610,23 @@ func fInt(s *state, v Value, args []Value, kw kwargs) (Value, error) {
 			return n, nil
 		}
 		if f, ok := pyFloat(str); ok {
-			if math.IsInf(f, 0) || math.IsNaN(f) {
-				return nil, typeErrorf("cannot convert float to integer")
-			}
-			return int64(f), nil
+			return floatToInt(f)
 		}
 	}
 	return a[0], nil
+}
+
+// floatToInt is Python's int(float): truncation, failing for infinities,
+// NaN and values beyond 64 bits.
+func floatToInt(f float64) (Value, error) {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return nil, typeErrorf("cannot convert float %s to integer", pyFloatRepr(f))
+	}
+	t := math.Trunc(f)
+	if t >= 1<<63 || t < -(1<<63) {
+		return nil, errIntOverflow()
+	}
+	return int64(t), nil
 }
 
 // parsePyInt parses like Python's int(s, base).
@@ -632,13 +663,15 @@ func parsePyInt(t string, base int) (int64, error) {
 }
 
 func fItems(s *state, v Value, args []Value, kw kwargs) (Value, error) {
-	switch d := v.(type) {
-	case Undefined:
-		return sliceGen(nil), nil
-	case *Dict:
-		return sliceGen((&dictView{d, "items"}).list().Items), nil
-	}
-	return nil, typeErrorf("Can only get item pairs from a mapping.")
+	return lazyGen(func() (*generator, error) {
+		switch d := v.(type) {
+		case Undefined:
+			return sliceGen(nil), nil
+		case *Dict:
+			return sliceGen((&dictView{d, "items"}).list().Items), nil
+		}
+		return nil, typeErrorf("Can only get item pairs from a mapping.")
+	}), nil
 }
 
 func fJoin(s *state, v Value, args []Value, kw kwargs) (Value, error) {
@@ -749,19 +782,24 @@ func fMap(s *state, v Value, args []Value, kw kwargs) (Value, error) {
 		rest := args[1:]
 		fn = func(item Value) (Value, error) { return f(s, item, rest, kw) }
 	}
-	items, err := s.toSlice(v)
-	if err != nil {
-		return nil, err
-	}
-	i := 0
-	return &generator{next: func() (Value, bool, error) {
-		if i >= len(items) {
-			return nil, false, nil
+	return lazyGen(func() (*generator, error) {
+		if !truthy(v) {
+			return sliceGen(nil), nil
 		}
-		i++
-		r, err := fn(items[i-1])
-		return r, err == nil, err
-	}}, nil
+		items, err := s.toSlice(v)
+		if err != nil {
+			return nil, err
+		}
+		i := 0
+		return &generator{next: func() (Value, bool, error) {
+			if i >= len(items) {
+				return nil, false, nil
+			}
+			i++
+			r, err := fn(items[i-1])
+			return r, err == nil, err
+		}}, nil
+	}), nil
 }
 
 func fMinMax(sign int) filterFunc {
@@ -807,13 +845,47 @@ func fMinMax(sign int) filterFunc {
 	}
 }
 
+// fPprint is pprint.pformat without line wrapping: repr with dict keys
+// sorted.
 func fPprint(s *state, v Value, args []Value, kw kwargs) (Value, error) {
-	return repr(v), nil
+	return repr(sortedDicts(v, 0)), nil
+}
+
+func sortedDicts(v Value, depth int) Value {
+	if depth > maxReprDepth {
+		return v
+	}
+	switch x := v.(type) {
+	case *List:
+		items := make([]Value, len(x.Items))
+		for i, it := range x.Items {
+			items[i] = sortedDicts(it, depth+1)
+		}
+		return &List{Items: items, Tuple: x.Tuple}
+	case *Dict:
+		keys := append([]Value(nil), x.keys...)
+		if sortValues(keys, func(k Value) (Value, error) { return k, nil }, false) != nil {
+			keys = x.keys
+		}
+		d := NewDict()
+		for _, k := range keys {
+			val, _ := x.lookup(k)
+			_ = d.set(k, sortedDicts(val, depth+1))
+		}
+		return d
+	}
+	return v
 }
 
 // fSelect builds select, reject, selectattr and rejectattr.
 func fSelect(keep, byAttr bool) filterFunc {
 	return func(s *state, v Value, args []Value, kw kwargs) (Value, error) {
+		return lazyGen(func() (*generator, error) { return s.selectItems(v, args, kw, keep, byAttr) }), nil
+	}
+}
+
+func (s *state) selectItems(v Value, args []Value, kw kwargs, keep, byAttr bool) (*generator, error) {
+	{
 		if !truthy(v) {
 			return sliceGen(nil), nil
 		}
@@ -915,9 +987,6 @@ func fRound(s *state, v Value, args []Value, kw kwargs) (Value, error) {
 	}
 	f, isFloat, ok := asNumber(v)
 	if !ok {
-		if u, isU := v.(Undefined); isU {
-			return nil, u.err()
-		}
 		return nil, typeErrorf("type %s doesn't define __round__ method", typeName(v))
 	}
 	p := math.Pow(10, float64(prec))
@@ -963,6 +1032,10 @@ func fSlice(s *state, v Value, args []Value, kw kwargs) (Value, error) {
 	if !ok || n <= 0 || n > 1<<20 {
 		return nil, typeErrorf("slices must be a positive integer")
 	}
+	return lazyGen(func() (*generator, error) { return sliceFilter(s, v, n, a[1]) }), nil
+}
+
+func sliceFilter(s *state, v Value, n int64, fill Value) (*generator, error) {
 	items, err := s.toSlice(v)
 	if err != nil {
 		return nil, err
@@ -978,8 +1051,8 @@ func fSlice(s *state, v Value, args []Value, kw kwargs) (Value, error) {
 		}
 		end := offset + (i+1)*per
 		chunk := append([]Value(nil), items[start:end]...)
-		if a[1] != nil && i >= extra {
-			chunk = append(chunk, a[1])
+		if fill != nil && i >= extra {
+			chunk = append(chunk, fill)
 		}
 		out = append(out, newList(chunk))
 	}
@@ -1153,6 +1226,18 @@ func fTruncate(s *state, v Value, args []Value, kw kwargs) (Value, error) {
 	if err != nil {
 		return nil, err
 	}
+	if _, ok := isString(v); !ok {
+		n, err := pyLen(v)
+		if err != nil {
+			return nil, err
+		}
+		if l, ok := asInt(a[0]); ok {
+			if lw, ok := asInt(a[3]); ok && int64(n) <= l+lw {
+				return v, nil
+			}
+		}
+		return nil, typeErrorf("truncate needs a string")
+	}
 	str := []rune(toStr(v))
 	length, ok1 := asInt(a[0])
 	leeway, ok2 := asInt(a[3])
@@ -1179,11 +1264,15 @@ func fUnique(s *state, v Value, args []Value, kw kwargs) (Value, error) {
 	if err != nil {
 		return nil, err
 	}
+	return lazyGen(func() (*generator, error) { return s.uniqueItems(v, truthy(a[0]), a[1]) }), nil
+}
+
+func (s *state) uniqueItems(v Value, caseSensitive bool, attr Value) (*generator, error) {
 	items, err := s.toSlice(v)
 	if err != nil {
 		return nil, err
 	}
-	get := s.attrGetter(a[1], nil)
+	get := s.attrGetter(attr, nil)
 	seen := NewDict()
 	var out []Value
 	for _, it := range items {
@@ -1191,7 +1280,7 @@ func fUnique(s *state, v Value, args []Value, kw kwargs) (Value, error) {
 		if err != nil {
 			return nil, err
 		}
-		if !truthy(a[0]) {
+		if !caseSensitive {
 			k = ignoreCase(k)
 		}
 		if seen.find(k) >= 0 {

@@ -33,6 +33,7 @@ func parse(src string) ([]node, error) {
 	if p.cur().kind != tEOF {
 		return nil, p.failf("unexpected %s", p.cur().describe())
 	}
+	newFolder().body(body)
 	return body, nil
 }
 
@@ -1239,3 +1240,4 @@ func (p *parser) parseTest(n expr) (expr, error) {
 	}
 	return out, nil
 }
+

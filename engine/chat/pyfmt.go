@@ -13,12 +13,18 @@ import (
 func (s *state) percentFormat(format string, arg Value) (string, error) {
 	var args []Value
 	var mapping *Dict
+	// Python treats any non-tuple argument with __getitem__ as a mapping
+	// and then does not complain about unused arguments.
+	mappingLike := false
 	if l, ok := arg.(*List); ok && l.Tuple {
 		args = l.Items
 	} else {
 		args = []Value{arg}
-		if d, ok := arg.(*Dict); ok {
-			mapping = d
+		switch a := arg.(type) {
+		case *Dict:
+			mapping, mappingLike = a, true
+		case *List, *rangeValue, Undefined:
+			mappingLike = true
 		}
 	}
 	used := 0
@@ -239,7 +245,7 @@ func (s *state) percentFormat(format string, arg Value) (string, error) {
 			return "", err
 		}
 	}
-	if used < len(args) && !usedMapping && mapping == nil {
+	if used < len(args) && !usedMapping && !mappingLike {
 		return "", typeErrorf("not all arguments converted during string formatting")
 	}
 	return b.String(), nil

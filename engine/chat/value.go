@@ -444,7 +444,11 @@ func writeRepr(b *strings.Builder, v Value, depth int) {
 		writeRepr(b, x.list(), depth+1)
 		b.WriteString(")")
 	case *macro:
-		fmt.Fprintf(b, "<Macro '%s'>", x.name)
+		if x.anon {
+			b.WriteString("<Macro anonymous>")
+		} else {
+			fmt.Fprintf(b, "<Macro '%s'>", x.name)
+		}
 	case *builtin:
 		fmt.Fprintf(b, "<built-in function %s>", x.name)
 	case *method:
