@@ -1240,4 +1240,3 @@ func (p *parser) parseTest(n expr) (expr, error) {
 	}
 	return out, nil
 }
-
