@@ -19,7 +19,7 @@ import (
 type Sampler struct {
 	p    Params
 	bias []tokenBias // p.LogitBias, in id order
-	seed uint64
+	seed int64
 	pcg  *rand.PCG
 	rng  *rand.Rand
 
@@ -49,12 +49,11 @@ func New(p Params) (*Sampler, error) {
 		s.bias = append(s.bias, tokenBias{id, p.LogitBias[id]})
 	}
 	s.p.LogitBias = nil // keep our own copy only
-	if p.Seed >= 0 {
-		s.seed = uint64(p.Seed)
-	} else {
-		s.seed = rand.Uint64()
+	s.seed = p.Seed
+	if s.seed < 0 {
+		s.seed = rand.Int64() // non-negative, so Params.Seed can repeat it
 	}
-	s.pcg = rand.NewPCG(s.seed, s.seed^0x5a4a49) // second word: "SAJI"-ish constant
+	s.pcg = rand.NewPCG(pcgSeed(s.seed))
 	s.rng = rand.New(s.pcg)
 	if p.LastN > 0 {
 		s.ring = make([]int32, p.LastN)
@@ -76,14 +75,19 @@ func (s *Sampler) Params() Params {
 
 // Seed returns the seed in use: Params.Seed, or the random one chosen when
 // that was negative. A Sampler made with this seed draws the same tokens.
-func (s *Sampler) Seed() uint64 { return s.seed }
+func (s *Sampler) Seed() int64 { return s.seed }
+
+// pcgSeed spreads a seed over PCG's two state words.
+func pcgSeed(seed int64) (uint64, uint64) {
+	return uint64(seed), uint64(seed) ^ 0x9e3779b97f4a7c15
+}
 
 // Reset forgets the penalty window and restarts the random generator from
 // the seed, as for a new sequence.
 func (s *Sampler) Reset() {
 	s.head, s.filled = 0, 0
 	clear(s.counts)
-	s.pcg.Seed(s.seed, s.seed^0x5a4a49)
+	s.pcg.Seed(pcgSeed(s.seed))
 }
 
 // Accept records a token of the sequence (prompt or generated) in the
