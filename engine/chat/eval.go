@@ -15,9 +15,16 @@ type scope struct {
 	vals   []Value
 	parent *scope
 	vars   *Dict // read-only render variables, at the root
+	// Inline room for the first few variables (a loop target and loop).
+	nbuf [3]string
+	vbuf [3]Value
 }
 
-func newScope(parent *scope) *scope { return &scope{parent: parent} }
+func newScope(parent *scope) *scope {
+	s := &scope{parent: parent}
+	s.names, s.vals = s.nbuf[:0], s.vbuf[:0]
+	return s
+}
 
 func (sc *scope) lookup(name string) (Value, bool) {
 	for s := sc; s != nil; s = s.parent {
@@ -68,6 +75,7 @@ type state struct {
 	// constMode evaluates at parse time for constant folding: names and
 	// calls are not constant.
 	constMode bool
+	foldSteps int
 }
 
 // tick counts work and checks the context now and then.
@@ -425,6 +433,12 @@ func (s *state) runLoop(n *forNode, it Value, sc *scope, w *output, depth0 int) 
 // ---- expressions ----
 
 func (s *state) eval(e expr, sc *scope) (Value, error) {
+	if s.constMode {
+		s.foldSteps++
+		if s.foldSteps > maxFoldSteps {
+			return nil, errNotConst
+		}
+	}
 	switch e := e.(type) {
 	case *constExpr:
 		return e.v, nil

@@ -1203,6 +1203,9 @@ func fToJSON(s *state, v Value, args []Value, kw kwargs) (Value, error) {
 	if err := s.writeJSON(&b, v, &opts, 0); err != nil {
 		return nil, err
 	}
+	if err := s.checkStr(b.Len()); err != nil {
+		return nil, err
+	}
 	return b.String(), nil
 }
 

@@ -25,12 +25,18 @@ var contextFilters = map[string]bool{"map": true, "select": true, "reject": true
 // foldLimits keep parse-time evaluation cheap; an expression that needs
 // more is simply left for run time.
 var foldLimits = Limits{
-	MaxIterations:  10_000,
+	MaxIterations:  100_000,
 	MaxRecursion:   50,
 	MaxOutputBytes: 64 << 10,
 	MaxStringBytes: 64 << 10,
-	MaxWorkBytes:   1 << 20,
+	MaxWorkBytes:   4 << 20,
 }
+
+// maxFoldSteps bounds the expression nodes evaluated while folding one
+// template; past it the rest is left for run time. (Folding re-evaluates
+// sub-expressions that could not be folded, so without a bound a deep
+// expression would cost quadratic time at parse time.)
+const maxFoldSteps = 200_000
 
 type folder struct{ s *state }
 
@@ -39,9 +45,13 @@ func newFolder() *folder {
 	return &folder{s: s}
 }
 
-// eval evaluates e at parse time.
+// eval evaluates e at parse time. The work and iteration counters are
+// shared by all the template's folding, so they bound it as a whole.
 func (f *folder) eval(e expr) (Value, bool) {
-	f.s.iters, f.s.work, f.s.depth = 0, 0, 0
+	if f.s.foldSteps > maxFoldSteps || f.s.iters > f.s.lim.MaxIterations || f.s.work > f.s.lim.MaxWorkBytes {
+		return nil, false
+	}
+	f.s.depth = 0
 	v, err := f.s.eval(e, nil)
 	return v, err == nil
 }

@@ -128,10 +128,13 @@ func (s *state) writeJSON(b *strings.Builder, v Value, o *jsonOpts, depth int) e
 		b.WriteString(strconv.FormatInt(x, 10))
 	case float64:
 		b.WriteString(jsonFloat(x))
-	case string:
-		writeJSONString(b, x, o.ensureASCII)
-	case Markup:
-		writeJSONString(b, string(x), o.ensureASCII)
+	case string, Markup:
+		str, _ := isString(x)
+		// The escaped text is at least as long as the string.
+		if err := s.checkStr(b.Len() + len(str)); err != nil {
+			return err
+		}
+		writeJSONString(b, str, o.ensureASCII)
 	case *List:
 		if len(x.Items) == 0 {
 			b.WriteString("[]")
