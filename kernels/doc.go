@@ -1,6 +1,37 @@
-// Package kernels is the home of Saji's compute backends. The backend
-// interface (tensors that may live on a device, and the operations a
-// transformer needs) arrives with the forward pass; the subpackages hold
-// the block formats (quant), the CPU kernels (cpu) and the CUDA kernels
-// (cuda). Kernels never import the engine.
+// Package kernels defines Saji's compute backends: tensors that live on a
+// device, and the operations a transformer needs. Kernels never import the
+// engine.
+//
+// # Design
+//
+// A Backend (the pure-Go CPU backend in kernels/cpu; SIMD, CUDA and Metal
+// later) creates Tensors and runs operations on them. Every Tensor knows its
+// Backend, so a model keeps, per layer, the backend that holds that layer's
+// weights and calls the operations on it; where two consecutive layers live
+// on different backends, Move carries the activations across at the
+// boundary. Model code is therefore the same wherever a layer runs.
+//
+// Weights are wrapped, not loaded: Backend.Weight takes the bytes of a tensor
+// in its ggml block layout (from engine/gguf's zero-copy views of the mapped
+// file). The CPU backend computes on those bytes in place; a device backend
+// copies them once to device memory.
+//
+// Activations are F32 matrices whose rows are tokens, [n_features, n_tokens]
+// in ggml order, so every operation works on a batch of tokens at once:
+// MatMul multiplies a whole batch by a weight, which is where the prompt's
+// speed comes from. Operations write into caller-allocated destinations,
+// which keeps allocation (and, later, arenas and device memory pools) in
+// the caller's hands.
+//
+// Numerics follow ggml's CPU backend, so that Saji's logits match
+// llama.cpp's: before a quantized MatMul the activations are quantized to
+// the weight type's dot-product format (Q8_0, Q8_1 or Q8_K blocks, or F16 for
+// F16 weights) and the block dot products are integer sums scaled per block.
+//
+// Attention reads the keys and values of a layer through a KV view: the cache
+// tensors, the number of filled cells and an optional cell-to-row map. A
+// contiguous cache passes no map; a paged cache passes its block table
+// flattened, so attention needs no change when the cache becomes paged.
+//
+// The subpackages hold the block formats (quant) and the backends (cpu).
 package kernels

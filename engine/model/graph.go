@@ -1,0 +1,179 @@
+package model
+
+import (
+	"fmt"
+	"math"
+
+	"saji/kernels"
+	"saji/kernels/quant"
+)
+
+// graph runs a forward pass as a sequence of backend operations. Each method
+// allocates its result on the current backend; the first error is kept and
+// turns every later call into a no-op, so an architecture's forward pass
+// reads as straight-line code with one error check at the end.
+type graph struct {
+	b   kernels.Backend
+	err error
+}
+
+func (g *graph) fail(err error) {
+	if g.err == nil {
+		g.err = err
+	}
+}
+
+// on switches to backend b and moves x there (a layer boundary).
+func (g *graph) on(b kernels.Backend, x kernels.Tensor) kernels.Tensor {
+	if g.err != nil {
+		return nil
+	}
+	g.b = b
+	y, err := kernels.Move(b, x)
+	g.fail(err)
+	return y
+}
+
+// new allocates an F32 activation of rows rows of cols values.
+func (g *graph) new(cols, rows int) kernels.Tensor {
+	if g.err != nil {
+		return nil
+	}
+	t, err := g.b.New(quant.TypeF32, cols, rows)
+	g.fail(err)
+	return t
+}
+
+// embed looks up the rows of table for tokens.
+func (g *graph) embed(table kernels.Tensor, tokens []int32) kernels.Tensor {
+	if g.err != nil {
+		return nil
+	}
+	x := g.new(kernels.Cols(table), len(tokens))
+	if g.err == nil {
+		g.fail(g.b.GetRows(x, table, tokens))
+	}
+	return x
+}
+
+// rows keeps the rows ids of x.
+func (g *graph) rows(x kernels.Tensor, ids []int32) kernels.Tensor {
+	if g.err != nil {
+		return nil
+	}
+	y := g.new(kernels.Cols(x), len(ids))
+	if g.err == nil {
+		g.fail(g.b.GetRows(y, x, ids))
+	}
+	return y
+}
+
+// linear returns x·wᵀ (+ bias when bias is not nil).
+func (g *graph) linear(x, w, bias kernels.Tensor) kernels.Tensor {
+	if g.err != nil {
+		return nil
+	}
+	y := g.new(kernels.Rows(w), kernels.Rows(x))
+	if g.err == nil {
+		g.fail(g.b.MatMul(y, w, x))
+	}
+	if bias != nil && g.err == nil {
+		g.fail(g.b.Add(y, y, bias))
+	}
+	return y
+}
+
+// norm is RMSNorm with weight w (per head when w is a head long).
+func (g *graph) norm(x, w kernels.Tensor, eps float32) kernels.Tensor {
+	if g.err != nil {
+		return nil
+	}
+	y := g.new(kernels.Cols(x), kernels.Rows(x))
+	if g.err == nil {
+		g.fail(g.b.RMSNorm(y, x, w, eps))
+	}
+	return y
+}
+
+// add returns a + b.
+func (g *graph) add(a, b kernels.Tensor) kernels.Tensor {
+	if g.err != nil {
+		return nil
+	}
+	y := g.new(kernels.Cols(a), kernels.Rows(a))
+	if g.err == nil {
+		g.fail(g.b.Add(y, a, b))
+	}
+	return y
+}
+
+// scale multiplies x by s in place and returns it.
+func (g *graph) scale(x kernels.Tensor, s float32) kernels.Tensor {
+	if g.err != nil {
+		return nil
+	}
+	g.fail(g.b.Scale(x, x, s))
+	return x
+}
+
+// softcap caps x at c·tanh(x/c) in place and returns it.
+func (g *graph) softcap(x kernels.Tensor, c float32) kernels.Tensor {
+	if g.err != nil {
+		return nil
+	}
+	g.fail(g.b.Softcap(x, x, c))
+	return x
+}
+
+// rope rotates x in place and returns it.
+func (g *graph) rope(x kernels.Tensor, pos []int32, p kernels.RopeParams) kernels.Tensor {
+	if g.err != nil {
+		return nil
+	}
+	g.fail(g.b.Rope(x, x, pos, p))
+	return x
+}
+
+// glu returns act(gate) ⊙ up.
+func (g *graph) glu(gate, up kernels.Tensor, act kernels.Activation) kernels.Tensor {
+	if g.err != nil {
+		return nil
+	}
+	y := g.new(kernels.Cols(gate), kernels.Rows(gate))
+	if g.err == nil {
+		g.fail(g.b.GLU(y, gate, up, act))
+	}
+	return y
+}
+
+// attend stores k and v in the layer's cache at pos and returns the
+// attention of q over the cache.
+func (g *graph) attend(q, k, v kernels.Tensor, kv kernels.KV, pos []int32, p kernels.AttentionParams) kernels.Tensor {
+	if g.err != nil {
+		return nil
+	}
+	g.fail(g.b.SetRows(kv.K, k, pos))
+	if g.err == nil {
+		g.fail(g.b.SetRows(kv.V, v, pos))
+	}
+	y := g.new(p.Heads*p.ValueDim, len(pos))
+	if g.err == nil {
+		g.fail(g.b.Attention(y, q, kv, pos, p))
+	}
+	return y
+}
+
+// logits reads x to the host.
+func (g *graph) logits(x kernels.Tensor) ([]float32, error) {
+	if g.err != nil {
+		return nil, g.err
+	}
+	out := make([]float32, kernels.Cols(x)*kernels.Rows(x))
+	if err := x.Backend().Read(x, out); err != nil {
+		return nil, fmt.Errorf("model: reading logits: %w", err)
+	}
+	return out, nil
+}
+
+// invSqrt is 1/√n in float32, as llama.cpp computes attention scales.
+func invSqrt(n int) float32 { return 1 / float32(math.Sqrt(float64(float32(n)))) }

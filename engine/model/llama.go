@@ -1,0 +1,131 @@
+package model
+
+import (
+	"context"
+	"fmt"
+
+	"saji/kernels"
+)
+
+// The Llama family: pre-norm decoder layers of grouped-query attention and
+// a SwiGLU feed-forward network, with RMSNorm and rotary embeddings
+// (llama.cpp's src/models/llama.cpp, qwen2.cpp and qwen3.cpp). Qwen2 adds
+// biases to q, k and v and rotates in NeoX halves; Qwen3 drops the biases
+// and normalizes each query and key head before the rotation.
+
+func init() {
+	register("llama", loadLlama(llamaVariant{}))
+	register("qwen2", loadLlama(llamaVariant{neox: true}))
+	register("qwen3", loadLlama(llamaVariant{neox: true, headNorm: true}))
+}
+
+// llamaVariant is what distinguishes the members of the family.
+type llamaVariant struct {
+	neox     bool // NeoX rotation (halves) instead of adjacent pairs
+	headNorm bool // RMSNorm of each q and k head (Qwen3)
+}
+
+type llamaLayer struct {
+	attnNorm             kernels.Tensor
+	wq, wk, wv, wo       kernels.Tensor
+	bq, bk, bv, bo       kernels.Tensor // optional biases (Qwen2)
+	qNorm, kNorm         kernels.Tensor // Qwen3
+	ffnNorm              kernels.Tensor
+	ffnGate, ffnUp, down kernels.Tensor
+}
+
+type llama struct {
+	base
+	layers []llamaLayer
+	rope   kernels.RopeParams
+	attn   kernels.AttentionParams
+}
+
+func loadLlama(v llamaVariant) loaderFunc {
+	return func(ld *loader) (Model, error) {
+		m := &llama{base: ld.loadBase()}
+		hp := m.hp
+		if ld.err != nil {
+			return nil, ld.err
+		}
+		qDim, kvDim, vDim := hp.Heads*hp.HeadDim, hp.KVHeads*hp.HeadDim, hp.KVHeads*hp.ValueDim
+		nff := 0
+		for i := range hp.Layers {
+			b := m.backends[i]
+			p := fmt.Sprintf("blk.%d.", i)
+			if i == 0 {
+				if _, s, ok := ld.shapeOf(p + "ffn_up.weight"); ok && len(s) == 2 {
+					nff = s[1]
+				}
+			}
+			l := llamaLayer{
+				attnNorm: ld.tensor(b, p+"attn_norm.weight", hp.Embd),
+				wq:       ld.tensor(b, p+"attn_q.weight", hp.Embd, qDim),
+				wk:       ld.tensor(b, p+"attn_k.weight", hp.Embd, kvDim),
+				wv:       ld.tensor(b, p+"attn_v.weight", hp.Embd, vDim),
+				wo:       ld.tensor(b, p+"attn_output.weight", hp.Heads*hp.ValueDim, hp.Embd),
+				bq:       ld.optional(b, p+"attn_q.bias", qDim),
+				bk:       ld.optional(b, p+"attn_k.bias", kvDim),
+				bv:       ld.optional(b, p+"attn_v.bias", vDim),
+				bo:       ld.optional(b, p+"attn_output.bias", hp.Embd),
+				ffnNorm:  ld.tensor(b, p+"ffn_norm.weight", hp.Embd),
+				ffnGate:  ld.tensor(b, p+"ffn_gate.weight", hp.Embd, nff),
+				ffnUp:    ld.tensor(b, p+"ffn_up.weight", hp.Embd, nff),
+				down:     ld.tensor(b, p+"ffn_down.weight", nff, hp.Embd),
+			}
+			if v.headNorm {
+				l.qNorm = ld.tensor(b, p+"attn_q_norm.weight", hp.HeadDim)
+				l.kNorm = ld.tensor(b, p+"attn_k_norm.weight", hp.HeadDim)
+			}
+			m.layers = append(m.layers, l)
+		}
+		m.rope = kernels.RopeParams{
+			HeadDim: hp.HeadDim, Dims: hp.ropeDims, Base: hp.ropeBase, FreqScale: hp.ropeScale,
+			Factors: ld.floats("rope_freqs.weight", hp.ropeDims/2), Neox: v.neox,
+		}
+		m.attn = kernels.AttentionParams{
+			Heads: hp.Heads, KVHeads: hp.KVHeads, HeadDim: hp.HeadDim, ValueDim: hp.ValueDim,
+			Scale: invSqrt(hp.HeadDim),
+		}
+		if ld.err != nil {
+			return nil, ld.err
+		}
+		return m, nil
+	}
+}
+
+// Forward runs the batch through the model.
+func (m *llama) Forward(ctx context.Context, tokens, pos []int32, cache *Cache, all bool) ([]float32, error) {
+	n, g, err := m.begin(ctx, tokens, pos, cache)
+	if err != nil {
+		return nil, err
+	}
+	eps := m.hp.eps
+	x := g.embed(m.tokEmbd, tokens)
+	for i, l := range m.layers {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		x = g.on(m.backends[i], x)
+
+		h := g.norm(x, l.attnNorm, eps)
+		q := g.linear(h, l.wq, l.bq)
+		k := g.linear(h, l.wk, l.bk)
+		v := g.linear(h, l.wv, l.bv)
+		if l.qNorm != nil {
+			q = g.norm(q, l.qNorm, eps)
+			k = g.norm(k, l.kNorm, eps)
+		}
+		q = g.rope(q, pos, m.rope)
+		k = g.rope(k, pos, m.rope)
+		a := g.attend(q, k, v, cache.layer(i, n), pos, m.attn)
+		x = g.add(x, g.linear(a, l.wo, l.bo))
+
+		h = g.norm(x, l.ffnNorm, eps)
+		h = g.glu(g.linear(h, l.ffnGate, nil), g.linear(h, l.ffnUp, nil), kernels.SiLU)
+		x = g.add(x, g.linear(h, l.down, nil))
+	}
+	logits, err := m.head(g, x, all, eps)
+	cache.finish(n, err)
+	return logits, err
+}

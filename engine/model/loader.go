@@ -1,0 +1,307 @@
+package model
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"saji/engine/gguf"
+	"saji/kernels"
+	"saji/kernels/quant"
+)
+
+// loader wraps a GGUF file's tensors and hyperparameters for an
+// architecture. Like graph, it keeps its first error so that an
+// architecture's loading code is a flat list of tensors.
+type loader struct {
+	f             *gguf.File
+	arch          string
+	backend       kernels.Backend
+	layerBackends []kernels.Backend
+	err           error
+}
+
+func (ld *loader) fail(err error) {
+	if ld.err == nil {
+		ld.err = err
+	}
+}
+
+// layerBackend returns the backend of layer i.
+func (ld *loader) layerBackend(i int) kernels.Backend {
+	if i < len(ld.layerBackends) && ld.layerBackends[i] != nil {
+		return ld.layerBackends[i]
+	}
+	return ld.backend
+}
+
+// shapeOf returns a tensor's shape as ints, and whether it exists.
+func (ld *loader) shapeOf(name string) (gguf.TensorInfo, []int, bool) {
+	ti, ok := ld.f.Tensor(name)
+	if !ok {
+		return ti, nil, false
+	}
+	shape := make([]int, len(ti.Shape))
+	for i, d := range ti.Shape {
+		shape[i] = int(d)
+	}
+	return ti, shape, true
+}
+
+// has reports whether the file has a tensor called name.
+func (ld *loader) has(name string) bool {
+	_, ok := ld.f.Tensor(name)
+	return ok
+}
+
+// tensor wraps the tensor called name on backend b, checking its shape
+// against want (trailing 1s may be omitted on either side).
+func (ld *loader) tensor(b kernels.Backend, name string, want ...int) kernels.Tensor {
+	if ld.err != nil {
+		return nil
+	}
+	ti, shape, ok := ld.shapeOf(name)
+	if !ok {
+		ld.fail(fmt.Errorf("tensor %s is missing", name))
+		return nil
+	}
+	if !sameDims(shape, want) {
+		ld.fail(fmt.Errorf("tensor %s has shape %v, want %v", name, shape, want))
+		return nil
+	}
+	return ld.wrap(b, ti, shape, 0, rowsOf(shape))
+}
+
+// optional is tensor for a tensor that may be absent (nil then).
+func (ld *loader) optional(b kernels.Backend, name string, want ...int) kernels.Tensor {
+	if ld.err != nil || !ld.has(name) {
+		return nil
+	}
+	return ld.tensor(b, name, want...)
+}
+
+// rowRange wraps rows [from, from+n) of the 2-D tensor called name (of row
+// length cols) as a tensor of its own: a zero-copy slice of a fused weight.
+// For a 1-D tensor (a fused bias) it takes elements [from, from+n).
+func (ld *loader) rowRange(b kernels.Backend, name string, cols, from, n int) kernels.Tensor {
+	if ld.err != nil {
+		return nil
+	}
+	ti, shape, ok := ld.shapeOf(name)
+	if !ok {
+		ld.fail(fmt.Errorf("tensor %s is missing", name))
+		return nil
+	}
+	if len(shape) == 1 || (len(shape) == 2 && shape[1] == 1) {
+		if from < 0 || from+n > shape[0] || ti.Type != quant.TypeF32 {
+			ld.fail(fmt.Errorf("tensor %s (%v %v): cannot take elements [%d, %d)", name, ti.Type, shape, from, from+n))
+			return nil
+		}
+		data, err := ld.f.Data(ti)
+		if err != nil {
+			ld.fail(err)
+			return nil
+		}
+		t, err := b.Weight(ti.Type, []int{n}, data[4*from:4*(from+n)])
+		ld.fail(err)
+		return t
+	}
+	if len(shape) != 2 || shape[0] != cols || from < 0 || from+n > shape[1] {
+		ld.fail(fmt.Errorf("tensor %s has shape %v: cannot take rows [%d, %d) of length %d", name, shape, from, from+n, cols))
+		return nil
+	}
+	return ld.wrap(b, ti, shape, from, n)
+}
+
+// wrap makes rows [from, from+n) of ti a backend tensor.
+func (ld *loader) wrap(b kernels.Backend, ti gguf.TensorInfo, shape []int, from, n int) kernels.Tensor {
+	data, err := ld.f.Data(ti)
+	if err != nil {
+		ld.fail(err)
+		return nil
+	}
+	cols := 1
+	if len(shape) > 0 {
+		cols = shape[0]
+	}
+	if !ti.Type.Known() || ti.Type.BlockSize() == 0 || cols%ti.Type.BlockSize() != 0 {
+		ld.fail(fmt.Errorf("tensor %s: type %v does not fit rows of %d", ti.Name, ti.Type, cols))
+		return nil
+	}
+	rb := cols / ti.Type.BlockSize() * ti.Type.TypeSize()
+	if from != 0 || n != rowsOf(shape) {
+		shape = []int{cols, n}
+	}
+	t, err := b.Weight(ti.Type, shape, data[from*rb:(from+n)*rb])
+	if err != nil {
+		ld.fail(fmt.Errorf("tensor %s: %w", ti.Name, err))
+		return nil
+	}
+	return t
+}
+
+// floats reads a small tensor (such as rope factors) to the host; nil when
+// the tensor is absent.
+func (ld *loader) floats(name string, n int) []float32 {
+	if ld.err != nil || !ld.has(name) {
+		return nil
+	}
+	ti, _, _ := ld.shapeOf(name)
+	data, err := ld.f.Data(ti)
+	if err != nil {
+		ld.fail(err)
+		return nil
+	}
+	out := make([]float32, ti.Elements())
+	if err := quant.Dequantize(ti.Type, data, out); err != nil {
+		ld.fail(fmt.Errorf("tensor %s: %w", name, err))
+		return nil
+	}
+	if len(out) != n {
+		ld.fail(fmt.Errorf("tensor %s has %d values, want %d", name, len(out), n))
+		return nil
+	}
+	return out
+}
+
+func rowsOf(shape []int) int {
+	n := 1
+	for _, d := range shape[min(1, len(shape)):] {
+		n *= d
+	}
+	return n
+}
+
+// sameDims compares shapes ignoring trailing 1s.
+func sameDims(a, b []int) bool {
+	trim := func(s []int) []int {
+		for len(s) > 0 && s[len(s)-1] == 1 {
+			s = s[:len(s)-1]
+		}
+		return s
+	}
+	a, b = trim(a), trim(b)
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Hyperparameter accessors: required values fail the load when absent,
+// optional ones fall back to a default.
+
+func (ld *loader) required(name string, v uint64, err error) int {
+	if err != nil {
+		ld.fail(fmt.Errorf("hyperparameter %s: %w", name, err))
+		return 0
+	}
+	if v == 0 || v > 1<<30 {
+		ld.fail(fmt.Errorf("hyperparameter %s = %d is out of range", name, v))
+		return 0
+	}
+	return int(v)
+}
+
+func (ld *loader) orDefault(v uint64, err error, def int) int {
+	if errors.Is(err, gguf.ErrNotFound) {
+		return def
+	}
+	if err != nil {
+		ld.fail(err)
+		return def
+	}
+	if v > 1<<30 {
+		ld.fail(fmt.Errorf("hyperparameter value %d is out of range", v))
+		return def
+	}
+	return int(v)
+}
+
+func (ld *loader) floatOr(key string, def float32) float32 {
+	v, err := ld.f.Float(key)
+	if errors.Is(err, gguf.ErrNotFound) {
+		return def
+	}
+	if err != nil {
+		ld.fail(fmt.Errorf("hyperparameter %s: %w", key, err))
+		return def
+	}
+	return float32(v)
+}
+
+func (ld *loader) stringOr(key, def string) string {
+	v, err := ld.f.String(key)
+	if errors.Is(err, gguf.ErrNotFound) {
+		return def
+	}
+	if err != nil {
+		ld.fail(fmt.Errorf("hyperparameter %s: %w", key, err))
+		return def
+	}
+	return v
+}
+
+// hparams are the hyperparameters every supported architecture has.
+type hparams struct {
+	Config
+	eps       float32 // RMSNorm epsilon
+	ropeDims  int
+	ropeBase  float32
+	ropeScale float32 // linear scaling (1/factor), 1 when none
+}
+
+// commonHParams reads the usual <arch>.* keys, with llama.cpp's defaults.
+func (ld *loader) commonHParams() hparams {
+	var h hparams
+	f := ld.f
+	h.Arch = ld.arch
+	v, err := f.BlockCount()
+	h.Layers = ld.required("block_count", v, err)
+	v, err = f.EmbeddingLength()
+	h.Embd = ld.required("embedding_length", v, err)
+	v, err = f.HeadCount()
+	h.Heads = ld.required("attention.head_count", v, err)
+	v, err = f.HeadCountKV()
+	h.KVHeads = ld.required("attention.head_count_kv", v, err)
+	if ld.err != nil {
+		return h
+	}
+	if h.Heads%h.KVHeads != 0 {
+		ld.fail(fmt.Errorf("%d heads are not a multiple of %d KV heads", h.Heads, h.KVHeads))
+	}
+	v, err = f.KeyLength()
+	h.HeadDim = ld.orDefault(v, err, h.Embd/h.Heads)
+	v, err = f.ValueLength()
+	h.ValueDim = ld.orDefault(v, err, h.HeadDim)
+	v, err = f.RopeDimensionCount()
+	h.ropeDims = ld.orDefault(v, err, h.HeadDim)
+	v, err = f.ContextLength()
+	h.ContextTrain = ld.orDefault(v, err, 0)
+	eps, err := f.RMSEpsilon()
+	if err != nil {
+		ld.fail(fmt.Errorf("hyperparameter attention.layer_norm_rms_epsilon: %w", err))
+	}
+	h.eps = float32(eps)
+	h.ropeBase = ld.floatOr("%s.rope.freq_base", 10000)
+	h.ropeScale = 1
+	if strings.EqualFold(ld.stringOr("%s.rope.scaling.type", ""), "linear") {
+		if factor := ld.floatOr("%s.rope.scaling.factor", 0); factor > 0 {
+			h.ropeScale = 1 / factor
+		}
+	}
+	if h.ropeDims > h.HeadDim || h.ropeDims%2 != 0 {
+		ld.fail(fmt.Errorf("rope dimension count %d does not fit heads of %d", h.ropeDims, h.HeadDim))
+	}
+	if ti, shape, ok := ld.shapeOf("token_embd.weight"); ok && len(shape) >= 2 {
+		_ = ti
+		h.Vocab = shape[1]
+	} else {
+		ld.fail(errors.New("tensor token_embd.weight is missing"))
+	}
+	return h
+}

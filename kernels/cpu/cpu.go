@@ -1,0 +1,222 @@
+// Package cpu is Saji's pure-Go compute backend: the reference
+// implementation of kernels.Backend that SIMD kernels are tested against, so
+// it favours clarity over speed.
+//
+// Its numerics follow ggml's CPU backend as built for x86-64 with AVX: the
+// activations of a quantized matrix product are quantized first (Q8_0 blocks
+// for Q4_0, Q5_0, Q8_0 and IQ4_NL weights, Q8_1 for Q4_1 and Q5_1, Q8_K for
+// the K-quants and IQ4_XS, F16 for F16 and BF16 for BF16 weights), with the
+// same rounding as ggml's AVX quantizers (round half to even, the scale's
+// reciprocal computed as 127/max), and each block's dot product is an
+// integer sum scaled by the two block scales. RMSNorm sums squares in
+// float64 as ggml does, RoPE builds its angles by repeated multiplication in
+// float32, and GELU uses ggml's F16 table semantics.
+//
+// Work is split across goroutines by rows of the output: each goroutine
+// computes whole output values, so results do not depend on the number of
+// threads.
+package cpu
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"unsafe"
+
+	"saji/kernels"
+	"saji/kernels/quant"
+)
+
+// Backend is the CPU backend. It is safe for concurrent use.
+type Backend struct {
+	threads int
+}
+
+// New returns a CPU backend that splits each operation over threads
+// goroutines (runtime.NumCPU() when threads <= 0).
+func New(threads int) *Backend {
+	if threads <= 0 {
+		threads = runtime.NumCPU()
+	}
+	return &Backend{threads: threads}
+}
+
+// Name returns "cpu".
+func (b *Backend) Name() string { return "cpu" }
+
+// Threads returns the number of goroutines an operation uses.
+func (b *Backend) Threads() int { return b.threads }
+
+// tensor is a CPU tensor: bytes in the layout of its type, and for F32
+// tensors the same memory as []float32.
+type tensor struct {
+	b     *Backend
+	typ   quant.Type
+	shape []int
+	data  []byte
+	f     []float32 // data as float32 when typ is F32
+}
+
+func (t *tensor) Backend() kernels.Backend { return t.b }
+func (t *tensor) Type() quant.Type         { return t.typ }
+func (t *tensor) Shape() []int             { return t.shape }
+
+func (t *tensor) cols() int { return kernels.Cols(t) }
+func (t *tensor) rows() int { return kernels.Rows(t) }
+
+// rowBytes returns the size of one row in bytes.
+func (t *tensor) rowBytes() int {
+	return t.cols() / t.typ.BlockSize() * t.typ.TypeSize()
+}
+
+// row returns the bytes of row i.
+func (t *tensor) row(i int) []byte {
+	n := t.rowBytes()
+	return t.data[i*n : (i+1)*n]
+}
+
+func elements(shape []int) (int, error) {
+	n := 1
+	for _, d := range shape {
+		if d < 0 {
+			return 0, fmt.Errorf("cpu: negative dimension in shape %v: %w", shape, kernels.ErrShape)
+		}
+		n *= d
+	}
+	return n, nil
+}
+
+// Weight wraps data, which must hold a tensor of typ and shape, without
+// copying it.
+func (b *Backend) Weight(typ quant.Type, shape []int, data []byte) (kernels.Tensor, error) {
+	if !typ.Known() {
+		return nil, fmt.Errorf("cpu: unknown tensor type %d", uint32(typ))
+	}
+	n, err := elements(shape)
+	if err != nil {
+		return nil, err
+	}
+	if len(shape) > 0 && shape[0]%typ.BlockSize() != 0 {
+		return nil, fmt.Errorf("cpu: row length %d is not a multiple of the %v block size %d: %w", shape[0], typ, typ.BlockSize(), kernels.ErrShape)
+	}
+	if want := n / typ.BlockSize() * typ.TypeSize(); len(data) != want {
+		return nil, fmt.Errorf("cpu: %v tensor of shape %v needs %d bytes, got %d: %w", typ, shape, want, len(data), kernels.ErrShape)
+	}
+	t := &tensor{b: b, typ: typ, shape: append([]int(nil), shape...), data: data}
+	if typ == quant.TypeF32 && n > 0 {
+		if uintptr(unsafe.Pointer(&data[0]))%4 != 0 {
+			// Unaligned F32 data (possible only in hand-made buffers) is copied.
+			t.f = make([]float32, n)
+			copy(unsafe.Slice((*byte)(unsafe.Pointer(&t.f[0])), 4*n), data)
+			t.data = unsafe.Slice((*byte)(unsafe.Pointer(&t.f[0])), 4*n)
+		} else {
+			t.f = unsafe.Slice((*float32)(unsafe.Pointer(&data[0])), n)
+		}
+	}
+	return t, nil
+}
+
+// New allocates a zeroed F32 or F16 tensor.
+func (b *Backend) New(typ quant.Type, shape ...int) (kernels.Tensor, error) {
+	n, err := elements(shape)
+	if err != nil {
+		return nil, err
+	}
+	t := &tensor{b: b, typ: typ, shape: append([]int(nil), shape...)}
+	switch typ {
+	case quant.TypeF32:
+		t.f = make([]float32, n)
+		if n > 0 {
+			t.data = unsafe.Slice((*byte)(unsafe.Pointer(&t.f[0])), 4*n)
+		}
+	case quant.TypeF16:
+		t.data = make([]byte, 2*n)
+	default:
+		return nil, fmt.Errorf("cpu: cannot allocate a %v tensor (only F32 and F16)", typ)
+	}
+	return t, nil
+}
+
+// Write copies src into dst, converting it to dst's type.
+func (b *Backend) Write(dst kernels.Tensor, src []float32) error {
+	d, err := b.own(dst)
+	if err != nil {
+		return err
+	}
+	if n := d.cols() * d.rows(); len(src) != n {
+		return fmt.Errorf("cpu: writing %d values into a tensor of %d: %w", len(src), n, kernels.ErrShape)
+	}
+	if d.f != nil {
+		copy(d.f, src)
+		return nil
+	}
+	if err := quant.Quantize(d.typ, src, d.data); err != nil {
+		return fmt.Errorf("cpu: write: %w", err)
+	}
+	return nil
+}
+
+// Read copies src to dst as float32, dequantizing it if needed.
+func (b *Backend) Read(src kernels.Tensor, dst []float32) error {
+	s, err := b.own(src)
+	if err != nil {
+		return err
+	}
+	if n := s.cols() * s.rows(); len(dst) != n {
+		return fmt.Errorf("cpu: reading a tensor of %d values into %d: %w", n, len(dst), kernels.ErrShape)
+	}
+	if s.f != nil {
+		copy(dst, s.f)
+		return nil
+	}
+	if err := quant.Dequantize(s.typ, s.data, dst); err != nil {
+		return fmt.Errorf("cpu: read: %w", err)
+	}
+	return nil
+}
+
+// own returns t as a CPU tensor of this backend.
+func (b *Backend) own(t kernels.Tensor) (*tensor, error) {
+	c, ok := t.(*tensor)
+	if !ok || c == nil {
+		return nil, fmt.Errorf("cpu: operand is not a CPU tensor (%T)", t)
+	}
+	if c.b != b {
+		return nil, fmt.Errorf("cpu: operand belongs to another CPU backend")
+	}
+	return c, nil
+}
+
+// f32 returns t as an F32 CPU tensor of this backend.
+func (b *Backend) f32(t kernels.Tensor, what string) (*tensor, error) {
+	c, err := b.own(t)
+	if err != nil {
+		return nil, err
+	}
+	if c.f == nil {
+		return nil, fmt.Errorf("cpu: %s must be F32, not %v: %w", what, c.typ, kernels.ErrShape)
+	}
+	return c, nil
+}
+
+// parallel runs fn over [0, n) split into contiguous ranges, one per
+// goroutine (fewer when n is small).
+func (b *Backend) parallel(n int, fn func(lo, hi int)) {
+	parts := min(b.threads, n)
+	if parts <= 1 {
+		if n > 0 {
+			fn(0, n)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	for p := range parts {
+		lo, hi := n*p/parts, n*(p+1)/parts
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn(lo, hi)
+		}()
+	}
+	wg.Wait()
+}

@@ -1,0 +1,267 @@
+package cpu
+
+import (
+	"encoding/binary"
+
+	"saji/kernels/quant"
+)
+
+// Quantized weight rows are decoded once per row into integer quants and
+// per-group scales (the form ggml's vec_dot kernels compute with), then dotted
+// with each quantized activation row. Integer sums are exact, so the results
+// equal ggml's up to the order of the final float additions.
+
+// dotKind is how a weight type multiplies activations.
+type dotKind int
+
+const (
+	dotF32  dotKind = iota // F32 weights, F32 activations
+	dotF16                 // F16 weights, activations rounded to F16
+	dotBF16                // BF16 weights, activations rounded to BF16
+	dotQ8                  // 32-blocks with Q8_0 (or Q8_1) activations
+	dotQ8K                 // 256-blocks with Q8_K activations
+)
+
+// dotKindOf returns the kind of t and, for dotQ8, whether the activations
+// need Q8_1's sums. ok is false for types without a CPU matrix product.
+func dotKindOf(t quant.Type) (k dotKind, sums, ok bool) {
+	switch t {
+	case quant.TypeF32:
+		return dotF32, false, true
+	case quant.TypeF16:
+		return dotF16, false, true
+	case quant.TypeBF16:
+		return dotBF16, false, true
+	case quant.TypeQ4_0, quant.TypeQ5_0, quant.TypeQ8_0, quant.TypeIQ4_NL:
+		return dotQ8, false, true
+	case quant.TypeQ4_1, quant.TypeQ5_1:
+		return dotQ8, true, true
+	case quant.TypeQ2_K, quant.TypeQ3_K, quant.TypeQ4_K, quant.TypeQ5_K, quant.TypeQ6_K, quant.TypeIQ4_XS:
+		return dotQ8K, false, true
+	}
+	return 0, false, false
+}
+
+// iq4Levels are the 16 levels of IQ4_NL and IQ4_XS (ggml's kvalues_iq4nl).
+var iq4Levels = [16]int8{-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113}
+
+func f16at(b []byte) float32 { return quant.F16ToF32(binary.LittleEndian.Uint16(b)) }
+
+// row32 is a decoded row of 32-element blocks: value i = d[i/32]·q[i] + m[i/32].
+type row32 struct {
+	q    []int8
+	d, m []float32
+}
+
+func (r *row32) reset(n int) {
+	r.q = grow(r.q, n)
+	r.d = grow(r.d, n/32)
+	r.m = grow(r.m, n/32)
+}
+
+// decode32 decodes one row of a 32-block type.
+func decode32(t quant.Type, src []byte, r *row32) {
+	bs := t.TypeSize()
+	for b := range len(r.d) {
+		blk := src[b*bs : (b+1)*bs]
+		q := r.q[32*b : 32*b+32]
+		r.d[b] = f16at(blk)
+		r.m[b] = 0
+		switch t {
+		case quant.TypeQ8_0:
+			for i, v := range blk[2:34] {
+				q[i] = int8(v)
+			}
+		case quant.TypeQ4_0:
+			for i, v := range blk[2:18] {
+				q[i], q[i+16] = int8(v&15)-8, int8(v>>4)-8
+			}
+		case quant.TypeQ4_1:
+			r.m[b] = f16at(blk[2:])
+			for i, v := range blk[4:20] {
+				q[i], q[i+16] = int8(v&15), int8(v>>4)
+			}
+		case quant.TypeQ5_0:
+			qh := binary.LittleEndian.Uint32(blk[2:])
+			for i, v := range blk[6:22] {
+				q[i] = int8(uint32(v&15)|(qh>>i&1)<<4) - 16
+				q[i+16] = int8(uint32(v>>4)|(qh>>(i+16)&1)<<4) - 16
+			}
+		case quant.TypeQ5_1:
+			r.m[b] = f16at(blk[2:])
+			qh := binary.LittleEndian.Uint32(blk[4:])
+			for i, v := range blk[8:24] {
+				q[i] = int8(uint32(v&15) | (qh>>i&1)<<4)
+				q[i+16] = int8(uint32(v>>4) | (qh>>(i+16)&1)<<4)
+			}
+		case quant.TypeIQ4_NL:
+			for i, v := range blk[2:18] {
+				q[i], q[i+16] = iq4Levels[v&15], iq4Levels[v>>4]
+			}
+		}
+	}
+}
+
+// dot32 is the dot product of a decoded row with Q8_0/Q8_1 activations.
+func dot32(r *row32, x []q8Block) float32 {
+	var sum float32
+	for b := range x {
+		var sumi int32
+		q, xq := r.q[32*b:32*b+32], &x[b].q
+		for i := range 32 {
+			sumi += int32(q[i]) * int32(xq[i])
+		}
+		sum += float32(sumi)*(r.d[b]*x[b].d) + r.m[b]*x[b].s
+	}
+	return sum
+}
+
+// rowK is a decoded row of 256-element super-blocks in groups of 16: value
+// i = d·sc[g]·q[i] - dmin·mn[g] for the group g = i/16 of super-block i/256.
+type rowK struct {
+	q       []int8
+	sc, mn  []int32
+	d, dmin []float32
+}
+
+func (r *rowK) reset(n int) {
+	r.q = grow(r.q, n)
+	r.sc = grow(r.sc, n/16)
+	r.mn = grow(r.mn, n/16)
+	r.d = grow(r.d, n/quant.QK_K)
+	r.dmin = grow(r.dmin, n/quant.QK_K)
+}
+
+// decodeK decodes one row of a K-quant or IQ4_XS.
+func decodeK(t quant.Type, src []byte, r *rowK) {
+	bs := t.TypeSize()
+	for b := range len(r.d) {
+		blk := src[b*bs : (b+1)*bs]
+		q := r.q[quant.QK_K*b : quant.QK_K*(b+1)]
+		sc, mn := r.sc[16*b:16*b+16], r.mn[16*b:16*b+16]
+		r.dmin[b] = 0
+		clear(mn)
+		switch t {
+		case quant.TypeQ2_K: // scales[16], qs[64], d, dmin
+			r.d[b], r.dmin[b] = f16at(blk[80:]), f16at(blk[82:])
+			for g := range 16 {
+				sc[g], mn[g] = int32(blk[g]&15), int32(blk[g]>>4)
+			}
+			for i := range quant.QK_K {
+				half, l := i/128, i%128
+				q[i] = int8(blk[16+32*half+l%32] >> (2 * (l / 32)) & 3)
+			}
+		case quant.TypeQ3_K: // hmask[32], qs[64], scales[12], d
+			r.d[b] = f16at(blk[108:])
+			for g := range 16 {
+				sc[g] = int32(q3kScale(blk[96:108], g))
+			}
+			for i := range quant.QK_K {
+				half, l := i/128, i%128
+				v := int8(blk[32+32*half+l%32] >> (2 * (l / 32)) & 3)
+				if blk[i%32]&(1<<(i/32)) == 0 {
+					v -= 4
+				}
+				q[i] = v
+			}
+		case quant.TypeQ4_K, quant.TypeQ5_K: // d, dmin, scales[12], (qh[32],) qs[128]
+			r.d[b], r.dmin[b] = f16at(blk), f16at(blk[2:])
+			qs, qh := blk[16:144], []byte(nil)
+			if t == quant.TypeQ5_K {
+				qs, qh = blk[48:176], blk[16:48]
+			}
+			for j := range 8 {
+				s, m := scaleMinK4(j, blk[4:16])
+				sc[2*j], sc[2*j+1] = int32(s), int32(s)
+				mn[2*j], mn[2*j+1] = int32(m), int32(m)
+				shift := 4 * (j % 2)
+				for l, v := range qs[32*(j/2) : 32*(j/2)+32] {
+					x := v >> shift & 15
+					if qh != nil && qh[l]&(1<<j) != 0 {
+						x += 16
+					}
+					q[32*j+l] = int8(x)
+				}
+			}
+		case quant.TypeQ6_K: // ql[128], qh[64], scales[16] int8, d
+			r.d[b] = f16at(blk[208:])
+			for g := range 16 {
+				sc[g] = int32(int8(blk[192+g]))
+			}
+			for i := range quant.QK_K {
+				half, l := i/128, i%128
+				lo := blk[64*half+l%64] >> (4 * (l / 64)) & 15
+				hi := blk[128+32*half+l%32] >> (2 * (l / 32)) & 3
+				q[i] = int8(lo|hi<<4) - 32
+			}
+		case quant.TypeIQ4_XS: // d, scales_h u16, scales_l[4], qs[128]
+			r.d[b] = f16at(blk)
+			sh := binary.LittleEndian.Uint16(blk[2:])
+			for g := range 8 {
+				ls := int32(blk[4+g/2]>>(4*(g%2))&15) | int32(sh>>(2*g)&3)<<4
+				sc[2*g], sc[2*g+1] = ls-32, ls-32
+				for i, v := range blk[8+16*g : 24+16*g] {
+					q[32*g+i], q[32*g+i+16] = iq4Levels[v&15], iq4Levels[v>>4]
+				}
+			}
+		}
+	}
+}
+
+// q3kScale decodes the signed 6-bit scale of group j of a Q3_K block.
+func q3kScale(sc []byte, j int) int8 {
+	var lo uint8
+	if j < 8 {
+		lo = sc[j] & 15
+	} else {
+		lo = sc[j-8] >> 4
+	}
+	hi := sc[8+j%4] >> (2 * (j / 4)) & 3
+	return int8(lo|hi<<4) - 32
+}
+
+// scaleMinK4 decodes the 6-bit scale and min of sub-block j of a Q4_K or
+// Q5_K block from its 12 packed bytes.
+func scaleMinK4(j int, q []byte) (sc, m uint8) {
+	if j < 4 {
+		return q[j] & 63, q[j+4] & 63
+	}
+	return q[j+4]&15 | (q[j-4]>>6)<<4, q[j+4]>>4 | (q[j]>>6)<<4
+}
+
+// dotK is the dot product of a decoded row with Q8_K activations.
+func dotK(r *rowK, x []q8KBlock) float32 {
+	var sum float32
+	for b := range x {
+		xb := &x[b]
+		var isum, msum int32
+		for g := range 16 {
+			var s int32
+			q, xq := r.q[quant.QK_K*b+16*g:quant.QK_K*b+16*g+16], xb.q[16*g:16*g+16]
+			for i := range 16 {
+				s += int32(q[i]) * int32(xq[i])
+			}
+			isum += r.sc[16*b+g] * s
+			msum += r.mn[16*b+g] * xb.bsum[g]
+		}
+		sum += r.d[b]*xb.d*float32(isum) - r.dmin[b]*xb.d*float32(msum)
+	}
+	return sum
+}
+
+// dotF32s is a float dot product accumulated in float64.
+func dotF32s(a, b []float32) float32 {
+	var s float64
+	for i, v := range a {
+		s += float64(v) * float64(b[i])
+	}
+	return float32(s)
+}
+
+// grow returns s resized to n, reusing its storage when large enough.
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}

@@ -1,0 +1,295 @@
+package cpu
+
+import (
+	"fmt"
+	"math"
+
+	"saji/kernels"
+	"saji/kernels/quant"
+)
+
+// sameShape reports whether a and b have the same number of rows and columns.
+func sameShape(a, b *tensor) bool { return a.cols() == b.cols() && a.rows() == b.rows() }
+
+// GetRows copies rows ids of table, dequantized, into the rows of dst.
+func (b *Backend) GetRows(dst, table kernels.Tensor, ids []int32) error {
+	d, err := b.f32(dst, "get_rows destination")
+	if err != nil {
+		return err
+	}
+	t, err := b.own(table)
+	if err != nil {
+		return err
+	}
+	if d.cols() != t.cols() || d.rows() != len(ids) {
+		return fmt.Errorf("cpu: get_rows of %d rows of %v into %v: %w", len(ids), t.shape, d.shape, kernels.ErrShape)
+	}
+	if !quant.Supported(t.typ) {
+		return fmt.Errorf("cpu: get_rows from %v is not supported", t.typ)
+	}
+	n, rows := d.cols(), t.rows()
+	for r, id := range ids {
+		if id < 0 || int(id) >= rows {
+			return fmt.Errorf("cpu: get_rows: row %d out of range [0, %d)", id, rows)
+		}
+		if err := quant.Dequantize(t.typ, t.row(int(id)), d.f[r*n:(r+1)*n]); err != nil {
+			return fmt.Errorf("cpu: get_rows: %w", err)
+		}
+	}
+	return nil
+}
+
+// SetRows stores row r of src, converted to dst's type, in row rows[r] of dst.
+func (b *Backend) SetRows(dst, src kernels.Tensor, rows []int32) error {
+	d, err := b.own(dst)
+	if err != nil {
+		return err
+	}
+	s, err := b.f32(src, "set_rows source")
+	if err != nil {
+		return err
+	}
+	if d.cols() != s.cols() || s.rows() != len(rows) || (d.typ != quant.TypeF32 && d.typ != quant.TypeF16) {
+		return fmt.Errorf("cpu: set_rows of %v into %v %v: %w", s.shape, d.typ, d.shape, kernels.ErrShape)
+	}
+	n := d.cols()
+	for r, row := range rows {
+		if row < 0 || int(row) >= d.rows() {
+			return fmt.Errorf("cpu: set_rows: row %d out of range [0, %d)", row, d.rows())
+		}
+		if err := quant.Quantize(d.typ, s.f[r*n:(r+1)*n], d.row(int(row))); err != nil {
+			return fmt.Errorf("cpu: set_rows: %w", err)
+		}
+	}
+	return nil
+}
+
+// binary applies op elementwise to a and b (b one row or a's shape).
+func (b *Backend) binary(name string, dst, x, y kernels.Tensor, op func(a, b float32) float32) error {
+	d, err := b.f32(dst, name+" destination")
+	if err != nil {
+		return err
+	}
+	a, err := b.f32(x, name+" operand")
+	if err != nil {
+		return err
+	}
+	c, err := b.f32(y, name+" operand")
+	if err != nil {
+		return err
+	}
+	if !sameShape(d, a) || c.cols() != a.cols() || (c.rows() != 1 && c.rows() != a.rows()) {
+		return fmt.Errorf("cpu: %s of %v and %v into %v: %w", name, a.shape, c.shape, d.shape, kernels.ErrShape)
+	}
+	n := a.cols()
+	bcast := c.rows() == 1
+	for i, v := range a.f {
+		j := i
+		if bcast {
+			j = i % n
+		}
+		d.f[i] = op(v, c.f[j])
+	}
+	return nil
+}
+
+// Add sets dst = a + b.
+func (b *Backend) Add(dst, x, y kernels.Tensor) error {
+	return b.binary("add", dst, x, y, func(a, b float32) float32 { return a + b })
+}
+
+// Mul sets dst = a ⊙ b.
+func (b *Backend) Mul(dst, x, y kernels.Tensor) error {
+	return b.binary("mul", dst, x, y, func(a, b float32) float32 { return a * b })
+}
+
+// unary applies op to every element of x.
+func (b *Backend) unary(name string, dst, x kernels.Tensor, op func(float32) float32) error {
+	d, err := b.f32(dst, name+" destination")
+	if err != nil {
+		return err
+	}
+	a, err := b.f32(x, name+" operand")
+	if err != nil {
+		return err
+	}
+	if !sameShape(d, a) {
+		return fmt.Errorf("cpu: %s of %v into %v: %w", name, a.shape, d.shape, kernels.ErrShape)
+	}
+	for i, v := range a.f {
+		d.f[i] = op(v)
+	}
+	return nil
+}
+
+// Scale sets dst = s·x.
+func (b *Backend) Scale(dst, x kernels.Tensor, s float32) error {
+	return b.unary("scale", dst, x, func(v float32) float32 { return v * s })
+}
+
+// Softcap sets dst = c·tanh(x/c), computed as ggml's scale, tanh, scale.
+func (b *Backend) Softcap(dst, x kernels.Tensor, c float32) error {
+	if !(c > 0) {
+		return fmt.Errorf("cpu: softcap must be positive, not %g", c)
+	}
+	inv := 1 / c
+	return b.unary("softcap", dst, x, func(v float32) float32 { return tanh32(v*inv) * c })
+}
+
+func tanh32(x float32) float32 { return float32(math.Tanh(float64(x))) }
+
+// RMSNorm normalizes each group of Cols(w) values (each row when w is nil).
+func (b *Backend) RMSNorm(dst, x, w kernels.Tensor, eps float32) error {
+	d, err := b.f32(dst, "rms_norm destination")
+	if err != nil {
+		return err
+	}
+	a, err := b.f32(x, "rms_norm input")
+	if err != nil {
+		return err
+	}
+	var wf []float32
+	n := a.cols()
+	if w != nil {
+		wt, err := b.f32(w, "rms_norm weight")
+		if err != nil {
+			return err
+		}
+		wf, n = wt.f, wt.cols()
+	}
+	if !sameShape(d, a) || n == 0 || a.cols()%n != 0 {
+		return fmt.Errorf("cpu: rms_norm of %v in groups of %d into %v: %w", a.shape, n, d.shape, kernels.ErrShape)
+	}
+	groups := len(a.f) / n
+	b.parallel(groups, func(lo, hi int) {
+		for g := lo; g < hi; g++ {
+			xs, ys := a.f[g*n:(g+1)*n], d.f[g*n:(g+1)*n]
+			var sum float64
+			for _, v := range xs {
+				sum += float64(v * v)
+			}
+			mean := float32(sum / float64(n))
+			scale := 1 / float32(math.Sqrt(float64(mean+eps)))
+			for i, v := range xs {
+				y := v * scale
+				if wf != nil {
+					y *= wf[i]
+				}
+				ys[i] = y
+			}
+		}
+	})
+	return nil
+}
+
+// GLU sets dst = act(gate) ⊙ up.
+func (b *Backend) GLU(dst, gate, up kernels.Tensor, act kernels.Activation) error {
+	d, err := b.f32(dst, "glu destination")
+	if err != nil {
+		return err
+	}
+	g, err := b.f32(gate, "glu gate")
+	if err != nil {
+		return err
+	}
+	u, err := b.f32(up, "glu input")
+	if err != nil {
+		return err
+	}
+	if !sameShape(d, g) || !sameShape(g, u) {
+		return fmt.Errorf("cpu: glu of %v and %v into %v: %w", g.shape, u.shape, d.shape, kernels.ErrShape)
+	}
+	var f func(float32) float32
+	switch act {
+	case kernels.SiLU:
+		f = silu
+	case kernels.GELU:
+		f = geluF16
+	default:
+		return fmt.Errorf("cpu: unknown activation %d", act)
+	}
+	b.parallel(len(d.f), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			d.f[i] = f(g.f[i]) * u.f[i]
+		}
+	})
+	return nil
+}
+
+// silu is x·sigmoid(x) in float32, as ggml computes it.
+func silu(x float32) float32 { return x / (1 + float32(math.Exp(float64(-x)))) }
+
+// geluTanh is ggml's tanh approximation of GELU in float32.
+func geluTanh(x float32) float32 {
+	const sqrt2OverPi = 0.79788456080286535587989211986876
+	const coefA = 0.044715
+	return 0.5 * x * (1 + tanh32(sqrt2OverPi*x*(1+coefA*x*x)))
+}
+
+// geluF16 is GELU as ggml's CPU backend evaluates it: through a table of
+// F16 results indexed by the input rounded to F16, with inputs <= -10 giving
+// 0 and inputs >= 10 giving x.
+func geluF16(x float32) float32 {
+	switch {
+	case x <= -10:
+		return 0
+	case x >= 10:
+		return x
+	}
+	return roundF16(geluTanh(roundF16(x)))
+}
+
+// Rope rotates the heads of each row of x by the row's position.
+func (b *Backend) Rope(dst, x kernels.Tensor, pos []int32, p kernels.RopeParams) error {
+	d, err := b.f32(dst, "rope destination")
+	if err != nil {
+		return err
+	}
+	a, err := b.f32(x, "rope input")
+	if err != nil {
+		return err
+	}
+	hd, nd := p.HeadDim, p.Dims
+	if !sameShape(d, a) || a.rows() != len(pos) || hd <= 0 || a.cols()%hd != 0 || nd <= 0 || nd > hd || nd%2 != 0 ||
+		(p.Factors != nil && len(p.Factors) < nd/2) {
+		return fmt.Errorf("cpu: rope of %v (head %d, %d dims, %d positions, %d factors): %w", a.shape, hd, nd, len(pos), len(p.Factors), kernels.ErrShape)
+	}
+	scale := p.FreqScale
+	if scale == 0 {
+		scale = 1
+	}
+	thetaScale := float32(math.Pow(float64(p.Base), float64(float32(-2)/float32(nd))))
+	n := a.cols()
+	b.parallel(len(pos), func(lo, hi int) {
+		cs := make([]float32, nd) // cos, sin of each pair
+		for j := lo; j < hi; j++ {
+			// ggml builds the angles by repeated multiplication in float32.
+			theta := float32(pos[j])
+			for i := 0; i < nd; i += 2 {
+				t := theta
+				if p.Factors != nil {
+					t /= p.Factors[i/2]
+				}
+				t *= scale
+				cs[i], cs[i+1] = float32(math.Cos(float64(t))), float32(math.Sin(float64(t)))
+				theta *= thetaScale
+			}
+			xs, ys := a.f[j*n:(j+1)*n], d.f[j*n:(j+1)*n]
+			for h := 0; h < n; h += hd {
+				xh, yh := xs[h:h+hd], ys[h:h+hd]
+				for i := 0; i < nd; i += 2 {
+					i0, i1 := i, i+1
+					if p.Neox {
+						i0, i1 = i/2, i/2+nd/2
+					}
+					c, s := cs[i], cs[i+1]
+					x0, x1 := xh[i0], xh[i1]
+					yh[i0] = x0*c - x1*s
+					yh[i1] = x0*s + x1*c
+				}
+				copy(yh[nd:], xh[nd:])
+			}
+		}
+	})
+	return nil
+}

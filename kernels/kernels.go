@@ -1,0 +1,207 @@
+package kernels
+
+import (
+	"errors"
+	"fmt"
+
+	"saji/kernels/quant"
+)
+
+// ErrShape is wrapped by the errors for operands whose shapes or types do
+// not fit an operation.
+var ErrShape = errors.New("kernels: operand shape mismatch")
+
+// Tensor is an array of numbers that lives on one Backend: a weight viewed
+// from a model file, or an activation produced by an operation. Its shape is
+// in ggml order: Shape()[0] is the length of a row (the fastest-varying
+// dimension) and the product of the others is the number of rows.
+//
+// A Tensor's data is only reachable through its Backend; the host reads and
+// writes activations with Backend.Read and Backend.Write.
+type Tensor interface {
+	// Backend is the backend that holds the data and runs operations on it.
+	Backend() Backend
+	// Type is the element type (F32 for activations).
+	Type() quant.Type
+	// Shape is the shape in ggml order. It must not be modified.
+	Shape() []int
+}
+
+// Cols returns the row length of t (Shape()[0]).
+func Cols(t Tensor) int {
+	s := t.Shape()
+	if len(s) == 0 {
+		return 1
+	}
+	return s[0]
+}
+
+// Rows returns the number of rows of t: the product of its dimensions
+// after the first.
+func Rows(t Tensor) int {
+	n := 1
+	for _, d := range t.Shape()[1:] {
+		n *= d
+	}
+	return n
+}
+
+// Activation selects the non-linearity of a gated feed-forward layer.
+type Activation int
+
+// The activations of GLU.
+const (
+	// SiLU is x·sigmoid(x) (SwiGLU when gated).
+	SiLU Activation = iota
+	// GELU is the tanh approximation of GELU evaluated as ggml does: the
+	// input is rounded to F16 and looked up in a table of F16 results;
+	// inputs <= -10 give 0 and inputs >= 10 give x (GEGLU when gated).
+	GELU
+)
+
+// RopeParams configures rotary position embedding.
+type RopeParams struct {
+	// HeadDim is the length of one head; the rows of x are split into heads
+	// of this length.
+	HeadDim int
+	// Dims is the number of leading dimensions of each head that rotate
+	// (partial rotary embedding); the rest pass through. Even, <= HeadDim.
+	Dims int
+	// Base is the frequency base θ: pair i rotates by pos·Base^(-2i/Dims).
+	Base float32
+	// FreqScale multiplies every angle (linear rope scaling); 0 means 1.
+	FreqScale float32
+	// Factors, when not nil, holds Dims/2 divisors of the per-pair
+	// frequencies (Llama 3.1's rope_freqs.weight, Phi-3's long/short factors).
+	Factors []float32
+	// Neox selects the GPT-NeoX layout, which rotates element i with element
+	// i+Dims/2. Otherwise adjacent pairs (2i, 2i+1) rotate (ggml's NORM mode).
+	Neox bool
+}
+
+// AttentionParams configures scaled dot-product attention.
+type AttentionParams struct {
+	// Heads and KVHeads are the numbers of query and key/value heads;
+	// Heads must be a multiple of KVHeads (grouped-query attention).
+	Heads, KVHeads int
+	// HeadDim is the length of a query and key head; ValueDim of a value head.
+	HeadDim, ValueDim int
+	// Scale multiplies the scores q·k before the softmax.
+	Scale float32
+	// Window, when above 0, limits each query at position p to the keys at
+	// positions p' with p-p' < Window (sliding-window attention).
+	Window int
+	// Softcap, when above 0, caps the raw scores q·k at Softcap·tanh(s/Softcap)
+	// before they are scaled (Gemma 2's attention softcap).
+	Softcap float32
+}
+
+// KV is attention's view of one layer's key/value cache. K holds one row of
+// KVHeads·HeadDim keys per cell and V one row of KVHeads·ValueDim values;
+// logical cell i holds the token at position i of the sequence, and cells
+// 0..Len-1 are filled.
+//
+// Cells, when not nil, maps each logical cell to the row of K and V that
+// holds it: a paged cache passes its block table flattened this way, so
+// that attention reads scattered blocks without copying them. A nil Cells
+// means cell i is row i.
+type KV struct {
+	K, V  Tensor
+	Len   int
+	Cells []int32
+}
+
+// Row returns the physical row of logical cell i.
+func (kv KV) Row(i int) int {
+	if kv.Cells == nil {
+		return i
+	}
+	return int(kv.Cells[i])
+}
+
+// Backend creates tensors and runs the operations of a transformer on them.
+// All operands of one call must live on this backend; activations are F32
+// matrices whose rows are tokens ([n_features, n_tokens] in ggml order).
+// Operations write into a caller-allocated dst, which may be one of the
+// inputs where the shapes agree (in-place), unless the method says not.
+//
+// Every operation is deterministic for a given backend: the number of
+// threads does not change the result.
+type Backend interface {
+	// Name identifies the backend ("cpu", "cuda:0", ...).
+	Name() string
+
+	// Weight returns a tensor of type typ and shape over data, the bytes of
+	// a weight in the block layout of typ. Backends that can read host
+	// memory use data in place (zero-copy from a mapped model file), so it
+	// must stay valid and unmodified while the tensor is in use; others
+	// copy it to device memory.
+	Weight(typ quant.Type, shape []int, data []byte) (Tensor, error)
+	// New allocates a zeroed tensor of type typ (F32, or F16 for caches).
+	New(typ quant.Type, shape ...int) (Tensor, error)
+	// Write copies host values into dst (converting to dst's type).
+	Write(dst Tensor, src []float32) error
+	// Read copies src's values (of any type) to the host as float32.
+	Read(src Tensor, dst []float32) error
+
+	// GetRows sets row r of dst to row ids[r] of table, dequantized
+	// (embedding lookup). table may be of any supported type.
+	GetRows(dst, table Tensor, ids []int32) error
+	// SetRows converts row r of src and stores it in row rows[r] of dst
+	// (F32 or F16), as when writing new keys and values into a cache.
+	SetRows(dst, src Tensor, rows []int32) error
+	// MatMul multiplies each row of x by the weight w: for w of shape
+	// [k, m] and x of shape [k, n], dst is [m, n] with
+	// dst[j][i] = Σ w[i][l]·x[j][l]. Like ggml, quantized weights are
+	// multiplied by activations quantized to the weight's dot-product
+	// format. dst must not alias x.
+	MatMul(dst, w, x Tensor) error
+	// Add sets dst = a + b. b has the shape of a, or is a single row that
+	// is added to every row of a (a bias).
+	Add(dst, a, b Tensor) error
+	// Mul sets dst = a ⊙ b with b broadcast as in Add.
+	Mul(dst, a, b Tensor) error
+	// Scale sets dst = s·x.
+	Scale(dst, x Tensor, s float32) error
+	// RMSNorm normalizes each group of Cols(w) consecutive values of x by
+	// its root mean square and multiplies it by w: y = x/√(mean(x²)+eps)·w.
+	// With a w shorter than a row of x it normalizes each head separately.
+	// A nil w normalizes rows without a weight.
+	RMSNorm(dst, x, w Tensor, eps float32) error
+	// Rope rotates the heads of each row j of x by position pos[j].
+	Rope(dst, x Tensor, pos []int32, p RopeParams) error
+	// GLU sets dst = act(gate) ⊙ up.
+	GLU(dst, gate, up Tensor, act Activation) error
+	// Softcap sets dst = c·tanh(x/c).
+	Softcap(dst, x Tensor, c float32) error
+	// Attention computes causal multi-head attention of the queries q
+	// (one row of Heads·HeadDim per token, token j at position pos[j]) over
+	// the cells of kv, writing one row of Heads·ValueDim per token to dst.
+	// A query at position p sees the cells at positions <= p (and within
+	// the window, if any). dst must not alias q.
+	Attention(dst, q Tensor, kv KV, pos []int32, p AttentionParams) error
+}
+
+// Move returns t on backend b: t itself when it is already there, or else a
+// copy made through host memory. Models call it where consecutive layers
+// live on different backends.
+func Move(b Backend, t Tensor) (Tensor, error) {
+	if t.Backend() == b {
+		return t, nil
+	}
+	if t.Type() != quant.TypeF32 {
+		return nil, fmt.Errorf("kernels: moving a %v tensor: only F32 activations move between backends", t.Type())
+	}
+	host := make([]float32, Cols(t)*Rows(t))
+	if err := t.Backend().Read(t, host); err != nil {
+		return nil, err
+	}
+	dst, err := b.New(quant.TypeF32, t.Shape()...)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.Write(dst, host); err != nil {
+		return nil, err
+	}
+	return dst, nil
+}
