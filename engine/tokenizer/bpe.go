@@ -1,6 +1,9 @@
 package tokenizer
 
-import "strings"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // GPT-2's byte alphabet: every byte has a printable stand-in character, so
 // that byte-level BPE vocabularies can store arbitrary bytes as text.
@@ -30,14 +33,19 @@ func init() {
 // decodeByteLevel maps a byte-level BPE text to the bytes it stands for. ok
 // is false when the text has a character outside the alphabet.
 func decodeByteLevel(s string) (raw string, ok bool) {
-	var buf []byte
+	b, ok := appendByteLevel(nil, s)
+	return string(b), ok
+}
+
+// appendByteLevel appends the bytes s stands for to dst.
+func appendByteLevel(dst []byte, s string) ([]byte, bool) {
 	for _, r := range s {
 		if r < 0 || int(r) >= len(runeToByte) || runeToByte[r] < 0 {
-			return "", false
+			return dst, false
 		}
-		buf = append(buf, byte(runeToByte[r]))
+		dst = append(dst, byte(runeToByte[r]))
 	}
-	return string(buf), true
+	return dst, true
 }
 
 // encodeByteLevel maps bytes to their byte-level BPE text.
@@ -55,42 +63,54 @@ type merge struct {
 	result int32 // symbol id of the merged string
 }
 
-// bpeTables are the byte-level BPE structures. Symbols (the strings BPE
-// works with) are interned to ids: every token text and every string a
-// merge names, keyed by the raw bytes they stand for, so that merges are
+// bpeTables are the byte-level BPE structures. The strings BPE works with
+// (symbols) have ids: a token's id for a token text, and ids from nTok up
+// for strings that merges name but the vocabulary lacks, so that merges are
 // looked up by a pair of ids. A merge whose parts or result are not tokens
 // still applies, as in llama.cpp's string-keyed merge table.
 type bpeTables struct {
-	intern  map[string]int32 // raw bytes -> symbol id
-	symTok  []int32          // symbol id -> token id, or -1
+	nTok    int32
+	extra   map[string]int32 // byte-level text of a non-token merge string -> symbol id >= nTok
 	ranks   map[uint64]merge // (left symbol, right symbol) -> merge
 	byteSym [256]int32       // symbol id of each single byte, or -1
-	byteTok [256]int32       // token of each single byte, or -1
 	stages  []splitter
 }
 
 func pairKey(a, b int32) uint64 { return uint64(uint32(a))<<32 | uint64(uint32(b)) }
 
+// inAlphabet reports whether every character of s is in GPT-2's byte
+// alphabet, so that s can be the text of a BPE symbol.
+func inAlphabet(s string) bool {
+	for _, r := range s {
+		if r < 0 || int(r) >= len(runeToByte) || runeToByte[r] < 0 {
+			return false
+		}
+	}
+	return true
+}
+
 func newBPETables(t *Tokenizer, merges []string) (*bpeTables, error) {
+	n := int32(len(t.tokens))
 	b := &bpeTables{
-		intern: make(map[string]int32, len(t.tokens)+len(merges)/4),
+		nTok:   n,
+		extra:  map[string]int32{},
 		ranks:  make(map[uint64]merge, len(merges)),
 		stages: stagesOf(t.preKind),
 	}
-	sym := func(raw string) int32 {
-		if id, ok := b.intern[raw]; ok {
+	// sym returns the id of a symbol text (a byte-level string); the token
+	// map gives the last id with that text, as llama.cpp's does.
+	sym := func(text []byte) int32 {
+		if id, ok := t.byText[string(text)]; ok { // no allocation for the lookup
 			return id
 		}
-		id := int32(len(b.symTok))
-		b.intern[raw] = id
-		b.symTok = append(b.symTok, -1)
+		if id, ok := b.extra[string(text)]; ok {
+			return id
+		}
+		id := n + int32(len(b.extra))
+		b.extra[string(text)] = id
 		return id
 	}
-	for id, d := range t.tokens {
-		if raw, ok := decodeByteLevel(d.text); ok {
-			b.symTok[sym(raw)] = int32(id) // the last id with a text wins, as in llama.cpp
-		}
-	}
+	var buf []byte
 	for rank, m := range merges {
 		// llama.cpp splits at the first space after the first byte.
 		sp := -1
@@ -99,29 +119,38 @@ func newBPETables(t *Tokenizer, merges []string) (*bpeTables, error) {
 				sp = i + 1
 			}
 		}
-		if sp < 0 {
-			continue // llama.cpp records an empty pair, which never matches
+		if sp < 0 || sp == len(m)-1 {
+			continue // an empty part (llama.cpp records it; it never matches)
 		}
-		left, okL := decodeByteLevel(m[:sp])
-		right, okR := decodeByteLevel(m[sp+1:])
-		if !okL || !okR || left == "" || right == "" {
+		left, right := m[:sp], m[sp+1:]
+		if !inAlphabet(left) || !inAlphabet(right) {
 			continue // no BPE symbol can ever equal this text
 		}
-		a, c := sym(left), sym(right)
-		key := pairKey(a, c)
+		buf = append(append(buf[:0], left...), right...)
+		key := pairKey(sym(buf[:len(left)]), sym(buf[len(left):]))
 		if _, dup := b.ranks[key]; dup {
 			continue // the first rank of a duplicated merge wins
 		}
-		b.ranks[key] = merge{rank: int32(rank), result: sym(left + right)}
+		b.ranks[key] = merge{rank: int32(rank), result: sym(buf)}
 	}
 	for i := range b.byteSym {
-		b.byteSym[i], b.byteTok[i] = -1, -1
-		if id, ok := b.intern[string([]byte{byte(i)})]; ok {
+		b.byteSym[i] = -1
+		text := string(byteToRune[i])
+		if id, ok := t.byText[text]; ok {
 			b.byteSym[i] = id
-			b.byteTok[i] = b.symTok[id]
+		} else if id, ok := b.extra[text]; ok {
+			b.byteSym[i] = id
 		}
 	}
 	return b, nil
+}
+
+// token returns the token of a symbol, or -1 when the symbol is no token.
+func (b *bpeTables) token(sym int32) int32 {
+	if sym >= 0 && sym < b.nTok {
+		return sym
+	}
+	return -1
 }
 
 // bpeSym is a symbol of the word being merged: bytes [start, end) of it.
@@ -190,14 +219,19 @@ func (h *bigramHeap) pop() bigram {
 // encodeWord appends the tokens of one pre-tokenized word (raw bytes),
 // merging the lowest-ranked adjacent pair first, leftmost on ties, as
 // llama.cpp's llm_tokenizer_bpe_session does.
-func (b *bpeTables) encodeWord(ignoreMerges bool, w string, out []int32, st *encodeState) []int32 {
-	if ignoreMerges {
-		if id, ok := b.intern[w]; ok && b.symTok[id] >= 0 {
-			return append(out, b.symTok[id])
+func (t *Tokenizer) encodeWord(w string, out []int32, st *encodeState) []int32 {
+	b := t.bpe
+	if t.ignoreMerges {
+		st.enc = st.enc[:0]
+		for i := 0; i < len(w); i++ {
+			st.enc = utf8.AppendRune(st.enc, byteToRune[w[i]])
+		}
+		if id, ok := t.byText[string(st.enc)]; ok {
+			return append(out, id)
 		}
 	}
 	if len(w) == 1 {
-		if tok := b.byteTok[w[0]]; tok >= 0 {
+		if tok := b.token(b.byteSym[w[0]]); tok >= 0 {
 			out = append(out, tok)
 		}
 		return out
@@ -242,12 +276,12 @@ func (b *bpeTables) encodeWord(ignoreMerges bool, w string, out []int32, st *enc
 	}
 	for i := int32(0); i != -1; i = syms[i].next {
 		s := &syms[i]
-		if s.id >= 0 && b.symTok[s.id] >= 0 {
-			out = append(out, b.symTok[s.id])
+		if tok := b.token(s.id); tok >= 0 {
+			out = append(out, tok)
 			continue
 		}
 		for j := s.start; j < s.end; j++ {
-			if tok := b.byteTok[w[j]]; tok >= 0 {
+			if tok := b.token(b.byteSym[w[j]]); tok >= 0 {
 				out = append(out, tok)
 			}
 		}
@@ -270,7 +304,7 @@ func (t *Tokenizer) encodeBPE(text string, out []int32, st *encodeState) []int32
 			continue
 		}
 		n0 := len(out)
-		out = t.bpe.encodeWord(t.ignoreMerges, w, out, st)
+		out = t.encodeWord(w, out, st)
 		if len(st.cache) < maxCachedWords && len(w) <= maxCachedWordLen {
 			st.cache[w] = uint64(len(st.arena))<<32 | uint64(len(out)-n0)
 			st.arena = append(st.arena, out[n0:]...)

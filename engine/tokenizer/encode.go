@@ -12,6 +12,7 @@ type encodeState struct {
 	spmHeap    spmHeap
 	cache      map[string]uint64 // word -> span of its tokens in arena
 	arena      []int32
+	enc        []byte // a word in GPT-2's byte alphabet
 }
 
 func (t *Tokenizer) getState() *encodeState {
@@ -22,7 +23,11 @@ func (t *Tokenizer) getState() *encodeState {
 }
 
 func (t *Tokenizer) putState(st *encodeState) {
-	clear(st.cache)
+	if len(st.cache) > 1<<12 {
+		st.cache = map[string]uint64{} // do not keep a large map alive
+	} else {
+		clear(st.cache)
+	}
 	st.arena = st.arena[:0]
 	st.cp.text = ""
 	if cap(st.arena) > maxKeptScratch || cap(st.cp.cpts) > maxKeptScratch {
@@ -52,6 +57,9 @@ type fragment struct {
 // "<|eot_id|>") encode as those tokens; user-defined tokens are always
 // recognised.
 //
+// Fragments between special tokens longer than 1 GiB are tokenized in
+// 1 GiB pieces, which llama.cpp cannot handle at all.
+//
 // Text need not be valid UTF-8. SPM tokenizes the raw bytes (with byte
 // fallback); BPE and WPM, like llama.cpp, read each malformed byte as
 // U+FFFD. A special token the vocabulary lacks (say addSpecial with no BOS
@@ -74,12 +82,14 @@ func (t *Tokenizer) Encode(text string, addSpecial, parseSpecial bool) []int32 {
 				prevSpecial = true
 				continue
 			}
-			sb.Reset()
-			if t.addSpacePrefix && prevSpecial {
-				sb.WriteString("\u2581")
+			for i, part := range splitLong(text[f.off:f.off+f.len], maxFragment) {
+				sb.Reset()
+				if t.addSpacePrefix && prevSpecial && i == 0 {
+					sb.WriteString("\u2581")
+				}
+				escapeSpaces(&sb, part)
+				out = t.encodeSPM(sb.String(), out, st)
 			}
-			escapeSpaces(&sb, text[f.off:f.off+f.len])
-			out = t.encodeSPM(sb.String(), out, st)
 			prevSpecial = false
 		}
 		if addSpecial && t.addEOS && t.ids[SpecialEOS] >= 0 {
@@ -94,7 +104,9 @@ func (t *Tokenizer) Encode(text string, addSpecial, parseSpecial bool) []int32 {
 				out = append(out, f.tok)
 				continue
 			}
-			out = t.encodeBPE(text[f.off:f.off+f.len], out, st)
+			for _, part := range splitLong(text[f.off:f.off+f.len], maxFragment) {
+				out = t.encodeBPE(part, out, st)
+			}
 		}
 		if addSpecial && t.addEOS && t.ids[SpecialEOS] >= 0 {
 			out = append(out, t.ids[SpecialEOS])
@@ -115,6 +127,31 @@ func (t *Tokenizer) Encode(text string, addSpecial, parseSpecial bool) []int32 {
 		}
 	}
 	return out
+}
+
+// maxFragment is the longest text fragment tokenized in one piece; the
+// tokenizers index text with 32-bit offsets.
+const maxFragment = 1 << 30
+
+// splitLong cuts a fragment longer than limit bytes into pieces at UTF-8
+// character starts. (llama.cpp cannot tokenize inputs this long at all.)
+func splitLong(s string, limit int) []string {
+	if len(s) <= limit {
+		return []string{s}
+	}
+	var parts []string
+	for len(s) > limit {
+		cut := limit
+		for c := limit; c > 0 && c >= limit-3; c-- {
+			if s[c]&0xC0 != 0x80 {
+				cut = c
+				break
+			}
+		}
+		parts = append(parts, s[:cut])
+		s = s[cut:]
+	}
+	return append(parts, s)
 }
 
 // escapeSpaces writes s with every space replaced by U+2581.

@@ -427,3 +427,43 @@ func TestPreTokenizers(t *testing.T) {
 		}
 	}
 }
+
+// TestConcurrentEncode encodes from several goroutines at once with one
+// tokenizer (run it with -race).
+func TestConcurrentEncode(t *testing.T) {
+	tk := mustNew(t, bpeVocab("llama-bpe", []string{"he", "hel", "hell", "hello"}, []string{"h|e", "he|l", "hel|l", "hell|o"}))
+	want := tk.Encode("hello hello, hello!", true, true)
+	done := make(chan []int32)
+	for range 8 {
+		go func() {
+			var got []int32
+			for range 50 {
+				got = tk.Encode("hello hello, hello!", true, true)
+			}
+			done <- got
+		}()
+	}
+	for range 8 {
+		if got := <-done; !slices.Equal(got, want) {
+			t.Errorf("concurrent Encode = %v, want %v", got, want)
+		}
+	}
+}
+
+func TestSplitLong(t *testing.T) {
+	tests := []struct {
+		in    string
+		limit int
+		want  []string
+	}{
+		{"abc", 3, []string{"abc"}},
+		{"abcdefg", 3, []string{"abc", "def", "g"}},
+		{"aé中🦙b", 4, []string{"aé", "中", "🦙", "b"}},
+		{"\x80\x80\x80\x80\x80", 2, []string{"\x80\x80", "\x80\x80", "\x80"}},
+	}
+	for _, tt := range tests {
+		if got := splitLong(tt.in, tt.limit); !slices.Equal(got, tt.want) {
+			t.Errorf("splitLong(%q, %d) = %q, want %q", tt.in, tt.limit, got, tt.want)
+		}
+	}
+}
