@@ -17,6 +17,7 @@ type base struct {
 	tokEmbd  kernels.Tensor
 	outNorm  kernels.Tensor
 	output   kernels.Tensor // token_embd when the embeddings are tied
+	outBias  kernels.Tensor // optional
 	softcap  float32        // final logit softcap, 0 for none
 }
 
@@ -78,7 +79,7 @@ func (m *base) head(g *graph, x kernels.Tensor, all bool, eps float32) ([]float3
 		x = g.rows(x, lastRowOnly(kernels.Rows(x)))
 	}
 	x = g.norm(x, m.outNorm, eps)
-	x = g.linear(x, m.output, nil)
+	x = g.linear(x, m.output, m.outBias)
 	if m.softcap > 0 {
 		x = g.softcap(x, m.softcap)
 	}
