@@ -23,8 +23,9 @@
 // unless typical-p is on and drops it, as it would in llama.cpp.
 //
 // Top-k selects with a bounded heap instead of sorting the vocabulary, and
-// top-p first tries the best 256 tokens; a Sampler reuses its buffers, so a
-// step allocates nothing once it has seen the vocabulary size.
+// top-p without top-k sorts only the tokens above the line a histogram of
+// probability mass draws; a Sampler reuses its buffers, so a step
+// allocates nothing once it has seen the vocabulary size.
 //
 // Tokens enter the penalty window through Accept (Next samples and accepts
 // in one call). Feed the prompt's tokens through Accept too if they should

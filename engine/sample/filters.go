@@ -46,10 +46,15 @@ func selectTop(c []Candidate, k int, dst []Candidate) []Candidate {
 	for i := k/2 - 1; i >= 0; i-- {
 		siftDown(h, i)
 	}
+	worst := h[0].Logit
 	for _, x := range c[k:] {
+		if x.Logit < worst { // the common case, decided on the logit alone
+			continue
+		}
 		if better(x, h[0]) {
 			h[0] = x
 			siftDown(h, 0)
+			worst = h[0].Logit
 		}
 	}
 	sortCandidates(h)
@@ -84,7 +89,9 @@ func maxLogit(c []Candidate, sorted bool) float32 {
 	}
 	m := float32(math.Inf(-1))
 	for i := range c {
-		m = max(m, c[i].Logit)
+		if c[i].Logit > m { // not max(): its NaN and -0 care is slow here
+			m = c[i].Logit
+		}
 	}
 	return m
 }
@@ -144,16 +151,8 @@ func (ch *chain) topP(p float32, minKeep int) {
 		return
 	}
 	softmax(ch.c, ch.sorted)
-	if !ch.sorted && len(ch.c) > 1024 {
-		// Most of the mass usually sits in a few hundred tokens: try those
-		// before sorting the whole vocabulary.
-		top := selectTop(ch.c, 256, ch.scratch)
-		if n, ok := massPrefix(top, p, minKeep); ok {
-			copy(ch.c, top[:n])
-			ch.c = ch.c[:n]
-			ch.sorted = true
-			return
-		}
+	if !ch.sorted && len(ch.c) > 1024 && ch.topPBuckets(p, minKeep) {
+		return
 	}
 	if !ch.sorted {
 		sortCandidates(ch.c)
@@ -161,6 +160,63 @@ func (ch *chain) topP(p float32, minKeep int) {
 	}
 	n, _ := massPrefix(ch.c, p, minKeep)
 	ch.c = ch.c[:n]
+}
+
+// Bucket layout for topPBuckets: logits fall into buckets of width
+// topPBucketWidth below the maximum; the last bucket takes everything
+// further down (probability below e^-32 of the best token's).
+const (
+	topPBuckets     = 128
+	topPBucketWidth = 0.25
+)
+
+// topPBuckets does top-p on a large unsorted vocabulary without sorting
+// all of it: a histogram of probability mass by distance below the best
+// logit tells how far down the mass reaches p, and only the candidates
+// above that line are sorted. It returns false, leaving the chain as it
+// was, when rounding leaves the mass short; the caller then sorts.
+func (ch *chain) topPBuckets(p float32, minKeep int) bool {
+	c := ch.c
+	m := maxLogit(c, false)
+	bucket := func(l float32) int {
+		d := (m - l) * (1 / topPBucketWidth)
+		if !(d < topPBuckets-1) { // also catches -Inf logits
+			return topPBuckets - 1
+		}
+		return int(d)
+	}
+	var mass [topPBuckets]float64
+	var count [topPBuckets]int
+	for i := range c {
+		b := bucket(c[i].Logit)
+		mass[b] += float64(c[i].P)
+		count[b]++
+	}
+	var cum float64
+	n, last := 0, topPBuckets-1
+	for b := range topPBuckets {
+		cum += mass[b]
+		n += count[b]
+		if cum >= float64(p) && n >= minKeep {
+			last = min(b+1, topPBuckets-1) // one bucket more against rounding
+			break
+		}
+	}
+	kept := ch.scratch[:0]
+	for i := range c {
+		if bucket(c[i].Logit) <= last {
+			kept = append(kept, c[i])
+		}
+	}
+	sortCandidates(kept)
+	k, ok := massPrefix(kept, p, minKeep)
+	if !ok && len(kept) < len(c) {
+		return false
+	}
+	copy(c, kept[:k])
+	ch.c = c[:k]
+	ch.sorted = true
+	return true
 }
 
 // massPrefix returns the length of the shortest prefix of c whose mass

@@ -152,30 +152,39 @@ func TestSelectTopMatchesSort(t *testing.T) {
 	}
 }
 
-// The top-256 shortcut of top-p must give what sorting everything gives,
-// both when the mass fits in 256 tokens and when it does not.
+// The bucket shortcut of top-p must give what sorting everything gives,
+// for peaked and flat distributions, with min_keep and with banned tokens.
 func TestTopPShortcut(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	for _, scale := range []float64{10, 0.01} { // peaked, then nearly flat
-		logits := make([]float32, 5000)
-		for i := range logits {
-			logits[i] = float32(r.NormFloat64() * scale)
-		}
-		for _, p := range []float32{0.1, 0.5, 0.95, 0.999} {
-			fast := &chain{c: candidatesOf(logits)}
-			fast.grow(len(logits))
-			fast.topP(p, 0)
-			slow := &chain{c: candidatesOf(logits)}
-			slow.grow(len(logits))
-			sortCandidates(slow.c)
-			slow.sorted = true
-			slow.topP(p, 0)
-			if len(fast.c) != len(slow.c) {
-				t.Fatalf("scale %v p %v: kept %d, want %d", scale, p, len(fast.c), len(slow.c))
+	for _, scale := range []float64{10, 1, 0.01} {
+		for _, banned := range []bool{false, true} {
+			logits := make([]float32, 5000)
+			for i := range logits {
+				logits[i] = float32(r.NormFloat64() * scale)
+				if banned && i%3 == 0 {
+					logits[i] = float32(math.Inf(-1))
+				}
 			}
-			for i := range fast.c {
-				if fast.c[i].ID != slow.c[i].ID {
-					t.Fatalf("scale %v p %v: survivor %d is %d, want %d", scale, p, i, fast.c[i].ID, slow.c[i].ID)
+			for _, p := range []float32{0, 0.1, 0.5, 0.95, 0.999, 0.9999999} {
+				for _, minKeep := range []int{0, 300} {
+					fast := &chain{c: candidatesOf(logits)}
+					fast.grow(len(logits))
+					fast.topP(p, minKeep)
+					// The reference: the same softmax (float32 sums depend on
+					// the order), then a full sort.
+					slow := &chain{c: candidatesOf(logits)}
+					softmax(slow.c, false)
+					sortCandidates(slow.c)
+					n, _ := massPrefix(slow.c, p, minKeep)
+					slow.c = slow.c[:n]
+					if len(fast.c) != len(slow.c) {
+						t.Fatalf("scale %v banned %v p %v min_keep %d: kept %d, want %d", scale, banned, p, minKeep, len(fast.c), len(slow.c))
+					}
+					for i := range fast.c {
+						if fast.c[i].ID != slow.c[i].ID {
+							t.Fatalf("scale %v p %v: survivor %d is %d, want %d", scale, p, i, fast.c[i].ID, slow.c[i].ID)
+						}
+					}
 				}
 			}
 		}

@@ -151,18 +151,24 @@ func (s *Sampler) Sample(logits []float32) (int32, error) {
 	}
 	s.ch.grow(n)
 	c := s.buf[:n]
+	anyFinite := false
 	for i, l := range logits {
 		if l != l || l > math.MaxFloat32 {
 			return 0, fmt.Errorf("sample: logit %v for token %d is NaN or +Inf", l, i)
+		}
+		if l >= -math.MaxFloat32 {
+			anyFinite = true
 		}
 		c[i] = Candidate{ID: int32(i), Logit: l}
 	}
 
 	// Logit bias and penalties touch only a few ids, found directly since
 	// c is still in id order.
+	banned := false
 	for _, b := range s.bias {
 		if int(b.id) < n {
 			c[b.id].Logit += b.bias
+			banned = banned || math.IsInf(float64(b.bias), -1)
 		}
 	}
 	if s.p.penalised() {
@@ -179,7 +185,18 @@ func (s *Sampler) Sample(logits []float32) (int32, error) {
 			c[id].Logit = l - float32(cnt)*s.p.FrequencyPenalty - s.p.PresencePenalty
 		}
 	}
-	if math.IsInf(float64(maxLogit(c, false)), -1) {
+	if (banned || s.p.penalised()) && anyFinite {
+		// Only a ban (or a penalty overflowing) can remove the last
+		// finite logit; look for one, which usually ends the scan at once.
+		anyFinite = false
+		for i := range c {
+			if c[i].Logit >= -math.MaxFloat32 {
+				anyFinite = true
+				break
+			}
+		}
+	}
+	if !anyFinite {
 		return 0, fmt.Errorf("sample: every token is banned (all %d logits are -Inf)", n)
 	}
 
