@@ -18,10 +18,10 @@ import (
 // KV heads of 16, partial rotary embedding over 8 dimensions.
 type tinyPhi3 struct {
 	vocab, embd, heads, kvHeads, headDim, ropeDims, ff, layers int
-	eps, base                                                   float64
-	tensors                                                     map[string][]float64
-	shapes                                                      map[string][]int64
-	order                                                       []string
+	eps, base                                                  float64
+	tensors                                                    map[string][]float64
+	shapes                                                     map[string][]int64
+	order                                                      []string
 }
 
 func newTinyPhi3() *tinyPhi3 {
