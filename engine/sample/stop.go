@@ -1,9 +1,9 @@
 package sample
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -18,9 +18,8 @@ import (
 // is cut into pieces. A StopMatcher is not safe for concurrent use.
 type StopMatcher struct {
 	stops  []string
-	bstops [][]byte // stops as bytes, to search without converting
 	maxLen int
-	held   []byte
+	held   string
 	stop   string // the stop string that matched
 	done   bool
 }
@@ -40,7 +39,6 @@ func NewStopMatcher(stops []string) (*StopMatcher, error) {
 		}
 		seen[s] = true
 		m.stops = append(m.stops, s)
-		m.bstops = append(m.bstops, []byte(s))
 		m.maxLen = max(m.maxLen, len(s))
 	}
 	return m, nil
@@ -54,15 +52,15 @@ func (m *StopMatcher) Push(piece string) (emit string, stopped bool) {
 	if m.done {
 		return "", true
 	}
-	m.held = append(m.held, piece...)
-	buf := m.held
+	// Strings, not a byte buffer: with nothing held, the piece itself (or
+	// a slice of it) is returned without copying.
+	buf := m.held + piece
 
 	// The held text holds no complete stop string, so any match ends in
 	// the new piece; the earliest end wins, then the earliest start.
-	at, end := -1, -1
-	best := -1
-	for j, s := range m.bstops {
-		i := bytes.Index(buf, s)
+	at, end, best := -1, -1, -1
+	for j, s := range m.stops {
+		i := strings.Index(buf, s)
 		if i < 0 {
 			continue
 		}
@@ -71,28 +69,25 @@ func (m *StopMatcher) Push(piece string) (emit string, stopped bool) {
 		}
 	}
 	if at >= 0 {
-		emit = string(buf[:at])
 		m.stop = m.stops[best]
-		m.held = m.held[:0]
+		m.held = ""
 		m.done = true
-		return emit, true
+		return buf[:at], true
 	}
 
 	cut := len(buf) - m.partialStop(buf)
 	cut -= incompleteUTF8(buf[:cut])
-	emit = string(buf[:cut])
-	n := copy(m.held, buf[cut:])
-	m.held = m.held[:n]
-	return emit, false
+	m.held = buf[cut:]
+	return buf[:cut], false
 }
 
 // partialStop returns the length of the longest suffix of buf that is a
 // proper prefix of a stop string.
-func (m *StopMatcher) partialStop(buf []byte) int {
+func (m *StopMatcher) partialStop(buf string) int {
 	for k := min(len(buf), m.maxLen-1); k > 0; k-- {
 		tail := buf[len(buf)-k:]
-		for _, s := range m.bstops {
-			if len(s) > k && bytes.HasPrefix(s, tail) {
+		for _, s := range m.stops {
+			if len(s) > k && strings.HasPrefix(s, tail) {
 				return k
 			}
 		}
@@ -102,14 +97,14 @@ func (m *StopMatcher) partialStop(buf []byte) int {
 
 // incompleteUTF8 returns the length of a trailing UTF-8 sequence in b that
 // has begun but not finished (0 to 3 bytes).
-func incompleteUTF8(b []byte) int {
+func incompleteUTF8(b string) int {
 	for k := 1; k <= min(3, len(b)); k++ {
 		c := b[len(b)-k]
 		if c < utf8.RuneSelf {
 			return 0 // ASCII: nothing pending
 		}
 		if utf8.RuneStart(c) {
-			if utf8.FullRune(b[len(b)-k:]) {
+			if utf8.FullRuneInString(b[len(b)-k:]) {
 				return 0
 			}
 			return k
@@ -121,20 +116,20 @@ func incompleteUTF8(b []byte) int {
 // Flush ends the stream (at an end-of-generation token or a length limit)
 // and returns the text still held back. After a stop it returns "".
 func (m *StopMatcher) Flush() string {
-	s := string(m.held)
-	m.held = m.held[:0]
+	s := m.held
+	m.held = ""
 	return s
 }
 
 // Held returns the text currently held back.
-func (m *StopMatcher) Held() string { return string(m.held) }
+func (m *StopMatcher) Held() string { return m.held }
 
 // Stopped reports whether a stop string has completed, and which.
 func (m *StopMatcher) Stopped() (stop string, ok bool) { return m.stop, m.done }
 
 // Reset makes the matcher ready for a new stream.
 func (m *StopMatcher) Reset() {
-	m.held = m.held[:0]
+	m.held = ""
 	m.stop, m.done = "", false
 }
 
