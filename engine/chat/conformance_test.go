@@ -64,10 +64,10 @@ func loadGolden(t testing.TB, path string) []goldenCase {
 
 // pyErrorKinds maps the corpus's Python exception classes to error kinds.
 var pyErrorKinds = map[string]ErrorKind{
-	"TypeError":            ErrType,
-	"UndefinedError":       ErrUndefined,
-	"SecurityError":        ErrSecurity,
-	"TemplateRuntimeError": ErrRuntime,
+	"TypeError":            KindType,
+	"UndefinedError":       KindUndefined,
+	"SecurityError":        KindSecurity,
+	"TemplateRuntimeError": KindRuntime,
 }
 
 // TestGoldenCorpus renders every case of the chat-template corpus and

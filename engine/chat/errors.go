@@ -10,42 +10,42 @@ type ErrorKind int
 
 // Error kinds.
 const (
-	// ErrSyntax: the template does not parse (TemplateSyntaxError,
+	// KindSyntax: the template does not parse (TemplateSyntaxError,
 	// TemplateAssertionError).
-	ErrSyntax ErrorKind = iota + 1
-	// ErrRaised: the template called raise_exception(msg)
+	KindSyntax ErrorKind = iota + 1
+	// KindRaised: the template called raise_exception(msg)
 	// (jinja2.exceptions.TemplateError); Error.Msg is msg verbatim.
-	ErrRaised
-	// ErrType: a Python TypeError, ValueError or similar (str + list,
+	KindRaised
+	// KindType: a Python TypeError, ValueError or similar (str + list,
 	// iterating None, len of None, dividing by zero).
-	ErrType
-	// ErrUndefined: an Undefined value was used (UndefinedError).
-	ErrUndefined
-	// ErrSecurity: the sandbox refused an operation (SecurityError), such
+	KindType
+	// KindUndefined: an Undefined value was used (UndefinedError).
+	KindUndefined
+	// KindSecurity: the sandbox refused an operation (SecurityError), such
 	// as calling list.append.
-	ErrSecurity
-	// ErrRuntime: TemplateRuntimeError (an unknown filter reached at run
+	KindSecurity
+	// KindRuntime: TemplateRuntimeError (an unknown filter reached at run
 	// time, assigning an attribute of a non-namespace).
-	ErrRuntime
-	// ErrLimit: a sandbox limit was exceeded (see Limits).
-	ErrLimit
-	// ErrCanceled: the render's context was canceled or timed out.
-	ErrCanceled
-	// ErrUnsupported: the template needs a feature the sandbox does not
+	KindRuntime
+	// KindLimit: a sandbox limit was exceeded (see Limits).
+	KindLimit
+	// KindCanceled: the render's context was canceled or timed out.
+	KindCanceled
+	// KindUnsupported: the template needs a feature the sandbox does not
 	// offer (include, import, extends).
-	ErrUnsupported
+	KindUnsupported
 )
 
 var kindNames = map[ErrorKind]string{
-	ErrSyntax:      "syntax error",
-	ErrRaised:      "template error",
-	ErrType:        "type error",
-	ErrUndefined:   "undefined error",
-	ErrSecurity:    "security error",
-	ErrRuntime:     "runtime error",
-	ErrLimit:       "limit exceeded",
-	ErrCanceled:    "canceled",
-	ErrUnsupported: "unsupported",
+	KindSyntax:      "syntax error",
+	KindRaised:      "template error",
+	KindType:        "type error",
+	KindUndefined:   "undefined error",
+	KindSecurity:    "security error",
+	KindRuntime:     "runtime error",
+	KindLimit:       "limit exceeded",
+	KindCanceled:    "canceled",
+	KindUnsupported: "unsupported",
 }
 
 func (k ErrorKind) String() string {
@@ -58,7 +58,7 @@ func (k ErrorKind) String() string {
 // Error is a failure to parse or render a template.
 type Error struct {
 	Kind ErrorKind
-	// Msg is the message; for ErrRaised it is exactly the argument the
+	// Msg is the message; for KindRaised it is exactly the argument the
 	// template gave raise_exception.
 	Msg string
 	// Line is the 1-based template line, when known (0 otherwise).
@@ -81,18 +81,18 @@ func (e *Error) Unwrap() error { return e.Err }
 func (e *Error) Is(target error) bool {
 	switch target {
 	case ErrLimitExceeded:
-		return e.Kind == ErrLimit
+		return e.Kind == KindLimit
 	case ErrTemplateRaised:
-		return e.Kind == ErrRaised
+		return e.Kind == KindRaised
 	}
 	return false
 }
 
 // Sentinels for errors.Is.
 var (
-	// ErrLimitExceeded matches every error of kind ErrLimit.
+	// ErrLimitExceeded matches every error of kind KindLimit.
 	ErrLimitExceeded = errors.New("chat: limit exceeded")
-	// ErrTemplateRaised matches every error of kind ErrRaised.
+	// ErrTemplateRaised matches every error of kind KindRaised.
 	ErrTemplateRaised = errors.New("chat: template raised an exception")
 )
 
@@ -100,7 +100,7 @@ var (
 // and whether err is such an error.
 func RaisedMessage(err error) (string, bool) {
 	var e *Error
-	if errors.As(err, &e) && e.Kind == ErrRaised {
+	if errors.As(err, &e) && e.Kind == KindRaised {
 		return e.Msg, true
 	}
 	return "", false
@@ -110,16 +110,16 @@ func newErr(kind ErrorKind, format string, args ...any) *Error {
 	return &Error{Kind: kind, Msg: fmt.Sprintf(format, args...)}
 }
 
-func typeErrorf(format string, args ...any) *Error { return newErr(ErrType, format, args...) }
+func typeErrorf(format string, args ...any) *Error { return newErr(KindType, format, args...) }
 
-func limitErrorf(format string, args ...any) *Error { return newErr(ErrLimit, format, args...) }
+func limitErrorf(format string, args ...any) *Error { return newErr(KindLimit, format, args...) }
 
 // err returns the error raised when an Undefined is used.
 func (u Undefined) err() *Error {
 	if u.security {
-		return &Error{Kind: ErrSecurity, Msg: u.msg}
+		return &Error{Kind: KindSecurity, Msg: u.msg}
 	}
-	return &Error{Kind: ErrUndefined, Msg: u.msg}
+	return &Error{Kind: KindUndefined, Msg: u.msg}
 }
 
 // undefinedName is the Undefined of a missing variable.
@@ -130,9 +130,9 @@ func undefinedName(name string) Undefined {
 // undefinedAttr is the Undefined of a missing attribute or item of obj.
 func undefinedAttr(obj Value, name Value) Undefined {
 	if s, ok := name.(string); ok {
-		return Undefined{msg: fmt.Sprintf("'%s' has no attribute %s", objectTypeRepr(obj), repr(s))}
+		return Undefined{msg: fmt.Sprintf("'%s' has no attribute %s", objectTypeRepr(obj), shortRepr(s))}
 	}
-	return Undefined{msg: fmt.Sprintf("%s has no element %s", objectTypeRepr(obj), repr(name))}
+	return Undefined{msg: fmt.Sprintf("%s has no element %s", objectTypeRepr(obj), shortRepr(name))}
 }
 
 // undefinedHint is an Undefined with a custom message.

@@ -83,7 +83,7 @@ func (s *state) tick() error {
 	s.ticks++
 	if s.ticks&255 == 0 {
 		if err := s.ctx.Err(); err != nil {
-			return &Error{Kind: ErrCanceled, Msg: err.Error(), Err: err}
+			return &Error{Kind: KindCanceled, Msg: err.Error(), Err: err}
 		}
 	}
 	return nil
@@ -117,7 +117,7 @@ func (s *state) enterCall() error {
 		return limitErrorf("recursion deeper than %d", s.lim.MaxRecursion)
 	}
 	if err := s.ctx.Err(); err != nil {
-		return &Error{Kind: ErrCanceled, Msg: err.Error(), Err: err}
+		return &Error{Kind: KindCanceled, Msg: err.Error(), Err: err}
 	}
 	return nil
 }
@@ -149,7 +149,7 @@ func withLine(err error, line int) error {
 		}
 		return err
 	}
-	return &Error{Kind: ErrRuntime, Msg: err.Error(), Line: line, Err: err}
+	return &Error{Kind: KindRuntime, Msg: err.Error(), Line: line, Err: err}
 }
 
 // execBody runs statements, writing to w.
@@ -185,7 +185,11 @@ func (s *state) exec(n node, sc *scope, w *output) (ctrl, error) {
 			if err != nil {
 				return ctrlNone, withLine(err, it.lineNo())
 			}
-			if err := w.write(toStr(v)); err != nil {
+			str, err := s.str(v)
+			if err != nil {
+				return ctrlNone, withLine(err, it.lineNo())
+			}
+			if err := w.write(str); err != nil {
 				return ctrlNone, withLine(err, it.lineNo())
 			}
 		}
@@ -240,7 +244,11 @@ func (s *state) exec(n node, sc *scope, w *output) (ctrl, error) {
 		if err != nil {
 			return ctrlNone, withLine(err, n.line)
 		}
-		if err := w.write(toStr(v)); err != nil {
+		str, err := s.str(v)
+		if err != nil {
+			return ctrlNone, withLine(err, n.line)
+		}
+		if err := w.write(str); err != nil {
 			return ctrlNone, withLine(err, n.line)
 		}
 	case *filterBlockNode:
@@ -252,7 +260,11 @@ func (s *state) exec(n node, sc *scope, w *output) (ctrl, error) {
 		if err != nil {
 			return ctrlNone, withLine(err, n.line)
 		}
-		if err := w.write(toStr(r)); err != nil {
+		str, err := s.str(r)
+		if err != nil {
+			return ctrlNone, withLine(err, n.line)
+		}
+		if err := w.write(str); err != nil {
 			return ctrlNone, withLine(err, n.line)
 		}
 	case *withNode:
@@ -308,7 +320,7 @@ func (s *state) assign(target expr, v Value, sc *scope) error {
 		}
 		ns, isNS := obj.(*Namespace)
 		if !ok || !isNS {
-			return newErr(ErrRuntime, "cannot assign attribute on non-namespace object")
+			return newErr(KindRuntime, "cannot assign attribute on non-namespace object")
 		}
 		return ns.attrs.set(t.attr, v)
 	case *tupleExpr:
@@ -329,7 +341,7 @@ func (s *state) assign(target expr, v Value, sc *scope) error {
 		}
 		return nil
 	}
-	return newErr(ErrSyntax, "cannot assign to this expression")
+	return newErr(KindSyntax, "cannot assign to this expression")
 }
 
 // loopState is the loop variable of a for loop.
@@ -489,7 +501,10 @@ func (s *state) eval(e expr, sc *scope) (Value, error) {
 			if err != nil {
 				return nil, err
 			}
-			str := toStr(v)
+			str, err := s.str(v)
+			if err != nil {
+				return nil, err
+			}
 			if err := s.checkStr(b.Len() + len(str)); err != nil {
 				return nil, err
 			}
@@ -596,11 +611,11 @@ func (s *state) eval(e expr, sc *scope) (Value, error) {
 		}
 		return s.evalTest(e, sc)
 	case *nsRefExpr:
-		return nil, newErr(ErrSyntax, "namespace reference outside assignment")
+		return nil, newErr(KindSyntax, "namespace reference outside assignment")
 	case *sliceExpr:
-		return nil, newErr(ErrSyntax, "slice outside subscript")
+		return nil, newErr(KindSyntax, "slice outside subscript")
 	}
-	return nil, newErr(ErrRuntime, "unknown expression %T", e)
+	return nil, newErr(KindRuntime, "unknown expression %T", e)
 }
 
 func (s *state) evalList(es []expr, sc *scope) ([]Value, error) {
@@ -993,7 +1008,7 @@ func (s *state) repeat(v Value, n int64) (Value, bool, error) {
 // errIntOverflow reports integer results beyond 64 bits, which Python
 // would hold exactly as big integers.
 func errIntOverflow() error {
-	return &Error{Kind: ErrType, Msg: "integer overflow: the result does not fit in 64 bits"}
+	return &Error{Kind: KindType, Msg: "integer overflow: the result does not fit in 64 bits"}
 }
 
 func intOp(op tokKind, a, b int64) (Value, error) {
@@ -1214,6 +1229,20 @@ func (s *state) getattr(obj Value, name string) (Value, error) {
 		return undefinedAttr(obj, name), nil
 	case *loopState:
 		return loopAttr(o, name), nil
+	case int64, bool, float64:
+		switch name {
+		case "real":
+			if f, ok := o.(float64); ok {
+				return f, nil
+			}
+			i, _ := asInt(o)
+			return i, nil
+		case "imag":
+			if _, ok := o.(float64); ok {
+				return 0.0, nil
+			}
+			return int64(0), nil
+		}
 	case *rangeValue:
 		switch name {
 		case "start":

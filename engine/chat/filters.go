@@ -132,11 +132,11 @@ func lazyGen(init func() (*generator, error)) *generator {
 }
 
 // softStr is Jinja's soft_str: str(v), keeping Markup.
-func softStr(v Value) Value {
+func (s *state) softStr(v Value) (Value, error) {
 	if m, ok := v.(Markup); ok {
-		return m
+		return m, nil
 	}
-	return toStr(v)
+	return s.str(v)
 }
 
 // strFilter lifts a string function into a filter over soft_str(value).
@@ -145,7 +145,11 @@ func strFilter(f func(string) string) filterFunc {
 		if len(args) > 0 || kw.len() > 0 {
 			return nil, typeErrorf("filter takes no arguments")
 		}
-		res := f(toStr(v))
+		str, err := s.str(v)
+		if err != nil {
+			return nil, err
+		}
+		res := f(str)
 		if err := s.checkStr(len(res)); err != nil {
 			return nil, err
 		}
@@ -244,7 +248,11 @@ func fCenter(s *state, v Value, args []Value, kw kwargs) (Value, error) {
 	if w > int64(s.lim.MaxStringBytes) {
 		return nil, limitErrorf("center width %d too large", w)
 	}
-	return pyCenter(toStr(v), int(w), " "), nil
+	str, err := s.str(v)
+	if err != nil {
+		return nil, err
+	}
+	return pyCenter(str, int(w), " "), nil
 }
 
 func fLength(s *state, v Value, args []Value, kw kwargs) (Value, error) {
@@ -357,20 +365,24 @@ func htmlEscape(str string) string {
 	return b.String()
 }
 
-// escapeValue is markupsafe.escape.
-func escapeValue(v Value) Markup {
-	if m, ok := v.(Markup); ok {
-		return m
-	}
-	return Markup(htmlEscape(toStr(v)))
-}
-
+// fEscape is markupsafe.escape.
 func fEscape(s *state, v Value, args []Value, kw kwargs) (Value, error) {
-	return escapeValue(v), nil
+	if m, ok := v.(Markup); ok {
+		return m, nil
+	}
+	return fForceEscape(s, v, args, kw)
 }
 
 func fForceEscape(s *state, v Value, args []Value, kw kwargs) (Value, error) {
-	return Markup(htmlEscape(toStr(v))), nil
+	str, err := s.str(v)
+	if err != nil {
+		return nil, err
+	}
+	res := htmlEscape(str)
+	if err := s.checkStr(len(res)); err != nil {
+		return nil, err
+	}
+	return Markup(res), nil
 }
 
 func fFirst(s *state, v Value, args []Value, kw kwargs) (Value, error) {
@@ -460,7 +472,10 @@ func pyFloat(v Value) (float64, bool) {
 }
 
 func fFormat(s *state, v Value, args []Value, kw kwargs) (Value, error) {
-	str := toStr(v)
+	str, err := s.str(v)
+	if err != nil {
+		return nil, err
+	}
 	if len(args) > 0 && kw.len() > 0 {
 		return nil, typeErrorf("can't handle positional and keyword arguments at the same time")
 	}
@@ -555,6 +570,9 @@ func fIndent(s *state, v Value, args []Value, kw kwargs) (Value, error) {
 		return nil, typeErrorf("unsupported operand type(s) for +=: '%s' and 'str'", typeName(v))
 	}
 	lines := pySplitlines(str+"\n", false)
+	if err := s.checkStr(len(str) + 1 + (len(lines)+1)*len(ind)); err != nil {
+		return nil, err
+	}
 	var b strings.Builder
 	if truthy(a[2]) {
 		for i, l := range lines {
@@ -693,13 +711,20 @@ func fJoin(s *state, v Value, args []Value, kw kwargs) (Value, error) {
 		}
 		items = mapped
 	}
-	sep := toStr(a[0])
+	sep, err := s.str(a[0])
+	if err != nil {
+		return nil, err
+	}
 	var b strings.Builder
 	for i, it := range items {
 		if i > 0 {
 			b.WriteString(sep)
 		}
-		b.WriteString(toStr(it))
+		str, err := s.str(it)
+		if err != nil {
+			return nil, err
+		}
+		b.WriteString(str)
 		if err := s.checkStr(b.Len()); err != nil {
 			return nil, err
 		}
@@ -777,7 +802,7 @@ func fMap(s *state, v Value, args []Value, kw kwargs) (Value, error) {
 		}
 		f := filters[name]
 		if f == nil {
-			return nil, newErr(ErrRuntime, "No filter named '%s'.", name)
+			return nil, newErr(KindRuntime, "No filter named '%s'.", name)
 		}
 		rest := args[1:]
 		fn = func(item Value) (Value, error) { return f(s, item, rest, kw) }
@@ -848,7 +873,7 @@ func fMinMax(sign int) filterFunc {
 // fPprint is pprint.pformat without line wrapping: repr with dict keys
 // sorted.
 func fPprint(s *state, v Value, args []Value, kw kwargs) (Value, error) {
-	return repr(sortedDicts(v, 0)), nil
+	return s.repr(sortedDicts(v, 0))
 }
 
 func sortedDicts(v Value, depth int) Value {
@@ -906,7 +931,7 @@ func (s *state) selectItems(v Value, args []Value, kw kwargs, keep, byAttr bool)
 			}
 			t := tests[name]
 			if t == nil {
-				return nil, newErr(ErrRuntime, "No test named '%s'.", name)
+				return nil, newErr(KindRuntime, "No test named '%s'.", name)
 			}
 			rest := args[off+1:]
 			test = func(x Value) (bool, error) { return t(s, x, rest, kw) }
@@ -951,7 +976,13 @@ func fReplace(s *state, v Value, args []Value, kw kwargs) (Value, error) {
 			return nil, typeErrorf("'%s' object cannot be interpreted as an integer", typeName(a[2]))
 		}
 	}
-	return s.pyReplace(toStr(v), toStr(a[0]), toStr(a[1]), n)
+	var strs [3]string
+	for i, x := range []Value{v, a[0], a[1]} {
+		if strs[i], err = s.str(x); err != nil {
+			return nil, err
+		}
+	}
+	return s.pyReplace(strs[0], strs[1], strs[2], n)
 }
 
 func fReverse(s *state, v Value, args []Value, kw kwargs) (Value, error) {
@@ -1011,6 +1042,10 @@ func pyRound(x float64, n int) float64 {
 	if math.IsInf(x, 0) || math.IsNaN(x) {
 		return x
 	}
+	if n < 0 {
+		p := math.Pow(10, float64(-n))
+		return math.RoundToEven(x/p) * p
+	}
 	s := strconv.FormatFloat(x, 'f', n, 64) // correctly rounded, half-even on exact value
 	f, _ := strconv.ParseFloat(s, 64)
 	return f
@@ -1020,7 +1055,8 @@ func fSafe(s *state, v Value, args []Value, kw kwargs) (Value, error) {
 	if m, ok := v.(Markup); ok {
 		return m, nil
 	}
-	return Markup(toStr(v)), nil
+	str, err := s.str(v)
+	return Markup(str), err
 }
 
 func fSlice(s *state, v Value, args []Value, kw kwargs) (Value, error) {
@@ -1099,11 +1135,14 @@ func fSort(s *state, v Value, args []Value, kw kwargs) (Value, error) {
 }
 
 func fString(s *state, v Value, args []Value, kw kwargs) (Value, error) {
-	return softStr(v), nil
+	return s.softStr(v)
 }
 
 func fStriptags(s *state, v Value, args []Value, kw kwargs) (Value, error) {
-	str := toStr(v)
+	str, err := s.str(v)
+	if err != nil {
+		return nil, err
+	}
 	var b strings.Builder
 	for {
 		c := strings.Index(str, "<!--")
@@ -1214,7 +1253,11 @@ func fTrim(s *state, v Value, args []Value, kw kwargs) (Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := pyStrip(toStr(v), a[0], true, true)
+	str, err := s.str(v)
+	if err != nil {
+		return nil, err
+	}
+	res, err := pyStrip(str, a[0], true, true)
 	if err != nil {
 		return nil, err
 	}
@@ -1244,7 +1287,10 @@ func fTruncate(s *state, v Value, args []Value, kw kwargs) (Value, error) {
 	str := []rune(toStr(v))
 	length, ok1 := asInt(a[0])
 	leeway, ok2 := asInt(a[3])
-	end := toStr(a[2])
+	end, err := s.str(a[2])
+	if err != nil {
+		return nil, err
+	}
 	endLen := int64(utf8.RuneCountInString(end))
 	if !ok1 || !ok2 || length < endLen || leeway < 0 {
 		return nil, typeErrorf("invalid truncate arguments")
@@ -1298,9 +1344,13 @@ func (s *state) uniqueItems(v Value, caseSensitive bool, attr Value) (*generator
 }
 
 func fWordcount(s *state, v Value, args []Value, kw kwargs) (Value, error) {
+	str, err := s.str(v)
+	if err != nil {
+		return nil, err
+	}
 	n := 0
 	in := false
-	for _, r := range toStr(v) {
+	for _, r := range str {
 		w := r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)
 		if w && !in {
 			n++
@@ -1327,7 +1377,7 @@ func (s *state) applyFilterChain(f *filterExpr, base Value, sc *scope) (Value, e
 		return nil, err
 	}
 	if f.fn == nil {
-		return nil, newErr(ErrRuntime, "No filter named '%s' found.", f.name)
+		return nil, newErr(KindRuntime, "No filter named '%s' found.", f.name)
 	}
 	args, kw, err := s.evalArgs(&f.callArgs, sc)
 	if err != nil {
@@ -1342,7 +1392,7 @@ func (s *state) evalTest(t *testExpr, sc *scope) (Value, error) {
 		return nil, err
 	}
 	if t.fn == nil {
-		return nil, newErr(ErrRuntime, "No test named '%s' found.", t.name)
+		return nil, newErr(KindRuntime, "No test named '%s' found.", t.name)
 	}
 	args, kw, err := s.evalArgs(&t.callArgs, sc)
 	if err != nil {

@@ -109,7 +109,9 @@ func (f *folder) output(e expr) expr {
 		return e
 	}
 	if v, ok := f.eval(e); ok {
-		return &constExpr{pos{e.lineNo()}, toStr(v)}
+		if str, err := f.s.str(v); err == nil {
+			return &constExpr{pos{e.lineNo()}, str}
+		}
 	}
 	return e
 }

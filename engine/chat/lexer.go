@@ -132,7 +132,7 @@ type lexer struct {
 }
 
 func (lx *lexer) fail(format string, args ...any) error {
-	e := newErr(ErrSyntax, format, args...)
+	e := newErr(KindSyntax, format, args...)
 	e.Line = lx.line
 	return e
 }
@@ -693,4 +693,4 @@ func unescapePy(s string) (string, error) {
 	return b.String(), nil
 }
 
-func errSyntaxMsg(format string, args ...any) error { return newErr(ErrSyntax, format, args...) }
+func errSyntaxMsg(format string, args ...any) error { return newErr(KindSyntax, format, args...) }

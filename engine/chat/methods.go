@@ -178,7 +178,7 @@ func (s *state) listMethod(items []Value, name string, args []Value, kw kwargs) 
 				return int64(i), nil
 			}
 		}
-		return nil, typeErrorf("%s is not in list", repr(args[0]))
+		return nil, typeErrorf("%s is not in list", shortRepr(args[0]))
 	}
 	return nil, typeErrorf("unknown list method")
 }
@@ -558,6 +558,11 @@ func (s *state) strMethod(str string, name string, args []Value, kw kwargs) (Val
 		if ts > 1000 {
 			return nil, limitErrorf("tab size too large")
 		}
+		if ts > 0 {
+			if err := s.checkStr(len(str) + strings.Count(str, "\t")*int(ts)); err != nil {
+				return nil, err
+			}
+		}
 		var b strings.Builder
 		col := 0
 		for _, r := range str {
@@ -632,7 +637,10 @@ func strPredicate(str, name string) bool {
 	case "islower", "isupper":
 		cased := false
 		for _, r := range str {
-			if unicode.IsUpper(r) || unicode.IsTitle(r) {
+			if unicode.IsTitle(r) {
+				return false
+			}
+			if unicode.IsUpper(r) {
 				if name == "islower" {
 					return false
 				}

@@ -55,7 +55,7 @@ func (p *parser) next() token {
 }
 
 func (p *parser) failf(format string, args ...any) *Error {
-	e := newErr(ErrSyntax, format, args...)
+	e := newErr(KindSyntax, format, args...)
 	e.Line = p.cur().line
 	return e
 }
@@ -252,11 +252,11 @@ func (p *parser) parseStatement() (node, error) {
 		}
 		return &scopeNode{pos{t.line}, body}, nil
 	case "include", "import", "from", "extends":
-		e := newErr(ErrUnsupported, "'%s' is not supported: templates cannot load other templates", t.str)
+		e := newErr(KindUnsupported, "'%s' is not supported: templates cannot load other templates", t.str)
 		e.Line = t.line
 		return nil, e
 	case "block", "autoescape", "do", "trans":
-		e := newErr(ErrUnsupported, "the '%s' tag is not supported", t.str)
+		e := newErr(KindUnsupported, "the '%s' tag is not supported", t.str)
 		e.Line = t.line
 		return nil, e
 	}
@@ -1084,7 +1084,7 @@ func (p *parser) parseCallArgs() (callArgs, error) {
 		return a, err
 	}
 	bad := func() error {
-		e := newErr(ErrSyntax, "invalid syntax for function call expression")
+		e := newErr(KindSyntax, "invalid syntax for function call expression")
 		e.Line = t.line
 		return e
 	}
@@ -1179,7 +1179,7 @@ func (p *parser) parseFilter(n expr, startInline bool) (expr, error) {
 		}
 		fn := filters[name]
 		if fn == nil && !p.soft {
-			e := newErr(ErrSyntax, "No filter named '%s'.", name)
+			e := newErr(KindSyntax, "No filter named '%s'.", name)
 			e.Line = t.line
 			return nil, e
 		}
@@ -1230,7 +1230,7 @@ func (p *parser) parseTest(n expr) (expr, error) {
 	}
 	fn := tests[name]
 	if fn == nil && !p.soft {
-		e := newErr(ErrSyntax, "No test named '%s'.", name)
+		e := newErr(KindSyntax, "No test named '%s'.", name)
 		e.Line = t.line
 		return nil, e
 	}

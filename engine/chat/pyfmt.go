@@ -169,13 +169,21 @@ func (s *state) percentFormat(format string, arg Value) (string, error) {
 		var out string
 		switch conv {
 		case 's':
-			out = toStr(val)
+			str, err := s.str(val)
+			if err != nil {
+				return "", err
+			}
+			out = str
 			if spec.prec >= 0 {
 				out = truncRunes(out, spec.prec)
 			}
 			spec.zero = false
 		case 'r', 'a':
-			out = repr(val)
+			str, err := s.repr(val)
+			if err != nil {
+				return "", err
+			}
+			out = str
 			if spec.prec >= 0 {
 				out = truncRunes(out, spec.prec)
 			}
@@ -609,14 +617,23 @@ func (s *state) pyFormat(format string, args []Value, kw kwargs) (Value, error) 
 				return nil, u.err()
 			}
 		}
+		var err error
 		switch conv {
 		case 0:
 		case 's':
-			v = toStr(v)
+			v, err = s.str(v)
 		case 'r', 'a':
-			v = repr(v)
+			v, err = s.repr(v)
 		default:
 			return nil, typeErrorf("Unknown conversion specifier %c", conv)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if isContainer(v) {
+			if v, err = s.str(v); err != nil {
+				return nil, err
+			}
 		}
 		out, err := formatValue(v, specStr)
 		if err != nil {

@@ -22,39 +22,39 @@ func TestSandboxLimits(t *testing.T) {
 		lim  Limits
 		kind ErrorKind
 	}{
-		{"huge range loop", `{% for i in range(10**9) %}{% endfor %}`, nil, Limits{}, ErrLimit},
-		{"nested loops", `{% for a in range(1000) %}{% for b in range(1000) %}{% for c in range(1000) %}{% endfor %}{% endfor %}{% endfor %}`, nil, Limits{}, ErrLimit},
-		{"recursive macro", `{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}`, nil, Limits{}, ErrLimit},
-		{"mutual recursion", `{% macro a(n) %}{{ b(n) }}{% endmacro %}{% macro b(n) %}{{ a(n) }}{% endmacro %}{{ a(0) }}`, nil, Limits{}, ErrLimit},
-		{"recursive loop", `{% for x in [1] recursive %}{{ loop([1]) }}{% endfor %}`, nil, Limits{}, ErrLimit},
-		{"recursive caller", `{% macro m() %}{{ caller() }}{% endmacro %}{% macro r() %}{% call m() %}{{ r() }}{% endcall %}{% endmacro %}{{ r() }}`, nil, Limits{}, ErrLimit},
-		{"string repetition", `{{ 'a' * 10**10 }}`, nil, Limits{}, ErrLimit},
-		{"string repetition reversed", `{{ 10**10 * 'ab' }}`, nil, Limits{}, ErrLimit},
-		{"list repetition", `{{ [1, 2] * 10**9 }}`, nil, Limits{}, ErrLimit},
-		{"range to list", `{{ range(10**9)|list|length }}`, nil, Limits{}, ErrLimit},
-		{"string doubling", `{% set ns = namespace(s='ab') %}{% for i in range(64) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}{{ ns.s|length }}`, nil, small, ErrLimit},
-		{"plus doubling", `{% set ns = namespace(s='ab') %}{% for i in range(64) %}{% set ns.s = ns.s + ns.s %}{% endfor %}`, nil, small, ErrLimit},
-		{"list doubling", `{% set ns = namespace(l=[1]) %}{% for i in range(64) %}{% set ns.l = ns.l + ns.l %}{% endfor %}`, nil, Limits{MaxIterations: 1 << 16}, ErrLimit},
-		{"join growth", `{% set ns = namespace(l=['abcdefgh']) %}{% for i in range(40) %}{% set ns.l = [ns.l|join, ns.l|join] %}{% endfor %}`, nil, small, ErrLimit},
-		{"output size", `{% for i in range(100000) %}{{ 'x' * 1000 }}{% endfor %}`, nil, Limits{MaxOutputBytes: 1 << 20}, ErrLimit},
-		{"work budget", `{% for i in range(100000) %}{% set y = big ~ big %}{% endfor %}`, map[string]any{"big": big}, small, ErrLimit},
-		{"center width", `{{ 'x'.center(10**10) }}`, nil, Limits{}, ErrLimit},
-		{"percent width", `{{ '%0999999999d' % 1 }}`, nil, Limits{}, ErrLimit},
-		{"format width", `{{ '{:>999999999}'.format(1) }}`, nil, Limits{}, ErrLimit},
-		{"indent width", `{{ 'a\nb'|indent(10**9) }}`, nil, Limits{}, ErrLimit},
-		{"replace growth", `{% set ns = namespace(s='ab') %}{% for i in range(64) %}{% set ns.s = ns.s.replace('a', ns.s) %}{% endfor %}`, nil, small, ErrLimit},
-		{"tojson growth", `{% set ns = namespace(s='ab') %}{% for i in range(64) %}{% set ns.s = [ns.s, ns.s]|tojson %}{% endfor %}`, nil, small, ErrLimit},
-		{"iterations setting", `{% for i in range(200) %}{% endfor %}`, nil, Limits{MaxIterations: 100}, ErrLimit},
-		{"recursion setting", `{% macro f(n) %}{% if n %}{{ f(n - 1) }}{% endif %}{% endmacro %}{{ f(20) }}`, nil, Limits{MaxRecursion: 10}, ErrLimit},
-		{"include", `{% include 'x.jinja' %}`, nil, Limits{}, ErrUnsupported},
-		{"import", `{% import 'x.jinja' as x %}`, nil, Limits{}, ErrUnsupported},
-		{"from import", `{% from 'x.jinja' import y %}`, nil, Limits{}, ErrUnsupported},
-		{"extends", `{% extends 'base.jinja' %}`, nil, Limits{}, ErrUnsupported},
-		{"mutating method", `{% set l = [] %}{{ l.append(1) }}`, nil, Limits{}, ErrSecurity},
-		{"dunder attribute", `{{ ''.__class__.__mro__ }}`, nil, Limits{}, ErrSecurity},
-		{"deep parens", strings.Repeat("{{ ", 1) + strings.Repeat("(", 5000) + "1" + strings.Repeat(")", 5000) + " }}", nil, Limits{}, ErrSyntax},
-		{"deep nots", "{{ " + strings.Repeat("not ", 5000) + "1 }}", nil, Limits{}, ErrSyntax},
-		{"deep blocks", strings.Repeat("{% if 1 %}", 2000) + strings.Repeat("{% endif %}", 2000), nil, Limits{}, ErrSyntax},
+		{"huge range loop", `{% for i in range(10**9) %}{% endfor %}`, nil, Limits{}, KindLimit},
+		{"nested loops", `{% for a in range(1000) %}{% for b in range(1000) %}{% for c in range(1000) %}{% endfor %}{% endfor %}{% endfor %}`, nil, Limits{}, KindLimit},
+		{"recursive macro", `{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}`, nil, Limits{}, KindLimit},
+		{"mutual recursion", `{% macro a(n) %}{{ b(n) }}{% endmacro %}{% macro b(n) %}{{ a(n) }}{% endmacro %}{{ a(0) }}`, nil, Limits{}, KindLimit},
+		{"recursive loop", `{% for x in [1] recursive %}{{ loop([1]) }}{% endfor %}`, nil, Limits{}, KindLimit},
+		{"recursive caller", `{% macro m() %}{{ caller() }}{% endmacro %}{% macro r() %}{% call m() %}{{ r() }}{% endcall %}{% endmacro %}{{ r() }}`, nil, Limits{}, KindLimit},
+		{"string repetition", `{{ 'a' * 10**10 }}`, nil, Limits{}, KindLimit},
+		{"string repetition reversed", `{{ 10**10 * 'ab' }}`, nil, Limits{}, KindLimit},
+		{"list repetition", `{{ [1, 2] * 10**9 }}`, nil, Limits{}, KindLimit},
+		{"range to list", `{{ range(10**9)|list|length }}`, nil, Limits{}, KindLimit},
+		{"string doubling", `{% set ns = namespace(s='ab') %}{% for i in range(64) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}{{ ns.s|length }}`, nil, small, KindLimit},
+		{"plus doubling", `{% set ns = namespace(s='ab') %}{% for i in range(64) %}{% set ns.s = ns.s + ns.s %}{% endfor %}`, nil, small, KindLimit},
+		{"list doubling", `{% set ns = namespace(l=[1]) %}{% for i in range(64) %}{% set ns.l = ns.l + ns.l %}{% endfor %}`, nil, Limits{MaxIterations: 1 << 16}, KindLimit},
+		{"join growth", `{% set ns = namespace(l=['abcdefgh']) %}{% for i in range(40) %}{% set ns.l = [ns.l|join, ns.l|join] %}{% endfor %}`, nil, small, KindLimit},
+		{"output size", `{% for i in range(100000) %}{{ 'x' * 1000 }}{% endfor %}`, nil, Limits{MaxOutputBytes: 1 << 20}, KindLimit},
+		{"work budget", `{% for i in range(100000) %}{% set y = big ~ big %}{% endfor %}`, map[string]any{"big": big}, small, KindLimit},
+		{"center width", `{{ 'x'.center(10**10) }}`, nil, Limits{}, KindLimit},
+		{"percent width", `{{ '%0999999999d' % 1 }}`, nil, Limits{}, KindLimit},
+		{"format width", `{{ '{:>999999999}'.format(1) }}`, nil, Limits{}, KindLimit},
+		{"indent width", `{{ 'a\nb'|indent(10**9) }}`, nil, Limits{}, KindLimit},
+		{"replace growth", `{% set ns = namespace(s='ab') %}{% for i in range(64) %}{% set ns.s = ns.s.replace('a', ns.s) %}{% endfor %}`, nil, small, KindLimit},
+		{"tojson growth", `{% set ns = namespace(s='ab') %}{% for i in range(64) %}{% set ns.s = [ns.s, ns.s]|tojson %}{% endfor %}`, nil, small, KindLimit},
+		{"iterations setting", `{% for i in range(200) %}{% endfor %}`, nil, Limits{MaxIterations: 100}, KindLimit},
+		{"recursion setting", `{% macro f(n) %}{% if n %}{{ f(n - 1) }}{% endif %}{% endmacro %}{{ f(20) }}`, nil, Limits{MaxRecursion: 10}, KindLimit},
+		{"include", `{% include 'x.jinja' %}`, nil, Limits{}, KindUnsupported},
+		{"import", `{% import 'x.jinja' as x %}`, nil, Limits{}, KindUnsupported},
+		{"from import", `{% from 'x.jinja' import y %}`, nil, Limits{}, KindUnsupported},
+		{"extends", `{% extends 'base.jinja' %}`, nil, Limits{}, KindUnsupported},
+		{"mutating method", `{% set l = [] %}{{ l.append(1) }}`, nil, Limits{}, KindSecurity},
+		{"dunder attribute", `{{ ''.__class__.__mro__ }}`, nil, Limits{}, KindSecurity},
+		{"deep parens", strings.Repeat("{{ ", 1) + strings.Repeat("(", 5000) + "1" + strings.Repeat(")", 5000) + " }}", nil, Limits{}, KindSyntax},
+		{"deep nots", "{{ " + strings.Repeat("not ", 5000) + "1 }}", nil, Limits{}, KindSyntax},
+		{"deep blocks", strings.Repeat("{% if 1 %}", 2000) + strings.Repeat("{% endif %}", 2000), nil, Limits{}, KindSyntax},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -67,7 +67,7 @@ func TestSandboxLimits(t *testing.T) {
 			if !errors.As(err, &e) || e.Kind != c.kind {
 				t.Fatalf("got %v, want a %v error", err, c.kind)
 			}
-			if c.kind == ErrLimit && !errors.Is(err, ErrLimitExceeded) {
+			if c.kind == KindLimit && !errors.Is(err, ErrLimitExceeded) {
 				t.Errorf("errors.Is(%v, ErrLimitExceeded) is false", err)
 			}
 			if d := time.Since(start); d > 5*time.Second {
@@ -136,7 +136,7 @@ func TestRenderHonoursContext(t *testing.T) {
 	start := time.Now()
 	_, err = tmpl.Render(ctx, nil)
 	var e *Error
-	if !errors.As(err, &e) || e.Kind != ErrCanceled || !errors.Is(err, context.DeadlineExceeded) {
+	if !errors.As(err, &e) || e.Kind != KindCanceled || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("got %v, want a canceled error wrapping DeadlineExceeded", err)
 	}
 	if d := time.Since(start); d > 2*time.Second {
@@ -148,5 +148,34 @@ func TestRenderHonoursContext(t *testing.T) {
 	tmpl2, _ := Parse(`{% macro f() %}x{% endmacro %}{{ f() }}`)
 	if _, err := tmpl2.Render(ctx2, nil); !errors.Is(err, context.Canceled) {
 		t.Errorf("got %v, want context.Canceled", err)
+	}
+}
+
+// TestPrintingBounded: printing a container can produce far more text
+// than the container holds; that must hit the string limit, not memory.
+func TestPrintingBounded(t *testing.T) {
+	srcs := []string{
+		`{% set s = 'x' * 100000 %}{{ [s] * 2000 }}`,
+		`{% set s = 'x' * 100000 %}{{ ([s] * 2000)|string|length }}`,
+		`{% set s = 'x' * 100000 %}{{ ([s] * 2000)|join(s) }}`,
+		`{% set s = 'x' * 100000 %}{{ '%s' % ([s] * 2000,) }}`,
+		`{% set s = 'x' * 100000 %}{{ '{}'.format([s] * 2000) }}`,
+		`{% set s = 'x' * 100000 %}{{ {([s] * 2000)|string: 1} }}`,
+		`{% set s = 'x' * 100000 %}{{ ([s] * 2000) ~ 'a' }}`,
+		`{% set s = 'x' * 100000 %}{{ raise_exception([s] * 2000) }}`,
+		`{% set s = '\n' * 100000 %}{{ s|indent(500) }}`,
+		`{% set s = '\t' * 100000 %}{{ s.expandtabs(100) }}`,
+		`{% set s = 'x' * 100000 %}{{ {'k': [s] * 2000}|pprint }}`,
+	}
+	for _, src := range srcs {
+		tmpl, err := ParseWithOptions(src, Options{Limits: Limits{MaxStringBytes: 4 << 20}})
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		_, err = tmpl.Render(context.Background(), nil)
+		var e *Error
+		if !errors.As(err, &e) || e.Kind != KindLimit {
+			t.Errorf("%s: got %v, want a limit error", src, err)
+		}
 	}
 }

@@ -31,37 +31,40 @@ type Limits struct {
 	MaxWorkBytes int64
 }
 
-// DefaultLimits are the limits used for zero fields.
-var DefaultLimits = Limits{
-	MaxIterations:  1_000_000,
-	MaxRecursion:   200,
-	MaxOutputBytes: 64 << 20,
-	MaxStringBytes: 64 << 20,
-	MaxWorkBytes:   1 << 30,
+// DefaultLimits returns the limits used for zero fields.
+func DefaultLimits() Limits {
+	return Limits{
+		MaxIterations:  1_000_000,
+		MaxRecursion:   200,
+		MaxOutputBytes: 64 << 20,
+		MaxStringBytes: 64 << 20,
+		MaxWorkBytes:   1 << 30,
+	}
 }
 
 func (l Limits) withDefaults() Limits {
+	d := DefaultLimits()
 	if l.MaxIterations <= 0 {
-		l.MaxIterations = DefaultLimits.MaxIterations
+		l.MaxIterations = d.MaxIterations
 	}
 	if l.MaxRecursion <= 0 {
-		l.MaxRecursion = DefaultLimits.MaxRecursion
+		l.MaxRecursion = d.MaxRecursion
 	}
 	if l.MaxOutputBytes <= 0 {
-		l.MaxOutputBytes = DefaultLimits.MaxOutputBytes
+		l.MaxOutputBytes = d.MaxOutputBytes
 	}
 	if l.MaxStringBytes <= 0 {
-		l.MaxStringBytes = DefaultLimits.MaxStringBytes
+		l.MaxStringBytes = d.MaxStringBytes
 	}
 	if l.MaxWorkBytes <= 0 {
-		l.MaxWorkBytes = DefaultLimits.MaxWorkBytes
+		l.MaxWorkBytes = d.MaxWorkBytes
 	}
 	return l
 }
 
 // Options configure a template.
 type Options struct {
-	// Limits bound each render; zero fields take DefaultLimits.
+	// Limits bound each render; zero fields take DefaultLimits().
 	Limits Limits
 	// Now is the clock strftime_now reads; nil means time.Now.
 	Now func() time.Time
@@ -217,7 +220,11 @@ func gRaise(s *state, args []Value, kw kwargs) (Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	return nil, &Error{Kind: ErrRaised, Msg: toStr(a[0])}
+	msg, err := s.str(a[0])
+	if err != nil {
+		return nil, err
+	}
+	return nil, &Error{Kind: KindRaised, Msg: msg}
 }
 
 func gStrftimeNow(s *state, args []Value, kw kwargs) (Value, error) {

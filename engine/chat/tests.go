@@ -33,16 +33,10 @@ func initTests() {
 		"sequence": simpleTest(isSequence),
 		"iterable": simpleTest(isIterable),
 		"callable": simpleTest(isCallable),
-		"lower": simpleTest(func(v Value) bool {
-			s := toStr(v)
-			return pyLower(s) == s && pyUpper(s) != s
-		}),
-		"upper": simpleTest(func(v Value) bool {
-			s := toStr(v)
-			return pyUpper(s) == s && pyLower(s) != s
-		}),
-		"escaped": simpleTest(func(v Value) bool { _, ok := v.(Markup); return ok }),
-		"sameas":  tSameAs,
+		"lower":    strTest(func(s string) bool { return pyLower(s) == s && pyUpper(s) != s }),
+		"upper":    strTest(func(s string) bool { return pyUpper(s) == s && pyLower(s) != s }),
+		"escaped":  simpleTest(func(v Value) bool { _, ok := v.(Markup); return ok }),
+		"sameas":   tSameAs,
 		"in": func(s *state, v Value, args []Value, kw kwargs) (bool, error) {
 			a, err := bindArgs("in", args, kw, []string{"seq"})
 			if err != nil {
@@ -73,6 +67,16 @@ func simpleTest(f func(Value) bool) testFunc {
 			return false, typeErrorf("test takes no arguments")
 		}
 		return f(v), nil
+	}
+}
+
+func strTest(f func(string) bool) testFunc {
+	return func(s *state, v Value, args []Value, kw kwargs) (bool, error) {
+		str, err := s.str(v)
+		if err != nil {
+			return false, err
+		}
+		return f(str), nil
 	}
 }
 

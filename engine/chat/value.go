@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Values inside the interpreter are plain Go values of these types, mirroring
@@ -69,13 +70,10 @@ func (d *Dict) Keys() []Value { return d.keys }
 // Values returns the values in insertion order (shared, do not modify).
 func (d *Dict) Values() []Value { return d.vals }
 
-// Set sets key to v, keeping the key's first position. The key must be
-// hashable (not a list or dict); it panics otherwise, so use it only with
-// string keys or values known to be hashable.
+// Set sets key to v, keeping the key's first position. v should be a
+// template value (see FromGo).
 func (d *Dict) Set(key string, v any) {
-	if err := d.set(key, v); err != nil {
-		panic(err)
-	}
+	_ = d.set(key, v) // a string key is always hashable
 }
 
 // Get returns the value under a string key.
@@ -372,23 +370,75 @@ func toStr(v Value) string {
 		return pyFloatRepr(x)
 	}
 	var b strings.Builder
-	writeRepr(&b, v, 0)
+	writeRepr(&b, v, 0, math.MaxInt)
 	return b.String()
 }
 
-// repr is Python's repr(v).
+// repr is Python's repr(v), unbounded: for values known to be small.
 func repr(v Value) string {
 	var b strings.Builder
-	writeRepr(&b, v, 0)
+	writeRepr(&b, v, 0, math.MaxInt)
 	return b.String()
+}
+
+// shortRepr is repr cut to a length fit for an error message.
+func shortRepr(v Value) string {
+	const max = 200
+	var b strings.Builder
+	writeRepr(&b, v, 0, max)
+	if b.Len() > max {
+		return b.String()[:max] + "..."
+	}
+	return b.String()
+}
+
+// isContainer reports values whose printed form can be far larger than
+// the value itself (a list holding one big string many times).
+func isContainer(v Value) bool {
+	switch v.(type) {
+	case *List, *Dict, *Namespace, *dictView:
+		return true
+	}
+	return false
+}
+
+// str is str(v) bounded by the string limit and charged to the work
+// budget.
+func (s *state) str(v Value) (string, error) {
+	if !isContainer(v) {
+		return toStr(v), nil
+	}
+	return s.reprBounded(v)
+}
+
+// repr is repr(v) bounded by the string limit.
+func (s *state) repr(v Value) (string, error) {
+	if !isContainer(v) {
+		return repr(v), nil
+	}
+	return s.reprBounded(v)
+}
+
+func (s *state) reprBounded(v Value) (string, error) {
+	var b strings.Builder
+	writeRepr(&b, v, 0, s.lim.MaxStringBytes)
+	if err := s.checkStr(b.Len()); err != nil {
+		return "", err
+	}
+	return b.String(), nil
 }
 
 // maxReprDepth bounds nesting when printing (namespaces can be cyclic).
 const maxReprDepth = 500
 
-func writeRepr(b *strings.Builder, v Value, depth int) {
+// writeRepr writes repr(v), stopping early once b holds more than max
+// bytes.
+func writeRepr(b *strings.Builder, v Value, depth int, max int) {
 	if depth > maxReprDepth {
 		b.WriteString("...")
+		return
+	}
+	if b.Len() > max {
 		return
 	}
 	switch x := v.(type) {
@@ -412,7 +462,7 @@ func writeRepr(b *strings.Builder, v Value, depth int) {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			writeRepr(b, it, depth+1)
+			writeRepr(b, it, depth+1, max)
 		}
 		if x.Tuple && len(x.Items) == 1 {
 			b.WriteString(",")
@@ -424,14 +474,14 @@ func writeRepr(b *strings.Builder, v Value, depth int) {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			writeRepr(b, k, depth+1)
+			writeRepr(b, k, depth+1, max)
 			b.WriteString(": ")
-			writeRepr(b, x.vals[i], depth+1)
+			writeRepr(b, x.vals[i], depth+1, max)
 		}
 		b.WriteString("}")
 	case *Namespace:
 		b.WriteString("<Namespace ")
-		writeRepr(b, x.attrs, depth+1)
+		writeRepr(b, x.attrs, depth+1, max)
 		b.WriteString(">")
 	case *rangeValue:
 		if x.step == 1 {
@@ -441,7 +491,7 @@ func writeRepr(b *strings.Builder, v Value, depth int) {
 		}
 	case *dictView:
 		b.WriteString("dict_" + x.kind + "(")
-		writeRepr(b, x.list(), depth+1)
+		writeRepr(b, x.list(), depth+1, max)
 		b.WriteString(")")
 	case *macro:
 		if x.anon {
@@ -471,7 +521,19 @@ func writePyStr(b *strings.Builder, s string) {
 		quote = '"'
 	}
 	b.WriteByte(quote)
-	for _, r := range s {
+	for len(s) > 0 {
+		// Copy the run of plain printable ASCII in one go.
+		n := 0
+		for n < len(s) && s[n] >= 0x20 && s[n] < 0x7f && s[n] != quote && s[n] != '\\' {
+			n++
+		}
+		b.WriteString(s[:n])
+		s = s[n:]
+		if s == "" {
+			break
+		}
+		r, size := utf8.DecodeRuneInString(s)
+		s = s[size:]
 		switch {
 		case r == rune(quote) || r == '\\':
 			b.WriteByte('\\')

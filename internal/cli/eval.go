@@ -59,7 +59,7 @@ func positions(from, n int) []int32 {
 // continuation as JSON, in the form of llama.cpp's reference dumps.
 func newEvalCmd() *cobra.Command {
 	var (
-		modelPath, prompt     string
+		modelPath, prompt    string
 		top, greedy, threads int
 	)
 	cmd := &cobra.Command{

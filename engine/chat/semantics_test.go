@@ -1,0 +1,36 @@
+package chat
+
+import (
+	"context"
+	"errors"
+	"testing"
+)
+
+// TestSemantics checks rendering details (value printing, operators,
+// filters, tests, methods, scoping, whitespace control) against outputs
+// recorded from jinja2.
+func TestSemantics(t *testing.T) {
+	for i, c := range semanticsCases {
+		tmpl, err := ParseWithOptions(c.src, Options{Now: fixedNow})
+		var out string
+		if err == nil {
+			var vars Value
+			if vars, err = DecodeJSON([]byte(c.ctx)); err != nil {
+				t.Fatalf("case %d: bad context: %v", i, err)
+			}
+			out, err = tmpl.Render(context.Background(), vars)
+		}
+		if c.err != 0 {
+			var e *Error
+			if !errors.As(err, &e) || e.Kind != c.err {
+				t.Errorf("case %d %q: got %q, %v; want a %v error", i, c.src, out, err, c.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("case %d %q: %v", i, c.src, err)
+		} else if out != c.want {
+			t.Errorf("case %d %q:\n got %q\nwant %q", i, c.src, out, c.want)
+		}
+	}
+}
