@@ -11,7 +11,9 @@ type DecoderOptions struct {
 	// Continue marks the tokens as continuing earlier text (such as
 	// generated tokens after a prompt): the leading space of the first
 	// piece is kept. Otherwise, for vocabularies that add a space prefix
-	// (SPM), the first piece loses one leading space, as in Detokenize.
+	// (SPM), the first token's piece loses one leading space, as in
+	// Detokenize; like there, a leading BOS is that first token, so text
+	// after it keeps its space.
 	Continue bool
 }
 
