@@ -14,30 +14,20 @@ import (
 	"saji/internal/refdata"
 )
 
-// vocabCache shares tokenizers between the tests of one run.
-var vocabCache struct {
-	sync.Mutex
-	m map[string]*Tokenizer
-}
+// vocabCache shares tokenizers between the tests of one run: path -> a
+// sync.OnceValues loader, so that different vocabularies load in parallel.
+var vocabCache sync.Map
 
 // openRef opens the tokenizer of a GGUF file given by its path relative to
 // the reference data, skipping when the data is absent.
 func openRef(t testing.TB, rel string) *Tokenizer {
 	t.Helper()
 	path := refdata.Path(t, rel)
-	vocabCache.Lock()
-	defer vocabCache.Unlock()
-	if tk, ok := vocabCache.m[path]; ok {
-		return tk
-	}
-	tk, err := Open(path)
+	load, _ := vocabCache.LoadOrStore(path, sync.OnceValues(func() (*Tokenizer, error) { return Open(path) }))
+	tk, err := load.(func() (*Tokenizer, error))()
 	if err != nil {
 		t.Fatalf("open %s: %v", rel, err)
 	}
-	if vocabCache.m == nil {
-		vocabCache.m = map[string]*Tokenizer{}
-	}
-	vocabCache.m[path] = tk
 	return tk
 }
 
@@ -93,61 +83,67 @@ func TestConformanceTokJSON(t *testing.T) {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no tokenizer files (%v)", err)
 	}
+	var mu sync.Mutex
 	totalCases, totalChecks, totalBad := 0, 0, 0
-	for _, path := range files {
-		name := strings.TrimSuffix(filepath.Base(path), ".tok.json")
-		t.Run(name, func(t *testing.T) {
-			var tf tokFile
-			readJSON(t, path, &tf)
-			tk := openRef(t, tf.Model.Path)
-			m := tf.Model
-			if tk.NumTokens() != m.NVocab || tk.BOS() != m.BOSID || tk.EOS() != m.EOSID ||
-				tk.AddBOS() != m.AddBOS || tk.AddEOS() != m.AddEOS {
-				t.Errorf("vocab: n=%d bos=%d eos=%d add_bos=%v add_eos=%v, want %d %d %d %v %v",
-					tk.NumTokens(), tk.BOS(), tk.EOS(), tk.AddBOS(), tk.AddEOS(),
-					m.NVocab, m.BOSID, m.EOSID, m.AddBOS, m.AddEOS)
-			}
-			if !slices.Equal(tk.EOGs(), m.EOGIDs) {
-				t.Errorf("eog ids %v, want %v", tk.EOGs(), m.EOGIDs)
-			}
-			bad := 0
-			for _, c := range tf.Cases {
-				modes := []struct {
-					name         string
-					add, special bool
-					want         []int32
-				}{
-					{"plain", false, false, c.Plain},
-					{"add_special", true, false, c.AddSpecial},
-					{"parse_special", false, true, c.ParseSpecial},
-					{"add_and_parse_special", true, true, c.AddAndParseSpecial},
+	t.Run("vocab", func(t *testing.T) {
+		for _, path := range files {
+			name := strings.TrimSuffix(filepath.Base(path), ".tok.json")
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				var tf tokFile
+				readJSON(t, path, &tf)
+				tk := openRef(t, tf.Model.Path)
+				m := tf.Model
+				if tk.NumTokens() != m.NVocab || tk.BOS() != m.BOSID || tk.EOS() != m.EOSID ||
+					tk.AddBOS() != m.AddBOS || tk.AddEOS() != m.AddEOS {
+					t.Errorf("vocab: n=%d bos=%d eos=%d add_bos=%v add_eos=%v, want %d %d %d %v %v",
+						tk.NumTokens(), tk.BOS(), tk.EOS(), tk.AddBOS(), tk.AddEOS(),
+						m.NVocab, m.BOSID, m.EOSID, m.AddBOS, m.AddEOS)
 				}
-				for _, md := range modes {
-					got := tk.Encode(c.Text, md.add, md.special)
-					if !slices.Equal(got, md.want) && !(len(got) == 0 && len(md.want) == 0) {
+				if !slices.Equal(tk.EOGs(), m.EOGIDs) {
+					t.Errorf("eog ids %v, want %v", tk.EOGs(), m.EOGIDs)
+				}
+				bad := 0
+				for _, c := range tf.Cases {
+					modes := []struct {
+						name         string
+						add, special bool
+						want         []int32
+					}{
+						{"plain", false, false, c.Plain},
+						{"add_special", true, false, c.AddSpecial},
+						{"parse_special", false, true, c.ParseSpecial},
+						{"add_and_parse_special", true, true, c.AddAndParseSpecial},
+					}
+					for _, md := range modes {
+						got := tk.Encode(c.Text, md.add, md.special)
+						if !slices.Equal(got, md.want) && !(len(got) == 0 && len(md.want) == 0) {
+							bad++
+							if bad <= 10 {
+								t.Errorf("%s %s %q: %s", c.ID, md.name, trim(c.Text), idsDiff(got, md.want))
+							}
+						}
+					}
+					detok, err := tk.Detokenize(c.Plain, false, false)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if got := hex.EncodeToString([]byte(detok)); got != c.DetokPlainHex {
 						bad++
 						if bad <= 10 {
-							t.Errorf("%s %s %q: %s", c.ID, md.name, trim(c.Text), idsDiff(got, md.want))
+							t.Errorf("%s detok_plain %q: got %q, want hex %s", c.ID, trim(c.Text), detok, c.DetokPlainHex)
 						}
 					}
 				}
-				detok, err := tk.Detokenize(c.Plain, false, false)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if got := hex.EncodeToString([]byte(detok)); got != c.DetokPlainHex {
-					bad++
-					if bad <= 10 {
-						t.Errorf("%s detok_plain %q: got %q, want hex %s", c.ID, trim(c.Text), detok, c.DetokPlainHex)
-					}
-				}
-			}
-			totalCases += len(tf.Cases)
-			totalChecks += 5 * len(tf.Cases)
-			totalBad += bad
-			t.Logf("%d cases x 5 checks, %d mismatches", len(tf.Cases), bad)
-		})
-	}
+				mu.Lock()
+				totalCases += len(tf.Cases)
+				totalChecks += 5 * len(tf.Cases)
+				totalBad += bad
+				mu.Unlock()
+				t.Logf("%d cases x 5 checks, %d mismatches", len(tf.Cases), bad)
+			})
+		}
+	})
 	t.Logf("%d files, %d cases, %d checks (4 encode modes + detok_plain), %d mismatches",
 		len(files), totalCases, totalChecks, totalBad)
 }
