@@ -1,7 +1,9 @@
 package chat
 
 import (
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"unicode"
@@ -22,54 +24,58 @@ var (
 
 func init() {
 	filters = map[string]filterFunc{
-		"abs":         fAbs,
-		"attr":        fAttr,
-		"batch":       fBatch,
-		"capitalize":  strFilter(pyCapitalize),
-		"center":      fCenter,
-		"count":       fLength,
-		"d":           fDefault,
-		"default":     fDefault,
-		"dictsort":    fDictsort,
-		"e":           fEscape,
-		"escape":      fEscape,
-		"first":       fFirst,
-		"float":       fFloat,
-		"forceescape": fForceEscape,
-		"format":      fFormat,
-		"groupby":     fGroupby,
-		"indent":      fIndent,
-		"int":         fInt,
-		"items":       fItems,
-		"join":        fJoin,
-		"last":        fLast,
-		"length":      fLength,
-		"list":        fList,
-		"lower":       strFilter(pyLower),
-		"map":         fMap,
-		"max":         fMinMax(1),
-		"min":         fMinMax(-1),
-		"pprint":      fPprint,
-		"reject":      fSelect(false, false),
-		"rejectattr":  fSelect(false, true),
-		"replace":     fReplace,
-		"reverse":     fReverse,
-		"round":       fRound,
-		"safe":        fSafe,
-		"select":      fSelect(true, false),
-		"selectattr":  fSelect(true, true),
-		"slice":       fSlice,
-		"sort":        fSort,
-		"string":      fString,
-		"striptags":   fStriptags,
-		"sum":         fSum,
-		"title":       strFilter(jinjaTitle),
-		"tojson":      fToJSON,
-		"trim":        fTrim,
-		"truncate":    fTruncate,
-		"unique":      fUnique,
-		"upper":       strFilter(pyUpper),
-		"wordcount":   fWordcount,
+		"abs":            fAbs,
+		"attr":           fAttr,
+		"batch":          fBatch,
+		"capitalize":     strFilter(pyCapitalize),
+		"center":         fCenter,
+		"count":          fLength,
+		"d":              fDefault,
+		"default":        fDefault,
+		"dictsort":       fDictsort,
+		"e":              fEscape,
+		"escape":         fEscape,
+		"filesizeformat": fFilesizeformat,
+		"first":          fFirst,
+		"float":          fFloat,
+		"forceescape":    fForceEscape,
+		"format":         fFormat,
+		"groupby":        fGroupby,
+		"indent":         fIndent,
+		"int":            fInt,
+		"items":          fItems,
+		"join":           fJoin,
+		"last":           fLast,
+		"length":         fLength,
+		"list":           fList,
+		"lower":          strFilter(pyLower),
+		"map":            fMap,
+		"max":            fMinMax(1),
+		"min":            fMinMax(-1),
+		"pprint":         fPprint,
+		"random":         fRandom,
+		"reject":         fSelect(false, false),
+		"rejectattr":     fSelect(false, true),
+		"replace":        fReplace,
+		"reverse":        fReverse,
+		"round":          fRound,
+		"safe":           fSafe,
+		"select":         fSelect(true, false),
+		"selectattr":     fSelect(true, true),
+		"slice":          fSlice,
+		"sort":           fSort,
+		"string":         fString,
+		"striptags":      fStriptags,
+		"sum":            fSum,
+		"title":          strFilter(jinjaTitle),
+		"tojson":         fToJSON,
+		"trim":           fTrim,
+		"truncate":       fTruncate,
+		"unique":         fUnique,
+		"upper":          strFilter(pyUpper),
+		"urlencode":      fURLEncode,
+		"wordcount":      fWordcount,
+		"xmlattr":        fXMLAttr,
 	}
 	initTests()
 }
@@ -1399,4 +1405,144 @@ func (s *state) evalTest(t *testExpr, sc *scope) (Value, error) {
 		return nil, err
 	}
 	return t.fn(s, v, args, kw)
+}
+
+func fFilesizeformat(s *state, v Value, args []Value, kw kwargs) (Value, error) {
+	a, err := bindArgs("filesizeformat", args, kw, []string{"binary"}, false)
+	if err != nil {
+		return nil, err
+	}
+	b, ok := pyFloat(v)
+	if !ok {
+		return nil, typeErrorf("float() argument must be a string or a real number, not '%s'", typeName(v))
+	}
+	base := 1000.0
+	prefixes := []string{"kB", "MB", "GB", "TB", "PB", "EB", "ZB", "YB"}
+	if truthy(a[0]) {
+		base = 1024
+		prefixes = []string{"KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB", "YiB"}
+	}
+	switch {
+	case b == 1:
+		return "1 Byte", nil
+	case b < base:
+		n, err := floatToInt(b)
+		if err != nil {
+			return nil, err
+		}
+		return fmt.Sprintf("%d Bytes", n), nil
+	}
+	var unit float64
+	var prefix string
+	for i, p := range prefixes {
+		unit, prefix = math.Pow(base, float64(i+2)), p
+		if b < unit {
+			break
+		}
+	}
+	return formatFloat(base*b/unit, fmtSpec{fill: ' ', prec: 1, typ: 'f'}) + " " + prefix, nil
+}
+
+// fRandom picks a random item (the one filter whose output cannot be
+// reproduced).
+func fRandom(s *state, v Value, args []Value, kw kwargs) (Value, error) {
+	items, err := s.toSlice(v)
+	if err != nil {
+		return nil, err
+	}
+	if len(items) == 0 {
+		return undefinedHint("No random item, sequence was empty."), nil
+	}
+	return items[rand.IntN(len(items))], nil
+}
+
+// urlQuote is Python's urllib.parse.quote (safe "/" unless forQS, where
+// spaces become "+").
+func urlQuote(str string, forQS bool) string {
+	var b strings.Builder
+	for i := 0; i < len(str); i++ {
+		c := str[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '_', c == '.', c == '-', c == '~':
+			b.WriteByte(c)
+		case c == '/' && !forQS:
+			b.WriteByte(c)
+		case c == ' ' && forQS:
+			b.WriteByte('+')
+		default:
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
+}
+
+func fURLEncode(s *state, v Value, args []Value, kw kwargs) (Value, error) {
+	var items []Value
+	switch x := v.(type) {
+	case *Dict:
+		items = (&dictView{x, "items"}).list().Items
+	case *List, *generator, *dictView:
+		var err error
+		if items, err = s.toSlice(x); err != nil {
+			return nil, err
+		}
+	default:
+		str, err := s.str(v)
+		if err != nil {
+			return nil, err
+		}
+		return urlQuote(str, false), nil
+	}
+	parts := make([]string, 0, len(items))
+	for _, it := range items {
+		kv, err := s.toSlice(it)
+		if err != nil || len(kv) != 2 {
+			return nil, typeErrorf("urlencode needs (key, value) pairs")
+		}
+		k, err := s.str(kv[0])
+		if err != nil {
+			return nil, err
+		}
+		val, err := s.str(kv[1])
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, urlQuote(k, true)+"="+urlQuote(val, true))
+	}
+	return strings.Join(parts, "&"), nil
+}
+
+func fXMLAttr(s *state, v Value, args []Value, kw kwargs) (Value, error) {
+	a, err := bindArgs("xmlattr", args, kw, []string{"autospace"}, true)
+	if err != nil {
+		return nil, err
+	}
+	d, ok := v.(*Dict)
+	if !ok {
+		return nil, typeErrorf("'%s' object has no attribute 'items'", typeName(v))
+	}
+	var parts []string
+	for i, k := range d.keys {
+		val := d.vals[i]
+		if _, isU := val.(Undefined); isU || val == nil {
+			continue
+		}
+		key, err := s.str(k)
+		if err != nil {
+			return nil, err
+		}
+		if strings.ContainsAny(key, " \t\n\f/>=") {
+			return nil, typeErrorf("Invalid character in attribute name: %s", shortRepr(key))
+		}
+		vs, err := fEscape(s, val, nil, kwargs{})
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, htmlEscape(key)+`="`+string(vs.(Markup))+`"`)
+	}
+	res := strings.Join(parts, " ")
+	if truthy(a[0]) && res != "" {
+		res = " " + res
+	}
+	return res, nil
 }
