@@ -54,12 +54,22 @@ func (b *Backend) Attention(dst, q kernels.Tensor, kv kernels.KV, pos []int32, p
 		return err
 	}
 	group := nh / nkv
+	// llama.cpp attends over n_kv cells, the used ones padded to a multiple
+	// of 256 (at most the cache size); the padding cells are masked and add
+	// exact zeros, but they decide which sums run in full vectors.
+	cells := min(kt.rows(), max(256, (kv.Len+255)/256*256))
+	batch := len(pos) >= 2
 	b.parallel(len(pos)*nh, func(lo, hi int) {
 		kbuf := make([]float32, hd)
 		vbuf := make([]float32, vd)
 		qh := make([]float32, hd)
 		scores := make([]float32, kv.Len)
-		acc := make([]float64, vd)
+		var lanes [4][16][]float32 // value accumulators by cell lane
+		for a := range lanes {
+			for l := range lanes[a] {
+				lanes[a][l] = make([]float32, vd)
+			}
+		}
 		for w := lo; w < hi; w++ {
 			j, h := w/nh, w%nh
 			kh := h / group
@@ -83,7 +93,7 @@ func (b *Backend) Attention(dst, q kernels.Tensor, kv kernels.KV, pos []int32, p
 			maxs := float32(math.Inf(-1))
 			for c := first; c <= last; c++ {
 				keys(kv.Row(c), kh*hd, kbuf)
-				s := dotF32s(qh, kbuf)
+				s := dotVec(qh, kbuf, kt.typ == quant.TypeF16)
 				if p.Softcap > 0 {
 					s = tanh32(s*(1/p.Softcap)) * p.Softcap
 				}
@@ -91,30 +101,87 @@ func (b *Backend) Attention(dst, q kernels.Tensor, kv kernels.KV, pos []int32, p
 				scores[c] = s
 				maxs = max(maxs, s)
 			}
-			var sum float64
-			for c := first; c <= last; c++ {
-				e := float32(math.Exp(float64(scores[c] - maxs)))
-				scores[c] = e
-				sum += float64(e)
+			inv := float32(1 / softmaxSum(scores, first, last, cells, maxs))
+			// The weighted sum of the values: ggml's tinyBLAS for a batch of
+			// queries, ggml_vec_dot_f32 for one.
+			for a := range lanes {
+				for l := range lanes[a] {
+					clear(lanes[a][l])
+				}
 			}
-			inv := float32(1 / sum)
-			clear(acc)
+			np := cells &^ 63
+			var tail []float32
 			for c := first; c <= last; c++ {
 				pr := scores[c] * inv
 				if vt.typ == quant.TypeF16 {
 					pr = roundF16(pr)
 				}
 				values(kv.Row(c), kh*vd, vbuf)
+				var acc []float32
+				switch {
+				case batch:
+					acc = lanes[0][c%16]
+				case c < np:
+					acc = lanes[(c/16)%4][c%16]
+				default:
+					if len(tail) == 0 {
+						tail = make([]float32, vd)
+					}
+					for i, v := range vbuf {
+						tail[i] += pr * v
+					}
+					continue
+				}
 				for i, v := range vbuf {
-					acc[i] += float64(pr) * float64(v)
+					acc[i] = fma32(pr, v, acc[i])
 				}
 			}
-			for i, v := range acc {
-				out[i] = float32(v)
+			var l16 [16]float32
+			for i := range out {
+				if !batch {
+					for l := range 16 {
+						x0 := lanes[0][l][i] + lanes[2][l][i]
+						x1 := lanes[1][l][i] + lanes[3][l][i]
+						l16[l] = x0 + x1
+					}
+				} else {
+					for l := range 16 {
+						l16[l] = lanes[0][l][i]
+					}
+				}
+				out[i] = reduce16(&l16)
+				if len(tail) > 0 {
+					out[i] += tail[i]
+				}
 			}
 		}
 	})
 	return nil
+}
+
+// softmaxSum exponentiates scores[first..last] in place (minus maxs) and
+// returns their sum as ggml_vec_soft_max_f32 computes it over nkv cells:
+// vectors of 16 cells through expV, each summed in float32 and added in
+// float64, and the cells after the last full vector through expf.
+func softmaxSum(scores []float32, first, last, nkv int, maxs float32) float64 {
+	var sum float64
+	full := nkv &^ 15
+	for g := first &^ 15; g <= last; g += 16 {
+		var l16 [16]float32
+		for c := max(g, first); c <= min(g+15, last); c++ {
+			if c < full {
+				scores[c] = expV(scores[c] - maxs)
+				l16[c-g] = scores[c]
+			} else {
+				scores[c] = expF(scores[c] - maxs)
+				sum += float64(scores[c])
+			}
+		}
+		if g < full {
+			sum += float64(reduce16(&l16))
+		}
+	}
+	return sum
 }
 
 // rowReader returns a function that copies len(dst) values of row r of t,

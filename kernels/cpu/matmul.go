@@ -40,11 +40,12 @@ func (b *Backend) MatMul(dst, w, x kernels.Tensor) error {
 	out := d.f
 	switch kind {
 	case dotF32:
+		dot := floatDot(n, k, false)
 		b.parallel(m, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				wr := wt.f[i*k : (i+1)*k]
 				for j := range n {
-					out[j*m+i] = dotF32s(wr, xs.f[j*k:(j+1)*k])
+					out[j*m+i] = dot(wr, xs.f[j*k:(j+1)*k])
 				}
 			}
 		})
@@ -57,6 +58,7 @@ func (b *Backend) MatMul(dst, w, x kernels.Tensor) error {
 		for i, v := range xs.f {
 			xr[i] = round(v)
 		}
+		dot := floatDot(n, k, true)
 		b.parallel(m, func(lo, hi int) {
 			wr := make([]float32, k)
 			for i := lo; i < hi; i++ {
@@ -65,7 +67,7 @@ func (b *Backend) MatMul(dst, w, x kernels.Tensor) error {
 					wr[l] = widen(uint16(row[2*l]) | uint16(row[2*l+1])<<8)
 				}
 				for j := range n {
-					out[j*m+i] = dotF32s(wr, xr[j*k:(j+1)*k])
+					out[j*m+i] = dot(wr, xr[j*k:(j+1)*k])
 				}
 			}
 		})
@@ -107,4 +109,14 @@ func (b *Backend) MatMul(dst, w, x kernels.Tensor) error {
 		})
 	}
 	return nil
+}
+
+// floatDot picks the dot product ggml uses for an F32 (or, with half, F16)
+// matrix product of n rows of length k: llamafile's tinyBLAS when there are
+// two rows or more and k is a multiple of 16, ggml_vec_dot otherwise.
+func floatDot(n, k int, half bool) func(a, b []float32) float32 {
+	if n >= 2 && k%16 == 0 {
+		return dotTiny
+	}
+	return func(a, b []float32) float32 { return dotVec(a, b, half) }
 }

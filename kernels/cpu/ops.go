@@ -199,25 +199,24 @@ func (b *Backend) GLU(dst, gate, up kernels.Tensor, act kernels.Activation) erro
 	if !sameShape(d, g) || !sameShape(g, u) {
 		return fmt.Errorf("cpu: glu of %v and %v into %v: %w", g.shape, u.shape, d.shape, kernels.ErrShape)
 	}
-	var f func(float32) float32
-	switch act {
-	case kernels.SiLU:
-		f = silu
-	case kernels.GELU:
-		f = geluF16
-	default:
+	if act != kernels.SiLU && act != kernels.GELU {
 		return fmt.Errorf("cpu: unknown activation %d", act)
 	}
-	b.parallel(len(d.f), func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			d.f[i] = f(g.f[i]) * u.f[i]
+	n := d.cols()
+	b.parallel(d.rows(), func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			y, x, v := d.f[r*n:(r+1)*n], g.f[r*n:(r+1)*n], u.f[r*n:(r+1)*n]
+			if act == kernels.SiLU {
+				siluRow(y, x, v)
+				continue
+			}
+			for i := range y {
+				y[i] = geluF16(x[i]) * v[i]
+			}
 		}
 	})
 	return nil
 }
-
-// silu is x·sigmoid(x) in float32, as ggml computes it.
-func silu(x float32) float32 { return x / (1 + float32(math.Exp(float64(-x)))) }
 
 // geluTanh is ggml's tanh approximation of GELU in float32.
 func geluTanh(x float32) float32 {
