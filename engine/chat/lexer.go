@@ -226,6 +226,7 @@ func (lx *lexer) root() error {
 	if text != "" {
 		lx.emit(token{kind: tData, str: text})
 	}
+	lx.advance(i)
 	open := i + 2
 	if sign != 0 {
 		open++
