@@ -61,7 +61,7 @@ func refModels(t *testing.T) []string {
 		if strings.HasSuffix(name, ".kvf16") {
 			continue
 		}
-		if testing.Short() && !shortSet[name] {
+		if (testing.Short() || raceEnabled) && !shortSet[name] {
 			continue
 		}
 		names = append(names, name)

@@ -249,15 +249,6 @@ func dotK(r *rowK, x []q8KBlock) float32 {
 	return sum
 }
 
-// dotF32s is a float dot product accumulated in float64.
-func dotF32s(a, b []float32) float32 {
-	var s float64
-	for i, v := range a {
-		s += float64(v) * float64(b[i])
-	}
-	return float32(s)
-}
-
 // grow returns s resized to n, reusing its storage when large enough.
 func grow[T any](s []T, n int) []T {
 	if cap(s) < n {

@@ -1,0 +1,7 @@
+//go:build race
+
+package model
+
+// raceEnabled is set when the race detector is on: the conformance test
+// then checks the -short subset, as the detector slows it tenfold.
+const raceEnabled = true
