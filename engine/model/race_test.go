@@ -3,5 +3,5 @@
 package model
 
 // raceEnabled is set when the race detector is on: the conformance test
-// then checks the -short subset, as the detector slows it tenfold.
+// then checks two models only, as the detector slows it tenfold.
 const raceEnabled = true
