@@ -222,7 +222,8 @@ func (b *Backend) GLU(dst, gate, up kernels.Tensor, act kernels.Activation) erro
 func geluTanh(x float32) float32 {
 	const sqrt2OverPi = 0.79788456080286535587989211986876
 	const coefA = 0.044715
-	return 0.5 * x * (1 + tanh32(sqrt2OverPi*x*(1+coefA*x*x)))
+	// 1 + coefA·x·x is one fused multiply-add in ggml's build.
+	return 0.5 * x * (1 + tanh32(sqrt2OverPi*x*fma32(coefA*x, x, 1)))
 }
 
 // geluF16 is GELU as ggml's CPU backend evaluates it: through a table of
@@ -270,7 +271,7 @@ func (b *Backend) Rope(dst, x kernels.Tensor, pos []int32, p kernels.RopeParams)
 					t /= p.Factors[i/2]
 				}
 				t *= scale
-				cs[i], cs[i+1] = float32(math.Cos(float64(t))), float32(math.Sin(float64(t)))
+				cs[i+1], cs[i] = sinCos32(t)
 				theta *= thetaScale
 			}
 			xs, ys := a.f[j*n:(j+1)*n], d.f[j*n:(j+1)*n]
@@ -283,8 +284,9 @@ func (b *Backend) Rope(dst, x kernels.Tensor, pos []int32, p kernels.RopeParams)
 					}
 					c, s := cs[i], cs[i+1]
 					x0, x1 := xh[i0], xh[i1]
-					yh[i0] = x0*c - x1*s
-					yh[i1] = x0*s + x1*c
+					// GCC contracts these into fused multiply-adds.
+					yh[i0] = fma32(x0, c, -(x1 * s))
+					yh[i1] = fma32(x0, s, x1*c)
 				}
 				copy(yh[nd:], xh[nd:])
 			}

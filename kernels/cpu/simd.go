@@ -43,7 +43,8 @@ func dotTiny(a, b []float32) float32 {
 // dotVec is ggml_vec_dot_f32 (and _f16 on widened values): four 16-lane
 // accumulators over each 64 elements, added 0+2, 1+3, then together and
 // reduced; the elements after the last full 64 are added one by one, in
-// float32 (wide is false) or float64 (wide, as ggml_vec_dot_f16 does).
+// float32 with fused multiply-adds (wide is false; GCC contracts ggml's
+// loop) or float64 (wide, as ggml_vec_dot_f16 does).
 func dotVec(a, b []float32, wide bool) float32 {
 	var acc [4][16]float32
 	np := len(a) &^ 63
@@ -69,7 +70,7 @@ func dotVec(a, b []float32, wide bool) float32 {
 		return float32(s)
 	}
 	for i := np; i < len(a); i++ {
-		sum += a[i] * b[i]
+		sum = fma32(a[i], b[i], sum) // contracted by GCC
 	}
 	return sum
 }
