@@ -49,6 +49,7 @@ func f16at(b []byte) float32 { return quant.F16ToF32(binary.LittleEndian.Uint16(
 
 // row32 is a decoded row of 32-element blocks: value i = d[i/32]·q[i] + m[i/32].
 type row32 struct {
+	typ  quant.Type
 	q    []int8
 	d, m []float32
 }
@@ -62,6 +63,7 @@ func (r *row32) reset(n int) {
 // decode32 decodes one row of a 32-block type.
 func decode32(t quant.Type, src []byte, r *row32) {
 	bs := t.TypeSize()
+	r.typ = t
 	for b := range len(r.d) {
 		blk := src[b*bs : (b+1)*bs]
 		q := r.q[32*b : 32*b+32]
@@ -102,18 +104,57 @@ func decode32(t quant.Type, src []byte, r *row32) {
 	}
 }
 
-// dot32 is the dot product of a decoded row with Q8_0/Q8_1 activations.
+// dot32 is the dot product of a decoded row with Q8_0/Q8_1 activations,
+// with the float operations of the kernel ggml's x86-64 build uses for the
+// type: for Q8_0 (ggml_vec_dot_q8_0_q8_0 and llamafile's tinyBLAS) eight
+// lanes of four-element integer sums, each scaled and accumulated with a
+// fused multiply-add, then added pairwise; for Q4_0 and IQ4_NL (the
+// repacked 8x8 kernels) one fused multiply-add per block.
 func dot32(r *row32, x []q8Block) float32 {
+	switch r.typ {
+	case quant.TypeQ8_0:
+		var acc [8]float32
+		for b := range x {
+			d := r.d[b] * x[b].d
+			q, xq := r.q[32*b:32*b+32], &x[b].q
+			for l := range 8 {
+				var p int32
+				for k := 4 * l; k < 4*l+4; k++ {
+					p += int32(q[k]) * int32(xq[k])
+				}
+				acc[l] = fma32(d, float32(p), acc[l])
+			}
+		}
+		return hsum8(&acc)
+	case quant.TypeQ4_0, quant.TypeIQ4_NL:
+		var sum float32
+		for b := range x {
+			sum = fma32(float32(blockDot(r.q[32*b:32*b+32], &x[b].q)), r.d[b]*x[b].d, sum)
+		}
+		return sum
+	}
 	var sum float32
 	for b := range x {
-		var sumi int32
-		q, xq := r.q[32*b:32*b+32], &x[b].q
-		for i := range 32 {
-			sumi += int32(q[i]) * int32(xq[i])
-		}
+		sumi := blockDot(r.q[32*b:32*b+32], &x[b].q)
 		sum += float32(sumi)*(r.d[b]*x[b].d) + r.m[b]*x[b].s
 	}
 	return sum
+}
+
+// blockDot is the integer dot product of 32 quants.
+func blockDot(q []int8, xq *[32]int8) int32 {
+	var s int32
+	for i := range 32 {
+		s += int32(q[i]) * int32(xq[i])
+	}
+	return s
+}
+
+// hsum8 adds eight lanes as ggml's hsum_float_8 does: high half to low
+// half, then lanes 0+2 and 1+3, then the two.
+func hsum8(a *[8]float32) float32 {
+	r0, r1, r2, r3 := a[0]+a[4], a[1]+a[5], a[2]+a[6], a[3]+a[7]
+	return (r0 + r2) + (r1 + r3)
 }
 
 // rowK is a decoded row of 256-element super-blocks in groups of 16: value
