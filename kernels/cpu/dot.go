@@ -160,6 +160,7 @@ func hsum8(a *[8]float32) float32 {
 // rowK is a decoded row of 256-element super-blocks in groups of 16: value
 // i = d·sc[g]·q[i] - dmin·mn[g] for the group g = i/16 of super-block i/256.
 type rowK struct {
+	typ     quant.Type
 	q       []int8
 	sc, mn  []int32
 	d, dmin []float32
@@ -176,6 +177,7 @@ func (r *rowK) reset(n int) {
 // decodeK decodes one row of a K-quant or IQ4_XS.
 func decodeK(t quant.Type, src []byte, r *rowK) {
 	bs := t.TypeSize()
+	r.typ = t
 	for b := range len(r.d) {
 		blk := src[b*bs : (b+1)*bs]
 		q := r.q[quant.QK_K*b : quant.QK_K*(b+1)]
@@ -270,8 +272,14 @@ func scaleMinK4(j int, q []byte) (sc, m uint8) {
 	return q[j+4]&15 | (q[j-4]>>6)<<4, q[j+4]>>4 | (q[j]>>6)<<4
 }
 
-// dotK is the dot product of a decoded row with Q8_K activations.
+// dotK is the dot product of a decoded row with Q8_K activations, in the
+// float order of the kernel ggml's x86-64 build uses for the type where
+// Saji replicates it (Q6_K), and as one scaled integer sum per super-block
+// otherwise.
 func dotK(r *rowK, x []q8KBlock) float32 {
+	if r.typ == quant.TypeQ6_K {
+		return dotQ6K(r, x)
+	}
 	var sum float32
 	for b := range x {
 		xb := &x[b]
@@ -288,6 +296,29 @@ func dotK(r *rowK, x []q8KBlock) float32 {
 		sum += r.d[b]*xb.d*float32(isum) - r.dmin[b]*xb.d*float32(msum)
 	}
 	return sum
+}
+
+// dotQ6K follows ggml_vec_dot_q6_K_q8_K (AVX2): eight integer lanes per
+// super-block, lane l holding the products of the elements whose index
+// modulo 32 is in [4l, 4l+4) on the unsigned 6-bit quants, less 32 times
+// the scaled sums of groups 2l and 2l+1; each lane is scaled and
+// accumulated with a fused multiply-add, then the lanes are added.
+func dotQ6K(r *rowK, x []q8KBlock) float32 {
+	var acc [8]float32
+	for b := range x {
+		xb := &x[b]
+		q, sc := r.q[quant.QK_K*b:quant.QK_K*(b+1)], r.sc[16*b:16*b+16]
+		var lanes [8]int32
+		for e := range quant.QK_K {
+			lanes[e%32/4] += sc[e/16] * (int32(q[e]) + 32) * int32(xb.q[e])
+		}
+		d := xb.d * r.d[b]
+		for l := range 8 {
+			lanes[l] -= 32 * (sc[2*l]*xb.bsum[2*l] + sc[2*l+1]*xb.bsum[2*l+1])
+			acc[l] = fma32(d, float32(lanes[l]), acc[l])
+		}
+	}
+	return hsum8(&acc)
 }
 
 // grow returns s resized to n, reusing its storage when large enough.
