@@ -274,11 +274,14 @@ func scaleMinK4(j int, q []byte) (sc, m uint8) {
 
 // dotK is the dot product of a decoded row with Q8_K activations, in the
 // float order of the kernel ggml's x86-64 build uses for the type where
-// Saji replicates it (Q6_K), and as one scaled integer sum per super-block
-// otherwise.
+// Saji replicates it (Q3_K, Q5_K, Q6_K), and as one scaled integer sum per
+// super-block otherwise.
 func dotK(r *rowK, x []q8KBlock) float32 {
-	if r.typ == quant.TypeQ6_K {
+	switch r.typ {
+	case quant.TypeQ6_K:
 		return dotQ6K(r, x)
+	case quant.TypeQ3_K, quant.TypeQ5_K:
+		return dotLanesK(r, x)
 	}
 	var sum float32
 	for b := range x {
@@ -319,6 +322,36 @@ func dotQ6K(r *rowK, x []q8KBlock) float32 {
 		}
 	}
 	return hsum8(&acc)
+}
+
+// dotLanesK follows ggml_vec_dot_q3_K_q8_K and _q5_K_q8_K (AVX2): the
+// scaled products go to eight integer lanes by element index modulo 32 as
+// in dotQ6K, each lane is scaled by d with a fused multiply-add per
+// super-block, and Q5_K's minimums are accumulated apart, in float32, and
+// added last.
+func dotLanesK(r *rowK, x []q8KBlock) float32 {
+	var acc [8]float32
+	var mins float32
+	for b := range x {
+		xb := &x[b]
+		q, sc := r.q[quant.QK_K*b:quant.QK_K*(b+1)], r.sc[16*b:16*b+16]
+		var lanes [8]int32
+		for e := range quant.QK_K {
+			lanes[e%32/4] += sc[e/16] * int32(q[e]) * int32(xb.q[e])
+		}
+		d := xb.d * r.d[b]
+		for l := range 8 {
+			acc[l] = fma32(d, float32(lanes[l]), acc[l])
+		}
+		if r.typ == quant.TypeQ5_K {
+			var m int32
+			for g := range 16 {
+				m += r.mn[16*b+g] * xb.bsum[g]
+			}
+			mins = fma32(-xb.d*r.dmin[b], float32(m), mins)
+		}
+	}
+	return hsum8(&acc) + mins
 }
 
 // grow returns s resized to n, reusing its storage when large enough.
