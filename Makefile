@@ -25,7 +25,7 @@ build: deps-build
 	@mkdir -p $(dir $(BIN))
 	$(GO) build -o $(BIN) .
 
-test: deps-test vet lint unit race arm64 cross smoke
+test: deps-test vet lint unit race arm64 cross smoke  # .ci/run lists the same steps
 	@echo "make test: all checks passed"
 
 deps-build:
