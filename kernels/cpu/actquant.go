@@ -63,8 +63,10 @@ func quantizeQ8(x []float32, out []q8Block, sums bool) {
 
 // quantizeQ8K quantizes x (a multiple of 256 long) into Q8_K blocks as
 // ggml's quantize_row_q8_K does: the value of largest magnitude (the first
-// one, on ties) maps to -127, and the quants round half to even.
-func quantizeQ8K(x []float32, out []q8KBlock) {
+// one, on ties) maps to -127, and the quants round half to even. With
+// grouped set, a tie between +max and -max resolves to +max, as in ggml's
+// AVX2 quantize_mat_q8_K_4x8 for the repacked kernels.
+func quantizeQ8K(x []float32, out []q8KBlock, grouped bool) {
 	for b := range out {
 		xb := x[quant.QK_K*b : quant.QK_K*(b+1)]
 		blk := &out[b]
@@ -72,6 +74,14 @@ func quantizeQ8K(x []float32, out []q8KBlock) {
 		for _, v := range xb {
 			if a := abs32(v); a > amax {
 				amax, maxv = a, v
+			}
+		}
+		if grouped && maxv < 0 {
+			for _, v := range xb {
+				if v == amax {
+					maxv = amax
+					break
+				}
 			}
 		}
 		if amax == 0 {

@@ -145,7 +145,7 @@ func activationsAsComputed(typ quant.Type, x []float32, k, n int) []float32 {
 	case dotQ8K:
 		q := make([]q8KBlock, k/quant.QK_K)
 		for j := range n {
-			quantizeQ8K(x[j*k:(j+1)*k], q)
+			quantizeQ8K(x[j*k:(j+1)*k], q, (typ == quant.TypeQ4_K || typ == quant.TypeQ2_K) && j < n-n%4)
 			for bi, blk := range q {
 				for l, v := range blk.q {
 					out[j*k+quant.QK_K*bi+l] = blk.d * float32(v)

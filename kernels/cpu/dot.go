@@ -274,14 +274,24 @@ func scaleMinK4(j int, q []byte) (sc, m uint8) {
 
 // dotK is the dot product of a decoded row with Q8_K activations, in the
 // float order of the kernel ggml's x86-64 build uses for the type where
-// Saji replicates it (Q3_K, Q5_K, Q6_K), and as one scaled integer sum per
-// super-block otherwise.
-func dotK(r *rowK, x []q8KBlock) float32 {
+// Saji replicates it (Q2_K to Q6_K), and as one scaled integer sum per
+// super-block otherwise. gemm tells whether ggml computes this activation
+// row in a group of four (the repacked kernels' gemm) or alone (gemv).
+func dotK(r *rowK, x []q8KBlock, gemm bool) float32 {
 	switch r.typ {
 	case quant.TypeQ6_K:
 		return dotQ6K(r, x)
 	case quant.TypeQ3_K, quant.TypeQ5_K:
 		return dotLanesK(r, x)
+	case quant.TypeQ4_K, quant.TypeQ2_K:
+		chunk := quant.QK_K
+		if gemm {
+			chunk = 64
+			if r.typ == quant.TypeQ2_K {
+				chunk = 128
+			}
+		}
+		return dotRepackedK(r, x, chunk)
 	}
 	var sum float32
 	for b := range x {
@@ -352,6 +362,33 @@ func dotLanesK(r *rowK, x []q8KBlock) float32 {
 		}
 	}
 	return hsum8(&acc) + mins
+}
+
+// dotRepackedK follows ggml's repacked Q4_K and Q2_K kernels for x86
+// (ggml_gemm/gemv_q4_K_8x8_q8_K, _q2_K_8x8_q8_K): integer sums over chunks
+// of chunk elements (64 or 128 in the gemm, the whole super-block in the
+// gemv), each scaled with a fused multiply-add into one accumulator for the
+// scales and one for the minimums, subtracted at the end.
+func dotRepackedK(r *rowK, x []q8KBlock, chunk int) float32 {
+	var acc, accMin float32
+	for b := range x {
+		xb := &x[b]
+		for c := 0; c < quant.QK_K; c += chunk {
+			var isum, msum int32
+			for g := c / 16; g < (c+chunk)/16; g++ {
+				var s int32
+				q, xq := r.q[quant.QK_K*b+16*g:quant.QK_K*b+16*g+16], xb.q[16*g:16*g+16]
+				for i := range 16 {
+					s += int32(q[i]) * int32(xq[i])
+				}
+				isum += r.sc[16*b+g] * s
+				msum += r.mn[16*b+g] * xb.bsum[g]
+			}
+			acc = fma32(float32(isum), r.d[b]*xb.d, acc)
+			accMin = fma32(float32(msum), r.dmin[b]*xb.d, accMin)
+		}
+	}
+	return acc - accMin
 }
 
 // grow returns s resized to n, reusing its storage when large enough.

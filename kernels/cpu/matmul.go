@@ -92,9 +92,16 @@ func (b *Backend) MatMul(dst, w, x kernels.Tensor) error {
 	case dotQ8K:
 		nb := k / quant.QK_K
 		xq := make([]q8KBlock, n*nb)
+		// ggml's repacked Q4_K and Q2_K kernels take the activation rows in
+		// groups of four (gemm), the last n%4 alone (gemv); the groups are
+		// quantized with a slightly different tie rule.
+		gemmRows := 0
+		if wt.typ == quant.TypeQ4_K || wt.typ == quant.TypeQ2_K {
+			gemmRows = n - n%4
+		}
 		b.parallel(n, func(lo, hi int) {
 			for j := lo; j < hi; j++ {
-				quantizeQ8K(xs.f[j*k:(j+1)*k], xq[j*nb:(j+1)*nb])
+				quantizeQ8K(xs.f[j*k:(j+1)*k], xq[j*nb:(j+1)*nb], j < gemmRows)
 			}
 		})
 		b.parallel(m, func(lo, hi int) {
@@ -103,7 +110,7 @@ func (b *Backend) MatMul(dst, w, x kernels.Tensor) error {
 			for i := lo; i < hi; i++ {
 				decodeK(wt.typ, wt.row(i), &r)
 				for j := range n {
-					out[j*m+i] = dotK(&r, xq[j*nb:(j+1)*nb])
+					out[j*m+i] = dotK(&r, xq[j*nb:(j+1)*nb], j < gemmRows)
 				}
 			}
 		})
