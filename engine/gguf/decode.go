@@ -206,85 +206,32 @@ func (d *decoder) array(depth int) (Value, error) {
 	var data any
 	switch et {
 	case TypeUint8:
-		s := make([]uint8, cnt)
-		copy(s, d.b[d.off:])
-		d.off += cnt
-		data = s
+		data = fixedArray(d, cnt, 1, func(b []byte) uint8 { return b[0] })
 	case TypeInt8:
-		s := make([]int8, cnt)
-		for i := range s {
-			s[i] = int8(d.b[d.off+i])
-		}
-		d.off += cnt
-		data = s
+		data = fixedArray(d, cnt, 1, func(b []byte) int8 { return int8(b[0]) })
 	case TypeBool:
-		s := make([]bool, cnt)
-		for i := range s {
-			s[i] = d.b[d.off+i] != 0
-		}
-		d.off += cnt
-		data = s
+		data = fixedArray(d, cnt, 1, func(b []byte) bool { return b[0] != 0 })
 	case TypeUint16:
-		s := make([]uint16, cnt)
-		for i := range s {
-			s[i] = binary.LittleEndian.Uint16(d.b[d.off+2*i:])
-		}
-		d.off += 2 * cnt
-		data = s
+		data = fixedArray(d, cnt, 2, binary.LittleEndian.Uint16)
 	case TypeInt16:
-		s := make([]int16, cnt)
-		for i := range s {
-			s[i] = int16(binary.LittleEndian.Uint16(d.b[d.off+2*i:]))
-		}
-		d.off += 2 * cnt
-		data = s
+		data = fixedArray(d, cnt, 2, func(b []byte) int16 { return int16(binary.LittleEndian.Uint16(b)) })
 	case TypeUint32:
-		s := make([]uint32, cnt)
-		for i := range s {
-			s[i] = binary.LittleEndian.Uint32(d.b[d.off+4*i:])
-		}
-		d.off += 4 * cnt
-		data = s
+		data = fixedArray(d, cnt, 4, binary.LittleEndian.Uint32)
 	case TypeInt32:
-		s := make([]int32, cnt)
-		for i := range s {
-			s[i] = int32(binary.LittleEndian.Uint32(d.b[d.off+4*i:]))
-		}
-		d.off += 4 * cnt
-		data = s
+		data = fixedArray(d, cnt, 4, func(b []byte) int32 { return int32(binary.LittleEndian.Uint32(b)) })
 	case TypeFloat32:
-		s := make([]float32, cnt)
-		for i := range s {
-			s[i] = math.Float32frombits(binary.LittleEndian.Uint32(d.b[d.off+4*i:]))
-		}
-		d.off += 4 * cnt
-		data = s
+		data = fixedArray(d, cnt, 4, func(b []byte) float32 { return math.Float32frombits(binary.LittleEndian.Uint32(b)) })
 	case TypeUint64:
-		s := make([]uint64, cnt)
-		for i := range s {
-			s[i] = binary.LittleEndian.Uint64(d.b[d.off+8*i:])
-		}
-		d.off += 8 * cnt
-		data = s
+		data = fixedArray(d, cnt, 8, binary.LittleEndian.Uint64)
 	case TypeInt64:
-		s := make([]int64, cnt)
-		for i := range s {
-			s[i] = int64(binary.LittleEndian.Uint64(d.b[d.off+8*i:]))
-		}
-		d.off += 8 * cnt
-		data = s
+		data = fixedArray(d, cnt, 8, func(b []byte) int64 { return int64(binary.LittleEndian.Uint64(b)) })
 	case TypeFloat64:
-		s := make([]float64, cnt)
-		for i := range s {
-			s[i] = math.Float64frombits(binary.LittleEndian.Uint64(d.b[d.off+8*i:]))
-		}
-		d.off += 8 * cnt
-		data = s
+		data = fixedArray(d, cnt, 8, func(b []byte) float64 { return math.Float64frombits(binary.LittleEndian.Uint64(b)) })
 	case TypeString:
 		s := make([]string, cnt)
 		for i := range s {
-			if s[i], err = d.str(fmt.Sprintf("string %d of array", i)); err != nil {
-				return Value{}, err
+			if s[i], err = d.str("string of array"); err != nil {
+				return Value{}, fmt.Errorf("%w (element %d)", err, i)
 			}
 		}
 		data = s
@@ -298,6 +245,17 @@ func (d *decoder) array(depth int) (Value, error) {
 		data = s
 	}
 	return Value{typ: TypeArray, elem: et, data: data}, nil
+}
+
+// fixedArray decodes cnt elements of size bytes each with conv. The caller
+// has checked that the bytes are there.
+func fixedArray[T any](d *decoder, cnt, size int, conv func([]byte) T) []T {
+	s := make([]T, cnt)
+	for i := range s {
+		s[i] = conv(d.b[d.off+size*i:])
+	}
+	d.off += size * cnt
+	return s
 }
 
 // parse reads the header, metadata and tensor infos of a GGUF file held in
