@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"saji/engine/gguf"
+	"saji/kernels"
+	"saji/kernels/cpu"
 	"saji/kernels/quant"
 )
 
@@ -303,5 +305,36 @@ func TestLoadErrors(t *testing.T) {
 	cancel()
 	if _, err := m.Forward(cctx, []int32{1}, []int32{0}, cache, false); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: got %v", err)
+	}
+}
+
+// TestLayerPlacement runs the layers on two different backends: the
+// activations move at the boundary and the logits stay the same.
+func TestLayerPlacement(t *testing.T) {
+	tm := newTinyPhi3()
+	f := tm.file(t, "phi3")
+	ctx := context.Background()
+	tokens, pos := []int32{3, 1, 4, 1, 5}, []int32{0, 1, 2, 3, 4}
+	run := func(opts Options) []float32 {
+		m, err := Load(ctx, f, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := m.NewCache(8, quant.TypeF32)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := m.Forward(ctx, tokens, pos, c, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	one := run(Options{Threads: 1})
+	split := run(Options{Backend: cpu.New(1), LayerBackends: []kernels.Backend{nil, cpu.New(2)}})
+	for i := range one {
+		if one[i] != split[i] {
+			t.Fatalf("logit %d: %g on one backend, %g split across two", i, one[i], split[i])
+		}
 	}
 }

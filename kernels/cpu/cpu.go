@@ -2,15 +2,27 @@
 // implementation of kernels.Backend that SIMD kernels are tested against, so
 // it favours clarity over speed.
 //
-// Its numerics follow ggml's CPU backend as built for x86-64 with AVX: the
-// activations of a quantized matrix product are quantized first (Q8_0 blocks
-// for Q4_0, Q5_0, Q8_0 and IQ4_NL weights, Q8_1 for Q4_1 and Q5_1, Q8_K for
-// the K-quants and IQ4_XS, F16 for F16 and BF16 for BF16 weights), with the
-// same rounding as ggml's AVX quantizers (round half to even, the scale's
-// reciprocal computed as 127/max), and each block's dot product is an
-// integer sum scaled by the two block scales. RMSNorm sums squares in
-// float64 as ggml does, RoPE builds its angles by repeated multiplication in
-// float32, and GELU uses ggml's F16 table semantics.
+// Its numerics follow ggml's CPU backend as llama.cpp builds it for x86-64
+// (GCC, AVX-512), closely enough that Saji's logits equal llama.cpp's to
+// print precision on every reference model:
+//
+//   - Before a quantized matrix product the activations are quantized as
+//     ggml does (Q8_0 blocks for Q4_0, Q5_0, Q8_0 and IQ4_NL weights, Q8_1
+//     for Q4_1 and Q5_1, Q8_K for the K-quants and IQ4_XS, F16 for F16 and
+//     BF16 for BF16 weights), with the AVX quantizers' rounding (half to
+//     even, the reciprocal scale computed as 127/max).
+//   - Block dot products are integer sums, combined in the float order of
+//     the kernel ggml runs for the weight type (vec_dot, llamafile's
+//     tinyBLAS, or the repacked 8x8 gemm/gemv): which partial sums share a
+//     SIMD lane, where fused multiply-adds round once, how lanes are added.
+//   - The element-wise functions use ggml's AVX-512 exponential (softmax,
+//     SiLU), glibc's sinf/cosf (RoPE), and GCC's fused multiply-adds where
+//     the compiler contracts ggml's C (RoPE, GELU, tail loops).
+//
+// This matters more than it seems: llama.cpp rounds activations before every
+// matrix product, and a last-bit difference upstream can flip one of those
+// roundings and move the logits by 1e-3 (F16) to 1e-1 (8-bit). The files
+// simd.go, sincos.go and dot.go hold these details; the rest is plain Go.
 //
 // Work is split across goroutines by rows of the output: each goroutine
 // computes whole output values, so results do not depend on the number of
