@@ -49,6 +49,10 @@ var shortSet = map[string]bool{
 	"tiny-gemma3-q8_0":      true,
 }
 
+// refModels lists the reference files to check: every primary
+// <model>.json (F32 cache, no flash attention) and every <model>.kvf16.json
+// (llama.cpp's defaults: F16 cache, flash attention), fewer under -short
+// and the race detector.
 func refModels(t *testing.T) []string {
 	dir := refdata.Dir(t)
 	paths, err := filepath.Glob(filepath.Join(dir, "ref", "*.json"))
@@ -58,13 +62,10 @@ func refModels(t *testing.T) []string {
 	var names []string
 	for _, p := range paths {
 		name := strings.TrimSuffix(filepath.Base(p), ".json")
-		if strings.HasSuffix(name, ".kvf16") {
-			continue
-		}
 		if raceEnabled && name != "stories260K" && name != "tiny-gemma3-q4_k_m" {
 			continue // the race detector slows the forward pass tenfold
 		}
-		if testing.Short() && !shortSet[name] {
+		if testing.Short() && !(shortSet[name] || name == "tiny-qwen3-q4_k_m.kvf16" || name == "tiny-gemma3-q8_0.kvf16") {
 			continue
 		}
 		names = append(names, name)
@@ -104,8 +105,17 @@ func loadRef(t testing.TB, name string) (*refModel, Model, *gguf.File) {
 // product, and a last-bit difference upstream can flip one rounding and
 // move the logits by 1e-3 (F16) to 1e-1 (8-bit).
 func tolerance(name string) float64 {
-	if strings.HasSuffix(name, "-f32") || strings.HasSuffix(name, "-f16") ||
-		name == "stories260K" || name == "llama-2-tiny-random" {
+	name = strings.Replace(name, "-f32.kvf16", "-f32", 1)
+	name = strings.Replace(name, "-f16.kvf16", "-f16", 1)
+	switch {
+	case name == "stories260K.kvf16":
+		// Its primary logits differ from llama.cpp's by 1e-5 (a last-bit
+		// difference not yet traced, with head_dim 8 and n_ff 172 taking
+		// ggml's scalar tails); flash attention's F16 value accumulator
+		// turns that into 3e-3 here.
+		return 5e-3
+	case strings.HasSuffix(name, "-f32"), strings.HasSuffix(name, "-f16"),
+		strings.HasPrefix(name, "stories260K"), strings.HasPrefix(name, "llama-2-tiny-random"):
 		return 1e-3
 	}
 	return 2e-3
@@ -119,8 +129,10 @@ type promptResult struct {
 }
 
 // TestConformance compares logits and greedy continuations with llama.cpp's
-// (F32 KV cache, one batch for the prompt, then one token at a time) for
-// every primary reference file.
+// (one batch for the prompt, then one token at a time through the cache)
+// for every reference file: F32 cache for the primary files, F16 cache for
+// the .kvf16 files, whose greedy runs are checked for 8 steps to keep the
+// test fast (the later steps take the same path).
 func TestConformance(t *testing.T) {
 	names := refModels(t)
 	var table []string
@@ -128,18 +140,26 @@ func TestConformance(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ref, m, _ := loadRef(t, name)
 			tol := tolerance(name)
+			kv := quant.TypeF32
+			if strings.HasSuffix(name, ".kvf16") {
+				kv = quant.TypeF16
+			}
 			if m.Config().Vocab != ref.Model.NVocab {
 				t.Fatalf("vocab %d, want %d", m.Config().Vocab, ref.Model.NVocab)
 			}
 			var sum promptResult
 			total := 0
 			for _, p := range ref.Prompts {
-				r := runPrompt(t, m, p.Tokens, p.TopLogits, p.Last, p.Greedy.Tokens, p.Greedy.Margin, p.Greedy.Top5, tol)
+				greedy := p.Greedy.Tokens
+				if kv == quant.TypeF16 {
+					greedy = greedy[:min(8, len(greedy))]
+				}
+				r := runPrompt(t, m, kv, p.Tokens, p.TopLogits, p.Last, greedy, p.Greedy.Margin, p.Greedy.Top5, tol)
 				sum.worstTop, sum.worstLast = max(sum.worstTop, r.worstTop), max(sum.worstLast, r.worstLast)
 				sum.exact += r.exact
 				sum.positions += r.positions
 				sum.matched += r.matched
-				total += len(p.Greedy.Tokens)
+				total += len(greedy)
 			}
 			table = append(table, fmt.Sprintf("%-24s %9.2e %9.2e %8d/%d %7d/%d",
 				name, sum.worstTop, sum.worstLast, sum.matched, total, sum.exact, sum.positions))
@@ -149,12 +169,12 @@ func TestConformance(t *testing.T) {
 }
 
 // runPrompt checks one prompt.
-func runPrompt(t *testing.T, m Model, tokens []int32, topRef [][][]float64, lastRef []float32,
+func runPrompt(t *testing.T, m Model, kv quant.Type, tokens []int32, topRef [][][]float64, lastRef []float32,
 	greedyRef []int32, margin []float64, top5 [][][]float64, tol float64) promptResult {
 	t.Helper()
 	ctx := context.Background()
 	vocab := m.Config().Vocab
-	cache, err := m.NewCache(512, quant.TypeF32)
+	cache, err := m.NewCache(512, kv)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,11 +8,12 @@ import (
 	"saji/kernels/quant"
 )
 
-// Attention computes causal attention of q over kv as ggml does without
-// flash attention: scores q·k (q rounded to F16 when the keys are F16),
-// optional softcap, scale, a softmax with float64 sum, and the
-// probability-weighted sum of the values (probabilities rounded to F16 when
-// the values are F16).
+// Attention computes causal attention of q over kv. Over an F32 cache it
+// follows ggml without flash attention (llama.cpp's most exact setting):
+// scores q·k, optional softcap, scale, a softmax with float64 sum, and the
+// probability-weighted sum of the values. Over an F16 cache it follows
+// ggml's flash-attention kernel (llama.cpp's default setting, see
+// flash.go). Mixed F32/F16 caches use the first path with F16 rounding.
 func (b *Backend) Attention(dst, q kernels.Tensor, kv kernels.KV, pos []int32, p kernels.AttentionParams) error {
 	d, err := b.f32(dst, "attention destination")
 	if err != nil {
@@ -54,6 +55,10 @@ func (b *Backend) Attention(dst, q kernels.Tensor, kv kernels.KV, pos []int32, p
 		return err
 	}
 	group := nh / nkv
+	if isF16(kt, vt) {
+		b.flashAttention(d, qs, keys, values, kv, pos, p)
+		return nil
+	}
 	// llama.cpp attends over n_kv cells, the used ones padded to a multiple
 	// of 256 (at most the cache size); the padding cells are masked and add
 	// exact zeros, but they decide which sums run in full vectors.

@@ -96,10 +96,6 @@ func expV(x float32) float32 {
 	return float32(math.Ldexp(float64(j), int(n)))
 }
 
-// expF is expf from the C library, used by ggml for the elements after the
-// last full vector.
-func expF(x float32) float32 { return float32(math.Exp(float64(x))) }
-
 // siluRow sets y[i] = silu(x[i])·g[i] as ggml_vec_swiglu_f32 does: full
 // vectors of 16 through expV, the rest through expf.
 func siluRow(y, x, g []float32) {
