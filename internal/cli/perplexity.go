@@ -18,8 +18,8 @@ import (
 // newPerplexityCmd is 'saji perplexity', llama-perplexity's procedure.
 func newPerplexityCmd() *cobra.Command {
 	var (
-		modelPath, textPath string
-		nCtx, threads       int
+		modelPath, textPath, kvType string
+		nCtx, threads               int
 	)
 	cmd := &cobra.Command{
 		Use:   "perplexity -m FILE -f TEXT -c N",
@@ -28,12 +28,17 @@ func newPerplexityCmd() *cobra.Command {
 			"says), cut it into chunks of N tokens, put BOS first in each chunk, evaluate each\n" +
 			"chunk in a fresh sequence and score the second half of its positions. The running\n" +
 			"perplexity after each chunk is printed as [k]value, then the final estimate\n" +
-			"PPL = x +/- y. The figures are those llama-perplexity -c N -b N gives.",
+			"PPL = x +/- y. The figures are those llama-perplexity -c N -b N gives: like it,\n" +
+			"the key/value cache is F16 by default (--kv-type f32 for the exact F32 cache).",
 		Example: "  saji perplexity -m stories260K.gguf -f story.txt -c 128",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if modelPath == "" || textPath == "" {
 				return errors.New("perplexity: a model (-m FILE) and a text (-f TEXT) are required")
+			}
+			kv, err := quant.ParseType(kvType)
+			if err != nil || (kv != quant.TypeF16 && kv != quant.TypeF32) {
+				return fmt.Errorf("perplexity: --kv-type must be f16 or f32, not %q", kvType)
 			}
 			if nCtx < 4 {
 				return fmt.Errorf("perplexity: the context (-c) must be at least 4, not %d", nCtx)
@@ -57,7 +62,7 @@ func newPerplexityCmd() *cobra.Command {
 			if lm.tok.AddBOS() {
 				bos = lm.tok.BOS()
 			}
-			_, err = perplexity(ctx, lm.model, tokens, nCtx, bos, cmd.OutOrStdout())
+			_, err = perplexity(ctx, lm.model, tokens, nCtx, bos, kv, cmd.OutOrStdout())
 			if err != nil {
 				return fmt.Errorf("perplexity: %w", err)
 			}
@@ -69,6 +74,7 @@ func newPerplexityCmd() *cobra.Command {
 	f.StringVarP(&textPath, "file", "f", "", "UTF-8 text `FILE` to score")
 	f.IntVarP(&nCtx, "ctx-size", "c", 512, "tokens per chunk")
 	f.IntVarP(&threads, "threads", "t", 0, "number of threads (0: all CPUs)")
+	f.StringVar(&kvType, "kv-type", "f16", "key/value cache type: f16 (llama.cpp's default) or f32")
 	return cmd
 }
 
@@ -80,14 +86,14 @@ type pplResult struct {
 
 // perplexity scores tokens in chunks of nCtx as llama-perplexity does,
 // writing its progress line to w. bos, when not negative, replaces the
-// first token of each chunk.
-func perplexity(ctx context.Context, m model.Model, tokens []int32, nCtx int, bos int32, w io.Writer) (*pplResult, error) {
+// first token of each chunk; kv is the cache type.
+func perplexity(ctx context.Context, m model.Model, tokens []int32, nCtx int, bos int32, kv quant.Type, w io.Writer) (*pplResult, error) {
 	if len(tokens) < 2*nCtx {
 		return nil, fmt.Errorf("the text has %d tokens; a context of %d needs at least %d", len(tokens), nCtx, 2*nCtx)
 	}
 	nChunk := len(tokens) / nCtx
 	vocab := m.Config().Vocab
-	cache, err := m.NewCache(nCtx, quant.TypeF32)
+	cache, err := m.NewCache(nCtx, kv)
 	if err != nil {
 		return nil, err
 	}
