@@ -11,8 +11,7 @@ import (
 // scope holds the variables of one frame: the template's top level, one
 // loop iteration, a macro call, a block. Lookups fall back to the parent.
 type scope struct {
-	names  []string
-	vals   []Value
+	locals kwargs // this frame's variables, in order of first assignment
 	parent *scope
 	vars   *Dict // read-only render variables, at the root
 	// Inline room for the first few variables (a loop target and loop).
@@ -22,16 +21,14 @@ type scope struct {
 
 func newScope(parent *scope) *scope {
 	s := &scope{parent: parent}
-	s.names, s.vals = s.nbuf[:0], s.vbuf[:0]
+	s.locals = kwargs{names: s.nbuf[:0], vals: s.vbuf[:0]}
 	return s
 }
 
 func (sc *scope) lookup(name string) (Value, bool) {
 	for s := sc; s != nil; s = s.parent {
-		for i := len(s.names) - 1; i >= 0; i-- {
-			if s.names[i] == name {
-				return s.vals[i], true
-			}
+		if v, ok := s.locals.get(name); ok {
+			return v, true
 		}
 		if s.vars != nil {
 			if v, ok := s.vars.Get(name); ok {
@@ -42,16 +39,7 @@ func (sc *scope) lookup(name string) (Value, bool) {
 	return nil, false
 }
 
-func (sc *scope) set(name string, v Value) {
-	for i, n := range sc.names {
-		if n == name {
-			sc.vals[i] = v
-			return
-		}
-	}
-	sc.names = append(sc.names, name)
-	sc.vals = append(sc.vals, v)
-}
+func (sc *scope) set(name string, v Value) { sc.locals.add(name, v) }
 
 // ctrl is how a statement list ended.
 type ctrl uint8
