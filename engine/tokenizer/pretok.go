@@ -348,6 +348,22 @@ func (w *wordSplitter) flags(i int) uint16 {
 }
 
 // add ends a word at end and returns its length.
+// spaceRunEnd returns where the pre-tokenizer regexes' common tail
+// `\s+(?!\S)|\s+|.` ends for a word starting at pos that begins with nws
+// whitespace code points: a run of spaces followed by more text leaves its
+// last space to the next word; a run at the end of the text, or a single
+// space, is one word; no whitespace means a lone code point.
+func (w *wordSplitter) spaceRunEnd(pos, nws int) int {
+	switch {
+	case nws > 1 && w.cpt(pos+nws) != outOfRange:
+		return pos + nws - 1
+	case nws > 0:
+		return pos + nws
+	default:
+		return pos + 1
+	}
+}
+
 func (w *wordSplitter) add(end int) int {
 	n := end - w.prev
 	if n > 0 {
@@ -410,17 +426,7 @@ func splitGPT2(c *codepoints, lo, hi int, out []int32) []int32 {
 		for w.flags(pos+nws)&cfWhitespace != 0 {
 			nws++
 		}
-		if nws > 1 && w.cpt(pos+nws) != outOfRange {
-			pos += nws - 1
-			w.add(pos)
-			continue
-		}
-		if nws > 0 {
-			pos += nws
-			w.add(pos)
-			continue
-		}
-		pos++
+		pos = w.spaceRunEnd(pos, nws)
 		w.add(pos)
 	}
 	return w.out
@@ -525,19 +531,7 @@ func (w *wordSplitter) splitLlama3Like(marks bool) []int32 {
 			w.add(pos)
 			continue
 		}
-		// \s+(?!\S)
-		if nws > 1 && w.cpt(pos+nws) != outOfRange {
-			pos += nws - 1
-			w.add(pos)
-			continue
-		}
-		// \s+
-		if nws > 0 {
-			pos += nws
-			w.add(pos)
-			continue
-		}
-		pos++
+		pos = w.spaceRunEnd(pos, nws)
 		w.add(pos)
 	}
 	return w.out
