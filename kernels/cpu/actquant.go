@@ -9,7 +9,8 @@ import (
 // The activation formats of quantized matrix products, held as Go values
 // rather than bytes since they never leave the backend.
 
-// q8Block is a Q8_0 or Q8_1 block of 32 activations: value = d·q.
+// q8Block is a Q8_0 or Q8_1 block of 32 activations: value = d·q. Its
+// layout (40 bytes: d at 0, s at 4, q at 8) is read by the assembly kernels.
 type q8Block struct {
 	d float32 // the F16 scale, widened
 	s float32 // Q8_1 only: F16(d·Σq), used with the minimum of Q4_1/Q5_1
@@ -17,11 +18,13 @@ type q8Block struct {
 }
 
 // q8KBlock is a Q8_K block of 256 activations: value = d·q, with the sums of
-// each 16 quants (bsum) for the minimums of the K-quants.
+// each 16 quants (bsum, at most 16·127 in magnitude) for the minimums of the
+// K-quants. Its layout (292 bytes: d at 0, q at 4, bsum at 260) is read by
+// the assembly kernels.
 type q8KBlock struct {
 	d    float32
 	q    [quant.QK_K]int8
-	bsum [quant.QK_K / 16]int32
+	bsum [quant.QK_K / 16]int16
 }
 
 // roundF16 rounds x to the nearest F16 value.
@@ -93,9 +96,9 @@ func quantizeQ8K(x []float32, out []q8KBlock, grouped bool) {
 			blk.q[i] = int8(min(127, math.RoundToEven(float64(iscale*v))))
 		}
 		for g := range blk.bsum {
-			var s int32
+			var s int16
 			for _, q := range blk.q[16*g : 16*g+16] {
-				s += int32(q)
+				s += int16(q)
 			}
 			blk.bsum[g] = s
 		}

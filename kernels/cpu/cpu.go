@@ -24,9 +24,13 @@
 // roundings and move the logits by 1e-3 (F16) to 1e-1 (8-bit). The files
 // simd.go, sincos.go and dot.go hold these details; the rest is plain Go.
 //
-// Work is split across goroutines by rows of the output: each goroutine
-// computes whole output values, so results do not depend on the number of
-// threads.
+// Work is split across a persistent pool of threads by rows of the output:
+// each thread computes whole output values, so results do not depend on the
+// number of threads.
+//
+// New runs SIMD kernels (AVX2 on x86-64, NEON on arm64) where the CPU has
+// them; NewReference runs the pure-Go kernels, the oracle the SIMD kernels
+// are tested against. SAJI_SIMD=off makes New behave as NewReference.
 package cpu
 
 import (
@@ -42,15 +46,29 @@ import (
 // Backend is the CPU backend. It is safe for concurrent use.
 type Backend struct {
 	threads int
+	k       *kernelSet // nil: the pure-Go kernels
+	pool    *pool
 }
 
 // New returns a CPU backend that splits each operation over threads
-// goroutines (runtime.NumCPU() when threads <= 0).
+// threads (runtime.NumCPU() when threads <= 0), with the SIMD kernels of
+// the running CPU.
 func New(threads int) *Backend {
+	b := NewReference(threads)
+	if !simdDisabled() {
+		b.k = detectKernels()
+	}
+	return b
+}
+
+// NewReference returns a CPU backend that runs the pure-Go kernels only.
+func NewReference(threads int) *Backend {
 	if threads <= 0 {
 		threads = runtime.NumCPU()
 	}
-	return &Backend{threads: threads}
+	b := &Backend{threads: threads, pool: newPool(threads)}
+	runtime.AddCleanup(b, func(p *pool) { p.close() }, b.pool)
+	return b
 }
 
 // Name returns "cpu".
@@ -212,13 +230,17 @@ func (b *Backend) f32(t kernels.Tensor, what string) (*tensor, error) {
 }
 
 // parallel runs fn over [0, n) split into contiguous ranges, one per
-// goroutine (fewer when n is small).
+// thread (fewer when n is small), on the backend's pool, or on new
+// goroutines when the pool is busy with another operation.
 func (b *Backend) parallel(n int, fn func(lo, hi int)) {
 	parts := min(b.threads, n)
 	if parts <= 1 {
 		if n > 0 {
 			fn(0, n)
 		}
+		return
+	}
+	if b.pool.run(parts, func(p int) { fn(n*p/parts, n*(p+1)/parts) }) {
 		return
 	}
 	var wg sync.WaitGroup

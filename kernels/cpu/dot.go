@@ -304,7 +304,7 @@ func dotK(r *rowK, x []q8KBlock, gemm bool) float32 {
 				s += int32(q[i]) * int32(xq[i])
 			}
 			isum += r.sc[16*b+g] * s
-			msum += r.mn[16*b+g] * xb.bsum[g]
+			msum += r.mn[16*b+g] * int32(xb.bsum[g])
 		}
 		sum += r.d[b]*xb.d*float32(isum) - r.dmin[b]*xb.d*float32(msum)
 	}
@@ -327,7 +327,7 @@ func dotQ6K(r *rowK, x []q8KBlock) float32 {
 		}
 		d := xb.d * r.d[b]
 		for l := range 8 {
-			lanes[l] -= 32 * (sc[2*l]*xb.bsum[2*l] + sc[2*l+1]*xb.bsum[2*l+1])
+			lanes[l] -= 32 * (sc[2*l]*int32(xb.bsum[2*l]) + sc[2*l+1]*int32(xb.bsum[2*l+1]))
 			acc[l] = fma32(d, float32(lanes[l]), acc[l])
 		}
 	}
@@ -356,7 +356,7 @@ func dotLanesK(r *rowK, x []q8KBlock) float32 {
 		if r.typ == quant.TypeQ5_K {
 			var m int32
 			for g := range 16 {
-				m += r.mn[16*b+g] * xb.bsum[g]
+				m += r.mn[16*b+g] * int32(xb.bsum[g])
 			}
 			mins = fma32(-xb.d*r.dmin[b], float32(m), mins)
 		}
@@ -382,7 +382,7 @@ func dotRepackedK(r *rowK, x []q8KBlock, chunk int) float32 {
 					s += int32(q[i]) * int32(xq[i])
 				}
 				isum += r.sc[16*b+g] * s
-				msum += r.mn[16*b+g] * xb.bsum[g]
+				msum += r.mn[16*b+g] * int32(xb.bsum[g])
 			}
 			acc = fma32(float32(isum), r.d[b]*xb.d, acc)
 			accMin = fma32(float32(msum), r.dmin[b]*xb.d, accMin)

@@ -41,12 +41,13 @@ func (b *Backend) MatMul(dst, w, x kernels.Tensor) error {
 	switch kind {
 	case dotF32:
 		dot := floatDot(n, k, false)
-		b.parallel(m, func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				wr := wt.f[i*k : (i+1)*k]
-				for j := range n {
-					out[j*m+i] = dot(wr, xs.f[j*k:(j+1)*k])
-				}
+		if fd := b.k.f32Dot(n, k); fd != nil {
+			dot = fd
+		}
+		b.tiled(m, n, k*4, func(i, j0, j1 int) {
+			wr := wt.f[i*k : (i+1)*k]
+			for j := j0; j < j1; j++ {
+				out[j*m+i] = dot(wr, xs.f[j*k:(j+1)*k])
 			}
 		})
 	case dotF16, dotBF16:
@@ -57,6 +58,15 @@ func (b *Backend) MatMul(dst, w, x kernels.Tensor) error {
 		xr := make([]float32, len(xs.f))
 		for i, v := range xs.f {
 			xr[i] = round(v)
+		}
+		if hd := b.k.halfDot(kind, n, k); hd != nil {
+			b.tiled(m, n, k*4, func(i, j0, j1 int) {
+				row := wt.row(i)
+				for j := j0; j < j1; j++ {
+					out[j*m+i] = hd(row, xr[j*k:(j+1)*k])
+				}
+			})
+			break
 		}
 		dot := floatDot(n, k, true)
 		b.parallel(m, func(lo, hi int) {
@@ -74,11 +84,24 @@ func (b *Backend) MatMul(dst, w, x kernels.Tensor) error {
 	case dotQ8:
 		nb := k / 32
 		xq := make([]q8Block, n*nb)
+		quantize := quantizeQ8
+		if b.k != nil && b.k.quantQ8 != nil {
+			quantize = b.k.quantQ8
+		}
 		b.parallel(n, func(lo, hi int) {
 			for j := lo; j < hi; j++ {
-				quantizeQ8(xs.f[j*k:(j+1)*k], xq[j*nb:(j+1)*nb], sums)
+				quantize(xs.f[j*k:(j+1)*k], xq[j*nb:(j+1)*nb], sums)
 			}
 		})
+		if dot := b.k.dotQ8(wt.typ); dot != nil {
+			b.tiled(m, n, nb*40, func(i, j0, j1 int) {
+				row := wt.row(i)
+				for j := j0; j < j1; j++ {
+					out[j*m+i] = dot(row, xq[j*nb:(j+1)*nb])
+				}
+			})
+			break
+		}
 		b.parallel(m, func(lo, hi int) {
 			var r row32
 			r.reset(k)
@@ -99,11 +122,24 @@ func (b *Backend) MatMul(dst, w, x kernels.Tensor) error {
 		if wt.typ == quant.TypeQ4_K || wt.typ == quant.TypeQ2_K {
 			gemmRows = n - n%4
 		}
+		quantize := quantizeQ8K
+		if b.k != nil && b.k.quantQ8K != nil {
+			quantize = b.k.quantQ8K
+		}
 		b.parallel(n, func(lo, hi int) {
 			for j := lo; j < hi; j++ {
-				quantizeQ8K(xs.f[j*k:(j+1)*k], xq[j*nb:(j+1)*nb], j < gemmRows)
+				quantize(xs.f[j*k:(j+1)*k], xq[j*nb:(j+1)*nb], j < gemmRows)
 			}
 		})
+		if dot := b.k.dotQ8K(wt.typ); dot != nil {
+			b.tiled(m, n, nb*292, func(i, j0, j1 int) {
+				row := wt.row(i)
+				for j := j0; j < j1; j++ {
+					out[j*m+i] = dot(row, xq[j*nb:(j+1)*nb], j < gemmRows)
+				}
+			})
+			break
+		}
 		b.parallel(m, func(lo, hi int) {
 			var r rowK
 			r.reset(k)
@@ -126,4 +162,26 @@ func floatDot(n, k int, half bool) func(a, b []float32) float32 {
 		return dotTiny
 	}
 	return func(a, b []float32) float32 { return dotVec(a, b, half) }
+}
+
+// tileBytes is the size of the activation rows a matrix product keeps hot
+// while it runs over weight rows: about half of a core's L2 cache.
+const tileBytes = 256 << 10
+
+// tiled runs fn(i, j0, j1) for every weight row i in [0, m) and every tile
+// [j0, j1) of the n activation rows (rowBytes each, in their dot-product
+// format), splitting the weight rows over the threads. Each thread runs its
+// weight rows once per tile, so a tile of activations is read from cache
+// for all of them, and a weight row, once loaded, is used for every
+// activation row of the tile.
+func (b *Backend) tiled(m, n, rowBytes int, fn func(i, j0, j1 int)) {
+	tile := max(1, min(n, tileBytes/max(1, rowBytes)))
+	b.parallel(m, func(lo, hi int) {
+		for j0 := 0; j0 < n; j0 += tile {
+			j1 := min(n, j0+tile)
+			for i := lo; i < hi; i++ {
+				fn(i, j0, j1)
+			}
+		}
+	})
 }
