@@ -51,7 +51,7 @@ type Backend struct {
 }
 
 // New returns a CPU backend that splits each operation over threads
-// threads (runtime.NumCPU() when threads <= 0), with the SIMD kernels of
+// threads (PhysicalCores() when threads <= 0), with the SIMD kernels of
 // the running CPU.
 func New(threads int) *Backend {
 	b := NewReference(threads)
@@ -64,7 +64,7 @@ func New(threads int) *Backend {
 // NewReference returns a CPU backend that runs the pure-Go kernels only.
 func NewReference(threads int) *Backend {
 	if threads <= 0 {
-		threads = runtime.NumCPU()
+		threads = PhysicalCores()
 	}
 	b := &Backend{threads: threads, pool: newPool(threads)}
 	runtime.AddCleanup(b, func(p *pool) { p.close() }, b.pool)
@@ -146,11 +146,15 @@ func (b *Backend) Weight(typ quant.Type, shape []int, data []byte) (kernels.Tens
 	return t, nil
 }
 
-// New allocates a zeroed F32 or F16 tensor.
+// New allocates a zeroed F32, F16 or Q8_0 tensor (Q8_0 for key/value
+// caches: rows a multiple of 32 long).
 func (b *Backend) New(typ quant.Type, shape ...int) (kernels.Tensor, error) {
 	n, err := elements(shape)
 	if err != nil {
 		return nil, err
+	}
+	if typ == quant.TypeQ8_0 && len(shape) > 0 && shape[0]%typ.BlockSize() != 0 {
+		return nil, fmt.Errorf("cpu: a Q8_0 row of %d values is not a multiple of %d: %w", shape[0], typ.BlockSize(), kernels.ErrShape)
 	}
 	t := &tensor{b: b, typ: typ, shape: append([]int(nil), shape...)}
 	switch typ {
@@ -161,8 +165,10 @@ func (b *Backend) New(typ quant.Type, shape ...int) (kernels.Tensor, error) {
 		}
 	case quant.TypeF16:
 		t.data = make([]byte, 2*n)
+	case quant.TypeQ8_0:
+		t.data = make([]byte, n/typ.BlockSize()*typ.TypeSize())
 	default:
-		return nil, fmt.Errorf("cpu: cannot allocate a %v tensor (only F32 and F16)", typ)
+		return nil, fmt.Errorf("cpu: cannot allocate a %v tensor (only F32, F16 and Q8_0)", typ)
 	}
 	return t, nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"saji/kernels/quant"
@@ -137,4 +138,12 @@ func BenchmarkMatMul(b *testing.B) {
 			}
 		}
 	}
+}
+
+func TestPhysicalCores(t *testing.T) {
+	n := PhysicalCores()
+	if n < 1 || n > runtime.NumCPU() {
+		t.Fatalf("PhysicalCores() = %d with %d logical CPUs", n, runtime.NumCPU())
+	}
+	t.Logf("%d physical cores, %d logical CPUs", n, runtime.NumCPU())
 }

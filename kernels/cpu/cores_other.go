@@ -1,0 +1,7 @@
+//go:build !linux && !darwin
+
+package cpu
+
+// physicalCores returns 0 (unknown): PhysicalCores then counts logical
+// CPUs.
+func physicalCores() int { return 0 }
