@@ -1,0 +1,83 @@
+package gguf
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+// TestOpenWith checks that every way of holding the data presents the same
+// file: metadata, tensor table and tensor bytes, for a single file and a
+// split model.
+func TestOpenWith(t *testing.T) {
+	dir := t.TempDir()
+	single := filepath.Join(dir, "single.gguf")
+	if err := buildWriter(t, sinkKVs(t), sinkTensors).WriteFile(context.Background(), single); err != nil {
+		t.Fatal(err)
+	}
+	split := SplitPath(writeSplit(t, dir, 3, nil), 0, 3)
+	for _, path := range []string{single, split} {
+		want, err := Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer want.Close()
+		for _, opts := range []OpenOptions{{}, {NoMmap: true}, {Lock: true}, {NoMmap: true, Lock: true}} {
+			got, err := OpenWith(path, opts)
+			if err != nil {
+				t.Fatalf("%s %+v: %v", filepath.Base(path), opts, err)
+			}
+			if got.Shards() != want.Shards() || got.FileSize() != want.FileSize() {
+				t.Errorf("%s %+v: %d shards of %d bytes, want %d of %d", filepath.Base(path), opts,
+					got.Shards(), got.FileSize(), want.Shards(), want.FileSize())
+			}
+			if !reflect.DeepEqual(got.KVs(), want.KVs()) || !reflect.DeepEqual(got.Tensors(), want.Tensors()) {
+				t.Errorf("%s %+v: metadata or tensor table differs", filepath.Base(path), opts)
+			}
+			for _, ti := range want.Tensors() {
+				a, err1 := got.Data(ti)
+				b, err2 := want.Data(ti)
+				if err1 != nil || err2 != nil || !bytes.Equal(a, b) {
+					t.Errorf("%s %+v: tensor %s differs (%v, %v)", filepath.Base(path), opts, ti.Name, err1, err2)
+				}
+			}
+			if err := got.Close(); err != nil {
+				t.Errorf("Close: %v", err)
+			}
+			if _, err := got.Data(want.Tensors()[0]); err == nil {
+				t.Error("Data after Close succeeded")
+			}
+		}
+	}
+}
+
+// TestOpenWithErrors checks that the no-mmap path reports bad files as
+// Open does.
+func TestOpenWithErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.gguf")
+	if err := os.WriteFile(bad, []byte("GGUF\x03\x00"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{bad, filepath.Join(dir, "missing.gguf"), dir} {
+		if f, err := OpenWith(path, OpenOptions{NoMmap: true}); err == nil {
+			f.Close()
+			t.Errorf("OpenWith(%s) succeeded", path)
+		}
+	}
+	// A file whose header is fine but whose data is cut short fails the
+	// same way in memory as mapped.
+	b := encode(t, buildWriter(t, sinkKVs(t), sinkTensors))
+	short := filepath.Join(dir, "short.gguf")
+	if err := os.WriteFile(short, b[:len(b)-100], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errMap := Open(short)
+	_, errMem := OpenWith(short, OpenOptions{NoMmap: true})
+	if (errMap == nil) != (errMem == nil) {
+		t.Errorf("truncated file: Open says %v, OpenWith %v", errMap, errMem)
+	}
+}
