@@ -1,0 +1,610 @@
+#include "textflag.h"
+
+// AVX2 kernels for 32-block weights, F16/BF16/F32 weights and the
+// activation quantizers. Every float operation is the oracle's (dot.go,
+// simd.go, actquant.go), in its order, so results match it bit for bit.
+
+// HSUM8(Y, X, T) leaves in the low lane of X (the xmm half of Y) the sum
+// of Y's eight lanes in hsum8's order: high half onto low half, then lanes
+// 0+2 and 1+3, then the two. T is scratch.
+#define HSUM8(Y, X, T) \
+	VEXTRACTF128 $1, Y, T \
+	VADDPS       T, X, X  \
+	VMOVHLPS     X, X, T  \
+	VADDPS       T, X, X  \
+	VMOVSHDUP    X, T     \
+	VADDSS       T, X, X
+
+// IHSUM(Y, X, T) leaves in the low lane of X the sum of Y's eight int32s.
+#define IHSUM(Y, X, T) \
+	VEXTRACTI128 $1, Y, T   \
+	VPADDD       T, X, X    \
+	VPSHUFD      $0x4E, X, T \
+	VPADDD       T, X, X    \
+	VPSHUFD      $0xB1, X, T \
+	VPADDD       T, X, X
+
+// SDOT(W, A, ONES, T) sets W to eight int32 lanes, lane l the sum of the
+// products of the signed bytes 4l..4l+3 of W and A (|W|·sign(W)A, so the
+// unsigned-by-signed vpmaddubsw never overflows: |W| ≤ 128, |A| ≤ 127).
+// ONES holds 16-bit ones.
+#define SDOT(W, A, ONES, T) \
+	VPSIGNB    W, A, A    \
+	VPSIGNB    W, W, T    \
+	VPMADDUBSW A, T, T    \
+	VPMADDWD   ONES, T, W
+
+// func dotQ8_0AVX2(w *byte, x *q8Block, n int) float32
+TEXT ·dotQ8_0AVX2(SB), NOSPLIT, $0-28
+	MOVQ w+0(FP), SI
+	MOVQ x+8(FP), DI
+	MOVQ n+16(FP), CX
+	VXORPS   Y0, Y0, Y0
+	VPCMPEQW Y15, Y15, Y15
+	VPSRLW   $15, Y15, Y15
+	CMPQ     CX, $2
+	JB       q80one
+
+q80two:
+	VMOVDQU 2(SI), Y1
+	VMOVDQU 8(DI), Y2
+	VMOVDQU 36(SI), Y3
+	VMOVDQU 48(DI), Y4
+	SDOT(Y1, Y2, Y15, Y5)
+	SDOT(Y3, Y4, Y15, Y6)
+	VCVTDQ2PS    Y1, Y1
+	VCVTDQ2PS    Y3, Y3
+	VPBROADCASTW (SI), X7
+	VCVTPH2PS    X7, Y7
+	VBROADCASTSS (DI), Y9
+	VMULPS       Y9, Y7, Y7
+	VFMADD231PS  Y1, Y7, Y0
+	VPBROADCASTW 34(SI), X8
+	VCVTPH2PS    X8, Y8
+	VBROADCASTSS 40(DI), Y9
+	VMULPS       Y9, Y8, Y8
+	VFMADD231PS  Y3, Y8, Y0
+	ADDQ         $68, SI
+	ADDQ         $80, DI
+	SUBQ         $2, CX
+	CMPQ         CX, $2
+	JAE          q80two
+
+q80one:
+	TESTQ CX, CX
+	JZ    q80done
+	VMOVDQU 2(SI), Y1
+	VMOVDQU 8(DI), Y2
+	SDOT(Y1, Y2, Y15, Y5)
+	VCVTDQ2PS    Y1, Y1
+	VPBROADCASTW (SI), X7
+	VCVTPH2PS    X7, Y7
+	VBROADCASTSS (DI), Y9
+	VMULPS       Y9, Y7, Y7
+	VFMADD231PS  Y1, Y7, Y0
+
+q80done:
+	HSUM8(Y0, X0, X1)
+	VMOVSS X0, ret+24(FP)
+	VZEROUPPER
+	RET
+
+// Q4SCALE(OFFW, OFFX) accumulates into X0, with one scalar fused
+// multiply-add, the block dot in the low lane of X1 (int32) times the
+// product of the F16 weight scale at OFFW(SI) and the activation scale at
+// OFFX(DI).
+#define Q4SCALE(OFFW, OFFX) \
+	VCVTDQ2PS   X1, X1       \
+	MOVWLZX     OFFW(SI), AX \
+	VMOVD       AX, X6       \
+	VCVTPH2PS   X6, X6       \
+	VMULSS      OFFX(DI), X6, X6 \
+	VFMADD231SS X6, X1, X0
+
+// NIBBLES(OFFW) loads the 16 bytes of quants at OFFW(SI) into Y1 as 32
+// nibbles, the low ones in the low half. Y14 holds bytes 0x0f.
+#define NIBBLES(OFFW) \
+	VMOVDQU     OFFW(SI), X1   \
+	VPSRLW      $4, X1, X2     \
+	VINSERTI128 $1, X2, Y1, Y1 \
+	VPAND       Y14, Y1, Y1
+
+// Q4SETUP sets X0 to zero, Y15 to 16-bit ones and Y14 to bytes 0x0f.
+#define Q4SETUP \
+	VXORPS       X0, X0, X0    \
+	VPCMPEQW     Y15, Y15, Y15 \
+	VPSRLW       $15, Y15, Y15 \
+	MOVL         $0x0f0f0f0f, AX \
+	VMOVD        AX, X14       \
+	VPBROADCASTD X14, Y14
+
+// func dotQ4_0AVX2(w *byte, x *q8Block, n int) float32
+TEXT ·dotQ4_0AVX2(SB), NOSPLIT, $0-28
+	MOVQ w+0(FP), SI
+	MOVQ x+8(FP), DI
+	MOVQ n+16(FP), CX
+	Q4SETUP
+	MOVL         $0x08080808, AX
+	VMOVD        AX, X13
+	VPBROADCASTD X13, Y13
+	TESTQ        CX, CX
+	JZ           q40done
+
+q40loop:
+	NIBBLES(2)
+	VPSUBB  Y13, Y1, Y1
+	VMOVDQU 8(DI), Y2
+	SDOT(Y1, Y2, Y15, Y5)
+	IHSUM(Y1, X1, X5)
+	Q4SCALE(0, 0)
+	ADDQ $18, SI
+	ADDQ $40, DI
+	DECQ CX
+	JNZ  q40loop
+
+q40done:
+	VMOVSS X0, ret+24(FP)
+	VZEROUPPER
+	RET
+
+// iq4lut holds iq4Levels twice, once per 128-bit lane, for vpshufb.
+DATA iq4lut<>+0(SB)/8, $0xf6eaddcfbfad9881
+DATA iq4lut<>+8(SB)/8, $0x7159453526190d01
+DATA iq4lut<>+16(SB)/8, $0xf6eaddcfbfad9881
+DATA iq4lut<>+24(SB)/8, $0x7159453526190d01
+GLOBL iq4lut<>(SB), RODATA|NOPTR, $32
+
+// func dotIQ4NLAVX2(w *byte, x *q8Block, n int) float32
+TEXT ·dotIQ4NLAVX2(SB), NOSPLIT, $0-28
+	MOVQ w+0(FP), SI
+	MOVQ x+8(FP), DI
+	MOVQ n+16(FP), CX
+	Q4SETUP
+	VMOVDQU iq4lut<>(SB), Y13
+	TESTQ   CX, CX
+	JZ      iq4done
+
+iq4loop:
+	NIBBLES(2)
+	VPSHUFB Y1, Y13, Y1
+	VMOVDQU 8(DI), Y2
+	SDOT(Y1, Y2, Y15, Y5)
+	IHSUM(Y1, X1, X5)
+	Q4SCALE(0, 0)
+	ADDQ $18, SI
+	ADDQ $40, DI
+	DECQ CX
+	JNZ  iq4loop
+
+iq4done:
+	VMOVSS X0, ret+24(FP)
+	VZEROUPPER
+	RET
+
+// Weight loads: eight weights at OFF(SI) widened to float32 in Y.
+#define LDF32(OFF, Y) VMOVUPS OFF(SI), Y
+#define LDF16(OFF, Y) VCVTPH2PS OFF(SI), Y
+#define LDBF16(OFF, Y) \
+	VPMOVZXWD OFF(SI), Y \
+	VPSLLD    $16, Y, Y
+
+// VECZERO clears the eight accumulators Y0-Y7 (four of 16 lanes).
+#define VECZERO \
+	VXORPS Y0, Y0, Y0 \
+	VXORPS Y1, Y1, Y1 \
+	VXORPS Y2, Y2, Y2 \
+	VXORPS Y3, Y3, Y3 \
+	VXORPS Y4, Y4, Y4 \
+	VXORPS Y5, Y5, Y5 \
+	VXORPS Y6, Y6, Y6 \
+	VXORPS Y7, Y7, Y7
+
+// VECSTEP(LD, S) accumulates 64 products: weights loaded with LD at S-byte
+// steps from SI, activations at 32-byte steps from DI; accumulator j holds
+// elements 16j..16j+15 in Y(2j) and Y(2j+1).
+#define VECSTEP(LD, S) \
+	LD(0, Y8)    \
+	VFMADD231PS 0(DI), Y8, Y0 \
+	LD(S, Y9)    \
+	VFMADD231PS 32(DI), Y9, Y1 \
+	LD(2*S, Y10) \
+	VFMADD231PS 64(DI), Y10, Y2 \
+	LD(3*S, Y11) \
+	VFMADD231PS 96(DI), Y11, Y3 \
+	LD(4*S, Y8)  \
+	VFMADD231PS 128(DI), Y8, Y4 \
+	LD(5*S, Y9)  \
+	VFMADD231PS 160(DI), Y9, Y5 \
+	LD(6*S, Y10) \
+	VFMADD231PS 192(DI), Y10, Y6 \
+	LD(7*S, Y11) \
+	VFMADD231PS 224(DI), Y11, Y7
+
+// VECEND combines the accumulators as dotVec does (0+=2, 1+=3, 0+=1),
+// reduces them as reduce16 does and returns the sum.
+#define VECEND \
+	VADDPS Y4, Y0, Y0 \
+	VADDPS Y5, Y1, Y1 \
+	VADDPS Y6, Y2, Y2 \
+	VADDPS Y7, Y3, Y3 \
+	VADDPS Y2, Y0, Y0 \
+	VADDPS Y3, Y1, Y1 \
+	VADDPS Y1, Y0, Y0 \
+	HSUM8(Y0, X0, X1) \
+	VMOVSS X0, ret+24(FP) \
+	VZEROUPPER \
+	RET
+
+// func dotF32VecAVX2(w *float32, x *float32, n int) float32
+TEXT ·dotF32VecAVX2(SB), NOSPLIT, $0-28
+	MOVQ w+0(FP), SI
+	MOVQ x+8(FP), DI
+	MOVQ n+16(FP), CX
+	VECZERO
+	SHRQ $6, CX
+	JZ   f32vdone
+
+f32vloop:
+	VECSTEP(LDF32, 32)
+	ADDQ $256, SI
+	ADDQ $256, DI
+	DECQ CX
+	JNZ  f32vloop
+
+f32vdone:
+	VECEND
+
+// func dotF16VecAVX2(w *byte, x *float32, n int) float32
+TEXT ·dotF16VecAVX2(SB), NOSPLIT, $0-28
+	MOVQ w+0(FP), SI
+	MOVQ x+8(FP), DI
+	MOVQ n+16(FP), CX
+	VECZERO
+	SHRQ $6, CX
+	JZ   f16vdone
+
+f16vloop:
+	VECSTEP(LDF16, 16)
+	ADDQ $128, SI
+	ADDQ $256, DI
+	DECQ CX
+	JNZ  f16vloop
+
+f16vdone:
+	VECEND
+
+// func dotBF16VecAVX2(w *byte, x *float32, n int) float32
+TEXT ·dotBF16VecAVX2(SB), NOSPLIT, $0-28
+	MOVQ w+0(FP), SI
+	MOVQ x+8(FP), DI
+	MOVQ n+16(FP), CX
+	VECZERO
+	SHRQ $6, CX
+	JZ   bf16vdone
+
+bf16vloop:
+	VECSTEP(LDBF16, 16)
+	ADDQ $128, SI
+	ADDQ $256, DI
+	DECQ CX
+	JNZ  bf16vloop
+
+bf16vdone:
+	VECEND
+
+// TINYSTEP(LD, S) accumulates 16 products into Y0 (lanes 0-7) and Y1
+// (lanes 8-15).
+#define TINYSTEP(LD, S) \
+	LD(0, Y8) \
+	VFMADD231PS 0(DI), Y8, Y0 \
+	LD(S, Y9) \
+	VFMADD231PS 32(DI), Y9, Y1
+
+// TINYEND reduces the 16 lanes as reduce16 does and returns the sum.
+#define TINYEND \
+	VADDPS Y1, Y0, Y0 \
+	HSUM8(Y0, X0, X1) \
+	VMOVSS X0, ret+24(FP) \
+	VZEROUPPER \
+	RET
+
+// func dotF32TinyAVX2(w *float32, x *float32, n int) float32
+TEXT ·dotF32TinyAVX2(SB), NOSPLIT, $0-28
+	MOVQ w+0(FP), SI
+	MOVQ x+8(FP), DI
+	MOVQ n+16(FP), CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	SHRQ   $4, CX
+	JZ     f32tdone
+
+f32tloop:
+	TINYSTEP(LDF32, 32)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ  f32tloop
+
+f32tdone:
+	TINYEND
+
+// func dotF16TinyAVX2(w *byte, x *float32, n int) float32
+TEXT ·dotF16TinyAVX2(SB), NOSPLIT, $0-28
+	MOVQ w+0(FP), SI
+	MOVQ x+8(FP), DI
+	MOVQ n+16(FP), CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	SHRQ   $4, CX
+	JZ     f16tdone
+
+f16tloop:
+	TINYSTEP(LDF16, 16)
+	ADDQ $32, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ  f16tloop
+
+f16tdone:
+	TINYEND
+
+// func dotBF16TinyAVX2(w *byte, x *float32, n int) float32
+TEXT ·dotBF16TinyAVX2(SB), NOSPLIT, $0-28
+	MOVQ w+0(FP), SI
+	MOVQ x+8(FP), DI
+	MOVQ n+16(FP), CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	SHRQ   $4, CX
+	JZ     bf16tdone
+
+bf16tloop:
+	TINYSTEP(LDBF16, 16)
+	ADDQ $32, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ  bf16tloop
+
+bf16tdone:
+	TINYEND
+
+// PACK32(A, B, C, D) packs the int32 lanes of A, B, C, D (saturating to
+// int8, which is ggml's min(127, ·) for the values quantizers produce) into
+// A's 32 bytes in order. Y13 holds the vpermd indices 0,4,1,5,2,6,3,7.
+#define PACK32(A, B, C, D) \
+	VPACKSSDW B, A, A \
+	VPACKSSDW D, C, C \
+	VPACKSSWB C, A, A \
+	VPERMD    A, Y13, A
+
+// HMAX(X, T) leaves in the low lane of X (an xmm register) the largest of
+// its four lanes; T is scratch.
+#define HMAX(X, T) \
+	VMOVHLPS X, X, T        \
+	VMAXPS   T, X, X        \
+	VPSHUFD  $0xb1, X, T    \
+	VMAXPS   T, X, X
+
+// permidx holds the vpermd indices of PACK32.
+DATA permidx<>+0(SB)/8, $0x0000000400000000
+DATA permidx<>+8(SB)/8, $0x0000000500000001
+DATA permidx<>+16(SB)/8, $0x0000000600000002
+DATA permidx<>+24(SB)/8, $0x0000000700000003
+GLOBL permidx<>(SB), RODATA|NOPTR, $32
+
+// PERMSETUP sets Y13 to the vpermd indices of PACK32 and Y15 to the mask
+// clearing float signs.
+#define PERMSETUP \
+	VMOVDQU  permidx<>(SB), Y13 \
+	VPCMPEQD Y15, Y15, Y15      \
+	VPSRLD   $1, Y15, Y15
+
+// func quantQ8AVX2(x *float32, out *q8Block, n int, sums bool)
+TEXT ·quantQ8AVX2(SB), NOSPLIT, $0-25
+	MOVQ    x+0(FP), SI
+	MOVQ    out+8(FP), DI
+	MOVQ    n+16(FP), CX
+	MOVBLZX sums+24(FP), DX
+	PERMSETUP
+	MOVL    $0x42fe0000, AX // 127
+	VMOVD   AX, X14
+	TESTQ   CX, CX
+	JZ      q8done
+
+q8loop:
+	VMOVUPS 0(SI), Y0
+	VMOVUPS 32(SI), Y1
+	VMOVUPS 64(SI), Y2
+	VMOVUPS 96(SI), Y3
+	VANDPS  Y15, Y0, Y4
+	VANDPS  Y15, Y1, Y5
+	VMAXPS  Y5, Y4, Y4
+	VANDPS  Y15, Y2, Y5
+	VMAXPS  Y5, Y4, Y4
+	VANDPS  Y15, Y3, Y5
+	VMAXPS  Y5, Y4, Y4
+	VEXTRACTF128 $1, Y4, X5
+	VMAXPS  X5, X4, X4
+	HMAX(X4, X5)            // amax in X4
+	VDIVSS  X14, X4, X5     // d = amax/127
+	VDIVSS  X4, X14, X6     // 127/amax
+	VXORPS  X7, X7, X7
+	VCMPSS  $4, X7, X4, X8  // amax != 0
+	VANDPS  X8, X6, X6      // id
+	VCVTPS2PH $0, X5, X7
+	VCVTPH2PS X7, X7
+	VMOVSS  X7, 0(DI)
+	VBROADCASTSS X6, Y6
+	VMULPS  Y6, Y0, Y0
+	VMULPS  Y6, Y1, Y1
+	VMULPS  Y6, Y2, Y2
+	VMULPS  Y6, Y3, Y3
+	VCVTPS2DQ Y0, Y0
+	VCVTPS2DQ Y1, Y1
+	VCVTPS2DQ Y2, Y2
+	VCVTPS2DQ Y3, Y3
+	TESTQ   DX, DX
+	JZ      q8pack
+	VPADDD  Y1, Y0, Y8
+	VPADDD  Y3, Y2, Y9
+	VPADDD  Y9, Y8, Y8
+	IHSUM(Y8, X8, X9)
+	VCVTDQ2PS X8, X8
+	VMULSS  X8, X5, X8      // d·Σq
+	VCVTPS2PH $0, X8, X8
+	VCVTPH2PS X8, X8
+	VMOVSS  X8, 4(DI)
+
+q8pack:
+	PACK32(Y0, Y1, Y2, Y3)
+	VMOVDQU Y0, 8(DI)
+	ADDQ    $128, SI
+	ADDQ    $40, DI
+	DECQ    CX
+	JNZ     q8loop
+
+q8done:
+	VZEROUPPER
+	RET
+
+// func quantQ8KAVX2(x *float32, out *q8KBlock, n int, grouped bool)
+TEXT ·quantQ8KAVX2(SB), NOSPLIT, $0-25
+	MOVQ    x+0(FP), SI
+	MOVQ    out+8(FP), DI
+	MOVQ    n+16(FP), CX
+	MOVBLZX grouped+24(FP), DX
+	PERMSETUP
+	VPCMPEQW Y11, Y11, Y11
+	VPSRLW   $15, Y11, Y11  // 16-bit ones
+	VPCMPEQB Y12, Y12, Y12
+	VPABSB   Y12, Y12       // bytes of 1
+	TESTQ   CX, CX
+	JZ      qkdone
+
+qkblock:
+	// max|x| over the 256 values, into every lane of Y0
+	VXORPS  Y0, Y0, Y0
+	VXORPS  Y1, Y1, Y1
+	XORQ    AX, AX
+
+qkamax:
+	VANDPS  (SI)(AX*1), Y15, Y2
+	VMAXPS  Y2, Y0, Y0
+	VANDPS  32(SI)(AX*1), Y15, Y3
+	VMAXPS  Y3, Y1, Y1
+	ADDQ    $64, AX
+	CMPQ    AX, $1024
+	JB      qkamax
+	VMAXPS  Y1, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VMAXPS  X1, X0, X0
+	HMAX(X0, X1)
+	VPSHUFD $0, X0, X0
+	VINSERTF128 $1, X0, Y0, Y0
+	VXORPS  X1, X1, X1
+	VUCOMISS X1, X0
+	JEQ     qkzero
+
+	// maxv: the first value of magnitude amax, in X3
+	XORQ    AX, AX
+
+qkfind:
+	VANDPS  (SI)(AX*4), Y15, Y2
+	VCMPPS  $0, Y0, Y2, Y2
+	VMOVMSKPS Y2, BX
+	TESTL   BX, BX
+	JNZ     qkfound
+	ADDQ    $8, AX
+	CMPQ    AX, $256
+	JB      qkfind
+	VMOVAPS X0, X3          // not reached but for NaNs
+	JMP     qkgrouped
+
+qkfound:
+	BSFL    BX, BX
+	ADDQ    BX, AX
+	VMOVSS  (SI)(AX*4), X3
+
+qkgrouped:
+	// grouped: a negative maxv gives way to +amax if present
+	TESTQ   DX, DX
+	JZ      qkscale
+	VUCOMISS X1, X3
+	JAE     qkscale
+	XORQ    AX, AX
+	VXORPS  Y4, Y4, Y4
+
+qkpos:
+	VCMPPS  $0, (SI)(AX*4), Y0, Y2
+	VORPS   Y2, Y4, Y4
+	ADDQ    $8, AX
+	CMPQ    AX, $256
+	JB      qkpos
+	VMOVMSKPS Y4, BX
+	TESTL   BX, BX
+	JZ      qkscale
+	VMOVAPS X0, X3
+
+qkscale:
+	MOVL    $0xc2fe0000, AX // -127
+	VMOVD   AX, X4
+	VDIVSS  X3, X4, X4      // iscale = -127/maxv
+	MOVL    $0x3f800000, AX // 1
+	VMOVD   AX, X5
+	VDIVSS  X4, X5, X5      // d = 1/iscale
+	VMOVSS  X5, 0(DI)
+	VBROADCASTSS X4, Y4
+	MOVQ    SI, R8
+	LEAQ    4(DI), R9
+	LEAQ    260(DI), R10
+	MOVQ    $8, R11
+
+qkquant:
+	VMULPS  0(R8), Y4, Y0
+	VMULPS  32(R8), Y4, Y1
+	VMULPS  64(R8), Y4, Y2
+	VMULPS  96(R8), Y4, Y3
+	VCVTPS2DQ Y0, Y0
+	VCVTPS2DQ Y1, Y1
+	VCVTPS2DQ Y2, Y2
+	VCVTPS2DQ Y3, Y3
+	PACK32(Y0, Y1, Y2, Y3)
+	VMOVDQU Y0, (R9)
+	// bsum of the two groups of 16: byte pairs, then quads, then the
+	// four quads of each half
+	VPMADDUBSW Y0, Y12, Y5
+	VPMADDWD   Y11, Y5, Y5
+	VEXTRACTI128 $1, Y5, X6
+	VPHADDD    X6, X5, X5
+	VPHADDD    X5, X5, X5
+	VPACKSSDW  X5, X5, X5
+	VMOVD      X5, (R10)
+	ADDQ    $128, R8
+	ADDQ    $32, R9
+	ADDQ    $4, R10
+	DECQ    R11
+	JNZ     qkquant
+	JMP     qknext
+
+qkzero:
+	VPXOR   Y1, Y1, Y1
+	VMOVDQU Y1, 0(DI)
+	VMOVDQU Y1, 32(DI)
+	VMOVDQU Y1, 64(DI)
+	VMOVDQU Y1, 96(DI)
+	VMOVDQU Y1, 128(DI)
+	VMOVDQU Y1, 160(DI)
+	VMOVDQU Y1, 192(DI)
+	VMOVDQU Y1, 224(DI)
+	VMOVDQU Y1, 256(DI)
+	MOVL    $0, 288(DI)
+
+qknext:
+	ADDQ    $1024, SI
+	ADDQ    $292, DI
+	DECQ    CX
+	JNZ     qkblock
+
+qkdone:
+	VZEROUPPER
+	RET
