@@ -66,7 +66,8 @@ type Model interface {
 	// Config describes the model.
 	Config() Config
 	// NewCache returns an empty key/value cache for a sequence of up to n
-	// positions, with cells of type kv (F32 or F16).
+	// positions, with cells of type kv (F32, F16, or Q8_0 for heads a
+	// multiple of 32 long).
 	NewCache(n int, kv quant.Type) (*Cache, error)
 	// Forward runs tokens (token i at position positions[i]) through the
 	// model, adding their keys and values to cache, and returns the logits:
@@ -144,8 +145,8 @@ func newCache(backends []kernels.Backend, kDim, vDim []int, n int, typ quant.Typ
 	if n <= 0 {
 		return nil, fmt.Errorf("model: cache size must be positive, not %d", n)
 	}
-	if typ != quant.TypeF32 && typ != quant.TypeF16 {
-		return nil, fmt.Errorf("model: cache type must be F32 or F16, not %v", typ)
+	if typ != quant.TypeF32 && typ != quant.TypeF16 && typ != quant.TypeQ8_0 {
+		return nil, fmt.Errorf("model: cache type must be F32, F16 or Q8_0, not %v", typ)
 	}
 	c := &Cache{size: n}
 	for i, b := range backends {

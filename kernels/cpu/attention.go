@@ -13,7 +13,9 @@ import (
 // scores q·k, optional softcap, scale, a softmax with float64 sum, and the
 // probability-weighted sum of the values. Over an F16 cache it follows
 // ggml's flash-attention kernel (llama.cpp's default setting, see
-// flash.go). Mixed F32/F16 caches use the first path with F16 rounding.
+// flash.go). Mixed F32/F16 caches use the first path with F16 rounding,
+// Q8_0 caches the first path over their dequantized values. Backends with SIMD kernels run the tiled
+// online softmax of attn_fast.go instead.
 func (b *Backend) Attention(dst, q kernels.Tensor, kv kernels.KV, pos []int32, p kernels.AttentionParams) error {
 	d, err := b.f32(dst, "attention destination")
 	if err != nil {
@@ -46,6 +48,9 @@ func (b *Backend) Attention(dst, q kernels.Tensor, kv kernels.KV, pos []int32, p
 			return fmt.Errorf("cpu: attention: cell row %d out of range: %w", c, kernels.ErrShape)
 		}
 	}
+	if (kt.typ == quant.TypeQ8_0 && hd%quant.TypeQ8_0.BlockSize() != 0) || (vt.typ == quant.TypeQ8_0 && vd%quant.TypeQ8_0.BlockSize() != 0) {
+		return fmt.Errorf("cpu: attention over a Q8_0 cache needs heads a multiple of 32 long, not %d/%d: %w", hd, vd, kernels.ErrShape)
+	}
 	keys, err := rowReader(kt)
 	if err != nil {
 		return err
@@ -55,6 +60,10 @@ func (b *Backend) Attention(dst, q kernels.Tensor, kv kernels.KV, pos []int32, p
 		return err
 	}
 	group := nh / nkv
+	if b.k != nil {
+		b.fastAttention(d, qs, kt, vt, kv, pos, p)
+		return nil
+	}
 	if isF16(kt, vt) {
 		b.flashAttention(d, qs, keys, values, kv, pos, p)
 		return nil
@@ -203,6 +212,21 @@ func rowReader(t *tensor) (func(r, off int, dst []float32), error) {
 				dst[i] = quant.F16ToF32(uint16(src[2*i]) | uint16(src[2*i+1])<<8)
 			}
 		}, nil
+	case quant.TypeQ8_0:
+		// Attention checks that off and len(dst) are whole blocks.
+		return func(r, off int, dst []float32) { dequantQ8Row(dst, t.row(r)[off/32*34:]) }, nil
 	}
-	return nil, fmt.Errorf("cpu: attention over a %v cache is not supported (F32 or F16)", t.typ)
+	return nil, fmt.Errorf("cpu: attention over a %v cache is not supported (F32, F16 or Q8_0)", t.typ)
+}
+
+// dequantQ8Row sets dst (a multiple of 32 long) to the values of the Q8_0
+// blocks at the start of src: each block's quants times its F16 scale.
+func dequantQ8Row(dst []float32, src []byte) {
+	for b := 0; b < len(dst)/32; b++ {
+		blk, y := src[34*b:34*b+34], dst[32*b:32*b+32]
+		d := quant.F16ToF32(uint16(blk[0]) | uint16(blk[1])<<8)
+		for j, q := range blk[2:34] {
+			y[j] = float32(int8(q)) * d
+		}
+	}
 }

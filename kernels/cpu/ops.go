@@ -39,7 +39,8 @@ func (b *Backend) GetRows(dst, table kernels.Tensor, ids []int32) error {
 	return nil
 }
 
-// SetRows stores row r of src, converted to dst's type, in row rows[r] of dst.
+// SetRows stores row r of src, converted to dst's type (F32, F16 or Q8_0,
+// quantized as ggml does), in row rows[r] of dst.
 func (b *Backend) SetRows(dst, src kernels.Tensor, rows []int32) error {
 	d, err := b.own(dst)
 	if err != nil {
@@ -49,7 +50,7 @@ func (b *Backend) SetRows(dst, src kernels.Tensor, rows []int32) error {
 	if err != nil {
 		return err
 	}
-	if d.cols() != s.cols() || s.rows() != len(rows) || (d.typ != quant.TypeF32 && d.typ != quant.TypeF16) {
+	if d.cols() != s.cols() || s.rows() != len(rows) || (d.typ != quant.TypeF32 && d.typ != quant.TypeF16 && d.typ != quant.TypeQ8_0) {
 		return fmt.Errorf("cpu: set_rows of %v into %v %v: %w", s.shape, d.typ, d.shape, kernels.ErrShape)
 	}
 	n := d.cols()
@@ -203,11 +204,15 @@ func (b *Backend) GLU(dst, gate, up kernels.Tensor, act kernels.Activation) erro
 		return fmt.Errorf("cpu: unknown activation %d", act)
 	}
 	n := d.cols()
+	silu := siluRow
+	if b.k != nil {
+		silu = siluRowFast // the same values
+	}
 	b.parallel(d.rows(), func(lo, hi int) {
 		for r := lo; r < hi; r++ {
 			y, x, v := d.f[r*n:(r+1)*n], g.f[r*n:(r+1)*n], u.f[r*n:(r+1)*n]
 			if act == kernels.SiLU {
-				siluRow(y, x, v)
+				silu(y, x, v)
 				continue
 			}
 			for i := range y {

@@ -1,0 +1,230 @@
+#include "textflag.h"
+
+// func attnDotsAVX2(out, q, k *float32, hd, ldk, n int)
+//
+// out[c] = Σ_i q[i]·k[c·ldk+i] for c < n; hd is a multiple of 8. Four
+// cells at a time share each load of q, in four accumulators reduced
+// together by horizontal adds.
+TEXT ·attnDotsAVX2(SB), NOSPLIT, $0-48
+	MOVQ out+0(FP), DI
+	MOVQ q+8(FP), SI
+	MOVQ k+16(FP), DX
+	MOVQ hd+24(FP), CX
+	MOVQ ldk+32(FP), R8
+	SHLQ $2, R8
+	MOVQ n+40(FP), R9
+	SHLQ $2, CX             // hd in bytes
+	LEAQ (R8)(R8*2), R13    // 3·ldk
+
+four:
+	CMPQ   R9, $4
+	JLT    one
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	XORQ   AX, AX
+	MOVQ   DX, R10
+	ADDQ   R8, R10          // cell 1
+	LEAQ   (DX)(R8*2), R11  // cell 2
+	LEAQ   (DX)(R13*1), R12 // cell 3
+
+fourloop:
+	VMOVUPS     (SI)(AX*1), Y4
+	VFMADD231PS (DX)(AX*1), Y4, Y0
+	VFMADD231PS (R10)(AX*1), Y4, Y1
+	VFMADD231PS (R11)(AX*1), Y4, Y2
+	VFMADD231PS (R12)(AX*1), Y4, Y3
+	ADDQ        $32, AX
+	CMPQ        AX, CX
+	JLT         fourloop
+	VHADDPS      Y1, Y0, Y0
+	VHADDPS      Y3, Y2, Y2
+	VHADDPS      Y2, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS       X1, X0, X0
+	VMOVUPS      X0, (DI)
+	ADDQ         $16, DI
+	LEAQ         (DX)(R8*4), DX
+	SUBQ         $4, R9
+	JMP          four
+
+one:
+	TESTQ  R9, R9
+	JEQ    done
+	VXORPS Y0, Y0, Y0
+	XORQ   AX, AX
+
+oneloop:
+	VMOVUPS     (SI)(AX*1), Y4
+	VFMADD231PS (DX)(AX*1), Y4, Y0
+	ADDQ        $32, AX
+	CMPQ        AX, CX
+	JLT         oneloop
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS       X1, X0, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, (DI)
+	ADDQ         $4, DI
+	ADDQ         R8, DX
+	DECQ         R9
+	JMP          one
+
+done:
+	VZEROUPPER
+	RET
+
+// func attnAccAVX2(acc, v, p *float32, vd, ldv, n int)
+//
+// acc[i] += Σ_c p[c]·v[c·ldv+i] for i < vd (a multiple of 8): columns in
+// chunks of 64 (eight accumulators) then of 8, held in registers over the
+// cells.
+TEXT ·attnAccAVX2(SB), NOSPLIT, $0-48
+	MOVQ acc+0(FP), DI
+	MOVQ v+8(FP), SI
+	MOVQ p+16(FP), DX
+	MOVQ vd+24(FP), CX
+	MOVQ ldv+32(FP), R8
+	SHLQ $2, R8
+	MOVQ n+40(FP), R9
+
+chunk64:
+	CMPQ    CX, $64
+	JLT     chunk8
+	VMOVUPS (DI), Y0
+	VMOVUPS 32(DI), Y1
+	VMOVUPS 64(DI), Y2
+	VMOVUPS 96(DI), Y3
+	VMOVUPS 128(DI), Y4
+	VMOVUPS 160(DI), Y5
+	VMOVUPS 192(DI), Y6
+	VMOVUPS 224(DI), Y7
+	MOVQ    SI, R10
+	MOVQ    DX, R11
+	MOVQ    R9, R12
+
+loop64:
+	TESTQ        R12, R12
+	JEQ          store64
+	VBROADCASTSS (R11), Y8
+	VFMADD231PS  (R10), Y8, Y0
+	VFMADD231PS  32(R10), Y8, Y1
+	VFMADD231PS  64(R10), Y8, Y2
+	VFMADD231PS  96(R10), Y8, Y3
+	VFMADD231PS  128(R10), Y8, Y4
+	VFMADD231PS  160(R10), Y8, Y5
+	VFMADD231PS  192(R10), Y8, Y6
+	VFMADD231PS  224(R10), Y8, Y7
+	ADDQ         $4, R11
+	ADDQ         R8, R10
+	DECQ         R12
+	JMP          loop64
+
+store64:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	VMOVUPS Y4, 128(DI)
+	VMOVUPS Y5, 160(DI)
+	VMOVUPS Y6, 192(DI)
+	VMOVUPS Y7, 224(DI)
+	ADDQ    $256, DI
+	ADDQ    $256, SI
+	SUBQ    $64, CX
+	JMP     chunk64
+
+chunk8:
+	TESTQ   CX, CX
+	JEQ     accdone
+	VMOVUPS (DI), Y0
+	MOVQ    SI, R10
+	MOVQ    DX, R11
+	MOVQ    R9, R12
+
+loop8:
+	TESTQ        R12, R12
+	JEQ          store8
+	VBROADCASTSS (R11), Y8
+	VFMADD231PS  (R10), Y8, Y0
+	ADDQ         $4, R11
+	ADDQ         R8, R10
+	DECQ         R12
+	JMP          loop8
+
+store8:
+	VMOVUPS Y0, (DI)
+	ADDQ    $32, DI
+	ADDQ    $32, SI
+	SUBQ    $8, CX
+	JMP     chunk8
+
+accdone:
+	VZEROUPPER
+	RET
+
+// func f16ToF32AVX2(dst *float32, src *byte, n int)
+//
+// dst[i] = the F16 value at src[2i:] for i < n (a multiple of 8).
+TEXT ·f16ToF32AVX2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	SHRQ $3, CX
+	JEQ  f16done
+
+f16loop:
+	VCVTPH2PS (SI), Y0
+	VMOVUPS   Y0, (DI)
+	ADDQ      $16, SI
+	ADDQ      $32, DI
+	DECQ      CX
+	JNZ       f16loop
+
+f16done:
+	VZEROUPPER
+	RET
+
+// func q8ToF32AVX2(dst *float32, src *byte, blocks int)
+//
+// dst[32b+j] = q·d for the quant q (int8) at src[34b+2+j] and the F16
+// scale d at src[34b:]: Q8_0 blocks dequantized.
+TEXT ·q8ToF32AVX2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ blocks+16(FP), CX
+	TESTQ CX, CX
+	JEQ  q8done
+
+q8loop:
+	MOVWLZX      (SI), AX
+	MOVQ         AX, X0
+	VCVTPH2PS    X0, X0
+	VBROADCASTSS X0, Y0
+	VPMOVSXBD    2(SI), Y1
+	VPMOVSXBD    10(SI), Y2
+	VPMOVSXBD    18(SI), Y3
+	VPMOVSXBD    26(SI), Y4
+	VCVTDQ2PS    Y1, Y1
+	VCVTDQ2PS    Y2, Y2
+	VCVTDQ2PS    Y3, Y3
+	VCVTDQ2PS    Y4, Y4
+	VMULPS       Y0, Y1, Y1
+	VMULPS       Y0, Y2, Y2
+	VMULPS       Y0, Y3, Y3
+	VMULPS       Y0, Y4, Y4
+	VMOVUPS      Y1, (DI)
+	VMOVUPS      Y2, 32(DI)
+	VMOVUPS      Y3, 64(DI)
+	VMOVUPS      Y4, 96(DI)
+	ADDQ         $34, SI
+	ADDQ         $128, DI
+	DECQ         CX
+	JNZ          q8loop
+
+q8done:
+	VZEROUPPER
+	RET
