@@ -1,4 +1,68 @@
 package cpu
 
-// addAVX2K adds the AVX2 kernels for the K-quant weights.
-func addAVX2K(k *kernelSet) {}
+import "saji/kernels/quant"
+
+// addAVX2K adds the AVX2 kernels for the K-quant weights: each reproduces
+// dotK's float order for its type bit for bit (the integer sums are exact;
+// the per-lane or per-chunk sums, their float conversions and the fused
+// multiply-adds are the oracle's).
+func addAVX2K(k *kernelSet) {
+	k.q8K[quant.TypeQ4_K] = kKernel(dotQ4KAVX2, quant.TypeQ4_K)
+	k.q8K[quant.TypeQ6_K] = kKernel(dotQ6KAVX2, quant.TypeQ6_K)
+	k.q8K[quant.TypeQ5_K] = kKernel(dotQ5KAVX2, quant.TypeQ5_K)
+	k.q8K[quant.TypeQ3_K] = kKernel(dotQ3KAVX2, quant.TypeQ3_K)
+	k.q8K[quant.TypeQ2_K] = kKernel(dotQ2KAVX2, quant.TypeQ2_K)
+}
+
+// kKernel wraps an assembly kernel over n super-blocks of type t as a
+// q8K table entry: it checks that the row holds len(x) super-blocks and
+// returns +0 for an empty row, as the oracle does.
+func kKernel(dot func(w *byte, x *q8KBlock, n int, gemm bool) float32, t quant.Type) func(w []byte, x []q8KBlock, gemm bool) float32 {
+	size := t.TypeSize()
+	return func(w []byte, x []q8KBlock, gemm bool) float32 {
+		if len(x) == 0 {
+			return 0
+		}
+		_ = w[len(x)*size-1]
+		return dot(&w[0], &x[0], len(x), gemm)
+	}
+}
+
+// dotQ6KAVX2 is dotQ6K over n Q6_K super-blocks at w and n Q8_K blocks at
+// x: per super-block, eight int32 lanes of vpmaddubsw/vpmaddwd products of
+// the unsigned 6-bit quants, less 32 times the scaled block sums, scaled by
+// d with one fused multiply-add per lane; the lanes are added as hsum8.
+// gemm is ignored, as it is by dotK for the types without repacked
+// kernels (also for dotQ5KAVX2 and dotQ3KAVX2).
+//
+//go:noescape
+func dotQ6KAVX2(w *byte, x *q8KBlock, n int, gemm bool) float32
+
+// dotQ5KAVX2 is dotLanesK for n Q5_K super-blocks: the lanes as in
+// dotQ6KAVX2 on the unsigned 5-bit quants, and the minimums' integer sum
+// of each super-block scaled into a separate float32 accumulator with a
+// fused multiply-add, added after hsum8.
+//
+//go:noescape
+func dotQ5KAVX2(w *byte, x *q8KBlock, n int, gemm bool) float32
+
+// dotQ3KAVX2 is dotLanesK for n Q3_K super-blocks. The quants, -4..3, are
+// multiplied as q+4 (unsigned) and 4·x is taken off each pair of products
+// before scaling, so each lane holds exactly the oracle's integer.
+//
+//go:noescape
+func dotQ3KAVX2(w *byte, x *q8KBlock, n int, gemm bool) float32
+
+// dotQ4KAVX2 is dotRepackedK for n Q4_K super-blocks: the scaled integer
+// sums and the minimums' sums of each chunk (the super-block, or with gemm
+// each 64 elements) scaled into two float32 accumulators with fused
+// multiply-adds, subtracted at the end.
+//
+//go:noescape
+func dotQ4KAVX2(w *byte, x *q8KBlock, n int, gemm bool) float32
+
+// dotQ2KAVX2 is dotRepackedK for n Q2_K super-blocks, as dotQ4KAVX2 with
+// chunks of 128 elements for gemm.
+//
+//go:noescape
+func dotQ2KAVX2(w *byte, x *q8KBlock, n int, gemm bool) float32

@@ -1,0 +1,555 @@
+#include "textflag.h"
+
+// AVX2 dot products of K-quant weight rows with Q8_K activations. Each
+// kernel takes (w *byte, x *q8KBlock, n int, gemm bool) with n ≥ 1 and
+// returns the float32 that dotK computes. Q8_K blocks: d at 0, q[256] at 4,
+// bsum[16] (int16) at 260, 292 bytes in all.
+//
+// The integer parts use vpmaddubsw (unsigned quants times signed
+// activations, pairs into int16: never saturating for these ranges) and
+// vpmaddwd (int16 scales, pairs into int32), so int32 lane l of a chunk of
+// 32 elements holds the elements whose index modulo 32 is in [4l, 4l+4),
+// which is the lane order dotQ6K and dotLanesK follow.
+
+// Byte constants.
+DATA kb0f<>+0(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA kb0f<>+8(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA kb0f<>+16(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA kb0f<>+24(SB)/8, $0x0f0f0f0f0f0f0f0f
+GLOBL kb0f<>(SB), RODATA|NOPTR, $32
+
+DATA kb30<>+0(SB)/8, $0x3030303030303030
+DATA kb30<>+8(SB)/8, $0x3030303030303030
+DATA kb30<>+16(SB)/8, $0x3030303030303030
+DATA kb30<>+24(SB)/8, $0x3030303030303030
+GLOBL kb30<>(SB), RODATA|NOPTR, $32
+
+DATA kb10<>+0(SB)/8, $0x1010101010101010
+DATA kb10<>+8(SB)/8, $0x1010101010101010
+DATA kb10<>+16(SB)/8, $0x1010101010101010
+DATA kb10<>+24(SB)/8, $0x1010101010101010
+GLOBL kb10<>(SB), RODATA|NOPTR, $32
+
+DATA kb03<>+0(SB)/8, $0x0303030303030303
+DATA kb03<>+8(SB)/8, $0x0303030303030303
+DATA kb03<>+16(SB)/8, $0x0303030303030303
+DATA kb03<>+24(SB)/8, $0x0303030303030303
+GLOBL kb03<>(SB), RODATA|NOPTR, $32
+
+DATA kb04<>+0(SB)/8, $0x0404040404040404
+DATA kb04<>+8(SB)/8, $0x0404040404040404
+DATA kb04<>+16(SB)/8, $0x0404040404040404
+DATA kb04<>+24(SB)/8, $0x0404040404040404
+GLOBL kb04<>(SB), RODATA|NOPTR, $32
+
+DATA kb20<>+0(SB)/8, $0x2020202020202020
+DATA kb20<>+8(SB)/8, $0x2020202020202020
+GLOBL kb20<>(SB), RODATA|NOPTR, $16
+
+// pairShuf+32c (c = 0..3) spreads int16 words 2c and 2c+1 of a register
+// holding the same eight words in both 128-bit lanes: word 2c over the
+// low lane, word 2c+1 over the high lane. With the 16 group scales of a
+// super-block split into words 0..7 and 8..15, it gives the scales of the
+// two groups of 16 in one chunk of 32.
+DATA pairShuf<>+0(SB)/8, $0x0100010001000100
+DATA pairShuf<>+8(SB)/8, $0x0100010001000100
+DATA pairShuf<>+16(SB)/8, $0x0302030203020302
+DATA pairShuf<>+24(SB)/8, $0x0302030203020302
+DATA pairShuf<>+32(SB)/8, $0x0504050405040504
+DATA pairShuf<>+40(SB)/8, $0x0504050405040504
+DATA pairShuf<>+48(SB)/8, $0x0706070607060706
+DATA pairShuf<>+56(SB)/8, $0x0706070607060706
+DATA pairShuf<>+64(SB)/8, $0x0908090809080908
+DATA pairShuf<>+72(SB)/8, $0x0908090809080908
+DATA pairShuf<>+80(SB)/8, $0x0b0a0b0a0b0a0b0a
+DATA pairShuf<>+88(SB)/8, $0x0b0a0b0a0b0a0b0a
+DATA pairShuf<>+96(SB)/8, $0x0d0c0d0c0d0c0d0c
+DATA pairShuf<>+104(SB)/8, $0x0d0c0d0c0d0c0d0c
+DATA pairShuf<>+112(SB)/8, $0x0f0e0f0e0f0e0f0e
+DATA pairShuf<>+120(SB)/8, $0x0f0e0f0e0f0e0f0e
+GLOBL pairShuf<>(SB), RODATA|NOPTR, $128
+
+// wordBcast+32j (j = 0..7) spreads int16 word j over the whole register
+// (which holds the same eight words in both lanes): the scale of Q4_K and
+// Q5_K sub-block j.
+DATA wordBcast<>+0(SB)/8, $0x0100010001000100
+DATA wordBcast<>+8(SB)/8, $0x0100010001000100
+DATA wordBcast<>+16(SB)/8, $0x0100010001000100
+DATA wordBcast<>+24(SB)/8, $0x0100010001000100
+DATA wordBcast<>+32(SB)/8, $0x0302030203020302
+DATA wordBcast<>+40(SB)/8, $0x0302030203020302
+DATA wordBcast<>+48(SB)/8, $0x0302030203020302
+DATA wordBcast<>+56(SB)/8, $0x0302030203020302
+DATA wordBcast<>+64(SB)/8, $0x0504050405040504
+DATA wordBcast<>+72(SB)/8, $0x0504050405040504
+DATA wordBcast<>+80(SB)/8, $0x0504050405040504
+DATA wordBcast<>+88(SB)/8, $0x0504050405040504
+DATA wordBcast<>+96(SB)/8, $0x0706070607060706
+DATA wordBcast<>+104(SB)/8, $0x0706070607060706
+DATA wordBcast<>+112(SB)/8, $0x0706070607060706
+DATA wordBcast<>+120(SB)/8, $0x0706070607060706
+DATA wordBcast<>+128(SB)/8, $0x0908090809080908
+DATA wordBcast<>+136(SB)/8, $0x0908090809080908
+DATA wordBcast<>+144(SB)/8, $0x0908090809080908
+DATA wordBcast<>+152(SB)/8, $0x0908090809080908
+DATA wordBcast<>+160(SB)/8, $0x0b0a0b0a0b0a0b0a
+DATA wordBcast<>+168(SB)/8, $0x0b0a0b0a0b0a0b0a
+DATA wordBcast<>+176(SB)/8, $0x0b0a0b0a0b0a0b0a
+DATA wordBcast<>+184(SB)/8, $0x0b0a0b0a0b0a0b0a
+DATA wordBcast<>+192(SB)/8, $0x0d0c0d0c0d0c0d0c
+DATA wordBcast<>+200(SB)/8, $0x0d0c0d0c0d0c0d0c
+DATA wordBcast<>+208(SB)/8, $0x0d0c0d0c0d0c0d0c
+DATA wordBcast<>+216(SB)/8, $0x0d0c0d0c0d0c0d0c
+DATA wordBcast<>+224(SB)/8, $0x0f0e0f0e0f0e0f0e
+DATA wordBcast<>+232(SB)/8, $0x0f0e0f0e0f0e0f0e
+DATA wordBcast<>+240(SB)/8, $0x0f0e0f0e0f0e0f0e
+DATA wordBcast<>+248(SB)/8, $0x0f0e0f0e0f0e0f0e
+GLOBL wordBcast<>(SB), RODATA|NOPTR, $256
+
+// minDup turns eight int16 words m0..m7 (in both lanes) into m0, m0, m1,
+// m1, ..., m7, m7: the minimum of each group of 16 of a Q4_K or Q5_K
+// super-block, to multiply with the activations' 16 block sums.
+DATA minDup<>+0(SB)/8, $0x0302030201000100
+DATA minDup<>+8(SB)/8, $0x0706070605040504
+DATA minDup<>+16(SB)/8, $0x0b0a0b0a09080908
+DATA minDup<>+24(SB)/8, $0x0f0e0f0e0d0c0d0c
+GLOBL minDup<>(SB), RODATA|NOPTR, $32
+
+// HSUM8 leaves in X0 the sum of Y0's eight float32 lanes in hsum8's
+// order: high half onto low half, lanes 0+2 and 1+3, then the two.
+#define HSUM8 \
+	VEXTRACTF128 $1, Y0, X1; \
+	VADDPS       X1, X0, X0; \
+	VMOVHLPS     X0, X0, X1; \
+	VADDPS       X1, X0, X0; \
+	VMOVSHDUP    X0, X1; \
+	VADDSS       X1, X0, X0
+
+// DSCALE leaves in X9 lane 0 the float32 product d·x.d of the super-block's
+// F16 scale at OFF(SI) and the activations' scale at 0(DI). Uses AX, X8.
+#define DSCALE(OFF) \
+	VMOVSS    (DI), X8; \
+	MOVWLZX   OFF(SI), AX; \
+	VMOVD     AX, X9; \
+	VCVTPH2PS X9, X9; \
+	VMULSS    X8, X9, X9
+
+// DDMIN leaves in X9 the float32 products [d·x.d, dmin·x.d, 0, 0] of the
+// super-block's F16 d and dmin at OFF(SI) and OFF+2(SI) with the
+// activations' scale at 0(DI). Uses AX, X8.
+#define DDMIN(OFF) \
+	VBROADCASTSS (DI), X8; \
+	MOVL         OFF(SI), AX; \
+	VMOVD        AX, X9; \
+	VCVTPH2PS    X9, X9; \
+	VMULPS       X8, X9, X9
+
+// LANESFMA scales the int32 lanes of Y11 by X9's lane 0 into the float32
+// accumulators Y0 with one fused multiply-add per lane.
+#define LANESFMA \
+	VBROADCASTSS X9, Y10; \
+	VCVTDQ2PS    Y11, Y11; \
+	VFMADD231PS  Y11, Y10, Y0
+
+// NEXTBLOCK steps SI by SIZE and DI by one Q8_K block and loops to L while
+// blocks remain.
+#define NEXTBLOCK(SIZE, L) \
+	ADDQ $SIZE, SI; \
+	ADDQ $292, DI; \
+	DECQ CX; \
+	JNZ  L
+
+// SPLITSCALES loads the three words of the Q4_K/Q5_K packed 6-bit scales
+// and minimums at OFF(SI) and leaves in X1 the bytes s0..s7, m0..m7 (as
+// scaleMinK4 decodes them). Uses AX, BX, DX, R8, R9, R10.
+#define SPLITSCALES(OFF) \
+	MOVL    OFF(SI), AX; \
+	MOVL    OFF+4(SI), BX; \
+	MOVL    OFF+8(SI), DX; \
+	MOVL    AX, R8; \
+	ANDL    $0x3f3f3f3f, R8; \
+	MOVL    BX, R9; \
+	ANDL    $0x3f3f3f3f, R9; \
+	MOVL    DX, R10; \
+	ANDL    $0x0f0f0f0f, R10; \
+	SHRL    $2, AX; \
+	ANDL    $0x30303030, AX; \
+	ORL     AX, R10; \
+	SHRL    $4, DX; \
+	ANDL    $0x0f0f0f0f, DX; \
+	SHRL    $2, BX; \
+	ANDL    $0x30303030, BX; \
+	ORL     BX, DX; \
+	SHLQ    $32, R10; \
+	ORQ     R10, R8; \
+	SHLQ    $32, DX; \
+	ORQ     DX, R9; \
+	VMOVQ   R8, X1; \
+	VPINSRQ $1, R9, X1, X1
+
+// KSCALES decodes the Q4_K/Q5_K scales and minimums at OFF(SI): Y3 holds
+// the scales s0..s7 as int16 words in both lanes, Y2 the int32 lanes
+// m_j·(bsum[2j]+bsum[2j+1]) of the minimums with the activations' sums.
+#define KSCALES(OFF) \
+	SPLITSCALES(OFF); \
+	VPMOVZXBW X1, Y1; \
+	VPERMQ    $0x44, Y1, Y3; \
+	VPERMQ    $0xee, Y1, Y4; \
+	VPSHUFB   minDup<>(SB), Y4, Y4; \
+	VPMADDWD  260(DI), Y4, Y2
+
+// SCALED multiplies the unsigned quants in Q with the 32 activations at
+// XO(DI), scales the int16 pairs by the words in SC shuffled by SH into
+// int32 lanes and adds them to ACC. Uses Y10.
+#define SCALED(Q, XO, SH, SC, ACC) \
+	VPMADDUBSW XO(DI), Q, Q; \
+	VPSHUFB    SH, SC, Y10; \
+	VPMADDWD   Y10, Q, Q; \
+	VPADDD     Q, ACC, ACC
+
+// Q6HALF adds to Y11 the scaled products of one half (128 elements) of a
+// Q6_K super-block: low nibbles at QL(SI) and QL+32(SI), high bits at
+// QH(SI), activations from XO(DI), scales in SC (words 0..7 of this half).
+// Y15 holds 0x0f bytes, Y14 0x30 bytes.
+#define Q6HALF(QL, QH, XO, SC) \
+	VMOVDQU QL(SI), Y5; \
+	VMOVDQU QL+32(SI), Y6; \
+	VMOVDQU QH(SI), Y7; \
+	VPAND   Y15, Y5, Y8; \
+	VPSLLW  $4, Y7, Y9; \
+	VPAND   Y14, Y9, Y9; \
+	VPOR    Y9, Y8, Y8; \
+	SCALED(Y8, XO, pairShuf<>+0(SB), SC, Y11); \
+	VPAND   Y15, Y6, Y8; \
+	VPSLLW  $2, Y7, Y9; \
+	VPAND   Y14, Y9, Y9; \
+	VPOR    Y9, Y8, Y8; \
+	SCALED(Y8, XO+32, pairShuf<>+32(SB), SC, Y11); \
+	VPSRLW  $4, Y5, Y8; \
+	VPAND   Y15, Y8, Y8; \
+	VPAND   Y14, Y7, Y9; \
+	VPOR    Y9, Y8, Y8; \
+	SCALED(Y8, XO+64, pairShuf<>+64(SB), SC, Y11); \
+	VPSRLW  $4, Y6, Y8; \
+	VPAND   Y15, Y8, Y8; \
+	VPSRLW  $2, Y7, Y9; \
+	VPAND   Y14, Y9, Y9; \
+	VPOR    Y9, Y8, Y8; \
+	SCALED(Y8, XO+96, pairShuf<>+96(SB), SC, Y11)
+
+// func dotQ6KAVX2(w *byte, x *q8KBlock, n int, gemm bool) float32
+TEXT ·dotQ6KAVX2(SB), NOSPLIT, $0-36
+	MOVQ    w+0(FP), SI
+	MOVQ    x+8(FP), DI
+	MOVQ    n+16(FP), CX
+	VXORPS  Y0, Y0, Y0
+	VMOVDQU kb0f<>(SB), Y15
+	VMOVDQU kb30<>(SB), Y14
+
+q6loop:
+	VPMOVSXBW 192(SI), Y1    // the 16 scales as int16
+	VPMADDWD  260(DI), Y1, Y2 // lane l: sc[2l]·bsum[2l] + sc[2l+1]·bsum[2l+1]
+	VPSLLD    $5, Y2, Y2
+	VPERMQ    $0x44, Y1, Y3
+	VPERMQ    $0xee, Y1, Y4
+	VPXOR     Y11, Y11, Y11
+	Q6HALF(0, 128, 4, Y3)
+	Q6HALF(64, 160, 132, Y4)
+	VPSUBD    Y2, Y11, Y11
+	DSCALE(208)
+	LANESFMA
+	NEXTBLOCK(210, q6loop)
+
+	HSUM8
+	VZEROUPPER
+	VMOVSS X0, ret+32(FP)
+	RET
+
+// Q5PAIR adds to Y11 the scaled products of sub-blocks 2p and 2p+1 of a
+// Q5_K super-block: low nibbles at QS(SI), the fifth bits in Y7 (bits 2p
+// and 2p+1 of each byte, moved to bit 4 by SH0 $N0 and SH1 $N1; bits
+// crossing into the neighbouring byte are masked off), activations from
+// XO(DI), scales in Y3 picked by wordBcast+BC. Y15 holds 0x0f bytes, Y14
+// 0x10 bytes.
+#define Q5PAIR(QS, XO, BC, SH0, N0, SH1, N1) \
+	VMOVDQU QS(SI), Y5; \
+	VPAND   Y15, Y5, Y8; \
+	SH0     $N0, Y7, Y9; \
+	VPAND   Y14, Y9, Y9; \
+	VPOR    Y9, Y8, Y8; \
+	SCALED(Y8, XO, wordBcast<>+BC(SB), Y3, Y11); \
+	VPSRLW  $4, Y5, Y8; \
+	VPAND   Y15, Y8, Y8; \
+	SH1     $N1, Y7, Y9; \
+	VPAND   Y14, Y9, Y9; \
+	VPOR    Y9, Y8, Y8; \
+	SCALED(Y8, XO+32, wordBcast<>+BC+32(SB), Y3, Y11)
+
+// IHSUM2 leaves in X2's lanes the sum of Y2's eight int32 lanes. Uses X5.
+#define IHSUM2 \
+	VEXTRACTI128 $1, Y2, X5; \
+	VPADDD       X5, X2, X2; \
+	VPSHUFD      $0x4e, X2, X5; \
+	VPADDD       X5, X2, X2; \
+	VPSHUFD      $0xb1, X2, X5; \
+	VPADDD       X5, X2, X2
+
+// func dotQ5KAVX2(w *byte, x *q8KBlock, n int, gemm bool) float32
+TEXT ·dotQ5KAVX2(SB), NOSPLIT, $0-36
+	MOVQ    w+0(FP), SI
+	MOVQ    x+8(FP), DI
+	MOVQ    n+16(FP), CX
+	VXORPS  Y0, Y0, Y0
+	VXORPS  X12, X12, X12 // the minimums' accumulator
+	VMOVDQU kb0f<>(SB), Y15
+	VMOVDQU kb10<>(SB), Y14
+
+q5loop:
+	KSCALES(4)
+	VMOVDQU 16(SI), Y7 // qh
+	VPXOR   Y11, Y11, Y11
+	Q5PAIR(48, 4, 0, VPSLLW, 4, VPSLLW, 3)
+	Q5PAIR(80, 68, 64, VPSLLW, 2, VPSLLW, 1)
+	Q5PAIR(112, 132, 128, VPSRLW, 0, VPSRLW, 1)
+	Q5PAIR(144, 196, 192, VPSRLW, 2, VPSRLW, 3)
+	DDMIN(0)
+	LANESFMA
+	IHSUM2
+	VCVTDQ2PS    X2, X2
+	VMOVSHDUP    X9, X5           // dmin·x.d
+	VFNMADD231SS X2, X5, X12      // mins = fma(-dmin·x.d, m, mins)
+	NEXTBLOCK(176, q5loop)
+
+	HSUM8
+	VADDSS X12, X0, X0
+	VZEROUPPER
+	VMOVSS X0, ret+32(FP)
+	RET
+
+// Q3CHUNK adds to Y11 the scaled products of chunk C (32 elements) of a
+// Q3_K super-block: the low two bits from Y5 (this half's qs) shifted right
+// by LS, the high bit from Y7 (hmask, bit C) moved to bit 2 by SH $N, the
+// activations at XO(DI), the scales in SC picked by pairShuf+PS. The quants
+// are q+4 in 0..7; 4·x is taken off each pair before scaling. Y15 holds 0x03
+// bytes, Y14 0x04 bytes.
+#define Q3CHUNK(LS, SH, N, XO, PS, SC) \
+	VPSRLW     $LS, Y5, Y8; \
+	VPAND      Y15, Y8, Y8; \
+	SH         $N, Y7, Y9; \
+	VPAND      Y14, Y9, Y9; \
+	VPOR       Y9, Y8, Y8; \
+	VPMADDUBSW XO(DI), Y8, Y8; \
+	VPMADDUBSW XO(DI), Y14, Y9; \
+	VPSUBW     Y9, Y8, Y8; \
+	VPSHUFB    pairShuf<>+PS(SB), SC, Y10; \
+	VPMADDWD   Y10, Y8, Y8; \
+	VPADDD     Y8, Y11, Y11
+
+// func dotQ3KAVX2(w *byte, x *q8KBlock, n int, gemm bool) float32
+TEXT ·dotQ3KAVX2(SB), NOSPLIT, $0-36
+	MOVQ    w+0(FP), SI
+	MOVQ    x+8(FP), DI
+	MOVQ    n+16(FP), CX
+	VXORPS  Y0, Y0, Y0
+	VMOVDQU kb03<>(SB), Y15
+	VMOVDQU kb04<>(SB), Y14
+
+q3loop:
+	// The 16 signed 6-bit scales (q3kScale): low nibbles from bytes 96..103,
+	// high bit pairs from bytes 104..107.
+	MOVL      96(SI), AX
+	MOVL      100(SI), BX
+	MOVL      104(SI), DX
+	MOVL      AX, R8
+	ANDL      $0x0f0f0f0f, R8
+	MOVL      DX, R9
+	SHLL      $4, R9
+	ANDL      $0x30303030, R9
+	ORL       R9, R8          // scales 0..3
+	MOVL      BX, R10
+	ANDL      $0x0f0f0f0f, R10
+	MOVL      DX, R9
+	SHLL      $2, R9
+	ANDL      $0x30303030, R9
+	ORL       R9, R10         // scales 4..7
+	SHRL      $4, AX
+	ANDL      $0x0f0f0f0f, AX
+	MOVL      DX, R9
+	ANDL      $0x30303030, R9
+	ORL       R9, AX          // scales 8..11
+	SHRL      $4, BX
+	ANDL      $0x0f0f0f0f, BX
+	SHRL      $2, DX
+	ANDL      $0x30303030, DX
+	ORL       DX, BX          // scales 12..15
+	SHLQ      $32, R10
+	ORQ       R10, R8
+	SHLQ      $32, BX
+	ORQ       BX, AX
+	VMOVQ     R8, X1
+	VPINSRQ   $1, AX, X1, X1
+	VPSUBB    kb20<>(SB), X1, X1
+	VPMOVSXBW X1, Y1
+	VPERMQ    $0x44, Y1, Y3
+	VPERMQ    $0xee, Y1, Y4
+	VMOVDQU   (SI), Y7        // hmask
+	VPXOR     Y11, Y11, Y11
+	VMOVDQU   32(SI), Y5
+	Q3CHUNK(0, VPSLLW, 2, 4, 0, Y3)
+	Q3CHUNK(2, VPSLLW, 1, 36, 32, Y3)
+	Q3CHUNK(4, VPSRLW, 0, 68, 64, Y3)
+	Q3CHUNK(6, VPSRLW, 1, 100, 96, Y3)
+	VMOVDQU   64(SI), Y5
+	Q3CHUNK(0, VPSRLW, 2, 132, 0, Y4)
+	Q3CHUNK(2, VPSRLW, 3, 164, 32, Y4)
+	Q3CHUNK(4, VPSRLW, 4, 196, 64, Y4)
+	Q3CHUNK(6, VPSRLW, 5, 228, 96, Y4)
+	DSCALE(108)
+	LANESFMA
+	NEXTBLOCK(110, q3loop)
+
+	HSUM8
+	VXORPS X1, X1, X1
+	VADDSS X1, X0, X0 // + dotLanesK's mins, zero for Q3_K
+	VZEROUPPER
+	VMOVSS X0, ret+32(FP)
+	RET
+
+// Q4PAIR leaves in ACC the scaled int32 products of sub-blocks 2p and 2p+1
+// of a Q4_K super-block: nibbles at QS(SI), activations from XO(DI),
+// scales in Y3 picked by wordBcast+BC. Y15 holds 0x0f bytes. Uses Y8, Y9.
+#define Q4PAIR(QS, XO, BC, ACC) \
+	VMOVDQU    QS(SI), Y5; \
+	VPAND      Y15, Y5, Y8; \
+	VPMADDUBSW XO(DI), Y8, Y8; \
+	VPSHUFB    wordBcast<>+BC(SB), Y3, Y10; \
+	VPMADDWD   Y10, Y8, ACC; \
+	VPSRLW     $4, Y5, Y9; \
+	VPAND      Y15, Y9, Y9; \
+	SCALED(Y9, XO+32, wordBcast<>+BC+32(SB), Y3, ACC)
+
+// func dotQ4KAVX2(w *byte, x *q8KBlock, n int, gemm bool) float32
+TEXT ·dotQ4KAVX2(SB), NOSPLIT, $0-36
+	MOVQ    w+0(FP), SI
+	MOVQ    x+8(FP), DI
+	MOVQ    n+16(FP), CX
+	MOVBLZX gemm+24(FP), R11
+	VXORPS  X0, X0, X0 // [acc, accMin, 0, 0]
+	VMOVDQU kb0f<>(SB), Y15
+
+q4loop:
+	KSCALES(4)
+	Q4PAIR(16, 4, 0, Y6)
+	Q4PAIR(48, 68, 64, Y7)
+	Q4PAIR(80, 132, 128, Y11)
+	Q4PAIR(112, 196, 192, Y12)
+	// [isum of each 64 elements] in X6, [msum of each 64] in X2.
+	VPHADDD      Y7, Y6, Y6
+	VPHADDD      Y12, Y11, Y11
+	VPHADDD      Y11, Y6, Y6
+	VEXTRACTI128 $1, Y6, X7
+	VPADDD       X7, X6, X6
+	VPHADDD      Y2, Y2, Y2
+	VPERMQ       $0x08, Y2, Y2
+	DDMIN(0)
+	TESTQ        R11, R11
+	JNZ          q4gemm
+	VPHADDD      X2, X6, X6 // [i01, i23, m01, m23]
+	VPHADDD      X6, X6, X6 // [isum, msum, isum, msum]
+	VCVTDQ2PS    X6, X6
+	VFMADD231PS  X6, X9, X0
+	NEXTBLOCK(144, q4loop)
+	JMP          q4done
+
+q4gemm:
+	VPUNPCKLDQ  X2, X6, X7 // [i0, m0, i1, m1]
+	VPUNPCKHDQ  X2, X6, X8 // [i2, m2, i3, m3]
+	VCVTDQ2PS   X7, X7
+	VCVTDQ2PS   X8, X8
+	VFMADD231PS X7, X9, X0
+	VMOVHLPS    X7, X7, X7
+	VFMADD231PS X7, X9, X0
+	VFMADD231PS X8, X9, X0
+	VMOVHLPS    X8, X8, X8
+	VFMADD231PS X8, X9, X0
+	NEXTBLOCK(144, q4loop)
+
+q4done:
+	VMOVSHDUP X0, X1
+	VSUBSS    X1, X0, X0 // acc - accMin
+	VZEROUPPER
+	VMOVSS    X0, ret+32(FP)
+	RET
+
+// Q2HALF leaves in ACC the scaled int32 products of one half (128
+// elements) of a Q2_K super-block: quants at QS(SI), activations from
+// XO(DI), scales in SC (words 0..7 of this half). Y15 holds 0x03 bytes.
+#define Q2HALF(QS, XO, SC, ACC) \
+	VMOVDQU    QS(SI), Y5; \
+	VPAND      Y15, Y5, Y8; \
+	VPMADDUBSW XO(DI), Y8, Y8; \
+	VPSHUFB    pairShuf<>+0(SB), SC, Y10; \
+	VPMADDWD   Y10, Y8, ACC; \
+	VPSRLW     $2, Y5, Y8; \
+	VPAND      Y15, Y8, Y8; \
+	SCALED(Y8, XO+32, pairShuf<>+32(SB), SC, ACC); \
+	VPSRLW     $4, Y5, Y8; \
+	VPAND      Y15, Y8, Y8; \
+	SCALED(Y8, XO+64, pairShuf<>+64(SB), SC, ACC); \
+	VPSRLW     $6, Y5, Y8; \
+	VPAND      Y15, Y8, Y8; \
+	SCALED(Y8, XO+96, pairShuf<>+96(SB), SC, ACC)
+
+// func dotQ2KAVX2(w *byte, x *q8KBlock, n int, gemm bool) float32
+TEXT ·dotQ2KAVX2(SB), NOSPLIT, $0-36
+	MOVQ    w+0(FP), SI
+	MOVQ    x+8(FP), DI
+	MOVQ    n+16(FP), CX
+	MOVBLZX gemm+24(FP), R11
+	VXORPS  X0, X0, X0 // [acc, accMin, 0, 0]
+	VMOVDQU kb03<>(SB), Y15
+	VMOVDQU kb0f<>(SB), Y14
+
+q2loop:
+	VMOVDQU      (SI), X1 // scale nibbles, minimum nibbles
+	VPAND        X14, X1, X2
+	VPSRLW       $4, X1, X1
+	VPAND        X14, X1, X1
+	VPMOVZXBW    X2, Y2
+	VPMOVZXBW    X1, Y1
+	VPMADDWD     260(DI), Y1, Y1 // lanes 0..3: first half's minimums, 4..7: second's
+	VPERMQ       $0x44, Y2, Y3
+	VPERMQ       $0xee, Y2, Y4
+	Q2HALF(16, 4, Y3, Y11)
+	Q2HALF(48, 132, Y4, Y12)
+	// [isum0, msum0, isum1, msum1] in X6.
+	VMOVDQA      X1, X6
+	VEXTRACTI128 $1, Y1, X7
+	VPHADDD      Y6, Y11, Y11
+	VPHADDD      Y7, Y12, Y12
+	VPHADDD      Y12, Y11, Y11
+	VEXTRACTI128 $1, Y11, X6
+	VPADDD       X11, X6, X6
+	DDMIN(80)
+	TESTQ        R11, R11
+	JNZ          q2gemm
+	VPSHUFD      $0x4e, X6, X7
+	VPADDD       X7, X6, X6 // [isum, msum, ...]
+	VCVTDQ2PS    X6, X6
+	VFMADD231PS  X6, X9, X0
+	NEXTBLOCK(84, q2loop)
+	JMP          q2done
+
+q2gemm:
+	VCVTDQ2PS   X6, X6
+	VFMADD231PS X6, X9, X0
+	VMOVHLPS    X6, X6, X6
+	VFMADD231PS X6, X9, X0
+	NEXTBLOCK(84, q2loop)
+
+q2done:
+	VMOVSHDUP X0, X1
+	VSUBSS    X1, X0, X0 // acc - accMin
+	VZEROUPPER
+	VMOVSS    X0, ret+32(FP)
+	RET
