@@ -1,6 +1,20 @@
 package cpu
 
-// detectKernels returns the NEON kernels of this arm64 CPU.
+import "golang.org/x/sys/cpu"
+
+// detectKernels returns the NEON kernels of this arm64 CPU: with the
+// dot-product extension (SDOT) where the CPU has it ("neon+dotprod"),
+// base Advanced SIMD otherwise ("neon").
 func detectKernels() *kernelSet {
-	return nil
+	if !cpu.ARM64.HasASIMD {
+		return nil
+	}
+	dot := cpu.ARM64.HasASIMDDP
+	name := "neon"
+	if dot {
+		name = "neon+dotprod"
+	}
+	k := newKernelSet(name)
+	addNEON(k, dot)
+	return k
 }

@@ -1,0 +1,280 @@
+package cpu
+
+import (
+	"saji/kernels/quant"
+)
+
+// The NEON kernels (neon_arm64.s). Each integer kernel comes in two forms:
+// *SDOT uses the dot-product extension (ARMv8.2 SDOT), *NEON only base
+// Advanced SIMD (SMULL/SMLAL into 16-bit lanes, then SADDLP/SADALP into 32
+// bits). Both give the same integer sums, and the float steps follow the
+// oracle's order (hsum8/reduce16 run in Go on the lanes the assembly
+// returns), so results equal the pure-Go kernels bit for bit; the only
+// exception is FMLA/FMADD's single rounding where the oracle's fma32 goes
+// through float64, which differs in vanishingly rare double-rounding cases.
+
+// q80DotSDOT accumulates n Q8_0 weight blocks (34 bytes each at w) times
+// Q8_0 activations into eight lanes as dot32 does, lane l holding the
+// products of the elements whose index mod 32 is in [4l, 4l+4).
+//
+//go:noescape
+func q80DotSDOT(w *byte, x *q8Block, n int, acc *[8]float32)
+
+// q80DotNEON is q80DotSDOT without the dot-product extension.
+//
+//go:noescape
+func q80DotNEON(w *byte, x *q8Block, n int, acc *[8]float32)
+
+// q40DotSDOT sets *sum to the dot product of n Q4_0 weight blocks (18 bytes
+// each) with Q8_0 activations, one fused multiply-add per block as dot32.
+//
+//go:noescape
+func q40DotSDOT(w *byte, x *q8Block, n int, sum *float32)
+
+// q40DotNEON is q40DotSDOT without the dot-product extension.
+//
+//go:noescape
+func q40DotNEON(w *byte, x *q8Block, n int, sum *float32)
+
+// iq4nlDotSDOT is q40DotSDOT for IQ4_NL weights, whose nibbles index tab
+// (the 16 levels) through TBL.
+//
+//go:noescape
+func iq4nlDotSDOT(w *byte, x *q8Block, n int, sum *float32, tab *[16]int8)
+
+// iq4nlDotNEON is iq4nlDotSDOT without the dot-product extension.
+//
+//go:noescape
+func iq4nlDotNEON(w *byte, x *q8Block, n int, sum *float32, tab *[16]int8)
+
+// q4KSumsSDOT writes, for each of n Q4_K super-blocks (144 bytes each at
+// w) against Q8_K activations, eight int32 to out: the scaled integer sums
+// of its four 64-element chunks, then their minimum sums (Σ min·bsum).
+//
+//go:noescape
+func q4KSumsSDOT(w *byte, x *q8KBlock, n int, out *int32)
+
+// q4KSumsNEON is q4KSumsSDOT without the dot-product extension.
+//
+//go:noescape
+func q4KSumsNEON(w *byte, x *q8KBlock, n int, out *int32)
+
+// q6KDotSDOT accumulates n Q6_K super-blocks (210 bytes each at w) times
+// Q8_K activations into eight lanes as dotQ6K does.
+//
+//go:noescape
+func q6KDotSDOT(w *byte, x *q8KBlock, n int, acc *[8]float32)
+
+// q6KDotNEON is q6KDotSDOT without the dot-product extension.
+//
+//go:noescape
+func q6KDotNEON(w *byte, x *q8KBlock, n int, acc *[8]float32)
+
+// f32Tiny16 accumulates a[i]·b[i] for i < n (a multiple of 16) into lane
+// i%16 of acc with fused multiply-adds, as dotTiny does.
+//
+//go:noescape
+func f32Tiny16(a *float32, b *float32, n int, acc *[16]float32)
+
+// f16Tiny16 is f32Tiny16 with a read as F16.
+//
+//go:noescape
+func f16Tiny16(a *byte, b *float32, n int, acc *[16]float32)
+
+// bf16Tiny16 is f32Tiny16 with a read as BF16.
+//
+//go:noescape
+func bf16Tiny16(a *byte, b *float32, n int, acc *[16]float32)
+
+// f32Vec64 runs dotVec's four 16-lane accumulators over n elements (a
+// multiple of 64) and writes their combination (0+2, 1+3, then together)
+// to acc.
+//
+//go:noescape
+func f32Vec64(a *float32, b *float32, n int, acc *[16]float32)
+
+// f16Vec64 is f32Vec64 with a read as F16.
+//
+//go:noescape
+func f16Vec64(a *byte, b *float32, n int, acc *[16]float32)
+
+// bf16Vec64 is f32Vec64 with a read as BF16.
+//
+//go:noescape
+func bf16Vec64(a *byte, b *float32, n int, acc *[16]float32)
+
+// addNEON adds the NEON kernels to k, the SDOT forms if dot is set.
+func addNEON(k *kernelSet, dot bool) {
+	k.q8[quant.TypeQ8_0] = q80Kernel(dot)
+	k.q8[quant.TypeQ4_0] = q40Kernel(dot, false)
+	k.q8[quant.TypeIQ4_NL] = q40Kernel(dot, true)
+	k.q8K[quant.TypeQ4_K] = q4KKernel(dot)
+	k.q8K[quant.TypeQ6_K] = q6KKernel(dot)
+	k.f32Vec, k.f32Tiny = f32VecNEON, f32TinyNEON
+	k.f16Vec, k.f16Tiny = halfVecNEON(false), halfTinyNEON(false)
+	k.bf16Vec, k.bf16Tiny = halfVecNEON(true), halfTinyNEON(true)
+}
+
+// q80Kernel returns the Q8_0 row kernel (dot32 for Q8_0).
+func q80Kernel(dot bool) func(w []byte, x []q8Block) float32 {
+	return func(w []byte, x []q8Block) float32 {
+		var acc [8]float32
+		if n := len(x); n > 0 {
+			_ = w[34*n-1]
+			if dot {
+				q80DotSDOT(&w[0], &x[0], n, &acc)
+			} else {
+				q80DotNEON(&w[0], &x[0], n, &acc)
+			}
+		}
+		return hsum8(&acc)
+	}
+}
+
+// q40Kernel returns the Q4_0 (or, with iq4, IQ4_NL) row kernel.
+func q40Kernel(dot, iq4 bool) func(w []byte, x []q8Block) float32 {
+	return func(w []byte, x []q8Block) float32 {
+		var sum float32
+		n := len(x)
+		if n == 0 {
+			return 0
+		}
+		_ = w[18*n-1]
+		switch {
+		case iq4 && dot:
+			iq4nlDotSDOT(&w[0], &x[0], n, &sum, &iq4Levels)
+		case iq4:
+			iq4nlDotNEON(&w[0], &x[0], n, &sum, &iq4Levels)
+		case dot:
+			q40DotSDOT(&w[0], &x[0], n, &sum)
+		default:
+			q40DotNEON(&w[0], &x[0], n, &sum)
+		}
+		return sum
+	}
+}
+
+// q4KBatch is how many Q4_K super-blocks q4KKernel sums per assembly call.
+const q4KBatch = 32
+
+// q4KKernel returns the Q4_K row kernel: the integer sums come from the
+// assembly, the scaling follows dotRepackedK (chunks of 64 for gemm, whole
+// super-blocks otherwise).
+func q4KKernel(dot bool) func(w []byte, x []q8KBlock, gemm bool) float32 {
+	return func(w []byte, x []q8KBlock, gemm bool) float32 {
+		var buf [8 * q4KBatch]int32
+		var acc, accMin float32
+		for b0 := 0; b0 < len(x); b0 += q4KBatch {
+			nb := min(q4KBatch, len(x)-b0)
+			_ = w[144*(b0+nb)-1]
+			if dot {
+				q4KSumsSDOT(&w[144*b0], &x[b0], nb, &buf[0])
+			} else {
+				q4KSumsNEON(&w[144*b0], &x[b0], nb, &buf[0])
+			}
+			for i := range nb {
+				blk := w[144*(b0+i):]
+				xd := x[b0+i].d
+				d, dmin := f16at(blk)*xd, f16at(blk[2:])*xd
+				s := buf[8*i : 8*i+8]
+				if gemm {
+					for c := range 4 {
+						acc = fma32(float32(s[c]), d, acc)
+						accMin = fma32(float32(s[4+c]), dmin, accMin)
+					}
+					continue
+				}
+				acc = fma32(float32(s[0]+s[1]+s[2]+s[3]), d, acc)
+				accMin = fma32(float32(s[4]+s[5]+s[6]+s[7]), dmin, accMin)
+			}
+		}
+		return acc - accMin
+	}
+}
+
+// q6KKernel returns the Q6_K row kernel (dotQ6K).
+func q6KKernel(dot bool) func(w []byte, x []q8KBlock, gemm bool) float32 {
+	return func(w []byte, x []q8KBlock, _ bool) float32 {
+		var acc [8]float32
+		if n := len(x); n > 0 {
+			_ = w[210*n-1]
+			if dot {
+				q6KDotSDOT(&w[0], &x[0], n, &acc)
+			} else {
+				q6KDotNEON(&w[0], &x[0], n, &acc)
+			}
+		}
+		return hsum8(&acc)
+	}
+}
+
+// f32TinyNEON is dotTiny(w, x); len(x) is a multiple of 16.
+func f32TinyNEON(w, x []float32) float32 {
+	var acc [16]float32
+	if n := len(x) &^ 15; n > 0 {
+		_ = w[n-1]
+		f32Tiny16(&w[0], &x[0], n, &acc)
+	}
+	return reduce16(&acc)
+}
+
+// f32VecNEON is dotVec(w, x, false).
+func f32VecNEON(w, x []float32) float32 {
+	var acc [16]float32
+	k := len(x)
+	np := k &^ 63
+	_ = w[:k]
+	if np > 0 {
+		f32Vec64(&w[0], &x[0], np, &acc)
+	}
+	sum := reduce16(&acc)
+	for i := np; i < k; i++ {
+		sum = fma32(w[i], x[i], sum) // as dotVec's tail
+	}
+	return sum
+}
+
+// halfTinyNEON returns dotTiny(widen(w), x) for F16 weights, or BF16 ones
+// if bf is set; len(x) is a multiple of 16.
+func halfTinyNEON(bf bool) func(w []byte, x []float32) float32 {
+	return func(w []byte, x []float32) float32 {
+		var acc [16]float32
+		if n := len(x) &^ 15; n > 0 {
+			_ = w[2*n-1]
+			if bf {
+				bf16Tiny16(&w[0], &x[0], n, &acc)
+			} else {
+				f16Tiny16(&w[0], &x[0], n, &acc)
+			}
+		}
+		return reduce16(&acc)
+	}
+}
+
+// halfVecNEON returns dotVec(widen(w), x, true) for F16 weights, or BF16
+// ones if bf is set.
+func halfVecNEON(bf bool) func(w []byte, x []float32) float32 {
+	return func(w []byte, x []float32) float32 {
+		var acc [16]float32
+		k := len(x)
+		np := k &^ 63
+		_ = w[:2*k]
+		if np > 0 {
+			if bf {
+				bf16Vec64(&w[0], &x[0], np, &acc)
+			} else {
+				f16Vec64(&w[0], &x[0], np, &acc)
+			}
+		}
+		s := float64(reduce16(&acc))
+		for i := np; i < k; i++ {
+			h := uint16(w[2*i]) | uint16(w[2*i+1])<<8
+			v := quant.F16ToF32(h)
+			if bf {
+				v = quant.BF16ToF32(h)
+			}
+			s += float64(v * x[i]) // as dotVec's wide tail
+		}
+		return float32(s)
+	}
+}

@@ -1,0 +1,1158 @@
+#include "textflag.h"
+
+// NEON kernels. The Go assembler lacks most NEON mnemonics, so each such
+// instruction is a WORD with its ARM syntax in the comment (encodings
+// produced and checked with GNU as/objdump for armv8.2-a+dotprod).
+// Registers: x0-x12 and v0-v31 are scratch; the declarations, with what
+// each kernel computes, are in neon_arm64.go.
+
+// q80DotSDOT(w *byte, x *q8Block, n int, acc *[8]float32)
+TEXT ·q80DotSDOT(SB), NOSPLIT, $0-32
+	MOVD w+0(FP), R0
+	MOVD x+8(FP), R1
+	MOVD n+16(FP), R2
+	MOVD acc+24(FP), R3
+	WORD $0x4f000406 // movi v6.4s, #0
+	WORD $0x4f000407 // movi v7.4s, #0
+	CBZ R2, q80DotSDOT_done
+q80DotSDOT_loop:
+	WORD $0x7d400010 // ldr h16, [x0]
+	WORD $0xbd400031 // ldr s17, [x1]
+	WORD $0x3cc02000 // ldur q0, [x0, #2]
+	WORD $0x3cc12001 // ldur q1, [x0, #18]
+	WORD $0x3cc08022 // ldur q2, [x1, #8]
+	WORD $0x3cc18023 // ldur q3, [x1, #24]
+	WORD $0x1ee24210 // fcvt s16, h16
+	WORD $0x1e310a10 // fmul s16, s16, s17
+	WORD $0x4f000404 // movi v4.4s, #0
+	WORD $0x4f000405 // movi v5.4s, #0
+	WORD $0x4e829404 // sdot v4.4s, v0.16b, v2.16b
+	WORD $0x4e839425 // sdot v5.4s, v1.16b, v3.16b
+	WORD $0x4e21d884 // scvtf v4.4s, v4.4s
+	WORD $0x4e21d8a5 // scvtf v5.4s, v5.4s
+	WORD $0x4f901086 // fmla v6.4s, v4.4s, v16.s[0]
+	WORD $0x4f9010a7 // fmla v7.4s, v5.4s, v16.s[0]
+	ADD $34, R0
+	ADD $40, R1
+	SUBS $1, R2
+	BNE q80DotSDOT_loop
+q80DotSDOT_done:
+	WORD $0xad001c66 // stp q6, q7, [x3]
+	RET
+
+// q80DotNEON(w *byte, x *q8Block, n int, acc *[8]float32)
+TEXT ·q80DotNEON(SB), NOSPLIT, $0-32
+	MOVD w+0(FP), R0
+	MOVD x+8(FP), R1
+	MOVD n+16(FP), R2
+	MOVD acc+24(FP), R3
+	WORD $0x4f000406 // movi v6.4s, #0
+	WORD $0x4f000407 // movi v7.4s, #0
+	CBZ R2, q80DotNEON_done
+q80DotNEON_loop:
+	WORD $0x7d400010 // ldr h16, [x0]
+	WORD $0xbd400031 // ldr s17, [x1]
+	WORD $0x3cc02000 // ldur q0, [x0, #2]
+	WORD $0x3cc12001 // ldur q1, [x0, #18]
+	WORD $0x3cc08022 // ldur q2, [x1, #8]
+	WORD $0x3cc18023 // ldur q3, [x1, #24]
+	WORD $0x1ee24210 // fcvt s16, h16
+	WORD $0x1e310a10 // fmul s16, s16, s17
+	WORD $0x0e22c008 // smull v8.8h, v0.8b, v2.8b
+	WORD $0x4e22c009 // smull2 v9.8h, v0.16b, v2.16b
+	WORD $0x0e23c02a // smull v10.8h, v1.8b, v3.8b
+	WORD $0x4e23c02b // smull2 v11.8h, v1.16b, v3.16b
+	WORD $0x4e602908 // saddlp v8.4s, v8.8h
+	WORD $0x4e602929 // saddlp v9.4s, v9.8h
+	WORD $0x4e60294a // saddlp v10.4s, v10.8h
+	WORD $0x4e60296b // saddlp v11.4s, v11.8h
+	WORD $0x4ea9bd04 // addp v4.4s, v8.4s, v9.4s
+	WORD $0x4eabbd45 // addp v5.4s, v10.4s, v11.4s
+	WORD $0x4e21d884 // scvtf v4.4s, v4.4s
+	WORD $0x4e21d8a5 // scvtf v5.4s, v5.4s
+	WORD $0x4f901086 // fmla v6.4s, v4.4s, v16.s[0]
+	WORD $0x4f9010a7 // fmla v7.4s, v5.4s, v16.s[0]
+	ADD $34, R0
+	ADD $40, R1
+	SUBS $1, R2
+	BNE q80DotNEON_loop
+q80DotNEON_done:
+	WORD $0xad001c66 // stp q6, q7, [x3]
+	RET
+
+// q40DotSDOT(w *byte, x *q8Block, n int, sum *float32)
+TEXT ·q40DotSDOT(SB), NOSPLIT, $0-32
+	MOVD w+0(FP), R0
+	MOVD x+8(FP), R1
+	MOVD n+16(FP), R2
+	MOVD sum+24(FP), R3
+	WORD $0x4f00e5ff // movi v31.16b, #15
+	WORD $0x4f00e51e // movi v30.16b, #8
+	WORD $0x4f000414 // movi v20.4s, #0
+	CBZ R2, q40DotSDOT_done
+q40DotSDOT_loop:
+	WORD $0x7d400006 // ldr h6, [x0]
+	WORD $0xbd400027 // ldr s7, [x1]
+	WORD $0x3cc02000 // ldur q0, [x0, #2]
+	WORD $0x3cc08023 // ldur q3, [x1, #8]
+	WORD $0x3cc18024 // ldur q4, [x1, #24]
+	WORD $0x1ee240c6 // fcvt s6, h6
+	WORD $0x1e2708c6 // fmul s6, s6, s7
+	WORD $0x4e3f1c01 // and v1.16b, v0.16b, v31.16b
+	WORD $0x6f0c0402 // ushr v2.16b, v0.16b, #4
+	WORD $0x6e3e8421 // sub v1.16b, v1.16b, v30.16b
+	WORD $0x6e3e8442 // sub v2.16b, v2.16b, v30.16b
+	WORD $0x4f000405 // movi v5.4s, #0
+	WORD $0x4e839425 // sdot v5.4s, v1.16b, v3.16b
+	WORD $0x4e849445 // sdot v5.4s, v2.16b, v4.16b
+	WORD $0x4eb1b8a5 // addv s5, v5.4s
+	WORD $0x5e21d8a5 // scvtf s5, s5
+	WORD $0x1f0650b4 // fmadd s20, s5, s6, s20
+	ADD $18, R0
+	ADD $40, R1
+	SUBS $1, R2
+	BNE q40DotSDOT_loop
+q40DotSDOT_done:
+	WORD $0xbd000074 // str s20, [x3]
+	RET
+
+// q40DotNEON(w *byte, x *q8Block, n int, sum *float32)
+TEXT ·q40DotNEON(SB), NOSPLIT, $0-32
+	MOVD w+0(FP), R0
+	MOVD x+8(FP), R1
+	MOVD n+16(FP), R2
+	MOVD sum+24(FP), R3
+	WORD $0x4f00e5ff // movi v31.16b, #15
+	WORD $0x4f00e51e // movi v30.16b, #8
+	WORD $0x4f000414 // movi v20.4s, #0
+	CBZ R2, q40DotNEON_done
+q40DotNEON_loop:
+	WORD $0x7d400006 // ldr h6, [x0]
+	WORD $0xbd400027 // ldr s7, [x1]
+	WORD $0x3cc02000 // ldur q0, [x0, #2]
+	WORD $0x3cc08023 // ldur q3, [x1, #8]
+	WORD $0x3cc18024 // ldur q4, [x1, #24]
+	WORD $0x1ee240c6 // fcvt s6, h6
+	WORD $0x1e2708c6 // fmul s6, s6, s7
+	WORD $0x4e3f1c01 // and v1.16b, v0.16b, v31.16b
+	WORD $0x6f0c0402 // ushr v2.16b, v0.16b, #4
+	WORD $0x6e3e8421 // sub v1.16b, v1.16b, v30.16b
+	WORD $0x6e3e8442 // sub v2.16b, v2.16b, v30.16b
+	WORD $0x0e23c025 // smull v5.8h, v1.8b, v3.8b
+	WORD $0x4e238025 // smlal2 v5.8h, v1.16b, v3.16b
+	WORD $0x0e24c048 // smull v8.8h, v2.8b, v4.8b
+	WORD $0x4e248048 // smlal2 v8.8h, v2.16b, v4.16b
+	WORD $0x4e6028a5 // saddlp v5.4s, v5.8h
+	WORD $0x4e606905 // sadalp v5.4s, v8.8h
+	WORD $0x4eb1b8a5 // addv s5, v5.4s
+	WORD $0x5e21d8a5 // scvtf s5, s5
+	WORD $0x1f0650b4 // fmadd s20, s5, s6, s20
+	ADD $18, R0
+	ADD $40, R1
+	SUBS $1, R2
+	BNE q40DotNEON_loop
+q40DotNEON_done:
+	WORD $0xbd000074 // str s20, [x3]
+	RET
+
+// iq4nlDotSDOT(w *byte, x *q8Block, n int, sum *float32, tab *[16]int8)
+TEXT ·iq4nlDotSDOT(SB), NOSPLIT, $0-40
+	MOVD w+0(FP), R0
+	MOVD x+8(FP), R1
+	MOVD n+16(FP), R2
+	MOVD sum+24(FP), R3
+	MOVD tab+32(FP), R4
+	WORD $0x4f00e5ff // movi v31.16b, #15
+	WORD $0x4f00e51e // movi v30.16b, #8
+	WORD $0x3dc0009d // ldr q29, [x4]
+	WORD $0x4f000414 // movi v20.4s, #0
+	CBZ R2, iq4nlDotSDOT_done
+iq4nlDotSDOT_loop:
+	WORD $0x7d400006 // ldr h6, [x0]
+	WORD $0xbd400027 // ldr s7, [x1]
+	WORD $0x3cc02000 // ldur q0, [x0, #2]
+	WORD $0x3cc08023 // ldur q3, [x1, #8]
+	WORD $0x3cc18024 // ldur q4, [x1, #24]
+	WORD $0x1ee240c6 // fcvt s6, h6
+	WORD $0x1e2708c6 // fmul s6, s6, s7
+	WORD $0x4e3f1c01 // and v1.16b, v0.16b, v31.16b
+	WORD $0x6f0c0402 // ushr v2.16b, v0.16b, #4
+	WORD $0x4e0103a1 // tbl v1.16b, {v29.16b}, v1.16b
+	WORD $0x4e0203a2 // tbl v2.16b, {v29.16b}, v2.16b
+	WORD $0x4f000405 // movi v5.4s, #0
+	WORD $0x4e839425 // sdot v5.4s, v1.16b, v3.16b
+	WORD $0x4e849445 // sdot v5.4s, v2.16b, v4.16b
+	WORD $0x4eb1b8a5 // addv s5, v5.4s
+	WORD $0x5e21d8a5 // scvtf s5, s5
+	WORD $0x1f0650b4 // fmadd s20, s5, s6, s20
+	ADD $18, R0
+	ADD $40, R1
+	SUBS $1, R2
+	BNE iq4nlDotSDOT_loop
+iq4nlDotSDOT_done:
+	WORD $0xbd000074 // str s20, [x3]
+	RET
+
+// iq4nlDotNEON(w *byte, x *q8Block, n int, sum *float32, tab *[16]int8)
+TEXT ·iq4nlDotNEON(SB), NOSPLIT, $0-40
+	MOVD w+0(FP), R0
+	MOVD x+8(FP), R1
+	MOVD n+16(FP), R2
+	MOVD sum+24(FP), R3
+	MOVD tab+32(FP), R4
+	WORD $0x4f00e5ff // movi v31.16b, #15
+	WORD $0x4f00e51e // movi v30.16b, #8
+	WORD $0x3dc0009d // ldr q29, [x4]
+	WORD $0x4f000414 // movi v20.4s, #0
+	CBZ R2, iq4nlDotNEON_done
+iq4nlDotNEON_loop:
+	WORD $0x7d400006 // ldr h6, [x0]
+	WORD $0xbd400027 // ldr s7, [x1]
+	WORD $0x3cc02000 // ldur q0, [x0, #2]
+	WORD $0x3cc08023 // ldur q3, [x1, #8]
+	WORD $0x3cc18024 // ldur q4, [x1, #24]
+	WORD $0x1ee240c6 // fcvt s6, h6
+	WORD $0x1e2708c6 // fmul s6, s6, s7
+	WORD $0x4e3f1c01 // and v1.16b, v0.16b, v31.16b
+	WORD $0x6f0c0402 // ushr v2.16b, v0.16b, #4
+	WORD $0x4e0103a1 // tbl v1.16b, {v29.16b}, v1.16b
+	WORD $0x4e0203a2 // tbl v2.16b, {v29.16b}, v2.16b
+	WORD $0x0e23c025 // smull v5.8h, v1.8b, v3.8b
+	WORD $0x4e238025 // smlal2 v5.8h, v1.16b, v3.16b
+	WORD $0x0e24c048 // smull v8.8h, v2.8b, v4.8b
+	WORD $0x4e248048 // smlal2 v8.8h, v2.16b, v4.16b
+	WORD $0x4e6028a5 // saddlp v5.4s, v5.8h
+	WORD $0x4e606905 // sadalp v5.4s, v8.8h
+	WORD $0x4eb1b8a5 // addv s5, v5.4s
+	WORD $0x5e21d8a5 // scvtf s5, s5
+	WORD $0x1f0650b4 // fmadd s20, s5, s6, s20
+	ADD $18, R0
+	ADD $40, R1
+	SUBS $1, R2
+	BNE iq4nlDotNEON_loop
+iq4nlDotNEON_done:
+	WORD $0xbd000074 // str s20, [x3]
+	RET
+
+// q4KSumsSDOT(w *byte, x *q8KBlock, n int, out *int32)
+TEXT ·q4KSumsSDOT(SB), NOSPLIT, $0-32
+	MOVD w+0(FP), R0
+	MOVD x+8(FP), R1
+	MOVD n+16(FP), R2
+	MOVD out+24(FP), R3
+	WORD $0x4f00e5ff // movi v31.16b, #15
+	CBZ R2, q4KSumsSDOT_done
+q4KSumsSDOT_loop:
+	WORD $0xb9400404 // ldr w4, [x0, #4]
+	WORD $0xb9400805 // ldr w5, [x0, #8]
+	WORD $0xb9400c06 // ldr w6, [x0, #12]
+	WORD $0x1200d487 // and w7, w4, #0x3f3f3f3f
+	WORD $0x1200d4a8 // and w8, w5, #0x3f3f3f3f
+	WORD $0x1200ccc9 // and w9, w6, #0x0f0f0f0f
+	WORD $0x53067c8a // lsr w10, w4, #6
+	WORD $0x1200c54a // and w10, w10, #0x03030303
+	WORD $0x2a0a1129 // orr w9, w9, w10, lsl #4
+	WORD $0x53047ccb // lsr w11, w6, #4
+	WORD $0x1200cd6b // and w11, w11, #0x0f0f0f0f
+	WORD $0x53067cac // lsr w12, w5, #6
+	WORD $0x1200c58c // and w12, w12, #0x03030303
+	WORD $0x2a0c116b // orr w11, w11, w12, lsl #4
+	WORD $0xaa0980e7 // orr x7, x7, x9, lsl #32
+	WORD $0xaa0b8108 // orr x8, x8, x11, lsl #32
+	WORD $0x9e6700f4 // fmov d20, x7
+	WORD $0x9e670115 // fmov d21, x8
+	WORD $0x2f08a694 // uxtl v20.8h, v20.8b
+	WORD $0x2f08a6b5 // uxtl v21.8h, v21.8b
+	WORD $0x2f10a696 // uxtl v22.4s, v20.4h
+	WORD $0x6f10a697 // uxtl2 v23.4s, v20.8h
+	WORD $0x91004009 // add x9, x0, #16
+	WORD $0x4cdf2120 // ld1 {v0.16b, v1.16b, v2.16b, v3.16b}, [x9], #64
+	WORD $0x4c402124 // ld1 {v4.16b, v5.16b, v6.16b, v7.16b}, [x9]
+	WORD $0x9100102a // add x10, x1, #4
+	WORD $0x4cdf2150 // ld1 {v16.16b, v17.16b, v18.16b, v19.16b}, [x10], #64
+	WORD $0x4e3f1c18 // and v24.16b, v0.16b, v31.16b
+	WORD $0x4e3f1c39 // and v25.16b, v1.16b, v31.16b
+	WORD $0x6f0c041a // ushr v26.16b, v0.16b, #4
+	WORD $0x6f0c043b // ushr v27.16b, v1.16b, #4
+	WORD $0x4f000408 // movi v8.4s, #0
+	WORD $0x4f000409 // movi v9.4s, #0
+	WORD $0x4e909708 // sdot v8.4s, v24.16b, v16.16b
+	WORD $0x4e919728 // sdot v8.4s, v25.16b, v17.16b
+	WORD $0x4e929749 // sdot v9.4s, v26.16b, v18.16b
+	WORD $0x4e939769 // sdot v9.4s, v27.16b, v19.16b
+	WORD $0x4cdf2150 // ld1 {v16.16b, v17.16b, v18.16b, v19.16b}, [x10], #64
+	WORD $0x4e3f1c58 // and v24.16b, v2.16b, v31.16b
+	WORD $0x4e3f1c79 // and v25.16b, v3.16b, v31.16b
+	WORD $0x6f0c045a // ushr v26.16b, v2.16b, #4
+	WORD $0x6f0c047b // ushr v27.16b, v3.16b, #4
+	WORD $0x4f00040a // movi v10.4s, #0
+	WORD $0x4f00040b // movi v11.4s, #0
+	WORD $0x4e90970a // sdot v10.4s, v24.16b, v16.16b
+	WORD $0x4e91972a // sdot v10.4s, v25.16b, v17.16b
+	WORD $0x4e92974b // sdot v11.4s, v26.16b, v18.16b
+	WORD $0x4e93976b // sdot v11.4s, v27.16b, v19.16b
+	WORD $0x4cdf2150 // ld1 {v16.16b, v17.16b, v18.16b, v19.16b}, [x10], #64
+	WORD $0x4e3f1c98 // and v24.16b, v4.16b, v31.16b
+	WORD $0x4e3f1cb9 // and v25.16b, v5.16b, v31.16b
+	WORD $0x6f0c049a // ushr v26.16b, v4.16b, #4
+	WORD $0x6f0c04bb // ushr v27.16b, v5.16b, #4
+	WORD $0x4f00040c // movi v12.4s, #0
+	WORD $0x4f00040d // movi v13.4s, #0
+	WORD $0x4e90970c // sdot v12.4s, v24.16b, v16.16b
+	WORD $0x4e91972c // sdot v12.4s, v25.16b, v17.16b
+	WORD $0x4e92974d // sdot v13.4s, v26.16b, v18.16b
+	WORD $0x4e93976d // sdot v13.4s, v27.16b, v19.16b
+	WORD $0x4cdf2150 // ld1 {v16.16b, v17.16b, v18.16b, v19.16b}, [x10], #64
+	WORD $0x4e3f1cd8 // and v24.16b, v6.16b, v31.16b
+	WORD $0x4e3f1cf9 // and v25.16b, v7.16b, v31.16b
+	WORD $0x6f0c04da // ushr v26.16b, v6.16b, #4
+	WORD $0x6f0c04fb // ushr v27.16b, v7.16b, #4
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4f00040f // movi v15.4s, #0
+	WORD $0x4e90970e // sdot v14.4s, v24.16b, v16.16b
+	WORD $0x4e91972e // sdot v14.4s, v25.16b, v17.16b
+	WORD $0x4e92974f // sdot v15.4s, v26.16b, v18.16b
+	WORD $0x4e93976f // sdot v15.4s, v27.16b, v19.16b
+	WORD $0x4ea9bd08 // addp v8.4s, v8.4s, v9.4s
+	WORD $0x4eabbd4a // addp v10.4s, v10.4s, v11.4s
+	WORD $0x4eadbd8c // addp v12.4s, v12.4s, v13.4s
+	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
+	WORD $0x4eaabd08 // addp v8.4s, v8.4s, v10.4s
+	WORD $0x4eaebd8c // addp v12.4s, v12.4s, v14.4s
+	WORD $0x4eb69d08 // mul v8.4s, v8.4s, v22.4s
+	WORD $0x4eb79d8c // mul v12.4s, v12.4s, v23.4s
+	WORD $0x4eacbd08 // addp v8.4s, v8.4s, v12.4s
+	WORD $0x9104102b // add x11, x1, #260
+	WORD $0x4c40a578 // ld1 {v24.8h, v25.8h}, [x11]
+	WORD $0x4e79bf18 // addp v24.8h, v24.8h, v25.8h
+	WORD $0x0e75c319 // smull v25.4s, v24.4h, v21.4h
+	WORD $0x4e75c31a // smull2 v26.4s, v24.8h, v21.8h
+	WORD $0x4ebabf39 // addp v25.4s, v25.4s, v26.4s
+	WORD $0xac816468 // stp q8, q25, [x3], #32
+	ADD $144, R0
+	ADD $292, R1
+	SUBS $1, R2
+	BNE q4KSumsSDOT_loop
+q4KSumsSDOT_done:
+	RET
+
+// q4KSumsNEON(w *byte, x *q8KBlock, n int, out *int32)
+TEXT ·q4KSumsNEON(SB), NOSPLIT, $0-32
+	MOVD w+0(FP), R0
+	MOVD x+8(FP), R1
+	MOVD n+16(FP), R2
+	MOVD out+24(FP), R3
+	WORD $0x4f00e5ff // movi v31.16b, #15
+	CBZ R2, q4KSumsNEON_done
+q4KSumsNEON_loop:
+	WORD $0xb9400404 // ldr w4, [x0, #4]
+	WORD $0xb9400805 // ldr w5, [x0, #8]
+	WORD $0xb9400c06 // ldr w6, [x0, #12]
+	WORD $0x1200d487 // and w7, w4, #0x3f3f3f3f
+	WORD $0x1200d4a8 // and w8, w5, #0x3f3f3f3f
+	WORD $0x1200ccc9 // and w9, w6, #0x0f0f0f0f
+	WORD $0x53067c8a // lsr w10, w4, #6
+	WORD $0x1200c54a // and w10, w10, #0x03030303
+	WORD $0x2a0a1129 // orr w9, w9, w10, lsl #4
+	WORD $0x53047ccb // lsr w11, w6, #4
+	WORD $0x1200cd6b // and w11, w11, #0x0f0f0f0f
+	WORD $0x53067cac // lsr w12, w5, #6
+	WORD $0x1200c58c // and w12, w12, #0x03030303
+	WORD $0x2a0c116b // orr w11, w11, w12, lsl #4
+	WORD $0xaa0980e7 // orr x7, x7, x9, lsl #32
+	WORD $0xaa0b8108 // orr x8, x8, x11, lsl #32
+	WORD $0x9e6700f4 // fmov d20, x7
+	WORD $0x9e670115 // fmov d21, x8
+	WORD $0x2f08a694 // uxtl v20.8h, v20.8b
+	WORD $0x2f08a6b5 // uxtl v21.8h, v21.8b
+	WORD $0x2f10a696 // uxtl v22.4s, v20.4h
+	WORD $0x6f10a697 // uxtl2 v23.4s, v20.8h
+	WORD $0x91004009 // add x9, x0, #16
+	WORD $0x4cdf2120 // ld1 {v0.16b, v1.16b, v2.16b, v3.16b}, [x9], #64
+	WORD $0x4c402124 // ld1 {v4.16b, v5.16b, v6.16b, v7.16b}, [x9]
+	WORD $0x9100102a // add x10, x1, #4
+	WORD $0x4cdf2150 // ld1 {v16.16b, v17.16b, v18.16b, v19.16b}, [x10], #64
+	WORD $0x4e3f1c18 // and v24.16b, v0.16b, v31.16b
+	WORD $0x4e3f1c39 // and v25.16b, v1.16b, v31.16b
+	WORD $0x6f0c041a // ushr v26.16b, v0.16b, #4
+	WORD $0x6f0c043b // ushr v27.16b, v1.16b, #4
+	WORD $0x0e30c308 // smull v8.8h, v24.8b, v16.8b
+	WORD $0x4e308308 // smlal2 v8.8h, v24.16b, v16.16b
+	WORD $0x0e318328 // smlal v8.8h, v25.8b, v17.8b
+	WORD $0x4e318328 // smlal2 v8.8h, v25.16b, v17.16b
+	WORD $0x4e602908 // saddlp v8.4s, v8.8h
+	WORD $0x0e32c349 // smull v9.8h, v26.8b, v18.8b
+	WORD $0x4e328349 // smlal2 v9.8h, v26.16b, v18.16b
+	WORD $0x0e338369 // smlal v9.8h, v27.8b, v19.8b
+	WORD $0x4e338369 // smlal2 v9.8h, v27.16b, v19.16b
+	WORD $0x4e602929 // saddlp v9.4s, v9.8h
+	WORD $0x4cdf2150 // ld1 {v16.16b, v17.16b, v18.16b, v19.16b}, [x10], #64
+	WORD $0x4e3f1c58 // and v24.16b, v2.16b, v31.16b
+	WORD $0x4e3f1c79 // and v25.16b, v3.16b, v31.16b
+	WORD $0x6f0c045a // ushr v26.16b, v2.16b, #4
+	WORD $0x6f0c047b // ushr v27.16b, v3.16b, #4
+	WORD $0x0e30c30a // smull v10.8h, v24.8b, v16.8b
+	WORD $0x4e30830a // smlal2 v10.8h, v24.16b, v16.16b
+	WORD $0x0e31832a // smlal v10.8h, v25.8b, v17.8b
+	WORD $0x4e31832a // smlal2 v10.8h, v25.16b, v17.16b
+	WORD $0x4e60294a // saddlp v10.4s, v10.8h
+	WORD $0x0e32c34b // smull v11.8h, v26.8b, v18.8b
+	WORD $0x4e32834b // smlal2 v11.8h, v26.16b, v18.16b
+	WORD $0x0e33836b // smlal v11.8h, v27.8b, v19.8b
+	WORD $0x4e33836b // smlal2 v11.8h, v27.16b, v19.16b
+	WORD $0x4e60296b // saddlp v11.4s, v11.8h
+	WORD $0x4cdf2150 // ld1 {v16.16b, v17.16b, v18.16b, v19.16b}, [x10], #64
+	WORD $0x4e3f1c98 // and v24.16b, v4.16b, v31.16b
+	WORD $0x4e3f1cb9 // and v25.16b, v5.16b, v31.16b
+	WORD $0x6f0c049a // ushr v26.16b, v4.16b, #4
+	WORD $0x6f0c04bb // ushr v27.16b, v5.16b, #4
+	WORD $0x0e30c30c // smull v12.8h, v24.8b, v16.8b
+	WORD $0x4e30830c // smlal2 v12.8h, v24.16b, v16.16b
+	WORD $0x0e31832c // smlal v12.8h, v25.8b, v17.8b
+	WORD $0x4e31832c // smlal2 v12.8h, v25.16b, v17.16b
+	WORD $0x4e60298c // saddlp v12.4s, v12.8h
+	WORD $0x0e32c34d // smull v13.8h, v26.8b, v18.8b
+	WORD $0x4e32834d // smlal2 v13.8h, v26.16b, v18.16b
+	WORD $0x0e33836d // smlal v13.8h, v27.8b, v19.8b
+	WORD $0x4e33836d // smlal2 v13.8h, v27.16b, v19.16b
+	WORD $0x4e6029ad // saddlp v13.4s, v13.8h
+	WORD $0x4cdf2150 // ld1 {v16.16b, v17.16b, v18.16b, v19.16b}, [x10], #64
+	WORD $0x4e3f1cd8 // and v24.16b, v6.16b, v31.16b
+	WORD $0x4e3f1cf9 // and v25.16b, v7.16b, v31.16b
+	WORD $0x6f0c04da // ushr v26.16b, v6.16b, #4
+	WORD $0x6f0c04fb // ushr v27.16b, v7.16b, #4
+	WORD $0x0e30c30e // smull v14.8h, v24.8b, v16.8b
+	WORD $0x4e30830e // smlal2 v14.8h, v24.16b, v16.16b
+	WORD $0x0e31832e // smlal v14.8h, v25.8b, v17.8b
+	WORD $0x4e31832e // smlal2 v14.8h, v25.16b, v17.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x0e32c34f // smull v15.8h, v26.8b, v18.8b
+	WORD $0x4e32834f // smlal2 v15.8h, v26.16b, v18.16b
+	WORD $0x0e33836f // smlal v15.8h, v27.8b, v19.8b
+	WORD $0x4e33836f // smlal2 v15.8h, v27.16b, v19.16b
+	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
+	WORD $0x4ea9bd08 // addp v8.4s, v8.4s, v9.4s
+	WORD $0x4eabbd4a // addp v10.4s, v10.4s, v11.4s
+	WORD $0x4eadbd8c // addp v12.4s, v12.4s, v13.4s
+	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
+	WORD $0x4eaabd08 // addp v8.4s, v8.4s, v10.4s
+	WORD $0x4eaebd8c // addp v12.4s, v12.4s, v14.4s
+	WORD $0x4eb69d08 // mul v8.4s, v8.4s, v22.4s
+	WORD $0x4eb79d8c // mul v12.4s, v12.4s, v23.4s
+	WORD $0x4eacbd08 // addp v8.4s, v8.4s, v12.4s
+	WORD $0x9104102b // add x11, x1, #260
+	WORD $0x4c40a578 // ld1 {v24.8h, v25.8h}, [x11]
+	WORD $0x4e79bf18 // addp v24.8h, v24.8h, v25.8h
+	WORD $0x0e75c319 // smull v25.4s, v24.4h, v21.4h
+	WORD $0x4e75c31a // smull2 v26.4s, v24.8h, v21.8h
+	WORD $0x4ebabf39 // addp v25.4s, v25.4s, v26.4s
+	WORD $0xac816468 // stp q8, q25, [x3], #32
+	ADD $144, R0
+	ADD $292, R1
+	SUBS $1, R2
+	BNE q4KSumsNEON_loop
+q4KSumsNEON_done:
+	RET
+
+// q6KDotSDOT(w *byte, x *q8KBlock, n int, acc *[8]float32)
+TEXT ·q6KDotSDOT(SB), NOSPLIT, $0-32
+	MOVD w+0(FP), R0
+	MOVD x+8(FP), R1
+	MOVD n+16(FP), R2
+	MOVD acc+24(FP), R3
+	WORD $0x4f00041e // movi v30.4s, #0
+	WORD $0x4f00041f // movi v31.4s, #0
+	WORD $0x4f00e5fd // movi v29.16b, #15
+	WORD $0x4f01e61c // movi v28.16b, #48
+	CBZ R2, q6KDotSDOT_done
+q6KDotSDOT_loop:
+	WORD $0x3dc03014 // ldr q20, [x0, #192]
+	WORD $0x4f08a695 // sxtl2 v21.8h, v20.16b
+	WORD $0x0f08a694 // sxtl v20.8h, v20.8b
+	WORD $0x0f10a696 // sxtl v22.4s, v20.4h
+	WORD $0x4f10a697 // sxtl2 v23.4s, v20.8h
+	WORD $0x0f10a6b8 // sxtl v24.4s, v21.4h
+	WORD $0x4f10a6b9 // sxtl2 v25.4s, v21.8h
+	WORD $0x91041029 // add x9, x1, #260
+	WORD $0x4c40a53a // ld1 {v26.8h, v27.8h}, [x9]
+	WORD $0x0e7ac290 // smull v16.4s, v20.4h, v26.4h
+	WORD $0x4e7ac291 // smull2 v17.4s, v20.8h, v26.8h
+	WORD $0x0e7bc2b2 // smull v18.4s, v21.4h, v27.4h
+	WORD $0x4e7bc2b3 // smull2 v19.4s, v21.8h, v27.8h
+	WORD $0x4eb1be10 // addp v16.4s, v16.4s, v17.4s
+	WORD $0x4eb3be52 // addp v18.4s, v18.4s, v19.4s
+	WORD $0x4f25561a // shl v26.4s, v16.4s, #5
+	WORD $0x4f25565b // shl v27.4s, v18.4s, #5
+	WORD $0x4f000410 // movi v16.4s, #0
+	WORD $0x4f000411 // movi v17.4s, #0
+	WORD $0x9100102a // add x10, x1, #4
+	WORD $0xaa0003eb // mov x11, x0
+	WORD $0x9102000c // add x12, x0, #128
+	WORD $0x4cdf2160 // ld1 {v0.16b, v1.16b, v2.16b, v3.16b}, [x11], #64
+	WORD $0x4cdfa184 // ld1 {v4.16b, v5.16b}, [x12], #32
+	WORD $0x4cdf2148 // ld1 {v8.16b, v9.16b, v10.16b, v11.16b}, [x10], #64
+	WORD $0x4e3d1c0c // and v12.16b, v0.16b, v29.16b
+	WORD $0x4f0c548d // shl v13.16b, v4.16b, #4
+	WORD $0x4e3c1dad // and v13.16b, v13.16b, v28.16b
+	WORD $0x4ead1d8c // orr v12.16b, v12.16b, v13.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e88958e // sdot v14.4s, v12.16b, v8.16b
+	WORD $0x6f9601d0 // mla v16.4s, v14.4s, v22.s[0]
+	WORD $0x4e3d1c2c // and v12.16b, v1.16b, v29.16b
+	WORD $0x4f0c54ad // shl v13.16b, v5.16b, #4
+	WORD $0x4e3c1dad // and v13.16b, v13.16b, v28.16b
+	WORD $0x4ead1d8c // orr v12.16b, v12.16b, v13.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e89958e // sdot v14.4s, v12.16b, v9.16b
+	WORD $0x6fb601d1 // mla v17.4s, v14.4s, v22.s[1]
+	WORD $0x4e3d1c4c // and v12.16b, v2.16b, v29.16b
+	WORD $0x4f0a548d // shl v13.16b, v4.16b, #2
+	WORD $0x4e3c1dad // and v13.16b, v13.16b, v28.16b
+	WORD $0x4ead1d8c // orr v12.16b, v12.16b, v13.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e8a958e // sdot v14.4s, v12.16b, v10.16b
+	WORD $0x6f9609d0 // mla v16.4s, v14.4s, v22.s[2]
+	WORD $0x4e3d1c6c // and v12.16b, v3.16b, v29.16b
+	WORD $0x4f0a54ad // shl v13.16b, v5.16b, #2
+	WORD $0x4e3c1dad // and v13.16b, v13.16b, v28.16b
+	WORD $0x4ead1d8c // orr v12.16b, v12.16b, v13.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e8b958e // sdot v14.4s, v12.16b, v11.16b
+	WORD $0x6fb609d1 // mla v17.4s, v14.4s, v22.s[3]
+	WORD $0x4cdf2148 // ld1 {v8.16b, v9.16b, v10.16b, v11.16b}, [x10], #64
+	WORD $0x6f0c040c // ushr v12.16b, v0.16b, #4
+	WORD $0x4ea41c8d // mov v13.16b, v4.16b
+	WORD $0x4e3c1dad // and v13.16b, v13.16b, v28.16b
+	WORD $0x4ead1d8c // orr v12.16b, v12.16b, v13.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e88958e // sdot v14.4s, v12.16b, v8.16b
+	WORD $0x6f9701d0 // mla v16.4s, v14.4s, v23.s[0]
+	WORD $0x6f0c042c // ushr v12.16b, v1.16b, #4
+	WORD $0x4ea51cad // mov v13.16b, v5.16b
+	WORD $0x4e3c1dad // and v13.16b, v13.16b, v28.16b
+	WORD $0x4ead1d8c // orr v12.16b, v12.16b, v13.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e89958e // sdot v14.4s, v12.16b, v9.16b
+	WORD $0x6fb701d1 // mla v17.4s, v14.4s, v23.s[1]
+	WORD $0x6f0c044c // ushr v12.16b, v2.16b, #4
+	WORD $0x6f0e048d // ushr v13.16b, v4.16b, #2
+	WORD $0x4e3c1dad // and v13.16b, v13.16b, v28.16b
+	WORD $0x4ead1d8c // orr v12.16b, v12.16b, v13.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e8a958e // sdot v14.4s, v12.16b, v10.16b
+	WORD $0x6f9709d0 // mla v16.4s, v14.4s, v23.s[2]
+	WORD $0x6f0c046c // ushr v12.16b, v3.16b, #4
+	WORD $0x6f0e04ad // ushr v13.16b, v5.16b, #2
+	WORD $0x4e3c1dad // and v13.16b, v13.16b, v28.16b
+	WORD $0x4ead1d8c // orr v12.16b, v12.16b, v13.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e8b958e // sdot v14.4s, v12.16b, v11.16b
+	WORD $0x6fb709d1 // mla v17.4s, v14.4s, v23.s[3]
+	WORD $0x4cdf2160 // ld1 {v0.16b, v1.16b, v2.16b, v3.16b}, [x11], #64
+	WORD $0x4cdfa184 // ld1 {v4.16b, v5.16b}, [x12], #32
+	WORD $0x4cdf2148 // ld1 {v8.16b, v9.16b, v10.16b, v11.16b}, [x10], #64
+	WORD $0x4e3d1c0c // and v12.16b, v0.16b, v29.16b
+	WORD $0x4f0c548d // shl v13.16b, v4.16b, #4
+	WORD $0x4e3c1dad // and v13.16b, v13.16b, v28.16b
+	WORD $0x4ead1d8c // orr v12.16b, v12.16b, v13.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e88958e // sdot v14.4s, v12.16b, v8.16b
+	WORD $0x6f9801d0 // mla v16.4s, v14.4s, v24.s[0]
+	WORD $0x4e3d1c2c // and v12.16b, v1.16b, v29.16b
+	WORD $0x4f0c54ad // shl v13.16b, v5.16b, #4
+	WORD $0x4e3c1dad // and v13.16b, v13.16b, v28.16b
+	WORD $0x4ead1d8c // orr v12.16b, v12.16b, v13.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e89958e // sdot v14.4s, v12.16b, v9.16b
+	WORD $0x6fb801d1 // mla v17.4s, v14.4s, v24.s[1]
+	WORD $0x4e3d1c4c // and v12.16b, v2.16b, v29.16b
+	WORD $0x4f0a548d // shl v13.16b, v4.16b, #2
+	WORD $0x4e3c1dad // and v13.16b, v13.16b, v28.16b
+	WORD $0x4ead1d8c // orr v12.16b, v12.16b, v13.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e8a958e // sdot v14.4s, v12.16b, v10.16b
+	WORD $0x6f9809d0 // mla v16.4s, v14.4s, v24.s[2]
+	WORD $0x4e3d1c6c // and v12.16b, v3.16b, v29.16b
+	WORD $0x4f0a54ad // shl v13.16b, v5.16b, #2
+	WORD $0x4e3c1dad // and v13.16b, v13.16b, v28.16b
+	WORD $0x4ead1d8c // orr v12.16b, v12.16b, v13.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e8b958e // sdot v14.4s, v12.16b, v11.16b
+	WORD $0x6fb809d1 // mla v17.4s, v14.4s, v24.s[3]
+	WORD $0x4cdf2148 // ld1 {v8.16b, v9.16b, v10.16b, v11.16b}, [x10], #64
+	WORD $0x6f0c040c // ushr v12.16b, v0.16b, #4
+	WORD $0x4ea41c8d // mov v13.16b, v4.16b
+	WORD $0x4e3c1dad // and v13.16b, v13.16b, v28.16b
+	WORD $0x4ead1d8c // orr v12.16b, v12.16b, v13.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e88958e // sdot v14.4s, v12.16b, v8.16b
+	WORD $0x6f9901d0 // mla v16.4s, v14.4s, v25.s[0]
+	WORD $0x6f0c042c // ushr v12.16b, v1.16b, #4
+	WORD $0x4ea51cad // mov v13.16b, v5.16b
+	WORD $0x4e3c1dad // and v13.16b, v13.16b, v28.16b
+	WORD $0x4ead1d8c // orr v12.16b, v12.16b, v13.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e89958e // sdot v14.4s, v12.16b, v9.16b
+	WORD $0x6fb901d1 // mla v17.4s, v14.4s, v25.s[1]
+	WORD $0x6f0c044c // ushr v12.16b, v2.16b, #4
+	WORD $0x6f0e048d // ushr v13.16b, v4.16b, #2
+	WORD $0x4e3c1dad // and v13.16b, v13.16b, v28.16b
+	WORD $0x4ead1d8c // orr v12.16b, v12.16b, v13.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e8a958e // sdot v14.4s, v12.16b, v10.16b
+	WORD $0x6f9909d0 // mla v16.4s, v14.4s, v25.s[2]
+	WORD $0x6f0c046c // ushr v12.16b, v3.16b, #4
+	WORD $0x6f0e04ad // ushr v13.16b, v5.16b, #2
+	WORD $0x4e3c1dad // and v13.16b, v13.16b, v28.16b
+	WORD $0x4ead1d8c // orr v12.16b, v12.16b, v13.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e8b958e // sdot v14.4s, v12.16b, v11.16b
+	WORD $0x6fb909d1 // mla v17.4s, v14.4s, v25.s[3]
+	WORD $0x6eba8610 // sub v16.4s, v16.4s, v26.4s
+	WORD $0x6ebb8631 // sub v17.4s, v17.4s, v27.4s
+	WORD $0x4e21da10 // scvtf v16.4s, v16.4s
+	WORD $0x4e21da31 // scvtf v17.4s, v17.4s
+	WORD $0x7d41a012 // ldr h18, [x0, #208]
+	WORD $0xbd400033 // ldr s19, [x1]
+	WORD $0x1ee24252 // fcvt s18, h18
+	WORD $0x1e320a72 // fmul s18, s19, s18
+	WORD $0x4f92121e // fmla v30.4s, v16.4s, v18.s[0]
+	WORD $0x4f92123f // fmla v31.4s, v17.4s, v18.s[0]
+	ADD $210, R0
+	ADD $292, R1
+	SUBS $1, R2
+	BNE q6KDotSDOT_loop
+q6KDotSDOT_done:
+	WORD $0xad007c7e // stp q30, q31, [x3]
+	RET
+
+// q6KDotNEON(w *byte, x *q8KBlock, n int, acc *[8]float32)
+TEXT ·q6KDotNEON(SB), NOSPLIT, $0-32
+	MOVD w+0(FP), R0
+	MOVD x+8(FP), R1
+	MOVD n+16(FP), R2
+	MOVD acc+24(FP), R3
+	WORD $0x4f00041e // movi v30.4s, #0
+	WORD $0x4f00041f // movi v31.4s, #0
+	WORD $0x4f00e5fd // movi v29.16b, #15
+	WORD $0x4f01e61c // movi v28.16b, #48
+	CBZ R2, q6KDotNEON_done
+q6KDotNEON_loop:
+	WORD $0x3dc03014 // ldr q20, [x0, #192]
+	WORD $0x4f08a695 // sxtl2 v21.8h, v20.16b
+	WORD $0x0f08a694 // sxtl v20.8h, v20.8b
+	WORD $0x0f10a696 // sxtl v22.4s, v20.4h
+	WORD $0x4f10a697 // sxtl2 v23.4s, v20.8h
+	WORD $0x0f10a6b8 // sxtl v24.4s, v21.4h
+	WORD $0x4f10a6b9 // sxtl2 v25.4s, v21.8h
+	WORD $0x91041029 // add x9, x1, #260
+	WORD $0x4c40a53a // ld1 {v26.8h, v27.8h}, [x9]
+	WORD $0x0e7ac290 // smull v16.4s, v20.4h, v26.4h
+	WORD $0x4e7ac291 // smull2 v17.4s, v20.8h, v26.8h
+	WORD $0x0e7bc2b2 // smull v18.4s, v21.4h, v27.4h
+	WORD $0x4e7bc2b3 // smull2 v19.4s, v21.8h, v27.8h
+	WORD $0x4eb1be10 // addp v16.4s, v16.4s, v17.4s
+	WORD $0x4eb3be52 // addp v18.4s, v18.4s, v19.4s
+	WORD $0x4f25561a // shl v26.4s, v16.4s, #5
+	WORD $0x4f25565b // shl v27.4s, v18.4s, #5
+	WORD $0x4f000410 // movi v16.4s, #0
+	WORD $0x4f000411 // movi v17.4s, #0
+	WORD $0x9100102a // add x10, x1, #4
+	WORD $0xaa0003eb // mov x11, x0
+	WORD $0x9102000c // add x12, x0, #128
+	WORD $0x4cdf2160 // ld1 {v0.16b, v1.16b, v2.16b, v3.16b}, [x11], #64
+	WORD $0x4cdfa184 // ld1 {v4.16b, v5.16b}, [x12], #32
+	WORD $0x4cdf2148 // ld1 {v8.16b, v9.16b, v10.16b, v11.16b}, [x10], #64
+	WORD $0x4e3d1c0c // and v12.16b, v0.16b, v29.16b
+	WORD $0x4f0c548d // shl v13.16b, v4.16b, #4
+	WORD $0x4e3c1dad // and v13.16b, v13.16b, v28.16b
+	WORD $0x4ead1d8c // orr v12.16b, v12.16b, v13.16b
+	WORD $0x0e28c18e // smull v14.8h, v12.8b, v8.8b
+	WORD $0x4e28c18f // smull2 v15.8h, v12.16b, v8.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
+	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
+	WORD $0x6f9601d0 // mla v16.4s, v14.4s, v22.s[0]
+	WORD $0x4e3d1c2c // and v12.16b, v1.16b, v29.16b
+	WORD $0x4f0c54ad // shl v13.16b, v5.16b, #4
+	WORD $0x4e3c1dad // and v13.16b, v13.16b, v28.16b
+	WORD $0x4ead1d8c // orr v12.16b, v12.16b, v13.16b
+	WORD $0x0e29c18e // smull v14.8h, v12.8b, v9.8b
+	WORD $0x4e29c18f // smull2 v15.8h, v12.16b, v9.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
+	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
+	WORD $0x6fb601d1 // mla v17.4s, v14.4s, v22.s[1]
+	WORD $0x4e3d1c4c // and v12.16b, v2.16b, v29.16b
+	WORD $0x4f0a548d // shl v13.16b, v4.16b, #2
+	WORD $0x4e3c1dad // and v13.16b, v13.16b, v28.16b
+	WORD $0x4ead1d8c // orr v12.16b, v12.16b, v13.16b
+	WORD $0x0e2ac18e // smull v14.8h, v12.8b, v10.8b
+	WORD $0x4e2ac18f // smull2 v15.8h, v12.16b, v10.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
+	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
+	WORD $0x6f9609d0 // mla v16.4s, v14.4s, v22.s[2]
+	WORD $0x4e3d1c6c // and v12.16b, v3.16b, v29.16b
+	WORD $0x4f0a54ad // shl v13.16b, v5.16b, #2
+	WORD $0x4e3c1dad // and v13.16b, v13.16b, v28.16b
+	WORD $0x4ead1d8c // orr v12.16b, v12.16b, v13.16b
+	WORD $0x0e2bc18e // smull v14.8h, v12.8b, v11.8b
+	WORD $0x4e2bc18f // smull2 v15.8h, v12.16b, v11.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
+	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
+	WORD $0x6fb609d1 // mla v17.4s, v14.4s, v22.s[3]
+	WORD $0x4cdf2148 // ld1 {v8.16b, v9.16b, v10.16b, v11.16b}, [x10], #64
+	WORD $0x6f0c040c // ushr v12.16b, v0.16b, #4
+	WORD $0x4ea41c8d // mov v13.16b, v4.16b
+	WORD $0x4e3c1dad // and v13.16b, v13.16b, v28.16b
+	WORD $0x4ead1d8c // orr v12.16b, v12.16b, v13.16b
+	WORD $0x0e28c18e // smull v14.8h, v12.8b, v8.8b
+	WORD $0x4e28c18f // smull2 v15.8h, v12.16b, v8.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
+	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
+	WORD $0x6f9701d0 // mla v16.4s, v14.4s, v23.s[0]
+	WORD $0x6f0c042c // ushr v12.16b, v1.16b, #4
+	WORD $0x4ea51cad // mov v13.16b, v5.16b
+	WORD $0x4e3c1dad // and v13.16b, v13.16b, v28.16b
+	WORD $0x4ead1d8c // orr v12.16b, v12.16b, v13.16b
+	WORD $0x0e29c18e // smull v14.8h, v12.8b, v9.8b
+	WORD $0x4e29c18f // smull2 v15.8h, v12.16b, v9.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
+	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
+	WORD $0x6fb701d1 // mla v17.4s, v14.4s, v23.s[1]
+	WORD $0x6f0c044c // ushr v12.16b, v2.16b, #4
+	WORD $0x6f0e048d // ushr v13.16b, v4.16b, #2
+	WORD $0x4e3c1dad // and v13.16b, v13.16b, v28.16b
+	WORD $0x4ead1d8c // orr v12.16b, v12.16b, v13.16b
+	WORD $0x0e2ac18e // smull v14.8h, v12.8b, v10.8b
+	WORD $0x4e2ac18f // smull2 v15.8h, v12.16b, v10.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
+	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
+	WORD $0x6f9709d0 // mla v16.4s, v14.4s, v23.s[2]
+	WORD $0x6f0c046c // ushr v12.16b, v3.16b, #4
+	WORD $0x6f0e04ad // ushr v13.16b, v5.16b, #2
+	WORD $0x4e3c1dad // and v13.16b, v13.16b, v28.16b
+	WORD $0x4ead1d8c // orr v12.16b, v12.16b, v13.16b
+	WORD $0x0e2bc18e // smull v14.8h, v12.8b, v11.8b
+	WORD $0x4e2bc18f // smull2 v15.8h, v12.16b, v11.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
+	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
+	WORD $0x6fb709d1 // mla v17.4s, v14.4s, v23.s[3]
+	WORD $0x4cdf2160 // ld1 {v0.16b, v1.16b, v2.16b, v3.16b}, [x11], #64
+	WORD $0x4cdfa184 // ld1 {v4.16b, v5.16b}, [x12], #32
+	WORD $0x4cdf2148 // ld1 {v8.16b, v9.16b, v10.16b, v11.16b}, [x10], #64
+	WORD $0x4e3d1c0c // and v12.16b, v0.16b, v29.16b
+	WORD $0x4f0c548d // shl v13.16b, v4.16b, #4
+	WORD $0x4e3c1dad // and v13.16b, v13.16b, v28.16b
+	WORD $0x4ead1d8c // orr v12.16b, v12.16b, v13.16b
+	WORD $0x0e28c18e // smull v14.8h, v12.8b, v8.8b
+	WORD $0x4e28c18f // smull2 v15.8h, v12.16b, v8.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
+	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
+	WORD $0x6f9801d0 // mla v16.4s, v14.4s, v24.s[0]
+	WORD $0x4e3d1c2c // and v12.16b, v1.16b, v29.16b
+	WORD $0x4f0c54ad // shl v13.16b, v5.16b, #4
+	WORD $0x4e3c1dad // and v13.16b, v13.16b, v28.16b
+	WORD $0x4ead1d8c // orr v12.16b, v12.16b, v13.16b
+	WORD $0x0e29c18e // smull v14.8h, v12.8b, v9.8b
+	WORD $0x4e29c18f // smull2 v15.8h, v12.16b, v9.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
+	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
+	WORD $0x6fb801d1 // mla v17.4s, v14.4s, v24.s[1]
+	WORD $0x4e3d1c4c // and v12.16b, v2.16b, v29.16b
+	WORD $0x4f0a548d // shl v13.16b, v4.16b, #2
+	WORD $0x4e3c1dad // and v13.16b, v13.16b, v28.16b
+	WORD $0x4ead1d8c // orr v12.16b, v12.16b, v13.16b
+	WORD $0x0e2ac18e // smull v14.8h, v12.8b, v10.8b
+	WORD $0x4e2ac18f // smull2 v15.8h, v12.16b, v10.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
+	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
+	WORD $0x6f9809d0 // mla v16.4s, v14.4s, v24.s[2]
+	WORD $0x4e3d1c6c // and v12.16b, v3.16b, v29.16b
+	WORD $0x4f0a54ad // shl v13.16b, v5.16b, #2
+	WORD $0x4e3c1dad // and v13.16b, v13.16b, v28.16b
+	WORD $0x4ead1d8c // orr v12.16b, v12.16b, v13.16b
+	WORD $0x0e2bc18e // smull v14.8h, v12.8b, v11.8b
+	WORD $0x4e2bc18f // smull2 v15.8h, v12.16b, v11.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
+	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
+	WORD $0x6fb809d1 // mla v17.4s, v14.4s, v24.s[3]
+	WORD $0x4cdf2148 // ld1 {v8.16b, v9.16b, v10.16b, v11.16b}, [x10], #64
+	WORD $0x6f0c040c // ushr v12.16b, v0.16b, #4
+	WORD $0x4ea41c8d // mov v13.16b, v4.16b
+	WORD $0x4e3c1dad // and v13.16b, v13.16b, v28.16b
+	WORD $0x4ead1d8c // orr v12.16b, v12.16b, v13.16b
+	WORD $0x0e28c18e // smull v14.8h, v12.8b, v8.8b
+	WORD $0x4e28c18f // smull2 v15.8h, v12.16b, v8.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
+	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
+	WORD $0x6f9901d0 // mla v16.4s, v14.4s, v25.s[0]
+	WORD $0x6f0c042c // ushr v12.16b, v1.16b, #4
+	WORD $0x4ea51cad // mov v13.16b, v5.16b
+	WORD $0x4e3c1dad // and v13.16b, v13.16b, v28.16b
+	WORD $0x4ead1d8c // orr v12.16b, v12.16b, v13.16b
+	WORD $0x0e29c18e // smull v14.8h, v12.8b, v9.8b
+	WORD $0x4e29c18f // smull2 v15.8h, v12.16b, v9.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
+	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
+	WORD $0x6fb901d1 // mla v17.4s, v14.4s, v25.s[1]
+	WORD $0x6f0c044c // ushr v12.16b, v2.16b, #4
+	WORD $0x6f0e048d // ushr v13.16b, v4.16b, #2
+	WORD $0x4e3c1dad // and v13.16b, v13.16b, v28.16b
+	WORD $0x4ead1d8c // orr v12.16b, v12.16b, v13.16b
+	WORD $0x0e2ac18e // smull v14.8h, v12.8b, v10.8b
+	WORD $0x4e2ac18f // smull2 v15.8h, v12.16b, v10.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
+	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
+	WORD $0x6f9909d0 // mla v16.4s, v14.4s, v25.s[2]
+	WORD $0x6f0c046c // ushr v12.16b, v3.16b, #4
+	WORD $0x6f0e04ad // ushr v13.16b, v5.16b, #2
+	WORD $0x4e3c1dad // and v13.16b, v13.16b, v28.16b
+	WORD $0x4ead1d8c // orr v12.16b, v12.16b, v13.16b
+	WORD $0x0e2bc18e // smull v14.8h, v12.8b, v11.8b
+	WORD $0x4e2bc18f // smull2 v15.8h, v12.16b, v11.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
+	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
+	WORD $0x6fb909d1 // mla v17.4s, v14.4s, v25.s[3]
+	WORD $0x6eba8610 // sub v16.4s, v16.4s, v26.4s
+	WORD $0x6ebb8631 // sub v17.4s, v17.4s, v27.4s
+	WORD $0x4e21da10 // scvtf v16.4s, v16.4s
+	WORD $0x4e21da31 // scvtf v17.4s, v17.4s
+	WORD $0x7d41a012 // ldr h18, [x0, #208]
+	WORD $0xbd400033 // ldr s19, [x1]
+	WORD $0x1ee24252 // fcvt s18, h18
+	WORD $0x1e320a72 // fmul s18, s19, s18
+	WORD $0x4f92121e // fmla v30.4s, v16.4s, v18.s[0]
+	WORD $0x4f92123f // fmla v31.4s, v17.4s, v18.s[0]
+	ADD $210, R0
+	ADD $292, R1
+	SUBS $1, R2
+	BNE q6KDotNEON_loop
+q6KDotNEON_done:
+	WORD $0xad007c7e // stp q30, q31, [x3]
+	RET
+
+// f32Tiny16(a *float32, b *float32, n int, acc *[16]float32)
+TEXT ·f32Tiny16(SB), NOSPLIT, $0-32
+	MOVD a+0(FP), R0
+	MOVD b+8(FP), R1
+	MOVD n+16(FP), R2
+	MOVD acc+24(FP), R3
+	WORD $0x4f000410 // movi v16.4s, #0
+	WORD $0x4f000411 // movi v17.4s, #0
+	WORD $0x4f000412 // movi v18.4s, #0
+	WORD $0x4f000413 // movi v19.4s, #0
+	CBZ R2, f32Tiny16_done
+f32Tiny16_loop:
+	WORD $0x4cdf2804 // ld1 {v4.4s, v5.4s, v6.4s, v7.4s}, [x0], #64
+	WORD $0x4cdf2828 // ld1 {v8.4s, v9.4s, v10.4s, v11.4s}, [x1], #64
+	WORD $0x4e28cc90 // fmla v16.4s, v4.4s, v8.4s
+	WORD $0x4e29ccb1 // fmla v17.4s, v5.4s, v9.4s
+	WORD $0x4e2accd2 // fmla v18.4s, v6.4s, v10.4s
+	WORD $0x4e2bccf3 // fmla v19.4s, v7.4s, v11.4s
+	SUBS $16, R2
+	BNE f32Tiny16_loop
+f32Tiny16_done:
+	WORD $0x4c002870 // st1 {v16.4s, v17.4s, v18.4s, v19.4s}, [x3]
+	RET
+
+// f32Vec64(a *float32, b *float32, n int, acc *[16]float32)
+TEXT ·f32Vec64(SB), NOSPLIT, $0-32
+	MOVD a+0(FP), R0
+	MOVD b+8(FP), R1
+	MOVD n+16(FP), R2
+	MOVD acc+24(FP), R3
+	WORD $0x4f000410 // movi v16.4s, #0
+	WORD $0x4f000411 // movi v17.4s, #0
+	WORD $0x4f000412 // movi v18.4s, #0
+	WORD $0x4f000413 // movi v19.4s, #0
+	WORD $0x4f000414 // movi v20.4s, #0
+	WORD $0x4f000415 // movi v21.4s, #0
+	WORD $0x4f000416 // movi v22.4s, #0
+	WORD $0x4f000417 // movi v23.4s, #0
+	WORD $0x4f000418 // movi v24.4s, #0
+	WORD $0x4f000419 // movi v25.4s, #0
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4f00041b // movi v27.4s, #0
+	WORD $0x4f00041c // movi v28.4s, #0
+	WORD $0x4f00041d // movi v29.4s, #0
+	WORD $0x4f00041e // movi v30.4s, #0
+	WORD $0x4f00041f // movi v31.4s, #0
+	CBZ R2, f32Vec64_done
+f32Vec64_loop:
+	WORD $0x4cdf2804 // ld1 {v4.4s, v5.4s, v6.4s, v7.4s}, [x0], #64
+	WORD $0x4cdf2828 // ld1 {v8.4s, v9.4s, v10.4s, v11.4s}, [x1], #64
+	WORD $0x4e28cc90 // fmla v16.4s, v4.4s, v8.4s
+	WORD $0x4e29ccb1 // fmla v17.4s, v5.4s, v9.4s
+	WORD $0x4e2accd2 // fmla v18.4s, v6.4s, v10.4s
+	WORD $0x4e2bccf3 // fmla v19.4s, v7.4s, v11.4s
+	WORD $0x4cdf2804 // ld1 {v4.4s, v5.4s, v6.4s, v7.4s}, [x0], #64
+	WORD $0x4cdf2828 // ld1 {v8.4s, v9.4s, v10.4s, v11.4s}, [x1], #64
+	WORD $0x4e28cc94 // fmla v20.4s, v4.4s, v8.4s
+	WORD $0x4e29ccb5 // fmla v21.4s, v5.4s, v9.4s
+	WORD $0x4e2accd6 // fmla v22.4s, v6.4s, v10.4s
+	WORD $0x4e2bccf7 // fmla v23.4s, v7.4s, v11.4s
+	WORD $0x4cdf2804 // ld1 {v4.4s, v5.4s, v6.4s, v7.4s}, [x0], #64
+	WORD $0x4cdf2828 // ld1 {v8.4s, v9.4s, v10.4s, v11.4s}, [x1], #64
+	WORD $0x4e28cc98 // fmla v24.4s, v4.4s, v8.4s
+	WORD $0x4e29ccb9 // fmla v25.4s, v5.4s, v9.4s
+	WORD $0x4e2accda // fmla v26.4s, v6.4s, v10.4s
+	WORD $0x4e2bccfb // fmla v27.4s, v7.4s, v11.4s
+	WORD $0x4cdf2804 // ld1 {v4.4s, v5.4s, v6.4s, v7.4s}, [x0], #64
+	WORD $0x4cdf2828 // ld1 {v8.4s, v9.4s, v10.4s, v11.4s}, [x1], #64
+	WORD $0x4e28cc9c // fmla v28.4s, v4.4s, v8.4s
+	WORD $0x4e29ccbd // fmla v29.4s, v5.4s, v9.4s
+	WORD $0x4e2accde // fmla v30.4s, v6.4s, v10.4s
+	WORD $0x4e2bccff // fmla v31.4s, v7.4s, v11.4s
+	SUBS $64, R2
+	BNE f32Vec64_loop
+f32Vec64_done:
+	WORD $0x4e38d610 // fadd v16.4s, v16.4s, v24.4s
+	WORD $0x4e3cd694 // fadd v20.4s, v20.4s, v28.4s
+	WORD $0x4e34d610 // fadd v16.4s, v16.4s, v20.4s
+	WORD $0x4e39d631 // fadd v17.4s, v17.4s, v25.4s
+	WORD $0x4e3dd6b5 // fadd v21.4s, v21.4s, v29.4s
+	WORD $0x4e35d631 // fadd v17.4s, v17.4s, v21.4s
+	WORD $0x4e3ad652 // fadd v18.4s, v18.4s, v26.4s
+	WORD $0x4e3ed6d6 // fadd v22.4s, v22.4s, v30.4s
+	WORD $0x4e36d652 // fadd v18.4s, v18.4s, v22.4s
+	WORD $0x4e3bd673 // fadd v19.4s, v19.4s, v27.4s
+	WORD $0x4e3fd6f7 // fadd v23.4s, v23.4s, v31.4s
+	WORD $0x4e37d673 // fadd v19.4s, v19.4s, v23.4s
+	WORD $0x4c002870 // st1 {v16.4s, v17.4s, v18.4s, v19.4s}, [x3]
+	RET
+
+// f16Tiny16(a *byte, b *float32, n int, acc *[16]float32)
+TEXT ·f16Tiny16(SB), NOSPLIT, $0-32
+	MOVD a+0(FP), R0
+	MOVD b+8(FP), R1
+	MOVD n+16(FP), R2
+	MOVD acc+24(FP), R3
+	WORD $0x4f000410 // movi v16.4s, #0
+	WORD $0x4f000411 // movi v17.4s, #0
+	WORD $0x4f000412 // movi v18.4s, #0
+	WORD $0x4f000413 // movi v19.4s, #0
+	CBZ R2, f16Tiny16_done
+f16Tiny16_loop:
+	WORD $0x4cdfa400 // ld1 {v0.8h, v1.8h}, [x0], #32
+	WORD $0x0e217804 // fcvtl v4.4s, v0.4h
+	WORD $0x4e217805 // fcvtl2 v5.4s, v0.8h
+	WORD $0x0e217826 // fcvtl v6.4s, v1.4h
+	WORD $0x4e217827 // fcvtl2 v7.4s, v1.8h
+	WORD $0x4cdf2828 // ld1 {v8.4s, v9.4s, v10.4s, v11.4s}, [x1], #64
+	WORD $0x4e28cc90 // fmla v16.4s, v4.4s, v8.4s
+	WORD $0x4e29ccb1 // fmla v17.4s, v5.4s, v9.4s
+	WORD $0x4e2accd2 // fmla v18.4s, v6.4s, v10.4s
+	WORD $0x4e2bccf3 // fmla v19.4s, v7.4s, v11.4s
+	SUBS $16, R2
+	BNE f16Tiny16_loop
+f16Tiny16_done:
+	WORD $0x4c002870 // st1 {v16.4s, v17.4s, v18.4s, v19.4s}, [x3]
+	RET
+
+// f16Vec64(a *byte, b *float32, n int, acc *[16]float32)
+TEXT ·f16Vec64(SB), NOSPLIT, $0-32
+	MOVD a+0(FP), R0
+	MOVD b+8(FP), R1
+	MOVD n+16(FP), R2
+	MOVD acc+24(FP), R3
+	WORD $0x4f000410 // movi v16.4s, #0
+	WORD $0x4f000411 // movi v17.4s, #0
+	WORD $0x4f000412 // movi v18.4s, #0
+	WORD $0x4f000413 // movi v19.4s, #0
+	WORD $0x4f000414 // movi v20.4s, #0
+	WORD $0x4f000415 // movi v21.4s, #0
+	WORD $0x4f000416 // movi v22.4s, #0
+	WORD $0x4f000417 // movi v23.4s, #0
+	WORD $0x4f000418 // movi v24.4s, #0
+	WORD $0x4f000419 // movi v25.4s, #0
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4f00041b // movi v27.4s, #0
+	WORD $0x4f00041c // movi v28.4s, #0
+	WORD $0x4f00041d // movi v29.4s, #0
+	WORD $0x4f00041e // movi v30.4s, #0
+	WORD $0x4f00041f // movi v31.4s, #0
+	CBZ R2, f16Vec64_done
+f16Vec64_loop:
+	WORD $0x4cdfa400 // ld1 {v0.8h, v1.8h}, [x0], #32
+	WORD $0x0e217804 // fcvtl v4.4s, v0.4h
+	WORD $0x4e217805 // fcvtl2 v5.4s, v0.8h
+	WORD $0x0e217826 // fcvtl v6.4s, v1.4h
+	WORD $0x4e217827 // fcvtl2 v7.4s, v1.8h
+	WORD $0x4cdf2828 // ld1 {v8.4s, v9.4s, v10.4s, v11.4s}, [x1], #64
+	WORD $0x4e28cc90 // fmla v16.4s, v4.4s, v8.4s
+	WORD $0x4e29ccb1 // fmla v17.4s, v5.4s, v9.4s
+	WORD $0x4e2accd2 // fmla v18.4s, v6.4s, v10.4s
+	WORD $0x4e2bccf3 // fmla v19.4s, v7.4s, v11.4s
+	WORD $0x4cdfa400 // ld1 {v0.8h, v1.8h}, [x0], #32
+	WORD $0x0e217804 // fcvtl v4.4s, v0.4h
+	WORD $0x4e217805 // fcvtl2 v5.4s, v0.8h
+	WORD $0x0e217826 // fcvtl v6.4s, v1.4h
+	WORD $0x4e217827 // fcvtl2 v7.4s, v1.8h
+	WORD $0x4cdf2828 // ld1 {v8.4s, v9.4s, v10.4s, v11.4s}, [x1], #64
+	WORD $0x4e28cc94 // fmla v20.4s, v4.4s, v8.4s
+	WORD $0x4e29ccb5 // fmla v21.4s, v5.4s, v9.4s
+	WORD $0x4e2accd6 // fmla v22.4s, v6.4s, v10.4s
+	WORD $0x4e2bccf7 // fmla v23.4s, v7.4s, v11.4s
+	WORD $0x4cdfa400 // ld1 {v0.8h, v1.8h}, [x0], #32
+	WORD $0x0e217804 // fcvtl v4.4s, v0.4h
+	WORD $0x4e217805 // fcvtl2 v5.4s, v0.8h
+	WORD $0x0e217826 // fcvtl v6.4s, v1.4h
+	WORD $0x4e217827 // fcvtl2 v7.4s, v1.8h
+	WORD $0x4cdf2828 // ld1 {v8.4s, v9.4s, v10.4s, v11.4s}, [x1], #64
+	WORD $0x4e28cc98 // fmla v24.4s, v4.4s, v8.4s
+	WORD $0x4e29ccb9 // fmla v25.4s, v5.4s, v9.4s
+	WORD $0x4e2accda // fmla v26.4s, v6.4s, v10.4s
+	WORD $0x4e2bccfb // fmla v27.4s, v7.4s, v11.4s
+	WORD $0x4cdfa400 // ld1 {v0.8h, v1.8h}, [x0], #32
+	WORD $0x0e217804 // fcvtl v4.4s, v0.4h
+	WORD $0x4e217805 // fcvtl2 v5.4s, v0.8h
+	WORD $0x0e217826 // fcvtl v6.4s, v1.4h
+	WORD $0x4e217827 // fcvtl2 v7.4s, v1.8h
+	WORD $0x4cdf2828 // ld1 {v8.4s, v9.4s, v10.4s, v11.4s}, [x1], #64
+	WORD $0x4e28cc9c // fmla v28.4s, v4.4s, v8.4s
+	WORD $0x4e29ccbd // fmla v29.4s, v5.4s, v9.4s
+	WORD $0x4e2accde // fmla v30.4s, v6.4s, v10.4s
+	WORD $0x4e2bccff // fmla v31.4s, v7.4s, v11.4s
+	SUBS $64, R2
+	BNE f16Vec64_loop
+f16Vec64_done:
+	WORD $0x4e38d610 // fadd v16.4s, v16.4s, v24.4s
+	WORD $0x4e3cd694 // fadd v20.4s, v20.4s, v28.4s
+	WORD $0x4e34d610 // fadd v16.4s, v16.4s, v20.4s
+	WORD $0x4e39d631 // fadd v17.4s, v17.4s, v25.4s
+	WORD $0x4e3dd6b5 // fadd v21.4s, v21.4s, v29.4s
+	WORD $0x4e35d631 // fadd v17.4s, v17.4s, v21.4s
+	WORD $0x4e3ad652 // fadd v18.4s, v18.4s, v26.4s
+	WORD $0x4e3ed6d6 // fadd v22.4s, v22.4s, v30.4s
+	WORD $0x4e36d652 // fadd v18.4s, v18.4s, v22.4s
+	WORD $0x4e3bd673 // fadd v19.4s, v19.4s, v27.4s
+	WORD $0x4e3fd6f7 // fadd v23.4s, v23.4s, v31.4s
+	WORD $0x4e37d673 // fadd v19.4s, v19.4s, v23.4s
+	WORD $0x4c002870 // st1 {v16.4s, v17.4s, v18.4s, v19.4s}, [x3]
+	RET
+
+// bf16Tiny16(a *byte, b *float32, n int, acc *[16]float32)
+TEXT ·bf16Tiny16(SB), NOSPLIT, $0-32
+	MOVD a+0(FP), R0
+	MOVD b+8(FP), R1
+	MOVD n+16(FP), R2
+	MOVD acc+24(FP), R3
+	WORD $0x4f000410 // movi v16.4s, #0
+	WORD $0x4f000411 // movi v17.4s, #0
+	WORD $0x4f000412 // movi v18.4s, #0
+	WORD $0x4f000413 // movi v19.4s, #0
+	CBZ R2, bf16Tiny16_done
+bf16Tiny16_loop:
+	WORD $0x4cdfa400 // ld1 {v0.8h, v1.8h}, [x0], #32
+	WORD $0x2e613804 // shll v4.4s, v0.4h, #16
+	WORD $0x6e613805 // shll2 v5.4s, v0.8h, #16
+	WORD $0x2e613826 // shll v6.4s, v1.4h, #16
+	WORD $0x6e613827 // shll2 v7.4s, v1.8h, #16
+	WORD $0x4cdf2828 // ld1 {v8.4s, v9.4s, v10.4s, v11.4s}, [x1], #64
+	WORD $0x4e28cc90 // fmla v16.4s, v4.4s, v8.4s
+	WORD $0x4e29ccb1 // fmla v17.4s, v5.4s, v9.4s
+	WORD $0x4e2accd2 // fmla v18.4s, v6.4s, v10.4s
+	WORD $0x4e2bccf3 // fmla v19.4s, v7.4s, v11.4s
+	SUBS $16, R2
+	BNE bf16Tiny16_loop
+bf16Tiny16_done:
+	WORD $0x4c002870 // st1 {v16.4s, v17.4s, v18.4s, v19.4s}, [x3]
+	RET
+
+// bf16Vec64(a *byte, b *float32, n int, acc *[16]float32)
+TEXT ·bf16Vec64(SB), NOSPLIT, $0-32
+	MOVD a+0(FP), R0
+	MOVD b+8(FP), R1
+	MOVD n+16(FP), R2
+	MOVD acc+24(FP), R3
+	WORD $0x4f000410 // movi v16.4s, #0
+	WORD $0x4f000411 // movi v17.4s, #0
+	WORD $0x4f000412 // movi v18.4s, #0
+	WORD $0x4f000413 // movi v19.4s, #0
+	WORD $0x4f000414 // movi v20.4s, #0
+	WORD $0x4f000415 // movi v21.4s, #0
+	WORD $0x4f000416 // movi v22.4s, #0
+	WORD $0x4f000417 // movi v23.4s, #0
+	WORD $0x4f000418 // movi v24.4s, #0
+	WORD $0x4f000419 // movi v25.4s, #0
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4f00041b // movi v27.4s, #0
+	WORD $0x4f00041c // movi v28.4s, #0
+	WORD $0x4f00041d // movi v29.4s, #0
+	WORD $0x4f00041e // movi v30.4s, #0
+	WORD $0x4f00041f // movi v31.4s, #0
+	CBZ R2, bf16Vec64_done
+bf16Vec64_loop:
+	WORD $0x4cdfa400 // ld1 {v0.8h, v1.8h}, [x0], #32
+	WORD $0x2e613804 // shll v4.4s, v0.4h, #16
+	WORD $0x6e613805 // shll2 v5.4s, v0.8h, #16
+	WORD $0x2e613826 // shll v6.4s, v1.4h, #16
+	WORD $0x6e613827 // shll2 v7.4s, v1.8h, #16
+	WORD $0x4cdf2828 // ld1 {v8.4s, v9.4s, v10.4s, v11.4s}, [x1], #64
+	WORD $0x4e28cc90 // fmla v16.4s, v4.4s, v8.4s
+	WORD $0x4e29ccb1 // fmla v17.4s, v5.4s, v9.4s
+	WORD $0x4e2accd2 // fmla v18.4s, v6.4s, v10.4s
+	WORD $0x4e2bccf3 // fmla v19.4s, v7.4s, v11.4s
+	WORD $0x4cdfa400 // ld1 {v0.8h, v1.8h}, [x0], #32
+	WORD $0x2e613804 // shll v4.4s, v0.4h, #16
+	WORD $0x6e613805 // shll2 v5.4s, v0.8h, #16
+	WORD $0x2e613826 // shll v6.4s, v1.4h, #16
+	WORD $0x6e613827 // shll2 v7.4s, v1.8h, #16
+	WORD $0x4cdf2828 // ld1 {v8.4s, v9.4s, v10.4s, v11.4s}, [x1], #64
+	WORD $0x4e28cc94 // fmla v20.4s, v4.4s, v8.4s
+	WORD $0x4e29ccb5 // fmla v21.4s, v5.4s, v9.4s
+	WORD $0x4e2accd6 // fmla v22.4s, v6.4s, v10.4s
+	WORD $0x4e2bccf7 // fmla v23.4s, v7.4s, v11.4s
+	WORD $0x4cdfa400 // ld1 {v0.8h, v1.8h}, [x0], #32
+	WORD $0x2e613804 // shll v4.4s, v0.4h, #16
+	WORD $0x6e613805 // shll2 v5.4s, v0.8h, #16
+	WORD $0x2e613826 // shll v6.4s, v1.4h, #16
+	WORD $0x6e613827 // shll2 v7.4s, v1.8h, #16
+	WORD $0x4cdf2828 // ld1 {v8.4s, v9.4s, v10.4s, v11.4s}, [x1], #64
+	WORD $0x4e28cc98 // fmla v24.4s, v4.4s, v8.4s
+	WORD $0x4e29ccb9 // fmla v25.4s, v5.4s, v9.4s
+	WORD $0x4e2accda // fmla v26.4s, v6.4s, v10.4s
+	WORD $0x4e2bccfb // fmla v27.4s, v7.4s, v11.4s
+	WORD $0x4cdfa400 // ld1 {v0.8h, v1.8h}, [x0], #32
+	WORD $0x2e613804 // shll v4.4s, v0.4h, #16
+	WORD $0x6e613805 // shll2 v5.4s, v0.8h, #16
+	WORD $0x2e613826 // shll v6.4s, v1.4h, #16
+	WORD $0x6e613827 // shll2 v7.4s, v1.8h, #16
+	WORD $0x4cdf2828 // ld1 {v8.4s, v9.4s, v10.4s, v11.4s}, [x1], #64
+	WORD $0x4e28cc9c // fmla v28.4s, v4.4s, v8.4s
+	WORD $0x4e29ccbd // fmla v29.4s, v5.4s, v9.4s
+	WORD $0x4e2accde // fmla v30.4s, v6.4s, v10.4s
+	WORD $0x4e2bccff // fmla v31.4s, v7.4s, v11.4s
+	SUBS $64, R2
+	BNE bf16Vec64_loop
+bf16Vec64_done:
+	WORD $0x4e38d610 // fadd v16.4s, v16.4s, v24.4s
+	WORD $0x4e3cd694 // fadd v20.4s, v20.4s, v28.4s
+	WORD $0x4e34d610 // fadd v16.4s, v16.4s, v20.4s
+	WORD $0x4e39d631 // fadd v17.4s, v17.4s, v25.4s
+	WORD $0x4e3dd6b5 // fadd v21.4s, v21.4s, v29.4s
+	WORD $0x4e35d631 // fadd v17.4s, v17.4s, v21.4s
+	WORD $0x4e3ad652 // fadd v18.4s, v18.4s, v26.4s
+	WORD $0x4e3ed6d6 // fadd v22.4s, v22.4s, v30.4s
+	WORD $0x4e36d652 // fadd v18.4s, v18.4s, v22.4s
+	WORD $0x4e3bd673 // fadd v19.4s, v19.4s, v27.4s
+	WORD $0x4e3fd6f7 // fadd v23.4s, v23.4s, v31.4s
+	WORD $0x4e37d673 // fadd v19.4s, v19.4s, v23.4s
+	WORD $0x4c002870 // st1 {v16.4s, v17.4s, v18.4s, v19.4s}, [x3]
+	RET
+
