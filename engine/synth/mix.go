@@ -1,0 +1,381 @@
+package synth
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"saji/engine/gguf"
+	"saji/kernels/quant"
+)
+
+// This file holds llama-quantize's per-tensor type selection
+// (llama_tensor_get_type in llama.cpp's src/llama-quant.cpp), restated for
+// the file types whose block formats Saji can write. It does not depend on
+// the rest of the package, so that whole-model re-quantization can use it.
+
+// Mix chooses the type of each tensor of a model quantized to a file type,
+// as llama-quantize does without an importance matrix: the file type's
+// default type for most matrices, more bits for the sensitive ones (the
+// output, attn_v and ffn_down on some layers), a fallback where a row does
+// not divide into the type's blocks, and 1-D tensors and norms left as they
+// are.
+type Mix struct {
+	// FileType is the target (general.file_type).
+	FileType gguf.FileType
+	// Arch is general.architecture; Falcon has rules of its own.
+	Arch string
+	// Layers is the number of blocks (n_layer).
+	Layers int
+	// GQA is the number of query heads per key/value head (n_gqa).
+	GQA int
+	// Experts is the number of experts of a mixture-of-experts model (0 or
+	// 1 for a dense one).
+	Experts int
+	// Tied reports that the model has no output.weight: token_embd.weight
+	// is also the output matrix and is typed like it.
+	Tied bool
+}
+
+// mixFileTypes are the file types Mix handles: every type they can choose
+// has a block format in kernels/quant.
+var mixFileTypes = []gguf.FileType{
+	gguf.FileTypeAllF32, gguf.FileTypeMostlyF16, gguf.FileTypeMostlyBF16,
+	gguf.FileTypeMostlyQ4_0, gguf.FileTypeMostlyQ4_1, gguf.FileTypeMostlyQ5_0,
+	gguf.FileTypeMostlyQ5_1, gguf.FileTypeMostlyQ8_0,
+	gguf.FileTypeMostlyQ2_K, gguf.FileTypeMostlyQ2_K_S,
+	gguf.FileTypeMostlyQ3_K_S, gguf.FileTypeMostlyQ3_K_M, gguf.FileTypeMostlyQ3_K_L,
+	gguf.FileTypeMostlyQ4_K_S, gguf.FileTypeMostlyQ4_K_M,
+	gguf.FileTypeMostlyQ5_K_S, gguf.FileTypeMostlyQ5_K_M, gguf.FileTypeMostlyQ6_K,
+	gguf.FileTypeMostlyIQ4NL, gguf.FileTypeMostlyIQ4XS,
+}
+
+// MixFileTypes returns the file types Mix handles, in llama.cpp's order.
+func MixFileTypes() []gguf.FileType { return slices.Clone(mixFileTypes) }
+
+// ParseFileType reads a llama-quantize type name such as "q4_k_m", "Q8_0"
+// or "f16" (case-insensitive) and checks that Mix handles it.
+func ParseFileType(s string) (gguf.FileType, error) {
+	for _, ft := range mixFileTypes {
+		if strings.EqualFold(ft.String(), s) {
+			return ft, nil
+		}
+	}
+	names := make([]string, len(mixFileTypes))
+	for i, ft := range mixFileTypes {
+		names[i] = strings.ToLower(ft.String())
+	}
+	return 0, fmt.Errorf("synth: unknown or unsupported file type %q (one of %s)", s, strings.Join(names, ", "))
+}
+
+// DefaultType returns the tensor type a file type stands for
+// (llama_ftype_get_default_type).
+func DefaultType(ft gguf.FileType) (quant.Type, error) {
+	switch ft {
+	case gguf.FileTypeAllF32:
+		return quant.TypeF32, nil
+	case gguf.FileTypeMostlyF16:
+		return quant.TypeF16, nil
+	case gguf.FileTypeMostlyBF16:
+		return quant.TypeBF16, nil
+	case gguf.FileTypeMostlyQ4_0:
+		return quant.TypeQ4_0, nil
+	case gguf.FileTypeMostlyQ4_1:
+		return quant.TypeQ4_1, nil
+	case gguf.FileTypeMostlyQ5_0:
+		return quant.TypeQ5_0, nil
+	case gguf.FileTypeMostlyQ5_1:
+		return quant.TypeQ5_1, nil
+	case gguf.FileTypeMostlyQ8_0:
+		return quant.TypeQ8_0, nil
+	case gguf.FileTypeMostlyQ2_K, gguf.FileTypeMostlyQ2_K_S:
+		return quant.TypeQ2_K, nil
+	case gguf.FileTypeMostlyQ3_K_S, gguf.FileTypeMostlyQ3_K_M, gguf.FileTypeMostlyQ3_K_L:
+		return quant.TypeQ3_K, nil
+	case gguf.FileTypeMostlyQ4_K_S, gguf.FileTypeMostlyQ4_K_M:
+		return quant.TypeQ4_K, nil
+	case gguf.FileTypeMostlyQ5_K_S, gguf.FileTypeMostlyQ5_K_M:
+		return quant.TypeQ5_K, nil
+	case gguf.FileTypeMostlyQ6_K:
+		return quant.TypeQ6_K, nil
+	case gguf.FileTypeMostlyIQ4NL:
+		return quant.TypeIQ4_NL, nil
+	case gguf.FileTypeMostlyIQ4XS:
+		return quant.TypeIQ4_XS, nil
+	}
+	return 0, fmt.Errorf("synth: file type %s is not supported", ft)
+}
+
+// category is llama-quantize's broad role of a tensor.
+type category int
+
+const (
+	catOther category = iota
+	catOutput
+	catTokenEmbd
+	catAttnQKV
+	catAttnKVB
+	catAttnV
+	catAttnK
+	catAttnQ
+	catAttnOutput
+	catFFNUp
+	catFFNGate
+	catFFNDown
+)
+
+// categorize finds a tensor's role from its name, first match winning.
+func categorize(name string) category {
+	switch {
+	case name == "output.weight":
+		return catOutput
+	case name == "token_embd.weight" || name == "per_layer_token_embd.weight":
+		return catTokenEmbd
+	case strings.Contains(name, "attn_qkv.weight"):
+		return catAttnQKV
+	case strings.Contains(name, "attn_kv_b.weight"):
+		return catAttnKVB
+	case strings.Contains(name, "attn_v.weight"):
+		return catAttnV
+	case strings.Contains(name, "attn_k.weight"):
+		return catAttnK
+	case strings.Contains(name, "attn_q.weight"):
+		return catAttnQ
+	case strings.Contains(name, "attn_output.weight"):
+		return catAttnOutput
+	case strings.Contains(name, "ffn_up"):
+		return catFFNUp
+	case strings.Contains(name, "ffn_gate"):
+		return catFFNGate
+	case strings.Contains(name, "ffn_down"):
+		return catFFNDown
+	}
+	return catOther
+}
+
+// keepAsIs lists name fragments of tensors llama-quantize never quantizes
+// (besides 1-D tensors and names not ending in "weight").
+var keepAsIs = []string{
+	"_norm.weight", "ffn_gate_inp.weight", "ffn_gate_tid2eid.weight", "altup", "laurel",
+	"per_layer_model_proj", "ssm_conv1d", "shortconv.conv.weight", "attn_rel_b.weight",
+	"indexer.k_proj.weight", "indexer.q_proj.weight", "time_mix_first.weight",
+	"time_mix_w0.weight", "time_mix_w1.weight", "time_mix_w2.weight", "time_mix_v0.weight",
+	"time_mix_v1.weight", "time_mix_v2.weight", "time_mix_a0.weight", "time_mix_a1.weight",
+	"time_mix_a2.weight", "time_mix_g1.weight", "time_mix_g2.weight",
+	"time_mix_decay_w1.weight", "time_mix_decay_w2.weight", "time_mix_lerp_fused.weight",
+	".position_embd", "sam.pos_embd", "sam.neck.", "sam.net_", ".rel_pos", ".patch_embd",
+	".patch_merger", "a.rvq.codebook", "mm.a.code_embd",
+}
+
+// quantizable reports whether llama-quantize would convert the tensor at
+// all (tensor_allows_quantization).
+func quantizable(name string, shape []int64) bool {
+	if nDims(shape) < 2 || !strings.HasSuffix(name, "weight") {
+		return false
+	}
+	if name == "position_embd.weight" || name == "token_types.weight" {
+		return false
+	}
+	for _, s := range keepAsIs {
+		if strings.Contains(name, s) {
+			return false
+		}
+	}
+	return true
+}
+
+// nDims is ggml_n_dims: the number of dimensions up to the last that is
+// not 1 (at least 1).
+func nDims(shape []int64) int {
+	n := 1
+	for i, d := range shape {
+		if d != 1 {
+			n = i + 1
+		}
+	}
+	return n
+}
+
+// layerOf returns N of a "blk.N." name, or -1.
+func layerOf(name string) int {
+	rest, ok := strings.CutPrefix(name, "blk.")
+	if !ok {
+		return -1
+	}
+	num, _, ok := strings.Cut(rest, ".")
+	if !ok {
+		return -1
+	}
+	n, err := strconv.Atoi(num)
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+// moreBits picks the layers that get more bits: the first and last
+// eighths, and every third layer between (llama.cpp's use_more_bits).
+func moreBits(i, n int) bool {
+	return i < n/8 || i >= 7*n/8 || (i-n/8)%3 == 2
+}
+
+// Type returns the type of the tensor called name, of the given shape (in
+// ggml order), in a model quantized to m.FileType. src is the tensor's
+// type in the source model, which tensors that are not quantized (1-D
+// tensors, norms) keep.
+func (m Mix) Type(name string, shape []int64, src quant.Type) (quant.Type, error) {
+	def, err := DefaultType(m.FileType)
+	if err != nil {
+		return 0, err
+	}
+	if !quantizable(name, shape) {
+		return src, nil
+	}
+	if def == quant.TypeF32 || def == quant.TypeF16 || def == quant.TypeBF16 {
+		return def, nil
+	}
+	t := m.refine(def, name, shape)
+	return fallback(t, shape), nil
+}
+
+// refine applies the mix's rules to the default type t
+// (llama_tensor_get_type_impl, without the file types Saji cannot write).
+func (m Mix) refine(t quant.Type, name string, shape []int64) quant.Type {
+	ft := m.FileType
+	falcon := m.Arch == "falcon"
+	cat := categorize(name)
+	layer, n := layerOf(name), m.Layers
+	switch {
+	case cat == catOutput || (m.Tied && cat == catTokenEmbd):
+		switch {
+		case falcon || shape[0]%int64(t.BlockSize()) != 0:
+			t = quant.TypeQ8_0
+		case t != quant.TypeQ8_0:
+			t = quant.TypeQ6_K
+		}
+	case cat == catTokenEmbd:
+		// Only file types Saji does not write change the embeddings.
+	case cat == catAttnV || cat == catAttnQKV || cat == catAttnKVB:
+		// For a dense model, the i-th attn_v tensor is layer i's.
+		switch {
+		case ft == gguf.FileTypeMostlyQ2_K:
+			t = quant.TypeQ3_K
+			if m.GQA >= 4 {
+				t = quant.TypeQ4_K
+			}
+		case ft == gguf.FileTypeMostlyQ2_K_S && m.GQA >= 4:
+			t = quant.TypeQ4_K
+		case ft == gguf.FileTypeMostlyQ3_K_M:
+			t = quant.TypeQ4_K
+			if layer < 2 {
+				t = quant.TypeQ5_K
+			}
+		case ft == gguf.FileTypeMostlyQ3_K_L:
+			t = quant.TypeQ5_K
+		case (ft == gguf.FileTypeMostlyIQ4NL || ft == gguf.FileTypeMostlyIQ4XS) && m.GQA >= 4:
+			t = quant.TypeQ5_K
+		case (ft == gguf.FileTypeMostlyQ4_K_M || ft == gguf.FileTypeMostlyQ5_K_M) && moreBits(layer, n):
+			t = quant.TypeQ6_K
+		case ft == gguf.FileTypeMostlyQ4_K_S && layer < 4:
+			t = quant.TypeQ5_K
+		}
+		if m.Experts == 8 {
+			t = quant.TypeQ8_0
+		}
+	case cat == catAttnK:
+		if m.Experts == 8 {
+			t = quant.TypeQ8_0
+		}
+	case cat == catFFNDown:
+		switch {
+		case ft == gguf.FileTypeMostlyQ2_K:
+			t = quant.TypeQ3_K
+		case ft == gguf.FileTypeMostlyQ2_K_S:
+			if layer < n/8 {
+				t = quant.TypeQ4_K
+			}
+		case ft == gguf.FileTypeMostlyQ3_K_M:
+			switch {
+			case layer < n/16:
+				t = quant.TypeQ5_K
+			case !falcon || moreBits(layer, n):
+				t = quant.TypeQ4_K
+			default:
+				t = quant.TypeQ3_K
+			}
+		case ft == gguf.FileTypeMostlyQ3_K_L:
+			t = quant.TypeQ5_K
+			if falcon {
+				t = quant.TypeQ4_K
+			}
+		case ft == gguf.FileTypeMostlyQ4_K_M:
+			switch {
+			case falcon && layer < n/16:
+				t = quant.TypeQ6_K
+			case falcon && moreBits(layer, n):
+				t = quant.TypeQ5_K
+			case falcon:
+				t = quant.TypeQ4_K
+			case moreBits(layer, n):
+				t = quant.TypeQ6_K
+			}
+		case layer < n/8 && (ft == gguf.FileTypeMostlyIQ4NL || ft == gguf.FileTypeMostlyIQ4XS):
+			t = quant.TypeQ5_K
+		case ft == gguf.FileTypeMostlyQ5_K_M && moreBits(layer, n):
+			t = quant.TypeQ6_K
+		case ft == gguf.FileTypeMostlyQ4_K_S && !falcon && layer < n/8:
+			t = quant.TypeQ5_K
+		}
+	case cat == catAttnOutput:
+		switch {
+		case falcon:
+			if ft == gguf.FileTypeMostlyQ3_K_L {
+				t = quant.TypeQ4_K
+			}
+		case m.Experts == 8:
+			switch ft {
+			case gguf.FileTypeMostlyQ2_K, gguf.FileTypeMostlyQ3_K_S, gguf.FileTypeMostlyQ3_K_M,
+				gguf.FileTypeMostlyIQ4NL, gguf.FileTypeMostlyQ4_K_S, gguf.FileTypeMostlyQ4_K_M,
+				gguf.FileTypeMostlyIQ4XS:
+				t = quant.TypeQ5_K
+			}
+		case ft == gguf.FileTypeMostlyQ2_K:
+			t = quant.TypeQ3_K
+		case ft == gguf.FileTypeMostlyQ3_K_M:
+			t = quant.TypeQ4_K
+		case ft == gguf.FileTypeMostlyQ3_K_L:
+			t = quant.TypeQ5_K
+		}
+	}
+	return t
+}
+
+// fallback replaces a type whose blocks do not divide the rows with a
+// compatible one, and with F16 when that does not fit either
+// (tensor_type_fallback).
+func fallback(t quant.Type, shape []int64) quant.Type {
+	cols := int64(1)
+	if len(shape) > 0 {
+		cols = shape[0]
+	}
+	if cols%int64(t.BlockSize()) == 0 {
+		return t
+	}
+	switch t {
+	case quant.TypeIQ4_XS:
+		t = quant.TypeIQ4_NL
+	case quant.TypeQ2_K, quant.TypeQ3_K:
+		t = quant.TypeQ4_0
+	case quant.TypeQ4_K:
+		t = quant.TypeQ5_0
+	case quant.TypeQ5_K:
+		t = quant.TypeQ5_1
+	case quant.TypeQ6_K:
+		t = quant.TypeQ8_0
+	}
+	if cols%int64(t.BlockSize()) != 0 {
+		t = quant.TypeF16
+	}
+	return t
+}

@@ -1,0 +1,116 @@
+package synth
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"saji/engine/gguf"
+)
+
+// Shape is the architecture and size of a synthetic model.
+type Shape struct {
+	// Name is the name --shape selects.
+	Name string
+	// Arch is general.architecture: "llama" or "qwen2".
+	Arch string
+	// Embd, Layers, Heads, KVHeads and FFN are n_embd, n_layer, n_head,
+	// n_head_kv and n_ff.
+	Embd, Layers, Heads, KVHeads, FFN int
+	// Tied models have no output.weight: the embeddings are the output.
+	Tied bool
+	// QKVBias adds attn_q, attn_k and attn_v biases (Qwen2).
+	QKVBias bool
+	// RopeBase is the rotary frequency base.
+	RopeBase float32
+	// Context is the training context length (metadata only).
+	Context int
+	// Eps is the RMSNorm epsilon.
+	Eps float32
+}
+
+// HeadDim returns the length of one attention head.
+func (s Shape) HeadDim() int { return s.Embd / s.Heads }
+
+var shapes = []Shape{
+	// Llama-3.2-1B.
+	{Name: "llama-1b", Arch: "llama", Embd: 2048, Layers: 16, Heads: 32, KVHeads: 8, FFN: 8192,
+		Tied: true, RopeBase: 500000, Context: 131072, Eps: 1e-5},
+	// Llama-3.1-8B.
+	{Name: "llama-8b", Arch: "llama", Embd: 4096, Layers: 32, Heads: 32, KVHeads: 8, FFN: 14336,
+		RopeBase: 500000, Context: 131072, Eps: 1e-5},
+	// Qwen2-0.5B (and Qwen2.5-0.5B).
+	{Name: "qwen2-0.5b", Arch: "qwen2", Embd: 896, Layers: 24, Heads: 14, KVHeads: 2, FFN: 4864,
+		Tied: true, QKVBias: true, RopeBase: 1000000, Context: 32768, Eps: 1e-6},
+	// A small model for tests: four layers so that the mixes vary by
+	// layer, rows of 256 so that every block format fits.
+	{Name: "tiny", Arch: "llama", Embd: 256, Layers: 4, Heads: 4, KVHeads: 2, FFN: 512,
+		RopeBase: 10000, Context: 2048, Eps: 1e-5},
+}
+
+// ShapeNames returns the names of the known shapes.
+func ShapeNames() []string {
+	names := make([]string, len(shapes))
+	for i, s := range shapes {
+		names[i] = s.Name
+	}
+	return names
+}
+
+// LookupShape returns the shape called name.
+func LookupShape(name string) (Shape, error) {
+	i := slices.IndexFunc(shapes, func(s Shape) bool { return strings.EqualFold(s.Name, name) })
+	if i < 0 {
+		return Shape{}, fmt.Errorf("synth: unknown shape %q (one of %s)", name, strings.Join(ShapeNames(), ", "))
+	}
+	return shapes[i], nil
+}
+
+// TensorSpec is one tensor of a synthetic model.
+type TensorSpec struct {
+	Name  string
+	Shape []int64 // ggml order: Shape[0] is the row length
+	// Ones marks norm weights, which are all 1; the other tensors are
+	// random.
+	Ones bool
+}
+
+// Tensors lists the tensors of a model of shape s with a vocabulary of
+// vocab tokens, in file order (llama.cpp's convert order: embeddings,
+// blocks, output).
+func (s Shape) Tensors(vocab int) []TensorSpec {
+	e, v := int64(s.Embd), int64(vocab)
+	q, kv := int64(s.Heads*s.HeadDim()), int64(s.KVHeads*s.HeadDim())
+	ff := int64(s.FFN)
+	out := []TensorSpec{{Name: "token_embd.weight", Shape: []int64{e, v}}}
+	for i := range s.Layers {
+		p := fmt.Sprintf("blk.%d.", i)
+		out = append(out,
+			TensorSpec{Name: p + "attn_norm.weight", Shape: []int64{e}, Ones: true},
+			TensorSpec{Name: p + "attn_q.weight", Shape: []int64{e, q}},
+			TensorSpec{Name: p + "attn_k.weight", Shape: []int64{e, kv}},
+			TensorSpec{Name: p + "attn_v.weight", Shape: []int64{e, kv}})
+		if s.QKVBias {
+			out = append(out,
+				TensorSpec{Name: p + "attn_q.bias", Shape: []int64{q}},
+				TensorSpec{Name: p + "attn_k.bias", Shape: []int64{kv}},
+				TensorSpec{Name: p + "attn_v.bias", Shape: []int64{kv}})
+		}
+		out = append(out,
+			TensorSpec{Name: p + "attn_output.weight", Shape: []int64{q, e}},
+			TensorSpec{Name: p + "ffn_norm.weight", Shape: []int64{e}, Ones: true},
+			TensorSpec{Name: p + "ffn_gate.weight", Shape: []int64{e, ff}},
+			TensorSpec{Name: p + "ffn_up.weight", Shape: []int64{e, ff}},
+			TensorSpec{Name: p + "ffn_down.weight", Shape: []int64{ff, e}})
+	}
+	out = append(out, TensorSpec{Name: "output_norm.weight", Shape: []int64{e}, Ones: true})
+	if !s.Tied {
+		out = append(out, TensorSpec{Name: "output.weight", Shape: []int64{e, v}})
+	}
+	return out
+}
+
+// Mix returns the type mix of this shape quantized to ft.
+func (s Shape) Mix(ft gguf.FileType) Mix {
+	return Mix{FileType: ft, Arch: s.Arch, Layers: s.Layers, GQA: s.Heads / s.KVHeads, Tied: s.Tied}
+}

@@ -1,0 +1,217 @@
+package synth
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"runtime"
+	"strings"
+	"sync"
+
+	"saji/engine/gguf"
+	"saji/kernels/quant"
+)
+
+// Options configures a synthetic model.
+type Options struct {
+	// Shape is the model's architecture and size.
+	Shape Shape
+	// FileType is the quantization, one of MixFileTypes.
+	FileType gguf.FileType
+	// Vocab is a GGUF file whose tokenizer.* metadata is copied; the
+	// model's vocabulary size is its token count.
+	Vocab *gguf.File
+	// Seed selects the random weights.
+	Seed uint64
+	// Threads is the number of goroutines that generate and quantize (0:
+	// all CPUs).
+	Threads int
+	// Progress, if set, is called after each tensor with the bytes written
+	// so far and the file's size.
+	Progress func(done, total int64)
+}
+
+// weightStd is the standard deviation of the random weights and biases,
+// about that of a trained model's.
+const weightStd = 0.02
+
+// chunkElems is about how many values one goroutine generates and
+// quantizes at a time.
+const chunkElems = 1 << 20
+
+// NewWriter prepares the model's file: its metadata, and tensors whose
+// data is generated while the Writer encodes them. ctx cancels the
+// generation.
+func NewWriter(ctx context.Context, opts Options) (*gguf.Writer, error) {
+	s := opts.Shape
+	if s.Embd <= 0 || s.Layers <= 0 || s.Heads <= 0 || s.KVHeads <= 0 || s.FFN <= 0 ||
+		s.Embd%s.Heads != 0 || s.Heads%s.KVHeads != 0 {
+		return nil, fmt.Errorf("synth: shape %q is inconsistent", s.Name)
+	}
+	if opts.Vocab == nil {
+		return nil, fmt.Errorf("synth: a vocabulary file is required")
+	}
+	tokens, err := opts.Vocab.Tokens()
+	if err != nil {
+		return nil, fmt.Errorf("synth: vocabulary: %w", err)
+	}
+	if len(tokens) == 0 {
+		return nil, fmt.Errorf("synth: the vocabulary has no tokens")
+	}
+	if _, err := DefaultType(opts.FileType); err != nil {
+		return nil, err
+	}
+	threads := opts.Threads
+	if threads <= 0 {
+		threads = runtime.NumCPU()
+	}
+
+	w := gguf.NewWriter()
+	w.Progress = opts.Progress
+	arch := s.Arch
+	key := func(k string) string { return fmt.Sprintf(k, arch) }
+	set := []struct {
+		k string
+		v any
+	}{
+		{gguf.KeyArchitecture, arch},
+		{"general.type", "model"},
+		{gguf.KeyName, fmt.Sprintf("Saji synthetic %s %s", s.Name, opts.FileType)},
+		{gguf.KeyFileType, uint32(opts.FileType)},
+		{gguf.KeyQuantizationVersion, uint32(2)},
+		{key(gguf.KeyVocabSize), uint32(len(tokens))},
+		{key(gguf.KeyContextLength), uint32(s.Context)},
+		{key(gguf.KeyEmbeddingLength), uint32(s.Embd)},
+		{key(gguf.KeyBlockCount), uint32(s.Layers)},
+		{key(gguf.KeyFeedForwardLength), uint32(s.FFN)},
+		{key(gguf.KeyHeadCount), uint32(s.Heads)},
+		{key(gguf.KeyHeadCountKV), uint32(s.KVHeads)},
+		{key(gguf.KeyRopeFreqBase), s.RopeBase},
+		{key(gguf.KeyLayerNormRMSEpsilon), s.Eps},
+		{key(gguf.KeyRopeDimensionCount), uint32(s.HeadDim())},
+	}
+	for _, kv := range set {
+		if err := w.Set(kv.k, kv.v); err != nil {
+			return nil, fmt.Errorf("synth: %w", err)
+		}
+	}
+	for _, kv := range opts.Vocab.KVs() {
+		if strings.HasPrefix(kv.Key, "tokenizer.") {
+			if err := w.Set(kv.Key, kv.Value); err != nil {
+				return nil, fmt.Errorf("synth: %w", err)
+			}
+		}
+	}
+
+	mix := s.Mix(opts.FileType)
+	for i, spec := range s.Tensors(len(tokens)) {
+		typ, err := mix.Type(spec.Name, spec.Shape, quant.TypeF32)
+		if err != nil {
+			return nil, err
+		}
+		g := &tensorGen{spec: spec, typ: typ, seed: opts.Seed, index: uint64(i), threads: threads}
+		if err := w.AddTensorFunc(spec.Name, typ, spec.Shape, func(out io.Writer) error { return g.write(ctx, out) }); err != nil {
+			return nil, fmt.Errorf("synth: %w", err)
+		}
+	}
+	return w, nil
+}
+
+// Write writes the synthetic model to path (atomically: path never holds a
+// partial file).
+func Write(ctx context.Context, path string, opts Options) error {
+	w, err := NewWriter(ctx, opts)
+	if err != nil {
+		return err
+	}
+	if err := w.WriteFile(ctx, path); err != nil {
+		return fmt.Errorf("synth: %w", err)
+	}
+	return nil
+}
+
+// tensorGen produces one tensor's data.
+type tensorGen struct {
+	spec    TensorSpec
+	typ     quant.Type
+	seed    uint64
+	index   uint64 // the tensor's place in the file, part of its chunks' seeds
+	threads int
+}
+
+// genSlot is one goroutine's buffers.
+type genSlot struct {
+	src []float32
+	dst []byte
+	err error
+}
+
+// write generates the tensor in chunks of whole rows, threads chunks at a
+// time, and writes them in order.
+func (g *tensorGen) write(ctx context.Context, out io.Writer) error {
+	cols := g.spec.Shape[0]
+	rows := int64(1)
+	for _, d := range g.spec.Shape[1:] {
+		rows *= d
+	}
+	rowBytes, err := g.typ.RowSize(cols)
+	if err != nil {
+		return err
+	}
+	per := max(1, chunkElems/cols)
+	chunks := (rows + per - 1) / per
+	slots := make([]genSlot, min(int64(g.threads), chunks))
+	for first := int64(0); first < chunks; first += int64(len(slots)) {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		n := min(int64(len(slots)), chunks-first)
+		var wg sync.WaitGroup
+		for j := range n {
+			wg.Go(func() {
+				c := first + j
+				r := min(per, rows-c*per)
+				sl := &slots[j]
+				sl.src = resize(sl.src, int(r*cols))
+				sl.dst = resize(sl.dst, int(r*rowBytes))
+				g.fill(sl.src, uint64(c))
+				sl.err = quant.Quantize(g.typ, sl.src, sl.dst)
+			})
+		}
+		wg.Wait()
+		for j := range n {
+			if slots[j].err != nil {
+				return slots[j].err
+			}
+			if _, err := out.Write(slots[j].dst); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// fill sets dst to chunk c's values: ones for a norm, otherwise normal
+// values from a generator seeded by the model's seed, the tensor and the
+// chunk.
+func (g *tensorGen) fill(dst []float32, c uint64) {
+	if g.spec.Ones {
+		for i := range dst {
+			dst[i] = 1
+		}
+		return
+	}
+	r := rand.New(rand.NewPCG(g.seed, g.index<<40|c))
+	for i := range dst {
+		dst[i] = float32(r.NormFloat64() * weightStd)
+	}
+}
+
+// resize returns s with length n, reallocating only to grow.
+func resize[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}

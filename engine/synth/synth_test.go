@@ -1,0 +1,227 @@
+package synth
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"saji/engine/gguf"
+	"saji/engine/model"
+	"saji/kernels/quant"
+)
+
+// miniVocab writes a small SentencePiece-style vocabulary (control tokens,
+// the 256 byte tokens and a few words) and opens it.
+func miniVocab(t *testing.T) *gguf.File {
+	t.Helper()
+	tokens := []string{"<unk>", "<s>", "</s>"}
+	types := []int32{2, 3, 3}
+	for b := range 256 {
+		tokens = append(tokens, fmt.Sprintf("<0x%02X>", b))
+		types = append(types, 6)
+	}
+	for _, w := range []string{"▁", "▁a", "▁the", "▁cat", "▁sat", "▁on", "▁mat", "e", "t", "a"} {
+		tokens = append(tokens, w)
+		types = append(types, 1)
+	}
+	scores := make([]float32, len(tokens))
+	for i := range scores {
+		scores[i] = -float32(i)
+	}
+	w := gguf.NewWriter()
+	for _, kv := range []struct {
+		k string
+		v any
+	}{
+		{gguf.KeyArchitecture, "llama"},
+		{gguf.KeyTokenizerModel, "llama"},
+		{gguf.KeyTokens, tokens},
+		{gguf.KeyScores, scores},
+		{gguf.KeyTokenType, types},
+		{gguf.KeyBOSTokenID, uint32(1)},
+		{gguf.KeyEOSTokenID, uint32(2)},
+		{gguf.KeyUNKTokenID, uint32(0)},
+		{gguf.KeyAddBOSToken, true},
+	} {
+		if err := w.Set(kv.k, kv.v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "vocab.gguf")
+	if err := w.WriteFile(context.Background(), path); err != nil {
+		t.Fatal(err)
+	}
+	f, err := gguf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+// TestWriteTiny writes the tiny shape in several file types and checks
+// that the file has the mix's types, the vocabulary and hyperparameters,
+// loads and runs in engine/model, and does not depend on the number of
+// threads.
+func TestWriteTiny(t *testing.T) {
+	vocab := miniVocab(t)
+	shape, err := LookupShape("tiny")
+	if err != nil {
+		t.Fatal(err)
+	}
+	types := []string{"q4_k_m", "q8_0", "f16"}
+	if !testing.Short() {
+		types = append(types, "bf16", "f32", "q4_0", "q6_k", "q5_k_m", "q3_k_m", "q2_k", "iq4_nl")
+	}
+	dir := t.TempDir()
+	for _, name := range types {
+		t.Run(name, func(t *testing.T) {
+			ft, err := ParseFileType(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(dir, name+".gguf")
+			var calls int
+			opts := Options{Shape: shape, FileType: ft, Vocab: vocab, Seed: 7, Threads: 2,
+				Progress: func(done, total int64) { calls++ }}
+			if err := Write(context.Background(), path, opts); err != nil {
+				t.Fatal(err)
+			}
+			f, err := gguf.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			specs := shape.Tensors(269)
+			if calls != len(specs) {
+				t.Errorf("progress called %d times for %d tensors", calls, len(specs))
+			}
+			if got, _ := f.FileType(); got != ft {
+				t.Errorf("general.file_type = %v, want %v", got, ft)
+			}
+			if n, _ := f.VocabSize(); n != 269 {
+				t.Errorf("vocab size %d, want 269", n)
+			}
+			if m, _ := f.TokenizerModel(); m != "llama" {
+				t.Errorf("tokenizer model %q not copied", m)
+			}
+			mix := shape.Mix(ft)
+			for _, spec := range specs {
+				ti, ok := f.Tensor(spec.Name)
+				if !ok {
+					t.Fatalf("tensor %s missing", spec.Name)
+				}
+				want, _ := mix.Type(spec.Name, spec.Shape, quant.TypeF32)
+				if ti.Type != want || fmt.Sprint(ti.Shape) != fmt.Sprint(spec.Shape) {
+					t.Errorf("%s: %v %v, want %v %v", spec.Name, ti.Type, ti.Shape, want, spec.Shape)
+				}
+			}
+			if len(f.Tensors()) != len(specs) {
+				t.Errorf("%d tensors, want %d", len(f.Tensors()), len(specs))
+			}
+			checkWeights(t, f)
+
+			m, err := model.Load(context.Background(), f, model.Options{Threads: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cache, err := m.NewCache(8, quant.TypeF16)
+			if err != nil {
+				t.Fatal(err)
+			}
+			logits, err := m.Forward(context.Background(), []int32{1, 260, 261, 262}, []int32{0, 1, 2, 3}, cache, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(logits) != 269 {
+				t.Fatalf("%d logits", len(logits))
+			}
+
+			// One thread writes the same bytes.
+			if name == "q4_k_m" {
+				one := filepath.Join(dir, "one.gguf")
+				opts.Threads, opts.Progress = 1, nil
+				if err := Write(context.Background(), one, opts); err != nil {
+					t.Fatal(err)
+				}
+				a, _ := os.ReadFile(path)
+				b, _ := os.ReadFile(one)
+				if !bytes.Equal(a, b) {
+					t.Error("the file depends on the number of threads")
+				}
+			}
+		})
+	}
+}
+
+// checkWeights dequantizes the model's tensors and checks their values:
+// norms 1, the rest with a mean near 0 and a standard deviation near
+// weightStd.
+func checkWeights(t *testing.T, f *gguf.File) {
+	t.Helper()
+	for _, ti := range f.Tensors() {
+		data, err := f.Data(ti)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := make([]float32, ti.Elements())
+		if err := quant.Dequantize(ti.Type, data, x); err != nil {
+			t.Fatal(err)
+		}
+		var sum, sq float64
+		for _, v := range x {
+			sum += float64(v)
+			sq += float64(v) * float64(v)
+		}
+		mean := sum / float64(len(x))
+		std := sq/float64(len(x)) - mean*mean
+		if bytes.Contains([]byte(ti.Name), []byte("norm")) {
+			if mean != 1 || std > 1e-9 {
+				t.Errorf("%s: mean %g, variance %g, want all ones", ti.Name, mean, std)
+			}
+			continue
+		}
+		if mean > 0.002 || mean < -0.002 || std < 0.015*0.015 || std > 0.025*0.025 {
+			t.Errorf("%s (%v): mean %g, variance %g", ti.Name, ti.Type, mean, std)
+		}
+	}
+}
+
+func TestWriteErrors(t *testing.T) {
+	vocab := miniVocab(t)
+	tiny, _ := LookupShape("tiny")
+	bad := tiny
+	bad.Heads = 3
+	for _, tt := range []struct {
+		name string
+		opts Options
+	}{
+		{"no vocab", Options{Shape: tiny, FileType: gguf.FileTypeMostlyQ8_0}},
+		{"bad shape", Options{Shape: bad, FileType: gguf.FileTypeMostlyQ8_0, Vocab: vocab}},
+		{"unsupported type", Options{Shape: tiny, FileType: gguf.FileTypeMostlyIQ2XXS, Vocab: vocab}},
+	} {
+		path := filepath.Join(t.TempDir(), "x.gguf")
+		if err := Write(context.Background(), path, tt.opts); err == nil {
+			t.Errorf("%s: Write succeeded", tt.name)
+		}
+		if _, err := os.Stat(path); err == nil {
+			t.Errorf("%s: left a file behind", tt.name)
+		}
+	}
+	// Cancelling leaves no file.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	path := filepath.Join(t.TempDir(), "x.gguf")
+	if err := Write(ctx, path, Options{Shape: tiny, FileType: gguf.FileTypeMostlyQ8_0, Vocab: vocab}); err == nil {
+		t.Error("cancelled Write succeeded")
+	}
+	if _, err := os.Stat(path); err == nil {
+		t.Error("cancelled Write left a file")
+	}
+	if _, err := LookupShape("llama-70b"); err == nil {
+		t.Error("LookupShape accepted an unknown shape")
+	}
+}
