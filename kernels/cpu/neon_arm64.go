@@ -70,6 +70,41 @@ func q6KDotSDOT(w *byte, x *q8KBlock, n int, acc *[8]float32)
 //go:noescape
 func q6KDotNEON(w *byte, x *q8KBlock, n int, acc *[8]float32)
 
+// q5KDotSDOT accumulates n Q5_K super-blocks (176 bytes each at w) times
+// Q8_K activations into eight lanes as dotLanesK does, and their minimums
+// into *mins.
+//
+//go:noescape
+func q5KDotSDOT(w *byte, x *q8KBlock, n int, acc *[8]float32, mins *float32)
+
+// q5KDotNEON is q5KDotSDOT without the dot-product extension.
+//
+//go:noescape
+func q5KDotNEON(w *byte, x *q8KBlock, n int, acc *[8]float32, mins *float32)
+
+// q3KDotSDOT accumulates n Q3_K super-blocks (110 bytes each at w) times
+// Q8_K activations into eight lanes as dotLanesK does.
+//
+//go:noescape
+func q3KDotSDOT(w *byte, x *q8KBlock, n int, acc *[8]float32)
+
+// q3KDotNEON is q3KDotSDOT without the dot-product extension.
+//
+//go:noescape
+func q3KDotNEON(w *byte, x *q8KBlock, n int, acc *[8]float32)
+
+// q2KSumsSDOT writes, for each of n Q2_K super-blocks (84 bytes each at w)
+// against Q8_K activations, four int32 to out: the scaled integer sums of
+// its two 128-element halves, then their minimum sums.
+//
+//go:noescape
+func q2KSumsSDOT(w *byte, x *q8KBlock, n int, out *int32)
+
+// q2KSumsNEON is q2KSumsSDOT without the dot-product extension.
+//
+//go:noescape
+func q2KSumsNEON(w *byte, x *q8KBlock, n int, out *int32)
+
 // f32Tiny16 accumulates a[i]·b[i] for i < n (a multiple of 16) into lane
 // i%16 of acc with fused multiply-adds, as dotTiny does.
 //
@@ -110,6 +145,9 @@ func addNEON(k *kernelSet, dot bool) {
 	k.q8[quant.TypeIQ4_NL] = q40Kernel(dot, true)
 	k.q8K[quant.TypeQ4_K] = q4KKernel(dot)
 	k.q8K[quant.TypeQ6_K] = q6KKernel(dot)
+	k.q8K[quant.TypeQ5_K] = q5KKernel(dot)
+	k.q8K[quant.TypeQ3_K] = q3KKernel(dot)
+	k.q8K[quant.TypeQ2_K] = q2KKernel(dot)
 	k.f32Vec, k.f32Tiny = f32VecNEON, f32TinyNEON
 	k.f16Vec, k.f16Tiny = halfVecNEON(false), halfTinyNEON(false)
 	k.bf16Vec, k.bf16Tiny = halfVecNEON(true), halfTinyNEON(true)
@@ -205,6 +243,77 @@ func q6KKernel(dot bool) func(w []byte, x []q8KBlock, gemm bool) float32 {
 			}
 		}
 		return hsum8(&acc)
+	}
+}
+
+// q5KKernel returns the Q5_K row kernel (dotLanesK).
+func q5KKernel(dot bool) func(w []byte, x []q8KBlock, gemm bool) float32 {
+	return func(w []byte, x []q8KBlock, _ bool) float32 {
+		var acc [8]float32
+		var mins float32
+		if n := len(x); n > 0 {
+			_ = w[176*n-1]
+			if dot {
+				q5KDotSDOT(&w[0], &x[0], n, &acc, &mins)
+			} else {
+				q5KDotNEON(&w[0], &x[0], n, &acc, &mins)
+			}
+		}
+		return hsum8(&acc) + mins
+	}
+}
+
+// q3KKernel returns the Q3_K row kernel (dotLanesK).
+func q3KKernel(dot bool) func(w []byte, x []q8KBlock, gemm bool) float32 {
+	return func(w []byte, x []q8KBlock, _ bool) float32 {
+		var acc [8]float32
+		if n := len(x); n > 0 {
+			_ = w[110*n-1]
+			if dot {
+				q3KDotSDOT(&w[0], &x[0], n, &acc)
+			} else {
+				q3KDotNEON(&w[0], &x[0], n, &acc)
+			}
+		}
+		return hsum8(&acc)
+	}
+}
+
+// q2KBatch is how many Q2_K super-blocks q2KKernel sums per assembly call.
+const q2KBatch = 64
+
+// q2KKernel returns the Q2_K row kernel: the integer sums come from the
+// assembly, the scaling follows dotRepackedK (halves of 128 for gemm, whole
+// super-blocks otherwise).
+func q2KKernel(dot bool) func(w []byte, x []q8KBlock, gemm bool) float32 {
+	return func(w []byte, x []q8KBlock, gemm bool) float32 {
+		var buf [4 * q2KBatch]int32
+		var acc, accMin float32
+		for b0 := 0; b0 < len(x); b0 += q2KBatch {
+			nb := min(q2KBatch, len(x)-b0)
+			_ = w[84*(b0+nb)-1]
+			if dot {
+				q2KSumsSDOT(&w[84*b0], &x[b0], nb, &buf[0])
+			} else {
+				q2KSumsNEON(&w[84*b0], &x[b0], nb, &buf[0])
+			}
+			for i := range nb {
+				blk := w[84*(b0+i)+80:]
+				xd := x[b0+i].d
+				d, dmin := f16at(blk)*xd, f16at(blk[2:])*xd
+				s := buf[4*i : 4*i+4]
+				if gemm {
+					acc = fma32(float32(s[0]), d, acc)
+					accMin = fma32(float32(s[2]), dmin, accMin)
+					acc = fma32(float32(s[1]), d, acc)
+					accMin = fma32(float32(s[3]), dmin, accMin)
+					continue
+				}
+				acc = fma32(float32(s[0]+s[1]), d, acc)
+				accMin = fma32(float32(s[2]+s[3]), dmin, accMin)
+			}
+		}
+		return acc - accMin
 	}
 }
 

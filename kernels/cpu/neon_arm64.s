@@ -846,6 +846,1160 @@ q6KDotNEON_done:
 	WORD $0xad007c7e // stp q30, q31, [x3]
 	RET
 
+// q5KDotSDOT(w *byte, x *q8KBlock, n int, acc *[8]float32, mins *float32)
+TEXT ·q5KDotSDOT(SB), NOSPLIT, $0-40
+	MOVD w+0(FP), R0
+	MOVD x+8(FP), R1
+	MOVD n+16(FP), R2
+	MOVD acc+24(FP), R3
+	MOVD mins+32(FP), R4
+	MOVD R4, R13
+	WORD $0x4f00041e // movi v30.4s, #0
+	WORD $0x4f00041f // movi v31.4s, #0
+	WORD $0x4f00041d // movi v29.4s, #0
+	WORD $0x4f00e5fc // movi v28.16b, #15
+	WORD $0x4f00e61b // movi v27.16b, #16
+	CBZ R2, q5KDotSDOT_done
+q5KDotSDOT_loop:
+	WORD $0xb9400404 // ldr w4, [x0, #4]
+	WORD $0xb9400805 // ldr w5, [x0, #8]
+	WORD $0xb9400c06 // ldr w6, [x0, #12]
+	WORD $0x1200d487 // and w7, w4, #0x3f3f3f3f
+	WORD $0x1200d4a8 // and w8, w5, #0x3f3f3f3f
+	WORD $0x1200ccc9 // and w9, w6, #0x0f0f0f0f
+	WORD $0x53067c8a // lsr w10, w4, #6
+	WORD $0x1200c54a // and w10, w10, #0x03030303
+	WORD $0x2a0a1129 // orr w9, w9, w10, lsl #4
+	WORD $0x53047ccb // lsr w11, w6, #4
+	WORD $0x1200cd6b // and w11, w11, #0x0f0f0f0f
+	WORD $0x53067cac // lsr w12, w5, #6
+	WORD $0x1200c58c // and w12, w12, #0x03030303
+	WORD $0x2a0c116b // orr w11, w11, w12, lsl #4
+	WORD $0xaa0980e7 // orr x7, x7, x9, lsl #32
+	WORD $0xaa0b8108 // orr x8, x8, x11, lsl #32
+	WORD $0x9e6700f4 // fmov d20, x7
+	WORD $0x9e670115 // fmov d21, x8
+	WORD $0x2f08a694 // uxtl v20.8h, v20.8b
+	WORD $0x2f08a6b5 // uxtl v21.8h, v21.8b
+	WORD $0x2f10a696 // uxtl v22.4s, v20.4h
+	WORD $0x6f10a697 // uxtl2 v23.4s, v20.8h
+	WORD $0x9104102b // add x11, x1, #260
+	WORD $0x4c40a578 // ld1 {v24.8h, v25.8h}, [x11]
+	WORD $0x4e79bf18 // addp v24.8h, v24.8h, v25.8h
+	WORD $0x0e75c319 // smull v25.4s, v24.4h, v21.4h
+	WORD $0x4e758319 // smlal2 v25.4s, v24.8h, v21.8h
+	WORD $0x4eb1bb39 // addv s25, v25.4s
+	WORD $0x5e21db39 // scvtf s25, s25
+	WORD $0x91004009 // add x9, x0, #16
+	WORD $0x4cdfa120 // ld1 {v0.16b, v1.16b}, [x9], #32
+	WORD $0x4cdf2122 // ld1 {v2.16b, v3.16b, v4.16b, v5.16b}, [x9], #64
+	WORD $0x4c402126 // ld1 {v6.16b, v7.16b, v8.16b, v9.16b}, [x9]
+	WORD $0x9100102a // add x10, x1, #4
+	WORD $0x4f000410 // movi v16.4s, #0
+	WORD $0x4f000411 // movi v17.4s, #0
+	WORD $0x4cdf214a // ld1 {v10.16b, v11.16b, v12.16b, v13.16b}, [x10], #64
+	WORD $0x4e3c1c52 // and v18.16b, v2.16b, v28.16b
+	WORD $0x4f0c5413 // shl v19.16b, v0.16b, #4
+	WORD $0x4e3b1e73 // and v19.16b, v19.16b, v27.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e8a964e // sdot v14.4s, v18.16b, v10.16b
+	WORD $0x6f9601d0 // mla v16.4s, v14.4s, v22.s[0]
+	WORD $0x4e3c1c72 // and v18.16b, v3.16b, v28.16b
+	WORD $0x4f0c5433 // shl v19.16b, v1.16b, #4
+	WORD $0x4e3b1e73 // and v19.16b, v19.16b, v27.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e8b964e // sdot v14.4s, v18.16b, v11.16b
+	WORD $0x6f9601d1 // mla v17.4s, v14.4s, v22.s[0]
+	WORD $0x6f0c0452 // ushr v18.16b, v2.16b, #4
+	WORD $0x4f0b5413 // shl v19.16b, v0.16b, #3
+	WORD $0x4e3b1e73 // and v19.16b, v19.16b, v27.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e8c964e // sdot v14.4s, v18.16b, v12.16b
+	WORD $0x6fb601d0 // mla v16.4s, v14.4s, v22.s[1]
+	WORD $0x6f0c0472 // ushr v18.16b, v3.16b, #4
+	WORD $0x4f0b5433 // shl v19.16b, v1.16b, #3
+	WORD $0x4e3b1e73 // and v19.16b, v19.16b, v27.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e8d964e // sdot v14.4s, v18.16b, v13.16b
+	WORD $0x6fb601d1 // mla v17.4s, v14.4s, v22.s[1]
+	WORD $0x4cdf214a // ld1 {v10.16b, v11.16b, v12.16b, v13.16b}, [x10], #64
+	WORD $0x4e3c1c92 // and v18.16b, v4.16b, v28.16b
+	WORD $0x4f0a5413 // shl v19.16b, v0.16b, #2
+	WORD $0x4e3b1e73 // and v19.16b, v19.16b, v27.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e8a964e // sdot v14.4s, v18.16b, v10.16b
+	WORD $0x6f9609d0 // mla v16.4s, v14.4s, v22.s[2]
+	WORD $0x4e3c1cb2 // and v18.16b, v5.16b, v28.16b
+	WORD $0x4f0a5433 // shl v19.16b, v1.16b, #2
+	WORD $0x4e3b1e73 // and v19.16b, v19.16b, v27.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e8b964e // sdot v14.4s, v18.16b, v11.16b
+	WORD $0x6f9609d1 // mla v17.4s, v14.4s, v22.s[2]
+	WORD $0x6f0c0492 // ushr v18.16b, v4.16b, #4
+	WORD $0x4f095413 // shl v19.16b, v0.16b, #1
+	WORD $0x4e3b1e73 // and v19.16b, v19.16b, v27.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e8c964e // sdot v14.4s, v18.16b, v12.16b
+	WORD $0x6fb609d0 // mla v16.4s, v14.4s, v22.s[3]
+	WORD $0x6f0c04b2 // ushr v18.16b, v5.16b, #4
+	WORD $0x4f095433 // shl v19.16b, v1.16b, #1
+	WORD $0x4e3b1e73 // and v19.16b, v19.16b, v27.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e8d964e // sdot v14.4s, v18.16b, v13.16b
+	WORD $0x6fb609d1 // mla v17.4s, v14.4s, v22.s[3]
+	WORD $0x4cdf214a // ld1 {v10.16b, v11.16b, v12.16b, v13.16b}, [x10], #64
+	WORD $0x4e3c1cd2 // and v18.16b, v6.16b, v28.16b
+	WORD $0x4ea01c13 // mov v19.16b, v0.16b
+	WORD $0x4e3b1e73 // and v19.16b, v19.16b, v27.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e8a964e // sdot v14.4s, v18.16b, v10.16b
+	WORD $0x6f9701d0 // mla v16.4s, v14.4s, v23.s[0]
+	WORD $0x4e3c1cf2 // and v18.16b, v7.16b, v28.16b
+	WORD $0x4ea11c33 // mov v19.16b, v1.16b
+	WORD $0x4e3b1e73 // and v19.16b, v19.16b, v27.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e8b964e // sdot v14.4s, v18.16b, v11.16b
+	WORD $0x6f9701d1 // mla v17.4s, v14.4s, v23.s[0]
+	WORD $0x6f0c04d2 // ushr v18.16b, v6.16b, #4
+	WORD $0x6f0f0413 // ushr v19.16b, v0.16b, #1
+	WORD $0x4e3b1e73 // and v19.16b, v19.16b, v27.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e8c964e // sdot v14.4s, v18.16b, v12.16b
+	WORD $0x6fb701d0 // mla v16.4s, v14.4s, v23.s[1]
+	WORD $0x6f0c04f2 // ushr v18.16b, v7.16b, #4
+	WORD $0x6f0f0433 // ushr v19.16b, v1.16b, #1
+	WORD $0x4e3b1e73 // and v19.16b, v19.16b, v27.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e8d964e // sdot v14.4s, v18.16b, v13.16b
+	WORD $0x6fb701d1 // mla v17.4s, v14.4s, v23.s[1]
+	WORD $0x4cdf214a // ld1 {v10.16b, v11.16b, v12.16b, v13.16b}, [x10], #64
+	WORD $0x4e3c1d12 // and v18.16b, v8.16b, v28.16b
+	WORD $0x6f0e0413 // ushr v19.16b, v0.16b, #2
+	WORD $0x4e3b1e73 // and v19.16b, v19.16b, v27.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e8a964e // sdot v14.4s, v18.16b, v10.16b
+	WORD $0x6f9709d0 // mla v16.4s, v14.4s, v23.s[2]
+	WORD $0x4e3c1d32 // and v18.16b, v9.16b, v28.16b
+	WORD $0x6f0e0433 // ushr v19.16b, v1.16b, #2
+	WORD $0x4e3b1e73 // and v19.16b, v19.16b, v27.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e8b964e // sdot v14.4s, v18.16b, v11.16b
+	WORD $0x6f9709d1 // mla v17.4s, v14.4s, v23.s[2]
+	WORD $0x6f0c0512 // ushr v18.16b, v8.16b, #4
+	WORD $0x6f0d0413 // ushr v19.16b, v0.16b, #3
+	WORD $0x4e3b1e73 // and v19.16b, v19.16b, v27.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e8c964e // sdot v14.4s, v18.16b, v12.16b
+	WORD $0x6fb709d0 // mla v16.4s, v14.4s, v23.s[3]
+	WORD $0x6f0c0532 // ushr v18.16b, v9.16b, #4
+	WORD $0x6f0d0433 // ushr v19.16b, v1.16b, #3
+	WORD $0x4e3b1e73 // and v19.16b, v19.16b, v27.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e8d964e // sdot v14.4s, v18.16b, v13.16b
+	WORD $0x6fb709d1 // mla v17.4s, v14.4s, v23.s[3]
+	WORD $0x4e21da10 // scvtf v16.4s, v16.4s
+	WORD $0x4e21da31 // scvtf v17.4s, v17.4s
+	WORD $0xbd40003a // ldr s26, [x1]
+	WORD $0x7d400012 // ldr h18, [x0]
+	WORD $0x7d400413 // ldr h19, [x0, #2]
+	WORD $0x1ee24252 // fcvt s18, h18
+	WORD $0x1ee24273 // fcvt s19, h19
+	WORD $0x1e320b52 // fmul s18, s26, s18
+	WORD $0x1e338b53 // fnmul s19, s26, s19
+	WORD $0x4f92121e // fmla v30.4s, v16.4s, v18.s[0]
+	WORD $0x4f92123f // fmla v31.4s, v17.4s, v18.s[0]
+	WORD $0x1f19767d // fmadd s29, s19, s25, s29
+	ADD $176, R0
+	ADD $292, R1
+	SUBS $1, R2
+	BNE q5KDotSDOT_loop
+q5KDotSDOT_done:
+	WORD $0xad007c7e // stp q30, q31, [x3]
+	WORD $0xbd0001bd // str s29, [x13]
+	RET
+
+// q5KDotNEON(w *byte, x *q8KBlock, n int, acc *[8]float32, mins *float32)
+TEXT ·q5KDotNEON(SB), NOSPLIT, $0-40
+	MOVD w+0(FP), R0
+	MOVD x+8(FP), R1
+	MOVD n+16(FP), R2
+	MOVD acc+24(FP), R3
+	MOVD mins+32(FP), R4
+	MOVD R4, R13
+	WORD $0x4f00041e // movi v30.4s, #0
+	WORD $0x4f00041f // movi v31.4s, #0
+	WORD $0x4f00041d // movi v29.4s, #0
+	WORD $0x4f00e5fc // movi v28.16b, #15
+	WORD $0x4f00e61b // movi v27.16b, #16
+	CBZ R2, q5KDotNEON_done
+q5KDotNEON_loop:
+	WORD $0xb9400404 // ldr w4, [x0, #4]
+	WORD $0xb9400805 // ldr w5, [x0, #8]
+	WORD $0xb9400c06 // ldr w6, [x0, #12]
+	WORD $0x1200d487 // and w7, w4, #0x3f3f3f3f
+	WORD $0x1200d4a8 // and w8, w5, #0x3f3f3f3f
+	WORD $0x1200ccc9 // and w9, w6, #0x0f0f0f0f
+	WORD $0x53067c8a // lsr w10, w4, #6
+	WORD $0x1200c54a // and w10, w10, #0x03030303
+	WORD $0x2a0a1129 // orr w9, w9, w10, lsl #4
+	WORD $0x53047ccb // lsr w11, w6, #4
+	WORD $0x1200cd6b // and w11, w11, #0x0f0f0f0f
+	WORD $0x53067cac // lsr w12, w5, #6
+	WORD $0x1200c58c // and w12, w12, #0x03030303
+	WORD $0x2a0c116b // orr w11, w11, w12, lsl #4
+	WORD $0xaa0980e7 // orr x7, x7, x9, lsl #32
+	WORD $0xaa0b8108 // orr x8, x8, x11, lsl #32
+	WORD $0x9e6700f4 // fmov d20, x7
+	WORD $0x9e670115 // fmov d21, x8
+	WORD $0x2f08a694 // uxtl v20.8h, v20.8b
+	WORD $0x2f08a6b5 // uxtl v21.8h, v21.8b
+	WORD $0x2f10a696 // uxtl v22.4s, v20.4h
+	WORD $0x6f10a697 // uxtl2 v23.4s, v20.8h
+	WORD $0x9104102b // add x11, x1, #260
+	WORD $0x4c40a578 // ld1 {v24.8h, v25.8h}, [x11]
+	WORD $0x4e79bf18 // addp v24.8h, v24.8h, v25.8h
+	WORD $0x0e75c319 // smull v25.4s, v24.4h, v21.4h
+	WORD $0x4e758319 // smlal2 v25.4s, v24.8h, v21.8h
+	WORD $0x4eb1bb39 // addv s25, v25.4s
+	WORD $0x5e21db39 // scvtf s25, s25
+	WORD $0x91004009 // add x9, x0, #16
+	WORD $0x4cdfa120 // ld1 {v0.16b, v1.16b}, [x9], #32
+	WORD $0x4cdf2122 // ld1 {v2.16b, v3.16b, v4.16b, v5.16b}, [x9], #64
+	WORD $0x4c402126 // ld1 {v6.16b, v7.16b, v8.16b, v9.16b}, [x9]
+	WORD $0x9100102a // add x10, x1, #4
+	WORD $0x4f000410 // movi v16.4s, #0
+	WORD $0x4f000411 // movi v17.4s, #0
+	WORD $0x4cdf214a // ld1 {v10.16b, v11.16b, v12.16b, v13.16b}, [x10], #64
+	WORD $0x4e3c1c52 // and v18.16b, v2.16b, v28.16b
+	WORD $0x4f0c5413 // shl v19.16b, v0.16b, #4
+	WORD $0x4e3b1e73 // and v19.16b, v19.16b, v27.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x0e2ac24e // smull v14.8h, v18.8b, v10.8b
+	WORD $0x4e2ac24f // smull2 v15.8h, v18.16b, v10.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
+	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
+	WORD $0x6f9601d0 // mla v16.4s, v14.4s, v22.s[0]
+	WORD $0x4e3c1c72 // and v18.16b, v3.16b, v28.16b
+	WORD $0x4f0c5433 // shl v19.16b, v1.16b, #4
+	WORD $0x4e3b1e73 // and v19.16b, v19.16b, v27.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x0e2bc24e // smull v14.8h, v18.8b, v11.8b
+	WORD $0x4e2bc24f // smull2 v15.8h, v18.16b, v11.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
+	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
+	WORD $0x6f9601d1 // mla v17.4s, v14.4s, v22.s[0]
+	WORD $0x6f0c0452 // ushr v18.16b, v2.16b, #4
+	WORD $0x4f0b5413 // shl v19.16b, v0.16b, #3
+	WORD $0x4e3b1e73 // and v19.16b, v19.16b, v27.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x0e2cc24e // smull v14.8h, v18.8b, v12.8b
+	WORD $0x4e2cc24f // smull2 v15.8h, v18.16b, v12.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
+	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
+	WORD $0x6fb601d0 // mla v16.4s, v14.4s, v22.s[1]
+	WORD $0x6f0c0472 // ushr v18.16b, v3.16b, #4
+	WORD $0x4f0b5433 // shl v19.16b, v1.16b, #3
+	WORD $0x4e3b1e73 // and v19.16b, v19.16b, v27.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x0e2dc24e // smull v14.8h, v18.8b, v13.8b
+	WORD $0x4e2dc24f // smull2 v15.8h, v18.16b, v13.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
+	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
+	WORD $0x6fb601d1 // mla v17.4s, v14.4s, v22.s[1]
+	WORD $0x4cdf214a // ld1 {v10.16b, v11.16b, v12.16b, v13.16b}, [x10], #64
+	WORD $0x4e3c1c92 // and v18.16b, v4.16b, v28.16b
+	WORD $0x4f0a5413 // shl v19.16b, v0.16b, #2
+	WORD $0x4e3b1e73 // and v19.16b, v19.16b, v27.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x0e2ac24e // smull v14.8h, v18.8b, v10.8b
+	WORD $0x4e2ac24f // smull2 v15.8h, v18.16b, v10.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
+	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
+	WORD $0x6f9609d0 // mla v16.4s, v14.4s, v22.s[2]
+	WORD $0x4e3c1cb2 // and v18.16b, v5.16b, v28.16b
+	WORD $0x4f0a5433 // shl v19.16b, v1.16b, #2
+	WORD $0x4e3b1e73 // and v19.16b, v19.16b, v27.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x0e2bc24e // smull v14.8h, v18.8b, v11.8b
+	WORD $0x4e2bc24f // smull2 v15.8h, v18.16b, v11.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
+	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
+	WORD $0x6f9609d1 // mla v17.4s, v14.4s, v22.s[2]
+	WORD $0x6f0c0492 // ushr v18.16b, v4.16b, #4
+	WORD $0x4f095413 // shl v19.16b, v0.16b, #1
+	WORD $0x4e3b1e73 // and v19.16b, v19.16b, v27.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x0e2cc24e // smull v14.8h, v18.8b, v12.8b
+	WORD $0x4e2cc24f // smull2 v15.8h, v18.16b, v12.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
+	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
+	WORD $0x6fb609d0 // mla v16.4s, v14.4s, v22.s[3]
+	WORD $0x6f0c04b2 // ushr v18.16b, v5.16b, #4
+	WORD $0x4f095433 // shl v19.16b, v1.16b, #1
+	WORD $0x4e3b1e73 // and v19.16b, v19.16b, v27.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x0e2dc24e // smull v14.8h, v18.8b, v13.8b
+	WORD $0x4e2dc24f // smull2 v15.8h, v18.16b, v13.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
+	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
+	WORD $0x6fb609d1 // mla v17.4s, v14.4s, v22.s[3]
+	WORD $0x4cdf214a // ld1 {v10.16b, v11.16b, v12.16b, v13.16b}, [x10], #64
+	WORD $0x4e3c1cd2 // and v18.16b, v6.16b, v28.16b
+	WORD $0x4ea01c13 // mov v19.16b, v0.16b
+	WORD $0x4e3b1e73 // and v19.16b, v19.16b, v27.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x0e2ac24e // smull v14.8h, v18.8b, v10.8b
+	WORD $0x4e2ac24f // smull2 v15.8h, v18.16b, v10.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
+	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
+	WORD $0x6f9701d0 // mla v16.4s, v14.4s, v23.s[0]
+	WORD $0x4e3c1cf2 // and v18.16b, v7.16b, v28.16b
+	WORD $0x4ea11c33 // mov v19.16b, v1.16b
+	WORD $0x4e3b1e73 // and v19.16b, v19.16b, v27.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x0e2bc24e // smull v14.8h, v18.8b, v11.8b
+	WORD $0x4e2bc24f // smull2 v15.8h, v18.16b, v11.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
+	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
+	WORD $0x6f9701d1 // mla v17.4s, v14.4s, v23.s[0]
+	WORD $0x6f0c04d2 // ushr v18.16b, v6.16b, #4
+	WORD $0x6f0f0413 // ushr v19.16b, v0.16b, #1
+	WORD $0x4e3b1e73 // and v19.16b, v19.16b, v27.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x0e2cc24e // smull v14.8h, v18.8b, v12.8b
+	WORD $0x4e2cc24f // smull2 v15.8h, v18.16b, v12.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
+	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
+	WORD $0x6fb701d0 // mla v16.4s, v14.4s, v23.s[1]
+	WORD $0x6f0c04f2 // ushr v18.16b, v7.16b, #4
+	WORD $0x6f0f0433 // ushr v19.16b, v1.16b, #1
+	WORD $0x4e3b1e73 // and v19.16b, v19.16b, v27.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x0e2dc24e // smull v14.8h, v18.8b, v13.8b
+	WORD $0x4e2dc24f // smull2 v15.8h, v18.16b, v13.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
+	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
+	WORD $0x6fb701d1 // mla v17.4s, v14.4s, v23.s[1]
+	WORD $0x4cdf214a // ld1 {v10.16b, v11.16b, v12.16b, v13.16b}, [x10], #64
+	WORD $0x4e3c1d12 // and v18.16b, v8.16b, v28.16b
+	WORD $0x6f0e0413 // ushr v19.16b, v0.16b, #2
+	WORD $0x4e3b1e73 // and v19.16b, v19.16b, v27.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x0e2ac24e // smull v14.8h, v18.8b, v10.8b
+	WORD $0x4e2ac24f // smull2 v15.8h, v18.16b, v10.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
+	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
+	WORD $0x6f9709d0 // mla v16.4s, v14.4s, v23.s[2]
+	WORD $0x4e3c1d32 // and v18.16b, v9.16b, v28.16b
+	WORD $0x6f0e0433 // ushr v19.16b, v1.16b, #2
+	WORD $0x4e3b1e73 // and v19.16b, v19.16b, v27.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x0e2bc24e // smull v14.8h, v18.8b, v11.8b
+	WORD $0x4e2bc24f // smull2 v15.8h, v18.16b, v11.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
+	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
+	WORD $0x6f9709d1 // mla v17.4s, v14.4s, v23.s[2]
+	WORD $0x6f0c0512 // ushr v18.16b, v8.16b, #4
+	WORD $0x6f0d0413 // ushr v19.16b, v0.16b, #3
+	WORD $0x4e3b1e73 // and v19.16b, v19.16b, v27.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x0e2cc24e // smull v14.8h, v18.8b, v12.8b
+	WORD $0x4e2cc24f // smull2 v15.8h, v18.16b, v12.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
+	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
+	WORD $0x6fb709d0 // mla v16.4s, v14.4s, v23.s[3]
+	WORD $0x6f0c0532 // ushr v18.16b, v9.16b, #4
+	WORD $0x6f0d0433 // ushr v19.16b, v1.16b, #3
+	WORD $0x4e3b1e73 // and v19.16b, v19.16b, v27.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x0e2dc24e // smull v14.8h, v18.8b, v13.8b
+	WORD $0x4e2dc24f // smull2 v15.8h, v18.16b, v13.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
+	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
+	WORD $0x6fb709d1 // mla v17.4s, v14.4s, v23.s[3]
+	WORD $0x4e21da10 // scvtf v16.4s, v16.4s
+	WORD $0x4e21da31 // scvtf v17.4s, v17.4s
+	WORD $0xbd40003a // ldr s26, [x1]
+	WORD $0x7d400012 // ldr h18, [x0]
+	WORD $0x7d400413 // ldr h19, [x0, #2]
+	WORD $0x1ee24252 // fcvt s18, h18
+	WORD $0x1ee24273 // fcvt s19, h19
+	WORD $0x1e320b52 // fmul s18, s26, s18
+	WORD $0x1e338b53 // fnmul s19, s26, s19
+	WORD $0x4f92121e // fmla v30.4s, v16.4s, v18.s[0]
+	WORD $0x4f92123f // fmla v31.4s, v17.4s, v18.s[0]
+	WORD $0x1f19767d // fmadd s29, s19, s25, s29
+	ADD $176, R0
+	ADD $292, R1
+	SUBS $1, R2
+	BNE q5KDotNEON_loop
+q5KDotNEON_done:
+	WORD $0xad007c7e // stp q30, q31, [x3]
+	WORD $0xbd0001bd // str s29, [x13]
+	RET
+
+// q3KDotSDOT(w *byte, x *q8KBlock, n int, acc *[8]float32)
+TEXT ·q3KDotSDOT(SB), NOSPLIT, $0-32
+	MOVD w+0(FP), R0
+	MOVD x+8(FP), R1
+	MOVD n+16(FP), R2
+	MOVD acc+24(FP), R3
+	WORD $0x4f00041e // movi v30.4s, #0
+	WORD $0x4f00041f // movi v31.4s, #0
+	WORD $0x4f00e47d // movi v29.16b, #3
+	WORD $0x4f00e49c // movi v28.16b, #4
+	WORD $0x4f01e41b // movi v27.16b, #32
+	CBZ R2, q3KDotSDOT_done
+q3KDotSDOT_loop:
+	WORD $0xf9403004 // ldr x4, [x0, #96]
+	WORD $0xb9406805 // ldr w5, [x0, #104]
+	WORD $0x9200cc86 // and x6, x4, #0x0f0f0f0f0f0f0f0f
+	WORD $0xd344fc87 // lsr x7, x4, #4
+	WORD $0x9200cce7 // and x7, x7, #0x0f0f0f0f0f0f0f0f
+	WORD $0x1200c4a8 // and w8, w5, #0x03030303
+	WORD $0x53027ca9 // lsr w9, w5, #2
+	WORD $0x1200c529 // and w9, w9, #0x03030303
+	WORD $0xaa098108 // orr x8, x8, x9, lsl #32
+	WORD $0xaa0810c6 // orr x6, x6, x8, lsl #4
+	WORD $0x53047ca9 // lsr w9, w5, #4
+	WORD $0x1200c529 // and w9, w9, #0x03030303
+	WORD $0x53067caa // lsr w10, w5, #6
+	WORD $0x1200c54a // and w10, w10, #0x03030303
+	WORD $0xaa0a8129 // orr x9, x9, x10, lsl #32
+	WORD $0xaa0910e7 // orr x7, x7, x9, lsl #4
+	WORD $0x9e6700d4 // fmov d20, x6
+	WORD $0x4e181cf4 // mov v20.d[1], x7
+	WORD $0x6e3b8694 // sub v20.16b, v20.16b, v27.16b
+	WORD $0x4f08a695 // sxtl2 v21.8h, v20.16b
+	WORD $0x0f08a694 // sxtl v20.8h, v20.8b
+	WORD $0x0f10a696 // sxtl v22.4s, v20.4h
+	WORD $0x4f10a697 // sxtl2 v23.4s, v20.8h
+	WORD $0x0f10a6b8 // sxtl v24.4s, v21.4h
+	WORD $0x4f10a6b9 // sxtl2 v25.4s, v21.8h
+	WORD $0x4c40a000 // ld1 {v0.16b, v1.16b}, [x0]
+	WORD $0x91008009 // add x9, x0, #32
+	WORD $0x4c402122 // ld1 {v2.16b, v3.16b, v4.16b, v5.16b}, [x9]
+	WORD $0x9100102a // add x10, x1, #4
+	WORD $0x4f000410 // movi v16.4s, #0
+	WORD $0x4f000411 // movi v17.4s, #0
+	WORD $0x4cdfa14a // ld1 {v10.16b, v11.16b}, [x10], #32
+	WORD $0x4e3d1c52 // and v18.16b, v2.16b, v29.16b
+	WORD $0x4f0a5413 // shl v19.16b, v0.16b, #2
+	WORD $0x4e3c1e73 // and v19.16b, v19.16b, v28.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x6e3c8652 // sub v18.16b, v18.16b, v28.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e8a964e // sdot v14.4s, v18.16b, v10.16b
+	WORD $0x6f9601d0 // mla v16.4s, v14.4s, v22.s[0]
+	WORD $0x4e3d1c72 // and v18.16b, v3.16b, v29.16b
+	WORD $0x4f0a5433 // shl v19.16b, v1.16b, #2
+	WORD $0x4e3c1e73 // and v19.16b, v19.16b, v28.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x6e3c8652 // sub v18.16b, v18.16b, v28.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e8b964e // sdot v14.4s, v18.16b, v11.16b
+	WORD $0x6fb601d1 // mla v17.4s, v14.4s, v22.s[1]
+	WORD $0x4cdfa14a // ld1 {v10.16b, v11.16b}, [x10], #32
+	WORD $0x6f0e0452 // ushr v18.16b, v2.16b, #2
+	WORD $0x4e3d1e52 // and v18.16b, v18.16b, v29.16b
+	WORD $0x4f095413 // shl v19.16b, v0.16b, #1
+	WORD $0x4e3c1e73 // and v19.16b, v19.16b, v28.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x6e3c8652 // sub v18.16b, v18.16b, v28.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e8a964e // sdot v14.4s, v18.16b, v10.16b
+	WORD $0x6f9609d0 // mla v16.4s, v14.4s, v22.s[2]
+	WORD $0x6f0e0472 // ushr v18.16b, v3.16b, #2
+	WORD $0x4e3d1e52 // and v18.16b, v18.16b, v29.16b
+	WORD $0x4f095433 // shl v19.16b, v1.16b, #1
+	WORD $0x4e3c1e73 // and v19.16b, v19.16b, v28.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x6e3c8652 // sub v18.16b, v18.16b, v28.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e8b964e // sdot v14.4s, v18.16b, v11.16b
+	WORD $0x6fb609d1 // mla v17.4s, v14.4s, v22.s[3]
+	WORD $0x4cdfa14a // ld1 {v10.16b, v11.16b}, [x10], #32
+	WORD $0x6f0c0452 // ushr v18.16b, v2.16b, #4
+	WORD $0x4e3d1e52 // and v18.16b, v18.16b, v29.16b
+	WORD $0x4ea01c13 // mov v19.16b, v0.16b
+	WORD $0x4e3c1e73 // and v19.16b, v19.16b, v28.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x6e3c8652 // sub v18.16b, v18.16b, v28.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e8a964e // sdot v14.4s, v18.16b, v10.16b
+	WORD $0x6f9701d0 // mla v16.4s, v14.4s, v23.s[0]
+	WORD $0x6f0c0472 // ushr v18.16b, v3.16b, #4
+	WORD $0x4e3d1e52 // and v18.16b, v18.16b, v29.16b
+	WORD $0x4ea11c33 // mov v19.16b, v1.16b
+	WORD $0x4e3c1e73 // and v19.16b, v19.16b, v28.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x6e3c8652 // sub v18.16b, v18.16b, v28.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e8b964e // sdot v14.4s, v18.16b, v11.16b
+	WORD $0x6fb701d1 // mla v17.4s, v14.4s, v23.s[1]
+	WORD $0x4cdfa14a // ld1 {v10.16b, v11.16b}, [x10], #32
+	WORD $0x6f0a0452 // ushr v18.16b, v2.16b, #6
+	WORD $0x4e3d1e52 // and v18.16b, v18.16b, v29.16b
+	WORD $0x6f0f0413 // ushr v19.16b, v0.16b, #1
+	WORD $0x4e3c1e73 // and v19.16b, v19.16b, v28.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x6e3c8652 // sub v18.16b, v18.16b, v28.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e8a964e // sdot v14.4s, v18.16b, v10.16b
+	WORD $0x6f9709d0 // mla v16.4s, v14.4s, v23.s[2]
+	WORD $0x6f0a0472 // ushr v18.16b, v3.16b, #6
+	WORD $0x4e3d1e52 // and v18.16b, v18.16b, v29.16b
+	WORD $0x6f0f0433 // ushr v19.16b, v1.16b, #1
+	WORD $0x4e3c1e73 // and v19.16b, v19.16b, v28.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x6e3c8652 // sub v18.16b, v18.16b, v28.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e8b964e // sdot v14.4s, v18.16b, v11.16b
+	WORD $0x6fb709d1 // mla v17.4s, v14.4s, v23.s[3]
+	WORD $0x4cdfa14a // ld1 {v10.16b, v11.16b}, [x10], #32
+	WORD $0x4e3d1c92 // and v18.16b, v4.16b, v29.16b
+	WORD $0x6f0e0413 // ushr v19.16b, v0.16b, #2
+	WORD $0x4e3c1e73 // and v19.16b, v19.16b, v28.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x6e3c8652 // sub v18.16b, v18.16b, v28.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e8a964e // sdot v14.4s, v18.16b, v10.16b
+	WORD $0x6f9801d0 // mla v16.4s, v14.4s, v24.s[0]
+	WORD $0x4e3d1cb2 // and v18.16b, v5.16b, v29.16b
+	WORD $0x6f0e0433 // ushr v19.16b, v1.16b, #2
+	WORD $0x4e3c1e73 // and v19.16b, v19.16b, v28.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x6e3c8652 // sub v18.16b, v18.16b, v28.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e8b964e // sdot v14.4s, v18.16b, v11.16b
+	WORD $0x6fb801d1 // mla v17.4s, v14.4s, v24.s[1]
+	WORD $0x4cdfa14a // ld1 {v10.16b, v11.16b}, [x10], #32
+	WORD $0x6f0e0492 // ushr v18.16b, v4.16b, #2
+	WORD $0x4e3d1e52 // and v18.16b, v18.16b, v29.16b
+	WORD $0x6f0d0413 // ushr v19.16b, v0.16b, #3
+	WORD $0x4e3c1e73 // and v19.16b, v19.16b, v28.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x6e3c8652 // sub v18.16b, v18.16b, v28.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e8a964e // sdot v14.4s, v18.16b, v10.16b
+	WORD $0x6f9809d0 // mla v16.4s, v14.4s, v24.s[2]
+	WORD $0x6f0e04b2 // ushr v18.16b, v5.16b, #2
+	WORD $0x4e3d1e52 // and v18.16b, v18.16b, v29.16b
+	WORD $0x6f0d0433 // ushr v19.16b, v1.16b, #3
+	WORD $0x4e3c1e73 // and v19.16b, v19.16b, v28.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x6e3c8652 // sub v18.16b, v18.16b, v28.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e8b964e // sdot v14.4s, v18.16b, v11.16b
+	WORD $0x6fb809d1 // mla v17.4s, v14.4s, v24.s[3]
+	WORD $0x4cdfa14a // ld1 {v10.16b, v11.16b}, [x10], #32
+	WORD $0x6f0c0492 // ushr v18.16b, v4.16b, #4
+	WORD $0x4e3d1e52 // and v18.16b, v18.16b, v29.16b
+	WORD $0x6f0c0413 // ushr v19.16b, v0.16b, #4
+	WORD $0x4e3c1e73 // and v19.16b, v19.16b, v28.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x6e3c8652 // sub v18.16b, v18.16b, v28.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e8a964e // sdot v14.4s, v18.16b, v10.16b
+	WORD $0x6f9901d0 // mla v16.4s, v14.4s, v25.s[0]
+	WORD $0x6f0c04b2 // ushr v18.16b, v5.16b, #4
+	WORD $0x4e3d1e52 // and v18.16b, v18.16b, v29.16b
+	WORD $0x6f0c0433 // ushr v19.16b, v1.16b, #4
+	WORD $0x4e3c1e73 // and v19.16b, v19.16b, v28.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x6e3c8652 // sub v18.16b, v18.16b, v28.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e8b964e // sdot v14.4s, v18.16b, v11.16b
+	WORD $0x6fb901d1 // mla v17.4s, v14.4s, v25.s[1]
+	WORD $0x4cdfa14a // ld1 {v10.16b, v11.16b}, [x10], #32
+	WORD $0x6f0a0492 // ushr v18.16b, v4.16b, #6
+	WORD $0x4e3d1e52 // and v18.16b, v18.16b, v29.16b
+	WORD $0x6f0b0413 // ushr v19.16b, v0.16b, #5
+	WORD $0x4e3c1e73 // and v19.16b, v19.16b, v28.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x6e3c8652 // sub v18.16b, v18.16b, v28.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e8a964e // sdot v14.4s, v18.16b, v10.16b
+	WORD $0x6f9909d0 // mla v16.4s, v14.4s, v25.s[2]
+	WORD $0x6f0a04b2 // ushr v18.16b, v5.16b, #6
+	WORD $0x4e3d1e52 // and v18.16b, v18.16b, v29.16b
+	WORD $0x6f0b0433 // ushr v19.16b, v1.16b, #5
+	WORD $0x4e3c1e73 // and v19.16b, v19.16b, v28.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x6e3c8652 // sub v18.16b, v18.16b, v28.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e8b964e // sdot v14.4s, v18.16b, v11.16b
+	WORD $0x6fb909d1 // mla v17.4s, v14.4s, v25.s[3]
+	WORD $0x4e21da10 // scvtf v16.4s, v16.4s
+	WORD $0x4e21da31 // scvtf v17.4s, v17.4s
+	WORD $0x7d40d812 // ldr h18, [x0, #108]
+	WORD $0xbd400033 // ldr s19, [x1]
+	WORD $0x1ee24252 // fcvt s18, h18
+	WORD $0x1e320a72 // fmul s18, s19, s18
+	WORD $0x4f92121e // fmla v30.4s, v16.4s, v18.s[0]
+	WORD $0x4f92123f // fmla v31.4s, v17.4s, v18.s[0]
+	ADD $110, R0
+	ADD $292, R1
+	SUBS $1, R2
+	BNE q3KDotSDOT_loop
+q3KDotSDOT_done:
+	WORD $0xad007c7e // stp q30, q31, [x3]
+	RET
+
+// q3KDotNEON(w *byte, x *q8KBlock, n int, acc *[8]float32)
+TEXT ·q3KDotNEON(SB), NOSPLIT, $0-32
+	MOVD w+0(FP), R0
+	MOVD x+8(FP), R1
+	MOVD n+16(FP), R2
+	MOVD acc+24(FP), R3
+	WORD $0x4f00041e // movi v30.4s, #0
+	WORD $0x4f00041f // movi v31.4s, #0
+	WORD $0x4f00e47d // movi v29.16b, #3
+	WORD $0x4f00e49c // movi v28.16b, #4
+	WORD $0x4f01e41b // movi v27.16b, #32
+	CBZ R2, q3KDotNEON_done
+q3KDotNEON_loop:
+	WORD $0xf9403004 // ldr x4, [x0, #96]
+	WORD $0xb9406805 // ldr w5, [x0, #104]
+	WORD $0x9200cc86 // and x6, x4, #0x0f0f0f0f0f0f0f0f
+	WORD $0xd344fc87 // lsr x7, x4, #4
+	WORD $0x9200cce7 // and x7, x7, #0x0f0f0f0f0f0f0f0f
+	WORD $0x1200c4a8 // and w8, w5, #0x03030303
+	WORD $0x53027ca9 // lsr w9, w5, #2
+	WORD $0x1200c529 // and w9, w9, #0x03030303
+	WORD $0xaa098108 // orr x8, x8, x9, lsl #32
+	WORD $0xaa0810c6 // orr x6, x6, x8, lsl #4
+	WORD $0x53047ca9 // lsr w9, w5, #4
+	WORD $0x1200c529 // and w9, w9, #0x03030303
+	WORD $0x53067caa // lsr w10, w5, #6
+	WORD $0x1200c54a // and w10, w10, #0x03030303
+	WORD $0xaa0a8129 // orr x9, x9, x10, lsl #32
+	WORD $0xaa0910e7 // orr x7, x7, x9, lsl #4
+	WORD $0x9e6700d4 // fmov d20, x6
+	WORD $0x4e181cf4 // mov v20.d[1], x7
+	WORD $0x6e3b8694 // sub v20.16b, v20.16b, v27.16b
+	WORD $0x4f08a695 // sxtl2 v21.8h, v20.16b
+	WORD $0x0f08a694 // sxtl v20.8h, v20.8b
+	WORD $0x0f10a696 // sxtl v22.4s, v20.4h
+	WORD $0x4f10a697 // sxtl2 v23.4s, v20.8h
+	WORD $0x0f10a6b8 // sxtl v24.4s, v21.4h
+	WORD $0x4f10a6b9 // sxtl2 v25.4s, v21.8h
+	WORD $0x4c40a000 // ld1 {v0.16b, v1.16b}, [x0]
+	WORD $0x91008009 // add x9, x0, #32
+	WORD $0x4c402122 // ld1 {v2.16b, v3.16b, v4.16b, v5.16b}, [x9]
+	WORD $0x9100102a // add x10, x1, #4
+	WORD $0x4f000410 // movi v16.4s, #0
+	WORD $0x4f000411 // movi v17.4s, #0
+	WORD $0x4cdfa14a // ld1 {v10.16b, v11.16b}, [x10], #32
+	WORD $0x4e3d1c52 // and v18.16b, v2.16b, v29.16b
+	WORD $0x4f0a5413 // shl v19.16b, v0.16b, #2
+	WORD $0x4e3c1e73 // and v19.16b, v19.16b, v28.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x6e3c8652 // sub v18.16b, v18.16b, v28.16b
+	WORD $0x0e2ac24e // smull v14.8h, v18.8b, v10.8b
+	WORD $0x4e2ac24f // smull2 v15.8h, v18.16b, v10.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
+	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
+	WORD $0x6f9601d0 // mla v16.4s, v14.4s, v22.s[0]
+	WORD $0x4e3d1c72 // and v18.16b, v3.16b, v29.16b
+	WORD $0x4f0a5433 // shl v19.16b, v1.16b, #2
+	WORD $0x4e3c1e73 // and v19.16b, v19.16b, v28.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x6e3c8652 // sub v18.16b, v18.16b, v28.16b
+	WORD $0x0e2bc24e // smull v14.8h, v18.8b, v11.8b
+	WORD $0x4e2bc24f // smull2 v15.8h, v18.16b, v11.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
+	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
+	WORD $0x6fb601d1 // mla v17.4s, v14.4s, v22.s[1]
+	WORD $0x4cdfa14a // ld1 {v10.16b, v11.16b}, [x10], #32
+	WORD $0x6f0e0452 // ushr v18.16b, v2.16b, #2
+	WORD $0x4e3d1e52 // and v18.16b, v18.16b, v29.16b
+	WORD $0x4f095413 // shl v19.16b, v0.16b, #1
+	WORD $0x4e3c1e73 // and v19.16b, v19.16b, v28.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x6e3c8652 // sub v18.16b, v18.16b, v28.16b
+	WORD $0x0e2ac24e // smull v14.8h, v18.8b, v10.8b
+	WORD $0x4e2ac24f // smull2 v15.8h, v18.16b, v10.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
+	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
+	WORD $0x6f9609d0 // mla v16.4s, v14.4s, v22.s[2]
+	WORD $0x6f0e0472 // ushr v18.16b, v3.16b, #2
+	WORD $0x4e3d1e52 // and v18.16b, v18.16b, v29.16b
+	WORD $0x4f095433 // shl v19.16b, v1.16b, #1
+	WORD $0x4e3c1e73 // and v19.16b, v19.16b, v28.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x6e3c8652 // sub v18.16b, v18.16b, v28.16b
+	WORD $0x0e2bc24e // smull v14.8h, v18.8b, v11.8b
+	WORD $0x4e2bc24f // smull2 v15.8h, v18.16b, v11.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
+	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
+	WORD $0x6fb609d1 // mla v17.4s, v14.4s, v22.s[3]
+	WORD $0x4cdfa14a // ld1 {v10.16b, v11.16b}, [x10], #32
+	WORD $0x6f0c0452 // ushr v18.16b, v2.16b, #4
+	WORD $0x4e3d1e52 // and v18.16b, v18.16b, v29.16b
+	WORD $0x4ea01c13 // mov v19.16b, v0.16b
+	WORD $0x4e3c1e73 // and v19.16b, v19.16b, v28.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x6e3c8652 // sub v18.16b, v18.16b, v28.16b
+	WORD $0x0e2ac24e // smull v14.8h, v18.8b, v10.8b
+	WORD $0x4e2ac24f // smull2 v15.8h, v18.16b, v10.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
+	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
+	WORD $0x6f9701d0 // mla v16.4s, v14.4s, v23.s[0]
+	WORD $0x6f0c0472 // ushr v18.16b, v3.16b, #4
+	WORD $0x4e3d1e52 // and v18.16b, v18.16b, v29.16b
+	WORD $0x4ea11c33 // mov v19.16b, v1.16b
+	WORD $0x4e3c1e73 // and v19.16b, v19.16b, v28.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x6e3c8652 // sub v18.16b, v18.16b, v28.16b
+	WORD $0x0e2bc24e // smull v14.8h, v18.8b, v11.8b
+	WORD $0x4e2bc24f // smull2 v15.8h, v18.16b, v11.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
+	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
+	WORD $0x6fb701d1 // mla v17.4s, v14.4s, v23.s[1]
+	WORD $0x4cdfa14a // ld1 {v10.16b, v11.16b}, [x10], #32
+	WORD $0x6f0a0452 // ushr v18.16b, v2.16b, #6
+	WORD $0x4e3d1e52 // and v18.16b, v18.16b, v29.16b
+	WORD $0x6f0f0413 // ushr v19.16b, v0.16b, #1
+	WORD $0x4e3c1e73 // and v19.16b, v19.16b, v28.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x6e3c8652 // sub v18.16b, v18.16b, v28.16b
+	WORD $0x0e2ac24e // smull v14.8h, v18.8b, v10.8b
+	WORD $0x4e2ac24f // smull2 v15.8h, v18.16b, v10.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
+	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
+	WORD $0x6f9709d0 // mla v16.4s, v14.4s, v23.s[2]
+	WORD $0x6f0a0472 // ushr v18.16b, v3.16b, #6
+	WORD $0x4e3d1e52 // and v18.16b, v18.16b, v29.16b
+	WORD $0x6f0f0433 // ushr v19.16b, v1.16b, #1
+	WORD $0x4e3c1e73 // and v19.16b, v19.16b, v28.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x6e3c8652 // sub v18.16b, v18.16b, v28.16b
+	WORD $0x0e2bc24e // smull v14.8h, v18.8b, v11.8b
+	WORD $0x4e2bc24f // smull2 v15.8h, v18.16b, v11.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
+	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
+	WORD $0x6fb709d1 // mla v17.4s, v14.4s, v23.s[3]
+	WORD $0x4cdfa14a // ld1 {v10.16b, v11.16b}, [x10], #32
+	WORD $0x4e3d1c92 // and v18.16b, v4.16b, v29.16b
+	WORD $0x6f0e0413 // ushr v19.16b, v0.16b, #2
+	WORD $0x4e3c1e73 // and v19.16b, v19.16b, v28.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x6e3c8652 // sub v18.16b, v18.16b, v28.16b
+	WORD $0x0e2ac24e // smull v14.8h, v18.8b, v10.8b
+	WORD $0x4e2ac24f // smull2 v15.8h, v18.16b, v10.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
+	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
+	WORD $0x6f9801d0 // mla v16.4s, v14.4s, v24.s[0]
+	WORD $0x4e3d1cb2 // and v18.16b, v5.16b, v29.16b
+	WORD $0x6f0e0433 // ushr v19.16b, v1.16b, #2
+	WORD $0x4e3c1e73 // and v19.16b, v19.16b, v28.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x6e3c8652 // sub v18.16b, v18.16b, v28.16b
+	WORD $0x0e2bc24e // smull v14.8h, v18.8b, v11.8b
+	WORD $0x4e2bc24f // smull2 v15.8h, v18.16b, v11.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
+	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
+	WORD $0x6fb801d1 // mla v17.4s, v14.4s, v24.s[1]
+	WORD $0x4cdfa14a // ld1 {v10.16b, v11.16b}, [x10], #32
+	WORD $0x6f0e0492 // ushr v18.16b, v4.16b, #2
+	WORD $0x4e3d1e52 // and v18.16b, v18.16b, v29.16b
+	WORD $0x6f0d0413 // ushr v19.16b, v0.16b, #3
+	WORD $0x4e3c1e73 // and v19.16b, v19.16b, v28.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x6e3c8652 // sub v18.16b, v18.16b, v28.16b
+	WORD $0x0e2ac24e // smull v14.8h, v18.8b, v10.8b
+	WORD $0x4e2ac24f // smull2 v15.8h, v18.16b, v10.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
+	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
+	WORD $0x6f9809d0 // mla v16.4s, v14.4s, v24.s[2]
+	WORD $0x6f0e04b2 // ushr v18.16b, v5.16b, #2
+	WORD $0x4e3d1e52 // and v18.16b, v18.16b, v29.16b
+	WORD $0x6f0d0433 // ushr v19.16b, v1.16b, #3
+	WORD $0x4e3c1e73 // and v19.16b, v19.16b, v28.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x6e3c8652 // sub v18.16b, v18.16b, v28.16b
+	WORD $0x0e2bc24e // smull v14.8h, v18.8b, v11.8b
+	WORD $0x4e2bc24f // smull2 v15.8h, v18.16b, v11.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
+	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
+	WORD $0x6fb809d1 // mla v17.4s, v14.4s, v24.s[3]
+	WORD $0x4cdfa14a // ld1 {v10.16b, v11.16b}, [x10], #32
+	WORD $0x6f0c0492 // ushr v18.16b, v4.16b, #4
+	WORD $0x4e3d1e52 // and v18.16b, v18.16b, v29.16b
+	WORD $0x6f0c0413 // ushr v19.16b, v0.16b, #4
+	WORD $0x4e3c1e73 // and v19.16b, v19.16b, v28.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x6e3c8652 // sub v18.16b, v18.16b, v28.16b
+	WORD $0x0e2ac24e // smull v14.8h, v18.8b, v10.8b
+	WORD $0x4e2ac24f // smull2 v15.8h, v18.16b, v10.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
+	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
+	WORD $0x6f9901d0 // mla v16.4s, v14.4s, v25.s[0]
+	WORD $0x6f0c04b2 // ushr v18.16b, v5.16b, #4
+	WORD $0x4e3d1e52 // and v18.16b, v18.16b, v29.16b
+	WORD $0x6f0c0433 // ushr v19.16b, v1.16b, #4
+	WORD $0x4e3c1e73 // and v19.16b, v19.16b, v28.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x6e3c8652 // sub v18.16b, v18.16b, v28.16b
+	WORD $0x0e2bc24e // smull v14.8h, v18.8b, v11.8b
+	WORD $0x4e2bc24f // smull2 v15.8h, v18.16b, v11.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
+	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
+	WORD $0x6fb901d1 // mla v17.4s, v14.4s, v25.s[1]
+	WORD $0x4cdfa14a // ld1 {v10.16b, v11.16b}, [x10], #32
+	WORD $0x6f0a0492 // ushr v18.16b, v4.16b, #6
+	WORD $0x4e3d1e52 // and v18.16b, v18.16b, v29.16b
+	WORD $0x6f0b0413 // ushr v19.16b, v0.16b, #5
+	WORD $0x4e3c1e73 // and v19.16b, v19.16b, v28.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x6e3c8652 // sub v18.16b, v18.16b, v28.16b
+	WORD $0x0e2ac24e // smull v14.8h, v18.8b, v10.8b
+	WORD $0x4e2ac24f // smull2 v15.8h, v18.16b, v10.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
+	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
+	WORD $0x6f9909d0 // mla v16.4s, v14.4s, v25.s[2]
+	WORD $0x6f0a04b2 // ushr v18.16b, v5.16b, #6
+	WORD $0x4e3d1e52 // and v18.16b, v18.16b, v29.16b
+	WORD $0x6f0b0433 // ushr v19.16b, v1.16b, #5
+	WORD $0x4e3c1e73 // and v19.16b, v19.16b, v28.16b
+	WORD $0x4eb31e52 // orr v18.16b, v18.16b, v19.16b
+	WORD $0x6e3c8652 // sub v18.16b, v18.16b, v28.16b
+	WORD $0x0e2bc24e // smull v14.8h, v18.8b, v11.8b
+	WORD $0x4e2bc24f // smull2 v15.8h, v18.16b, v11.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
+	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
+	WORD $0x6fb909d1 // mla v17.4s, v14.4s, v25.s[3]
+	WORD $0x4e21da10 // scvtf v16.4s, v16.4s
+	WORD $0x4e21da31 // scvtf v17.4s, v17.4s
+	WORD $0x7d40d812 // ldr h18, [x0, #108]
+	WORD $0xbd400033 // ldr s19, [x1]
+	WORD $0x1ee24252 // fcvt s18, h18
+	WORD $0x1e320a72 // fmul s18, s19, s18
+	WORD $0x4f92121e // fmla v30.4s, v16.4s, v18.s[0]
+	WORD $0x4f92123f // fmla v31.4s, v17.4s, v18.s[0]
+	ADD $110, R0
+	ADD $292, R1
+	SUBS $1, R2
+	BNE q3KDotNEON_loop
+q3KDotNEON_done:
+	WORD $0xad007c7e // stp q30, q31, [x3]
+	RET
+
+// q2KSumsSDOT(w *byte, x *q8KBlock, n int, out *int32)
+TEXT ·q2KSumsSDOT(SB), NOSPLIT, $0-32
+	MOVD w+0(FP), R0
+	MOVD x+8(FP), R1
+	MOVD n+16(FP), R2
+	MOVD out+24(FP), R3
+	WORD $0x4f00e47d // movi v29.16b, #3
+	WORD $0x4f00e5fc // movi v28.16b, #15
+	CBZ R2, q2KSumsSDOT_done
+q2KSumsSDOT_loop:
+	WORD $0x3dc00014 // ldr q20, [x0]
+	WORD $0x4e3c1e95 // and v21.16b, v20.16b, v28.16b
+	WORD $0x6f0c0694 // ushr v20.16b, v20.16b, #4
+	WORD $0x6f08a6b9 // uxtl2 v25.8h, v21.16b
+	WORD $0x2f08a6b8 // uxtl v24.8h, v21.8b
+	WORD $0x2f10a716 // uxtl v22.4s, v24.4h
+	WORD $0x6f10a717 // uxtl2 v23.4s, v24.8h
+	WORD $0x2f10a738 // uxtl v24.4s, v25.4h
+	WORD $0x6f10a739 // uxtl2 v25.4s, v25.8h
+	WORD $0x9104102b // add x11, x1, #260
+	WORD $0x4c40a57a // ld1 {v26.8h, v27.8h}, [x11]
+	WORD $0x6f08a693 // uxtl2 v19.8h, v20.16b
+	WORD $0x2f08a692 // uxtl v18.8h, v20.8b
+	WORD $0x0e7ac24c // smull v12.4s, v18.4h, v26.4h
+	WORD $0x4e7a824c // smlal2 v12.4s, v18.8h, v26.8h
+	WORD $0x0e7bc26d // smull v13.4s, v19.4h, v27.4h
+	WORD $0x4e7b826d // smlal2 v13.4s, v19.8h, v27.8h
+	WORD $0x4eadbd8c // addp v12.4s, v12.4s, v13.4s
+	WORD $0x4eacbd8c // addp v12.4s, v12.4s, v12.4s
+	WORD $0x91004009 // add x9, x0, #16
+	WORD $0x4c402120 // ld1 {v0.16b, v1.16b, v2.16b, v3.16b}, [x9]
+	WORD $0x9100102a // add x10, x1, #4
+	WORD $0x4f000410 // movi v16.4s, #0
+	WORD $0x4f000411 // movi v17.4s, #0
+	WORD $0x4cdfa14a // ld1 {v10.16b, v11.16b}, [x10], #32
+	WORD $0x4e3d1c12 // and v18.16b, v0.16b, v29.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e8a964e // sdot v14.4s, v18.16b, v10.16b
+	WORD $0x6f9601d0 // mla v16.4s, v14.4s, v22.s[0]
+	WORD $0x4e3d1c32 // and v18.16b, v1.16b, v29.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e8b964e // sdot v14.4s, v18.16b, v11.16b
+	WORD $0x6fb601d0 // mla v16.4s, v14.4s, v22.s[1]
+	WORD $0x4cdfa14a // ld1 {v10.16b, v11.16b}, [x10], #32
+	WORD $0x6f0e0412 // ushr v18.16b, v0.16b, #2
+	WORD $0x4e3d1e52 // and v18.16b, v18.16b, v29.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e8a964e // sdot v14.4s, v18.16b, v10.16b
+	WORD $0x6f9609d0 // mla v16.4s, v14.4s, v22.s[2]
+	WORD $0x6f0e0432 // ushr v18.16b, v1.16b, #2
+	WORD $0x4e3d1e52 // and v18.16b, v18.16b, v29.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e8b964e // sdot v14.4s, v18.16b, v11.16b
+	WORD $0x6fb609d0 // mla v16.4s, v14.4s, v22.s[3]
+	WORD $0x4cdfa14a // ld1 {v10.16b, v11.16b}, [x10], #32
+	WORD $0x6f0c0412 // ushr v18.16b, v0.16b, #4
+	WORD $0x4e3d1e52 // and v18.16b, v18.16b, v29.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e8a964e // sdot v14.4s, v18.16b, v10.16b
+	WORD $0x6f9701d0 // mla v16.4s, v14.4s, v23.s[0]
+	WORD $0x6f0c0432 // ushr v18.16b, v1.16b, #4
+	WORD $0x4e3d1e52 // and v18.16b, v18.16b, v29.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e8b964e // sdot v14.4s, v18.16b, v11.16b
+	WORD $0x6fb701d0 // mla v16.4s, v14.4s, v23.s[1]
+	WORD $0x4cdfa14a // ld1 {v10.16b, v11.16b}, [x10], #32
+	WORD $0x6f0a0412 // ushr v18.16b, v0.16b, #6
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e8a964e // sdot v14.4s, v18.16b, v10.16b
+	WORD $0x6f9709d0 // mla v16.4s, v14.4s, v23.s[2]
+	WORD $0x6f0a0432 // ushr v18.16b, v1.16b, #6
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e8b964e // sdot v14.4s, v18.16b, v11.16b
+	WORD $0x6fb709d0 // mla v16.4s, v14.4s, v23.s[3]
+	WORD $0x4cdfa14a // ld1 {v10.16b, v11.16b}, [x10], #32
+	WORD $0x4e3d1c52 // and v18.16b, v2.16b, v29.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e8a964e // sdot v14.4s, v18.16b, v10.16b
+	WORD $0x6f9801d1 // mla v17.4s, v14.4s, v24.s[0]
+	WORD $0x4e3d1c72 // and v18.16b, v3.16b, v29.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e8b964e // sdot v14.4s, v18.16b, v11.16b
+	WORD $0x6fb801d1 // mla v17.4s, v14.4s, v24.s[1]
+	WORD $0x4cdfa14a // ld1 {v10.16b, v11.16b}, [x10], #32
+	WORD $0x6f0e0452 // ushr v18.16b, v2.16b, #2
+	WORD $0x4e3d1e52 // and v18.16b, v18.16b, v29.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e8a964e // sdot v14.4s, v18.16b, v10.16b
+	WORD $0x6f9809d1 // mla v17.4s, v14.4s, v24.s[2]
+	WORD $0x6f0e0472 // ushr v18.16b, v3.16b, #2
+	WORD $0x4e3d1e52 // and v18.16b, v18.16b, v29.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e8b964e // sdot v14.4s, v18.16b, v11.16b
+	WORD $0x6fb809d1 // mla v17.4s, v14.4s, v24.s[3]
+	WORD $0x4cdfa14a // ld1 {v10.16b, v11.16b}, [x10], #32
+	WORD $0x6f0c0452 // ushr v18.16b, v2.16b, #4
+	WORD $0x4e3d1e52 // and v18.16b, v18.16b, v29.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e8a964e // sdot v14.4s, v18.16b, v10.16b
+	WORD $0x6f9901d1 // mla v17.4s, v14.4s, v25.s[0]
+	WORD $0x6f0c0472 // ushr v18.16b, v3.16b, #4
+	WORD $0x4e3d1e52 // and v18.16b, v18.16b, v29.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e8b964e // sdot v14.4s, v18.16b, v11.16b
+	WORD $0x6fb901d1 // mla v17.4s, v14.4s, v25.s[1]
+	WORD $0x4cdfa14a // ld1 {v10.16b, v11.16b}, [x10], #32
+	WORD $0x6f0a0452 // ushr v18.16b, v2.16b, #6
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e8a964e // sdot v14.4s, v18.16b, v10.16b
+	WORD $0x6f9909d1 // mla v17.4s, v14.4s, v25.s[2]
+	WORD $0x6f0a0472 // ushr v18.16b, v3.16b, #6
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e8b964e // sdot v14.4s, v18.16b, v11.16b
+	WORD $0x6fb909d1 // mla v17.4s, v14.4s, v25.s[3]
+	WORD $0x4eb1be10 // addp v16.4s, v16.4s, v17.4s
+	WORD $0x4eb0be10 // addp v16.4s, v16.4s, v16.4s
+	WORD $0x4ecc3a10 // zip1 v16.2d, v16.2d, v12.2d
+	WORD $0x3c810470 // str q16, [x3], #16
+	ADD $84, R0
+	ADD $292, R1
+	SUBS $1, R2
+	BNE q2KSumsSDOT_loop
+q2KSumsSDOT_done:
+	RET
+
+// q2KSumsNEON(w *byte, x *q8KBlock, n int, out *int32)
+TEXT ·q2KSumsNEON(SB), NOSPLIT, $0-32
+	MOVD w+0(FP), R0
+	MOVD x+8(FP), R1
+	MOVD n+16(FP), R2
+	MOVD out+24(FP), R3
+	WORD $0x4f00e47d // movi v29.16b, #3
+	WORD $0x4f00e5fc // movi v28.16b, #15
+	CBZ R2, q2KSumsNEON_done
+q2KSumsNEON_loop:
+	WORD $0x3dc00014 // ldr q20, [x0]
+	WORD $0x4e3c1e95 // and v21.16b, v20.16b, v28.16b
+	WORD $0x6f0c0694 // ushr v20.16b, v20.16b, #4
+	WORD $0x6f08a6b9 // uxtl2 v25.8h, v21.16b
+	WORD $0x2f08a6b8 // uxtl v24.8h, v21.8b
+	WORD $0x2f10a716 // uxtl v22.4s, v24.4h
+	WORD $0x6f10a717 // uxtl2 v23.4s, v24.8h
+	WORD $0x2f10a738 // uxtl v24.4s, v25.4h
+	WORD $0x6f10a739 // uxtl2 v25.4s, v25.8h
+	WORD $0x9104102b // add x11, x1, #260
+	WORD $0x4c40a57a // ld1 {v26.8h, v27.8h}, [x11]
+	WORD $0x6f08a693 // uxtl2 v19.8h, v20.16b
+	WORD $0x2f08a692 // uxtl v18.8h, v20.8b
+	WORD $0x0e7ac24c // smull v12.4s, v18.4h, v26.4h
+	WORD $0x4e7a824c // smlal2 v12.4s, v18.8h, v26.8h
+	WORD $0x0e7bc26d // smull v13.4s, v19.4h, v27.4h
+	WORD $0x4e7b826d // smlal2 v13.4s, v19.8h, v27.8h
+	WORD $0x4eadbd8c // addp v12.4s, v12.4s, v13.4s
+	WORD $0x4eacbd8c // addp v12.4s, v12.4s, v12.4s
+	WORD $0x91004009 // add x9, x0, #16
+	WORD $0x4c402120 // ld1 {v0.16b, v1.16b, v2.16b, v3.16b}, [x9]
+	WORD $0x9100102a // add x10, x1, #4
+	WORD $0x4f000410 // movi v16.4s, #0
+	WORD $0x4f000411 // movi v17.4s, #0
+	WORD $0x4cdfa14a // ld1 {v10.16b, v11.16b}, [x10], #32
+	WORD $0x4e3d1c12 // and v18.16b, v0.16b, v29.16b
+	WORD $0x0e2ac24e // smull v14.8h, v18.8b, v10.8b
+	WORD $0x4e2a824e // smlal2 v14.8h, v18.16b, v10.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x6f9601d0 // mla v16.4s, v14.4s, v22.s[0]
+	WORD $0x4e3d1c32 // and v18.16b, v1.16b, v29.16b
+	WORD $0x0e2bc24e // smull v14.8h, v18.8b, v11.8b
+	WORD $0x4e2b824e // smlal2 v14.8h, v18.16b, v11.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x6fb601d0 // mla v16.4s, v14.4s, v22.s[1]
+	WORD $0x4cdfa14a // ld1 {v10.16b, v11.16b}, [x10], #32
+	WORD $0x6f0e0412 // ushr v18.16b, v0.16b, #2
+	WORD $0x4e3d1e52 // and v18.16b, v18.16b, v29.16b
+	WORD $0x0e2ac24e // smull v14.8h, v18.8b, v10.8b
+	WORD $0x4e2a824e // smlal2 v14.8h, v18.16b, v10.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x6f9609d0 // mla v16.4s, v14.4s, v22.s[2]
+	WORD $0x6f0e0432 // ushr v18.16b, v1.16b, #2
+	WORD $0x4e3d1e52 // and v18.16b, v18.16b, v29.16b
+	WORD $0x0e2bc24e // smull v14.8h, v18.8b, v11.8b
+	WORD $0x4e2b824e // smlal2 v14.8h, v18.16b, v11.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x6fb609d0 // mla v16.4s, v14.4s, v22.s[3]
+	WORD $0x4cdfa14a // ld1 {v10.16b, v11.16b}, [x10], #32
+	WORD $0x6f0c0412 // ushr v18.16b, v0.16b, #4
+	WORD $0x4e3d1e52 // and v18.16b, v18.16b, v29.16b
+	WORD $0x0e2ac24e // smull v14.8h, v18.8b, v10.8b
+	WORD $0x4e2a824e // smlal2 v14.8h, v18.16b, v10.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x6f9701d0 // mla v16.4s, v14.4s, v23.s[0]
+	WORD $0x6f0c0432 // ushr v18.16b, v1.16b, #4
+	WORD $0x4e3d1e52 // and v18.16b, v18.16b, v29.16b
+	WORD $0x0e2bc24e // smull v14.8h, v18.8b, v11.8b
+	WORD $0x4e2b824e // smlal2 v14.8h, v18.16b, v11.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x6fb701d0 // mla v16.4s, v14.4s, v23.s[1]
+	WORD $0x4cdfa14a // ld1 {v10.16b, v11.16b}, [x10], #32
+	WORD $0x6f0a0412 // ushr v18.16b, v0.16b, #6
+	WORD $0x0e2ac24e // smull v14.8h, v18.8b, v10.8b
+	WORD $0x4e2a824e // smlal2 v14.8h, v18.16b, v10.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x6f9709d0 // mla v16.4s, v14.4s, v23.s[2]
+	WORD $0x6f0a0432 // ushr v18.16b, v1.16b, #6
+	WORD $0x0e2bc24e // smull v14.8h, v18.8b, v11.8b
+	WORD $0x4e2b824e // smlal2 v14.8h, v18.16b, v11.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x6fb709d0 // mla v16.4s, v14.4s, v23.s[3]
+	WORD $0x4cdfa14a // ld1 {v10.16b, v11.16b}, [x10], #32
+	WORD $0x4e3d1c52 // and v18.16b, v2.16b, v29.16b
+	WORD $0x0e2ac24e // smull v14.8h, v18.8b, v10.8b
+	WORD $0x4e2a824e // smlal2 v14.8h, v18.16b, v10.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x6f9801d1 // mla v17.4s, v14.4s, v24.s[0]
+	WORD $0x4e3d1c72 // and v18.16b, v3.16b, v29.16b
+	WORD $0x0e2bc24e // smull v14.8h, v18.8b, v11.8b
+	WORD $0x4e2b824e // smlal2 v14.8h, v18.16b, v11.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x6fb801d1 // mla v17.4s, v14.4s, v24.s[1]
+	WORD $0x4cdfa14a // ld1 {v10.16b, v11.16b}, [x10], #32
+	WORD $0x6f0e0452 // ushr v18.16b, v2.16b, #2
+	WORD $0x4e3d1e52 // and v18.16b, v18.16b, v29.16b
+	WORD $0x0e2ac24e // smull v14.8h, v18.8b, v10.8b
+	WORD $0x4e2a824e // smlal2 v14.8h, v18.16b, v10.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x6f9809d1 // mla v17.4s, v14.4s, v24.s[2]
+	WORD $0x6f0e0472 // ushr v18.16b, v3.16b, #2
+	WORD $0x4e3d1e52 // and v18.16b, v18.16b, v29.16b
+	WORD $0x0e2bc24e // smull v14.8h, v18.8b, v11.8b
+	WORD $0x4e2b824e // smlal2 v14.8h, v18.16b, v11.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x6fb809d1 // mla v17.4s, v14.4s, v24.s[3]
+	WORD $0x4cdfa14a // ld1 {v10.16b, v11.16b}, [x10], #32
+	WORD $0x6f0c0452 // ushr v18.16b, v2.16b, #4
+	WORD $0x4e3d1e52 // and v18.16b, v18.16b, v29.16b
+	WORD $0x0e2ac24e // smull v14.8h, v18.8b, v10.8b
+	WORD $0x4e2a824e // smlal2 v14.8h, v18.16b, v10.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x6f9901d1 // mla v17.4s, v14.4s, v25.s[0]
+	WORD $0x6f0c0472 // ushr v18.16b, v3.16b, #4
+	WORD $0x4e3d1e52 // and v18.16b, v18.16b, v29.16b
+	WORD $0x0e2bc24e // smull v14.8h, v18.8b, v11.8b
+	WORD $0x4e2b824e // smlal2 v14.8h, v18.16b, v11.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x6fb901d1 // mla v17.4s, v14.4s, v25.s[1]
+	WORD $0x4cdfa14a // ld1 {v10.16b, v11.16b}, [x10], #32
+	WORD $0x6f0a0452 // ushr v18.16b, v2.16b, #6
+	WORD $0x0e2ac24e // smull v14.8h, v18.8b, v10.8b
+	WORD $0x4e2a824e // smlal2 v14.8h, v18.16b, v10.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x6f9909d1 // mla v17.4s, v14.4s, v25.s[2]
+	WORD $0x6f0a0472 // ushr v18.16b, v3.16b, #6
+	WORD $0x0e2bc24e // smull v14.8h, v18.8b, v11.8b
+	WORD $0x4e2b824e // smlal2 v14.8h, v18.16b, v11.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x6fb909d1 // mla v17.4s, v14.4s, v25.s[3]
+	WORD $0x4eb1be10 // addp v16.4s, v16.4s, v17.4s
+	WORD $0x4eb0be10 // addp v16.4s, v16.4s, v16.4s
+	WORD $0x4ecc3a10 // zip1 v16.2d, v16.2d, v12.2d
+	WORD $0x3c810470 // str q16, [x3], #16
+	ADD $84, R0
+	ADD $292, R1
+	SUBS $1, R2
+	BNE q2KSumsNEON_loop
+q2KSumsNEON_done:
+	RET
+
 // f32Tiny16(a *float32, b *float32, n int, acc *[16]float32)
 TEXT ·f32Tiny16(SB), NOSPLIT, $0-32
 	MOVD a+0(FP), R0

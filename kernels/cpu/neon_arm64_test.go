@@ -72,6 +72,12 @@ func weightRow(t *testing.T, rng *rand.Rand, typ quant.Type, nb int, kind string
 			f16s = []int{0, 2}
 		case quant.TypeQ6_K:
 			f16s = []int{208}
+		case quant.TypeQ5_K:
+			f16s = []int{0, 2}
+		case quant.TypeQ3_K:
+			f16s = []int{108}
+		case quant.TypeQ2_K:
+			f16s = []int{80, 82}
 		}
 		for _, o := range f16s {
 			h := randF16(rng, 0.01)
@@ -147,7 +153,7 @@ func TestNEONDetect(t *testing.T) {
 			t.Errorf("no %v kernel", typ)
 		}
 	}
-	for _, typ := range []quant.Type{quant.TypeQ4_K, quant.TypeQ6_K} {
+	for _, typ := range neonKTypes {
 		if k.q8K[typ] == nil {
 			t.Errorf("no %v kernel", typ)
 		}
@@ -182,18 +188,26 @@ func TestNEONQ8(t *testing.T) {
 	}
 }
 
-// TestNEONQ8K compares the K-quant kernels (Q4_K, Q6_K), in both forms and
+// neonKTypes are the K-quants with NEON kernels.
+var neonKTypes = []quant.Type{quant.TypeQ2_K, quant.TypeQ3_K, quant.TypeQ4_K, quant.TypeQ5_K, quant.TypeQ6_K}
+
+// neonKKernel returns the NEON kernel for typ, in the SDOT form if dot.
+func neonKKernel(typ quant.Type, dot bool) func([]byte, []q8KBlock, bool) float32 {
+	return map[quant.Type]func(bool) func([]byte, []q8KBlock, bool) float32{
+		quant.TypeQ2_K: q2KKernel, quant.TypeQ3_K: q3KKernel, quant.TypeQ4_K: q4KKernel,
+		quant.TypeQ5_K: q5KKernel, quant.TypeQ6_K: q6KKernel,
+	}[typ](dot)
+}
+
+// TestNEONQ8K compares the K-quant kernels (Q2_K to Q6_K), in both forms and
 // for gemm and gemv, with decodeK+dotK bit for bit, over 1 to 64
 // super-blocks (16 Ki elements) and quantized, raw and extreme inputs.
 func TestNEONQ8K(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	blocks := []int{1, 2, 3, 5, 33, 64}
-	for _, typ := range []quant.Type{quant.TypeQ4_K, quant.TypeQ6_K} {
+	for _, typ := range neonKTypes {
 		for _, dot := range neonVariants() {
-			kern := q4KKernel(dot)
-			if typ == quant.TypeQ6_K {
-				kern = q6KKernel(dot)
-			}
+			kern := neonKKernel(typ, dot)
 			for _, nb := range blocks {
 				for _, kind := range neonKinds {
 					for _, gemm := range []bool{false, true} {
@@ -278,7 +292,7 @@ func BenchmarkSIMDNEON(b *testing.B) {
 			})
 		}
 	}
-	for _, typ := range []quant.Type{quant.TypeQ4_K, quant.TypeQ6_K} {
+	for _, typ := range neonKTypes {
 		nb := k / quant.QK_K
 		w, x := weightRow(t, rng, typ, nb, "quant"), actQ8K(rng, nb, "quant", false)
 		b.Run(typ.String()+"/oracle", func(b *testing.B) {
@@ -291,10 +305,7 @@ func BenchmarkSIMDNEON(b *testing.B) {
 			}
 		})
 		for _, dot := range neonVariants() {
-			kern := q4KKernel(dot)
-			if typ == quant.TypeQ6_K {
-				kern = q6KKernel(dot)
-			}
+			kern := neonKKernel(typ, dot)
 			b.Run(typ.String()+"/"+variantName(dot), func(b *testing.B) {
 				b.SetBytes(int64(len(w)))
 				for b.Loop() {
