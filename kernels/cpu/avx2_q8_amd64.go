@@ -9,13 +9,16 @@ import (
 )
 
 // addAVX2Q8 adds the AVX2 kernels for 32-block weights (Q8_0, Q4_0,
-// IQ4_NL), F16, BF16 and F32 weights, and the activation quantizers. Each
+// IQ4_NL, Q5_0, Q4_1, Q5_1), F16, BF16 and F32 weights, and the activation quantizers. Each
 // reproduces its pure-Go oracle bit for bit: the integer sums are exact and
 // the float operations are the oracle's, in its order (see the assembly).
 func addAVX2Q8(k *kernelSet) {
 	k.q8[quant.TypeQ8_0] = q8Kernel(dotQ8_0AVX2, 34)
 	k.q8[quant.TypeQ4_0] = q8Kernel(dotQ4_0AVX2, 18)
 	k.q8[quant.TypeIQ4_NL] = q8Kernel(dotIQ4NLAVX2, 18)
+	k.q8[quant.TypeQ5_0] = q8Kernel(dotQ5_0AVX2, 22)
+	k.q8[quant.TypeQ4_1] = q8Kernel(dotQ4_1AVX2, 20)
+	k.q8[quant.TypeQ5_1] = q8Kernel(dotQ5_1AVX2, 24)
 	k.f32Vec, k.f32Tiny = f32VecAVX2, f32TinyAVX2
 	k.f16Vec, k.f16Tiny = f16VecAVX2, f16TinyAVX2
 	k.bf16Vec, k.bf16Tiny = bf16VecAVX2, bf16TinyAVX2
@@ -160,6 +163,26 @@ func dotQ4_0AVX2(w *byte, x *q8Block, n int) float32
 //
 //go:noescape
 func dotIQ4NLAVX2(w *byte, x *q8Block, n int) float32
+
+// dotQ5_0AVX2 is dot32 for n Q5_0 blocks (22 bytes each), in dot32's
+// generic order: sum += float32(dot)·(d_w·d_x) + m_w·s_x per block, each
+// operation rounded apart (the oracle as Go compiles it for GOAMD64 v1 and
+// v2, which have no fused multiply-add).
+//
+//go:noescape
+func dotQ5_0AVX2(w *byte, x *q8Block, n int) float32
+
+// dotQ4_1AVX2 is dotQ5_0AVX2 for Q4_1 blocks (20 bytes) and Q8_1
+// activations.
+//
+//go:noescape
+func dotQ4_1AVX2(w *byte, x *q8Block, n int) float32
+
+// dotQ5_1AVX2 is dotQ5_0AVX2 for Q5_1 blocks (24 bytes) and Q8_1
+// activations.
+//
+//go:noescape
+func dotQ5_1AVX2(w *byte, x *q8Block, n int) float32
 
 // dotF32VecAVX2 is dotVec(w, x, false) without the tail: n is a multiple
 // of 64; eight ymm accumulators (four of 16 lanes) combined and reduced as

@@ -118,6 +118,96 @@ q80done:
 	VMOVD        AX, X14       \
 	VPBROADCASTD X14, Y14
 
+// iq4lut holds iq4Levels twice, once per 128-bit lane, for vpshufb.
+DATA iq4lut<>+0(SB)/8, $0xf6eaddcfbfad9881
+DATA iq4lut<>+8(SB)/8, $0x7159453526190d01
+DATA iq4lut<>+16(SB)/8, $0xf6eaddcfbfad9881
+DATA iq4lut<>+24(SB)/8, $0x7159453526190d01
+GLOBL iq4lut<>(SB), RODATA|NOPTR, $32
+
+// Q40CONV and IQ4CONV turn the nibbles in R into Q4_0's or IQ4_NL's
+// signed quants; Y13 holds 8s or iq4lut.
+#define Q40CONV(R) VPSUBB Y13, R, R
+#define IQ4CONV(R) VPSHUFB R, Y13, R
+
+// Q4BLK(CONV, OFFW, OFFX, R, XR, T, XT, T2) sets R to the eight int32
+// lanes of the products of the quants at OFFW(SI) (CONV'd nibbles) and
+// the activations at OFFX(DI).
+#define Q4BLK(CONV, OFFW, OFFX, R, XR, T, XT, T2) \
+	VMOVDQU     OFFW(SI), XR \
+	VPSRLW      $4, XR, XT   \
+	VINSERTI128 $1, XT, R, R \
+	VPAND       Y14, R, R    \
+	CONV(R)                  \
+	VMOVDQU     OFFX(DI), T  \
+	SDOT(R, T, Y15, T2)
+
+// Q4FOUR(CONV) accumulates four blocks into X0: their integer dots, summed
+// across lanes together with vphaddd, then one scalar fused multiply-add
+// each, in block order, by the product of the scales.
+#define Q4FOUR(CONV) \
+	Q4BLK(CONV, 2, 8, Y1, X1, Y2, X2, Y9)      \
+	Q4BLK(CONV, 20, 48, Y3, X3, Y4, X4, Y10)   \
+	Q4BLK(CONV, 38, 88, Y5, X5, Y6, X6, Y11)   \
+	Q4BLK(CONV, 56, 128, Y7, X7, Y8, X8, Y12)  \
+	VPHADDD      Y3, Y1, Y1                    \
+	VPHADDD      Y7, Y5, Y5                    \
+	VPHADDD      Y5, Y1, Y1                    \
+	VEXTRACTI128 $1, Y1, X2                    \
+	VPADDD       X2, X1, X1                    \
+	VCVTDQ2PS    X1, X1                        \
+	MOVWLZX      (SI), AX                      \
+	VMOVD        AX, X2                        \
+	VPINSRW      $1, 18(SI), X2, X2            \
+	VPINSRW      $2, 36(SI), X2, X2            \
+	VPINSRW      $3, 54(SI), X2, X2            \
+	VCVTPH2PS    X2, X2                        \
+	VMOVSS       (DI), X3                      \
+	VINSERTPS    $0x10, 40(DI), X3, X3         \
+	VINSERTPS    $0x20, 80(DI), X3, X3         \
+	VINSERTPS    $0x30, 120(DI), X3, X3        \
+	VMULPS       X3, X2, X2                    \
+	VFMADD231SS  X2, X1, X0                    \
+	VMOVSHDUP    X1, X4                        \
+	VMOVSHDUP    X2, X5                        \
+	VFMADD231SS  X5, X4, X0                    \
+	VMOVHLPS     X1, X1, X4                    \
+	VMOVHLPS     X2, X2, X5                    \
+	VFMADD231SS  X5, X4, X0                    \
+	VPERMILPS    $0xff, X1, X4                 \
+	VPERMILPS    $0xff, X2, X5                 \
+	VFMADD231SS  X5, X4, X0
+
+// Q4ONE(CONV) accumulates one block into X0.
+#define Q4ONE(CONV) \
+	Q4BLK(CONV, 2, 8, Y1, X1, Y2, X2, Y5) \
+	IHSUM(Y1, X1, X5)                     \
+	Q4SCALE(0, 0)
+
+// Q4LOOP(CONV, L4, L1, DONE) runs the blocks: four at a time, then one.
+#define Q4LOOP(CONV, L4, L1, DONE) \
+	CMPQ CX, $4         \
+	JB   L1             \
+L4:                     \
+	Q4FOUR(CONV)        \
+	ADDQ $72, SI        \
+	ADDQ $160, DI       \
+	SUBQ $4, CX         \
+	CMPQ CX, $4         \
+	JAE  L4             \
+L1:                     \
+	TESTQ CX, CX        \
+	JZ   DONE           \
+	Q4ONE(CONV)         \
+	ADDQ $18, SI        \
+	ADDQ $40, DI        \
+	DECQ CX             \
+	JMP  L1             \
+DONE:                   \
+	VMOVSS X0, ret+24(FP) \
+	VZEROUPPER          \
+	RET
+
 // func dotQ4_0AVX2(w *byte, x *q8Block, n int) float32
 TEXT ·dotQ4_0AVX2(SB), NOSPLIT, $0-28
 	MOVQ w+0(FP), SI
@@ -127,32 +217,7 @@ TEXT ·dotQ4_0AVX2(SB), NOSPLIT, $0-28
 	MOVL         $0x08080808, AX
 	VMOVD        AX, X13
 	VPBROADCASTD X13, Y13
-	TESTQ        CX, CX
-	JZ           q40done
-
-q40loop:
-	NIBBLES(2)
-	VPSUBB  Y13, Y1, Y1
-	VMOVDQU 8(DI), Y2
-	SDOT(Y1, Y2, Y15, Y5)
-	IHSUM(Y1, X1, X5)
-	Q4SCALE(0, 0)
-	ADDQ $18, SI
-	ADDQ $40, DI
-	DECQ CX
-	JNZ  q40loop
-
-q40done:
-	VMOVSS X0, ret+24(FP)
-	VZEROUPPER
-	RET
-
-// iq4lut holds iq4Levels twice, once per 128-bit lane, for vpshufb.
-DATA iq4lut<>+0(SB)/8, $0xf6eaddcfbfad9881
-DATA iq4lut<>+8(SB)/8, $0x7159453526190d01
-DATA iq4lut<>+16(SB)/8, $0xf6eaddcfbfad9881
-DATA iq4lut<>+24(SB)/8, $0x7159453526190d01
-GLOBL iq4lut<>(SB), RODATA|NOPTR, $32
+	Q4LOOP(Q40CONV, q40four, q40one, q40done)
 
 // func dotIQ4NLAVX2(w *byte, x *q8Block, n int) float32
 TEXT ·dotIQ4NLAVX2(SB), NOSPLIT, $0-28
@@ -161,25 +226,7 @@ TEXT ·dotIQ4NLAVX2(SB), NOSPLIT, $0-28
 	MOVQ n+16(FP), CX
 	Q4SETUP
 	VMOVDQU iq4lut<>(SB), Y13
-	TESTQ   CX, CX
-	JZ      iq4done
-
-iq4loop:
-	NIBBLES(2)
-	VPSHUFB Y1, Y13, Y1
-	VMOVDQU 8(DI), Y2
-	SDOT(Y1, Y2, Y15, Y5)
-	IHSUM(Y1, X1, X5)
-	Q4SCALE(0, 0)
-	ADDQ $18, SI
-	ADDQ $40, DI
-	DECQ CX
-	JNZ  iq4loop
-
-iq4done:
-	VMOVSS X0, ret+24(FP)
-	VZEROUPPER
-	RET
+	Q4LOOP(IQ4CONV, iq4four, iq4one, iq4done)
 
 // Weight loads: eight weights at OFF(SI) widened to float32 in Y.
 #define LDF32(OFF, Y) VMOVUPS OFF(SI), Y
@@ -608,3 +655,197 @@ qknext:
 qkdone:
 	VZEROUPPER
 	RET
+
+// The other 32-block types (Q5_0, Q4_1, Q5_1) follow dot32's generic
+// path: per block, sum += float32(dot)·(d_w·d_x) + m_w·s_x, each operation
+// rounded on its own (Go does not fuse them for GOAMD64 below v3). Four
+// blocks share the cross-lane sums and the products; the additions into
+// the sum stay in block order.
+
+// qhidx, qhbits and the constants set by Q32SETUP expand Q5's 32 high bits
+// into bytes: byte k gets qh's byte k/8, keeps bit k%8, and becomes 0x10
+// where that bit is set.
+DATA qhidx<>+0(SB)/8, $0x0000000000000000
+DATA qhidx<>+8(SB)/8, $0x0101010101010101
+DATA qhidx<>+16(SB)/8, $0x0202020202020202
+DATA qhidx<>+24(SB)/8, $0x0303030303030303
+GLOBL qhidx<>(SB), RODATA|NOPTR, $32
+
+DATA qhbits<>+0(SB)/8, $0x8040201008040201
+DATA qhbits<>+8(SB)/8, $0x8040201008040201
+DATA qhbits<>+16(SB)/8, $0x8040201008040201
+DATA qhbits<>+24(SB)/8, $0x8040201008040201
+GLOBL qhbits<>(SB), RODATA|NOPTR, $32
+
+// Q32SETUP sets X0 to zero, Y15 to 16-bit ones, Y14 to bytes 0x0f, Y13 to
+// bytes 16, Y12 and Y11 to qhidx and qhbits, Y10 to bytes 0x10.
+#define Q32SETUP \
+	Q4SETUP                     \
+	MOVL         $0x10101010, AX \
+	VMOVD        AX, X13        \
+	VPBROADCASTD X13, Y13       \
+	VMOVDQA      Y13, Y10       \
+	VMOVDQU      qhidx<>(SB), Y12 \
+	VMOVDQU      qhbits<>(SB), Y11
+
+// NIB(OFF, R, XR, XT) loads the 16 bytes at OFF(SI) into R as 32 nibbles.
+#define NIB(OFF, R, XR, XT) \
+	VMOVDQU     OFF(SI), XR  \
+	VPSRLW      $4, XR, XT   \
+	VINSERTI128 $1, XT, R, R \
+	VPAND       Y14, R, R
+
+// HIGH(OFF, R, T) ors into R the fifth bits from the 32 bits at OFF(SI).
+#define HIGH(OFF, R, T) \
+	VPBROADCASTD OFF(SI), T \
+	VPSHUFB      Y12, T, T  \
+	VPAND        Y11, T, T  \
+	VPCMPEQB     Y11, T, T  \
+	VPAND        Y10, T, T  \
+	VPOR         T, R, R
+
+// UDOT(R, OFFX) sets R to the eight int32 lanes of the products of its
+// unsigned quants with the activations at OFFX(DI).
+#define UDOT(R, OFFX) \
+	VPMADDUBSW OFFX(DI), R, R \
+	VPMADDWD   Y15, R, R
+
+// Q50(B, OFFX, R, XR, T, XT, T2): the int32 lanes of the Q5_0 block at
+// B(SI) (d, qh, qs[16]) with the activations at OFFX(DI).
+#define Q50(B, OFFX, R, XR, T, XT, T2) \
+	NIB(B+6, R, XR, XT)    \
+	HIGH(B+2, R, T)        \
+	VPSUBB  Y13, R, R      \
+	VMOVDQU OFFX(DI), T    \
+	SDOT(R, T, Y15, T2)
+
+// Q41(B, ...): the same for a Q4_1 block (d, m, qs[16]).
+#define Q41(B, OFFX, R, XR, T, XT, T2) \
+	NIB(B+4, R, XR, XT) \
+	UDOT(R, OFFX)
+
+// Q51(B, ...): the same for a Q5_1 block (d, m, qh, qs[16]).
+#define Q51(B, OFFX, R, XR, T, XT, T2) \
+	NIB(B+8, R, XR, XT) \
+	HIGH(B+4, R, T)     \
+	UDOT(R, OFFX)
+
+// F16X4(OFF, BS, X) sets X to the four F16 values at OFF(SI), OFF+BS(SI),
+// ... widened.
+#define F16X4(OFF, BS, X) \
+	MOVWLZX   OFF(SI), AX                 \
+	VMOVD     AX, X                       \
+	VPINSRW   $1, OFF+BS(SI), X, X        \
+	VPINSRW   $2, OFF+2*BS(SI), X, X      \
+	VPINSRW   $3, OFF+3*BS(SI), X, X      \
+	VCVTPH2PS X, X
+
+// ACT4(OFF, X) sets X to the float32 at OFF in four activation blocks.
+#define ACT4(OFF, X) \
+	VMOVSS    OFF(DI), X                  \
+	VINSERTPS $0x10, OFF+40(DI), X, X     \
+	VINSERTPS $0x20, OFF+80(DI), X, X     \
+	VINSERTPS $0x30, OFF+120(DI), X, X
+
+// MIN4(OFF, BS, X) and NOMIN4 set X to the weight minimums of four blocks
+// (zero for Q5_0).
+#define MIN4(OFF, BS, X) F16X4(OFF, BS, X)
+#define NOMIN4(OFF, BS, X) VXORPS X, X, X
+
+// G32FOUR(QM, BS, MIN) accumulates four blocks of size BS into X0.
+#define G32FOUR(QM, BS, MIN) \
+	QM(0, 8, Y1, X1, Y2, X2, Y4)         \
+	QM(BS, 48, Y3, X3, Y2, X2, Y4)       \
+	QM(2*BS, 88, Y5, X5, Y2, X2, Y4)     \
+	QM(3*BS, 128, Y7, X7, Y2, X2, Y4)    \
+	VPHADDD      Y3, Y1, Y1              \
+	VPHADDD      Y7, Y5, Y5              \
+	VPHADDD      Y5, Y1, Y1              \
+	VEXTRACTI128 $1, Y1, X2              \
+	VPADDD       X2, X1, X1              \
+	VCVTDQ2PS    X1, X1                  \
+	F16X4(0, BS, X2)                     \
+	ACT4(0, X3)                          \
+	VMULPS       X3, X2, X2              \
+	VMULPS       X2, X1, X1              \
+	MIN(2, BS, X4)                       \
+	ACT4(4, X5)                          \
+	VMULPS       X5, X4, X4              \
+	VADDPS       X4, X1, X1              \
+	VADDSS       X1, X0, X0              \
+	VMOVSHDUP    X1, X2                  \
+	VADDSS       X2, X0, X0              \
+	VMOVHLPS     X1, X1, X2              \
+	VADDSS       X2, X0, X0              \
+	VPERMILPS    $0xff, X1, X2           \
+	VADDSS       X2, X0, X0
+
+// MIN1(X) and NOMIN1(X) set X's low lane to one block's minimum (or zero).
+#define MIN1(X) \
+	MOVWLZX   2(SI), AX \
+	VMOVD     AX, X     \
+	VCVTPH2PS X, X
+#define NOMIN1(X) VXORPS X, X, X
+
+// G32ONE(QM, MIN) accumulates one block into X0.
+#define G32ONE(QM, MIN) \
+	QM(0, 8, Y1, X1, Y2, X2, Y4) \
+	IHSUM(Y1, X1, X5)            \
+	VCVTDQ2PS X1, X1             \
+	MOVWLZX   (SI), AX           \
+	VMOVD     AX, X2             \
+	VCVTPH2PS X2, X2             \
+	VMULSS    (DI), X2, X2       \
+	VMULSS    X2, X1, X1         \
+	MIN(X4)                      \
+	VMULSS    4(DI), X4, X4      \
+	VADDSS    X4, X1, X1         \
+	VADDSS    X1, X0, X0
+
+// G32LOOP runs the blocks, four at a time, then one, and returns X0.
+#define G32LOOP(QM, BS, MIN4M, MIN1M, L4, L1, DONE) \
+	CMPQ CX, $4              \
+	JB   L1                  \
+L4:                          \
+	G32FOUR(QM, BS, MIN4M)   \
+	ADDQ $4*BS, SI           \
+	ADDQ $160, DI            \
+	SUBQ $4, CX              \
+	CMPQ CX, $4              \
+	JAE  L4                  \
+L1:                          \
+	TESTQ CX, CX             \
+	JZ   DONE                \
+	G32ONE(QM, MIN1M)        \
+	ADDQ $BS, SI             \
+	ADDQ $40, DI             \
+	DECQ CX                  \
+	JMP  L1                  \
+DONE:                        \
+	VMOVSS X0, ret+24(FP)    \
+	VZEROUPPER               \
+	RET
+
+// func dotQ5_0AVX2(w *byte, x *q8Block, n int) float32
+TEXT ·dotQ5_0AVX2(SB), NOSPLIT, $0-28
+	MOVQ w+0(FP), SI
+	MOVQ x+8(FP), DI
+	MOVQ n+16(FP), CX
+	Q32SETUP
+	G32LOOP(Q50, 22, NOMIN4, NOMIN1, q50four, q50one, q50done)
+
+// func dotQ4_1AVX2(w *byte, x *q8Block, n int) float32
+TEXT ·dotQ4_1AVX2(SB), NOSPLIT, $0-28
+	MOVQ w+0(FP), SI
+	MOVQ x+8(FP), DI
+	MOVQ n+16(FP), CX
+	Q32SETUP
+	G32LOOP(Q41, 20, MIN4, MIN1, q41four, q41one, q41done)
+
+// func dotQ5_1AVX2(w *byte, x *q8Block, n int) float32
+TEXT ·dotQ5_1AVX2(SB), NOSPLIT, $0-28
+	MOVQ w+0(FP), SI
+	MOVQ x+8(FP), DI
+	MOVQ n+16(FP), CX
+	Q32SETUP
+	G32LOOP(Q51, 24, MIN4, MIN1, q51four, q51one, q51done)

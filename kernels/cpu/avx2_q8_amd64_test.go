@@ -34,20 +34,26 @@ func q8Acts(rng *rand.Rand, nb int, sums bool) []q8Block {
 	return out
 }
 
-// extremeActs returns nb blocks of ±127 quants with large scales.
-func extremeActs(rng *rand.Rand, nb int) []q8Block {
+// extremeActs returns nb blocks of ±127 quants with large scales (and,
+// with sums, Q8_1's F16 sums).
+func extremeActs(rng *rand.Rand, nb int, sums bool) []q8Block {
 	out := make([]q8Block, nb)
 	for b := range out {
-		out[b].d = roundF16(float32(1000 + rng.IntN(30000)))
+		out[b].d = roundF16(float32(1 + rng.IntN(200)))
+		var s int32
 		for i := range out[b].q {
 			out[b].q[i] = int8(127 - 254*rng.IntN(2))
+			s += int32(out[b].q[i])
+		}
+		if sums {
+			out[b].s = roundF16(out[b].d * float32(s))
 		}
 	}
 	return out
 }
 
 // rawBlocks returns nb random blocks of t (random quants, including Q8_0's
-// -128, and finite F16 scales of either sign up to scale).
+// -128, and finite F16 scales and minimums of either sign about scale).
 func rawBlocks(rng *rand.Rand, t quant.Type, nb int, scale float64) []byte {
 	bs := t.TypeSize()
 	w := make([]byte, nb*bs)
@@ -56,6 +62,9 @@ func rawBlocks(rng *rand.Rand, t quant.Type, nb int, scale float64) []byte {
 	}
 	for b := range nb {
 		binary.LittleEndian.PutUint16(w[b*bs:], quant.F32ToF16(float32(rng.NormFloat64()*scale)))
+		if t == quant.TypeQ4_1 || t == quant.TypeQ5_1 {
+			binary.LittleEndian.PutUint16(w[b*bs+2:], quant.F32ToF16(float32(rng.NormFloat64()*scale)))
+		}
 	}
 	return w
 }
@@ -63,7 +72,8 @@ func rawBlocks(rng *rand.Rand, t quant.Type, nb int, scale float64) []byte {
 func TestAVX2Q8Dots(t *testing.T) {
 	k := avx2Kernels(t)
 	rng := rand.New(rand.NewPCG(1, 2))
-	for _, typ := range []quant.Type{quant.TypeQ8_0, quant.TypeQ4_0, quant.TypeIQ4_NL} {
+	for _, typ := range []quant.Type{quant.TypeQ8_0, quant.TypeQ4_0, quant.TypeIQ4_NL, quant.TypeQ5_0, quant.TypeQ4_1, quant.TypeQ5_1} {
+		_, sums, _ := dotKindOf(typ)
 		dot := k.q8[typ]
 		if dot == nil {
 			t.Fatalf("%v: no kernel", typ)
@@ -74,10 +84,10 @@ func TestAVX2Q8Dots(t *testing.T) {
 				w    []byte
 				x    []q8Block
 			}{
-				{"quantized", nil, q8Acts(rng, nb, false)},
-				{"raw", rawBlocks(rng, typ, nb, 0.01), q8Acts(rng, nb, false)},
-				{"extreme", rawBlocks(rng, typ, nb, 3e4), extremeActs(rng, nb)},
-				{"zero", make([]byte, nb*typ.TypeSize()), q8Acts(rng, nb, false)},
+				{"quantized", nil, q8Acts(rng, nb, sums)},
+				{"raw", rawBlocks(rng, typ, nb, 0.01), q8Acts(rng, nb, sums)},
+				{"extreme", rawBlocks(rng, typ, nb, 3e4), extremeActs(rng, nb, sums)},
+				{"zero", make([]byte, nb*typ.TypeSize()), q8Acts(rng, nb, sums)},
 			}
 			w := make([]byte, nb*typ.TypeSize())
 			if err := quant.Quantize(typ, randn(rng, 32*nb, 0.02), w); err != nil {
@@ -260,12 +270,13 @@ func BenchmarkSIMDQ8(b *testing.B) {
 	k := avx2Kernels(b)
 	const n = 4096
 	rng := rand.New(rand.NewPCG(9, 10))
-	for _, typ := range []quant.Type{quant.TypeQ8_0, quant.TypeQ4_0, quant.TypeIQ4_NL} {
+	for _, typ := range []quant.Type{quant.TypeQ8_0, quant.TypeQ4_0, quant.TypeIQ4_NL, quant.TypeQ5_0, quant.TypeQ4_1, quant.TypeQ5_1} {
+		_, sums, _ := dotKindOf(typ)
 		w := make([]byte, n/32*typ.TypeSize())
 		if err := quant.Quantize(typ, randn(rng, n, 0.02), w); err != nil {
 			b.Fatal(err)
 		}
-		x := q8Acts(rng, n/32, false)
+		x := q8Acts(rng, n/32, sums)
 		b.Run(fmt.Sprintf("%v/go", typ), func(b *testing.B) {
 			var r row32
 			r.reset(n)
