@@ -2,7 +2,7 @@ package cpu
 
 import "saji/kernels/quant"
 
-// addAVX2K adds the AVX2 kernels for the K-quant weights: each reproduces
+// addAVX2K adds the AVX2 kernels for the K-quant weights and IQ4_XS: each reproduces
 // dotK's float order for its type bit for bit (the integer sums are exact;
 // the per-lane or per-chunk sums, their float conversions and the fused
 // multiply-adds are the oracle's).
@@ -12,6 +12,7 @@ func addAVX2K(k *kernelSet) {
 	k.q8K[quant.TypeQ5_K] = kKernel(dotQ5KAVX2, quant.TypeQ5_K)
 	k.q8K[quant.TypeQ3_K] = kKernel(dotQ3KAVX2, quant.TypeQ3_K)
 	k.q8K[quant.TypeQ2_K] = kKernel(dotQ2KAVX2, quant.TypeQ2_K)
+	k.q8K[quant.TypeIQ4_XS] = kKernel(dotIQ4XSAVX2, quant.TypeIQ4_XS)
 }
 
 // kKernel wraps an assembly kernel over n super-blocks of type t as a
@@ -66,3 +67,9 @@ func dotQ4KAVX2(w *byte, x *q8KBlock, n int, gemm bool) float32
 //
 //go:noescape
 func dotQ2KAVX2(w *byte, x *q8KBlock, n int, gemm bool) float32
+
+// dotIQ4XSAVX2 is dotK for n IQ4_XS super-blocks: the exact integer sum of
+// each super-block, scaled by d·x.d and added to one float32 sum.
+//
+//go:noescape
+func dotIQ4XSAVX2(w *byte, x *q8KBlock, n int, gemm bool) float32

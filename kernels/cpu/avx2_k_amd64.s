@@ -553,3 +553,99 @@ q2done:
 	VZEROUPPER
 	VMOVSS    X0, ret+32(FP)
 	RET
+
+// iq4Lut holds the 16 IQ4 levels (iq4Levels) in both lanes.
+DATA iq4Lut<>+0(SB)/8, $0xf6eaddcfbfad9881
+DATA iq4Lut<>+8(SB)/8, $0x7159453526190d01
+DATA iq4Lut<>+16(SB)/8, $0xf6eaddcfbfad9881
+DATA iq4Lut<>+24(SB)/8, $0x7159453526190d01
+GLOBL iq4Lut<>(SB), RODATA|NOPTR, $32
+
+// SPREAD spreads the low fields of R over the bytes of R (each step doubles
+// the field count: OR with R shifted by S, masked by M). Uses BX.
+#define SPREAD(R, S, M) \
+	MOVQ R, BX; \
+	SHLQ $S, BX; \
+	ORQ  BX, R; \
+	ANDQ M, R
+
+// XSSUB adds to Y11 the scaled products of one IQ4_XS sub-block of 32
+// whose levels are in W, with the activations at XO(DI) and the scale
+// picked from Y3 by wordBcast+BC. The levels are signed: their magnitudes
+// multiply the activations with the levels' signs. Uses Y12, Y13.
+#define XSSUB(W, XO, BC) \
+	VMOVDQU    XO(DI), Y12; \
+	VPSIGNB    W, Y12, Y12; \
+	VPABSB     W, W; \
+	VPMADDUBSW Y12, W, W; \
+	VPSHUFB    wordBcast<>+BC(SB), Y3, Y13; \
+	VPMADDWD   Y13, W, W; \
+	VPADDD     W, Y11, Y11
+
+// XSPAIR adds to Y11 the scaled products of IQ4_XS sub-blocks 2p and 2p+1
+// (nibbles at QS(SI): 16 bytes each, low nibbles the first 16 elements).
+// Y15 holds 0x0f bytes, Y14 the levels.
+#define XSPAIR(QS, XO, BC) \
+	VMOVDQU    QS(SI), Y5; \
+	VPAND      Y15, Y5, Y6; \
+	VPSRLW     $4, Y5, Y7; \
+	VPAND      Y15, Y7, Y7; \
+	VPERM2I128 $0x20, Y7, Y6, Y8; \
+	VPERM2I128 $0x31, Y7, Y6, Y9; \
+	VPSHUFB    Y8, Y14, Y8; \
+	VPSHUFB    Y9, Y14, Y9; \
+	XSSUB(Y8, XO, BC); \
+	XSSUB(Y9, XO+32, BC+32)
+
+// func dotIQ4XSAVX2(w *byte, x *q8KBlock, n int, gemm bool) float32
+TEXT ·dotIQ4XSAVX2(SB), NOSPLIT, $0-36
+	MOVQ    w+0(FP), SI
+	MOVQ    x+8(FP), DI
+	MOVQ    n+16(FP), CX
+	VXORPS  X0, X0, X0 // sum
+	VMOVDQU kb0f<>(SB), Y15
+	VMOVDQU iq4Lut<>(SB), Y14
+	MOVQ    $0x0000ffff0000ffff, R8
+	MOVQ    $0x00ff00ff00ff00ff, R9
+	MOVQ    $0x0f0f0f0f0f0f0f0f, R10
+	MOVQ    $0x000000ff000000ff, R11
+	MOVQ    $0x000f000f000f000f, R12
+	MOVQ    $0x0303030303030303, R13
+
+xsloop:
+	// The eight 6-bit scales: low nibbles from scales_l at 4, high bit pairs
+	// from scales_h at 2, spread to one byte each, less 32.
+	MOVL      4(SI), AX
+	SPREAD(AX, 16, R8)
+	SPREAD(AX, 8, R9)
+	SPREAD(AX, 4, R10)
+	MOVWLZX   2(SI), DX
+	SPREAD(DX, 24, R11)
+	SPREAD(DX, 12, R12)
+	SPREAD(DX, 6, R13)
+	SHLQ      $4, DX
+	ORQ       DX, AX
+	VMOVQ     AX, X1
+	VPSUBB    kb20<>(SB), X1, X1
+	VPMOVSXBW X1, X1
+	VPERMQ    $0x44, Y1, Y3
+	VPXOR     Y11, Y11, Y11
+	XSPAIR(8, 4, 0)
+	XSPAIR(40, 68, 64)
+	XSPAIR(72, 132, 128)
+	XSPAIR(104, 196, 192)
+	VEXTRACTI128 $1, Y11, X5
+	VPADDD       X5, X11, X11
+	VPSHUFD      $0x4e, X11, X5
+	VPADDD       X5, X11, X11
+	VPSHUFD      $0xb1, X11, X5
+	VPADDD       X5, X11, X11
+	VCVTDQ2PS    X11, X11
+	DSCALE(0)
+	VMULSS       X11, X9, X9 // d·x.d·isum
+	VADDSS       X9, X0, X0
+	NEXTBLOCK(136, xsloop)
+
+	VZEROUPPER
+	VMOVSS X0, ret+32(FP)
+	RET

@@ -11,16 +11,17 @@ import (
 )
 
 // kTypes are the weight types addAVX2K covers, in the order they matter.
-var kTypes = []quant.Type{quant.TypeQ4_K, quant.TypeQ6_K, quant.TypeQ5_K, quant.TypeQ3_K, quant.TypeQ2_K}
+var kTypes = []quant.Type{quant.TypeQ4_K, quant.TypeQ6_K, quant.TypeQ5_K, quant.TypeQ3_K, quant.TypeQ2_K, quant.TypeIQ4_XS}
 
 // kHalfOffsets are the offsets of each type's F16 super-block scales (d,
 // and dmin where the type has one).
 var kHalfOffsets = map[quant.Type][]int{
-	quant.TypeQ2_K: {80, 82},
-	quant.TypeQ3_K: {108},
-	quant.TypeQ4_K: {0, 2},
-	quant.TypeQ5_K: {0, 2},
-	quant.TypeQ6_K: {208},
+	quant.TypeQ2_K:   {80, 82},
+	quant.TypeQ3_K:   {108},
+	quant.TypeQ4_K:   {0, 2},
+	quant.TypeQ5_K:   {0, 2},
+	quant.TypeQ6_K:   {208},
+	quant.TypeIQ4_XS: {0},
 }
 
 // avx2KSet returns a kernel set holding only the K-quant kernels, or skips
