@@ -428,6 +428,16 @@ q3loop:
 	VPAND      Y15, Y9, Y9; \
 	SCALED(Y9, XO+32, wordBcast<>+BC+32(SB), Y3, ACC)
 
+// SCALED4 adds to Y11 the scaled int32 products of sub-blocks 2p and 2p+1
+// of a Q4_K super-block, as Q4PAIR. Uses Y8, Y9.
+#define SCALED4(QS, XO, BC) \
+	VMOVDQU QS(SI), Y5; \
+	VPAND   Y15, Y5, Y8; \
+	SCALED(Y8, XO, wordBcast<>+BC(SB), Y3, Y11); \
+	VPSRLW  $4, Y5, Y9; \
+	VPAND   Y15, Y9, Y9; \
+	SCALED(Y9, XO+32, wordBcast<>+BC+32(SB), Y3, Y11)
+
 // func dotQ4KAVX2(w *byte, x *q8KBlock, n int, gemm bool) float32
 TEXT ·dotQ4KAVX2(SB), NOSPLIT, $0-36
 	MOVQ    w+0(FP), SI
@@ -436,8 +446,27 @@ TEXT ·dotQ4KAVX2(SB), NOSPLIT, $0-36
 	MOVBLZX gemm+24(FP), R11
 	VXORPS  X0, X0, X0 // [acc, accMin, 0, 0]
 	VMOVDQU kb0f<>(SB), Y15
+	TESTQ   R11, R11
+	JNZ     q4gemm
 
+	// gemv: one chunk per super-block.
 q4loop:
+	KSCALES(4)
+	Q4PAIR(16, 4, 0, Y11)
+	SCALED4(48, 68, 64)
+	SCALED4(80, 132, 128)
+	SCALED4(112, 196, 192)
+	VPHADDD      Y2, Y11, Y11 // [i, i, m, m] in each lane
+	VEXTRACTI128 $1, Y11, X6
+	VPADDD       X6, X11, X11
+	VPHADDD      X11, X11, X11 // [isum, msum, isum, msum]
+	VCVTDQ2PS    X11, X11
+	DDMIN(0)
+	VFMADD231PS  X11, X9, X0
+	NEXTBLOCK(144, q4loop)
+	JMP          q4done
+
+q4gemm:
 	KSCALES(4)
 	Q4PAIR(16, 4, 0, Y6)
 	Q4PAIR(48, 68, 64, Y7)
@@ -452,27 +481,17 @@ q4loop:
 	VPHADDD      Y2, Y2, Y2
 	VPERMQ       $0x08, Y2, Y2
 	DDMIN(0)
-	TESTQ        R11, R11
-	JNZ          q4gemm
-	VPHADDD      X2, X6, X6 // [i01, i23, m01, m23]
-	VPHADDD      X6, X6, X6 // [isum, msum, isum, msum]
-	VCVTDQ2PS    X6, X6
-	VFMADD231PS  X6, X9, X0
-	NEXTBLOCK(144, q4loop)
-	JMP          q4done
-
-q4gemm:
-	VPUNPCKLDQ  X2, X6, X7 // [i0, m0, i1, m1]
-	VPUNPCKHDQ  X2, X6, X8 // [i2, m2, i3, m3]
-	VCVTDQ2PS   X7, X7
-	VCVTDQ2PS   X8, X8
-	VFMADD231PS X7, X9, X0
-	VMOVHLPS    X7, X7, X7
-	VFMADD231PS X7, X9, X0
-	VFMADD231PS X8, X9, X0
-	VMOVHLPS    X8, X8, X8
-	VFMADD231PS X8, X9, X0
-	NEXTBLOCK(144, q4loop)
+	VPUNPCKLDQ   X2, X6, X7 // [i0, m0, i1, m1]
+	VPUNPCKHDQ   X2, X6, X8 // [i2, m2, i3, m3]
+	VCVTDQ2PS    X7, X7
+	VCVTDQ2PS    X8, X8
+	VFMADD231PS  X7, X9, X0
+	VMOVHLPS     X7, X7, X7
+	VFMADD231PS  X7, X9, X0
+	VFMADD231PS  X8, X9, X0
+	VMOVHLPS     X8, X8, X8
+	VFMADD231PS  X8, X9, X0
+	NEXTBLOCK(144, q4gemm)
 
 q4done:
 	VMOVSHDUP X0, X1
