@@ -136,7 +136,11 @@ func dot32(r *row32, x []q8Block) float32 {
 	var sum float32
 	for b := range x {
 		sumi := blockDot(r.q[32*b:32*b+32], &x[b].q)
-		sum += float32(sumi)*(r.d[b]*x[b].d) + r.m[b]*x[b].s
+		// The conversions keep each product rounded on its own: without
+		// them the compiler may fuse a multiply into the addition (it does
+		// on arm64, and on amd64 from GOAMD64=v3), and the SIMD kernels
+		// follow the unfused order.
+		sum += float32(float32(sumi)*(r.d[b]*x[b].d)) + float32(r.m[b]*x[b].s)
 	}
 	return sum
 }
