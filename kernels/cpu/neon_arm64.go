@@ -105,6 +105,24 @@ func q2KSumsSDOT(w *byte, x *q8KBlock, n int, out *int32)
 //go:noescape
 func q2KSumsNEON(w *byte, x *q8KBlock, n int, out *int32)
 
+// quantQ8NEON quantizes n blocks of 32 floats at x into out as quantizeQ8
+// does, with Q8_1's sums where sums is not zero.
+//
+//go:noescape
+func quantQ8NEON(x *float32, out *q8Block, n int, sums int)
+
+// q8KMaxNEON returns the largest magnitude amax of the 256 floats at x and
+// whether amax and -amax occur among them.
+//
+//go:noescape
+func q8KMaxNEON(x *float32) (amax float32, pos, neg bool)
+
+// q8KQuantNEON sets out's quants to min(127, round-half-even(iscale·x[i]))
+// for the 256 floats at x, and its bsum; it leaves out.d alone.
+//
+//go:noescape
+func q8KQuantNEON(x *float32, out *q8KBlock, iscale float32)
+
 // f32Tiny16 accumulates a[i]·b[i] for i < n (a multiple of 16) into lane
 // i%16 of acc with fused multiply-adds, as dotTiny does.
 //
@@ -148,6 +166,7 @@ func addNEON(k *kernelSet, dot bool) {
 	k.q8K[quant.TypeQ5_K] = q5KKernel(dot)
 	k.q8K[quant.TypeQ3_K] = q3KKernel(dot)
 	k.q8K[quant.TypeQ2_K] = q2KKernel(dot)
+	k.quantQ8, k.quantQ8K = quantizeQ8NEON, quantizeQ8KNEON
 	k.f32Vec, k.f32Tiny = f32VecNEON, f32TinyNEON
 	k.f16Vec, k.f16Tiny = halfVecNEON(false), halfTinyNEON(false)
 	k.bf16Vec, k.bf16Tiny = halfVecNEON(true), halfTinyNEON(true)
@@ -314,6 +333,49 @@ func q2KKernel(dot bool) func(w []byte, x []q8KBlock, gemm bool) float32 {
 			}
 		}
 		return acc - accMin
+	}
+}
+
+// quantizeQ8NEON is quantizeQ8.
+func quantizeQ8NEON(x []float32, out []q8Block, sums bool) {
+	if len(out) == 0 {
+		return
+	}
+	_ = x[32*len(out)-1]
+	s := 0
+	if sums {
+		s = 1
+	}
+	quantQ8NEON(&x[0], &out[0], len(out), s)
+}
+
+// quantizeQ8KNEON is quantizeQ8K: the assembly finds each block's largest
+// magnitude and quantizes it; Go settles the sign of the scale, scanning
+// the block for the first extreme only when both +max and -max occur.
+func quantizeQ8KNEON(x []float32, out []q8KBlock, grouped bool) {
+	for b := range out {
+		xb := x[quant.QK_K*b : quant.QK_K*(b+1)]
+		blk := &out[b]
+		amax, pos, neg := q8KMaxNEON(&xb[0])
+		if amax == 0 || !(pos || neg) { // zero, or NaNs: the oracle decides
+			quantizeQ8K(xb, out[b:b+1], grouped)
+			continue
+		}
+		maxv := amax
+		switch {
+		case !pos:
+			maxv = -amax
+		case neg && !grouped:
+			for _, v := range xb {
+				if abs32(v) == amax {
+					maxv = v
+					break
+				}
+			}
+		}
+		iscale := -127 / maxv
+		q8KQuantNEON(&xb[0], blk, iscale)
+		blk.d = 1 / iscale
 	}
 }
 

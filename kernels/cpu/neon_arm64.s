@@ -2000,6 +2000,218 @@ q2KSumsNEON_loop:
 q2KSumsNEON_done:
 	RET
 
+// quantQ8NEON(x *float32, out *q8Block, n int, sums int)
+TEXT ·quantQ8NEON(SB), NOSPLIT, $0-32
+	MOVD x+0(FP), R0
+	MOVD out+8(FP), R1
+	MOVD n+16(FP), R2
+	MOVD sums+24(FP), R3
+	WORD $0x52a85fc4 // mov w4, #0x42fe0000
+	WORD $0x1e27009e // fmov s30, w4
+	WORD $0x4f00041f // movi v31.4s, #0
+	CBZ R2, quantQ8NEON_done
+quantQ8NEON_loop:
+	WORD $0x4cdf2800 // ld1 {v0.4s, v1.4s, v2.4s, v3.4s}, [x0], #64
+	WORD $0x4cdf2804 // ld1 {v4.4s, v5.4s, v6.4s, v7.4s}, [x0], #64
+	WORD $0x4ea0f810 // fabs v16.4s, v0.4s
+	WORD $0x4ea0f831 // fabs v17.4s, v1.4s
+	WORD $0x4ea0f852 // fabs v18.4s, v2.4s
+	WORD $0x4ea0f873 // fabs v19.4s, v3.4s
+	WORD $0x4ea0f894 // fabs v20.4s, v4.4s
+	WORD $0x4ea0f8b5 // fabs v21.4s, v5.4s
+	WORD $0x4ea0f8d6 // fabs v22.4s, v6.4s
+	WORD $0x4ea0f8f7 // fabs v23.4s, v7.4s
+	WORD $0x4e31f610 // fmax v16.4s, v16.4s, v17.4s
+	WORD $0x4e33f652 // fmax v18.4s, v18.4s, v19.4s
+	WORD $0x4e35f694 // fmax v20.4s, v20.4s, v21.4s
+	WORD $0x4e37f6d6 // fmax v22.4s, v22.4s, v23.4s
+	WORD $0x4e32f610 // fmax v16.4s, v16.4s, v18.4s
+	WORD $0x4e36f694 // fmax v20.4s, v20.4s, v22.4s
+	WORD $0x4e34f610 // fmax v16.4s, v16.4s, v20.4s
+	WORD $0x6e30fa10 // fmaxv s16, v16.4s
+	WORD $0x1e3e1a11 // fdiv s17, s16, s30
+	WORD $0x1e301bd2 // fdiv s18, s30, s16
+	WORD $0x1e202208 // fcmp s16, #0.0
+	WORD $0x1e3f1e52 // fcsel s18, s18, s31, ne
+	WORD $0x1e23c233 // fcvt h19, s17
+	WORD $0x1ee24273 // fcvt s19, h19
+	WORD $0xbd000033 // str s19, [x1]
+	WORD $0x4f929000 // fmul v0.4s, v0.4s, v18.s[0]
+	WORD $0x4e21a800 // fcvtns v0.4s, v0.4s
+	WORD $0x4f929021 // fmul v1.4s, v1.4s, v18.s[0]
+	WORD $0x4e21a821 // fcvtns v1.4s, v1.4s
+	WORD $0x4f929042 // fmul v2.4s, v2.4s, v18.s[0]
+	WORD $0x4e21a842 // fcvtns v2.4s, v2.4s
+	WORD $0x4f929063 // fmul v3.4s, v3.4s, v18.s[0]
+	WORD $0x4e21a863 // fcvtns v3.4s, v3.4s
+	WORD $0x4f929084 // fmul v4.4s, v4.4s, v18.s[0]
+	WORD $0x4e21a884 // fcvtns v4.4s, v4.4s
+	WORD $0x4f9290a5 // fmul v5.4s, v5.4s, v18.s[0]
+	WORD $0x4e21a8a5 // fcvtns v5.4s, v5.4s
+	WORD $0x4f9290c6 // fmul v6.4s, v6.4s, v18.s[0]
+	WORD $0x4e21a8c6 // fcvtns v6.4s, v6.4s
+	WORD $0x4f9290e7 // fmul v7.4s, v7.4s, v18.s[0]
+	WORD $0x4e21a8e7 // fcvtns v7.4s, v7.4s
+	WORD $0x0e612800 // xtn v0.4h, v0.4s
+	WORD $0x4e612820 // xtn2 v0.8h, v1.4s
+	WORD $0x0e612842 // xtn v2.4h, v2.4s
+	WORD $0x4e612862 // xtn2 v2.8h, v3.4s
+	WORD $0x0e612884 // xtn v4.4h, v4.4s
+	WORD $0x4e6128a4 // xtn2 v4.8h, v5.4s
+	WORD $0x0e6128c6 // xtn v6.4h, v6.4s
+	WORD $0x4e6128e6 // xtn2 v6.8h, v7.4s
+	WORD $0x0e212800 // xtn v0.8b, v0.8h
+	WORD $0x4e212840 // xtn2 v0.16b, v2.8h
+	WORD $0x0e212884 // xtn v4.8b, v4.8h
+	WORD $0x4e2128c4 // xtn2 v4.16b, v6.8h
+	WORD $0x3c808020 // stur q0, [x1, #8]
+	WORD $0x3c818024 // stur q4, [x1, #24]
+	CBZ R3, quantQ8NEON_next
+	WORD $0x4e202800 // saddlp v0.8h, v0.16b
+	WORD $0x4e206880 // sadalp v0.8h, v4.16b
+	WORD $0x4e703800 // saddlv s0, v0.8h
+	WORD $0x5e21d800 // scvtf s0, s0
+	WORD $0x1e200a20 // fmul s0, s17, s0
+	WORD $0x1e23c000 // fcvt h0, s0
+	WORD $0x1ee24000 // fcvt s0, h0
+	WORD $0xbd000420 // str s0, [x1, #4]
+quantQ8NEON_next:
+	ADD $40, R1
+	SUBS $1, R2
+	BNE quantQ8NEON_loop
+quantQ8NEON_done:
+	RET
+
+// q8KMaxNEON(x *float32) (amax float32, pos, neg bool)
+TEXT ·q8KMaxNEON(SB), NOSPLIT, $0-14
+	MOVD x+0(FP), R0
+	WORD $0x4f000410 // movi v16.4s, #0
+	WORD $0x4f000411 // movi v17.4s, #0
+	WORD $0x4f000412 // movi v18.4s, #0
+	WORD $0x4f000413 // movi v19.4s, #0
+	MOVD $16, R2
+q8KMaxNEON_loop:
+	WORD $0x4cdf2800 // ld1 {v0.4s, v1.4s, v2.4s, v3.4s}, [x0], #64
+	WORD $0x4ea0f800 // fabs v0.4s, v0.4s
+	WORD $0x4e20f610 // fmax v16.4s, v16.4s, v0.4s
+	WORD $0x4ea0f821 // fabs v1.4s, v1.4s
+	WORD $0x4e21f631 // fmax v17.4s, v17.4s, v1.4s
+	WORD $0x4ea0f842 // fabs v2.4s, v2.4s
+	WORD $0x4e22f652 // fmax v18.4s, v18.4s, v2.4s
+	WORD $0x4ea0f863 // fabs v3.4s, v3.4s
+	WORD $0x4e23f673 // fmax v19.4s, v19.4s, v3.4s
+	SUBS $1, R2
+	BNE q8KMaxNEON_loop
+	WORD $0x4e31f610 // fmax v16.4s, v16.4s, v17.4s
+	WORD $0x4e33f652 // fmax v18.4s, v18.4s, v19.4s
+	WORD $0x4e32f610 // fmax v16.4s, v16.4s, v18.4s
+	WORD $0x6e30fa10 // fmaxv s16, v16.4s
+	WORD $0x4e040611 // dup v17.4s, v16.s[0]
+	WORD $0x6ea0fa32 // fneg v18.4s, v17.4s
+	WORD $0xd1100000 // sub x0, x0, #1024
+	WORD $0x4f000414 // movi v20.4s, #0
+	WORD $0x4f000415 // movi v21.4s, #0
+	MOVD $16, R2
+q8KMaxNEON_loop2:
+	WORD $0x4cdf2800 // ld1 {v0.4s, v1.4s, v2.4s, v3.4s}, [x0], #64
+	WORD $0x4e31e404 // fcmeq v4.4s, v0.4s, v17.4s
+	WORD $0x4ea41e94 // orr v20.16b, v20.16b, v4.16b
+	WORD $0x4e32e404 // fcmeq v4.4s, v0.4s, v18.4s
+	WORD $0x4ea41eb5 // orr v21.16b, v21.16b, v4.16b
+	WORD $0x4e31e425 // fcmeq v5.4s, v1.4s, v17.4s
+	WORD $0x4ea51e94 // orr v20.16b, v20.16b, v5.16b
+	WORD $0x4e32e425 // fcmeq v5.4s, v1.4s, v18.4s
+	WORD $0x4ea51eb5 // orr v21.16b, v21.16b, v5.16b
+	WORD $0x4e31e446 // fcmeq v6.4s, v2.4s, v17.4s
+	WORD $0x4ea61e94 // orr v20.16b, v20.16b, v6.16b
+	WORD $0x4e32e446 // fcmeq v6.4s, v2.4s, v18.4s
+	WORD $0x4ea61eb5 // orr v21.16b, v21.16b, v6.16b
+	WORD $0x4e31e467 // fcmeq v7.4s, v3.4s, v17.4s
+	WORD $0x4ea71e94 // orr v20.16b, v20.16b, v7.16b
+	WORD $0x4e32e467 // fcmeq v7.4s, v3.4s, v18.4s
+	WORD $0x4ea71eb5 // orr v21.16b, v21.16b, v7.16b
+	SUBS $1, R2
+	BNE q8KMaxNEON_loop2
+	WORD $0x6eb0aa94 // umaxv s20, v20.4s
+	WORD $0x6eb0aab5 // umaxv s21, v21.4s
+	WORD $0x1e260284 // fmov w4, s20
+	WORD $0x1e2602a5 // fmov w5, s21
+	WORD $0x12000084 // and w4, w4, #1
+	WORD $0x120000a5 // and w5, w5, #1
+	FMOVS F16, amax+8(FP)
+	MOVB R4, pos+12(FP)
+	MOVB R5, neg+13(FP)
+	RET
+
+// q8KQuantNEON(x *float32, out *q8KBlock, iscale float32)
+TEXT ·q8KQuantNEON(SB), NOSPLIT, $0-20
+	MOVD x+0(FP), R0
+	MOVD out+8(FP), R1
+	FMOVS iscale+16(FP), F30
+	WORD $0x4f0307ff // movi v31.4s, #127
+	WORD $0x91001023 // add x3, x1, #4
+	MOVD $16, R2
+q8KQuantNEON_loop:
+	WORD $0x4cdf2800 // ld1 {v0.4s, v1.4s, v2.4s, v3.4s}, [x0], #64
+	WORD $0x4f9e9000 // fmul v0.4s, v0.4s, v30.s[0]
+	WORD $0x4e21a800 // fcvtns v0.4s, v0.4s
+	WORD $0x4ebf6c00 // smin v0.4s, v0.4s, v31.4s
+	WORD $0x4f9e9021 // fmul v1.4s, v1.4s, v30.s[0]
+	WORD $0x4e21a821 // fcvtns v1.4s, v1.4s
+	WORD $0x4ebf6c21 // smin v1.4s, v1.4s, v31.4s
+	WORD $0x4f9e9042 // fmul v2.4s, v2.4s, v30.s[0]
+	WORD $0x4e21a842 // fcvtns v2.4s, v2.4s
+	WORD $0x4ebf6c42 // smin v2.4s, v2.4s, v31.4s
+	WORD $0x4f9e9063 // fmul v3.4s, v3.4s, v30.s[0]
+	WORD $0x4e21a863 // fcvtns v3.4s, v3.4s
+	WORD $0x4ebf6c63 // smin v3.4s, v3.4s, v31.4s
+	WORD $0x0e612800 // xtn v0.4h, v0.4s
+	WORD $0x4e612820 // xtn2 v0.8h, v1.4s
+	WORD $0x0e612842 // xtn v2.4h, v2.4s
+	WORD $0x4e612862 // xtn2 v2.8h, v3.4s
+	WORD $0x0e212800 // xtn v0.8b, v0.8h
+	WORD $0x4e212840 // xtn2 v0.16b, v2.8h
+	WORD $0x4c9f7060 // st1 {v0.16b}, [x3], #16
+	SUBS $1, R2
+	BNE q8KQuantNEON_loop
+	WORD $0x91001023 // add x3, x1, #4
+	WORD $0x4cdf2060 // ld1 {v0.16b, v1.16b, v2.16b, v3.16b}, [x3], #64
+	WORD $0x4cdf2064 // ld1 {v4.16b, v5.16b, v6.16b, v7.16b}, [x3], #64
+	WORD $0x4cdf2068 // ld1 {v8.16b, v9.16b, v10.16b, v11.16b}, [x3], #64
+	WORD $0x4cdf206c // ld1 {v12.16b, v13.16b, v14.16b, v15.16b}, [x3], #64
+	WORD $0x4e202800 // saddlp v0.8h, v0.16b
+	WORD $0x4e202821 // saddlp v1.8h, v1.16b
+	WORD $0x4e202842 // saddlp v2.8h, v2.16b
+	WORD $0x4e202863 // saddlp v3.8h, v3.16b
+	WORD $0x4e202884 // saddlp v4.8h, v4.16b
+	WORD $0x4e2028a5 // saddlp v5.8h, v5.16b
+	WORD $0x4e2028c6 // saddlp v6.8h, v6.16b
+	WORD $0x4e2028e7 // saddlp v7.8h, v7.16b
+	WORD $0x4e202908 // saddlp v8.8h, v8.16b
+	WORD $0x4e202929 // saddlp v9.8h, v9.16b
+	WORD $0x4e20294a // saddlp v10.8h, v10.16b
+	WORD $0x4e20296b // saddlp v11.8h, v11.16b
+	WORD $0x4e20298c // saddlp v12.8h, v12.16b
+	WORD $0x4e2029ad // saddlp v13.8h, v13.16b
+	WORD $0x4e2029ce // saddlp v14.8h, v14.16b
+	WORD $0x4e2029ef // saddlp v15.8h, v15.16b
+	WORD $0x4e61bc00 // addp v0.8h, v0.8h, v1.8h
+	WORD $0x4e63bc42 // addp v2.8h, v2.8h, v3.8h
+	WORD $0x4e65bc84 // addp v4.8h, v4.8h, v5.8h
+	WORD $0x4e67bcc6 // addp v6.8h, v6.8h, v7.8h
+	WORD $0x4e69bd08 // addp v8.8h, v8.8h, v9.8h
+	WORD $0x4e6bbd4a // addp v10.8h, v10.8h, v11.8h
+	WORD $0x4e6dbd8c // addp v12.8h, v12.8h, v13.8h
+	WORD $0x4e6fbdce // addp v14.8h, v14.8h, v15.8h
+	WORD $0x4e62bc00 // addp v0.8h, v0.8h, v2.8h
+	WORD $0x4e66bc84 // addp v4.8h, v4.8h, v6.8h
+	WORD $0x4e6abd08 // addp v8.8h, v8.8h, v10.8h
+	WORD $0x4e6ebd8c // addp v12.8h, v12.8h, v14.8h
+	WORD $0x4e64bc00 // addp v0.8h, v0.8h, v4.8h
+	WORD $0x4e6cbd08 // addp v8.8h, v8.8h, v12.8h
+	WORD $0xad002060 // stp q0, q8, [x3]
+	RET
+
 // f32Tiny16(a *float32, b *float32, n int, acc *[16]float32)
 TEXT ·f32Tiny16(SB), NOSPLIT, $0-32
 	MOVD a+0(FP), R0

@@ -260,6 +260,53 @@ func TestNEONFloat(t *testing.T) {
 	}
 }
 
+// TestNEONQuant compares the activation quantizers with quantizeQ8 (with
+// and without sums) and quantizeQ8K (grouped or not) field for field, on
+// normal floats, rows with ties between +max and -max, all-zero blocks and
+// tiny values (subnormal F16 scales).
+func TestNEONQuant(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, nb := range []int{1, 3, 64} {
+		for _, kind := range []string{"normal", "ties", "zero", "tiny"} {
+			x := randn(rng, quant.QK_K*nb, 1)
+			switch kind {
+			case "ties":
+				for b := range nb {
+					x[quant.QK_K*b+5+b%7], x[quant.QK_K*b+40] = -7, 7
+					x[quant.QK_K*b+100] = -7
+				}
+			case "zero":
+				clear(x[:quant.QK_K])
+			case "tiny":
+				for i := range x {
+					x[i] *= 1e-6
+				}
+			}
+			for _, sums := range []bool{false, true} {
+				n := 8 * nb
+				got, want := make([]q8Block, n), make([]q8Block, n)
+				quantizeQ8NEON(x, got, sums)
+				quantizeQ8(x, want, sums)
+				for b := range got {
+					if got[b] != want[b] {
+						t.Fatalf("quantizeQ8 %d blocks/%s/sums=%v: block %d: got %v, oracle %v", n, kind, sums, b, got[b], want[b])
+					}
+				}
+			}
+			for _, grouped := range []bool{false, true} {
+				got, want := make([]q8KBlock, nb), make([]q8KBlock, nb)
+				quantizeQ8KNEON(x, got, grouped)
+				quantizeQ8K(x, want, grouped)
+				for b := range got {
+					if got[b] != want[b] {
+						t.Fatalf("quantizeQ8K %d blocks/%s/grouped=%v: block %d differs:\ngot    %v\noracle %v", nb, kind, grouped, b, got[b], want[b])
+					}
+				}
+			}
+		}
+	}
+}
+
 // BenchmarkSIMDNEON times one row of k=4096 per weight type: the oracle
 // (decode+dot) against the NEON and SDOT kernels; the bytes are the weight
 // row's.
