@@ -159,33 +159,40 @@ GLOBL minDup<>(SB), RODATA|NOPTR, $32
 	DECQ CX; \
 	JNZ  L
 
-// SPLITSCALES loads the three words of the Q4_K/Q5_K packed 6-bit scales
-// and minimums at OFF(SI) and leaves in X1 the bytes s0..s7, m0..m7 (as
-// scaleMinK4 decodes them). Uses AX, BX, DX, R8, R9, R10.
+// kscA, kscB, kscShift and kscMask split the 12 packed bytes b0..b11 of
+// the Q4_K/Q5_K scales and minimums: kscA picks b0..3, b8..11, b4..7,
+// b8..11 (the low bits of s0..3, s4..7, m0..3, m4..7: shifted right by
+// kscShift and masked by kscMask), kscB picks b0..3 and b4..7 into the
+// second and fourth words (their top two bits are the high bits of s4..7
+// and m4..7).
+DATA kscA<>+0(SB)/8, $0x0b0a090803020100
+DATA kscA<>+8(SB)/8, $0x0b0a090807060504
+GLOBL kscA<>(SB), RODATA|NOPTR, $16
+
+DATA kscB<>+0(SB)/8, $0x0302010080808080
+DATA kscB<>+8(SB)/8, $0x0706050480808080
+GLOBL kscB<>(SB), RODATA|NOPTR, $16
+
+DATA kscShift<>+0(SB)/8, $0
+DATA kscShift<>+8(SB)/8, $0x0000000400000000
+GLOBL kscShift<>(SB), RODATA|NOPTR, $16
+
+DATA kscMask<>+0(SB)/8, $0x0f0f0f0f3f3f3f3f
+DATA kscMask<>+8(SB)/8, $0x0f0f0f0f3f3f3f3f
+GLOBL kscMask<>(SB), RODATA|NOPTR, $16
+
+// SPLITSCALES leaves in X1 the bytes s0..s7, m0..m7 of the Q4_K/Q5_K
+// packed 6-bit scales and minimums at OFF(SI) (as scaleMinK4 decodes
+// them). Reads 16 bytes. Uses X5.
 #define SPLITSCALES(OFF) \
-	MOVL    OFF(SI), AX; \
-	MOVL    OFF+4(SI), BX; \
-	MOVL    OFF+8(SI), DX; \
-	MOVL    AX, R8; \
-	ANDL    $0x3f3f3f3f, R8; \
-	MOVL    BX, R9; \
-	ANDL    $0x3f3f3f3f, R9; \
-	MOVL    DX, R10; \
-	ANDL    $0x0f0f0f0f, R10; \
-	SHRL    $2, AX; \
-	ANDL    $0x30303030, AX; \
-	ORL     AX, R10; \
-	SHRL    $4, DX; \
-	ANDL    $0x0f0f0f0f, DX; \
-	SHRL    $2, BX; \
-	ANDL    $0x30303030, BX; \
-	ORL     BX, DX; \
-	SHLQ    $32, R10; \
-	ORQ     R10, R8; \
-	SHLQ    $32, DX; \
-	ORQ     DX, R9; \
-	VMOVQ   R8, X1; \
-	VPINSRQ $1, R9, X1, X1
+	VMOVDQU OFF(SI), X1; \
+	VPSHUFB kscB<>(SB), X1, X5; \
+	VPSHUFB kscA<>(SB), X1, X1; \
+	VPSRLVD kscShift<>(SB), X1, X1; \
+	VPAND   kscMask<>(SB), X1, X1; \
+	VPSRLD  $2, X5, X5; \
+	VPAND   kb30<>(SB), X5, X5; \
+	VPOR    X5, X1, X1
 
 // KSCALES decodes the Q4_K/Q5_K scales and minimums at OFF(SI): Y3 holds
 // the scales s0..s7 as int16 words in both lanes, Y2 the int32 lanes
