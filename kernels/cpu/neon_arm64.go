@@ -47,17 +47,19 @@ func iq4nlDotSDOT(w *byte, x *q8Block, n int, sum *float32, tab *[16]int8)
 //go:noescape
 func iq4nlDotNEON(w *byte, x *q8Block, n int, sum *float32, tab *[16]int8)
 
-// q4KSumsSDOT writes, for each of n Q4_K super-blocks (144 bytes each at
-// w) against Q8_K activations, eight int32 to out: the scaled integer sums
-// of its four 64-element chunks, then their minimum sums (Σ min·bsum).
+// q4KDotSDOT sets *res to the dot product of n Q4_K super-blocks (144
+// bytes each at w) with Q8_K activations as dotRepackedK does: the scaled
+// integer sums of 64-element chunks (gemm not zero) or of whole
+// super-blocks, each scaled with a fused multiply-add into one accumulator
+// for the scales and one for the minimums.
 //
 //go:noescape
-func q4KSumsSDOT(w *byte, x *q8KBlock, n int, out *int32)
+func q4KDotSDOT(w *byte, x *q8KBlock, n int, gemm int, res *float32)
 
-// q4KSumsNEON is q4KSumsSDOT without the dot-product extension.
+// q4KDotNEON is q4KDotSDOT without the dot-product extension.
 //
 //go:noescape
-func q4KSumsNEON(w *byte, x *q8KBlock, n int, out *int32)
+func q4KDotNEON(w *byte, x *q8KBlock, n int, gemm int, res *float32)
 
 // q6KDotSDOT accumulates n Q6_K super-blocks (210 bytes each at w) times
 // Q8_K activations into eight lanes as dotQ6K does.
@@ -93,17 +95,16 @@ func q3KDotSDOT(w *byte, x *q8KBlock, n int, acc *[8]float32)
 //go:noescape
 func q3KDotNEON(w *byte, x *q8KBlock, n int, acc *[8]float32)
 
-// q2KSumsSDOT writes, for each of n Q2_K super-blocks (84 bytes each at w)
-// against Q8_K activations, four int32 to out: the scaled integer sums of
-// its two 128-element halves, then their minimum sums.
+// q2KDotSDOT is q4KDotSDOT for n Q2_K super-blocks (84 bytes each at w),
+// whose gemm chunks are 128 elements.
 //
 //go:noescape
-func q2KSumsSDOT(w *byte, x *q8KBlock, n int, out *int32)
+func q2KDotSDOT(w *byte, x *q8KBlock, n int, gemm int, res *float32)
 
-// q2KSumsNEON is q2KSumsSDOT without the dot-product extension.
+// q2KDotNEON is q2KDotSDOT without the dot-product extension.
 //
 //go:noescape
-func q2KSumsNEON(w *byte, x *q8KBlock, n int, out *int32)
+func q2KDotNEON(w *byte, x *q8KBlock, n int, gemm int, res *float32)
 
 // quantQ8NEON quantizes n blocks of 32 floats at x into out as quantizeQ8
 // does, with Q8_1's sums where sums is not zero.
@@ -211,42 +212,29 @@ func q40Kernel(dot, iq4 bool) func(w []byte, x []q8Block) float32 {
 	}
 }
 
-// q4KBatch is how many Q4_K super-blocks q4KKernel sums per assembly call.
-const q4KBatch = 32
-
-// q4KKernel returns the Q4_K row kernel: the integer sums come from the
-// assembly, the scaling follows dotRepackedK (chunks of 64 for gemm, whole
-// super-blocks otherwise).
+// q4KKernel returns the Q4_K row kernel (dotRepackedK, chunks of 64 for
+// gemm, whole super-blocks otherwise).
 func q4KKernel(dot bool) func(w []byte, x []q8KBlock, gemm bool) float32 {
 	return func(w []byte, x []q8KBlock, gemm bool) float32 {
-		var buf [8 * q4KBatch]int32
-		var acc, accMin float32
-		for b0 := 0; b0 < len(x); b0 += q4KBatch {
-			nb := min(q4KBatch, len(x)-b0)
-			_ = w[144*(b0+nb)-1]
+		var res float32
+		if n := len(x); n > 0 {
+			_ = w[144*n-1]
 			if dot {
-				q4KSumsSDOT(&w[144*b0], &x[b0], nb, &buf[0])
+				q4KDotSDOT(&w[0], &x[0], n, b2i(gemm), &res)
 			} else {
-				q4KSumsNEON(&w[144*b0], &x[b0], nb, &buf[0])
-			}
-			for i := range nb {
-				blk := w[144*(b0+i):]
-				xd := x[b0+i].d
-				d, dmin := f16at(blk)*xd, f16at(blk[2:])*xd
-				s := buf[8*i : 8*i+8]
-				if gemm {
-					for c := range 4 {
-						acc = fma32(float32(s[c]), d, acc)
-						accMin = fma32(float32(s[4+c]), dmin, accMin)
-					}
-					continue
-				}
-				acc = fma32(float32(s[0]+s[1]+s[2]+s[3]), d, acc)
-				accMin = fma32(float32(s[4]+s[5]+s[6]+s[7]), dmin, accMin)
+				q4KDotNEON(&w[0], &x[0], n, b2i(gemm), &res)
 			}
 		}
-		return acc - accMin
+		return res
 	}
+}
+
+// b2i is 1 for true, 0 for false.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // q6KKernel returns the Q6_K row kernel (dotQ6K).
@@ -298,41 +286,20 @@ func q3KKernel(dot bool) func(w []byte, x []q8KBlock, gemm bool) float32 {
 	}
 }
 
-// q2KBatch is how many Q2_K super-blocks q2KKernel sums per assembly call.
-const q2KBatch = 64
-
-// q2KKernel returns the Q2_K row kernel: the integer sums come from the
-// assembly, the scaling follows dotRepackedK (halves of 128 for gemm, whole
-// super-blocks otherwise).
+// q2KKernel returns the Q2_K row kernel (dotRepackedK, halves of 128 for
+// gemm, whole super-blocks otherwise).
 func q2KKernel(dot bool) func(w []byte, x []q8KBlock, gemm bool) float32 {
 	return func(w []byte, x []q8KBlock, gemm bool) float32 {
-		var buf [4 * q2KBatch]int32
-		var acc, accMin float32
-		for b0 := 0; b0 < len(x); b0 += q2KBatch {
-			nb := min(q2KBatch, len(x)-b0)
-			_ = w[84*(b0+nb)-1]
+		var res float32
+		if n := len(x); n > 0 {
+			_ = w[84*n-1]
 			if dot {
-				q2KSumsSDOT(&w[84*b0], &x[b0], nb, &buf[0])
+				q2KDotSDOT(&w[0], &x[0], n, b2i(gemm), &res)
 			} else {
-				q2KSumsNEON(&w[84*b0], &x[b0], nb, &buf[0])
-			}
-			for i := range nb {
-				blk := w[84*(b0+i)+80:]
-				xd := x[b0+i].d
-				d, dmin := f16at(blk)*xd, f16at(blk[2:])*xd
-				s := buf[4*i : 4*i+4]
-				if gemm {
-					acc = fma32(float32(s[0]), d, acc)
-					accMin = fma32(float32(s[2]), dmin, accMin)
-					acc = fma32(float32(s[1]), d, acc)
-					accMin = fma32(float32(s[3]), dmin, accMin)
-					continue
-				}
-				acc = fma32(float32(s[0]+s[1]), d, acc)
-				accMin = fma32(float32(s[2]+s[3]), dmin, accMin)
+				q2KDotNEON(&w[0], &x[0], n, b2i(gemm), &res)
 			}
 		}
-		return acc - accMin
+		return res
 	}
 }
 
@@ -342,11 +309,7 @@ func quantizeQ8NEON(x []float32, out []q8Block, sums bool) {
 		return
 	}
 	_ = x[32*len(out)-1]
-	s := 0
-	if sums {
-		s = 1
-	}
-	quantQ8NEON(&x[0], &out[0], len(out), s)
+	quantQ8NEON(&x[0], &out[0], len(out), b2i(sums))
 }
 
 // quantizeQ8KNEON is quantizeQ8K: the assembly finds each block's largest

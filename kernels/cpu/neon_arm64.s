@@ -234,15 +234,20 @@ iq4nlDotNEON_done:
 	WORD $0xbd000074 // str s20, [x3]
 	RET
 
-// q4KSumsSDOT(w *byte, x *q8KBlock, n int, out *int32)
-TEXT ·q4KSumsSDOT(SB), NOSPLIT, $0-32
+// q4KDotSDOT(w *byte, x *q8KBlock, n int, gemm int, res *float32)
+TEXT ·q4KDotSDOT(SB), NOSPLIT, $0-40
 	MOVD w+0(FP), R0
 	MOVD x+8(FP), R1
 	MOVD n+16(FP), R2
-	MOVD out+24(FP), R3
+	MOVD gemm+24(FP), R3
+	MOVD res+32(FP), R4
+	MOVD R3, R13
+	MOVD R4, R14
 	WORD $0x4f00e5ff // movi v31.16b, #15
-	CBZ R2, q4KSumsSDOT_done
-q4KSumsSDOT_loop:
+	WORD $0x4f00041d // movi v29.4s, #0
+	WORD $0x4f00041e // movi v30.4s, #0
+	CBZ R2, q4KDotSDOT_done
+q4KDotSDOT_loop:
 	WORD $0xb9400404 // ldr w4, [x0, #4]
 	WORD $0xb9400805 // ldr w5, [x0, #8]
 	WORD $0xb9400c06 // ldr w6, [x0, #12]
@@ -328,23 +333,56 @@ q4KSumsSDOT_loop:
 	WORD $0x0e75c319 // smull v25.4s, v24.4h, v21.4h
 	WORD $0x4e75c31a // smull2 v26.4s, v24.8h, v21.8h
 	WORD $0x4ebabf39 // addp v25.4s, v25.4s, v26.4s
-	WORD $0xac816468 // stp q8, q25, [x3], #32
+	WORD $0xbd40003a // ldr s26, [x1]
+	WORD $0x7d40001b // ldr h27, [x0, #0]
+	WORD $0x7d40041c // ldr h28, [x0, #2]
+	WORD $0x1ee2437b // fcvt s27, h27
+	WORD $0x1ee2439c // fcvt s28, h28
+	WORD $0x1e3a0b7b // fmul s27, s27, s26
+	WORD $0x1e3a0b9c // fmul s28, s28, s26
+	CBZ R13, q4KDotSDOT_gemv
+	WORD $0x4e21d908 // scvtf v8.4s, v8.4s
+	WORD $0x4e21db39 // scvtf v25.4s, v25.4s
+	WORD $0x5f88137d // fmla s29, s27, v8.s[0]
+	WORD $0x5f99139e // fmla s30, s28, v25.s[0]
+	WORD $0x5fa8137d // fmla s29, s27, v8.s[1]
+	WORD $0x5fb9139e // fmla s30, s28, v25.s[1]
+	WORD $0x5f881b7d // fmla s29, s27, v8.s[2]
+	WORD $0x5f991b9e // fmla s30, s28, v25.s[2]
+	WORD $0x5fa81b7d // fmla s29, s27, v8.s[3]
+	WORD $0x5fb91b9e // fmla s30, s28, v25.s[3]
+	B q4KDotSDOT_next
+q4KDotSDOT_gemv:
+	WORD $0x4eb1b908 // addv s8, v8.4s
+	WORD $0x4eb1bb39 // addv s25, v25.4s
+	WORD $0x5e21d908 // scvtf s8, s8
+	WORD $0x5e21db39 // scvtf s25, s25
+	WORD $0x1f1b751d // fmadd s29, s8, s27, s29
+	WORD $0x1f1c7b3e // fmadd s30, s25, s28, s30
+q4KDotSDOT_next:
 	ADD $144, R0
 	ADD $292, R1
 	SUBS $1, R2
-	BNE q4KSumsSDOT_loop
-q4KSumsSDOT_done:
+	BNE q4KDotSDOT_loop
+q4KDotSDOT_done:
+	WORD $0x1e3e3bbd // fsub s29, s29, s30
+	WORD $0xbd0001dd // str s29, [x14]
 	RET
 
-// q4KSumsNEON(w *byte, x *q8KBlock, n int, out *int32)
-TEXT ·q4KSumsNEON(SB), NOSPLIT, $0-32
+// q4KDotNEON(w *byte, x *q8KBlock, n int, gemm int, res *float32)
+TEXT ·q4KDotNEON(SB), NOSPLIT, $0-40
 	MOVD w+0(FP), R0
 	MOVD x+8(FP), R1
 	MOVD n+16(FP), R2
-	MOVD out+24(FP), R3
+	MOVD gemm+24(FP), R3
+	MOVD res+32(FP), R4
+	MOVD R3, R13
+	MOVD R4, R14
 	WORD $0x4f00e5ff // movi v31.16b, #15
-	CBZ R2, q4KSumsNEON_done
-q4KSumsNEON_loop:
+	WORD $0x4f00041d // movi v29.4s, #0
+	WORD $0x4f00041e // movi v30.4s, #0
+	CBZ R2, q4KDotNEON_done
+q4KDotNEON_loop:
 	WORD $0xb9400404 // ldr w4, [x0, #4]
 	WORD $0xb9400805 // ldr w5, [x0, #8]
 	WORD $0xb9400c06 // ldr w6, [x0, #12]
@@ -446,12 +484,40 @@ q4KSumsNEON_loop:
 	WORD $0x0e75c319 // smull v25.4s, v24.4h, v21.4h
 	WORD $0x4e75c31a // smull2 v26.4s, v24.8h, v21.8h
 	WORD $0x4ebabf39 // addp v25.4s, v25.4s, v26.4s
-	WORD $0xac816468 // stp q8, q25, [x3], #32
+	WORD $0xbd40003a // ldr s26, [x1]
+	WORD $0x7d40001b // ldr h27, [x0, #0]
+	WORD $0x7d40041c // ldr h28, [x0, #2]
+	WORD $0x1ee2437b // fcvt s27, h27
+	WORD $0x1ee2439c // fcvt s28, h28
+	WORD $0x1e3a0b7b // fmul s27, s27, s26
+	WORD $0x1e3a0b9c // fmul s28, s28, s26
+	CBZ R13, q4KDotNEON_gemv
+	WORD $0x4e21d908 // scvtf v8.4s, v8.4s
+	WORD $0x4e21db39 // scvtf v25.4s, v25.4s
+	WORD $0x5f88137d // fmla s29, s27, v8.s[0]
+	WORD $0x5f99139e // fmla s30, s28, v25.s[0]
+	WORD $0x5fa8137d // fmla s29, s27, v8.s[1]
+	WORD $0x5fb9139e // fmla s30, s28, v25.s[1]
+	WORD $0x5f881b7d // fmla s29, s27, v8.s[2]
+	WORD $0x5f991b9e // fmla s30, s28, v25.s[2]
+	WORD $0x5fa81b7d // fmla s29, s27, v8.s[3]
+	WORD $0x5fb91b9e // fmla s30, s28, v25.s[3]
+	B q4KDotNEON_next
+q4KDotNEON_gemv:
+	WORD $0x4eb1b908 // addv s8, v8.4s
+	WORD $0x4eb1bb39 // addv s25, v25.4s
+	WORD $0x5e21d908 // scvtf s8, s8
+	WORD $0x5e21db39 // scvtf s25, s25
+	WORD $0x1f1b751d // fmadd s29, s8, s27, s29
+	WORD $0x1f1c7b3e // fmadd s30, s25, s28, s30
+q4KDotNEON_next:
 	ADD $144, R0
 	ADD $292, R1
 	SUBS $1, R2
-	BNE q4KSumsNEON_loop
-q4KSumsNEON_done:
+	BNE q4KDotNEON_loop
+q4KDotNEON_done:
+	WORD $0x1e3e3bbd // fsub s29, s29, s30
+	WORD $0xbd0001dd // str s29, [x14]
 	RET
 
 // q6KDotSDOT(w *byte, x *q8KBlock, n int, acc *[8]float32)
@@ -1734,18 +1800,23 @@ q3KDotNEON_done:
 	WORD $0xad007c7e // stp q30, q31, [x3]
 	RET
 
-// q2KSumsSDOT(w *byte, x *q8KBlock, n int, out *int32)
-TEXT ·q2KSumsSDOT(SB), NOSPLIT, $0-32
+// q2KDotSDOT(w *byte, x *q8KBlock, n int, gemm int, res *float32)
+TEXT ·q2KDotSDOT(SB), NOSPLIT, $0-40
 	MOVD w+0(FP), R0
 	MOVD x+8(FP), R1
 	MOVD n+16(FP), R2
-	MOVD out+24(FP), R3
+	MOVD gemm+24(FP), R3
+	MOVD res+32(FP), R4
+	MOVD R3, R13
+	MOVD R4, R14
 	WORD $0x4f00e47d // movi v29.16b, #3
-	WORD $0x4f00e5fc // movi v28.16b, #15
-	CBZ R2, q2KSumsSDOT_done
-q2KSumsSDOT_loop:
+	WORD $0x4f00e5e9 // movi v9.16b, #15
+	WORD $0x4f00041e // movi v30.4s, #0
+	WORD $0x4f00041f // movi v31.4s, #0
+	CBZ R2, q2KDotSDOT_done
+q2KDotSDOT_loop:
 	WORD $0x3dc00014 // ldr q20, [x0]
-	WORD $0x4e3c1e95 // and v21.16b, v20.16b, v28.16b
+	WORD $0x4e291e95 // and v21.16b, v20.16b, v9.16b
 	WORD $0x6f0c0694 // ushr v20.16b, v20.16b, #4
 	WORD $0x6f08a6b9 // uxtl2 v25.8h, v21.16b
 	WORD $0x2f08a6b8 // uxtl v24.8h, v21.8b
@@ -1850,27 +1921,55 @@ q2KSumsSDOT_loop:
 	WORD $0x6fb909d1 // mla v17.4s, v14.4s, v25.s[3]
 	WORD $0x4eb1be10 // addp v16.4s, v16.4s, v17.4s
 	WORD $0x4eb0be10 // addp v16.4s, v16.4s, v16.4s
-	WORD $0x4ecc3a10 // zip1 v16.2d, v16.2d, v12.2d
-	WORD $0x3c810470 // str q16, [x3], #16
+	WORD $0xbd40003a // ldr s26, [x1]
+	WORD $0x7d40a01b // ldr h27, [x0, #80]
+	WORD $0x7d40a41c // ldr h28, [x0, #82]
+	WORD $0x1ee2437b // fcvt s27, h27
+	WORD $0x1ee2439c // fcvt s28, h28
+	WORD $0x1e3a0b7b // fmul s27, s27, s26
+	WORD $0x1e3a0b9c // fmul s28, s28, s26
+	CBZ R13, q2KDotSDOT_gemv
+	WORD $0x4e21da10 // scvtf v16.4s, v16.4s
+	WORD $0x4e21d98c // scvtf v12.4s, v12.4s
+	WORD $0x5f90137e // fmla s30, s27, v16.s[0]
+	WORD $0x5f8c139f // fmla s31, s28, v12.s[0]
+	WORD $0x5fb0137e // fmla s30, s27, v16.s[1]
+	WORD $0x5fac139f // fmla s31, s28, v12.s[1]
+	B q2KDotSDOT_next
+q2KDotSDOT_gemv:
+	WORD $0x4eb0be10 // addp v16.4s, v16.4s, v16.4s
+	WORD $0x4eacbd8c // addp v12.4s, v12.4s, v12.4s
+	WORD $0x5e21da10 // scvtf s16, s16
+	WORD $0x5e21d98c // scvtf s12, s12
+	WORD $0x1f1b7a1e // fmadd s30, s16, s27, s30
+	WORD $0x1f1c7d9f // fmadd s31, s12, s28, s31
+q2KDotSDOT_next:
 	ADD $84, R0
 	ADD $292, R1
 	SUBS $1, R2
-	BNE q2KSumsSDOT_loop
-q2KSumsSDOT_done:
+	BNE q2KDotSDOT_loop
+q2KDotSDOT_done:
+	WORD $0x1e3f3bde // fsub s30, s30, s31
+	WORD $0xbd0001de // str s30, [x14]
 	RET
 
-// q2KSumsNEON(w *byte, x *q8KBlock, n int, out *int32)
-TEXT ·q2KSumsNEON(SB), NOSPLIT, $0-32
+// q2KDotNEON(w *byte, x *q8KBlock, n int, gemm int, res *float32)
+TEXT ·q2KDotNEON(SB), NOSPLIT, $0-40
 	MOVD w+0(FP), R0
 	MOVD x+8(FP), R1
 	MOVD n+16(FP), R2
-	MOVD out+24(FP), R3
+	MOVD gemm+24(FP), R3
+	MOVD res+32(FP), R4
+	MOVD R3, R13
+	MOVD R4, R14
 	WORD $0x4f00e47d // movi v29.16b, #3
-	WORD $0x4f00e5fc // movi v28.16b, #15
-	CBZ R2, q2KSumsNEON_done
-q2KSumsNEON_loop:
+	WORD $0x4f00e5e9 // movi v9.16b, #15
+	WORD $0x4f00041e // movi v30.4s, #0
+	WORD $0x4f00041f // movi v31.4s, #0
+	CBZ R2, q2KDotNEON_done
+q2KDotNEON_loop:
 	WORD $0x3dc00014 // ldr q20, [x0]
-	WORD $0x4e3c1e95 // and v21.16b, v20.16b, v28.16b
+	WORD $0x4e291e95 // and v21.16b, v20.16b, v9.16b
 	WORD $0x6f0c0694 // ushr v20.16b, v20.16b, #4
 	WORD $0x6f08a6b9 // uxtl2 v25.8h, v21.16b
 	WORD $0x2f08a6b8 // uxtl v24.8h, v21.8b
@@ -1991,13 +2090,36 @@ q2KSumsNEON_loop:
 	WORD $0x6fb909d1 // mla v17.4s, v14.4s, v25.s[3]
 	WORD $0x4eb1be10 // addp v16.4s, v16.4s, v17.4s
 	WORD $0x4eb0be10 // addp v16.4s, v16.4s, v16.4s
-	WORD $0x4ecc3a10 // zip1 v16.2d, v16.2d, v12.2d
-	WORD $0x3c810470 // str q16, [x3], #16
+	WORD $0xbd40003a // ldr s26, [x1]
+	WORD $0x7d40a01b // ldr h27, [x0, #80]
+	WORD $0x7d40a41c // ldr h28, [x0, #82]
+	WORD $0x1ee2437b // fcvt s27, h27
+	WORD $0x1ee2439c // fcvt s28, h28
+	WORD $0x1e3a0b7b // fmul s27, s27, s26
+	WORD $0x1e3a0b9c // fmul s28, s28, s26
+	CBZ R13, q2KDotNEON_gemv
+	WORD $0x4e21da10 // scvtf v16.4s, v16.4s
+	WORD $0x4e21d98c // scvtf v12.4s, v12.4s
+	WORD $0x5f90137e // fmla s30, s27, v16.s[0]
+	WORD $0x5f8c139f // fmla s31, s28, v12.s[0]
+	WORD $0x5fb0137e // fmla s30, s27, v16.s[1]
+	WORD $0x5fac139f // fmla s31, s28, v12.s[1]
+	B q2KDotNEON_next
+q2KDotNEON_gemv:
+	WORD $0x4eb0be10 // addp v16.4s, v16.4s, v16.4s
+	WORD $0x4eacbd8c // addp v12.4s, v12.4s, v12.4s
+	WORD $0x5e21da10 // scvtf s16, s16
+	WORD $0x5e21d98c // scvtf s12, s12
+	WORD $0x1f1b7a1e // fmadd s30, s16, s27, s30
+	WORD $0x1f1c7d9f // fmadd s31, s12, s28, s31
+q2KDotNEON_next:
 	ADD $84, R0
 	ADD $292, R1
 	SUBS $1, R2
-	BNE q2KSumsNEON_loop
-q2KSumsNEON_done:
+	BNE q2KDotNEON_loop
+q2KDotNEON_done:
+	WORD $0x1e3f3bde // fsub s30, s30, s31
+	WORD $0xbd0001de // str s30, [x14]
 	RET
 
 // quantQ8NEON(x *float32, out *q8Block, n int, sums int)
