@@ -17,15 +17,23 @@ func attnDotsAVX2(out, q, k *float32, hd, ldk, n int)
 //go:noescape
 func attnAccAVX2(acc, v, p *float32, vd, ldv, n int)
 
-// f16ToF32AVX2 widens n (a multiple of 8) F16 values at src into dst.
+// f16ToF32AVX2 widens rows rows of n (a multiple of 8) F16 values, stride
+// bytes apart from src, into consecutive rows of dst.
 //
 //go:noescape
-func f16ToF32AVX2(dst *float32, src *byte, n int)
+func f16ToF32AVX2(dst *float32, src *byte, n, stride, rows int)
 
-// q8ToF32AVX2 dequantizes blocks Q8_0 blocks at src into dst.
+// q8ToF32AVX2 dequantizes rows rows of blocks Q8_0 blocks, stride bytes
+// apart from src, into consecutive rows of dst.
 //
 //go:noescape
-func q8ToF32AVX2(dst *float32, src *byte, blocks int)
+func q8ToF32AVX2(dst *float32, src *byte, blocks, stride, rows int)
+
+// prefetchRows asks the caches for the first size bytes (size > 0) of n
+// rows stride bytes apart from p.
+//
+//go:noescape
+func prefetchRows(p *byte, stride, n, size int)
 
 // attnDots sets out[c] = q·k[c·ldk:][:len(q)] for c < len(out).
 func attnDots(out, q, k []float32, ldk int) {
@@ -55,25 +63,34 @@ func attnAcc(acc, v, p []float32, ldv int) {
 	attnAccGo(acc, v, p, ldv)
 }
 
-// widenF16 sets dst to the len(dst) F16 values at the start of src.
-func widenF16(dst []float32, src []byte) {
-	n := 0
-	if attnAVX2 && len(dst) >= 8 {
-		n = len(dst) &^ 7
-		_ = src[2*n-1]
-		f16ToF32AVX2(&dst[0], &src[0], n)
-	}
-	widenF16Go(dst[n:], src[2*n:])
-}
-
-// dequantQ8 sets dst (a multiple of 32 long) to the values of the Q8_0
-// blocks at the start of src.
-func dequantQ8(dst []float32, src []byte) {
-	if attnAVX2 && len(dst) >= 32 {
-		blocks := len(dst) / 32
-		_ = src[34*blocks-1]
-		q8ToF32AVX2(&dst[0], &src[0], blocks)
+// widenF16 sets the rows rows of n values of dst to the F16 values of
+// rows of src stride bytes apart.
+func widenF16(dst []float32, src []byte, n, stride, rows int) {
+	if rows == 0 || n == 0 {
 		return
 	}
-	dequantQ8Row(dst, src)
+	_, _ = dst[rows*n-1], src[(rows-1)*stride+2*n-1]
+	if attnAVX2 && n%8 == 0 {
+		f16ToF32AVX2(&dst[0], &src[0], n, stride, rows)
+		return
+	}
+	for r := range rows {
+		widenF16Go(dst[r*n:(r+1)*n], src[r*stride:])
+	}
+}
+
+// dequantQ8 sets the rows rows of n (a multiple of 32) values of dst to
+// the values of rows of Q8_0 blocks stride bytes apart in src.
+func dequantQ8(dst []float32, src []byte, n, stride, rows int) {
+	if rows == 0 || n == 0 {
+		return
+	}
+	_, _ = dst[rows*n-1], src[(rows-1)*stride+n/32*34-1]
+	if attnAVX2 {
+		q8ToF32AVX2(&dst[0], &src[0], n/32, stride, rows)
+		return
+	}
+	for r := range rows {
+		dequantQ8Row(dst[r*n:(r+1)*n], src[r*stride:])
+	}
 }

@@ -166,48 +166,69 @@ accdone:
 	VZEROUPPER
 	RET
 
-// func f16ToF32AVX2(dst *float32, src *byte, n int)
+// func f16ToF32AVX2(dst *float32, src *byte, n, stride, rows int)
 //
-// dst[i] = the F16 value at src[2i:] for i < n (a multiple of 8).
-TEXT ·f16ToF32AVX2(SB), NOSPLIT, $0-24
-	MOVQ dst+0(FP), DI
-	MOVQ src+8(FP), SI
-	MOVQ n+16(FP), CX
-	SHRQ $3, CX
-	JEQ  f16done
+// Widens rows rows of n (a multiple of 8) F16 values, stride bytes apart
+// from src, into consecutive rows of dst.
+TEXT ·f16ToF32AVX2(SB), NOSPLIT, $0-40
+	MOVQ  dst+0(FP), DI
+	MOVQ  src+8(FP), SI
+	MOVQ  n+16(FP), DX
+	MOVQ  stride+24(FP), R8
+	MOVQ  rows+32(FP), R9
+	SHRQ  $3, DX
+	JEQ   f16done
+	TESTQ R9, R9
+	JEQ   f16done
+
+f16row:
+	MOVQ SI, R10
+	MOVQ DX, CX
 
 f16loop:
-	VCVTPH2PS (SI), Y0
+	VCVTPH2PS (R10), Y0
 	VMOVUPS   Y0, (DI)
-	ADDQ      $16, SI
+	ADDQ      $16, R10
 	ADDQ      $32, DI
 	DECQ      CX
 	JNZ       f16loop
+	ADDQ      R8, SI
+	DECQ      R9
+	JNZ       f16row
 
 f16done:
 	VZEROUPPER
 	RET
 
-// func q8ToF32AVX2(dst *float32, src *byte, blocks int)
+// func q8ToF32AVX2(dst *float32, src *byte, blocks, stride, rows int)
 //
-// dst[32b+j] = q·d for the quant q (int8) at src[34b+2+j] and the F16
-// scale d at src[34b:]: Q8_0 blocks dequantized.
-TEXT ·q8ToF32AVX2(SB), NOSPLIT, $0-24
-	MOVQ dst+0(FP), DI
-	MOVQ src+8(FP), SI
-	MOVQ blocks+16(FP), CX
-	TESTQ CX, CX
-	JEQ  q8done
+// Dequantizes rows rows of blocks Q8_0 blocks, stride bytes apart from src,
+// into consecutive rows of dst: dst[32b+j] = q·d for the quant q (int8) at
+// 34b+2+j and the F16 scale d at 34b.
+TEXT ·q8ToF32AVX2(SB), NOSPLIT, $0-40
+	MOVQ  dst+0(FP), DI
+	MOVQ  src+8(FP), SI
+	MOVQ  blocks+16(FP), DX
+	MOVQ  stride+24(FP), R8
+	MOVQ  rows+32(FP), R9
+	TESTQ DX, DX
+	JEQ   q8done
+	TESTQ R9, R9
+	JEQ   q8done
+
+q8row:
+	MOVQ SI, R10
+	MOVQ DX, CX
 
 q8loop:
-	MOVWLZX      (SI), AX
-	MOVQ         AX, X0
+	MOVWLZX      (R10), AX
+	VMOVQ        AX, X0
 	VCVTPH2PS    X0, X0
 	VBROADCASTSS X0, Y0
-	VPMOVSXBD    2(SI), Y1
-	VPMOVSXBD    10(SI), Y2
-	VPMOVSXBD    18(SI), Y3
-	VPMOVSXBD    26(SI), Y4
+	VPMOVSXBD    2(R10), Y1
+	VPMOVSXBD    10(R10), Y2
+	VPMOVSXBD    18(R10), Y3
+	VPMOVSXBD    26(R10), Y4
 	VCVTDQ2PS    Y1, Y1
 	VCVTDQ2PS    Y2, Y2
 	VCVTDQ2PS    Y3, Y3
@@ -220,11 +241,42 @@ q8loop:
 	VMOVUPS      Y2, 32(DI)
 	VMOVUPS      Y3, 64(DI)
 	VMOVUPS      Y4, 96(DI)
-	ADDQ         $34, SI
+	ADDQ         $34, R10
 	ADDQ         $128, DI
 	DECQ         CX
 	JNZ          q8loop
+	ADDQ         R8, SI
+	DECQ         R9
+	JNZ          q8row
 
 q8done:
 	VZEROUPPER
+	RET
+
+// func prefetchRows(p *byte, stride, n, size int)
+//
+// Prefetches the first size bytes (size > 0) of n rows stride bytes apart
+// from p into the caches: the next tile's rows while this one is computed,
+// since the strided rows of one head defeat the hardware prefetchers.
+TEXT ·prefetchRows(SB), NOSPLIT, $0-32
+	MOVQ  p+0(FP), SI
+	MOVQ  stride+8(FP), R8
+	MOVQ  n+16(FP), CX
+	MOVQ  size+24(FP), DX
+	TESTQ CX, CX
+	JEQ   pfdone
+
+pfrow:
+	XORQ AX, AX
+
+pfline:
+	PREFETCHT0 (SI)(AX*1)
+	ADDQ       $64, AX
+	CMPQ       AX, DX
+	JLT        pfline
+	ADDQ       R8, SI
+	DECQ       CX
+	JNZ        pfrow
+
+pfdone:
 	RET

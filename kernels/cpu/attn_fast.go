@@ -108,6 +108,11 @@ func attendItem(s *attnScratch, kt, vt *tensor, kv kernels.KV, kh int, p kernels
 		if !used { // a gap between sliding windows
 			continue
 		}
+		if t1 < hi {
+			next := min(t1+attnTile, hi)
+			prefetchTile(kt, kv, kh*hd, hd, t1+1, next)
+			prefetchTile(vt, kv, kh*vd, vd, t1+1, next)
+		}
 		keys, ldk := loadTile(s.k, kt, kv, kh*hd, hd, t0, t1)
 		vals, ldv := loadTile(s.v, vt, kv, kh*vd, vd, t0, t1)
 		for i := range s.rows {
@@ -163,37 +168,47 @@ func attendItem(s *attnScratch, kt, vt *tensor, kv kernels.KV, kh int, p kernels
 }
 
 // loadTile returns cells t0..t1 of the cache t (columns off..off+n of each
-// row) as F32 rows ld apart: in place for an F32 cache whose rows for these
-// cells are consecutive, otherwise widened, dequantized or gathered into
-// buf.
+// row) as F32 rows ld apart: in place for an F32 cache, otherwise widened
+// or dequantized into buf, in one pass over each run of consecutive rows.
 func loadTile(buf []float32, t *tensor, kv kernels.KV, off, n, t0, t1 int) ([]float32, int) {
-	cols := t.cols()
-	if t.typ == quant.TypeF32 {
-		r0 := kv.Row(t0)
-		contiguous := true
-		if kv.Cells != nil {
-			for c := t0 + 1; c <= t1; c++ {
-				if int(kv.Cells[c]) != r0+c-t0 {
-					contiguous = false
-					break
-				}
-			}
+	rb := t.rowBytes()
+	start := off * t.typ.TypeSize() / t.typ.BlockSize()
+	for c := t0; c <= t1; {
+		// The run of cells c..e in consecutive rows.
+		r0, e := kv.Row(c), c
+		for e < t1 && kv.Row(e+1) == r0+e+1-c {
+			e++
 		}
-		if contiguous {
+		if t.typ == quant.TypeF32 && c == t0 && e == t1 {
+			cols := t.cols()
 			return t.f[r0*cols+off : (r0+t1-t0)*cols+off+n], cols
 		}
-	}
-	for c := t0; c <= t1; c++ {
-		dst := buf[(c-t0)*n : (c-t0+1)*n]
-		r := kv.Row(c)
+		dst, src := buf[(c-t0)*n:(e-t0+1)*n], t.data[r0*rb+start:]
 		switch t.typ {
 		case quant.TypeF32:
-			copy(dst, t.f[r*cols+off:])
+			for i := range e - c + 1 {
+				copy(dst[i*n:(i+1)*n], t.f[(r0+i)*t.cols()+off:])
+			}
 		case quant.TypeF16:
-			widenF16(dst, t.data[2*(r*cols+off):])
+			widenF16(dst, src, n, rb, e-c+1)
 		case quant.TypeQ8_0:
-			dequantQ8(dst, t.row(r)[off/32*34:])
+			dequantQ8(dst, src, n, rb, e-c+1)
 		}
+		c = e + 1
 	}
 	return buf, n
+}
+
+// prefetchTile prefetches columns off..off+n of the rows of cells t0..t1 of
+// the cache t.
+func prefetchTile(t *tensor, kv kernels.KV, off, n, t0, t1 int) {
+	rb := t.rowBytes()
+	start, size := off*t.typ.TypeSize()/t.typ.BlockSize(), n*t.typ.TypeSize()/t.typ.BlockSize()
+	if kv.Cells == nil {
+		prefetchRows(&t.data[t0*rb+start], rb, t1-t0+1, size)
+		return
+	}
+	for c := t0; c <= t1; c++ {
+		prefetchRows(&t.data[int(kv.Cells[c])*rb+start], 0, 1, size)
+	}
 }

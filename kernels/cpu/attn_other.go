@@ -8,9 +8,21 @@ func attnDots(out, q, k []float32, ldk int) { attnDotsGo(out, q, k, ldk) }
 // attnAcc adds Σ_c p[c]·v[c·ldv:][:len(acc)] to acc.
 func attnAcc(acc, v, p []float32, ldv int) { attnAccGo(acc, v, p, ldv) }
 
-// widenF16 sets dst to the len(dst) F16 values at the start of src.
-func widenF16(dst []float32, src []byte) { widenF16Go(dst, src) }
+// widenF16 sets the rows rows of n values of dst to the F16 values of
+// rows of src stride bytes apart.
+func widenF16(dst []float32, src []byte, n, stride, rows int) {
+	for r := range rows {
+		widenF16Go(dst[r*n:(r+1)*n], src[r*stride:])
+	}
+}
 
-// dequantQ8 sets dst (a multiple of 32 long) to the values of the Q8_0
-// blocks at the start of src.
-func dequantQ8(dst []float32, src []byte) { dequantQ8Row(dst, src) }
+// dequantQ8 sets the rows rows of n (a multiple of 32) values of dst to
+// the values of rows of Q8_0 blocks stride bytes apart in src.
+func dequantQ8(dst []float32, src []byte, n, stride, rows int) {
+	for r := range rows {
+		dequantQ8Row(dst[r*n:(r+1)*n], src[r*stride:])
+	}
+}
+
+// prefetchRows does nothing on this architecture.
+func prefetchRows(p *byte, stride, n, size int) {}

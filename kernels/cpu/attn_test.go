@@ -309,8 +309,9 @@ func TestAttnPrimitives(t *testing.T) {
 			t.Fatal(err)
 		}
 		got, want := make([]float32, dim), make([]float32, dim)
-		widenF16(got, h)
-		widenF16Go(want, h)
+		widenF16(got[:dim/2], h, dim/4, dim, 2) // two rows of a quarter, a half apart
+		widenF16Go(want[:dim/4], h)
+		widenF16Go(want[dim/4:dim/2], h[dim:])
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Fatalf("widenF16 of %d values differs", dim)
 		}
@@ -319,12 +320,50 @@ func TestAttnPrimitives(t *testing.T) {
 			if err := quant.Quantize(quant.TypeQ8_0, x, qb); err != nil {
 				t.Fatal(err)
 			}
-			dequantQ8(got, qb)
+			dequantQ8(got, qb, dim, 0, 1)
 			dequantQ8Row(want, qb)
+			if dim >= 128 { // two rows of 32 values, every other block
+				dequantQ8(got[:64], qb, 32, 68, 2)
+				dequantQ8Row(want[:32], qb)
+				dequantQ8Row(want[32:64], qb[68:])
+			}
 			for i := range got {
 				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
 					t.Fatalf("dequantQ8 of %d values: %g, want %g", dim, got[i], want[i])
 				}
+			}
+		}
+	}
+}
+
+// BenchmarkAttention times one attention call on one thread, the oracle
+// ("go") against the fast path: decode (1 query) over 512 and 2048 cells
+// and prefill (128 queries after 384 cached), 32 query heads over 8 KV
+// heads of 64, for each cache type.
+func BenchmarkAttention(b *testing.B) {
+	ref, fast := NewReference(1), New(1)
+	if fast.k == nil {
+		b.Skip("no SIMD kernels on this CPU")
+	}
+	for _, typ := range []quant.Type{quant.TypeF32, quant.TypeF16, quant.TypeQ8_0} {
+		for _, shape := range []struct {
+			name          string
+			cached, batch int
+		}{{"decode512", 511, 1}, {"decode2048", 2047, 1}, {"prefill128", 384, 128}} {
+			c := attnCase{name: shape.name, typ: typ, heads: 32, kvHeads: 8, hd: 64, vd: 64,
+				cached: shape.cached, rows: shape.cached + shape.batch, batch: shape.batch}
+			for _, be := range []struct {
+				name string
+				b    *Backend
+			}{{"go", ref}, {"fast", fast}} {
+				b.Run(fmt.Sprintf("%v/%s/%s", typ, shape.name, be.name), func(b *testing.B) {
+					a := setupAttn(b, be.b, c, typ)
+					for b.Loop() {
+						if err := be.b.Attention(a.dst, a.q, a.kv, a.pos, a.p); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
 			}
 		}
 	}
