@@ -1,0 +1,539 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"saji/engine/gguf"
+	"saji/engine/model"
+	"saji/engine/tokenizer"
+	"saji/kernels"
+	"saji/kernels/cpu"
+	"saji/kernels/quant"
+)
+
+// benchBatch is the largest batch a prompt test decodes at once
+// (llama-bench's default n_batch).
+const benchBatch = 2048
+
+// benchFlags are the settings of 'saji bench'.
+type benchFlags struct {
+	modelPath              string
+	threads, prompts, gens string
+	reps                   int
+	jsonOut, noMmap, mlock bool
+	noWarmup, progress     bool
+	kvType                 string
+}
+
+// newBenchCmd is 'saji bench': llama-bench's prompt-processing and
+// generation speed tests, and 'saji bench synth', which writes the
+// synthetic models to run them on.
+func newBenchCmd() *cobra.Command {
+	bf := benchFlags{threads: strconv.Itoa(runtime.NumCPU()), prompts: "512", gens: "128", reps: 5, kvType: "f16"}
+	cmd := &cobra.Command{
+		Use:   "bench -m FILE",
+		Short: "Measure a model's prompt-processing and generation speed, as llama-bench does",
+		Long: "Run llama-bench's tests on the CPU and print its table (or --json records).\n\n" +
+			"  ppN  processes N random tokens (the first is BOS when the vocabulary adds one)\n" +
+			"       in one batch from an empty cache;\n" +
+			"  tgN  generates N tokens one at a time from an empty cache, starting from BOS.\n\n" +
+			"Each test runs once untimed as a warm-up, then --repetitions times; t/s is the\n" +
+			"number of tokens over the time of a repetition, shown as mean ± standard\n" +
+			"deviation. -p, -n and -t take comma-separated lists; -p 0 or -n 0 skips those\n" +
+			"tests. The key/value cache is F16 unless --ctk says f32.",
+		Example: "  saji bench -m model.gguf\n" +
+			"  saji bench -m model.gguf -t 1,2,4 -p 128 -n 32 -r 3 --json\n" +
+			"  saji bench synth --shape llama-1b --type q4_k_m --vocab llama3.gguf -o /tmp/llama-1b-q4_k_m.gguf",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			return runBench(ctx, &bf, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&bf.modelPath, "model", "m", "", "GGUF model `FILE`")
+	f.StringVarP(&bf.threads, "threads", "t", bf.threads, "thread counts to test, comma-separated")
+	f.StringVarP(&bf.prompts, "n-prompt", "p", bf.prompts, "prompt lengths to test, comma-separated (0: none)")
+	f.StringVarP(&bf.gens, "n-gen", "n", bf.gens, "generation lengths to test, comma-separated (0: none)")
+	f.IntVarP(&bf.reps, "repetitions", "r", bf.reps, "timed repetitions of each test")
+	f.BoolVar(&bf.jsonOut, "json", false, "print JSON records instead of the table")
+	f.BoolVar(&bf.noMmap, "no-mmap", false, "read the model into memory instead of mapping the file")
+	f.BoolVar(&bf.mlock, "mlock", false, "lock the model in memory so that it is not paged out")
+	f.BoolVar(&bf.noWarmup, "no-warmup", false, "skip the untimed warm-up run of each test")
+	f.BoolVar(&bf.progress, "progress", false, "report each run on standard error")
+	f.StringVar(&bf.kvType, "ctk", bf.kvType, "key/value cache type: f16 or f32")
+	cmd.AddCommand(newBenchSynthCmd())
+	return cmd
+}
+
+// benchTest is one line of the report: a test at a thread count, and its
+// timings.
+type benchTest struct {
+	threads, nPrompt, nGen int
+	samples                []time.Duration
+}
+
+// name is llama-bench's test name: pp512, tg128.
+func (t *benchTest) name() string {
+	switch {
+	case t.nGen == 0:
+		return fmt.Sprintf("pp%d", t.nPrompt)
+	case t.nPrompt == 0:
+		return fmt.Sprintf("tg%d", t.nGen)
+	}
+	return fmt.Sprintf("pp%d+tg%d", t.nPrompt, t.nGen)
+}
+
+// rates returns the tokens per second of each repetition.
+func (t *benchTest) rates() []float64 {
+	ts := make([]float64, len(t.samples))
+	for i, d := range t.samples {
+		ts[i] = float64(t.nPrompt+t.nGen) / d.Seconds()
+	}
+	return ts
+}
+
+// meanStd returns the mean and the sample standard deviation (n-1), 0 for
+// fewer than two values, as llama-bench computes them.
+func meanStd(x []float64) (float64, float64) {
+	if len(x) == 0 {
+		return 0, 0
+	}
+	var sum, sq float64
+	for _, v := range x {
+		sum += v
+		sq += v * v
+	}
+	n := float64(len(x))
+	mean := sum / n
+	if len(x) < 2 {
+		return mean, 0
+	}
+	return mean, math.Sqrt(max(0, sq/(n-1)-mean*mean*n/(n-1)))
+}
+
+// benchModel is what the report says about the model.
+type benchModel struct {
+	path, desc  string
+	size        int64 // bytes of tensor data
+	params      int64
+	kernels     string
+	bos         int32 // first token of a test, or -1 for a random one
+	vocab       int
+	kv          quant.Type
+	mmap, mlock bool
+}
+
+func runBench(ctx context.Context, bf *benchFlags, stdout, stderr io.Writer) error {
+	if bf.modelPath == "" {
+		return errors.New("bench: a model is required (-m FILE)")
+	}
+	threads, err := intList("threads", bf.threads, 1)
+	if err != nil {
+		return err
+	}
+	prompts, err := intList("n-prompt", bf.prompts, 0)
+	if err != nil {
+		return err
+	}
+	gens, err := intList("n-gen", bf.gens, 0)
+	if err != nil {
+		return err
+	}
+	if bf.reps < 1 {
+		return errors.New("bench: --repetitions must be at least 1")
+	}
+	kv, err := quant.ParseType(bf.kvType)
+	if err != nil || (kv != quant.TypeF16 && kv != quant.TypeF32) {
+		return fmt.Errorf("bench: --ctk must be f16 or f32, not %q", bf.kvType)
+	}
+	f, err := gguf.OpenWith(bf.modelPath, gguf.OpenOptions{NoMmap: bf.noMmap, Lock: bf.mlock})
+	if err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	defer f.Close()
+	bm, err := describeBenchModel(f, bf.modelPath)
+	if err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	bm.kv, bm.mmap, bm.mlock = kv, !bf.noMmap, bf.mlock
+
+	var rep benchReporter = &markdownReporter{w: stdout, showKV: kv != quant.TypeF16}
+	if bf.jsonOut {
+		rep = &jsonReporter{w: stdout}
+	}
+	rep.header()
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, th := range threads {
+		backend := cpu.New(th)
+		bm.kernels = kernelsOf(backend)
+		m, err := model.Load(ctx, f, model.Options{Backend: backend})
+		if err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
+		var tests []*benchTest
+		for _, p := range prompts {
+			if p > 0 {
+				tests = append(tests, &benchTest{threads: th, nPrompt: p})
+			}
+		}
+		for _, n := range gens {
+			if n > 0 {
+				tests = append(tests, &benchTest{threads: th, nGen: n})
+			}
+		}
+		for _, t := range tests {
+			if err := runBenchTest(ctx, m, bm, t, bf, rng, stderr); err != nil {
+				return fmt.Errorf("bench: %s with %d threads: %w", t.name(), th, err)
+			}
+			rep.test(bm, t)
+		}
+	}
+	rep.footer()
+	return nil
+}
+
+// runBenchTest runs one test: a warm-up, then the timed repetitions, each
+// from an empty cache sized for the test.
+func runBenchTest(ctx context.Context, m model.Model, bm *benchModel, t *benchTest, bf *benchFlags, rng *rand.Rand, stderr io.Writer) error {
+	cache, err := m.NewCache(t.nPrompt+t.nGen, bm.kv)
+	if err != nil {
+		return err
+	}
+	first := func() int32 {
+		if bm.bos >= 0 {
+			return bm.bos
+		}
+		return rng.Int32N(int32(bm.vocab))
+	}
+	prompt := func(n int) error {
+		for done := 0; done < n; {
+			k := min(n-done, benchBatch)
+			tokens := make([]int32, k)
+			for i := range tokens {
+				tokens[i] = rng.Int32N(int32(bm.vocab))
+			}
+			if done == 0 {
+				tokens[0] = first()
+			}
+			if _, err := m.Forward(ctx, tokens, positions(cache.Len(), k), cache, false); err != nil {
+				return err
+			}
+			done += k
+		}
+		return nil
+	}
+	gen := func(n int) error {
+		tok := first()
+		for range n {
+			if _, err := m.Forward(ctx, []int32{tok}, []int32{int32(cache.Len())}, cache, false); err != nil {
+				return err
+			}
+			tok = rng.Int32N(int32(bm.vocab))
+		}
+		return nil
+	}
+	note := func(format string, args ...any) {
+		if bf.progress {
+			fmt.Fprintf(stderr, "saji bench: %s, %d threads: "+format+"\n", append([]any{t.name(), t.threads}, args...)...)
+		}
+	}
+	if !bf.noWarmup {
+		note("warm-up")
+		if t.nPrompt > 0 {
+			if err := prompt(t.nPrompt); err != nil {
+				return err
+			}
+		}
+		if t.nGen > 0 {
+			cache.Reset()
+			if err := gen(1); err != nil {
+				return err
+			}
+		}
+	}
+	for i := range bf.reps {
+		cache.Reset()
+		note("run %d/%d", i+1, bf.reps)
+		start := time.Now()
+		if t.nPrompt > 0 {
+			if err := prompt(t.nPrompt); err != nil {
+				return err
+			}
+		}
+		if t.nGen > 0 {
+			if err := gen(t.nGen); err != nil {
+				return err
+			}
+		}
+		t.samples = append(t.samples, time.Since(start))
+	}
+	return nil
+}
+
+// describeBenchModel reads what the report shows about the model, and the
+// first token of each test from its vocabulary.
+func describeBenchModel(f *gguf.File, path string) (*benchModel, error) {
+	bm := &benchModel{path: path, bos: -1, params: f.ParameterCount()}
+	for _, t := range f.Tensors() {
+		bm.size += t.Size
+	}
+	arch, err := f.Architecture()
+	if err != nil {
+		return nil, err
+	}
+	desc := arch + " " + sizeLabel(bm.params)
+	if ft, err := f.FileType(); err == nil {
+		desc += " " + ft.Description()
+	}
+	bm.desc = desc
+	tk, err := tokenizer.FromGGUF(f)
+	if err != nil {
+		return nil, err
+	}
+	bm.vocab = tk.NumTokens()
+	if tk.AddBOS() && tk.BOS() >= 0 {
+		bm.bos = tk.BOS()
+	}
+	return bm, nil
+}
+
+// sizeLabel names a parameter count the way model cards do ("1B", "0.5B",
+// "8B"); llama.cpp derives its label from the architecture's layer count,
+// which agrees for the usual models. Below 100M it is "?B", like an
+// unknown llama.cpp model type.
+func sizeLabel(params int64) string {
+	switch b := float64(params) / 1e9; {
+	case b >= 0.95:
+		return fmt.Sprintf("%.0fB", b)
+	case b >= 0.1:
+		return fmt.Sprintf("%.1fB", b)
+	}
+	return "?B"
+}
+
+// kernelsOf returns the backend's kernel set ("avx2", "go"), or "".
+func kernelsOf(b kernels.Backend) string {
+	if k, ok := b.(interface{ Kernels() string }); ok {
+		return k.Kernels()
+	}
+	return ""
+}
+
+// backendName is the table's backend column: "CPU" and the kernel set.
+func (bm *benchModel) backendName() string {
+	if bm.kernels == "" {
+		return "CPU"
+	}
+	return "CPU " + bm.kernels
+}
+
+// intList parses a comma-separated list of integers of at least least.
+func intList(flag, s string, least int) ([]int, error) {
+	var out []int
+	for part := range strings.SplitSeq(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(part))
+		if err != nil || n < least {
+			return nil, fmt.Errorf("bench: --%s wants comma-separated integers of at least %d, not %q", flag, least, s)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// benchReporter prints the results as they come.
+type benchReporter interface {
+	header()
+	test(bm *benchModel, t *benchTest)
+	footer()
+}
+
+// markdownReporter prints llama-bench's markdown table.
+type markdownReporter struct {
+	w      io.Writer
+	showKV bool
+}
+
+// benchColumn is a column of the table: its title and width (negative:
+// left-aligned), as llama-bench sizes them.
+type benchColumn struct {
+	title string
+	width int
+	value func(bm *benchModel, t *benchTest) string
+}
+
+func (r *markdownReporter) columns() []benchColumn {
+	cols := []benchColumn{
+		{"model", -30, func(bm *benchModel, _ *benchTest) string { return bm.desc }},
+		{"size", 10, func(bm *benchModel, _ *benchTest) string { return benchSize(bm.size) }},
+		{"params", 10, func(bm *benchModel, _ *benchTest) string { return benchParams(bm.params) }},
+		{"backend", -10, func(bm *benchModel, _ *benchTest) string { return bm.backendName() }},
+		{"threads", 7, func(_ *benchModel, t *benchTest) string { return strconv.Itoa(t.threads) }},
+	}
+	if r.showKV {
+		cols = append(cols,
+			benchColumn{"type_k", 6, func(bm *benchModel, _ *benchTest) string { return strings.ToLower(bm.kv.String()) }},
+			benchColumn{"type_v", 6, func(bm *benchModel, _ *benchTest) string { return strings.ToLower(bm.kv.String()) }})
+	}
+	return append(cols,
+		benchColumn{"test", 15, func(_ *benchModel, t *benchTest) string { return t.name() }},
+		benchColumn{"t/s", 20, func(_ *benchModel, t *benchTest) string {
+			mean, std := meanStd(t.rates())
+			return fmt.Sprintf("%.2f ± %.2f", mean, std)
+		}})
+}
+
+func (r *markdownReporter) header() {
+	var title, rule strings.Builder
+	for _, c := range r.columns() {
+		fmt.Fprintf(&title, "| %*s ", c.width, c.title)
+		w := c.width
+		if w < 0 {
+			fmt.Fprintf(&rule, "| %s- ", strings.Repeat("-", -w-1))
+		} else {
+			fmt.Fprintf(&rule, "| %s: ", strings.Repeat("-", w-1))
+		}
+	}
+	fmt.Fprintf(r.w, "%s|\n%s|\n", title.String(), rule.String())
+}
+
+func (r *markdownReporter) test(bm *benchModel, t *benchTest) {
+	var line strings.Builder
+	for _, c := range r.columns() {
+		fmt.Fprintf(&line, "| %*s ", c.width, c.value(bm, t))
+	}
+	fmt.Fprintf(r.w, "%s|\n", line.String())
+}
+
+func (r *markdownReporter) footer() {
+	fmt.Fprintf(r.w, "\nbuild: saji %s (%s)\n", Version, buildRevision())
+}
+
+// benchSize formats bytes as llama-bench does: MiB below 1 GiB, else GiB.
+func benchSize(n int64) string {
+	if n < 1<<30 {
+		return fmt.Sprintf("%.2f MiB", float64(n)/(1<<20))
+	}
+	return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
+}
+
+// benchParams formats a parameter count as llama-bench does.
+func benchParams(n int64) string {
+	if n < 1e9 {
+		return fmt.Sprintf("%.2f M", float64(n)/1e6)
+	}
+	return fmt.Sprintf("%.2f B", float64(n)/1e9)
+}
+
+// benchRecord is one --json record, with llama-bench's field names.
+type benchRecord struct {
+	BuildCommit string    `json:"build_commit"`
+	BuildNumber int       `json:"build_number"`
+	CPUInfo     string    `json:"cpu_info"`
+	GPUInfo     string    `json:"gpu_info"`
+	Backends    string    `json:"backends"`
+	Kernels     string    `json:"kernels"`
+	ModelFile   string    `json:"model_filename"`
+	ModelType   string    `json:"model_type"`
+	ModelSize   int64     `json:"model_size"`
+	ModelParams int64     `json:"model_n_params"`
+	NBatch      int       `json:"n_batch"`
+	NUBatch     int       `json:"n_ubatch"`
+	NThreads    int       `json:"n_threads"`
+	TypeK       string    `json:"type_k"`
+	TypeV       string    `json:"type_v"`
+	NGPULayers  int       `json:"n_gpu_layers"`
+	UseMmap     bool      `json:"use_mmap"`
+	UseMlock    bool      `json:"use_mlock"`
+	NPrompt     int       `json:"n_prompt"`
+	NGen        int       `json:"n_gen"`
+	NDepth      int       `json:"n_depth"`
+	TestTime    string    `json:"test_time"`
+	AvgNs       int64     `json:"avg_ns"`
+	StddevNs    int64     `json:"stddev_ns"`
+	AvgTs       float64   `json:"avg_ts"`
+	StddevTs    float64   `json:"stddev_ts"`
+	SamplesNs   []int64   `json:"samples_ns"`
+	SamplesTs   []float64 `json:"samples_ts"`
+}
+
+// jsonReporter prints a JSON array of records, one per test, each as soon
+// as its test ends.
+type jsonReporter struct {
+	w     io.Writer
+	count int
+}
+
+func (r *jsonReporter) header() { fmt.Fprint(r.w, "[\n") }
+
+func (r *jsonReporter) test(bm *benchModel, t *benchTest) {
+	ns := make([]float64, len(t.samples))
+	rec := benchRecord{
+		BuildCommit: buildRevision(), CPUInfo: cpuInfo(), Backends: "CPU", Kernels: bm.kernels,
+		ModelFile: bm.path, ModelType: bm.desc, ModelSize: bm.size, ModelParams: bm.params,
+		NBatch: benchBatch, NUBatch: benchBatch, NThreads: t.threads,
+		TypeK: strings.ToLower(bm.kv.String()), TypeV: strings.ToLower(bm.kv.String()),
+		UseMmap: bm.mmap, UseMlock: bm.mlock, NPrompt: t.nPrompt, NGen: t.nGen,
+		TestTime: time.Now().UTC().Format(time.RFC3339), SamplesTs: t.rates(),
+	}
+	for i, d := range t.samples {
+		rec.SamplesNs = append(rec.SamplesNs, d.Nanoseconds())
+		ns[i] = float64(d.Nanoseconds())
+	}
+	avg, std := meanStd(ns)
+	rec.AvgNs, rec.StddevNs = int64(avg), int64(std)
+	rec.AvgTs, rec.StddevTs = meanStd(rec.SamplesTs)
+	b, err := json.MarshalIndent(rec, "  ", "  ")
+	if err != nil { // cannot happen: the record has no unencodable values
+		b = []byte("{}")
+	}
+	if r.count > 0 {
+		fmt.Fprint(r.w, ",\n")
+	}
+	r.count++
+	fmt.Fprintf(r.w, "  %s", b)
+}
+
+func (r *jsonReporter) footer() { fmt.Fprint(r.w, "\n]\n") }
+
+// buildRevision returns the VCS revision Saji was built from, or "unknown".
+func buildRevision() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" && len(s.Value) >= 7 {
+				return s.Value[:7]
+			}
+		}
+	}
+	return "unknown"
+}
+
+// cpuInfo returns the CPU's model name where the system says it (Linux),
+// else the architecture.
+func cpuInfo() string {
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for line := range strings.Lines(string(b)) {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+				return strings.TrimSpace(v)
+			}
+		}
+	}
+	return runtime.GOARCH
+}

@@ -1,0 +1,260 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"saji/engine/gguf"
+	"saji/engine/model"
+	"saji/kernels/quant"
+)
+
+// writeMiniVocab writes a small SentencePiece-style vocabulary (control
+// tokens, the 256 byte tokens and a few words) to dir and returns its path.
+func writeMiniVocab(t *testing.T, dir string) string {
+	t.Helper()
+	tokens := []string{"<unk>", "<s>", "</s>"}
+	types := []int32{2, 3, 3}
+	for b := range 256 {
+		tokens = append(tokens, fmt.Sprintf("<0x%02X>", b))
+		types = append(types, 6)
+	}
+	for _, w := range []string{"▁", "▁a", "▁the", "▁cat", "▁sat", "▁on", "▁mat", "e", "t", "a"} {
+		tokens = append(tokens, w)
+		types = append(types, 1)
+	}
+	scores := make([]float32, len(tokens))
+	for i := range scores {
+		scores[i] = -float32(i)
+	}
+	w := gguf.NewWriter()
+	for _, kv := range []struct {
+		k string
+		v any
+	}{
+		{gguf.KeyArchitecture, "llama"},
+		{gguf.KeyTokenizerModel, "llama"},
+		{gguf.KeyTokens, tokens},
+		{gguf.KeyScores, scores},
+		{gguf.KeyTokenType, types},
+		{gguf.KeyBOSTokenID, uint32(1)},
+		{gguf.KeyEOSTokenID, uint32(2)},
+		{gguf.KeyUNKTokenID, uint32(0)},
+		{gguf.KeyAddBOSToken, true},
+	} {
+		if err := w.Set(kv.k, kv.v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(dir, "vocab.gguf")
+	if err := w.WriteFile(context.Background(), path); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// tinyModel writes a tiny synthetic Q8_0 model with 'saji bench synth' and
+// returns its path.
+func tinyModel(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	vocab := writeMiniVocab(t, dir)
+	path := filepath.Join(dir, "tiny-q8_0.gguf")
+	_, errs, status := run(t, Options{}, "bench", "synth", "--shape", "tiny", "--type", "q8_0",
+		"--vocab", vocab, "-o", path, "--seed", "3", "-t", "2")
+	if status != 0 {
+		t.Fatalf("bench synth: %s", errs)
+	}
+	if !strings.Contains(errs, "100%") || !strings.Contains(errs, "wrote") {
+		t.Errorf("bench synth reported no progress: %q", errs)
+	}
+	return path
+}
+
+func TestBenchTable(t *testing.T) {
+	path := tinyModel(t)
+	out, errs, status := run(t, Options{}, "bench", "-m", path, "-p", "8", "-n", "4", "-r", "2", "-t", "1,2", "--progress")
+	if status != 0 {
+		t.Fatalf("status %d: %s", status, errs)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) < 6 {
+		t.Fatalf("output:\n%s", out)
+	}
+	head := "| model                          |       size |     params | backend    | threads |            test |                  t/s |"
+	if lines[0] != head {
+		t.Errorf("header\n%s\nwant\n%s", lines[0], head)
+	}
+	if !strings.HasPrefix(lines[1], "| ------------------------------ | ---------: |") {
+		t.Errorf("rule %q", lines[1])
+	}
+	wantTests := []struct{ threads, test string }{{"1", "pp8"}, {"1", "tg4"}, {"2", "pp8"}, {"2", "tg4"}}
+	for i, w := range wantTests {
+		cells := strings.Split(strings.Trim(lines[2+i], "|"), "|")
+		if len(cells) != 7 {
+			t.Fatalf("row %q", lines[2+i])
+		}
+		for j := range cells {
+			cells[j] = strings.TrimSpace(cells[j])
+		}
+		if cells[0] != "llama ?B Q8_0" || !strings.HasSuffix(cells[1], " MiB") || !strings.HasSuffix(cells[2], " M") ||
+			!strings.HasPrefix(cells[3], "CPU") || cells[4] != w.threads || cells[5] != w.test {
+			t.Errorf("row %d: %q", i, cells)
+		}
+		var mean, std float64
+		if _, err := fmt.Sscanf(cells[6], "%f ± %f", &mean, &std); err != nil || mean <= 0 || std < 0 {
+			t.Errorf("row %d: t/s %q", i, cells[6])
+		}
+	}
+	if !strings.Contains(out, "build: saji") {
+		t.Error("no build line")
+	}
+	if !strings.Contains(errs, "warm-up") || !strings.Contains(errs, "run 2/2") {
+		t.Errorf("--progress said %q", errs)
+	}
+}
+
+func TestBenchJSON(t *testing.T) {
+	path := tinyModel(t)
+	for _, extra := range [][]string{nil, {"--no-mmap", "--mlock"}, {"--ctk", "f32", "--no-warmup"}} {
+		args := append([]string{"bench", "-m", path, "-p", "6,3", "-n", "0", "-r", "3", "-t", "2", "--json"}, extra...)
+		out, errs, status := run(t, Options{}, args...)
+		if status != 0 {
+			t.Fatalf("%v: status %d: %s", extra, status, errs)
+		}
+		var recs []map[string]any
+		if err := json.Unmarshal([]byte(out), &recs); err != nil {
+			t.Fatalf("%v: %v in\n%s", extra, err, out)
+		}
+		if len(recs) != 2 {
+			t.Fatalf("%v: %d records", extra, len(recs))
+		}
+		for i, r := range recs {
+			for _, k := range []string{"model_filename", "model_type", "model_size", "model_n_params", "n_threads",
+				"n_prompt", "n_gen", "avg_ts", "stddev_ts", "avg_ns", "stddev_ns", "samples_ts", "samples_ns", "type_k", "backends"} {
+				if _, ok := r[k]; !ok {
+					t.Errorf("%v: record %d lacks %s", extra, i, k)
+				}
+			}
+			if r["model_filename"] != path || r["n_prompt"] != float64([]int{6, 3}[i]) || r["n_gen"] != 0.0 || r["n_threads"] != 2.0 {
+				t.Errorf("%v: record %d: %v", extra, i, r)
+			}
+			if ts, _ := r["samples_ts"].([]any); len(ts) != 3 || r["avg_ts"].(float64) <= 0 {
+				t.Errorf("%v: record %d: samples %v avg %v", extra, i, r["samples_ts"], r["avg_ts"])
+			}
+			noMmap := slices.Contains(extra, "--no-mmap")
+			if r["use_mmap"] != !noMmap {
+				t.Errorf("%v: use_mmap %v", extra, r["use_mmap"])
+			}
+			wantKV := "f16"
+			if slices.Contains(extra, "f32") {
+				wantKV = "f32"
+			}
+			if r["type_k"] != wantKV || r["type_v"] != wantKV {
+				t.Errorf("%v: cache types %v %v", extra, r["type_k"], r["type_v"])
+			}
+		}
+	}
+}
+
+func TestBenchErrors(t *testing.T) {
+	path := tinyModel(t)
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bench"}, "a model is required"},
+		{[]string{"bench", "-m", path, "-t", "0"}, "--threads"},
+		{[]string{"bench", "-m", path, "-p", "x"}, "--n-prompt"},
+		{[]string{"bench", "-m", path, "-n", "-1"}, "--n-gen"},
+		{[]string{"bench", "-m", path, "-r", "0"}, "--repetitions"},
+		{[]string{"bench", "-m", path, "--ctk", "q4_0"}, "--ctk"},
+		{[]string{"bench", "-m", filepath.Join(t.TempDir(), "none.gguf")}, "bench: gguf:"},
+		{[]string{"bench", "synth", "--shape", "tiny"}, "required"},
+		{[]string{"bench", "synth", "--shape", "huge", "--vocab", path, "-o", "x"}, "unknown shape"},
+		{[]string{"bench", "synth", "--shape", "tiny", "--type", "q9", "--vocab", path, "-o", "x"}, "file type"},
+	} {
+		_, errs, status := run(t, Options{}, tt.args...)
+		if status == 0 || !strings.Contains(errs, tt.want) {
+			t.Errorf("%v: status %d, stderr %q, want %q", tt.args, status, errs, tt.want)
+		}
+	}
+}
+
+// TestNoMmapSameLogits checks that a model read into memory computes
+// exactly what the mapped one does.
+func TestNoMmapSameLogits(t *testing.T) {
+	path := tinyModel(t)
+	logits := func(opts gguf.OpenOptions) []float32 {
+		f, err := gguf.OpenWith(path, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		m, err := model.Load(context.Background(), f, model.Options{Threads: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cache, err := m.NewCache(8, quant.TypeF16)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := m.Forward(context.Background(), []int32{1, 100, 200, 265}, positions(0, 4), cache, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return slices.Clone(out)
+	}
+	a, b := logits(gguf.OpenOptions{}), logits(gguf.OpenOptions{NoMmap: true})
+	if len(a) != 4*269 || !slices.Equal(a, b) {
+		t.Errorf("no-mmap logits differ (%d and %d values)", len(a), len(b))
+	}
+}
+
+func TestBenchHelpers(t *testing.T) {
+	for _, tt := range []struct {
+		x         []float64
+		mean, std float64
+	}{
+		{nil, 0, 0},
+		{[]float64{5}, 5, 0},
+		{[]float64{1, 3}, 2, math.Sqrt2},
+		{[]float64{2, 4, 4, 4, 5, 5, 7, 9}, 5, math.Sqrt(32.0 / 7)},
+	} {
+		m, s := meanStd(tt.x)
+		if math.Abs(m-tt.mean) > 1e-12 || math.Abs(s-tt.std) > 1e-12 {
+			t.Errorf("meanStd(%v) = %g, %g, want %g, %g", tt.x, m, s, tt.mean, tt.std)
+		}
+	}
+	for _, tt := range []struct {
+		params int64
+		want   string
+	}{{1_235_814_400, "1B"}, {8_030_261_248, "8B"}, {494_032_768, "0.5B"}, {68_000_000, "?B"}} {
+		if got := sizeLabel(tt.params); got != tt.want {
+			t.Errorf("sizeLabel(%d) = %q, want %q", tt.params, got, tt.want)
+		}
+	}
+	for _, tt := range []struct {
+		n          int64
+		size, pars string
+	}{{46823424, "44.65 MiB", "46.82 M"}, {771_000_000 * 2, "1.44 GiB", "1.54 B"}} {
+		if benchSize(tt.n) != tt.size || benchParams(tt.n) != tt.pars {
+			t.Errorf("%d: %q %q, want %q %q", tt.n, benchSize(tt.n), benchParams(tt.n), tt.size, tt.pars)
+		}
+	}
+	for _, tt := range []struct {
+		s    string
+		want []int
+	}{{"4", []int{4}}, {"1, 2,8", []int{1, 2, 8}}, {"", nil}, {"1,,2", nil}, {"-1", nil}} {
+		got, err := intList("x", tt.s, 0)
+		if !slices.Equal(got, tt.want) || (err == nil) != (tt.want != nil) {
+			t.Errorf("intList(%q) = %v, %v", tt.s, got, err)
+		}
+	}
+}
