@@ -21,6 +21,12 @@ import (
 // output, attn_v and ffn_down on some layers), a fallback where a row does
 // not divide into the type's blocks, and 1-D tensors and norms left as they
 // are.
+//
+// Left out: the rules of file types Saji cannot write (IQ1-IQ3, TQ, MXFP4),
+// those that need an importance matrix, the attn_v bump llama.cpp gives
+// only to models it classifies as 70B, and llama-quantize's per-tensor
+// overrides (--token-embedding-type, --output-tensor-type, --tensor-type,
+// --pure).
 type Mix struct {
 	// FileType is the target (general.file_type).
 	FileType gguf.FileType
