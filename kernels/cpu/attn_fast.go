@@ -41,6 +41,12 @@ type attnScratch struct {
 	acc     []float32
 }
 
+// attnChunk is the number of cells a work item covers when a small batch
+// splits the cells between items (flash decoding), so that a decode step
+// has more items than KV heads. The split depends on the batch only, never
+// on the number of threads, so the results do not either.
+const attnChunk = 256
+
 // fastAttention is Attention for backends with SIMD kernels. The operands
 // are checked by Attention.
 func (b *Backend) fastAttention(d, qs, kt, vt *tensor, kv kernels.KV, pos []int32, p kernels.AttentionParams) {
@@ -54,21 +60,39 @@ func (b *Backend) fastAttention(d, qs, kt, vt *tensor, kv kernels.KV, pos []int3
 		tq = max(1, min(n, 16/group))
 	}
 	blocks := (n + tq - 1) / tq
-	// Items run KV head major, so that a thread's contiguous share of a
-	// causal batch mixes early and late tokens.
-	b.parallel(blocks*nkv, func(lo, hi int) {
+	chunks := 1
+	if blocks*nkv < 64 {
+		hi := 0
+		for _, q := range pos {
+			hi = max(hi, min(int(q), kv.Len-1))
+		}
+		chunks = hi/attnChunk + 1
+	}
+	rowsPer := tq * group
+	var parts []float32 // per item and row: m, sum, acc
+	if chunks > 1 {
+		parts = make([]float32, blocks*nkv*chunks*rowsPer*(vd+2))
+	}
+	// Items run KV head major, then token block, then chunk, so that a
+	// thread's contiguous share streams through consecutive cells of one
+	// head and mixes early and late tokens of a causal batch.
+	b.parallel(blocks*nkv*chunks, func(lo, hi int) {
 		s := &attnScratch{
 			k: make([]float32, attnTile*hd), v: make([]float32, attnTile*vd), s: make([]float32, attnTile),
-			rows: make([]attnRow, 0, tq*group), acc: make([]float32, tq*group*vd),
+			rows: make([]attnRow, 0, rowsPer), acc: make([]float32, rowsPer*vd),
 		}
 		for w := lo; w < hi; w++ {
-			blk, kh := w%blocks, w/blocks
+			ch, blk, kh := w%chunks, w/chunks%blocks, w/chunks/blocks
+			cLo, cHi := 0, math.MaxInt
+			if chunks > 1 {
+				cLo, cHi = ch*attnChunk, (ch+1)*attnChunk-1
+			}
 			s.rows = s.rows[:0]
 			for j := blk * tq; j < min(n, (blk+1)*tq); j++ {
-				last := min(int(pos[j]), kv.Len-1)
-				first := 0
+				last := min(int(pos[j]), kv.Len-1, cHi)
+				first := cLo
 				if p.Window > 0 {
-					first = max(0, int(pos[j])-p.Window+1)
+					first = max(first, int(pos[j])-p.Window+1)
 				}
 				for h := kh * group; h < (kh+1)*group; h++ {
 					r := len(s.rows)
@@ -82,11 +106,77 @@ func (b *Backend) fastAttention(d, qs, kt, vt *tensor, kv kernels.KV, pos []int3
 				}
 			}
 			attendItem(s, kt, vt, kv, kh, p)
+			for i := range s.rows {
+				r := &s.rows[i]
+				if parts == nil {
+					r.finish(r.out)
+					continue
+				}
+				part := parts[(w*rowsPer+i)*(vd+2):][:vd+2]
+				part[0], part[1] = r.m, r.sum
+				copy(part[2:], r.acc)
+			}
+		}
+	})
+	if parts == nil {
+		return
+	}
+	// Merge each row's chunks: rescale to the largest maximum and add.
+	b.parallel(n*nkv, func(lo, hi int) {
+		for w := lo; w < hi; w++ {
+			j, kh := w/nkv, w%nkv
+			blk := j / tq
+			for g := range group {
+				i := (j-blk*tq)*group + g
+				out := d.f[(j*nh+kh*group+g)*vd:][:vd]
+				item := (kh*blocks + blk) * chunks
+				m := float32(math.Inf(-1))
+				for ch := range chunks {
+					part := parts[((item+ch)*rowsPer+i)*(vd+2):]
+					if part[1] != 0 {
+						m = max(m, part[0])
+					}
+				}
+				clear(out)
+				var sum float32
+				for ch := range chunks {
+					part := parts[((item+ch)*rowsPer+i)*(vd+2):][:vd+2]
+					if part[1] == 0 {
+						continue
+					}
+					f := expF(part[0] - m)
+					sum += part[1] * f
+					for x, a := range part[2:] {
+						out[x] += a * f
+					}
+				}
+				if sum == 0 {
+					continue
+				}
+				inv := 1 / sum
+				for x := range out {
+					out[x] *= inv
+				}
+			}
 		}
 	})
 }
 
-// attendItem runs the online softmax of s.rows over the cells of KV head kh.
+// finish writes the row's attention output, acc/sum, to out (zeros when
+// the row saw no cell).
+func (r *attnRow) finish(out []float32) {
+	if r.sum == 0 {
+		clear(out)
+		return
+	}
+	inv := 1 / r.sum
+	for j, a := range r.acc {
+		out[j] = a * inv
+	}
+}
+
+// attendItem runs the online softmax of s.rows over the cells of KV head
+// kh, leaving each row's maximum, sum and accumulator in the row.
 func attendItem(s *attnScratch, kt, vt *tensor, kv kernels.KV, kh int, p kernels.AttentionParams) {
 	hd, vd := p.HeadDim, p.ValueDim
 	lo, hi := math.MaxInt, -1
@@ -152,17 +242,6 @@ func attendItem(s *attnScratch, kt, vt *tensor, kv kernels.KV, kh int, p kernels
 			}
 			r.sum += sum
 			attnAcc(r.acc, vals[(c0-t0)*ldv:], sc, ldv)
-		}
-	}
-	for i := range s.rows {
-		r := &s.rows[i]
-		if r.sum == 0 || r.first > r.last {
-			clear(r.out)
-			continue
-		}
-		inv := 1 / r.sum
-		for j, a := range r.acc {
-			r.out[j] = a * inv
 		}
 	}
 }

@@ -41,6 +41,8 @@ var attnCases = []attnCase{
 	{name: "cells-shuffled", typ: quant.TypeF32, heads: 4, kvHeads: 2, hd: 64, vd: 64, cached: 90, rows: 128, batch: 4, cells: "shuffled"},
 	{name: "cells-blocks", typ: quant.TypeF32, heads: 4, kvHeads: 2, hd: 64, vd: 64, cached: 90, rows: 128, batch: 4, cells: "blocks"},
 	{name: "cells-blocks-q8", typ: quant.TypeQ8_0, heads: 4, kvHeads: 2, hd: 64, vd: 64, cached: 90, rows: 128, batch: 1, cells: "blocks"},
+	{name: "chunks-window-cells", typ: quant.TypeQ8_0, heads: 4, kvHeads: 2, hd: 32, vd: 64, cached: 700, rows: 768, batch: 1, window: 300, cells: "shuffled"},
+	{name: "chunks-boundary", typ: quant.TypeF16, heads: 4, kvHeads: 4, hd: 64, vd: 32, cached: 254, rows: 520, batch: 5},
 	{name: "long-f16", typ: quant.TypeF16, heads: 32, kvHeads: 8, hd: 64, vd: 64, cached: 4095, rows: 4096, batch: 1, long: true},
 	{name: "long-q8-prefill", typ: quant.TypeQ8_0, heads: 8, kvHeads: 2, hd: 128, vd: 128, cached: 4080, rows: 4096, batch: 16, long: true},
 }
@@ -222,6 +224,29 @@ func TestFastAttention(t *testing.T) {
 				t.Errorf("fast vs oracle over %v: relative difference %.2e", c.typ, d)
 			}
 		})
+	}
+}
+
+// TestFastAttentionThreads checks that the fast attention's results do not
+// depend on the number of threads, bit for bit.
+func TestFastAttentionThreads(t *testing.T) {
+	c := attnCase{name: "threads", typ: quant.TypeF16, heads: 8, kvHeads: 2, hd: 64, vd: 64, cached: 600, rows: 640, batch: 3, window: 500}
+	var first []float32
+	for _, threads := range []int{1, 2, 5} {
+		b := New(threads)
+		if b.k == nil {
+			b.k = newKernelSet("test")
+		}
+		got := setupAttn(t, b, c, c.typ).run(t, b)
+		if first == nil {
+			first = got
+			continue
+		}
+		for i := range got {
+			if math.Float32bits(got[i]) != math.Float32bits(first[i]) {
+				t.Fatalf("%d threads: output %d is %g, with one thread %g", threads, i, got[i], first[i])
+			}
+		}
 	}
 }
 
