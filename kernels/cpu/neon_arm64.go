@@ -106,6 +106,19 @@ func q2KDotSDOT(w *byte, x *q8KBlock, n int, gemm int, res *float32)
 //go:noescape
 func q2KDotNEON(w *byte, x *q8KBlock, n int, gemm int, res *float32)
 
+// iq4xsDotSDOT sets *sum to the dot product of n IQ4_XS super-blocks (136
+// bytes each at w, nibbles indexing tab through TBL) with Q8_K
+// activations as dotK's default path: one integer sum per super-block,
+// times d·xd, added to the sum, each step rounded.
+//
+//go:noescape
+func iq4xsDotSDOT(w *byte, x *q8KBlock, n int, sum *float32, tab *[16]int8)
+
+// iq4xsDotNEON is iq4xsDotSDOT without the dot-product extension.
+//
+//go:noescape
+func iq4xsDotNEON(w *byte, x *q8KBlock, n int, sum *float32, tab *[16]int8)
+
 // quantQ8NEON quantizes n blocks of 32 floats at x into out as quantizeQ8
 // does, with Q8_1's sums where sums is not zero.
 //
@@ -167,6 +180,7 @@ func addNEON(k *kernelSet, dot bool) {
 	k.q8K[quant.TypeQ5_K] = q5KKernel(dot)
 	k.q8K[quant.TypeQ3_K] = q3KKernel(dot)
 	k.q8K[quant.TypeQ2_K] = q2KKernel(dot)
+	k.q8K[quant.TypeIQ4_XS] = iq4xsKernel(dot)
 	k.quantQ8, k.quantQ8K = quantizeQ8NEON, quantizeQ8KNEON
 	k.f32Vec, k.f32Tiny = f32VecNEON, f32TinyNEON
 	k.f16Vec, k.f16Tiny = halfVecNEON(false), halfTinyNEON(false)
@@ -339,6 +353,22 @@ func quantizeQ8KNEON(x []float32, out []q8KBlock, grouped bool) {
 		iscale := -127 / maxv
 		q8KQuantNEON(&xb[0], blk, iscale)
 		blk.d = 1 / iscale
+	}
+}
+
+// iq4xsKernel returns the IQ4_XS row kernel (dotK's default path).
+func iq4xsKernel(dot bool) func(w []byte, x []q8KBlock, gemm bool) float32 {
+	return func(w []byte, x []q8KBlock, _ bool) float32 {
+		var sum float32
+		if n := len(x); n > 0 {
+			_ = w[136*n-1]
+			if dot {
+				iq4xsDotSDOT(&w[0], &x[0], n, &sum, &iq4Levels)
+			} else {
+				iq4xsDotNEON(&w[0], &x[0], n, &sum, &iq4Levels)
+			}
+		}
+		return sum
 	}
 }
 

@@ -2122,6 +2122,272 @@ q2KDotNEON_done:
 	WORD $0xbd0001de // str s30, [x14]
 	RET
 
+// iq4xsDotSDOT(w *byte, x *q8KBlock, n int, sum *float32, tab *[16]int8)
+TEXT ·iq4xsDotSDOT(SB), NOSPLIT, $0-40
+	MOVD w+0(FP), R0
+	MOVD x+8(FP), R1
+	MOVD n+16(FP), R2
+	MOVD sum+24(FP), R3
+	MOVD tab+32(FP), R4
+	WORD $0x3dc0009d // ldr q29, [x4]
+	WORD $0x4f00e5ff // movi v31.16b, #15
+	WORD $0x4f01e41e // movi v30.16b, #32
+	WORD $0x4f00041c // movi v28.4s, #0
+	CBZ R2, iq4xsDotSDOT_done
+iq4xsDotSDOT_loop:
+	WORD $0x79400405 // ldrh w5, [x0, #2]
+	WORD $0xb9400406 // ldr w6, [x0, #4]
+	WORD $0xaa0560a5 // orr x5, x5, x5, lsl #24
+	WORD $0x92001ca5 // and x5, x5, #0x000000ff000000ff
+	WORD $0xaa0530a5 // orr x5, x5, x5, lsl #12
+	WORD $0x92008ca5 // and x5, x5, #0x000f000f000f000f
+	WORD $0xaa0518a5 // orr x5, x5, x5, lsl #6
+	WORD $0x9200c4a5 // and x5, x5, #0x0303030303030303
+	WORD $0xaa0640c6 // orr x6, x6, x6, lsl #16
+	WORD $0x92003cc6 // and x6, x6, #0x0000ffff0000ffff
+	WORD $0xaa0620c6 // orr x6, x6, x6, lsl #8
+	WORD $0x92009cc6 // and x6, x6, #0x00ff00ff00ff00ff
+	WORD $0xaa0610c6 // orr x6, x6, x6, lsl #4
+	WORD $0x9200ccc6 // and x6, x6, #0x0f0f0f0f0f0f0f0f
+	WORD $0xaa0510c6 // orr x6, x6, x5, lsl #4
+	WORD $0x9e6700d4 // fmov d20, x6
+	WORD $0x2e3e8694 // sub v20.8b, v20.8b, v30.8b
+	WORD $0x0f08a694 // sxtl v20.8h, v20.8b
+	WORD $0x0f10a696 // sxtl v22.4s, v20.4h
+	WORD $0x4f10a697 // sxtl2 v23.4s, v20.8h
+	WORD $0x91002009 // add x9, x0, #8
+	WORD $0x4cdf2120 // ld1 {v0.16b, v1.16b, v2.16b, v3.16b}, [x9], #64
+	WORD $0x4c402124 // ld1 {v4.16b, v5.16b, v6.16b, v7.16b}, [x9]
+	WORD $0x9100102a // add x10, x1, #4
+	WORD $0x4cdf2150 // ld1 {v16.16b, v17.16b, v18.16b, v19.16b}, [x10], #64
+	WORD $0x4e3f1c18 // and v24.16b, v0.16b, v31.16b
+	WORD $0x6f0c0419 // ushr v25.16b, v0.16b, #4
+	WORD $0x4e1803b8 // tbl v24.16b, {v29.16b}, v24.16b
+	WORD $0x4e1903b9 // tbl v25.16b, {v29.16b}, v25.16b
+	WORD $0x4f000408 // movi v8.4s, #0
+	WORD $0x4e909708 // sdot v8.4s, v24.16b, v16.16b
+	WORD $0x4e919728 // sdot v8.4s, v25.16b, v17.16b
+	WORD $0x4e3f1c38 // and v24.16b, v1.16b, v31.16b
+	WORD $0x6f0c0439 // ushr v25.16b, v1.16b, #4
+	WORD $0x4e1803b8 // tbl v24.16b, {v29.16b}, v24.16b
+	WORD $0x4e1903b9 // tbl v25.16b, {v29.16b}, v25.16b
+	WORD $0x4f000409 // movi v9.4s, #0
+	WORD $0x4e929709 // sdot v9.4s, v24.16b, v18.16b
+	WORD $0x4e939729 // sdot v9.4s, v25.16b, v19.16b
+	WORD $0x4cdf2150 // ld1 {v16.16b, v17.16b, v18.16b, v19.16b}, [x10], #64
+	WORD $0x4e3f1c58 // and v24.16b, v2.16b, v31.16b
+	WORD $0x6f0c0459 // ushr v25.16b, v2.16b, #4
+	WORD $0x4e1803b8 // tbl v24.16b, {v29.16b}, v24.16b
+	WORD $0x4e1903b9 // tbl v25.16b, {v29.16b}, v25.16b
+	WORD $0x4f00040a // movi v10.4s, #0
+	WORD $0x4e90970a // sdot v10.4s, v24.16b, v16.16b
+	WORD $0x4e91972a // sdot v10.4s, v25.16b, v17.16b
+	WORD $0x4e3f1c78 // and v24.16b, v3.16b, v31.16b
+	WORD $0x6f0c0479 // ushr v25.16b, v3.16b, #4
+	WORD $0x4e1803b8 // tbl v24.16b, {v29.16b}, v24.16b
+	WORD $0x4e1903b9 // tbl v25.16b, {v29.16b}, v25.16b
+	WORD $0x4f00040b // movi v11.4s, #0
+	WORD $0x4e92970b // sdot v11.4s, v24.16b, v18.16b
+	WORD $0x4e93972b // sdot v11.4s, v25.16b, v19.16b
+	WORD $0x4cdf2150 // ld1 {v16.16b, v17.16b, v18.16b, v19.16b}, [x10], #64
+	WORD $0x4e3f1c98 // and v24.16b, v4.16b, v31.16b
+	WORD $0x6f0c0499 // ushr v25.16b, v4.16b, #4
+	WORD $0x4e1803b8 // tbl v24.16b, {v29.16b}, v24.16b
+	WORD $0x4e1903b9 // tbl v25.16b, {v29.16b}, v25.16b
+	WORD $0x4f00040c // movi v12.4s, #0
+	WORD $0x4e90970c // sdot v12.4s, v24.16b, v16.16b
+	WORD $0x4e91972c // sdot v12.4s, v25.16b, v17.16b
+	WORD $0x4e3f1cb8 // and v24.16b, v5.16b, v31.16b
+	WORD $0x6f0c04b9 // ushr v25.16b, v5.16b, #4
+	WORD $0x4e1803b8 // tbl v24.16b, {v29.16b}, v24.16b
+	WORD $0x4e1903b9 // tbl v25.16b, {v29.16b}, v25.16b
+	WORD $0x4f00040d // movi v13.4s, #0
+	WORD $0x4e92970d // sdot v13.4s, v24.16b, v18.16b
+	WORD $0x4e93972d // sdot v13.4s, v25.16b, v19.16b
+	WORD $0x4cdf2150 // ld1 {v16.16b, v17.16b, v18.16b, v19.16b}, [x10], #64
+	WORD $0x4e3f1cd8 // and v24.16b, v6.16b, v31.16b
+	WORD $0x6f0c04d9 // ushr v25.16b, v6.16b, #4
+	WORD $0x4e1803b8 // tbl v24.16b, {v29.16b}, v24.16b
+	WORD $0x4e1903b9 // tbl v25.16b, {v29.16b}, v25.16b
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4e90970e // sdot v14.4s, v24.16b, v16.16b
+	WORD $0x4e91972e // sdot v14.4s, v25.16b, v17.16b
+	WORD $0x4e3f1cf8 // and v24.16b, v7.16b, v31.16b
+	WORD $0x6f0c04f9 // ushr v25.16b, v7.16b, #4
+	WORD $0x4e1803b8 // tbl v24.16b, {v29.16b}, v24.16b
+	WORD $0x4e1903b9 // tbl v25.16b, {v29.16b}, v25.16b
+	WORD $0x4f00040f // movi v15.4s, #0
+	WORD $0x4e92970f // sdot v15.4s, v24.16b, v18.16b
+	WORD $0x4e93972f // sdot v15.4s, v25.16b, v19.16b
+	WORD $0x4ea9bd08 // addp v8.4s, v8.4s, v9.4s
+	WORD $0x4eabbd4a // addp v10.4s, v10.4s, v11.4s
+	WORD $0x4eadbd8c // addp v12.4s, v12.4s, v13.4s
+	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
+	WORD $0x4eaabd08 // addp v8.4s, v8.4s, v10.4s
+	WORD $0x4eaebd8c // addp v12.4s, v12.4s, v14.4s
+	WORD $0x4eb69d08 // mul v8.4s, v8.4s, v22.4s
+	WORD $0x4eb79588 // mla v8.4s, v12.4s, v23.4s
+	WORD $0x4eb1b908 // addv s8, v8.4s
+	WORD $0x5e21d908 // scvtf s8, s8
+	WORD $0x7d40001a // ldr h26, [x0]
+	WORD $0xbd40003b // ldr s27, [x1]
+	WORD $0x1ee2435a // fcvt s26, h26
+	WORD $0x1e3b0b5a // fmul s26, s26, s27
+	WORD $0x1e280b5a // fmul s26, s26, s8
+	WORD $0x1e3a2b9c // fadd s28, s28, s26
+	ADD $136, R0
+	ADD $292, R1
+	SUBS $1, R2
+	BNE iq4xsDotSDOT_loop
+iq4xsDotSDOT_done:
+	WORD $0xbd00007c // str s28, [x3]
+	RET
+
+// iq4xsDotNEON(w *byte, x *q8KBlock, n int, sum *float32, tab *[16]int8)
+TEXT ·iq4xsDotNEON(SB), NOSPLIT, $0-40
+	MOVD w+0(FP), R0
+	MOVD x+8(FP), R1
+	MOVD n+16(FP), R2
+	MOVD sum+24(FP), R3
+	MOVD tab+32(FP), R4
+	WORD $0x3dc0009d // ldr q29, [x4]
+	WORD $0x4f00e5ff // movi v31.16b, #15
+	WORD $0x4f01e41e // movi v30.16b, #32
+	WORD $0x4f00041c // movi v28.4s, #0
+	CBZ R2, iq4xsDotNEON_done
+iq4xsDotNEON_loop:
+	WORD $0x79400405 // ldrh w5, [x0, #2]
+	WORD $0xb9400406 // ldr w6, [x0, #4]
+	WORD $0xaa0560a5 // orr x5, x5, x5, lsl #24
+	WORD $0x92001ca5 // and x5, x5, #0x000000ff000000ff
+	WORD $0xaa0530a5 // orr x5, x5, x5, lsl #12
+	WORD $0x92008ca5 // and x5, x5, #0x000f000f000f000f
+	WORD $0xaa0518a5 // orr x5, x5, x5, lsl #6
+	WORD $0x9200c4a5 // and x5, x5, #0x0303030303030303
+	WORD $0xaa0640c6 // orr x6, x6, x6, lsl #16
+	WORD $0x92003cc6 // and x6, x6, #0x0000ffff0000ffff
+	WORD $0xaa0620c6 // orr x6, x6, x6, lsl #8
+	WORD $0x92009cc6 // and x6, x6, #0x00ff00ff00ff00ff
+	WORD $0xaa0610c6 // orr x6, x6, x6, lsl #4
+	WORD $0x9200ccc6 // and x6, x6, #0x0f0f0f0f0f0f0f0f
+	WORD $0xaa0510c6 // orr x6, x6, x5, lsl #4
+	WORD $0x9e6700d4 // fmov d20, x6
+	WORD $0x2e3e8694 // sub v20.8b, v20.8b, v30.8b
+	WORD $0x0f08a694 // sxtl v20.8h, v20.8b
+	WORD $0x0f10a696 // sxtl v22.4s, v20.4h
+	WORD $0x4f10a697 // sxtl2 v23.4s, v20.8h
+	WORD $0x91002009 // add x9, x0, #8
+	WORD $0x4cdf2120 // ld1 {v0.16b, v1.16b, v2.16b, v3.16b}, [x9], #64
+	WORD $0x4c402124 // ld1 {v4.16b, v5.16b, v6.16b, v7.16b}, [x9]
+	WORD $0x9100102a // add x10, x1, #4
+	WORD $0x4cdf2150 // ld1 {v16.16b, v17.16b, v18.16b, v19.16b}, [x10], #64
+	WORD $0x4e3f1c18 // and v24.16b, v0.16b, v31.16b
+	WORD $0x6f0c0419 // ushr v25.16b, v0.16b, #4
+	WORD $0x4e1803b8 // tbl v24.16b, {v29.16b}, v24.16b
+	WORD $0x4e1903b9 // tbl v25.16b, {v29.16b}, v25.16b
+	WORD $0x0e30c308 // smull v8.8h, v24.8b, v16.8b
+	WORD $0x4e308308 // smlal2 v8.8h, v24.16b, v16.16b
+	WORD $0x0e31c33a // smull v26.8h, v25.8b, v17.8b
+	WORD $0x4e31833a // smlal2 v26.8h, v25.16b, v17.16b
+	WORD $0x4e602908 // saddlp v8.4s, v8.8h
+	WORD $0x4e606b48 // sadalp v8.4s, v26.8h
+	WORD $0x4e3f1c38 // and v24.16b, v1.16b, v31.16b
+	WORD $0x6f0c0439 // ushr v25.16b, v1.16b, #4
+	WORD $0x4e1803b8 // tbl v24.16b, {v29.16b}, v24.16b
+	WORD $0x4e1903b9 // tbl v25.16b, {v29.16b}, v25.16b
+	WORD $0x0e32c309 // smull v9.8h, v24.8b, v18.8b
+	WORD $0x4e328309 // smlal2 v9.8h, v24.16b, v18.16b
+	WORD $0x0e33c33a // smull v26.8h, v25.8b, v19.8b
+	WORD $0x4e33833a // smlal2 v26.8h, v25.16b, v19.16b
+	WORD $0x4e602929 // saddlp v9.4s, v9.8h
+	WORD $0x4e606b49 // sadalp v9.4s, v26.8h
+	WORD $0x4cdf2150 // ld1 {v16.16b, v17.16b, v18.16b, v19.16b}, [x10], #64
+	WORD $0x4e3f1c58 // and v24.16b, v2.16b, v31.16b
+	WORD $0x6f0c0459 // ushr v25.16b, v2.16b, #4
+	WORD $0x4e1803b8 // tbl v24.16b, {v29.16b}, v24.16b
+	WORD $0x4e1903b9 // tbl v25.16b, {v29.16b}, v25.16b
+	WORD $0x0e30c30a // smull v10.8h, v24.8b, v16.8b
+	WORD $0x4e30830a // smlal2 v10.8h, v24.16b, v16.16b
+	WORD $0x0e31c33a // smull v26.8h, v25.8b, v17.8b
+	WORD $0x4e31833a // smlal2 v26.8h, v25.16b, v17.16b
+	WORD $0x4e60294a // saddlp v10.4s, v10.8h
+	WORD $0x4e606b4a // sadalp v10.4s, v26.8h
+	WORD $0x4e3f1c78 // and v24.16b, v3.16b, v31.16b
+	WORD $0x6f0c0479 // ushr v25.16b, v3.16b, #4
+	WORD $0x4e1803b8 // tbl v24.16b, {v29.16b}, v24.16b
+	WORD $0x4e1903b9 // tbl v25.16b, {v29.16b}, v25.16b
+	WORD $0x0e32c30b // smull v11.8h, v24.8b, v18.8b
+	WORD $0x4e32830b // smlal2 v11.8h, v24.16b, v18.16b
+	WORD $0x0e33c33a // smull v26.8h, v25.8b, v19.8b
+	WORD $0x4e33833a // smlal2 v26.8h, v25.16b, v19.16b
+	WORD $0x4e60296b // saddlp v11.4s, v11.8h
+	WORD $0x4e606b4b // sadalp v11.4s, v26.8h
+	WORD $0x4cdf2150 // ld1 {v16.16b, v17.16b, v18.16b, v19.16b}, [x10], #64
+	WORD $0x4e3f1c98 // and v24.16b, v4.16b, v31.16b
+	WORD $0x6f0c0499 // ushr v25.16b, v4.16b, #4
+	WORD $0x4e1803b8 // tbl v24.16b, {v29.16b}, v24.16b
+	WORD $0x4e1903b9 // tbl v25.16b, {v29.16b}, v25.16b
+	WORD $0x0e30c30c // smull v12.8h, v24.8b, v16.8b
+	WORD $0x4e30830c // smlal2 v12.8h, v24.16b, v16.16b
+	WORD $0x0e31c33a // smull v26.8h, v25.8b, v17.8b
+	WORD $0x4e31833a // smlal2 v26.8h, v25.16b, v17.16b
+	WORD $0x4e60298c // saddlp v12.4s, v12.8h
+	WORD $0x4e606b4c // sadalp v12.4s, v26.8h
+	WORD $0x4e3f1cb8 // and v24.16b, v5.16b, v31.16b
+	WORD $0x6f0c04b9 // ushr v25.16b, v5.16b, #4
+	WORD $0x4e1803b8 // tbl v24.16b, {v29.16b}, v24.16b
+	WORD $0x4e1903b9 // tbl v25.16b, {v29.16b}, v25.16b
+	WORD $0x0e32c30d // smull v13.8h, v24.8b, v18.8b
+	WORD $0x4e32830d // smlal2 v13.8h, v24.16b, v18.16b
+	WORD $0x0e33c33a // smull v26.8h, v25.8b, v19.8b
+	WORD $0x4e33833a // smlal2 v26.8h, v25.16b, v19.16b
+	WORD $0x4e6029ad // saddlp v13.4s, v13.8h
+	WORD $0x4e606b4d // sadalp v13.4s, v26.8h
+	WORD $0x4cdf2150 // ld1 {v16.16b, v17.16b, v18.16b, v19.16b}, [x10], #64
+	WORD $0x4e3f1cd8 // and v24.16b, v6.16b, v31.16b
+	WORD $0x6f0c04d9 // ushr v25.16b, v6.16b, #4
+	WORD $0x4e1803b8 // tbl v24.16b, {v29.16b}, v24.16b
+	WORD $0x4e1903b9 // tbl v25.16b, {v29.16b}, v25.16b
+	WORD $0x0e30c30e // smull v14.8h, v24.8b, v16.8b
+	WORD $0x4e30830e // smlal2 v14.8h, v24.16b, v16.16b
+	WORD $0x0e31c33a // smull v26.8h, v25.8b, v17.8b
+	WORD $0x4e31833a // smlal2 v26.8h, v25.16b, v17.16b
+	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
+	WORD $0x4e606b4e // sadalp v14.4s, v26.8h
+	WORD $0x4e3f1cf8 // and v24.16b, v7.16b, v31.16b
+	WORD $0x6f0c04f9 // ushr v25.16b, v7.16b, #4
+	WORD $0x4e1803b8 // tbl v24.16b, {v29.16b}, v24.16b
+	WORD $0x4e1903b9 // tbl v25.16b, {v29.16b}, v25.16b
+	WORD $0x0e32c30f // smull v15.8h, v24.8b, v18.8b
+	WORD $0x4e32830f // smlal2 v15.8h, v24.16b, v18.16b
+	WORD $0x0e33c33a // smull v26.8h, v25.8b, v19.8b
+	WORD $0x4e33833a // smlal2 v26.8h, v25.16b, v19.16b
+	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
+	WORD $0x4e606b4f // sadalp v15.4s, v26.8h
+	WORD $0x4ea9bd08 // addp v8.4s, v8.4s, v9.4s
+	WORD $0x4eabbd4a // addp v10.4s, v10.4s, v11.4s
+	WORD $0x4eadbd8c // addp v12.4s, v12.4s, v13.4s
+	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
+	WORD $0x4eaabd08 // addp v8.4s, v8.4s, v10.4s
+	WORD $0x4eaebd8c // addp v12.4s, v12.4s, v14.4s
+	WORD $0x4eb69d08 // mul v8.4s, v8.4s, v22.4s
+	WORD $0x4eb79588 // mla v8.4s, v12.4s, v23.4s
+	WORD $0x4eb1b908 // addv s8, v8.4s
+	WORD $0x5e21d908 // scvtf s8, s8
+	WORD $0x7d40001a // ldr h26, [x0]
+	WORD $0xbd40003b // ldr s27, [x1]
+	WORD $0x1ee2435a // fcvt s26, h26
+	WORD $0x1e3b0b5a // fmul s26, s26, s27
+	WORD $0x1e280b5a // fmul s26, s26, s8
+	WORD $0x1e3a2b9c // fadd s28, s28, s26
+	ADD $136, R0
+	ADD $292, R1
+	SUBS $1, R2
+	BNE iq4xsDotNEON_loop
+iq4xsDotNEON_done:
+	WORD $0xbd00007c // str s28, [x3]
+	RET
+
 // quantQ8NEON(x *float32, out *q8Block, n int, sums int)
 TEXT ·quantQ8NEON(SB), NOSPLIT, $0-32
 	MOVD x+0(FP), R0

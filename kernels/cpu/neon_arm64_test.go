@@ -78,6 +78,8 @@ func weightRow(t *testing.T, rng *rand.Rand, typ quant.Type, nb int, kind string
 			f16s = []int{108}
 		case quant.TypeQ2_K:
 			f16s = []int{80, 82}
+		case quant.TypeIQ4_XS:
+			f16s = []int{0}
 		}
 		for _, o := range f16s {
 			h := randF16(rng, 0.01)
@@ -188,18 +190,18 @@ func TestNEONQ8(t *testing.T) {
 	}
 }
 
-// neonKTypes are the K-quants with NEON kernels.
-var neonKTypes = []quant.Type{quant.TypeQ2_K, quant.TypeQ3_K, quant.TypeQ4_K, quant.TypeQ5_K, quant.TypeQ6_K}
+// neonKTypes are the super-block types with NEON kernels.
+var neonKTypes = []quant.Type{quant.TypeQ2_K, quant.TypeQ3_K, quant.TypeQ4_K, quant.TypeQ5_K, quant.TypeQ6_K, quant.TypeIQ4_XS}
 
 // neonKKernel returns the NEON kernel for typ, in the SDOT form if dot.
 func neonKKernel(typ quant.Type, dot bool) func([]byte, []q8KBlock, bool) float32 {
 	return map[quant.Type]func(bool) func([]byte, []q8KBlock, bool) float32{
 		quant.TypeQ2_K: q2KKernel, quant.TypeQ3_K: q3KKernel, quant.TypeQ4_K: q4KKernel,
-		quant.TypeQ5_K: q5KKernel, quant.TypeQ6_K: q6KKernel,
+		quant.TypeQ5_K: q5KKernel, quant.TypeQ6_K: q6KKernel, quant.TypeIQ4_XS: iq4xsKernel,
 	}[typ](dot)
 }
 
-// TestNEONQ8K compares the K-quant kernels (Q2_K to Q6_K), in both forms and
+// TestNEONQ8K compares the K-quant kernels (Q2_K to Q6_K, IQ4_XS), in both forms and
 // for gemm and gemv, with decodeK+dotK bit for bit, over 1 to 64
 // super-blocks (16 Ki elements) and quantized, raw and extreme inputs.
 func TestNEONQ8K(t *testing.T) {
