@@ -2,10 +2,10 @@ package cpu
 
 import "saji/kernels/quant"
 
-// addAVX2K adds the AVX2 kernels for the K-quant weights and IQ4_XS: each reproduces
-// dotK's float order for its type bit for bit (the integer sums are exact;
-// the per-lane or per-chunk sums, their float conversions and the fused
-// multiply-adds are the oracle's).
+// addAVX2K adds the AVX2 kernels for the K-quant weights and IQ4_XS. Each
+// reproduces dotK's float order for its type bit for bit: the integer sums
+// are exact, and the per-lane or per-chunk sums, their conversions to
+// float32, the products and the fused multiply-adds are the oracle's.
 func addAVX2K(k *kernelSet) {
 	k.q8K[quant.TypeQ4_K] = kKernel(dotQ4KAVX2, quant.TypeQ4_K)
 	k.q8K[quant.TypeQ6_K] = kKernel(dotQ6KAVX2, quant.TypeQ6_K)
@@ -69,7 +69,9 @@ func dotQ4KAVX2(w *byte, x *q8KBlock, n int, gemm bool) float32
 func dotQ2KAVX2(w *byte, x *q8KBlock, n int, gemm bool) float32
 
 // dotIQ4XSAVX2 is dotK for n IQ4_XS super-blocks: the exact integer sum of
-// each super-block, scaled by d·x.d and added to one float32 sum.
+// each super-block times the rounded d·x.d, added to one float32 sum. The
+// oracle's minimum term is zero for IQ4_XS and, as its sum is never -0,
+// leaves the sum unchanged.
 //
 //go:noescape
 func dotIQ4XSAVX2(w *byte, x *q8KBlock, n int, gemm bool) float32
