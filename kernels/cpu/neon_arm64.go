@@ -106,6 +106,45 @@ func q2KDotSDOT(w *byte, x *q8KBlock, n int, gemm int, res *float32)
 //go:noescape
 func q2KDotNEON(w *byte, x *q8KBlock, n int, gemm int, res *float32)
 
+// q41DotSDOT sets *sum to the dot product of n Q4_1 weight blocks (20
+// bytes each at w) with Q8_1 activations: per block
+// sumi·(d·xd) + m·s, every product and sum rounded apart as in ggml's x86
+// build; tab is q5Tab.
+//
+//go:noescape
+func q41DotSDOT(w *byte, x *q8Block, n int, sum *float32, tab *[48]byte)
+
+// q41DotNEON is q41DotSDOT without the dot-product extension.
+//
+//go:noescape
+func q41DotNEON(w *byte, x *q8Block, n int, sum *float32, tab *[48]byte)
+
+// q50DotSDOT sets *sum to the dot product of n Q5_0 weight blocks (22
+// bytes each at w) with Q8_0 activations: per block
+// sumi·(d·xd) + m·s, every product and sum rounded apart as in ggml's x86
+// build; tab is q5Tab.
+//
+//go:noescape
+func q50DotSDOT(w *byte, x *q8Block, n int, sum *float32, tab *[48]byte)
+
+// q50DotNEON is q50DotSDOT without the dot-product extension.
+//
+//go:noescape
+func q50DotNEON(w *byte, x *q8Block, n int, sum *float32, tab *[48]byte)
+
+// q51DotSDOT sets *sum to the dot product of n Q5_1 weight blocks (24
+// bytes each at w) with Q8_1 activations: per block
+// sumi·(d·xd) + m·s, every product and sum rounded apart as in ggml's x86
+// build; tab is q5Tab.
+//
+//go:noescape
+func q51DotSDOT(w *byte, x *q8Block, n int, sum *float32, tab *[48]byte)
+
+// q51DotNEON is q51DotSDOT without the dot-product extension.
+//
+//go:noescape
+func q51DotNEON(w *byte, x *q8Block, n int, sum *float32, tab *[48]byte)
+
 // iq4xsDotSDOT sets *sum to the dot product of n IQ4_XS super-blocks (136
 // bytes each at w, nibbles indexing tab through TBL) with Q8_K
 // activations as dotK's default path: one integer sum per super-block,
@@ -175,6 +214,9 @@ func addNEON(k *kernelSet, dot bool) {
 	k.q8[quant.TypeQ8_0] = q80Kernel(dot)
 	k.q8[quant.TypeQ4_0] = q40Kernel(dot, false)
 	k.q8[quant.TypeIQ4_NL] = q40Kernel(dot, true)
+	for _, t := range []quant.Type{quant.TypeQ4_1, quant.TypeQ5_0, quant.TypeQ5_1} {
+		k.q8[t] = q5Kernel(dot, t)
+	}
 	k.q8K[quant.TypeQ4_K] = q4KKernel(dot)
 	k.q8K[quant.TypeQ6_K] = q6KKernel(dot)
 	k.q8K[quant.TypeQ5_K] = q5KKernel(dot)
@@ -221,6 +263,46 @@ func q40Kernel(dot, iq4 bool) func(w []byte, x []q8Block) float32 {
 			q40DotSDOT(&w[0], &x[0], n, &sum)
 		default:
 			q40DotNEON(&w[0], &x[0], n, &sum)
+		}
+		return sum
+	}
+}
+
+// q5Tab holds, for the Q5 kernels' high bits, the TBL indices that copy
+// the bytes of qh holding the bits of quants 0-15 and 16-31 to their lanes,
+// then each lane's bit mask.
+var q5Tab = [48]byte{
+	0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,
+	2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3,
+	1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128,
+}
+
+// q5Kernel returns the row kernel for t (Q4_1, Q5_0 or Q5_1). It follows
+// dot32's generic path with each product and sum rounded apart, as ggml's
+// x86 build does; Go fuses that expression on arm64, so there the pure-Go
+// dot32 can differ from this kernel (and from x86) in the last bits for
+// Q4_1 and Q5_1.
+func q5Kernel(dot bool, t quant.Type) func(w []byte, x []q8Block) float32 {
+	return func(w []byte, x []q8Block) float32 {
+		var sum float32
+		n := len(x)
+		if n == 0 {
+			return 0
+		}
+		_ = w[t.TypeSize()*n-1]
+		switch {
+		case t == quant.TypeQ4_1 && dot:
+			q41DotSDOT(&w[0], &x[0], n, &sum, &q5Tab)
+		case t == quant.TypeQ4_1:
+			q41DotNEON(&w[0], &x[0], n, &sum, &q5Tab)
+		case t == quant.TypeQ5_0 && dot:
+			q50DotSDOT(&w[0], &x[0], n, &sum, &q5Tab)
+		case t == quant.TypeQ5_0:
+			q50DotNEON(&w[0], &x[0], n, &sum, &q5Tab)
+		case dot:
+			q51DotSDOT(&w[0], &x[0], n, &sum, &q5Tab)
+		default:
+			q51DotNEON(&w[0], &x[0], n, &sum, &q5Tab)
 		}
 		return sum
 	}

@@ -2388,6 +2388,309 @@ iq4xsDotNEON_done:
 	WORD $0xbd00007c // str s28, [x3]
 	RET
 
+// q41DotSDOT(w *byte, x *q8Block, n int, sum *float32, tab *[48]byte)
+TEXT ·q41DotSDOT(SB), NOSPLIT, $0-40
+	MOVD w+0(FP), R0
+	MOVD x+8(FP), R1
+	MOVD n+16(FP), R2
+	MOVD sum+24(FP), R3
+	MOVD tab+32(FP), R4
+	WORD $0x4c40609a // ld1 {v26.16b, v27.16b, v28.16b}, [x4]
+	WORD $0x4f00e5ff // movi v31.16b, #15
+	WORD $0x4f00e61e // movi v30.16b, #16
+	WORD $0x4f00041d // movi v29.4s, #0
+	WORD $0x4f000414 // movi v20.4s, #0
+	CBZ R2, q41DotSDOT_done
+q41DotSDOT_loop:
+	WORD $0x7d400006 // ldr h6, [x0]
+	WORD $0xbd400027 // ldr s7, [x1]
+	WORD $0x1ee240c6 // fcvt s6, h6
+	WORD $0x1e2708c6 // fmul s6, s6, s7
+	WORD $0xbd400431 // ldr s17, [x1, #4]
+	WORD $0x7d400410 // ldr h16, [x0, #2]
+	WORD $0x1ee24210 // fcvt s16, h16
+	WORD $0x1e310a10 // fmul s16, s16, s17
+	WORD $0x3cc04000 // ldur q0, [x0, #4]
+	WORD $0x3cc08024 // ldur q4, [x1, #8]
+	WORD $0x3cc18025 // ldur q5, [x1, #24]
+	WORD $0x4e3f1c01 // and v1.16b, v0.16b, v31.16b
+	WORD $0x6f0c0402 // ushr v2.16b, v0.16b, #4
+	WORD $0x4f000415 // movi v21.4s, #0
+	WORD $0x4e849435 // sdot v21.4s, v1.16b, v4.16b
+	WORD $0x4e859455 // sdot v21.4s, v2.16b, v5.16b
+	WORD $0x4eb1bab5 // addv s21, v21.4s
+	WORD $0x5e21dab5 // scvtf s21, s21
+	WORD $0x1e260ab5 // fmul s21, s21, s6
+	WORD $0x1e302ab5 // fadd s21, s21, s16
+	WORD $0x1e352a94 // fadd s20, s20, s21
+	ADD $20, R0
+	ADD $40, R1
+	SUBS $1, R2
+	BNE q41DotSDOT_loop
+q41DotSDOT_done:
+	WORD $0xbd000074 // str s20, [x3]
+	RET
+
+// q41DotNEON(w *byte, x *q8Block, n int, sum *float32, tab *[48]byte)
+TEXT ·q41DotNEON(SB), NOSPLIT, $0-40
+	MOVD w+0(FP), R0
+	MOVD x+8(FP), R1
+	MOVD n+16(FP), R2
+	MOVD sum+24(FP), R3
+	MOVD tab+32(FP), R4
+	WORD $0x4c40609a // ld1 {v26.16b, v27.16b, v28.16b}, [x4]
+	WORD $0x4f00e5ff // movi v31.16b, #15
+	WORD $0x4f00e61e // movi v30.16b, #16
+	WORD $0x4f00041d // movi v29.4s, #0
+	WORD $0x4f000414 // movi v20.4s, #0
+	CBZ R2, q41DotNEON_done
+q41DotNEON_loop:
+	WORD $0x7d400006 // ldr h6, [x0]
+	WORD $0xbd400027 // ldr s7, [x1]
+	WORD $0x1ee240c6 // fcvt s6, h6
+	WORD $0x1e2708c6 // fmul s6, s6, s7
+	WORD $0xbd400431 // ldr s17, [x1, #4]
+	WORD $0x7d400410 // ldr h16, [x0, #2]
+	WORD $0x1ee24210 // fcvt s16, h16
+	WORD $0x1e310a10 // fmul s16, s16, s17
+	WORD $0x3cc04000 // ldur q0, [x0, #4]
+	WORD $0x3cc08024 // ldur q4, [x1, #8]
+	WORD $0x3cc18025 // ldur q5, [x1, #24]
+	WORD $0x4e3f1c01 // and v1.16b, v0.16b, v31.16b
+	WORD $0x6f0c0402 // ushr v2.16b, v0.16b, #4
+	WORD $0x0e24c035 // smull v21.8h, v1.8b, v4.8b
+	WORD $0x4e248035 // smlal2 v21.8h, v1.16b, v4.16b
+	WORD $0x0e25c056 // smull v22.8h, v2.8b, v5.8b
+	WORD $0x4e258056 // smlal2 v22.8h, v2.16b, v5.16b
+	WORD $0x4e602ab5 // saddlp v21.4s, v21.8h
+	WORD $0x4e606ad5 // sadalp v21.4s, v22.8h
+	WORD $0x4eb1bab5 // addv s21, v21.4s
+	WORD $0x5e21dab5 // scvtf s21, s21
+	WORD $0x1e260ab5 // fmul s21, s21, s6
+	WORD $0x1e302ab5 // fadd s21, s21, s16
+	WORD $0x1e352a94 // fadd s20, s20, s21
+	ADD $20, R0
+	ADD $40, R1
+	SUBS $1, R2
+	BNE q41DotNEON_loop
+q41DotNEON_done:
+	WORD $0xbd000074 // str s20, [x3]
+	RET
+
+// q50DotSDOT(w *byte, x *q8Block, n int, sum *float32, tab *[48]byte)
+TEXT ·q50DotSDOT(SB), NOSPLIT, $0-40
+	MOVD w+0(FP), R0
+	MOVD x+8(FP), R1
+	MOVD n+16(FP), R2
+	MOVD sum+24(FP), R3
+	MOVD tab+32(FP), R4
+	WORD $0x4c40609a // ld1 {v26.16b, v27.16b, v28.16b}, [x4]
+	WORD $0x4f00e5ff // movi v31.16b, #15
+	WORD $0x4f00e61e // movi v30.16b, #16
+	WORD $0x4f00041d // movi v29.4s, #0
+	WORD $0x4f000414 // movi v20.4s, #0
+	CBZ R2, q50DotSDOT_done
+q50DotSDOT_loop:
+	WORD $0x7d400006 // ldr h6, [x0]
+	WORD $0xbd400027 // ldr s7, [x1]
+	WORD $0x1ee240c6 // fcvt s6, h6
+	WORD $0x1e2708c6 // fmul s6, s6, s7
+	WORD $0xbd400431 // ldr s17, [x1, #4]
+	WORD $0x1e310bb0 // fmul s16, s29, s17
+	WORD $0x3cc06000 // ldur q0, [x0, #6]
+	WORD $0x3cc08024 // ldur q4, [x1, #8]
+	WORD $0x3cc18025 // ldur q5, [x1, #24]
+	WORD $0x4e3f1c01 // and v1.16b, v0.16b, v31.16b
+	WORD $0x6f0c0402 // ushr v2.16b, v0.16b, #4
+	WORD $0xbc402003 // ldur s3, [x0, #2]
+	WORD $0x4e1a0072 // tbl v18.16b, {v3.16b}, v26.16b
+	WORD $0x4e1b0073 // tbl v19.16b, {v3.16b}, v27.16b
+	WORD $0x4e3c8e52 // cmtst v18.16b, v18.16b, v28.16b
+	WORD $0x4e3c8e73 // cmtst v19.16b, v19.16b, v28.16b
+	WORD $0x4e3e1e52 // and v18.16b, v18.16b, v30.16b
+	WORD $0x4e3e1e73 // and v19.16b, v19.16b, v30.16b
+	WORD $0x4eb21c21 // orr v1.16b, v1.16b, v18.16b
+	WORD $0x4eb31c42 // orr v2.16b, v2.16b, v19.16b
+	WORD $0x6e3e8421 // sub v1.16b, v1.16b, v30.16b
+	WORD $0x6e3e8442 // sub v2.16b, v2.16b, v30.16b
+	WORD $0x4f000415 // movi v21.4s, #0
+	WORD $0x4e849435 // sdot v21.4s, v1.16b, v4.16b
+	WORD $0x4e859455 // sdot v21.4s, v2.16b, v5.16b
+	WORD $0x4eb1bab5 // addv s21, v21.4s
+	WORD $0x5e21dab5 // scvtf s21, s21
+	WORD $0x1e260ab5 // fmul s21, s21, s6
+	WORD $0x1e302ab5 // fadd s21, s21, s16
+	WORD $0x1e352a94 // fadd s20, s20, s21
+	ADD $22, R0
+	ADD $40, R1
+	SUBS $1, R2
+	BNE q50DotSDOT_loop
+q50DotSDOT_done:
+	WORD $0xbd000074 // str s20, [x3]
+	RET
+
+// q50DotNEON(w *byte, x *q8Block, n int, sum *float32, tab *[48]byte)
+TEXT ·q50DotNEON(SB), NOSPLIT, $0-40
+	MOVD w+0(FP), R0
+	MOVD x+8(FP), R1
+	MOVD n+16(FP), R2
+	MOVD sum+24(FP), R3
+	MOVD tab+32(FP), R4
+	WORD $0x4c40609a // ld1 {v26.16b, v27.16b, v28.16b}, [x4]
+	WORD $0x4f00e5ff // movi v31.16b, #15
+	WORD $0x4f00e61e // movi v30.16b, #16
+	WORD $0x4f00041d // movi v29.4s, #0
+	WORD $0x4f000414 // movi v20.4s, #0
+	CBZ R2, q50DotNEON_done
+q50DotNEON_loop:
+	WORD $0x7d400006 // ldr h6, [x0]
+	WORD $0xbd400027 // ldr s7, [x1]
+	WORD $0x1ee240c6 // fcvt s6, h6
+	WORD $0x1e2708c6 // fmul s6, s6, s7
+	WORD $0xbd400431 // ldr s17, [x1, #4]
+	WORD $0x1e310bb0 // fmul s16, s29, s17
+	WORD $0x3cc06000 // ldur q0, [x0, #6]
+	WORD $0x3cc08024 // ldur q4, [x1, #8]
+	WORD $0x3cc18025 // ldur q5, [x1, #24]
+	WORD $0x4e3f1c01 // and v1.16b, v0.16b, v31.16b
+	WORD $0x6f0c0402 // ushr v2.16b, v0.16b, #4
+	WORD $0xbc402003 // ldur s3, [x0, #2]
+	WORD $0x4e1a0072 // tbl v18.16b, {v3.16b}, v26.16b
+	WORD $0x4e1b0073 // tbl v19.16b, {v3.16b}, v27.16b
+	WORD $0x4e3c8e52 // cmtst v18.16b, v18.16b, v28.16b
+	WORD $0x4e3c8e73 // cmtst v19.16b, v19.16b, v28.16b
+	WORD $0x4e3e1e52 // and v18.16b, v18.16b, v30.16b
+	WORD $0x4e3e1e73 // and v19.16b, v19.16b, v30.16b
+	WORD $0x4eb21c21 // orr v1.16b, v1.16b, v18.16b
+	WORD $0x4eb31c42 // orr v2.16b, v2.16b, v19.16b
+	WORD $0x6e3e8421 // sub v1.16b, v1.16b, v30.16b
+	WORD $0x6e3e8442 // sub v2.16b, v2.16b, v30.16b
+	WORD $0x0e24c035 // smull v21.8h, v1.8b, v4.8b
+	WORD $0x4e248035 // smlal2 v21.8h, v1.16b, v4.16b
+	WORD $0x0e25c056 // smull v22.8h, v2.8b, v5.8b
+	WORD $0x4e258056 // smlal2 v22.8h, v2.16b, v5.16b
+	WORD $0x4e602ab5 // saddlp v21.4s, v21.8h
+	WORD $0x4e606ad5 // sadalp v21.4s, v22.8h
+	WORD $0x4eb1bab5 // addv s21, v21.4s
+	WORD $0x5e21dab5 // scvtf s21, s21
+	WORD $0x1e260ab5 // fmul s21, s21, s6
+	WORD $0x1e302ab5 // fadd s21, s21, s16
+	WORD $0x1e352a94 // fadd s20, s20, s21
+	ADD $22, R0
+	ADD $40, R1
+	SUBS $1, R2
+	BNE q50DotNEON_loop
+q50DotNEON_done:
+	WORD $0xbd000074 // str s20, [x3]
+	RET
+
+// q51DotSDOT(w *byte, x *q8Block, n int, sum *float32, tab *[48]byte)
+TEXT ·q51DotSDOT(SB), NOSPLIT, $0-40
+	MOVD w+0(FP), R0
+	MOVD x+8(FP), R1
+	MOVD n+16(FP), R2
+	MOVD sum+24(FP), R3
+	MOVD tab+32(FP), R4
+	WORD $0x4c40609a // ld1 {v26.16b, v27.16b, v28.16b}, [x4]
+	WORD $0x4f00e5ff // movi v31.16b, #15
+	WORD $0x4f00e61e // movi v30.16b, #16
+	WORD $0x4f00041d // movi v29.4s, #0
+	WORD $0x4f000414 // movi v20.4s, #0
+	CBZ R2, q51DotSDOT_done
+q51DotSDOT_loop:
+	WORD $0x7d400006 // ldr h6, [x0]
+	WORD $0xbd400027 // ldr s7, [x1]
+	WORD $0x1ee240c6 // fcvt s6, h6
+	WORD $0x1e2708c6 // fmul s6, s6, s7
+	WORD $0xbd400431 // ldr s17, [x1, #4]
+	WORD $0x7d400410 // ldr h16, [x0, #2]
+	WORD $0x1ee24210 // fcvt s16, h16
+	WORD $0x1e310a10 // fmul s16, s16, s17
+	WORD $0x3cc08000 // ldur q0, [x0, #8]
+	WORD $0x3cc08024 // ldur q4, [x1, #8]
+	WORD $0x3cc18025 // ldur q5, [x1, #24]
+	WORD $0x4e3f1c01 // and v1.16b, v0.16b, v31.16b
+	WORD $0x6f0c0402 // ushr v2.16b, v0.16b, #4
+	WORD $0xbc404003 // ldur s3, [x0, #4]
+	WORD $0x4e1a0072 // tbl v18.16b, {v3.16b}, v26.16b
+	WORD $0x4e1b0073 // tbl v19.16b, {v3.16b}, v27.16b
+	WORD $0x4e3c8e52 // cmtst v18.16b, v18.16b, v28.16b
+	WORD $0x4e3c8e73 // cmtst v19.16b, v19.16b, v28.16b
+	WORD $0x4e3e1e52 // and v18.16b, v18.16b, v30.16b
+	WORD $0x4e3e1e73 // and v19.16b, v19.16b, v30.16b
+	WORD $0x4eb21c21 // orr v1.16b, v1.16b, v18.16b
+	WORD $0x4eb31c42 // orr v2.16b, v2.16b, v19.16b
+	WORD $0x4f000415 // movi v21.4s, #0
+	WORD $0x4e849435 // sdot v21.4s, v1.16b, v4.16b
+	WORD $0x4e859455 // sdot v21.4s, v2.16b, v5.16b
+	WORD $0x4eb1bab5 // addv s21, v21.4s
+	WORD $0x5e21dab5 // scvtf s21, s21
+	WORD $0x1e260ab5 // fmul s21, s21, s6
+	WORD $0x1e302ab5 // fadd s21, s21, s16
+	WORD $0x1e352a94 // fadd s20, s20, s21
+	ADD $24, R0
+	ADD $40, R1
+	SUBS $1, R2
+	BNE q51DotSDOT_loop
+q51DotSDOT_done:
+	WORD $0xbd000074 // str s20, [x3]
+	RET
+
+// q51DotNEON(w *byte, x *q8Block, n int, sum *float32, tab *[48]byte)
+TEXT ·q51DotNEON(SB), NOSPLIT, $0-40
+	MOVD w+0(FP), R0
+	MOVD x+8(FP), R1
+	MOVD n+16(FP), R2
+	MOVD sum+24(FP), R3
+	MOVD tab+32(FP), R4
+	WORD $0x4c40609a // ld1 {v26.16b, v27.16b, v28.16b}, [x4]
+	WORD $0x4f00e5ff // movi v31.16b, #15
+	WORD $0x4f00e61e // movi v30.16b, #16
+	WORD $0x4f00041d // movi v29.4s, #0
+	WORD $0x4f000414 // movi v20.4s, #0
+	CBZ R2, q51DotNEON_done
+q51DotNEON_loop:
+	WORD $0x7d400006 // ldr h6, [x0]
+	WORD $0xbd400027 // ldr s7, [x1]
+	WORD $0x1ee240c6 // fcvt s6, h6
+	WORD $0x1e2708c6 // fmul s6, s6, s7
+	WORD $0xbd400431 // ldr s17, [x1, #4]
+	WORD $0x7d400410 // ldr h16, [x0, #2]
+	WORD $0x1ee24210 // fcvt s16, h16
+	WORD $0x1e310a10 // fmul s16, s16, s17
+	WORD $0x3cc08000 // ldur q0, [x0, #8]
+	WORD $0x3cc08024 // ldur q4, [x1, #8]
+	WORD $0x3cc18025 // ldur q5, [x1, #24]
+	WORD $0x4e3f1c01 // and v1.16b, v0.16b, v31.16b
+	WORD $0x6f0c0402 // ushr v2.16b, v0.16b, #4
+	WORD $0xbc404003 // ldur s3, [x0, #4]
+	WORD $0x4e1a0072 // tbl v18.16b, {v3.16b}, v26.16b
+	WORD $0x4e1b0073 // tbl v19.16b, {v3.16b}, v27.16b
+	WORD $0x4e3c8e52 // cmtst v18.16b, v18.16b, v28.16b
+	WORD $0x4e3c8e73 // cmtst v19.16b, v19.16b, v28.16b
+	WORD $0x4e3e1e52 // and v18.16b, v18.16b, v30.16b
+	WORD $0x4e3e1e73 // and v19.16b, v19.16b, v30.16b
+	WORD $0x4eb21c21 // orr v1.16b, v1.16b, v18.16b
+	WORD $0x4eb31c42 // orr v2.16b, v2.16b, v19.16b
+	WORD $0x0e24c035 // smull v21.8h, v1.8b, v4.8b
+	WORD $0x4e248035 // smlal2 v21.8h, v1.16b, v4.16b
+	WORD $0x0e25c056 // smull v22.8h, v2.8b, v5.8b
+	WORD $0x4e258056 // smlal2 v22.8h, v2.16b, v5.16b
+	WORD $0x4e602ab5 // saddlp v21.4s, v21.8h
+	WORD $0x4e606ad5 // sadalp v21.4s, v22.8h
+	WORD $0x4eb1bab5 // addv s21, v21.4s
+	WORD $0x5e21dab5 // scvtf s21, s21
+	WORD $0x1e260ab5 // fmul s21, s21, s6
+	WORD $0x1e302ab5 // fadd s21, s21, s16
+	WORD $0x1e352a94 // fadd s20, s20, s21
+	ADD $24, R0
+	ADD $40, R1
+	SUBS $1, R2
+	BNE q51DotNEON_loop
+q51DotNEON_done:
+	WORD $0xbd000074 // str s20, [x3]
+	RET
+
 // quantQ8NEON(x *float32, out *q8Block, n int, sums int)
 TEXT ·quantQ8NEON(SB), NOSPLIT, $0-32
 	MOVD x+0(FP), R0

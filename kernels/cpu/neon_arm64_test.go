@@ -66,8 +66,10 @@ func weightRow(t *testing.T, rng *rand.Rand, typ quant.Type, nb int, kind string
 		}
 		var f16s []int // offsets of the F16 scales
 		switch typ {
-		case quant.TypeQ8_0, quant.TypeQ4_0, quant.TypeIQ4_NL:
+		case quant.TypeQ8_0, quant.TypeQ4_0, quant.TypeIQ4_NL, quant.TypeQ5_0:
 			f16s = []int{0}
+		case quant.TypeQ4_1, quant.TypeQ5_1:
+			f16s = []int{0, 2}
 		case quant.TypeQ4_K:
 			f16s = []int{0, 2}
 		case quant.TypeQ6_K:
@@ -150,7 +152,7 @@ func TestNEONDetect(t *testing.T) {
 	if k == nil || k.name != want {
 		t.Fatalf("detectKernels: got %v, want %q", k, want)
 	}
-	for _, typ := range []quant.Type{quant.TypeQ8_0, quant.TypeQ4_0, quant.TypeIQ4_NL} {
+	for _, typ := range []quant.Type{quant.TypeQ8_0, quant.TypeQ4_0, quant.TypeIQ4_NL, quant.TypeQ4_1, quant.TypeQ5_0, quant.TypeQ5_1} {
 		if k.q8[typ] == nil {
 			t.Errorf("no %v kernel", typ)
 		}
@@ -162,32 +164,64 @@ func TestNEONDetect(t *testing.T) {
 	}
 }
 
-// TestNEONQ8 compares the 32-block kernels (Q8_0, Q4_0, IQ4_NL), in both
-// forms, with decode32+dot32 bit for bit, over 1 to 512 blocks (16 Ki
-// elements) and quantized, raw and extreme inputs.
+// TestNEONQ8 compares the 32-block kernels, in both forms, with
+// decode32+dot32 over 1 to 512 blocks (16 Ki elements) and quantized, raw
+// and extreme inputs: bit for bit for Q8_0, Q4_0, IQ4_NL and Q5_0; for
+// Q4_1 and Q5_1 bit for bit with dot32x86 and within 1e-6 of the summed
+// magnitudes with dot32, which Go compiles with fused multiply-adds here.
 func TestNEONQ8(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	blocks := []int{1, 2, 3, 7, 33, 512}
-	for _, typ := range []quant.Type{quant.TypeQ8_0, quant.TypeQ4_0, quant.TypeIQ4_NL} {
+	types := []quant.Type{quant.TypeQ8_0, quant.TypeQ4_0, quant.TypeIQ4_NL, quant.TypeQ5_0, quant.TypeQ4_1, quant.TypeQ5_1}
+	for _, typ := range types {
+		_, sums, _ := dotKindOf(typ)
 		for _, dot := range neonVariants() {
 			var kern func([]byte, []q8Block) float32
-			if typ == quant.TypeQ8_0 {
+			switch typ {
+			case quant.TypeQ8_0:
 				kern = q80Kernel(dot)
-			} else {
+			case quant.TypeQ4_0, quant.TypeIQ4_NL:
 				kern = q40Kernel(dot, typ == quant.TypeIQ4_NL)
+			default:
+				kern = q5Kernel(dot, typ)
 			}
 			for _, nb := range blocks {
 				for _, kind := range neonKinds {
 					w := weightRow(t, rng, typ, nb, kind)
-					x := actQ8(rng, nb, kind, false)
+					x := actQ8(rng, nb, kind, sums)
 					var r row32
 					r.reset(32 * nb)
 					decode32(typ, w, &r)
-					sameBits(t, fmt.Sprintf("%v/%s/%d blocks/%s", typ, variantName(dot), nb, kind), kern(w, x), dot32(&r, x))
+					what := fmt.Sprintf("%v/%s/%d blocks/%s", typ, variantName(dot), nb, kind)
+					got, want := kern(w, x), dot32(&r, x)
+					if !sums {
+						sameBits(t, what, got, want)
+						continue
+					}
+					sameBits(t, what+" (x86 order)", got, dot32x86(&r, x))
+					var mag float64
+					for b := range x {
+						mag += math.Abs(float64(blockDot(r.q[32*b:32*b+32], &x[b].q))*float64(r.d[b]*x[b].d)) + math.Abs(float64(r.m[b]*x[b].s))
+					}
+					if d := math.Abs(float64(got - want)); d > 1e-6*mag {
+						t.Errorf("%s: got %g, oracle %g (diff %.2e, magnitude %.2e)", what, got, want, d, mag)
+					}
 				}
 			}
 		}
 	}
+}
+
+// dot32x86 is dot32's generic path (Q4_1, Q5_0, Q5_1) with every product
+// and sum rounded apart, as ggml's x86 build and Go on amd64 compute it.
+func dot32x86(r *row32, x []q8Block) float32 {
+	var sum float32
+	for b := range x {
+		p := float32(float32(blockDot(r.q[32*b:32*b+32], &x[b].q)) * (r.d[b] * x[b].d))
+		q := float32(r.m[b] * x[b].s)
+		sum += float32(p + q)
+	}
+	return sum
 }
 
 // neonKTypes are the super-block types with NEON kernels.
