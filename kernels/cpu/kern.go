@@ -2,6 +2,7 @@ package cpu
 
 import (
 	"os"
+	"unsafe"
 
 	"saji/kernels/quant"
 )
@@ -37,15 +38,45 @@ type kernelSet struct {
 	// quantQ8 and quantQ8K are quantizeQ8 and quantizeQ8K.
 	quantQ8  func(x []float32, out []q8Block, sums bool)
 	quantQ8K func(x []float32, out []q8KBlock, grouped bool)
+
+	// tiles holds, by weight type, register-blocked kernels that compute
+	// a block of outputs at once (several weight rows against several
+	// activation rows), so that each weight load and unpack serves several
+	// activation rows and each activation load several weight rows. Each
+	// output is computed exactly as the single-row kernel (and the oracle)
+	// computes it. The matrix product picks the largest tile that fits and
+	// finishes the edges with the single-row kernels.
+	tiles map[quant.Type][]tileKernel
+}
+
+// tileKernel is a register-blocked kernel for full tiles of mr weight rows
+// by nr activation rows.
+type tileKernel struct {
+	mr, nr int
+	fn     func(a *tileArgs)
+}
+
+// tileArgs describes one tile. Its layout is read by assembly: keep the
+// fields in this order, all 8 bytes wide.
+type tileArgs struct {
+	w       *byte          // @0: the first weight row (raw bytes)
+	wstride int            // @8: bytes from one weight row to the next
+	x       unsafe.Pointer // @16: the first activation row ([]q8Block, []q8KBlock or []float32 data)
+	xstride int            // @24: bytes from one activation row to the next
+	n       int            // @32: blocks per row (32-blocks or super-blocks), or values for float weights
+	out     *float32       // @40: the output of (weight row 0, activation row 0)
+	ostride int            // @48: floats from one activation row's outputs to the next (m)
+	gemm    uint64         // @56: bit j: activation row j takes dotK's gemm order (Q4_K, Q2_K)
 }
 
 // newKernelSet returns an empty set called name, ready for an
 // architecture's kernels to be added.
 func newKernelSet(name string) *kernelSet {
 	return &kernelSet{
-		name: name,
-		q8:   map[quant.Type]func(w []byte, x []q8Block) float32{},
-		q8K:  map[quant.Type]func(w []byte, x []q8KBlock, gemm bool) float32{},
+		name:  name,
+		q8:    map[quant.Type]func(w []byte, x []q8Block) float32{},
+		q8K:   map[quant.Type]func(w []byte, x []q8KBlock, gemm bool) float32{},
+		tiles: map[quant.Type][]tileKernel{},
 	}
 }
 
@@ -107,4 +138,22 @@ func (k *kernelSet) halfDot(kind dotKind, n, cols int) func(w []byte, x []float3
 		return k.bf16Tiny
 	}
 	return k.bf16Vec
+}
+
+// tile returns the tile kernel for t that does the most work per call on
+// batches of n activation rows, or nil.
+func (k *kernelSet) tile(t quant.Type, n int) *tileKernel {
+	if k == nil {
+		return nil
+	}
+	var best *tileKernel
+	for i, tk := range k.tiles[t] {
+		if tk.nr > n {
+			continue
+		}
+		if best == nil || tk.mr*tk.nr > best.mr*best.nr {
+			best = &k.tiles[t][i]
+		}
+	}
+	return best
 }

@@ -2,6 +2,7 @@ package cpu
 
 import (
 	"fmt"
+	"unsafe"
 
 	"saji/kernels"
 	"saji/kernels/quant"
@@ -60,12 +61,18 @@ func (b *Backend) MatMul(dst, w, x kernels.Tensor) error {
 			xr[i] = round(v)
 		}
 		if hd := b.k.halfDot(kind, n, k); hd != nil {
-			b.tiled(m, n, k*4, func(i, j0, j1 int) {
+			single := func(i, j0, j1 int) {
 				row := wt.row(i)
 				for j := j0; j < j1; j++ {
 					out[j*m+i] = hd(row, xr[j*k:(j+1)*k])
 				}
-			})
+			}
+			if tk := b.k.tile(wt.typ, n); tk != nil && n >= 2 && k%16 == 0 {
+				b.tiledBlocks(tk, m, n, k*4, tileArgs{w: &wt.data[0], wstride: wt.rowBytes(), x: unsafe.Pointer(&xr[0]),
+					xstride: 4 * k, n: k, out: &out[0], ostride: m}, 0, single)
+				break
+			}
+			b.tiled(m, n, k*4, single)
 			break
 		}
 		dot := floatDot(n, k, true)
@@ -94,12 +101,18 @@ func (b *Backend) MatMul(dst, w, x kernels.Tensor) error {
 			}
 		})
 		if dot := b.k.dotQ8(wt.typ); dot != nil {
-			b.tiled(m, n, nb*40, func(i, j0, j1 int) {
+			single := func(i, j0, j1 int) {
 				row := wt.row(i)
 				for j := j0; j < j1; j++ {
 					out[j*m+i] = dot(row, xq[j*nb:(j+1)*nb])
 				}
-			})
+			}
+			if tk := b.k.tile(wt.typ, n); tk != nil {
+				b.tiledBlocks(tk, m, n, nb*40, tileArgs{w: &wt.data[0], wstride: wt.rowBytes(), x: unsafe.Pointer(&xq[0]),
+					xstride: nb * 40, n: nb, out: &out[0], ostride: m}, 0, single)
+				break
+			}
+			b.tiled(m, n, nb*40, single)
 			break
 		}
 		b.parallel(m, func(lo, hi int) {
@@ -132,12 +145,18 @@ func (b *Backend) MatMul(dst, w, x kernels.Tensor) error {
 			}
 		})
 		if dot := b.k.dotQ8K(wt.typ); dot != nil {
-			b.tiled(m, n, nb*292, func(i, j0, j1 int) {
+			single := func(i, j0, j1 int) {
 				row := wt.row(i)
 				for j := j0; j < j1; j++ {
 					out[j*m+i] = dot(row, xq[j*nb:(j+1)*nb], j < gemmRows)
 				}
-			})
+			}
+			if tk := b.k.tile(wt.typ, n); tk != nil {
+				b.tiledBlocks(tk, m, n, nb*292, tileArgs{w: &wt.data[0], wstride: wt.rowBytes(), x: unsafe.Pointer(&xq[0]),
+					xstride: nb * 292, n: nb, out: &out[0], ostride: m}, gemmRows, single)
+				break
+			}
+			b.tiled(m, n, nb*292, single)
 			break
 		}
 		b.parallel(m, func(lo, hi int) {
@@ -181,6 +200,48 @@ func (b *Backend) tiled(m, n, rowBytes int, fn func(i, j0, j1 int)) {
 			j1 := min(n, j0+tile)
 			for i := lo; i < hi; i++ {
 				fn(i, j0, j1)
+			}
+		}
+	})
+}
+
+// tiledBlocks is tiled for a register-blocked kernel: the weight rows are
+// split over the threads in groups of tk.mr, and within a cache tile of
+// activation rows every full tk.mr × tk.nr block goes to the kernel, the
+// rest to single. base describes the tile at weight row 0 and activation
+// row 0; activation rows before gemmRows take dotK's gemm order.
+func (b *Backend) tiledBlocks(tk *tileKernel, m, n, rowBytes int, base tileArgs, gemmRows int, single func(i, j0, j1 int)) {
+	tile := max(1, min(n, tileBytes/max(1, rowBytes)))
+	tile = max(tk.nr, tile/tk.nr*tk.nr)
+	groups := (m + tk.mr - 1) / tk.mr
+	b.parallel(groups, func(glo, ghi int) {
+		lo, hi := glo*tk.mr, min(m, ghi*tk.mr)
+		a := base
+		for j0 := 0; j0 < n; j0 += tile {
+			j1 := min(n, j0+tile)
+			jFull := j0 + (j1-j0)/tk.nr*tk.nr
+			i := lo
+			for ; i+tk.mr <= hi; i += tk.mr {
+				for j := j0; j < jFull; j += tk.nr {
+					a.w = (*byte)(unsafe.Add(unsafe.Pointer(base.w), i*base.wstride))
+					a.x = unsafe.Add(base.x, j*base.xstride)
+					a.out = (*float32)(unsafe.Add(unsafe.Pointer(base.out), 4*(j*base.ostride+i)))
+					a.gemm = 0
+					for t := range tk.nr {
+						if j+t < gemmRows {
+							a.gemm |= 1 << t
+						}
+					}
+					tk.fn(&a)
+				}
+				if jFull < j1 {
+					for r := i; r < i+tk.mr; r++ {
+						single(r, jFull, j1)
+					}
+				}
+			}
+			for ; i < hi; i++ {
+				single(i, j0, j1)
 			}
 		}
 	})

@@ -5,7 +5,9 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"sync/atomic"
 	"testing"
+	"unsafe"
 
 	"saji/kernels/quant"
 )
@@ -146,4 +148,65 @@ func TestPhysicalCores(t *testing.T) {
 		t.Fatalf("PhysicalCores() = %d with %d logical CPUs", n, runtime.NumCPU())
 	}
 	t.Logf("%d physical cores, %d logical CPUs", n, runtime.NumCPU())
+}
+
+// TestTiledBlocks checks the tiling of matrix products over register-
+// blocked kernels (full tiles to the kernel, edges to the single-row
+// kernel, gemm bits per activation row) with a Go tile kernel of 3×2 built
+// from the oracle.
+func TestTiledBlocks(t *testing.T) {
+	for _, typ := range []quant.Type{quant.TypeQ4_K, quant.TypeQ8_0} {
+		k := newKernelSet("test")
+		var calls atomic.Int64
+		switch typ {
+		case quant.TypeQ4_K:
+			k.q8K[typ] = func(w []byte, x []q8KBlock, gemm bool) float32 {
+				var r rowK
+				r.reset(len(x) * quant.QK_K)
+				decodeK(typ, w, &r)
+				return dotK(&r, x, gemm)
+			}
+		case quant.TypeQ8_0:
+			k.q8[typ] = func(w []byte, x []q8Block) float32 {
+				var r row32
+				r.reset(len(x) * 32)
+				decode32(typ, w, &r)
+				return dot32(&r, x)
+			}
+		}
+		k.tiles[typ] = []tileKernel{{mr: 3, nr: 2, fn: func(a *tileArgs) {
+			calls.Add(1)
+			rb := typ.TypeSize() * a.n
+			for j := range 2 {
+				for i := range 3 {
+					w := unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(a.w), i*a.wstride)), rb)
+					var v float32
+					if typ == quant.TypeQ8_0 {
+						v = k.q8[typ](w, unsafe.Slice((*q8Block)(unsafe.Add(a.x, j*a.xstride)), a.n))
+					} else {
+						v = k.q8K[typ](w, unsafe.Slice((*q8KBlock)(unsafe.Add(a.x, j*a.xstride)), a.n), a.gemm&(1<<j) != 0)
+					}
+					*(*float32)(unsafe.Add(unsafe.Pointer(a.out), 4*(j*a.ostride+i))) = v
+				}
+			}
+		}}}
+		fast := NewReference(2)
+		fast.k = k
+		ref := NewReference(2)
+		rng := rand.New(rand.NewPCG(3, 4))
+		for _, s := range []struct{ k, m, n int }{{512, 7, 9}, {256, 6, 4}, {256, 2, 5}, {512, 11, 1}} {
+			w := randn(rng, s.k*s.m, 0.05)
+			x := randn(rng, s.k*s.n, 1)
+			calls.Store(0)
+			got, want := matmulOn(t, fast, typ, w, x, s.k, s.m, s.n), matmulOn(t, ref, typ, w, x, s.k, s.m, s.n)
+			for i := range got {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+					t.Errorf("%v %v: output %d = %g, oracle %g", typ, s, i, got[i], want[i])
+				}
+			}
+			if wantCalls := (s.m / 3) * (s.n / 2); s.m >= 6 && calls.Load() < int64(wantCalls/2) {
+				t.Errorf("%v %v: %d tile calls, want about %d", typ, s, calls.Load(), wantCalls)
+			}
+		}
+	}
 }
