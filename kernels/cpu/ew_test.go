@@ -4,6 +4,9 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"saji/kernels"
+	"saji/kernels/quant"
 )
 
 // ewInputs returns values that exercise expV: random normals at several
@@ -82,4 +85,61 @@ func BenchmarkSiLU(b *testing.B) {
 			siluRowFast(y, x, g)
 		}
 	})
+}
+
+// TestBinaryParallel checks Add, Mul and Scale over a batch large enough
+// to run in parallel, broadcast and not, in place and not, bit for bit
+// against plain loops.
+func TestBinaryParallel(t *testing.T) {
+	const n, rows = 1024, 67
+	b := New(3)
+	r := rand.New(rand.NewPCG(5, 6))
+	vals := func(k int) []float32 {
+		x := make([]float32, k)
+		for i := range x {
+			x[i] = float32(r.NormFloat64())
+		}
+		return x
+	}
+	xa, xb, bias := vals(n*rows), vals(n*rows), vals(n)
+	tensor := func(x []float32, shape ...int) kernels.Tensor {
+		tt, err := b.New(quant.TypeF32, shape...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Write(tt, x); err != nil {
+			t.Fatal(err)
+		}
+		return tt
+	}
+	for _, tc := range []struct {
+		name  string
+		run   func(dst, a kernels.Tensor) error
+		want  func(i int) float32
+		alias bool
+	}{
+		{"add", func(d, a kernels.Tensor) error { return b.Add(d, a, tensor(xb, n, rows)) }, func(i int) float32 { return xa[i] + xb[i] }, false},
+		{"add-bias-inplace", func(d, a kernels.Tensor) error { return b.Add(d, a, tensor(bias, n)) }, func(i int) float32 { return xa[i] + bias[i%n] }, true},
+		{"mul-bias", func(d, a kernels.Tensor) error { return b.Mul(d, a, tensor(bias, n)) }, func(i int) float32 { return xa[i] * bias[i%n] }, false},
+		{"mul-inplace", func(d, a kernels.Tensor) error { return b.Mul(d, a, tensor(xb, n, rows)) }, func(i int) float32 { return xa[i] * xb[i] }, true},
+		{"scale", func(d, a kernels.Tensor) error { return b.Scale(d, a, 0.3) }, func(i int) float32 { return xa[i] * 0.3 }, false},
+	} {
+		a := tensor(xa, n, rows)
+		d := a
+		if !tc.alias {
+			d = tensor(make([]float32, n*rows), n, rows)
+		}
+		if err := tc.run(d, a); err != nil {
+			t.Fatal(err)
+		}
+		got := make([]float32, n*rows)
+		if err := b.Read(d, got); err != nil {
+			t.Fatal(err)
+		}
+		for i := range got {
+			if want := tc.want(i); math.Float32bits(got[i]) != math.Float32bits(want) {
+				t.Fatalf("%s: value %d is %g, want %g", tc.name, i, got[i], want)
+			}
+		}
+	}
 }

@@ -65,8 +65,17 @@ func (b *Backend) SetRows(dst, src kernels.Tensor, rows []int32) error {
 	return nil
 }
 
-// binary applies op elementwise to a and b (b one row or a's shape).
-func (b *Backend) binary(name string, dst, x, y kernels.Tensor, op func(a, b float32) float32) error {
+// binaryOp selects the operation of binary.
+type binaryOp int
+
+const (
+	opAdd binaryOp = iota
+	opMul
+)
+
+// binary sets dst = a op b elementwise (b one row or a's shape), in
+// parallel over rows, each row one loop without a call per element.
+func (b *Backend) binary(name string, dst, x, y kernels.Tensor, op binaryOp) error {
 	d, err := b.f32(dst, name+" destination")
 	if err != nil {
 		return err
@@ -84,24 +93,50 @@ func (b *Backend) binary(name string, dst, x, y kernels.Tensor, op func(a, b flo
 	}
 	n := a.cols()
 	bcast := c.rows() == 1
-	for i, v := range a.f {
-		j := i
-		if bcast {
-			j = i % n
+	b.parallelRows(a.rows(), n, func(r int) {
+		xs, ys := a.f[r*n:(r+1)*n], d.f[r*n:(r+1)*n]
+		zs := c.f[:n]
+		if !bcast {
+			zs = c.f[r*n : (r+1)*n]
 		}
-		d.f[i] = op(v, c.f[j])
-	}
+		if op == opAdd {
+			for i, v := range xs {
+				ys[i] = v + zs[i]
+			}
+			return
+		}
+		for i, v := range xs {
+			ys[i] = v * zs[i]
+		}
+	})
 	return nil
+}
+
+// parallelRows calls fn for each of rows rows of n values, split across
+// the threads when there are enough values to pay for it.
+func (b *Backend) parallelRows(rows, n int, fn func(r int)) {
+	const minParallel = 1 << 15 // values
+	if rows < 2 || rows*n < minParallel {
+		for r := range rows {
+			fn(r)
+		}
+		return
+	}
+	b.parallel(rows, func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			fn(r)
+		}
+	})
 }
 
 // Add sets dst = a + b.
 func (b *Backend) Add(dst, x, y kernels.Tensor) error {
-	return b.binary("add", dst, x, y, func(a, b float32) float32 { return a + b })
+	return b.binary("add", dst, x, y, opAdd)
 }
 
 // Mul sets dst = a ⊙ b.
 func (b *Backend) Mul(dst, x, y kernels.Tensor) error {
-	return b.binary("mul", dst, x, y, func(a, b float32) float32 { return a * b })
+	return b.binary("mul", dst, x, y, opMul)
 }
 
 // unary applies op to every element of x.
@@ -125,7 +160,25 @@ func (b *Backend) unary(name string, dst, x kernels.Tensor, op func(float32) flo
 
 // Scale sets dst = s·x.
 func (b *Backend) Scale(dst, x kernels.Tensor, s float32) error {
-	return b.unary("scale", dst, x, func(v float32) float32 { return v * s })
+	d, err := b.f32(dst, "scale destination")
+	if err != nil {
+		return err
+	}
+	a, err := b.f32(x, "scale operand")
+	if err != nil {
+		return err
+	}
+	if !sameShape(d, a) {
+		return fmt.Errorf("cpu: scale of %v into %v: %w", a.shape, d.shape, kernels.ErrShape)
+	}
+	n := a.cols()
+	b.parallelRows(a.rows(), n, func(r int) {
+		ys := d.f[r*n : (r+1)*n]
+		for i, v := range a.f[r*n : (r+1)*n] {
+			ys[i] = v * s
+		}
+	})
+	return nil
 }
 
 // Softcap sets dst = c·tanh(x/c), computed as ggml's scale, tanh, scale.
