@@ -277,11 +277,9 @@ var q5Tab = [48]byte{
 	1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128,
 }
 
-// q5Kernel returns the row kernel for t (Q4_1, Q5_0 or Q5_1). It follows
-// dot32's generic path with each product and sum rounded apart, as ggml's
-// x86 build does; Go fuses that expression on arm64, so there the pure-Go
-// dot32 can differ from this kernel (and from x86) in the last bits for
-// Q4_1 and Q5_1.
+// q5Kernel returns the row kernel for t (Q4_1, Q5_0 or Q5_1): dot32's
+// generic path, each product and sum rounded apart as ggml's x86 build
+// does.
 func q5Kernel(dot bool, t quant.Type) func(w []byte, x []q8Block) float32 {
 	return func(w []byte, x []q8Block) float32 {
 		var sum float32

@@ -551,6 +551,8 @@ q6KDotSDOT_loop:
 	WORD $0x4f25565b // shl v27.4s, v18.4s, #5
 	WORD $0x4f000410 // movi v16.4s, #0
 	WORD $0x4f000411 // movi v17.4s, #0
+	WORD $0x4f000406 // movi v6.4s, #0
+	WORD $0x4f000407 // movi v7.4s, #0
 	WORD $0x9100102a // add x10, x1, #4
 	WORD $0xaa0003eb // mov x11, x0
 	WORD $0x9102000c // add x12, x0, #128
@@ -623,28 +625,28 @@ q6KDotSDOT_loop:
 	WORD $0x4ead1d8c // orr v12.16b, v12.16b, v13.16b
 	WORD $0x4f00040e // movi v14.4s, #0
 	WORD $0x4e88958e // sdot v14.4s, v12.16b, v8.16b
-	WORD $0x6f9801d0 // mla v16.4s, v14.4s, v24.s[0]
+	WORD $0x6f9801c6 // mla v6.4s, v14.4s, v24.s[0]
 	WORD $0x4e3d1c2c // and v12.16b, v1.16b, v29.16b
 	WORD $0x4f0c54ad // shl v13.16b, v5.16b, #4
 	WORD $0x4e3c1dad // and v13.16b, v13.16b, v28.16b
 	WORD $0x4ead1d8c // orr v12.16b, v12.16b, v13.16b
 	WORD $0x4f00040e // movi v14.4s, #0
 	WORD $0x4e89958e // sdot v14.4s, v12.16b, v9.16b
-	WORD $0x6fb801d1 // mla v17.4s, v14.4s, v24.s[1]
+	WORD $0x6fb801c7 // mla v7.4s, v14.4s, v24.s[1]
 	WORD $0x4e3d1c4c // and v12.16b, v2.16b, v29.16b
 	WORD $0x4f0a548d // shl v13.16b, v4.16b, #2
 	WORD $0x4e3c1dad // and v13.16b, v13.16b, v28.16b
 	WORD $0x4ead1d8c // orr v12.16b, v12.16b, v13.16b
 	WORD $0x4f00040e // movi v14.4s, #0
 	WORD $0x4e8a958e // sdot v14.4s, v12.16b, v10.16b
-	WORD $0x6f9809d0 // mla v16.4s, v14.4s, v24.s[2]
+	WORD $0x6f9809c6 // mla v6.4s, v14.4s, v24.s[2]
 	WORD $0x4e3d1c6c // and v12.16b, v3.16b, v29.16b
 	WORD $0x4f0a54ad // shl v13.16b, v5.16b, #2
 	WORD $0x4e3c1dad // and v13.16b, v13.16b, v28.16b
 	WORD $0x4ead1d8c // orr v12.16b, v12.16b, v13.16b
 	WORD $0x4f00040e // movi v14.4s, #0
 	WORD $0x4e8b958e // sdot v14.4s, v12.16b, v11.16b
-	WORD $0x6fb809d1 // mla v17.4s, v14.4s, v24.s[3]
+	WORD $0x6fb809c7 // mla v7.4s, v14.4s, v24.s[3]
 	WORD $0x4cdf2148 // ld1 {v8.16b, v9.16b, v10.16b, v11.16b}, [x10], #64
 	WORD $0x6f0c040c // ushr v12.16b, v0.16b, #4
 	WORD $0x4ea41c8d // mov v13.16b, v4.16b
@@ -652,28 +654,30 @@ q6KDotSDOT_loop:
 	WORD $0x4ead1d8c // orr v12.16b, v12.16b, v13.16b
 	WORD $0x4f00040e // movi v14.4s, #0
 	WORD $0x4e88958e // sdot v14.4s, v12.16b, v8.16b
-	WORD $0x6f9901d0 // mla v16.4s, v14.4s, v25.s[0]
+	WORD $0x6f9901c6 // mla v6.4s, v14.4s, v25.s[0]
 	WORD $0x6f0c042c // ushr v12.16b, v1.16b, #4
 	WORD $0x4ea51cad // mov v13.16b, v5.16b
 	WORD $0x4e3c1dad // and v13.16b, v13.16b, v28.16b
 	WORD $0x4ead1d8c // orr v12.16b, v12.16b, v13.16b
 	WORD $0x4f00040e // movi v14.4s, #0
 	WORD $0x4e89958e // sdot v14.4s, v12.16b, v9.16b
-	WORD $0x6fb901d1 // mla v17.4s, v14.4s, v25.s[1]
+	WORD $0x6fb901c7 // mla v7.4s, v14.4s, v25.s[1]
 	WORD $0x6f0c044c // ushr v12.16b, v2.16b, #4
 	WORD $0x6f0e048d // ushr v13.16b, v4.16b, #2
 	WORD $0x4e3c1dad // and v13.16b, v13.16b, v28.16b
 	WORD $0x4ead1d8c // orr v12.16b, v12.16b, v13.16b
 	WORD $0x4f00040e // movi v14.4s, #0
 	WORD $0x4e8a958e // sdot v14.4s, v12.16b, v10.16b
-	WORD $0x6f9909d0 // mla v16.4s, v14.4s, v25.s[2]
+	WORD $0x6f9909c6 // mla v6.4s, v14.4s, v25.s[2]
 	WORD $0x6f0c046c // ushr v12.16b, v3.16b, #4
 	WORD $0x6f0e04ad // ushr v13.16b, v5.16b, #2
 	WORD $0x4e3c1dad // and v13.16b, v13.16b, v28.16b
 	WORD $0x4ead1d8c // orr v12.16b, v12.16b, v13.16b
 	WORD $0x4f00040e // movi v14.4s, #0
 	WORD $0x4e8b958e // sdot v14.4s, v12.16b, v11.16b
-	WORD $0x6fb909d1 // mla v17.4s, v14.4s, v25.s[3]
+	WORD $0x6fb909c7 // mla v7.4s, v14.4s, v25.s[3]
+	WORD $0x4ea68610 // add v16.4s, v16.4s, v6.4s
+	WORD $0x4ea78631 // add v17.4s, v17.4s, v7.4s
 	WORD $0x6eba8610 // sub v16.4s, v16.4s, v26.4s
 	WORD $0x6ebb8631 // sub v17.4s, v17.4s, v27.4s
 	WORD $0x4e21da10 // scvtf v16.4s, v16.4s
@@ -723,6 +727,8 @@ q6KDotNEON_loop:
 	WORD $0x4f25565b // shl v27.4s, v18.4s, #5
 	WORD $0x4f000410 // movi v16.4s, #0
 	WORD $0x4f000411 // movi v17.4s, #0
+	WORD $0x4f000406 // movi v6.4s, #0
+	WORD $0x4f000407 // movi v7.4s, #0
 	WORD $0x9100102a // add x10, x1, #4
 	WORD $0xaa0003eb // mov x11, x0
 	WORD $0x9102000c // add x12, x0, #128
@@ -822,7 +828,7 @@ q6KDotNEON_loop:
 	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
 	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
 	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
-	WORD $0x6f9801d0 // mla v16.4s, v14.4s, v24.s[0]
+	WORD $0x6f9801c6 // mla v6.4s, v14.4s, v24.s[0]
 	WORD $0x4e3d1c2c // and v12.16b, v1.16b, v29.16b
 	WORD $0x4f0c54ad // shl v13.16b, v5.16b, #4
 	WORD $0x4e3c1dad // and v13.16b, v13.16b, v28.16b
@@ -832,7 +838,7 @@ q6KDotNEON_loop:
 	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
 	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
 	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
-	WORD $0x6fb801d1 // mla v17.4s, v14.4s, v24.s[1]
+	WORD $0x6fb801c7 // mla v7.4s, v14.4s, v24.s[1]
 	WORD $0x4e3d1c4c // and v12.16b, v2.16b, v29.16b
 	WORD $0x4f0a548d // shl v13.16b, v4.16b, #2
 	WORD $0x4e3c1dad // and v13.16b, v13.16b, v28.16b
@@ -842,7 +848,7 @@ q6KDotNEON_loop:
 	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
 	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
 	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
-	WORD $0x6f9809d0 // mla v16.4s, v14.4s, v24.s[2]
+	WORD $0x6f9809c6 // mla v6.4s, v14.4s, v24.s[2]
 	WORD $0x4e3d1c6c // and v12.16b, v3.16b, v29.16b
 	WORD $0x4f0a54ad // shl v13.16b, v5.16b, #2
 	WORD $0x4e3c1dad // and v13.16b, v13.16b, v28.16b
@@ -852,7 +858,7 @@ q6KDotNEON_loop:
 	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
 	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
 	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
-	WORD $0x6fb809d1 // mla v17.4s, v14.4s, v24.s[3]
+	WORD $0x6fb809c7 // mla v7.4s, v14.4s, v24.s[3]
 	WORD $0x4cdf2148 // ld1 {v8.16b, v9.16b, v10.16b, v11.16b}, [x10], #64
 	WORD $0x6f0c040c // ushr v12.16b, v0.16b, #4
 	WORD $0x4ea41c8d // mov v13.16b, v4.16b
@@ -863,7 +869,7 @@ q6KDotNEON_loop:
 	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
 	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
 	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
-	WORD $0x6f9901d0 // mla v16.4s, v14.4s, v25.s[0]
+	WORD $0x6f9901c6 // mla v6.4s, v14.4s, v25.s[0]
 	WORD $0x6f0c042c // ushr v12.16b, v1.16b, #4
 	WORD $0x4ea51cad // mov v13.16b, v5.16b
 	WORD $0x4e3c1dad // and v13.16b, v13.16b, v28.16b
@@ -873,7 +879,7 @@ q6KDotNEON_loop:
 	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
 	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
 	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
-	WORD $0x6fb901d1 // mla v17.4s, v14.4s, v25.s[1]
+	WORD $0x6fb901c7 // mla v7.4s, v14.4s, v25.s[1]
 	WORD $0x6f0c044c // ushr v12.16b, v2.16b, #4
 	WORD $0x6f0e048d // ushr v13.16b, v4.16b, #2
 	WORD $0x4e3c1dad // and v13.16b, v13.16b, v28.16b
@@ -883,7 +889,7 @@ q6KDotNEON_loop:
 	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
 	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
 	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
-	WORD $0x6f9909d0 // mla v16.4s, v14.4s, v25.s[2]
+	WORD $0x6f9909c6 // mla v6.4s, v14.4s, v25.s[2]
 	WORD $0x6f0c046c // ushr v12.16b, v3.16b, #4
 	WORD $0x6f0e04ad // ushr v13.16b, v5.16b, #2
 	WORD $0x4e3c1dad // and v13.16b, v13.16b, v28.16b
@@ -893,7 +899,9 @@ q6KDotNEON_loop:
 	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
 	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
 	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
-	WORD $0x6fb909d1 // mla v17.4s, v14.4s, v25.s[3]
+	WORD $0x6fb909c7 // mla v7.4s, v14.4s, v25.s[3]
+	WORD $0x4ea68610 // add v16.4s, v16.4s, v6.4s
+	WORD $0x4ea78631 // add v17.4s, v17.4s, v7.4s
 	WORD $0x6eba8610 // sub v16.4s, v16.4s, v26.4s
 	WORD $0x6ebb8631 // sub v17.4s, v17.4s, v27.4s
 	WORD $0x4e21da10 // scvtf v16.4s, v16.4s
@@ -1380,6 +1388,8 @@ q3KDotSDOT_loop:
 	WORD $0x9100102a // add x10, x1, #4
 	WORD $0x4f000410 // movi v16.4s, #0
 	WORD $0x4f000411 // movi v17.4s, #0
+	WORD $0x4f000406 // movi v6.4s, #0
+	WORD $0x4f000407 // movi v7.4s, #0
 	WORD $0x4cdfa14a // ld1 {v10.16b, v11.16b}, [x10], #32
 	WORD $0x4e3d1c52 // and v18.16b, v2.16b, v29.16b
 	WORD $0x4f0a5413 // shl v19.16b, v0.16b, #2
@@ -1462,7 +1472,7 @@ q3KDotSDOT_loop:
 	WORD $0x6e3c8652 // sub v18.16b, v18.16b, v28.16b
 	WORD $0x4f00040e // movi v14.4s, #0
 	WORD $0x4e8a964e // sdot v14.4s, v18.16b, v10.16b
-	WORD $0x6f9801d0 // mla v16.4s, v14.4s, v24.s[0]
+	WORD $0x6f9801c6 // mla v6.4s, v14.4s, v24.s[0]
 	WORD $0x4e3d1cb2 // and v18.16b, v5.16b, v29.16b
 	WORD $0x6f0e0433 // ushr v19.16b, v1.16b, #2
 	WORD $0x4e3c1e73 // and v19.16b, v19.16b, v28.16b
@@ -1470,7 +1480,7 @@ q3KDotSDOT_loop:
 	WORD $0x6e3c8652 // sub v18.16b, v18.16b, v28.16b
 	WORD $0x4f00040e // movi v14.4s, #0
 	WORD $0x4e8b964e // sdot v14.4s, v18.16b, v11.16b
-	WORD $0x6fb801d1 // mla v17.4s, v14.4s, v24.s[1]
+	WORD $0x6fb801c7 // mla v7.4s, v14.4s, v24.s[1]
 	WORD $0x4cdfa14a // ld1 {v10.16b, v11.16b}, [x10], #32
 	WORD $0x6f0e0492 // ushr v18.16b, v4.16b, #2
 	WORD $0x4e3d1e52 // and v18.16b, v18.16b, v29.16b
@@ -1480,7 +1490,7 @@ q3KDotSDOT_loop:
 	WORD $0x6e3c8652 // sub v18.16b, v18.16b, v28.16b
 	WORD $0x4f00040e // movi v14.4s, #0
 	WORD $0x4e8a964e // sdot v14.4s, v18.16b, v10.16b
-	WORD $0x6f9809d0 // mla v16.4s, v14.4s, v24.s[2]
+	WORD $0x6f9809c6 // mla v6.4s, v14.4s, v24.s[2]
 	WORD $0x6f0e04b2 // ushr v18.16b, v5.16b, #2
 	WORD $0x4e3d1e52 // and v18.16b, v18.16b, v29.16b
 	WORD $0x6f0d0433 // ushr v19.16b, v1.16b, #3
@@ -1489,7 +1499,7 @@ q3KDotSDOT_loop:
 	WORD $0x6e3c8652 // sub v18.16b, v18.16b, v28.16b
 	WORD $0x4f00040e // movi v14.4s, #0
 	WORD $0x4e8b964e // sdot v14.4s, v18.16b, v11.16b
-	WORD $0x6fb809d1 // mla v17.4s, v14.4s, v24.s[3]
+	WORD $0x6fb809c7 // mla v7.4s, v14.4s, v24.s[3]
 	WORD $0x4cdfa14a // ld1 {v10.16b, v11.16b}, [x10], #32
 	WORD $0x6f0c0492 // ushr v18.16b, v4.16b, #4
 	WORD $0x4e3d1e52 // and v18.16b, v18.16b, v29.16b
@@ -1499,7 +1509,7 @@ q3KDotSDOT_loop:
 	WORD $0x6e3c8652 // sub v18.16b, v18.16b, v28.16b
 	WORD $0x4f00040e // movi v14.4s, #0
 	WORD $0x4e8a964e // sdot v14.4s, v18.16b, v10.16b
-	WORD $0x6f9901d0 // mla v16.4s, v14.4s, v25.s[0]
+	WORD $0x6f9901c6 // mla v6.4s, v14.4s, v25.s[0]
 	WORD $0x6f0c04b2 // ushr v18.16b, v5.16b, #4
 	WORD $0x4e3d1e52 // and v18.16b, v18.16b, v29.16b
 	WORD $0x6f0c0433 // ushr v19.16b, v1.16b, #4
@@ -1508,7 +1518,7 @@ q3KDotSDOT_loop:
 	WORD $0x6e3c8652 // sub v18.16b, v18.16b, v28.16b
 	WORD $0x4f00040e // movi v14.4s, #0
 	WORD $0x4e8b964e // sdot v14.4s, v18.16b, v11.16b
-	WORD $0x6fb901d1 // mla v17.4s, v14.4s, v25.s[1]
+	WORD $0x6fb901c7 // mla v7.4s, v14.4s, v25.s[1]
 	WORD $0x4cdfa14a // ld1 {v10.16b, v11.16b}, [x10], #32
 	WORD $0x6f0a0492 // ushr v18.16b, v4.16b, #6
 	WORD $0x4e3d1e52 // and v18.16b, v18.16b, v29.16b
@@ -1518,7 +1528,7 @@ q3KDotSDOT_loop:
 	WORD $0x6e3c8652 // sub v18.16b, v18.16b, v28.16b
 	WORD $0x4f00040e // movi v14.4s, #0
 	WORD $0x4e8a964e // sdot v14.4s, v18.16b, v10.16b
-	WORD $0x6f9909d0 // mla v16.4s, v14.4s, v25.s[2]
+	WORD $0x6f9909c6 // mla v6.4s, v14.4s, v25.s[2]
 	WORD $0x6f0a04b2 // ushr v18.16b, v5.16b, #6
 	WORD $0x4e3d1e52 // and v18.16b, v18.16b, v29.16b
 	WORD $0x6f0b0433 // ushr v19.16b, v1.16b, #5
@@ -1527,7 +1537,9 @@ q3KDotSDOT_loop:
 	WORD $0x6e3c8652 // sub v18.16b, v18.16b, v28.16b
 	WORD $0x4f00040e // movi v14.4s, #0
 	WORD $0x4e8b964e // sdot v14.4s, v18.16b, v11.16b
-	WORD $0x6fb909d1 // mla v17.4s, v14.4s, v25.s[3]
+	WORD $0x6fb909c7 // mla v7.4s, v14.4s, v25.s[3]
+	WORD $0x4ea68610 // add v16.4s, v16.4s, v6.4s
+	WORD $0x4ea78631 // add v17.4s, v17.4s, v7.4s
 	WORD $0x4e21da10 // scvtf v16.4s, v16.4s
 	WORD $0x4e21da31 // scvtf v17.4s, v17.4s
 	WORD $0x7d40d812 // ldr h18, [x0, #108]
@@ -1588,6 +1600,8 @@ q3KDotNEON_loop:
 	WORD $0x9100102a // add x10, x1, #4
 	WORD $0x4f000410 // movi v16.4s, #0
 	WORD $0x4f000411 // movi v17.4s, #0
+	WORD $0x4f000406 // movi v6.4s, #0
+	WORD $0x4f000407 // movi v7.4s, #0
 	WORD $0x4cdfa14a // ld1 {v10.16b, v11.16b}, [x10], #32
 	WORD $0x4e3d1c52 // and v18.16b, v2.16b, v29.16b
 	WORD $0x4f0a5413 // shl v19.16b, v0.16b, #2
@@ -1697,7 +1711,7 @@ q3KDotNEON_loop:
 	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
 	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
 	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
-	WORD $0x6f9801d0 // mla v16.4s, v14.4s, v24.s[0]
+	WORD $0x6f9801c6 // mla v6.4s, v14.4s, v24.s[0]
 	WORD $0x4e3d1cb2 // and v18.16b, v5.16b, v29.16b
 	WORD $0x6f0e0433 // ushr v19.16b, v1.16b, #2
 	WORD $0x4e3c1e73 // and v19.16b, v19.16b, v28.16b
@@ -1708,7 +1722,7 @@ q3KDotNEON_loop:
 	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
 	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
 	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
-	WORD $0x6fb801d1 // mla v17.4s, v14.4s, v24.s[1]
+	WORD $0x6fb801c7 // mla v7.4s, v14.4s, v24.s[1]
 	WORD $0x4cdfa14a // ld1 {v10.16b, v11.16b}, [x10], #32
 	WORD $0x6f0e0492 // ushr v18.16b, v4.16b, #2
 	WORD $0x4e3d1e52 // and v18.16b, v18.16b, v29.16b
@@ -1721,7 +1735,7 @@ q3KDotNEON_loop:
 	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
 	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
 	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
-	WORD $0x6f9809d0 // mla v16.4s, v14.4s, v24.s[2]
+	WORD $0x6f9809c6 // mla v6.4s, v14.4s, v24.s[2]
 	WORD $0x6f0e04b2 // ushr v18.16b, v5.16b, #2
 	WORD $0x4e3d1e52 // and v18.16b, v18.16b, v29.16b
 	WORD $0x6f0d0433 // ushr v19.16b, v1.16b, #3
@@ -1733,7 +1747,7 @@ q3KDotNEON_loop:
 	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
 	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
 	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
-	WORD $0x6fb809d1 // mla v17.4s, v14.4s, v24.s[3]
+	WORD $0x6fb809c7 // mla v7.4s, v14.4s, v24.s[3]
 	WORD $0x4cdfa14a // ld1 {v10.16b, v11.16b}, [x10], #32
 	WORD $0x6f0c0492 // ushr v18.16b, v4.16b, #4
 	WORD $0x4e3d1e52 // and v18.16b, v18.16b, v29.16b
@@ -1746,7 +1760,7 @@ q3KDotNEON_loop:
 	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
 	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
 	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
-	WORD $0x6f9901d0 // mla v16.4s, v14.4s, v25.s[0]
+	WORD $0x6f9901c6 // mla v6.4s, v14.4s, v25.s[0]
 	WORD $0x6f0c04b2 // ushr v18.16b, v5.16b, #4
 	WORD $0x4e3d1e52 // and v18.16b, v18.16b, v29.16b
 	WORD $0x6f0c0433 // ushr v19.16b, v1.16b, #4
@@ -1758,7 +1772,7 @@ q3KDotNEON_loop:
 	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
 	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
 	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
-	WORD $0x6fb901d1 // mla v17.4s, v14.4s, v25.s[1]
+	WORD $0x6fb901c7 // mla v7.4s, v14.4s, v25.s[1]
 	WORD $0x4cdfa14a // ld1 {v10.16b, v11.16b}, [x10], #32
 	WORD $0x6f0a0492 // ushr v18.16b, v4.16b, #6
 	WORD $0x4e3d1e52 // and v18.16b, v18.16b, v29.16b
@@ -1771,7 +1785,7 @@ q3KDotNEON_loop:
 	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
 	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
 	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
-	WORD $0x6f9909d0 // mla v16.4s, v14.4s, v25.s[2]
+	WORD $0x6f9909c6 // mla v6.4s, v14.4s, v25.s[2]
 	WORD $0x6f0a04b2 // ushr v18.16b, v5.16b, #6
 	WORD $0x4e3d1e52 // and v18.16b, v18.16b, v29.16b
 	WORD $0x6f0b0433 // ushr v19.16b, v1.16b, #5
@@ -1783,7 +1797,9 @@ q3KDotNEON_loop:
 	WORD $0x4e6029ce // saddlp v14.4s, v14.8h
 	WORD $0x4e6029ef // saddlp v15.4s, v15.8h
 	WORD $0x4eafbdce // addp v14.4s, v14.4s, v15.4s
-	WORD $0x6fb909d1 // mla v17.4s, v14.4s, v25.s[3]
+	WORD $0x6fb909c7 // mla v7.4s, v14.4s, v25.s[3]
+	WORD $0x4ea68610 // add v16.4s, v16.4s, v6.4s
+	WORD $0x4ea78631 // add v17.4s, v17.4s, v7.4s
 	WORD $0x4e21da10 // scvtf v16.4s, v16.4s
 	WORD $0x4e21da31 // scvtf v17.4s, v17.4s
 	WORD $0x7d40d812 // ldr h18, [x0, #108]
