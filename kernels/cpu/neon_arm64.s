@@ -14,10 +14,11 @@ TEXT ·q80DotSDOT(SB), NOSPLIT, $0-32
 	MOVD acc+24(FP), R3
 	WORD $0x4f000406 // movi v6.4s, #0
 	WORD $0x4f000407 // movi v7.4s, #0
-	CBZ R2, q80DotSDOT_done
+	LSR $1, R2, R5
+	CBZ R5, q80DotSDOT_tail
 q80DotSDOT_loop:
-	WORD $0x7d400010 // ldr h16, [x0]
-	WORD $0xbd400031 // ldr s17, [x1]
+	WORD $0x7d400010 // ldr h16, [x0, #0]
+	WORD $0xbd400031 // ldr s17, [x1, #0]
 	WORD $0x3cc02000 // ldur q0, [x0, #2]
 	WORD $0x3cc12001 // ldur q1, [x0, #18]
 	WORD $0x3cc08022 // ldur q2, [x1, #8]
@@ -32,10 +33,44 @@ q80DotSDOT_loop:
 	WORD $0x4e21d8a5 // scvtf v5.4s, v5.4s
 	WORD $0x4f901086 // fmla v6.4s, v4.4s, v16.s[0]
 	WORD $0x4f9010a7 // fmla v7.4s, v5.4s, v16.s[0]
-	ADD $34, R0
-	ADD $40, R1
-	SUBS $1, R2
+	WORD $0x7d404410 // ldr h16, [x0, #34]
+	WORD $0xbd402831 // ldr s17, [x1, #40]
+	WORD $0x3cc24000 // ldur q0, [x0, #36]
+	WORD $0x3cc34001 // ldur q1, [x0, #52]
+	WORD $0x3cc30022 // ldur q2, [x1, #48]
+	WORD $0x3cc40023 // ldur q3, [x1, #64]
+	WORD $0x1ee24210 // fcvt s16, h16
+	WORD $0x1e310a10 // fmul s16, s16, s17
+	WORD $0x4f000404 // movi v4.4s, #0
+	WORD $0x4f000405 // movi v5.4s, #0
+	WORD $0x4e829404 // sdot v4.4s, v0.16b, v2.16b
+	WORD $0x4e839425 // sdot v5.4s, v1.16b, v3.16b
+	WORD $0x4e21d884 // scvtf v4.4s, v4.4s
+	WORD $0x4e21d8a5 // scvtf v5.4s, v5.4s
+	WORD $0x4f901086 // fmla v6.4s, v4.4s, v16.s[0]
+	WORD $0x4f9010a7 // fmla v7.4s, v5.4s, v16.s[0]
+	ADD $68, R0
+	ADD $80, R1
+	SUBS $1, R5
 	BNE q80DotSDOT_loop
+q80DotSDOT_tail:
+	TBZ $0, R2, q80DotSDOT_done
+	WORD $0x7d400010 // ldr h16, [x0, #0]
+	WORD $0xbd400031 // ldr s17, [x1, #0]
+	WORD $0x3cc02000 // ldur q0, [x0, #2]
+	WORD $0x3cc12001 // ldur q1, [x0, #18]
+	WORD $0x3cc08022 // ldur q2, [x1, #8]
+	WORD $0x3cc18023 // ldur q3, [x1, #24]
+	WORD $0x1ee24210 // fcvt s16, h16
+	WORD $0x1e310a10 // fmul s16, s16, s17
+	WORD $0x4f000404 // movi v4.4s, #0
+	WORD $0x4f000405 // movi v5.4s, #0
+	WORD $0x4e829404 // sdot v4.4s, v0.16b, v2.16b
+	WORD $0x4e839425 // sdot v5.4s, v1.16b, v3.16b
+	WORD $0x4e21d884 // scvtf v4.4s, v4.4s
+	WORD $0x4e21d8a5 // scvtf v5.4s, v5.4s
+	WORD $0x4f901086 // fmla v6.4s, v4.4s, v16.s[0]
+	WORD $0x4f9010a7 // fmla v7.4s, v5.4s, v16.s[0]
 q80DotSDOT_done:
 	WORD $0xad001c66 // stp q6, q7, [x3]
 	RET
@@ -48,10 +83,11 @@ TEXT ·q80DotNEON(SB), NOSPLIT, $0-32
 	MOVD acc+24(FP), R3
 	WORD $0x4f000406 // movi v6.4s, #0
 	WORD $0x4f000407 // movi v7.4s, #0
-	CBZ R2, q80DotNEON_done
+	LSR $1, R2, R5
+	CBZ R5, q80DotNEON_tail
 q80DotNEON_loop:
-	WORD $0x7d400010 // ldr h16, [x0]
-	WORD $0xbd400031 // ldr s17, [x1]
+	WORD $0x7d400010 // ldr h16, [x0, #0]
+	WORD $0xbd400031 // ldr s17, [x1, #0]
 	WORD $0x3cc02000 // ldur q0, [x0, #2]
 	WORD $0x3cc12001 // ldur q1, [x0, #18]
 	WORD $0x3cc08022 // ldur q2, [x1, #8]
@@ -72,10 +108,56 @@ q80DotNEON_loop:
 	WORD $0x4e21d8a5 // scvtf v5.4s, v5.4s
 	WORD $0x4f901086 // fmla v6.4s, v4.4s, v16.s[0]
 	WORD $0x4f9010a7 // fmla v7.4s, v5.4s, v16.s[0]
-	ADD $34, R0
-	ADD $40, R1
-	SUBS $1, R2
+	WORD $0x7d404410 // ldr h16, [x0, #34]
+	WORD $0xbd402831 // ldr s17, [x1, #40]
+	WORD $0x3cc24000 // ldur q0, [x0, #36]
+	WORD $0x3cc34001 // ldur q1, [x0, #52]
+	WORD $0x3cc30022 // ldur q2, [x1, #48]
+	WORD $0x3cc40023 // ldur q3, [x1, #64]
+	WORD $0x1ee24210 // fcvt s16, h16
+	WORD $0x1e310a10 // fmul s16, s16, s17
+	WORD $0x0e22c008 // smull v8.8h, v0.8b, v2.8b
+	WORD $0x4e22c009 // smull2 v9.8h, v0.16b, v2.16b
+	WORD $0x0e23c02a // smull v10.8h, v1.8b, v3.8b
+	WORD $0x4e23c02b // smull2 v11.8h, v1.16b, v3.16b
+	WORD $0x4e602908 // saddlp v8.4s, v8.8h
+	WORD $0x4e602929 // saddlp v9.4s, v9.8h
+	WORD $0x4e60294a // saddlp v10.4s, v10.8h
+	WORD $0x4e60296b // saddlp v11.4s, v11.8h
+	WORD $0x4ea9bd04 // addp v4.4s, v8.4s, v9.4s
+	WORD $0x4eabbd45 // addp v5.4s, v10.4s, v11.4s
+	WORD $0x4e21d884 // scvtf v4.4s, v4.4s
+	WORD $0x4e21d8a5 // scvtf v5.4s, v5.4s
+	WORD $0x4f901086 // fmla v6.4s, v4.4s, v16.s[0]
+	WORD $0x4f9010a7 // fmla v7.4s, v5.4s, v16.s[0]
+	ADD $68, R0
+	ADD $80, R1
+	SUBS $1, R5
 	BNE q80DotNEON_loop
+q80DotNEON_tail:
+	TBZ $0, R2, q80DotNEON_done
+	WORD $0x7d400010 // ldr h16, [x0, #0]
+	WORD $0xbd400031 // ldr s17, [x1, #0]
+	WORD $0x3cc02000 // ldur q0, [x0, #2]
+	WORD $0x3cc12001 // ldur q1, [x0, #18]
+	WORD $0x3cc08022 // ldur q2, [x1, #8]
+	WORD $0x3cc18023 // ldur q3, [x1, #24]
+	WORD $0x1ee24210 // fcvt s16, h16
+	WORD $0x1e310a10 // fmul s16, s16, s17
+	WORD $0x0e22c008 // smull v8.8h, v0.8b, v2.8b
+	WORD $0x4e22c009 // smull2 v9.8h, v0.16b, v2.16b
+	WORD $0x0e23c02a // smull v10.8h, v1.8b, v3.8b
+	WORD $0x4e23c02b // smull2 v11.8h, v1.16b, v3.16b
+	WORD $0x4e602908 // saddlp v8.4s, v8.8h
+	WORD $0x4e602929 // saddlp v9.4s, v9.8h
+	WORD $0x4e60294a // saddlp v10.4s, v10.8h
+	WORD $0x4e60296b // saddlp v11.4s, v11.8h
+	WORD $0x4ea9bd04 // addp v4.4s, v8.4s, v9.4s
+	WORD $0x4eabbd45 // addp v5.4s, v10.4s, v11.4s
+	WORD $0x4e21d884 // scvtf v4.4s, v4.4s
+	WORD $0x4e21d8a5 // scvtf v5.4s, v5.4s
+	WORD $0x4f901086 // fmla v6.4s, v4.4s, v16.s[0]
+	WORD $0x4f9010a7 // fmla v7.4s, v5.4s, v16.s[0]
 q80DotNEON_done:
 	WORD $0xad001c66 // stp q6, q7, [x3]
 	RET
@@ -89,10 +171,11 @@ TEXT ·q40DotSDOT(SB), NOSPLIT, $0-32
 	WORD $0x4f00e5ff // movi v31.16b, #15
 	WORD $0x4f00e51e // movi v30.16b, #8
 	WORD $0x4f000414 // movi v20.4s, #0
-	CBZ R2, q40DotSDOT_done
+	LSR $1, R2, R5
+	CBZ R5, q40DotSDOT_tail
 q40DotSDOT_loop:
-	WORD $0x7d400006 // ldr h6, [x0]
-	WORD $0xbd400027 // ldr s7, [x1]
+	WORD $0x7d400006 // ldr h6, [x0, #0]
+	WORD $0xbd400027 // ldr s7, [x1, #0]
 	WORD $0x3cc02000 // ldur q0, [x0, #2]
 	WORD $0x3cc08023 // ldur q3, [x1, #8]
 	WORD $0x3cc18024 // ldur q4, [x1, #24]
@@ -108,10 +191,46 @@ q40DotSDOT_loop:
 	WORD $0x4eb1b8a5 // addv s5, v5.4s
 	WORD $0x5e21d8a5 // scvtf s5, s5
 	WORD $0x1f0650b4 // fmadd s20, s5, s6, s20
-	ADD $18, R0
-	ADD $40, R1
-	SUBS $1, R2
+	WORD $0x7d402406 // ldr h6, [x0, #18]
+	WORD $0xbd402827 // ldr s7, [x1, #40]
+	WORD $0x3cc14000 // ldur q0, [x0, #20]
+	WORD $0x3cc30023 // ldur q3, [x1, #48]
+	WORD $0x3cc40024 // ldur q4, [x1, #64]
+	WORD $0x1ee240c6 // fcvt s6, h6
+	WORD $0x1e2708c6 // fmul s6, s6, s7
+	WORD $0x4e3f1c01 // and v1.16b, v0.16b, v31.16b
+	WORD $0x6f0c0402 // ushr v2.16b, v0.16b, #4
+	WORD $0x6e3e8421 // sub v1.16b, v1.16b, v30.16b
+	WORD $0x6e3e8442 // sub v2.16b, v2.16b, v30.16b
+	WORD $0x4f000405 // movi v5.4s, #0
+	WORD $0x4e839425 // sdot v5.4s, v1.16b, v3.16b
+	WORD $0x4e849445 // sdot v5.4s, v2.16b, v4.16b
+	WORD $0x4eb1b8a5 // addv s5, v5.4s
+	WORD $0x5e21d8a5 // scvtf s5, s5
+	WORD $0x1f0650b4 // fmadd s20, s5, s6, s20
+	ADD $36, R0
+	ADD $80, R1
+	SUBS $1, R5
 	BNE q40DotSDOT_loop
+q40DotSDOT_tail:
+	TBZ $0, R2, q40DotSDOT_done
+	WORD $0x7d400006 // ldr h6, [x0, #0]
+	WORD $0xbd400027 // ldr s7, [x1, #0]
+	WORD $0x3cc02000 // ldur q0, [x0, #2]
+	WORD $0x3cc08023 // ldur q3, [x1, #8]
+	WORD $0x3cc18024 // ldur q4, [x1, #24]
+	WORD $0x1ee240c6 // fcvt s6, h6
+	WORD $0x1e2708c6 // fmul s6, s6, s7
+	WORD $0x4e3f1c01 // and v1.16b, v0.16b, v31.16b
+	WORD $0x6f0c0402 // ushr v2.16b, v0.16b, #4
+	WORD $0x6e3e8421 // sub v1.16b, v1.16b, v30.16b
+	WORD $0x6e3e8442 // sub v2.16b, v2.16b, v30.16b
+	WORD $0x4f000405 // movi v5.4s, #0
+	WORD $0x4e839425 // sdot v5.4s, v1.16b, v3.16b
+	WORD $0x4e849445 // sdot v5.4s, v2.16b, v4.16b
+	WORD $0x4eb1b8a5 // addv s5, v5.4s
+	WORD $0x5e21d8a5 // scvtf s5, s5
+	WORD $0x1f0650b4 // fmadd s20, s5, s6, s20
 q40DotSDOT_done:
 	WORD $0xbd000074 // str s20, [x3]
 	RET
@@ -125,10 +244,11 @@ TEXT ·q40DotNEON(SB), NOSPLIT, $0-32
 	WORD $0x4f00e5ff // movi v31.16b, #15
 	WORD $0x4f00e51e // movi v30.16b, #8
 	WORD $0x4f000414 // movi v20.4s, #0
-	CBZ R2, q40DotNEON_done
+	LSR $1, R2, R5
+	CBZ R5, q40DotNEON_tail
 q40DotNEON_loop:
-	WORD $0x7d400006 // ldr h6, [x0]
-	WORD $0xbd400027 // ldr s7, [x1]
+	WORD $0x7d400006 // ldr h6, [x0, #0]
+	WORD $0xbd400027 // ldr s7, [x1, #0]
 	WORD $0x3cc02000 // ldur q0, [x0, #2]
 	WORD $0x3cc08023 // ldur q3, [x1, #8]
 	WORD $0x3cc18024 // ldur q4, [x1, #24]
@@ -147,10 +267,52 @@ q40DotNEON_loop:
 	WORD $0x4eb1b8a5 // addv s5, v5.4s
 	WORD $0x5e21d8a5 // scvtf s5, s5
 	WORD $0x1f0650b4 // fmadd s20, s5, s6, s20
-	ADD $18, R0
-	ADD $40, R1
-	SUBS $1, R2
+	WORD $0x7d402406 // ldr h6, [x0, #18]
+	WORD $0xbd402827 // ldr s7, [x1, #40]
+	WORD $0x3cc14000 // ldur q0, [x0, #20]
+	WORD $0x3cc30023 // ldur q3, [x1, #48]
+	WORD $0x3cc40024 // ldur q4, [x1, #64]
+	WORD $0x1ee240c6 // fcvt s6, h6
+	WORD $0x1e2708c6 // fmul s6, s6, s7
+	WORD $0x4e3f1c01 // and v1.16b, v0.16b, v31.16b
+	WORD $0x6f0c0402 // ushr v2.16b, v0.16b, #4
+	WORD $0x6e3e8421 // sub v1.16b, v1.16b, v30.16b
+	WORD $0x6e3e8442 // sub v2.16b, v2.16b, v30.16b
+	WORD $0x0e23c025 // smull v5.8h, v1.8b, v3.8b
+	WORD $0x4e238025 // smlal2 v5.8h, v1.16b, v3.16b
+	WORD $0x0e24c048 // smull v8.8h, v2.8b, v4.8b
+	WORD $0x4e248048 // smlal2 v8.8h, v2.16b, v4.16b
+	WORD $0x4e6028a5 // saddlp v5.4s, v5.8h
+	WORD $0x4e606905 // sadalp v5.4s, v8.8h
+	WORD $0x4eb1b8a5 // addv s5, v5.4s
+	WORD $0x5e21d8a5 // scvtf s5, s5
+	WORD $0x1f0650b4 // fmadd s20, s5, s6, s20
+	ADD $36, R0
+	ADD $80, R1
+	SUBS $1, R5
 	BNE q40DotNEON_loop
+q40DotNEON_tail:
+	TBZ $0, R2, q40DotNEON_done
+	WORD $0x7d400006 // ldr h6, [x0, #0]
+	WORD $0xbd400027 // ldr s7, [x1, #0]
+	WORD $0x3cc02000 // ldur q0, [x0, #2]
+	WORD $0x3cc08023 // ldur q3, [x1, #8]
+	WORD $0x3cc18024 // ldur q4, [x1, #24]
+	WORD $0x1ee240c6 // fcvt s6, h6
+	WORD $0x1e2708c6 // fmul s6, s6, s7
+	WORD $0x4e3f1c01 // and v1.16b, v0.16b, v31.16b
+	WORD $0x6f0c0402 // ushr v2.16b, v0.16b, #4
+	WORD $0x6e3e8421 // sub v1.16b, v1.16b, v30.16b
+	WORD $0x6e3e8442 // sub v2.16b, v2.16b, v30.16b
+	WORD $0x0e23c025 // smull v5.8h, v1.8b, v3.8b
+	WORD $0x4e238025 // smlal2 v5.8h, v1.16b, v3.16b
+	WORD $0x0e24c048 // smull v8.8h, v2.8b, v4.8b
+	WORD $0x4e248048 // smlal2 v8.8h, v2.16b, v4.16b
+	WORD $0x4e6028a5 // saddlp v5.4s, v5.8h
+	WORD $0x4e606905 // sadalp v5.4s, v8.8h
+	WORD $0x4eb1b8a5 // addv s5, v5.4s
+	WORD $0x5e21d8a5 // scvtf s5, s5
+	WORD $0x1f0650b4 // fmadd s20, s5, s6, s20
 q40DotNEON_done:
 	WORD $0xbd000074 // str s20, [x3]
 	RET
@@ -166,10 +328,11 @@ TEXT ·iq4nlDotSDOT(SB), NOSPLIT, $0-40
 	WORD $0x4f00e51e // movi v30.16b, #8
 	WORD $0x3dc0009d // ldr q29, [x4]
 	WORD $0x4f000414 // movi v20.4s, #0
-	CBZ R2, iq4nlDotSDOT_done
+	LSR $1, R2, R5
+	CBZ R5, iq4nlDotSDOT_tail
 iq4nlDotSDOT_loop:
-	WORD $0x7d400006 // ldr h6, [x0]
-	WORD $0xbd400027 // ldr s7, [x1]
+	WORD $0x7d400006 // ldr h6, [x0, #0]
+	WORD $0xbd400027 // ldr s7, [x1, #0]
 	WORD $0x3cc02000 // ldur q0, [x0, #2]
 	WORD $0x3cc08023 // ldur q3, [x1, #8]
 	WORD $0x3cc18024 // ldur q4, [x1, #24]
@@ -185,10 +348,46 @@ iq4nlDotSDOT_loop:
 	WORD $0x4eb1b8a5 // addv s5, v5.4s
 	WORD $0x5e21d8a5 // scvtf s5, s5
 	WORD $0x1f0650b4 // fmadd s20, s5, s6, s20
-	ADD $18, R0
-	ADD $40, R1
-	SUBS $1, R2
+	WORD $0x7d402406 // ldr h6, [x0, #18]
+	WORD $0xbd402827 // ldr s7, [x1, #40]
+	WORD $0x3cc14000 // ldur q0, [x0, #20]
+	WORD $0x3cc30023 // ldur q3, [x1, #48]
+	WORD $0x3cc40024 // ldur q4, [x1, #64]
+	WORD $0x1ee240c6 // fcvt s6, h6
+	WORD $0x1e2708c6 // fmul s6, s6, s7
+	WORD $0x4e3f1c01 // and v1.16b, v0.16b, v31.16b
+	WORD $0x6f0c0402 // ushr v2.16b, v0.16b, #4
+	WORD $0x4e0103a1 // tbl v1.16b, {v29.16b}, v1.16b
+	WORD $0x4e0203a2 // tbl v2.16b, {v29.16b}, v2.16b
+	WORD $0x4f000405 // movi v5.4s, #0
+	WORD $0x4e839425 // sdot v5.4s, v1.16b, v3.16b
+	WORD $0x4e849445 // sdot v5.4s, v2.16b, v4.16b
+	WORD $0x4eb1b8a5 // addv s5, v5.4s
+	WORD $0x5e21d8a5 // scvtf s5, s5
+	WORD $0x1f0650b4 // fmadd s20, s5, s6, s20
+	ADD $36, R0
+	ADD $80, R1
+	SUBS $1, R5
 	BNE iq4nlDotSDOT_loop
+iq4nlDotSDOT_tail:
+	TBZ $0, R2, iq4nlDotSDOT_done
+	WORD $0x7d400006 // ldr h6, [x0, #0]
+	WORD $0xbd400027 // ldr s7, [x1, #0]
+	WORD $0x3cc02000 // ldur q0, [x0, #2]
+	WORD $0x3cc08023 // ldur q3, [x1, #8]
+	WORD $0x3cc18024 // ldur q4, [x1, #24]
+	WORD $0x1ee240c6 // fcvt s6, h6
+	WORD $0x1e2708c6 // fmul s6, s6, s7
+	WORD $0x4e3f1c01 // and v1.16b, v0.16b, v31.16b
+	WORD $0x6f0c0402 // ushr v2.16b, v0.16b, #4
+	WORD $0x4e0103a1 // tbl v1.16b, {v29.16b}, v1.16b
+	WORD $0x4e0203a2 // tbl v2.16b, {v29.16b}, v2.16b
+	WORD $0x4f000405 // movi v5.4s, #0
+	WORD $0x4e839425 // sdot v5.4s, v1.16b, v3.16b
+	WORD $0x4e849445 // sdot v5.4s, v2.16b, v4.16b
+	WORD $0x4eb1b8a5 // addv s5, v5.4s
+	WORD $0x5e21d8a5 // scvtf s5, s5
+	WORD $0x1f0650b4 // fmadd s20, s5, s6, s20
 iq4nlDotSDOT_done:
 	WORD $0xbd000074 // str s20, [x3]
 	RET
@@ -204,10 +403,11 @@ TEXT ·iq4nlDotNEON(SB), NOSPLIT, $0-40
 	WORD $0x4f00e51e // movi v30.16b, #8
 	WORD $0x3dc0009d // ldr q29, [x4]
 	WORD $0x4f000414 // movi v20.4s, #0
-	CBZ R2, iq4nlDotNEON_done
+	LSR $1, R2, R5
+	CBZ R5, iq4nlDotNEON_tail
 iq4nlDotNEON_loop:
-	WORD $0x7d400006 // ldr h6, [x0]
-	WORD $0xbd400027 // ldr s7, [x1]
+	WORD $0x7d400006 // ldr h6, [x0, #0]
+	WORD $0xbd400027 // ldr s7, [x1, #0]
 	WORD $0x3cc02000 // ldur q0, [x0, #2]
 	WORD $0x3cc08023 // ldur q3, [x1, #8]
 	WORD $0x3cc18024 // ldur q4, [x1, #24]
@@ -226,10 +426,52 @@ iq4nlDotNEON_loop:
 	WORD $0x4eb1b8a5 // addv s5, v5.4s
 	WORD $0x5e21d8a5 // scvtf s5, s5
 	WORD $0x1f0650b4 // fmadd s20, s5, s6, s20
-	ADD $18, R0
-	ADD $40, R1
-	SUBS $1, R2
+	WORD $0x7d402406 // ldr h6, [x0, #18]
+	WORD $0xbd402827 // ldr s7, [x1, #40]
+	WORD $0x3cc14000 // ldur q0, [x0, #20]
+	WORD $0x3cc30023 // ldur q3, [x1, #48]
+	WORD $0x3cc40024 // ldur q4, [x1, #64]
+	WORD $0x1ee240c6 // fcvt s6, h6
+	WORD $0x1e2708c6 // fmul s6, s6, s7
+	WORD $0x4e3f1c01 // and v1.16b, v0.16b, v31.16b
+	WORD $0x6f0c0402 // ushr v2.16b, v0.16b, #4
+	WORD $0x4e0103a1 // tbl v1.16b, {v29.16b}, v1.16b
+	WORD $0x4e0203a2 // tbl v2.16b, {v29.16b}, v2.16b
+	WORD $0x0e23c025 // smull v5.8h, v1.8b, v3.8b
+	WORD $0x4e238025 // smlal2 v5.8h, v1.16b, v3.16b
+	WORD $0x0e24c048 // smull v8.8h, v2.8b, v4.8b
+	WORD $0x4e248048 // smlal2 v8.8h, v2.16b, v4.16b
+	WORD $0x4e6028a5 // saddlp v5.4s, v5.8h
+	WORD $0x4e606905 // sadalp v5.4s, v8.8h
+	WORD $0x4eb1b8a5 // addv s5, v5.4s
+	WORD $0x5e21d8a5 // scvtf s5, s5
+	WORD $0x1f0650b4 // fmadd s20, s5, s6, s20
+	ADD $36, R0
+	ADD $80, R1
+	SUBS $1, R5
 	BNE iq4nlDotNEON_loop
+iq4nlDotNEON_tail:
+	TBZ $0, R2, iq4nlDotNEON_done
+	WORD $0x7d400006 // ldr h6, [x0, #0]
+	WORD $0xbd400027 // ldr s7, [x1, #0]
+	WORD $0x3cc02000 // ldur q0, [x0, #2]
+	WORD $0x3cc08023 // ldur q3, [x1, #8]
+	WORD $0x3cc18024 // ldur q4, [x1, #24]
+	WORD $0x1ee240c6 // fcvt s6, h6
+	WORD $0x1e2708c6 // fmul s6, s6, s7
+	WORD $0x4e3f1c01 // and v1.16b, v0.16b, v31.16b
+	WORD $0x6f0c0402 // ushr v2.16b, v0.16b, #4
+	WORD $0x4e0103a1 // tbl v1.16b, {v29.16b}, v1.16b
+	WORD $0x4e0203a2 // tbl v2.16b, {v29.16b}, v2.16b
+	WORD $0x0e23c025 // smull v5.8h, v1.8b, v3.8b
+	WORD $0x4e238025 // smlal2 v5.8h, v1.16b, v3.16b
+	WORD $0x0e24c048 // smull v8.8h, v2.8b, v4.8b
+	WORD $0x4e248048 // smlal2 v8.8h, v2.16b, v4.16b
+	WORD $0x4e6028a5 // saddlp v5.4s, v5.8h
+	WORD $0x4e606905 // sadalp v5.4s, v8.8h
+	WORD $0x4eb1b8a5 // addv s5, v5.4s
+	WORD $0x5e21d8a5 // scvtf s5, s5
+	WORD $0x1f0650b4 // fmadd s20, s5, s6, s20
 iq4nlDotNEON_done:
 	WORD $0xbd000074 // str s20, [x3]
 	RET
@@ -2416,10 +2658,11 @@ TEXT ·q41DotSDOT(SB), NOSPLIT, $0-40
 	WORD $0x4f00e61e // movi v30.16b, #16
 	WORD $0x4f00041d // movi v29.4s, #0
 	WORD $0x4f000414 // movi v20.4s, #0
-	CBZ R2, q41DotSDOT_done
+	LSR $1, R2, R5
+	CBZ R5, q41DotSDOT_tail
 q41DotSDOT_loop:
-	WORD $0x7d400006 // ldr h6, [x0]
-	WORD $0xbd400027 // ldr s7, [x1]
+	WORD $0x7d400006 // ldr h6, [x0, #0]
+	WORD $0xbd400027 // ldr s7, [x1, #0]
 	WORD $0x1ee240c6 // fcvt s6, h6
 	WORD $0x1e2708c6 // fmul s6, s6, s7
 	WORD $0xbd400431 // ldr s17, [x1, #4]
@@ -2439,10 +2682,54 @@ q41DotSDOT_loop:
 	WORD $0x1e260ab5 // fmul s21, s21, s6
 	WORD $0x1e302ab5 // fadd s21, s21, s16
 	WORD $0x1e352a94 // fadd s20, s20, s21
-	ADD $20, R0
-	ADD $40, R1
-	SUBS $1, R2
+	WORD $0x7d402806 // ldr h6, [x0, #20]
+	WORD $0xbd402827 // ldr s7, [x1, #40]
+	WORD $0x1ee240c6 // fcvt s6, h6
+	WORD $0x1e2708c6 // fmul s6, s6, s7
+	WORD $0xbd402c31 // ldr s17, [x1, #44]
+	WORD $0x7d402c10 // ldr h16, [x0, #22]
+	WORD $0x1ee24210 // fcvt s16, h16
+	WORD $0x1e310a10 // fmul s16, s16, s17
+	WORD $0x3cc18000 // ldur q0, [x0, #24]
+	WORD $0x3cc30024 // ldur q4, [x1, #48]
+	WORD $0x3cc40025 // ldur q5, [x1, #64]
+	WORD $0x4e3f1c01 // and v1.16b, v0.16b, v31.16b
+	WORD $0x6f0c0402 // ushr v2.16b, v0.16b, #4
+	WORD $0x4f000415 // movi v21.4s, #0
+	WORD $0x4e849435 // sdot v21.4s, v1.16b, v4.16b
+	WORD $0x4e859455 // sdot v21.4s, v2.16b, v5.16b
+	WORD $0x4eb1bab5 // addv s21, v21.4s
+	WORD $0x5e21dab5 // scvtf s21, s21
+	WORD $0x1e260ab5 // fmul s21, s21, s6
+	WORD $0x1e302ab5 // fadd s21, s21, s16
+	WORD $0x1e352a94 // fadd s20, s20, s21
+	ADD $40, R0
+	ADD $80, R1
+	SUBS $1, R5
 	BNE q41DotSDOT_loop
+q41DotSDOT_tail:
+	TBZ $0, R2, q41DotSDOT_done
+	WORD $0x7d400006 // ldr h6, [x0, #0]
+	WORD $0xbd400027 // ldr s7, [x1, #0]
+	WORD $0x1ee240c6 // fcvt s6, h6
+	WORD $0x1e2708c6 // fmul s6, s6, s7
+	WORD $0xbd400431 // ldr s17, [x1, #4]
+	WORD $0x7d400410 // ldr h16, [x0, #2]
+	WORD $0x1ee24210 // fcvt s16, h16
+	WORD $0x1e310a10 // fmul s16, s16, s17
+	WORD $0x3cc04000 // ldur q0, [x0, #4]
+	WORD $0x3cc08024 // ldur q4, [x1, #8]
+	WORD $0x3cc18025 // ldur q5, [x1, #24]
+	WORD $0x4e3f1c01 // and v1.16b, v0.16b, v31.16b
+	WORD $0x6f0c0402 // ushr v2.16b, v0.16b, #4
+	WORD $0x4f000415 // movi v21.4s, #0
+	WORD $0x4e849435 // sdot v21.4s, v1.16b, v4.16b
+	WORD $0x4e859455 // sdot v21.4s, v2.16b, v5.16b
+	WORD $0x4eb1bab5 // addv s21, v21.4s
+	WORD $0x5e21dab5 // scvtf s21, s21
+	WORD $0x1e260ab5 // fmul s21, s21, s6
+	WORD $0x1e302ab5 // fadd s21, s21, s16
+	WORD $0x1e352a94 // fadd s20, s20, s21
 q41DotSDOT_done:
 	WORD $0xbd000074 // str s20, [x3]
 	RET
@@ -2459,10 +2746,11 @@ TEXT ·q41DotNEON(SB), NOSPLIT, $0-40
 	WORD $0x4f00e61e // movi v30.16b, #16
 	WORD $0x4f00041d // movi v29.4s, #0
 	WORD $0x4f000414 // movi v20.4s, #0
-	CBZ R2, q41DotNEON_done
+	LSR $1, R2, R5
+	CBZ R5, q41DotNEON_tail
 q41DotNEON_loop:
-	WORD $0x7d400006 // ldr h6, [x0]
-	WORD $0xbd400027 // ldr s7, [x1]
+	WORD $0x7d400006 // ldr h6, [x0, #0]
+	WORD $0xbd400027 // ldr s7, [x1, #0]
 	WORD $0x1ee240c6 // fcvt s6, h6
 	WORD $0x1e2708c6 // fmul s6, s6, s7
 	WORD $0xbd400431 // ldr s17, [x1, #4]
@@ -2485,10 +2773,60 @@ q41DotNEON_loop:
 	WORD $0x1e260ab5 // fmul s21, s21, s6
 	WORD $0x1e302ab5 // fadd s21, s21, s16
 	WORD $0x1e352a94 // fadd s20, s20, s21
-	ADD $20, R0
-	ADD $40, R1
-	SUBS $1, R2
+	WORD $0x7d402806 // ldr h6, [x0, #20]
+	WORD $0xbd402827 // ldr s7, [x1, #40]
+	WORD $0x1ee240c6 // fcvt s6, h6
+	WORD $0x1e2708c6 // fmul s6, s6, s7
+	WORD $0xbd402c31 // ldr s17, [x1, #44]
+	WORD $0x7d402c10 // ldr h16, [x0, #22]
+	WORD $0x1ee24210 // fcvt s16, h16
+	WORD $0x1e310a10 // fmul s16, s16, s17
+	WORD $0x3cc18000 // ldur q0, [x0, #24]
+	WORD $0x3cc30024 // ldur q4, [x1, #48]
+	WORD $0x3cc40025 // ldur q5, [x1, #64]
+	WORD $0x4e3f1c01 // and v1.16b, v0.16b, v31.16b
+	WORD $0x6f0c0402 // ushr v2.16b, v0.16b, #4
+	WORD $0x0e24c035 // smull v21.8h, v1.8b, v4.8b
+	WORD $0x4e248035 // smlal2 v21.8h, v1.16b, v4.16b
+	WORD $0x0e25c056 // smull v22.8h, v2.8b, v5.8b
+	WORD $0x4e258056 // smlal2 v22.8h, v2.16b, v5.16b
+	WORD $0x4e602ab5 // saddlp v21.4s, v21.8h
+	WORD $0x4e606ad5 // sadalp v21.4s, v22.8h
+	WORD $0x4eb1bab5 // addv s21, v21.4s
+	WORD $0x5e21dab5 // scvtf s21, s21
+	WORD $0x1e260ab5 // fmul s21, s21, s6
+	WORD $0x1e302ab5 // fadd s21, s21, s16
+	WORD $0x1e352a94 // fadd s20, s20, s21
+	ADD $40, R0
+	ADD $80, R1
+	SUBS $1, R5
 	BNE q41DotNEON_loop
+q41DotNEON_tail:
+	TBZ $0, R2, q41DotNEON_done
+	WORD $0x7d400006 // ldr h6, [x0, #0]
+	WORD $0xbd400027 // ldr s7, [x1, #0]
+	WORD $0x1ee240c6 // fcvt s6, h6
+	WORD $0x1e2708c6 // fmul s6, s6, s7
+	WORD $0xbd400431 // ldr s17, [x1, #4]
+	WORD $0x7d400410 // ldr h16, [x0, #2]
+	WORD $0x1ee24210 // fcvt s16, h16
+	WORD $0x1e310a10 // fmul s16, s16, s17
+	WORD $0x3cc04000 // ldur q0, [x0, #4]
+	WORD $0x3cc08024 // ldur q4, [x1, #8]
+	WORD $0x3cc18025 // ldur q5, [x1, #24]
+	WORD $0x4e3f1c01 // and v1.16b, v0.16b, v31.16b
+	WORD $0x6f0c0402 // ushr v2.16b, v0.16b, #4
+	WORD $0x0e24c035 // smull v21.8h, v1.8b, v4.8b
+	WORD $0x4e248035 // smlal2 v21.8h, v1.16b, v4.16b
+	WORD $0x0e25c056 // smull v22.8h, v2.8b, v5.8b
+	WORD $0x4e258056 // smlal2 v22.8h, v2.16b, v5.16b
+	WORD $0x4e602ab5 // saddlp v21.4s, v21.8h
+	WORD $0x4e606ad5 // sadalp v21.4s, v22.8h
+	WORD $0x4eb1bab5 // addv s21, v21.4s
+	WORD $0x5e21dab5 // scvtf s21, s21
+	WORD $0x1e260ab5 // fmul s21, s21, s6
+	WORD $0x1e302ab5 // fadd s21, s21, s16
+	WORD $0x1e352a94 // fadd s20, s20, s21
 q41DotNEON_done:
 	WORD $0xbd000074 // str s20, [x3]
 	RET
@@ -2505,10 +2843,11 @@ TEXT ·q50DotSDOT(SB), NOSPLIT, $0-40
 	WORD $0x4f00e61e // movi v30.16b, #16
 	WORD $0x4f00041d // movi v29.4s, #0
 	WORD $0x4f000414 // movi v20.4s, #0
-	CBZ R2, q50DotSDOT_done
+	LSR $1, R2, R5
+	CBZ R5, q50DotSDOT_tail
 q50DotSDOT_loop:
-	WORD $0x7d400006 // ldr h6, [x0]
-	WORD $0xbd400027 // ldr s7, [x1]
+	WORD $0x7d400006 // ldr h6, [x0, #0]
+	WORD $0xbd400027 // ldr s7, [x1, #0]
 	WORD $0x1ee240c6 // fcvt s6, h6
 	WORD $0x1e2708c6 // fmul s6, s6, s7
 	WORD $0xbd400431 // ldr s17, [x1, #4]
@@ -2537,10 +2876,72 @@ q50DotSDOT_loop:
 	WORD $0x1e260ab5 // fmul s21, s21, s6
 	WORD $0x1e302ab5 // fadd s21, s21, s16
 	WORD $0x1e352a94 // fadd s20, s20, s21
-	ADD $22, R0
-	ADD $40, R1
-	SUBS $1, R2
+	WORD $0x7d402c06 // ldr h6, [x0, #22]
+	WORD $0xbd402827 // ldr s7, [x1, #40]
+	WORD $0x1ee240c6 // fcvt s6, h6
+	WORD $0x1e2708c6 // fmul s6, s6, s7
+	WORD $0xbd402c31 // ldr s17, [x1, #44]
+	WORD $0x1e310bb0 // fmul s16, s29, s17
+	WORD $0x3cc1c000 // ldur q0, [x0, #28]
+	WORD $0x3cc30024 // ldur q4, [x1, #48]
+	WORD $0x3cc40025 // ldur q5, [x1, #64]
+	WORD $0x4e3f1c01 // and v1.16b, v0.16b, v31.16b
+	WORD $0x6f0c0402 // ushr v2.16b, v0.16b, #4
+	WORD $0xbc418003 // ldur s3, [x0, #24]
+	WORD $0x4e1a0072 // tbl v18.16b, {v3.16b}, v26.16b
+	WORD $0x4e1b0073 // tbl v19.16b, {v3.16b}, v27.16b
+	WORD $0x4e3c8e52 // cmtst v18.16b, v18.16b, v28.16b
+	WORD $0x4e3c8e73 // cmtst v19.16b, v19.16b, v28.16b
+	WORD $0x4e3e1e52 // and v18.16b, v18.16b, v30.16b
+	WORD $0x4e3e1e73 // and v19.16b, v19.16b, v30.16b
+	WORD $0x4eb21c21 // orr v1.16b, v1.16b, v18.16b
+	WORD $0x4eb31c42 // orr v2.16b, v2.16b, v19.16b
+	WORD $0x6e3e8421 // sub v1.16b, v1.16b, v30.16b
+	WORD $0x6e3e8442 // sub v2.16b, v2.16b, v30.16b
+	WORD $0x4f000415 // movi v21.4s, #0
+	WORD $0x4e849435 // sdot v21.4s, v1.16b, v4.16b
+	WORD $0x4e859455 // sdot v21.4s, v2.16b, v5.16b
+	WORD $0x4eb1bab5 // addv s21, v21.4s
+	WORD $0x5e21dab5 // scvtf s21, s21
+	WORD $0x1e260ab5 // fmul s21, s21, s6
+	WORD $0x1e302ab5 // fadd s21, s21, s16
+	WORD $0x1e352a94 // fadd s20, s20, s21
+	ADD $44, R0
+	ADD $80, R1
+	SUBS $1, R5
 	BNE q50DotSDOT_loop
+q50DotSDOT_tail:
+	TBZ $0, R2, q50DotSDOT_done
+	WORD $0x7d400006 // ldr h6, [x0, #0]
+	WORD $0xbd400027 // ldr s7, [x1, #0]
+	WORD $0x1ee240c6 // fcvt s6, h6
+	WORD $0x1e2708c6 // fmul s6, s6, s7
+	WORD $0xbd400431 // ldr s17, [x1, #4]
+	WORD $0x1e310bb0 // fmul s16, s29, s17
+	WORD $0x3cc06000 // ldur q0, [x0, #6]
+	WORD $0x3cc08024 // ldur q4, [x1, #8]
+	WORD $0x3cc18025 // ldur q5, [x1, #24]
+	WORD $0x4e3f1c01 // and v1.16b, v0.16b, v31.16b
+	WORD $0x6f0c0402 // ushr v2.16b, v0.16b, #4
+	WORD $0xbc402003 // ldur s3, [x0, #2]
+	WORD $0x4e1a0072 // tbl v18.16b, {v3.16b}, v26.16b
+	WORD $0x4e1b0073 // tbl v19.16b, {v3.16b}, v27.16b
+	WORD $0x4e3c8e52 // cmtst v18.16b, v18.16b, v28.16b
+	WORD $0x4e3c8e73 // cmtst v19.16b, v19.16b, v28.16b
+	WORD $0x4e3e1e52 // and v18.16b, v18.16b, v30.16b
+	WORD $0x4e3e1e73 // and v19.16b, v19.16b, v30.16b
+	WORD $0x4eb21c21 // orr v1.16b, v1.16b, v18.16b
+	WORD $0x4eb31c42 // orr v2.16b, v2.16b, v19.16b
+	WORD $0x6e3e8421 // sub v1.16b, v1.16b, v30.16b
+	WORD $0x6e3e8442 // sub v2.16b, v2.16b, v30.16b
+	WORD $0x4f000415 // movi v21.4s, #0
+	WORD $0x4e849435 // sdot v21.4s, v1.16b, v4.16b
+	WORD $0x4e859455 // sdot v21.4s, v2.16b, v5.16b
+	WORD $0x4eb1bab5 // addv s21, v21.4s
+	WORD $0x5e21dab5 // scvtf s21, s21
+	WORD $0x1e260ab5 // fmul s21, s21, s6
+	WORD $0x1e302ab5 // fadd s21, s21, s16
+	WORD $0x1e352a94 // fadd s20, s20, s21
 q50DotSDOT_done:
 	WORD $0xbd000074 // str s20, [x3]
 	RET
@@ -2557,10 +2958,11 @@ TEXT ·q50DotNEON(SB), NOSPLIT, $0-40
 	WORD $0x4f00e61e // movi v30.16b, #16
 	WORD $0x4f00041d // movi v29.4s, #0
 	WORD $0x4f000414 // movi v20.4s, #0
-	CBZ R2, q50DotNEON_done
+	LSR $1, R2, R5
+	CBZ R5, q50DotNEON_tail
 q50DotNEON_loop:
-	WORD $0x7d400006 // ldr h6, [x0]
-	WORD $0xbd400027 // ldr s7, [x1]
+	WORD $0x7d400006 // ldr h6, [x0, #0]
+	WORD $0xbd400027 // ldr s7, [x1, #0]
 	WORD $0x1ee240c6 // fcvt s6, h6
 	WORD $0x1e2708c6 // fmul s6, s6, s7
 	WORD $0xbd400431 // ldr s17, [x1, #4]
@@ -2592,10 +2994,78 @@ q50DotNEON_loop:
 	WORD $0x1e260ab5 // fmul s21, s21, s6
 	WORD $0x1e302ab5 // fadd s21, s21, s16
 	WORD $0x1e352a94 // fadd s20, s20, s21
-	ADD $22, R0
-	ADD $40, R1
-	SUBS $1, R2
+	WORD $0x7d402c06 // ldr h6, [x0, #22]
+	WORD $0xbd402827 // ldr s7, [x1, #40]
+	WORD $0x1ee240c6 // fcvt s6, h6
+	WORD $0x1e2708c6 // fmul s6, s6, s7
+	WORD $0xbd402c31 // ldr s17, [x1, #44]
+	WORD $0x1e310bb0 // fmul s16, s29, s17
+	WORD $0x3cc1c000 // ldur q0, [x0, #28]
+	WORD $0x3cc30024 // ldur q4, [x1, #48]
+	WORD $0x3cc40025 // ldur q5, [x1, #64]
+	WORD $0x4e3f1c01 // and v1.16b, v0.16b, v31.16b
+	WORD $0x6f0c0402 // ushr v2.16b, v0.16b, #4
+	WORD $0xbc418003 // ldur s3, [x0, #24]
+	WORD $0x4e1a0072 // tbl v18.16b, {v3.16b}, v26.16b
+	WORD $0x4e1b0073 // tbl v19.16b, {v3.16b}, v27.16b
+	WORD $0x4e3c8e52 // cmtst v18.16b, v18.16b, v28.16b
+	WORD $0x4e3c8e73 // cmtst v19.16b, v19.16b, v28.16b
+	WORD $0x4e3e1e52 // and v18.16b, v18.16b, v30.16b
+	WORD $0x4e3e1e73 // and v19.16b, v19.16b, v30.16b
+	WORD $0x4eb21c21 // orr v1.16b, v1.16b, v18.16b
+	WORD $0x4eb31c42 // orr v2.16b, v2.16b, v19.16b
+	WORD $0x6e3e8421 // sub v1.16b, v1.16b, v30.16b
+	WORD $0x6e3e8442 // sub v2.16b, v2.16b, v30.16b
+	WORD $0x0e24c035 // smull v21.8h, v1.8b, v4.8b
+	WORD $0x4e248035 // smlal2 v21.8h, v1.16b, v4.16b
+	WORD $0x0e25c056 // smull v22.8h, v2.8b, v5.8b
+	WORD $0x4e258056 // smlal2 v22.8h, v2.16b, v5.16b
+	WORD $0x4e602ab5 // saddlp v21.4s, v21.8h
+	WORD $0x4e606ad5 // sadalp v21.4s, v22.8h
+	WORD $0x4eb1bab5 // addv s21, v21.4s
+	WORD $0x5e21dab5 // scvtf s21, s21
+	WORD $0x1e260ab5 // fmul s21, s21, s6
+	WORD $0x1e302ab5 // fadd s21, s21, s16
+	WORD $0x1e352a94 // fadd s20, s20, s21
+	ADD $44, R0
+	ADD $80, R1
+	SUBS $1, R5
 	BNE q50DotNEON_loop
+q50DotNEON_tail:
+	TBZ $0, R2, q50DotNEON_done
+	WORD $0x7d400006 // ldr h6, [x0, #0]
+	WORD $0xbd400027 // ldr s7, [x1, #0]
+	WORD $0x1ee240c6 // fcvt s6, h6
+	WORD $0x1e2708c6 // fmul s6, s6, s7
+	WORD $0xbd400431 // ldr s17, [x1, #4]
+	WORD $0x1e310bb0 // fmul s16, s29, s17
+	WORD $0x3cc06000 // ldur q0, [x0, #6]
+	WORD $0x3cc08024 // ldur q4, [x1, #8]
+	WORD $0x3cc18025 // ldur q5, [x1, #24]
+	WORD $0x4e3f1c01 // and v1.16b, v0.16b, v31.16b
+	WORD $0x6f0c0402 // ushr v2.16b, v0.16b, #4
+	WORD $0xbc402003 // ldur s3, [x0, #2]
+	WORD $0x4e1a0072 // tbl v18.16b, {v3.16b}, v26.16b
+	WORD $0x4e1b0073 // tbl v19.16b, {v3.16b}, v27.16b
+	WORD $0x4e3c8e52 // cmtst v18.16b, v18.16b, v28.16b
+	WORD $0x4e3c8e73 // cmtst v19.16b, v19.16b, v28.16b
+	WORD $0x4e3e1e52 // and v18.16b, v18.16b, v30.16b
+	WORD $0x4e3e1e73 // and v19.16b, v19.16b, v30.16b
+	WORD $0x4eb21c21 // orr v1.16b, v1.16b, v18.16b
+	WORD $0x4eb31c42 // orr v2.16b, v2.16b, v19.16b
+	WORD $0x6e3e8421 // sub v1.16b, v1.16b, v30.16b
+	WORD $0x6e3e8442 // sub v2.16b, v2.16b, v30.16b
+	WORD $0x0e24c035 // smull v21.8h, v1.8b, v4.8b
+	WORD $0x4e248035 // smlal2 v21.8h, v1.16b, v4.16b
+	WORD $0x0e25c056 // smull v22.8h, v2.8b, v5.8b
+	WORD $0x4e258056 // smlal2 v22.8h, v2.16b, v5.16b
+	WORD $0x4e602ab5 // saddlp v21.4s, v21.8h
+	WORD $0x4e606ad5 // sadalp v21.4s, v22.8h
+	WORD $0x4eb1bab5 // addv s21, v21.4s
+	WORD $0x5e21dab5 // scvtf s21, s21
+	WORD $0x1e260ab5 // fmul s21, s21, s6
+	WORD $0x1e302ab5 // fadd s21, s21, s16
+	WORD $0x1e352a94 // fadd s20, s20, s21
 q50DotNEON_done:
 	WORD $0xbd000074 // str s20, [x3]
 	RET
@@ -2612,10 +3082,11 @@ TEXT ·q51DotSDOT(SB), NOSPLIT, $0-40
 	WORD $0x4f00e61e // movi v30.16b, #16
 	WORD $0x4f00041d // movi v29.4s, #0
 	WORD $0x4f000414 // movi v20.4s, #0
-	CBZ R2, q51DotSDOT_done
+	LSR $1, R2, R5
+	CBZ R5, q51DotSDOT_tail
 q51DotSDOT_loop:
-	WORD $0x7d400006 // ldr h6, [x0]
-	WORD $0xbd400027 // ldr s7, [x1]
+	WORD $0x7d400006 // ldr h6, [x0, #0]
+	WORD $0xbd400027 // ldr s7, [x1, #0]
 	WORD $0x1ee240c6 // fcvt s6, h6
 	WORD $0x1e2708c6 // fmul s6, s6, s7
 	WORD $0xbd400431 // ldr s17, [x1, #4]
@@ -2644,10 +3115,72 @@ q51DotSDOT_loop:
 	WORD $0x1e260ab5 // fmul s21, s21, s6
 	WORD $0x1e302ab5 // fadd s21, s21, s16
 	WORD $0x1e352a94 // fadd s20, s20, s21
-	ADD $24, R0
-	ADD $40, R1
-	SUBS $1, R2
+	WORD $0x7d403006 // ldr h6, [x0, #24]
+	WORD $0xbd402827 // ldr s7, [x1, #40]
+	WORD $0x1ee240c6 // fcvt s6, h6
+	WORD $0x1e2708c6 // fmul s6, s6, s7
+	WORD $0xbd402c31 // ldr s17, [x1, #44]
+	WORD $0x7d403410 // ldr h16, [x0, #26]
+	WORD $0x1ee24210 // fcvt s16, h16
+	WORD $0x1e310a10 // fmul s16, s16, s17
+	WORD $0x3cc20000 // ldur q0, [x0, #32]
+	WORD $0x3cc30024 // ldur q4, [x1, #48]
+	WORD $0x3cc40025 // ldur q5, [x1, #64]
+	WORD $0x4e3f1c01 // and v1.16b, v0.16b, v31.16b
+	WORD $0x6f0c0402 // ushr v2.16b, v0.16b, #4
+	WORD $0xbc41c003 // ldur s3, [x0, #28]
+	WORD $0x4e1a0072 // tbl v18.16b, {v3.16b}, v26.16b
+	WORD $0x4e1b0073 // tbl v19.16b, {v3.16b}, v27.16b
+	WORD $0x4e3c8e52 // cmtst v18.16b, v18.16b, v28.16b
+	WORD $0x4e3c8e73 // cmtst v19.16b, v19.16b, v28.16b
+	WORD $0x4e3e1e52 // and v18.16b, v18.16b, v30.16b
+	WORD $0x4e3e1e73 // and v19.16b, v19.16b, v30.16b
+	WORD $0x4eb21c21 // orr v1.16b, v1.16b, v18.16b
+	WORD $0x4eb31c42 // orr v2.16b, v2.16b, v19.16b
+	WORD $0x4f000415 // movi v21.4s, #0
+	WORD $0x4e849435 // sdot v21.4s, v1.16b, v4.16b
+	WORD $0x4e859455 // sdot v21.4s, v2.16b, v5.16b
+	WORD $0x4eb1bab5 // addv s21, v21.4s
+	WORD $0x5e21dab5 // scvtf s21, s21
+	WORD $0x1e260ab5 // fmul s21, s21, s6
+	WORD $0x1e302ab5 // fadd s21, s21, s16
+	WORD $0x1e352a94 // fadd s20, s20, s21
+	ADD $48, R0
+	ADD $80, R1
+	SUBS $1, R5
 	BNE q51DotSDOT_loop
+q51DotSDOT_tail:
+	TBZ $0, R2, q51DotSDOT_done
+	WORD $0x7d400006 // ldr h6, [x0, #0]
+	WORD $0xbd400027 // ldr s7, [x1, #0]
+	WORD $0x1ee240c6 // fcvt s6, h6
+	WORD $0x1e2708c6 // fmul s6, s6, s7
+	WORD $0xbd400431 // ldr s17, [x1, #4]
+	WORD $0x7d400410 // ldr h16, [x0, #2]
+	WORD $0x1ee24210 // fcvt s16, h16
+	WORD $0x1e310a10 // fmul s16, s16, s17
+	WORD $0x3cc08000 // ldur q0, [x0, #8]
+	WORD $0x3cc08024 // ldur q4, [x1, #8]
+	WORD $0x3cc18025 // ldur q5, [x1, #24]
+	WORD $0x4e3f1c01 // and v1.16b, v0.16b, v31.16b
+	WORD $0x6f0c0402 // ushr v2.16b, v0.16b, #4
+	WORD $0xbc404003 // ldur s3, [x0, #4]
+	WORD $0x4e1a0072 // tbl v18.16b, {v3.16b}, v26.16b
+	WORD $0x4e1b0073 // tbl v19.16b, {v3.16b}, v27.16b
+	WORD $0x4e3c8e52 // cmtst v18.16b, v18.16b, v28.16b
+	WORD $0x4e3c8e73 // cmtst v19.16b, v19.16b, v28.16b
+	WORD $0x4e3e1e52 // and v18.16b, v18.16b, v30.16b
+	WORD $0x4e3e1e73 // and v19.16b, v19.16b, v30.16b
+	WORD $0x4eb21c21 // orr v1.16b, v1.16b, v18.16b
+	WORD $0x4eb31c42 // orr v2.16b, v2.16b, v19.16b
+	WORD $0x4f000415 // movi v21.4s, #0
+	WORD $0x4e849435 // sdot v21.4s, v1.16b, v4.16b
+	WORD $0x4e859455 // sdot v21.4s, v2.16b, v5.16b
+	WORD $0x4eb1bab5 // addv s21, v21.4s
+	WORD $0x5e21dab5 // scvtf s21, s21
+	WORD $0x1e260ab5 // fmul s21, s21, s6
+	WORD $0x1e302ab5 // fadd s21, s21, s16
+	WORD $0x1e352a94 // fadd s20, s20, s21
 q51DotSDOT_done:
 	WORD $0xbd000074 // str s20, [x3]
 	RET
@@ -2664,10 +3197,11 @@ TEXT ·q51DotNEON(SB), NOSPLIT, $0-40
 	WORD $0x4f00e61e // movi v30.16b, #16
 	WORD $0x4f00041d // movi v29.4s, #0
 	WORD $0x4f000414 // movi v20.4s, #0
-	CBZ R2, q51DotNEON_done
+	LSR $1, R2, R5
+	CBZ R5, q51DotNEON_tail
 q51DotNEON_loop:
-	WORD $0x7d400006 // ldr h6, [x0]
-	WORD $0xbd400027 // ldr s7, [x1]
+	WORD $0x7d400006 // ldr h6, [x0, #0]
+	WORD $0xbd400027 // ldr s7, [x1, #0]
 	WORD $0x1ee240c6 // fcvt s6, h6
 	WORD $0x1e2708c6 // fmul s6, s6, s7
 	WORD $0xbd400431 // ldr s17, [x1, #4]
@@ -2699,10 +3233,78 @@ q51DotNEON_loop:
 	WORD $0x1e260ab5 // fmul s21, s21, s6
 	WORD $0x1e302ab5 // fadd s21, s21, s16
 	WORD $0x1e352a94 // fadd s20, s20, s21
-	ADD $24, R0
-	ADD $40, R1
-	SUBS $1, R2
+	WORD $0x7d403006 // ldr h6, [x0, #24]
+	WORD $0xbd402827 // ldr s7, [x1, #40]
+	WORD $0x1ee240c6 // fcvt s6, h6
+	WORD $0x1e2708c6 // fmul s6, s6, s7
+	WORD $0xbd402c31 // ldr s17, [x1, #44]
+	WORD $0x7d403410 // ldr h16, [x0, #26]
+	WORD $0x1ee24210 // fcvt s16, h16
+	WORD $0x1e310a10 // fmul s16, s16, s17
+	WORD $0x3cc20000 // ldur q0, [x0, #32]
+	WORD $0x3cc30024 // ldur q4, [x1, #48]
+	WORD $0x3cc40025 // ldur q5, [x1, #64]
+	WORD $0x4e3f1c01 // and v1.16b, v0.16b, v31.16b
+	WORD $0x6f0c0402 // ushr v2.16b, v0.16b, #4
+	WORD $0xbc41c003 // ldur s3, [x0, #28]
+	WORD $0x4e1a0072 // tbl v18.16b, {v3.16b}, v26.16b
+	WORD $0x4e1b0073 // tbl v19.16b, {v3.16b}, v27.16b
+	WORD $0x4e3c8e52 // cmtst v18.16b, v18.16b, v28.16b
+	WORD $0x4e3c8e73 // cmtst v19.16b, v19.16b, v28.16b
+	WORD $0x4e3e1e52 // and v18.16b, v18.16b, v30.16b
+	WORD $0x4e3e1e73 // and v19.16b, v19.16b, v30.16b
+	WORD $0x4eb21c21 // orr v1.16b, v1.16b, v18.16b
+	WORD $0x4eb31c42 // orr v2.16b, v2.16b, v19.16b
+	WORD $0x0e24c035 // smull v21.8h, v1.8b, v4.8b
+	WORD $0x4e248035 // smlal2 v21.8h, v1.16b, v4.16b
+	WORD $0x0e25c056 // smull v22.8h, v2.8b, v5.8b
+	WORD $0x4e258056 // smlal2 v22.8h, v2.16b, v5.16b
+	WORD $0x4e602ab5 // saddlp v21.4s, v21.8h
+	WORD $0x4e606ad5 // sadalp v21.4s, v22.8h
+	WORD $0x4eb1bab5 // addv s21, v21.4s
+	WORD $0x5e21dab5 // scvtf s21, s21
+	WORD $0x1e260ab5 // fmul s21, s21, s6
+	WORD $0x1e302ab5 // fadd s21, s21, s16
+	WORD $0x1e352a94 // fadd s20, s20, s21
+	ADD $48, R0
+	ADD $80, R1
+	SUBS $1, R5
 	BNE q51DotNEON_loop
+q51DotNEON_tail:
+	TBZ $0, R2, q51DotNEON_done
+	WORD $0x7d400006 // ldr h6, [x0, #0]
+	WORD $0xbd400027 // ldr s7, [x1, #0]
+	WORD $0x1ee240c6 // fcvt s6, h6
+	WORD $0x1e2708c6 // fmul s6, s6, s7
+	WORD $0xbd400431 // ldr s17, [x1, #4]
+	WORD $0x7d400410 // ldr h16, [x0, #2]
+	WORD $0x1ee24210 // fcvt s16, h16
+	WORD $0x1e310a10 // fmul s16, s16, s17
+	WORD $0x3cc08000 // ldur q0, [x0, #8]
+	WORD $0x3cc08024 // ldur q4, [x1, #8]
+	WORD $0x3cc18025 // ldur q5, [x1, #24]
+	WORD $0x4e3f1c01 // and v1.16b, v0.16b, v31.16b
+	WORD $0x6f0c0402 // ushr v2.16b, v0.16b, #4
+	WORD $0xbc404003 // ldur s3, [x0, #4]
+	WORD $0x4e1a0072 // tbl v18.16b, {v3.16b}, v26.16b
+	WORD $0x4e1b0073 // tbl v19.16b, {v3.16b}, v27.16b
+	WORD $0x4e3c8e52 // cmtst v18.16b, v18.16b, v28.16b
+	WORD $0x4e3c8e73 // cmtst v19.16b, v19.16b, v28.16b
+	WORD $0x4e3e1e52 // and v18.16b, v18.16b, v30.16b
+	WORD $0x4e3e1e73 // and v19.16b, v19.16b, v30.16b
+	WORD $0x4eb21c21 // orr v1.16b, v1.16b, v18.16b
+	WORD $0x4eb31c42 // orr v2.16b, v2.16b, v19.16b
+	WORD $0x0e24c035 // smull v21.8h, v1.8b, v4.8b
+	WORD $0x4e248035 // smlal2 v21.8h, v1.16b, v4.16b
+	WORD $0x0e25c056 // smull v22.8h, v2.8b, v5.8b
+	WORD $0x4e258056 // smlal2 v22.8h, v2.16b, v5.16b
+	WORD $0x4e602ab5 // saddlp v21.4s, v21.8h
+	WORD $0x4e606ad5 // sadalp v21.4s, v22.8h
+	WORD $0x4eb1bab5 // addv s21, v21.4s
+	WORD $0x5e21dab5 // scvtf s21, s21
+	WORD $0x1e260ab5 // fmul s21, s21, s6
+	WORD $0x1e302ab5 // fadd s21, s21, s16
+	WORD $0x1e352a94 // fadd s20, s20, s21
 q51DotNEON_done:
 	WORD $0xbd000074 // str s20, [x3]
 	RET
