@@ -60,7 +60,9 @@ type traits struct {
 
 // table holds the layout of every type a GGUF file may carry, including the
 // ones Saji cannot yet compute with, so that a reader can size any tensor.
-var table = map[Type]traits{
+// It is an array indexed by type (entries without a name are unknown types)
+// because kernels look sizes up in their inner loops.
+var table = [...]traits{
 	TypeF32:     {"F32", 1, 4},
 	TypeF16:     {"F16", 1, 2},
 	TypeQ4_0:    {"Q4_0", 32, 18},
@@ -99,15 +101,20 @@ var table = map[Type]traits{
 }
 
 // Known reports whether t is a type whose storage layout Saji knows.
-func (t Type) Known() bool {
-	_, ok := table[t]
-	return ok
+func (t Type) Known() bool { return t.traits().name != "" }
+
+// traits returns t's entry of table, empty for an unknown type.
+func (t Type) traits() traits {
+	if uint64(t) >= uint64(len(table)) {
+		return traits{}
+	}
+	return table[t]
 }
 
 // String returns ggml's name for the type, such as "Q4_K", or "type(N)" for
 // an unknown value.
 func (t Type) String() string {
-	if tr, ok := table[t]; ok {
+	if tr := t.traits(); tr.name != "" {
 		return tr.name
 	}
 	return fmt.Sprintf("type(%d)", uint32(t))
@@ -115,17 +122,17 @@ func (t Type) String() string {
 
 // BlockSize is the number of elements in one block (1 for plain types).
 // It is 0 for an unknown type.
-func (t Type) BlockSize() int { return table[t].blockSize }
+func (t Type) BlockSize() int { return t.traits().blockSize }
 
 // TypeSize is the number of bytes one block occupies. It is 0 for an
 // unknown type.
-func (t Type) TypeSize() int { return table[t].typeSize }
+func (t Type) TypeSize() int { return t.traits().typeSize }
 
 // RowSize returns the number of bytes that n elements of type t occupy.
 // It fails for an unknown type or when n is not a whole number of blocks.
 func (t Type) RowSize(n int64) (int64, error) {
-	tr, ok := table[t]
-	if !ok {
+	tr := t.traits()
+	if tr.name == "" {
 		return 0, fmt.Errorf("quant: unknown tensor type %d", uint32(t))
 	}
 	if n < 0 || n%int64(tr.blockSize) != 0 {
@@ -138,8 +145,8 @@ func (t Type) RowSize(n int64) (int64, error) {
 // "q4_k", "F16", "iq4_nl").
 func ParseType(s string) (Type, error) {
 	for t, tr := range table {
-		if strings.EqualFold(tr.name, s) {
-			return t, nil
+		if tr.name != "" && strings.EqualFold(tr.name, s) {
+			return Type(t), nil
 		}
 	}
 	return 0, fmt.Errorf("quant: unknown type name %q", s)
