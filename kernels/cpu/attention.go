@@ -14,8 +14,9 @@ import (
 // probability-weighted sum of the values. Over an F16 cache it follows
 // ggml's flash-attention kernel (llama.cpp's default setting, see
 // flash.go). Mixed F32/F16 caches use the first path with F16 rounding,
-// Q8_0 caches the first path over their dequantized values. Backends with SIMD kernels run the tiled
-// online softmax of attn_fast.go instead.
+// Q8_0 caches the first path over their dequantized values. Backends with
+// SIMD kernels compute the same values for F32 and F16 caches with them
+// (attn_exact.go), and the others by a tiled online softmax (attn_fast.go).
 func (b *Backend) Attention(dst, q kernels.Tensor, kv kernels.KV, pos []int32, p kernels.AttentionParams) error {
 	d, err := b.f32(dst, "attention destination")
 	if err != nil {
@@ -60,7 +61,15 @@ func (b *Backend) Attention(dst, q kernels.Tensor, kv kernels.KV, pos []int32, p
 		return err
 	}
 	group := nh / nkv
-	if b.k != nil {
+	switch {
+	case b.k == nil:
+	case kt.typ == quant.TypeF32 && vt.typ == quant.TypeF32:
+		b.exactAttention(d, qs, kt, vt, kv, pos, p)
+		return nil
+	case isF16(kt, vt):
+		b.exactFlash(d, qs, kt, vt, kv, pos, p)
+		return nil
+	default:
 		b.fastAttention(d, qs, kt, vt, kv, pos, p)
 		return nil
 	}

@@ -49,7 +49,8 @@ func attnDots(out, q, k []float32, ldk int) {
 	attnDotsGo(out, q, k, ldk)
 }
 
-// attnAcc adds Σ_c p[c]·v[c·ldv:][:len(acc)] to acc.
+// attnAcc adds Σ_c p[c]·v[c·ldv:][:len(acc)] to acc: for each cell in
+// order, acc[i] = fma(p[c], v[c·ldv+i], acc[i]).
 func attnAcc(acc, v, p []float32, ldv int) {
 	n := len(p)
 	if n == 0 {
@@ -93,4 +94,55 @@ func dequantQ8(dst []float32, src []byte, n, stride, rows int) {
 	for r := range rows {
 		dequantQ8Row(dst[r*n:(r+1)*n], src[r*stride:])
 	}
+}
+
+// seqDotsAVX2 sets out[c] = q·k[c·ldk:] (hd values) for c < n (a multiple
+// of 8), each as fused multiply-adds in element order.
+//
+//go:noescape
+func seqDotsAVX2(out, q, k *float32, hd, ldk, n int)
+
+// f16AccAVX2 sets acc[i] = roundF16(fma(v[i], vs, acc[i])) for the n (a
+// multiple of 8) F16 values at v.
+//
+//go:noescape
+func f16AccAVX2(acc *float32, v *byte, vs float32, n int)
+
+// f16ScaleAVX2 sets acc[i] = roundF16(acc[i]·ms) for i < n (a multiple of
+// 8).
+//
+//go:noescape
+func f16ScaleAVX2(acc *float32, ms float32, n int)
+
+// seqDots sets out[c] = q·k[c·ldk:][:len(q)] for c < len(out), each a
+// chain of fused multiply-adds in element order.
+func seqDots(out, q, k []float32, ldk int) {
+	n8 := 0
+	if attnAVX2 && len(out) >= 8 {
+		n8 = len(out) &^ 7
+		_ = k[(n8-1)*ldk+len(q)-1]
+		seqDotsAVX2(&out[0], &q[0], &k[0], len(q), ldk, n8)
+	}
+	seqDotsGo(out[n8:], q, k[n8*ldk:], ldk)
+}
+
+// f16Acc sets acc[i] = roundF16(fma32(v[i], vs, acc[i])) for the F16
+// values v.
+func f16Acc(acc []float32, v []byte, vs float32) {
+	n := len(acc)
+	_ = v[2*n-1]
+	if attnAVX2 && n%8 == 0 {
+		f16AccAVX2(&acc[0], &v[0], vs, n)
+		return
+	}
+	f16AccGo(acc, v, vs)
+}
+
+// f16Scale sets acc[i] = roundF16(acc[i]·ms).
+func f16Scale(acc []float32, ms float32) {
+	if attnAVX2 && len(acc)%8 == 0 && len(acc) > 0 {
+		f16ScaleAVX2(&acc[0], ms, len(acc))
+		return
+	}
+	f16ScaleGo(acc, ms)
 }

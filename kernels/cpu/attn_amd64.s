@@ -280,3 +280,117 @@ pfline:
 
 pfdone:
 	RET
+
+DATA seqidx<>+0(SB)/4, $0
+DATA seqidx<>+4(SB)/4, $1
+DATA seqidx<>+8(SB)/4, $2
+DATA seqidx<>+12(SB)/4, $3
+DATA seqidx<>+16(SB)/4, $4
+DATA seqidx<>+20(SB)/4, $5
+DATA seqidx<>+24(SB)/4, $6
+DATA seqidx<>+28(SB)/4, $7
+GLOBL seqidx<>(SB), RODATA|NOPTR, $32
+
+// func seqDotsAVX2(out, q, k *float32, hd, ldk, n int)
+//
+// out[c] = q·k[c·ldk:] for c < n (a multiple of 8), each a chain of fused
+// multiply-adds in element order (ggml's tiled flash attention): eight
+// cells in the lanes, their elements gathered.
+TEXT ·seqDotsAVX2(SB), NOSPLIT, $0-48
+	MOVQ         out+0(FP), DI
+	MOVQ         q+8(FP), SI
+	MOVQ         k+16(FP), DX
+	MOVQ         hd+24(FP), CX
+	MOVQ         ldk+32(FP), R8
+	MOVQ         n+40(FP), R9
+	VMOVQ        R8, X15
+	VPBROADCASTD X15, Y15
+	VPMULLD      seqidx<>(SB), Y15, Y15 // j·ldk
+	SHLQ         $5, R8                  // 8 rows in bytes
+	SHRQ         $3, R9
+	JEQ          seqdone
+	TESTQ        CX, CX
+	JEQ          seqzero
+
+seqcells:
+	VXORPS Y0, Y0, Y0
+	MOVQ   SI, R10
+	MOVQ   DX, R11
+	MOVQ   CX, R12
+
+seqelem:
+	VBROADCASTSS (R10), Y1
+	VPCMPEQD     Y2, Y2, Y2
+	VGATHERDPS   Y2, (R11)(Y15*4), Y3
+	VFMADD231PS  Y3, Y1, Y0
+	ADDQ         $4, R10
+	ADDQ         $4, R11
+	DECQ         R12
+	JNZ          seqelem
+	VMOVUPS      Y0, (DI)
+	ADDQ         $32, DI
+	ADDQ         R8, DX
+	DECQ         R9
+	JNZ          seqcells
+	JMP          seqdone
+
+seqzero:
+	VXORPS  Y0, Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ    $32, DI
+	DECQ    R9
+	JNZ     seqzero
+
+seqdone:
+	VZEROUPPER
+	RET
+
+// func f16AccAVX2(acc *float32, v *byte, vs float32, n int)
+//
+// acc[i] = roundF16(fma(v[i], vs, acc[i])) for the F16 values v, i < n (a
+// multiple of 8): the F16 accumulator of ggml's one-row flash attention.
+TEXT ·f16AccAVX2(SB), NOSPLIT, $0-32
+	MOVQ         acc+0(FP), DI
+	MOVQ         v+8(FP), SI
+	VBROADCASTSS vs+16(FP), Y1
+	MOVQ         n+24(FP), CX
+	SHRQ         $3, CX
+	JEQ          faccdone
+
+facc:
+	VCVTPH2PS   (SI), Y0
+	VFMADD213PS (DI), Y1, Y0
+	VCVTPS2PH   $0, Y0, X0
+	VCVTPH2PS   X0, Y0
+	VMOVUPS     Y0, (DI)
+	ADDQ        $16, SI
+	ADDQ        $32, DI
+	DECQ        CX
+	JNZ         facc
+
+faccdone:
+	VZEROUPPER
+	RET
+
+// func f16ScaleAVX2(acc *float32, ms float32, n int)
+//
+// acc[i] = roundF16(acc[i]·ms) for i < n (a multiple of 8).
+TEXT ·f16ScaleAVX2(SB), NOSPLIT, $0-24
+	MOVQ         acc+0(FP), DI
+	VBROADCASTSS ms+8(FP), Y1
+	MOVQ         n+16(FP), CX
+	SHRQ         $3, CX
+	JEQ          fscdone
+
+fsc:
+	VMULPS    (DI), Y1, Y0
+	VCVTPS2PH $0, Y0, X0
+	VCVTPH2PS X0, Y0
+	VMOVUPS   Y0, (DI)
+	ADDQ      $32, DI
+	DECQ      CX
+	JNZ       fsc
+
+fscdone:
+	VZEROUPPER
+	RET

@@ -14,12 +14,13 @@ func attnDotsGo(out, q, k []float32, ldk int) {
 	}
 }
 
-// attnAccGo is attnAcc in Go.
+// attnAccGo is attnAcc in Go: for each cell in order, one fused
+// multiply-add per value, as the SIMD forms and the oracle do.
 func attnAccGo(acc, v, p []float32, ldv int) {
 	for c, pc := range p {
 		vc := v[c*ldv : c*ldv+len(acc)]
 		for i, x := range vc {
-			acc[i] += pc * x
+			acc[i] = fma32(pc, x, acc[i])
 		}
 	}
 }
@@ -28,5 +29,32 @@ func attnAccGo(acc, v, p []float32, ldv int) {
 func widenF16Go(dst []float32, src []byte) {
 	for i := range dst {
 		dst[i] = quant.F16ToF32(uint16(src[2*i]) | uint16(src[2*i+1])<<8)
+	}
+}
+
+// seqDotsGo is seqDots in Go.
+func seqDotsGo(out, q, k []float32, ldk int) {
+	for c := range out {
+		kc := k[c*ldk : c*ldk+len(q)]
+		var x float32
+		for i, v := range q {
+			x = fma32(v, kc[i], x)
+		}
+		out[c] = x
+	}
+}
+
+// f16AccGo is f16Acc in Go.
+func f16AccGo(acc []float32, v []byte, vs float32) {
+	for i, a := range acc {
+		x := quant.F16ToF32(uint16(v[2*i]) | uint16(v[2*i+1])<<8)
+		acc[i] = roundF16(fma32(x, vs, a))
+	}
+}
+
+// f16ScaleGo is f16Scale in Go.
+func f16ScaleGo(acc []float32, ms float32) {
+	for i, a := range acc {
+		acc[i] = roundF16(a * ms)
 	}
 }

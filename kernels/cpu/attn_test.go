@@ -146,6 +146,15 @@ func (a attnProblem) run(t testing.TB, b *Backend) []float32 {
 	return out
 }
 
+// runFast computes the problem by the tiled online softmax, whatever the
+// cache type, and returns the output.
+func (a attnProblem) runFast(t testing.TB, b *Backend) []float32 {
+	t.Helper()
+	d, q := a.dst.(*tensor), a.q.(*tensor)
+	b.fastAttention(d, q, a.kv.K.(*tensor), a.kv.V.(*tensor), a.kv, a.pos, a.p)
+	return append([]float32(nil), d.f...)
+}
+
 // dequantizedF32 returns a copy of a on b whose caches are F32 tensors
 // holding the values of a's caches.
 func dequantizedF32(t testing.TB, b *Backend, a attnProblem) attnProblem {
@@ -191,7 +200,7 @@ func maxDiff(a, ref []float32) float64 {
 	return d / max(m, 1e-30)
 }
 
-// TestFastAttention compares the fast attention with the oracle over an F32
+// TestFastAttention compares the tiled online softmax with the oracle over an F32
 // cache holding the same values (the exact attention of those values), to
 // a relative 1e-4 of the outputs' largest magnitude, and reports its
 // distance from the oracle over the same cache type (ggml's flash
@@ -204,7 +213,7 @@ func TestFastAttention(t *testing.T) {
 				t.Skip("long context under -short")
 			}
 			pf := setupAttn(t, fast, c, c.typ)
-			got := pf.run(t, fast)
+			got := pf.runFast(t, fast)
 			want := dequantizedF32(t, ref, pf).run(t, ref)
 			if d := maxDiff(got, want); d > 1e-4 || math.IsNaN(d) {
 				t.Errorf("fast vs exact oracle: relative difference %.2e", d)
@@ -227,10 +236,50 @@ func TestFastAttention(t *testing.T) {
 	}
 }
 
+// TestExactAttention checks the SIMD backends' attention over F32 and F16
+// caches bit for bit against the oracle, for every F32 and F16 case: ggml's
+// non-flash order for F32, the one-row and tiled flash kernels for F16.
+func TestExactAttention(t *testing.T) {
+	ref, fast := NewReference(2), fastBackend()
+	cases := append(attnCases[:len(attnCases):len(attnCases)],
+		attnCase{name: "tiled-f16-cells-window", typ: quant.TypeF16, heads: 4, kvHeads: 2, hd: 64, vd: 32, cached: 100, rows: 192, batch: 64, window: 70, cells: "blocks"},
+		attnCase{name: "tiled-f16-softcap", typ: quant.TypeF16, heads: 2, kvHeads: 1, hd: 40, vd: 16, cached: 3, rows: 80, batch: 65, softcap: 3},
+		attnCase{name: "batch-f32-long-rows", typ: quant.TypeF32, heads: 2, kvHeads: 1, hd: 128, vd: 128, cached: 300, rows: 600, batch: 2},
+		attnCase{name: "decode-f32-tail", typ: quant.TypeF32, heads: 2, kvHeads: 2, hd: 64, vd: 64, cached: 270, rows: 300, batch: 1, window: 200})
+	for _, c := range cases {
+		if c.typ == quant.TypeQ8_0 {
+			continue
+		}
+		t.Run(c.name, func(t *testing.T) {
+			if c.long && testing.Short() {
+				t.Skip("long context under -short")
+			}
+			got := setupAttn(t, fast, c, c.typ).run(t, fast)
+			want := setupAttn(t, ref, c, c.typ).run(t, ref)
+			for i := range got {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("output %d: %g, oracle %g (%d differ)", i, got[i], want[i], countDiff(got, want))
+				}
+			}
+		})
+	}
+}
+
+// countDiff returns the number of values of a and b that differ.
+func countDiff(a, b []float32) int {
+	n := 0
+	for i := range a {
+		if math.Float32bits(a[i]) != math.Float32bits(b[i]) {
+			n++
+		}
+	}
+	return n
+}
+
 // TestFastAttentionThreads checks that the fast attention's results do not
 // depend on the number of threads, bit for bit.
 func TestFastAttentionThreads(t *testing.T) {
-	c := attnCase{name: "threads", typ: quant.TypeF16, heads: 8, kvHeads: 2, hd: 64, vd: 64, cached: 600, rows: 640, batch: 3, window: 500}
+	c := attnCase{name: "threads", typ: quant.TypeQ8_0, heads: 8, kvHeads: 2, hd: 64, vd: 64, cached: 600, rows: 640, batch: 3, window: 500}
 	var first []float32
 	for _, threads := range []int{1, 2, 5} {
 		b := New(threads)
@@ -325,9 +374,43 @@ func TestAttnPrimitives(t *testing.T) {
 				}
 			}
 		}
+		for _, n := range []int{1, 7, 8, 17, 64} {
+			ld := dim + 3
+			q, k := make([]float32, dim), make([]float32, n*ld)
+			for i := range q {
+				q[i] = float32(r.NormFloat64())
+			}
+			for i := range k {
+				k[i] = float32(r.NormFloat64())
+			}
+			got, want := make([]float32, n), make([]float32, n)
+			seqDots(got, q, k, ld)
+			seqDotsGo(want, q, k, ld)
+			if c := countDiff(got, want); c != 0 {
+				t.Fatalf("seqDots dim %d n %d: %d of %d differ", dim, n, c, n)
+			}
+		}
 		x := make([]float32, dim)
 		for i := range x {
 			x[i] = float32(r.NormFloat64() * math.Pow(10, float64(i%9-4)))
+		}
+		h16 := make([]byte, 2*dim)
+		if err := quant.Quantize(quant.TypeF16, x, h16); err != nil {
+			t.Fatal(err)
+		}
+		for _, vs := range []float32{1, 0.37, 1e-3, 7e4, 0} {
+			got, want := make([]float32, dim), make([]float32, dim)
+			for i := range got {
+				got[i] = roundF16(float32(r.NormFloat64() * 100))
+				want[i] = got[i]
+			}
+			f16Acc(got, h16, vs)
+			f16AccGo(want, h16, vs)
+			f16Scale(got, vs)
+			f16ScaleGo(want, vs)
+			if c := countDiff(got, want); c != 0 {
+				t.Fatalf("f16Acc/f16Scale dim %d by %g: %d of %d differ", dim, vs, c, dim)
+			}
 		}
 		h := make([]byte, 2*dim)
 		if err := quant.Quantize(quant.TypeF16, x, h); err != nil {
