@@ -11,5 +11,6 @@ func detectKernels() *kernelSet {
 	k := newKernelSet("avx2")
 	addAVX2Q8(k)
 	addAVX2K(k)
+	addAVX2Tiles(k)
 	return k
 }
