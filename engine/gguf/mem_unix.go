@@ -4,6 +4,11 @@ package gguf
 
 import "golang.org/x/sys/unix"
 
+// adviseHugePages asks for b to be backed by huge pages where the system
+// has them (Linux sets it), so that reading the weights takes fewer TLB
+// misses. It is advice: failure does not matter.
+var adviseHugePages = func(b []byte) {}
+
 // allocAnon returns size bytes of zeroed anonymous memory outside the Go
 // heap (so the garbage collector neither scans nor paces on it) and the
 // function that releases it.
@@ -15,6 +20,7 @@ func allocAnon(size int) ([]byte, func() error, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	adviseHugePages(b)
 	return b, func() error { return unix.Munmap(b) }, nil
 }
 
