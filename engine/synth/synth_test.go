@@ -225,3 +225,44 @@ func TestWriteErrors(t *testing.T) {
 		t.Error("LookupShape accepted an unknown shape")
 	}
 }
+
+// TestShapeSizes checks the shapes and mixes against the model sizes
+// llama-bench reports for the real models (tensor bytes, parameters).
+func TestShapeSizes(t *testing.T) {
+	for _, tt := range []struct {
+		shape, typ string
+		size       string // llama-bench's "size" column
+		params     int64  // rounded to 10M as llama-bench shows them
+	}{
+		{"llama-1b", "q4_k_m", "762.81 MiB", 1_240_000_000},
+		{"llama-1b", "q8_0", "1.22 GiB", 1_240_000_000},
+		{"llama-1b", "f16", "2.30 GiB", 1_240_000_000},
+		{"llama-8b", "q4_k_m", "4.58 GiB", 8_030_000_000},
+		{"llama-8b", "q8_0", "7.95 GiB", 8_030_000_000},
+		{"llama-8b", "f16", "14.96 GiB", 8_030_000_000},
+	} {
+		shape, _ := LookupShape(tt.shape)
+		ft, _ := ParseFileType(tt.typ)
+		mix := shape.Mix(ft)
+		var bytes, params int64
+		for _, spec := range shape.Tensors(128256) {
+			typ, err := mix.Type(spec.Name, spec.Shape, quant.TypeF32)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := int64(1)
+			for _, d := range spec.Shape {
+				n *= d
+			}
+			params += n
+			bytes += n / int64(typ.BlockSize()) * int64(typ.TypeSize())
+		}
+		size := fmt.Sprintf("%.2f MiB", float64(bytes)/(1<<20))
+		if bytes >= 1<<30 {
+			size = fmt.Sprintf("%.2f GiB", float64(bytes)/(1<<30))
+		}
+		if size != tt.size || (params+5e6)/1e7*1e7 != tt.params {
+			t.Errorf("%s %s: %s, %d params; llama-bench says %s, %d", tt.shape, tt.typ, size, params, tt.size, tt.params)
+		}
+	}
+}
