@@ -146,3 +146,21 @@ func f16Scale(acc []float32, ms float32) {
 	}
 	f16ScaleGo(acc, ms)
 }
+
+// seqDots64AVX2 sets out[c] = Σ_i q[i]·kt[64i+c] (i < hd) for c < 64, each
+// as fused multiply-adds in element order.
+//
+//go:noescape
+func seqDots64AVX2(out, q, kt *float32, hd int)
+
+// seqDots64 sets out[c] = Σ_i q[i]·kt[64i+c] for the 64 cells of a
+// transposed key tile (hd = len(q) rows of 64), each a chain of fused
+// multiply-adds in element order.
+func seqDots64(out *[64]float32, q, kt []float32) {
+	if attnAVX2 && len(q) > 0 {
+		_ = kt[64*len(q)-1]
+		seqDots64AVX2(&out[0], &q[0], &kt[0], len(q))
+		return
+	}
+	seqDots64Go(out, q, kt)
+}

@@ -394,3 +394,51 @@ fsc:
 fscdone:
 	VZEROUPPER
 	RET
+
+// func seqDots64AVX2(out, q, kt *float32, hd int)
+//
+// out[c] = Σ_i q[i]·kt[64i+c] for the 64 cells c of a transposed key tile,
+// each a chain of fused multiply-adds in element order: eight accumulators
+// of eight cells, one broadcast of q[i] for all of them.
+TEXT ·seqDots64AVX2(SB), NOSPLIT, $0-32
+	MOVQ   out+0(FP), DI
+	MOVQ   q+8(FP), SI
+	MOVQ   kt+16(FP), DX
+	MOVQ   hd+24(FP), CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	TESTQ  CX, CX
+	JEQ    s64store
+
+s64loop:
+	VBROADCASTSS (SI), Y8
+	VFMADD231PS  (DX), Y8, Y0
+	VFMADD231PS  32(DX), Y8, Y1
+	VFMADD231PS  64(DX), Y8, Y2
+	VFMADD231PS  96(DX), Y8, Y3
+	VFMADD231PS  128(DX), Y8, Y4
+	VFMADD231PS  160(DX), Y8, Y5
+	VFMADD231PS  192(DX), Y8, Y6
+	VFMADD231PS  224(DX), Y8, Y7
+	ADDQ         $4, SI
+	ADDQ         $256, DX
+	DECQ         CX
+	JNZ          s64loop
+
+s64store:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	VMOVUPS Y4, 128(DI)
+	VMOVUPS Y5, 160(DI)
+	VMOVUPS Y6, 192(DI)
+	VMOVUPS Y7, 224(DI)
+	VZEROUPPER
+	RET

@@ -17,6 +17,9 @@ import (
 // and mixed caches, which have no llama.cpp order to follow, take the tiled
 // online softmax (attn_fast.go).
 
+// attnAhead is how many cells ahead the cell-by-cell loops prefetch.
+const attnAhead = 12
+
 // exactAttention is the oracle's F32-cache attention (Attention's first
 // path, both caches F32) with SIMD kernels, equal to it bit for bit.
 func (b *Backend) exactAttention(d, qs, kt, vt *tensor, kv kernels.KV, pos []int32, p kernels.AttentionParams) {
@@ -38,7 +41,6 @@ func (b *Backend) exactAttention(d, qs, kt, vt *tensor, kv kernels.KV, pos []int
 		scores := make([]float32, kv.Len)
 		lanes := make([]float32, nacc*vd)
 		tail := make([]float32, vd)
-		pr := make([]float32, kv.Len/nacc+1)
 		for w := lo; w < hi; w++ {
 			j, h := w/nh, w%nh
 			kh := h / group
@@ -55,6 +57,9 @@ func (b *Backend) exactAttention(d, qs, kt, vt *tensor, kv kernels.KV, pos []int
 			}
 			maxs := float32(math.Inf(-1))
 			for c := first; c <= last; c++ {
+				if c+attnAhead <= last {
+					prefetchTile(kt, kv, kh*hd, hd, c+attnAhead, c+attnAhead)
+				}
 				r := kv.Row(c)
 				s := dot(kt.f[r*kcols+kh*hd:r*kcols+(kh+1)*hd], qh)
 				if p.Softcap > 0 {
@@ -69,26 +74,14 @@ func (b *Backend) exactAttention(d, qs, kt, vt *tensor, kv kernels.KV, pos []int
 				scores[c] *= inv
 			}
 			clear(lanes)
-			// Each accumulator takes its cells in order: one strided pass.
-			for a := range nacc {
-				c0 := first + ((a-first)%nacc+nacc)%nacc
-				acc := lanes[a*vd : (a+1)*vd]
-				n := 0
-				for c := c0; c <= last && c < np; c += nacc {
-					pr[n] = scores[c]
-					n++
+			// Cell c's fused multiply-adds go to accumulator c%nacc, in
+			// cell order.
+			for c := first; c <= min(last, np-1); c++ {
+				if c+attnAhead <= last {
+					prefetchTile(vt, kv, kh*vd, vd, c+attnAhead, c+attnAhead)
 				}
-				if n == 0 {
-					continue
-				}
-				if kv.Cells == nil {
-					attnAcc(acc, vt.f[c0*vcols+kh*vd:], pr[:n], nacc*vcols)
-					continue
-				}
-				for i := range n {
-					r := kv.Row(c0 + i*nacc)
-					attnAcc(acc, vt.f[r*vcols+kh*vd:], pr[i:i+1], 0)
-				}
+				r, a := kv.Row(c), c%nacc
+				attnAcc(lanes[a*vd:(a+1)*vd], vt.f[r*vcols+kh*vd:], scores[c:c+1], 0)
 			}
 			hasTail := false
 			for c := max(first, np); c <= last; c++ {
@@ -152,122 +145,210 @@ func softmaxSumFast(scores []float32, first, last, nkv int, maxs float32) float6
 	return sum
 }
 
+// flashRow is one query row's state in exactFlash.
+type flashRow struct {
+	q, out      []float32
+	first, last int
+	m, sum      float32
+	acc         []float32
+}
+
 // exactFlash is the oracle's F16-cache attention (ggml's flash-attention
-// kernels, flash.go) with SIMD kernels, equal to it bit for bit.
+// kernels, flash.go) with SIMD kernels, equal to it bit for bit. A work
+// item is a few tokens and one KV head: the query rows of the group (and,
+// for the tiled kernel, of the tokens) share each key and value row, or
+// each tile, which is read once; each row's float operations are the
+// oracle's, in its order.
 func (b *Backend) exactFlash(d, qs, kt, vt *tensor, kv kernels.KV, pos []int32, p kernels.AttentionParams) {
-	nh, hd, vd := p.Heads, p.HeadDim, p.ValueDim
-	group := nh / p.KVHeads
+	nh, nkv, hd, vd := p.Heads, p.KVHeads, p.HeadDim, p.ValueDim
+	group := nh / nkv
+	n := len(pos)
 	cells := min(kt.rows(), max(256, (kv.Len+255)/256*256))
-	tiled := useTiledFlash(len(pos), vd)
-	dot := b.k.f16Vec
-	b.parallel(len(pos)*nh, func(lo, hi int) {
-		q16 := make([]float32, hd)
+	tiled := useTiledFlash(n, vd)
+	tq := 1
+	if tiled {
+		tq = max(1, min(n, 16/group))
+	}
+	blocks := (n + tq - 1) / tq
+	b.parallel(blocks*nkv, func(lo, hi int) {
+		rows := make([]flashRow, 0, tq*group)
+		accs := make([]float32, tq*group*vd)
+		q16 := make([]float32, group*hd)
 		kw := make([]float32, hd)
-		acc := make([]float32, vd)
-		kbuf, vbuf, kq := make([]float32, faTile*hd), make([]float32, faTile*vd), make([]float32, faTile)
+		kbuf, vbuf := make([]float32, faTile*hd), make([]float32, faTile*vd)
+		kT := make([]float32, hd*faTile)
+		var kq [faTile]float32
 		for w := lo; w < hi; w++ {
-			j, h := w/nh, w%nh
-			kh := h / group
-			q := qs.f[j*nh*hd+h*hd : j*nh*hd+(h+1)*hd]
-			out := d.f[j*nh*vd+h*vd : j*nh*vd+(h+1)*vd]
-			last := min(int(pos[j]), kv.Len-1)
-			first := 0
-			if p.Window > 0 {
-				first = max(0, int(pos[j])-p.Window+1)
+			blk, kh := w%blocks, w/blocks
+			rows = rows[:0]
+			for j := blk * tq; j < min(n, (blk+1)*tq); j++ {
+				last := min(int(pos[j]), kv.Len-1)
+				first := 0
+				if p.Window > 0 {
+					first = max(0, int(pos[j])-p.Window+1)
+				}
+				for h := kh * group; h < (kh+1)*group; h++ {
+					r := len(rows)
+					acc := accs[r*vd : (r+1)*vd]
+					clear(acc)
+					rows = append(rows, flashRow{
+						q: qs.f[(j*nh+h)*hd : (j*nh+h+1)*hd], out: d.f[(j*nh+h)*vd : (j*nh+h+1)*vd],
+						first: first, last: last, m: float32(math.Inf(-1)), acc: acc,
+					})
+				}
 			}
-			if last < first {
-				clear(out)
-				continue
-			}
-			scale, softcap := p.Scale, p.Softcap
-			if softcap > 0 {
-				scale /= softcap
-			}
-			clear(acc)
-			var sum float32
-			m := float32(math.Inf(-1))
 			if tiled {
-				for t := 0; t < cells; t += faTile {
-					tlo, thi := max(t, first), min(t+faTile-1, last)
-					if tlo > thi {
-						continue
-					}
-					keys, ldk := loadTile(kbuf, kt, kv, kh*hd, hd, tlo, thi)
-					sc := kq[tlo-t : thi-t+1]
-					seqDots(sc, q, keys, ldk)
-					tileMax := float32(math.Inf(-1))
-					for c := range kq {
-						if c < tlo-t || c > thi-t {
-							kq[c] = float32(math.Inf(-1))
-							continue
-						}
-						x := kq[c] * scale
-						if softcap > 0 {
-							x = tanh32(x) * softcap
-						}
-						kq[c] = x
-						tileMax = max(tileMax, x)
-					}
-					mNew := max(m, tileMax)
-					if mNew > m {
-						ms := expF(m - mNew)
-						for i := range acc {
-							acc[i] *= ms
-						}
-						sum *= ms
-					}
-					m = mNew
-					for c := range kq {
-						kq[c] -= m
-					}
-					expRowFast(kq, kq)
-					var s64 float64
-					for g := 0; g < faTile; g += 16 {
-						s64 += float64(reduce16((*[16]float32)(kq[g : g+16])))
-					}
-					sum = float32(float64(sum) + s64)
-					vals, ldv := loadTile(vbuf, vt, kv, kh*vd, vd, tlo, thi)
-					attnAcc(acc, vals, sc, ldv)
-				}
+				b.flashTiledItem(rows, kt, vt, kv, kh, cells, p, kbuf, vbuf, kT, &kq)
 			} else {
-				for i, v := range q {
-					q16[i] = roundF16(v)
-				}
-				krb, vrb := kt.rowBytes(), vt.rowBytes()
-				for c := first; c <= last; c++ {
-					r := kv.Row(c)
-					krow := kt.data[r*krb+2*kh*hd : r*krb+2*(kh+1)*hd]
-					var x float32
-					if dot != nil {
-						x = dot(krow, q16)
-					} else {
-						widenF16Go(kw, krow)
-						x = dotVec(kw, q16, true)
-					}
-					x *= scale
-					if softcap > 0 {
-						x = softcap * tanh32(x)
-					}
-					ms, vs := float32(1), float32(1)
-					if x > m {
-						old := m
-						m = x
-						ms = expF(old - m)
-						f16Scale(acc, ms)
-					} else {
-						vs = expF(x - m)
-					}
-					f16Acc(acc, vt.data[r*vrb+2*kh*vd:r*vrb+2*(kh+1)*vd], vs)
-					sum = fma32(sum, ms, vs)
-				}
+				b.flashOneRowItem(rows, kt, vt, kv, kh, p, q16, kw)
 			}
-			inv := float32(0)
-			if sum != 0 {
-				inv = 1 / sum
-			}
-			for i, a := range acc {
-				out[i] = a * inv
+			for i := range rows {
+				r := &rows[i]
+				if r.last < r.first {
+					clear(r.out)
+					continue
+				}
+				inv := float32(0)
+				if r.sum != 0 {
+					inv = 1 / r.sum
+				}
+				for x, a := range r.acc {
+					r.out[x] = a * inv
+				}
 			}
 		}
 	})
+}
+
+// flashOneRowItem runs flashOneRow for the rows (one token's query heads
+// of KV head kh) over the cells in order, reading each key and value row
+// once for all of them.
+func (b *Backend) flashOneRowItem(rows []flashRow, kt, vt *tensor, kv kernels.KV, kh int, p kernels.AttentionParams, q16, kw []float32) {
+	if len(rows) == 0 || rows[0].last < rows[0].first {
+		return
+	}
+	hd, vd := p.HeadDim, p.ValueDim
+	scale, softcap := p.Scale, p.Softcap
+	if softcap > 0 {
+		scale /= softcap
+	}
+	for g := range rows {
+		for i, v := range rows[g].q {
+			q16[g*hd+i] = roundF16(v)
+		}
+	}
+	dot := b.k.f16Vec
+	krb, vrb := kt.rowBytes(), vt.rowBytes()
+	first, last := rows[0].first, rows[0].last // one token: the same for all
+	for c := first; c <= last; c++ {
+		if c+attnAhead <= last {
+			prefetchTile(kt, kv, kh*hd, hd, c+attnAhead, c+attnAhead)
+			prefetchTile(vt, kv, kh*vd, vd, c+attnAhead, c+attnAhead)
+		}
+		r := kv.Row(c)
+		krow := kt.data[r*krb+2*kh*hd : r*krb+2*(kh+1)*hd]
+		vrow := vt.data[r*vrb+2*kh*vd : r*vrb+2*(kh+1)*vd]
+		if dot == nil {
+			widenF16Go(kw, krow)
+		}
+		for g := range rows {
+			row := &rows[g]
+			var x float32
+			if dot != nil {
+				x = dot(krow, q16[g*hd:(g+1)*hd])
+			} else {
+				x = dotVec(kw, q16[g*hd:(g+1)*hd], true)
+			}
+			x *= scale
+			if softcap > 0 {
+				x = softcap * tanh32(x)
+			}
+			ms, vs := float32(1), float32(1)
+			if x > row.m {
+				old := row.m
+				row.m = x
+				ms = expF(old - row.m)
+				f16Scale(row.acc, ms)
+			} else {
+				vs = expF(x - row.m)
+			}
+			f16Acc(row.acc, vrow, vs)
+			row.sum = fma32(row.sum, ms, vs)
+		}
+	}
+}
+
+// flashTiledItem runs flashTiledRow for the rows over tiles of 64 cells,
+// each tile's keys widened and transposed once for all rows (whose dot
+// products then run 64 cells to the vector) and its values widened once.
+func (b *Backend) flashTiledItem(rows []flashRow, kt, vt *tensor, kv kernels.KV, kh, cells int, p kernels.AttentionParams,
+	kbuf, vbuf, kT []float32, kq *[faTile]float32) {
+	hd, vd := p.HeadDim, p.ValueDim
+	scale, softcap := p.Scale, p.Softcap
+	if softcap > 0 {
+		scale /= softcap
+	}
+	inf := float32(math.Inf(-1))
+	for t := 0; t < cells; t += faTile {
+		// The tile's cells that some row sees.
+		ulo, uhi := math.MaxInt, -1
+		for i := range rows {
+			r := &rows[i]
+			if lo, hi := max(t, r.first), min(t+faTile-1, r.last); lo <= hi {
+				ulo, uhi = min(ulo, lo), max(uhi, hi)
+			}
+		}
+		if ulo > uhi {
+			continue
+		}
+		keys, ldk := loadTile(kbuf, kt, kv, kh*hd, hd, ulo, uhi)
+		clear(kT)
+		for c := ulo; c <= uhi; c++ {
+			kr := keys[(c-ulo)*ldk : (c-ulo)*ldk+hd]
+			for i, v := range kr {
+				kT[i*faTile+c-t] = v
+			}
+		}
+		vals, ldv := loadTile(vbuf, vt, kv, kh*vd, vd, ulo, uhi)
+		for i := range rows {
+			r := &rows[i]
+			lo, hi := max(t, r.first), min(t+faTile-1, r.last)
+			if lo > hi {
+				continue
+			}
+			seqDots64(kq, r.q, kT)
+			tileMax := inf
+			for c := range kq {
+				if c < lo-t || c > hi-t {
+					kq[c] = inf
+					continue
+				}
+				x := kq[c] * scale
+				if softcap > 0 {
+					x = tanh32(x) * softcap
+				}
+				kq[c] = x
+				tileMax = max(tileMax, x)
+			}
+			mNew := max(r.m, tileMax)
+			if mNew > r.m {
+				ms := expF(r.m - mNew)
+				for x := range r.acc {
+					r.acc[x] *= ms
+				}
+				r.sum *= ms
+			}
+			r.m = mNew
+			for c := range kq {
+				kq[c] -= r.m
+			}
+			expRowFast(kq[:], kq[:])
+			var s64 float64
+			for g := 0; g < faTile; g += 16 {
+				s64 += float64(reduce16((*[16]float32)(kq[g : g+16])))
+			}
+			r.sum = float32(float64(r.sum) + s64)
+			attnAcc(r.acc, vals[(lo-ulo)*ldv:], kq[lo-t:hi-t+1], ldv)
+		}
+	}
 }

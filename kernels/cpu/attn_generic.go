@@ -58,3 +58,14 @@ func f16ScaleGo(acc []float32, ms float32) {
 		acc[i] = roundF16(a * ms)
 	}
 }
+
+// seqDots64Go is seqDots64 in Go.
+func seqDots64Go(out *[64]float32, q, kt []float32) {
+	*out = [64]float32{}
+	for i, v := range q {
+		row := kt[64*i : 64*i+64]
+		for c := range out {
+			out[c] = fma32(v, row[c], out[c])
+		}
+	}
+}

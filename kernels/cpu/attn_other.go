@@ -37,3 +37,7 @@ func f16Acc(acc []float32, v []byte, vs float32) { f16AccGo(acc, v, vs) }
 
 // f16Scale sets acc[i] = roundF16(acc[i]·ms).
 func f16Scale(acc []float32, ms float32) { f16ScaleGo(acc, ms) }
+
+// seqDots64 sets out[c] = Σ_i q[i]·kt[64i+c] for the 64 cells of a
+// transposed key tile, each a chain of fused multiply-adds in element order.
+func seqDots64(out *[64]float32, q, kt []float32) { seqDots64Go(out, q, kt) }

@@ -390,6 +390,21 @@ func TestAttnPrimitives(t *testing.T) {
 				t.Fatalf("seqDots dim %d n %d: %d of %d differ", dim, n, c, n)
 			}
 		}
+		{
+			q, kT := make([]float32, dim), make([]float32, 64*dim)
+			for i := range q {
+				q[i] = float32(r.NormFloat64())
+			}
+			for i := range kT {
+				kT[i] = float32(r.NormFloat64())
+			}
+			var got, want [64]float32
+			seqDots64(&got, q, kT)
+			seqDots64Go(&want, q, kT)
+			if c := countDiff(got[:], want[:]); c != 0 {
+				t.Fatalf("seqDots64 dim %d: %d of 64 differ", dim, c)
+			}
+		}
 		x := make([]float32, dim)
 		for i := range x {
 			x[i] = float32(r.NormFloat64() * math.Pow(10, float64(i%9-4)))
@@ -444,8 +459,10 @@ func TestAttnPrimitives(t *testing.T) {
 	}
 }
 
-// BenchmarkAttention times one attention call on one thread, the oracle
-// ("go") against the fast path: decode (1 query) over 512 and 2048 cells
+// BenchmarkAttention times one attention call on one thread: the oracle
+// ("go"), the SIMD backend ("simd": the oracle's order for F32 and F16
+// caches, the online softmax for Q8_0) and the tiled online softmax
+// ("online") for F32 and F16 caches: decode (1 query) over 512 and 2048 cells
 // and prefill (128 queries after 384 cached), 32 query heads over 8 KV
 // heads of 64, for each cache type.
 func BenchmarkAttention(b *testing.B) {
@@ -461,13 +478,19 @@ func BenchmarkAttention(b *testing.B) {
 			c := attnCase{name: shape.name, typ: typ, heads: 32, kvHeads: 8, hd: 64, vd: 64,
 				cached: shape.cached, rows: shape.cached + shape.batch, batch: shape.batch}
 			for _, be := range []struct {
-				name string
-				b    *Backend
-			}{{"go", ref}, {"fast", fast}} {
+				name   string
+				b      *Backend
+				online bool
+			}{{"go", ref, false}, {"simd", fast, false}, {"online", fast, true}} {
+				if be.online && typ == quant.TypeQ8_0 {
+					continue // simd is the online softmax
+				}
 				b.Run(fmt.Sprintf("%v/%s/%s", typ, shape.name, be.name), func(b *testing.B) {
 					a := setupAttn(b, be.b, c, typ)
 					for b.Loop() {
-						if err := be.b.Attention(a.dst, a.q, a.kv, a.pos, a.p); err != nil {
+						if be.online {
+							a.runFast(b, be.b)
+						} else if err := be.b.Attention(a.dst, a.q, a.kv, a.pos, a.p); err != nil {
 							b.Fatal(err)
 						}
 					}
