@@ -17,7 +17,9 @@ import (
 
 // writeMiniVocab writes a small SentencePiece-style vocabulary (control
 // tokens, the 256 byte tokens and a few words) to dir and returns its path.
-func writeMiniVocab(t *testing.T, dir string) string {
+// Without tokenizer.ggml.model unless model is set, no tokenizer accepts
+// it.
+func writeMiniVocab(t *testing.T, dir string, model bool) string {
 	t.Helper()
 	tokens := []string{"<unk>", "<s>", "</s>"}
 	types := []int32{2, 3, 3}
@@ -39,7 +41,6 @@ func writeMiniVocab(t *testing.T, dir string) string {
 		v any
 	}{
 		{gguf.KeyArchitecture, "llama"},
-		{gguf.KeyTokenizerModel, "llama"},
 		{gguf.KeyTokens, tokens},
 		{gguf.KeyScores, scores},
 		{gguf.KeyTokenType, types},
@@ -49,6 +50,11 @@ func writeMiniVocab(t *testing.T, dir string) string {
 		{gguf.KeyAddBOSToken, true},
 	} {
 		if err := w.Set(kv.k, kv.v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if model {
+		if err := w.Set(gguf.KeyTokenizerModel, "llama"); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -63,8 +69,15 @@ func writeMiniVocab(t *testing.T, dir string) string {
 // returns its path.
 func tinyModel(t *testing.T) string {
 	t.Helper()
+	return tinyModelVocab(t, true)
+}
+
+// tinyModelVocab is tinyModel, with a vocabulary that a tokenizer accepts
+// or not.
+func tinyModelVocab(t *testing.T, tokenizer bool) string {
+	t.Helper()
 	dir := t.TempDir()
-	vocab := writeMiniVocab(t, dir)
+	vocab := writeMiniVocab(t, dir, tokenizer)
 	path := filepath.Join(dir, "tiny-q8_0.gguf")
 	_, errs, status := run(t, Options{}, "bench", "synth", "--shape", "tiny", "--type", "q8_0",
 		"--vocab", vocab, "-o", path, "--seed", "3", "-t", "2")
@@ -160,6 +173,15 @@ func TestBenchJSON(t *testing.T) {
 				t.Errorf("%v: cache types %v %v", extra, r["type_k"], r["type_v"])
 			}
 		}
+	}
+}
+
+// TestBenchWithoutTokenizer runs a model whose vocabulary no tokenizer
+// accepts: the tests start from random tokens.
+func TestBenchWithoutTokenizer(t *testing.T) {
+	out, errs, status := run(t, Options{}, "bench", "-m", tinyModelVocab(t, false), "-p", "4", "-n", "2", "-r", "1")
+	if status != 0 || !strings.Contains(out, "pp4") || !strings.Contains(out, "tg2") {
+		t.Errorf("status %d, stdout %q, stderr %q", status, out, errs)
 	}
 }
 
