@@ -21,10 +21,12 @@ import (
 const attnAhead = 12
 
 // exactAttention is the oracle's F32-cache attention (Attention's first
-// path, both caches F32) with SIMD kernels, equal to it bit for bit.
+// path, both caches F32) with SIMD kernels, equal to it bit for bit. A work
+// item is one token and one KV head: the query heads of the group read each
+// key and value row once, each with its own scores and accumulators.
 func (b *Backend) exactAttention(d, qs, kt, vt *tensor, kv kernels.KV, pos []int32, p kernels.AttentionParams) {
-	nh, hd, vd := p.Heads, p.HeadDim, p.ValueDim
-	group := nh / p.KVHeads
+	nh, nkv, hd, vd := p.Heads, p.KVHeads, p.HeadDim, p.ValueDim
+	group := nh / nkv
 	kcols, vcols := kt.cols(), vt.cols()
 	cells := min(kt.rows(), max(256, (kv.Len+255)/256*256))
 	batch := len(pos) >= 2
@@ -37,80 +39,99 @@ func (b *Backend) exactAttention(d, qs, kt, vt *tensor, kv kernels.KV, pos []int
 	if batch {
 		nacc, np = 16, cells
 	}
-	b.parallel(len(pos)*nh, func(lo, hi int) {
-		scores := make([]float32, kv.Len)
-		lanes := make([]float32, nacc*vd)
-		tail := make([]float32, vd)
+	b.parallel(len(pos)*nkv, func(lo, hi int) {
+		scores := make([]float32, group*kv.Len)
+		lanes := make([]float32, group*nacc*vd)
+		tails := make([]float32, group*vd)
+		qh := make([][]float32, group)
 		for w := lo; w < hi; w++ {
-			j, h := w/nh, w%nh
-			kh := h / group
-			qh := qs.f[j*nh*hd+h*hd : j*nh*hd+(h+1)*hd]
-			out := d.f[j*nh*vd+h*vd : j*nh*vd+(h+1)*vd]
+			j, kh := w/nkv, w%nkv
+			h0 := kh * group
+			for g := range qh {
+				qh[g] = qs.f[(j*nh+h0+g)*hd : (j*nh+h0+g+1)*hd]
+			}
 			last := min(int(pos[j]), kv.Len-1)
 			first := 0
 			if p.Window > 0 {
 				first = max(0, int(pos[j])-p.Window+1)
 			}
 			if last < first {
-				clear(out)
+				clear(d.f[(j*nh+h0)*vd : (j*nh+h0+group)*vd])
 				continue
 			}
-			maxs := float32(math.Inf(-1))
 			for c := first; c <= last; c++ {
-				if c+attnAhead <= last {
+				if !batch && c+attnAhead <= last {
 					prefetchTile(kt, kv, kh*hd, hd, c+attnAhead, c+attnAhead)
 				}
 				r := kv.Row(c)
-				s := dot(kt.f[r*kcols+kh*hd:r*kcols+(kh+1)*hd], qh)
-				if p.Softcap > 0 {
-					s = tanh32(s*(1/p.Softcap)) * p.Softcap
+				krow := kt.f[r*kcols+kh*hd : r*kcols+(kh+1)*hd]
+				for g, q := range qh {
+					s := dot(krow, q)
+					if p.Softcap > 0 {
+						s = tanh32(s*(1/p.Softcap)) * p.Softcap
+					}
+					scores[g*kv.Len+c] = s * p.Scale
 				}
-				s *= p.Scale
-				scores[c] = s
-				maxs = max(maxs, s)
 			}
-			inv := float32(1 / softmaxSumFast(scores, first, last, cells, maxs))
-			for c := first; c <= last; c++ {
-				scores[c] *= inv
+			for g := range group {
+				sc := scores[g*kv.Len : (g+1)*kv.Len]
+				maxs := float32(math.Inf(-1))
+				for _, s := range sc[first : last+1] {
+					maxs = max(maxs, s)
+				}
+				inv := float32(1 / softmaxSumFast(sc, first, last, cells, maxs))
+				for c := first; c <= last; c++ {
+					sc[c] *= inv
+				}
 			}
 			clear(lanes)
-			// Cell c's fused multiply-adds go to accumulator c%nacc, in
-			// cell order.
+			// Cell c's fused multiply-adds go to accumulator c%nacc of
+			// each row, in cell order.
 			for c := first; c <= min(last, np-1); c++ {
-				if c+attnAhead <= last {
+				if !batch && c+attnAhead <= last {
 					prefetchTile(vt, kv, kh*vd, vd, c+attnAhead, c+attnAhead)
 				}
 				r, a := kv.Row(c), c%nacc
-				attnAcc(lanes[a*vd:(a+1)*vd], vt.f[r*vcols+kh*vd:], scores[c:c+1], 0)
-			}
-			hasTail := false
-			for c := max(first, np); c <= last; c++ {
-				if !hasTail {
-					clear(tail)
-					hasTail = true
+				vrow := vt.f[r*vcols+kh*vd : r*vcols+(kh+1)*vd]
+				for g := range group {
+					l := (g*nacc + a) * vd
+					attnAcc(lanes[l:l+vd], vrow, scores[g*kv.Len+c:g*kv.Len+c+1], 0)
 				}
+			}
+			hasTail := last >= np
+			if hasTail {
+				clear(tails)
+			}
+			for c := max(first, np); c <= last; c++ {
 				r := kv.Row(c)
-				pc := scores[c]
-				for i, v := range vt.f[r*vcols+kh*vd : r*vcols+(kh+1)*vd] {
-					tail[i] += pc * v
+				vrow := vt.f[r*vcols+kh*vd : r*vcols+(kh+1)*vd]
+				for g := range group {
+					pc, tail := scores[g*kv.Len+c], tails[g*vd:(g+1)*vd]
+					for i, v := range vrow {
+						tail[i] += pc * v
+					}
 				}
 			}
 			var l16 [16]float32
-			for i := range out {
-				if !batch {
-					for l := range 16 {
-						x0 := lanes[l*vd+i] + lanes[(32+l)*vd+i]
-						x1 := lanes[(16+l)*vd+i] + lanes[(48+l)*vd+i]
-						l16[l] = x0 + x1
+			for g := range group {
+				out := d.f[(j*nh+h0+g)*vd : (j*nh+h0+g+1)*vd]
+				ln := lanes[g*nacc*vd : (g+1)*nacc*vd]
+				for i := range out {
+					if !batch {
+						for l := range 16 {
+							x0 := ln[l*vd+i] + ln[(32+l)*vd+i]
+							x1 := ln[(16+l)*vd+i] + ln[(48+l)*vd+i]
+							l16[l] = x0 + x1
+						}
+					} else {
+						for l := range 16 {
+							l16[l] = ln[l*vd+i]
+						}
 					}
-				} else {
-					for l := range 16 {
-						l16[l] = lanes[l*vd+i]
+					out[i] = reduce16(&l16)
+					if hasTail {
+						out[i] += tails[g*vd+i]
 					}
-				}
-				out[i] = reduce16(&l16)
-				if hasTail {
-					out[i] += tail[i]
 				}
 			}
 		}
