@@ -94,17 +94,56 @@ func dequantQ8(dst []float32, src []byte, n, stride, rows int) {
 	}
 }
 
+// f16AccNEON sets acc[i] = roundF16(fma(v[i], vs, acc[i])) for the n (a
+// multiple of 8) F16 values at v.
+//
+//go:noescape
+func f16AccNEON(acc *float32, v *byte, vs float32, n int)
+
+// f16ScaleNEON sets acc[i] = roundF16(acc[i]·ms) for i < n (a multiple of
+// 8).
+//
+//go:noescape
+func f16ScaleNEON(acc *float32, ms float32, n int)
+
+// seqDots64NEON sets out[c] = Σ_i q[i]·kt[64i+c] (i < hd) for c < 64, each
+// as fused multiply-adds in element order.
+//
+//go:noescape
+func seqDots64NEON(out, q, kt *float32, hd int)
+
 // seqDots sets out[c] = q·k[c·ldk:][:len(q)] for c < len(out), each a
 // chain of fused multiply-adds in element order.
 func seqDots(out, q, k []float32, ldk int) { seqDotsGo(out, q, k, ldk) }
 
 // f16Acc sets acc[i] = roundF16(fma32(v[i], vs, acc[i])) for the F16
 // values v.
-func f16Acc(acc []float32, v []byte, vs float32) { f16AccGo(acc, v, vs) }
+func f16Acc(acc []float32, v []byte, vs float32) {
+	n := len(acc)
+	_ = v[2*n-1]
+	if n%8 == 0 {
+		f16AccNEON(&acc[0], &v[0], vs, n)
+		return
+	}
+	f16AccGo(acc, v, vs)
+}
 
 // f16Scale sets acc[i] = roundF16(acc[i]·ms).
-func f16Scale(acc []float32, ms float32) { f16ScaleGo(acc, ms) }
+func f16Scale(acc []float32, ms float32) {
+	if len(acc)%8 == 0 && len(acc) > 0 {
+		f16ScaleNEON(&acc[0], ms, len(acc))
+		return
+	}
+	f16ScaleGo(acc, ms)
+}
 
 // seqDots64 sets out[c] = Σ_i q[i]·kt[64i+c] for the 64 cells of a
 // transposed key tile, each a chain of fused multiply-adds in element order.
-func seqDots64(out *[64]float32, q, kt []float32) { seqDots64Go(out, q, kt) }
+func seqDots64(out *[64]float32, q, kt []float32) {
+	if len(q) > 0 {
+		_ = kt[64*len(q)-1]
+		seqDots64NEON(&out[0], &q[0], &kt[0], len(q))
+		return
+	}
+	seqDots64Go(out, q, kt)
+}

@@ -207,3 +207,109 @@ pfline:
 
 pfdone:
 	RET
+
+// func f16AccNEON(acc *float32, v *byte, vs float32, n int)
+//
+// acc[i] = roundF16(fma(v[i], vs, acc[i])) for the n (a multiple of 8) F16
+// values at v: FMLA by element, then FCVTN/FCVTL (round to nearest even).
+TEXT ·f16AccNEON(SB), NOSPLIT, $0-32
+	MOVD  acc+0(FP), R0
+	MOVD  v+8(FP), R1
+	FMOVS vs+16(FP), F5
+	MOVD  n+24(FP), R2
+	LSR   $3, R2
+	CBZ   R2, faccdone
+
+facc:
+	VLD1.P 16(R1), [V0.H8]
+	WORD $0xe217801 // FCVTL V1.4S, V0.4H
+	WORD $0x4e217802 // FCVTL2 V2.4S, V0.8H
+	VLD1   (R0), [V3.S4, V4.S4]
+	WORD $0x4f851023 // FMLA V3.4S, V1.4S, V5.S[0]
+	WORD $0x4f851044 // FMLA V4.4S, V2.4S, V5.S[0]
+	WORD $0xe216866 // FCVTN V6.4H, V3.4S
+	WORD $0x4e216886 // FCVTN2 V6.8H, V4.4S
+	WORD $0xe2178c3 // FCVTL V3.4S, V6.4H
+	WORD $0x4e2178c4 // FCVTL2 V4.4S, V6.8H
+	VST1.P [V3.S4, V4.S4], 32(R0)
+	SUBS   $1, R2
+	BNE    facc
+
+faccdone:
+	RET
+
+// func f16ScaleNEON(acc *float32, ms float32, n int)
+//
+// acc[i] = roundF16(acc[i]·ms) for i < n (a multiple of 8).
+TEXT ·f16ScaleNEON(SB), NOSPLIT, $0-24
+	MOVD  acc+0(FP), R0
+	FMOVS ms+8(FP), F5
+	MOVD  n+16(FP), R2
+	LSR   $3, R2
+	CBZ   R2, fscdone
+
+fsc:
+	VLD1   (R0), [V3.S4, V4.S4]
+	WORD $0x4f859063 // FMUL V3.4S, V3.4S, V5.S[0]
+	WORD $0x4f859084 // FMUL V4.4S, V4.4S, V5.S[0]
+	WORD $0xe216866 // FCVTN V6.4H, V3.4S
+	WORD $0x4e216886 // FCVTN2 V6.8H, V4.4S
+	WORD $0xe2178c3 // FCVTL V3.4S, V6.4H
+	WORD $0x4e2178c4 // FCVTL2 V4.4S, V6.8H
+	VST1.P [V3.S4, V4.S4], 32(R0)
+	SUBS   $1, R2
+	BNE    fsc
+
+fscdone:
+	RET
+
+// func seqDots64NEON(out, q, kt *float32, hd int)
+//
+// out[c] = Σ_i q[i]·kt[64i+c] for the 64 cells of a transposed key tile,
+// each a chain of fused multiply-adds in element order: two halves of 32
+// cells in eight accumulators.
+TEXT ·seqDots64NEON(SB), NOSPLIT, $0-32
+	MOVD out+0(FP), R0
+	MOVD q+8(FP), R1
+	MOVD kt+16(FP), R2
+	MOVD hd+24(FP), R3
+	MOVD $2, R6
+
+s64half:
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+	MOVD R1, R4
+	MOVD R2, R5
+	MOVD R3, R7
+	CBZ  R7, s64store
+
+s64loop:
+	VLD1R.P 4(R4), [V16.S4]
+	ADD     $64, R5, R8
+	VLD1    (R5), [V8.S4, V9.S4, V10.S4, V11.S4]
+	VLD1    (R8), [V12.S4, V13.S4, V14.S4, V15.S4]
+	VFMLA V16.S4, V8.S4, V0.S4
+	VFMLA V16.S4, V9.S4, V1.S4
+	VFMLA V16.S4, V10.S4, V2.S4
+	VFMLA V16.S4, V11.S4, V3.S4
+	VFMLA V16.S4, V12.S4, V4.S4
+	VFMLA V16.S4, V13.S4, V5.S4
+	VFMLA V16.S4, V14.S4, V6.S4
+	VFMLA V16.S4, V15.S4, V7.S4
+	ADD     $256, R5
+	SUBS    $1, R7
+	BNE     s64loop
+
+s64store:
+	VST1.P [V0.S4, V1.S4, V2.S4, V3.S4], 64(R0)
+	VST1.P [V4.S4, V5.S4, V6.S4, V7.S4], 64(R0)
+	ADD    $128, R2
+	SUBS   $1, R6
+	BNE    s64half
+	RET
