@@ -96,12 +96,6 @@ func dequantQ8(dst []float32, src []byte, n, stride, rows int) {
 	}
 }
 
-// seqDotsAVX2 sets out[c] = q·k[c·ldk:] (hd values) for c < n (a multiple
-// of 8), each as fused multiply-adds in element order.
-//
-//go:noescape
-func seqDotsAVX2(out, q, k *float32, hd, ldk, n int)
-
 // f16AccAVX2 sets acc[i] = roundF16(fma(v[i], vs, acc[i])) for the n (a
 // multiple of 8) F16 values at v.
 //
@@ -113,18 +107,6 @@ func f16AccAVX2(acc *float32, v *byte, vs float32, n int)
 //
 //go:noescape
 func f16ScaleAVX2(acc *float32, ms float32, n int)
-
-// seqDots sets out[c] = q·k[c·ldk:][:len(q)] for c < len(out), each a
-// chain of fused multiply-adds in element order.
-func seqDots(out, q, k []float32, ldk int) {
-	n8 := 0
-	if attnAVX2 && len(out) >= 8 {
-		n8 = len(out) &^ 7
-		_ = k[(n8-1)*ldk+len(q)-1]
-		seqDotsAVX2(&out[0], &q[0], &k[0], len(q), ldk, n8)
-	}
-	seqDotsGo(out[n8:], q, k[n8*ldk:], ldk)
-}
 
 // f16Acc sets acc[i] = roundF16(fma32(v[i], vs, acc[i])) for the F16
 // values v.

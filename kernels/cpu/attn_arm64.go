@@ -112,10 +112,6 @@ func f16ScaleNEON(acc *float32, ms float32, n int)
 //go:noescape
 func seqDots64NEON(out, q, kt *float32, hd int)
 
-// seqDots sets out[c] = q·k[c·ldk:][:len(q)] for c < len(out), each a
-// chain of fused multiply-adds in element order.
-func seqDots(out, q, k []float32, ldk int) { seqDotsGo(out, q, k, ldk) }
-
 // f16Acc sets acc[i] = roundF16(fma32(v[i], vs, acc[i])) for the F16
 // values v.
 func f16Acc(acc []float32, v []byte, vs float32) {

@@ -32,18 +32,6 @@ func widenF16Go(dst []float32, src []byte) {
 	}
 }
 
-// seqDotsGo is seqDots in Go.
-func seqDotsGo(out, q, k []float32, ldk int) {
-	for c := range out {
-		kc := k[c*ldk : c*ldk+len(q)]
-		var x float32
-		for i, v := range q {
-			x = fma32(v, kc[i], x)
-		}
-		out[c] = x
-	}
-}
-
 // f16AccGo is f16Acc in Go.
 func f16AccGo(acc []float32, v []byte, vs float32) {
 	for i, a := range acc {

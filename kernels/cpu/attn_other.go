@@ -27,10 +27,6 @@ func dequantQ8(dst []float32, src []byte, n, stride, rows int) {
 // prefetchRows does nothing on this architecture.
 func prefetchRows(p *byte, stride, n, size int) {}
 
-// seqDots sets out[c] = q·k[c·ldk:][:len(q)] for c < len(out), each a
-// chain of fused multiply-adds in element order.
-func seqDots(out, q, k []float32, ldk int) { seqDotsGo(out, q, k, ldk) }
-
 // f16Acc sets acc[i] = roundF16(fma32(v[i], vs, acc[i])) for the F16
 // values v.
 func f16Acc(acc []float32, v []byte, vs float32) { f16AccGo(acc, v, vs) }
