@@ -12,7 +12,7 @@
 // operation, and the CPU backend follows ggml's numerics, so that the logits
 // match llama.cpp's to about 1e-3.
 //
-// A Cache holds one sequence's keys and values, contiguous, in F32 (or F16)
+// A Cache holds one sequence's keys and values, contiguous, in F32, F16 or Q8_0
 // cells indexed by position. Forward appends the keys and values of a batch
 // of tokens at their positions and attends over everything cached up to each
 // token's position.
