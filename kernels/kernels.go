@@ -182,6 +182,16 @@ type Backend interface {
 	Attention(dst, q Tensor, kv KV, pos []int32, p AttentionParams) error
 }
 
+// Recycler is implemented by backends that can reuse the memory of
+// activations: after Recycle(ts...), the caller promises never to use ts
+// again, and a later New of the same size may return their memory. A
+// forward pass recycles a layer's intermediate results at the next layer
+// boundary, so that one layer's buffers serve them all, the heap does not
+// grow with the batch and the garbage collector has little to do.
+type Recycler interface {
+	Recycle(ts ...Tensor)
+}
+
 // Move returns t on backend b: t itself when it is already there, or else a
 // copy made through host memory. Models call it where consecutive layers
 // live on different backends.

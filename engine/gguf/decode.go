@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/bits"
 	"sort"
+	"unsafe"
 
 	"saji/kernels/quant"
 )
@@ -130,6 +131,40 @@ func (d *decoder) str(what string) (string, error) {
 	return s, nil
 }
 
+// strings reads an array of n strings into one shared buffer: a vocabulary
+// of 128K tokens and 280K merges then costs two allocations instead of
+// 400K, and about half the memory.
+func (d *decoder) strings(n int) ([]string, error) {
+	start, total := d.off, 0
+	for i := range n {
+		l, err := d.u64("string of array length")
+		if err == nil && l > maxStringLen {
+			err = d.errf("string of array length %d exceeds the limit of %d", l, maxStringLen)
+		}
+		if err == nil {
+			err = d.need(l, "string of array")
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%w (element %d)", err, i)
+		}
+		d.off += int(l)
+		total += int(l)
+	}
+	buf := make([]byte, 0, total)
+	out := make([]string, n)
+	d.off = start
+	for i := range out {
+		l, _ := d.u64("string of array length")
+		at := len(buf)
+		buf = append(buf, d.b[d.off:d.off+int(l)]...)
+		d.off += int(l)
+		if l > 0 {
+			out[i] = unsafe.String(&buf[at], int(l))
+		}
+	}
+	return out, nil
+}
+
 // value reads one value of type t (the tag already consumed). depth is the
 // array nesting level of the value.
 func (d *decoder) value(t ValueType, depth int) (Value, error) {
@@ -228,13 +263,9 @@ func (d *decoder) array(depth int) (Value, error) {
 	case TypeFloat64:
 		data = fixedArray(d, cnt, 8, func(b []byte) float64 { return math.Float64frombits(binary.LittleEndian.Uint64(b)) })
 	case TypeString:
-		s := make([]string, cnt)
-		for i := range s {
-			if s[i], err = d.str("string of array"); err != nil {
-				return Value{}, fmt.Errorf("%w (element %d)", err, i)
-			}
+		if data, err = d.strings(cnt); err != nil {
+			return Value{}, err
 		}
-		data = s
 	case TypeArray:
 		s := make([]Value, cnt)
 		for i := range s {

@@ -12,9 +12,35 @@ import (
 // allocates its result on the current backend; the first error is kept and
 // turns every later call into a no-op, so an architecture's forward pass
 // reads as straight-line code with one error check at the end.
+//
+// The graph tracks the activations it allocates. At a layer boundary (on)
+// only the residual stream carries over, so everything else allocated
+// since the previous boundary goes back to its backend (when it is a
+// kernels.Recycler) for the next layer to reuse; after the logits are read,
+// everything does.
 type graph struct {
-	b   kernels.Backend
-	err error
+	b      kernels.Backend
+	err    error
+	allocs []kernels.Tensor // allocated since the last boundary
+}
+
+// release recycles the tensors allocated since the last boundary, except
+// keep, which stays tracked for the next one.
+func (g *graph) release(keep kernels.Tensor) {
+	kept := false
+	for _, t := range g.allocs {
+		if t == keep {
+			kept = true
+			continue
+		}
+		if r, ok := t.Backend().(kernels.Recycler); ok {
+			r.Recycle(t)
+		}
+	}
+	g.allocs = g.allocs[:0]
+	if kept {
+		g.allocs = append(g.allocs, keep)
+	}
 }
 
 func (g *graph) fail(err error) {
@@ -31,6 +57,9 @@ func (g *graph) on(b kernels.Backend, x kernels.Tensor) kernels.Tensor {
 	g.b = b
 	y, err := kernels.Move(b, x)
 	g.fail(err)
+	if g.err == nil {
+		g.release(y)
+	}
 	return y
 }
 
@@ -41,6 +70,9 @@ func (g *graph) new(cols, rows int) kernels.Tensor {
 	}
 	t, err := g.b.New(quant.TypeF32, cols, rows)
 	g.fail(err)
+	if err == nil {
+		g.allocs = append(g.allocs, t)
+	}
 	return t
 }
 
@@ -172,6 +204,7 @@ func (g *graph) logits(x kernels.Tensor) ([]float32, error) {
 	if err := x.Backend().Read(x, out); err != nil {
 		return nil, fmt.Errorf("model: reading logits: %w", err)
 	}
+	g.release(nil)
 	return out, nil
 }
 

@@ -20,7 +20,6 @@ import (
 
 	"saji/engine/gguf"
 	"saji/engine/model"
-	"saji/engine/tokenizer"
 	"saji/kernels"
 	"saji/kernels/cpu"
 	"saji/kernels/quant"
@@ -309,13 +308,31 @@ func describeBenchModel(f *gguf.File, path string) (*benchModel, error) {
 		desc += " " + ft.Description()
 	}
 	bm.desc = desc
-	// A file without a usable vocabulary still runs, on random tokens.
-	if tk, err := tokenizer.FromGGUF(f); err != nil {
-		slog.Debug("bench: no tokenizer; the tests start from a random token", "err", err)
-	} else if tk.AddBOS() && tk.BOS() >= 0 {
-		bm.bos = tk.BOS()
-	}
+	bm.bos = int32(benchBOS(f))
 	return bm, nil
+}
+
+// benchBOS returns the token the tests start with: BOS when the vocabulary
+// adds one (tokenizer.ggml.add_bos_token, which defaults to true for
+// SentencePiece vocabularies as in llama.cpp), or -1 for a random token.
+// It reads the two keys rather than building the tokenizer, whose tables
+// for a 128K vocabulary would add tens of megabytes to the peak memory
+// the benchmark reports.
+func benchBOS(f *gguf.File) int {
+	bos, err := f.BOSTokenID()
+	if err != nil {
+		slog.Debug("bench: no BOS token; the tests start from a random token", "err", err)
+		return -1
+	}
+	add, err := f.AddBOSToken()
+	if err != nil {
+		model, _ := f.TokenizerModel()
+		add = model == "llama"
+	}
+	if !add {
+		return -1
+	}
+	return int(bos)
 }
 
 // sizeLabel names a parameter count the way model cards do ("1B", "0.5B",

@@ -48,6 +48,7 @@ type Backend struct {
 	threads int
 	k       *kernelSet // nil: the pure-Go kernels
 	pool    *pool
+	free    freeList // recycled F32 activations
 }
 
 // New returns a CPU backend that splits each operation over threads
@@ -85,6 +86,7 @@ type tensor struct {
 	shape []int
 	data  []byte
 	f     []float32 // data as float32 when typ is F32
+	owned bool      // f was allocated by New (not a weight's view), so it may be recycled
 }
 
 func (t *tensor) Backend() kernels.Backend { return t.b }
@@ -159,7 +161,7 @@ func (b *Backend) New(typ quant.Type, shape ...int) (kernels.Tensor, error) {
 	t := &tensor{b: b, typ: typ, shape: append([]int(nil), shape...)}
 	switch typ {
 	case quant.TypeF32:
-		t.f = make([]float32, n)
+		t.f, t.owned = b.free.get(n), true
 		if n > 0 {
 			t.data = unsafe.Slice((*byte)(unsafe.Pointer(&t.f[0])), 4*n)
 		}
