@@ -210,3 +210,34 @@ func TestTiledBlocks(t *testing.T) {
 		}
 	}
 }
+
+// TestRecycle checks that a recycled activation's memory comes back zeroed
+// from New, that a recycled tensor can no longer be used, and that weights
+// are never recycled.
+func TestRecycle(t *testing.T) {
+	b := NewReference(1)
+	x := f32(t, b, []float32{1, 2, 3, 4}, 4)
+	first := &x.(*tensor).f[0]
+	b.Recycle(x, x) // twice is harmless
+	if err := b.Scale(x, x, 2); err == nil {
+		t.Error("Scale of a recycled tensor succeeded")
+	}
+	y := newF32(t, b, 2, 2)
+	if &y.(*tensor).f[0] != first {
+		t.Error("New did not reuse the recycled buffer")
+	}
+	for i, v := range read(t, y) {
+		if v != 0 {
+			t.Errorf("reused value %d = %g, want 0", i, v)
+		}
+	}
+	data := make([]byte, 16)
+	w, err := b.Weight(quant.TypeF32, []int{4}, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Recycle(w)
+	if z := newF32(t, b, 4); &z.(*tensor).f[0] == &w.(*tensor).f[0] {
+		t.Error("a weight's memory was recycled")
+	}
+}
