@@ -151,38 +151,36 @@ GLOBL tkscMask<>(SB), RODATA|NOPTR, $16
 
 // Q4DOT leaves in DST the scaled int32 products of one chunk (sub-blocks
 // 2p and 2p+1: low nibbles in Y0, high nibbles in Y1) with the activations
-// at A0 and A1 (32 each), the scales broadcast at S0(SP) and S1(SP). Uses
-// Y2.
-#define Q4DOT(A0, A1, S0, S1, DST) \
+// at A0 and A1 (32 each), the scales broadcast in Y10 and Y11. Uses Y2.
+#define Q4DOT(A0, A1, DST) \
 	VPMADDUBSW A0, Y0, Y2; \
-	VPMADDWD   S0(SP), Y2, Y2; \
+	VPMADDWD   Y10, Y2, Y2; \
 	VPMADDUBSW A1, Y1, DST; \
-	VPMADDWD   S1(SP), DST, DST; \
+	VPMADDWD   Y11, DST, DST; \
 	VPADDD     Y2, DST, DST
 
 // Q4CHUNK leaves in RP the integer sums of chunk p (64 elements: nibbles
-// at QS(SI), activations at XO in each row, scales at S0(SP) and S1(SP))
-// for the four activation rows: RP's low lane holds the sums of the low
-// four int32 lanes for rows 0..3, its high lane those of the high four.
-// Y15 holds 0x0f bytes. Uses Y0..Y5.
-#define Q4CHUNK(QS, XO, S0, S1, RP) \
+// at QS(SI), activations at XO in each row, scales picked from Y14 by
+// tWordBcast+BC and +BC+32) for the four activation rows: RP's low lane
+// holds the sums of the low four int32 lanes for rows 0..3, its high lane
+// those of the high four. Y15 holds 0x0f bytes. Uses Y0..Y5, Y10, Y11.
+#define Q4CHUNK(QS, XO, BC, RP) \
 	VMOVDQU QS(SI), Y0; \
+	VPSHUFB tWordBcast<>+BC(SB), Y14, Y10; \
+	VPSHUFB tWordBcast<>+BC+32(SB), Y14, Y11; \
 	VPSRLW  $4, Y0, Y1; \
 	VPAND   Y15, Y1, Y1; \
 	VPAND   Y15, Y0, Y0; \
-	Q4DOT(XO(DI), XO+32(DI), S0, S1, Y3); \
-	Q4DOT(XO(DI)(R9*1), XO+32(DI)(R9*1), S0, S1, Y4); \
+	Q4DOT(XO(DI), XO+32(DI), Y3); \
+	Q4DOT(XO(DI)(R9*1), XO+32(DI)(R9*1), Y4); \
 	VPHADDD Y4, Y3, Y3; \
-	Q4DOT(XO(DI)(R9*2), XO+32(DI)(R9*2), S0, S1, Y4); \
-	Q4DOT(XO(DI)(R10*1), XO+32(DI)(R10*1), S0, S1, Y5); \
+	Q4DOT(XO(DI)(R9*2), XO+32(DI)(R9*2), Y4); \
+	Q4DOT(XO(DI)(R10*1), XO+32(DI)(R10*1), Y5); \
 	VPHADDD Y5, Y4, Y4; \
 	VPHADDD Y4, Y3, RP
 
 // func tileQ4KAVX2(a *tileArgs, rows int, gemm bool)
-//
-// Frame: the eight sub-blocks' scales, each broadcast as int16 words, at
-// 0..255(SP).
-TEXT ·tileQ4KAVX2(SB), NOSPLIT, $256-17
+TEXT ·tileQ4KAVX2(SB), NOSPLIT, $0-17
 	TILEARGS
 	VMOVDQU tb0f<>(SB), Y15
 
@@ -201,50 +199,34 @@ q4tblock:
 	VPAND     tb30<>(SB), X5, X5
 	VPOR      X5, X1, X1
 	VPMOVZXBW X1, Y1
-	VPERMQ    $0x44, Y1, Y3 // scales in both lanes
-	VPERMQ    $0xee, Y1, Y4 // minimums in both lanes
-	VPSHUFB   tMinDup<>(SB), Y4, Y4
-	VPSHUFB   tWordBcast<>+0(SB), Y3, Y0
-	VMOVDQU   Y0, 0(SP)
-	VPSHUFB   tWordBcast<>+32(SB), Y3, Y0
-	VMOVDQU   Y0, 32(SP)
-	VPSHUFB   tWordBcast<>+64(SB), Y3, Y0
-	VMOVDQU   Y0, 64(SP)
-	VPSHUFB   tWordBcast<>+96(SB), Y3, Y0
-	VMOVDQU   Y0, 96(SP)
-	VPSHUFB   tWordBcast<>+128(SB), Y3, Y0
-	VMOVDQU   Y0, 128(SP)
-	VPSHUFB   tWordBcast<>+160(SB), Y3, Y0
-	VMOVDQU   Y0, 160(SP)
-	VPSHUFB   tWordBcast<>+192(SB), Y3, Y0
-	VMOVDQU   Y0, 192(SP)
-	VPSHUFB   tWordBcast<>+224(SB), Y3, Y0
-	VMOVDQU   Y0, 224(SP)
+	VPERMQ    $0x44, Y1, Y14 // scales in both lanes
+	VPERMQ    $0xee, Y1, Y13 // minimums in both lanes
+	VPSHUFB   tMinDup<>(SB), Y13, Y13
+
+	Q4CHUNK(16, 4, 0, Y6)
+	Q4CHUNK(80, 132, 128, Y8)
+	VPERM2I128 $0x20, Y8, Y6, Y0
+	VPERM2I128 $0x31, Y8, Y6, Y1
+	VPADDD     Y1, Y0, Y6 // [i0 | i2]
+	Q4CHUNK(48, 68, 64, Y7)
+	Q4CHUNK(112, 196, 192, Y8)
+	VPERM2I128 $0x20, Y8, Y7, Y0
+	VPERM2I128 $0x31, Y8, Y7, Y1
+	VPADDD     Y1, Y0, Y7 // [i1 | i3]
 
 	// The minimums' sums of each chunk: lane l of row j's vpmaddwd is
 	// m_l·(bsum[2l]+bsum[2l+1]), chunk c its lanes 2c and 2c+1. Y10 gets
 	// [c0 | c2] and Y11 [c1 | c3], one int32 per activation row.
-	VPMADDWD   260(DI), Y4, Y6
-	VPMADDWD   260(DI)(R9*1), Y4, Y7
-	VPHADDD    Y7, Y6, Y6 // [r0c0, r0c1, r1c0, r1c1 | r0c2, r0c3, r1c2, r1c3]
-	VPMADDWD   260(DI)(R9*2), Y4, Y7
-	VPMADDWD   260(DI)(R10*1), Y4, Y8
-	VPHADDD    Y8, Y7, Y7 // the same for rows 2 and 3
-	VPUNPCKLDQ Y7, Y6, Y8 // [r0c0, r2c0, r0c1, r2c1 | ...]
-	VPUNPCKHDQ Y7, Y6, Y9 // [r1c0, r3c0, r1c1, r3c1 | ...]
-	VPUNPCKLDQ Y9, Y8, Y10
-	VPUNPCKHDQ Y9, Y8, Y11
-
-	Q4CHUNK(16, 4, 0, 32, Y6)
-	Q4CHUNK(48, 68, 64, 96, Y7)
-	Q4CHUNK(80, 132, 128, 160, Y8)
-	Q4CHUNK(112, 196, 192, 224, Y9)
-	VPERM2I128 $0x20, Y8, Y6, Y0
-	VPERM2I128 $0x31, Y8, Y6, Y1
-	VPADDD     Y1, Y0, Y6 // [i0 | i2]
-	VPERM2I128 $0x20, Y9, Y7, Y0
-	VPERM2I128 $0x31, Y9, Y7, Y1
-	VPADDD     Y1, Y0, Y7 // [i1 | i3]
+	VPMADDWD   260(DI), Y13, Y0
+	VPMADDWD   260(DI)(R9*1), Y13, Y1
+	VPHADDD    Y1, Y0, Y0 // [r0c0, r0c1, r1c0, r1c1 | r0c2, r0c3, r1c2, r1c3]
+	VPMADDWD   260(DI)(R9*2), Y13, Y1
+	VPMADDWD   260(DI)(R10*1), Y13, Y2
+	VPHADDD    Y2, Y1, Y1 // the same for rows 2 and 3
+	VPUNPCKLDQ Y1, Y0, Y2 // [r0c0, r2c0, r0c1, r2c1 | ...]
+	VPUNPCKHDQ Y1, Y0, Y3 // [r1c0, r3c0, r1c1, r3c1 | ...]
+	VPUNPCKLDQ Y3, Y2, Y10
+	VPUNPCKHDQ Y3, Y2, Y11
 
 	// Y13 = [d·x.d | dmin·x.d] for the four activation rows.
 	VPBROADCASTW 0(SI), X0
@@ -303,25 +285,27 @@ q4tnext:
 
 // Q6DOT adds to L0..L3 the scaled products of the 32 unsigned quants in
 // Y0 with the activations at offset XO of the four rows, the scales
-// broadcast at S(SP). Uses Y1, Y2.
+// broadcast at S(SP). Uses Y1, Y2, Y12.
 #define Q6DOT(XO, S) \
+	VMOVDQU    S(SP), Y12; \
 	VPMADDUBSW XO(DI), Y0, Y1; \
-	VPMADDWD   S(SP), Y1, Y1; \
+	VPMADDWD   Y12, Y1, Y1; \
 	VPADDD     Y1, Y4, Y4; \
 	VPMADDUBSW XO(DI)(R9*1), Y0, Y2; \
-	VPMADDWD   S(SP), Y2, Y2; \
+	VPMADDWD   Y12, Y2, Y2; \
 	VPADDD     Y2, Y5, Y5; \
 	VPMADDUBSW XO(DI)(R9*2), Y0, Y1; \
-	VPMADDWD   S(SP), Y1, Y1; \
+	VPMADDWD   Y12, Y1, Y1; \
 	VPADDD     Y1, Y6, Y6; \
 	VPMADDUBSW XO(DI)(R10*1), Y0, Y2; \
-	VPMADDWD   S(SP), Y2, Y2; \
+	VPMADDWD   Y12, Y2, Y2; \
 	VPADDD     Y2, Y7, Y7
 
 // Q6HALF4 adds the scaled products of one half (128 elements) of a Q6_K
 // super-block to the lanes Y4..Y7 of the four activation rows: low nibbles
 // at QL(SI) and QL+32(SI), high bits at QH(SI), activations at XO, scales
-// at S(SP)..S+96(SP). Y15 holds 0x0f bytes, Y14 0x30 bytes. Uses Y0..Y3.
+// at S(SP)..S+96(SP). Y15 holds 0x0f bytes, Y14 0x30 bytes. Uses Y0..Y3,
+// Y12.
 #define Q6HALF4(QL, QH, XO, S) \
 	VMOVDQU QH(SI), Y3; \
 	VPAND   QL(SI), Y15, Y0; \

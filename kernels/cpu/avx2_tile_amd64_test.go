@@ -25,16 +25,15 @@ func avx2TileSet(tb testing.TB) *kernelSet {
 // wstride bytes apart, nr activation rows at xstride bytes apart, outputs
 // ostride floats apart, and the gemm bits.
 type tileCase struct {
-	typ              quant.Type
-	tk               tileKernel
-	nb               int
-	w                []byte // mr rows, wstride apart
-	wstride          int
-	x                []q8KBlock // nr rows, xstride/292 blocks apart
-	xstride          int
-	ostride          int
-	gemm             uint64
-	weights, actsFor string
+	typ     quant.Type
+	tk      tileKernel
+	nb      int
+	w       []byte // mr rows, wstride apart
+	wstride int
+	x       []q8KBlock // nr rows, xstride/292 blocks apart
+	xstride int
+	ostride int
+	gemm    uint64
 }
 
 // run calls the tile kernel and returns its outputs, out[j*ostride+i];
@@ -211,6 +210,48 @@ func BenchmarkTile(b *testing.B) {
 				}
 				_ = s
 				b.ReportMetric(macs*float64(b.N)/float64(b.Elapsed().Nanoseconds()), "MAC/ns")
+			})
+		}
+	}
+}
+
+// BenchmarkTileMatMul compares matrix products of 2048×2048 weights with a
+// prompt of 128 activation rows on the SIMD backend with its tile kernels
+// ("tiles") and with the tiles removed, so that every output goes through
+// the single-row kernels ("rows"), in GOP/s (two per multiply-add).
+func BenchmarkTileMatMul(b *testing.B) {
+	const k, m, n = 2048, 2048, 128
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, typ := range []quant.Type{quant.TypeQ4_K, quant.TypeQ6_K, quant.TypeQ8_0, quant.TypeF16} {
+		w := randn(rng, k*m, 0.02)
+		data := make([]byte, m*k/typ.BlockSize()*typ.TypeSize())
+		if err := quant.Quantize(typ, w, data); err != nil {
+			b.Fatal(err)
+		}
+		x := randn(rng, k*n, 1)
+		for _, kind := range []string{"rows", "tiles"} {
+			bk := New(0)
+			if bk.Kernels() == "go" {
+				b.Skip("no SIMD kernels")
+			}
+			if kind == "rows" {
+				ks := *bk.k
+				ks.tiles = nil
+				bk.k = &ks
+			} else if bk.k.tile(typ, n) == nil {
+				continue
+			}
+			b.Run(fmt.Sprintf("%v/%s", typ, kind), func(b *testing.B) {
+				wt, _ := bk.Weight(typ, []int{k, m}, data)
+				xt, _ := bk.New(quant.TypeF32, k, n)
+				_ = bk.Write(xt, x)
+				dst, _ := bk.New(quant.TypeF32, m, n)
+				for b.Loop() {
+					if err := bk.MatMul(dst, wt, xt); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(2*float64(k*m*n)/b.Elapsed().Seconds()*float64(b.N)/1e9, "GOP/s")
 			})
 		}
 	}
