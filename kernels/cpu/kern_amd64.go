@@ -12,5 +12,7 @@ func detectKernels() *kernelSet {
 	addAVX2Q8(k)
 	addAVX2K(k)
 	addAVX2Tiles(k)
+	addAVX2FloatTiles(k)
+	addAVX2Gemv(k)
 	return k
 }
