@@ -240,8 +240,27 @@ func (b *Backend) f32(t kernels.Tensor, what string) (*tensor, error) {
 // parallel runs fn over [0, n) split into contiguous ranges, one per
 // thread (fewer when n is small), on the backend's pool, or on new
 // goroutines when the pool is busy with another operation.
-func (b *Backend) parallel(n int, fn func(lo, hi int)) {
-	parts := min(b.threads, n)
+func (b *Backend) parallel(n int, fn func(lo, hi int)) { b.parallelParts(n, b.threads, fn) }
+
+// balanceParts is how many parts per thread the matrix products split
+// their rows into: a thread that finishes early (its core was less busy)
+// takes the next part, so a noisy neighbour on one core does not hold the
+// others up.
+const balanceParts = 4
+
+// parallelBalanced is parallel with balanceParts parts per thread.
+func (b *Backend) parallelBalanced(n int, fn func(lo, hi int)) {
+	if b.threads <= 1 {
+		b.parallelParts(n, 1, fn)
+		return
+	}
+	b.parallelParts(n, b.threads*balanceParts, fn)
+}
+
+// parallelParts runs fn over [0, n) split into at most parts contiguous
+// ranges on the pool's threads.
+func (b *Backend) parallelParts(n, parts int, fn func(lo, hi int)) {
+	parts = min(parts, n)
 	if parts <= 1 {
 		if n > 0 {
 			fn(0, n)

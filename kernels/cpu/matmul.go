@@ -195,7 +195,7 @@ const tileBytes = 256 << 10
 // activation row of the tile.
 func (b *Backend) tiled(m, n, rowBytes int, fn func(i, j0, j1 int)) {
 	tile := max(1, min(n, tileBytes/max(1, rowBytes)))
-	b.parallel(m, func(lo, hi int) {
+	b.parallelBalanced(m, func(lo, hi int) {
 		for j0 := 0; j0 < n; j0 += tile {
 			j1 := min(n, j0+tile)
 			for i := lo; i < hi; i++ {
@@ -214,7 +214,7 @@ func (b *Backend) tiledBlocks(tk *tileKernel, m, n, rowBytes int, base tileArgs,
 	tile := max(1, min(n, tileBytes/max(1, rowBytes)))
 	tile = max(tk.nr, tile/tk.nr*tk.nr)
 	groups := (m + tk.mr - 1) / tk.mr
-	b.parallel(groups, func(glo, ghi int) {
+	b.parallelBalanced(groups, func(glo, ghi int) {
 		lo, hi := glo*tk.mr, min(m, ghi*tk.mr)
 		a := base
 		for j0 := 0; j0 < n; j0 += tile {
