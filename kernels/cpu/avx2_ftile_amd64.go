@@ -1,4 +1,55 @@
 package cpu
 
-// addAVX2FloatTiles adds the AVX2 tile kernels for Q8_0 and float weights.
-func addAVX2FloatTiles(k *kernelSet) {}
+import "saji/kernels/quant"
+
+// The AVX2 tile kernels for Q8_0 and float weights compute a few weight
+// rows against a few activation rows in one call, every output in its own
+// registers for the whole row: each weight vector is loaded (for Q8_0 made
+// unsigned, for F16/BF16 widened) once for all activation rows, each
+// activation vector once for all weight rows, and the twelve independent
+// accumulator chains hide the fused multiply-add latency that bounds the
+// single-row kernels. Every output keeps the single-row kernel's integer
+// lanes, conversions, products and fused multiply-adds in its order, so it
+// equals that kernel (and the oracle: dot32 for Q8_0, dotTiny for the
+// float types) bit for bit.
+
+// addAVX2FloatTiles adds the AVX2 tile kernels for Q8_0 and float weights:
+// 3×4 for Q8_0 (against Q8_0 activation blocks) and 2×3 for F16, BF16 and
+// F32 (against float32 activation rows, a.n values, a multiple of 16: the
+// tinyBLAS order the matrix product takes for batches of two rows or
+// more). The F32 tiles are registered for the day the matrix product's
+// F32 branch takes tiles; it does not yet.
+func addAVX2FloatTiles(k *kernelSet) {
+	k.tiles[quant.TypeQ8_0] = append(k.tiles[quant.TypeQ8_0], tileKernel{mr: 3, nr: 4, fn: tileQ8_0x3x4AVX2})
+	k.tiles[quant.TypeF16] = append(k.tiles[quant.TypeF16], tileKernel{mr: 2, nr: 3, fn: tileF16x2x3AVX2})
+	k.tiles[quant.TypeBF16] = append(k.tiles[quant.TypeBF16], tileKernel{mr: 2, nr: 3, fn: tileBF16x2x3AVX2})
+	k.tiles[quant.TypeF32] = append(k.tiles[quant.TypeF32], tileKernel{mr: 2, nr: 3, fn: tileF32x2x3AVX2})
+}
+
+// tileQ8_0x3x4AVX2 computes 3×4 Q8_0 outputs (a.n blocks of 34 bytes per
+// weight row, q8Block activations) as dotQ8_0AVX2 computes each: eight
+// int32 lanes of four products per block, one fused multiply-add per lane
+// and block by d_w·d_x, hsum8 at the end. With no blocks every output is
+// +0.
+//
+//go:noescape
+func tileQ8_0x3x4AVX2(a *tileArgs)
+
+// tileF16x2x3AVX2 computes 2×3 outputs of F16 weights against float32
+// activations (a.n values, a multiple of 16) as dotF16TinyAVX2 computes
+// each: sixteen lanes of fused multiply-adds, then reduce16.
+//
+//go:noescape
+func tileF16x2x3AVX2(a *tileArgs)
+
+// tileBF16x2x3AVX2 is tileF16x2x3AVX2 for BF16 weights (widened by a
+// 16-bit shift), each output equal to dotBF16TinyAVX2's.
+//
+//go:noescape
+func tileBF16x2x3AVX2(a *tileArgs)
+
+// tileF32x2x3AVX2 is tileF16x2x3AVX2 for F32 weights, each output equal to
+// dotF32TinyAVX2's.
+//
+//go:noescape
+func tileF32x2x3AVX2(a *tileArgs)

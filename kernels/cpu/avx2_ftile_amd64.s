@@ -1,0 +1,217 @@
+#include "textflag.h"
+
+// AVX2 tile kernels for Q8_0 and float (F16, BF16, F32) weights: several
+// weight rows against several activation rows per call (see
+// avx2_ftile_amd64.go). Each takes a *tileArgs (w @0, wstride @8, x @16,
+// xstride @24, n @32, out @40, ostride @48) and keeps one accumulator set
+// per output in registers for the whole row, so every output sees the
+// single-row kernel's float operations in its order, while each weight
+// vector is loaded (and widened) once for all activation rows and each
+// activation vector once for all weight rows.
+
+// fOnes16 holds 16-bit ones (vpmaddwd's pair sums).
+DATA fOnes16<>+0(SB)/8, $0x0001000100010001
+DATA fOnes16<>+8(SB)/8, $0x0001000100010001
+DATA fOnes16<>+16(SB)/8, $0x0001000100010001
+DATA fOnes16<>+24(SB)/8, $0x0001000100010001
+GLOBL fOnes16<>(SB), RODATA|NOPTR, $32
+
+// FHSUM8(Y, X, T) leaves in the low lane of X (the xmm half of Y) the sum
+// of Y's eight lanes in hsum8's order: high half onto low half, then lanes
+// 0+2 and 1+3, then the two. T is scratch.
+#define FHSUM8(Y, X, T) \
+	VEXTRACTF128 $1, Y, T \
+	VADDPS       T, X, X  \
+	VMOVHLPS     X, X, T  \
+	VADDPS       T, X, X  \
+	VMOVSHDUP    X, T     \
+	VADDSS       T, X, X
+
+// FTARGS loads the tile description: SI the first weight row, R12 wstride,
+// DI the first activation row, R9 xstride, R10 3·xstride, CX n, BX the
+// first output, R11 4·ostride.
+#define FTARGS \
+	MOVQ a+0(FP), AX; \
+	MOVQ 0(AX), SI; \
+	MOVQ 8(AX), R12; \
+	MOVQ 16(AX), DI; \
+	MOVQ 24(AX), R9; \
+	LEAQ (R9)(R9*2), R10; \
+	MOVQ 32(AX), CX; \
+	MOVQ 40(AX), BX; \
+	MOVQ 48(AX), R11; \
+	SHLQ $2, R11
+
+// ZERO12 clears the twelve accumulators Y0-Y11.
+#define ZERO12 \
+	VXORPS Y0, Y0, Y0; \
+	VXORPS Y1, Y1, Y1; \
+	VXORPS Y2, Y2, Y2; \
+	VXORPS Y3, Y3, Y3; \
+	VXORPS Y4, Y4, Y4; \
+	VXORPS Y5, Y5, Y5; \
+	VXORPS Y6, Y6, Y6; \
+	VXORPS Y7, Y7, Y7; \
+	VXORPS Y8, Y8, Y8; \
+	VXORPS Y9, Y9, Y9; \
+	VXORPS Y10, Y10, Y10; \
+	VXORPS Y11, Y11, Y11
+
+// ---------------------------------------------------------------------
+// Q8_0: three weight rows by four activation rows. Per block, weight row
+// i's quants are made unsigned once (|w|, Y12) and its F16 scale widened
+// and broadcast once (Y13); for each activation row the activation quants
+// take the weight's signs (vpsignb), then vpmaddubsw and vpmaddwd give the
+// eight int32 lanes of four products (the single-row kernel's SDOT), which
+// are converted and accumulated with one fused multiply-add by
+// d_w·d_x. Output (i, j) accumulates in Y(4i+j); hsum8 at the end.
+// Weight rows are at SI, R13 = SI+wstride and R14 = SI+2·wstride.
+
+// Q8PAIR(W, XQ, XD, ACC) accumulates the block of the weight row at W (Y12
+// holding |q|, Y13 its scale) times the activation block whose quants are
+// at XQ and scale at XD into ACC.
+#define Q8PAIR(W, XQ, XD, ACC) \
+	VMOVDQU      XQ, Y14; \
+	VPSIGNB      2(W), Y14, Y14; \
+	VPMADDUBSW   Y14, Y12, Y14; \
+	VPMADDWD     fOnes16<>(SB), Y14, Y14; \
+	VCVTDQ2PS    Y14, Y14; \
+	VBROADCASTSS XD, Y15; \
+	VMULPS       Y13, Y15, Y15; \
+	VFMADD231PS  Y14, Y15, ACC
+
+// Q8ROW(W, A0, A1, A2, A3) accumulates the current block of the weight row
+// at W against the four activation rows into A0..A3.
+#define Q8ROW(W, A0, A1, A2, A3) \
+	VPABSB       2(W), Y12; \
+	VPBROADCASTW (W), X13; \
+	VCVTPH2PS    X13, Y13; \
+	Q8PAIR(W, 8(DI), (DI), A0); \
+	Q8PAIR(W, 8(DI)(R9*1), (DI)(R9*1), A1); \
+	Q8PAIR(W, 8(DI)(R9*2), (DI)(R9*2), A2); \
+	Q8PAIR(W, 8(DI)(R10*1), (DI)(R10*1), A3)
+
+// Q8OUT(ACC, XACC, OFF) stores hsum8(ACC) at OFF.
+#define Q8OUT(ACC, XACC, OFF) \
+	FHSUM8(ACC, XACC, X15); \
+	VMOVSS XACC, OFF
+
+// Q8OUTROW(I, A0, A1, A2, A3, X0_, X1_, X2_, X3_) stores weight row I's
+// four outputs (activation rows 0..3). AX holds BX + 3·(4·ostride).
+#define Q8OUTROW(I, A0, A1, A2, A3, XA0, XA1, XA2, XA3) \
+	Q8OUT(A0, XA0, 4*I(BX)); \
+	Q8OUT(A1, XA1, 4*I(BX)(R11*1)); \
+	Q8OUT(A2, XA2, 4*I(BX)(R11*2)); \
+	Q8OUT(A3, XA3, 4*I(AX))
+
+// func tileQ8_0x3x4AVX2(a *tileArgs)
+TEXT ·tileQ8_0x3x4AVX2(SB), NOSPLIT, $0-8
+	FTARGS
+	LEAQ (SI)(R12*1), R13
+	LEAQ (SI)(R12*2), R14
+	ZERO12
+	TESTQ CX, CX
+	JZ    q8tdone
+
+q8tloop:
+	Q8ROW(SI, Y0, Y1, Y2, Y3)
+	Q8ROW(R13, Y4, Y5, Y6, Y7)
+	Q8ROW(R14, Y8, Y9, Y10, Y11)
+	ADDQ $34, SI
+	ADDQ $34, R13
+	ADDQ $34, R14
+	ADDQ $40, DI
+	DECQ CX
+	JNZ  q8tloop
+
+q8tdone:
+	LEAQ (R11)(R11*2), AX
+	ADDQ BX, AX
+	Q8OUTROW(0, Y0, Y1, Y2, Y3, X0, X1, X2, X3)
+	Q8OUTROW(1, Y4, Y5, Y6, Y7, X4, X5, X6, X7)
+	Q8OUTROW(2, Y8, Y9, Y10, Y11, X8, X9, X10, X11)
+	VZEROUPPER
+	RET
+
+// ---------------------------------------------------------------------
+// Float weights: two weight rows by three activation rows, dotTiny's 16
+// lanes per output (two accumulators: elements 16c..16c+7 and
+// 16c+8..16c+15 of each chunk c). Each eight weights are widened once for
+// the three activation rows and each eight activations loaded once for
+// the two weight rows. Output (i, j) accumulates in Y(6i+2j) (low eight
+// lanes) and Y(6i+2j+1) (high eight); at the end the two are added and
+// reduced with hsum8 (reduce16). Weight row 1 is at SI+R12.
+
+// Weight loads: eight weights at ADDR widened to float32 in Y.
+#define FLD32(ADDR, Y) VMOVUPS ADDR, Y
+#define FLD16(ADDR, Y) VCVTPH2PS ADDR, Y
+#define FLDBF16(ADDR, Y) \
+	VPMOVZXWD ADDR, Y; \
+	VPSLLD    $16, Y, Y
+
+// FHALF(LD, WO, XO, H) accumulates eight lanes (half H of the 16) of the
+// current chunk: weights at WO bytes into each weight row, activations at
+// XO bytes into each activation row.
+#define FHALF(LD, WO, XO, H0, H1, H2, H3, H4, H5) \
+	LD(WO(SI), Y12); \
+	LD(WO(SI)(R12*1), Y13); \
+	VMOVUPS     XO(DI), Y14; \
+	VFMADD231PS Y14, Y12, H0; \
+	VFMADD231PS Y14, Y13, H3; \
+	VMOVUPS     XO(DI)(R9*1), Y15; \
+	VFMADD231PS Y15, Y12, H1; \
+	VFMADD231PS Y15, Y13, H4; \
+	VMOVUPS     XO(DI)(R9*2), Y14; \
+	VFMADD231PS Y14, Y12, H2; \
+	VFMADD231PS Y14, Y13, H5
+
+// FCHUNK(LD, S) accumulates one chunk of 16 elements, S the bytes of eight
+// weights.
+#define FCHUNK(LD, S) \
+	FHALF(LD, 0, 0, Y0, Y2, Y4, Y6, Y8, Y10); \
+	FHALF(LD, S, 32, Y1, Y3, Y5, Y7, Y9, Y11)
+
+// FOUT(LO, HI, XLO, OFF) stores reduce16 of the lanes LO (0..7) and HI
+// (8..15) at OFF.
+#define FOUT(LO, HI, XLO, OFF) \
+	VADDPS HI, LO, LO; \
+	FHSUM8(LO, XLO, X15); \
+	VMOVSS XLO, OFF
+
+// FEND stores the six outputs and returns.
+#define FEND \
+	FOUT(Y0, Y1, X0, 0(BX)); \
+	FOUT(Y2, Y3, X2, 0(BX)(R11*1)); \
+	FOUT(Y4, Y5, X4, 0(BX)(R11*2)); \
+	FOUT(Y6, Y7, X6, 4(BX)); \
+	FOUT(Y8, Y9, X8, 4(BX)(R11*1)); \
+	FOUT(Y10, Y11, X10, 4(BX)(R11*2)); \
+	VZEROUPPER; \
+	RET
+
+// FTILE(LD, S, LOOP, DONE) is the body of a 2×3 float tile kernel.
+#define FTILE(LD, S, LOOP, DONE) \
+	FTARGS; \
+	ZERO12; \
+	SHRQ $4, CX; \
+	JZ   DONE; \
+LOOP: \
+	FCHUNK(LD, S); \
+	ADDQ $(2*S), SI; \
+	ADDQ $64, DI; \
+	DECQ CX; \
+	JNZ  LOOP; \
+DONE: \
+	FEND
+
+// func tileF32x2x3AVX2(a *tileArgs)
+TEXT ·tileF32x2x3AVX2(SB), NOSPLIT, $0-8
+	FTILE(FLD32, 32, f32tloop, f32tdone)
+
+// func tileF16x2x3AVX2(a *tileArgs)
+TEXT ·tileF16x2x3AVX2(SB), NOSPLIT, $0-8
+	FTILE(FLD16, 16, f16tloop, f16tdone)
+
+// func tileBF16x2x3AVX2(a *tileArgs)
+TEXT ·tileBF16x2x3AVX2(SB), NOSPLIT, $0-8
+	FTILE(FLDBF16, 16, bf16tloop, bf16tdone)

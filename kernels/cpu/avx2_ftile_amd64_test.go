@@ -1,0 +1,321 @@
+package cpu
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+	"unsafe"
+
+	"saji/kernels/quant"
+)
+
+// ftileSet returns a kernel set with the single-row Q8_0 and float kernels
+// and the Q8_0/float tile kernels alone, or skips when the CPU lacks AVX2,
+// FMA or F16C.
+func ftileSet(tb testing.TB) *kernelSet {
+	tb.Helper()
+	if detectKernels() == nil {
+		tb.Skip("no AVX2/FMA/F16C")
+	}
+	k := newKernelSet("avx2")
+	addAVX2Q8(k)
+	addAVX2FloatTiles(k)
+	return k
+}
+
+// ftileTypes are the weight types with Q8_0/float tiles.
+var ftileTypes = []quant.Type{quant.TypeQ8_0, quant.TypeF16, quant.TypeBF16, quant.TypeF32}
+
+// ftileCase is one tile of Q8_0 or float outputs: mr weight rows of n
+// values (raw bytes, wstride apart), nr activation rows (xstride bytes
+// apart: q8Blocks for Q8_0, float32 values otherwise, rounded to the
+// weight type for F16 and BF16), outputs ostride floats apart.
+type ftileCase struct {
+	typ              quant.Type
+	tk               tileKernel
+	n                int // values per row
+	w                []byte
+	wstride          int
+	xq               []q8Block
+	xf               []float32
+	xstride, ostride int
+}
+
+// args returns the tile's arguments with out as the outputs.
+func (c *ftileCase) args(out []float32) tileArgs {
+	a := tileArgs{w: &c.w[0], wstride: c.wstride, xstride: c.xstride, n: c.n, out: &out[0], ostride: c.ostride}
+	if c.typ == quant.TypeQ8_0 {
+		a.x, a.n = unsafe.Pointer(&c.xq[0]), c.n/32
+	} else {
+		a.x = unsafe.Pointer(&c.xf[0])
+	}
+	return a
+}
+
+// run calls the tile kernel and returns its outputs, out[j*ostride+i]; the
+// slots between outputs hold a NaN pattern that must survive.
+func (c *ftileCase) run() []float32 {
+	out := make([]float32, c.tk.nr*c.ostride)
+	for i := range out {
+		out[i] = math.Float32frombits(0x7fc0dead)
+	}
+	a := c.args(out)
+	c.tk.fn(&a)
+	return out
+}
+
+// single returns output (i, j) from the single-row kernel and from the
+// oracle (dot32 after decode32, or dotTiny on the widened weights).
+func (c *ftileCase) single(k *kernelSet, i, j int) (simd, oracle float32) {
+	w := c.w[i*c.wstride : i*c.wstride+c.n/c.typ.BlockSize()*c.typ.TypeSize()]
+	if c.typ == quant.TypeQ8_0 {
+		nb := c.n / 32
+		x := c.xq[j*c.xstride/40 : j*c.xstride/40+nb]
+		var r row32
+		r.reset(c.n)
+		decode32(c.typ, w, &r)
+		return k.q8[c.typ](w, x), dot32(&r, x)
+	}
+	x := c.xf[j*c.xstride/4 : j*c.xstride/4+c.n]
+	wf := make([]float32, c.n)
+	for l := range wf {
+		h := binary.LittleEndian.Uint16(w[2*l:])
+		switch c.typ {
+		case quant.TypeF16:
+			wf[l] = quant.F16ToF32(h)
+		case quant.TypeBF16:
+			wf[l] = quant.BF16ToF32(h)
+		case quant.TypeF32:
+			wf[l] = math.Float32frombits(binary.LittleEndian.Uint32(w[4*l:]))
+		}
+	}
+	switch c.typ {
+	case quant.TypeF16:
+		return k.f16Tiny(w, x), dotTiny(wf, x)
+	case quant.TypeBF16:
+		return k.bf16Tiny(w, x), dotTiny(wf, x)
+	}
+	return k.f32Tiny(wf, x), dotTiny(wf, x)
+}
+
+// ftileWeights returns one row of n weights of typ: quantized normals
+// ("normal"), random bytes with scales about 3e4 (Q8_0, quants -128
+// included) or values spread over many magnitudes, subnormals included
+// ("extreme"), or zeros.
+func ftileWeights(tb testing.TB, rng *rand.Rand, typ quant.Type, n int, kind string) []byte {
+	tb.Helper()
+	w := make([]byte, n/typ.BlockSize()*typ.TypeSize())
+	switch kind {
+	case "normal":
+		if err := quant.Quantize(typ, randn(rng, n, 0.02), w); err != nil {
+			tb.Fatal(err)
+		}
+	case "extreme":
+		if typ == quant.TypeQ8_0 {
+			return rawBlocks(rng, typ, n/32, 3e4)
+		}
+		f := make([]float32, n)
+		for l := range f {
+			f[l] = float32(rng.NormFloat64() * math.Pow(10, float64(rng.IntN(12)-8)))
+		}
+		if err := quant.Quantize(typ, f, w); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return w
+}
+
+// ftileActs fills activation row j of c: random normals (or, for
+// "extreme", ±127 quants with large scales for Q8_0 and values over many
+// magnitudes, subnormals included, for the float types), quantized to Q8_0
+// or rounded to the weight type as the matrix product does.
+func ftileActs(rng *rand.Rand, c *ftileCase, j int, kind string) {
+	if c.typ == quant.TypeQ8_0 {
+		nb := c.n / 32
+		x := q8Acts(rng, nb, false)
+		if kind == "extreme" {
+			x = extremeActs(rng, nb, false)
+		}
+		copy(c.xq[j*c.xstride/40:], x)
+		return
+	}
+	x := randn(rng, c.n, 1)
+	if kind == "extreme" {
+		for l := range x {
+			x[l] = float32(rng.NormFloat64() * math.Pow(10, float64(rng.IntN(60)-40)))
+		}
+	}
+	for l, v := range x {
+		switch c.typ {
+		case quant.TypeF16:
+			v = roundF16(v)
+		case quant.TypeBF16:
+			v = roundBF16(v)
+		}
+		c.xf[j*c.xstride/4+l] = v
+	}
+}
+
+// TestAVX2FloatTiles checks every Q8_0 and float tile kernel bit for bit
+// against the single-row kernel and the oracle for each of its outputs:
+// quantized normal weights and activations, extreme ones (Q8_0: random
+// quants with -128 and large scales against ±127 activations; floats:
+// values spread over 1e-40..1e20, subnormals included), all-zero weights;
+// rows of 0 to 16 Ki values; row strides larger than a row; the output
+// slots between the tile's outputs left untouched.
+func TestAVX2FloatTiles(t *testing.T) {
+	k := ftileSet(t)
+	rng := rand.New(rand.NewPCG(31, 32))
+	for _, typ := range ftileTypes {
+		tks := k.tiles[typ]
+		if len(tks) == 0 {
+			t.Fatalf("%v: no tile kernel", typ)
+		}
+		lengths := []int{0, 32, 64, 96, 160, 544, 4096, 16384}
+		if typ != quant.TypeQ8_0 {
+			lengths = append(lengths, 16, 48, 80, 4112)
+		}
+		for _, tk := range tks {
+			for _, n := range lengths {
+				for _, kind := range []string{"normal", "extreme", "zero"} {
+					t.Run(fmt.Sprintf("%v/%dx%d/%d/%s", typ, tk.mr, tk.nr, n, kind), func(t *testing.T) {
+						rb := n / typ.BlockSize() * typ.TypeSize()
+						c := ftileCase{typ: typ, tk: tk, n: n, wstride: rb + 6, ostride: tk.mr + 3}
+						c.w = make([]byte, tk.mr*c.wstride)
+						if typ == quant.TypeQ8_0 {
+							c.xstride = (n/32 + 1) * 40
+							c.xq = make([]q8Block, tk.nr*(n/32+1))
+						} else {
+							c.xstride = 4 * (n + 8)
+							c.xf = make([]float32, tk.nr*(n+8))
+						}
+						for i := range tk.mr {
+							copy(c.w[i*c.wstride:], ftileWeights(t, rng, typ, n, kind))
+						}
+						for j := range tk.nr {
+							ftileActs(rng, &c, j, kind)
+						}
+						out := c.run()
+						for j := range tk.nr {
+							for i := range c.ostride {
+								got := out[j*c.ostride+i]
+								if i >= tk.mr {
+									if math.Float32bits(got) != 0x7fc0dead {
+										t.Fatalf("slot (%d,%d) outside the tile written", i, j)
+									}
+									continue
+								}
+								want, oracle := c.single(k, i, j)
+								if math.Float32bits(got) != math.Float32bits(want) || math.Float32bits(got) != math.Float32bits(oracle) {
+									t.Fatalf("output (%d,%d) = %v (%#x), single-row %v (%#x), oracle %v (%#x)",
+										i, j, got, math.Float32bits(got), want, math.Float32bits(want), oracle, math.Float32bits(oracle))
+								}
+							}
+						}
+					})
+				}
+			}
+		}
+	}
+}
+
+// TestAVX2FloatTilesMatMul checks matrix products of Q8_0, F16 and BF16
+// weights on the SIMD backend (tile kernels for the full tiles, single-row
+// kernels for the edges) against the pure-Go oracle bit for bit, over
+// shapes whose weight and activation row counts leave edges in both
+// directions, batches smaller than a tile, and (for the float types) row
+// lengths that are and are not multiples of 16.
+func TestAVX2FloatTilesMatMul(t *testing.T) {
+	fast := New(2)
+	if fast.Kernels() == "go" {
+		t.Skip("cpu: this CPU has no SIMD kernels (or SAJI_SIMD=off)")
+	}
+	ref := NewReference(2)
+	rng := rand.New(rand.NewPCG(33, 34))
+	shapes := []struct{ k, m, n int }{
+		{32, 3, 4}, {64, 7, 9}, {96, 6, 2}, {256, 13, 3}, {512, 9, 13}, {1024, 17, 22}, {48, 5, 7}, {80, 4, 6}, {24, 5, 5},
+	}
+	for _, typ := range []quant.Type{quant.TypeQ8_0, quant.TypeF16, quant.TypeBF16} {
+		if fast.k.tile(typ, 128) == nil {
+			t.Fatalf("%v: no tile for a batch of 128", typ)
+		}
+		for _, s := range shapes {
+			if s.k%typ.BlockSize() != 0 {
+				continue
+			}
+			t.Run(fmt.Sprintf("%v/%dx%dx%d", typ, s.k, s.m, s.n), func(t *testing.T) {
+				w := randn(rng, s.k*s.m, 1/math.Sqrt(float64(s.k)))
+				x := randn(rng, s.k*s.n, 1)
+				x[0], x[len(x)-1] = 9, -9
+				got, want := matmulOn(t, fast, typ, w, x, s.k, s.m, s.n), matmulOn(t, ref, typ, w, x, s.k, s.m, s.n)
+				for i := range got {
+					if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+						t.Errorf("output %d (row %d, col %d): %v, oracle %v", i, i%s.m, i/s.m, got[i], want[i])
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkFloatTile measures each Q8_0 and float tile kernel on
+// cache-resident data (one tile of weight rows against one tile of
+// activation rows, k = 2048) against the single-row kernel computing the
+// same outputs, in multiply-adds per nanosecond.
+func BenchmarkFloatTile(b *testing.B) {
+	k := ftileSet(b)
+	const cols = 2048
+	rng := rand.New(rand.NewPCG(35, 36))
+	for _, typ := range ftileTypes {
+		for _, tk := range k.tiles[typ] {
+			rb := cols / typ.BlockSize() * typ.TypeSize()
+			c := ftileCase{typ: typ, tk: tk, n: cols, wstride: rb, ostride: tk.mr}
+			for range tk.mr {
+				c.w = append(c.w, ftileWeights(b, rng, typ, cols, "normal")...)
+			}
+			if typ == quant.TypeQ8_0 {
+				c.xstride = cols / 32 * 40
+				c.xq = make([]q8Block, tk.nr*cols/32)
+			} else {
+				c.xstride = 4 * cols
+				c.xf = make([]float32, tk.nr*cols)
+			}
+			for j := range tk.nr {
+				ftileActs(rng, &c, j, "normal")
+			}
+			macs := float64(tk.mr * tk.nr * cols)
+			b.Run(fmt.Sprintf("%v/%dx%d/tile", typ, tk.mr, tk.nr), func(b *testing.B) {
+				out := make([]float32, tk.nr*c.ostride)
+				a := c.args(out)
+				for b.Loop() {
+					tk.fn(&a)
+				}
+				b.ReportMetric(macs*float64(b.N)/float64(b.Elapsed().Nanoseconds()), "MAC/ns")
+			})
+			b.Run(fmt.Sprintf("%v/%dx%d/single", typ, tk.mr, tk.nr), func(b *testing.B) {
+				var s float32
+				for b.Loop() {
+					for j := range tk.nr {
+						for i := range tk.mr {
+							w := c.w[i*rb : (i+1)*rb]
+							switch typ {
+							case quant.TypeQ8_0:
+								s += k.q8[typ](w, c.xq[j*cols/32:(j+1)*cols/32])
+							case quant.TypeF16:
+								s += k.f16Tiny(w, c.xf[j*cols:(j+1)*cols])
+							case quant.TypeBF16:
+								s += k.bf16Tiny(w, c.xf[j*cols:(j+1)*cols])
+							case quant.TypeF32:
+								s += k.f32Tiny(unsafe.Slice((*float32)(unsafe.Pointer(&w[0])), cols), c.xf[j*cols:(j+1)*cols])
+							}
+						}
+					}
+				}
+				_ = s
+				b.ReportMetric(macs*float64(b.N)/float64(b.Elapsed().Nanoseconds()), "MAC/ns")
+			})
+		}
+	}
+}
