@@ -1,0 +1,6 @@
+//go:build !race
+
+package synth
+
+// raceEnabled is set when the race detector is on.
+const raceEnabled = false
