@@ -1,5 +1,42 @@
 package cpu
 
-// addAVX2Gemv adds the AVX2 tile kernels for one to three activation rows
-// (decode).
-func addAVX2Gemv(k *kernelSet) {}
+import "saji/kernels/quant"
+
+// The AVX2 decode tiles compute several weight rows against one activation
+// row in one call. Decode streams every weight once, so there is no weight
+// reuse to gain; what a group of rows shares is the activation side of
+// each super-block (its block sums, its scale, its quants' loads), the
+// reductions at the end of each super-block (done for four rows at once)
+// and the call itself, and the rows give the core independent chains of
+// work. Every output keeps the single-row kernel's integer sums and float
+// operations, so each equals it (and the oracle) bit for bit.
+
+// gemvRows is the number of weight rows one decode tile call covers; the
+// assembly runs over them in groups of four.
+const gemvRows = 4
+
+// addAVX2Gemv adds the AVX2 tile kernels for one activation row (decode).
+func addAVX2Gemv(k *kernelSet) {
+	k.tiles[quant.TypeQ4_K] = append(k.tiles[quant.TypeQ4_K], tileKernel{mr: gemvRows, nr: 1, fn: gemvQ4K})
+}
+
+// gemvQ4K computes gemvRows Q4_K outputs for one activation row. The
+// matrix product only asks a batch of one to three rows, which takes the
+// gemv order; a gemm row is computed by the single-row kernel.
+func gemvQ4K(a *tileArgs) {
+	if a.n == 0 || a.gemm&1 != 0 {
+		tileSingleK(a, gemvRows, 1, dotQ4KAVX2)
+		return
+	}
+	gemvQ4KAVX2(a, gemvRows)
+}
+
+// gemvQ4KAVX2 computes rows (a multiple of four) Q4_K outputs against one
+// activation row in dotQ4KAVX2's gemv order: per weight row and
+// super-block the exact integer sums of the scaled products and of the
+// minimums times the activations' block sums, converted to float32 and
+// scaled by [d, dmin]·x.d into [acc, accMin] with one fused multiply-add,
+// acc - accMin at the end. a.n must be at least 1.
+//
+//go:noescape
+func gemvQ4KAVX2(a *tileArgs, rows int)

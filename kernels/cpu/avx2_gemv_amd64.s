@@ -1,0 +1,245 @@
+#include "textflag.h"
+
+// AVX2 decode tiles: mr weight rows against one activation row per call
+// (see avx2_gemv_amd64.go). Each takes a *tileArgs (w @0, wstride @8, x
+// @16, n @32, out @40) and the number of weight rows, a multiple of four,
+// and runs over the weight rows in groups of four: per super-block the
+// activation-side work (block sums, scale) is done once for the group and
+// the four rows' integer sums are reduced and scaled together, each
+// output keeping the single-row kernel's float operations.
+//
+// Registers common to the kernels: R8 the current group's first weight
+// row, R12 wstride, R10 3·wstride, R13 the activation row, R14 n, BX the
+// group's first output, DX the weight rows left, SI and DI the weight and
+// activation cursors, CX the super-blocks left. Row r of the group is at
+// SI + r·wstride.
+
+// gb0f is 0x0f in every byte; gb30 0x30; gOnes16 1 in every int16 word.
+DATA gb0f<>+0(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA gb0f<>+8(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA gb0f<>+16(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA gb0f<>+24(SB)/8, $0x0f0f0f0f0f0f0f0f
+GLOBL gb0f<>(SB), RODATA|NOPTR, $32
+
+DATA gb30<>+0(SB)/8, $0x3030303030303030
+DATA gb30<>+8(SB)/8, $0x3030303030303030
+DATA gb30<>+16(SB)/8, $0x3030303030303030
+DATA gb30<>+24(SB)/8, $0x3030303030303030
+GLOBL gb30<>(SB), RODATA|NOPTR, $32
+
+DATA gOnes16<>+0(SB)/8, $0x0001000100010001
+DATA gOnes16<>+8(SB)/8, $0x0001000100010001
+DATA gOnes16<>+16(SB)/8, $0x0001000100010001
+DATA gOnes16<>+24(SB)/8, $0x0001000100010001
+GLOBL gOnes16<>(SB), RODATA|NOPTR, $32
+
+// gWordBcast+32j spreads int16 word j of each lane over the lane.
+DATA gWordBcast<>+0(SB)/8, $0x0100010001000100
+DATA gWordBcast<>+8(SB)/8, $0x0100010001000100
+DATA gWordBcast<>+16(SB)/8, $0x0100010001000100
+DATA gWordBcast<>+24(SB)/8, $0x0100010001000100
+DATA gWordBcast<>+32(SB)/8, $0x0302030203020302
+DATA gWordBcast<>+40(SB)/8, $0x0302030203020302
+DATA gWordBcast<>+48(SB)/8, $0x0302030203020302
+DATA gWordBcast<>+56(SB)/8, $0x0302030203020302
+DATA gWordBcast<>+64(SB)/8, $0x0504050405040504
+DATA gWordBcast<>+72(SB)/8, $0x0504050405040504
+DATA gWordBcast<>+80(SB)/8, $0x0504050405040504
+DATA gWordBcast<>+88(SB)/8, $0x0504050405040504
+DATA gWordBcast<>+96(SB)/8, $0x0706070607060706
+DATA gWordBcast<>+104(SB)/8, $0x0706070607060706
+DATA gWordBcast<>+112(SB)/8, $0x0706070607060706
+DATA gWordBcast<>+120(SB)/8, $0x0706070607060706
+DATA gWordBcast<>+128(SB)/8, $0x0908090809080908
+DATA gWordBcast<>+136(SB)/8, $0x0908090809080908
+DATA gWordBcast<>+144(SB)/8, $0x0908090809080908
+DATA gWordBcast<>+152(SB)/8, $0x0908090809080908
+DATA gWordBcast<>+160(SB)/8, $0x0b0a0b0a0b0a0b0a
+DATA gWordBcast<>+168(SB)/8, $0x0b0a0b0a0b0a0b0a
+DATA gWordBcast<>+176(SB)/8, $0x0b0a0b0a0b0a0b0a
+DATA gWordBcast<>+184(SB)/8, $0x0b0a0b0a0b0a0b0a
+DATA gWordBcast<>+192(SB)/8, $0x0d0c0d0c0d0c0d0c
+DATA gWordBcast<>+200(SB)/8, $0x0d0c0d0c0d0c0d0c
+DATA gWordBcast<>+208(SB)/8, $0x0d0c0d0c0d0c0d0c
+DATA gWordBcast<>+216(SB)/8, $0x0d0c0d0c0d0c0d0c
+DATA gWordBcast<>+224(SB)/8, $0x0f0e0f0e0f0e0f0e
+DATA gWordBcast<>+232(SB)/8, $0x0f0e0f0e0f0e0f0e
+DATA gWordBcast<>+240(SB)/8, $0x0f0e0f0e0f0e0f0e
+DATA gWordBcast<>+248(SB)/8, $0x0f0e0f0e0f0e0f0e
+GLOBL gWordBcast<>(SB), RODATA|NOPTR, $256
+
+// gkscA, gkscB, gkscShift and gkscMask split the 12 packed bytes of the
+// Q4_K scales and minimums (scaleMinK4) of one weight row per 128-bit lane
+// into s0..s7, m0..m7: gkscA picks b0..3, b8..11, b4..7, b8..11 (shifted
+// by gkscShift and masked by gkscMask: the low bits), gkscB picks b0..3
+// and b4..7 into the second and fourth words (their top two bits, shifted
+// right by 2 and masked by 0x30, are the high bits of s4..7 and m4..7).
+DATA gkscA<>+0(SB)/8, $0x0b0a090803020100
+DATA gkscA<>+8(SB)/8, $0x0b0a090807060504
+DATA gkscA<>+16(SB)/8, $0x0b0a090803020100
+DATA gkscA<>+24(SB)/8, $0x0b0a090807060504
+GLOBL gkscA<>(SB), RODATA|NOPTR, $32
+
+DATA gkscB<>+0(SB)/8, $0x0302010080808080
+DATA gkscB<>+8(SB)/8, $0x0706050480808080
+DATA gkscB<>+16(SB)/8, $0x0302010080808080
+DATA gkscB<>+24(SB)/8, $0x0706050480808080
+GLOBL gkscB<>(SB), RODATA|NOPTR, $32
+
+DATA gkscShift<>+0(SB)/8, $0
+DATA gkscShift<>+8(SB)/8, $0x0000000400000000
+DATA gkscShift<>+16(SB)/8, $0
+DATA gkscShift<>+24(SB)/8, $0x0000000400000000
+GLOBL gkscShift<>(SB), RODATA|NOPTR, $32
+
+DATA gkscMask<>+0(SB)/8, $0x0f0f0f0f3f3f3f3f
+DATA gkscMask<>+8(SB)/8, $0x0f0f0f0f3f3f3f3f
+DATA gkscMask<>+16(SB)/8, $0x0f0f0f0f3f3f3f3f
+DATA gkscMask<>+24(SB)/8, $0x0f0f0f0f3f3f3f3f
+GLOBL gkscMask<>(SB), RODATA|NOPTR, $32
+
+// GEMVARGS loads the tile description at a+0(FP) and the weight row count.
+#define GEMVARGS \
+	MOVQ a+0(FP), AX; \
+	MOVQ 0(AX), R8; \
+	MOVQ 8(AX), R12; \
+	LEAQ (R12)(R12*2), R10; \
+	MOVQ 16(AX), R13; \
+	MOVQ 32(AX), R14; \
+	MOVQ 40(AX), BX; \
+	MOVQ rows+8(FP), DX
+
+// GROUPSTART points SI, DI and CX at the group's first super-block, the
+// activation row and the super-block count.
+#define GROUPSTART \
+	MOVQ R8, SI; \
+	MOVQ R13, DI; \
+	MOVQ R14, CX
+
+// GROUPNEXT moves to the next four weight rows and their outputs and loops
+// to L while rows remain.
+#define GROUPNEXT(L) \
+	LEAQ (R8)(R12*4), R8; \
+	ADDQ $16, BX; \
+	SUBQ $4, DX; \
+	JNZ  L
+
+// Q4SCALES2 decodes the scales and minimums of two rows
+// (R0 and R1: the two rows' block addresses, (SI) or (SI)(R12*1) etc.): SCA and SCB
+// get the scales s0..s7 of each row as int16 words in both lanes, M the
+// int32 lanes m_j·(bsum[2j]+bsum[2j+1]) of the first row (low lane) and
+// the second (high lane), the activations' pair sums in Y13. Uses Y4, Y5.
+#define Q4SCALES2(R0, R1, SCA, SCB, M) \
+	VMOVDQU     4 R0, X4; \
+	VINSERTI128 $1, 4 R1, Y4, Y4; \
+	VPSHUFB     gkscB<>(SB), Y4, Y5; \
+	VPSHUFB     gkscA<>(SB), Y4, Y4; \
+	VPSRLVD     gkscShift<>(SB), Y4, Y4; \
+	VPAND       gkscMask<>(SB), Y4, Y4; \
+	VPSRLD      $2, Y5, Y5; \
+	VPAND       gb30<>(SB), Y5, Y5; \
+	VPOR        Y5, Y4, Y4; \
+	VPUNPCKHBW  Y14, Y4, M; \
+	VPMADDWD    Y13, M, M; \
+	VPUNPCKLBW  Y14, Y4, Y4; \
+	VPERMQ      $0x44, Y4, SCA; \
+	VPERMQ      $0xee, Y4, SCB
+
+// Q4SUB adds to ACC the scaled products of sub-block 2p (HI empty: low
+// nibbles) or 2p+1 (high nibbles) of one row, the nibbles in Y5 (the
+// pair's 32 bytes, shifted right by 4 for the high nibbles), the
+// activations at XO(DI), the row's scales in S picked by gWordBcast+BC.
+// Y15 holds 0x0f bytes. Uses Y6, Y7.
+#define Q4SUB(XO, BC, S, ACC) \
+	VPAND      Y15, Y5, Y6; \
+	VPMADDUBSW XO(DI), Y6, Y6; \
+	VPSHUFB    gWordBcast<>+BC(SB), S, Y7; \
+	VPMADDWD   Y7, Y6, Y6; \
+	VPADDD     Y6, ACC, ACC
+
+// Q4ROWPAIR adds to ACC the scaled products of sub-blocks 2p and 2p+1 of
+// the row whose block is at R (nibbles at QS R).
+#define Q4ROWPAIR(R, QS, XO, BC, S, ACC) \
+	VMOVDQU QS R, Y5; \
+	Q4SUB(XO, BC, S, ACC); \
+	VPSRLW  $4, Y5, Y5; \
+	Q4SUB(XO+32, BC+32, S, ACC)
+
+// Q4PAIR4 adds sub-blocks 2p and 2p+1 of the four rows to Y8..Y11.
+#define Q4PAIR4(QS, XO, BC) \
+	Q4ROWPAIR((SI), QS, XO, BC, Y0, Y8); \
+	Q4ROWPAIR((SI)(R12*1), QS, XO, BC, Y1, Y9); \
+	Q4ROWPAIR((SI)(R12*2), QS, XO, BC, Y2, Y10); \
+	Q4ROWPAIR((SI)(R10*1), QS, XO, BC, Y3, Y11)
+
+// func gemvQ4KAVX2(a *tileArgs, rows int)
+//
+// Y12 holds [acc, accMin] of rows 0..3 as [a0, m0, a1, m1 | a2, m2, a3, m3].
+TEXT ·gemvQ4KAVX2(SB), NOSPLIT, $0-16
+	GEMVARGS
+	VMOVDQU gb0f<>(SB), Y15
+	VPXOR   Y14, Y14, Y14
+
+q4grow:
+	GROUPSTART
+	VXORPS Y12, Y12, Y12
+
+q4gblock:
+	// Y13: the activations' sums of each 32 elements as int16 words,
+	// bsum[2j]+bsum[2j+1] for j = 0..7, in both lanes.
+	VMOVDQU   260(DI), Y13
+	VPMADDWD  gOnes16<>(SB), Y13, Y13
+	VPACKSSDW Y13, Y13, Y13
+	VPERMQ    $0x88, Y13, Y13
+
+	Q4SCALES2((SI), (SI)(R12*1), Y0, Y1, Y8)
+	Q4SCALES2((SI)(R12*2), (SI)(R10*1), Y2, Y3, Y9)
+
+	// The minimums' sums [m0, m1, m2, m3] in X13.
+	VPHADDD      Y9, Y8, Y13 // [r0 01, r0 23, r2 01, r2 23 | r1 .., r3 ..]
+	VPHADDD      Y13, Y13, Y13 // [r0, r2, r0, r2 | r1, r3, r1, r3]
+	VEXTRACTI128 $1, Y13, X4
+	VPUNPCKLDQ   X4, X13, X13
+
+	// The integer sums of the four rows in Y8..Y11.
+	VPXOR Y8, Y8, Y8
+	VPXOR Y9, Y9, Y9
+	VPXOR Y10, Y10, Y10
+	VPXOR Y11, Y11, Y11
+	Q4PAIR4(16, 4, 0)
+	Q4PAIR4(48, 68, 64)
+	Q4PAIR4(80, 132, 128)
+	Q4PAIR4(112, 196, 192)
+	VPHADDD      Y9, Y8, Y8
+	VPHADDD      Y11, Y10, Y10
+	VPHADDD      Y10, Y8, Y8
+	VEXTRACTI128 $1, Y8, X9
+	VPADDD       X9, X8, X8 // [i0, i1, i2, i3]
+
+	// [isum, msum] of each row as float32, times [d, dmin]·x.d.
+	VPUNPCKLDQ   X13, X8, X9
+	VPUNPCKHDQ   X13, X8, X8
+	VINSERTI128  $1, X8, Y9, Y9
+	VCVTDQ2PS    Y9, Y9
+	VMOVD        0(SI), X4
+	VPINSRD      $1, 0(SI)(R12*1), X4, X4
+	VPINSRD      $2, 0(SI)(R12*2), X4, X4
+	VPINSRD      $3, 0(SI)(R10*1), X4, X4
+	VCVTPH2PS    X4, Y4
+	VBROADCASTSS (DI), Y5
+	VMULPS       Y5, Y4, Y4
+	VFMADD231PS  Y9, Y4, Y12
+
+	ADDQ $144, SI
+	ADDQ $292, DI
+	DECQ CX
+	JNZ  q4gblock
+
+	VMOVSHDUP    Y12, Y0
+	VSUBPS       Y0, Y12, Y0 // acc - accMin in lanes 0, 2, 4, 6
+	VEXTRACTF128 $1, Y0, X1
+	VSHUFPS      $0x88, X1, X0, X0
+	VMOVUPS      X0, (BX)
+	GROUPNEXT(q4grow)
+	VZEROUPPER
+	RET
