@@ -50,8 +50,8 @@ unit:
 	$(GO) test -count=1 ./...
 
 race:
-	@echo "== go test -race (engine, kernels)"
-	$(GO) test -count=1 -race $(ENGINE_PKGS)
+	@echo "== go test -race -short (engine, kernels): the detector slows the kernels tenfold"
+	$(GO) test -count=1 -race -short $(ENGINE_PKGS)
 
 arm64:
 	@echo "== arm64 tests under qemu (-short: emulation is ~10x slower)"
