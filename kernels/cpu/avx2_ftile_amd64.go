@@ -6,34 +6,34 @@ import "saji/kernels/quant"
 // rows against a few activation rows in one call, every output in its own
 // registers for the whole row: each weight vector is loaded (for Q8_0 made
 // unsigned, for F16/BF16 widened) once for all activation rows, each
-// activation vector once for all weight rows, and the twelve independent
-// accumulator chains hide the fused multiply-add latency that bounds the
+// activation vector once for all weight rows, and the eight (Q8_0) or
+// twelve (float) independent accumulator chains hide the fused multiply-add latency that bounds the
 // single-row kernels. Every output keeps the single-row kernel's integer
 // lanes, conversions, products and fused multiply-adds in its order, so it
 // equals that kernel (and the oracle: dot32 for Q8_0, dotTiny for the
 // float types) bit for bit.
 
 // addAVX2FloatTiles adds the AVX2 tile kernels for Q8_0 and float weights:
-// 3×4 for Q8_0 (against Q8_0 activation blocks) and 2×3 for F16, BF16 and
+// 2×4 for Q8_0 (against Q8_0 activation blocks) and 2×3 for F16, BF16 and
 // F32 (against float32 activation rows, a.n values, a multiple of 16: the
 // tinyBLAS order the matrix product takes for batches of two rows or
 // more). The F32 tiles are registered for the day the matrix product's
 // F32 branch takes tiles; it does not yet.
 func addAVX2FloatTiles(k *kernelSet) {
-	k.tiles[quant.TypeQ8_0] = append(k.tiles[quant.TypeQ8_0], tileKernel{mr: 3, nr: 4, fn: tileQ8_0x3x4AVX2})
+	k.tiles[quant.TypeQ8_0] = append(k.tiles[quant.TypeQ8_0], tileKernel{mr: 2, nr: 4, fn: tileQ8_0x2x4AVX2})
 	k.tiles[quant.TypeF16] = append(k.tiles[quant.TypeF16], tileKernel{mr: 2, nr: 3, fn: tileF16x2x3AVX2})
 	k.tiles[quant.TypeBF16] = append(k.tiles[quant.TypeBF16], tileKernel{mr: 2, nr: 3, fn: tileBF16x2x3AVX2})
 	k.tiles[quant.TypeF32] = append(k.tiles[quant.TypeF32], tileKernel{mr: 2, nr: 3, fn: tileF32x2x3AVX2})
 }
 
-// tileQ8_0x3x4AVX2 computes 3×4 Q8_0 outputs (a.n blocks of 34 bytes per
+// tileQ8_0x2x4AVX2 computes 2×4 Q8_0 outputs (a.n blocks of 34 bytes per
 // weight row, q8Block activations) as dotQ8_0AVX2 computes each: eight
 // int32 lanes of four products per block, one fused multiply-add per lane
-// and block by d_w·d_x, hsum8 at the end. With no blocks every output is
-// +0.
+// and block by d_w·d_x (computed as d_x·d_w, the same product), hsum8
+// at the end. With no blocks every output is +0.
 //
 //go:noescape
-func tileQ8_0x3x4AVX2(a *tileArgs)
+func tileQ8_0x2x4AVX2(a *tileArgs)
 
 // tileF16x2x3AVX2 computes 2×3 outputs of F16 weights against float32
 // activations (a.n values, a multiple of 16) as dotF16TinyAVX2 computes
