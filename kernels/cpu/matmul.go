@@ -39,18 +39,28 @@ func (b *Backend) MatMul(dst, w, x kernels.Tensor) error {
 		return fmt.Errorf("cpu: matmul row length %d is not a multiple of the %v block: %w", k, wt.typ, kernels.ErrShape)
 	}
 	out := d.f
+	if m == 0 || n == 0 || k == 0 {
+		clear(out) // empty sums; and the kernels below need a first row
+		return nil
+	}
 	switch kind {
 	case dotF32:
 		dot := floatDot(n, k, false)
 		if fd := b.k.f32Dot(n, k); fd != nil {
 			dot = fd
 		}
-		b.tiled(m, n, k*4, func(i, j0, j1 int) {
+		single := func(i, j0, j1 int) {
 			wr := wt.f[i*k : (i+1)*k]
 			for j := j0; j < j1; j++ {
 				out[j*m+i] = dot(wr, xs.f[j*k:(j+1)*k])
 			}
-		})
+		}
+		if tk := b.k.tile(wt.typ, n); tk != nil && n >= 2 && k%16 == 0 {
+			b.tiledBlocks(tk, m, n, k*4, tileArgs{w: &wt.data[0], wstride: 4 * k, x: unsafe.Pointer(&xs.f[0]),
+				xstride: 4 * k, n: k, out: &out[0], ostride: m}, 0, single)
+			break
+		}
+		b.tiled(m, n, k*4, single)
 	case dotF16, dotBF16:
 		round, widen := roundF16, quant.F16ToF32
 		if kind == dotBF16 {

@@ -241,3 +241,26 @@ func TestRecycle(t *testing.T) {
 		t.Error("a weight's memory was recycled")
 	}
 }
+
+// TestMatMulEmpty checks products with no rows, no batch or empty rows on
+// both kernel sets: no panic, and zeros for empty sums.
+func TestMatMulEmpty(t *testing.T) {
+	for _, b := range []*Backend{New(2), NewReference(2)} {
+		for _, s := range []struct{ k, m, n int }{{0, 3, 2}, {32, 0, 2}, {32, 3, 0}} {
+			for _, typ := range []quant.Type{quant.TypeF32, quant.TypeF16, quant.TypeQ8_0} {
+				if s.k%typ.BlockSize() != 0 {
+					continue
+				}
+				w, err := b.Weight(typ, []int{s.k, s.m}, make([]byte, s.m*s.k/typ.BlockSize()*typ.TypeSize()))
+				if err != nil {
+					t.Fatal(err)
+				}
+				x := newF32(t, b, s.k, s.n)
+				dst := newF32(t, b, s.m, s.n)
+				if err := b.MatMul(dst, w, x); err != nil {
+					t.Errorf("%s %v %v: %v", b.Kernels(), typ, s, err)
+				}
+			}
+		}
+	}
+}
