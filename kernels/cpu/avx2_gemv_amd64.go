@@ -18,6 +18,7 @@ const gemvRows = 4
 // addAVX2Gemv adds the AVX2 tile kernels for one activation row (decode).
 func addAVX2Gemv(k *kernelSet) {
 	k.tiles[quant.TypeQ4_K] = append(k.tiles[quant.TypeQ4_K], tileKernel{mr: gemvRows, nr: 1, fn: gemvQ4K})
+	k.tiles[quant.TypeQ6_K] = append(k.tiles[quant.TypeQ6_K], tileKernel{mr: gemvRows, nr: 1, fn: gemvQ6K})
 }
 
 // gemvQ4K computes gemvRows Q4_K outputs for one activation row. The
@@ -40,3 +41,21 @@ func gemvQ4K(a *tileArgs) {
 //
 //go:noescape
 func gemvQ4KAVX2(a *tileArgs, rows int)
+
+// gemvQ6K computes gemvRows Q6_K outputs for one activation row.
+func gemvQ6K(a *tileArgs) {
+	if a.n == 0 {
+		tileSingleK(a, gemvRows, 1, nil)
+		return
+	}
+	gemvQ6KAVX2(a, gemvRows)
+}
+
+// gemvQ6KAVX2 computes rows (a multiple of two) Q6_K outputs against one
+// activation row as dotQ6KAVX2 computes each: eight int32 lanes per
+// super-block, one fused multiply-add per lane by d·x.d, hsum8 at the
+// end. Two weight rows run together, sharing each activation load. a.n
+// must be at least 1.
+//
+//go:noescape
+func gemvQ6KAVX2(a *tileArgs, rows int)

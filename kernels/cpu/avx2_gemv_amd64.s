@@ -243,3 +243,164 @@ q4gblock:
 	GROUPNEXT(q4grow)
 	VZEROUPPER
 	RET
+
+// gPairShuf+32c broadcasts word 2c of each lane over the low lane and word
+// 2c+1 over the high lane: the scales of Q6_K groups 2c and 2c+1 of 16
+// (of one half of a super-block).
+DATA gPairShuf<>+0(SB)/8, $0x0100010001000100
+DATA gPairShuf<>+8(SB)/8, $0x0100010001000100
+DATA gPairShuf<>+16(SB)/8, $0x0302030203020302
+DATA gPairShuf<>+24(SB)/8, $0x0302030203020302
+DATA gPairShuf<>+32(SB)/8, $0x0504050405040504
+DATA gPairShuf<>+40(SB)/8, $0x0504050405040504
+DATA gPairShuf<>+48(SB)/8, $0x0706070607060706
+DATA gPairShuf<>+56(SB)/8, $0x0706070607060706
+DATA gPairShuf<>+64(SB)/8, $0x0908090809080908
+DATA gPairShuf<>+72(SB)/8, $0x0908090809080908
+DATA gPairShuf<>+80(SB)/8, $0x0b0a0b0a0b0a0b0a
+DATA gPairShuf<>+88(SB)/8, $0x0b0a0b0a0b0a0b0a
+DATA gPairShuf<>+96(SB)/8, $0x0d0c0d0c0d0c0d0c
+DATA gPairShuf<>+104(SB)/8, $0x0d0c0d0c0d0c0d0c
+DATA gPairShuf<>+112(SB)/8, $0x0f0e0f0e0f0e0f0e
+DATA gPairShuf<>+120(SB)/8, $0x0f0e0f0e0f0e0f0e
+GLOBL gPairShuf<>(SB), RODATA|NOPTR, $128
+
+// Q6LO leaves in Q the 6-bit quants of chunk 0 or 1 of a half (low
+// nibbles at QL R, high bits from QH shifted left by N). Y15 holds 0x0f
+// bytes, Y14 0x30 bytes. Uses T.
+#define Q6LO(QL, R, QH, N, Q, T) \
+	VPAND  QL R, Y15, Q; \
+	VPSLLW $N, QH, T; \
+	VPAND  Y14, T, T; \
+	VPOR   T, Q, Q
+
+// Q6HI2 leaves in Q the quants of chunk 2 (high nibbles at QL R, high bits
+// QH & 0x30).
+#define Q6HI2(QL, R, QH, Q, T) \
+	VMOVDQU QL R, Q; \
+	VPSRLW  $4, Q, Q; \
+	VPAND   Y15, Q, Q; \
+	VPAND   Y14, QH, T; \
+	VPOR    T, Q, Q
+
+// Q6HI3 leaves in Q the quants of chunk 3 (high nibbles at QL R, high bits
+// from QH shifted right by 2).
+#define Q6HI3(QL, R, QH, Q, T) \
+	VMOVDQU QL R, Q; \
+	VPSRLW  $4, Q, Q; \
+	VPAND   Y15, Q, Q; \
+	VPSRLW  $2, QH, T; \
+	VPAND   Y14, T, T; \
+	VPOR    T, Q, Q
+
+// Q6ACC scales the products of the quants in Q with the activations in Y5
+// by the group scales in S picked by gPairShuf+PS and adds them to L (OP
+// VPADDD), or with OP VPSUBD sets L to them less L. Uses T.
+#define Q6ACC(Q, PS, S, OP, L, T) \
+	VPMADDUBSW Y5, Q, Q; \
+	VPSHUFB    gPairShuf<>+PS(SB), S, T; \
+	VPMADDWD   T, Q, Q; \
+	OP         L, Q, L
+
+// Q6HALF2 adds half H (128 elements: ql at QL, qh at QH, activations at
+// XO) of the super-block of rows 0 (at (SI)) and 1 (at (SI)(R12*1)) to
+// their lanes Y6 and Y7, the rows' scales for the half in Y10 and Y11, the
+// high bits in Y8 and Y9; OP0 is the first chunk's operation. Uses Y0..Y3,
+// Y5.
+#define Q6HALF2(QL, QH, XO, OP0) \
+	VMOVDQU QH(SI), Y8; \
+	VMOVDQU QH(SI)(R12*1), Y9; \
+	VMOVDQU XO(DI), Y5; \
+	Q6LO(QL, (SI), Y8, 4, Y0, Y1); \
+	Q6ACC(Y0, 0, Y10, OP0, Y6, Y1); \
+	Q6LO(QL, (SI)(R12*1), Y9, 4, Y2, Y3); \
+	Q6ACC(Y2, 0, Y11, OP0, Y7, Y3); \
+	VMOVDQU XO+32(DI), Y5; \
+	Q6LO(QL+32, (SI), Y8, 2, Y0, Y1); \
+	Q6ACC(Y0, 32, Y10, VPADDD, Y6, Y1); \
+	Q6LO(QL+32, (SI)(R12*1), Y9, 2, Y2, Y3); \
+	Q6ACC(Y2, 32, Y11, VPADDD, Y7, Y3); \
+	VMOVDQU XO+64(DI), Y5; \
+	Q6HI2(QL, (SI), Y8, Y0, Y1); \
+	Q6ACC(Y0, 64, Y10, VPADDD, Y6, Y1); \
+	Q6HI2(QL, (SI)(R12*1), Y9, Y2, Y3); \
+	Q6ACC(Y2, 64, Y11, VPADDD, Y7, Y3); \
+	VMOVDQU XO+96(DI), Y5; \
+	Q6HI3(QL+32, (SI), Y8, Y0, Y1); \
+	Q6ACC(Y0, 96, Y10, VPADDD, Y6, Y1); \
+	Q6HI3(QL+32, (SI)(R12*1), Y9, Y2, Y3); \
+	Q6ACC(Y2, 96, Y11, VPADDD, Y7, Y3)
+
+// Q6FMAG scales the lanes L of the row at R by d·x.d (its F16 d at 208 R,
+// x.d at (DI)) into its accumulators ACC with one fused multiply-add per
+// lane. Uses AX, Y0.
+#define Q6FMAG(R, L, ACC) \
+	MOVWLZX      208 R, AX; \
+	VMOVD        AX, X0; \
+	VCVTPH2PS    X0, X0; \
+	VMULSS       (DI), X0, X0; \
+	VBROADCASTSS X0, Y0; \
+	VCVTDQ2PS    L, L; \
+	VFMADD231PS  L, Y0, ACC
+
+// HSUM8G leaves in X0 the sum of ACC's eight float32 lanes in hsum8's
+// order: high half onto low half, lanes 0+2 and 1+3, then the two. Uses
+// X1.
+#define HSUM8G(ACC, XACC) \
+	VEXTRACTF128 $1, ACC, X0; \
+	VADDPS       X0, XACC, X0; \
+	VMOVHLPS     X0, X0, X1; \
+	VADDPS       X1, X0, X0; \
+	VMOVSHDUP    X0, X1; \
+	VADDSS       X1, X0, X0
+
+// func gemvQ6KAVX2(a *tileArgs, rows int)
+//
+// The weight rows go in pairs, interleaved chunk by chunk so that each
+// activation vector is loaded once for the two; Y12 and Y13 are the two
+// rows' float32 accumulators.
+TEXT ·gemvQ6KAVX2(SB), NOSPLIT, $0-16
+	GEMVARGS
+	VMOVDQU gb0f<>(SB), Y15
+	VMOVDQU gb30<>(SB), Y14
+
+q6grow:
+	GROUPSTART
+	VXORPS Y12, Y12, Y12
+	VXORPS Y13, Y13, Y13
+
+q6gblock:
+	// The lanes start as 32·(sc[2l]·bsum[2l] + sc[2l+1]·bsum[2l+1]), to be
+	// taken off the first chunk's products.
+	VPMOVSXBW 192(SI), Y0
+	VPMOVSXBW 192(SI)(R12*1), Y1
+	VPMADDWD  260(DI), Y0, Y6
+	VPSLLD    $5, Y6, Y6
+	VPMADDWD  260(DI), Y1, Y7
+	VPSLLD    $5, Y7, Y7
+	VPERMQ    $0x44, Y0, Y10
+	VPERMQ    $0x44, Y1, Y11
+	Q6HALF2(0, 128, 4, VPSUBD)
+	VPMOVSXBW 192(SI), Y0
+	VPMOVSXBW 192(SI)(R12*1), Y1
+	VPERMQ    $0xee, Y0, Y10
+	VPERMQ    $0xee, Y1, Y11
+	Q6HALF2(64, 160, 132, VPADDD)
+	Q6FMAG((SI), Y6, Y12)
+	Q6FMAG((SI)(R12*1), Y7, Y13)
+
+	ADDQ $210, SI
+	ADDQ $292, DI
+	DECQ CX
+	JNZ  q6gblock
+
+	HSUM8G(Y12, X12)
+	VMOVSS X0, (BX)
+	HSUM8G(Y13, X13)
+	VMOVSS X0, 4(BX)
+	LEAQ   (R8)(R12*2), R8
+	ADDQ   $8, BX
+	SUBQ   $2, DX
+	JNZ    q6grow
+	VZEROUPPER
+	RET

@@ -24,6 +24,7 @@ func avx2GemvSet(tb testing.TB) *kernelSet {
 // than one group of four weight rows per call.
 var gemvAsmK = map[quant.Type]func(a *tileArgs, rows int){
 	quant.TypeQ4_K: gemvQ4KAVX2,
+	quant.TypeQ6_K: gemvQ6KAVX2,
 }
 
 // TestAVX2GemvK checks every K-quant decode tile bit for bit against the
