@@ -124,6 +124,28 @@ GLOBL gkscMask<>(SB), RODATA|NOPTR, $32
 	SUBQ $4, DX; \
 	JNZ  L
 
+// PREFETCH9 prefetches the nine cache lines from P on.
+#define PREFETCH9(P) \
+	PREFETCHT0 0(P); \
+	PREFETCHT0 64(P); \
+	PREFETCHT0 128(P); \
+	PREFETCHT0 192(P); \
+	PREFETCHT0 256(P); \
+	PREFETCHT0 320(P); \
+	PREFETCHT0 384(P); \
+	PREFETCHT0 448(P); \
+	PREFETCHT0 512(P)
+
+// PREFETCH7 prefetches the seven cache lines from P on.
+#define PREFETCH7(P) \
+	PREFETCHT0 0(P); \
+	PREFETCHT0 64(P); \
+	PREFETCHT0 128(P); \
+	PREFETCHT0 192(P); \
+	PREFETCHT0 256(P); \
+	PREFETCHT0 320(P); \
+	PREFETCHT0 384(P)
+
 // Q4SCALES2 decodes the scales and minimums of two rows
 // (R0 and R1: the two rows' block addresses, (SI) or (SI)(R12*1) etc.): SCA and SCB
 // get the scales s0..s7 of each row as int16 words in both lanes, M the
@@ -182,9 +204,11 @@ TEXT ·gemvQ4KAVX2(SB), NOSPLIT, $0-16
 
 q4grow:
 	GROUPSTART
+	LEAQ   (R8)(R12*4), R9 // the next group, prefetched as this one runs
 	VXORPS Y12, Y12, Y12
 
 q4gblock:
+	PREFETCH9(R9)
 	// Y13: the activations' sums of each 32 elements as int16 words,
 	// bsum[2j]+bsum[2j+1] for j = 0..7, in both lanes.
 	VMOVDQU   260(DI), Y13
@@ -232,6 +256,7 @@ q4gblock:
 
 	ADDQ $144, SI
 	ADDQ $292, DI
+	ADDQ $576, R9
 	DECQ CX
 	JNZ  q4gblock
 
@@ -366,10 +391,12 @@ TEXT ·gemvQ6KAVX2(SB), NOSPLIT, $0-16
 
 q6grow:
 	GROUPSTART
+	LEAQ   (R8)(R12*2), R9 // the next pair of rows, prefetched as this one runs
 	VXORPS Y12, Y12, Y12
 	VXORPS Y13, Y13, Y13
 
 q6gblock:
+	PREFETCH7(R9)
 	// The lanes start as 32·(sc[2l]·bsum[2l] + sc[2l+1]·bsum[2l+1]), to be
 	// taken off the first chunk's products.
 	VPMOVSXBW 192(SI), Y0
@@ -391,6 +418,7 @@ q6gblock:
 
 	ADDQ $210, SI
 	ADDQ $292, DI
+	ADDQ $420, R9
 	DECQ CX
 	JNZ  q6gblock
 
