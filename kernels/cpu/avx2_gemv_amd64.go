@@ -1,6 +1,10 @@
 package cpu
 
-import "saji/kernels/quant"
+import (
+	"unsafe"
+
+	"saji/kernels/quant"
+)
 
 // The AVX2 decode tiles compute several weight rows against one activation
 // row in one call. Decode streams every weight once, so there is no weight
@@ -19,6 +23,7 @@ const gemvRows = 4
 func addAVX2Gemv(k *kernelSet) {
 	k.tiles[quant.TypeQ4_K] = append(k.tiles[quant.TypeQ4_K], tileKernel{mr: gemvRows, nr: 1, fn: gemvQ4K})
 	k.tiles[quant.TypeQ6_K] = append(k.tiles[quant.TypeQ6_K], tileKernel{mr: gemvRows, nr: 1, fn: gemvQ6K})
+	k.tiles[quant.TypeQ8_0] = append(k.tiles[quant.TypeQ8_0], tileKernel{mr: gemvRows, nr: 1, fn: gemvQ80})
 }
 
 // gemvQ4K computes gemvRows Q4_K outputs for one activation row. The
@@ -59,3 +64,23 @@ func gemvQ6K(a *tileArgs) {
 //
 //go:noescape
 func gemvQ6KAVX2(a *tileArgs, rows int)
+
+// gemvQ80 computes gemvRows Q8_0 outputs for one activation row.
+func gemvQ80(a *tileArgs) {
+	if a.n == 0 {
+		for i := range gemvRows {
+			*(*float32)(unsafe.Add(unsafe.Pointer(a.out), 4*i)) = 0
+		}
+		return
+	}
+	gemvQ80AVX2(a, gemvRows)
+}
+
+// gemvQ80AVX2 computes rows (a multiple of four) Q8_0 outputs against one
+// activation row (Q8_0 blocks) as dotQ8_0AVX2 computes each: eight int32
+// lanes per block scaled by d·x.d into eight float32 accumulators with one
+// fused multiply-add per lane, hsum8 at the end. Each activation block is
+// loaded once for the four rows. a.n must be at least 1.
+//
+//go:noescape
+func gemvQ80AVX2(a *tileArgs, rows int)

@@ -432,3 +432,64 @@ q6gblock:
 	JNZ    q6grow
 	VZEROUPPER
 	RET
+
+// Q80ROW adds to ACC the eight int32 lanes of one Q8_0 block of the row at
+// R (d at 0 R, quants at 2 R) with the activations in Y12, scaled by d·x.d
+// (x.d broadcast in Y13) with one fused multiply-add per lane; the lanes
+// are |w|·sign(w)x summed in fours (vpmaddubsw never overflows). Y15 holds
+// int16 ones. Uses Y0..Y3.
+#define Q80ROW(R, ACC) \
+	VMOVDQU      2 R, Y0; \
+	VPSIGNB      Y0, Y12, Y1; \
+	VPSIGNB      Y0, Y0, Y2; \
+	VPMADDUBSW   Y1, Y2, Y2; \
+	VPMADDWD     Y15, Y2, Y2; \
+	VCVTDQ2PS    Y2, Y2; \
+	VPBROADCASTW 0 R, X3; \
+	VCVTPH2PS    X3, Y3; \
+	VMULPS       Y13, Y3, Y3; \
+	VFMADD231PS  Y2, Y3, ACC
+
+// func gemvQ80AVX2(a *tileArgs, rows int)
+//
+// Y8..Y11 are the four rows' float32 accumulators.
+TEXT ·gemvQ80AVX2(SB), NOSPLIT, $0-16
+	GEMVARGS
+	VPCMPEQW Y15, Y15, Y15
+	VPSRLW   $15, Y15, Y15
+
+q80grow:
+	GROUPSTART
+	LEAQ   (R8)(R12*4), R9 // the next group, prefetched as this one runs
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+
+q80gblock:
+	PREFETCHT0   0(R9)
+	PREFETCHT0   64(R9)
+	PREFETCHT0   128(R9)
+	VMOVDQU      8(DI), Y12
+	VBROADCASTSS (DI), Y13
+	Q80ROW((SI), Y8)
+	Q80ROW((SI)(R12*1), Y9)
+	Q80ROW((SI)(R12*2), Y10)
+	Q80ROW((SI)(R10*1), Y11)
+	ADDQ         $34, SI
+	ADDQ         $40, DI
+	ADDQ         $136, R9
+	DECQ         CX
+	JNZ          q80gblock
+
+	HSUM8G(Y8, X8)
+	VMOVSS X0, (BX)
+	HSUM8G(Y9, X9)
+	VMOVSS X0, 4(BX)
+	HSUM8G(Y10, X10)
+	VMOVSS X0, 8(BX)
+	HSUM8G(Y11, X11)
+	VMOVSS X0, 12(BX)
+	GROUPNEXT(q80grow)
+	VZEROUPPER
+	RET

@@ -114,6 +114,100 @@ func TestAVX2GemvK(t *testing.T) {
 	}
 }
 
+// gemvAsm32 holds the decode tiles' assembly by 32-block type.
+var gemvAsm32 = map[quant.Type]func(a *tileArgs, rows int){
+	quant.TypeQ8_0: gemvQ80AVX2,
+}
+
+// TestAVX2Gemv32 checks every 32-block decode tile bit for bit against the
+// single-row kernel and the oracle for each output: quantized normal
+// weights, random blocks (including Q8_0's -128) with small and large
+// scales against normal and ±127 activations, all-zero weights; 1 to 127
+// blocks; row strides larger than a row; the tile through its table entry
+// and the assembly over three groups of rows; the slots after the outputs
+// left untouched.
+func TestAVX2Gemv32(t *testing.T) {
+	k := avx2GemvSet(t)
+	rng := rand.New(rand.NewPCG(39, 40))
+	for typ, asm := range gemvAsm32 {
+		_, sums, _ := dotKindOf(typ)
+		single := k.q8[typ]
+		var tk *tileKernel
+		for i := range k.tiles[typ] {
+			if k.tiles[typ][i].nr == 1 {
+				tk = &k.tiles[typ][i]
+			}
+		}
+		if tk == nil {
+			t.Fatalf("%v: no decode tile registered", typ)
+		}
+		for _, nb := range []int{1, 2, 3, 17, 127} {
+			for _, wk := range []string{"normal", "raw", "extreme", "zero"} {
+				for _, call := range []string{"tile", "asm12"} {
+					t.Run(fmt.Sprintf("%v/%d/%s/%s", typ, nb, wk, call), func(t *testing.T) {
+						rows := tk.mr
+						if call == "asm12" {
+							rows = 12
+						}
+						rb := nb * typ.TypeSize()
+						wstride := rb + 7
+						w := make([]byte, rows*wstride)
+						for i := range rows {
+							var wr []byte
+							switch wk {
+							case "normal":
+								wr = make([]byte, rb)
+								if err := quant.Quantize(typ, randn(rng, 32*nb, 0.02), wr); err != nil {
+									t.Fatal(err)
+								}
+							case "raw":
+								wr = rawBlocks(rng, typ, nb, 0.01)
+							case "extreme":
+								wr = rawBlocks(rng, typ, nb, 3e4)
+							case "zero":
+								wr = make([]byte, rb)
+							}
+							copy(w[i*wstride:], wr)
+						}
+						x := q8Acts(rng, nb, sums)
+						if wk == "extreme" {
+							x = extremeActs(rng, nb, sums)
+						}
+						out := make([]float32, rows+3)
+						for i := range out {
+							out[i] = math.Float32frombits(0x7fc0dead)
+						}
+						a := tileArgs{w: &w[0], wstride: wstride, x: unsafe.Pointer(&x[0]), xstride: nb * 40,
+							n: nb, out: &out[0], ostride: 1}
+						if call == "asm12" {
+							asm(&a, rows)
+						} else {
+							tk.fn(&a)
+						}
+						for i, got := range out {
+							if i >= rows {
+								if math.Float32bits(got) != 0x7fc0dead {
+									t.Fatalf("slot %d after the tile written", i)
+								}
+								continue
+							}
+							wr := w[i*wstride : i*wstride+rb]
+							var r row32
+							r.reset(32 * nb)
+							decode32(typ, wr, &r)
+							want, oracle := single(wr, x), dot32(&r, x)
+							if math.Float32bits(got) != math.Float32bits(want) || math.Float32bits(got) != math.Float32bits(oracle) {
+								t.Fatalf("output %d = %v (%#x), single-row %v (%#x), oracle %v",
+									i, got, math.Float32bits(got), want, math.Float32bits(want), oracle)
+							}
+						}
+					})
+				}
+			}
+		}
+	}
+}
+
 // TestAVX2GemvMatMul checks matrix products of one to three activation
 // rows running the decode tiles against the pure-Go oracle bit for bit,
 // over weight row counts that are not multiples of the tile (so edge rows
@@ -177,8 +271,9 @@ func withoutGemv(b *Backend) {
 // BenchmarkGemvMatMul compares decode matrix products (one activation row)
 // with the decode tiles ("tiles") and without them ("rows", the single-row
 // kernels), in weight GB/s: BenchmarkMatMul's attn and ffn_up shapes, whose
-// weights (2-18 MB) mostly stream from the L3 cache, and a 64 MB matrix
-// (k = 4096) that streams from memory, on one and two threads.
+// weights (2-18 MB) mostly stream from the L3 cache, and for Q4_K and Q6_K
+// a 64 MB matrix (k = 4096, random weight bytes) that streams from memory,
+// on one and two threads.
 func BenchmarkGemvMatMul(b *testing.B) {
 	rng := rand.New(rand.NewPCG(35, 36))
 	shapes := []struct {
@@ -186,15 +281,24 @@ func BenchmarkGemvMatMul(b *testing.B) {
 		k, m int
 	}{{"attn", 2048, 2048}, {"ffn_up", 2048, 8192}, {"dram", 4096, 0}}
 	for _, typ := range []quant.Type{quant.TypeQ4_K, quant.TypeQ6_K, quant.TypeQ8_0, quant.TypeF16, quant.TypeQ5_K, quant.TypeQ4_0} {
+		if bk := New(1); bk.Kernels() == "go" || !gemvTile(bk.k.tiles[typ]) {
+			continue
+		}
 		for _, s := range shapes {
+			var data []byte
 			m := s.m
-			rowBytes := s.k / typ.BlockSize() * typ.TypeSize()
 			if m == 0 {
-				m = (64 << 20) / rowBytes / 64 * 64
-			}
-			data := make([]byte, m*rowBytes)
-			if err := quant.Quantize(typ, randn(rng, s.k*m, 0.02), data); err != nil {
-				b.Fatal(err)
+				if typ.BlockSize() != quant.QK_K {
+					continue
+				}
+				nb := s.k / quant.QK_K
+				m = (64 << 20) / (nb * typ.TypeSize()) / 64 * 64
+				data = kRawWeights(rng, typ, nb*m, 1)
+			} else {
+				data = make([]byte, m*s.k/typ.BlockSize()*typ.TypeSize())
+				if err := quant.Quantize(typ, randn(rng, s.k*m, 0.02), data); err != nil {
+					b.Fatal(err)
+				}
 			}
 			x := randn(rng, s.k, 1)
 			for _, threads := range []int{1, 2} {
@@ -203,12 +307,6 @@ func BenchmarkGemvMatMul(b *testing.B) {
 				}
 				for _, kind := range []string{"rows", "tiles"} {
 					bk := New(threads)
-					if bk.Kernels() == "go" {
-						b.Skip("no SIMD kernels")
-					}
-					if !gemvTile(bk.k.tiles[typ]) {
-						continue
-					}
 					if kind == "rows" {
 						withoutGemv(bk)
 					}
