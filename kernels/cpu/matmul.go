@@ -66,7 +66,8 @@ func (b *Backend) MatMul(dst, w, x kernels.Tensor) error {
 		if kind == dotBF16 {
 			round, widen = roundBF16, quant.BF16ToF32
 		}
-		xr := make([]float32, len(xs.f))
+		xr := b.free.get(len(xs.f)) // a recycled buffer: no garbage per product
+		defer b.free.put(xr)
 		for i, v := range xs.f {
 			xr[i] = round(v)
 		}
