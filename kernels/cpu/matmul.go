@@ -55,12 +55,7 @@ func (b *Backend) MatMul(dst, w, x kernels.Tensor) error {
 				out[j*m+i] = dot(wr, xs.f[j*k:(j+1)*k])
 			}
 		}
-		if tk := b.k.tile(wt.typ, n); tk != nil && n >= 2 && k%16 == 0 {
-			b.tiledBlocks(tk, m, n, k*4, tileArgs{w: &wt.data[0], wstride: 4 * k, x: unsafe.Pointer(&xs.f[0]),
-				xstride: 4 * k, n: k, out: &out[0], ostride: m}, 0, single)
-			break
-		}
-		b.tiled(m, n, k*4, single)
+		b.simd(wt, n, 4*k, n >= 2 && k%16 == 0, unsafe.Pointer(&xs.f[0]), k, out, 0, single)
 	case dotF16, dotBF16:
 		round, widen := roundF16, quant.F16ToF32
 		if kind == dotBF16 {
@@ -78,12 +73,7 @@ func (b *Backend) MatMul(dst, w, x kernels.Tensor) error {
 					out[j*m+i] = hd(row, xr[j*k:(j+1)*k])
 				}
 			}
-			if tk := b.k.tile(wt.typ, n); tk != nil && n >= 2 && k%16 == 0 {
-				b.tiledBlocks(tk, m, n, k*4, tileArgs{w: &wt.data[0], wstride: wt.rowBytes(), x: unsafe.Pointer(&xr[0]),
-					xstride: 4 * k, n: k, out: &out[0], ostride: m}, 0, single)
-				break
-			}
-			b.tiled(m, n, k*4, single)
+			b.simd(wt, n, 4*k, n >= 2 && k%16 == 0, unsafe.Pointer(&xr[0]), k, out, 0, single)
 			break
 		}
 		dot := floatDot(n, k, true)
@@ -118,12 +108,7 @@ func (b *Backend) MatMul(dst, w, x kernels.Tensor) error {
 					out[j*m+i] = dot(row, xq[j*nb:(j+1)*nb])
 				}
 			}
-			if tk := b.k.tile(wt.typ, n); tk != nil {
-				b.tiledBlocks(tk, m, n, nb*40, tileArgs{w: &wt.data[0], wstride: wt.rowBytes(), x: unsafe.Pointer(&xq[0]),
-					xstride: nb * 40, n: nb, out: &out[0], ostride: m}, 0, single)
-				break
-			}
-			b.tiled(m, n, nb*40, single)
+			b.simd(wt, n, nb*int(unsafe.Sizeof(q8Block{})), true, unsafe.Pointer(&xq[0]), nb, out, 0, single)
 			break
 		}
 		b.parallel(m, func(lo, hi int) {
@@ -162,12 +147,7 @@ func (b *Backend) MatMul(dst, w, x kernels.Tensor) error {
 					out[j*m+i] = dot(row, xq[j*nb:(j+1)*nb], j < gemmRows)
 				}
 			}
-			if tk := b.k.tile(wt.typ, n); tk != nil {
-				b.tiledBlocks(tk, m, n, nb*292, tileArgs{w: &wt.data[0], wstride: wt.rowBytes(), x: unsafe.Pointer(&xq[0]),
-					xstride: nb * 292, n: nb, out: &out[0], ostride: m}, gemmRows, single)
-				break
-			}
-			b.tiled(m, n, nb*292, single)
+			b.simd(wt, n, nb*int(unsafe.Sizeof(q8KBlock{})), true, unsafe.Pointer(&xq[0]), nb, out, gemmRows, single)
 			break
 		}
 		b.parallel(m, func(lo, hi int) {
@@ -192,6 +172,21 @@ func floatDot(n, k int, half bool) func(a, b []float32) float32 {
 		return dotTiny
 	}
 	return func(a, b []float32) float32 { return dotVec(a, b, half) }
+}
+
+// simd runs the product of weight w by n activation rows of rowBytes each
+// (in their dot-product format, at x, blocks values or blocks per row) into
+// out on the SIMD kernels: a tile kernel for w's type where one is
+// registered and tileOK, the single-row kernel (single) over cache tiles
+// otherwise. Activation rows before gemmRows take dotK's gemm order.
+func (b *Backend) simd(w *tensor, n, rowBytes int, tileOK bool, x unsafe.Pointer, blocks int, out []float32, gemmRows int, single func(i, j0, j1 int)) {
+	m := w.rows()
+	if tk := b.k.tile(w.typ, n); tk != nil && tileOK {
+		b.tiledBlocks(tk, m, n, rowBytes, tileArgs{w: &w.data[0], wstride: w.rowBytes(), x: x,
+			xstride: rowBytes, n: blocks, out: &out[0], ostride: m}, gemmRows, single)
+		return
+	}
+	b.tiled(m, n, rowBytes, single)
 }
 
 // tileBytes is the size of the activation rows a matrix product keeps hot
