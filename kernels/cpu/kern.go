@@ -115,7 +115,7 @@ func (k *kernelSet) f32Dot(n, cols int) func(w, x []float32) float32 {
 	if k == nil {
 		return nil
 	}
-	if n >= 2 && cols%16 == 0 {
+	if tinyOrder(n, cols) {
 		return k.f32Tiny
 	}
 	return k.f32Vec
@@ -128,7 +128,7 @@ func (k *kernelSet) halfDot(kind dotKind, n, cols int) func(w []byte, x []float3
 	if k == nil {
 		return nil
 	}
-	tiny := n >= 2 && cols%16 == 0
+	tiny := tinyOrder(n, cols)
 	switch {
 	case kind == dotF16 && tiny:
 		return k.f16Tiny

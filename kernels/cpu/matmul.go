@@ -55,7 +55,7 @@ func (b *Backend) MatMul(dst, w, x kernels.Tensor) error {
 				out[j*m+i] = dot(wr, xs.f[j*k:(j+1)*k])
 			}
 		}
-		b.simd(wt, n, 4*k, n >= 2 && k%16 == 0, unsafe.Pointer(&xs.f[0]), k, out, 0, single)
+		b.simd(wt, n, 4*k, tinyOrder(n, k), unsafe.Pointer(&xs.f[0]), k, out, 0, single)
 	case dotF16, dotBF16:
 		round, widen := roundF16, quant.F16ToF32
 		if kind == dotBF16 {
@@ -73,7 +73,7 @@ func (b *Backend) MatMul(dst, w, x kernels.Tensor) error {
 					out[j*m+i] = hd(row, xr[j*k:(j+1)*k])
 				}
 			}
-			b.simd(wt, n, 4*k, n >= 2 && k%16 == 0, unsafe.Pointer(&xr[0]), k, out, 0, single)
+			b.simd(wt, n, 4*k, tinyOrder(n, k), unsafe.Pointer(&xr[0]), k, out, 0, single)
 			break
 		}
 		dot := floatDot(n, k, true)
@@ -168,7 +168,7 @@ func (b *Backend) MatMul(dst, w, x kernels.Tensor) error {
 // matrix product of n rows of length k: llamafile's tinyBLAS when there are
 // two rows or more and k is a multiple of 16, ggml_vec_dot otherwise.
 func floatDot(n, k int, half bool) func(a, b []float32) float32 {
-	if n >= 2 && k%16 == 0 {
+	if tinyOrder(n, k) {
 		return dotTiny
 	}
 	return func(a, b []float32) float32 { return dotVec(a, b, half) }
@@ -188,6 +188,11 @@ func (b *Backend) simd(w *tensor, n, rowBytes int, tileOK bool, x unsafe.Pointer
 	}
 	b.tiled(m, n, rowBytes, single)
 }
+
+// tinyOrder reports whether ggml computes a float matrix product of n rows
+// of length k with llamafile's tinyBLAS (16 lanes per output) rather than
+// ggml_vec_dot: the order the float tile kernels follow too.
+func tinyOrder(n, k int) bool { return n >= 2 && k%16 == 0 }
 
 // tileBytes is the size of the activation rows a matrix product keeps hot
 // while it runs over weight rows. Weights stream from DRAM once per tile,
