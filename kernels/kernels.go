@@ -104,11 +104,26 @@ type AttentionParams struct {
 // Cells, when not nil, maps each logical cell to the row of K and V that
 // holds it: a paged cache passes its block table flattened this way, so
 // that attention reads scattered blocks without copying them. A nil Cells
-// means cell i is row i.
+// means cell i is row i. With a sliding window, cells that no query of the
+// call can see may be -1 (a paged cache releases them).
+//
+// Size, when above 0, is the logical size of the sequence's cache (its
+// context length); a nil-Cells cache's size is the rows of K. Backends
+// that reproduce llama.cpp's order of summation need it, because llama.cpp
+// attends over the used cells padded to 256, but at most the cache size.
 type KV struct {
 	K, V  Tensor
 	Len   int
 	Cells []int32
+	Size  int
+}
+
+// SeqKV is one sequence's share of AttentionSeqs: len(Pos) consecutive
+// query rows at positions Pos, attending over the sequence's own cache
+// view KV.
+type SeqKV struct {
+	KV  KV
+	Pos []int32
 }
 
 // Row returns the physical row of logical cell i.
@@ -180,6 +195,12 @@ type Backend interface {
 	// A query at position p sees the cells at positions <= p (and within
 	// the window, if any). dst must not alias q.
 	Attention(dst, q Tensor, kv KV, pos []int32, p AttentionParams) error
+	// AttentionSeqs is Attention for a batch that mixes the tokens of
+	// several sequences: the rows of q and dst belong to seqs in order
+	// (len(seqs[i].Pos) rows each), and each sequence attends over its own
+	// cache view only. Every row's result is the one Attention gives for
+	// that sequence alone, so batching never changes a sequence's output.
+	AttentionSeqs(dst, q Tensor, seqs []SeqKV, p AttentionParams) error
 }
 
 // Recycler is implemented by backends that can reuse the memory of

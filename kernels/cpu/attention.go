@@ -37,16 +37,28 @@ func (b *Backend) Attention(dst, q kernels.Tensor, kv kernels.KV, pos []int32, p
 	nh, nkv, hd, vd := p.Heads, p.KVHeads, p.HeadDim, p.ValueDim
 	if nh <= 0 || nkv <= 0 || nh%nkv != 0 || hd <= 0 || vd <= 0 ||
 		qs.cols() != nh*hd || qs.rows() != len(pos) || d.cols() != nh*vd || d.rows() != len(pos) ||
-		kt.cols() != nkv*hd || vt.cols() != nkv*vd || kv.Len < 0 || kv.Len > kt.rows() || kv.Len > vt.rows() ||
+		kt.cols() != nkv*hd || vt.cols() != nkv*vd || kv.Len < 0 ||
+		(kv.Cells == nil && (kv.Len > kt.rows() || kv.Len > vt.rows())) ||
 		(kv.Cells != nil && len(kv.Cells) < kv.Len) {
 		return fmt.Errorf("cpu: attention of q %v over k %v, v %v (%d cells) into %v: %w", qs.shape, kt.shape, vt.shape, kv.Len, d.shape, kernels.ErrShape)
 	}
 	if d == qs {
 		return fmt.Errorf("cpu: attention destination aliases the queries: %w", kernels.ErrShape)
 	}
-	for _, c := range kv.Cells[:min(len(kv.Cells), kv.Len)] {
-		if c < 0 || int(c) >= kt.rows() || int(c) >= vt.rows() {
-			return fmt.Errorf("cpu: attention: cell row %d out of range: %w", c, kernels.ErrShape)
+	if kv.Cells != nil {
+		// Cells before the first one any query sees may be released (-1).
+		seen := 0
+		if p.Window > 0 && len(pos) > 0 {
+			seen = int(pos[0])
+			for _, q := range pos {
+				seen = min(seen, int(q))
+			}
+			seen = max(0, seen-p.Window+1)
+		}
+		for i, c := range kv.Cells[:kv.Len] {
+			if (c < 0 && i >= seen) || int(c) >= kt.rows() || int(c) >= vt.rows() {
+				return fmt.Errorf("cpu: attention: cell %d of the sequence is row %d, out of range: %w", i, c, kernels.ErrShape)
+			}
 		}
 	}
 	if (kt.typ == quant.TypeQ8_0 && hd%quant.TypeQ8_0.BlockSize() != 0) || (vt.typ == quant.TypeQ8_0 && vd%quant.TypeQ8_0.BlockSize() != 0) {
@@ -80,7 +92,7 @@ func (b *Backend) Attention(dst, q kernels.Tensor, kv kernels.KV, pos []int32, p
 	// llama.cpp attends over n_kv cells, the used ones padded to a multiple
 	// of 256 (at most the cache size); the padding cells are masked and add
 	// exact zeros, but they decide which sums run in full vectors.
-	cells := min(kt.rows(), max(256, (kv.Len+255)/256*256))
+	cells := paddedCells(kv, kt.rows())
 	batch := len(pos) >= 2
 	b.parallel(len(pos)*nh, func(lo, hi int) {
 		kbuf := make([]float32, hd)
@@ -238,4 +250,50 @@ func dequantQ8Row(dst []float32, src []byte) {
 			y[j] = float32(int8(q)) * d
 		}
 	}
+}
+
+// paddedCells is the number of cells llama.cpp attends over for kv: the
+// used ones padded to a multiple of 256, but at most the cache's size (rows
+// when kv does not say).
+func paddedCells(kv kernels.KV, rows int) int {
+	size := rows
+	if kv.Size > 0 {
+		size = kv.Size
+	}
+	return min(size, max(256, (kv.Len+255)/256*256))
+}
+
+// AttentionSeqs runs Attention for each sequence of a mixed batch over its
+// rows of q and dst (views, not copies).
+func (b *Backend) AttentionSeqs(dst, q kernels.Tensor, seqs []kernels.SeqKV, p kernels.AttentionParams) error {
+	if len(seqs) == 1 {
+		return b.Attention(dst, q, seqs[0].KV, seqs[0].Pos, p)
+	}
+	d, err := b.f32(dst, "attention destination")
+	if err != nil {
+		return err
+	}
+	qs, err := b.f32(q, "attention queries")
+	if err != nil {
+		return err
+	}
+	n := 0
+	for _, s := range seqs {
+		n += len(s.Pos)
+	}
+	if n != qs.rows() || n != d.rows() {
+		return fmt.Errorf("cpu: attention of %d query rows into %d for sequences of %d tokens: %w", qs.rows(), d.rows(), n, kernels.ErrShape)
+	}
+	r := 0
+	for i, s := range seqs {
+		k := len(s.Pos)
+		if k == 0 {
+			continue
+		}
+		if err := b.Attention(d.rowView(r, k), qs.rowView(r, k), s.KV, s.Pos, p); err != nil {
+			return fmt.Errorf("cpu: sequence %d of the batch: %w", i, err)
+		}
+		r += k
+	}
+	return nil
 }

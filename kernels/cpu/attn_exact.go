@@ -28,7 +28,7 @@ func (b *Backend) exactAttention(d, qs, kt, vt *tensor, kv kernels.KV, pos []int
 	nh, nkv, hd, vd := p.Heads, p.KVHeads, p.HeadDim, p.ValueDim
 	group := nh / nkv
 	kcols, vcols := kt.cols(), vt.cols()
-	cells := min(kt.rows(), max(256, (kv.Len+255)/256*256))
+	cells := paddedCells(kv, kt.rows())
 	batch := len(pos) >= 2
 	dot := b.k.f32Vec
 	if dot == nil {
@@ -184,7 +184,7 @@ func (b *Backend) exactFlash(d, qs, kt, vt *tensor, kv kernels.KV, pos []int32, 
 	nh, nkv, hd, vd := p.Heads, p.KVHeads, p.HeadDim, p.ValueDim
 	group := nh / nkv
 	n := len(pos)
-	cells := min(kt.rows(), max(256, (kv.Len+255)/256*256))
+	cells := paddedCells(kv, kt.rows())
 	tiled := useTiledFlash(n, vd)
 	tq := 1
 	if tiled {

@@ -101,6 +101,13 @@ func (t *tensor) rowBytes() int {
 	return t.cols() / t.typ.BlockSize() * t.typ.TypeSize()
 }
 
+// rowView returns rows [r, r+n) of the F32 tensor t as a tensor sharing
+// its memory (never recycled on its own).
+func (t *tensor) rowView(r, n int) *tensor {
+	c := t.cols()
+	return &tensor{b: t.b, typ: t.typ, shape: []int{c, n}, f: t.f[r*c : (r+n)*c], data: t.data[4*r*c : 4*(r+n)*c]}
+}
+
 // row returns the bytes of row i.
 func (t *tensor) row(i int) []byte {
 	n := t.rowBytes()

@@ -175,7 +175,7 @@ func isF16(k, v *tensor) bool { return k.typ == quant.TypeF16 && v.typ == quant.
 func (b *Backend) flashAttention(d, qs *tensor, keys, values func(r, off int, dst []float32), kv kernels.KV, pos []int32, p kernels.AttentionParams) {
 	nh, hd, vd := p.Heads, p.HeadDim, p.ValueDim
 	group := nh / p.KVHeads
-	cells := min(kv.K.(*tensor).rows(), max(256, (kv.Len+255)/256*256))
+	cells := paddedCells(kv, kv.K.(*tensor).rows())
 	tiled := useTiledFlash(len(pos), vd)
 	b.parallel(len(pos)*nh, func(lo, hi int) {
 		s := newFlashScratch(hd, vd)
