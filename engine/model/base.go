@@ -2,6 +2,7 @@ package model
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"saji/kernels"
@@ -19,6 +20,7 @@ type base struct {
 	output   kernels.Tensor // token_embd when the embeddings are tied
 	outBias  kernels.Tensor // optional
 	softcap  float32        // final logit softcap, 0 for none
+	windows  []int          // per layer attention window (nil: all full)
 }
 
 // loadBase reads the hyperparameters, embeddings and output head.
@@ -43,40 +45,229 @@ func (ld *loader) loadBase() base {
 // Config describes the model.
 func (m *base) Config() Config { return m.hp.Config }
 
-// NewCache returns an empty cache for n positions.
-func (m *base) NewCache(n int, kv quant.Type) (*Cache, error) {
-	k := make([]int, m.hp.Layers)
-	v := make([]int, m.hp.Layers)
+// kvGroups returns the layers grouped by attention window, the groups in
+// the order of their first layer.
+func (m *base) kvGroups() []KVGroup {
+	var gs []KVGroup
+	for i := range m.hp.Layers {
+		w := m.window(i)
+		j := 0
+		for j < len(gs) && gs[j].Window != w {
+			j++
+		}
+		if j == len(gs) {
+			gs = append(gs, KVGroup{Window: w, KDim: m.hp.KVHeads * m.hp.HeadDim, VDim: m.hp.KVHeads * m.hp.ValueDim})
+		}
+		gs[j].Layers = append(gs[j].Layers, i)
+	}
+	return gs
+}
+
+// window returns layer i's attention window (0: full attention).
+func (m *base) window(i int) int {
+	if i < len(m.windows) {
+		return m.windows[i]
+	}
+	return 0
+}
+
+// newCache returns an empty contiguous cache for n positions.
+func (m *base) newCache(n int, kv quant.Type) (*Cache, error) {
+	if n <= 0 {
+		return nil, fmt.Errorf("model: cache size must be positive, not %d", n)
+	}
+	k, v, rows := m.cacheDims()
+	for i := range rows {
+		rows[i] = n
+	}
+	c, err := newCache(m.backends, k, v, rows, kv)
+	if err != nil {
+		return nil, err
+	}
+	c.size, c.group, c.cells = n, make([]int, m.hp.Layers), []int{n}
+	return c, nil
+}
+
+// newPagedCache returns a paged cache of cells[g] cells for KV group g.
+func (m *base) newPagedCache(cells []int, kv quant.Type) (*Cache, error) {
+	gs := m.kvGroups()
+	if len(cells) != len(gs) {
+		return nil, fmt.Errorf("model: a paged cache needs cell counts for %d KV groups, not %d", len(gs), len(cells))
+	}
+	k, v, rows := m.cacheDims()
+	group := make([]int, m.hp.Layers)
+	for g, grp := range gs {
+		for _, l := range grp.Layers {
+			rows[l], group[l] = cells[g], g
+		}
+	}
+	c, err := newCache(m.backends, k, v, rows, kv)
+	if err != nil {
+		return nil, err
+	}
+	c.paged, c.group, c.cells = true, group, append([]int(nil), cells...)
+	return c, nil
+}
+
+// cacheDims returns the per-layer key and value row lengths, and a slice
+// for the per-layer cell counts.
+func (m *base) cacheDims() (k, v, rows []int) {
+	k, v, rows = make([]int, m.hp.Layers), make([]int, m.hp.Layers), make([]int, m.hp.Layers)
 	for i := range k {
 		k[i], v[i] = m.hp.KVHeads*m.hp.HeadDim, m.hp.KVHeads*m.hp.ValueDim
 	}
-	return newCache(m.backends, k, v, n, kv)
+	return k, v, rows
 }
 
-// begin checks a Forward call's arguments and returns the number of cache
-// cells filled once the batch is in, and a graph on the input backend.
-func (m *base) begin(ctx context.Context, tokens, positions []int32, cache *Cache) (int, *graph, error) {
+// step is one forward pass: the tokens and their positions, where each
+// layer's new keys and values go, and which cells each token attends over.
+type step struct {
+	tokens, pos []int32
+	cache       *Cache
+	rows        [][]int32   // per KV group: the cell of each token
+	seqs        [][]seqView // per KV group: each sequence's view
+	out         []int32     // rows whose logits are returned; nil for all
+	used        int         // contiguous caches: cells filled after the step
+	kv          []kernels.SeqKV
+}
+
+// seqView is one sequence's view of a KV group.
+type seqView struct {
+	cells     []int32 // nil: cell i is position i
+	len, size int
+	pos       []int32
+}
+
+// layerKV is a layer's part of a step: its cache tensors, the cells the
+// batch writes, and the sequences' views.
+type layerKV struct {
+	k, v kernels.Tensor
+	rows []int32
+	seqs []kernels.SeqKV
+}
+
+// layer returns layer i's part of the step. Its seqs are valid until the
+// next call.
+func (st *step) layer(i int) layerKV {
+	g := st.cache.group[i]
+	k, v := st.cache.k[i], st.cache.v[i]
+	st.kv = st.kv[:0]
+	for _, s := range st.seqs[g] {
+		st.kv = append(st.kv, kernels.SeqKV{KV: kernels.KV{K: k, V: v, Len: s.len, Cells: s.cells, Size: s.size}, Pos: s.pos})
+	}
+	return layerKV{k: k, v: v, rows: st.rows[g], seqs: st.kv}
+}
+
+// solo checks a Forward call's arguments and returns its step over a
+// contiguous cache.
+func (m *base) solo(ctx context.Context, tokens, positions []int32, cache *Cache, all bool) (*step, error) {
 	if err := ctx.Err(); err != nil {
-		return 0, nil, err
+		return nil, err
 	}
 	n, err := cache.admit(tokens, positions, m.hp.Layers)
 	if err != nil {
-		return 0, nil, err
+		return nil, err
 	}
-	for _, t := range tokens {
-		if t < 0 || int(t) >= m.hp.Vocab {
-			return 0, nil, fmt.Errorf("model: token %d outside the vocabulary of %d", t, m.hp.Vocab)
-		}
+	if err := m.checkTokens(tokens); err != nil {
+		return nil, err
 	}
-	return n, &graph{b: m.backend}, nil
+	st := &step{tokens: tokens, pos: positions, cache: cache, used: n,
+		rows: [][]int32{positions}, seqs: [][]seqView{{{len: n, pos: positions}}}}
+	if !all {
+		st.out = lastRowOnly(len(tokens))
+	}
+	return st, nil
 }
 
-// head applies the output norm and matrix (and softcap) to the last row of
-// x, or to every row when all is set, and returns the logits.
-func (m *base) head(g *graph, x kernels.Tensor, all bool, eps float32) ([]float32, error) {
+// batch checks a ForwardBatch call's arguments and returns its step.
+func (m *base) batch(ctx context.Context, b *Batch, cache *Cache) (*step, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if cache == nil || !cache.paged {
+		return nil, errors.New("model: ForwardBatch needs a paged cache (NewPagedCache)")
+	}
+	if len(cache.k) != m.hp.Layers {
+		return nil, fmt.Errorf("model: the cache has %d layers, the model %d", len(cache.k), m.hp.Layers)
+	}
+	if b == nil || len(b.Tokens) == 0 || len(b.Tokens) != len(b.Pos) {
+		return nil, errors.New("model: a batch needs tokens, each with a position")
+	}
+	if err := m.checkTokens(b.Tokens); err != nil {
+		return nil, err
+	}
+	groups := len(cache.cells)
+	st := &step{tokens: b.Tokens, pos: b.Pos, cache: cache, out: []int32{},
+		rows: make([][]int32, groups), seqs: make([][]seqView, groups)}
+	for g := range groups {
+		st.rows[g] = make([]int32, 0, len(b.Tokens))
+	}
+	at := 0
+	for i, s := range b.Seqs {
+		if s.N <= 0 || at+s.N > len(b.Tokens) {
+			return nil, fmt.Errorf("model: sequence %d of the batch has %d tokens, %d left", i, s.N, len(b.Tokens)-at)
+		}
+		if len(s.Cells) != groups {
+			return nil, fmt.Errorf("model: sequence %d has cell maps for %d KV groups, the cache %d", i, len(s.Cells), groups)
+		}
+		pos := b.Pos[at : at+s.N]
+		last := 0
+		for _, p := range pos {
+			if p < 0 {
+				return nil, fmt.Errorf("model: sequence %d: negative position %d", i, p)
+			}
+			last = max(last, int(p))
+		}
+		for g, cells := range s.Cells {
+			if len(cells) <= last {
+				return nil, fmt.Errorf("model: sequence %d maps %d positions of group %d, its tokens reach position %d", i, len(cells), g, last)
+			}
+			for _, p := range pos {
+				c := cells[p]
+				if c < 0 || int(c) >= cache.cells[g] {
+					return nil, fmt.Errorf("model: sequence %d: position %d maps to cell %d of a group of %d", i, p, c, cache.cells[g])
+				}
+				st.rows[g] = append(st.rows[g], c)
+			}
+			st.seqs[g] = append(st.seqs[g], seqView{cells: cells, len: last + 1, size: s.Size, pos: pos})
+		}
+		at += s.N
+		if s.Logits {
+			st.out = append(st.out, int32(at-1))
+		}
+	}
+	if at != len(b.Tokens) {
+		return nil, fmt.Errorf("model: the batch's sequences hold %d of its %d tokens", at, len(b.Tokens))
+	}
+	return st, nil
+}
+
+// checkTokens checks that every token is in the vocabulary.
+func (m *base) checkTokens(tokens []int32) error {
+	for _, t := range tokens {
+		if t < 0 || int(t) >= m.hp.Vocab {
+			return fmt.Errorf("model: token %d outside the vocabulary of %d", t, m.hp.Vocab)
+		}
+	}
+	return nil
+}
+
+// graph returns a graph that starts on the input backend.
+func (m *base) graph() *graph { return &graph{b: m.backend} }
+
+// common returns the parts every architecture shares.
+func (m *base) common() *base { return m }
+
+// head applies the output norm and matrix (and softcap) to the rows out of
+// x (every row when out is nil) and returns the logits.
+func (m *base) head(g *graph, x kernels.Tensor, out []int32, eps float32) ([]float32, error) {
 	x = g.on(m.backend, x)
-	if !all && g.err == nil && kernels.Rows(x) > 1 {
-		x = g.rows(x, lastRowOnly(kernels.Rows(x)))
+	if out != nil && len(out) == 0 {
+		g.release(nil)
+		return nil, g.err
+	}
+	if out != nil && g.err == nil && !(len(out) == kernels.Rows(x) && allRows(out)) {
+		x = g.rows(x, out)
 	}
 	x = g.norm(x, m.outNorm, eps)
 	x = g.linear(x, m.output, m.outBias)
@@ -86,7 +277,18 @@ func (m *base) head(g *graph, x kernels.Tensor, all bool, eps float32) ([]float3
 	return g.logits(x)
 }
 
-// finish records the batch in the cache once the forward pass succeeded.
+// allRows reports whether ids is 0, 1, 2, ...
+func allRows(ids []int32) bool {
+	for i, r := range ids {
+		if int(r) != i {
+			return false
+		}
+	}
+	return true
+}
+
+// finish records the batch in a contiguous cache once the forward pass
+// succeeded.
 func (c *Cache) finish(n int, err error) {
 	if err == nil {
 		c.used = n

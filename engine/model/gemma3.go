@@ -34,7 +34,7 @@ type gemma3 struct {
 	queryScale float32
 }
 
-func loadGemma3(ld *loader) (Model, error) {
+func loadGemma3(ld *loader) (arch, error) {
 	m := &gemma3{base: ld.loadBase()}
 	hp := m.hp
 	if ld.err != nil {
@@ -90,6 +90,7 @@ func loadGemma3(ld *loader) (Model, error) {
 			l.attn.Window = int(window)
 		}
 		m.layers = append(m.layers, l)
+		m.windows = append(m.windows, l.attn.Window)
 	}
 	if ld.err != nil {
 		return nil, ld.err
@@ -97,12 +98,9 @@ func loadGemma3(ld *loader) (Model, error) {
 	return m, nil
 }
 
-// Forward runs the batch through the model.
-func (m *gemma3) Forward(ctx context.Context, tokens, pos []int32, cache *Cache, all bool) ([]float32, error) {
-	n, g, err := m.begin(ctx, tokens, pos, cache)
-	if err != nil {
-		return nil, err
-	}
+// forward runs a step through the model.
+func (m *gemma3) forward(ctx context.Context, st *step) ([]float32, error) {
+	g, tokens, pos := m.graph(), st.tokens, st.pos
 	eps := m.hp.eps
 	x := g.scale(g.embed(m.tokEmbd, tokens), m.embedScale)
 	for i, l := range m.layers {
@@ -117,14 +115,12 @@ func (m *gemma3) Forward(ctx context.Context, tokens, pos []int32, cache *Cache,
 		v := g.linear(h, l.wv, nil)
 		q = g.scale(g.rope(q, pos, l.rope), m.queryScale)
 		k = g.rope(k, pos, l.rope)
-		a := g.attend(q, k, v, cache.layer(i, n), pos, l.attn)
+		a := g.attend(q, k, v, st.layer(i), l.attn)
 		x = g.add(x, g.norm(g.linear(a, l.wo, nil), l.postAttnNorm, eps))
 
 		h = g.norm(x, l.ffnNorm, eps)
 		h = g.glu(g.linear(h, l.ffnGate, nil), g.linear(h, l.ffnUp, nil), kernels.GELU)
 		x = g.add(x, g.norm(g.linear(h, l.down, nil), l.postFFNNorm, eps))
 	}
-	logits, err := m.head(g, x, all, eps)
-	cache.finish(n, err)
-	return logits, err
+	return m.head(g, x, st.out, eps)
 }

@@ -178,19 +178,19 @@ func (g *graph) glu(gate, up kernels.Tensor, act kernels.Activation) kernels.Ten
 	return y
 }
 
-// attend stores k and v in the layer's cache at pos and returns the
-// attention of q over the cache.
-func (g *graph) attend(q, k, v kernels.Tensor, kv kernels.KV, pos []int32, p kernels.AttentionParams) kernels.Tensor {
+// attend stores k and v in the layer's cache cells and returns the
+// attention of q over each sequence's cells.
+func (g *graph) attend(q, k, v kernels.Tensor, kv layerKV, p kernels.AttentionParams) kernels.Tensor {
 	if g.err != nil {
 		return nil
 	}
-	g.fail(g.b.SetRows(kv.K, k, pos))
+	g.fail(g.b.SetRows(kv.k, k, kv.rows))
 	if g.err == nil {
-		g.fail(g.b.SetRows(kv.V, v, pos))
+		g.fail(g.b.SetRows(kv.v, v, kv.rows))
 	}
-	y := g.new(p.Heads*p.ValueDim, len(pos))
+	y := g.new(p.Heads*p.ValueDim, len(kv.rows))
 	if g.err == nil {
-		g.fail(g.b.Attention(y, q, kv, pos, p))
+		g.fail(g.b.AttentionSeqs(y, q, kv.seqs, p))
 	}
 	return y
 }

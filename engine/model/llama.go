@@ -42,7 +42,7 @@ type llama struct {
 }
 
 func loadLlama(v llamaVariant) loaderFunc {
-	return func(ld *loader) (Model, error) {
+	return func(ld *loader) (arch, error) {
 		m := &llama{base: ld.loadBase()}
 		hp := m.hp
 		if ld.err != nil {
@@ -94,12 +94,9 @@ func loadLlama(v llamaVariant) loaderFunc {
 	}
 }
 
-// Forward runs the batch through the model.
-func (m *llama) Forward(ctx context.Context, tokens, pos []int32, cache *Cache, all bool) ([]float32, error) {
-	n, g, err := m.begin(ctx, tokens, pos, cache)
-	if err != nil {
-		return nil, err
-	}
+// forward runs a step through the model.
+func (m *llama) forward(ctx context.Context, st *step) ([]float32, error) {
+	g, tokens, pos := m.graph(), st.tokens, st.pos
 	eps := m.hp.eps
 	x := g.embed(m.tokEmbd, tokens)
 	for i, l := range m.layers {
@@ -118,14 +115,12 @@ func (m *llama) Forward(ctx context.Context, tokens, pos []int32, cache *Cache, 
 		}
 		q = g.rope(q, pos, m.rope)
 		k = g.rope(k, pos, m.rope)
-		a := g.attend(q, k, v, cache.layer(i, n), pos, m.attn)
+		a := g.attend(q, k, v, st.layer(i), m.attn)
 		x = g.add(x, g.linear(a, l.wo, l.bo))
 
 		h = g.norm(x, l.ffnNorm, eps)
 		h = g.glu(g.linear(h, l.ffnGate, nil), g.linear(h, l.ffnUp, nil), kernels.SiLU)
 		x = g.add(x, g.linear(h, l.down, nil))
 	}
-	logits, err := m.head(g, x, all, eps)
-	cache.finish(n, err)
-	return logits, err
+	return m.head(g, x, st.out, eps)
 }

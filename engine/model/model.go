@@ -74,10 +74,113 @@ type Model interface {
 	// Vocab values per token, for every token when all is set, or for the
 	// last token only.
 	Forward(ctx context.Context, tokens, positions []int32, cache *Cache, all bool) ([]float32, error)
+
+	// KVGroups describes the layers' attention windows, one group per
+	// distinct window: a paged cache keeps one block table per group.
+	KVGroups() []KVGroup
+	// NewPagedCache returns a cache of cells[g] cells for each KV group g,
+	// shared by the sequences of ForwardBatch through their cell maps.
+	NewPagedCache(cells []int, kv quant.Type) (*Cache, error)
+	// ForwardBatch runs one forward pass over the tokens of several
+	// sequences, reading each weight once for all of them. Each sequence's
+	// keys and values go to the cells its Cells map gives, and its tokens
+	// attend over its own cells only, with the values they would get in a
+	// pass of their own. It returns Vocab logits for the last token of each
+	// sequence whose Logits is set, in order.
+	ForwardBatch(ctx context.Context, b *Batch, cache *Cache) ([]float32, error)
+}
+
+// KVGroup is a set of layers that attend over the same window. A paged
+// cache keeps one block table per group, so that sliding-window layers can
+// release the cells that fall out of their window while full-attention
+// layers keep every cell.
+type KVGroup struct {
+	// Window is the attention window in tokens, 0 for full attention.
+	Window int
+	// Layers are the layers of the group.
+	Layers []int
+	// KDim and VDim are the lengths of one cell's keys and values in each
+	// layer (all heads).
+	KDim, VDim int
+}
+
+// CellBytes returns the memory one cell of the group takes in every layer
+// for cache type typ.
+func (g KVGroup) CellBytes(typ quant.Type) int {
+	row := func(n int) int { return n / typ.BlockSize() * typ.TypeSize() }
+	return len(g.Layers) * (row(g.KDim) + row(g.VDim))
+}
+
+// Batch is the input of ForwardBatch: the tokens of several sequences,
+// sequence after sequence.
+type Batch struct {
+	// Tokens and Pos are the tokens and their positions in their sequences.
+	Tokens, Pos []int32
+	// Seqs says which tokens belong to which sequence, in order.
+	Seqs []SeqBatch
+}
+
+// SeqBatch is one sequence's part of a Batch.
+type SeqBatch struct {
+	// N is the number of the batch's tokens (after the previous
+	// sequences') that belong to the sequence.
+	N int
+	// Cells holds, for each KV group, the cache cell of every position of
+	// the sequence up to its last token in the batch. Positions that no
+	// token of the batch can see (out of a sliding window) may be -1.
+	Cells [][]int32
+	// Size is the sequence's context length (llama.cpp's n_ctx for one
+	// sequence). Attention pads its cells as llama.cpp does up to this
+	// size, so the results are the same as over a contiguous cache of Size
+	// cells. 0 means the cache's size.
+	Size int
+	// Logits asks for the logits of the sequence's last token in the batch.
+	Logits bool
+}
+
+// arch is what an architecture implements: the forward pass of a step.
+type arch interface {
+	common() *base
+	forward(ctx context.Context, st *step) ([]float32, error)
+}
+
+// runner implements Model over an architecture.
+type runner struct{ arch }
+
+func (r runner) Config() Config      { return r.common().hp.Config }
+func (r runner) KVGroups() []KVGroup { return r.common().kvGroups() }
+
+func (r runner) NewCache(n int, kv quant.Type) (*Cache, error) { return r.common().newCache(n, kv) }
+
+func (r runner) NewPagedCache(cells []int, kv quant.Type) (*Cache, error) {
+	return r.common().newPagedCache(cells, kv)
+}
+
+// Forward runs a batch of one sequence through the model over a
+// contiguous cache.
+func (r runner) Forward(ctx context.Context, tokens, positions []int32, cache *Cache, all bool) ([]float32, error) {
+	m := r.common()
+	st, err := m.solo(ctx, tokens, positions, cache, all)
+	if err != nil {
+		return nil, err
+	}
+	logits, err := r.forward(ctx, st)
+	cache.finish(st.used, err)
+	return logits, err
+}
+
+// ForwardBatch runs several sequences' tokens through the model over a
+// paged cache.
+func (r runner) ForwardBatch(ctx context.Context, b *Batch, cache *Cache) ([]float32, error) {
+	st, err := r.common().batch(ctx, b, cache)
+	if err != nil {
+		return nil, err
+	}
+	return r.forward(ctx, st)
 }
 
 // loaderFunc builds a model of one architecture.
-type loaderFunc func(ld *loader) (Model, error)
+type loaderFunc func(ld *loader) (arch, error)
 
 var (
 	registryMu sync.RWMutex
@@ -124,37 +227,46 @@ func Load(ctx context.Context, f *gguf.File, opts Options) (Model, error) {
 		b = cpu.New(opts.Threads)
 	}
 	ld := &loader{f: f, arch: arch, backend: b, layerBackends: opts.LayerBackends}
-	m, err := fn(ld)
+	a, err := fn(ld)
 	if err != nil {
 		return nil, fmt.Errorf("model: loading %s: %w", arch, err)
 	}
-	return m, nil
+	return runner{a}, nil
 }
 
-// Cache is the key/value cache of one sequence: per layer, one row of keys
-// and one of values per position.
+// Cache holds keys and values: per layer, one row of keys and one of values
+// per cell. A contiguous cache (NewCache) serves one sequence, cell i
+// holding position i; a paged cache (NewPagedCache) serves many through
+// ForwardBatch, each sequence's cells given by its cell maps.
 type Cache struct {
-	k, v []kernels.Tensor
-	size int
-	used int // cells 0..used-1 are filled
+	k, v  []kernels.Tensor
+	group []int // layer -> KV group (paged caches)
+	cells []int // cells per group (paged caches)
+	paged bool
+	size  int
+	used  int // contiguous caches: cells 0..used-1 are filled
 }
 
-// newCache allocates a cache for layers whose keys and values have kvDim[i]
-// and vDim[i] values per cell, each on its layer's backend.
-func newCache(backends []kernels.Backend, kDim, vDim []int, n int, typ quant.Type) (*Cache, error) {
-	if n <= 0 {
-		return nil, fmt.Errorf("model: cache size must be positive, not %d", n)
-	}
+// newCache allocates a cache for layers whose keys and values have kDim[i]
+// and vDim[i] values per cell and rows[i] cells, each on its layer's
+// backend.
+func newCache(backends []kernels.Backend, kDim, vDim, rows []int, typ quant.Type) (*Cache, error) {
 	if typ != quant.TypeF32 && typ != quant.TypeF16 && typ != quant.TypeQ8_0 {
 		return nil, fmt.Errorf("model: cache type must be F32, F16 or Q8_0, not %v", typ)
 	}
-	c := &Cache{size: n}
+	c := &Cache{}
 	for i, b := range backends {
-		k, err := b.New(typ, kDim[i], n)
+		if rows[i] <= 0 {
+			return nil, fmt.Errorf("model: cache size must be positive, not %d", rows[i])
+		}
+		if typ == quant.TypeQ8_0 && (kDim[i]%typ.BlockSize() != 0 || vDim[i]%typ.BlockSize() != 0) {
+			return nil, fmt.Errorf("model: a Q8_0 cache needs rows a multiple of %d long, not %d/%d", typ.BlockSize(), kDim[i], vDim[i])
+		}
+		k, err := b.New(typ, kDim[i], rows[i])
 		if err != nil {
 			return nil, fmt.Errorf("model: cache: %w", err)
 		}
-		v, err := b.New(typ, vDim[i], n)
+		v, err := b.New(typ, vDim[i], rows[i])
 		if err != nil {
 			return nil, fmt.Errorf("model: cache: %w", err)
 		}
@@ -163,13 +275,14 @@ func newCache(backends []kernels.Backend, kDim, vDim []int, n int, typ quant.Typ
 	return c, nil
 }
 
-// Size returns the number of positions the cache can hold.
+// Size returns the number of positions a contiguous cache can hold.
 func (c *Cache) Size() int { return c.size }
 
-// Len returns the number of filled positions (the next position).
+// Len returns the number of filled positions (the next position) of a
+// contiguous cache.
 func (c *Cache) Len() int { return c.used }
 
-// Reset empties the cache for a new sequence.
+// Reset empties a contiguous cache for a new sequence.
 func (c *Cache) Reset() { c.used = 0 }
 
 // Truncate drops the positions from n on, so that generation can resume
@@ -180,11 +293,69 @@ func (c *Cache) Truncate(n int) {
 	}
 }
 
-// admit checks a batch's positions against the cache and returns the number
-// of filled cells once the batch is stored.
+// Cells returns the number of cells of KV group g of a paged cache.
+func (c *Cache) Cells(g int) int {
+	if g < 0 || g >= len(c.cells) {
+		return 0
+	}
+	return c.cells[g]
+}
+
+// Copy copies the keys and values of cells src[i] to cells dst[i] in every
+// layer of KV group g of a paged cache (copy-on-write of shared blocks).
+// The values are copied exactly.
+func (c *Cache) Copy(g int, src, dst []int32) error {
+	if !c.paged || g < 0 || g >= len(c.cells) || len(src) != len(dst) {
+		return fmt.Errorf("model: copying %d cells to %d in group %d of a cache with %d groups", len(src), len(dst), g, len(c.cells))
+	}
+	if len(src) == 0 {
+		return nil
+	}
+	for _, r := range append(append([]int32(nil), src...), dst...) {
+		if r < 0 || int(r) >= c.cells[g] {
+			return fmt.Errorf("model: copying cell %d of a group of %d cells", r, c.cells[g])
+		}
+	}
+	for i, grp := range c.group {
+		if grp != g {
+			continue
+		}
+		for _, t := range []kernels.Tensor{c.k[i], c.v[i]} {
+			if err := copyRows(t, src, dst); err != nil {
+				return fmt.Errorf("model: copying cells: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+// copyRows copies rows src of t to rows dst through F32, which is exact
+// for the cache types: F16 and F32 values convert both ways without loss,
+// and a Q8_0 block requantizes from its own values to the same block.
+func copyRows(t kernels.Tensor, src, dst []int32) error {
+	b := t.Backend()
+	tmp, err := b.New(quant.TypeF32, kernels.Cols(t), len(src))
+	if err != nil {
+		return err
+	}
+	if err := b.GetRows(tmp, t, src); err != nil {
+		return err
+	}
+	err = b.SetRows(t, tmp, dst)
+	if r, ok := b.(kernels.Recycler); ok {
+		r.Recycle(tmp)
+	}
+	return err
+}
+
+// admit checks a batch's positions against a contiguous cache and returns
+// the number of filled cells once the batch is stored.
 func (c *Cache) admit(tokens, positions []int32, layers int) (int, error) {
 	if c == nil {
 		return 0, errors.New("model: forward needs a cache")
+	}
+	if c.paged {
+		return 0, errors.New("model: Forward needs a contiguous cache (NewCache); a paged cache goes with ForwardBatch")
 	}
 	if len(c.k) != layers {
 		return 0, fmt.Errorf("model: the cache has %d layers, the model %d", len(c.k), layers)
@@ -203,11 +374,6 @@ func (c *Cache) admit(tokens, positions []int32, layers int) (int, error) {
 		used = max(used, int(p)+1)
 	}
 	return used, nil
-}
-
-// layer returns layer i's view of the cache for a batch that fills n cells.
-func (c *Cache) layer(i, n int) kernels.KV {
-	return kernels.KV{K: c.k[i], V: c.v[i], Len: n}
 }
 
 // lastRowOnly is the index list that keeps only the last of n rows.

@@ -32,7 +32,7 @@ type phi3 struct {
 	queryScale float32
 }
 
-func loadPhi3(ld *loader) (Model, error) {
+func loadPhi3(ld *loader) (arch, error) {
 	m := &phi3{base: ld.loadBase()}
 	hp := m.hp
 	if ld.err != nil {
@@ -88,12 +88,9 @@ func loadPhi3(ld *loader) (Model, error) {
 	return m, nil
 }
 
-// Forward runs the batch through the model.
-func (m *phi3) Forward(ctx context.Context, tokens, pos []int32, cache *Cache, all bool) ([]float32, error) {
-	n, g, err := m.begin(ctx, tokens, pos, cache)
-	if err != nil {
-		return nil, err
-	}
+// forward runs a step through the model.
+func (m *phi3) forward(ctx context.Context, st *step) ([]float32, error) {
+	g, tokens, pos := m.graph(), st.tokens, st.pos
 	eps := m.hp.eps
 	x := g.embed(m.tokEmbd, tokens)
 	for i, l := range m.layers {
@@ -107,14 +104,12 @@ func (m *phi3) Forward(ctx context.Context, tokens, pos []int32, cache *Cache, a
 		k := g.rope(g.linear(h, l.wk, l.bk), pos, m.rope)
 		v := g.linear(h, l.wv, l.bv)
 		q = g.scale(q, m.queryScale)
-		a := g.attend(q, k, v, cache.layer(i, n), pos, m.attn)
+		a := g.attend(q, k, v, st.layer(i), m.attn)
 		x = g.add(x, g.linear(a, l.wo, l.bo))
 
 		h = g.norm(x, l.ffnNorm, eps)
 		h = g.glu(g.linear(h, l.ffnGate, nil), g.linear(h, l.ffnUp, nil), kernels.SiLU)
 		x = g.add(x, g.linear(h, l.down, nil))
 	}
-	logits, err := m.head(g, x, all, eps)
-	cache.finish(n, err)
-	return logits, err
+	return m.head(g, x, st.out, eps)
 }
