@@ -17,41 +17,8 @@ import (
 // the 256 byte tokens and a few words) and opens it.
 func miniVocab(t *testing.T) *gguf.File {
 	t.Helper()
-	tokens := []string{"<unk>", "<s>", "</s>"}
-	types := []int32{2, 3, 3}
-	for b := range 256 {
-		tokens = append(tokens, fmt.Sprintf("<0x%02X>", b))
-		types = append(types, 6)
-	}
-	for _, w := range []string{"▁", "▁a", "▁the", "▁cat", "▁sat", "▁on", "▁mat", "e", "t", "a"} {
-		tokens = append(tokens, w)
-		types = append(types, 1)
-	}
-	scores := make([]float32, len(tokens))
-	for i := range scores {
-		scores[i] = -float32(i)
-	}
-	w := gguf.NewWriter()
-	for _, kv := range []struct {
-		k string
-		v any
-	}{
-		{gguf.KeyArchitecture, "llama"},
-		{gguf.KeyTokenizerModel, "llama"},
-		{gguf.KeyTokens, tokens},
-		{gguf.KeyScores, scores},
-		{gguf.KeyTokenType, types},
-		{gguf.KeyBOSTokenID, uint32(1)},
-		{gguf.KeyEOSTokenID, uint32(2)},
-		{gguf.KeyUNKTokenID, uint32(0)},
-		{gguf.KeyAddBOSToken, true},
-	} {
-		if err := w.Set(kv.k, kv.v); err != nil {
-			t.Fatal(err)
-		}
-	}
 	path := filepath.Join(t.TempDir(), "vocab.gguf")
-	if err := w.WriteFile(context.Background(), path); err != nil {
+	if err := WriteMiniVocab(context.Background(), path); err != nil {
 		t.Fatal(err)
 	}
 	f, err := gguf.Open(path)

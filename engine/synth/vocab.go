@@ -1,0 +1,52 @@
+package synth
+
+import (
+	"context"
+	"fmt"
+
+	"saji/engine/gguf"
+)
+
+// WriteMiniVocab writes a GGUF file at path holding only a small SPM
+// vocabulary (269 tokens: <unk>, <s>, </s>, the 256 byte tokens and ten
+// words), for tests that need a model without a real tokenizer: pass it
+// as Options.Vocab.
+func WriteMiniVocab(ctx context.Context, path string) error {
+	tokens := []string{"<unk>", "<s>", "</s>"}
+	types := []int32{2, 3, 3}
+	for b := range 256 {
+		tokens = append(tokens, fmt.Sprintf("<0x%02X>", b))
+		types = append(types, 6)
+	}
+	for _, w := range []string{"▁", "▁a", "▁the", "▁cat", "▁sat", "▁on", "▁mat", "e", "t", "a"} {
+		tokens = append(tokens, w)
+		types = append(types, 1)
+	}
+	scores := make([]float32, len(tokens))
+	for i := range scores {
+		scores[i] = -float32(i)
+	}
+	w := gguf.NewWriter()
+	for _, kv := range []struct {
+		k string
+		v any
+	}{
+		{gguf.KeyArchitecture, "llama"},
+		{gguf.KeyTokenizerModel, "llama"},
+		{gguf.KeyTokens, tokens},
+		{gguf.KeyScores, scores},
+		{gguf.KeyTokenType, types},
+		{gguf.KeyBOSTokenID, uint32(1)},
+		{gguf.KeyEOSTokenID, uint32(2)},
+		{gguf.KeyUNKTokenID, uint32(0)},
+		{gguf.KeyAddBOSToken, true},
+	} {
+		if err := w.Set(kv.k, kv.v); err != nil {
+			return fmt.Errorf("synth: %w", err)
+		}
+	}
+	if err := w.WriteFile(ctx, path); err != nil {
+		return fmt.Errorf("synth: %w", err)
+	}
+	return nil
+}
