@@ -195,9 +195,10 @@ dispatch:
 		if ctx.Err() != nil {
 			break
 		}
+		sent := clock.Now()
 		wg.Go(func() {
 			r := &res.Requests[i]
-			runOne(ctx, target, items[i], opts.IgnoreEOS, clock, start, r)
+			runOne(ctx, target, items[i], opts.IgnoreEOS, clock, sent.Sub(start), sent, r)
 			if sem != nil {
 				<-sem
 			}
@@ -225,11 +226,11 @@ dispatch:
 	return res, nil
 }
 
-// runOne sends one request and fills in its record.
-func runOne(ctx context.Context, target Target, it Item, ignoreEOS bool, clock Clock, start time.Time, r *RequestResult) {
-	sent := clock.Now()
+// runOne sends one request, sent at offset from the start of the run, and
+// fills in its record.
+func runOne(ctx context.Context, target Target, it Item, ignoreEOS bool, clock Clock, offset time.Duration, sent time.Time, r *RequestResult) {
 	r.Started = true
-	r.Start = sent.Sub(start)
+	r.Start = offset
 	var (
 		mu       sync.Mutex // guards the fields emit writes, against a target emitting late
 		closed   bool

@@ -246,8 +246,8 @@ type datasetLine struct {
 const maxDatasetLine = 64 << 20
 
 // ReadDataset reads a JSON Lines workload: one object per line,
-// {"prompt": "...", "output_len": 128}, output_len optional. Blank lines
-// are skipped. name is the file's name for error messages, which give the
+// {"prompt": "...", "output_len": 128}, output_len optional, other fields
+// ignored. Blank lines are skipped. name is the file's name for error messages, which give the
 // line number.
 func ReadDataset(r io.Reader, name string, opts DatasetOptions) ([]Item, error) {
 	if opts.OutputLen < 1 {
@@ -263,7 +263,6 @@ func ReadDataset(r io.Reader, name string, opts DatasetOptions) ([]Item, error) 
 		}
 		var dl datasetLine
 		dec := json.NewDecoder(strings.NewReader(line))
-		dec.DisallowUnknownFields()
 		if err := dec.Decode(&dl); err != nil {
 			return nil, fmt.Errorf("loadtest: %s:%d: %w", name, n, err)
 		}
