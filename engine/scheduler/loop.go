@@ -1,0 +1,386 @@
+package scheduler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"saji/engine/kvcache"
+	"saji/engine/model"
+	"saji/engine/sample"
+)
+
+// loop runs steps until ctx is cancelled (Close), sleeping while there is
+// nothing to do.
+func (s *Scheduler) loop(ctx context.Context) {
+	defer close(s.done)
+	for {
+		if ctx.Err() != nil {
+			s.shutdown()
+			return
+		}
+		s.reap()
+		s.admit()
+		if len(s.running) == 0 {
+			select {
+			case <-s.wake:
+			case <-ctx.Done():
+			}
+			continue
+		}
+		s.step(ctx)
+	}
+}
+
+// shutdown ends every sequence with ErrClosed.
+func (s *Scheduler) shutdown() {
+	s.mu.Lock()
+	s.closed = true
+	waiting := s.waiting
+	s.waiting = nil
+	s.mu.Unlock()
+	for _, sq := range append(s.running, waiting...) {
+		s.end(sq, FinishError, ErrClosed)
+	}
+	s.running = nil
+	s.publish()
+}
+
+// reap ends the sequences whose requests were cancelled, running or
+// waiting.
+func (s *Scheduler) reap() {
+	s.running = slices.DeleteFunc(s.running, func(sq *seq) bool {
+		if sq.ctx.Err() != nil {
+			s.end(sq, FinishCancelled, nil)
+			return true
+		}
+		return false
+	})
+	s.mu.Lock()
+	var gone []*seq
+	s.waiting = slices.DeleteFunc(s.waiting, func(sq *seq) bool {
+		if sq.ctx.Err() != nil {
+			gone = append(gone, sq)
+			return true
+		}
+		return false
+	})
+	s.mu.Unlock()
+	for _, sq := range gone {
+		s.end(sq, FinishCancelled, nil)
+	}
+}
+
+// admit moves waiting sequences to running while there is a free slot and
+// the pool has room for their next chunk, taking what the prefix cache has
+// of their tokens.
+func (s *Scheduler) admit() {
+	for len(s.running) < s.cfg.MaxSeqs {
+		s.mu.Lock()
+		if len(s.waiting) == 0 {
+			s.mu.Unlock()
+			return
+		}
+		sq := s.waiting[0]
+		s.mu.Unlock()
+
+		if len(s.running) > 0 && !s.room(min(len(sq.tokens), s.chunkRoom())) {
+			// No room now: wait for running sequences to finish, keeping
+			// the queue's order.
+			return
+		}
+		s.dequeue(sq)
+		sq.kv = s.pool.NewSeq()
+		n, copies := s.pool.Match(sq.kv, sq.tokens)
+		if err := s.copyBlocks(copies); err != nil {
+			s.end(sq, FinishError, err)
+			continue
+		}
+		sq.computed = n
+		if !sq.admitted {
+			sq.admitted = true
+			sq.usage.CachedTokens = min(n, len(sq.req.Prompt))
+			sq.usage.Queued = time.Since(sq.start)
+		}
+		s.cfg.Logger.Debug("scheduler: admitted", "seq", sq.id, "tokens", len(sq.tokens), "cached", n)
+		s.running = append(s.running, sq)
+	}
+}
+
+// room reports whether every group has blocks (free or evictable) for n
+// more tokens and a spare block for each running sequence's next token.
+func (s *Scheduler) room(n int) bool {
+	need := (n+s.cfg.BlockSize-1)/s.cfg.BlockSize + len(s.running)
+	for g := range s.pool.Groups() {
+		if s.pool.FreeBlocks(g) < need {
+			return false
+		}
+	}
+	return true
+}
+
+// chunkRoom is the token budget a new sequence's first chunk can count on.
+func (s *Scheduler) chunkRoom() int { return max(1, s.cfg.TokenBudget-len(s.running)) }
+
+// dequeue removes sq from the head of the waiting queue.
+func (s *Scheduler) dequeue(sq *seq) {
+	s.mu.Lock()
+	if i := slices.Index(s.waiting, sq); i >= 0 {
+		s.waiting = slices.Delete(s.waiting, i, i+1)
+	}
+	s.stats.Waiting = len(s.waiting)
+	s.mu.Unlock()
+}
+
+// copyBlocks performs the pool's copy-on-write requests on the cache.
+func (s *Scheduler) copyBlocks(copies []kvcache.Copy) error {
+	bs := int32(s.cfg.BlockSize)
+	for _, c := range copies {
+		src, dst := make([]int32, bs), make([]int32, bs)
+		for i := range bs {
+			src[i], dst[i] = c.Src*bs+i, c.Dst*bs+i
+		}
+		if err := s.cache.Copy(c.Group, src, dst); err != nil {
+			return fmt.Errorf("scheduler: %w", err)
+		}
+	}
+	return nil
+}
+
+// schedule picks the step's tokens: the next token of every generating
+// sequence, then prompt chunks in arrival order up to the token budget,
+// reserving their cache blocks and preempting the newest sequences when
+// the pool runs out. It returns the sequences of the step in order.
+func (s *Scheduler) schedule() []*seq {
+	budget := s.cfg.TokenBudget
+	var batch []*seq
+	var order []*seq
+	for _, decode := range []bool{true, false} {
+		for _, sq := range s.running {
+			if sq.decoding() == decode {
+				order = append(order, sq)
+			}
+		}
+	}
+	for _, sq := range order {
+		if !slices.Contains(s.running, sq) {
+			continue // preempted for an earlier one
+		}
+		n := 1 // a decode token is never starved by the budget
+		if !sq.decoding() {
+			if budget <= 0 {
+				continue
+			}
+			n = min(len(sq.tokens)-sq.computed, budget)
+		}
+		for {
+			copies, err := s.pool.Reserve(sq.kv, sq.computed, sq.computed+n)
+			if err == nil {
+				if err := s.copyBlocks(copies); err != nil {
+					s.finish(sq, FinishError, err)
+					break
+				}
+				sq.n = n
+				batch = append(batch, sq)
+				budget -= n
+				break
+			}
+			if !errors.Is(err, kvcache.ErrNoSpace) || len(s.running) == 1 {
+				s.finish(sq, FinishError, fmt.Errorf("%w (%d tokens): %w", ErrTooLarge, sq.computed+n, err))
+				break
+			}
+			if !sq.decoding() && n > 1 && len(batch) > 0 {
+				n = max(1, n/2) // a smaller chunk may fit without preempting anyone
+				continue
+			}
+			victim := s.newest(batch)
+			if victim == nil {
+				break // everyone else runs this step: try again next step
+			}
+			s.preempt(victim)
+			if victim == sq {
+				break
+			}
+		}
+	}
+	return batch
+}
+
+// decoding reports whether sq's next step is one generated token (rather
+// than a chunk of its prompt, or of its tokens after a preemption).
+func (sq *seq) decoding() bool {
+	return len(sq.tokens)-sq.computed == 1 && sq.computed >= len(sq.req.Prompt)
+}
+
+// newest returns the most recently admitted running sequence that is not
+// in batch, or the newest in batch's last position when all are.
+func (s *Scheduler) newest(batch []*seq) *seq {
+	for i := len(s.running) - 1; i >= 0; i-- {
+		if !slices.Contains(batch, s.running[i]) {
+			return s.running[i]
+		}
+	}
+	return nil
+}
+
+// preempt frees sq's blocks and puts it back at the head of the queue: it
+// will be recomputed (mostly from the prefix cache) when there is room.
+func (s *Scheduler) preempt(sq *seq) {
+	s.pool.Free(sq.kv)
+	sq.kv, sq.computed = nil, 0
+	sq.usage.Preemptions++
+	s.running = slices.DeleteFunc(s.running, func(x *seq) bool { return x == sq })
+	s.mu.Lock()
+	s.waiting = append([]*seq{sq}, s.waiting...)
+	s.stats.Waiting = len(s.waiting)
+	s.stats.Preemptions++
+	s.mu.Unlock()
+	s.cfg.Logger.Debug("scheduler: preempted", "seq", sq.id, "tokens", len(sq.tokens))
+}
+
+// finish ends a running sequence for reason f.
+func (s *Scheduler) finish(sq *seq, f Finish, err error) {
+	s.running = slices.DeleteFunc(s.running, func(x *seq) bool { return x == sq })
+	s.end(sq, f, err)
+}
+
+// step runs one forward pass and hands each sequence its token.
+func (s *Scheduler) step(ctx context.Context) {
+	batch := s.schedule()
+	if len(batch) == 0 {
+		return
+	}
+	groups := s.pool.Groups()
+	b := &s.batch
+	b.Tokens, b.Pos, b.Seqs = b.Tokens[:0], b.Pos[:0], b.Seqs[:0]
+	for len(s.cells) < len(batch) {
+		s.cells = append(s.cells, make([][]int32, groups))
+	}
+	for i, sq := range batch {
+		end := sq.computed + sq.n
+		b.Tokens = append(b.Tokens, sq.tokens[sq.computed:end]...)
+		for p := sq.computed; p < end; p++ {
+			b.Pos = append(b.Pos, int32(p))
+		}
+		cells := s.cells[i]
+		for g := range groups {
+			cells[g] = s.pool.Cells(sq.kv, g, end, cells[g][:0])
+		}
+		b.Seqs = append(b.Seqs, model.SeqBatch{N: sq.n, Cells: cells, Size: s.cfg.Context, Logits: end == len(sq.tokens)})
+	}
+	logits, err := s.m.ForwardBatch(ctx, b, s.cache)
+	if err != nil {
+		if ctx.Err() != nil {
+			return // closing
+		}
+		for _, sq := range batch {
+			s.finish(sq, FinishError, fmt.Errorf("scheduler: forward pass: %w", err))
+		}
+		return
+	}
+	var prompt, gen int64
+	k := 0
+	for _, sq := range batch {
+		prefill := sq.computed < len(sq.req.Prompt)
+		sq.computed += sq.n
+		if prefill {
+			prompt += int64(sq.n)
+		}
+		if err := s.pool.Commit(sq.kv, sq.tokens[:sq.computed]); err != nil {
+			s.finish(sq, FinishError, fmt.Errorf("scheduler: %w", err))
+			if sq.computed == len(sq.tokens) {
+				k++
+			}
+			continue
+		}
+		if sq.computed < len(sq.tokens) {
+			continue // more prompt to read
+		}
+		row := logits[k*s.vocab : (k+1)*s.vocab]
+		k++
+		if s.next(sq, row) {
+			gen++
+		}
+	}
+	s.mu.Lock()
+	s.stats.Steps++
+	s.stats.PromptTokens += prompt
+	s.stats.GeneratedTokens += gen
+	s.stats.BatchTokens = len(b.Tokens)
+	s.mu.Unlock()
+	s.publish()
+}
+
+// next samples sq's next token from its logits and emits it, or ends the
+// sequence. It reports whether a token was generated.
+func (s *Scheduler) next(sq *seq, logits []float32) bool {
+	if sq.ctx.Err() != nil {
+		s.finish(sq, FinishCancelled, nil)
+		return false
+	}
+	var lp sample.LogProbs
+	var err error
+	if sq.req.LogProbs || sq.req.TopLogProbs > 0 {
+		// Before the sampler touches the logits.
+		if lp, err = sample.NewLogProbs(slices.Clone(logits)); err != nil {
+			s.finish(sq, FinishError, fmt.Errorf("scheduler: %w", err))
+			return false
+		}
+	}
+	tok, err := sq.sampler.Next(logits)
+	if err != nil {
+		s.finish(sq, FinishError, fmt.Errorf("scheduler: %w", err))
+		return false
+	}
+	if !sq.req.IgnoreEOS && slices.Contains(sq.req.EOG, tok) {
+		s.running = slices.DeleteFunc(s.running, func(x *seq) bool { return x == sq })
+		s.endWith(sq, Event{Done: true, Finish: FinishStop, StopToken: tok})
+		return false
+	}
+	ev := Event{Token: tok}
+	if sq.req.LogProbs || sq.req.TopLogProbs > 0 {
+		ev.LogProb, _ = lp.Of(tok)
+		if sq.req.TopLogProbs > 0 {
+			ev.Top = lp.Top(sq.req.TopLogProbs, nil)
+		}
+	}
+	if len(sq.tokens) == len(sq.req.Prompt) {
+		sq.usage.FirstToken = time.Since(sq.start)
+	}
+	sq.tokens = append(sq.tokens, tok)
+	sq.out <- ev
+	generated := len(sq.tokens) - len(sq.req.Prompt)
+	if (sq.req.MaxTokens > 0 && generated >= sq.req.MaxTokens) || len(sq.tokens) >= s.cfg.Context {
+		s.finish(sq, FinishLength, nil)
+	}
+	return true
+}
+
+// end frees sq's blocks and sends its last event.
+func (s *Scheduler) end(sq *seq, f Finish, err error) {
+	s.endWith(sq, Event{Done: true, Finish: f, Err: err})
+}
+
+// endWith frees sq's blocks and sends ev, with the usage, as its last
+// event.
+func (s *Scheduler) endWith(sq *seq, ev Event) {
+	if sq.kv != nil {
+		s.pool.Free(sq.kv)
+		sq.kv = nil
+	}
+	sq.usage.CompletionTokens = len(sq.tokens) - len(sq.req.Prompt)
+	sq.usage.Total = time.Since(sq.start)
+	ev.Usage = sq.usage
+	sq.out <- ev
+	close(sq.out)
+}
+
+// publish updates the running count of the stats.
+func (s *Scheduler) publish() {
+	s.mu.Lock()
+	s.stats.Running = len(s.running)
+	s.stats.Waiting = len(s.waiting)
+	s.mu.Unlock()
+}

@@ -1,0 +1,405 @@
+package scheduler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"log/slog"
+	"reflect"
+	"sync"
+	"time"
+
+	"saji/engine/kvcache"
+	"saji/engine/model"
+	"saji/engine/sample"
+	"saji/kernels/quant"
+)
+
+// Errors of Submit and of finished sequences.
+var (
+	// ErrContextOverflow is returned by Submit for a prompt (plus
+	// MaxTokens) longer than the context.
+	ErrContextOverflow = errors.New("scheduler: context overflow")
+	// ErrClosed is returned by Submit after Close, and ends the sequences
+	// still running when the scheduler closes.
+	ErrClosed = errors.New("scheduler: closed")
+	// ErrTooLarge ends a sequence that needs more KV cache than the whole
+	// pool holds.
+	ErrTooLarge = errors.New("scheduler: the sequence does not fit in the KV cache budget")
+)
+
+// Defaults of Config.
+const (
+	DefaultMaxSeqs     = 16
+	DefaultTokenBudget = 256
+	DefaultContext     = 4096
+)
+
+// Config sets the scheduler's limits. Zero values take the defaults.
+type Config struct {
+	// MaxSeqs is the most sequences running at once (DefaultMaxSeqs).
+	// More requests wait in a queue.
+	MaxSeqs int
+	// TokenBudget is the most tokens one step runs: every running
+	// sequence's next token, then prompt chunks up to the budget
+	// (DefaultTokenBudget).
+	TokenBudget int
+	// Context is the longest sequence, prompt and generated tokens
+	// (DefaultContext, or the model's training context when shorter).
+	Context int
+	// KVType is the cache's element type: "f16" (the default, also for
+	// ""), "f32" or "q8_0".
+	KVType string
+	// KVBytes is the cache's memory budget. 0 means room for four
+	// sequences of the full context, or MaxSeqs of a quarter of it,
+	// whichever is more.
+	KVBytes int64
+	// BlockSize is the cache's block size in tokens (16).
+	BlockSize int
+	// NoPrefixCache turns prefix caching off.
+	NoPrefixCache bool
+	// ModelID identifies the model (and file) for the prefix cache's
+	// hashes; it matters only where caches are shared or persisted.
+	ModelID string
+	// Logger receives debug records of admissions and preemptions (nil:
+	// slog.Default()).
+	Logger *slog.Logger
+}
+
+// withDefaults fills in the zero fields for m.
+func (c Config) withDefaults(m model.Model) Config {
+	if c.MaxSeqs <= 0 {
+		c.MaxSeqs = DefaultMaxSeqs
+	}
+	if c.TokenBudget <= 0 {
+		c.TokenBudget = DefaultTokenBudget
+	}
+	if c.Context <= 0 {
+		c.Context = DefaultContext
+		if t := m.Config().ContextTrain; t > 0 {
+			c.Context = min(c.Context, t)
+		}
+	}
+	if c.KVType == "" {
+		c.KVType = "f16"
+	}
+	if c.BlockSize <= 0 {
+		c.BlockSize = kvcache.DefaultBlockSize
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	return c
+}
+
+// Request is one generation.
+type Request struct {
+	// Prompt is the tokenized prompt; at least one token.
+	Prompt []int32
+	// MaxTokens limits the generated tokens; <= 0 means until the end of
+	// generation or the end of the context.
+	MaxTokens int
+	// Sampling configures the sequence's sampler. Its zero value is
+	// greedy.
+	Sampling sample.Params
+	// EOG are the end-of-generation tokens: sampling one ends the
+	// sequence (it is not emitted) unless IgnoreEOS is set.
+	EOG       []int32
+	IgnoreEOS bool
+	// TopLogProbs, when above 0, attaches the chosen token's
+	// log-probability and this many alternatives to every token event;
+	// LogProbs alone attaches the chosen token's.
+	LogProbs    bool
+	TopLogProbs int
+}
+
+// Finish says why a sequence ended.
+type Finish int
+
+// The reasons a sequence ends.
+const (
+	// FinishStop: an end-of-generation token was sampled.
+	FinishStop Finish = iota + 1
+	// FinishLength: MaxTokens were generated or the context is full.
+	FinishLength
+	// FinishCancelled: the request's context was cancelled.
+	FinishCancelled
+	// FinishError: the sequence failed; Event.Err says why.
+	FinishError
+)
+
+// String returns the OpenAI-style name of the reason.
+func (f Finish) String() string {
+	switch f {
+	case FinishStop:
+		return "stop"
+	case FinishLength:
+		return "length"
+	case FinishCancelled:
+		return "cancelled"
+	case FinishError:
+		return "error"
+	}
+	return "running"
+}
+
+// Event is a sequence's next generated token, or its end.
+type Event struct {
+	// Token is the generated token (when Done is false).
+	Token int32
+	// LogProb and Top are the token's log-probability and the most likely
+	// alternatives, when the request asked for them.
+	LogProb float32
+	Top     []sample.TokenLogProb
+	// Done marks the last event of the stream, with Finish, Err and Usage.
+	Done   bool
+	Finish Finish
+	// StopToken is the end-of-generation token that ended the sequence
+	// (Finish == FinishStop).
+	StopToken int32
+	Err       error
+	Usage     Usage
+}
+
+// Usage measures one request.
+type Usage struct {
+	// PromptTokens is the prompt's length; CachedTokens of them came from
+	// the prefix cache.
+	PromptTokens, CachedTokens int
+	// CompletionTokens counts the tokens generated (not the end token).
+	CompletionTokens int
+	// Queued is the time from Submit to admission; FirstToken from Submit
+	// to the first token; Total from Submit to the end.
+	Queued, FirstToken, Total time.Duration
+	// Preemptions counts the times the sequence was preempted.
+	Preemptions int
+}
+
+// Stats is a snapshot of the scheduler.
+type Stats struct {
+	Running, Waiting int
+	// KV is the cache pool's state and prefix-cache counters.
+	KV kvcache.Stats
+	// Steps, Preemptions, PromptTokens (computed, not cached) and
+	// GeneratedTokens count since New.
+	Steps, Preemptions, PromptTokens, GeneratedTokens int64
+	// BatchTokens is the number of tokens of the last step.
+	BatchTokens int
+}
+
+// Scheduler runs requests on one model. Its methods are safe for
+// concurrent use.
+type Scheduler struct {
+	m     model.Model
+	cfg   Config
+	cache *model.Cache
+	pool  *kvcache.Pool
+	vocab int
+
+	mu      sync.Mutex
+	waiting []*seq // FIFO; preempted sequences go back to the front
+	closed  bool
+	nextID  uint64
+	stats   Stats
+	wake    chan struct{}
+
+	// Owned by the loop goroutine.
+	running []*seq
+	batch   model.Batch
+	cells   [][][]int32 // per batch sequence, per group
+
+	stop context.CancelFunc
+	done chan struct{}
+}
+
+// seq is a request in the scheduler.
+type seq struct {
+	id       uint64
+	req      Request
+	ctx      context.Context
+	out      chan Event
+	tokens   []int32 // prompt, then generated tokens
+	computed int     // tokens whose keys and values are stored
+	kv       *kvcache.Seq
+	sampler  *sample.Sampler
+	usage    Usage
+	start    time.Time
+	admitted bool
+	n        int // tokens in this step
+}
+
+// New builds a scheduler for m and starts its loop. Close stops it.
+func New(m model.Model, cfg Config) (*Scheduler, error) {
+	cfg = cfg.withDefaults(m)
+	kv, err := quant.ParseType(cfg.KVType)
+	if err != nil || (kv != quant.TypeF16 && kv != quant.TypeF32 && kv != quant.TypeQ8_0) {
+		return nil, fmt.Errorf("scheduler: KV type must be f16, f32 or q8_0, not %q", cfg.KVType)
+	}
+	groups := m.KVGroups()
+	specs, cells, err := plan(cfg, kv, groups)
+	if err != nil {
+		return nil, err
+	}
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%s\x00%v", cfg.ModelID, kv)
+	pool, err := kvcache.New(kvcache.Options{BlockSize: cfg.BlockSize, Groups: specs, Seed: h.Sum64(), NoPrefixCache: cfg.NoPrefixCache})
+	if err != nil {
+		return nil, fmt.Errorf("scheduler: %w", err)
+	}
+	cache, err := m.NewPagedCache(cells, kv)
+	if err != nil {
+		return nil, fmt.Errorf("scheduler: %w", err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	s := &Scheduler{m: m, cfg: cfg, cache: cache, pool: pool, vocab: m.Config().Vocab,
+		wake: make(chan struct{}, 1), stop: stop, done: make(chan struct{})}
+	go s.loop(ctx)
+	return s, nil
+}
+
+// plan sizes the pool's groups: a sliding-window group needs at most the
+// window and a step's tokens per sequence; the full-attention group takes
+// the rest of the budget.
+func plan(cfg Config, kv quant.Type, groups []model.KVGroup) ([]kvcache.GroupSpec, []int, error) {
+	bs := cfg.BlockSize
+	perTokenFull := int64(0)
+	for _, g := range groups {
+		if g.Window == 0 {
+			perTokenFull += int64(g.CellBytes(kv))
+		}
+	}
+	budget := cfg.KVBytes
+	if budget <= 0 {
+		tokens := int64(max(4*cfg.Context, cfg.MaxSeqs*cfg.Context/4))
+		for _, g := range groups {
+			budget += tokens * int64(g.CellBytes(kv))
+		}
+	}
+	specs := make([]kvcache.GroupSpec, len(groups))
+	cells := make([]int, len(groups))
+	left := budget
+	for i, g := range groups {
+		if g.Window == 0 {
+			continue
+		}
+		per := (min(g.Window, cfg.Context)+cfg.TokenBudget+bs-1)/bs + 1
+		blocks := min(cfg.MaxSeqs*per, cfg.MaxSeqs*((cfg.Context+bs-1)/bs))
+		specs[i] = kvcache.GroupSpec{Blocks: blocks, Window: g.Window}
+		left -= int64(blocks*bs) * int64(g.CellBytes(kv))
+	}
+	for i, g := range groups {
+		if g.Window != 0 {
+			continue
+		}
+		blocks := 0
+		if perTokenFull > 0 && left > 0 {
+			blocks = int(left / (int64(bs) * perTokenFull))
+		}
+		if blocks < 1 {
+			return nil, nil, fmt.Errorf("scheduler: a KV budget of %d bytes leaves no room for one block of %d tokens", budget, bs)
+		}
+		specs[i] = kvcache.GroupSpec{Blocks: blocks}
+	}
+	for i := range specs {
+		cells[i] = specs[i].Blocks * bs
+	}
+	return specs, cells, nil
+}
+
+// Config returns the scheduler's settings, defaults filled in.
+func (s *Scheduler) Config() Config { return s.cfg }
+
+// Capacity returns the number of tokens the cache holds in its
+// full-attention layers.
+func (s *Scheduler) Capacity() int {
+	st := s.pool.Stats()
+	for i, g := range s.m.KVGroups() {
+		if g.Window == 0 {
+			return st.Groups[i].Total * s.cfg.BlockSize
+		}
+	}
+	return 0
+}
+
+// Submit queues a request. Its tokens come on the returned channel, which
+// is closed after the Done event. The channel is buffered for every event
+// the request can produce, so a slow reader never holds up the other
+// sequences. Cancelling ctx ends the request with FinishCancelled and
+// frees its cache blocks.
+func (s *Scheduler) Submit(ctx context.Context, req Request) (<-chan Event, error) {
+	if len(req.Prompt) == 0 {
+		return nil, errors.New("scheduler: the prompt has no tokens")
+	}
+	for _, t := range req.Prompt {
+		if t < 0 || int(t) >= s.vocab {
+			return nil, fmt.Errorf("scheduler: token %d outside the vocabulary of %d", t, s.vocab)
+		}
+	}
+	n := s.cfg.Context
+	if len(req.Prompt) >= n {
+		return nil, fmt.Errorf("%w: the prompt has %d tokens and the context holds %d, with room for at least one more", ErrContextOverflow, len(req.Prompt), n)
+	}
+	if req.MaxTokens > 0 && len(req.Prompt)+req.MaxTokens > n {
+		return nil, fmt.Errorf("%w: %d prompt tokens plus max_tokens %d exceed the context of %d", ErrContextOverflow, len(req.Prompt), req.MaxTokens, n)
+	}
+	params := req.Sampling
+	if reflect.ValueOf(params).IsZero() {
+		params = sample.Greedy()
+	}
+	sp, err := sample.New(params)
+	if err != nil {
+		return nil, fmt.Errorf("scheduler: %w", err)
+	}
+	for _, t := range req.Prompt {
+		sp.Accept(t)
+	}
+	events := n - len(req.Prompt)
+	if req.MaxTokens > 0 {
+		events = req.MaxTokens
+	}
+	sq := &seq{req: req, ctx: ctx, out: make(chan Event, events+1), sampler: sp, start: time.Now(),
+		tokens: append(make([]int32, 0, len(req.Prompt)+events), req.Prompt...)}
+	sq.usage.PromptTokens = len(req.Prompt)
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil, ErrClosed
+	}
+	s.nextID++
+	sq.id = s.nextID
+	s.waiting = append(s.waiting, sq)
+	s.stats.Waiting = len(s.waiting)
+	s.mu.Unlock()
+	context.AfterFunc(ctx, s.signal)
+	s.signal()
+	return sq.out, nil
+}
+
+// signal wakes the loop.
+func (s *Scheduler) signal() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Stats returns a snapshot of the scheduler.
+func (s *Scheduler) Stats() Stats {
+	s.mu.Lock()
+	st := s.stats
+	s.mu.Unlock()
+	st.KV = s.pool.Stats()
+	return st
+}
+
+// Close stops the loop, ends every sequence with ErrClosed and waits for
+// the loop to exit.
+func (s *Scheduler) Close() error {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	s.stop()
+	<-s.done
+	return nil
+}

@@ -1,0 +1,399 @@
+package scheduler
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"saji/engine/gguf"
+	"saji/engine/model"
+	"saji/engine/sample"
+	"saji/engine/synth"
+	"saji/kernels/cpu"
+	"saji/kernels/quant"
+)
+
+// tinyModel writes the synthetic "tiny" llama (4 layers, 256 wide, 269
+// tokens) in Q4_K_M, whose products compute every row alone, and loads it.
+var tinyModel = sync.OnceValues(func() (model.Model, error) {
+	dir, err := os.MkdirTemp("", "saji-scheduler-test")
+	if err != nil {
+		return nil, err
+	}
+	tempDirs = append(tempDirs, dir)
+	ctx := context.Background()
+	vp := filepath.Join(dir, "vocab.gguf")
+	if err := synth.WriteMiniVocab(ctx, vp); err != nil {
+		return nil, err
+	}
+	vocab, err := gguf.Open(vp)
+	if err != nil {
+		return nil, err
+	}
+	defer vocab.Close()
+	shape, err := synth.LookupShape("tiny")
+	if err != nil {
+		return nil, err
+	}
+	ft, err := synth.ParseFileType("q4_k_m")
+	if err != nil {
+		return nil, err
+	}
+	mp := filepath.Join(dir, "tiny.gguf")
+	if err := synth.Write(ctx, mp, synth.Options{Shape: shape, FileType: ft, Vocab: vocab, Seed: 3, Threads: 2}); err != nil {
+		return nil, err
+	}
+	f, err := gguf.Open(mp) // stays open for the test binary's life
+	if err != nil {
+		return nil, err
+	}
+	return model.Load(ctx, f, model.Options{Backend: cpu.New(2)})
+})
+
+// tempDirs are removed when the tests end.
+var tempDirs []string
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	for _, d := range tempDirs {
+		os.RemoveAll(d)
+	}
+	os.Exit(code)
+}
+
+func loadTiny(t *testing.T) model.Model {
+	t.Helper()
+	m, err := tinyModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// newSched starts a scheduler that the test closes.
+func newSched(t *testing.T, m model.Model, cfg Config) *Scheduler {
+	t.Helper()
+	s, err := New(m, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// result is what a stream delivered.
+type result struct {
+	tokens []int32
+	last   Event
+}
+
+// collect reads a stream to its end.
+func collect(t *testing.T, ch <-chan Event) result {
+	t.Helper()
+	var r result
+	timeout := time.After(2 * time.Minute)
+	for {
+		select {
+		case ev, ok := <-ch:
+			if !ok {
+				if !r.last.Done {
+					t.Fatal("stream closed without a Done event")
+				}
+				return r
+			}
+			if ev.Done {
+				r.last = ev
+				continue
+			}
+			r.tokens = append(r.tokens, ev.Token)
+		case <-timeout:
+			t.Fatal("stream did not finish")
+		}
+	}
+}
+
+// prompts returns n random prompts of lengths in [lo, hi), each starting
+// with BOS (1) and the shared prefix.
+func prompts(seed uint64, n, lo, hi int, prefix []int32) [][]int32 {
+	r := rand.New(rand.NewPCG(seed, 1))
+	var ps [][]int32
+	for range n {
+		p := append([]int32{1}, prefix...)
+		for range lo + r.IntN(hi-lo) {
+			p = append(p, int32(3+r.IntN(266)))
+		}
+		ps = append(ps, p)
+	}
+	return ps
+}
+
+func runAll(t *testing.T, s *Scheduler, ps [][]int32, maxTokens int) []result {
+	t.Helper()
+	var chans []<-chan Event
+	for _, p := range ps {
+		ch, err := s.Submit(context.Background(), Request{Prompt: p, MaxTokens: maxTokens, IgnoreEOS: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		chans = append(chans, ch)
+	}
+	var rs []result
+	for _, ch := range chans {
+		rs = append(rs, collect(t, ch))
+	}
+	return rs
+}
+
+// TestBatchedMatchesAlone runs many greedy sequences together (more than
+// MaxSeqs, prompts longer than the token budget, so sequences queue,
+// prefill in chunks and decode side by side) and checks that each gets
+// the tokens it gets when run alone.
+func TestBatchedMatchesAlone(t *testing.T) {
+	m := loadTiny(t)
+	ps := prompts(1, 7, 5, 60, nil)
+	const maxTokens = 10
+	solo := newSched(t, m, Config{MaxSeqs: 1, TokenBudget: 1000, Context: 256, NoPrefixCache: true})
+	var want [][]int32
+	for _, p := range ps {
+		r := runAll(t, solo, [][]int32{p}, maxTokens)
+		want = append(want, r[0].tokens)
+	}
+	s := newSched(t, m, Config{MaxSeqs: 4, TokenBudget: 24, Context: 256})
+	got := runAll(t, s, ps, maxTokens)
+	for i := range ps {
+		if got[i].last.Finish != FinishLength || got[i].last.Err != nil {
+			t.Errorf("sequence %d ended with %v (%v)", i, got[i].last.Finish, got[i].last.Err)
+		}
+		if !slices.Equal(got[i].tokens, want[i]) {
+			t.Errorf("sequence %d: batched %v, alone %v", i, got[i].tokens, want[i])
+		}
+	}
+	st := s.Stats()
+	if st.Running != 0 || st.Waiting != 0 || st.KV.Groups[0].Used != 0 {
+		t.Errorf("after the run: %d running, %d waiting, %d blocks used", st.Running, st.Waiting, st.KV.Groups[0].Used)
+	}
+	if st.GeneratedTokens != int64(len(ps)*maxTokens) {
+		t.Errorf("%d generated tokens counted, want %d", st.GeneratedTokens, len(ps)*maxTokens)
+	}
+}
+
+// TestPrefixCache checks that a second request sharing a prefix reuses its
+// full blocks, and that an identical prompt reuses all but its last token
+// through a copy-on-write block, with the same output.
+func TestPrefixCache(t *testing.T) {
+	m := loadTiny(t)
+	s := newSched(t, m, Config{MaxSeqs: 4, Context: 256})
+	prefix := prompts(9, 1, 40, 41, nil)[0] // BOS + 40 tokens
+	ps := prompts(2, 2, 8, 12, prefix[1:])
+	ps[0] = ps[0][:48] // three full blocks: all cached the second time
+	first := runAll(t, s, ps[:1], 5)[0]
+	if first.last.Usage.CachedTokens != 0 {
+		t.Errorf("first request: %d cached tokens", first.last.Usage.CachedTokens)
+	}
+	second := runAll(t, s, ps[1:], 5)[0]
+	if got := second.last.Usage.CachedTokens; got != 32 {
+		t.Errorf("second request: %d cached tokens, want 32 (two full blocks of the 41-token prefix)", got)
+	}
+	again := runAll(t, s, ps[:1], 5)[0]
+	if got, want := again.last.Usage.CachedTokens, len(ps[0])-1; got != want {
+		t.Errorf("repeated request: %d cached tokens, want %d", got, want)
+	}
+	if !slices.Equal(again.tokens, first.tokens) {
+		t.Errorf("repeated request: %v, first time %v", again.tokens, first.tokens)
+	}
+	st := s.Stats().KV
+	if st.HitTokens == 0 || st.HitRate() <= 0 {
+		t.Errorf("hit stats: %d tokens, rate %v", st.HitTokens, st.HitRate())
+	}
+	off := newSched(t, m, Config{MaxSeqs: 4, Context: 256, NoPrefixCache: true})
+	ref := runAll(t, off, ps[1:], 5)[0]
+	if !slices.Equal(ref.tokens, second.tokens) {
+		t.Errorf("with the prefix cache %v, without %v", second.tokens, ref.tokens)
+	}
+}
+
+// TestPreemption runs more sequences than the pool holds at once: the
+// newest are preempted and recomputed, and everyone still gets the tokens
+// they get alone.
+func TestPreemption(t *testing.T) {
+	m := loadTiny(t)
+	ps := prompts(3, 4, 30, 40, nil)
+	const maxTokens = 30
+	solo := newSched(t, m, Config{MaxSeqs: 1, Context: 128, NoPrefixCache: true})
+	var want [][]int32
+	for _, p := range ps {
+		want = append(want, runAll(t, solo, [][]int32{p}, maxTokens)[0].tokens)
+	}
+	// 10 blocks of 16: each sequence needs 5 at its end, so four cannot
+	// all run to the end together.
+	s := newSched(t, m, Config{MaxSeqs: 4, Context: 128, KVBytes: kvBytes(m, 10*16), NoPrefixCache: true})
+	got := runAll(t, s, ps, maxTokens)
+	for i := range ps {
+		if got[i].last.Err != nil || !slices.Equal(got[i].tokens, want[i]) {
+			t.Errorf("sequence %d: %v (%v), alone %v", i, got[i].tokens, got[i].last.Err, want[i])
+		}
+	}
+	if st := s.Stats(); st.Preemptions == 0 {
+		t.Error("no sequence was preempted")
+	}
+}
+
+// kvBytes is the F16 cache budget of n tokens of m.
+func kvBytes(m model.Model, n int) int64 {
+	var b int64
+	for _, g := range m.KVGroups() {
+		b += int64(n) * int64(g.CellBytes(quant.TypeF16))
+	}
+	return b
+}
+
+// TestCancel cancels a running and a waiting request: both end with
+// FinishCancelled at once and free their blocks.
+func TestCancel(t *testing.T) {
+	m := loadTiny(t)
+	s := newSched(t, m, Config{MaxSeqs: 1, Context: 256})
+	ctx, cancel := context.WithCancel(context.Background())
+	ch, err := s.Submit(ctx, Request{Prompt: []int32{1, 5, 6, 7}, IgnoreEOS: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	queued, err := s.Submit(ctx, Request{Prompt: []int32{1, 8, 9}, IgnoreEOS: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-ch // one token
+	cancel()
+	for _, c := range []<-chan Event{ch, queued} {
+		r := collect(t, c)
+		if r.last.Finish != FinishCancelled {
+			t.Errorf("finish %v, want cancelled", r.last.Finish)
+		}
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		st := s.Stats()
+		if st.Running == 0 && st.KV.Groups[0].Used == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("blocks still held after cancel: %+v", st)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestLimits checks the explicit errors: context overflow at Submit, a
+// sequence bigger than the pool, a vocabulary violation, end-of-generation
+// tokens, and Close ending what still runs.
+func TestLimits(t *testing.T) {
+	m := loadTiny(t)
+	s := newSched(t, m, Config{Context: 64})
+	long := make([]int32, 64)
+	if _, err := s.Submit(context.Background(), Request{Prompt: long}); !errors.Is(err, ErrContextOverflow) {
+		t.Errorf("64-token prompt in a context of 64: %v", err)
+	}
+	if _, err := s.Submit(context.Background(), Request{Prompt: long[:10], MaxTokens: 60}); !errors.Is(err, ErrContextOverflow) {
+		t.Errorf("10 + 60 tokens in a context of 64: %v", err)
+	}
+	if _, err := s.Submit(context.Background(), Request{Prompt: []int32{1, 9999}}); err == nil {
+		t.Error("a token outside the vocabulary was accepted")
+	}
+	if _, err := s.Submit(context.Background(), Request{}); err == nil {
+		t.Error("an empty prompt was accepted")
+	}
+	// Every token ends generation: a stop before any token.
+	all := make([]int32, 269)
+	for i := range all {
+		all[i] = int32(i)
+	}
+	ch, err := s.Submit(context.Background(), Request{Prompt: []int32{1, 4}, EOG: all})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := collect(t, ch); r.last.Finish != FinishStop || len(r.tokens) != 0 || r.last.Usage.CompletionTokens != 0 {
+		t.Errorf("EOG: %v tokens, finish %v", r.tokens, r.last.Finish)
+	}
+	// Without MaxTokens, generation ends with the context.
+	ch, err = s.Submit(context.Background(), Request{Prompt: []int32{1, 4, 5}, IgnoreEOS: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := collect(t, ch); r.last.Finish != FinishLength || len(r.tokens) != 61 {
+		t.Errorf("to the end of the context: %d tokens, finish %v", len(r.tokens), r.last.Finish)
+	}
+
+	small := newSched(t, m, Config{Context: 256, KVBytes: kvBytes(m, 32)})
+	ch, err = small.Submit(context.Background(), Request{Prompt: prompts(4, 1, 50, 51, nil)[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := collect(t, ch); r.last.Finish != FinishError || !errors.Is(r.last.Err, ErrTooLarge) {
+		t.Errorf("a prompt bigger than the pool: %v %v", r.last.Finish, r.last.Err)
+	}
+
+	closing, err := New(m, Config{Context: 256})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch, err = closing.Submit(context.Background(), Request{Prompt: []int32{1, 4}, IgnoreEOS: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	closing.Close()
+	if r := collect(t, ch); !errors.Is(r.last.Err, ErrClosed) && r.last.Finish != FinishLength {
+		t.Errorf("after Close: %v %v", r.last.Finish, r.last.Err)
+	}
+	if _, err := closing.Submit(context.Background(), Request{Prompt: []int32{1}}); !errors.Is(err, ErrClosed) {
+		t.Errorf("Submit after Close: %v", err)
+	}
+}
+
+// TestSampling checks that each sequence samples with its own settings:
+// a seeded sampler gives the same tokens batched with others as alone.
+func TestSampling(t *testing.T) {
+	m := loadTiny(t)
+	s := newSched(t, m, Config{MaxSeqs: 8, Context: 128})
+	req := func(seed int64) Request {
+		p := sample.Params{Temperature: 1, TopK: 40, TopP: 0.95, MinP: 0.05, TypicalP: 1, RepeatPenalty: 1, Seed: seed}
+		return Request{Prompt: []int32{1, 10, 11, 12}, MaxTokens: 12, Sampling: p, IgnoreEOS: true, TopLogProbs: 3}
+	}
+	var want [][]int32
+	for seed := range int64(3) {
+		ch, err := s.Submit(context.Background(), req(seed))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, collect(t, ch).tokens)
+	}
+	var chans []<-chan Event
+	for seed := range int64(3) {
+		ch, err := s.Submit(context.Background(), req(seed))
+		if err != nil {
+			t.Fatal(err)
+		}
+		chans = append(chans, ch)
+	}
+	for i, ch := range chans {
+		var got []int32
+		for ev := range ch {
+			if !ev.Done {
+				got = append(got, ev.Token)
+				if len(ev.Top) != 3 || ev.LogProb > 0 {
+					t.Fatalf("log-probabilities: %v %v", ev.LogProb, ev.Top)
+				}
+			}
+		}
+		if !slices.Equal(got, want[i]) {
+			t.Errorf("seed %d: %v together, %v alone", i, got, want[i])
+		}
+	}
+	if slices.Equal(want[0], want[1]) && slices.Equal(want[1], want[2]) {
+		t.Error("three seeds gave the same tokens")
+	}
+}
