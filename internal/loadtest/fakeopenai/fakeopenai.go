@@ -111,21 +111,30 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request) {
 	s.inFlight++
 	s.maxInFlight = max(s.maxInFlight, s.inFlight)
 	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		s.inFlight--
-		s.mu.Unlock()
-	}()
+	// A request stops counting as in flight just before its last write,
+	// since the client may send its next request as soon as it reads it.
+	var once sync.Once
+	leave := func() {
+		once.Do(func() {
+			s.mu.Lock()
+			s.inFlight--
+			s.mu.Unlock()
+		})
+	}
+	defer leave()
 
 	var body map[string]any
 	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+		leave()
 		writeError(w, http.StatusBadRequest, "bad JSON: "+err.Error())
 		return
 	}
 	s.mu.Lock()
 	s.received = append(s.received, Received{Path: r.URL.Path, Body: body, Authorization: r.Header.Get("Authorization")})
 	s.mu.Unlock()
-	if !s.authorized(w, r) {
+	if s.cfg.APIKey != "" && r.Header.Get("Authorization") != "Bearer "+s.cfg.APIKey {
+		leave()
+		writeError(w, http.StatusUnauthorized, "invalid api key")
 		return
 	}
 	chat := strings.HasSuffix(r.URL.Path, "/chat/completions")
@@ -142,6 +151,7 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request) {
 		maxTokens = int(n)
 	}
 	if strings.Contains(prompt, "FAIL500") {
+		leave()
 		writeError(w, http.StatusInternalServerError, "the model fell over")
 		return
 	}
@@ -177,6 +187,7 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if i == 1 && strings.Contains(prompt, "ERRMID") {
+			leave()
 			fmt.Fprintf(w, "data: {\"error\":{\"message\":\"out of memory\"}}%s%s", eol, eol)
 			flusher.Flush()
 			return
@@ -202,6 +213,7 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request) {
 		send(map[string]any{"choices": []any{}, "usage": map[string]any{
 			"prompt_tokens": promptTokens, "completion_tokens": maxTokens, "total_tokens": promptTokens + maxTokens}})
 	}
+	leave()
 	fmt.Fprintf(w, "data: [DONE]%s%s", eol, eol)
 	flusher.Flush()
 }
