@@ -157,6 +157,9 @@ func (t *HTTPTarget) Stream(ctx context.Context, req Request, emit func(Chunk)) 
 	if resp.StatusCode/100 != 2 {
 		return Usage{}, statusError(hreq, resp)
 	}
+	if ct := resp.Header.Get("Content-Type"); strings.HasPrefix(ct, "application/json") {
+		return Usage{}, fmt.Errorf("loadtest: %s answered with %s, not an event stream; does the server stream?", hreq.URL, ct)
+	}
 	return readStream(resp.Body, emit)
 }
 

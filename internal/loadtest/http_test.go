@@ -180,6 +180,18 @@ func TestHTTPTargetConnectionRefused(t *testing.T) {
 	}
 }
 
+func TestHTTPTargetNotStreaming(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"choices":[{"text":"whole answer"}]}`))
+	}))
+	defer srv.Close()
+	s := runAgainst(t, nil, HTTPConfig{URL: srv.URL, Model: "m"}, []Item{{Prompt: "x", OutputLen: 1}}, Options{})
+	if s.Failed != 1 || len(s.Errors) != 1 || !strings.Contains(s.Errors[0], "not an event stream") {
+		t.Errorf("failed %d, errors %q", s.Failed, s.Errors)
+	}
+}
+
 func TestHTTPTargetModels(t *testing.T) {
 	srv := fakeopenai.New(fakeopenai.Config{Model: "llama-3"})
 	defer srv.Close()

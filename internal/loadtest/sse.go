@@ -25,7 +25,8 @@ type sseEvent struct {
 // lines starting with ':' are comments (keep-alives); "data" fields
 // accumulate; unknown fields are ignored.
 type sseReader struct {
-	sc *bufio.Scanner
+	sc      *bufio.Scanner
+	started bool // the first line, which may begin with a byte order mark, is read
 }
 
 // newSSEReader returns a reader of the events in r.
@@ -75,6 +76,10 @@ func (s *sseReader) Next() (sseEvent, error) {
 	have := false // a data (or error) field was seen
 	for s.sc.Scan() {
 		line := s.sc.Bytes()
+		if !s.started {
+			s.started = true
+			line = bytes.TrimPrefix(line, []byte("\uFEFF"))
+		}
 		if len(line) == 0 {
 			if have {
 				ev.Data = string(data)

@@ -45,6 +45,7 @@ func TestSSEReader(t *testing.T) {
 		{"llama-server error line", "error: {\"message\":\"x\"}\n\n", []sseEvent{{Name: "error", Data: "{\"message\":\"x\"}"}}},
 		{"field without colon", "data\n\n", []sseEvent{{Data: ""}}},
 		{"last event without blank line", "data: a\n\ndata: b", []sseEvent{{Data: "a"}, {Data: "b"}}},
+		{"byte order mark", "\uFEFFdata: a\n\n", []sseEvent{{Data: "a"}}},
 		{"empty", "", nil},
 		{"blank lines only", "\n\n\r\n", nil},
 	}
