@@ -87,6 +87,10 @@ type Summary struct {
 	MaxConcurrency *int     `json:"max_concurrency"`
 	RequestRate    *float64 `json:"request_rate"`
 
+	// NumPrompts is the number of requests in the workload; Duration the
+	// run's length in seconds; Completed, Failed and NotFinished (cancelled
+	// or never sent) divide the requests; Interrupted says the run was
+	// cancelled.
 	NumPrompts  int     `json:"num_prompts"`
 	Duration    float64 `json:"duration"` // seconds
 	Completed   int     `json:"completed"`
@@ -94,6 +98,8 @@ type Summary struct {
 	NotFinished int     `json:"not_finished"` // cancelled or never sent
 	Interrupted bool    `json:"interrupted"`
 
+	// The token totals count completed requests; the throughputs divide
+	// them (and Completed) by Duration.
 	TotalInputTokens     int     `json:"total_input_tokens"`
 	TotalOutputTokens    int     `json:"total_output_tokens"`
 	RequestThroughput    float64 `json:"request_throughput"`
@@ -101,6 +107,11 @@ type Summary struct {
 	OutputThroughput     float64 `json:"output_throughput"`
 	TotalTokenThroughput float64 `json:"total_token_throughput"`
 
+	// The latency statistics, in milliseconds: mean, median, population
+	// standard deviation and percentiles of the time to first token (TTFT),
+	// the time per output token after the first (TPOT), the inter-token
+	// latency (ITL) and the end-to-end latency (E2EL). Median and P50 are
+	// the same figure under vLLM's name and the plain one.
 	MeanTTFT   float64 `json:"mean_ttft_ms"`
 	MedianTTFT float64 `json:"median_ttft_ms"`
 	StdTTFT    float64 `json:"std_ttft_ms"`
