@@ -304,7 +304,16 @@ func (s *Scheduler) step(ctx context.Context) {
 			gen++
 		}
 	}
+	kv := s.pool.Stats()
 	s.mu.Lock()
+	if kv.CapacityTokens > 0 {
+		u := kv.Utilization()
+		if s.stats.UtilSteps == 0 || u < s.stats.UtilMin {
+			s.stats.UtilMin = u
+		}
+		s.stats.UtilSum += u
+		s.stats.UtilSteps++
+	}
 	s.stats.Steps++
 	s.stats.PromptTokens += prompt
 	s.stats.GeneratedTokens += gen

@@ -186,6 +186,20 @@ type Stats struct {
 	Steps, Preemptions, PromptTokens, GeneratedTokens int64
 	// BatchTokens is the number of tokens of the last step.
 	BatchTokens int
+	// UtilSum, UtilSteps and UtilMin measure the KV cache's utilisation
+	// (tokens stored / cells of the blocks held) after each step.
+	UtilSum   float64
+	UtilSteps int64
+	UtilMin   float64
+}
+
+// MeanUtilization returns the mean KV cache utilisation after a step (0
+// before the first step).
+func (s Stats) MeanUtilization() float64 {
+	if s.UtilSteps == 0 {
+		return 0
+	}
+	return s.UtilSum / float64(s.UtilSteps)
 }
 
 // Scheduler runs requests on one model. Its methods are safe for

@@ -24,6 +24,7 @@ type loadtestFlags struct {
 	sharedPrefix                 int
 	seed                         uint64
 	jsonOut, ignoreEOS           bool
+	local                        localFlags // in-process runs
 }
 
 // newLoadtestCmd is 'saji loadtest': a serving benchmark in the manner of
@@ -31,7 +32,7 @@ type loadtestFlags struct {
 func newLoadtestCmd() *cobra.Command {
 	lf := loadtestFlags{requests: 200, concurrency: 8, promptLen: 256, outputLen: 128, endpoint: string(loadtest.Completions), ignoreEOS: true}
 	cmd := &cobra.Command{
-		Use:   "loadtest --url URL [--model NAME]",
+		Use:   "loadtest (--url URL [--model NAME] | --model FILE.gguf)",
 		Short: "Benchmark an OpenAI-compatible server under load, as vLLM's benchmark_serving does",
 		Long: "Send a workload of streamed completions to an OpenAI-compatible server (Saji's own,\n" +
 			"llama-server, vLLM, Ollama's /v1) and report what vLLM's benchmark_serving reports:\n" +
@@ -58,11 +59,17 @@ func newLoadtestCmd() *cobra.Command {
 			"--model the first model the server lists (GET /v1/models) is used. A failed request\n" +
 			"is counted and its error shown; Ctrl-C stops the run and reports what finished.\n" +
 			"--json prints one JSON object with vLLM's result names (request_throughput,\n" +
-			"output_throughput, mean_ttft_ms, p99_itl_ms, ...; times in milliseconds).",
+			"output_throughput, mean_ttft_ms, p99_itl_ms, ...; times in milliseconds).\n\n" +
+			"Without --url, --model names a GGUF file that is served in process by Saji's\n" +
+			"scheduler (continuous batching, paged KV cache, prefix caching), without HTTP: the\n" +
+			"serving core measured on its own. Its tokenizer sizes the prompts, and the report\n" +
+			"adds the KV cache's utilisation, the prefix-cache hit rate and the preemptions.\n" +
+			"--max-seqs, --token-budget, --kv-budget, --ctx, --ctk and --threads set it up.",
 		Example: "  saji loadtest --url http://127.0.0.1:8080 --requests 100 --concurrency 4\n" +
 			"  saji loadtest --url http://localhost:11434/v1 --model llama3.2 --rate 2 --endpoint chat\n" +
 			"  saji loadtest --url http://127.0.0.1:8000 --tokenizer model.gguf --prompt-len 1024 --shared-prefix 1000 --json\n" +
-			"  saji loadtest --url http://127.0.0.1:8080 --dataset prompts.jsonl --output-len 256",
+			"  saji loadtest --url http://127.0.0.1:8080 --dataset prompts.jsonl --output-len 256\n" +
+			"  saji loadtest --model llama-1b-q4_k_m.gguf --requests 16 --concurrency 8 --prompt-len 128 --output-len 64",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
@@ -95,14 +102,16 @@ func newLoadtestCmd() *cobra.Command {
 	f.Uint64Var(&lf.seed, "seed", 0, "seed for the prompts and arrival times")
 	f.BoolVar(&lf.ignoreEOS, "ignore-eos", lf.ignoreEOS, "ask the server to generate past end-of-sequence")
 	f.BoolVar(&lf.jsonOut, "json", false, "print the results as one JSON object")
+	lf.local.register(f)
 	return cmd
 }
 
 // runLoadtest builds the workload, runs it and prints the report.
 func runLoadtest(ctx context.Context, lf *loadtestFlags, stdout, stderr io.Writer) error {
+	local := lf.url == "" && isModelFile(lf.model)
 	switch {
-	case lf.url == "":
-		return errors.New("loadtest: a server is required (--url URL)")
+	case lf.url == "" && !local:
+		return errors.New("loadtest: a server is required (--url URL), or a GGUF model file (--model FILE.gguf) to measure in process")
 	case lf.requests < 0:
 		return fmt.Errorf("loadtest: --requests %d, want ≥ 1", lf.requests)
 	case lf.concurrency < 0:
@@ -113,6 +122,9 @@ func runLoadtest(ctx context.Context, lf *loadtestFlags, stdout, stderr io.Write
 		return fmt.Errorf("loadtest: --output-len %d, want ≥ 1", lf.outputLen)
 	case lf.promptLen < 0 || lf.sharedPrefix < 0:
 		return errors.New("loadtest: --prompt-len and --shared-prefix must be ≥ 0")
+	}
+	if local {
+		return runLocalLoadtest(ctx, lf, stdout, stderr)
 	}
 	target, err := loadtest.NewHTTPTarget(loadtest.HTTPConfig{
 		URL: lf.url, Model: lf.model, Endpoint: loadtest.Endpoint(lf.endpoint), APIKey: lf.apiKey,
@@ -150,7 +162,7 @@ func runLoadtest(ctx context.Context, lf *loadtestFlags, stdout, stderr io.Write
 		}
 	}
 
-	return driveLoadtest(ctx, lf, target, loadtestInfo{model: model, endpoint: lf.endpoint, url: target.URL(), tokenizer: tk != nil}, items, stdout, stderr)
+	return driveLoadtest(ctx, lf, target, loadtestInfo{model: model, endpoint: lf.endpoint, url: target.URL(), tokenizer: tk != nil}, items, nil, stdout, stderr)
 }
 
 // loadtestInfo describes the target of a load test for the report.
@@ -161,7 +173,8 @@ type loadtestInfo struct {
 
 // driveLoadtest runs items against target and prints the report; an
 // in-process target plugs in here.
-func driveLoadtest(ctx context.Context, lf *loadtestFlags, target loadtest.Target, info loadtestInfo, items []loadtest.Item, stdout, stderr io.Writer) error {
+func driveLoadtest(ctx context.Context, lf *loadtestFlags, target loadtest.Target, info loadtestInfo, items []loadtest.Item,
+	notes func() []string, stdout, stderr io.Writer) error {
 	limit := "no concurrency limit"
 	if lf.concurrency > 0 {
 		limit = fmt.Sprintf("at most %d at once", lf.concurrency)
@@ -190,6 +203,14 @@ func driveLoadtest(ctx context.Context, lf *loadtestFlags, target loadtest.Targe
 	s.Model, s.Endpoint, s.URL = info.model, info.endpoint, info.url
 	if !info.tokenizer && lf.dataset == "" {
 		s.Notes = append(s.Notes, "no --tokenizer: the random prompts are words, about one token each, so their lengths are approximate")
+	}
+	if lf.sharedPrefix > 0 {
+		if n := prefixNote(res); n != "" {
+			s.Notes = append(s.Notes, n)
+		}
+	}
+	if notes != nil {
+		s.Notes = append(s.Notes, notes()...)
 	}
 	if lf.jsonOut {
 		enc := json.NewEncoder(stdout)
@@ -232,4 +253,34 @@ func loadtestWorkload(lf *loadtestFlags, tk loadtest.Tokenizer) ([]loadtest.Item
 		items = loadtest.Repeat(items, lf.requests)
 	}
 	return items, nil
+}
+
+// prefixNote compares the time to first token of the first request sent
+// with the median of the later ones: with a shared prefix, the later ones
+// should find it in the server's prefix cache.
+func prefixNote(res *loadtest.Result) string {
+	var first *loadtest.RequestResult
+	for i := range res.Requests {
+		r := &res.Requests[i]
+		if r.OK() && (first == nil || r.Start < first.Start) {
+			first = r
+		}
+	}
+	if first == nil {
+		return ""
+	}
+	var later []float64
+	for i := range res.Requests {
+		r := &res.Requests[i]
+		if r.OK() && r != first && r.Start >= first.TTFT {
+			later = append(later, float64(r.TTFT)/1e6)
+		}
+	}
+	if len(later) == 0 {
+		return ""
+	}
+	med := loadtest.Percentile(later, 50)
+	f := float64(first.TTFT) / 1e6
+	return fmt.Sprintf("shared prefix: TTFT of the first request %.1f ms; median of the %d requests sent after it had its first token %.1f ms (%.1fx lower)",
+		f, len(later), med, f/max(med, 1e-9))
 }

@@ -1,0 +1,156 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"saji/engine/sample"
+	"saji/engine/scheduler"
+	"saji/engine/tokenizer"
+	"saji/internal/loadtest"
+	"saji/kernels/cpu"
+)
+
+// localTarget serves a load test in process: prompts are tokenized with
+// the model's tokenizer and run through Saji's scheduler, without HTTP, so
+// that the serving core can be measured before (and apart from) the API.
+type localTarget struct {
+	sched *scheduler.Scheduler
+	tok   *tokenizer.Tokenizer
+	eog   []int32
+}
+
+// newLocalTarget starts a scheduler over lm.
+func newLocalTarget(lm *loadedModel, cfg scheduler.Config) (*localTarget, error) {
+	s, err := scheduler.New(lm.model, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &localTarget{sched: s, tok: lm.tok, eog: lm.tok.EOGs()}, nil
+}
+
+// Close stops the scheduler.
+func (t *localTarget) Close() error { return t.sched.Close() }
+
+// Stream runs one greedy completion and emits each token's text.
+func (t *localTarget) Stream(ctx context.Context, req loadtest.Request, emit func(loadtest.Chunk)) (loadtest.Usage, error) {
+	prompt := t.tok.Encode(req.Prompt, true, true)
+	ch, err := t.sched.Submit(ctx, scheduler.Request{Prompt: prompt, MaxTokens: req.MaxTokens,
+		Sampling: sample.Greedy(), EOG: t.eog, IgnoreEOS: req.IgnoreEOS})
+	if err != nil {
+		return loadtest.Usage{}, err
+	}
+	dec := t.tok.NewDecoder(tokenizer.DecoderOptions{Continue: true})
+	for ev := range ch {
+		if ev.Done {
+			u := loadtest.Usage{PromptTokens: ev.Usage.PromptTokens, CompletionTokens: ev.Usage.CompletionTokens}
+			if ev.Err != nil {
+				return u, ev.Err
+			}
+			if ev.Finish == scheduler.FinishCancelled {
+				return u, fmt.Errorf("loadtest: cancelled: %w", ctx.Err())
+			}
+			return u, nil
+		}
+		text, err := dec.Add(ev.Token)
+		if err != nil {
+			return loadtest.Usage{}, err
+		}
+		// A token that completes no character still counts as a chunk,
+		// as a server that streams per token sends it.
+		emit(loadtest.Chunk{Tokens: 1, Text: text})
+	}
+	return loadtest.Usage{}, fmt.Errorf("loadtest: the stream ended without a result")
+}
+
+// localFlags configure an in-process load test's scheduler.
+type localFlags struct {
+	threads, maxSeqs, budget, ctx int
+	kvMiB                         int
+	kvType                        string
+	noPrefixCache                 bool
+}
+
+// register adds the flags to f.
+func (l *localFlags) register(f *pflag.FlagSet) {
+	f.IntVarP(&l.threads, "threads", "t", 0, "in process: CPU threads (0: one per physical core)")
+	f.IntVar(&l.maxSeqs, "max-seqs", scheduler.DefaultMaxSeqs, "in process: most sequences running at once")
+	f.IntVar(&l.budget, "token-budget", scheduler.DefaultTokenBudget, "in process: most tokens per forward pass")
+	f.IntVar(&l.kvMiB, "kv-budget", 0, "in process: KV cache memory in `MiB` (0: four full contexts, or max-seqs quarter contexts)")
+	f.IntVar(&l.ctx, "ctx", 0, "in process: context length per sequence (0: 4096, or the model's when shorter)")
+	f.StringVar(&l.kvType, "ctk", "f16", "in process: KV cache type: f16, f32 or q8_0")
+	f.BoolVar(&l.noPrefixCache, "no-prefix-cache", false, "in process: turn prefix caching off")
+}
+
+// isModelFile reports whether name is a GGUF file on disk.
+func isModelFile(name string) bool {
+	if !strings.HasSuffix(strings.ToLower(name), ".gguf") {
+		return false
+	}
+	st, err := os.Stat(name)
+	return err == nil && st.Mode().IsRegular()
+}
+
+// runLocalLoadtest loads the model of lf.model and drives the workload
+// through an in-process scheduler.
+func runLocalLoadtest(ctx context.Context, lf *loadtestFlags, stdout, stderr io.Writer) error {
+	l := lf.local
+	threads := l.threads
+	if threads <= 0 {
+		threads = cpu.PhysicalCores()
+	}
+	lm, err := openModel(ctx, lf.model, threads)
+	if err != nil {
+		return fmt.Errorf("loadtest: %w", err)
+	}
+	defer lm.Close()
+	var tk loadtest.Tokenizer = lm.tok
+	if lf.tokenizer != "" {
+		t, err := tokenizer.Open(lf.tokenizer)
+		if err != nil {
+			return fmt.Errorf("loadtest: loading the tokenizer: %w", err)
+		}
+		tk = t
+	}
+	items, err := loadtestWorkload(lf, tk)
+	if err != nil {
+		return err
+	}
+	target, err := newLocalTarget(lm, scheduler.Config{
+		MaxSeqs: l.maxSeqs, TokenBudget: l.budget, Context: l.ctx, KVType: l.kvType,
+		KVBytes: int64(l.kvMiB) << 20, NoPrefixCache: l.noPrefixCache, ModelID: lf.model,
+	})
+	if err != nil {
+		return fmt.Errorf("loadtest: %w", err)
+	}
+	defer target.Close()
+	mon := kvWatch{target.sched}
+	cfg := target.sched.Config()
+	fmt.Fprintf(stderr, "loadtest: in process, %d threads, %d sequences at most, %d tokens per step, context %d, KV cache %s of %d tokens\n",
+		threads, cfg.MaxSeqs, cfg.TokenBudget, cfg.Context, cfg.KVType, target.sched.Capacity())
+	name := filepath.Base(lf.model)
+	return driveLoadtest(ctx, lf, target, loadtestInfo{model: name, endpoint: "in process", url: "saji scheduler", tokenizer: true},
+		items, mon.notes, stdout, stderr)
+}
+
+// kvWatch reports a scheduler's KV cache figures after a load test.
+type kvWatch struct{ s *scheduler.Scheduler }
+
+// notes describes the cache.
+func (w kvWatch) notes() []string {
+	st := w.s.Stats()
+	var out []string
+	if st.UtilSteps > 0 {
+		out = append(out, fmt.Sprintf("KV cache utilisation after each step (tokens stored / cells of the blocks held): mean %.1f%%, lowest %.1f%% over %d steps",
+			100*st.MeanUtilization(), 100*st.UtilMin, st.UtilSteps))
+	}
+	out = append(out, fmt.Sprintf("prefix cache: %d of %d prompt tokens served from the cache (hit rate %.1f%%), %d evictions; %d preemptions",
+		st.KV.HitTokens, st.KV.QueryTokens, 100*st.KV.HitRate(), st.KV.Evictions, st.Preemptions))
+	return out
+}
