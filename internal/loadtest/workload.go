@@ -86,6 +86,9 @@ func (s Synthetic) Build() ([]Item, error) {
 	b := promptBuilder{tk: s.Tokenizer, ids: ids, rng: rng}
 	for i := range items {
 		p, n := b.fit(prefix, s.SharedPrefix+s.PromptLen)
+		if n == 0 {
+			return nil, errors.New("loadtest: could not build a prompt from the vocabulary's tokens")
+		}
 		items[i] = Item{Prompt: p, PromptTokens: n, OutputLen: s.OutputLen}
 	}
 	return items, nil
@@ -174,10 +177,17 @@ func (b *promptBuilder) fit(prefix string, want int) (string, int) {
 		case n == want:
 			return full, n
 		case n > want:
-			drop := min(n-want, len(toks))
-			toks = toks[:len(toks)-drop]
+			// Scale by the tokens per random token seen, so that a
+			// vocabulary whose pieces re-encode to several tokens
+			// converges instead of dropping everything.
+			drop := max(1, (n-want)*len(toks)/max(1, n-base))
+			toks = toks[:len(toks)-min(drop, len(toks))]
 		default:
-			for range want - n {
+			add := want - n
+			if len(toks) > 0 && n > base {
+				add = max(1, add*len(toks)/(n-base))
+			}
+			for range add {
 				toks = append(toks, b.ids[b.rng.IntN(len(b.ids))])
 			}
 		}
