@@ -49,14 +49,19 @@ func (p *Pool) checkInvariants() error {
 		if s.n > p.cover(s) || s.res > p.cover(s) {
 			bad("seq %d: stores %d, reserves %d, covers %d", s.id, s.n, s.res, p.cover(s))
 		}
-		if len(s.keys) != s.n/p.bs {
-			bad("seq %d: %d keys for %d positions", s.id, len(s.keys), s.n)
+		if want := s.n / p.bs; len(s.nodes) != want && !(p.noCache && len(s.nodes) == 0) {
+			bad("seq %d: %d nodes for %d positions", s.id, len(s.nodes), s.n)
+		}
+		for i, nd := range s.nodes {
+			if i > 0 && nd.parent != s.nodes[i-1] || i == 0 && nd.parent != p.root {
+				bad("seq %d: node %d has the wrong parent", s.id, i)
+			}
 		}
 		if s.res > s.n {
 			for gi, g := range p.groups {
 				for i := s.n / p.bs; i < (s.res+p.bs-1)/p.bs; i++ {
 					b := s.tables[gi][i]
-					if b < 0 || g.blocks[b].ref != 1 || g.blocks[b].cached {
+					if b < 0 || g.blocks[b].ref != 1 || g.blocks[b].node != nil {
 						bad("seq %d group %d: reserved block %d (%d) is not private", s.id, gi, i, b)
 					}
 				}
@@ -93,9 +98,9 @@ func (p *Pool) checkInvariants() error {
 			switch {
 			case blk.ref < 0:
 				bad("group %d block %d: ref %d", gi, b, blk.ref)
-			case blk.ref == 0 && !blk.cached && !inFree[b]:
+			case blk.ref == 0 && blk.node == nil && !inFree[b]:
 				bad("group %d block %d: unheld, uncached, not free", gi, b)
-			case blk.ref == 0 && blk.cached && !inLRU[b]:
+			case blk.ref == 0 && blk.node != nil && !inLRU[b]:
 				bad("group %d block %d: unheld and cached but not in the LRU list", gi, b)
 			case blk.ref > 0 && (inFree[b] || inLRU[b]):
 				bad("group %d block %d: held and free (%v) or in LRU (%v)", gi, b, inFree[b], inLRU[b])
@@ -103,21 +108,81 @@ func (p *Pool) checkInvariants() error {
 			if inFree[b] && inLRU[b] {
 				bad("group %d block %d: free and in LRU", gi, b)
 			}
-			if blk.cached {
+			if nd := blk.node; nd != nil {
 				cached++
-				if len(blk.tokens) != p.bs || blk.filled != int32(p.bs) {
-					bad("group %d block %d: cached with %d tokens, %d filled", gi, b, len(blk.tokens), blk.filled)
+				if blk.filled != int32(p.bs) {
+					bad("group %d block %d: cached with %d cells filled", gi, b, blk.filled)
 				}
-				if x, ok := g.index[blk.key]; !ok || x != int32(b) {
-					bad("group %d block %d: cached but index has %d, %v", gi, b, x, ok)
+				if !nd.indexed || nd.blocks[gi] != int32(b) {
+					bad("group %d block %d: cached under node %d (indexed %v) that names block %d", gi, b, nd.id, nd.indexed, nd.blocks[gi])
 				}
 			}
 		}
-		if cached != len(g.index) {
-			bad("group %d: %d cached blocks, %d index entries", gi, cached, len(g.index))
-		}
 		if p.noCache && cached != 0 {
 			bad("group %d: %d cached blocks without a prefix cache", gi, cached)
+		}
+	}
+	errs = append(errs, p.checkNodes())
+	return errors.Join(errs...)
+}
+
+// checkNodes verifies the prefix tree: every node's count equals its
+// children, the cached blocks naming it and the sequences holding it, and
+// the index holds exactly the indexed nodes. Call with p.mu held.
+func (p *Pool) checkNodes() error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	want := map[*node]int{p.root: 1}
+	var add func(nd *node)
+	add = func(nd *node) {
+		if _, ok := want[nd]; ok {
+			return
+		}
+		want[nd] = 0
+		add(nd.parent)
+	}
+	for k, nd := range p.index {
+		if !nd.indexed || nd.key != k {
+			bad("index entry for node %d: indexed %v, key match %v", nd.id, nd.indexed, nd.key == k)
+		}
+		add(nd)
+	}
+	for s := range p.live {
+		for _, nd := range s.nodes {
+			add(nd)
+			want[nd]++
+		}
+	}
+	for _, g := range p.groups {
+		for b := range g.blocks {
+			if nd := g.blocks[b].node; nd != nil {
+				add(nd)
+				want[nd]++
+			}
+		}
+	}
+	for nd := range want {
+		if nd.parent != nil {
+			want[nd.parent]++
+		}
+		for gi, b := range nd.blocks {
+			if b >= 0 && p.groups[gi].blocks[b].node != nd {
+				bad("node %d names block %d of group %d, which is not cached under it", nd.id, b, gi)
+			}
+		}
+		if nd.indexed && p.index[nd.key] != nd {
+			bad("node %d is indexed but not in the index", nd.id)
+		}
+		if nd.indexed && nd.parent != p.root && !nd.parent.indexed {
+			bad("node %d is indexed below an unindexed node", nd.id)
+		}
+		if nd != p.root && nd.parent == nil {
+			bad("node %d has no parent", nd.id)
+		}
+	}
+	for nd, w := range want {
+		if nd.refs != w {
+			bad("node %d: refs %d, held %d times", nd.id, nd.refs, w)
 		}
 	}
 	return errors.Join(errs...)

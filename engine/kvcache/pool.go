@@ -35,8 +35,8 @@ type Options struct {
 	BlockSize int
 	// Groups lists the layer groups; at least one.
 	Groups []GroupSpec
-	// Seed identifies the model and KV type; it starts every hash chain,
-	// so pools of different models never agree on a block.
+	// Seed identifies the model and KV type; it is mixed into every block
+	// hash, so pools of different models never agree on a block.
 	Seed uint64
 	// NoPrefixCache disables prefix caching: Match finds nothing and a
 	// block whose last reference goes is freed at once.
@@ -56,21 +56,20 @@ type Copy struct {
 type block struct {
 	ref    int32 // table entries and pins that hold the block
 	filled int32 // cells holding written KV
-	cached bool  // registered in the group's index (full, immutable)
+	// node is the prefix whose last block this is, when the block is
+	// cached (full, immutable, findable); nil otherwise.
+	node *node
 	// LRU links among cached blocks with ref 0; -1 at the ends.
 	prev, next int32
-	key        key     // chain hash, when cached
-	parent     key     // parent's chain hash, when cached
-	tokens     []int32 // the block's tokens, when cached
 }
 
-// group is one layer group's storage: blocks, free list, prefix index and
-// the LRU list of evictable cached blocks (head is evicted first).
+// group is one layer group's storage: blocks, free list and the LRU list
+// of evictable cached blocks (head is evicted first).
 type group struct {
+	idx        int
 	window     int
 	blocks     []block
 	free       []int32
-	index      map[key]int32
 	head, tail int32
 	nlru       int
 }
@@ -87,20 +86,24 @@ type Pool struct {
 	mu      sync.Mutex
 	bs      int
 	noCache bool
-	root    key
 	h       *hasher
-	// hashFn computes a block's chain hash; tests replace it to force
+	// hashFn hashes a block's tokens; tests replace it to force
 	// collisions.
-	hashFn func(parent key, toks []int32) key
+	hashFn func(toks []int32) uint64
 	groups []*group
-	nextID uint64
-	live   map[*Seq]struct{}
+	// root is the empty prefix; index finds a node by its parent and
+	// tokens.
+	root     *node
+	index    map[childKey]*node
+	nextNode uint64
+	nextID   uint64
+	live     map[*Seq]struct{}
 
 	queryTokens, hitTokens, evictions int64
 }
 
 // Seq is one sequence's view of the pool: a block table per group, the
-// number of positions whose KV is stored, and the chain hashes of its full
+// number of positions whose KV is stored, and the prefix nodes of its full
 // blocks. A Seq is used through its Pool's methods.
 type Seq struct {
 	id     uint64
@@ -109,7 +112,7 @@ type Seq struct {
 	res    int       // positions [n, res) are reserved in private blocks
 	tables [][]int32 // per group: block per block index, -1 when released
 	lo     []int     // per group: blocks below are released
-	keys   []key     // chain hashes of the full blocks [0, n/bs)
+	nodes  []*node   // prefixes ending at full blocks [0, n/bs); none without a prefix cache
 	pins   []pin
 	freed  bool
 }
@@ -139,11 +142,11 @@ func New(opts Options) (*Pool, error) {
 	p := &Pool{
 		bs:      bs,
 		noCache: opts.NoPrefixCache,
-		h:       newHasher(),
+		h:       newHasher(opts.Seed),
+		index:   make(map[childKey]*node),
 		live:    make(map[*Seq]struct{}),
 	}
-	p.root = p.h.root(opts.Seed)
-	p.hashFn = p.h.block
+	p.hashFn = p.h.tokens
 	for i, gs := range opts.Groups {
 		if gs.Blocks < 1 {
 			return nil, fmt.Errorf("kvcache: group %d has %d blocks", i, gs.Blocks)
@@ -155,10 +158,10 @@ func New(opts Options) (*Pool, error) {
 			return nil, fmt.Errorf("kvcache: group %d: %d blocks of %d cells overflow a cell index", i, gs.Blocks, bs)
 		}
 		g := &group{
+			idx:    i,
 			window: gs.Window,
 			blocks: make([]block, gs.Blocks),
 			free:   make([]int32, gs.Blocks),
-			index:  make(map[key]int32),
 			head:   -1,
 			tail:   -1,
 		}
@@ -168,6 +171,8 @@ func New(opts Options) (*Pool, error) {
 		}
 		p.groups = append(p.groups, g)
 	}
+	p.root = p.newNode(nil, nil, childKey{})
+	p.root.refs = 1 // never released
 	return p, nil
 }
 
@@ -244,35 +249,31 @@ func (p *Pool) Match(s *Seq, tokens []int32) (n int, copies []Copy) {
 		return 0, nil
 	}
 	bs := p.bs
-	nfull := len(tokens) / bs
-	keys := make([]key, nfull)
-	prev := p.root
-	for i := range keys {
-		keys[i] = p.hashFn(prev, tokens[i*bs:(i+1)*bs])
-		prev = keys[i]
-	}
-	parent := func(i int) key {
-		if i == 0 {
-			return p.root
+	// Walk the prefix tree: nodes[i] is the prompt's prefix ending at
+	// block i, found by exact comparison of every block's tokens.
+	var nodes []*node
+	for nd, i := p.root, 0; (i+1)*bs <= len(tokens); i++ {
+		if nd = p.child(nd, tokens[i*bs:(i+1)*bs]); nd == nil {
+			break
 		}
-		return keys[i-1]
+		nodes = append(nodes, nd)
 	}
+	nfull := len(tokens) / bs
 
-	// Look the blocks up, full-attention groups first: no match can go
-	// past the shortest of their cached prefixes.
+	// Full-attention groups first: no match can go past the shortest of
+	// their cached prefixes.
 	found := make([][]int32, len(p.groups))
-	limit := nfull
+	limit := len(nodes)
 	for gi, g := range p.groups {
 		if g.window != 0 {
 			continue
 		}
 		f := make([]int32, 0, limit)
-		for i := range limit {
-			b := g.lookup(keys[i], parent(i), tokens[i*bs:(i+1)*bs])
-			if b < 0 {
+		for _, nd := range nodes[:limit] {
+			if nd.blocks[gi] < 0 {
 				break
 			}
-			f = append(f, b)
+			f = append(f, nd.blocks[gi])
 		}
 		limit = len(f)
 		found[gi] = f
@@ -286,7 +287,7 @@ func (p *Pool) Match(s *Seq, tokens []int32) (n int, copies []Copy) {
 		f := make([]int32, limit)
 		m := make([]int, limit+1)
 		for i := range limit {
-			f[i] = g.lookup(keys[i], parent(i), tokens[i*bs:(i+1)*bs])
+			f[i] = nodes[i].blocks[gi]
 			m[i+1] = m[i]
 			if f[i] < 0 {
 				m[i+1]++
@@ -315,33 +316,18 @@ func (p *Pool) Match(s *Seq, tokens []int32) (n int, copies []Copy) {
 
 	if bs > 1 && len(tokens)%bs == 0 && limit == nfull && ok(len(tokens)-1) && p.roomForCopy(found, len(tokens)-1) {
 		n = len(tokens) - 1
-		copies = p.attach(s, found, keys, n, true)
+		copies = p.attach(s, found, nodes, n, true)
 	} else {
 		for k := min(limit, (len(tokens)-1)/bs); k > 0; k-- {
 			if ok(k * bs) {
 				n = k * bs
-				p.attach(s, found, keys, n, false)
+				p.attach(s, found, nodes, n, false)
 				break
 			}
 		}
 	}
 	p.hitTokens += int64(n)
 	return n, copies
-}
-
-// lookup returns the cached block with chain hash k, parent hash parent
-// and the given tokens, or -1. Checking parent and tokens means a hash
-// collision can never serve another prefix's KV.
-func (g *group) lookup(k, parent key, toks []int32) int32 {
-	b, ok := g.index[k]
-	if !ok {
-		return -1
-	}
-	blk := &g.blocks[b]
-	if blk.parent != parent || !slices.Equal(blk.tokens, toks) {
-		return -1
-	}
-	return b
 }
 
 // roomForCopy reports whether every group can allocate the private block of
@@ -365,7 +351,7 @@ func (p *Pool) roomForCopy(found [][]int32, m int) bool {
 
 // attach gives s the cached blocks of a match of m positions. With cow,
 // the last block is a private copy of the cached one, which is pinned.
-func (p *Pool) attach(s *Seq, found [][]int32, keys []key, m int, cow bool) []Copy {
+func (p *Pool) attach(s *Seq, found [][]int32, nodes []*node, m int, cow bool) []Copy {
 	var copies []Copy
 	hi := (m + p.bs - 1) / p.bs
 	for gi, g := range p.groups {
@@ -390,7 +376,10 @@ func (p *Pool) attach(s *Seq, found [][]int32, keys []key, m int, cow bool) []Co
 		s.lo[gi] = lo
 	}
 	s.n, s.res = m, m
-	s.keys = slices.Clone(keys[:m/p.bs])
+	s.nodes = slices.Clone(nodes[:m/p.bs])
+	for _, nd := range s.nodes {
+		nd.refs++
+	}
 	p.live[s] = struct{}{}
 	return copies
 }
@@ -429,7 +418,7 @@ func (p *Pool) plan(s *Seq, from, n int) ([]groupPlan, error) {
 		// the blocks holding stored positions, and only full blocks are
 		// cached; the check is general all the same.
 		for i := from / bs; i < min(nb, len(t)); i++ {
-			if b := t[i]; b >= 0 && (g.blocks[b].ref > 1 || g.blocks[b].cached) {
+			if b := t[i]; b >= 0 && (g.blocks[b].ref > 1 || g.blocks[b].node != nil) {
 				if pl.cow >= 0 {
 					return nil, fmt.Errorf("kvcache: sequence %d: blocks %d and %d of group %d are both shared", s.id, pl.cow, i, gi)
 				}
@@ -497,9 +486,9 @@ func (p *Pool) CanReserve(s *Seq, from, n int) bool {
 
 // Commit records that the KV of tokens, the sequence's whole token list so
 // far, is stored: len(tokens) becomes s.Len(). It must not go backwards nor
-// past the reserved positions. Blocks that became full get their chain
-// hash and enter the prefix cache (unless a block with the same hash is
-// there already); groups with a window release the blocks the next
+// past the reserved positions. Blocks that became full enter the prefix
+// cache under their prefix (unless a block of the same prefix is there
+// already); groups with a window release the blocks the next
 // position no longer sees. Commit also ends the pins of earlier copies:
 // call it only after the copies have been performed.
 func (p *Pool) Commit(s *Seq, tokens []int32) error {
@@ -526,21 +515,26 @@ func (p *Pool) Commit(s *Seq, tokens []int32) error {
 			}
 		}
 	}
-	for i := len(s.keys); i < m/bs; i++ {
+	for i := len(s.nodes); i < m/bs && !p.noCache; i++ {
 		parent := p.root
 		if i > 0 {
-			parent = s.keys[i-1]
+			parent = s.nodes[i-1]
 		}
-		toks := tokens[i*bs : (i+1)*bs]
-		k := p.hashFn(parent, toks)
-		s.keys = append(s.keys, k)
-		if p.noCache {
-			continue
+		nd := p.intern(parent, tokens[i*bs:(i+1)*bs])
+		s.nodes = append(s.nodes, nd)
+		if !nd.indexed {
+			continue // a hash collision: this prefix cannot be found
 		}
 		for gi, g := range p.groups {
-			if b := s.tables[gi][i]; b >= 0 {
-				g.register(b, k, parent, toks)
+			b := s.tables[gi][i]
+			if b < 0 || g.blocks[b].node != nil || nd.blocks[gi] >= 0 {
+				// Released, cached already, or a twin is cached: that one
+				// stays and b stays private.
+				continue
 			}
+			g.blocks[b].node = nd
+			nd.blocks[gi] = b
+			nd.refs++
 		}
 	}
 	s.n = m
@@ -556,23 +550,6 @@ func (p *Pool) Commit(s *Seq, tokens []int32) error {
 		s.lo[gi] = max(s.lo[gi], lo)
 	}
 	return nil
-}
-
-// register puts full block b in the prefix index under k, unless it is
-// there already or another block holds k (that one stays; b stays
-// private).
-func (g *group) register(b int32, k, parent key, toks []int32) {
-	blk := &g.blocks[b]
-	if blk.cached {
-		return
-	}
-	if _, ok := g.index[k]; ok {
-		return
-	}
-	blk.cached = true
-	blk.key, blk.parent = k, parent
-	blk.tokens = append(blk.tokens[:0], toks...)
-	g.index[k] = b
 }
 
 // Cells appends to dst the cell of each position [0, n) of s in group g:
@@ -623,7 +600,10 @@ func (p *Pool) Fork(s *Seq) *Seq {
 	}
 	c.n, c.res = s.n, s.n
 	s.res = s.n // the block holding s.n may now be shared: reserve again
-	c.keys = slices.Clone(s.keys)
+	c.nodes = slices.Clone(s.nodes)
+	for _, nd := range c.nodes {
+		nd.refs++
+	}
 	p.live[c] = struct{}{}
 	return c
 }
@@ -647,8 +627,11 @@ func (p *Pool) Free(s *Seq) {
 		}
 		s.tables[gi] = nil
 	}
+	for _, nd := range s.nodes {
+		p.release(nd)
+	}
 	s.freed = true
-	s.keys = nil
+	s.nodes = nil
 	delete(p.live, s)
 }
 
@@ -675,7 +658,7 @@ func (g *group) avail() int { return len(g.free) + g.nlru }
 // ref adds a reference to b, taking it off the LRU list.
 func (g *group) ref(b int32) {
 	blk := &g.blocks[b]
-	if blk.ref == 0 && blk.cached {
+	if blk.ref == 0 && blk.node != nil {
 		g.lruRemove(b)
 	}
 	blk.ref++
@@ -689,7 +672,7 @@ func (g *group) unref(b int32) {
 	if blk.ref > 0 {
 		return
 	}
-	if blk.cached {
+	if blk.node != nil {
 		g.lruPush(b)
 		return
 	}
@@ -707,17 +690,23 @@ func (g *group) alloc(p *Pool) int32 {
 		g.free = g.free[:n-1]
 	} else {
 		b = g.head
-		g.lruRemove(b)
-		blk := &g.blocks[b]
-		delete(g.index, blk.key)
-		blk.cached = false
-		blk.tokens = blk.tokens[:0]
-		p.evictions++
+		p.evict(g, b)
 	}
 	blk := &g.blocks[b]
 	blk.ref = 1
 	blk.filled = 0
 	return b
+}
+
+// evict takes cached block b, which nobody holds, out of the LRU list
+// and the prefix cache.
+func (p *Pool) evict(g *group, b int32) {
+	g.lruRemove(b)
+	blk := &g.blocks[b]
+	blk.node.blocks[g.idx] = -1
+	p.release(blk.node)
+	blk.node = nil
+	p.evictions++
 }
 
 func (g *group) lruPush(b int32) {
