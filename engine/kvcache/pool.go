@@ -118,10 +118,18 @@ type Seq struct {
 }
 
 // ID returns the sequence's number, unique within its pool.
-func (s *Seq) ID() uint64 { return s.id }
+func (s *Seq) ID() uint64 {
+	if s == nil {
+		return 0
+	}
+	return s.id
+}
 
 // Len returns the number of positions whose KV is stored.
 func (s *Seq) Len() int {
+	if s == nil || s.pool == nil {
+		return 0
+	}
 	s.pool.mu.Lock()
 	defer s.pool.mu.Unlock()
 	return s.n
@@ -404,6 +412,9 @@ func (p *Pool) plan(s *Seq, from, n int) ([]groupPlan, error) {
 	}
 	if n == from {
 		return nil, nil
+	}
+	if n > math.MaxInt32 {
+		return nil, fmt.Errorf("%w: sequence %d: %d positions", ErrTooLarge, s.id, n)
 	}
 	bs := p.bs
 	nb := (n + bs - 1) / bs

@@ -2,6 +2,7 @@ package kvcache
 
 import (
 	"errors"
+	"math"
 	"slices"
 	"testing"
 )
@@ -558,6 +559,8 @@ func TestMisuse(t *testing.T) {
 		{"reserve a foreign sequence", func() error { _, err := p.Reserve(foreign, 0, 4); return err }},
 		{"reserve a nil sequence", func() error { _, err := p.Reserve(nil, 0, 4); return err }},
 		{"reserve past the pool", func() error { _, err := p.Reserve(s, 6, 1000); return err }},
+		{"reserve an absurd length", func() error { _, err := p.Reserve(s, 6, math.MaxInt); return err }},
+		{"reserve a zero sequence", func() error { _, err := p.Reserve(&Seq{}, 0, 4); return err }},
 		{"commit backwards", func() error { return p.Commit(s, toks[:5]) }},
 		{"commit past the reservation", func() error { return p.Commit(s, cat(toks, seqTokens(0, 10))) }},
 		{"commit a freed sequence", func() error { return p.Commit(freed, nil) }},
@@ -583,6 +586,13 @@ func TestMisuse(t *testing.T) {
 	if got := p.Cells(s, 0, 10, nil); !slices.Equal(got[6:], []int32{6, 7, -1, -1}) {
 		t.Fatalf("Cells past the reservation = %v", got)
 	}
+	if (&Seq{}).Len() != 0 || (*Seq)(nil).ID() != 0 {
+		t.Fatal("zero sequence")
+	}
+	if n, _ := p.Match(&Seq{}, toks); n != 0 {
+		t.Fatal("Match on a zero sequence")
+	}
+	p.Free(&Seq{})
 	if f := p.Fork(freed); f.Len() != 0 {
 		t.Fatal("fork of a freed sequence is not empty")
 	}
