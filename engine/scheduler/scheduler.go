@@ -272,51 +272,73 @@ func New(m model.Model, cfg Config) (*Scheduler, error) {
 	return s, nil
 }
 
-// plan sizes the pool's groups: a sliding-window group needs at most the
-// window and a step's tokens per sequence; the full-attention group takes
-// the rest of the budget.
+// plan sizes the pool's groups from the budget. A sliding-window group
+// never needs more than the window and a step's tokens per sequence, and
+// never more cells than the full-attention group has tokens: the
+// full-attention group gets the largest token count T such that T cells
+// of it and min(T, what the windows need) cells of each sliding group fit
+// the budget.
 func plan(cfg Config, kv quant.Type, groups []model.KVGroup) ([]kvcache.GroupSpec, []int, error) {
 	bs := cfg.BlockSize
-	perTokenFull := int64(0)
+	var fullBytes, slideBytes int64
 	for _, g := range groups {
 		if g.Window == 0 {
-			perTokenFull += int64(g.CellBytes(kv))
+			fullBytes += int64(g.CellBytes(kv))
+		} else {
+			slideBytes += int64(g.CellBytes(kv))
 		}
 	}
 	budget := cfg.KVBytes
 	if budget <= 0 {
 		tokens := int64(max(4*cfg.Context, cfg.MaxSeqs*cfg.Context/4))
+		budget = tokens * (fullBytes + slideBytes)
+	}
+	// need is the sliding cells the windows can use at once.
+	need := func(g model.KVGroup) int64 {
+		per := ((min(g.Window, cfg.Context)+cfg.TokenBudget+bs-1)/bs + 1) * bs
+		return int64(cfg.MaxSeqs) * int64(min(per, cfg.Context+bs))
+	}
+	bytes := func(t int64) int64 {
+		b := t * fullBytes
 		for _, g := range groups {
-			budget += tokens * int64(g.CellBytes(kv))
+			if g.Window > 0 {
+				n := t
+				if fullBytes > 0 {
+					n = min(t, need(g))
+				}
+				b += n * int64(g.CellBytes(kv))
+			}
+		}
+		return b
+	}
+	// The most tokens that fit, by bisection (bytes grows with t).
+	per := fullBytes
+	if per == 0 {
+		per = slideBytes
+	}
+	lo, hi := int64(0), budget/max(1, per)
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if bytes(mid) <= budget {
+			lo = mid
+		} else {
+			hi = mid - 1
 		}
 	}
+	tokens := lo
 	specs := make([]kvcache.GroupSpec, len(groups))
 	cells := make([]int, len(groups))
-	left := budget
 	for i, g := range groups {
-		if g.Window == 0 {
-			continue
+		n := tokens
+		if g.Window > 0 && fullBytes > 0 {
+			n = min(tokens, need(g))
 		}
-		per := (min(g.Window, cfg.Context)+cfg.TokenBudget+bs-1)/bs + 1
-		blocks := min(cfg.MaxSeqs*per, cfg.MaxSeqs*((cfg.Context+bs-1)/bs))
-		specs[i] = kvcache.GroupSpec{Blocks: blocks, Window: g.Window}
-		left -= int64(blocks*bs) * int64(g.CellBytes(kv))
-	}
-	for i, g := range groups {
-		if g.Window != 0 {
-			continue
-		}
-		blocks := 0
-		if perTokenFull > 0 && left > 0 {
-			blocks = int(left / (int64(bs) * perTokenFull))
-		}
+		blocks := int(n / int64(bs))
 		if blocks < 1 {
 			return nil, nil, fmt.Errorf("scheduler: a KV budget of %d bytes leaves no room for one block of %d tokens", budget, bs)
 		}
-		specs[i] = kvcache.GroupSpec{Blocks: blocks}
-	}
-	for i := range specs {
-		cells[i] = specs[i].Blocks * bs
+		specs[i] = kvcache.GroupSpec{Blocks: blocks, Window: g.Window}
+		cells[i] = blocks * bs
 	}
 	return specs, cells, nil
 }

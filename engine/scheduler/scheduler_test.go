@@ -15,6 +15,7 @@ import (
 	"saji/engine/model"
 	"saji/engine/sample"
 	"saji/engine/synth"
+	"saji/internal/refdata"
 	"saji/kernels/cpu"
 	"saji/kernels/quant"
 )
@@ -395,5 +396,89 @@ func TestSampling(t *testing.T) {
 	}
 	if slices.Equal(want[0], want[1]) && slices.Equal(want[1], want[2]) {
 		t.Error("three seeds gave the same tokens")
+	}
+}
+
+// TestSlidingWindow runs Gemma 3 (sliding-window layers of 16 tokens
+// beside full-attention ones: two KV groups, the sliding one releasing
+// blocks) from the reference data: batched sequences, some preempted, get
+// the tokens they get alone, and a repeated prompt hits the prefix cache
+// in both groups.
+func TestSlidingWindow(t *testing.T) {
+	dir := refdata.Dir(t)
+	f, err := gguf.Open(filepath.Join(dir, "models", "tiny-gemma3-q8_0.gguf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	m, err := model.Load(context.Background(), f, model.Options{Backend: cpu.New(2)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := m.KVGroups(); len(g) != 2 || g[0].Window != 16 {
+		t.Fatalf("KV groups %+v", g)
+	}
+	vocab := m.Config().Vocab
+	r := rand.New(rand.NewPCG(5, 6))
+	var ps [][]int32
+	for range 5 {
+		p := []int32{2}
+		for range 20 + r.IntN(60) {
+			p = append(p, int32(10+r.IntN(vocab-10)))
+		}
+		ps = append(ps, p)
+	}
+	const maxTokens = 24
+	solo := newSched(t, m, Config{MaxSeqs: 1, Context: 128, NoPrefixCache: true})
+	var want [][]int32
+	for _, p := range ps {
+		want = append(want, runAll(t, solo, [][]int32{p}, maxTokens)[0].tokens)
+	}
+	s := newSched(t, m, Config{MaxSeqs: 5, Context: 128, TokenBudget: 40, KVBytes: kvBytes(m, 14*16)})
+	got := runAll(t, s, ps, maxTokens)
+	for i := range ps {
+		if got[i].last.Err != nil || !slices.Equal(got[i].tokens, want[i]) {
+			t.Errorf("sequence %d: %v (%v), alone %v", i, got[i].tokens, got[i].last.Err, want[i])
+		}
+	}
+	big := newSched(t, m, Config{MaxSeqs: 5, Context: 128, TokenBudget: 40})
+	runAll(t, big, ps[:1], maxTokens)
+	again := runAll(t, big, ps[:1], maxTokens)[0]
+	if n := again.last.Usage.CachedTokens; n < (len(ps[0])-1)/16*16 || !slices.Equal(again.tokens, want[0]) {
+		t.Errorf("repeated prompt of %d tokens: %d cached tokens, %v, first time %v", len(ps[0]), n, again.tokens, want[0])
+	}
+	st := s.Stats()
+	t.Logf("%d preemptions, hit rate %.2f, groups %+v", st.Preemptions, st.KV.HitRate(), st.KV.Groups)
+}
+
+// TestPlan checks how the KV budget is split between a full-attention
+// group and a sliding-window group.
+func TestPlan(t *testing.T) {
+	full := model.KVGroup{Window: 0, Layers: []int{0, 1}, KDim: 64, VDim: 64}         // 512 B per cell in F16
+	slide := model.KVGroup{Window: 32, Layers: []int{2, 3, 4, 5}, KDim: 64, VDim: 64} // 1024 B
+	cases := []struct {
+		name   string
+		groups []model.KVGroup
+		cfg    Config
+		cells  []int
+	}{
+		{"full only", []model.KVGroup{full}, Config{KVBytes: 512 * 1000, BlockSize: 16, MaxSeqs: 4, TokenBudget: 64, Context: 256}, []int{992}},
+		// The windows need 4 × 112 cells (window and a step's tokens in
+		// blocks, and a spare block); the rest goes to the full group.
+		{"windows capped", []model.KVGroup{full, slide}, Config{KVBytes: 512*4000 + 1024*512, BlockSize: 16, MaxSeqs: 4, TokenBudget: 64, Context: 4096}, []int{4128, 448}},
+		// A small budget: both groups get the same tokens.
+		{"small", []model.KVGroup{slide, full}, Config{KVBytes: 1536 * 200, BlockSize: 16, MaxSeqs: 4, TokenBudget: 64, Context: 4096}, []int{192, 192}},
+	}
+	for _, c := range cases {
+		_, cells, err := plan(c.cfg, quant.TypeF16, c.groups)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if !slices.Equal(cells, c.cells) {
+			t.Errorf("%s: cells %v, want %v", c.name, cells, c.cells)
+		}
+	}
+	if _, _, err := plan(Config{KVBytes: 100, BlockSize: 16, MaxSeqs: 1, TokenBudget: 8, Context: 64}, quant.TypeF16, []model.KVGroup{full}); err == nil {
+		t.Error("a budget below one block was accepted")
 	}
 }
