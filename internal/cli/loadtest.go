@@ -89,7 +89,7 @@ func newLoadtestCmd() *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&lf.url, "url", "", "server base `URL`, with or without /v1 (such as http://127.0.0.1:8080)")
 	f.StringVar(&lf.model, "model", "", "model `NAME` to request (default: the first the server lists)")
-	f.StringVar(&lf.endpoint, "endpoint", lf.endpoint, "API to call: completions or chat")
+	f.StringVar(&lf.endpoint, "endpoint", lf.endpoint, "API to call: completions, chat, or llama (llama-server's native /completion)")
 	f.StringVar(&lf.apiKey, "api-key", "", "send this `KEY` as a bearer token")
 	f.IntVarP(&lf.requests, "requests", "n", lf.requests, "number of requests")
 	f.IntVarP(&lf.concurrency, "concurrency", "c", lf.concurrency, "most requests in flight at once (0: no limit)")

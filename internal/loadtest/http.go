@@ -21,6 +21,11 @@ const (
 	Completions Endpoint = "completions"
 	// Chat is /v1/chat/completions with the prompt as one user message.
 	Chat Endpoint = "chat"
+	// Llama is llama.cpp's native /completion API (llama-server), for
+	// measuring llama-server without its OpenAI layer, which parses the
+	// output as a chat message and fails on the gibberish of a model with
+	// random weights.
+	Llama Endpoint = "llama"
 )
 
 // HTTPConfig configures an HTTPTarget.
@@ -59,9 +64,9 @@ func NewHTTPTarget(cfg HTTPConfig) (*HTTPTarget, error) {
 	switch ep {
 	case "":
 		ep = Completions
-	case Completions, Chat:
+	case Completions, Chat, Llama:
 	default:
-		return nil, fmt.Errorf("loadtest: unknown endpoint %q (want %q or %q)", ep, Completions, Chat)
+		return nil, fmt.Errorf("loadtest: unknown endpoint %q (want %q, %q or %q)", ep, Completions, Chat, Llama)
 	}
 	client := cfg.Client
 	if client == nil {
@@ -95,8 +100,11 @@ func normalizeBaseURL(raw string) (string, error) {
 
 // URL returns the URL the target posts completions to.
 func (t *HTTPTarget) URL() string {
-	if t.endpoint == Chat {
+	switch t.endpoint {
+	case Chat:
 		return t.base + "/v1/chat/completions"
+	case Llama:
+		return t.base + "/completion"
 	}
 	return t.base + "/v1/completions"
 }
@@ -124,8 +132,22 @@ type completionRequest struct {
 	Temperature   float64       `json:"temperature"`
 }
 
+// llamaRequest is the body of a llama.cpp /completion request.
+type llamaRequest struct {
+	Prompt      string  `json:"prompt"`
+	NPredict    int     `json:"n_predict"`
+	Stream      bool    `json:"stream"`
+	IgnoreEOS   bool    `json:"ignore_eos,omitempty"`
+	Temperature float64 `json:"temperature"`
+	CachePrompt bool    `json:"cache_prompt"`
+}
+
 // Stream posts req and streams its answer; see Target.
 func (t *HTTPTarget) Stream(ctx context.Context, req Request, emit func(Chunk)) (Usage, error) {
+	if t.endpoint == Llama {
+		return t.post(ctx, llamaRequest{Prompt: req.Prompt, NPredict: req.MaxTokens, Stream: true,
+			IgnoreEOS: req.IgnoreEOS, CachePrompt: true}, emit)
+	}
 	body := completionRequest{
 		Model:         t.model,
 		MaxTokens:     req.MaxTokens,
@@ -138,6 +160,11 @@ func (t *HTTPTarget) Stream(ctx context.Context, req Request, emit func(Chunk)) 
 	} else {
 		body.Prompt = req.Prompt
 	}
+	return t.post(ctx, body, emit)
+}
+
+// post sends body to the target's URL and reads the streamed answer.
+func (t *HTTPTarget) post(ctx context.Context, body any, emit func(Chunk)) (Usage, error) {
 	b, err := json.Marshal(body)
 	if err != nil {
 		return Usage{}, fmt.Errorf("loadtest: encoding the request: %w", err)
@@ -159,6 +186,9 @@ func (t *HTTPTarget) Stream(ctx context.Context, req Request, emit func(Chunk)) 
 	}
 	if ct := resp.Header.Get("Content-Type"); strings.HasPrefix(ct, "application/json") {
 		return Usage{}, fmt.Errorf("loadtest: %s answered with %s, not an event stream; does the server stream?", hreq.URL, ct)
+	}
+	if t.endpoint == Llama {
+		return readLlamaStream(resp.Body, emit)
 	}
 	return readStream(resp.Body, emit)
 }
@@ -362,6 +392,49 @@ func readStream(r io.Reader, emit func(Chunk)) (Usage, error) {
 		finished = finished || p.finished
 		if p.chunk.Text != "" {
 			emit(p.chunk)
+		}
+	}
+}
+
+// llamaChunk is an event of llama.cpp's /completion stream.
+type llamaChunk struct {
+	Content         string `json:"content"`
+	Stop            bool   `json:"stop"`
+	TokensPredicted int    `json:"tokens_predicted"`
+	TokensEvaluated int    `json:"tokens_evaluated"`
+	Error           *struct {
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// readLlamaStream reads a llama.cpp /completion stream: one JSON object
+// per event, the last with "stop": true and the token counts.
+func readLlamaStream(r io.Reader, emit func(Chunk)) (Usage, error) {
+	sr := newSSEReader(r)
+	for {
+		ev, err := sr.Next()
+		if err == io.EOF {
+			return Usage{}, errors.New("loadtest: the stream ended before its stop event")
+		}
+		if err != nil {
+			return Usage{}, fmt.Errorf("loadtest: reading the stream: %w", err)
+		}
+		data := strings.TrimSpace(ev.Data)
+		if data == "" {
+			continue
+		}
+		var c llamaChunk
+		if err := json.Unmarshal([]byte(data), &c); err != nil {
+			return Usage{}, fmt.Errorf("loadtest: a stream event is not JSON: %w", err)
+		}
+		if c.Error != nil {
+			return Usage{}, fmt.Errorf("loadtest: the server reported an error mid-stream: %s", c.Error.Message)
+		}
+		if c.Content != "" {
+			emit(Chunk{Tokens: 1, Text: c.Content})
+		}
+		if c.Stop {
+			return Usage{PromptTokens: c.TokensEvaluated, CompletionTokens: c.TokensPredicted}, nil
 		}
 	}
 }

@@ -2,6 +2,8 @@ package loadtest
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -218,5 +220,50 @@ func TestErrorMessage(t *testing.T) {
 		if got := errorMessage([]byte(tt.in)); got != tt.want {
 			t.Errorf("errorMessage(%s) = %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+// TestHTTPTargetLlama streams from llama.cpp's native /completion API.
+func TestHTTPTargetLlama(t *testing.T) {
+	var got llamaRequest
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/completion" {
+			http.NotFound(w, r)
+			return
+		}
+		if err := json.NewDecoder(r.Body).Decode(&got); err != nil {
+			t.Error(err)
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		if got.Prompt == "fail" {
+			fmt.Fprint(w, "data: {\"error\": {\"message\": \"context full\"}}\n\n")
+			return
+		}
+		for _, c := range []string{"a", "", "b", "c"} {
+			fmt.Fprintf(w, "data: {\"content\": %q, \"stop\": false}\n\n", c)
+		}
+		fmt.Fprint(w, "data: {\"content\": \"\", \"stop\": true, \"tokens_predicted\": 4, \"tokens_evaluated\": 7}\n\n")
+	}))
+	defer srv.Close()
+	tg, err := NewHTTPTarget(HTTPConfig{URL: srv.URL, Endpoint: Llama})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tg.URL() != srv.URL+"/completion" {
+		t.Errorf("URL %s", tg.URL())
+	}
+	var text string
+	u, err := tg.Stream(context.Background(), Request{Prompt: "hi", MaxTokens: 4, IgnoreEOS: true}, func(c Chunk) { text += c.Text })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text != "abc" || u != (Usage{PromptTokens: 7, CompletionTokens: 4}) {
+		t.Errorf("text %q, usage %+v", text, u)
+	}
+	if got.NPredict != 4 || !got.Stream || !got.IgnoreEOS || !got.CachePrompt {
+		t.Errorf("request %+v", got)
+	}
+	if _, err := tg.Stream(context.Background(), Request{Prompt: "fail", MaxTokens: 4}, func(Chunk) {}); err == nil || !strings.Contains(err.Error(), "context full") {
+		t.Errorf("error event: %v", err)
 	}
 }
