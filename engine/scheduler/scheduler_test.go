@@ -30,7 +30,7 @@ var tinyModel = sync.OnceValues(func() (model.Model, error) {
 	tempDirs = append(tempDirs, dir)
 	ctx := context.Background()
 	vp := filepath.Join(dir, "vocab.gguf")
-	if err := synth.WriteMiniVocab(ctx, vp); err != nil {
+	if err := synth.WriteMiniVocab(ctx, vp, "llama"); err != nil {
 		return nil, err
 	}
 	vocab, err := gguf.Open(vp)

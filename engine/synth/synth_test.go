@@ -18,7 +18,7 @@ import (
 func miniVocab(t *testing.T) *gguf.File {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "vocab.gguf")
-	if err := WriteMiniVocab(context.Background(), path); err != nil {
+	if err := WriteMiniVocab(context.Background(), path, "llama"); err != nil {
 		t.Fatal(err)
 	}
 	f, err := gguf.Open(path)

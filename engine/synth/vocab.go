@@ -10,8 +10,9 @@ import (
 // WriteMiniVocab writes a GGUF file at path holding only a small SPM
 // vocabulary (269 tokens: <unk>, <s>, </s>, the 256 byte tokens and ten
 // words), for tests that need a model without a real tokenizer: pass it
-// as Options.Vocab.
-func WriteMiniVocab(ctx context.Context, path string) error {
+// as Options.Vocab. model is its tokenizer.ggml.model ("llama"); with ""
+// the key is left out, and no tokenizer accepts the file.
+func WriteMiniVocab(ctx context.Context, path, model string) error {
 	tokens := []string{"<unk>", "<s>", "</s>"}
 	types := []int32{2, 3, 3}
 	for b := range 256 {
@@ -32,7 +33,6 @@ func WriteMiniVocab(ctx context.Context, path string) error {
 		v any
 	}{
 		{gguf.KeyArchitecture, "llama"},
-		{gguf.KeyTokenizerModel, "llama"},
 		{gguf.KeyTokens, tokens},
 		{gguf.KeyScores, scores},
 		{gguf.KeyTokenType, types},
@@ -42,6 +42,11 @@ func WriteMiniVocab(ctx context.Context, path string) error {
 		{gguf.KeyAddBOSToken, true},
 	} {
 		if err := w.Set(kv.k, kv.v); err != nil {
+			return fmt.Errorf("synth: %w", err)
+		}
+	}
+	if model != "" {
+		if err := w.Set(gguf.KeyTokenizerModel, model); err != nil {
 			return fmt.Errorf("synth: %w", err)
 		}
 	}

@@ -12,54 +12,21 @@ import (
 
 	"saji/engine/gguf"
 	"saji/engine/model"
+	"saji/engine/synth"
 	"saji/kernels/quant"
 )
 
-// writeMiniVocab writes a small SentencePiece-style vocabulary (control
-// tokens, the 256 byte tokens and a few words) to dir and returns its path.
-// Without tokenizer.ggml.model unless model is set, no tokenizer accepts
-// it.
+// writeMiniVocab writes synth's small SentencePiece-style vocabulary to
+// dir and returns its path. Without model, it lacks tokenizer.ggml.model
+// and no tokenizer accepts it.
 func writeMiniVocab(t *testing.T, dir string, model bool) string {
 	t.Helper()
-	tokens := []string{"<unk>", "<s>", "</s>"}
-	types := []int32{2, 3, 3}
-	for b := range 256 {
-		tokens = append(tokens, fmt.Sprintf("<0x%02X>", b))
-		types = append(types, 6)
-	}
-	for _, w := range []string{"▁", "▁a", "▁the", "▁cat", "▁sat", "▁on", "▁mat", "e", "t", "a"} {
-		tokens = append(tokens, w)
-		types = append(types, 1)
-	}
-	scores := make([]float32, len(tokens))
-	for i := range scores {
-		scores[i] = -float32(i)
-	}
-	w := gguf.NewWriter()
-	for _, kv := range []struct {
-		k string
-		v any
-	}{
-		{gguf.KeyArchitecture, "llama"},
-		{gguf.KeyTokens, tokens},
-		{gguf.KeyScores, scores},
-		{gguf.KeyTokenType, types},
-		{gguf.KeyBOSTokenID, uint32(1)},
-		{gguf.KeyEOSTokenID, uint32(2)},
-		{gguf.KeyUNKTokenID, uint32(0)},
-		{gguf.KeyAddBOSToken, true},
-	} {
-		if err := w.Set(kv.k, kv.v); err != nil {
-			t.Fatal(err)
-		}
-	}
+	name := ""
 	if model {
-		if err := w.Set(gguf.KeyTokenizerModel, "llama"); err != nil {
-			t.Fatal(err)
-		}
+		name = "llama"
 	}
 	path := filepath.Join(dir, "vocab.gguf")
-	if err := w.WriteFile(context.Background(), path); err != nil {
+	if err := synth.WriteMiniVocab(context.Background(), path, name); err != nil {
 		t.Fatal(err)
 	}
 	return path

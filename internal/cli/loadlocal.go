@@ -110,13 +110,12 @@ func runLocalLoadtest(ctx context.Context, lf *loadtestFlags, stdout, stderr io.
 		return fmt.Errorf("loadtest: %w", err)
 	}
 	defer lm.Close()
-	var tk loadtest.Tokenizer = lm.tok
-	if lf.tokenizer != "" {
-		t, err := tokenizer.Open(lf.tokenizer)
-		if err != nil {
-			return fmt.Errorf("loadtest: loading the tokenizer: %w", err)
-		}
-		tk = t
+	tk, err := loadtestTokenizer(lf.tokenizer)
+	if err != nil {
+		return err
+	}
+	if tk == nil {
+		tk = lm.tok
 	}
 	items, err := loadtestWorkload(lf, tk)
 	if err != nil {

@@ -1,44 +1,16 @@
 package cli
 
 import (
-	"context"
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"saji/engine/gguf"
-	"saji/engine/synth"
 )
-
-// tinyModelFile writes the synthetic tiny llama with the mini vocabulary.
-func tinyModelFile(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	ctx := context.Background()
-	vp := filepath.Join(dir, "vocab.gguf")
-	if err := synth.WriteMiniVocab(ctx, vp); err != nil {
-		t.Fatal(err)
-	}
-	vocab, err := gguf.Open(vp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer vocab.Close()
-	shape, _ := synth.LookupShape("tiny")
-	ft, _ := synth.ParseFileType("q8_0")
-	mp := filepath.Join(dir, "tiny.gguf")
-	if err := synth.Write(ctx, mp, synth.Options{Shape: shape, FileType: ft, Vocab: vocab, Seed: 1, Threads: 2}); err != nil {
-		t.Fatal(err)
-	}
-	return mp
-}
 
 // TestLoadtestLocal drives the in-process scheduler: every request
 // completes with the asked lengths, the shared prefix is served from the
 // prefix cache, and the KV cache figures are reported.
 func TestLoadtestLocal(t *testing.T) {
-	path := tinyModelFile(t)
+	path := tinyModel(t)
 	out, err := runWithInput(t, "", "loadtest", "--model", path, "--requests", "5", "--concurrency", "1",
 		"--prompt-len", "8", "--output-len", "6", "--shared-prefix", "40", "--threads", "2", "--json")
 	if err != nil {

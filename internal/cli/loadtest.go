@@ -132,13 +132,9 @@ func runLoadtest(ctx context.Context, lf *loadtestFlags, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
-	var tk loadtest.Tokenizer
-	if lf.tokenizer != "" {
-		t, err := tokenizer.Open(lf.tokenizer)
-		if err != nil {
-			return fmt.Errorf("loadtest: loading the tokenizer: %w", err)
-		}
-		tk = t
+	tk, err := loadtestTokenizer(lf.tokenizer)
+	if err != nil {
+		return err
 	}
 	items, err := loadtestWorkload(lf, tk)
 	if err != nil {
@@ -283,4 +279,17 @@ func prefixNote(res *loadtest.Result) string {
 	f := float64(first.TTFT) / 1e6
 	return fmt.Sprintf("shared prefix: TTFT of the first request %.1f ms; median of the %d requests sent after it had its first token %.1f ms (%.1fx lower)",
 		f, len(later), med, f/max(med, 1e-9))
+}
+
+// loadtestTokenizer loads the tokenizer of --tokenizer, or returns nil
+// when path is empty.
+func loadtestTokenizer(path string) (loadtest.Tokenizer, error) {
+	if path == "" {
+		return nil, nil
+	}
+	t, err := tokenizer.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("loadtest: loading the tokenizer: %w", err)
+	}
+	return t, nil
 }
