@@ -1,0 +1,131 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"saji/engine/chat"
+	"saji/engine/gguf"
+	"saji/engine/model"
+	"saji/engine/scheduler"
+	"saji/engine/tokenizer"
+)
+
+// Model is a loaded model ready to serve: its file, tokenizer, chat
+// template and the scheduler that runs its requests.
+type Model struct {
+	// Name is the name requests use for it.
+	Name string
+	// Path is the GGUF file.
+	Path string
+	// Info describes it.
+	Info Info
+
+	file  *gguf.File
+	tok   *tokenizer.Tokenizer
+	tmpl  *chat.Template
+	sched *scheduler.Scheduler
+	caps  chat.Caps
+}
+
+// Info describes a model for the API's model lists.
+type Info struct {
+	Arch         string
+	FileType     string // quantization, as llama.cpp names it ("Q4_K_M")
+	Parameters   int64
+	Size         int64 // bytes of the file
+	Context      int   // the context a request may use
+	ContextTrain int   // the context the model was trained with
+	Embd         int
+	Layers       int
+	Modified     time.Time
+	Template     string // the chat template's source ("" for ChatML)
+}
+
+// LoadOptions configures LoadModel.
+type LoadOptions struct {
+	// Name is the model's name in the API; "" means the file's base name
+	// without .gguf.
+	Name string
+	// Threads is the CPU backend's thread count (0: all cores).
+	Threads int
+	// Scheduler configures continuous batching (context, KV cache, ...).
+	Scheduler scheduler.Config
+}
+
+// LoadModel opens the GGUF file at path, loads its weights, tokenizer and
+// chat template, and starts its scheduler. Close releases it.
+func LoadModel(ctx context.Context, path string, opts LoadOptions) (*Model, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	f, err := gguf.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	fail := func(err error) (*Model, error) {
+		f.Close()
+		return nil, fmt.Errorf("server: loading %s: %w", path, err)
+	}
+	tk, err := tokenizer.FromGGUF(f)
+	if err != nil {
+		return fail(err)
+	}
+	m, err := model.Load(ctx, f, model.Options{Threads: opts.Threads})
+	if err != nil {
+		return fail(err)
+	}
+	src, err := f.ChatTemplate()
+	if err != nil && !errors.Is(err, gguf.ErrNotFound) {
+		return fail(err)
+	}
+	tmpl := chat.ChatML()
+	if src != "" {
+		if tmpl, err = chat.Parse(src); err != nil {
+			return fail(fmt.Errorf("the chat template: %w", err))
+		}
+	}
+	caps, err := chat.Capabilities(ctx, tmpl)
+	if err != nil {
+		caps = chat.Caps{}
+	}
+	cfg := opts.Scheduler
+	if cfg.ModelID == "" {
+		cfg.ModelID = path
+	}
+	sched, err := scheduler.New(m, cfg)
+	if err != nil {
+		return fail(err)
+	}
+	name := opts.Name
+	if name == "" {
+		name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	}
+	c := m.Config()
+	info := Info{Arch: c.Arch, Size: st.Size(), Context: sched.Config().Context, ContextTrain: c.ContextTrain,
+		Embd: c.Embd, Layers: c.Layers, Modified: st.ModTime(), Template: src}
+	if s := f.Summary(); s.HasFileType {
+		info.FileType, info.Parameters = s.FileType.String(), s.Parameters
+	} else {
+		info.Parameters = s.Parameters
+	}
+	return &Model{Name: name, Path: path, Info: info, file: f, tok: tk, tmpl: tmpl, sched: sched, caps: caps}, nil
+}
+
+// Scheduler returns the model's scheduler (for its statistics).
+func (m *Model) Scheduler() *scheduler.Scheduler { return m.sched }
+
+// Tokenizer returns the model's tokenizer.
+func (m *Model) Tokenizer() *tokenizer.Tokenizer { return m.tok }
+
+// Close stops the scheduler (ending what still runs) and closes the file.
+func (m *Model) Close() error {
+	m.sched.Close()
+	return m.file.Close()
+}

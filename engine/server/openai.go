@@ -1,0 +1,572 @@
+package server
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"saji/engine/chat"
+	"saji/engine/sample"
+)
+
+// The OpenAI dialect: /v1/models, /v1/chat/completions, /v1/completions.
+
+func (s *Server) openAIRoutes() {
+	s.mux.HandleFunc("GET /v1/models", s.handleModels)
+	s.mux.HandleFunc("GET /v1/models/{model...}", s.handleModel)
+	s.mux.HandleFunc("POST /v1/chat/completions", s.handleChatCompletions)
+	s.mux.HandleFunc("POST /v1/completions", s.handleCompletions)
+}
+
+// oaiError writes err as an OpenAI error object.
+func oaiError(w http.ResponseWriter, err error) {
+	ae := classify(err)
+	body := map[string]any{"message": ae.msg, "type": ae.typ, "param": nil, "code": nil}
+	if ae.param != "" {
+		body["param"] = ae.param
+	}
+	if ae.code != "" {
+		body["code"] = ae.code
+	}
+	writeJSON(w, ae.status, map[string]any{"error": body})
+}
+
+// oaiModel is an entry of /v1/models.
+type oaiModel struct {
+	ID      string `json:"id"`
+	Object  string `json:"object"`
+	Created int64  `json:"created"`
+	OwnedBy string `json:"owned_by"`
+}
+
+func modelEntry(m *Model) oaiModel {
+	return oaiModel{ID: m.Name, Object: "model", Created: m.Info.Modified.Unix(), OwnedBy: "saji"}
+}
+
+func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
+	data := []oaiModel{}
+	for _, m := range s.Models() {
+		data = append(data, modelEntry(m))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": data})
+}
+
+func (s *Server) handleModel(w http.ResponseWriter, r *http.Request) {
+	m, err := s.Model(r.PathValue("model"))
+	if err != nil || r.PathValue("model") == "" {
+		oaiError(w, fmt.Errorf("%w: %q", ErrModelNotFound, r.PathValue("model")))
+		return
+	}
+	writeJSON(w, http.StatusOK, modelEntry(m))
+}
+
+// stopField is "stop": a string or a list of strings.
+type stopField []string
+
+func (f *stopField) UnmarshalJSON(b []byte) error {
+	var one string
+	if err := json.Unmarshal(b, &one); err == nil {
+		*f = []string{one}
+		return nil
+	}
+	var many []string
+	if err := json.Unmarshal(b, &many); err != nil {
+		return fmt.Errorf("stop must be a string or a list of strings")
+	}
+	*f = many
+	return nil
+}
+
+// oaiCommon are the fields chat and completion requests share.
+type oaiCommon struct {
+	Model               string    `json:"model"`
+	MaxTokens           *int      `json:"max_tokens"`
+	MaxCompletionTokens *int      `json:"max_completion_tokens"`
+	Temperature         *float32  `json:"temperature"`
+	TopP                *float32  `json:"top_p"`
+	TopK                *int      `json:"top_k"`
+	MinP                *float32  `json:"min_p"`
+	Seed                *int64    `json:"seed"`
+	N                   *int      `json:"n"`
+	Stop                stopField `json:"stop"`
+	Stream              bool      `json:"stream"`
+	StreamOptions       *struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
+	PresencePenalty  *float32           `json:"presence_penalty"`
+	FrequencyPenalty *float32           `json:"frequency_penalty"`
+	RepeatPenalty    *float32           `json:"repeat_penalty"`
+	LogitBias        map[string]float32 `json:"logit_bias"`
+	IgnoreEOS        bool               `json:"ignore_eos"`
+	User             string             `json:"user"`
+}
+
+// genRequest builds the common part of a generation from c.
+func (c *oaiCommon) genRequest() (GenRequest, error) {
+	var g GenRequest
+	if c.N != nil && *c.N != 1 {
+		return g, &apiError{status: http.StatusBadRequest, typ: "invalid_request_error", param: "n",
+			msg: fmt.Sprintf("n = %d: Saji generates one choice per request (n = 1)", *c.N)}
+	}
+	g.MaxTokens = -1
+	for _, v := range []*int{c.MaxCompletionTokens, c.MaxTokens} {
+		if v != nil {
+			if *v < 0 {
+				return g, &apiError{status: http.StatusBadRequest, typ: "invalid_request_error", param: "max_tokens",
+					msg: fmt.Sprintf("max_tokens must be positive, not %d", *v)}
+			}
+			g.MaxTokens = *v
+			break
+		}
+	}
+	if g.MaxTokens == 0 {
+		g.MaxTokens = -1 // 0 means the default: until the end
+	}
+	if c.Temperature != nil && (*c.Temperature < 0 || *c.Temperature > 2) {
+		return g, &apiError{status: http.StatusBadRequest, typ: "invalid_request_error", param: "temperature",
+			msg: fmt.Sprintf("temperature must be between 0 and 2, not %g", *c.Temperature)}
+	}
+	if c.TopP != nil && (*c.TopP < 0 || *c.TopP > 1) {
+		return g, &apiError{status: http.StatusBadRequest, typ: "invalid_request_error", param: "top_p",
+			msg: fmt.Sprintf("top_p must be between 0 and 1, not %g", *c.TopP)}
+	}
+	p := sample.Defaults()
+	if c.Temperature != nil {
+		p.Temperature = *c.Temperature
+	}
+	if c.TopP != nil {
+		p.TopP = *c.TopP
+	}
+	if c.TopK != nil {
+		p.TopK = *c.TopK
+	}
+	if c.MinP != nil {
+		p.MinP = *c.MinP
+	}
+	if c.Seed != nil {
+		p.Seed = *c.Seed
+	}
+	if c.PresencePenalty != nil {
+		p.PresencePenalty = *c.PresencePenalty
+	}
+	if c.FrequencyPenalty != nil {
+		p.FrequencyPenalty = *c.FrequencyPenalty
+	}
+	if c.RepeatPenalty != nil {
+		p.RepeatPenalty = *c.RepeatPenalty
+	}
+	if len(c.LogitBias) > 0 {
+		p.LogitBias = map[int32]float32{}
+		for k, v := range c.LogitBias {
+			var id int32
+			if _, err := fmt.Sscan(k, &id); err != nil {
+				return g, &apiError{status: http.StatusBadRequest, typ: "invalid_request_error", param: "logit_bias",
+					msg: fmt.Sprintf("logit_bias key %q is not a token id", k)}
+			}
+			p.LogitBias[id] = v
+		}
+	}
+	if err := p.Validate(); err != nil {
+		return g, &apiError{status: http.StatusBadRequest, typ: "invalid_request_error", msg: err.Error()}
+	}
+	g.Sampling, g.Stop, g.IgnoreEOS = p, c.Stop, c.IgnoreEOS
+	return g, nil
+}
+
+// oaiContent is a message's content: a string, or a list of parts of
+// which the text ones are joined.
+type oaiContent string
+
+func (c *oaiContent) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*c = ""
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		*c = oaiContent(s)
+		return nil
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(b, &parts); err != nil {
+		return fmt.Errorf("content must be a string or a list of content parts")
+	}
+	var sb strings.Builder
+	for _, p := range parts {
+		switch p.Type {
+		case "text", "input_text":
+			sb.WriteString(p.Text)
+		default:
+			return fmt.Errorf("content parts of type %q are not supported (text only)", p.Type)
+		}
+	}
+	*c = oaiContent(sb.String())
+	return nil
+}
+
+// oaiMessage is a chat message.
+type oaiMessage struct {
+	Role       string     `json:"role"`
+	Content    oaiContent `json:"content"`
+	Name       string     `json:"name,omitempty"`
+	ToolCallID string     `json:"tool_call_id,omitempty"`
+}
+
+type oaiChatRequest struct {
+	oaiCommon
+	Messages       []oaiMessage    `json:"messages"`
+	LogProbs       bool            `json:"logprobs"`
+	TopLogProbs    int             `json:"top_logprobs"`
+	Tools          json.RawMessage `json:"tools"`
+	ResponseFormat *struct {
+		Type string `json:"type"`
+	} `json:"response_format"`
+}
+
+type oaiCompletionRequest struct {
+	oaiCommon
+	Prompt   json.RawMessage `json:"prompt"`
+	LogProbs *int            `json:"logprobs"`
+	Echo     bool            `json:"echo"`
+	Suffix   *string         `json:"suffix"`
+}
+
+// usage is the OpenAI usage object.
+type usage struct {
+	PromptTokens        int `json:"prompt_tokens"`
+	CompletionTokens    int `json:"completion_tokens"`
+	TotalTokens         int `json:"total_tokens"`
+	PromptTokensDetails struct {
+		CachedTokens int `json:"cached_tokens"`
+	} `json:"prompt_tokens_details"`
+}
+
+func usageOf(res GenResult) *usage {
+	u := &usage{PromptTokens: res.PromptTokens, CompletionTokens: res.CompletionTokens,
+		TotalTokens: res.PromptTokens + res.CompletionTokens}
+	u.PromptTokensDetails.CachedTokens = res.CachedTokens
+	return u
+}
+
+// newID returns an id with prefix and 12 random bytes.
+func newID(prefix string) string {
+	var b [12]byte
+	rand.Read(b[:])
+	return prefix + hex.EncodeToString(b[:])
+}
+
+// sse writes server-sent events.
+type sse struct {
+	w  http.ResponseWriter
+	rc *http.ResponseController
+}
+
+func newSSE(w http.ResponseWriter) *sse {
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	return &sse{w: w, rc: http.NewResponseController(w)}
+}
+
+// send writes one data event and flushes it.
+func (e *sse) send(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	if _, err := fmt.Fprintf(e.w, "data: %s\n\n", b); err != nil {
+		return err
+	}
+	return e.rc.Flush()
+}
+
+// done ends the stream.
+func (e *sse) done() {
+	fmt.Fprint(e.w, "data: [DONE]\n\n")
+	e.rc.Flush()
+}
+
+// chatLogProb is a token of a chat completion's logprobs.content.
+type chatLogProb struct {
+	Token       string        `json:"token"`
+	LogProb     float32       `json:"logprob"`
+	Bytes       []int         `json:"bytes"`
+	TopLogProbs []chatLogProb `json:"top_logprobs"`
+}
+
+func tokenBytes(s string) []int {
+	b := make([]int, len(s))
+	for i := range len(s) {
+		b[i] = int(s[i])
+	}
+	return b
+}
+
+func chatLogProbs(toks []Token) []chatLogProb {
+	out := make([]chatLogProb, 0, len(toks))
+	for _, t := range toks {
+		lp := chatLogProb{Token: t.Text, LogProb: t.LogProb, Bytes: tokenBytes(t.Text), TopLogProbs: []chatLogProb{}}
+		for _, a := range t.Top {
+			lp.TopLogProbs = append(lp.TopLogProbs, chatLogProb{Token: a.Text, LogProb: a.LogProb, Bytes: tokenBytes(a.Text), TopLogProbs: nil})
+		}
+		out = append(out, lp)
+	}
+	return out
+}
+
+func (s *Server) handleChatCompletions(w http.ResponseWriter, r *http.Request) {
+	var req oaiChatRequest
+	if err := s.decodeJSON(w, r, &req); err != nil {
+		oaiError(w, err)
+		return
+	}
+	m, err := s.Model(req.Model)
+	if err != nil {
+		oaiError(w, err)
+		return
+	}
+	g, err := req.genRequest()
+	if err != nil {
+		oaiError(w, err)
+		return
+	}
+	if len(req.Messages) == 0 {
+		oaiError(w, &apiError{status: http.StatusBadRequest, typ: "invalid_request_error", param: "messages", msg: "messages must not be empty"})
+		return
+	}
+	if len(req.Tools) > 0 && string(req.Tools) != "null" && string(req.Tools) != "[]" {
+		oaiError(w, &apiError{status: http.StatusBadRequest, typ: "invalid_request_error", param: "tools", msg: "tools are not supported yet"})
+		return
+	}
+	if rf := req.ResponseFormat; rf != nil && rf.Type != "" && rf.Type != "text" {
+		oaiError(w, &apiError{status: http.StatusBadRequest, typ: "invalid_request_error", param: "response_format",
+			msg: fmt.Sprintf("response_format %q is not supported yet (text only)", rf.Type)})
+		return
+	}
+	if req.TopLogProbs < 0 || req.TopLogProbs > 20 {
+		oaiError(w, &apiError{status: http.StatusBadRequest, typ: "invalid_request_error", param: "top_logprobs", msg: "top_logprobs must be between 0 and 20"})
+		return
+	}
+	for _, msg := range req.Messages {
+		g.Messages = append(g.Messages, chat.Message{Role: msg.Role, Content: string(msg.Content)})
+	}
+	g.LogProbs, g.TopLogProbs = req.LogProbs, req.TopLogProbs
+	if !req.LogProbs {
+		g.TopLogProbs = 0
+	}
+	id, created := newID("chatcmpl-"), time.Now().Unix()
+	if !req.Stream {
+		var text strings.Builder
+		var toks []Token
+		res, err := m.Generate(r.Context(), g, func(p Piece) error {
+			text.WriteString(p.Text)
+			toks = append(toks, p.Tokens...)
+			return nil
+		})
+		if err != nil {
+			oaiError(w, err)
+			return
+		}
+		choice := map[string]any{"index": 0, "message": map[string]any{"role": "assistant", "content": text.String()},
+			"logprobs": nil, "finish_reason": res.Finish}
+		if req.LogProbs {
+			choice["logprobs"] = map[string]any{"content": chatLogProbs(toks)}
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"id": id, "object": "chat.completion", "created": created,
+			"model": m.Name, "system_fingerprint": "saji", "choices": []any{choice}, "usage": usageOf(res)})
+		return
+	}
+	prompt, err := m.Prompt(r.Context(), g)
+	if err != nil {
+		oaiError(w, err)
+		return
+	}
+	if err := m.fits(prompt, g.MaxTokens); err != nil {
+		oaiError(w, err)
+		return
+	}
+	ev := newSSE(w)
+	chunk := func(delta map[string]any, finish any, lp []Token) map[string]any {
+		c := map[string]any{"index": 0, "delta": delta, "logprobs": nil, "finish_reason": finish}
+		if req.LogProbs && lp != nil {
+			c["logprobs"] = map[string]any{"content": chatLogProbs(lp)}
+		}
+		return map[string]any{"id": id, "object": "chat.completion.chunk", "created": created, "model": m.Name,
+			"system_fingerprint": "saji", "choices": []any{c}}
+	}
+	if err := ev.send(chunk(map[string]any{"role": "assistant", "content": ""}, nil, nil)); err != nil {
+		return
+	}
+	res, err := m.GenerateTokens(r.Context(), prompt, g, func(p Piece) error {
+		return ev.send(chunk(map[string]any{"content": p.Text}, nil, p.Tokens))
+	})
+	if err != nil {
+		if r.Context().Err() == nil {
+			ae := classify(err)
+			ev.send(map[string]any{"error": map[string]any{"message": ae.msg, "type": ae.typ, "code": nil}})
+		}
+		return
+	}
+	ev.send(chunk(map[string]any{}, res.Finish, nil))
+	if req.StreamOptions != nil && req.StreamOptions.IncludeUsage {
+		ev.send(map[string]any{"id": id, "object": "chat.completion.chunk", "created": created, "model": m.Name,
+			"system_fingerprint": "saji", "choices": []any{}, "usage": usageOf(res)})
+	}
+	ev.done()
+}
+
+// fits checks a prompt against the model's context before a stream
+// starts, so that the error is an HTTP status and not an event.
+func (m *Model) fits(prompt []int32, maxTokens int) error {
+	n := m.Info.Context
+	switch {
+	case len(prompt) >= n:
+		return fmt.Errorf("%w: the prompt has %d tokens and the model's context is %d", ErrContextLength, len(prompt), n)
+	case maxTokens > 0 && len(prompt)+maxTokens > n:
+		return fmt.Errorf("%w: %d prompt tokens plus max_tokens %d exceed the model's context of %d", ErrContextLength, len(prompt), maxTokens, n)
+	}
+	return nil
+}
+
+// completionLogProbs is a legacy completion choice's logprobs.
+type completionLogProbs struct {
+	Tokens        []string             `json:"tokens"`
+	TokenLogProbs []float32            `json:"token_logprobs"`
+	TopLogProbs   []map[string]float32 `json:"top_logprobs"`
+	TextOffset    []int                `json:"text_offset"`
+}
+
+func (c *completionLogProbs) add(toks []Token, offset int) int {
+	for _, t := range toks {
+		c.Tokens = append(c.Tokens, t.Text)
+		c.TokenLogProbs = append(c.TokenLogProbs, t.LogProb)
+		top := map[string]float32{}
+		for _, a := range t.Top {
+			top[a.Text] = a.LogProb
+		}
+		c.TopLogProbs = append(c.TopLogProbs, top)
+		c.TextOffset = append(c.TextOffset, offset)
+		offset += len(t.Text)
+	}
+	return offset
+}
+
+func (s *Server) handleCompletions(w http.ResponseWriter, r *http.Request) {
+	var req oaiCompletionRequest
+	if err := s.decodeJSON(w, r, &req); err != nil {
+		oaiError(w, err)
+		return
+	}
+	m, err := s.Model(req.Model)
+	if err != nil {
+		oaiError(w, err)
+		return
+	}
+	g, err := req.genRequest()
+	if err != nil {
+		oaiError(w, err)
+		return
+	}
+	var prompt string
+	if err := json.Unmarshal(req.Prompt, &prompt); err != nil {
+		var list []string
+		if json.Unmarshal(req.Prompt, &list) != nil || len(list) != 1 {
+			oaiError(w, &apiError{status: http.StatusBadRequest, typ: "invalid_request_error", param: "prompt",
+				msg: "prompt must be a string (or a list of one string)"})
+			return
+		}
+		prompt = list[0]
+	}
+	if req.Suffix != nil && *req.Suffix != "" {
+		oaiError(w, &apiError{status: http.StatusBadRequest, typ: "invalid_request_error", param: "suffix", msg: "suffix (fill-in-the-middle) is not supported yet"})
+		return
+	}
+	if req.LogProbs != nil {
+		if *req.LogProbs < 0 || *req.LogProbs > 5 {
+			oaiError(w, &apiError{status: http.StatusBadRequest, typ: "invalid_request_error", param: "logprobs", msg: "logprobs must be between 0 and 5"})
+			return
+		}
+		g.LogProbs, g.TopLogProbs = true, *req.LogProbs
+	}
+	g.Prompt = prompt
+	toks, err := m.Prompt(r.Context(), g)
+	if err != nil {
+		oaiError(w, err)
+		return
+	}
+	if err := m.fits(toks, g.MaxTokens); err != nil {
+		oaiError(w, err)
+		return
+	}
+	id, created := newID("cmpl-"), time.Now().Unix()
+	echo := ""
+	if req.Echo {
+		echo = prompt
+	}
+	if !req.Stream {
+		var text strings.Builder
+		text.WriteString(echo)
+		lp := &completionLogProbs{}
+		off := len(echo)
+		res, err := m.GenerateTokens(r.Context(), toks, g, func(p Piece) error {
+			text.WriteString(p.Text)
+			off = lp.add(p.Tokens, off)
+			return nil
+		})
+		if err != nil {
+			oaiError(w, err)
+			return
+		}
+		choice := map[string]any{"index": 0, "text": text.String(), "logprobs": nil, "finish_reason": res.Finish}
+		if g.LogProbs {
+			choice["logprobs"] = lp
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"id": id, "object": "text_completion", "created": created,
+			"model": m.Name, "system_fingerprint": "saji", "choices": []any{choice}, "usage": usageOf(res)})
+		return
+	}
+	ev := newSSE(w)
+	chunk := func(text string, finish any, toks []Token, off int) map[string]any {
+		c := map[string]any{"index": 0, "text": text, "logprobs": nil, "finish_reason": finish}
+		if g.LogProbs && toks != nil {
+			lp := &completionLogProbs{}
+			lp.add(toks, off)
+			c["logprobs"] = lp
+		}
+		return map[string]any{"id": id, "object": "text_completion", "created": created, "model": m.Name,
+			"system_fingerprint": "saji", "choices": []any{c}}
+	}
+	off := len(echo)
+	if echo != "" {
+		if ev.send(chunk(echo, nil, nil, 0)) != nil {
+			return
+		}
+	}
+	res, err := m.GenerateTokens(r.Context(), toks, g, func(p Piece) error {
+		err := ev.send(chunk(p.Text, nil, p.Tokens, off))
+		off += len(p.Text)
+		return err
+	})
+	if err != nil {
+		if r.Context().Err() == nil {
+			ae := classify(err)
+			ev.send(map[string]any{"error": map[string]any{"message": ae.msg, "type": ae.typ, "code": nil}})
+		}
+		return
+	}
+	ev.send(chunk("", res.Finish, nil, off))
+	if req.StreamOptions != nil && req.StreamOptions.IncludeUsage {
+		ev.send(map[string]any{"id": id, "object": "text_completion", "created": created, "model": m.Name,
+			"system_fingerprint": "saji", "choices": []any{}, "usage": usageOf(res)})
+	}
+	ev.done()
+}

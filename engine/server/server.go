@@ -1,0 +1,183 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"sort"
+	"sync"
+	"time"
+)
+
+// ErrModelNotFound is wrapped when a request names a model the server
+// does not have.
+var ErrModelNotFound = errors.New("server: model not found")
+
+// Version is the version the API reports (Ollama's /api/version).
+const Version = "0.6.0-saji"
+
+// DefaultMaxBody is the default request body limit.
+const DefaultMaxBody = 32 << 20
+
+// Config configures a Server.
+type Config struct {
+	// MaxBody limits request bodies in bytes (0: DefaultMaxBody).
+	MaxBody int64
+	// Logger receives the server's records (nil: slog.Default()).
+	Logger *slog.Logger
+}
+
+// Server answers the API over its models.
+type Server struct {
+	cfg   Config
+	log   *slog.Logger
+	mux   *http.ServeMux
+	start time.Time
+
+	mu     sync.RWMutex
+	models map[string]*Model
+	order  []string // names in the order they were added
+}
+
+// New returns a server with no models; Add adds them.
+func New(cfg Config) *Server {
+	if cfg.MaxBody <= 0 {
+		cfg.MaxBody = DefaultMaxBody
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger, mux: http.NewServeMux(), start: time.Now(), models: map[string]*Model{}}
+	s.routes()
+	return s
+}
+
+// Add makes m available under its name (and replaces a model of the same
+// name, which the caller closes).
+func (s *Server) Add(m *Model) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.models[m.Name]; !ok {
+		s.order = append(s.order, m.Name)
+	}
+	s.models[m.Name] = m
+}
+
+// Models returns the models in the order they were added.
+func (s *Server) Models() []*Model {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]*Model, 0, len(s.order))
+	for _, n := range s.order {
+		out = append(out, s.models[n])
+	}
+	return out
+}
+
+// Model returns the model called name. An empty name means the first
+// model, so that clients that send none (or a placeholder) still work
+// with one model loaded.
+func (s *Server) Model(name string) (*Model, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if m, ok := s.models[name]; ok {
+		return m, nil
+	}
+	if name == "" && len(s.order) > 0 {
+		return s.models[s.order[0]], nil
+	}
+	names := append([]string(nil), s.order...)
+	sort.Strings(names)
+	return nil, fmt.Errorf("%w: %q (loaded: %v)", ErrModelNotFound, name, names)
+}
+
+// Close closes every model.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var first error
+	for _, m := range s.models {
+		if err := m.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	s.models, s.order = map[string]*Model{}, nil
+	return first
+}
+
+// Handler returns the server's HTTP handler.
+func (s *Server) Handler() http.Handler { return s.mux }
+
+// routes registers every endpoint.
+func (s *Server) routes() {
+	s.mux.HandleFunc("GET /health", s.handleHealth)
+	s.mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "Saji is running\n") // what Ollama clients probe
+	})
+	s.openAIRoutes()
+}
+
+// handleHealth reports that the server is up and which models it has.
+func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
+	var names []string
+	for _, m := range s.Models() {
+		names = append(names, m.Name)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "models": names})
+}
+
+// decodeJSON reads a request body of at most the configured size into v.
+func (s *Server) decodeJSON(w http.ResponseWriter, r *http.Request, v any) error {
+	r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBody)
+	dec := json.NewDecoder(r.Body)
+	if err := dec.Decode(v); err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return &apiError{status: http.StatusRequestEntityTooLarge, typ: "invalid_request_error",
+				msg: fmt.Sprintf("the request body is larger than %d bytes", tooBig.Limit)}
+		}
+		return &apiError{status: http.StatusBadRequest, typ: "invalid_request_error", msg: "invalid JSON: " + err.Error()}
+	}
+	return nil
+}
+
+// apiError is an error with the HTTP status and OpenAI error type it is
+// reported with.
+type apiError struct {
+	status int
+	typ    string
+	code   string
+	param  string
+	msg    string
+}
+
+func (e *apiError) Error() string { return e.msg }
+
+// classify turns an error into an apiError.
+func classify(err error) *apiError {
+	var ae *apiError
+	switch {
+	case errors.As(err, &ae):
+		return ae
+	case errors.Is(err, ErrModelNotFound):
+		return &apiError{status: http.StatusNotFound, typ: "invalid_request_error", code: "model_not_found", param: "model", msg: err.Error()}
+	case errors.Is(err, ErrContextLength):
+		return &apiError{status: http.StatusBadRequest, typ: "invalid_request_error", code: "context_length_exceeded", param: "messages", msg: err.Error()}
+	case errors.Is(err, ErrBadRequest):
+		return &apiError{status: http.StatusBadRequest, typ: "invalid_request_error", msg: err.Error()}
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return &apiError{status: 499, typ: "cancelled", msg: err.Error()}
+	}
+	return &apiError{status: http.StatusInternalServerError, typ: "server_error", msg: err.Error()}
+}
+
+// writeJSON writes v with status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}

@@ -1,0 +1,276 @@
+package server
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"saji/engine/gguf"
+	"saji/engine/scheduler"
+	"saji/engine/synth"
+)
+
+// tinyPath writes the synthetic tiny llama (mini vocabulary, no chat
+// template: ChatML) once for the test binary.
+var tinyPath = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "saji-server-test")
+	if err != nil {
+		return "", err
+	}
+	tempDirs = append(tempDirs, dir)
+	ctx := context.Background()
+	vp := filepath.Join(dir, "vocab.gguf")
+	if err := synth.WriteMiniVocab(ctx, vp, "llama"); err != nil {
+		return "", err
+	}
+	vocab, err := gguf.Open(vp)
+	if err != nil {
+		return "", err
+	}
+	defer vocab.Close()
+	shape, _ := synth.LookupShape("tiny")
+	ft, _ := synth.ParseFileType("q8_0")
+	mp := filepath.Join(dir, "tiny.gguf")
+	return mp, synth.Write(ctx, mp, synth.Options{Shape: shape, FileType: ft, Vocab: vocab, Seed: 3, Threads: 2})
+})
+
+var tempDirs []string
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	for _, d := range tempDirs {
+		os.RemoveAll(d)
+	}
+	os.Exit(code)
+}
+
+// newTestServer serves the tiny model (context 128) over HTTP.
+func newTestServer(t *testing.T, cfg Config) (*Server, *httptest.Server) {
+	t.Helper()
+	path, err := tinyPath()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := LoadModel(context.Background(), path, LoadOptions{Name: "tiny", Threads: 2,
+		Scheduler: scheduler.Config{Context: 128, MaxSeqs: 4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New(cfg)
+	s.Add(m)
+	hs := httptest.NewServer(s.Handler())
+	t.Cleanup(func() {
+		hs.Close()
+		s.Close()
+	})
+	return s, hs
+}
+
+// post sends body to path and returns the status and decoded JSON.
+func post(t *testing.T, url, body string) (int, map[string]any) {
+	t.Helper()
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var v map[string]any
+	if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
+		t.Fatalf("%s: response is not JSON: %v", url, err)
+	}
+	return resp.StatusCode, v
+}
+
+// events reads an SSE stream's data lines.
+func events(t *testing.T, r io.Reader) []string {
+	t.Helper()
+	var out []string
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func TestModels(t *testing.T) {
+	_, hs := newTestServer(t, Config{})
+	resp, err := http.Get(hs.URL + "/v1/models")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list struct {
+		Object string `json:"object"`
+		Data   []struct {
+			ID, Object string
+		} `json:"data"`
+	}
+	json.NewDecoder(resp.Body).Decode(&list)
+	resp.Body.Close()
+	if list.Object != "list" || len(list.Data) != 1 || list.Data[0].ID != "tiny" || list.Data[0].Object != "model" {
+		t.Errorf("models: %+v", list)
+	}
+	if resp, _ := http.Get(hs.URL + "/v1/models/nope"); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("unknown model: status %d", resp.StatusCode)
+	}
+	if resp, _ := http.Get(hs.URL + "/health"); resp.StatusCode != http.StatusOK {
+		t.Errorf("health: status %d", resp.StatusCode)
+	}
+}
+
+func TestChatCompletion(t *testing.T) {
+	_, hs := newTestServer(t, Config{})
+	status, v := post(t, hs.URL+"/v1/chat/completions", `{"model":"tiny","messages":[{"role":"user","content":"the cat"}],
+		"max_tokens":5,"temperature":0,"logprobs":true,"top_logprobs":2,"ignore_eos":true}`)
+	if status != 200 {
+		t.Fatalf("status %d: %v", status, v)
+	}
+	choice := v["choices"].([]any)[0].(map[string]any)
+	usage := v["usage"].(map[string]any)
+	if choice["finish_reason"] != "length" || usage["completion_tokens"] != float64(5) || v["object"] != "chat.completion" {
+		t.Errorf("response %v", v)
+	}
+	lp := choice["logprobs"].(map[string]any)["content"].([]any)
+	if len(lp) != 5 || len(lp[0].(map[string]any)["top_logprobs"].([]any)) != 2 {
+		t.Errorf("logprobs %v", lp)
+	}
+	// The same request streamed gives the same text, then usage and [DONE].
+	resp, err := http.Post(hs.URL+"/v1/chat/completions", "application/json", strings.NewReader(`{"model":"tiny",
+		"messages":[{"role":"user","content":"the cat"}],"max_tokens":5,"temperature":0,"stream":true,
+		"stream_options":{"include_usage":true},"ignore_eos":true}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Errorf("content type %q", ct)
+	}
+	evs := events(t, resp.Body)
+	if len(evs) < 4 || evs[len(evs)-1] != "[DONE]" {
+		t.Fatalf("events %v", evs)
+	}
+	var text strings.Builder
+	var finish any
+	var gotUsage map[string]any
+	for _, e := range evs[:len(evs)-1] {
+		var c map[string]any
+		if err := json.Unmarshal([]byte(e), &c); err != nil {
+			t.Fatal(err)
+		}
+		if u, ok := c["usage"].(map[string]any); ok {
+			gotUsage = u
+			continue
+		}
+		ch := c["choices"].([]any)[0].(map[string]any)
+		if d, ok := ch["delta"].(map[string]any)["content"].(string); ok {
+			text.WriteString(d)
+		}
+		if ch["finish_reason"] != nil {
+			finish = ch["finish_reason"]
+		}
+	}
+	want := choice["message"].(map[string]any)["content"].(string)
+	if text.String() != want || finish != "length" || gotUsage["completion_tokens"] != float64(5) {
+		t.Errorf("stream: %q (finish %v, usage %v), non-stream %q", text.String(), finish, gotUsage, want)
+	}
+}
+
+func TestCompletion(t *testing.T) {
+	_, hs := newTestServer(t, Config{})
+	status, v := post(t, hs.URL+"/v1/completions", `{"model":"tiny","prompt":"the cat sat","max_tokens":4,"temperature":0,"logprobs":1,"ignore_eos":true}`)
+	if status != 200 {
+		t.Fatalf("status %d: %v", status, v)
+	}
+	choice := v["choices"].([]any)[0].(map[string]any)
+	lp := choice["logprobs"].(map[string]any)
+	if v["object"] != "text_completion" || choice["finish_reason"] != "length" || len(lp["tokens"].([]any)) != 4 {
+		t.Errorf("response %v", v)
+	}
+	// A stop string cuts the text before it: stop at the first character
+	// the model writes.
+	text := choice["text"].(string)
+	if text != "" {
+		stop, _ := json.Marshal(text[:1])
+		status, v = post(t, hs.URL+"/v1/completions", `{"model":"tiny","prompt":"the cat sat","max_tokens":4,"temperature":0,"ignore_eos":true,"stop":`+string(stop)+`}`)
+		c := v["choices"].([]any)[0].(map[string]any)
+		if status != 200 || c["text"] != "" || c["finish_reason"] != "stop" {
+			t.Errorf("stop %s: %v", stop, v)
+		}
+	}
+}
+
+// TestErrors checks the error paths: OpenAI-shaped errors with the right
+// status for each.
+func TestErrors(t *testing.T) {
+	_, hs := newTestServer(t, Config{MaxBody: 4096})
+	long := strings.Repeat("the cat sat on the mat ", 40)
+	cases := []struct {
+		name, path, body string
+		status           int
+		code             string
+	}{
+		{"malformed JSON", "/v1/chat/completions", `{"model":`, 400, ""},
+		{"unknown model", "/v1/chat/completions", `{"model":"nope","messages":[{"role":"user","content":"hi"}]}`, 404, "model_not_found"},
+		{"no messages", "/v1/chat/completions", `{"model":"tiny","messages":[]}`, 400, ""},
+		{"n = 2", "/v1/chat/completions", `{"model":"tiny","n":2,"messages":[{"role":"user","content":"hi"}]}`, 400, ""},
+		{"too long a prompt", "/v1/completions", `{"model":"tiny","prompt":"` + long + `"}`, 400, "context_length_exceeded"},
+		{"max_tokens beyond the context", "/v1/completions", `{"model":"tiny","prompt":"hi","max_tokens":500}`, 400, "context_length_exceeded"},
+		{"bad temperature", "/v1/completions", `{"model":"tiny","prompt":"hi","temperature":-1}`, 400, ""},
+		{"bad stop", "/v1/completions", `{"model":"tiny","prompt":"hi","stop":5}`, 400, ""},
+		{"oversized body", "/v1/completions", `{"model":"tiny","prompt":"` + strings.Repeat("a", 5000) + `"}`, 413, ""},
+	}
+	for _, c := range cases {
+		status, v := post(t, hs.URL+c.path, c.body)
+		e, ok := v["error"].(map[string]any)
+		if status != c.status || !ok || e["message"] == "" || e["type"] == nil {
+			t.Errorf("%s: status %d, %v; want %d and an OpenAI error", c.name, status, v, c.status)
+			continue
+		}
+		if c.code != "" && e["code"] != c.code {
+			t.Errorf("%s: code %v, want %s", c.name, e["code"], c.code)
+		}
+	}
+}
+
+// TestDisconnect checks that a client that goes away mid-stream cancels
+// the generation and frees its cache blocks.
+func TestDisconnect(t *testing.T) {
+	s, hs := newTestServer(t, Config{})
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, hs.URL+"/v1/completions",
+		strings.NewReader(`{"model":"tiny","prompt":"the cat","stream":true,"ignore_eos":true}`))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(resp.Body)
+	for range 3 { // a few events in
+		if _, err := br.ReadString('\n'); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cancel()
+	resp.Body.Close()
+	sched := s.Models()[0].Scheduler()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		st := sched.Stats()
+		if st.Running == 0 && st.KV.Groups[0].Used == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the generation goes on after the client left: %+v", st)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
