@@ -97,6 +97,9 @@ func TestForwardBatch(t *testing.T) {
 				if raceEnabled && simd {
 					t.Skip("one backend is enough under the race detector")
 				}
+				if testing.Short() && (!simd || c.model == "stories260K" || c.model == "tiny-qwen3-q4_k_m") {
+					t.Skip("-short: the SIMD backend on two models (the oracle is slow under emulation)")
+				}
 				var b kernels.Backend = cpu.NewReference(2)
 				if simd {
 					b = cpu.New(2)
