@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 )
@@ -29,6 +31,12 @@ type Config struct {
 	MaxBody int64
 	// Logger receives the server's records (nil: slog.Default()).
 	Logger *slog.Logger
+	// APIKeys, when not empty, are the bearer tokens a request must carry
+	// (Authorization: Bearer KEY); /health and / stay open.
+	APIKeys []string
+	// CORSOrigins are the browser origins allowed to call the API ("*"
+	// for any); none by default, so web pages cannot reach it.
+	CORSOrigins []string
 }
 
 // Server answers the API over its models.
@@ -109,8 +117,75 @@ func (s *Server) Close() error {
 	return first
 }
 
-// Handler returns the server's HTTP handler.
-func (s *Server) Handler() http.Handler { return s.mux }
+// Handler returns the server's HTTP handler: the API behind the CORS and
+// API key checks.
+func (s *Server) Handler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.cors(w, r) {
+			return
+		}
+		if !s.authorized(r) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="saji"`)
+			writeJSON(w, http.StatusUnauthorized, map[string]any{"error": map[string]any{
+				"message": "a valid API key is required (Authorization: Bearer KEY)", "type": "invalid_request_error",
+				"param": nil, "code": "invalid_api_key"}})
+			return
+		}
+		s.mux.ServeHTTP(w, r)
+	})
+}
+
+// authorized reports whether r may use the API.
+func (s *Server) authorized(r *http.Request) bool {
+	if len(s.cfg.APIKeys) == 0 || r.URL.Path == "/health" || r.URL.Path == "/" {
+		return true
+	}
+	auth := r.Header.Get("Authorization")
+	key, ok := strings.CutPrefix(auth, "Bearer ")
+	if !ok {
+		return false
+	}
+	for _, k := range s.cfg.APIKeys {
+		if subtle.ConstantTimeCompare([]byte(k), []byte(key)) == 1 {
+			return true
+		}
+	}
+	return false
+}
+
+// cors answers a cross-origin request from an allowed origin with its
+// headers (and a preflight at once), and refuses one from another origin.
+// It reports whether the request goes on.
+func (s *Server) cors(w http.ResponseWriter, r *http.Request) bool {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return true // not from a browser page
+	}
+	allowed := false
+	for _, o := range s.cfg.CORSOrigins {
+		if o == "*" || strings.EqualFold(o, origin) {
+			allowed = true
+			break
+		}
+	}
+	if !allowed {
+		writeJSON(w, http.StatusForbidden, map[string]any{"error": map[string]any{
+			"message": fmt.Sprintf("origin %q is not allowed (see the CORS allowlist)", origin), "type": "invalid_request_error",
+			"param": nil, "code": "cors_origin_not_allowed"}})
+		return false
+	}
+	h := w.Header()
+	h.Set("Access-Control-Allow-Origin", origin)
+	h.Add("Vary", "Origin")
+	if r.Method == http.MethodOptions {
+		h.Set("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS")
+		h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type")
+		h.Set("Access-Control-Max-Age", "600")
+		w.WriteHeader(http.StatusNoContent)
+		return false
+	}
+	return true
+}
 
 // routes registers every endpoint.
 func (s *Server) routes() {

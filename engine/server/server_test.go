@@ -274,3 +274,44 @@ func TestDisconnect(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// TestAuthAndCORS checks API keys and the CORS allowlist.
+func TestAuthAndCORS(t *testing.T) {
+	_, hs := newTestServer(t, Config{APIKeys: []string{"sekret"}, CORSOrigins: []string{"http://ok.example"}})
+	do := func(method, path, key, origin string) *http.Response {
+		req, _ := http.NewRequest(method, hs.URL+path, nil)
+		if key != "" {
+			req.Header.Set("Authorization", "Bearer "+key)
+		}
+		if origin != "" {
+			req.Header.Set("Origin", origin)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	cases := []struct {
+		name, method, path, key, origin string
+		status                          int
+	}{
+		{"no key", "GET", "/v1/models", "", "", 401},
+		{"wrong key", "GET", "/v1/models", "nope", "", 401},
+		{"right key", "GET", "/v1/models", "sekret", "", 200},
+		{"health is open", "GET", "/health", "", "", 200},
+		{"foreign origin", "GET", "/v1/models", "sekret", "http://evil.example", 403},
+		{"allowed origin", "GET", "/v1/models", "sekret", "http://ok.example", 200},
+		{"preflight", "OPTIONS", "/v1/chat/completions", "", "http://ok.example", 204},
+	}
+	for _, c := range cases {
+		resp := do(c.method, c.path, c.key, c.origin)
+		if resp.StatusCode != c.status {
+			t.Errorf("%s: status %d, want %d", c.name, resp.StatusCode, c.status)
+		}
+		if c.status == 200 && c.origin != "" && resp.Header.Get("Access-Control-Allow-Origin") != c.origin {
+			t.Errorf("%s: no CORS header", c.name)
+		}
+	}
+}

@@ -67,7 +67,7 @@ func NewRootCommand(opts Options) *cobra.Command {
 	if opts.Stderr != nil {
 		root.SetErr(opts.Stderr)
 	}
-	root.AddCommand(newVersionCmd(), newGGUFCmd(), newTokenizeCmd(), newTemplateCmd(), newEvalCmd(), newPerplexityCmd(), newRunCmd(), newBenchCmd(), newLoadtestCmd())
+	root.AddCommand(newVersionCmd(), newGGUFCmd(), newTokenizeCmd(), newTemplateCmd(), newEvalCmd(), newPerplexityCmd(), newRunCmd(), newBenchCmd(), newLoadtestCmd(), newServeCmd())
 	return root
 }
 

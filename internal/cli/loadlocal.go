@@ -77,15 +77,15 @@ type localFlags struct {
 	noPrefixCache                 bool
 }
 
-// register adds the flags to f.
-func (l *localFlags) register(f *pflag.FlagSet) {
-	f.IntVarP(&l.threads, "threads", "t", 0, "in process: CPU threads (0: one per physical core)")
-	f.IntVar(&l.maxSeqs, "max-seqs", scheduler.DefaultMaxSeqs, "in process: most sequences running at once")
-	f.IntVar(&l.budget, "token-budget", scheduler.DefaultTokenBudget, "in process: most tokens per forward pass")
-	f.IntVar(&l.kvMiB, "kv-budget", 0, "in process: KV cache memory in `MiB` (0: four full contexts, or max-seqs quarter contexts)")
-	f.IntVar(&l.ctx, "ctx", 0, "in process: context length per sequence (0: 4096, or the model's when shorter)")
-	f.StringVar(&l.kvType, "ctk", "f16", "in process: KV cache type: f16, f32 or q8_0")
-	f.BoolVar(&l.noPrefixCache, "no-prefix-cache", false, "in process: turn prefix caching off")
+// register adds the flags to f, their help starting with note.
+func (l *localFlags) register(f *pflag.FlagSet, note string) {
+	f.IntVarP(&l.threads, "threads", "t", 0, note+"CPU threads (0: one per physical core)")
+	f.IntVar(&l.maxSeqs, "max-seqs", scheduler.DefaultMaxSeqs, note+"most sequences running at once")
+	f.IntVar(&l.budget, "token-budget", scheduler.DefaultTokenBudget, note+"most tokens per forward pass")
+	f.IntVar(&l.kvMiB, "kv-budget", 0, note+"KV cache memory in `MiB` (0: four full contexts, or max-seqs quarter contexts)")
+	f.IntVar(&l.ctx, "ctx", 0, note+"context length per sequence (0: 4096, or the model's when shorter)")
+	f.StringVar(&l.kvType, "ctk", "f16", note+"KV cache type: f16, f32 or q8_0")
+	f.BoolVar(&l.noPrefixCache, "no-prefix-cache", false, note+"turn prefix caching off")
 }
 
 // isModelFile reports whether name is a GGUF file on disk.

@@ -102,7 +102,7 @@ func newLoadtestCmd() *cobra.Command {
 	f.Uint64Var(&lf.seed, "seed", 0, "seed for the prompts and arrival times")
 	f.BoolVar(&lf.ignoreEOS, "ignore-eos", lf.ignoreEOS, "ask the server to generate past end-of-sequence")
 	f.BoolVar(&lf.jsonOut, "json", false, "print the results as one JSON object")
-	lf.local.register(f)
+	lf.local.register(f, "in process: ")
 	return cmd
 }
 

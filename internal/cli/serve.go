@@ -1,0 +1,142 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"saji/engine/scheduler"
+	"saji/engine/server"
+	"saji/kernels/cpu"
+)
+
+// DefaultPort is the API's default port (Ollama's 11434 plus one, so both
+// can run side by side).
+const DefaultPort = 11435
+
+// serveFlags are 'saji serve''s flags.
+type serveFlags struct {
+	models  []string
+	host    string
+	port    int
+	apiKeys []string
+	cors    []string
+	local   localFlags
+}
+
+// newServeCmd is 'saji serve': the local API.
+func newServeCmd() *cobra.Command {
+	sf := serveFlags{host: "127.0.0.1", port: DefaultPort}
+	cmd := &cobra.Command{
+		Use:   "serve -m FILE [-m FILE ...]",
+		Short: "Serve models over the OpenAI-compatible API on 127.0.0.1",
+		Long: "Load the models and answer the OpenAI dialect (/v1/models, /v1/chat/completions,\n" +
+			"/v1/completions) on http://HOST:PORT, each model on its own continuous-batching\n" +
+			"scheduler. A request names its model by the file's base name without .gguf.\n\n" +
+			"The API binds to 127.0.0.1 by default. Binding to another address exposes it to\n" +
+			"the network: it needs --api-key (or SAJI_API_KEY), and every request must then\n" +
+			"carry Authorization: Bearer KEY. Browsers' cross-origin calls are refused unless\n" +
+			"their origin is listed with --cors.",
+		Example: "  saji serve -m qwen2.5-1.5b-instruct-q4_k_m.gguf\n" +
+			"  saji serve -m model.gguf --port 8080 --ctx 8192 --max-seqs 8\n" +
+			"  saji serve -m model.gguf --host 0.0.0.0 --api-key \"$(openssl rand -hex 16)\"",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			return runServe(ctx, &sf, cmd.ErrOrStderr())
+		},
+	}
+	f := cmd.Flags()
+	f.StringArrayVarP(&sf.models, "model", "m", nil, "GGUF model `FILE` to serve (repeat for several)")
+	f.StringVar(&sf.host, "host", sf.host, "address to bind (127.0.0.1: this machine only)")
+	f.IntVar(&sf.port, "port", sf.port, "port to listen on")
+	f.StringArrayVar(&sf.apiKeys, "api-key", nil, "require this bearer `KEY` (repeat for several; also SAJI_API_KEY)")
+	f.StringArrayVar(&sf.cors, "cors", nil, "allow cross-origin requests from this `ORIGIN` (repeat; * for any)")
+	sf.local.register(f, "")
+	return cmd
+}
+
+// isLoopback reports whether host names only this machine.
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// runServe loads the models and serves until ctx ends.
+func runServe(ctx context.Context, sf *serveFlags, errw io.Writer) error {
+	if len(sf.models) == 0 {
+		return errors.New("serve: a model is required (-m FILE)")
+	}
+	if k := os.Getenv("SAJI_API_KEY"); k != "" {
+		sf.apiKeys = append(sf.apiKeys, k)
+	}
+	if !isLoopback(sf.host) {
+		if len(sf.apiKeys) == 0 {
+			return fmt.Errorf("serve: binding to %s exposes the API to the network; give it an --api-key (or SAJI_API_KEY)", sf.host)
+		}
+		fmt.Fprintf(errw, "saji: warning: the API listens on %s, reachable from other machines; requests need the API key\n", sf.host)
+	}
+	l := sf.local
+	threads := l.threads
+	if threads <= 0 {
+		threads = cpu.PhysicalCores()
+	}
+	srv := server.New(server.Config{APIKeys: sf.apiKeys, CORSOrigins: sf.cors, Logger: slog.Default()})
+	defer srv.Close()
+	for _, path := range sf.models {
+		start := time.Now()
+		m, err := server.LoadModel(ctx, path, server.LoadOptions{Threads: threads, Scheduler: scheduler.Config{
+			MaxSeqs: l.maxSeqs, TokenBudget: l.budget, Context: l.ctx, KVType: l.kvType,
+			KVBytes: int64(l.kvMiB) << 20, NoPrefixCache: l.noPrefixCache}})
+		if err != nil {
+			return fmt.Errorf("serve: %w", err)
+		}
+		srv.Add(m)
+		fmt.Fprintf(errw, "saji: loaded %s (%s, context %d, KV cache of %d tokens) in %.1fs\n",
+			m.Name, m.Info.Arch, m.Info.Context, m.Scheduler().Capacity(), time.Since(start).Seconds())
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(sf.host, strconv.Itoa(sf.port)))
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	url := "http://" + ln.Addr().String()
+	fmt.Fprintf(errw, "saji: serving %s on %s (OpenAI API at %s/v1)\n", strings.Join(modelNames(srv), ", "), url, url)
+	done := make(chan error, 1)
+	go func() { done <- hs.Serve(ln) }()
+	select {
+	case err := <-done:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	fmt.Fprintln(errw, "saji: shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	hs.Shutdown(sctx)
+	return nil
+}
+
+// modelNames lists the names of srv's models.
+func modelNames(srv *server.Server) []string {
+	var names []string
+	for _, m := range srv.Models() {
+		names = append(names, m.Name)
+	}
+	return names
+}
