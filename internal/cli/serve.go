@@ -24,7 +24,7 @@ import (
 // can run side by side).
 const DefaultPort = 11435
 
-// serveFlags are 'saji serve”s flags.
+// serveFlags are the flags of 'saji serve'.
 type serveFlags struct {
 	models  []string
 	host    string
