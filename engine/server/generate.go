@@ -134,7 +134,15 @@ func (m *Model) Generate(ctx context.Context, req GenRequest, emit func(Piece) e
 }
 
 // GenerateTokens is Generate for a prompt already tokenized.
-func (m *Model) GenerateTokens(ctx context.Context, prompt []int32, req GenRequest, emit func(Piece) error) (GenResult, error) {
+func (m *Model) GenerateTokens(ctx context.Context, prompt []int32, req GenRequest, emit func(Piece) error) (res GenResult, err error) {
+	if m.observe != nil {
+		defer func() { m.observe(res, err) }()
+	}
+	return m.generate(ctx, prompt, req, emit)
+}
+
+// generate is GenerateTokens.
+func (m *Model) generate(ctx context.Context, prompt []int32, req GenRequest, emit func(Piece) error) (GenResult, error) {
 	res := GenResult{PromptTokens: len(prompt)}
 	if len(prompt) == 0 {
 		return res, fmt.Errorf("%w: the prompt is empty", ErrBadRequest)

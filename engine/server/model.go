@@ -31,6 +31,8 @@ type Model struct {
 	tmpl  *chat.Template
 	sched *scheduler.Scheduler
 	caps  chat.Caps
+	// observe, when set, is told how every generation ended (metrics).
+	observe func(GenResult, error)
 }
 
 // Info describes a model for the API's model lists.

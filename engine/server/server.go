@@ -49,6 +49,8 @@ type Server struct {
 	mu     sync.RWMutex
 	models map[string]*Model
 	order  []string // names in the order they were added
+
+	metrics *metrics
 }
 
 // New returns a server with no models; Add adds them.
@@ -60,6 +62,7 @@ func New(cfg Config) *Server {
 		cfg.Logger = slog.Default()
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, mux: http.NewServeMux(), start: time.Now(), models: map[string]*Model{}}
+	s.metrics = newMetrics(s)
 	s.routes()
 	return s
 }
@@ -73,6 +76,7 @@ func (s *Server) Add(m *Model) {
 		s.order = append(s.order, m.Name)
 	}
 	s.models[m.Name] = m
+	m.observe = func(res GenResult, err error) { s.metrics.observe(m, res, err) }
 }
 
 // Models returns the models in the order they were added.
@@ -194,6 +198,8 @@ func (s *Server) routes() {
 		io.WriteString(w, "Saji is running\n") // what Ollama clients probe
 	})
 	s.openAIRoutes()
+	s.ollamaRoutes()
+	s.metricsRoutes()
 }
 
 // handleHealth reports that the server is up and which models it has.
