@@ -1,4 +1,647 @@
 package server
 
-// ollamaRoutes registers the Ollama dialect (/api/...) (to be written).
-func (s *Server) ollamaRoutes() {}
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"saji/engine/chat"
+	"saji/engine/sample"
+)
+
+// The Ollama dialect: /api/version, /api/tags, /api/show, /api/ps,
+// /api/chat and /api/generate, as Continue, Zed, VS Code Copilot and Open
+// WebUI call them. Responses stream as NDJSON (one JSON object a line),
+// durations are nanoseconds and errors are {"error": "message"}.
+
+// ollamaRoutes registers the Ollama dialect (/api/...).
+func (s *Server) ollamaRoutes() {
+	s.mux.HandleFunc("GET /api/version", s.handleOllamaVersion)
+	s.mux.HandleFunc("GET /api/tags", s.handleOllamaTags)
+	s.mux.HandleFunc("POST /api/show", s.handleOllamaShow)
+	s.mux.HandleFunc("GET /api/ps", s.handleOllamaPS)
+	s.mux.HandleFunc("POST /api/chat", s.handleOllamaChat)
+	s.mux.HandleFunc("POST /api/generate", s.handleOllamaGenerate)
+}
+
+// ollamaError writes err as an Ollama error object.
+func ollamaError(w http.ResponseWriter, err error) {
+	ae := classify(err)
+	writeJSON(w, ae.status, map[string]any{"error": ae.msg})
+}
+
+// badRequest is a 400 with msg.
+func badRequest(format string, args ...any) error {
+	return &apiError{status: http.StatusBadRequest, typ: "invalid_request_error", msg: fmt.Sprintf(format, args...)}
+}
+
+// latestTag is the tag Ollama clients add to a name without one.
+const latestTag = ":latest"
+
+// ollamaName is m's name as Ollama clients expect it, "name:tag".
+func ollamaName(name string) string {
+	if strings.Contains(name, ":") {
+		return name
+	}
+	return name + latestTag
+}
+
+// ollamaModel returns the model a request names: its name with or
+// without ":latest".
+func (s *Server) ollamaModel(name string) (*Model, error) {
+	m, err := s.Model(name)
+	if err == nil {
+		return m, nil
+	}
+	if base, ok := strings.CutSuffix(name, latestTag); ok && base != "" {
+		if m, err := s.Model(base); err == nil {
+			return m, nil
+		}
+	}
+	return nil, err
+}
+
+// ollamaDigest is a stable stand-in for Ollama's manifest digest: the
+// SHA-256 of the file's path, size and modification time.
+func ollamaDigest(m *Model) string {
+	h := sha256.Sum256(fmt.Appendf(nil, "%s\x00%d\x00%d", m.Path, m.Info.Size, m.Info.Modified.UnixNano()))
+	return hex.EncodeToString(h[:])
+}
+
+// parameterSize writes a parameter count as Ollama does: "8.0B", "135M".
+func parameterSize(n int64) string {
+	for _, u := range []struct {
+		div    float64
+		suffix string
+	}{{1e12, "T"}, {1e9, "B"}, {1e6, "M"}, {1e3, "K"}} {
+		if float64(n) >= u.div {
+			v := float64(n) / u.div
+			if v == math.Trunc(v) {
+				return strconv.FormatFloat(v, 'f', 0, 64) + u.suffix
+			}
+			return strconv.FormatFloat(v, 'f', 1, 64) + u.suffix
+		}
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+// ollamaDetails is a model's "details" object.
+type ollamaDetails struct {
+	ParentModel       string   `json:"parent_model"`
+	Format            string   `json:"format"`
+	Family            string   `json:"family"`
+	Families          []string `json:"families"`
+	ParameterSize     string   `json:"parameter_size"`
+	QuantizationLevel string   `json:"quantization_level"`
+}
+
+func detailsOf(m *Model) ollamaDetails {
+	return ollamaDetails{Format: "gguf", Family: m.Info.Arch, Families: []string{m.Info.Arch},
+		ParameterSize: parameterSize(m.Info.Parameters), QuantizationLevel: m.Info.FileType}
+}
+
+// ollamaTag is an entry of /api/tags.
+type ollamaTag struct {
+	Name       string        `json:"name"`
+	Model      string        `json:"model"`
+	ModifiedAt time.Time     `json:"modified_at"`
+	Size       int64         `json:"size"`
+	Digest     string        `json:"digest"`
+	Details    ollamaDetails `json:"details"`
+}
+
+// ollamaRunning is an entry of /api/ps.
+type ollamaRunning struct {
+	Name          string        `json:"name"`
+	Model         string        `json:"model"`
+	Size          int64         `json:"size"`
+	Digest        string        `json:"digest"`
+	Details       ollamaDetails `json:"details"`
+	ExpiresAt     time.Time     `json:"expires_at"`
+	SizeVRAM      int64         `json:"size_vram"`
+	ContextLength int           `json:"context_length"`
+}
+
+func (s *Server) handleOllamaVersion(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"version": Version})
+}
+
+func (s *Server) handleOllamaTags(w http.ResponseWriter, r *http.Request) {
+	models := []ollamaTag{}
+	for _, m := range s.Models() {
+		n := ollamaName(m.Name)
+		models = append(models, ollamaTag{Name: n, Model: n, ModifiedAt: m.Info.Modified, Size: m.Info.Size,
+			Digest: ollamaDigest(m), Details: detailsOf(m)})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"models": models})
+}
+
+func (s *Server) handleOllamaPS(w http.ResponseWriter, r *http.Request) {
+	// Saji keeps its models loaded until it stops (keep_alive is
+	// ignored), which Ollama reports as an expiry far in the future.
+	expires := time.Now().UTC().AddDate(100, 0, 0)
+	models := []ollamaRunning{}
+	for _, m := range s.Models() {
+		n := ollamaName(m.Name)
+		models = append(models, ollamaRunning{Name: n, Model: n, Size: m.Info.Size, Digest: ollamaDigest(m),
+			Details: detailsOf(m), ExpiresAt: expires, ContextLength: m.Info.Context})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"models": models})
+}
+
+// ollamaShowRequest is the body of /api/show ("name" is the older field).
+type ollamaShowRequest struct {
+	Model   string `json:"model"`
+	Name    string `json:"name"`
+	Verbose bool   `json:"verbose"`
+}
+
+// ollamaShow is the answer of /api/show.
+type ollamaShow struct {
+	License      string         `json:"license"`
+	Modelfile    string         `json:"modelfile"`
+	Parameters   string         `json:"parameters"`
+	Template     string         `json:"template"`
+	Details      ollamaDetails  `json:"details"`
+	ModelInfo    map[string]any `json:"model_info"`
+	Capabilities []string       `json:"capabilities"`
+	ModifiedAt   time.Time      `json:"modified_at"`
+}
+
+func (s *Server) handleOllamaShow(w http.ResponseWriter, r *http.Request) {
+	var req ollamaShowRequest
+	if err := s.decodeJSON(w, r, &req); err != nil {
+		ollamaError(w, err)
+		return
+	}
+	name := req.Model
+	if name == "" {
+		name = req.Name
+	}
+	m, err := s.ollamaModel(name)
+	if err != nil {
+		ollamaError(w, err)
+		return
+	}
+	arch := m.Info.Arch
+	caps := []string{"completion"}
+	if m.caps.Tools {
+		caps = append(caps, "tools")
+	}
+	writeJSON(w, http.StatusOK, ollamaShow{
+		Modelfile: fmt.Sprintf("# Modelfile generated by Saji\nFROM %s\n", m.Path),
+		Template:  m.Info.Template,
+		Details:   detailsOf(m),
+		ModelInfo: map[string]any{
+			"general.architecture":     arch,
+			"general.parameter_count":  m.Info.Parameters,
+			"general.file_type":        m.Info.FileType,
+			arch + ".context_length":   m.Info.Context,
+			arch + ".embedding_length": m.Info.Embd,
+			arch + ".block_count":      m.Info.Layers,
+		},
+		Capabilities: caps,
+		ModifiedAt:   m.Info.Modified,
+	})
+}
+
+// ollamaInt is an integer option; like Ollama it accepts a JSON number
+// with a fraction (Python clients send 2048.0) and drops the fraction.
+type ollamaInt int64
+
+func (n *ollamaInt) UnmarshalJSON(b []byte) error {
+	var f float64
+	if err := json.Unmarshal(b, &f); err != nil || math.IsNaN(f) || math.Abs(f) > 1<<62 {
+		return fmt.Errorf("options: want an integer, not %s", b)
+	}
+	*n = ollamaInt(f)
+	return nil
+}
+
+// ollamaOptions are the model options a request may set. Unknown options
+// (num_gpu, num_thread, mirostat, ...) are ignored, as Ollama does.
+type ollamaOptions struct {
+	NumCtx           *ollamaInt `json:"num_ctx"`
+	NumPredict       *ollamaInt `json:"num_predict"`
+	Stop             stopField  `json:"stop"`
+	Temperature      *float32   `json:"temperature"`
+	TopP             *float32   `json:"top_p"`
+	TopK             *ollamaInt `json:"top_k"`
+	MinP             *float32   `json:"min_p"`
+	TypicalP         *float32   `json:"typical_p"`
+	Seed             *ollamaInt `json:"seed"`
+	RepeatPenalty    *float32   `json:"repeat_penalty"`
+	RepeatLastN      *ollamaInt `json:"repeat_last_n"`
+	PresencePenalty  *float32   `json:"presence_penalty"`
+	FrequencyPenalty *float32   `json:"frequency_penalty"`
+}
+
+// ollamaDefaults are Ollama's sampling defaults: Saji's, with Ollama's
+// top_p 0.9, min_p 0 and repeat_penalty 1.1 over the last 64 tokens.
+func ollamaDefaults() sample.Params {
+	p := sample.Defaults()
+	p.TopP, p.MinP, p.RepeatPenalty, p.LastN = 0.9, 0, 1.1, 64
+	return p
+}
+
+// sampling returns the sampler parameters of o.
+func (o *ollamaOptions) sampling() (sample.Params, error) {
+	p := ollamaDefaults()
+	setF := func(dst *float32, v *float32) {
+		if v != nil {
+			*dst = *v
+		}
+	}
+	setF(&p.Temperature, o.Temperature)
+	setF(&p.TopP, o.TopP)
+	setF(&p.MinP, o.MinP)
+	setF(&p.TypicalP, o.TypicalP)
+	setF(&p.RepeatPenalty, o.RepeatPenalty)
+	setF(&p.PresencePenalty, o.PresencePenalty)
+	setF(&p.FrequencyPenalty, o.FrequencyPenalty)
+	if o.TopK != nil {
+		p.TopK = max(0, int(*o.TopK))
+	}
+	if o.Seed != nil {
+		p.Seed = int64(*o.Seed)
+	}
+	if o.RepeatLastN != nil {
+		p.LastN = max(-1, int(*o.RepeatLastN)) // -1: the whole context, as in Ollama
+	}
+	if err := p.Validate(); err != nil {
+		return p, badRequest("options: %v", err)
+	}
+	return p, nil
+}
+
+// ollamaCommon are the fields /api/chat and /api/generate share.
+type ollamaCommon struct {
+	Model     string          `json:"model"`
+	Stream    *bool           `json:"stream"`
+	Format    json.RawMessage `json:"format"`
+	Options   ollamaOptions   `json:"options"`
+	KeepAlive json.RawMessage `json:"keep_alive"` // accepted and ignored: models stay loaded
+	Think     json.RawMessage `json:"think"`
+}
+
+// present reports whether a raw JSON field holds something other than
+// null, "", [] or {}.
+func present(v json.RawMessage) bool {
+	switch string(bytes.TrimSpace(v)) {
+	case "", "null", `""`, "[]", "{}":
+		return false
+	}
+	return true
+}
+
+// check refuses what Saji does not support yet.
+func (c *ollamaCommon) check() error {
+	if present(c.Format) {
+		return badRequest("format %s is not supported yet (structured outputs)", c.Format)
+	}
+	return nil
+}
+
+// genRequest builds the common part of a generation from c.
+func (c *ollamaCommon) genRequest(m *Model) (GenRequest, error) {
+	var g GenRequest
+	p, err := c.Options.sampling()
+	if err != nil {
+		return g, err
+	}
+	g.Sampling, g.Stop = p, c.Options.Stop
+	// think goes to templates that read enable_thinking (true, false, or
+	// a level: "low", "medium", "high"); the reasoning stays in the
+	// content, as the model writes it. Other templates ignore it.
+	if present(c.Think) {
+		var on bool
+		var level string
+		extra := map[string]any{}
+		switch {
+		case json.Unmarshal(c.Think, &on) == nil:
+			extra["enable_thinking"] = on
+		case json.Unmarshal(c.Think, &level) == nil:
+			extra["enable_thinking"], extra["reasoning_effort"] = true, level
+		default:
+			return g, badRequest("think must be true, false or a level (low, medium, high), not %s", c.Think)
+		}
+		if m.caps.EnableThinking {
+			g.TemplateExtra = extra
+		}
+	}
+	return g, nil
+}
+
+// stream reports whether to stream (Ollama's default).
+func (c *ollamaCommon) stream() bool { return c.Stream == nil || *c.Stream }
+
+// responseName is the model name a response carries: the one requested,
+// as Ollama echoes it.
+func (c *ollamaCommon) responseName(m *Model) string {
+	if c.Model != "" {
+		return c.Model
+	}
+	return ollamaName(m.Name)
+}
+
+// ollamaToolCall is a tool call of a chat message.
+type ollamaToolCall struct {
+	Function struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	} `json:"function"`
+}
+
+// ollamaMessage is a chat message.
+type ollamaMessage struct {
+	Role      string           `json:"role"`
+	Content   oaiContent       `json:"content"`
+	Images    []string         `json:"images"`
+	ToolCalls []ollamaToolCall `json:"tool_calls"`
+	ToolName  string           `json:"tool_name"`
+	Thinking  string           `json:"thinking"`
+}
+
+type ollamaChatRequest struct {
+	ollamaCommon
+	Messages []ollamaMessage `json:"messages"`
+	Tools    json.RawMessage `json:"tools"`
+}
+
+type ollamaGenerateRequest struct {
+	ollamaCommon
+	Prompt   string          `json:"prompt"`
+	Suffix   string          `json:"suffix"`
+	System   string          `json:"system"`
+	Template string          `json:"template"`
+	Raw      bool            `json:"raw"`
+	Images   []string        `json:"images"`
+	Context  json.RawMessage `json:"context"`
+}
+
+// ollamaOut is an assistant message of a chat response.
+type ollamaOut struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// ollamaMetrics are the counts and durations of a final response.
+type ollamaMetrics struct {
+	TotalDuration      time.Duration `json:"total_duration"`
+	LoadDuration       time.Duration `json:"load_duration"`
+	PromptEvalCount    int           `json:"prompt_eval_count"`
+	PromptEvalDuration time.Duration `json:"prompt_eval_duration"`
+	EvalCount          int           `json:"eval_count"`
+	EvalDuration       time.Duration `json:"eval_duration"`
+}
+
+// ollamaResponse is a line of /api/chat (Message) or /api/generate
+// (Response).
+type ollamaResponse struct {
+	Model      string     `json:"model"`
+	CreatedAt  time.Time  `json:"created_at"`
+	Message    *ollamaOut `json:"message,omitempty"`
+	Response   *string    `json:"response,omitempty"`
+	Done       bool       `json:"done"`
+	DoneReason string     `json:"done_reason,omitempty"`
+	*ollamaMetrics
+}
+
+// ollamaReply builds the lines of one response: chat messages or
+// generate responses.
+type ollamaReply struct {
+	model string
+	chat  bool
+}
+
+func (o ollamaReply) line(text string) ollamaResponse {
+	r := ollamaResponse{Model: o.model, CreatedAt: time.Now().UTC()}
+	if o.chat {
+		r.Message = &ollamaOut{Role: "assistant", Content: text}
+	} else {
+		r.Response = &text
+	}
+	return r
+}
+
+func (o ollamaReply) final(text, reason string, mt *ollamaMetrics) ollamaResponse {
+	r := o.line(text)
+	r.Done, r.DoneReason, r.ollamaMetrics = true, reason, mt
+	return r
+}
+
+// ndjson writes a stream of JSON lines.
+type ndjson struct {
+	w  http.ResponseWriter
+	rc *http.ResponseController
+}
+
+func newNDJSON(w http.ResponseWriter) *ndjson {
+	h := w.Header()
+	h.Set("Content-Type", "application/x-ndjson")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	return &ndjson{w: w, rc: http.NewResponseController(w)}
+}
+
+// send writes v as one line and flushes it.
+func (n *ndjson) send(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("server: %w", err)
+	}
+	if _, err := n.w.Write(append(b, '\n')); err != nil {
+		return err
+	}
+	return n.rc.Flush()
+}
+
+func (s *Server) handleOllamaChat(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	var req ollamaChatRequest
+	if err := s.decodeJSON(w, r, &req); err != nil {
+		ollamaError(w, err)
+		return
+	}
+	m, err := s.ollamaModel(req.Model)
+	if err != nil {
+		ollamaError(w, err)
+		return
+	}
+	out := ollamaReply{model: req.responseName(m), chat: true}
+	if len(req.Messages) == 0 { // Ollama's "load the model" call
+		writeJSON(w, http.StatusOK, out.final("", "load", nil))
+		return
+	}
+	if err := req.check(); err != nil {
+		ollamaError(w, err)
+		return
+	}
+	if present(req.Tools) {
+		ollamaError(w, badRequest("tools are not supported yet"))
+		return
+	}
+	g, err := req.genRequest(m)
+	if err != nil {
+		ollamaError(w, err)
+		return
+	}
+	for i, msg := range req.Messages {
+		if len(msg.Images) > 0 {
+			ollamaError(w, badRequest("messages[%d]: images are not supported yet", i))
+			return
+		}
+		cm := chat.Message{Role: msg.Role, Content: string(msg.Content), Name: msg.ToolName, ReasoningContent: msg.Thinking}
+		for _, tc := range msg.ToolCalls {
+			var args map[string]any
+			if present(tc.Function.Arguments) {
+				if err := json.Unmarshal(tc.Function.Arguments, &args); err != nil {
+					ollamaError(w, badRequest("messages[%d]: tool call arguments must be a JSON object", i))
+					return
+				}
+			}
+			cm.ToolCalls = append(cm.ToolCalls, chat.ToolCall{Type: "function", Name: tc.Function.Name, Arguments: args})
+		}
+		g.Messages = append(g.Messages, cm)
+	}
+	s.ollamaGenerate(w, r, m, g, &req.ollamaCommon, out, start)
+}
+
+func (s *Server) handleOllamaGenerate(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	var req ollamaGenerateRequest
+	if err := s.decodeJSON(w, r, &req); err != nil {
+		ollamaError(w, err)
+		return
+	}
+	m, err := s.ollamaModel(req.Model)
+	if err != nil {
+		ollamaError(w, err)
+		return
+	}
+	out := ollamaReply{model: req.responseName(m)}
+	if req.Prompt == "" && len(req.Images) == 0 { // Ollama's "load the model" call
+		writeJSON(w, http.StatusOK, out.final("", "load", nil))
+		return
+	}
+	if err := req.check(); err != nil {
+		ollamaError(w, err)
+		return
+	}
+	switch {
+	case req.Suffix != "":
+		ollamaError(w, badRequest("suffix (fill-in-the-middle) is not supported yet; send raw: true with the model's FIM tokens"))
+		return
+	case len(req.Images) > 0:
+		ollamaError(w, badRequest("images are not supported yet"))
+		return
+	case present(req.Context):
+		ollamaError(w, badRequest("context (the tokens of an earlier response) is not supported; use /api/chat for conversations"))
+		return
+	}
+	raw := req.Raw
+	if t := strings.Join(strings.Fields(req.Template), ""); t != "" {
+		// Ollama's templates are Go templates, Saji's are the GGUF file's
+		// Jinja; the one override that means the same in both is the bare
+		// prompt.
+		if t != "{{.Prompt}}" {
+			ollamaError(w, badRequest("template overrides are not supported (the model's chat template is used; raw: true sends the prompt as is)"))
+			return
+		}
+		raw = true
+	}
+	g, err := req.genRequest(m)
+	if err != nil {
+		ollamaError(w, err)
+		return
+	}
+	if raw {
+		g.Prompt = req.Prompt
+	} else {
+		if req.System != "" {
+			g.Messages = append(g.Messages, chat.Message{Role: "system", Content: req.System})
+		}
+		g.Messages = append(g.Messages, chat.Message{Role: "user", Content: req.Prompt})
+	}
+	s.ollamaGenerate(w, r, m, g, &req.ollamaCommon, out, start)
+}
+
+// ollamaLimit sets g's token limit from the options: the prompt must fit
+// the context, and the generation stops at num_predict tokens or at the
+// end of the context. A num_ctx larger than the model's context is
+// clamped to it (Ollama would reload the model with the larger context;
+// Saji's context is fixed when the model is loaded); a smaller one is
+// honoured.
+func ollamaLimit(m *Model, prompt []int32, g *GenRequest, o *ollamaOptions) error {
+	if err := m.fits(prompt, 0); err != nil {
+		return err
+	}
+	n := m.Info.Context
+	if o.NumCtx != nil && *o.NumCtx > 0 && int64(*o.NumCtx) < int64(n) {
+		n = int(*o.NumCtx)
+		if len(prompt) >= n {
+			return fmt.Errorf("%w: the prompt has %d tokens and num_ctx is %d", ErrContextLength, len(prompt), n)
+		}
+	}
+	room := n - len(prompt)
+	g.MaxTokens = room
+	if o.NumPredict != nil && *o.NumPredict > 0 && int64(*o.NumPredict) < int64(room) {
+		g.MaxTokens = int(*o.NumPredict) // -1, -2 and 0: until the end
+	}
+	return nil
+}
+
+// ollamaGenerate runs g on m and writes the answer: NDJSON lines then a
+// final one with the counts and durations, or one object when the
+// request does not stream.
+func (s *Server) ollamaGenerate(w http.ResponseWriter, r *http.Request, m *Model, g GenRequest, c *ollamaCommon, out ollamaReply, start time.Time) {
+	ctx := r.Context()
+	prompt, err := m.Prompt(ctx, g)
+	if err != nil {
+		ollamaError(w, err)
+		return
+	}
+	if err := ollamaLimit(m, prompt, &g, &c.Options); err != nil {
+		ollamaError(w, err)
+		return
+	}
+	metrics := func(res GenResult) *ollamaMetrics {
+		return &ollamaMetrics{TotalDuration: max(time.Since(start), res.Total), PromptEvalCount: res.PromptTokens,
+			PromptEvalDuration: res.PromptTime, EvalCount: res.CompletionTokens, EvalDuration: res.GenTime}
+	}
+	if !c.stream() {
+		var text strings.Builder
+		res, err := m.GenerateTokens(ctx, prompt, g, func(p Piece) error {
+			text.WriteString(p.Text)
+			return nil
+		})
+		if err != nil {
+			ollamaError(w, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, out.final(text.String(), res.Finish, metrics(res)))
+		return
+	}
+	nd := newNDJSON(w)
+	res, err := m.GenerateTokens(ctx, prompt, g, func(p Piece) error {
+		if p.Text == "" {
+			return nil
+		}
+		return nd.send(out.line(p.Text))
+	})
+	if err != nil {
+		if ctx.Err() == nil { // a client still there hears why
+			nd.send(map[string]any{"error": classify(err).msg})
+		}
+		return
+	}
+	nd.send(out.final("", res.Finish, metrics(res)))
+}
