@@ -23,6 +23,7 @@ func (s *Scheduler) loop(ctx context.Context) {
 		}
 		s.reap()
 		s.admit()
+		s.publish()
 		if len(s.running) == 0 {
 			select {
 			case <-s.wake:
