@@ -19,8 +19,10 @@ import (
 // does not have.
 var ErrModelNotFound = errors.New("server: model not found")
 
-// Version is the version the API reports (Ollama's /api/version).
-const Version = "0.6.0-saji"
+// Version is the version the Ollama dialect reports (/api/version): the
+// Ollama release whose API Saji follows. Clients gate features on it (VS
+// Code's Ollama provider wants 0.6.4 or later), so it is a plain version.
+const Version = "0.12.0"
 
 // DefaultMaxBody is the default request body limit.
 const DefaultMaxBody = 32 << 20
