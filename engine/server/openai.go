@@ -289,6 +289,14 @@ func (e *sse) send(v any) error {
 	return e.rc.Flush()
 }
 
+// fail reports err as the stream's last event, unless the client is gone.
+func (e *sse) fail(r *http.Request, err error) {
+	if r.Context().Err() == nil {
+		ae := classify(err)
+		e.send(map[string]any{"error": map[string]any{"message": ae.msg, "type": ae.typ, "code": nil}})
+	}
+}
+
 // done ends the stream.
 func (e *sse) done() {
 	fmt.Fprint(e.w, "data: [DONE]\n\n")
@@ -323,20 +331,31 @@ func chatLogProbs(toks []Token) []chatLogProb {
 	return out
 }
 
+// oaiBegin decodes a request into req and resolves its model and the
+// generation settings of its common fields c. On failure it has written the
+// error and reports false.
+func (s *Server) oaiBegin(w http.ResponseWriter, r *http.Request, req any, c *oaiCommon) (*Model, GenRequest, bool) {
+	if err := s.decodeJSON(w, r, req); err != nil {
+		oaiError(w, err)
+		return nil, GenRequest{}, false
+	}
+	m, err := s.Model(c.Model)
+	if err != nil {
+		oaiError(w, err)
+		return nil, GenRequest{}, false
+	}
+	g, err := c.genRequest()
+	if err != nil {
+		oaiError(w, err)
+		return nil, GenRequest{}, false
+	}
+	return m, g, true
+}
+
 func (s *Server) handleChatCompletions(w http.ResponseWriter, r *http.Request) {
 	var req oaiChatRequest
-	if err := s.decodeJSON(w, r, &req); err != nil {
-		oaiError(w, err)
-		return
-	}
-	m, err := s.Model(req.Model)
-	if err != nil {
-		oaiError(w, err)
-		return
-	}
-	g, err := req.genRequest()
-	if err != nil {
-		oaiError(w, err)
+	m, g, ok := s.oaiBegin(w, r, &req, &req.oaiCommon)
+	if !ok {
 		return
 	}
 	if len(req.Messages) == 0 {
@@ -410,10 +429,7 @@ func (s *Server) handleChatCompletions(w http.ResponseWriter, r *http.Request) {
 		return ev.send(chunk(map[string]any{"content": p.Text}, nil, p.Tokens))
 	})
 	if err != nil {
-		if r.Context().Err() == nil {
-			ae := classify(err)
-			ev.send(map[string]any{"error": map[string]any{"message": ae.msg, "type": ae.typ, "code": nil}})
-		}
+		ev.fail(r, err)
 		return
 	}
 	ev.send(chunk(map[string]any{}, res.Finish, nil))
@@ -462,18 +478,8 @@ func (c *completionLogProbs) add(toks []Token, offset int) int {
 
 func (s *Server) handleCompletions(w http.ResponseWriter, r *http.Request) {
 	var req oaiCompletionRequest
-	if err := s.decodeJSON(w, r, &req); err != nil {
-		oaiError(w, err)
-		return
-	}
-	m, err := s.Model(req.Model)
-	if err != nil {
-		oaiError(w, err)
-		return
-	}
-	g, err := req.genRequest()
-	if err != nil {
-		oaiError(w, err)
+	m, g, ok := s.oaiBegin(w, r, &req, &req.oaiCommon)
+	if !ok {
 		return
 	}
 	var prompt string
@@ -557,10 +563,7 @@ func (s *Server) handleCompletions(w http.ResponseWriter, r *http.Request) {
 		return err
 	})
 	if err != nil {
-		if r.Context().Err() == nil {
-			ae := classify(err)
-			ev.send(map[string]any{"error": map[string]any{"message": ae.msg, "type": ae.typ, "code": nil}})
-		}
+		ev.fail(r, err)
 		return
 	}
 	ev.send(chunk("", res.Finish, nil, off))
