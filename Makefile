@@ -16,7 +16,7 @@ DEB_TEST  := $(DEB_BUILD) xvfb x11-utils imagemagick libgl1-mesa-dri qemu-user-s
 NOGUI_PKGS  = $(shell ./.ci/nogui-packages || echo NOGUI_PACKAGES_FAILED)
 ENGINE_PKGS = ./engine/... ./kernels/... ./internal/...
 
-.PHONY: run build test deps-build deps-test vet lint unit race arm64 cross smoke clean
+.PHONY: run build test deps-build deps-test vet lint unit race arm64 cross clients smoke clean
 
 run: deps-build
 	$(GO) run .
@@ -25,7 +25,7 @@ build: deps-build
 	@mkdir -p $(dir $(BIN))
 	$(GO) build -o $(BIN) .
 
-test: deps-test vet lint unit race arm64 cross smoke  # .ci/run lists the same steps
+test: deps-test vet lint unit race arm64 cross clients smoke  # .ci/run lists the same steps
 	@echo "make test: all checks passed"
 
 deps-build:
@@ -58,6 +58,12 @@ arm64:
 	CGO_ENABLED=0 GOARCH=arm64 $(GO) test -count=1 -short -exec qemu-aarch64-static $(NOGUI_PKGS)
 	@echo "== arm64 kernels on a CPU without the dot-product extension (Cortex-A53)"
 	QEMU_CPU=cortex-a53 CGO_ENABLED=0 GOARCH=arm64 $(GO) test -count=1 -short -exec qemu-aarch64-static ./kernels/cpu
+
+clients:
+	@echo "== the API driven by the official openai and ollama npm packages"
+	@./.ci/node-ensure
+	cd engine/server/testdata/clients && npm ci --no-audit --no-fund --loglevel=error
+	SAJI_CLIENT_TESTS=1 $(GO) test -count=1 -run TestRealClients -v ./engine/server
 
 cross:
 	@echo "== cross-build darwin/arm64 and windows/amd64 (packages without Fyne)"

@@ -1,0 +1,43 @@
+// Drives Saji's Ollama dialect with the official ollama client. Usage:
+// SAJI_URL=http://127.0.0.1:PORT SAJI_MODEL=name node ollama.mjs
+import assert from "node:assert/strict";
+import { Ollama } from "ollama";
+
+const model = process.env.SAJI_MODEL;
+const ollama = new Ollama({ host: process.env.SAJI_URL });
+const results = {};
+
+const tags = await ollama.list();
+assert.ok(tags.models.some((m) => m.name === model + ":latest"), JSON.stringify(tags));
+results.tags = tags.models.length;
+
+const show = await ollama.show({ model });
+assert.ok(show.capabilities.includes("completion"));
+const arch = show.model_info["general.architecture"];
+assert.ok(show.model_info[arch + ".context_length"] > 0, JSON.stringify(show.model_info));
+results.context_length = show.model_info[arch + ".context_length"];
+
+const ps = await ollama.ps();
+assert.ok(ps.models.length >= 1);
+
+const chat = await ollama.chat({ model, messages: [{ role: "user", content: "the cat" }], options: { temperature: 0, num_predict: 6 } });
+assert.equal(chat.message.role, "assistant");
+assert.ok(chat.done && chat.eval_count <= 6);
+let streamed = "";
+for await (const part of await ollama.chat({ model, messages: [{ role: "user", content: "the cat" }], stream: true, options: { temperature: 0, num_predict: 6 } })) {
+  streamed += part.message.content;
+}
+assert.equal(streamed, chat.message.content);
+results.chat = streamed.length;
+
+const gen = await ollama.generate({ model, prompt: "the cat sat", options: { temperature: 0, num_predict: 4 } });
+assert.ok(gen.done && gen.eval_count <= 4);
+let gs = "";
+for await (const part of await ollama.generate({ model, prompt: "the cat sat", stream: true, options: { temperature: 0, num_predict: 4 } })) {
+  gs += part.response;
+}
+assert.equal(gs, gen.response);
+results.generate = gs.length;
+
+await assert.rejects(ollama.chat({ model: "no-such-model", messages: [{ role: "user", content: "hi" }] }));
+console.log(JSON.stringify(results));

@@ -1,0 +1,68 @@
+// Drives Saji's OpenAI dialect with the official openai client. Usage:
+// SAJI_URL=http://127.0.0.1:PORT SAJI_MODEL=name node openai.mjs
+import assert from "node:assert/strict";
+import OpenAI from "openai";
+
+const model = process.env.SAJI_MODEL;
+const client = new OpenAI({ baseURL: process.env.SAJI_URL + "/v1", apiKey: process.env.SAJI_KEY || "none" });
+const results = {};
+
+// models
+const models = [];
+for await (const m of client.models.list()) models.push(m.id);
+assert.ok(models.includes(model), `models: ${models}`);
+results.models = models.length;
+
+// chat, not streamed
+const chat = await client.chat.completions.create({
+  model, messages: [{ role: "user", content: "the cat" }], max_tokens: 6, temperature: 0, logprobs: true, top_logprobs: 2,
+});
+assert.equal(chat.object, "chat.completion");
+assert.equal(chat.choices[0].message.role, "assistant");
+assert.ok(["stop", "length"].includes(chat.choices[0].finish_reason));
+assert.ok(chat.usage.completion_tokens <= 6 && chat.usage.prompt_tokens > 0);
+results.chat = chat.choices[0].message.content.length;
+
+// chat, streamed, with usage
+const stream = await client.chat.completions.create({
+  model, messages: [{ role: "user", content: "the cat" }], max_tokens: 6, temperature: 0, stream: true,
+  stream_options: { include_usage: true },
+});
+let text = "", finish = null, usage = null;
+for await (const chunk of stream) {
+  if (chunk.usage) usage = chunk.usage;
+  for (const c of chunk.choices) {
+    text += c.delta.content ?? "";
+    if (c.finish_reason) finish = c.finish_reason;
+  }
+}
+assert.equal(text, chat.choices[0].message.content, "streamed and non-streamed text differ");
+assert.equal(finish, chat.choices[0].finish_reason);
+assert.equal(usage.completion_tokens, chat.usage.completion_tokens);
+results.stream = text.length;
+
+// legacy completions
+const cmpl = await client.completions.create({ model, prompt: "the cat sat", max_tokens: 4, temperature: 0 });
+assert.equal(cmpl.object, "text_completion");
+results.completion = cmpl.choices[0].text.length;
+
+// errors come back as the client's typed errors
+await assert.rejects(
+  client.chat.completions.create({ model: "no-such-model", messages: [{ role: "user", content: "hi" }] }),
+  (e) => e instanceof OpenAI.NotFoundError);
+await assert.rejects(
+  client.chat.completions.create({ model, messages: [{ role: "user", content: "hi" }], n: 2 }),
+  (e) => e instanceof OpenAI.BadRequestError);
+
+// a stream the client aborts
+const ctl = new AbortController();
+const long = await client.chat.completions.create(
+  { model, messages: [{ role: "user", content: "the cat" }], stream: true }, { signal: ctl.signal });
+let n = 0;
+try {
+  for await (const _ of long) { if (++n === 3) ctl.abort(); }
+} catch (e) {
+  assert.ok(e.name === "AbortError" || e instanceof OpenAI.APIUserAbortError, String(e));
+}
+results.aborted_after = n;
+console.log(JSON.stringify(results));
