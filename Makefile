@@ -60,10 +60,10 @@ arm64:
 	QEMU_CPU=cortex-a53 CGO_ENABLED=0 GOARCH=arm64 $(GO) test -count=1 -short -exec qemu-aarch64-static ./kernels/cpu
 
 clients:
-	@echo "== the API driven by the official openai and ollama npm packages"
+	@echo "== the API driven by the official openai and ollama npm packages, and a 60 s soak of 64 clients"
 	@./.ci/node-ensure
 	cd engine/server/testdata/clients && npm ci --no-audit --no-fund --loglevel=error
-	SAJI_CLIENT_TESTS=1 $(GO) test -count=1 -run TestRealClients -v ./engine/server
+	SAJI_CLIENT_TESTS=1 SAJI_SOAK=60s $(GO) test -count=1 -run 'TestRealClients|TestSoak' -v ./engine/server
 
 cross:
 	@echo "== cross-build darwin/arm64 and windows/amd64 (packages without Fyne)"
