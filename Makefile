@@ -55,7 +55,7 @@ race:
 
 arm64:
 	@echo "== arm64 tests under qemu (-short: emulation is ~10x slower)"
-	CGO_ENABLED=0 GOARCH=arm64 $(GO) test -count=1 -short -exec qemu-aarch64-static $(NOGUI_PKGS)
+	CGO_ENABLED=0 GOARCH=arm64 $(GO) test -count=1 -short -timeout 20m -exec qemu-aarch64-static $(NOGUI_PKGS)
 	@echo "== arm64 kernels on a CPU without the dot-product extension (Cortex-A53)"
 	QEMU_CPU=cortex-a53 CGO_ENABLED=0 GOARCH=arm64 $(GO) test -count=1 -short -exec qemu-aarch64-static ./kernels/cpu
 
