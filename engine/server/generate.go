@@ -135,6 +135,7 @@ func (m *Model) Generate(ctx context.Context, req GenRequest, emit func(Piece) e
 
 // GenerateTokens is Generate for a prompt already tokenized.
 func (m *Model) GenerateTokens(ctx context.Context, prompt []int32, req GenRequest, emit func(Piece) error) (res GenResult, err error) {
+	defer m.touch() // a keep-alive counts from the end of the last request
 	if m.observe != nil {
 		defer func() { m.observe(res, err) }()
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"saji/engine/chat"
@@ -33,6 +34,10 @@ type Model struct {
 	caps  chat.Caps
 	// observe, when set, is told how every generation ended (metrics).
 	observe func(GenResult, error)
+
+	pinned    bool         // loaded for the server's life (Server.Add)
+	lastUsed  atomic.Int64 // unix nanoseconds of the last lookup
+	keepAlive atomic.Int64 // nanoseconds; 0: the server's default, -2: none
 }
 
 // Info describes a model for the API's model lists.

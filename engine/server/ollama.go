@@ -135,7 +135,7 @@ func (s *Server) handleOllamaVersion(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) handleOllamaTags(w http.ResponseWriter, r *http.Request) {
 	models := []ollamaTag{}
-	for _, m := range s.Models() {
+	for _, m := range s.Catalog() {
 		n := ollamaName(m.Name)
 		models = append(models, ollamaTag{Name: n, Model: n, ModifiedAt: m.Info.Modified, Size: m.Info.Size,
 			Digest: ollamaDigest(m), Details: detailsOf(m)})
@@ -144,11 +144,14 @@ func (s *Server) handleOllamaTags(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleOllamaPS(w http.ResponseWriter, r *http.Request) {
-	// Saji keeps its models loaded until it stops (keep_alive is
-	// ignored), which Ollama reports as an expiry far in the future.
-	expires := time.Now().UTC().AddDate(100, 0, 0)
+	// A model loaded for the server's life (saji serve -m) never
+	// expires, which Ollama reports as an expiry far in the future.
 	models := []ollamaRunning{}
 	for _, m := range s.Models() {
+		expires := m.ExpiresAt(s.keepAlive()).UTC()
+		if expires.IsZero() {
+			expires = time.Now().UTC().AddDate(100, 0, 0)
+		}
 		n := ollamaName(m.Name)
 		models = append(models, ollamaRunning{Name: n, Model: n, Size: m.Info.Size, Digest: ollamaDigest(m),
 			Details: detailsOf(m), ExpiresAt: expires, ContextLength: m.Info.Context})
@@ -287,7 +290,7 @@ type ollamaCommon struct {
 	Stream    *bool           `json:"stream"`
 	Format    json.RawMessage `json:"format"`
 	Options   ollamaOptions   `json:"options"`
-	KeepAlive json.RawMessage `json:"keep_alive"` // accepted and ignored: models stay loaded
+	KeepAlive json.RawMessage `json:"keep_alive"` // how long the model stays loaded after the request
 	Think     json.RawMessage `json:"think"`
 }
 
@@ -301,12 +304,47 @@ func present(v json.RawMessage) bool {
 	return true
 }
 
-// check refuses what Saji does not support yet.
+// check refuses what Saji does not support yet, and a bad keep_alive.
 func (c *ollamaCommon) check() error {
 	if present(c.Format) {
 		return badRequest("format %s is not supported yet (structured outputs)", c.Format)
 	}
+	if _, _, err := parseKeepAlive(c.KeepAlive); err != nil {
+		return err
+	}
 	return nil
+}
+
+// parseKeepAlive reads Ollama's keep_alive: a duration string ("5m",
+// "-1"), or a number of seconds; negative keeps the model loaded for ever,
+// 0 unloads it after the request. ok is false when it is absent.
+func parseKeepAlive(raw json.RawMessage) (d time.Duration, ok bool, err error) {
+	if !present(raw) {
+		return 0, false, nil
+	}
+	var secs float64
+	if json.Unmarshal(raw, &secs) == nil {
+		return time.Duration(secs * float64(time.Second)), true, nil
+	}
+	var str string
+	if json.Unmarshal(raw, &str) != nil {
+		return 0, false, badRequest("keep_alive must be a duration (\"5m\") or a number of seconds")
+	}
+	if n, err := strconv.ParseFloat(str, 64); err == nil {
+		return time.Duration(n * float64(time.Second)), true, nil
+	}
+	d, err = time.ParseDuration(str)
+	if err != nil {
+		return 0, false, badRequest("keep_alive %q is not a duration", str)
+	}
+	return d, true, nil
+}
+
+// keepAliveFor applies the request's keep_alive to m.
+func (c *ollamaCommon) keepAliveFor(m *Model) {
+	if d, ok, err := parseKeepAlive(c.KeepAlive); err == nil && ok {
+		m.SetKeepAlive(d)
+	}
 }
 
 // genRequest builds the common part of a generation from c.
@@ -603,6 +641,7 @@ func ollamaLimit(m *Model, prompt []int32, g *GenRequest, o *ollamaOptions) erro
 // final one with the counts and durations, or one object when the
 // request does not stream.
 func (s *Server) ollamaGenerate(w http.ResponseWriter, r *http.Request, m *Model, g GenRequest, c *ollamaCommon, out ollamaReply, start time.Time) {
+	c.keepAliveFor(m)
 	ctx := r.Context()
 	prompt, err := m.Prompt(ctx, g)
 	if err != nil {

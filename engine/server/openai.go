@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"sort"
 	"strings"
 	"time"
 
@@ -49,8 +50,16 @@ func modelEntry(m *Model) oaiModel {
 
 func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
 	data := []oaiModel{}
-	for _, m := range s.Models() {
+	for _, m := range s.Catalog() {
 		data = append(data, modelEntry(m))
+	}
+	var remotes []string
+	for name := range s.cfg.Remotes {
+		remotes = append(remotes, name)
+	}
+	sort.Strings(remotes)
+	for _, name := range remotes {
+		data = append(data, oaiModel{ID: name, Object: "model", OwnedBy: "remote"})
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": data})
 }

@@ -39,6 +39,23 @@ type Config struct {
 	// CORSOrigins are the browser origins allowed to call the API ("*"
 	// for any); none by default, so web pages cannot reach it.
 	CORSOrigins []string
+
+	// ModelsDir, when set, is a folder of GGUF files that requests may name
+	// (by file name without .gguf): they load on first use with Load.
+	ModelsDir string
+	// Load configures the models loaded from ModelsDir.
+	Load LoadOptions
+	// KeepAlive is how long a model from ModelsDir stays loaded without
+	// requests (0: DefaultKeepAlive; negative: for ever).
+	KeepAlive time.Duration
+	// MaxLoaded is the most models loaded at once (0: DefaultMaxLoaded, or
+	// the models given to Add if more).
+	MaxLoaded int
+	// SweepEvery is how often expired models are unloaded (0: 5 s).
+	SweepEvery time.Duration
+	// Remotes forwards the models named by its keys to other
+	// OpenAI-compatible servers.
+	Remotes map[string]Remote
 }
 
 // Server answers the API over its models.
@@ -48,9 +65,12 @@ type Server struct {
 	mux   *http.ServeMux
 	start time.Time
 
-	mu     sync.RWMutex
-	models map[string]*Model
-	order  []string // names in the order they were added
+	mu      sync.RWMutex
+	models  map[string]*Model
+	order   []string // names in the order they were added
+	loading map[string]*loadCall
+	stop    chan struct{}
+	closed  sync.Once
 
 	metrics *metrics
 }
@@ -63,15 +83,26 @@ func New(cfg Config) *Server {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, mux: http.NewServeMux(), start: time.Now(), models: map[string]*Model{}}
+	s := &Server{cfg: cfg, log: cfg.Logger, mux: http.NewServeMux(), start: time.Now(), models: map[string]*Model{},
+		loading: map[string]*loadCall{}, stop: make(chan struct{})}
 	s.metrics = newMetrics(s)
 	s.routes()
+	every := cfg.SweepEvery
+	if every <= 0 {
+		every = 5 * time.Second
+	}
+	go s.janitor(every)
 	return s
 }
 
 // Add makes m available under its name (and replaces a model of the same
-// name, which the caller closes).
-func (s *Server) Add(m *Model) {
+// name, which the caller closes). It stays loaded until the server closes.
+func (s *Server) Add(m *Model) { s.add(m, true) }
+
+// add adds m, pinned or not.
+func (s *Server) add(m *Model, pinned bool) {
+	m.pinned = pinned
+	m.touch()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.models[m.Name]; !ok {
@@ -95,22 +126,34 @@ func (s *Server) Models() []*Model {
 // Model returns the model called name. An empty name means the first
 // model, so that clients that send none (or a placeholder) still work
 // with one model loaded.
+//
+// A name that is not loaded but is a GGUF file in the models folder loads
+// it first (unloading an idle model when MaxLoaded are loaded).
 func (s *Server) Model(name string) (*Model, error) {
 	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if m, ok := s.models[name]; ok {
+	m, ok := s.models[name]
+	if !ok && name == "" && len(s.order) > 0 {
+		m, ok = s.models[s.order[0]], true
+	}
+	s.mu.RUnlock()
+	if ok {
+		m.touch()
 		return m, nil
 	}
-	if name == "" && len(s.order) > 0 {
-		return s.models[s.order[0]], nil
+	if path, ok := s.dirModel(name); ok {
+		return s.load(name, path)
 	}
-	names := append([]string(nil), s.order...)
+	var names []string
+	for _, m := range s.Catalog() {
+		names = append(names, m.Name)
+	}
 	sort.Strings(names)
-	return nil, fmt.Errorf("%w: %q (loaded: %v)", ErrModelNotFound, name, names)
+	return nil, fmt.Errorf("%w: %q (available: %v)", ErrModelNotFound, name, names)
 }
 
-// Close closes every model.
+// Close stops unloading models and closes every model.
 func (s *Server) Close() error {
+	s.closed.Do(func() { close(s.stop) })
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var first error
@@ -135,6 +178,9 @@ func (s *Server) Handler() http.Handler {
 			writeJSON(w, http.StatusUnauthorized, map[string]any{"error": map[string]any{
 				"message": "a valid API key is required (Authorization: Bearer KEY)", "type": "invalid_request_error",
 				"param": nil, "code": "invalid_api_key"}})
+			return
+		}
+		if s.routeRemote(w, r) {
 			return
 		}
 		s.mux.ServeHTTP(w, r)
@@ -250,6 +296,8 @@ func classify(err error) *apiError {
 		return &apiError{status: http.StatusNotFound, typ: "invalid_request_error", code: "model_not_found", param: "model", msg: err.Error()}
 	case errors.Is(err, ErrContextLength):
 		return &apiError{status: http.StatusBadRequest, typ: "invalid_request_error", code: "context_length_exceeded", param: "messages", msg: err.Error()}
+	case errors.Is(err, ErrBusy):
+		return &apiError{status: http.StatusServiceUnavailable, typ: "server_error", code: "model_busy", msg: err.Error()}
 	case errors.Is(err, ErrBadRequest):
 		return &apiError{status: http.StatusBadRequest, typ: "invalid_request_error", msg: err.Error()}
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):

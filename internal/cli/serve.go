@@ -26,7 +26,11 @@ const DefaultPort = 11435
 
 // serveFlags are the flags of 'saji serve'.
 type serveFlags struct {
-	models  []string
+	models    []string
+	dir       string
+	keepAlive time.Duration
+	maxLoaded int
+	remotes   []string
 	host    string
 	port    int
 	apiKeys []string
@@ -38,17 +42,26 @@ type serveFlags struct {
 func newServeCmd() *cobra.Command {
 	sf := serveFlags{host: "127.0.0.1", port: DefaultPort}
 	cmd := &cobra.Command{
-		Use:   "serve -m FILE [-m FILE ...]",
-		Short: "Serve models over the OpenAI-compatible API on 127.0.0.1",
-		Long: "Load the models and answer the OpenAI dialect (/v1/models, /v1/chat/completions,\n" +
-			"/v1/completions) on http://HOST:PORT, each model on its own continuous-batching\n" +
-			"scheduler. A request names its model by the file's base name without .gguf.\n\n" +
+		Use:   "serve [-m FILE ...] [--models-dir DIR] [--remote NAME=URL ...]",
+		Short: "Serve models over the OpenAI and Ollama APIs on 127.0.0.1",
+		Long: "Answer the OpenAI dialect (/v1/models, /v1/chat/completions, /v1/completions) and the\n" +
+			"Ollama dialect (/api/tags, /api/show, /api/ps, /api/chat, /api/generate, /api/version)\n" +
+			"on http://HOST:PORT, each model on its own continuous-batching scheduler, with\n" +
+			"Prometheus metrics at /metrics. A request names its model by the file's base name\n" +
+			"without .gguf.\n\n" +
+			"Models given with -m stay loaded. Models in --models-dir load on the first request\n" +
+			"that names them and unload after --keep-alive without requests (or a request's\n" +
+			"keep_alive), or when --max-loaded are loaded and another is asked for (the least\n" +
+			"recently used idle one goes). --remote forwards a model name to another\n" +
+			"OpenAI-compatible server (vLLM, TGI, llama-server), streams passed through.\n\n" +
 			"The API binds to 127.0.0.1 by default. Binding to another address exposes it to\n" +
 			"the network: it needs --api-key (or SAJI_API_KEY), and every request must then\n" +
 			"carry Authorization: Bearer KEY. Browsers' cross-origin calls are refused unless\n" +
 			"their origin is listed with --cors.",
 		Example: "  saji serve -m qwen2.5-1.5b-instruct-q4_k_m.gguf\n" +
+			"  saji serve --models-dir ~/models --keep-alive 10m --max-loaded 2\n" +
 			"  saji serve -m model.gguf --port 8080 --ctx 8192 --max-seqs 8\n" +
+			"  saji serve -m small.gguf --remote big=http://gpu-box:8000/v1,model=meta-llama/Llama-3.3-70B-Instruct\n" +
 			"  saji serve -m model.gguf --host 0.0.0.0 --api-key \"$(openssl rand -hex 16)\"",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -60,7 +73,11 @@ func newServeCmd() *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringArrayVarP(&sf.models, "model", "m", nil, "GGUF model `FILE` to serve (repeat for several)")
+	f.StringArrayVarP(&sf.models, "model", "m", nil, "GGUF model `FILE` to serve, loaded for the server's life (repeat for several)")
+	f.StringVar(&sf.dir, "models-dir", "", "folder of GGUF files that load on first use (named by file name without .gguf)")
+	f.DurationVar(&sf.keepAlive, "keep-alive", server.DefaultKeepAlive, "how long a model from --models-dir stays loaded without requests (negative: for ever)")
+	f.IntVar(&sf.maxLoaded, "max-loaded", server.DefaultMaxLoaded, "most models loaded at once; the least recently used idle one makes room")
+	f.StringArrayVar(&sf.remotes, "remote", nil, "forward model `NAME=URL[,key=KEY][,model=REMOTE_NAME]` to another OpenAI-compatible server (repeat)")
 	f.StringVar(&sf.host, "host", sf.host, "address to bind (127.0.0.1: this machine only)")
 	f.IntVar(&sf.port, "port", sf.port, "port to listen on")
 	f.StringArrayVar(&sf.apiKeys, "api-key", nil, "require this bearer `KEY` (repeat for several; also SAJI_API_KEY)")
@@ -80,8 +97,12 @@ func isLoopback(host string) bool {
 
 // runServe loads the models and serves until ctx ends.
 func runServe(ctx context.Context, sf *serveFlags, errw io.Writer) error {
-	if len(sf.models) == 0 {
-		return errors.New("serve: a model is required (-m FILE)")
+	if len(sf.models) == 0 && sf.dir == "" && len(sf.remotes) == 0 {
+		return errors.New("serve: a model is required (-m FILE, --models-dir DIR or --remote NAME=URL)")
+	}
+	remotes, err := parseRemotes(sf.remotes)
+	if err != nil {
+		return err
 	}
 	if k := os.Getenv("SAJI_API_KEY"); k != "" {
 		sf.apiKeys = append(sf.apiKeys, k)
@@ -97,13 +118,15 @@ func runServe(ctx context.Context, sf *serveFlags, errw io.Writer) error {
 	if threads <= 0 {
 		threads = cpu.PhysicalCores()
 	}
-	srv := server.New(server.Config{APIKeys: sf.apiKeys, CORSOrigins: sf.cors, Logger: slog.Default()})
+	load := server.LoadOptions{Threads: threads, Scheduler: scheduler.Config{
+		MaxSeqs: l.maxSeqs, TokenBudget: l.budget, Context: l.ctx, KVType: l.kvType,
+		KVBytes: int64(l.kvMiB) << 20, NoPrefixCache: l.noPrefixCache}}
+	srv := server.New(server.Config{APIKeys: sf.apiKeys, CORSOrigins: sf.cors, Logger: slog.Default(),
+		ModelsDir: sf.dir, Load: load, KeepAlive: sf.keepAlive, MaxLoaded: max(sf.maxLoaded, len(sf.models)+1), Remotes: remotes})
 	defer srv.Close()
 	for _, path := range sf.models {
 		start := time.Now()
-		m, err := server.LoadModel(ctx, path, server.LoadOptions{Threads: threads, Scheduler: scheduler.Config{
-			MaxSeqs: l.maxSeqs, TokenBudget: l.budget, Context: l.ctx, KVType: l.kvType,
-			KVBytes: int64(l.kvMiB) << 20, NoPrefixCache: l.noPrefixCache}})
+		m, err := server.LoadModel(ctx, path, load)
 		if err != nil {
 			return fmt.Errorf("serve: %w", err)
 		}
@@ -117,7 +140,14 @@ func runServe(ctx context.Context, sf *serveFlags, errw io.Writer) error {
 	}
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	url := "http://" + ln.Addr().String()
-	fmt.Fprintf(errw, "saji: serving %s on %s (OpenAI API at %s/v1)\n", strings.Join(modelNames(srv), ", "), url, url)
+	var names []string
+	for _, m := range srv.Catalog() {
+		names = append(names, m.Name)
+	}
+	for n := range remotes {
+		names = append(names, n+" (remote)")
+	}
+	fmt.Fprintf(errw, "saji: serving %s on %s (OpenAI API at %s/v1, Ollama API at %s/api)\n", strings.Join(names, ", "), url, url, url)
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()
 	select {
@@ -132,11 +162,31 @@ func runServe(ctx context.Context, sf *serveFlags, errw io.Writer) error {
 	return nil
 }
 
-// modelNames lists the names of srv's models.
-func modelNames(srv *server.Server) []string {
-	var names []string
-	for _, m := range srv.Models() {
-		names = append(names, m.Name)
+// parseRemotes reads --remote NAME=URL[,key=KEY][,model=NAME] flags.
+func parseRemotes(flags []string) (map[string]server.Remote, error) {
+	out := map[string]server.Remote{}
+	for _, f := range flags {
+		name, rest, ok := strings.Cut(f, "=")
+		if !ok || name == "" || rest == "" {
+			return nil, fmt.Errorf("serve: --remote %q: want NAME=URL[,key=KEY][,model=NAME]", f)
+		}
+		parts := strings.Split(rest, ",")
+		r := server.Remote{URL: parts[0]}
+		for _, p := range parts[1:] {
+			k, v, _ := strings.Cut(p, "=")
+			switch k {
+			case "key":
+				r.APIKey = v
+			case "model":
+				r.Model = v
+			default:
+				return nil, fmt.Errorf("serve: --remote %q: unknown option %q (key or model)", f, k)
+			}
+		}
+		if !strings.HasPrefix(r.URL, "http://") && !strings.HasPrefix(r.URL, "https://") {
+			return nil, fmt.Errorf("serve: --remote %q: the URL must start with http:// or https://", f)
+		}
+		out[name] = r
 	}
-	return names
+	return out, nil
 }

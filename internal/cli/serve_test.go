@@ -71,3 +71,15 @@ func TestServeExposed(t *testing.T) {
 		t.Errorf("binding 0.0.0.0 without a key: %v", err)
 	}
 }
+
+func TestParseRemotes(t *testing.T) {
+	r, err := parseRemotes([]string{"big=http://gpu:8000/v1,key=k,model=llama-70b"})
+	if err != nil || r["big"].URL != "http://gpu:8000/v1" || r["big"].APIKey != "k" || r["big"].Model != "llama-70b" {
+		t.Errorf("%+v %v", r, err)
+	}
+	for _, bad := range []string{"big", "=http://x", "big=gpu:8000", "big=http://x,colour=red"} {
+		if _, err := parseRemotes([]string{bad}); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}

@@ -1,0 +1,365 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"saji/engine/gguf"
+)
+
+// Routing: which model answers a request. Models given to Add are pinned:
+// they stay loaded. Models found in Config.ModelsDir load on first use and
+// unload after their keep-alive (Config.KeepAlive, or a request's
+// keep_alive) without requests, or when another model needs their place
+// (least recently used first, never one that is generating). A name in
+// Config.Remotes is forwarded to another OpenAI-compatible server.
+
+// ErrBusy is wrapped when a model cannot be loaded because every loaded
+// model is busy and no more may be loaded.
+var ErrBusy = errors.New("server: every model slot is busy")
+
+// Defaults of the routing settings.
+const (
+	DefaultKeepAlive = 5 * time.Minute
+	DefaultMaxLoaded = 2
+)
+
+// Remote is a model served by another OpenAI-compatible server.
+type Remote struct {
+	// URL is its base URL, with or without /v1 (http://host:8000).
+	URL string
+	// APIKey, when set, is sent to it as a bearer token in place of the
+	// client's.
+	APIKey string
+	// Model is the name the remote server knows it by ("" for the same).
+	Model string
+}
+
+// grace is how recently used a model may be and still be evicted to load
+// another: a request that has just looked it up is about to submit.
+const grace = 2 * time.Second
+
+// touch marks m used now.
+func (m *Model) touch() { m.lastUsed.Store(time.Now().UnixNano()) }
+
+// SetKeepAlive sets how long m stays loaded without requests: d < 0 for
+// ever, 0 to unload as soon as it is idle.
+func (m *Model) SetKeepAlive(d time.Duration) {
+	if d == 0 {
+		d = -2 // stored 0 means the server's default
+	}
+	m.keepAlive.Store(int64(d))
+}
+
+// busy reports whether m has requests running or waiting.
+func (m *Model) busy() bool {
+	st := m.sched.Stats()
+	return st.Running+st.Waiting > 0
+}
+
+// expired reports whether m may be unloaded for its keep-alive.
+func (m *Model) expired(now time.Time, def time.Duration) bool {
+	if m.pinned || m.busy() {
+		return false
+	}
+	ka := time.Duration(m.keepAlive.Load())
+	switch {
+	case ka == 0:
+		ka = def
+	case ka == -2:
+		ka = 0
+	}
+	if ka < 0 {
+		return false
+	}
+	return now.Sub(time.Unix(0, m.lastUsed.Load())) >= ka
+}
+
+// ExpiresAt returns when m unloads if no request comes (zero: never).
+func (m *Model) ExpiresAt(def time.Duration) time.Time {
+	if m.pinned {
+		return time.Time{}
+	}
+	ka := time.Duration(m.keepAlive.Load())
+	switch {
+	case ka == 0:
+		ka = def
+	case ka == -2:
+		ka = 0
+	}
+	if ka < 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, m.lastUsed.Load()).Add(ka)
+}
+
+// dirModel returns the path of the GGUF file called name in the models
+// folder, if there is one.
+func (s *Server) dirModel(name string) (string, bool) {
+	if s.cfg.ModelsDir == "" || name == "" || strings.ContainsAny(name, `/\`) || name == "." || name == ".." {
+		return "", false
+	}
+	p := filepath.Join(s.cfg.ModelsDir, name+".gguf")
+	st, err := os.Stat(p)
+	return p, err == nil && st.Mode().IsRegular()
+}
+
+// load loads the folder model name from path, making room first. Only one
+// load of a name runs at a time; others wait for it.
+func (s *Server) load(name, path string) (*Model, error) {
+	s.mu.Lock()
+	if m, ok := s.models[name]; ok {
+		s.mu.Unlock()
+		m.touch()
+		return m, nil
+	}
+	if c, ok := s.loading[name]; ok {
+		s.mu.Unlock()
+		<-c.done
+		return c.m, c.err
+	}
+	c := &loadCall{done: make(chan struct{})}
+	s.loading[name] = c
+	s.mu.Unlock()
+
+	defer func() {
+		s.mu.Lock()
+		delete(s.loading, name)
+		s.mu.Unlock()
+		close(c.done)
+	}()
+	if err := s.makeRoom(); err != nil {
+		c.err = err
+		return nil, err
+	}
+	opts := s.cfg.Load
+	opts.Name = name
+	start := time.Now()
+	m, err := LoadModel(context.Background(), path, opts)
+	if err != nil {
+		c.err = err
+		return nil, err
+	}
+	s.log.Info("server: loaded", "model", name, "seconds", time.Since(start).Seconds())
+	s.add(m, false)
+	m.touch()
+	c.m = m
+	return m, nil
+}
+
+// loadCall is a load in progress.
+type loadCall struct {
+	done chan struct{}
+	m    *Model
+	err  error
+}
+
+// makeRoom unloads least recently used idle folder models until one more
+// fits under MaxLoaded.
+func (s *Server) makeRoom() error {
+	limit := s.cfg.MaxLoaded
+	if limit <= 0 {
+		limit = DefaultMaxLoaded
+	}
+	for {
+		s.mu.RLock()
+		n := len(s.models)
+		var victim *Model
+		now := time.Now()
+		for _, m := range s.models {
+			if m.pinned || m.busy() || now.Sub(time.Unix(0, m.lastUsed.Load())) < grace {
+				continue
+			}
+			if victim == nil || m.lastUsed.Load() < victim.lastUsed.Load() {
+				victim = m
+			}
+		}
+		s.mu.RUnlock()
+		if n < limit {
+			return nil
+		}
+		if victim == nil {
+			return fmt.Errorf("%w: %d models loaded (at most %d), all in use", ErrBusy, n, limit)
+		}
+		s.unload(victim)
+	}
+}
+
+// unload removes m from the server and closes it.
+func (s *Server) unload(m *Model) {
+	s.mu.Lock()
+	if s.models[m.Name] != m {
+		s.mu.Unlock()
+		return
+	}
+	delete(s.models, m.Name)
+	for i, n := range s.order {
+		if n == m.Name {
+			s.order = append(s.order[:i], s.order[i+1:]...)
+			break
+		}
+	}
+	s.mu.Unlock()
+	s.log.Info("server: unloaded", "model", m.Name)
+	m.Close()
+}
+
+// janitor unloads expired folder models until stop is closed.
+func (s *Server) janitor(every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+		}
+		s.sweep(time.Now())
+	}
+}
+
+// sweep unloads the models whose keep-alive has passed.
+func (s *Server) sweep(now time.Time) {
+	def := s.keepAlive()
+	for _, m := range s.Models() {
+		if m.expired(now, def) {
+			s.unload(m)
+		}
+	}
+}
+
+// keepAlive is the default keep-alive.
+func (s *Server) keepAlive() time.Duration {
+	if s.cfg.KeepAlive != 0 {
+		return s.cfg.KeepAlive
+	}
+	return DefaultKeepAlive
+}
+
+// Catalog returns every model a request may name: the loaded ones, then
+// the models folder's others (described from their headers, not loaded).
+func (s *Server) Catalog() []*Model {
+	out := s.Models()
+	if s.cfg.ModelsDir == "" {
+		return out
+	}
+	loaded := map[string]bool{}
+	for _, m := range out {
+		loaded[m.Name] = true
+	}
+	paths, _ := filepath.Glob(filepath.Join(s.cfg.ModelsDir, "*.gguf"))
+	sort.Strings(paths)
+	for _, p := range paths {
+		name := strings.TrimSuffix(filepath.Base(p), ".gguf")
+		if loaded[name] {
+			continue
+		}
+		if m, err := describe(name, p); err == nil {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// describe reads the header of the GGUF file at path into an unloaded
+// Model for the model lists.
+func describe(name, path string) (*Model, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	f, err := gguf.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	s := f.Summary()
+	info := Info{Arch: s.Architecture, Parameters: s.Parameters, Size: st.Size(), Context: int(s.ContextLength),
+		ContextTrain: int(s.ContextLength), Embd: int(s.EmbeddingLength), Layers: int(s.BlockCount), Modified: st.ModTime()}
+	if s.HasFileType {
+		info.FileType = s.FileType.String()
+	}
+	if src, err := f.ChatTemplate(); err == nil {
+		info.Template = src
+	}
+	return &Model{Name: name, Path: path, Info: info}, nil
+}
+
+// remote returns the remote model called name.
+func (s *Server) remote(name string) (Remote, bool) {
+	r, ok := s.cfg.Remotes[name]
+	return r, ok && name != ""
+}
+
+// forward sends an OpenAI request for a remote model to its server, the
+// body given back, the response (a stream too) passed through as it comes.
+func (s *Server) forward(w http.ResponseWriter, r *http.Request, body []byte, rm Remote) {
+	target, err := url.Parse(strings.TrimSuffix(strings.TrimRight(rm.URL, "/"), "/v1"))
+	if err != nil || target.Host == "" {
+		oaiError(w, fmt.Errorf("server: the remote URL %q is invalid", rm.URL))
+		return
+	}
+	if rm.Model != "" {
+		var v map[string]any
+		if json.Unmarshal(body, &v) == nil {
+			v["model"] = rm.Model
+			if b, err := json.Marshal(v); err == nil {
+				body = b
+			}
+		}
+	}
+	proxy := &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.SetURL(target)
+			pr.Out.Host = target.Host
+			pr.Out.Body = io.NopCloser(bytes.NewReader(body))
+			pr.Out.ContentLength = int64(len(body))
+			pr.Out.Header.Del("Authorization")
+			if rm.APIKey != "" {
+				pr.Out.Header.Set("Authorization", "Bearer "+rm.APIKey)
+			}
+		},
+		FlushInterval: -1, // stream as it comes
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			oaiError(w, &apiError{status: http.StatusBadGateway, typ: "server_error", msg: "the remote server failed: " + err.Error()})
+		},
+	}
+	proxy.ServeHTTP(w, r)
+}
+
+// routeRemote forwards an OpenAI POST whose model is remote, and reports
+// whether it did. The body is read (within the limit) and put back.
+func (s *Server) routeRemote(w http.ResponseWriter, r *http.Request) bool {
+	if len(s.cfg.Remotes) == 0 || r.Method != http.MethodPost || !strings.HasPrefix(r.URL.Path, "/v1/") {
+		return false
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody))
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	if err != nil {
+		return false // the handler reports it
+	}
+	var v struct {
+		Model string `json:"model"`
+	}
+	if json.Unmarshal(body, &v) != nil {
+		return false
+	}
+	rm, ok := s.remote(v.Model)
+	if !ok {
+		return false
+	}
+	s.forward(w, r, body, rm)
+	return true
+}

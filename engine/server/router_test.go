@@ -1,0 +1,170 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"saji/engine/scheduler"
+)
+
+// newDirServer serves a models folder holding the tiny model as a.gguf and
+// b.gguf.
+func newDirServer(t *testing.T, cfg Config) (*Server, *httptest.Server) {
+	t.Helper()
+	path, err := tinyPath()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, n := range []string{"a", "b"} {
+		if err := os.Symlink(path, filepath.Join(dir, n+".gguf")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg.ModelsDir = dir
+	cfg.Load = LoadOptions{Threads: 2, Scheduler: scheduler.Config{Context: 128, MaxSeqs: 2}}
+	s := New(cfg)
+	hs := httptest.NewServer(s.Handler())
+	t.Cleanup(func() {
+		hs.Close()
+		s.Close()
+	})
+	return s, hs
+}
+
+func loadedNames(s *Server) string {
+	var names []string
+	for _, m := range s.Models() {
+		names = append(names, m.Name)
+	}
+	return strings.Join(names, ",")
+}
+
+// waitFor polls cond for up to 10 s.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for end := time.Now().Add(10 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+// TestLoadOnDemand lists the folder's models without loading them, loads
+// one on first use, and makes room for another by unloading the least
+// recently used idle one.
+func TestLoadOnDemand(t *testing.T) {
+	s, hs := newDirServer(t, Config{MaxLoaded: 1, KeepAlive: -1})
+	resp, err := http.Get(hs.URL + "/v1/models")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list struct{ Data []struct{ ID string } }
+	json.NewDecoder(resp.Body).Decode(&list)
+	resp.Body.Close()
+	if len(list.Data) != 2 || list.Data[0].ID != "a" || loadedNames(s) != "" {
+		t.Fatalf("models %+v, loaded %q", list.Data, loadedNames(s))
+	}
+	ask := func(model string) {
+		t.Helper()
+		status, v := post(t, hs.URL+"/v1/completions", `{"model":"`+model+`","prompt":"the cat","max_tokens":2}`)
+		if status != 200 {
+			t.Fatalf("%s: %d %v", model, status, v)
+		}
+	}
+	ask("a")
+	if loadedNames(s) != "a" {
+		t.Fatalf("loaded %q after a request to a", loadedNames(s))
+	}
+	time.Sleep(grace + 100*time.Millisecond) // a is no longer "just used"
+	ask("b")
+	if loadedNames(s) != "b" {
+		t.Errorf("loaded %q after a request to b with room for one", loadedNames(s))
+	}
+	status, v := post(t, hs.URL+"/v1/completions", `{"model":"nope","prompt":"hi"}`)
+	if status != 404 || !strings.Contains(v["error"].(map[string]any)["message"].(string), "a b") {
+		t.Errorf("unknown model: %d %v", status, v)
+	}
+}
+
+// TestKeepAlive unloads a folder model after its keep-alive, the default's
+// or the request's (Ollama's keep_alive), and keeps pinned models.
+func TestKeepAlive(t *testing.T) {
+	s, hs := newDirServer(t, Config{KeepAlive: 300 * time.Millisecond, SweepEvery: 20 * time.Millisecond, MaxLoaded: 2})
+	status, _ := post(t, hs.URL+"/api/generate", `{"model":"a","prompt":"the cat","stream":false,"options":{"num_predict":2}}`)
+	if status != 200 {
+		t.Fatalf("status %d", status)
+	}
+	waitFor(t, "a to unload after the default keep-alive", func() bool { return loadedNames(s) == "" })
+	status, _ = post(t, hs.URL+"/api/generate", `{"model":"b","prompt":"the cat","stream":false,"keep_alive":-1,"options":{"num_predict":2}}`)
+	if status != 200 {
+		t.Fatalf("status %d", status)
+	}
+	time.Sleep(500 * time.Millisecond)
+	if loadedNames(s) != "b" {
+		t.Errorf("keep_alive -1: loaded %q", loadedNames(s))
+	}
+	status, _ = post(t, hs.URL+"/api/generate", `{"model":"b","prompt":"the cat","stream":false,"keep_alive":"0s","options":{"num_predict":2}}`)
+	if status != 200 {
+		t.Fatalf("status %d", status)
+	}
+	waitFor(t, "b to unload after keep_alive 0", func() bool { return loadedNames(s) == "" })
+	if status, _ := post(t, hs.URL+"/api/generate", `{"model":"a","prompt":"x","keep_alive":"soon"}`); status != 400 {
+		t.Errorf("a bad keep_alive: status %d", status)
+	}
+}
+
+// TestRemote forwards a model name to another OpenAI-compatible server,
+// streaming passed through.
+func TestRemote(t *testing.T) {
+	_, upstream := newTestServer(t, Config{APIKeys: []string{"up-key"}})
+	s := New(Config{Remotes: map[string]Remote{"big": {URL: upstream.URL + "/v1", APIKey: "up-key", Model: "tiny"}}})
+	hs := httptest.NewServer(s.Handler())
+	defer hs.Close()
+	defer s.Close()
+	status, v := post(t, hs.URL+"/v1/chat/completions", `{"model":"big","messages":[{"role":"user","content":"the cat"}],"max_tokens":3,"temperature":0}`)
+	if status != 200 || v["model"] != "tiny" {
+		t.Fatalf("forwarded chat: %d %v", status, v)
+	}
+	resp, err := http.Post(hs.URL+"/v1/chat/completions", "application/json", strings.NewReader(
+		`{"model":"big","messages":[{"role":"user","content":"the cat"}],"max_tokens":3,"stream":true}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := events(t, resp.Body)
+	resp.Body.Close()
+	if len(evs) < 3 || evs[len(evs)-1] != "[DONE]" {
+		t.Errorf("forwarded stream: %v", evs)
+	}
+	resp, err = http.Get(hs.URL + "/v1/models")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list struct {
+		Data []struct {
+			ID      string `json:"id"`
+			OwnedBy string `json:"owned_by"`
+		}
+	}
+	json.NewDecoder(resp.Body).Decode(&list)
+	resp.Body.Close()
+	if len(list.Data) != 1 || list.Data[0].ID != "big" || list.Data[0].OwnedBy != "remote" {
+		t.Errorf("models %+v", list.Data)
+	}
+	bad := New(Config{Remotes: map[string]Remote{"gone": {URL: "http://127.0.0.1:1"}}})
+	defer bad.Close()
+	rec := httptest.NewRecorder()
+	req := httptest.NewRequestWithContext(context.Background(), "POST", "/v1/chat/completions",
+		strings.NewReader(`{"model":"gone","messages":[{"role":"user","content":"hi"}]}`))
+	bad.Handler().ServeHTTP(rec, req)
+	if rec.Code != http.StatusBadGateway {
+		t.Errorf("an unreachable remote: status %d", rec.Code)
+	}
+}
