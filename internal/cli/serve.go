@@ -31,11 +31,11 @@ type serveFlags struct {
 	keepAlive time.Duration
 	maxLoaded int
 	remotes   []string
-	host    string
-	port    int
-	apiKeys []string
-	cors    []string
-	local   localFlags
+	host      string
+	port      int
+	apiKeys   []string
+	cors      []string
+	local     localFlags
 }
 
 // newServeCmd is 'saji serve': the local API.
