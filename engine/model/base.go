@@ -128,6 +128,7 @@ type step struct {
 	seqs        [][]seqView // per KV group: each sequence's view
 	out         []int32     // rows whose logits are returned; nil for all
 	used        int         // contiguous caches: cells filled after the step
+	embed       bool        // head returns the normed hidden states, not logits
 	kv          []kernels.SeqKV
 }
 
@@ -258,9 +259,12 @@ func (m *base) graph() *graph { return &graph{b: m.backend} }
 // common returns the parts every architecture shares.
 func (m *base) common() *base { return m }
 
-// head applies the output norm and matrix (and softcap) to the rows out of
-// x (every row when out is nil) and returns the logits.
-func (m *base) head(g *graph, x kernels.Tensor, out []int32, eps float32) ([]float32, error) {
+// head applies the output norm and matrix (and softcap) to the rows st.out
+// of x (every row when st.out is nil) and returns the logits; for an
+// embedding step (st.embed) it stops after the norm and returns the normed
+// rows, Embd values each.
+func (m *base) head(g *graph, x kernels.Tensor, st *step, eps float32) ([]float32, error) {
+	out := st.out
 	x = g.on(m.backend, x)
 	if out != nil && len(out) == 0 {
 		g.release(nil)
@@ -270,6 +274,9 @@ func (m *base) head(g *graph, x kernels.Tensor, out []int32, eps float32) ([]flo
 		x = g.rows(x, out)
 	}
 	x = g.norm(x, m.outNorm, eps)
+	if st.embed {
+		return g.logits(x)
+	}
 	x = g.linear(x, m.output, m.outBias)
 	if m.softcap > 0 {
 		x = g.softcap(x, m.softcap)

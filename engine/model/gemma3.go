@@ -122,5 +122,5 @@ func (m *gemma3) forward(ctx context.Context, st *step) ([]float32, error) {
 		h = g.glu(g.linear(h, l.ffnGate, nil), g.linear(h, l.ffnUp, nil), kernels.GELU)
 		x = g.add(x, g.norm(g.linear(h, l.down, nil), l.postFFNNorm, eps))
 	}
-	return m.head(g, x, st.out, eps)
+	return m.head(g, x, st, eps)
 }

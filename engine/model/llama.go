@@ -122,5 +122,5 @@ func (m *llama) forward(ctx context.Context, st *step) ([]float32, error) {
 		h = g.glu(g.linear(h, l.ffnGate, nil), g.linear(h, l.ffnUp, nil), kernels.SiLU)
 		x = g.add(x, g.linear(h, l.down, nil))
 	}
-	return m.head(g, x, st.out, eps)
+	return m.head(g, x, st, eps)
 }

@@ -88,6 +88,12 @@ type Model interface {
 	// pass of their own. It returns Vocab logits for the last token of each
 	// sequence whose Logits is set, in order.
 	ForwardBatch(ctx context.Context, b *Batch, cache *Cache) ([]float32, error)
+
+	// Embed runs tokens (positions 0, 1, ...) through the model over a
+	// temporary cache and returns Embd values: the last layer's hidden
+	// states after the output norm, pooled over the tokens as pool says.
+	// The vector is not normalized.
+	Embed(ctx context.Context, tokens []int32, pool Pooling) ([]float32, error)
 }
 
 // KVGroup is a set of layers that attend over the same window. A paged
