@@ -130,6 +130,11 @@ func (s *Server) Models() []*Model {
 // A name that is not loaded but is a GGUF file in the models folder loads
 // it first (unloading an idle model when MaxLoaded are loaded).
 func (s *Server) Model(name string) (*Model, error) {
+	// Ollama's clients name models NAME:TAG, and list them (from /api/tags)
+	// as NAME:latest, sometimes to call the OpenAI dialect with.
+	if base, ok := strings.CutSuffix(name, ":latest"); ok && base != "" && !s.has(name) {
+		name = base
+	}
 	s.mu.RLock()
 	m, ok := s.models[name]
 	if !ok && name == "" && len(s.order) > 0 {
@@ -149,6 +154,14 @@ func (s *Server) Model(name string) (*Model, error) {
 	}
 	sort.Strings(names)
 	return nil, fmt.Errorf("%w: %q (available: %v)", ErrModelNotFound, name, names)
+}
+
+// has reports whether a model called name is loaded.
+func (s *Server) has(name string) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	_, ok := s.models[name]
+	return ok
 }
 
 // Close stops unloading models and closes every model.

@@ -315,3 +315,13 @@ func TestAuthAndCORS(t *testing.T) {
 		}
 	}
 }
+
+// TestLatestTag lets the OpenAI dialect take the NAME:latest that the
+// Ollama dialect lists.
+func TestLatestTag(t *testing.T) {
+	_, hs := newTestServer(t, Config{})
+	status, v := post(t, hs.URL+"/v1/completions", `{"model":"tiny:latest","prompt":"the cat","max_tokens":2}`)
+	if status != 200 || v["model"] != "tiny" {
+		t.Errorf("tiny:latest: %d %v", status, v)
+	}
+}
