@@ -28,6 +28,7 @@ type Model struct {
 	Info Info
 
 	file  *gguf.File
+	lm    model.Model
 	tok   *tokenizer.Tokenizer
 	tmpl  *chat.Template
 	sched *scheduler.Scheduler
@@ -122,7 +123,7 @@ func LoadModel(ctx context.Context, path string, opts LoadOptions) (*Model, erro
 	} else {
 		info.Parameters = s.Parameters
 	}
-	return &Model{Name: name, Path: path, Info: info, file: f, tok: tk, tmpl: tmpl, sched: sched, caps: caps}, nil
+	return &Model{Name: name, Path: path, Info: info, file: f, lm: m, tok: tk, tmpl: tmpl, sched: sched, caps: caps}, nil
 }
 
 // Scheduler returns the model's scheduler (for its statistics).

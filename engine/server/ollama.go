@@ -29,6 +29,7 @@ func (s *Server) ollamaRoutes() {
 	s.mux.HandleFunc("GET /api/ps", s.handleOllamaPS)
 	s.mux.HandleFunc("POST /api/chat", s.handleOllamaChat)
 	s.mux.HandleFunc("POST /api/generate", s.handleOllamaGenerate)
+	s.mux.HandleFunc("POST /api/embed", s.handleOllamaEmbed)
 }
 
 // ollamaError writes err as an Ollama error object.

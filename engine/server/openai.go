@@ -21,6 +21,7 @@ func (s *Server) openAIRoutes() {
 	s.mux.HandleFunc("GET /v1/models/{model...}", s.handleModel)
 	s.mux.HandleFunc("POST /v1/chat/completions", s.handleChatCompletions)
 	s.mux.HandleFunc("POST /v1/completions", s.handleCompletions)
+	s.mux.HandleFunc("POST /v1/embeddings", s.handleEmbeddings)
 }
 
 // oaiError writes err as an OpenAI error object.

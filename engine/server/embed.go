@@ -1,0 +1,188 @@
+package server
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"time"
+
+	"saji/engine/model"
+)
+
+// Embeddings: OpenAI's /v1/embeddings and Ollama's /api/embed. A text's
+// embedding is the model's last hidden state after the output norm,
+// mean-pooled over its tokens and scaled to unit length, as OpenAI's are
+// and as llama-server's are by default.
+
+// embedInput is an embeddings input: a string, a list of strings, a list
+// of token ids, or a list of lists of token ids.
+type embedInput struct {
+	texts  []string
+	tokens [][]int32
+}
+
+func (in *embedInput) UnmarshalJSON(b []byte) error {
+	var one string
+	if json.Unmarshal(b, &one) == nil {
+		in.texts = []string{one}
+		return nil
+	}
+	var many []string
+	if json.Unmarshal(b, &many) == nil {
+		in.texts = many
+		return nil
+	}
+	var ids []int32
+	if json.Unmarshal(b, &ids) == nil {
+		in.tokens = [][]int32{ids}
+		return nil
+	}
+	var lists [][]int32
+	if json.Unmarshal(b, &lists) == nil {
+		in.tokens = lists
+		return nil
+	}
+	return fmt.Errorf("input must be a string, a list of strings, or lists of token ids")
+}
+
+// count returns the number of inputs.
+func (in *embedInput) count() int { return len(in.texts) + len(in.tokens) }
+
+// embed tokenizes the inputs and embeds them one after the other. With
+// truncate, an input longer than the context is cut to it; without, it is
+// an error.
+func (m *Model) embed(ctx context.Context, in embedInput, truncate bool) ([][]float32, int, error) {
+	if in.count() == 0 {
+		return nil, 0, fmt.Errorf("%w: input is empty", ErrBadRequest)
+	}
+	var seqs [][]int32
+	for _, t := range in.texts {
+		seqs = append(seqs, m.tok.Encode(t, true, true))
+	}
+	seqs = append(seqs, in.tokens...)
+	var out [][]float32
+	total := 0
+	for i, toks := range seqs {
+		if len(toks) == 0 {
+			return nil, 0, fmt.Errorf("%w: input %d is empty", ErrBadRequest, i)
+		}
+		if len(toks) > m.Info.Context {
+			if !truncate {
+				return nil, 0, fmt.Errorf("%w: input %d has %d tokens and the model's context is %d", ErrContextLength, i, len(toks), m.Info.Context)
+			}
+			toks = toks[:m.Info.Context]
+		}
+		for _, id := range toks {
+			if id < 0 || int(id) >= m.tok.NumTokens() {
+				return nil, 0, fmt.Errorf("%w: token %d is outside the vocabulary", ErrBadRequest, id)
+			}
+		}
+		v, err := m.lm.Embed(ctx, toks, model.PoolMean)
+		if err != nil {
+			return nil, 0, err
+		}
+		normalize(v)
+		out = append(out, v)
+		total += len(toks)
+	}
+	m.touch()
+	return out, total, nil
+}
+
+// normalize scales v to unit length (a zero vector stays zero).
+func normalize(v []float32) {
+	var ss float64
+	for _, x := range v {
+		ss += float64(x) * float64(x)
+	}
+	if ss == 0 {
+		return
+	}
+	inv := 1 / math.Sqrt(ss)
+	for i, x := range v {
+		v[i] = float32(float64(x) * inv)
+	}
+}
+
+func (s *Server) handleEmbeddings(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Model          string     `json:"model"`
+		Input          embedInput `json:"input"`
+		EncodingFormat string     `json:"encoding_format"`
+		Dimensions     *int       `json:"dimensions"`
+	}
+	if err := s.decodeJSON(w, r, &req); err != nil {
+		oaiError(w, err)
+		return
+	}
+	m, err := s.Model(req.Model)
+	if err != nil {
+		oaiError(w, err)
+		return
+	}
+	if req.EncodingFormat != "" && req.EncodingFormat != "float" && req.EncodingFormat != "base64" {
+		oaiError(w, &apiError{status: http.StatusBadRequest, typ: "invalid_request_error", param: "encoding_format",
+			msg: fmt.Sprintf("encoding_format %q: float or base64", req.EncodingFormat)})
+		return
+	}
+	if req.Dimensions != nil && *req.Dimensions != m.Info.Embd {
+		oaiError(w, &apiError{status: http.StatusBadRequest, typ: "invalid_request_error", param: "dimensions",
+			msg: fmt.Sprintf("this model's embeddings have %d dimensions; it cannot give %d", m.Info.Embd, *req.Dimensions)})
+		return
+	}
+	vecs, n, err := m.embed(r.Context(), req.Input, false)
+	if err != nil {
+		oaiError(w, err)
+		return
+	}
+	data := make([]map[string]any, len(vecs))
+	for i, v := range vecs {
+		var e any = v
+		if req.EncodingFormat == "base64" {
+			b := make([]byte, 4*len(v))
+			for j, x := range v {
+				binary.LittleEndian.PutUint32(b[4*j:], math.Float32bits(x))
+			}
+			e = base64.StdEncoding.EncodeToString(b)
+		}
+		data[i] = map[string]any{"object": "embedding", "index": i, "embedding": e}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": data, "model": m.Name,
+		"usage": map[string]any{"prompt_tokens": n, "total_tokens": n}})
+}
+
+func (s *Server) handleOllamaEmbed(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	var req struct {
+		Model     string          `json:"model"`
+		Input     embedInput      `json:"input"`
+		Truncate  *bool           `json:"truncate"`
+		KeepAlive json.RawMessage `json:"keep_alive"`
+	}
+	if err := s.decodeJSON(w, r, &req); err != nil {
+		ollamaError(w, err)
+		return
+	}
+	m, err := s.ollamaModel(req.Model)
+	if err != nil {
+		ollamaError(w, err)
+		return
+	}
+	if d, ok, err := parseKeepAlive(req.KeepAlive); err != nil {
+		ollamaError(w, err)
+		return
+	} else if ok {
+		m.SetKeepAlive(d)
+	}
+	vecs, n, err := m.embed(r.Context(), req.Input, req.Truncate == nil || *req.Truncate)
+	if err != nil {
+		ollamaError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"model": req.Model, "embeddings": vecs,
+		"total_duration": time.Since(start).Nanoseconds(), "load_duration": 0, "prompt_eval_count": n})
+}
