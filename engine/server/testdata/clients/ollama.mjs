@@ -39,5 +39,9 @@ for await (const part of await ollama.generate({ model, prompt: "the cat sat", s
 assert.equal(gs, gen.response);
 results.generate = gs.length;
 
+const emb = await ollama.embed({ model, input: ["the cat", "a mat"] });
+assert.equal(emb.embeddings.length, 2);
+results.embed_dims = emb.embeddings[0].length;
+
 await assert.rejects(ollama.chat({ model: "no-such-model", messages: [{ role: "user", content: "hi" }] }));
 console.log(JSON.stringify(results));

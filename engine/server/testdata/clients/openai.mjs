@@ -46,6 +46,13 @@ const cmpl = await client.completions.create({ model, prompt: "the cat sat", max
 assert.equal(cmpl.object, "text_completion");
 results.completion = cmpl.choices[0].text.length;
 
+// embeddings
+const emb = await client.embeddings.create({ model, input: ["the cat", "a mat"] });
+assert.equal(emb.data.length, 2);
+const norm = Math.hypot(...emb.data[0].embedding);
+assert.ok(Math.abs(norm - 1) < 1e-4, `norm ${norm}`);
+results.embedding_dims = emb.data[0].embedding.length;
+
 // errors come back as the client's typed errors
 await assert.rejects(
   client.chat.completions.create({ model: "no-such-model", messages: [{ role: "user", content: "hi" }] }),
