@@ -35,6 +35,10 @@ type GenRequest struct {
 	// the model asks, unless NoSpecial is set.
 	Prompt    string
 	NoSpecial bool
+	// Suffix, when set, makes Prompt the text before a gap and Suffix the
+	// text after it: the model fills in the middle (FIM), which needs its
+	// FIM tokens.
+	Suffix string
 	// MaxTokens limits the generated tokens (<= 0: until the end of
 	// generation or of the context).
 	MaxTokens int
@@ -92,6 +96,9 @@ type GenResult struct {
 // Prompt returns the tokens of req's prompt: the chat rendered through the
 // model's template, or the raw prompt.
 func (m *Model) Prompt(ctx context.Context, req GenRequest) ([]int32, error) {
+	if req.Messages == nil && req.Suffix != "" {
+		return m.fim(req.Prompt, req.Suffix)
+	}
 	if req.Messages == nil {
 		return m.tok.Encode(req.Prompt, !req.NoSpecial, true), nil
 	}
@@ -237,4 +244,30 @@ func (m *Model) generate(ctx context.Context, prompt []int32, req GenRequest, em
 func drain(events <-chan scheduler.Event) {
 	for range events {
 	}
+}
+
+// CanInsert reports whether the model has the tokens of fill-in-the-middle.
+func (m *Model) CanInsert() bool {
+	tk := m.tok
+	return tk.ID(tokenizer.SpecialFIMPre) >= 0 && tk.ID(tokenizer.SpecialFIMSuf) >= 0 && tk.ID(tokenizer.SpecialFIMMid) >= 0
+}
+
+// fim builds a fill-in-the-middle prompt in llama.cpp's order: BOS (when
+// the model adds one), FIM prefix token, the prefix, FIM suffix token, the
+// suffix, FIM middle token; the model writes the middle.
+func (m *Model) fim(prefix, suffix string) ([]int32, error) {
+	if !m.CanInsert() {
+		return nil, fmt.Errorf("%w: suffix: this model has no fill-in-the-middle tokens", ErrBadRequest)
+	}
+	tk := m.tok
+	var toks []int32
+	if tk.AddBOS() && tk.BOS() >= 0 {
+		toks = append(toks, tk.BOS())
+	}
+	toks = append(toks, tk.ID(tokenizer.SpecialFIMPre))
+	toks = append(toks, tk.Encode(prefix, false, false)...)
+	toks = append(toks, tk.ID(tokenizer.SpecialFIMSuf))
+	toks = append(toks, tk.Encode(suffix, false, false)...)
+	toks = append(toks, tk.ID(tokenizer.SpecialFIMMid))
+	return toks, nil
 }

@@ -502,9 +502,8 @@ func (s *Server) handleCompletions(w http.ResponseWriter, r *http.Request) {
 		}
 		prompt = list[0]
 	}
-	if req.Suffix != nil && *req.Suffix != "" {
-		oaiError(w, &apiError{status: http.StatusBadRequest, typ: "invalid_request_error", param: "suffix", msg: "suffix (fill-in-the-middle) is not supported yet"})
-		return
+	if req.Suffix != nil {
+		g.Suffix = *req.Suffix
 	}
 	if req.LogProbs != nil {
 		if *req.LogProbs < 0 || *req.LogProbs > 5 {
