@@ -223,10 +223,32 @@ func (c *oaiContent) UnmarshalJSON(b []byte) error {
 
 // oaiMessage is a chat message.
 type oaiMessage struct {
-	Role       string     `json:"role"`
-	Content    oaiContent `json:"content"`
-	Name       string     `json:"name,omitempty"`
-	ToolCallID string     `json:"tool_call_id,omitempty"`
+	Role       string        `json:"role"`
+	Content    *oaiContent   `json:"content"`
+	Name       string        `json:"name,omitempty"`
+	ToolCallID string        `json:"tool_call_id,omitempty"`
+	ToolCalls  []oaiToolCall `json:"tool_calls,omitempty"`
+	Reasoning  string        `json:"reasoning_content,omitempty"`
+}
+
+// oaiToolCall is a tool call of an assistant message, in a request or a
+// response (Index only in stream deltas).
+type oaiToolCall struct {
+	Index    *int   `json:"index,omitempty"`
+	ID       string `json:"id"`
+	Type     string `json:"type"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+}
+
+// oaiTool is a tool definition, as far as Saji checks it.
+type oaiTool struct {
+	Type     string `json:"type"`
+	Function struct {
+		Name string `json:"name"`
+	} `json:"function"`
 }
 
 type oaiChatRequest struct {
@@ -235,6 +257,7 @@ type oaiChatRequest struct {
 	LogProbs       bool            `json:"logprobs"`
 	TopLogProbs    int             `json:"top_logprobs"`
 	Tools          json.RawMessage `json:"tools"`
+	ToolChoice     json.RawMessage `json:"tool_choice"`
 	ResponseFormat *struct {
 		Type string `json:"type"`
 	} `json:"response_format"`
@@ -372,8 +395,9 @@ func (s *Server) handleChatCompletions(w http.ResponseWriter, r *http.Request) {
 		oaiError(w, &apiError{status: http.StatusBadRequest, typ: "invalid_request_error", param: "messages", msg: "messages must not be empty"})
 		return
 	}
-	if len(req.Tools) > 0 && string(req.Tools) != "null" && string(req.Tools) != "[]" {
-		oaiError(w, &apiError{status: http.StatusBadRequest, typ: "invalid_request_error", param: "tools", msg: "tools are not supported yet"})
+	format, err := m.tools(&g, req.Tools, req.ToolChoice)
+	if err != nil {
+		oaiError(w, err)
 		return
 	}
 	if rf := req.ResponseFormat; rf != nil && rf.Type != "" && rf.Type != "text" {
@@ -385,9 +409,7 @@ func (s *Server) handleChatCompletions(w http.ResponseWriter, r *http.Request) {
 		oaiError(w, &apiError{status: http.StatusBadRequest, typ: "invalid_request_error", param: "top_logprobs", msg: "top_logprobs must be between 0 and 20"})
 		return
 	}
-	for _, msg := range req.Messages {
-		g.Messages = append(g.Messages, chat.Message{Role: msg.Role, Content: string(msg.Content)})
-	}
+	g.Messages = chatMessages(req.Messages)
 	g.LogProbs, g.TopLogProbs = req.LogProbs, req.TopLogProbs
 	if !req.LogProbs {
 		g.TopLogProbs = 0
@@ -405,8 +427,20 @@ func (s *Server) handleChatCompletions(w http.ResponseWriter, r *http.Request) {
 			oaiError(w, err)
 			return
 		}
-		choice := map[string]any{"index": 0, "message": map[string]any{"role": "assistant", "content": text.String()},
-			"logprobs": nil, "finish_reason": res.Finish}
+		message := map[string]any{"role": "assistant", "content": text.String()}
+		finish := res.Finish
+		if format != chat.ToolNone {
+			content, calls := chat.ParseToolCalls(format, text.String())
+			message["content"] = content
+			if len(calls) > 0 {
+				message["tool_calls"] = oaiToolCalls(calls, false)
+				if content == "" {
+					message["content"] = nil
+				}
+				finish = "tool_calls"
+			}
+		}
+		choice := map[string]any{"index": 0, "message": message, "logprobs": nil, "finish_reason": finish}
 		if req.LogProbs {
 			choice["logprobs"] = map[string]any{"content": chatLogProbs(toks)}
 		}
@@ -435,14 +469,36 @@ func (s *Server) handleChatCompletions(w http.ResponseWriter, r *http.Request) {
 	if err := ev.send(chunk(map[string]any{"role": "assistant", "content": ""}, nil, nil)); err != nil {
 		return
 	}
+	var ts *chat.ToolStream
+	if format != chat.ToolNone {
+		ts = chat.NewToolStream(format)
+	}
 	res, err := m.GenerateTokens(r.Context(), prompt, g, func(p Piece) error {
-		return ev.send(chunk(map[string]any{"content": p.Text}, nil, p.Tokens))
+		text := p.Text
+		if ts != nil {
+			text = ts.Push(text)
+			if text == "" && !req.LogProbs {
+				return nil
+			}
+		}
+		return ev.send(chunk(map[string]any{"content": text}, nil, p.Tokens))
 	})
 	if err != nil {
 		ev.fail(r, err)
 		return
 	}
-	ev.send(chunk(map[string]any{}, res.Finish, nil))
+	finish := res.Finish
+	if ts != nil {
+		content, calls := ts.Finish()
+		if content != "" {
+			ev.send(chunk(map[string]any{"content": content}, nil, nil))
+		}
+		if len(calls) > 0 {
+			ev.send(chunk(map[string]any{"tool_calls": oaiToolCalls(calls, true)}, nil, nil))
+			finish = "tool_calls"
+		}
+	}
+	ev.send(chunk(map[string]any{}, finish, nil))
 	if req.StreamOptions != nil && req.StreamOptions.IncludeUsage {
 		ev.send(map[string]any{"id": id, "object": "chat.completion.chunk", "created": created, "model": m.Name,
 			"system_fingerprint": "saji", "choices": []any{}, "usage": usageOf(res)})
@@ -581,4 +637,115 @@ func (s *Server) handleCompletions(w http.ResponseWriter, r *http.Request) {
 			"system_fingerprint": "saji", "choices": []any{}, "usage": usageOf(res)})
 	}
 	ev.done()
+}
+
+// oaiToolCalls converts parsed calls to the API's shape (with an index
+// each in a stream).
+func oaiToolCalls(calls []chat.ToolCall, indexed bool) []oaiToolCall {
+	out := make([]oaiToolCall, len(calls))
+	for i, c := range calls {
+		tc := oaiToolCall{ID: c.ID, Type: "function"}
+		if indexed {
+			tc.Index = &i
+		}
+		tc.Function.Name = c.Name
+		tc.Function.Arguments = argumentsJSON(c.Arguments)
+		out[i] = tc
+	}
+	return out
+}
+
+// argumentsJSON returns a call's arguments as JSON text.
+func argumentsJSON(a any) string {
+	if s, ok := a.(string); ok {
+		return s
+	}
+	b, err := json.Marshal(a)
+	if err != nil {
+		return "{}"
+	}
+	return string(b)
+}
+
+// tools passes a request's tool definitions to the template and returns
+// the format to parse the reply's calls in (ToolNone when the request has
+// no tools, or tool_choice is "none").
+func (m *Model) tools(g *GenRequest, raw, choice json.RawMessage) (chat.ToolFormat, error) {
+	bad := func(param, format string, args ...any) error {
+		return &apiError{status: http.StatusBadRequest, typ: "invalid_request_error", param: param, msg: fmt.Sprintf(format, args...)}
+	}
+	var defs []json.RawMessage
+	if len(raw) > 0 && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &defs); err != nil {
+			return chat.ToolNone, bad("tools", "tools must be a list of tool definitions")
+		}
+	}
+	var only string // a named tool_choice
+	if len(choice) > 0 && string(choice) != "null" {
+		var mode string
+		if json.Unmarshal(choice, &mode) == nil {
+			switch mode {
+			case "none":
+				return chat.ToolNone, nil
+			case "auto", "required":
+			default:
+				return chat.ToolNone, bad("tool_choice", "tool_choice %q: none, auto, required or a function", mode)
+			}
+		} else {
+			var named oaiTool
+			if json.Unmarshal(choice, &named) != nil || named.Function.Name == "" {
+				return chat.ToolNone, bad("tool_choice", "tool_choice must be none, auto, required or {\"type\": \"function\", \"function\": {\"name\": ...}}")
+			}
+			only = named.Function.Name
+		}
+	}
+	if len(defs) == 0 {
+		return chat.ToolNone, nil
+	}
+	format := chat.DetectToolFormat(m.Info.Template)
+	if format == chat.ToolNone {
+		return chat.ToolNone, bad("tools", "this model's chat template has no tool-call format Saji can parse (Hermes/Qwen, Llama 3.x or Mistral)")
+	}
+	for i, d := range defs {
+		var t oaiTool
+		if json.Unmarshal(d, &t) != nil || (t.Type != "" && t.Type != "function") || t.Function.Name == "" {
+			return chat.ToolNone, bad("tools", "tools[%d] must be {\"type\": \"function\", \"function\": {\"name\": ..., \"parameters\": ...}}", i)
+		}
+		if only != "" && t.Function.Name != only {
+			continue
+		}
+		v, err := chat.DecodeJSON(d)
+		if err != nil {
+			return chat.ToolNone, bad("tools", "tools[%d]: %v", i, err)
+		}
+		g.Tools = append(g.Tools, v)
+	}
+	if only != "" && len(g.Tools) == 0 {
+		return chat.ToolNone, bad("tool_choice", "tool_choice names %q, which is not among the tools", only)
+	}
+	return format, nil
+}
+
+// chatMessages converts OpenAI messages to the template's.
+func chatMessages(msgs []oaiMessage) []chat.Message {
+	var out []chat.Message
+	for _, msg := range msgs {
+		cm := chat.Message{Role: msg.Role, Name: msg.Name, ToolCallID: msg.ToolCallID, ReasoningContent: msg.Reasoning}
+		if msg.Content != nil {
+			cm.Content = string(*msg.Content)
+		} else {
+			cm.NullContent = true
+		}
+		for _, tc := range msg.ToolCalls {
+			// Templates expect the arguments as an object (they write it
+			// with tojson), as llama.cpp gives them; OpenAI sends JSON text.
+			var args any = tc.Function.Arguments
+			if v, err := chat.DecodeJSON([]byte(tc.Function.Arguments)); err == nil {
+				args = v
+			}
+			cm.ToolCalls = append(cm.ToolCalls, chat.ToolCall{ID: tc.ID, Type: tc.Type, Name: tc.Function.Name, Arguments: args})
+		}
+		out = append(out, cm)
+	}
+	return out
 }

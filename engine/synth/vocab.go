@@ -13,6 +13,19 @@ import (
 // as Options.Vocab. model is its tokenizer.ggml.model ("llama"); with ""
 // the key is left out, and no tokenizer accepts the file.
 func WriteMiniVocab(ctx context.Context, path, model string) error {
+	w, err := MiniVocab(model)
+	if err != nil {
+		return err
+	}
+	if err := w.WriteFile(ctx, path); err != nil {
+		return fmt.Errorf("synth: %w", err)
+	}
+	return nil
+}
+
+// MiniVocab returns a GGUF writer holding WriteMiniVocab's vocabulary, for
+// callers that add keys (a chat template) before writing it.
+func MiniVocab(model string) (*gguf.Writer, error) {
 	tokens := []string{"<unk>", "<s>", "</s>"}
 	types := []int32{2, 3, 3}
 	for b := range 256 {
@@ -42,16 +55,13 @@ func WriteMiniVocab(ctx context.Context, path, model string) error {
 		{gguf.KeyAddBOSToken, true},
 	} {
 		if err := w.Set(kv.k, kv.v); err != nil {
-			return fmt.Errorf("synth: %w", err)
+			return nil, fmt.Errorf("synth: %w", err)
 		}
 	}
 	if model != "" {
 		if err := w.Set(gguf.KeyTokenizerModel, model); err != nil {
-			return fmt.Errorf("synth: %w", err)
+			return nil, fmt.Errorf("synth: %w", err)
 		}
 	}
-	if err := w.WriteFile(ctx, path); err != nil {
-		return fmt.Errorf("synth: %w", err)
-	}
-	return nil
+	return w, nil
 }
