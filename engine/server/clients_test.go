@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"saji/internal/refdata"
 )
 
 // TestRealClients drives the API with the official openai and ollama npm
@@ -29,14 +31,21 @@ func TestRealClients(t *testing.T) {
 	if err != nil {
 		t.Fatal("node is not installed")
 	}
-	_, hs := newTestServer(t, Config{})
+	s, hs := newTestServer(t, Config{})
+	// A model with a tool-call format (Qwen2.5's template) for the tools
+	// requests, when the reference data is there.
+	toolsModel := ""
+	if _, err := os.Stat(filepath.Join(refdata.Dir(t), "templates")); err == nil {
+		s.Add(qwenModel(t))
+		toolsModel = "qwen"
+	}
 	for _, script := range []string{"openai.mjs", "ollama.mjs"} {
 		t.Run(script, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			defer cancel()
 			cmd := exec.CommandContext(ctx, node, script)
 			cmd.Dir = dir
-			cmd.Env = append(os.Environ(), "SAJI_URL="+hs.URL, "SAJI_MODEL=tiny")
+			cmd.Env = append(os.Environ(), "SAJI_URL="+hs.URL, "SAJI_MODEL=tiny", "SAJI_TOOLS_MODEL="+toolsModel)
 			out, err := cmd.CombinedOutput()
 			if err != nil {
 				t.Fatalf("%s: %v\n%s", script, err, out)

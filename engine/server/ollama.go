@@ -393,14 +393,6 @@ func (c *ollamaCommon) responseName(m *Model) string {
 	return ollamaName(m.Name)
 }
 
-// ollamaToolCall is a tool call of a chat message.
-type ollamaToolCall struct {
-	Function struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-	} `json:"function"`
-}
-
 // ollamaMessage is a chat message.
 type ollamaMessage struct {
 	Role      string           `json:"role"`
@@ -430,8 +422,34 @@ type ollamaGenerateRequest struct {
 
 // ollamaOut is an assistant message of a chat response.
 type ollamaOut struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
+	Role      string           `json:"role"`
+	Content   string           `json:"content"`
+	ToolCalls []ollamaToolCall `json:"tool_calls,omitempty"`
+}
+
+// ollamaToolCall is a tool call of a chat message or a reply: the
+// arguments as an object.
+type ollamaToolCall struct {
+	Function struct {
+		Index     int             `json:"index,omitempty"`
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	} `json:"function"`
+}
+
+// ollamaToolCalls converts parsed calls to Ollama's shape.
+func ollamaToolCalls(calls []chat.ToolCall) []ollamaToolCall {
+	out := make([]ollamaToolCall, len(calls))
+	for i, c := range calls {
+		out[i].Function.Index = i
+		out[i].Function.Name = c.Name
+		args := json.RawMessage(argumentsJSON(c.Arguments))
+		if !json.Valid(args) {
+			args = json.RawMessage("{}")
+		}
+		out[i].Function.Arguments = args
+	}
+	return out
 }
 
 // ollamaMetrics are the counts and durations of a final response.
@@ -461,6 +479,7 @@ type ollamaResponse struct {
 type ollamaReply struct {
 	model string
 	chat  bool
+	tools chat.ToolFormat // the format of tool calls to parse (chat)
 }
 
 func (o ollamaReply) line(text string) ollamaResponse {
@@ -527,14 +546,16 @@ func (s *Server) handleOllamaChat(w http.ResponseWriter, r *http.Request) {
 		ollamaError(w, err)
 		return
 	}
-	if present(req.Tools) {
-		ollamaError(w, badRequest("tools are not supported yet"))
-		return
-	}
 	g, err := req.genRequest(m)
 	if err != nil {
 		ollamaError(w, err)
 		return
+	}
+	if present(req.Tools) {
+		if out.tools, err = m.tools(&g, req.Tools, nil); err != nil {
+			ollamaError(w, err)
+			return
+		}
 	}
 	for i, msg := range req.Messages {
 		if len(msg.Images) > 0 {
@@ -669,21 +690,43 @@ func (s *Server) ollamaGenerate(w http.ResponseWriter, r *http.Request, m *Model
 			ollamaError(w, err)
 			return
 		}
-		writeJSON(w, http.StatusOK, out.final(text.String(), res.Finish, metrics(res)))
+		final := out.final(text.String(), res.Finish, metrics(res))
+		if out.tools != chat.ToolNone {
+			content, calls := chat.ParseToolCalls(out.tools, text.String())
+			final.Message.Content = content
+			final.Message.ToolCalls = ollamaToolCalls(calls)
+		}
+		writeJSON(w, http.StatusOK, final)
 		return
 	}
 	nd := newNDJSON(w)
+	var ts *chat.ToolStream
+	if out.tools != chat.ToolNone {
+		ts = chat.NewToolStream(out.tools)
+	}
 	res, err := m.GenerateTokens(ctx, prompt, g, func(p Piece) error {
-		if p.Text == "" {
+		text := p.Text
+		if ts != nil {
+			text = ts.Push(text)
+		}
+		if text == "" {
 			return nil
 		}
-		return nd.send(out.line(p.Text))
+		return nd.send(out.line(text))
 	})
 	if err != nil {
 		if ctx.Err() == nil { // a client still there hears why
 			nd.send(map[string]any{"error": classify(err).msg})
 		}
 		return
+	}
+	if ts != nil {
+		content, calls := ts.Finish()
+		if content != "" || len(calls) > 0 {
+			line := out.line(content)
+			line.Message.ToolCalls = ollamaToolCalls(calls)
+			nd.send(line)
+		}
 	}
 	nd.send(out.final("", res.Finish, metrics(res)))
 }

@@ -134,6 +134,10 @@ func TestTools(t *testing.T) {
 	if len(evs) == 0 || evs[len(evs)-1] != "[DONE]" {
 		t.Errorf("streamed tools: %v", evs)
 	}
+	status, v := post(t, hs.URL+"/api/chat", `{"model":"qwen","messages":[{"role":"user","content":"weather?"}],"tools":[`+weatherTool+`],"stream":false,"options":{"num_predict":4}}`)
+	if status != 200 || v["message"] == nil {
+		t.Errorf("ollama tools: %d %v", status, v)
+	}
 	_, tiny := newTestServer(t, Config{})
 	if status, _ := post(t, tiny.URL+"/v1/chat/completions", `{"model":"tiny","messages":[{"role":"user","content":"hi"}],"tools":[`+weatherTool+`]}`); status != 400 {
 		t.Errorf("tools for a model without a tool format: status %d", status)

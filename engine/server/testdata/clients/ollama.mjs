@@ -43,5 +43,13 @@ const emb = await ollama.embed({ model, input: ["the cat", "a mat"] });
 assert.equal(emb.embeddings.length, 2);
 results.embed_dims = emb.embeddings[0].length;
 
+if (process.env.SAJI_TOOLS_MODEL) {
+  const r = await ollama.chat({ model: process.env.SAJI_TOOLS_MODEL, messages: [{ role: "user", content: "weather?" }],
+    tools: [{ type: "function", function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } } } } }],
+    options: { num_predict: 8 } });
+  assert.ok(r.done);
+  results.tools = (r.message.tool_calls ?? []).length;
+}
+
 await assert.rejects(ollama.chat({ model: "no-such-model", messages: [{ role: "user", content: "hi" }] }));
 console.log(JSON.stringify(results));

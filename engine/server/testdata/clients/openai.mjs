@@ -53,6 +53,26 @@ const norm = Math.hypot(...emb.data[0].embedding);
 assert.ok(Math.abs(norm - 1) < 1e-4, `norm ${norm}`);
 results.embedding_dims = emb.data[0].embedding.length;
 
+// tools, on a model whose template has a tool-call format
+const toolsModel = process.env.SAJI_TOOLS_MODEL;
+if (toolsModel) {
+  const tools = [{ type: "function", function: { name: "get_weather", description: "Weather of a city",
+    parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } } }];
+  const messages = [
+    { role: "user", content: "weather in Paris?" },
+    { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } }] },
+    { role: "tool", tool_call_id: "call_1", content: "sunny" },
+  ];
+  const r = await client.chat.completions.create({ model: toolsModel, messages, tools, tool_choice: "auto", max_tokens: 8 });
+  assert.ok(["stop", "length", "tool_calls"].includes(r.choices[0].finish_reason));
+  for (const c of r.choices[0].message.tool_calls ?? []) JSON.parse(c.function.arguments);
+  const st = await client.chat.completions.create({ model: toolsModel, messages, tools, max_tokens: 8, stream: true });
+  let done = false;
+  for await (const chunk of st) for (const c of chunk.choices) if (c.finish_reason) done = true;
+  assert.ok(done);
+  results.tools = r.choices[0].finish_reason;
+}
+
 // errors come back as the client's typed errors
 await assert.rejects(
   client.chat.completions.create({ model: "no-such-model", messages: [{ role: "user", content: "hi" }] }),
