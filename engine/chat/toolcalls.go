@@ -111,6 +111,35 @@ type ToolStream struct {
 	// streamed in many pieces is scanned once.
 	ends map[int]int
 	scan jsonScan
+	// pending: s.buf starts with a marker whose call is undecided; seq is
+	// how far its calls were read, so each Push reads only the new text.
+	pending bool
+	seq     seqState
+}
+
+// seqState is the progress through a sequence of JSON call values.
+type seqState struct {
+	valid    bool
+	start, p int // offsets in the reply
+	calls    []ToolCall
+}
+
+// resume returns where reading the calls from s.buf[from] stands: p
+// (index in s.buf, past separators: whitespace, and sep after a call) and
+// the calls read so far.
+func (s *ToolStream) resume(from int, sep string) (int, []ToolCall) {
+	if s.seq.valid && s.seq.start == s.base+from {
+		if len(s.seq.calls) == 0 {
+			sep = ""
+		}
+		return skipSpace(s.buf, s.seq.p-s.base, sep), s.seq.calls
+	}
+	return skipSpace(s.buf, from, ""), nil
+}
+
+// wait records the progress of a sequence that needs more text.
+func (s *ToolStream) wait(from, p int, calls []ToolCall) {
+	s.seq = seqState{valid: true, start: s.base + from, p: s.base + p, calls: calls}
 }
 
 type llamaState int
@@ -234,7 +263,10 @@ func (s *ToolStream) commit(calls []ToolCall) {
 // the marker at the start of s.buf.
 func (s *ToolStream) markerLoop(out *strings.Builder, eof bool, marker string, block func(eof bool) (status, int, []ToolCall)) {
 	for {
-		i := bytes.Index(s.buf, []byte(marker))
+		i := 0
+		if !s.pending {
+			i = bytes.Index(s.buf, []byte(marker))
+		}
 		if i < 0 {
 			n := len(s.buf)
 			if !eof {
@@ -245,6 +277,10 @@ func (s *ToolStream) markerLoop(out *strings.Builder, eof bool, marker string, b
 		}
 		s.emit(out, i)
 		st, end, calls := block(eof)
+		s.pending = st == needMore
+		if st != needMore {
+			s.seq = seqState{}
+		}
 		switch st {
 		case needMore:
 			return
@@ -269,13 +305,13 @@ func undecided(eof bool) (status, int, []ToolCall) {
 // hermesBlock parses <tool_call> (at the start of s.buf), one or more JSON
 // values holding calls, and </tool_call> (or the end of the reply).
 func (s *ToolStream) hermesBlock(eof bool) (status, int, []ToolCall) {
-	var calls []ToolCall
-	p := skipSpace(s.buf, len(hermesOpen), "")
+	p, calls := s.resume(len(hermesOpen), "")
 	for {
 		if p == len(s.buf) {
 			if eof && len(calls) > 0 {
 				return parsed, p, calls
 			}
+			s.wait(len(hermesOpen), p, calls)
 			return undecided(eof)
 		}
 		rest := s.buf[p:]
@@ -287,6 +323,7 @@ func (s *ToolStream) hermesBlock(eof bool) (status, int, []ToolCall) {
 				if eof { // cut inside the closing tag
 					return parsed, len(s.buf), calls
 				}
+				s.wait(len(hermesOpen), p, calls)
 				return needMore, 0, nil
 			}
 		}
@@ -295,6 +332,7 @@ func (s *ToolStream) hermesBlock(eof bool) (status, int, []ToolCall) {
 		}
 		e := s.valueEnd(p)
 		if e < 0 {
+			s.wait(len(hermesOpen), p, calls)
 			return undecided(eof)
 		}
 		cs, ok := parseCallValue(s.buf[p:e], false)
@@ -447,12 +485,12 @@ func (s *ToolStream) llamaStep(out *strings.Builder, eof bool) {
 
 // llamaCalls parses JSON call objects (or lists of them) from p to the end
 // of the reply, separated by whitespace or semicolons.
-func (s *ToolStream) llamaCalls(p int, eof bool) (status, []ToolCall) {
-	var calls []ToolCall
-	p = skipSpace(s.buf, p, "")
+func (s *ToolStream) llamaCalls(from int, eof bool) (status, []ToolCall) {
+	p, calls := s.resume(from, ";")
 	for {
 		if p == len(s.buf) {
 			if !eof {
+				s.wait(from, p, calls)
 				return needMore, nil
 			}
 			if len(calls) > 0 {
@@ -465,6 +503,7 @@ func (s *ToolStream) llamaCalls(p int, eof bool) (status, []ToolCall) {
 		}
 		e := s.valueEnd(p)
 		if e < 0 {
+			s.wait(from, p, calls)
 			st, _, _ := undecided(eof)
 			return st, nil
 		}
