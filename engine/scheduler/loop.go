@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -339,6 +340,18 @@ func (s *Scheduler) next(sq *seq, logits []float32) bool {
 			return false
 		}
 	}
+	if c := sq.req.Constraint; c != nil {
+		if !s.constrain(sq, logits) {
+			// Nothing may follow: the output is complete, or stuck.
+			if c.Complete() {
+				s.running = slices.DeleteFunc(s.running, func(x *seq) bool { return x == sq })
+				s.endWith(sq, Event{Done: true, Finish: FinishStop, StopToken: -1})
+			} else {
+				s.finish(sq, FinishError, errors.New("scheduler: the constraint allows no token"))
+			}
+			return false
+		}
+	}
 	tok, err := sq.sampler.Next(logits)
 	if err != nil {
 		s.finish(sq, FinishError, fmt.Errorf("scheduler: %w", err))
@@ -348,6 +361,12 @@ func (s *Scheduler) next(sq *seq, logits []float32) bool {
 		s.running = slices.DeleteFunc(s.running, func(x *seq) bool { return x == sq })
 		s.endWith(sq, Event{Done: true, Finish: FinishStop, StopToken: tok})
 		return false
+	}
+	if c := sq.req.Constraint; c != nil {
+		if err := c.Accept(tok); err != nil {
+			s.finish(sq, FinishError, fmt.Errorf("scheduler: %w", err))
+			return false
+		}
 	}
 	ev := Event{Token: tok}
 	if sq.req.LogProbs || sq.req.TopLogProbs > 0 {
@@ -393,4 +412,27 @@ func (s *Scheduler) publish() {
 	s.stats.Running = len(s.running)
 	s.stats.Waiting = len(s.waiting)
 	s.mu.Unlock()
+}
+
+// constrain masks the logits of the tokens sq's constraint does not allow,
+// end-of-generation tokens included unless the output is complete. It
+// reports whether any token is left.
+func (s *Scheduler) constrain(sq *seq, logits []float32) bool {
+	c := sq.req.Constraint
+	complete := c.Complete()
+	eog := func(id int32) bool { return !sq.req.IgnoreEOS && slices.Contains(sq.req.EOG, id) }
+	left := false
+	for i := range logits {
+		id := int32(i)
+		ok := c.Allowed(id)
+		if eog(id) {
+			ok = complete
+		}
+		if ok {
+			left = true
+		} else {
+			logits[i] = float32(math.Inf(-1))
+		}
+	}
+	return left
 }

@@ -116,6 +116,20 @@ type Request struct {
 	// LogProbs alone attaches the chosen token's.
 	LogProbs    bool
 	TopLogProbs int
+	// Constraint, when set, restricts the tokens the sequence may sample
+	// (structured output): the others are masked before sampling, and
+	// end-of-generation tokens are allowed only when it is complete.
+	Constraint Constraint
+}
+
+// Constraint restricts the tokens of a sequence, as a grammar does.
+type Constraint interface {
+	// Allowed reports whether token id may come next.
+	Allowed(id int32) bool
+	// Accept records the token that was sampled.
+	Accept(id int32) error
+	// Complete reports whether the output may end here.
+	Complete() bool
 }
 
 // Finish says why a sequence ended.

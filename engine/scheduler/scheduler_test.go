@@ -482,3 +482,40 @@ func TestPlan(t *testing.T) {
 		t.Error("a budget below one block was accepted")
 	}
 }
+
+// twoTokens allows only tokens 5 and 6, and is complete after n tokens,
+// when only the end (token 2) may follow.
+type twoTokens struct{ n, seen int }
+
+func (c *twoTokens) Allowed(id int32) bool { return c.seen < c.n && (id == 5 || id == 6) }
+func (c *twoTokens) Accept(id int32) error {
+	if id != 5 && id != 6 {
+		return errors.New("twoTokens: a masked token was sampled")
+	}
+	c.seen++
+	return nil
+}
+func (c *twoTokens) Complete() bool { return c.seen >= c.n }
+
+// TestConstraint samples under a constraint: only allowed tokens, and the
+// end exactly when the constraint is complete, greedy or not.
+func TestConstraint(t *testing.T) {
+	m := loadTiny(t)
+	s := newSched(t, m, Config{Context: 128})
+	for _, p := range []sample.Params{sample.Greedy(), {Temperature: 1, TopK: 40, TopP: 0.95, TypicalP: 1, RepeatPenalty: 1, Seed: 3}} {
+		c := &twoTokens{n: 4}
+		ch, err := s.Submit(context.Background(), Request{Prompt: []int32{1, 10, 11}, MaxTokens: 20, Sampling: p, EOG: []int32{2}, Constraint: c})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := collect(t, ch)
+		if len(r.tokens) != 4 || r.last.Finish != FinishStop || r.last.Err != nil {
+			t.Errorf("%+v: tokens %v, finish %v (%v)", p, r.tokens, r.last.Finish, r.last.Err)
+		}
+		for _, tok := range r.tokens {
+			if tok != 5 && tok != 6 {
+				t.Errorf("token %d sampled against the constraint", tok)
+			}
+		}
+	}
+}
