@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -52,6 +53,10 @@ type GenRequest struct {
 	TopLogProbs int
 	// IgnoreEOS keeps generating past end-of-generation tokens.
 	IgnoreEOS bool
+	// JSON constrains the output to one JSON value: an object matching
+	// JSONSchema when it is set, any JSON object when not.
+	JSON       bool
+	JSONSchema json.RawMessage
 }
 
 // Piece is generated text as it is streamed: the text safe to emit now
@@ -158,10 +163,14 @@ func (m *Model) generate(ctx context.Context, prompt []int32, req GenRequest, em
 	if err := req.Sampling.Validate(); err != nil {
 		return res, fmt.Errorf("%w: %w", ErrBadRequest, err)
 	}
+	cons, err := m.constraint(req)
+	if err != nil {
+		return res, err
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	events, err := m.sched.Submit(ctx, scheduler.Request{Prompt: prompt, MaxTokens: req.MaxTokens, Sampling: req.Sampling,
-		EOG: m.tok.EOGs(), IgnoreEOS: req.IgnoreEOS, LogProbs: req.LogProbs, TopLogProbs: req.TopLogProbs})
+		EOG: m.tok.EOGs(), IgnoreEOS: req.IgnoreEOS, LogProbs: req.LogProbs, TopLogProbs: req.TopLogProbs, Constraint: cons})
 	if err != nil {
 		if errors.Is(err, scheduler.ErrContextOverflow) {
 			return res, fmt.Errorf("%w: %w", ErrContextLength, err)

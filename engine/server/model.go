@@ -36,6 +36,7 @@ type Model struct {
 	// observe, when set, is told how every generation ended (metrics).
 	observe func(GenResult, error)
 
+	pieces    piecesOnce   // token texts for structured output
 	pinned    bool         // loaded for the server's life (Server.Add)
 	lastUsed  atomic.Int64 // unix nanoseconds of the last lookup
 	keepAlive atomic.Int64 // nanoseconds; 0: the server's default, -2: none

@@ -310,9 +310,6 @@ func present(v json.RawMessage) bool {
 
 // check refuses what Saji does not support yet, and a bad keep_alive.
 func (c *ollamaCommon) check() error {
-	if present(c.Format) {
-		return badRequest("format %s is not supported yet (structured outputs)", c.Format)
-	}
 	if _, _, err := parseKeepAlive(c.KeepAlive); err != nil {
 		return err
 	}
@@ -359,6 +356,9 @@ func (c *ollamaCommon) genRequest(m *Model) (GenRequest, error) {
 		return g, err
 	}
 	g.Sampling, g.Stop = p, c.Options.Stop
+	if err := ollamaFormat(c.Format, &g); err != nil {
+		return g, err
+	}
 	// think goes to templates that read enable_thinking (true, false, or
 	// a level: "low", "medium", "high"); the reasoning stays in the
 	// content, as the model writes it. Other templates ignore it.

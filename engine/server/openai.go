@@ -258,9 +258,7 @@ type oaiChatRequest struct {
 	TopLogProbs    int             `json:"top_logprobs"`
 	Tools          json.RawMessage `json:"tools"`
 	ToolChoice     json.RawMessage `json:"tool_choice"`
-	ResponseFormat *struct {
-		Type string `json:"type"`
-	} `json:"response_format"`
+	ResponseFormat json.RawMessage `json:"response_format"`
 }
 
 type oaiCompletionRequest struct {
@@ -400,9 +398,8 @@ func (s *Server) handleChatCompletions(w http.ResponseWriter, r *http.Request) {
 		oaiError(w, err)
 		return
 	}
-	if rf := req.ResponseFormat; rf != nil && rf.Type != "" && rf.Type != "text" {
-		oaiError(w, &apiError{status: http.StatusBadRequest, typ: "invalid_request_error", param: "response_format",
-			msg: fmt.Sprintf("response_format %q is not supported yet (text only)", rf.Type)})
+	if err := responseFormat(req.ResponseFormat, &g); err != nil {
+		oaiError(w, err)
 		return
 	}
 	if req.TopLogProbs < 0 || req.TopLogProbs > 20 {
