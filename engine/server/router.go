@@ -299,6 +299,9 @@ func describe(name, path string) (*Model, error) {
 
 // remote returns the remote model called name.
 func (s *Server) remote(name string) (Remote, bool) {
+	if to, ok := s.cfg.Aliases[name]; ok {
+		name = to
+	}
 	r, ok := s.cfg.Remotes[name]
 	return r, ok && name != ""
 }

@@ -56,6 +56,9 @@ type Config struct {
 	// Remotes forwards the models named by its keys to other
 	// OpenAI-compatible servers.
 	Remotes map[string]Remote
+	// Aliases are other names for models ("gpt-4o" -> "qwen2.5-7b"), for
+	// clients that only offer a fixed list of model names.
+	Aliases map[string]string
 }
 
 // Server answers the API over its models.
@@ -130,6 +133,9 @@ func (s *Server) Models() []*Model {
 // A name that is not loaded but is a GGUF file in the models folder loads
 // it first (unloading an idle model when MaxLoaded are loaded).
 func (s *Server) Model(name string) (*Model, error) {
+	if to, ok := s.cfg.Aliases[name]; ok {
+		name = to
+	}
 	// Ollama's clients name models NAME:TAG, and list them (from /api/tags)
 	// as NAME:latest, sometimes to call the OpenAI dialect with.
 	if base, ok := strings.CutSuffix(name, ":latest"); ok && base != "" && !s.has(name) {

@@ -325,3 +325,12 @@ func TestLatestTag(t *testing.T) {
 		t.Errorf("tiny:latest: %d %v", status, v)
 	}
 }
+
+// TestAlias resolves another name for a model.
+func TestAlias(t *testing.T) {
+	_, hs := newTestServer(t, Config{Aliases: map[string]string{"gpt-4o": "tiny"}})
+	status, v := post(t, hs.URL+"/v1/completions", `{"model":"gpt-4o","prompt":"the cat","max_tokens":2}`)
+	if status != 200 || v["model"] != "tiny" {
+		t.Errorf("alias: %d %v", status, v)
+	}
+}

@@ -31,6 +31,7 @@ type serveFlags struct {
 	keepAlive time.Duration
 	maxLoaded int
 	remotes   []string
+	aliases   []string
 	host      string
 	port      int
 	apiKeys   []string
@@ -77,6 +78,7 @@ func newServeCmd() *cobra.Command {
 	f.StringVar(&sf.dir, "models-dir", "", "folder of GGUF files that load on first use (named by file name without .gguf)")
 	f.DurationVar(&sf.keepAlive, "keep-alive", server.DefaultKeepAlive, "how long a model from --models-dir stays loaded without requests (negative: for ever)")
 	f.IntVar(&sf.maxLoaded, "max-loaded", server.DefaultMaxLoaded, "most models loaded at once; the least recently used idle one makes room")
+	f.StringArrayVar(&sf.aliases, "alias", nil, "another `NAME=MODEL` for a model, for clients with a fixed list of names (repeat)")
 	f.StringArrayVar(&sf.remotes, "remote", nil, "forward model `NAME=URL[,key=KEY][,model=REMOTE_NAME]` to another OpenAI-compatible server (repeat)")
 	f.StringVar(&sf.host, "host", sf.host, "address to bind (127.0.0.1: this machine only)")
 	f.IntVar(&sf.port, "port", sf.port, "port to listen on")
@@ -104,6 +106,14 @@ func runServe(ctx context.Context, sf *serveFlags, errw io.Writer) error {
 	if err != nil {
 		return err
 	}
+	aliases := map[string]string{}
+	for _, a := range sf.aliases {
+		from, to, ok := strings.Cut(a, "=")
+		if !ok || from == "" || to == "" {
+			return fmt.Errorf("serve: --alias %q: want NAME=MODEL", a)
+		}
+		aliases[from] = to
+	}
 	if k := os.Getenv("SAJI_API_KEY"); k != "" {
 		sf.apiKeys = append(sf.apiKeys, k)
 	}
@@ -122,7 +132,7 @@ func runServe(ctx context.Context, sf *serveFlags, errw io.Writer) error {
 		MaxSeqs: l.maxSeqs, TokenBudget: l.budget, Context: l.ctx, KVType: l.kvType,
 		KVBytes: int64(l.kvMiB) << 20, NoPrefixCache: l.noPrefixCache}}
 	srv := server.New(server.Config{APIKeys: sf.apiKeys, CORSOrigins: sf.cors, Logger: slog.Default(),
-		ModelsDir: sf.dir, Load: load, KeepAlive: sf.keepAlive, MaxLoaded: max(sf.maxLoaded, len(sf.models)+1), Remotes: remotes})
+		ModelsDir: sf.dir, Load: load, KeepAlive: sf.keepAlive, MaxLoaded: max(sf.maxLoaded, len(sf.models)+1), Remotes: remotes, Aliases: aliases})
 	defer srv.Close()
 	for _, path := range sf.models {
 		start := time.Now()
