@@ -41,11 +41,6 @@ func libraryView() fyne.CanvasObject {
 	return placeholder("Library", "Your models, and models to download from Hugging Face.")
 }
 
-// serverView will start and stop the local OpenAI- and Ollama-compatible API.
-func serverView() fyne.CanvasObject {
-	return placeholder("Server", "A local API for editors: http://127.0.0.1:11435/v1")
-}
-
 func placeholder(name, what string) fyne.CanvasObject {
 	heading := widget.NewLabelWithStyle(name, fyne.TextAlignCenter, fyne.TextStyle{Bold: true})
 	heading.SizeName = theme.SizeNameSubHeadingText
