@@ -16,6 +16,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shirou/gopsutil/v3/mem"
+
 	"saji/engine/gguf"
 )
 
@@ -140,7 +142,7 @@ func (s *Server) load(name, path string) (*Model, error) {
 		s.mu.Unlock()
 		close(c.done)
 	}()
-	if err := s.makeRoom(); err != nil {
+	if err := s.makeRoom(s.memoryNeed(path)); err != nil {
 		c.err = err
 		return nil, err
 	}
@@ -167,8 +169,10 @@ type loadCall struct {
 }
 
 // makeRoom unloads least recently used idle folder models until one more
-// fits under MaxLoaded.
-func (s *Server) makeRoom() error {
+// fits under MaxLoaded and the machine has need bytes of memory available.
+// When memory is short but nothing can be unloaded, the load goes ahead
+// (the weights are mapped, not copied, and the system may page them).
+func (s *Server) makeRoom(need int64) error {
 	limit := s.cfg.MaxLoaded
 	if limit <= 0 {
 		limit = DefaultMaxLoaded
@@ -187,14 +191,47 @@ func (s *Server) makeRoom() error {
 			}
 		}
 		s.mu.RUnlock()
-		if n < limit {
+		avail := s.available()
+		short := avail > 0 && avail < uint64(max(need, 0))
+		if n < limit && !short {
 			return nil
 		}
 		if victim == nil {
+			if n < limit {
+				s.log.Warn("server: loading a model with little memory available", "need", need, "available", avail)
+				return nil
+			}
 			return fmt.Errorf("%w: %d models loaded (at most %d), all in use", ErrBusy, n, limit)
 		}
 		s.unload(victim)
 	}
+}
+
+// available returns the memory available for a new model, 0 when unknown.
+func (s *Server) available() uint64 {
+	if s.cfg.Available != nil {
+		return s.cfg.Available()
+	}
+	vm, err := mem.VirtualMemory()
+	if err != nil {
+		return 0
+	}
+	return vm.Available
+}
+
+// memoryNeed estimates what loading the model at path takes: its weights
+// and its KV cache budget (a quarter of the weights when the budget is
+// left to the scheduler's default).
+func (s *Server) memoryNeed(path string) int64 {
+	st, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	kv := s.cfg.Load.Scheduler.KVBytes
+	if kv <= 0 {
+		kv = st.Size() / 4
+	}
+	return st.Size() + kv
 }
 
 // unload removes m from the server and closes it.

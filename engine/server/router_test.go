@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -166,5 +167,26 @@ func TestRemote(t *testing.T) {
 	bad.Handler().ServeHTTP(rec, req)
 	if rec.Code != http.StatusBadGateway {
 		t.Errorf("an unreachable remote: status %d", rec.Code)
+	}
+}
+
+// TestMemoryEviction unloads an idle model when memory is short of the
+// next one, even under MaxLoaded.
+func TestMemoryEviction(t *testing.T) {
+	var avail atomic.Uint64
+	avail.Store(1 << 40)
+	s, hs := newDirServer(t, Config{MaxLoaded: 4, KeepAlive: -1, Available: avail.Load})
+	ask := func(model string) {
+		t.Helper()
+		if status, v := post(t, hs.URL+"/v1/completions", `{"model":"`+model+`","prompt":"the cat","max_tokens":2}`); status != 200 {
+			t.Fatalf("%s: %d %v", model, status, v)
+		}
+	}
+	ask("a")
+	time.Sleep(grace + 100*time.Millisecond)
+	avail.Store(1) // nothing left
+	ask("b")
+	if loadedNames(s) != "b" {
+		t.Errorf("loaded %q: a should have made room", loadedNames(s))
 	}
 }

@@ -53,6 +53,10 @@ type Config struct {
 	MaxLoaded int
 	// SweepEvery is how often expired models are unloaded (0: 5 s).
 	SweepEvery time.Duration
+	// Available returns the memory available for another model (nil: the
+	// system's available memory); loading unloads idle models while it is
+	// short of the new model's weights and KV cache.
+	Available func() uint64
 	// Remotes forwards the models named by its keys to other
 	// OpenAI-compatible servers.
 	Remotes map[string]Remote
