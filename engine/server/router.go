@@ -71,37 +71,32 @@ func (m *Model) busy() bool {
 	return st.Running+st.Waiting > 0
 }
 
+// lifetime returns m's keep-alive given the server's default: negative
+// for ever.
+func (m *Model) lifetime(def time.Duration) time.Duration {
+	switch ka := time.Duration(m.keepAlive.Load()); ka {
+	case 0:
+		return def
+	case -2:
+		return 0
+	default:
+		return ka
+	}
+}
+
 // expired reports whether m may be unloaded for its keep-alive.
 func (m *Model) expired(now time.Time, def time.Duration) bool {
 	if m.pinned || m.busy() {
 		return false
 	}
-	ka := time.Duration(m.keepAlive.Load())
-	switch {
-	case ka == 0:
-		ka = def
-	case ka == -2:
-		ka = 0
-	}
-	if ka < 0 {
-		return false
-	}
-	return now.Sub(time.Unix(0, m.lastUsed.Load())) >= ka
+	ka := m.lifetime(def)
+	return ka >= 0 && now.Sub(time.Unix(0, m.lastUsed.Load())) >= ka
 }
 
 // ExpiresAt returns when m unloads if no request comes (zero: never).
 func (m *Model) ExpiresAt(def time.Duration) time.Time {
-	if m.pinned {
-		return time.Time{}
-	}
-	ka := time.Duration(m.keepAlive.Load())
-	switch {
-	case ka == 0:
-		ka = def
-	case ka == -2:
-		ka = 0
-	}
-	if ka < 0 {
+	ka := m.lifetime(def)
+	if m.pinned || ka < 0 {
 		return time.Time{}
 	}
 	return time.Unix(0, m.lastUsed.Load()).Add(ka)
