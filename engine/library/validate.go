@@ -1,0 +1,127 @@
+package library
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"saji/engine/gguf"
+	"saji/engine/model"
+)
+
+// Sentinel errors wrapped by Validate (and so by Import) for files Saji
+// cannot load.
+var (
+	// ErrNotGGUF: the file does not start with the GGUF magic.
+	ErrNotGGUF = errors.New("library: not a GGUF file")
+	// ErrTruncated: the file is shorter than its own header says, as a
+	// partial download or copy is.
+	ErrTruncated = errors.New("library: truncated GGUF file")
+	// ErrMalformed: the file is a GGUF file whose contents are invalid
+	// for some reason other than truncation.
+	ErrMalformed = errors.New("library: malformed GGUF file")
+	// ErrUnsupportedArch: the model's architecture is not one Saji runs.
+	ErrUnsupportedArch = errors.New("library: unsupported model architecture")
+)
+
+// ggufMagic opens every GGUF file.
+var ggufMagic = []byte("GGUF")
+
+// Validate opens path with engine/gguf, reading its header but no
+// weights, and checks that it is a model Saji can load. The returned
+// entry describes the file (Name is its base name without the extension);
+// the error wraps ErrNotGGUF, ErrTruncated, ErrMalformed or
+// ErrUnsupportedArch when the file is unusable for that reason.
+func Validate(path string) (Entry, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return Entry{}, fmt.Errorf("library: %w", err)
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return Entry{}, fmt.Errorf("library: %w", err)
+	}
+	if !st.Mode().IsRegular() {
+		return Entry{}, fmt.Errorf("library: %s is not a regular file", abs)
+	}
+	if err := checkMagic(abs); err != nil {
+		return Entry{}, err
+	}
+	f, err := gguf.Open(abs)
+	if err != nil {
+		return Entry{}, classify(abs, err)
+	}
+	sum := f.Summary()
+	_ = f.Close()
+	e := Entry{
+		Name:          modelName(abs),
+		Path:          abs,
+		Size:          sum.FileSize,
+		Modified:      st.ModTime(),
+		Arch:          sum.Architecture,
+		Parameters:    sum.Parameters,
+		ContextLength: int(min(sum.ContextLength, uint64(1<<31-1))),
+		Shards:        sum.Shards,
+	}
+	if sum.HasFileType {
+		e.FileType = sum.FileType.String()
+	}
+	if e.Arch == "" {
+		return e, fmt.Errorf("%w: %s has no general.architecture", ErrUnsupportedArch, abs)
+	}
+	if archs := model.Architectures(); !slices.Contains(archs, e.Arch) {
+		return e, fmt.Errorf("%w: %s is a %q model; Saji runs %s", ErrUnsupportedArch, abs, e.Arch, strings.Join(archs, ", "))
+	}
+	return e, nil
+}
+
+// checkMagic fails with ErrNotGGUF unless the file starts with the GGUF
+// magic.
+func checkMagic(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("library: %w", err)
+	}
+	defer f.Close()
+	var b [4]byte
+	if _, err := io.ReadFull(f, b[:]); err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return fmt.Errorf("%w: %s is too short", ErrNotGGUF, path)
+		}
+		return fmt.Errorf("library: %w", err)
+	}
+	if !bytes.Equal(b[:], ggufMagic) {
+		return fmt.Errorf("%w: %s does not start with the GGUF magic", ErrNotGGUF, path)
+	}
+	return nil
+}
+
+// classify wraps an error of gguf.Open with the matching sentinel.
+func classify(path string, err error) error {
+	if errors.Is(err, gguf.ErrFormat) {
+		// engine/gguf reports a file cut short as an item, count or
+		// tensor that needs more bytes than are left, or that extends
+		// past the end of the file.
+		msg := err.Error()
+		if strings.Contains(msg, "bytes left") || strings.Contains(msg, "left in the file") || strings.Contains(msg, "past the end of the file") {
+			return fmt.Errorf("%w: %s (a partial download or copy?): %w", ErrTruncated, path, err)
+		}
+		return fmt.Errorf("%w: %w", ErrMalformed, err)
+	}
+	return fmt.Errorf("library: %w", err)
+}
+
+// modelName is the library name of a file: its base name without the
+// .gguf extension.
+func modelName(path string) string {
+	base := filepath.Base(path)
+	if ext := filepath.Ext(base); strings.EqualFold(ext, ".gguf") {
+		base = base[:len(base)-len(ext)]
+	}
+	return base
+}
