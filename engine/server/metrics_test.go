@@ -114,7 +114,9 @@ func exported(fams map[string]*dto.MetricFamily) map[string]bool {
 // fails and a request whose client leaves: every metric is there for the model with
 // counts that match the requests and token totals that match their usage.
 func TestMetrics(t *testing.T) {
-	s, hs := newTestServer(t, Config{})
+	// A long context, so that the request the client abandons is still
+	// generating when the server notices (else it may finish first).
+	s, hs := newTestServerContext(t, Config{}, 4096)
 	tiny := map[string]string{"model_name": "tiny"}
 
 	// Before any request the request series exist at zero.

@@ -56,12 +56,18 @@ func TestMain(m *testing.M) {
 // newTestServer serves the tiny model (context 128) over HTTP.
 func newTestServer(t *testing.T, cfg Config) (*Server, *httptest.Server) {
 	t.Helper()
+	return newTestServerContext(t, cfg, 128)
+}
+
+// newTestServerContext serves the tiny model with a context of n.
+func newTestServerContext(t *testing.T, cfg Config, n int) (*Server, *httptest.Server) {
+	t.Helper()
 	path, err := tinyPath()
 	if err != nil {
 		t.Fatal(err)
 	}
 	m, err := LoadModel(context.Background(), path, LoadOptions{Name: "tiny", Threads: 2,
-		Scheduler: scheduler.Config{Context: 128, MaxSeqs: 4}})
+		Scheduler: scheduler.Config{Context: n, MaxSeqs: 4}})
 	if err != nil {
 		t.Fatal(err)
 	}
