@@ -42,6 +42,11 @@ const (
 // ErrFormat is wrapped by every error about a malformed file.
 var ErrFormat = errors.New("malformed GGUF")
 
+// ErrTruncated is wrapped (with ErrFormat) by the errors of a file that
+// ends too soon: an item, a count or a tensor needs more bytes than the
+// file has left, as after an interrupted download or copy.
+var ErrTruncated = fmt.Errorf("%w: the file ends too soon", ErrFormat)
+
 // ErrUnsupported is wrapped by the errors about well-formed files this
 // package does not read (GGUF v1, big-endian files, future versions).
 var ErrUnsupported = errors.New("unsupported GGUF")
@@ -70,10 +75,15 @@ func (d *decoder) errf(format string, args ...any) error {
 	return fmt.Errorf("%w: at offset %d: %s", ErrFormat, d.off, fmt.Sprintf(format, args...))
 }
 
+// truncf is errf for a file that ends too soon.
+func (d *decoder) truncf(format string, args ...any) error {
+	return fmt.Errorf("%w: at offset %d: %s", ErrTruncated, d.off, fmt.Sprintf(format, args...))
+}
+
 // need fails unless n more bytes are available.
 func (d *decoder) need(n uint64, what string) error {
 	if n > uint64(d.left()) {
-		return d.errf("%s needs %d bytes but only %d are left in the file", what, n, d.left())
+		return d.truncf("%s needs %d bytes but only %d are left in the file", what, n, d.left())
 	}
 	return nil
 }
@@ -330,10 +340,10 @@ func parse(b []byte) (*header, error) {
 	// and offset.
 	const minKV, minTensor = 8 + 1 + 4 + 1, 8 + 4 + 4 + 8
 	if nKV > uint64(d.left())/minKV {
-		return nil, d.errf("metadata count %d is impossible: the file has %d bytes left", nKV, d.left())
+		return nil, d.truncf("metadata count %d is impossible: the file has %d bytes left", nKV, d.left())
 	}
 	if nTensors > uint64(d.left()-int(nKV)*minKV)/minTensor {
-		return nil, d.errf("tensor count %d is impossible: the file has %d bytes left", nTensors, d.left())
+		return nil, d.truncf("tensor count %d is impossible: the file has %d bytes left", nTensors, d.left())
 	}
 
 	h.kvs = make([]KV, 0, nKV)
@@ -396,7 +406,7 @@ func parse(b []byte) (*header, error) {
 	start := alignUp(uint64(d.off), h.alignment)
 	if start > uint64(len(b)) {
 		if nTensors > 0 {
-			return nil, fmt.Errorf("%w: the data section would start at %d, past the end of the file (%d bytes)", ErrFormat, start, len(b))
+			return nil, fmt.Errorf("%w: the data section would start at %d, past the end of the file (%d bytes)", ErrTruncated, start, len(b))
 		}
 		start = uint64(len(b))
 	}
@@ -513,7 +523,7 @@ func checkLayout(ts []TensorInfo, avail uint64) error {
 	for i, t := range ts {
 		if t.Offset > avail || uint64(t.Size) > avail-t.Offset {
 			return fmt.Errorf("%w: tensor %q (offset %d, %d bytes) extends past the end of the file (data section of %d bytes)",
-				ErrFormat, t.Name, t.Offset, t.Size, avail)
+				ErrTruncated, t.Name, t.Offset, t.Size, avail)
 		}
 		if t.Size > 0 {
 			idx = append(idx, i)

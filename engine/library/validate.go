@@ -103,14 +103,10 @@ func checkMagic(path string) error {
 
 // classify wraps an error of gguf.Open with the matching sentinel.
 func classify(path string, err error) error {
+	if errors.Is(err, gguf.ErrTruncated) {
+		return fmt.Errorf("%w: %s (a partial download or copy?): %w", ErrTruncated, path, err)
+	}
 	if errors.Is(err, gguf.ErrFormat) {
-		// engine/gguf reports a file cut short as an item, count or
-		// tensor that needs more bytes than are left, or that extends
-		// past the end of the file.
-		msg := err.Error()
-		if strings.Contains(msg, "bytes left") || strings.Contains(msg, "left in the file") || strings.Contains(msg, "past the end of the file") {
-			return fmt.Errorf("%w: %s (a partial download or copy?): %w", ErrTruncated, path, err)
-		}
 		return fmt.Errorf("%w: %w", ErrMalformed, err)
 	}
 	return fmt.Errorf("library: %w", err)
