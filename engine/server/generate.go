@@ -187,7 +187,10 @@ func (m *Model) generate(ctx context.Context, prompt []int32, req GenRequest, em
 	var emitErr error
 	send := func(p Piece) {
 		if emitErr == nil && (p.Text != "" || len(p.Tokens) > 0) {
-			if emitErr = emit(p); emitErr != nil {
+			if err := emit(p); err != nil {
+				// The client is gone (a write failed before the request's
+				// context says so): a cancellation, not a server error.
+				emitErr = fmt.Errorf("server: the client went away: %w (%w)", context.Canceled, err)
 				cancel()
 			}
 		}
