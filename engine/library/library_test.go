@@ -23,26 +23,8 @@ var tinyBytes = sync.OnceValues(func() ([]byte, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	ctx := context.Background()
-	vp := filepath.Join(dir, "vocab.gguf")
-	if err := synth.WriteMiniVocab(ctx, vp, "llama"); err != nil {
-		return nil, err
-	}
-	vocab, err := gguf.Open(vp)
-	if err != nil {
-		return nil, err
-	}
-	defer vocab.Close()
-	shape, err := synth.LookupShape("tiny")
-	if err != nil {
-		return nil, err
-	}
-	ft, err := synth.ParseFileType("q8_0")
-	if err != nil {
-		return nil, err
-	}
 	mp := filepath.Join(dir, "tiny.gguf")
-	if err := synth.Write(ctx, mp, synth.Options{Shape: shape, FileType: ft, Vocab: vocab, Seed: 1, Threads: 2}); err != nil {
+	if err := synth.WriteTiny(context.Background(), mp, "q8_0", 1); err != nil {
 		return nil, err
 	}
 	return os.ReadFile(mp)

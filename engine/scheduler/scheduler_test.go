@@ -29,25 +29,8 @@ var tinyModel = sync.OnceValues(func() (model.Model, error) {
 	}
 	tempDirs = append(tempDirs, dir)
 	ctx := context.Background()
-	vp := filepath.Join(dir, "vocab.gguf")
-	if err := synth.WriteMiniVocab(ctx, vp, "llama"); err != nil {
-		return nil, err
-	}
-	vocab, err := gguf.Open(vp)
-	if err != nil {
-		return nil, err
-	}
-	defer vocab.Close()
-	shape, err := synth.LookupShape("tiny")
-	if err != nil {
-		return nil, err
-	}
-	ft, err := synth.ParseFileType("q4_k_m")
-	if err != nil {
-		return nil, err
-	}
 	mp := filepath.Join(dir, "tiny.gguf")
-	if err := synth.Write(ctx, mp, synth.Options{Shape: shape, FileType: ft, Vocab: vocab, Seed: 3, Threads: 2}); err != nil {
+	if err := synth.WriteTiny(ctx, mp, "q4_k_m", 3); err != nil {
 		return nil, err
 	}
 	f, err := gguf.Open(mp) // stays open for the test binary's life

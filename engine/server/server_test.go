@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"saji/engine/gguf"
 	"saji/engine/scheduler"
 	"saji/engine/synth"
 )
@@ -27,20 +26,8 @@ var tinyPath = sync.OnceValues(func() (string, error) {
 		return "", err
 	}
 	tempDirs = append(tempDirs, dir)
-	ctx := context.Background()
-	vp := filepath.Join(dir, "vocab.gguf")
-	if err := synth.WriteMiniVocab(ctx, vp, "llama"); err != nil {
-		return "", err
-	}
-	vocab, err := gguf.Open(vp)
-	if err != nil {
-		return "", err
-	}
-	defer vocab.Close()
-	shape, _ := synth.LookupShape("tiny")
-	ft, _ := synth.ParseFileType("q8_0")
 	mp := filepath.Join(dir, "tiny.gguf")
-	return mp, synth.Write(ctx, mp, synth.Options{Shape: shape, FileType: ft, Vocab: vocab, Seed: 3, Threads: 2})
+	return mp, synth.WriteTiny(context.Background(), mp, "q8_0", 3)
 })
 
 var tempDirs []string

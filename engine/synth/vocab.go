@@ -3,6 +3,7 @@ package synth
 import (
 	"context"
 	"fmt"
+	"os"
 
 	"saji/engine/gguf"
 )
@@ -64,4 +65,31 @@ func MiniVocab(model string) (*gguf.Writer, error) {
 		}
 	}
 	return w, nil
+}
+
+// WriteTiny writes the "tiny" shape (a 4-layer llama, 256 wide) with the
+// mini vocabulary at path, quantized as fileType ("q8_0", "q4_k_m", ...),
+// with random weights from seed: a self-contained model for tests that
+// run a real forward pass. The vocabulary file is written beside it and
+// removed.
+func WriteTiny(ctx context.Context, path, fileType string, seed uint64) error {
+	shape, err := LookupShape("tiny")
+	if err != nil {
+		return err
+	}
+	ft, err := ParseFileType(fileType)
+	if err != nil {
+		return err
+	}
+	vp := path + ".vocab.gguf"
+	if err := WriteMiniVocab(ctx, vp, "llama"); err != nil {
+		return err
+	}
+	defer os.Remove(vp)
+	vocab, err := gguf.Open(vp)
+	if err != nil {
+		return fmt.Errorf("synth: %w", err)
+	}
+	defer vocab.Close()
+	return Write(ctx, path, Options{Shape: shape, FileType: ft, Vocab: vocab, Seed: seed, Threads: 2})
 }
