@@ -167,7 +167,7 @@ func (s *Server) handleOllamaEmbed(w http.ResponseWriter, r *http.Request) {
 		ollamaError(w, err)
 		return
 	}
-	m, err := s.ollamaModel(req.Model)
+	m, err := s.Model(req.Model)
 	if err != nil {
 		ollamaError(w, err)
 		return

@@ -54,21 +54,6 @@ func ollamaName(name string) string {
 	return name + latestTag
 }
 
-// ollamaModel returns the model a request names: its name with or
-// without ":latest".
-func (s *Server) ollamaModel(name string) (*Model, error) {
-	m, err := s.Model(name)
-	if err == nil {
-		return m, nil
-	}
-	if base, ok := strings.CutSuffix(name, latestTag); ok && base != "" {
-		if m, err := s.Model(base); err == nil {
-			return m, nil
-		}
-	}
-	return nil, err
-}
-
 // ollamaDigest is a stable stand-in for Ollama's manifest digest: the
 // SHA-256 of the file's path, size and modification time.
 func ollamaDigest(m *Model) string {
@@ -189,7 +174,7 @@ func (s *Server) handleOllamaShow(w http.ResponseWriter, r *http.Request) {
 	if name == "" {
 		name = req.Name
 	}
-	m, err := s.ollamaModel(name)
+	m, err := s.Model(name)
 	if err != nil {
 		ollamaError(w, err)
 		return
@@ -533,7 +518,7 @@ func (s *Server) handleOllamaChat(w http.ResponseWriter, r *http.Request) {
 		ollamaError(w, err)
 		return
 	}
-	m, err := s.ollamaModel(req.Model)
+	m, err := s.Model(req.Model)
 	if err != nil {
 		ollamaError(w, err)
 		return
@@ -586,7 +571,7 @@ func (s *Server) handleOllamaGenerate(w http.ResponseWriter, r *http.Request) {
 		ollamaError(w, err)
 		return
 	}
-	m, err := s.ollamaModel(req.Model)
+	m, err := s.Model(req.Model)
 	if err != nil {
 		ollamaError(w, err)
 		return

@@ -142,7 +142,7 @@ func (s *Server) Model(name string) (*Model, error) {
 	}
 	// Ollama's clients name models NAME:TAG, and list them (from /api/tags)
 	// as NAME:latest, sometimes to call the OpenAI dialect with.
-	if base, ok := strings.CutSuffix(name, ":latest"); ok && base != "" && !s.has(name) {
+	if base, ok := strings.CutSuffix(name, latestTag); ok && base != "" && !s.has(name) {
 		name = base
 	}
 	s.mu.RLock()
