@@ -289,6 +289,9 @@ func (s *Scheduler) step(ctx context.Context) {
 		sq.computed += sq.n
 		if prefill {
 			prompt += int64(sq.n)
+			if sq.req.Progress != nil {
+				sq.req.Progress(min(sq.computed, len(sq.req.Prompt)), len(sq.req.Prompt))
+			}
 		}
 		if err := s.pool.Commit(sq.kv, sq.tokens[:sq.computed]); err != nil {
 			s.finish(sq, FinishError, fmt.Errorf("scheduler: %w", err))

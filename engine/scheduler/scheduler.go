@@ -116,6 +116,11 @@ type Request struct {
 	// LogProbs alone attaches the chosen token's.
 	LogProbs    bool
 	TopLogProbs int
+	// Progress, when set, is called from the scheduler's loop after each
+	// step that read part of the prompt, with the prompt tokens stored so
+	// far (cached ones included) and the prompt's length. It must not
+	// block: the app uses it to show progress through a long prompt.
+	Progress func(done, total int)
 	// Constraint, when set, restricts the tokens the sequence may sample
 	// (structured output): the others are masked before sampling, and
 	// end-of-generation tokens are allowed only when it is complete.

@@ -3,6 +3,7 @@ package scheduler
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -500,5 +501,25 @@ func TestConstraint(t *testing.T) {
 				t.Errorf("token %d sampled against the constraint", tok)
 			}
 		}
+	}
+}
+
+// TestProgress checks that a prompt longer than the token budget reports
+// its chunks in order, ending with the whole prompt.
+func TestProgress(t *testing.T) {
+	m := loadTiny(t)
+	s := newSched(t, m, Config{Context: 256, TokenBudget: 16})
+	var seen [][2]int
+	p := prompts(7, 1, 50, 51, nil)[0]
+	ch, err := s.Submit(context.Background(), Request{Prompt: p, MaxTokens: 2, IgnoreEOS: true,
+		Progress: func(done, total int) { seen = append(seen, [2]int{done, total}) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	collect(t, ch)
+	// The loop goroutine wrote seen before it sent the Done event.
+	want := [][2]int{{16, 51}, {32, 51}, {48, 51}, {51, 51}}
+	if fmt.Sprint(seen) != fmt.Sprint(want) {
+		t.Errorf("progress %v, want %v", seen, want)
 	}
 }

@@ -57,6 +57,9 @@ type GenRequest struct {
 	// JSONSchema when it is set, any JSON object when not.
 	JSON       bool
 	JSONSchema json.RawMessage
+	// Progress, when set, is told how much of the prompt has been read
+	// (see scheduler.Request.Progress); it must not block.
+	Progress func(done, total int)
 }
 
 // Piece is generated text as it is streamed: the text safe to emit now
@@ -170,7 +173,7 @@ func (m *Model) generate(ctx context.Context, prompt []int32, req GenRequest, em
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	events, err := m.sched.Submit(ctx, scheduler.Request{Prompt: prompt, MaxTokens: req.MaxTokens, Sampling: req.Sampling,
-		EOG: m.tok.EOGs(), IgnoreEOS: req.IgnoreEOS, LogProbs: req.LogProbs, TopLogProbs: req.TopLogProbs, Constraint: cons})
+		EOG: m.tok.EOGs(), IgnoreEOS: req.IgnoreEOS, LogProbs: req.LogProbs, TopLogProbs: req.TopLogProbs, Constraint: cons, Progress: req.Progress})
 	if err != nil {
 		if errors.Is(err, scheduler.ErrContextOverflow) {
 			return res, fmt.Errorf("%w: %w", ErrContextLength, err)

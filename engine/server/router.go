@@ -105,7 +105,15 @@ func (m *Model) ExpiresAt(def time.Duration) time.Time {
 // dirModel returns the path of the GGUF file called name in the models
 // folder, if there is one.
 func (s *Server) dirModel(name string) (string, bool) {
-	if s.cfg.ModelsDir == "" || name == "" || strings.ContainsAny(name, `/\`) || name == "." || name == ".." {
+	if name == "" || strings.ContainsAny(name, `/\`) || name == "." || name == ".." {
+		return "", false
+	}
+	if s.cfg.Library != nil {
+		if e, err := s.cfg.Library.Get(name); err == nil && e.Err == nil {
+			return e.Path, true
+		}
+	}
+	if s.cfg.ModelsDir == "" {
 		return "", false
 	}
 	p := filepath.Join(s.cfg.ModelsDir, name+".gguf")
@@ -284,12 +292,24 @@ func (s *Server) keepAlive() time.Duration {
 // the models folder's others (described from their headers, not loaded).
 func (s *Server) Catalog() []*Model {
 	out := s.Models()
-	if s.cfg.ModelsDir == "" {
-		return out
-	}
 	loaded := map[string]bool{}
 	for _, m := range out {
 		loaded[m.Name] = true
+	}
+	if s.cfg.Library != nil {
+		entries, _ := s.cfg.Library.List()
+		for _, e := range entries {
+			if loaded[e.Name] || e.Err != nil {
+				continue
+			}
+			loaded[e.Name] = true
+			out = append(out, &Model{Name: e.Name, Path: e.Path, Info: Info{Arch: e.Arch, FileType: e.FileType,
+				Parameters: e.Parameters, Size: e.Size, Context: e.ContextLength, ContextTrain: e.ContextLength,
+				Modified: e.Modified}})
+		}
+	}
+	if s.cfg.ModelsDir == "" {
+		return out
 	}
 	paths, _ := filepath.Glob(filepath.Join(s.cfg.ModelsDir, "*.gguf"))
 	sort.Strings(paths)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"saji/engine/library"
 	"saji/engine/scheduler"
 )
 
@@ -188,5 +189,41 @@ func TestMemoryEviction(t *testing.T) {
 	ask("b")
 	if loadedNames(s) != "b" {
 		t.Errorf("loaded %q: a should have made room", loadedNames(s))
+	}
+}
+
+// TestLibrary serves a library holding the tiny model by reference: it is
+// listed without loading, and a request naming it loads it.
+func TestLibrary(t *testing.T) {
+	path, err := tinyPath()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib, err := library.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := lib.Import(context.Background(), path, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New(Config{Library: lib, Load: LoadOptions{Threads: 2, Scheduler: scheduler.Config{Context: 128, MaxSeqs: 2}}})
+	defer s.Close()
+	cat := s.Catalog()
+	if len(cat) != 1 || cat[0].Name != e.Name || cat[0].Path != path || cat[0].Info.Arch == "" {
+		t.Fatalf("catalog %+v, want the library's %q", cat, e.Name)
+	}
+	if loadedNames(s) != "" {
+		t.Fatalf("loaded %q before any request", loadedNames(s))
+	}
+	m, err := s.Model(e.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Path != path || loadedNames(s) != e.Name {
+		t.Errorf("loaded %q from %s", loadedNames(s), m.Path)
+	}
+	if _, err := s.Model("missing"); err == nil {
+		t.Error("a name the library does not hold loaded")
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"saji/engine/library"
 	"sort"
 	"strings"
 	"sync"
@@ -43,7 +44,11 @@ type Config struct {
 	// ModelsDir, when set, is a folder of GGUF files that requests may name
 	// (by file name without .gguf): they load on first use with Load.
 	ModelsDir string
-	// Load configures the models loaded from ModelsDir.
+	// Library, when set, adds the models of the app's library (its folder
+	// and the files it holds by reference) to those requests may name; they
+	// load on first use with Load, as ModelsDir's do.
+	Library *library.Library
+	// Load configures the models loaded from ModelsDir and Library.
 	Load LoadOptions
 	// KeepAlive is how long a model from ModelsDir stays loaded without
 	// requests (0: DefaultKeepAlive; negative: for ever).
