@@ -4,6 +4,7 @@
 package main
 
 import (
+	"context"
 	"os"
 
 	"saji/app"
@@ -11,5 +12,8 @@ import (
 )
 
 func main() {
-	os.Exit(cli.Main(os.Args[1:], cli.Options{OpenApp: app.Run}))
+	open := func(ctx context.Context, model string) error {
+		return app.Run(ctx, app.Options{Model: model})
+	}
+	os.Exit(cli.Main(os.Args[1:], cli.Options{OpenApp: open}))
 }

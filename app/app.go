@@ -1,13 +1,25 @@
 // Package app is Saji's desktop GUI, built with Fyne: the main window with
-// its chat, library and server views. It is the only package that imports
-// the toolkit; the engine underneath knows nothing of it.
+// its chat, library, server and settings views. It is the only package
+// that imports the toolkit; the engine underneath knows nothing of it.
+//
+// The views share a core (core.go): the settings, the model library, the
+// conversation database and one server.Server whose loaded models serve
+// both the chat and the local API. Engine work runs off the UI goroutine
+// and reaches the widgets through fyne.Do.
 package app
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"log/slog"
 
 	"fyne.io/fyne/v2"
 	fyneapp "fyne.io/fyne/v2/app"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/theme"
 
 	"saji/assets"
 )
@@ -16,15 +28,30 @@ import (
 // preferences and storage locations by it.
 const ID = "io.saji.Saji"
 
+// Options configures Run.
+type Options struct {
+	// Model is a GGUF file to open with: it is added to the library (by
+	// reference) and loaded for the chat.
+	Model string
+	// Logger receives the app's records (nil: slog.Default()).
+	Logger *slog.Logger
+}
+
 // Run opens the main window and blocks until it is closed or ctx is
 // cancelled.
-func Run(ctx context.Context) error {
+func Run(ctx context.Context, opts Options) error {
 	a := fyneapp.NewWithID(ID)
 	a.SetIcon(Icon())
-	w := NewMainWindow(a)
+	c, err := newCore(coreOptions{Prefs: a.Preferences(), Logger: opts.Logger})
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	u := newUI(a, c, c)
 	stop := context.AfterFunc(ctx, func() { fyne.Do(a.Quit) })
 	defer stop()
-	w.ShowAndRun()
+	u.start(opts.Model)
+	u.win.ShowAndRun()
 	return nil
 }
 
@@ -33,12 +60,117 @@ func Icon() fyne.Resource {
 	return fyne.NewStaticResource("icon.png", assets.Icon)
 }
 
-// NewMainWindow creates Saji's main window in a, titled "Saji", with its
-// content laid out; the caller shows it.
-func NewMainWindow(a fyne.App) fyne.Window {
-	w := a.NewWindow("Saji")
-	w.SetContent(newMainView())
-	w.Resize(fyne.NewSize(960, 640))
-	w.SetMaster()
-	return w
+// ui is the main window and its views.
+type ui struct {
+	app  fyne.App
+	win  fyne.Window
+	core *core
+	gen  Generator
+
+	tabs     *container.AppTabs
+	chatTab  *fyne.Container // the chat, or the welcome view over it
+	chat     *chatView
+	library  *libraryView
+	server   *serverPanel
+	settings *settingsView
+	welcome  fyne.CanvasObject
+}
+
+// Tab indexes.
+const (
+	tabChat = iota
+	tabLibrary
+	tabServer
+	tabSettings
+)
+
+// newUI builds the main window of a over c; gen writes the chat's replies
+// (c itself, or a fake in tests). The caller shows the window.
+func newUI(a fyne.App, c *core, gen Generator) *ui {
+	u := &ui{app: a, core: c, gen: gen}
+	u.win = a.NewWindow("Saji")
+	applyTheme(a, c.Settings().Theme)
+	u.chat = newChatView(u)
+	u.library = newLibraryView(u)
+	u.server = newServerPanel(u)
+	u.settings = newSettingsView(u)
+	u.welcome = newWelcomeView(u)
+	u.chatTab = container.NewStack(u.chat.content, u.welcome)
+	u.tabs = container.NewAppTabs(
+		container.NewTabItemWithIcon("Chat", theme.MailComposeIcon(), u.chatTab),
+		container.NewTabItemWithIcon("Library", theme.StorageIcon(), u.library.content),
+		container.NewTabItemWithIcon("Server", theme.ComputerIcon(), u.server.content),
+		container.NewTabItemWithIcon("Settings", theme.SettingsIcon(), u.settings.content),
+	)
+	u.tabs.SetTabLocation(container.TabLocationLeading)
+	u.win.SetContent(u.tabs)
+	u.win.Resize(fyne.NewSize(1100, 720))
+	u.win.SetMaster()
+	u.win.SetOnDropped(func(_ fyne.Position, uris []fyne.URI) { u.dropped(uris) })
+	for i := range u.tabs.Items {
+		key := fyne.KeyName(fmt.Sprint(i + 1))
+		u.win.Canvas().AddShortcut(&desktop.CustomShortcut{KeyName: key, Modifier: fyne.KeyModifierShortcutDefault},
+			func(fyne.Shortcut) { u.tabs.SelectIndex(i) })
+	}
+	u.win.SetOnClosed(u.server.close)
+	u.modelsChanged()
+	return u
+}
+
+// start runs what the app does once its window exists: open the model
+// given on the command line, start the API if the settings say so.
+func (u *ui) start(model string) {
+	if model != "" {
+		go func() {
+			e, err := u.core.Library().Import(context.Background(), model, false, nil)
+			fyne.Do(func() {
+				if err != nil {
+					u.showError("Could not open "+model, err)
+					return
+				}
+				u.modelsChanged()
+				u.tabs.SelectIndex(tabChat)
+				u.chat.openModel(e.Name)
+			})
+		}()
+	}
+	if u.core.Settings().StartServer {
+		u.server.start()
+	}
+}
+
+// dropped handles files dropped onto the window: GGUF files go to the
+// library.
+func (u *ui) dropped(uris []fyne.URI) {
+	var paths []string
+	for _, uri := range uris {
+		if uri.Scheme() == "file" {
+			paths = append(paths, uri.Path())
+		}
+	}
+	if len(paths) == 0 {
+		return
+	}
+	u.tabs.SelectIndex(tabLibrary)
+	u.library.importPaths(paths)
+}
+
+// modelsChanged refreshes what shows the library: the chat's model picker,
+// the library list, and the welcome view (shown while there is no model
+// and the person has not dismissed it).
+func (u *ui) modelsChanged() {
+	u.library.refresh()
+	u.chat.refreshModels()
+	entries, _ := u.core.Library().List()
+	if len(entries) > 0 || u.core.Settings().Welcomed {
+		u.welcome.Hide()
+	} else {
+		u.welcome.Show()
+	}
+}
+
+// showError shows err in a dialog titled what.
+func (u *ui) showError(what string, err error) {
+	d := dialog.NewError(errors.New(what+":\n\n"+userMessage(err)), u.win)
+	d.Show()
 }

@@ -28,8 +28,9 @@ var Version = "dev"
 // Options configures the command line.
 type Options struct {
 	// OpenApp opens the desktop app and returns when its window closes. It
-	// runs when Saji is started with no arguments.
-	OpenApp func(ctx context.Context) error
+	// runs when Saji is started without a subcommand; model is the GGUF
+	// file given with --model, to open the app with ("" for none).
+	OpenApp func(ctx context.Context, model string) error
 	// Stdout and Stderr default to the process's streams.
 	Stdout, Stderr io.Writer
 }
@@ -37,6 +38,7 @@ type Options struct {
 // NewRootCommand builds the root command and its subcommands.
 func NewRootCommand(opts Options) *cobra.Command {
 	var verbose bool
+	var model string
 	root := &cobra.Command{
 		Use:   "saji",
 		Short: "Saji runs large language models on your own machine",
@@ -57,9 +59,10 @@ func NewRootCommand(opts Options) *cobra.Command {
 			if opts.OpenApp == nil {
 				return errors.New("this build of saji has no desktop app; see 'saji --help' for the headless commands")
 			}
-			return opts.OpenApp(cmd.Context())
+			return opts.OpenApp(cmd.Context(), model)
 		},
 	}
+	root.Flags().StringVarP(&model, "model", "m", "", "open the app with this GGUF model file loaded")
 	root.PersistentFlags().BoolVarP(&verbose, "verbose", "v", false, "log debug detail to standard error")
 	if opts.Stdout != nil {
 		root.SetOut(opts.Stdout)

@@ -1,0 +1,467 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"github.com/adrg/xdg"
+
+	"saji/app/store"
+	"saji/engine/chat"
+	"saji/engine/library"
+	"saji/engine/sample"
+	"saji/engine/scheduler"
+	"saji/engine/server"
+	"saji/kernels/cpu"
+)
+
+// defaultPort is the API's port, as `saji serve` uses it.
+const defaultPort = 11435
+
+// DataDir returns Saji's folder in the XDG data directory: the models and
+// the conversation database live there.
+func DataDir() string { return filepath.Join(xdg.DataHome, "saji") }
+
+// ModelsDir returns the default models folder: "models" in DataDir.
+func ModelsDir() string { return filepath.Join(DataDir(), "models") }
+
+// Settings are the app's preferences, kept in Fyne's preferences store.
+type Settings struct {
+	// ModelsDir is the library's folder.
+	ModelsDir string
+	// Threads is the CPU threads a model uses (0: the physical cores).
+	Threads int
+	// Context is the context length models load with.
+	Context int
+	// Theme is "system", "light" or "dark".
+	Theme string
+	// StartServer starts the local API when the app opens.
+	StartServer bool
+	// Host and Port are the API's bind address; APIKeys its keys (none on
+	// 127.0.0.1 means open) and CORS the browser origins it allows.
+	Host    string
+	Port    int
+	APIKeys []string
+	CORS    []string
+	// Welcomed is set once the first-run view has been dismissed.
+	Welcomed bool
+}
+
+// defaultContext is the context length models load with unless changed.
+const defaultContext = 4096
+
+// Preference keys.
+const (
+	prefModelsDir   = "models_dir"
+	prefThreads     = "threads"
+	prefContext     = "context"
+	prefTheme       = "theme"
+	prefStartServer = "start_server"
+	prefHost        = "api_host"
+	prefPort        = "api_port"
+	prefAPIKeys     = "api_keys"
+	prefCORS        = "api_cors"
+	prefWelcomed    = "welcomed"
+)
+
+// loadSettings reads the settings from p, with defaults for what is unset.
+func loadSettings(p fyne.Preferences) Settings {
+	return Settings{
+		ModelsDir:   p.StringWithFallback(prefModelsDir, ModelsDir()),
+		Threads:     p.Int(prefThreads),
+		Context:     p.IntWithFallback(prefContext, defaultContext),
+		Theme:       p.StringWithFallback(prefTheme, "system"),
+		StartServer: p.Bool(prefStartServer),
+		Host:        p.StringWithFallback(prefHost, "127.0.0.1"),
+		Port:        p.IntWithFallback(prefPort, defaultPort),
+		APIKeys:     p.StringList(prefAPIKeys),
+		CORS:        p.StringList(prefCORS),
+		Welcomed:    p.Bool(prefWelcomed),
+	}
+}
+
+// save writes s to p.
+func (s Settings) save(p fyne.Preferences) {
+	p.SetString(prefModelsDir, s.ModelsDir)
+	p.SetInt(prefThreads, s.Threads)
+	p.SetInt(prefContext, s.Context)
+	p.SetString(prefTheme, s.Theme)
+	p.SetBool(prefStartServer, s.StartServer)
+	p.SetString(prefHost, s.Host)
+	p.SetInt(prefPort, s.Port)
+	p.SetStringList(prefAPIKeys, s.APIKeys)
+	p.SetStringList(prefCORS, s.CORS)
+	p.SetBool(prefWelcomed, s.Welcomed)
+}
+
+// core is the app below its views: the settings, the model library, the
+// conversation store, and the engine, one server.Server over the library
+// whose loaded models both the chat and the local API use (the chat goes
+// through the same schedulers as the API's requests).
+type core struct {
+	log   *slog.Logger
+	prefs fyne.Preferences
+	store *store.Store
+
+	mu       sync.Mutex
+	settings Settings
+	lib      *library.Library
+	srv      *server.Server
+	api      *apiServer // nil while the API is stopped
+}
+
+// coreOptions configures newCore.
+type coreOptions struct {
+	// Prefs holds the settings (a fyne.App's Preferences).
+	Prefs fyne.Preferences
+	// DBPath is the conversation database (default: DataDir/chats.db).
+	DBPath string
+	// Logger receives the app's records (nil: slog.Default()).
+	Logger *slog.Logger
+}
+
+// newCore opens the library named by the settings and the conversation
+// database.
+func newCore(opts coreOptions) (*core, error) {
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	c := &core{log: log, prefs: opts.Prefs, settings: loadSettings(opts.Prefs)}
+	db := opts.DBPath
+	if db == "" {
+		db = filepath.Join(DataDir(), "chats.db")
+	}
+	if err := os.MkdirAll(filepath.Dir(db), 0o755); err != nil {
+		return nil, fmt.Errorf("app: %w", err)
+	}
+	st, err := store.Open(db)
+	if err != nil {
+		return nil, fmt.Errorf("app: the conversation database: %w", err)
+	}
+	c.store = st
+	if err := c.openEngine(); err != nil {
+		st.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// openEngine opens the library of the settings' models folder and a
+// server over it. The caller holds c.mu or has c to itself.
+func (c *core) openEngine() error {
+	lib, err := library.OpenWith(c.settings.ModelsDir, c.log)
+	if err != nil {
+		return fmt.Errorf("app: the models folder: %w", err)
+	}
+	threads := c.settings.Threads
+	if threads <= 0 {
+		threads = cpu.PhysicalCores()
+	}
+	c.lib = lib
+	c.srv = server.New(server.Config{
+		Library:     lib,
+		Logger:      c.log,
+		APIKeys:     c.settings.APIKeys,
+		CORSOrigins: c.settings.CORS,
+		Load:        server.LoadOptions{Threads: threads, Scheduler: scheduler.Config{Context: c.settings.Context}},
+	})
+	return nil
+}
+
+// Settings returns the current settings.
+func (c *core) Settings() Settings {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.settings
+}
+
+// SetSettings stores s. A change of models folder, threads, context, keys
+// or CORS origins unloads the models and reopens the engine (and restarts
+// the API if it runs), so the next reply uses it.
+func (c *core) SetSettings(s Settings) error {
+	c.mu.Lock()
+	old := c.settings
+	c.settings = s
+	if c.prefs != nil {
+		s.save(c.prefs)
+	}
+	restart := old.ModelsDir != s.ModelsDir || old.Threads != s.Threads || old.Context != s.Context ||
+		!slices.Equal(old.APIKeys, s.APIKeys) || !slices.Equal(old.CORS, s.CORS)
+	if !restart {
+		c.mu.Unlock()
+		return nil
+	}
+	running := c.api != nil
+	c.mu.Unlock()
+	if running {
+		c.StopAPI()
+	}
+	c.mu.Lock()
+	c.srv.Close()
+	err := c.openEngine()
+	c.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	if running {
+		_, err = c.StartAPI()
+	}
+	return err
+}
+
+// Library returns the model library.
+func (c *core) Library() *library.Library {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lib
+}
+
+// Server returns the engine.
+func (c *core) Server() *server.Server {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.srv
+}
+
+// Store returns the conversation database.
+func (c *core) Store() *store.Store { return c.store }
+
+// Close stops the API, unloads the models and closes the database.
+func (c *core) Close() error {
+	c.StopAPI()
+	c.mu.Lock()
+	c.srv.Close()
+	c.mu.Unlock()
+	return c.store.Close()
+}
+
+// apiServer is the local API's listener.
+type apiServer struct {
+	http *http.Server
+	url  string
+}
+
+// StartAPI serves the engine over HTTP on the settings' host and port and
+// returns its base URL. A host other than loopback needs an API key.
+func (c *core) StartAPI() (string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.api != nil {
+		return c.api.url, nil
+	}
+	s := c.settings
+	host := s.Host
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	if ip := net.ParseIP(host); (ip == nil || !ip.IsLoopback()) && host != "localhost" && len(s.APIKeys) == 0 {
+		return "", errors.New("app: serving on " + host + " reaches other machines; add an API key first")
+	}
+	if err := os.MkdirAll(s.ModelsDir, 0o755); err != nil {
+		return "", fmt.Errorf("app: the models folder: %w", err)
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(s.Port)))
+	if err != nil {
+		return "", fmt.Errorf("app: %w", err)
+	}
+	hs := &http.Server{Handler: c.srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	go hs.Serve(ln)
+	c.api = &apiServer{http: hs, url: "http://" + ln.Addr().String()}
+	c.log.Info("app: API started", "url", c.api.url)
+	return c.api.url, nil
+}
+
+// StopAPI stops the API listener, ending the requests it runs; the models
+// stay loaded for the chat.
+func (c *core) StopAPI() {
+	c.mu.Lock()
+	api := c.api
+	c.api = nil
+	c.mu.Unlock()
+	if api == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := api.http.Shutdown(ctx); err != nil {
+		api.http.Close()
+	}
+	c.log.Info("app: API stopped")
+}
+
+// APIURL returns the API's base URL, or "" when it is stopped.
+func (c *core) APIURL() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.api == nil {
+		return ""
+	}
+	return c.api.url
+}
+
+// EngineStats is a snapshot of the engine for the server panel.
+type EngineStats struct {
+	// Models are the loaded models' names.
+	Models []string
+	// Running and Waiting count sequences across the models.
+	Running, Waiting int
+	// Generated counts the tokens generated since the models loaded.
+	Generated int64
+	// KVUsed and KVTotal are the KV cache blocks held by running
+	// sequences and in all; KVCached are kept for prefix reuse.
+	KVUsed, KVCached, KVTotal int
+	// HitRate is the prefix cache's share of prompt tokens served.
+	HitRate float64
+}
+
+// Stats sums the loaded models' scheduler statistics.
+func (c *core) Stats() EngineStats {
+	var st EngineStats
+	var query, hit int64
+	for _, m := range c.Server().Models() {
+		st.Models = append(st.Models, m.Name)
+		s := m.Scheduler().Stats()
+		st.Running += s.Running
+		st.Waiting += s.Waiting
+		st.Generated += s.GeneratedTokens
+		for _, g := range s.KV.Groups {
+			st.KVUsed += g.Used
+			st.KVCached += g.Cached
+			st.KVTotal += g.Total
+		}
+		query += s.KV.QueryTokens
+		hit += s.KV.HitTokens
+	}
+	if query > 0 {
+		st.HitRate = float64(hit) / float64(query)
+	}
+	return st
+}
+
+// Generator writes the chat's replies: the engine, or a fake in tests.
+type Generator interface {
+	// Generate streams the reply to req through emit (called from any
+	// goroutine, one call at a time) and returns its statistics. Cancelling ctx stops it;
+	// the text emitted so far stands.
+	Generate(ctx context.Context, req ReplyRequest, emit func(Update)) (ReplyStats, error)
+}
+
+// ReplyRequest is one chat reply.
+type ReplyRequest struct {
+	// Model names a library model.
+	Model string
+	// System is the system prompt ("" for none).
+	System string
+	// Messages are the conversation's turns before the reply.
+	Messages []chat.Message
+	// Settings are the conversation's sampling settings; zero fields take
+	// the defaults.
+	Settings store.Settings
+}
+
+// Update is one step of a reply: new text, or progress before the first
+// token.
+type Update struct {
+	// Text is the reply's next text.
+	Text string
+	// Status, when set, says what is happening before the first token
+	// ("Loading qwen2.5-0.5b...", "Reading the prompt...").
+	Status string
+	// Done and Total, when Total > 0, are the progress through Status.
+	Done, Total int
+}
+
+// ReplyStats are a finished reply's figures, shown under it.
+type ReplyStats struct {
+	Tokens          int
+	TokensPerSecond float64
+	TTFT            time.Duration
+	Total           time.Duration
+	// Finish is "stop" or "length".
+	Finish string
+}
+
+// Generate implements Generator with the engine: it loads the model if
+// needed (reporting it), drops the oldest turns that do not fit the
+// context, and streams the reply.
+func (c *core) Generate(ctx context.Context, req ReplyRequest, emit func(Update)) (ReplyStats, error) {
+	var emitMu sync.Mutex // progress comes from the scheduler's goroutine
+	emit = func(f func(Update)) func(Update) {
+		return func(u Update) {
+			emitMu.Lock()
+			defer emitMu.Unlock()
+			f(u)
+		}
+	}(emit)
+	srv := c.Server()
+	if !slices.ContainsFunc(srv.Models(), func(m *server.Model) bool { return m.Name == req.Model }) {
+		emit(Update{Status: "Loading " + req.Model + "..."})
+	}
+	m, err := srv.Model(req.Model)
+	if err != nil {
+		return ReplyStats{}, err
+	}
+	st := req.Settings
+	params := sample.Defaults()
+	if st.Temperature > 0 {
+		params.Temperature = st.Temperature
+	}
+	if st.TopP > 0 {
+		params.TopP = st.TopP
+	}
+	maxTokens := st.MaxTokens
+	limit := m.Info.Context
+	if st.Context > 0 && st.Context < limit {
+		limit = st.Context
+	}
+	if maxTokens <= 0 || maxTokens > limit/2 {
+		maxTokens = max(limit/2, min(limit, 256))
+	}
+	msgs := req.Messages
+	var system []chat.Message
+	if req.System != "" {
+		system = []chat.Message{{Role: "system", Content: req.System}}
+	}
+	// Keep the most recent turns that leave room for the reply.
+	for {
+		all := append(slices.Clip(system), msgs...)
+		p, err := m.Prompt(ctx, server.GenRequest{Messages: all})
+		if err != nil {
+			return ReplyStats{}, err
+		}
+		if len(p)+maxTokens <= limit || len(msgs) <= 1 {
+			msgs = all
+			break
+		}
+		msgs = msgs[1:]
+	}
+	gr := server.GenRequest{Messages: msgs, MaxTokens: maxTokens, Sampling: params,
+		Progress: func(done, total int) {
+			if total >= 64 {
+				emit(Update{Status: "Reading the prompt...", Done: done, Total: total})
+			}
+		}}
+	res, err := m.Generate(ctx, gr, func(p server.Piece) error {
+		if p.Text != "" {
+			emit(Update{Text: p.Text})
+		}
+		return nil
+	})
+	stats := ReplyStats{Tokens: res.CompletionTokens, TTFT: res.FirstToken, Total: res.Total, Finish: res.Finish}
+	if res.GenTime > 0 && res.CompletionTokens > 1 {
+		stats.TokensPerSecond = float64(res.CompletionTokens-1) / res.GenTime.Seconds()
+	}
+	return stats, err
+}
