@@ -1,0 +1,135 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"saji/app/store"
+	"saji/engine/chat"
+	"saji/engine/server"
+)
+
+// TestCoreGenerate writes a reply with the real engine over the tiny model:
+// the model loads on first use (reported), the text streams, and the
+// figures are filled in.
+func TestCoreGenerate(t *testing.T) {
+	c := newTestCore(t)
+	e, err := c.Library().Import(context.Background(), tinyModel(t), false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var statuses []string
+	var text strings.Builder
+	req := ReplyRequest{Model: e.Name, System: "Be brief.", Messages: []chat.Message{{Role: "user", Content: "Hello"}},
+		Settings: store.Settings{Temperature: 0.5, MaxTokens: 12}}
+	st, err := c.Generate(context.Background(), req, func(u Update) {
+		if u.Status != "" {
+			statuses = append(statuses, u.Status)
+		}
+		text.WriteString(u.Text)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(statuses) == 0 || !strings.HasPrefix(statuses[0], "Loading "+e.Name) {
+		t.Errorf("statuses %q, want loading first", statuses)
+	}
+	if st.Tokens == 0 || st.Tokens > 12 || st.TTFT <= 0 || st.Total < st.TTFT || text.Len() == 0 {
+		t.Errorf("stats %+v, text %q", st, text.String())
+	}
+	// Loaded now: a second reply does not report loading, and the model is
+	// the one the API would use.
+	statuses = nil
+	if _, err := c.Generate(context.Background(), req, func(u Update) {
+		if u.Status != "" {
+			statuses = append(statuses, u.Status)
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(statuses) > 0 && strings.HasPrefix(statuses[0], "Loading") {
+		t.Errorf("statuses %q for a loaded model", statuses)
+	}
+	if got := c.Stats(); len(got.Models) != 1 || got.Generated == 0 || got.KVTotal == 0 {
+		t.Errorf("stats %+v", got)
+	}
+}
+
+// TestCoreTrim drops the oldest turns of a conversation longer than the
+// context, keeping the system prompt and the last message.
+func TestCoreTrim(t *testing.T) {
+	c := newTestCore(t) // context 256
+	e, err := c.Library().Import(context.Background(), tinyModel(t), false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msgs []chat.Message
+	for i := range 40 {
+		role := "user"
+		if i%2 == 1 {
+			role = "assistant"
+		}
+		msgs = append(msgs, chat.Message{Role: role, Content: strings.Repeat("word ", 10)})
+	}
+	st, err := c.Generate(context.Background(), ReplyRequest{Model: e.Name, System: "S", Messages: msgs,
+		Settings: store.Settings{MaxTokens: 8}}, func(Update) {})
+	if err != nil {
+		t.Fatalf("a long conversation: %v", err)
+	}
+	if st.Tokens == 0 {
+		t.Error("no reply")
+	}
+	if _, err := c.Generate(context.Background(), ReplyRequest{Model: "nope", Messages: msgs[:1]}, func(Update) {}); !errors.Is(err, server.ErrModelNotFound) {
+		t.Errorf("an unknown model: %v", err)
+	}
+}
+
+// TestCoreSettings saves settings to the preferences and reopens the
+// engine on a new models folder.
+func TestCoreSettings(t *testing.T) {
+	c := newTestCore(t)
+	s := c.Settings()
+	if s.Port != defaultPort || s.Host != "127.0.0.1" || s.Theme != "system" || s.Context != 256 {
+		t.Errorf("defaults %+v", s)
+	}
+	old := c.Library()
+	s.ModelsDir = t.TempDir()
+	s.Theme = "dark"
+	s.APIKeys = []string{"k"}
+	if err := c.SetSettings(s); err != nil {
+		t.Fatal(err)
+	}
+	if got := loadSettings(c.prefs); got.ModelsDir != s.ModelsDir || got.Theme != "dark" || len(got.APIKeys) != 1 {
+		t.Errorf("saved %+v", got)
+	}
+	if c.Library() == old || c.Library().Dir() != s.ModelsDir {
+		t.Error("the library was not reopened on the new folder")
+	}
+}
+
+// TestCoreAPI refuses to serve beyond loopback without a key.
+func TestCoreAPI(t *testing.T) {
+	c := newTestCore(t)
+	s := c.Settings()
+	s.Host, s.Port = "0.0.0.0", 0
+	if err := c.SetSettings(s); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.StartAPI(); err == nil || !strings.Contains(err.Error(), "API key") {
+		t.Errorf("0.0.0.0 without a key: %v", err)
+	}
+	s.Host = "127.0.0.1"
+	if err := c.SetSettings(s); err != nil {
+		t.Fatal(err)
+	}
+	url, err := c.StartAPI()
+	if err != nil || c.APIURL() != url {
+		t.Fatalf("start: %q %v", url, err)
+	}
+	c.StopAPI()
+	if c.APIURL() != "" {
+		t.Error("still running after StopAPI")
+	}
+}
