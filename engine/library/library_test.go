@@ -130,6 +130,13 @@ func TestValidate(t *testing.T) {
 			if !strings.HasPrefix(err.Error(), "library: ") {
 				t.Errorf("error %q lacks the package prefix", err)
 			}
+			var ae *ArchError
+			if errors.As(err, &ae) != (tc.want == ErrUnsupportedArch) {
+				t.Errorf("error %v: errors.As(*ArchError) = %v", err, ae != nil)
+			}
+			if ae != nil && (ae.Arch != "frobnicator" || len(ae.Supported) == 0 || !strings.Contains(err.Error(), `"frobnicator"`)) {
+				t.Errorf("ArchError %+v (%q)", ae, err)
+			}
 		})
 	}
 }

@@ -71,14 +71,34 @@ func Validate(path string) (Entry, error) {
 	if sum.HasFileType {
 		e.FileType = sum.FileType.String()
 	}
-	if e.Arch == "" {
-		return e, fmt.Errorf("%w: %s has no general.architecture", ErrUnsupportedArch, abs)
-	}
-	if archs := model.Architectures(); !slices.Contains(archs, e.Arch) {
-		return e, fmt.Errorf("%w: %s is a %q model; Saji runs %s", ErrUnsupportedArch, abs, e.Arch, strings.Join(archs, ", "))
+	if archs := model.Architectures(); e.Arch == "" || !slices.Contains(archs, e.Arch) {
+		return e, &ArchError{Path: abs, Arch: e.Arch, Supported: archs}
 	}
 	return e, nil
 }
+
+// ArchError is Validate's error for a model whose architecture Saji does
+// not run, so a caller can name the architecture without reading the
+// message. It wraps ErrUnsupportedArch.
+type ArchError struct {
+	// Path is the model file.
+	Path string
+	// Arch is the file's general.architecture ("" when it has none).
+	Arch string
+	// Supported lists the architectures Saji runs.
+	Supported []string
+}
+
+// Error describes the file, its architecture and the ones Saji runs.
+func (e *ArchError) Error() string {
+	if e.Arch == "" {
+		return fmt.Sprintf("%v: %s has no general.architecture", ErrUnsupportedArch, e.Path)
+	}
+	return fmt.Sprintf("%v: %s is a %q model; Saji runs %s", ErrUnsupportedArch, e.Path, e.Arch, strings.Join(e.Supported, ", "))
+}
+
+// Unwrap returns ErrUnsupportedArch.
+func (e *ArchError) Unwrap() error { return ErrUnsupportedArch }
 
 // checkMagic fails with ErrNotGGUF unless the file starts with the GGUF
 // magic.
