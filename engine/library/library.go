@@ -309,7 +309,7 @@ func (l *Library) entry(name, path string, byRef bool) Entry {
 	st, err := os.Stat(path)
 	switch {
 	case errors.Is(err, os.ErrNotExist) && byRef:
-		e.Err = fmt.Errorf("library: the referenced file %s is missing (moved or deleted?)", path)
+		e.Err = fmt.Errorf("library: the referenced file %s is missing (moved or deleted?): %w", path, os.ErrNotExist)
 	case err != nil:
 		e.Err = fmt.Errorf("library: %w", err)
 	default:

@@ -454,7 +454,7 @@ func TestMissingReference(t *testing.T) {
 	if err != nil || len(list) != 1 {
 		t.Fatalf("List: %v %+v", err, list)
 	}
-	if e := list[0]; e.Name != "gone" || !e.ByReference || e.Err == nil {
+	if e := list[0]; e.Name != "gone" || !e.ByReference || !errors.Is(e.Err, os.ErrNotExist) {
 		t.Errorf("entry %+v", e)
 	}
 	e, err := l.Get("gone")
