@@ -139,6 +139,12 @@ func (s *Store) Rename(id int64, title string) error {
 	return checkOne(res, err, "rename conversation", id)
 }
 
+// SetModel sets the library model a conversation replies with.
+func (s *Store) SetModel(id int64, model string) error {
+	res, err := s.db.Exec(`UPDATE conversations SET model = ? WHERE id = ?`, model, id)
+	return checkOne(res, err, "set model of conversation", id)
+}
+
 // UpdateSettings sets a conversation's system prompt and sampling settings.
 func (s *Store) UpdateSettings(id int64, system string, st Settings) error {
 	res, err := s.db.Exec(`UPDATE conversations SET system = ?, temperature = ?, top_p = ?, max_tokens = ?, context = ? WHERE id = ?`,
