@@ -7,25 +7,26 @@ BIN       ?= bin/saji
 SHOT      ?= bin/smoke-window.png
 
 # Debian packages: cgo + OpenGL/X11 headers for Fyne; Xvfb, X utilities and
-# ImageMagick for the window smoke test; qemu for the arm64 tests.
+# xdotool and ImageMagick for the window smoke test; qemu for the arm64 tests.
 DEB_BUILD := gcc pkg-config libgl1-mesa-dev xorg-dev
-DEB_TEST  := $(DEB_BUILD) xvfb x11-utils imagemagick libgl1-mesa-dri qemu-user-static
+DEB_TEST  := $(DEB_BUILD) xvfb x11-utils xdotool imagemagick libgl1-mesa-dri qemu-user-static
 
 # Packages that do not import Fyne: cross-built for darwin and windows and
 # tested on arm64 under qemu. ENGINE_PKGS also run under the race detector.
 NOGUI_PKGS  = $(shell ./.ci/nogui-packages || echo NOGUI_PACKAGES_FAILED)
 ENGINE_PKGS = ./engine/... ./kernels/... ./internal/...
 
-.PHONY: run build test deps-build deps-test vet lint unit race arm64 cross clients smoke clean
+.PHONY: run build test deps-build deps-test vet lint unit race arm64 cross clients smoke package screenshots clean
 
+# MODEL=FILE.gguf opens the app with that model loaded.
 run: deps-build
-	$(GO) run .
+	$(GO) run . $(if $(MODEL),--model "$(MODEL)")
 
 build: deps-build
 	@mkdir -p $(dir $(BIN))
 	$(GO) build -o $(BIN) .
 
-test: deps-test vet lint unit race arm64 cross clients smoke  # .ci/run lists the same steps
+test: deps-test vet lint unit race arm64 cross clients smoke package  # .ci/run lists the same steps
 	@echo "make test: all checks passed"
 
 deps-build:
@@ -73,8 +74,13 @@ cross:
 	CGO_ENABLED=0 GOOS=windows GOARCH=amd64 $(GO) vet $(NOGUI_PKGS)
 
 smoke: build
-	@echo "== window smoke test under Xvfb"
-	./.ci/smoke-window $(BIN) $(SHOT)
+	@echo "== window smoke test under Xvfb: send a message with xdotool, wait for the reply"
+	$(GO) run ./internal/tools/tinymodel bin/tiny-chat.gguf
+	./.ci/smoke-window $(BIN) bin/tiny-chat.gguf $(SHOT)
+
+package: build
+	@echo "== fyne package -os linux: a tarball with the binary, a .desktop entry and the icon"
+	./.ci/package-linux $(BIN) bin/saji-linux-amd64.tar.xz
 
 clean:
 	rm -rf bin
