@@ -12,8 +12,8 @@ import (
 )
 
 func main() {
-	open := func(ctx context.Context, model string) error {
-		return app.Run(ctx, app.Options{Model: model})
+	open := func(ctx context.Context, models []string) error {
+		return app.Run(ctx, app.Options{Models: models})
 	}
 	os.Exit(cli.Main(os.Args[1:], cli.Options{OpenApp: open}))
 }

@@ -30,9 +30,9 @@ const ID = "io.saji.Saji"
 
 // Options configures Run.
 type Options struct {
-	// Model is a GGUF file to open with: it is added to the library (by
-	// reference) and loaded for the chat.
-	Model string
+	// Models are GGUF files to open with: they are added to the library
+	// (by reference) and the first is loaded for the chat.
+	Models []string
 	// Logger receives the app's records (nil: slog.Default()).
 	Logger *slog.Logger
 }
@@ -50,7 +50,7 @@ func Run(ctx context.Context, opts Options) error {
 	u := newUI(a, c, c)
 	stop := context.AfterFunc(ctx, func() { fyne.Do(a.Quit) })
 	defer stop()
-	u.start(opts.Model)
+	u.start(opts.Models)
 	u.win.ShowAndRun()
 	return nil
 }
@@ -117,21 +117,27 @@ func newUI(a fyne.App, c *core, gen Generator) *ui {
 	return u
 }
 
-// start runs what the app does once its window exists: open the model
-// given on the command line, start the API if the settings say so.
-func (u *ui) start(model string) {
-	if model != "" {
+// start runs what the app does once its window exists: open the models
+// given on the command line (the first in the chat), start the API if the
+// settings say so.
+func (u *ui) start(models []string) {
+	if len(models) > 0 {
 		go func() {
-			e, err := u.core.Library().Import(context.Background(), model, false, nil)
-			fyne.Do(func() {
-				if err != nil {
-					u.showError("Could not open "+model, err)
-					return
-				}
-				u.modelsChanged()
-				u.tabs.SelectIndex(tabChat)
-				u.chat.openModel(e.Name)
-			})
+			lib := u.core.Library()
+			for i, path := range models {
+				e, err := lib.Import(context.Background(), path, false, nil)
+				fyne.Do(func() {
+					if err != nil {
+						u.showError("Could not open "+path, err)
+						return
+					}
+					u.modelsChanged()
+					if i == 0 {
+						u.tabs.SelectIndex(tabChat)
+						u.chat.openModel(e.Name)
+					}
+				})
+			}
 		}()
 	}
 	if u.core.Settings().StartServer {

@@ -15,8 +15,10 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -28,9 +30,10 @@ var Version = "dev"
 // Options configures the command line.
 type Options struct {
 	// OpenApp opens the desktop app and returns when its window closes. It
-	// runs when Saji is started without a subcommand; model is the GGUF
-	// file given with --model, to open the app with ("" for none).
-	OpenApp func(ctx context.Context, model string) error
+	// runs when Saji is started without a subcommand; models are the GGUF
+	// files given with --model or as arguments, to open the app with (the
+	// first is loaded for the chat).
+	OpenApp func(ctx context.Context, models []string) error
 	// Stdout and Stderr default to the process's streams.
 	Stdout, Stderr io.Writer
 }
@@ -44,7 +47,16 @@ func NewRootCommand(opts Options) *cobra.Command {
 		Short: "Saji runs large language models on your own machine",
 		Long: "Saji runs large language models on your own machine.\n\n" +
 			"With no arguments it opens the desktop app; the subcommands work headless.",
-		Args:          cobra.NoArgs,
+		// The arguments may be .gguf files to open (what a file manager's
+		// "Open with Saji" passes); anything else is an unknown command.
+		Args: func(cmd *cobra.Command, args []string) error {
+			for _, a := range args {
+				if !strings.EqualFold(filepath.Ext(a), ".gguf") {
+					return fmt.Errorf("unknown command %q for %q", a, cmd.CommandPath())
+				}
+			}
+			return nil
+		},
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       Version,
@@ -55,11 +67,16 @@ func NewRootCommand(opts Options) *cobra.Command {
 			}
 			slog.SetDefault(slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level})))
 		},
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var models []string
+			if model != "" {
+				models = append(models, model)
+			}
+			models = append(models, args...)
 			if opts.OpenApp == nil {
 				return errors.New("this build of saji has no desktop app; see 'saji --help' for the headless commands")
 			}
-			return opts.OpenApp(cmd.Context(), model)
+			return opts.OpenApp(cmd.Context(), models)
 		},
 	}
 	root.Flags().StringVarP(&model, "model", "m", "", "open the app with this GGUF model file loaded")

@@ -18,7 +18,7 @@ func run(t *testing.T, opts Options, args ...string) (stdout, stderr string, sta
 
 func TestRoot(t *testing.T) {
 	opened, model := 0, ""
-	open := func(_ context.Context, m string) error { opened++; model = m; return nil }
+	open := func(_ context.Context, m []string) error { opened++; model = strings.Join(m, ","); return nil }
 	tests := []struct {
 		name       string
 		args       []string
@@ -29,6 +29,8 @@ func TestRoot(t *testing.T) {
 	}{
 		{"no arguments opens the app", nil, 0, "", "", 1},
 		{"--model opens the app with a model", []string{"--model", "m.gguf"}, 0, "", "", 1},
+		{"a .gguf argument opens the app with it", []string{"x.GGUF"}, 0, "", "", 1},
+		{"several .gguf files", []string{"a.gguf", "b.gguf"}, 0, "", "", 1},
 		{"help", []string{"--help"}, 0, "headless", "", 0},
 		{"version", []string{"version"}, 0, "saji dev", "", 0},
 		{"version flag", []string{"--version"}, 0, "dev", "", 0},
@@ -53,7 +55,11 @@ func TestRoot(t *testing.T) {
 			if opened != tt.wantOpened {
 				t.Errorf("app opened %d times, want %d", opened, tt.wantOpened)
 			}
-			if want := strings.Join(tt.args[min(1, len(tt.args)):], ""); opened == 1 && model != want {
+			want := strings.Join(tt.args, ",")
+			if tt.args != nil && tt.args[0] == "--model" {
+				want = tt.args[1]
+			}
+			if opened == 1 && model != want {
 				t.Errorf("app opened with model %q, want %q", model, want)
 			}
 		})
@@ -68,7 +74,7 @@ func TestRootWithoutApp(t *testing.T) {
 }
 
 func TestAppErrorIsReported(t *testing.T) {
-	_, errs, status := run(t, Options{OpenApp: func(context.Context, string) error { return errors.New("no display") }})
+	_, errs, status := run(t, Options{OpenApp: func(context.Context, []string) error { return errors.New("no display") }})
 	if status != 1 || !strings.Contains(errs, "no display") {
 		t.Errorf("status %d, stderr %q", status, errs)
 	}
