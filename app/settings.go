@@ -1,12 +1,265 @@
 package app
 
 import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"saji/kernels/cpu"
 )
 
-// settingsView edits Settings.
-type settingsView struct{ content fyne.CanvasObject }
+// contextChoices are the context lengths the settings offer.
+var contextChoices = []int{2048, 4096, 8192, 16384, 32768}
 
-func newSettingsView(u *ui) *settingsView { return &settingsView{content: widget.NewLabel("Settings")} }
-func applyTheme(a fyne.App, name string)  {}
+// themeChoices are the theme select's options and their Settings.Theme
+// names.
+var themeChoices = []struct{ Option, Name string }{
+	{"System", themeSystem},
+	{"Light", themeLight},
+	{"Dark", themeDark},
+}
+
+// maxThreads bounds the threads setting.
+const maxThreads = 1024
+
+// settingsView edits Settings: the models folder, the threads and context
+// models load with, the theme, and whether the server starts at launch.
+// Save stores them off the UI goroutine, since a change may unload the
+// models.
+type settingsView struct {
+	u       *ui
+	content fyne.CanvasObject
+
+	folder      *widget.Entry
+	browse      *widget.Button
+	threads     *widget.Entry
+	context     *widget.Select
+	theme       *widget.Select
+	startServer *widget.Check
+	saveButton  *widget.Button
+	status      *widget.Label
+
+	saving sync.WaitGroup // a save in progress, until it is shown
+}
+
+// settingsForm holds the form's values as the person entered them.
+type settingsForm struct {
+	Folder, Threads, Context, Theme string
+	StartServer                     bool
+}
+
+// newSettingsView lays out the settings form with the current settings.
+func newSettingsView(u *ui) *settingsView {
+	v := &settingsView{u: u}
+	v.folder = widget.NewEntry()
+	v.browse = widget.NewButtonWithIcon("Choose...", theme.FolderOpenIcon(), v.chooseFolder)
+	v.threads = widget.NewEntry()
+	v.threads.Validator = func(s string) error { _, err := parseThreads(s); return err }
+	v.context = widget.NewSelect(nil, nil)
+	opts := make([]string, 0, len(themeChoices))
+	for _, c := range themeChoices {
+		opts = append(opts, c.Option)
+	}
+	v.theme = widget.NewSelect(opts, nil)
+	v.startServer = widget.NewCheck("Start the server when Saji opens", nil)
+	v.saveButton = widget.NewButtonWithIcon("Save", theme.DocumentSaveIcon(), v.save)
+	v.saveButton.Importance = widget.HighImportance
+	v.status = widget.NewLabel("")
+	v.status.Wrapping = fyne.TextWrapWord
+
+	cores := cpu.PhysicalCores()
+	threadsHelp := widget.NewLabel(fmt.Sprintf("0 picks them for you: this computer has %d physical cores.", cores))
+	threadsHelp.Importance = widget.LowImportance
+	threadsHelp.Wrapping = fyne.TextWrapWord
+	contextHelp := widget.NewLabel("How many tokens of a conversation a model keeps in mind. Longer takes more memory.")
+	contextHelp.Importance = widget.LowImportance
+	contextHelp.Wrapping = fyne.TextWrapWord
+	folderHelp := widget.NewLabel("Where the library keeps its models. Changing it unloads the loaded models.")
+	folderHelp.Importance = widget.LowImportance
+	folderHelp.Wrapping = fyne.TextWrapWord
+
+	form := widget.NewForm(
+		widget.NewFormItem("Models folder", container.NewBorder(nil, nil, nil, v.browse, v.folder)),
+		widget.NewFormItem("", folderHelp),
+		widget.NewFormItem("CPU threads", v.threads),
+		widget.NewFormItem("", threadsHelp),
+		widget.NewFormItem("Context length", v.context),
+		widget.NewFormItem("", contextHelp),
+		widget.NewFormItem("Theme", v.theme),
+		widget.NewFormItem("Server", v.startServer),
+	)
+	heading := widget.NewLabelWithStyle("Settings", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	v.content = container.NewVScroll(container.NewPadded(container.NewVBox(
+		heading, form, container.NewHBox(v.saveButton), v.status,
+	)))
+	v.load(u.core.Settings())
+	return v
+}
+
+// load shows s in the form.
+func (v *settingsView) load(s Settings) {
+	v.folder.SetText(s.ModelsDir)
+	v.threads.SetText(strconv.Itoa(s.Threads))
+	ctx := s.Context
+	if ctx <= 0 {
+		ctx = defaultContext
+	}
+	choices := slices.Clone(contextChoices)
+	if !slices.Contains(choices, ctx) {
+		choices = append(choices, ctx)
+		slices.Sort(choices)
+	}
+	opts := make([]string, len(choices))
+	for i, c := range choices {
+		opts[i] = strconv.Itoa(c)
+	}
+	v.context.SetOptions(opts)
+	v.context.SetSelected(strconv.Itoa(ctx))
+	v.theme.SetSelected(themeOption(s.Theme))
+	v.startServer.SetChecked(s.StartServer)
+}
+
+// themeOption returns the select option of a theme name.
+func themeOption(name string) string {
+	for _, c := range themeChoices {
+		if c.Name == name {
+			return c.Option
+		}
+	}
+	return themeChoices[0].Option
+}
+
+// form returns what the form holds.
+func (v *settingsView) form() settingsForm {
+	return settingsForm{
+		Folder:      v.folder.Text,
+		Threads:     v.threads.Text,
+		Context:     v.context.Selected,
+		Theme:       v.theme.Selected,
+		StartServer: v.startServer.Checked,
+	}
+}
+
+// parseThreads reads the threads setting.
+func parseThreads(s string) (int, error) {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || n < 0 || n > maxThreads {
+		return 0, fmt.Errorf("app: the threads must be a whole number from 0 to %d", maxThreads)
+	}
+	return n, nil
+}
+
+// apply returns s with the form's values, or a message saying what is
+// wrong with them.
+func (f settingsForm) apply(s Settings) (Settings, string) {
+	dir := strings.TrimSpace(f.Folder)
+	switch {
+	case dir == "":
+		return s, "Choose a folder for the models."
+	case !filepath.IsAbs(dir):
+		return s, fmt.Sprintf("The models folder must be a full path, such as %s, not %q.", ModelsDir(), dir)
+	}
+	threads, err := parseThreads(f.Threads)
+	if err != nil {
+		return s, fmt.Sprintf("CPU threads must be a whole number from 0 (automatic) to %d, not %q.", maxThreads, f.Threads)
+	}
+	ctx, err := strconv.Atoi(f.Context)
+	if err != nil || ctx <= 0 {
+		return s, "Choose a context length."
+	}
+	name := themeSystem
+	for _, c := range themeChoices {
+		if c.Option == f.Theme {
+			name = c.Name
+		}
+	}
+	s.ModelsDir = filepath.Clean(dir)
+	s.Threads = threads
+	s.Context = ctx
+	s.Theme = name
+	s.StartServer = f.StartServer
+	return s, ""
+}
+
+// chooseFolder picks the models folder with the folder dialog.
+func (v *settingsView) chooseFolder() {
+	d := dialog.NewFolderOpen(func(dir fyne.ListableURI, err error) {
+		if err != nil || dir == nil {
+			return
+		}
+		v.folder.SetText(dir.Path())
+	}, v.u.win)
+	if v.u.win.Canvas().Size().Width > 0 {
+		d.Resize(v.u.win.Canvas().Size().Subtract(fyne.NewSize(80, 80)))
+	}
+	d.Show()
+}
+
+// save checks the form and stores it off the UI goroutine (a change of
+// folder, threads or context unloads the models), then confirms it.
+func (v *settingsView) save() {
+	f := v.form()
+	if _, msg := f.apply(v.u.core.Settings()); msg != "" {
+		v.status.Importance = widget.DangerImportance
+		v.status.SetText(msg)
+		return
+	}
+	v.saveButton.Disable()
+	v.status.Importance = widget.MediumImportance
+	v.status.SetText("Saving...")
+	v.saving.Add(1)
+	go func() {
+		defer v.saving.Done()
+		old := v.u.core.Settings()
+		s, _ := f.apply(old)
+		problem := ""
+		if s.ModelsDir != old.ModelsDir {
+			problem = modelsDirProblem(s.ModelsDir)
+		}
+		if problem == "" {
+			if err := v.u.core.SetSettings(s); err != nil {
+				problem = "Saji could not save the settings: " + userMessage(err)
+			}
+		}
+		fyne.DoAndWait(func() {
+			v.saveButton.Enable()
+			if problem != "" {
+				v.status.Importance = widget.DangerImportance
+				v.status.SetText(problem)
+				return
+			}
+			applyTheme(v.u.app, s.Theme)
+			v.status.Importance = widget.SuccessImportance
+			v.status.SetText("Saved.")
+			if s.ModelsDir != old.ModelsDir {
+				v.u.modelsChanged()
+			}
+		})
+	}()
+}
+
+// modelsDirProblem makes dir if needed and says, in plain words, why it
+// cannot hold the models ("" if it can).
+func modelsDirProblem(dir string) string {
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		return dir + " is a file, not a folder. Choose a folder for the models."
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		if errors.Is(err, os.ErrPermission) {
+			return "Saji is not allowed to create or use the folder " + dir + ". Choose another one."
+		}
+		return "Saji could not create the folder " + dir + ": " + err.Error()
+	}
+	return ""
+}

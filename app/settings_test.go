@@ -1,0 +1,165 @@
+package app
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"saji/kernels/cpu"
+)
+
+func TestSettingsShowsCurrent(t *testing.T) {
+	u := newTestUI(t, &fakeGen{})
+	v := u.settings
+	s := u.core.Settings()
+	if v.folder.Text != s.ModelsDir || v.threads.Text != "2" || v.context.Selected != "256" || v.theme.Selected != "System" || v.startServer.Checked {
+		t.Errorf("form %+v, settings %+v", v.form(), s)
+	}
+	// An unusual context (256 in tests) is kept among the choices.
+	if got := v.context.Options; len(got) != len(contextChoices)+1 || got[0] != "256" {
+		t.Errorf("context options %v", got)
+	}
+	want := strconv.Itoa(cpu.PhysicalCores()) + " physical cores"
+	if !findLabelContaining(v.content, want) {
+		t.Errorf("no label says %q", want)
+	}
+}
+
+func TestSettingsSaveRoundTrip(t *testing.T) {
+	u := newTestUI(t, &fakeGen{})
+	v := u.settings
+	dir := filepath.Join(t.TempDir(), "other models")
+	v.folder.SetText(dir)
+	test.Type(v.threads, "") // focus, as a person would
+	v.threads.SetText("3")
+	v.context.SetSelected("8192")
+	v.theme.SetSelected("Dark")
+	test.Tap(v.startServer)
+	test.Tap(v.saveButton)
+	v.saving.Wait()
+	if v.status.Text != "Saved." {
+		t.Fatalf("status %q, want Saved.", v.status.Text)
+	}
+	got := loadSettings(u.core.prefs)
+	if got.ModelsDir != dir || got.Threads != 3 || got.Context != 8192 || got.Theme != "dark" || !got.StartServer {
+		t.Errorf("stored settings %+v", got)
+	}
+	if got.Port != defaultPort || got.Host != "127.0.0.1" {
+		t.Errorf("the server's settings changed: %s:%d", got.Host, got.Port)
+	}
+	if c := u.core.Settings(); c.ModelsDir != dir || c.Threads != 3 {
+		t.Errorf("core settings %+v", c)
+	}
+	if u.core.Library().Dir() != dir {
+		t.Errorf("library in %s, want %s", u.core.Library().Dir(), dir)
+	}
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		t.Errorf("the new folder was not made: %v", err)
+	}
+	if _, ok := u.app.Settings().Theme().(variantTheme); !ok {
+		t.Errorf("theme %T after choosing Dark", u.app.Settings().Theme())
+	}
+	// Saved again unchanged, nothing moves.
+	test.Tap(v.saveButton)
+	v.saving.Wait()
+	if v.status.Text != "Saved." || u.core.Settings().ModelsDir != dir {
+		t.Errorf("second save: %q", v.status.Text)
+	}
+}
+
+func TestSettingsInvalid(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "a file")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name    string
+		edit    func(v *settingsView)
+		message string
+	}{
+		{"negative threads", func(v *settingsView) { v.threads.SetText("-1") }, "CPU threads must be a whole number"},
+		{"words for threads", func(v *settingsView) { v.threads.SetText("many") }, "not \"many\""},
+		{"too many threads", func(v *settingsView) { v.threads.SetText("5000") }, "from 0 (automatic) to 1024"},
+		{"no folder", func(v *settingsView) { v.folder.SetText("  ") }, "Choose a folder"},
+		{"relative folder", func(v *settingsView) { v.folder.SetText("models") }, "must be a full path"},
+		{"a file for a folder", func(v *settingsView) { v.folder.SetText(file) }, "is a file, not a folder"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			u := newTestUI(t, &fakeGen{})
+			v := u.settings
+			before := u.core.Settings()
+			tc.edit(v)
+			test.Tap(v.saveButton)
+			v.saving.Wait()
+			if !strings.Contains(v.status.Text, tc.message) {
+				t.Errorf("status %q, want %q", v.status.Text, tc.message)
+			}
+			if v.saveButton.Disabled() {
+				t.Error("Save stays disabled")
+			}
+			if after := loadSettings(u.core.prefs); after.ModelsDir != before.ModelsDir || after.Threads != before.Threads {
+				t.Errorf("saved anyway: %+v", after)
+			}
+		})
+	}
+}
+
+func TestSettingsThreadsAuto(t *testing.T) {
+	s, msg := settingsForm{Folder: "/tmp/m", Threads: " 0 ", Context: "2048", Theme: "Light"}.apply(Settings{Port: 7})
+	if msg != "" || s.Threads != 0 || s.Context != 2048 || s.Theme != "light" || s.Port != 7 || s.ModelsDir != "/tmp/m" {
+		t.Errorf("apply: %+v %q", s, msg)
+	}
+}
+
+func TestThemeVariantForced(t *testing.T) {
+	bg := theme.ColorNameBackground
+	def := theme.DefaultTheme()
+	for _, tc := range []struct {
+		name    string
+		variant fyne.ThemeVariant
+		forced  bool
+	}{
+		{"light", theme.VariantLight, true},
+		{"dark", theme.VariantDark, true},
+		{"system", 0, false},
+		{"", 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := test.NewTempApp(t)
+			applyTheme(a, tc.name)
+			th := a.Settings().Theme()
+			if !tc.forced {
+				if th != def {
+					t.Errorf("theme %T, want the default theme", th)
+				}
+				return
+			}
+			for _, asked := range []fyne.ThemeVariant{theme.VariantLight, theme.VariantDark} {
+				if got, want := th.Color(bg, asked), def.Color(bg, tc.variant); got != want {
+					t.Errorf("background asked as variant %d: %v, want %v", asked, got, want)
+				}
+			}
+			if th.Size(theme.SizeNameText) != def.Size(theme.SizeNameText) || th.Font(fyne.TextStyle{}) != def.Font(fyne.TextStyle{}) {
+				t.Error("the forced theme changes more than colors")
+			}
+		})
+	}
+}
+
+// findLabelContaining reports whether o shows a label whose text contains
+// text.
+func findLabelContaining(o fyne.CanvasObject, text string) bool {
+	for _, c := range test.LaidOutObjects(o) {
+		if l, ok := c.(*widget.Label); ok && strings.Contains(l.Text, text) {
+			return true
+		}
+	}
+	return false
+}
