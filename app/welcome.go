@@ -1,8 +1,479 @@
 package app
 
+// The first-run view: shown over the chat while the library is empty and
+// the person has not dismissed it. It says what this computer can run,
+// offers a one-click download of a small recommended model, reminds that
+// a GGUF file can be dropped onto the window, and can be skipped.
+
 import (
+	"context"
+	"errors"
+	"fmt"
+	"image/color"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+	"github.com/shirou/gopsutil/v3/mem"
+
+	"saji/engine/library"
+	"saji/engine/model"
+	"saji/kernels/cpu"
 )
 
-func newWelcomeView(u *ui) fyne.CanvasObject { return widget.NewLabel("Welcome") }
+// machineInfo is what the welcome view says about this computer.
+type machineInfo struct {
+	// Total and Available are the memory in bytes (Available: what
+	// programs can use now without swapping). Zero when unknown.
+	Total, Available uint64
+	// Cores is the number of physical CPU cores.
+	Cores int
+}
+
+// probeMachine reads the memory (gopsutil) and the physical cores.
+func probeMachine() machineInfo {
+	m := machineInfo{Cores: cpu.PhysicalCores()}
+	if vm, err := mem.VirtualMemory(); err == nil {
+		m.Total, m.Available = vm.Total, vm.Available
+	} else {
+		slog.Warn("app: reading the memory size", "err", err)
+	}
+	return m
+}
+
+// modelFit is one row of the memory table: a model size class and the
+// memory it needs at Q4_K_M with a few thousand tokens of context.
+type modelFit struct {
+	Size string // "7-8B"
+	Need uint64 // bytes
+}
+
+// gibibyte is a binary gigabyte, as memory sizes are counted.
+const gibibyte = 1 << 30
+
+// modelFits is the estimate of the memory needed by size class (Q4_K_M
+// weights plus a 4K context). The fit planner (engine/hardware) will
+// replace this table with a computation per model.
+var modelFits = []modelFit{
+	{"0.5B", gibibyte * 6 / 10},
+	{"1.5B", gibibyte * 11 / 10},
+	{"3B", gibibyte * 23 / 10},
+	{"7-8B", gibibyte * 55 / 10},
+	{"13-14B", gibibyte * 95 / 10},
+	{"32B", 21 * gibibyte},
+	{"70-72B", 44 * gibibyte},
+}
+
+// largestFit returns the index in modelFits of the largest size that fits
+// in avail bytes, or -1 when none does.
+func largestFit(avail uint64) int {
+	best := -1
+	for i, f := range modelFits {
+		if f.Need <= avail {
+			best = i
+		}
+	}
+	return best
+}
+
+// memoryText writes a memory size in binary gigabytes, as operating
+// systems show it: "24 GB", "7.7 GB", "0.4 GB".
+func memoryText(n uint64) string {
+	g := float64(n) / gibibyte
+	if g >= 10 {
+		return fmt.Sprintf("%.0f GB", g)
+	}
+	return fmt.Sprintf("%.1f GB", g)
+}
+
+// machineSentence says what m can run, in one or two sentences.
+func machineSentence(m machineInfo) string {
+	if m.Total == 0 {
+		return "Saji could not read this computer's memory size. Small models (1.5B to 3B parameters) run on most computers."
+	}
+	have := fmt.Sprintf("This computer has %s of memory, %s free", memoryText(m.Total), memoryText(m.Available))
+	if m.Cores > 0 {
+		have += fmt.Sprintf(", and %d processor cores", m.Cores)
+	}
+	i := largestFit(m.Available)
+	if i < 0 {
+		return have + ": that is little free memory for a language model. Close some programs, or start with the smallest model (0.5B parameters)."
+	}
+	return fmt.Sprintf("%s: it runs models up to about %s parameters at Q4_K_M comfortably.", have, modelFits[i].Size)
+}
+
+// recommendedModel is a small instruct model offered on first run.
+type recommendedModel struct {
+	// Title is the model's name for people.
+	Title string
+	// Repo and File locate it on Hugging Face.
+	Repo, File string
+	// Arch is its GGUF architecture (one engine/model registers).
+	Arch string
+	// Size is its approximate size in bytes (the server gives the exact
+	// one).
+	Size    int64
+	License string
+}
+
+// Name is the model's name in the library: the file name without .gguf.
+func (m recommendedModel) Name() string { return strings.TrimSuffix(m.File, ".gguf") }
+
+// URL is its download address, under $HF_ENDPOINT when set.
+func (m recommendedModel) URL() string { return hfFileURL(m.Repo, m.File) }
+
+// The recommended models: Qwen2.5 Instruct at Q4_K_M, 1.5B, or 0.5B for
+// computers with less than 4 GB of memory.
+var (
+	qwen15B = recommendedModel{Title: "Qwen2.5 1.5B Instruct", Repo: "Qwen/Qwen2.5-1.5B-Instruct-GGUF",
+		File: "qwen2.5-1.5b-instruct-q4_k_m.gguf", Arch: "qwen2", Size: 1_120_000_000, License: "Apache-2.0"}
+	qwen05B = recommendedModel{Title: "Qwen2.5 0.5B Instruct", Repo: "Qwen/Qwen2.5-0.5B-Instruct-GGUF",
+		File: "qwen2.5-0.5b-instruct-q4_k_m.gguf", Arch: "qwen2", Size: 491_000_000, License: "Apache-2.0"}
+)
+
+// recommendModel picks the first-run model for a computer with total
+// bytes of memory (0: unknown).
+func recommendModel(total uint64) recommendedModel {
+	if total > 0 && total < 4*gibibyte {
+		return qwen05B
+	}
+	return qwen15B
+}
+
+// downloadPhase is where the welcome view's download stands.
+type downloadPhase int
+
+const (
+	phaseIdle downloadPhase = iota
+	phaseRunning
+	phaseFailed
+	phaseDone
+)
+
+// welcomeView is the first-run view. Its widgets are touched on the UI
+// goroutine only; the download runs on its own goroutine and reports
+// through fyne.Do.
+type welcomeView struct {
+	widget.BaseWidget
+	u       *ui
+	machine machineInfo
+	model   recommendedModel
+
+	bg       *canvas.Rectangle
+	content  fyne.CanvasObject
+	scroll   *container.Scroll
+	memory   *widget.Label
+	download *widget.Button
+	skip     *widget.Button
+	cancel   *widget.Button
+	progress *widget.ProgressBar
+	status   *widget.Label // MB done of total, speed, time left
+	message  *widget.Label // why the download failed
+	running  *fyne.Container
+
+	stop context.CancelFunc // set while a download runs (UI goroutine only)
+
+	mu    sync.Mutex // guards phase, which tests read from their goroutine
+	phase downloadPhase
+}
+
+// newWelcomeView builds the first-run view of u.
+func newWelcomeView(u *ui) fyne.CanvasObject {
+	v := &welcomeView{u: u, machine: probeMachine()}
+	v.model = recommendModel(v.machine.Total)
+	v.ExtendBaseWidget(v)
+	v.build()
+	return v
+}
+
+// build lays the view out.
+func (v *welcomeView) build() {
+	logo := canvas.NewImageFromResource(Icon())
+	logo.FillMode = canvas.ImageFillContain
+	logo.SetMinSize(fyne.NewSquareSize(96))
+
+	title := widget.NewLabelWithStyle("Welcome to Saji", fyne.TextAlignCenter, fyne.TextStyle{Bold: true})
+	title.SizeName = theme.SizeNameHeadingText
+	intro := welcomeLabel("Saji runs language models on this computer: what you write stays here. To start chatting, it needs a model.")
+
+	v.memory = welcomeLabel(machineSentence(v.machine))
+	table := container.NewGridWithColumns(3,
+		welcomeBold("Model size"), welcomeBold("Memory it needs"), welcomeBold("Now"))
+	for _, f := range modelFits {
+		now := "needs more free memory"
+		if v.machine.Total == 0 {
+			now = ""
+		} else if f.Need <= v.machine.Available {
+			now = "fits"
+		}
+		table.Add(widget.NewLabel(f.Size))
+		table.Add(widget.NewLabel("about " + memoryText(f.Need)))
+		table.Add(widget.NewLabel(now))
+	}
+	estimate := welcomeLabel("These are estimates for Q4_K_M models with a few thousand tokens of context; longer conversations need more.")
+	estimate.TextStyle.Italic = true
+
+	m := v.model
+	offer := welcomeLabel(fmt.Sprintf("Recommended to start: %s (Q4_K_M), about %s, licence %s, from Hugging Face (%s).",
+		m.Title, downloadSizeText(m.Size), m.License, m.Repo))
+	v.download = widget.NewButtonWithIcon("Download "+m.Title, theme.DownloadIcon(), v.startDownload)
+	v.download.Importance = widget.HighImportance
+
+	v.progress = widget.NewProgressBar()
+	v.status = widget.NewLabel("")
+	v.cancel = widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), v.cancelDownload)
+	v.running = container.NewVBox(v.progress, container.NewBorder(nil, nil, nil, v.cancel, v.status))
+	v.running.Hide()
+
+	v.message = welcomeLabel("")
+	v.message.Importance = widget.DangerImportance
+	v.message.Hide()
+	if !slices.Contains(model.Architectures(), m.Arch) {
+		// Not expected (qwen2 is registered), but never offer a model
+		// that could not run.
+		offer.Hide()
+		v.download.Hide()
+	}
+
+	drop := welcomeLabel("Or drop a GGUF file you already have onto this window.")
+	drop.Alignment = fyne.TextAlignCenter
+	v.skip = widget.NewButton("Skip", v.skipWelcome)
+	v.skip.Importance = widget.LowImportance
+
+	column := container.NewVBox(
+		layout.NewSpacer(),
+		container.NewCenter(logo),
+		title,
+		intro,
+		widget.NewSeparator(),
+		v.memory,
+		table,
+		estimate,
+		widget.NewSeparator(),
+		offer,
+		container.NewCenter(v.download),
+		v.running,
+		v.message,
+		drop,
+		container.NewCenter(v.skip),
+		layout.NewSpacer(),
+	)
+	v.bg = canvas.NewRectangle(color.Transparent)
+	v.scroll = container.NewVScroll(container.New(welcomeColumn{width: 620}, column))
+	v.content = container.NewStack(v.bg, v.scroll)
+}
+
+// relayout lays the column out again after parts of it showed or hid.
+func (v *welcomeView) relayout() {
+	if c, ok := v.scroll.Content.(*fyne.Container); ok {
+		c.Objects[0].Refresh()
+	}
+	v.scroll.Refresh()
+}
+
+// welcomeLabel returns a label that wraps its text at word boundaries.
+func welcomeLabel(text string) *widget.Label {
+	l := widget.NewLabel(text)
+	l.Wrapping = fyne.TextWrapWord
+	return l
+}
+
+// welcomeBold returns a bold label.
+func welcomeBold(text string) *widget.Label {
+	return widget.NewLabelWithStyle(text, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+}
+
+// CreateRenderer implements fyne.Widget.
+func (v *welcomeView) CreateRenderer() fyne.WidgetRenderer {
+	v.bg.FillColor = theme.Color(theme.ColorNameBackground)
+	return &welcomeRenderer{v: v, WidgetRenderer: widget.NewSimpleRenderer(v.content)}
+}
+
+// welcomeRenderer paints the view opaque in the theme's background (it
+// lies over the chat) and follows theme changes.
+type welcomeRenderer struct {
+	fyne.WidgetRenderer
+	v *welcomeView
+}
+
+func (r *welcomeRenderer) Refresh() {
+	r.v.bg.FillColor = theme.Color(theme.ColorNameBackground)
+	r.WidgetRenderer.Refresh()
+}
+
+// welcomeColumn centres its objects in a column at most width wide.
+type welcomeColumn struct{ width float32 }
+
+func (l welcomeColumn) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	w := min(size.Width, l.width)
+	for _, o := range objs {
+		o.Resize(fyne.NewSize(w, size.Height))
+		o.Move(fyne.NewPos((size.Width-w)/2, 0))
+	}
+}
+
+func (l welcomeColumn) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	var s fyne.Size
+	for _, o := range objs {
+		s = s.Max(o.MinSize())
+	}
+	return s
+}
+
+// setPhase records where the download stands.
+func (v *welcomeView) setPhase(p downloadPhase) {
+	v.mu.Lock()
+	v.phase = p
+	v.mu.Unlock()
+}
+
+// Phase returns where the download stands (safe from any goroutine).
+func (v *welcomeView) Phase() downloadPhase {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.phase
+}
+
+// startDownload downloads the recommended model into the library, off
+// the UI goroutine, showing its progress.
+func (v *welcomeView) startDownload() {
+	if v.stop != nil {
+		return
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	v.stop = stop
+	v.download.Disable()
+	v.skip.Disable()
+	v.message.Hide()
+	v.progress.SetValue(0)
+	v.status.SetText("Connecting to Hugging Face...")
+	v.cancel.Enable()
+	v.running.Show()
+	v.relayout()
+	v.setPhase(phaseRunning)
+
+	m, lib := v.model, v.u.core.Library()
+	rate := &rateMeter{}
+	go func() {
+		path, err := downloadModel(ctx, m.URL(), lib.Dir(), m.Name(), func(done, total int64) {
+			if text, frac, ok := rate.update(time.Now(), done, total); ok {
+				fyne.Do(func() {
+					v.status.SetText(text)
+					if frac >= 0 {
+						v.progress.SetValue(frac)
+					}
+				})
+			}
+		})
+		name := m.Name()
+		if err == nil {
+			var e library.Entry
+			e, err = lib.Import(ctx, path, false, nil)
+			name = e.Name
+		}
+		fyne.Do(func() { v.finished(name, err) })
+	}()
+}
+
+// finished ends a download: on success the model opens in the chat and
+// the view hides; on failure the message shows here, with the button to
+// try again (or resume).
+func (v *welcomeView) finished(name string, err error) {
+	v.stop = nil
+	v.running.Hide()
+	v.download.Enable()
+	v.skip.Enable()
+	if err != nil {
+		if !errors.Is(err, context.Canceled) {
+			slog.Warn("app: first-run download failed", "err", err)
+		}
+		v.message.SetText(downloadMessage(err))
+		v.message.Show()
+		v.download.SetText("Try the download again")
+		v.relayout()
+		v.setPhase(phaseFailed)
+		return
+	}
+	v.u.modelsChanged()
+	v.u.tabs.SelectIndex(tabChat)
+	v.u.chat.openModel(name)
+	v.setPhase(phaseDone)
+}
+
+// cancelDownload stops the download; its partial file stays for a resume.
+func (v *welcomeView) cancelDownload() {
+	if v.stop != nil {
+		v.status.SetText("Stopping...")
+		v.cancel.Disable()
+		v.stop()
+	}
+}
+
+// skipWelcome dismisses the view for good (Settings.Welcomed).
+func (v *welcomeView) skipWelcome() {
+	s := v.u.core.Settings()
+	s.Welcomed = true
+	if err := v.u.core.SetSettings(s); err != nil {
+		v.u.showError("Could not save the settings", err)
+	}
+	v.Hide()
+	v.u.modelsChanged()
+}
+
+// rateMeter turns download progress into the status line, at most a few
+// times a second.
+type rateMeter struct {
+	start     time.Time
+	startDone int64
+	last      time.Time
+}
+
+// rateInterval is how often the status line changes.
+const rateInterval = 200 * time.Millisecond
+
+// update returns the status text and the fraction done (-1 when the total
+// is unknown) for done of total bytes at now, and whether it is time to
+// show them.
+func (r *rateMeter) update(now time.Time, done, total int64) (string, float64, bool) {
+	if r.start.IsZero() {
+		r.start, r.startDone = now, done
+	}
+	if now.Sub(r.last) < rateInterval && done != total {
+		return "", 0, false
+	}
+	r.last = now
+	frac := -1.0
+	text := downloadSizeText(done)
+	if total > 0 {
+		frac = float64(done) / float64(total)
+		text += " of " + downloadSizeText(total)
+	}
+	if el := now.Sub(r.start); el >= time.Second && done > r.startDone {
+		speed := float64(done-r.startDone) / el.Seconds()
+		text += fmt.Sprintf(" · %s/s", downloadSizeText(int64(speed)))
+		if total > done {
+			text += " · " + etaText(time.Duration(float64(total-done)/speed*float64(time.Second)))
+		}
+	}
+	return text, frac, true
+}
+
+// etaText says how long is left, roughly.
+func etaText(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("about %d s left", max(1, int(d.Seconds())))
+	case d < time.Hour:
+		return fmt.Sprintf("about %d min left", int(d.Minutes()+0.5))
+	default:
+		return fmt.Sprintf("about %d h %d min left", int(d.Hours()), int(d.Minutes())%60)
+	}
+}
