@@ -117,6 +117,9 @@ func downloadModel(ctx context.Context, url, dir, name string, progress func(don
 	return newDownloader().download(ctx, url, dir, name, progress)
 }
 
+// partPath is where the model name downloads into dir until complete.
+func partPath(dir, name string) string { return filepath.Join(dir, "."+name+".part") }
+
 // errStalled ends a transfer that received nothing for the stall timeout.
 var errStalled = errors.New("app: the download stalled")
 
@@ -131,7 +134,7 @@ func (d *downloader) download(ctx context.Context, rawURL, dir, name string, pro
 		return "", fmt.Errorf("app: the models folder: %w", err)
 	}
 	final := filepath.Join(dir, name+".gguf")
-	part := filepath.Join(dir, "."+name+".part")
+	part := partPath(dir, name)
 	if _, err := os.Stat(final); err == nil {
 		if _, err := library.Validate(final); err == nil {
 			return final, nil
@@ -251,7 +254,7 @@ func (d *downloader) fetch(ctx context.Context, rawURL, dir, part string, progre
 		}
 	}
 	if total >= 0 && done != total {
-		return false, &downloadError{Message: "The download stopped before the end. Press Download again to resume it.",
+		return false, &downloadError{Message: "The download stopped before the end. Download again to continue where it stopped.",
 			Err: fmt.Errorf("received %d of %d bytes", done, total)}
 	}
 	if err := f.Sync(); err != nil {
@@ -280,7 +283,7 @@ func (d *downloader) checkSpace(dir string, need int64) error {
 // partWriteError wraps a failed write to the .part file.
 func partWriteError(err error) error {
 	if errors.Is(err, syscall.ENOSPC) {
-		return &downloadError{Message: "The disk is full. Free some space, then press Download again to resume.",
+		return &downloadError{Message: "The disk is full. Free some space, then download again to continue where it stopped.",
 			Err: fmt.Errorf("%w: %w", library.ErrDiskFull, err)}
 	}
 	return fmt.Errorf("app: saving the download: %w", err)
@@ -322,17 +325,17 @@ func hfHostName(u *url.URL) string {
 // cancelled, offline or stalled, or cut off.
 func downloadTransferError(ctx context.Context, u *url.URL, err error) error {
 	if cause := context.Cause(ctx); errors.Is(cause, errStalled) {
-		return &downloadError{Message: "The download stopped: " + hfHostName(u) + " sent nothing for a minute. Check the internet connection, then press Download again to resume.",
+		return &downloadError{Message: "The download stopped: " + hfHostName(u) + " sent nothing for a minute. Check the internet connection, then download again to continue where it stopped.",
 			Err: cause}
 	}
 	if ctx.Err() != nil {
-		return &downloadError{Message: "The download was cancelled. Press Download again to resume it.", Err: context.Cause(ctx)}
+		return &downloadError{Message: "The download was stopped. Download again to continue where it stopped.", Err: context.Cause(ctx)}
 	}
 	if unreachable(err) {
 		return &downloadError{Message: "Saji could not reach " + hfHostName(u) + ". Check the internet connection, or drop a GGUF file you already have onto this window.",
 			Err: err}
 	}
-	return &downloadError{Message: "The connection to " + hfHostName(u) + " broke off. Press Download again to resume.", Err: err}
+	return &downloadError{Message: "The connection to " + hfHostName(u) + " broke off. Download again to continue where it stopped.", Err: err}
 }
 
 // unreachable reports whether err means the server could not be reached at
@@ -377,11 +380,11 @@ func httpStatusError(u *url.URL, code int) error {
 func invalidDownloadMessage(err error) string {
 	switch {
 	case errors.Is(err, library.ErrTruncated):
-		return "The downloaded file is incomplete: it ends too soon. Press Download to try again."
+		return "The downloaded file is incomplete: it ends too soon. Download it again."
 	case errors.Is(err, library.ErrUnsupportedArch):
 		return "The downloaded model is of a kind Saji cannot run yet."
 	default:
-		return "The downloaded file is not a model Saji can read: it may be damaged. Press Download to try again."
+		return "The downloaded file is not a model Saji can read: it may be damaged. Download it again."
 	}
 }
 

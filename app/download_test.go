@@ -177,7 +177,7 @@ func TestDownloadResume(t *testing.T) {
 	if err == nil {
 		t.Fatal("an interrupted transfer succeeded")
 	}
-	if msg := downloadMessage(err); !strings.Contains(msg, "resume") {
+	if msg := downloadMessage(err); !strings.Contains(msg, "continue where it stopped") {
 		t.Errorf("message %q does not mention resuming", msg)
 	}
 	checkFiles(t, dir, "m", nil, true)

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"image/color"
 	"log/slog"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -396,8 +397,15 @@ func (v *welcomeView) finished(name string, err error) {
 			slog.Warn("app: first-run download failed", "err", err)
 		}
 		v.message.SetText(downloadMessage(err))
+		v.message.Importance = widget.DangerImportance
+		if errors.Is(err, context.Canceled) {
+			v.message.Importance = widget.MediumImportance
+		}
 		v.message.Show()
-		v.download.SetText("Try the download again")
+		v.download.SetText("Download again")
+		if _, serr := os.Stat(partPath(v.u.core.Library().Dir(), v.model.Name())); serr == nil {
+			v.download.SetText("Resume the download")
+		}
 		v.relayout()
 		v.setPhase(phaseFailed)
 		return

@@ -152,6 +152,9 @@ func TestWelcomeDownloadFails(t *testing.T) {
 	if list, _ := u.core.Library().List(); len(list) != 0 {
 		t.Errorf("library holds %d models after a failed download", len(list))
 	}
+	if v.download.Text != "Download again" {
+		t.Errorf("button %q after a failure with nothing to resume", v.download.Text)
+	}
 }
 
 func TestWelcomeSkip(t *testing.T) {
@@ -231,4 +234,26 @@ func hasLabel(o fyne.CanvasObject, text string) bool {
 		}
 	}
 	return false
+}
+
+func TestWelcomeDownloadResumes(t *testing.T) {
+	srv := newModelServer(t, nil)
+	srv.setServe(halfThenClose)
+	t.Setenv("HF_ENDPOINT", srv.URL)
+	u := newTestUI(t, &fakeGen{})
+	v := u.welcome.(*welcomeView)
+	test.Tap(v.download)
+	waitFor(t, "the download to break off", func() bool { return v.Phase() == phaseFailed || v.Phase() == phaseDone })
+	if v.Phase() != phaseFailed || v.download.Text != "Resume the download" || !strings.Contains(v.message.Text, "broke off") {
+		t.Fatalf("phase %d, button %q, message %q", v.Phase(), v.download.Text, v.message.Text)
+	}
+	srv.setServe(nil)
+	test.Tap(v.download)
+	waitFor(t, "the resumed download", func() bool { return v.Phase() == phaseDone || v.Phase() == phaseFailed })
+	if v.Phase() != phaseDone || v.Visible() {
+		t.Fatalf("phase %d, message %q, welcome visible %v", v.Phase(), v.message.Text, v.Visible())
+	}
+	if r := srv.Ranges(); len(r) != 2 || !strings.HasPrefix(r[1], "bytes=") {
+		t.Errorf("ranges %q, want the second request to resume", r)
+	}
 }
