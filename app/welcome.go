@@ -388,7 +388,10 @@ func (v *welcomeView) startDownload() {
 // the view hides; on failure the message shows here, with the button to
 // try again (or resume).
 func (v *welcomeView) finished(name string, err error) {
-	v.stop = nil
+	if v.stop != nil {
+		v.stop() // releases the context
+		v.stop = nil
+	}
 	v.running.Hide()
 	v.download.Enable()
 	v.skip.Enable()
