@@ -452,6 +452,9 @@ func (v *chatView) streaming() bool {
 // (if any) and its note, and scrolls to the end.
 func (v *chatView) render() {
 	clear(v.views)
+	for _, r := range v.replies {
+		r.view = nil // replies of other conversations stream unseen
+	}
 	var objs []fyne.CanvasObject
 	var r *reply
 	if v.conv != nil {
@@ -467,7 +470,7 @@ func (v *chatView) render() {
 		if m.Role != "user" && m.Role != "assistant" {
 			continue
 		}
-		mv := v.newMessageView(m, r == nil && i == lastAssistant && i == len(v.msgs)-1)
+		mv := v.newMessageView(m, r != nil, i == lastAssistant && i == len(v.msgs)-1)
 		v.views[m.ID] = mv
 		if r != nil && r.msg.ID == m.ID {
 			r.show(mv)
@@ -1098,16 +1101,18 @@ type messageView struct {
 
 // blockView draws one block of a message.
 type blockView struct {
-	code bool
-	rich *widget.RichText
-	lang *widget.Label
-	text *string // the code, for its Copy button
-	obj  fyne.CanvasObject
+	code  bool
+	plain bool // prose shown as typed, not as Markdown
+	rich  *widget.RichText
+	lang  *widget.Label
+	text  *string // the code, for its Copy button
+	obj   fyne.CanvasObject
 }
 
 // newMessageView draws m; last marks the conversation's last reply,
-// which can be regenerated.
-func (v *chatView) newMessageView(m store.Message, last bool) *messageView {
+// which can be regenerated. While a reply streams (streaming) messages
+// have no buttons: they cannot be edited or regenerated until it ends.
+func (v *chatView) newMessageView(m store.Message, streaming, last bool) *messageView {
 	mv := &messageView{v: v, msg: m, body: container.NewVBox()}
 	user := m.Role == "user"
 	who := v.modelName()
@@ -1149,6 +1154,9 @@ func (v *chatView) newMessageView(m store.Message, last bool) *messageView {
 		}
 	}
 	mv.footer.Hidden = mv.footer.Text == ""
+	if streaming {
+		actions = nil
+	}
 	under := container.NewBorder(nil, nil, nil, container.NewHBox(actions...), mv.footer)
 	inner := container.NewVBox(header, mv.body, mv.status, mv.progress, under)
 	if user {
@@ -1165,7 +1173,11 @@ func (v *chatView) newMessageView(m store.Message, last bool) *messageView {
 
 // statsLine is a finished reply's figures.
 func statsLine(m store.Message) string {
-	return fmt.Sprintf("%d tokens · %.1f tokens/s · %.2f s to first token", m.Tokens, m.TokensPerSecond, m.TTFTSeconds)
+	tokens := "tokens"
+	if m.Tokens == 1 {
+		tokens = "token"
+	}
+	return fmt.Sprintf("%d %s · %.1f tokens/s · %.2f s to first token", m.Tokens, tokens, m.TokensPerSecond, m.TTFTSeconds)
 }
 
 // setText draws text, reusing the blocks already drawn where they are
@@ -1178,7 +1190,7 @@ func (mv *messageView) setText(text string) {
 			mv.parts[i].update(b)
 			continue
 		}
-		mv.parts = append(mv.parts[:i], mv.v.newBlockView(b))
+		mv.parts = append(mv.parts[:i], mv.v.newBlockView(b, mv.msg.Role == "user"))
 	}
 	mv.parts = mv.parts[:len(blocks)]
 	objs := make([]fyne.CanvasObject, len(mv.parts))
@@ -1208,12 +1220,15 @@ func (mv *messageView) setStatus(status string, done, total int) {
 	}
 }
 
-// newBlockView draws block b.
-func (v *chatView) newBlockView(b block) blockView {
+// newBlockView draws block b; plain prose keeps its line breaks and
+// shows no Markdown (what a person typed shows as typed).
+func (v *chatView) newBlockView(b block, plain bool) blockView {
 	if !b.Code {
-		rt := widget.NewRichTextFromMarkdown(b.Text)
+		rt := widget.NewRichText()
 		rt.Wrapping = fyne.TextWrapWord
-		return blockView{rich: rt, obj: rt}
+		bv := blockView{rich: rt, obj: rt, plain: plain}
+		bv.update(b)
+		return bv
 	}
 	text := b.Text
 	bv := blockView{code: true, text: &text}
@@ -1233,6 +1248,11 @@ func (v *chatView) newBlockView(b block) blockView {
 
 // update redraws the block with b's text.
 func (bv *blockView) update(b block) {
+	if !bv.code && bv.plain {
+		bv.rich.Segments = []widget.RichTextSegment{&widget.TextSegment{Style: widget.RichTextStyleParagraph, Text: b.Text}}
+		bv.rich.Refresh()
+		return
+	}
 	if !bv.code {
 		bv.rich.ParseMarkdown(b.Text)
 		return

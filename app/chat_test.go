@@ -181,6 +181,11 @@ func TestChatSendStreams(t *testing.T) {
 	gen.Step <- struct{}{}
 	chatWaitShown(t, u, "tokens/s")
 	chatWaitIdle(t, u)
+	chatLocked(u, func() {
+		if !findLabel(u.chat.msgBox, "You") || !findLabel(u.chat.msgBox, model) {
+			t.Errorf("the messages are not headed by You and %s", model)
+		}
+	})
 	s := chatShown(u)
 	for _, want := range []string{"You", model, "x := 1", "[Copy]", "Done.", "3 tokens", "[Regenerate]"} {
 		if !strings.Contains(s, want) {
@@ -738,4 +743,54 @@ func TestChatRealEngine(t *testing.T) {
 	if len(msgs) != 2 || !msgs[1].Done || msgs[1].Tokens == 0 {
 		t.Fatalf("stored reply %+v", msgs)
 	}
+}
+
+func TestChatTwoConversationsStream(t *testing.T) {
+	gen := &fakeGen{Chunks: []string{"reply"}, Step: make(chan struct{})}
+	u := chatUI(t, gen)
+	v := u.chat
+	chatSend(u, "first chat")
+	chatWaitRequests(t, gen, 1)
+	first, _ := chatOpenMessages(t, u)
+	chatLocked(u, func() { v.newChat() })
+	chatLocked(u, func() {
+		if !v.sendBtn.Visible() || v.stopBtn.Visible() {
+			t.Error("a new chat cannot send while another conversation streams")
+		}
+	})
+	chatSend(u, "second chat")
+	chatWaitRequests(t, gen, 2)
+	chatLocked(u, func() {
+		if len(v.replies) != 2 {
+			t.Errorf("%d replies streaming, want 2", len(v.replies))
+		}
+		v.openConversation(first.ID)
+		if v.sendBtn.Visible() || !v.stopBtn.Visible() {
+			t.Error("the first conversation does not show its reply streaming")
+		}
+	})
+	gen.Step <- struct{}{}
+	gen.Step <- struct{}{}
+	chatWaitIdle(t, u)
+	chatWaitShown(t, u, "tokens/s")
+	convs := chatConvs(u)
+	if len(convs) != 2 {
+		t.Fatalf("%d conversations, want 2", len(convs))
+	}
+	for _, c := range convs {
+		_, msgs, err := u.core.Store().Conversation(c.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(msgs) != 2 || msgs[1].Content != "reply" || !msgs[1].Done {
+			t.Errorf("conversation %q: %+v", c.Title, msgs)
+		}
+	}
+}
+
+// chatConvs returns the conversation list.
+func chatConvs(u *ui) []store.Conversation {
+	var out []store.Conversation
+	chatLocked(u, func() { out = append(out, u.chat.convs...) })
+	return out
 }
