@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -100,6 +101,7 @@ type serverPanel struct {
 	stopTick chan struct{}
 	tickOnce sync.Once
 	ticking  sync.WaitGroup
+	visible  atomic.Bool // the Server tab shows the panel
 }
 
 // newServerPanel lays out the panel and starts the ticker that refreshes
@@ -126,7 +128,6 @@ func newServerPanel(u *ui) *serverPanel {
 	p.lan = panelLabel("")
 	p.lan.Hide()
 	p.note = panelLabel("")
-	p.note.Importance = widget.LowImportance
 
 	// Connection.
 	p.port = widget.NewEntry()
@@ -210,17 +211,17 @@ func newServerPanel(u *ui) *serverPanel {
 	// Snippets.
 	p.snippetsC = container.NewVBox()
 	snippets := widget.NewCard("", "Use it from your editor", container.NewVBox(
-		panelNote("Each editorSnippet has the server's address and, if you made one, the first key. "+
-			"NAME is the chat's model; any model of the library works."),
+		panelNote("Each snippet has the server's address, the first key if there is one, and the model in use "+
+			"(or the library's default); any model of the library works in its place."),
 		p.snippetsC,
 	))
 
-	p.content = container.NewVScroll(container.NewPadded(container.NewVBox(
+	p.content = newVisibilityWatch(container.NewVScroll(container.NewPadded(container.NewVBox(
 		heading, help,
 		container.NewHBox(p.toggle, p.copyURL),
 		p.status, p.endpoints, p.lan, p.note,
 		connection, keys, cors, figuresCard, snippets,
-	)))
+	))), p.visible.Store)
 	p.updateHostWarning()
 	p.rebuildKeys()
 	p.rebuildCORS()
@@ -245,12 +246,8 @@ func panelLabel(text string) *widget.Label {
 	return l
 }
 
-// panelNote returns a wrapped label of low importance, for explanations.
-func panelNote(text string) *widget.Label {
-	l := panelLabel(text)
-	l.Importance = widget.LowImportance
-	return l
-}
+// panelNote returns a wrapped label for explanations.
+func panelNote(text string) *widget.Label { return panelLabel(text) }
 
 // parsePort reads a port number (0 picks a free one).
 func parsePort(text string) (int, error) {
@@ -573,6 +570,7 @@ func (p *serverPanel) addKey() {
 	k, err := newAPIKey()
 	if err != nil {
 		p.keysNote.SetText("Saji could not make a random key: " + userMessage(err))
+		p.keysNote.Show()
 		return
 	}
 	p.keys = append(slices.Clone(p.keys), k)
@@ -588,6 +586,7 @@ func (p *serverPanel) removeKey(i int) {
 	}
 	if len(p.keys) == 1 && p.url != "" && !isLoopbackHost(p.u.core.Settings().Host) {
 		p.keysNote.SetText("The server runs on the local network, which needs a key. Stop it before removing the last key.")
+		p.keysNote.Show()
 		return
 	}
 	p.keys = slices.Delete(slices.Clone(p.keys), i, i+1)
@@ -643,8 +642,10 @@ func (p *serverPanel) rebuildKeys() {
 	}
 	if len(p.keys) == 0 {
 		p.keysNote.SetText("No keys: only programs on this computer can use the server.")
+		p.keysNote.Show()
 	} else {
 		p.keysNote.SetText("")
+		p.keysNote.Hide()
 	}
 	p.keyRows.Refresh()
 }
@@ -715,15 +716,16 @@ func (p *serverPanel) rebuildCORS() {
 
 // close stops the figures' ticker (the window is closing). Queued
 // settings changes still run.
-func (p *serverPanel) close() { p.stopTicker() }
+func (p *serverPanel) close() { p.tickOnce.Do(func() { close(p.stopTick) }) }
 
 // stopTicker stops the figures' ticker and waits for it to end.
 func (p *serverPanel) stopTicker() {
-	p.tickOnce.Do(func() { close(p.stopTick) })
+	p.close()
 	p.ticking.Wait()
 }
 
-// tick refreshes the figures every second until the panel closes.
+// tick refreshes the figures every second while the panel shows, until
+// it closes.
 func (p *serverPanel) tick() {
 	defer p.ticking.Done()
 	t := time.NewTicker(time.Second)
@@ -733,9 +735,43 @@ func (p *serverPanel) tick() {
 		case <-p.stopTick:
 			return
 		case <-t.C:
-			p.refresh()
+			if p.visible.Load() {
+				p.refresh()
+			}
 		}
 	}
+}
+
+// visibilityWatch shows content and tells changed when the tabs show or
+// hide it, so that a hidden panel costs nothing.
+type visibilityWatch struct {
+	widget.BaseWidget
+	content fyne.CanvasObject
+	changed func(bool)
+}
+
+// newVisibilityWatch wraps content.
+func newVisibilityWatch(content fyne.CanvasObject, changed func(bool)) *visibilityWatch {
+	w := &visibilityWatch{content: content, changed: changed}
+	w.ExtendBaseWidget(w)
+	return w
+}
+
+// CreateRenderer implements fyne.Widget.
+func (w *visibilityWatch) CreateRenderer() fyne.WidgetRenderer {
+	return widget.NewSimpleRenderer(w.content)
+}
+
+// Show implements fyne.CanvasObject.
+func (w *visibilityWatch) Show() {
+	w.BaseWidget.Show()
+	w.changed(true)
+}
+
+// Hide implements fyne.CanvasObject.
+func (w *visibilityWatch) Hide() {
+	w.BaseWidget.Hide()
+	w.changed(false)
 }
 
 // serverFigures are the panel's live numbers, sampled off the UI goroutine.
@@ -931,8 +967,7 @@ func (p *serverPanel) updateSnippets(in snippetInputs) {
 	items := make([]*widget.AccordionItem, 0, 8)
 	for _, s := range editorSnippets(in) {
 		code := widget.NewLabelWithStyle(s.Text, fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
-		code.Selectable = true
-		copyBtn := widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), func() { p.copy("the "+s.Name+" editorSnippet", s.Text) })
+		copyBtn := widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), func() { p.copy("the "+s.Name+" snippet", s.Text) })
 		detail := container.NewVBox(panelLabel(s.Note), container.NewHScroll(code), container.NewHBox(copyBtn))
 		items = append(items, widget.NewAccordionItem(s.Name, detail))
 	}

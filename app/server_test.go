@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 )
 
@@ -389,8 +390,9 @@ func TestServerStartAtLaunch(t *testing.T) {
 
 func TestServerCloseStopsTicker(t *testing.T) {
 	u := newTestUI(t, &fakeGen{})
-	u.server.close() // waits for the ticker to end
-	u.server.close() // and again as the test's window closes
+	u.server.close()
+	u.server.stopTicker() // returns once the ticker has ended
+	u.server.close()      // and again as the test's window closes
 }
 
 func TestServerSnippets(t *testing.T) {
@@ -490,5 +492,22 @@ func TestServerPanelSnippetsFollowPort(t *testing.T) {
 	p.copy("x", "hello")
 	if p.u.app.Clipboard().Content() != "hello" || p.note.Text != "Copied x." {
 		t.Errorf("copy: clipboard %q, note %q", p.u.app.Clipboard().Content(), p.note.Text)
+	}
+}
+
+func TestServerTickerOnlyWhileShown(t *testing.T) {
+	u := newTestUI(t, &fakeGen{})
+	u.win.Resize(u.win.Canvas().Size().Max(fyne.NewSize(800, 600)))
+	p := u.server
+	if p.visible.Load() {
+		t.Error("the panel counts as shown under the Chat tab")
+	}
+	u.tabs.SelectIndex(tabServer)
+	if !p.visible.Load() {
+		t.Error("the panel does not count as shown under the Server tab")
+	}
+	u.tabs.SelectIndex(tabChat)
+	if p.visible.Load() {
+		t.Error("the panel still counts as shown after leaving the Server tab")
 	}
 }

@@ -80,13 +80,10 @@ func newSettingsView(u *ui) *settingsView {
 
 	cores := cpu.PhysicalCores()
 	threadsHelp := widget.NewLabel(fmt.Sprintf("0 picks them for you: this computer has %d physical cores.", cores))
-	threadsHelp.Importance = widget.LowImportance
 	threadsHelp.Wrapping = fyne.TextWrapWord
 	contextHelp := widget.NewLabel("How many tokens of a conversation a model keeps in mind. Longer takes more memory.")
-	contextHelp.Importance = widget.LowImportance
 	contextHelp.Wrapping = fyne.TextWrapWord
 	folderHelp := widget.NewLabel("Where the library keeps its models. Changing it unloads the loaded models.")
-	folderHelp.Importance = widget.LowImportance
 	folderHelp.Wrapping = fyne.TextWrapWord
 
 	form := widget.NewForm(
