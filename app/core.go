@@ -426,8 +426,10 @@ func (c *core) Generate(ctx context.Context, req ReplyRequest, emit func(Update)
 	if st.Context > 0 && st.Context < limit {
 		limit = st.Context
 	}
+	// A reply may take up to half the context; the older turns that leave
+	// less room for it are dropped below.
 	if maxTokens <= 0 || maxTokens > limit/2 {
-		maxTokens = max(limit/2, min(limit, 256))
+		maxTokens = max(limit/2, 1)
 	}
 	msgs := req.Messages
 	var system []chat.Message
