@@ -147,7 +147,7 @@ func newServerPanel(u *ui) *serverPanel {
 	p.host.OnChanged = func(string) {
 		p.updateHostWarning()
 		host := p.selectedHost()
-		p.save(func(s *Settings) { s.Host = host }, nil)
+		p.save(func(s *Settings) { s.Host = host })
 		if p.snippetsC != nil {
 			p.refreshSnippets()
 		}
@@ -229,7 +229,7 @@ func newServerPanel(u *ui) *serverPanel {
 	p.show(p.shown)
 	p.port.OnChanged = func(text string) {
 		if port, err := parsePort(text); err == nil {
-			p.save(func(s *Settings) { s.Port = port }, nil)
+			p.save(func(s *Settings) { s.Port = port })
 			p.refreshSnippets()
 		}
 	}
@@ -334,18 +334,13 @@ func (p *serverPanel) work() {
 func (p *serverPanel) wait() { p.pending.Wait() }
 
 // save runs edit on the current settings and stores them, off the UI
-// goroutine and in the order of the calls; done (if not nil) gets the
-// result on the UI goroutine.
-func (p *serverPanel) save(edit func(*Settings), done func(error)) {
+// goroutine and in the order of the calls.
+func (p *serverPanel) save(edit func(*Settings)) {
 	p.enqueue(func() {
 		s := p.u.core.Settings()
 		edit(&s)
-		err := p.u.core.SetSettings(s)
-		if err != nil {
+		if err := p.u.core.SetSettings(s); err != nil {
 			p.u.core.log.Warn("app: saving the server settings", "err", err)
-		}
-		if done != nil {
-			fyne.DoAndWait(func() { done(err) })
 		}
 	})
 }
@@ -584,7 +579,7 @@ func (p *serverPanel) removeKey(i int) {
 	if i < 0 || i >= len(p.keys) {
 		return
 	}
-	if len(p.keys) == 1 && p.url != "" && !isLoopbackHost(p.u.core.Settings().Host) {
+	if len(p.keys) == 1 && p.url != "" && !isLoopbackHost(p.selectedHost()) {
 		p.keysNote.SetText("The server runs on the local network, which needs a key. Stop it before removing the last key.")
 		p.keysNote.Show()
 		return
@@ -608,18 +603,24 @@ func (p *serverPanel) saveRestarting(what string, edit func(*Settings)) {
 	if running {
 		p.setBusy("Restarting the server with the new " + what + "...")
 	}
-	p.save(edit, func(err error) {
-		if !running {
-			if err != nil {
-				p.note.SetText("Saji could not save the " + what + ": " + userMessage(err))
+	p.enqueue(func() {
+		s := p.u.core.Settings()
+		edit(&s)
+		err := p.u.core.SetSettings(s)
+		url := p.u.core.APIURL()
+		fyne.DoAndWait(func() {
+			if !running {
+				if err != nil {
+					p.note.SetText("Saji could not save the " + what + ": " + userMessage(err))
+				}
+				return
 			}
-			return
-		}
-		p.busy = false
-		p.showRunning(p.u.core.APIURL())
-		if err != nil {
-			p.status.SetText("The server stopped: it could not restart with the new " + what + ". " + userMessage(err))
-		}
+			p.busy = false
+			p.showRunning(url)
+			if err != nil {
+				p.status.SetText("The server stopped: it could not restart with the new " + what + ". " + userMessage(err))
+			}
+		})
 	})
 }
 
@@ -1079,7 +1080,7 @@ func editorSnippets(in snippetInputs) []editorSnippet {
 		{Name: "Continue", Note: "Add this model to ~/.continue/config.yaml. For the Ollama dialect, use provider: ollama and apiBase: " + base + ".", Text: continueYAML},
 		{Name: "Zed", Note: zedNote, Text: zed},
 		{Name: "aider", Note: "Run these in a terminal. aider edits through plain text, so it works fully.", Text: aider},
-		{Name: "Open WebUI", Note: "Open WebUI in Docker, sharing this computer's network; it is then on http://localhost:8080.", Text: webui},
+		{Name: "Open WebUI", Note: "Open WebUI in Docker on Linux, sharing this computer's network; it is then on http://localhost:8080. (Docker Desktop on macOS and Windows: see Open WebUI's docs for reaching the host.)", Text: webui},
 		{Name: "VS Code (Copilot Chat)", Note: "Run Chat: Manage Language Models, then Add Models, then Custom Endpoint with the Chat Completions API type, and fill in the chatLanguageModels.json that VS Code opens. " +
 			"(Copilot's Ollama provider sends names the server does not take; the Ollama extension works with \"ollama.endpoint\": \"" + base + "\".)", Text: vscode},
 		{Name: "JetBrains AI Assistant", Note: "In Settings | Tools | AI Assistant | Providers & API keys, under Third-party AI providers, choose one of the two providers, then pick " + name + " in AI Chat.", Text: jetbrains},

@@ -207,7 +207,7 @@ func (v *settingsView) chooseFolder() {
 // folder, threads or context unloads the models), then confirms it.
 func (v *settingsView) save() {
 	f := v.form()
-	if _, msg := f.apply(v.u.core.Settings()); msg != "" {
+	if _, msg := f.apply(Settings{}); msg != "" {
 		v.status.Importance = widget.DangerImportance
 		v.status.SetText(msg)
 		return
