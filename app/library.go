@@ -435,8 +435,12 @@ func (v *libraryView) revealSelected() {
 	}
 }
 
-// folderURL is the file:// URL of the folder dir.
+// folderURL is the file:// URL of the folder dir, spelled as Fyne spells
+// file URIs on this system.
 func folderURL(dir string) *url.URL {
+	if l, err := url.Parse(storage.NewFileURI(dir).String()); err == nil {
+		return l
+	}
 	return &url.URL{Scheme: "file", Path: filepath.ToSlash(dir)}
 }
 

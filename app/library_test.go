@@ -398,8 +398,20 @@ func TestLibraryCancelCopy(t *testing.T) {
 			<-release
 		})
 	}
-	u.dropped([]fyne.URI{storage.NewFileURI(tinyModel(t))})
+	// Two files: Cancel stops the copy and drops the file waiting.
+	second := filepath.Join(t.TempDir(), "second.gguf")
+	b, err := os.ReadFile(tinyModel(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(second, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	u.dropped([]fyne.URI{storage.NewFileURI(tinyModel(t)), storage.NewFileURI(second)})
 	<-reached
+	if !strings.Contains(v.importTitle.Text, "1 more waiting") {
+		t.Errorf("title %q does not count the file waiting", v.importTitle.Text)
+	}
 	if !v.importBox.Visible() || !v.cancelBtn.Visible() || !v.importBar.Visible() {
 		t.Error("the copy shows no progress bar and Cancel button")
 	}
@@ -527,6 +539,11 @@ func TestLibraryActions(t *testing.T) {
 	})
 
 	t.Run("chat", func(t *testing.T) {
+		// Loaded first, so the chat does not load it in the background
+		// while the test goes on.
+		if _, err := u.core.Server().Model("other"); err != nil {
+			t.Fatal(err)
+		}
 		v.selectModel("other")
 		test.Tap(v.chatBtn)
 		if u.tabs.SelectedIndex() != tabChat {
