@@ -107,14 +107,50 @@ func newUI(a fyne.App, c *core, gen Generator) *ui {
 	u.win.Resize(fyne.NewSize(1100, 720))
 	u.win.SetMaster()
 	u.win.SetOnDropped(func(_ fyne.Position, uris []fyne.URI) { u.dropped(uris) })
-	for i := range u.tabs.Items {
-		key := fyne.KeyName(fmt.Sprint(i + 1))
-		u.win.Canvas().AddShortcut(&desktop.CustomShortcut{KeyName: key, Modifier: fyne.KeyModifierShortcutDefault},
-			func(fyne.Shortcut) { u.tabs.SelectIndex(i) })
-	}
+	u.win.SetMainMenu(u.mainMenu())
 	u.win.SetOnClosed(u.server.close)
 	u.modelsChanged()
 	return u
+}
+
+// mainMenu is the window's menu bar. Its shortcuts work whatever has the
+// focus (the window tries menu shortcuts before the focused widget's).
+func (u *ui) mainMenu() *fyne.MainMenu {
+	short := func(key fyne.KeyName) fyne.Shortcut {
+		return &desktop.CustomShortcut{KeyName: key, Modifier: fyne.KeyModifierShortcutDefault}
+	}
+	item := func(label string, key fyne.KeyName, action func()) *fyne.MenuItem {
+		it := fyne.NewMenuItem(label, action)
+		if key != "" {
+			it.Shortcut = short(key)
+		}
+		return it
+	}
+	file := fyne.NewMenu("File",
+		item("New conversation", fyne.KeyN, func() {
+			u.tabs.SelectIndex(tabChat)
+			u.chat.newChat()
+		}),
+		item("Import a model...", fyne.KeyO, func() {
+			u.tabs.SelectIndex(tabLibrary)
+			u.library.pickFiles()
+		}),
+	)
+	var views []*fyne.MenuItem
+	for i, it := range u.tabs.Items {
+		views = append(views, item(it.Text, fyne.KeyName(fmt.Sprint(i+1)), func() { u.tabs.SelectIndex(i) }))
+	}
+	help := fyne.NewMenu("Help",
+		fyne.NewMenuItem("Welcome", func() {
+			u.tabs.SelectIndex(tabChat)
+			u.welcome.Show()
+		}),
+		fyne.NewMenuItem("About Saji", func() {
+			dialog.ShowInformation("About Saji", "Saji runs language models on this computer.\n\n"+
+				"Models: "+u.core.Settings().ModelsDir+"\nConversations: "+DataDir(), u.win)
+		}),
+	)
+	return fyne.NewMainMenu(file, fyne.NewMenu("View", views...), help)
 }
 
 // start runs what the app does once its window exists: open the models

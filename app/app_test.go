@@ -46,3 +46,27 @@ func findLabel(o fyne.CanvasObject, text string) bool {
 	}
 	return false
 }
+
+// TestMainMenu checks the menu bar and that its view shortcuts switch tabs
+// even while the chat's entry has the focus.
+func TestMainMenu(t *testing.T) {
+	u := newTestUI(t, &fakeGen{})
+	menu := u.win.MainMenu()
+	if menu == nil || len(menu.Items) != 3 {
+		t.Fatalf("main menu %+v, want File, View and Help", menu)
+	}
+	view := menu.Items[1]
+	if len(view.Items) != 4 || view.Items[1].Label != "Library" || view.Items[1].Shortcut == nil {
+		t.Fatalf("view menu %+v", view.Items)
+	}
+	for i, it := range view.Items {
+		it.Action()
+		if u.tabs.SelectedIndex() != i {
+			t.Errorf("%s selected tab %d", it.Label, u.tabs.SelectedIndex())
+		}
+	}
+	menu.Items[2].Items[0].Action() // Help > Welcome
+	if u.tabs.SelectedIndex() != tabChat || !u.welcome.Visible() {
+		t.Error("Help > Welcome does not show the welcome view")
+	}
+}

@@ -220,7 +220,7 @@ func newServerPanel(u *ui) *serverPanel {
 		heading, help,
 		container.NewHBox(p.toggle, p.copyURL),
 		p.status, p.endpoints, p.lan, p.note,
-		connection, keys, cors, figuresCard, snippets,
+		figuresCard, connection, keys, cors, snippets,
 	))), p.visible.Store)
 	p.updateHostWarning()
 	p.rebuildKeys()

@@ -199,7 +199,7 @@ func newWelcomeView(u *ui) fyne.CanvasObject {
 func (v *welcomeView) build() {
 	logo := canvas.NewImageFromResource(Icon())
 	logo.FillMode = canvas.ImageFillContain
-	logo.SetMinSize(fyne.NewSquareSize(96))
+	logo.SetMinSize(fyne.NewSquareSize(72))
 
 	title := widget.NewLabelWithStyle("Welcome to Saji", fyne.TextAlignCenter, fyne.TextStyle{Bold: true})
 	title.SizeName = theme.SizeNameHeadingText
@@ -256,15 +256,15 @@ func (v *welcomeView) build() {
 		intro,
 		widget.NewSeparator(),
 		v.memory,
-		table,
-		estimate,
-		widget.NewSeparator(),
 		offer,
 		container.NewCenter(v.download),
 		v.running,
 		v.message,
 		drop,
 		container.NewCenter(v.skip),
+		widget.NewSeparator(),
+		table,
+		estimate,
 		layout.NewSpacer(),
 	)
 	v.bg = canvas.NewRectangle(color.Transparent)
