@@ -703,10 +703,10 @@ func (v *chatView) showSettings() {
 		}
 		return strconv.Itoa(n)
 	}
-	temp := num(fmtF(c.Settings.Temperature), "model default", entryFloatIn(0, 2))
-	topP := num(fmtF(c.Settings.TopP), "model default", entryFloatIn(0, 1))
-	maxTok := num(fmtI(c.Settings.MaxTokens), "model default", entryIntAtLeast(0))
-	ctxLen := num(fmtI(c.Settings.Context), "model default", entryIntAtLeast(0))
+	temp := num(fmtF(c.Settings.Temperature), "model default", checkFloat(0, 2))
+	topP := num(fmtF(c.Settings.TopP), "model default", checkFloat(0, 1))
+	maxTok := num(fmtI(c.Settings.MaxTokens), "model default", checkInt(0, 1<<30))
+	ctxLen := num(fmtI(c.Settings.Context), "model default", checkInt(0, 1<<30))
 	items := []*widget.FormItem{
 		{Text: "System prompt", Widget: system},
 		{Text: "Temperature", Widget: temp, HintText: "0 to 2: higher is more varied"},
@@ -719,57 +719,15 @@ func (v *chatView) showSettings() {
 			return
 		}
 		st := store.Settings{
-			Temperature: entryFloat(temp.Text),
-			TopP:        entryFloat(topP.Text),
-			MaxTokens:   entryInt(maxTok.Text),
-			Context:     entryInt(ctxLen.Text),
+			Temperature: valueOf(parseFloat(temp.Text)),
+			TopP:        valueOf(parseFloat(topP.Text)),
+			MaxTokens:   parseInt(maxTok.Text),
+			Context:     parseInt(ctxLen.Text),
 		}
 		v.setSettings(system.Text, st)
 	}, v.u.win)
 	d.Resize(fyne.NewSize(520, 480))
 	d.Show()
-}
-
-// entryFloatIn validates an empty entry or a number from lo to hi.
-func entryFloatIn(lo, hi float64) func(string) error {
-	return func(s string) error {
-		s = strings.TrimSpace(s)
-		if s == "" {
-			return nil
-		}
-		f, err := strconv.ParseFloat(s, 32)
-		if err != nil || f < lo || f > hi {
-			return fmt.Errorf("enter a number from %g to %g", lo, hi)
-		}
-		return nil
-	}
-}
-
-// entryIntAtLeast validates an empty entry or a whole number of at least lo.
-func entryIntAtLeast(lo int) func(string) error {
-	return func(s string) error {
-		s = strings.TrimSpace(s)
-		if s == "" {
-			return nil
-		}
-		n, err := strconv.Atoi(s)
-		if err != nil || n < lo {
-			return fmt.Errorf("enter a whole number of at least %d", lo)
-		}
-		return nil
-	}
-}
-
-// entryFloat reads a validated entry's number (0 when empty).
-func entryFloat(s string) float32 {
-	f, _ := strconv.ParseFloat(strings.TrimSpace(s), 32)
-	return float32(f)
-}
-
-// entryInt reads a validated entry's whole number (0 when empty).
-func entryInt(s string) int {
-	n, _ := strconv.Atoi(strings.TrimSpace(s))
-	return n
 }
 
 // rename retitles conversation id.
