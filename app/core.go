@@ -114,6 +114,7 @@ type core struct {
 	prefs fyne.Preferences
 	store *store.Store
 
+	setMu    sync.Mutex // serialises SetSettings, which releases mu while it works
 	mu       sync.Mutex
 	settings Settings
 	lib      *library.Library
@@ -191,6 +192,8 @@ func (c *core) Settings() Settings {
 // or CORS origins unloads the models and reopens the engine (and restarts
 // the API if it runs), so the next reply uses it.
 func (c *core) SetSettings(s Settings) error {
+	c.setMu.Lock()
+	defer c.setMu.Unlock()
 	c.mu.Lock()
 	old := c.settings
 	c.settings = s

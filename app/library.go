@@ -467,7 +467,11 @@ func (v *libraryView) deleteSelected() {
 			return
 		}
 		lib := v.u.core.Library()
-		v.background("Saji could not delete "+e.Name, func() error { return lib.Delete(e.Name) }, func() {
+		v.background("Saji could not delete "+e.Name, func() error {
+			// A loaded model keeps its file mapped: close it first.
+			v.u.core.Server().Unload(e.Name)
+			return lib.Delete(e.Name)
+		}, func() {
 			if v.current == e.Name {
 				v.current = ""
 			}

@@ -588,6 +588,9 @@ func TestLibraryActions(t *testing.T) {
 		if _, err := os.Stat(e.Path); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("the copied file is still there: %v", err)
 		}
+		if n := len(u.core.Server().Models()); n != 0 {
+			t.Errorf("%d models still loaded after deleting the loaded one", n)
+		}
 		if got := listed(u); len(got) != 0 || !v.empty.Visible() {
 			t.Errorf("listed %v", got)
 		}

@@ -256,6 +256,19 @@ func (s *Server) unload(m *Model) {
 	m.Close()
 }
 
+// Unload closes the loaded model called name, ending its running requests,
+// and reports whether one was loaded. The app calls it before deleting a
+// model's file.
+func (s *Server) Unload(name string) bool {
+	s.mu.RLock()
+	m, ok := s.models[name]
+	s.mu.RUnlock()
+	if ok {
+		s.unload(m)
+	}
+	return ok
+}
+
 // janitor unloads expired folder models until stop is closed.
 func (s *Server) janitor(every time.Duration) {
 	t := time.NewTicker(every)

@@ -226,4 +226,7 @@ func TestLibrary(t *testing.T) {
 	if _, err := s.Model("missing"); err == nil {
 		t.Error("a name the library does not hold loaded")
 	}
+	if !s.Unload(e.Name) || loadedNames(s) != "" || s.Unload(e.Name) {
+		t.Errorf("Unload left %q loaded", loadedNames(s))
+	}
 }
