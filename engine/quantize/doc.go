@@ -1,0 +1,13 @@
+// Package quantize re-quantizes a whole GGUF model: an F32, F16 or BF16
+// file in, a Q8_0, Q4_K_M, IQ4_NL ... file out, with the per-tensor type
+// mix llama-quantize chooses (synth.Mix) and ggml's reference quantizers
+// (kernels/quant), so that the output's tensors are byte for byte those
+// llama-quantize writes without an importance matrix.
+//
+// The model is streamed tensor by tensor: each tensor's rows are cut into
+// chunks that a pool of goroutines converts while the chunks before them
+// are written, in order, so memory stays bounded by a few chunks per
+// thread whatever the model's size. The output is written to a temporary
+// file beside the destination and renamed over it at the end: a failed or
+// cancelled run leaves nothing behind.
+package quantize
