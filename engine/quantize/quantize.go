@@ -48,6 +48,10 @@ type Result struct {
 	Duration time.Duration
 }
 
+// ErrQuantized is the error Quantize's error wraps when the source is
+// already quantized and Options.AllowRequantize is not set.
+var ErrQuantized = errors.New("the source is already quantized")
+
 // fileTypes are the targets Quantize writes: those of synth.Mix whose
 // every tensor type Saji can produce and that llama-quantize makes without
 // an importance matrix (Q2_K_S needs one).
@@ -198,7 +202,7 @@ func newPlan(f *gguf.File, opts Options) (*plan, error) {
 	p := &plan{}
 	for _, t := range f.Tensors() {
 		if t.Type.BlockSize() > 1 && !opts.AllowRequantize {
-			return nil, fmt.Errorf("quantize: the source is already quantized (tensor %q is %s): start from an F32, F16 or BF16 model, or allow requantizing, which loses more quality", t.Name, t.Type)
+			return nil, fmt.Errorf("quantize: %w (tensor %q is %s): start from an F32, F16 or BF16 model", ErrQuantized, t.Name, t.Type)
 		}
 		to, err := mix.Type(t.Name, t.Shape, t.Type)
 		if err != nil {

@@ -270,7 +270,7 @@ func TestErrors(t *testing.T) {
 	}{
 		{"Q2_K_S needs an imatrix", in, "o.gguf", Options{FileType: gguf.FileTypeMostlyQ2_K_S}, "unsupported target type Q2_K_S"},
 		{"IQ2_XS", in, "o.gguf", Options{FileType: gguf.FileTypeMostlyIQ2XS}, "unsupported target type"},
-		{"quantized source", q, "o.gguf", Options{FileType: gguf.FileTypeMostlyQ4_0}, "already quantized"},
+		{"quantized source", q, "o.gguf", Options{FileType: gguf.FileTypeMostlyQ4_0}, "already quantized (tensor \"token_embd.weight\" is Q4_K)"},
 		{"missing source", filepath.Join(dir, "none.gguf"), "o.gguf", Options{FileType: gguf.FileTypeMostlyQ8_0}, "no such file"},
 		{"not a GGUF file", notGGUF, "o.gguf", Options{FileType: gguf.FileTypeMostlyQ8_0}, "quantize: gguf:"},
 		{"output is the input", in, in, Options{FileType: gguf.FileTypeMostlyQ8_0}, "is the input file"},
@@ -283,6 +283,9 @@ func TestErrors(t *testing.T) {
 				out = filepath.Join(t.TempDir(), out)
 			}
 			_, err := Quantize(ctx, tc.in, out, tc.opts)
+			if tc.in == q && !errors.Is(err, ErrQuantized) {
+				t.Errorf("error %v does not wrap ErrQuantized", err)
+			}
 			if err == nil || !strings.HasPrefix(err.Error(), "quantize: ") || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want one starting quantize: and containing %q", err, tc.want)
 			}
