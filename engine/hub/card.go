@@ -7,6 +7,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -120,8 +121,10 @@ func yamlValue(front, key string) string {
 // unquote strips YAML quotes and a trailing comment.
 func unquote(s string) string {
 	s = strings.TrimSpace(s)
-	if len(s) >= 2 && (s[0] == '"' || s[0] == '\'') && s[len(s)-1] == s[0] {
-		return s[1 : len(s)-1]
+	if len(s) >= 2 && (s[0] == '"' || s[0] == '\'') {
+		if end := strings.IndexByte(s[1:], s[0]); end >= 0 {
+			return s[1 : 1+end]
+		}
 	}
 	if i := strings.Index(s, " #"); i >= 0 {
 		s = strings.TrimSpace(s[:i])
@@ -226,16 +229,10 @@ func plain(s string) string {
 	return strings.TrimSpace(s)
 }
 
-// hasWords says whether a paragraph has prose (not just badges' leftovers
-// or punctuation).
+// hasWords says whether a paragraph has a letter (not just badges'
+// leftovers or punctuation).
 func hasWords(p string) bool {
-	letters := 0
-	for _, r := range p {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r > 0x7f {
-			letters++
-		}
-	}
-	return letters >= 3
+	return strings.IndexFunc(p, unicode.IsLetter) >= 0
 }
 
 // cut shortens s to at most limit bytes on a word boundary, adding "…".

@@ -8,9 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
 	"saji/engine/hub"
@@ -421,5 +423,99 @@ func TestRetries(t *testing.T) {
 	dead.Close()
 	if _, err := (&hub.Client{Endpoint: dead.URL}).Model(context.Background(), "a/b"); err == nil || !strings.HasPrefix(err.Error(), "hub: ") {
 		t.Errorf("dead server: %v", err)
+	}
+}
+
+func TestNewClient(t *testing.T) {
+	tests := []struct {
+		name                         string
+		endpoint, token, legacyToken string
+		wantEndpoint, wantToken      string
+	}{
+		{"defaults", "", "", "", "https://huggingface.co", ""},
+		{"mirror", "https://hf-mirror.com/", "hf_a", "", "https://hf-mirror.com", "hf_a"},
+		{"legacy token", "", "", "hf_b", "https://huggingface.co", "hf_b"},
+		{"HF_TOKEN wins", "", "hf_a", "hf_b", "https://huggingface.co", "hf_a"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("HF_ENDPOINT", tt.endpoint)
+			t.Setenv("HF_TOKEN", tt.token)
+			t.Setenv("HUGGING_FACE_HUB_TOKEN", tt.legacyToken)
+			c := hub.NewClient()
+			if c.Endpoint != tt.wantEndpoint || c.Token != tt.wantToken {
+				t.Errorf("got %q %q", c.Endpoint, c.Token)
+			}
+			h := c.Header()
+			if h.Get("User-Agent") == "" || (h.Get("Authorization") != "") != (tt.wantToken != "") ||
+				tt.wantToken != "" && h.Get("Authorization") != "Bearer "+tt.wantToken {
+				t.Errorf("header = %v", h)
+			}
+		})
+	}
+}
+
+func TestFileURL(t *testing.T) {
+	c := &hub.Client{Endpoint: "http://h.test/"}
+	tests := []struct{ repo, rev, path, want string }{
+		{"a/b", "", "m.gguf", "http://h.test/a/b/resolve/main/m.gguf"},
+		{"a/b", "abc123", "Q4_K_M/m-00001-of-00002.gguf", "http://h.test/a/b/resolve/abc123/Q4_K_M/m-00001-of-00002.gguf"},
+		{"a/b", "refs/pr/1", "a b/c#d?.gguf", "http://h.test/a/b/resolve/refs%2Fpr%2F1/a%20b/c%23d%3F.gguf"},
+	}
+	for _, tt := range tests {
+		if got := c.FileURL(tt.repo, tt.rev, tt.path); got != tt.want {
+			t.Errorf("FileURL(%q, %q, %q) = %s, want %s", tt.repo, tt.rev, tt.path, got, tt.want)
+		}
+	}
+	if got := (&hub.Client{}).FileURL("a/b", "main", "x"); got != "https://huggingface.co/a/b/resolve/main/x" {
+		t.Errorf("zero client: %s", got)
+	}
+}
+
+// TestRedirectToSubdomain checks the token does not follow a redirect to a
+// subdomain of the endpoint (net/http would send it there) but does follow
+// one back to the endpoint's host.
+func TestRedirectToSubdomain(t *testing.T) {
+	var mu sync.Mutex
+	auth := map[string]string{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		auth[r.Host+r.URL.Path] = r.Header.Get("Authorization")
+		mu.Unlock()
+		switch r.URL.Path {
+		case "/start":
+			http.Redirect(w, r, "/again", http.StatusFound) // same host
+		case "/again":
+			http.Redirect(w, r, "http://cdn.hub.test/blob", http.StatusFound)
+		default:
+			fmt.Fprint(w, "ok")
+		}
+	}))
+	defer srv.Close()
+	// Every host name reaches the test server.
+	tr := &http.Transport{DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, network, srv.Listener.Addr().String())
+	}}
+	defer tr.CloseIdleConnections()
+	c := &hub.Client{Endpoint: "http://hub.test", Token: "hf_x", HTTP: &http.Client{Transport: tr}}
+	req, err := c.NewRequest(context.Background(), http.MethodGet, "http://hub.test/start")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := c.HTTPClient().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	want := map[string]string{"hub.test/start": "Bearer hf_x", "hub.test/again": "Bearer hf_x", "cdn.hub.test/blob": ""}
+	if fmt.Sprint(auth) != fmt.Sprint(want) {
+		t.Errorf("Authorization seen: %v, want %v", auth, want)
+	}
+	// A request built for another host carries no token.
+	other, _ := c.NewRequest(context.Background(), http.MethodGet, "http://cdn.hub.test/x")
+	if other.Header.Get("Authorization") != "" {
+		t.Error("NewRequest put the token on another host's request")
 	}
 }

@@ -1,0 +1,249 @@
+package hub
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func files(spec ...string) []File {
+	var out []File
+	for _, s := range spec {
+		p, size, _ := strings.Cut(s, "=")
+		var n int64 = 100
+		if size != "" {
+			fmt.Sscan(size, &n)
+		}
+		out = append(out, File{Path: p, Size: n})
+	}
+	return out
+}
+
+func TestLevel(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"Llama-3.2-1B-Instruct-Q4_K_M", "Q4_K_M"},
+		{"model.q4_k_m", "Q4_K_M"},
+		{"qwen2.5-7b-instruct-q4_k_m", "Q4_K_M"},
+		{"Qwen3-30B-A3B-UD-Q4_K_XL", "UD-Q4_K_XL"},
+		{"Mistral-7B-IQ4_NL", "IQ4_NL"},
+		{"Mistral-7B-IQ4_XS", "IQ4_XS"},
+		{"Mistral-7B-IQ2_XXS", "IQ2_XXS"},
+		{"phi-Q4_0_4_4", "Q4_0_4_4"},
+		{"phi-Q4_0", "Q4_0"},
+		{"phi-Q5_1", "Q5_1"},
+		{"gemma-2b-f16", "F16"},
+		{"gemma-2b-BF16", "BF16"},
+		{"gemma-2b.fp32", "F32"},
+		{"Q4_K_M", "Q4_K_M"},
+		{"Meta-Llama-3-8B-Instruct.Q6_K", "Q6_K"},
+		{"qwen2-1_5b-instruct-q8_0", "Q8_0"},
+		{"Llama-3.2-1B-Instruct-Q3_K_L", "Q3_K_L"},
+		{"Llama-Q2_K_L", "Q2_K_L"},
+		{"gpt-oss-20b-MXFP4", "MXFP4"},
+		{"bf16-merged-Q5_K_S", "Q5_K_S"}, // the last level named wins
+		{"Qwen2.5-7B-Instruct", ""},
+		{"model", ""},
+		{"q4kmish", ""},
+	}
+	for _, tt := range tests {
+		if got := level(tt.in); got != tt.want {
+			t.Errorf("level(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestGroup(t *testing.T) {
+	in := files(
+		"README.md",
+		"Llama-3.2-1B-Instruct-Q8_0.gguf=800",
+		"Llama-3.2-1B-Instruct-Q4_K_M.gguf=400",
+		"Llama-3.2-1B-Instruct-IQ2_XXS.gguf=200",
+		"Llama-3.2-1B-Instruct-f16.gguf=1600",
+		"Llama-3.2-1B-Instruct-BF16.gguf=1600",
+		"Llama-3.2-1B-Instruct-Q3_K_S.gguf=300",
+		"Llama-3.2-1B-Instruct-IQ1_S.gguf=150",
+		"Llama-3.2-1B-Instruct-Q2_K.gguf=250",
+		"Llama-3.2-1B-Instruct-F32.gguf=3200",
+		"big-Q6_K-00002-of-00002.gguf=50",
+		"big-Q6_K-00001-of-00002.gguf=600",
+		"Q5_K_M/big-Q5_K_M-00001-of-00003.gguf=300",
+		"Q5_K_M/big-Q5_K_M-00003-of-00003.gguf=200",
+		"mmproj-model-f16.gguf=90",
+		"MMPROJ-model-f32.gguf=180",
+		"ggml-model.gguf=10",
+		"Qwen3-UD-Q4_K_XL.gguf=450",
+	)
+	got := Group(in)
+	var lines []string
+	for _, q := range got {
+		var paths []string
+		for _, f := range q.Files {
+			paths = append(paths, f.Path)
+		}
+		l := fmt.Sprintf("%s %d %d/%d", q.Name, q.Size, len(q.Files), q.Shards)
+		if q.Incomplete {
+			l += " incomplete"
+		}
+		if q.Shards > 1 {
+			l += " " + strings.Join(paths, ",")
+		}
+		lines = append(lines, l)
+		if len(q.MMProj) != 2 || q.MMProj[0].Path != "MMPROJ-model-f32.gguf" {
+			t.Errorf("%s: mmproj %v", q.Name, q.MMProj)
+		}
+	}
+	want := []string{
+		"IQ1_S 150 1/1",
+		"IQ2_XXS 200 1/1",
+		"Q2_K 250 1/1",
+		"Q3_K_S 300 1/1",
+		"Q4_K_M 400 1/1",
+		"UD-Q4_K_XL 450 1/1",
+		"Q5_K_M 500 2/3 incomplete Q5_K_M/big-Q5_K_M-00001-of-00003.gguf,Q5_K_M/big-Q5_K_M-00003-of-00003.gguf",
+		"Q6_K 650 2/2 big-Q6_K-00001-of-00002.gguf,big-Q6_K-00002-of-00002.gguf",
+		"Q8_0 800 1/1",
+		"BF16 1600 1/1",
+		"F16 1600 1/1",
+		"F32 3200 1/1",
+		"ggml-model 10 1/1",
+	}
+	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
+	}
+	if q, ok := Find(got, "q6_k"); !ok || q.Shards != 2 {
+		t.Errorf("Find(q6_k) = %+v, %v", q, ok)
+	}
+	if _, ok := Find(got, "Q4_0"); ok {
+		t.Error("Find(Q4_0) found one")
+	}
+	if len(Group(files("README.md", "config.json"))) != 0 {
+		t.Error("levels without GGUF files")
+	}
+	// Projectors alone are no level.
+	if g := Group(files("mmproj-f16.gguf")); len(g) != 0 {
+		t.Errorf("mmproj only: %+v", g)
+	}
+}
+
+func TestBitsOrder(t *testing.T) {
+	order := []string{"IQ1_S", "IQ1_M", "IQ2_XXS", "IQ2_XS", "IQ2_S", "IQ2_M", "Q2_K", "IQ3_XXS", "IQ3_XS",
+		"Q3_K_S", "IQ3_M", "Q3_K_M", "IQ4_XS", "Q3_K_L", "IQ4_NL", "Q4_K_S", "Q4_K_M", "Q5_K_S", "Q5_K_M", "Q6_K", "Q8_0", "F16", "F32"}
+	for i := 1; i < len(order); i++ {
+		a, b := Quant{Name: order[i-1]}.Bits(), Quant{Name: order[i]}.Bits()
+		if a > b || a == 0 {
+			t.Errorf("%s (%.2f) !<= %s (%.2f)", order[i-1], a, order[i], b)
+		}
+	}
+	tests := []struct {
+		name string
+		want float64
+	}{
+		{"Q4_K_M", 4.89}, {"Q8_0", 8.5}, {"q8_0", 8.5}, {"F16", 16}, {"BF16", 16}, {"Q4_0", 4.5},
+		{"UD-Q8_0", 8.55}, {"nothing", 0},
+	}
+	for _, tt := range tests {
+		if got := (Quant{Name: tt.name}).Bits(); got < tt.want-0.001 || got > tt.want+0.001 {
+			t.Errorf("Bits(%s) = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	// Unlisted variants land between their neighbours.
+	if b := (Quant{Name: "UD-Q4_K_XL"}).Bits(); b <= 4.89 || b >= 5.5 {
+		t.Errorf("UD-Q4_K_XL = %v", b)
+	}
+	if b := (Quant{Name: "UD-Q2_K_XL"}).Bits(); b <= 2.96 || b >= 3.91 {
+		t.Errorf("UD-Q2_K_XL = %v", b)
+	}
+}
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		in, repo, quant string
+		bad             bool
+	}{
+		{in: "bartowski/Llama-3.2-1B-Instruct-GGUF", repo: "bartowski/Llama-3.2-1B-Instruct-GGUF"},
+		{in: "bartowski/Llama-3.2-1B-Instruct-GGUF:Q4_K_M", repo: "bartowski/Llama-3.2-1B-Instruct-GGUF", quant: "Q4_K_M"},
+		{in: " bartowski/Llama-3.2-1B-Instruct-GGUF:q4_k_m ", repo: "bartowski/Llama-3.2-1B-Instruct-GGUF", quant: "Q4_K_M"},
+		{in: "hf.co/unsloth/Qwen3-8B-GGUF:ud-q4_k_xl", repo: "unsloth/Qwen3-8B-GGUF", quant: "UD-Q4_K_XL"},
+		{in: "HF.co/unsloth/Qwen3-8B-GGUF:latest", repo: "unsloth/Qwen3-8B-GGUF"},
+		{in: "huggingface.co/Qwen/Qwen2.5-7B-Instruct-GGUF", repo: "Qwen/Qwen2.5-7B-Instruct-GGUF"},
+		{in: "https://huggingface.co/Qwen/Qwen2.5-7B-Instruct-GGUF", repo: "Qwen/Qwen2.5-7B-Instruct-GGUF"},
+		{in: "https://huggingface.co/Qwen/Qwen2.5-7B-Instruct-GGUF/", repo: "Qwen/Qwen2.5-7B-Instruct-GGUF"},
+		{in: "https://huggingface.co/Qwen/Qwen2.5-7B-Instruct-GGUF/tree/main", repo: "Qwen/Qwen2.5-7B-Instruct-GGUF"},
+		{in: "https://huggingface.co/Qwen/Qwen2.5-7B-Instruct-GGUF/blob/main/qwen2.5-7b-instruct-q4_k_m-00001-of-00002.gguf", repo: "Qwen/Qwen2.5-7B-Instruct-GGUF", quant: "Q4_K_M"},
+		{in: "https://hf.co/bartowski/X-GGUF/resolve/main/Q8_0/X-00001-of-00002.gguf?download=true", repo: "bartowski/X-GGUF", quant: "Q8_0"},
+		{in: "https://huggingface.co/models/a/b", repo: "a/b"},
+		{in: "llama3", bad: true},
+		{in: "", bad: true},
+		{in: "a/b:", bad: true},
+		{in: "a/b:Q4 K", bad: true},
+		{in: "../b", bad: true},
+		{in: "a/..", bad: true},
+		{in: "-a/b", bad: true},
+		{in: "https:///x", bad: true},
+	}
+	for _, tt := range tests {
+		repo, quant, err := Parse(tt.in)
+		if tt.bad {
+			if err == nil || !strings.HasPrefix(err.Error(), "hub: ") {
+				t.Errorf("Parse(%q) = %q, %q, %v; want an error", tt.in, repo, quant, err)
+			}
+			continue
+		}
+		if err != nil || repo != tt.repo || quant != tt.quant {
+			t.Errorf("Parse(%q) = %q, %q, %v; want %q, %q", tt.in, repo, quant, err, tt.repo, tt.quant)
+		}
+	}
+}
+
+func TestRecommend(t *testing.T) {
+	const GB = 1 << 30
+	lv := func(name string, gb float64) Quant {
+		return Quant{Name: name, Files: []File{{Path: name + ".gguf", Size: int64(gb * GB)}}, Size: int64(gb * GB), Shards: 1}
+	}
+	// An 8B model's levels.
+	full := []Quant{lv("IQ2_XXS", 2.4), lv("Q2_K", 3.2), lv("Q3_K_M", 4.0), lv("Q4_K_S", 4.7), lv("Q4_K_M", 4.9),
+		lv("Q5_K_M", 5.7), lv("Q6_K", 6.6), lv("Q8_0", 8.5), lv("F16", 16)}
+	// need = size*1.2 + 0.5 GB: Q4_K_M 6.38, Q5_K_M 7.34, Q6_K 8.42, Q8_0 10.7, Q3_K_M 5.3, Q2_K 4.34, IQ2_XXS 3.38.
+	noQ4KM := []Quant{lv("Q3_K_M", 4.0), lv("IQ4_XS", 4.4), lv("Q4_0", 4.6), lv("Q8_0", 8.5)}
+	highOnly := []Quant{lv("Q5_K_M", 5.7), lv("Q6_K", 6.6), lv("Q8_0", 8.5)}
+	f16Only := []Quant{lv("F16", 2)}
+	incomplete := []Quant{lv("Q4_K_M", 4.9), lv("Q8_0", 8.5)}
+	incomplete[0].Incomplete = true
+	tests := []struct {
+		name   string
+		levels []Quant
+		avail  float64
+		want   string
+		ok     bool
+	}{
+		{"Q4_K_M fits", full, 7, "Q4_K_M", true},
+		{"Q4_K_M fits, larger not twice", full, 12, "Q4_K_M", true},
+		{"plenty: Q5_K_M", full, 15, "Q5_K_M", true},
+		{"plenty: Q6_K", full, 17, "Q6_K", true},
+		{"plenty: Q8_0", full, 64, "Q8_0", true},
+		{"Q4_K_M too big: Q3_K_M", full, 6, "Q3_K_M", true},
+		{"Q2_K", full, 4.5, "Q2_K", true},
+		{"IQ2_XXS", full, 3.5, "IQ2_XXS", true},
+		{"nothing fits", full, 2, "IQ2_XXS", false},
+		{"no Q4_K_M: nearest 4-bit", noQ4KM, 8, "Q4_0", true},
+		{"no Q4_K_M, smaller", noQ4KM, 5.5, "Q3_K_M", true},
+		{"no Q4_K_M, plenty", noQ4KM, 32, "Q8_0", true},
+		{"only larger levels", highOnly, 8, "Q5_K_M", true},
+		{"only larger levels, plenty", highOnly, 40, "Q8_0", true},
+		{"only larger levels, none fits", highOnly, 4, "Q5_K_M", false},
+		{"F16 only fits", f16Only, 8, "F16", true},
+		{"F16 only too big", f16Only, 1, "F16", false},
+		{"incomplete skipped", incomplete, 12, "Q8_0", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := Recommend(tt.levels, int64(tt.avail*GB))
+			if got.Name != tt.want || ok != tt.ok {
+				t.Errorf("Recommend(%.1f GB) = %s, %v; want %s, %v", tt.avail, got.Name, ok, tt.want, tt.ok)
+			}
+		})
+	}
+	if q, ok := Recommend(nil, 1<<40); ok || q.Name != "" {
+		t.Errorf("no levels: %+v, %v", q, ok)
+	}
+}
