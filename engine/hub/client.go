@@ -166,13 +166,17 @@ const maxRetryAfter = 30 * time.Second
 // maxRetries times with backoff (honouring Retry-After). The caller closes
 // the body of the returned 2xx response; any other status is an error.
 func (c *Client) get(ctx context.Context, rawURL, repo string) (*http.Response, error) {
-	hc := c.HTTPClient()
+	return c.send(ctx, c.HTTPClient(), http.MethodGet, rawURL, repo)
+}
+
+// send is get with any client and method; 2xx and 3xx answers are returned.
+func (c *Client) send(ctx context.Context, hc *http.Client, method, rawURL, repo string) (*http.Response, error) {
 	backoff := c.retryBase
 	if backoff <= 0 {
 		backoff = 500 * time.Millisecond
 	}
 	for attempt := 0; ; attempt++ {
-		req, err := c.NewRequest(ctx, http.MethodGet, rawURL)
+		req, err := c.NewRequest(ctx, method, rawURL)
 		if err != nil {
 			return nil, err
 		}
@@ -185,7 +189,7 @@ func (c *Client) get(ctx context.Context, rawURL, repo string) (*http.Response, 
 				return nil, fmt.Errorf("hub: %s: %w", req.URL.Host, err)
 			}
 			wait = backoff
-		case resp.StatusCode >= 200 && resp.StatusCode < 300:
+		case resp.StatusCode >= 200 && resp.StatusCode < 400:
 			return resp, nil
 		default:
 			herr := CheckResponse(resp, repo)

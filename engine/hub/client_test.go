@@ -363,7 +363,7 @@ func TestErrors(t *testing.T) {
 		want       error
 		msg        string
 	}{
-		{"gated anonymous", anon, "someone/gated-GGUF", "m-Q4_K_M.gguf", hub.ErrGated, "accept the licence on https://huggingface.co/someone/gated-GGUF and set HF_TOKEN"},
+		{"gated anonymous", anon, "someone/gated-GGUF", "m-Q4_K_M.gguf", hub.ErrGated, "accept the licence on " + h.URL + "/someone/gated-GGUF and set HF_TOKEN"},
 		{"gated right token", right, "someone/gated-GGUF", "m-Q4_K_M.gguf", nil, ""},
 		{"wrong token", wrong, "someone/gated-GGUF", "m-Q4_K_M.gguf", hub.ErrUnauthorized, "token in HF_TOKEN was refused"},
 		{"missing repo", anon, "nobody/nothing", "x.gguf", hub.ErrNotFound, "repository not found"},
@@ -517,5 +517,59 @@ func TestRedirectToSubdomain(t *testing.T) {
 	other, _ := c.NewRequest(context.Background(), http.MethodGet, "http://cdn.hub.test/x")
 	if other.Header.Get("Authorization") != "" {
 		t.Error("NewRequest put the token on another host's request")
+	}
+}
+
+func TestStat(t *testing.T) {
+	h, c := newHub(t)
+	ctx := context.Background()
+	repo := "bartowski/Llama-3.2-1B-Instruct-GGUF"
+	m, err := c.Stat(ctx, repo, "", "Llama-3.2-1B-Instruct-Q4_K_M.gguf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(m.URL, h.CDNURL+"/") || m.Commit != h.Commit(repo) || m.SHA256 != sha(payload(3000, 1)) || m.ETag != m.SHA256 || m.Size != 3000 {
+		t.Errorf("LFS file: %+v", m)
+	}
+	// The CDN URL works without the token.
+	resp, err := http.Get(m.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !bytes.Equal(b, payload(3000, 1)) {
+		t.Error("CDN URL: wrong bytes")
+	}
+	m, err = c.Stat(ctx, repo, h.Commit(repo), "config.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.URL != c.FileURL(repo, h.Commit(repo), "config.json") || m.SHA256 != "" || m.ETag == "" || m.Size != 2 {
+		t.Errorf("git file: %+v", m)
+	}
+	for _, tt := range []struct {
+		repo, file string
+		want       error
+	}{
+		{"someone/gated-GGUF", "m-Q4_K_M.gguf", hub.ErrGated},
+		{repo, "nope.gguf", hub.ErrNotFound},
+		{"nobody/nothing", "x", hub.ErrNotFound},
+	} {
+		if _, err := c.Stat(ctx, tt.repo, "main", tt.file); !errors.Is(err, tt.want) {
+			t.Errorf("Stat(%s, %s) = %v, want %v", tt.repo, tt.file, err, tt.want)
+		}
+	}
+	// With the token, a gated file's metadata comes and the token does not
+	// leave the hub.
+	h.SetToken("hf_ok")
+	tc := &hub.Client{Endpoint: h.URL, Token: "hf_ok"}
+	if m, err := tc.Stat(ctx, "someone/gated-GGUF", "", "m-Q4_K_M.gguf"); err != nil || m.Size != 100 {
+		t.Errorf("gated with token: %+v, %v", m, err)
+	}
+	for _, r := range h.Requests() {
+		if r.Server == "cdn" && r.Auth {
+			t.Error("token sent to the CDN")
+		}
 	}
 }

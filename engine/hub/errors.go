@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -41,7 +42,8 @@ type Error struct {
 	RetryAfter time.Duration
 
 	kind  error
-	token bool // a token was sent
+	token bool   // a token was sent
+	site  string // scheme://host of the hub that answered
 }
 
 // Unwrap returns the sentinel error for the status (ErrNotFound, ErrGated,
@@ -71,7 +73,7 @@ func (e *Error) Error() string {
 	case ErrGated:
 		page := "the model page"
 		if e.Repo != "" {
-			page = "https://huggingface.co/" + e.Repo
+			page = cmp.Or(e.site, DefaultEndpoint) + "/" + e.Repo
 		}
 		if e.token {
 			s = fmt.Sprintf("hub: %s is gated and the token in HF_TOKEN has no access yet: accept the licence on %s with that account (approval may take a while)", what, page)
@@ -116,6 +118,7 @@ func CheckResponse(resp *http.Response, repo string) error {
 	}
 	if resp.Request != nil && resp.Request.URL != nil {
 		e.URL = resp.Request.URL.Redacted()
+		e.site = resp.Request.URL.Scheme + "://" + resp.Request.URL.Host
 	}
 	if e.Message == "" && resp.Body != nil {
 		e.Message = bodyMessage(resp.Body)
