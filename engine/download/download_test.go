@@ -303,6 +303,30 @@ func TestRedirectKeepsHeadersOnFirstHost(t *testing.T) {
 	}
 }
 
+// TestExpiredRedirect checks that a redirect target refusing a (signed,
+// expired) address is resolved again from the first URL, while a refusal
+// from the first host fails at once.
+func TestExpiredRedirect(t *testing.T) {
+	data, sum := payload(3*testChunk, 8)
+	cdn := newTestServer(t)
+	cdn.add("/f", &fileSpec{data: data, fail: 2, failStatus: http.StatusForbidden})
+	hub := newTestServer(t)
+	u := hub.add("/f", &fileSpec{redirect: cdn.URL})
+	m := newManager(t, "", nil)
+	dest := filepath.Join(t.TempDir(), "m.gguf")
+	j, err := m.Start(Request{ID: "r", URL: u, Size: int64(len(data)), SHA256: sum, Dest: dest})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := wait(t, j); err != nil {
+		t.Fatal(err)
+	}
+	checkDest(t, dest, data)
+	if hubN, cdnN := len(hub.requests("/f")), len(cdn.requests("/f")); hubN != cdnN {
+		t.Errorf("%d requests to the first host, %d to the redirect target: each retry should start at the first URL", hubN, cdnN)
+	}
+}
+
 func TestDiskFull(t *testing.T) {
 	data, sum := payload(4*testChunk, 3)
 	s := newTestServer(t)
@@ -412,63 +436,153 @@ func TestMaxActive(t *testing.T) {
 
 func TestRestartResume(t *testing.T) {
 	const size = 6 * testChunk
-	data, sum := payload(size, 11)
+	tests := []struct {
+		name       string
+		conns      int
+		chunk      int64
+		stallAfter int64 // the first response hangs after this many bytes
+		stopAt     int64 // bytes on disk when the app closes
+		lastRange  string
+	}{
+		{"one stream", 1, size, 100000, 100000, "bytes=100000-393215"},
+		{"parallel chunks", 4, testChunk, 10000, 5*testChunk + 10000, "bytes=10000-65535"},
+	}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			data, sum := payload(size, uint64(11+i))
+			s := newTestServer(t)
+			u := s.add("/f", &fileSpec{data: data, stallAfter: tc.stallAfter, stalls: 1})
+			stateDir := t.TempDir()
+			dest := filepath.Join(t.TempDir(), "m.gguf")
+			req := Request{ID: "repo/m.gguf@main", URL: u, Size: size, SHA256: sum, Dest: dest, Meta: map[string]string{"repo": "repo"}}
+			opts := func(o *Options) { o.Connections = tc.conns; o.ChunkSize = tc.chunk }
+
+			m1 := newManager(t, stateDir, opts)
+			j1, err := m1.Start(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, j1, "the stall", func(p Progress) bool { return p.Done == tc.stopAt })
+			if err := m1.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if err := j1.Wait(context.Background()); !errors.Is(err, ErrClosed) {
+				t.Errorf("Wait after Close = %v, want ErrClosed", err)
+			}
+			if _, err := m1.Start(req); !errors.Is(err, ErrClosed) {
+				t.Errorf("Start after Close = %v, want ErrClosed", err)
+			}
+			noFile(t, dest)
+			served := s.served.Load()
+
+			m2 := newManager(t, stateDir, opts)
+			jobs := m2.Jobs()
+			if len(jobs) != 1 {
+				t.Fatalf("restored %d jobs, want 1", len(jobs))
+			}
+			p := jobs[0].Progress()
+			if p.State != Paused || p.Done != tc.stopAt || p.Total != size {
+				t.Errorf("restored progress %+v, want Paused at %d/%d", p, tc.stopAt, size)
+			}
+			if r := jobs[0].Request(); r.Meta["repo"] != "repo" || r.Dest != dest || r.Header != nil {
+				t.Errorf("restored request %+v", r)
+			}
+			j2, err := m2.Start(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if j2 != jobs[0] {
+				t.Error("Start with the same ID made a new job")
+			}
+			if err := wait(t, j2); err != nil {
+				t.Fatal(err)
+			}
+			checkDest(t, dest, data)
+			if again := s.served.Load() - served; again != size-tc.stopAt {
+				t.Errorf("the second run fetched %d bytes, want %d", again, size-tc.stopAt)
+			}
+			if rs := s.requests("/f"); rs[len(rs)-1].rng != tc.lastRange {
+				t.Errorf("the resumed request asked for %q, want %q", rs[len(rs)-1].rng, tc.lastRange)
+			}
+			noFile(t, j2.statePath())
+			noFile(t, j2.partPath())
+		})
+	}
+}
+
+// TestRestartChangedFile checks that a restored job whose file changed
+// (another size or hash in the new request) starts afresh.
+func TestRestartChangedFile(t *testing.T) {
+	old, oldSum := payload(3*testChunk, 20)
+	data, sum := payload(3*testChunk+5, 21)
 	s := newTestServer(t)
-	// The first response sends 100000 bytes and then hangs.
-	u := s.add("/f", &fileSpec{data: data, stallAfter: 100000, stalls: 1})
+	u := s.add("/old", &fileSpec{data: old, stallAfter: 1000, stalls: 1})
+	s.add("/new", &fileSpec{data: data})
 	stateDir := t.TempDir()
 	dest := filepath.Join(t.TempDir(), "m.gguf")
-	req := Request{ID: "repo/m.gguf@main", URL: u, Size: size, SHA256: sum, Dest: dest, Meta: map[string]string{"repo": "repo"}}
-
-	m1 := newManager(t, stateDir, func(o *Options) { o.Connections = 1; o.ChunkSize = size })
-	j1, err := m1.Start(req)
+	m1 := newManager(t, stateDir, func(o *Options) { o.Connections = 1 })
+	j1, err := m1.Start(Request{ID: "m", URL: u, Size: int64(len(old)), SHA256: oldSum, Dest: dest})
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, j1, "100000 bytes", func(p Progress) bool { return p.Done == 100000 })
-	if err := m1.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := j1.Wait(context.Background()); !errors.Is(err, ErrClosed) {
-		t.Errorf("Wait after Close = %v, want ErrClosed", err)
-	}
-	if _, err := m1.Start(req); !errors.Is(err, ErrClosed) {
-		t.Errorf("Start after Close = %v, want ErrClosed", err)
-	}
-	noFile(t, dest)
-	served := s.served.Load()
-
-	m2 := newManager(t, stateDir, func(o *Options) { o.Connections = 1; o.ChunkSize = size })
-	jobs := m2.Jobs()
-	if len(jobs) != 1 {
-		t.Fatalf("restored %d jobs, want 1", len(jobs))
-	}
-	p := jobs[0].Progress()
-	if p.State != Paused || p.Done != 100000 || p.Total != size {
-		t.Errorf("restored progress %+v, want Paused at 100000/%d", p, size)
-	}
-	if r := jobs[0].Request(); r.Meta["repo"] != "repo" || r.Dest != dest {
-		t.Errorf("restored request %+v", r)
-	}
-	j2, err := m2.Start(req)
+	waitFor(t, j1, "1000 bytes", func(p Progress) bool { return p.Done == 1000 })
+	m1.Close()
+	m2 := newManager(t, stateDir, nil)
+	j2, err := m2.Start(Request{ID: "m", URL: s.URL + "/new", Size: int64(len(data)), SHA256: sum, Dest: dest})
 	if err != nil {
 		t.Fatal(err)
-	}
-	if j2 != jobs[0] {
-		t.Error("Start with the same ID made a new job")
 	}
 	if err := wait(t, j2); err != nil {
 		t.Fatal(err)
 	}
 	checkDest(t, dest, data)
-	if again := s.served.Load() - served; again != size-100000 {
-		t.Errorf("the second run fetched %d bytes, want %d", again, size-100000)
+}
+
+// TestPauseThenResumeAtOnce checks that a Resume right after Pause, before
+// the job has stopped, is not lost.
+func TestPauseThenResumeAtOnce(t *testing.T) {
+	data, sum := payload(3*testChunk, 22)
+	s := newTestServer(t)
+	u := s.add("/f", &fileSpec{data: data, stallAfter: 1000, stalls: 1})
+	m := newManager(t, "", func(o *Options) { o.Connections = 1 })
+	dest := filepath.Join(t.TempDir(), "m.gguf")
+	j, err := m.Start(Request{ID: "m", URL: u, Size: int64(len(data)), SHA256: sum, Dest: dest})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if rs := s.requests("/f"); rs[len(rs)-1].rng != "bytes=100000-393215" {
-		t.Errorf("the resumed request asked for %q", rs[len(rs)-1].rng)
+	waitFor(t, j, "1000 bytes", func(p Progress) bool { return p.Done == 1000 })
+	j.Pause()
+	j.Resume()
+	if err := wait(t, j); err != nil {
+		t.Fatal(err)
 	}
-	noFile(t, j2.statePath())
-	noFile(t, j2.partPath())
+	checkDest(t, dest, data)
+}
+
+// TestSlowSubscriber checks that a subscriber that never reads does not
+// hold the download up, and gets the final event.
+func TestSlowSubscriber(t *testing.T) {
+	data, sum := payload(4*testChunk, 23)
+	s := newTestServer(t)
+	u := s.add("/f", &fileSpec{data: data})
+	m := newManager(t, "", nil)
+	j, err := m.Start(Request{ID: "m", URL: u, Size: int64(len(data)), SHA256: sum, Dest: filepath.Join(t.TempDir(), "m")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch, stop := j.Subscribe()
+	defer stop()
+	if err := wait(t, j); err != nil {
+		t.Fatal(err)
+	}
+	var last Progress
+	for p := range ch {
+		last = p
+	}
+	if last.State != Done || last.Done != int64(len(data)) {
+		t.Errorf("last event %+v, want done", last)
+	}
+	stop() // twice is fine
 }
 
 func TestAutoResume(t *testing.T) {
@@ -748,5 +862,27 @@ func TestBackoff(t *testing.T) {
 	}
 	if d := m.backoff(1, 42*time.Second); d != 42*time.Second {
 		t.Errorf("backoff with Retry-After 42s = %v", d)
+	}
+}
+
+// TestStalledResponse checks that a response that stops sending is
+// dropped and the rest fetched again.
+func TestStalledResponse(t *testing.T) {
+	data, sum := payload(3*testChunk, 24)
+	s := newTestServer(t)
+	u := s.add("/f", &fileSpec{data: data, stallAfter: 3000, stalls: 2})
+	m := newManager(t, "", func(o *Options) { o.Connections = 1 })
+	m.stall = 20 * time.Millisecond
+	dest := filepath.Join(t.TempDir(), "m.gguf")
+	j, err := m.Start(Request{ID: "m", URL: u, Size: int64(len(data)), SHA256: sum, Dest: dest})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := wait(t, j); err != nil {
+		t.Fatal(err)
+	}
+	checkDest(t, dest, data)
+	if p := j.Progress(); p.Attempts < 2 {
+		t.Errorf("Attempts = %d, want at least 2", p.Attempts)
 	}
 }

@@ -514,6 +514,12 @@ func (m *Manager) fetchOnce(ctx context.Context, j *Job, f *os.File, c *chunk, r
 		}
 	default:
 		he := &HTTPError{StatusCode: resp.StatusCode, URL: from}
+		denied := resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden
+		if denied && resp.Request.URL.Host != hreq.URL.Host {
+			// A redirect target refusing a signed address: it expired
+			// (the first host decides about access). Resolve it again.
+			return temporary(he)
+		}
 		if he.retryable() {
 			he.RetryAfter = retryAfter(resp.Header.Get("Retry-After"), time.Now())
 			return &tempError{err: he, after: he.RetryAfter}

@@ -277,7 +277,7 @@ func (j *Job) progressLocked() Progress {
 	}
 	if j.state == Running || j.state == Verifying {
 		p.Rate = j.rate
-		if j.rate > 0 && p.Total > p.Done {
+		if j.rate >= 1 && p.Total > p.Done {
 			p.ETA = time.Duration(float64(p.Total-p.Done) / j.rate * float64(time.Second)).Round(time.Second)
 		}
 	}

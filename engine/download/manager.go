@@ -276,11 +276,12 @@ func (m *Manager) Start(req Request) (*Job, error) {
 	if req.Meta == nil {
 		req.Meta = j.req.Meta
 	}
-	if req.Size != j.req.Size || !strings.EqualFold(req.SHA256, j.req.SHA256) || j.state == Done {
+	changed := req.Size != j.req.Size || !strings.EqualFold(req.SHA256, j.req.SHA256) || j.state == Done
+	j.req = req
+	if changed {
 		j.resetLocked()
 		_ = os.Remove(j.partPath())
 	}
-	j.req = req
 	if err := j.saveStateLocked(); err != nil {
 		m.log.Warn("download: saving state", "id", req.ID, "err", err)
 	}
