@@ -777,6 +777,8 @@ func TestDestExists(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkDest(t, dest, data)
+			noFile(t, j.statePath())
+			noFile(t, j.partPath())
 			if got := len(s.requests("/f")) - before; got != tc.requests {
 				t.Errorf("%d requests, want %d", got, tc.requests)
 			}

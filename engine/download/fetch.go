@@ -43,6 +43,11 @@ const bufSize = 256 << 10
 func (m *Manager) download(ctx context.Context, j *Job) error {
 	req := j.Request()
 	if ok, err := m.destReady(ctx, j, req); err != nil || ok {
+		if ok {
+			j.mu.Lock()
+			j.removeFilesLocked()
+			j.mu.Unlock()
+		}
 		return err
 	}
 	f, err := m.openPart(j)

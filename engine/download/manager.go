@@ -56,9 +56,11 @@ type Options struct {
 	// AutoResume queues the jobs restored from StateDir by New; without
 	// it they are restored paused, for the person (or Start) to resume.
 	AutoResume bool
-	// HTTP is the client used for every request (default: a plain
-	// http.Client). Its CheckRedirect is wrapped so that the request's
-	// headers reach only the first host.
+	// HTTP is the client used for every request (default: a client of
+	// its own that keeps every connection alive between chunks). Set no
+	// overall Timeout on it: a large file takes long; the manager drops a
+	// response that sends nothing for a minute. Its CheckRedirect is
+	// wrapped so that the request's headers reach only the first host.
 	HTTP *http.Client
 	// Logger receives retries and other events (default: discarded).
 	Logger *slog.Logger
@@ -193,7 +195,14 @@ func New(opts Options) (*Manager, error) {
 	if m.freeSpace == nil {
 		m.freeSpace = diskFree
 	}
-	m.client = headerGuard(opts.HTTP)
+	hc := opts.HTTP
+	if hc == nil {
+		// Room to keep every connection of every running job alive.
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.MaxIdleConnsPerHost = opts.Connections * opts.MaxActive
+		hc = &http.Client{Transport: t}
+	}
+	m.client = headerGuard(hc)
 	m.ctx, m.stop = context.WithCancelCause(context.Background())
 	if err := m.restore(); err != nil {
 		return nil, err
@@ -318,6 +327,9 @@ func (m *Manager) Close() error {
 	m.stop(ErrClosed)
 	m.mu.Unlock()
 	m.wg.Wait()
+	if m.opts.HTTP == nil {
+		m.client.CloseIdleConnections()
+	}
 	for _, j := range m.Jobs() {
 		j.mu.Lock()
 		j.closed = true
