@@ -16,14 +16,19 @@ func Example() {
 		log.Fatal(err)
 	}
 	defer m.Close()
+	// The file's size and sha256 come from the repository's file listing
+	// (its LFS metadata); left empty, the first response decides the size
+	// and no hash is checked.
+	var size int64
+	var sha256 string
 	h := http.Header{}
 	h.Set("Authorization", "Bearer hf_...") // sent to huggingface.co only, not to its CDN
 	job, err := m.Start(download.Request{
 		ID:     "bartowski/Llama-3.2-1B-Instruct-GGUF/Llama-3.2-1B-Instruct-Q4_K_M.gguf@main",
 		URL:    "https://huggingface.co/bartowski/Llama-3.2-1B-Instruct-GGUF/resolve/main/Llama-3.2-1B-Instruct-Q4_K_M.gguf",
 		Header: h,
-		Size:   807694464,                                                          // from the repository's file listing
-		SHA256: "6f85a640a97cf2bf5b8e764087b1e83da0fdb51d7c9fab7d0fece9385611df83", // its LFS oid
+		Size:   size,
+		SHA256: sha256,
 		Dest:   "/home/me/.local/share/saji/models/Llama-3.2-1B-Instruct-Q4_K_M.gguf",
 		Meta:   map[string]string{"repo": "bartowski/Llama-3.2-1B-Instruct-GGUF", "quant": "Q4_K_M"},
 	})
