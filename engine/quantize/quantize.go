@@ -100,6 +100,11 @@ var splitKeys = []string{"split.no", "split.count", "split.tensors.count"}
 // each converted to the type llama-quantize would choose for it. out is
 // written atomically: on an error or when ctx is cancelled it is left as it
 // was, and no temporary file remains.
+//
+// One difference from llama-quantize: where a row's length does not divide
+// into 32-element blocks, a target of Q8_0, Q4_0, IQ4_NL (or another
+// 32-block type) keeps that tensor F16, as llama-quantize does for the
+// K-quants' fallbacks, where llama-quantize refuses the whole model.
 func Quantize(ctx context.Context, in, out string, opts Options) (Result, error) {
 	start := time.Now()
 	if !Supported(opts.FileType) {
