@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -159,6 +160,9 @@ func Quantize(ctx context.Context, in, out string, opts Options) (Result, error)
 		}
 		res.TypeCounts[t.to]++
 	}
+	if err := checkSpace(out, w.Size(), diskFree); err != nil {
+		return Result{}, err
+	}
 	if err := w.WriteFile(ctx, out); err != nil {
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 			return Result{}, fmt.Errorf("quantize: cancelled: %w", err)
@@ -181,6 +185,23 @@ func checkOutput(f *gguf.File, out string) error {
 		if ps, err := os.Stat(p); err == nil && os.SameFile(ps, st) {
 			return fmt.Errorf("quantize: the output %s is the input file", out)
 		}
+	}
+	return nil
+}
+
+// checkSpace fails when the file system that will hold out has less than
+// need bytes free (a file being replaced counts as free), so that a full
+// disk is told before the work rather than after most of it.
+func checkSpace(out string, need int64, free func(dir string) (uint64, bool)) error {
+	n, ok := free(filepath.Dir(out))
+	if !ok {
+		return nil
+	}
+	if st, err := os.Stat(out); err == nil && st.Mode().IsRegular() {
+		n += uint64(st.Size())
+	}
+	if uint64(need) > n {
+		return fmt.Errorf("quantize: %s needs %d MiB, and its disk has %d MiB free", out, (need+1<<20-1)>>20, n>>20)
 	}
 	return nil
 }
