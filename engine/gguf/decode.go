@@ -302,7 +302,12 @@ func fixedArray[T any](d *decoder, cnt, size int, conv func([]byte) T) []T {
 // parse reads the header, metadata and tensor infos of a GGUF file held in
 // b and checks that every tensor lies inside b. It never panics and never
 // allocates much more than len(b) bytes, whatever b holds.
-func parse(b []byte) (*header, error) {
+func parse(b []byte) (*header, error) { return parseSized(b, uint64(len(b))) }
+
+// parseSized is parse for a file of size bytes of which b holds the start
+// (all of it when len(b) == size): the header must lie in b, the tensors
+// within size. A header that runs past b fails with ErrTruncated.
+func parseSized(b []byte, size uint64) (*header, error) {
 	d := &decoder{b: b}
 	if len(b) < 4 || string(b[:4]) != Magic {
 		if len(b) >= 4 && string(b[:4]) == "FUGG" {
@@ -404,14 +409,14 @@ func parse(b []byte) (*header, error) {
 	// The data section starts at the next multiple of the alignment. A file
 	// without tensors may end before it (llama.cpp does not seek there).
 	start := alignUp(uint64(d.off), h.alignment)
-	if start > uint64(len(b)) {
+	if start > size {
 		if nTensors > 0 {
-			return nil, fmt.Errorf("%w: the data section would start at %d, past the end of the file (%d bytes)", ErrTruncated, start, len(b))
+			return nil, fmt.Errorf("%w: the data section would start at %d, past the end of the file (%d bytes)", ErrTruncated, start, size)
 		}
-		start = uint64(len(b))
+		start = size
 	}
 	h.dataOffset = int64(start)
-	avail := uint64(len(b)) - start
+	avail := size - start
 	if err := checkLayout(h.tensors, avail); err != nil {
 		return nil, err
 	}
