@@ -18,6 +18,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -856,4 +857,29 @@ func mapsClone(m map[string][]byte) map[string][]byte {
 		c[k] = v
 	}
 	return c
+}
+
+// Serve starts a fake hub on hubLn and its CDN on cdnLn, for a program
+// rather than a test (internal/tools/fakehub): it is New without a
+// testing.TB. The listeners must be on different ports; Close stops both
+// servers.
+func Serve(hubLn, cdnLn net.Listener) *Hub {
+	h := &Hub{
+		repos:  map[string]*repo{},
+		blobs:  map[string][]byte{},
+		faults: map[string]*fault{},
+		clock:  time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC),
+	}
+	h.hub = &httptest.Server{Listener: hubLn, Config: &http.Server{Handler: h.logged("hub", http.HandlerFunc(h.serveHub))}}
+	h.cdn = &httptest.Server{Listener: cdnLn, Config: &http.Server{Handler: h.logged("cdn", http.HandlerFunc(h.serveCDN))}}
+	h.hub.Start()
+	h.cdn.Start()
+	h.URL, h.CDNURL = h.hub.URL, h.cdn.URL
+	return h
+}
+
+// Close stops a hub started by Serve (New's hub stops with its test).
+func (h *Hub) Close() {
+	h.hub.Close()
+	h.cdn.Close()
 }
