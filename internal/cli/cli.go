@@ -87,7 +87,7 @@ func NewRootCommand(opts Options) *cobra.Command {
 	if opts.Stderr != nil {
 		root.SetErr(opts.Stderr)
 	}
-	root.AddCommand(newVersionCmd(), newGGUFCmd(), newTokenizeCmd(), newTemplateCmd(), newEvalCmd(), newPerplexityCmd(), newRunCmd(), newBenchCmd(), newLoadtestCmd(), newServeCmd(), newQuantizeCmd())
+	root.AddCommand(newVersionCmd(), newGGUFCmd(), newTokenizeCmd(), newTemplateCmd(), newEvalCmd(), newPerplexityCmd(), newRunCmd(), newBenchCmd(), newLoadtestCmd(), newServeCmd(), newQuantizeCmd(), newPullCmd())
 	return root
 }
 
