@@ -88,6 +88,7 @@ func NewRootCommand(opts Options) *cobra.Command {
 		root.SetErr(opts.Stderr)
 	}
 	root.AddCommand(newVersionCmd(), newGGUFCmd(), newTokenizeCmd(), newTemplateCmd(), newEvalCmd(), newPerplexityCmd(), newRunCmd(), newBenchCmd(), newLoadtestCmd(), newServeCmd(), newQuantizeCmd(), newPullCmd())
+	root.AddCommand(newFitCmd())
 	return root
 }
 

@@ -1,0 +1,353 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"text/tabwriter"
+	"time"
+
+	"github.com/shirou/gopsutil/v3/process"
+	"github.com/spf13/cobra"
+
+	"saji/engine/fit"
+	"saji/engine/gguf"
+	"saji/engine/hardware"
+	"saji/engine/hub"
+	"saji/engine/scheduler"
+	"saji/kernels/cpu"
+)
+
+// fitFlags are saji fit's options.
+type fitFlags struct {
+	model, kv          string
+	ctx, parallel, gpu int
+	json, measure      bool
+	measureTokens      int
+	// detect describes the machine (nil: hardware.Detect); tests fake it.
+	detect func(context.Context) hardware.Machine
+}
+
+// newFitCmd is 'saji fit': what fits this machine, or how one model fits,
+// with the breakdown behind the verdict.
+func newFitCmd() *cobra.Command {
+	var ff fitFlags
+	cmd := &cobra.Command{
+		Use:   "fit [--model FILE|REPO:QUANT]",
+		Short: "Show what fits this machine, or how a model fits, with the numbers",
+		Long: "Without --model, describe the machine and which model sizes fit it at Q4_K_M.\n" +
+			"With a GGUF file, or a Hugging Face repository and level (owner/name:Q4_K_M,\n" +
+			"whose header alone is read with Range requests), plan the model: weights per\n" +
+			"layer, KV cache, compute buffers, the verdict, the largest context that fits\n" +
+			"and the decode speed the memory bandwidth allows. --measure then loads the\n" +
+			"local model, generates a few tokens and prints the measured resident memory\n" +
+			"and tokens/s beside the predictions.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runFit(cmd.Context(), &ff, cmd.OutOrStdout())
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&ff.model, "model", "m", "", "a GGUF `FILE`, or REPO:QUANT on the hub")
+	f.IntVarP(&ff.ctx, "ctx", "c", 0, "context length (0: 4096, or the model's when shorter)")
+	f.StringVar(&ff.kv, "kv", "f16", "KV cache type: f16, q8_0 or f32")
+	f.IntVar(&ff.parallel, "parallel", 0, "sequences at once, each with the whole context (0: the scheduler's default pool)")
+	f.IntVar(&ff.gpu, "gpu-layers", -1, "layers to offload to the GPU (-1: as many as fit)")
+	f.BoolVar(&ff.json, "json", false, "print the plan as JSON")
+	f.BoolVar(&ff.measure, "measure", false, "load the local model, generate and compare with the prediction")
+	f.IntVar(&ff.measureTokens, "measure-tokens", 32, "tokens to generate with --measure")
+	return cmd
+}
+
+func runFit(ctx context.Context, ff *fitFlags, out io.Writer) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	detect := ff.detect
+	if detect == nil {
+		detect = detectMachine
+	}
+	m := detect(ctx)
+	req := fit.Request{Context: ff.ctx, KVType: ff.kv, Parallel: ff.parallel, GPULayers: ff.gpu}
+	if ff.model == "" {
+		if ff.measure {
+			return fmt.Errorf("fit: --measure needs --model FILE")
+		}
+		return fitTable(m, req, ff.json, out)
+	}
+	local := isModelFile(ff.model)
+	var shape fit.ModelShape
+	var err error
+	if local {
+		shape, err = describeFile(ff.model)
+	} else {
+		shape, err = describeHub(ctx, ff.model)
+	}
+	if err != nil {
+		return err
+	}
+	p, err := fit.PlanFor(shape, m, req)
+	if err != nil {
+		return err
+	}
+	var meas *fitMeasurement
+	if ff.measure {
+		if !local {
+			return fmt.Errorf("fit: --measure needs a local model file, not %q", ff.model)
+		}
+		meas, err = measureFit(ctx, ff.model, p, ff.measureTokens)
+		if err != nil {
+			return err
+		}
+	}
+	if ff.json {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(struct {
+			Plan     fit.Plan        `json:"plan"`
+			Measured *fitMeasurement `json:"measured,omitempty"`
+		}{p, meas})
+	}
+	name := shape.Name
+	if name == "" {
+		name = filepath.Base(ff.model)
+	}
+	fmt.Fprintf(out, "%s (%s, %s, %d layers, %.2f GB)\n", name, shape.Arch, shape.FileType, shape.Layers, float64(shape.FileSize)/1e9)
+	fmt.Fprintf(out, "Machine: %s\n", machineLine(m))
+	for _, l := range p.Explain() {
+		fmt.Fprintln(out, l)
+	}
+	if meas != nil {
+		meas.print(out, p)
+	}
+	return nil
+}
+
+// detectMachine describes the machine; what it cannot find stays zero.
+func detectMachine(ctx context.Context) hardware.Machine {
+	dir := ""
+	if d, err := os.UserCacheDir(); err == nil {
+		dir = filepath.Join(d, "saji")
+		_ = os.MkdirAll(dir, 0o755)
+	}
+	m, err := hardware.Detect(ctx, hardware.DetectOptions{CacheDir: dir})
+	if err != nil {
+		slog.Warn("fit: detecting the machine", "err", err)
+	}
+	return m
+}
+
+func machineLine(m hardware.Machine) string {
+	s := fmt.Sprintf("%s, %d cores, RAM %.1f GB (%.1f GB available)", orUnknown(m.CPU.Model), m.CPU.Cores,
+		float64(m.Memory.Total)/1e9, float64(m.Memory.Available)/1e9)
+	if m.Bandwidth > 0 {
+		s += fmt.Sprintf(", %.1f GB/s", m.Bandwidth/1e9)
+	}
+	for _, g := range m.GPUs {
+		s += fmt.Sprintf("; GPU %s %.1f GB free", g.Name, float64(g.Free)/1e9)
+	}
+	if len(m.GPUs) == 0 {
+		s += "; no GPU"
+	}
+	return s
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown CPU"
+	}
+	return s
+}
+
+func describeFile(path string) (fit.ModelShape, error) {
+	f, err := gguf.Open(path)
+	if err != nil {
+		return fit.ModelShape{}, err
+	}
+	defer f.Close()
+	return fit.Describe(f)
+}
+
+// describeHub reads the shape of REPO:QUANT from its first file's header.
+func describeHub(ctx context.Context, ref string) (fit.ModelShape, error) {
+	repo, level, err := hub.Parse(ref)
+	if err != nil {
+		return fit.ModelShape{}, err
+	}
+	if level == "" {
+		level = "Q4_K_M"
+	}
+	c := hub.NewClient()
+	files, err := c.Files(ctx, repo, "")
+	if err != nil {
+		return fit.ModelShape{}, err
+	}
+	q, ok := hub.Find(hub.Group(files), level)
+	if !ok {
+		return fit.ModelShape{}, fmt.Errorf("fit: %s has no %s GGUF file", repo, level)
+	}
+	s, err := fit.DescribeURL(ctx, c.HTTPClient(), c.FileURL(repo, "", q.Files[0].Path), c.Header())
+	if err != nil {
+		return s, err
+	}
+	if q.Shards > 1 && s.Layers > 0 {
+		// The other shards hold the remaining layers: spread their
+		// bytes over the layers.
+		extra := q.Size - s.FileSize
+		for i := range s.LayerBytes {
+			s.LayerBytes[i] += extra / int64(s.Layers)
+		}
+	}
+	s.FileSize = q.Size
+	return s, nil
+}
+
+// sizeClass is a typical model of a size, for the table of what fits.
+type sizeClass struct {
+	name                                 string
+	layers, embd, ffn, heads, kvh, vocab int
+}
+
+var sizeClasses = []sizeClass{
+	{"1B", 16, 2048, 8192, 32, 8, 128256},
+	{"3B", 28, 3072, 8192, 24, 8, 128256},
+	{"8B", 32, 4096, 14336, 32, 8, 128256},
+	{"14B", 48, 5120, 13824, 40, 8, 152064},
+	{"32B", 64, 5120, 27648, 40, 8, 152064},
+	{"70B", 80, 8192, 28672, 64, 8, 128256},
+}
+
+// shape returns the class's shape at Q4_K_M (about 4.89 bits a weight;
+// the embeddings at Q4_K, the head at Q6_K).
+func (c sizeClass) shape() fit.ModelShape {
+	hd := c.embd / c.heads
+	layerParams := int64(c.embd)*int64(c.heads*hd)*2 + int64(c.embd)*int64(c.kvh*hd)*2 + 3*int64(c.embd)*int64(c.ffn)
+	s := fit.ModelShape{Arch: "llama", Name: c.name, FileType: "Q4_K - Medium", Layers: c.layers, Heads: c.heads,
+		HeadDim: hd, ValueDim: hd, Embd: c.embd, FFN: c.ffn, Vocab: c.vocab, ContextTrain: 131072,
+		EmbdBytes: int64(c.vocab) * int64(c.embd) * 144 / 256, OutputBytes: int64(c.vocab) * int64(c.embd) * 210 / 256,
+		TokenizerEntries: 3 * c.vocab}
+	for range c.layers {
+		s.KVHeads = append(s.KVHeads, c.kvh)
+		s.LayerBytes = append(s.LayerBytes, layerParams*489/800)
+	}
+	s.FileSize = s.WeightBytes()
+	return s
+}
+
+// fitTable prints the machine and a row per model size.
+func fitTable(m hardware.Machine, req fit.Request, asJSON bool, out io.Writer) error {
+	var plans []fit.Plan
+	for _, c := range sizeClasses {
+		p, err := fit.PlanFor(c.shape(), m, req)
+		if err != nil {
+			return err
+		}
+		plans = append(plans, p)
+	}
+	if asJSON {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(struct {
+			Machine hardware.Machine `json:"machine"`
+			Plans   []fit.Plan       `json:"plans"`
+		}{m, plans})
+	}
+	fmt.Fprintf(out, "Machine: %s\n", machineLine(m))
+	for _, n := range m.Notes {
+		fmt.Fprintf(out, "  note: %s\n", n)
+	}
+	fmt.Fprintf(out, "\nModels at Q4_K_M, context %d, KV %s:\n", plans[0].Request.Context, plans[0].Request.KVType)
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SIZE\tWEIGHTS\tKV\tTOTAL\tVERDICT\tMAX CONTEXT\tDECODE")
+	for _, p := range plans {
+		b := p.Breakdown
+		speed := "-"
+		if p.DecodeTokensPerSec > 0 {
+			speed = fmt.Sprintf("%.1f tok/s", p.DecodeTokensPerSec)
+		}
+		fmt.Fprintf(tw, "%s\t%.1f GB\t%.1f GB\t%.1f GB\t%s\t%d\t%s\n", p.Model.Name, float64(b.Weights)/1e9,
+			float64(b.KV)/1e9, float64(b.Total)/1e9, p.Verdict, p.MaxContext, speed)
+	}
+	return tw.Flush()
+}
+
+// fitMeasurement is what --measure saw.
+type fitMeasurement struct {
+	// RSS is the resident set after the generation; Tokens the tokens in
+	// the cache then; Predicted the plan's resident bytes for them.
+	RSS       int64 `json:"rss"`
+	Tokens    int   `json:"tokens"`
+	Predicted int64 `json:"predicted_rss"`
+	// DecodeTokensPerSec is measured from the first generated token to
+	// the last.
+	DecodeTokensPerSec float64 `json:"decode_tokens_per_sec"`
+}
+
+// measureFit loads the model with the plan's scheduler settings,
+// generates n tokens and measures.
+func measureFit(ctx context.Context, path string, p fit.Plan, n int) (*fitMeasurement, error) {
+	lm, err := openModel(ctx, path, cpu.PhysicalCores())
+	if err != nil {
+		return nil, err
+	}
+	defer lm.Close()
+	s, err := scheduler.New(lm.model, scheduler.Config{Context: p.Request.Context, KVType: p.Request.KVType,
+		MaxSeqs: p.MaxSeqs, KVBytes: p.Breakdown.KVBudget})
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	prompt := lm.tok.Encode("Once upon a time, in a land far away, there lived a", true, true)
+	ch, err := s.Submit(ctx, scheduler.Request{Prompt: prompt, MaxTokens: n, IgnoreEOS: true})
+	if err != nil {
+		return nil, err
+	}
+	var first, last time.Time
+	got := 0
+	for ev := range ch {
+		if ev.Done {
+			if ev.Err != nil {
+				return nil, ev.Err
+			}
+			break
+		}
+		last = time.Now()
+		if got == 0 {
+			first = last
+		}
+		got++
+	}
+	proc, err := process.NewProcess(int32(os.Getpid()))
+	if err != nil {
+		return nil, fmt.Errorf("fit: %w", err)
+	}
+	mi, err := proc.MemoryInfo()
+	if err != nil {
+		return nil, fmt.Errorf("fit: reading the resident memory: %w", err)
+	}
+	m := &fitMeasurement{RSS: int64(mi.RSS), Tokens: len(prompt) + got}
+	m.Predicted = p.ResidentAt(m.Tokens)
+	if got > 1 {
+		m.DecodeTokensPerSec = float64(got-1) / last.Sub(first).Seconds()
+	}
+	slog.Info("fit: predicted and measured", "model", path, "ctx", p.Request.Context,
+		"rss", m.RSS, "predicted_rss", m.Predicted, "tok/s", m.DecodeTokensPerSec, "predicted_tok/s", p.DecodeTokensPerSec)
+	return m, nil
+}
+
+func (m *fitMeasurement) print(out io.Writer, p fit.Plan) {
+	pct := func(a, b float64) string {
+		if b == 0 {
+			return "n/a"
+		}
+		return fmt.Sprintf("%+.0f%%", 100*(a-b)/b)
+	}
+	fmt.Fprintf(out, "Measured: resident %d MB with %d tokens in the cache; predicted %d MB (%s); %d MB once the KV pool is full\n",
+		m.RSS/1_000_000, m.Tokens, m.Predicted/1_000_000, pct(float64(m.RSS), float64(m.Predicted)), p.Breakdown.Total/1_000_000)
+	fmt.Fprintf(out, "Measured: decode %.1f tokens/s; predicted %.1f (%s)\n", m.DecodeTokensPerSec, p.DecodeTokensPerSec,
+		pct(m.DecodeTokensPerSec, p.DecodeTokensPerSec))
+}

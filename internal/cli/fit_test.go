@@ -1,0 +1,67 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"saji/engine/hardware"
+	"saji/internal/refdata"
+)
+
+func fakeMachine(context.Context) hardware.Machine {
+	return hardware.Machine{CPU: hardware.CPU{Model: "Test CPU", Cores: 2, Threads: 2},
+		Memory: hardware.Memory{Total: 16 << 30, Available: 12 << 30}, Bandwidth: 20e9}
+}
+
+func TestFit(t *testing.T) {
+	model := refdata.Path(t, "models/tiny-llama-spm-q8_0.gguf")
+	for _, tc := range []struct {
+		name string
+		ff   fitFlags
+		want []string
+	}{
+		{"table", fitFlags{kv: "f16", gpu: -1}, []string{"Machine: Test CPU, 2 cores", "SIZE", "8B", "70B", "won't fit"}},
+		{"model", fitFlags{model: model, ctx: 256, kv: "q8_0", parallel: 2, gpu: -1},
+			[]string{"Weights: ", "KV cache at 256 tokens, q8_0", "KV pool: 512 tokens for 2 sequences", "Verdict: fits in RAM", "Decode: about"}},
+		{"measure", fitFlags{model: model, ctx: 128, kv: "f16", gpu: -1, measure: true, measureTokens: 4},
+			[]string{"Measured: resident", "Measured: decode"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.ff.detect = fakeMachine
+			var out bytes.Buffer
+			if err := runFit(context.Background(), &tc.ff, &out); err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out.String(), w) {
+					t.Errorf("output lacks %q:\n%s", w, out.String())
+				}
+			}
+		})
+	}
+	ff := fitFlags{model: model, ctx: 256, kv: "f16", gpu: -1, json: true, detect: fakeMachine}
+	var out bytes.Buffer
+	if err := runFit(context.Background(), &ff, &out); err != nil {
+		t.Fatal(err)
+	}
+	var v struct {
+		Plan struct {
+			Verdict struct {
+				Kind string `json:"kind"`
+			} `json:"verdict"`
+			MaxContext int `json:"max_context"`
+		} `json:"plan"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &v); err != nil || v.Plan.Verdict.Kind != "cpu_only" || v.Plan.MaxContext == 0 {
+		t.Errorf("JSON %+v (%v):\n%s", v, err, out.String())
+	}
+	for _, bad := range []fitFlags{{measure: true, kv: "f16"}, {model: model, kv: "q4_0"}, {model: "/nonexistent/x.gguf", kv: "f16"}} {
+		bad.detect = fakeMachine
+		if err := runFit(context.Background(), &bad, &bytes.Buffer{}); err == nil {
+			t.Errorf("%+v: no error", bad)
+		}
+	}
+}
