@@ -71,42 +71,58 @@ func ChildProbe(ctx context.Context, timeout time.Duration, argv ...string) ([]G
 	cmd.Stderr = &limitedBuffer{buf: &stderr, max: 4 << 10}
 	// A grandchild holding the pipes open must not keep Wait waiting.
 	cmd.WaitDelay = time.Second
-	err := cmd.Run()
-	if ctx.Err() != nil {
-		return nil, nil, fmt.Errorf("hardware: GPU probe: %w", ctx.Err())
-	}
-	if cctx.Err() != nil {
-		return nil, nil, fmt.Errorf("%w (%s)", ErrProbeTimeout, timeout)
-	}
-	if err != nil {
+	if err := cmd.Run(); err != nil {
+		switch {
+		case ctx.Err() != nil:
+			return nil, nil, fmt.Errorf("hardware: GPU probe: %w", ctx.Err())
+		case cctx.Err() != nil:
+			return nil, nil, &probeError{ErrProbeTimeout, fmt.Sprintf("no answer within %s", timeout)}
+		case cmd.ProcessState == nil:
+			return nil, nil, fmt.Errorf("hardware: starting the GPU probe: %w", err)
+		}
 		detail := err.Error()
 		if msg := firstLine(stderr.String()); msg != "" {
 			detail += ": " + msg
 		}
-		return nil, nil, fmt.Errorf("%w (%s)", ErrProbeCrashed, detail)
+		return nil, nil, &probeError{ErrProbeCrashed, detail}
 	}
 	var rep ProbeReport
 	dec := json.NewDecoder(&stdout)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&rep); err != nil {
-		return nil, nil, fmt.Errorf("%w: %w", ErrProbeOutput, err)
+		return nil, nil, &probeError{ErrProbeOutput, err.Error()}
 	}
 	for _, g := range rep.GPUs {
 		if g.Vendor == "" || g.Free > g.Total {
-			return nil, nil, fmt.Errorf("%w: implausible GPU %+v", ErrProbeOutput, g)
+			return nil, nil, &probeError{ErrProbeOutput, fmt.Sprintf("implausible GPU %+v", g)}
 		}
 	}
 	return rep.GPUs, rep.Notes, nil
 }
 
+// probeError is a failed probe child: one of the ErrProbe errors and what
+// happened.
+type probeError struct {
+	kind   error
+	detail string
+}
+
+func (e *probeError) Error() string { return e.kind.Error() + " (" + e.detail + ")" }
+func (e *probeError) Unwrap() error { return e.kind }
+
 // probeNote is the note Detect gives for a failed GPU probe.
 func probeNote(err error) string {
-	detail := strings.TrimPrefix(err.Error(), "hardware: ")
+	detail := noteOf(err)
+	if pe, ok := errors.AsType[*probeError](err); ok {
+		detail = pe.detail
+	}
 	switch {
 	case errors.Is(err, ErrProbeCrashed):
 		return fmt.Sprintf("the %s crashed while being queried; GPU offload is off (%s)", driverName, detail)
 	case errors.Is(err, ErrProbeTimeout):
 		return fmt.Sprintf("the %s did not answer; GPU offload is off (%s)", driverName, detail)
+	case errors.Is(err, ErrProbeOutput):
+		return fmt.Sprintf("the GPU probe's answer is unreadable; GPU offload is off (%s)", detail)
 	default:
 		return fmt.Sprintf("the GPUs could not be detected; GPU offload is off (%s)", detail)
 	}
