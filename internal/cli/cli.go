@@ -89,6 +89,7 @@ func NewRootCommand(opts Options) *cobra.Command {
 	}
 	root.AddCommand(newVersionCmd(), newGGUFCmd(), newTokenizeCmd(), newTemplateCmd(), newEvalCmd(), newPerplexityCmd(), newRunCmd(), newBenchCmd(), newLoadtestCmd(), newServeCmd(), newQuantizeCmd(), newPullCmd())
 	root.AddCommand(newFitCmd())
+	root.AddCommand(newHWProbeCmd())
 	return root
 }
 
