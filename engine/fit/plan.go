@@ -567,3 +567,13 @@ func (p Plan) ResidentAt(tokens int) int64 {
 	act, logits := p.Model.computeBytes(1, min(tokens, scheduler.DefaultTokenBudget), tokens, max(1, p.Machine.CPU.Threads))
 	return b.Weights + min(kv, b.KV) + act + logits + b.Overhead
 }
+
+// DecodeTokensPerSecAt predicts the decode speed of a sequence with tokens
+// tokens in the cache (DecodeTokensPerSec is at the full context), for
+// comparing with a measurement; 0 when the plan gives no speed.
+func (p Plan) DecodeTokensPerSecAt(tokens int) float64 {
+	if p.DecodeTokensPerSec == 0 {
+		return 0
+	}
+	return p.Machine.Bandwidth / float64(p.Model.decodeBytes(tokens, p.kvType()))
+}

@@ -50,6 +50,9 @@ func TestResidentMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads a 1B model")
 	}
+	if raceEnabled {
+		t.Skip("the race detector's shadow memory inflates the resident set")
+	}
 	path := residentModel(t)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestResidentMemory$", "-test.v")
 	cmd.Env = append(os.Environ(), childEnv+"="+path)

@@ -348,6 +348,7 @@ func (m *fitMeasurement) print(out io.Writer, p fit.Plan) {
 	}
 	fmt.Fprintf(out, "Measured: resident %d MB with %d tokens in the cache; predicted %d MB (%s); %d MB once the KV pool is full\n",
 		m.RSS/1_000_000, m.Tokens, m.Predicted/1_000_000, pct(float64(m.RSS), float64(m.Predicted)), p.Breakdown.Total/1_000_000)
-	fmt.Fprintf(out, "Measured: decode %.1f tokens/s; predicted %.1f (%s)\n", m.DecodeTokensPerSec, p.DecodeTokensPerSec,
-		pct(m.DecodeTokensPerSec, p.DecodeTokensPerSec))
+	at := p.DecodeTokensPerSecAt(m.Tokens)
+	fmt.Fprintf(out, "Measured: decode %.1f tokens/s at %d tokens; predicted %.1f there (%s), %.1f at the full context\n",
+		m.DecodeTokensPerSec, m.Tokens, at, pct(m.DecodeTokensPerSec, at), p.DecodeTokensPerSec)
 }
