@@ -71,6 +71,7 @@ type ui struct {
 	chatTab  *fyne.Container // the chat, or the welcome view over it
 	chat     *chatView
 	library  *libraryView
+	discover *discoverView
 	server   *serverPanel
 	settings *settingsView
 	welcome  fyne.CanvasObject
@@ -80,6 +81,7 @@ type ui struct {
 const (
 	tabChat = iota
 	tabLibrary
+	tabDiscover
 	tabServer
 	tabSettings
 )
@@ -92,6 +94,7 @@ func newUI(a fyne.App, c *core, gen Generator) *ui {
 	applyTheme(a, c.Settings().Theme)
 	u.chat = newChatView(u)
 	u.library = newLibraryView(u)
+	u.discover = newDiscoverView(u)
 	u.server = newServerPanel(u)
 	u.settings = newSettingsView(u)
 	u.welcome = newWelcomeView(u)
@@ -99,6 +102,7 @@ func newUI(a fyne.App, c *core, gen Generator) *ui {
 	u.tabs = container.NewAppTabs(
 		container.NewTabItemWithIcon("Chat", theme.MailComposeIcon(), u.chatTab),
 		container.NewTabItemWithIcon("Library", theme.StorageIcon(), u.library.content),
+		container.NewTabItemWithIcon("Discover", theme.SearchIcon(), u.discover.content),
 		container.NewTabItemWithIcon("Server", theme.ComputerIcon(), u.server.content),
 		container.NewTabItemWithIcon("Settings", theme.SettingsIcon(), u.settings.content),
 	)
@@ -108,7 +112,10 @@ func newUI(a fyne.App, c *core, gen Generator) *ui {
 	u.win.SetMaster()
 	u.win.SetOnDropped(func(_ fyne.Position, uris []fyne.URI) { u.dropped(uris) })
 	u.win.SetMainMenu(u.mainMenu())
-	u.win.SetOnClosed(u.server.close)
+	u.win.SetOnClosed(func() {
+		u.server.close()
+		u.discover.close() // the downloads keep their state for the next run
+	})
 	u.modelsChanged()
 	return u
 }

@@ -19,6 +19,7 @@ import (
 
 	"saji/app/store"
 	"saji/engine/chat"
+	"saji/engine/download"
 	"saji/engine/library"
 	"saji/engine/sample"
 	"saji/engine/scheduler"
@@ -120,6 +121,12 @@ type core struct {
 	lib      *library.Library
 	srv      *server.Server
 	api      *apiServer // nil while the API is stopped
+
+	dlMu      sync.Mutex
+	downloads *download.Manager // opened by Downloads; nil until then
+	// downloadsDir is where the downloads keep their state ("":
+	// DataDir()/downloads); tests point it at a temporary folder.
+	downloadsDir string
 }
 
 // coreOptions configures newCore.
@@ -241,8 +248,43 @@ func (c *core) Server() *server.Server {
 // Store returns the conversation database.
 func (c *core) Store() *store.Store { return c.store }
 
-// Close stops the API, unloads the models and closes the database.
+// Downloads returns the download manager, opening it on first use (its
+// state lives in DataDir()/downloads, and the jobs an earlier run left
+// there are restored paused).
+func (c *core) Downloads() (*download.Manager, error) {
+	c.dlMu.Lock()
+	defer c.dlMu.Unlock()
+	if c.downloads != nil {
+		return c.downloads, nil
+	}
+	dir := c.downloadsDir
+	if dir == "" {
+		dir = filepath.Join(DataDir(), "downloads")
+	}
+	m, err := download.New(download.Options{StateDir: dir, Logger: c.log})
+	if err != nil {
+		return nil, fmt.Errorf("app: the downloads: %w", err)
+	}
+	c.downloads = m
+	return m, nil
+}
+
+// closeDownloads stops the downloads, keeping their state for the next
+// run; a later Downloads opens the manager again.
+func (c *core) closeDownloads() {
+	c.dlMu.Lock()
+	m := c.downloads
+	c.downloads = nil
+	c.dlMu.Unlock()
+	if m != nil {
+		m.Close()
+	}
+}
+
+// Close stops the downloads and the API, unloads the models and closes
+// the database.
 func (c *core) Close() error {
+	c.closeDownloads()
 	c.StopAPI()
 	c.mu.Lock()
 	c.srv.Close()

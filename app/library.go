@@ -53,7 +53,7 @@ type libraryView struct {
 	entries []library.Entry // UI: as listed
 	current string          // UI: the selected model's name, "" for none
 
-	importBtn, chatBtn, defaultBtn, presetBtn, revealBtn, deleteBtn *widget.Button
+	importBtn, chatBtn, defaultBtn, presetBtn, quantizeBtn, revealBtn, deleteBtn *widget.Button
 
 	importBox   *fyne.Container // shown while an import runs
 	importTitle *widget.Label
@@ -107,9 +107,14 @@ func newLibraryView(u *ui) *libraryView {
 	v.defaultBtn = widget.NewButtonWithIcon("Make default", theme.ConfirmIcon(), v.defaultSelected)
 	v.presetBtn = widget.NewButtonWithIcon("Preset...", theme.DocumentCreateIcon(), v.presetSelected)
 	v.revealBtn = widget.NewButtonWithIcon("Show in folder", theme.FolderOpenIcon(), v.revealSelected)
+	v.quantizeBtn = widget.NewButtonWithIcon("Quantize...", theme.ViewRestoreIcon(), func() {
+		if e, ok := v.selected(); ok {
+			quantizeDialog(v.u, e)
+		}
+	})
 	v.deleteBtn = widget.NewButtonWithIcon("Delete...", theme.DeleteIcon(), v.deleteSelected)
 	v.deleteBtn.Importance = widget.DangerImportance
-	actions := container.NewHBox(v.chatBtn, v.defaultBtn, v.presetBtn, v.revealBtn, layout.NewSpacer(), v.deleteBtn)
+	actions := container.NewHBox(v.chatBtn, v.defaultBtn, v.presetBtn, v.quantizeBtn, v.revealBtn, layout.NewSpacer(), v.deleteBtn)
 
 	v.list = widget.NewList(func() int { return len(v.entries) }, newModelRow, func(i widget.ListItemID, o fyne.CanvasObject) {
 		if i >= 0 && i < len(v.entries) {
@@ -334,6 +339,7 @@ func (v *libraryView) updateActions() {
 	enable(v.chatBtn, usable)
 	enable(v.defaultBtn, usable && !e.Default)
 	enable(v.presetBtn, usable)
+	enable(v.quantizeBtn, usable && canQuantize(e))
 	enable(v.revealBtn, ok)
 	enable(v.deleteBtn, ok)
 }
