@@ -1,5 +1,5 @@
 // Package app is Saji's desktop GUI, built with Fyne: the main window with
-// its chat, library, server and settings views. It is the only package
+// its chat, library, Discover (Hugging Face), server and settings views. It is the only package
 // that imports the toolkit; the engine underneath knows nothing of it.
 //
 // The views share a core (core.go): the settings, the model library, the

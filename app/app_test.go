@@ -21,7 +21,7 @@ func TestMainWindow(t *testing.T) {
 	for _, it := range tabs.Items {
 		names = append(names, it.Text)
 	}
-	want := []string{"Chat", "Library", "Server", "Settings"}
+	want := []string{"Chat", "Library", "Discover", "Server", "Settings"}
 	if len(names) != len(want) {
 		t.Fatalf("tabs %v, want %v", names, want)
 	}
@@ -56,7 +56,7 @@ func TestMainMenu(t *testing.T) {
 		t.Fatalf("main menu %+v, want File, View and Help", menu)
 	}
 	view := menu.Items[1]
-	if len(view.Items) != 4 || view.Items[1].Label != "Library" || view.Items[1].Shortcut == nil {
+	if len(view.Items) != 5 || view.Items[1].Label != "Library" || view.Items[1].Shortcut == nil {
 		t.Fatalf("view menu %+v", view.Items)
 	}
 	for i, it := range view.Items {
