@@ -74,6 +74,9 @@ xapp_wait_log() {
 xapp_key() { xdotool windowfocus --sync "$XAPP_WIN" key --clearmodifiers "$@"; }
 xapp_type() { xdotool windowfocus --sync "$XAPP_WIN" type --delay 30 -- "$1"; }
 
+# xapp_click X Y clicks at a point of the window.
+xapp_click() { xdotool mousemove --window "$XAPP_WIN" --sync "$1" "$2" click 1; }
+
 xapp_shot() { import -window "$XAPP_WIN" "$1"; }
 
 xapp_stop() {

@@ -7,6 +7,8 @@
 #   chat.png      a conversation: a message sent, the reply streamed, its
 #                 figures (tokens, tokens/s, time to first token)
 #   library.png   the library with the model
+#   discover.png  Discover, searching a local fake hub (internal/tools/fakehub)
+#                 so no network is needed
 #   server.png    the server panel with the API running and its live figures
 #   settings.png  the settings
 #
@@ -34,6 +36,15 @@ fi
 source "$root/.ci/xapp.sh"
 xapp_start_x
 
+# A fake Hugging Face hub for the Discover view.
+go build -o bin/fakehub ./internal/tools/fakehub
+hubport=$((20000 + RANDOM % 20000))
+bin/fakehub -addr "127.0.0.1:$hubport" >"$XAPP_WORK/fakehub.log" 2>&1 &
+hubpid=$!
+trap 'kill $hubpid 2>/dev/null || true; xapp_cleanup' EXIT
+export HF_ENDPOINT=http://127.0.0.1:$hubport
+for _ in $(seq 100); do grep -q "fake hub on" "$XAPP_WORK/fakehub.log" && break; sleep 0.1; done
+
 # 1. First run, nothing in the library.
 xapp_start "$bin" -v
 xapp_window
@@ -59,12 +70,17 @@ xapp_key ctrl+2
 sleep 1
 xapp_shot "$out/library.png"
 xapp_key ctrl+3
+sleep 3
+xapp_click 250 215 # the first result: its quant table
+sleep 3
+xapp_shot "$out/discover.png"
+xapp_key ctrl+4
 sleep 2
 xapp_shot "$out/server.png"
-xapp_key ctrl+4
+xapp_key ctrl+5
 sleep 1
 xapp_shot "$out/settings.png"
 xapp_stop
-for f in welcome chat library server settings; do
+for f in welcome chat library discover server settings; do
 	echo "screenshots: $out/$f.png $(identify -format '%wx%h, %k colours' "$out/$f.png")"
 done
