@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -237,8 +238,13 @@ func checkName(name string) error {
 // localPath is the path of the folder model called name.
 func (l *Library) localPath(name string) string { return filepath.Join(l.dir, name+".gguf") }
 
+// laterShard matches the file name of a split model's second and later
+// shards ("<prefix>-00002-of-00003.gguf"): they are part of the model that
+// the first shard names, not models of their own.
+var laterShard = regexp.MustCompile(`-(\d{5})-of-\d{5}\.gguf$`)
+
 // localNames lists the names of the folder's models: its visible *.gguf
-// files.
+// files, a split model once, by its first shard.
 func (l *Library) localNames() ([]string, error) {
 	des, err := os.ReadDir(l.dir)
 	if err != nil {
@@ -248,6 +254,9 @@ func (l *Library) localNames() ([]string, error) {
 	for _, de := range des {
 		n := de.Name()
 		if strings.HasPrefix(n, ".") || !strings.HasSuffix(n, ".gguf") || de.IsDir() {
+			continue
+		}
+		if m := laterShard.FindStringSubmatch(n); m != nil && m[1] != "00001" {
 			continue
 		}
 		names = append(names, strings.TrimSuffix(n, ".gguf"))

@@ -504,3 +504,27 @@ func TestConcurrentImports(t *testing.T) {
 		seen[n] = true
 	}
 }
+
+// TestSplitListedOnce lists a split model's folder files as one model,
+// named by its first shard: the later shards are not models of their own.
+func TestSplitListedOnce(t *testing.T) {
+	dir := t.TempDir()
+	tinyFile(t, dir, "big-00001-of-00002.gguf")
+	writeFile(t, dir, "big-00002-of-00002.gguf", []byte("the second shard's tensors"))
+	tinyFile(t, dir, "other.gguf")
+	l, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	es, err := l.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range es {
+		names = append(names, e.Name)
+	}
+	if len(names) != 2 || names[0] != "big-00001-of-00002" || names[1] != "other" {
+		t.Errorf("listed %v, want the first shard and the other model", names)
+	}
+}
