@@ -11,7 +11,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/shirou/gopsutil/v3/process"
 	"github.com/spf13/cobra"
 
 	"saji/engine/fit"
@@ -94,7 +93,7 @@ func runFit(ctx context.Context, ff *fitFlags, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var meas *fitMeasurement
+	var meas *fit.Measurement
 	if ff.measure {
 		if !local {
 			return fmt.Errorf("fit: --measure needs a local model file, not %q", ff.model)
@@ -108,8 +107,8 @@ func runFit(ctx context.Context, ff *fitFlags, out io.Writer) error {
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(struct {
-			Plan     fit.Plan        `json:"plan"`
-			Measured *fitMeasurement `json:"measured,omitempty"`
+			Plan     fit.Plan         `json:"plan"`
+			Measured *fit.Measurement `json:"measured,omitempty"`
 		}{p, meas})
 	}
 	name := shape.Name
@@ -122,7 +121,7 @@ func runFit(ctx context.Context, ff *fitFlags, out io.Writer) error {
 		fmt.Fprintln(out, l)
 	}
 	if meas != nil {
-		meas.print(out, p)
+		printMeasurement(out, meas, p)
 	}
 	return nil
 }
@@ -275,21 +274,9 @@ func fitTable(m hardware.Machine, req fit.Request, asJSON bool, out io.Writer) e
 	return tw.Flush()
 }
 
-// fitMeasurement is what --measure saw.
-type fitMeasurement struct {
-	// RSS is the resident set after the generation; Tokens the tokens in
-	// the cache then; Predicted the plan's resident bytes for them.
-	RSS       int64 `json:"rss"`
-	Tokens    int   `json:"tokens"`
-	Predicted int64 `json:"predicted_rss"`
-	// DecodeTokensPerSec is measured from the first generated token to
-	// the last.
-	DecodeTokensPerSec float64 `json:"decode_tokens_per_sec"`
-}
-
 // measureFit loads the model with the plan's scheduler settings,
 // generates n tokens and measures.
-func measureFit(ctx context.Context, path string, p fit.Plan, n int) (*fitMeasurement, error) {
+func measureFit(ctx context.Context, path string, p fit.Plan, n int) (*fit.Measurement, error) {
 	lm, err := openModel(ctx, path, cpu.PhysicalCores())
 	if err != nil {
 		return nil, err
@@ -321,34 +308,27 @@ func measureFit(ctx context.Context, path string, p fit.Plan, n int) (*fitMeasur
 		}
 		got++
 	}
-	proc, err := process.NewProcess(int32(os.Getpid()))
+	rss, err := fit.ResidentSetSize()
 	if err != nil {
-		return nil, fmt.Errorf("fit: %w", err)
+		return nil, err
 	}
-	mi, err := proc.MemoryInfo()
-	if err != nil {
-		return nil, fmt.Errorf("fit: reading the resident memory: %w", err)
-	}
-	m := &fitMeasurement{RSS: int64(mi.RSS), Tokens: len(prompt) + got}
-	m.Predicted = p.ResidentAt(m.Tokens)
+	var tps float64
 	if got > 1 {
-		m.DecodeTokensPerSec = float64(got-1) / last.Sub(first).Seconds()
+		tps = float64(got-1) / last.Sub(first).Seconds()
 	}
+	m := p.Compare(len(prompt)+got, rss, 0, tps)
 	slog.Info("fit: predicted and measured", "model", path, "ctx", p.Request.Context,
 		"rss", m.RSS, "predicted_rss", m.Predicted, "tok/s", m.DecodeTokensPerSec, "predicted_tok/s", p.DecodeTokensPerSec)
-	return m, nil
+	return &m, nil
 }
 
-func (m *fitMeasurement) print(out io.Writer, p fit.Plan) {
-	pct := func(a, b float64) string {
-		if b == 0 {
-			return "n/a"
-		}
-		return fmt.Sprintf("%+.0f%%", 100*(a-b)/b)
+// printMeasurement prints m beside p's predictions.
+func printMeasurement(out io.Writer, m *fit.Measurement, p fit.Plan) {
+	lines := m.Lines(p.Breakdown.Total)
+	if m.PredictedTokensPerSec > 0 {
+		lines[1] += fmt.Sprintf(", %.1f at the full context", p.DecodeTokensPerSec)
 	}
-	fmt.Fprintf(out, "Measured: resident %d MB with %d tokens in the cache; predicted %d MB (%s); %d MB once the KV pool is full\n",
-		m.RSS/1_000_000, m.Tokens, m.Predicted/1_000_000, pct(float64(m.RSS), float64(m.Predicted)), p.Breakdown.Total/1_000_000)
-	at := p.DecodeTokensPerSecAt(m.Tokens)
-	fmt.Fprintf(out, "Measured: decode %.1f tokens/s at %d tokens; predicted %.1f there (%s), %.1f at the full context\n",
-		m.DecodeTokensPerSec, m.Tokens, at, pct(m.DecodeTokensPerSec, at), p.DecodeTokensPerSec)
+	for _, l := range lines {
+		fmt.Fprintln(out, l)
+	}
 }
