@@ -29,6 +29,12 @@ const (
 // BandwidthMaxAge is how long a cached bandwidth measurement is trusted.
 const BandwidthMaxAge = 30 * 24 * time.Hour
 
+// BandwidthRecheck is the age after which a cached measurement is taken
+// again and the higher of the two kept: a measurement taken while other
+// programs kept the memory busy reads low, and should not stand for a
+// month.
+const BandwidthRecheck = 24 * time.Hour
+
 // bandwidthCacheFile is the cache's name in DetectOptions.CacheDir.
 const bandwidthCacheFile = "bandwidth.json"
 
@@ -156,23 +162,32 @@ type bandwidthCache struct {
 }
 
 // cachedBandwidth returns the bandwidth cached in dir for key if it was
-// measured less than BandwidthMaxAge before now, and otherwise measures it
-// and caches it (dir "" caches nothing). cached says whether the value
+// measured less than BandwidthRecheck before now; a value between that and
+// BandwidthMaxAge old is measured again and the higher kept; otherwise it
+// measures and caches it (dir "" caches nothing). cached says whether the value
 // came from the cache. A cache that cannot be read or written is only
 // logged.
 func cachedBandwidth(ctx context.Context, dir, key string, now time.Time, measure func(context.Context) (float64, error)) (bw float64, cached bool, err error) {
 	var path string
+	var prev float64 // a valid cached value being re-checked
 	if dir != "" {
 		path = filepath.Join(dir, bandwidthCacheFile)
 		if c, ok := readBandwidthCache(path); ok && c.Key == key && c.Bandwidth > 0 &&
 			!c.Measured.After(now) && now.Sub(c.Measured) < BandwidthMaxAge {
-			return c.Bandwidth, true, nil
+			if now.Sub(c.Measured) < BandwidthRecheck {
+				return c.Bandwidth, true, nil
+			}
+			prev = c.Bandwidth
 		}
 	}
 	bw, err = measure(ctx)
 	if err != nil {
+		if prev > 0 {
+			return prev, true, nil
+		}
 		return 0, false, err
 	}
+	bw = max(bw, prev)
 	if path != "" && bw > 0 {
 		if err := writeBandwidthCache(path, bandwidthCache{Key: key, Bandwidth: bw, Measured: now}); err != nil {
 			slog.Warn("hardware: the bandwidth cache is not written", "err", err)

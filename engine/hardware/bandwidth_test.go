@@ -72,7 +72,11 @@ func TestCachedBandwidth(t *testing.T) {
 		measured bool
 	}{
 		{"no cache", "", nil, "k", 2e9, true},
-		{"fresh", "", &bandwidthCache{Key: "k", Bandwidth: 5e9, Measured: now.Add(-29 * 24 * time.Hour)}, "k", 5e9, false},
+		{"fresh", "", &bandwidthCache{Key: "k", Bandwidth: 5e9, Measured: now.Add(-23 * time.Hour)}, "k", 5e9, false},
+		// Older than a day: measured again, the higher kept (a busy
+		// machine reads low).
+		{"rechecked, cached higher", "", &bandwidthCache{Key: "k", Bandwidth: 5e9, Measured: now.Add(-29 * 24 * time.Hour)}, "k", 5e9, true},
+		{"rechecked, new higher", "", &bandwidthCache{Key: "k", Bandwidth: 1e9, Measured: now.Add(-2 * 24 * time.Hour)}, "k", 2e9, true},
 		{"another machine", "", &bandwidthCache{Key: "other CPU", Bandwidth: 5e9, Measured: now}, "k", 2e9, true},
 		{"too old", "", &bandwidthCache{Key: "k", Bandwidth: 5e9, Measured: now.Add(-31 * 24 * time.Hour)}, "k", 2e9, true},
 		{"from the future", "", &bandwidthCache{Key: "k", Bandwidth: 5e9, Measured: now.Add(time.Hour)}, "k", 2e9, true},
