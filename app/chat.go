@@ -306,14 +306,13 @@ func (v *chatView) preload(name string) {
 	if name == "" || v.loading[name] {
 		return
 	}
-	srv := v.u.core.Server()
-	if slices.ContainsFunc(srv.Models(), func(m *server.Model) bool { return m.Name == name }) {
+	if v.u.core.Loaded(name) {
 		return
 	}
 	v.loading[name] = true
 	v.setStatus("Loading "+name+"...", true)
 	go func() {
-		_, err := srv.Model(name)
+		_, err := v.u.core.LoadModel(name)
 		v.do(func() {
 			delete(v.loading, name)
 			if err != nil {
@@ -1038,6 +1037,10 @@ func (r *reply) run(ctx context.Context, req ReplyRequest) {
 		if v.conv != nil && v.conv.ID == r.convID {
 			v.reloadMessages()
 			v.updateControls()
+			if stats.Fit != nil && len(v.loading) == 0 {
+				// The fit planner's check after the model's first reply.
+				v.setStatus(fitCheckText(stats.Fit), false)
+			}
 		}
 		v.reloadList()
 	})

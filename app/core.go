@@ -20,6 +20,9 @@ import (
 	"saji/app/store"
 	"saji/engine/chat"
 	"saji/engine/download"
+	"saji/engine/fit"
+	"saji/engine/gguf"
+	"saji/engine/hardware"
 	"saji/engine/library"
 	"saji/engine/sample"
 	"saji/engine/scheduler"
@@ -127,6 +130,20 @@ type core struct {
 	// downloadsDir is where the downloads keep their state ("":
 	// DataDir()/downloads); tests point it at a temporary folder.
 	downloadsDir string
+
+	// detect describes the machine (see coreOptions.Detect); machine
+	// holds its answer once Machine has run it.
+	detect    func(context.Context) (hardware.Machine, error)
+	machineMu sync.Mutex
+	machine   *machineResult // nil until Machine first runs
+	fitMu     sync.Mutex
+	fitChecks map[*server.Model]*fitCheck // models loaded by the chat, compared after their first reply
+}
+
+// machineResult is Detect's answer, shared by every caller of Machine.
+type machineResult struct {
+	done chan struct{} // closed once m is set
+	m    hardware.Machine
 }
 
 // coreOptions configures newCore.
@@ -137,6 +154,31 @@ type coreOptions struct {
 	DBPath string
 	// Logger receives the app's records (nil: slog.Default()).
 	Logger *slog.Logger
+	// Detect describes the machine for the fit planner. nil reads the
+	// CPU and memory only (no GPU probe, no bandwidth measurement), as
+	// tests want; Run passes detectMachine, which probes the GPUs in a
+	// child process (saji hwprobe --gpu) and measures the bandwidth once
+	// (cached in the user cache folder).
+	Detect func(context.Context) (hardware.Machine, error)
+}
+
+// detectMachine is the app's full machine detection: GPUs through the
+// crash-isolated probe child and the memory bandwidth, cached in
+// os.UserCacheDir()/saji.
+func detectMachine(ctx context.Context) (hardware.Machine, error) {
+	dir := ""
+	if d, err := os.UserCacheDir(); err == nil {
+		dir = filepath.Join(d, "saji")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			dir = ""
+		}
+	}
+	return hardware.Detect(ctx, hardware.DetectOptions{CacheDir: dir})
+}
+
+// detectQuick reads the CPU and memory only.
+func detectQuick(ctx context.Context) (hardware.Machine, error) {
+	return hardware.Detect(ctx, hardware.DetectOptions{SkipGPU: true, SkipBandwidth: true})
 }
 
 // newCore opens the library named by the settings and the conversation
@@ -146,7 +188,11 @@ func newCore(opts coreOptions) (*core, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	c := &core{log: log, prefs: opts.Prefs, settings: loadSettings(opts.Prefs)}
+	c := &core{log: log, prefs: opts.Prefs, settings: loadSettings(opts.Prefs), detect: opts.Detect,
+		fitChecks: map[*server.Model]*fitCheck{}}
+	if c.detect == nil {
+		c.detect = detectQuick
+	}
 	db := opts.DBPath
 	if db == "" {
 		db = filepath.Join(DataDir(), "chats.db")
@@ -436,6 +482,9 @@ type ReplyStats struct {
 	Total           time.Duration
 	// Finish is "stop" or "length".
 	Finish string
+	// Fit, set after the first reply of a model the chat loaded, compares
+	// the fit planner's predictions with the measured memory and speed.
+	Fit *fit.Measurement
 }
 
 // Generate implements Generator with the engine: it loads the model if
@@ -450,11 +499,10 @@ func (c *core) Generate(ctx context.Context, req ReplyRequest, emit func(Update)
 			f(u)
 		}
 	}(emit)
-	srv := c.Server()
-	if !slices.ContainsFunc(srv.Models(), func(m *server.Model) bool { return m.Name == req.Model }) {
+	if !c.Loaded(req.Model) {
 		emit(Update{Status: "Loading " + req.Model + "..."})
 	}
-	m, err := srv.Model(req.Model)
+	m, err := c.LoadModel(req.Model)
 	if err != nil {
 		return ReplyStats{}, err
 	}
@@ -510,5 +558,202 @@ func (c *core) Generate(ctx context.Context, req ReplyRequest, emit func(Update)
 	if res.GenTime > 0 && res.CompletionTokens > 1 {
 		stats.TokensPerSecond = float64(res.CompletionTokens-1) / res.GenTime.Seconds()
 	}
+	if err == nil {
+		stats.Fit = c.checkFit(ctx, m, res.PromptTokens+res.CompletionTokens, stats.TokensPerSecond)
+	}
 	return stats, err
+}
+
+// Machine describes this computer for the fit planner: the first call
+// starts the detection (CPU, memory and, in the app, the GPUs and the
+// memory bandwidth, which take a second or so) in the background, and
+// every call waits for that one answer or for ctx. Call it off the UI
+// goroutine; MachineKnown does not wait.
+func (c *core) Machine(ctx context.Context) (hardware.Machine, error) {
+	c.machineMu.Lock()
+	r := c.machine
+	if r == nil {
+		r = &machineResult{done: make(chan struct{})}
+		c.machine = r
+		go func() {
+			m, err := c.detect(context.Background())
+			if err != nil {
+				c.log.Warn("app: detecting the machine", "err", err)
+			}
+			r.m = m
+			close(r.done)
+		}()
+	}
+	c.machineMu.Unlock()
+	select {
+	case <-r.done:
+		return r.m, nil
+	case <-ctx.Done():
+		return hardware.Machine{}, fmt.Errorf("app: detecting the machine: %w", ctx.Err())
+	}
+}
+
+// MachineKnown returns the machine if its detection has finished.
+func (c *core) MachineKnown() (hardware.Machine, bool) {
+	c.machineMu.Lock()
+	r := c.machine
+	c.machineMu.Unlock()
+	if r == nil {
+		return hardware.Machine{}, false
+	}
+	select {
+	case <-r.done:
+		return r.m, true
+	default:
+		return hardware.Machine{}, false
+	}
+}
+
+// fitCheck is a model the chat loaded, waiting for its first reply to
+// compare the planner's predictions with what it measured.
+type fitCheck struct {
+	// baseline is the process's resident memory before the model loaded
+	// (0: unknown).
+	baseline int64
+	// ready is closed once plan and err are set.
+	ready chan struct{}
+	plan  fit.Plan
+	err   error
+}
+
+// Loaded says whether the model called name is loaded.
+func (c *core) Loaded(name string) bool {
+	return slices.ContainsFunc(c.Server().Models(), func(m *server.Model) bool { return m.Name == name })
+}
+
+// LoadModel returns the model called name, loading it if needed (the
+// chat's path: Generate and the chat's preload). A model it loads is
+// planned (its GGUF header, the context of the settings, this machine)
+// and compared with the measurements after its first reply (checkFit):
+// the resident memory read before loading is the baseline subtracted
+// from the one after, so other models and the app's own windows do not
+// count.
+func (c *core) LoadModel(name string) (*server.Model, error) {
+	srv := c.Server()
+	if c.Loaded(name) {
+		return srv.Model(name)
+	}
+	baseline, err := fit.ResidentSetSize()
+	if err != nil {
+		c.log.Debug("app: reading the resident memory", "err", err)
+	}
+	m, err := srv.Model(name)
+	if err != nil {
+		return nil, err
+	}
+	loaded := srv.Models()
+	c.fitMu.Lock()
+	for old := range c.fitChecks {
+		if !slices.Contains(loaded, old) {
+			delete(c.fitChecks, old) // unloaded before its first reply
+		}
+	}
+	if _, ok := c.fitChecks[m]; ok {
+		c.fitMu.Unlock()
+		return m, nil
+	}
+	fc := &fitCheck{baseline: baseline, ready: make(chan struct{})}
+	c.fitChecks[m] = fc
+	c.fitMu.Unlock()
+	go func() {
+		defer close(fc.ready)
+		fc.plan, fc.err = c.planLoaded(m)
+	}()
+	return m, nil
+}
+
+// planLoaded plans the loaded model m as the engine runs it.
+func (c *core) planLoaded(m *server.Model) (fit.Plan, error) {
+	f, err := gguf.Open(m.Path)
+	if err != nil {
+		return fit.Plan{}, err
+	}
+	shape, err := fit.Describe(f)
+	f.Close()
+	if err != nil {
+		return fit.Plan{}, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), fitCheckWait)
+	defer cancel()
+	machine, err := c.Machine(ctx)
+	if err != nil {
+		return fit.Plan{}, err
+	}
+	s := c.Settings()
+	if s.Threads > 0 {
+		machine.CPU.Threads = s.Threads
+	}
+	n := s.Context
+	if m.Info.Context > 0 {
+		n = m.Info.Context
+	}
+	// The engine runs on the CPU: plan it there, with the scheduler's own
+	// pool rule (Parallel 0), as server.LoadOptions sets it up.
+	return fit.PlanFor(shape, machine, fit.Request{Context: n, KVType: "f16", GPULayers: 0})
+}
+
+// fitCheckWait bounds how long the comparison waits for the plan (the
+// machine's detection, normally done long before).
+const fitCheckWait = 20 * time.Second
+
+// checkFit compares, after the first reply of a model LoadModel loaded,
+// the plan with the process's resident memory (over the baseline) with
+// tokens in the cache and the measured decode speed; it logs the figures
+// ("app: fit check") and returns them, or nil for later replies and when
+// the plan failed.
+func (c *core) checkFit(ctx context.Context, m *server.Model, tokens int, tokensPerSec float64) *fit.Measurement {
+	c.fitMu.Lock()
+	fc := c.fitChecks[m]
+	delete(c.fitChecks, m)
+	c.fitMu.Unlock()
+	if fc == nil {
+		return nil
+	}
+	rss, err := fit.ResidentSetSize()
+	if err != nil {
+		c.log.Warn("app: fit check", "model", m.Name, "err", err)
+		return nil
+	}
+	select {
+	case <-fc.ready:
+	case <-ctx.Done():
+		return nil
+	case <-time.After(fitCheckWait):
+		c.log.Warn("app: fit check", "model", m.Name, "err", "the plan took too long")
+		return nil
+	}
+	if fc.err != nil {
+		c.log.Warn("app: fit check", "model", m.Name, "err", fc.err)
+		return nil
+	}
+	meas := fc.plan.Compare(tokens, rss, fc.baseline, tokensPerSec)
+	c.log.Info("app: fit check", "model", m.Name, "tokens", tokens,
+		"predicted_mb", meas.Predicted/1_000_000, "measured_mb", meas.RSS/1_000_000,
+		"predicted_tps", meas.PredictedTokensPerSec, "measured_tps", meas.DecodeTokensPerSec,
+		"baseline_mb", meas.Baseline/1_000_000, "verdict", fc.plan.Verdict.String())
+	return &meas
+}
+
+// fitCheckText says a fit check's figures in a line under the reply.
+func fitCheckText(m *fit.Measurement) string {
+	s := fmt.Sprintf("Memory: the model uses %s, Saji predicted %s", mbText(m.RSS), mbText(m.Predicted))
+	if m.PredictedTokensPerSec > 0 {
+		s += fmt.Sprintf(" · speed: %.1f tokens/s, predicted %.1f", m.DecodeTokensPerSec, m.PredictedTokensPerSec)
+	} else {
+		s += fmt.Sprintf(" · speed: %.1f tokens/s", m.DecodeTokensPerSec)
+	}
+	return s
+}
+
+// mbText writes bytes in megabytes, or gigabytes from 10 GB.
+func mbText(n int64) string {
+	if n >= 10e9 || n <= -10e9 {
+		return fmt.Sprintf("%.1f GB", float64(n)/1e9)
+	}
+	return fmt.Sprintf("%d MB", n/1_000_000)
 }
