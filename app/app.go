@@ -42,7 +42,7 @@ type Options struct {
 func Run(ctx context.Context, opts Options) error {
 	a := fyneapp.NewWithID(ID)
 	a.SetIcon(Icon())
-	c, err := newCore(coreOptions{Prefs: a.Preferences(), Logger: opts.Logger})
+	c, err := newCore(coreOptions{Prefs: a.Preferences(), Logger: opts.Logger, Detect: detectMachine})
 	if err != nil {
 		return err
 	}
@@ -152,6 +152,7 @@ func (u *ui) mainMenu() *fyne.MainMenu {
 			u.tabs.SelectIndex(tabChat)
 			u.welcome.Show()
 		}),
+		fyne.NewMenuItem("What can this computer run?", func() { u.showWizard() }),
 		fyne.NewMenuItem("About Saji", func() {
 			dialog.ShowInformation("About Saji", "Saji runs language models on this computer.\n\n"+
 				"Models: "+u.core.Settings().ModelsDir+"\nConversations: "+DataDir(), u.win)

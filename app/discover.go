@@ -34,6 +34,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"saji/engine/download"
+	"saji/engine/fit"
 	"saji/engine/hardware"
 	"saji/engine/hub"
 )
@@ -76,6 +77,12 @@ type quantRow struct {
 	HasVerdict  bool // the memory could be read
 	Recommended bool
 	InLibrary   bool // every file of the level is in the library folder
+	// Fit is the fit planner's verdict ("fits in RAM, up to 32K context,
+	// ~9 tok/s") once the level's header was read, and Plan the plan
+	// behind it; until then (or when the header cannot be read) the
+	// column shows Verdict, the plain RAM check.
+	Fit  string
+	Plan *fit.Plan
 }
 
 // jobRow is one row of the downloads list, as tests read it.
@@ -128,6 +135,7 @@ type discoverView struct {
 	quantTable  *fyne.Container
 	mmprojNote  *widget.Label
 	repo        string // UI: the repository shown
+	fitCells    []*fitCell // UI: the quant table's verdict cells, by level
 	commit      string // UI: its commit, downloads are pinned to it
 
 	jobsBox  *fyne.Container
@@ -535,7 +543,123 @@ func (v *discoverView) openRepo(id string) {
 				v.showRepo(client, id, d)
 			}
 		})
+		v.planLevels(client, id, seq, d)
 	}()
+}
+
+// fitCell is the quant table's verdict cell of a level: the plain RAM
+// check at first, the fit planner's verdict once the level's header has
+// been read, with a button that shows the plan's breakdown.
+type fitCell struct {
+	label   *widget.Label
+	details *widget.Button
+	plan    *fit.Plan
+}
+
+// planConcurrency is how many levels' headers are read at once.
+const planConcurrency = 3
+
+// planLevels reads the header of each level's first file with Range
+// requests (a few megabytes at most), plans it on this machine (one
+// shared detection; the memory as fetchRepo read it) for the context of
+// the settings, and puts the verdict in the quant table. A level whose
+// header cannot be read keeps the plain RAM check.
+func (v *discoverView) planLevels(client *hub.Client, id string, seq int, d repoDetails) {
+	if d.err != nil || len(d.levels) == 0 {
+		return
+	}
+	stale := func() bool {
+		v.mu.Lock()
+		defer v.mu.Unlock()
+		return seq != v.repoSeq || v.closed
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), hubTimeout)
+	defer cancel()
+	machine, err := v.u.core.Machine(ctx)
+	if err != nil {
+		return
+	}
+	if d.memKnown {
+		machine.Memory = d.mem
+	}
+	req := fitRequest(v.u.core.Settings().Context)
+	sem := make(chan struct{}, planConcurrency)
+	var wg sync.WaitGroup
+	for i, q := range d.levels {
+		if q.Incomplete || len(q.Files) == 0 {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			if stale() {
+				return
+			}
+			shape, err := describeLevel(ctx, client, id, d.info.SHA, q)
+			if err != nil {
+				v.u.core.log.Debug("app: reading a level's header", "repo", id, "level", q.Name, "err", err)
+				return
+			}
+			p, err := fit.PlanFor(shape, machine, req)
+			if err != nil {
+				v.u.core.log.Debug("app: planning a level", "repo", id, "level", q.Name, "err", err)
+				return
+			}
+			v.do(func() {
+				if !stale() {
+					v.showPlan(i, p)
+				}
+			})
+		}()
+	}
+	wg.Wait()
+}
+
+// describeLevel reads the shape of level q of repo at rev from its first
+// file's header. A split model's other shards hold the remaining layers:
+// their bytes are spread over the layers.
+func describeLevel(ctx context.Context, client *hub.Client, repo, rev string, q hub.Quant) (fit.ModelShape, error) {
+	s, err := fit.DescribeURL(ctx, client.HTTPClient(), client.FileURL(repo, rev, q.Files[0].Path), client.Header())
+	if err != nil {
+		return s, err
+	}
+	if q.Shards > 1 && s.Layers > 0 && q.Size > s.FileSize {
+		extra := q.Size - s.FileSize
+		for i := range s.LayerBytes {
+			s.LayerBytes[i] += extra / int64(s.Layers)
+		}
+		s.FileSize = q.Size
+	}
+	return s, nil
+}
+
+// showPlan puts the plan of level i in the quant table.
+func (v *discoverView) showPlan(i int, p fit.Plan) {
+	if i >= len(v.fitCells) || v.fitCells[i] == nil {
+		return
+	}
+	c := v.fitCells[i]
+	text, imp := verdictLine(p)
+	c.label.Text, c.label.Importance = text, imp
+	c.label.Refresh()
+	c.plan = &p
+	c.details.Show()
+	v.mu.Lock()
+	if i < len(v.snap.Levels) {
+		v.snap.Levels[i].Fit, v.snap.Levels[i].Plan = text, &p
+	}
+	v.mu.Unlock()
+}
+
+// showBreakdown shows how a level's plan comes about.
+func (v *discoverView) showBreakdown(level string, p *fit.Plan) {
+	l := widget.NewLabel(strings.Join(p.Explain(), "\n"))
+	l.Wrapping = fyne.TextWrapWord
+	d := dialog.NewCustom("How "+level+" fits this computer", "Close", container.NewVScroll(l), v.u.win)
+	d.Resize(fyne.NewSize(640, 460))
+	d.Show()
 }
 
 // fetchRepo reads a repository's metadata, card and files and works out
@@ -685,6 +809,7 @@ func verdictText(v hardware.Verdict) (string, widget.Importance) {
 // recommendation, and a Download button per level.
 func (v *discoverView) fillQuantTable(d repoDetails) {
 	v.quantTable.RemoveAll()
+	v.fitCells = make([]*fitCell, len(d.levels))
 	if len(d.levels) == 0 {
 		v.setNote("This repository has no GGUF model files Saji can download.", false)
 		return
@@ -713,6 +838,15 @@ func (v *discoverView) fillQuantTable(d repoDetails) {
 			fit.Text, fit.Importance = verdictText(r.Verdict)
 			fit.Refresh()
 		}
+		fit.Wrapping = fyne.TextWrapWord
+		cell := &fitCell{label: fit}
+		cell.details = widget.NewButtonWithIcon("", theme.InfoIcon(), func() {
+			if cell.plan != nil {
+				v.showBreakdown(q.Name, cell.plan)
+			}
+		})
+		cell.details.Hide()
+		v.fitCells[i] = cell
 		mark := widget.NewLabel("")
 		if r.Recommended {
 			mark.SetText("Recommended")
@@ -731,13 +865,16 @@ func (v *discoverView) fillQuantTable(d repoDetails) {
 		case r.Recommended:
 			btn.Importance = widget.HighImportance
 		}
-		v.quantTable.Add(container.NewGridWithColumns(5, name, sizeL, fit, mark, btn))
+		v.quantTable.Add(container.NewGridWithColumns(5, name, sizeL, container.NewBorder(nil, nil, nil, cell.details, fit), mark, btn))
 	}
 	why := "Memory: whether the model fits the memory this computer has free now (Tight: it fits once other programs close)."
 	if d.memKnown {
 		why = fmt.Sprintf("Memory: whether the model fits the %s this computer has free now, of %s (Tight: it fits once other programs close).",
 			memoryText(d.mem.Available), memoryText(d.mem.Total))
 	}
+	why += fmt.Sprintf(" Once each file's header is read, Saji plans it for a %s-token context, one conversation at a time: "+
+		"the verdict, the longest context that fits and the speed to expect; the i button shows the numbers.",
+		contextText(v.u.core.Settings().Context))
 	note := widget.NewLabel(why)
 	note.Wrapping = fyne.TextWrapWord
 	note.SizeName = theme.SizeNameCaptionText

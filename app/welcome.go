@@ -244,6 +244,7 @@ func (v *welcomeView) build() {
 		v.download.Hide()
 	}
 
+	fitBtn := widget.NewButtonWithIcon("What can this computer run?", theme.ComputerIcon(), func() { v.u.showWizard() })
 	drop := welcomeLabel("Or drop a GGUF file you already have onto this window.")
 	drop.Alignment = fyne.TextAlignCenter
 	v.skip = widget.NewButton("Skip", v.skipWelcome)
@@ -265,6 +266,7 @@ func (v *welcomeView) build() {
 		widget.NewSeparator(),
 		table,
 		estimate,
+		container.NewCenter(fitBtn),
 		layout.NewSpacer(),
 	)
 	v.bg = canvas.NewRectangle(color.Transparent)
