@@ -7,9 +7,11 @@ BIN       ?= bin/saji
 SHOT      ?= bin/smoke-window.png
 
 # Debian packages: cgo + OpenGL/X11 headers for Fyne; Xvfb, X utilities and
-# xdotool and ImageMagick for the window smoke test; qemu for the arm64 tests.
+# xdotool and ImageMagick for the window smoke test; qemu for the arm64 tests,
+# with arm64's dynamic loader for the binaries that use purego (it dlopens
+# the GPU drivers, so those binaries are dynamically linked even without cgo).
 DEB_BUILD := gcc pkg-config libgl1-mesa-dev xorg-dev
-DEB_TEST  := $(DEB_BUILD) xvfb x11-utils xdotool imagemagick libgl1-mesa-dri qemu-user-static
+DEB_TEST  := $(DEB_BUILD) xvfb x11-utils xdotool imagemagick libgl1-mesa-dri qemu-user-static libc6-arm64-cross
 
 # Packages that do not import Fyne: cross-built for darwin and windows and
 # tested on arm64 under qemu. ENGINE_PKGS also run under the race detector.
@@ -56,9 +58,9 @@ race:
 
 arm64:
 	@echo "== arm64 tests under qemu (-short: emulation is ~10x slower)"
-	CGO_ENABLED=0 GOARCH=arm64 $(GO) test -count=1 -short -timeout 20m -exec qemu-aarch64-static $(NOGUI_PKGS)
+	QEMU_LD_PREFIX=/usr/aarch64-linux-gnu CGO_ENABLED=0 GOARCH=arm64 $(GO) test -count=1 -short -timeout 20m -exec qemu-aarch64-static $(NOGUI_PKGS)
 	@echo "== arm64 kernels on a CPU without the dot-product extension (Cortex-A53)"
-	QEMU_CPU=cortex-a53 CGO_ENABLED=0 GOARCH=arm64 $(GO) test -count=1 -short -exec qemu-aarch64-static ./kernels/cpu
+	QEMU_LD_PREFIX=/usr/aarch64-linux-gnu QEMU_CPU=cortex-a53 CGO_ENABLED=0 GOARCH=arm64 $(GO) test -count=1 -short -exec qemu-aarch64-static ./kernels/cpu
 
 clients:
 	@echo "== the API driven by the official openai and ollama npm packages, and a 60 s soak of 64 clients"

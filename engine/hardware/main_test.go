@@ -3,8 +3,10 @@ package hardware
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -17,6 +19,17 @@ func TestMain(m *testing.M) {
 		os.Exit(helperChild(os.Args[1]))
 	}
 	os.Exit(m.Run())
+}
+
+// canRunChild skips the test when this test binary cannot start a copy of
+// itself: an arm64 binary under qemu-user without binfmt_misc cannot exec
+// another arm64 binary.
+func canRunChild(t *testing.T) {
+	t.Helper()
+	_, _, err := ChildProbe(context.Background(), ProbeTimeout, os.Args[0], "none")
+	if err != nil && errors.Is(err, syscall.ENOEXEC) {
+		t.Skipf("this test binary cannot start a child of its own architecture here (%v)", err)
+	}
 }
 
 // helperChild acts out one probe child and returns its exit status.

@@ -11,6 +11,7 @@ import (
 )
 
 func TestChildProbe(t *testing.T) {
+	canRunChild(t)
 	tests := []struct {
 		mode     string
 		timeout  time.Duration
@@ -54,6 +55,7 @@ func TestChildProbe(t *testing.T) {
 // 'saji hwprobe --gpu' does. Without an NVIDIA driver it finds no GPU and
 // says why.
 func TestChildProbeReal(t *testing.T) {
+	canRunChild(t)
 	gpus, notes, err := ChildProbe(context.Background(), ProbeTimeout, os.Args[0], "hwprobe")
 	if err != nil {
 		t.Fatal(err)
@@ -83,6 +85,7 @@ func TestChildProbeCanceled(t *testing.T) {
 // TestDetectChildCrash: a probe child that crashes is a note, and Detect
 // still describes the rest of the machine.
 func TestDetectChildCrash(t *testing.T) {
+	canRunChild(t)
 	for _, mode := range []string{"panic", "hang", "garbage"} {
 		t.Run(mode, func(t *testing.T) {
 			m, err := Detect(context.Background(), DetectOptions{

@@ -88,8 +88,8 @@ func TestMatchesLlamaQuantize(t *testing.T) {
 	pairs := 0
 	for _, master := range masters {
 		base := strings.TrimSuffix(filepath.Base(master), "-f32.gguf")
-		if raceEnabled && base != "tiny-llama-spm" && base != "tiny-qwen2" {
-			continue // a separate output and a tied one are enough under -race
+		if reduced() && base != "tiny-llama-spm" && base != "tiny-qwen2" {
+			continue // a separate output and a tied one are enough under -race and -short
 		}
 		refs, err := filepath.Glob(filepath.Join(dir, base+"-*.gguf"))
 		if err != nil {
@@ -107,7 +107,7 @@ func TestMatchesLlamaQuantize(t *testing.T) {
 			}
 			pairs++
 			srcs := []string{"f32", "f16"}
-			if raceEnabled {
+			if reduced() {
 				srcs = srcs[:1]
 			}
 			for _, src := range srcs {
@@ -208,7 +208,7 @@ func TestTypes(t *testing.T) {
 	arch, _ := src.Architecture()
 	mix := synth.Mix{Arch: arch, Layers: 4, GQA: 2}
 	types := FileTypes()
-	if raceEnabled {
+	if reduced() {
 		types = []gguf.FileType{gguf.FileTypeMostlyF16, gguf.FileTypeMostlyQ8_0, gguf.FileTypeMostlyQ4_K_M,
 			gguf.FileTypeMostlyIQ4NL, gguf.FileTypeMostlyQ2_K}
 	}
@@ -571,3 +571,8 @@ func BenchmarkQuantize(b *testing.B) {
 		}
 	}
 }
+
+// reduced reports whether to run a smaller set of cases: under the race
+// detector and with -short (the arm64 tests run under qemu), the whole set
+// takes minutes.
+func reduced() bool { return raceEnabled || testing.Short() }
