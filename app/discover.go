@@ -134,9 +134,9 @@ type discoverView struct {
 	detailNote  *widget.Label // gated repositories, errors, the outcome of Download
 	quantTable  *fyne.Container
 	mmprojNote  *widget.Label
-	repo        string // UI: the repository shown
+	repo        string     // UI: the repository shown
 	fitCells    []*fitCell // UI: the quant table's verdict cells, by level
-	commit      string // UI: its commit, downloads are pinned to it
+	commit      string     // UI: its commit, downloads are pinned to it
 
 	jobsBox  *fyne.Container
 	jobsNote *widget.Label
