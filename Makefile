@@ -18,7 +18,7 @@ DEB_TEST  := $(DEB_BUILD) xvfb x11-utils xdotool imagemagick libgl1-mesa-dri qem
 NOGUI_PKGS  = $(shell ./.ci/nogui-packages || echo NOGUI_PACKAGES_FAILED)
 ENGINE_PKGS = ./engine/... ./kernels/... ./internal/...
 
-.PHONY: run build test deps-build deps-test vet lint unit race arm64 cross clients smoke package screenshots clean
+.PHONY: run build test deps-build deps-test vet lint unit race arm64 cross clients smoke package fit clean
 
 # MODEL=FILE.gguf opens the app with that model loaded.
 run: deps-build
@@ -28,7 +28,7 @@ build: deps-build
 	@mkdir -p $(dir $(BIN))
 	$(GO) build -o $(BIN) .
 
-test: deps-test vet lint unit race arm64 cross clients smoke package  # .ci/run lists the same steps
+test: deps-test vet lint unit race arm64 cross clients smoke package fit  # .ci/run lists the same steps
 	@echo "make test: all checks passed"
 
 deps-build:
@@ -83,6 +83,10 @@ smoke: build
 package: build
 	@echo "== fyne package -os linux: a tarball with the binary, a .desktop entry and the icon"
 	./.ci/package-linux $(BIN) bin/saji-linux-amd64.tar.xz
+
+fit: build
+	@echo "== the fit planner against reality: resident memory of the synthetic llama-1b Q4_K_M within 10% of its prediction"
+	./.ci/fit-check $(BIN)
 
 clean:
 	rm -rf bin
