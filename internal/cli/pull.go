@@ -329,7 +329,7 @@ func (p *puller) download(ctx context.Context, q hub.Quant, files []pullFile, to
 	p.ui.progress(total, total, 0)
 	p.ui.end(true)
 	for i := range files {
-		if !verifying[i] && files[i].SHA256 != "" {
+		if files[i].SHA256 != "" { // also after a "verifying sha256" note
 			p.ui.notef("sha256 verified%s", fileSuffix(files, i))
 		}
 	}

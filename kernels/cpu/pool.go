@@ -91,9 +91,27 @@ func (p *pool) await(w int, last uint64) uint64 {
 			}
 			return g
 		}
-		<-p.wake[w]
+		// Park until run wakes this worker. The timeout is a safety net,
+		// not the mechanism: a wakeup lost (an arm64 test under
+		// qemu-user hung here once, the worker parked while run waited
+		// for it) then costs parkFor instead of a hang. On a timeout the
+		// worker takes its sleeping flag back, or, if run has just taken
+		// it, the token run is sending.
+		t := time.NewTimer(parkFor)
+		select {
+		case <-p.wake[w]:
+			t.Stop()
+		case <-t.C:
+			if !p.sleeping[w].CompareAndSwap(true, false) {
+				<-p.wake[w]
+			}
+		}
 	}
 }
+
+// parkFor bounds how long a parked worker sleeps before it checks for
+// work by itself.
+const parkFor = 20 * time.Millisecond
 
 // take runs parts of the current operation until none is left.
 func (p *pool) take() {
