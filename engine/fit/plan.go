@@ -283,64 +283,16 @@ func kvType0(s string) (quant.Type, error) {
 	return kvType(strings.ToLower(s))
 }
 
-// poolCells sizes the KV pool as scheduler.New does (its plan function):
-// the full-attention groups get the largest token count T whose cells, and
-// min(T, what the windows need) cells of each sliding group, fit the
-// budget; each group's cells are whole blocks.
+// poolCells sizes the KV pool as scheduler.New does: it is the
+// scheduler's own PoolCells over this shape's groups, with blocks of
+// kvcache.DefaultBlockSize.
 func (s ModelShape) poolCells(ctx, maxSeqs, tokenBudget int, budget int64, typ quant.Type) (cells []int, used int64) {
-	bs := kvcache.DefaultBlockSize
-	groups := s.kvGroups()
-	var fullBytes, slideBytes int64
-	for _, g := range groups {
-		if g.window == 0 {
-			fullBytes += s.groupCellBytes(g, typ)
-		} else {
-			slideBytes += s.groupCellBytes(g, typ)
-		}
+	var groups []scheduler.PoolGroup
+	for _, g := range s.kvGroups() {
+		groups = append(groups, scheduler.PoolGroup{Window: g.window, CellBytes: s.groupCellBytes(g, typ)})
 	}
-	if budget <= 0 {
-		tokens := int64(max(4*ctx, maxSeqs*ctx/4))
-		budget = tokens * (fullBytes + slideBytes)
-	}
-	need := func(g kvGroup) int64 {
-		per := ((min(g.window, ctx)+tokenBudget+bs-1)/bs + 1) * bs
-		return int64(maxSeqs) * int64(min(per, ctx+bs))
-	}
-	bytes := func(t int64) int64 {
-		b := t * fullBytes
-		for _, g := range groups {
-			if g.window > 0 {
-				n := t
-				if fullBytes > 0 {
-					n = min(t, need(g))
-				}
-				b += n * s.groupCellBytes(g, typ)
-			}
-		}
-		return b
-	}
-	per := fullBytes
-	if per == 0 {
-		per = slideBytes
-	}
-	lo, hi := int64(0), budget/max(1, per)
-	for lo < hi {
-		mid := (lo + hi + 1) / 2
-		if bytes(mid) <= budget {
-			lo = mid
-		} else {
-			hi = mid - 1
-		}
-	}
-	cells = make([]int, len(groups))
-	for i, g := range groups {
-		n := lo
-		if g.window > 0 && fullBytes > 0 {
-			n = min(lo, need(g))
-		}
-		cells[i] = int(n/int64(bs)) * bs
-	}
-	return cells, budget
+	return scheduler.PoolCells(scheduler.Config{Context: ctx, MaxSeqs: maxSeqs, TokenBudget: tokenBudget,
+		BlockSize: kvcache.DefaultBlockSize, KVBytes: budget}, groups)
 }
 
 // kvBudget returns the scheduler budget for the request: for Parallel

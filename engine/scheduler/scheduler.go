@@ -295,29 +295,40 @@ func New(m model.Model, cfg Config) (*Scheduler, error) {
 	return s, nil
 }
 
-// plan sizes the pool's groups from the budget. A sliding-window group
-// never needs more than the window and a step's tokens per sequence, and
-// never more cells than the full-attention group has tokens: the
-// full-attention group gets the largest token count T such that T cells
-// of it and min(T, what the windows need) cells of each sliding group fit
-// the budget.
-func plan(cfg Config, kv quant.Type, groups []model.KVGroup) ([]kvcache.GroupSpec, []int, error) {
+// PoolGroup is one KV group as the pool is sized: its attention window
+// (0 for full attention) and the bytes one cell takes over its layers.
+type PoolGroup struct {
+	Window    int
+	CellBytes int64
+}
+
+// PoolCells sizes a KV pool for groups as New does, from cfg's Context,
+// MaxSeqs, TokenBudget, BlockSize and KVBytes (0: room for
+// max(4, MaxSeqs/4) contexts); cfg must have its defaults filled in. A
+// sliding-window group never needs more than the window and a step's
+// tokens per sequence, and never more cells than the full-attention group
+// has tokens: the full-attention group gets the largest token count T such
+// that T cells of it and min(T, what the windows need) cells of each
+// sliding group fit the budget. It returns each group's cells (whole
+// blocks, possibly 0) and the budget it sized them for. engine/fit plans
+// with it, so its figures are the pool's.
+func PoolCells(cfg Config, groups []PoolGroup) (cells []int, budget int64) {
 	bs := cfg.BlockSize
 	var fullBytes, slideBytes int64
 	for _, g := range groups {
 		if g.Window == 0 {
-			fullBytes += int64(g.CellBytes(kv))
+			fullBytes += g.CellBytes
 		} else {
-			slideBytes += int64(g.CellBytes(kv))
+			slideBytes += g.CellBytes
 		}
 	}
-	budget := cfg.KVBytes
+	budget = cfg.KVBytes
 	if budget <= 0 {
 		tokens := int64(max(4*cfg.Context, cfg.MaxSeqs*cfg.Context/4))
 		budget = tokens * (fullBytes + slideBytes)
 	}
 	// need is the sliding cells the windows can use at once.
-	need := func(g model.KVGroup) int64 {
+	need := func(g PoolGroup) int64 {
 		per := ((min(g.Window, cfg.Context)+cfg.TokenBudget+bs-1)/bs + 1) * bs
 		return int64(cfg.MaxSeqs) * int64(min(per, cfg.Context+bs))
 	}
@@ -329,7 +340,7 @@ func plan(cfg Config, kv quant.Type, groups []model.KVGroup) ([]kvcache.GroupSpe
 				if fullBytes > 0 {
 					n = min(t, need(g))
 				}
-				b += n * int64(g.CellBytes(kv))
+				b += n * g.CellBytes
 			}
 		}
 		return b
@@ -348,20 +359,32 @@ func plan(cfg Config, kv quant.Type, groups []model.KVGroup) ([]kvcache.GroupSpe
 			hi = mid - 1
 		}
 	}
-	tokens := lo
-	specs := make([]kvcache.GroupSpec, len(groups))
-	cells := make([]int, len(groups))
+	cells = make([]int, len(groups))
 	for i, g := range groups {
-		n := tokens
+		n := lo
 		if g.Window > 0 && fullBytes > 0 {
-			n = min(tokens, need(g))
+			n = min(lo, need(g))
 		}
-		blocks := int(n / int64(bs))
+		cells[i] = int(n/int64(bs)) * bs
+	}
+	return cells, budget
+}
+
+// plan sizes the pool's groups from the budget (PoolCells) and refuses a
+// budget that leaves a group without one block.
+func plan(cfg Config, kv quant.Type, groups []model.KVGroup) ([]kvcache.GroupSpec, []int, error) {
+	pg := make([]PoolGroup, len(groups))
+	for i, g := range groups {
+		pg[i] = PoolGroup{Window: g.Window, CellBytes: int64(g.CellBytes(kv))}
+	}
+	cells, budget := PoolCells(cfg, pg)
+	specs := make([]kvcache.GroupSpec, len(groups))
+	for i, g := range groups {
+		blocks := cells[i] / cfg.BlockSize
 		if blocks < 1 {
-			return nil, nil, fmt.Errorf("scheduler: a KV budget of %d bytes leaves no room for one block of %d tokens", budget, bs)
+			return nil, nil, fmt.Errorf("scheduler: a KV budget of %d bytes leaves no room for one block of %d tokens", budget, cfg.BlockSize)
 		}
 		specs[i] = kvcache.GroupSpec{Blocks: blocks, Window: g.Window}
-		cells[i] = blocks * bs
 	}
 	return specs, cells, nil
 }
