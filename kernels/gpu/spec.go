@@ -1,0 +1,172 @@
+package gpu
+
+import "saji/kernels/quant"
+
+// Kernel describes one GPU kernel: its name in the CUDA module (extern "C")
+// and the Metal library, its parameters in order, and the launch geometry
+// its code assumes. kernels/cuda/kernels.cu and metal/kernels.metal define
+// every kernel listed here with exactly these parameters; their tests check
+// it.
+type Kernel struct {
+	Name   string
+	Params []Param
+	// Block is the number of threads of a thread block (threadgroup): the
+	// code relies on it (warp and shared-memory reductions).
+	Block uint32
+	// Grid says what the grid's X, Y (and Z) dimensions count.
+	Grid string
+}
+
+// Param is one kernel parameter.
+type Param struct {
+	Name string
+	Kind ArgKind
+}
+
+// WeightTypes are the weight types with matmul and get_rows kernels; other
+// types are converted to F16 when they are uploaded.
+var WeightTypes = []quant.Type{
+	quant.TypeF32, quant.TypeF16, quant.TypeQ4_0, quant.TypeQ8_0,
+	quant.TypeQ4_K, quant.TypeQ5_K, quant.TypeQ6_K,
+}
+
+// CacheTypes are the key/value cache types (set_rows, attention).
+var CacheTypes = []quant.Type{quant.TypeF32, quant.TypeF16, quant.TypeQ8_0}
+
+// Suffix is the kernel-name suffix of a tensor type: "f32", "q4_k", ...
+func Suffix(t quant.Type) string {
+	switch t {
+	case quant.TypeF32:
+		return "f32"
+	case quant.TypeF16:
+		return "f16"
+	case quant.TypeQ4_0:
+		return "q4_0"
+	case quant.TypeQ8_0:
+		return "q8_0"
+	case quant.TypeQ4_K:
+		return "q4_k"
+	case quant.TypeQ5_K:
+		return "q5_k"
+	case quant.TypeQ6_K:
+		return "q6_k"
+	}
+	return ""
+}
+
+// Geometry shared by the kernels and the Backend.
+const (
+	// ElemBlock is the thread-block size of the element-wise and row kernels.
+	ElemBlock = 256
+	// MatVecRows is the number of weight rows of a mul_mat_vec block: one
+	// warp (SIMD group of 32) per row.
+	MatVecRows = 4
+	// MatVecTokens is the number of tokens one mul_mat_vec block multiplies.
+	MatVecTokens = 8
+	// TileM and TileN are the rows of w and tokens of x of a mul_mat block
+	// (256 threads, a 4×4 tile of dst each).
+	TileM, TileN = 64, 64
+	// AttnBlock is the thread-block size of attention: 4 warps.
+	AttnBlock = 128
+	// MaxHeadDim is the longest key or value head attention supports.
+	MaxHeadDim = 256
+)
+
+func ptr(name string) Param { return Param{name, Ptr} }
+func i32(name string) Param { return Param{name, I32} }
+func f32(name string) Param { return Param{name, F32} }
+
+// Kernels lists every kernel of the GPU backends. Semantics, by family
+// (dst, src, w, x are byte or float pointers; rows are in ggml order, so a
+// [cols, rows] tensor is rows consecutive rows of cols values):
+//
+//   - get_rows_T: dst[r][i] = dequant(table row ids[r])[i], i < cols.
+//     Grid X: len(ids). Rows of table are row_bytes apart.
+//   - set_rows_T (T = f32, f16, q8_0): row rows[r] of dst (row_bytes apart)
+//     = src row r converted to T; Q8_0 as ggml quantizes it
+//     (d = amax/127, q = round(x/d), d stored as F16). Grid X: len(rows).
+//   - mul_mat_vec_T: dst[j][i] = Σ_l w[i][l]·x[j][l] for i < m (w rows,
+//     row_bytes apart, k values each), j < n (tokens). Block: MatVecRows
+//     warps, warp w taking row blockIdx.x·MatVecRows+w for tokens
+//     blockIdx.y·MatVecTokens up to MatVecTokens of them. Grid X: ⌈m/4⌉,
+//     Y: ⌈n/8⌉. Weights are dequantized to float and multiplied by the F32
+//     activations (no activation quantization).
+//   - mul_mat_T: the same product tiled for a batch: block (x, y) computes
+//     dst rows y·TileN.. (tokens) and columns x·TileM.. (weight rows)
+//     through shared memory. Grid X: ⌈m/TileM⌉, Y: ⌈n/TileN⌉.
+//   - rms_norm: y = x/√(mean(x²)+eps)·(has_w ? w : 1) over each group of n
+//     consecutive values; grid X: number of groups.
+//   - rope: rotates each head_dim-long head of row r (cols values) by
+//     position pos[r]: pair p < dims/2 rotates by the angle θ_p = pos·
+//     theta_scale^p (computed by p repeated float multiplications), divided
+//     by factors[p] when has_factors, times freq_scale; the pair is
+//     (p, p+dims/2) when neox, else (2p, 2p+1): y0 = x0·cos−x1·sin,
+//     y1 = x0·sin+x1·cos. Values of a head past dims are copied. dst may be
+//     x. Grid X: rows.
+//   - add, mul: dst[i] = a[i] op b[i mod bn], i < n. scale: dst = s·x.
+//     softcap: dst = c·tanh(x/c). glu_silu: dst = gate/(1+e^−gate)·up.
+//     glu_gelu: dst = gelu(gate)·up with GELU as ggml's CPU backend: 0 for
+//     gate <= −10, gate for gate >= 10, else the tanh approximation of the
+//     gate rounded to F16, its result rounded to F16. Grid X: ⌈n/256⌉.
+//   - attention_T (T = f32, f16, q8_0: the cache type of K and V): causal
+//     attention of query row j (heads·head_dim values), head h, over the
+//     sequence's cells: key head h/(heads/kv_heads); cell c is row
+//     (has_cells ? cells[c] : c) of k and v (k_row_bytes, v_row_bytes
+//     apart); visible cells are max(0, pos[j]−window+1) (0 when window is
+//     0) to min(pos[j], len−1); score s = q·k, s = softcap·tanh(s/softcap)
+//     when softcap > 0, then s·scale; dst row j, head h (value_dim values)
+//     = Σ softmax(s)·v, zeros when no cell is visible. Grid X: heads,
+//     Y: query rows.
+var Kernels = buildKernels()
+
+func buildKernels() []Kernel {
+	var ks []Kernel
+	add := func(k Kernel) { ks = append(ks, k) }
+	for _, t := range WeightTypes {
+		s := Suffix(t)
+		add(Kernel{Name: "get_rows_" + s, Block: ElemBlock, Grid: "X: ids",
+			Params: []Param{ptr("table"), ptr("ids"), ptr("dst"), i32("cols"), i32("row_bytes")}})
+		add(Kernel{Name: "mul_mat_vec_" + s, Block: MatVecRows * 32, Grid: "X: ⌈m/4⌉, Y: ⌈n/8⌉",
+			Params: []Param{ptr("w"), ptr("x"), ptr("dst"), i32("k"), i32("m"), i32("n"), i32("row_bytes")}})
+		add(Kernel{Name: "mul_mat_" + s, Block: 256, Grid: "X: ⌈m/64⌉, Y: ⌈n/64⌉",
+			Params: []Param{ptr("w"), ptr("x"), ptr("dst"), i32("k"), i32("m"), i32("n"), i32("row_bytes")}})
+	}
+	for _, t := range CacheTypes {
+		s := Suffix(t)
+		add(Kernel{Name: "set_rows_" + s, Block: ElemBlock, Grid: "X: rows",
+			Params: []Param{ptr("src"), ptr("rows"), ptr("dst"), i32("cols"), i32("row_bytes")}})
+		add(Kernel{Name: "attention_" + s, Block: AttnBlock, Grid: "X: heads, Y: query rows",
+			Params: []Param{ptr("q"), ptr("k"), ptr("v"), ptr("cells"), ptr("pos"), ptr("dst"),
+				i32("heads"), i32("kv_heads"), i32("head_dim"), i32("value_dim"),
+				i32("k_row_bytes"), i32("v_row_bytes"), i32("len"), i32("window"),
+				f32("scale"), f32("softcap"), i32("has_cells")}})
+	}
+	add(Kernel{Name: "rms_norm", Block: ElemBlock, Grid: "X: groups",
+		Params: []Param{ptr("x"), ptr("w"), ptr("dst"), i32("n"), f32("eps"), i32("has_w")}})
+	add(Kernel{Name: "rope", Block: ElemBlock, Grid: "X: rows",
+		Params: []Param{ptr("x"), ptr("dst"), ptr("pos"), ptr("factors"), i32("cols"), i32("head_dim"),
+			i32("dims"), f32("theta_scale"), f32("freq_scale"), i32("neox"), i32("has_factors")}})
+	for _, name := range []string{"add", "mul"} {
+		add(Kernel{Name: name, Block: ElemBlock, Grid: "X: ⌈n/256⌉",
+			Params: []Param{ptr("a"), ptr("b"), ptr("dst"), i32("n"), i32("bn")}})
+	}
+	add(Kernel{Name: "scale", Block: ElemBlock, Grid: "X: ⌈n/256⌉",
+		Params: []Param{ptr("x"), ptr("dst"), i32("n"), f32("s")}})
+	add(Kernel{Name: "softcap", Block: ElemBlock, Grid: "X: ⌈n/256⌉",
+		Params: []Param{ptr("x"), ptr("dst"), i32("n"), f32("c")}})
+	for _, name := range []string{"glu_silu", "glu_gelu"} {
+		add(Kernel{Name: name, Block: ElemBlock, Grid: "X: ⌈n/256⌉",
+			Params: []Param{ptr("gate"), ptr("up"), ptr("dst"), i32("n")}})
+	}
+	return ks
+}
+
+// Lookup returns the kernel named name.
+func Lookup(name string) (Kernel, bool) {
+	for _, k := range Kernels {
+		if k.Name == name {
+			return k, true
+		}
+	}
+	return Kernel{}, false
+}
