@@ -1,0 +1,113 @@
+package gpu
+
+import (
+	"fmt"
+
+	"saji/kernels"
+	"saji/kernels/quant"
+)
+
+// Attention computes causal attention of q over kv.
+func (b *Backend) Attention(dst, q kernels.Tensor, kv kernels.KV, pos []int32, p kernels.AttentionParams) error {
+	return b.AttentionSeqs(dst, q, []kernels.SeqKV{{KV: kv, Pos: pos}}, p)
+}
+
+// AttentionSeqs runs attention for each sequence of a mixed batch over its
+// rows of q and dst: one launch per sequence, over its own cells.
+func (b *Backend) AttentionSeqs(dst, q kernels.Tensor, seqs []kernels.SeqKV, p kernels.AttentionParams) error {
+	if err := b.lock(); err != nil {
+		return err
+	}
+	defer b.mu.Unlock()
+	d, err := b.f32(dst, "attention destination")
+	if err != nil {
+		return err
+	}
+	qs, err := b.f32(q, "attention queries")
+	if err != nil {
+		return err
+	}
+	if d == qs {
+		return fmt.Errorf("gpu: attention destination aliases the queries: %w", kernels.ErrShape)
+	}
+	nh, nkv, hd, vd := p.Heads, p.KVHeads, p.HeadDim, p.ValueDim
+	if nh <= 0 || nkv <= 0 || nh%nkv != 0 || hd <= 0 || vd <= 0 || qs.cols() != nh*hd || d.cols() != nh*vd {
+		return fmt.Errorf("gpu: attention of q %v into %v with %d/%d heads of %d/%d: %w", qs.shape, d.shape, nh, nkv, hd, vd, kernels.ErrShape)
+	}
+	if hd > MaxHeadDim || vd > MaxHeadDim {
+		return fmt.Errorf("gpu: attention heads of %d/%d values: the GPU kernels take at most %d", hd, vd, MaxHeadDim)
+	}
+	rows := 0
+	for _, s := range seqs {
+		rows += len(s.Pos)
+	}
+	if rows != qs.rows() || rows != d.rows() {
+		return fmt.Errorf("gpu: attention of %d query rows into %d for sequences of %d tokens: %w", qs.rows(), d.rows(), rows, kernels.ErrShape)
+	}
+	r := 0
+	for i, s := range seqs {
+		if len(s.Pos) == 0 {
+			continue
+		}
+		if err := b.attend(d, qs, r, s, p); err != nil {
+			if len(seqs) > 1 {
+				return fmt.Errorf("gpu: sequence %d of the batch: %w", i, err)
+			}
+			return err
+		}
+		r += len(s.Pos)
+	}
+	return nil
+}
+
+// attend launches attention for one sequence's rows r.. of q and dst.
+func (b *Backend) attend(d, qs *tensor, r int, s kernels.SeqKV, p kernels.AttentionParams) error {
+	kv, pos := s.KV, s.Pos
+	kt, err := b.own(kv.K)
+	if err != nil {
+		return err
+	}
+	vt, err := b.own(kv.V)
+	if err != nil {
+		return err
+	}
+	nkv, hd, vd := p.KVHeads, p.HeadDim, p.ValueDim
+	if kt.cols() != nkv*hd || vt.cols() != nkv*vd || kv.Len < 0 ||
+		(kv.Cells == nil && (kv.Len > kt.rows() || kv.Len > vt.rows())) ||
+		(kv.Cells != nil && len(kv.Cells) < kv.Len) {
+		return fmt.Errorf("gpu: attention over k %v, v %v (%d cells): %w", kt.shape, vt.shape, kv.Len, kernels.ErrShape)
+	}
+	if kt.typ != vt.typ || Suffix(kt.typ) == "" || (kt.typ != quant.TypeF32 && kt.typ != quant.TypeF16 && kt.typ != quant.TypeQ8_0) {
+		return fmt.Errorf("gpu: attention over a %v/%v cache: the GPU kernels take F32, F16 or Q8_0 keys and values of one type", kt.typ, vt.typ)
+	}
+	if kt.typ == quant.TypeQ8_0 && (hd%32 != 0 || vd%32 != 0) {
+		return fmt.Errorf("gpu: attention over a Q8_0 cache needs heads a multiple of 32 long, not %d/%d: %w", hd, vd, kernels.ErrShape)
+	}
+	var cells []byte
+	hasCells := 0
+	if kv.Cells != nil {
+		// Cells before the first one any query sees may be released (-1).
+		seen := 0
+		if p.Window > 0 {
+			seen = int(pos[0])
+			for _, q := range pos {
+				seen = min(seen, int(q))
+			}
+			seen = max(0, seen-p.Window+1)
+		}
+		for i, c := range kv.Cells[:kv.Len] {
+			if (c < 0 && i >= seen) || int(c) >= kt.rows() || int(c) >= vt.rows() {
+				return fmt.Errorf("gpu: attention: cell %d of the sequence is row %d, out of range: %w", i, c, kernels.ErrShape)
+			}
+		}
+		cells, hasCells = i32Bytes(kv.Cells[:kv.Len]), 1
+	}
+	arr, err := b.hostArrays(cells, i32Bytes(pos))
+	if err != nil {
+		return err
+	}
+	return b.launch("attention_"+Suffix(kt.typ), Dim3{uint32(p.Heads), uint32(len(pos)), 1},
+		qs.ptr(4*r*qs.cols()), kt.ptr(0), vt.ptr(0), arr[0], arr[1], d.ptr(4*r*d.cols()),
+		I(p.Heads), I(nkv), I(hd), I(vd), I(kt.rowBytes()), I(vt.rowBytes()), I(kv.Len),
+		I(p.Window), F(p.Scale), F(p.Softcap), I(hasCells))
+}
