@@ -1,0 +1,210 @@
+package offload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"saji/engine/fit"
+	"saji/engine/gguf"
+	"saji/engine/model"
+	"saji/kernels"
+	"saji/kernels/cpu"
+)
+
+// Placement says where a loaded model runs.
+type Placement struct {
+	// Device is the GPU holding layers ("cuda:0"); "" on the CPU alone.
+	Device string `json:"device,omitempty"`
+	// Layers of the model's Of layers are on the GPU (the last ones).
+	Layers int `json:"layers"`
+	Of     int `json:"of"`
+	// Bytes is the device memory the model holds once loaded: its
+	// backend's allocations, or else how far the device's free memory
+	// fell while it loaded (0: unknown or on the CPU).
+	Bytes int64 `json:"bytes,omitempty"`
+	// Note says, in plain words, why the model is not all on the GPU
+	// ("" when it is, or when it was to run on the CPU).
+	Note string `json:"note,omitempty"`
+}
+
+// String says where the model runs: "GPU: 32/32 layers on cuda:0",
+// "GPU: 20/32 layers on cuda:0, the rest on the CPU", "CPU" or "CPU (no
+// NVIDIA driver (libcuda.so.1 not found))".
+func (p Placement) String() string {
+	var s string
+	switch {
+	case p.Layers > 0 && p.Layers >= p.Of:
+		s = fmt.Sprintf("GPU: %d/%d layers on %s", p.Layers, p.Of, p.Device)
+	case p.Layers > 0:
+		s = fmt.Sprintf("GPU: %d/%d layers on %s, the rest on the CPU", p.Layers, p.Of, p.Device)
+	default:
+		s = "CPU"
+	}
+	if p.Note != "" {
+		s += " (" + p.Note + ")"
+	}
+	return s
+}
+
+// Options configures Load.
+type Options struct {
+	// Request is the number of GPU layers (Auto, 0 or N) and how the
+	// model will be served.
+	Request
+	// Threads is the CPU backend's thread count (0: all CPUs).
+	Threads int
+	// CPU is the backend of what stays on the CPU (nil: a CPU backend
+	// with Threads threads).
+	CPU kernels.Backend
+	// Registry holds the GPU (nil: System()).
+	Registry *Registry
+	// Logger receives the notes (nil: slog.Default()).
+	Logger *slog.Logger
+}
+
+// Loaded is a model that Load loaded, and where it runs.
+type Loaded struct {
+	// Model is the model.
+	Model model.Model
+	// Placement says where it runs.
+	Placement Placement
+
+	gpu Backend // nil on the CPU alone
+}
+
+// Close frees the model's device memory. The model must not be used
+// after; Close on a model that runs on the CPU does nothing.
+func (l *Loaded) Close() error {
+	if l == nil || l.gpu == nil {
+		return nil
+	}
+	b := l.gpu
+	l.gpu = nil
+	if err := b.Close(); err != nil {
+		return fmt.Errorf("offload: %w", err)
+	}
+	return nil
+}
+
+// Load loads the model in f with its layers split between the GPU and
+// the CPU as opts says, then runs setup on it (allocating its KV cache,
+// starting its scheduler), which may be nil. When there is no GPU, or
+// loading the model or running setup on the GPU fails, it loads the model
+// on the CPU (and runs setup again) and says why in Placement.Note and in
+// a log record: the GPU never fails a load that the CPU can do. The error
+// is the CPU's, or the context's.
+func Load(ctx context.Context, f *gguf.File, opts Options, setup func(model.Model) error) (*Loaded, error) {
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	layers := 0
+	if n, err := f.BlockCount(); err == nil {
+		layers = int(n)
+	}
+	onCPU := func(note string) (*Loaded, error) {
+		m, err := model.Load(ctx, f, model.Options{Backend: opts.CPU, Threads: opts.Threads})
+		if err == nil && setup != nil {
+			err = setup(m)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return &Loaded{Model: m, Placement: Placement{Of: m.Config().Layers, Note: note}}, nil
+	}
+	if opts.GPULayers == 0 {
+		return onCPU("")
+	}
+	asked := opts.GPULayers > 0
+	reg := opts.Registry
+	if reg == nil {
+		reg = System()
+	}
+	dev, err := reg.Open()
+	if err != nil {
+		reg.logNoDevice(log, err, asked)
+		note := Reason(err)
+		if errors.Is(err, ErrNoGPU) {
+			note = "no GPU backend on this system"
+		}
+		return onCPU(note)
+	}
+	reg.load.Lock()
+	defer reg.load.Unlock()
+
+	name := dev.Name()
+	free, total, memErr := dev.Memory()
+	split := Split{Layers: min(opts.GPULayers, layers), Of: layers, Output: opts.GPULayers >= layers}
+	if shape, err := fit.Describe(f); err != nil {
+		if !asked {
+			log.Warn("offload: the model cannot be planned; it runs on the CPU", "err", err)
+			return onCPU("the model's size could not be read: " + Reason(err))
+		}
+	} else if memErr != nil && !asked {
+		log.Warn("offload: the GPU's free memory is unknown; the model runs on the CPU", "device", name, "err", memErr)
+		return onCPU(fmt.Sprintf("the free memory of %s is unknown", name))
+	} else if split, err = Plan(shape, DeviceMemory{Name: name, Free: free, Total: total, Unified: reg.platform.Unified}, opts.Request); err != nil {
+		return onCPU(Reason(err))
+	}
+	if split.Layers <= 0 {
+		log.Info("offload: the model runs on the CPU", "device", name, "reason", split.Note)
+		return onCPU(split.Note)
+	}
+
+	fallback := func(what string, err error) (*Loaded, error) {
+		note := fmt.Sprintf("%s on %s failed: %s", what, name, Reason(err))
+		log.Warn("offload: the GPU failed; the model runs on the CPU", "device", name, "layers", split.Layers, "err", err)
+		return onCPU(note)
+	}
+	gb, err := reg.newBackend(dev)
+	if err != nil {
+		return fallback("starting the GPU backend", err)
+	}
+	mo := model.Options{Backend: gb, Threads: opts.Threads}
+	if !split.Output {
+		mo.Backend = opts.CPU
+		if mo.Backend == nil {
+			mo.Backend = cpu.New(opts.Threads)
+		}
+		mo.LayerBackends = LayerBackends(gb, split.Layers, split.Of)
+	}
+	m, err := model.Load(ctx, f, mo)
+	what := "loading the model"
+	if err == nil && setup != nil {
+		if err = setup(m); err != nil {
+			what = "setting the model up"
+		}
+	}
+	if err != nil {
+		if cerr := gb.Close(); cerr != nil {
+			log.Warn("offload: freeing the GPU's memory", "device", name, "err", cerr)
+		}
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		return fallback(what, err)
+	}
+	pl := Placement{Device: name, Layers: split.Layers, Of: split.Of, Note: split.Note}
+	if a, ok := gb.(interface{ Allocated() int64 }); ok {
+		pl.Bytes = a.Allocated()
+	} else if after, _, err := dev.Memory(); err == nil && memErr == nil && after < free {
+		pl.Bytes = int64(free - after)
+	}
+	log.Info("offload: loaded", "device", name, "layers", pl.Layers, "of", pl.Of, "bytes", pl.Bytes, "note", pl.Note)
+	return &Loaded{Model: m, Placement: pl, gpu: gb}, nil
+}
+
+// LayerBackends places the last n of layers layers on b and the others
+// on the model's main backend (nil entries), as model.Options wants them.
+func LayerBackends(b kernels.Backend, n, layers int) []kernels.Backend {
+	out := make([]kernels.Backend, layers)
+	for i := max(0, layers-n); i < layers; i++ {
+		out[i] = b
+	}
+	return out
+}

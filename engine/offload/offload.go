@@ -1,0 +1,240 @@
+// Package offload puts a model's layers on the GPU: it opens the
+// platform's GPU once per process (CUDA on Linux and Windows, Metal on
+// macOS), decides how many layers go there (as many as fit in the
+// device's free memory with the KV cache the model will be served with,
+// none, or a number the user gives), and loads the model split that way:
+// like llama.cpp, the offloaded layers are the last ones, and when all of
+// them are offloaded the embeddings and the output head go too.
+//
+// The GPU never costs a load that the CPU can do: when there is no GPU,
+// or loading the model (or allocating its KV cache) on it fails, the model
+// loads on the CPU and its Placement says why, in plain words, for the
+// server and the app to show.
+package offload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"saji/kernels"
+	"saji/kernels/gpu"
+)
+
+// Backend is a kernels.Backend on a GPU: one per loaded model, over the
+// process's shared device. Close frees all the device memory it holds.
+type Backend interface {
+	kernels.Backend
+	Close() error
+}
+
+// Platform is how a system reaches its GPU.
+type Platform struct {
+	// Name names the GPU API in notes ("CUDA", "Metal"); "" when the
+	// system has none.
+	Name string
+	// Unified is set when the GPU works in the machine's RAM (Apple
+	// silicon), so that its memory is not in addition to the RAM.
+	Unified bool
+	// Open opens the GPU. Its error says why there is none.
+	Open func() (gpu.Device, error)
+	// NewBackend returns a model's backend over the opened device.
+	NewBackend func(gpu.Device) (Backend, error)
+}
+
+// ErrNoGPU is wrapped by Registry.Open's error on a system without a
+// GPU backend.
+var ErrNoGPU = errors.New("offload: no GPU backend on this system")
+
+// Registry opens a platform's GPU once and hands the device to every
+// model loaded over it. Its methods are safe for concurrent use.
+type Registry struct {
+	platform Platform
+
+	once sync.Once
+	dev  gpu.Device
+	err  error
+
+	// load serializes the loads on the device, so that each one plans
+	// with the memory the ones before it left free.
+	load sync.Mutex
+	// noted is set once the device's absence has been logged.
+	noted atomic.Bool
+}
+
+// NewRegistry returns a registry that opens p's GPU on first use.
+func NewRegistry(p Platform) *Registry { return &Registry{platform: p} }
+
+// system is the process's registry: a GPU is a device of the process, and
+// opening it twice would make two contexts compete for its memory.
+var system = sync.OnceValue(func() *Registry { return NewRegistry(platform()) })
+
+// System returns the process's registry of this platform's GPU (CUDA on
+// Linux and Windows, Metal on macOS, none elsewhere).
+func System() *Registry { return system() }
+
+// Platform returns the registry's platform.
+func (r *Registry) Platform() Platform { return r.platform }
+
+// Open opens the GPU on the first call and returns it to every call; the
+// error of a failed first attempt is returned every time (the device is
+// not tried again). The device is shared: the models' backends use it
+// concurrently, each call serialized.
+func (r *Registry) Open() (gpu.Device, error) {
+	r.once.Do(func() {
+		if r.platform.Open == nil {
+			r.err = ErrNoGPU
+			return
+		}
+		dev, err := r.platform.Open()
+		switch {
+		case err != nil:
+			r.err = fmt.Errorf("offload: %w", err)
+		case dev == nil:
+			r.err = fmt.Errorf("offload: %s opened no device", r.platform.Name)
+		default:
+			r.dev = &lockedDevice{d: dev}
+		}
+	})
+	return r.dev, r.err
+}
+
+// Close closes the device if it was opened; the backends over it must
+// have been closed. The process's registry is never closed; tests close
+// theirs.
+func (r *Registry) Close() error {
+	r.once.Do(func() { r.err = errors.New("offload: the registry is closed") })
+	if r.dev == nil {
+		return nil
+	}
+	if err := r.dev.Close(); err != nil {
+		return fmt.Errorf("offload: %w", err)
+	}
+	return nil
+}
+
+// newBackend returns a model's backend over dev.
+func (r *Registry) newBackend(dev gpu.Device) (Backend, error) {
+	if r.platform.NewBackend == nil {
+		return nil, fmt.Errorf("%s has no model backend in this build", r.platform.Name)
+	}
+	b, err := r.platform.NewBackend(dev)
+	if err != nil {
+		return nil, err
+	}
+	if b == nil {
+		return nil, errors.New("the GPU backend is missing")
+	}
+	return b, nil
+}
+
+// Reason is an error's text for a person: without the package prefixes
+// and the system's own detail after a parenthesized explanation, as in
+// "no NVIDIA driver (libcuda.so.1 not found)".
+func Reason(err error) string {
+	if err == nil {
+		return ""
+	}
+	s := err.Error()
+	for {
+		trimmed := s
+		for _, p := range []string{"offload: ", "cuda: ", "metal: ", "gpu: ", "kernels: ", "model: "} {
+			trimmed = strings.TrimPrefix(trimmed, p)
+		}
+		if trimmed == s {
+			break
+		}
+		s = trimmed
+	}
+	if i := strings.Index(s, "): "); i >= 0 {
+		s = s[:i+1]
+	}
+	return s
+}
+
+// logNoDevice logs, once per registry, that there is no GPU: at Info
+// level when the GPU was only to be used if there is one (automatic), at
+// Warn level when layers were asked for.
+func (r *Registry) logNoDevice(log *slog.Logger, err error, asked bool) {
+	if r.noted.Swap(true) {
+		return
+	}
+	level := slog.LevelInfo
+	if asked {
+		level = slog.LevelWarn
+	}
+	log.Log(context.Background(), level, "offload: no GPU; models run on the CPU", "reason", Reason(err))
+}
+
+// lockedDevice serializes the calls of the backends that share a device:
+// a gpu.Device is used from one goroutine at a time.
+type lockedDevice struct {
+	mu sync.Mutex
+	d  gpu.Device
+}
+
+func (l *lockedDevice) Name() string { return l.d.Name() }
+
+func (l *lockedDevice) Alloc(n int) (gpu.Buf, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.d.Alloc(n)
+}
+
+func (l *lockedDevice) Free(b gpu.Buf) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.d.Free(b)
+}
+
+func (l *lockedDevice) Map(data []byte) (gpu.Buf, int, bool, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.d.Map(data)
+}
+
+func (l *lockedDevice) Upload(dst gpu.Buf, off int, src []byte) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.d.Upload(dst, off, src)
+}
+
+func (l *lockedDevice) Download(src gpu.Buf, off int, dst []byte) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.d.Download(src, off, dst)
+}
+
+func (l *lockedDevice) Zero(b gpu.Buf, off, n int) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.d.Zero(b, off, n)
+}
+
+func (l *lockedDevice) Launch(name string, grid, block gpu.Dim3, args ...gpu.Arg) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.d.Launch(name, grid, block, args...)
+}
+
+func (l *lockedDevice) Sync() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.d.Sync()
+}
+
+func (l *lockedDevice) Memory() (free, total uint64, err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.d.Memory()
+}
+
+func (l *lockedDevice) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.d.Close()
+}
