@@ -1,0 +1,254 @@
+// Package emu builds the CUDA emulator for tests: a fake CUDA driver
+// library (src/driver.cpp, a C++17 shared library) that implements the driver
+// API functions kernels/cuda binds and runs the kernels of kernels.cu on
+// the CPU, so that the purego binding, the kernels and whole models run
+// "on CUDA" on machines without an NVIDIA GPU. Tests pass its path as
+// cuda.Options.Library.
+//
+// The library is built with g++ from the source tree, once per test binary,
+// and kept in the user's cache directory under a hash of everything that
+// goes into it, so later test runs reuse it.
+package emu
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"saji/kernels/gpu"
+)
+
+// Compiler is the C++ compiler the emulator is built with.
+const Compiler = "g++"
+
+// Flags returns the compiler flags of the emulator library (before the
+// include directory of the generated registry).
+func Flags() []string {
+	return []string{"-std=c++17", "-O2", "-shared", "-fPIC", "-DSAJI_CUDA_EMU"}
+}
+
+// libName is the built library's file name.
+const libName = "libcuda-emu.so"
+
+// library builds the emulator of kernels.cu once per process.
+var library = sync.OnceValues(func() (string, error) {
+	src, err := SourceDir()
+	if err != nil {
+		return "", err
+	}
+	names := make([]string, len(gpu.Kernels))
+	for i, k := range gpu.Kernels {
+		names[i] = k.Name
+	}
+	return Cached(filepath.Join(src, "..", "kernels.cu"), names)
+})
+
+// Library returns the path of the emulator of kernels.cu (every kernel of
+// gpu.Kernels), building it on first use. Without a C++ compiler, or on
+// an OS other than Linux, it skips t, except under CI (CI=true), where
+// it fails t: CI must run the GPU code path.
+func Library(t testing.TB) string {
+	t.Helper()
+	Require(t)
+	path, err := library()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// Require skips t where the emulator cannot be built (see Available),
+// except under CI (CI=true) on Linux, where it fails t.
+func Require(t testing.TB) {
+	t.Helper()
+	if err := Available(); err != nil {
+		if os.Getenv("CI") == "true" && runtime.GOOS == "linux" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+}
+
+// Available reports why the emulator cannot be built here, or nil.
+func Available() error {
+	if runtime.GOOS != "linux" {
+		return fmt.Errorf("emu: the CUDA emulator is built on Linux only (this is %s)", runtime.GOOS)
+	}
+	if _, err := exec.LookPath(Compiler); err != nil {
+		return fmt.Errorf("emu: the CUDA emulator needs %s (apt-get install g++): %w", Compiler, err)
+	}
+	return nil
+}
+
+// SourceDir returns the folder of emu.h and src/driver.cpp: this file's
+// in the source tree, or kernels/cuda/emu under the module root above the
+// working directory (for binaries built with -trimpath).
+func SourceDir() (string, error) {
+	if _, file, _, ok := runtime.Caller(0); ok {
+		dir := filepath.Dir(file)
+		if _, err := os.Stat(filepath.Join(dir, "src", "driver.cpp")); err == nil {
+			return dir, nil
+		}
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("emu: %w", err)
+	}
+	for d := wd; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			dir := filepath.Join(d, "kernels", "cuda", "emu")
+			if _, err := os.Stat(filepath.Join(dir, "src", "driver.cpp")); err != nil {
+				return "", fmt.Errorf("emu: the emulator's source is not in %s: %w", dir, err)
+			}
+			return dir, nil
+		}
+		if filepath.Dir(d) == d {
+			return "", fmt.Errorf("emu: the emulator's source (kernels/cuda/emu) is not above %s", wd)
+		}
+	}
+}
+
+// Registry is the registry.inc of names: one REG(name) line per kernel.
+func Registry(names []string) string {
+	var b strings.Builder
+	for _, n := range names {
+		fmt.Fprintf(&b, "REG(%s)\n", n)
+	}
+	return b.String()
+}
+
+// Build builds the emulator of the kernels names defined in the source
+// file kernels into dir and returns the library's path. The source must
+// include emu.h (kernels.cu does through prelude.h with SAJI_CUDA_EMU).
+func Build(dir, kernels string, names []string) (string, error) {
+	src, err := SourceDir()
+	if err != nil {
+		return "", err
+	}
+	kernels, err = filepath.Abs(kernels)
+	if err != nil {
+		return "", fmt.Errorf("emu: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "registry.inc"), []byte(Registry(names)), 0o644); err != nil {
+		return "", fmt.Errorf("emu: %w", err)
+	}
+	lib := filepath.Join(dir, libName)
+	args := Flags()
+	args = append(args, "-I", dir, fmt.Sprintf("-DSAJI_EMU_KERNELS=%q", kernels),
+		"-o", lib, filepath.Join(src, "src", "driver.cpp"))
+	cmd := exec.Command(Compiler, args...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("emu: building the CUDA emulator (%s %s): %w\n%s", Compiler, strings.Join(args, " "), err, out)
+	}
+	return lib, nil
+}
+
+// cacheAge is how long an unused cached build is kept.
+const cacheAge = 7 * 24 * time.Hour
+
+// Cached is Build into a folder of the user's cache named by a hash of
+// the sources (driver.cpp, emu.h, the kernel source and the headers beside
+// it), the kernel names, the flags and the compiler's version: a build
+// already there is reused. Without a cache folder it builds into a new
+// temporary folder.
+func Cached(kernels string, names []string) (string, error) {
+	key, err := buildKey(kernels, names)
+	if err != nil {
+		return "", err
+	}
+	root, err := os.UserCacheDir()
+	if err != nil {
+		return buildTemp(kernels, names)
+	}
+	root = filepath.Join(root, "saji", "cuda-emu")
+	final := filepath.Join(root, key)
+	lib := filepath.Join(final, libName)
+	if _, err := os.Stat(lib); err == nil {
+		now := time.Now()
+		_ = os.Chtimes(final, now, now) // still in use
+		return lib, nil
+	}
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return buildTemp(kernels, names)
+	}
+	prune(root)
+	tmp, err := os.MkdirTemp(root, "build-")
+	if err != nil {
+		return buildTemp(kernels, names)
+	}
+	if _, err := Build(tmp, kernels, names); err != nil {
+		os.RemoveAll(tmp)
+		return "", err
+	}
+	if err := os.Rename(tmp, final); err != nil {
+		// Another test binary finished the same build first: use its.
+		os.RemoveAll(tmp)
+		if _, serr := os.Stat(lib); serr != nil {
+			return "", fmt.Errorf("emu: %w", errors.Join(err, serr))
+		}
+	}
+	return lib, nil
+}
+
+// buildTemp builds into a new temporary folder (left for the OS to clean).
+func buildTemp(kernels string, names []string) (string, error) {
+	dir, err := os.MkdirTemp("", "saji-cuda-emu-")
+	if err != nil {
+		return "", fmt.Errorf("emu: %w", err)
+	}
+	return Build(dir, kernels, names)
+}
+
+// prune removes cached builds unused for cacheAge, and builds abandoned
+// by a test binary that died.
+func prune(root string) {
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		info, err := e.Info()
+		if err != nil || time.Since(info.ModTime()) < cacheAge {
+			continue
+		}
+		os.RemoveAll(filepath.Join(root, e.Name()))
+	}
+}
+
+// buildKey hashes everything a build depends on.
+func buildKey(kernels string, names []string) (string, error) {
+	src, err := SourceDir()
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	files := []string{filepath.Join(src, "src", "driver.cpp"), filepath.Join(src, "emu.h"), kernels}
+	// Headers beside the kernel source (prelude.h) go into the build too.
+	if hs, err := filepath.Glob(filepath.Join(filepath.Dir(kernels), "*.h")); err == nil {
+		files = append(files, hs...)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return "", fmt.Errorf("emu: %w", err)
+		}
+		fmt.Fprintf(h, "%s %d\n", filepath.Base(f), len(data))
+		h.Write(data)
+	}
+	fmt.Fprintf(h, "%s\n%s\n", Registry(names), strings.Join(Flags(), " "))
+	version, err := exec.Command(Compiler, "--version").Output()
+	if err != nil {
+		return "", fmt.Errorf("emu: %s --version: %w", Compiler, err)
+	}
+	h.Write(version)
+	return hex.EncodeToString(h.Sum(nil))[:16], nil
+}
