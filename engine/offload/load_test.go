@@ -330,6 +330,9 @@ func TestReason(t *testing.T) {
 		{"cuda: no NVIDIA driver (libcuda.so.1 not found): libcuda.so.1: cannot open shared object file", "no NVIDIA driver (libcuda.so.1 not found)"},
 		{"offload: cuda: CUDA device 0: out of memory", "CUDA device 0: out of memory"},
 		{"metal: no Metal device", "no Metal device"},
+		{"scheduler: model: cache: cuda: CUDA device 0: out of memory", "cache: CUDA device 0: out of memory"},
+		{"model: loading llama: gpu: Q4_K weights need kernels", "loading llama: Q4_K weights need kernels"},
+		{"gpu", "gpu"},
 	}
 	for _, tt := range tests {
 		if got := Reason(errors.New(tt.err)); got != tt.want {

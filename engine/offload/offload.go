@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -133,28 +134,31 @@ func (r *Registry) newBackend(dev gpu.Device) (Backend, error) {
 }
 
 // Reason is an error's text for a person: without the package prefixes
-// and the system's own detail after a parenthesized explanation, as in
-// "no NVIDIA driver (libcuda.so.1 not found)".
+// of the layers it passed through ("scheduler: model: cuda: ...") and
+// without the system's own detail after a parenthesized explanation, as
+// in "no NVIDIA driver (libcuda.so.1 not found)".
 func Reason(err error) string {
 	if err == nil {
 		return ""
 	}
 	s := err.Error()
-	for {
-		trimmed := s
-		for _, p := range []string{"offload: ", "cuda: ", "metal: ", "gpu: ", "kernels: ", "model: "} {
-			trimmed = strings.TrimPrefix(trimmed, p)
-		}
-		if trimmed == s {
-			break
-		}
-		s = trimmed
-	}
 	if i := strings.Index(s, "): "); i >= 0 {
 		s = s[:i+1]
 	}
-	return s
+	parts := strings.Split(s, ": ")
+	kept := parts[:0]
+	for i, p := range parts {
+		if i < len(parts)-1 && slices.Contains(packagePrefixes, p) {
+			continue
+		}
+		kept = append(kept, p)
+	}
+	return strings.Join(kept, ": ")
 }
+
+// packagePrefixes are the packages whose names prefix the errors of a
+// load, which say nothing to a person.
+var packagePrefixes = []string{"offload", "cuda", "metal", "gpu", "kernels", "model", "scheduler", "server"}
 
 // logNoDevice logs, once per registry, that there is no GPU: at Info
 // level when the GPU was only to be used if there is one (automatic), at

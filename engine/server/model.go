@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"saji/engine/chat"
 	"saji/engine/gguf"
 	"saji/engine/model"
+	"saji/engine/offload"
 	"saji/engine/scheduler"
 	"saji/engine/tokenizer"
 )
@@ -29,6 +31,7 @@ type Model struct {
 
 	file  *gguf.File
 	lm    model.Model
+	gpu   *offload.Loaded // lm's placement; Close frees its GPU memory
 	tok   *tokenizer.Tokenizer
 	tmpl  *chat.Template
 	sched *scheduler.Scheduler
@@ -54,6 +57,9 @@ type Info struct {
 	Layers       int
 	Modified     time.Time
 	Template     string // the chat template's source ("" for ChatML)
+	// Offload says where the model runs: its layers on the GPU, or why
+	// it runs on the CPU.
+	Offload offload.Placement
 }
 
 // LoadOptions configures LoadModel.
@@ -65,6 +71,16 @@ type LoadOptions struct {
 	Threads int
 	// Scheduler configures continuous batching (context, KV cache, ...).
 	Scheduler scheduler.Config
+	// GPULayers is the number of layers to put on the GPU:
+	// offload.Auto (-1) as many as fit with the scheduler's KV cache, N
+	// the last N, and 0 (the zero value) none. When the GPU is missing or
+	// fails, the model loads on the CPU and Info.Offload says why.
+	GPULayers int
+	// GPU is the GPU the layers go to (nil: offload.System(), the
+	// platform's).
+	GPU *offload.Registry
+	// Logger receives the notes of loading (nil: slog.Default()).
+	Logger *slog.Logger
 }
 
 // LoadModel opens the GGUF file at path, loads its weights, tokenizer and
@@ -86,10 +102,6 @@ func LoadModel(ctx context.Context, path string, opts LoadOptions) (*Model, erro
 	if err != nil {
 		return fail(err)
 	}
-	m, err := model.Load(ctx, f, model.Options{Threads: opts.Threads})
-	if err != nil {
-		return fail(err)
-	}
 	src, err := f.ChatTemplate()
 	if err != nil && !errors.Is(err, gguf.ErrNotFound) {
 		return fail(err)
@@ -108,7 +120,16 @@ func LoadModel(ctx context.Context, path string, opts LoadOptions) (*Model, erro
 	if cfg.ModelID == "" {
 		cfg.ModelID = path
 	}
-	sched, err := scheduler.New(m, cfg)
+	// The scheduler allocates the KV cache: on the GPU for the offloaded
+	// layers, so that a cache the GPU cannot hold falls back to the CPU
+	// with the weights.
+	var sched *scheduler.Scheduler
+	lm, err := offload.Load(ctx, f, offload.Options{Request: offload.ServeRequest(opts.GPULayers, cfg),
+		Threads: opts.Threads, Registry: opts.GPU, Logger: opts.Logger}, func(m model.Model) error {
+		s, err := scheduler.New(m, cfg)
+		sched = s
+		return err
+	})
 	if err != nil {
 		return fail(err)
 	}
@@ -116,15 +137,15 @@ func LoadModel(ctx context.Context, path string, opts LoadOptions) (*Model, erro
 	if name == "" {
 		name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	}
-	c := m.Config()
+	c := lm.Model.Config()
 	info := Info{Arch: c.Arch, Size: st.Size(), Context: sched.Config().Context, ContextTrain: c.ContextTrain,
-		Embd: c.Embd, Layers: c.Layers, Modified: st.ModTime(), Template: src}
+		Embd: c.Embd, Layers: c.Layers, Modified: st.ModTime(), Template: src, Offload: lm.Placement}
 	if s := f.Summary(); s.HasFileType {
 		info.FileType, info.Parameters = s.FileType.String(), s.Parameters
 	} else {
 		info.Parameters = s.Parameters
 	}
-	return &Model{Name: name, Path: path, Info: info, file: f, lm: m, tok: tk, tmpl: tmpl, sched: sched, caps: caps}, nil
+	return &Model{Name: name, Path: path, Info: info, file: f, lm: lm.Model, gpu: lm, tok: tk, tmpl: tmpl, sched: sched, caps: caps}, nil
 }
 
 // Scheduler returns the model's scheduler (for its statistics).
@@ -133,8 +154,16 @@ func (m *Model) Scheduler() *scheduler.Scheduler { return m.sched }
 // Tokenizer returns the model's tokenizer.
 func (m *Model) Tokenizer() *tokenizer.Tokenizer { return m.tok }
 
-// Close stops the scheduler (ending what still runs) and closes the file.
+// VRAM returns the bytes of GPU memory the model holds (0 on the CPU).
+func (m *Model) VRAM() int64 { return m.Info.Offload.Bytes }
+
+// Close stops the scheduler (ending what still runs), frees the model's
+// GPU memory and closes the file.
 func (m *Model) Close() error {
 	m.sched.Close()
-	return m.file.Close()
+	err := m.gpu.Close()
+	if ferr := m.file.Close(); err == nil {
+		err = ferr
+	}
+	return err
 }

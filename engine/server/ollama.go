@@ -140,7 +140,7 @@ func (s *Server) handleOllamaPS(w http.ResponseWriter, r *http.Request) {
 		}
 		n := ollamaName(m.Name)
 		models = append(models, ollamaRunning{Name: n, Model: n, Size: m.Info.Size, Digest: ollamaDigest(m),
-			Details: detailsOf(m), ExpiresAt: expires, ContextLength: m.Info.Context})
+			Details: detailsOf(m), ExpiresAt: expires, SizeVRAM: m.VRAM(), ContextLength: m.Info.Context})
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"models": models})
 }

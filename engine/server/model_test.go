@@ -1,0 +1,140 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"saji/engine/offload"
+	"saji/engine/sample"
+	"saji/engine/scheduler"
+	"saji/kernels"
+	"saji/kernels/cpu"
+	"saji/kernels/gpu"
+	"saji/kernels/quant"
+)
+
+// fakeDevice is a GPU with 64 GB free that allocates nothing itself: the
+// fake backends over it compute on the CPU.
+type fakeDevice struct{}
+
+func (fakeDevice) Name() string                                        { return "fake:0" }
+func (fakeDevice) Alloc(int) (gpu.Buf, error)                          { return gpu.Buf{}, errors.New("fake: no memory") }
+func (fakeDevice) Free(gpu.Buf)                                        {}
+func (fakeDevice) Map([]byte) (gpu.Buf, int, bool, error)              { return gpu.Buf{}, 0, false, nil }
+func (fakeDevice) Upload(gpu.Buf, int, []byte) error                   { return nil }
+func (fakeDevice) Download(gpu.Buf, int, []byte) error                 { return nil }
+func (fakeDevice) Zero(gpu.Buf, int, int) error                        { return nil }
+func (fakeDevice) Launch(string, gpu.Dim3, gpu.Dim3, ...gpu.Arg) error { return nil }
+func (fakeDevice) Sync() error                                         { return nil }
+func (fakeDevice) Memory() (uint64, uint64, error)                     { return 64e9, 80e9, nil }
+func (fakeDevice) Close() error                                        { return nil }
+
+// fakeBackend runs on the CPU as a GPU backend would, failing to
+// allocate tensors of type failNew (the KV cache) when it is set.
+type fakeBackend struct {
+	*cpu.Backend
+	failNew quant.Type
+	closed  *atomic.Int32
+}
+
+func (b fakeBackend) Name() string { return "fake:0" }
+
+func (b fakeBackend) New(typ quant.Type, shape ...int) (kernels.Tensor, error) {
+	if typ != quant.TypeF32 && typ == b.failNew {
+		return nil, errors.New("fake: out of memory")
+	}
+	return b.Backend.New(typ, shape...)
+}
+
+func (b fakeBackend) Allocated() int64 { return 12345 }
+
+func (b fakeBackend) Close() error { b.closed.Add(1); return nil }
+
+// fakeGPU returns a registry over the fake device whose backends fail to
+// allocate failNew tensors (0: none fail), counting opens and closes.
+func fakeGPU(failNew quant.Type) (reg *offload.Registry, opens, closed *atomic.Int32) {
+	opens, closed = new(atomic.Int32), new(atomic.Int32)
+	reg = offload.NewRegistry(offload.Platform{Name: "Fake",
+		Open: func() (gpu.Device, error) { opens.Add(1); return fakeDevice{}, nil },
+		NewBackend: func(gpu.Device) (offload.Backend, error) {
+			return fakeBackend{Backend: cpu.New(1), failNew: failNew, closed: closed}, nil
+		}})
+	return reg, opens, closed
+}
+
+func TestLoadModelOffload(t *testing.T) {
+	path, err := tinyPath()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		layers   int
+		failNew  quant.Type
+		want     offload.Placement
+		noteHas  string
+		opens    int32
+		closedAt int32 // backend closes before the model's Close
+	}{
+		{name: "auto", layers: offload.Auto, want: offload.Placement{Device: "fake:0", Layers: 4, Of: 4, Bytes: 12345}, opens: 1},
+		{name: "two layers", layers: 2, want: offload.Placement{Device: "fake:0", Layers: 2, Of: 4, Bytes: 12345}, opens: 1},
+		{name: "off", layers: 0, want: offload.Placement{Of: 4}, opens: 0},
+		{name: "the KV cache does not fit", layers: offload.Auto, failNew: quant.TypeF16, want: offload.Placement{Of: 4},
+			noteHas: "setting the model up on fake:0 failed: cache: fake: out of memory", opens: 1, closedAt: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			reg, opens, closed := fakeGPU(tt.failNew)
+			m, err := LoadModel(context.Background(), path, LoadOptions{Name: "tiny", Threads: 2, GPULayers: tt.layers, GPU: reg,
+				Scheduler: scheduler.Config{Context: 128, MaxSeqs: 2}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := m.Info.Offload
+			note := got.Note
+			got.Note = ""
+			if got != tt.want || !strings.Contains(note, tt.noteHas) || tt.noteHas == "" && note != "" {
+				t.Errorf("Info.Offload = %+v, note %q; want %+v, note %q", got, note, tt.want, tt.noteHas)
+			}
+			if opens.Load() != tt.opens || closed.Load() != tt.closedAt {
+				t.Errorf("%d opens and %d closes, want %d and %d", opens.Load(), closed.Load(), tt.opens, tt.closedAt)
+			}
+			res, err := m.Generate(context.Background(), GenRequest{Prompt: "Once upon a time", MaxTokens: 4, Sampling: sample.Greedy()},
+				func(Piece) error { return nil })
+			if err != nil || res.CompletionTokens == 0 {
+				t.Fatalf("generating: %v (%d tokens)", err, res.CompletionTokens)
+			}
+
+			s := New(Config{})
+			s.Add(m)
+			req, _ := http.NewRequest(http.MethodGet, "/api/ps", nil)
+			rec := httptest.NewRecorder()
+			s.Handler().ServeHTTP(rec, req)
+			var ps struct {
+				Models []struct {
+					SizeVRAM int64 `json:"size_vram"`
+				} `json:"models"`
+			}
+			if err := json.Unmarshal(rec.Body.Bytes(), &ps); err != nil || len(ps.Models) != 1 {
+				t.Fatalf("/api/ps: %v: %s", err, rec.Body.String())
+			}
+			if ps.Models[0].SizeVRAM != tt.want.Bytes {
+				t.Errorf("size_vram = %d, want %d", ps.Models[0].SizeVRAM, tt.want.Bytes)
+			}
+			s.Close()
+			want := tt.closedAt
+			if tt.want.Layers > 0 {
+				want++
+			}
+			if closed.Load() != want {
+				t.Errorf("the GPU backend was closed %d times after the model's Close, want %d", closed.Load(), want)
+			}
+		})
+	}
+}
