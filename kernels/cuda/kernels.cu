@@ -1,0 +1,751 @@
+// kernels.cu: Saji's GPU kernels, the table kernels/gpu/spec.go lists, with
+// exactly its names, parameters and launch geometry. gen.sh compiles this
+// file to kernels.ptx, which ships inside the binary; with -DSAJI_CUDA_EMU
+// it compiles for the host emulator instead (see prelude.h). metal/
+// kernels.metal ports these kernels to Metal, family by family.
+//
+// Layout conventions (ggml order): a tensor is rows of values; row r of a
+// weight or cache starts row_bytes·r bytes into it, in the block format of
+// its type; activations are F32 rows of k (or cols) values. Weights are
+// dequantized to float and multiplied by F32 activations.
+#include "prelude.h"
+
+// Launch geometry, as in spec.go.
+#define ELEM_BLOCK 256     // threads of element-wise and row kernels
+#define MATVEC_ROWS 4      // weight rows (warps) of a mul_mat_vec block
+#define MATVEC_TOKENS 8    // tokens of a mul_mat_vec block
+#define TILE_M 64          // weight rows of a mul_mat block
+#define TILE_N 64          // tokens of a mul_mat block
+#define TILE_K 32          // values of a row per mul_mat step
+#define TILE_STRIDE 33     // shared-memory row stride (no bank conflicts)
+#define ATTN_WARPS 4       // warps of an attention block
+#define MAX_HEAD_DIM 256   // longest key or value head
+#define HEAD_PER_LANE 8    // MAX_HEAD_DIM/32: head values a lane holds
+#define ROPE_PAIRS 256     // rotation pairs whose angles a rope block holds at once
+
+DEVFN int imin(int a, int b) { return a < b ? a : b; }
+DEVFN int imax(int a, int b) { return a > b ? a : b; }
+DEVFN int lane_id() { return (int)(thread_x() % 32u); }
+DEVFN int warp_id() { return (int)(thread_x() / 32u); }
+
+// warp_sum returns the sum of v over the 32 lanes of the warp, to every
+// lane (all of them must call it).
+DEVFN float warp_sum(float v) {
+  for (int o = 16; o > 0; o /= 2) {
+    v += shfl_xor(v, o);
+  }
+  return v;
+}
+
+// warp_max returns the largest v of the warp to every lane.
+DEVFN float warp_max(float v) {
+  for (int o = 16; o > 0; o /= 2) {
+    v = k_max(v, shfl_xor(v, o));
+  }
+  return v;
+}
+
+// block_sum returns the sum of v over the block to every thread, through
+// red (one value per warp). Every thread of the block must call it.
+DEVFN float block_sum(float v, float* red) {
+  v = warp_sum(v);
+  if (lane_id() == 0) {
+    red[warp_id()] = v;
+  }
+  sync_threads();
+  float s = 0.0f;
+  int warps = (int)(block_dim_x() / 32u);
+  for (int w = 0; w < warps; w++) {
+    s += red[w];
+  }
+  sync_threads(); // red may be reused
+  return s;
+}
+
+// ---- Dequantization ----
+//
+// A type is a struct with BLOCK, the values of one of its blocks, and
+//
+//   template <int N> load(row, i0, out)
+//
+// setting out[0..N) to values i0..i0+N-1 of a row (its first byte at row).
+// N is 1, 8 or 32 and i0 a multiple of N, so the N values lie in one 32-value
+// sub-block: with N = 32 the compiler sees the offsets within it as
+// constants. Block layouts as in kernels/quant; halves are 2-byte aligned in
+// every format, other fields are read by the byte.
+
+struct TypeF32 {
+  static constexpr int BLOCK = 1;
+  template <int N> DEVFN void load(const unsigned char* row, int i0, float* out) {
+    const float* p = (const float*)row + i0;
+    for (int l = 0; l < N; l++) {
+      out[l] = p[l];
+    }
+  }
+};
+
+struct TypeF16 {
+  static constexpr int BLOCK = 1;
+  template <int N> DEVFN void load(const unsigned char* row, int i0, float* out) {
+    const unsigned short* p = (const unsigned short*)row + i0;
+    for (int l = 0; l < N; l++) {
+      out[l] = k_half_to_float(p[l]);
+    }
+  }
+};
+
+// Q4_0: 18 bytes per 32 values {half d; u8 qs[16]}: value j < 16 is
+// (qs[j] & 15) − 8, value j >= 16 is (qs[j−16] >> 4) − 8, times d.
+struct TypeQ4_0 {
+  static constexpr int BLOCK = 32;
+  template <int N> DEVFN void load(const unsigned char* row, int i0, float* out) {
+    const unsigned char* b = row + (i0 / 32) * 18;
+    int j0 = i0 & (31 & ~(N - 1));
+    float d = k_load_half(b);
+    const unsigned char* qs = b + 2;
+    for (int l = 0; l < N; l++) {
+      int j = j0 + l;
+      int q = j < 16 ? (qs[j] & 15) : (qs[j - 16] >> 4);
+      out[l] = (float)(q - 8) * d;
+    }
+  }
+};
+
+// Q8_0: 34 bytes per 32 values {half d; i8 qs[32]}: value j is qs[j]·d.
+struct TypeQ8_0 {
+  static constexpr int BLOCK = 32;
+  template <int N> DEVFN void load(const unsigned char* row, int i0, float* out) {
+    const unsigned char* b = row + (i0 / 32) * 34;
+    int j0 = i0 & (31 & ~(N - 1));
+    float d = k_load_half(b);
+    const signed char* qs = (const signed char*)(b + 2);
+    for (int l = 0; l < N; l++) {
+      out[l] = (float)qs[j0 + l] * d;
+    }
+  }
+};
+
+// scale_min_k4 unpacks the 6-bit scale and min of sub-block j (0..7) of a
+// Q4_K or Q5_K block from its 12 packed bytes q: sub-blocks 0-3 in the low
+// 6 bits of q[j] (scale) and q[j+4] (min); sub-blocks 4-7 in the nibbles
+// of q[j+4], with their top 2 bits in the top bits of q[j−4] and q[j].
+DEVFN void scale_min_k4(int j, const unsigned char* q, int* sc, int* m) {
+  if (j < 4) {
+    *sc = q[j] & 63;
+    *m = q[j + 4] & 63;
+  } else {
+    *sc = (q[j + 4] & 15) | ((q[j - 4] >> 6) << 4);
+    *m = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
+  }
+}
+
+// Q4_K: 144 bytes per 256 values {half d, dmin; u8 scales[12]; u8 qs[128]}
+// in 8 sub-blocks of 32: value l of sub-block j is d·sc·q − dmin·m, q in
+// the low (j even) or high (j odd) nibbles of qs[32·(j/2) + l].
+struct TypeQ4_K {
+  static constexpr int BLOCK = 256;
+  template <int N> DEVFN void load(const unsigned char* row, int i0, float* out) {
+    const unsigned char* b = row + (i0 / 256) * 144;
+    int j = (i0 % 256) / 32;
+    int l0 = i0 & (31 & ~(N - 1));
+    int sc, m;
+    scale_min_k4(j, b + 4, &sc, &m);
+    float dj = k_load_half(b) * (float)sc;
+    float mj = k_load_half(b + 2) * (float)m;
+    const unsigned char* qs = b + 16 + 32 * (j / 2);
+    int shift = 4 * (j % 2);
+    for (int l = 0; l < N; l++) {
+      out[l] = k_fma(dj, (float)((qs[l0 + l] >> shift) & 15), -mj);
+    }
+  }
+};
+
+// Q5_K: 176 bytes per 256 values {half d, dmin; u8 scales[12]; u8 qh[32];
+// u8 qs[128]}: Q4_K's levels plus a fifth bit, bit j of qh[l] for value l
+// of sub-block j.
+struct TypeQ5_K {
+  static constexpr int BLOCK = 256;
+  template <int N> DEVFN void load(const unsigned char* row, int i0, float* out) {
+    const unsigned char* b = row + (i0 / 256) * 176;
+    int j = (i0 % 256) / 32;
+    int l0 = i0 & (31 & ~(N - 1));
+    int sc, m;
+    scale_min_k4(j, b + 4, &sc, &m);
+    float dj = k_load_half(b) * (float)sc;
+    float mj = k_load_half(b + 2) * (float)m;
+    const unsigned char* qh = b + 16;
+    const unsigned char* qs = b + 48 + 32 * (j / 2);
+    int shift = 4 * (j % 2);
+    for (int l = 0; l < N; l++) {
+      int q = ((qs[l0 + l] >> shift) & 15) | (((qh[l0 + l] >> j) & 1) << 4);
+      out[l] = k_fma(dj, (float)q, -mj);
+    }
+  }
+};
+
+// Q6_K: 210 bytes per 256 values {u8 ql[128]; u8 qh[64]; i8 scales[16];
+// half d}: value i (half h = i/128, r = i%128) has low bits
+// ql[64h + r%64] >> 4·(r/64), high bits qh[32h + r%32] >> 2·(r/32), and is
+// d·scales[i/16]·(q − 32).
+struct TypeQ6_K {
+  static constexpr int BLOCK = 256;
+  template <int N> DEVFN void load(const unsigned char* row, int i0, float* out) {
+    const unsigned char* b = row + (i0 / 256) * 210;
+    int i = i0 % 256;
+    int h = i / 128, r0 = i % 128;
+    const unsigned char* ql = b + 64 * h + r0 % 64;
+    const unsigned char* qh = b + 128 + 32 * h + (r0 & (31 & ~(N - 1)));
+    int lshift = 4 * (r0 / 64), hshift = 2 * (r0 / 32);
+    float d = k_load_half(b + 208);
+    const signed char* scales = (const signed char*)(b + 192);
+    for (int l = 0; l < N; l++) {
+      int lo = (ql[l] >> lshift) & 15;
+      int hi = (qh[l] >> hshift) & 3;
+      float ds = d * (float)scales[(i + l) / 16];
+      out[l] = ds * (float)((lo | (hi << 4)) - 32);
+    }
+  }
+};
+
+// ---- get_rows: dst[r] = dequant(table row ids[r]). Grid X: rows. ----
+
+template <class T>
+DEVFN void get_rows(const unsigned char* table, const int* ids, float* dst, int cols, int row_bytes) {
+  int r = (int)block_x();
+  const unsigned char* row = table + (long long)ids[r] * row_bytes;
+  float* out = dst + (long long)r * cols;
+  int step = (int)block_dim_x();
+  if (cols % 8 == 0) {
+    for (int p = (int)thread_x(); p < cols / 8; p += step) {
+      float v[8];
+      T::template load<8>(row, 8 * p, v);
+      for (int e = 0; e < 8; e++) {
+        out[8 * p + e] = v[e];
+      }
+    }
+    return;
+  }
+  for (int e = (int)thread_x(); e < cols; e += step) { // F32, F16 only
+    T::template load<1>(row, e, out + e);
+  }
+}
+
+// ---- mul_mat_vec: dst[j][i] = Σ_l w[i][l]·x[j][l], a warp per row i. ----
+//
+// Warp w of block (bx, by) takes row bx·MATVEC_ROWS + w and tokens
+// by·MATVEC_TOKENS.. (up to MATVEC_TOKENS of them). Its lanes stride over
+// the row's 32-value sub-blocks, dequantize each into registers and
+// accumulate its dot product with every token, then add up across the warp.
+
+template <class T>
+DEVFN void mul_mat_vec(const unsigned char* w, const float* x, float* dst, int k, int m, int n, int row_bytes) {
+  int lane = lane_id();
+  int i = (int)block_x() * MATVEC_ROWS + warp_id();
+  if (i >= m) {
+    return; // the whole warp
+  }
+  int j0 = (int)block_y() * MATVEC_TOKENS;
+  int nt = imin(MATVEC_TOKENS, n - j0);
+  const unsigned char* row = w + (long long)i * row_bytes;
+  const float* xs = x + (long long)j0 * k;
+  float acc[MATVEC_TOKENS];
+  for (int t = 0; t < MATVEC_TOKENS; t++) {
+    acc[t] = 0.0f;
+  }
+  int subs = k / 32;
+  for (int c = lane; c < subs; c += 32) {
+    float v[32];
+    T::template load<32>(row, 32 * c, v);
+    for (int t = 0; t < MATVEC_TOKENS; t++) {
+      if (t < nt) {
+        const float* xt = xs + (long long)t * k + 32 * c;
+        float s = acc[t];
+        for (int l = 0; l < 32; l++) {
+          s = k_fma(v[l], xt[l], s);
+        }
+        acc[t] = s;
+      }
+    }
+  }
+  for (int e = 32 * subs + lane; e < k; e += 32) { // F32, F16 rows of k % 32 != 0
+    float v;
+    T::template load<1>(row, e, &v);
+    for (int t = 0; t < MATVEC_TOKENS; t++) {
+      if (t < nt) {
+        acc[t] = k_fma(v, xs[(long long)t * k + e], acc[t]);
+      }
+    }
+  }
+  for (int t = 0; t < MATVEC_TOKENS; t++) {
+    if (t < nt) { // the same for every lane
+      float s = warp_sum(acc[t]);
+      if (lane == 0) {
+        dst[(long long)(j0 + t) * m + i] = s;
+      }
+    }
+  }
+}
+
+// ---- mul_mat: the same product in 64×64 tiles of dst. ----
+//
+// Block (bx, by) computes weight rows bx·TILE_M.. for tokens by·TILE_N..,
+// TILE_K values of k at a time: its 256 threads dequantize a TILE_M×TILE_K
+// slice of w and copy a TILE_N×TILE_K slice of x into shared memory (8
+// values each), then each accumulates a 4×4 tile of dst, rows tx+16a and
+// tokens ty+16b (tx = thread%16, ty = thread/16), which keeps the shared
+// reads free of bank conflicts.
+
+template <class T>
+DEVFN void mul_mat(float* ws, float* xs, const unsigned char* w, const float* x, float* dst,
+                   int k, int m, int n, int row_bytes) {
+  int tid = (int)thread_x();
+  int i0 = (int)block_x() * TILE_M;
+  int j0 = (int)block_y() * TILE_N;
+  // What this thread loads: row (or token) lr of the tile, values lp..lp+7
+  // of each TILE_K slice.
+  int lr = tid / 4, lp = 8 * (tid % 4);
+  bool w_ok = i0 + lr < m, x_ok = j0 + lr < n;
+  const unsigned char* wrow = w + (w_ok ? (long long)(i0 + lr) * row_bytes : 0);
+  const float* xrow = x + (x_ok ? (long long)(j0 + lr) * k : 0);
+  int tx = tid % 16, ty = tid / 16;
+  float acc[4][4];
+  for (int a = 0; a < 4; a++) {
+    for (int b = 0; b < 4; b++) {
+      acc[a][b] = 0.0f;
+    }
+  }
+  for (int k0 = 0; k0 < k; k0 += TILE_K) {
+    float v[8];
+    if (w_ok && k0 + TILE_K <= k) {
+      T::template load<8>(wrow, k0 + lp, v);
+    } else {
+      for (int e = 0; e < 8; e++) { // past m, or the F32/F16 tail of k
+        v[e] = 0.0f;
+        if (w_ok && k0 + lp + e < k) {
+          T::template load<1>(wrow, k0 + lp + e, v + e);
+        }
+      }
+    }
+    for (int e = 0; e < 8; e++) {
+      ws[lr * TILE_STRIDE + lp + e] = v[e];
+    }
+    for (int e = 0; e < 8; e++) {
+      int l = k0 + lp + e;
+      xs[lr * TILE_STRIDE + lp + e] = x_ok && l < k ? xrow[l] : 0.0f;
+    }
+    sync_threads();
+    for (int kk = 0; kk < TILE_K; kk++) {
+      float wv[4], xv[4];
+      for (int a = 0; a < 4; a++) {
+        wv[a] = ws[(tx + 16 * a) * TILE_STRIDE + kk];
+      }
+      for (int b = 0; b < 4; b++) {
+        xv[b] = xs[(ty + 16 * b) * TILE_STRIDE + kk];
+      }
+      for (int a = 0; a < 4; a++) {
+        for (int b = 0; b < 4; b++) {
+          acc[a][b] = k_fma(wv[a], xv[b], acc[a][b]);
+        }
+      }
+    }
+    sync_threads();
+  }
+  for (int a = 0; a < 4; a++) {
+    for (int b = 0; b < 4; b++) {
+      int i = i0 + tx + 16 * a, j = j0 + ty + 16 * b;
+      if (i < m && j < n) {
+        dst[(long long)j * m + i] = acc[a][b];
+      }
+    }
+  }
+}
+
+// The weight kernels, one set per weight type.
+
+#define MUL_MAT_SHARED        \
+  SHARED float ws[TILE_M * TILE_STRIDE]; \
+  SHARED float xs[TILE_N * TILE_STRIDE]
+
+KERNEL get_rows_f32(const unsigned char* table, const int* ids, float* dst, int cols, int row_bytes) {
+  get_rows<TypeF32>(table, ids, dst, cols, row_bytes);
+}
+KERNEL mul_mat_vec_f32(const unsigned char* w, const float* x, float* dst, int k, int m, int n, int row_bytes) {
+  mul_mat_vec<TypeF32>(w, x, dst, k, m, n, row_bytes);
+}
+KERNEL mul_mat_f32(const unsigned char* w, const float* x, float* dst, int k, int m, int n, int row_bytes) {
+  MUL_MAT_SHARED;
+  mul_mat<TypeF32>(ws, xs, w, x, dst, k, m, n, row_bytes);
+}
+
+KERNEL get_rows_f16(const unsigned char* table, const int* ids, float* dst, int cols, int row_bytes) {
+  get_rows<TypeF16>(table, ids, dst, cols, row_bytes);
+}
+KERNEL mul_mat_vec_f16(const unsigned char* w, const float* x, float* dst, int k, int m, int n, int row_bytes) {
+  mul_mat_vec<TypeF16>(w, x, dst, k, m, n, row_bytes);
+}
+KERNEL mul_mat_f16(const unsigned char* w, const float* x, float* dst, int k, int m, int n, int row_bytes) {
+  MUL_MAT_SHARED;
+  mul_mat<TypeF16>(ws, xs, w, x, dst, k, m, n, row_bytes);
+}
+
+KERNEL get_rows_q4_0(const unsigned char* table, const int* ids, float* dst, int cols, int row_bytes) {
+  get_rows<TypeQ4_0>(table, ids, dst, cols, row_bytes);
+}
+KERNEL mul_mat_vec_q4_0(const unsigned char* w, const float* x, float* dst, int k, int m, int n, int row_bytes) {
+  mul_mat_vec<TypeQ4_0>(w, x, dst, k, m, n, row_bytes);
+}
+KERNEL mul_mat_q4_0(const unsigned char* w, const float* x, float* dst, int k, int m, int n, int row_bytes) {
+  MUL_MAT_SHARED;
+  mul_mat<TypeQ4_0>(ws, xs, w, x, dst, k, m, n, row_bytes);
+}
+
+KERNEL get_rows_q8_0(const unsigned char* table, const int* ids, float* dst, int cols, int row_bytes) {
+  get_rows<TypeQ8_0>(table, ids, dst, cols, row_bytes);
+}
+KERNEL mul_mat_vec_q8_0(const unsigned char* w, const float* x, float* dst, int k, int m, int n, int row_bytes) {
+  mul_mat_vec<TypeQ8_0>(w, x, dst, k, m, n, row_bytes);
+}
+KERNEL mul_mat_q8_0(const unsigned char* w, const float* x, float* dst, int k, int m, int n, int row_bytes) {
+  MUL_MAT_SHARED;
+  mul_mat<TypeQ8_0>(ws, xs, w, x, dst, k, m, n, row_bytes);
+}
+
+KERNEL get_rows_q4_k(const unsigned char* table, const int* ids, float* dst, int cols, int row_bytes) {
+  get_rows<TypeQ4_K>(table, ids, dst, cols, row_bytes);
+}
+KERNEL mul_mat_vec_q4_k(const unsigned char* w, const float* x, float* dst, int k, int m, int n, int row_bytes) {
+  mul_mat_vec<TypeQ4_K>(w, x, dst, k, m, n, row_bytes);
+}
+KERNEL mul_mat_q4_k(const unsigned char* w, const float* x, float* dst, int k, int m, int n, int row_bytes) {
+  MUL_MAT_SHARED;
+  mul_mat<TypeQ4_K>(ws, xs, w, x, dst, k, m, n, row_bytes);
+}
+
+KERNEL get_rows_q5_k(const unsigned char* table, const int* ids, float* dst, int cols, int row_bytes) {
+  get_rows<TypeQ5_K>(table, ids, dst, cols, row_bytes);
+}
+KERNEL mul_mat_vec_q5_k(const unsigned char* w, const float* x, float* dst, int k, int m, int n, int row_bytes) {
+  mul_mat_vec<TypeQ5_K>(w, x, dst, k, m, n, row_bytes);
+}
+KERNEL mul_mat_q5_k(const unsigned char* w, const float* x, float* dst, int k, int m, int n, int row_bytes) {
+  MUL_MAT_SHARED;
+  mul_mat<TypeQ5_K>(ws, xs, w, x, dst, k, m, n, row_bytes);
+}
+
+KERNEL get_rows_q6_k(const unsigned char* table, const int* ids, float* dst, int cols, int row_bytes) {
+  get_rows<TypeQ6_K>(table, ids, dst, cols, row_bytes);
+}
+KERNEL mul_mat_vec_q6_k(const unsigned char* w, const float* x, float* dst, int k, int m, int n, int row_bytes) {
+  mul_mat_vec<TypeQ6_K>(w, x, dst, k, m, n, row_bytes);
+}
+KERNEL mul_mat_q6_k(const unsigned char* w, const float* x, float* dst, int k, int m, int n, int row_bytes) {
+  MUL_MAT_SHARED;
+  mul_mat<TypeQ6_K>(ws, xs, w, x, dst, k, m, n, row_bytes);
+}
+
+// ---- set_rows: row rows[r] of dst = src row r converted. Grid X: rows. ----
+
+KERNEL set_rows_f32(const float* src, const int* rows, unsigned char* dst, int cols, int row_bytes) {
+  int r = (int)block_x();
+  const float* in = src + (long long)r * cols;
+  float* out = (float*)(dst + (long long)rows[r] * row_bytes);
+  for (int e = (int)thread_x(); e < cols; e += (int)block_dim_x()) {
+    out[e] = in[e];
+  }
+}
+
+KERNEL set_rows_f16(const float* src, const int* rows, unsigned char* dst, int cols, int row_bytes) {
+  int r = (int)block_x();
+  const float* in = src + (long long)r * cols;
+  unsigned short* out = (unsigned short*)(dst + (long long)rows[r] * row_bytes);
+  for (int e = (int)thread_x(); e < cols; e += (int)block_dim_x()) {
+    out[e] = k_float_to_half(in[e]);
+  }
+}
+
+// set_rows_q8_0 quantizes as ggml's quantize_row_q8_0 reference: per block
+// of 32, d = amax/127, q = round(x·(1/d)) (half away from zero; 0 when d is
+// 0), d stored as F16. A warp per block, a lane per value.
+KERNEL set_rows_q8_0(const float* src, const int* rows, unsigned char* dst, int cols, int row_bytes) {
+  int r = (int)block_x();
+  const float* in = src + (long long)r * cols;
+  unsigned char* out = dst + (long long)rows[r] * row_bytes;
+  int lane = lane_id();
+  int warps = (int)(block_dim_x() / 32u);
+  for (int b = warp_id(); b < cols / 32; b += warps) {
+    float v = in[32 * b + lane];
+    float amax = warp_max(k_abs(v));
+    float d = amax / 127.0f;
+    float id = d != 0.0f ? 1.0f / d : 0.0f;
+    float q = k_round(v * id);
+    unsigned char* blk = out + 34 * b;
+    if (lane == 0) {
+      *(unsigned short*)blk = k_float_to_half(d);
+    }
+    blk[2 + lane] = (unsigned char)(signed char)(q == q ? (int)q : 0);
+  }
+}
+
+// ---- attention: causal attention of query row j, head h. ----
+//
+// Grid X: heads, Y: query rows; 4 warps. Warp w walks the visible cells
+// first+w, first+w+4, ... with an online softmax: a running maximum m, the
+// sum l of e^(s−m), and for each value the sum of e^(s−m)·v, a lane
+// holding values lane, lane+32, ...; the score q·k is summed the same way
+// across the lanes. At the end the warps' partial results are combined
+// through shared memory.
+
+template <class T>
+DEVFN void attention(float* part_m, float* part_l, float* part_acc, const float* q, const unsigned char* kc,
+                     const unsigned char* vc, const int* cells, const int* pos, float* dst, int heads,
+                     int kv_heads, int head_dim, int value_dim, int k_row_bytes, int v_row_bytes, int len,
+                     int window, float scale, float softcap, int has_cells) {
+  int h = (int)block_x(), j = (int)block_y();
+  int lane = lane_id(), warp = warp_id();
+  int kh = h / (heads / kv_heads);
+  int p = pos[j];
+  int first = window > 0 ? imax(0, p - window + 1) : 0;
+  int last = imin(p, len - 1);
+  float* out = dst + ((long long)j * heads + h) * value_dim;
+  if (last < first) { // nothing visible: the same for the whole block
+    for (int d = (int)thread_x(); d < value_dim; d += (int)block_dim_x()) {
+      out[d] = 0.0f;
+    }
+    return;
+  }
+  const float* qh = q + ((long long)j * heads + h) * head_dim;
+  float qv[HEAD_PER_LANE];
+  for (int i = 0; i < HEAD_PER_LANE; i++) {
+    int d = lane + 32 * i;
+    qv[i] = d < head_dim ? qh[d] : 0.0f;
+  }
+  int koff = kh * head_dim, voff = kh * value_dim;
+  float inv_cap = softcap > 0.0f ? 1.0f / softcap : 0.0f;
+  float m = -k_inf(), l = 0.0f;
+  float acc[HEAD_PER_LANE];
+  for (int i = 0; i < HEAD_PER_LANE; i++) {
+    acc[i] = 0.0f;
+  }
+  for (int c = first + warp; c <= last; c += ATTN_WARPS) {
+    int row = has_cells ? cells[c] : c;
+    const unsigned char* kr = kc + (long long)row * k_row_bytes;
+    float s = 0.0f;
+    for (int i = 0; i < HEAD_PER_LANE; i++) {
+      int d = lane + 32 * i;
+      if (d < head_dim) {
+        float kv;
+        T::template load<1>(kr, koff + d, &kv);
+        s = k_fma(qv[i], kv, s);
+      }
+    }
+    s = warp_sum(s);
+    if (softcap > 0.0f) {
+      s = k_tanh(s * inv_cap) * softcap;
+    }
+    s *= scale;
+    float mn = k_max(m, s);
+    float corr = k_exp(m - mn); // 0 at the first cell (m = −inf)
+    float e = k_exp(s - mn);
+    l = k_fma(l, corr, e);
+    const unsigned char* vr = vc + (long long)row * v_row_bytes;
+    for (int i = 0; i < HEAD_PER_LANE; i++) {
+      int d = lane + 32 * i;
+      if (d < value_dim) {
+        float vv;
+        T::template load<1>(vr, voff + d, &vv);
+        acc[i] = k_fma(e, vv, acc[i] * corr);
+      }
+    }
+    m = mn;
+  }
+  // Combine the warps: rescale each to the largest maximum.
+  if (lane == 0) {
+    part_m[warp] = m;
+    part_l[warp] = l;
+  }
+  for (int i = 0; i < HEAD_PER_LANE; i++) {
+    int d = lane + 32 * i;
+    if (d < value_dim) {
+      part_acc[warp * MAX_HEAD_DIM + d] = acc[i];
+    }
+  }
+  sync_threads();
+  float mx = part_m[0];
+  for (int w = 1; w < ATTN_WARPS; w++) {
+    mx = k_max(mx, part_m[w]);
+  }
+  float f[ATTN_WARPS];
+  float sum = 0.0f;
+  for (int w = 0; w < ATTN_WARPS; w++) {
+    f[w] = k_exp(part_m[w] - mx); // 0 for a warp without cells
+    sum = k_fma(part_l[w], f[w], sum);
+  }
+  for (int d = (int)thread_x(); d < value_dim; d += (int)block_dim_x()) {
+    float num = 0.0f;
+    for (int w = 0; w < ATTN_WARPS; w++) {
+      num = k_fma(part_acc[w * MAX_HEAD_DIM + d], f[w], num);
+    }
+    out[d] = num / sum;
+  }
+}
+
+#define ATTENTION_PARAMS                                                                               \
+  const float *q, const unsigned char *k, const unsigned char *v, const int *cells, const int *pos,   \
+      float *dst, int heads, int kv_heads, int head_dim, int value_dim, int k_row_bytes,              \
+      int v_row_bytes, int len, int window, float scale, float softcap, int has_cells
+#define ATTENTION_SHARED                            \
+  SHARED float part_m[ATTN_WARPS];                  \
+  SHARED float part_l[ATTN_WARPS];                  \
+  SHARED float part_acc[ATTN_WARPS * MAX_HEAD_DIM]
+#define ATTENTION_ARGS                                                                                     \
+  part_m, part_l, part_acc, q, k, v, cells, pos, dst, heads, kv_heads, head_dim, value_dim, k_row_bytes, \
+      v_row_bytes, len, window, scale, softcap, has_cells
+
+KERNEL attention_f32(ATTENTION_PARAMS) {
+  ATTENTION_SHARED;
+  attention<TypeF32>(ATTENTION_ARGS);
+}
+KERNEL attention_f16(ATTENTION_PARAMS) {
+  ATTENTION_SHARED;
+  attention<TypeF16>(ATTENTION_ARGS);
+}
+KERNEL attention_q8_0(ATTENTION_PARAMS) {
+  ATTENTION_SHARED;
+  attention<TypeQ8_0>(ATTENTION_ARGS);
+}
+
+// ---- rms_norm: y = x/√(mean(x²)+eps)·(has_w ? w : 1) per group of n. ----
+
+KERNEL rms_norm(const float* x, const float* w, float* dst, int n, float eps, int has_w) {
+  SHARED float red[ELEM_BLOCK / 32];
+  const float* in = x + (long long)block_x() * n;
+  float* out = dst + (long long)block_x() * n;
+  int step = (int)block_dim_x();
+  float s = 0.0f;
+  for (int i = (int)thread_x(); i < n; i += step) {
+    s = k_fma(in[i], in[i], s);
+  }
+  s = block_sum(s, red);
+  float scale = 1.0f / k_sqrt(s / (float)n + eps);
+  for (int i = (int)thread_x(); i < n; i += step) {
+    float y = in[i] * scale;
+    out[i] = has_w ? y * w[i] : y;
+  }
+}
+
+// ---- rope: rotate the heads of row r by position pos[r]. Grid X: rows. ----
+//
+// Pair p (< dims/2) turns by θ_p = pos·theta_scale^p (p float
+// multiplications, as ggml), / factors[p] when has_factors, ·freq_scale
+// (0 meaning 1). The pair is (p, p+dims/2) when neox, else (2p, 2p+1).
+// The angles of ROPE_PAIRS pairs at a time go through shared memory.
+
+KERNEL rope(const float* x, float* dst, const int* pos, const float* factors, int cols, int head_dim, int dims,
+            float theta_scale, float freq_scale, int neox, int has_factors) {
+  SHARED float cos_p[ROPE_PAIRS];
+  SHARED float sin_p[ROPE_PAIRS];
+  int r = (int)block_x(), tid = (int)thread_x(), step = (int)block_dim_x();
+  const float* in = x + (long long)r * cols;
+  float* out = dst + (long long)r * cols;
+  int heads = cols / head_dim, pairs = dims / 2;
+  if (freq_scale == 0.0f) {
+    freq_scale = 1.0f;
+  }
+  int position = pos[r];
+  for (int p0 = 0; p0 < pairs; p0 += ROPE_PAIRS) {
+    int np = imin(ROPE_PAIRS, pairs - p0);
+    for (int t = tid; t < np; t += step) {
+      float theta = (float)position;
+      for (int i = 0; i < p0 + t; i++) {
+        theta *= theta_scale;
+      }
+      if (has_factors) {
+        theta /= factors[p0 + t];
+      }
+      theta *= freq_scale;
+      k_sincos(theta, &sin_p[t], &cos_p[t]);
+    }
+    sync_threads();
+    for (int t = tid; t < heads * np; t += step) {
+      int hd = t / np, p = p0 + t % np;
+      int i0 = neox ? p : 2 * p;
+      int i1 = neox ? p + pairs : 2 * p + 1;
+      const float* xh = in + hd * head_dim;
+      float x0 = xh[i0], x1 = xh[i1];
+      float c = cos_p[t % np], s = sin_p[t % np];
+      out[hd * head_dim + i0] = k_fma(x0, c, -(x1 * s));
+      out[hd * head_dim + i1] = k_fma(x0, s, x1 * c);
+    }
+    sync_threads();
+  }
+  int rest = head_dim - dims;
+  for (int t = tid; t < heads * rest; t += step) { // values past dims pass through
+    int e = (t / rest) * head_dim + dims + t % rest;
+    out[e] = in[e];
+  }
+}
+
+// ---- Element-wise kernels. Grid X: ⌈n/256⌉. ----
+
+DEVFN int elem_index() { return (int)(block_x() * block_dim_x() + thread_x()); }
+
+KERNEL add(const float* a, const float* b, float* dst, int n, int bn) {
+  int i = elem_index();
+  if (i < n) {
+    dst[i] = a[i] + b[i % bn];
+  }
+}
+
+KERNEL mul(const float* a, const float* b, float* dst, int n, int bn) {
+  int i = elem_index();
+  if (i < n) {
+    dst[i] = a[i] * b[i % bn];
+  }
+}
+
+KERNEL scale(const float* x, float* dst, int n, float s) {
+  int i = elem_index();
+  if (i < n) {
+    dst[i] = x[i] * s;
+  }
+}
+
+// softcap: c·tanh(x/c), computed as tanh(x·(1/c))·c like the CPU backend.
+KERNEL softcap(const float* x, float* dst, int n, float c) {
+  int i = elem_index();
+  if (i < n) {
+    dst[i] = k_tanh(x[i] * (1.0f / c)) * c;
+  }
+}
+
+KERNEL glu_silu(const float* gate, const float* up, float* dst, int n) {
+  int i = elem_index();
+  if (i < n) {
+    float g = gate[i];
+    dst[i] = g / (1.0f + k_exp(-g)) * up[i];
+  }
+}
+
+// gelu_f16 is GELU as ggml's CPU backend evaluates it: 0 for x <= −10, x
+// for x >= 10, else the tanh approximation of x rounded to F16, its result
+// rounded to F16 (ggml looks it up in a table of F16 values).
+DEVFN float gelu_f16(float x) {
+  if (x <= -10.0f) {
+    return 0.0f;
+  }
+  if (x >= 10.0f) {
+    return x;
+  }
+  const float sqrt_2_over_pi = 0.79788456080286535587989211986876f;
+  const float coef_a = 0.044715f;
+  float h = k_round_half(x);
+  float t = k_tanh(sqrt_2_over_pi * h * k_fma(coef_a * h, h, 1.0f));
+  return k_round_half(0.5f * h * (1.0f + t));
+}
+
+KERNEL glu_gelu(const float* gate, const float* up, float* dst, int n) {
+  int i = elem_index();
+  if (i < n) {
+    dst[i] = gelu_f16(gate[i]) * up[i];
+  }
+}
