@@ -15,7 +15,9 @@ import (
 
 // Placement says where a loaded model runs.
 type Placement struct {
-	// Device is the GPU holding layers ("cuda:0"); "" on the CPU alone.
+	// Device is the GPU ("cuda:0"): the one holding the layers, or the
+	// one found but not used (Layers 0, and Note says why); "" when no
+	// GPU was found or offloading was off.
 	Device string `json:"device,omitempty"`
 	// Layers of the model's Of layers are on the GPU (the last ones).
 	Layers int `json:"layers"`
@@ -107,6 +109,7 @@ func Load(ctx context.Context, f *gguf.File, opts Options, setup func(model.Mode
 	if n, err := f.BlockCount(); err == nil {
 		layers = int(n)
 	}
+	device := "" // the GPU found, for the placement of a load that stays off it
 	onCPU := func(note string) (*Loaded, error) {
 		m, err := model.Load(ctx, f, model.Options{Backend: opts.CPU, Threads: opts.Threads})
 		if err == nil && setup != nil {
@@ -115,7 +118,7 @@ func Load(ctx context.Context, f *gguf.File, opts Options, setup func(model.Mode
 		if err != nil {
 			return nil, err
 		}
-		return &Loaded{Model: m, Placement: Placement{Of: m.Config().Layers, Note: note}}, nil
+		return &Loaded{Model: m, Placement: Placement{Device: device, Of: m.Config().Layers, Note: note}}, nil
 	}
 	if opts.GPULayers == 0 {
 		return onCPU("")
@@ -138,6 +141,7 @@ func Load(ctx context.Context, f *gguf.File, opts Options, setup func(model.Mode
 	defer reg.load.Unlock()
 
 	name := dev.Name()
+	device = name
 	free, total, memErr := dev.Memory()
 	split := Split{Layers: min(opts.GPULayers, layers), Of: layers, Output: opts.GPULayers >= layers}
 	if shape, err := fit.Describe(f); err != nil {

@@ -182,7 +182,7 @@ func TestLoad(t *testing.T) {
 			if p.Layers != tt.onGPU || p.Of != 4 {
 				t.Errorf("placement %+v: want %d of 4 layers on the GPU", p, tt.onGPU)
 			}
-			if (p.Device == "fake:0") != (tt.onGPU > 0) {
+			if (p.Device == "fake:0") != (tt.opens > 0 && tt.gpu().openErr == nil) {
 				t.Errorf("placement %+v: device %q", p, p.Device)
 			}
 			if tt.noteHas == "" && p.Note != "" || !strings.Contains(p.Note, tt.noteHas) {
@@ -342,4 +342,23 @@ func TestReason(t *testing.T) {
 	if Reason(nil) != "" {
 		t.Error("Reason(nil) is not empty")
 	}
+}
+
+// TestSystem opens this machine's GPU: a device, or a reason in plain
+// words.
+func TestSystem(t *testing.T) {
+	if a, b := System(), System(); a != b {
+		t.Fatal("System returned two registries")
+	}
+	dev, err := System().Open()
+	if err != nil {
+		r := Reason(err)
+		if r == "" || strings.HasPrefix(r, "offload:") || strings.HasPrefix(r, "cuda:") {
+			t.Errorf("no GPU, and the reason is %q", r)
+		}
+		t.Logf("no GPU: %s", r)
+		return
+	}
+	free, total, err := dev.Memory()
+	t.Logf("GPU %s: %d of %d MB free (%v)", dev.Name(), free>>20, total>>20, err)
 }

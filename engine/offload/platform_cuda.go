@@ -3,8 +3,7 @@
 package offload
 
 import (
-	"errors"
-
+	"saji/kernels/cuda"
 	"saji/kernels/gpu"
 )
 
@@ -15,5 +14,9 @@ func platform() Platform {
 
 // openCUDA opens CUDA device 0.
 func openCUDA() (gpu.Device, error) {
-	return nil, errors.New("this build of Saji has no CUDA backend yet")
+	d, err := cuda.Open(cuda.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
 }

@@ -85,7 +85,7 @@ func TestLoadModelOffload(t *testing.T) {
 		{name: "auto", layers: offload.Auto, want: offload.Placement{Device: "fake:0", Layers: 4, Of: 4, Bytes: 12345}, opens: 1},
 		{name: "two layers", layers: 2, want: offload.Placement{Device: "fake:0", Layers: 2, Of: 4, Bytes: 12345}, opens: 1},
 		{name: "off", layers: 0, want: offload.Placement{Of: 4}, opens: 0},
-		{name: "the KV cache does not fit", layers: offload.Auto, failNew: quant.TypeF16, want: offload.Placement{Of: 4},
+		{name: "the KV cache does not fit", layers: offload.Auto, failNew: quant.TypeF16, want: offload.Placement{Device: "fake:0", Of: 4},
 			noteHas: "setting the model up on fake:0 failed: cache: fake: out of memory", opens: 1, closedAt: 1},
 	}
 	for _, tt := range tests {
