@@ -9,9 +9,11 @@ SHOT      ?= bin/smoke-window.png
 # Debian packages: cgo + OpenGL/X11 headers for Fyne; Xvfb, X utilities and
 # xdotool and ImageMagick for the window smoke test; qemu for the arm64 tests,
 # with arm64's dynamic loader for the binaries that use purego (it dlopens
-# the GPU drivers, so those binaries are dynamically linked even without cgo).
+# the GPU drivers, so those binaries are dynamically linked even without cgo);
+# clang-14 regenerates the CUDA kernels' PTX (checked against the committed
+# one) and g++ builds the CUDA emulator that runs them on the CPU in tests.
 DEB_BUILD := gcc pkg-config libgl1-mesa-dev xorg-dev
-DEB_TEST  := $(DEB_BUILD) xvfb x11-utils xdotool imagemagick libgl1-mesa-dri qemu-user-static libc6-arm64-cross
+DEB_TEST  := $(DEB_BUILD) xvfb x11-utils xdotool imagemagick libgl1-mesa-dri qemu-user-static libc6-arm64-cross clang-14 g++
 
 # Packages that do not import Fyne: cross-built for darwin and windows and
 # tested on arm64 under qemu. ENGINE_PKGS also run under the race detector.
@@ -69,8 +71,9 @@ clients:
 	SAJI_CLIENT_TESTS=1 SAJI_SOAK=60s $(GO) test -count=1 -run 'TestRealClients|TestSoak' -v ./engine/server
 
 cross:
-	@echo "== cross-build darwin/arm64 and windows/amd64 (packages without Fyne)"
+	@echo "== cross-build darwin/arm64 and windows/amd64 (packages without Fyne), and the Metal backend for Intel Macs"
 	CGO_ENABLED=0 GOOS=darwin GOARCH=arm64 $(GO) build $(NOGUI_PKGS)
+	CGO_ENABLED=0 GOOS=darwin GOARCH=amd64 $(GO) vet ./metal/ ./kernels/...
 	CGO_ENABLED=0 GOOS=windows GOARCH=amd64 $(GO) build $(NOGUI_PKGS)
 	CGO_ENABLED=0 GOOS=darwin GOARCH=arm64 $(GO) vet $(NOGUI_PKGS)
 	CGO_ENABLED=0 GOOS=windows GOARCH=amd64 $(GO) vet $(NOGUI_PKGS)
