@@ -12,6 +12,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -20,6 +21,7 @@ import (
 
 	"saji/engine/gguf"
 	"saji/engine/model"
+	"saji/engine/offload"
 	"saji/kernels"
 	"saji/kernels/cpu"
 	"saji/kernels/quant"
@@ -33,6 +35,7 @@ const benchBatch = 2048
 type benchFlags struct {
 	modelPath              string
 	threads, prompts, gens string
+	gpuLayers              string
 	reps                   int
 	jsonOut, noMmap, mlock bool
 	noWarmup, progress     bool
@@ -43,7 +46,7 @@ type benchFlags struct {
 // generation speed tests, and 'saji bench synth', which writes the
 // synthetic models to run them on.
 func newBenchCmd() *cobra.Command {
-	bf := benchFlags{threads: strconv.Itoa(runtime.NumCPU()), prompts: "512", gens: "128", reps: 5, kvType: "f16"}
+	bf := benchFlags{threads: strconv.Itoa(runtime.NumCPU()), prompts: "512", gens: "128", gpuLayers: "-1", reps: 5, kvType: "f16"}
 	cmd := &cobra.Command{
 		Use:   "bench -m FILE",
 		Short: "Measure a model's prompt-processing and generation speed, as llama-bench does",
@@ -53,10 +56,15 @@ func newBenchCmd() *cobra.Command {
 			"  tgN  generates N tokens one at a time from an empty cache, starting from BOS.\n\n" +
 			"Each test runs once untimed as a warm-up, then --repetitions times; t/s is the\n" +
 			"number of tokens over the time of a repetition, shown as mean ± standard\n" +
-			"deviation. -p, -n and -t take comma-separated lists; -p 0 or -n 0 skips those\n" +
-			"tests. The key/value cache is F16 unless --ctk says f32.",
+			"deviation. -p, -n, -t and -ngl take comma-separated lists; -p 0 or -n 0 skips\n" +
+			"those tests. The key/value cache is F16 unless --ctk says f32.\n\n" +
+			"-ngl puts the last N layers on the GPU (CUDA, Metal): -1 (the default) as many as\n" +
+			"fit, 0 none. The backend column says where a test ran, and the ngl column (the\n" +
+			"JSON's n_gpu_layers) how many layers were on the GPU: without a GPU, or when the\n" +
+			"model does not load on it, the tests run on the CPU.",
 		Example: "  saji bench -m model.gguf\n" +
 			"  saji bench -m model.gguf -t 1,2,4 -p 128 -n 32 -r 3 --json\n" +
+			"  saji bench -m model.gguf -ngl 0,16,99\n" +
 			"  saji bench synth --shape llama-1b --type q4_k_m --vocab llama3.gguf -o /tmp/llama-1b-q4_k_m.gguf",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -79,6 +87,9 @@ func newBenchCmd() *cobra.Command {
 	f.BoolVar(&bf.noWarmup, "no-warmup", false, "skip the untimed warm-up run of each test")
 	f.BoolVar(&bf.progress, "progress", false, "report each run on standard error")
 	f.StringVar(&bf.kvType, "ctk", bf.kvType, "key/value cache type: f16 or f32")
+	f.StringVar(&bf.gpuLayers, "n-gpu-layers", bf.gpuLayers, "GPU layer counts to test, comma-separated (-1: as many as fit, 0: none; also -ngl)")
+	f.StringVar(&bf.gpuLayers, "gpu-layers", bf.gpuLayers, "GPU layer counts to test (Saji's name for --n-gpu-layers)")
+	f.MarkHidden("gpu-layers")
 	cmd.AddCommand(newBenchSynthCmd())
 	return cmd
 }
@@ -135,8 +146,11 @@ type benchModel struct {
 	size        int64 // bytes of tensor data
 	params      int64
 	kernels     string
-	bos         int32 // first token of a test, or -1 for a random one
-	vocab       int   // random tokens are below this: the model's logit count
+	gpu         string // the GPU API of the layers on the GPU ("CUDA"), "" on the CPU alone
+	device      string // the GPU holding them ("cuda:0")
+	ngl         int    // layers on the GPU
+	bos         int32  // first token of a test, or -1 for a random one
+	vocab       int    // random tokens are below this: the model's logit count
 	kv          quant.Type
 	mmap, mlock bool
 }
@@ -154,6 +168,10 @@ func runBench(ctx context.Context, bf *benchFlags, stdout, stderr io.Writer) err
 		return err
 	}
 	gens, err := intList("n-gen", bf.gens, 0)
+	if err != nil {
+		return err
+	}
+	ngls, err := intList("n-gpu-layers", bf.gpuLayers, -1)
 	if err != nil {
 		return err
 	}
@@ -175,42 +193,93 @@ func runBench(ctx context.Context, bf *benchFlags, stdout, stderr io.Writer) err
 	}
 	bm.kv, bm.mmap, bm.mlock = kv, !bf.noMmap, bf.mlock
 
-	var rep benchReporter = &markdownReporter{w: stdout, showKV: kv != quant.TypeF16}
+	// The ngl column shows when layers may go to a GPU there is.
+	gpus := offload.System()
+	showNGL := false
+	if slices.ContainsFunc(ngls, func(n int) bool { return n != 0 }) {
+		_, err := gpus.Open()
+		showNGL = err == nil
+	}
+	maxCtx := 1
+	for _, p := range prompts {
+		for _, n := range gens {
+			maxCtx = max(maxCtx, p+n)
+		}
+	}
+
+	var rep benchReporter = &markdownReporter{w: stdout, showKV: kv != quant.TypeF16, showNGL: showNGL}
 	if bf.jsonOut {
 		rep = &jsonReporter{w: stdout}
 	}
 	rep.header()
 	rng := rand.New(rand.NewPCG(1, 2))
-	for _, th := range threads {
-		backend := cpu.New(th)
+	for i, run := range benchRuns(threads, ngls) {
+		backend := cpu.New(run.threads)
 		bm.kernels = kernelsOf(backend)
-		m, err := model.Load(ctx, f, model.Options{Backend: backend})
+		placed, err := offload.Load(ctx, f, offload.Options{Request: offload.Request{GPULayers: run.ngl, Context: maxCtx,
+			KVType: strings.ToLower(kv.String()), Parallel: 1}, Threads: run.threads, CPU: backend, Registry: gpus}, nil)
 		if err != nil {
 			return fmt.Errorf("bench: %w", err)
 		}
-		bm.vocab = m.Config().Vocab
-		if int(bm.bos) >= bm.vocab {
-			bm.bos = -1
+		p := placed.Placement
+		bm.ngl, bm.device, bm.gpu = p.Layers, p.Device, ""
+		if p.Layers > 0 {
+			bm.gpu = gpus.Platform().Name
 		}
-		var tests []*benchTest
-		for _, p := range prompts {
-			if p > 0 {
-				tests = append(tests, &benchTest{threads: th, nPrompt: p})
-			}
+		if i%len(threads) == 0 && (p.Device != "" || run.ngl > 0) {
+			fmt.Fprintf(stderr, "saji bench: -ngl %d: %s\n", run.ngl, p)
 		}
-		for _, n := range gens {
-			if n > 0 {
-				tests = append(tests, &benchTest{threads: th, nGen: n})
-			}
+		err = bm.runTests(ctx, placed.Model, run.threads, prompts, gens, bf, rep, rng, stderr)
+		if cerr := placed.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("bench: %w", cerr)
 		}
-		for _, t := range tests {
-			if err := runBenchTest(ctx, m, bm, t, bf, rng, stderr); err != nil {
-				return fmt.Errorf("bench: %s with %d threads: %w", t.name(), th, err)
-			}
-			rep.test(bm, t)
+		if err != nil {
+			return err
 		}
 	}
 	rep.footer()
+	return nil
+}
+
+// benchRun is a thread count and a GPU layer count to run the tests with.
+type benchRun struct{ threads, ngl int }
+
+// benchRuns lists the runs: every thread count for each GPU layer count.
+func benchRuns(threads, ngls []int) []benchRun {
+	var out []benchRun
+	for _, n := range ngls {
+		for _, th := range threads {
+			out = append(out, benchRun{threads: th, ngl: n})
+		}
+	}
+	return out
+}
+
+// runTests runs the prompt and generation tests on m with th threads,
+// reporting each.
+func (bm *benchModel) runTests(ctx context.Context, m model.Model, th int, prompts, gens []int,
+	bf *benchFlags, rep benchReporter, rng *rand.Rand, stderr io.Writer) error {
+	bm.vocab = m.Config().Vocab
+	if int(bm.bos) >= bm.vocab {
+		bm.bos = -1
+	}
+	var tests []*benchTest
+	for _, p := range prompts {
+		if p > 0 {
+			tests = append(tests, &benchTest{threads: th, nPrompt: p})
+		}
+	}
+	for _, n := range gens {
+		if n > 0 {
+			tests = append(tests, &benchTest{threads: th, nGen: n})
+		}
+	}
+	for _, t := range tests {
+		if err := runBenchTest(ctx, m, bm, t, bf, rng, stderr); err != nil {
+			return fmt.Errorf("bench: %s with %d threads: %w", t.name(), th, err)
+		}
+		rep.test(bm, t)
+	}
 	return nil
 }
 
@@ -357,8 +426,13 @@ func kernelsOf(b kernels.Backend) string {
 	return ""
 }
 
-// backendName is the table's backend column: "CPU" and the kernel set.
+// backendName is the table's backend column: the GPU API when layers
+// run on the GPU ("CUDA", as llama-bench says), else "CPU" and the kernel
+// set.
 func (bm *benchModel) backendName() string {
+	if bm.gpu != "" {
+		return bm.gpu
+	}
 	if bm.kernels == "" {
 		return "CPU"
 	}
@@ -387,8 +461,9 @@ type benchReporter interface {
 
 // markdownReporter prints llama-bench's markdown table.
 type markdownReporter struct {
-	w      io.Writer
-	showKV bool
+	w       io.Writer
+	showKV  bool
+	showNGL bool
 }
 
 // benchColumn is a column of the table: its title and width (negative:
@@ -405,8 +480,11 @@ func (r *markdownReporter) columns() []benchColumn {
 		{"size", 10, func(bm *benchModel, _ *benchTest) string { return benchSize(bm.size) }},
 		{"params", 10, func(bm *benchModel, _ *benchTest) string { return benchParams(bm.params) }},
 		{"backend", -10, func(bm *benchModel, _ *benchTest) string { return bm.backendName() }},
-		{"threads", 7, func(_ *benchModel, t *benchTest) string { return strconv.Itoa(t.threads) }},
 	}
+	if r.showNGL {
+		cols = append(cols, benchColumn{"ngl", 3, func(bm *benchModel, _ *benchTest) string { return strconv.Itoa(bm.ngl) }})
+	}
+	cols = append(cols, benchColumn{"threads", 7, func(_ *benchModel, t *benchTest) string { return strconv.Itoa(t.threads) }})
 	if r.showKV {
 		cols = append(cols,
 			benchColumn{"type_k", 6, func(bm *benchModel, _ *benchTest) string { return strings.ToLower(bm.kv.String()) }},
@@ -506,7 +584,7 @@ func (r *jsonReporter) header() { fmt.Fprint(r.w, "[\n") }
 func (r *jsonReporter) test(bm *benchModel, t *benchTest) {
 	ns := make([]float64, len(t.samples))
 	rec := benchRecord{
-		BuildCommit: buildRevision(), CPUInfo: cpuInfo(), Backends: "CPU", Kernels: bm.kernels,
+		BuildCommit: buildRevision(), CPUInfo: cpuInfo(), Backends: "CPU", Kernels: bm.kernels, NGPULayers: bm.ngl,
 		ModelFile: bm.path, ModelType: bm.desc, ModelSize: bm.size, ModelParams: bm.params,
 		NBatch: benchBatch, NUBatch: benchBatch, NThreads: t.threads,
 		TypeK: strings.ToLower(bm.kv.String()), TypeV: strings.ToLower(bm.kv.String()),
@@ -520,6 +598,9 @@ func (r *jsonReporter) test(bm *benchModel, t *benchTest) {
 	avg, std := meanStd(ns)
 	rec.AvgNs, rec.StddevNs = int64(avg), int64(std)
 	rec.AvgTs, rec.StddevTs = meanStd(rec.SamplesTs)
+	if bm.gpu != "" {
+		rec.Backends, rec.GPUInfo = bm.gpu, bm.device
+	}
 	b, err := json.MarshalIndent(rec, "  ", "  ")
 	if err != nil { // cannot happen: the record has no unencodable values
 		b = []byte("{}")

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"saji/engine/gguf"
 	"saji/engine/model"
@@ -140,6 +141,52 @@ func TestBenchJSON(t *testing.T) {
 				t.Errorf("%v: cache types %v %v", extra, r["type_k"], r["type_v"])
 			}
 		}
+	}
+}
+
+// TestBenchGPULayers runs the tests at two GPU layer counts: -ngl 0 on
+// the CPU, -ngl 2 on the GPU or, without one, on the CPU again.
+func TestBenchGPULayers(t *testing.T) {
+	path := tinyModel(t)
+	out, errs, status := run(t, Options{}, "bench", "-m", path, "-p", "4", "-n", "0", "-r", "1", "-t", "1", "-ngl", "0,2", "--json")
+	if status != 0 {
+		t.Fatalf("status %d: %s", status, errs)
+	}
+	var recs []benchRecord
+	if err := json.Unmarshal([]byte(out), &recs); err != nil {
+		t.Fatalf("%v in\n%s", err, out)
+	}
+	if len(recs) != 2 {
+		t.Fatalf("%d records", len(recs))
+	}
+	if recs[0].NGPULayers != 0 || recs[0].Backends != "CPU" {
+		t.Errorf("-ngl 0: %d layers on %s", recs[0].NGPULayers, recs[0].Backends)
+	}
+	switch r := recs[1]; {
+	case r.NGPULayers == 2 && r.Backends != "CPU" && r.GPUInfo != "":
+	case r.NGPULayers == 0 && r.Backends == "CPU" && strings.Contains(errs, "saji bench: -ngl 2: CPU ("):
+	default:
+		t.Errorf("-ngl 2: %d layers on %s (%s); stderr %q", r.NGPULayers, r.Backends, r.GPUInfo, errs)
+	}
+	_, errs, status = run(t, Options{}, "bench", "-m", path, "-ngl", "-2")
+	if status == 0 || !strings.Contains(errs, "--n-gpu-layers") {
+		t.Errorf("-ngl -2: status %d, stderr %q", status, errs)
+	}
+}
+
+// TestBenchTableNGL checks the table's ngl column and GPU backend.
+func TestBenchTableNGL(t *testing.T) {
+	var b strings.Builder
+	r := &markdownReporter{w: &b, showNGL: true}
+	r.header()
+	bm := &benchModel{desc: "llama 8B Q4_K - Medium", gpu: "CUDA", device: "cuda:0", ngl: 33, kernels: "avx2"}
+	r.test(bm, &benchTest{threads: 4, nPrompt: 512, samples: []time.Duration{time.Second}})
+	lines := strings.Split(b.String(), "\n")
+	if !strings.Contains(lines[0], "| backend    | ngl | threads |") || !strings.Contains(lines[1], "| ---------- | --: | ------: |") {
+		t.Errorf("header:\n%s", b.String())
+	}
+	if !strings.Contains(lines[2], "| CUDA       |  33 |       4 |") {
+		t.Errorf("row %q", lines[2])
 	}
 }
 

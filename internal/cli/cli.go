@@ -106,7 +106,7 @@ func Main(args []string, opts Options) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	root := NewRootCommand(opts)
-	root.SetArgs(args)
+	root.SetArgs(llamaArgs(args))
 	if err := root.ExecuteContext(ctx); err != nil {
 		fmt.Fprintln(root.ErrOrStderr(), "saji:", err)
 		return 1

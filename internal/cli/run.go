@@ -15,6 +15,7 @@ import (
 	"saji/engine/chat"
 	"saji/engine/gguf"
 	"saji/engine/model"
+	"saji/engine/offload"
 	"saji/engine/sample"
 	"saji/engine/tokenizer"
 	"saji/kernels/quant"
@@ -28,13 +29,14 @@ type runFlags struct {
 	modelPath, system, kvType string
 	stops                     []string
 	maxTokens, nCtx, threads  int
+	gpuLayers                 int
 	quiet                     bool
 	params                    sample.Params
 }
 
 // newRunCmd is 'saji run': generate from a prompt, or chat in the terminal.
 func newRunCmd() *cobra.Command {
-	rf := runFlags{params: sample.Defaults()}
+	rf := runFlags{params: sample.Defaults(), gpuLayers: offload.Auto}
 	cmd := &cobra.Command{
 		Use:   "run -m FILE [PROMPT]",
 		Short: "Generate text from a prompt, or chat with a model in the terminal",
@@ -47,9 +49,12 @@ func newRunCmd() *cobra.Command {
 			"the conversation is rendered with the model's chat template (ChatML when it has\n" +
 			"none) and the reply streamed, followed by its speed on standard error.\n" +
 			"/reset starts a new conversation; /exit or end of input ends the chat.\n\n" +
-			"The sampler flags follow llama.cpp's; --temp 0 is greedy decoding.",
+			"The sampler flags follow llama.cpp's; --temp 0 is greedy decoding. --gpu-layers\n" +
+			"(-ngl) puts the last N layers on the GPU: -1 (the default) as many as fit, 0 none;\n" +
+			"without a GPU, or when the model does not load on it, it runs on the CPU.",
 		Example: "  saji run -m model.gguf 'Once upon a time' -n 64 --temp 0\n" +
-			"  saji run -m model.gguf --system 'You are terse.'",
+			"  saji run -m model.gguf --system 'You are terse.'\n" +
+			"  saji run -m model.gguf -ngl 0 'Once upon a time'",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := rf.check(); err != nil {
@@ -63,12 +68,15 @@ func newRunCmd() *cobra.Command {
 			if ctx == nil {
 				ctx = context.Background()
 			}
-			lm, err := openModel(ctx, rf.modelPath, rf.threads)
+			lm, placed, cache, err := openRunModel(ctx, &rf, kv)
 			if err != nil {
 				return fmt.Errorf("run: %w", err)
 			}
 			defer lm.Close()
-			g, err := newGenerator(lm, &rf, kv, cmd.ErrOrStderr())
+			defer placed.Close()
+			rf.noteContext(lm.model.Config().ContextTrain, cmd.ErrOrStderr())
+			rf.notePlacement(placed.Placement, cmd.ErrOrStderr())
+			g, err := generatorWith(lm, &rf, cache)
 			if err != nil {
 				return err
 			}
@@ -88,6 +96,7 @@ func newRunCmd() *cobra.Command {
 	f.IntVarP(&rf.nCtx, "ctx", "c", 0, fmt.Sprintf("context size in tokens (0: the model's training context, at most %d)", defaultRunCtx))
 	f.IntVarP(&rf.threads, "threads", "t", 0, "number of threads (0: all CPUs)")
 	f.StringVar(&rf.kvType, "kv-type", "f16", "key/value cache type: f16 (llama.cpp's default) or f32")
+	registerGPULayers(f, &rf.gpuLayers)
 	f.Float32Var(&p.Temperature, "temp", p.Temperature, "temperature (0: greedy)")
 	f.IntVar(&p.TopK, "top-k", p.TopK, "top-k sampling (0: off)")
 	f.Float32Var(&p.TopP, "top-p", p.TopP, "top-p sampling (1: off)")
@@ -137,23 +146,79 @@ type generator struct {
 	maxTokens int
 }
 
+// runContext is the context the cache holds: --ctx, or else the training
+// context train up to defaultRunCtx.
+func runContext(train, nCtx int) int {
+	if nCtx > 0 {
+		return nCtx
+	}
+	if train > 0 {
+		return min(train, defaultRunCtx)
+	}
+	return defaultRunCtx
+}
+
+// openRunModel opens the model of the flags with --gpu-layers of its
+// layers on the GPU, and its cache for the context in the same attempt,
+// so that a cache the GPU cannot hold sends the model to the CPU with it.
+func openRunModel(ctx context.Context, rf *runFlags, kv quant.Type) (*loadedModel, *offload.Loaded, *model.Cache, error) {
+	f, err := gguf.Open(rf.modelPath)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	tk, err := tokenizer.FromGGUF(f)
+	if err != nil {
+		f.Close()
+		return nil, nil, nil, err
+	}
+	train := 0
+	if v, err := f.ContextLength(); err == nil {
+		train = int(v)
+	}
+	var cache *model.Cache
+	req := offload.Request{GPULayers: rf.gpuLayers, Context: runContext(train, rf.nCtx), KVType: strings.ToLower(kv.String()), Parallel: 1}
+	placed, err := offload.Load(ctx, f, offload.Options{Request: req, Threads: rf.threads}, func(m model.Model) error {
+		c, err := m.NewCache(runContext(m.Config().ContextTrain, rf.nCtx), kv)
+		cache = c
+		return err
+	})
+	if err != nil {
+		f.Close()
+		return nil, nil, nil, err
+	}
+	return &loadedModel{file: f, tok: tk, model: placed.Model}, placed, cache, nil
+}
+
+// notePlacement tells errw where the model runs, unless quiet: always
+// when it is on a GPU or a GPU was found, and when layers were asked for
+// and there is no GPU.
+func (rf *runFlags) notePlacement(p offload.Placement, errw io.Writer) {
+	if rf.quiet || p.Layers == 0 && p.Device == "" && (rf.gpuLayers <= 0 || p.Note == "") {
+		return
+	}
+	fmt.Fprintf(errw, "saji: %s\n", p)
+}
+
 // newGenerator sizes the context and builds the cache and sampler. Notes go
 // to errw unless the flags say quiet.
 func newGenerator(lm *loadedModel, rf *runFlags, kv quant.Type, errw io.Writer) (*generator, error) {
-	train := lm.model.Config().ContextTrain
-	n := rf.nCtx
-	if n == 0 {
-		n = defaultRunCtx
-		if train > 0 {
-			n = min(train, defaultRunCtx)
-		}
-	} else if train > 0 && n > train && !rf.quiet {
-		fmt.Fprintf(errw, "saji: note: a context of %d is longer than the %d the model was trained with\n", n, train)
-	}
-	cache, err := lm.model.NewCache(n, kv)
+	cache, err := lm.model.NewCache(runContext(lm.model.Config().ContextTrain, rf.nCtx), kv)
 	if err != nil {
 		return nil, fmt.Errorf("run: %w", err)
 	}
+	rf.noteContext(lm.model.Config().ContextTrain, errw)
+	return generatorWith(lm, rf, cache)
+}
+
+// noteContext notes a context longer than the training context train.
+func (rf *runFlags) noteContext(train int, errw io.Writer) {
+	if train > 0 && rf.nCtx > train && !rf.quiet {
+		fmt.Fprintf(errw, "saji: note: a context of %d is longer than the %d the model was trained with\n", rf.nCtx, train)
+	}
+}
+
+// generatorWith builds the sampler of a generator over cache.
+func generatorWith(lm *loadedModel, rf *runFlags, cache *model.Cache) (*generator, error) {
 	s, err := sample.New(rf.params)
 	if err != nil {
 		return nil, fmt.Errorf("run: %w", err)

@@ -379,3 +379,28 @@ func TestRunErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestRunGPULayers runs the tiny model with -ngl: 0 keeps it on the CPU
+// without a word; 2 puts two layers on the GPU or says why not, and the
+// text is the CPU's either way.
+func TestRunGPULayers(t *testing.T) {
+	path := tinyModel(t)
+	args := []string{"run", "-m", path, "-n", "6", "--temp", "0", "-c", "64", "-t", "2", "Once upon a time"}
+	out0, errs0, status := run(t, Options{}, append(args, "-ngl", "0")...)
+	if status != 0 {
+		t.Fatalf("-ngl 0: status %d: %s", status, errs0)
+	}
+	if strings.Contains(errs0, "GPU") || strings.Contains(errs0, "saji: CPU") {
+		t.Errorf("-ngl 0 said %q", errs0)
+	}
+	out2, errs2, status := run(t, Options{}, append(args, "-ngl", "2")...)
+	if status != 0 {
+		t.Fatalf("-ngl 2: status %d: %s", status, errs2)
+	}
+	if !regexp.MustCompile(`(?m)^saji: (GPU: 2/4 layers on \S+, the rest on the CPU|CPU \(.+\))$`).MatchString(errs2) {
+		t.Errorf("-ngl 2 does not say where the model runs: %q", errs2)
+	}
+	if out2 != out0 {
+		t.Errorf("-ngl 2 wrote %q, -ngl 0 %q", out2, out0)
+	}
+}

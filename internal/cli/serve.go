@@ -14,7 +14,9 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
+	"saji/engine/offload"
 	"saji/engine/scheduler"
 	"saji/engine/server"
 	"saji/kernels/cpu"
@@ -36,12 +38,13 @@ type serveFlags struct {
 	port      int
 	apiKeys   []string
 	cors      []string
+	gpuLayers int
 	local     localFlags
 }
 
 // newServeCmd is 'saji serve': the local API.
 func newServeCmd() *cobra.Command {
-	sf := serveFlags{host: "127.0.0.1", port: DefaultPort}
+	sf := serveFlags{host: "127.0.0.1", port: DefaultPort, gpuLayers: offload.Auto}
 	cmd := &cobra.Command{
 		Use:   "serve [-m FILE ...] [--models-dir DIR] [--remote NAME=URL ...]",
 		Short: "Serve models over the OpenAI and Ollama APIs on 127.0.0.1",
@@ -58,10 +61,14 @@ func newServeCmd() *cobra.Command {
 			"The API binds to 127.0.0.1 by default. Binding to another address exposes it to\n" +
 			"the network: it needs --api-key (or SAJI_API_KEY), and every request must then\n" +
 			"carry Authorization: Bearer KEY. Browsers' cross-origin calls are refused unless\n" +
-			"their origin is listed with --cors.",
+			"their origin is listed with --cors.\n\n" +
+			"--gpu-layers (-ngl) puts the last N layers of each model on the GPU (CUDA, Metal):\n" +
+			"-1 (the default) as many as fit with the KV cache, 0 none. When there is no GPU, or\n" +
+			"the model does not load on it, the model runs on the CPU, and the load says why.",
 		Example: "  saji serve -m qwen2.5-1.5b-instruct-q4_k_m.gguf\n" +
 			"  saji serve --models-dir ~/models --keep-alive 10m --max-loaded 2\n" +
 			"  saji serve -m model.gguf --port 8080 --ctx 8192 --max-seqs 8\n" +
+			"  saji serve -m model.gguf -ngl 20\n" +
 			"  saji serve -m small.gguf --remote big=http://gpu-box:8000/v1,model=meta-llama/Llama-3.3-70B-Instruct\n" +
 			"  saji serve -m model.gguf --host 0.0.0.0 --api-key \"$(openssl rand -hex 16)\"",
 		Args: cobra.NoArgs,
@@ -84,6 +91,7 @@ func newServeCmd() *cobra.Command {
 	f.IntVar(&sf.port, "port", sf.port, "port to listen on")
 	f.StringArrayVar(&sf.apiKeys, "api-key", nil, "require this bearer `KEY` (repeat for several; also SAJI_API_KEY)")
 	f.StringArrayVar(&sf.cors, "cors", nil, "allow cross-origin requests from this `ORIGIN` (repeat; * for any)")
+	registerGPULayers(f, &sf.gpuLayers)
 	sf.local.register(f, "")
 	return cmd
 }
@@ -128,7 +136,7 @@ func runServe(ctx context.Context, sf *serveFlags, errw io.Writer) error {
 	if threads <= 0 {
 		threads = cpu.PhysicalCores()
 	}
-	load := server.LoadOptions{Threads: threads, Scheduler: scheduler.Config{
+	load := server.LoadOptions{Threads: threads, GPULayers: sf.gpuLayers, Scheduler: scheduler.Config{
 		MaxSeqs: l.maxSeqs, TokenBudget: l.budget, Context: l.ctx, KVType: l.kvType,
 		KVBytes: int64(l.kvMiB) << 20, NoPrefixCache: l.noPrefixCache}}
 	srv := server.New(server.Config{APIKeys: sf.apiKeys, CORSOrigins: sf.cors, Logger: slog.Default(),
@@ -141,8 +149,8 @@ func runServe(ctx context.Context, sf *serveFlags, errw io.Writer) error {
 			return fmt.Errorf("serve: %w", err)
 		}
 		srv.Add(m)
-		fmt.Fprintf(errw, "saji: loaded %s (%s, context %d, KV cache of %d tokens) in %.1fs\n",
-			m.Name, m.Info.Arch, m.Info.Context, m.Scheduler().Capacity(), time.Since(start).Seconds())
+		fmt.Fprintf(errw, "saji: loaded %s (%s, context %d, KV cache of %d tokens) in %.1fs; %s\n",
+			m.Name, m.Info.Arch, m.Info.Context, m.Scheduler().Capacity(), time.Since(start).Seconds(), m.Info.Offload)
 	}
 	ln, err := net.Listen("tcp", net.JoinHostPort(sf.host, strconv.Itoa(sf.port)))
 	if err != nil {
@@ -199,4 +207,32 @@ func parseRemotes(flags []string) (map[string]server.Remote, error) {
 		out[name] = r
 	}
 	return out, nil
+}
+
+// registerGPULayers adds --gpu-layers to f, with llama.cpp's other name
+// for it, --n-gpu-layers (and -ngl, which llamaArgs turns into it).
+func registerGPULayers(f *pflag.FlagSet, p *int) {
+	f.IntVar(p, "gpu-layers", offload.Auto, "layers to put on the GPU, the last ones (-1: as many as fit, 0: none; also -ngl)")
+	f.IntVar(p, "n-gpu-layers", offload.Auto, "layers to put on the GPU (llama.cpp's name for --gpu-layers)")
+	f.MarkHidden("n-gpu-layers")
+}
+
+// llamaArgs rewrites llama.cpp's multi-letter short flag -ngl (-ngl N,
+// -ngl=N), which a flag parser reads as -n -g -l, to --n-gpu-layers, so
+// that the command lines people bring from llama.cpp work. Arguments after
+// "--" are left alone.
+func llamaArgs(args []string) []string {
+	out := make([]string, len(args))
+	copy(out, args)
+	for i, a := range out {
+		switch {
+		case a == "--":
+			return out
+		case a == "-ngl":
+			out[i] = "--n-gpu-layers"
+		case strings.HasPrefix(a, "-ngl="):
+			out[i] = "--n-gpu-layers=" + a[len("-ngl="):]
+		}
+	}
+	return out
 }

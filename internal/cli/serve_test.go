@@ -1,13 +1,18 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"io"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/spf13/cobra"
 )
 
 // TestServeLoadtest starts 'saji serve' on the tiny model and drives it
@@ -81,5 +86,102 @@ func TestParseRemotes(t *testing.T) {
 		if _, err := parseRemotes([]string{bad}); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
+	}
+}
+
+func TestLlamaArgs(t *testing.T) {
+	tests := []struct{ in, want []string }{
+		{[]string{"serve", "-m", "x.gguf", "-ngl", "20"}, []string{"serve", "-m", "x.gguf", "--n-gpu-layers", "20"}},
+		{[]string{"run", "-ngl=0", "-n", "5"}, []string{"run", "--n-gpu-layers=0", "-n", "5"}},
+		{[]string{"run", "-m", "x", "--", "-ngl"}, []string{"run", "-m", "x", "--", "-ngl"}},
+		{[]string{"bench", "-nglx", "--ngl"}, []string{"bench", "-nglx", "--ngl"}},
+		{nil, []string{}},
+	}
+	for _, tt := range tests {
+		in := slices.Clone(tt.in)
+		if got := llamaArgs(tt.in); !slices.Equal(got, tt.want) {
+			t.Errorf("llamaArgs(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+		if !slices.Equal(in, tt.in) {
+			t.Errorf("llamaArgs changed its argument to %q", tt.in)
+		}
+	}
+}
+
+// TestGPULayersFlags parses the GPU layer flags of serve, run and bench
+// under each of their names.
+func TestGPULayersFlags(t *testing.T) {
+	intFlag := func(cmd *cobra.Command) string {
+		n, err := cmd.Flags().GetInt("gpu-layers")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strconv.Itoa(n)
+	}
+	strFlag := func(cmd *cobra.Command) string {
+		s, err := cmd.Flags().GetString("n-gpu-layers")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	tests := []struct {
+		cmd  func() *cobra.Command
+		get  func(*cobra.Command) string
+		args []string
+		want string
+	}{
+		{newServeCmd, intFlag, nil, "-1"},
+		{newServeCmd, intFlag, []string{"-ngl", "20"}, "20"},
+		{newServeCmd, intFlag, []string{"--gpu-layers=0"}, "0"},
+		{newServeCmd, intFlag, []string{"--n-gpu-layers", "7"}, "7"},
+		{newRunCmd, intFlag, nil, "-1"},
+		{newRunCmd, intFlag, []string{"-ngl=99", "-n", "5"}, "99"},
+		{newRunCmd, intFlag, []string{"--gpu-layers", "3"}, "3"},
+		{newBenchCmd, strFlag, nil, "-1"},
+		{newBenchCmd, strFlag, []string{"-ngl", "0,16,99", "-n", "4"}, "0,16,99"},
+		{newBenchCmd, strFlag, []string{"--n-gpu-layers=8"}, "8"},
+		{newBenchCmd, strFlag, []string{"--gpu-layers", "4"}, "4"},
+	}
+	for _, tt := range tests {
+		cmd := tt.cmd()
+		if err := cmd.ParseFlags(llamaArgs(tt.args)); err != nil {
+			t.Fatalf("%s %q: %v", cmd.Name(), tt.args, err)
+		}
+		if got := tt.get(cmd); got != tt.want {
+			t.Errorf("%s %q: GPU layers %s, want %s", cmd.Name(), tt.args, got, tt.want)
+		}
+	}
+}
+
+// TestServeGPULayers serves the tiny model with 2 GPU layers: it loads on
+// the GPU, or says in its load line why not.
+func TestServeGPULayers(t *testing.T) {
+	path := tinyModel(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		sf := serveFlags{models: []string{path}, host: "127.0.0.1", port: 0, gpuLayers: 2}
+		sf.local = localFlags{threads: 2, maxSeqs: 2, budget: 64, ctx: 128, kvType: "f16"}
+		done <- runServe(ctx, &sf, pw)
+		pw.Close()
+	}()
+	sc := bufio.NewScanner(pr)
+	seen := ""
+	for seen == "" && sc.Scan() {
+		if line := sc.Text(); strings.HasPrefix(line, "saji: loaded tiny-q8_0") {
+			seen = line
+		}
+	}
+	if !regexp.MustCompile(`; (GPU: 2/4 layers on \S+, the rest on the CPU|CPU \(.+\))$`).MatchString(seen) {
+		t.Errorf("load line %q does not say where the model runs", seen)
+	}
+	t.Log(seen)
+	cancel()
+	go io.Copy(io.Discard, pr)
+	if err := <-done; err != nil {
+		t.Errorf("serve: %v", err)
 	}
 }
