@@ -24,6 +24,7 @@ import (
 	"saji/engine/gguf"
 	"saji/engine/hardware"
 	"saji/engine/library"
+	"saji/engine/offload"
 	"saji/engine/sample"
 	"saji/engine/scheduler"
 	"saji/engine/server"
@@ -48,6 +49,9 @@ type Settings struct {
 	Threads int
 	// Context is the context length models load with.
 	Context int
+	// GPULayers is the number of a model's layers that go to the GPU:
+	// offload.Auto (-1) as many as fit, 0 none (Off), N the last N.
+	GPULayers int
 	// Theme is "system", "light" or "dark".
 	Theme string
 	// StartServer starts the local API when the app opens.
@@ -70,6 +74,7 @@ const (
 	prefModelsDir   = "models_dir"
 	prefThreads     = "threads"
 	prefContext     = "context"
+	prefGPULayers   = "gpu_layers"
 	prefTheme       = "theme"
 	prefStartServer = "start_server"
 	prefHost        = "api_host"
@@ -85,6 +90,7 @@ func loadSettings(p fyne.Preferences) Settings {
 		ModelsDir:   p.StringWithFallback(prefModelsDir, ModelsDir()),
 		Threads:     p.Int(prefThreads),
 		Context:     p.IntWithFallback(prefContext, defaultContext),
+		GPULayers:   p.IntWithFallback(prefGPULayers, offload.Auto),
 		Theme:       p.StringWithFallback(prefTheme, "system"),
 		StartServer: p.Bool(prefStartServer),
 		Host:        p.StringWithFallback(prefHost, "127.0.0.1"),
@@ -100,6 +106,7 @@ func (s Settings) save(p fyne.Preferences) {
 	p.SetString(prefModelsDir, s.ModelsDir)
 	p.SetInt(prefThreads, s.Threads)
 	p.SetInt(prefContext, s.Context)
+	p.SetInt(prefGPULayers, s.GPULayers)
 	p.SetString(prefTheme, s.Theme)
 	p.SetBool(prefStartServer, s.StartServer)
 	p.SetString(prefHost, s.Host)
@@ -131,6 +138,9 @@ type core struct {
 	// DataDir()/downloads); tests point it at a temporary folder.
 	downloadsDir string
 
+	// gpu is the GPU models offload their layers to.
+	gpu *offload.Registry
+
 	// detect describes the machine (see coreOptions.Detect); machine
 	// holds its answer once Machine has run it.
 	detect    func(context.Context) (hardware.Machine, error)
@@ -160,6 +170,9 @@ type coreOptions struct {
 	// child process (saji hwprobe --gpu) and measures the bandwidth once
 	// (cached in the user cache folder).
 	Detect func(context.Context) (hardware.Machine, error)
+	// GPU is the GPU models offload layers to (nil: offload.System(),
+	// this platform's).
+	GPU *offload.Registry
 }
 
 // detectMachine is the app's full machine detection: GPUs through the
@@ -189,7 +202,7 @@ func newCore(opts coreOptions) (*core, error) {
 		log = slog.Default()
 	}
 	c := &core{log: log, prefs: opts.Prefs, settings: loadSettings(opts.Prefs), detect: opts.Detect,
-		fitChecks: map[*server.Model]*fitCheck{}}
+		gpu: opts.GPU, fitChecks: map[*server.Model]*fitCheck{}}
 	if c.detect == nil {
 		c.detect = detectQuick
 	}
@@ -229,7 +242,8 @@ func (c *core) openEngine() error {
 		Logger:      c.log,
 		APIKeys:     c.settings.APIKeys,
 		CORSOrigins: c.settings.CORS,
-		Load:        server.LoadOptions{Threads: threads, Scheduler: scheduler.Config{Context: c.settings.Context}},
+		Load: server.LoadOptions{Threads: threads, GPULayers: c.settings.GPULayers, GPU: c.gpu, Logger: c.log,
+			Scheduler: scheduler.Config{Context: c.settings.Context}},
 	})
 	return nil
 }
@@ -241,9 +255,9 @@ func (c *core) Settings() Settings {
 	return c.settings
 }
 
-// SetSettings stores s. A change of models folder, threads, context, keys
-// or CORS origins unloads the models and reopens the engine (and restarts
-// the API if it runs), so the next reply uses it.
+// SetSettings stores s. A change of models folder, threads, context, GPU
+// layers, keys or CORS origins unloads the models and reopens the engine
+// (and restarts the API if it runs), so the next reply uses it.
 func (c *core) SetSettings(s Settings) error {
 	c.setMu.Lock()
 	defer c.setMu.Unlock()
@@ -253,7 +267,7 @@ func (c *core) SetSettings(s Settings) error {
 	if c.prefs != nil {
 		s.save(c.prefs)
 	}
-	restart := old.ModelsDir != s.ModelsDir || old.Threads != s.Threads || old.Context != s.Context ||
+	restart := old.ModelsDir != s.ModelsDir || old.Threads != s.Threads || old.Context != s.Context || old.GPULayers != s.GPULayers ||
 		!slices.Equal(old.APIKeys, s.APIKeys) || !slices.Equal(old.CORS, s.CORS)
 	if !restart {
 		c.mu.Unlock()
@@ -404,8 +418,11 @@ func (c *core) APIURL() string {
 
 // EngineStats is a snapshot of the engine for the server panel.
 type EngineStats struct {
-	// Models are the loaded models' names.
-	Models []string
+	// Models are the loaded models' names; Placements say where each
+	// runs ("GPU: 32/32 layers on cuda:0", "CPU (no NVIDIA driver
+	// (libcuda.so.1 not found))").
+	Models     []string
+	Placements []string
 	// Running and Waiting count sequences across the models.
 	Running, Waiting int
 	// Generated counts the tokens generated since the models loaded.
@@ -423,6 +440,7 @@ func (c *core) Stats() EngineStats {
 	var query, hit int64
 	for _, m := range c.Server().Models() {
 		st.Models = append(st.Models, m.Name)
+		st.Placements = append(st.Placements, m.Info.Offload.String())
 		s := m.Scheduler().Stats()
 		st.Running += s.Running
 		st.Waiting += s.Waiting
@@ -499,12 +517,16 @@ func (c *core) Generate(ctx context.Context, req ReplyRequest, emit func(Update)
 			f(u)
 		}
 	}(emit)
-	if !c.Loaded(req.Model) {
+	loading := !c.Loaded(req.Model)
+	if loading {
 		emit(Update{Status: "Loading " + req.Model + "..."})
 	}
 	m, err := c.LoadModel(req.Model)
 	if err != nil {
 		return ReplyStats{}, err
+	}
+	if loading {
+		emit(Update{Status: placementStatus(m)})
 	}
 	st := req.Settings
 	params := sample.Defaults()
@@ -646,6 +668,11 @@ func (c *core) LoadModel(name string) (*server.Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	if m.Info.Offload.Layers > 0 {
+		// The planner's resident memory and speed are the CPU's.
+		c.log.Debug("app: no fit check for a model on the GPU", "model", m.Name, "placement", m.Info.Offload.String())
+		return m, nil
+	}
 	loaded := srv.Models()
 	c.fitMu.Lock()
 	for old := range c.fitChecks {
@@ -756,4 +783,19 @@ func mbText(n int64) string {
 		return fmt.Sprintf("%.1f GB", float64(n)/1e9)
 	}
 	return fmt.Sprintf("%d MB", n/1_000_000)
+}
+
+// placementStatus says where a loaded model runs, for the chat: "Running
+// on the GPU: 32/32 layers on cuda:0", "Running on the CPU (no NVIDIA
+// driver (libcuda.so.1 not found))".
+func placementStatus(m *server.Model) string {
+	p := m.Info.Offload
+	if p.Layers > 0 {
+		return "Running on the " + p.String()
+	}
+	s := "Running on the CPU"
+	if p.Note != "" {
+		s += " (" + p.Note + ")"
+	}
+	return s
 }

@@ -3,12 +3,19 @@ package app
 import (
 	"context"
 	"errors"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"fyne.io/fyne/v2/test"
+
 	"saji/app/store"
 	"saji/engine/chat"
+	"saji/engine/offload"
 	"saji/engine/server"
+	"saji/kernels/cpu"
+	"saji/kernels/gpu"
 )
 
 // TestCoreGenerate writes a reply with the real engine over the tiny model:
@@ -131,5 +138,94 @@ func TestCoreAPI(t *testing.T) {
 	c.StopAPI()
 	if c.APIURL() != "" {
 		t.Error("still running after StopAPI")
+	}
+}
+
+// fakeDevice is a GPU with 64 GB free whose fake backends compute on the
+// CPU.
+type fakeDevice struct{}
+
+func (fakeDevice) Name() string                                        { return "fake:0" }
+func (fakeDevice) Alloc(int) (gpu.Buf, error)                          { return gpu.Buf{}, errors.New("fake: no memory") }
+func (fakeDevice) Free(gpu.Buf)                                        {}
+func (fakeDevice) Map([]byte) (gpu.Buf, int, bool, error)              { return gpu.Buf{}, 0, false, nil }
+func (fakeDevice) Upload(gpu.Buf, int, []byte) error                   { return nil }
+func (fakeDevice) Download(gpu.Buf, int, []byte) error                 { return nil }
+func (fakeDevice) Zero(gpu.Buf, int, int) error                        { return nil }
+func (fakeDevice) Launch(string, gpu.Dim3, gpu.Dim3, ...gpu.Arg) error { return nil }
+func (fakeDevice) Sync() error                                         { return nil }
+func (fakeDevice) Memory() (uint64, uint64, error)                     { return 64e9, 80e9, nil }
+func (fakeDevice) Close() error                                        { return nil }
+
+// fakeBackend is a GPU backend that runs on the CPU.
+type fakeBackend struct{ *cpu.Backend }
+
+func (fakeBackend) Name() string { return "fake:0" }
+func (fakeBackend) Close() error { return nil }
+
+// TestCoreGPULayers loads models over a fake GPU: the setting decides how
+// many layers go there, the chat and the engine's figures say where the
+// model runs, and a change of the setting reloads the models.
+func TestCoreGPULayers(t *testing.T) {
+	a := test.NewTempApp(t)
+	a.Preferences().SetString(prefModelsDir, filepath.Join(t.TempDir(), "models"))
+	a.Preferences().SetInt(prefThreads, 2)
+	a.Preferences().SetInt(prefContext, 256)
+	reg := offload.NewRegistry(offload.Platform{Name: "Fake",
+		Open:       func() (gpu.Device, error) { return fakeDevice{}, nil },
+		NewBackend: func(gpu.Device) (offload.Backend, error) { return fakeBackend{cpu.New(1)}, nil }})
+	c, err := newCore(coreOptions{Prefs: a.Preferences(), DBPath: filepath.Join(t.TempDir(), "chats.db"), GPU: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if got := c.Settings().GPULayers; got != offload.Auto {
+		t.Errorf("GPU layers %d by default, want Auto", got)
+	}
+	e, err := c.Library().Import(context.Background(), tinyModel(t), false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reply := func() []string {
+		var statuses []string
+		_, err := c.Generate(context.Background(), ReplyRequest{Model: e.Name, Messages: []chat.Message{{Role: "user", Content: "Hi"}},
+			Settings: store.Settings{MaxTokens: 4}}, func(u Update) {
+			if u.Status != "" {
+				statuses = append(statuses, u.Status)
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return statuses
+	}
+	for _, tt := range []struct {
+		layers    int
+		status    string
+		placement string
+	}{
+		{offload.Auto, "Running on the GPU: 4/4 layers on fake:0", "GPU: 4/4 layers on fake:0"},
+		{3, "Running on the GPU: 3/4 layers on fake:0, the rest on the CPU", "GPU: 3/4 layers on fake:0, the rest on the CPU"},
+		{0, "Running on the CPU", "CPU"},
+	} {
+		s := c.Settings()
+		s.GPULayers = tt.layers
+		if err := c.SetSettings(s); err != nil {
+			t.Fatal(err)
+		}
+		if got := loadSettings(c.prefs).GPULayers; got != tt.layers {
+			t.Errorf("stored GPU layers %d, want %d", got, tt.layers)
+		}
+		statuses := reply()
+		if !slices.Contains(statuses, tt.status) {
+			t.Errorf("GPU layers %d: statuses %q, want %q", tt.layers, statuses, tt.status)
+		}
+		if st := c.Stats(); !slices.Equal(st.Placements, []string{tt.placement}) {
+			t.Errorf("GPU layers %d: placements %q, want %q", tt.layers, st.Placements, tt.placement)
+		}
+		// The next change of the setting unloads the model.
+		if tt.layers != 0 && !c.Loaded(e.Name) {
+			t.Error("the model is not loaded")
+		}
 	}
 }

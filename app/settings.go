@@ -16,6 +16,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"saji/engine/offload"
 	"saji/kernels/cpu"
 )
 
@@ -33,8 +34,17 @@ var themeChoices = []struct{ Option, Name string }{
 // maxThreads bounds the threads setting.
 const maxThreads = 1024
 
-// settingsView edits Settings: the models folder, the threads and context
-// models load with, the theme, and whether the server starts at launch.
+// The GPU layers setting's words for offload.Auto and 0, and its bound
+// (more layers than any model has).
+const (
+	gpuAuto      = "Auto"
+	gpuOff       = "Off"
+	maxGPULayers = 1 << 16
+)
+
+// settingsView edits Settings: the models folder, the threads, GPU layers
+// and context models load with, the theme, and whether the server starts
+// at launch.
 // Save stores them off the UI goroutine, since a change may unload the
 // models.
 type settingsView struct {
@@ -44,6 +54,7 @@ type settingsView struct {
 	folder      *widget.Entry
 	browse      *widget.Button
 	threads     *widget.Entry
+	gpuLayers   *widget.SelectEntry
 	context     *widget.Select
 	theme       *widget.Select
 	startServer *widget.Check
@@ -55,8 +66,8 @@ type settingsView struct {
 
 // settingsForm holds the form's values as the person entered them.
 type settingsForm struct {
-	Folder, Threads, Context, Theme string
-	StartServer                     bool
+	Folder, Threads, GPULayers, Context, Theme string
+	StartServer                                bool
 }
 
 // newSettingsView lays out the settings form with the current settings.
@@ -66,6 +77,8 @@ func newSettingsView(u *ui) *settingsView {
 	v.browse = widget.NewButtonWithIcon("Choose...", theme.FolderOpenIcon(), v.chooseFolder)
 	v.threads = widget.NewEntry()
 	v.threads.Validator = func(s string) error { _, err := parseThreads(s); return err }
+	v.gpuLayers = widget.NewSelectEntry([]string{gpuAuto, gpuOff})
+	v.gpuLayers.Validator = func(s string) error { _, err := parseGPULayers(s); return err }
 	v.context = widget.NewSelect(nil, nil)
 	opts := make([]string, 0, len(themeChoices))
 	for _, c := range themeChoices {
@@ -85,12 +98,17 @@ func newSettingsView(u *ui) *settingsView {
 	contextHelp.Wrapping = fyne.TextWrapWord
 	folderHelp := widget.NewLabel("Where the library keeps its models. Changing it unloads the loaded models.")
 	folderHelp.Wrapping = fyne.TextWrapWord
+	gpuHelp := widget.NewLabel("How many of a model's layers run on the graphics card. Auto puts as many as fit; " +
+		"Off keeps models on the CPU; a number puts that many (the last ones). Without a usable GPU, models run on the CPU.")
+	gpuHelp.Wrapping = fyne.TextWrapWord
 
 	form := widget.NewForm(
 		widget.NewFormItem("Models folder", container.NewBorder(nil, nil, nil, v.browse, v.folder)),
 		widget.NewFormItem("", folderHelp),
 		widget.NewFormItem("CPU threads", v.threads),
 		widget.NewFormItem("", threadsHelp),
+		widget.NewFormItem("GPU layers", v.gpuLayers),
+		widget.NewFormItem("", gpuHelp),
 		widget.NewFormItem("Context length", v.context),
 		widget.NewFormItem("", contextHelp),
 		widget.NewFormItem("Theme", v.theme),
@@ -108,6 +126,7 @@ func newSettingsView(u *ui) *settingsView {
 func (v *settingsView) load(s Settings) {
 	v.folder.SetText(s.ModelsDir)
 	v.threads.SetText(strconv.Itoa(s.Threads))
+	v.gpuLayers.SetText(gpuLayersText(s.GPULayers))
 	ctx := s.Context
 	if ctx <= 0 {
 		ctx = defaultContext
@@ -142,6 +161,7 @@ func (v *settingsView) form() settingsForm {
 	return settingsForm{
 		Folder:      v.folder.Text,
 		Threads:     v.threads.Text,
+		GPULayers:   v.gpuLayers.Text,
 		Context:     v.context.Selected,
 		Theme:       v.theme.Selected,
 		StartServer: v.startServer.Checked,
@@ -153,6 +173,34 @@ func parseThreads(s string) (int, error) {
 	n, err := strconv.Atoi(strings.TrimSpace(s))
 	if err != nil || n < 0 || n > maxThreads {
 		return 0, fmt.Errorf("app: the threads must be a whole number from 0 to %d", maxThreads)
+	}
+	return n, nil
+}
+
+// gpuLayersText is the GPU layers setting as the form shows it.
+func gpuLayersText(n int) string {
+	switch {
+	case n < 0:
+		return gpuAuto
+	case n == 0:
+		return gpuOff
+	}
+	return strconv.Itoa(n)
+}
+
+// parseGPULayers reads the GPU layers setting: Auto (or -1, or nothing),
+// Off (or 0), or a number of layers.
+func parseGPULayers(s string) (int, error) {
+	s = strings.TrimSpace(s)
+	switch {
+	case s == "" || strings.EqualFold(s, gpuAuto) || s == "-1":
+		return offload.Auto, nil
+	case strings.EqualFold(s, gpuOff):
+		return 0, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 || n > maxGPULayers {
+		return 0, fmt.Errorf("app: the GPU layers must be Auto, Off or a whole number of layers, not %q", s)
 	}
 	return n, nil
 }
@@ -171,6 +219,10 @@ func (f settingsForm) apply(s Settings) (Settings, string) {
 	if err != nil {
 		return s, fmt.Sprintf("CPU threads must be a whole number from 0 (automatic) to %d, not %q.", maxThreads, f.Threads)
 	}
+	gpuLayers, err := parseGPULayers(f.GPULayers)
+	if err != nil {
+		return s, fmt.Sprintf("GPU layers must be Auto, Off or a number of layers, not %q.", f.GPULayers)
+	}
 	ctx, err := strconv.Atoi(f.Context)
 	if err != nil || ctx <= 0 {
 		return s, "Choose a context length."
@@ -183,6 +235,7 @@ func (f settingsForm) apply(s Settings) (Settings, string) {
 	}
 	s.ModelsDir = filepath.Clean(dir)
 	s.Threads = threads
+	s.GPULayers = gpuLayers
 	s.Context = ctx
 	s.Theme = name
 	s.StartServer = f.StartServer
@@ -204,7 +257,8 @@ func (v *settingsView) chooseFolder() {
 }
 
 // save checks the form and stores it off the UI goroutine (a change of
-// folder, threads or context unloads the models), then confirms it.
+// folder, threads, GPU layers or context unloads the models), then
+// confirms it.
 func (v *settingsView) save() {
 	f := v.form()
 	if _, msg := f.apply(Settings{}); msg != "" {

@@ -163,3 +163,61 @@ func findLabelContaining(o fyne.CanvasObject, text string) bool {
 	}
 	return false
 }
+
+// TestSettingsGPULayers edits the GPU layers setting: Auto, Off or a
+// number, stored with the other settings; anything else is refused.
+func TestSettingsGPULayers(t *testing.T) {
+	u := newTestUI(t, &fakeGen{})
+	v := u.settings
+	if v.gpuLayers.Text != "Auto" {
+		t.Errorf("GPU layers %q, want Auto", v.gpuLayers.Text)
+	}
+	if !findLabelContaining(v.content, "Auto puts as many as fit") {
+		t.Error("no label explains the GPU layers")
+	}
+	for _, tc := range []struct {
+		text string
+		want int
+	}{{"Off", 0}, {"12", 12}, {"auto", -1}, {" 0 ", 0}, {"-1", -1}, {"99", 99}} {
+		v.gpuLayers.SetText(tc.text)
+		test.Tap(v.saveButton)
+		v.saving.Wait()
+		if v.status.Text != "Saved." {
+			t.Fatalf("%q: status %q", tc.text, v.status.Text)
+		}
+		if got := loadSettings(u.core.prefs).GPULayers; got != tc.want || u.core.Settings().GPULayers != tc.want {
+			t.Errorf("%q: stored %d, want %d", tc.text, got, tc.want)
+		}
+	}
+	v.load(u.core.Settings())
+	if v.gpuLayers.Text != "99" {
+		t.Errorf("the form shows %q for 99 layers", v.gpuLayers.Text)
+	}
+	for _, bad := range []string{"lots", "-3", "1.5", "100000"} {
+		v.gpuLayers.SetText(bad)
+		test.Tap(v.saveButton)
+		v.saving.Wait()
+		if !strings.Contains(v.status.Text, "GPU layers must be Auto, Off or a number of layers") {
+			t.Errorf("%q: status %q", bad, v.status.Text)
+		}
+		if got := loadSettings(u.core.prefs).GPULayers; got != 99 {
+			t.Errorf("%q: stored %d anyway", bad, got)
+		}
+	}
+}
+
+func TestGPULayersText(t *testing.T) {
+	for _, tc := range []struct {
+		n    int
+		text string
+	}{{-1, "Auto"}, {-5, "Auto"}, {0, "Off"}, {1, "1"}, {48, "48"}} {
+		if got := gpuLayersText(tc.n); got != tc.text {
+			t.Errorf("gpuLayersText(%d) = %q, want %q", tc.n, got, tc.text)
+		}
+		if tc.n >= -1 {
+			if n, err := parseGPULayers(tc.text); err != nil || n != tc.n {
+				t.Errorf("parseGPULayers(%q) = %d, %v", tc.text, n, err)
+			}
+		}
+	}
+}
