@@ -1,0 +1,811 @@
+// Saji's Metal kernels: every kernel of gpu.Kernels (kernels/gpu/spec.go),
+// with exactly the parameters listed there, bound at [[buffer(0)]],
+// [[buffer(1)]], ... in order: pointers as device pointers (the Device binds
+// each buffer at its offset), 32-bit integers and floats as constant
+// references (the Device sets them with setBytes). The package compiles this
+// file at run time (newLibraryWithSource) with fast math off.
+//
+// The code assumes SIMD groups of 32 threads (the Device refuses a pipeline
+// whose threadExecutionWidth is not 32) and the thread-group sizes of the
+// spec. Threadgroup arrays are declared at kernel scope, one declaration a
+// line ("threadgroup TYPE NAME[N];"): the tests that run these kernels on
+// the CPU rely on that form.
+//
+// Quantized blocks are only 2-byte aligned (18, 34, 210 bytes): their F16
+// scales are read byte by byte. Activations, F32 and F16 weights and F32 and
+// F16 caches are read through typed pointers, so their buffers' offsets must
+// be multiples of the element size.
+
+#include <metal_stdlib>
+using namespace metal;
+
+// ---------------------------------------------------------------------------
+// Helpers.
+
+// load_half reads the little-endian F16 at p (any alignment).
+inline float load_half(device const uchar* p) {
+    return float(as_type<half>(ushort(ushort(p[0]) | (ushort(p[1]) << 8))));
+}
+
+// store_half writes v rounded to F16 (nearest, ties to even) at p.
+inline void store_half(device uchar* p, float v) {
+    ushort h = as_type<ushort>(half(v));
+    p[0] = uchar(h & 0xff);
+    p[1] = uchar(h >> 8);
+}
+
+// sbyte is the signed value of a byte.
+inline int sbyte(uchar v) { return int(v) - (int(v & 0x80) << 1); }
+
+// round_f16 rounds x to the nearest F16 value.
+inline float round_f16(float x) { return float(half(x)); }
+
+// sin_cos returns sin(t) and cos(t), reducing t by multiples of π/2 with a
+// three-part Cody-Waite constant first, so that RoPE's large angles (up to
+// positions of 10^5 radians) keep an absolute error near 1e-7.
+inline float2 sin_cos(float t) {
+    float k = rint(t * 6.366197467e-01f);
+    float r = fma(-k, 1.570796371e+00f, t);
+    r = fma(-k, -4.371138829e-08f, r);
+    r = fma(-k, -1.715124510e-15f, r);
+    float s = precise::sin(r);
+    float c = precise::cos(r);
+    switch (int(k) & 3) {
+    case 0:
+        return float2(s, c);
+    case 1:
+        return float2(c, -s);
+    case 2:
+        return float2(-s, -c);
+    default:
+        return float2(-c, s);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Weight and cache types. deq(T(), row, i) is element i of a row of type T
+// that starts at row.
+
+struct F32 {};
+struct F16 {};
+struct Q4_0 {};
+struct Q8_0 {};
+struct Q4_K {};
+struct Q5_K {};
+struct Q6_K {};
+
+inline float deq(F32, device const uchar* row, int i) {
+    return ((device const float*)row)[i];
+}
+
+inline float deq(F16, device const uchar* row, int i) {
+    return float(((device const half*)row)[i]);
+}
+
+// Q4_0: 18 bytes per 32 values {f16 d; u8 qs[16]}: value j < 16 is the low
+// nibble of qs[j], value j >= 16 the high nibble of qs[j-16]; (q-8)·d.
+inline float deq(Q4_0, device const uchar* row, int i) {
+    device const uchar* b = row + 18 * (i / 32);
+    int j = i % 32;
+    int q = j < 16 ? (b[2 + j] & 15) : (b[2 + j - 16] >> 4);
+    return float(q - 8) * load_half(b);
+}
+
+// Q8_0: 34 bytes per 32 values {f16 d; i8 qs[32]}: qs[j]·d.
+inline float deq(Q8_0, device const uchar* row, int i) {
+    device const uchar* b = row + 34 * (i / 32);
+    return float(sbyte(b[2 + i % 32])) * load_half(b);
+}
+
+// scale_min_k4 unpacks the 6-bit scale and min of sub-block j from the 12
+// packed bytes q of a Q4_K or Q5_K block.
+inline void scale_min_k4(int j, device const uchar* q, thread int& sc, thread int& m) {
+    if (j < 4) {
+        sc = q[j] & 63;
+        m = q[j + 4] & 63;
+    } else {
+        sc = (q[j + 4] & 15) | ((q[j - 4] >> 6) << 4);
+        m = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
+    }
+}
+
+// Q4_K: 144 bytes per 256 values {f16 d, dmin; u8 scales[12]; u8 qs[128]}
+// in 8 sub-blocks of 32: d·sc·q − dmin·m; sub-blocks 2p and 2p+1 share the
+// 32 bytes qs[32p..], low nibbles then high nibbles.
+inline float deq(Q4_K, device const uchar* row, int i) {
+    device const uchar* b = row + 144 * (i / 256);
+    int r = i % 256, j = r / 32, l = r % 32;
+    int sc, m;
+    scale_min_k4(j, b + 4, sc, m);
+    int q = (b[16 + 32 * (j / 2) + l] >> (4 * (j % 2))) & 15;
+    return load_half(b) * float(sc) * float(q) - load_half(b + 2) * float(m);
+}
+
+// Q5_K: 176 bytes per 256 values {f16 d, dmin; u8 scales[12]; u8 qh[32];
+// u8 qs[128]}: Q4_K's layout plus bit 4 of value r in bit r/32 of qh[r%32].
+inline float deq(Q5_K, device const uchar* row, int i) {
+    device const uchar* b = row + 176 * (i / 256);
+    int r = i % 256, j = r / 32, l = r % 32;
+    int sc, m;
+    scale_min_k4(j, b + 4, sc, m);
+    int q = ((b[48 + 32 * (j / 2) + l] >> (4 * (j % 2))) & 15) | (((b[16 + l] >> j) & 1) << 4);
+    return load_half(b) * float(sc) * float(q) - load_half(b + 2) * float(m);
+}
+
+// Q6_K: 210 bytes per 256 values {u8 ql[128]; u8 qh[64]; i8 scales[16];
+// f16 d} in 16 sub-blocks of 16: d·scale·(q−32). In each half of 128
+// values, ql byte l holds values l (low nibble) and l+64 (high), qh byte l
+// bits 4-5 of values l, l+32, l+64, l+96.
+inline float deq(Q6_K, device const uchar* row, int i) {
+    device const uchar* b = row + 210 * (i / 256);
+    int r = i % 256, h = r / 128, rr = r % 128;
+    int lo = (b[64 * h + rr % 64] >> (4 * (rr / 64))) & 15;
+    int hi = (b[128 + 32 * h + rr % 32] >> (2 * (rr / 32))) & 3;
+    int q = (lo | (hi << 4)) - 32;
+    return load_half(b + 208) * float(sbyte(b[192 + r / 16])) * float(q);
+}
+
+// The query as attention multiplies it: rounded to F16 over an F16 cache,
+// as ggml does.
+inline float attn_query(F32, float x) { return x; }
+inline float attn_query(F16, float x) { return round_f16(x); }
+inline float attn_query(Q8_0, float x) { return x; }
+
+// ---------------------------------------------------------------------------
+// Family bodies, instantiated per type by the kernels at the end.
+
+// get_rows: thread group r copies row ids[r] of table, dequantized.
+template <typename T>
+inline void get_rows_impl(T t, device const uchar* table, device const int* ids, device float* dst,
+                          int cols, int row_bytes, uint r, uint tid) {
+    device const uchar* row = table + ulong(uint(ids[r])) * ulong(row_bytes);
+    device float* out = dst + ulong(r) * ulong(cols);
+    for (int i = int(tid); i < cols; i += 256) {
+        out[i] = deq(t, row, i);
+    }
+}
+
+// mul_mat_vec: SIMD group sg of thread group (x, y) takes weight row
+// 4x+sg for tokens 8y..8y+7; lane l handles values l, l+32, ... of the
+// row, keeping one accumulator per token, and simd_sum adds the lanes.
+template <typename T>
+inline void mul_mat_vec_impl(T t, device const uchar* w, device const float* x, device float* dst,
+                             int k, int m, int n, int row_bytes, uint3 tg, uint sg, uint lane) {
+    int row = int(tg.x) * 4 + int(sg);
+    if (row >= m) {
+        return; // the whole SIMD group
+    }
+    int t0 = int(tg.y) * 8;
+    int nt = min(8, n - t0);
+    device const uchar* wr = w + ulong(row) * ulong(row_bytes);
+    device const float* xr = x + ulong(t0) * ulong(k);
+    float acc[8];
+    for (int j = 0; j < 8; ++j) {
+        acc[j] = 0.0f;
+    }
+    for (int i = int(lane); i < k; i += 32) {
+        float v = deq(t, wr, i);
+        for (int j = 0; j < 8; ++j) {
+            if (j < nt) {
+                acc[j] = fma(v, xr[ulong(j) * ulong(k) + ulong(i)], acc[j]);
+            }
+        }
+    }
+    for (int j = 0; j < 8; ++j) {
+        float s = simd_sum(acc[j]);
+        if (lane == 0 && j < nt) {
+            dst[ulong(t0 + j) * ulong(m) + ulong(row)] = s;
+        }
+    }
+}
+
+// mul_mat: thread group (x, y) computes the 64×64 tile of dst of weight
+// rows 64x.. and tokens 64y..; per step of 32 values of k it dequantizes a
+// 64×32 tile of w and copies a 64×32 tile of x into threadgroup memory
+// (rows padded to 33 floats), and each thread accumulates a 4×4 block:
+// weight rows tx+16i, tokens ty+16j.
+template <typename T>
+inline void mul_mat_impl(T t, device const uchar* w, device const float* x, device float* dst,
+                         int k, int m, int n, int row_bytes, uint3 tg, uint tid,
+                         threadgroup float* ws, threadgroup float* xs) {
+    int r0 = int(tg.x) * 64, c0 = int(tg.y) * 64;
+    int tx = int(tid) % 16, ty = int(tid) / 16;
+    float acc[4][4];
+    for (int j = 0; j < 4; ++j) {
+        for (int i = 0; i < 4; ++i) {
+            acc[j][i] = 0.0f;
+        }
+    }
+    for (int kb = 0; kb < k; kb += 32) {
+        for (int e = 0; e < 8; ++e) {
+            int idx = int(tid) + 256 * e;
+            int r = idx / 32, c = idx % 32, kk = kb + c;
+            int wr = r0 + r, xr = c0 + r;
+            ws[r * 33 + c] = (wr < m && kk < k) ? deq(t, w + ulong(wr) * ulong(row_bytes), kk) : 0.0f;
+            xs[r * 33 + c] = (xr < n && kk < k) ? x[ulong(xr) * ulong(k) + ulong(kk)] : 0.0f;
+        }
+        threadgroup_barrier(mem_flags::mem_threadgroup);
+        for (int c = 0; c < 32; ++c) {
+            float a[4], b[4];
+            for (int i = 0; i < 4; ++i) {
+                a[i] = ws[(tx + 16 * i) * 33 + c];
+                b[i] = xs[(ty + 16 * i) * 33 + c];
+            }
+            for (int j = 0; j < 4; ++j) {
+                for (int i = 0; i < 4; ++i) {
+                    acc[j][i] = fma(a[i], b[j], acc[j][i]);
+                }
+            }
+        }
+        threadgroup_barrier(mem_flags::mem_threadgroup);
+    }
+    for (int j = 0; j < 4; ++j) {
+        int tok = c0 + ty + 16 * j;
+        for (int i = 0; i < 4; ++i) {
+            int row = r0 + tx + 16 * i;
+            if (row < m && tok < n) {
+                dst[ulong(tok) * ulong(m) + ulong(row)] = acc[j][i];
+            }
+        }
+    }
+}
+
+// attention: thread group (h, j) computes head h of query row j. Its 4
+// SIMD groups walk the visible cells first+sg, first+sg+4, ... each with an
+// online softmax (running maximum m, sum l, and per lane the values
+// lane+32e of the weighted sum); the groups' partial results are combined
+// through threadgroup memory at the end.
+template <typename T>
+inline void attention_impl(T t, device const float* q, device const uchar* k, device const uchar* v,
+                           device const int* cells, device const int* pos, device float* dst,
+                           int heads, int kv_heads, int head_dim, int value_dim,
+                           int k_row_bytes, int v_row_bytes, int len, int window,
+                           float scale, float softcap, int has_cells,
+                           uint3 tg, uint tid, uint sg, uint lane,
+                           threadgroup float* qs, threadgroup float* accs,
+                           threadgroup float* ms, threadgroup float* ls) {
+    int h = int(tg.x), j = int(tg.y);
+    int kh = h / (heads / kv_heads);
+    int p = pos[j];
+    int last = min(p, len - 1);
+    int first = window > 0 ? max(0, p - window + 1) : 0;
+    device float* out = dst + (ulong(j) * ulong(heads) + ulong(h)) * ulong(value_dim);
+    if (last < first) {
+        for (int i = int(tid); i < value_dim; i += 128) {
+            out[i] = 0.0f;
+        }
+        return; // the whole thread group
+    }
+    device const float* qh = q + (ulong(j) * ulong(heads) + ulong(h)) * ulong(head_dim);
+    for (int i = int(tid); i < head_dim; i += 128) {
+        qs[i] = attn_query(t, qh[i]);
+    }
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+
+    int koff = kh * head_dim, voff = kh * value_dim;
+    float mx = -INFINITY, l = 0.0f;
+    float acc[8];
+    for (int e = 0; e < 8; ++e) {
+        acc[e] = 0.0f;
+    }
+    for (int c = first + int(sg); c <= last; c += 4) {
+        int row = has_cells != 0 ? cells[c] : c;
+        device const uchar* kr = k + ulong(uint(row)) * ulong(k_row_bytes);
+        float s = 0.0f;
+        for (int d = int(lane); d < head_dim; d += 32) {
+            s = fma(qs[d], deq(t, kr, koff + d), s);
+        }
+        s = simd_sum(s);
+        if (softcap > 0.0f) {
+            s = precise::tanh(s * (1.0f / softcap)) * softcap;
+        }
+        s *= scale;
+        float mn = max(mx, s);
+        float corr = precise::exp(mx - mn); // 0 for the first cell
+        float pr = precise::exp(s - mn);
+        l = fma(l, corr, pr);
+        device const uchar* vr = v + ulong(uint(row)) * ulong(v_row_bytes);
+        for (int e = 0; e < 8; ++e) {
+            int d = int(lane) + 32 * e;
+            if (d < value_dim) {
+                acc[e] = fma(acc[e], corr, pr * deq(t, vr, voff + d));
+            }
+        }
+        mx = mn;
+    }
+
+    if (lane == 0) {
+        ms[sg] = mx;
+        ls[sg] = l;
+    }
+    for (int e = 0; e < 8; ++e) {
+        int d = int(lane) + 32 * e;
+        if (d < value_dim) {
+            accs[int(sg) * 256 + d] = acc[e];
+        }
+    }
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    float big = max(max(ms[0], ms[1]), max(ms[2], ms[3]));
+    float f[4];
+    float sum = 0.0f;
+    for (int g = 0; g < 4; ++g) {
+        f[g] = ms[g] == -INFINITY ? 0.0f : precise::exp(ms[g] - big);
+        sum = fma(ls[g], f[g], sum);
+    }
+    float inv = 1.0f / sum;
+    for (int i = int(tid); i < value_dim; i += 128) {
+        float o = 0.0f;
+        for (int g = 0; g < 4; ++g) {
+            if (f[g] != 0.0f) {
+                o = fma(accs[g * 256 + i], f[g], o);
+            }
+        }
+        out[i] = o * inv;
+    }
+}
+
+// gelu_f16 is GELU as ggml's CPU backend evaluates it: the tanh
+// approximation of the input rounded to F16, rounded to F16; 0 at or below
+// -10 and the input at or above 10.
+inline float gelu_f16(float x) {
+    if (x <= -10.0f) {
+        return 0.0f;
+    }
+    if (x >= 10.0f) {
+        return x;
+    }
+    float h = round_f16(x);
+    float g = 0.5f * h * (1.0f + precise::tanh(0.797884561f * h * fma(0.044715f * h, h, 1.0f)));
+    return round_f16(g);
+}
+
+// ---------------------------------------------------------------------------
+// get_rows_T (grid X: ids).
+
+kernel void get_rows_f32(device const uchar* table [[buffer(0)]], device const int* ids [[buffer(1)]],
+                         device float* dst [[buffer(2)]], constant int& cols [[buffer(3)]],
+                         constant int& row_bytes [[buffer(4)]],
+                         uint3 tg [[threadgroup_position_in_grid]], uint tid [[thread_index_in_threadgroup]]) {
+    get_rows_impl(F32(), table, ids, dst, cols, row_bytes, tg.x, tid);
+}
+
+kernel void get_rows_f16(device const uchar* table [[buffer(0)]], device const int* ids [[buffer(1)]],
+                         device float* dst [[buffer(2)]], constant int& cols [[buffer(3)]],
+                         constant int& row_bytes [[buffer(4)]],
+                         uint3 tg [[threadgroup_position_in_grid]], uint tid [[thread_index_in_threadgroup]]) {
+    get_rows_impl(F16(), table, ids, dst, cols, row_bytes, tg.x, tid);
+}
+
+kernel void get_rows_q4_0(device const uchar* table [[buffer(0)]], device const int* ids [[buffer(1)]],
+                          device float* dst [[buffer(2)]], constant int& cols [[buffer(3)]],
+                          constant int& row_bytes [[buffer(4)]],
+                          uint3 tg [[threadgroup_position_in_grid]], uint tid [[thread_index_in_threadgroup]]) {
+    get_rows_impl(Q4_0(), table, ids, dst, cols, row_bytes, tg.x, tid);
+}
+
+kernel void get_rows_q8_0(device const uchar* table [[buffer(0)]], device const int* ids [[buffer(1)]],
+                          device float* dst [[buffer(2)]], constant int& cols [[buffer(3)]],
+                          constant int& row_bytes [[buffer(4)]],
+                          uint3 tg [[threadgroup_position_in_grid]], uint tid [[thread_index_in_threadgroup]]) {
+    get_rows_impl(Q8_0(), table, ids, dst, cols, row_bytes, tg.x, tid);
+}
+
+kernel void get_rows_q4_k(device const uchar* table [[buffer(0)]], device const int* ids [[buffer(1)]],
+                          device float* dst [[buffer(2)]], constant int& cols [[buffer(3)]],
+                          constant int& row_bytes [[buffer(4)]],
+                          uint3 tg [[threadgroup_position_in_grid]], uint tid [[thread_index_in_threadgroup]]) {
+    get_rows_impl(Q4_K(), table, ids, dst, cols, row_bytes, tg.x, tid);
+}
+
+kernel void get_rows_q5_k(device const uchar* table [[buffer(0)]], device const int* ids [[buffer(1)]],
+                          device float* dst [[buffer(2)]], constant int& cols [[buffer(3)]],
+                          constant int& row_bytes [[buffer(4)]],
+                          uint3 tg [[threadgroup_position_in_grid]], uint tid [[thread_index_in_threadgroup]]) {
+    get_rows_impl(Q5_K(), table, ids, dst, cols, row_bytes, tg.x, tid);
+}
+
+kernel void get_rows_q6_k(device const uchar* table [[buffer(0)]], device const int* ids [[buffer(1)]],
+                          device float* dst [[buffer(2)]], constant int& cols [[buffer(3)]],
+                          constant int& row_bytes [[buffer(4)]],
+                          uint3 tg [[threadgroup_position_in_grid]], uint tid [[thread_index_in_threadgroup]]) {
+    get_rows_impl(Q6_K(), table, ids, dst, cols, row_bytes, tg.x, tid);
+}
+
+// ---------------------------------------------------------------------------
+// mul_mat_vec_T (4 SIMD groups; grid X: ⌈m/4⌉, Y: ⌈n/8⌉).
+
+kernel void mul_mat_vec_f32(device const uchar* w [[buffer(0)]], device const float* x [[buffer(1)]],
+                            device float* dst [[buffer(2)]], constant int& k [[buffer(3)]],
+                            constant int& m [[buffer(4)]], constant int& n [[buffer(5)]],
+                            constant int& row_bytes [[buffer(6)]],
+                            uint3 tg [[threadgroup_position_in_grid]],
+                            uint sg [[simdgroup_index_in_threadgroup]], uint lane [[thread_index_in_simdgroup]]) {
+    mul_mat_vec_impl(F32(), w, x, dst, k, m, n, row_bytes, tg, sg, lane);
+}
+
+kernel void mul_mat_vec_f16(device const uchar* w [[buffer(0)]], device const float* x [[buffer(1)]],
+                            device float* dst [[buffer(2)]], constant int& k [[buffer(3)]],
+                            constant int& m [[buffer(4)]], constant int& n [[buffer(5)]],
+                            constant int& row_bytes [[buffer(6)]],
+                            uint3 tg [[threadgroup_position_in_grid]],
+                            uint sg [[simdgroup_index_in_threadgroup]], uint lane [[thread_index_in_simdgroup]]) {
+    mul_mat_vec_impl(F16(), w, x, dst, k, m, n, row_bytes, tg, sg, lane);
+}
+
+kernel void mul_mat_vec_q4_0(device const uchar* w [[buffer(0)]], device const float* x [[buffer(1)]],
+                             device float* dst [[buffer(2)]], constant int& k [[buffer(3)]],
+                             constant int& m [[buffer(4)]], constant int& n [[buffer(5)]],
+                             constant int& row_bytes [[buffer(6)]],
+                             uint3 tg [[threadgroup_position_in_grid]],
+                             uint sg [[simdgroup_index_in_threadgroup]], uint lane [[thread_index_in_simdgroup]]) {
+    mul_mat_vec_impl(Q4_0(), w, x, dst, k, m, n, row_bytes, tg, sg, lane);
+}
+
+kernel void mul_mat_vec_q8_0(device const uchar* w [[buffer(0)]], device const float* x [[buffer(1)]],
+                             device float* dst [[buffer(2)]], constant int& k [[buffer(3)]],
+                             constant int& m [[buffer(4)]], constant int& n [[buffer(5)]],
+                             constant int& row_bytes [[buffer(6)]],
+                             uint3 tg [[threadgroup_position_in_grid]],
+                             uint sg [[simdgroup_index_in_threadgroup]], uint lane [[thread_index_in_simdgroup]]) {
+    mul_mat_vec_impl(Q8_0(), w, x, dst, k, m, n, row_bytes, tg, sg, lane);
+}
+
+kernel void mul_mat_vec_q4_k(device const uchar* w [[buffer(0)]], device const float* x [[buffer(1)]],
+                             device float* dst [[buffer(2)]], constant int& k [[buffer(3)]],
+                             constant int& m [[buffer(4)]], constant int& n [[buffer(5)]],
+                             constant int& row_bytes [[buffer(6)]],
+                             uint3 tg [[threadgroup_position_in_grid]],
+                             uint sg [[simdgroup_index_in_threadgroup]], uint lane [[thread_index_in_simdgroup]]) {
+    mul_mat_vec_impl(Q4_K(), w, x, dst, k, m, n, row_bytes, tg, sg, lane);
+}
+
+kernel void mul_mat_vec_q5_k(device const uchar* w [[buffer(0)]], device const float* x [[buffer(1)]],
+                             device float* dst [[buffer(2)]], constant int& k [[buffer(3)]],
+                             constant int& m [[buffer(4)]], constant int& n [[buffer(5)]],
+                             constant int& row_bytes [[buffer(6)]],
+                             uint3 tg [[threadgroup_position_in_grid]],
+                             uint sg [[simdgroup_index_in_threadgroup]], uint lane [[thread_index_in_simdgroup]]) {
+    mul_mat_vec_impl(Q5_K(), w, x, dst, k, m, n, row_bytes, tg, sg, lane);
+}
+
+kernel void mul_mat_vec_q6_k(device const uchar* w [[buffer(0)]], device const float* x [[buffer(1)]],
+                             device float* dst [[buffer(2)]], constant int& k [[buffer(3)]],
+                             constant int& m [[buffer(4)]], constant int& n [[buffer(5)]],
+                             constant int& row_bytes [[buffer(6)]],
+                             uint3 tg [[threadgroup_position_in_grid]],
+                             uint sg [[simdgroup_index_in_threadgroup]], uint lane [[thread_index_in_simdgroup]]) {
+    mul_mat_vec_impl(Q6_K(), w, x, dst, k, m, n, row_bytes, tg, sg, lane);
+}
+
+// ---------------------------------------------------------------------------
+// mul_mat_T (256 threads; grid X: ⌈m/64⌉, Y: ⌈n/64⌉).
+
+kernel void mul_mat_f32(device const uchar* w [[buffer(0)]], device const float* x [[buffer(1)]],
+                        device float* dst [[buffer(2)]], constant int& k [[buffer(3)]],
+                        constant int& m [[buffer(4)]], constant int& n [[buffer(5)]],
+                        constant int& row_bytes [[buffer(6)]],
+                        uint3 tg [[threadgroup_position_in_grid]], uint tid [[thread_index_in_threadgroup]]) {
+    threadgroup float ws[64 * 33];
+    threadgroup float xs[64 * 33];
+    mul_mat_impl(F32(), w, x, dst, k, m, n, row_bytes, tg, tid, ws, xs);
+}
+
+kernel void mul_mat_f16(device const uchar* w [[buffer(0)]], device const float* x [[buffer(1)]],
+                        device float* dst [[buffer(2)]], constant int& k [[buffer(3)]],
+                        constant int& m [[buffer(4)]], constant int& n [[buffer(5)]],
+                        constant int& row_bytes [[buffer(6)]],
+                        uint3 tg [[threadgroup_position_in_grid]], uint tid [[thread_index_in_threadgroup]]) {
+    threadgroup float ws[64 * 33];
+    threadgroup float xs[64 * 33];
+    mul_mat_impl(F16(), w, x, dst, k, m, n, row_bytes, tg, tid, ws, xs);
+}
+
+kernel void mul_mat_q4_0(device const uchar* w [[buffer(0)]], device const float* x [[buffer(1)]],
+                         device float* dst [[buffer(2)]], constant int& k [[buffer(3)]],
+                         constant int& m [[buffer(4)]], constant int& n [[buffer(5)]],
+                         constant int& row_bytes [[buffer(6)]],
+                         uint3 tg [[threadgroup_position_in_grid]], uint tid [[thread_index_in_threadgroup]]) {
+    threadgroup float ws[64 * 33];
+    threadgroup float xs[64 * 33];
+    mul_mat_impl(Q4_0(), w, x, dst, k, m, n, row_bytes, tg, tid, ws, xs);
+}
+
+kernel void mul_mat_q8_0(device const uchar* w [[buffer(0)]], device const float* x [[buffer(1)]],
+                         device float* dst [[buffer(2)]], constant int& k [[buffer(3)]],
+                         constant int& m [[buffer(4)]], constant int& n [[buffer(5)]],
+                         constant int& row_bytes [[buffer(6)]],
+                         uint3 tg [[threadgroup_position_in_grid]], uint tid [[thread_index_in_threadgroup]]) {
+    threadgroup float ws[64 * 33];
+    threadgroup float xs[64 * 33];
+    mul_mat_impl(Q8_0(), w, x, dst, k, m, n, row_bytes, tg, tid, ws, xs);
+}
+
+kernel void mul_mat_q4_k(device const uchar* w [[buffer(0)]], device const float* x [[buffer(1)]],
+                         device float* dst [[buffer(2)]], constant int& k [[buffer(3)]],
+                         constant int& m [[buffer(4)]], constant int& n [[buffer(5)]],
+                         constant int& row_bytes [[buffer(6)]],
+                         uint3 tg [[threadgroup_position_in_grid]], uint tid [[thread_index_in_threadgroup]]) {
+    threadgroup float ws[64 * 33];
+    threadgroup float xs[64 * 33];
+    mul_mat_impl(Q4_K(), w, x, dst, k, m, n, row_bytes, tg, tid, ws, xs);
+}
+
+kernel void mul_mat_q5_k(device const uchar* w [[buffer(0)]], device const float* x [[buffer(1)]],
+                         device float* dst [[buffer(2)]], constant int& k [[buffer(3)]],
+                         constant int& m [[buffer(4)]], constant int& n [[buffer(5)]],
+                         constant int& row_bytes [[buffer(6)]],
+                         uint3 tg [[threadgroup_position_in_grid]], uint tid [[thread_index_in_threadgroup]]) {
+    threadgroup float ws[64 * 33];
+    threadgroup float xs[64 * 33];
+    mul_mat_impl(Q5_K(), w, x, dst, k, m, n, row_bytes, tg, tid, ws, xs);
+}
+
+kernel void mul_mat_q6_k(device const uchar* w [[buffer(0)]], device const float* x [[buffer(1)]],
+                         device float* dst [[buffer(2)]], constant int& k [[buffer(3)]],
+                         constant int& m [[buffer(4)]], constant int& n [[buffer(5)]],
+                         constant int& row_bytes [[buffer(6)]],
+                         uint3 tg [[threadgroup_position_in_grid]], uint tid [[thread_index_in_threadgroup]]) {
+    threadgroup float ws[64 * 33];
+    threadgroup float xs[64 * 33];
+    mul_mat_impl(Q6_K(), w, x, dst, k, m, n, row_bytes, tg, tid, ws, xs);
+}
+
+// ---------------------------------------------------------------------------
+// set_rows_T (grid X: rows).
+
+kernel void set_rows_f32(device const float* src [[buffer(0)]], device const int* rows [[buffer(1)]],
+                         device uchar* dst [[buffer(2)]], constant int& cols [[buffer(3)]],
+                         constant int& row_bytes [[buffer(4)]],
+                         uint3 tg [[threadgroup_position_in_grid]], uint tid [[thread_index_in_threadgroup]]) {
+    device const float* s = src + ulong(tg.x) * ulong(cols);
+    device float* d = (device float*)(dst + ulong(uint(rows[tg.x])) * ulong(row_bytes));
+    for (int i = int(tid); i < cols; i += 256) {
+        d[i] = s[i];
+    }
+}
+
+kernel void set_rows_f16(device const float* src [[buffer(0)]], device const int* rows [[buffer(1)]],
+                         device uchar* dst [[buffer(2)]], constant int& cols [[buffer(3)]],
+                         constant int& row_bytes [[buffer(4)]],
+                         uint3 tg [[threadgroup_position_in_grid]], uint tid [[thread_index_in_threadgroup]]) {
+    device const float* s = src + ulong(tg.x) * ulong(cols);
+    device half* d = (device half*)(dst + ulong(uint(rows[tg.x])) * ulong(row_bytes));
+    for (int i = int(tid); i < cols; i += 256) {
+        d[i] = half(s[i]);
+    }
+}
+
+// set_rows_q8_0: SIMD group sg quantizes blocks sg, sg+8, ... of the row,
+// lane l value l of the block, as ggml's quantize_row_q8_0_ref:
+// d = max|x|/127, q = round(x/d) half away from zero, d stored as F16.
+kernel void set_rows_q8_0(device const float* src [[buffer(0)]], device const int* rows [[buffer(1)]],
+                          device uchar* dst [[buffer(2)]], constant int& cols [[buffer(3)]],
+                          constant int& row_bytes [[buffer(4)]],
+                          uint3 tg [[threadgroup_position_in_grid]],
+                          uint sg [[simdgroup_index_in_threadgroup]], uint lane [[thread_index_in_simdgroup]]) {
+    device const float* s = src + ulong(tg.x) * ulong(cols);
+    device uchar* d = dst + ulong(uint(rows[tg.x])) * ulong(row_bytes);
+    for (int b = int(sg); b < cols / 32; b += 8) {
+        float v = s[32 * b + int(lane)];
+        float amax = simd_max(fabs(v));
+        float scale = amax / 127.0f;
+        float inv = scale != 0.0f ? 1.0f / scale : 0.0f;
+        device uchar* blk = d + 34 * b;
+        if (lane == 0) {
+            store_half(blk, scale);
+        }
+        blk[2 + lane] = uchar(int(round(v * inv)) & 0xff);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// attention_T (4 SIMD groups; grid X: heads, Y: query rows).
+
+kernel void attention_f32(device const float* q [[buffer(0)]], device const uchar* k [[buffer(1)]],
+                          device const uchar* v [[buffer(2)]], device const int* cells [[buffer(3)]],
+                          device const int* pos [[buffer(4)]], device float* dst [[buffer(5)]],
+                          constant int& heads [[buffer(6)]], constant int& kv_heads [[buffer(7)]],
+                          constant int& head_dim [[buffer(8)]], constant int& value_dim [[buffer(9)]],
+                          constant int& k_row_bytes [[buffer(10)]], constant int& v_row_bytes [[buffer(11)]],
+                          constant int& len [[buffer(12)]], constant int& window [[buffer(13)]],
+                          constant float& scale [[buffer(14)]], constant float& softcap [[buffer(15)]],
+                          constant int& has_cells [[buffer(16)]],
+                          uint3 tg [[threadgroup_position_in_grid]], uint tid [[thread_index_in_threadgroup]],
+                          uint sg [[simdgroup_index_in_threadgroup]], uint lane [[thread_index_in_simdgroup]]) {
+    threadgroup float qs[256];
+    threadgroup float accs[4 * 256];
+    threadgroup float ms[4];
+    threadgroup float ls[4];
+    attention_impl(F32(), q, k, v, cells, pos, dst, heads, kv_heads, head_dim, value_dim,
+                   k_row_bytes, v_row_bytes, len, window, scale, softcap, has_cells,
+                   tg, tid, sg, lane, qs, accs, ms, ls);
+}
+
+kernel void attention_f16(device const float* q [[buffer(0)]], device const uchar* k [[buffer(1)]],
+                          device const uchar* v [[buffer(2)]], device const int* cells [[buffer(3)]],
+                          device const int* pos [[buffer(4)]], device float* dst [[buffer(5)]],
+                          constant int& heads [[buffer(6)]], constant int& kv_heads [[buffer(7)]],
+                          constant int& head_dim [[buffer(8)]], constant int& value_dim [[buffer(9)]],
+                          constant int& k_row_bytes [[buffer(10)]], constant int& v_row_bytes [[buffer(11)]],
+                          constant int& len [[buffer(12)]], constant int& window [[buffer(13)]],
+                          constant float& scale [[buffer(14)]], constant float& softcap [[buffer(15)]],
+                          constant int& has_cells [[buffer(16)]],
+                          uint3 tg [[threadgroup_position_in_grid]], uint tid [[thread_index_in_threadgroup]],
+                          uint sg [[simdgroup_index_in_threadgroup]], uint lane [[thread_index_in_simdgroup]]) {
+    threadgroup float qs[256];
+    threadgroup float accs[4 * 256];
+    threadgroup float ms[4];
+    threadgroup float ls[4];
+    attention_impl(F16(), q, k, v, cells, pos, dst, heads, kv_heads, head_dim, value_dim,
+                   k_row_bytes, v_row_bytes, len, window, scale, softcap, has_cells,
+                   tg, tid, sg, lane, qs, accs, ms, ls);
+}
+
+kernel void attention_q8_0(device const float* q [[buffer(0)]], device const uchar* k [[buffer(1)]],
+                           device const uchar* v [[buffer(2)]], device const int* cells [[buffer(3)]],
+                           device const int* pos [[buffer(4)]], device float* dst [[buffer(5)]],
+                           constant int& heads [[buffer(6)]], constant int& kv_heads [[buffer(7)]],
+                           constant int& head_dim [[buffer(8)]], constant int& value_dim [[buffer(9)]],
+                           constant int& k_row_bytes [[buffer(10)]], constant int& v_row_bytes [[buffer(11)]],
+                           constant int& len [[buffer(12)]], constant int& window [[buffer(13)]],
+                           constant float& scale [[buffer(14)]], constant float& softcap [[buffer(15)]],
+                           constant int& has_cells [[buffer(16)]],
+                           uint3 tg [[threadgroup_position_in_grid]], uint tid [[thread_index_in_threadgroup]],
+                           uint sg [[simdgroup_index_in_threadgroup]], uint lane [[thread_index_in_simdgroup]]) {
+    threadgroup float qs[256];
+    threadgroup float accs[4 * 256];
+    threadgroup float ms[4];
+    threadgroup float ls[4];
+    attention_impl(Q8_0(), q, k, v, cells, pos, dst, heads, kv_heads, head_dim, value_dim,
+                   k_row_bytes, v_row_bytes, len, window, scale, softcap, has_cells,
+                   tg, tid, sg, lane, qs, accs, ms, ls);
+}
+
+// ---------------------------------------------------------------------------
+// rms_norm (grid X: groups of n values).
+
+kernel void rms_norm(device const float* x [[buffer(0)]], device const float* w [[buffer(1)]],
+                     device float* dst [[buffer(2)]], constant int& n [[buffer(3)]],
+                     constant float& eps [[buffer(4)]], constant int& has_w [[buffer(5)]],
+                     uint3 tg [[threadgroup_position_in_grid]], uint tid [[thread_index_in_threadgroup]],
+                     uint sg [[simdgroup_index_in_threadgroup]], uint lane [[thread_index_in_simdgroup]]) {
+    threadgroup float part[8];
+    device const float* xs = x + ulong(tg.x) * ulong(n);
+    device float* ys = dst + ulong(tg.x) * ulong(n);
+    float s = 0.0f;
+    for (int i = int(tid); i < n; i += 256) {
+        s = fma(xs[i], xs[i], s);
+    }
+    s = simd_sum(s);
+    if (lane == 0) {
+        part[sg] = s;
+    }
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    float total = 0.0f;
+    for (int g = 0; g < 8; ++g) {
+        total += part[g];
+    }
+    float scale = 1.0f / sqrt(total / float(n) + eps);
+    for (int i = int(tid); i < n; i += 256) {
+        float y = xs[i] * scale;
+        if (has_w != 0) {
+            y *= w[i];
+        }
+        ys[i] = y;
+    }
+}
+
+// ---------------------------------------------------------------------------
+// rope (grid X: rows). Pairs are handled 256 at a time: thread p computes
+// the angle of pair p0+p (p repeated multiplications by theta_scale, as
+// ggml builds it) into threadgroup memory, then the threads rotate that
+// chunk's pairs of every head. dst may be x: each value is read and written
+// by one thread.
+
+kernel void rope(device const float* x [[buffer(0)]], device float* dst [[buffer(1)]],
+                 device const int* pos [[buffer(2)]], device const float* factors [[buffer(3)]],
+                 constant int& cols [[buffer(4)]], constant int& head_dim [[buffer(5)]],
+                 constant int& dims [[buffer(6)]], constant float& theta_scale [[buffer(7)]],
+                 constant float& freq_scale [[buffer(8)]], constant int& neox [[buffer(9)]],
+                 constant int& has_factors [[buffer(10)]],
+                 uint3 tg [[threadgroup_position_in_grid]], uint tid [[thread_index_in_threadgroup]]) {
+    threadgroup float cs[2 * 256];
+    device const float* xr = x + ulong(tg.x) * ulong(cols);
+    device float* yr = dst + ulong(tg.x) * ulong(cols);
+    int half_dims = dims / 2, heads = cols / head_dim;
+    float p = float(pos[tg.x]);
+    for (int p0 = 0; p0 < half_dims; p0 += 256) {
+        int pair = p0 + int(tid);
+        if (pair < half_dims) {
+            float theta = p;
+            for (int e = 0; e < pair; ++e) {
+                theta *= theta_scale;
+            }
+            if (has_factors != 0) {
+                theta /= factors[pair];
+            }
+            theta *= freq_scale;
+            float2 sc = sin_cos(theta);
+            cs[2 * tid] = sc.y;
+            cs[2 * tid + 1] = sc.x;
+        }
+        threadgroup_barrier(mem_flags::mem_threadgroup);
+        int chunk = min(256, half_dims - p0);
+        for (int e = int(tid); e < heads * chunk; e += 256) {
+            int h = e / chunk, c = e % chunk, pr = p0 + c;
+            int i0 = neox != 0 ? pr : 2 * pr;
+            int i1 = neox != 0 ? pr + half_dims : 2 * pr + 1;
+            int base = h * head_dim;
+            float cosv = cs[2 * c], sinv = cs[2 * c + 1];
+            float x0 = xr[base + i0], x1 = xr[base + i1];
+            yr[base + i0] = fma(x0, cosv, -(x1 * sinv));
+            yr[base + i1] = fma(x0, sinv, x1 * cosv);
+        }
+        threadgroup_barrier(mem_flags::mem_threadgroup);
+    }
+    int rest = head_dim - dims;
+    if (rest > 0) {
+        for (int e = int(tid); e < heads * rest; e += 256) {
+            int i = (e / rest) * head_dim + dims + e % rest;
+            yr[i] = xr[i];
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Element-wise kernels (grid X: ⌈n/256⌉).
+
+kernel void add(device const float* a [[buffer(0)]], device const float* b [[buffer(1)]],
+                device float* dst [[buffer(2)]], constant int& n [[buffer(3)]], constant int& bn [[buffer(4)]],
+                uint3 tg [[threadgroup_position_in_grid]], uint tid [[thread_index_in_threadgroup]]) {
+    int i = int(tg.x) * 256 + int(tid);
+    if (i < n) {
+        dst[i] = a[i] + b[i % bn];
+    }
+}
+
+kernel void mul(device const float* a [[buffer(0)]], device const float* b [[buffer(1)]],
+                device float* dst [[buffer(2)]], constant int& n [[buffer(3)]], constant int& bn [[buffer(4)]],
+                uint3 tg [[threadgroup_position_in_grid]], uint tid [[thread_index_in_threadgroup]]) {
+    int i = int(tg.x) * 256 + int(tid);
+    if (i < n) {
+        dst[i] = a[i] * b[i % bn];
+    }
+}
+
+kernel void scale(device const float* x [[buffer(0)]], device float* dst [[buffer(1)]],
+                  constant int& n [[buffer(2)]], constant float& s [[buffer(3)]],
+                  uint3 tg [[threadgroup_position_in_grid]], uint tid [[thread_index_in_threadgroup]]) {
+    int i = int(tg.x) * 256 + int(tid);
+    if (i < n) {
+        dst[i] = x[i] * s;
+    }
+}
+
+kernel void softcap(device const float* x [[buffer(0)]], device float* dst [[buffer(1)]],
+                    constant int& n [[buffer(2)]], constant float& c [[buffer(3)]],
+                    uint3 tg [[threadgroup_position_in_grid]], uint tid [[thread_index_in_threadgroup]]) {
+    int i = int(tg.x) * 256 + int(tid);
+    if (i < n) {
+        dst[i] = precise::tanh(x[i] * (1.0f / c)) * c;
+    }
+}
+
+kernel void glu_silu(device const float* gate [[buffer(0)]], device const float* up [[buffer(1)]],
+                     device float* dst [[buffer(2)]], constant int& n [[buffer(3)]],
+                     uint3 tg [[threadgroup_position_in_grid]], uint tid [[thread_index_in_threadgroup]]) {
+    int i = int(tg.x) * 256 + int(tid);
+    if (i < n) {
+        float g = gate[i];
+        dst[i] = g / (1.0f + precise::exp(-g)) * up[i];
+    }
+}
+
+kernel void glu_gelu(device const float* gate [[buffer(0)]], device const float* up [[buffer(1)]],
+                     device float* dst [[buffer(2)]], constant int& n [[buffer(3)]],
+                     uint3 tg [[threadgroup_position_in_grid]], uint tid [[thread_index_in_threadgroup]]) {
+    int i = int(tg.x) * 256 + int(tid);
+    if (i < n) {
+        dst[i] = gelu_f16(gate[i]) * up[i];
+    }
+}

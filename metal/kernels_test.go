@@ -1,0 +1,578 @@
+package metal
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"saji/kernels"
+	"saji/kernels/cpu"
+	"saji/kernels/gpu"
+	"saji/kernels/quant"
+)
+
+// The kernel tests: each kernel of gpu.Kernels launched through a
+// gpu.Device as the spec describes it, compared with the CPU backend (the
+// oracle) or, for the matrix products, which the CPU backend computes over
+// quantized activations, with float64 sums over the dequantized weights.
+// testKernels runs them on the emulator (linux) and on the Metal GPU (Mac).
+
+// kernelRig holds what the tests of one device share.
+type kernelRig struct {
+	dev gpu.Device
+	cpu *cpu.Backend
+	rng *rand.Rand
+}
+
+func testKernels(t *testing.T, dev gpu.Device) {
+	r := &kernelRig{dev: dev, cpu: cpu.NewReference(1), rng: rand.New(rand.NewPCG(7, 11))}
+	t.Run("get_rows", r.testGetRows)
+	t.Run("mul_mat_vec", r.testMulMatVec)
+	t.Run("mul_mat", r.testMulMat)
+	t.Run("set_rows", r.testSetRows)
+	t.Run("attention", r.testAttention)
+	t.Run("rms_norm", r.testRMSNorm)
+	t.Run("rope", r.testRope)
+	t.Run("elementwise", r.testElementwise)
+}
+
+// ---- helpers
+
+func f32Bytes(v []float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return b
+}
+
+func i32Bytes(v []int32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], uint32(x))
+	}
+	return b
+}
+
+func bytesF32(b []byte) []float32 {
+	v := make([]float32, len(b)/4)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return v
+}
+
+func (r *kernelRig) random(n int, scale float32) []float32 {
+	v := make([]float32, n)
+	for i := range v {
+		v[i] = (2*r.rng.Float32() - 1) * scale
+	}
+	return v
+}
+
+// encode returns v in the layout of type typ (v a whole number of blocks).
+func encode(t *testing.T, typ quant.Type, v []float32) []byte {
+	t.Helper()
+	b := make([]byte, len(v)/typ.BlockSize()*typ.TypeSize())
+	if err := quant.Quantize(typ, v, b); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func decode(t *testing.T, typ quant.Type, b []byte, n int) []float32 {
+	t.Helper()
+	v := make([]float32, n)
+	if err := quant.Dequantize(typ, b, v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// buf allocates a device buffer holding data.
+func (r *kernelRig) buf(t *testing.T, data []byte) gpu.Buf {
+	t.Helper()
+	b, err := r.dev.Alloc(len(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.dev.Free(b) })
+	if err := r.dev.Upload(b, 0, data); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// zeros allocates a device buffer of n bytes.
+func (r *kernelRig) zeros(t *testing.T, n int) gpu.Buf {
+	t.Helper()
+	b, err := r.dev.Alloc(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.dev.Free(b) })
+	return b
+}
+
+func (r *kernelRig) read(t *testing.T, b gpu.Buf, n int) []byte {
+	t.Helper()
+	out := make([]byte, n)
+	if err := r.dev.Download(b, 0, out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// launch runs kernel name over grid thread groups of the spec's size and
+// waits for it.
+func (r *kernelRig) launch(t *testing.T, name string, grid gpu.Dim3, args ...gpu.Arg) {
+	t.Helper()
+	k, ok := gpu.Lookup(name)
+	if !ok {
+		t.Fatalf("no kernel %s", name)
+	}
+	if err := r.dev.Launch(name, grid, gpu.Dim3{X: k.Block, Y: 1, Z: 1}, args...); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.dev.Sync(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func grid(x, y int) gpu.Dim3 { return gpu.Dim3{X: uint32(x), Y: uint32(y), Z: 1} }
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }
+
+// compare reports the values of got farther from want than
+// atol[i] + rtol·|want[i]| (atol given per value, or one for all).
+func compare(t *testing.T, what string, got, want []float32, atol []float64, rtol float64) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d values, want %d", what, len(got), len(want))
+	}
+	bad := 0
+	for i := range want {
+		a := atol[0]
+		if len(atol) > 1 {
+			a = atol[i]
+		}
+		g, w := float64(got[i]), float64(want[i])
+		if math.Abs(g-w) <= a+rtol*math.Abs(w) && !math.IsNaN(g) {
+			continue
+		}
+		if bad++; bad <= 5 {
+			t.Errorf("%s: value %d = %g, want %g (±%.3g)", what, i, g, w, a+rtol*math.Abs(w))
+		}
+	}
+	if bad > 5 {
+		t.Errorf("%s: %d values of %d differ", what, bad, len(want))
+	}
+}
+
+// cols returns a row length for weights of type typ: a multiple of its
+// block size, and for the float types one that is not a multiple of 32.
+func weightCols(typ quant.Type, quantized int, float int) int {
+	if typ == quant.TypeF32 || typ == quant.TypeF16 {
+		return float
+	}
+	return quantized
+}
+
+// ---- get_rows
+
+func (r *kernelRig) testGetRows(t *testing.T) {
+	for _, typ := range gpu.WeightTypes {
+		t.Run(gpu.Suffix(typ), func(t *testing.T) {
+			cols, rows := weightCols(typ, 512, 300), 5
+			raw := encode(t, typ, r.random(cols*rows, 2))
+			rowBytes := len(raw) / rows
+			table := decode(t, typ, raw, cols*rows)
+			ids := []int32{4, 0, 4, 2}
+			dst := r.zeros(t, 4*cols*len(ids))
+			r.launch(t, "get_rows_"+gpu.Suffix(typ), grid(len(ids), 1),
+				gpu.P(r.buf(t, raw), 0), gpu.P(r.buf(t, i32Bytes(ids)), 0), gpu.P(dst, 0), gpu.I(cols), gpu.I(rowBytes))
+			var want []float32
+			for _, id := range ids {
+				want = append(want, table[int(id)*cols:int(id+1)*cols]...)
+			}
+			compare(t, "get_rows", bytesF32(r.read(t, dst, 4*cols*len(ids))), want, []float64{1e-6}, 1e-6)
+		})
+	}
+}
+
+// ---- matrix products
+
+// productCase multiplies m rows of k weights of type typ by n tokens.
+type productCase struct{ k, m, n int }
+
+func (r *kernelRig) product(t *testing.T, kernel string, typ quant.Type, pc productCase, gridOf func(m, n int) gpu.Dim3) {
+	raw := encode(t, typ, r.random(pc.k*pc.m, 1))
+	w := decode(t, typ, raw, pc.k*pc.m)
+	x := r.random(pc.k*pc.n, 1)
+	want := make([]float32, pc.m*pc.n)
+	atol := make([]float64, pc.m*pc.n)
+	for j := range pc.n {
+		for i := range pc.m {
+			var s, mag float64
+			for l := range pc.k {
+				p := float64(w[i*pc.k+l]) * float64(x[j*pc.k+l])
+				s += p
+				mag += math.Abs(p)
+			}
+			want[j*pc.m+i] = float32(s)
+			atol[j*pc.m+i] = 1e-5*mag + 1e-6
+		}
+	}
+	dst := r.zeros(t, 4*pc.m*pc.n)
+	r.launch(t, kernel, gridOf(pc.m, pc.n), gpu.P(r.buf(t, raw), 0), gpu.P(r.buf(t, f32Bytes(x)), 0), gpu.P(dst, 0),
+		gpu.I(pc.k), gpu.I(pc.m), gpu.I(pc.n), gpu.I(len(raw)/pc.m))
+	compare(t, kernel, bytesF32(r.read(t, dst, 4*pc.m*pc.n)), want, atol, 0)
+}
+
+func (r *kernelRig) testMulMatVec(t *testing.T) {
+	g := func(m, n int) gpu.Dim3 { return grid(ceilDiv(m, gpu.MatVecRows), ceilDiv(n, gpu.MatVecTokens)) }
+	for _, typ := range gpu.WeightTypes {
+		for _, n := range []int{1, 9} {
+			t.Run(fmt.Sprintf("%s/n=%d", gpu.Suffix(typ), n), func(t *testing.T) {
+				r.product(t, "mul_mat_vec_"+gpu.Suffix(typ), typ, productCase{k: weightCols(typ, 512, 100), m: 13, n: n}, g)
+			})
+		}
+	}
+}
+
+func (r *kernelRig) testMulMat(t *testing.T) {
+	g := func(m, n int) gpu.Dim3 { return grid(ceilDiv(m, gpu.TileM), ceilDiv(n, gpu.TileN)) }
+	for _, typ := range gpu.WeightTypes {
+		t.Run(gpu.Suffix(typ), func(t *testing.T) {
+			r.product(t, "mul_mat_"+gpu.Suffix(typ), typ, productCase{k: weightCols(typ, 256, 80), m: 70, n: 67}, g)
+		})
+	}
+}
+
+// ---- set_rows
+
+func (r *kernelRig) testSetRows(t *testing.T) {
+	for _, typ := range gpu.CacheTypes {
+		t.Run(gpu.Suffix(typ), func(t *testing.T) {
+			cols, dstRows := 96, 6
+			rows := []int32{4, 0, 2}
+			src := r.random(cols*len(rows), 3)
+			src[5] = 0 // a block with a zero and one of all zeros
+			for i := 32; i < 64; i++ {
+				src[i] = 0
+			}
+			init := encode(t, typ, r.random(cols*dstRows, 1))
+			rowBytes := len(init) / dstRows
+			want := append([]byte(nil), init...)
+			for i, row := range rows {
+				copy(want[int(row)*rowBytes:], encode(t, typ, src[i*cols:(i+1)*cols]))
+			}
+			dst := r.buf(t, init)
+			r.launch(t, "set_rows_"+gpu.Suffix(typ), grid(len(rows), 1),
+				gpu.P(r.buf(t, f32Bytes(src)), 0), gpu.P(r.buf(t, i32Bytes(rows)), 0), gpu.P(dst, 0), gpu.I(cols), gpu.I(rowBytes))
+			got := r.read(t, dst, len(init))
+			gv, wv := decode(t, typ, got, cols*dstRows), decode(t, typ, want, cols*dstRows)
+			atol := []float64{0}
+			if typ == quant.TypeQ8_0 {
+				// One quantization step: a last-bit difference in x/d may
+				// round a value the other way.
+				atol = make([]float64, len(wv))
+				for i := range atol {
+					blk := want[i/32*34:]
+					atol[i] = 1.0001*float64(quant.F16ToF32(uint16(blk[0])|uint16(blk[1])<<8)) + 1e-7
+				}
+			}
+			compare(t, "set_rows", gv, wv, atol, 0)
+		})
+	}
+}
+
+// ---- attention
+
+type attentionCase struct {
+	name                   string
+	heads, kvHeads, hd, vd int
+	rows, length           int
+	pos                    []int32
+	cells                  bool
+	window                 int
+	softcap                float32
+	onlyFloat              bool
+}
+
+func (r *kernelRig) testAttention(t *testing.T) {
+	cases := []attentionCase{
+		{name: "prefill", heads: 4, kvHeads: 2, hd: 64, vd: 64, rows: 40, length: 37, pos: []int32{32, 33, 34, 35, 36}},
+		{name: "decode", heads: 4, kvHeads: 4, hd: 128, vd: 128, rows: 9, length: 9, pos: []int32{8}},
+		{name: "cells window softcap", heads: 6, kvHeads: 2, hd: 64, vd: 32, rows: 48, length: 37,
+			pos: []int32{3, 20, 36, 60}, cells: true, window: 7, softcap: 3},
+		{name: "odd heads", heads: 2, kvHeads: 1, hd: 80, vd: 48, rows: 12, length: 11, pos: []int32{0, 10}, onlyFloat: true},
+		{name: "long heads", heads: 2, kvHeads: 1, hd: 256, vd: 256, rows: 12, length: 12, pos: []int32{11}},
+		{name: "empty", heads: 2, kvHeads: 1, hd: 32, vd: 32, rows: 4, length: 0, pos: []int32{0, 3}},
+	}
+	for _, typ := range gpu.CacheTypes {
+		for _, c := range cases {
+			if c.onlyFloat && typ == quant.TypeQ8_0 {
+				continue
+			}
+			t.Run(gpu.Suffix(typ)+"/"+c.name, func(t *testing.T) { r.attention(t, typ, c) })
+		}
+	}
+}
+
+func (r *kernelRig) attention(t *testing.T, typ quant.Type, c attentionCase) {
+	kraw := encode(t, typ, r.random(c.rows*c.kvHeads*c.hd, 1))
+	vraw := encode(t, typ, r.random(c.rows*c.kvHeads*c.vd, 1))
+	q := r.random(len(c.pos)*c.heads*c.hd, 1)
+	var cells []int32
+	if c.cells {
+		for _, i := range r.rng.Perm(c.rows)[:c.length] {
+			cells = append(cells, int32(i))
+		}
+	}
+	scale := float32(1 / math.Sqrt(float64(c.hd)))
+	if c.softcap > 0 && typ == quant.TypeF16 {
+		// Over an F16 cache the oracle follows ggml's flash attention,
+		// which caps s·scale (softcap·tanh(s·scale/softcap)) where the
+		// spec and the other paths cap s and scale after. The two agree
+		// at scale 1, which is how llama.cpp runs Gemma 2 (queries
+		// pre-scaled).
+		scale = 1
+	}
+
+	// The oracle.
+	kt, err := r.cpu.Weight(typ, []int{c.kvHeads * c.hd, c.rows}, kraw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vt, err := r.cpu.Weight(typ, []int{c.kvHeads * c.vd, c.rows}, vraw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qt := r.cpuTensor(t, q, c.heads*c.hd, len(c.pos))
+	out, err := r.cpu.New(quant.TypeF32, c.heads*c.vd, len(c.pos))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := kernels.AttentionParams{Heads: c.heads, KVHeads: c.kvHeads, HeadDim: c.hd, ValueDim: c.vd,
+		Scale: scale, Window: c.window, Softcap: c.softcap}
+	if err := r.cpu.Attention(out, qt, kernels.KV{K: kt, V: vt, Len: c.length, Cells: cells}, c.pos, p); err != nil {
+		t.Fatal(err)
+	}
+	want := make([]float32, c.heads*c.vd*len(c.pos))
+	if err := r.cpu.Read(out, want); err != nil {
+		t.Fatal(err)
+	}
+
+	var cellBuf gpu.Buf // none: the kernel must not read it
+	if c.cells {
+		cellBuf = r.buf(t, i32Bytes(cells))
+	}
+	dst := r.zeros(t, 4*len(want))
+	hasCells := 0
+	if c.cells {
+		hasCells = 1
+	}
+	r.launch(t, "attention_"+gpu.Suffix(typ), grid(c.heads, len(c.pos)),
+		gpu.P(r.buf(t, f32Bytes(q)), 0), gpu.P(r.buf(t, kraw), 0), gpu.P(r.buf(t, vraw), 0), gpu.P(cellBuf, 0),
+		gpu.P(r.buf(t, i32Bytes(c.pos)), 0), gpu.P(dst, 0),
+		gpu.I(c.heads), gpu.I(c.kvHeads), gpu.I(c.hd), gpu.I(c.vd),
+		gpu.I(len(kraw)/c.rows), gpu.I(len(vraw)/c.rows), gpu.I(c.length), gpu.I(c.window),
+		gpu.F(scale), gpu.F(c.softcap), gpu.I(hasCells))
+	atol := 1e-5
+	if typ == quant.TypeF16 {
+		atol = 2e-3 // the oracle accumulates in F16, as ggml's flash attention
+	}
+	compare(t, "attention", bytesF32(r.read(t, dst, 4*len(want))), want, []float64{atol}, 1e-4)
+}
+
+// cpuTensor returns v as an F32 tensor of the CPU backend.
+func (r *kernelRig) cpuTensor(t *testing.T, v []float32, shape ...int) kernels.Tensor {
+	t.Helper()
+	x, err := r.cpu.New(quant.TypeF32, shape...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.cpu.Write(x, v); err != nil {
+		t.Fatal(err)
+	}
+	return x
+}
+
+// cpuRead returns the values of a CPU tensor.
+func (r *kernelRig) cpuRead(t *testing.T, x kernels.Tensor) []float32 {
+	t.Helper()
+	v := make([]float32, kernels.Cols(x)*kernels.Rows(x))
+	if err := r.cpu.Read(x, v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// ---- rms_norm
+
+func (r *kernelRig) testRMSNorm(t *testing.T) {
+	const cols, rows, eps = 96, 6, 1e-6
+	for _, c := range []struct {
+		name string
+		n    int // group size: the weight's length
+		w    bool
+	}{
+		{"row weight", cols, true},
+		{"head weight", 32, true},
+		{"no weight", cols, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			x := r.random(cols*rows, 4)
+			w := r.random(c.n, 2)
+			xt := r.cpuTensor(t, x, cols, rows)
+			var wt kernels.Tensor
+			var wbuf gpu.Buf
+			hasW := 0
+			if c.w {
+				wt, wbuf, hasW = r.cpuTensor(t, w, c.n), r.buf(t, f32Bytes(w)), 1
+			}
+			out := r.cpuTensor(t, make([]float32, cols*rows), cols, rows)
+			if err := r.cpu.RMSNorm(out, xt, wt, eps); err != nil {
+				t.Fatal(err)
+			}
+			dst := r.zeros(t, 4*cols*rows)
+			r.launch(t, "rms_norm", grid(cols*rows/c.n, 1),
+				gpu.P(r.buf(t, f32Bytes(x)), 0), gpu.P(wbuf, 0), gpu.P(dst, 0), gpu.I(c.n), gpu.F(eps), gpu.I(hasW))
+			compare(t, "rms_norm", bytesF32(r.read(t, dst, 4*cols*rows)), r.cpuRead(t, out), []float64{1e-6}, 1e-5)
+		})
+	}
+}
+
+// ---- rope
+
+func (r *kernelRig) testRope(t *testing.T) {
+	for _, c := range []struct {
+		name            string
+		heads, hd, dims int
+		base, freqScale float32
+		neox, factors   bool
+		pos             []int32
+		inPlace         bool
+	}{
+		{name: "norm", heads: 3, hd: 64, dims: 64, base: 10000, pos: []int32{0, 1, 7, 500}},
+		{name: "neox partial factors", heads: 2, hd: 64, dims: 32, base: 10000, neox: true, factors: true, pos: []int32{3, 4000}},
+		{name: "far positions scaled", heads: 2, hd: 128, dims: 128, base: 500000, freqScale: 0.25, pos: []int32{100000, 131071}},
+		{name: "in place", heads: 2, hd: 96, dims: 64, base: 1e6, neox: true, pos: []int32{9, 77}, inPlace: true},
+		{name: "over 256 pairs", heads: 2, hd: 600, dims: 520, base: 10000, pos: []int32{5, 60}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cols := c.heads * c.hd
+			x := r.random(cols*len(c.pos), 2)
+			var factors []float32
+			var fbuf gpu.Buf
+			hasFactors := 0
+			if c.factors {
+				factors = make([]float32, c.dims/2)
+				for i := range factors {
+					factors[i] = 1 + 3*r.rng.Float32()
+				}
+				fbuf, hasFactors = r.buf(t, f32Bytes(factors)), 1
+			}
+			xt := r.cpuTensor(t, x, cols, len(c.pos))
+			out := r.cpuTensor(t, make([]float32, len(x)), cols, len(c.pos))
+			rp := kernels.RopeParams{HeadDim: c.hd, Dims: c.dims, Base: c.base, FreqScale: c.freqScale, Factors: factors, Neox: c.neox}
+			if err := r.cpu.Rope(out, xt, c.pos, rp); err != nil {
+				t.Fatal(err)
+			}
+			// The host's part: theta_scale = base^(-2/dims) as the CPU
+			// backend computes it, and a freq_scale of 0 meaning 1.
+			thetaScale := float32(math.Pow(float64(c.base), float64(float32(-2)/float32(c.dims))))
+			freqScale := c.freqScale
+			if freqScale == 0 {
+				freqScale = 1
+			}
+			xb := r.buf(t, f32Bytes(x))
+			dst := xb
+			if !c.inPlace {
+				dst = r.zeros(t, 4*len(x))
+			}
+			neox := 0
+			if c.neox {
+				neox = 1
+			}
+			r.launch(t, "rope", grid(len(c.pos), 1),
+				gpu.P(xb, 0), gpu.P(dst, 0), gpu.P(r.buf(t, i32Bytes(c.pos)), 0), gpu.P(fbuf, 0),
+				gpu.I(cols), gpu.I(c.hd), gpu.I(c.dims), gpu.F(thetaScale), gpu.F(freqScale), gpu.I(neox), gpu.I(hasFactors))
+			compare(t, "rope", bytesF32(r.read(t, dst, 4*len(x))), r.cpuRead(t, out), []float64{2e-6}, 2e-6)
+		})
+	}
+}
+
+// ---- element-wise kernels
+
+func (r *kernelRig) testElementwise(t *testing.T) {
+	const n = 1000
+	a := r.random(n, 3)
+	g := r.random(n, 6)
+	// GELU's edges: its clamps at ±10, and F16 rounding of the input.
+	copy(g, []float32{-12, -10, -9.999, 9.999, 10, 11, 0, -0, 1e-8, 0.5001})
+	ga, gg := r.cpuTensor(t, a, 100, 10), r.cpuTensor(t, g, 100, 10)
+	out := func() kernels.Tensor { return r.cpuTensor(t, make([]float32, n), 100, 10) }
+	blocks := grid(ceilDiv(n, gpu.ElemBlock), 1)
+
+	for _, bn := range []int{100, n} {
+		b := r.random(bn, 2)
+		bt := r.cpuTensor(t, b, 100, bn/100)
+		for _, op := range []struct {
+			name string
+			cpu  func(dst, a, b kernels.Tensor) error
+		}{{"add", r.cpu.Add}, {"mul", r.cpu.Mul}} {
+			t.Run(fmt.Sprintf("%s/bn=%d", op.name, bn), func(t *testing.T) {
+				want := out()
+				if err := op.cpu(want, ga, bt); err != nil {
+					t.Fatal(err)
+				}
+				dst := r.zeros(t, 4*n)
+				r.launch(t, op.name, blocks, gpu.P(r.buf(t, f32Bytes(a)), 0), gpu.P(r.buf(t, f32Bytes(b)), 0), gpu.P(dst, 0), gpu.I(n), gpu.I(bn))
+				compare(t, op.name, bytesF32(r.read(t, dst, 4*n)), r.cpuRead(t, want), []float64{0}, 0)
+			})
+		}
+	}
+
+	t.Run("scale", func(t *testing.T) {
+		want := out()
+		if err := r.cpu.Scale(want, ga, -0.75); err != nil {
+			t.Fatal(err)
+		}
+		dst := r.zeros(t, 4*n)
+		r.launch(t, "scale", blocks, gpu.P(r.buf(t, f32Bytes(a)), 0), gpu.P(dst, 0), gpu.I(n), gpu.F(-0.75))
+		compare(t, "scale", bytesF32(r.read(t, dst, 4*n)), r.cpuRead(t, want), []float64{0}, 0)
+	})
+	t.Run("softcap", func(t *testing.T) {
+		want := out()
+		if err := r.cpu.Softcap(want, gg, 2.5); err != nil {
+			t.Fatal(err)
+		}
+		dst := r.zeros(t, 4*n)
+		r.launch(t, "softcap", blocks, gpu.P(r.buf(t, f32Bytes(g)), 0), gpu.P(dst, 0), gpu.I(n), gpu.F(2.5))
+		compare(t, "softcap", bytesF32(r.read(t, dst, 4*n)), r.cpuRead(t, want), []float64{1e-7}, 1e-6)
+	})
+	for _, act := range []struct {
+		name string
+		act  kernels.Activation
+		rtol float64
+	}{
+		{"glu_silu", kernels.SiLU, 1e-5},
+		// One F16 step: the F16 rounding of GELU's result may go the other
+		// way after a last-bit difference in tanh.
+		{"glu_gelu", kernels.GELU, 1.0 / 1024},
+	} {
+		t.Run(act.name, func(t *testing.T) {
+			want := out()
+			if err := r.cpu.GLU(want, gg, ga, act.act); err != nil {
+				t.Fatal(err)
+			}
+			dst := r.zeros(t, 4*n)
+			r.launch(t, act.name, blocks, gpu.P(r.buf(t, f32Bytes(g)), 0), gpu.P(r.buf(t, f32Bytes(a)), 0), gpu.P(dst, 0), gpu.I(n))
+			compare(t, act.name, bytesF32(r.read(t, dst, 4*n)), r.cpuRead(t, want), []float64{1e-7}, act.rtol)
+		})
+	}
+}
