@@ -8,6 +8,7 @@ import (
 
 	"saji/engine/fit"
 	"saji/engine/gguf"
+	"saji/engine/hardware"
 	"saji/engine/model"
 	"saji/kernels"
 	"saji/kernels/cpu"
@@ -143,6 +144,13 @@ func Load(ctx context.Context, f *gguf.File, opts Options, setup func(model.Mode
 	name := dev.Name()
 	device = name
 	free, total, memErr := dev.Memory()
+	if reg.platform.Unified && memErr == nil {
+		// The GPU works in RAM: what is free for it is at most what
+		// the machine has available.
+		if m, err := hardware.ReadMemory(); err == nil && m.Available > 0 {
+			free = min(free, m.Available)
+		}
+	}
 	split := Split{Layers: min(opts.GPULayers, layers), Of: layers, Output: opts.GPULayers >= layers}
 	if shape, err := fit.Describe(f); err != nil {
 		if !asked {

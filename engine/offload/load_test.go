@@ -362,3 +362,22 @@ func TestSystem(t *testing.T) {
 	free, total, err := dev.Memory()
 	t.Logf("GPU %s: %d of %d MB free (%v)", dev.Name(), free>>20, total>>20, err)
 }
+
+// TestLoadUnified loads on a GPU that works in RAM (Metal): the plan is
+// held to the RAM available too, which the tiny model fits.
+func TestLoadUnified(t *testing.T) {
+	f := openTiny(t)
+	g := &fakeGPU{dev: &fakeDevice{free: 64 * gb, total: 64 * gb}}
+	p := g.platform()
+	p.Unified = true
+	reg := NewRegistry(p)
+	defer reg.Close()
+	l, err := Load(context.Background(), f, Options{Request: Request{GPULayers: Auto}, Threads: 1, Registry: reg, Logger: discard}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if l.Placement.Layers != 4 || l.Placement.Note != "" {
+		t.Errorf("placement %+v", l.Placement)
+	}
+}

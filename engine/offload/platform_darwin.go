@@ -1,9 +1,8 @@
 package offload
 
 import (
-	"errors"
-
 	"saji/kernels/gpu"
+	"saji/metal"
 )
 
 // platform is Metal: the system's default GPU, which works in the
@@ -14,5 +13,9 @@ func platform() Platform {
 
 // openMetal opens the system's default Metal device.
 func openMetal() (gpu.Device, error) {
-	return nil, errors.New("this build of Saji has no Metal backend yet")
+	d, err := metal.Open()
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
 }
