@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ebitengine/purego"
+
 	"saji/kernels/cuda/emu"
 	"saji/kernels/gpu"
 )
@@ -503,5 +505,35 @@ func TestConcurrentUse(t *testing.T) {
 	close(errs)
 	for err := range errs {
 		t.Error(err)
+	}
+}
+
+// TestEmulatorSignatures checks the parameter kinds of every kernel as
+// kernels.cu declares it (deduced by the emulator's registry) against the
+// spec: the emulator reads each argument with the kernel's own type.
+func TestEmulatorSignatures(t *testing.T) {
+	lib := emu.Library(t)
+	h, err := purego.Dlopen(lib, purego.RTLD_NOW|purego.RTLD_LOCAL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sym, err := purego.Dlsym(h, "sajiEmuSignature")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var signature func(name string) string
+	purego.RegisterFunc(&signature, sym)
+	kinds := map[gpu.ArgKind]byte{gpu.Ptr: 'p', gpu.I32: 'i', gpu.F32: 'f'}
+	for _, k := range gpu.Kernels {
+		want := make([]byte, len(k.Params))
+		for i, p := range k.Params {
+			want[i] = kinds[p.Kind]
+		}
+		if got := signature(k.Name); got != string(want) {
+			t.Errorf("%s: kernels.cu declares %q, the spec %q (%s)", k.Name, got, want, paramList(k))
+		}
+	}
+	if got := signature("no_such_kernel"); got != "" {
+		t.Errorf("an unknown kernel has signature %q", got)
 	}
 }

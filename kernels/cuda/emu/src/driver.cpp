@@ -7,7 +7,8 @@
 // handed to cuModuleLoadDataEx is ignored; cuModuleGetFunction finds a
 // kernel of kernels.cu (compiled into this library, see registry.inc) by
 // name; cuLaunchKernel runs it before it returns. Each thread block's
-// threads run as cooperative fibers (ucontext) on the calling thread,
+// threads run as cooperative fibers (ucontext, then _setjmp/_longjmp) on
+// the calling thread,
 // blocks one after another: sync_threads is a barrier of the block,
 // shfl_xor an exchange between the 32 lanes of a warp. A shuffle with a
 // lane that exited, or a deadlock, fails the launch with an error code and
@@ -28,6 +29,11 @@
 //
 // The emulator is single-threaded: one mutex serializes every call.
 
+// _longjmp between stacks is what the fibers do: the fortified longjmp
+// would call it an error.
+#undef _FORTIFY_SOURCE
+
+#include <setjmp.h>
 #include <sys/mman.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -145,13 +151,15 @@ struct kernel_entry {
 
 const kernel_entry registry[] = {
 #include "registry.inc"
+    {nullptr, nullptr, nullptr},  // the end (and an empty registry compiles)
 };
+constexpr size_t registry_size = sizeof registry / sizeof registry[0] - 1;
 
 #undef REG
 
 const kernel_entry *find_kernel(const char *name) {
-    for (const kernel_entry &k : registry) {
-        if (std::strcmp(k.name, name) == 0) return &k;
+    for (size_t i = 0; i < registry_size; i++) {
+        if (std::strcmp(registry[i].name, name) == 0) return &registry[i];
     }
     return nullptr;
 }
@@ -220,11 +228,21 @@ bool valid_stream(void *s) { return s == nullptr || streams.count(static_cast<st
 
 // ---------------------------------------------------------------------------
 // The fiber scheduler.
+//
+// Thread t of a block runs on fiber t, which has its own stack and lives
+// as long as the library: its entry function loops, running the kernel
+// once per block it is resumed for. makecontext and swapcontext start a
+// fiber the first time; after that the fibers and the scheduler switch
+// with _setjmp/_longjmp, which unlike swapcontext make no system call
+// (swapcontext saves and restores the signal mask each time, and a kernel
+// switches at every barrier and shuffle of every thread).
 
 enum fiber_state { READY, AT_BARRIER, AT_SHUFFLE, EXITED };
 
 struct fiber {
-    ucontext_t ctx;
+    ucontext_t start;  // the fiber's first context (makecontext)
+    jmp_buf resume;    // where the fiber waits to go on
+    bool started;      // the fiber runs its loop and waits in resume
     fiber_state state;
     float value;  // a shuffle's contribution
     int mask;     // a shuffle's lane mask
@@ -235,9 +253,9 @@ constexpr unsigned warp_size = 32;
 constexpr unsigned max_threads = 1024;
 constexpr size_t stack_size = 256 << 10;
 
-std::vector<fiber> fibers;
-ucontext_t scheduler;
-unsigned running;  // index of the running fiber
+fiber fibers[max_threads];
+jmp_buf scheduler;  // where the scheduler waits for a fiber to yield
+unsigned running;   // index of the running fiber
 const kernel_entry *launching;
 void **launch_params;
 
@@ -255,38 +273,54 @@ bool map_stacks() {
     return true;
 }
 
-void fiber_main() {
-    launching->invoke(launch_params);
-    fibers[running].state = EXITED;
-    // Returning resumes uc_link: the scheduler.
-}
-
 // yield switches from the running fiber back to the scheduler.
 void yield(fiber_state st) {
     fiber &f = fibers[running];
     f.state = st;
-    swapcontext(&f.ctx, &scheduler);
+    if (_setjmp(f.resume) == 0) _longjmp(scheduler, 1);
+}
+
+// fiber_main is every fiber's entry: it runs the kernel for a thread of
+// each block it is resumed for, and never returns.
+void fiber_main() {
+    for (;;) {
+        launching->invoke(launch_params);
+        yield(EXITED);
+    }
+}
+
+// resume runs fiber t until it yields.
+void resume(unsigned t) {
+    fiber &f = fibers[t];
+    running = t;
+    if (_setjmp(scheduler) != 0) return;
+    if (f.started) _longjmp(f.resume, 1);
+    static ucontext_t from;  // not used again: the fiber comes back by _longjmp
+    size_t span = page_size + stack_size;
+    getcontext(&f.start);
+    f.start.uc_stack.ss_sp = stacks + t * span + page_size;
+    f.start.uc_stack.ss_size = stack_size;
+    f.start.uc_link = nullptr;
+    makecontext(&f.start, fiber_main, 0);
+    f.started = true;
+    swapcontext(&from, &f.start);
+}
+
+// abandon forgets the fibers of a block that failed, stopped in the middle
+// of its kernel: they start afresh next time.
+void abandon(unsigned n) {
+    for (unsigned t = 0; t < n; t++) fibers[t].started = false;
 }
 
 // run_block runs one thread block to its end. It returns CUDA_SUCCESS or
 // the failure of a shuffle with an exited lane or a deadlock.
 CUresult run_block(unsigned bx, unsigned by, unsigned gx, unsigned gy, unsigned n) {
-    size_t span = page_size + stack_size;
-    for (unsigned t = 0; t < n; t++) {
-        fiber &f = fibers[t];
-        getcontext(&f.ctx);
-        f.ctx.uc_stack.ss_sp = stacks + t * span + page_size;
-        f.ctx.uc_stack.ss_size = stack_size;
-        f.ctx.uc_link = &scheduler;
-        makecontext(&f.ctx, fiber_main, 0);
-        f.state = READY;
-    }
+    for (unsigned t = 0; t < n; t++) fibers[t].state = READY;
     for (;;) {
         for (unsigned t = 0; t < n; t++) {
             if (fibers[t].state != READY) continue;
-            running = t;
             saji_emu_cur = saji_emu_index{t, bx, by, n, gx, gy};
-            swapcontext(&scheduler, &fibers[t].ctx);
+            resume(t);
         }
         // Every fiber waits or has exited: release a warp whose lanes all
         // shuffle, else the block if every live thread is at the barrier.
@@ -306,6 +340,7 @@ CUresult run_block(unsigned bx, unsigned by, unsigned gx, unsigned gy, unsigned 
             if (gone > 0) {
                 std::fprintf(stderr, "cuda emulator: %s block (%u,%u): shfl_xor in warp %u with %u exited lanes\n",
                              launching->name, bx, by, w / warp_size, gone);
+                abandon(n);
                 return CUDA_ERROR_LAUNCH_FAILED;
             }
             if (shuffling < lanes) continue;
@@ -314,6 +349,7 @@ CUresult run_block(unsigned bx, unsigned by, unsigned gx, unsigned gy, unsigned 
                 if (src >= lanes) {
                     std::fprintf(stderr, "cuda emulator: %s block (%u,%u): shfl_xor lane mask %d outside the warp\n",
                                  launching->name, bx, by, fibers[w + l].mask);
+                    abandon(n);
                     return CUDA_ERROR_LAUNCH_FAILED;
                 }
                 fibers[w + l].out = fibers[w + src].value;
@@ -333,6 +369,7 @@ CUresult run_block(unsigned bx, unsigned by, unsigned gx, unsigned gy, unsigned 
                      "cuda emulator: %s block (%u,%u) deadlocked: %u threads at sync_threads, %u exited, "
                      "%u in shfl_xor waiting for lanes at sync_threads\n",
                      launching->name, bx, by, at_barrier, exited, n - at_barrier - exited);
+        abandon(n);
         return CUDA_ERROR_LAUNCH_TIMEOUT;
     }
 }
@@ -609,7 +646,7 @@ EMU_API CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz,
     std::lock_guard<std::mutex> lock(mu);
     if (CUresult r = ready()) return r;
     const kernel_entry *k = static_cast<const kernel_entry *>(fn);
-    if (k < std::begin(registry) || k >= std::end(registry)) return CUDA_ERROR_INVALID_HANDLE;
+    if (k < registry || k >= registry + registry_size) return CUDA_ERROR_INVALID_HANDLE;
     if (!valid_stream(s)) return CUDA_ERROR_INVALID_HANDLE;
     if (gx == 0 || gy == 0 || gz == 0 || bx == 0 || by == 0 || bz == 0 || gy > 65535 || gz > 65535) {
         return CUDA_ERROR_INVALID_VALUE;
@@ -635,7 +672,6 @@ EMU_API CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz,
         }
     }
     if (!map_stacks()) return CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
-    if (fibers.size() < bx) fibers.resize(bx);
     launching = k;
     launch_params = params;
     for (unsigned y = 0; y < gy; y++) {

@@ -1,0 +1,750 @@
+//go:build linux
+
+package cuda
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+	"unsafe"
+
+	"saji/kernels"
+	"saji/kernels/cpu"
+	"saji/kernels/cuda/emu"
+	"saji/kernels/gpu"
+	"saji/kernels/quant"
+)
+
+// The tests of this file run every kernel of kernels.cu through the GPU
+// backend over the emulated device, against the CPU backend (the oracle)
+// or, where the CPU rounds differently on purpose (matrix products over
+// activations it quantizes, flash attention over F16 caches), against a
+// float64 reference of the same operation.
+
+// emuBackend returns a GPU backend over a device of the kernels.cu
+// emulator, closed with t.
+func emuBackend(t testing.TB) *gpu.Backend {
+	t.Helper()
+	lib := emu.Library(t)
+	dev, err := Open(Options{Library: lib})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := gpu.New(dev)
+	if err != nil {
+		dev.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := b.Close(); err != nil {
+			t.Error(err)
+		}
+		if err := dev.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return b
+}
+
+// backends is the pair of backends a test compares.
+type backends struct {
+	g *gpu.Backend
+	c *cpu.Backend
+}
+
+func newBackends(t testing.TB) backends {
+	return backends{g: emuBackend(t), c: cpu.New(1)}
+}
+
+// tensor is one host array on both backends.
+type tensorPair struct {
+	g, c kernels.Tensor
+}
+
+// f32 puts vals, of shape, on both backends as an F32 activation.
+func (bs backends) f32(t testing.TB, vals []float32, shape ...int) tensorPair {
+	t.Helper()
+	return bs.typed(t, quant.TypeF32, vals, shape...)
+}
+
+// typed puts vals on both backends as a new tensor of typ (F32, F16,
+// Q8_0), converted by each backend's Write.
+func (bs backends) typed(t testing.TB, typ quant.Type, vals []float32, shape ...int) tensorPair {
+	t.Helper()
+	var p tensorPair
+	for i, b := range []kernels.Backend{bs.g, bs.c} {
+		x, err := b.New(typ, shape...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if vals != nil {
+			if err := b.Write(x, vals); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if i == 0 {
+			p.g = x
+		} else {
+			p.c = x
+		}
+	}
+	return p
+}
+
+// weight puts the bytes of a typ weight on both backends.
+func (bs backends) weight(t testing.TB, typ quant.Type, data []byte, shape ...int) tensorPair {
+	t.Helper()
+	g, err := bs.g.Weight(typ, shape, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := bs.c.Weight(typ, shape, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tensorPair{g, c}
+}
+
+// read returns the values of both sides.
+func (bs backends) read(t testing.TB, p tensorPair) (g, c []float32) {
+	t.Helper()
+	n := kernels.Cols(p.g) * kernels.Rows(p.g)
+	g, c = make([]float32, n), make([]float32, n)
+	if err := bs.g.Read(p.g, g); err != nil {
+		t.Fatal(err)
+	}
+	if err := bs.c.Read(p.c, c); err != nil {
+		t.Fatal(err)
+	}
+	return g, c
+}
+
+// randFloats returns n values uniform in [-scale, scale).
+func randFloats(r *rand.Rand, n int, scale float32) []float32 {
+	v := make([]float32, n)
+	for i := range v {
+		v[i] = (2*r.Float32() - 1) * scale
+	}
+	return v
+}
+
+// quantize returns vals in typ's block layout.
+func quantize(t testing.TB, typ quant.Type, vals []float32) []byte {
+	t.Helper()
+	n, err := typ.RowSize(int64(len(vals)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := make([]byte, n)
+	if err := quant.Quantize(typ, vals, data); err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// dequantize returns the values of typ data holding n values.
+func dequantize(t testing.TB, typ quant.Type, data []byte, n int) []float32 {
+	t.Helper()
+	v := make([]float32, n)
+	if err := quant.Dequantize(typ, data, v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// rms is the root mean square of v (at least tiny, to divide by).
+func rms(v []float32) float64 {
+	s := 0.0
+	for _, x := range v {
+		s += float64(x) * float64(x)
+	}
+	return max(math.Sqrt(s/float64(max(len(v), 1))), 1e-30)
+}
+
+// compare fails t where got differs from want by more than tol relative
+// to |want| plus the typical magnitude of want (its RMS), so that values
+// near zero are held to the scale of their neighbours.
+func compare(t testing.TB, what string, got, want []float32, tol float64) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d values, want %d", what, len(got), len(want))
+	}
+	scale := rms(want)
+	worst, at := 0.0, -1
+	for i := range got {
+		g, w := float64(got[i]), float64(want[i])
+		if math.IsNaN(g) != math.IsNaN(w) {
+			t.Fatalf("%s: value %d is %v, want %v", what, i, g, w)
+		}
+		e := math.Abs(g-w) / (math.Abs(w) + scale)
+		if e > worst {
+			worst, at = e, i
+		}
+	}
+	if worst > tol {
+		t.Errorf("%s: value %d is %v, want %v (relative error %.2e > %.0e)", what, at, got[at], want[at], worst, tol)
+	}
+}
+
+func TestBackendElementwise(t *testing.T) {
+	bs := newBackends(t)
+	r := rand.New(rand.NewPCG(1, 2))
+	const cols, rows = 70, 3 // 210 values: a partial block of 256 threads
+	type op struct {
+		name string
+		tol  float64
+		run  func(b kernels.Backend, dst, a, bias, full kernels.Tensor) error
+	}
+	ops := []op{
+		{"add", 0, func(b kernels.Backend, d, a, _, f kernels.Tensor) error { return b.Add(d, a, f) }},
+		{"add bias", 0, func(b kernels.Backend, d, a, bias, _ kernels.Tensor) error { return b.Add(d, a, bias) }},
+		{"mul", 0, func(b kernels.Backend, d, a, _, f kernels.Tensor) error { return b.Mul(d, a, f) }},
+		{"mul bias", 0, func(b kernels.Backend, d, a, bias, _ kernels.Tensor) error { return b.Mul(d, a, bias) }},
+		{"scale", 0, func(b kernels.Backend, d, a, _, _ kernels.Tensor) error { return b.Scale(d, a, -0.37) }},
+		{"softcap", 1e-6, func(b kernels.Backend, d, a, _, _ kernels.Tensor) error { return b.Softcap(d, a, 2.5) }},
+		{"glu silu", 1e-6, func(b kernels.Backend, d, a, _, f kernels.Tensor) error { return b.GLU(d, a, f, kernels.SiLU) }},
+		// GELU's result is rounded to F16: a last-bit difference of tanh
+		// may round it one F16 step (2^-11) the other way.
+		{"glu gelu", 1e-3, func(b kernels.Backend, d, a, _, f kernels.Tensor) error { return b.GLU(d, a, f, kernels.GELU) }},
+	}
+	// Inputs span GELU's clamps (beyond ±10) and softcap's saturation.
+	a := randFloats(r, cols*rows, 12)
+	full := randFloats(r, cols*rows, 3)
+	bias := randFloats(r, cols, 3)
+	for _, o := range ops {
+		for _, inPlace := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s in-place=%v", o.name, inPlace), func(t *testing.T) {
+				x := bs.f32(t, a, cols, rows)
+				f := bs.f32(t, full, cols, rows)
+				bi := bs.f32(t, bias, cols)
+				dst := x
+				if !inPlace {
+					dst = bs.f32(t, nil, cols, rows)
+				}
+				if err := o.run(bs.g, dst.g, x.g, bi.g, f.g); err != nil {
+					t.Fatal(err)
+				}
+				if err := o.run(bs.c, dst.c, x.c, bi.c, f.c); err != nil {
+					t.Fatal(err)
+				}
+				g, c := bs.read(t, dst)
+				compare(t, o.name, g, c, max(o.tol, 1e-7))
+			})
+		}
+	}
+}
+
+func TestBackendRMSNorm(t *testing.T) {
+	bs := newBackends(t)
+	r := rand.New(rand.NewPCG(3, 4))
+	tests := []struct {
+		name       string
+		cols, rows int
+		wlen       int // 0: no weight
+		eps        float32
+	}{
+		{"row weight", 70, 3, 70, 1e-5},
+		{"long rows", 4096 + 64, 2, 4096 + 64, 1e-6},
+		{"per head", 128, 3, 32, 1e-6},
+		{"no weight", 96, 2, 0, 1e-5},
+		{"one value", 1, 5, 1, 1e-5},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			x := bs.f32(t, randFloats(r, tt.cols*tt.rows, 4), tt.cols, tt.rows)
+			dst := bs.f32(t, nil, tt.cols, tt.rows)
+			var wg, wc kernels.Tensor
+			if tt.wlen > 0 {
+				w := bs.f32(t, randFloats(r, tt.wlen, 2), tt.wlen)
+				wg, wc = w.g, w.c
+			}
+			if err := bs.g.RMSNorm(dst.g, x.g, wg, tt.eps); err != nil {
+				t.Fatal(err)
+			}
+			if err := bs.c.RMSNorm(dst.c, x.c, wc, tt.eps); err != nil {
+				t.Fatal(err)
+			}
+			g, c := bs.read(t, dst)
+			compare(t, "rms_norm", g, c, 1e-6)
+		})
+	}
+}
+
+func TestBackendRope(t *testing.T) {
+	bs := newBackends(t)
+	r := rand.New(rand.NewPCG(5, 6))
+	pos := []int32{0, 1, 17, 4095, 131071}
+	tests := []struct {
+		name    string
+		heads   int
+		p       kernels.RopeParams
+		factors bool
+		inPlace bool
+	}{
+		{"norm 64", 2, kernels.RopeParams{HeadDim: 64, Dims: 64, Base: 10000}, false, false},
+		{"neox 128", 2, kernels.RopeParams{HeadDim: 128, Dims: 128, Base: 1000000, Neox: true}, false, true},
+		{"neox 80 partial", 3, kernels.RopeParams{HeadDim: 80, Dims: 32, Base: 10000, Neox: true}, false, false},
+		{"norm partial scaled", 2, kernels.RopeParams{HeadDim: 64, Dims: 48, Base: 500000, FreqScale: 0.25}, false, true},
+		{"factors", 2, kernels.RopeParams{HeadDim: 128, Dims: 128, Base: 500000, Neox: true}, true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := tt.p
+			if tt.factors {
+				p.Factors = make([]float32, p.Dims/2)
+				for i := range p.Factors {
+					p.Factors[i] = 1 + 7*r.Float32()
+				}
+			}
+			cols := tt.heads * p.HeadDim
+			x := bs.f32(t, randFloats(r, cols*len(pos), 2), cols, len(pos))
+			dst := x
+			if !tt.inPlace {
+				dst = bs.f32(t, nil, cols, len(pos))
+			}
+			if err := bs.g.Rope(dst.g, x.g, pos, p); err != nil {
+				t.Fatal(err)
+			}
+			if err := bs.c.Rope(dst.c, x.c, pos, p); err != nil {
+				t.Fatal(err)
+			}
+			g, c := bs.read(t, dst)
+			// sin and cos of angles up to 1.3e5 radians: about 1e-6
+			// absolute against glibc's sinf/cosf.
+			compare(t, "rope", g, c, 1e-5)
+		})
+	}
+}
+
+func TestBackendGetRows(t *testing.T) {
+	bs := newBackends(t)
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, typ := range gpu.WeightTypes {
+		t.Run(typ.String(), func(t *testing.T) {
+			cols := 3 * typ.BlockSize()
+			if typ.BlockSize() == 1 {
+				cols = 70
+			}
+			const rows = 5
+			vals := randFloats(r, cols*rows, 3)
+			table := bs.weight(t, typ, quantize(t, typ, vals), cols, rows)
+			ids := []int32{4, 0, 2, 4, 1}
+			dst := bs.f32(t, nil, cols, len(ids))
+			if err := bs.g.GetRows(dst.g, table.g, ids); err != nil {
+				t.Fatal(err)
+			}
+			if err := bs.c.GetRows(dst.c, table.c, ids); err != nil {
+				t.Fatal(err)
+			}
+			g, c := bs.read(t, dst)
+			compare(t, "get_rows", g, c, 0)
+		})
+	}
+}
+
+func TestBackendSetRows(t *testing.T) {
+	bs := newBackends(t)
+	r := rand.New(rand.NewPCG(9, 10))
+	for _, typ := range gpu.CacheTypes {
+		for _, cols := range []int{32, 96, 256} {
+			t.Run(fmt.Sprintf("%v/%d", typ, cols), func(t *testing.T) {
+				src := randFloats(r, cols*3, 5)
+				src[0], src[1] = 0, 1e-9 // a zero and a tiny value in the first block
+				if cols >= 64 {
+					for i := 32; i < 64; i++ {
+						src[i] = 0 // an all-zero Q8_0 block: d = 0
+					}
+				}
+				s := bs.f32(t, src, cols, 3)
+				dst := bs.typed(t, typ, nil, cols, 7)
+				rows := []int32{5, 0, 3}
+				if err := bs.g.SetRows(dst.g, s.g, rows); err != nil {
+					t.Fatal(err)
+				}
+				if err := bs.c.SetRows(dst.c, s.c, rows); err != nil {
+					t.Fatal(err)
+				}
+				g, c := bs.read(t, dst)
+				compare(t, "set_rows", g, c, 0)
+			})
+		}
+	}
+}
+
+// matmulRef is dst[j][i] = Σ_l w[i][l]·x[j][l] in float64, and the sum of
+// the magnitudes of the products (the scale of its rounding error).
+func matmulRef(w, x []float32, k, m, n int) (dst, mag []float64) {
+	dst, mag = make([]float64, m*n), make([]float64, m*n)
+	for j := range n {
+		for i := range m {
+			s, a := 0.0, 0.0
+			for l := range k {
+				p := float64(w[i*k+l]) * float64(x[j*k+l])
+				s += p
+				a += math.Abs(p)
+			}
+			dst[j*m+i], mag[j*m+i] = s, a
+		}
+	}
+	return dst, mag
+}
+
+// matmulShapes are the (m, n) of the matrix-product tests: m not a
+// multiple of the 4 rows of a mul_mat_vec block or the 64 of a mul_mat
+// tile, n from 1 to 9 tokens (every count of a mul_mat_vec block's 8
+// and one over) and 70 (a tile and a bit).
+func matmulShapes() [][2]int {
+	s := [][2]int{{67, 70}, {130, 70}, {1, 3}, {5, 17}}
+	for n := 1; n <= 9; n++ {
+		s = append(s, [2]int{67, n})
+	}
+	if testing.Short() {
+		s = [][2]int{{67, 70}, {67, 1}, {67, 9}, {5, 3}}
+	}
+	return s
+}
+
+// TestKernelsMatMul launches both matrix-product kernels of every weight
+// type directly (the Backend picks one by the number of tokens) and
+// compares them with a float64 product of the dequantized weights: the
+// GPU multiplies F32 activations, where the CPU quantizes them first.
+func TestKernelsMatMul(t *testing.T) {
+	b := emuBackend(t)
+	dev := b.Device()
+	r := rand.New(rand.NewPCG(11, 12))
+	for _, typ := range gpu.WeightTypes {
+		k := 2 * typ.BlockSize()
+		if typ.BlockSize() == 1 {
+			k = 172 // stories260K's feed-forward width: not a multiple of 32
+		}
+		for _, shape := range matmulShapes() {
+			m, n := shape[0], shape[1]
+			wdata := quantize(t, typ, randFloats(r, k*m, 1))
+			w := dequantize(t, typ, wdata, k*m)
+			x := randFloats(r, k*n, 2)
+			ref, mag := matmulRef(w, x, k, m, n)
+			rowBytes := len(wdata) / m
+			for _, kernel := range []string{"mul_mat_vec_", "mul_mat_"} {
+				name := kernel + gpu.Suffix(typ)
+				t.Run(fmt.Sprintf("%s/k%d/m%d/n%d", name, k, m, n), func(t *testing.T) {
+					wb := allocUploadDev(t, dev, wdata)
+					xb := allocUploadDev(t, dev, f32Bytes(x))
+					db := allocUploadDev(t, dev, make([]byte, 4*m*n))
+					grid := gpu.Dim3{X: uint32((m + 3) / 4), Y: uint32((n + 7) / 8), Z: 1}
+					if kernel == "mul_mat_" {
+						grid = gpu.Dim3{X: uint32((m + 63) / 64), Y: uint32((n + 63) / 64), Z: 1}
+					}
+					kd, _ := gpu.Lookup(name)
+					err := dev.Launch(name, grid, gpu.Dim3{X: kd.Block, Y: 1, Z: 1},
+						gpu.P(wb, 0), gpu.P(xb, 0), gpu.P(db, 0), gpu.I(k), gpu.I(m), gpu.I(n), gpu.I(rowBytes))
+					if err != nil {
+						t.Fatal(err)
+					}
+					got := make([]float32, m*n)
+					if err := dev.Download(db, 0, f32Bytes(got)); err != nil {
+						t.Fatal(err)
+					}
+					for i := range got {
+						// float32 sums of k products: a few ulps of the
+						// products' magnitude.
+						if e := math.Abs(float64(got[i]) - ref[i]); e > 1e-5*mag[i]+1e-30 || math.IsNaN(float64(got[i])) {
+							t.Fatalf("dst[%d][%d] = %v, want %v (error %.2e of the products' magnitude %.3g)",
+								i/m, i%m, got[i], ref[i], e/mag[i], mag[i])
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestBackendMatMul multiplies through the Backend (both kernels, by the
+// number of tokens) and checks against the CPU backend, within what its
+// quantization of the activations to 8 bits explains.
+func TestBackendMatMul(t *testing.T) {
+	bs := newBackends(t)
+	r := rand.New(rand.NewPCG(13, 14))
+	for _, typ := range gpu.WeightTypes {
+		for _, n := range []int{3, 40} {
+			t.Run(fmt.Sprintf("%v/n%d", typ, n), func(t *testing.T) {
+				k, m := 256, 37
+				vals := randFloats(r, k*m, 1)
+				w := bs.weight(t, typ, quantize(t, typ, vals), k, m)
+				x := bs.f32(t, randFloats(r, k*n, 2), k, n)
+				dst := bs.f32(t, nil, m, n)
+				if err := bs.g.MatMul(dst.g, w.g, x.g); err != nil {
+					t.Fatal(err)
+				}
+				if err := bs.c.MatMul(dst.c, w.c, x.c); err != nil {
+					t.Fatal(err)
+				}
+				g, c := bs.read(t, dst)
+				tol := 1e-5
+				if typ != quant.TypeF32 {
+					tol = 2e-2 // the CPU rounds x to Q8 (or F16) first
+				}
+				compare(t, "matmul", g, c, tol)
+			})
+		}
+	}
+}
+
+// allocUploadDev returns a device buffer holding data, freed with t.
+func allocUploadDev(t testing.TB, dev gpu.Device, data []byte) gpu.Buf {
+	t.Helper()
+	b, err := dev.Alloc(len(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { dev.Free(b) })
+	if err := dev.Upload(b, 0, data); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// f32Bytes views v as bytes.
+func f32Bytes(v []float32) []byte {
+	if len(v) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), 4*len(v))
+}
+
+// attentionRef is causal attention in float64 over the cache values k, v
+// (rows of kv·hd and kv·vd values) as the spec defines it.
+func attentionRef(q, k, v []float32, cells []int32, n int, pos []int32, p kernels.AttentionParams) []float32 {
+	nh, nkv, hd, vd := p.Heads, p.KVHeads, p.HeadDim, p.ValueDim
+	out := make([]float32, len(pos)*nh*vd)
+	for j, ps := range pos {
+		for h := range nh {
+			kh := h / (nh / nkv)
+			lo, hi := 0, min(int(ps), n-1)
+			if p.Window > 0 {
+				lo = max(0, int(ps)-p.Window+1)
+			}
+			if hi < lo {
+				continue
+			}
+			qh := q[(j*nh+h)*hd : (j*nh+h+1)*hd]
+			scores := make([]float64, hi-lo+1)
+			best := math.Inf(-1)
+			for c := lo; c <= hi; c++ {
+				row := c
+				if cells != nil {
+					row = int(cells[c])
+				}
+				kr := k[(row*nkv+kh)*hd : (row*nkv+kh+1)*hd]
+				s := 0.0
+				for i := range hd {
+					s += float64(qh[i]) * float64(kr[i])
+				}
+				if p.Softcap > 0 {
+					s = float64(p.Softcap) * math.Tanh(s/float64(p.Softcap))
+				}
+				s *= float64(p.Scale)
+				scores[c-lo] = s
+				best = max(best, s)
+			}
+			sum := 0.0
+			for i := range scores {
+				scores[i] = math.Exp(scores[i] - best)
+				sum += scores[i]
+			}
+			o := out[(j*nh+h)*vd : (j*nh+h+1)*vd]
+			for c := lo; c <= hi; c++ {
+				row := c
+				if cells != nil {
+					row = int(cells[c])
+				}
+				vr := v[(row*nkv+kh)*vd : (row*nkv+kh+1)*vd]
+				for i := range vd {
+					o[i] += float32(scores[c-lo] / sum * float64(vr[i]))
+				}
+			}
+		}
+	}
+	return out
+}
+
+// attnCase is one attention test: a cache of len cells in rows rows
+// (paged: cells scattered over them, those before released = -1).
+type attnCase struct {
+	heads, kvHeads, headDim, valueDim int
+	window                            int
+	softcap                           float32
+	paged, released                   bool
+}
+
+func (c attnCase) String() string {
+	s := fmt.Sprintf("h%d-kv%d-d%d-v%d", c.heads, c.kvHeads, c.headDim, c.valueDim)
+	if c.window > 0 {
+		s += fmt.Sprintf("-window%d", c.window)
+	}
+	if c.softcap > 0 {
+		s += fmt.Sprintf("-softcap%g", c.softcap)
+	}
+	if c.paged {
+		s += "-paged"
+	}
+	if c.released {
+		s += "-released"
+	}
+	return s
+}
+
+// attnCases are the attention tests: head lengths 64, 80, 96/64, 128 and
+// 256; plain, grouped and multi-query heads; windows, softcap, paged
+// cells with released ones.
+func attnCases() []attnCase {
+	shapes := []attnCase{
+		{heads: 4, kvHeads: 4, headDim: 64, valueDim: 64},
+		{heads: 4, kvHeads: 2, headDim: 80, valueDim: 80},
+		{heads: 4, kvHeads: 1, headDim: 96, valueDim: 64},
+		{heads: 6, kvHeads: 2, headDim: 128, valueDim: 128},
+		{heads: 2, kvHeads: 1, headDim: 256, valueDim: 256},
+	}
+	variants := []attnCase{{}, {window: 8}, {softcap: 30, paged: true}, {window: 5, paged: true, released: true}}
+	if testing.Short() {
+		shapes = shapes[:2]
+		variants = variants[2:]
+	}
+	var cs []attnCase
+	for _, s := range shapes {
+		for _, v := range variants {
+			c := s
+			c.window, c.softcap, c.paged, c.released = v.window, v.softcap, v.paged, v.released
+			cs = append(cs, c)
+		}
+	}
+	return cs
+}
+
+// TestBackendAttention compares attention over every cache type with the
+// float64 reference over the cache's values, and with the CPU over F32
+// caches (over F16 ones the CPU runs ggml's flash attention, which rounds
+// to F16 on purpose).
+func TestBackendAttention(t *testing.T) {
+	bs := newBackends(t)
+	r := rand.New(rand.NewPCG(15, 16))
+	const n, rows = 37, 48 // cells, and rows of the (paged) cache
+	pos := []int32{32, 33, 34, 35, 36, 36, 3}
+	for _, typ := range gpu.CacheTypes {
+		for _, c := range attnCases() {
+			if typ == quant.TypeQ8_0 && (c.headDim%32 != 0 || c.valueDim%32 != 0) {
+				continue // the Backend refuses: Q8_0 heads are whole blocks
+			}
+			t.Run(fmt.Sprintf("%v/%v", typ, c), func(t *testing.T) {
+				p := kernels.AttentionParams{Heads: c.heads, KVHeads: c.kvHeads, HeadDim: c.headDim, ValueDim: c.valueDim,
+					Scale: float32(1 / math.Sqrt(float64(c.headDim))), Window: c.window, Softcap: c.softcap}
+				kcols, vcols := c.kvHeads*c.headDim, c.kvHeads*c.valueDim
+				// Keys large enough that the softmax is far from uniform.
+				kc := bs.typed(t, typ, nil, kcols, rows)
+				vc := bs.typed(t, typ, nil, vcols, rows)
+				var cells []int32
+				target := make([]int32, n)
+				for i := range target {
+					target[i] = int32(i)
+				}
+				if c.paged {
+					perm := r.Perm(rows)
+					for i := range target {
+						target[i] = int32(perm[i])
+					}
+					cells = append([]int32(nil), target...)
+				}
+				ks := bs.f32(t, randFloats(r, kcols*n, 3), kcols, n)
+				vs := bs.f32(t, randFloats(r, vcols*n, 2), vcols, n)
+				for _, b := range []struct {
+					b          kernels.Backend
+					kc, vc, ks kernels.Tensor
+					vs         kernels.Tensor
+				}{{bs.g, kc.g, vc.g, ks.g, vs.g}, {bs.c, kc.c, vc.c, ks.c, vs.c}} {
+					if err := b.b.SetRows(b.kc, b.ks, target); err != nil {
+						t.Fatal(err)
+					}
+					if err := b.b.SetRows(b.vc, b.vs, target); err != nil {
+						t.Fatal(err)
+					}
+				}
+				qpos := pos
+				if c.released {
+					// No query sees the cells before min(pos)-window+1.
+					qpos = pos[:5]
+					for i := range max(0, 32-c.window+1) {
+						cells[i] = -1
+					}
+				}
+				q := randFloats(r, len(qpos)*c.heads*c.headDim, 1)
+				qs := bs.f32(t, q, c.heads*c.headDim, len(qpos))
+				dst := bs.f32(t, nil, c.heads*c.valueDim, len(qpos))
+				kv := func(k, v kernels.Tensor) kernels.KV { return kernels.KV{K: k, V: v, Len: n, Cells: cells} }
+				if err := bs.g.Attention(dst.g, qs.g, kv(kc.g, vc.g), qpos, p); err != nil {
+					t.Fatal(err)
+				}
+				if err := bs.c.Attention(dst.c, qs.c, kv(kc.c, vc.c), qpos, p); err != nil {
+					t.Fatal(err)
+				}
+				g, cpuOut := bs.read(t, dst)
+				kvals := make([]float32, kcols*rows)
+				vvals := make([]float32, vcols*rows)
+				if err := bs.c.Read(kc.c, kvals); err != nil {
+					t.Fatal(err)
+				}
+				if err := bs.c.Read(vc.c, vvals); err != nil {
+					t.Fatal(err)
+				}
+				compare(t, "attention vs float64", g, attentionRef(q, kvals, vvals, cells, n, qpos, p), 1e-5)
+				if typ == quant.TypeF32 {
+					compare(t, "attention vs CPU", g, cpuOut, 1e-5)
+				}
+			})
+		}
+	}
+}
+
+// TestBackendAttentionSeqs runs a batch of two sequences, one of them
+// with an empty cache (zeros), over their own caches.
+func TestBackendAttentionSeqs(t *testing.T) {
+	bs := newBackends(t)
+	r := rand.New(rand.NewPCG(17, 18))
+	p := kernels.AttentionParams{Heads: 4, KVHeads: 2, HeadDim: 64, ValueDim: 64, Scale: 0.125}
+	cols := p.KVHeads * p.HeadDim
+	cache := func(n int) (k, v tensorPair) {
+		return bs.f32(t, randFloats(r, cols*n, 2), cols, n), bs.f32(t, randFloats(r, cols*n, 2), cols, n)
+	}
+	k1, v1 := cache(20)
+	k2, v2 := cache(9)
+	k3, v3 := cache(1)
+	pos1, pos2, pos3 := []int32{17, 18, 19}, []int32{8}, []int32{0}
+	rowsQ := len(pos1) + len(pos2) + len(pos3)
+	qs := bs.f32(t, randFloats(r, rowsQ*p.Heads*p.HeadDim, 1), p.Heads*p.HeadDim, rowsQ)
+	dst := bs.f32(t, nil, p.Heads*p.ValueDim, rowsQ)
+	seqs := func(g bool) []kernels.SeqKV {
+		pick := func(x tensorPair) kernels.Tensor {
+			if g {
+				return x.g
+			}
+			return x.c
+		}
+		return []kernels.SeqKV{
+			{KV: kernels.KV{K: pick(k1), V: pick(v1), Len: 20}, Pos: pos1},
+			{KV: kernels.KV{K: pick(k2), V: pick(v2), Len: 9}, Pos: pos2},
+			{KV: kernels.KV{K: pick(k3), V: pick(v3), Len: 0}, Pos: pos3}, // nothing visible: zeros
+		}
+	}
+	if err := bs.g.AttentionSeqs(dst.g, qs.g, seqs(true), p); err != nil {
+		t.Fatal(err)
+	}
+	if err := bs.c.AttentionSeqs(dst.c, qs.c, seqs(false), p); err != nil {
+		t.Fatal(err)
+	}
+	g, c := bs.read(t, dst)
+	compare(t, "attention_seqs", g, c, 1e-5)
+	for i, v := range g[(rowsQ-1)*p.Heads*p.ValueDim:] {
+		if v != 0 {
+			t.Fatalf("empty cache: value %d is %v, want 0", i, v)
+		}
+	}
+}
