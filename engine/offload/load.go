@@ -12,6 +12,7 @@ import (
 	"saji/engine/model"
 	"saji/kernels"
 	"saji/kernels/cpu"
+	"saji/kernels/gpu"
 )
 
 // Placement says where a loaded model runs.
@@ -124,25 +125,38 @@ func Load(ctx context.Context, f *gguf.File, opts Options, setup func(model.Mode
 	if opts.GPULayers == 0 {
 		return onCPU("")
 	}
-	asked := opts.GPULayers > 0
 	reg := opts.Registry
 	if reg == nil {
 		reg = System()
 	}
 	dev, err := reg.Open()
 	if err != nil {
-		reg.logNoDevice(log, err, asked)
+		reg.logNoDevice(log, err, opts.GPULayers > 0)
 		note := Reason(err)
 		if errors.Is(err, ErrNoGPU) {
 			note = "no GPU backend on this system"
 		}
 		return onCPU(note)
 	}
+	l, note, err := loadOnGPU(ctx, f, opts, reg, dev, layers, log, setup)
+	if l != nil || err != nil {
+		return l, err
+	}
+	device = dev.Name()
+	return onCPU(note)
+}
+
+// loadOnGPU loads f's model split between dev and the CPU as opts asks
+// and runs setup on it. It returns the model, or the note that says why
+// it stays on the CPU, or the error of a cancelled ctx. Loads on a device
+// run one at a time, so that each plans with the memory the ones before
+// it left free.
+func loadOnGPU(ctx context.Context, f *gguf.File, opts Options, reg *Registry, dev gpu.Device, layers int,
+	log *slog.Logger, setup func(model.Model) error) (*Loaded, string, error) {
 	reg.load.Lock()
 	defer reg.load.Unlock()
-
+	asked := opts.GPULayers > 0
 	name := dev.Name()
-	device = name
 	free, total, memErr := dev.Memory()
 	if reg.platform.Unified && memErr == nil {
 		// The GPU works in RAM: what is free for it is at most what
@@ -155,27 +169,26 @@ func Load(ctx context.Context, f *gguf.File, opts Options, setup func(model.Mode
 	if shape, err := fit.Describe(f); err != nil {
 		if !asked {
 			log.Warn("offload: the model cannot be planned; it runs on the CPU", "err", err)
-			return onCPU("the model's size could not be read: " + Reason(err))
+			return nil, "the model's size could not be read: " + Reason(err), nil
 		}
 	} else if memErr != nil && !asked {
 		log.Warn("offload: the GPU's free memory is unknown; the model runs on the CPU", "device", name, "err", memErr)
-		return onCPU(fmt.Sprintf("the free memory of %s is unknown", name))
+		return nil, fmt.Sprintf("the free memory of %s is unknown", name), nil
 	} else if split, err = Plan(shape, DeviceMemory{Name: name, Free: free, Total: total, Unified: reg.platform.Unified}, opts.Request); err != nil {
-		return onCPU(Reason(err))
+		return nil, Reason(err), nil
 	}
 	if split.Layers <= 0 {
 		log.Info("offload: the model runs on the CPU", "device", name, "reason", split.Note)
-		return onCPU(split.Note)
+		return nil, split.Note, nil
 	}
 
-	fallback := func(what string, err error) (*Loaded, error) {
-		note := fmt.Sprintf("%s on %s failed: %s", what, name, Reason(err))
+	failed := func(what string, err error) (*Loaded, string, error) {
 		log.Warn("offload: the GPU failed; the model runs on the CPU", "device", name, "layers", split.Layers, "err", err)
-		return onCPU(note)
+		return nil, fmt.Sprintf("%s on %s failed: %s", what, name, Reason(err)), nil
 	}
 	gb, err := reg.newBackend(dev)
 	if err != nil {
-		return fallback("starting the GPU backend", err)
+		return failed("starting the GPU backend", err)
 	}
 	mo := model.Options{Backend: gb, Threads: opts.Threads}
 	if !split.Output {
@@ -197,9 +210,9 @@ func Load(ctx context.Context, f *gguf.File, opts Options, setup func(model.Mode
 			log.Warn("offload: freeing the GPU's memory", "device", name, "err", cerr)
 		}
 		if ctx.Err() != nil {
-			return nil, err
+			return nil, "", err
 		}
-		return fallback(what, err)
+		return failed(what, err)
 	}
 	pl := Placement{Device: name, Layers: split.Layers, Of: split.Of, Note: split.Note}
 	if a, ok := gb.(interface{ Allocated() int64 }); ok {
@@ -208,7 +221,7 @@ func Load(ctx context.Context, f *gguf.File, opts Options, setup func(model.Mode
 		pl.Bytes = int64(free - after)
 	}
 	log.Info("offload: loaded", "device", name, "layers", pl.Layers, "of", pl.Of, "bytes", pl.Bytes, "note", pl.Note)
-	return &Loaded{Model: m, Placement: pl, gpu: gb}, nil
+	return &Loaded{Model: m, Placement: pl, gpu: gb}, "", nil
 }
 
 // LayerBackends places the last n of layers layers on b and the others
