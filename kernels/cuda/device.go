@@ -257,7 +257,7 @@ func (d *Device) Alloc(n int) (gpu.Buf, error) {
 	}
 	var ptr uint64
 	if err := d.drv.check("cuMemAlloc", d.drv.memAlloc(&ptr, uint64(n))); err != nil {
-		return gpu.Buf{}, fmt.Errorf("%w (%d bytes on %s)", err, n, d.Name())
+		return gpu.Buf{}, fmt.Errorf("%w (allocating %d bytes on %s)", err, n, d.Name())
 	}
 	if err := d.drv.check("cuMemsetD8Async", d.drv.memsetD8Async(ptr, 0, uint64(n), d.stream)); err != nil {
 		d.drv.memFree(ptr)

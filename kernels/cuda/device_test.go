@@ -200,7 +200,7 @@ func TestMemoryErrors(t *testing.T) {
 		{"zero past the end", func() error { return d.Zero(b, 64, 1) }, "cuda: zero: bytes 64..65 outside"},
 		{"negative size", func() error { _, err := d.Alloc(-1); return err }, "cuda: allocating -1 bytes"},
 		{"out of memory", func() error { _, err := d.Alloc(1 << 40); return err },
-			"cuda: cuMemAlloc: CUDA_ERROR_OUT_OF_MEMORY (out of memory) (1099511627776 bytes on cuda:0)"},
+			"cuda: cuMemAlloc: CUDA_ERROR_OUT_OF_MEMORY (out of memory) (allocating 1099511627776 bytes on cuda:0)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
