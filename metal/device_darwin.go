@@ -20,6 +20,10 @@ import (
 // Device is the system's default Metal GPU as a gpu.Device. Its methods
 // are safe for concurrent use; they run one at a time on the device's own
 // OS thread.
+//
+// Launches (and uploads while the GPU is busy, as blits) are encoded into
+// a command buffer, committed every commitEvery launches without waiting
+// and when the host reads (Download, Sync); the host waits only there.
 type Device struct {
 	mu     sync.Mutex // serializes requests; guards closed
 	closed bool
@@ -167,8 +171,19 @@ func (st *state) open(version uint64) error {
 	if st.placeholder == 0 {
 		return errors.New("metal: allocating a placeholder buffer failed")
 	}
+	// One pipeline now, so that a GPU the kernels cannot run on (SIMD
+	// groups not 32 wide) fails Open rather than the first forward pass;
+	// the others are built, and checked, on first use.
+	if k, ok := gpu.Lookup(probeKernel); ok {
+		if _, err := st.pipeline(k); err != nil {
+			return err
+		}
+	}
 	return nil
 }
+
+// probeKernel is the kernel whose pipeline Open builds to check the GPU.
+const probeKernel = "mul_mat_vec_q4_k"
 
 // close waits for the queued work and releases every object; it returns
 // the number of buffers the caller had not freed.
@@ -283,8 +298,12 @@ func (st *state) lookup(b gpu.Buf, off, n int) (*buffer, error) {
 	return buf, nil
 }
 
-// Upload copies src to byte off of dst once the queued work has finished
-// (queue order: kernels queued before it see the old contents).
+// Upload copies src to byte off of dst in queue order: launches queued
+// before it still see the old contents. When the GPU is idle it writes the
+// shared memory directly; otherwise it copies src now into a staging
+// buffer and queues a blit from it, so that the host need not wait (for
+// an offset or length that is not a multiple of 4, which blits on macOS
+// cannot take, it waits for the queued work and writes directly).
 func (d *Device) Upload(dst gpu.Buf, off int, src []byte) error {
 	return d.call(func(st *state) error {
 		buf, err := st.lookup(dst, off, len(src))
@@ -294,13 +313,30 @@ func (d *Device) Upload(dst gpu.Buf, off int, src []byte) error {
 		if buf.mapped {
 			return errors.New("metal: upload into a mapped buffer (its memory is the caller's)")
 		}
-		if err := st.finish(); err != nil {
-			return err
+		if len(src) == 0 {
+			return nil
 		}
+		if !st.idle() && blittable(off, len(src)) {
+			staging := newBufferCopy(st.dev, src)
+			if staging == 0 {
+				return fmt.Errorf("metal: upload: a staging buffer of %d bytes failed", len(src))
+			}
+			defer release(staging) // the command buffer keeps it until it has run
+			cb, err := st.blitBuffer()
+			if err != nil {
+				return err
+			}
+			return blitCopy(cb, staging, buf.id, off, len(src))
+		}
+		_ = st.finish() // a kernel's failure stays in st.err for Sync
 		copy(buf.host[off:], src)
 		return nil
 	})
 }
+
+// blittable reports whether a blit can copy or fill n bytes at off: on
+// macOS both must be multiples of 4.
+func blittable(off, n int) bool { return off%4 == 0 && n%4 == 0 }
 
 // Download waits for the queued work and copies len(dst) bytes of src from
 // byte off.
@@ -318,8 +354,9 @@ func (d *Device) Download(src gpu.Buf, off int, dst []byte) error {
 	})
 }
 
-// Zero sets n bytes of b from byte off to zero once the queued work has
-// finished.
+// Zero sets n bytes of b from byte off to zero in queue order: directly
+// when the GPU is idle, else by a queued blit fill (or, for an offset or
+// length not a multiple of 4, after waiting for the queued work).
 func (d *Device) Zero(b gpu.Buf, off, n int) error {
 	return d.call(func(st *state) error {
 		buf, err := st.lookup(b, off, n)
@@ -329,9 +366,17 @@ func (d *Device) Zero(b gpu.Buf, off, n int) error {
 		if buf.mapped {
 			return errors.New("metal: zeroing a mapped buffer (its memory is the caller's)")
 		}
-		if err := st.finish(); err != nil {
-			return err
+		if n == 0 {
+			return nil
 		}
+		if !st.idle() && blittable(off, n) {
+			cb, err := st.blitBuffer()
+			if err != nil {
+				return err
+			}
+			return blitZero(cb, buf.id, off, n)
+		}
+		_ = st.finish() // a kernel's failure stays in st.err for Sync
 		clear(buf.host[off : off+n])
 		return nil
 	})
@@ -407,12 +452,9 @@ func (st *state) pipeline(k gpu.Kernel) (objc.ID, error) {
 	return p, nil
 }
 
-// encoder returns the current compute encoder, starting a command buffer
-// and an encoder when there is none.
-func (st *state) encoder() (objc.ID, error) {
-	if st.enc != 0 {
-		return st.enc, nil
-	}
+// commandBuffer returns the command buffer being encoded, starting one
+// when there is none.
+func (st *state) commandBuffer() (objc.ID, error) {
 	if st.cmd == 0 {
 		cb := st.queue.Send(selCommandBuffer)
 		if cb == 0 {
@@ -420,7 +462,20 @@ func (st *state) encoder() (objc.ID, error) {
 		}
 		st.cmd = retain(cb) // autoreleased: it must outlive this request's pool
 	}
-	enc := st.cmd.Send(selComputeCommandEncoder)
+	return st.cmd, nil
+}
+
+// encoder returns the current compute encoder, starting a command buffer
+// and an encoder when there is none.
+func (st *state) encoder() (objc.ID, error) {
+	if st.enc != 0 {
+		return st.enc, nil
+	}
+	cb, err := st.commandBuffer()
+	if err != nil {
+		return 0, err
+	}
+	enc := cb.Send(selComputeCommandEncoder)
 	if enc == 0 {
 		return 0, errors.New("metal: the command buffer gave no compute encoder")
 	}
@@ -428,14 +483,47 @@ func (st *state) encoder() (objc.ID, error) {
 	return st.enc, nil
 }
 
-// submit ends the encoder and commits the current command buffer without
-// waiting for it.
-func (st *state) submit() {
+// endCompute ends the current compute encoder, if any.
+func (st *state) endCompute() {
 	if st.enc != 0 {
 		st.enc.Send(selEndEncoding)
 		release(st.enc)
 		st.enc = 0
 	}
+}
+
+// blitBuffer returns the command buffer to encode a blit into, after the
+// launches encoded so far (their compute encoder ended).
+func (st *state) blitBuffer() (objc.ID, error) {
+	st.endCompute()
+	cb, err := st.commandBuffer()
+	if err != nil {
+		return 0, err
+	}
+	st.launches++
+	return cb, nil
+}
+
+// idle reports whether the GPU has no queued work: nothing encoded, and
+// every committed command buffer completed (those are released, their
+// failures kept in st.err).
+func (st *state) idle() bool {
+	if st.cmd != 0 {
+		return false
+	}
+	for _, cb := range st.sent {
+		if s := commandBufferStatus(cb); s != commandBufferStatusCompleted && s != commandBufferStatusError {
+			return false
+		}
+	}
+	_ = st.finish()
+	return true
+}
+
+// submit ends the encoder and commits the current command buffer without
+// waiting for it.
+func (st *state) submit() {
+	st.endCompute()
 	if st.cmd != 0 {
 		st.cmd.Send(selCommit)
 		st.sent = append(st.sent, st.cmd)

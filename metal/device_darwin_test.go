@@ -88,3 +88,25 @@ func TestMetalClose(t *testing.T) {
 		t.Errorf("Sync after Close: %v", err)
 	}
 }
+
+// TestBackendOnMetal runs the operations of gpu.Backend on the GPU against
+// the CPU backend.
+func TestBackendOnMetal(t *testing.T) {
+	testBackend(t, openDevice(t))
+}
+
+func TestNewBackend(t *testing.T) {
+	b, err := NewBackend()
+	if err != nil {
+		t.Skipf("no Metal device: %v", err)
+	}
+	if b.Name() != "metal" {
+		t.Errorf("Name() = %q", b.Name())
+	}
+	if err := b.Close(); err != nil {
+		t.Error(err)
+	}
+	if err := b.Device().Close(); err != nil {
+		t.Error(err)
+	}
+}

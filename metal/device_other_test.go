@@ -25,3 +25,9 @@ func TestOpenNeedsMacOS(t *testing.T) {
 		}
 	}
 }
+
+func TestNewBackendNeedsMacOS(t *testing.T) {
+	if b, err := NewBackend(); b != nil || err == nil {
+		t.Errorf("NewBackend() = %v, %v; want an error", b, err)
+	}
+}

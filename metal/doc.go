@@ -5,11 +5,12 @@
 //
 // All Metal calls run on one goroutine locked to its OS thread, each request
 // inside its own autorelease pool; the Device's methods hand closures to it.
-// Launches are encoded into a command buffer that is committed when the host
-// next needs the results (Download, Sync) or writes memory the kernels use
-// (Upload, Zero): buffers are shared (CPU and GPU see the same memory), so
-// copies are plain memory copies once the queued work has finished. Weights
-// are mapped in place with newBufferWithBytesNoCopy.
+// Buffers are shared (the CPU and GPU see the same memory) and weights are
+// mapped in place with newBufferWithBytesNoCopy. Launches are encoded into
+// a command buffer that is committed every few dozen launches without
+// waiting; the host waits only where it reads (Download, Sync). Uploads and
+// zeroing keep queue order: written directly when the GPU is idle, queued
+// as blits when it is not.
 //
 // The Objective-C binding exists on macOS only; elsewhere Open reports that
 // Metal needs macOS. The kernel source, the argument encoding and the

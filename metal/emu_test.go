@@ -289,8 +289,13 @@ func TestEmuSource(t *testing.T) {
 	}
 }
 
-// TestKernelsEmulated runs every kernel on the CPU through the emulator
-// and compares it with the CPU backend.
-func TestKernelsEmulated(t *testing.T) {
-	testKernels(t, newEmuDevice(t))
+// TestEmulated runs the kernel, device and backend tests on the
+// emulator's device (one build of the emulator for all): every kernel
+// against the CPU backend, the Device contract, and gpu.Backend's
+// operations end to end.
+func TestEmulated(t *testing.T) {
+	dev := newEmuDevice(t)
+	t.Run("kernels", func(t *testing.T) { testKernels(t, dev) })
+	t.Run("device", func(t *testing.T) { testDevice(t, dev) })
+	t.Run("backend", func(t *testing.T) { testBackend(t, dev) })
 }

@@ -3,6 +3,7 @@
 package metal
 
 import (
+	"errors"
 	"fmt"
 	"unsafe"
 
@@ -28,8 +29,10 @@ const (
 const (
 	// MTLResourceStorageModeShared: memory that the CPU and GPU share.
 	resourceStorageModeShared = 0 << 4
-	// MTLCommandBufferStatusError: the command buffer's execution failed.
-	commandBufferStatusError = 5
+	// MTLCommandBufferStatusCompleted and MTLCommandBufferStatusError: a
+	// command buffer has run, successfully or not.
+	commandBufferStatusCompleted = 4
+	commandBufferStatusError     = 5
 )
 
 // Selectors, registered once (sel_registerName needs no framework).
@@ -58,6 +61,10 @@ var (
 	selSetBytes              = objc.RegisterName("setBytes:length:atIndex:")
 	selDispatchThreadgroups  = objc.RegisterName("dispatchThreadgroups:threadsPerThreadgroup:")
 	selEndEncoding           = objc.RegisterName("endEncoding")
+	selBlitCommandEncoder    = objc.RegisterName("blitCommandEncoder")
+	selFillBuffer            = objc.RegisterName("fillBuffer:range:value:")
+	selCopyFromBuffer        = objc.RegisterName("copyFromBuffer:sourceOffset:toBuffer:destinationOffset:size:")
+	selNewBufferWithBytes    = objc.RegisterName("newBufferWithBytes:length:options:")
 	selCommit                = objc.RegisterName("commit")
 	selWaitUntilCompleted    = objc.RegisterName("waitUntilCompleted")
 	selStatus                = objc.RegisterName("status")
@@ -73,6 +80,11 @@ var (
 // mtlSize is MTLSize: three NSUIntegers, passed by value.
 type mtlSize struct {
 	Width, Height, Depth uint64
+}
+
+// nsRange is NSRange: a location and a length, NSUIntegers.
+type nsRange struct {
+	Location, Length uint64
 }
 
 func sizeOf(d gpu.Dim3) mtlSize {
@@ -220,6 +232,12 @@ func newBufferNoCopy(dev objc.ID, addr uintptr, n int) objc.ID {
 	return dev.Send(selNewBufferWithBytesNC, addr, uint64(n), uint64(resourceStorageModeShared), uintptr(0))
 }
 
+// newBufferCopy returns a new shared buffer holding a copy of data (not
+// empty), made now (newBufferWithBytes).
+func newBufferCopy(dev objc.ID, data []byte) objc.ID {
+	return dev.Send(selNewBufferWithBytes, unsafe.Pointer(unsafe.SliceData(data)), uint64(len(data)), uint64(resourceStorageModeShared))
+}
+
 // contents returns a shared buffer's memory as n bytes.
 func contents(buf objc.ID, n int) []byte {
 	p := objc.Send[unsafe.Pointer](buf, selContents)
@@ -244,10 +262,37 @@ func dispatch(enc objc.ID, grid, block mtlSize) {
 	enc.Send(selDispatchThreadgroups, grid, block)
 }
 
+// blitCopy encodes into command buffer cb a copy of n bytes from src to
+// byte off of dst.
+func blitCopy(cb, src, dst objc.ID, off, n int) error {
+	blit := cb.Send(selBlitCommandEncoder)
+	if blit == 0 {
+		return errors.New("metal: the command buffer gave no blit encoder")
+	}
+	blit.Send(selCopyFromBuffer, src, uint64(0), dst, uint64(off), uint64(n))
+	blit.Send(selEndEncoding)
+	return nil
+}
+
+// blitZero encodes into command buffer cb the zeroing of n bytes of buf
+// from byte off.
+func blitZero(cb, buf objc.ID, off, n int) error {
+	blit := cb.Send(selBlitCommandEncoder)
+	if blit == 0 {
+		return errors.New("metal: the command buffer gave no blit encoder")
+	}
+	blit.Send(selFillBuffer, buf, nsRange{uint64(off), uint64(n)}, uint8(0))
+	blit.Send(selEndEncoding)
+	return nil
+}
+
+// commandBufferStatus returns a command buffer's MTLCommandBufferStatus.
+func commandBufferStatus(cb objc.ID) uint64 { return objc.Send[uint64](cb, selStatus) }
+
 // commandBufferError returns the error of a completed command buffer, or
 // nil when it succeeded.
 func commandBufferError(cb objc.ID) error {
-	if objc.Send[uint64](cb, selStatus) != commandBufferStatusError {
+	if commandBufferStatus(cb) != commandBufferStatusError {
 		return nil
 	}
 	return fmt.Errorf("metal: a kernel failed: %s", errorText(cb.Send(selError)))
