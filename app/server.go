@@ -883,7 +883,7 @@ func requestsAnswered(c *core, keys []string) int64 {
 // show puts f on the panel, touching only what changed.
 func (p *serverPanel) show(f serverFigures) {
 	st := f.stats
-	setLabelText(p.models, loadedModelsText(st.Models))
+	setLabelText(p.models, loadedModelsText(st.Models, st.Placements))
 	setLabelText(p.requests, fmt.Sprintf("%d running, %d waiting", st.Running, st.Waiting))
 	setLabelText(p.speed, fmt.Sprintf("%.1f tokens/s", f.speed))
 	var use float64
@@ -930,12 +930,20 @@ func setLabelText(l *widget.Label, text string) {
 	}
 }
 
-// loadedModelsText lists the loaded models.
-func loadedModelsText(models []string) string {
+// loadedModelsText lists the loaded models, each with where it runs when
+// that is known.
+func loadedModelsText(models, placements []string) string {
 	if len(models) == 0 {
 		return "None (a request loads its model)"
 	}
-	return strings.Join(models, ", ")
+	lines := make([]string, len(models))
+	for i, m := range models {
+		lines[i] = m
+		if i < len(placements) && placements[i] != "" {
+			lines[i] += " - " + placements[i]
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // snippetInputs are what the snippets depend on.

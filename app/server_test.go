@@ -511,3 +511,20 @@ func TestServerTickerOnlyWhileShown(t *testing.T) {
 		t.Error("the panel still counts as shown after leaving the Server tab")
 	}
 }
+
+func TestLoadedModelsText(t *testing.T) {
+	tests := []struct {
+		models, placements []string
+		want               string
+	}{
+		{nil, nil, "None (a request loads its model)"},
+		{[]string{"a"}, nil, "a"},
+		{[]string{"a", "b"}, []string{"GPU: 32/32 layers on cuda:0", "CPU (no NVIDIA driver (libcuda.so.1 not found))"},
+			"a - GPU: 32/32 layers on cuda:0\nb - CPU (no NVIDIA driver (libcuda.so.1 not found))"},
+	}
+	for _, tt := range tests {
+		if got := loadedModelsText(tt.models, tt.placements); got != tt.want {
+			t.Errorf("loadedModelsText(%q, %q) = %q, want %q", tt.models, tt.placements, got, tt.want)
+		}
+	}
+}
