@@ -19,6 +19,7 @@
 #define TILE_K 32          // values of a row per mul_mat step
 #define TILE_STRIDE 33     // shared-memory row stride (no bank conflicts)
 #define ATTN_WARPS 4       // warps of an attention block
+#define ATTN_CELLS 4       // cells a warp takes per step
 #define MAX_HEAD_DIM 256   // longest key or value head
 #define HEAD_PER_LANE 8    // MAX_HEAD_DIM/32: head values a lane holds
 #define ROPE_PAIRS 256     // rotation pairs whose angles a rope block holds at once
@@ -31,6 +32,7 @@ DEVFN int warp_id() { return (int)(thread_x() / 32u); }
 // warp_sum returns the sum of v over the 32 lanes of the warp, to every
 // lane (all of them must call it).
 DEVFN float warp_sum(float v) {
+  UNROLL
   for (int o = 16; o > 0; o /= 2) {
     v += shfl_xor(v, o);
   }
@@ -39,6 +41,7 @@ DEVFN float warp_sum(float v) {
 
 // warp_max returns the largest v of the warp to every lane.
 DEVFN float warp_max(float v) {
+  UNROLL
   for (int o = 16; o > 0; o /= 2) {
     v = k_max(v, shfl_xor(v, o));
   }
@@ -62,6 +65,51 @@ DEVFN float block_sum(float v, float* red) {
   return s;
 }
 
+// ---- Loads ----
+
+// load_bytes sets q[0..N) to the bytes p[0..N), two at a time when N is
+// even (p is then 2-byte aligned: every run of bytes the dequantizers read
+// starts at an even offset of a block, and blocks start at even offsets).
+template <int N> DEVFN void load_bytes(const unsigned char* p, int* q) {
+  if (N % 2 != 0) {
+    UNROLL
+    for (int l = 0; l < N; l++) {
+      q[l] = p[l];
+    }
+    return;
+  }
+  UNROLL
+  for (int l = 0; l < N; l += 2) {
+    unsigned u = *(const unsigned short*)(p + l);
+    q[l] = (int)(u & 255u);
+    q[l + 1] = (int)(u >> 8);
+  }
+}
+
+// float4_v is four floats read with one load (the GNU vector extension,
+// which g++ and clang share); its address must be 16-byte aligned.
+typedef float float4_v __attribute__((vector_size(16)));
+
+// load_floats sets out[0..N) to p[0..N), four at a time when ALIGNED (p
+// 16-byte aligned, N a multiple of 4).
+template <int N, bool ALIGNED> DEVFN void load_floats(const float* p, float* out) {
+  if (ALIGNED) {
+    UNROLL
+    for (int l = 0; l < N; l += 4) {
+      float4_v v = *(const float4_v*)(p + l);
+      out[l] = v[0];
+      out[l + 1] = v[1];
+      out[l + 2] = v[2];
+      out[l + 3] = v[3];
+    }
+  } else {
+    UNROLL
+    for (int l = 0; l < N; l++) {
+      out[l] = p[l];
+    }
+  }
+}
+
 // ---- Dequantization ----
 //
 // A type is a struct with BLOCK, the values of one of its blocks, and
@@ -70,14 +118,15 @@ DEVFN float block_sum(float v, float* red) {
 //
 // setting out[0..N) to values i0..i0+N-1 of a row (its first byte at row).
 // N is 1, 8 or 32 and i0 a multiple of N, so the N values lie in one 32-value
-// sub-block: with N = 32 the compiler sees the offsets within it as
-// constants. Block layouts as in kernels/quant; halves are 2-byte aligned in
-// every format, other fields are read by the byte.
+// sub-block: i0 & (31 & ~(N−1)), their offset in it, is 0 for N = 32, and
+// the compiler sees the positions within the sub-block as constants. Block
+// layouts as in kernels/quant; halves are 2-byte aligned in every format.
 
 struct TypeF32 {
   static constexpr int BLOCK = 1;
   template <int N> DEVFN void load(const unsigned char* row, int i0, float* out) {
     const float* p = (const float*)row + i0;
+    UNROLL
     for (int l = 0; l < N; l++) {
       out[l] = p[l];
     }
@@ -88,6 +137,7 @@ struct TypeF16 {
   static constexpr int BLOCK = 1;
   template <int N> DEVFN void load(const unsigned char* row, int i0, float* out) {
     const unsigned short* p = (const unsigned short*)row + i0;
+    UNROLL
     for (int l = 0; l < N; l++) {
       out[l] = k_half_to_float(p[l]);
     }
@@ -102,11 +152,13 @@ struct TypeQ4_0 {
     const unsigned char* b = row + (i0 / 32) * 18;
     int j0 = i0 & (31 & ~(N - 1));
     float d = k_load_half(b);
-    const unsigned char* qs = b + 2;
-    for (int l = 0; l < N; l++) {
-      int j = j0 + l;
-      int q = j < 16 ? (qs[j] & 15) : (qs[j - 16] >> 4);
-      out[l] = (float)(q - 8) * d;
+    const int NB = N < 16 ? N : 16; // bytes: a byte holds values j and j+16
+    int q[NB];
+    load_bytes<NB>(b + 2 + (j0 & 15), q);
+    UNROLL
+    for (int l = 0; l < N; l++) { // value j0+l is in byte l & 15 of q
+      int v = j0 + l < 16 ? (q[l & 15] & 15) : (q[l & 15] >> 4);
+      out[l] = (float)(v - 8) * d;
     }
   }
 };
@@ -118,9 +170,11 @@ struct TypeQ8_0 {
     const unsigned char* b = row + (i0 / 32) * 34;
     int j0 = i0 & (31 & ~(N - 1));
     float d = k_load_half(b);
-    const signed char* qs = (const signed char*)(b + 2);
+    int q[N];
+    load_bytes<N>(b + 2 + j0, q);
+    UNROLL
     for (int l = 0; l < N; l++) {
-      out[l] = (float)qs[j0 + l] * d;
+      out[l] = (float)(signed char)q[l] * d;
     }
   }
 };
@@ -152,10 +206,12 @@ struct TypeQ4_K {
     scale_min_k4(j, b + 4, &sc, &m);
     float dj = k_load_half(b) * (float)sc;
     float mj = k_load_half(b + 2) * (float)m;
-    const unsigned char* qs = b + 16 + 32 * (j / 2);
     int shift = 4 * (j % 2);
+    int q[N];
+    load_bytes<N>(b + 16 + 32 * (j / 2) + l0, q);
+    UNROLL
     for (int l = 0; l < N; l++) {
-      out[l] = k_fma(dj, (float)((qs[l0 + l] >> shift) & 15), -mj);
+      out[l] = k_fma(dj, (float)((q[l] >> shift) & 15), -mj);
     }
   }
 };
@@ -173,12 +229,14 @@ struct TypeQ5_K {
     scale_min_k4(j, b + 4, &sc, &m);
     float dj = k_load_half(b) * (float)sc;
     float mj = k_load_half(b + 2) * (float)m;
-    const unsigned char* qh = b + 16;
-    const unsigned char* qs = b + 48 + 32 * (j / 2);
     int shift = 4 * (j % 2);
+    int q[N], qh[N];
+    load_bytes<N>(b + 48 + 32 * (j / 2) + l0, q);
+    load_bytes<N>(b + 16 + l0, qh);
+    UNROLL
     for (int l = 0; l < N; l++) {
-      int q = ((qs[l0 + l] >> shift) & 15) | (((qh[l0 + l] >> j) & 1) << 4);
-      out[l] = k_fma(dj, (float)q, -mj);
+      int v = ((q[l] >> shift) & 15) | (((qh[l] >> j) & 1) << 4);
+      out[l] = k_fma(dj, (float)v, -mj);
     }
   }
 };
@@ -193,16 +251,17 @@ struct TypeQ6_K {
     const unsigned char* b = row + (i0 / 256) * 210;
     int i = i0 % 256;
     int h = i / 128, r0 = i % 128;
-    const unsigned char* ql = b + 64 * h + r0 % 64;
-    const unsigned char* qh = b + 128 + 32 * h + (r0 & (31 & ~(N - 1)));
     int lshift = 4 * (r0 / 64), hshift = 2 * (r0 / 32);
+    int ql[N], qh[N];
+    load_bytes<N>(b + 64 * h + r0 % 64, ql);
+    load_bytes<N>(b + 128 + 32 * h + (r0 & (31 & ~(N - 1))), qh);
     float d = k_load_half(b + 208);
     const signed char* scales = (const signed char*)(b + 192);
+    UNROLL
     for (int l = 0; l < N; l++) {
-      int lo = (ql[l] >> lshift) & 15;
-      int hi = (qh[l] >> hshift) & 3;
+      int q = ((ql[l] >> lshift) & 15) | (((qh[l] >> hshift) & 3) << 4);
       float ds = d * (float)scales[(i + l) / 16];
-      out[l] = ds * (float)((lo | (hi << 4)) - 32);
+      out[l] = ds * (float)(q - 32);
     }
   }
 };
@@ -219,6 +278,7 @@ DEVFN void get_rows(const unsigned char* table, const int* ids, float* dst, int 
     for (int p = (int)thread_x(); p < cols / 8; p += step) {
       float v[8];
       T::template load<8>(row, 8 * p, v);
+      UNROLL
       for (int e = 0; e < 8; e++) {
         out[8 * p + e] = v[e];
       }
@@ -237,8 +297,8 @@ DEVFN void get_rows(const unsigned char* table, const int* ids, float* dst, int 
 // the row's 32-value sub-blocks, dequantize each into registers and
 // accumulate its dot product with every token, then add up across the warp.
 
-template <class T>
-DEVFN void mul_mat_vec(const unsigned char* w, const float* x, float* dst, int k, int m, int n, int row_bytes) {
+template <class T, bool ALIGNED>
+DEVFN void mul_mat_vec_rows(const unsigned char* w, const float* x, float* dst, int k, int m, int n, int row_bytes) {
   int lane = lane_id();
   int i = (int)block_x() * MATVEC_ROWS + warp_id();
   if (i >= m) {
@@ -249,6 +309,7 @@ DEVFN void mul_mat_vec(const unsigned char* w, const float* x, float* dst, int k
   const unsigned char* row = w + (long long)i * row_bytes;
   const float* xs = x + (long long)j0 * k;
   float acc[MATVEC_TOKENS];
+  UNROLL
   for (int t = 0; t < MATVEC_TOKENS; t++) {
     acc[t] = 0.0f;
   }
@@ -256,12 +317,17 @@ DEVFN void mul_mat_vec(const unsigned char* w, const float* x, float* dst, int k
   for (int c = lane; c < subs; c += 32) {
     float v[32];
     T::template load<32>(row, 32 * c, v);
+    const float* xc = xs + 32 * c; // token t's sub-block c
+    UNROLL
     for (int t = 0; t < MATVEC_TOKENS; t++) {
       if (t < nt) {
-        const float* xt = xs + (long long)t * k + 32 * c;
+        float xv[32];
+        load_floats<32, ALIGNED>(xc, xv);
+        xc += k;
         float s = acc[t];
+        UNROLL
         for (int l = 0; l < 32; l++) {
-          s = k_fma(v[l], xt[l], s);
+          s = k_fma(v[l], xv[l], s);
         }
         acc[t] = s;
       }
@@ -270,12 +336,14 @@ DEVFN void mul_mat_vec(const unsigned char* w, const float* x, float* dst, int k
   for (int e = 32 * subs + lane; e < k; e += 32) { // F32, F16 rows of k % 32 != 0
     float v;
     T::template load<1>(row, e, &v);
+    UNROLL
     for (int t = 0; t < MATVEC_TOKENS; t++) {
       if (t < nt) {
         acc[t] = k_fma(v, xs[(long long)t * k + e], acc[t]);
       }
     }
   }
+  UNROLL
   for (int t = 0; t < MATVEC_TOKENS; t++) {
     if (t < nt) { // the same for every lane
       float s = warp_sum(acc[t]);
@@ -283,6 +351,17 @@ DEVFN void mul_mat_vec(const unsigned char* w, const float* x, float* dst, int k
         dst[(long long)(j0 + t) * m + i] = s;
       }
     }
+  }
+}
+
+// mul_mat_vec reads the activations four floats at a time where their rows
+// are 16-byte aligned (x is, and k a multiple of 4), one at a time else.
+template <class T>
+DEVFN void mul_mat_vec(const unsigned char* w, const float* x, float* dst, int k, int m, int n, int row_bytes) {
+  if (((unsigned long long)x & 15u) == 0 && k % 4 == 0) {
+    mul_mat_vec_rows<T, true>(w, x, dst, k, m, n, row_bytes);
+  } else {
+    mul_mat_vec_rows<T, false>(w, x, dst, k, m, n, row_bytes);
   }
 }
 
@@ -309,7 +388,9 @@ DEVFN void mul_mat(float* ws, float* xs, const unsigned char* w, const float* x,
   const float* xrow = x + (x_ok ? (long long)(j0 + lr) * k : 0);
   int tx = tid % 16, ty = tid / 16;
   float acc[4][4];
+  UNROLL
   for (int a = 0; a < 4; a++) {
+    UNROLL
     for (int b = 0; b < 4; b++) {
       acc[a][b] = 0.0f;
     }
@@ -319,6 +400,7 @@ DEVFN void mul_mat(float* ws, float* xs, const unsigned char* w, const float* x,
     if (w_ok && k0 + TILE_K <= k) {
       T::template load<8>(wrow, k0 + lp, v);
     } else {
+      UNROLL
       for (int e = 0; e < 8; e++) { // past m, or the F32/F16 tail of k
         v[e] = 0.0f;
         if (w_ok && k0 + lp + e < k) {
@@ -326,23 +408,30 @@ DEVFN void mul_mat(float* ws, float* xs, const unsigned char* w, const float* x,
         }
       }
     }
+    UNROLL
     for (int e = 0; e < 8; e++) {
       ws[lr * TILE_STRIDE + lp + e] = v[e];
     }
+    UNROLL
     for (int e = 0; e < 8; e++) {
       int l = k0 + lp + e;
       xs[lr * TILE_STRIDE + lp + e] = x_ok && l < k ? xrow[l] : 0.0f;
     }
     sync_threads();
+    UNROLL
     for (int kk = 0; kk < TILE_K; kk++) {
       float wv[4], xv[4];
+      UNROLL
       for (int a = 0; a < 4; a++) {
         wv[a] = ws[(tx + 16 * a) * TILE_STRIDE + kk];
       }
+      UNROLL
       for (int b = 0; b < 4; b++) {
         xv[b] = xs[(ty + 16 * b) * TILE_STRIDE + kk];
       }
+      UNROLL
       for (int a = 0; a < 4; a++) {
+        UNROLL
         for (int b = 0; b < 4; b++) {
           acc[a][b] = k_fma(wv[a], xv[b], acc[a][b]);
         }
@@ -350,7 +439,9 @@ DEVFN void mul_mat(float* ws, float* xs, const unsigned char* w, const float* x,
     }
     sync_threads();
   }
+  UNROLL
   for (int a = 0; a < 4; a++) {
+    UNROLL
     for (int b = 0; b < 4; b++) {
       int i = i0 + tx + 16 * a, j = j0 + ty + 16 * b;
       if (i < m && j < n) {
@@ -489,11 +580,11 @@ KERNEL set_rows_q8_0(const float* src, const int* rows, unsigned char* dst, int 
 // ---- attention: causal attention of query row j, head h. ----
 //
 // Grid X: heads, Y: query rows; 4 warps. Warp w walks the visible cells
-// first+w, first+w+4, ... with an online softmax: a running maximum m, the
-// sum l of e^(s−m), and for each value the sum of e^(s−m)·v, a lane
-// holding values lane, lane+32, ...; the score q·k is summed the same way
-// across the lanes. At the end the warps' partial results are combined
-// through shared memory.
+// first+w, first+w+4, ... (ATTN_CELLS at a time) with an online softmax: a
+// running maximum m, the sum l of e^(s−m), and for each value the sum of
+// e^(s−m)·v, a lane holding values lane, lane+32, ...; the score q·k is
+// summed the same way across the lanes. At the end the warps' partial
+// results are combined through shared memory.
 
 template <class T>
 DEVFN void attention(float* part_m, float* part_l, float* part_acc, const float* q, const unsigned char* kc,
@@ -515,6 +606,7 @@ DEVFN void attention(float* part_m, float* part_l, float* part_acc, const float*
   }
   const float* qh = q + ((long long)j * heads + h) * head_dim;
   float qv[HEAD_PER_LANE];
+  UNROLL
   for (int i = 0; i < HEAD_PER_LANE; i++) {
     int d = lane + 32 * i;
     qv[i] = d < head_dim ? qh[d] : 0.0f;
@@ -523,37 +615,72 @@ DEVFN void attention(float* part_m, float* part_l, float* part_acc, const float*
   float inv_cap = softcap > 0.0f ? 1.0f / softcap : 0.0f;
   float m = -k_inf(), l = 0.0f;
   float acc[HEAD_PER_LANE];
+  UNROLL
   for (int i = 0; i < HEAD_PER_LANE; i++) {
     acc[i] = 0.0f;
   }
-  for (int c = first + warp; c <= last; c += ATTN_WARPS) {
-    int row = has_cells ? cells[c] : c;
-    const unsigned char* kr = kc + (long long)row * k_row_bytes;
-    float s = 0.0f;
-    for (int i = 0; i < HEAD_PER_LANE; i++) {
-      int d = lane + 32 * i;
-      if (d < head_dim) {
-        float kv;
-        T::template load<1>(kr, koff + d, &kv);
-        s = k_fma(qv[i], kv, s);
+  // Each step takes ATTN_CELLS of the warp's cells, c0, c0+4, ..., so that
+  // their loads and reductions overlap; cells past last count as −inf.
+  for (int c0 = first + warp; c0 <= last; c0 += ATTN_WARPS * ATTN_CELLS) {
+    float s[ATTN_CELLS];
+    int rows[ATTN_CELLS];
+    UNROLL
+    for (int u = 0; u < ATTN_CELLS; u++) {
+      int c = c0 + u * ATTN_WARPS;
+      s[u] = 0.0f;
+      rows[u] = 0;
+      if (c <= last) { // the same for the whole warp
+        rows[u] = has_cells ? cells[c] : c;
+        const unsigned char* kr = kc + (long long)rows[u] * k_row_bytes;
+        UNROLL
+        for (int i = 0; i < HEAD_PER_LANE; i++) {
+          int d = lane + 32 * i;
+          if (d < head_dim) {
+            float kv;
+            T::template load<1>(kr, koff + d, &kv);
+            s[u] = k_fma(qv[i], kv, s[u]);
+          }
+        }
       }
     }
-    s = warp_sum(s);
-    if (softcap > 0.0f) {
-      s = k_tanh(s * inv_cap) * softcap;
+    float mn = m;
+    UNROLL
+    for (int u = 0; u < ATTN_CELLS; u++) {
+      s[u] = warp_sum(s[u]);
+      if (softcap > 0.0f) {
+        s[u] = k_tanh(s[u] * inv_cap) * softcap;
+      }
+      s[u] *= scale;
+      if (c0 + u * ATTN_WARPS > last) {
+        s[u] = -k_inf();
+      }
+      mn = k_max(mn, s[u]);
     }
-    s *= scale;
-    float mn = k_max(m, s);
-    float corr = k_exp(m - mn); // 0 at the first cell (m = −inf)
-    float e = k_exp(s - mn);
-    l = k_fma(l, corr, e);
-    const unsigned char* vr = vc + (long long)row * v_row_bytes;
+    float corr = k_exp(m - mn); // 0 at the first step (m = −inf)
+    float e[ATTN_CELLS];
+    UNROLL
+    for (int u = 0; u < ATTN_CELLS; u++) {
+      e[u] = k_exp(s[u] - mn); // 0 past last
+    }
+    l = k_fma(l, corr, e[0]);
+    UNROLL
+    for (int u = 1; u < ATTN_CELLS; u++) {
+      l += e[u];
+    }
+    UNROLL
     for (int i = 0; i < HEAD_PER_LANE; i++) {
       int d = lane + 32 * i;
       if (d < value_dim) {
-        float vv;
-        T::template load<1>(vr, voff + d, &vv);
-        acc[i] = k_fma(e, vv, acc[i] * corr);
+        float a = acc[i] * corr;
+        UNROLL
+        for (int u = 0; u < ATTN_CELLS; u++) {
+          if (c0 + u * ATTN_WARPS <= last) {
+            float vv;
+            T::template load<1>(vc + (long long)rows[u] * v_row_bytes, voff + d, &vv);
+            a = k_fma(e[u], vv, a);
+          }
+        }
+        acc[i] = a;
       }
     }
     m = mn;
@@ -563,6 +690,7 @@ DEVFN void attention(float* part_m, float* part_l, float* part_acc, const float*
     part_m[warp] = m;
     part_l[warp] = l;
   }
+  UNROLL
   for (int i = 0; i < HEAD_PER_LANE; i++) {
     int d = lane + 32 * i;
     if (d < value_dim) {
@@ -571,17 +699,20 @@ DEVFN void attention(float* part_m, float* part_l, float* part_acc, const float*
   }
   sync_threads();
   float mx = part_m[0];
+  UNROLL
   for (int w = 1; w < ATTN_WARPS; w++) {
     mx = k_max(mx, part_m[w]);
   }
   float f[ATTN_WARPS];
   float sum = 0.0f;
+  UNROLL
   for (int w = 0; w < ATTN_WARPS; w++) {
     f[w] = k_exp(part_m[w] - mx); // 0 for a warp without cells
     sum = k_fma(part_l[w], f[w], sum);
   }
   for (int d = (int)thread_x(); d < value_dim; d += (int)block_dim_x()) {
     float num = 0.0f;
+    UNROLL
     for (int w = 0; w < ATTN_WARPS; w++) {
       num = k_fma(part_acc[w * MAX_HEAD_DIM + d], f[w], num);
     }

@@ -35,7 +35,9 @@
 #else // NVPTX
 
 #define KERNEL extern "C" __attribute__((global)) void
-#define DEVFN static __attribute__((device)) inline
+// Device functions are always inlined, as nvcc does: the dequantizers
+// unroll into the loops that call them, keeping their arrays in registers.
+#define DEVFN static __attribute__((device)) __attribute__((always_inline)) inline
 #define SHARED __attribute__((shared))
 
 DEVFN unsigned thread_x() { return __nvvm_read_ptx_sreg_tid_x(); }
@@ -60,6 +62,14 @@ DEVFN unsigned k_to_bits(float f) { return __builtin_bit_cast(unsigned, f); }
 
 // k_fma is a·b+c rounded once (fma.rn.f32 on the GPU, fmaf on the host).
 DEVFN float k_fma(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
+
+// UNROLL, before a loop with a constant trip count, unrolls it completely,
+// so that the small arrays it indexes live in registers, not local memory.
+#if defined(__clang__)
+#define UNROLL _Pragma("unroll")
+#else
+#define UNROLL _Pragma("GCC unroll 32")
+#endif
 
 DEVFN float k_inf() { return __builtin_inff(); }
 DEVFN float k_abs(float x) { return k_from_bits(k_to_bits(x) & 0x7fffffffu); }
@@ -101,16 +111,16 @@ DEVFN float k_round(float x) {
 // k_half_to_float converts exactly.
 DEVFN float k_half_to_float(unsigned short h) {
   unsigned sign = (unsigned)(h & 0x8000u) << 16;
-  unsigned exp = (h >> 10) & 0x1fu;
-  unsigned mant = h & 0x3ffu;
-  if (exp == 0x1f) { // infinity, NaN
-    return k_from_bits(sign | 0x7f800000u | (mant << 13));
+  unsigned em = h & 0x7fffu; // exponent and mantissa
+  unsigned exp = em >> 10;
+  if (exp - 1u < 30u) { // normal: rebias the exponent by 127 − 15
+    return k_from_bits(sign | ((em << 13) + (112u << 23)));
   }
-  if (exp != 0) { // normal
-    return k_from_bits(sign | ((exp + 112) << 23) | (mant << 13));
+  if (exp == 31u) { // infinity, NaN
+    return k_from_bits(sign | 0x7f800000u | ((em & 0x3ffu) << 13));
   }
-  // zero or subnormal: mant·2^-24, exact in float
-  float f = (float)mant * 0x1p-24f;
+  // zero or subnormal: mantissa·2^-24, exact in float
+  float f = (float)em * 0x1p-24f;
   return sign ? -f : f;
 }
 
