@@ -67,28 +67,20 @@ DEVFN float block_sum(float v, float* red) {
 
 // ---- Loads ----
 
-// load_bytes sets q[0..N) to the bytes p[0..N), two at a time when N is
-// even (p is then 2-byte aligned: every run of bytes the dequantizers read
-// starts at an even offset of a block, and blocks start at even offsets).
+// load_bytes sets q[0..N) to the bytes p[0..N), N 1 or even. It reads
+// two bytes at a time: every run of bytes the dequantizers read starts at
+// an even offset of a block, and blocks start at even offsets.
 template <int N> DEVFN void load_bytes(const unsigned char* p, int* q) {
-  if (N % 2 != 0) {
-    UNROLL
-    for (int l = 0; l < N; l++) {
-      q[l] = p[l];
-    }
-    return;
-  }
   UNROLL
-  for (int l = 0; l < N; l += 2) {
+  for (int l = 0; l + 1 < N; l += 2) {
     unsigned u = *(const unsigned short*)(p + l);
     q[l] = (int)(u & 255u);
     q[l + 1] = (int)(u >> 8);
   }
+  if (N % 2 != 0) {
+    q[N - 1] = p[N - 1];
+  }
 }
-
-// float4_v is four floats read with one load (the GNU vector extension,
-// which g++ and clang share); its address must be 16-byte aligned.
-typedef float float4_v __attribute__((vector_size(16)));
 
 // load_floats sets out[0..N) to p[0..N), four at a time when ALIGNED (p
 // 16-byte aligned, N a multiple of 4).
@@ -453,7 +445,7 @@ DEVFN void mul_mat(float* ws, float* xs, const unsigned char* w, const float* x,
 
 // The weight kernels, one set per weight type.
 
-#define MUL_MAT_SHARED        \
+#define MUL_MAT_SHARED                   \
   SHARED float ws[TILE_M * TILE_STRIDE]; \
   SHARED float xs[TILE_N * TILE_STRIDE]
 

@@ -71,6 +71,10 @@ DEVFN float k_fma(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
 #define UNROLL _Pragma("GCC unroll 32")
 #endif
 
+// float4_v is four floats read with one load (the GNU vector extension,
+// which g++ and clang share); its address must be 16-byte aligned.
+typedef float float4_v __attribute__((vector_size(16)));
+
 DEVFN float k_inf() { return __builtin_inff(); }
 DEVFN float k_abs(float x) { return k_from_bits(k_to_bits(x) & 0x7fffffffu); }
 DEVFN float k_copysign(float mag, float sgn) {
