@@ -6,7 +6,10 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -21,7 +24,7 @@ import (
 // schedKernels are the kernels of emu/testdata/sched.cu, which test the
 // emulator itself and the binding without depending on kernels.cu.
 var schedKernels = []string{"emu_ids", "emu_params", "emu_block_sum", "emu_warp_sum",
-	"emu_exit_early", "emu_shfl_exited", "emu_deadlock"}
+	"emu_exit_early", "emu_shfl_exited", "emu_deadlock", "emu_store"}
 
 var schedLib = sync.OnceValues(func() (string, error) {
 	return emu.Cached(filepath.Join("emu", "testdata", "sched.cu"), schedKernels)
@@ -535,5 +538,38 @@ func TestEmulatorSignatures(t *testing.T) {
 	}
 	if got := signature("no_such_kernel"); got != "" {
 		t.Errorf("an unknown kernel has signature %q", got)
+	}
+}
+
+// TestEmulatorGuardPages checks that a kernel writing past its buffer
+// crashes (in a child process: the crash takes the process down), and
+// that one writing its last value does not.
+func TestEmulatorGuardPages(t *testing.T) {
+	if os.Getenv("SAJI_EMU_GUARD_CHILD") == "1" {
+		d := schedDevice(t)
+		b, err := d.Alloc(4 * 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		one := gpu.Dim3{X: 1, Y: 1, Z: 1}
+		if err := d.launch("emu_store", one, one, []gpu.Arg{gpu.P(b, 0), gpu.I(99)}); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Println("last value written")
+		// 100 floats round up to 512 bytes: 1024 is past the guard.
+		_ = d.launch("emu_store", one, one, []gpu.Arg{gpu.P(b, 0), gpu.I(256)})
+		fmt.Println("no crash")
+		return
+	}
+	emu.Require(t)
+	if _, err := schedLib(); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestEmulatorGuardPages$", "-test.v")
+	cmd.Env = append(os.Environ(), "SAJI_EMU_GUARD_CHILD=1")
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "last value written") || strings.Contains(string(out), "no crash") ||
+		!strings.Contains(string(out), "SIGSEGV") {
+		t.Fatalf("child: %v\n%s", err, out)
 	}
 }

@@ -26,6 +26,11 @@
 //   SAJI_CUDA_EMU_CC      the compute capability, "major.minor" (default 8.0)
 //   SAJI_CUDA_EMU_JIT_ERROR  when set, cuModuleLoadDataEx fails with
 //                         CUDA_ERROR_INVALID_PTX and this text in the error log
+//   SAJI_CUDA_EMU_GUARD   0 to allocate with malloc; by default every
+//                         allocation lies between inaccessible pages, so a
+//                         kernel that reads or writes outside its buffers
+//                         crashes the test at once instead of reading what
+//                         happens to lie there
 //
 // The emulator is single-threaded: one mutex serializes every call.
 
@@ -191,6 +196,13 @@ std::set<stream *> streams;
 // allocations maps each device allocation's address to its size.
 std::map<uintptr_t, size_t> allocations;
 size_t allocated;
+
+// guarded maps the allocations made with guard pages to their mappings.
+struct mapping {
+    void *base;
+    size_t len;
+};
+std::map<uintptr_t, mapping> guarded;
 
 constexpr size_t alloc_align = 256;  // cudaMalloc's alignment
 
@@ -553,8 +565,24 @@ EMU_API CUresult cuMemAlloc_v2(CUdeviceptr *ptr, size_t size) {
     if (ptr == nullptr || size == 0) return CUDA_ERROR_INVALID_VALUE;
     if (size > total_memory() - allocated || allocated > total_memory()) return CUDA_ERROR_OUT_OF_MEMORY;
     size_t rounded = (size + alloc_align - 1) / alloc_align * alloc_align;
-    void *p = std::aligned_alloc(alloc_align, rounded);
-    if (p == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
+    void *p;
+    if (env_number("SAJI_CUDA_EMU_GUARD", 1) != 0) {
+        // The allocation ends where an inaccessible page begins, and one
+        // precedes it: a kernel that reads or writes out of its buffer
+        // (by more than the rounding to 256 bytes) crashes at once.
+        size_t ps = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+        size_t len = (rounded + ps - 1) / ps * ps + 2 * ps;
+        void *base = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (base == MAP_FAILED) return CUDA_ERROR_OUT_OF_MEMORY;
+        char *b = static_cast<char *>(base);
+        mprotect(b, ps, PROT_NONE);
+        mprotect(b + len - ps, ps, PROT_NONE);
+        p = b + len - ps - rounded;
+        guarded[reinterpret_cast<uintptr_t>(p)] = mapping{base, len};
+    } else {
+        p = std::aligned_alloc(alloc_align, rounded);
+        if (p == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
+    }
     // Device memory is not zeroed: fill it with NaNs (and -1s), so a
     // kernel that reads what nobody wrote shows.
     std::memset(p, 0xff, rounded);
@@ -570,7 +598,13 @@ EMU_API CUresult cuMemFree_v2(CUdeviceptr ptr) {
     auto it = allocations.find(static_cast<uintptr_t>(ptr));
     if (it == allocations.end()) return CUDA_ERROR_INVALID_VALUE;
     allocated -= it->second;
-    std::free(reinterpret_cast<void *>(it->first));
+    auto g = guarded.find(it->first);
+    if (g != guarded.end()) {
+        munmap(g->second.base, g->second.len);
+        guarded.erase(g);
+    } else {
+        std::free(reinterpret_cast<void *>(it->first));
+    }
     allocations.erase(it);
     return CUDA_SUCCESS;
 }
