@@ -594,11 +594,12 @@ func (c attnCase) String() string {
 	return s
 }
 
-// attnCases are the attention tests: head lengths 64, 80, 96/64, 128 and
-// 256; plain, grouped and multi-query heads; windows, softcap, paged
+// attnCases are the attention tests: head lengths 8, 64, 80, 96/64, 128
+// and 256; plain, grouped and multi-query heads; windows, softcap, paged
 // cells with released ones.
 func attnCases() []attnCase {
 	shapes := []attnCase{
+		{heads: 8, kvHeads: 4, headDim: 8, valueDim: 8}, // stories260K's
 		{heads: 4, kvHeads: 4, headDim: 64, valueDim: 64},
 		{heads: 4, kvHeads: 2, headDim: 80, valueDim: 80},
 		{heads: 4, kvHeads: 1, headDim: 96, valueDim: 64},
@@ -607,7 +608,7 @@ func attnCases() []attnCase {
 	}
 	variants := []attnCase{{}, {window: 8}, {softcap: 30, paged: true}, {window: 5, paged: true, released: true}}
 	if testing.Short() {
-		shapes = shapes[:2]
+		shapes = shapes[:3]
 		variants = variants[2:]
 	}
 	var cs []attnCase
