@@ -328,8 +328,12 @@ void abandon(unsigned n) {
 // the failure of a shuffle with an exited lane or a deadlock.
 CUresult run_block(unsigned bx, unsigned by, unsigned gx, unsigned gy, unsigned n) {
     for (unsigned t = 0; t < n; t++) fibers[t].state = READY;
+    // Every other block runs its threads last to first: a kernel missing a
+    // barrier, whose thread reads what a later thread writes, then fails.
+    bool backwards = (bx + by) % 2 == 1;
     for (;;) {
-        for (unsigned t = 0; t < n; t++) {
+        for (unsigned i = 0; i < n; i++) {
+            unsigned t = backwards ? n - 1 - i : i;
             if (fibers[t].state != READY) continue;
             saji_emu_cur = saji_emu_index{t, bx, by, n, gx, gy};
             resume(t);
