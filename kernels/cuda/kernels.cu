@@ -635,6 +635,9 @@ DEVFN void attention(float* part_m, float* part_l, float* part_acc, const float*
         }
       }
     }
+    // The scores s·scale, and their largest, mn. The exponents below take
+    // s·scale − mn as one fused multiply-add, as ptxas could fuse a product
+    // and a subtraction by itself; this way the emulator computes the same.
     float mn = m;
     UNROLL
     for (int u = 0; u < ATTN_CELLS; u++) {
@@ -642,17 +645,15 @@ DEVFN void attention(float* part_m, float* part_l, float* part_acc, const float*
       if (softcap > 0.0f) {
         s[u] = k_tanh(s[u] * inv_cap) * softcap;
       }
-      s[u] *= scale;
-      if (c0 + u * ATTN_WARPS > last) {
-        s[u] = -k_inf();
+      if (c0 + u * ATTN_WARPS <= last) {
+        mn = k_max(mn, s[u] * scale);
       }
-      mn = k_max(mn, s[u]);
     }
     float corr = k_exp(m - mn); // 0 at the first step (m = −inf)
     float e[ATTN_CELLS];
     UNROLL
     for (int u = 0; u < ATTN_CELLS; u++) {
-      e[u] = k_exp(s[u] - mn); // 0 past last
+      e[u] = c0 + u * ATTN_WARPS <= last ? k_exp(k_fma(s[u], scale, -mn)) : 0.0f;
     }
     l = k_fma(l, corr, e[0]);
     UNROLL

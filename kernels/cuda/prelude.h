@@ -22,9 +22,11 @@
 //
 // Everything else, exp, tanh, sin/cos and the half-precision conversions, is
 // written below once in plain C++, so the emulator computes what the GPU
-// computes. clang fuses a*b+c into one FMA on the GPU (CUDA's default
-// floating-point contraction) and g++ on x86-64 does not, so code whose
-// rounding matters calls k_fma explicitly and leaves nothing to fuse.
+// computes. On the GPU a product followed by an addition may become one
+// fused multiply-add (clang contracts them, CUDA's default, and so may
+// ptxas), on the host it does not (g++ for x86-64 without -mfma), so code
+// whose rounding matters calls k_fma explicitly and leaves no product
+// feeding an addition.
 #ifndef SAJI_CUDA_PRELUDE_H
 #define SAJI_CUDA_PRELUDE_H
 
@@ -198,6 +200,10 @@ DEVFN float k_exp(float x) {
   p = k_fma(p, r, 1.0f);
   p = k_fma(p, r, 1.0f);
   int e = (int)n; // -150..128
+  if (e >= -125 && e <= 127) {
+    // A normal result (p is in [0.70, 1.42]): add e to p's exponent.
+    return k_from_bits(k_to_bits(p) + ((unsigned)e << 23));
+  }
   int e1 = e / 2;
   int e2 = e - e1;
   p *= k_from_bits((unsigned)(e1 + 127) << 23); // exact
