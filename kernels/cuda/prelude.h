@@ -173,8 +173,9 @@ DEVFN float k_load_half(const unsigned char* p) {
 
 // k_exp is e^x within about 1 ulp: x = n·ln2 + r with |r| <= ln2/2 (ln2 in
 // two parts, so r is exact to float precision), e^r by its Taylor series to
-// r^7 (truncation error 5e-9 relative), and 2^n applied in two halves so
-// that results in the subnormal range are rounded once.
+// r^7 (truncation error 5e-9 relative), and 2^n added to the exponent, or
+// for results near the ends of the range multiplied in two halves, so that
+// subnormal results are rounded once.
 DEVFN float k_exp(float x) {
   if (!(x == x)) {
     return x; // NaN
