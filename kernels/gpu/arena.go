@@ -18,7 +18,7 @@ const arenaMin = 1 << 20
 // Most of these arrays repeat within a forward pass (every layer reads the
 // same positions and cells), so an array that is still in the arena with
 // the same contents is reused instead of copied again, which saves a copy
-// per launch (and, on Metal, a wait).
+// per launch.
 type arena struct {
 	buf    Buf
 	used   int

@@ -102,12 +102,25 @@ func (b *Backend) attend(d, qs *tensor, r int, s kernels.SeqKV, p kernels.Attent
 		}
 		cells, hasCells = i32Bytes(kv.Cells[:kv.Len]), 1
 	}
-	arr, err := b.hostArrays(cells, i32Bytes(pos))
-	if err != nil {
-		return err
+	// CUDA grids are at most 65535 blocks high: longer batches take
+	// several launches.
+	for c0 := 0; c0 < len(pos); c0 += maxGridY {
+		chunk := pos[c0:min(len(pos), c0+maxGridY)]
+		arr, err := b.hostArrays(cells, i32Bytes(chunk))
+		if err != nil {
+			return err
+		}
+		rr := r + c0
+		err = b.launch("attention_"+Suffix(kt.typ), Dim3{uint32(p.Heads), uint32(len(chunk)), 1},
+			qs.ptr(4*rr*qs.cols()), kt.ptr(0), vt.ptr(0), arr[0], arr[1], d.ptr(4*rr*d.cols()),
+			I(p.Heads), I(nkv), I(hd), I(vd), I(kt.rowBytes()), I(vt.rowBytes()), I(kv.Len),
+			I(p.Window), F(p.Scale), F(p.Softcap), I(hasCells))
+		if err != nil {
+			return err
+		}
 	}
-	return b.launch("attention_"+Suffix(kt.typ), Dim3{uint32(p.Heads), uint32(len(pos)), 1},
-		qs.ptr(4*r*qs.cols()), kt.ptr(0), vt.ptr(0), arr[0], arr[1], d.ptr(4*r*d.cols()),
-		I(p.Heads), I(nkv), I(hd), I(vd), I(kt.rowBytes()), I(vt.rowBytes()), I(kv.Len),
-		I(p.Window), F(p.Scale), F(p.Softcap), I(hasCells))
+	return nil
 }
+
+// maxGridY is the most blocks a grid's Y dimension may have on CUDA.
+const maxGridY = 65535

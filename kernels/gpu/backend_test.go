@@ -408,3 +408,85 @@ func TestPoolAndClose(t *testing.T) {
 
 var _ kernels.Backend = (*Backend)(nil)
 var _ kernels.Recycler = (*Backend)(nil)
+
+// TestMatMulActivations checks that quantized products first convert the
+// activations to the weight's dot-product format, and pass those to the
+// product kernel.
+func TestMatMulActivations(t *testing.T) {
+	tests := []struct {
+		typ      quant.Type
+		quantize string // "" for none
+		grid     Dim3
+	}{
+		{quant.TypeF32, "", Dim3{}},
+		{quant.TypeF16, "", Dim3{}},
+		{quant.TypeQ4_0, "quantize_q8_0", Dim3{6, 1, 1}}, // 3 tokens · 512/32 blocks, 8 a launch block
+		{quant.TypeQ8_0, "quantize_q8_0", Dim3{6, 1, 1}},
+		{quant.TypeQ4_K, "quantize_q8_k", Dim3{6, 1, 1}}, // 3 tokens · 2 blocks
+		{quant.TypeQ5_K, "quantize_q8_k", Dim3{6, 1, 1}},
+		{quant.TypeQ6_K, "quantize_q8_k", Dim3{6, 1, 1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.typ.String(), func(t *testing.T) {
+			b, f := newTestBackend(t)
+			w, err := b.Weight(tt.typ, []int{512, 8}, make([]byte, 8*512/tt.typ.BlockSize()*tt.typ.TypeSize()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			x, _ := b.New(quant.TypeF32, 512, 3)
+			d, _ := b.New(quant.TypeF32, 8, 3)
+			before := len(f.launches)
+			if err := b.MatMul(d, w, x); err != nil {
+				t.Fatal(err)
+			}
+			ls := f.launches[before:]
+			mm := ls[len(ls)-1]
+			if mm.name != "mul_mat_vec_"+Suffix(tt.typ) {
+				t.Fatalf("product kernel %s", mm.name)
+			}
+			xt := x.(*tensor)
+			if tt.quantize == "" {
+				if len(ls) != 1 || mm.args[1].Buf.Handle != xt.buf.Handle {
+					t.Errorf("%d launches, x %#x: want the F32 activations as they are", len(ls), mm.args[1].Buf.Handle)
+				}
+				return
+			}
+			if len(ls) != 2 || ls[0].name != tt.quantize || ls[0].grid != tt.grid {
+				t.Fatalf("launches %v, want %s over %v first", ls, tt.quantize, tt.grid)
+			}
+			q := ls[0]
+			act := ActType(tt.typ)
+			if q.args[0].Buf.Handle != xt.buf.Handle || mm.args[1].Buf.Handle != q.args[1].Buf.Handle ||
+				int32(q.args[2].Bits) != int32(3*512/act.BlockSize()) || q.args[1].Buf.Size < 3*512/act.BlockSize()*act.TypeSize() {
+				t.Errorf("quantized activations not passed on: %+v then %+v", q.args, mm.args)
+			}
+		})
+	}
+}
+
+// TestAttentionLongBatch checks that a batch of more query rows than a
+// CUDA grid may be high is split into launches.
+func TestAttentionLongBatch(t *testing.T) {
+	b, f := newTestBackend(t)
+	const rows = maxGridY + 10
+	q, _ := b.New(quant.TypeF32, 32, rows)
+	d, _ := b.New(quant.TypeF32, 32, rows)
+	kc, _ := b.New(quant.TypeF16, 32, rows)
+	pos := make([]int32, rows)
+	for i := range pos {
+		pos[i] = int32(i)
+	}
+	before := len(f.launches)
+	err := b.Attention(d, q, kernels.KV{K: kc, V: kc, Len: rows}, pos,
+		kernels.AttentionParams{Heads: 1, KVHeads: 1, HeadDim: 32, ValueDim: 32, Scale: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ls := f.launches[before:]
+	if len(ls) != 2 || ls[0].grid.Y != maxGridY || ls[1].grid.Y != 10 {
+		t.Fatalf("%d launches: %+v", len(ls), ls)
+	}
+	if off := ls[1].args[0].Off - ls[0].args[0].Off; off != 4*32*maxGridY {
+		t.Errorf("the second launch's queries start %d bytes on, want %d", off, 4*32*maxGridY)
+	}
+}

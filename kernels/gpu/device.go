@@ -70,8 +70,8 @@ type Dim3 struct{ X, Y, Z uint32 }
 // Device is what a GPU driver binding provides to the Backend: memory,
 // copies and kernel launches, all ordered on one queue (a CUDA stream, a
 // Metal command queue). Launches may run asynchronously; Download waits
-// for everything queued before it. A Device is used from one goroutine
-// at a time (the Backend serializes its calls).
+// for everything queued before it. A Device must be safe for concurrent
+// use: the Backends of several loaded models share one.
 type Device interface {
 	// Name identifies the device ("cuda:0", "metal").
 	Name() string

@@ -150,7 +150,27 @@ func (b *Backend) MatMul(dst, w, x kernels.Tensor) error {
 	if k == 0 {
 		return b.dev.Zero(d.buf, d.off, d.bytes())
 	}
-	args := []Arg{wt.ptr(0), xt.ptr(0), d.ptr(0), I(k), I(m), I(n), I(wt.rowBytes())}
+	xa := xt.ptr(0)
+	if act := ActType(wt.typ); act != quant.TypeF32 {
+		// The activations in the weight's dot-product format, in a pooled
+		// buffer that goes back to the pool at once: whatever reuses it is
+		// queued after this product.
+		nb := n * k / act.BlockSize()
+		buf, err := b.alloc(nb*act.TypeSize(), true)
+		if err != nil {
+			return err
+		}
+		defer func() { b.pool = append(b.pool, buf) }()
+		name, grid := "quantize_q8_0", Dim3{blocks(nb, ElemBlock/32), 1, 1}
+		if act == quant.TypeQ8_K {
+			name, grid = "quantize_q8_k", Dim3{uint32(nb), 1, 1}
+		}
+		if err := b.launch(name, grid, xt.ptr(0), P(buf, 0), I(nb)); err != nil {
+			return err
+		}
+		xa = P(buf, 0)
+	}
+	args := []Arg{wt.ptr(0), xa, d.ptr(0), I(k), I(m), I(n), I(wt.rowBytes())}
 	if n <= 2*MatVecTokens {
 		return b.launch("mul_mat_vec_"+Suffix(wt.typ), Dim3{blocks(m, MatVecRows), blocks(n, MatVecTokens), 1}, args...)
 	}

@@ -33,6 +33,20 @@ var WeightTypes = []quant.Type{
 // CacheTypes are the key/value cache types (set_rows, attention).
 var CacheTypes = []quant.Type{quant.TypeF32, quant.TypeF16, quant.TypeQ8_0}
 
+// ActType is the format the activations of a matrix product with weights
+// of type w are converted to first, as ggml's CPU backend does: Q8_0 for
+// Q4_0 and Q8_0 weights, Q8_K for the K-quants, F32 otherwise (F16
+// weights round them to F16 inside the kernel).
+func ActType(w quant.Type) quant.Type {
+	switch w {
+	case quant.TypeQ4_0, quant.TypeQ8_0:
+		return quant.TypeQ8_0
+	case quant.TypeQ4_K, quant.TypeQ5_K, quant.TypeQ6_K:
+		return quant.TypeQ8_K
+	}
+	return quant.TypeF32
+}
+
 // Suffix is the kernel-name suffix of a tensor type: "f32", "q4_k", ...
 func Suffix(t quant.Type) string {
 	switch t {
@@ -83,17 +97,37 @@ func f32(name string) Param { return Param{name, F32} }
 //   - get_rows_T: dst[r][i] = dequant(table row ids[r])[i], i < cols.
 //     Grid X: len(ids). Rows of table are row_bytes apart.
 //   - set_rows_T (T = f32, f16, q8_0): row rows[r] of dst (row_bytes apart)
-//     = src row r converted to T; Q8_0 as ggml quantizes it
-//     (d = amax/127, q = round(x/d), d stored as F16). Grid X: len(rows).
+//     = src row r converted to T; Q8_0 as quant.Quantize (ggml's
+//     reference quantize_row_q8_0: d = amax/127, stored as F16,
+//     q = x·(1/d) rounded half away from zero). Grid X: len(rows).
+//   - quantize_q8_0, quantize_q8_k: the activations of a quantized matrix
+//     product in the weight type's dot-product format, as ggml's CPU
+//     backend (and kernels/cpu, actquant.go) makes them, so that the GPU's
+//     products round as the CPU's do. x holds nb blocks of 32 (Q8_0) or
+//     256 (Q8_K) values; dst gets nb blocks. Q8_0 (34 bytes: F16 d, 32
+//     int8): amax = max|x|, d = amax/127 stored as F16 (round to nearest
+//     even), q = x·(127/amax) rounded half to even (0 when amax is 0).
+//     Q8_K (292 bytes: float32 d at 0, 256 int8 at 4, 16 int16 sums of 16
+//     quants at 260): the value of largest magnitude (the first, on ties)
+//     max maps to −127: iscale = −127/max, q = min(127, x·iscale rounded
+//     half to even), d = 1/iscale (all zero when max is 0). quantize_q8_0:
+//     8 warps per block, a warp per Q8_0 block, grid X: ⌈nb/8⌉;
+//     quantize_q8_k: a block per Q8_K block, grid X: nb.
 //   - mul_mat_vec_T: dst[j][i] = Σ_l w[i][l]·x[j][l] for i < m (w rows,
 //     row_bytes apart, k values each), j < n (tokens). Block: MatVecRows
 //     warps, warp w taking row blockIdx.x·MatVecRows+w for tokens
 //     blockIdx.y·MatVecTokens up to MatVecTokens of them. Grid X: ⌈m/4⌉,
-//     Y: ⌈n/8⌉. Weights are dequantized to float and multiplied by the F32
-//     activations (no activation quantization).
-//   - mul_mat_T: the same product tiled for a batch: block (x, y) computes
-//     dst rows y·TileN.. (tokens) and columns x·TileM.. (weight rows)
-//     through shared memory. Grid X: ⌈m/TileM⌉, Y: ⌈n/TileN⌉.
+//     Y: ⌈n/8⌉. x is in the activation format of T (ActType): F32 for f32
+//     (k floats per token); F32 for f16, each value rounded to F16 before
+//     it is multiplied; for q4_0 and q8_0, Q8_0 blocks from quantize_q8_0
+//     (k/32·34 bytes per token); for q4_k, q5_k and q6_k, Q8_K blocks from
+//     quantize_q8_k (k/256·292 bytes per token). Weights and activations
+//     are dequantized to float (or multiplied as integers within a block
+//     and scaled) and the products summed in float.
+//   - mul_mat_T: the same product, with x in the same format, tiled for a
+//     batch: block (x, y) computes dst rows y·TileN.. (tokens) and
+//     columns x·TileM.. (weight rows) through shared memory. Grid X:
+//     ⌈m/TileM⌉, Y: ⌈n/TileN⌉.
 //   - rms_norm: y = x/√(mean(x²)+eps)·(has_w ? w : 1) over each group of n
 //     consecutive values; grid X: number of groups.
 //   - rope: rotates each head_dim-long head of row r (cols values) by
@@ -141,6 +175,10 @@ func buildKernels() []Kernel {
 				i32("k_row_bytes"), i32("v_row_bytes"), i32("len"), i32("window"),
 				f32("scale"), f32("softcap"), i32("has_cells")}})
 	}
+	add(Kernel{Name: "quantize_q8_0", Block: ElemBlock, Grid: "X: ⌈nb/8⌉",
+		Params: []Param{ptr("x"), ptr("dst"), i32("nb")}})
+	add(Kernel{Name: "quantize_q8_k", Block: ElemBlock, Grid: "X: nb",
+		Params: []Param{ptr("x"), ptr("dst"), i32("nb")}})
 	add(Kernel{Name: "rms_norm", Block: ElemBlock, Grid: "X: groups",
 		Params: []Param{ptr("x"), ptr("w"), ptr("dst"), i32("n"), f32("eps"), i32("has_w")}})
 	add(Kernel{Name: "rope", Block: ElemBlock, Grid: "X: rows",
