@@ -2,7 +2,6 @@ package metal
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -22,9 +21,10 @@ import (
 type pair struct{ g, c kernels.Tensor }
 
 type backendRig struct {
-	g   *gpu.Backend
-	c   *cpu.Backend
-	rng *rand.Rand
+	g    *gpu.Backend
+	c    *cpu.Backend // the pure-Go kernels
+	simd *cpu.Backend // the CPU backend with its SIMD kernels (MatMul)
+	rng  *rand.Rand
 }
 
 func testBackend(t *testing.T, dev gpu.Device) {
@@ -37,7 +37,7 @@ func testBackend(t *testing.T, dev gpu.Device) {
 			t.Error(err)
 		}
 	})
-	r := &backendRig{g: g, c: cpu.NewReference(1), rng: rand.New(rand.NewPCG(3, 5))}
+	r := &backendRig{g: g, c: cpu.NewReference(1), simd: cpu.New(1), rng: rand.New(rand.NewPCG(3, 5))}
 	t.Run("elementwise", r.elementwise)
 	t.Run("rms_norm", r.rmsNorm)
 	t.Run("rope", r.rope)
@@ -257,16 +257,16 @@ func (r *backendRig) setRows(t *testing.T) {
 	}
 }
 
-// matMul checks MatMul (both kernels, by the number of tokens) against a
-// float64 product of the dequantized weights: the CPU backend would
-// quantize the activations first, the GPU kernels do not.
+// matMul checks MatMul (quantize_q8_0 or quantize_q8_k first for the
+// quantized types, then mul_mat_vec or mul_mat by the number of tokens)
+// against the CPU backend's MatMul, with its SIMD kernels and without.
 func (r *backendRig) matMul(t *testing.T) {
+	const m = 37
 	for _, typ := range gpu.WeightTypes {
-		for _, n := range []int{3, 40} {
+		k := weightCols(typ, 256, 100)
+		for _, n := range productNs {
 			t.Run(fmt.Sprintf("%v/n=%d", typ, n), func(t *testing.T) {
-				k, m := weightCols(typ, 256, 100), 37
 				data := encode(t, typ, r.random(k*m, 1))
-				wv := decode(t, typ, data, k*m)
 				xv := r.random(k*n, 2)
 				w, err := r.g.Weight(typ, []int{k, m}, data)
 				if err != nil {
@@ -277,18 +277,13 @@ func (r *backendRig) matMul(t *testing.T) {
 					t.Fatal(err)
 				}
 				got, _ := r.read(t, dst)
-				want, atol := make([]float32, m*n), make([]float64, m*n)
-				for j := range n {
-					for i := range m {
-						var s, mag float64
-						for l := range k {
-							p := float64(wv[i*k+l]) * float64(xv[j*k+l])
-							s, mag = s+p, mag+math.Abs(p)
-						}
-						want[j*m+i], atol[j*m+i] = float32(s), 1e-5*mag+1e-6
-					}
+				for _, o := range []struct {
+					name string
+					b    *cpu.Backend
+				}{{"cpu", r.simd}, {"cpu reference", r.c}} {
+					want, atol := matMulCPU(t, o.b, typ, data, xv, k, m, n)
+					compare(t, "matmul vs "+o.name, got, want, atol, 0)
 				}
-				compare(t, "matmul", got, want, atol, 0)
 			})
 		}
 	}

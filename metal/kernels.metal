@@ -12,9 +12,10 @@
 // the CPU rely on that form.
 //
 // Quantized blocks are only 2-byte aligned (18, 34, 210 bytes): their F16
-// scales are read byte by byte. Activations, F32 and F16 weights and F32 and
-// F16 caches are read through typed pointers, so their buffers' offsets must
-// be multiples of the element size.
+// scales are read byte by byte. F32 activations, F32 and F16 weights, F32
+// and F16 caches and the float scales of Q8_K activation blocks (292 bytes)
+// are read through typed pointers, so their buffers' offsets must be
+// multiples of 4 (2 for F16).
 
 #include <metal_stdlib>
 using namespace metal;
@@ -145,6 +146,42 @@ inline float deq(Q6_K, device const uchar* row, int i) {
     return load_half(b + 208) * float(sbyte(b[192 + r / 16])) * float(q);
 }
 
+// Q8_K: the activations of K-quant products, 292 bytes per 256 values
+// {float d; i8 q[256]; i16 bsums[16]}: q[j]·d.
+struct Q8_K {};
+
+inline float deq(Q8_K, device const uchar* row, int i) {
+    device const uchar* b = row + 292 * (i / 256);
+    return *(device const float*)b * float(sbyte(b[4 + i % 256]));
+}
+
+// ---------------------------------------------------------------------------
+// The activations of a matrix product (gpu.ActType): act_of(T()) is the
+// format of x for weights of type T, deq(act_of(T()), row, i) value i of a
+// token row that starts at row, act_row_bytes its length. As ggml's CPU
+// backend, F32 weights multiply F32 activations, F16 weights F32 ones
+// rounded to F16 (F32H), Q4_0 and Q8_0 weights Q8_0 blocks and the
+// K-quants Q8_K blocks (quantize_q8_0, quantize_q8_k).
+
+struct F32H {};
+
+inline float deq(F32H, device const uchar* row, int i) {
+    return round_f16(((device const float*)row)[i]);
+}
+
+inline F32 act_of(F32) { return F32(); }
+inline F32H act_of(F16) { return F32H(); }
+inline Q8_0 act_of(Q4_0) { return Q8_0(); }
+inline Q8_0 act_of(Q8_0) { return Q8_0(); }
+inline Q8_K act_of(Q4_K) { return Q8_K(); }
+inline Q8_K act_of(Q5_K) { return Q8_K(); }
+inline Q8_K act_of(Q6_K) { return Q8_K(); }
+
+inline ulong act_row_bytes(F32, int k) { return ulong(k) * 4; }
+inline ulong act_row_bytes(F32H, int k) { return ulong(k) * 4; }
+inline ulong act_row_bytes(Q8_0, int k) { return ulong(k / 32) * 34; }
+inline ulong act_row_bytes(Q8_K, int k) { return ulong(k / 256) * 292; }
+
 // The query as attention multiplies it: rounded to F16 over an F16 cache,
 // as ggml does.
 inline float attn_query(F32, float x) { return x; }
@@ -168,8 +205,9 @@ inline void get_rows_impl(T t, device const uchar* table, device const int* ids,
 // mul_mat_vec: SIMD group sg of thread group (x, y) takes weight row
 // 4x+sg for tokens 8y..8y+7; lane l handles values l, l+32, ... of the
 // row, keeping one accumulator per token, and simd_sum adds the lanes.
+// x is in the activation format of T (act_of), dequantized as it is read.
 template <typename T>
-inline void mul_mat_vec_impl(T t, device const uchar* w, device const float* x, device float* dst,
+inline void mul_mat_vec_impl(T t, device const uchar* w, device const uchar* x, device float* dst,
                              int k, int m, int n, int row_bytes, uint3 tg, uint sg, uint lane) {
     int row = int(tg.x) * 4 + int(sg);
     if (row >= m) {
@@ -177,8 +215,10 @@ inline void mul_mat_vec_impl(T t, device const uchar* w, device const float* x, 
     }
     int t0 = int(tg.y) * 8;
     int nt = min(8, n - t0);
+    auto a = act_of(t);
+    ulong xrb = act_row_bytes(a, k);
     device const uchar* wr = w + ulong(row) * ulong(row_bytes);
-    device const float* xr = x + ulong(t0) * ulong(k);
+    device const uchar* xr = x + ulong(t0) * xrb;
     float acc[8];
     for (int j = 0; j < 8; ++j) {
         acc[j] = 0.0f;
@@ -187,7 +227,7 @@ inline void mul_mat_vec_impl(T t, device const uchar* w, device const float* x, 
         float v = deq(t, wr, i);
         for (int j = 0; j < 8; ++j) {
             if (j < nt) {
-                acc[j] = fma(v, xr[ulong(j) * ulong(k) + ulong(i)], acc[j]);
+                acc[j] = fma(v, deq(a, xr + ulong(j) * xrb, i), acc[j]);
             }
         }
     }
@@ -201,15 +241,17 @@ inline void mul_mat_vec_impl(T t, device const uchar* w, device const float* x, 
 
 // mul_mat: thread group (x, y) computes the 64×64 tile of dst of weight
 // rows 64x.. and tokens 64y..; per step of 32 values of k it dequantizes a
-// 64×32 tile of w and copies a 64×32 tile of x into threadgroup memory
-// (rows padded to 33 floats), and each thread accumulates a 4×4 block:
-// weight rows tx+16i, tokens ty+16j.
+// 64×32 tile of w and one of x (in the activation format of T) into
+// threadgroup memory (rows padded to 33 floats), and each thread
+// accumulates a 4×4 block: weight rows tx+16i, tokens ty+16j.
 template <typename T>
-inline void mul_mat_impl(T t, device const uchar* w, device const float* x, device float* dst,
+inline void mul_mat_impl(T t, device const uchar* w, device const uchar* x, device float* dst,
                          int k, int m, int n, int row_bytes, uint3 tg, uint tid,
                          threadgroup float* ws, threadgroup float* xs) {
     int r0 = int(tg.x) * 64, c0 = int(tg.y) * 64;
     int tx = int(tid) % 16, ty = int(tid) / 16;
+    auto a = act_of(t);
+    ulong xrb = act_row_bytes(a, k);
     float acc[4][4];
     for (int j = 0; j < 4; ++j) {
         for (int i = 0; i < 4; ++i) {
@@ -222,7 +264,7 @@ inline void mul_mat_impl(T t, device const uchar* w, device const float* x, devi
             int r = idx / 32, c = idx % 32, kk = kb + c;
             int wr = r0 + r, xr = c0 + r;
             ws[r * 33 + c] = (wr < m && kk < k) ? deq(t, w + ulong(wr) * ulong(row_bytes), kk) : 0.0f;
-            xs[r * 33 + c] = (xr < n && kk < k) ? x[ulong(xr) * ulong(k) + ulong(kk)] : 0.0f;
+            xs[r * 33 + c] = (xr < n && kk < k) ? deq(a, x + ulong(xr) * xrb, kk) : 0.0f;
         }
         threadgroup_barrier(mem_flags::mem_threadgroup);
         for (int c = 0; c < 32; ++c) {
@@ -414,7 +456,7 @@ kernel void get_rows_q6_k(device const uchar* table [[buffer(0)]], device const 
 // ---------------------------------------------------------------------------
 // mul_mat_vec_T (4 SIMD groups; grid X: ⌈m/4⌉, Y: ⌈n/8⌉).
 
-kernel void mul_mat_vec_f32(device const uchar* w [[buffer(0)]], device const float* x [[buffer(1)]],
+kernel void mul_mat_vec_f32(device const uchar* w [[buffer(0)]], device const uchar* x [[buffer(1)]],
                             device float* dst [[buffer(2)]], constant int& k [[buffer(3)]],
                             constant int& m [[buffer(4)]], constant int& n [[buffer(5)]],
                             constant int& row_bytes [[buffer(6)]],
@@ -423,7 +465,7 @@ kernel void mul_mat_vec_f32(device const uchar* w [[buffer(0)]], device const fl
     mul_mat_vec_impl(F32(), w, x, dst, k, m, n, row_bytes, tg, sg, lane);
 }
 
-kernel void mul_mat_vec_f16(device const uchar* w [[buffer(0)]], device const float* x [[buffer(1)]],
+kernel void mul_mat_vec_f16(device const uchar* w [[buffer(0)]], device const uchar* x [[buffer(1)]],
                             device float* dst [[buffer(2)]], constant int& k [[buffer(3)]],
                             constant int& m [[buffer(4)]], constant int& n [[buffer(5)]],
                             constant int& row_bytes [[buffer(6)]],
@@ -432,7 +474,7 @@ kernel void mul_mat_vec_f16(device const uchar* w [[buffer(0)]], device const fl
     mul_mat_vec_impl(F16(), w, x, dst, k, m, n, row_bytes, tg, sg, lane);
 }
 
-kernel void mul_mat_vec_q4_0(device const uchar* w [[buffer(0)]], device const float* x [[buffer(1)]],
+kernel void mul_mat_vec_q4_0(device const uchar* w [[buffer(0)]], device const uchar* x [[buffer(1)]],
                              device float* dst [[buffer(2)]], constant int& k [[buffer(3)]],
                              constant int& m [[buffer(4)]], constant int& n [[buffer(5)]],
                              constant int& row_bytes [[buffer(6)]],
@@ -441,7 +483,7 @@ kernel void mul_mat_vec_q4_0(device const uchar* w [[buffer(0)]], device const f
     mul_mat_vec_impl(Q4_0(), w, x, dst, k, m, n, row_bytes, tg, sg, lane);
 }
 
-kernel void mul_mat_vec_q8_0(device const uchar* w [[buffer(0)]], device const float* x [[buffer(1)]],
+kernel void mul_mat_vec_q8_0(device const uchar* w [[buffer(0)]], device const uchar* x [[buffer(1)]],
                              device float* dst [[buffer(2)]], constant int& k [[buffer(3)]],
                              constant int& m [[buffer(4)]], constant int& n [[buffer(5)]],
                              constant int& row_bytes [[buffer(6)]],
@@ -450,7 +492,7 @@ kernel void mul_mat_vec_q8_0(device const uchar* w [[buffer(0)]], device const f
     mul_mat_vec_impl(Q8_0(), w, x, dst, k, m, n, row_bytes, tg, sg, lane);
 }
 
-kernel void mul_mat_vec_q4_k(device const uchar* w [[buffer(0)]], device const float* x [[buffer(1)]],
+kernel void mul_mat_vec_q4_k(device const uchar* w [[buffer(0)]], device const uchar* x [[buffer(1)]],
                              device float* dst [[buffer(2)]], constant int& k [[buffer(3)]],
                              constant int& m [[buffer(4)]], constant int& n [[buffer(5)]],
                              constant int& row_bytes [[buffer(6)]],
@@ -459,7 +501,7 @@ kernel void mul_mat_vec_q4_k(device const uchar* w [[buffer(0)]], device const f
     mul_mat_vec_impl(Q4_K(), w, x, dst, k, m, n, row_bytes, tg, sg, lane);
 }
 
-kernel void mul_mat_vec_q5_k(device const uchar* w [[buffer(0)]], device const float* x [[buffer(1)]],
+kernel void mul_mat_vec_q5_k(device const uchar* w [[buffer(0)]], device const uchar* x [[buffer(1)]],
                              device float* dst [[buffer(2)]], constant int& k [[buffer(3)]],
                              constant int& m [[buffer(4)]], constant int& n [[buffer(5)]],
                              constant int& row_bytes [[buffer(6)]],
@@ -468,7 +510,7 @@ kernel void mul_mat_vec_q5_k(device const uchar* w [[buffer(0)]], device const f
     mul_mat_vec_impl(Q5_K(), w, x, dst, k, m, n, row_bytes, tg, sg, lane);
 }
 
-kernel void mul_mat_vec_q6_k(device const uchar* w [[buffer(0)]], device const float* x [[buffer(1)]],
+kernel void mul_mat_vec_q6_k(device const uchar* w [[buffer(0)]], device const uchar* x [[buffer(1)]],
                              device float* dst [[buffer(2)]], constant int& k [[buffer(3)]],
                              constant int& m [[buffer(4)]], constant int& n [[buffer(5)]],
                              constant int& row_bytes [[buffer(6)]],
@@ -480,7 +522,7 @@ kernel void mul_mat_vec_q6_k(device const uchar* w [[buffer(0)]], device const f
 // ---------------------------------------------------------------------------
 // mul_mat_T (256 threads; grid X: ⌈m/64⌉, Y: ⌈n/64⌉).
 
-kernel void mul_mat_f32(device const uchar* w [[buffer(0)]], device const float* x [[buffer(1)]],
+kernel void mul_mat_f32(device const uchar* w [[buffer(0)]], device const uchar* x [[buffer(1)]],
                         device float* dst [[buffer(2)]], constant int& k [[buffer(3)]],
                         constant int& m [[buffer(4)]], constant int& n [[buffer(5)]],
                         constant int& row_bytes [[buffer(6)]],
@@ -490,7 +532,7 @@ kernel void mul_mat_f32(device const uchar* w [[buffer(0)]], device const float*
     mul_mat_impl(F32(), w, x, dst, k, m, n, row_bytes, tg, tid, ws, xs);
 }
 
-kernel void mul_mat_f16(device const uchar* w [[buffer(0)]], device const float* x [[buffer(1)]],
+kernel void mul_mat_f16(device const uchar* w [[buffer(0)]], device const uchar* x [[buffer(1)]],
                         device float* dst [[buffer(2)]], constant int& k [[buffer(3)]],
                         constant int& m [[buffer(4)]], constant int& n [[buffer(5)]],
                         constant int& row_bytes [[buffer(6)]],
@@ -500,7 +542,7 @@ kernel void mul_mat_f16(device const uchar* w [[buffer(0)]], device const float*
     mul_mat_impl(F16(), w, x, dst, k, m, n, row_bytes, tg, tid, ws, xs);
 }
 
-kernel void mul_mat_q4_0(device const uchar* w [[buffer(0)]], device const float* x [[buffer(1)]],
+kernel void mul_mat_q4_0(device const uchar* w [[buffer(0)]], device const uchar* x [[buffer(1)]],
                          device float* dst [[buffer(2)]], constant int& k [[buffer(3)]],
                          constant int& m [[buffer(4)]], constant int& n [[buffer(5)]],
                          constant int& row_bytes [[buffer(6)]],
@@ -510,7 +552,7 @@ kernel void mul_mat_q4_0(device const uchar* w [[buffer(0)]], device const float
     mul_mat_impl(Q4_0(), w, x, dst, k, m, n, row_bytes, tg, tid, ws, xs);
 }
 
-kernel void mul_mat_q8_0(device const uchar* w [[buffer(0)]], device const float* x [[buffer(1)]],
+kernel void mul_mat_q8_0(device const uchar* w [[buffer(0)]], device const uchar* x [[buffer(1)]],
                          device float* dst [[buffer(2)]], constant int& k [[buffer(3)]],
                          constant int& m [[buffer(4)]], constant int& n [[buffer(5)]],
                          constant int& row_bytes [[buffer(6)]],
@@ -520,7 +562,7 @@ kernel void mul_mat_q8_0(device const uchar* w [[buffer(0)]], device const float
     mul_mat_impl(Q8_0(), w, x, dst, k, m, n, row_bytes, tg, tid, ws, xs);
 }
 
-kernel void mul_mat_q4_k(device const uchar* w [[buffer(0)]], device const float* x [[buffer(1)]],
+kernel void mul_mat_q4_k(device const uchar* w [[buffer(0)]], device const uchar* x [[buffer(1)]],
                          device float* dst [[buffer(2)]], constant int& k [[buffer(3)]],
                          constant int& m [[buffer(4)]], constant int& n [[buffer(5)]],
                          constant int& row_bytes [[buffer(6)]],
@@ -530,7 +572,7 @@ kernel void mul_mat_q4_k(device const uchar* w [[buffer(0)]], device const float
     mul_mat_impl(Q4_K(), w, x, dst, k, m, n, row_bytes, tg, tid, ws, xs);
 }
 
-kernel void mul_mat_q5_k(device const uchar* w [[buffer(0)]], device const float* x [[buffer(1)]],
+kernel void mul_mat_q5_k(device const uchar* w [[buffer(0)]], device const uchar* x [[buffer(1)]],
                          device float* dst [[buffer(2)]], constant int& k [[buffer(3)]],
                          constant int& m [[buffer(4)]], constant int& n [[buffer(5)]],
                          constant int& row_bytes [[buffer(6)]],
@@ -540,7 +582,7 @@ kernel void mul_mat_q5_k(device const uchar* w [[buffer(0)]], device const float
     mul_mat_impl(Q5_K(), w, x, dst, k, m, n, row_bytes, tg, tid, ws, xs);
 }
 
-kernel void mul_mat_q6_k(device const uchar* w [[buffer(0)]], device const float* x [[buffer(1)]],
+kernel void mul_mat_q6_k(device const uchar* w [[buffer(0)]], device const uchar* x [[buffer(1)]],
                          device float* dst [[buffer(2)]], constant int& k [[buffer(3)]],
                          constant int& m [[buffer(4)]], constant int& n [[buffer(5)]],
                          constant int& row_bytes [[buffer(6)]],
@@ -595,6 +637,87 @@ kernel void set_rows_q8_0(device const float* src [[buffer(0)]], device const in
             store_half(blk, scale);
         }
         blk[2 + lane] = uchar(int(round(v * inv)) & 0xff);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// quantize_q8_0, quantize_q8_k: the activations of quantized matrix
+// products in the weight type's dot-product format, byte for byte as ggml's
+// CPU backend (and kernels/cpu) makes them.
+
+// quantize_q8_0 (grid X: ⌈nb/8⌉): SIMD group sg of thread group g
+// quantizes block 8g+sg, lane l value l: d = max|x|/127 stored as F16
+// (nearest, ties to even), q = x·(127/max|x|) rounded half to even (0 when
+// max|x| is 0).
+kernel void quantize_q8_0(device const float* x [[buffer(0)]], device uchar* dst [[buffer(1)]],
+                          constant int& nb [[buffer(2)]],
+                          uint3 tg [[threadgroup_position_in_grid]],
+                          uint sg [[simdgroup_index_in_threadgroup]], uint lane [[thread_index_in_simdgroup]]) {
+    int b = int(tg.x) * 8 + int(sg);
+    if (b >= nb) {
+        return; // the whole SIMD group
+    }
+    float v = x[ulong(b) * 32 + lane];
+    float amax = simd_max(fabs(v));
+    float id = amax != 0.0f ? 127.0f / amax : 0.0f;
+    device uchar* blk = dst + ulong(b) * 34;
+    if (lane == 0) {
+        store_half(blk, amax / 127.0f);
+    }
+    blk[2 + lane] = uchar(int(rint(v * id)) & 0xff);
+}
+
+// quantize_q8_k (grid X: nb): thread group g quantizes block g, thread t
+// value t. The value of largest magnitude (the first one, on ties) max maps
+// to −127: iscale = −127/max, q = min(127, x·iscale rounded half to even),
+// d = 1/iscale; bsums[i] is the sum of quants 16i..16i+15. A block of zeros
+// stays all zeros.
+kernel void quantize_q8_k(device const float* x [[buffer(0)]], device uchar* dst [[buffer(1)]],
+                          constant int& nb [[buffer(2)]],
+                          uint3 tg [[threadgroup_position_in_grid]], uint tid [[thread_index_in_threadgroup]],
+                          uint sg [[simdgroup_index_in_threadgroup]], uint lane [[thread_index_in_simdgroup]]) {
+    threadgroup float amaxs[8];
+    threadgroup float firsts[8];
+    device const float* xb = x + ulong(tg.x) * 256;
+    device uchar* blk = dst + ulong(tg.x) * 292;
+    float v = xb[tid];
+    float a = fabs(v);
+    float gmax = simd_max(a);
+    if (lane == 0) {
+        amaxs[sg] = gmax;
+    }
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    float amax = amaxs[0];
+    for (int g = 1; g < 8; ++g) {
+        amax = max(amax, amaxs[g]);
+    }
+    // The first index holding the largest magnitude (indexes are exact as
+    // floats).
+    float gfirst = simd_min(a == amax ? float(tid) : 256.0f);
+    if (lane == 0) {
+        firsts[sg] = gfirst;
+    }
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    float first = firsts[0];
+    for (int g = 1; g < 8; ++g) {
+        first = min(first, firsts[g]);
+    }
+    bool zero = !(amax > 0.0f); // a block of zeros (or, never on the CPU, a NaN maximum)
+    float maxv = xb[min(int(first), 255)];
+    float iscale = zero ? 0.0f : -127.0f / maxv;
+    int q = zero ? 0 : int(min(127.0f, rint(iscale * v)));
+    blk[4 + tid] = uchar(q & 0xff);
+    // The sum of each 16 quants: lanes 0-15 and 16-31 of a SIMD group.
+    float s = float(q);
+    s += simd_shuffle_xor(s, ushort(1));
+    s += simd_shuffle_xor(s, ushort(2));
+    s += simd_shuffle_xor(s, ushort(4));
+    s += simd_shuffle_xor(s, ushort(8));
+    if ((lane & 15) == 0) {
+        ((device short*)(blk + 260))[tid / 16] = short(int(s));
+    }
+    if (tid == 0) {
+        *(device float*)blk = zero ? 0.0f : 1.0f / iscale;
     }
 }
 

@@ -15,22 +15,27 @@ import (
 
 // The kernel tests: each kernel of gpu.Kernels launched through a
 // gpu.Device as the spec describes it, compared with the CPU backend (the
-// oracle) or, for the matrix products, which the CPU backend computes over
-// quantized activations, with float64 sums over the dequantized weights.
-// testKernels runs them on the emulator (linux) and on the Metal GPU (Mac).
+// oracle): the activation quantizers byte for byte with what the CPU's
+// matrix product makes, the products over those activations with the CPU's
+// MatMul. testKernels runs them on the emulator (linux) and on the Metal
+// GPU (Mac).
 
 // kernelRig holds what the tests of one device share.
 type kernelRig struct {
 	dev gpu.Device
-	cpu *cpu.Backend
-	rng *rand.Rand
+	cpu *cpu.Backend // the pure-Go kernels
+	// simd is the CPU backend with its SIMD kernels, as it runs models:
+	// the matrix products are compared with it and with cpu.
+	simd *cpu.Backend
+	rng  *rand.Rand
 }
 
 func testKernels(t *testing.T, dev gpu.Device) {
-	r := &kernelRig{dev: dev, cpu: cpu.NewReference(1), rng: rand.New(rand.NewPCG(7, 11))}
+	r := &kernelRig{dev: dev, cpu: cpu.NewReference(1), simd: cpu.New(1), rng: rand.New(rand.NewPCG(7, 11))}
 	t.Run("get_rows", r.testGetRows)
-	t.Run("mul_mat_vec", r.testMulMatVec)
-	t.Run("mul_mat", r.testMulMat)
+	t.Run("quantize_q8_0", r.testQuantizeQ8_0)
+	t.Run("quantize_q8_k", r.testQuantizeQ8K)
+	t.Run("products", r.testProducts)
 	t.Run("set_rows", r.testSetRows)
 	t.Run("attention", r.testAttention)
 	t.Run("rms_norm", r.testRMSNorm)
@@ -202,52 +207,238 @@ func (r *kernelRig) testGetRows(t *testing.T) {
 	}
 }
 
+// ---- activation quantizers
+
+// quantizeQ8_0Ref is kernels/cpu's quantizeQ8 (unexported there) in bytes:
+// Q8_0 blocks with d = max|x|/127 rounded to F16 and q = x·(127/max|x|)
+// rounded half to even.
+func quantizeQ8_0Ref(x []float32) []byte {
+	out := make([]byte, len(x)/32*34)
+	for b := range len(x) / 32 {
+		xb, blk := x[32*b:32*b+32], out[34*b:34*b+34]
+		var amax float32
+		for _, v := range xb {
+			amax = max(amax, float32(math.Abs(float64(v))))
+		}
+		var id float32
+		if amax != 0 {
+			id = 127 / amax
+		}
+		binary.LittleEndian.PutUint16(blk, quant.F32ToF16(amax/127))
+		for i, v := range xb {
+			blk[2+i] = byte(int8(math.RoundToEven(float64(v * id))))
+		}
+	}
+	return out
+}
+
+// quantizeQ8KRef is kernels/cpu's quantizeQ8K (unexported there, ungrouped)
+// in bytes: Q8_K blocks {float32 d; int8 q[256]; int16 bsums[16]}.
+func quantizeQ8KRef(x []float32) []byte {
+	const bs = 292
+	out := make([]byte, len(x)/quant.QK_K*bs)
+	for b := range len(x) / quant.QK_K {
+		xb, blk := x[quant.QK_K*b:quant.QK_K*(b+1)], out[bs*b:bs*(b+1)]
+		var amax, maxv float32
+		for _, v := range xb {
+			if a := float32(math.Abs(float64(v))); a > amax {
+				amax, maxv = a, v
+			}
+		}
+		if amax == 0 {
+			continue
+		}
+		iscale := -127 / maxv
+		var q [quant.QK_K]int8
+		for i, v := range xb {
+			q[i] = int8(min(127, math.RoundToEven(float64(iscale*v))))
+			blk[4+i] = byte(q[i])
+		}
+		for g := range 16 {
+			var s int16
+			for _, v := range q[16*g : 16*g+16] {
+				s += int16(v)
+			}
+			binary.LittleEndian.PutUint16(blk[260+2*g:], uint16(s))
+		}
+		binary.LittleEndian.PutUint32(blk, math.Float32bits(1/iscale))
+	}
+	return out
+}
+
+// quantizeOnDevice runs the quantizer of activation type act over x and
+// returns the device buffer it filled.
+func (r *kernelRig) quantizeOnDevice(t *testing.T, act quant.Type, x []float32) gpu.Buf {
+	t.Helper()
+	nb := len(x) / act.BlockSize()
+	dst := r.zeros(t, nb*act.TypeSize())
+	if act == quant.TypeQ8_K {
+		r.launch(t, "quantize_q8_k", grid(nb, 1), gpu.P(r.buf(t, f32Bytes(x)), 0), gpu.P(dst, 0), gpu.I(nb))
+	} else {
+		r.launch(t, "quantize_q8_0", grid(ceilDiv(nb, gpu.ElemBlock/32), 1), gpu.P(r.buf(t, f32Bytes(x)), 0), gpu.P(dst, 0), gpu.I(nb))
+	}
+	return dst
+}
+
+// compareBlocks reports the blocks (bs bytes) of got that differ from want.
+func compareBlocks(t *testing.T, what string, got, want []byte, bs int) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d bytes, want %d", what, len(got), len(want))
+	}
+	bad := 0
+	for b := 0; b < len(want); b += bs {
+		g, w := got[b:b+bs], want[b:b+bs]
+		if string(g) == string(w) {
+			continue
+		}
+		if bad++; bad <= 3 {
+			t.Errorf("%s: block %d =\n%x\nwant\n%x", what, b/bs, g, w)
+		}
+	}
+	if bad > 3 {
+		t.Errorf("%s: %d blocks of %d differ", what, bad, len(want)/bs)
+	}
+}
+
+func (r *kernelRig) testQuantizeQ8_0(t *testing.T) {
+	// 37 blocks: the last thread group has 5 of its 8 SIMD groups at work.
+	x := r.random(37*32, 3)
+	blk := func(b int) []float32 { return x[32*b : 32*b+32] }
+	clear(blk(0)) // all zeros
+	// max|x| = 127: x·(127/max) is x, and x.5 rounds to even.
+	copy(blk(1), []float32{127, 2.5, -2.5, 3.5, -3.5, 0.5, -0.5, 1.5, 126.5, -126.5, -0, 0})
+	// d = max/127 halfway between two F16 values: 1+2⁻¹¹ rounds down to
+	// 1, 1+3·2⁻¹¹ up to 1+2⁻⁹.
+	blk(2)[7] = 127 * (1 + 1.0/2048)
+	blk(3)[31] = -127 * (1 + 3.0/2048)
+	// d an F16 subnormal, and one that rounds to F16 zero.
+	for i := range 32 {
+		blk(4)[i] *= 1e-4 / 3
+		blk(5)[i] *= 1e-6 / 3
+	}
+	// One large value in a block of small ones.
+	blk(6)[17] = -1e4
+	got := r.read(t, r.quantizeOnDevice(t, quant.TypeQ8_0, x), 37*34)
+	compareBlocks(t, "quantize_q8_0", got, quantizeQ8_0Ref(x), 34)
+}
+
+func (r *kernelRig) testQuantizeQ8K(t *testing.T) {
+	const nb = 7
+	x := r.random(nb*256, 3)
+	blk := func(b int) []float32 { return x[256*b : 256*b+256] }
+	clear(blk(0)) // all zeros
+	// Ties of magnitude: the first value of largest magnitude maps to −127,
+	// across SIMD groups either way round and within one.
+	blk(1)[40], blk(1)[200] = -7, 7
+	blk(2)[40], blk(2)[200] = 7, -7
+	blk(3)[5], blk(3)[6] = -3, 3
+	// max = −127: iscale = 1, and x.5 rounds to even; max = 127:
+	// iscale = −1.
+	copy(blk(4), []float32{-127, 2.5, -2.5, 3.5, -3.5, 0.5, -0.5, 1.5, 126.5, -126.5, 127, -0})
+	copy(blk(5)[100:], []float32{127, 2.5, -2.5, 3.5, -3.5, 0.5, -0.5, 1.5, 126.5, -126.5, -127})
+	got := r.read(t, r.quantizeOnDevice(t, quant.TypeQ8_K, x), nb*292)
+	compareBlocks(t, "quantize_q8_k", got, quantizeQ8KRef(x), 292)
+}
+
 // ---- matrix products
 
-// productCase multiplies m rows of k weights of type typ by n tokens.
-type productCase struct{ k, m, n int }
+// productNs are the token counts of the product tests: every count of a
+// mul_mat_vec block and past it, the first above the Backend's switch to
+// mul_mat (2·MatVecTokens) and over one mul_mat tile.
+var productNs = []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 17, 70}
 
-func (r *kernelRig) product(t *testing.T, kernel string, typ quant.Type, pc productCase, gridOf func(m, n int) gpu.Dim3) {
-	raw := encode(t, typ, r.random(pc.k*pc.m, 1))
-	w := decode(t, typ, raw, pc.k*pc.m)
-	x := r.random(pc.k*pc.n, 1)
-	want := make([]float32, pc.m*pc.n)
-	atol := make([]float64, pc.m*pc.n)
-	for j := range pc.n {
-		for i := range pc.m {
-			var s, mag float64
-			for l := range pc.k {
-				p := float64(w[i*pc.k+l]) * float64(x[j*pc.k+l])
-				s += p
-				mag += math.Abs(p)
+// matMulCPU returns the product of weights raw (type typ, k×m) by x (k×n)
+// on the CPU backend b, with the magnitude 1e-5·Σ|w·x| + 1e-6 of each
+// value as the tolerance a GPU's result is held to.
+func matMulCPU(t *testing.T, b *cpu.Backend, typ quant.Type, raw []byte, x []float32, k, m, n int) (want []float32, atol []float64) {
+	t.Helper()
+	w, err := b.Weight(typ, []int{k, m}, raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	xt, err := b.New(quant.TypeF32, k, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Write(xt, x); err != nil {
+		t.Fatal(err)
+	}
+	dst, err := b.New(quant.TypeF32, m, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.MatMul(dst, w, xt); err != nil {
+		t.Fatal(err)
+	}
+	want = make([]float32, m*n)
+	if err := b.Read(dst, want); err != nil {
+		t.Fatal(err)
+	}
+	wv := decode(t, typ, raw, k*m)
+	atol = make([]float64, m*n)
+	for j := range n {
+		for i := range m {
+			var mag float64
+			for l := range k {
+				mag += math.Abs(float64(wv[i*k+l]) * float64(x[j*k+l]))
 			}
-			want[j*pc.m+i] = float32(s)
-			atol[j*pc.m+i] = 1e-5*mag + 1e-6
+			atol[j*m+i] = 1e-5*mag + 1e-6
 		}
 	}
-	dst := r.zeros(t, 4*pc.m*pc.n)
-	r.launch(t, kernel, gridOf(pc.m, pc.n), gpu.P(r.buf(t, raw), 0), gpu.P(r.buf(t, f32Bytes(x)), 0), gpu.P(dst, 0),
-		gpu.I(pc.k), gpu.I(pc.m), gpu.I(pc.n), gpu.I(len(raw)/pc.m))
-	compare(t, kernel, bytesF32(r.read(t, dst, 4*pc.m*pc.n)), want, atol, 0)
+	return want, atol
 }
 
-func (r *kernelRig) testMulMatVec(t *testing.T) {
-	g := func(m, n int) gpu.Dim3 { return grid(ceilDiv(m, gpu.MatVecRows), ceilDiv(n, gpu.MatVecTokens)) }
+// testProducts runs mul_mat_vec and mul_mat for every weight type and
+// token count over the activations in the type's format (quantized on the
+// device by quantize_q8_0 or quantize_q8_k), against the CPU's MatMul,
+// with the SIMD kernels and without.
+func (r *kernelRig) testProducts(t *testing.T) {
+	const m = 70 // not a multiple of 4 (mul_mat_vec) or 64 (mul_mat)
 	for _, typ := range gpu.WeightTypes {
-		for _, n := range []int{1, 9} {
+		// A row length that is no multiple of 32 for the float types (the
+		// kernels' tails), of 256 for the rest.
+		k := weightCols(typ, 512, 100)
+		for _, n := range productNs {
 			t.Run(fmt.Sprintf("%s/n=%d", gpu.Suffix(typ), n), func(t *testing.T) {
-				r.product(t, "mul_mat_vec_"+gpu.Suffix(typ), typ, productCase{k: weightCols(typ, 512, 100), m: 13, n: n}, g)
+				raw := encode(t, typ, r.random(k*m, 1))
+				x := r.random(k*n, 2)
+				xa := r.buf(t, f32Bytes(x))
+				if act := gpu.ActType(typ); act != quant.TypeF32 {
+					xa = r.quantizeOnDevice(t, act, x)
+				}
+				type oracle struct {
+					name string
+					want []float32
+					atol []float64
+				}
+				var oracles []oracle
+				for _, o := range []struct {
+					name string
+					b    *cpu.Backend
+				}{{"cpu", r.simd}, {"cpu reference", r.cpu}} {
+					want, atol := matMulCPU(t, o.b, typ, raw, x, k, m, n)
+					oracles = append(oracles, oracle{o.name, want, atol})
+				}
+				wb := r.buf(t, raw)
+				for _, kern := range []struct {
+					name string
+					grid gpu.Dim3
+				}{
+					{"mul_mat_vec_", grid(ceilDiv(m, gpu.MatVecRows), ceilDiv(n, gpu.MatVecTokens))},
+					{"mul_mat_", grid(ceilDiv(m, gpu.TileM), ceilDiv(n, gpu.TileN))},
+				} {
+					name := kern.name + gpu.Suffix(typ)
+					dst := r.zeros(t, 4*m*n)
+					r.launch(t, name, kern.grid, gpu.P(wb, 0), gpu.P(xa, 0), gpu.P(dst, 0),
+						gpu.I(k), gpu.I(m), gpu.I(n), gpu.I(len(raw)/m))
+					got := bytesF32(r.read(t, dst, 4*m*n))
+					for _, o := range oracles {
+						compare(t, name+" vs "+o.name, got, o.want, o.atol, 0)
+					}
+				}
 			})
 		}
-	}
-}
-
-func (r *kernelRig) testMulMat(t *testing.T) {
-	g := func(m, n int) gpu.Dim3 { return grid(ceilDiv(m, gpu.TileM), ceilDiv(n, gpu.TileN)) }
-	for _, typ := range gpu.WeightTypes {
-		t.Run(gpu.Suffix(typ), func(t *testing.T) {
-			r.product(t, "mul_mat_"+gpu.Suffix(typ), typ, productCase{k: weightCols(typ, 256, 80), m: 70, n: 67}, g)
-		})
 	}
 }
 
