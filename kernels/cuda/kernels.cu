@@ -6,8 +6,11 @@
 //
 // Layout conventions (ggml order): a tensor is rows of values; row r of a
 // weight or cache starts row_bytes·r bytes into it, in the block format of
-// its type; activations are F32 rows of k (or cols) values. Weights are
-// dequantized to float and multiplied by F32 activations.
+// its type; activations are F32 rows of k (or cols) values. The matrix
+// products take the activations in the weight type's dot-product format,
+// as ggml's CPU backend does (spec.go ActType): quantize_q8_0 and
+// quantize_q8_k convert them first for the quantized weights, F16 weights
+// round them to F16 as they read them.
 #include "prelude.h"
 
 // Launch geometry, as in spec.go.
@@ -65,6 +68,23 @@ DEVFN float block_sum(float v, float* red) {
   return s;
 }
 
+// block_max returns the largest v of the block to every thread, through
+// red (one value per warp). Every thread of the block must call it.
+DEVFN float block_max(float v, float* red) {
+  v = warp_max(v);
+  if (lane_id() == 0) {
+    red[warp_id()] = v;
+  }
+  sync_threads();
+  float s = red[0];
+  int warps = (int)(block_dim_x() / 32u);
+  for (int w = 1; w < warps; w++) {
+    s = k_max(s, red[w]);
+  }
+  sync_threads(); // red may be reused
+  return s;
+}
+
 // ---- Loads ----
 
 // load_bytes sets q[0..N) to the bytes p[0..N), N 1 or even. It reads
@@ -79,6 +99,43 @@ template <int N> DEVFN void load_bytes(const unsigned char* p, int* q) {
   }
   if (N % 2 != 0) {
     q[N - 1] = p[N - 1];
+  }
+}
+
+// load_bytes4 is load_bytes four bytes at a time, for p 4-byte aligned
+// where N >= 4 (the bytes past a multiple of 4 one at a time).
+template <int N> DEVFN void load_bytes4(const unsigned char* p, int* q) {
+  UNROLL
+  for (int l = 0; l + 3 < N; l += 4) {
+    unsigned u = *(const unsigned*)(p + l);
+    q[l] = (int)(u & 255u);
+    q[l + 1] = (int)((u >> 8) & 255u);
+    q[l + 2] = (int)((u >> 16) & 255u);
+    q[l + 3] = (int)(u >> 24);
+  }
+  UNROLL
+  for (int l = N - N % 4; l < N; l++) {
+    q[l] = p[l];
+  }
+}
+
+// load_words sets w[0..W) to the little-endian 32-bit words at p, which is
+// 2-byte aligned: two halves each (the quants of every block format start
+// at an even offset).
+template <int W> DEVFN void load_words(const unsigned char* p, unsigned* w) {
+  const unsigned short* h = (const unsigned short*)p;
+  UNROLL
+  for (int i = 0; i < W; i++) {
+    w[i] = (unsigned)h[2 * i] | (unsigned)h[2 * i + 1] << 16;
+  }
+}
+
+// load_words4 is load_words for p 4-byte aligned: a word at a time.
+template <int W> DEVFN void load_words4(const unsigned char* p, unsigned* w) {
+  const unsigned* u = (const unsigned*)p;
+  UNROLL
+  for (int i = 0; i < W; i++) {
+    w[i] = u[i];
   }
 }
 
@@ -101,6 +158,61 @@ template <int N, bool ALIGNED> DEVFN void load_floats(const float* p, float* out
     }
   }
 }
+
+// ---- Integer sub-blocks (mul_mat_vec of the quantized types) ----
+//
+// mul_mat_vec multiplies a quantized weight row by Q8 activations as ggml's
+// dot products do: the int8 quants of a 32-value sub-block, four to a
+// 32-bit word (value 4i+b in byte b of word i), are multiplied and summed
+// exactly as integers (k_dot4), then scaled in float.
+
+// XSub is a sub-block of activations: its quants, their scale d, and (Q8_K
+// only) the sums of its two halves of 16 quants.
+struct XSub {
+  unsigned q[8];
+  float d;
+  int sum[2];
+};
+
+// WSub is a sub-block of a weight row: its quants and what its type scales
+// them by (d and, for the K-quants, 6-bit scales, dmin and a 6-bit min).
+struct WSub {
+  unsigned q[8];
+  float d, dmin;
+  int sc[2], m;
+};
+
+// dot_words is the integer dot product of the quants of the first n
+// words of w and x (n a constant: 8, or 4 for half a sub-block).
+DEVFN int dot_words(const unsigned* w, const unsigned* x, int n) {
+  int s = 0;
+  UNROLL
+  for (int i = 0; i < 8; i++) {
+    if (i < n) {
+      s = k_dot4(w[i], x[i], s);
+    }
+  }
+  return s;
+}
+
+// dot_q8 is acc + d_w·d_x·Σ w·x, for Q4_0 and Q8_0 weights.
+DEVFN float dot_q8(const WSub& w, const XSub& x, float acc) {
+  return k_fma(w.d * x.d, (float)dot_words(w.q, x.q, 8), acc);
+}
+
+// dot_k4 is acc + d_x·(d·sc·Σ w·x − dmin·m·Σ x), for Q4_K and Q5_K
+// weights (unsigned quants with a minimum).
+DEVFN float dot_k4(const WSub& w, const XSub& x, float acc) {
+  int isum = w.sc[0] * dot_words(w.q, x.q, 8);
+  int msum = w.m * (x.sum[0] + x.sum[1]);
+  acc = k_fma((float)isum, w.d * x.d, acc);
+  return k_fma(-(float)msum, w.dmin * x.d, acc);
+}
+
+// nibbles_to_s8 maps each byte u (0..15) of a word to the signed byte
+// u − 8: u + 0x78 stays within its byte, and flipping the top bit
+// subtracts 128.
+DEVFN unsigned nibbles_to_s8(unsigned u) { return (u + 0x78787878u) ^ 0x80808080u; }
 
 // ---- Dequantization ----
 //
@@ -153,6 +265,19 @@ struct TypeQ4_0 {
       out[l] = (float)(v - 8) * d;
     }
   }
+  // sub sets w to block c: its quants less 8.
+  DEVFN void sub(const unsigned char* row, int c, WSub& w) {
+    const unsigned char* b = row + c * 18;
+    w.d = k_load_half(b);
+    unsigned raw[4];
+    load_words<4>(b + 2, raw);
+    UNROLL
+    for (int i = 0; i < 4; i++) {
+      w.q[i] = nibbles_to_s8(raw[i] & 0x0f0f0f0fu);
+      w.q[4 + i] = nibbles_to_s8((raw[i] >> 4) & 0x0f0f0f0fu);
+    }
+  }
+  DEVFN float dot(const WSub& w, const XSub& x, float acc) { return dot_q8(w, x, acc); }
 };
 
 // Q8_0: 34 bytes per 32 values {half d; i8 qs[32]}: value j is qs[j]·d.
@@ -169,6 +294,12 @@ struct TypeQ8_0 {
       out[l] = (float)(signed char)q[l] * d;
     }
   }
+  DEVFN void sub(const unsigned char* row, int c, WSub& w) {
+    const unsigned char* b = row + c * 34;
+    w.d = k_load_half(b);
+    load_words<8>(b + 2, w.q);
+  }
+  DEVFN float dot(const WSub& w, const XSub& x, float acc) { return dot_q8(w, x, acc); }
 };
 
 // scale_min_k4 unpacks the 6-bit scale and min of sub-block j (0..7) of a
@@ -206,6 +337,22 @@ struct TypeQ4_K {
       out[l] = k_fma(dj, (float)((q[l] >> shift) & 15), -mj);
     }
   }
+  // sub sets w to sub-block c of the row (sub-block c % 8 of block c / 8).
+  DEVFN void sub(const unsigned char* row, int c, WSub& w) {
+    const unsigned char* b = row + (c / 8) * 144;
+    int j = c % 8;
+    scale_min_k4(j, b + 4, &w.sc[0], &w.m);
+    w.d = k_load_half(b);
+    w.dmin = k_load_half(b + 2);
+    unsigned raw[8];
+    load_words<8>(b + 16 + 32 * (j / 2), raw);
+    int shift = 4 * (j % 2);
+    UNROLL
+    for (int i = 0; i < 8; i++) {
+      w.q[i] = (raw[i] >> shift) & 0x0f0f0f0fu;
+    }
+  }
+  DEVFN float dot(const WSub& w, const XSub& x, float acc) { return dot_k4(w, x, acc); }
 };
 
 // Q5_K: 176 bytes per 256 values {half d, dmin; u8 scales[12]; u8 qh[32];
@@ -231,6 +378,22 @@ struct TypeQ5_K {
       out[l] = k_fma(dj, (float)v, -mj);
     }
   }
+  DEVFN void sub(const unsigned char* row, int c, WSub& w) {
+    const unsigned char* b = row + (c / 8) * 176;
+    int j = c % 8;
+    scale_min_k4(j, b + 4, &w.sc[0], &w.m);
+    w.d = k_load_half(b);
+    w.dmin = k_load_half(b + 2);
+    unsigned raw[8], qh[8];
+    load_words<8>(b + 48 + 32 * (j / 2), raw);
+    load_words<8>(b + 16, qh);
+    int shift = 4 * (j % 2);
+    UNROLL
+    for (int i = 0; i < 8; i++) {
+      w.q[i] = ((raw[i] >> shift) & 0x0f0f0f0fu) | (((qh[i] >> j) & 0x01010101u) << 4);
+    }
+  }
+  DEVFN float dot(const WSub& w, const XSub& x, float acc) { return dot_k4(w, x, acc); }
 };
 
 // Q6_K: 210 bytes per 256 values {u8 ql[128]; u8 qh[64]; i8 scales[16];
@@ -255,6 +418,119 @@ struct TypeQ6_K {
       float ds = d * (float)scales[(i + l) / 16];
       out[l] = ds * (float)(q - 32);
     }
+  }
+  // sub sets w to sub-block c with its unsigned 6-bit quants (0..63) and
+  // the scales of its two halves; dot takes 32 times the halves' sums off.
+  DEVFN void sub(const unsigned char* row, int c, WSub& w) {
+    const unsigned char* b = row + (c / 8) * 210;
+    int r0 = 32 * (c % 4), h = (c % 8) / 4;
+    unsigned ql[8], qh[8];
+    load_words<8>(b + 64 * h + r0 % 64, ql);
+    load_words<8>(b + 128 + 32 * h, qh);
+    int lshift = 4 * (r0 / 64), hshift = 2 * (r0 / 32);
+    UNROLL
+    for (int i = 0; i < 8; i++) {
+      w.q[i] = ((ql[i] >> lshift) & 0x0f0f0f0fu) | (((qh[i] >> hshift) & 0x03030303u) << 4);
+    }
+    w.d = k_load_half(b + 208);
+    w.sc[0] = (signed char)b[192 + 2 * (c % 8)];
+    w.sc[1] = (signed char)b[193 + 2 * (c % 8)];
+  }
+  DEVFN float dot(const WSub& w, const XSub& x, float acc) {
+    int s0 = dot_words(w.q, x.q, 4) - 32 * x.sum[0];
+    int s1 = dot_words(w.q + 4, x.q + 4, 4) - 32 * x.sum[1];
+    return k_fma(w.d * x.d, (float)(w.sc[0] * s0 + w.sc[1] * s1), acc);
+  }
+};
+
+// ---- Activation formats ----
+//
+// The formats the matrix products read x in (spec.go ActType). A format is
+// a struct with SCALED, row_bytes(k), the bytes of a token's row of k
+// values, and
+//
+//   template <int N, bool ALIGNED> float load(row, i0, out)
+//
+// setting out[0..N) to values i0..i0+N-1 of a row and returning their
+// scale: value = scale·out[l]. The float formats return 1 (SCALED false)
+// and read four floats at a time when ALIGNED (row + i0 16-byte aligned,
+// N a multiple of 4); the Q8 formats set out to the int8 quants, exact in
+// float, and return the block's d (SCALED true), N then 1, 8 or 32 and i0
+// a multiple of N, the N values in one block.
+
+struct ActF32 {
+  static constexpr bool SCALED = false;
+  DEVFN long long row_bytes(int k) { return 4LL * k; }
+  template <int N, bool ALIGNED> DEVFN float load(const unsigned char* row, int i0, float* out) {
+    load_floats<N, ALIGNED>((const float*)row + i0, out);
+    return 1.0f;
+  }
+};
+
+// ActF16 is F32 activations, each rounded to F16 (for F16 weights).
+struct ActF16 {
+  static constexpr bool SCALED = false;
+  DEVFN long long row_bytes(int k) { return 4LL * k; }
+  template <int N, bool ALIGNED> DEVFN float load(const unsigned char* row, int i0, float* out) {
+    load_floats<N, ALIGNED>((const float*)row + i0, out);
+    UNROLL
+    for (int l = 0; l < N; l++) {
+      out[l] = k_round_half(out[l]);
+    }
+    return 1.0f;
+  }
+};
+
+// ActQ8_0 is quantize_q8_0's blocks: 34 bytes per 32 values {half d;
+// i8 q[32]}.
+struct ActQ8_0 {
+  static constexpr bool SCALED = true;
+  DEVFN long long row_bytes(int k) { return (long long)(k / 32) * 34; }
+  template <int N, bool ALIGNED> DEVFN float load(const unsigned char* row, int i0, float* out) {
+    const unsigned char* b = row + (i0 / 32) * 34;
+    int q[N];
+    load_bytes<N>(b + 2 + (i0 & (31 & ~(N - 1))), q);
+    UNROLL
+    for (int l = 0; l < N; l++) {
+      out[l] = (float)(signed char)q[l];
+    }
+    return k_load_half(b);
+  }
+  // sub sets x to block c (no sums: the Q8_0 products need none).
+  DEVFN void sub(const unsigned char* row, int c, XSub& x) {
+    const unsigned char* b = row + c * 34;
+    x.d = k_load_half(b);
+    load_words<8>(b + 2, x.q);
+    x.sum[0] = x.sum[1] = 0;
+  }
+};
+
+// ActQ8_K is quantize_q8_k's blocks: 292 bytes per 256 values {float d;
+// i8 q[256]; i16 bsums[16]} (the sums are for ggml's integer kernels;
+// these products do not need them).
+struct ActQ8_K {
+  static constexpr bool SCALED = true;
+  DEVFN long long row_bytes(int k) { return (long long)(k / 256) * 292; }
+  template <int N, bool ALIGNED> DEVFN float load(const unsigned char* row, int i0, float* out) {
+    const unsigned char* b = row + (i0 / 256) * 292;
+    const unsigned char* p = b + 4 + (i0 % 256);
+    int q[N];
+    load_bytes4<N>(p, q); // blocks and their quants are 4-byte aligned
+    UNROLL
+    for (int l = 0; l < N; l++) {
+      out[l] = (float)(signed char)q[l];
+    }
+    return *(const float*)b;
+  }
+  // sub sets x to sub-block c: quants 32·(c % 8).. of block c / 8, and
+  // its two bsums.
+  DEVFN void sub(const unsigned char* row, int c, XSub& x) {
+    const unsigned char* b = row + (c / 8) * 292;
+    x.d = *(const float*)b;
+    load_words4<8>(b + 4 + 32 * (c % 8), x.q);
+    unsigned sums = *(const unsigned*)(b + 260 + 4 * (c % 8));
+    x.sum[0] = (short)(sums & 0xffffu);
+    x.sum[1] = (short)(sums >> 16);
   }
 };
 
@@ -286,11 +562,29 @@ DEVFN void get_rows(const unsigned char* table, const int* ids, float* dst, int 
 //
 // Warp w of block (bx, by) takes row bx·MATVEC_ROWS + w and tokens
 // by·MATVEC_TOKENS.. (up to MATVEC_TOKENS of them). Its lanes stride over
-// the row's 32-value sub-blocks, dequantize each into registers and
-// accumulate its dot product with every token, then add up across the warp.
+// the row's 32-value sub-blocks, and for every token accumulate the dot
+// product of each sub-block with the token's, then add up across the warp:
+// float rows (F32, F16) dequantized into registers and multiplied by float
+// activations (format A), quantized rows through integer sub-blocks.
 
-template <class T, bool ALIGNED>
-DEVFN void mul_mat_vec_rows(const unsigned char* w, const float* x, float* dst, int k, int m, int n, int row_bytes) {
+// mat_vec_store adds up the lanes' sums acc of row i for tokens j0.. (nt of
+// them) and stores them.
+DEVFN void mat_vec_store(const float* acc, int nt, float* dst, int j0, int m, int i) {
+  UNROLL
+  for (int t = 0; t < MATVEC_TOKENS; t++) {
+    if (t < nt) { // the same for every lane
+      float s = warp_sum(acc[t]);
+      if (lane_id() == 0) {
+        dst[(long long)(j0 + t) * m + i] = s;
+      }
+    }
+  }
+}
+
+template <class T, class A, bool ALIGNED>
+DEVFN void mul_mat_vec_rows(const unsigned char* w, const unsigned char* x, float* dst, int k, int m, int n,
+                            int row_bytes) {
+  static_assert(!A::SCALED, "float rows take float activations");
   int lane = lane_id();
   int i = (int)block_x() * MATVEC_ROWS + warp_id();
   if (i >= m) {
@@ -299,7 +593,8 @@ DEVFN void mul_mat_vec_rows(const unsigned char* w, const float* x, float* dst, 
   int j0 = (int)block_y() * MATVEC_TOKENS;
   int nt = imin(MATVEC_TOKENS, n - j0);
   const unsigned char* row = w + (long long)i * row_bytes;
-  const float* xs = x + (long long)j0 * k;
+  long long xrow = A::row_bytes(k);
+  const unsigned char* xs = x + j0 * xrow;
   float acc[MATVEC_TOKENS];
   UNROLL
   for (int t = 0; t < MATVEC_TOKENS; t++) {
@@ -309,13 +604,13 @@ DEVFN void mul_mat_vec_rows(const unsigned char* w, const float* x, float* dst, 
   for (int c = lane; c < subs; c += 32) {
     float v[32];
     T::template load<32>(row, 32 * c, v);
-    const float* xc = xs + 32 * c; // token t's sub-block c
+    const unsigned char* xt = xs; // token t's row
     UNROLL
     for (int t = 0; t < MATVEC_TOKENS; t++) {
       if (t < nt) {
         float xv[32];
-        load_floats<32, ALIGNED>(xc, xv);
-        xc += k;
+        A::template load<32, ALIGNED>(xt, 32 * c, xv);
+        xt += xrow;
         float s = acc[t];
         UNROLL
         for (int l = 0; l < 32; l++) {
@@ -325,49 +620,85 @@ DEVFN void mul_mat_vec_rows(const unsigned char* w, const float* x, float* dst, 
       }
     }
   }
-  for (int e = 32 * subs + lane; e < k; e += 32) { // F32, F16 rows of k % 32 != 0
+  for (int e = 32 * subs + lane; e < k; e += 32) { // rows of k % 32 != 0
     float v;
     T::template load<1>(row, e, &v);
     UNROLL
     for (int t = 0; t < MATVEC_TOKENS; t++) {
       if (t < nt) {
-        acc[t] = k_fma(v, xs[(long long)t * k + e], acc[t]);
+        float xv;
+        A::template load<1, false>(xs + t * xrow, e, &xv);
+        acc[t] = k_fma(v, xv, acc[t]);
       }
     }
   }
-  UNROLL
-  for (int t = 0; t < MATVEC_TOKENS; t++) {
-    if (t < nt) { // the same for every lane
-      float s = warp_sum(acc[t]);
-      if (lane == 0) {
-        dst[(long long)(j0 + t) * m + i] = s;
-      }
-    }
+  mat_vec_store(acc, nt, dst, j0, m, i);
+}
+
+// mul_mat_vec, for F32 and F16 rows, reads the activations four floats at
+// a time where their rows are 16-byte aligned (x is, and k a multiple of
+// 4), one at a time else.
+template <class T, class A>
+DEVFN void mul_mat_vec(const unsigned char* w, const unsigned char* x, float* dst, int k, int m, int n,
+                       int row_bytes) {
+  if (((unsigned long long)x & 15u) == 0 && k % 4 == 0) {
+    mul_mat_vec_rows<T, A, true>(w, x, dst, k, m, n, row_bytes);
+  } else {
+    mul_mat_vec_rows<T, A, false>(w, x, dst, k, m, n, row_bytes);
   }
 }
 
-// mul_mat_vec reads the activations four floats at a time where their rows
-// are 16-byte aligned (x is, and k a multiple of 4), one at a time else.
-template <class T>
-DEVFN void mul_mat_vec(const unsigned char* w, const float* x, float* dst, int k, int m, int n, int row_bytes) {
-  if (((unsigned long long)x & 15u) == 0 && k % 4 == 0) {
-    mul_mat_vec_rows<T, true>(w, x, dst, k, m, n, row_bytes);
-  } else {
-    mul_mat_vec_rows<T, false>(w, x, dst, k, m, n, row_bytes);
+// mul_mat_vec_q is mul_mat_vec for quantized rows (k a multiple of 256 or
+// 32) and activations in Q8_0 or Q8_K (format A): each lane decodes its
+// weight sub-block once (T::sub), then for every token takes the integer
+// products with the token's sub-block and scales them (T::dot).
+template <class T, class A>
+DEVFN void mul_mat_vec_q(const unsigned char* w, const unsigned char* x, float* dst, int k, int m, int n,
+                         int row_bytes) {
+  int lane = lane_id();
+  int i = (int)block_x() * MATVEC_ROWS + warp_id();
+  if (i >= m) {
+    return; // the whole warp
   }
+  int j0 = (int)block_y() * MATVEC_TOKENS;
+  int nt = imin(MATVEC_TOKENS, n - j0);
+  const unsigned char* row = w + (long long)i * row_bytes;
+  long long xrow = A::row_bytes(k);
+  const unsigned char* xs = x + j0 * xrow;
+  float acc[MATVEC_TOKENS];
+  UNROLL
+  for (int t = 0; t < MATVEC_TOKENS; t++) {
+    acc[t] = 0.0f;
+  }
+  int subs = k / 32;
+  for (int c = lane; c < subs; c += 32) {
+    WSub ws;
+    T::sub(row, c, ws);
+    const unsigned char* xt = xs; // token t's row
+    UNROLL
+    for (int t = 0; t < MATVEC_TOKENS; t++) {
+      if (t < nt) {
+        XSub xv;
+        A::sub(xt, c, xv);
+        xt += xrow;
+        acc[t] = T::dot(ws, xv, acc[t]);
+      }
+    }
+  }
+  mat_vec_store(acc, nt, dst, j0, m, i);
 }
 
 // ---- mul_mat: the same product in 64×64 tiles of dst. ----
 //
 // Block (bx, by) computes weight rows bx·TILE_M.. for tokens by·TILE_N..,
 // TILE_K values of k at a time: its 256 threads dequantize a TILE_M×TILE_K
-// slice of w and copy a TILE_N×TILE_K slice of x into shared memory (8
-// values each), then each accumulates a 4×4 tile of dst, rows tx+16a and
-// tokens ty+16b (tx = thread%16, ty = thread/16), which keeps the shared
-// reads free of bank conflicts.
+// slice of w and a TILE_N×TILE_K slice of x (in format A) into shared
+// memory (8 values each), then each accumulates a 4×4 tile of dst, rows
+// tx+16a and tokens ty+16b (tx = thread%16, ty = thread/16), which keeps
+// the shared reads free of bank conflicts.
 
-template <class T>
-DEVFN void mul_mat(float* ws, float* xs, const unsigned char* w, const float* x, float* dst,
+template <class T, class A>
+DEVFN void mul_mat(float* ws, float* xs, const unsigned char* w, const unsigned char* x, float* dst,
                    int k, int m, int n, int row_bytes) {
   int tid = (int)thread_x();
   int i0 = (int)block_x() * TILE_M;
@@ -377,7 +708,7 @@ DEVFN void mul_mat(float* ws, float* xs, const unsigned char* w, const float* x,
   int lr = tid / 4, lp = 8 * (tid % 4);
   bool w_ok = i0 + lr < m, x_ok = j0 + lr < n;
   const unsigned char* wrow = w + (w_ok ? (long long)(i0 + lr) * row_bytes : 0);
-  const float* xrow = x + (x_ok ? (long long)(j0 + lr) * k : 0);
+  const unsigned char* xrow = x + (x_ok ? (j0 + lr) * A::row_bytes(k) : 0);
   int tx = tid % 16, ty = tid / 16;
   float acc[4][4];
   UNROLL
@@ -404,10 +735,23 @@ DEVFN void mul_mat(float* ws, float* xs, const unsigned char* w, const float* x,
     for (int e = 0; e < 8; e++) {
       ws[lr * TILE_STRIDE + lp + e] = v[e];
     }
-    UNROLL
-    for (int e = 0; e < 8; e++) {
-      int l = k0 + lp + e;
-      xs[lr * TILE_STRIDE + lp + e] = x_ok && l < k ? xrow[l] : 0.0f;
+    if (x_ok && k0 + TILE_K <= k) {
+      float u[8];
+      float d = A::template load<8, false>(xrow, k0 + lp, u);
+      UNROLL
+      for (int e = 0; e < 8; e++) {
+        xs[lr * TILE_STRIDE + lp + e] = A::SCALED ? d * u[e] : u[e];
+      }
+    } else {
+      UNROLL
+      for (int e = 0; e < 8; e++) { // past n, or the F32/F16 tail of k
+        float u = 0.0f;
+        if (x_ok && k0 + lp + e < k) {
+          float d = A::template load<1, false>(xrow, k0 + lp + e, &u);
+          u = A::SCALED ? d * u : u;
+        }
+        xs[lr * TILE_STRIDE + lp + e] = u;
+      }
     }
     sync_threads();
     UNROLL
@@ -443,8 +787,11 @@ DEVFN void mul_mat(float* ws, float* xs, const unsigned char* w, const float* x,
   }
 }
 
-// The weight kernels, one set per weight type.
+// The weight kernels, one set per weight type, with the activation format
+// of spec.go's ActType.
 
+#define MUL_MAT_PARAMS \
+  const unsigned char *w, const unsigned char *x, float *dst, int k, int m, int n, int row_bytes
 #define MUL_MAT_SHARED                   \
   SHARED float ws[TILE_M * TILE_STRIDE]; \
   SHARED float xs[TILE_N * TILE_STRIDE]
@@ -452,78 +799,78 @@ DEVFN void mul_mat(float* ws, float* xs, const unsigned char* w, const float* x,
 KERNEL get_rows_f32(const unsigned char* table, const int* ids, float* dst, int cols, int row_bytes) {
   get_rows<TypeF32>(table, ids, dst, cols, row_bytes);
 }
-KERNEL mul_mat_vec_f32(const unsigned char* w, const float* x, float* dst, int k, int m, int n, int row_bytes) {
-  mul_mat_vec<TypeF32>(w, x, dst, k, m, n, row_bytes);
+KERNEL mul_mat_vec_f32(MUL_MAT_PARAMS) {
+  mul_mat_vec<TypeF32, ActF32>(w, x, dst, k, m, n, row_bytes);
 }
-KERNEL mul_mat_f32(const unsigned char* w, const float* x, float* dst, int k, int m, int n, int row_bytes) {
+KERNEL mul_mat_f32(MUL_MAT_PARAMS) {
   MUL_MAT_SHARED;
-  mul_mat<TypeF32>(ws, xs, w, x, dst, k, m, n, row_bytes);
+  mul_mat<TypeF32, ActF32>(ws, xs, w, x, dst, k, m, n, row_bytes);
 }
 
 KERNEL get_rows_f16(const unsigned char* table, const int* ids, float* dst, int cols, int row_bytes) {
   get_rows<TypeF16>(table, ids, dst, cols, row_bytes);
 }
-KERNEL mul_mat_vec_f16(const unsigned char* w, const float* x, float* dst, int k, int m, int n, int row_bytes) {
-  mul_mat_vec<TypeF16>(w, x, dst, k, m, n, row_bytes);
+KERNEL mul_mat_vec_f16(MUL_MAT_PARAMS) {
+  mul_mat_vec<TypeF16, ActF16>(w, x, dst, k, m, n, row_bytes);
 }
-KERNEL mul_mat_f16(const unsigned char* w, const float* x, float* dst, int k, int m, int n, int row_bytes) {
+KERNEL mul_mat_f16(MUL_MAT_PARAMS) {
   MUL_MAT_SHARED;
-  mul_mat<TypeF16>(ws, xs, w, x, dst, k, m, n, row_bytes);
+  mul_mat<TypeF16, ActF16>(ws, xs, w, x, dst, k, m, n, row_bytes);
 }
 
 KERNEL get_rows_q4_0(const unsigned char* table, const int* ids, float* dst, int cols, int row_bytes) {
   get_rows<TypeQ4_0>(table, ids, dst, cols, row_bytes);
 }
-KERNEL mul_mat_vec_q4_0(const unsigned char* w, const float* x, float* dst, int k, int m, int n, int row_bytes) {
-  mul_mat_vec<TypeQ4_0>(w, x, dst, k, m, n, row_bytes);
+KERNEL mul_mat_vec_q4_0(MUL_MAT_PARAMS) {
+  mul_mat_vec_q<TypeQ4_0, ActQ8_0>(w, x, dst, k, m, n, row_bytes);
 }
-KERNEL mul_mat_q4_0(const unsigned char* w, const float* x, float* dst, int k, int m, int n, int row_bytes) {
+KERNEL mul_mat_q4_0(MUL_MAT_PARAMS) {
   MUL_MAT_SHARED;
-  mul_mat<TypeQ4_0>(ws, xs, w, x, dst, k, m, n, row_bytes);
+  mul_mat<TypeQ4_0, ActQ8_0>(ws, xs, w, x, dst, k, m, n, row_bytes);
 }
 
 KERNEL get_rows_q8_0(const unsigned char* table, const int* ids, float* dst, int cols, int row_bytes) {
   get_rows<TypeQ8_0>(table, ids, dst, cols, row_bytes);
 }
-KERNEL mul_mat_vec_q8_0(const unsigned char* w, const float* x, float* dst, int k, int m, int n, int row_bytes) {
-  mul_mat_vec<TypeQ8_0>(w, x, dst, k, m, n, row_bytes);
+KERNEL mul_mat_vec_q8_0(MUL_MAT_PARAMS) {
+  mul_mat_vec_q<TypeQ8_0, ActQ8_0>(w, x, dst, k, m, n, row_bytes);
 }
-KERNEL mul_mat_q8_0(const unsigned char* w, const float* x, float* dst, int k, int m, int n, int row_bytes) {
+KERNEL mul_mat_q8_0(MUL_MAT_PARAMS) {
   MUL_MAT_SHARED;
-  mul_mat<TypeQ8_0>(ws, xs, w, x, dst, k, m, n, row_bytes);
+  mul_mat<TypeQ8_0, ActQ8_0>(ws, xs, w, x, dst, k, m, n, row_bytes);
 }
 
 KERNEL get_rows_q4_k(const unsigned char* table, const int* ids, float* dst, int cols, int row_bytes) {
   get_rows<TypeQ4_K>(table, ids, dst, cols, row_bytes);
 }
-KERNEL mul_mat_vec_q4_k(const unsigned char* w, const float* x, float* dst, int k, int m, int n, int row_bytes) {
-  mul_mat_vec<TypeQ4_K>(w, x, dst, k, m, n, row_bytes);
+KERNEL mul_mat_vec_q4_k(MUL_MAT_PARAMS) {
+  mul_mat_vec_q<TypeQ4_K, ActQ8_K>(w, x, dst, k, m, n, row_bytes);
 }
-KERNEL mul_mat_q4_k(const unsigned char* w, const float* x, float* dst, int k, int m, int n, int row_bytes) {
+KERNEL mul_mat_q4_k(MUL_MAT_PARAMS) {
   MUL_MAT_SHARED;
-  mul_mat<TypeQ4_K>(ws, xs, w, x, dst, k, m, n, row_bytes);
+  mul_mat<TypeQ4_K, ActQ8_K>(ws, xs, w, x, dst, k, m, n, row_bytes);
 }
 
 KERNEL get_rows_q5_k(const unsigned char* table, const int* ids, float* dst, int cols, int row_bytes) {
   get_rows<TypeQ5_K>(table, ids, dst, cols, row_bytes);
 }
-KERNEL mul_mat_vec_q5_k(const unsigned char* w, const float* x, float* dst, int k, int m, int n, int row_bytes) {
-  mul_mat_vec<TypeQ5_K>(w, x, dst, k, m, n, row_bytes);
+KERNEL mul_mat_vec_q5_k(MUL_MAT_PARAMS) {
+  mul_mat_vec_q<TypeQ5_K, ActQ8_K>(w, x, dst, k, m, n, row_bytes);
 }
-KERNEL mul_mat_q5_k(const unsigned char* w, const float* x, float* dst, int k, int m, int n, int row_bytes) {
+KERNEL mul_mat_q5_k(MUL_MAT_PARAMS) {
   MUL_MAT_SHARED;
-  mul_mat<TypeQ5_K>(ws, xs, w, x, dst, k, m, n, row_bytes);
+  mul_mat<TypeQ5_K, ActQ8_K>(ws, xs, w, x, dst, k, m, n, row_bytes);
 }
 
 KERNEL get_rows_q6_k(const unsigned char* table, const int* ids, float* dst, int cols, int row_bytes) {
   get_rows<TypeQ6_K>(table, ids, dst, cols, row_bytes);
 }
-KERNEL mul_mat_vec_q6_k(const unsigned char* w, const float* x, float* dst, int k, int m, int n, int row_bytes) {
-  mul_mat_vec<TypeQ6_K>(w, x, dst, k, m, n, row_bytes);
+KERNEL mul_mat_vec_q6_k(MUL_MAT_PARAMS) {
+  mul_mat_vec_q<TypeQ6_K, ActQ8_K>(w, x, dst, k, m, n, row_bytes);
 }
-KERNEL mul_mat_q6_k(const unsigned char* w, const float* x, float* dst, int k, int m, int n, int row_bytes) {
+KERNEL mul_mat_q6_k(MUL_MAT_PARAMS) {
   MUL_MAT_SHARED;
-  mul_mat<TypeQ6_K>(ws, xs, w, x, dst, k, m, n, row_bytes);
+  mul_mat<TypeQ6_K, ActQ8_K>(ws, xs, w, x, dst, k, m, n, row_bytes);
 }
 
 // ---- set_rows: row rows[r] of dst = src row r converted. Grid X: rows. ----
@@ -566,6 +913,72 @@ KERNEL set_rows_q8_0(const float* src, const int* rows, unsigned char* dst, int 
       *(unsigned short*)blk = k_float_to_half(d);
     }
     blk[2 + lane] = (unsigned char)(signed char)(q == q ? (int)q : 0);
+  }
+}
+
+// ---- quantize: the activations of a quantized product, in Q8_0 or Q8_K. ----
+//
+// As ggml's CPU backend quantizes them for its dot products (kernels/cpu,
+// actquant.go), bit for bit: the scales are divisions and the quants
+// products rounded half to even, each rounded once on both targets.
+
+// q8_quant is the int8 quant of the rounded product r, which is within
+// ±127 when finite. Infinities and NaN, from activations too small to
+// scale (127/amax overflows) or not finite, give 0, as ggml's reference
+// rounding (nearest_int) and the CPU backend on x86-64 do.
+DEVFN int q8_quant(float r) { return k_abs(r) <= 127.0f ? (int)r : 0; }
+
+// quantize_q8_0: block b of 32 values (a warp, a lane per value) to
+// {half d; i8 q[32]}: amax = max|x|, d = amax/127 rounded to F16, q =
+// x·(127/amax) rounded half to even (0 when amax is 0). Grid X: ⌈nb/8⌉.
+KERNEL quantize_q8_0(const float* x, unsigned char* dst, int nb) {
+  int b = (int)block_x() * (int)(block_dim_x() / 32u) + warp_id();
+  if (b >= nb) {
+    return; // the whole warp
+  }
+  int lane = lane_id();
+  float v = x[32LL * b + lane];
+  float amax = warp_max(k_abs(v));
+  float id = amax != 0.0f ? 127.0f / amax : 0.0f;
+  unsigned char* blk = dst + 34LL * b;
+  if (lane == 0) {
+    *(unsigned short*)blk = k_float_to_half(amax / 127.0f);
+  }
+  blk[2 + lane] = (unsigned char)(signed char)q8_quant(k_rint(v * id));
+}
+
+// quantize_q8_k: block b of 256 values (a thread per value) to {float d;
+// i8 q[256]; i16 bsums[16]}: the first value of the largest magnitude,
+// max, maps to −127: iscale = −127/max, q = min(127, x·iscale rounded half
+// to even), d = 1/iscale, bsums[g] = Σ q[16g..16g+15]; all zero when max
+// is 0. Grid X: nb; ELEM_BLOCK threads.
+KERNEL quantize_q8_k(const float* x, unsigned char* dst, int nb) {
+  SHARED float red[ELEM_BLOCK / 32];
+  (void)nb; // a block per Q8_K block: the grid is nb wide
+  int tid = (int)thread_x();
+  const float* xb = x + 256LL * block_x();
+  unsigned char* blk = dst + 292LL * block_x();
+  float v = xb[tid];
+  float amax = block_max(k_abs(v), red);
+  // The first value of magnitude amax: the largest −index among them (a
+  // NaN amax matches none; index 0 then).
+  int first = -(int)block_max(k_abs(v) == amax ? -(float)tid : -256.0f, red);
+  float mx = xb[first < 256 ? first : 0];
+  float iscale = amax != 0.0f ? -127.0f / mx : 0.0f;
+  int q = amax != 0.0f ? q8_quant(k_rint(v * iscale)) : 0;
+  blk[4 + tid] = (unsigned char)(signed char)q;
+  // The sums of each 16 quants: lanes 0-15 and 16-31 of a warp. Sums of
+  // integers this small are exact in float.
+  float s = (float)q;
+  UNROLL
+  for (int o = 1; o < 16; o *= 2) {
+    s += shfl_xor(s, o);
+  }
+  if (tid % 16 == 0) {
+    *(short*)(blk + 260 + 2 * (tid / 16)) = (short)(int)s;
+  }
+  if (tid == 0) {
+    *(float*)blk = amax != 0.0f ? 1.0f / iscale : 0.0f;
   }
 }
 

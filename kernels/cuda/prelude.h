@@ -19,6 +19,10 @@
 //   shfl_xor(v, lane_mask)    butterfly exchange over the 32 lanes of a warp,
 //                             all of them active
 //   k_sqrt(x)                 IEEE (correctly rounded) square root
+//   k_dot4(a, b, c)           c + the dot product of the four signed bytes
+//                             of a and of b (dp4a.s32.s32 on the GPU; plain
+//                             C++ for the emulator, defined here beside
+//                             emu.h's primitives: integers are exact)
 //
 // Everything else, exp, tanh, sin/cos and the half-precision conversions, is
 // written below once in plain C++, so the emulator computes what the GPU
@@ -33,6 +37,13 @@
 #ifdef SAJI_CUDA_EMU
 
 #include "emu/emu.h"
+
+static inline int k_dot4(unsigned a, unsigned b, int c) {
+  for (int i = 0; i < 32; i += 8) {
+    c += (int)(signed char)(a >> i) * (int)(signed char)(b >> i);
+  }
+  return c;
+}
 
 #else // NVPTX
 
@@ -53,6 +64,13 @@ DEVFN float shfl_xor(float v, int lane_mask) {
   return __nvvm_shfl_sync_bfly_f32(0xffffffffu, v, lane_mask, 0x1f);
 }
 DEVFN float k_sqrt(float x) { return __nvvm_sqrt_rn_f(x); }
+// dp4a (PTX ISA 5.0, sm_61 and later): d = c + Σ a.byte[i]·b.byte[i],
+// bytes sign-extended. clang-14 has no builtin for it.
+DEVFN int k_dot4(unsigned a, unsigned b, int c) {
+  int d;
+  asm("dp4a.s32.s32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+  return d;
+}
 
 #endif // SAJI_CUDA_EMU
 
@@ -162,8 +180,23 @@ DEVFN unsigned short k_float_to_half(float f) {
   return (unsigned short)(sign | q);
 }
 
-// k_round_half rounds x to the nearest half-precision value.
-DEVFN float k_round_half(float x) { return k_half_to_float(k_float_to_half(x)); }
+// k_round_half rounds x to the nearest half-precision value, ties to even:
+// k_half_to_float(k_float_to_half(x)) to the bit, in a few float
+// operations (the F16 matrix products round every activation they read).
+// Adding and subtracting c, 2^13 times the power of two of |x| (at least
+// 2^-14, where halves turn subnormal), keeps exactly the bits a half has:
+// the sum lies in c's binade, whose spacing is the half's. Magnitudes that
+// round to 65520 or more are infinite; NaN stays NaN (k_float_to_half's
+// quiet NaN may have another payload).
+DEVFN float k_round_half(float x) {
+  float a = k_abs(x);
+  unsigned e = k_to_bits(a) & 0x7f800000u;
+  e = e < 0x38800000u ? 0x38800000u : e; // below 2^-14: steps of 2^-24
+  float c = k_from_bits(e + (13u << 23));
+  unsigned r = k_to_bits((a + c) - c); // without branches: selected below
+  r = a >= 65520.0f ? 0x7f800000u : r;
+  return k_from_bits(r | (k_to_bits(x) & 0x80000000u));
+}
 
 // k_load_half reads the half at p, which is 2-byte aligned (every half of
 // the block formats is).

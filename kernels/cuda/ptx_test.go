@@ -2,6 +2,8 @@ package cuda
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +12,7 @@ import (
 	"testing"
 
 	"saji/kernels/gpu"
+	"saji/kernels/quant"
 )
 
 // ptxEntry is a kernel entry of the PTX: its name and its parameters' PTX
@@ -161,5 +164,121 @@ func TestKernelsCompileForHost(t *testing.T) {
 		"-DSAJI_CUDA_EMU", "-x", "c++", "kernels.cu")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("g++ -DSAJI_CUDA_EMU kernels.cu: %v\n%s", err, b)
+	}
+}
+
+// preludeHarness runs prelude.h's rounding functions on the host: it reads
+// float bit patterns (4 bytes, little-endian) on stdin and writes, for
+// each, the bits of k_round_half, k_rint and k_round and the half of
+// k_float_to_half.
+const preludeHarness = `#include "prelude.h"
+#include <cstdio>
+int main() {
+  unsigned char in[4];
+  while (fread(in, 1, 4, stdin) == 4) {
+    unsigned u = in[0] | in[1] << 8 | in[2] << 16 | (unsigned)in[3] << 24;
+    float x = k_from_bits(u);
+    unsigned out[4] = {k_to_bits(k_round_half(x)), k_to_bits(k_rint(x)), k_to_bits(k_round(x)), k_float_to_half(x)};
+    for (unsigned v : out) {
+      unsigned char b[4] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16), (unsigned char)(v >> 24)};
+      fwrite(b, 1, 4, stdout);
+    }
+  }
+  return 0;
+}
+`
+
+// preludeInputs are the floats of TestPreludeRounding: a sweep over all
+// bit patterns, and the edges of the roundings (ties to even, the F16
+// range and its subnormals, 2^23, infinities, NaN) with their neighbours.
+func preludeInputs() []float32 {
+	var xs []float32
+	for u := uint64(0); u < 1<<32; u += 65521 { // a prime stride: every exponent, many mantissas
+		xs = append(xs, math.Float32frombits(uint32(u)))
+	}
+	edges := []float32{0, 0.5, 1.5, 2.5, 126.5, 127.5, 65504, 65519, 65520, 65535, 65536,
+		0x1p-14, 0x1p-24, 0x1.8p-25, 0x1p-25, 0x1.ffcp-15, 0x1.002p0, 0x1.003p0, 0x1.001p0,
+		8388607.5, 8388608, 16777215, float32(math.Inf(1)), float32(math.NaN()), 1e-45, 3.4e38}
+	for _, e := range edges {
+		for _, x := range []float32{e, -e} {
+			b := math.Float32bits(x)
+			for _, d := range []uint32{0, 1, ^uint32(0)} {
+				xs = append(xs, math.Float32frombits(b+d))
+			}
+		}
+	}
+	return xs
+}
+
+// sameFloat reports whether a and b have the same bits, or are both NaN.
+func sameFloat(a, b float32) bool {
+	return math.Float32bits(a) == math.Float32bits(b) || a != a && b != b
+}
+
+// TestPreludeRounding checks prelude.h's roundings, compiled for the host
+// as the emulator compiles them, against Go's: k_round_half and
+// k_float_to_half against quant's F16 conversions (ties to even), k_rint
+// against math.RoundToEven, k_round against math.Round. The quantize
+// kernels and every F16 product depend on them to the bit.
+func TestPreludeRounding(t *testing.T) {
+	if _, err := exec.LookPath("g++"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("g++ is not installed")
+		}
+		t.Skip("g++ is not installed")
+	}
+	dir := t.TempDir()
+	src, bin := filepath.Join(dir, "harness.cpp"), filepath.Join(dir, "harness")
+	if err := os.WriteFile(src, []byte(preludeHarness), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("g++", "-std=c++17", "-O2", "-ffp-contract=off", "-DSAJI_CUDA_EMU", "-I", wd, "-o", bin, src)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("g++ prelude harness: %v\n%s", err, b)
+	}
+	xs := preludeInputs()
+	in := make([]byte, 0, 4*len(xs))
+	for _, x := range xs {
+		in = binary.LittleEndian.AppendUint32(in, math.Float32bits(x))
+	}
+	cmd = exec.Command(bin)
+	cmd.Stdin = bytes.NewReader(in)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("prelude harness: %v", err)
+	}
+	if len(out) != 16*len(xs) {
+		t.Fatalf("prelude harness wrote %d bytes, want %d", len(out), 16*len(xs))
+	}
+	bad := 0
+	for i, x := range xs {
+		word := func(j int) uint32 { return binary.LittleEndian.Uint32(out[16*i+4*j:]) }
+		h := quant.F32ToF16(x)
+		checks := []struct {
+			name      string
+			got, want float32
+		}{
+			{"k_round_half", math.Float32frombits(word(0)), quant.F16ToF32(h)},
+			{"k_rint", math.Float32frombits(word(1)), float32(math.RoundToEven(float64(x)))},
+			{"k_round", math.Float32frombits(word(2)), float32(math.Round(float64(x)))},
+		}
+		for _, c := range checks {
+			if !sameFloat(c.got, c.want) {
+				t.Errorf("%s(%g [%#08x]) = %g [%#08x], want %g [%#08x]", c.name, x, math.Float32bits(x),
+					c.got, math.Float32bits(c.got), c.want, math.Float32bits(c.want))
+				bad++
+			}
+		}
+		if got := uint16(word(3)); got != h && !(x != x && got&0x7c00 == 0x7c00 && got&0x3ff != 0) {
+			t.Errorf("k_float_to_half(%g [%#08x]) = %#04x, want %#04x", x, math.Float32bits(x), got, h)
+			bad++
+		}
+		if bad > 20 {
+			t.Fatal("too many differences")
+		}
 	}
 }
