@@ -4,8 +4,9 @@
 //
 // # Design
 //
-// A Backend (the pure-Go CPU backend in kernels/cpu; SIMD, CUDA and Metal
-// later) creates Tensors and runs operations on them. Every Tensor knows its
+// A Backend (the CPU backend in kernels/cpu, with its SIMD kernels; the GPU
+// backend in kernels/gpu, over CUDA through kernels/cuda or Metal through
+// saji/metal) creates Tensors and runs operations on them. Every Tensor knows its
 // Backend, so a model keeps, per layer, the backend that holds that layer's
 // weights and calls the operations on it; where two consecutive layers live
 // on different backends, Move carries the activations across at the
@@ -33,5 +34,6 @@
 // contiguous cache passes no map; a paged cache passes its block table
 // flattened, so attention needs no change when the cache becomes paged.
 //
-// The subpackages hold the block formats (quant) and the backends (cpu).
+// The subpackages hold the block formats (quant) and the backends (cpu,
+// gpu, cuda).
 package kernels
