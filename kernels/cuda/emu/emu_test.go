@@ -1,6 +1,7 @@
 package emu
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,5 +90,55 @@ func TestBuildAndCache(t *testing.T) {
 	other, err := Cached(src, []string{"one", "one"})
 	if err != nil || other == lib {
 		t.Errorf("another registry: %q, %v (the first build is %q)", other, err, lib)
+	}
+}
+
+// TestBuildMissingKernel checks that a kernel source lacking a kernel of
+// the registry says which, instead of failing to compile the registry.
+func TestBuildMissingKernel(t *testing.T) {
+	Require(t)
+	dir := t.TempDir()
+	sdir, err := SourceDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(dir, "some.cu")
+	code := "#include \"" + filepath.Join(sdir, "emu.h") + "\"\n#define TWICE(n) KERNEL n(float *x) { x[0] *= 2; }\n" +
+		"KERNEL one(float *x) { x[0] = 1; }\nTWICE(two)\n"
+	if err := os.WriteFile(src, []byte(code), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Build(dir, src, []string{"one", "two", "three", "four"})
+	if !errors.Is(err, ErrMissingKernel) || !strings.HasSuffix(err.Error(), "some.cu defines no kernel three, four (of the 4 the emulator registers)") {
+		t.Fatalf("error %v", err)
+	}
+	// The kernels a macro defines count: these two build.
+	if _, err := Build(dir, src, []string{"one", "two"}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestNoDevice(t *testing.T) {
+	cause := errors.New("cuda: no NVIDIA driver (libcuda.so.1 not found)")
+	tests := []struct {
+		require  string
+		wantMsg  string
+		wantFail bool
+	}{
+		{"", "no CUDA device: cuda: no NVIDIA driver (libcuda.so.1 not found)", false},
+		{"0", "no CUDA device: cuda: no NVIDIA driver (libcuda.so.1 not found)", false},
+		{"1", "no CUDA device (SAJI_CUDA_REQUIRE=1): cuda: no NVIDIA driver (libcuda.so.1 not found)", true},
+	}
+	for _, tt := range tests {
+		t.Setenv(RequireEnv, tt.require)
+		if msg, fail := noDevice(cause); msg != tt.wantMsg || fail != tt.wantFail {
+			t.Errorf("%s=%q: %q, %v; want %q, %v", RequireEnv, tt.require, msg, fail, tt.wantMsg, tt.wantFail)
+		}
+	}
+}
+
+func TestTargetEmulated(t *testing.T) {
+	if !(Target{Name: Emulator}).Emulated() || (Target{Name: GPU}).Emulated() {
+		t.Error("Emulated is wrong")
 	}
 }
