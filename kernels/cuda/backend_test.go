@@ -3,9 +3,15 @@
 package cuda
 
 import (
+	"bytes"
+	"encoding/binary"
+	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -17,44 +23,48 @@ import (
 )
 
 // The tests of this file run every kernel of kernels.cu through the GPU
-// backend over the emulated device, against the CPU backend (the oracle)
-// or, where the CPU rounds differently on purpose (matrix products over
-// activations it quantizes, flash attention over F16 caches), against a
-// float64 reference of the same operation.
+// backend against the CPU backend (the oracle), on every CUDA device there
+// is: the emulator, and the machine's GPU where it has one (devices).
+// Where the CPU rounds differently on purpose (flash attention over F16
+// caches), they compare with a float64 reference of the same operation.
 
-// emuBackend returns a GPU backend over a device of the kernels.cu
-// emulator, closed with t.
-func emuBackend(t testing.TB) *gpu.Backend {
-	t.Helper()
-	lib := emu.Library(t)
-	dev, err := Open(Options{Library: lib})
+// openDevice opens the device of the CUDA driver library path ("" for the
+// installed driver's), for emu.Backends.
+func openDevice(path string) (gpu.Device, error) {
+	d, err := Open(Options{Library: path})
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	b, err := gpu.New(dev)
-	if err != nil {
-		dev.Close()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := b.Close(); err != nil {
-			t.Error(err)
-		}
-		if err := dev.Close(); err != nil {
-			t.Error(err)
-		}
-	})
-	return b
+	return d, nil
 }
 
 // backends is the pair of backends a test compares.
 type backends struct {
 	g *gpu.Backend
 	c *cpu.Backend
+	// emulated is set on the emulator, which rounds every product and sum
+	// on its own; the GPU may fuse a product into an addition (emu.Flags),
+	// which moves some results by an ulp.
+	emulated bool
 }
 
-func newBackends(t testing.TB) backends {
-	return backends{g: emuBackend(t), c: cpu.New(1)}
+// devices runs fn as a subtest on the emulator ("emulator") and on the
+// machine's GPU ("cuda:0"; skipped where there is none, failed where
+// SAJI_CUDA_REQUIRE=1), each with a CPU backend to compare with.
+func devices(t *testing.T, fn func(t *testing.T, bs backends)) {
+	t.Helper()
+	emu.Backends(t, openDevice, func(t *testing.T, tg emu.Target) {
+		fn(t, backends{g: tg.Backend, c: cpu.New(1), emulated: tg.Emulated()})
+	})
+}
+
+// exact is 0 on the emulator, where a kernel computes the CPU's float
+// operations bit for bit, and tol on a GPU, which may fuse some of them.
+func (bs backends) exact(tol float64) float64 {
+	if bs.emulated {
+		return 0
+	}
+	return tol
 }
 
 // tensor is one host array on both backends.
@@ -184,16 +194,15 @@ func compare(t testing.TB, what string, got, want []float32, tol float64) {
 	}
 	if worst > tol {
 		t.Errorf("%s: value %d is %v, want %v (relative error %.2e > %.0e)", what, at, got[at], want[at], worst, tol)
+	} else {
+		t.Logf("%s: largest relative error %.2e (tolerance %.0e)", what, worst, tol)
 	}
 }
 
 func TestBackendElementwise(t *testing.T) {
-	bs := newBackends(t)
-	r := rand.New(rand.NewPCG(1, 2))
-	const cols, rows = 70, 3 // 210 values: a partial block of 256 threads
 	type op struct {
 		name string
-		tol  float64
+		tol  float64 // on the emulator; on a GPU at least 1e-6
 		run  func(b kernels.Backend, dst, a, bias, full kernels.Tensor) error
 	}
 	ops := []op{
@@ -208,36 +217,42 @@ func TestBackendElementwise(t *testing.T) {
 		// may round it one F16 step (2^-11) the other way.
 		{"glu gelu", 1e-3, func(b kernels.Backend, d, a, _, f kernels.Tensor) error { return b.GLU(d, a, f, kernels.GELU) }},
 	}
-	// Inputs span GELU's clamps (beyond ±10) and softcap's saturation.
-	a := randFloats(r, cols*rows, 12)
-	full := randFloats(r, cols*rows, 3)
-	bias := randFloats(r, cols, 3)
-	for _, o := range ops {
-		for _, inPlace := range []bool{false, true} {
-			t.Run(fmt.Sprintf("%s in-place=%v", o.name, inPlace), func(t *testing.T) {
-				x := bs.f32(t, a, cols, rows)
-				f := bs.f32(t, full, cols, rows)
-				bi := bs.f32(t, bias, cols)
-				dst := x
-				if !inPlace {
-					dst = bs.f32(t, nil, cols, rows)
-				}
-				if err := o.run(bs.g, dst.g, x.g, bi.g, f.g); err != nil {
-					t.Fatal(err)
-				}
-				if err := o.run(bs.c, dst.c, x.c, bi.c, f.c); err != nil {
-					t.Fatal(err)
-				}
-				g, c := bs.read(t, dst)
-				compare(t, o.name, g, c, max(o.tol, 1e-7))
-			})
+	devices(t, func(t *testing.T, bs backends) {
+		r := rand.New(rand.NewPCG(1, 2))
+		const cols, rows = 70, 3 // 210 values: a partial block of 256 threads
+		// Inputs span GELU's clamps (beyond ±10) and softcap's saturation.
+		a := randFloats(r, cols*rows, 12)
+		full := randFloats(r, cols*rows, 3)
+		bias := randFloats(r, cols, 3)
+		for _, o := range ops {
+			for _, inPlace := range []bool{false, true} {
+				t.Run(fmt.Sprintf("%s in-place=%v", o.name, inPlace), func(t *testing.T) {
+					x := bs.f32(t, a, cols, rows)
+					f := bs.f32(t, full, cols, rows)
+					bi := bs.f32(t, bias, cols)
+					dst := x
+					if !inPlace {
+						dst = bs.f32(t, nil, cols, rows)
+					}
+					if err := o.run(bs.g, dst.g, x.g, bi.g, f.g); err != nil {
+						t.Fatal(err)
+					}
+					if err := o.run(bs.c, dst.c, x.c, bi.c, f.c); err != nil {
+						t.Fatal(err)
+					}
+					g, c := bs.read(t, dst)
+					tol := o.tol
+					if !bs.emulated && o.tol > 0 {
+						tol = max(tol, 1e-6)
+					}
+					compare(t, o.name, g, c, tol)
+				})
+			}
 		}
-	}
+	})
 }
 
 func TestBackendRMSNorm(t *testing.T) {
-	bs := newBackends(t)
-	r := rand.New(rand.NewPCG(3, 4))
 	tests := []struct {
 		name       string
 		cols, rows int
@@ -250,30 +265,32 @@ func TestBackendRMSNorm(t *testing.T) {
 		{"no weight", 96, 2, 0, 1e-5},
 		{"one value", 1, 5, 1, 1e-5},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			x := bs.f32(t, randFloats(r, tt.cols*tt.rows, 4), tt.cols, tt.rows)
-			dst := bs.f32(t, nil, tt.cols, tt.rows)
-			var wg, wc kernels.Tensor
-			if tt.wlen > 0 {
-				w := bs.f32(t, randFloats(r, tt.wlen, 2), tt.wlen)
-				wg, wc = w.g, w.c
-			}
-			if err := bs.g.RMSNorm(dst.g, x.g, wg, tt.eps); err != nil {
-				t.Fatal(err)
-			}
-			if err := bs.c.RMSNorm(dst.c, x.c, wc, tt.eps); err != nil {
-				t.Fatal(err)
-			}
-			g, c := bs.read(t, dst)
-			compare(t, "rms_norm", g, c, 1e-6)
-		})
-	}
+	devices(t, func(t *testing.T, bs backends) {
+		r := rand.New(rand.NewPCG(3, 4))
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				x := bs.f32(t, randFloats(r, tt.cols*tt.rows, 4), tt.cols, tt.rows)
+				dst := bs.f32(t, nil, tt.cols, tt.rows)
+				var wg, wc kernels.Tensor
+				if tt.wlen > 0 {
+					w := bs.f32(t, randFloats(r, tt.wlen, 2), tt.wlen)
+					wg, wc = w.g, w.c
+				}
+				if err := bs.g.RMSNorm(dst.g, x.g, wg, tt.eps); err != nil {
+					t.Fatal(err)
+				}
+				if err := bs.c.RMSNorm(dst.c, x.c, wc, tt.eps); err != nil {
+					t.Fatal(err)
+				}
+				g, c := bs.read(t, dst)
+				// The sum of squares in another order than the CPU's.
+				compare(t, "rms_norm", g, c, 1e-6)
+			})
+		}
+	})
 }
 
 func TestBackendRope(t *testing.T) {
-	bs := newBackends(t)
-	r := rand.New(rand.NewPCG(5, 6))
 	pos := []int32{0, 1, 17, 4095, 131071}
 	tests := []struct {
 		name    string
@@ -288,206 +305,389 @@ func TestBackendRope(t *testing.T) {
 		{"norm partial scaled", 2, kernels.RopeParams{HeadDim: 64, Dims: 48, Base: 500000, FreqScale: 0.25}, false, true},
 		{"factors", 2, kernels.RopeParams{HeadDim: 128, Dims: 128, Base: 500000, Neox: true}, true, false},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			p := tt.p
-			if tt.factors {
-				p.Factors = make([]float32, p.Dims/2)
-				for i := range p.Factors {
-					p.Factors[i] = 1 + 7*r.Float32()
-				}
-			}
-			cols := tt.heads * p.HeadDim
-			x := bs.f32(t, randFloats(r, cols*len(pos), 2), cols, len(pos))
-			dst := x
-			if !tt.inPlace {
-				dst = bs.f32(t, nil, cols, len(pos))
-			}
-			if err := bs.g.Rope(dst.g, x.g, pos, p); err != nil {
-				t.Fatal(err)
-			}
-			if err := bs.c.Rope(dst.c, x.c, pos, p); err != nil {
-				t.Fatal(err)
-			}
-			g, c := bs.read(t, dst)
-			// sin and cos of angles up to 1.3e5 radians: about 1e-6
-			// absolute against glibc's sinf/cosf.
-			compare(t, "rope", g, c, 1e-5)
-		})
-	}
-}
-
-func TestBackendGetRows(t *testing.T) {
-	bs := newBackends(t)
-	r := rand.New(rand.NewPCG(7, 8))
-	for _, typ := range gpu.WeightTypes {
-		t.Run(typ.String(), func(t *testing.T) {
-			cols := 3 * typ.BlockSize()
-			if typ.BlockSize() == 1 {
-				cols = 70
-			}
-			const rows = 5
-			vals := randFloats(r, cols*rows, 3)
-			table := bs.weight(t, typ, quantize(t, typ, vals), cols, rows)
-			ids := []int32{4, 0, 2, 4, 1}
-			dst := bs.f32(t, nil, cols, len(ids))
-			if err := bs.g.GetRows(dst.g, table.g, ids); err != nil {
-				t.Fatal(err)
-			}
-			if err := bs.c.GetRows(dst.c, table.c, ids); err != nil {
-				t.Fatal(err)
-			}
-			g, c := bs.read(t, dst)
-			compare(t, "get_rows", g, c, 0)
-		})
-	}
-}
-
-func TestBackendSetRows(t *testing.T) {
-	bs := newBackends(t)
-	r := rand.New(rand.NewPCG(9, 10))
-	for _, typ := range gpu.CacheTypes {
-		for _, cols := range []int{32, 96, 256} {
-			t.Run(fmt.Sprintf("%v/%d", typ, cols), func(t *testing.T) {
-				src := randFloats(r, cols*3, 5)
-				src[0], src[1] = 0, 1e-9 // a zero and a tiny value in the first block
-				if cols >= 64 {
-					for i := 32; i < 64; i++ {
-						src[i] = 0 // an all-zero Q8_0 block: d = 0
+	devices(t, func(t *testing.T, bs backends) {
+		r := rand.New(rand.NewPCG(5, 6))
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				p := tt.p
+				if tt.factors {
+					p.Factors = make([]float32, p.Dims/2)
+					for i := range p.Factors {
+						p.Factors[i] = 1 + 7*r.Float32()
 					}
 				}
-				s := bs.f32(t, src, cols, 3)
-				dst := bs.typed(t, typ, nil, cols, 7)
-				rows := []int32{5, 0, 3}
-				if err := bs.g.SetRows(dst.g, s.g, rows); err != nil {
+				cols := tt.heads * p.HeadDim
+				x := bs.f32(t, randFloats(r, cols*len(pos), 2), cols, len(pos))
+				dst := x
+				if !tt.inPlace {
+					dst = bs.f32(t, nil, cols, len(pos))
+				}
+				if err := bs.g.Rope(dst.g, x.g, pos, p); err != nil {
 					t.Fatal(err)
 				}
-				if err := bs.c.SetRows(dst.c, s.c, rows); err != nil {
+				if err := bs.c.Rope(dst.c, x.c, pos, p); err != nil {
 					t.Fatal(err)
 				}
 				g, c := bs.read(t, dst)
-				compare(t, "set_rows", g, c, 0)
+				// sin and cos of angles up to 1.3e5 radians: about 1e-6
+				// absolute against glibc's sinf/cosf.
+				compare(t, "rope", g, c, 1e-5)
 			})
 		}
-	}
+	})
 }
 
-// matmulRef is dst[j][i] = Σ_l w[i][l]·x[j][l] in float64, and the sum of
-// the magnitudes of the products (the scale of its rounding error).
-func matmulRef(w, x []float32, k, m, n int) (dst, mag []float64) {
-	dst, mag = make([]float64, m*n), make([]float64, m*n)
+func TestBackendGetRows(t *testing.T) {
+	devices(t, func(t *testing.T, bs backends) {
+		r := rand.New(rand.NewPCG(7, 8))
+		for _, typ := range gpu.WeightTypes {
+			t.Run(typ.String(), func(t *testing.T) {
+				cols := 3 * typ.BlockSize()
+				if typ.BlockSize() == 1 {
+					cols = 70
+				}
+				const rows = 5
+				vals := randFloats(r, cols*rows, 3)
+				table := bs.weight(t, typ, quantize(t, typ, vals), cols, rows)
+				ids := []int32{4, 0, 2, 4, 1}
+				dst := bs.f32(t, nil, cols, len(ids))
+				if err := bs.g.GetRows(dst.g, table.g, ids); err != nil {
+					t.Fatal(err)
+				}
+				if err := bs.c.GetRows(dst.c, table.c, ids); err != nil {
+					t.Fatal(err)
+				}
+				g, c := bs.read(t, dst)
+				// A K-quant's d·scale·q − dmin·min may be one FMA on a GPU.
+				compare(t, "get_rows", g, c, bs.exact(1e-6))
+			})
+		}
+	})
+}
+
+func TestBackendSetRows(t *testing.T) {
+	devices(t, func(t *testing.T, bs backends) {
+		r := rand.New(rand.NewPCG(9, 10))
+		for _, typ := range gpu.CacheTypes {
+			for _, cols := range []int{32, 96, 256} {
+				t.Run(fmt.Sprintf("%v/%d", typ, cols), func(t *testing.T) {
+					src := randFloats(r, cols*3, 5)
+					src[0], src[1] = 0, 1e-9 // a zero and a tiny value in the first block
+					if cols >= 64 {
+						for i := 32; i < 64; i++ {
+							src[i] = 0 // an all-zero Q8_0 block: d = 0
+						}
+					}
+					s := bs.f32(t, src, cols, 3)
+					dst := bs.typed(t, typ, nil, cols, 7)
+					rows := []int32{5, 0, 3}
+					if err := bs.g.SetRows(dst.g, s.g, rows); err != nil {
+						t.Fatal(err)
+					}
+					if err := bs.c.SetRows(dst.c, s.c, rows); err != nil {
+						t.Fatal(err)
+					}
+					g, c := bs.read(t, dst)
+					compare(t, "set_rows", g, c, 0)
+				})
+			}
+		}
+	})
+}
+
+// productMagnitude is Σ_l |w[i][l]·x[j][l]| for each dst[j][i] of the
+// product of w (m rows of k) by x (n rows of k), in float64: the scale of
+// the rounding error of a float32 sum of those products in any order.
+func productMagnitude(w, x []float32, k, m, n int) []float64 {
+	mag := make([]float64, m*n)
 	for j := range n {
 		for i := range m {
-			s, a := 0.0, 0.0
+			a := 0.0
 			for l := range k {
-				p := float64(w[i*k+l]) * float64(x[j*k+l])
-				s += p
-				a += math.Abs(p)
+				a += math.Abs(float64(w[i*k+l]) * float64(x[j*k+l]))
 			}
-			dst[j*m+i], mag[j*m+i] = s, a
+			mag[j*m+i] = a
 		}
 	}
-	return dst, mag
+	return mag
+}
+
+// productTol is the largest difference accepted between two matrix
+// products of the same rounded operands (the activations rounded to F16
+// or quantized to Q8_0/Q8_K the same way on both sides), relative to the
+// products' magnitude: float32 sums in different orders (the GPU's per
+// lane, then across the warp), a few ulps of the largest partial sum.
+const productTol = 2e-6
+
+// checkProduct fails t where got differs from want by more than
+// productTol of mag, and returns the largest difference relative to mag.
+func checkProduct(t testing.TB, what string, got, want []float32, mag []float64, m int) float64 {
+	t.Helper()
+	worst := 0.0
+	for i := range got {
+		e := math.Abs(float64(got[i])-float64(want[i])) / max(mag[i], 1e-30)
+		if math.IsNaN(e) || math.IsNaN(float64(got[i])) != math.IsNaN(float64(want[i])) {
+			t.Fatalf("%s: dst[%d][%d] = %v, want %v", what, i/m, i%m, got[i], want[i])
+		}
+		if e > productTol {
+			t.Fatalf("%s: dst[%d][%d] = %v, want %v (error %.2e of the products' magnitude %.3g > %.0e)",
+				what, i/m, i%m, got[i], want[i], e, mag[i], productTol)
+		}
+		worst = max(worst, e)
+	}
+	return worst
 }
 
 // matmulShapes are the (m, n) of the matrix-product tests: m not a
 // multiple of the 4 rows of a mul_mat_vec block or the 64 of a mul_mat
 // tile, n from 1 to 9 tokens (every count of a mul_mat_vec block's 8
-// and one over) and 70 (a tile and a bit).
+// and one over), 17 and 70 (a tile and a bit).
 func matmulShapes() [][2]int {
 	s := [][2]int{{67, 70}, {130, 70}, {1, 3}, {5, 17}}
 	for n := 1; n <= 9; n++ {
 		s = append(s, [2]int{67, n})
 	}
 	if testing.Short() {
-		s = [][2]int{{67, 70}, {67, 1}, {67, 9}, {5, 3}}
+		s = [][2]int{{67, 70}, {67, 1}, {67, 9}, {5, 17}}
 	}
 	return s
 }
 
+// launchActivations uploads x (n rows of k floats) and converts it to
+// the activation format of weights of typ with quantize_q8_0 or
+// quantize_q8_k, as gpu.Backend.MatMul does; F32 and F16 weights take x
+// as it is.
+func launchActivations(t testing.TB, dev gpu.Device, typ quant.Type, x []float32, k, n int) gpu.Buf {
+	t.Helper()
+	xb := allocUploadDev(t, dev, f32Bytes(x))
+	act := gpu.ActType(typ)
+	if act == quant.TypeF32 {
+		return xb
+	}
+	nb := n * k / act.BlockSize()
+	qb := allocUploadDev(t, dev, make([]byte, nb*act.TypeSize()))
+	name, grid := "quantize_q8_0", gpu.Dim3{X: uint32((nb + 7) / 8), Y: 1, Z: 1}
+	if act == quant.TypeQ8_K {
+		name, grid = "quantize_q8_k", gpu.Dim3{X: uint32(nb), Y: 1, Z: 1}
+	}
+	kd, _ := gpu.Lookup(name)
+	if err := dev.Launch(name, grid, gpu.Dim3{X: kd.Block, Y: 1, Z: 1}, gpu.P(xb, 0), gpu.P(qb, 0), gpu.I(nb)); err != nil {
+		t.Fatal(err)
+	}
+	return qb
+}
+
 // TestKernelsMatMul launches both matrix-product kernels of every weight
-// type directly (the Backend picks one by the number of tokens) and
-// compares them with a float64 product of the dequantized weights: the
-// GPU multiplies F32 activations, where the CPU quantizes them first.
+// type directly (the Backend picks one by the number of tokens) over the
+// activations the quantize kernels make, and compares them with the CPU
+// backend's product: both round the activations alike, so they differ
+// by the order of the float32 sums only.
 func TestKernelsMatMul(t *testing.T) {
-	b := emuBackend(t)
-	dev := b.Device()
-	r := rand.New(rand.NewPCG(11, 12))
-	for _, typ := range gpu.WeightTypes {
-		k := 2 * typ.BlockSize()
-		if typ.BlockSize() == 1 {
-			k = 172 // stories260K's feed-forward width: not a multiple of 32
+	devices(t, func(t *testing.T, bs backends) {
+		dev := bs.g.Device()
+		r := rand.New(rand.NewPCG(11, 12))
+		worst := map[string]float64{}
+		for _, typ := range gpu.WeightTypes {
+			k := 2 * typ.BlockSize()
+			if typ.BlockSize() == 1 {
+				k = 172 // stories260K's feed-forward width: not a multiple of 32
+			}
+			for _, shape := range matmulShapes() {
+				m, n := shape[0], shape[1]
+				wdata := quantize(t, typ, randFloats(r, k*m, 1))
+				x := randFloats(r, k*n, 2)
+				mag := productMagnitude(dequantize(t, typ, wdata, k*m), x, k, m, n)
+				wc, err := bs.c.Weight(typ, []int{k, m}, wdata)
+				if err != nil {
+					t.Fatal(err)
+				}
+				xc, _ := bs.c.New(quant.TypeF32, k, n)
+				dc, _ := bs.c.New(quant.TypeF32, m, n)
+				want := make([]float32, m*n)
+				if err := errors.Join(bs.c.Write(xc, x), bs.c.MatMul(dc, wc, xc), bs.c.Read(dc, want)); err != nil {
+					t.Fatal(err)
+				}
+				for _, kernel := range []string{"mul_mat_vec_", "mul_mat_"} {
+					name := kernel + gpu.Suffix(typ)
+					t.Run(fmt.Sprintf("%s/k%d/m%d/n%d", name, k, m, n), func(t *testing.T) {
+						wb := allocUploadDev(t, dev, wdata)
+						xb := launchActivations(t, dev, typ, x, k, n)
+						db := allocUploadDev(t, dev, make([]byte, 4*m*n))
+						grid := gpu.Dim3{X: uint32((m + gpu.MatVecRows - 1) / gpu.MatVecRows),
+							Y: uint32((n + gpu.MatVecTokens - 1) / gpu.MatVecTokens), Z: 1}
+						if kernel == "mul_mat_" {
+							grid = gpu.Dim3{X: uint32((m + gpu.TileM - 1) / gpu.TileM), Y: uint32((n + gpu.TileN - 1) / gpu.TileN), Z: 1}
+						}
+						kd, _ := gpu.Lookup(name)
+						err := dev.Launch(name, grid, gpu.Dim3{X: kd.Block, Y: 1, Z: 1},
+							gpu.P(wb, 0), gpu.P(xb, 0), gpu.P(db, 0), gpu.I(k), gpu.I(m), gpu.I(n), gpu.I(len(wdata)/m))
+						if err != nil {
+							t.Fatal(err)
+						}
+						got := make([]float32, m*n)
+						if err := dev.Download(db, 0, f32Bytes(got)); err != nil {
+							t.Fatal(err)
+						}
+						worst[name] = max(worst[name], checkProduct(t, name, got, want, mag, m))
+					})
+				}
+			}
 		}
-		for _, shape := range matmulShapes() {
-			m, n := shape[0], shape[1]
-			wdata := quantize(t, typ, randFloats(r, k*m, 1))
-			w := dequantize(t, typ, wdata, k*m)
-			x := randFloats(r, k*n, 2)
-			ref, mag := matmulRef(w, x, k, m, n)
-			rowBytes := len(wdata) / m
-			for _, kernel := range []string{"mul_mat_vec_", "mul_mat_"} {
-				name := kernel + gpu.Suffix(typ)
-				t.Run(fmt.Sprintf("%s/k%d/m%d/n%d", name, k, m, n), func(t *testing.T) {
-					wb := allocUploadDev(t, dev, wdata)
-					xb := allocUploadDev(t, dev, f32Bytes(x))
-					db := allocUploadDev(t, dev, make([]byte, 4*m*n))
-					grid := gpu.Dim3{X: uint32((m + 3) / 4), Y: uint32((n + 7) / 8), Z: 1}
-					if kernel == "mul_mat_" {
-						grid = gpu.Dim3{X: uint32((m + 63) / 64), Y: uint32((n + 63) / 64), Z: 1}
-					}
-					kd, _ := gpu.Lookup(name)
-					err := dev.Launch(name, grid, gpu.Dim3{X: kd.Block, Y: 1, Z: 1},
-						gpu.P(wb, 0), gpu.P(xb, 0), gpu.P(db, 0), gpu.I(k), gpu.I(m), gpu.I(n), gpu.I(rowBytes))
-					if err != nil {
+		logWorst(t, "largest difference from the CPU's product, of the products' magnitude", worst)
+	})
+}
+
+// logWorst logs the largest error of each kernel, in name order.
+func logWorst(t testing.TB, what string, worst map[string]float64) {
+	t.Helper()
+	names := slices.Sorted(maps.Keys(worst))
+	var b strings.Builder
+	for _, n := range names {
+		fmt.Fprintf(&b, "\n  %-22s %.2e", n, worst[n])
+	}
+	t.Logf("%s:%s", what, b.String())
+}
+
+// q8Ref is the Q8_0 activation block of quantize_q8_0 (and of ggml's CPU
+// backend): d = amax/127 as F16, q = x·(127/amax) rounded half to even.
+func q8Ref(x []float32) []byte {
+	out := make([]byte, 0, len(x)/32*34)
+	for b := 0; b < len(x); b += 32 {
+		xb := x[b : b+32]
+		var amax float32
+		for _, v := range xb {
+			amax = max(amax, float32(math.Abs(float64(v))))
+		}
+		var id float32
+		if amax != 0 {
+			id = 127 / amax
+		}
+		out = binary.LittleEndian.AppendUint16(out, quant.F32ToF16(amax/127))
+		for _, v := range xb {
+			out = append(out, byte(int8(math.RoundToEven(float64(v*id)))))
+		}
+	}
+	return out
+}
+
+// quantizeInputs are the activations of the quantize tests: random
+// blocks of several scales, and blocks that test the rounding: all zero,
+// halves that round to even, a tie between +max and −max (Q8_K takes the
+// first), a largest value that is positive and one that is negative, and
+// tiny and huge ones.
+func quantizeInputs(r *rand.Rand, blocks int) []float32 {
+	x := randFloats(r, blocks*256, 3)
+	for i := 256; i < 512 && i < len(x); i++ {
+		x[i] *= 1e-30 // tiny: d is an F16 subnormal or zero
+	}
+	for i := 512; i < 768 && i < len(x); i++ {
+		x[i] *= 1e4
+	}
+	special := [][]float32{
+		make([]float32, 256),                            // zero
+		{127, 2.5, -3.5, 0.5, -0.5, 1.5, 126.5, -126.5}, // amax 127: q = x, halves to even
+		{-127, 2.5, -3.5, 0.5, -0.5, 1.5, 127, 126.5},   // −max first
+		{-2.5, 1.25, 0.75, 2.5},                         // ties of the largest magnitude
+		{1e-38, -2e-38, 3e-39},                          // 127/max|x| is infinite: d = 0
+		{65504, -60000, 1},                              // the largest F16
+		{1e7, -3e6, 1},                                  // Q8_0's d = amax/127 is beyond F16: infinite
+	}
+	for i, s := range special {
+		at := (3 + i) * 256
+		if at+256 > len(x) {
+			break
+		}
+		clear(x[at : at+256])
+		for j := 0; j < 256; j += len(s) {
+			copy(x[at+j:at+256], s)
+		}
+	}
+	return x
+}
+
+// underflows reports whether a block of values x, not all zero, has the
+// scale d = 0 (F16 or float32 bytes): values so small that 127/max|x|
+// is infinite or d is below the smallest F16.
+func underflows(d []byte, x []float32) bool {
+	return !slices.ContainsFunc(d, func(b byte) bool { return b != 0 }) &&
+		slices.ContainsFunc(x, func(v float32) bool { return v != 0 })
+}
+
+// TestKernelsQuantize checks quantize_q8_0 and quantize_q8_k byte for
+// byte against the activation formats ggml's CPU backend makes (Q8_0 as
+// q8Ref, Q8_K as quant.Quantize's), over block counts that leave a
+// launch block partly idle.
+func TestKernelsQuantize(t *testing.T) {
+	devices(t, func(t *testing.T, bs backends) {
+		dev := bs.g.Device()
+		r := rand.New(rand.NewPCG(19, 20))
+		for _, blocks := range []int{1, 9, 13} { // of 256 values
+			all := quantizeInputs(r, blocks)
+			for _, tt := range []struct {
+				typ  quant.Type // a weight type of the activation format
+				trim int        // values left off the end
+				ref  func([]float32) []byte
+			}{
+				{quant.TypeQ8_0, 5 * 32, q8Ref}, // 8·blocks−5 Q8_0 blocks: the last warps idle
+				{quant.TypeQ4_K, 0, func(x []float32) []byte { return quantize(t, quant.TypeQ8_K, x) }},
+			} {
+				act := gpu.ActType(tt.typ)
+				x := all[:len(all)-tt.trim]
+				t.Run(fmt.Sprintf("%v/%d", act, len(x)), func(t *testing.T) {
+					want := tt.ref(x)
+					qb := launchActivations(t, dev, tt.typ, x, len(x), 1)
+					got := make([]byte, len(want))
+					if err := dev.Download(qb, 0, got); err != nil {
 						t.Fatal(err)
 					}
-					got := make([]float32, m*n)
-					if err := dev.Download(db, 0, f32Bytes(got)); err != nil {
-						t.Fatal(err)
+					size, dBytes := act.TypeSize(), 2 // F16 d
+					if act == quant.TypeQ8_K {
+						dBytes = 4 // float32 d
 					}
-					for i := range got {
-						// float32 sums of k products: a few ulps of the
-						// products' magnitude.
-						if e := math.Abs(float64(got[i]) - ref[i]); e > 1e-5*mag[i]+1e-30 || math.IsNaN(float64(got[i])) {
-							t.Fatalf("dst[%d][%d] = %v, want %v (error %.2e of the products' magnitude %.3g)",
-								i/m, i%m, got[i], ref[i], e/mag[i], mag[i])
+					for b := range len(want) / size {
+						g, w := got[b*size:(b+1)*size], want[b*size:(b+1)*size]
+						if underflows(w[:dBytes], x[b*act.BlockSize():(b+1)*act.BlockSize()]) {
+							// d is 0: the quants are unspecified (ggml's are
+							// those of an infinite scale).
+							g, w = g[:dBytes], w[:dBytes]
+						}
+						if !bytes.Equal(g, w) {
+							t.Fatalf("block %d:\n got  %x\n want %x", b, g, w)
 						}
 					}
 				})
 			}
 		}
-	}
+	})
 }
 
-// TestBackendMatMul multiplies through the Backend (both kernels, by the
-// number of tokens) and checks against the CPU backend, within what its
-// quantization of the activations to 8 bits explains.
+// TestBackendMatMul multiplies through the Backend (quantize kernels,
+// then one of the products by the number of tokens) and checks against
+// the CPU backend.
 func TestBackendMatMul(t *testing.T) {
-	bs := newBackends(t)
-	r := rand.New(rand.NewPCG(13, 14))
-	for _, typ := range gpu.WeightTypes {
-		for _, n := range []int{3, 40} {
-			t.Run(fmt.Sprintf("%v/n%d", typ, n), func(t *testing.T) {
-				k, m := 256, 37
-				vals := randFloats(r, k*m, 1)
-				w := bs.weight(t, typ, quantize(t, typ, vals), k, m)
-				x := bs.f32(t, randFloats(r, k*n, 2), k, n)
-				dst := bs.f32(t, nil, m, n)
-				if err := bs.g.MatMul(dst.g, w.g, x.g); err != nil {
-					t.Fatal(err)
-				}
-				if err := bs.c.MatMul(dst.c, w.c, x.c); err != nil {
-					t.Fatal(err)
-				}
-				g, c := bs.read(t, dst)
-				tol := 1e-5
-				if typ != quant.TypeF32 {
-					tol = 2e-2 // the CPU rounds x to Q8 (or F16) first
-				}
-				compare(t, "matmul", g, c, tol)
-			})
+	devices(t, func(t *testing.T, bs backends) {
+		r := rand.New(rand.NewPCG(13, 14))
+		for _, typ := range gpu.WeightTypes {
+			for _, n := range []int{3, 40} {
+				t.Run(fmt.Sprintf("%v/n%d", typ, n), func(t *testing.T) {
+					k, m := 512, 37
+					wdata := quantize(t, typ, randFloats(r, k*m, 1))
+					w := bs.weight(t, typ, wdata, k, m)
+					xv := randFloats(r, k*n, 2)
+					x := bs.f32(t, xv, k, n)
+					dst := bs.f32(t, nil, m, n)
+					if err := bs.g.MatMul(dst.g, w.g, x.g); err != nil {
+						t.Fatal(err)
+					}
+					if err := bs.c.MatMul(dst.c, w.c, x.c); err != nil {
+						t.Fatal(err)
+					}
+					g, c := bs.read(t, dst)
+					checkProduct(t, "matmul", g, c, productMagnitude(dequantize(t, typ, wdata, k*m), xv, k, m, n), m)
+				})
+			}
 		}
-	}
+	})
 }
 
 // allocUploadDev returns a device buffer holding data, freed with t.
@@ -627,7 +827,10 @@ func attnCases() []attnCase {
 // caches (over F16 ones the CPU runs ggml's flash attention, which rounds
 // to F16 on purpose).
 func TestBackendAttention(t *testing.T) {
-	bs := newBackends(t)
+	devices(t, func(t *testing.T, bs backends) { testAttention(t, bs) })
+}
+
+func testAttention(t *testing.T, bs backends) {
 	r := rand.New(rand.NewPCG(15, 16))
 	const n, rows = 37, 48 // cells, and rows of the (paged) cache
 	pos := []int32{32, 33, 34, 35, 36, 36, 3}
@@ -708,7 +911,10 @@ func TestBackendAttention(t *testing.T) {
 // TestBackendAttentionSeqs runs a batch of two sequences, one of them
 // with an empty cache (zeros), over their own caches.
 func TestBackendAttentionSeqs(t *testing.T) {
-	bs := newBackends(t)
+	devices(t, testAttentionSeqs)
+}
+
+func testAttentionSeqs(t *testing.T, bs backends) {
 	r := rand.New(rand.NewPCG(17, 18))
 	p := kernels.AttentionParams{Heads: 4, KVHeads: 2, HeadDim: 64, ValueDim: 64, Scale: 0.125}
 	cols := p.KVHeads * p.HeadDim

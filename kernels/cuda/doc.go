@@ -13,5 +13,8 @@
 //
 // Tests run all of it, the purego binding included, against a fake
 // libcuda that runs kernels.cu on the CPU (kernels/cuda/emu), since the
-// machines that build Saji have no GPU.
+// machines that build Saji have no GPU. Where the machine has one, the
+// kernel and model tests run on it as well, as "cuda:0" subtests beside
+// the "emulator" ones (skipped without a driver; SAJI_CUDA_REQUIRE=1
+// fails them instead).
 package cuda
