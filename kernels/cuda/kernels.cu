@@ -796,82 +796,25 @@ DEVFN void mul_mat(float* ws, float* xs, const unsigned char* w, const unsigned 
   SHARED float ws[TILE_M * TILE_STRIDE]; \
   SHARED float xs[TILE_N * TILE_STRIDE]
 
-KERNEL get_rows_f32(const unsigned char* table, const int* ids, float* dst, int cols, int row_bytes) {
-  get_rows<TypeF32>(table, ids, dst, cols, row_bytes);
-}
-KERNEL mul_mat_vec_f32(MUL_MAT_PARAMS) {
-  mul_mat_vec<TypeF32, ActF32>(w, x, dst, k, m, n, row_bytes);
-}
-KERNEL mul_mat_f32(MUL_MAT_PARAMS) {
-  MUL_MAT_SHARED;
-  mul_mat<TypeF32, ActF32>(ws, xs, w, x, dst, k, m, n, row_bytes);
-}
+// WEIGHT_KERNELS defines get_rows_S, mul_mat_vec_S (through MV) and
+// mul_mat_S for weights of type T with activations in format A.
+#define WEIGHT_KERNELS(S, T, A, MV)                                                                  \
+  KERNEL get_rows_##S(const unsigned char* table, const int* ids, float* dst, int cols, int row_bytes) { \
+    get_rows<T>(table, ids, dst, cols, row_bytes);                                                   \
+  }                                                                                                  \
+  KERNEL mul_mat_vec_##S(MUL_MAT_PARAMS) { MV<T, A>(w, x, dst, k, m, n, row_bytes); }                \
+  KERNEL mul_mat_##S(MUL_MAT_PARAMS) {                                                               \
+    MUL_MAT_SHARED;                                                                                  \
+    mul_mat<T, A>(ws, xs, w, x, dst, k, m, n, row_bytes);                                            \
+  }
 
-KERNEL get_rows_f16(const unsigned char* table, const int* ids, float* dst, int cols, int row_bytes) {
-  get_rows<TypeF16>(table, ids, dst, cols, row_bytes);
-}
-KERNEL mul_mat_vec_f16(MUL_MAT_PARAMS) {
-  mul_mat_vec<TypeF16, ActF16>(w, x, dst, k, m, n, row_bytes);
-}
-KERNEL mul_mat_f16(MUL_MAT_PARAMS) {
-  MUL_MAT_SHARED;
-  mul_mat<TypeF16, ActF16>(ws, xs, w, x, dst, k, m, n, row_bytes);
-}
-
-KERNEL get_rows_q4_0(const unsigned char* table, const int* ids, float* dst, int cols, int row_bytes) {
-  get_rows<TypeQ4_0>(table, ids, dst, cols, row_bytes);
-}
-KERNEL mul_mat_vec_q4_0(MUL_MAT_PARAMS) {
-  mul_mat_vec_q<TypeQ4_0, ActQ8_0>(w, x, dst, k, m, n, row_bytes);
-}
-KERNEL mul_mat_q4_0(MUL_MAT_PARAMS) {
-  MUL_MAT_SHARED;
-  mul_mat<TypeQ4_0, ActQ8_0>(ws, xs, w, x, dst, k, m, n, row_bytes);
-}
-
-KERNEL get_rows_q8_0(const unsigned char* table, const int* ids, float* dst, int cols, int row_bytes) {
-  get_rows<TypeQ8_0>(table, ids, dst, cols, row_bytes);
-}
-KERNEL mul_mat_vec_q8_0(MUL_MAT_PARAMS) {
-  mul_mat_vec_q<TypeQ8_0, ActQ8_0>(w, x, dst, k, m, n, row_bytes);
-}
-KERNEL mul_mat_q8_0(MUL_MAT_PARAMS) {
-  MUL_MAT_SHARED;
-  mul_mat<TypeQ8_0, ActQ8_0>(ws, xs, w, x, dst, k, m, n, row_bytes);
-}
-
-KERNEL get_rows_q4_k(const unsigned char* table, const int* ids, float* dst, int cols, int row_bytes) {
-  get_rows<TypeQ4_K>(table, ids, dst, cols, row_bytes);
-}
-KERNEL mul_mat_vec_q4_k(MUL_MAT_PARAMS) {
-  mul_mat_vec_q<TypeQ4_K, ActQ8_K>(w, x, dst, k, m, n, row_bytes);
-}
-KERNEL mul_mat_q4_k(MUL_MAT_PARAMS) {
-  MUL_MAT_SHARED;
-  mul_mat<TypeQ4_K, ActQ8_K>(ws, xs, w, x, dst, k, m, n, row_bytes);
-}
-
-KERNEL get_rows_q5_k(const unsigned char* table, const int* ids, float* dst, int cols, int row_bytes) {
-  get_rows<TypeQ5_K>(table, ids, dst, cols, row_bytes);
-}
-KERNEL mul_mat_vec_q5_k(MUL_MAT_PARAMS) {
-  mul_mat_vec_q<TypeQ5_K, ActQ8_K>(w, x, dst, k, m, n, row_bytes);
-}
-KERNEL mul_mat_q5_k(MUL_MAT_PARAMS) {
-  MUL_MAT_SHARED;
-  mul_mat<TypeQ5_K, ActQ8_K>(ws, xs, w, x, dst, k, m, n, row_bytes);
-}
-
-KERNEL get_rows_q6_k(const unsigned char* table, const int* ids, float* dst, int cols, int row_bytes) {
-  get_rows<TypeQ6_K>(table, ids, dst, cols, row_bytes);
-}
-KERNEL mul_mat_vec_q6_k(MUL_MAT_PARAMS) {
-  mul_mat_vec_q<TypeQ6_K, ActQ8_K>(w, x, dst, k, m, n, row_bytes);
-}
-KERNEL mul_mat_q6_k(MUL_MAT_PARAMS) {
-  MUL_MAT_SHARED;
-  mul_mat<TypeQ6_K, ActQ8_K>(ws, xs, w, x, dst, k, m, n, row_bytes);
-}
+WEIGHT_KERNELS(f32, TypeF32, ActF32, mul_mat_vec)
+WEIGHT_KERNELS(f16, TypeF16, ActF16, mul_mat_vec)
+WEIGHT_KERNELS(q4_0, TypeQ4_0, ActQ8_0, mul_mat_vec_q)
+WEIGHT_KERNELS(q8_0, TypeQ8_0, ActQ8_0, mul_mat_vec_q)
+WEIGHT_KERNELS(q4_k, TypeQ4_K, ActQ8_K, mul_mat_vec_q)
+WEIGHT_KERNELS(q5_k, TypeQ5_K, ActQ8_K, mul_mat_vec_q)
+WEIGHT_KERNELS(q6_k, TypeQ6_K, ActQ8_K, mul_mat_vec_q)
 
 // ---- set_rows: row rows[r] of dst = src row r converted. Grid X: rows. ----
 
