@@ -8,6 +8,7 @@ import (
 	"saji/kernels"
 	"saji/kernels/cpu"
 	"saji/kernels/gpu"
+	"saji/kernels/gpu/gputest"
 	"saji/kernels/quant"
 )
 
@@ -17,12 +18,10 @@ import (
 // lists, grids, host arrays, pooled buffers, mapped or uploaded weights)
 // against kernels.metal, end to end.
 
-// pair is one tensor on both backends.
-type pair struct{ g, c kernels.Tensor }
-
+// backendRig is what the backend tests of one device share: the GPU
+// backend and the pure-Go CPU backend, its oracle.
 type backendRig struct {
-	g    *gpu.Backend
-	c    *cpu.Backend // the pure-Go kernels
+	gputest.Backends
 	simd *cpu.Backend // the CPU backend with its SIMD kernels (MatMul)
 	rng  *rand.Rand
 }
@@ -37,7 +36,7 @@ func testBackend(t *testing.T, dev gpu.Device) {
 			t.Error(err)
 		}
 	})
-	r := &backendRig{g: g, c: cpu.NewReference(1), simd: cpu.New(1), rng: rand.New(rand.NewPCG(3, 5))}
+	r := &backendRig{Backends: gputest.Backends{G: g, C: cpu.NewReference(1)}, simd: cpu.New(1), rng: rand.New(rand.NewPCG(3, 5))}
 	t.Run("elementwise", r.elementwise)
 	t.Run("rms_norm", r.rmsNorm)
 	t.Run("rope", r.rope)
@@ -47,76 +46,18 @@ func testBackend(t *testing.T, dev gpu.Device) {
 	t.Run("attention", r.attention)
 }
 
-// f32 puts v (nil: zeros) on both backends as an F32 tensor.
-func (r *backendRig) f32(t *testing.T, v []float32, shape ...int) pair {
-	t.Helper()
-	return r.typed(t, quant.TypeF32, v, shape...)
-}
-
-func (r *backendRig) typed(t *testing.T, typ quant.Type, v []float32, shape ...int) pair {
-	t.Helper()
-	var p pair
-	for i, b := range []kernels.Backend{r.g, r.c} {
-		x, err := b.New(typ, shape...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if v != nil {
-			if err := b.Write(x, v); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if i == 0 {
-			p.g = x
-		} else {
-			p.c = x
-		}
-	}
-	return p
-}
-
-func (r *backendRig) weight(t *testing.T, typ quant.Type, data []byte, shape ...int) pair {
-	t.Helper()
-	g, err := r.g.Weight(typ, shape, data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := r.c.Weight(typ, shape, data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pair{g, c}
-}
-
-// read returns the values of both sides of p.
-func (r *backendRig) read(t *testing.T, p pair) (g, c []float32) {
-	t.Helper()
-	n := kernels.Cols(p.g) * kernels.Rows(p.g)
-	g, c = make([]float32, n), make([]float32, n)
-	if err := r.g.Read(p.g, g); err != nil {
-		t.Fatal(err)
-	}
-	if err := r.c.Read(p.c, c); err != nil {
-		t.Fatal(err)
-	}
-	return g, c
-}
-
+// random returns n values uniform in [-scale, scale).
 func (r *backendRig) random(n int, scale float32) []float32 {
-	v := make([]float32, n)
-	for i := range v {
-		v[i] = (2*r.rng.Float32() - 1) * scale
-	}
-	return v
+	return gputest.RandFloats(r.rng, n, scale)
 }
 
 // both runs op on each backend with its side of the operands.
-func both(t *testing.T, r *backendRig, op func(b kernels.Backend, side func(pair) kernels.Tensor) error) {
+func both(t *testing.T, r *backendRig, op func(b kernels.Backend, side func(gputest.Pair) kernels.Tensor) error) {
 	t.Helper()
-	if err := op(r.g, func(p pair) kernels.Tensor { return p.g }); err != nil {
+	if err := op(r.G, func(p gputest.Pair) kernels.Tensor { return p.G }); err != nil {
 		t.Fatal(err)
 	}
-	if err := op(r.c, func(p pair) kernels.Tensor { return p.c }); err != nil {
+	if err := op(r.C, func(p gputest.Pair) kernels.Tensor { return p.C }); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -140,15 +81,15 @@ func (r *backendRig) elementwise(t *testing.T) {
 	} {
 		for _, inPlace := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/in-place=%v", o.name, inPlace), func(t *testing.T) {
-				x, f, bi := r.f32(t, a, cols, rows), r.f32(t, full, cols, rows), r.f32(t, bias, cols)
+				x, f, bi := r.F32(t, a, cols, rows), r.F32(t, full, cols, rows), r.F32(t, bias, cols)
 				dst := x
 				if !inPlace {
-					dst = r.f32(t, nil, cols, rows)
+					dst = r.F32(t, nil, cols, rows)
 				}
-				both(t, r, func(b kernels.Backend, s func(pair) kernels.Tensor) error {
+				both(t, r, func(b kernels.Backend, s func(gputest.Pair) kernels.Tensor) error {
 					return o.run(b, s(dst), s(x), s(bi), s(f))
 				})
-				g, c := r.read(t, dst)
+				g, c := r.Read(t, dst)
 				compare(t, o.name, g, c, []float64{1e-7}, o.rtol)
 			})
 		}
@@ -165,20 +106,20 @@ func (r *backendRig) rmsNorm(t *testing.T) {
 		{"no weight", 96, 2, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			x, dst := r.f32(t, r.random(c.cols*c.rows, 4), c.cols, c.rows), r.f32(t, nil, c.cols, c.rows)
-			var w *pair
+			x, dst := r.F32(t, r.random(c.cols*c.rows, 4), c.cols, c.rows), r.F32(t, nil, c.cols, c.rows)
+			var w *gputest.Pair
 			if c.wlen > 0 {
-				p := r.f32(t, r.random(c.wlen, 2), c.wlen)
+				p := r.F32(t, r.random(c.wlen, 2), c.wlen)
 				w = &p
 			}
-			both(t, r, func(b kernels.Backend, s func(pair) kernels.Tensor) error {
+			both(t, r, func(b kernels.Backend, s func(gputest.Pair) kernels.Tensor) error {
 				var wt kernels.Tensor
 				if w != nil {
 					wt = s(*w)
 				}
 				return b.RMSNorm(s(dst), s(x), wt, 1e-5)
 			})
-			g, cv := r.read(t, dst)
+			g, cv := r.Read(t, dst)
 			compare(t, "rms_norm", g, cv, []float64{1e-6}, 1e-5)
 		})
 	}
@@ -207,13 +148,15 @@ func (r *backendRig) rope(t *testing.T) {
 				}
 			}
 			cols := c.heads * p.HeadDim
-			x := r.f32(t, r.random(cols*len(pos), 2), cols, len(pos))
+			x := r.F32(t, r.random(cols*len(pos), 2), cols, len(pos))
 			dst := x
 			if !c.inPlace {
-				dst = r.f32(t, nil, cols, len(pos))
+				dst = r.F32(t, nil, cols, len(pos))
 			}
-			both(t, r, func(b kernels.Backend, s func(pair) kernels.Tensor) error { return b.Rope(s(dst), s(x), pos, p) })
-			g, cv := r.read(t, dst)
+			both(t, r, func(b kernels.Backend, s func(gputest.Pair) kernels.Tensor) error {
+				return b.Rope(s(dst), s(x), pos, p)
+			})
+			g, cv := r.Read(t, dst)
 			compare(t, "rope", g, cv, []float64{2e-5}, 1e-5)
 		})
 	}
@@ -225,11 +168,13 @@ func (r *backendRig) getRows(t *testing.T) {
 		t.Run(typ.String(), func(t *testing.T) {
 			cols := weightCols(typ, 512, 70)
 			const rows = 5
-			table := r.weight(t, typ, encode(t, typ, r.random(cols*rows, 3)), cols, rows)
+			table := r.Weight(t, typ, gputest.Quantize(t, typ, r.random(cols*rows, 3)), cols, rows)
 			ids := []int32{4, 0, 2, 4, 1}
-			dst := r.f32(t, nil, cols, len(ids))
-			both(t, r, func(b kernels.Backend, s func(pair) kernels.Tensor) error { return b.GetRows(s(dst), s(table), ids) })
-			g, c := r.read(t, dst)
+			dst := r.F32(t, nil, cols, len(ids))
+			both(t, r, func(b kernels.Backend, s func(gputest.Pair) kernels.Tensor) error {
+				return b.GetRows(s(dst), s(table), ids)
+			})
+			g, c := r.Read(t, dst)
 			rtol := 0.0
 			if typ == quant.TypeQ5_0 {
 				rtol = 1.0 / 2048 // rounded to F16
@@ -243,11 +188,13 @@ func (r *backendRig) setRows(t *testing.T) {
 	for _, typ := range gpu.CacheTypes {
 		t.Run(typ.String(), func(t *testing.T) {
 			const cols = 96
-			src := r.f32(t, r.random(cols*3, 5), cols, 3)
-			dst := r.typed(t, typ, r.random(cols*7, 1), cols, 7)
+			src := r.F32(t, r.random(cols*3, 5), cols, 3)
+			dst := r.Typed(t, typ, r.random(cols*7, 1), cols, 7)
 			rows := []int32{5, 0, 3}
-			both(t, r, func(b kernels.Backend, s func(pair) kernels.Tensor) error { return b.SetRows(s(dst), s(src), rows) })
-			g, c := r.read(t, dst)
+			both(t, r, func(b kernels.Backend, s func(gputest.Pair) kernels.Tensor) error {
+				return b.SetRows(s(dst), s(src), rows)
+			})
+			g, c := r.Read(t, dst)
 			atol := 0.0
 			if typ == quant.TypeQ8_0 {
 				atol = 5.0 / 127 // one quantization step of a block of values up to 5
@@ -266,21 +213,21 @@ func (r *backendRig) matMul(t *testing.T) {
 		k := weightCols(typ, 256, 100)
 		for _, n := range productNs {
 			t.Run(fmt.Sprintf("%v/n=%d", typ, n), func(t *testing.T) {
-				data := encode(t, typ, r.random(k*m, 1))
+				data := gputest.Quantize(t, typ, r.random(k*m, 1))
 				xv := r.random(k*n, 2)
-				w, err := r.g.Weight(typ, []int{k, m}, data)
+				w, err := r.G.Weight(typ, []int{k, m}, data)
 				if err != nil {
 					t.Fatal(err)
 				}
-				x, dst := r.f32(t, xv, k, n), r.f32(t, nil, m, n)
-				if err := r.g.MatMul(dst.g, w, x.g); err != nil {
+				x, dst := r.F32(t, xv, k, n), r.F32(t, nil, m, n)
+				if err := r.G.MatMul(dst.G, w, x.G); err != nil {
 					t.Fatal(err)
 				}
-				got, _ := r.read(t, dst)
+				got, _ := r.Read(t, dst)
 				for _, o := range []struct {
 					name string
 					b    *cpu.Backend
-				}{{"cpu", r.simd}, {"cpu reference", r.c}} {
+				}{{"cpu", r.simd}, {"cpu reference", r.C}} {
 					want, atol := matMulCPU(t, o.b, typ, data, xv, k, m, n)
 					compare(t, "matmul vs "+o.name, got, want, atol, 0)
 				}
@@ -296,15 +243,15 @@ func (r *backendRig) attention(t *testing.T) {
 	for _, typ := range gpu.CacheTypes {
 		t.Run(typ.String(), func(t *testing.T) {
 			const heads, kvHeads, hd, vd, rows = 4, 2, 64, 64, 48
-			k := r.typed(t, typ, nil, kvHeads*hd, rows)
-			v := r.typed(t, typ, nil, kvHeads*vd, rows)
-			src := r.f32(t, r.random(rows*kvHeads*hd, 1), kvHeads*hd, rows)
-			srcV := r.f32(t, r.random(rows*kvHeads*vd, 1), kvHeads*vd, rows)
+			k := r.Typed(t, typ, nil, kvHeads*hd, rows)
+			v := r.Typed(t, typ, nil, kvHeads*vd, rows)
+			src := r.F32(t, r.random(rows*kvHeads*hd, 1), kvHeads*hd, rows)
+			srcV := r.F32(t, r.random(rows*kvHeads*vd, 1), kvHeads*vd, rows)
 			all := make([]int32, rows)
 			for i := range all {
 				all[i] = int32(i)
 			}
-			both(t, r, func(b kernels.Backend, s func(pair) kernels.Tensor) error {
+			both(t, r, func(b kernels.Backend, s func(gputest.Pair) kernels.Tensor) error {
 				if err := b.SetRows(s(k), s(src), all); err != nil {
 					return err
 				}
@@ -323,17 +270,17 @@ func (r *backendRig) attention(t *testing.T) {
 				{KV: kernels.KV{K: nil, V: nil, Len: 30, Cells: cells}, Pos: []int32{27, 28, 29}},
 				{KV: kernels.KV{Len: 11}, Pos: []int32{10}},
 			}
-			q := r.f32(t, r.random(4*heads*hd, 1), heads*hd, 4)
-			dst := r.f32(t, nil, heads*vd, 4)
+			q := r.F32(t, r.random(4*heads*hd, 1), heads*hd, 4)
+			dst := r.F32(t, nil, heads*vd, 4)
 			p := kernels.AttentionParams{Heads: heads, KVHeads: kvHeads, HeadDim: hd, ValueDim: vd, Scale: 0.125, Window: 8}
-			both(t, r, func(b kernels.Backend, s func(pair) kernels.Tensor) error {
+			both(t, r, func(b kernels.Backend, s func(gputest.Pair) kernels.Tensor) error {
 				ss := append([]kernels.SeqKV(nil), seqs...)
 				for i := range ss {
 					ss[i].KV.K, ss[i].KV.V = s(k), s(v)
 				}
 				return b.AttentionSeqs(s(dst), s(q), ss, p)
 			})
-			g, c := r.read(t, dst)
+			g, c := r.Read(t, dst)
 			atol := 1e-5
 			if typ == quant.TypeF16 {
 				atol = 2e-3 // the oracle accumulates in F16, as ggml's flash attention

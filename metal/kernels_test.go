@@ -10,6 +10,7 @@ import (
 	"saji/kernels"
 	"saji/kernels/cpu"
 	"saji/kernels/gpu"
+	"saji/kernels/gpu/gputest"
 	"saji/kernels/quant"
 )
 
@@ -69,45 +70,15 @@ func bytesF32(b []byte) []float32 {
 	return v
 }
 
+// random returns n values uniform in [-scale, scale).
 func (r *kernelRig) random(n int, scale float32) []float32 {
-	v := make([]float32, n)
-	for i := range v {
-		v[i] = (2*r.rng.Float32() - 1) * scale
-	}
-	return v
-}
-
-// encode returns v in the layout of type typ (v a whole number of blocks).
-func encode(t *testing.T, typ quant.Type, v []float32) []byte {
-	t.Helper()
-	b := make([]byte, len(v)/typ.BlockSize()*typ.TypeSize())
-	if err := quant.Quantize(typ, v, b); err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-func decode(t *testing.T, typ quant.Type, b []byte, n int) []float32 {
-	t.Helper()
-	v := make([]float32, n)
-	if err := quant.Dequantize(typ, b, v); err != nil {
-		t.Fatal(err)
-	}
-	return v
+	return gputest.RandFloats(r.rng, n, scale)
 }
 
 // buf allocates a device buffer holding data.
 func (r *kernelRig) buf(t *testing.T, data []byte) gpu.Buf {
 	t.Helper()
-	b, err := r.dev.Alloc(len(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.dev.Free(b) })
-	if err := r.dev.Upload(b, 0, data); err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return gputest.Upload(t, r.dev, data)
 }
 
 // zeros allocates a device buffer of n bytes.
@@ -191,9 +162,9 @@ func (r *kernelRig) testGetRows(t *testing.T) {
 	for _, typ := range gpu.WeightTypes {
 		t.Run(gpu.Suffix(typ), func(t *testing.T) {
 			cols, rows := weightCols(typ, 512, 300), 5
-			raw := encode(t, typ, r.random(cols*rows, 2))
+			raw := gputest.Quantize(t, typ, r.random(cols*rows, 2))
 			rowBytes := len(raw) / rows
-			table := decode(t, typ, raw, cols*rows)
+			table := gputest.Dequantize(t, typ, raw, cols*rows)
 			ids := []int32{4, 0, 4, 2}
 			dst := r.zeros(t, 4*cols*len(ids))
 			r.launch(t, "get_rows_"+gpu.Suffix(typ), grid(len(ids), 1),
@@ -208,29 +179,6 @@ func (r *kernelRig) testGetRows(t *testing.T) {
 }
 
 // ---- activation quantizers
-
-// quantizeQ8_0Ref is kernels/cpu's quantizeQ8 (unexported there) in bytes:
-// Q8_0 blocks with d = max|x|/127 rounded to F16 and q = x·(127/max|x|)
-// rounded half to even.
-func quantizeQ8_0Ref(x []float32) []byte {
-	out := make([]byte, len(x)/32*34)
-	for b := range len(x) / 32 {
-		xb, blk := x[32*b:32*b+32], out[34*b:34*b+34]
-		var amax float32
-		for _, v := range xb {
-			amax = max(amax, float32(math.Abs(float64(v))))
-		}
-		var id float32
-		if amax != 0 {
-			id = 127 / amax
-		}
-		binary.LittleEndian.PutUint16(blk, quant.F32ToF16(amax/127))
-		for i, v := range xb {
-			blk[2+i] = byte(int8(math.RoundToEven(float64(v * id))))
-		}
-	}
-	return out
-}
 
 // quantizeQ8KRef is kernels/cpu's quantizeQ8K (unexported there, ungrouped)
 // in bytes: Q8_K blocks {float32 d; int8 q[256]; int16 bsums[16]}.
@@ -320,7 +268,7 @@ func (r *kernelRig) testQuantizeQ8_0(t *testing.T) {
 	// One large value in a block of small ones.
 	blk(6)[17] = -1e4
 	got := r.read(t, r.quantizeOnDevice(t, quant.TypeQ8_0, x), 37*34)
-	compareBlocks(t, "quantize_q8_0", got, quantizeQ8_0Ref(x), 34)
+	compareBlocks(t, "quantize_q8_0", got, gputest.Q8_0Activations(x), 34)
 }
 
 func (r *kernelRig) testQuantizeQ8K(t *testing.T) {
@@ -353,38 +301,10 @@ var productNs = []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 17, 70}
 // value as the tolerance a GPU's result is held to.
 func matMulCPU(t *testing.T, b *cpu.Backend, typ quant.Type, raw []byte, x []float32, k, m, n int) (want []float32, atol []float64) {
 	t.Helper()
-	w, err := b.Weight(typ, []int{k, m}, raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	xt, err := b.New(quant.TypeF32, k, n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := b.Write(xt, x); err != nil {
-		t.Fatal(err)
-	}
-	dst, err := b.New(quant.TypeF32, m, n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := b.MatMul(dst, w, xt); err != nil {
-		t.Fatal(err)
-	}
-	want = make([]float32, m*n)
-	if err := b.Read(dst, want); err != nil {
-		t.Fatal(err)
-	}
-	wv := decode(t, typ, raw, k*m)
-	atol = make([]float64, m*n)
-	for j := range n {
-		for i := range m {
-			var mag float64
-			for l := range k {
-				mag += math.Abs(float64(wv[i*k+l]) * float64(x[j*k+l]))
-			}
-			atol[j*m+i] = 1e-5*mag + 1e-6
-		}
+	want = gputest.MatMul(t, b, typ, raw, x, k, m, n)
+	atol = gputest.ProductMagnitude(gputest.Dequantize(t, typ, raw, k*m), x, k, m, n)
+	for i, mag := range atol {
+		atol[i] = 1e-5*mag + 1e-6
 	}
 	return want, atol
 }
@@ -401,7 +321,7 @@ func (r *kernelRig) testProducts(t *testing.T) {
 		k := weightCols(typ, 512, 100)
 		for _, n := range productNs {
 			t.Run(fmt.Sprintf("%s/n=%d", gpu.Suffix(typ), n), func(t *testing.T) {
-				raw := encode(t, typ, r.random(k*m, 1))
+				raw := gputest.Quantize(t, typ, r.random(k*m, 1))
 				x := r.random(k*n, 2)
 				xa := r.buf(t, f32Bytes(x))
 				if act := gpu.ActType(typ); act != quant.TypeF32 {
@@ -454,17 +374,17 @@ func (r *kernelRig) testSetRows(t *testing.T) {
 			for i := 32; i < 64; i++ {
 				src[i] = 0
 			}
-			init := encode(t, typ, r.random(cols*dstRows, 1))
+			init := gputest.Quantize(t, typ, r.random(cols*dstRows, 1))
 			rowBytes := len(init) / dstRows
 			want := append([]byte(nil), init...)
 			for i, row := range rows {
-				copy(want[int(row)*rowBytes:], encode(t, typ, src[i*cols:(i+1)*cols]))
+				copy(want[int(row)*rowBytes:], gputest.Quantize(t, typ, src[i*cols:(i+1)*cols]))
 			}
 			dst := r.buf(t, init)
 			r.launch(t, "set_rows_"+gpu.Suffix(typ), grid(len(rows), 1),
 				gpu.P(r.buf(t, f32Bytes(src)), 0), gpu.P(r.buf(t, i32Bytes(rows)), 0), gpu.P(dst, 0), gpu.I(cols), gpu.I(rowBytes))
 			got := r.read(t, dst, len(init))
-			gv, wv := decode(t, typ, got, cols*dstRows), decode(t, typ, want, cols*dstRows)
+			gv, wv := gputest.Dequantize(t, typ, got, cols*dstRows), gputest.Dequantize(t, typ, want, cols*dstRows)
 			atol := []float64{0}
 			if typ == quant.TypeQ8_0 {
 				// One quantization step: a last-bit difference in x/d may
@@ -514,8 +434,8 @@ func (r *kernelRig) testAttention(t *testing.T) {
 }
 
 func (r *kernelRig) attention(t *testing.T, typ quant.Type, c attentionCase) {
-	kraw := encode(t, typ, r.random(c.rows*c.kvHeads*c.hd, 1))
-	vraw := encode(t, typ, r.random(c.rows*c.kvHeads*c.vd, 1))
+	kraw := gputest.Quantize(t, typ, r.random(c.rows*c.kvHeads*c.hd, 1))
+	vraw := gputest.Quantize(t, typ, r.random(c.rows*c.kvHeads*c.vd, 1))
 	q := r.random(len(c.pos)*c.heads*c.hd, 1)
 	var cells []int32
 	if c.cells {

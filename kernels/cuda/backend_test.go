@@ -4,8 +4,6 @@ package cuda
 
 import (
 	"bytes"
-	"encoding/binary"
-	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -19,6 +17,7 @@ import (
 	"saji/kernels/cpu"
 	"saji/kernels/cuda/emu"
 	"saji/kernels/gpu"
+	"saji/kernels/gpu/gputest"
 	"saji/kernels/quant"
 )
 
@@ -40,8 +39,7 @@ func openDevice(path string) (gpu.Device, error) {
 
 // backends is the pair of backends a test compares.
 type backends struct {
-	g *gpu.Backend
-	c *cpu.Backend
+	gputest.Backends
 	// emulated is set on the emulator, which rounds every product and sum
 	// on its own; the GPU may fuse a product into an addition (emu.Flags),
 	// which moves some results by an ulp.
@@ -54,7 +52,7 @@ type backends struct {
 func devices(t *testing.T, fn func(t *testing.T, bs backends)) {
 	t.Helper()
 	emu.Backends(t, openDevice, func(t *testing.T, tg emu.Target) {
-		fn(t, backends{g: tg.Backend, c: cpu.New(1), emulated: tg.Emulated()})
+		fn(t, backends{Backends: gputest.Backends{G: tg.Backend, C: cpu.New(1)}, emulated: tg.Emulated()})
 	})
 }
 
@@ -65,102 +63,6 @@ func (bs backends) exact(tol float64) float64 {
 		return 0
 	}
 	return tol
-}
-
-// tensor is one host array on both backends.
-type tensorPair struct {
-	g, c kernels.Tensor
-}
-
-// f32 puts vals, of shape, on both backends as an F32 activation.
-func (bs backends) f32(t testing.TB, vals []float32, shape ...int) tensorPair {
-	t.Helper()
-	return bs.typed(t, quant.TypeF32, vals, shape...)
-}
-
-// typed puts vals on both backends as a new tensor of typ (F32, F16,
-// Q8_0), converted by each backend's Write.
-func (bs backends) typed(t testing.TB, typ quant.Type, vals []float32, shape ...int) tensorPair {
-	t.Helper()
-	var p tensorPair
-	for i, b := range []kernels.Backend{bs.g, bs.c} {
-		x, err := b.New(typ, shape...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if vals != nil {
-			if err := b.Write(x, vals); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if i == 0 {
-			p.g = x
-		} else {
-			p.c = x
-		}
-	}
-	return p
-}
-
-// weight puts the bytes of a typ weight on both backends.
-func (bs backends) weight(t testing.TB, typ quant.Type, data []byte, shape ...int) tensorPair {
-	t.Helper()
-	g, err := bs.g.Weight(typ, shape, data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := bs.c.Weight(typ, shape, data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tensorPair{g, c}
-}
-
-// read returns the values of both sides.
-func (bs backends) read(t testing.TB, p tensorPair) (g, c []float32) {
-	t.Helper()
-	n := kernels.Cols(p.g) * kernels.Rows(p.g)
-	g, c = make([]float32, n), make([]float32, n)
-	if err := bs.g.Read(p.g, g); err != nil {
-		t.Fatal(err)
-	}
-	if err := bs.c.Read(p.c, c); err != nil {
-		t.Fatal(err)
-	}
-	return g, c
-}
-
-// randFloats returns n values uniform in [-scale, scale).
-func randFloats(r *rand.Rand, n int, scale float32) []float32 {
-	v := make([]float32, n)
-	for i := range v {
-		v[i] = (2*r.Float32() - 1) * scale
-	}
-	return v
-}
-
-// quantize returns vals in typ's block layout.
-func quantize(t testing.TB, typ quant.Type, vals []float32) []byte {
-	t.Helper()
-	n, err := typ.RowSize(int64(len(vals)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	data := make([]byte, n)
-	if err := quant.Quantize(typ, vals, data); err != nil {
-		t.Fatal(err)
-	}
-	return data
-}
-
-// dequantize returns the values of typ data holding n values.
-func dequantize(t testing.TB, typ quant.Type, data []byte, n int) []float32 {
-	t.Helper()
-	v := make([]float32, n)
-	if err := quant.Dequantize(typ, data, v); err != nil {
-		t.Fatal(err)
-	}
-	return v
 }
 
 // rms is the root mean square of v (at least tiny, to divide by).
@@ -221,26 +123,26 @@ func TestBackendElementwise(t *testing.T) {
 		r := rand.New(rand.NewPCG(1, 2))
 		const cols, rows = 70, 3 // 210 values: a partial block of 256 threads
 		// Inputs span GELU's clamps (beyond ±10) and softcap's saturation.
-		a := randFloats(r, cols*rows, 12)
-		full := randFloats(r, cols*rows, 3)
-		bias := randFloats(r, cols, 3)
+		a := gputest.RandFloats(r, cols*rows, 12)
+		full := gputest.RandFloats(r, cols*rows, 3)
+		bias := gputest.RandFloats(r, cols, 3)
 		for _, o := range ops {
 			for _, inPlace := range []bool{false, true} {
 				t.Run(fmt.Sprintf("%s in-place=%v", o.name, inPlace), func(t *testing.T) {
-					x := bs.f32(t, a, cols, rows)
-					f := bs.f32(t, full, cols, rows)
-					bi := bs.f32(t, bias, cols)
+					x := bs.F32(t, a, cols, rows)
+					f := bs.F32(t, full, cols, rows)
+					bi := bs.F32(t, bias, cols)
 					dst := x
 					if !inPlace {
-						dst = bs.f32(t, nil, cols, rows)
+						dst = bs.F32(t, nil, cols, rows)
 					}
-					if err := o.run(bs.g, dst.g, x.g, bi.g, f.g); err != nil {
+					if err := o.run(bs.G, dst.G, x.G, bi.G, f.G); err != nil {
 						t.Fatal(err)
 					}
-					if err := o.run(bs.c, dst.c, x.c, bi.c, f.c); err != nil {
+					if err := o.run(bs.C, dst.C, x.C, bi.C, f.C); err != nil {
 						t.Fatal(err)
 					}
-					g, c := bs.read(t, dst)
+					g, c := bs.Read(t, dst)
 					tol := o.tol
 					if !bs.emulated && o.tol > 0 {
 						tol = max(tol, 1e-6)
@@ -269,20 +171,20 @@ func TestBackendRMSNorm(t *testing.T) {
 		r := rand.New(rand.NewPCG(3, 4))
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
-				x := bs.f32(t, randFloats(r, tt.cols*tt.rows, 4), tt.cols, tt.rows)
-				dst := bs.f32(t, nil, tt.cols, tt.rows)
+				x := bs.F32(t, gputest.RandFloats(r, tt.cols*tt.rows, 4), tt.cols, tt.rows)
+				dst := bs.F32(t, nil, tt.cols, tt.rows)
 				var wg, wc kernels.Tensor
 				if tt.wlen > 0 {
-					w := bs.f32(t, randFloats(r, tt.wlen, 2), tt.wlen)
-					wg, wc = w.g, w.c
+					w := bs.F32(t, gputest.RandFloats(r, tt.wlen, 2), tt.wlen)
+					wg, wc = w.G, w.C
 				}
-				if err := bs.g.RMSNorm(dst.g, x.g, wg, tt.eps); err != nil {
+				if err := bs.G.RMSNorm(dst.G, x.G, wg, tt.eps); err != nil {
 					t.Fatal(err)
 				}
-				if err := bs.c.RMSNorm(dst.c, x.c, wc, tt.eps); err != nil {
+				if err := bs.C.RMSNorm(dst.C, x.C, wc, tt.eps); err != nil {
 					t.Fatal(err)
 				}
-				g, c := bs.read(t, dst)
+				g, c := bs.Read(t, dst)
 				// The sum of squares in another order than the CPU's.
 				compare(t, "rms_norm", g, c, 1e-6)
 			})
@@ -317,18 +219,18 @@ func TestBackendRope(t *testing.T) {
 					}
 				}
 				cols := tt.heads * p.HeadDim
-				x := bs.f32(t, randFloats(r, cols*len(pos), 2), cols, len(pos))
+				x := bs.F32(t, gputest.RandFloats(r, cols*len(pos), 2), cols, len(pos))
 				dst := x
 				if !tt.inPlace {
-					dst = bs.f32(t, nil, cols, len(pos))
+					dst = bs.F32(t, nil, cols, len(pos))
 				}
-				if err := bs.g.Rope(dst.g, x.g, pos, p); err != nil {
+				if err := bs.G.Rope(dst.G, x.G, pos, p); err != nil {
 					t.Fatal(err)
 				}
-				if err := bs.c.Rope(dst.c, x.c, pos, p); err != nil {
+				if err := bs.C.Rope(dst.C, x.C, pos, p); err != nil {
 					t.Fatal(err)
 				}
-				g, c := bs.read(t, dst)
+				g, c := bs.Read(t, dst)
 				// sin and cos of angles up to 1.3e5 radians: about 1e-6
 				// absolute against glibc's sinf/cosf.
 				compare(t, "rope", g, c, 1e-5)
@@ -347,17 +249,17 @@ func TestBackendGetRows(t *testing.T) {
 					cols = 70
 				}
 				const rows = 5
-				vals := randFloats(r, cols*rows, 3)
-				table := bs.weight(t, typ, quantize(t, typ, vals), cols, rows)
+				vals := gputest.RandFloats(r, cols*rows, 3)
+				table := bs.Weight(t, typ, gputest.Quantize(t, typ, vals), cols, rows)
 				ids := []int32{4, 0, 2, 4, 1}
-				dst := bs.f32(t, nil, cols, len(ids))
-				if err := bs.g.GetRows(dst.g, table.g, ids); err != nil {
+				dst := bs.F32(t, nil, cols, len(ids))
+				if err := bs.G.GetRows(dst.G, table.G, ids); err != nil {
 					t.Fatal(err)
 				}
-				if err := bs.c.GetRows(dst.c, table.c, ids); err != nil {
+				if err := bs.C.GetRows(dst.C, table.C, ids); err != nil {
 					t.Fatal(err)
 				}
-				g, c := bs.read(t, dst)
+				g, c := bs.Read(t, dst)
 				// A K-quant's d·scale·q − dmin·min may be one FMA on a GPU.
 				compare(t, "get_rows", g, c, bs.exact(1e-6))
 			})
@@ -371,45 +273,28 @@ func TestBackendSetRows(t *testing.T) {
 		for _, typ := range gpu.CacheTypes {
 			for _, cols := range []int{32, 96, 256} {
 				t.Run(fmt.Sprintf("%v/%d", typ, cols), func(t *testing.T) {
-					src := randFloats(r, cols*3, 5)
+					src := gputest.RandFloats(r, cols*3, 5)
 					src[0], src[1] = 0, 1e-9 // a zero and a tiny value in the first block
 					if cols >= 64 {
 						for i := 32; i < 64; i++ {
 							src[i] = 0 // an all-zero Q8_0 block: d = 0
 						}
 					}
-					s := bs.f32(t, src, cols, 3)
-					dst := bs.typed(t, typ, nil, cols, 7)
+					s := bs.F32(t, src, cols, 3)
+					dst := bs.Typed(t, typ, nil, cols, 7)
 					rows := []int32{5, 0, 3}
-					if err := bs.g.SetRows(dst.g, s.g, rows); err != nil {
+					if err := bs.G.SetRows(dst.G, s.G, rows); err != nil {
 						t.Fatal(err)
 					}
-					if err := bs.c.SetRows(dst.c, s.c, rows); err != nil {
+					if err := bs.C.SetRows(dst.C, s.C, rows); err != nil {
 						t.Fatal(err)
 					}
-					g, c := bs.read(t, dst)
+					g, c := bs.Read(t, dst)
 					compare(t, "set_rows", g, c, 0)
 				})
 			}
 		}
 	})
-}
-
-// productMagnitude is Σ_l |w[i][l]·x[j][l]| for each dst[j][i] of the
-// product of w (m rows of k) by x (n rows of k), in float64: the scale of
-// the rounding error of a float32 sum of those products in any order.
-func productMagnitude(w, x []float32, k, m, n int) []float64 {
-	mag := make([]float64, m*n)
-	for j := range n {
-		for i := range m {
-			a := 0.0
-			for l := range k {
-				a += math.Abs(float64(w[i*k+l]) * float64(x[j*k+l]))
-			}
-			mag[j*m+i] = a
-		}
-	}
-	return mag
 }
 
 // productTol is the largest difference accepted between two matrix
@@ -459,13 +344,13 @@ func matmulShapes() [][2]int {
 // as it is.
 func launchActivations(t testing.TB, dev gpu.Device, typ quant.Type, x []float32, k, n int) gpu.Buf {
 	t.Helper()
-	xb := allocUploadDev(t, dev, f32Bytes(x))
+	xb := gputest.Upload(t, dev, f32Bytes(x))
 	act := gpu.ActType(typ)
 	if act == quant.TypeF32 {
 		return xb
 	}
 	nb := n * k / act.BlockSize()
-	qb := allocUploadDev(t, dev, make([]byte, nb*act.TypeSize()))
+	qb := gputest.Upload(t, dev, make([]byte, nb*act.TypeSize()))
 	name, grid := "quantize_q8_0", gpu.Dim3{X: uint32((nb + 7) / 8), Y: 1, Z: 1}
 	if act == quant.TypeQ8_K {
 		name, grid = "quantize_q8_k", gpu.Dim3{X: uint32(nb), Y: 1, Z: 1}
@@ -484,7 +369,7 @@ func launchActivations(t testing.TB, dev gpu.Device, typ quant.Type, x []float32
 // by the order of the float32 sums only.
 func TestKernelsMatMul(t *testing.T) {
 	devices(t, func(t *testing.T, bs backends) {
-		dev := bs.g.Device()
+		dev := bs.G.Device()
 		r := rand.New(rand.NewPCG(11, 12))
 		worst := map[string]float64{}
 		for _, typ := range gpu.WeightTypes {
@@ -494,25 +379,16 @@ func TestKernelsMatMul(t *testing.T) {
 			}
 			for _, shape := range matmulShapes() {
 				m, n := shape[0], shape[1]
-				wdata := quantize(t, typ, randFloats(r, k*m, 1))
-				x := randFloats(r, k*n, 2)
-				mag := productMagnitude(dequantize(t, typ, wdata, k*m), x, k, m, n)
-				wc, err := bs.c.Weight(typ, []int{k, m}, wdata)
-				if err != nil {
-					t.Fatal(err)
-				}
-				xc, _ := bs.c.New(quant.TypeF32, k, n)
-				dc, _ := bs.c.New(quant.TypeF32, m, n)
-				want := make([]float32, m*n)
-				if err := errors.Join(bs.c.Write(xc, x), bs.c.MatMul(dc, wc, xc), bs.c.Read(dc, want)); err != nil {
-					t.Fatal(err)
-				}
+				wdata := gputest.Quantize(t, typ, gputest.RandFloats(r, k*m, 1))
+				x := gputest.RandFloats(r, k*n, 2)
+				mag := gputest.ProductMagnitude(gputest.Dequantize(t, typ, wdata, k*m), x, k, m, n)
+				want := gputest.MatMul(t, bs.C, typ, wdata, x, k, m, n)
 				for _, kernel := range []string{"mul_mat_vec_", "mul_mat_"} {
 					name := kernel + gpu.Suffix(typ)
 					t.Run(fmt.Sprintf("%s/k%d/m%d/n%d", name, k, m, n), func(t *testing.T) {
-						wb := allocUploadDev(t, dev, wdata)
+						wb := gputest.Upload(t, dev, wdata)
 						xb := launchActivations(t, dev, typ, x, k, n)
-						db := allocUploadDev(t, dev, make([]byte, 4*m*n))
+						db := gputest.Upload(t, dev, make([]byte, 4*m*n))
 						grid := gpu.Dim3{X: uint32((m + gpu.MatVecRows - 1) / gpu.MatVecRows),
 							Y: uint32((n + gpu.MatVecTokens - 1) / gpu.MatVecTokens), Z: 1}
 						if kernel == "mul_mat_" {
@@ -548,35 +424,13 @@ func logWorst(t testing.TB, what string, worst map[string]float64) {
 	t.Logf("%s:%s", what, b.String())
 }
 
-// q8Ref is the Q8_0 activation block of quantize_q8_0 (and of ggml's CPU
-// backend): d = amax/127 as F16, q = x·(127/amax) rounded half to even.
-func q8Ref(x []float32) []byte {
-	out := make([]byte, 0, len(x)/32*34)
-	for b := 0; b < len(x); b += 32 {
-		xb := x[b : b+32]
-		var amax float32
-		for _, v := range xb {
-			amax = max(amax, float32(math.Abs(float64(v))))
-		}
-		var id float32
-		if amax != 0 {
-			id = 127 / amax
-		}
-		out = binary.LittleEndian.AppendUint16(out, quant.F32ToF16(amax/127))
-		for _, v := range xb {
-			out = append(out, byte(int8(math.RoundToEven(float64(v*id)))))
-		}
-	}
-	return out
-}
-
 // quantizeInputs are the activations of the quantize tests: random
 // blocks of several scales, and blocks that test the rounding: all zero,
 // halves that round to even, a tie between +max and −max (Q8_K takes the
 // first), a largest value that is positive and one that is negative, and
 // tiny and huge ones.
 func quantizeInputs(r *rand.Rand, blocks int) []float32 {
-	x := randFloats(r, blocks*256, 3)
+	x := gputest.RandFloats(r, blocks*256, 3)
 	for i := 256; i < 512 && i < len(x); i++ {
 		x[i] *= 1e-30 // tiny: d is an F16 subnormal or zero
 	}
@@ -615,11 +469,11 @@ func underflows(d []byte, x []float32) bool {
 
 // TestKernelsQuantize checks quantize_q8_0 and quantize_q8_k byte for
 // byte against the activation formats ggml's CPU backend makes (Q8_0 as
-// q8Ref, Q8_K as quant.Quantize's), over block counts that leave a
-// launch block partly idle.
+// gputest.Q8_0Activations, Q8_K as quant.Quantize's), over block counts
+// that leave a launch block partly idle.
 func TestKernelsQuantize(t *testing.T) {
 	devices(t, func(t *testing.T, bs backends) {
-		dev := bs.g.Device()
+		dev := bs.G.Device()
 		r := rand.New(rand.NewPCG(19, 20))
 		for _, blocks := range []int{1, 9, 13} { // of 256 values
 			all := quantizeInputs(r, blocks)
@@ -628,8 +482,8 @@ func TestKernelsQuantize(t *testing.T) {
 				trim int        // values left off the end
 				ref  func([]float32) []byte
 			}{
-				{quant.TypeQ8_0, 5 * 32, q8Ref}, // 8·blocks−5 Q8_0 blocks: the last warps idle
-				{quant.TypeQ4_K, 0, func(x []float32) []byte { return quantize(t, quant.TypeQ8_K, x) }},
+				{quant.TypeQ8_0, 5 * 32, gputest.Q8_0Activations}, // 8·blocks−5 Q8_0 blocks: the last warps idle
+				{quant.TypeQ4_K, 0, func(x []float32) []byte { return gputest.Quantize(t, quant.TypeQ8_K, x) }},
 			} {
 				act := gpu.ActType(tt.typ)
 				x := all[:len(all)-tt.trim]
@@ -671,37 +525,23 @@ func TestBackendMatMul(t *testing.T) {
 			for _, n := range []int{3, 40} {
 				t.Run(fmt.Sprintf("%v/n%d", typ, n), func(t *testing.T) {
 					k, m := 512, 37
-					wdata := quantize(t, typ, randFloats(r, k*m, 1))
-					w := bs.weight(t, typ, wdata, k, m)
-					xv := randFloats(r, k*n, 2)
-					x := bs.f32(t, xv, k, n)
-					dst := bs.f32(t, nil, m, n)
-					if err := bs.g.MatMul(dst.g, w.g, x.g); err != nil {
+					wdata := gputest.Quantize(t, typ, gputest.RandFloats(r, k*m, 1))
+					w := bs.Weight(t, typ, wdata, k, m)
+					xv := gputest.RandFloats(r, k*n, 2)
+					x := bs.F32(t, xv, k, n)
+					dst := bs.F32(t, nil, m, n)
+					if err := bs.G.MatMul(dst.G, w.G, x.G); err != nil {
 						t.Fatal(err)
 					}
-					if err := bs.c.MatMul(dst.c, w.c, x.c); err != nil {
+					if err := bs.C.MatMul(dst.C, w.C, x.C); err != nil {
 						t.Fatal(err)
 					}
-					g, c := bs.read(t, dst)
-					checkProduct(t, "matmul", g, c, productMagnitude(dequantize(t, typ, wdata, k*m), xv, k, m, n), m)
+					g, c := bs.Read(t, dst)
+					checkProduct(t, "matmul", g, c, gputest.ProductMagnitude(gputest.Dequantize(t, typ, wdata, k*m), xv, k, m, n), m)
 				})
 			}
 		}
 	})
-}
-
-// allocUploadDev returns a device buffer holding data, freed with t.
-func allocUploadDev(t testing.TB, dev gpu.Device, data []byte) gpu.Buf {
-	t.Helper()
-	b, err := dev.Alloc(len(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { dev.Free(b) })
-	if err := dev.Upload(b, 0, data); err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 // f32Bytes views v as bytes.
@@ -844,8 +684,8 @@ func testAttention(t *testing.T, bs backends) {
 					Scale: float32(1 / math.Sqrt(float64(c.headDim))), Window: c.window, Softcap: c.softcap}
 				kcols, vcols := c.kvHeads*c.headDim, c.kvHeads*c.valueDim
 				// Keys large enough that the softmax is far from uniform.
-				kc := bs.typed(t, typ, nil, kcols, rows)
-				vc := bs.typed(t, typ, nil, vcols, rows)
+				kc := bs.Typed(t, typ, nil, kcols, rows)
+				vc := bs.Typed(t, typ, nil, vcols, rows)
 				var cells []int32
 				target := make([]int32, n)
 				for i := range target {
@@ -858,13 +698,13 @@ func testAttention(t *testing.T, bs backends) {
 					}
 					cells = append([]int32(nil), target...)
 				}
-				ks := bs.f32(t, randFloats(r, kcols*n, 3), kcols, n)
-				vs := bs.f32(t, randFloats(r, vcols*n, 2), vcols, n)
+				ks := bs.F32(t, gputest.RandFloats(r, kcols*n, 3), kcols, n)
+				vs := bs.F32(t, gputest.RandFloats(r, vcols*n, 2), vcols, n)
 				for _, b := range []struct {
 					b          kernels.Backend
 					kc, vc, ks kernels.Tensor
 					vs         kernels.Tensor
-				}{{bs.g, kc.g, vc.g, ks.g, vs.g}, {bs.c, kc.c, vc.c, ks.c, vs.c}} {
+				}{{bs.G, kc.G, vc.G, ks.G, vs.G}, {bs.C, kc.C, vc.C, ks.C, vs.C}} {
 					if err := b.b.SetRows(b.kc, b.ks, target); err != nil {
 						t.Fatal(err)
 					}
@@ -880,23 +720,23 @@ func testAttention(t *testing.T, bs backends) {
 						cells[i] = -1
 					}
 				}
-				q := randFloats(r, len(qpos)*c.heads*c.headDim, 1)
-				qs := bs.f32(t, q, c.heads*c.headDim, len(qpos))
-				dst := bs.f32(t, nil, c.heads*c.valueDim, len(qpos))
+				q := gputest.RandFloats(r, len(qpos)*c.heads*c.headDim, 1)
+				qs := bs.F32(t, q, c.heads*c.headDim, len(qpos))
+				dst := bs.F32(t, nil, c.heads*c.valueDim, len(qpos))
 				kv := func(k, v kernels.Tensor) kernels.KV { return kernels.KV{K: k, V: v, Len: n, Cells: cells} }
-				if err := bs.g.Attention(dst.g, qs.g, kv(kc.g, vc.g), qpos, p); err != nil {
+				if err := bs.G.Attention(dst.G, qs.G, kv(kc.G, vc.G), qpos, p); err != nil {
 					t.Fatal(err)
 				}
-				if err := bs.c.Attention(dst.c, qs.c, kv(kc.c, vc.c), qpos, p); err != nil {
+				if err := bs.C.Attention(dst.C, qs.C, kv(kc.C, vc.C), qpos, p); err != nil {
 					t.Fatal(err)
 				}
-				g, cpuOut := bs.read(t, dst)
+				g, cpuOut := bs.Read(t, dst)
 				kvals := make([]float32, kcols*rows)
 				vvals := make([]float32, vcols*rows)
-				if err := bs.c.Read(kc.c, kvals); err != nil {
+				if err := bs.C.Read(kc.C, kvals); err != nil {
 					t.Fatal(err)
 				}
-				if err := bs.c.Read(vc.c, vvals); err != nil {
+				if err := bs.C.Read(vc.C, vvals); err != nil {
 					t.Fatal(err)
 				}
 				compare(t, "attention vs float64", g, attentionRef(q, kvals, vvals, cells, n, qpos, p), 1e-5)
@@ -918,22 +758,22 @@ func testAttentionSeqs(t *testing.T, bs backends) {
 	r := rand.New(rand.NewPCG(17, 18))
 	p := kernels.AttentionParams{Heads: 4, KVHeads: 2, HeadDim: 64, ValueDim: 64, Scale: 0.125}
 	cols := p.KVHeads * p.HeadDim
-	cache := func(n int) (k, v tensorPair) {
-		return bs.f32(t, randFloats(r, cols*n, 2), cols, n), bs.f32(t, randFloats(r, cols*n, 2), cols, n)
+	cache := func(n int) (k, v gputest.Pair) {
+		return bs.F32(t, gputest.RandFloats(r, cols*n, 2), cols, n), bs.F32(t, gputest.RandFloats(r, cols*n, 2), cols, n)
 	}
 	k1, v1 := cache(20)
 	k2, v2 := cache(9)
 	k3, v3 := cache(1)
 	pos1, pos2, pos3 := []int32{17, 18, 19}, []int32{8}, []int32{0}
 	rowsQ := len(pos1) + len(pos2) + len(pos3)
-	qs := bs.f32(t, randFloats(r, rowsQ*p.Heads*p.HeadDim, 1), p.Heads*p.HeadDim, rowsQ)
-	dst := bs.f32(t, nil, p.Heads*p.ValueDim, rowsQ)
+	qs := bs.F32(t, gputest.RandFloats(r, rowsQ*p.Heads*p.HeadDim, 1), p.Heads*p.HeadDim, rowsQ)
+	dst := bs.F32(t, nil, p.Heads*p.ValueDim, rowsQ)
 	seqs := func(g bool) []kernels.SeqKV {
-		pick := func(x tensorPair) kernels.Tensor {
+		pick := func(x gputest.Pair) kernels.Tensor {
 			if g {
-				return x.g
+				return x.G
 			}
-			return x.c
+			return x.C
 		}
 		return []kernels.SeqKV{
 			{KV: kernels.KV{K: pick(k1), V: pick(v1), Len: 20}, Pos: pos1},
@@ -941,13 +781,13 @@ func testAttentionSeqs(t *testing.T, bs backends) {
 			{KV: kernels.KV{K: pick(k3), V: pick(v3), Len: 0}, Pos: pos3}, // nothing visible: zeros
 		}
 	}
-	if err := bs.g.AttentionSeqs(dst.g, qs.g, seqs(true), p); err != nil {
+	if err := bs.G.AttentionSeqs(dst.G, qs.G, seqs(true), p); err != nil {
 		t.Fatal(err)
 	}
-	if err := bs.c.AttentionSeqs(dst.c, qs.c, seqs(false), p); err != nil {
+	if err := bs.C.AttentionSeqs(dst.C, qs.C, seqs(false), p); err != nil {
 		t.Fatal(err)
 	}
-	g, c := bs.read(t, dst)
+	g, c := bs.Read(t, dst)
 	compare(t, "attention_seqs", g, c, 1e-5)
 	for i, v := range g[(rowsQ-1)*p.Heads*p.ValueDim:] {
 		if v != 0 {
