@@ -19,6 +19,7 @@ import (
 
 	"saji/kernels/cuda/emu"
 	"saji/kernels/gpu"
+	"saji/kernels/gpu/gputest"
 )
 
 // schedKernels are the kernels of emu/testdata/sched.cu, which test the
@@ -313,24 +314,10 @@ func downloadWords(t *testing.T, d *Device, b gpu.Buf, n int) []uint32 {
 	return w
 }
 
-// allocUpload returns a buffer holding data, freed with t.
-func allocUpload(t *testing.T, d *Device, data []byte) gpu.Buf {
-	t.Helper()
-	b, err := d.Alloc(len(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Free(b) })
-	if err := d.Upload(b, 0, data); err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 func TestEmulatorIndices(t *testing.T) {
 	d := schedDevice(t)
 	const gx, gy, bx = 3, 2, 64
-	out := allocUpload(t, d, make([]byte, 4*6*gx*gy*bx))
+	out := gputest.Upload(t, d, make([]byte, 4*6*gx*gy*bx))
 	if err := d.launch("emu_ids", gpu.Dim3{X: gx, Y: gy, Z: 1}, gpu.Dim3{X: bx, Y: 1, Z: 1}, []gpu.Arg{gpu.P(out, 0)}); err != nil {
 		t.Fatal(err)
 	}
@@ -352,8 +339,8 @@ func TestEmulatorIndices(t *testing.T) {
 
 func TestEmulatorParams(t *testing.T) {
 	d := schedDevice(t)
-	a := allocUpload(t, d, floatBytes([]float32{0, 0, 42.5}))
-	out := allocUpload(t, d, make([]byte, 16))
+	a := gputest.Upload(t, d, floatBytes([]float32{0, 0, 42.5}))
+	out := gputest.Upload(t, d, make([]byte, 16))
 	args := []gpu.Arg{gpu.P(a, 8), gpu.I(-123456), gpu.F(0.375), gpu.P(out, 0), gpu.I(7)}
 	if err := d.launch("emu_params", gpu.Dim3{X: 1, Y: 1, Z: 1}, gpu.Dim3{X: 32, Y: 1, Z: 1}, args); err != nil {
 		t.Fatal(err)
@@ -375,9 +362,9 @@ func TestEmulatorBarriersAndShuffles(t *testing.T) {
 		for i := range x {
 			x[i] = float32(i%17) - 3
 		}
-		in := allocUpload(t, d, floatBytes(x))
-		sums := allocUpload(t, d, make([]byte, 4*blocks))
-		lanes := allocUpload(t, d, make([]byte, 4*len(x)))
+		in := gputest.Upload(t, d, floatBytes(x))
+		sums := gputest.Upload(t, d, make([]byte, 4*blocks))
+		lanes := gputest.Upload(t, d, make([]byte, 4*len(x)))
 		grid := gpu.Dim3{X: blocks, Y: 1, Z: 1}
 		block := gpu.Dim3{X: uint32(bx), Y: 1, Z: 1}
 		if err := d.launch("emu_block_sum", grid, block, []gpu.Arg{gpu.P(in, 0), gpu.P(sums, 0)}); err != nil {
@@ -413,7 +400,7 @@ func TestEmulatorBarriersAndShuffles(t *testing.T) {
 
 func TestEmulatorExitedThreadsPassBarriers(t *testing.T) {
 	d := schedDevice(t)
-	out := allocUpload(t, d, make([]byte, 4*256))
+	out := gputest.Upload(t, d, make([]byte, 4*256))
 	if err := d.launch("emu_exit_early", gpu.Dim3{X: 1, Y: 1, Z: 1}, gpu.Dim3{X: 256, Y: 1, Z: 1}, []gpu.Arg{gpu.P(out, 0), gpu.I(100)}); err != nil {
 		t.Fatal(err)
 	}
@@ -427,7 +414,7 @@ func TestEmulatorExitedThreadsPassBarriers(t *testing.T) {
 
 func TestEmulatorFailures(t *testing.T) {
 	d := schedDevice(t)
-	out := allocUpload(t, d, make([]byte, 4*256))
+	out := gputest.Upload(t, d, make([]byte, 4*256))
 	tests := []struct {
 		kernel string
 		want   string
