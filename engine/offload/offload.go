@@ -84,7 +84,7 @@ func (r *Registry) Platform() Platform { return r.platform }
 // Open opens the GPU on the first call and returns it to every call; the
 // error of a failed first attempt is returned every time (the device is
 // not tried again). The device is shared: the models' backends use it
-// concurrently, each call serialized.
+// concurrently (a gpu.Device is safe for that).
 func (r *Registry) Open() (gpu.Device, error) {
 	r.once.Do(func() {
 		if r.platform.Open == nil {
@@ -98,7 +98,7 @@ func (r *Registry) Open() (gpu.Device, error) {
 		case dev == nil:
 			r.err = fmt.Errorf("offload: %s opened no device", r.platform.Name)
 		default:
-			r.dev = &lockedDevice{d: dev}
+			r.dev = dev
 		}
 	})
 	return r.dev, r.err
@@ -172,73 +172,4 @@ func (r *Registry) logNoDevice(log *slog.Logger, err error, asked bool) {
 		level = slog.LevelWarn
 	}
 	log.Log(context.Background(), level, "offload: no GPU; models run on the CPU", "reason", Reason(err))
-}
-
-// lockedDevice serializes the calls of the backends that share a device:
-// a gpu.Device is used from one goroutine at a time.
-type lockedDevice struct {
-	mu sync.Mutex
-	d  gpu.Device
-}
-
-func (l *lockedDevice) Name() string { return l.d.Name() }
-
-func (l *lockedDevice) Alloc(n int) (gpu.Buf, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.d.Alloc(n)
-}
-
-func (l *lockedDevice) Free(b gpu.Buf) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.d.Free(b)
-}
-
-func (l *lockedDevice) Map(data []byte) (gpu.Buf, int, bool, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.d.Map(data)
-}
-
-func (l *lockedDevice) Upload(dst gpu.Buf, off int, src []byte) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.d.Upload(dst, off, src)
-}
-
-func (l *lockedDevice) Download(src gpu.Buf, off int, dst []byte) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.d.Download(src, off, dst)
-}
-
-func (l *lockedDevice) Zero(b gpu.Buf, off, n int) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.d.Zero(b, off, n)
-}
-
-func (l *lockedDevice) Launch(name string, grid, block gpu.Dim3, args ...gpu.Arg) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.d.Launch(name, grid, block, args...)
-}
-
-func (l *lockedDevice) Sync() error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.d.Sync()
-}
-
-func (l *lockedDevice) Memory() (free, total uint64, err error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.d.Memory()
-}
-
-func (l *lockedDevice) Close() error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.d.Close()
 }
