@@ -119,15 +119,7 @@ func (b *Backend) alloc(n int, pooled bool) (Buf, error) {
 		return Buf{}, nil
 	}
 	if pooled {
-		best := -1
-		for i, p := range b.pool {
-			if p.Size >= n && p.Size <= 2*n && (best < 0 || p.Size < b.pool[best].Size) {
-				best = i
-			}
-		}
-		if best >= 0 {
-			buf := b.pool[best]
-			b.pool = append(b.pool[:best], b.pool[best+1:]...)
+		if buf, ok := b.fromPool(n); ok {
 			if err := b.dev.Zero(buf, 0, n); err != nil {
 				return Buf{}, fmt.Errorf("gpu: %w", err)
 			}
@@ -146,6 +138,32 @@ func (b *Backend) alloc(n int, pooled bool) (Buf, error) {
 	b.bufs[buf.Handle] = buf
 	b.bytes += int64(buf.Size)
 	return buf, nil
+}
+
+// fromPool takes the smallest pooled buffer of n to 2n bytes, if any.
+func (b *Backend) fromPool(n int) (Buf, bool) {
+	best := -1
+	for i, p := range b.pool {
+		if p.Size >= n && p.Size <= 2*n && (best < 0 || p.Size < b.pool[best].Size) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return Buf{}, false
+	}
+	buf := b.pool[best]
+	b.pool = append(b.pool[:best], b.pool[best+1:]...)
+	return buf, true
+}
+
+// scratch returns a pooled buffer of at least n bytes whose contents are
+// undefined, for a kernel that writes all of it before anything reads it;
+// the caller puts it back in the pool when its launches are queued.
+func (b *Backend) scratch(n int) (Buf, error) {
+	if buf, ok := b.fromPool(n); ok {
+		return buf, nil
+	}
+	return b.alloc(n, true)
 }
 
 // free gives a buffer back to the device.

@@ -490,3 +490,29 @@ func TestAttentionLongBatch(t *testing.T) {
 		t.Errorf("the second launch's queries start %d bytes on, want %d", off, 4*32*maxGridY)
 	}
 }
+
+// TestMatMulScratch checks that the quantized activations reuse a pooled
+// buffer without zeroing it (quantize writes all of it).
+func TestMatMulScratch(t *testing.T) {
+	b, f := newTestBackend(t)
+	w, err := b.Weight(quant.TypeQ8_0, []int{256, 8}, make([]byte, 8*256/32*34))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, _ := b.New(quant.TypeF32, 256, 2)
+	d, _ := b.New(quant.TypeF32, 8, 2)
+	if err := b.MatMul(d, w, x); err != nil {
+		t.Fatal(err)
+	}
+	first := f.last().args[1].Buf.Handle
+	zeros := f.zeros
+	if err := b.MatMul(d, w, x); err != nil {
+		t.Fatal(err)
+	}
+	if f.last().args[1].Buf.Handle != first {
+		t.Error("the second product did not reuse the pooled activation buffer")
+	}
+	if f.zeros != zeros {
+		t.Errorf("the reused activation buffer was zeroed %d times", f.zeros-zeros)
+	}
+}

@@ -13,6 +13,7 @@ type fakeDevice struct {
 	mem      map[uintptr][]byte
 	launches []fakeLaunch
 	uploads  int
+	zeros    int
 	syncs    int
 	failAt   int // Alloc fails once this many bytes would be live (0: never)
 	live     int
@@ -106,6 +107,7 @@ func (f *fakeDevice) Zero(b Buf, off, n int) error {
 		return err
 	}
 	clear(m)
+	f.zeros++
 	return nil
 }
 

@@ -152,11 +152,12 @@ func (b *Backend) MatMul(dst, w, x kernels.Tensor) error {
 	}
 	xa := xt.ptr(0)
 	if act := ActType(wt.typ); act != quant.TypeF32 {
-		// The activations in the weight's dot-product format, in a pooled
+		// The activations in the weight's dot-product format (quantize
+		// writes every byte, so the buffer is not zeroed first), in a pooled
 		// buffer that goes back to the pool at once: whatever reuses it is
 		// queued after this product.
 		nb := n * k / act.BlockSize()
-		buf, err := b.alloc(nb*act.TypeSize(), true)
+		buf, err := b.scratch(nb * act.TypeSize())
 		if err != nil {
 			return err
 		}
