@@ -252,6 +252,7 @@ func (s *Scheduler) finish(sq *seq, f Finish, err error) {
 func (s *Scheduler) step(ctx context.Context) {
 	batch := s.schedule()
 	if len(batch) == 0 {
+		s.publish() // sequences schedule ended
 		return
 	}
 	groups := s.pool.Groups()
@@ -280,6 +281,7 @@ func (s *Scheduler) step(ctx context.Context) {
 		for _, sq := range batch {
 			s.finish(sq, FinishError, fmt.Errorf("scheduler: forward pass: %w", err))
 		}
+		s.publish()
 		return
 	}
 	var prompt, gen int64
@@ -395,8 +397,9 @@ func (s *Scheduler) end(sq *seq, f Finish, err error) {
 	s.endWith(sq, Event{Done: true, Finish: f, Err: err})
 }
 
-// endWith frees sq's blocks and sends ev, with the usage, as its last
-// event.
+// endWith frees sq's blocks and makes ev, with the usage, its last event.
+// The event is sent by the next publish, so that a client that has seen
+// its request end reads stats that count the request's last step.
 func (s *Scheduler) endWith(sq *seq, ev Event) {
 	if sq.kv != nil {
 		s.pool.Free(sq.kv)
@@ -405,16 +408,23 @@ func (s *Scheduler) endWith(sq *seq, ev Event) {
 	sq.usage.CompletionTokens = len(sq.tokens) - len(sq.req.Prompt)
 	sq.usage.Total = time.Since(sq.start)
 	ev.Usage = sq.usage
-	sq.out <- ev
-	close(sq.out)
+	s.ended = append(s.ended, ending{sq, ev})
 }
 
-// publish updates the running count of the stats.
+// publish updates the running and waiting counts of the stats, then sends
+// the ended sequences their last events. The channels never block: each
+// has room for every event its sequence can be sent.
 func (s *Scheduler) publish() {
 	s.mu.Lock()
 	s.stats.Running = len(s.running)
 	s.stats.Waiting = len(s.waiting)
 	s.mu.Unlock()
+	for i, e := range s.ended {
+		e.sq.out <- e.ev
+		close(e.sq.out)
+		s.ended[i] = ending{}
+	}
+	s.ended = s.ended[:0]
 }
 
 // constrain masks the logits of the tokens sq's constraint does not allow,

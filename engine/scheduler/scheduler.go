@@ -243,11 +243,18 @@ type Scheduler struct {
 
 	// Owned by the loop goroutine.
 	running []*seq
+	ended   []ending // last events held until the stats count their step
 	batch   model.Batch
 	cells   [][][]int32 // per batch sequence, per group
 
 	stop context.CancelFunc
 	done chan struct{}
+}
+
+// ending is a finished sequence and the last event it will be sent.
+type ending struct {
+	sq *seq
+	ev Event
 }
 
 // seq is a request in the scheduler.
