@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"saji/engine/model"
+	"saji/engine/scheduler"
 )
 
 // Embeddings: OpenAI's /v1/embeddings and Ollama's /api/embed. A text's
@@ -64,6 +65,11 @@ func (m *Model) embed(ctx context.Context, in embedInput, truncate bool) ([][]fl
 		seqs = append(seqs, m.tok.Encode(t, true, true))
 	}
 	seqs = append(seqs, in.tokens...)
+	ctx, release, err := m.hold(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer release()
 	var out [][]float32
 	total := 0
 	for i, toks := range seqs {
@@ -83,6 +89,9 @@ func (m *Model) embed(ctx context.Context, in embedInput, truncate bool) ([][]fl
 		}
 		v, err := m.lm.Embed(ctx, toks, model.PoolMean)
 		if err != nil {
+			if m.closing() {
+				return nil, 0, fmt.Errorf("server: %q was unloaded: %w", m.Name, scheduler.ErrClosed)
+			}
 			return nil, 0, err
 		}
 		normalize(v)

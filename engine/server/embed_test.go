@@ -1,9 +1,17 @@
 package server
 
 import (
+	"context"
 	"encoding/base64"
+	"errors"
+	"fmt"
 	"math"
+	"net/http"
+	"strings"
 	"testing"
+	"time"
+
+	"saji/engine/scheduler"
 )
 
 // TestEmbeddings checks both dialects' embeddings: unit vectors of the
@@ -64,5 +72,64 @@ func TestEmbeddings(t *testing.T) {
 		if status, v := post(t, hs.URL+bad.path, bad.body); status != 400 {
 			t.Errorf("%s %s: %d %v", bad.path, bad.body, status, v)
 		}
+	}
+}
+
+// TestEmbeddingsDuringUnload unloads a model while embeddings run on it:
+// Unload cancels them and waits for them before it frees the weights, each
+// request ends with its vectors or a 503 saying the model was unloaded,
+// and the model is busy (not evicted) while one runs.
+func TestEmbeddingsDuringUnload(t *testing.T) {
+	s, hs := newTestServer(t, Config{})
+	m, err := s.Model("tiny")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inputs []string
+	for i := range 64 {
+		inputs = append(inputs, fmt.Sprintf(`"text number %d, long enough to take a while to embed"`, i))
+	}
+	body := `{"model":"tiny","input":[` + strings.Join(inputs, ",") + `]}`
+	statuses := make(chan int, 3)
+	for range cap(statuses) {
+		go func() {
+			resp, err := http.Post(hs.URL+"/v1/embeddings", "application/json", strings.NewReader(body))
+			if err != nil {
+				t.Error(err)
+				statuses <- 0
+				return
+			}
+			resp.Body.Close()
+			statuses <- resp.StatusCode
+		}()
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for m.outside.Load() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("no embedding started")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if !m.busy() {
+		t.Error("a model running an embedding is not busy")
+	}
+	if !s.Unload("tiny") {
+		t.Fatal("Unload found no model")
+	}
+	if n := m.outside.Load(); n != 0 {
+		t.Errorf("Unload returned with %d embeddings still running", n)
+	}
+	for range cap(statuses) {
+		st := <-statuses
+		if st != 200 && st != 503 && st != 404 {
+			t.Errorf("an embedding during the unload ended with %d", st)
+		}
+		t.Logf("an embedding during the unload: %d", st)
+	}
+	if _, _, err := m.embed(context.Background(), embedInput{texts: []string{"x"}}, false); !errors.Is(err, scheduler.ErrClosed) {
+		t.Errorf("embedding on an unloaded model: %v, want scheduler.ErrClosed", err)
+	}
+	if err := m.Close(); err != nil {
+		t.Errorf("closing twice: %v", err)
 	}
 }

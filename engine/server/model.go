@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -38,6 +39,15 @@ type Model struct {
 	caps  chat.Caps
 	// observe, when set, is told how every generation ended (metrics).
 	observe func(GenResult, error)
+
+	// Runs outside the scheduler (embeddings) hold use for reading while
+	// they read the weights; Close cancels them through quit and takes it
+	// for writing before it frees anything.
+	use     sync.RWMutex
+	closed  bool // under use
+	quit    chan struct{}
+	quitter sync.Once
+	outside atomic.Int32 // runs outside the scheduler in flight
 
 	pieces    piecesOnce   // token texts for structured output
 	pinned    bool         // loaded for the server's life (Server.Add)
@@ -145,7 +155,8 @@ func LoadModel(ctx context.Context, path string, opts LoadOptions) (*Model, erro
 	} else {
 		info.Parameters = s.Parameters
 	}
-	return &Model{Name: name, Path: path, Info: info, file: f, lm: lm.Model, gpu: lm, tok: tk, tmpl: tmpl, sched: sched, caps: caps}, nil
+	return &Model{Name: name, Path: path, Info: info, file: f, lm: lm.Model, gpu: lm, tok: tk, tmpl: tmpl, sched: sched, caps: caps,
+		quit: make(chan struct{})}, nil
 }
 
 // Scheduler returns the model's scheduler (for its statistics).
@@ -157,9 +168,56 @@ func (m *Model) Tokenizer() *tokenizer.Tokenizer { return m.tok }
 // VRAM returns the bytes of GPU memory the model holds (0 on the CPU).
 func (m *Model) VRAM() int64 { return m.Info.Offload.Bytes }
 
-// Close stops the scheduler (ending what still runs), frees the model's
-// GPU memory and closes the file.
+// hold keeps m's weights in place for a run outside the scheduler until
+// release is called. The returned context is cancelled when m starts to
+// close, which waits for release. It fails with scheduler.ErrClosed once m
+// is closing.
+func (m *Model) hold(ctx context.Context) (_ context.Context, release func(), err error) {
+	m.use.RLock()
+	if m.closed {
+		m.use.RUnlock()
+		return nil, nil, fmt.Errorf("server: %q was unloaded: %w", m.Name, scheduler.ErrClosed)
+	}
+	m.outside.Add(1)
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-m.quit:
+			cancel()
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		close(done)
+		cancel()
+		m.outside.Add(-1)
+		m.use.RUnlock()
+	}, nil
+}
+
+// closing reports whether Close has been called.
+func (m *Model) closing() bool {
+	select {
+	case <-m.quit:
+		return true
+	default:
+		return false
+	}
+}
+
+// Close stops the scheduler (ending what still runs), cancels and waits
+// for the runs outside it, frees the model's GPU memory and closes the
+// file. Closing a closed model does nothing.
 func (m *Model) Close() error {
+	m.quitter.Do(func() { close(m.quit) })
+	m.use.Lock()
+	closed := m.closed
+	m.closed = true
+	m.use.Unlock()
+	if closed {
+		return nil
+	}
 	m.sched.Close()
 	err := m.gpu.Close()
 	if ferr := m.file.Close(); err == nil {

@@ -65,10 +65,11 @@ func (m *Model) SetKeepAlive(d time.Duration) {
 	m.keepAlive.Store(int64(d))
 }
 
-// busy reports whether m has requests running or waiting.
+// busy reports whether m has requests running or waiting, or embeddings
+// in flight.
 func (m *Model) busy() bool {
 	st := m.sched.Stats()
-	return st.Running+st.Waiting > 0
+	return st.Running+st.Waiting > 0 || m.outside.Load() > 0
 }
 
 // lifetime returns m's keep-alive given the server's default: negative

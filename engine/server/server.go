@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"saji/engine/library"
+	"saji/engine/scheduler"
 	"sort"
 	"strings"
 	"sync"
@@ -324,6 +325,8 @@ func classify(err error) *apiError {
 		return &apiError{status: http.StatusNotFound, typ: "invalid_request_error", code: "model_not_found", param: "model", msg: err.Error()}
 	case errors.Is(err, ErrContextLength):
 		return &apiError{status: http.StatusBadRequest, typ: "invalid_request_error", code: "context_length_exceeded", param: "messages", msg: err.Error()}
+	case errors.Is(err, scheduler.ErrClosed):
+		return &apiError{status: http.StatusServiceUnavailable, typ: "server_error", code: "model_unloaded", msg: err.Error()}
 	case errors.Is(err, ErrBusy):
 		return &apiError{status: http.StatusServiceUnavailable, typ: "server_error", code: "model_busy", msg: err.Error()}
 	case errors.Is(err, ErrBadRequest):
