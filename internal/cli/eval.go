@@ -13,20 +13,23 @@ import (
 
 	"saji/engine/gguf"
 	"saji/engine/model"
+	"saji/engine/offload"
 	"saji/engine/tokenizer"
 	"saji/kernels/quant"
 )
 
 // loadedModel is a model file opened for inference: the file (whose mapping
-// the weights point into), its tokenizer and the model.
+// the weights point into), its tokenizer and, once load has run, the model
+// and where it runs.
 type loadedModel struct {
-	file  *gguf.File
-	tok   *tokenizer.Tokenizer
-	model model.Model
+	file   *gguf.File
+	tok    *tokenizer.Tokenizer
+	model  model.Model
+	placed *offload.Loaded
 }
 
-// openModel opens path and loads its tokenizer and model on the CPU.
-func openModel(ctx context.Context, path string, threads int) (*loadedModel, error) {
+// openTokenized opens path and loads its tokenizer; load loads the model.
+func openTokenized(path string) (*loadedModel, error) {
 	f, err := gguf.Open(path)
 	if err != nil {
 		return nil, err
@@ -36,15 +39,53 @@ func openModel(ctx context.Context, path string, threads int) (*loadedModel, err
 		f.Close()
 		return nil, err
 	}
-	m, err := model.Load(ctx, f, model.Options{Threads: threads})
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	return &loadedModel{file: f, tok: tk, model: m}, nil
+	return &loadedModel{file: f, tok: tk}, nil
 }
 
-func (lm *loadedModel) Close() error { return lm.file.Close() }
+// load loads lm's model with opts.GPULayers of its layers on the GPU and
+// runs setup on it (allocating what must sit beside the weights, such as
+// the KV cache). When the GPU cannot take it, the model runs on the CPU
+// and lm.placed says why.
+func (lm *loadedModel) load(ctx context.Context, opts offload.Options, setup func(model.Model) error) error {
+	placed, err := offload.Load(ctx, lm.file, opts, setup)
+	if err != nil {
+		return err
+	}
+	lm.placed, lm.model = placed, placed.Model
+	return nil
+}
+
+// openModel opens path and loads its tokenizer and model on the CPU.
+func openModel(ctx context.Context, path string, threads int) (*loadedModel, error) {
+	lm, err := openTokenized(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := lm.load(ctx, offload.Options{Threads: threads}, nil); err != nil {
+		lm.Close()
+		return nil, err
+	}
+	return lm, nil
+}
+
+// Close frees the model's GPU memory, if it has any, and closes the file.
+func (lm *loadedModel) Close() error {
+	err := lm.placed.Close()
+	if ferr := lm.file.Close(); err == nil {
+		err = ferr
+	}
+	return err
+}
+
+// notePlacement tells errw where a model runs: always when it is on a GPU
+// or a GPU was found, and when layers were asked for (asked > 0) and there
+// is no GPU.
+func notePlacement(p offload.Placement, asked int, errw io.Writer) {
+	if p.Layers == 0 && p.Device == "" && (asked <= 0 || p.Note == "") {
+		return
+	}
+	fmt.Fprintf(errw, "saji: %s\n", p)
+}
 
 // positions returns from, from+1, ..., from+n-1.
 func positions(from, n int) []int32 {
@@ -59,8 +100,8 @@ func positions(from, n int) []int32 {
 // continuation as JSON, in the form of llama.cpp's reference dumps.
 func newEvalCmd() *cobra.Command {
 	var (
-		modelPath, prompt    string
-		top, greedy, threads int
+		modelPath, prompt               string
+		top, greedy, threads, gpuLayers int
 	)
 	cmd := &cobra.Command{
 		Use:   "eval -m FILE -p PROMPT",
@@ -71,7 +112,9 @@ func newEvalCmd() *cobra.Command {
 			"   \"last_logits\": [all logits of the last position], \"greedy\": [ids]}\n\n" +
 			"top_logits holds the --top largest logits of every position (ties by lower id);\n" +
 			"greedy is --greedy tokens chosen by argmax, decoded one at a time through the\n" +
-			"key/value cache. End-of-generation tokens do not stop it.",
+			"key/value cache. End-of-generation tokens do not stop it. --gpu-layers (-ngl)\n" +
+			"puts the last N layers on the GPU, as many as fit by default (0: the CPU, whose\n" +
+			"figures match llama.cpp's CPU backend closest).",
 		Example: "  saji eval -m stories260K.gguf -p 'Once upon a time' --top 5 --greedy 16",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -85,7 +128,7 @@ func newEvalCmd() *cobra.Command {
 			if ctx == nil {
 				ctx = context.Background()
 			}
-			lm, err := openModel(ctx, modelPath, threads)
+			lm, err := openTokenized(modelPath)
 			if err != nil {
 				return fmt.Errorf("eval: %w", err)
 			}
@@ -94,7 +137,17 @@ func newEvalCmd() *cobra.Command {
 			if len(tokens) == 0 {
 				return errors.New("eval: the prompt has no tokens")
 			}
-			res, err := evaluate(ctx, lm.model, tokens, top, greedy)
+			n := len(tokens) + greedy
+			var cache *model.Cache
+			req := offload.Request{GPULayers: gpuLayers, Context: n, KVType: "f32", Parallel: 1}
+			if err := lm.load(ctx, offload.Options{Request: req, Threads: threads}, func(m model.Model) error {
+				cache, err = m.NewCache(n, quant.TypeF32)
+				return err
+			}); err != nil {
+				return fmt.Errorf("eval: %w", err)
+			}
+			notePlacement(lm.placed.Placement, gpuLayers, cmd.ErrOrStderr())
+			res, err := evaluate(ctx, lm.model, cache, tokens, top, greedy)
 			if err != nil {
 				return fmt.Errorf("eval: %w", err)
 			}
@@ -109,6 +162,7 @@ func newEvalCmd() *cobra.Command {
 	f.IntVar(&top, "top", 20, "number of top logits per position")
 	f.IntVar(&greedy, "greedy", 32, "number of greedy tokens to generate")
 	f.IntVarP(&threads, "threads", "t", 0, "number of threads (0: all CPUs)")
+	registerGPULayers(f, &gpuLayers, "")
 	return cmd
 }
 
@@ -121,12 +175,10 @@ type evalResult struct {
 	greedy []int32
 }
 
-func evaluate(ctx context.Context, m model.Model, tokens []int32, top, greedy int) (*evalResult, error) {
+// evaluate runs tokens through m with an empty cache that holds at least
+// len(tokens)+greedy positions, then greedy tokens after them.
+func evaluate(ctx context.Context, m model.Model, cache *model.Cache, tokens []int32, top, greedy int) (*evalResult, error) {
 	vocab := m.Config().Vocab
-	cache, err := m.NewCache(len(tokens)+greedy, quant.TypeF32)
-	if err != nil {
-		return nil, err
-	}
 	logits, err := m.Forward(ctx, tokens, positions(0, len(tokens)), cache, true)
 	if err != nil {
 		return nil, err

@@ -10,6 +10,8 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"saji/engine/model"
+	"saji/engine/offload"
 	"saji/engine/sample"
 	"saji/engine/scheduler"
 	"saji/engine/tokenizer"
@@ -26,13 +28,13 @@ type localTarget struct {
 	eog   []int32
 }
 
-// newLocalTarget starts a scheduler over lm.
-func newLocalTarget(lm *loadedModel, cfg scheduler.Config) (*localTarget, error) {
-	s, err := scheduler.New(lm.model, cfg)
+// newLocalTarget starts a scheduler over m, whose tokenizer is tok.
+func newLocalTarget(m model.Model, tok *tokenizer.Tokenizer, cfg scheduler.Config) (*localTarget, error) {
+	s, err := scheduler.New(m, cfg)
 	if err != nil {
 		return nil, err
 	}
-	return &localTarget{sched: s, tok: lm.tok, eog: lm.tok.EOGs()}, nil
+	return &localTarget{sched: s, tok: tok, eog: tok.EOGs()}, nil
 }
 
 // Close stops the scheduler.
@@ -72,7 +74,7 @@ func (t *localTarget) Stream(ctx context.Context, req loadtest.Request, emit fun
 // localFlags configure an in-process load test's scheduler.
 type localFlags struct {
 	threads, maxSeqs, budget, ctx int
-	kvMiB                         int
+	kvMiB, gpuLayers              int
 	kvType                        string
 	noPrefixCache                 bool
 }
@@ -86,6 +88,7 @@ func (l *localFlags) register(f *pflag.FlagSet, note string) {
 	f.IntVar(&l.ctx, "ctx", 0, note+"context length per sequence (0: 4096, or the model's when shorter)")
 	f.StringVar(&l.kvType, "ctk", "f16", note+"KV cache type: f16, f32 or q8_0")
 	f.BoolVar(&l.noPrefixCache, "no-prefix-cache", false, note+"turn prefix caching off")
+	registerGPULayers(f, &l.gpuLayers, note)
 }
 
 // isModelFile reports whether name is a GGUF file on disk.
@@ -105,7 +108,7 @@ func runLocalLoadtest(ctx context.Context, lf *loadtestFlags, stdout, stderr io.
 	if threads <= 0 {
 		threads = cpu.PhysicalCores()
 	}
-	lm, err := openModel(ctx, lf.model, threads)
+	lm, err := openTokenized(lf.model)
 	if err != nil {
 		return fmt.Errorf("loadtest: %w", err)
 	}
@@ -121,14 +124,22 @@ func runLocalLoadtest(ctx context.Context, lf *loadtestFlags, stdout, stderr io.
 	if err != nil {
 		return err
 	}
-	target, err := newLocalTarget(lm, scheduler.Config{
+	// The scheduler's KV cache is allocated with the model, so that a
+	// cache the GPU cannot hold sends the model to the CPU with it.
+	sc := scheduler.Config{
 		MaxSeqs: l.maxSeqs, TokenBudget: l.budget, Context: l.ctx, KVType: l.kvType,
 		KVBytes: int64(l.kvMiB) << 20, NoPrefixCache: l.noPrefixCache, ModelID: lf.model,
-	})
-	if err != nil {
+	}
+	var target *localTarget
+	opts := offload.Options{Request: offload.ServeRequest(l.gpuLayers, sc), Threads: threads}
+	if err := lm.load(ctx, opts, func(m model.Model) error {
+		target, err = newLocalTarget(m, lm.tok, sc)
+		return err
+	}); err != nil {
 		return fmt.Errorf("loadtest: %w", err)
 	}
 	defer target.Close()
+	notePlacement(lm.placed.Placement, l.gpuLayers, stderr)
 	mon := kvWatch{target.sched}
 	cfg := target.sched.Config()
 	fmt.Fprintf(stderr, "loadtest: in process, %d threads, %d sequences at most, %d tokens per step, context %d, KV cache %s of %d tokens\n",

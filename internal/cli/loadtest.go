@@ -64,7 +64,8 @@ func newLoadtestCmd() *cobra.Command {
 			"scheduler (continuous batching, paged KV cache, prefix caching), without HTTP: the\n" +
 			"serving core measured on its own. Its tokenizer sizes the prompts, and the report\n" +
 			"adds the KV cache's utilisation, the prefix-cache hit rate and the preemptions.\n" +
-			"--max-seqs, --token-budget, --kv-budget, --ctx, --ctk and --threads set it up.",
+			"--max-seqs, --token-budget, --kv-budget, --ctx, --ctk, --threads and\n" +
+			"--gpu-layers (-ngl, the last N layers on the GPU) set it up.",
 		Example: "  saji loadtest --url http://127.0.0.1:8080 --requests 100 --concurrency 4\n" +
 			"  saji loadtest --url http://localhost:11434/v1 --model llama3.2 --rate 2 --endpoint chat\n" +
 			"  saji loadtest --url http://127.0.0.1:8000 --tokenizer model.gguf --prompt-len 1024 --shared-prefix 1000 --json\n" +

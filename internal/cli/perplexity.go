@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"saji/engine/model"
+	"saji/engine/offload"
 	"saji/kernels/quant"
 )
 
@@ -19,7 +20,7 @@ import (
 func newPerplexityCmd() *cobra.Command {
 	var (
 		modelPath, textPath, kvType string
-		nCtx, threads               int
+		nCtx, threads, gpuLayers    int
 	)
 	cmd := &cobra.Command{
 		Use:   "perplexity -m FILE -f TEXT -c N",
@@ -29,7 +30,9 @@ func newPerplexityCmd() *cobra.Command {
 			"chunk in a fresh sequence and score the second half of its positions. The running\n" +
 			"perplexity after each chunk is printed as [k]value, then the final estimate\n" +
 			"PPL = x +/- y. The figures are those llama-perplexity -c N -b N gives: like it,\n" +
-			"the key/value cache is F16 by default (--kv-type f32 for the exact F32 cache).",
+			"the key/value cache is F16 by default (--kv-type f32 for the exact F32 cache).\n" +
+			"--gpu-layers (-ngl) puts the last N layers on the GPU (CUDA, Metal), as many as\n" +
+			"fit by default; where the model runs is said on standard error.",
 		Example: "  saji perplexity -m stories260K.gguf -f story.txt -c 128",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -51,18 +54,30 @@ func newPerplexityCmd() *cobra.Command {
 			if ctx == nil {
 				ctx = context.Background()
 			}
-			lm, err := openModel(ctx, modelPath, threads)
+			lm, err := openTokenized(modelPath)
 			if err != nil {
 				return fmt.Errorf("perplexity: %w", err)
 			}
 			defer lm.Close()
 			s := strings.TrimSuffix(string(text), "\n")
 			tokens := lm.tok.Encode(s, true, false)
+			if len(tokens) < 2*nCtx {
+				return fmt.Errorf("perplexity: the text has %d tokens; a context of %d needs at least %d", len(tokens), nCtx, 2*nCtx)
+			}
 			bos := int32(-1)
 			if lm.tok.AddBOS() {
 				bos = lm.tok.BOS()
 			}
-			_, err = perplexity(ctx, lm.model, tokens, nCtx, bos, kv, cmd.OutOrStdout())
+			var cache *model.Cache
+			req := offload.Request{GPULayers: gpuLayers, Context: nCtx, KVType: strings.ToLower(kv.String()), Parallel: 1}
+			if err := lm.load(ctx, offload.Options{Request: req, Threads: threads}, func(m model.Model) error {
+				cache, err = m.NewCache(nCtx, kv)
+				return err
+			}); err != nil {
+				return fmt.Errorf("perplexity: %w", err)
+			}
+			notePlacement(lm.placed.Placement, gpuLayers, cmd.ErrOrStderr())
+			_, err = perplexity(ctx, lm.model, cache, tokens, nCtx, bos, cmd.OutOrStdout())
 			if err != nil {
 				return fmt.Errorf("perplexity: %w", err)
 			}
@@ -75,6 +90,7 @@ func newPerplexityCmd() *cobra.Command {
 	f.IntVarP(&nCtx, "ctx-size", "c", 512, "tokens per chunk")
 	f.IntVarP(&threads, "threads", "t", 0, "number of threads (0: all CPUs)")
 	f.StringVar(&kvType, "kv-type", "f16", "key/value cache type: f16 (llama.cpp's default) or f32")
+	registerGPULayers(f, &gpuLayers, "")
 	return cmd
 }
 
@@ -85,18 +101,14 @@ type pplResult struct {
 }
 
 // perplexity scores tokens in chunks of nCtx as llama-perplexity does,
-// writing its progress line to w. bos, when not negative, replaces the
-// first token of each chunk; kv is the cache type.
-func perplexity(ctx context.Context, m model.Model, tokens []int32, nCtx int, bos int32, kv quant.Type, w io.Writer) (*pplResult, error) {
+// writing its progress line to w. cache holds nCtx positions; bos, when
+// not negative, replaces the first token of each chunk.
+func perplexity(ctx context.Context, m model.Model, cache *model.Cache, tokens []int32, nCtx int, bos int32, w io.Writer) (*pplResult, error) {
 	if len(tokens) < 2*nCtx {
 		return nil, fmt.Errorf("the text has %d tokens; a context of %d needs at least %d", len(tokens), nCtx, 2*nCtx)
 	}
 	nChunk := len(tokens) / nCtx
 	vocab := m.Config().Vocab
-	cache, err := m.NewCache(nCtx, kv)
-	if err != nil {
-		return nil, err
-	}
 	first := nCtx / 2
 	var nll, nll2 float64
 	count := 0

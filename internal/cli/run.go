@@ -68,14 +68,13 @@ func newRunCmd() *cobra.Command {
 			if ctx == nil {
 				ctx = context.Background()
 			}
-			lm, placed, cache, err := openRunModel(ctx, &rf, kv)
+			lm, cache, err := openRunModel(ctx, &rf, kv)
 			if err != nil {
 				return fmt.Errorf("run: %w", err)
 			}
 			defer lm.Close()
-			defer placed.Close()
 			rf.noteContext(lm.model.Config().ContextTrain, cmd.ErrOrStderr())
-			rf.notePlacement(placed.Placement, cmd.ErrOrStderr())
+			rf.notePlacement(lm.placed.Placement, cmd.ErrOrStderr())
 			g, err := generatorWith(lm, &rf, cache)
 			if err != nil {
 				return err
@@ -96,7 +95,7 @@ func newRunCmd() *cobra.Command {
 	f.IntVarP(&rf.nCtx, "ctx", "c", 0, fmt.Sprintf("context size in tokens (0: the model's training context, at most %d)", defaultRunCtx))
 	f.IntVarP(&rf.threads, "threads", "t", 0, "number of threads (0: all CPUs)")
 	f.StringVar(&rf.kvType, "kv-type", "f16", "key/value cache type: f16 (llama.cpp's default) or f32")
-	registerGPULayers(f, &rf.gpuLayers)
+	registerGPULayers(f, &rf.gpuLayers, "")
 	f.Float32Var(&p.Temperature, "temp", p.Temperature, "temperature (0: greedy)")
 	f.IntVar(&p.TopK, "top-k", p.TopK, "top-k sampling (0: off)")
 	f.Float32Var(&p.TopP, "top-p", p.TopP, "top-p sampling (1: off)")
@@ -161,42 +160,33 @@ func runContext(train, nCtx int) int {
 // openRunModel opens the model of the flags with --gpu-layers of its
 // layers on the GPU, and its cache for the context in the same attempt,
 // so that a cache the GPU cannot hold sends the model to the CPU with it.
-func openRunModel(ctx context.Context, rf *runFlags, kv quant.Type) (*loadedModel, *offload.Loaded, *model.Cache, error) {
-	f, err := gguf.Open(rf.modelPath)
+func openRunModel(ctx context.Context, rf *runFlags, kv quant.Type) (*loadedModel, *model.Cache, error) {
+	lm, err := openTokenized(rf.modelPath)
 	if err != nil {
-		return nil, nil, nil, err
-	}
-	tk, err := tokenizer.FromGGUF(f)
-	if err != nil {
-		f.Close()
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	train := 0
-	if v, err := f.ContextLength(); err == nil {
+	if v, err := lm.file.ContextLength(); err == nil {
 		train = int(v)
 	}
 	var cache *model.Cache
 	req := offload.Request{GPULayers: rf.gpuLayers, Context: runContext(train, rf.nCtx), KVType: strings.ToLower(kv.String()), Parallel: 1}
-	placed, err := offload.Load(ctx, f, offload.Options{Request: req, Threads: rf.threads}, func(m model.Model) error {
-		c, err := m.NewCache(runContext(m.Config().ContextTrain, rf.nCtx), kv)
-		cache = c
+	if err := lm.load(ctx, offload.Options{Request: req, Threads: rf.threads}, func(m model.Model) error {
+		cache, err = m.NewCache(runContext(m.Config().ContextTrain, rf.nCtx), kv)
 		return err
-	})
-	if err != nil {
-		f.Close()
-		return nil, nil, nil, err
+	}); err != nil {
+		lm.Close()
+		return nil, nil, err
 	}
-	return &loadedModel{file: f, tok: tk, model: placed.Model}, placed, cache, nil
+	return lm, cache, nil
 }
 
-// notePlacement tells errw where the model runs, unless quiet: always
-// when it is on a GPU or a GPU was found, and when layers were asked for
-// and there is no GPU.
+// notePlacement tells errw where the model runs, unless quiet (see
+// notePlacement).
 func (rf *runFlags) notePlacement(p offload.Placement, errw io.Writer) {
-	if rf.quiet || p.Layers == 0 && p.Device == "" && (rf.gpuLayers <= 0 || p.Note == "") {
-		return
+	if !rf.quiet {
+		notePlacement(p, rf.gpuLayers, errw)
 	}
-	fmt.Fprintf(errw, "saji: %s\n", p)
 }
 
 // newGenerator sizes the context and builds the cache and sampler. Notes go

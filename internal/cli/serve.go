@@ -38,13 +38,12 @@ type serveFlags struct {
 	port      int
 	apiKeys   []string
 	cors      []string
-	gpuLayers int
 	local     localFlags
 }
 
 // newServeCmd is 'saji serve': the local API.
 func newServeCmd() *cobra.Command {
-	sf := serveFlags{host: "127.0.0.1", port: DefaultPort, gpuLayers: offload.Auto}
+	sf := serveFlags{host: "127.0.0.1", port: DefaultPort}
 	cmd := &cobra.Command{
 		Use:   "serve [-m FILE ...] [--models-dir DIR] [--remote NAME=URL ...]",
 		Short: "Serve models over the OpenAI and Ollama APIs on 127.0.0.1",
@@ -91,7 +90,6 @@ func newServeCmd() *cobra.Command {
 	f.IntVar(&sf.port, "port", sf.port, "port to listen on")
 	f.StringArrayVar(&sf.apiKeys, "api-key", nil, "require this bearer `KEY` (repeat for several; also SAJI_API_KEY)")
 	f.StringArrayVar(&sf.cors, "cors", nil, "allow cross-origin requests from this `ORIGIN` (repeat; * for any)")
-	registerGPULayers(f, &sf.gpuLayers)
 	sf.local.register(f, "")
 	return cmd
 }
@@ -136,7 +134,7 @@ func runServe(ctx context.Context, sf *serveFlags, errw io.Writer) error {
 	if threads <= 0 {
 		threads = cpu.PhysicalCores()
 	}
-	load := server.LoadOptions{Threads: threads, GPULayers: sf.gpuLayers, Scheduler: scheduler.Config{
+	load := server.LoadOptions{Threads: threads, GPULayers: sf.local.gpuLayers, Scheduler: scheduler.Config{
 		MaxSeqs: l.maxSeqs, TokenBudget: l.budget, Context: l.ctx, KVType: l.kvType,
 		KVBytes: int64(l.kvMiB) << 20, NoPrefixCache: l.noPrefixCache}}
 	srv := server.New(server.Config{APIKeys: sf.apiKeys, CORSOrigins: sf.cors, Logger: slog.Default(),
@@ -210,10 +208,11 @@ func parseRemotes(flags []string) (map[string]server.Remote, error) {
 }
 
 // registerGPULayers adds --gpu-layers to f, with llama.cpp's other name
-// for it, --n-gpu-layers (and -ngl, which llamaArgs turns into it).
-func registerGPULayers(f *pflag.FlagSet, p *int) {
-	f.IntVar(p, "gpu-layers", offload.Auto, "layers to put on the GPU, the last ones (-1: as many as fit, 0: none; also -ngl)")
-	f.IntVar(p, "n-gpu-layers", offload.Auto, "layers to put on the GPU (llama.cpp's name for --gpu-layers)")
+// for it, --n-gpu-layers (and -ngl, which llamaArgs turns into it), their
+// help starting with note.
+func registerGPULayers(f *pflag.FlagSet, p *int, note string) {
+	f.IntVar(p, "gpu-layers", offload.Auto, note+"layers to put on the GPU, the last ones (-1: as many as fit, 0: none; also -ngl)")
+	f.IntVar(p, "n-gpu-layers", offload.Auto, note+"layers to put on the GPU (llama.cpp's name for --gpu-layers)")
 	f.MarkHidden("n-gpu-layers")
 }
 

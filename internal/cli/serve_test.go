@@ -138,6 +138,10 @@ func TestGPULayersFlags(t *testing.T) {
 		{newRunCmd, intFlag, nil, "-1"},
 		{newRunCmd, intFlag, []string{"-ngl=99", "-n", "5"}, "99"},
 		{newRunCmd, intFlag, []string{"--gpu-layers", "3"}, "3"},
+		{newEvalCmd, intFlag, nil, "-1"},
+		{newEvalCmd, intFlag, []string{"-ngl", "0"}, "0"},
+		{newPerplexityCmd, intFlag, []string{"--n-gpu-layers=12"}, "12"},
+		{newLoadtestCmd, intFlag, []string{"-ngl", "5"}, "5"},
 		{newBenchCmd, strFlag, nil, "-1"},
 		{newBenchCmd, strFlag, []string{"-ngl", "0,16,99", "-n", "4"}, "0,16,99"},
 		{newBenchCmd, strFlag, []string{"--n-gpu-layers=8"}, "8"},
@@ -163,8 +167,8 @@ func TestServeGPULayers(t *testing.T) {
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		sf := serveFlags{models: []string{path}, host: "127.0.0.1", port: 0, gpuLayers: 2}
-		sf.local = localFlags{threads: 2, maxSeqs: 2, budget: 64, ctx: 128, kvType: "f16"}
+		sf := serveFlags{models: []string{path}, host: "127.0.0.1", port: 0}
+		sf.local = localFlags{threads: 2, maxSeqs: 2, budget: 64, ctx: 128, kvType: "f16", gpuLayers: 2}
 		done <- runServe(ctx, &sf, pw)
 		pw.Close()
 	}()
