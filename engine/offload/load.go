@@ -75,7 +75,19 @@ type Loaded struct {
 	// Placement says where it runs.
 	Placement Placement
 
-	gpu Backend // nil on the CPU alone
+	gpu Backend   // nil on the CPU alone
+	reg *Registry // gpu's device
+}
+
+// Fault returns the error of the GPU's failure (wrapping ErrFault) when
+// the model runs partly on a GPU that has failed since: it no longer
+// computes, and loading it again puts it on the CPU. It returns nil for a
+// model on the CPU alone.
+func (l *Loaded) Fault() error {
+	if l == nil || l.reg == nil {
+		return nil
+	}
+	return l.reg.Fault()
 }
 
 // Close frees the model's device memory. The model must not be used
@@ -94,8 +106,9 @@ func (l *Loaded) Close() error {
 
 // Load loads the model in f with its layers split between the GPU and
 // the CPU as opts says, then runs setup on it (allocating its KV cache,
-// starting its scheduler), which may be nil. When there is no GPU, or
-// loading the model or running setup on the GPU fails, it loads the model
+// starting its scheduler), which may be nil. When there is no GPU, the GPU
+// has failed (see Registry.Fault), or loading the model or running setup
+// on the GPU fails, it loads the model
 // on the CPU (and runs setup again) and says why in Placement.Note and in
 // a log record: the GPU never fails a load that the CPU can do. The error
 // is the CPU's, or the context's.
@@ -130,6 +143,10 @@ func Load(ctx context.Context, f *gguf.File, opts Options, setup func(model.Mode
 		reg = System()
 	}
 	dev, err := reg.Open()
+	if errors.Is(err, ErrFault) {
+		log.Warn("offload: the GPU has failed; the model runs on the CPU", "reason", Reason(err))
+		return onCPU(Reason(err))
+	}
 	if err != nil {
 		reg.logNoDevice(log, err, opts.GPULayers > 0)
 		note := Reason(err)
@@ -221,7 +238,7 @@ func loadOnGPU(ctx context.Context, f *gguf.File, opts Options, reg *Registry, d
 		pl.Bytes = int64(free - after)
 	}
 	log.Info("offload: loaded", "device", name, "layers", pl.Layers, "of", pl.Of, "bytes", pl.Bytes, "note", pl.Note)
-	return &Loaded{Model: m, Placement: pl, gpu: gb}, "", nil
+	return &Loaded{Model: m, Placement: pl, gpu: gb, reg: reg}, "", nil
 }
 
 // LayerBackends places the last n of layers layers on b and the others

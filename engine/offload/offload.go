@@ -9,7 +9,9 @@
 // The GPU never costs a load that the CPU can do: when there is no GPU,
 // or loading the model (or allocating its KV cache) on it fails, the model
 // loads on the CPU and its Placement says why, in plain words, for the
-// server and the app to show.
+// server and the app to show. A GPU whose kernels fault after a model has
+// loaded is not used again: the model's Loaded.Fault says so, and the
+// server loads it again, on the CPU.
 package offload
 
 import (
@@ -65,6 +67,8 @@ type Registry struct {
 	load sync.Mutex
 	// noted is set once the device's absence has been logged.
 	noted atomic.Bool
+	// fault is the device's first failure (see Fault).
+	fault atomic.Pointer[error]
 }
 
 // NewRegistry returns a registry that opens p's GPU on first use.
@@ -83,9 +87,13 @@ func (r *Registry) Platform() Platform { return r.platform }
 
 // Open opens the GPU on the first call and returns it to every call; the
 // error of a failed first attempt is returned every time (the device is
-// not tried again). The device is shared: the models' backends use it
-// concurrently (a gpu.Device is safe for that).
+// not tried again), and so is ErrFault's once the device has failed. The
+// device is shared: the models' backends use it concurrently (a
+// gpu.Device is safe for that).
 func (r *Registry) Open() (gpu.Device, error) {
+	if err := r.Fault(); err != nil {
+		return nil, err
+	}
 	r.once.Do(func() {
 		if r.platform.Open == nil {
 			r.err = ErrNoGPU
@@ -98,11 +106,64 @@ func (r *Registry) Open() (gpu.Device, error) {
 		case dev == nil:
 			r.err = fmt.Errorf("offload: %s opened no device", r.platform.Name)
 		default:
-			r.dev = dev
+			r.dev = watchedDevice{dev, r}
 		}
 	})
 	return r.dev, r.err
 }
+
+// ErrFault is wrapped by Fault's error, and by Open's once the device has
+// failed.
+var ErrFault = errors.New("offload: the GPU failed")
+
+// Fault returns nil while the device works, and after its first failure
+// an error that wraps ErrFault and that failure. A device fails when a
+// transfer, a kernel launch or a wait for the kernels fails: a CUDA kernel
+// fault leaves the context unusable, so the device is not used again, and
+// models loaded after it run on the CPU. A failed allocation is not a
+// fault: it says the memory is short.
+func (r *Registry) Fault() error {
+	if p := r.fault.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// check records err, when it is not nil, as the device's fault (the first
+// one is kept), and returns it.
+func (d watchedDevice) check(err error) error {
+	if err != nil {
+		f := fmt.Errorf("%w: %s: %w", ErrFault, d.Name(), err)
+		d.r.fault.CompareAndSwap(nil, &f)
+	}
+	return err
+}
+
+// watchedDevice is the registry's device as the backends see it: every
+// failure of a transfer, a launch or a wait marks the registry's device
+// as failed (see Fault).
+type watchedDevice struct {
+	gpu.Device
+	r *Registry
+}
+
+func (d watchedDevice) Upload(b gpu.Buf, off int, data []byte) error {
+	return d.check(d.Device.Upload(b, off, data))
+}
+
+func (d watchedDevice) Download(b gpu.Buf, off int, data []byte) error {
+	return d.check(d.Device.Download(b, off, data))
+}
+
+func (d watchedDevice) Zero(b gpu.Buf, off, n int) error {
+	return d.check(d.Device.Zero(b, off, n))
+}
+
+func (d watchedDevice) Launch(name string, grid, block gpu.Dim3, args ...gpu.Arg) error {
+	return d.check(d.Device.Launch(name, grid, block, args...))
+}
+
+func (d watchedDevice) Sync() error { return d.check(d.Device.Sync()) }
 
 // Close closes the device if it was opened; the backends over it must
 // have been closed. The process's registry is never closed; tests close

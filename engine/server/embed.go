@@ -89,6 +89,7 @@ func (m *Model) embed(ctx context.Context, in embedInput, truncate bool) ([][]fl
 		}
 		v, err := m.lm.Embed(ctx, toks, model.PoolMean)
 		if err != nil {
+			m.checkGPU(err)
 			if m.closing() {
 				return nil, 0, fmt.Errorf("server: %q was unloaded: %w", m.Name, scheduler.ErrClosed)
 			}

@@ -154,6 +154,7 @@ func (m *Model) GenerateTokens(ctx context.Context, prompt []int32, req GenReque
 	if m.observe != nil {
 		defer func() { m.observe(res, err) }()
 	}
+	defer func() { m.checkGPU(err) }()
 	return m.generate(ctx, prompt, req, emit)
 }
 

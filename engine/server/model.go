@@ -39,6 +39,13 @@ type Model struct {
 	caps  chat.Caps
 	// observe, when set, is told how every generation ended (metrics).
 	observe func(GenResult, error)
+	// opts loaded the model; a model whose GPU fails is loaded again
+	// with them (see Server.recoverGPU).
+	opts LoadOptions
+	// faulted, when set, is called after a run on the model failed while
+	// its GPU has failed.
+	faulted    func()
+	recovering atomic.Bool
 
 	// Runs outside the scheduler (embeddings) hold use for reading while
 	// they read the weights; Close cancels them through quit and takes it
@@ -147,6 +154,7 @@ func LoadModel(ctx context.Context, path string, opts LoadOptions) (*Model, erro
 	if name == "" {
 		name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	}
+	opts.Name = name
 	c := lm.Model.Config()
 	info := Info{Arch: c.Arch, Size: st.Size(), Context: sched.Config().Context, ContextTrain: c.ContextTrain,
 		Embd: c.Embd, Layers: c.Layers, Modified: st.ModTime(), Template: src, Offload: lm.Placement}
@@ -156,7 +164,15 @@ func LoadModel(ctx context.Context, path string, opts LoadOptions) (*Model, erro
 		info.Parameters = s.Parameters
 	}
 	return &Model{Name: name, Path: path, Info: info, file: f, lm: lm.Model, gpu: lm, tok: tk, tmpl: tmpl, sched: sched, caps: caps,
-		quit: make(chan struct{})}, nil
+		quit: make(chan struct{}), opts: opts}, nil
+}
+
+// checkGPU tells the server, after a run on m failed, when the failure
+// was m's GPU failing.
+func (m *Model) checkGPU(err error) {
+	if err != nil && m.faulted != nil && m.gpu.Fault() != nil {
+		m.faulted()
+	}
 }
 
 // Scheduler returns the model's scheduler (for its statistics).

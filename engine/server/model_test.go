@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"saji/engine/offload"
 	"saji/engine/sample"
@@ -136,5 +137,94 @@ func TestLoadModelOffload(t *testing.T) {
 				t.Errorf("the GPU backend was closed %d times after the model's Close, want %d", closed.Load(), want)
 			}
 		})
+	}
+}
+
+var errFakeFault = errors.New("fake: CUDA_ERROR_ILLEGAL_ADDRESS (an illegal memory access was encountered)")
+
+// faultDevice is fakeDevice whose kernel launches fail once on is set.
+type faultDevice struct {
+	fakeDevice
+	on *atomic.Bool
+}
+
+func (d faultDevice) Launch(string, gpu.Dim3, gpu.Dim3, ...gpu.Arg) error {
+	if d.on.Load() {
+		return errFakeFault
+	}
+	return nil
+}
+
+// faultBackend is fakeBackend launching a kernel on its device for every
+// RMSNorm, as a GPU backend does.
+type faultBackend struct {
+	fakeBackend
+	dev gpu.Device
+}
+
+func (b faultBackend) RMSNorm(dst, x, w kernels.Tensor, eps float32) error {
+	if err := b.dev.Launch("rms_norm", gpu.Dim3{X: 1, Y: 1, Z: 1}, gpu.Dim3{X: 1, Y: 1, Z: 1}); err != nil {
+		return err
+	}
+	return b.fakeBackend.RMSNorm(dst, x, w, eps)
+}
+
+// TestGPUFault serves a model whose GPU faults: the request that meets
+// the fault fails with the GPU's error, and the server loads the model
+// again, on the CPU, under its name, saying why; requests then succeed.
+func TestGPUFault(t *testing.T) {
+	path, err := tinyPath()
+	if err != nil {
+		t.Fatal(err)
+	}
+	on, closed := new(atomic.Bool), new(atomic.Int32)
+	reg := offload.NewRegistry(offload.Platform{Name: "Fake",
+		Open: func() (gpu.Device, error) { return faultDevice{on: on}, nil },
+		NewBackend: func(dev gpu.Device) (offload.Backend, error) {
+			return faultBackend{fakeBackend{Backend: cpu.New(1), closed: closed}, dev}, nil
+		}})
+	m, err := LoadModel(context.Background(), path, LoadOptions{Name: "tiny", Threads: 2, GPULayers: offload.Auto, GPU: reg,
+		Scheduler: scheduler.Config{Context: 128, MaxSeqs: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Info.Offload.Layers != 4 {
+		t.Fatalf("placement %s", m.Info.Offload)
+	}
+	s := New(Config{})
+	defer s.Close()
+	s.Add(m)
+	hs := httptest.NewServer(s.Handler())
+	defer hs.Close()
+	body := `{"model":"tiny","prompt":"Once upon a time","max_tokens":4}`
+	if status, v := post(t, hs.URL+"/v1/completions", body); status != 200 {
+		t.Fatalf("before the fault: %d %v", status, v)
+	}
+	on.Store(true)
+	status, v := post(t, hs.URL+"/v1/completions", body)
+	if msg, _ := v["error"].(map[string]any)["message"].(string); status != 500 || !strings.Contains(msg, "CUDA_ERROR_ILLEGAL_ADDRESS") {
+		t.Errorf("the request that met the fault: %d %v", status, v)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	var again *Model
+	for again == nil || again == m {
+		if time.Now().After(deadline) {
+			t.Fatal("the model was not loaded again")
+		}
+		time.Sleep(5 * time.Millisecond)
+		again, _ = s.Model("tiny")
+	}
+	p := again.Info.Offload
+	if p.Layers != 0 || !strings.HasPrefix(p.Note, "the GPU failed: fake:0: ") || !again.pinned {
+		t.Errorf("loaded again: placement %+v, pinned %v", p, again.pinned)
+	}
+	if status, v := post(t, hs.URL+"/v1/completions", body); status != 200 {
+		t.Errorf("after the fault: %d %v", status, v)
+	}
+	for closed.Load() != 1 { // the faulted model is closed after its successor serves
+		if time.Now().After(deadline) {
+			t.Fatalf("the faulted model: closing %v, %d GPU backends closed", m.closing(), closed.Load())
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }

@@ -257,6 +257,54 @@ func (s *Server) unload(m *Model) {
 	m.Close()
 }
 
+// recoverGPU loads m again after its GPU has failed, which puts it on the
+// CPU, and serves the new model in m's place under m's name; the requests
+// that ran on m have ended with the GPU's error. It runs once per model,
+// in the background. A model that cannot be loaded again is unloaded.
+func (s *Server) recoverGPU(m *Model) {
+	fault := m.gpu.Fault()
+	if fault == nil || !m.recovering.CompareAndSwap(false, true) {
+		return
+	}
+	s.mu.Lock()
+	select {
+	case <-s.stop:
+		s.mu.Unlock()
+		return // closing: nothing to serve it to
+	default:
+	}
+	s.reloads.Add(1) // before Close's Wait, or not at all
+	s.mu.Unlock()
+	s.log.Error("server: the GPU failed; loading the model again on the CPU", "model", m.Name, "err", fault)
+	go func() {
+		defer s.reloads.Done()
+		start := time.Now()
+		nm, err := LoadModel(context.Background(), m.Path, m.opts)
+		s.mu.Lock()
+		current := s.models[m.Name] == m
+		if err == nil && current {
+			nm.pinned = m.pinned
+			nm.keepAlive.Store(m.keepAlive.Load())
+			nm.touch()
+			s.models[m.Name] = nm
+			s.hook(nm)
+		}
+		s.mu.Unlock()
+		switch {
+		case err != nil:
+			s.log.Error("server: the model could not be loaded again after its GPU failed; it is unloaded", "model", m.Name, "err", err)
+			s.unload(m)
+			return
+		case !current:
+			nm.Close() // unloaded meanwhile
+		default:
+			s.log.Info("server: loaded again", "model", m.Name, "placement", nm.Info.Offload.String(),
+				"seconds", time.Since(start).Seconds())
+		}
+		m.Close()
+	}()
+}
+
 // Unload closes the loaded model called name, ending its running requests,
 // and reports whether one was loaded. The app calls it before deleting a
 // model's file.

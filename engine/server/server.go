@@ -84,6 +84,8 @@ type Server struct {
 	loading map[string]*loadCall
 	stop    chan struct{}
 	closed  sync.Once
+	// reloads are the loads of models whose GPU failed (recoverGPU).
+	reloads sync.WaitGroup
 
 	metrics *metrics
 }
@@ -122,7 +124,13 @@ func (s *Server) add(m *Model, pinned bool) {
 		s.order = append(s.order, m.Name)
 	}
 	s.models[m.Name] = m
+	s.hook(m)
+}
+
+// hook connects m's metrics and GPU fault reports to s.
+func (s *Server) hook(m *Model) {
 	m.observe = func(res GenResult, err error) { s.metrics.observe(m, res, err) }
+	m.faulted = func() { s.recoverGPU(m) }
 }
 
 // Models returns the models in the order they were added.
@@ -182,7 +190,10 @@ func (s *Server) has(name string) bool {
 
 // Close stops unloading models and closes every model.
 func (s *Server) Close() error {
-	s.closed.Do(func() { close(s.stop) })
+	s.mu.Lock()
+	s.closed.Do(func() { close(s.stop) }) // under mu: see recoverGPU
+	s.mu.Unlock()
+	s.reloads.Wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var first error
