@@ -292,29 +292,46 @@ inline void mul_mat_impl(T t, device const uchar* w, device const uchar* x, devi
     }
 }
 
-// attention: thread group (h, j) computes head h of query row j. Its 4
-// SIMD groups walk the visible cells first+sg, first+sg+4, ... each with an
-// online softmax (running maximum m, sum l, and per lane the values
-// lane+32e of the weighted sum); the groups' partial results are combined
-// through threadgroup memory at the end.
+// attention: thread group (h, y) computes head h of slice y % splits of
+// query row y / splits's visible cells. Its 4 SIMD groups walk the slice's
+// cells first+sg, first+sg+4, ... each with an online softmax (running
+// maximum m, sum l, and per lane the values lane+32e of the weighted sum);
+// the groups' partial results are combined through threadgroup memory at
+// the end, and written to dst (one slice) or, unnormalized, to part for
+// attention_merge.
 template <typename T>
 inline void attention_impl(T t, device const float* q, device const uchar* k, device const uchar* v,
                            device const int* cells, device const int* pos, device float* dst,
                            int heads, int kv_heads, int head_dim, int value_dim,
                            int k_row_bytes, int v_row_bytes, int len, int window,
                            float scale, float softcap, int has_cells,
+                           device float* part, int splits,
                            uint3 tg, uint tid, uint sg, uint lane,
                            threadgroup float* qs, threadgroup float* accs,
                            threadgroup float* ms, threadgroup float* ls) {
-    int h = int(tg.x), j = int(tg.y);
+    int h = int(tg.x), j = int(tg.y) / splits, z = int(tg.y) % splits;
     int kh = h / (heads / kv_heads);
     int p = pos[j];
     int last = min(p, len - 1);
     int first = window > 0 ? max(0, p - window + 1) : 0;
+    if (splits > 1 && last >= first) { // this thread group's slice
+        int per = (last - first + splits) / splits;
+        first += z * per;
+        last = min(last, first + per - 1);
+    }
     device float* out = dst + (ulong(j) * ulong(heads) + ulong(h)) * ulong(value_dim);
+    device float* slice = part + ((ulong(j) * ulong(heads) + ulong(h)) * ulong(splits) + ulong(z)) * ulong(value_dim + 2);
     if (last < first) {
         for (int i = int(tid); i < value_dim; i += 128) {
-            out[i] = 0.0f;
+            if (splits > 1) {
+                slice[2 + i] = 0.0f;
+            } else {
+                out[i] = 0.0f;
+            }
+        }
+        if (splits > 1 && tid == 0) {
+            slice[0] = -INFINITY;
+            slice[1] = 0.0f;
         }
         return; // the whole thread group
     }
@@ -382,7 +399,15 @@ inline void attention_impl(T t, device const float* q, device const uchar* k, de
                 o = fma(accs[g * 256 + i], f[g], o);
             }
         }
-        out[i] = o * inv;
+        if (splits > 1) {
+            slice[2 + i] = o;
+        } else {
+            out[i] = o * inv;
+        }
+    }
+    if (splits > 1 && tid == 0) {
+        slice[0] = big;
+        slice[1] = sum;
     }
 }
 
@@ -722,7 +747,7 @@ kernel void quantize_q8_k(device const float* x [[buffer(0)]], device uchar* dst
 }
 
 // ---------------------------------------------------------------------------
-// attention_T (4 SIMD groups; grid X: heads, Y: query rows).
+// attention_T (4 SIMD groups; grid X: heads, Y: query rows × splits).
 
 kernel void attention_f32(device const float* q [[buffer(0)]], device const uchar* k [[buffer(1)]],
                           device const uchar* v [[buffer(2)]], device const int* cells [[buffer(3)]],
@@ -733,6 +758,7 @@ kernel void attention_f32(device const float* q [[buffer(0)]], device const ucha
                           constant int& len [[buffer(12)]], constant int& window [[buffer(13)]],
                           constant float& scale [[buffer(14)]], constant float& softcap [[buffer(15)]],
                           constant int& has_cells [[buffer(16)]],
+                          device float* part [[buffer(17)]], constant int& splits [[buffer(18)]],
                           uint3 tg [[threadgroup_position_in_grid]], uint tid [[thread_index_in_threadgroup]],
                           uint sg [[simdgroup_index_in_threadgroup]], uint lane [[thread_index_in_simdgroup]]) {
     threadgroup float qs[256];
@@ -741,7 +767,7 @@ kernel void attention_f32(device const float* q [[buffer(0)]], device const ucha
     threadgroup float ls[4];
     attention_impl(F32(), q, k, v, cells, pos, dst, heads, kv_heads, head_dim, value_dim,
                    k_row_bytes, v_row_bytes, len, window, scale, softcap, has_cells,
-                   tg, tid, sg, lane, qs, accs, ms, ls);
+                   part, splits, tg, tid, sg, lane, qs, accs, ms, ls);
 }
 
 kernel void attention_f16(device const float* q [[buffer(0)]], device const uchar* k [[buffer(1)]],
@@ -753,6 +779,7 @@ kernel void attention_f16(device const float* q [[buffer(0)]], device const ucha
                           constant int& len [[buffer(12)]], constant int& window [[buffer(13)]],
                           constant float& scale [[buffer(14)]], constant float& softcap [[buffer(15)]],
                           constant int& has_cells [[buffer(16)]],
+                          device float* part [[buffer(17)]], constant int& splits [[buffer(18)]],
                           uint3 tg [[threadgroup_position_in_grid]], uint tid [[thread_index_in_threadgroup]],
                           uint sg [[simdgroup_index_in_threadgroup]], uint lane [[thread_index_in_simdgroup]]) {
     threadgroup float qs[256];
@@ -761,7 +788,7 @@ kernel void attention_f16(device const float* q [[buffer(0)]], device const ucha
     threadgroup float ls[4];
     attention_impl(F16(), q, k, v, cells, pos, dst, heads, kv_heads, head_dim, value_dim,
                    k_row_bytes, v_row_bytes, len, window, scale, softcap, has_cells,
-                   tg, tid, sg, lane, qs, accs, ms, ls);
+                   part, splits, tg, tid, sg, lane, qs, accs, ms, ls);
 }
 
 kernel void attention_q8_0(device const float* q [[buffer(0)]], device const uchar* k [[buffer(1)]],
@@ -773,6 +800,7 @@ kernel void attention_q8_0(device const float* q [[buffer(0)]], device const uch
                            constant int& len [[buffer(12)]], constant int& window [[buffer(13)]],
                            constant float& scale [[buffer(14)]], constant float& softcap [[buffer(15)]],
                            constant int& has_cells [[buffer(16)]],
+                          device float* part [[buffer(17)]], constant int& splits [[buffer(18)]],
                            uint3 tg [[threadgroup_position_in_grid]], uint tid [[thread_index_in_threadgroup]],
                            uint sg [[simdgroup_index_in_threadgroup]], uint lane [[thread_index_in_simdgroup]]) {
     threadgroup float qs[256];
@@ -781,7 +809,41 @@ kernel void attention_q8_0(device const float* q [[buffer(0)]], device const uch
     threadgroup float ls[4];
     attention_impl(Q8_0(), q, k, v, cells, pos, dst, heads, kv_heads, head_dim, value_dim,
                    k_row_bytes, v_row_bytes, len, window, scale, softcap, has_cells,
-                   tg, tid, sg, lane, qs, accs, ms, ls);
+                   part, splits, tg, tid, sg, lane, qs, accs, ms, ls);
+}
+
+// ---------------------------------------------------------------------------
+// attention_merge: the slices' partial softmaxes of query row j, head h
+// (grid X: heads, Y: query rows).
+
+kernel void attention_merge(device const float* part [[buffer(0)]], device float* dst [[buffer(1)]],
+                            constant int& heads [[buffer(2)]], constant int& value_dim [[buffer(3)]],
+                            constant int& splits [[buffer(4)]],
+                            uint3 tg [[threadgroup_position_in_grid]], uint tid [[thread_index_in_threadgroup]]) {
+    int h = int(tg.x), j = int(tg.y);
+    device const float* slices = part + (ulong(j) * ulong(heads) + ulong(h)) * ulong(splits) * ulong(value_dim + 2);
+    float mx = -INFINITY;
+    for (int z = 0; z < splits; ++z) {
+        mx = max(mx, slices[z * (value_dim + 2)]);
+    }
+    float sum = 0.0f;
+    for (int z = 0; z < splits; ++z) {
+        device const float* sl = slices + z * (value_dim + 2);
+        if (sl[0] != -INFINITY) {
+            sum = fma(sl[1], precise::exp(sl[0] - mx), sum);
+        }
+    }
+    device float* out = dst + (ulong(j) * ulong(heads) + ulong(h)) * ulong(value_dim);
+    for (int d = int(tid); d < value_dim; d += 256) {
+        float num = 0.0f;
+        for (int z = 0; z < splits; ++z) {
+            device const float* sl = slices + z * (value_dim + 2);
+            if (sl[0] != -INFINITY) {
+                num = fma(sl[2 + d], precise::exp(sl[0] - mx), num);
+            }
+        }
+        out[d] = sum > 0.0f ? num / sum : 0.0f;
+    }
 }
 
 // ---------------------------------------------------------------------------

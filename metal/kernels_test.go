@@ -411,6 +411,7 @@ type attentionCase struct {
 	window                 int
 	softcap                float32
 	onlyFloat              bool
+	splits                 int // slices per query row, merged by attention_merge (0: 1)
 }
 
 func (r *kernelRig) testAttention(t *testing.T) {
@@ -422,6 +423,11 @@ func (r *kernelRig) testAttention(t *testing.T) {
 		{name: "odd heads", heads: 2, kvHeads: 1, hd: 80, vd: 48, rows: 12, length: 11, pos: []int32{0, 10}, onlyFloat: true},
 		{name: "long heads", heads: 2, kvHeads: 1, hd: 256, vd: 256, rows: 12, length: 12, pos: []int32{11}},
 		{name: "empty", heads: 2, kvHeads: 1, hd: 32, vd: 32, rows: 4, length: 0, pos: []int32{0, 3}},
+		{name: "decode in slices", heads: 4, kvHeads: 2, hd: 64, vd: 64, rows: 700, length: 700, pos: []int32{699}, splits: 3},
+		// A query row with 6 visible cells in 4 slices of 2 leaves one empty.
+		{name: "slices window cells", heads: 4, kvHeads: 1, hd: 64, vd: 32, rows: 300, length: 260,
+			pos: []int32{5, 259}, cells: true, window: 100, softcap: 3, splits: 4},
+		{name: "empty slices", heads: 2, kvHeads: 1, hd: 32, vd: 32, rows: 4, length: 0, pos: []int32{0, 3}, splits: 2},
 	}
 	for _, typ := range gpu.CacheTypes {
 		for _, c := range cases {
@@ -486,12 +492,20 @@ func (r *kernelRig) attention(t *testing.T, typ quant.Type, c attentionCase) {
 	if c.cells {
 		hasCells = 1
 	}
-	r.launch(t, "attention_"+gpu.Suffix(typ), grid(c.heads, len(c.pos)),
+	splits, part := max(1, c.splits), dst // part is not read with one slice
+	if splits > 1 {
+		part = r.zeros(t, 4*len(c.pos)*c.heads*splits*(c.vd+2))
+	}
+	r.launch(t, "attention_"+gpu.Suffix(typ), grid(c.heads, len(c.pos)*splits),
 		gpu.P(r.buf(t, f32Bytes(q)), 0), gpu.P(r.buf(t, kraw), 0), gpu.P(r.buf(t, vraw), 0), gpu.P(cellBuf, 0),
 		gpu.P(r.buf(t, i32Bytes(c.pos)), 0), gpu.P(dst, 0),
 		gpu.I(c.heads), gpu.I(c.kvHeads), gpu.I(c.hd), gpu.I(c.vd),
 		gpu.I(len(kraw)/c.rows), gpu.I(len(vraw)/c.rows), gpu.I(c.length), gpu.I(c.window),
-		gpu.F(scale), gpu.F(c.softcap), gpu.I(hasCells))
+		gpu.F(scale), gpu.F(c.softcap), gpu.I(hasCells), gpu.P(part, 0), gpu.I(splits))
+	if splits > 1 {
+		r.launch(t, "attention_merge", grid(c.heads, len(c.pos)),
+			gpu.P(part, 0), gpu.P(dst, 0), gpu.I(c.heads), gpu.I(c.vd), gpu.I(splits))
+	}
 	atol := 1e-5
 	if typ == quant.TypeF16 {
 		atol = 2e-3 // the oracle accumulates in F16, as ggml's flash attention

@@ -795,3 +795,82 @@ func testAttentionSeqs(t *testing.T, bs backends) {
 		}
 	}
 }
+
+// TestBackendAttentionSlices runs decode steps over caches long enough
+// that the Backend splits each query row's cells into slices (see
+// gpu.AttnSliceCells) and merges them: over every cache type, paged, with
+// a window (which leaves some slices empty) and softcap, against the
+// float64 reference and, over F32 caches, the CPU.
+func TestBackendAttentionSlices(t *testing.T) {
+	devices(t, testAttentionSlices)
+}
+
+func testAttentionSlices(t *testing.T, bs backends) {
+	r := rand.New(rand.NewPCG(19, 20))
+	const n, rows = 1100, 1200 // cells, and rows of the paged cache: 4 slices
+	for _, typ := range gpu.CacheTypes {
+		for _, c := range []attnCase{
+			{heads: 4, kvHeads: 2, headDim: 64, valueDim: 64, paged: true},
+			{heads: 4, kvHeads: 1, headDim: 128, valueDim: 64, window: 300, softcap: 20},
+		} {
+			t.Run(fmt.Sprintf("%v/%v", typ, c), func(t *testing.T) {
+				p := kernels.AttentionParams{Heads: c.heads, KVHeads: c.kvHeads, HeadDim: c.headDim, ValueDim: c.valueDim,
+					Scale: float32(1 / math.Sqrt(float64(c.headDim))), Window: c.window, Softcap: c.softcap}
+				kcols, vcols := c.kvHeads*c.headDim, c.kvHeads*c.valueDim
+				kc := bs.Typed(t, typ, nil, kcols, rows)
+				vc := bs.Typed(t, typ, nil, vcols, rows)
+				target := make([]int32, n)
+				for i := range target {
+					target[i] = int32(i)
+				}
+				var cells []int32
+				if c.paged {
+					for i, row := range r.Perm(rows)[:n] {
+						target[i] = int32(row)
+					}
+					cells = target
+				}
+				ks := bs.F32(t, gputest.RandFloats(r, kcols*n, 3), kcols, n)
+				vs := bs.F32(t, gputest.RandFloats(r, vcols*n, 2), vcols, n)
+				for _, b := range []struct {
+					b              kernels.Backend
+					kc, vc, ks, vs kernels.Tensor
+				}{{bs.G, kc.G, vc.G, ks.G, vs.G}, {bs.C, kc.C, vc.C, ks.C, vs.C}} {
+					if err := b.b.SetRows(b.kc, b.ks, target); err != nil {
+						t.Fatal(err)
+					}
+					if err := b.b.SetRows(b.vc, b.vs, target); err != nil {
+						t.Fatal(err)
+					}
+				}
+				// One query row, then two: the last cell, and a position
+				// whose window leaves the later slices empty.
+				for _, qpos := range [][]int32{{n - 1}, {n - 1, 150}} {
+					q := gputest.RandFloats(r, len(qpos)*c.heads*c.headDim, 1)
+					qs := bs.F32(t, q, c.heads*c.headDim, len(qpos))
+					dst := bs.F32(t, nil, c.heads*c.valueDim, len(qpos))
+					kv := func(k, v kernels.Tensor) kernels.KV { return kernels.KV{K: k, V: v, Len: n, Cells: cells} }
+					if err := bs.G.Attention(dst.G, qs.G, kv(kc.G, vc.G), qpos, p); err != nil {
+						t.Fatal(err)
+					}
+					if err := bs.C.Attention(dst.C, qs.C, kv(kc.C, vc.C), qpos, p); err != nil {
+						t.Fatal(err)
+					}
+					g, cpuOut := bs.Read(t, dst)
+					kvals := make([]float32, kcols*rows)
+					vvals := make([]float32, vcols*rows)
+					if err := bs.C.Read(kc.C, kvals); err != nil {
+						t.Fatal(err)
+					}
+					if err := bs.C.Read(vc.C, vvals); err != nil {
+						t.Fatal(err)
+					}
+					compare(t, fmt.Sprintf("%d query rows vs float64", len(qpos)), g, attentionRef(q, kvals, vvals, cells, n, qpos, p), 1e-5)
+					if typ == quant.TypeF32 {
+						compare(t, fmt.Sprintf("%d query rows vs CPU", len(qpos)), g, cpuOut, 1e-5)
+					}
+				}
+			})
+		}
+	}
+}

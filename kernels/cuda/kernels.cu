@@ -927,28 +927,44 @@ KERNEL quantize_q8_k(const float* x, unsigned char* dst, int nb) {
 
 // ---- attention: causal attention of query row j, head h. ----
 //
-// Grid X: heads, Y: query rows; 4 warps. Warp w walks the visible cells
-// first+w, first+w+4, ... (ATTN_CELLS at a time) with an online softmax: a
-// running maximum m, the sum l of e^(s−m), and for each value the sum of
-// e^(s−m)·v, a lane holding values lane, lane+32, ...; the score q·k is
-// summed the same way across the lanes. At the end the warps' partial
-// results are combined through shared memory.
+// Grid X: heads, Y: query rows × splits; 4 warps. Block y takes slice
+// y % splits of query row y / splits's visible cells. Warp w walks the
+// slice's cells first+w, first+w+4, ... (ATTN_CELLS at a time) with an
+// online softmax: a running maximum m, the sum l of e^(s−m), and for each
+// value the sum of e^(s−m)·v, a lane holding values lane, lane+32, ...; the
+// score q·k is summed the same way across the lanes. At the end the warps'
+// partial results are combined through shared memory, and written to dst
+// (one slice) or, unnormalized, to part for attention_merge.
 
 template <class T>
 DEVFN void attention(float* part_m, float* part_l, float* part_acc, const float* q, const unsigned char* kc,
                      const unsigned char* vc, const int* cells, const int* pos, float* dst, int heads,
                      int kv_heads, int head_dim, int value_dim, int k_row_bytes, int v_row_bytes, int len,
-                     int window, float scale, float softcap, int has_cells) {
-  int h = (int)block_x(), j = (int)block_y();
+                     int window, float scale, float softcap, int has_cells, float* part, int splits) {
+  int h = (int)block_x(), j = (int)block_y() / splits, z = (int)block_y() % splits;
   int lane = lane_id(), warp = warp_id();
   int kh = h / (heads / kv_heads);
   int p = pos[j];
   int first = window > 0 ? imax(0, p - window + 1) : 0;
   int last = imin(p, len - 1);
+  if (splits > 1 && last >= first) { // this block's slice
+    int per = (last - first + splits) / splits;
+    first += z * per;
+    last = imin(last, first + per - 1);
+  }
   float* out = dst + ((long long)j * heads + h) * value_dim;
+  float* slice = part + (((long long)j * heads + h) * splits + z) * (value_dim + 2);
   if (last < first) { // nothing visible: the same for the whole block
     for (int d = (int)thread_x(); d < value_dim; d += (int)block_dim_x()) {
-      out[d] = 0.0f;
+      if (splits > 1) {
+        slice[2 + d] = 0.0f;
+      } else {
+        out[d] = 0.0f;
+      }
+    }
+    if (splits > 1 && thread_x() == 0) {
+      slice[0] = -k_inf();
+      slice[1] = 0.0f;
     }
     return;
   }
@@ -1065,21 +1081,30 @@ DEVFN void attention(float* part_m, float* part_l, float* part_acc, const float*
     for (int w = 0; w < ATTN_WARPS; w++) {
       num = k_fma(part_acc[w * MAX_HEAD_DIM + d], f[w], num);
     }
-    out[d] = num / sum;
+    if (splits > 1) {
+      slice[2 + d] = num;
+    } else {
+      out[d] = num / sum;
+    }
+  }
+  if (splits > 1 && thread_x() == 0) {
+    slice[0] = mx;
+    slice[1] = sum;
   }
 }
 
 #define ATTENTION_PARAMS                                                                               \
   const float *q, const unsigned char *k, const unsigned char *v, const int *cells, const int *pos,   \
       float *dst, int heads, int kv_heads, int head_dim, int value_dim, int k_row_bytes,              \
-      int v_row_bytes, int len, int window, float scale, float softcap, int has_cells
+      int v_row_bytes, int len, int window, float scale, float softcap, int has_cells, float *part,  \
+      int splits
 #define ATTENTION_SHARED                            \
   SHARED float part_m[ATTN_WARPS];                  \
   SHARED float part_l[ATTN_WARPS];                  \
   SHARED float part_acc[ATTN_WARPS * MAX_HEAD_DIM]
 #define ATTENTION_ARGS                                                                                     \
   part_m, part_l, part_acc, q, k, v, cells, pos, dst, heads, kv_heads, head_dim, value_dim, k_row_bytes, \
-      v_row_bytes, len, window, scale, softcap, has_cells
+      v_row_bytes, len, window, scale, softcap, has_cells, part, splits
 
 KERNEL attention_f32(ATTENTION_PARAMS) {
   ATTENTION_SHARED;
@@ -1092,6 +1117,35 @@ KERNEL attention_f16(ATTENTION_PARAMS) {
 KERNEL attention_q8_0(ATTENTION_PARAMS) {
   ATTENTION_SHARED;
   attention<TypeQ8_0>(ATTENTION_ARGS);
+}
+
+// ---- attention_merge: the slices' partial softmaxes of row j, head h. ----
+
+KERNEL attention_merge(const float* part, float* dst, int heads, int value_dim, int splits) {
+  int h = (int)block_x(), j = (int)block_y();
+  const float* slices = part + ((long long)j * heads + h) * splits * (value_dim + 2);
+  float mx = -k_inf();
+  for (int z = 0; z < splits; z++) {
+    mx = k_max(mx, slices[z * (value_dim + 2)]);
+  }
+  float sum = 0.0f;
+  for (int z = 0; z < splits; z++) {
+    const float* sl = slices + z * (value_dim + 2);
+    if (sl[0] != -k_inf()) {
+      sum = k_fma(sl[1], k_exp(sl[0] - mx), sum);
+    }
+  }
+  float* out = dst + ((long long)j * heads + h) * value_dim;
+  for (int d = (int)thread_x(); d < value_dim; d += (int)block_dim_x()) {
+    float num = 0.0f;
+    for (int z = 0; z < splits; z++) {
+      const float* sl = slices + z * (value_dim + 2);
+      if (sl[0] != -k_inf()) {
+        num = k_fma(sl[2 + d], k_exp(sl[0] - mx), num);
+      }
+    }
+    out[d] = sum > 0.0f ? num / sum : 0.0f;
+  }
 }
 
 // ---- rms_norm: y = x/√(mean(x²)+eps)·(has_w ? w : 1) per group of n. ----

@@ -102,24 +102,58 @@ func (b *Backend) attend(d, qs *tensor, r int, s kernels.SeqKV, p kernels.Attent
 		}
 		cells, hasCells = i32Bytes(kv.Cells[:kv.Len]), 1
 	}
+	// A decode step over a long cache would leave most of the GPU idle
+	// with a block per head: each query row's cells are split into slices
+	// computed side by side, then merged.
+	splits := attnSplits(p.Heads, len(pos), kv.Len)
+	var part Buf
+	if splits > 1 {
+		part, err = b.scratch(4 * len(pos) * p.Heads * splits * (vd + 2))
+		if err != nil {
+			return err
+		}
+		// Back to the pool at once: whatever reuses it is queued after.
+		defer func() { b.pool = append(b.pool, part) }()
+	}
 	// CUDA grids are at most 65535 blocks high: longer batches take
 	// several launches.
-	for c0 := 0; c0 < len(pos); c0 += maxGridY {
-		chunk := pos[c0:min(len(pos), c0+maxGridY)]
+	step := maxGridY / splits
+	for c0 := 0; c0 < len(pos); c0 += step {
+		chunk := pos[c0:min(len(pos), c0+step)]
 		arr, err := b.hostArrays(cells, i32Bytes(chunk))
 		if err != nil {
 			return err
 		}
 		rr := r + c0
-		err = b.launch("attention_"+Suffix(kt.typ), Dim3{uint32(p.Heads), uint32(len(chunk)), 1},
-			qs.ptr(4*rr*qs.cols()), kt.ptr(0), vt.ptr(0), arr[0], arr[1], d.ptr(4*rr*d.cols()),
+		out := d.ptr(4 * rr * d.cols())
+		parts := out // not read with one slice
+		if splits > 1 {
+			parts = P(part, 0)
+		}
+		err = b.launch("attention_"+Suffix(kt.typ), Dim3{uint32(p.Heads), uint32(len(chunk) * splits), 1},
+			qs.ptr(4*rr*qs.cols()), kt.ptr(0), vt.ptr(0), arr[0], arr[1], out,
 			I(p.Heads), I(nkv), I(hd), I(vd), I(kt.rowBytes()), I(vt.rowBytes()), I(kv.Len),
-			I(p.Window), F(p.Scale), F(p.Softcap), I(hasCells))
+			I(p.Window), F(p.Scale), F(p.Softcap), I(hasCells), parts, I(splits))
+		if err == nil && splits > 1 {
+			err = b.launch("attention_merge", Dim3{uint32(p.Heads), uint32(len(chunk)), 1},
+				parts, out, I(p.Heads), I(vd), I(splits))
+		}
 		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// attnSplits is the number of slices attention splits each query row's
+// cells into, for rows query rows of heads heads over a cache of n cells
+// (see AttnBlocks).
+func attnSplits(heads, rows, n int) int {
+	blocks := heads * rows
+	if blocks >= AttnBlocks || n < 2*AttnSliceCells {
+		return 1
+	}
+	return max(1, min(n/AttnSliceCells, (AttnBlocks+blocks-1)/blocks, AttnMaxSplits))
 }
 
 // maxGridY is the most blocks a grid's Y dimension may have on CUDA.

@@ -247,7 +247,7 @@ func TestOpsLaunch(t *testing.T) {
 			return b.Attention(newT(quant.TypeF32, 8*64, 4), q, kernels.KV{K: kc, V: vc, Len: 7, Cells: []int32{3, 4, 5, 6, 7, 8, 9}},
 				[]int32{3, 4, 5, 6}, kernels.AttentionParams{Heads: 8, KVHeads: 2, HeadDim: 64, ValueDim: 64, Scale: 0.125, Window: 4})
 		}, "attention_f16", Dim3{8, 4, 1}, map[string]int{"heads": 8, "kv_heads": 2, "head_dim": 64, "value_dim": 64,
-			"k_row_bytes": 256, "v_row_bytes": 256, "len": 7, "window": 4, "has_cells": 1}},
+			"k_row_bytes": 256, "v_row_bytes": 256, "len": 7, "window": 4, "has_cells": 1, "splits": 1}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -490,6 +490,52 @@ func TestAttentionLongBatch(t *testing.T) {
 		t.Errorf("the second launch's queries start %d bytes on, want %d", off, 4*32*maxGridY)
 	}
 }
+
+// TestAttentionSlices checks that a decode step over a long cache splits
+// each query row's cells into slices, launched side by side, and merges
+// them; and when it does not.
+func TestAttentionSlices(t *testing.T) {
+	for _, tc := range []struct{ heads, rows, cells, want int }{
+		{32, 1, 8192, 16},   // a decode step of llama-8b: 512 blocks
+		{8, 1, 2048, 8},     // AttnSliceCells each
+		{8, 1, 1 << 20, 64}, // AttnMaxSplits
+		{4, 2, 600, 2},
+		{32, 1, 511, 1},   // short
+		{32, 16, 8192, 1}, // enough blocks already
+	} {
+		if got := attnSplits(tc.heads, tc.rows, tc.cells); got != tc.want {
+			t.Errorf("%d heads, %d rows over %d cells: %d slices, want %d", tc.heads, tc.rows, tc.cells, got, tc.want)
+		}
+	}
+
+	b, f := newTestBackend(t)
+	const heads, cells = 8, 2048
+	q, _ := b.New(quant.TypeF32, heads*64, 1)
+	d, _ := b.New(quant.TypeF32, heads*64, 1)
+	kc, _ := b.New(quant.TypeF16, 2*64, cells)
+	before := len(f.launches)
+	err := b.Attention(d, q, kernels.KV{K: kc, V: kc, Len: cells}, []int32{cells - 1},
+		kernels.AttentionParams{Heads: heads, KVHeads: 2, HeadDim: 64, ValueDim: 64, Scale: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ls := f.launches[before:]
+	if len(ls) != 2 || ls[0].name != "attention_f16" || ls[1].name != "attention_merge" {
+		t.Fatalf("%d launches: %+v", len(ls), ls)
+	}
+	attn, merge := ls[0], ls[1]
+	part, splits := attn.args[17], int(int32(attn.args[18].Bits))
+	if splits != 8 || attn.grid != (Dim3{heads, 8, 1}) || part.Buf.Size < 4*heads*8*66 {
+		t.Errorf("attention: %d slices over %v, partials in %d bytes", splits, attn.grid, part.Buf.Size)
+	}
+	if merge.grid != (Dim3{heads, 1, 1}) || !samePtr(merge.args[0], part) || !samePtr(merge.args[1], attn.args[5]) ||
+		int32(merge.args[4].Bits) != 8 || int32(merge.args[3].Bits) != 64 {
+		t.Errorf("merge over %v with %+v after attention with %+v", merge.grid, merge.args, attn.args)
+	}
+}
+
+// samePtr reports whether a and b point at the same place.
+func samePtr(a, b Arg) bool { return a.Buf.Handle == b.Buf.Handle && a.Off == b.Off }
 
 // TestMatMulScratch checks that the quantized activations reuse a pooled
 // buffer without zeroing it (quantize writes all of it).

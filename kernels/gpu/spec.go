@@ -84,6 +84,14 @@ const (
 	AttnBlock = 128
 	// MaxHeadDim is the longest key or value head attention supports.
 	MaxHeadDim = 256
+	// A query row's cells are split into slices, each a block of its own,
+	// when the rows and heads of a launch make fewer than AttnBlocks blocks
+	// and the cache holds at least 2·AttnSliceCells cells (a decode step
+	// over a long context): at most AttnMaxSplits slices of at least
+	// AttnSliceCells cells, merged by attention_merge.
+	AttnBlocks     = 512
+	AttnSliceCells = 256
+	AttnMaxSplits  = 64
 )
 
 func ptr(name string) Param { return Param{name, Ptr} }
@@ -150,7 +158,17 @@ func f32(name string) Param { return Param{name, F32} }
 //     0) to min(pos[j], len−1); score s = q·k, s = softcap·tanh(s/softcap)
 //     when softcap > 0, then s·scale; dst row j, head h (value_dim values)
 //     = Σ softmax(s)·v, zeros when no cell is visible. Grid X: heads,
-//     Y: query rows.
+//     Y: query rows × splits: block y takes query row j = y/splits and,
+//     of its n visible cells, slice z = y mod splits: the cells
+//     z·⌈n/splits⌉ to (z+1)·⌈n/splits⌉−1 after the first visible one.
+//     With splits = 1 it writes dst; otherwise it writes the slice's
+//     partial softmax to part + ((j·heads + h)·splits + z)·(value_dim+2)
+//     floats: its largest score m (−inf for an empty slice), l = Σ e^(s−m)
+//     and value_dim sums Σ e^(s−m)·v (part is not read with splits = 1).
+//   - attention_merge: dst row j, head h = Σ_z e^(m_z−M)·acc_z /
+//     Σ_z e^(m_z−M)·l_z over the splits partials of part (M = max m_z;
+//     slices with m_z = −inf count 0), zeros when every slice is empty.
+//     Grid X: heads, Y: query rows.
 var Kernels = buildKernels()
 
 func buildKernels() []Kernel {
@@ -169,12 +187,14 @@ func buildKernels() []Kernel {
 		s := Suffix(t)
 		add(Kernel{Name: "set_rows_" + s, Block: ElemBlock, Grid: "X: rows",
 			Params: []Param{ptr("src"), ptr("rows"), ptr("dst"), i32("cols"), i32("row_bytes")}})
-		add(Kernel{Name: "attention_" + s, Block: AttnBlock, Grid: "X: heads, Y: query rows",
+		add(Kernel{Name: "attention_" + s, Block: AttnBlock, Grid: "X: heads, Y: query rows × splits",
 			Params: []Param{ptr("q"), ptr("k"), ptr("v"), ptr("cells"), ptr("pos"), ptr("dst"),
 				i32("heads"), i32("kv_heads"), i32("head_dim"), i32("value_dim"),
 				i32("k_row_bytes"), i32("v_row_bytes"), i32("len"), i32("window"),
-				f32("scale"), f32("softcap"), i32("has_cells")}})
+				f32("scale"), f32("softcap"), i32("has_cells"), ptr("part"), i32("splits")}})
 	}
+	add(Kernel{Name: "attention_merge", Block: ElemBlock, Grid: "X: heads, Y: query rows",
+		Params: []Param{ptr("part"), ptr("dst"), i32("heads"), i32("value_dim"), i32("splits")}})
 	add(Kernel{Name: "quantize_q8_0", Block: ElemBlock, Grid: "X: ⌈nb/8⌉",
 		Params: []Param{ptr("x"), ptr("dst"), i32("nb")}})
 	add(Kernel{Name: "quantize_q8_k", Block: ElemBlock, Grid: "X: nb",
