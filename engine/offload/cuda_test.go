@@ -19,22 +19,31 @@ import (
 	"saji/kernels/quant"
 )
 
+// emuRegistry returns a registry of the CUDA emulator's device, seen
+// through wrap when it is not nil.
+func emuRegistry(t *testing.T, wrap func(gpu.Device) gpu.Device) *Registry {
+	lib := emu.Library(t)
+	return NewRegistry(Platform{Name: "CUDA",
+		Open: func() (gpu.Device, error) {
+			d, err := cuda.Open(cuda.Options{Library: lib})
+			if err != nil {
+				return nil, err
+			}
+			if wrap != nil {
+				return wrap(d), nil
+			}
+			return d, nil
+		},
+		NewBackend: newGPUBackend})
+}
+
 // TestLoadCUDAEmulator loads the tiny model through the real CUDA binding
 // and GPU backend, over the CUDA emulator (kernels/cuda/emu): every layer,
 // then the last two, with the logits of the CPU's to the precision the
 // GPU keeps (it multiplies F32 activations where the CPU rounds them to
 // 8 bits), and its memory freed on Close.
 func TestLoadCUDAEmulator(t *testing.T) {
-	lib := emu.Library(t)
-	reg := NewRegistry(Platform{Name: "CUDA",
-		Open: func() (gpu.Device, error) {
-			d, err := cuda.Open(cuda.Options{Library: lib})
-			if err != nil {
-				return nil, err
-			}
-			return d, nil
-		},
-		NewBackend: newGPUBackend})
+	reg := emuRegistry(t, nil)
 	defer func() {
 		if err := reg.Close(); err != nil {
 			t.Error(err)
@@ -116,16 +125,7 @@ func (d *faultyDevice) Sync() error {
 // the registry report the fault, and the next load of the model runs on
 // the CPU, saying why, with the CPU's logits.
 func TestLoadAfterFault(t *testing.T) {
-	lib := emu.Library(t)
-	reg := NewRegistry(Platform{Name: "CUDA",
-		Open: func() (gpu.Device, error) {
-			d, err := cuda.Open(cuda.Options{Library: lib})
-			if err != nil {
-				return nil, err
-			}
-			return &faultyDevice{Device: d, at: 5}, nil
-		},
-		NewBackend: newGPUBackend})
+	reg := emuRegistry(t, func(d gpu.Device) gpu.Device { return &faultyDevice{Device: d, at: 5} })
 	defer reg.Close()
 	f := openTiny(t)
 	ref, err := model.Load(context.Background(), f, model.Options{Backend: cpu.New(2)})

@@ -680,71 +680,102 @@ func testAttention(t *testing.T, bs backends) {
 				continue // the Backend refuses: Q8_0 heads are whole blocks
 			}
 			t.Run(fmt.Sprintf("%v/%v", typ, c), func(t *testing.T) {
-				p := kernels.AttentionParams{Heads: c.heads, KVHeads: c.kvHeads, HeadDim: c.headDim, ValueDim: c.valueDim,
-					Scale: float32(1 / math.Sqrt(float64(c.headDim))), Window: c.window, Softcap: c.softcap}
-				kcols, vcols := c.kvHeads*c.headDim, c.kvHeads*c.valueDim
-				// Keys large enough that the softmax is far from uniform.
-				kc := bs.Typed(t, typ, nil, kcols, rows)
-				vc := bs.Typed(t, typ, nil, vcols, rows)
-				var cells []int32
-				target := make([]int32, n)
-				for i := range target {
-					target[i] = int32(i)
-				}
-				if c.paged {
-					perm := r.Perm(rows)
-					for i := range target {
-						target[i] = int32(perm[i])
-					}
-					cells = append([]int32(nil), target...)
-				}
-				ks := bs.F32(t, gputest.RandFloats(r, kcols*n, 3), kcols, n)
-				vs := bs.F32(t, gputest.RandFloats(r, vcols*n, 2), vcols, n)
-				for _, b := range []struct {
-					b          kernels.Backend
-					kc, vc, ks kernels.Tensor
-					vs         kernels.Tensor
-				}{{bs.G, kc.G, vc.G, ks.G, vs.G}, {bs.C, kc.C, vc.C, ks.C, vs.C}} {
-					if err := b.b.SetRows(b.kc, b.ks, target); err != nil {
-						t.Fatal(err)
-					}
-					if err := b.b.SetRows(b.vc, b.vs, target); err != nil {
-						t.Fatal(err)
-					}
-				}
+				ac := newAttnCache(t, bs, r, typ, c, n, rows)
 				qpos := pos
 				if c.released {
 					// No query sees the cells before min(pos)-window+1.
 					qpos = pos[:5]
 					for i := range max(0, 32-c.window+1) {
-						cells[i] = -1
+						ac.cells[i] = -1
 					}
 				}
-				q := gputest.RandFloats(r, len(qpos)*c.heads*c.headDim, 1)
-				qs := bs.F32(t, q, c.heads*c.headDim, len(qpos))
-				dst := bs.F32(t, nil, c.heads*c.valueDim, len(qpos))
-				kv := func(k, v kernels.Tensor) kernels.KV { return kernels.KV{K: k, V: v, Len: n, Cells: cells} }
-				if err := bs.G.Attention(dst.G, qs.G, kv(kc.G, vc.G), qpos, p); err != nil {
-					t.Fatal(err)
-				}
-				if err := bs.C.Attention(dst.C, qs.C, kv(kc.C, vc.C), qpos, p); err != nil {
-					t.Fatal(err)
-				}
-				g, cpuOut := bs.Read(t, dst)
-				kvals := make([]float32, kcols*rows)
-				vvals := make([]float32, vcols*rows)
-				if err := bs.C.Read(kc.C, kvals); err != nil {
-					t.Fatal(err)
-				}
-				if err := bs.C.Read(vc.C, vvals); err != nil {
-					t.Fatal(err)
-				}
-				compare(t, "attention vs float64", g, attentionRef(q, kvals, vvals, cells, n, qpos, p), 1e-5)
-				if typ == quant.TypeF32 {
-					compare(t, "attention vs CPU", g, cpuOut, 1e-5)
-				}
+				ac.check(t, bs, r, qpos, "attention")
 			})
 		}
+	}
+}
+
+// attnCache is a key/value cache of n cells, of one type, on the GPU and
+// the CPU.
+type attnCache struct {
+	c      attnCase
+	p      kernels.AttentionParams
+	typ    quant.Type
+	k, v   gputest.Pair
+	rows   int
+	n      int
+	cells  []int32 // nil: cell i is row i
+	target []int32 // the rows of the cells
+}
+
+// newAttnCache stores n cells of random keys and values in caches of typ
+// of rows rows on both backends: rows 0.. n-1 or, for a paged case, rows
+// scattered over the cache.
+func newAttnCache(t *testing.T, bs backends, r *rand.Rand, typ quant.Type, c attnCase, n, rows int) *attnCache {
+	t.Helper()
+	ac := &attnCache{c: c, typ: typ, rows: rows, n: n,
+		p: kernels.AttentionParams{Heads: c.heads, KVHeads: c.kvHeads, HeadDim: c.headDim, ValueDim: c.valueDim,
+			Scale: float32(1 / math.Sqrt(float64(c.headDim))), Window: c.window, Softcap: c.softcap}}
+	kcols, vcols := c.kvHeads*c.headDim, c.kvHeads*c.valueDim
+	ac.k = bs.Typed(t, typ, nil, kcols, rows)
+	ac.v = bs.Typed(t, typ, nil, vcols, rows)
+	ac.target = make([]int32, n)
+	for i := range ac.target {
+		ac.target[i] = int32(i)
+	}
+	if c.paged {
+		for i, row := range r.Perm(rows)[:n] {
+			ac.target[i] = int32(row)
+		}
+		ac.cells = append([]int32(nil), ac.target...)
+	}
+	// Keys large enough that the softmax is far from uniform.
+	ks := bs.F32(t, gputest.RandFloats(r, kcols*n, 3), kcols, n)
+	vs := bs.F32(t, gputest.RandFloats(r, vcols*n, 2), vcols, n)
+	for _, b := range []struct {
+		b              kernels.Backend
+		kc, vc, ks, vs kernels.Tensor
+	}{{bs.G, ac.k.G, ac.v.G, ks.G, vs.G}, {bs.C, ac.k.C, ac.v.C, ks.C, vs.C}} {
+		if err := b.b.SetRows(b.kc, b.ks, ac.target); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.b.SetRows(b.vc, b.vs, ac.target); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ac
+}
+
+// check runs attention of random queries at positions qpos over the cache
+// on both backends, and compares the GPU's with the float64 reference
+// over the cache's values and, over an F32 cache, with the CPU's (over
+// F16 the CPU runs ggml's flash attention, which rounds to F16 on
+// purpose).
+func (ac *attnCache) check(t *testing.T, bs backends, r *rand.Rand, qpos []int32, what string) {
+	t.Helper()
+	c, p := ac.c, ac.p
+	q := gputest.RandFloats(r, len(qpos)*c.heads*c.headDim, 1)
+	qs := bs.F32(t, q, c.heads*c.headDim, len(qpos))
+	dst := bs.F32(t, nil, c.heads*c.valueDim, len(qpos))
+	kv := func(k, v kernels.Tensor) kernels.KV { return kernels.KV{K: k, V: v, Len: ac.n, Cells: ac.cells} }
+	if err := bs.G.Attention(dst.G, qs.G, kv(ac.k.G, ac.v.G), qpos, p); err != nil {
+		t.Fatal(err)
+	}
+	if err := bs.C.Attention(dst.C, qs.C, kv(ac.k.C, ac.v.C), qpos, p); err != nil {
+		t.Fatal(err)
+	}
+	g, cpuOut := bs.Read(t, dst)
+	kvals := make([]float32, c.kvHeads*c.headDim*ac.rows)
+	vvals := make([]float32, c.kvHeads*c.valueDim*ac.rows)
+	if err := bs.C.Read(ac.k.C, kvals); err != nil {
+		t.Fatal(err)
+	}
+	if err := bs.C.Read(ac.v.C, vvals); err != nil {
+		t.Fatal(err)
+	}
+	compare(t, what+" vs float64", g, attentionRef(q, kvals, vvals, ac.cells, ac.n, qpos, p), 1e-5)
+	if ac.typ == quant.TypeF32 {
+		compare(t, what+" vs CPU", g, cpuOut, 1e-5)
 	}
 }
 
@@ -814,62 +845,11 @@ func testAttentionSlices(t *testing.T, bs backends) {
 			{heads: 4, kvHeads: 1, headDim: 128, valueDim: 64, window: 300, softcap: 20},
 		} {
 			t.Run(fmt.Sprintf("%v/%v", typ, c), func(t *testing.T) {
-				p := kernels.AttentionParams{Heads: c.heads, KVHeads: c.kvHeads, HeadDim: c.headDim, ValueDim: c.valueDim,
-					Scale: float32(1 / math.Sqrt(float64(c.headDim))), Window: c.window, Softcap: c.softcap}
-				kcols, vcols := c.kvHeads*c.headDim, c.kvHeads*c.valueDim
-				kc := bs.Typed(t, typ, nil, kcols, rows)
-				vc := bs.Typed(t, typ, nil, vcols, rows)
-				target := make([]int32, n)
-				for i := range target {
-					target[i] = int32(i)
-				}
-				var cells []int32
-				if c.paged {
-					for i, row := range r.Perm(rows)[:n] {
-						target[i] = int32(row)
-					}
-					cells = target
-				}
-				ks := bs.F32(t, gputest.RandFloats(r, kcols*n, 3), kcols, n)
-				vs := bs.F32(t, gputest.RandFloats(r, vcols*n, 2), vcols, n)
-				for _, b := range []struct {
-					b              kernels.Backend
-					kc, vc, ks, vs kernels.Tensor
-				}{{bs.G, kc.G, vc.G, ks.G, vs.G}, {bs.C, kc.C, vc.C, ks.C, vs.C}} {
-					if err := b.b.SetRows(b.kc, b.ks, target); err != nil {
-						t.Fatal(err)
-					}
-					if err := b.b.SetRows(b.vc, b.vs, target); err != nil {
-						t.Fatal(err)
-					}
-				}
+				ac := newAttnCache(t, bs, r, typ, c, n, rows)
 				// One query row, then two: the last cell, and a position
 				// whose window leaves the later slices empty.
-				for _, qpos := range [][]int32{{n - 1}, {n - 1, 150}} {
-					q := gputest.RandFloats(r, len(qpos)*c.heads*c.headDim, 1)
-					qs := bs.F32(t, q, c.heads*c.headDim, len(qpos))
-					dst := bs.F32(t, nil, c.heads*c.valueDim, len(qpos))
-					kv := func(k, v kernels.Tensor) kernels.KV { return kernels.KV{K: k, V: v, Len: n, Cells: cells} }
-					if err := bs.G.Attention(dst.G, qs.G, kv(kc.G, vc.G), qpos, p); err != nil {
-						t.Fatal(err)
-					}
-					if err := bs.C.Attention(dst.C, qs.C, kv(kc.C, vc.C), qpos, p); err != nil {
-						t.Fatal(err)
-					}
-					g, cpuOut := bs.Read(t, dst)
-					kvals := make([]float32, kcols*rows)
-					vvals := make([]float32, vcols*rows)
-					if err := bs.C.Read(kc.C, kvals); err != nil {
-						t.Fatal(err)
-					}
-					if err := bs.C.Read(vc.C, vvals); err != nil {
-						t.Fatal(err)
-					}
-					compare(t, fmt.Sprintf("%d query rows vs float64", len(qpos)), g, attentionRef(q, kvals, vvals, cells, n, qpos, p), 1e-5)
-					if typ == quant.TypeF32 {
-						compare(t, fmt.Sprintf("%d query rows vs CPU", len(qpos)), g, cpuOut, 1e-5)
-					}
-				}
+				ac.check(t, bs, r, []int32{n - 1}, "1 query row")
+				ac.check(t, bs, r, []int32{n - 1, 150}, "2 query rows")
 			})
 		}
 	}
