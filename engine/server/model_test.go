@@ -169,9 +169,10 @@ func (b faultBackend) RMSNorm(dst, x, w kernels.Tensor, eps float32) error {
 	return b.fakeBackend.RMSNorm(dst, x, w, eps)
 }
 
-// TestGPUFault serves a model whose GPU faults: the request that meets
-// the fault fails with the GPU's error, and the server loads the model
-// again, on the CPU, under its name, saying why; requests then succeed.
+// TestGPUFault serves two models on a GPU that faults: the request that
+// meets the fault fails with the GPU's error, and the server loads both
+// models again (the idle one too), on the CPU, under their names, saying
+// why; requests then succeed.
 func TestGPUFault(t *testing.T) {
 	path, err := tinyPath()
 	if err != nil {
@@ -188,12 +189,19 @@ func TestGPUFault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Info.Offload.Layers != 4 {
-		t.Fatalf("placement %s", m.Info.Offload)
+	// A second model on the same GPU, idle when it fails.
+	idle, err := LoadModel(context.Background(), path, LoadOptions{Name: "idle", Threads: 2, GPULayers: 2, GPU: reg,
+		Scheduler: scheduler.Config{Context: 128, MaxSeqs: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Info.Offload.Layers != 4 || idle.Info.Offload.Layers != 2 {
+		t.Fatalf("placements %s and %s", m.Info.Offload, idle.Info.Offload)
 	}
 	s := New(Config{})
 	defer s.Close()
 	s.Add(m)
+	s.Add(idle)
 	hs := httptest.NewServer(s.Handler())
 	defer hs.Close()
 	body := `{"model":"tiny","prompt":"Once upon a time","max_tokens":4}`
@@ -206,22 +214,24 @@ func TestGPUFault(t *testing.T) {
 		t.Errorf("the request that met the fault: %d %v", status, v)
 	}
 	deadline := time.Now().Add(30 * time.Second)
-	var again *Model
-	for again == nil || again == m {
-		if time.Now().After(deadline) {
-			t.Fatal("the model was not loaded again")
+	for _, old := range []*Model{m, idle} {
+		var again *Model
+		for again == nil || again == old {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s was not loaded again", old.Name)
+			}
+			time.Sleep(5 * time.Millisecond)
+			again, _ = s.Model(old.Name)
 		}
-		time.Sleep(5 * time.Millisecond)
-		again, _ = s.Model("tiny")
+		p := again.Info.Offload
+		if p.Layers != 0 || !strings.HasPrefix(p.Note, "the GPU failed: fake:0: ") || !again.pinned {
+			t.Errorf("%s loaded again: placement %+v, pinned %v", old.Name, p, again.pinned)
+		}
+		if status, v := post(t, hs.URL+"/v1/completions", strings.Replace(body, "tiny", old.Name, 1)); status != 200 {
+			t.Errorf("%s after the fault: %d %v", old.Name, status, v)
+		}
 	}
-	p := again.Info.Offload
-	if p.Layers != 0 || !strings.HasPrefix(p.Note, "the GPU failed: fake:0: ") || !again.pinned {
-		t.Errorf("loaded again: placement %+v, pinned %v", p, again.pinned)
-	}
-	if status, v := post(t, hs.URL+"/v1/completions", body); status != 200 {
-		t.Errorf("after the fault: %d %v", status, v)
-	}
-	for closed.Load() != 1 { // the faulted model is closed after its successor serves
+	for closed.Load() != 2 { // the faulted models are closed after their successors serve
 		if time.Now().After(deadline) {
 			t.Fatalf("the faulted model: closing %v, %d GPU backends closed", m.closing(), closed.Load())
 		}

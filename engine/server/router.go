@@ -259,13 +259,22 @@ func (s *Server) unload(m *Model) {
 
 // recoverGPU loads m again after its GPU has failed, which puts it on the
 // CPU, and serves the new model in m's place under m's name; the requests
-// that ran on m have ended with the GPU's error. It runs once per model,
-// in the background. A model that cannot be loaded again is unloaded.
+// that ran on m have ended with the GPU's error. The other models on the
+// failed GPU are loaded again too, before a request of theirs meets the
+// fault. It runs once per model, in the background. A model that cannot
+// be loaded again is unloaded.
 func (s *Server) recoverGPU(m *Model) {
 	fault := m.gpu.Fault()
 	if fault == nil || !m.recovering.CompareAndSwap(false, true) {
 		return
 	}
+	defer func() {
+		for _, o := range s.Models() {
+			if o.faulted != nil && o.gpu.Fault() != nil {
+				s.recoverGPU(o)
+			}
+		}
+	}()
 	s.mu.Lock()
 	select {
 	case <-s.stop:
