@@ -172,30 +172,9 @@ func loadOnGPU(ctx context.Context, f *gguf.File, opts Options, reg *Registry, d
 	log *slog.Logger, setup func(model.Model) error) (*Loaded, string, error) {
 	reg.load.Lock()
 	defer reg.load.Unlock()
-	asked := opts.GPULayers > 0
 	name := dev.Name()
-	free, total, memErr := dev.Memory()
-	if reg.platform.Unified && memErr == nil {
-		// The GPU works in RAM: what is free for it is at most what
-		// the machine has available.
-		if m, err := hardware.ReadMemory(); err == nil && m.Available > 0 {
-			free = min(free, m.Available)
-		}
-	}
-	split := Split{Layers: min(opts.GPULayers, layers), Of: layers, Output: opts.GPULayers >= layers}
-	if shape, err := fit.Describe(f); err != nil {
-		if !asked {
-			log.Warn("offload: the model cannot be planned; it runs on the CPU", "err", err)
-			return nil, "the model's size could not be read: " + Reason(err), nil
-		}
-	} else if memErr != nil && !asked {
-		log.Warn("offload: the GPU's free memory is unknown; the model runs on the CPU", "device", name, "err", memErr)
-		return nil, fmt.Sprintf("the free memory of %s is unknown", name), nil
-	} else if split, err = Plan(shape, DeviceMemory{Name: name, Free: free, Total: total, Unified: reg.platform.Unified}, opts.Request); err != nil {
-		return nil, Reason(err), nil
-	}
+	split, free, memErr := planOn(f, reg, dev, opts.Request, layers, log)
 	if split.Layers <= 0 {
-		log.Info("offload: the model runs on the CPU", "device", name, "reason", split.Note)
 		return nil, split.Note, nil
 	}
 
@@ -249,4 +228,62 @@ func LayerBackends(b kernels.Backend, n, layers int) []kernels.Backend {
 		out[i] = b
 	}
 	return out
+}
+
+// planOn decides f's split on dev for req with the device's free memory
+// now, which it also returns (with the error of reading it). A split of
+// no layers has a Note that says why the model stays on the CPU; the
+// reason is logged.
+func planOn(f *gguf.File, reg *Registry, dev gpu.Device, req Request, layers int, log *slog.Logger) (Split, uint64, error) {
+	asked := req.GPULayers > 0
+	name := dev.Name()
+	free, total, memErr := dev.Memory()
+	if reg.platform.Unified && memErr == nil {
+		// The GPU works in RAM: what is free for it is at most what
+		// the machine has available.
+		if m, err := hardware.ReadMemory(); err == nil && m.Available > 0 {
+			free = min(free, m.Available)
+		}
+	}
+	split := Split{Layers: min(req.GPULayers, layers), Of: layers, Output: req.GPULayers >= layers}
+	if shape, err := fit.Describe(f); err != nil {
+		if !asked {
+			log.Warn("offload: the model cannot be planned; it runs on the CPU", "err", err)
+			return Split{Of: layers, Note: "the model's size could not be read: " + Reason(err)}, free, memErr
+		}
+	} else if memErr != nil && !asked {
+		log.Warn("offload: the GPU's free memory is unknown; the model runs on the CPU", "device", name, "err", memErr)
+		return Split{Of: layers, Note: fmt.Sprintf("the free memory of %s is unknown", name)}, free, memErr
+	} else if split, err = Plan(shape, DeviceMemory{Name: name, Free: free, Total: total, Unified: reg.platform.Unified}, req); err != nil {
+		return Split{Of: layers, Note: Reason(err)}, free, memErr
+	}
+	if split.Layers <= 0 {
+		log.Info("offload: the model runs on the CPU", "device", name, "reason", split.Note)
+	}
+	return split, free, memErr
+}
+
+// Preview returns the split Load would give f's model for req on reg's
+// GPU now (nil: System()), without loading it, and whether the GPU would
+// be used: false when there is none, it has failed, or offloading is off.
+// A server uses it to make room on the GPU before a load.
+func Preview(f *gguf.File, reg *Registry, req Request) (Split, bool) {
+	layers := 0
+	if n, err := f.BlockCount(); err == nil {
+		layers = int(n)
+	}
+	if req.GPULayers == 0 {
+		return Split{Of: layers}, false
+	}
+	if reg == nil {
+		reg = System()
+	}
+	dev, err := reg.Open()
+	if err != nil {
+		return Split{Of: layers}, false
+	}
+	reg.load.Lock()
+	defer reg.load.Unlock()
+	split, _, _ := planOn(f, reg, dev, req, layers, slog.New(slog.DiscardHandler))
+	return split, true
 }

@@ -238,3 +238,57 @@ func TestGPUFault(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// vramDevice is fakeDevice with total bytes of memory, of which each
+// backend not yet closed holds per.
+type vramDevice struct {
+	fakeDevice
+	total, per     uint64
+	opened, closed *atomic.Int32
+}
+
+func (d vramDevice) Memory() (uint64, uint64, error) {
+	return d.total - d.per*uint64(d.opened.Load()-d.closed.Load()), d.total, nil
+}
+
+// TestGPURoom loads folder models on a GPU with room for one: a second
+// model gets the CPU while the first was just used, and the GPU once the
+// first is idle, which the server unloads to make room.
+func TestGPURoom(t *testing.T) {
+	opened, closed := new(atomic.Int32), new(atomic.Int32)
+	dev := vramDevice{total: offload.Headroom + 1<<30, per: 1 << 30, opened: opened, closed: closed}
+	reg := offload.NewRegistry(offload.Platform{Name: "Fake",
+		Open: func() (gpu.Device, error) { return dev, nil },
+		NewBackend: func(gpu.Device) (offload.Backend, error) {
+			opened.Add(1)
+			return fakeBackend{Backend: cpu.New(1), closed: closed}, nil
+		}})
+	s, hs := newDirServer(t, Config{MaxLoaded: 4, KeepAlive: -1, Available: func() uint64 { return 1 << 40 },
+		Load: LoadOptions{GPU: reg, GPULayers: offload.Auto}})
+	ask := func(model string) offload.Placement {
+		t.Helper()
+		status, v := post(t, hs.URL+"/v1/completions", `{"model":"`+model+`","prompt":"the cat","max_tokens":2}`)
+		if status != 200 {
+			t.Fatalf("%s: %d %v", model, status, v)
+		}
+		m, err := s.Model(model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m.Info.Offload
+	}
+	if p := ask("a"); p.Layers != 4 {
+		t.Fatalf("a: %s", p)
+	}
+	if p := ask("b"); p.Layers != 0 || !strings.Contains(p.Note, "is free on fake:0") || loadedNames(s) != "a,b" {
+		t.Errorf("b while a was just used: %s, loaded %q", p, loadedNames(s))
+	}
+	s.Unload("b")
+	time.Sleep(grace + 100*time.Millisecond) // a is no longer "just used"
+	if p := ask("b"); p.Layers != 4 || loadedNames(s) != "b" {
+		t.Errorf("b once a is idle: %s, loaded %q", p, loadedNames(s))
+	}
+	if n := opened.Load() - closed.Load(); n != 1 {
+		t.Errorf("%d GPU backends open, want 1", n)
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"github.com/shirou/gopsutil/v3/mem"
 
 	"saji/engine/gguf"
+	"saji/engine/offload"
 )
 
 // Routing: which model answers a request. Models given to Add are pinned:
@@ -146,7 +147,8 @@ func (s *Server) load(name, path string) (*Model, error) {
 		s.mu.Unlock()
 		close(c.done)
 	}()
-	if err := s.makeRoom(s.memoryNeed(path)); err != nil {
+	split, onGPU := s.makeGPURoom(path)
+	if err := s.makeRoom(s.memoryNeed(path, split, onGPU)); err != nil {
 		c.err = err
 		return nil, err
 	}
@@ -184,17 +186,8 @@ func (s *Server) makeRoom(need int64) error {
 	for {
 		s.mu.RLock()
 		n := len(s.models)
-		var victim *Model
-		now := time.Now()
-		for _, m := range s.models {
-			if m.pinned || m.busy() || now.Sub(time.Unix(0, m.lastUsed.Load())) < grace {
-				continue
-			}
-			if victim == nil || m.lastUsed.Load() < victim.lastUsed.Load() {
-				victim = m
-			}
-		}
 		s.mu.RUnlock()
+		victim := s.idlest(nil)
 		avail := s.available()
 		short := avail > 0 && avail < uint64(max(need, 0))
 		if n < limit && !short {
@@ -211,6 +204,56 @@ func (s *Server) makeRoom(need int64) error {
 	}
 }
 
+// idlest returns the least recently used loaded model that may be
+// unloaded to make room, and for which ok (nil: any) is true: one from the
+// models folder, without requests, and not looked up within grace. It
+// returns nil when there is none.
+func (s *Server) idlest(ok func(*Model) bool) *Model {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var victim *Model
+	now := time.Now()
+	for _, m := range s.models {
+		if m.pinned || m.busy() || now.Sub(time.Unix(0, m.lastUsed.Load())) < grace || (ok != nil && !ok(m)) {
+			continue
+		}
+		if victim == nil || m.lastUsed.Load() < victim.lastUsed.Load() {
+			victim = m
+		}
+	}
+	return victim
+}
+
+// makeGPURoom unloads least recently used idle folder models that hold
+// GPU memory while the model at path, loaded with the server's options,
+// would get only part of the GPU it asks for automatically, as Ollama
+// makes room on the GPU for the model a request names. It returns the
+// split the model will get, and false when it will not use the GPU.
+func (s *Server) makeGPURoom(path string) (offload.Split, bool) {
+	opts := s.cfg.Load
+	if opts.GPULayers == 0 {
+		return offload.Split{}, false
+	}
+	f, err := gguf.Open(path)
+	if err != nil {
+		return offload.Split{}, false // the load says why
+	}
+	defer f.Close()
+	req := offload.ServeRequest(opts.GPULayers, opts.Scheduler)
+	for {
+		split, ok := offload.Preview(f, opts.GPU, req)
+		if !ok || opts.GPULayers > 0 || split.Layers >= split.Of && split.Output {
+			return split, ok
+		}
+		victim := s.idlest(func(m *Model) bool { return m.Info.Offload.Layers > 0 })
+		if victim == nil {
+			return split, ok
+		}
+		s.log.Info("server: unloading a model to make room on the GPU", "model", victim.Name, "for", filepath.Base(path))
+		s.unload(victim)
+	}
+}
+
 // available returns the memory available for a new model, 0 when unknown.
 func (s *Server) available() uint64 {
 	if s.cfg.Available != nil {
@@ -223,10 +266,12 @@ func (s *Server) available() uint64 {
 	return vm.Available
 }
 
-// memoryNeed estimates what loading the model at path takes: its weights
-// and its KV cache budget (a quarter of the weights when the budget is
-// left to the scheduler's default).
-func (s *Server) memoryNeed(path string) int64 {
+// memoryNeed estimates the RAM that loading the model at path takes: its
+// weights and its KV cache budget (a quarter of the weights when the
+// budget is left to the scheduler's default), less the share of the
+// layers split puts on a GPU of its own (onGPU), whose weights and cache
+// are copied to the device.
+func (s *Server) memoryNeed(path string, split offload.Split, onGPU bool) int64 {
 	st, err := os.Stat(path)
 	if err != nil {
 		return 0
@@ -235,7 +280,15 @@ func (s *Server) memoryNeed(path string) int64 {
 	if kv <= 0 {
 		kv = st.Size() / 4
 	}
-	return st.Size() + kv
+	need := st.Size() + kv
+	reg := s.cfg.Load.GPU
+	if reg == nil {
+		reg = offload.System()
+	}
+	if onGPU && split.Layers > 0 && split.Of > 0 && !reg.Platform().Unified {
+		need = need * int64(split.Of-split.Layers) / int64(split.Of)
+	}
+	return need
 }
 
 // unload removes m from the server and closes it.

@@ -13,11 +13,12 @@ import (
 	"time"
 
 	"saji/engine/library"
+	"saji/engine/offload"
 	"saji/engine/scheduler"
 )
 
 // newDirServer serves a models folder holding the tiny model as a.gguf and
-// b.gguf.
+// b.gguf, with cfg.Load's GPU and GPU layers (none by default).
 func newDirServer(t *testing.T, cfg Config) (*Server, *httptest.Server) {
 	t.Helper()
 	path, err := tinyPath()
@@ -31,7 +32,8 @@ func newDirServer(t *testing.T, cfg Config) (*Server, *httptest.Server) {
 		}
 	}
 	cfg.ModelsDir = dir
-	cfg.Load = LoadOptions{Threads: 2, Scheduler: scheduler.Config{Context: 128, MaxSeqs: 2}}
+	cfg.Load = LoadOptions{Threads: 2, Scheduler: scheduler.Config{Context: 128, MaxSeqs: 2},
+		GPU: cfg.Load.GPU, GPULayers: cfg.Load.GPULayers}
 	s := New(cfg)
 	hs := httptest.NewServer(s.Handler())
 	t.Cleanup(func() {
@@ -228,5 +230,40 @@ func TestLibrary(t *testing.T) {
 	}
 	if !s.Unload(e.Name) || loadedNames(s) != "" || s.Unload(e.Name) {
 		t.Errorf("Unload left %q loaded", loadedNames(s))
+	}
+}
+
+// TestMemoryNeed checks the RAM a load is counted for: the file and a
+// quarter of it for the KV cache, less the share of the layers a GPU of
+// its own holds.
+func TestMemoryNeed(t *testing.T) {
+	path, err := tinyPath()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := st.Size() + st.Size()/4
+	discrete := offload.NewRegistry(offload.Platform{Name: "Fake"})
+	unified := offload.NewRegistry(offload.Platform{Name: "Fake", Unified: true})
+	for _, tc := range []struct {
+		name  string
+		reg   *offload.Registry
+		split offload.Split
+		onGPU bool
+		want  int64
+	}{
+		{"CPU", discrete, offload.Split{Of: 4}, false, all},
+		{"all on the GPU", discrete, offload.Split{Layers: 4, Of: 4, Output: true}, true, 0},
+		{"half on the GPU", discrete, offload.Split{Layers: 2, Of: 4}, true, all / 2},
+		{"unified memory", unified, offload.Split{Layers: 4, Of: 4, Output: true}, true, all},
+	} {
+		s := New(Config{Load: LoadOptions{GPU: tc.reg}})
+		if got := s.memoryNeed(path, tc.split, tc.onGPU); got != tc.want {
+			t.Errorf("%s: %d bytes, want %d", tc.name, got, tc.want)
+		}
+		s.Close()
 	}
 }
