@@ -35,7 +35,7 @@ const benchBatch = 2048
 type benchFlags struct {
 	modelPath              string
 	threads, prompts, gens string
-	gpuLayers              string
+	depths, gpuLayers      string
 	reps                   int
 	jsonOut, noMmap, mlock bool
 	noWarmup, progress     bool
@@ -46,7 +46,7 @@ type benchFlags struct {
 // generation speed tests, and 'saji bench synth', which writes the
 // synthetic models to run them on.
 func newBenchCmd() *cobra.Command {
-	bf := benchFlags{threads: strconv.Itoa(runtime.NumCPU()), prompts: "512", gens: "128", gpuLayers: "-1", reps: 5, kvType: "f16"}
+	bf := benchFlags{threads: strconv.Itoa(runtime.NumCPU()), prompts: "512", gens: "128", depths: "0", gpuLayers: "-1", reps: 5, kvType: "f16"}
 	cmd := &cobra.Command{
 		Use:   "bench -m FILE",
 		Short: "Measure a model's prompt-processing and generation speed, as llama-bench does",
@@ -54,9 +54,12 @@ func newBenchCmd() *cobra.Command {
 			"  ppN  processes N random tokens (the first is BOS when the vocabulary adds one)\n" +
 			"       in one batch from an empty cache;\n" +
 			"  tgN  generates N tokens one at a time from an empty cache, starting from BOS.\n\n" +
+			"-d D runs them after D tokens already in the cache (llama-bench's \"pp512 @ d4096\"):\n" +
+			"the speed at that depth of a conversation. The D tokens are processed once per\n" +
+			"test, untimed, and the cache goes back to them before each repetition.\n\n" +
 			"Each test runs once untimed as a warm-up, then --repetitions times; t/s is the\n" +
 			"number of tokens over the time of a repetition, shown as mean ± standard\n" +
-			"deviation. -p, -n, -t and -ngl take comma-separated lists; -p 0 or -n 0 skips\n" +
+			"deviation. -p, -n, -d, -t and -ngl take comma-separated lists; -p 0 or -n 0 skips\n" +
 			"those tests. The key/value cache is F16 unless --ctk says f32.\n\n" +
 			"-ngl puts the last N layers on the GPU (CUDA, Metal): -1 (the default) as many as\n" +
 			"fit, 0 none. The backend column says where a test ran, and the ngl column (the\n" +
@@ -65,6 +68,7 @@ func newBenchCmd() *cobra.Command {
 		Example: "  saji bench -m model.gguf\n" +
 			"  saji bench -m model.gguf -t 1,2,4 -p 128 -n 32 -r 3 --json\n" +
 			"  saji bench -m model.gguf -ngl 0,16,99\n" +
+			"  saji bench -m model.gguf -p 0 -n 64 -d 0,4096,16384\n" +
 			"  saji bench synth --shape llama-1b --type q4_k_m --vocab llama3.gguf -o /tmp/llama-1b-q4_k_m.gguf",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -80,6 +84,7 @@ func newBenchCmd() *cobra.Command {
 	f.StringVarP(&bf.threads, "threads", "t", bf.threads, "thread counts to test, comma-separated")
 	f.StringVarP(&bf.prompts, "n-prompt", "p", bf.prompts, "prompt lengths to test, comma-separated (0: none)")
 	f.StringVarP(&bf.gens, "n-gen", "n", bf.gens, "generation lengths to test, comma-separated (0: none)")
+	f.StringVarP(&bf.depths, "n-depth", "d", bf.depths, "tokens already in the cache when each test starts, comma-separated")
 	f.IntVarP(&bf.reps, "repetitions", "r", bf.reps, "timed repetitions of each test")
 	f.BoolVar(&bf.jsonOut, "json", false, "print JSON records instead of the table")
 	f.BoolVar(&bf.noMmap, "no-mmap", false, "read the model into memory instead of mapping the file")
@@ -98,18 +103,25 @@ func newBenchCmd() *cobra.Command {
 // timings.
 type benchTest struct {
 	threads, nPrompt, nGen int
+	nDepth                 int // tokens in the cache before the test
 	samples                []time.Duration
 }
 
-// name is llama-bench's test name: pp512, tg128.
+// name is llama-bench's test name: pp512, tg128, tg128 @ d4096.
 func (t *benchTest) name() string {
+	var s string
 	switch {
 	case t.nGen == 0:
-		return fmt.Sprintf("pp%d", t.nPrompt)
+		s = fmt.Sprintf("pp%d", t.nPrompt)
 	case t.nPrompt == 0:
-		return fmt.Sprintf("tg%d", t.nGen)
+		s = fmt.Sprintf("tg%d", t.nGen)
+	default:
+		s = fmt.Sprintf("pp%d+tg%d", t.nPrompt, t.nGen)
 	}
-	return fmt.Sprintf("pp%d+tg%d", t.nPrompt, t.nGen)
+	if t.nDepth > 0 {
+		s += fmt.Sprintf(" @ d%d", t.nDepth)
+	}
+	return s
 }
 
 // rates returns the tokens per second of each repetition.
@@ -171,6 +183,10 @@ func runBench(ctx context.Context, bf *benchFlags, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
+	depths, err := intList("n-depth", bf.depths, 0)
+	if err != nil {
+		return err
+	}
 	ngls, err := intList("n-gpu-layers", bf.gpuLayers, -1)
 	if err != nil {
 		return err
@@ -206,6 +222,7 @@ func runBench(ctx context.Context, bf *benchFlags, stdout, stderr io.Writer) err
 			maxCtx = max(maxCtx, p+n)
 		}
 	}
+	maxCtx += slices.Max(depths)
 
 	var rep benchReporter = &markdownReporter{w: stdout, showKV: kv != quant.TypeF16, showNGL: showNGL}
 	if bf.jsonOut {
@@ -229,7 +246,7 @@ func runBench(ctx context.Context, bf *benchFlags, stdout, stderr io.Writer) err
 		if i%len(threads) == 0 && (p.Device != "" || run.ngl > 0) {
 			fmt.Fprintf(stderr, "saji bench: -ngl %d: %s\n", run.ngl, p)
 		}
-		err = bm.runTests(ctx, placed.Model, run.threads, prompts, gens, bf, rep, rng, stderr)
+		err = bm.runTests(ctx, placed.Model, run.threads, prompts, gens, depths, bf, rep, rng, stderr)
 		if cerr := placed.Close(); err == nil && cerr != nil {
 			err = fmt.Errorf("bench: %w", cerr)
 		}
@@ -255,23 +272,25 @@ func benchRuns(threads, ngls []int) []benchRun {
 	return out
 }
 
-// runTests runs the prompt and generation tests on m with th threads,
-// reporting each.
-func (bm *benchModel) runTests(ctx context.Context, m model.Model, th int, prompts, gens []int,
+// runTests runs the prompt and generation tests on m with th threads at
+// each depth, reporting each.
+func (bm *benchModel) runTests(ctx context.Context, m model.Model, th int, prompts, gens, depths []int,
 	bf *benchFlags, rep benchReporter, rng *rand.Rand, stderr io.Writer) error {
 	bm.vocab = m.Config().Vocab
 	if int(bm.bos) >= bm.vocab {
 		bm.bos = -1
 	}
 	var tests []*benchTest
-	for _, p := range prompts {
-		if p > 0 {
-			tests = append(tests, &benchTest{threads: th, nPrompt: p})
+	for _, d := range depths {
+		for _, p := range prompts {
+			if p > 0 {
+				tests = append(tests, &benchTest{threads: th, nPrompt: p, nDepth: d})
+			}
 		}
-	}
-	for _, n := range gens {
-		if n > 0 {
-			tests = append(tests, &benchTest{threads: th, nGen: n})
+		for _, n := range gens {
+			if n > 0 {
+				tests = append(tests, &benchTest{threads: th, nGen: n, nDepth: d})
+			}
 		}
 	}
 	for _, t := range tests {
@@ -283,10 +302,10 @@ func (bm *benchModel) runTests(ctx context.Context, m model.Model, th int, promp
 	return nil
 }
 
-// runBenchTest runs one test: a warm-up, then the timed repetitions, each
-// from an empty cache sized for the test.
+// runBenchTest runs one test: its depth, untimed, then a warm-up and the
+// timed repetitions, each from the cache holding the depth's tokens.
 func runBenchTest(ctx context.Context, m model.Model, bm *benchModel, t *benchTest, bf *benchFlags, rng *rand.Rand, stderr io.Writer) error {
-	cache, err := m.NewCache(t.nPrompt+t.nGen, bm.kv)
+	cache, err := m.NewCache(t.nDepth+t.nPrompt+t.nGen, bm.kv)
 	if err != nil {
 		return err
 	}
@@ -328,6 +347,12 @@ func runBenchTest(ctx context.Context, m model.Model, bm *benchModel, t *benchTe
 			fmt.Fprintf(stderr, "saji bench: %s, %d threads: "+format+"\n", append([]any{t.name(), t.threads}, args...)...)
 		}
 	}
+	if t.nDepth > 0 {
+		note("depth")
+		if err := prompt(t.nDepth); err != nil {
+			return err
+		}
+	}
 	if !bf.noWarmup {
 		note("warm-up")
 		if t.nPrompt > 0 {
@@ -336,14 +361,14 @@ func runBenchTest(ctx context.Context, m model.Model, bm *benchModel, t *benchTe
 			}
 		}
 		if t.nGen > 0 {
-			cache.Reset()
+			cache.Truncate(t.nDepth)
 			if err := gen(1); err != nil {
 				return err
 			}
 		}
 	}
 	for i := range bf.reps {
-		cache.Reset()
+		cache.Truncate(t.nDepth)
 		note("run %d/%d", i+1, bf.reps)
 		start := time.Now()
 		if t.nPrompt > 0 {
@@ -588,7 +613,7 @@ func (r *jsonReporter) test(bm *benchModel, t *benchTest) {
 		ModelFile: bm.path, ModelType: bm.desc, ModelSize: bm.size, ModelParams: bm.params,
 		NBatch: benchBatch, NUBatch: benchBatch, NThreads: t.threads,
 		TypeK: strings.ToLower(bm.kv.String()), TypeV: strings.ToLower(bm.kv.String()),
-		UseMmap: bm.mmap, UseMlock: bm.mlock, NPrompt: t.nPrompt, NGen: t.nGen,
+		UseMmap: bm.mmap, UseMlock: bm.mlock, NPrompt: t.nPrompt, NGen: t.nGen, NDepth: t.nDepth,
 		TestTime: time.Now().UTC().Format(time.RFC3339), SamplesTs: t.rates(),
 	}
 	for i, d := range t.samples {

@@ -294,3 +294,39 @@ func TestBenchHelpers(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchDepth runs the tests at depths 0 and 20: the table names them
+// as llama-bench does ("pp4 @ d20"), and the records carry n_depth.
+func TestBenchDepth(t *testing.T) {
+	path := tinyModel(t)
+	out, errs, status := run(t, Options{}, "bench", "-m", path, "-p", "4", "-n", "3", "-d", "0,20", "-r", "2", "-t", "1", "--progress")
+	if status != 0 {
+		t.Fatalf("status %d: %s", status, errs)
+	}
+	var tests []string
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n")[2:] {
+		if cells := strings.Split(strings.Trim(line, "|"), "|"); len(cells) == 7 {
+			tests = append(tests, strings.TrimSpace(cells[5]))
+		}
+	}
+	if want := []string{"pp4", "tg3", "pp4 @ d20", "tg3 @ d20"}; !slices.Equal(tests, want) {
+		t.Errorf("tests %q, want %q", tests, want)
+	}
+	if strings.Count(errs, ": depth") != 2 {
+		t.Errorf("--progress said %q", errs)
+	}
+	out, errs, status = run(t, Options{}, "bench", "-m", path, "-p", "0", "-n", "2", "-d", "30", "-r", "1", "-t", "1", "--json")
+	if status != 0 {
+		t.Fatalf("status %d: %s", status, errs)
+	}
+	var recs []benchRecord
+	if err := json.Unmarshal([]byte(out), &recs); err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 1 || recs[0].NDepth != 30 || recs[0].NGen != 2 || recs[0].AvgTs <= 0 {
+		t.Errorf("records %+v", recs)
+	}
+	if _, errs, status := run(t, Options{}, "bench", "-m", path, "-d", "-5"); status == 0 || !strings.Contains(errs, "n-depth") {
+		t.Errorf("-d -5: status %d, stderr %q", status, errs)
+	}
+}
