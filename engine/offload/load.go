@@ -25,8 +25,9 @@ type Placement struct {
 	Layers int `json:"layers"`
 	Of     int `json:"of"`
 	// Bytes is the device memory the model holds once loaded: its
-	// backend's allocations, or else how far the device's free memory
-	// fell while it loaded (0: unknown or on the CPU).
+	// backend's allocations and the weights a unified-memory GPU reads in
+	// place, or else how far the device's free memory fell while it
+	// loaded (0: unknown or on the CPU).
 	Bytes int64 `json:"bytes,omitempty"`
 	// Note says, in plain words, why the model is not all on the GPU
 	// ("" when it is, or when it was to run on the CPU).
@@ -213,6 +214,9 @@ func loadOnGPU(ctx context.Context, f *gguf.File, opts Options, reg *Registry, d
 	pl := Placement{Device: name, Layers: split.Layers, Of: split.Of, Note: split.Note}
 	if a, ok := gb.(interface{ Allocated() int64 }); ok {
 		pl.Bytes = a.Allocated()
+		if m, ok := gb.(interface{ Mapped() int64 }); ok {
+			pl.Bytes += m.Mapped() // the weights a unified-memory GPU reads in place
+		}
 	} else if after, _, err := dev.Memory(); err == nil && memErr == nil && after < free {
 		pl.Bytes = int64(free - after)
 	}

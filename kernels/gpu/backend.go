@@ -27,9 +27,10 @@ type Backend struct {
 	dev    Device
 	closed bool
 
-	bufs  map[uintptr]Buf // every buffer allocated (or mapped) and not freed, by handle
-	pool  []Buf           // recycled activation buffers
-	bytes int64           // bytes of device memory in bufs (mapped ones excluded)
+	bufs   map[uintptr]Buf // every buffer allocated (or mapped) and not freed, by handle
+	pool   []Buf           // recycled activation buffers
+	bytes  int64           // bytes of device memory in bufs (mapped ones excluded)
+	mapped int64           // bytes of the weights the device reads in place
 
 	arena arena // host arrays (ids, positions, cells) copied for launches
 }
@@ -83,6 +84,15 @@ func (b *Backend) Allocated() int64 {
 	return b.bytes
 }
 
+// Mapped returns the bytes of the weights the device reads in place from
+// host memory (a GPU that shares the machine's RAM), which Allocated does
+// not count: they are the GPU's to read, in the mapped file's pages.
+func (b *Backend) Mapped() int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.mapped
+}
+
 // Close frees every buffer of the backend. Its tensors must not be used
 // afterwards.
 func (b *Backend) Close() error {
@@ -96,7 +106,7 @@ func (b *Backend) Close() error {
 	for _, buf := range b.bufs {
 		b.dev.Free(buf)
 	}
-	b.bufs, b.pool, b.bytes = nil, nil, 0
+	b.bufs, b.pool, b.bytes, b.mapped = nil, nil, 0, 0
 	b.arena = arena{}
 	return err
 }
@@ -272,6 +282,7 @@ func (b *Backend) Weight(typ quant.Type, shape []int, data []byte) (kernels.Tens
 		return nil, fmt.Errorf("gpu: mapping a weight: %w", err)
 	} else if ok {
 		b.bufs[buf.Handle] = buf // freed with the backend, not counted as device memory
+		b.mapped += int64(len(data))
 		t.buf, t.off = buf, off
 		return t, nil
 	}

@@ -171,6 +171,12 @@ func TestWeight(t *testing.T) {
 		if f.uploads != 0 || b.Allocated() != 0 {
 			t.Errorf("a mapped weight was copied (%d uploads, %d bytes)", f.uploads, b.Allocated())
 		}
+		if want := int64(2 * 256 / 32 * 34); b.Mapped() != want {
+			t.Errorf("%d bytes mapped, want %d", b.Mapped(), want)
+		}
+		if err := b.Close(); err != nil || b.Mapped() != 0 {
+			t.Errorf("closed: %v, %d bytes mapped", err, b.Mapped())
+		}
 	})
 	t.Run("errors", func(t *testing.T) {
 		b, _ := newTestBackend(t)
