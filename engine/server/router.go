@@ -231,8 +231,15 @@ func (s *Server) idlest(ok func(*Model) bool) *Model {
 // split the model will get, and false when it will not use the GPU.
 func (s *Server) makeGPURoom(path string) (offload.Split, bool) {
 	opts := s.cfg.Load
+	reg := opts.GPU
+	if reg == nil {
+		reg = offload.System()
+	}
 	if opts.GPULayers == 0 {
 		return offload.Split{}, false
+	}
+	if _, err := reg.Open(); err != nil {
+		return offload.Split{}, false // no GPU: nothing to read the file for
 	}
 	f, err := gguf.Open(path)
 	if err != nil {
@@ -241,7 +248,7 @@ func (s *Server) makeGPURoom(path string) (offload.Split, bool) {
 	defer f.Close()
 	req := offload.ServeRequest(opts.GPULayers, opts.Scheduler)
 	for {
-		split, ok := offload.Preview(f, opts.GPU, req)
+		split, ok := offload.Preview(f, reg, req)
 		if !ok || opts.GPULayers > 0 || split.Layers >= split.Of && split.Output {
 			return split, ok
 		}
