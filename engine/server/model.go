@@ -48,12 +48,12 @@ type Model struct {
 	recovering atomic.Bool
 
 	// Runs outside the scheduler (embeddings) hold use for reading while
-	// they read the weights; Close cancels them through quit and takes it
+	// they read the weights; Close cancels them through life and takes it
 	// for writing before it frees anything.
 	use     sync.RWMutex
 	closed  bool // under use
-	quit    chan struct{}
-	quitter sync.Once
+	life    context.Context
+	end     context.CancelFunc
 	outside atomic.Int32 // runs outside the scheduler in flight
 
 	pieces    piecesOnce   // token texts for structured output
@@ -163,8 +163,9 @@ func LoadModel(ctx context.Context, path string, opts LoadOptions) (*Model, erro
 	} else {
 		info.Parameters = s.Parameters
 	}
+	life, end := context.WithCancel(context.Background())
 	return &Model{Name: name, Path: path, Info: info, file: f, lm: lm.Model, gpu: lm, tok: tk, tmpl: tmpl, sched: sched, caps: caps,
-		quit: make(chan struct{}), opts: opts}, nil
+		life: life, end: end, opts: opts}, nil
 }
 
 // checkGPU tells the server, after a run on m failed, when the failure
@@ -196,16 +197,9 @@ func (m *Model) hold(ctx context.Context) (_ context.Context, release func(), er
 	}
 	m.outside.Add(1)
 	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		select {
-		case <-m.quit:
-			cancel()
-		case <-done:
-		}
-	}()
+	stop := context.AfterFunc(m.life, cancel)
 	return ctx, func() {
-		close(done)
+		stop()
 		cancel()
 		m.outside.Add(-1)
 		m.use.RUnlock()
@@ -213,20 +207,13 @@ func (m *Model) hold(ctx context.Context) (_ context.Context, release func(), er
 }
 
 // closing reports whether Close has been called.
-func (m *Model) closing() bool {
-	select {
-	case <-m.quit:
-		return true
-	default:
-		return false
-	}
-}
+func (m *Model) closing() bool { return m.life.Err() != nil }
 
 // Close stops the scheduler (ending what still runs), cancels and waits
 // for the runs outside it, frees the model's GPU memory and closes the
 // file. Closing a closed model does nothing.
 func (m *Model) Close() error {
-	m.quitter.Do(func() { close(m.quit) })
+	m.end()
 	m.use.Lock()
 	closed := m.closed
 	m.closed = true
