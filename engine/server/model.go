@@ -100,6 +100,14 @@ type LoadOptions struct {
 	Logger *slog.Logger
 }
 
+// registry is the GPU registry of o's loads.
+func (o LoadOptions) registry() *offload.Registry {
+	if o.GPU == nil {
+		return offload.System()
+	}
+	return o.GPU
+}
+
 // LoadModel opens the GGUF file at path, loads its weights, tokenizer and
 // chat template, and starts its scheduler. Close releases it.
 func LoadModel(ctx context.Context, path string, opts LoadOptions) (*Model, error) {

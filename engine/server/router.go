@@ -231,10 +231,7 @@ func (s *Server) idlest(ok func(*Model) bool) *Model {
 // split the model will get, and false when it will not use the GPU.
 func (s *Server) makeGPURoom(path string) (offload.Split, bool) {
 	opts := s.cfg.Load
-	reg := opts.GPU
-	if reg == nil {
-		reg = offload.System()
-	}
+	reg := opts.registry()
 	if opts.GPULayers == 0 {
 		return offload.Split{}, false
 	}
@@ -288,11 +285,7 @@ func (s *Server) memoryNeed(path string, split offload.Split, onGPU bool) int64 
 		kv = st.Size() / 4
 	}
 	need := st.Size() + kv
-	reg := s.cfg.Load.GPU
-	if reg == nil {
-		reg = offload.System()
-	}
-	if onGPU && split.Layers > 0 && split.Of > 0 && !reg.Platform().Unified {
+	if onGPU && split.Layers > 0 && split.Of > 0 && !s.cfg.Load.registry().Platform().Unified {
 		need = need * int64(split.Of-split.Layers) / int64(split.Of)
 	}
 	return need
