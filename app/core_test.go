@@ -16,6 +16,7 @@ import (
 	"saji/engine/server"
 	"saji/kernels/cpu"
 	"saji/kernels/gpu"
+	"saji/kernels/gpu/gputest"
 )
 
 // TestCoreGenerate writes a reply with the real engine over the tiny model:
@@ -141,22 +142,6 @@ func TestCoreAPI(t *testing.T) {
 	}
 }
 
-// fakeDevice is a GPU with 64 GB free whose fake backends compute on the
-// CPU.
-type fakeDevice struct{}
-
-func (fakeDevice) Name() string                                        { return "fake:0" }
-func (fakeDevice) Alloc(int) (gpu.Buf, error)                          { return gpu.Buf{}, errors.New("fake: no memory") }
-func (fakeDevice) Free(gpu.Buf)                                        {}
-func (fakeDevice) Map([]byte) (gpu.Buf, int, bool, error)              { return gpu.Buf{}, 0, false, nil }
-func (fakeDevice) Upload(gpu.Buf, int, []byte) error                   { return nil }
-func (fakeDevice) Download(gpu.Buf, int, []byte) error                 { return nil }
-func (fakeDevice) Zero(gpu.Buf, int, int) error                        { return nil }
-func (fakeDevice) Launch(string, gpu.Dim3, gpu.Dim3, ...gpu.Arg) error { return nil }
-func (fakeDevice) Sync() error                                         { return nil }
-func (fakeDevice) Memory() (uint64, uint64, error)                     { return 64e9, 80e9, nil }
-func (fakeDevice) Close() error                                        { return nil }
-
 // fakeBackend is a GPU backend that runs on the CPU.
 type fakeBackend struct{ *cpu.Backend }
 
@@ -172,7 +157,7 @@ func TestCoreGPULayers(t *testing.T) {
 	a.Preferences().SetInt(prefThreads, 2)
 	a.Preferences().SetInt(prefContext, 256)
 	reg := offload.NewRegistry(offload.Platform{Name: "Fake",
-		Open:       func() (gpu.Device, error) { return fakeDevice{}, nil },
+		Open:       func() (gpu.Device, error) { return gputest.NullDevice{}, nil },
 		NewBackend: func(gpu.Device) (offload.Backend, error) { return fakeBackend{cpu.New(1)}, nil }})
 	c, err := newCore(coreOptions{Prefs: a.Preferences(), DBPath: filepath.Join(t.TempDir(), "chats.db"), GPU: reg})
 	if err != nil {

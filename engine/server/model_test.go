@@ -17,24 +17,9 @@ import (
 	"saji/kernels"
 	"saji/kernels/cpu"
 	"saji/kernels/gpu"
+	"saji/kernels/gpu/gputest"
 	"saji/kernels/quant"
 )
-
-// fakeDevice is a GPU with 64 GB free that allocates nothing itself: the
-// fake backends over it compute on the CPU.
-type fakeDevice struct{}
-
-func (fakeDevice) Name() string                                        { return "fake:0" }
-func (fakeDevice) Alloc(int) (gpu.Buf, error)                          { return gpu.Buf{}, errors.New("fake: no memory") }
-func (fakeDevice) Free(gpu.Buf)                                        {}
-func (fakeDevice) Map([]byte) (gpu.Buf, int, bool, error)              { return gpu.Buf{}, 0, false, nil }
-func (fakeDevice) Upload(gpu.Buf, int, []byte) error                   { return nil }
-func (fakeDevice) Download(gpu.Buf, int, []byte) error                 { return nil }
-func (fakeDevice) Zero(gpu.Buf, int, int) error                        { return nil }
-func (fakeDevice) Launch(string, gpu.Dim3, gpu.Dim3, ...gpu.Arg) error { return nil }
-func (fakeDevice) Sync() error                                         { return nil }
-func (fakeDevice) Memory() (uint64, uint64, error)                     { return 64e9, 80e9, nil }
-func (fakeDevice) Close() error                                        { return nil }
 
 // fakeBackend runs on the CPU as a GPU backend would, failing to
 // allocate tensors of type failNew (the KV cache) when it is set.
@@ -62,7 +47,7 @@ func (b fakeBackend) Close() error { b.closed.Add(1); return nil }
 func fakeGPU(failNew quant.Type) (reg *offload.Registry, opens, closed *atomic.Int32) {
 	opens, closed = new(atomic.Int32), new(atomic.Int32)
 	reg = offload.NewRegistry(offload.Platform{Name: "Fake",
-		Open: func() (gpu.Device, error) { opens.Add(1); return fakeDevice{}, nil },
+		Open: func() (gpu.Device, error) { opens.Add(1); return gputest.NullDevice{}, nil },
 		NewBackend: func(gpu.Device) (offload.Backend, error) {
 			return fakeBackend{Backend: cpu.New(1), failNew: failNew, closed: closed}, nil
 		}})
@@ -142,9 +127,9 @@ func TestLoadModelOffload(t *testing.T) {
 
 var errFakeFault = errors.New("fake: CUDA_ERROR_ILLEGAL_ADDRESS (an illegal memory access was encountered)")
 
-// faultDevice is fakeDevice whose kernel launches fail once on is set.
+// faultDevice is gputest.NullDevice whose kernel launches fail once on is set.
 type faultDevice struct {
-	fakeDevice
+	gputest.NullDevice
 	on *atomic.Bool
 }
 
@@ -239,10 +224,10 @@ func TestGPUFault(t *testing.T) {
 	}
 }
 
-// vramDevice is fakeDevice with total bytes of memory, of which each
+// vramDevice is gputest.NullDevice with total bytes of memory, of which each
 // backend not yet closed holds per.
 type vramDevice struct {
-	fakeDevice
+	gputest.NullDevice
 	total, per     uint64
 	opened, closed *atomic.Int32
 }
