@@ -8,6 +8,7 @@ import (
 	"io"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -53,6 +54,21 @@ func (lm *loadedModel) load(ctx context.Context, opts offload.Options, setup fun
 	}
 	lm.placed, lm.model = placed, placed.Model
 	return nil
+}
+
+// loadWithCache loads lm's model with gpuLayers of its layers on the GPU
+// and a KV cache of type kv for one sequence of n positions, in the same
+// attempt, so that a cache the GPU cannot hold sends the model to the CPU
+// with it.
+func (lm *loadedModel) loadWithCache(ctx context.Context, gpuLayers, threads, n int, kv quant.Type) (*model.Cache, error) {
+	var cache *model.Cache
+	req := offload.Request{GPULayers: gpuLayers, Context: n, KVType: strings.ToLower(kv.String()), Parallel: 1}
+	err := lm.load(ctx, offload.Options{Request: req, Threads: threads}, func(m model.Model) error {
+		c, err := m.NewCache(n, kv)
+		cache = c
+		return err
+	})
+	return cache, err
 }
 
 // openModel opens path and loads its tokenizer and model on the CPU.
@@ -137,13 +153,8 @@ func newEvalCmd() *cobra.Command {
 			if len(tokens) == 0 {
 				return errors.New("eval: the prompt has no tokens")
 			}
-			n := len(tokens) + greedy
-			var cache *model.Cache
-			req := offload.Request{GPULayers: gpuLayers, Context: n, KVType: "f32", Parallel: 1}
-			if err := lm.load(ctx, offload.Options{Request: req, Threads: threads}, func(m model.Model) error {
-				cache, err = m.NewCache(n, quant.TypeF32)
-				return err
-			}); err != nil {
+			cache, err := lm.loadWithCache(ctx, gpuLayers, threads, len(tokens)+greedy, quant.TypeF32)
+			if err != nil {
 				return fmt.Errorf("eval: %w", err)
 			}
 			notePlacement(lm.placed.Placement, gpuLayers, cmd.ErrOrStderr())

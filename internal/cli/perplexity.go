@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"saji/engine/model"
-	"saji/engine/offload"
 	"saji/kernels/quant"
 )
 
@@ -68,12 +67,8 @@ func newPerplexityCmd() *cobra.Command {
 			if lm.tok.AddBOS() {
 				bos = lm.tok.BOS()
 			}
-			var cache *model.Cache
-			req := offload.Request{GPULayers: gpuLayers, Context: nCtx, KVType: strings.ToLower(kv.String()), Parallel: 1}
-			if err := lm.load(ctx, offload.Options{Request: req, Threads: threads}, func(m model.Model) error {
-				cache, err = m.NewCache(nCtx, kv)
-				return err
-			}); err != nil {
+			cache, err := lm.loadWithCache(ctx, gpuLayers, threads, nCtx, kv)
+			if err != nil {
 				return fmt.Errorf("perplexity: %w", err)
 			}
 			notePlacement(lm.placed.Placement, gpuLayers, cmd.ErrOrStderr())
@@ -100,13 +95,11 @@ type pplResult struct {
 	Running     []float64 // after each chunk
 }
 
-// perplexity scores tokens in chunks of nCtx as llama-perplexity does,
+// perplexity scores tokens, at least 2·nCtx of them (the command checks
+// before it loads the model), in chunks of nCtx as llama-perplexity does,
 // writing its progress line to w. cache holds nCtx positions; bos, when
 // not negative, replaces the first token of each chunk.
 func perplexity(ctx context.Context, m model.Model, cache *model.Cache, tokens []int32, nCtx int, bos int32, w io.Writer) (*pplResult, error) {
-	if len(tokens) < 2*nCtx {
-		return nil, fmt.Errorf("the text has %d tokens; a context of %d needs at least %d", len(tokens), nCtx, 2*nCtx)
-	}
 	nChunk := len(tokens) / nCtx
 	vocab := m.Config().Vocab
 	first := nCtx / 2

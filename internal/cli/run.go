@@ -169,12 +169,8 @@ func openRunModel(ctx context.Context, rf *runFlags, kv quant.Type) (*loadedMode
 	if v, err := lm.file.ContextLength(); err == nil {
 		train = int(v)
 	}
-	var cache *model.Cache
-	req := offload.Request{GPULayers: rf.gpuLayers, Context: runContext(train, rf.nCtx), KVType: strings.ToLower(kv.String()), Parallel: 1}
-	if err := lm.load(ctx, offload.Options{Request: req, Threads: rf.threads}, func(m model.Model) error {
-		cache, err = m.NewCache(runContext(m.Config().ContextTrain, rf.nCtx), kv)
-		return err
-	}); err != nil {
+	cache, err := lm.loadWithCache(ctx, rf.gpuLayers, rf.threads, runContext(train, rf.nCtx), kv)
+	if err != nil {
 		lm.Close()
 		return nil, nil, err
 	}
