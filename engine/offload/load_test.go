@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -15,32 +13,16 @@ import (
 
 	"saji/engine/gguf"
 	"saji/engine/model"
-	"saji/engine/synth"
+	"saji/engine/synth/synthtest"
 	"saji/kernels/cpu"
 	"saji/kernels/quant"
 )
 
-// tinyPath writes the synthetic tiny llama (4 layers) once for the test
-// binary.
-var tinyPath = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "saji-offload-test")
-	if err != nil {
-		return "", err
-	}
-	tempDirs = append(tempDirs, dir)
-	p := filepath.Join(dir, "tiny.gguf")
-	return p, synth.WriteTiny(context.Background(), p, "q8_0", 5)
-})
+func TestMain(m *testing.M) { synthtest.Main(m) }
 
-var tempDirs []string
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	for _, d := range tempDirs {
-		os.RemoveAll(d)
-	}
-	os.Exit(code)
-}
+// tinyPath is the tiny llama (mini vocabulary, no chat template: ChatML)
+// the tests share.
+func tinyPath() (string, error) { return synthtest.Tiny("q8_0", 5) }
 
 // openTiny opens the tiny model for the test.
 func openTiny(t *testing.T) *gguf.File {

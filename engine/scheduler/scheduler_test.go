@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -15,7 +14,7 @@ import (
 	"saji/engine/gguf"
 	"saji/engine/model"
 	"saji/engine/sample"
-	"saji/engine/synth"
+	"saji/engine/synth/synthtest"
 	"saji/internal/refdata"
 	"saji/kernels/cpu"
 	"saji/kernels/quant"
@@ -24,14 +23,9 @@ import (
 // tinyModel writes the synthetic "tiny" llama (4 layers, 256 wide, 269
 // tokens) in Q4_K_M, whose products compute every row alone, and loads it.
 var tinyModel = sync.OnceValues(func() (model.Model, error) {
-	dir, err := os.MkdirTemp("", "saji-scheduler-test")
-	if err != nil {
-		return nil, err
-	}
-	tempDirs = append(tempDirs, dir)
 	ctx := context.Background()
-	mp := filepath.Join(dir, "tiny.gguf")
-	if err := synth.WriteTiny(ctx, mp, "q4_k_m", 3); err != nil {
+	mp, err := synthtest.Tiny("q4_k_m", 3)
+	if err != nil {
 		return nil, err
 	}
 	f, err := gguf.Open(mp) // stays open for the test binary's life
@@ -41,16 +35,7 @@ var tinyModel = sync.OnceValues(func() (model.Model, error) {
 	return model.Load(ctx, f, model.Options{Backend: cpu.New(2)})
 })
 
-// tempDirs are removed when the tests end.
-var tempDirs []string
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	for _, d := range tempDirs {
-		os.RemoveAll(d)
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { synthtest.Main(m) }
 
 func loadTiny(t *testing.T) model.Model {
 	t.Helper()

@@ -1,0 +1,69 @@
+// Package synthtest shares synthetic models among the tests of a test
+// binary: each is written once, on first use, into a temporary folder
+// that Main removes when the tests end.
+package synthtest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"saji/engine/synth"
+)
+
+// tinyKey names one tiny model: its weight type and seed.
+type tinyKey struct {
+	typ  string
+	seed uint64
+}
+
+// written is a tiny model's path, or why it could not be written.
+type written struct {
+	path string
+	err  error
+}
+
+var (
+	mu   sync.Mutex
+	dir  string // "" until the first model is written
+	tiny = map[tinyKey]written{}
+)
+
+// Tiny returns the path of synth.WriteTiny's tiny llama (mini vocabulary,
+// no chat template) with weights of type typ drawn from seed, written
+// once per test binary. A package whose tests call it runs them through
+// Main.
+func Tiny(typ string, seed uint64) (string, error) {
+	mu.Lock()
+	defer mu.Unlock()
+	k := tinyKey{typ, seed}
+	if w, ok := tiny[k]; ok {
+		return w.path, w.err
+	}
+	if dir == "" {
+		d, err := os.MkdirTemp("", "saji-synthtest")
+		if err != nil {
+			return "", fmt.Errorf("synthtest: %w", err)
+		}
+		dir = d
+	}
+	p := filepath.Join(dir, fmt.Sprintf("tiny-%s-%d.gguf", typ, seed))
+	err := synth.WriteTiny(context.Background(), p, typ, seed)
+	tiny[k] = written{p, err}
+	return p, err
+}
+
+// Main runs m's tests, removes the models Tiny wrote and exits with the
+// tests' code: a test package's TestMain.
+func Main(m *testing.M) {
+	code := m.Run()
+	mu.Lock()
+	if dir != "" {
+		os.RemoveAll(dir)
+	}
+	mu.Unlock()
+	os.Exit(code)
+}

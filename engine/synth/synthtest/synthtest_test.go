@@ -1,0 +1,27 @@
+package synthtest
+
+import (
+	"os"
+	"testing"
+)
+
+func TestMain(m *testing.M) { Main(m) }
+
+// TestTinyOnce writes a model once and gives the same path again.
+func TestTinyOnce(t *testing.T) {
+	a, err := Tiny("q8_0", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(a)
+	if err != nil || st.Size() == 0 {
+		t.Fatalf("%s: %v", a, err)
+	}
+	b, err := Tiny("q8_0", 1)
+	if err != nil || b != a {
+		t.Errorf("second call: %q, %v; want %q", b, err, a)
+	}
+	if _, err := Tiny("no-such-type", 1); err == nil {
+		t.Error("an unknown type was written")
+	}
+}
