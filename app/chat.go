@@ -24,7 +24,7 @@ import (
 	"saji/app/store"
 	"saji/engine/chat"
 	"saji/engine/library"
-	"saji/engine/server"
+	"saji/engine/runner"
 )
 
 // Timing of a streamed reply.
@@ -870,9 +870,9 @@ func fileName(title string) string {
 // replyError says in a sentence why a reply from model failed.
 func replyError(model string, err error) string {
 	switch {
-	case errors.Is(err, server.ErrModelNotFound), errors.Is(err, library.ErrNotFound):
+	case errors.Is(err, runner.ErrModelNotFound), errors.Is(err, library.ErrNotFound):
 		return "The model " + model + " is not in the library any more. Choose another one above."
-	case errors.Is(err, server.ErrContextLength):
+	case errors.Is(err, runner.ErrContextLength):
 		return "This conversation is too long for the model's context. Start a new chat, or raise the context length in the conversation's settings."
 	case errors.Is(err, library.ErrTruncated):
 		return "Saji could not load " + model + ": its file ends too soon, as an interrupted download does."

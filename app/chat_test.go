@@ -20,7 +20,7 @@ import (
 	"saji/app/store"
 	"saji/engine/chat"
 	"saji/engine/library"
-	"saji/engine/server"
+	"saji/engine/runner"
 )
 
 // chatUI returns a main window whose library holds the tiny model (by
@@ -619,13 +619,13 @@ func TestChatModelPicker(t *testing.T) {
 		chatLocked(u, func() { loaded = !v.status.Visible() && len(v.loading) == 0 })
 		return loaded
 	})
-	if !chatHasModel(c.Server(), second) {
+	if !chatHasModel(c.Runner(), second) {
 		t.Errorf("openModel did not load %s", second)
 	}
 }
 
 // chatHasModel reports whether srv has model name loaded.
-func chatHasModel(srv *server.Server, name string) bool {
+func chatHasModel(srv *runner.Runner, name string) bool {
 	for _, m := range srv.Models() {
 		if m.Name == name {
 			return true
@@ -712,8 +712,8 @@ func TestChatErrors(t *testing.T) {
 		want       string
 		kept       int // messages stored
 	}{
-		{"context", "", fmt.Errorf("x: %w", server.ErrContextLength), "too long for the model's context", 1},
-		{"missing model", "", fmt.Errorf("x: %w", server.ErrModelNotFound), "not in the library", 1},
+		{"context", "", fmt.Errorf("x: %w", runner.ErrContextLength), "too long for the model's context", 1},
+		{"missing model", "", fmt.Errorf("x: %w", runner.ErrModelNotFound), "not in the library", 1},
 		{"after some text", "Half", errors.New("disk on fire"), "The reply failed: disk on fire", 2},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

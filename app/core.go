@@ -25,6 +25,7 @@ import (
 	"saji/engine/hardware"
 	"saji/engine/library"
 	"saji/engine/offload"
+	"saji/engine/runner"
 	"saji/engine/sample"
 	"saji/engine/scheduler"
 	"saji/engine/server"
@@ -117,9 +118,10 @@ func (s Settings) save(p fyne.Preferences) {
 }
 
 // core is the app below its views: the settings, the model library, the
-// conversation store, and the engine, one server.Server over the library
+// conversation store, and the engine: one runner.Runner over the library
 // whose loaded models both the chat and the local API use (the chat goes
-// through the same schedulers as the API's requests).
+// through the same schedulers as the API's requests), and the API's
+// server.Server over it.
 type core struct {
 	log   *slog.Logger
 	prefs fyne.Preferences
@@ -129,8 +131,9 @@ type core struct {
 	mu       sync.Mutex
 	settings Settings
 	lib      *library.Library
-	srv      *server.Server
-	api      *apiServer // nil while the API is stopped
+	run      *runner.Runner
+	srv      *server.Server // the API's handler over run
+	api      *apiServer     // nil while the API is stopped
 
 	dlMu      sync.Mutex
 	downloads *download.Manager // opened by Downloads; nil until then
@@ -147,7 +150,7 @@ type core struct {
 	machineMu sync.Mutex
 	machine   *machineResult // nil until Machine first runs
 	fitMu     sync.Mutex
-	fitChecks map[*server.Model]*fitCheck // models loaded by the chat, compared after their first reply
+	fitChecks map[*runner.Model]*fitCheck // models loaded by the chat, compared after their first reply
 }
 
 // machineResult is Detect's answer, shared by every caller of Machine.
@@ -202,7 +205,7 @@ func newCore(opts coreOptions) (*core, error) {
 		log = slog.Default()
 	}
 	c := &core{log: log, prefs: opts.Prefs, settings: loadSettings(opts.Prefs), detect: opts.Detect,
-		gpu: opts.GPU, fitChecks: map[*server.Model]*fitCheck{}}
+		gpu: opts.GPU, fitChecks: map[*runner.Model]*fitCheck{}}
 	if c.detect == nil {
 		c.detect = detectQuick
 	}
@@ -225,8 +228,9 @@ func newCore(opts coreOptions) (*core, error) {
 	return c, nil
 }
 
-// openEngine opens the library of the settings' models folder and a
-// server over it. The caller holds c.mu or has c to itself.
+// openEngine opens the library of the settings' models folder, a runner
+// over it and the API's server over the runner. The caller holds c.mu or
+// has c to itself.
 func (c *core) openEngine() error {
 	lib, err := library.OpenWith(c.settings.ModelsDir, c.log)
 	if err != nil {
@@ -237,14 +241,13 @@ func (c *core) openEngine() error {
 		threads = cpu.PhysicalCores()
 	}
 	c.lib = lib
-	c.srv = server.New(server.Config{
-		Library:     lib,
-		Logger:      c.log,
-		APIKeys:     c.settings.APIKeys,
-		CORSOrigins: c.settings.CORS,
-		Load: server.LoadOptions{Threads: threads, GPULayers: c.settings.GPULayers, GPU: c.gpu, Logger: c.log,
+	c.run = runner.New(runner.Config{
+		Library: lib,
+		Logger:  c.log,
+		Load: runner.LoadOptions{Threads: threads, GPULayers: c.settings.GPULayers, GPU: c.gpu, Logger: c.log,
 			Scheduler: scheduler.Config{Context: c.settings.Context}},
 	})
+	c.srv = server.New(server.Config{Runner: c.run, Logger: c.log, APIKeys: c.settings.APIKeys, CORSOrigins: c.settings.CORS})
 	return nil
 }
 
@@ -279,7 +282,7 @@ func (c *core) SetSettings(s Settings) error {
 		c.StopAPI()
 	}
 	c.mu.Lock()
-	c.srv.Close()
+	c.closeEngine()
 	err := c.openEngine()
 	c.mu.Unlock()
 	if err != nil {
@@ -298,7 +301,21 @@ func (c *core) Library() *library.Library {
 	return c.lib
 }
 
-// Server returns the engine.
+// closeEngine closes the API's server and the runner, unloading the
+// models. The caller holds c.mu or has c to itself.
+func (c *core) closeEngine() {
+	c.srv.Close()
+	c.run.Close()
+}
+
+// Runner returns the engine: the loaded models and their generations.
+func (c *core) Runner() *runner.Runner {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.run
+}
+
+// Server returns the API's handler over the runner.
 func (c *core) Server() *server.Server {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -347,7 +364,7 @@ func (c *core) Close() error {
 	c.closeDownloads()
 	c.StopAPI()
 	c.mu.Lock()
-	c.srv.Close()
+	c.closeEngine()
 	c.mu.Unlock()
 	return c.store.Close()
 }
@@ -438,7 +455,7 @@ type EngineStats struct {
 func (c *core) Stats() EngineStats {
 	var st EngineStats
 	var query, hit int64
-	for _, m := range c.Server().Models() {
+	for _, m := range c.Runner().Models() {
 		st.Models = append(st.Models, m.Name)
 		st.Placements = append(st.Placements, m.Info.Offload.String())
 		s := m.Scheduler().Stats()
@@ -551,26 +568,28 @@ func (c *core) Generate(ctx context.Context, req ReplyRequest, emit func(Update)
 	if req.System != "" {
 		system = []chat.Message{{Role: "system", Content: req.System}}
 	}
-	// Keep the most recent turns that leave room for the reply.
+	// Keep the most recent turns that leave room for the reply. The tokens
+	// counted for the turns kept are the prompt.
+	var prompt []int32
 	for {
 		all := append(slices.Clip(system), msgs...)
-		p, err := m.Prompt(ctx, server.GenRequest{Messages: all})
+		p, err := m.Prompt(ctx, runner.Request{Messages: all})
 		if err != nil {
 			return ReplyStats{}, err
 		}
 		if len(p)+maxTokens <= limit || len(msgs) <= 1 {
-			msgs = all
+			prompt = p
 			break
 		}
 		msgs = msgs[1:]
 	}
-	gr := server.GenRequest{Messages: msgs, MaxTokens: maxTokens, Sampling: params,
+	gr := runner.Request{Tokens: prompt, MaxTokens: maxTokens, Sampling: params,
 		Progress: func(done, total int) {
 			if total >= 64 {
 				emit(Update{Status: "Reading the prompt...", Done: done, Total: total})
 			}
 		}}
-	res, err := m.Generate(ctx, gr, func(p server.Piece) error {
+	res, err := m.Generate(ctx, gr, func(p runner.Piece) error {
 		if p.Text != "" {
 			emit(Update{Text: p.Text})
 		}
@@ -645,7 +664,7 @@ type fitCheck struct {
 
 // Loaded says whether the model called name is loaded.
 func (c *core) Loaded(name string) bool {
-	return slices.ContainsFunc(c.Server().Models(), func(m *server.Model) bool { return m.Name == name })
+	return c.Runner().Loaded(name)
 }
 
 // LoadModel returns the model called name, loading it if needed (the
@@ -655,16 +674,16 @@ func (c *core) Loaded(name string) bool {
 // the resident memory read before loading is the baseline subtracted
 // from the one after, so other models and the app's own windows do not
 // count.
-func (c *core) LoadModel(name string) (*server.Model, error) {
-	srv := c.Server()
-	if c.Loaded(name) {
-		return srv.Model(name)
+func (c *core) LoadModel(name string) (*runner.Model, error) {
+	run := c.Runner()
+	if run.Loaded(name) {
+		return run.Model(name)
 	}
 	baseline, err := fit.ResidentSetSize()
 	if err != nil {
 		c.log.Debug("app: reading the resident memory", "err", err)
 	}
-	m, err := srv.Model(name)
+	m, err := run.Model(name)
 	if err != nil {
 		return nil, err
 	}
@@ -673,7 +692,7 @@ func (c *core) LoadModel(name string) (*server.Model, error) {
 		c.log.Debug("app: no fit check for a model on the GPU", "model", m.Name, "placement", m.Info.Offload.String())
 		return m, nil
 	}
-	loaded := srv.Models()
+	loaded := run.Models()
 	c.fitMu.Lock()
 	for old := range c.fitChecks {
 		if !slices.Contains(loaded, old) {
@@ -695,7 +714,7 @@ func (c *core) LoadModel(name string) (*server.Model, error) {
 }
 
 // planLoaded plans the loaded model m as the engine runs it.
-func (c *core) planLoaded(m *server.Model) (fit.Plan, error) {
+func (c *core) planLoaded(m *runner.Model) (fit.Plan, error) {
 	f, err := gguf.Open(m.Path)
 	if err != nil {
 		return fit.Plan{}, err
@@ -720,7 +739,7 @@ func (c *core) planLoaded(m *server.Model) (fit.Plan, error) {
 		n = m.Info.Context
 	}
 	// The engine runs on the CPU: plan it there, with the scheduler's own
-	// pool rule (Parallel 0), as server.LoadOptions sets it up.
+	// pool rule (Parallel 0), as runner.LoadOptions sets it up.
 	return fit.PlanFor(shape, machine, fit.Request{Context: n, KVType: "f16", GPULayers: 0})
 }
 
@@ -733,7 +752,7 @@ const fitCheckWait = 20 * time.Second
 // tokens in the cache and the measured decode speed; it logs the figures
 // ("app: fit check") and returns them, or nil for later replies and when
 // the plan failed.
-func (c *core) checkFit(ctx context.Context, m *server.Model, tokens int, tokensPerSec float64) *fit.Measurement {
+func (c *core) checkFit(ctx context.Context, m *runner.Model, tokens int, tokensPerSec float64) *fit.Measurement {
 	c.fitMu.Lock()
 	fc := c.fitChecks[m]
 	delete(c.fitChecks, m)
@@ -788,7 +807,7 @@ func mbText(n int64) string {
 // placementStatus says where a loaded model runs, for the chat: "Running
 // on the GPU: 32/32 layers on cuda:0", "Running on the CPU (no NVIDIA
 // driver (libcuda.so.1 not found))".
-func placementStatus(m *server.Model) string {
+func placementStatus(m *runner.Model) string {
 	p := m.Info.Offload
 	if p.Layers > 0 {
 		return "Running on the " + p.String()

@@ -13,7 +13,7 @@ import (
 	"saji/app/store"
 	"saji/engine/chat"
 	"saji/engine/offload"
-	"saji/engine/server"
+	"saji/engine/runner"
 	"saji/kernels/cpu"
 	"saji/kernels/gpu"
 	"saji/kernels/gpu/gputest"
@@ -89,7 +89,7 @@ func TestCoreTrim(t *testing.T) {
 	if st.Tokens == 0 {
 		t.Error("no reply")
 	}
-	if _, err := c.Generate(context.Background(), ReplyRequest{Model: "nope", Messages: msgs[:1]}, func(Update) {}); !errors.Is(err, server.ErrModelNotFound) {
+	if _, err := c.Generate(context.Background(), ReplyRequest{Model: "nope", Messages: msgs[:1]}, func(Update) {}); !errors.Is(err, runner.ErrModelNotFound) {
 		t.Errorf("an unknown model: %v", err)
 	}
 }

@@ -22,8 +22,8 @@ import (
 
 	"saji/engine/gguf"
 	"saji/engine/library"
+	"saji/engine/runner"
 	"saji/engine/scheduler"
-	"saji/engine/server"
 )
 
 // emptyLibraryText is what the library view says while it holds no model.
@@ -475,7 +475,7 @@ func (v *libraryView) deleteSelected() {
 		lib := v.u.core.Library()
 		v.background("Saji could not delete "+e.Name, func() error {
 			// A loaded model keeps its file mapped: close it first.
-			v.u.core.Server().Unload(e.Name)
+			v.u.core.Runner().Unload(e.Name)
 			return lib.Delete(e.Name)
 		}, func() {
 			if v.current == e.Name {
@@ -918,13 +918,13 @@ func userMessage(err error) string {
 		return "The file is no longer there: it was moved or deleted."
 	case errors.Is(err, os.ErrPermission):
 		return "Saji is not allowed to read this file. Check its permissions."
-	case errors.Is(err, server.ErrModelNotFound), errors.Is(err, library.ErrNotFound):
+	case errors.Is(err, runner.ErrModelNotFound), errors.Is(err, library.ErrNotFound):
 		return "This model is no longer in the library."
-	case errors.Is(err, server.ErrContextLength), errors.Is(err, scheduler.ErrContextOverflow):
+	case errors.Is(err, runner.ErrContextLength), errors.Is(err, scheduler.ErrContextOverflow):
 		return "The conversation is too long for this model's context. Start a new chat, or raise the context length in the model's preset or in Settings."
 	case errors.Is(err, scheduler.ErrTooLarge):
 		return "This conversation needs more memory than is set aside for the model. Start a new chat, or lower the context length."
-	case errors.Is(err, server.ErrBusy):
+	case errors.Is(err, runner.ErrBusy):
 		return "Every model slot is busy. Wait for a reply to finish, then try again."
 	case errors.Is(err, context.Canceled):
 		return "It was cancelled."

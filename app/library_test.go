@@ -19,8 +19,8 @@ import (
 
 	"saji/engine/gguf"
 	"saji/engine/library"
+	"saji/engine/runner"
 	"saji/engine/scheduler"
-	"saji/engine/server"
 )
 
 func TestLibraryUserMessage(t *testing.T) {
@@ -38,9 +38,9 @@ func TestLibraryUserMessage(t *testing.T) {
 		{"arch unnamed", &library.ArchError{Path: "/m/x.gguf"}, "Saji cannot run this model: the file does not say which architecture it uses, or it is one Saji does not know yet."},
 		{"disk full", fmt.Errorf("%w: copying x needs 1 GiB", library.ErrDiskFull), "There is not enough free disk space to copy this model. Free some space, or add the model by reference instead."},
 		{"missing", fmt.Errorf("library: %w", os.ErrNotExist), "The file is no longer there: it was moved or deleted."},
-		{"model not found", fmt.Errorf("%w: tiny", server.ErrModelNotFound), "This model is no longer in the library."},
+		{"model not found", fmt.Errorf("%w: tiny", runner.ErrModelNotFound), "This model is no longer in the library."},
 		{"library not found", fmt.Errorf("%w: tiny", library.ErrNotFound), "This model is no longer in the library."},
-		{"context", fmt.Errorf("%w: %w", server.ErrContextLength, scheduler.ErrContextOverflow), "The conversation is too long for this model's context. Start a new chat, or raise the context length in the model's preset or in Settings."},
+		{"context", fmt.Errorf("%w: %w", runner.ErrContextLength, scheduler.ErrContextOverflow), "The conversation is too long for this model's context. Start a new chat, or raise the context length in the model's preset or in Settings."},
 		{"overflow", scheduler.ErrContextOverflow, "The conversation is too long for this model's context. Start a new chat, or raise the context length in the model's preset or in Settings."},
 		{"folder", fmt.Errorf("%w: /tmp", errFolder), "This is a folder. Drop the .gguf model file itself."},
 		{"other", errors.New("something odd happened"), "something odd happened"},
@@ -541,7 +541,7 @@ func TestLibraryActions(t *testing.T) {
 	t.Run("chat", func(t *testing.T) {
 		// Loaded first, so the chat does not load it in the background
 		// while the test goes on.
-		if _, err := u.core.Server().Model("other"); err != nil {
+		if _, err := u.core.Runner().Model("other"); err != nil {
 			t.Fatal(err)
 		}
 		v.selectModel("other")
@@ -588,7 +588,7 @@ func TestLibraryActions(t *testing.T) {
 		if _, err := os.Stat(e.Path); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("the copied file is still there: %v", err)
 		}
-		if n := len(u.core.Server().Models()); n != 0 {
+		if n := len(u.core.Runner().Models()); n != 0 {
 			t.Errorf("%d models still loaded after deleting the loaded one", n)
 		}
 		if got := listed(u); len(got) != 0 || !v.empty.Visible() {

@@ -36,7 +36,7 @@ func TestRealClients(t *testing.T) {
 	// requests, when the reference data is there.
 	toolsModel := ""
 	if _, err := os.Stat(filepath.Join(refdata.Dir(t), "templates")); err == nil {
-		s.Add(qwenModel(t))
+		s.Runner().Add(qwenModel(t))
 		toolsModel = "qwen"
 	}
 	for _, script := range []string{"openai.mjs", "ollama.mjs"} {

@@ -1,11 +1,11 @@
 // Package server is Saji's local API: the OpenAI (/v1/...) and Ollama
-// (/api/...) dialects over the models it has loaded, each served by its
-// own continuous-batching scheduler.
+// (/api/...) dialects over the models of a runner.Runner, with API keys,
+// CORS, Prometheus metrics and forwarding to remote OpenAI-compatible
+// servers.
 //
-// A Model is a loaded GGUF file with its tokenizer, chat template and
-// scheduler. Model.Generate is the generation both dialects share: it
-// renders a chat through the template (or takes a raw prompt), submits it
-// to the scheduler, decodes the tokens as they come, holds back text that
-// may begin a stop string, and reports usage and the finish reason. The
-// dialects only translate requests and responses.
+// The server owns no model: the runner loads, keeps and unloads them and
+// runs their generations. A handler decodes its dialect's request into a
+// runner.Request, calls Start (which returns every error in the request
+// before the handler writes a header), then translates the stream of
+// pieces and the result back into its dialect (JSON, SSE or NDJSON).
 package server

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
@@ -9,9 +8,6 @@ import (
 	"math"
 	"net/http"
 	"time"
-
-	"saji/engine/model"
-	"saji/engine/scheduler"
 )
 
 // Embeddings: OpenAI's /v1/embeddings and Ollama's /api/embed. A text's
@@ -53,71 +49,6 @@ func (in *embedInput) UnmarshalJSON(b []byte) error {
 // count returns the number of inputs.
 func (in *embedInput) count() int { return len(in.texts) + len(in.tokens) }
 
-// embed tokenizes the inputs and embeds them one after the other. With
-// truncate, an input longer than the context is cut to it; without, it is
-// an error.
-func (m *Model) embed(ctx context.Context, in embedInput, truncate bool) ([][]float32, int, error) {
-	if in.count() == 0 {
-		return nil, 0, fmt.Errorf("%w: input is empty", ErrBadRequest)
-	}
-	var seqs [][]int32
-	for _, t := range in.texts {
-		seqs = append(seqs, m.tok.Encode(t, true, true))
-	}
-	seqs = append(seqs, in.tokens...)
-	ctx, release, err := m.hold(ctx)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer release()
-	var out [][]float32
-	total := 0
-	for i, toks := range seqs {
-		if len(toks) == 0 {
-			return nil, 0, fmt.Errorf("%w: input %d is empty", ErrBadRequest, i)
-		}
-		if len(toks) > m.Info.Context {
-			if !truncate {
-				return nil, 0, fmt.Errorf("%w: input %d has %d tokens and the model's context is %d", ErrContextLength, i, len(toks), m.Info.Context)
-			}
-			toks = toks[:m.Info.Context]
-		}
-		for _, id := range toks {
-			if id < 0 || int(id) >= m.tok.NumTokens() {
-				return nil, 0, fmt.Errorf("%w: token %d is outside the vocabulary", ErrBadRequest, id)
-			}
-		}
-		v, err := m.lm.Embed(ctx, toks, model.PoolMean)
-		if err != nil {
-			m.checkGPU(err)
-			if m.closing() {
-				return nil, 0, fmt.Errorf("server: %q was unloaded: %w", m.Name, scheduler.ErrClosed)
-			}
-			return nil, 0, err
-		}
-		normalize(v)
-		out = append(out, v)
-		total += len(toks)
-	}
-	m.touch()
-	return out, total, nil
-}
-
-// normalize scales v to unit length (a zero vector stays zero).
-func normalize(v []float32) {
-	var ss float64
-	for _, x := range v {
-		ss += float64(x) * float64(x)
-	}
-	if ss == 0 {
-		return
-	}
-	inv := 1 / math.Sqrt(ss)
-	for i, x := range v {
-		v[i] = float32(float64(x) * inv)
-	}
-}
-
 func (s *Server) handleEmbeddings(w http.ResponseWriter, r *http.Request) {
 	var req struct {
 		Model          string     `json:"model"`
@@ -129,7 +60,7 @@ func (s *Server) handleEmbeddings(w http.ResponseWriter, r *http.Request) {
 		oaiError(w, err)
 		return
 	}
-	m, err := s.Model(req.Model)
+	m, err := s.run.Model(req.Model)
 	if err != nil {
 		oaiError(w, err)
 		return
@@ -144,7 +75,7 @@ func (s *Server) handleEmbeddings(w http.ResponseWriter, r *http.Request) {
 			msg: fmt.Sprintf("this model's embeddings have %d dimensions; it cannot give %d", m.Info.Embd, *req.Dimensions)})
 		return
 	}
-	vecs, n, err := m.embed(r.Context(), req.Input, false)
+	vecs, n, err := m.Embed(r.Context(), req.Input.texts, req.Input.tokens, false)
 	if err != nil {
 		oaiError(w, err)
 		return
@@ -177,7 +108,7 @@ func (s *Server) handleOllamaEmbed(w http.ResponseWriter, r *http.Request) {
 		ollamaError(w, err)
 		return
 	}
-	m, err := s.Model(req.Model)
+	m, err := s.run.Model(req.Model)
 	if err != nil {
 		ollamaError(w, err)
 		return
@@ -188,7 +119,7 @@ func (s *Server) handleOllamaEmbed(w http.ResponseWriter, r *http.Request) {
 	} else if ok {
 		m.SetKeepAlive(d)
 	}
-	vecs, n, err := m.embed(r.Context(), req.Input, req.Truncate == nil || *req.Truncate)
+	vecs, n, err := m.Embed(r.Context(), req.Input.texts, req.Input.tokens, req.Truncate == nil || *req.Truncate)
 	if err != nil {
 		ollamaError(w, err)
 		return

@@ -81,7 +81,7 @@ func TestEmbeddings(t *testing.T) {
 // and the model is busy (not evicted) while one runs.
 func TestEmbeddingsDuringUnload(t *testing.T) {
 	s, hs := newTestServer(t, Config{})
-	m, err := s.Model("tiny")
+	m, err := s.Runner().Model("tiny")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,20 +104,17 @@ func TestEmbeddingsDuringUnload(t *testing.T) {
 		}()
 	}
 	deadline := time.Now().Add(30 * time.Second)
-	for m.outside.Load() == 0 {
+	for !m.Busy() {
 		if time.Now().After(deadline) {
 			t.Fatal("no embedding started")
 		}
 		time.Sleep(time.Millisecond)
 	}
-	if !m.busy() {
-		t.Error("a model running an embedding is not busy")
-	}
-	if !s.Unload("tiny") {
+	if !s.Runner().Unload("tiny") {
 		t.Fatal("Unload found no model")
 	}
-	if n := m.outside.Load(); n != 0 {
-		t.Errorf("Unload returned with %d embeddings still running", n)
+	if m.Busy() {
+		t.Error("Unload returned with embeddings still running")
 	}
 	for range cap(statuses) {
 		st := <-statuses
@@ -126,7 +123,7 @@ func TestEmbeddingsDuringUnload(t *testing.T) {
 		}
 		t.Logf("an embedding during the unload: %d", st)
 	}
-	if _, _, err := m.embed(context.Background(), embedInput{texts: []string{"x"}}, false); !errors.Is(err, scheduler.ErrClosed) {
+	if _, _, err := m.Embed(context.Background(), []string{"x"}, nil, false); !errors.Is(err, scheduler.ErrClosed) {
 		t.Errorf("embedding on an unloaded model: %v, want scheduler.ErrClosed", err)
 	}
 	if err := m.Close(); err != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"saji/engine/gguf"
+	"saji/engine/runner"
 	"saji/engine/scheduler"
 	"saji/engine/synth"
 	"saji/engine/tokenizer"
@@ -30,14 +31,14 @@ func TestFillInTheMiddle(t *testing.T) {
 	if err := synth.Write(context.Background(), path, synth.Options{Shape: shape, FileType: ft, Vocab: vocab, Seed: 5, Threads: 2}); err != nil {
 		t.Fatal(err)
 	}
-	m, err := LoadModel(context.Background(), path, LoadOptions{Name: "coder", Threads: 2, Scheduler: scheduler.Config{Context: 256}})
+	m, err := runner.Load(context.Background(), path, runner.LoadOptions{Name: "coder", Threads: 2, Scheduler: scheduler.Config{Context: 256}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !m.CanInsert() {
 		t.Fatal("the StarCoder vocabulary has FIM tokens, but the model says it cannot insert")
 	}
-	toks, err := m.Prompt(context.Background(), GenRequest{Prompt: "def f(x):\n    return ", Suffix: "\n\nprint(f(2))"})
+	toks, err := m.Prompt(context.Background(), runner.Request{Prompt: "def f(x):\n    return ", Suffix: "\n\nprint(f(2))"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +49,7 @@ func TestFillInTheMiddle(t *testing.T) {
 		t.Errorf("FIM prompt %v (pre %d, suf %d, mid %d)", toks, pre, suf, mid)
 	}
 	s := New(Config{})
-	s.Add(m)
+	s.Runner().Add(m)
 	hs := httptest.NewServer(s.Handler())
 	defer hs.Close()
 	defer s.Close()

@@ -9,6 +9,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"saji/engine/runner"
 )
 
 // Metric names, as vLLM names its own under "vllm:". Every metric but
@@ -142,7 +144,7 @@ func (mt *metrics) Describe(ch chan<- *prometheus.Desc) {
 // scheduler, and reports the request metrics of every loaded model, at
 // zero before its first request so that rates are defined from the start.
 func (mt *metrics) Collect(ch chan<- prometheus.Metric) {
-	models := mt.s.Models()
+	models := mt.s.run.Models()
 	mt.sync(models)
 	mt.success.Collect(ch)
 	mt.failure.Collect(ch)
@@ -190,7 +192,7 @@ func (mt *metrics) histograms() []*prometheus.HistogramVec {
 // sync gives every loaded model its series and drops those of models no
 // longer loaded (a model loaded again starts from zero, as its scheduler's
 // counters do).
-func (mt *metrics) sync(models []*Model) {
+func (mt *metrics) sync(models []*runner.Model) {
 	mt.mu.Lock()
 	defer mt.mu.Unlock()
 	loaded := make(map[string]bool, len(models))
@@ -226,7 +228,7 @@ func (mt *metrics) sync(models []*Model) {
 
 // observe records how a generation of m ended: a success by its finish
 // reason, with its latencies and token counts, or a failure.
-func (mt *metrics) observe(m *Model, res GenResult, err error) {
+func (mt *metrics) observe(m *runner.Model, res runner.Result, err error) {
 	name := m.Name
 	switch {
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):

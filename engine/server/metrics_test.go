@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
+	"saji/engine/runner"
 	"saji/engine/scheduler"
 )
 
@@ -153,8 +154,8 @@ func TestMetrics(t *testing.T) {
 	}
 	// The API turns bad requests away before they reach a generation; an
 	// empty prompt given to the model fails in one.
-	m := s.Models()[0]
-	if _, err := m.GenerateTokens(context.Background(), nil, GenRequest{}, func(Piece) error { return nil }); err == nil {
+	m := s.Runner().Models()[0]
+	if _, err := m.Generate(context.Background(), runner.Request{Tokens: []int32{}}, func(runner.Piece) error { return nil }); err == nil {
 		t.Fatal("a generation of an empty prompt succeeds")
 	}
 	sched := m.Scheduler()

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"saji/engine/offload"
+	"saji/engine/runner"
 	"saji/engine/sample"
 	"saji/engine/scheduler"
 	"saji/kernels"
@@ -77,7 +78,7 @@ func TestLoadModelOffload(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			reg, opens, closed := fakeGPU(tt.failNew)
-			m, err := LoadModel(context.Background(), path, LoadOptions{Name: "tiny", Threads: 2, GPULayers: tt.layers, GPU: reg,
+			m, err := runner.Load(context.Background(), path, runner.LoadOptions{Name: "tiny", Threads: 2, GPULayers: tt.layers, GPU: reg,
 				Scheduler: scheduler.Config{Context: 128, MaxSeqs: 2}})
 			if err != nil {
 				t.Fatal(err)
@@ -91,14 +92,14 @@ func TestLoadModelOffload(t *testing.T) {
 			if opens.Load() != tt.opens || closed.Load() != tt.closedAt {
 				t.Errorf("%d opens and %d closes, want %d and %d", opens.Load(), closed.Load(), tt.opens, tt.closedAt)
 			}
-			res, err := m.Generate(context.Background(), GenRequest{Prompt: "Once upon a time", MaxTokens: 4, Sampling: sample.Greedy()},
-				func(Piece) error { return nil })
+			res, err := m.Generate(context.Background(), runner.Request{Prompt: "Once upon a time", MaxTokens: 4, Sampling: sample.Greedy()},
+				func(runner.Piece) error { return nil })
 			if err != nil || res.CompletionTokens == 0 {
 				t.Fatalf("generating: %v (%d tokens)", err, res.CompletionTokens)
 			}
 
 			s := New(Config{})
-			s.Add(m)
+			s.Runner().Add(m)
 			req, _ := http.NewRequest(http.MethodGet, "/api/ps", nil)
 			rec := httptest.NewRecorder()
 			s.Handler().ServeHTTP(rec, req)
@@ -169,13 +170,13 @@ func TestGPUFault(t *testing.T) {
 		NewBackend: func(dev gpu.Device) (offload.Backend, error) {
 			return faultBackend{fakeBackend{Backend: cpu.New(1), closed: closed}, dev}, nil
 		}})
-	m, err := LoadModel(context.Background(), path, LoadOptions{Name: "tiny", Threads: 2, GPULayers: offload.Auto, GPU: reg,
+	m, err := runner.Load(context.Background(), path, runner.LoadOptions{Name: "tiny", Threads: 2, GPULayers: offload.Auto, GPU: reg,
 		Scheduler: scheduler.Config{Context: 128, MaxSeqs: 2}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// A second model on the same GPU, idle when it fails.
-	idle, err := LoadModel(context.Background(), path, LoadOptions{Name: "idle", Threads: 2, GPULayers: 2, GPU: reg,
+	idle, err := runner.Load(context.Background(), path, runner.LoadOptions{Name: "idle", Threads: 2, GPULayers: 2, GPU: reg,
 		Scheduler: scheduler.Config{Context: 128, MaxSeqs: 2}})
 	if err != nil {
 		t.Fatal(err)
@@ -185,8 +186,8 @@ func TestGPUFault(t *testing.T) {
 	}
 	s := New(Config{})
 	defer s.Close()
-	s.Add(m)
-	s.Add(idle)
+	s.Runner().Add(m)
+	s.Runner().Add(idle)
 	hs := httptest.NewServer(s.Handler())
 	defer hs.Close()
 	body := `{"model":"tiny","prompt":"Once upon a time","max_tokens":4}`
@@ -199,18 +200,18 @@ func TestGPUFault(t *testing.T) {
 		t.Errorf("the request that met the fault: %d %v", status, v)
 	}
 	deadline := time.Now().Add(30 * time.Second)
-	for _, old := range []*Model{m, idle} {
-		var again *Model
+	for _, old := range []*runner.Model{m, idle} {
+		var again *runner.Model
 		for again == nil || again == old {
 			if time.Now().After(deadline) {
 				t.Fatalf("%s was not loaded again", old.Name)
 			}
 			time.Sleep(5 * time.Millisecond)
-			again, _ = s.Model(old.Name)
+			again, _ = s.Runner().Model(old.Name)
 		}
 		p := again.Info.Offload
-		if p.Layers != 0 || !strings.HasPrefix(p.Note, "the GPU failed: fake:0: ") || !again.pinned {
-			t.Errorf("%s loaded again: placement %+v, pinned %v", old.Name, p, again.pinned)
+		if p.Layers != 0 || !strings.HasPrefix(p.Note, "the GPU failed: fake:0: ") || !again.Pinned() {
+			t.Errorf("%s loaded again: placement %+v, pinned %v", old.Name, p, again.Pinned())
 		}
 		if status, v := post(t, hs.URL+"/v1/completions", strings.Replace(body, "tiny", old.Name, 1)); status != 200 {
 			t.Errorf("%s after the fault: %d %v", old.Name, status, v)
@@ -218,7 +219,7 @@ func TestGPUFault(t *testing.T) {
 	}
 	for closed.Load() != 2 { // the faulted models are closed after their successors serve
 		if time.Now().After(deadline) {
-			t.Fatalf("the faulted model: closing %v, %d GPU backends closed", m.closing(), closed.Load())
+			t.Fatalf("the faulted model was not closed: %d GPU backends closed", closed.Load())
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -248,15 +249,15 @@ func TestGPURoom(t *testing.T) {
 			opened.Add(1)
 			return fakeBackend{Backend: cpu.New(1), closed: closed}, nil
 		}})
-	s, hs := newDirServer(t, Config{MaxLoaded: 4, KeepAlive: -1, Available: func() uint64 { return 1 << 40 },
-		Load: LoadOptions{GPU: reg, GPULayers: offload.Auto}})
+	s, hs := newDirServer(t, runner.Config{MaxLoaded: 4, KeepAlive: -1, Available: func() uint64 { return 1 << 40 },
+		Load: runner.LoadOptions{GPU: reg, GPULayers: offload.Auto}})
 	ask := func(model string) offload.Placement {
 		t.Helper()
 		status, v := post(t, hs.URL+"/v1/completions", `{"model":"`+model+`","prompt":"the cat","max_tokens":2}`)
 		if status != 200 {
 			t.Fatalf("%s: %d %v", model, status, v)
 		}
-		m, err := s.Model(model)
+		m, err := s.Runner().Model(model)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -268,8 +269,8 @@ func TestGPURoom(t *testing.T) {
 	if p := ask("b"); p.Layers != 0 || !strings.Contains(p.Note, "is free on fake:0") || loadedNames(s) != "a,b" {
 		t.Errorf("b while a was just used: %s, loaded %q", p, loadedNames(s))
 	}
-	s.Unload("b")
-	time.Sleep(grace + 100*time.Millisecond) // a is no longer "just used"
+	s.Runner().Unload("b")
+	time.Sleep(runner.Grace + 100*time.Millisecond) // a is no longer "just used"
 	if p := ask("b"); p.Layers != 4 || loadedNames(s) != "b" {
 		t.Errorf("b once a is idle: %s, loaded %q", p, loadedNames(s))
 	}

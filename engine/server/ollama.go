@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"saji/engine/chat"
+	"saji/engine/runner"
 	"saji/engine/sample"
 )
 
@@ -43,20 +44,17 @@ func badRequest(format string, args ...any) error {
 	return &apiError{status: http.StatusBadRequest, typ: "invalid_request_error", msg: fmt.Sprintf(format, args...)}
 }
 
-// latestTag is the tag Ollama clients add to a name without one.
-const latestTag = ":latest"
-
 // ollamaName is m's name as Ollama clients expect it, "name:tag".
 func ollamaName(name string) string {
 	if strings.Contains(name, ":") {
 		return name
 	}
-	return name + latestTag
+	return name + runner.LatestTag
 }
 
 // ollamaDigest is a stable stand-in for Ollama's manifest digest: the
 // SHA-256 of the file's path, size and modification time.
-func ollamaDigest(m *Model) string {
+func ollamaDigest(m *runner.Model) string {
 	h := sha256.Sum256(fmt.Appendf(nil, "%s\x00%d\x00%d", m.Path, m.Info.Size, m.Info.Modified.UnixNano()))
 	return hex.EncodeToString(h[:])
 }
@@ -88,7 +86,7 @@ type ollamaDetails struct {
 	QuantizationLevel string   `json:"quantization_level"`
 }
 
-func detailsOf(m *Model) ollamaDetails {
+func detailsOf(m *runner.Model) ollamaDetails {
 	return ollamaDetails{Format: "gguf", Family: m.Info.Arch, Families: []string{m.Info.Arch},
 		ParameterSize: parameterSize(m.Info.Parameters), QuantizationLevel: m.Info.FileType}
 }
@@ -121,7 +119,7 @@ func (s *Server) handleOllamaVersion(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) handleOllamaTags(w http.ResponseWriter, r *http.Request) {
 	models := []ollamaTag{}
-	for _, m := range s.Catalog() {
+	for _, m := range s.run.Catalog() {
 		n := ollamaName(m.Name)
 		models = append(models, ollamaTag{Name: n, Model: n, ModifiedAt: m.Info.Modified, Size: m.Info.Size,
 			Digest: ollamaDigest(m), Details: detailsOf(m)})
@@ -133,8 +131,8 @@ func (s *Server) handleOllamaPS(w http.ResponseWriter, r *http.Request) {
 	// A model loaded for the server's life (saji serve -m) never
 	// expires, which Ollama reports as an expiry far in the future.
 	models := []ollamaRunning{}
-	for _, m := range s.Models() {
-		expires := m.ExpiresAt(s.keepAlive()).UTC()
+	for _, m := range s.run.Models() {
+		expires := m.ExpiresAt(s.run.DefaultKeepAlive()).UTC()
 		if expires.IsZero() {
 			expires = time.Now().UTC().AddDate(100, 0, 0)
 		}
@@ -174,14 +172,14 @@ func (s *Server) handleOllamaShow(w http.ResponseWriter, r *http.Request) {
 	if name == "" {
 		name = req.Name
 	}
-	m, err := s.Model(name)
+	m, err := s.run.Model(name)
 	if err != nil {
 		ollamaError(w, err)
 		return
 	}
 	arch := m.Info.Arch
 	caps := []string{"completion"}
-	if m.caps.Tools {
+	if m.Caps().Tools {
 		caps = append(caps, "tools")
 	}
 	if m.CanInsert() {
@@ -268,9 +266,6 @@ func (o *ollamaOptions) sampling() (sample.Params, error) {
 	if o.RepeatLastN != nil {
 		p.LastN = max(-1, int(*o.RepeatLastN)) // -1: the whole context, as in Ollama
 	}
-	if err := p.Validate(); err != nil {
-		return p, badRequest("options: %v", err)
-	}
 	return p, nil
 }
 
@@ -328,15 +323,15 @@ func parseKeepAlive(raw json.RawMessage) (d time.Duration, ok bool, err error) {
 }
 
 // keepAliveFor applies the request's keep_alive to m.
-func (c *ollamaCommon) keepAliveFor(m *Model) {
+func (c *ollamaCommon) keepAliveFor(m *runner.Model) {
 	if d, ok, err := parseKeepAlive(c.KeepAlive); err == nil && ok {
 		m.SetKeepAlive(d)
 	}
 }
 
 // genRequest builds the common part of a generation from c.
-func (c *ollamaCommon) genRequest(m *Model) (GenRequest, error) {
-	var g GenRequest
+func (c *ollamaCommon) genRequest(m *runner.Model) (runner.Request, error) {
+	var g runner.Request
 	p, err := c.Options.sampling()
 	if err != nil {
 		return g, err
@@ -360,7 +355,7 @@ func (c *ollamaCommon) genRequest(m *Model) (GenRequest, error) {
 		default:
 			return g, badRequest("think must be true, false or a level (low, medium, high), not %s", c.Think)
 		}
-		if m.caps.EnableThinking {
+		if m.Caps().EnableThinking {
 			g.TemplateExtra = extra
 		}
 	}
@@ -372,7 +367,7 @@ func (c *ollamaCommon) stream() bool { return c.Stream == nil || *c.Stream }
 
 // responseName is the model name a response carries: the one requested,
 // as Ollama echoes it.
-func (c *ollamaCommon) responseName(m *Model) string {
+func (c *ollamaCommon) responseName(m *runner.Model) string {
 	if c.Model != "" {
 		return c.Model
 	}
@@ -518,7 +513,7 @@ func (s *Server) handleOllamaChat(w http.ResponseWriter, r *http.Request) {
 		ollamaError(w, err)
 		return
 	}
-	m, err := s.Model(req.Model)
+	m, err := s.run.Model(req.Model)
 	if err != nil {
 		ollamaError(w, err)
 		return
@@ -538,7 +533,7 @@ func (s *Server) handleOllamaChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if present(req.Tools) {
-		if out.tools, err = m.tools(&g, req.Tools, nil); err != nil {
+		if out.tools, err = tools(m, &g, req.Tools, nil); err != nil {
 			ollamaError(w, err)
 			return
 		}
@@ -571,7 +566,7 @@ func (s *Server) handleOllamaGenerate(w http.ResponseWriter, r *http.Request) {
 		ollamaError(w, err)
 		return
 	}
-	m, err := s.Model(req.Model)
+	m, err := s.run.Model(req.Model)
 	if err != nil {
 		ollamaError(w, err)
 		return
@@ -622,53 +617,40 @@ func (s *Server) handleOllamaGenerate(w http.ResponseWriter, r *http.Request) {
 	s.ollamaGenerate(w, r, m, g, &req.ollamaCommon, out, start)
 }
 
-// ollamaLimit sets g's token limit from the options: the prompt must fit
-// the context, and the generation stops at num_predict tokens or at the
-// end of the context. A num_ctx larger than the model's context is
-// clamped to it (Ollama would reload the model with the larger context;
-// Saji's context is fixed when the model is loaded); a smaller one is
-// honoured.
-func ollamaLimit(m *Model, prompt []int32, g *GenRequest, o *ollamaOptions) error {
-	if err := m.fits(prompt, 0); err != nil {
-		return err
+// ollamaLimit sets g's token limit from the options: the generation stops
+// at num_predict tokens or at the end of the context. A num_ctx larger
+// than the model's context is clamped to it (Ollama would reload the model
+// with the larger context; Saji's context is fixed when the model is
+// loaded); a smaller one is honoured.
+func ollamaLimit(g *runner.Request, o *ollamaOptions) {
+	g.CutAtContext = true
+	if o.NumCtx != nil && *o.NumCtx > 0 {
+		g.Context = int(min(int64(*o.NumCtx), math.MaxInt32))
 	}
-	n := m.Info.Context
-	if o.NumCtx != nil && *o.NumCtx > 0 && int64(*o.NumCtx) < int64(n) {
-		n = int(*o.NumCtx)
-		if len(prompt) >= n {
-			return fmt.Errorf("%w: the prompt has %d tokens and num_ctx is %d", ErrContextLength, len(prompt), n)
-		}
+	if o.NumPredict != nil && *o.NumPredict > 0 {
+		g.MaxTokens = int(min(int64(*o.NumPredict), math.MaxInt32)) // -1, -2 and 0: until the end
 	}
-	room := n - len(prompt)
-	g.MaxTokens = room
-	if o.NumPredict != nil && *o.NumPredict > 0 && int64(*o.NumPredict) < int64(room) {
-		g.MaxTokens = int(*o.NumPredict) // -1, -2 and 0: until the end
-	}
-	return nil
 }
 
 // ollamaGenerate runs g on m and writes the answer: NDJSON lines then a
 // final one with the counts and durations, or one object when the
 // request does not stream.
-func (s *Server) ollamaGenerate(w http.ResponseWriter, r *http.Request, m *Model, g GenRequest, c *ollamaCommon, out ollamaReply, start time.Time) {
+func (s *Server) ollamaGenerate(w http.ResponseWriter, r *http.Request, m *runner.Model, g runner.Request, c *ollamaCommon, out ollamaReply, start time.Time) {
 	c.keepAliveFor(m)
 	ctx := r.Context()
-	prompt, err := m.Prompt(ctx, g)
+	ollamaLimit(&g, &c.Options)
+	st, err := m.Start(ctx, g)
 	if err != nil {
 		ollamaError(w, err)
 		return
 	}
-	if err := ollamaLimit(m, prompt, &g, &c.Options); err != nil {
-		ollamaError(w, err)
-		return
-	}
-	metrics := func(res GenResult) *ollamaMetrics {
+	metrics := func(res runner.Result) *ollamaMetrics {
 		return &ollamaMetrics{TotalDuration: max(time.Since(start), res.Total), PromptEvalCount: res.PromptTokens,
 			PromptEvalDuration: res.PromptTime, EvalCount: res.CompletionTokens, EvalDuration: res.GenTime}
 	}
 	if !c.stream() {
 		var text strings.Builder
-		res, err := m.GenerateTokens(ctx, prompt, g, func(p Piece) error {
+		res, err := st.Run(func(p runner.Piece) error {
 			text.WriteString(p.Text)
 			return nil
 		})
@@ -690,7 +672,7 @@ func (s *Server) ollamaGenerate(w http.ResponseWriter, r *http.Request, m *Model
 	if out.tools != chat.ToolNone {
 		ts = chat.NewToolStream(out.tools)
 	}
-	res, err := m.GenerateTokens(ctx, prompt, g, func(p Piece) error {
+	res, err := st.Run(func(p runner.Piece) error {
 		text := p.Text
 		if ts != nil {
 			text = ts.Push(text)

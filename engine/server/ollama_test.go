@@ -413,7 +413,7 @@ func TestOllamaDisconnect(t *testing.T) {
 	// publishes its running count after a step, so a request that ends
 	// between steps leaves the count stale until the next one: a short
 	// request afterwards brings it up to date at the end of its step.)
-	sched := s.Models()[0].Scheduler()
+	sched := s.Runner().Models()[0].Scheduler()
 	deadline := time.Now().Add(time.Minute)
 	for sched.Stats().KV.Groups[0].Used != 0 {
 		if time.Now().After(deadline) {

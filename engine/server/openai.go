@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"saji/engine/chat"
+	"saji/engine/runner"
 	"saji/engine/sample"
 )
 
@@ -45,13 +46,13 @@ type oaiModel struct {
 	OwnedBy string `json:"owned_by"`
 }
 
-func modelEntry(m *Model) oaiModel {
+func modelEntry(m *runner.Model) oaiModel {
 	return oaiModel{ID: m.Name, Object: "model", Created: m.Info.Modified.Unix(), OwnedBy: "saji"}
 }
 
 func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
 	data := []oaiModel{}
-	for _, m := range s.Catalog() {
+	for _, m := range s.run.Catalog() {
 		data = append(data, modelEntry(m))
 	}
 	var remotes []string
@@ -66,9 +67,9 @@ func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleModel(w http.ResponseWriter, r *http.Request) {
-	m, err := s.Model(r.PathValue("model"))
+	m, err := s.run.Model(r.PathValue("model"))
 	if err != nil || r.PathValue("model") == "" {
-		oaiError(w, fmt.Errorf("%w: %q", ErrModelNotFound, r.PathValue("model")))
+		oaiError(w, fmt.Errorf("%w: %q", runner.ErrModelNotFound, r.PathValue("model")))
 		return
 	}
 	writeJSON(w, http.StatusOK, modelEntry(m))
@@ -116,8 +117,8 @@ type oaiCommon struct {
 }
 
 // genRequest builds the common part of a generation from c.
-func (c *oaiCommon) genRequest() (GenRequest, error) {
-	var g GenRequest
+func (c *oaiCommon) genRequest() (runner.Request, error) {
+	var g runner.Request
 	if c.N != nil && *c.N != 1 {
 		return g, &apiError{status: http.StatusBadRequest, typ: "invalid_request_error", param: "n",
 			msg: fmt.Sprintf("n = %d: Saji generates one choice per request (n = 1)", *c.N)}
@@ -179,9 +180,6 @@ func (c *oaiCommon) genRequest() (GenRequest, error) {
 			}
 			p.LogitBias[id] = v
 		}
-	}
-	if err := p.Validate(); err != nil {
-		return g, &apiError{status: http.StatusBadRequest, typ: "invalid_request_error", msg: err.Error()}
 	}
 	g.Sampling, g.Stop, g.IgnoreEOS = p, c.Stop, c.IgnoreEOS
 	return g, nil
@@ -279,7 +277,7 @@ type usage struct {
 	} `json:"prompt_tokens_details"`
 }
 
-func usageOf(res GenResult) *usage {
+func usageOf(res runner.Result) *usage {
 	u := &usage{PromptTokens: res.PromptTokens, CompletionTokens: res.CompletionTokens,
 		TotalTokens: res.PromptTokens + res.CompletionTokens}
 	u.PromptTokensDetails.CachedTokens = res.CachedTokens
@@ -350,7 +348,7 @@ func tokenBytes(s string) []int {
 	return b
 }
 
-func chatLogProbs(toks []Token) []chatLogProb {
+func chatLogProbs(toks []runner.Token) []chatLogProb {
 	out := make([]chatLogProb, 0, len(toks))
 	for _, t := range toks {
 		lp := chatLogProb{Token: t.Text, LogProb: t.LogProb, Bytes: tokenBytes(t.Text), TopLogProbs: []chatLogProb{}}
@@ -365,20 +363,20 @@ func chatLogProbs(toks []Token) []chatLogProb {
 // oaiBegin decodes a request into req and resolves its model and the
 // generation settings of its common fields c. On failure it has written the
 // error and reports false.
-func (s *Server) oaiBegin(w http.ResponseWriter, r *http.Request, req any, c *oaiCommon) (*Model, GenRequest, bool) {
+func (s *Server) oaiBegin(w http.ResponseWriter, r *http.Request, req any, c *oaiCommon) (*runner.Model, runner.Request, bool) {
 	if err := s.decodeJSON(w, r, req); err != nil {
 		oaiError(w, err)
-		return nil, GenRequest{}, false
+		return nil, runner.Request{}, false
 	}
-	m, err := s.Model(c.Model)
+	m, err := s.run.Model(c.Model)
 	if err != nil {
 		oaiError(w, err)
-		return nil, GenRequest{}, false
+		return nil, runner.Request{}, false
 	}
 	g, err := c.genRequest()
 	if err != nil {
 		oaiError(w, err)
-		return nil, GenRequest{}, false
+		return nil, runner.Request{}, false
 	}
 	return m, g, true
 }
@@ -393,7 +391,7 @@ func (s *Server) handleChatCompletions(w http.ResponseWriter, r *http.Request) {
 		oaiError(w, &apiError{status: http.StatusBadRequest, typ: "invalid_request_error", param: "messages", msg: "messages must not be empty"})
 		return
 	}
-	format, err := m.tools(&g, req.Tools, req.ToolChoice)
+	format, err := tools(m, &g, req.Tools, req.ToolChoice)
 	if err != nil {
 		oaiError(w, err)
 		return
@@ -412,10 +410,15 @@ func (s *Server) handleChatCompletions(w http.ResponseWriter, r *http.Request) {
 		g.TopLogProbs = 0
 	}
 	id, created := newID("chatcmpl-"), time.Now().Unix()
+	st, err := m.Start(r.Context(), g)
+	if err != nil {
+		oaiError(w, err)
+		return
+	}
 	if !req.Stream {
 		var text strings.Builder
-		var toks []Token
-		res, err := m.Generate(r.Context(), g, func(p Piece) error {
+		var toks []runner.Token
+		res, err := st.Run(func(p runner.Piece) error {
 			text.WriteString(p.Text)
 			toks = append(toks, p.Tokens...)
 			return nil
@@ -445,17 +448,8 @@ func (s *Server) handleChatCompletions(w http.ResponseWriter, r *http.Request) {
 			"model": m.Name, "system_fingerprint": "saji", "choices": []any{choice}, "usage": usageOf(res)})
 		return
 	}
-	prompt, err := m.Prompt(r.Context(), g)
-	if err != nil {
-		oaiError(w, err)
-		return
-	}
-	if err := m.fits(prompt, g.MaxTokens); err != nil {
-		oaiError(w, err)
-		return
-	}
 	ev := newSSE(w)
-	chunk := func(delta map[string]any, finish any, lp []Token) map[string]any {
+	chunk := func(delta map[string]any, finish any, lp []runner.Token) map[string]any {
 		c := map[string]any{"index": 0, "delta": delta, "logprobs": nil, "finish_reason": finish}
 		if req.LogProbs && lp != nil {
 			c["logprobs"] = map[string]any{"content": chatLogProbs(lp)}
@@ -464,13 +458,14 @@ func (s *Server) handleChatCompletions(w http.ResponseWriter, r *http.Request) {
 			"system_fingerprint": "saji", "choices": []any{c}}
 	}
 	if err := ev.send(chunk(map[string]any{"role": "assistant", "content": ""}, nil, nil)); err != nil {
+		st.Close()
 		return
 	}
 	var ts *chat.ToolStream
 	if format != chat.ToolNone {
 		ts = chat.NewToolStream(format)
 	}
-	res, err := m.GenerateTokens(r.Context(), prompt, g, func(p Piece) error {
+	res, err := st.Run(func(p runner.Piece) error {
 		text := p.Text
 		if ts != nil {
 			text = ts.Push(text)
@@ -503,19 +498,6 @@ func (s *Server) handleChatCompletions(w http.ResponseWriter, r *http.Request) {
 	ev.done()
 }
 
-// fits checks a prompt against the model's context before a stream
-// starts, so that the error is an HTTP status and not an event.
-func (m *Model) fits(prompt []int32, maxTokens int) error {
-	n := m.Info.Context
-	switch {
-	case len(prompt) >= n:
-		return fmt.Errorf("%w: the prompt has %d tokens and the model's context is %d", ErrContextLength, len(prompt), n)
-	case maxTokens > 0 && len(prompt)+maxTokens > n:
-		return fmt.Errorf("%w: %d prompt tokens plus max_tokens %d exceed the model's context of %d", ErrContextLength, len(prompt), maxTokens, n)
-	}
-	return nil
-}
-
 // completionLogProbs is a legacy completion choice's logprobs.
 type completionLogProbs struct {
 	Tokens        []string             `json:"tokens"`
@@ -524,7 +506,7 @@ type completionLogProbs struct {
 	TextOffset    []int                `json:"text_offset"`
 }
 
-func (c *completionLogProbs) add(toks []Token, offset int) int {
+func (c *completionLogProbs) add(toks []runner.Token, offset int) int {
 	for _, t := range toks {
 		c.Tokens = append(c.Tokens, t.Text)
 		c.TokenLogProbs = append(c.TokenLogProbs, t.LogProb)
@@ -566,12 +548,8 @@ func (s *Server) handleCompletions(w http.ResponseWriter, r *http.Request) {
 		g.LogProbs, g.TopLogProbs = true, *req.LogProbs
 	}
 	g.Prompt = prompt
-	toks, err := m.Prompt(r.Context(), g)
+	st, err := m.Start(r.Context(), g)
 	if err != nil {
-		oaiError(w, err)
-		return
-	}
-	if err := m.fits(toks, g.MaxTokens); err != nil {
 		oaiError(w, err)
 		return
 	}
@@ -585,7 +563,7 @@ func (s *Server) handleCompletions(w http.ResponseWriter, r *http.Request) {
 		text.WriteString(echo)
 		lp := &completionLogProbs{}
 		off := len(echo)
-		res, err := m.GenerateTokens(r.Context(), toks, g, func(p Piece) error {
+		res, err := st.Run(func(p runner.Piece) error {
 			text.WriteString(p.Text)
 			off = lp.add(p.Tokens, off)
 			return nil
@@ -603,7 +581,7 @@ func (s *Server) handleCompletions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ev := newSSE(w)
-	chunk := func(text string, finish any, toks []Token, off int) map[string]any {
+	chunk := func(text string, finish any, toks []runner.Token, off int) map[string]any {
 		c := map[string]any{"index": 0, "text": text, "logprobs": nil, "finish_reason": finish}
 		if g.LogProbs && toks != nil {
 			lp := &completionLogProbs{}
@@ -616,10 +594,11 @@ func (s *Server) handleCompletions(w http.ResponseWriter, r *http.Request) {
 	off := len(echo)
 	if echo != "" {
 		if ev.send(chunk(echo, nil, nil, 0)) != nil {
+			st.Close()
 			return
 		}
 	}
-	res, err := m.GenerateTokens(r.Context(), toks, g, func(p Piece) error {
+	res, err := st.Run(func(p runner.Piece) error {
 		err := ev.send(chunk(p.Text, nil, p.Tokens, off))
 		off += len(p.Text)
 		return err
@@ -667,7 +646,7 @@ func argumentsJSON(a any) string {
 // tools passes a request's tool definitions to the template and returns
 // the format to parse the reply's calls in (ToolNone when the request has
 // no tools, or tool_choice is "none").
-func (m *Model) tools(g *GenRequest, raw, choice json.RawMessage) (chat.ToolFormat, error) {
+func tools(m *runner.Model, g *runner.Request, raw, choice json.RawMessage) (chat.ToolFormat, error) {
 	bad := func(param, format string, args ...any) error {
 		return &apiError{status: http.StatusBadRequest, typ: "invalid_request_error", param: param, msg: fmt.Sprintf(format, args...)}
 	}

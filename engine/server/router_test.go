@@ -8,18 +8,17 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"saji/engine/library"
-	"saji/engine/offload"
+	"saji/engine/runner"
 	"saji/engine/scheduler"
 )
 
 // newDirServer serves a models folder holding the tiny model as a.gguf and
-// b.gguf, with cfg.Load's GPU and GPU layers (none by default).
-func newDirServer(t *testing.T, cfg Config) (*Server, *httptest.Server) {
+// b.gguf through a runner of cfg, with cfg.Load's GPU and GPU layers (none
+// by default).
+func newDirServer(t *testing.T, cfg runner.Config) (*Server, *httptest.Server) {
 	t.Helper()
 	path, err := tinyPath()
 	if err != nil {
@@ -32,20 +31,22 @@ func newDirServer(t *testing.T, cfg Config) (*Server, *httptest.Server) {
 		}
 	}
 	cfg.ModelsDir = dir
-	cfg.Load = LoadOptions{Threads: 2, Scheduler: scheduler.Config{Context: 128, MaxSeqs: 2},
+	cfg.Load = runner.LoadOptions{Threads: 2, Scheduler: scheduler.Config{Context: 128, MaxSeqs: 2},
 		GPU: cfg.Load.GPU, GPULayers: cfg.Load.GPULayers}
-	s := New(cfg)
+	rn := runner.New(cfg)
+	s := New(Config{Runner: rn})
 	hs := httptest.NewServer(s.Handler())
 	t.Cleanup(func() {
 		hs.Close()
 		s.Close()
+		rn.Close()
 	})
 	return s, hs
 }
 
 func loadedNames(s *Server) string {
 	var names []string
-	for _, m := range s.Models() {
+	for _, m := range s.Runner().Models() {
 		names = append(names, m.Name)
 	}
 	return strings.Join(names, ",")
@@ -65,7 +66,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // one on first use, and makes room for another by unloading the least
 // recently used idle one.
 func TestLoadOnDemand(t *testing.T) {
-	s, hs := newDirServer(t, Config{MaxLoaded: 1, KeepAlive: -1})
+	s, hs := newDirServer(t, runner.Config{MaxLoaded: 1, KeepAlive: -1})
 	resp, err := http.Get(hs.URL + "/v1/models")
 	if err != nil {
 		t.Fatal(err)
@@ -87,7 +88,7 @@ func TestLoadOnDemand(t *testing.T) {
 	if loadedNames(s) != "a" {
 		t.Fatalf("loaded %q after a request to a", loadedNames(s))
 	}
-	time.Sleep(grace + 100*time.Millisecond) // a is no longer "just used"
+	time.Sleep(runner.Grace + 100*time.Millisecond) // a is no longer "just used"
 	ask("b")
 	if loadedNames(s) != "b" {
 		t.Errorf("loaded %q after a request to b with room for one", loadedNames(s))
@@ -101,7 +102,7 @@ func TestLoadOnDemand(t *testing.T) {
 // TestKeepAlive unloads a folder model after its keep-alive, the default's
 // or the request's (Ollama's keep_alive), and keeps pinned models.
 func TestKeepAlive(t *testing.T) {
-	s, hs := newDirServer(t, Config{KeepAlive: 300 * time.Millisecond, SweepEvery: 20 * time.Millisecond, MaxLoaded: 2})
+	s, hs := newDirServer(t, runner.Config{KeepAlive: 300 * time.Millisecond, SweepEvery: 20 * time.Millisecond, MaxLoaded: 2})
 	status, _ := post(t, hs.URL+"/api/generate", `{"model":"a","prompt":"the cat","stream":false,"options":{"num_predict":2}}`)
 	if status != 200 {
 		t.Fatalf("status %d", status)
@@ -170,100 +171,5 @@ func TestRemote(t *testing.T) {
 	bad.Handler().ServeHTTP(rec, req)
 	if rec.Code != http.StatusBadGateway {
 		t.Errorf("an unreachable remote: status %d", rec.Code)
-	}
-}
-
-// TestMemoryEviction unloads an idle model when memory is short of the
-// next one, even under MaxLoaded.
-func TestMemoryEviction(t *testing.T) {
-	var avail atomic.Uint64
-	avail.Store(1 << 40)
-	s, hs := newDirServer(t, Config{MaxLoaded: 4, KeepAlive: -1, Available: avail.Load})
-	ask := func(model string) {
-		t.Helper()
-		if status, v := post(t, hs.URL+"/v1/completions", `{"model":"`+model+`","prompt":"the cat","max_tokens":2}`); status != 200 {
-			t.Fatalf("%s: %d %v", model, status, v)
-		}
-	}
-	ask("a")
-	time.Sleep(grace + 100*time.Millisecond)
-	avail.Store(1) // nothing left
-	ask("b")
-	if loadedNames(s) != "b" {
-		t.Errorf("loaded %q: a should have made room", loadedNames(s))
-	}
-}
-
-// TestLibrary serves a library holding the tiny model by reference: it is
-// listed without loading, and a request naming it loads it.
-func TestLibrary(t *testing.T) {
-	path, err := tinyPath()
-	if err != nil {
-		t.Fatal(err)
-	}
-	lib, err := library.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := lib.Import(context.Background(), path, false, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := New(Config{Library: lib, Load: LoadOptions{Threads: 2, Scheduler: scheduler.Config{Context: 128, MaxSeqs: 2}}})
-	defer s.Close()
-	cat := s.Catalog()
-	if len(cat) != 1 || cat[0].Name != e.Name || cat[0].Path != path || cat[0].Info.Arch == "" {
-		t.Fatalf("catalog %+v, want the library's %q", cat, e.Name)
-	}
-	if loadedNames(s) != "" {
-		t.Fatalf("loaded %q before any request", loadedNames(s))
-	}
-	m, err := s.Model(e.Name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if m.Path != path || loadedNames(s) != e.Name {
-		t.Errorf("loaded %q from %s", loadedNames(s), m.Path)
-	}
-	if _, err := s.Model("missing"); err == nil {
-		t.Error("a name the library does not hold loaded")
-	}
-	if !s.Unload(e.Name) || loadedNames(s) != "" || s.Unload(e.Name) {
-		t.Errorf("Unload left %q loaded", loadedNames(s))
-	}
-}
-
-// TestMemoryNeed checks the RAM a load is counted for: the file and a
-// quarter of it for the KV cache, less the share of the layers a GPU of
-// its own holds.
-func TestMemoryNeed(t *testing.T) {
-	path, err := tinyPath()
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	all := st.Size() + st.Size()/4
-	discrete := offload.NewRegistry(offload.Platform{Name: "Fake"})
-	unified := offload.NewRegistry(offload.Platform{Name: "Fake", Unified: true})
-	for _, tc := range []struct {
-		name  string
-		reg   *offload.Registry
-		split offload.Split
-		onGPU bool
-		want  int64
-	}{
-		{"CPU", discrete, offload.Split{Of: 4}, false, all},
-		{"all on the GPU", discrete, offload.Split{Layers: 4, Of: 4, Output: true}, true, 0},
-		{"half on the GPU", discrete, offload.Split{Layers: 2, Of: 4}, true, all / 2},
-		{"unified memory", unified, offload.Split{Layers: 4, Of: 4, Output: true}, true, all},
-	} {
-		s := New(Config{Load: LoadOptions{GPU: tc.reg}})
-		if got := s.memoryNeed(path, tc.split, tc.onGPU); got != tc.want {
-			t.Errorf("%s: %d bytes, want %d", tc.name, got, tc.want)
-		}
-		s.Close()
 	}
 }

@@ -9,17 +9,12 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"saji/engine/library"
-	"saji/engine/scheduler"
-	"sort"
 	"strings"
-	"sync"
 	"time"
-)
 
-// ErrModelNotFound is wrapped when a request names a model the server
-// does not have.
-var ErrModelNotFound = errors.New("server: model not found")
+	"saji/engine/runner"
+	"saji/engine/scheduler"
+)
 
 // Version is the version the Ollama dialect reports (/api/version): the
 // Ollama release whose API Saji follows. Clients gate features on it (VS
@@ -31,6 +26,9 @@ const DefaultMaxBody = 32 << 20
 
 // Config configures a Server.
 type Config struct {
+	// Runner holds the models the API serves and runs their generations
+	// (nil: a runner of its own with no models, closed with the server).
+	Runner *runner.Runner
 	// MaxBody limits request bodies in bytes (0: DefaultMaxBody).
 	MaxBody int64
 	// Logger receives the server's records (nil: slog.Default()).
@@ -41,56 +39,24 @@ type Config struct {
 	// CORSOrigins are the browser origins allowed to call the API ("*"
 	// for any); none by default, so web pages cannot reach it.
 	CORSOrigins []string
-
-	// ModelsDir, when set, is a folder of GGUF files that requests may name
-	// (by file name without .gguf): they load on first use with Load.
-	ModelsDir string
-	// Library, when set, adds the models of the app's library (its folder
-	// and the files it holds by reference) to those requests may name; they
-	// load on first use with Load, as ModelsDir's do.
-	Library *library.Library
-	// Load configures the models loaded from ModelsDir and Library.
-	Load LoadOptions
-	// KeepAlive is how long a model from ModelsDir stays loaded without
-	// requests (0: DefaultKeepAlive; negative: for ever).
-	KeepAlive time.Duration
-	// MaxLoaded is the most models loaded at once (0: DefaultMaxLoaded, or
-	// the models given to Add if more).
-	MaxLoaded int
-	// SweepEvery is how often expired models are unloaded (0: 5 s).
-	SweepEvery time.Duration
-	// Available returns the memory available for another model (nil: the
-	// system's available memory); loading unloads idle models while it is
-	// short of the new model's weights and KV cache.
-	Available func() uint64
-	// Remotes forwards the models named by its keys to other
-	// OpenAI-compatible servers.
+	// Remotes forwards the models named by its keys (after the runner's
+	// aliases) to other OpenAI-compatible servers.
 	Remotes map[string]Remote
-	// Aliases are other names for models ("gpt-4o" -> "qwen2.5-7b"), for
-	// clients that only offer a fixed list of model names.
-	Aliases map[string]string
 }
 
-// Server answers the API over its models.
+// Server answers the API over a runner's models.
 type Server struct {
 	cfg   Config
 	log   *slog.Logger
 	mux   *http.ServeMux
 	start time.Time
-
-	mu      sync.RWMutex
-	models  map[string]*Model
-	order   []string // names in the order they were added
-	loading map[string]*loadCall
-	stop    chan struct{}
-	closed  sync.Once
-	// reloads are the loads of models whose GPU failed (recoverGPU).
-	reloads sync.WaitGroup
+	run   *runner.Runner
+	owned bool // run is the server's own, closed with it
 
 	metrics *metrics
 }
 
-// New returns a server with no models; Add adds them.
+// New returns a server over cfg.Runner's models.
 func New(cfg Config) *Server {
 	if cfg.MaxBody <= 0 {
 		cfg.MaxBody = DefaultMaxBody
@@ -98,112 +64,28 @@ func New(cfg Config) *Server {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, mux: http.NewServeMux(), start: time.Now(), models: map[string]*Model{},
-		loading: map[string]*loadCall{}, stop: make(chan struct{})}
-	s.metrics = newMetrics(s)
-	s.routes()
-	every := cfg.SweepEvery
-	if every <= 0 {
-		every = 5 * time.Second
+	s := &Server{cfg: cfg, log: cfg.Logger, mux: http.NewServeMux(), start: time.Now(), run: cfg.Runner}
+	if s.run == nil {
+		s.run, s.owned = runner.New(runner.Config{Logger: cfg.Logger}), true
 	}
-	go s.janitor(every)
+	s.metrics = newMetrics(s)
+	s.run.Observe(s.metrics.observe)
+	s.routes()
 	return s
 }
 
-// Add makes m available under its name (and replaces a model of the same
-// name, which the caller closes). It stays loaded until the server closes.
-func (s *Server) Add(m *Model) { s.add(m, true) }
+// Runner returns the runner whose models the server serves.
+func (s *Server) Runner() *runner.Runner { return s.run }
 
-// add adds m, pinned or not.
-func (s *Server) add(m *Model, pinned bool) {
-	m.pinned = pinned
-	m.touch()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, ok := s.models[m.Name]; !ok {
-		s.order = append(s.order, m.Name)
-	}
-	s.models[m.Name] = m
-	s.hook(m)
-}
-
-// hook connects m's metrics and GPU fault reports to s.
-func (s *Server) hook(m *Model) {
-	m.observe = func(res GenResult, err error) { s.metrics.observe(m, res, err) }
-	m.faulted = func() { s.recoverGPU(m) }
-}
-
-// Models returns the models in the order they were added.
-func (s *Server) Models() []*Model {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	out := make([]*Model, 0, len(s.order))
-	for _, n := range s.order {
-		out = append(out, s.models[n])
-	}
-	return out
-}
-
-// Model returns the model called name. An empty name means the first
-// model, so that clients that send none (or a placeholder) still work
-// with one model loaded.
-//
-// A name that is not loaded but is a GGUF file in the models folder loads
-// it first (unloading an idle model when MaxLoaded are loaded).
-func (s *Server) Model(name string) (*Model, error) {
-	if to, ok := s.cfg.Aliases[name]; ok {
-		name = to
-	}
-	// Ollama's clients name models NAME:TAG, and list them (from /api/tags)
-	// as NAME:latest, sometimes to call the OpenAI dialect with.
-	if base, ok := strings.CutSuffix(name, latestTag); ok && base != "" && !s.has(name) {
-		name = base
-	}
-	s.mu.RLock()
-	m, ok := s.models[name]
-	if !ok && name == "" && len(s.order) > 0 {
-		m, ok = s.models[s.order[0]], true
-	}
-	s.mu.RUnlock()
-	if ok {
-		m.touch()
-		return m, nil
-	}
-	if path, ok := s.dirModel(name); ok {
-		return s.load(name, path)
-	}
-	var names []string
-	for _, m := range s.Catalog() {
-		names = append(names, m.Name)
-	}
-	sort.Strings(names)
-	return nil, fmt.Errorf("%w: %q (available: %v)", ErrModelNotFound, name, names)
-}
-
-// has reports whether a model called name is loaded.
-func (s *Server) has(name string) bool {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	_, ok := s.models[name]
-	return ok
-}
-
-// Close stops unloading models and closes every model.
+// Close stops reporting the runner's generations to the server's metrics,
+// and closes the runner when it is the server's own. A runner given in
+// Config stays open: its owner closes it.
 func (s *Server) Close() error {
-	s.mu.Lock()
-	s.closed.Do(func() { close(s.stop) }) // under mu: see recoverGPU
-	s.mu.Unlock()
-	s.reloads.Wait()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var first error
-	for _, m := range s.models {
-		if err := m.Close(); err != nil && first == nil {
-			first = err
-		}
+	s.run.Observe(nil)
+	if s.owned {
+		return s.run.Close()
 	}
-	s.models, s.order = map[string]*Model{}, nil
-	return first
+	return nil
 }
 
 // Handler returns the server's HTTP handler: the API behind the CORS and
@@ -293,7 +175,7 @@ func (s *Server) routes() {
 // handleHealth reports that the server is up and which models it has.
 func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 	var names []string
-	for _, m := range s.Models() {
+	for _, m := range s.run.Models() {
 		names = append(names, m.Name)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "models": names})
@@ -332,15 +214,15 @@ func classify(err error) *apiError {
 	switch {
 	case errors.As(err, &ae):
 		return ae
-	case errors.Is(err, ErrModelNotFound):
+	case errors.Is(err, runner.ErrModelNotFound):
 		return &apiError{status: http.StatusNotFound, typ: "invalid_request_error", code: "model_not_found", param: "model", msg: err.Error()}
-	case errors.Is(err, ErrContextLength):
+	case errors.Is(err, runner.ErrContextLength):
 		return &apiError{status: http.StatusBadRequest, typ: "invalid_request_error", code: "context_length_exceeded", param: "messages", msg: err.Error()}
 	case errors.Is(err, scheduler.ErrClosed):
 		return &apiError{status: http.StatusServiceUnavailable, typ: "server_error", code: "model_unloaded", msg: err.Error()}
-	case errors.Is(err, ErrBusy):
+	case errors.Is(err, runner.ErrBusy):
 		return &apiError{status: http.StatusServiceUnavailable, typ: "server_error", code: "model_busy", msg: err.Error()}
-	case errors.Is(err, ErrBadRequest):
+	case errors.Is(err, runner.ErrBadRequest):
 		return &apiError{status: http.StatusBadRequest, typ: "invalid_request_error", msg: err.Error()}
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return &apiError{status: 499, typ: "cancelled", msg: err.Error()}

@@ -7,38 +7,20 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"saji/engine/runner"
 	"saji/engine/scheduler"
-	"saji/engine/synth"
+	"saji/engine/synth/synthtest"
 )
 
-// tinyPath writes the synthetic tiny llama (mini vocabulary, no chat
-// template: ChatML) once for the test binary.
-var tinyPath = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "saji-server-test")
-	if err != nil {
-		return "", err
-	}
-	tempDirs = append(tempDirs, dir)
-	mp := filepath.Join(dir, "tiny.gguf")
-	return mp, synth.WriteTiny(context.Background(), mp, "q8_0", 3)
-})
+func TestMain(m *testing.M) { synthtest.Main(m) }
 
-var tempDirs []string
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	for _, d := range tempDirs {
-		os.RemoveAll(d)
-	}
-	os.Exit(code)
-}
+// tinyPath is the tiny llama (mini vocabulary, no chat template: ChatML)
+// the tests share.
+func tinyPath() (string, error) { return synthtest.Tiny("q8_0", 3) }
 
 // newTestServer serves the tiny model (context 128) over HTTP.
 func newTestServer(t *testing.T, cfg Config) (*Server, *httptest.Server) {
@@ -53,17 +35,18 @@ func newTestServerContext(t *testing.T, cfg Config, n int) (*Server, *httptest.S
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := LoadModel(context.Background(), path, LoadOptions{Name: "tiny", Threads: 2,
+	m, err := runner.Load(context.Background(), path, runner.LoadOptions{Name: "tiny", Threads: 2,
 		Scheduler: scheduler.Config{Context: n, MaxSeqs: 4}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := New(cfg)
-	s.Add(m)
+	s.Runner().Add(m)
 	hs := httptest.NewServer(s.Handler())
 	t.Cleanup(func() {
 		hs.Close()
 		s.Close()
+		s.Runner().Close()
 	})
 	return s, hs
 }
@@ -254,7 +237,7 @@ func TestDisconnect(t *testing.T) {
 	}
 	cancel()
 	resp.Body.Close()
-	sched := s.Models()[0].Scheduler()
+	sched := s.Runner().Models()[0].Scheduler()
 	deadline := time.Now().Add(time.Minute)
 	for {
 		st := sched.Stats()
@@ -321,7 +304,7 @@ func TestLatestTag(t *testing.T) {
 
 // TestAlias resolves another name for a model.
 func TestAlias(t *testing.T) {
-	_, hs := newTestServer(t, Config{Aliases: map[string]string{"gpt-4o": "tiny"}})
+	_, hs := newTestServer(t, Config{Runner: runner.New(runner.Config{Aliases: map[string]string{"gpt-4o": "tiny"}})})
 	status, v := post(t, hs.URL+"/v1/completions", `{"model":"gpt-4o","prompt":"the cat","max_tokens":2}`)
 	if status != 200 || v["model"] != "tiny" {
 		t.Errorf("alias: %d %v", status, v)

@@ -27,7 +27,7 @@ func TestSoak(t *testing.T) {
 		t.Skip("set SAJI_SOAK=60s (make clients) for the soak test")
 	}
 	s, hs := newTestServer(t, Config{})
-	sched := s.Models()[0].Scheduler()
+	sched := s.Runner().Models()[0].Scheduler()
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	var mu sync.Mutex
 	var latencies []time.Duration

@@ -12,6 +12,7 @@ import (
 
 	"saji/engine/chat"
 	"saji/engine/gguf"
+	"saji/engine/runner"
 	"saji/engine/scheduler"
 	"saji/engine/synth"
 	"saji/internal/refdata"
@@ -19,7 +20,7 @@ import (
 
 // qwenModel writes the tiny synthetic model with Qwen2.5's chat template
 // (Hermes-style tool calls) from the reference data.
-func qwenModel(t *testing.T) *Model {
+func qwenModel(t *testing.T) *runner.Model {
 	t.Helper()
 	src, err := os.ReadFile(filepath.Join(refdata.Dir(t), "templates", "Qwen-Qwen2.5-7B-Instruct.jinja"))
 	if err != nil {
@@ -48,7 +49,7 @@ func qwenModel(t *testing.T) *Model {
 	if err := synth.Write(context.Background(), mp, synth.Options{Shape: shape, FileType: ft, Vocab: vocab, Seed: 2, Threads: 2}); err != nil {
 		t.Fatal(err)
 	}
-	m, err := LoadModel(context.Background(), mp, LoadOptions{Name: "qwen", Threads: 2, Scheduler: scheduler.Config{Context: 1024}})
+	m, err := runner.Load(context.Background(), mp, runner.LoadOptions{Name: "qwen", Threads: 2, Scheduler: scheduler.Config{Context: 1024}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,8 +68,8 @@ func TestTools(t *testing.T) {
 		t.Fatalf("Qwen2.5's template: format %v", f)
 	}
 	// The definitions and an earlier call reach the prompt.
-	var g GenRequest
-	if _, err := m.tools(&g, json.RawMessage(`[`+weatherTool+`]`), nil); err != nil {
+	var g runner.Request
+	if _, err := tools(m, &g, json.RawMessage(`[`+weatherTool+`]`), nil); err != nil {
 		t.Fatal(err)
 	}
 	var msgs []oaiMessage
@@ -103,8 +104,8 @@ func TestTools(t *testing.T) {
 		{``, `"auto"`, true, 0},
 	}
 	for _, c := range cases {
-		var g GenRequest
-		_, err := m.tools(&g, json.RawMessage(c.tools), json.RawMessage(c.choice))
+		var g runner.Request
+		_, err := tools(m, &g, json.RawMessage(c.tools), json.RawMessage(c.choice))
 		if (err == nil) != c.ok || len(g.Tools) != c.n {
 			t.Errorf("tools %s, choice %s: %d tools, %v", c.tools, c.choice, len(g.Tools), err)
 		}
@@ -117,7 +118,7 @@ func TestTools(t *testing.T) {
 	// Through the API: a request with tools is accepted, streamed or not,
 	// and a model without a tool format refuses tools.
 	s := New(Config{})
-	s.Add(m)
+	s.Runner().Add(m)
 	hs := httptest.NewServer(s.Handler())
 	defer hs.Close()
 	defer s.Close()

@@ -10,65 +10,34 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"saji/engine/model"
-	"saji/engine/offload"
+	"saji/engine/runner"
 	"saji/engine/sample"
 	"saji/engine/scheduler"
-	"saji/engine/tokenizer"
 	"saji/internal/loadtest"
 	"saji/kernels/cpu"
 )
 
-// localTarget serves a load test in process: prompts are tokenized with
-// the model's tokenizer and run through Saji's scheduler, without HTTP, so
-// that the serving core can be measured before (and apart from) the API.
+// localTarget serves a load test in process: prompts run through the
+// runner's generation path (tokenizer, scheduler, detokenizer) without
+// HTTP, so that the serving core can be measured before (and apart from)
+// the API.
 type localTarget struct {
-	sched *scheduler.Scheduler
-	tok   *tokenizer.Tokenizer
-	eog   []int32
+	m *runner.Model
 }
 
-// newLocalTarget starts a scheduler over m, whose tokenizer is tok.
-func newLocalTarget(m model.Model, tok *tokenizer.Tokenizer, cfg scheduler.Config) (*localTarget, error) {
-	s, err := scheduler.New(m, cfg)
-	if err != nil {
-		return nil, err
-	}
-	return &localTarget{sched: s, tok: tok, eog: tok.EOGs()}, nil
-}
-
-// Close stops the scheduler.
-func (t *localTarget) Close() error { return t.sched.Close() }
-
-// Stream runs one greedy completion and emits each token's text.
+// Stream runs one greedy completion and emits the text of each piece the
+// runner streams.
 func (t *localTarget) Stream(ctx context.Context, req loadtest.Request, emit func(loadtest.Chunk)) (loadtest.Usage, error) {
-	prompt := t.tok.Encode(req.Prompt, true, true)
-	ch, err := t.sched.Submit(ctx, scheduler.Request{Prompt: prompt, MaxTokens: req.MaxTokens,
-		Sampling: sample.Greedy(), EOG: t.eog, IgnoreEOS: req.IgnoreEOS})
+	res, err := t.m.Generate(ctx, runner.Request{Prompt: req.Prompt, MaxTokens: req.MaxTokens, Sampling: sample.Greedy(),
+		IgnoreEOS: req.IgnoreEOS}, func(p runner.Piece) error {
+		emit(loadtest.Chunk{Tokens: len(p.Tokens), Text: p.Text})
+		return nil
+	})
+	u := loadtest.Usage{PromptTokens: res.PromptTokens, CompletionTokens: res.CompletionTokens}
 	if err != nil {
-		return loadtest.Usage{}, err
+		return u, fmt.Errorf("loadtest: %w", err)
 	}
-	dec := t.tok.NewDecoder(tokenizer.DecoderOptions{Continue: true})
-	for ev := range ch {
-		if ev.Done {
-			u := loadtest.Usage{PromptTokens: ev.Usage.PromptTokens, CompletionTokens: ev.Usage.CompletionTokens}
-			if ev.Err != nil {
-				return u, ev.Err
-			}
-			if ev.Finish == scheduler.FinishCancelled {
-				return u, fmt.Errorf("loadtest: cancelled: %w", ctx.Err())
-			}
-			return u, nil
-		}
-		text, err := dec.Add(ev.Token)
-		if err != nil {
-			return loadtest.Usage{}, err
-		}
-		// A token that completes no character still counts as a chunk,
-		// as a server that streams per token sends it.
-		emit(loadtest.Chunk{Tokens: 1, Text: text})
-	}
-	return loadtest.Usage{}, fmt.Errorf("loadtest: the stream ended without a result")
+	return u, nil
 }
 
 // localFlags configure an in-process load test's scheduler.
@@ -108,42 +77,35 @@ func runLocalLoadtest(ctx context.Context, lf *loadtestFlags, stdout, stderr io.
 	if threads <= 0 {
 		threads = cpu.PhysicalCores()
 	}
-	lm, err := openTokenized(lf.model)
-	if err != nil {
-		return fmt.Errorf("loadtest: %w", err)
-	}
-	defer lm.Close()
-	tk, err := loadtestTokenizer(lf.tokenizer)
-	if err != nil {
-		return err
-	}
-	if tk == nil {
-		tk = lm.tok
-	}
-	items, err := loadtestWorkload(lf, tk)
-	if err != nil {
-		return err
-	}
 	// The scheduler's KV cache is allocated with the model, so that a
 	// cache the GPU cannot hold sends the model to the CPU with it.
 	sc := scheduler.Config{
 		MaxSeqs: l.maxSeqs, TokenBudget: l.budget, Context: l.ctx, KVType: l.kvType,
 		KVBytes: int64(l.kvMiB) << 20, NoPrefixCache: l.noPrefixCache, ModelID: lf.model,
 	}
-	var target *localTarget
-	opts := offload.Options{Request: offload.ServeRequest(l.gpuLayers, sc), Threads: threads}
-	if err := lm.load(ctx, opts, func(m model.Model) error {
-		target, err = newLocalTarget(m, lm.tok, sc)
-		return err
-	}); err != nil {
+	m, err := runner.Load(ctx, lf.model, runner.LoadOptions{Threads: threads, GPULayers: l.gpuLayers, Scheduler: sc})
+	if err != nil {
 		return fmt.Errorf("loadtest: %w", err)
 	}
-	defer target.Close()
-	notePlacement(lm.placed.Placement, l.gpuLayers, stderr)
-	mon := kvWatch{target.sched}
-	cfg := target.sched.Config()
+	defer m.Close()
+	tk, err := loadtestTokenizer(lf.tokenizer)
+	if err != nil {
+		return err
+	}
+	if tk == nil {
+		tk = m.Tokenizer()
+	}
+	items, err := loadtestWorkload(lf, tk)
+	if err != nil {
+		return err
+	}
+	notePlacement(m.Info.Offload, l.gpuLayers, stderr)
+	sched := m.Scheduler()
+	mon := kvWatch{sched}
+	cfg := sched.Config()
 	fmt.Fprintf(stderr, "loadtest: in process, %d threads, %d sequences at most, %d tokens per step, context %d, KV cache %s of %d tokens\n",
-		threads, cfg.MaxSeqs, cfg.TokenBudget, cfg.Context, cfg.KVType, target.sched.Capacity())
+		threads, cfg.MaxSeqs, cfg.TokenBudget, cfg.Context, cfg.KVType, sched.Capacity())
+	target := &localTarget{m: m}
 	name := filepath.Base(lf.model)
 	return driveLoadtest(ctx, lf, target, loadtestInfo{model: name, endpoint: "in process", url: "saji scheduler", tokenizer: true},
 		items, mon.notes, stdout, stderr)

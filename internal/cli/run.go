@@ -14,10 +14,10 @@ import (
 
 	"saji/engine/chat"
 	"saji/engine/gguf"
-	"saji/engine/model"
 	"saji/engine/offload"
+	"saji/engine/runner"
 	"saji/engine/sample"
-	"saji/engine/tokenizer"
+	"saji/engine/scheduler"
 	"saji/kernels/quant"
 )
 
@@ -68,17 +68,14 @@ func newRunCmd() *cobra.Command {
 			if ctx == nil {
 				ctx = context.Background()
 			}
-			lm, cache, err := openRunModel(ctx, &rf, kv)
+			m, err := openRunModel(ctx, &rf, kv)
 			if err != nil {
 				return fmt.Errorf("run: %w", err)
 			}
-			defer lm.Close()
-			rf.noteContext(lm.model.Config().ContextTrain, cmd.ErrOrStderr())
-			rf.notePlacement(lm.placed.Placement, cmd.ErrOrStderr())
-			g, err := generatorWith(lm, &rf, cache)
-			if err != nil {
-				return err
-			}
+			defer m.Close()
+			rf.noteContext(m.Info.ContextTrain, cmd.ErrOrStderr())
+			rf.notePlacement(m.Info.Offload, cmd.ErrOrStderr())
+			g := &generator{m: m, flags: &rf}
 			if len(args) == 1 {
 				return g.complete(ctx, args[0], cmd.OutOrStdout(), cmd.ErrOrStderr())
 			}
@@ -134,15 +131,12 @@ func (rf *runFlags) check() error {
 	return nil
 }
 
-// generator holds one sequence's state: the key/value cache and the tokens
-// in it, and the sampler.
+// generator runs the generations of 'saji run' on its model, through the
+// runner's generation path (the scheduler, with its prefix cache reusing
+// the conversation's earlier turns).
 type generator struct {
-	lm        *loadedModel
-	flags     *runFlags
-	cache     *model.Cache
-	seq       []int32 // the tokens whose keys and values are in cache
-	sampler   *sample.Sampler
-	maxTokens int
+	m     *runner.Model
+	flags *runFlags
 }
 
 // runContext is the context the cache holds: --ctx, or else the training
@@ -157,24 +151,20 @@ func runContext(train, nCtx int) int {
 	return defaultRunCtx
 }
 
-// openRunModel opens the model of the flags with --gpu-layers of its
-// layers on the GPU, and its cache for the context in the same attempt,
-// so that a cache the GPU cannot hold sends the model to the CPU with it.
-func openRunModel(ctx context.Context, rf *runFlags, kv quant.Type) (*loadedModel, *model.Cache, error) {
-	lm, err := openTokenized(rf.modelPath)
-	if err != nil {
-		return nil, nil, err
-	}
+// openRunModel loads the model of the flags with --gpu-layers of its
+// layers on the GPU and its KV cache for one conversation of the context,
+// in the same attempt, so that a cache the GPU cannot hold sends the model
+// to the CPU with it.
+func openRunModel(ctx context.Context, rf *runFlags, kv quant.Type) (*runner.Model, error) {
 	train := 0
-	if v, err := lm.file.ContextLength(); err == nil {
-		train = int(v)
+	if f, err := gguf.Open(rf.modelPath); err == nil {
+		if v, err := f.ContextLength(); err == nil {
+			train = int(v)
+		}
+		f.Close()
 	}
-	cache, err := lm.loadWithCache(ctx, rf.gpuLayers, rf.threads, runContext(train, rf.nCtx), kv)
-	if err != nil {
-		lm.Close()
-		return nil, nil, err
-	}
-	return lm, cache, nil
+	return runner.Load(ctx, rf.modelPath, runner.LoadOptions{Threads: rf.threads, GPULayers: rf.gpuLayers,
+		Scheduler: scheduler.Config{Context: runContext(train, rf.nCtx), KVType: strings.ToLower(kv.String()), MaxSeqs: 1}})
 }
 
 // notePlacement tells errw where the model runs, unless quiet (see
@@ -185,31 +175,11 @@ func (rf *runFlags) notePlacement(p offload.Placement, errw io.Writer) {
 	}
 }
 
-// newGenerator sizes the context and builds the cache and sampler. Notes go
-// to errw unless the flags say quiet.
-func newGenerator(lm *loadedModel, rf *runFlags, kv quant.Type, errw io.Writer) (*generator, error) {
-	cache, err := lm.model.NewCache(runContext(lm.model.Config().ContextTrain, rf.nCtx), kv)
-	if err != nil {
-		return nil, fmt.Errorf("run: %w", err)
-	}
-	rf.noteContext(lm.model.Config().ContextTrain, errw)
-	return generatorWith(lm, rf, cache)
-}
-
 // noteContext notes a context longer than the training context train.
 func (rf *runFlags) noteContext(train int, errw io.Writer) {
 	if train > 0 && rf.nCtx > train && !rf.quiet {
 		fmt.Fprintf(errw, "saji: note: a context of %d is longer than the %d the model was trained with\n", rf.nCtx, train)
 	}
-}
-
-// generatorWith builds the sampler of a generator over cache.
-func generatorWith(lm *loadedModel, rf *runFlags, cache *model.Cache) (*generator, error) {
-	s, err := sample.New(rf.params)
-	if err != nil {
-		return nil, fmt.Errorf("run: %w", err)
-	}
-	return &generator{lm: lm, flags: rf, cache: cache, sampler: s, maxTokens: rf.maxTokens}, nil
 }
 
 // genStats measures one generation.
@@ -234,115 +204,45 @@ func rate(n int, d time.Duration) float64 {
 // to generate.
 var errContextFull = errors.New("context full")
 
-// generate runs prompt through the model, reusing the cached keys and
-// values of its longest common prefix with the previous sequence, then
-// samples tokens and writes their text to w as it is produced. It stops at
-// an end-of-generation token, a stop string, the token limit, a full
-// context or a cancelled ctx (the last two are reported in the stats, not
-// as errors). The reply text (what was written) is returned.
-func (g *generator) generate(ctx context.Context, prompt []int32, w io.Writer) (string, genStats, error) {
-	st := genStats{promptTokens: len(prompt)}
-	if len(prompt) == 0 {
-		return "", st, errors.New("the prompt has no tokens")
-	}
-	if len(prompt) > g.cache.Size() {
-		return "", st, fmt.Errorf("%w: the prompt has %d tokens and the context holds %d (raise --ctx)",
-			errContextFull, len(prompt), g.cache.Size())
-	}
-	// Keep the common prefix, but evaluate at least the last prompt token
-	// to have its logits.
-	keep := 0
-	for keep < len(g.seq) && keep < len(prompt)-1 && g.seq[keep] == prompt[keep] {
-		keep++
-	}
-	g.seq = g.seq[:keep]
-	g.cache.Truncate(keep)
-	if g.cache.Len() != keep { // out of step (an earlier failure): start over
-		g.cache.Reset()
-		g.seq, keep = g.seq[:0], 0
-	}
-	for _, t := range prompt[keep:] {
-		g.sampler.Accept(t)
-	}
-
-	start := time.Now()
-	logits, err := g.lm.model.Forward(ctx, prompt[keep:], positions(keep, len(prompt)-keep), g.cache, false)
-	if err != nil {
-		if ctx.Err() != nil {
-			st.interrupted = true
-			return "", st, nil
-		}
+// generate runs req on the model and writes the text to w as it is
+// produced. It stops at an end-of-generation token, a stop string, the
+// token limit, a full context or a cancelled ctx (the last two are
+// reported in the stats, not as errors). The reply text (what was written)
+// is returned.
+func (g *generator) generate(ctx context.Context, req runner.Request, w io.Writer) (string, genStats, error) {
+	req.MaxTokens, req.Stop, req.Sampling = g.flags.maxTokens, g.flags.stops, g.flags.params
+	var st genStats
+	s, err := g.m.Start(ctx, req)
+	switch {
+	case errors.Is(err, runner.ErrContextLength):
+		return "", st, fmt.Errorf("%w: %w (raise --ctx)", errContextFull, err)
+	case err != nil:
 		return "", st, err
 	}
-	g.seq = append(g.seq, prompt[keep:]...)
-	st.promptEval = len(prompt) - keep
-	st.promptTime = time.Since(start)
-
-	dec := g.lm.tok.NewDecoder(tokenizer.DecoderOptions{Continue: true})
-	stopper, err := sample.NewStopper(dec, g.lm.tok.EOGs(), g.flags.stops)
-	if err != nil {
-		return "", st, err
-	}
+	st.promptTokens = s.PromptTokens()
 	var reply strings.Builder
-	emit := func(s string) error {
-		if s == "" {
-			return nil
-		}
-		reply.WriteString(s)
-		_, err := io.WriteString(w, s)
+	res, err := s.Run(func(p runner.Piece) error {
+		reply.WriteString(p.Text)
+		_, err := io.WriteString(w, p.Text)
 		return err
+	})
+	st.promptEval = res.PromptTokens - res.CachedTokens
+	st.promptTime, st.genTokens, st.genTime = res.PromptTime, res.CompletionTokens, res.GenTime
+	switch {
+	case ctx.Err() != nil:
+		st.interrupted = true
+		return reply.String(), st, nil
+	case err != nil:
+		return reply.String(), st, err
 	}
-	start = time.Now()
-	for g.maxTokens < 0 || st.genTokens < g.maxTokens {
-		if ctx.Err() != nil {
-			st.interrupted = true
-			break
-		}
-		tok, err := g.sampler.Next(logits)
-		if err != nil {
-			return reply.String(), st, err
-		}
-		text, reason, err := stopper.Add(tok)
-		if err != nil {
-			return reply.String(), st, err
-		}
-		if reason != sample.StopEOG {
-			st.genTokens++
-		}
-		if err := emit(text); err != nil {
-			return reply.String(), st, err
-		}
-		if reason != sample.NotStopped {
-			st.genTime = time.Since(start)
-			return reply.String(), st, nil
-		}
-		if len(g.seq) >= g.cache.Size() {
-			st.full = true
-			break
-		}
-		if g.maxTokens >= 0 && st.genTokens >= g.maxTokens {
-			break // no need to evaluate the last token
-		}
-		logits, err = g.lm.model.Forward(ctx, []int32{tok}, []int32{int32(len(g.seq))}, g.cache, false)
-		if err != nil {
-			if ctx.Err() != nil {
-				st.interrupted = true
-				break
-			}
-			return reply.String(), st, err
-		}
-		g.seq = append(g.seq, tok)
-	}
-	err = emit(stopper.Flush())
-	st.genTime = time.Since(start)
-	return reply.String(), st, err
+	st.full = res.Finish == "length" && (g.flags.maxTokens < 0 || res.CompletionTokens < g.flags.maxTokens)
+	return reply.String(), st, nil
 }
 
 // complete is 'saji run' with a prompt.
 func (g *generator) complete(ctx context.Context, prompt string, out, errw io.Writer) error {
-	tokens := g.lm.tok.Encode(prompt, true, true)
 	w := bufio.NewWriterSize(out, 256)
-	reply, st, err := g.generate(ctx, tokens, flushWriter{w})
+	reply, st, err := g.generate(ctx, runner.Request{Prompt: prompt}, flushWriter{w})
 	if ferr := w.Flush(); err == nil {
 		err = ferr
 	}
@@ -378,7 +278,7 @@ func (g *generator) report(errw io.Writer, st genStats, single bool) {
 		fmt.Fprintln(errw, "saji: interrupted")
 	}
 	if st.full {
-		fmt.Fprintf(errw, "saji: the context of %d tokens is full; generation stopped (raise --ctx)\n", g.cache.Size())
+		fmt.Fprintf(errw, "saji: the context of %d tokens is full; generation stopped (raise --ctx)\n", g.m.Info.Context)
 	}
 	if single {
 		fmt.Fprintf(errw, "prompt: %d tokens, %.1f tokens/s; generated: %d tokens, %.1f tokens/s\n",
@@ -388,57 +288,11 @@ func (g *generator) report(errw io.Writer, st genStats, single bool) {
 	}
 }
 
-// chatTemplate returns the model's chat template, or ChatML with a note
-// when it has none.
-func (g *generator) chatTemplate(errw io.Writer) (*chat.Template, error) {
-	src, err := g.lm.file.ChatTemplate()
-	if err != nil && !errors.Is(err, gguf.ErrNotFound) {
-		return nil, err
-	}
-	if src == "" {
-		if !g.flags.quiet {
-			fmt.Fprintln(errw, "saji: note: the model has no chat template; using ChatML")
-		}
-		return chat.ChatML(), nil
-	}
-	t, err := chat.Parse(src)
-	if err != nil {
-		return nil, fmt.Errorf("the model's chat template: %w", err)
-	}
-	return t, nil
-}
-
-// chatPrompt renders the conversation and tokenizes it as llama.cpp's chat
-// does: a BOS (or EOS) that the template writes and the tokenizer adds
-// anyway is dropped from the text, so it is not doubled.
-func (g *generator) chatPrompt(ctx context.Context, t *chat.Template, msgs []chat.Message) ([]int32, error) {
-	tk := g.lm.tok
-	text := func(id int32) string {
-		if id < 0 {
-			return ""
-		}
-		return tk.Text(id)
-	}
-	bos, eos := text(tk.BOS()), text(tk.EOS())
-	s, err := t.RenderMessages(ctx, chat.Request{Messages: msgs, AddGenerationPrompt: true, BOSToken: bos, EOSToken: eos})
-	if err != nil {
-		return nil, err
-	}
-	if tk.AddBOS() && bos != "" {
-		s = strings.TrimPrefix(s, bos)
-	}
-	if tk.AddEOS() && eos != "" {
-		s = strings.TrimSuffix(s, eos)
-	}
-	return tk.Encode(s, true, true), nil
-}
-
 // chat is 'saji run' without a prompt: a conversation read line by line
 // from in.
 func (g *generator) chat(ctx context.Context, in io.Reader, out, errw io.Writer) error {
-	tmpl, err := g.chatTemplate(errw)
-	if err != nil {
-		return fmt.Errorf("run: %w", err)
+	if g.m.Info.Template == "" && !g.flags.quiet {
+		fmt.Fprintln(errw, "saji: note: the model has no chat template; using ChatML")
 	}
 	var base []chat.Message
 	if g.flags.system != "" {
@@ -499,27 +353,22 @@ func (g *generator) chat(ctx context.Context, in io.Reader, out, errw io.Writer)
 			return nil
 		case "/reset":
 			msgs = append(msgs[:0], base...)
-			g.sampler.Reset()
 			if !g.flags.quiet {
 				fmt.Fprintln(errw, "saji: conversation cleared")
 			}
 			continue
 		}
 		msgs = append(msgs, chat.Message{Role: "user", Content: line})
-		tokens, err := g.chatPrompt(ctx, tmpl, msgs)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			return fmt.Errorf("run: rendering the conversation: %w", err)
-		}
-		reply, st, err := g.generate(ctx, tokens, out)
+		reply, st, err := g.generate(ctx, runner.Request{Messages: msgs}, out)
 		if errors.Is(err, errContextFull) {
 			msgs = msgs[:len(msgs)-1]
 			fmt.Fprintf(errw, "saji: the conversation no longer fits: %v; /reset to start over\n", err)
 			continue
 		}
 		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
 			return fmt.Errorf("run: %w", err)
 		}
 		fmt.Fprintln(out)

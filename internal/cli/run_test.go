@@ -13,6 +13,7 @@ import (
 
 	"saji/engine/chat"
 	"saji/engine/gguf"
+	"saji/engine/runner"
 	"saji/engine/sample"
 	"saji/internal/refdata"
 	"saji/kernels/quant"
@@ -138,16 +139,16 @@ func TestRunContextFull(t *testing.T) {
 	n := len(ref.Tokens)
 	full := strings.Join(ref.Greedy.Pieces, "")
 
-	// Room for 4 more tokens in the cache: the 5th is sampled from the
-	// last position's logits and printed, then generation stops.
+	// Room for 4 more tokens in the context: generation stops once the
+	// sequence fills it, as a served request's does.
 	out, errOut, err := runCmd(t, "", "run", "-m", model, "--temp", "0", "--ctx", strconv.Itoa(n+4), ref.Text)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := strings.Join(ref.Greedy.Pieces[:5], ""); out != want {
+	if want := strings.Join(ref.Greedy.Pieces[:4], ""); out != want {
 		t.Errorf("output %q, want %q", out, want)
 	}
-	if !strings.Contains(errOut, "is full") || !strings.Contains(errOut, "generated: 5 tokens") {
+	if !strings.Contains(errOut, "is full") || !strings.Contains(errOut, "generated: 4 tokens") {
 		t.Errorf("standard error %q lacks the full-context note or the count", errOut)
 	}
 	if !strings.HasPrefix(full, out) {
@@ -246,52 +247,48 @@ func TestRunChat(t *testing.T) {
 }
 
 // TestRunChatTurns drives the generator directly: each turn re-renders the
-// whole conversation, reuses the cache for its common prefix with the last
-// turn, and a cancelled context stops a reply cleanly.
+// whole conversation through the model's template, the scheduler's prefix
+// cache reuses the blocks it shares with the last turn, and a cancelled
+// context stops a reply cleanly.
 func TestRunChatTurns(t *testing.T) {
 	path := withTemplate(t, refdata.Path(t, "models/tiny-llama3-bpe-q4_0.gguf"), t.TempDir(), llama3Template)
-	lm, err := openModel(context.Background(), path, 1)
+	ctx := context.Background()
+	rf := &runFlags{modelPath: path, params: sample.Greedy(), maxTokens: 8, quiet: true, threads: 1}
+	m, err := openRunModel(ctx, rf, quant.TypeF16)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer lm.Close()
-	rf := &runFlags{params: sample.Greedy(), maxTokens: 8, quiet: true}
-	g, err := newGenerator(lm, rf, quant.TypeF16, nil)
-	if err != nil {
-		t.Fatal(err)
+	defer m.Close()
+	g := &generator{m: m, flags: rf}
+	if want := min(m.Info.ContextTrain, defaultRunCtx); m.Info.Context != want {
+		t.Errorf("default context %d, want %d", m.Info.Context, want)
 	}
-	if want := min(lm.model.Config().ContextTrain, defaultRunCtx); g.cache.Size() != want {
-		t.Errorf("default context %d, want %d", g.cache.Size(), want)
-	}
-	tmpl, err := g.chatTemplate(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	header, ok := lm.tok.TokenID("<|start_header_id|>")
+	tk := m.Tokenizer()
+	header, ok := tk.TokenID("<|start_header_id|>")
 	if !ok {
 		t.Fatal("the model has no <|start_header_id|> token")
 	}
 	msgs := []chat.Message{{Role: "user", Content: "Hello"}}
-	tokens, err := g.chatPrompt(context.Background(), tmpl, msgs)
+	tokens, err := m.Prompt(ctx, runner.Request{Messages: msgs})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// One BOS (the template's is dropped, the tokenizer adds one), then the
 	// header as a special token.
-	if bos := lm.tok.BOS(); len(tokens) < 2 || tokens[0] != bos || tokens[1] != header {
+	if bos := tk.BOS(); len(tokens) < 2 || tokens[0] != bos || tokens[1] != header {
 		t.Errorf("the prompt does not start with BOS, <|start_header_id|>: %v", tokens)
 	}
 	var out bytes.Buffer
-	reply, st, err := g.generate(context.Background(), tokens, &out)
+	reply, st, err := g.generate(ctx, runner.Request{Messages: msgs}, &out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if reply != out.String() || st.promptEval != len(tokens) || st.genTokens == 0 {
+	if reply != out.String() || st.promptTokens != len(tokens) || st.promptEval != len(tokens) || st.genTokens == 0 {
 		t.Fatalf("first turn: reply %q, written %q, stats %+v", reply, out.String(), st)
 	}
 
 	msgs = append(msgs, chat.Message{Role: "assistant", Content: reply}, chat.Message{Role: "user", Content: "And then?"})
-	tokens2, err := g.chatPrompt(context.Background(), tmpl, msgs)
+	tokens2, err := m.Prompt(ctx, runner.Request{Messages: msgs})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,22 +296,24 @@ func TestRunChatTurns(t *testing.T) {
 	for common < len(tokens) && tokens[common] == tokens2[common] {
 		common++
 	}
-	_, st, err = g.generate(context.Background(), tokens2, &bytes.Buffer{})
+	var a bytes.Buffer
+	_, st, err = g.generate(ctx, runner.Request{Messages: msgs}, &a)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.promptTokens != len(tokens2) || st.promptEval > len(tokens2)-common {
+	blocks := common / 16 * 16 // the prefix cache keeps whole blocks of 16
+	if st.promptTokens != len(tokens2) || st.promptEval > len(tokens2)-blocks {
 		t.Errorf("second turn evaluated %d of %d prompt tokens; %d were cached", st.promptEval, len(tokens2), common)
 	}
 
-	// The same conversation from an empty cache gives the same reply.
-	var a, b bytes.Buffer
-	if _, _, err := g.generate(context.Background(), tokens2, &a); err != nil {
+	// The same conversation on a model of its own gives the same reply.
+	fresh, err := openRunModel(ctx, rf, quant.TypeF16)
+	if err != nil {
 		t.Fatal(err)
 	}
-	g.cache.Reset()
-	g.seq = g.seq[:0]
-	if _, _, err := g.generate(context.Background(), tokens2, &b); err != nil {
+	defer fresh.Close()
+	var b bytes.Buffer
+	if _, _, err := (&generator{m: fresh, flags: rf}).generate(ctx, runner.Request{Messages: msgs}, &b); err != nil {
 		t.Fatal(err)
 	}
 	if a.String() != b.String() {
@@ -322,11 +321,12 @@ func TestRunChatTurns(t *testing.T) {
 	}
 
 	// Cancelling stops generation after the current token, without an error.
-	ctx, cancel := context.WithCancel(context.Background())
+	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	g.maxTokens = -1
+	unlimited := *rf
+	unlimited.maxTokens = -1
 	cw := &cancelWriter{cancel: cancel}
-	_, st, err = g.generate(ctx, tokens2, cw)
+	_, st, err = (&generator{m: m, flags: &unlimited}).generate(cctx, runner.Request{Messages: msgs}, cw)
 	if err != nil || !st.interrupted {
 		t.Fatalf("cancelled: err %v, stats %+v", err, st)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"saji/engine/offload"
+	"saji/engine/runner"
 	"saji/engine/scheduler"
 	"saji/engine/server"
 	"saji/kernels/cpu"
@@ -82,8 +83,8 @@ func newServeCmd() *cobra.Command {
 	f := cmd.Flags()
 	f.StringArrayVarP(&sf.models, "model", "m", nil, "GGUF model `FILE` to serve, loaded for the server's life (repeat for several)")
 	f.StringVar(&sf.dir, "models-dir", "", "folder of GGUF files that load on first use (named by file name without .gguf)")
-	f.DurationVar(&sf.keepAlive, "keep-alive", server.DefaultKeepAlive, "how long a model from --models-dir stays loaded without requests (negative: for ever)")
-	f.IntVar(&sf.maxLoaded, "max-loaded", server.DefaultMaxLoaded, "most models loaded at once; the least recently used idle one makes room")
+	f.DurationVar(&sf.keepAlive, "keep-alive", runner.DefaultKeepAlive, "how long a model from --models-dir stays loaded without requests (negative: for ever)")
+	f.IntVar(&sf.maxLoaded, "max-loaded", runner.DefaultMaxLoaded, "most models loaded at once; the least recently used idle one makes room")
 	f.StringArrayVar(&sf.aliases, "alias", nil, "another `NAME=MODEL` for a model, for clients with a fixed list of names (repeat)")
 	f.StringArrayVar(&sf.remotes, "remote", nil, "forward model `NAME=URL[,key=KEY][,model=REMOTE_NAME]` to another OpenAI-compatible server (repeat)")
 	f.StringVar(&sf.host, "host", sf.host, "address to bind (127.0.0.1: this machine only)")
@@ -134,19 +135,21 @@ func runServe(ctx context.Context, sf *serveFlags, errw io.Writer) error {
 	if threads <= 0 {
 		threads = cpu.PhysicalCores()
 	}
-	load := server.LoadOptions{Threads: threads, GPULayers: sf.local.gpuLayers, Scheduler: scheduler.Config{
+	load := runner.LoadOptions{Threads: threads, GPULayers: sf.local.gpuLayers, Scheduler: scheduler.Config{
 		MaxSeqs: l.maxSeqs, TokenBudget: l.budget, Context: l.ctx, KVType: l.kvType,
 		KVBytes: int64(l.kvMiB) << 20, NoPrefixCache: l.noPrefixCache}}
-	srv := server.New(server.Config{APIKeys: sf.apiKeys, CORSOrigins: sf.cors, Logger: slog.Default(),
-		ModelsDir: sf.dir, Load: load, KeepAlive: sf.keepAlive, MaxLoaded: max(sf.maxLoaded, len(sf.models)+1), Remotes: remotes, Aliases: aliases})
+	rn := runner.New(runner.Config{Logger: slog.Default(), ModelsDir: sf.dir, Load: load, KeepAlive: sf.keepAlive,
+		MaxLoaded: max(sf.maxLoaded, len(sf.models)+1), Aliases: aliases})
+	defer rn.Close()
+	srv := server.New(server.Config{Runner: rn, APIKeys: sf.apiKeys, CORSOrigins: sf.cors, Logger: slog.Default(), Remotes: remotes})
 	defer srv.Close()
 	for _, path := range sf.models {
 		start := time.Now()
-		m, err := server.LoadModel(ctx, path, load)
+		m, err := runner.Load(ctx, path, load)
 		if err != nil {
 			return fmt.Errorf("serve: %w", err)
 		}
-		srv.Add(m)
+		rn.Add(m)
 		fmt.Fprintf(errw, "saji: loaded %s (%s, context %d, KV cache of %d tokens) in %.1fs; %s\n",
 			m.Name, m.Info.Arch, m.Info.Context, m.Scheduler().Capacity(), time.Since(start).Seconds(), m.Info.Offload)
 	}
@@ -157,7 +160,7 @@ func runServe(ctx context.Context, sf *serveFlags, errw io.Writer) error {
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	url := "http://" + ln.Addr().String()
 	var names []string
-	for _, m := range srv.Catalog() {
+	for _, m := range rn.Catalog() {
 		names = append(names, m.Name)
 	}
 	for n := range remotes {

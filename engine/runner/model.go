@@ -1,4 +1,4 @@
-package server
+package runner
 
 import (
 	"context"
@@ -37,10 +37,11 @@ type Model struct {
 	tmpl  *chat.Template
 	sched *scheduler.Scheduler
 	caps  chat.Caps
-	// observe, when set, is told how every generation ended (metrics).
-	observe func(GenResult, error)
+	// runner, once the model is added to one, is told how every
+	// generation ended (see Runner.Observe).
+	runner *Runner
 	// opts loaded the model; a model whose GPU fails is loaded again
-	// with them (see Server.recoverGPU).
+	// with them (see Runner.recoverGPU).
 	opts LoadOptions
 	// faulted, when set, is called after a run on the model failed while
 	// its GPU has failed.
@@ -57,12 +58,12 @@ type Model struct {
 	outside atomic.Int32 // runs outside the scheduler in flight
 
 	pieces    piecesOnce   // token texts for structured output
-	pinned    bool         // loaded for the server's life (Server.Add)
+	pinned    bool         // loaded for the runner's life (Runner.Add)
 	lastUsed  atomic.Int64 // unix nanoseconds of the last lookup
-	keepAlive atomic.Int64 // nanoseconds; 0: the server's default, -2: none
+	keepAlive atomic.Int64 // nanoseconds; 0: the runner's default, -2: none
 }
 
-// Info describes a model for the API's model lists.
+// Info describes a model for the model lists.
 type Info struct {
 	Arch         string
 	FileType     string // quantization, as llama.cpp names it ("Q4_K_M")
@@ -79,7 +80,7 @@ type Info struct {
 	Offload offload.Placement
 }
 
-// LoadOptions configures LoadModel.
+// LoadOptions configures Load.
 type LoadOptions struct {
 	// Name is the model's name in the API; "" means the file's base name
 	// without .gguf.
@@ -108,20 +109,21 @@ func (o LoadOptions) registry() *offload.Registry {
 	return o.GPU
 }
 
-// LoadModel opens the GGUF file at path, loads its weights, tokenizer and
-// chat template, and starts its scheduler. Close releases it.
-func LoadModel(ctx context.Context, path string, opts LoadOptions) (*Model, error) {
+// Load opens the GGUF file at path, loads its weights, tokenizer and chat
+// template (ChatML when the file has none), and starts its scheduler.
+// Close releases it. A model that cannot run fails here, with the reason.
+func Load(ctx context.Context, path string, opts LoadOptions) (*Model, error) {
 	st, err := os.Stat(path)
 	if err != nil {
-		return nil, fmt.Errorf("server: %w", err)
+		return nil, fmt.Errorf("runner: %w", err)
 	}
 	f, err := gguf.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("server: %w", err)
+		return nil, fmt.Errorf("runner: %w", err)
 	}
 	fail := func(err error) (*Model, error) {
 		f.Close()
-		return nil, fmt.Errorf("server: loading %s: %w", path, err)
+		return nil, fmt.Errorf("runner: loading %s: %w", path, err)
 	}
 	tk, err := tokenizer.FromGGUF(f)
 	if err != nil {
@@ -176,7 +178,7 @@ func LoadModel(ctx context.Context, path string, opts LoadOptions) (*Model, erro
 		life: life, end: end, opts: opts}, nil
 }
 
-// checkGPU tells the server, after a run on m failed, when the failure
+// checkGPU tells the runner, after a run on m failed, when the failure
 // was m's GPU failing.
 func (m *Model) checkGPU(err error) {
 	if err != nil && m.faulted != nil && m.gpu.Fault() != nil {
@@ -190,6 +192,16 @@ func (m *Model) Scheduler() *scheduler.Scheduler { return m.sched }
 // Tokenizer returns the model's tokenizer.
 func (m *Model) Tokenizer() *tokenizer.Tokenizer { return m.tok }
 
+// Template returns the model's chat template (ChatML when its file has
+// none).
+func (m *Model) Template() *chat.Template { return m.tmpl }
+
+// Caps returns what the model's chat template supports (tools, thinking).
+func (m *Model) Caps() chat.Caps { return m.caps }
+
+// Pinned reports whether the model stays loaded for the runner's life.
+func (m *Model) Pinned() bool { return m.pinned }
+
 // VRAM returns the bytes of GPU memory the model holds (0 on the CPU).
 func (m *Model) VRAM() int64 { return m.Info.Offload.Bytes }
 
@@ -201,7 +213,7 @@ func (m *Model) hold(ctx context.Context) (_ context.Context, release func(), er
 	m.use.RLock()
 	if m.closed {
 		m.use.RUnlock()
-		return nil, nil, fmt.Errorf("server: %q was unloaded: %w", m.Name, scheduler.ErrClosed)
+		return nil, nil, fmt.Errorf("runner: %q was unloaded: %w", m.Name, scheduler.ErrClosed)
 	}
 	m.outside.Add(1)
 	ctx, cancel := context.WithCancel(ctx)
@@ -235,4 +247,55 @@ func (m *Model) Close() error {
 		err = ferr
 	}
 	return err
+}
+
+// touch marks m used now.
+func (m *Model) touch() { m.lastUsed.Store(time.Now().UnixNano()) }
+
+// SetKeepAlive sets how long m stays loaded without requests: d < 0 for
+// ever, 0 to unload as soon as it is idle.
+func (m *Model) SetKeepAlive(d time.Duration) {
+	if d == 0 {
+		d = -2 // stored 0 means the runner's default
+	}
+	m.keepAlive.Store(int64(d))
+}
+
+// Busy reports whether m has requests running or waiting, or embeddings
+// in flight.
+func (m *Model) Busy() bool {
+	st := m.sched.Stats()
+	return st.Running+st.Waiting > 0 || m.outside.Load() > 0
+}
+
+// lifetime returns m's keep-alive given the runner's default: negative
+// for ever.
+func (m *Model) lifetime(def time.Duration) time.Duration {
+	switch ka := time.Duration(m.keepAlive.Load()); ka {
+	case 0:
+		return def
+	case -2:
+		return 0
+	default:
+		return ka
+	}
+}
+
+// expired reports whether m may be unloaded for its keep-alive.
+func (m *Model) expired(now time.Time, def time.Duration) bool {
+	if m.pinned || m.Busy() {
+		return false
+	}
+	ka := m.lifetime(def)
+	return ka >= 0 && now.Sub(time.Unix(0, m.lastUsed.Load())) >= ka
+}
+
+// ExpiresAt returns when m unloads if no request comes (zero: never),
+// given the runner's default keep-alive def.
+func (m *Model) ExpiresAt(def time.Duration) time.Time {
+	ka := m.lifetime(def)
+	if m.pinned || ka < 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, m.lastUsed.Load()).Add(ka)
 }

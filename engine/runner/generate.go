@@ -1,0 +1,422 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"saji/engine/chat"
+	"saji/engine/sample"
+	"saji/engine/scheduler"
+	"saji/engine/tokenizer"
+)
+
+// Errors of Start that callers report as client errors.
+var (
+	// ErrBadRequest is wrapped by errors in the request itself.
+	ErrBadRequest = errors.New("runner: bad request")
+	// ErrContextLength is wrapped when the prompt (and max tokens) do not
+	// fit the model's context.
+	ErrContextLength = errors.New("runner: context length exceeded")
+)
+
+// Request is one generation, in terms common to the app, the CLI and every
+// API dialect.
+type Request struct {
+	// Model names the model for Runner.Start (see Runner.Model); Model.Start
+	// ignores it.
+	Model string
+	// Tokens, when set, is the prompt already tokenized (the app counts a
+	// conversation's tokens as it builds it, with Model.Prompt): Messages,
+	// Prompt and Suffix are then not read.
+	Tokens []int32
+	// Messages is a chat, rendered through the model's template with the
+	// start of an assistant turn. When nil, Prompt is the raw text.
+	Messages []chat.Message
+	// Tools are tool definitions passed to the template.
+	Tools []any
+	// TemplateExtra are extra template variables (enable_thinking, ...).
+	TemplateExtra map[string]any
+	// Prompt is a raw text prompt (completion); the tokenizer adds BOS as
+	// the model asks, unless NoSpecial is set.
+	Prompt    string
+	NoSpecial bool
+	// Suffix, when set, makes Prompt the text before a gap and Suffix the
+	// text after it: the model fills in the middle (FIM), which needs its
+	// FIM tokens.
+	Suffix string
+	// MaxTokens limits the generated tokens (<= 0: until the end of
+	// generation or of the context). The prompt and MaxTokens must fit the
+	// context together, unless CutAtContext.
+	MaxTokens int
+	// Context, when positive and below the model's context, is the
+	// context this request may use (Ollama's num_ctx): the prompt must
+	// fit it, and the generation ends at its end.
+	Context int
+	// CutAtContext makes MaxTokens a most that the end of the context
+	// cuts short (Ollama's num_predict), not a length that must fit
+	// (OpenAI's max_tokens, refused when it does not).
+	CutAtContext bool
+	// Stop are stop strings; the text stops before the first one.
+	Stop []string
+	// Sampling configures the sampler.
+	Sampling sample.Params
+	// LogProbs asks for the log-probability of every generated token, and
+	// TopLogProbs for that many alternatives each.
+	LogProbs    bool
+	TopLogProbs int
+	// IgnoreEOS keeps generating past end-of-generation tokens.
+	IgnoreEOS bool
+	// JSON constrains the output to one JSON value: an object matching
+	// JSONSchema when it is set, any JSON object when not.
+	JSON       bool
+	JSONSchema json.RawMessage
+	// Progress, when set, is told how much of the prompt has been read
+	// (see scheduler.Request.Progress); it must not block.
+	Progress func(done, total int)
+}
+
+// Piece is generated text as it is streamed: the text safe to emit now
+// and the tokens that produced it (their log-probabilities when asked).
+type Piece struct {
+	Text   string
+	Tokens []Token
+}
+
+// Token is one generated token.
+type Token struct {
+	ID      int32
+	Text    string
+	LogProb float32
+	Top     []TopToken
+}
+
+// TopToken is an alternative to a generated token.
+type TopToken struct {
+	ID      int32
+	Text    string
+	LogProb float32
+}
+
+// Result is how a generation ended.
+type Result struct {
+	// Finish is "stop" (end of generation or a stop string) or "length"
+	// (max tokens or the end of the context).
+	Finish string
+	// StopString is the stop string that ended it, if one did.
+	StopString string
+	// PromptTokens is the prompt's length; CachedTokens of them came from
+	// the prefix cache. CompletionTokens counts the generated tokens.
+	PromptTokens, CachedTokens, CompletionTokens int
+	// FirstToken and Total time the request from its submission.
+	FirstToken, Total time.Duration
+	// PromptTime and GenTime split Total into prompt processing (with
+	// queueing) and generation.
+	PromptTime, GenTime time.Duration
+}
+
+// Prompt returns the tokens of req's prompt: req.Tokens when set, else the
+// chat rendered through the model's template, the fill-in-the-middle
+// prompt, or the raw prompt.
+func (m *Model) Prompt(ctx context.Context, req Request) ([]int32, error) {
+	switch {
+	case req.Tokens != nil:
+		return req.Tokens, nil
+	case req.Messages == nil && req.Suffix != "":
+		return m.fim(req.Prompt, req.Suffix)
+	case req.Messages == nil:
+		return m.tok.Encode(req.Prompt, !req.NoSpecial, true), nil
+	}
+	tk := m.tok
+	text := func(id int32) string {
+		if id < 0 {
+			return ""
+		}
+		return tk.Text(id)
+	}
+	bos, eos := text(tk.BOS()), text(tk.EOS())
+	s, err := m.tmpl.RenderMessages(ctx, chat.Request{Messages: req.Messages, Tools: req.Tools,
+		AddGenerationPrompt: true, BOSToken: bos, EOSToken: eos, Extra: req.TemplateExtra})
+	if err != nil {
+		return nil, fmt.Errorf("%w: the chat template: %w", ErrBadRequest, err)
+	}
+	// A BOS (or EOS) that the template writes and the tokenizer adds
+	// anyway is not doubled, as in llama.cpp.
+	if tk.AddBOS() && bos != "" {
+		s = strings.TrimPrefix(s, bos)
+	}
+	if tk.AddEOS() && eos != "" {
+		s = strings.TrimSuffix(s, eos)
+	}
+	return tk.Encode(s, true, true), nil
+}
+
+// Start runs the one validation of req against the runner's models: it
+// resolves (and if needed loads) req.Model, then starts the generation on
+// it (see Model.Start). Every error in the request is returned here,
+// before the caller has written anything.
+func (r *Runner) Start(ctx context.Context, req Request) (*Stream, error) {
+	m, err := r.Model(req.Model)
+	if err != nil {
+		return nil, err
+	}
+	return m.Start(ctx, req)
+}
+
+// Start tokenizes req's prompt once (unless req.Tokens has it), checks
+// the request (sampling, stop strings, JSON schema, the context), and
+// submits it to the model's scheduler. Every error in the request is
+// returned here, wrapping ErrBadRequest or ErrContextLength, so that a
+// handler can answer with a status before it writes a header. The
+// generation runs from now on; the caller must call the Stream's Run (or
+// Close) to read it and free its resources. Cancelling ctx cancels it,
+// freeing its cache blocks at once.
+func (m *Model) Start(ctx context.Context, req Request) (_ *Stream, err error) {
+	defer func() {
+		if err != nil {
+			m.finish(Result{}, err)
+		}
+	}()
+	prompt, err := m.Prompt(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if len(prompt) == 0 {
+		return nil, fmt.Errorf("%w: the prompt is empty", ErrBadRequest)
+	}
+	maxTokens, err := m.limit(len(prompt), req)
+	if err != nil {
+		return nil, err
+	}
+	cons, err := m.constraint(req)
+	if err != nil {
+		return nil, err
+	}
+	dec := m.tok.NewDecoder(tokenizer.DecoderOptions{Continue: true})
+	stopper, err := sample.NewStopper(dec, nil, req.Stop)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadRequest, err)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	events, err := m.sched.Submit(ctx, scheduler.Request{Prompt: prompt, MaxTokens: maxTokens, Sampling: req.Sampling,
+		EOG: m.tok.EOGs(), IgnoreEOS: req.IgnoreEOS, LogProbs: req.LogProbs, TopLogProbs: req.TopLogProbs, Constraint: cons, Progress: req.Progress})
+	if err != nil {
+		cancel()
+		switch {
+		case errors.Is(err, scheduler.ErrContextOverflow):
+			return nil, fmt.Errorf("%w: %w", ErrContextLength, err)
+		case errors.Is(err, scheduler.ErrClosed):
+			return nil, fmt.Errorf("runner: %q was unloaded: %w", m.Name, err)
+		}
+		return nil, fmt.Errorf("%w: %w", ErrBadRequest, err)
+	}
+	return &Stream{m: m, ctx: ctx, cancel: cancel, events: events, stopper: stopper, prompt: len(prompt)}, nil
+}
+
+// limit returns the most tokens a request of prompt tokens generates:
+// req.MaxTokens, or the room that req.Context leaves, cut to the end of
+// the context when req.CutAtContext. The scheduler checks the prompt and
+// MaxTokens against the model's context; limit only checks a request's own
+// smaller context.
+func (m *Model) limit(prompt int, req Request) (int, error) {
+	n, whole := m.sched.Config().Context, m.sched.Config().Context
+	if req.Context > 0 && req.Context < n {
+		n = req.Context
+		if prompt >= n {
+			return 0, fmt.Errorf("%w: the prompt has %d tokens and the request's context is %d", ErrContextLength, prompt, n)
+		}
+	}
+	if (n == whole && !req.CutAtContext) || prompt >= n {
+		return req.MaxTokens, nil // the scheduler says what does not fit
+	}
+	room := n - prompt
+	switch {
+	case req.MaxTokens <= 0:
+		return room, nil
+	case req.MaxTokens > room && !req.CutAtContext:
+		return 0, fmt.Errorf("%w: %d prompt tokens plus max_tokens %d exceed the request's context of %d", ErrContextLength, prompt, req.MaxTokens, n)
+	}
+	return min(req.MaxTokens, room), nil
+}
+
+// Generate starts req on the model it names and runs it to its end (see
+// Runner.Start and Stream.Run).
+func (r *Runner) Generate(ctx context.Context, req Request, emit func(Piece) error) (Result, error) {
+	s, err := r.Start(ctx, req)
+	if err != nil {
+		return Result{}, err
+	}
+	return s.Run(emit)
+}
+
+// Generate starts req on m and runs it to its end, calling emit with the
+// text as it is generated (see Stream.Run).
+func (m *Model) Generate(ctx context.Context, req Request, emit func(Piece) error) (Result, error) {
+	s, err := m.Start(ctx, req)
+	if err != nil {
+		return Result{}, err
+	}
+	return s.Run(emit)
+}
+
+// finish records a generation's end: the model's keep-alive counts from
+// the end of its last request, the runner's observer is told, and a
+// failure caused by the model's GPU failing starts its recovery.
+func (m *Model) finish(res Result, err error) {
+	m.touch()
+	if m.runner != nil {
+		m.runner.observed(m, res, err)
+	}
+	m.checkGPU(err)
+}
+
+// Stream is a generation that Start has submitted: Run reads it.
+type Stream struct {
+	m       *Model
+	ctx     context.Context
+	cancel  context.CancelFunc
+	events  <-chan scheduler.Event
+	stopper *sample.Stopper
+	prompt  int
+	done    bool
+}
+
+// Model returns the model the generation runs on.
+func (s *Stream) Model() *Model { return s.m }
+
+// PromptTokens returns the length of the prompt in tokens.
+func (s *Stream) PromptTokens() int { return s.prompt }
+
+// Close abandons a generation that Run has not read: it is cancelled and
+// its resources freed. Closing after Run does nothing.
+func (s *Stream) Close() {
+	if s.done {
+		return
+	}
+	s.done = true
+	s.cancel()
+	drain(s.events)
+	s.m.finish(Result{PromptTokens: s.prompt}, context.Canceled)
+}
+
+// Run reads the generation to its end, calling emit with the text as it is
+// generated (text held back while it may be the start of a stop string
+// comes later, and never the stop string itself), and returns how it
+// ended. An error from emit (a client gone) cancels the generation and is
+// returned. Run is called once.
+func (s *Stream) Run(emit func(Piece) error) (res Result, err error) {
+	if s.done {
+		return Result{}, errors.New("runner: the stream was already read")
+	}
+	s.done = true
+	defer func() { s.m.finish(res, err) }()
+	defer s.cancel()
+	return s.m.run(s.ctx, s.cancel, s.events, s.stopper, s.prompt, emit)
+}
+
+// run is Stream.Run.
+func (m *Model) run(ctx context.Context, cancel context.CancelFunc, events <-chan scheduler.Event, stopper *sample.Stopper,
+	prompt int, emit func(Piece) error) (Result, error) {
+	res := Result{PromptTokens: prompt}
+	var emitErr error
+	send := func(p Piece) {
+		if emitErr == nil && (p.Text != "" || len(p.Tokens) > 0) {
+			if err := emit(p); err != nil {
+				// The client is gone (a write failed before the request's
+				// context says so): a cancellation, not a server error.
+				emitErr = fmt.Errorf("runner: the client went away: %w (%w)", context.Canceled, err)
+				cancel()
+			}
+		}
+	}
+	var held []Token // tokens whose text the stopper still holds
+	for ev := range events {
+		if ev.Done {
+			res.CachedTokens = ev.Usage.CachedTokens
+			res.FirstToken, res.Total = ev.Usage.FirstToken, ev.Usage.Total
+			res.PromptTime = ev.Usage.FirstToken
+			res.GenTime = max(0, ev.Usage.Total-ev.Usage.FirstToken)
+			switch {
+			case emitErr != nil:
+				return res, emitErr
+			case stopper.Reason() == sample.StopString:
+				res.Finish, res.StopString = "stop", stopper.StopString()
+				return res, nil
+			case ev.Finish == scheduler.FinishStop:
+				res.Finish = "stop"
+			case ev.Finish == scheduler.FinishLength:
+				res.Finish = "length"
+			case ev.Finish == scheduler.FinishCancelled:
+				if err := ctx.Err(); err != nil {
+					return res, err
+				}
+				return res, context.Canceled
+			default:
+				if ev.Err != nil {
+					return res, ev.Err
+				}
+				return res, fmt.Errorf("runner: generation ended: %v", ev.Finish)
+			}
+			send(Piece{Text: stopper.Flush(), Tokens: held})
+			return res, emitErr
+		}
+		if stopper.Reason() != sample.NotStopped || emitErr != nil || ctx.Err() != nil {
+			continue // cancelled; the scheduler ends the stream
+		}
+		res.CompletionTokens++
+		tok := Token{ID: ev.Token, Text: m.tok.Text(ev.Token), LogProb: ev.LogProb}
+		for _, t := range ev.Top {
+			tok.Top = append(tok.Top, TopToken{ID: t.ID, Text: m.tok.Text(t.ID), LogProb: t.LogProb})
+		}
+		text, reason, err := stopper.Add(ev.Token)
+		if err != nil {
+			cancel()
+			drain(events)
+			return res, err
+		}
+		held = append(held, tok)
+		if text != "" || reason != sample.NotStopped {
+			send(Piece{Text: text, Tokens: held})
+			held = nil
+		}
+		if reason == sample.StopString {
+			cancel() // the scheduler frees the sequence at its next step
+		}
+	}
+	return res, errors.New("runner: the generation stream ended without a result")
+}
+
+// drain reads a stream to its end.
+func drain(events <-chan scheduler.Event) {
+	for range events {
+	}
+}
+
+// CanInsert reports whether the model has the tokens of fill-in-the-middle.
+func (m *Model) CanInsert() bool {
+	tk := m.tok
+	return tk.ID(tokenizer.SpecialFIMPre) >= 0 && tk.ID(tokenizer.SpecialFIMSuf) >= 0 && tk.ID(tokenizer.SpecialFIMMid) >= 0
+}
+
+// fim builds a fill-in-the-middle prompt in llama.cpp's order: BOS (when
+// the model adds one), FIM prefix token, the prefix, FIM suffix token, the
+// suffix, FIM middle token; the model writes the middle.
+func (m *Model) fim(prefix, suffix string) ([]int32, error) {
+	if !m.CanInsert() {
+		return nil, fmt.Errorf("%w: suffix: this model has no fill-in-the-middle tokens", ErrBadRequest)
+	}
+	tk := m.tok
+	var toks []int32
+	if tk.AddBOS() && tk.BOS() >= 0 {
+		toks = append(toks, tk.BOS())
+	}
+	toks = append(toks, tk.ID(tokenizer.SpecialFIMPre))
+	toks = append(toks, tk.Encode(prefix, false, false)...)
+	toks = append(toks, tk.ID(tokenizer.SpecialFIMSuf))
+	toks = append(toks, tk.Encode(suffix, false, false)...)
+	toks = append(toks, tk.ID(tokenizer.SpecialFIMMid))
+	return toks, nil
+}

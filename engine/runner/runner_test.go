@@ -1,0 +1,314 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"saji/engine/library"
+	"saji/engine/offload"
+	"saji/engine/sample"
+	"saji/engine/scheduler"
+	"saji/engine/synth/synthtest"
+)
+
+func TestMain(m *testing.M) { synthtest.Main(m) }
+
+// tinyPath is the tiny llama (mini vocabulary, no chat template: ChatML)
+// the tests share.
+func tinyPath() (string, error) { return synthtest.Tiny("q8_0", 3) }
+
+// tinyRunner is a runner holding the tiny model as "tiny", with a context
+// of 128.
+func tinyRunner(t *testing.T, cfg Config) *Runner {
+	t.Helper()
+	path, err := tinyPath()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Load(context.Background(), path, LoadOptions{Name: "tiny", Threads: 2,
+		Scheduler: scheduler.Config{Context: 128, MaxSeqs: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := New(cfg)
+	r.Add(m)
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+// TestStartValidates checks that every error in a request comes from
+// Start, before anything is generated, with the error a caller reports.
+func TestStartValidates(t *testing.T) {
+	r := tinyRunner(t, Config{Aliases: map[string]string{"gpt-4o": "tiny"}})
+	long := strings.Repeat("the cat sat on the mat ", 60)
+	for _, tc := range []struct {
+		name string
+		req  Request
+		want error
+	}{
+		{"unknown model", Request{Model: "nope", Prompt: "hi"}, ErrModelNotFound},
+		{"empty prompt", Request{Model: "tiny", Tokens: []int32{}}, ErrBadRequest},
+		{"bad sampling", Request{Model: "tiny", Prompt: "hi", Sampling: sample.Params{TopK: -1, TopP: 1, RepeatPenalty: 1}}, ErrBadRequest},
+		{"token outside the vocabulary", Request{Model: "tiny", Tokens: []int32{1 << 30}}, ErrBadRequest},
+		{"bad schema", Request{Model: "tiny", Prompt: "hi", JSON: true, JSONSchema: []byte(`{"type": 3}`)}, ErrBadRequest},
+		{"empty stop string", Request{Model: "tiny", Prompt: "hi", Stop: []string{""}}, ErrBadRequest},
+		{"prompt over the context", Request{Model: "tiny", Prompt: long}, ErrContextLength},
+		{"max tokens over the context", Request{Model: "tiny", Prompt: "hi", MaxTokens: 500}, ErrContextLength},
+		{"prompt over the request's context", Request{Model: "tiny", Prompt: "the cat sat on the mat", Context: 4, CutAtContext: true}, ErrContextLength},
+		{"max tokens over the request's context", Request{Model: "tiny", Prompt: "hi", Context: 16, MaxTokens: 100}, ErrContextLength},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := r.Start(context.Background(), tc.req)
+			if !errors.Is(err, tc.want) {
+				if s != nil {
+					s.Close()
+				}
+				t.Fatalf("Start: %v, want %v", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestStartRuns runs a generation through the runner: an alias and an
+// Ollama-style tag resolve, the tokens a caller counted are used as they
+// are, a request's own context cuts the generation short, and Close frees
+// a stream never read.
+func TestStartRuns(t *testing.T) {
+	r := tinyRunner(t, Config{Aliases: map[string]string{"gpt-4o": "tiny"}})
+	ctx := context.Background()
+	for _, name := range []string{"tiny", "gpt-4o", "tiny:latest", ""} {
+		m, err := r.Model(name)
+		if err != nil || m.Name != "tiny" {
+			t.Fatalf("Model(%q): %v, %v", name, m, err)
+		}
+	}
+	m, _ := r.Model("tiny")
+	toks, err := m.Prompt(ctx, Request{Messages: nil, Prompt: "the cat"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := r.Start(ctx, Request{Model: "gpt-4o", Tokens: toks, MaxTokens: 3, Sampling: sample.Greedy(), IgnoreEOS: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.PromptTokens() != len(toks) || s.Model() != m {
+		t.Errorf("stream of %d prompt tokens on %v", s.PromptTokens(), s.Model())
+	}
+	var pieces int
+	res, err := s.Run(func(Piece) error { pieces++; return nil })
+	if err != nil || res.CompletionTokens != 3 || res.Finish != "length" || res.PromptTokens != len(toks) {
+		t.Errorf("Run: %+v, %v", res, err)
+	}
+	if _, err := s.Run(func(Piece) error { return nil }); err == nil {
+		t.Error("a stream ran twice")
+	}
+	cut, err := m.Generate(ctx, Request{Tokens: toks, Context: len(toks) + 2, CutAtContext: true, MaxTokens: 50,
+		Sampling: sample.Greedy(), IgnoreEOS: true}, func(Piece) error { return nil })
+	if err != nil || cut.CompletionTokens != 2 {
+		t.Errorf("a request's context of %d: %+v, %v", len(toks)+2, cut, err)
+	}
+	abandoned, err := m.Start(ctx, Request{Tokens: toks, MaxTokens: 50, Sampling: sample.Greedy(), IgnoreEOS: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	abandoned.Close()
+	abandoned.Close()
+	// The scheduler frees the sequence at its next step.
+	for deadline := time.Now().Add(10 * time.Second); m.Busy(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("still busy after Close: %+v", m.Scheduler().Stats())
+		}
+	}
+}
+
+// TestObserve checks that the observer hears of every generation's end,
+// failed ones too.
+func TestObserve(t *testing.T) {
+	r := tinyRunner(t, Config{})
+	var mu sync.Mutex
+	var seen []error
+	r.Observe(func(m *Model, res Result, err error) {
+		mu.Lock()
+		seen = append(seen, err)
+		mu.Unlock()
+	})
+	ctx := context.Background()
+	if _, err := r.Start(ctx, Request{Model: "tiny", Tokens: []int32{}}); err == nil {
+		t.Fatal("an empty prompt started")
+	}
+	s, err := r.Start(ctx, Request{Model: "tiny", Prompt: "the cat", MaxTokens: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Run(func(Piece) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != 2 || seen[0] == nil || seen[1] != nil {
+		t.Errorf("observed %v, want a failure then a success", seen)
+	}
+}
+
+// TestMemoryNeed checks the RAM a load is counted for: the file and a
+// quarter of it for the KV cache, less the share of the layers a GPU of
+// its own holds.
+func TestMemoryNeed(t *testing.T) {
+	path, err := tinyPath()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := st.Size() + st.Size()/4
+	discrete := offload.NewRegistry(offload.Platform{Name: "Fake"})
+	unified := offload.NewRegistry(offload.Platform{Name: "Fake", Unified: true})
+	for _, tc := range []struct {
+		name  string
+		reg   *offload.Registry
+		split offload.Split
+		onGPU bool
+		want  int64
+	}{
+		{"CPU", discrete, offload.Split{Of: 4}, false, all},
+		{"all on the GPU", discrete, offload.Split{Layers: 4, Of: 4, Output: true}, true, 0},
+		{"half on the GPU", discrete, offload.Split{Layers: 2, Of: 4}, true, all / 2},
+		{"unified memory", unified, offload.Split{Layers: 4, Of: 4, Output: true}, true, all},
+	} {
+		r := New(Config{Load: LoadOptions{GPU: tc.reg}})
+		if got := r.memoryNeed(path, tc.split, tc.onGPU); got != tc.want {
+			t.Errorf("%s: %d bytes, want %d", tc.name, got, tc.want)
+		}
+		r.Close()
+	}
+}
+
+// dirRunner is a runner over a models folder holding the tiny model as
+// a.gguf and b.gguf, with a context of 128.
+func dirRunner(t *testing.T, cfg Config) *Runner {
+	t.Helper()
+	path, err := tinyPath()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, n := range []string{"a", "b"} {
+		if err := os.Symlink(path, filepath.Join(dir, n+".gguf")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg.ModelsDir = dir
+	cfg.Load = LoadOptions{Threads: 2, Scheduler: scheduler.Config{Context: 128, MaxSeqs: 2}, GPU: cfg.Load.GPU, GPULayers: cfg.Load.GPULayers}
+	r := New(cfg)
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+// loadedNames lists r's loaded models.
+func loadedNames(r *Runner) string {
+	var names []string
+	for _, m := range r.Models() {
+		names = append(names, m.Name)
+	}
+	return strings.Join(names, ",")
+}
+
+// ask runs a two-token generation on the model called name.
+func ask(t *testing.T, r *Runner, name string) {
+	t.Helper()
+	if _, err := r.Generate(context.Background(), Request{Model: name, Prompt: "the cat", MaxTokens: 2}, func(Piece) error { return nil }); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+}
+
+// TestLifecycle lists a folder's models without loading them, loads one
+// on first use, makes room for another under MaxLoaded by unloading the
+// least recently used idle one, unloads after a keep-alive, and refuses a
+// name it does not have, naming the ones it has.
+func TestLifecycle(t *testing.T) {
+	r := dirRunner(t, Config{MaxLoaded: 1, KeepAlive: -1})
+	if cat := r.Catalog(); len(cat) != 2 || cat[0].Name != "a" || loadedNames(r) != "" {
+		t.Fatalf("catalog %v, loaded %q", cat, loadedNames(r))
+	}
+	ask(t, r, "a")
+	if loadedNames(r) != "a" {
+		t.Fatalf("loaded %q after a request to a", loadedNames(r))
+	}
+	time.Sleep(Grace + 100*time.Millisecond) // a is no longer "just used"
+	ask(t, r, "b")
+	if loadedNames(r) != "b" {
+		t.Errorf("loaded %q after a request to b with room for one", loadedNames(r))
+	}
+	if _, err := r.Model("nope"); !errors.Is(err, ErrModelNotFound) || !strings.Contains(err.Error(), "a b") {
+		t.Errorf("unknown model: %v", err)
+	}
+	m, _ := r.Model("b")
+	m.SetKeepAlive(0)
+	r.sweep(time.Now())
+	if loadedNames(r) != "" || r.Unload("b") {
+		t.Errorf("keep-alive 0: loaded %q", loadedNames(r))
+	}
+}
+
+// TestMemoryEviction unloads an idle model when memory is short of the
+// next one, even under MaxLoaded.
+func TestMemoryEviction(t *testing.T) {
+	var avail atomic.Uint64
+	avail.Store(1 << 40)
+	r := dirRunner(t, Config{MaxLoaded: 4, KeepAlive: -1, Available: avail.Load})
+	ask(t, r, "a")
+	time.Sleep(Grace + 100*time.Millisecond)
+	avail.Store(1) // nothing left
+	ask(t, r, "b")
+	if loadedNames(r) != "b" {
+		t.Errorf("loaded %q: a should have made room", loadedNames(r))
+	}
+}
+
+// TestLibrary runs a library holding the tiny model by reference: it is
+// listed without loading, and a request naming it loads it.
+func TestLibrary(t *testing.T) {
+	path, err := tinyPath()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib, err := library.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := lib.Import(context.Background(), path, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := New(Config{Library: lib, Load: LoadOptions{Threads: 2, Scheduler: scheduler.Config{Context: 128, MaxSeqs: 2}}})
+	defer r.Close()
+	cat := r.Catalog()
+	if len(cat) != 1 || cat[0].Name != e.Name || cat[0].Path != path || cat[0].Info.Arch == "" {
+		t.Fatalf("catalog %+v, want the library's %q", cat, e.Name)
+	}
+	if loadedNames(r) != "" {
+		t.Fatalf("loaded %q before any request", loadedNames(r))
+	}
+	m, err := r.Model(e.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Path != path || loadedNames(r) != e.Name {
+		t.Errorf("loaded %q from %s", loadedNames(r), m.Path)
+	}
+	if _, err := r.Model("missing"); err == nil {
+		t.Error("a name the library does not hold loaded")
+	}
+	if !r.Unload(e.Name) || loadedNames(r) != "" || r.Unload(e.Name) {
+		t.Errorf("Unload left %q loaded", loadedNames(r))
+	}
+}
