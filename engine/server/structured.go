@@ -5,10 +5,10 @@ import (
 	"fmt"
 
 	"saji/engine/runner"
-	"saji/engine/sample"
 )
 
-// responseFormat reads OpenAI's response_format into g.
+// responseFormat reads OpenAI's response_format into g; the runner's Start
+// checks the schema.
 func responseFormat(raw json.RawMessage, g *runner.Request) error {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil
@@ -31,9 +31,6 @@ func responseFormat(raw json.RawMessage, g *runner.Request) error {
 		if rf.JSONSchema == nil || len(rf.JSONSchema.Schema) == 0 {
 			return &apiError{status: 400, typ: "invalid_request_error", param: "response_format", msg: "json_schema needs a schema"}
 		}
-		if _, err := sample.NewJSONConstraint(rf.JSONSchema.Schema); err != nil {
-			return &apiError{status: 400, typ: "invalid_request_error", param: "response_format", msg: err.Error()}
-		}
 		g.JSON, g.JSONSchema = true, rf.JSONSchema.Schema
 	default:
 		return &apiError{status: 400, typ: "invalid_request_error", param: "response_format",
@@ -42,7 +39,8 @@ func responseFormat(raw json.RawMessage, g *runner.Request) error {
 	return nil
 }
 
-// ollamaFormat reads Ollama's format ("json" or a JSON schema) into g.
+// ollamaFormat reads Ollama's format ("json" or a JSON schema) into g; the
+// runner's Start checks the schema.
 func ollamaFormat(raw json.RawMessage, g *runner.Request) error {
 	if !present(raw) {
 		return nil
@@ -57,9 +55,6 @@ func ollamaFormat(raw json.RawMessage, g *runner.Request) error {
 		}
 		g.JSON = true
 		return nil
-	}
-	if _, err := sample.NewJSONConstraint(raw); err != nil {
-		return badRequest("format: %v", err)
 	}
 	g.JSON, g.JSONSchema = true, raw
 	return nil
