@@ -1,9 +1,11 @@
-package chat
+package jinja
 
 import (
 	"context"
 	"errors"
 	"testing"
+
+	"saji/engine/chat/internal/corpus"
 )
 
 // TestSemantics checks rendering details (value printing, operators,
@@ -11,7 +13,7 @@ import (
 // recorded from jinja2.
 func TestSemantics(t *testing.T) {
 	for i, c := range semanticsCases {
-		tmpl, err := ParseWithOptions(c.src, Options{Now: fixedNow})
+		tmpl, err := Parse(c.src, Options{Now: corpus.FixedNow})
 		var out string
 		if err == nil {
 			var vars Value

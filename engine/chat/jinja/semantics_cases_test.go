@@ -1,4 +1,4 @@
-package chat
+package jinja
 
 // Code generated from differential runs against Python jinja2 3.1 with
 // Hugging Face's settings; each expected output is what jinja2 rendered.

@@ -1,4 +1,4 @@
-package chat
+package jinja
 
 func initTests() {
 	cmpTest := func(op string) testFunc {

@@ -1,4 +1,4 @@
-package chat
+package jinja
 
 import (
 	"errors"
@@ -69,9 +69,9 @@ type Error struct {
 
 func (e *Error) Error() string {
 	if e.Line > 0 {
-		return fmt.Sprintf("chat: %s: %s (line %d)", e.Kind, e.Msg, e.Line)
+		return fmt.Sprintf("jinja: %s: %s (line %d)", e.Kind, e.Msg, e.Line)
 	}
-	return fmt.Sprintf("chat: %s: %s", e.Kind, e.Msg)
+	return fmt.Sprintf("jinja: %s: %s", e.Kind, e.Msg)
 }
 
 // Unwrap returns the cause.
@@ -91,9 +91,9 @@ func (e *Error) Is(target error) bool {
 // Sentinels for errors.Is.
 var (
 	// ErrLimitExceeded matches every error of kind KindLimit.
-	ErrLimitExceeded = errors.New("chat: limit exceeded")
+	ErrLimitExceeded = errors.New("jinja: limit exceeded")
 	// ErrTemplateRaised matches every error of kind KindRaised.
-	ErrTemplateRaised = errors.New("chat: template raised an exception")
+	ErrTemplateRaised = errors.New("jinja: template raised an exception")
 )
 
 // RaisedMessage returns the message a template passed to raise_exception,
