@@ -115,7 +115,7 @@ func typeErrorf(format string, args ...any) *Error { return newErr(KindType, for
 func limitErrorf(format string, args ...any) *Error { return newErr(KindLimit, format, args...) }
 
 // err returns the error raised when an Undefined is used.
-func (u Undefined) err() *Error {
+func (u undefined) err() *Error {
 	if u.security {
 		return &Error{Kind: KindSecurity, Msg: u.msg}
 	}
@@ -123,17 +123,17 @@ func (u Undefined) err() *Error {
 }
 
 // undefinedName is the Undefined of a missing variable.
-func undefinedName(name string) Undefined {
-	return Undefined{msg: fmt.Sprintf("'%s' is undefined", name)}
+func undefinedName(name string) undefined {
+	return undefined{msg: fmt.Sprintf("'%s' is undefined", name)}
 }
 
 // undefinedAttr is the Undefined of a missing attribute or item of obj.
-func undefinedAttr(obj Value, name Value) Undefined {
+func undefinedAttr(obj Value, name Value) undefined {
 	if s, ok := name.(string); ok {
-		return Undefined{msg: fmt.Sprintf("'%s' has no attribute %s", objectTypeRepr(obj), shortRepr(s))}
+		return undefined{msg: fmt.Sprintf("'%s' has no attribute %s", objectTypeRepr(obj), shortRepr(s))}
 	}
-	return Undefined{msg: fmt.Sprintf("%s has no element %s", objectTypeRepr(obj), shortRepr(name))}
+	return undefined{msg: fmt.Sprintf("%s has no element %s", objectTypeRepr(obj), shortRepr(name))}
 }
 
 // undefinedHint is an Undefined with a custom message.
-func undefinedHint(msg string) Undefined { return Undefined{msg: msg} }
+func undefinedHint(msg string) undefined { return undefined{msg: msg} }

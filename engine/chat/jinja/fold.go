@@ -63,7 +63,7 @@ func hasSafeRepr(v Value, depth int) bool {
 		return false
 	}
 	switch x := v.(type) {
-	case nil, bool, int64, float64, string, Markup, *rangeValue:
+	case nil, bool, int64, float64, string, markup, *rangeValue:
 		return true
 	case *List:
 		for _, it := range x.Items {

@@ -128,7 +128,7 @@ func (s *state) writeJSON(b *strings.Builder, v Value, o *jsonOpts, depth int) e
 		b.WriteString(strconv.FormatInt(x, 10))
 	case float64:
 		b.WriteString(jsonFloat(x))
-	case string, Markup:
+	case string, markup:
 		str, _ := isString(x)
 		// The escaped text is at least as long as the string.
 		if err := s.checkStr(b.Len() + len(str)); err != nil {
@@ -196,7 +196,7 @@ func (s *state) writeJSON(b *strings.Builder, v Value, o *jsonOpts, depth int) e
 			switch k := x.keys[i].(type) {
 			case string:
 				ks = k
-			case Markup:
+			case markup:
 				ks = string(k)
 			case int64:
 				ks = strconv.FormatInt(k, 10)

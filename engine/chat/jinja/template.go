@@ -149,7 +149,7 @@ func gRange(s *state, args []Value, kw kwargs) (Value, error) {
 		}
 		x, ok := asInt(a)
 		if !ok {
-			if u, isU := a.(Undefined); isU {
+			if u, isU := a.(undefined); isU {
 				return nil, u.err()
 			}
 			return nil, typeErrorf("'%s' object cannot be interpreted as an integer", typeName(a))
@@ -206,7 +206,7 @@ func gNamespace(s *state, args []Value, kw kwargs) (Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Namespace{attrs: v.(*Dict)}, nil
+	return &namespace{attrs: v.(*Dict)}, nil
 }
 
 func gRaise(s *state, args []Value, kw kwargs) (Value, error) {
@@ -237,10 +237,11 @@ func gStrftimeNow(s *state, args []Value, kw kwargs) (Value, error) {
 }
 
 // FromGo converts a Go value into a template value: nil, bool, integers,
-// floats, strings, json.Number, slices and arrays (lists), maps with string
-// keys (dicts, keys sorted since Go maps have no order), and values that
-// already are template values (*Dict, *List, Markup). Structs are not
-// converted; pass a *Dict or a map instead.
+// floats, strings, json.Number, json.RawMessage (decoded by DecodeJSON),
+// slices and arrays (lists), maps with string keys (dicts, keys sorted
+// since Go maps have no order), and values that already are template
+// values (*Dict, *List). Structs are not converted; pass a *Dict or a map
+// instead.
 func FromGo(x any) (Value, error) { return fromGo(x, 0) }
 
 func fromGo(x any, depth int) (Value, error) {
@@ -250,7 +251,7 @@ func fromGo(x any, depth int) (Value, error) {
 	switch v := x.(type) {
 	case nil:
 		return nil, nil
-	case bool, int64, float64, string, Markup, Undefined, *Dict, *List, *Namespace:
+	case bool, int64, float64, string, markup, undefined, *Dict, *List, *namespace:
 		return v, nil
 	case int:
 		return int64(v), nil
