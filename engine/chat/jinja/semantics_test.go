@@ -8,11 +8,17 @@ import (
 	"saji/engine/chat/internal/corpus"
 )
 
-// TestSemantics checks rendering details (value printing, operators,
-// filters, tests, methods, scoping, whitespace control) against outputs
-// recorded from jinja2.
-func TestSemantics(t *testing.T) {
-	for i, c := range semanticsCases {
+// renderCase is a template rendered with JSON variables: the output
+// wanted, or the kind of error when err is not zero.
+type renderCase struct {
+	src, ctx, want string
+	err            ErrorKind
+}
+
+// checkRenders renders each case and compares it with what it wants.
+func checkRenders(t *testing.T, cases []renderCase) {
+	t.Helper()
+	for i, c := range cases {
 		tmpl, err := Parse(c.src, Options{Now: corpus.FixedNow})
 		var out string
 		if err == nil {
@@ -36,3 +42,8 @@ func TestSemantics(t *testing.T) {
 		}
 	}
 }
+
+// TestSemantics checks rendering details (value printing, operators,
+// filters, tests, methods, scoping, whitespace control) against outputs
+// recorded from jinja2.
+func TestSemantics(t *testing.T) { checkRenders(t, semanticsCases) }
