@@ -2,6 +2,7 @@ package chat
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -214,5 +215,30 @@ func TestCapabilities(t *testing.T) {
 	}
 	if want := (Caps{SystemRole: true, ContentParts: true}); got != want {
 		t.Errorf("ChatML: got %+v, want %+v", got, want)
+	}
+}
+
+func TestToolCallArguments(t *testing.T) {
+	tmpl, err := Parse(`{% for m in messages %}{% for c in m.tool_calls %}{{ c.function.arguments is mapping }} {{ c.function.arguments|tojson }};{% endfor %}{% endfor %}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args any
+		want string
+	}{
+		{"JSON text as json.RawMessage keeps its key order", json.RawMessage(`{"b": 1, "a": [true]}`), `True {"b": 1, "a": [true]};`},
+		{"text that is not JSON passes as a string", json.RawMessage(`{"b": `), `False "{\"b\": ";`},
+		{"a string stays a string", `{"a": 1}`, `False "{\"a\": 1}";`},
+		{"a map is sorted", map[string]any{"b": 1, "a": "x"}, `True {"a": "x", "b": 1};`},
+		{"nil is an empty object", nil, `True {};`},
+	}
+	for _, tt := range tests {
+		r := Request{Messages: []Message{{Role: "assistant", ToolCalls: []ToolCall{{Name: "f", Arguments: tt.args}}}}}
+		out, err := tmpl.RenderMessages(context.Background(), r)
+		if err != nil || out != tt.want {
+			t.Errorf("%s: got %q, %v; want %q", tt.name, out, err, tt.want)
+		}
 	}
 }

@@ -2,6 +2,8 @@ package chat
 
 import (
 	"context"
+	"encoding/json"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -33,4 +35,78 @@ func TestConcurrentRenders(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+func TestVarsWithTokens(t *testing.T) {
+	tests := []struct {
+		name, json, bos, eos, want, wantBOS string
+	}{
+		{"after add_generation_prompt", `{"messages": [], "add_generation_prompt": true, "x": 1}`, "<s>", "</s>",
+			"messages,add_generation_prompt,bos_token,eos_token,x", "<s>"},
+		{"at the end without add_generation_prompt", `{"messages": []}`, "<s>", "</s>", "messages,bos_token,eos_token", "<s>"},
+		{"the context's tokens win", `{"bos_token": "B", "add_generation_prompt": false}`, "<s>", "</s>",
+			"bos_token,add_generation_prompt,eos_token", "B"},
+		{"empty tokens are not added", `{"a": 1}`, "", "", "a", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := DecodeVars([]byte(tt.json))
+			if err != nil {
+				t.Fatal(err)
+			}
+			v = v.WithTokens(tt.bos, tt.eos)
+			var keys []string
+			for _, k := range v.d.Keys() {
+				keys = append(keys, k.(string))
+			}
+			if got := strings.Join(keys, ","); got != tt.want {
+				t.Errorf("keys %s, want %s", got, tt.want)
+			}
+			if b, _ := v.d.Get("bos_token"); b != nil && b != tt.wantBOS || b == nil && tt.wantBOS != "" {
+				t.Errorf("bos_token %v, want %q", b, tt.wantBOS)
+			}
+		})
+	}
+	if _, err := DecodeVars([]byte(`[1, 2]`)); err == nil || !strings.Contains(err.Error(), "not a JSON object") {
+		t.Errorf("a list: got %v", err)
+	}
+	if _, err := DecodeVars([]byte(`{"a": `)); err == nil {
+		t.Error("truncated JSON decoded")
+	}
+}
+
+func TestRenderPlainValues(t *testing.T) {
+	tmpl, err := Parse(`{{ d|tojson }}|{{ m|tojson }}|{{ x is defined }}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		vars any
+		want string
+	}{
+		{"a map: keys sorted", map[string]any{"d": map[string]any{"b": 1, "a": 2}, "m": []any{"x"}}, `{"a": 2, "b": 1}|["x"]|False`},
+		{"JSON text: keys in order", json.RawMessage(`{"d": {"b": 1, "a": 2}, "m": null, "x": 0}`), `{"b": 1, "a": 2}|null|True`},
+		{"a map holding JSON text", map[string]any{"d": json.RawMessage(`{"b": 1, "a": 2}`), "m": 1}, `{"b": 1, "a": 2}|1|False`},
+		{"Vars", mustVars(t, `{"d": {"b": 1, "a": 2}, "m": "y"}`), `{"b": 1, "a": 2}|"y"|False`},
+	}
+	for _, tt := range tests {
+		out, err := tmpl.Render(context.Background(), tt.vars)
+		if err != nil || out != tt.want {
+			t.Errorf("%s: got %q, %v; want %q", tt.name, out, err, tt.want)
+		}
+	}
+	if out, err := tmpl.Render(context.Background(), Vars{}); err == nil {
+		t.Errorf("zero Vars: got %q, want an undefined error", out)
+	}
+}
+
+// mustVars decodes template variables or fails the test.
+func mustVars(t *testing.T, s string) Vars {
+	t.Helper()
+	v, err := DecodeVars([]byte(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }
