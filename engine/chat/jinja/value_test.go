@@ -72,7 +72,13 @@ func TestReprAndStr(t *testing.T) {
 		{true, "True", "True"},
 		{int64(-3), "-3", "-3"},
 		{1.0, "1.0", "1.0"},
+		{math.Copysign(0, -1), "-0.0", "-0.0"},
+		{0.30000000000000004, "0.30000000000000004", "0.30000000000000004"},
+		{1e15, "1000000000000000.0", "1000000000000000.0"},
 		{1e16, "1e+16", "1e+16"},
+		{0.00001, "1e-05", "1e-05"},
+		{5e-324, "5e-324", "5e-324"},
+		{math.NaN(), "nan", "nan"},
 		{math.Inf(-1), "-inf", "-inf"},
 		{"it's", `"it's"`, "it's"},
 		{"a\nb\x00", `'a\nb\x00'`, "a\nb\x00"},
@@ -88,31 +94,6 @@ func TestReprAndStr(t *testing.T) {
 		}
 		if got := toStr(tt.v); got != tt.str {
 			t.Errorf("str(%#v) = %s, want %s", tt.v, got, tt.str)
-		}
-	}
-}
-
-func TestPyFloatRepr(t *testing.T) {
-	tests := []struct {
-		f    float64
-		want string
-	}{
-		{0, "0.0"},
-		{math.Copysign(0, -1), "-0.0"},
-		{0.30000000000000004, "0.30000000000000004"},
-		{1e15, "1000000000000000.0"},
-		{1e16, "1e+16"},
-		{0.0001, "0.0001"},
-		{0.00001, "1e-05"},
-		{1.5e-7, "1.5e-07"},
-		{123456789.123, "123456789.123"},
-		{math.NaN(), "nan"},
-		{math.Inf(1), "inf"},
-		{5e-324, "5e-324"},
-	}
-	for _, tt := range tests {
-		if got := pyFloatRepr(tt.f); got != tt.want {
-			t.Errorf("pyFloatRepr(%v) = %s, want %s", tt.f, got, tt.want)
 		}
 	}
 }
