@@ -47,30 +47,3 @@ func BenchmarkRender100Messages(b *testing.B) {
 		})
 	}
 }
-
-// BenchmarkParse compiles a large real template.
-func BenchmarkParse(b *testing.B) {
-	src, err := os.ReadFile(refdata.Path(b, "templates/openai-gpt-oss-120b.jinja"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	for i := 0; i < b.N; i++ {
-		if _, err := Parse(string(src)); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-func BenchmarkLoop(b *testing.B) {
-	t, err := Parse(`{% for i in range(10000) %}{% endfor %}`)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	for i := 0; i < b.N; i++ {
-		if _, err := t.Render(context.Background(), nil); err != nil {
-			b.Fatal(err)
-		}
-	}
-}

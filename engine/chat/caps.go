@@ -3,6 +3,8 @@ package chat
 import (
 	"context"
 	"strings"
+
+	"saji/engine/chat/jinja"
 )
 
 // Caps are what a chat template can express, found by rendering probe
@@ -60,20 +62,20 @@ func Capabilities(ctx context.Context, t *Template) (Caps, error) {
 		c.SystemRole = strings.Contains(out, probeSystem)
 	}
 	tool := func(name string) any {
-		fn := NewDict()
+		fn := jinja.NewDict()
 		fn.Set("name", name)
 		fn.Set("description", "Probe tool.")
-		params := NewDict()
+		params := jinja.NewDict()
 		params.Set("type", "object")
-		props := NewDict()
-		arg := NewDict()
+		props := jinja.NewDict()
+		arg := jinja.NewDict()
 		arg.Set("type", "string")
 		arg.Set("description", "An argument.")
 		props.Set("arg", arg)
 		params.Set("properties", props)
-		params.Set("required", newList([]Value{"arg"}))
+		params.Set("required", &jinja.List{Items: []jinja.Value{"arg"}})
 		fn.Set("parameters", params)
-		d := NewDict()
+		d := jinja.NewDict()
 		d.Set("type", "function")
 		d.Set("function", fn)
 		return d
@@ -82,8 +84,8 @@ func Capabilities(ctx context.Context, t *Template) (Caps, error) {
 	if out, ok := render(Request{Messages: []Message{user}, Tools: tools, AddGenerationPrompt: true}); ok {
 		c.Tools = strings.Contains(out, probeTool)
 	}
-	args := func() *Dict {
-		d := NewDict()
+	args := func() *jinja.Dict {
+		d := jinja.NewDict()
 		d.Set("arg", "value")
 		return d
 	}

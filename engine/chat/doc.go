@@ -2,26 +2,21 @@
 // files carry under tokenizer.chat_template and that turn a conversation
 // into the prompt string a model was trained on.
 //
-// The package holds its own Jinja2 interpreter (lexer, parser to an AST,
-// tree-walking evaluator) that reproduces what Hugging Face transformers'
-// apply_chat_template renders, byte for byte: the ImmutableSandboxedEnvironment
-// with trim_blocks and lstrip_blocks, loop controls, the {% generation %} tag,
-// HF's tojson, raise_exception and strftime_now globals, and Python's value
-// semantics (None/True/False printing, repr of lists and dicts, order-preserving
-// dicts, Jinja's Undefined, Markup from |safe, one-shot generators from
-// |map and |select).
-//
-// Templates come from downloaded files, so rendering is sandboxed: no file
-// or network access (include, import and extends are rejected), and every
-// render is bounded in loop iterations, recursion depth, output size and
-// string size (see Limits), and stops when its context.Context is done.
+// The package owns the chat layer: a conversation (Request, Message,
+// ToolCall) turned into the template variables Hugging Face's
+// apply_chat_template passes, in its order; the ChatML fallback for models
+// without a template; Capabilities, which probes a template by rendering
+// (system role, tools, tool calls, reasoning); and the parsing of the tool
+// calls a model writes in its replies (ToolFormat, ToolStream). The Jinja2
+// interpreter itself, its values, limits and errors, is engine/chat/jinja;
+// callers here pass and get plain Go values.
 //
 // Typical use:
 //
 //	t, err := chat.Parse(src)
 //	out, err := t.RenderMessages(ctx, chat.Request{Messages: msgs, AddGenerationPrompt: true})
 //
-// Parse compiles once; a *Template is safe for concurrent use. ChatML is the
-// fallback for models without a template, and Capabilities probes a
-// template by rendering (system role, tools, tool calls, reasoning).
+// Parse compiles once; a *Template is safe for concurrent use. Rendering
+// is sandboxed and bounded (see jinja.Limits) and stops when its
+// context.Context is done.
 package chat

@@ -2,9 +2,12 @@ package chat
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"sync"
+
+	"saji/engine/chat/jinja"
 )
 
 // Message is one chat message in the OpenAI shape chat templates expect.
@@ -41,9 +44,10 @@ type ToolCall struct {
 	ID   string
 	Type string // "function" when empty
 	Name string
-	// Arguments is the call's arguments: a JSON object as a *Dict or a
-	// map[string]any, or a string holding JSON text (the OpenAI wire
-	// format).
+	// Arguments is the call's arguments: a JSON object as a
+	// json.RawMessage (its keys keep their order; text that is not JSON
+	// passes as a string) or a map[string]any, or a string holding JSON
+	// text (the OpenAI wire format), which templates see as a string.
 	Arguments any
 }
 
@@ -51,9 +55,9 @@ type ToolCall struct {
 // Face's apply_chat_template passes it.
 type Request struct {
 	Messages []Message
-	// Tools are the tool definitions (JSON schema objects: *Dict values
-	// keep their key order, map[string]any values are sorted). Nil passes
-	// tools=None.
+	// Tools are the tool definitions (JSON schema objects:
+	// json.RawMessage values keep their key order, map[string]any values
+	// are sorted). Nil passes tools=None.
 	Tools []any
 	// Documents are retrieval documents; nil passes documents=None.
 	Documents []any
@@ -71,17 +75,17 @@ type Request struct {
 // Vars builds the template variables of r, in the order HF passes them:
 // messages, tools, documents, add_generation_prompt, bos_token,
 // eos_token, then extra keyword arguments (sorted by name).
-func (r Request) Vars() (*Dict, error) {
-	d := NewDict()
-	msgs := make([]Value, len(r.Messages))
+func (r Request) Vars() (Vars, error) {
+	d := jinja.NewDict()
+	msgs := make([]jinja.Value, len(r.Messages))
 	for i, m := range r.Messages {
 		v, err := m.value()
 		if err != nil {
-			return nil, fmt.Errorf("chat: message %d: %w", i, err)
+			return Vars{}, fmt.Errorf("chat: message %d: %w", i, err)
 		}
 		msgs[i] = v
 	}
-	d.Set("messages", newList(msgs))
+	d.Set("messages", &jinja.List{Items: msgs})
 	for _, kv := range []struct {
 		name string
 		list []any
@@ -90,9 +94,9 @@ func (r Request) Vars() (*Dict, error) {
 			d.Set(kv.name, nil)
 			continue
 		}
-		v, err := FromGo(kv.list)
+		v, err := jinja.FromGo(kv.list)
 		if err != nil {
-			return nil, fmt.Errorf("chat: %s: %w", kv.name, err)
+			return Vars{}, fmt.Errorf("chat: %s: %w", kv.name, err)
 		}
 		d.Set(kv.name, v)
 	}
@@ -109,18 +113,18 @@ func (r Request) Vars() (*Dict, error) {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		v, err := FromGo(r.Extra[k])
+		v, err := jinja.FromGo(r.Extra[k])
 		if err != nil {
-			return nil, fmt.Errorf("chat: %s: %w", k, err)
+			return Vars{}, fmt.Errorf("chat: %s: %w", k, err)
 		}
 		d.Set(k, v)
 	}
-	return d, nil
+	return Vars{d}, nil
 }
 
 // value converts a message to the dict a template sees.
-func (m Message) value() (*Dict, error) {
-	d := NewDict()
+func (m Message) value() (*jinja.Dict, error) {
+	d := jinja.NewDict()
 	d.Set("role", m.Role)
 	if m.ToolCallID != "" {
 		d.Set("tool_call_id", m.ToolCallID)
@@ -131,16 +135,16 @@ func (m Message) value() (*Dict, error) {
 	switch {
 	case m.OmitContent:
 	case m.Parts != nil:
-		parts := make([]Value, len(m.Parts))
+		parts := make([]jinja.Value, len(m.Parts))
 		for i, p := range m.Parts {
-			pd := NewDict()
+			pd := jinja.NewDict()
 			pd.Set("type", p.Type)
 			if p.Type == "text" || p.Text != "" {
 				pd.Set("text", p.Text)
 			}
 			parts[i] = pd
 		}
-		d.Set("content", newList(parts))
+		d.Set("content", &jinja.List{Items: parts})
 	case m.NullContent:
 		d.Set("content", nil)
 	default:
@@ -150,9 +154,9 @@ func (m Message) value() (*Dict, error) {
 		d.Set("reasoning_content", m.ReasoningContent)
 	}
 	if len(m.ToolCalls) > 0 {
-		calls := make([]Value, len(m.ToolCalls))
+		calls := make([]jinja.Value, len(m.ToolCalls))
 		for i, tc := range m.ToolCalls {
-			c := NewDict()
+			c := jinja.NewDict()
 			if tc.ID != "" {
 				c.Set("id", tc.ID)
 			}
@@ -161,22 +165,36 @@ func (m Message) value() (*Dict, error) {
 				typ = "function"
 			}
 			c.Set("type", typ)
-			fn := NewDict()
+			fn := jinja.NewDict()
 			fn.Set("name", tc.Name)
-			args, err := FromGo(tc.Arguments)
+			args, err := arguments(tc.Arguments)
 			if err != nil {
 				return nil, fmt.Errorf("tool call %d arguments: %w", i, err)
 			}
 			if args == nil {
-				args = NewDict()
+				args = jinja.NewDict()
 			}
 			fn.Set("arguments", args)
 			c.Set("function", fn)
 			calls[i] = c
 		}
-		d.Set("tool_calls", newList(calls))
+		d.Set("tool_calls", &jinja.List{Items: calls})
 	}
 	return d, nil
+}
+
+// arguments converts a tool call's arguments for a template. JSON text in a
+// json.RawMessage that does not decode passes as a string, as a client
+// wrote it.
+func arguments(a any) (jinja.Value, error) {
+	if raw, ok := a.(json.RawMessage); ok {
+		v, err := jinja.DecodeJSON(raw)
+		if err != nil {
+			return string(raw), nil
+		}
+		return v, nil
+	}
+	return jinja.FromGo(a)
 }
 
 // RenderMessages renders the template for a conversation.

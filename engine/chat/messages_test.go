@@ -2,16 +2,19 @@ package chat
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"saji/engine/chat/internal/corpus"
+	"saji/engine/chat/jinja"
 	"saji/internal/refdata"
 )
 
 // messageFromJSON converts one corpus message into a Message.
-func messageFromJSON(t *testing.T, d *Dict) Message {
+func messageFromJSON(t *testing.T, d *jinja.Dict) Message {
 	t.Helper()
 	var m Message
 	str := func(k string) string { v, _ := d.Get(k); s, _ := v.(string); return s }
@@ -22,10 +25,10 @@ func messageFromJSON(t *testing.T, d *Dict) Message {
 		m.OmitContent, m.NullContent = !ok, ok
 	case string:
 		m.Content = x
-	case *List:
+	case *jinja.List:
 		m.Parts = []ContentPart{}
 		for _, p := range x.Items {
-			pd := p.(*Dict)
+			pd := p.(*jinja.Dict)
 			typ, _ := pd.Get("type")
 			text, _ := pd.Get("text")
 			m.Parts = append(m.Parts, ContentPart{Type: typ.(string), Text: text.(string)})
@@ -34,10 +37,10 @@ func messageFromJSON(t *testing.T, d *Dict) Message {
 		t.Fatalf("unexpected content %T", c)
 	}
 	if tcs, ok := d.Get("tool_calls"); ok {
-		for _, tc := range tcs.(*List).Items {
-			tcd := tc.(*Dict)
+		for _, tc := range tcs.(*jinja.List).Items {
+			tcd := tc.(*jinja.Dict)
 			fn, _ := tcd.Get("function")
-			fnd := fn.(*Dict)
+			fnd := fn.(*jinja.Dict)
 			id, _ := tcd.Get("id")
 			typ, _ := tcd.Get("type")
 			name, _ := fnd.Get("name")
@@ -52,57 +55,57 @@ func messageFromJSON(t *testing.T, d *Dict) Message {
 // Request and checks RenderMessages against the golden outputs.
 func TestRenderMessagesMatchesCorpus(t *testing.T) {
 	dir := refdata.Path(t, "templates")
-	read := func(name string) *Dict {
+	read := func(name string) *jinja.Dict {
 		b, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
 			t.Fatal(err)
 		}
-		v, err := DecodeJSON(b)
+		v, err := jinja.DecodeJSON(b)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return v.(*Dict)
+		return v.(*jinja.Dict)
 	}
 	convs := read("conversations.json")
 	manifest := read("manifest.json")
 	tmplsV, _ := manifest.Get("templates")
-	tmpls := tmplsV.(*Dict)
+	tmpls := tmplsV.(*jinja.Dict)
 	checked := 0
 	for i, k := range tmpls.Keys() {
 		if testing.Short() && i%3 != 0 {
 			continue // a third of the templates under -short
 		}
 		name := k.(string)
-		entry := tmpls.Values()[i].(*Dict)
+		entry := tmpls.Values()[i].(*jinja.Dict)
 		src, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
 			t.Fatal(err)
 		}
-		tmpl, err := ParseWithOptions(string(src), Options{Now: fixedNow})
+		tmpl, err := ParseWithOptions(string(src), Options{Now: corpus.FixedNow})
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		golden := map[string]goldenCase{}
-		for _, c := range loadGolden(t, filepath.Join(dir, strings.TrimSuffix(name, ".jinja")+".jsonl")) {
-			golden[c.id] = c
+		golden := map[string]corpus.Case{}
+		for _, c := range corpus.Load(t, filepath.Join(dir, strings.TrimSuffix(name, ".jinja")+".jsonl")) {
+			golden[c.ID] = c
 		}
 		str := func(k string) string { v, _ := entry.Get(k); s, _ := v.(string); return s }
 		extra := map[string]any{}
 		if bk, ok := entry.Get("base_kwargs"); ok {
-			for j, kk := range bk.(*Dict).Keys() {
-				extra[kk.(string)] = bk.(*Dict).Values()[j]
+			for j, kk := range bk.(*jinja.Dict).Keys() {
+				extra[kk.(string)] = bk.(*jinja.Dict).Values()[j]
 			}
 		}
 		for j, ck := range convs.Keys() {
-			conv := convs.Values()[j].(*Dict)
+			conv := convs.Values()[j].(*jinja.Dict)
 			msgsV, _ := conv.Get("messages")
 			var msgs []Message
-			for _, m := range msgsV.(*List).Items {
-				msgs = append(msgs, messageFromJSON(t, m.(*Dict)))
+			for _, m := range msgsV.(*jinja.List).Items {
+				msgs = append(msgs, messageFromJSON(t, m.(*jinja.Dict)))
 			}
 			var tools []any
 			if tv, _ := conv.Get("tools"); tv != nil {
-				tools = append(tools, tv.(*List).Items...)
+				tools = append(tools, tv.(*jinja.List).Items...)
 			}
 			for _, gen := range []bool{true, false} {
 				id := ck.(string) + "/gen=false"
@@ -116,12 +119,12 @@ func TestRenderMessagesMatchesCorpus(t *testing.T) {
 				r := Request{Messages: msgs, Tools: tools, AddGenerationPrompt: gen, BOSToken: str("bos_token"), EOSToken: str("eos_token"), Extra: extra}
 				out, err := tmpl.RenderMessages(context.Background(), r)
 				switch {
-				case want.hasOutput && err != nil:
+				case want.HasOutput && err != nil:
 					t.Errorf("%s %s: %v", name, id, err)
-				case want.hasOutput && out != want.output:
-					t.Errorf("%s %s: mismatch\n%s", name, id, firstDiff(want.output, out))
-				case !want.hasOutput && err == nil:
-					t.Errorf("%s %s: rendered, want error %s", name, id, want.errMsg)
+				case want.HasOutput && out != want.Output:
+					t.Errorf("%s %s: mismatch\n%s", name, id, corpus.FirstDiff(want.Output, out))
+				case !want.HasOutput && err == nil:
+					t.Errorf("%s %s: rendered, want error %s", name, id, want.ErrMsg)
 				}
 				checked++
 			}
@@ -161,7 +164,7 @@ func TestRequestVarsOrderAndAbsence(t *testing.T) {
 		t.Fatal(err)
 	}
 	var keys []string
-	for _, k := range d.Keys() {
+	for _, k := range d.d.Keys() {
 		keys = append(keys, k.(string))
 	}
 	if got, want := strings.Join(keys, ","), "messages,tools,documents,add_generation_prompt,eos_token,a,b"; got != want {
@@ -212,5 +215,30 @@ func TestCapabilities(t *testing.T) {
 	}
 	if want := (Caps{SystemRole: true, ContentParts: true}); got != want {
 		t.Errorf("ChatML: got %+v, want %+v", got, want)
+	}
+}
+
+func TestToolCallArguments(t *testing.T) {
+	tmpl, err := Parse(`{% for m in messages %}{% for c in m.tool_calls %}{{ c.function.arguments is mapping }} {{ c.function.arguments|tojson }};{% endfor %}{% endfor %}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args any
+		want string
+	}{
+		{"JSON text as json.RawMessage keeps its key order", json.RawMessage(`{"b": 1, "a": [true]}`), `True {"b": 1, "a": [true]};`},
+		{"text that is not JSON passes as a string", json.RawMessage(`{"b": `), `False "{\"b\": ";`},
+		{"a string stays a string", `{"a": 1}`, `False "{\"a\": 1}";`},
+		{"a map is sorted", map[string]any{"b": 1, "a": "x"}, `True {"a": "x", "b": 1};`},
+		{"nil is an empty object", nil, `True {};`},
+	}
+	for _, tt := range tests {
+		r := Request{Messages: []Message{{Role: "assistant", ToolCalls: []ToolCall{{Name: "f", Arguments: tt.args}}}}}
+		out, err := tmpl.RenderMessages(context.Background(), r)
+		if err != nil || out != tt.want {
+			t.Errorf("%s: got %q, %v; want %q", tt.name, out, err, tt.want)
+		}
 	}
 }

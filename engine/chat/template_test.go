@@ -3,95 +3,10 @@ package chat
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 )
-
-func TestRenderGoValues(t *testing.T) {
-	tmpl, err := Parse(`{{ a }}|{{ b|tojson }}|{{ c }}|{{ d.y }}{{ d.x }}|{{ e is none }}|{{ f }}|{{ g }}`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	vars := map[string]any{
-		"a": int32(7),
-		"b": map[string]any{"z": []string{"p", "q"}, "a": 1.5},
-		"c": []int{1, 2},
-		"d": struct{}{}, // not convertible
-	}
-	if _, err := tmpl.Render(context.Background(), vars); err == nil {
-		t.Fatal("struct value converted")
-	}
-	delete(vars, "d")
-	vars["d"] = map[string]string{"y": "Y", "x": "X"}
-	vars["e"] = nil
-	vars["f"] = json.Number("12")
-	vars["g"] = uint64(1 << 63)
-	out, err := tmpl.Render(context.Background(), vars)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := `7|{"a": 1.5, "z": ["p", "q"]}|[1, 2]|YX|True|12|9.223372036854776e+18`; out != want {
-		t.Errorf("got %q, want %q", out, want)
-	}
-	if _, err := tmpl.Render(context.Background(), []int{1}); err == nil {
-		t.Error("a list was accepted as variables")
-	}
-	// With no variables, b is undefined and tojson of it fails.
-	if out, err := tmpl.Render(context.Background(), nil); err == nil {
-		t.Errorf("nil vars: got %q, want an error", out)
-	}
-}
-
-func TestDecodeJSON(t *testing.T) {
-	v, err := DecodeJSON([]byte(` {"b": [1, 2.0, -0, 1e2, 12345678901234567890, "é", null, true], "a": {}} `))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := repr(v), `{'b': [1, 2.0, 0, 100.0, 1.2345678901234567e+19, 'é', None, True], 'a': {}}`; got != want {
-		t.Errorf("got %s, want %s", got, want)
-	}
-	for _, bad := range []string{``, `{`, `{"a": 1} x`, `[1,]`, strings.Repeat("[", 2000) + strings.Repeat("]", 2000)} {
-		if _, err := DecodeJSON([]byte(bad)); err == nil {
-			t.Errorf("%.20q: no error", bad)
-		}
-	}
-}
-
-func TestErrors(t *testing.T) {
-	tmpl, err := Parse("line one\n{% if x %}\n{{ raise_exception('boom: ' ~ x) }}\n{% endif %}")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = tmpl.Render(context.Background(), map[string]any{"x": 3})
-	msg, ok := RaisedMessage(err)
-	if !ok || msg != "boom: 3" || !errors.Is(err, ErrTemplateRaised) {
-		t.Fatalf("got %v", err)
-	}
-	var e *Error
-	if !errors.As(err, &e) || e.Line != 3 {
-		t.Errorf("line %d, want 3 (%v)", e.Line, err)
-	}
-	_, err = Parse("ok\n{% for x in %}")
-	if !errors.As(err, &e) || e.Kind != KindSyntax || e.Line != 2 || !strings.HasPrefix(err.Error(), "chat: syntax error") {
-		t.Errorf("syntax error: %v", err)
-	}
-	if _, err := Parse("{{ x|nosuchfilter }}"); err == nil {
-		t.Error("unknown filter outside an if parsed")
-	}
-	tmpl, err = Parse("{% if x %}{{ x|nosuchfilter }}{% endif %}ok")
-	if err != nil {
-		t.Fatalf("unknown filter in an if should fail at run time only: %v", err)
-	}
-	if out, err := tmpl.Render(context.Background(), nil); err != nil || out != "ok" {
-		t.Errorf("got %q, %v", out, err)
-	}
-	if _, err := tmpl.Render(context.Background(), map[string]any{"x": 1}); !errors.As(err, &e) || e.Kind != KindRuntime {
-		t.Errorf("got %v, want a runtime error", err)
-	}
-}
 
 // TestConcurrentRenders shares one parsed template between goroutines
 // (run under -race).
@@ -122,20 +37,76 @@ func TestConcurrentRenders(t *testing.T) {
 	wg.Wait()
 }
 
-func TestStrftimeNow(t *testing.T) {
-	now := time.Date(2026, 3, 5, 9, 7, 3, 0, time.UTC)
-	tmpl, err := ParseWithOptions(`{{ strftime_now("%Y-%m-%d %H:%M:%S|%d %b %Y|%B %d, %Y|%-d %A %I%p %j|%y %e %%") }}`,
-		Options{Now: func() time.Time { return now }})
+func TestVarsWithTokens(t *testing.T) {
+	tests := []struct {
+		name, json, bos, eos, want, wantBOS string
+	}{
+		{"after add_generation_prompt", `{"messages": [], "add_generation_prompt": true, "x": 1}`, "<s>", "</s>",
+			"messages,add_generation_prompt,bos_token,eos_token,x", "<s>"},
+		{"at the end without add_generation_prompt", `{"messages": []}`, "<s>", "</s>", "messages,bos_token,eos_token", "<s>"},
+		{"the context's tokens win", `{"bos_token": "B", "add_generation_prompt": false}`, "<s>", "</s>",
+			"bos_token,add_generation_prompt,eos_token", "B"},
+		{"empty tokens are not added", `{"a": 1}`, "", "", "a", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := DecodeVars([]byte(tt.json))
+			if err != nil {
+				t.Fatal(err)
+			}
+			v = v.WithTokens(tt.bos, tt.eos)
+			var keys []string
+			for _, k := range v.d.Keys() {
+				keys = append(keys, k.(string))
+			}
+			if got := strings.Join(keys, ","); got != tt.want {
+				t.Errorf("keys %s, want %s", got, tt.want)
+			}
+			if b, _ := v.d.Get("bos_token"); b != nil && b != tt.wantBOS || b == nil && tt.wantBOS != "" {
+				t.Errorf("bos_token %v, want %q", b, tt.wantBOS)
+			}
+		})
+	}
+	if _, err := DecodeVars([]byte(`[1, 2]`)); err == nil || !strings.Contains(err.Error(), "not a JSON object") {
+		t.Errorf("a list: got %v", err)
+	}
+	if _, err := DecodeVars([]byte(`{"a": `)); err == nil {
+		t.Error("truncated JSON decoded")
+	}
+}
+
+func TestRenderPlainValues(t *testing.T) {
+	tmpl, err := Parse(`{{ d|tojson }}|{{ m|tojson }}|{{ x is defined }}`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := tmpl.Render(context.Background(), nil)
-	if want := "2026-03-05 09:07:03|05 Mar 2026|March 05, 2026|5 Thursday 09AM 064|26  5 %"; err != nil || out != want {
-		t.Errorf("got %q, %v; want %q", out, err, want)
+	tests := []struct {
+		name string
+		vars any
+		want string
+	}{
+		{"a map: keys sorted", map[string]any{"d": map[string]any{"b": 1, "a": 2}, "m": []any{"x"}}, `{"a": 2, "b": 1}|["x"]|False`},
+		{"JSON text: keys in order", json.RawMessage(`{"d": {"b": 1, "a": 2}, "m": null, "x": 0}`), `{"b": 1, "a": 2}|null|True`},
+		{"a map holding JSON text", map[string]any{"d": json.RawMessage(`{"b": 1, "a": 2}`), "m": 1}, `{"b": 1, "a": 2}|1|False`},
+		{"Vars", mustVars(t, `{"d": {"b": 1, "a": 2}, "m": "y"}`), `{"b": 1, "a": 2}|"y"|False`},
 	}
-	// The default clock is the real one.
-	tmpl, _ = Parse(`{{ strftime_now("%Y") }}`)
-	if out, err := tmpl.Render(context.Background(), nil); err != nil || out != time.Now().Format("2006") {
-		t.Errorf("real clock: %q, %v", out, err)
+	for _, tt := range tests {
+		out, err := tmpl.Render(context.Background(), tt.vars)
+		if err != nil || out != tt.want {
+			t.Errorf("%s: got %q, %v; want %q", tt.name, out, err, tt.want)
+		}
 	}
+	if out, err := tmpl.Render(context.Background(), Vars{}); err == nil {
+		t.Errorf("zero Vars: got %q, want an undefined error", out)
+	}
+}
+
+// mustVars decodes template variables or fails the test.
+func mustVars(t *testing.T, s string) Vars {
+	t.Helper()
+	v, err := DecodeVars([]byte(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }

@@ -690,11 +690,7 @@ func tools(m *runner.Model, g *runner.Request, raw, choice json.RawMessage) (cha
 		if only != "" && t.Function.Name != only {
 			continue
 		}
-		v, err := chat.DecodeJSON(d)
-		if err != nil {
-			return chat.ToolNone, bad("tools", "tools[%d]: %v", i, err)
-		}
-		g.Tools = append(g.Tools, v)
+		g.Tools = append(g.Tools, d)
 	}
 	if only != "" && len(g.Tools) == 0 {
 		return chat.ToolNone, bad("tool_choice", "tool_choice names %q, which is not among the tools", only)
@@ -714,11 +710,9 @@ func chatMessages(msgs []oaiMessage) []chat.Message {
 		}
 		for _, tc := range msg.ToolCalls {
 			// Templates expect the arguments as an object (they write it
-			// with tojson), as llama.cpp gives them; OpenAI sends JSON text.
-			var args any = tc.Function.Arguments
-			if v, err := chat.DecodeJSON([]byte(tc.Function.Arguments)); err == nil {
-				args = v
-			}
+			// with tojson), as llama.cpp gives them; OpenAI sends JSON text,
+			// which chat decodes (or passes as a string if it is not JSON).
+			args := json.RawMessage(tc.Function.Arguments)
 			cm.ToolCalls = append(cm.ToolCalls, chat.ToolCall{ID: tc.ID, Type: tc.Type, Name: tc.Function.Name, Arguments: args})
 		}
 		out = append(out, cm)

@@ -54,7 +54,7 @@ func newTemplateCmd() *cobra.Command {
 					slog.Warn("the model has no chat template; using ChatML", "model", model)
 					src = chat.ChatMLSource
 				}
-				vars = withDefaultTokens(vars, bos, eos)
+				vars = vars.WithTokens(bos, eos)
 			} else {
 				b, err := os.ReadFile(templateFile)
 				if err != nil {
@@ -91,7 +91,7 @@ func newTemplateCmd() *cobra.Command {
 }
 
 // readContext decodes the context JSON object, keeping its key order.
-func readContext(cmd *cobra.Command, path string) (*chat.Dict, error) {
+func readContext(cmd *cobra.Command, path string) (chat.Vars, error) {
 	var data []byte
 	var err error
 	if path == "-" {
@@ -100,17 +100,13 @@ func readContext(cmd *cobra.Command, path string) (*chat.Dict, error) {
 		data, err = os.ReadFile(path)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("template: context: %w", err)
+		return chat.Vars{}, fmt.Errorf("template: context: %w", err)
 	}
-	v, err := chat.DecodeJSON(data)
+	vars, err := chat.DecodeVars(data)
 	if err != nil {
-		return nil, fmt.Errorf("template: context %s: %w", path, err)
+		return chat.Vars{}, fmt.Errorf("template: context %s: %w", path, err)
 	}
-	d, ok := v.(*chat.Dict)
-	if !ok {
-		return nil, fmt.Errorf("template: context %s: not a JSON object", path)
-	}
-	return d, nil
+	return vars, nil
 }
 
 // modelTemplate reads a model's chat template and the text of its BOS
@@ -137,39 +133,4 @@ func modelTemplate(path string) (src, bos, eos string, err error) {
 		return tokens[id]
 	}
 	return src, token(gguf.KeyBOSTokenID), token(gguf.KeyEOSTokenID), nil
-}
-
-// withDefaultTokens adds bos_token and eos_token when vars lacks them, just
-// after add_generation_prompt as Hugging Face orders them.
-func withDefaultTokens(vars *chat.Dict, bos, eos string) *chat.Dict {
-	var add []string
-	if _, ok := vars.Get("bos_token"); !ok && bos != "" {
-		add = append(add, "bos_token")
-	}
-	if _, ok := vars.Get("eos_token"); !ok && eos != "" {
-		add = append(add, "eos_token")
-	}
-	if len(add) == 0 {
-		return vars
-	}
-	tok := map[string]string{"bos_token": bos, "eos_token": eos}
-	out := chat.NewDict()
-	inserted := false
-	insert := func() {
-		for _, k := range add {
-			out.Set(k, tok[k])
-		}
-		inserted = true
-	}
-	for i, k := range vars.Keys() {
-		ks, _ := k.(string)
-		out.Set(ks, vars.Values()[i])
-		if ks == "add_generation_prompt" {
-			insert()
-		}
-	}
-	if !inserted {
-		insert()
-	}
-	return out
 }

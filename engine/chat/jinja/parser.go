@@ -1,4 +1,4 @@
-package chat
+package jinja
 
 import (
 	"fmt"
@@ -562,7 +562,7 @@ func canAssign(e expr) bool {
 
 func nodeKind(e expr) string {
 	s := fmt.Sprintf("%T", e)
-	s = strings.TrimPrefix(s, "*chat.")
+	s = strings.TrimPrefix(s, "*jinja.")
 	return "'" + strings.TrimSuffix(s, "Expr") + "'"
 }
 

@@ -1,4 +1,4 @@
-package chat
+package jinja
 
 import (
 	"strings"
@@ -49,7 +49,7 @@ var (
 func hasMethod(obj Value, name string) (safe, found bool) {
 	var tbl map[string]bool
 	switch x := obj.(type) {
-	case string, Markup:
+	case string, markup:
 		tbl = strMethods
 	case *Dict:
 		tbl = dictMethods
@@ -82,7 +82,7 @@ func (s *state) callMethod(recv Value, name string, args []Value, kw kwargs) (Va
 	switch r := recv.(type) {
 	case string:
 		return s.strMethod(r, name, args, kw)
-	case Markup:
+	case markup:
 		return s.markupMethod(r, name, args, kw)
 	case *Dict:
 		return s.dictMethod(r, name, args, kw)
@@ -213,7 +213,7 @@ func sliceBounds(n int, args []Value) (int, int) {
 
 // markupMethod runs a str method on Markup: string arguments are escaped
 // and string results stay Markup, as markupsafe does.
-func (s *state) markupMethod(m Markup, name string, args []Value, kw kwargs) (Value, error) {
+func (s *state) markupMethod(m markup, name string, args []Value, kw kwargs) (Value, error) {
 	wrapped := map[string]bool{
 		"join": true, "split": true, "rsplit": true, "splitlines": true, "capitalize": true,
 		"title": true, "lower": true, "upper": true, "replace": true, "ljust": true, "rjust": true,
@@ -227,7 +227,7 @@ func (s *state) markupMethod(m Markup, name string, args []Value, kw kwargs) (Va
 		switch x := v.(type) {
 		case string:
 			return htmlEscape(x)
-		case Markup:
+		case markup:
 			return string(x)
 		}
 		return v
@@ -257,12 +257,12 @@ func (s *state) markupMethod(m Markup, name string, args []Value, kw kwargs) (Va
 	}
 	switch r := res.(type) {
 	case string:
-		return Markup(r), nil
+		return markup(r), nil
 	case *List:
 		out := make([]Value, len(r.Items))
 		for i, it := range r.Items {
 			if str, ok := it.(string); ok {
-				out[i] = Markup(str)
+				out[i] = markup(str)
 			} else {
 				out[i] = it
 			}

@@ -1,4 +1,4 @@
-package chat
+package jinja
 
 func initTests() {
 	cmpTest := func(op string) testFunc {
@@ -16,8 +16,8 @@ func initTests() {
 		"odd":         intTest(func(n int64) bool { return n%2 != 0 }),
 		"even":        intTest(func(n int64) bool { return n%2 == 0 }),
 		"divisibleby": tDivisibleBy,
-		"defined":     simpleTest(func(v Value) bool { _, u := v.(Undefined); return !u }),
-		"undefined":   simpleTest(func(v Value) bool { _, u := v.(Undefined); return u }),
+		"defined":     simpleTest(func(v Value) bool { _, u := v.(undefined); return !u }),
+		"undefined":   simpleTest(func(v Value) bool { _, u := v.(undefined); return u }),
 		"none":        simpleTest(func(v Value) bool { return v == nil }),
 		"boolean":     simpleTest(func(v Value) bool { _, ok := v.(bool); return ok }),
 		"false":       simpleTest(func(v Value) bool { b, ok := v.(bool); return ok && !b }),
@@ -35,7 +35,7 @@ func initTests() {
 		"callable": simpleTest(isCallable),
 		"lower":    strTest(func(s string) bool { return pyLower(s) == s && pyUpper(s) != s }),
 		"upper":    strTest(func(s string) bool { return pyUpper(s) == s && pyLower(s) != s }),
-		"escaped":  simpleTest(func(v Value) bool { _, ok := v.(Markup); return ok }),
+		"escaped":  simpleTest(func(v Value) bool { _, ok := v.(markup); return ok }),
 		"sameas":   tSameAs,
 		"in": func(s *state, v Value, args []Value, kw kwargs) (bool, error) {
 			a, err := bindArgs("in", args, kw, []string{"seq"})
@@ -82,7 +82,7 @@ func strTest(f func(string) bool) testFunc {
 
 func intTest(f func(int64) bool) testFunc {
 	return func(s *state, v Value, args []Value, kw kwargs) (bool, error) {
-		if u, ok := v.(Undefined); ok {
+		if u, ok := v.(undefined); ok {
 			return false, u.err()
 		}
 		n, ok := asInt(v)
@@ -132,8 +132,8 @@ func tSameAs(s *state, v Value, args []Value, kw kwargs) (bool, error) {
 	case *Dict:
 		y, ok := o.(*Dict)
 		return ok && x == y, nil
-	case *Namespace:
-		y, ok := o.(*Namespace)
+	case *namespace:
+		y, ok := o.(*namespace)
 		return ok && x == y, nil
 	}
 	return false, nil
@@ -142,7 +142,7 @@ func tSameAs(s *state, v Value, args []Value, kw kwargs) (bool, error) {
 // isSequence is Jinja's sequence test: has len() and __getitem__.
 func isSequence(v Value) bool {
 	switch v.(type) {
-	case string, Markup, *List, *Dict, *rangeValue, Undefined:
+	case string, markup, *List, *Dict, *rangeValue, undefined:
 		return true
 	}
 	return false
@@ -151,7 +151,7 @@ func isSequence(v Value) bool {
 // isIterable is Jinja's iterable test: iter() works.
 func isIterable(v Value) bool {
 	switch v.(type) {
-	case string, Markup, *List, *Dict, *rangeValue, Undefined, *generator, *dictView, *loopState:
+	case string, markup, *List, *Dict, *rangeValue, undefined, *generator, *dictView, *loopState:
 		return true
 	}
 	return false
@@ -159,7 +159,7 @@ func isIterable(v Value) bool {
 
 func isCallable(v Value) bool {
 	switch v.(type) {
-	case *macro, *builtin, *method, *loopState, Undefined:
+	case *macro, *builtin, *method, *loopState, undefined:
 		return true
 	}
 	return false

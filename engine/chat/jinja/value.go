@@ -1,4 +1,4 @@
-package chat
+package jinja
 
 import (
 	"fmt"
@@ -17,23 +17,23 @@ import (
 //	int64      int
 //	float64    float
 //	string     str
-//	Markup     markupsafe.Markup (from |safe)
+//	markup     markupsafe.Markup (from |safe)
 //	*List      list, or tuple when Tuple is set
 //	*Dict      dict (insertion ordered)
-//	Undefined  jinja2.Undefined
+//	undefined  jinja2.Undefined
 //
-// plus internal kinds: *Namespace, *macro, *builtin, *method, *rangeValue,
-// *generator, *dictView and *loopState.
+// plus kinds that only templates make: *namespace, *macro, *builtin,
+// *method, *rangeValue, *generator, *dictView and *loopState.
 
-// Markup is a string marked safe (Jinja's |safe). With autoescape off it
+// markup is a string marked safe (Jinja's |safe). With autoescape off it
 // prints like a string, but concatenating a plain string to it with +
 // HTML-escapes the plain string, as markupsafe does.
-type Markup string
+type markup string
 
-// Undefined is Jinja's Undefined: the value of a missing variable, key or
+// undefined is Jinja's Undefined: the value of a missing variable, key or
 // attribute. It prints as the empty string, is falsy and iterates as empty;
 // arithmetic, attribute access, calls and tojson on it fail.
-type Undefined struct {
+type undefined struct {
 	msg      string // message of the error raised when it is used
 	security bool   // an unsafe attribute: using it raises a security error
 }
@@ -165,7 +165,7 @@ func hashKey(v Value) (any, error) {
 	switch x := v.(type) {
 	case string:
 		return x, nil
-	case Markup:
+	case markup:
 		return string(x), nil
 	case int64:
 		return x, nil
@@ -181,7 +181,7 @@ func hashKey(v Value) (any, error) {
 		return x, nil
 	case nil:
 		return noneKey{}, nil
-	case Undefined:
+	case undefined:
 		return noneKey{}, nil // Undefined hashes like an object; close enough
 	case *List:
 		if !x.Tuple {
@@ -203,9 +203,9 @@ func hashKey(v Value) (any, error) {
 	}
 }
 
-// Namespace is the object namespace() returns: attributes that
+// namespace is the object namespace() returns: attributes that
 // {% set ns.attr = ... %} may change, even from inside loops.
-type Namespace struct {
+type namespace struct {
 	attrs *Dict
 }
 
@@ -228,7 +228,7 @@ func typeName(v Value) string {
 		return "float"
 	case string:
 		return "str"
-	case Markup:
+	case markup:
 		return "Markup"
 	case *List:
 		if x.Tuple {
@@ -237,9 +237,9 @@ func typeName(v Value) string {
 		return "list"
 	case *Dict:
 		return "dict"
-	case Undefined:
+	case undefined:
 		return "Undefined"
-	case *Namespace:
+	case *namespace:
 		return "Namespace"
 	case *macro:
 		return "Macro"
@@ -263,9 +263,9 @@ func objectTypeRepr(v Value) string {
 		return "None"
 	}
 	switch v.(type) {
-	case Markup:
+	case markup:
 		return "markupsafe.Markup object"
-	case *Namespace:
+	case *namespace:
 		return "jinja2.utils.Namespace object"
 	case *loopState:
 		return "jinja2.runtime.LoopContext object"
@@ -288,13 +288,13 @@ func truthy(v Value) bool {
 		return x != 0
 	case string:
 		return x != ""
-	case Markup:
+	case markup:
 		return x != ""
 	case *List:
 		return len(x.Items) > 0
 	case *Dict:
 		return x.Len() > 0
-	case Undefined:
+	case undefined:
 		return false
 	case *rangeValue:
 		return x.length() > 0
@@ -309,7 +309,7 @@ func isString(v Value) (string, bool) {
 	switch x := v.(type) {
 	case string:
 		return x, true
-	case Markup:
+	case markup:
 		return string(x), true
 	}
 	return "", false
@@ -353,9 +353,9 @@ func toStr(v Value) string {
 	switch x := v.(type) {
 	case string:
 		return x
-	case Markup:
+	case markup:
 		return string(x)
-	case Undefined:
+	case undefined:
 		return ""
 	case nil:
 		return "None"
@@ -396,7 +396,7 @@ func shortRepr(v Value) string {
 // the value itself (a list holding one big string many times).
 func isContainer(v Value) bool {
 	switch v.(type) {
-	case *List, *Dict, *Namespace, *dictView:
+	case *List, *Dict, *namespace, *dictView:
 		return true
 	}
 	return false
@@ -444,11 +444,11 @@ func writeRepr(b *strings.Builder, v Value, depth int, max int) {
 	switch x := v.(type) {
 	case string:
 		writePyStr(b, x)
-	case Markup:
+	case markup:
 		b.WriteString("Markup(")
 		writePyStr(b, string(x))
 		b.WriteString(")")
-	case Undefined:
+	case undefined:
 		b.WriteString("Undefined")
 	case nil, bool, int64, float64:
 		b.WriteString(toStr(x))
@@ -479,7 +479,7 @@ func writeRepr(b *strings.Builder, v Value, depth int, max int) {
 			writeRepr(b, x.vals[i], depth+1, max)
 		}
 		b.WriteString("}")
-	case *Namespace:
+	case *namespace:
 		b.WriteString("<Namespace ")
 		writeRepr(b, x.attrs, depth+1, max)
 		b.WriteString(">")
@@ -625,10 +625,10 @@ func equal(a, b Value) bool {
 	switch x := a.(type) {
 	case nil:
 		return b == nil
-	case Undefined:
-		_, ok := b.(Undefined)
+	case undefined:
+		_, ok := b.(undefined)
 		return ok
-	case string, Markup:
+	case string, markup:
 		s1, _ := isString(x)
 		s2, ok := isString(b)
 		return ok && s1 == s2
@@ -683,10 +683,10 @@ func equal(a, b Value) bool {
 // compare is Python's ordering for <, <=, >, >=: numbers with numbers,
 // strings with strings, lists with lists of the same kind.
 func compare(a, b Value, op string) (int, error) {
-	if u, ok := a.(Undefined); ok {
+	if u, ok := a.(undefined); ok {
 		return 0, u.err()
 	}
-	if u, ok := b.(Undefined); ok {
+	if u, ok := b.(undefined); ok {
 		return 0, u.err()
 	}
 	if f1, fl1, ok1 := asNumber(a); ok1 {

@@ -1,4 +1,4 @@
-package chat
+package jinja
 
 import (
 	"fmt"
@@ -139,7 +139,7 @@ func lazyGen(init func() (*generator, error)) *generator {
 
 // softStr is Jinja's soft_str: str(v), keeping Markup.
 func (s *state) softStr(v Value) (Value, error) {
-	if m, ok := v.(Markup); ok {
+	if m, ok := v.(markup); ok {
 		return m, nil
 	}
 	return s.str(v)
@@ -159,8 +159,8 @@ func strFilter(f func(string) string) filterFunc {
 		if err := s.checkStr(len(res)); err != nil {
 			return nil, err
 		}
-		if _, ok := v.(Markup); ok {
-			return Markup(res), nil
+		if _, ok := v.(markup); ok {
+			return markup(res), nil
 		}
 		return res, nil
 	}
@@ -194,8 +194,8 @@ func fAttr(s *state, v Value, args []Value, kw kwargs) (Value, error) {
 	if !ok {
 		return nil, typeErrorf("attribute name must be string")
 	}
-	if _, isU := v.(Undefined); isU {
-		return nil, v.(Undefined).err()
+	if _, isU := v.(undefined); isU {
+		return nil, v.(undefined).err()
 	}
 	switch v.(type) {
 	case *Dict:
@@ -274,7 +274,7 @@ func pyLen(v Value) (int, error) {
 	switch x := v.(type) {
 	case string:
 		return utf8.RuneCountInString(x), nil
-	case Markup:
+	case markup:
 		return utf8.RuneCountInString(string(x)), nil
 	case *List:
 		return len(x.Items), nil
@@ -284,7 +284,7 @@ func pyLen(v Value) (int, error) {
 		return x.d.Len(), nil
 	case *rangeValue:
 		return x.length(), nil
-	case Undefined:
+	case undefined:
 		return 0, nil
 	case *loopState:
 		return x.n, nil
@@ -297,7 +297,7 @@ func fDefault(s *state, v Value, args []Value, kw kwargs) (Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := v.(Undefined); ok || (truthy(a[1]) && !truthy(v)) {
+	if _, ok := v.(undefined); ok || (truthy(a[1]) && !truthy(v)) {
 		return a[0], nil
 	}
 	return v, nil
@@ -318,7 +318,7 @@ func fDictsort(s *state, v Value, args []Value, kw kwargs) (Value, error) {
 	}
 	d, ok := v.(*Dict)
 	if !ok {
-		if u, isU := v.(Undefined); isU {
+		if u, isU := v.(undefined); isU {
 			return nil, u.err()
 		}
 		return nil, typeErrorf("'%s' object has no attribute 'items'", typeName(v))
@@ -373,7 +373,7 @@ func htmlEscape(str string) string {
 
 // fEscape is markupsafe.escape.
 func fEscape(s *state, v Value, args []Value, kw kwargs) (Value, error) {
-	if m, ok := v.(Markup); ok {
+	if m, ok := v.(markup); ok {
 		return m, nil
 	}
 	return fForceEscape(s, v, args, kw)
@@ -388,7 +388,7 @@ func fForceEscape(s *state, v Value, args []Value, kw kwargs) (Value, error) {
 	if err := s.checkStr(len(res)); err != nil {
 		return nil, err
 	}
-	return Markup(res), nil
+	return markup(res), nil
 }
 
 func fFirst(s *state, v Value, args []Value, kw kwargs) (Value, error) {
@@ -446,7 +446,7 @@ func fFloat(s *state, v Value, args []Value, kw kwargs) (Value, error) {
 	if f, ok := pyFloat(v); ok {
 		return f, nil
 	}
-	if u, ok := v.(Undefined); ok {
+	if u, ok := v.(undefined); ok {
 		return nil, u.err()
 	}
 	return a[0], nil
@@ -568,7 +568,7 @@ func fIndent(s *state, v Value, args []Value, kw kwargs) (Value, error) {
 	} else {
 		return nil, typeErrorf("can't multiply sequence by non-int of type '%s'", typeName(a[0]))
 	}
-	if u, ok := v.(Undefined); ok {
+	if u, ok := v.(undefined); ok {
 		return nil, u.err()
 	}
 	str, ok := isString(v)
@@ -605,8 +605,8 @@ func fIndent(s *state, v Value, args []Value, kw kwargs) (Value, error) {
 	if err := s.checkStr(len(res)); err != nil {
 		return nil, err
 	}
-	if _, ok := v.(Markup); ok {
-		return Markup(res), nil
+	if _, ok := v.(markup); ok {
+		return markup(res), nil
 	}
 	return res, nil
 }
@@ -624,7 +624,7 @@ func fInt(s *state, v Value, args []Value, kw kwargs) (Value, error) {
 		return i, nil
 	case float64:
 		return floatToInt(x)
-	case Undefined:
+	case undefined:
 		return nil, x.err()
 	}
 	if str, ok := isString(v); ok {
@@ -689,7 +689,7 @@ func parsePyInt(t string, base int) (int64, error) {
 func fItems(s *state, v Value, args []Value, kw kwargs) (Value, error) {
 	return lazyGen(func() (*generator, error) {
 		switch d := v.(type) {
-		case Undefined:
+		case undefined:
 			return sliceGen(nil), nil
 		case *Dict:
 			return sliceGen((&dictView{d, "items"}).list().Items), nil
@@ -767,7 +767,7 @@ func (s *state) attrGetter(attr Value, def Value) func(Value) (Value, error) {
 			if item, err = s.getitem(item, p); err != nil {
 				return nil, err
 			}
-			if _, isU := item.(Undefined); isU && def != nil {
+			if _, isU := item.(undefined); isU && def != nil {
 				item = def
 			}
 		}
@@ -1058,11 +1058,11 @@ func pyRound(x float64, n int) float64 {
 }
 
 func fSafe(s *state, v Value, args []Value, kw kwargs) (Value, error) {
-	if m, ok := v.(Markup); ok {
+	if m, ok := v.(markup); ok {
 		return m, nil
 	}
 	str, err := s.str(v)
-	return Markup(str), err
+	return markup(str), err
 }
 
 func fSlice(s *state, v Value, args []Value, kw kwargs) (Value, error) {
@@ -1267,8 +1267,8 @@ func fTrim(s *state, v Value, args []Value, kw kwargs) (Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := v.(Markup); ok {
-		return Markup(res), nil
+	if _, ok := v.(markup); ok {
+		return markup(res), nil
 	}
 	return res, nil
 }
@@ -1524,7 +1524,7 @@ func fXMLAttr(s *state, v Value, args []Value, kw kwargs) (Value, error) {
 	var parts []string
 	for i, k := range d.keys {
 		val := d.vals[i]
-		if _, isU := val.(Undefined); isU || val == nil {
+		if _, isU := val.(undefined); isU || val == nil {
 			continue
 		}
 		key, err := s.str(k)
@@ -1538,7 +1538,7 @@ func fXMLAttr(s *state, v Value, args []Value, kw kwargs) (Value, error) {
 		if err != nil {
 			return nil, err
 		}
-		parts = append(parts, htmlEscape(key)+`="`+string(vs.(Markup))+`"`)
+		parts = append(parts, htmlEscape(key)+`="`+string(vs.(markup))+`"`)
 	}
 	res := strings.Join(parts, " ")
 	if truthy(a[0]) && res != "" {

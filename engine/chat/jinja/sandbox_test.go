@@ -1,4 +1,4 @@
-package chat
+package jinja
 
 import (
 	"context"
@@ -65,7 +65,7 @@ func TestSandboxLimits(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			start := time.Now()
-			tmpl, err := ParseWithOptions(c.src, Options{Limits: c.lim})
+			tmpl, err := Parse(c.src, Options{Limits: c.lim})
 			if err == nil {
 				_, err = tmpl.Render(context.Background(), c.vars)
 			}
@@ -93,7 +93,7 @@ func TestParseCostBounded(t *testing.T) {
 	}
 	for i, src := range srcs {
 		start := time.Now()
-		if _, err := Parse(src); err != nil {
+		if _, err := Parse(src, Options{}); err != nil {
 			var e *Error
 			if !errors.As(err, &e) {
 				t.Fatalf("%d: %v", i, err)
@@ -111,7 +111,7 @@ func TestSandboxWithinLimits(t *testing.T) {
 		`{% for i in range(10**9) %}{% break %}{% endfor %}ok`,
 		`{% for i in range(10**9) if false %}{% endfor %}`, // filtered: stays lazy? no: counted
 	} {
-		tmpl, err := Parse(src)
+		tmpl, err := Parse(src, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -120,7 +120,7 @@ func TestSandboxWithinLimits(t *testing.T) {
 			t.Errorf("%s: %v", src, err)
 		}
 	}
-	tmpl, err := Parse(`{% macro f(n) %}{% if n %}{{ f(n - 1) }}{% endif %}x{% endmacro %}{{ f(100) }}`)
+	tmpl, err := Parse(`{% macro f(n) %}{% if n %}{{ f(n - 1) }}{% endif %}x{% endmacro %}{{ f(100) }}`, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func TestSandboxWithinLimits(t *testing.T) {
 
 // TestRenderHonoursContext cancels a long render.
 func TestRenderHonoursContext(t *testing.T) {
-	tmpl, err := ParseWithOptions(`{% for i in range(10**12) %}{% set x = i * 2 %}{% endfor %}`,
+	tmpl, err := Parse(`{% for i in range(10**12) %}{% set x = i * 2 %}{% endfor %}`,
 		Options{Limits: Limits{MaxIterations: 1 << 62}})
 	if err != nil {
 		t.Fatal(err)
@@ -151,7 +151,7 @@ func TestRenderHonoursContext(t *testing.T) {
 	// An already canceled context stops a macro-heavy render too.
 	ctx2, cancel2 := context.WithCancel(context.Background())
 	cancel2()
-	tmpl2, _ := Parse(`{% macro f() %}x{% endmacro %}{{ f() }}`)
+	tmpl2, _ := Parse(`{% macro f() %}x{% endmacro %}{{ f() }}`, Options{})
 	if _, err := tmpl2.Render(ctx2, nil); !errors.Is(err, context.Canceled) {
 		t.Errorf("got %v, want context.Canceled", err)
 	}
@@ -174,7 +174,7 @@ func TestPrintingBounded(t *testing.T) {
 		`{% set s = 'x' * 100000 %}{{ {'k': [s] * 2000}|pprint }}`,
 	}
 	for _, src := range srcs {
-		tmpl, err := ParseWithOptions(src, Options{Limits: Limits{MaxStringBytes: 4 << 20}})
+		tmpl, err := Parse(src, Options{Limits: Limits{MaxStringBytes: 4 << 20}})
 		if err != nil {
 			t.Fatalf("%s: %v", src, err)
 		}

@@ -1,4 +1,4 @@
-package chat
+package jinja
 
 import (
 	"bytes"
@@ -26,18 +26,18 @@ func DecodeJSON(data []byte) (Value, error) {
 		return nil, err
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("chat: json: trailing data after the value")
+		return nil, errors.New("jinja: json: trailing data after the value")
 	}
 	return v, nil
 }
 
 func decodeValue(dec *json.Decoder, depth int) (Value, error) {
 	if depth > maxJSONDepth {
-		return nil, errors.New("chat: json: nested too deeply")
+		return nil, errors.New("jinja: json: nested too deeply")
 	}
 	tok, err := dec.Token()
 	if err != nil {
-		return nil, fmt.Errorf("chat: json: %w", err)
+		return nil, fmt.Errorf("jinja: json: %w", err)
 	}
 	switch t := tok.(type) {
 	case json.Delim:
@@ -47,11 +47,11 @@ func decodeValue(dec *json.Decoder, depth int) (Value, error) {
 			for dec.More() {
 				kt, err := dec.Token()
 				if err != nil {
-					return nil, fmt.Errorf("chat: json: %w", err)
+					return nil, fmt.Errorf("jinja: json: %w", err)
 				}
 				k, ok := kt.(string)
 				if !ok {
-					return nil, errors.New("chat: json: object key is not a string")
+					return nil, errors.New("jinja: json: object key is not a string")
 				}
 				v, err := decodeValue(dec, depth+1)
 				if err != nil {
@@ -60,7 +60,7 @@ func decodeValue(dec *json.Decoder, depth int) (Value, error) {
 				d.Set(k, v)
 			}
 			if _, err := dec.Token(); err != nil {
-				return nil, fmt.Errorf("chat: json: %w", err)
+				return nil, fmt.Errorf("jinja: json: %w", err)
 			}
 			return d, nil
 		case '[':
@@ -73,17 +73,17 @@ func decodeValue(dec *json.Decoder, depth int) (Value, error) {
 				l.Items = append(l.Items, v)
 			}
 			if _, err := dec.Token(); err != nil {
-				return nil, fmt.Errorf("chat: json: %w", err)
+				return nil, fmt.Errorf("jinja: json: %w", err)
 			}
 			return l, nil
 		}
-		return nil, fmt.Errorf("chat: json: unexpected %v", t)
+		return nil, fmt.Errorf("jinja: json: unexpected %v", t)
 	case json.Number:
 		return numberValue(t), nil
 	case string, bool, nil:
 		return t, nil
 	}
-	return nil, fmt.Errorf("chat: json: unexpected token %v", tok)
+	return nil, fmt.Errorf("jinja: json: unexpected token %v", tok)
 }
 
 func numberValue(n json.Number) Value {
@@ -128,7 +128,7 @@ func (s *state) writeJSON(b *strings.Builder, v Value, o *jsonOpts, depth int) e
 		b.WriteString(strconv.FormatInt(x, 10))
 	case float64:
 		b.WriteString(jsonFloat(x))
-	case string, Markup:
+	case string, markup:
 		str, _ := isString(x)
 		// The escaped text is at least as long as the string.
 		if err := s.checkStr(b.Len() + len(str)); err != nil {
@@ -196,7 +196,7 @@ func (s *state) writeJSON(b *strings.Builder, v Value, o *jsonOpts, depth int) e
 			switch k := x.keys[i].(type) {
 			case string:
 				ks = k
-			case Markup:
+			case markup:
 				ks = string(k)
 			case int64:
 				ks = strconv.FormatInt(k, 10)

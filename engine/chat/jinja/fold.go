@@ -1,4 +1,4 @@
-package chat
+package jinja
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 
 // errNotConst stops a parse-time evaluation that reaches a variable or a
 // call.
-var errNotConst = errors.New("chat: not a constant expression")
+var errNotConst = errors.New("jinja: not a constant expression")
 
 // contextFilters are the filters Jinja passes the render context to; it
 // never folds them.
@@ -63,7 +63,7 @@ func hasSafeRepr(v Value, depth int) bool {
 		return false
 	}
 	switch x := v.(type) {
-	case nil, bool, int64, float64, string, Markup, *rangeValue:
+	case nil, bool, int64, float64, string, markup, *rangeValue:
 		return true
 	case *List:
 		for _, it := range x.Items {

@@ -1,4 +1,4 @@
-package chat
+package jinja
 
 import (
 	"fmt"
@@ -23,7 +23,7 @@ func (s *state) percentFormat(format string, arg Value) (string, error) {
 		switch a := arg.(type) {
 		case *Dict:
 			mapping, mappingLike = a, true
-		case *List, *rangeValue, Undefined:
+		case *List, *rangeValue, undefined:
 			mappingLike = true
 		}
 	}
@@ -198,7 +198,7 @@ func (s *state) percentFormat(format string, arg Value) (string, error) {
 			}
 			spec.zero = false
 		case 'd', 'i', 'u', 'o', 'x', 'X', 'e', 'E', 'f', 'F', 'g', 'G':
-			if u, ok := val.(Undefined); ok {
+			if u, ok := val.(undefined); ok {
 				return "", u.err()
 			}
 			f, isFloat, ok := asNumber(val)
@@ -613,7 +613,7 @@ func (s *state) pyFormat(format string, args []Value, kw kwargs) (Value, error) 
 			if err != nil {
 				return nil, err
 			}
-			if u, ok := v.(Undefined); ok {
+			if u, ok := v.(undefined); ok {
 				return nil, u.err()
 			}
 		}
@@ -657,7 +657,7 @@ func formatValue(v Value, specStr string) (string, error) {
 		return "", err
 	}
 	switch x := v.(type) {
-	case string, Markup:
+	case string, markup:
 		str, _ := isString(x)
 		if spec.typ != 0 && spec.typ != 's' {
 			return "", typeErrorf("Unknown format code '%c' for object of type 'str'", spec.typ)

@@ -1,10 +1,12 @@
-package chat
+package jinja
 
 import (
 	"context"
 	"errors"
 	"testing"
 	"time"
+
+	"saji/engine/chat/internal/corpus"
 )
 
 // fuzzSeeds are small synthetic templates exercising most of the syntax.
@@ -41,7 +43,7 @@ func FuzzParseRender(f *testing.F) {
 			return
 		}
 		start := time.Now()
-		tmpl, err := ParseWithOptions(src, Options{Limits: lim, Now: fixedNow})
+		tmpl, err := Parse(src, Options{Limits: lim, Now: corpus.FixedNow})
 		if d := time.Since(start); d > 5*time.Second {
 			t.Fatalf("parse took %v", d)
 		}
@@ -89,7 +91,7 @@ func fuzzVars() *Dict {
 func TestFuzzSeeds(t *testing.T) {
 	vars := fuzzVars()
 	for _, s := range fuzzSeeds {
-		tmpl, err := Parse(s)
+		tmpl, err := Parse(s, Options{})
 		if err != nil {
 			t.Errorf("%q: %v", s, err)
 			continue

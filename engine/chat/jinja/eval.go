@@ -1,4 +1,4 @@
-package chat
+package jinja
 
 import (
 	"context"
@@ -306,7 +306,7 @@ func (s *state) assign(target expr, v Value, sc *scope) error {
 		if !ok {
 			obj, ok = s.globals[t.name]
 		}
-		ns, isNS := obj.(*Namespace)
+		ns, isNS := obj.(*namespace)
 		if !ok || !isNS {
 			return newErr(KindRuntime, "cannot assign attribute on non-namespace object")
 		}
@@ -751,7 +751,7 @@ func (s *state) call(fn Value, args []Value, kw kwargs) (Value, error) {
 			return nil, typeErrorf("loop() takes exactly one argument")
 		}
 		return f.recurse(args[0], f.depth0+1)
-	case Undefined:
+	case undefined:
 		return nil, f.err()
 	}
 	return nil, typeErrorf("'%s' object is not callable", typeName(fn))
@@ -870,7 +870,7 @@ func unaryOp(v Value, neg bool) (Value, error) {
 			return -x, nil
 		}
 		return x, nil
-	case Undefined:
+	case undefined:
 		return nil, x.err()
 	}
 	op := "-"
@@ -889,15 +889,15 @@ func (s *state) binop(op tokKind, l, r Value) (Value, error) {
 		if err != nil {
 			return nil, err
 		}
-		if _, isM := l.(Markup); isM {
-			return Markup(res), nil
+		if _, isM := l.(markup); isM {
+			return markup(res), nil
 		}
 		return res, nil
 	}
-	if u, ok := l.(Undefined); ok {
+	if u, ok := l.(undefined); ok {
 		return nil, u.err()
 	}
-	if u, ok := r.(Undefined); ok {
+	if u, ok := r.(undefined); ok {
 		return nil, u.err()
 	}
 	// Numbers.
@@ -918,15 +918,15 @@ func (s *state) binop(op tokKind, l, r Value) (Value, error) {
 				if err := s.checkStr(len(ls) + len(rs)); err != nil {
 					return nil, err
 				}
-				lm, lIsM := l.(Markup)
-				_, rIsM := r.(Markup)
+				lm, lIsM := l.(markup)
+				_, rIsM := r.(markup)
 				switch {
 				case lIsM && !rIsM:
-					return lm + Markup(htmlEscape(rs)), nil
+					return lm + markup(htmlEscape(rs)), nil
 				case rIsM && !lIsM:
-					return Markup(htmlEscape(ls)) + r.(Markup), nil
+					return markup(htmlEscape(ls)) + r.(markup), nil
 				case lIsM:
-					return Markup(ls + rs), nil
+					return markup(ls + rs), nil
 				}
 				return ls + rs, nil
 			}
@@ -972,8 +972,8 @@ func (s *state) repeat(v Value, n int64) (Value, bool, error) {
 			return nil, true, err
 		}
 		res := strings.Repeat(str, int(n))
-		if _, isM := v.(Markup); isM {
-			return Markup(res), true, nil
+		if _, isM := v.(markup); isM {
+			return markup(res), true, nil
 		}
 		return res, true, nil
 	}
@@ -1145,7 +1145,7 @@ func (s *state) compareOp(op string, l, r Value) (bool, error) {
 // contains is Python's "needle in container".
 func (s *state) contains(container, needle Value) (bool, error) {
 	switch c := container.(type) {
-	case string, Markup:
+	case string, markup:
 		cs, _ := isString(c)
 		ns, ok := isString(needle)
 		if !ok {
@@ -1177,7 +1177,7 @@ func (s *state) contains(container, needle Value) (bool, error) {
 			}
 		}
 		return ok && c.has(n), nil
-	case Undefined:
+	case undefined:
 		return false, nil
 	case *generator:
 		items, err := s.toSlice(c)
@@ -1200,7 +1200,7 @@ func (s *state) contains(container, needle Value) (bool, error) {
 
 func (s *state) getattr(obj Value, name string) (Value, error) {
 	switch o := obj.(type) {
-	case Undefined:
+	case undefined:
 		return nil, o.err()
 	case *Dict:
 		if safe, ok := hasMethod(obj, name); ok {
@@ -1210,7 +1210,7 @@ func (s *state) getattr(obj Value, name string) (Value, error) {
 			return v, nil
 		}
 		return undefinedAttr(obj, name), nil
-	case *Namespace:
+	case *namespace:
 		if v, ok := o.attrs.Get(name); ok {
 			return v, nil
 		}
@@ -1245,14 +1245,14 @@ func (s *state) getattr(obj Value, name string) (Value, error) {
 		return methodValue(obj, name, safe), nil
 	}
 	if strings.HasPrefix(name, "__") {
-		return Undefined{msg: "access to attribute '" + name + "' of '" + typeName(obj) + "' object is unsafe.", security: true}, nil
+		return undefined{msg: "access to attribute '" + name + "' of '" + typeName(obj) + "' object is unsafe.", security: true}, nil
 	}
 	return undefinedAttr(obj, name), nil
 }
 
 func methodValue(obj Value, name string, safe bool) Value {
 	if !safe {
-		return Undefined{msg: "access to attribute '" + name + "' of '" + typeName(obj) + "' object is unsafe.", security: true}
+		return undefined{msg: "access to attribute '" + name + "' of '" + typeName(obj) + "' object is unsafe.", security: true}
 	}
 	return &method{recv: obj, name: name}
 }
@@ -1295,7 +1295,7 @@ func loopAttr(l *loopState, name string) Value {
 
 func (s *state) getitem(obj Value, key Value) (Value, error) {
 	switch o := obj.(type) {
-	case Undefined:
+	case undefined:
 		return nil, o.err()
 	case *Dict:
 		if _, err := hashKey(key); err != nil {
@@ -1315,15 +1315,15 @@ func (s *state) getitem(obj Value, key Value) (Value, error) {
 			}
 			return undefinedAttr(obj, key), nil
 		}
-	case string, Markup:
+	case string, markup:
 		if i, ok := asInt(key); ok {
 			str, _ := isString(o)
 			r, ok := runeAt(str, i)
 			if !ok {
 				return undefinedAttr(obj, key), nil
 			}
-			if _, isM := o.(Markup); isM {
-				return Markup(r), nil
+			if _, isM := o.(markup); isM {
+				return markup(r), nil
 			}
 			return r, nil
 		}
@@ -1376,8 +1376,8 @@ func (s *state) evalSlice(obj Value, sl *sliceExpr, sc *scope) (Value, error) {
 	if s.constMode {
 		// Compile-time folding slices through the sandbox's getitem.
 		switch obj.(type) {
-		case Undefined:
-		case *List, string, Markup, *rangeValue:
+		case undefined:
+		case *List, string, markup, *rangeValue:
 			if !badIndex && (bounds[2] == nil || *bounds[2] != 0) {
 				break
 			}
@@ -1387,9 +1387,9 @@ func (s *state) evalSlice(obj Value, sl *sliceExpr, sc *scope) (Value, error) {
 		}
 	}
 	switch o := obj.(type) {
-	case Undefined:
+	case undefined:
 		return nil, o.err()
-	case *List, string, Markup, *rangeValue:
+	case *List, string, markup, *rangeValue:
 	case *Dict:
 		return nil, typeErrorf("unhashable type: 'slice'")
 	default:
@@ -1409,11 +1409,11 @@ func (s *state) evalSlice(obj Value, sl *sliceExpr, sc *scope) (Value, error) {
 			items[i] = o.Items[j]
 		}
 		return &List{Items: items, Tuple: o.Tuple}, nil
-	case string, Markup:
+	case string, markup:
 		str, _ := isString(o)
 		res := sliceString(str, bounds)
-		if _, isM := o.(Markup); isM {
-			return Markup(res), nil
+		if _, isM := o.(markup); isM {
+			return markup(res), nil
 		}
 		return res, nil
 	case *rangeValue:
@@ -1546,7 +1546,7 @@ func (s *state) toSlice(v Value) ([]Value, error) {
 		return x.Items, nil
 	case *Dict:
 		return x.keys, nil
-	case string, Markup:
+	case string, markup:
 		str, _ := isString(x)
 		if err := s.countIter(int64(len(str))); err != nil {
 			return nil, err
@@ -1556,7 +1556,7 @@ func (s *state) toSlice(v Value) ([]Value, error) {
 			out = append(out, string(r))
 		}
 		return out, nil
-	case Undefined:
+	case undefined:
 		return nil, nil
 	case *rangeValue:
 		n := x.length()

@@ -1,4 +1,4 @@
-package chat
+package jinja
 
 import (
 	"errors"
@@ -69,9 +69,9 @@ type Error struct {
 
 func (e *Error) Error() string {
 	if e.Line > 0 {
-		return fmt.Sprintf("chat: %s: %s (line %d)", e.Kind, e.Msg, e.Line)
+		return fmt.Sprintf("jinja: %s: %s (line %d)", e.Kind, e.Msg, e.Line)
 	}
-	return fmt.Sprintf("chat: %s: %s", e.Kind, e.Msg)
+	return fmt.Sprintf("jinja: %s: %s", e.Kind, e.Msg)
 }
 
 // Unwrap returns the cause.
@@ -91,9 +91,9 @@ func (e *Error) Is(target error) bool {
 // Sentinels for errors.Is.
 var (
 	// ErrLimitExceeded matches every error of kind KindLimit.
-	ErrLimitExceeded = errors.New("chat: limit exceeded")
+	ErrLimitExceeded = errors.New("jinja: limit exceeded")
 	// ErrTemplateRaised matches every error of kind KindRaised.
-	ErrTemplateRaised = errors.New("chat: template raised an exception")
+	ErrTemplateRaised = errors.New("jinja: template raised an exception")
 )
 
 // RaisedMessage returns the message a template passed to raise_exception,
@@ -115,7 +115,7 @@ func typeErrorf(format string, args ...any) *Error { return newErr(KindType, for
 func limitErrorf(format string, args ...any) *Error { return newErr(KindLimit, format, args...) }
 
 // err returns the error raised when an Undefined is used.
-func (u Undefined) err() *Error {
+func (u undefined) err() *Error {
 	if u.security {
 		return &Error{Kind: KindSecurity, Msg: u.msg}
 	}
@@ -123,17 +123,17 @@ func (u Undefined) err() *Error {
 }
 
 // undefinedName is the Undefined of a missing variable.
-func undefinedName(name string) Undefined {
-	return Undefined{msg: fmt.Sprintf("'%s' is undefined", name)}
+func undefinedName(name string) undefined {
+	return undefined{msg: fmt.Sprintf("'%s' is undefined", name)}
 }
 
 // undefinedAttr is the Undefined of a missing attribute or item of obj.
-func undefinedAttr(obj Value, name Value) Undefined {
+func undefinedAttr(obj Value, name Value) undefined {
 	if s, ok := name.(string); ok {
-		return Undefined{msg: fmt.Sprintf("'%s' has no attribute %s", objectTypeRepr(obj), shortRepr(s))}
+		return undefined{msg: fmt.Sprintf("'%s' has no attribute %s", objectTypeRepr(obj), shortRepr(s))}
 	}
-	return Undefined{msg: fmt.Sprintf("%s has no element %s", objectTypeRepr(obj), shortRepr(name))}
+	return undefined{msg: fmt.Sprintf("%s has no element %s", objectTypeRepr(obj), shortRepr(name))}
 }
 
 // undefinedHint is an Undefined with a custom message.
-func undefinedHint(msg string) Undefined { return Undefined{msg: msg} }
+func undefinedHint(msg string) undefined { return undefined{msg: msg} }
