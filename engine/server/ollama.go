@@ -538,25 +538,37 @@ func (s *Server) handleOllamaChat(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	for i, msg := range req.Messages {
+	if g.Messages, err = ollamaMessages(req.Messages); err != nil {
+		ollamaError(w, err)
+		return
+	}
+	s.ollamaGenerate(w, r, m, g, &req.ollamaCommon, out, start)
+}
+
+// ollamaMessages converts a chat's messages to the template's.
+func ollamaMessages(msgs []ollamaMessage) ([]chat.Message, error) {
+	var out []chat.Message
+	for i, msg := range msgs {
 		if len(msg.Images) > 0 {
-			ollamaError(w, badRequest("messages[%d]: images are not supported yet", i))
-			return
+			return nil, badRequest("messages[%d]: images are not supported yet", i)
 		}
 		cm := chat.Message{Role: msg.Role, Content: string(msg.Content), Name: msg.ToolName, ReasoningContent: msg.Thinking}
 		for _, tc := range msg.ToolCalls {
-			var args map[string]any
+			// The arguments go to the template as JSON text, which chat
+			// decodes keeping the keys' order.
+			args := json.RawMessage("{}")
 			if present(tc.Function.Arguments) {
-				if err := json.Unmarshal(tc.Function.Arguments, &args); err != nil {
-					ollamaError(w, badRequest("messages[%d]: tool call arguments must be a JSON object", i))
-					return
+				var obj map[string]json.RawMessage
+				if err := json.Unmarshal(tc.Function.Arguments, &obj); err != nil {
+					return nil, badRequest("messages[%d]: tool call arguments must be a JSON object", i)
 				}
+				args = tc.Function.Arguments
 			}
 			cm.ToolCalls = append(cm.ToolCalls, chat.ToolCall{Type: "function", Name: tc.Function.Name, Arguments: args})
 		}
-		g.Messages = append(g.Messages, cm)
+		out = append(out, cm)
 	}
-	s.ollamaGenerate(w, r, m, g, &req.ollamaCommon, out, start)
+	return out, nil
 }
 
 func (s *Server) handleOllamaGenerate(w http.ResponseWriter, r *http.Request) {

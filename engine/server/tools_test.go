@@ -139,6 +139,26 @@ func TestTools(t *testing.T) {
 	if status != 200 || v["message"] == nil {
 		t.Errorf("ollama tools: %d %v", status, v)
 	}
+	// Ollama's tool-call arguments reach the template in their order.
+	var om []ollamaMessage
+	if err := json.Unmarshal([]byte(`[{"role":"user","content":"weather?"},
+		{"role":"assistant","content":"","tool_calls":[{"function":{"name":"get_weather","arguments":{"zeta":1,"alpha":2}}}]}]`), &om); err != nil {
+		t.Fatal(err)
+	}
+	cms, err := ollamaMessages(om)
+	if err != nil {
+		t.Fatal(err)
+	}
+	toks, err = m.Prompt(context.Background(), runner.Request{Messages: cms})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text, _ := m.Tokenizer().Detokenize(toks, false, true); !strings.Contains(text, `"zeta": 1, "alpha": 2`) {
+		t.Errorf("Ollama's tool-call arguments out of order:\n%s", text)
+	}
+	if _, err := ollamaMessages([]ollamaMessage{{Role: "assistant", ToolCalls: []ollamaToolCall{{}}}}); err != nil {
+		t.Errorf("a call without arguments: %v", err)
+	}
 	_, tiny := newTestServer(t, Config{})
 	if status, _ := post(t, tiny.URL+"/v1/chat/completions", `{"model":"tiny","messages":[{"role":"user","content":"hi"}],"tools":[`+weatherTool+`]}`); status != 400 {
 		t.Errorf("tools for a model without a tool format: status %d", status)
