@@ -176,7 +176,10 @@ func (r *Runner) Start(ctx context.Context, req Request) (*Stream, error) {
 // freeing its cache blocks at once.
 func (m *Model) Start(ctx context.Context, req Request) (_ *Stream, err error) {
 	defer func() {
-		if err != nil {
+		switch {
+		case errors.Is(err, ErrBadRequest), errors.Is(err, ErrContextLength):
+			m.touch() // refused: no generation ran, none is observed
+		case err != nil:
 			m.finish(Result{}, err)
 		}
 	}()
@@ -333,6 +336,7 @@ func (m *Model) run(ctx context.Context, cancel context.CancelFunc, events <-cha
 		}
 	}
 	var held []Token // tokens whose text the stopper still holds
+	dropped := false // tokens were not emitted: ctx was cancelled
 	for ev := range events {
 		if ev.Done {
 			res.CachedTokens = ev.Usage.CachedTokens
@@ -345,6 +349,8 @@ func (m *Model) run(ctx context.Context, cancel context.CancelFunc, events <-cha
 			case stopper.Reason() == sample.StopString:
 				res.Finish, res.StopString = "stop", stopper.StopString()
 				return res, nil
+			case dropped:
+				return res, ctx.Err() // tokens came after the cancellation
 			case ev.Finish == scheduler.FinishStop:
 				res.Finish = "stop"
 			case ev.Finish == scheduler.FinishLength:
@@ -363,8 +369,12 @@ func (m *Model) run(ctx context.Context, cancel context.CancelFunc, events <-cha
 			send(Piece{Text: stopper.Flush(), Tokens: held})
 			return res, emitErr
 		}
-		if stopper.Reason() != sample.NotStopped || emitErr != nil || ctx.Err() != nil {
-			continue // cancelled; the scheduler ends the stream
+		if ctx.Err() != nil {
+			dropped = true // cancelled: the scheduler ends the stream
+			continue
+		}
+		if stopper.Reason() != sample.NotStopped || emitErr != nil {
+			continue // stopped; the scheduler ends the stream
 		}
 		res.CompletionTokens++
 		tok := Token{ID: ev.Token, Text: m.tok.Text(ev.Token), LogProb: ev.LogProb}

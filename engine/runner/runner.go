@@ -91,8 +91,9 @@ type Runner struct {
 	// reloads are the loads of models whose GPU failed (recoverGPU).
 	reloads sync.WaitGroup
 
-	obsMu   sync.RWMutex
-	observe func(*Model, Result, error)
+	obsMu     sync.RWMutex
+	observers map[int]func(*Model, Result, error)
+	nextObs   int
 }
 
 // New returns a runner with no models loaded; Add adds them, and Model
@@ -114,20 +115,30 @@ func New(cfg Config) *Runner {
 	return r
 }
 
-// Observe sets fn to be told how every generation on the runner's models
-// ended (the server's metrics); nil stops it. fn must not block.
-func (r *Runner) Observe(fn func(m *Model, res Result, err error)) {
+// Observe makes fn be told how every generation on the runner's models
+// ended (the server's metrics), failures too, but not requests that Start
+// refused as invalid; stop ends it. fn must not block.
+func (r *Runner) Observe(fn func(m *Model, res Result, err error)) (stop func()) {
 	r.obsMu.Lock()
-	r.observe = fn
-	r.obsMu.Unlock()
+	defer r.obsMu.Unlock()
+	if r.observers == nil {
+		r.observers = map[int]func(*Model, Result, error){}
+	}
+	id := r.nextObs
+	r.nextObs++
+	r.observers[id] = fn
+	return func() {
+		r.obsMu.Lock()
+		delete(r.observers, id)
+		r.obsMu.Unlock()
+	}
 }
 
-// observed reports a generation's end to the observer.
+// observed reports a generation's end to the observers.
 func (r *Runner) observed(m *Model, res Result, err error) {
 	r.obsMu.RLock()
-	fn := r.observe
-	r.obsMu.RUnlock()
-	if fn != nil {
+	defer r.obsMu.RUnlock()
+	for _, fn := range r.observers {
 		fn(m, res, err)
 	}
 }

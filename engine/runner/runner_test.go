@@ -128,32 +128,46 @@ func TestStartRuns(t *testing.T) {
 	}
 }
 
-// TestObserve checks that the observer hears of every generation's end,
-// failed ones too.
+// TestObserve checks that observers hear of every generation's end,
+// failed ones too, but not of requests refused as invalid, and that stop
+// ends one observer alone.
 func TestObserve(t *testing.T) {
 	r := tinyRunner(t, Config{})
 	var mu sync.Mutex
-	var seen []error
-	r.Observe(func(m *Model, res Result, err error) {
+	var seen, other []error
+	stop := r.Observe(func(m *Model, res Result, err error) {
 		mu.Lock()
 		seen = append(seen, err)
+		mu.Unlock()
+	})
+	r.Observe(func(m *Model, res Result, err error) {
+		mu.Lock()
+		other = append(other, err)
 		mu.Unlock()
 	})
 	ctx := context.Background()
 	if _, err := r.Start(ctx, Request{Model: "tiny", Tokens: []int32{}}); err == nil {
 		t.Fatal("an empty prompt started")
 	}
-	s, err := r.Start(ctx, Request{Model: "tiny", Prompt: "the cat", MaxTokens: 2})
-	if err != nil {
+	gone, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := r.Generate(gone, Request{Model: "tiny", Prompt: "the cat", MaxTokens: 2}, func(Piece) error { return nil }); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled: %v", err)
+	}
+	if _, err := r.Generate(ctx, Request{Model: "tiny", Prompt: "the cat", MaxTokens: 2}, func(Piece) error { return nil }); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Run(func(Piece) error { return nil }); err != nil {
+	stop()
+	if _, err := r.Generate(ctx, Request{Model: "tiny", Prompt: "the cat", MaxTokens: 2}, func(Piece) error { return nil }); err != nil {
 		t.Fatal(err)
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if len(seen) != 2 || seen[0] == nil || seen[1] != nil {
-		t.Errorf("observed %v, want a failure then a success", seen)
+	if len(seen) != 2 || !errors.Is(seen[0], context.Canceled) || seen[1] != nil {
+		t.Errorf("observed %v, want a cancellation then a success", seen)
+	}
+	if len(other) != 3 {
+		t.Errorf("the other observer heard %d ends, want 3", len(other))
 	}
 }
 

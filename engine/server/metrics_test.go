@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -152,11 +153,19 @@ func TestMetrics(t *testing.T) {
 		promptTokens += u["prompt_tokens"].(float64)
 		completionTokens += u["completion_tokens"].(float64)
 	}
-	// The API turns bad requests away before they reach a generation; an
-	// empty prompt given to the model fails in one.
+	// Requests refused as invalid start no generation and are not counted
+	// as failures; a generation the client abandons is.
 	m := s.Runner().Models()[0]
 	if _, err := m.Generate(context.Background(), runner.Request{Tokens: []int32{}}, func(runner.Piece) error { return nil }); err == nil {
 		t.Fatal("a generation of an empty prompt succeeds")
+	}
+	if status, _ := post(t, hs.URL+"/v1/completions", `{"model":"tiny","prompt":"hi","max_tokens":100000}`); status != 400 {
+		t.Fatalf("max_tokens past the context: status %d", status)
+	}
+	gone, cancel := context.WithCancel(context.Background())
+	cancel() // the client left before its request was admitted
+	if _, err := m.Generate(gone, runner.Request{Prompt: "the cat", MaxTokens: 2}, func(runner.Piece) error { return nil }); !errors.Is(err, context.Canceled) {
+		t.Fatalf("a cancelled request: %v", err)
 	}
 	sched := m.Scheduler()
 	settle(t, sched, func(st scheduler.Stats) bool {
@@ -172,8 +181,8 @@ func TestMetrics(t *testing.T) {
 	}{
 		{metricSuccess, map[string]string{"model_name": "tiny", "finished_reason": "length"}, 2},
 		{metricSuccess, map[string]string{"model_name": "tiny", "finished_reason": "stop"}, 0},
-		{metricFailure, map[string]string{"model_name": "tiny", "reason": "error"}, 1},
-		{metricFailure, map[string]string{"model_name": "tiny", "reason": "cancelled"}, 0},
+		{metricFailure, map[string]string{"model_name": "tiny", "reason": "cancelled"}, 1},
+		{metricFailure, map[string]string{"model_name": "tiny", "reason": "error"}, 0},
 		{metricRunning, tiny, 0},
 		{metricWaiting, tiny, 0},
 		{metricKVUsage, tiny, 0}, // every block is free or cached

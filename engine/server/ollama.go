@@ -242,8 +242,9 @@ func ollamaDefaults() sample.Params {
 	return p
 }
 
-// sampling returns the sampler parameters of o.
-func (o *ollamaOptions) sampling() (sample.Params, error) {
+// sampling returns the sampler parameters of o; the runner's Start checks
+// them.
+func (o *ollamaOptions) sampling() sample.Params {
 	p := ollamaDefaults()
 	setF := func(dst *float32, v *float32) {
 		if v != nil {
@@ -266,7 +267,7 @@ func (o *ollamaOptions) sampling() (sample.Params, error) {
 	if o.RepeatLastN != nil {
 		p.LastN = max(-1, int(*o.RepeatLastN)) // -1: the whole context, as in Ollama
 	}
-	return p, nil
+	return p
 }
 
 // ollamaCommon are the fields /api/chat and /api/generate share.
@@ -332,11 +333,7 @@ func (c *ollamaCommon) keepAliveFor(m *runner.Model) {
 // genRequest builds the common part of a generation from c.
 func (c *ollamaCommon) genRequest(m *runner.Model) (runner.Request, error) {
 	var g runner.Request
-	p, err := c.Options.sampling()
-	if err != nil {
-		return g, err
-	}
-	g.Sampling, g.Stop = p, c.Options.Stop
+	g.Sampling, g.Stop = c.Options.sampling(), c.Options.Stop
 	if err := ollamaFormat(c.Format, &g); err != nil {
 		return g, err
 	}
@@ -656,6 +653,7 @@ func (s *Server) ollamaGenerate(w http.ResponseWriter, r *http.Request, m *runne
 		ollamaError(w, err)
 		return
 	}
+	defer st.Close() // when the handler ends before reading it
 	metrics := func(res runner.Result) *ollamaMetrics {
 		return &ollamaMetrics{TotalDuration: max(time.Since(start), res.Total), PromptEvalCount: res.PromptTokens,
 			PromptEvalDuration: res.PromptTime, EvalCount: res.CompletionTokens, EvalDuration: res.GenTime}

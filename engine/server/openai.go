@@ -415,6 +415,7 @@ func (s *Server) handleChatCompletions(w http.ResponseWriter, r *http.Request) {
 		oaiError(w, err)
 		return
 	}
+	defer st.Close() // when the handler ends before reading it
 	if !req.Stream {
 		var text strings.Builder
 		var toks []runner.Token
@@ -458,7 +459,6 @@ func (s *Server) handleChatCompletions(w http.ResponseWriter, r *http.Request) {
 			"system_fingerprint": "saji", "choices": []any{c}}
 	}
 	if err := ev.send(chunk(map[string]any{"role": "assistant", "content": ""}, nil, nil)); err != nil {
-		st.Close()
 		return
 	}
 	var ts *chat.ToolStream
@@ -553,6 +553,7 @@ func (s *Server) handleCompletions(w http.ResponseWriter, r *http.Request) {
 		oaiError(w, err)
 		return
 	}
+	defer st.Close() // when the handler ends before reading it
 	id, created := newID("cmpl-"), time.Now().Unix()
 	echo := ""
 	if req.Echo {
@@ -594,7 +595,6 @@ func (s *Server) handleCompletions(w http.ResponseWriter, r *http.Request) {
 	off := len(echo)
 	if echo != "" {
 		if ev.send(chunk(echo, nil, nil, 0)) != nil {
-			st.Close()
 			return
 		}
 	}

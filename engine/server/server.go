@@ -51,7 +51,8 @@ type Server struct {
 	mux   *http.ServeMux
 	start time.Time
 	run   *runner.Runner
-	owned bool // run is the server's own, closed with it
+	owned bool   // run is the server's own, closed with it
+	stop  func() // stops observing run's generations
 
 	metrics *metrics
 }
@@ -69,7 +70,7 @@ func New(cfg Config) *Server {
 		s.run, s.owned = runner.New(runner.Config{Logger: cfg.Logger}), true
 	}
 	s.metrics = newMetrics(s)
-	s.run.Observe(s.metrics.observe)
+	s.stop = s.run.Observe(s.metrics.observe)
 	s.routes()
 	return s
 }
@@ -81,7 +82,7 @@ func (s *Server) Runner() *runner.Runner { return s.run }
 // and closes the runner when it is the server's own. A runner given in
 // Config stays open: its owner closes it.
 func (s *Server) Close() error {
-	s.run.Observe(nil)
+	s.stop()
 	if s.owned {
 		return s.run.Close()
 	}
