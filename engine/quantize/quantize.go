@@ -9,12 +9,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"saji/engine/gguf"
-	"saji/engine/synth"
 	"saji/kernels/quant"
 )
 
@@ -53,7 +51,7 @@ type Result struct {
 // already quantized and Options.AllowRequantize is not set.
 var ErrQuantized = errors.New("the source is already quantized")
 
-// fileTypes are the targets Quantize writes: those of synth.Mix whose
+// fileTypes are the targets Quantize writes: those of Mix whose
 // every tensor type Saji can produce and that llama-quantize makes without
 // an importance matrix (Q2_K_S needs one).
 var fileTypes = []gguf.FileType{
@@ -255,12 +253,12 @@ func isFloat(t quant.Type) bool {
 // metadata: the architecture, the layer count, the grouped-query ratio
 // (of the first layer, as llama.cpp's n_gqa), the expert count, and
 // whether the output matrix is tied to the embeddings.
-func mixFor(f *gguf.File, ft gguf.FileType) (synth.Mix, error) {
+func mixFor(f *gguf.File, ft gguf.FileType) (Mix, error) {
 	arch, err := f.Architecture()
 	if err != nil {
-		return synth.Mix{}, fmt.Errorf("quantize: %w", err)
+		return Mix{}, fmt.Errorf("quantize: %w", err)
 	}
-	m := synth.Mix{FileType: ft, Arch: arch}
+	m := Mix{FileType: ft, Arch: arch}
 	if n, err := f.BlockCount(); err == nil {
 		m.Layers = int(min(n, 1<<20))
 	} else {
@@ -288,14 +286,7 @@ func mixFor(f *gguf.File, ft gguf.FileType) (synth.Mix, error) {
 func countLayers(f *gguf.File) int {
 	n := 0
 	for _, t := range f.Tensors() {
-		rest, ok := strings.CutPrefix(t.Name, "blk.")
-		if !ok {
-			continue
-		}
-		num, _, _ := strings.Cut(rest, ".")
-		if i, err := strconv.Atoi(num); err == nil && i >= n {
-			n = i + 1
-		}
+		n = max(n, layerOf(t.Name)+1)
 	}
 	return n
 }
