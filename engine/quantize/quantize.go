@@ -7,12 +7,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
 
 	"saji/engine/gguf"
+	"saji/engine/hardware"
 	"saji/kernels/quant"
 )
 
@@ -20,7 +20,8 @@ import (
 type Options struct {
 	// FileType is the target, one of FileTypes.
 	FileType gguf.FileType
-	// Threads is the number of goroutines that convert rows (0: all CPUs).
+	// Threads is the number of goroutines that convert rows (0:
+	// hardware.DefaultThreads, one per physical core).
 	Threads int
 	// Progress, if set, is called as the conversion advances with the bytes
 	// of source tensor data processed so far and their total. It is called
@@ -141,10 +142,7 @@ func Quantize(ctx context.Context, in, out string, opts Options) (Result, error)
 		return Result{}, fmt.Errorf("quantize: %w", err)
 	}
 
-	threads := opts.Threads
-	if threads <= 0 {
-		threads = runtime.NumCPU()
-	}
+	threads := hardware.Threads(opts.Threads)
 	prog := &progress{total: p.inTensorBytes, report: opts.Progress}
 	res := Result{Tensors: len(p.tensors), InBytes: f.FileSize(), TypeCounts: make(map[quant.Type]int)}
 	for _, t := range p.tensors {

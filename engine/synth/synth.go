@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"runtime"
 	"strings"
 	"sync"
 
 	"saji/engine/gguf"
+	"saji/engine/hardware"
 	"saji/engine/quantize"
 	"saji/kernels/quant"
 )
@@ -26,7 +26,7 @@ type Options struct {
 	// Seed selects the random weights.
 	Seed uint64
 	// Threads is the number of goroutines that generate and quantize (0:
-	// all CPUs).
+	// hardware.DefaultThreads, one per physical core).
 	Threads int
 	// Progress, if set, is called after each tensor with the bytes written
 	// so far and the file's size.
@@ -74,10 +74,7 @@ func NewWriter(ctx context.Context, opts Options) (*gguf.Writer, error) {
 	if _, err := quantize.DefaultType(opts.FileType); err != nil {
 		return nil, fmt.Errorf("synth: %w", err)
 	}
-	threads := opts.Threads
-	if threads <= 0 {
-		threads = runtime.NumCPU()
-	}
+	threads := hardware.Threads(opts.Threads)
 
 	w := gguf.NewWriter()
 	w.Progress = opts.Progress

@@ -10,13 +10,13 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"saji/engine/hardware"
 	"saji/engine/model"
 	"saji/engine/offload"
 	"saji/engine/sample"
 	"saji/engine/scheduler"
 	"saji/engine/tokenizer"
 	"saji/internal/loadtest"
-	"saji/kernels/cpu"
 )
 
 // localTarget serves a load test in process: prompts are tokenized with
@@ -106,7 +106,7 @@ func runLocalLoadtest(ctx context.Context, lf *loadtestFlags, stdout, stderr io.
 	l := lf.local
 	threads := l.threads
 	if threads <= 0 {
-		threads = cpu.PhysicalCores()
+		threads = hardware.DefaultThreads()
 	}
 	lm, err := openTokenized(lf.model)
 	if err != nil {

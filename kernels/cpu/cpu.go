@@ -52,8 +52,9 @@ type Backend struct {
 }
 
 // New returns a CPU backend that splits each operation over threads
-// threads (PhysicalCores() when threads <= 0), with the SIMD kernels of
-// the running CPU.
+// threads, with the SIMD kernels of the running CPU. The caller chooses
+// the count (the engine's default is hardware.DefaultThreads, one per
+// physical core); threads <= 0 means every logical CPU.
 func New(threads int) *Backend {
 	b := NewReference(threads)
 	if !simdDisabled() {
@@ -65,7 +66,7 @@ func New(threads int) *Backend {
 // NewReference returns a CPU backend that runs the pure-Go kernels only.
 func NewReference(threads int) *Backend {
 	if threads <= 0 {
-		threads = PhysicalCores()
+		threads = runtime.NumCPU()
 	}
 	b := &Backend{threads: threads, pool: newPool(threads)}
 	runtime.AddCleanup(b, func(p *pool) { p.close() }, b.pool)
