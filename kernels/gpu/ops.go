@@ -26,15 +26,13 @@ func (b *Backend) launch(name string, grid Dim3, args ...Arg) error {
 	return nil
 }
 
-// checkArgs checks args against the parameters of k.
+// checkArgs checks args against the parameters of k (CheckArgs), and
+// that every pointer has a buffer: the Backend never passes a null one.
 func checkArgs(k Kernel, args []Arg) error {
-	if len(args) != len(k.Params) {
-		return fmt.Errorf("gpu: %s takes %d arguments, not %d", k.Name, len(k.Params), len(args))
+	if err := CheckArgs(k, args); err != nil {
+		return fmt.Errorf("gpu: %w", err)
 	}
 	for i, a := range args {
-		if a.Kind != k.Params[i].Kind {
-			return fmt.Errorf("gpu: argument %d (%s) of %s is a %v, not a %v", i, k.Params[i].Name, k.Name, k.Params[i].Kind, a.Kind)
-		}
 		if a.Kind == Ptr && a.Buf.Handle == 0 {
 			return fmt.Errorf("gpu: argument %d (%s) of %s is no buffer", i, k.Params[i].Name, k.Name)
 		}

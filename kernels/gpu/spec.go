@@ -23,6 +23,18 @@ type Param struct {
 	Kind ArgKind
 }
 
+// Signature is k's parameter list for messages: "w ptr, k i32, ...".
+func (k Kernel) Signature() string {
+	s := ""
+	for i, p := range k.Params {
+		if i > 0 {
+			s += ", "
+		}
+		s += p.Name + " " + p.Kind.String()
+	}
+	return s
+}
+
 // WeightTypes are the weight types with matmul and get_rows kernels; other
 // types are converted to F16 when they are uploaded.
 var WeightTypes = []quant.Type{
