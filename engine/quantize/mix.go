@@ -65,16 +65,23 @@ func MixFileTypes() []gguf.FileType { return slices.Clone(mixFileTypes) }
 // accepts more than ParseFileType: the types Mix handles but Quantize does
 // not write (Q2_K_S needs an importance matrix).
 func ParseMixFileType(s string) (gguf.FileType, error) {
-	for _, ft := range mixFileTypes {
+	return parseFileType(s, mixFileTypes, "unknown or unsupported file type")
+}
+
+// parseFileType returns the file type of types called s
+// (case-insensitive), or an error that says what s is not (what) and
+// names the choices.
+func parseFileType(s string, types []gguf.FileType, what string) (gguf.FileType, error) {
+	for _, ft := range types {
 		if strings.EqualFold(ft.String(), s) {
 			return ft, nil
 		}
 	}
-	names := make([]string, len(mixFileTypes))
-	for i, ft := range mixFileTypes {
-		names[i] = strings.ToLower(ft.String())
+	names := make([]string, len(types))
+	for i, ft := range types {
+		names[i] = ft.String()
 	}
-	return 0, fmt.Errorf("quantize: unknown or unsupported file type %q (one of %s)", s, strings.Join(names, ", "))
+	return 0, fmt.Errorf("quantize: %s %q (one of %s)", what, s, strings.Join(names, ", "))
 }
 
 // DefaultType returns the tensor type a file type stands for

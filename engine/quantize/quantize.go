@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"saji/engine/gguf"
@@ -77,16 +76,7 @@ func Supported(ft gguf.FileType) bool { return slices.Contains(fileTypes, ft) }
 // ParseFileType reads a target name as llama-quantize spells it ("Q4_K_M",
 // "q8_0", "f16"; case-insensitive).
 func ParseFileType(s string) (gguf.FileType, error) {
-	for _, ft := range fileTypes {
-		if strings.EqualFold(ft.String(), s) {
-			return ft, nil
-		}
-	}
-	names := make([]string, len(fileTypes))
-	for i, ft := range fileTypes {
-		names[i] = ft.String()
-	}
-	return 0, fmt.Errorf("quantize: unsupported target type %q (one of %s)", s, strings.Join(names, ", "))
+	return parseFileType(s, fileTypes, "unsupported target type")
 }
 
 // splitKeys are the keys of a split model's shards, which a single output
