@@ -12,9 +12,9 @@ import (
 // check's error names the operation and wraps ErrShape where the shapes or
 // types do not fit; the backend prefixes its own name ("cpu: ...").
 
-// Elements returns the number of values of a tensor of shape, or an error
+// elements returns the number of values of a tensor of shape, or an error
 // for a negative dimension.
-func Elements(shape []int) (int, error) {
+func elements(shape []int) (int, error) {
 	n := 1
 	for _, d := range shape {
 		if d < 0 {
@@ -31,7 +31,7 @@ func CheckWeight(typ quant.Type, shape []int, data []byte) (int, error) {
 	if !typ.Known() {
 		return 0, fmt.Errorf("unknown tensor type %d", uint32(typ))
 	}
-	n, err := Elements(shape)
+	n, err := elements(shape)
 	if err != nil {
 		return 0, err
 	}
@@ -48,7 +48,7 @@ func CheckWeight(typ quant.Type, shape []int, data []byte) (int, error) {
 // (Backend.New: F32, F16, or Q8_0 with rows a multiple of 32 long), and
 // returns its number of values.
 func CheckNew(typ quant.Type, shape []int) (int, error) {
-	n, err := Elements(shape)
+	n, err := elements(shape)
 	if err != nil {
 		return 0, err
 	}
@@ -200,7 +200,7 @@ func CheckGLU(dst, gate, up Tensor, act Activation) error {
 // CheckAttention checks the operands of Backend.AttentionSeqs (and of
 // Attention, as one sequence): p's heads, the queries and dst (not the
 // queries) a row for each position of the sequences, and each sequence's
-// cache (CheckKV). The caches of sequences without queries are not read,
+// cache (checkKV). The caches of sequences without queries are not read,
 // so not checked.
 func CheckAttention(dst, q Tensor, seqs []SeqKV, p AttentionParams) error {
 	nh, nkv, hd, vd := p.Heads, p.KVHeads, p.HeadDim, p.ValueDim
@@ -221,7 +221,7 @@ func CheckAttention(dst, q Tensor, seqs []SeqKV, p AttentionParams) error {
 		if len(s.Pos) == 0 {
 			continue
 		}
-		if err := CheckKV(s.KV, s.Pos, p); err != nil {
+		if err := checkKV(s.KV, s.Pos, p); err != nil {
 			if len(seqs) > 1 {
 				return fmt.Errorf("sequence %d of the batch: %w", i, err)
 			}
@@ -231,11 +231,11 @@ func CheckAttention(dst, q Tensor, seqs []SeqKV, p AttentionParams) error {
 	return nil
 }
 
-// CheckKV checks one sequence's cache view for attention of queries at
+// checkKV checks one sequence's cache view for attention of queries at
 // positions pos: rows of KVHeads keys and values, Len cells that are rows
 // of both K and V (a cell no query can see through p's window may be -1,
 // released), and a Q8_0 cache's heads a whole number of blocks long.
-func CheckKV(kv KV, pos []int32, p AttentionParams) error {
+func checkKV(kv KV, pos []int32, p AttentionParams) error {
 	if kv.K == nil || kv.V == nil {
 		return fmt.Errorf("attention without keys or values: %w", ErrShape)
 	}
