@@ -73,7 +73,7 @@ clients:
 cross:
 	@echo "== cross-build darwin/arm64 and windows/amd64 (packages without Fyne), and the Metal backend for Intel Macs"
 	CGO_ENABLED=0 GOOS=darwin GOARCH=arm64 $(GO) build $(NOGUI_PKGS)
-	CGO_ENABLED=0 GOOS=darwin GOARCH=amd64 $(GO) vet ./metal/ ./kernels/...
+	CGO_ENABLED=0 GOOS=darwin GOARCH=amd64 $(GO) vet ./kernels/...
 	CGO_ENABLED=0 GOOS=windows GOARCH=amd64 $(GO) build $(NOGUI_PKGS)
 	CGO_ENABLED=0 GOOS=darwin GOARCH=arm64 $(GO) vet $(NOGUI_PKGS)
 	CGO_ENABLED=0 GOOS=windows GOARCH=amd64 $(GO) vet $(NOGUI_PKGS)

@@ -29,7 +29,6 @@ import (
 	"saji/engine/sample"
 	"saji/engine/scheduler"
 	"saji/engine/server"
-	"saji/kernels/cpu"
 )
 
 // defaultPort is the API's port, as `saji serve` uses it.
@@ -238,7 +237,7 @@ func (c *core) openEngine() error {
 	}
 	threads := c.settings.Threads
 	if threads <= 0 {
-		threads = cpu.PhysicalCores()
+		threads = hardware.DefaultThreads()
 	}
 	c.lib = lib
 	c.run = runner.New(runner.Config{

@@ -16,8 +16,8 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"saji/engine/hardware"
 	"saji/engine/offload"
-	"saji/kernels/cpu"
 )
 
 // contextChoices are the context lengths the settings offer.
@@ -91,7 +91,7 @@ func newSettingsView(u *ui) *settingsView {
 	v.status = widget.NewLabel("")
 	v.status.Wrapping = fyne.TextWrapWord
 
-	cores := cpu.PhysicalCores()
+	cores := hardware.PhysicalCores()
 	threadsHelp := widget.NewLabel(fmt.Sprintf("0 picks them for you: this computer has %d physical cores.", cores))
 	threadsHelp.Wrapping = fyne.TextWrapWord
 	contextHelp := widget.NewLabel("How many tokens of a conversation a model keeps in mind. Longer takes more memory.")

@@ -12,7 +12,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"saji/kernels/cpu"
+	"saji/engine/hardware"
 )
 
 func TestSettingsShowsCurrent(t *testing.T) {
@@ -26,7 +26,7 @@ func TestSettingsShowsCurrent(t *testing.T) {
 	if got := v.context.Options; len(got) != len(contextChoices)+1 || got[0] != "256" {
 		t.Errorf("context options %v", got)
 	}
-	want := strconv.Itoa(cpu.PhysicalCores()) + " physical cores"
+	want := strconv.Itoa(hardware.PhysicalCores()) + " physical cores"
 	if !findLabelContaining(v.content, want) {
 		t.Errorf("no label says %q", want)
 	}

@@ -25,9 +25,9 @@ import (
 	"fyne.io/fyne/v2/widget"
 	"github.com/shirou/gopsutil/v3/mem"
 
+	"saji/engine/hardware"
 	"saji/engine/library"
 	"saji/engine/model"
-	"saji/kernels/cpu"
 )
 
 // machineInfo is what the welcome view says about this computer.
@@ -41,7 +41,7 @@ type machineInfo struct {
 
 // probeMachine reads the memory (gopsutil) and the physical cores.
 func probeMachine() machineInfo {
-	m := machineInfo{Cores: cpu.PhysicalCores()}
+	m := machineInfo{Cores: hardware.PhysicalCores()}
 	if vm, err := mem.VirtualMemory(); err == nil {
 		m.Total, m.Available = vm.Total, vm.Available
 	} else {

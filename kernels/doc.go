@@ -6,8 +6,8 @@
 //
 // A Backend (the CPU backend in kernels/cpu, with its SIMD kernels; the GPU
 // backend in kernels/gpu, over CUDA through kernels/cuda or Metal through
-// saji/metal) creates Tensors and runs operations on them. Every Tensor knows its
-// Backend, so a model keeps, per layer, the backend that holds that layer's
+// kernels/metal) creates Tensors and runs operations on them. Every Tensor
+// knows its Backend, so a model keeps, per layer, the backend that holds that layer's
 // weights and calls the operations on it; where two consecutive layers live
 // on different backends, Move carries the activations across at the
 // boundary. Model code is therefore the same wherever a layer runs.

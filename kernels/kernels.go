@@ -141,7 +141,9 @@ func (kv KV) Row(i int) int {
 // inputs where the shapes agree (in-place), unless the method says not.
 //
 // Every operation is deterministic for a given backend: the number of
-// threads does not change the result.
+// threads does not change the result. Every backend checks an operation's
+// operands with the Check function of the same name (check.go), so that
+// all of them refuse the same operands with the same error.
 type Backend interface {
 	// Name identifies the backend ("cpu", "cuda:0", ...).
 	Name() string

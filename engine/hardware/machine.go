@@ -8,8 +8,6 @@ import (
 	"runtime"
 	"testing"
 	"time"
-
-	kcpu "saji/kernels/cpu"
 )
 
 // Machine is what Detect found: the processor, the memory, the GPUs and
@@ -189,7 +187,7 @@ func defaultProbe() (func(context.Context) ([]GPU, []string, error), string) {
 // detectCPU describes the processor, with notes for what is unknown.
 func detectCPU(ctx context.Context) (CPU, []string) {
 	c := CPU{
-		Cores:    kcpu.PhysicalCores(),
+		Cores:    PhysicalCores(),
 		Threads:  runtime.NumCPU(),
 		Arch:     runtime.GOARCH,
 		Features: cpuFeatures(),

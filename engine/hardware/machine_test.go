@@ -8,8 +8,6 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-
-	kcpu "saji/kernels/cpu"
 )
 
 func TestDetectSkipAll(t *testing.T) {
@@ -18,7 +16,7 @@ func TestDetectSkipAll(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("%+v", m)
-	if m.CPU.Threads != runtime.NumCPU() || m.CPU.Cores != kcpu.PhysicalCores() || m.CPU.Arch != runtime.GOARCH {
+	if m.CPU.Threads != runtime.NumCPU() || m.CPU.Cores != PhysicalCores() || m.CPU.Arch != runtime.GOARCH {
 		t.Errorf("CPU %+v", m.CPU)
 	}
 	if m.CPU.Cores < 1 || m.CPU.Cores > m.CPU.Threads {

@@ -26,6 +26,7 @@ import (
 	"sync"
 
 	"saji/engine/gguf"
+	"saji/engine/hardware"
 	"saji/kernels"
 	"saji/kernels/cpu"
 	"saji/kernels/quant"
@@ -40,7 +41,7 @@ type Options struct {
 	// Backend runs the model. Nil means a CPU backend with Threads threads.
 	Backend kernels.Backend
 	// Threads is the CPU backend's thread count when Backend is nil
-	// (0: all CPUs).
+	// (0: hardware.DefaultThreads, one per physical core).
 	Threads int
 	// LayerBackends, when not nil, places layer i on LayerBackends[i]
 	// (entries may be nil for Backend). The embeddings live on Backend, and
@@ -230,7 +231,7 @@ func Load(ctx context.Context, f *gguf.File, opts Options) (Model, error) {
 	}
 	b := opts.Backend
 	if b == nil {
-		b = cpu.New(opts.Threads)
+		b = cpu.New(hardware.Threads(opts.Threads))
 	}
 	ld := &loader{f: f, arch: arch, backend: b, layerBackends: opts.LayerBackends}
 	a, err := fn(ld)

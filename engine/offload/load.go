@@ -58,7 +58,8 @@ type Options struct {
 	// Request is the number of GPU layers (Auto, 0 or N) and how the
 	// model will be served.
 	Request
-	// Threads is the CPU backend's thread count (0: all CPUs).
+	// Threads is the CPU backend's thread count (0: hardware.DefaultThreads,
+	// one per physical core).
 	Threads int
 	// CPU is the backend of what stays on the CPU (nil: a CPU backend
 	// with Threads threads).
@@ -191,7 +192,7 @@ func loadOnGPU(ctx context.Context, f *gguf.File, opts Options, reg *Registry, d
 	if !split.Output {
 		mo.Backend = opts.CPU
 		if mo.Backend == nil {
-			mo.Backend = cpu.New(opts.Threads)
+			mo.Backend = cpu.New(hardware.Threads(opts.Threads))
 		}
 		mo.LayerBackends = LayerBackends(gb, split.Layers, split.Of)
 	}

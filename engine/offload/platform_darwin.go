@@ -2,7 +2,7 @@ package offload
 
 import (
 	"saji/kernels/gpu"
-	"saji/metal"
+	"saji/kernels/metal"
 )
 
 // platform is Metal: the system's default GPU, which works in the

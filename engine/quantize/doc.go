@@ -1,6 +1,6 @@
 // Package quantize re-quantizes a whole GGUF model: an F32, F16 or BF16
 // file in, a Q8_0, Q4_K_M, IQ4_NL ... file out, with the per-tensor type
-// mix llama-quantize chooses (synth.Mix) and ggml's reference quantizers
+// mix llama-quantize chooses (Mix) and ggml's reference quantizers
 // (kernels/quant), so that the output's tensors are byte for byte those
 // llama-quantize writes without an importance matrix.
 //

@@ -1,6 +1,6 @@
 //go:build !race
 
-package quantize
+package quantize_test
 
 // raceEnabled reports a -race build, in which the slow reference
 // quantizers make the tests check fewer models and types.

@@ -7,14 +7,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"saji/engine/gguf"
-	"saji/engine/synth"
+	"saji/engine/hardware"
 	"saji/kernels/quant"
 )
 
@@ -22,7 +19,8 @@ import (
 type Options struct {
 	// FileType is the target, one of FileTypes.
 	FileType gguf.FileType
-	// Threads is the number of goroutines that convert rows (0: all CPUs).
+	// Threads is the number of goroutines that convert rows (0:
+	// hardware.DefaultThreads, one per physical core).
 	Threads int
 	// Progress, if set, is called as the conversion advances with the bytes
 	// of source tensor data processed so far and their total. It is called
@@ -53,7 +51,7 @@ type Result struct {
 // already quantized and Options.AllowRequantize is not set.
 var ErrQuantized = errors.New("the source is already quantized")
 
-// fileTypes are the targets Quantize writes: those of synth.Mix whose
+// fileTypes are the targets Quantize writes: those of Mix whose
 // every tensor type Saji can produce and that llama-quantize makes without
 // an importance matrix (Q2_K_S needs one).
 var fileTypes = []gguf.FileType{
@@ -78,16 +76,7 @@ func Supported(ft gguf.FileType) bool { return slices.Contains(fileTypes, ft) }
 // ParseFileType reads a target name as llama-quantize spells it ("Q4_K_M",
 // "q8_0", "f16"; case-insensitive).
 func ParseFileType(s string) (gguf.FileType, error) {
-	for _, ft := range fileTypes {
-		if strings.EqualFold(ft.String(), s) {
-			return ft, nil
-		}
-	}
-	names := make([]string, len(fileTypes))
-	for i, ft := range fileTypes {
-		names[i] = ft.String()
-	}
-	return 0, fmt.Errorf("quantize: unsupported target type %q (one of %s)", s, strings.Join(names, ", "))
+	return parseFileType(s, fileTypes, "unsupported target type")
 }
 
 // splitKeys are the keys of a split model's shards, which a single output
@@ -143,10 +132,7 @@ func Quantize(ctx context.Context, in, out string, opts Options) (Result, error)
 		return Result{}, fmt.Errorf("quantize: %w", err)
 	}
 
-	threads := opts.Threads
-	if threads <= 0 {
-		threads = runtime.NumCPU()
-	}
+	threads := hardware.Threads(opts.Threads)
 	prog := &progress{total: p.inTensorBytes, report: opts.Progress}
 	res := Result{Tensors: len(p.tensors), InBytes: f.FileSize(), TypeCounts: make(map[quant.Type]int)}
 	for _, t := range p.tensors {
@@ -255,12 +241,12 @@ func isFloat(t quant.Type) bool {
 // metadata: the architecture, the layer count, the grouped-query ratio
 // (of the first layer, as llama.cpp's n_gqa), the expert count, and
 // whether the output matrix is tied to the embeddings.
-func mixFor(f *gguf.File, ft gguf.FileType) (synth.Mix, error) {
+func mixFor(f *gguf.File, ft gguf.FileType) (Mix, error) {
 	arch, err := f.Architecture()
 	if err != nil {
-		return synth.Mix{}, fmt.Errorf("quantize: %w", err)
+		return Mix{}, fmt.Errorf("quantize: %w", err)
 	}
-	m := synth.Mix{FileType: ft, Arch: arch}
+	m := Mix{FileType: ft, Arch: arch}
 	if n, err := f.BlockCount(); err == nil {
 		m.Layers = int(min(n, 1<<20))
 	} else {
@@ -288,14 +274,7 @@ func mixFor(f *gguf.File, ft gguf.FileType) (synth.Mix, error) {
 func countLayers(f *gguf.File) int {
 	n := 0
 	for _, t := range f.Tensors() {
-		rest, ok := strings.CutPrefix(t.Name, "blk.")
-		if !ok {
-			continue
-		}
-		num, _, _ := strings.Cut(rest, ".")
-		if i, err := strconv.Atoi(num); err == nil && i >= n {
-			n = i + 1
-		}
+		n = max(n, layerOf(t.Name)+1)
 	}
 	return n
 }

@@ -1,4 +1,4 @@
-package quantize
+package quantize_test
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"saji/engine/gguf"
+	"saji/engine/quantize"
 	"saji/engine/synth"
 	"saji/internal/refdata"
 	"saji/kernels/quant"
@@ -100,7 +101,7 @@ func TestMatchesLlamaQuantize(t *testing.T) {
 			if name == "f32" || name == "f16" {
 				continue
 			}
-			ft, err := ParseFileType(name)
+			ft, err := quantize.ParseFileType(name)
 			if err != nil {
 				t.Errorf("%s: %v", ref, err)
 				continue
@@ -117,7 +118,7 @@ func TestMatchesLlamaQuantize(t *testing.T) {
 				}
 				t.Run(base+"/"+src+"-to-"+name, func(t *testing.T) {
 					out := filepath.Join(t.TempDir(), "out.gguf")
-					res, err := Quantize(context.Background(), in, out, Options{FileType: ft, Threads: 2})
+					res, err := quantize.Quantize(context.Background(), in, out, quantize.Options{FileType: ft, Threads: 2})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -166,7 +167,7 @@ func TestMatchesLlamaQuantizeBinary(t *testing.T) {
 	}
 	masters = append(masters, filepath.Join(dir, "stories260K.gguf"))
 	for _, in := range masters {
-		for _, ft := range FileTypes() {
+		for _, ft := range quantize.FileTypes() {
 			if ft == gguf.FileTypeAllF32 {
 				continue
 			}
@@ -183,7 +184,7 @@ func TestMatchesLlamaQuantizeBinary(t *testing.T) {
 					t.Fatalf("llama-quantize: %v\n%s", err, b)
 				}
 				out := filepath.Join(tmp, "out.gguf")
-				if _, err := Quantize(context.Background(), in, out, Options{FileType: ft}); err != nil {
+				if _, err := quantize.Quantize(context.Background(), in, out, quantize.Options{FileType: ft}); err != nil {
 					t.Fatal(err)
 				}
 				sameTensors(t, openT(t, out), openT(t, ref))
@@ -200,14 +201,14 @@ func lineWith(b []byte, sub string) string {
 }
 
 // TestTypes quantizes a synthetic F32 model to every supported type and
-// checks the output's metadata, its tensor types (those synth.Mix picks)
+// checks the output's metadata, its tensor types (those quantize.Mix picks)
 // and that the data decodes close to the source.
 func TestTypes(t *testing.T) {
 	in := tinyF32(t)
 	src := openT(t, in)
 	arch, _ := src.Architecture()
-	mix := synth.Mix{Arch: arch, Layers: 4, GQA: 2}
-	types := FileTypes()
+	mix := quantize.Mix{Arch: arch, Layers: 4, GQA: 2}
+	types := quantize.FileTypes()
 	if reduced() {
 		types = []gguf.FileType{gguf.FileTypeMostlyF16, gguf.FileTypeMostlyQ8_0, gguf.FileTypeMostlyQ4_K_M,
 			gguf.FileTypeMostlyIQ4NL, gguf.FileTypeMostlyQ2_K}
@@ -215,7 +216,7 @@ func TestTypes(t *testing.T) {
 	for _, ft := range types {
 		t.Run(ft.String(), func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out.gguf")
-			res, err := Quantize(context.Background(), in, out, Options{FileType: ft, Threads: 3})
+			res, err := quantize.Quantize(context.Background(), in, out, quantize.Options{FileType: ft, Threads: 3})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -295,7 +296,7 @@ func TestThreadsGiveSameBytes(t *testing.T) {
 	var files [][]byte
 	for _, threads := range []int{1, 2, 5} {
 		out := filepath.Join(dir, "out.gguf")
-		if _, err := Quantize(context.Background(), in, out, Options{FileType: gguf.FileTypeMostlyQ4_K_M, Threads: threads}); err != nil {
+		if _, err := quantize.Quantize(context.Background(), in, out, quantize.Options{FileType: gguf.FileTypeMostlyQ4_K_M, Threads: threads}); err != nil {
 			t.Fatal(err)
 		}
 		b, err := os.ReadFile(out)
@@ -327,16 +328,16 @@ func TestErrors(t *testing.T) {
 	}
 	tests := []struct {
 		name, in, out string
-		opts          Options
+		opts          quantize.Options
 		want          string
 	}{
-		{"Q2_K_S needs an imatrix", in, "o.gguf", Options{FileType: gguf.FileTypeMostlyQ2_K_S}, "unsupported target type Q2_K_S"},
-		{"IQ2_XS", in, "o.gguf", Options{FileType: gguf.FileTypeMostlyIQ2XS}, "unsupported target type"},
-		{"quantized source", q, "o.gguf", Options{FileType: gguf.FileTypeMostlyQ4_0}, "already quantized (tensor \"token_embd.weight\" is Q4_K)"},
-		{"missing source", filepath.Join(dir, "none.gguf"), "o.gguf", Options{FileType: gguf.FileTypeMostlyQ8_0}, "no such file"},
-		{"not a GGUF file", notGGUF, "o.gguf", Options{FileType: gguf.FileTypeMostlyQ8_0}, "quantize: gguf:"},
-		{"output is the input", in, in, Options{FileType: gguf.FileTypeMostlyQ8_0}, "is the input file"},
-		{"output directory missing", in, filepath.Join(dir, "no", "o.gguf"), Options{FileType: gguf.FileTypeMostlyQ8_0}, "no such file"},
+		{"Q2_K_S needs an imatrix", in, "o.gguf", quantize.Options{FileType: gguf.FileTypeMostlyQ2_K_S}, "unsupported target type Q2_K_S"},
+		{"IQ2_XS", in, "o.gguf", quantize.Options{FileType: gguf.FileTypeMostlyIQ2XS}, "unsupported target type"},
+		{"quantized source", q, "o.gguf", quantize.Options{FileType: gguf.FileTypeMostlyQ4_0}, "already quantized (tensor \"token_embd.weight\" is Q4_K)"},
+		{"missing source", filepath.Join(dir, "none.gguf"), "o.gguf", quantize.Options{FileType: gguf.FileTypeMostlyQ8_0}, "no such file"},
+		{"not a GGUF file", notGGUF, "o.gguf", quantize.Options{FileType: gguf.FileTypeMostlyQ8_0}, "quantize: gguf:"},
+		{"output is the input", in, in, quantize.Options{FileType: gguf.FileTypeMostlyQ8_0}, "is the input file"},
+		{"output directory missing", in, filepath.Join(dir, "no", "o.gguf"), quantize.Options{FileType: gguf.FileTypeMostlyQ8_0}, "no such file"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -344,8 +345,8 @@ func TestErrors(t *testing.T) {
 			if !filepath.IsAbs(out) {
 				out = filepath.Join(t.TempDir(), out)
 			}
-			_, err := Quantize(ctx, tc.in, out, tc.opts)
-			if tc.in == q && !errors.Is(err, ErrQuantized) {
+			_, err := quantize.Quantize(ctx, tc.in, out, tc.opts)
+			if tc.in == q && !errors.Is(err, quantize.ErrQuantized) {
 				t.Errorf("error %v does not wrap ErrQuantized", err)
 			}
 			if err == nil || !strings.HasPrefix(err.Error(), "quantize: ") || !strings.Contains(err.Error(), tc.want) {
@@ -358,50 +359,11 @@ func TestErrors(t *testing.T) {
 			}
 		})
 	}
-	if _, err := ParseFileType("q2_k_s"); err == nil {
+	if _, err := quantize.ParseFileType("q2_k_s"); err == nil {
 		t.Error("ParseFileType accepted q2_k_s")
 	}
-	if ft, err := ParseFileType("q4_k_m"); err != nil || ft != gguf.FileTypeMostlyQ4_K_M {
+	if ft, err := quantize.ParseFileType("q4_k_m"); err != nil || ft != gguf.FileTypeMostlyQ4_K_M {
 		t.Errorf("ParseFileType(q4_k_m) = %v, %v", ft, err)
-	}
-}
-
-func TestCheckSpace(t *testing.T) {
-	dir := t.TempDir()
-	existing := filepath.Join(dir, "old.gguf")
-	if err := os.WriteFile(existing, make([]byte, 3<<20), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	free := func(n uint64, ok bool) func(string) (uint64, bool) {
-		return func(d string) (uint64, bool) {
-			if d != dir {
-				t.Errorf("free space asked of %s, want %s", d, dir)
-			}
-			return n, ok
-		}
-	}
-	fresh := filepath.Join(dir, "new.gguf")
-	tests := []struct {
-		name, out string
-		need      int64
-		free      func(string) (uint64, bool)
-		want      string
-	}{
-		{"fits", fresh, 10 << 20, free(10<<20, true), ""},
-		{"full", fresh, 10<<20 + 1, free(10<<20, true), "quantize: " + fresh + " needs 11 MiB, and its disk has 10 MiB free"},
-		{"unknown", fresh, 1 << 40, free(0, false), ""},
-		{"replacing a file frees its size", existing, 12 << 20, free(9<<20, true), ""},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			err := checkSpace(tc.out, tc.need, tc.free)
-			if (err == nil) != (tc.want == "") || (err != nil && err.Error() != tc.want) {
-				t.Errorf("checkSpace = %v, want %q", err, tc.want)
-			}
-		})
-	}
-	if _, ok := diskFree(dir); !ok {
-		t.Logf("free space unknown on this platform")
 	}
 }
 
@@ -416,7 +378,7 @@ func TestRequantize(t *testing.T) {
 	}
 	for _, ft := range []gguf.FileType{gguf.FileTypeMostlyQ4_K_M, gguf.FileTypeMostlyQ8_0, gguf.FileTypeMostlyF16} {
 		out := filepath.Join(dir, ft.String()+".gguf")
-		if _, err := Quantize(ctx, in, out, Options{FileType: ft, AllowRequantize: true}); err != nil {
+		if _, err := quantize.Quantize(ctx, in, out, quantize.Options{FileType: ft, AllowRequantize: true}); err != nil {
 			t.Fatalf("%v: %v", ft, err)
 		}
 		src, f := openT(t, in), openT(t, out)
@@ -464,7 +426,7 @@ func TestNonFinite(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "out.gguf")
-	_, err := Quantize(context.Background(), bad, out, Options{FileType: gguf.FileTypeMostlyQ4_0})
+	_, err := quantize.Quantize(context.Background(), bad, out, quantize.Options{FileType: gguf.FileTypeMostlyQ4_0})
 	if err == nil || !strings.Contains(err.Error(), "blk.2.ffn_up.weight") || !strings.Contains(err.Error(), "row 3") {
 		t.Fatalf("error %v, want one naming blk.2.ffn_up.weight row 3", err)
 	}
@@ -485,7 +447,7 @@ func TestProgressAndCancel(t *testing.T) {
 
 	dir := t.TempDir()
 	var last, calls int64
-	_, err := Quantize(context.Background(), in, filepath.Join(dir, "a.gguf"), Options{
+	_, err := quantize.Quantize(context.Background(), in, filepath.Join(dir, "a.gguf"), quantize.Options{
 		FileType: gguf.FileTypeMostlyQ6_K,
 		Progress: func(done, tot int64) {
 			if tot != total || done < last || done > tot {
@@ -504,7 +466,7 @@ func TestProgressAndCancel(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	_, err = Quantize(ctx, in, filepath.Join(dir, "b.gguf"), Options{
+	_, err = quantize.Quantize(ctx, in, filepath.Join(dir, "b.gguf"), quantize.Options{
 		FileType: gguf.FileTypeMostlyQ4_K_M,
 		Threads:  2,
 		Progress: func(done, tot int64) {
@@ -563,7 +525,7 @@ func BenchmarkQuantize(b *testing.B) {
 			b.Run(name, func(b *testing.B) {
 				b.SetBytes(size)
 				for b.Loop() {
-					if _, err := Quantize(ctx, in, out, Options{FileType: ft, Threads: threads}); err != nil {
+					if _, err := quantize.Quantize(ctx, in, out, quantize.Options{FileType: ft, Threads: threads}); err != nil {
 						b.Fatal(err)
 					}
 				}

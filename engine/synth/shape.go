@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"saji/engine/gguf"
+	"saji/engine/quantize"
 )
 
 // Shape is the architecture and size of a synthetic model.
@@ -111,6 +112,6 @@ func (s Shape) Tensors(vocab int) []TensorSpec {
 }
 
 // Mix returns the type mix of this shape quantized to ft.
-func (s Shape) Mix(ft gguf.FileType) Mix {
-	return Mix{FileType: ft, Arch: s.Arch, Layers: s.Layers, GQA: s.Heads / s.KVHeads, Tied: s.Tied}
+func (s Shape) Mix(ft gguf.FileType) quantize.Mix {
+	return quantize.Mix{FileType: ft, Arch: s.Arch, Layers: s.Layers, GQA: s.Heads / s.KVHeads, Tied: s.Tied}
 }

@@ -5,11 +5,12 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"runtime"
 	"strings"
 	"sync"
 
 	"saji/engine/gguf"
+	"saji/engine/hardware"
+	"saji/engine/quantize"
 	"saji/kernels/quant"
 )
 
@@ -17,7 +18,7 @@ import (
 type Options struct {
 	// Shape is the model's architecture and size.
 	Shape Shape
-	// FileType is the quantization, one of MixFileTypes.
+	// FileType is the quantization, one of quantize.MixFileTypes.
 	FileType gguf.FileType
 	// Vocab is a GGUF file whose tokenizer.* metadata is copied; the
 	// model's vocabulary size is its token count.
@@ -25,11 +26,22 @@ type Options struct {
 	// Seed selects the random weights.
 	Seed uint64
 	// Threads is the number of goroutines that generate and quantize (0:
-	// all CPUs).
+	// hardware.DefaultThreads, one per physical core).
 	Threads int
 	// Progress, if set, is called after each tensor with the bytes written
 	// so far and the file's size.
 	Progress func(done, total int64)
+}
+
+// ParseFileType reads a quantization name such as "q4_k_m", "Q8_0" or
+// "f16" (case-insensitive): one of the file types whose llama-quantize
+// mix (quantize.Mix) a synthetic model can be written in.
+func ParseFileType(s string) (gguf.FileType, error) {
+	ft, err := quantize.ParseMixFileType(s)
+	if err != nil {
+		return 0, fmt.Errorf("synth: %w", err)
+	}
+	return ft, nil
 }
 
 // weightStd is the standard deviation of the random weights and biases,
@@ -59,13 +71,10 @@ func NewWriter(ctx context.Context, opts Options) (*gguf.Writer, error) {
 	if len(tokens) == 0 {
 		return nil, fmt.Errorf("synth: the vocabulary has no tokens")
 	}
-	if _, err := DefaultType(opts.FileType); err != nil {
-		return nil, err
+	if _, err := quantize.DefaultType(opts.FileType); err != nil {
+		return nil, fmt.Errorf("synth: %w", err)
 	}
-	threads := opts.Threads
-	if threads <= 0 {
-		threads = runtime.NumCPU()
-	}
+	threads := hardware.Threads(opts.Threads)
 
 	w := gguf.NewWriter()
 	w.Progress = opts.Progress

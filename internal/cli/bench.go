@@ -43,8 +43,8 @@ type benchFlags struct {
 }
 
 // newBenchCmd is 'saji bench': llama-bench's prompt-processing and
-// generation speed tests, and 'saji bench synth', which writes the
-// synthetic models to run them on.
+// generation speed tests. The synthetic models they run on in CI are
+// written by the dev tool internal/tools/synthmodel.
 func newBenchCmd() *cobra.Command {
 	bf := benchFlags{threads: strconv.Itoa(runtime.NumCPU()), prompts: "512", gens: "128", depths: "0", gpuLayers: "-1", reps: 5, kvType: "f16"}
 	cmd := &cobra.Command{
@@ -68,8 +68,7 @@ func newBenchCmd() *cobra.Command {
 		Example: "  saji bench -m model.gguf\n" +
 			"  saji bench -m model.gguf -t 1,2,4 -p 128 -n 32 -r 3 --json\n" +
 			"  saji bench -m model.gguf -ngl 0,16,99\n" +
-			"  saji bench -m model.gguf -p 0 -n 64 -d 0,4096,16384\n" +
-			"  saji bench synth --shape llama-1b --type q4_k_m --vocab llama3.gguf -o /tmp/llama-1b-q4_k_m.gguf",
+			"  saji bench -m model.gguf -p 0 -n 64 -d 0,4096,16384",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
@@ -95,7 +94,6 @@ func newBenchCmd() *cobra.Command {
 	f.StringVar(&bf.gpuLayers, "n-gpu-layers", bf.gpuLayers, "GPU layer counts to test, comma-separated (-1: as many as fit, 0: none; also -ngl)")
 	f.StringVar(&bf.gpuLayers, "gpu-layers", bf.gpuLayers, "GPU layer counts to test (Saji's name for --n-gpu-layers)")
 	f.MarkHidden("gpu-layers")
-	cmd.AddCommand(newBenchSynthCmd())
 	return cmd
 }
 

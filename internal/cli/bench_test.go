@@ -33,8 +33,7 @@ func writeMiniVocab(t *testing.T, dir string, model bool) string {
 	return path
 }
 
-// tinyModel writes a tiny synthetic Q8_0 model with 'saji bench synth' and
-// returns its path.
+// tinyModel writes a tiny synthetic Q8_0 model and returns its path.
 func tinyModel(t *testing.T) string {
 	t.Helper()
 	return tinyModelVocab(t, true)
@@ -45,15 +44,20 @@ func tinyModel(t *testing.T) string {
 func tinyModelVocab(t *testing.T, tokenizer bool) string {
 	t.Helper()
 	dir := t.TempDir()
-	vocab := writeMiniVocab(t, dir, tokenizer)
-	path := filepath.Join(dir, "tiny-q8_0.gguf")
-	_, errs, status := run(t, Options{}, "bench", "synth", "--shape", "tiny", "--type", "q8_0",
-		"--vocab", vocab, "-o", path, "--seed", "3", "-t", "2")
-	if status != 0 {
-		t.Fatalf("bench synth: %s", errs)
+	vp := writeMiniVocab(t, dir, tokenizer)
+	vocab, err := gguf.Open(vp)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if !strings.Contains(errs, "100%") || !strings.Contains(errs, "wrote") {
-		t.Errorf("bench synth reported no progress: %q", errs)
+	defer vocab.Close()
+	shape, err := synth.LookupShape("tiny")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "tiny-q8_0.gguf")
+	opts := synth.Options{Shape: shape, FileType: gguf.FileTypeMostlyQ8_0, Vocab: vocab, Seed: 3, Threads: 2}
+	if err := synth.Write(context.Background(), path, opts); err != nil {
+		t.Fatal(err)
 	}
 	return path
 }
@@ -212,9 +216,6 @@ func TestBenchErrors(t *testing.T) {
 		{[]string{"bench", "-m", path, "-r", "0"}, "--repetitions"},
 		{[]string{"bench", "-m", path, "--ctk", "q4_0"}, "--ctk"},
 		{[]string{"bench", "-m", filepath.Join(t.TempDir(), "none.gguf")}, "bench: gguf:"},
-		{[]string{"bench", "synth", "--shape", "tiny"}, "required"},
-		{[]string{"bench", "synth", "--shape", "huge", "--vocab", path, "-o", "x"}, "unknown shape"},
-		{[]string{"bench", "synth", "--shape", "tiny", "--type", "q9", "--vocab", path, "-o", "x"}, "file type"},
 	} {
 		_, errs, status := run(t, Options{}, tt.args...)
 		if status == 0 || !strings.Contains(errs, tt.want) {

@@ -18,7 +18,6 @@ import (
 	"saji/engine/hardware"
 	"saji/engine/hub"
 	"saji/engine/scheduler"
-	"saji/kernels/cpu"
 )
 
 // fitFlags are saji fit's options.
@@ -277,7 +276,7 @@ func fitTable(m hardware.Machine, req fit.Request, asJSON bool, out io.Writer) e
 // measureFit loads the model with the plan's scheduler settings,
 // generates n tokens and measures.
 func measureFit(ctx context.Context, path string, p fit.Plan, n int) (*fit.Measurement, error) {
-	lm, err := openModel(ctx, path, cpu.PhysicalCores())
+	lm, err := openModel(ctx, path, hardware.DefaultThreads())
 	if err != nil {
 		return nil, err
 	}

@@ -10,11 +10,11 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"saji/engine/hardware"
 	"saji/engine/runner"
 	"saji/engine/sample"
 	"saji/engine/scheduler"
 	"saji/internal/loadtest"
-	"saji/kernels/cpu"
 )
 
 // localTarget serves a load test in process: prompts run through the
@@ -75,7 +75,7 @@ func runLocalLoadtest(ctx context.Context, lf *loadtestFlags, stdout, stderr io.
 	l := lf.local
 	threads := l.threads
 	if threads <= 0 {
-		threads = cpu.PhysicalCores()
+		threads = hardware.DefaultThreads()
 	}
 	// The scheduler's KV cache is allocated with the model, so that a
 	// cache the GPU cannot hold sends the model to the CPU with it.

@@ -49,7 +49,7 @@ func newQuantizeCmd() *cobra.Command {
 				return err
 			}
 			if threads < 0 {
-				return fmt.Errorf("quantize: --threads must be 0 (all CPUs) or more, not %d", threads)
+				return fmt.Errorf("quantize: --threads must be 0 (one per physical core) or more, not %d", threads)
 			}
 			ctx := cmd.Context()
 			if ctx == nil {
@@ -78,7 +78,7 @@ func newQuantizeCmd() *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.IntVarP(&threads, "threads", "t", 0, "number of threads (0: all CPUs)")
+	f.IntVarP(&threads, "threads", "t", 0, "number of threads (0: one per physical core)")
 	f.BoolVar(&allowRequantize, "allow-requantize", false, "accept an already quantized IN (dequantized first, losing more quality)")
 	return cmd
 }

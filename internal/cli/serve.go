@@ -16,11 +16,11 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"saji/engine/hardware"
 	"saji/engine/offload"
 	"saji/engine/runner"
 	"saji/engine/scheduler"
 	"saji/engine/server"
-	"saji/kernels/cpu"
 )
 
 // DefaultPort is the API's default port (Ollama's 11434 plus one, so both
@@ -133,7 +133,7 @@ func runServe(ctx context.Context, sf *serveFlags, errw io.Writer) error {
 	l := sf.local
 	threads := l.threads
 	if threads <= 0 {
-		threads = cpu.PhysicalCores()
+		threads = hardware.DefaultThreads()
 	}
 	load := runner.LoadOptions{Threads: threads, GPULayers: sf.local.gpuLayers, Scheduler: scheduler.Config{
 		MaxSeqs: l.maxSeqs, TokenBudget: l.budget, Context: l.ctx, KVType: l.kvType,

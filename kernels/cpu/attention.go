@@ -18,14 +18,13 @@ import (
 // SIMD kernels compute the same values for F32 and F16 caches with them
 // (attn_exact.go), and the others by a tiled online softmax (attn_fast.go).
 func (b *Backend) Attention(dst, q kernels.Tensor, kv kernels.KV, pos []int32, p kernels.AttentionParams) error {
-	d, err := b.f32(dst, "attention destination")
-	if err != nil {
-		return err
-	}
-	qs, err := b.f32(q, "attention queries")
-	if err != nil {
-		return err
-	}
+	return b.AttentionSeqs(dst, q, []kernels.SeqKV{{KV: kv, Pos: pos}}, p)
+}
+
+// attend computes attention for one sequence whose operands
+// kernels.CheckAttention accepted: the rows of qs and d are its queries
+// and results.
+func (b *Backend) attend(d, qs *tensor, kv kernels.KV, pos []int32, p kernels.AttentionParams) error {
 	kt, err := b.own(kv.K)
 	if err != nil {
 		return err
@@ -35,35 +34,6 @@ func (b *Backend) Attention(dst, q kernels.Tensor, kv kernels.KV, pos []int32, p
 		return err
 	}
 	nh, nkv, hd, vd := p.Heads, p.KVHeads, p.HeadDim, p.ValueDim
-	if nh <= 0 || nkv <= 0 || nh%nkv != 0 || hd <= 0 || vd <= 0 ||
-		qs.cols() != nh*hd || qs.rows() != len(pos) || d.cols() != nh*vd || d.rows() != len(pos) ||
-		kt.cols() != nkv*hd || vt.cols() != nkv*vd || kv.Len < 0 ||
-		(kv.Cells == nil && (kv.Len > kt.rows() || kv.Len > vt.rows())) ||
-		(kv.Cells != nil && len(kv.Cells) < kv.Len) {
-		return fmt.Errorf("cpu: attention of q %v over k %v, v %v (%d cells) into %v: %w", qs.shape, kt.shape, vt.shape, kv.Len, d.shape, kernels.ErrShape)
-	}
-	if d == qs {
-		return fmt.Errorf("cpu: attention destination aliases the queries: %w", kernels.ErrShape)
-	}
-	if kv.Cells != nil {
-		// Cells before the first one any query sees may be released (-1).
-		seen := 0
-		if p.Window > 0 && len(pos) > 0 {
-			seen = int(pos[0])
-			for _, q := range pos {
-				seen = min(seen, int(q))
-			}
-			seen = max(0, seen-p.Window+1)
-		}
-		for i, c := range kv.Cells[:kv.Len] {
-			if (c < 0 && i >= seen) || int(c) >= kt.rows() || int(c) >= vt.rows() {
-				return fmt.Errorf("cpu: attention: cell %d of the sequence is row %d, out of range: %w", i, c, kernels.ErrShape)
-			}
-		}
-	}
-	if (kt.typ == quant.TypeQ8_0 && hd%quant.TypeQ8_0.BlockSize() != 0) || (vt.typ == quant.TypeQ8_0 && vd%quant.TypeQ8_0.BlockSize() != 0) {
-		return fmt.Errorf("cpu: attention over a Q8_0 cache needs heads a multiple of 32 long, not %d/%d: %w", hd, vd, kernels.ErrShape)
-	}
 	keys, err := rowReader(kt)
 	if err != nil {
 		return err
@@ -263,12 +233,9 @@ func paddedCells(kv kernels.KV, rows int) int {
 	return min(size, max(256, (kv.Len+255)/256*256))
 }
 
-// AttentionSeqs runs Attention for each sequence of a mixed batch over its
-// rows of q and dst (views, not copies).
+// AttentionSeqs runs attention for each sequence of a mixed batch over
+// its rows of q and dst (views, not copies).
 func (b *Backend) AttentionSeqs(dst, q kernels.Tensor, seqs []kernels.SeqKV, p kernels.AttentionParams) error {
-	if len(seqs) == 1 {
-		return b.Attention(dst, q, seqs[0].KV, seqs[0].Pos, p)
-	}
 	d, err := b.f32(dst, "attention destination")
 	if err != nil {
 		return err
@@ -277,12 +244,14 @@ func (b *Backend) AttentionSeqs(dst, q kernels.Tensor, seqs []kernels.SeqKV, p k
 	if err != nil {
 		return err
 	}
-	n := 0
-	for _, s := range seqs {
-		n += len(s.Pos)
+	if err := kernels.CheckAttention(d, qs, seqs, p); err != nil {
+		return fmt.Errorf("cpu: %w", err)
 	}
-	if n != qs.rows() || n != d.rows() {
-		return fmt.Errorf("cpu: attention of %d query rows into %d for sequences of %d tokens: %w", qs.rows(), d.rows(), n, kernels.ErrShape)
+	if len(seqs) == 1 {
+		if len(seqs[0].Pos) == 0 {
+			return nil
+		}
+		return b.attend(d, qs, seqs[0].KV, seqs[0].Pos, p)
 	}
 	r := 0
 	for i, s := range seqs {
@@ -290,7 +259,7 @@ func (b *Backend) AttentionSeqs(dst, q kernels.Tensor, seqs []kernels.SeqKV, p k
 		if k == 0 {
 			continue
 		}
-		if err := b.Attention(d.rowView(r, k), qs.rowView(r, k), s.KV, s.Pos, p); err != nil {
+		if err := b.attend(d.rowView(r, k), qs.rowView(r, k), s.KV, s.Pos, p); err != nil {
 			return fmt.Errorf("cpu: sequence %d of the batch: %w", i, err)
 		}
 		r += k

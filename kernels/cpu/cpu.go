@@ -52,8 +52,9 @@ type Backend struct {
 }
 
 // New returns a CPU backend that splits each operation over threads
-// threads (PhysicalCores() when threads <= 0), with the SIMD kernels of
-// the running CPU.
+// threads, with the SIMD kernels of the running CPU. The caller chooses
+// the count (the engine's default is hardware.DefaultThreads, one per
+// physical core); threads <= 0 means every logical CPU.
 func New(threads int) *Backend {
 	b := NewReference(threads)
 	if !simdDisabled() {
@@ -65,7 +66,7 @@ func New(threads int) *Backend {
 // NewReference returns a CPU backend that runs the pure-Go kernels only.
 func NewReference(threads int) *Backend {
 	if threads <= 0 {
-		threads = PhysicalCores()
+		threads = runtime.NumCPU()
 	}
 	b := &Backend{threads: threads, pool: newPool(threads)}
 	runtime.AddCleanup(b, func(p *pool) { p.close() }, b.pool)
@@ -114,32 +115,12 @@ func (t *tensor) row(i int) []byte {
 	return t.data[i*n : (i+1)*n]
 }
 
-func elements(shape []int) (int, error) {
-	n := 1
-	for _, d := range shape {
-		if d < 0 {
-			return 0, fmt.Errorf("cpu: negative dimension in shape %v: %w", shape, kernels.ErrShape)
-		}
-		n *= d
-	}
-	return n, nil
-}
-
 // Weight wraps data, which must hold a tensor of typ and shape, without
 // copying it.
 func (b *Backend) Weight(typ quant.Type, shape []int, data []byte) (kernels.Tensor, error) {
-	if !typ.Known() {
-		return nil, fmt.Errorf("cpu: unknown tensor type %d", uint32(typ))
-	}
-	n, err := elements(shape)
+	n, err := kernels.CheckWeight(typ, shape, data)
 	if err != nil {
-		return nil, err
-	}
-	if len(shape) > 0 && shape[0]%typ.BlockSize() != 0 {
-		return nil, fmt.Errorf("cpu: row length %d is not a multiple of the %v block size %d: %w", shape[0], typ, typ.BlockSize(), kernels.ErrShape)
-	}
-	if want := n / typ.BlockSize() * typ.TypeSize(); len(data) != want {
-		return nil, fmt.Errorf("cpu: %v tensor of shape %v needs %d bytes, got %d: %w", typ, shape, want, len(data), kernels.ErrShape)
+		return nil, fmt.Errorf("cpu: %w", err)
 	}
 	t := &tensor{b: b, typ: typ, shape: append([]int(nil), shape...), data: data}
 	if typ == quant.TypeF32 && n > 0 {
@@ -158,12 +139,9 @@ func (b *Backend) Weight(typ quant.Type, shape []int, data []byte) (kernels.Tens
 // New allocates a zeroed F32, F16 or Q8_0 tensor (Q8_0 for key/value
 // caches: rows a multiple of 32 long).
 func (b *Backend) New(typ quant.Type, shape ...int) (kernels.Tensor, error) {
-	n, err := elements(shape)
+	n, err := kernels.CheckNew(typ, shape)
 	if err != nil {
-		return nil, err
-	}
-	if typ == quant.TypeQ8_0 && len(shape) > 0 && shape[0]%typ.BlockSize() != 0 {
-		return nil, fmt.Errorf("cpu: a Q8_0 row of %d values is not a multiple of %d: %w", shape[0], typ.BlockSize(), kernels.ErrShape)
+		return nil, fmt.Errorf("cpu: %w", err)
 	}
 	t := &tensor{b: b, typ: typ, shape: append([]int(nil), shape...)}
 	switch typ {
@@ -176,8 +154,6 @@ func (b *Backend) New(typ quant.Type, shape ...int) (kernels.Tensor, error) {
 		t.data = make([]byte, 2*n)
 	case quant.TypeQ8_0:
 		t.data = make([]byte, n/typ.BlockSize()*typ.TypeSize())
-	default:
-		return nil, fmt.Errorf("cpu: cannot allocate a %v tensor (only F32, F16 and Q8_0)", typ)
 	}
 	return t, nil
 }
@@ -188,8 +164,8 @@ func (b *Backend) Write(dst kernels.Tensor, src []float32) error {
 	if err != nil {
 		return err
 	}
-	if n := d.cols() * d.rows(); len(src) != n {
-		return fmt.Errorf("cpu: writing %d values into a tensor of %d: %w", len(src), n, kernels.ErrShape)
+	if err := kernels.CheckWrite(d, src); err != nil {
+		return fmt.Errorf("cpu: %w", err)
 	}
 	if d.f != nil {
 		copy(d.f, src)
@@ -207,8 +183,8 @@ func (b *Backend) Read(src kernels.Tensor, dst []float32) error {
 	if err != nil {
 		return err
 	}
-	if n := s.cols() * s.rows(); len(dst) != n {
-		return fmt.Errorf("cpu: reading a tensor of %d values into %d: %w", n, len(dst), kernels.ErrShape)
+	if err := kernels.CheckRead(s, dst); err != nil {
+		return fmt.Errorf("cpu: %w", err)
 	}
 	if s.f != nil {
 		copy(dst, s.f)

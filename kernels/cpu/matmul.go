@@ -24,13 +24,10 @@ func (b *Backend) MatMul(dst, w, x kernels.Tensor) error {
 	if err != nil {
 		return err
 	}
+	if err := kernels.CheckMatMul(d, wt, xs); err != nil {
+		return fmt.Errorf("cpu: %w", err)
+	}
 	k, m, n := wt.cols(), wt.rows(), xs.rows()
-	if xs.cols() != k || d.cols() != m || d.rows() != n {
-		return fmt.Errorf("cpu: matmul of weight %v by input %v into %v: %w", wt.shape, xs.shape, d.shape, kernels.ErrShape)
-	}
-	if d == xs {
-		return fmt.Errorf("cpu: matmul destination aliases its input: %w", kernels.ErrShape)
-	}
 	kind, sums, ok := dotKindOf(wt.typ)
 	if !ok {
 		return fmt.Errorf("cpu: matmul with %v weights is not supported", wt.typ)

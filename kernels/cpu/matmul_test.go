@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"sync/atomic"
 	"testing"
 	"unsafe"
@@ -140,14 +139,6 @@ func BenchmarkMatMul(b *testing.B) {
 			}
 		}
 	}
-}
-
-func TestPhysicalCores(t *testing.T) {
-	n := PhysicalCores()
-	if n < 1 || n > runtime.NumCPU() {
-		t.Fatalf("PhysicalCores() = %d with %d logical CPUs", n, runtime.NumCPU())
-	}
-	t.Logf("%d physical cores, %d logical CPUs", n, runtime.NumCPU())
 }
 
 // TestTiledBlocks checks the tiling of matrix products over register-

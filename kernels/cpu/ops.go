@@ -8,9 +8,6 @@ import (
 	"saji/kernels/quant"
 )
 
-// sameShape reports whether a and b have the same number of rows and columns.
-func sameShape(a, b *tensor) bool { return a.cols() == b.cols() && a.rows() == b.rows() }
-
 // GetRows copies rows ids of table, dequantized, into the rows of dst.
 func (b *Backend) GetRows(dst, table kernels.Tensor, ids []int32) error {
 	d, err := b.f32(dst, "get_rows destination")
@@ -21,17 +18,14 @@ func (b *Backend) GetRows(dst, table kernels.Tensor, ids []int32) error {
 	if err != nil {
 		return err
 	}
-	if d.cols() != t.cols() || d.rows() != len(ids) {
-		return fmt.Errorf("cpu: get_rows of %d rows of %v into %v: %w", len(ids), t.shape, d.shape, kernels.ErrShape)
+	if err := kernels.CheckGetRows(d, t, ids); err != nil {
+		return fmt.Errorf("cpu: %w", err)
 	}
 	if !quant.Supported(t.typ) {
 		return fmt.Errorf("cpu: get_rows from %v is not supported", t.typ)
 	}
-	n, rows := d.cols(), t.rows()
+	n := d.cols()
 	for r, id := range ids {
-		if id < 0 || int(id) >= rows {
-			return fmt.Errorf("cpu: get_rows: row %d out of range [0, %d)", id, rows)
-		}
 		if err := quant.Dequantize(t.typ, t.row(int(id)), d.f[r*n:(r+1)*n]); err != nil {
 			return fmt.Errorf("cpu: get_rows: %w", err)
 		}
@@ -50,14 +44,11 @@ func (b *Backend) SetRows(dst, src kernels.Tensor, rows []int32) error {
 	if err != nil {
 		return err
 	}
-	if d.cols() != s.cols() || s.rows() != len(rows) || (d.typ != quant.TypeF32 && d.typ != quant.TypeF16 && d.typ != quant.TypeQ8_0) {
-		return fmt.Errorf("cpu: set_rows of %v into %v %v: %w", s.shape, d.typ, d.shape, kernels.ErrShape)
+	if err := kernels.CheckSetRows(d, s, rows); err != nil {
+		return fmt.Errorf("cpu: %w", err)
 	}
 	n := d.cols()
 	for r, row := range rows {
-		if row < 0 || int(row) >= d.rows() {
-			return fmt.Errorf("cpu: set_rows: row %d out of range [0, %d)", row, d.rows())
-		}
 		if err := quant.Quantize(d.typ, s.f[r*n:(r+1)*n], d.row(int(row))); err != nil {
 			return fmt.Errorf("cpu: set_rows: %w", err)
 		}
@@ -88,8 +79,8 @@ func (b *Backend) binary(name string, dst, x, y kernels.Tensor, op binaryOp) err
 	if err != nil {
 		return err
 	}
-	if !sameShape(d, a) || c.cols() != a.cols() || (c.rows() != 1 && c.rows() != a.rows()) {
-		return fmt.Errorf("cpu: %s of %v and %v into %v: %w", name, a.shape, c.shape, d.shape, kernels.ErrShape)
+	if err := kernels.CheckBinary(name, d, a, c); err != nil {
+		return fmt.Errorf("cpu: %w", err)
 	}
 	n := a.cols()
 	bcast := c.rows() == 1
@@ -149,8 +140,8 @@ func (b *Backend) unary(name string, dst, x kernels.Tensor, op func(float32) flo
 	if err != nil {
 		return err
 	}
-	if !sameShape(d, a) {
-		return fmt.Errorf("cpu: %s of %v into %v: %w", name, a.shape, d.shape, kernels.ErrShape)
+	if err := kernels.CheckUnary(name, d, a); err != nil {
+		return fmt.Errorf("cpu: %w", err)
 	}
 	for i, v := range a.f {
 		d.f[i] = op(v)
@@ -168,8 +159,8 @@ func (b *Backend) Scale(dst, x kernels.Tensor, s float32) error {
 	if err != nil {
 		return err
 	}
-	if !sameShape(d, a) {
-		return fmt.Errorf("cpu: scale of %v into %v: %w", a.shape, d.shape, kernels.ErrShape)
+	if err := kernels.CheckUnary("scale", d, a); err != nil {
+		return fmt.Errorf("cpu: %w", err)
 	}
 	n := a.cols()
 	b.parallelRows(a.rows(), n, func(r int) {
@@ -183,8 +174,8 @@ func (b *Backend) Scale(dst, x kernels.Tensor, s float32) error {
 
 // Softcap sets dst = c·tanh(x/c), computed as ggml's scale, tanh, scale.
 func (b *Backend) Softcap(dst, x kernels.Tensor, c float32) error {
-	if !(c > 0) {
-		return fmt.Errorf("cpu: softcap must be positive, not %g", c)
+	if err := kernels.CheckSoftcap(c); err != nil {
+		return fmt.Errorf("cpu: %w", err)
 	}
 	inv := 1 / c
 	return b.unary("softcap", dst, x, func(v float32) float32 { return tanh32(v*inv) * c })
@@ -203,16 +194,16 @@ func (b *Backend) RMSNorm(dst, x, w kernels.Tensor, eps float32) error {
 		return err
 	}
 	var wf []float32
-	n := a.cols()
 	if w != nil {
 		wt, err := b.f32(w, "rms_norm weight")
 		if err != nil {
 			return err
 		}
-		wf, n = wt.f, wt.cols()
+		wf = wt.f
 	}
-	if !sameShape(d, a) || n == 0 || a.cols()%n != 0 {
-		return fmt.Errorf("cpu: rms_norm of %v in groups of %d into %v: %w", a.shape, n, d.shape, kernels.ErrShape)
+	n, err := kernels.CheckRMSNorm(d, a, w)
+	if err != nil {
+		return fmt.Errorf("cpu: %w", err)
 	}
 	groups := len(a.f) / n
 	b.parallel(groups, func(lo, hi int) {
@@ -250,11 +241,8 @@ func (b *Backend) GLU(dst, gate, up kernels.Tensor, act kernels.Activation) erro
 	if err != nil {
 		return err
 	}
-	if !sameShape(d, g) || !sameShape(g, u) {
-		return fmt.Errorf("cpu: glu of %v and %v into %v: %w", g.shape, u.shape, d.shape, kernels.ErrShape)
-	}
-	if act != kernels.SiLU && act != kernels.GELU {
-		return fmt.Errorf("cpu: unknown activation %d", act)
+	if err := kernels.CheckGLU(d, g, u, act); err != nil {
+		return fmt.Errorf("cpu: %w", err)
 	}
 	n := d.cols()
 	silu := siluRow
@@ -307,11 +295,10 @@ func (b *Backend) Rope(dst, x kernels.Tensor, pos []int32, p kernels.RopeParams)
 	if err != nil {
 		return err
 	}
-	hd, nd := p.HeadDim, p.Dims
-	if !sameShape(d, a) || a.rows() != len(pos) || hd <= 0 || a.cols()%hd != 0 || nd <= 0 || nd > hd || nd%2 != 0 ||
-		(p.Factors != nil && len(p.Factors) < nd/2) {
-		return fmt.Errorf("cpu: rope of %v (head %d, %d dims, %d positions, %d factors): %w", a.shape, hd, nd, len(pos), len(p.Factors), kernels.ErrShape)
+	if err := kernels.CheckRope(d, a, pos, p); err != nil {
+		return fmt.Errorf("cpu: %w", err)
 	}
+	hd, nd := p.HeadDim, p.Dims
 	scale := p.FreqScale
 	if scale == 0 {
 		scale = 1

@@ -287,10 +287,10 @@ func (d *Device) Map(data []byte) (b gpu.Buf, off int, ok bool, err error) {
 	return gpu.Buf{}, 0, false, nil
 }
 
-// span checks that n bytes at off lie inside b.
+// span checks that n bytes at off lie inside b (gpu.CheckRange).
 func span(op string, b gpu.Buf, off, n int) error {
-	if off < 0 || n < 0 || off > b.Size || n > b.Size-off {
-		return fmt.Errorf("cuda: %s: bytes %d..%d outside the %d-byte buffer", op, off, off+n, b.Size)
+	if err := gpu.CheckRange(b.Size, off, n); err != nil {
+		return fmt.Errorf("cuda: %s: %w", op, err)
 	}
 	return nil
 }
@@ -354,8 +354,8 @@ func (d *Device) Launch(name string, grid, block gpu.Dim3, args ...gpu.Arg) erro
 	if !ok {
 		return fmt.Errorf("cuda: launch: no kernel named %q", name)
 	}
-	if err := checkArgs(k, args); err != nil {
-		return err
+	if err := gpu.CheckArgs(k, args); err != nil {
+		return fmt.Errorf("cuda: launch: %w", err)
 	}
 	if block != (gpu.Dim3{X: k.Block, Y: 1, Z: 1}) {
 		return fmt.Errorf("cuda: launch %s: block %dx%dx%d, the kernel needs %dx1x1", name, block.X, block.Y, block.Z, k.Block)

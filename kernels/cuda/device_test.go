@@ -198,10 +198,10 @@ func TestMemoryErrors(t *testing.T) {
 		call func() error
 		want string
 	}{
-		{"upload past the end", func() error { return d.Upload(b, 60, make([]byte, 8)) }, "cuda: upload: bytes 60..68 outside the 64-byte buffer"},
-		{"upload at a negative offset", func() error { return d.Upload(b, -1, make([]byte, 1)) }, "cuda: upload: bytes -1..0"},
-		{"download past the end", func() error { return d.Download(b, 0, make([]byte, 65)) }, "cuda: download: bytes 0..65 outside"},
-		{"zero past the end", func() error { return d.Zero(b, 64, 1) }, "cuda: zero: bytes 64..65 outside"},
+		{"upload past the end", func() error { return d.Upload(b, 60, make([]byte, 8)) }, "cuda: upload: bytes [60, 68) outside a buffer of 64"},
+		{"upload at a negative offset", func() error { return d.Upload(b, -1, make([]byte, 1)) }, "cuda: upload: bytes [-1, 0)"},
+		{"download past the end", func() error { return d.Download(b, 0, make([]byte, 65)) }, "cuda: download: bytes [0, 65) outside"},
+		{"zero past the end", func() error { return d.Zero(b, 64, 1) }, "cuda: zero: bytes [64, 65) outside"},
 		{"negative size", func() error { _, err := d.Alloc(-1); return err }, "cuda: allocating -1 bytes"},
 		{"out of memory", func() error { _, err := d.Alloc(1 << 40); return err },
 			"cuda: cuMemAlloc: CUDA_ERROR_OUT_OF_MEMORY (out of memory) (allocating 1099511627776 bytes on cuda:0)"},
@@ -271,9 +271,9 @@ func TestLaunchValidation(t *testing.T) {
 		want        string
 	}{
 		{"unknown kernel", "no_such", gpu.Dim3{X: 1, Y: 1, Z: 1}, block, args, `cuda: launch: no kernel named "no_such"`},
-		{"wrong count", "scale", gpu.Dim3{X: 1, Y: 1, Z: 1}, block, args[:3], "cuda: launch scale: 3 arguments, the kernel takes 4"},
+		{"wrong count", "scale", gpu.Dim3{X: 1, Y: 1, Z: 1}, block, args[:3], "cuda: launch: scale takes 4 arguments, not 3"},
 		{"wrong kind", "scale", gpu.Dim3{X: 1, Y: 1, Z: 1}, block, []gpu.Arg{gpu.P(b, 0), gpu.P(b, 0), gpu.F(64), gpu.F(2)},
-			"cuda: launch scale: argument 2 (n) is f32, the kernel takes i32"},
+			"cuda: launch: scale: argument 2 (n) is f32, not i32"},
 		{"wrong block", "scale", gpu.Dim3{X: 1, Y: 1, Z: 1}, gpu.Dim3{X: 128, Y: 1, Z: 1}, args,
 			"cuda: launch scale: block 128x1x1, the kernel needs 256x1x1"},
 		{"empty grid", "scale", gpu.Dim3{X: 1}, block, args, "cuda: launch scale: empty grid 1x0x0"},
@@ -520,7 +520,7 @@ func TestEmulatorSignatures(t *testing.T) {
 			want[i] = kinds[p.Kind]
 		}
 		if got := signature(k.Name); got != string(want) {
-			t.Errorf("%s: kernels.cu declares %q, the spec %q (%s)", k.Name, got, want, paramList(k))
+			t.Errorf("%s: kernels.cu declares %q, the spec %q (%s)", k.Name, got, want, k.Signature())
 		}
 	}
 	if got := signature("no_such_kernel"); got != "" {

@@ -1,8 +1,8 @@
 // kernels.cu: Saji's GPU kernels, the table kernels/gpu/spec.go lists, with
 // exactly its names, parameters and launch geometry. gen.sh compiles this
 // file to kernels.ptx, which ships inside the binary; with -DSAJI_CUDA_EMU
-// it compiles for the host emulator instead (see prelude.h). metal/
-// kernels.metal ports these kernels to Metal, family by family.
+// it compiles for the host emulator instead (see prelude.h).
+// kernels/metal/kernels.metal ports these kernels to Metal, family by family.
 //
 // Layout conventions (ggml order): a tensor is rows of values; row r of a
 // weight or cache starts row_bytes·r bytes into it, in the block format of

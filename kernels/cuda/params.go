@@ -2,45 +2,11 @@ package cuda
 
 import (
 	"encoding/binary"
-	"fmt"
 	"runtime"
 	"unsafe"
 
 	"saji/kernels/gpu"
 )
-
-// checkArgs reports whether args fit kernel k's parameters: as many, of
-// the same kinds, and with pointer offsets inside their buffers.
-func checkArgs(k gpu.Kernel, args []gpu.Arg) error {
-	if len(args) != len(k.Params) {
-		return fmt.Errorf("cuda: launch %s: %d arguments, the kernel takes %d (%s)", k.Name, len(args), len(k.Params), paramList(k))
-	}
-	for i, a := range args {
-		p := k.Params[i]
-		if a.Kind != p.Kind {
-			return fmt.Errorf("cuda: launch %s: argument %d (%s) is %v, the kernel takes %v", k.Name, i, p.Name, a.Kind, p.Kind)
-		}
-		if a.Kind != gpu.Ptr {
-			continue
-		}
-		if a.Off < 0 || (a.Buf.Handle != 0 && a.Off > a.Buf.Size) {
-			return fmt.Errorf("cuda: launch %s: argument %d (%s): offset %d outside its %d-byte buffer", k.Name, i, p.Name, a.Off, a.Buf.Size)
-		}
-	}
-	return nil
-}
-
-// paramList is k's parameter list for messages: "w ptr, k i32, ...".
-func paramList(k gpu.Kernel) string {
-	s := ""
-	for i, p := range k.Params {
-		if i > 0 {
-			s += ", "
-		}
-		s += p.Name + " " + p.Kind.String()
-	}
-	return s
-}
 
 // argSize is the size and alignment in bytes of an argument of kind k:
 // a 64-bit device address for Ptr, 32 bits for I32 and F32.

@@ -3,7 +3,6 @@ package cuda
 import (
 	"encoding/binary"
 	"math"
-	"strings"
 	"testing"
 	"unsafe"
 
@@ -101,43 +100,5 @@ func TestEncodeArgsLittleEndian(t *testing.T) {
 	}
 	if got := binary.LittleEndian.Uint64(block[8:]); got != 0x1122334456 {
 		t.Errorf("ptr = %#x", got)
-	}
-}
-
-func TestCheckArgs(t *testing.T) {
-	k, ok := gpu.Lookup("scale")
-	if !ok {
-		t.Fatal("no kernel scale")
-	}
-	buf := gpu.Buf{Handle: 0x1000, Size: 64}
-	tests := []struct {
-		name string
-		args []gpu.Arg
-		want string // "" for no error
-	}{
-		{"fits", []gpu.Arg{gpu.P(buf, 0), gpu.P(buf, 64), gpu.I(16), gpu.F(2)}, ""},
-		{"null ptr", []gpu.Arg{gpu.P(gpu.Buf{}, 0), gpu.P(buf, 0), gpu.I(16), gpu.F(2)}, ""},
-		{"too few", []gpu.Arg{gpu.P(buf, 0), gpu.P(buf, 0), gpu.I(16)},
-			"cuda: launch scale: 3 arguments, the kernel takes 4 (x ptr, dst ptr, n i32, s f32)"},
-		{"too many", []gpu.Arg{gpu.P(buf, 0), gpu.P(buf, 0), gpu.I(16), gpu.F(2), gpu.I(0)}, "5 arguments, the kernel takes 4"},
-		{"i32 for f32", []gpu.Arg{gpu.P(buf, 0), gpu.P(buf, 0), gpu.I(16), gpu.I(2)},
-			"cuda: launch scale: argument 3 (s) is i32, the kernel takes f32"},
-		{"i32 for ptr", []gpu.Arg{gpu.I(0), gpu.P(buf, 0), gpu.I(16), gpu.F(2)}, "argument 0 (x) is i32, the kernel takes ptr"},
-		{"offset past the end", []gpu.Arg{gpu.P(buf, 65), gpu.P(buf, 0), gpu.I(16), gpu.F(2)},
-			"argument 0 (x): offset 65 outside its 64-byte buffer"},
-		{"negative offset", []gpu.Arg{gpu.P(buf, 0), gpu.P(buf, -4), gpu.I(16), gpu.F(2)}, "offset -4"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			err := checkArgs(k, tt.args)
-			switch {
-			case tt.want == "" && err != nil:
-				t.Fatalf("error %v", err)
-			case tt.want != "" && err == nil:
-				t.Fatalf("no error, want %q", tt.want)
-			case tt.want != "" && !strings.Contains(err.Error(), tt.want):
-				t.Fatalf("error %q, want %q", err, tt.want)
-			}
-		})
 	}
 }

@@ -27,22 +27,11 @@ func (b *Backend) AttentionSeqs(dst, q kernels.Tensor, seqs []kernels.SeqKV, p k
 	if err != nil {
 		return err
 	}
-	if d == qs {
-		return fmt.Errorf("gpu: attention destination aliases the queries: %w", kernels.ErrShape)
+	if err := kernels.CheckAttention(d, qs, seqs, p); err != nil {
+		return fmt.Errorf("gpu: %w", err)
 	}
-	nh, nkv, hd, vd := p.Heads, p.KVHeads, p.HeadDim, p.ValueDim
-	if nh <= 0 || nkv <= 0 || nh%nkv != 0 || hd <= 0 || vd <= 0 || qs.cols() != nh*hd || d.cols() != nh*vd {
-		return fmt.Errorf("gpu: attention of q %v into %v with %d/%d heads of %d/%d: %w", qs.shape, d.shape, nh, nkv, hd, vd, kernels.ErrShape)
-	}
-	if hd > MaxHeadDim || vd > MaxHeadDim {
+	if hd, vd := p.HeadDim, p.ValueDim; hd > MaxHeadDim || vd > MaxHeadDim {
 		return fmt.Errorf("gpu: attention heads of %d/%d values: the GPU kernels take at most %d", hd, vd, MaxHeadDim)
-	}
-	rows := 0
-	for _, s := range seqs {
-		rows += len(s.Pos)
-	}
-	if rows != qs.rows() || rows != d.rows() {
-		return fmt.Errorf("gpu: attention of %d query rows into %d for sequences of %d tokens: %w", qs.rows(), d.rows(), rows, kernels.ErrShape)
 	}
 	r := 0
 	for i, s := range seqs {
@@ -60,7 +49,8 @@ func (b *Backend) AttentionSeqs(dst, q kernels.Tensor, seqs []kernels.SeqKV, p k
 	return nil
 }
 
-// attend launches attention for one sequence's rows r.. of q and dst.
+// attend launches attention for one sequence's rows r.. of q and dst,
+// operands that kernels.CheckAttention accepted.
 func (b *Backend) attend(d, qs *tensor, r int, s kernels.SeqKV, p kernels.AttentionParams) error {
 	kv, pos := s.KV, s.Pos
 	kt, err := b.own(kv.K)
@@ -72,34 +62,12 @@ func (b *Backend) attend(d, qs *tensor, r int, s kernels.SeqKV, p kernels.Attent
 		return err
 	}
 	nkv, hd, vd := p.KVHeads, p.HeadDim, p.ValueDim
-	if kt.cols() != nkv*hd || vt.cols() != nkv*vd || kv.Len < 0 ||
-		(kv.Cells == nil && (kv.Len > kt.rows() || kv.Len > vt.rows())) ||
-		(kv.Cells != nil && len(kv.Cells) < kv.Len) {
-		return fmt.Errorf("gpu: attention over k %v, v %v (%d cells): %w", kt.shape, vt.shape, kv.Len, kernels.ErrShape)
-	}
 	if kt.typ != vt.typ || Suffix(kt.typ) == "" || (kt.typ != quant.TypeF32 && kt.typ != quant.TypeF16 && kt.typ != quant.TypeQ8_0) {
 		return fmt.Errorf("gpu: attention over a %v/%v cache: the GPU kernels take F32, F16 or Q8_0 keys and values of one type", kt.typ, vt.typ)
-	}
-	if kt.typ == quant.TypeQ8_0 && (hd%32 != 0 || vd%32 != 0) {
-		return fmt.Errorf("gpu: attention over a Q8_0 cache needs heads a multiple of 32 long, not %d/%d: %w", hd, vd, kernels.ErrShape)
 	}
 	var cells []byte
 	hasCells := 0
 	if kv.Cells != nil {
-		// Cells before the first one any query sees may be released (-1).
-		seen := 0
-		if p.Window > 0 {
-			seen = int(pos[0])
-			for _, q := range pos {
-				seen = min(seen, int(q))
-			}
-			seen = max(0, seen-p.Window+1)
-		}
-		for i, c := range kv.Cells[:kv.Len] {
-			if (c < 0 && i >= seen) || int(c) >= kt.rows() || int(c) >= vt.rows() {
-				return fmt.Errorf("gpu: attention: cell %d of the sequence is row %d, out of range: %w", i, c, kernels.ErrShape)
-			}
-		}
 		cells, hasCells = i32Bytes(kv.Cells[:kv.Len]), 1
 	}
 	// A decode step over a long cache would leave most of the GPU idle

@@ -218,17 +218,6 @@ func (b *Backend) Recycle(ts ...kernels.Tensor) {
 	}
 }
 
-func elements(shape []int) (int, error) {
-	n := 1
-	for _, d := range shape {
-		if d < 0 {
-			return 0, fmt.Errorf("gpu: negative dimension in shape %v: %w", shape, kernels.ErrShape)
-		}
-		n *= d
-	}
-	return n, nil
-}
-
 // hasKernels reports whether typ has get_rows and matmul kernels.
 func hasKernels(typ quant.Type) bool {
 	for _, t := range WeightTypes {
@@ -243,18 +232,9 @@ func hasKernels(typ quant.Type) bool {
 // reads host memory). Types without kernels are converted to F16 first,
 // so the tensor's Type is then F16.
 func (b *Backend) Weight(typ quant.Type, shape []int, data []byte) (kernels.Tensor, error) {
-	if !typ.Known() {
-		return nil, fmt.Errorf("gpu: unknown tensor type %d", uint32(typ))
-	}
-	n, err := elements(shape)
+	n, err := kernels.CheckWeight(typ, shape, data)
 	if err != nil {
-		return nil, err
-	}
-	if len(shape) > 0 && shape[0]%typ.BlockSize() != 0 {
-		return nil, fmt.Errorf("gpu: row length %d is not a multiple of the %v block size %d: %w", shape[0], typ, typ.BlockSize(), kernels.ErrShape)
-	}
-	if want := n / typ.BlockSize() * typ.TypeSize(); len(data) != want {
-		return nil, fmt.Errorf("gpu: %v tensor of shape %v needs %d bytes, got %d: %w", typ, shape, want, len(data), kernels.ErrShape)
+		return nil, fmt.Errorf("gpu: %w", err)
 	}
 	if !hasKernels(typ) {
 		if !quant.Supported(typ) {
@@ -300,18 +280,9 @@ func (b *Backend) Weight(typ quant.Type, shape []int, data []byte) (kernels.Tens
 
 // New allocates a zeroed F32, F16 or Q8_0 tensor.
 func (b *Backend) New(typ quant.Type, shape ...int) (kernels.Tensor, error) {
-	n, err := elements(shape)
+	n, err := kernels.CheckNew(typ, shape)
 	if err != nil {
-		return nil, err
-	}
-	switch typ {
-	case quant.TypeF32, quant.TypeF16:
-	case quant.TypeQ8_0:
-		if len(shape) > 0 && shape[0]%typ.BlockSize() != 0 {
-			return nil, fmt.Errorf("gpu: a Q8_0 row of %d values is not a multiple of %d: %w", shape[0], typ.BlockSize(), kernels.ErrShape)
-		}
-	default:
-		return nil, fmt.Errorf("gpu: cannot allocate a %v tensor (only F32, F16 and Q8_0)", typ)
+		return nil, fmt.Errorf("gpu: %w", err)
 	}
 	if err := b.lock(); err != nil {
 		return nil, err
@@ -336,8 +307,8 @@ func (b *Backend) Write(dst kernels.Tensor, src []float32) error {
 	if err != nil {
 		return err
 	}
-	if n := d.cols() * d.rows(); len(src) != n {
-		return fmt.Errorf("gpu: writing %d values into a tensor of %d: %w", len(src), n, kernels.ErrShape)
+	if err := kernels.CheckWrite(d, src); err != nil {
+		return fmt.Errorf("gpu: %w", err)
 	}
 	var data []byte
 	if d.typ == quant.TypeF32 {
@@ -368,8 +339,8 @@ func (b *Backend) Read(src kernels.Tensor, dst []float32) error {
 	if err != nil {
 		return err
 	}
-	if n := s.cols() * s.rows(); len(dst) != n {
-		return fmt.Errorf("gpu: reading a tensor of %d values into %d: %w", n, len(dst), kernels.ErrShape)
+	if err := kernels.CheckRead(s, dst); err != nil {
+		return fmt.Errorf("gpu: %w", err)
 	}
 	if len(dst) == 0 {
 		return nil

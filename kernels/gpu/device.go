@@ -103,3 +103,37 @@ type Device interface {
 	// Close releases the device; buffers must have been freed.
 	Close() error
 }
+
+// CheckArgs checks args against kernel k's parameters, for the Backend and
+// the device bindings alike: as many arguments as parameters, each of its
+// parameter's kind, and each pointer's offset inside its buffer. A pointer
+// without a buffer (Handle 0) must have offset 0; the bindings pass it as
+// null (CUDA) or a placeholder (Metal) to the nullable parameters, which
+// the kernels do not read when their has_* flag is 0.
+func CheckArgs(k Kernel, args []Arg) error {
+	if len(args) != len(k.Params) {
+		return fmt.Errorf("%s takes %d arguments, not %d (%s)", k.Name, len(k.Params), len(args), k.Signature())
+	}
+	for i, a := range args {
+		p := k.Params[i]
+		switch {
+		case a.Kind != p.Kind:
+			return fmt.Errorf("%s: argument %d (%s) is %v, not %v", k.Name, i, p.Name, a.Kind, p.Kind)
+		case a.Kind != Ptr:
+		case a.Buf.Handle == 0 && a.Off != 0:
+			return fmt.Errorf("%s: argument %d (%s) has an offset but no buffer", k.Name, i, p.Name)
+		case a.Buf.Handle != 0 && (a.Off < 0 || a.Off > a.Buf.Size):
+			return fmt.Errorf("%s: argument %d (%s): offset %d outside its buffer of %d bytes", k.Name, i, p.Name, a.Off, a.Buf.Size)
+		}
+	}
+	return nil
+}
+
+// CheckRange checks that n bytes at byte off lie inside a buffer of size
+// bytes: the copies of Upload, Download and Zero.
+func CheckRange(size, off, n int) error {
+	if off < 0 || n < 0 || off > size || n > size-off {
+		return fmt.Errorf("bytes [%d, %d) outside a buffer of %d", off, off+n, size)
+	}
+	return nil
+}

@@ -70,8 +70,8 @@ func (f *fakeDevice) buf(b Buf, off, n int) ([]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("fake: no buffer %#x", b.Handle)
 	}
-	if off < 0 || off+n > len(m) {
-		return nil, fmt.Errorf("fake: %d bytes at %d of a buffer of %d", n, off, len(m))
+	if err := CheckRange(len(m), off, n); err != nil {
+		return nil, fmt.Errorf("fake: %w", err)
 	}
 	return m[off : off+n], nil
 }

@@ -26,15 +26,13 @@ func (b *Backend) launch(name string, grid Dim3, args ...Arg) error {
 	return nil
 }
 
-// checkArgs checks args against the parameters of k.
+// checkArgs checks args against the parameters of k (CheckArgs), and
+// that every pointer has a buffer: the Backend never passes a null one.
 func checkArgs(k Kernel, args []Arg) error {
-	if len(args) != len(k.Params) {
-		return fmt.Errorf("gpu: %s takes %d arguments, not %d", k.Name, len(k.Params), len(args))
+	if err := CheckArgs(k, args); err != nil {
+		return fmt.Errorf("gpu: %w", err)
 	}
 	for i, a := range args {
-		if a.Kind != k.Params[i].Kind {
-			return fmt.Errorf("gpu: argument %d (%s) of %s is a %v, not a %v", i, k.Params[i].Name, k.Name, k.Params[i].Kind, a.Kind)
-		}
 		if a.Kind == Ptr && a.Buf.Handle == 0 {
 			return fmt.Errorf("gpu: argument %d (%s) of %s is no buffer", i, k.Params[i].Name, k.Name)
 		}
@@ -59,16 +57,11 @@ func (b *Backend) GetRows(dst, table kernels.Tensor, ids []int32) error {
 	if err != nil {
 		return err
 	}
-	if d.cols() != t.cols() || d.rows() != len(ids) {
-		return fmt.Errorf("gpu: get_rows of %d rows of %v into %v: %w", len(ids), t.shape, d.shape, kernels.ErrShape)
+	if err := kernels.CheckGetRows(d, t, ids); err != nil {
+		return fmt.Errorf("gpu: %w", err)
 	}
 	if !hasKernels(t.typ) {
 		return fmt.Errorf("gpu: get_rows from %v is not supported", t.typ)
-	}
-	for _, id := range ids {
-		if id < 0 || int(id) >= t.rows() {
-			return fmt.Errorf("gpu: get_rows: row %d out of range [0, %d)", id, t.rows())
-		}
 	}
 	if len(ids) == 0 || d.cols() == 0 {
 		return nil
@@ -96,13 +89,8 @@ func (b *Backend) SetRows(dst, src kernels.Tensor, rows []int32) error {
 	if err != nil {
 		return err
 	}
-	if d.cols() != s.cols() || s.rows() != len(rows) || (d.typ != quant.TypeF32 && d.typ != quant.TypeF16 && d.typ != quant.TypeQ8_0) {
-		return fmt.Errorf("gpu: set_rows of %v into %v %v: %w", s.shape, d.typ, d.shape, kernels.ErrShape)
-	}
-	for _, r := range rows {
-		if r < 0 || int(r) >= d.rows() {
-			return fmt.Errorf("gpu: set_rows: row %d out of range [0, %d)", r, d.rows())
-		}
+	if err := kernels.CheckSetRows(d, s, rows); err != nil {
+		return fmt.Errorf("gpu: %w", err)
 	}
 	if len(rows) == 0 || d.cols() == 0 {
 		return nil
@@ -134,13 +122,10 @@ func (b *Backend) MatMul(dst, w, x kernels.Tensor) error {
 	if err != nil {
 		return err
 	}
+	if err := kernels.CheckMatMul(d, wt, xt); err != nil {
+		return fmt.Errorf("gpu: %w", err)
+	}
 	k, m, n := wt.cols(), wt.rows(), xt.rows()
-	if xt.cols() != k || d.cols() != m || d.rows() != n {
-		return fmt.Errorf("gpu: matmul of w %v by x %v into %v: %w", wt.shape, xt.shape, d.shape, kernels.ErrShape)
-	}
-	if d == xt {
-		return fmt.Errorf("gpu: matmul destination aliases the input: %w", kernels.ErrShape)
-	}
 	if !hasKernels(wt.typ) {
 		return fmt.Errorf("gpu: matmul with %v weights is not supported", wt.typ)
 	}
@@ -196,16 +181,10 @@ func (b *Backend) binary(name string, dst, x, y kernels.Tensor) error {
 	if err != nil {
 		return err
 	}
-	n := a.cols() * a.rows()
-	same := c.cols() == a.cols() && c.rows() == a.rows()
-	row := c.rows() == 1 && c.cols() == a.cols()
-	if d.cols() != a.cols() || d.rows() != a.rows() || (!same && !row) {
-		return fmt.Errorf("gpu: %s of %v and %v into %v: %w", name, a.shape, c.shape, d.shape, kernels.ErrShape)
+	if err := kernels.CheckBinary(name, d, a, c); err != nil {
+		return fmt.Errorf("gpu: %w", err)
 	}
-	bn := n
-	if !same {
-		bn = c.cols()
-	}
+	n, bn := a.cols()*a.rows(), c.cols()*c.rows()
 	if n == 0 {
 		return nil
 	}
@@ -232,8 +211,8 @@ func (b *Backend) unary(name string, dst, x kernels.Tensor, s float32) error {
 	if err != nil {
 		return err
 	}
-	if d.cols() != a.cols() || d.rows() != a.rows() {
-		return fmt.Errorf("gpu: %s of %v into %v: %w", name, a.shape, d.shape, kernels.ErrShape)
+	if err := kernels.CheckUnary(name, d, a); err != nil {
+		return fmt.Errorf("gpu: %w", err)
 	}
 	n := a.cols() * a.rows()
 	if n == 0 {
@@ -247,8 +226,8 @@ func (b *Backend) Scale(dst, x kernels.Tensor, s float32) error { return b.unary
 
 // Softcap sets dst = c·tanh(x/c).
 func (b *Backend) Softcap(dst, x kernels.Tensor, c float32) error {
-	if c <= 0 {
-		return fmt.Errorf("gpu: softcap %v must be positive", c)
+	if err := kernels.CheckSoftcap(c); err != nil {
+		return fmt.Errorf("gpu: %w", err)
 	}
 	return b.unary("softcap", dst, x, c)
 }
@@ -267,16 +246,17 @@ func (b *Backend) RMSNorm(dst, x, w kernels.Tensor, eps float32) error {
 	if err != nil {
 		return err
 	}
-	n, wArg, hasW := a.cols(), a.ptr(0), 0
+	wArg, hasW := a.ptr(0), 0
 	if w != nil {
 		wt, err := b.f32(w, "rms_norm weight")
 		if err != nil {
 			return err
 		}
-		n, wArg, hasW = wt.cols(), wt.ptr(0), 1
+		wArg, hasW = wt.ptr(0), 1
 	}
-	if d.cols() != a.cols() || d.rows() != a.rows() || n == 0 || a.cols()%n != 0 {
-		return fmt.Errorf("gpu: rms_norm of %v in groups of %d into %v: %w", a.shape, n, d.shape, kernels.ErrShape)
+	n, err := kernels.CheckRMSNorm(d, a, w)
+	if err != nil {
+		return fmt.Errorf("gpu: %w", err)
 	}
 	groups := a.cols() * a.rows() / n
 	if groups == 0 {
@@ -299,11 +279,10 @@ func (b *Backend) Rope(dst, x kernels.Tensor, pos []int32, p kernels.RopeParams)
 	if err != nil {
 		return err
 	}
-	hd, nd := p.HeadDim, p.Dims
-	if d.cols() != a.cols() || d.rows() != a.rows() || a.rows() != len(pos) || hd <= 0 || a.cols()%hd != 0 ||
-		nd <= 0 || nd > hd || nd%2 != 0 || (p.Factors != nil && len(p.Factors) < nd/2) {
-		return fmt.Errorf("gpu: rope of %v (head %d, %d dims, %d positions, %d factors): %w", a.shape, hd, nd, len(pos), len(p.Factors), kernels.ErrShape)
+	if err := kernels.CheckRope(d, a, pos, p); err != nil {
+		return fmt.Errorf("gpu: %w", err)
 	}
+	hd, nd := p.HeadDim, p.Dims
 	if len(pos) == 0 || a.cols() == 0 {
 		return nil
 	}
@@ -348,17 +327,12 @@ func (b *Backend) GLU(dst, gate, up kernels.Tensor, act kernels.Activation) erro
 	if err != nil {
 		return err
 	}
-	if d.cols() != g.cols() || d.rows() != g.rows() || u.cols() != g.cols() || u.rows() != g.rows() {
-		return fmt.Errorf("gpu: glu of %v and %v into %v: %w", g.shape, u.shape, d.shape, kernels.ErrShape)
+	if err := kernels.CheckGLU(d, g, u, act); err != nil {
+		return fmt.Errorf("gpu: %w", err)
 	}
-	var name string
-	switch act {
-	case kernels.SiLU:
-		name = "glu_silu"
-	case kernels.GELU:
+	name := "glu_silu"
+	if act == kernels.GELU {
 		name = "glu_gelu"
-	default:
-		return fmt.Errorf("gpu: unknown activation %d", act)
 	}
 	n := g.cols() * g.rows()
 	if n == 0 {

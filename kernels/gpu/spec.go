@@ -4,9 +4,9 @@ import "saji/kernels/quant"
 
 // Kernel describes one GPU kernel: its name in the CUDA module (extern "C")
 // and the Metal library, its parameters in order, and the launch geometry
-// its code assumes. kernels/cuda/kernels.cu and metal/kernels.metal define
-// every kernel listed here with exactly these parameters; their tests check
-// it.
+// its code assumes. kernels/cuda/kernels.cu and kernels/metal/kernels.metal
+// define every kernel listed here with exactly these parameters; their
+// tests check it.
 type Kernel struct {
 	Name   string
 	Params []Param
@@ -21,6 +21,18 @@ type Kernel struct {
 type Param struct {
 	Name string
 	Kind ArgKind
+}
+
+// Signature is k's parameter list for messages: "w ptr, k i32, ...".
+func (k Kernel) Signature() string {
+	s := ""
+	for i, p := range k.Params {
+		if i > 0 {
+			s += ", "
+		}
+		s += p.Name + " " + p.Kind.String()
+	}
+	return s
 }
 
 // WeightTypes are the weight types with matmul and get_rows kernels; other

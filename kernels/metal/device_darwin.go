@@ -292,8 +292,8 @@ func (st *state) lookup(b gpu.Buf, off, n int) (*buffer, error) {
 	if buf == nil {
 		return nil, errors.New("metal: not a buffer of this device")
 	}
-	if off < 0 || n < 0 || off > buf.size-n {
-		return nil, fmt.Errorf("metal: bytes [%d, %d) outside a buffer of %d", off, off+n, buf.size)
+	if err := gpu.CheckRange(buf.size, off, n); err != nil {
+		return nil, fmt.Errorf("metal: %w", err)
 	}
 	return buf, nil
 }

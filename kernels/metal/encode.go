@@ -21,39 +21,26 @@ type binding struct {
 	bits uint32
 }
 
-// bindArgs checks args against kernel k's parameters and returns how they
-// are bound: parameter i at buffer index i, pointers as buffers at their
-// offsets, scalars as bytes. A Ptr argument without a buffer (Handle 0) is
-// allowed for the nullable parameters (the kernels do not read them when
-// their has_* flag is 0); the device binds a placeholder buffer there.
+// bindArgs checks args against kernel k's parameters (gpu.CheckArgs) and
+// returns how they are bound: parameter i at buffer index i, pointers as
+// buffers at their offsets, scalars as bytes. A Ptr argument without a
+// buffer (Handle 0) is allowed for the nullable parameters (the kernels do
+// not read them when their has_* flag is 0); the device binds a
+// placeholder buffer there.
 func bindArgs(k gpu.Kernel, args []gpu.Arg) ([]binding, error) {
-	if len(args) != len(k.Params) {
-		return nil, fmt.Errorf("metal: %s takes %d arguments, not %d", k.Name, len(k.Params), len(args))
+	if err := gpu.CheckArgs(k, args); err != nil {
+		return nil, fmt.Errorf("metal: %w", err)
 	}
 	bs := make([]binding, len(args))
 	for i, a := range args {
-		p := k.Params[i]
-		if a.Kind != p.Kind {
-			return nil, fmt.Errorf("metal: %s: argument %d (%s) is %v, not %v", k.Name, i, p.Name, a.Kind, p.Kind)
-		}
 		b := binding{index: i, kind: a.Kind}
 		switch a.Kind {
 		case gpu.Ptr:
-			if a.Buf.Handle == 0 {
-				if a.Off != 0 {
-					return nil, fmt.Errorf("metal: %s: argument %d (%s) has an offset but no buffer", k.Name, i, p.Name)
-				}
-				break
-			}
-			if a.Off < 0 || a.Off > a.Buf.Size {
-				return nil, fmt.Errorf("metal: %s: argument %d (%s): offset %d outside its buffer of %d bytes",
-					k.Name, i, p.Name, a.Off, a.Buf.Size)
-			}
 			b.buf, b.off = a.Buf.Handle, a.Off
 		case gpu.I32, gpu.F32:
 			b.bits = a.Bits
 		default:
-			return nil, fmt.Errorf("metal: %s: argument %d (%s) is of unknown kind %v", k.Name, i, p.Name, a.Kind)
+			return nil, fmt.Errorf("metal: %s: argument %d (%s) is of unknown kind %v", k.Name, i, k.Params[i].Name, a.Kind)
 		}
 		bs[i] = b
 	}

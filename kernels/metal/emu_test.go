@@ -161,8 +161,8 @@ func (e *emuDevice) span(b gpu.Buf, off, n int) ([]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("emu: unknown buffer %#x", b.Handle)
 	}
-	if off < 0 || n < 0 || off > len(mem)-n {
-		return nil, fmt.Errorf("emu: bytes [%d, %d) outside a buffer of %d", off, off+n, len(mem))
+	if err := gpu.CheckRange(len(mem), off, n); err != nil {
+		return nil, fmt.Errorf("emu: %w", err)
 	}
 	return mem[off : off+n], nil
 }

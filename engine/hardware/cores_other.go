@@ -1,6 +1,6 @@
 //go:build !linux && !darwin
 
-package cpu
+package hardware
 
 // physicalCores returns 0 (unknown): PhysicalCores then counts logical
 // CPUs.

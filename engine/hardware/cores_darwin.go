@@ -1,4 +1,4 @@
-package cpu
+package hardware
 
 import "golang.org/x/sys/unix"
 

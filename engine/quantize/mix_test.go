@@ -1,4 +1,4 @@
-package synth
+package quantize
 
 import (
 	"fmt"
@@ -154,7 +154,7 @@ func mixOf(t *testing.T, f *gguf.File, ft gguf.FileType) Mix {
 	return Mix{FileType: ft, Arch: arch, Layers: int(layers), GQA: int(heads / kv), Tied: !untied}
 }
 
-func TestParseFileType(t *testing.T) {
+func TestParseMixFileType(t *testing.T) {
 	for _, tt := range []struct {
 		in   string
 		want gguf.FileType
@@ -170,11 +170,11 @@ func TestParseFileType(t *testing.T) {
 		{"q4_k", 0, false},
 		{"", 0, false},
 	} {
-		got, err := ParseFileType(tt.in)
+		got, err := ParseMixFileType(tt.in)
 		if (err == nil) != tt.ok || (tt.ok && got != tt.want) {
-			t.Errorf("ParseFileType(%q) = %v, %v", tt.in, got, err)
+			t.Errorf("ParseMixFileType(%q) = %v, %v", tt.in, got, err)
 		}
-		if err != nil && !strings.Contains(err.Error(), "synth: ") {
+		if err != nil && !strings.Contains(err.Error(), "quantize: ") {
 			t.Errorf("error %q lacks the package prefix", err)
 		}
 	}

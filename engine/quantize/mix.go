@@ -1,4 +1,4 @@
-package synth
+package quantize
 
 import (
 	"fmt"
@@ -12,8 +12,8 @@ import (
 
 // This file holds llama-quantize's per-tensor type selection
 // (llama_tensor_get_type in llama.cpp's src/llama-quant.cpp), restated for
-// the file types whose block formats Saji can write. It does not depend on
-// the rest of the package, so that whole-model re-quantization can use it.
+// the file types whose block formats Saji can write. Quantize converts a
+// model with it, and package synth types its synthetic models with it.
 
 // Mix chooses the type of each tensor of a model quantized to a file type,
 // as llama-quantize does without an importance matrix: the file type's
@@ -60,19 +60,28 @@ var mixFileTypes = []gguf.FileType{
 // MixFileTypes returns the file types Mix handles, in llama.cpp's order.
 func MixFileTypes() []gguf.FileType { return slices.Clone(mixFileTypes) }
 
-// ParseFileType reads a llama-quantize type name such as "q4_k_m", "Q8_0"
-// or "f16" (case-insensitive) and checks that Mix handles it.
-func ParseFileType(s string) (gguf.FileType, error) {
-	for _, ft := range mixFileTypes {
+// ParseMixFileType reads a llama-quantize type name such as "q4_k_m",
+// "Q8_0" or "f16" (case-insensitive) and checks that Mix handles it. It
+// accepts more than ParseFileType: the types Mix handles but Quantize does
+// not write (Q2_K_S needs an importance matrix).
+func ParseMixFileType(s string) (gguf.FileType, error) {
+	return parseFileType(s, mixFileTypes, "unknown or unsupported file type")
+}
+
+// parseFileType returns the file type of types called s
+// (case-insensitive), or an error that says what s is not (what) and
+// names the choices.
+func parseFileType(s string, types []gguf.FileType, what string) (gguf.FileType, error) {
+	for _, ft := range types {
 		if strings.EqualFold(ft.String(), s) {
 			return ft, nil
 		}
 	}
-	names := make([]string, len(mixFileTypes))
-	for i, ft := range mixFileTypes {
-		names[i] = strings.ToLower(ft.String())
+	names := make([]string, len(types))
+	for i, ft := range types {
+		names[i] = ft.String()
 	}
-	return 0, fmt.Errorf("synth: unknown or unsupported file type %q (one of %s)", s, strings.Join(names, ", "))
+	return 0, fmt.Errorf("quantize: %s %q (one of %s)", what, s, strings.Join(names, ", "))
 }
 
 // DefaultType returns the tensor type a file type stands for
@@ -110,7 +119,7 @@ func DefaultType(ft gguf.FileType) (quant.Type, error) {
 	case gguf.FileTypeMostlyIQ4XS:
 		return quant.TypeIQ4_XS, nil
 	}
-	return 0, fmt.Errorf("synth: file type %s is not supported", ft)
+	return 0, fmt.Errorf("quantize: file type %s is not supported", ft)
 }
 
 // category is llama-quantize's broad role of a tensor.

@@ -1,0 +1,88 @@
+// Command synthmodel writes a synthetic model for benchmarks: a GGUF file
+// with the architecture and size of a real model, random weights (normal,
+// std 0.02; norms 1) from -seed and the vocabulary (all tokenizer.* keys)
+// of -vocab, quantized with llama-quantize's per-tensor mix for -type. It
+// loads in Saji and in llama.cpp and runs at the real model's speed, but
+// its output is gibberish. The model is generated tensor by tensor, so it
+// need not fit in memory. `saji bench -m FILE` then measures it; .ci/fit-check
+// and .ci/gpu-check write their models with it.
+//
+// Shapes: llama-1b (Llama-3.2-1B), qwen2-0.5b, llama-8b (Llama-3.1-8B), tiny.
+//
+// Usage: go run ./internal/tools/synthmodel -shape SHAPE [-type TYPE] -vocab VOCAB.gguf -o FILE [-seed N] [-t THREADS]
+//
+//	go run ./internal/tools/synthmodel -shape llama-1b -type q4_k_m -vocab llama3-bpe-full.gguf -o /tmp/llama-1b-q4_k_m.gguf
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"time"
+
+	"saji/engine/gguf"
+	"saji/engine/synth"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stderr); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, err)
+		}
+		os.Exit(2)
+	}
+}
+
+// run parses the command line args and writes the model, reporting its
+// progress to stderr.
+func run(ctx context.Context, args []string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("synthmodel", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	shapeName := fs.String("shape", "", "model shape: llama-1b, qwen2-0.5b, llama-8b or tiny")
+	typ := fs.String("type", "q4_k_m", "quantization: q4_k_m, q8_0, f16, bf16, f32, q4_0, q6_k, q5_k_m, q3_k_m, q2_k, iq4_nl, ...")
+	vocabPath := fs.String("vocab", "", "GGUF `FILE` whose vocabulary the model takes")
+	out := fs.String("o", "", "output `FILE`")
+	seed := fs.Uint64("seed", 0, "seed of the random weights")
+	threads := fs.Int("t", 0, "number of threads (0: one per physical core)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *shapeName == "" || *vocabPath == "" || *out == "" || fs.NArg() > 0 {
+		return errors.New("synthmodel: -shape, -vocab and -o are required, and nothing else")
+	}
+	shape, err := synth.LookupShape(*shapeName)
+	if err != nil {
+		return fmt.Errorf("synthmodel: %w", err)
+	}
+	ft, err := synth.ParseFileType(*typ)
+	if err != nil {
+		return fmt.Errorf("synthmodel: %w", err)
+	}
+	vocab, err := gguf.Open(*vocabPath)
+	if err != nil {
+		return fmt.Errorf("synthmodel: %w", err)
+	}
+	defer vocab.Close()
+	start := time.Now()
+	lastPct := -1
+	progress := func(done, total int64) {
+		pct := int(done * 100 / max(total, 1))
+		if pct/5 != lastPct/5 || done == total {
+			lastPct = pct
+			fmt.Fprintf(stderr, "synthmodel: %3d%%  %d of %d MiB  %.1fs\n", pct, done>>20, total>>20, time.Since(start).Seconds())
+		}
+	}
+	opts := synth.Options{Shape: shape, FileType: ft, Vocab: vocab, Seed: *seed, Threads: *threads, Progress: progress}
+	fmt.Fprintf(stderr, "synthmodel: writing %s: %s %s\n", *out, shape.Name, ft)
+	if err := synth.Write(ctx, *out, opts); err != nil {
+		return fmt.Errorf("synthmodel: %w", err)
+	}
+	fmt.Fprintf(stderr, "synthmodel: wrote %s in %.1fs\n", *out, time.Since(start).Seconds())
+	return nil
+}
