@@ -18,7 +18,10 @@ type loader struct {
 	arch          string
 	backend       kernels.Backend
 	layerBackends []kernels.Backend
-	err           error
+	// describe reads the hyperparameters and checks the tensor table
+	// without touching the weights (Describe): tensors are not wrapped.
+	describe bool
+	err      error
 }
 
 func (ld *loader) fail(err error) {
@@ -97,6 +100,9 @@ func (ld *loader) rowRange(b kernels.Backend, name string, cols, from, n int) ke
 			ld.fail(fmt.Errorf("tensor %s (%v %v): cannot take elements [%d, %d)", name, ti.Type, shape, from, from+n))
 			return nil
 		}
+		if ld.describe {
+			return nil
+		}
 		data, err := ld.f.Data(ti)
 		if err != nil {
 			ld.fail(err)
@@ -115,17 +121,20 @@ func (ld *loader) rowRange(b kernels.Backend, name string, cols, from, n int) ke
 
 // wrap makes rows [from, from+n) of ti a backend tensor.
 func (ld *loader) wrap(b kernels.Backend, ti gguf.TensorInfo, shape []int, from, n int) kernels.Tensor {
-	data, err := ld.f.Data(ti)
-	if err != nil {
-		ld.fail(err)
-		return nil
-	}
 	cols := 1
 	if len(shape) > 0 {
 		cols = shape[0]
 	}
 	if !ti.Type.Known() || ti.Type.BlockSize() == 0 || cols%ti.Type.BlockSize() != 0 {
 		ld.fail(fmt.Errorf("tensor %s: type %v does not fit rows of %d", ti.Name, ti.Type, cols))
+		return nil
+	}
+	if ld.describe {
+		return nil
+	}
+	data, err := ld.f.Data(ti)
+	if err != nil {
+		ld.fail(err)
 		return nil
 	}
 	rb := cols / ti.Type.BlockSize() * ti.Type.TypeSize()
@@ -143,7 +152,7 @@ func (ld *loader) wrap(b kernels.Backend, ti gguf.TensorInfo, shape []int, from,
 // floats reads a small tensor (such as rope factors) to the host; nil when
 // the tensor is absent.
 func (ld *loader) floats(name string, n int) []float32 {
-	if ld.err != nil || !ld.has(name) {
+	if ld.err != nil || ld.describe || !ld.has(name) {
 		return nil
 	}
 	ti, _, _ := ld.shapeOf(name)
