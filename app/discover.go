@@ -73,14 +73,14 @@ type quantRow struct {
 	Size        int64
 	Shards      int
 	Incomplete  bool
-	Verdict     hardware.Verdict
+	Verdict     fit.Verdict
 	HasVerdict  bool // the memory could be read
 	Recommended bool
 	InLibrary   bool // every file of the level is in the library folder
 	// Fit is the fit planner's verdict ("fits in RAM, up to 32K context,
 	// ~9 tok/s") once the level's header was read, and Plan the plan
 	// behind it; until then (or when the header cannot be read) the
-	// column shows Verdict, the plain RAM check.
+	// column shows Verdict, the planner's size-based fallback.
 	Fit  string
 	Plan *fit.Plan
 }
@@ -563,7 +563,7 @@ const planConcurrency = 3
 // requests (a few megabytes at most), plans it on this machine (one
 // shared detection; the memory as fetchRepo read it) for the context of
 // the settings, and puts the verdict in the quant table. A level whose
-// header cannot be read keeps the plain RAM check.
+// header cannot be read keeps the size-based verdict (fit.PlanSize).
 func (v *discoverView) planLevels(client *hub.Client, id string, seq int, d repoDetails) {
 	if d.err != nil || len(d.levels) == 0 {
 		return
@@ -582,7 +582,7 @@ func (v *discoverView) planLevels(client *hub.Client, id string, seq int, d repo
 	if d.memKnown {
 		machine.Memory = d.mem
 	}
-	req := fitRequest(v.u.core.Settings().Context)
+	req := fit.Desktop(v.u.core.Settings().Context)
 	sem := make(chan struct{}, planConcurrency)
 	var wg sync.WaitGroup
 	for i, q := range d.levels {
@@ -618,21 +618,10 @@ func (v *discoverView) planLevels(client *hub.Client, id string, seq int, d repo
 }
 
 // describeLevel reads the shape of level q of repo at rev from its first
-// file's header. A split model's other shards hold the remaining layers:
-// their bytes are spread over the layers.
+// file's header (the bytes of a split model's other shards spread over
+// the layers).
 func describeLevel(ctx context.Context, client *hub.Client, repo, rev string, q hub.Quant) (fit.ModelShape, error) {
-	s, err := fit.DescribeURL(ctx, client.HTTPClient(), client.FileURL(repo, rev, q.Files[0].Path), client.Header())
-	if err != nil {
-		return s, err
-	}
-	if q.Shards > 1 && s.Layers > 0 && q.Size > s.FileSize {
-		extra := q.Size - s.FileSize
-		for i := range s.LayerBytes {
-			s.LayerBytes[i] += extra / int64(s.Layers)
-		}
-		s.FileSize = q.Size
-	}
-	return s, nil
+	return fit.DescribeSplitURL(ctx, client.HTTPClient(), client.FileURL(repo, rev, q.Files[0].Path), client.Header(), q.Size)
 }
 
 // showPlan puts the plan of level i in the quant table.
@@ -693,12 +682,14 @@ func (v *discoverView) fetchRepo(client *hub.Client, id, dir string) repoDetails
 	if m, err := v.memory(); err == nil && m.Total > 0 {
 		d.mem, d.memKnown = m, true
 	}
-	rec, ok := hub.Recommend(d.levels, int64(d.mem.Available))
+	// Before the headers are read, the planner's size-based fallback
+	// answers (planLevels replaces it level by level).
+	rec, ok := hub.Recommend(d.levels, int64(d.mem.Available), func(q hub.Quant) int64 { return fit.SizeNeed(q.Size) })
 	for _, q := range d.levels {
 		r := quantRow{Name: q.Name, Size: q.Size, Shards: q.Shards, Incomplete: q.Incomplete,
 			HasVerdict: d.memKnown, Recommended: d.memKnown && ok && q.Name == rec.Name && !q.Incomplete}
 		if d.memKnown {
-			r.Verdict = d.mem.Check(q.Size)
+			r.Verdict = fit.PlanSize(q.Size, hardware.Machine{Memory: d.mem}).Verdict
 		}
 		r.InLibrary = len(q.Files) > 0
 		for _, f := range q.Files {
@@ -795,11 +786,11 @@ func cardText(m hub.ModelInfo, c hub.Card) string {
 }
 
 // verdictText names a verdict for the quant table, with its colour.
-func verdictText(v hardware.Verdict) (string, widget.Importance) {
-	switch v {
-	case hardware.Fits:
+func verdictText(v fit.Verdict) (string, widget.Importance) {
+	switch v.Word() {
+	case "fits":
 		return "Fits", widget.SuccessImportance
-	case hardware.Tight:
+	case "tight":
 		return "Tight", widget.WarningImportance
 	}
 	return "Too big", widget.DangerImportance

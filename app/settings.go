@@ -17,6 +17,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"saji/engine/offload"
+	"saji/engine/scheduler"
 	"saji/kernels/cpu"
 )
 
@@ -129,7 +130,7 @@ func (v *settingsView) load(s Settings) {
 	v.gpuLayers.SetText(gpuLayersText(s.GPULayers))
 	ctx := s.Context
 	if ctx <= 0 {
-		ctx = defaultContext
+		ctx = scheduler.DefaultContext
 	}
 	choices := slices.Clone(contextChoices)
 	if !slices.Contains(choices, ctx) {

@@ -180,12 +180,6 @@ func (c candidate) shape(level string) fit.ModelShape {
 // wizardLevels are the levels considered, best quality first.
 var wizardLevels = []string{"Q8_0", "Q4_K_M"}
 
-// fitRequest is the planner's request for a context: one conversation at
-// a time, the KV cache in F16, as many layers on a GPU as fit.
-func fitRequest(context int) fit.Request {
-	return fit.Request{Context: context, KVType: "f16", Parallel: 1, GPULayers: -1}
-}
-
 // modelPick is a recommendation: a candidate at the best level that fits.
 type modelPick struct {
 	Candidate candidate
@@ -205,7 +199,7 @@ func recommendModels(m hardware.Machine, use useCase) ([]modelPick, int) {
 		}
 		found := false
 		for _, level := range wizardLevels {
-			p, err := fit.PlanFor(c.shape(level), m, fitRequest(useCases[use].context))
+			p, err := fit.PlanFor(c.shape(level), m, fit.Desktop(useCases[use].context))
 			if err != nil || p.Verdict.Kind == fit.WontFit || p.Verdict.Tight {
 				continue
 			}

@@ -318,6 +318,19 @@ func TestDescribeURL(t *testing.T) {
 		t.Errorf("fetched %d bytes of a %d-byte file", n, buf.Len())
 	}
 	t.Logf("header of a %d-byte file read in %d bytes", buf.Len(), sent.Load())
+	// The first of shards of 1 GB more in all: the rest spread over the
+	// layers.
+	total := int64(buf.Len()) + int64(got.Layers)<<30
+	split, err := DescribeSplitURL(context.Background(), srv.Client(), srv.URL+"/m.gguf", h, total)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if split.FileSize != total || split.LayerBytes[1] != got.LayerBytes[1]+1<<30 {
+		t.Errorf("split shape: file %d bytes, layer 1 %d bytes", split.FileSize, split.LayerBytes[1])
+	}
+	if one, _ := DescribeSplitURL(context.Background(), srv.Client(), srv.URL+"/m.gguf", h, 0); one.FileSize != got.FileSize || one.LayerBytes[1] != got.LayerBytes[1] {
+		t.Errorf("one file: %+v", one)
+	}
 
 	if _, err := DescribeURL(context.Background(), srv.Client(), srv.URL+"/m.gguf", nil); err == nil || !strings.Contains(err.Error(), "401") {
 		t.Errorf("no token: error %v", err)

@@ -52,9 +52,9 @@ func newFitCmd() *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVarP(&ff.model, "model", "m", "", "a GGUF `FILE`, or REPO:QUANT on the hub")
-	f.IntVarP(&ff.ctx, "ctx", "c", 0, "context length (0: 4096, or the model's when shorter)")
+	f.IntVarP(&ff.ctx, "ctx", "c", 0, fmt.Sprintf("context length (0: %d, or the model's when shorter)", scheduler.DefaultContext))
 	f.StringVar(&ff.kv, "kv", "f16", "KV cache type: f16, q8_0 or f32")
-	f.IntVar(&ff.parallel, "parallel", 0, "sequences at once, each with the whole context (0: the scheduler's default pool)")
+	f.IntVar(&ff.parallel, "parallel", 1, "1: the desktop's one conversation and a reserve (the app, saji run); N: a server's pool of N full contexts (saji serve --parallel N)")
 	f.IntVar(&ff.gpu, "gpu-layers", -1, "layers to offload to the GPU (-1: as many as fit)")
 	f.BoolVar(&ff.json, "json", false, "print the plan as JSON")
 	f.BoolVar(&ff.measure, "measure", false, "load the local model, generate and compare with the prediction")
@@ -189,20 +189,7 @@ func describeHub(ctx context.Context, ref string) (fit.ModelShape, error) {
 	if !ok {
 		return fit.ModelShape{}, fmt.Errorf("fit: %s has no %s GGUF file", repo, level)
 	}
-	s, err := fit.DescribeURL(ctx, c.HTTPClient(), c.FileURL(repo, "", q.Files[0].Path), c.Header())
-	if err != nil {
-		return s, err
-	}
-	if q.Shards > 1 && s.Layers > 0 {
-		// The other shards hold the remaining layers: spread their
-		// bytes over the layers.
-		extra := q.Size - s.FileSize
-		for i := range s.LayerBytes {
-			s.LayerBytes[i] += extra / int64(s.Layers)
-		}
-	}
-	s.FileSize = q.Size
-	return s, nil
+	return fit.DescribeSplitURL(ctx, c.HTTPClient(), c.FileURL(repo, "", q.Files[0].Path), c.Header(), q.Size)
 }
 
 // sizeClass is a typical model of a size, for the table of what fits.
@@ -283,7 +270,7 @@ func measureFit(ctx context.Context, path string, p fit.Plan, n int) (*fit.Measu
 	}
 	defer lm.Close()
 	s, err := scheduler.New(lm.model, scheduler.Config{Context: p.Request.Context, KVType: p.Request.KVType,
-		MaxSeqs: p.MaxSeqs, KVBytes: p.Breakdown.KVBudget})
+		Parallel: p.Request.Parallel, MaxSeqs: p.MaxSeqs, KVBytes: p.Breakdown.KVBudget})
 	if err != nil {
 		return nil, err
 	}

@@ -17,12 +17,10 @@ import (
 	"saji/engine/model"
 	"saji/engine/offload"
 	"saji/engine/sample"
+	"saji/engine/scheduler"
 	"saji/engine/tokenizer"
 	"saji/kernels/quant"
 )
-
-// defaultRunCtx caps the default context size of 'saji run'.
-const defaultRunCtx = 4096
 
 // runFlags are the settings of 'saji run'.
 type runFlags struct {
@@ -92,7 +90,7 @@ func newRunCmd() *cobra.Command {
 	f.StringArrayVar(&rf.stops, "stop", nil, "stop generating at `STR` (repeatable; the stop string is not printed)")
 	f.BoolVarP(&rf.quiet, "quiet", "q", false, "print no statistics or notes on standard error")
 	f.StringVar(&rf.system, "system", "", "system prompt for the chat")
-	f.IntVarP(&rf.nCtx, "ctx", "c", 0, fmt.Sprintf("context size in tokens (0: the model's training context, at most %d)", defaultRunCtx))
+	f.IntVarP(&rf.nCtx, "ctx", "c", 0, fmt.Sprintf("context size in tokens (0: the model's training context, at most %d)", scheduler.DefaultContext))
 	f.IntVarP(&rf.threads, "threads", "t", 0, "number of threads (0: all CPUs)")
 	f.StringVar(&rf.kvType, "kv-type", "f16", "key/value cache type: f16 (llama.cpp's default) or f32")
 	registerGPULayers(f, &rf.gpuLayers, "")
@@ -145,16 +143,10 @@ type generator struct {
 	maxTokens int
 }
 
-// runContext is the context the cache holds: --ctx, or else the training
-// context train up to defaultRunCtx.
+// runContext is the context the cache holds: --ctx, or else the
+// scheduler's default for a model trained with train tokens.
 func runContext(train, nCtx int) int {
-	if nCtx > 0 {
-		return nCtx
-	}
-	if train > 0 {
-		return min(train, defaultRunCtx)
-	}
-	return defaultRunCtx
+	return scheduler.Config{Context: max(0, nCtx)}.Sized(train).Context
 }
 
 // openRunModel opens the model of the flags with --gpu-layers of its

@@ -14,6 +14,7 @@ import (
 	"saji/engine/chat"
 	"saji/engine/gguf"
 	"saji/engine/sample"
+	"saji/engine/scheduler"
 	"saji/internal/refdata"
 	"saji/kernels/quant"
 )
@@ -260,7 +261,7 @@ func TestRunChatTurns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := min(lm.model.Config().ContextTrain, defaultRunCtx); g.cache.Size() != want {
+	if want := min(lm.model.Config().ContextTrain, scheduler.DefaultContext); g.cache.Size() != want {
 		t.Errorf("default context %d, want %d", g.cache.Size(), want)
 	}
 	tmpl, err := g.chatTemplate(nil)

@@ -17,7 +17,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"saji/engine/offload"
-	"saji/engine/scheduler"
 	"saji/engine/server"
 	"saji/kernels/cpu"
 )
@@ -134,9 +133,7 @@ func runServe(ctx context.Context, sf *serveFlags, errw io.Writer) error {
 	if threads <= 0 {
 		threads = cpu.PhysicalCores()
 	}
-	load := server.LoadOptions{Threads: threads, GPULayers: sf.local.gpuLayers, Scheduler: scheduler.Config{
-		MaxSeqs: l.maxSeqs, TokenBudget: l.budget, Context: l.ctx, KVType: l.kvType,
-		KVBytes: int64(l.kvMiB) << 20, NoPrefixCache: l.noPrefixCache}}
+	load := server.LoadOptions{Threads: threads, GPULayers: sf.local.gpuLayers, Scheduler: l.scheduler()}
 	srv := server.New(server.Config{APIKeys: sf.apiKeys, CORSOrigins: sf.cors, Logger: slog.Default(),
 		ModelsDir: sf.dir, Load: load, KeepAlive: sf.keepAlive, MaxLoaded: max(sf.maxLoaded, len(sf.models)+1), Remotes: remotes, Aliases: aliases})
 	defer srv.Close()
