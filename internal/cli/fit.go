@@ -192,43 +192,11 @@ func describeHub(ctx context.Context, ref string) (fit.ModelShape, error) {
 	return fit.DescribeSplitURL(ctx, c.HTTPClient(), c.FileURL(repo, "", q.Files[0].Path), c.Header(), q.Size)
 }
 
-// sizeClass is a typical model of a size, for the table of what fits.
-type sizeClass struct {
-	name                                 string
-	layers, embd, ffn, heads, kvh, vocab int
-}
-
-var sizeClasses = []sizeClass{
-	{"1B", 16, 2048, 8192, 32, 8, 128256},
-	{"3B", 28, 3072, 8192, 24, 8, 128256},
-	{"8B", 32, 4096, 14336, 32, 8, 128256},
-	{"14B", 48, 5120, 13824, 40, 8, 152064},
-	{"32B", 64, 5120, 27648, 40, 8, 152064},
-	{"70B", 80, 8192, 28672, 64, 8, 128256},
-}
-
-// shape returns the class's shape at Q4_K_M (about 4.89 bits a weight;
-// the embeddings at Q4_K, the head at Q6_K).
-func (c sizeClass) shape() fit.ModelShape {
-	hd := c.embd / c.heads
-	layerParams := int64(c.embd)*int64(c.heads*hd)*2 + int64(c.embd)*int64(c.kvh*hd)*2 + 3*int64(c.embd)*int64(c.ffn)
-	s := fit.ModelShape{Arch: "llama", Name: c.name, FileType: "Q4_K - Medium", Layers: c.layers, Heads: c.heads,
-		HeadDim: hd, ValueDim: hd, Embd: c.embd, FFN: c.ffn, Vocab: c.vocab, ContextTrain: 131072,
-		EmbdBytes: int64(c.vocab) * int64(c.embd) * 144 / 256, OutputBytes: int64(c.vocab) * int64(c.embd) * 210 / 256,
-		TokenizerEntries: 3 * c.vocab}
-	for range c.layers {
-		s.KVHeads = append(s.KVHeads, c.kvh)
-		s.LayerBytes = append(s.LayerBytes, layerParams*489/800)
-	}
-	s.FileSize = s.WeightBytes()
-	return s
-}
-
 // fitTable prints the machine and a row per model size.
 func fitTable(m hardware.Machine, req fit.Request, asJSON bool, out io.Writer) error {
 	var plans []fit.Plan
-	for _, c := range sizeClasses {
-		p, err := fit.PlanFor(c.shape(), m, req)
+	for _, c := range fit.Classes {
+		p, err := fit.PlanFor(c.Shape(), m, req)
 		if err != nil {
 			return err
 		}
