@@ -100,12 +100,8 @@ func (ld *loader) rowRange(b kernels.Backend, name string, cols, from, n int) ke
 			ld.fail(fmt.Errorf("tensor %s (%v %v): cannot take elements [%d, %d)", name, ti.Type, shape, from, from+n))
 			return nil
 		}
-		if ld.describe {
-			return nil
-		}
-		data, err := ld.f.Data(ti)
-		if err != nil {
-			ld.fail(err)
+		data, ok := ld.data(ti)
+		if !ok {
 			return nil
 		}
 		t, err := b.Weight(ti.Type, []int{n}, data[4*from:4*(from+n)])
@@ -119,6 +115,20 @@ func (ld *loader) rowRange(b kernels.Backend, name string, cols, from, n int) ke
 	return ld.wrap(b, ti, shape, from, n)
 }
 
+// data returns ti's bytes; false when describing (no weight is read) or
+// on an error, which it records.
+func (ld *loader) data(ti gguf.TensorInfo) ([]byte, bool) {
+	if ld.describe {
+		return nil, false
+	}
+	data, err := ld.f.Data(ti)
+	if err != nil {
+		ld.fail(err)
+		return nil, false
+	}
+	return data, true
+}
+
 // wrap makes rows [from, from+n) of ti a backend tensor.
 func (ld *loader) wrap(b kernels.Backend, ti gguf.TensorInfo, shape []int, from, n int) kernels.Tensor {
 	cols := 1
@@ -129,12 +139,8 @@ func (ld *loader) wrap(b kernels.Backend, ti gguf.TensorInfo, shape []int, from,
 		ld.fail(fmt.Errorf("tensor %s: type %v does not fit rows of %d", ti.Name, ti.Type, cols))
 		return nil
 	}
-	if ld.describe {
-		return nil
-	}
-	data, err := ld.f.Data(ti)
-	if err != nil {
-		ld.fail(err)
+	data, ok := ld.data(ti)
+	if !ok {
 		return nil
 	}
 	rb := cols / ti.Type.BlockSize() * ti.Type.TypeSize()
@@ -152,13 +158,12 @@ func (ld *loader) wrap(b kernels.Backend, ti gguf.TensorInfo, shape []int, from,
 // floats reads a small tensor (such as rope factors) to the host; nil when
 // the tensor is absent.
 func (ld *loader) floats(name string, n int) []float32 {
-	if ld.err != nil || ld.describe || !ld.has(name) {
+	if ld.err != nil || !ld.has(name) {
 		return nil
 	}
 	ti, _, _ := ld.shapeOf(name)
-	data, err := ld.f.Data(ti)
-	if err != nil {
-		ld.fail(err)
+	data, ok := ld.data(ti)
+	if !ok {
 		return nil
 	}
 	out := make([]float32, ti.Elements())
