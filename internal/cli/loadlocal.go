@@ -86,7 +86,7 @@ func (l *localFlags) register(f *pflag.FlagSet, note string) {
 	f.IntVar(&l.budget, "token-budget", scheduler.DefaultTokenBudget, note+"most tokens per forward pass")
 	f.IntVar(&l.parallel, "parallel", scheduler.DefaultParallel, note+"full contexts the KV cache holds for the sequences to share (as llama-server's -np; 1: one conversation and a reserve)")
 	f.IntVar(&l.kvMiB, "kv-budget", 0, note+"KV cache memory in `MiB`, in place of --parallel (0: --parallel full contexts)")
-	f.IntVar(&l.ctx, "ctx", 0, note+"context length per sequence (0: 4096, or the model's when shorter)")
+	f.IntVar(&l.ctx, "ctx", 0, note+fmt.Sprintf("context length per sequence (0: %d, or the model's when shorter)", scheduler.DefaultContext))
 	f.StringVar(&l.kvType, "ctk", "f16", note+"KV cache type: f16, f32 or q8_0")
 	f.BoolVar(&l.noPrefixCache, "no-prefix-cache", false, note+"turn prefix caching off")
 	registerGPULayers(f, &l.gpuLayers, note)
