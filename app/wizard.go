@@ -262,6 +262,12 @@ func verdictLine(p fit.Plan) (string, widget.Importance) {
 	if p.DecodeTokensPerSec > 0 {
 		s += ", " + speedText(p.DecodeTokensPerSec)
 	}
+	if t := p.Model.ContextTrain; t > 0 && p.Request.Context > t {
+		// The plan is for more than the model was trained with: the
+		// largest context is the trained one, and the verdict says so.
+		s += fmt.Sprintf(" (trained for %s, less than the %s asked)", contextText(t), contextText(p.Request.Context))
+		imp = widget.WarningImportance
+	}
 	if p.Verdict.Tight {
 		s += " (tight: close other programs first)"
 		imp = widget.WarningImportance
