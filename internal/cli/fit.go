@@ -42,7 +42,9 @@ func newFitCmd() *cobra.Command {
 			"With a GGUF file, or a Hugging Face repository and level (owner/name:Q4_K_M,\n" +
 			"whose header alone is read with Range requests), plan the model: weights per\n" +
 			"layer, KV cache, compute buffers, the verdict, the largest context that fits\n" +
-			"and the decode speed the memory bandwidth allows. --measure then loads the\n" +
+			"and the decode speed the memory bandwidth allows. The KV cache is planned for\n" +
+			"one conversation and a reserve, as the app and saji run load models, or with\n" +
+			"--parallel N for saji serve's pool of N contexts. --measure then loads the\n" +
 			"local model, generates a few tokens and prints the measured resident memory\n" +
 			"and tokens/s beside the predictions.",
 		Args: cobra.NoArgs,
