@@ -215,7 +215,7 @@ func PlanFor(shape ModelShape, machine hardware.Machine, req Request) (Plan, err
 	p.Pool = p.poolText()
 	if t := shape.ContextTrain; t > 0 && req.Context > t {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("the context of %d tokens exceeds the %d the model was trained with: "+
-			"it may lose track of what came before token %d, and the largest context is the trained one", req.Context, t, t))
+			"past token %d its output degrades, so the largest context given is the trained one", req.Context, t, t))
 	}
 	return p, nil
 }
