@@ -48,10 +48,12 @@ const (
 //
 // The desktop profile (Parallel 1: the app, saji run) sizes the KV pool for
 // one conversation of the full context plus ReserveTokens: room for a short
-// second request beside a conversation at full length (the app's API
-// server sharing the model, a title), and for the copy-on-write of a
-// shared prefix block, without paying for contexts a single chat never
-// fills. It runs at most DesktopMaxSeqs sequences at once.
+// second request beside a conversation at full length (an editor's call
+// to the app's API server, which shares the model), and for the
+// copy-on-write of a shared prefix block, without paying for contexts a
+// single chat never fills. It runs at most DesktopMaxSeqs sequences at
+// once: a longer second request waits, or preempts, rather than growing
+// the pool.
 //
 // The serving profile (Parallel N: saji serve --parallel, DefaultParallel
 // as llama-server's -np) sizes the pool for N full contexts, which the
