@@ -66,9 +66,6 @@ type Settings struct {
 	Welcomed bool
 }
 
-// defaultContext is the context length models load with unless changed.
-const defaultContext = 4096
-
 // Preference keys.
 const (
 	prefModelsDir   = "models_dir"
@@ -89,7 +86,7 @@ func loadSettings(p fyne.Preferences) Settings {
 	return Settings{
 		ModelsDir:   p.StringWithFallback(prefModelsDir, ModelsDir()),
 		Threads:     p.Int(prefThreads),
-		Context:     p.IntWithFallback(prefContext, defaultContext),
+		Context:     p.IntWithFallback(prefContext, scheduler.DefaultContext),
 		GPULayers:   p.IntWithFallback(prefGPULayers, offload.Auto),
 		Theme:       p.StringWithFallback(prefTheme, "system"),
 		StartServer: p.Bool(prefStartServer),
@@ -244,7 +241,7 @@ func (c *core) openEngine() error {
 		Library: lib,
 		Logger:  c.log,
 		Load: runner.LoadOptions{Threads: threads, GPULayers: c.settings.GPULayers, GPU: c.gpu, Logger: c.log,
-			Scheduler: scheduler.Config{Context: c.settings.Context}},
+			Scheduler: c.settings.scheduler()},
 	})
 	c.srv = server.New(server.Config{Runner: c.run, Logger: c.log, APIKeys: c.settings.APIKeys, CORSOrigins: c.settings.CORS})
 	return nil
@@ -737,9 +734,18 @@ func (c *core) planLoaded(m *runner.Model) (fit.Plan, error) {
 	if m.Info.Context > 0 {
 		n = m.Info.Context
 	}
-	// The engine runs on the CPU: plan it there, with the scheduler's own
-	// pool rule (Parallel 0), as runner.LoadOptions sets it up.
-	return fit.PlanFor(shape, machine, fit.Request{Context: n, KVType: "f16", GPULayers: 0})
+	// The engine runs on the CPU: plan it there, with the scheduler's
+	// settings of the app's loads.
+	sc := s.scheduler()
+	sc.Context = n
+	return fit.PlanFor(shape, machine, fit.SchedulerRequest(sc, 0))
+}
+
+// scheduler is the scheduler configuration the app loads models with:
+// the desktop profile (one conversation of the context and a reserve, for
+// a few sequences at once) at the settings' context.
+func (s Settings) scheduler() scheduler.Config {
+	return scheduler.Config{Context: s.Context, Parallel: 1}
 }
 
 // fitCheckWait bounds how long the comparison waits for the plan (the

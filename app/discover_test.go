@@ -18,6 +18,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"saji/engine/download"
+	"saji/engine/fit"
 	"saji/engine/hardware"
 	"saji/engine/hub"
 	"saji/engine/hub/hubtest"
@@ -74,7 +75,7 @@ func randomBytes(t *testing.T, n int) []byte {
 // times larger is tight and one ten times larger too big.
 func fakeMemory(q4 int64) func() (hardware.Memory, error) {
 	return func() (hardware.Memory, error) {
-		return hardware.Memory{Available: hardware.Need(q4 * 2), Total: hardware.Need(q4 * 5)}, nil
+		return hardware.Memory{Available: uint64(fit.SizeNeed(q4 * 2)), Total: uint64(fit.SizeNeed(q4 * 5))}, nil
 	}
 }
 
@@ -229,21 +230,21 @@ func TestDiscoverQuantTable(t *testing.T) {
 	type want struct {
 		name    string
 		size    int64
-		verdict hardware.Verdict
+		verdict string
 		rec     bool
 	}
 	wants := []want{
-		{"Q2_K", q4 / 3, hardware.Fits, false},
-		{"Q4_K_M", q4, hardware.Fits, true},
-		{"Q8_0", 3 * q4, hardware.Tight, false},
-		{"F16", 10 * q4, hardware.TooBig, false},
+		{"Q2_K", q4 / 3, "fits", false},
+		{"Q4_K_M", q4, "fits", true},
+		{"Q8_0", 3 * q4, "tight", false},
+		{"F16", 10 * q4, "too big", false},
 	}
 	if len(s.Levels) != len(wants) {
 		t.Fatalf("levels %+v", s.Levels)
 	}
 	for i, w := range wants {
 		got := s.Levels[i]
-		if got.Name != w.name || got.Size != w.size || !got.HasVerdict || got.Verdict != w.verdict || got.Recommended != w.rec || got.Shards != 1 {
+		if got.Name != w.name || got.Size != w.size || !got.HasVerdict || got.Verdict.Word() != w.verdict || got.Recommended != w.rec || got.Shards != 1 {
 			t.Errorf("level %d: %+v, want %+v", i, got, w)
 		}
 	}

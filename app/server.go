@@ -25,6 +25,8 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"saji/engine/scheduler"
 )
 
 // The bind address choices of the server panel.
@@ -999,7 +1001,7 @@ func editorSnippets(in snippetInputs) []editorSnippet {
 	base, v1, name := in.URL, in.URL+"/v1", in.Model
 	ctx := in.Context
 	if ctx <= 0 {
-		ctx = defaultContext
+		ctx = scheduler.DefaultContext
 	}
 	keyOr := func(none string) string {
 		if in.Key != "" {

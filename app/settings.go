@@ -18,6 +18,7 @@ import (
 
 	"saji/engine/hardware"
 	"saji/engine/offload"
+	"saji/engine/scheduler"
 )
 
 // contextChoices are the context lengths the settings offer.
@@ -129,7 +130,7 @@ func (v *settingsView) load(s Settings) {
 	v.gpuLayers.SetText(gpuLayersText(s.GPULayers))
 	ctx := s.Context
 	if ctx <= 0 {
-		ctx = defaultContext
+		ctx = scheduler.DefaultContext
 	}
 	choices := slices.Clone(contextChoices)
 	if !slices.Contains(choices, ctx) {

@@ -25,9 +25,11 @@ import (
 	"fyne.io/fyne/v2/widget"
 	"github.com/shirou/gopsutil/v3/mem"
 
+	"saji/engine/fit"
 	"saji/engine/hardware"
 	"saji/engine/library"
 	"saji/engine/model"
+	"saji/engine/scheduler"
 )
 
 // machineInfo is what the welcome view says about this computer.
@@ -51,33 +53,35 @@ func probeMachine() machineInfo {
 }
 
 // modelFit is one row of the memory table: a model size class and the
-// memory it needs at Q4_K_M with a few thousand tokens of context.
+// memory it needs at Q4_K_M.
 type modelFit struct {
-	Size string // "7-8B"
+	Size string // "8B"
 	Need uint64 // bytes
 }
 
 // gibibyte is a binary gigabyte, as memory sizes are counted.
 const gibibyte = 1 << 30
 
-// modelFits is the estimate of the memory needed by size class (Q4_K_M
-// weights plus a 4K context). The fit planner (engine/hardware) will
-// replace this table with a computation per model.
-var modelFits = []modelFit{
-	{"0.5B", gibibyte * 6 / 10},
-	{"1.5B", gibibyte * 11 / 10},
-	{"3B", gibibyte * 23 / 10},
-	{"7-8B", gibibyte * 55 / 10},
-	{"13-14B", gibibyte * 95 / 10},
-	{"32B", 21 * gibibyte},
-	{"70-72B", 44 * gibibyte},
+// modelFits plans engine/fit's size classes as the app loads models (the
+// desktop profile at the default context, on the CPU): the memory each
+// needs.
+func modelFits() []modelFit {
+	var fits []modelFit
+	for _, c := range fit.Classes {
+		p, err := fit.PlanFor(c.Shape(), hardware.Machine{}, fit.Request{Parallel: 1, GPULayers: 0})
+		if err != nil {
+			continue
+		}
+		fits = append(fits, modelFit{Size: c.Name, Need: uint64(p.Breakdown.Total)})
+	}
+	return fits
 }
 
-// largestFit returns the index in modelFits of the largest size that fits
-// in avail bytes, or -1 when none does.
-func largestFit(avail uint64) int {
+// largestFit returns the index in fits of the largest size that fits in
+// avail bytes, or -1 when none does.
+func largestFit(fits []modelFit, avail uint64) int {
 	best := -1
-	for i, f := range modelFits {
+	for i, f := range fits {
 		if f.Need <= avail {
 			best = i
 		}
@@ -104,11 +108,12 @@ func machineSentence(m machineInfo) string {
 	if m.Cores > 0 {
 		have += fmt.Sprintf(", and %d processor cores", m.Cores)
 	}
-	i := largestFit(m.Available)
+	fits := modelFits()
+	i := largestFit(fits, m.Available)
 	if i < 0 {
 		return have + ": that is little free memory for a language model. Close some programs, or start with the smallest model (0.5B parameters)."
 	}
-	return fmt.Sprintf("%s: it runs models up to about %s parameters at Q4_K_M comfortably.", have, modelFits[i].Size)
+	return fmt.Sprintf("%s: it runs models up to about %s parameters at Q4_K_M comfortably.", have, fits[i].Size)
 }
 
 // recommendedModel is a small instruct model offered on first run.
@@ -208,7 +213,7 @@ func (v *welcomeView) build() {
 	v.memory = welcomeLabel(machineSentence(v.machine))
 	table := container.NewGridWithColumns(3,
 		welcomeBold("Model size"), welcomeBold("Memory it needs"), welcomeBold("Now"))
-	for _, f := range modelFits {
+	for _, f := range modelFits() {
 		now := "needs more free memory"
 		if v.machine.Total == 0 {
 			now = ""
@@ -219,7 +224,7 @@ func (v *welcomeView) build() {
 		table.Add(widget.NewLabel("about " + memoryText(f.Need)))
 		table.Add(widget.NewLabel(now))
 	}
-	estimate := welcomeLabel("These are estimates for Q4_K_M models with a few thousand tokens of context; longer conversations need more.")
+	estimate := welcomeLabel(fmt.Sprintf("These are estimates for Q4_K_M models with a conversation of %d tokens; longer conversations need more.", scheduler.DefaultContext))
 	estimate.TextStyle.Italic = true
 
 	m := v.model

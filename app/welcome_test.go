@@ -21,7 +21,7 @@ func TestWelcomeMachineSentence(t *testing.T) {
 		want string
 	}{
 		{machineInfo{Total: 24 * gibibyte, Available: gibibyte * 91 / 10, Cores: 8},
-			"This computer has 24 GB of memory, 9.1 GB free, and 8 processor cores: it runs models up to about 7-8B parameters at Q4_K_M comfortably."},
+			"This computer has 24 GB of memory, 9.1 GB free, and 8 processor cores: it runs models up to about 8B parameters at Q4_K_M comfortably."},
 		{machineInfo{Total: 64 * gibibyte, Available: 40 * gibibyte, Cores: 12},
 			"This computer has 64 GB of memory, 40 GB free, and 12 processor cores: it runs models up to about 32B parameters at Q4_K_M comfortably."},
 		{machineInfo{Total: 8 * gibibyte, Available: 3 * gibibyte},

@@ -180,12 +180,6 @@ func (c candidate) shape(level string) fit.ModelShape {
 // wizardLevels are the levels considered, best quality first.
 var wizardLevels = []string{"Q8_0", "Q4_K_M"}
 
-// fitRequest is the planner's request for a context: one conversation at
-// a time, the KV cache in F16, as many layers on a GPU as fit.
-func fitRequest(context int) fit.Request {
-	return fit.Request{Context: context, KVType: "f16", Parallel: 1, GPULayers: -1}
-}
-
 // modelPick is a recommendation: a candidate at the best level that fits.
 type modelPick struct {
 	Candidate candidate
@@ -205,7 +199,7 @@ func recommendModels(m hardware.Machine, use useCase) ([]modelPick, int) {
 		}
 		found := false
 		for _, level := range wizardLevels {
-			p, err := fit.PlanFor(c.shape(level), m, fitRequest(useCases[use].context))
+			p, err := fit.PlanFor(c.shape(level), m, fit.Desktop(useCases[use].context))
 			if err != nil || p.Verdict.Kind == fit.WontFit || p.Verdict.Tight {
 				continue
 			}
@@ -267,6 +261,12 @@ func verdictLine(p fit.Plan) (string, widget.Importance) {
 	}
 	if p.DecodeTokensPerSec > 0 {
 		s += ", " + speedText(p.DecodeTokensPerSec)
+	}
+	if t := p.Model.ContextTrain; t > 0 && p.Request.Context > t {
+		// The plan is for more than the model was trained with: the
+		// largest context is the trained one, and the verdict says so.
+		s += fmt.Sprintf(" (trained for %s, less than the %s asked)", contextText(t), contextText(p.Request.Context))
+		imp = widget.WarningImportance
 	}
 	if p.Verdict.Tight {
 		s += " (tight: close other programs first)"

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 
 	"saji/app/store"
 	"saji/engine/chat"
@@ -146,6 +147,13 @@ func TestVerdictLine(t *testing.T) {
 		if got, _ := verdictLine(p); got != tt.want {
 			t.Errorf("%v: %q, want %q", tt.v, got, tt.want)
 		}
+	}
+	// Past the trained context, the verdict says the largest context is
+	// the trained one.
+	p.Verdict, p.Model.ContextTrain, p.MaxContext, p.Request.Context = fit.Verdict{Kind: fit.CPUOnly}, 4096, 4096, 8192
+	want := "fits in RAM, up to 4K context, ~9.0 tok/s (trained for 4K, less than the 8K asked)"
+	if got, imp := verdictLine(p); got != want || imp != widget.WarningImportance {
+		t.Errorf("past the trained context: %q (%v), want %q", got, imp, want)
 	}
 }
 

@@ -9,12 +9,12 @@
 package fit
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
 	"saji/engine/gguf"
+	"saji/engine/model"
 )
 
 // ModelShape is what the planner needs to know about a model, read from
@@ -58,65 +58,33 @@ type ModelShape struct {
 	TokenizerEntries int `json:"tokenizer_entries"`
 }
 
-// Describe reads a model's shape from f's metadata and tensor table.
+// Describe reads a model's shape from f's metadata and tensor table: the
+// hyperparameters and attention windows as engine/model's loader reads
+// them (model.Describe: an architecture Saji cannot run is an error), the
+// sizes from the tensor table.
 func Describe(f *gguf.File) (ModelShape, error) {
-	var s ModelShape
-	var err error
-	if s.Arch, err = f.Architecture(); err != nil {
-		return s, fmt.Errorf("fit: %w", err)
+	d, err := model.Describe(f)
+	if err != nil {
+		return ModelShape{}, fmt.Errorf("fit: %w", err)
 	}
+	s := ModelShape{Arch: d.Arch, Layers: d.Layers, Heads: d.Heads, HeadDim: d.HeadDim, ValueDim: d.ValueDim,
+		Embd: d.Embd, FFN: d.FFN, Vocab: d.Vocab, ContextTrain: d.ContextTrain}
 	s.Name, _ = f.Name()
 	if ft, err := f.FileType(); err == nil {
 		s.FileType = ft.Description()
 	}
-	layers, err := f.BlockCount()
-	if err != nil {
-		return s, fmt.Errorf("fit: %w", err)
-	}
-	if layers == 0 || layers > 1<<16 {
-		return s, fmt.Errorf("fit: block count %d is not plausible", layers)
-	}
-	s.Layers = int(layers)
-	embd, err := f.EmbeddingLength()
-	if err != nil {
-		return s, fmt.Errorf("fit: %w", err)
-	}
-	s.Embd = int(embd)
-	heads, err := f.LayerUints(gguf.KeyHeadCount)
-	if err != nil {
-		return s, fmt.Errorf("fit: %w", err)
-	}
-	s.Heads = int(heads[0])
-	kv, err := f.LayerUints(gguf.KeyHeadCountKV)
-	if errors.Is(err, gguf.ErrNotFound) {
-		kv = heads
-	} else if err != nil {
-		return s, fmt.Errorf("fit: %w", err)
-	}
 	s.KVHeads = make([]int, s.Layers)
-	for i, n := range kv {
-		s.KVHeads[i] = int(n)
+	for i := range s.KVHeads {
+		s.KVHeads[i] = d.KVHeads
 	}
-	if s.Heads <= 0 {
-		return s, fmt.Errorf("fit: head count %d is not plausible", s.Heads)
+	for i, w := range d.Windows {
+		if w > 0 {
+			if s.SWA == nil {
+				s.SWA = make([]bool, s.Layers)
+			}
+			s.SWA[i], s.SlidingWindow = true, w
+		}
 	}
-	s.HeadDim = s.Embd / s.Heads
-	if v, err := f.KeyLength(); err == nil {
-		s.HeadDim = int(v)
-	}
-	s.ValueDim = s.HeadDim
-	if v, err := f.ValueLength(); err == nil {
-		s.ValueDim = int(v)
-	}
-	if v, err := f.ContextLength(); err == nil {
-		s.ContextTrain = int(v)
-	}
-	if v, err := f.FeedForwardLength(); err == nil {
-		s.FFN = int(v)
-	} else if ffn, err := f.LayerUints(gguf.KeyFeedForwardLength); err == nil {
-		s.FFN = int(ffn[0])
-	}
-	s.describeSWA(f)
 
 	s.LayerBytes = make([]int64, s.Layers)
 	output := false
@@ -132,20 +100,12 @@ func Describe(f *gguf.File) (ModelShape, error) {
 			s.LayerBytes[i] += t.Size
 		case t.Name == "token_embd.weight":
 			s.EmbdBytes += t.Size
-			if len(t.Shape) >= 2 {
-				s.Vocab = int(t.Shape[1])
-			}
 		default:
 			output = output || t.Name == "output.weight"
 			s.OutputBytes += t.Size
 		}
 	}
 	s.TiedOutput = !output
-	if s.Vocab == 0 {
-		if v, err := f.VocabSize(); err == nil {
-			s.Vocab = int(v)
-		}
-	}
 	for _, key := range []string{gguf.KeyTokens, gguf.KeyMerges} {
 		if v, ok := f.Value(key); ok {
 			s.TokenizerEntries += v.Len()
@@ -153,28 +113,6 @@ func Describe(f *gguf.File) (ModelShape, error) {
 	}
 	s.FileSize = f.FileSize()
 	return s, nil
-}
-
-// describeSWA sets the sliding-window layers as engine/model does: only
-// Gemma 3 uses them, every layer but each pattern-th (default 6) being
-// local when the file has a window.
-func (s *ModelShape) describeSWA(f *gguf.File) {
-	if s.Arch != "gemma3" {
-		return
-	}
-	w, err := f.SlidingWindow()
-	if err != nil || w == 0 {
-		return
-	}
-	period := 6
-	if v, err := f.Uint("%s.attention.sliding_window_pattern"); err == nil {
-		period = int(v)
-	}
-	s.SlidingWindow = int(w)
-	s.SWA = make([]bool, s.Layers)
-	for i := range s.SWA {
-		s.SWA[i] = period == 0 || i%period < period-1
-	}
 }
 
 // WeightBytes returns the bytes of all the weights.

@@ -16,15 +16,19 @@ func mb(n int64) string {
 // Explain says how the plan's numbers come about, a line each.
 func (p Plan) Explain() []string {
 	s, b, r := p.Model, p.Breakdown, p.Request
+	m := p.Machine.Memory
 	var out []string
+	if p.Fallback {
+		out = append(out, fmt.Sprintf("Need: %s (the file's %s, a fifth more for the KV cache and buffers, and 512 MiB)",
+			mb(b.Total), mb(s.FileSize)))
+		out = append(out, fmt.Sprintf("Verdict: %s (RAM %s available of %s)", p.Verdict, mb(int64(m.Available)), mb(int64(m.Total))))
+		for _, w := range p.Warnings {
+			out = append(out, "Warning: "+w)
+		}
+		return out
+	}
 	out = append(out, fmt.Sprintf("Weights: %s (%d layers x %s + %s embeddings/output)",
 		mb(b.Weights), s.Layers, mb(b.LayerWeights), mb(b.EmbdWeights+b.OutputWeights)))
-	seqs := plural(r.Parallel, "sequence")
-	rule := "Parallel contexts"
-	if r.Parallel == 0 {
-		seqs = fmt.Sprintf("the scheduler's default pool for %d sequences", p.MaxSeqs)
-		rule = "max(4, max-seqs/4) contexts"
-	}
 	bpe := kvElemBytes(r.KVType)
 	for _, g := range b.KVGroups {
 		kvh, _ := s.groupHeads(g.Window)
@@ -35,19 +39,21 @@ func (p Plan) Explain() []string {
 		out = append(out, fmt.Sprintf("KV cache at %d tokens, %s: %s (2 x %d layers x %d KV heads x %d x %d cells x %s B; %s)",
 			r.Context, r.KVType, mb(g.Bytes), g.Layers, kvh, s.HeadDim, g.Cells, bpe, what))
 	}
-	out = append(out, fmt.Sprintf("KV pool: %d tokens for %s (%s, blocks of 16); scheduler KV budget %s",
-		b.KVTokens, seqs, rule, budgetText(b.KVBudget)))
+	out = append(out, fmt.Sprintf("KV cache: %s: a pool of %d tokens in blocks of 16 (scheduler KV budget %d bytes)",
+		p.Pool, b.KVTokens, b.KVBudget))
 	out = append(out, fmt.Sprintf("Compute buffers: %s (activations for %d tokens a step: %s; logits for %s: %s)",
 		mb(b.Activations+b.Logits), max(128, p.MaxSeqs), mb(b.Activations), plural(p.MaxSeqs, "sequence"), mb(b.Logits)))
 	out = append(out, fmt.Sprintf("Runtime and tokenizer: %s", mb(b.Overhead)))
 	out = append(out, fmt.Sprintf("Total: %s (RAM %s, GPU %s)", mb(b.Total), mb(b.RAM), mb(b.GPU)))
-	m := p.Machine.Memory
 	out = append(out, fmt.Sprintf("Verdict: %s (RAM %s available of %s)", p.Verdict, mb(int64(m.Available)), mb(int64(m.Total))))
 	limit := "training context"
 	if s.ContextTrain > 0 {
 		limit = fmt.Sprintf("training context %d", s.ContextTrain)
 	}
 	out = append(out, fmt.Sprintf("Largest context that fits: %d tokens (%s)", p.MaxContext, limit))
+	for _, w := range p.Warnings {
+		out = append(out, "Warning: "+w)
+	}
 	switch {
 	case p.DecodeTokensPerSec > 0:
 		out = append(out, fmt.Sprintf("Decode: about %.1f tokens/s (%.1f GB/s / %s read per token: weights and KV at %d tokens)",
@@ -86,13 +92,6 @@ func kvElemBytes(t string) string {
 		return "1.0625"
 	}
 	return "2"
-}
-
-func budgetText(n int64) string {
-	if n == 0 {
-		return "0 (default)"
-	}
-	return fmt.Sprintf("%d bytes", n)
 }
 
 func plural(n int, what string) string {

@@ -75,11 +75,13 @@ func TestKVMatchesEngine(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					sc, err := scheduler.New(m, scheduler.Config{Context: tc.ctx, KVType: kv, MaxSeqs: tc.parallel, KVBytes: p.Breakdown.KVBudget})
+					// The scheduler sizes the pool of the profile itself.
+					sc, err := scheduler.New(m, scheduler.Config{Context: tc.ctx, KVType: kv, Parallel: tc.parallel})
 					if err != nil {
 						t.Fatal(err)
 					}
 					st := sc.Stats().KV
+					scfg := sc.Config()
 					sc.Close()
 					var engine int64
 					for i, g := range groups {
@@ -92,8 +94,15 @@ func TestKVMatchesEngine(t *testing.T) {
 					if engine != p.Breakdown.KV {
 						t.Errorf("%s ctx %d parallel %d: KV %d bytes, scheduler %d", kv, tc.ctx, tc.parallel, p.Breakdown.KV, engine)
 					}
-					if tc.parallel > 0 && p.Breakdown.KVTokens != tc.parallel*tc.ctx/kvBlock*kvBlock {
-						t.Errorf("%d parallel contexts of %d: pool of %d tokens", tc.parallel, tc.ctx, p.Breakdown.KVTokens)
+					want := tc.parallel * tc.ctx
+					if tc.parallel == 1 {
+						want = tc.ctx + scheduler.ReserveTokens
+					}
+					if tc.parallel > 0 && p.Breakdown.KVTokens != want/kvBlock*kvBlock {
+						t.Errorf("profile %d, contexts of %d: pool of %d tokens, want %d", tc.parallel, tc.ctx, p.Breakdown.KVTokens, want)
+					}
+					if p.MaxSeqs != scfg.MaxSeqs {
+						t.Errorf("profile %d: %d sequences at once, scheduler %d", tc.parallel, p.MaxSeqs, scfg.MaxSeqs)
 					}
 				}
 			}
@@ -180,19 +189,21 @@ func TestPlanNumbers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 2 x 16 layers x 8 KV heads x 64 x 8192 x 2 B.
-	if want := int64(2 * 16 * 8 * 64 * 8192 * 2); p.Breakdown.KV != want {
+	// One context (2 x 16 layers x 8 KV heads x 64 x 8192 x 2 B) and the
+	// desktop's reserve.
+	ctxKV := int64(2 * 16 * 8 * 64 * 8192 * 2)
+	if want := ctxKV / 8192 * (8192 + scheduler.ReserveTokens); p.Breakdown.KV != want {
 		t.Errorf("KV %d, want %d", p.Breakdown.KV, want)
 	}
 	q, _ := PlanFor(shape(), m, Request{Context: 8192, Parallel: 1, KVType: "q8_0"})
-	if want := int64(2*16*8*64*8192) / 32 * 34; q.Breakdown.KV != want {
+	if want := int64(2*16*8*64*(8192+scheduler.ReserveTokens)) / 32 * 34; q.Breakdown.KV != want {
 		t.Errorf("q8_0 KV %d, want %d", q.Breakdown.KV, want)
 	}
 	d, _ := PlanFor(shape(), m, Request{Context: 8192})
-	if d.Breakdown.KV != 4*p.Breakdown.KV || d.MaxSeqs != scheduler.DefaultMaxSeqs {
-		t.Errorf("the default pool is %d bytes for %d sequences, want four contexts (%d)", d.Breakdown.KV, d.MaxSeqs, 4*p.Breakdown.KV)
+	if d.Breakdown.KV != 4*ctxKV || d.MaxSeqs != scheduler.DefaultMaxSeqs {
+		t.Errorf("the default pool is %d bytes for %d sequences, want four contexts (%d)", d.Breakdown.KV, d.MaxSeqs, 4*ctxKV)
 	}
-	wantBytes := 16*(34<<20) + int64(262<<20) + 8<<10 + p.Breakdown.KV
+	wantBytes := 16*(34<<20) + int64(262<<20) + 8<<10 + ctxKV
 	if p.DecodeBytes != wantBytes {
 		t.Errorf("decode reads %d bytes, want %d", p.DecodeBytes, wantBytes)
 	}
@@ -200,7 +211,7 @@ func TestPlanNumbers(t *testing.T) {
 		t.Errorf("decode %.2f tokens/s, want %.2f", p.DecodeTokensPerSec, got)
 	}
 	lines := strings.Join(p.Explain(), "\n")
-	for _, want := range []string{"Weights: ", "16 layers x 36 MB", "KV cache at 8192 tokens, f16: 268 MB (2 x 16 layers x 8 KV heads x 64 x 8192 cells x 2 B", "Verdict: fits in RAM", "tokens/s"} {
+	for _, want := range []string{"Weights: ", "16 layers x 36 MB", "KV cache at 8192 tokens, f16: 285 MB (2 x 16 layers x 8 KV heads x 64 x 8704 cells x 2 B", "KV cache: 1 conversation of 8192 tokens + a reserve of 512", "Verdict: fits in RAM", "tokens/s"} {
 		if !strings.Contains(lines, want) {
 			t.Errorf("the explanation lacks %q:\n%s", want, lines)
 		}
@@ -226,11 +237,12 @@ func TestSlidingWindowShape(t *testing.T) {
 		t.Fatalf("groups %+v", p.Breakdown.KVGroups)
 	}
 	slide := p.Breakdown.KVGroups[0]
-	// The window, a step's tokens and a block, in blocks of 16.
-	if slide.Window != 512 || slide.Layers != 14 || slide.Cells != 512+128+16 {
+	// For each of the desktop's sequences at once, the window, a step's
+	// tokens and a block, in blocks of 16.
+	if slide.Window != 512 || slide.Layers != 14 || slide.Cells != scheduler.DesktopMaxSeqs*(512+128+16) {
 		t.Errorf("sliding group %+v", slide)
 	}
-	if full := p.Breakdown.KVGroups[1]; full.Cells != 32768 || full.Layers != 2 {
+	if full := p.Breakdown.KVGroups[1]; full.Cells != 32768+scheduler.ReserveTokens || full.Layers != 2 {
 		t.Errorf("full group %+v", full)
 	}
 }
@@ -306,6 +318,19 @@ func TestDescribeURL(t *testing.T) {
 		t.Errorf("fetched %d bytes of a %d-byte file", n, buf.Len())
 	}
 	t.Logf("header of a %d-byte file read in %d bytes", buf.Len(), sent.Load())
+	// The first of shards of 1 GB more in all: the rest spread over the
+	// layers.
+	total := int64(buf.Len()) + int64(got.Layers)<<30
+	split, err := DescribeSplitURL(context.Background(), srv.Client(), srv.URL+"/m.gguf", h, total)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if split.FileSize != total || split.LayerBytes[1] != got.LayerBytes[1]+1<<30 {
+		t.Errorf("split shape: file %d bytes, layer 1 %d bytes", split.FileSize, split.LayerBytes[1])
+	}
+	if one, _ := DescribeSplitURL(context.Background(), srv.Client(), srv.URL+"/m.gguf", h, 0); one.FileSize != got.FileSize || one.LayerBytes[1] != got.LayerBytes[1] {
+		t.Errorf("one file: %+v", one)
+	}
 
 	if _, err := DescribeURL(context.Background(), srv.Client(), srv.URL+"/m.gguf", nil); err == nil || !strings.Contains(err.Error(), "401") {
 		t.Errorf("no token: error %v", err)

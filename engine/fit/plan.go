@@ -10,23 +10,50 @@ import (
 	"saji/kernels/quant"
 )
 
-// Request is what the user wants to run.
+// Request is what the user wants to run. Its zero fields take the
+// scheduler's defaults (scheduler.Config.Sized), so that the plan sizes the
+// pool the scheduler will build.
 type Request struct {
 	// Context is the longest sequence in tokens (0: the scheduler's
-	// default, 4096 or the training context when shorter).
+	// default, scheduler.DefaultContext or the training context when
+	// shorter).
 	Context int `json:"context"`
 	// KVType is the KV cache's element type: "f16" (also for ""), "q8_0"
 	// or "f32".
 	KVType string `json:"kv_type"`
-	// Parallel is the number of sequences that run at once, each with the
-	// whole context: the KV pool holds Parallel contexts, and the
-	// scheduler is to be given Breakdown.KVBudget and MaxSeqs Parallel.
-	// 0 follows the scheduler's own rule for a zero Config.KVBytes: a pool
-	// of max(4, DefaultMaxSeqs/4) contexts for DefaultMaxSeqs sequences.
+	// Parallel is the memory profile, scheduler.Config.Parallel: 1 the
+	// desktop's (one conversation of the whole context and a reserve of
+	// scheduler.ReserveTokens), N the server's (a pool of N whole
+	// contexts that the running sequences share), 0 the scheduler's older
+	// default (four contexts, or MaxSeqs quarter contexts when more).
 	Parallel int `json:"parallel"`
+	// KVBytes, above 0, is the KV pool's budget in bytes (the scheduler's
+	// Config.KVBytes); it takes the place of Parallel's pool.
+	KVBytes int64 `json:"kv_bytes,omitempty"`
+	// MaxSeqs is the most sequences running at once (0: the scheduler's
+	// default for the profile).
+	MaxSeqs int `json:"max_seqs,omitempty"`
 	// GPULayers is the number of layers to offload: -1 chooses (as many
 	// as fit), 0 none.
 	GPULayers int `json:"gpu_layers"`
+}
+
+// Desktop is the request of the desktop profile (the app, saji run): one
+// conversation of ctx tokens (0: the default) and a small reserve.
+func Desktop(ctx int) Request { return Request{Context: ctx, Parallel: 1, GPULayers: -1} }
+
+// SchedulerRequest is the request for a model served by a scheduler with
+// cfg and gpuLayers layers on the GPU: the plan sizes the same pool.
+func SchedulerRequest(cfg scheduler.Config, gpuLayers int) Request {
+	return Request{Context: cfg.Context, KVType: cfg.KVType, Parallel: cfg.Parallel, KVBytes: max(0, cfg.KVBytes),
+		MaxSeqs: cfg.MaxSeqs, GPULayers: gpuLayers}
+}
+
+// scheduler returns the scheduler settings of req for shape, defaults
+// filled in as the scheduler fills them.
+func (req Request) scheduler(shape ModelShape) scheduler.Config {
+	return scheduler.Config{Context: req.Context, KVType: req.KVType, Parallel: req.Parallel, KVBytes: req.KVBytes,
+		MaxSeqs: req.MaxSeqs}.Sized(shape.ContextTrain)
 }
 
 // VerdictKind says where a model runs.
@@ -134,6 +161,15 @@ type Plan struct {
 	// number of sequences the scheduler runs at once.
 	Request Request `json:"request"`
 	MaxSeqs int     `json:"max_seqs"`
+	// Pool names the KV pool in words ("1 conversation of 8192 tokens +
+	// a reserve of 512", "4 parallel sequences of 8192 tokens").
+	Pool string `json:"pool"`
+	// Warnings say what the plan's numbers do not: a context beyond the
+	// training context, a plan from the file's size alone.
+	Warnings []string `json:"warnings,omitempty"`
+	// Fallback is set for a plan from the file's size alone (PlanSize),
+	// without a breakdown by layer.
+	Fallback bool `json:"fallback,omitempty"`
 
 	Breakdown Breakdown `json:"breakdown"`
 	Verdict   Verdict   `json:"verdict"`
@@ -169,41 +205,52 @@ func PlanFor(shape ModelShape, machine hardware.Machine, req Request) (Plan, err
 		return p, err
 	}
 	p.Request = req
-	p.MaxSeqs = req.Parallel
-	if req.Parallel == 0 {
-		p.MaxSeqs = scheduler.DefaultMaxSeqs
-	}
+	p.MaxSeqs = req.MaxSeqs
 	p.place()
 	p.MaxContext = p.maxContext()
 	p.DecodeBytes = shape.decodeBytes(req.Context, p.kvType())
 	if machine.Bandwidth > 0 && p.Breakdown.GPU == 0 && p.DecodeBytes > 0 {
 		p.DecodeTokensPerSec = machine.Bandwidth / float64(p.DecodeBytes)
 	}
+	p.Pool = p.poolText()
+	if t := shape.ContextTrain; t > 0 && req.Context > t {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("the context of %d tokens exceeds the %d the model was trained with: "+
+			"past token %d its output degrades, so the largest context given is the trained one", req.Context, t, t))
+	}
 	return p, nil
 }
 
-// fillRequest checks req and fills in its defaults.
+// fillRequest checks req and fills in its defaults, the scheduler's.
 func fillRequest(s ModelShape, req Request) (Request, error) {
-	if req.Context < 0 || req.Parallel < 0 {
-		return req, fmt.Errorf("fit: the context (%d) and the parallel sequences (%d) cannot be negative", req.Context, req.Parallel)
-	}
-	if req.Context == 0 {
-		req.Context = scheduler.DefaultContext
-		if s.ContextTrain > 0 {
-			req.Context = min(req.Context, s.ContextTrain)
-		}
+	if req.Context < 0 || req.Parallel < 0 || req.MaxSeqs < 0 {
+		return req, fmt.Errorf("fit: the context (%d), the parallel sequences (%d) and the sequences at once (%d) cannot be negative",
+			req.Context, req.Parallel, req.MaxSeqs)
 	}
 	req.KVType = strings.ToLower(req.KVType)
-	if req.KVType == "" {
-		req.KVType = "f16"
-	}
-	if _, err := kvType(req.KVType); err != nil {
+	if _, err := kvType0(req.KVType); err != nil {
 		return req, err
 	}
+	cfg := req.scheduler(s)
+	req.Context, req.KVType, req.MaxSeqs = cfg.Context, cfg.KVType, cfg.MaxSeqs
+	req.KVBytes = max(0, req.KVBytes)
 	if req.GPULayers < -1 {
 		req.GPULayers = -1
 	}
 	return req, nil
+}
+
+// poolText names the KV pool of the plan's profile.
+func (p Plan) poolText() string {
+	r := p.Request
+	switch {
+	case r.KVBytes > 0:
+		return fmt.Sprintf("a budget of %s shared by up to %s of %d tokens", mb(r.KVBytes), plural(p.MaxSeqs, "sequence"), r.Context)
+	case r.Parallel == 1:
+		return fmt.Sprintf("1 conversation of %d tokens + a reserve of %d", r.Context, scheduler.ReserveTokens)
+	case r.Parallel > 1:
+		return fmt.Sprintf("%d parallel sequences of %d tokens", r.Parallel, r.Context)
+	}
+	return fmt.Sprintf("the scheduler's default pool for %d sequences of %d tokens", p.MaxSeqs, r.Context)
 }
 
 func kvType(s string) (quant.Type, error) {
@@ -283,41 +330,13 @@ func kvType0(s string) (quant.Type, error) {
 	return kvType(strings.ToLower(s))
 }
 
-// poolCells sizes the KV pool as scheduler.New does: it is the
-// scheduler's own PoolCells over this shape's groups, with blocks of
-// kvcache.DefaultBlockSize.
-func (s ModelShape) poolCells(ctx, maxSeqs, tokenBudget int, budget int64, typ quant.Type) (cells []int, used int64) {
+// poolGroups returns the shape's KV groups as the scheduler sizes them.
+func (s ModelShape) poolGroups(typ quant.Type) []scheduler.PoolGroup {
 	var groups []scheduler.PoolGroup
 	for _, g := range s.kvGroups() {
 		groups = append(groups, scheduler.PoolGroup{Window: g.window, CellBytes: s.groupCellBytes(g, typ)})
 	}
-	return scheduler.PoolCells(scheduler.Config{Context: ctx, MaxSeqs: maxSeqs, TokenBudget: tokenBudget,
-		BlockSize: kvcache.DefaultBlockSize, KVBytes: budget}, groups)
-}
-
-// kvBudget returns the scheduler budget for the request: for Parallel
-// sequences, exactly what Parallel full contexts take (so that the
-// scheduler's pool holds that many tokens); 0 for the scheduler's default.
-func (s ModelShape) kvBudget(ctx, parallel, tokenBudget int, typ quant.Type) int64 {
-	if parallel == 0 {
-		return 0
-	}
-	bs := kvcache.DefaultBlockSize
-	t := int64(parallel) * int64(ctx)
-	var b int64
-	hasFull := false
-	for _, g := range s.kvGroups() {
-		hasFull = hasFull || g.window == 0
-	}
-	for _, g := range s.kvGroups() {
-		n := t
-		if g.window > 0 && hasFull {
-			per := ((min(g.window, ctx)+tokenBudget+bs-1)/bs + 1) * bs
-			n = min(t, int64(parallel)*int64(min(per, ctx+bs)))
-		}
-		b += n * s.groupCellBytes(g, typ)
-	}
-	return b
+	return groups
 }
 
 // place sizes everything and chooses where it goes.
@@ -335,8 +354,9 @@ func (p *Plan) place() {
 	b.EmbdWeights, b.OutputWeights = s.EmbdBytes, s.OutputBytes
 	b.Weights = b.LayersWeights + b.EmbdWeights + b.OutputWeights
 
-	b.KVBudget = s.kvBudget(req.Context, req.Parallel, scheduler.DefaultTokenBudget, typ)
-	cells, _ := s.poolCells(req.Context, p.MaxSeqs, scheduler.DefaultTokenBudget, b.KVBudget, typ)
+	cfg := req.scheduler(s)
+	cells, budget := scheduler.PoolCells(cfg, s.poolGroups(typ))
+	b.KVBudget = budget
 	groups := s.kvGroups()
 	layerKV := make([]int64, s.Layers)
 	for i, g := range groups {
@@ -355,7 +375,7 @@ func (p *Plan) place() {
 		b.KVTokens = cells[0]
 	}
 
-	b.Activations, b.Logits = s.computeBytes(p.MaxSeqs, max(scheduler.DefaultTokenBudget, p.MaxSeqs), req.Context, max(1, p.Machine.CPU.Threads))
+	b.Activations, b.Logits = s.computeBytes(p.MaxSeqs, max(cfg.TokenBudget, p.MaxSeqs), req.Context, max(1, p.Machine.CPU.Threads))
 	b.Overhead = baseOverhead + int64(s.TokenizerEntries)*tokenizerEntry
 	b.Total = b.Weights + b.KV + b.Activations + b.Logits + b.Overhead
 
@@ -528,4 +548,16 @@ func (p Plan) DecodeTokensPerSecAt(tokens int) float64 {
 		return 0
 	}
 	return p.Machine.Bandwidth / float64(p.Model.decodeBytes(tokens, p.kvType()))
+}
+
+// Word says the verdict's RAM side in a word, as the app's and saji
+// pull's tables show it: "fits", "tight" or "too big".
+func (v Verdict) Word() string {
+	switch {
+	case v.Kind == WontFit:
+		return "too big"
+	case v.Tight:
+		return "tight"
+	}
+	return "fits"
 }

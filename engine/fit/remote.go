@@ -164,3 +164,22 @@ func parseContentRange(v string) (start, total int64, err error) {
 	}
 	return start, total, nil
 }
+
+// DescribeSplitURL reads the shape of a model of total bytes, split into
+// shards whose first is at url, from that shard's header (DescribeURL).
+// The other shards hold the remaining layers' tensors: their bytes (total
+// less the first shard's) are spread evenly over the layers, without
+// reading their headers. For a model in one file, total is its size (or
+// 0), and the shape is DescribeURL's.
+func DescribeSplitURL(ctx context.Context, client *http.Client, url string, header http.Header, total int64) (ModelShape, error) {
+	s, err := DescribeURL(ctx, client, url, header)
+	if err != nil || total <= s.FileSize || s.Layers == 0 {
+		return s, err
+	}
+	extra := total - s.FileSize
+	for i := range s.LayerBytes {
+		s.LayerBytes[i] += extra / int64(s.Layers)
+	}
+	s.FileSize = total
+	return s, nil
+}

@@ -295,16 +295,11 @@ func Parse(ref string) (repo, quant string, err error) {
 	return repo, strings.ToUpper(q), nil
 }
 
-// Memory the recommendation leaves besides the weights: 20% of the file
-// for the KV cache and compute buffers, plus this much.
-const recommendOverhead = 512 << 20
-
-// need is the memory a level needs to run: Size*1.2 + 512 MiB.
-func need(q Quant) int64 { return q.Size + q.Size/5 + recommendOverhead }
-
 // Recommend picks a level to download for a machine with available bytes
-// of memory (RAM, or the GPU's when the model runs there). A level fits
-// when Size*1.2 + 512 MiB <= available. The rule:
+// of memory (RAM, or the GPU's when the model runs there). need is the
+// memory a level takes to run, engine/fit's answer (fit.SizeNeed of its
+// size before its header is read): a level fits when need(q) <= available.
+// The rule:
 //
 //  1. The anchor is Q4_K_M (the usual best trade of size and quality); a
 //     repository without one anchors on its 4-bit level closest to it
@@ -320,7 +315,7 @@ func need(q Quant) int64 { return q.Size + q.Size/5 + recommendOverhead }
 //
 // Incomplete levels are never picked. When nothing fits, Recommend returns
 // the smallest complete level and false.
-func Recommend(levels []Quant, available int64) (Quant, bool) {
+func Recommend(levels []Quant, available int64, need func(Quant) int64) (Quant, bool) {
 	var cands []Quant
 	for _, q := range levels {
 		if !q.Incomplete && q.Bits() > 0 && len(q.Files) > 0 {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"saji/engine/fit"
 )
 
 func files(spec ...string) []File {
@@ -197,13 +199,14 @@ func TestParse(t *testing.T) {
 
 func TestRecommend(t *testing.T) {
 	const GB = 1 << 30
+	need := func(q Quant) int64 { return fit.SizeNeed(q.Size) }
 	lv := func(name string, gb float64) Quant {
 		return Quant{Name: name, Files: []File{{Path: name + ".gguf", Size: int64(gb * GB)}}, Size: int64(gb * GB), Shards: 1}
 	}
 	// An 8B model's levels.
 	full := []Quant{lv("IQ2_XXS", 2.4), lv("Q2_K", 3.2), lv("Q3_K_M", 4.0), lv("Q4_K_S", 4.7), lv("Q4_K_M", 4.9),
 		lv("Q5_K_M", 5.7), lv("Q6_K", 6.6), lv("Q8_0", 8.5), lv("F16", 16)}
-	// need = size*1.2 + 0.5 GB: Q4_K_M 6.38, Q5_K_M 7.34, Q6_K 8.42, Q8_0 10.7, Q3_K_M 5.3, Q2_K 4.34, IQ2_XXS 3.38.
+	// engine/fit's fallback: size*1.2 + 0.5 GB: Q4_K_M 6.38, Q5_K_M 7.34, Q6_K 8.42, Q8_0 10.7, Q3_K_M 5.3, Q2_K 4.34, IQ2_XXS 3.38.
 	noQ4KM := []Quant{lv("Q3_K_M", 4.0), lv("IQ4_XS", 4.4), lv("Q4_0", 4.6), lv("Q8_0", 8.5)}
 	highOnly := []Quant{lv("Q5_K_M", 5.7), lv("Q6_K", 6.6), lv("Q8_0", 8.5)}
 	f16Only := []Quant{lv("F16", 2)}
@@ -237,13 +240,13 @@ func TestRecommend(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, ok := Recommend(tt.levels, int64(tt.avail*GB))
+			got, ok := Recommend(tt.levels, int64(tt.avail*GB), need)
 			if got.Name != tt.want || ok != tt.ok {
 				t.Errorf("Recommend(%.1f GB) = %s, %v; want %s, %v", tt.avail, got.Name, ok, tt.want, tt.ok)
 			}
 		})
 	}
-	if q, ok := Recommend(nil, 1<<40); ok || q.Name != "" {
+	if q, ok := Recommend(nil, 1<<40, need); ok || q.Name != "" {
 		t.Errorf("no levels: %+v, %v", q, ok)
 	}
 }

@@ -60,6 +60,7 @@ func loadGemma3(ld *loader) (arch, error) {
 	if _, s, ok := ld.shapeOf("blk.0.ffn_up.weight"); ok && len(s) == 2 {
 		nff = s[1]
 	}
+	m.hp.FFN = nff
 	for i := range hp.Layers {
 		b := m.backends[i]
 		p := fmt.Sprintf("blk.%d.", i)

@@ -79,6 +79,7 @@ func loadLlama(v llamaVariant) loaderFunc {
 			}
 			m.layers = append(m.layers, l)
 		}
+		m.hp.FFN = nff
 		m.rope = kernels.RopeParams{
 			HeadDim: hp.HeadDim, Dims: hp.ropeDims, Base: hp.ropeBase, FreqScale: hp.ropeScale,
 			Factors: ld.floats("rope_freqs.weight", hp.ropeDims/2), Neox: v.neox,

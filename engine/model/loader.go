@@ -18,7 +18,10 @@ type loader struct {
 	arch          string
 	backend       kernels.Backend
 	layerBackends []kernels.Backend
-	err           error
+	// describe reads the hyperparameters and checks the tensor table
+	// without touching the weights (Describe): tensors are not wrapped.
+	describe bool
+	err      error
 }
 
 func (ld *loader) fail(err error) {
@@ -97,9 +100,8 @@ func (ld *loader) rowRange(b kernels.Backend, name string, cols, from, n int) ke
 			ld.fail(fmt.Errorf("tensor %s (%v %v): cannot take elements [%d, %d)", name, ti.Type, shape, from, from+n))
 			return nil
 		}
-		data, err := ld.f.Data(ti)
-		if err != nil {
-			ld.fail(err)
+		data, ok := ld.data(ti)
+		if !ok {
 			return nil
 		}
 		t, err := b.Weight(ti.Type, []int{n}, data[4*from:4*(from+n)])
@@ -113,19 +115,32 @@ func (ld *loader) rowRange(b kernels.Backend, name string, cols, from, n int) ke
 	return ld.wrap(b, ti, shape, from, n)
 }
 
-// wrap makes rows [from, from+n) of ti a backend tensor.
-func (ld *loader) wrap(b kernels.Backend, ti gguf.TensorInfo, shape []int, from, n int) kernels.Tensor {
+// data returns ti's bytes; false when describing (no weight is read) or
+// on an error, which it records.
+func (ld *loader) data(ti gguf.TensorInfo) ([]byte, bool) {
+	if ld.describe {
+		return nil, false
+	}
 	data, err := ld.f.Data(ti)
 	if err != nil {
 		ld.fail(err)
-		return nil
+		return nil, false
 	}
+	return data, true
+}
+
+// wrap makes rows [from, from+n) of ti a backend tensor.
+func (ld *loader) wrap(b kernels.Backend, ti gguf.TensorInfo, shape []int, from, n int) kernels.Tensor {
 	cols := 1
 	if len(shape) > 0 {
 		cols = shape[0]
 	}
 	if !ti.Type.Known() || ti.Type.BlockSize() == 0 || cols%ti.Type.BlockSize() != 0 {
 		ld.fail(fmt.Errorf("tensor %s: type %v does not fit rows of %d", ti.Name, ti.Type, cols))
+		return nil
+	}
+	data, ok := ld.data(ti)
+	if !ok {
 		return nil
 	}
 	rb := cols / ti.Type.BlockSize() * ti.Type.TypeSize()
@@ -147,9 +162,8 @@ func (ld *loader) floats(name string, n int) []float32 {
 		return nil
 	}
 	ti, _, _ := ld.shapeOf(name)
-	data, err := ld.f.Data(ti)
-	if err != nil {
-		ld.fail(err)
+	data, ok := ld.data(ti)
+	if !ok {
 		return nil
 	}
 	out := make([]float32, ti.Elements())

@@ -59,6 +59,7 @@ type Config struct {
 	KVHeads      int
 	HeadDim      int // key (and query) head length
 	ValueDim     int // value head length
+	FFN          int // feed-forward length, as the weights have it
 	ContextTrain int // context length the model was trained with
 }
 
@@ -213,21 +214,30 @@ func Architectures() []string {
 	return names
 }
 
+// lookup returns f's architecture and its loader.
+func lookup(f *gguf.File) (string, loaderFunc, error) {
+	arch, err := f.Architecture()
+	if err != nil {
+		return "", nil, fmt.Errorf("model: %w", err)
+	}
+	registryMu.RLock()
+	fn := registry[arch]
+	registryMu.RUnlock()
+	if fn == nil {
+		return arch, nil, fmt.Errorf("%w %q (supported: %v)", ErrUnknownArch, arch, Architectures())
+	}
+	return arch, fn, nil
+}
+
 // Load builds the model in f. The model's weights are views of f's mapped
 // data: f must stay open while the model is in use.
 func Load(ctx context.Context, f *gguf.File, opts Options) (Model, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	arch, err := f.Architecture()
+	arch, fn, err := lookup(f)
 	if err != nil {
-		return nil, fmt.Errorf("model: %w", err)
-	}
-	registryMu.RLock()
-	fn := registry[arch]
-	registryMu.RUnlock()
-	if fn == nil {
-		return nil, fmt.Errorf("%w %q (supported: %v)", ErrUnknownArch, arch, Architectures())
+		return nil, err
 	}
 	b := opts.Backend
 	if b == nil {

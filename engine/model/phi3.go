@@ -73,6 +73,7 @@ func loadPhi3(ld *loader) (arch, error) {
 		l.ffnUp = ld.rowRange(b, p+"ffn_up.weight", hp.Embd, nff, nff)
 		m.layers = append(m.layers, l)
 	}
+	m.hp.FFN = nff
 	m.outBias = ld.optional(ld.backend, "output.bias", hp.Vocab)
 	m.rope = kernels.RopeParams{
 		HeadDim: hp.HeadDim, Dims: hp.ropeDims, Base: hp.ropeBase, FreqScale: hp.ropeScale, Neox: true,

@@ -26,29 +26,28 @@ type Request struct {
 	// layer count on).
 	GPULayers int
 	// Context is the longest sequence in tokens (0: the scheduler's
-	// default, 4096 or the training context when shorter).
+	// default, scheduler.DefaultContext or the training context when
+	// shorter).
 	Context int
 	// KVType is the KV cache's element type ("f16" for "").
 	KVType string
-	// Parallel is the number of sequences the KV cache holds in full: 1
-	// for one conversation's contiguous cache, 0 for the scheduler's
-	// default pool.
+	// Parallel is the memory profile, the scheduler's Config.Parallel: 1
+	// one conversation and a reserve (the desktop), N a pool of N whole
+	// contexts (a server), 0 the scheduler's older default pool.
 	Parallel int
 	// KVBytes, when above 0, is the KV pool's memory budget (the
 	// scheduler's Config.KVBytes); it takes the place of Parallel.
 	KVBytes int64
+	// MaxSeqs is the most sequences running at once (0: the scheduler's
+	// default for the profile).
+	MaxSeqs int
 }
 
 // ServeRequest is the request for a model served by a scheduler with cfg:
 // the planner sizes the same KV pool as the scheduler.
 func ServeRequest(gpuLayers int, cfg scheduler.Config) Request {
-	r := Request{GPULayers: gpuLayers, Context: cfg.Context, KVType: cfg.KVType, KVBytes: max(0, cfg.KVBytes)}
-	if r.KVBytes == 0 && cfg.MaxSeqs > 0 && cfg.MaxSeqs != scheduler.DefaultMaxSeqs {
-		// The scheduler's pool for a zero budget: four full contexts,
-		// or MaxSeqs quarter contexts when that is more.
-		r.Parallel = max(4, (cfg.MaxSeqs+3)/4)
-	}
-	return r
+	r := fit.SchedulerRequest(cfg, gpuLayers)
+	return Request{GPULayers: gpuLayers, Context: r.Context, KVType: r.KVType, Parallel: r.Parallel, KVBytes: r.KVBytes, MaxSeqs: r.MaxSeqs}
 }
 
 // DeviceMemory is what a plan needs to know of the GPU.
@@ -98,10 +97,7 @@ func Plan(shape fit.ModelShape, dev DeviceMemory, req Request) (Split, error) {
 		s.Note = fmt.Sprintf("only %s is free on %s", freeText, dev.Name)
 		return s, nil
 	}
-	fr, err := fitRequest(shape, req)
-	if err != nil {
-		return s, err
-	}
+	fr := fitRequest(req)
 	// The planner's RAM check is not this decision: the layers that stay
 	// behind load whether or not the RAM holds them comfortably.
 	machine := hardware.Machine{
@@ -133,33 +129,10 @@ func Plan(shape fit.ModelShape, dev DeviceMemory, req Request) (Split, error) {
 	return s, nil
 }
 
-// fitRequest is req for the planner: a KV budget becomes the number of
-// full contexts it holds.
-func fitRequest(shape fit.ModelShape, req Request) (fit.Request, error) {
-	fr := fit.Request{Context: req.Context, KVType: req.KVType, Parallel: max(0, req.Parallel), GPULayers: Auto}
-	if req.KVBytes <= 0 {
-		return fr, nil
-	}
-	cells, err := shape.KVCellBytes(req.KVType)
-	if err != nil {
-		return fr, fmt.Errorf("offload: %w", err)
-	}
-	var perToken int64
-	for _, c := range cells {
-		perToken += c
-	}
-	ctx := req.Context
-	if ctx <= 0 {
-		ctx = scheduler.DefaultContext
-		if shape.ContextTrain > 0 {
-			ctx = min(ctx, shape.ContextTrain)
-		}
-	}
-	if perToken > 0 {
-		perContext := perToken * int64(ctx)
-		fr.Parallel = int(max(1, (req.KVBytes+perContext-1)/perContext))
-	}
-	return fr, nil
+// fitRequest is req for the planner, the KV budget in bytes as it is.
+func fitRequest(req Request) fit.Request {
+	return fit.Request{Context: req.Context, KVType: req.KVType, Parallel: max(0, req.Parallel), KVBytes: max(0, req.KVBytes),
+		MaxSeqs: max(0, req.MaxSeqs), GPULayers: Auto}
 }
 
 // gbText writes bytes in gigabytes, or megabytes below one.

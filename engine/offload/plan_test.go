@@ -135,10 +135,12 @@ func TestServeRequest(t *testing.T) {
 	}{
 		{scheduler.Config{}, Request{GPULayers: Auto}},
 		{scheduler.Config{Context: 8192, KVType: "q8_0"}, Request{GPULayers: Auto, Context: 8192, KVType: "q8_0"}},
-		{scheduler.Config{MaxSeqs: scheduler.DefaultMaxSeqs}, Request{GPULayers: Auto}},
-		{scheduler.Config{MaxSeqs: 2}, Request{GPULayers: Auto, Parallel: 4}},
-		{scheduler.Config{MaxSeqs: 64}, Request{GPULayers: Auto, Parallel: 16}},
-		{scheduler.Config{MaxSeqs: 64, KVBytes: 1 << 30}, Request{GPULayers: Auto, KVBytes: 1 << 30}},
+		{scheduler.Config{MaxSeqs: scheduler.DefaultMaxSeqs}, Request{GPULayers: Auto, MaxSeqs: scheduler.DefaultMaxSeqs}},
+		{scheduler.Config{MaxSeqs: 2}, Request{GPULayers: Auto, MaxSeqs: 2}},
+		{scheduler.Config{Parallel: 1}, Request{GPULayers: Auto, Parallel: 1}},
+		{scheduler.Config{Parallel: 4, MaxSeqs: 8}, Request{GPULayers: Auto, Parallel: 4, MaxSeqs: 8}},
+		{scheduler.Config{MaxSeqs: 64, KVBytes: 1 << 30}, Request{GPULayers: Auto, KVBytes: 1 << 30, MaxSeqs: 64}},
+		{scheduler.Config{KVBytes: -1}, Request{GPULayers: Auto}},
 	}
 	for _, tt := range tests {
 		if got := ServeRequest(Auto, tt.cfg); got != tt.want {

@@ -34,10 +34,34 @@ var (
 // holds every decoding sequence for its length. On two cores of llama-1b
 // Q4_K_M, eight streams of 256-token prompts measured 62 total tokens/s
 // with an inter-token p99 of 1.8 s at 128, against 54 and 3.9 s at 256.
+//
+// DefaultContext is the one default context of the engine, the app and the
+// CLI: what a model loads with unless asked otherwise (or its training
+// context when shorter).
 const (
 	DefaultMaxSeqs     = 16
 	DefaultTokenBudget = 128
 	DefaultContext     = 4096
+)
+
+// The memory profiles, set by Config.Parallel when KVBytes is 0.
+//
+// The desktop profile (Parallel 1: the app, saji run) sizes the KV pool for
+// one conversation of the full context plus ReserveTokens: room for a short
+// second request beside a conversation at full length (an editor's call
+// to the app's API server, which shares the model), and for the
+// copy-on-write of a shared prefix block, without paying for contexts a
+// single chat never fills. It runs at most DesktopMaxSeqs sequences at
+// once: a longer second request waits, or preempts, rather than growing
+// the pool.
+//
+// The serving profile (Parallel N: saji serve --parallel, DefaultParallel
+// as llama-server's -np) sizes the pool for N full contexts, which the
+// running sequences share block by block.
+const (
+	DefaultParallel = 4
+	ReserveTokens   = 512
+	DesktopMaxSeqs  = 4
 )
 
 // Config sets the scheduler's limits. Zero values take the defaults.
@@ -55,10 +79,14 @@ type Config struct {
 	// KVType is the cache's element type: "f16" (the default, also for
 	// ""), "f32" or "q8_0".
 	KVType string
-	// KVBytes is the cache's memory budget. 0 means room for four
-	// sequences of the full context, or MaxSeqs of a quarter of it,
-	// whichever is more.
+	// KVBytes is the cache's memory budget. 0 sizes it from Parallel.
 	KVBytes int64
+	// Parallel is the memory profile when KVBytes is 0: 1 pools one
+	// conversation of the full context and ReserveTokens (the desktop
+	// profile), N > 1 pools N full contexts (the serving profile). 0
+	// pools four full contexts, or MaxSeqs quarter contexts when that is
+	// more.
+	Parallel int
 	// BlockSize is the cache's block size in tokens (16).
 	BlockSize int
 	// NoPrefixCache turns prefix caching off.
@@ -73,16 +101,30 @@ type Config struct {
 
 // withDefaults fills in the zero fields for m.
 func (c Config) withDefaults(m model.Model) Config {
+	c = c.Sized(m.Config().ContextTrain)
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	return c
+}
+
+// Sized fills in the zero fields that size the scheduler (everything but
+// the logger) for a model trained with contextTrain tokens (0: unknown):
+// the defaults that New applies, for a planner that sizes the same pool.
+func (c Config) Sized(contextTrain int) Config {
 	if c.MaxSeqs <= 0 {
 		c.MaxSeqs = DefaultMaxSeqs
+		if c.Parallel == 1 && c.KVBytes <= 0 {
+			c.MaxSeqs = DesktopMaxSeqs
+		}
 	}
 	if c.TokenBudget <= 0 {
 		c.TokenBudget = DefaultTokenBudget
 	}
 	if c.Context <= 0 {
 		c.Context = DefaultContext
-		if t := m.Config().ContextTrain; t > 0 {
-			c.Context = min(c.Context, t)
+		if contextTrain > 0 {
+			c.Context = min(c.Context, contextTrain)
 		}
 	}
 	if c.KVType == "" {
@@ -90,9 +132,6 @@ func (c Config) withDefaults(m model.Model) Config {
 	}
 	if c.BlockSize <= 0 {
 		c.BlockSize = kvcache.DefaultBlockSize
-	}
-	if c.Logger == nil {
-		c.Logger = slog.Default()
 	}
 	return c
 }
@@ -310,15 +349,15 @@ type PoolGroup struct {
 }
 
 // PoolCells sizes a KV pool for groups as New does, from cfg's Context,
-// MaxSeqs, TokenBudget, BlockSize and KVBytes (0: room for
-// max(4, MaxSeqs/4) contexts); cfg must have its defaults filled in. A
-// sliding-window group never needs more than the window and a step's
-// tokens per sequence, and never more cells than the full-attention group
-// has tokens: the full-attention group gets the largest token count T such
-// that T cells of it and min(T, what the windows need) cells of each
-// sliding group fit the budget. It returns each group's cells (whole
-// blocks, possibly 0) and the budget it sized them for. engine/fit plans
-// with it, so its figures are the pool's.
+// MaxSeqs, TokenBudget, BlockSize, KVBytes and Parallel (PoolBudget); cfg
+// must have its defaults filled in (Sized). A sliding-window group never
+// needs more than the window and a step's tokens per sequence, and never
+// more cells than the full-attention group has tokens: the full-attention
+// group gets the largest token count T such that T cells of it and
+// min(T, what the windows need) cells of each sliding group fit the
+// budget. It returns each group's cells (whole blocks, possibly 0) and the
+// budget it sized them for. engine/fit plans with it, so its figures are
+// the pool's.
 func PoolCells(cfg Config, groups []PoolGroup) (cells []int, budget int64) {
 	bs := cfg.BlockSize
 	var fullBytes, slideBytes int64
@@ -329,29 +368,8 @@ func PoolCells(cfg Config, groups []PoolGroup) (cells []int, budget int64) {
 			slideBytes += g.CellBytes
 		}
 	}
-	budget = cfg.KVBytes
-	if budget <= 0 {
-		tokens := int64(max(4*cfg.Context, cfg.MaxSeqs*cfg.Context/4))
-		budget = tokens * (fullBytes + slideBytes)
-	}
-	// need is the sliding cells the windows can use at once.
-	need := func(g PoolGroup) int64 {
-		per := ((min(g.Window, cfg.Context)+cfg.TokenBudget+bs-1)/bs + 1) * bs
-		return int64(cfg.MaxSeqs) * int64(min(per, cfg.Context+bs))
-	}
-	bytes := func(t int64) int64 {
-		b := t * fullBytes
-		for _, g := range groups {
-			if g.Window > 0 {
-				n := t
-				if fullBytes > 0 {
-					n = min(t, need(g))
-				}
-				b += n * g.CellBytes
-			}
-		}
-		return b
-	}
+	budget = PoolBudget(cfg, groups)
+	bytes := func(t int64) int64 { return poolBytes(cfg, groups, t) }
 	// The most tokens that fit, by bisection (bytes grows with t).
 	per := fullBytes
 	if per == 0 {
@@ -370,11 +388,76 @@ func PoolCells(cfg Config, groups []PoolGroup) (cells []int, budget int64) {
 	for i, g := range groups {
 		n := lo
 		if g.Window > 0 && fullBytes > 0 {
-			n = min(lo, need(g))
+			n = min(lo, windowNeed(cfg, g))
 		}
 		cells[i] = int(n/int64(bs)) * bs
 	}
 	return cells, budget
+}
+
+// PoolBudget returns the KV pool's budget in bytes for cfg (defaults
+// filled in, Sized) over groups: KVBytes when set; else the pool of the
+// profile Parallel chooses, its tokens of full attention (PoolTokens) with
+// the sliding-window groups capped as PoolCells caps them, so that the
+// pool holds exactly those tokens. Parallel 0 keeps the older rule of
+// PoolTokens cells in every group.
+func PoolBudget(cfg Config, groups []PoolGroup) int64 {
+	if cfg.KVBytes > 0 {
+		return cfg.KVBytes
+	}
+	t := PoolTokens(cfg)
+	if cfg.Parallel > 0 {
+		return poolBytes(cfg, groups, t)
+	}
+	var b int64
+	for _, g := range groups {
+		b += t * g.CellBytes
+	}
+	return b
+}
+
+// PoolTokens returns the tokens the pool of profile cfg.Parallel holds
+// (with Context and MaxSeqs filled in): one context and ReserveTokens for
+// 1, Parallel contexts above, and max(4, MaxSeqs/4) contexts for 0.
+func PoolTokens(cfg Config) int64 {
+	ctx := int64(cfg.Context)
+	switch {
+	case cfg.Parallel == 1:
+		return ctx + ReserveTokens
+	case cfg.Parallel > 1:
+		return int64(cfg.Parallel) * ctx
+	}
+	return max(4*ctx, int64(cfg.MaxSeqs)*ctx/4)
+}
+
+// windowNeed is the cells a sliding-window group can use at once: per
+// running sequence, its window, a step's tokens and a block.
+func windowNeed(cfg Config, g PoolGroup) int64 {
+	bs := cfg.BlockSize
+	per := ((min(g.Window, cfg.Context)+cfg.TokenBudget+bs-1)/bs + 1) * bs
+	return int64(cfg.MaxSeqs) * int64(min(per, cfg.Context+bs))
+}
+
+// poolBytes is what a pool of t full-attention tokens takes over groups,
+// the sliding-window groups capped at what their windows need.
+func poolBytes(cfg Config, groups []PoolGroup, t int64) int64 {
+	var fullBytes int64
+	for _, g := range groups {
+		if g.Window == 0 {
+			fullBytes += g.CellBytes
+		}
+	}
+	b := t * fullBytes
+	for _, g := range groups {
+		if g.Window > 0 {
+			n := t
+			if fullBytes > 0 {
+				n = min(t, windowNeed(cfg, g))
+			}
+			b += n * g.CellBytes
+		}
+	}
+	return b
 }
 
 // plan sizes the pool's groups from the budget (PoolCells) and refuses a

@@ -452,6 +452,53 @@ func TestPlan(t *testing.T) {
 	}
 }
 
+// TestProfiles checks the pools of the memory profiles without a budget:
+// the desktop's one context and reserve, the server's N contexts, and the
+// older default, with the sliding-window groups capped as PoolCells caps
+// them.
+func TestProfiles(t *testing.T) {
+	full := PoolGroup{Window: 0, CellBytes: 512}
+	slide := PoolGroup{Window: 32, CellBytes: 1024}
+	cases := []struct {
+		name      string
+		cfg       Config
+		groups    []PoolGroup
+		tokens    int64
+		cells     []int
+		maxSeqs   int
+		budgetFor int64 // full-attention tokens the budget pays for in every group
+	}{
+		{"desktop", Config{Context: 4096, Parallel: 1}, []PoolGroup{full}, 4096 + ReserveTokens, []int{4608}, DesktopMaxSeqs, 4608},
+		{"desktop with windows", Config{Context: 4096, Parallel: 1}, []PoolGroup{full, slide}, 4608, []int{4608, DesktopMaxSeqs * 176}, DesktopMaxSeqs, 0},
+		{"serve 4", Config{Context: 2048, Parallel: 4}, []PoolGroup{full}, 8192, []int{8192}, DefaultMaxSeqs, 8192},
+		{"serve 3, 2 at once", Config{Context: 1000, Parallel: 3, MaxSeqs: 2}, []PoolGroup{full}, 3000, []int{2992}, 2, 3000},
+		{"older default", Config{Context: 1024}, []PoolGroup{full}, 4096, []int{4096}, DefaultMaxSeqs, 4096},
+		{"older default, many", Config{Context: 1024, MaxSeqs: 64}, []PoolGroup{full}, 16384, []int{16384}, 64, 16384},
+	}
+	for _, c := range cases {
+		cfg := c.cfg.Sized(0)
+		if cfg.MaxSeqs != c.maxSeqs {
+			t.Errorf("%s: %d sequences at once, want %d", c.name, cfg.MaxSeqs, c.maxSeqs)
+		}
+		if got := PoolTokens(cfg); got != c.tokens {
+			t.Errorf("%s: %d tokens, want %d", c.name, got, c.tokens)
+		}
+		cells, budget := PoolCells(cfg, c.groups)
+		if !slices.Equal(cells, c.cells) {
+			t.Errorf("%s: cells %v, want %v", c.name, cells, c.cells)
+		}
+		if c.budgetFor > 0 && budget != c.budgetFor*512 {
+			t.Errorf("%s: budget %d, want %d", c.name, budget, c.budgetFor*512)
+		}
+		// The budget, given as KVBytes, sizes the same pool.
+		again := cfg
+		again.KVBytes, again.Parallel = budget, 0
+		if got, _ := PoolCells(again, c.groups); !slices.Equal(got, cells) {
+			t.Errorf("%s: the budget of %d bytes gives cells %v, the profile %v", c.name, budget, got, cells)
+		}
+	}
+}
+
 // twoTokens allows only tokens 5 and 6, and is complete after n tokens,
 // when only the end (token 2) may follow.
 type twoTokens struct{ n, seen int }

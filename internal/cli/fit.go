@@ -41,7 +41,9 @@ func newFitCmd() *cobra.Command {
 			"With a GGUF file, or a Hugging Face repository and level (owner/name:Q4_K_M,\n" +
 			"whose header alone is read with Range requests), plan the model: weights per\n" +
 			"layer, KV cache, compute buffers, the verdict, the largest context that fits\n" +
-			"and the decode speed the memory bandwidth allows. --measure then loads the\n" +
+			"and the decode speed the memory bandwidth allows. The KV cache is planned for\n" +
+			"one conversation and a reserve, as the app and saji run load models, or with\n" +
+			"--parallel N for saji serve's pool of N contexts. --measure then loads the\n" +
 			"local model, generates a few tokens and prints the measured resident memory\n" +
 			"and tokens/s beside the predictions.",
 		Args: cobra.NoArgs,
@@ -51,9 +53,9 @@ func newFitCmd() *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVarP(&ff.model, "model", "m", "", "a GGUF `FILE`, or REPO:QUANT on the hub")
-	f.IntVarP(&ff.ctx, "ctx", "c", 0, "context length (0: 4096, or the model's when shorter)")
+	f.IntVarP(&ff.ctx, "ctx", "c", 0, fmt.Sprintf("context length (0: %d, or the model's when shorter)", scheduler.DefaultContext))
 	f.StringVar(&ff.kv, "kv", "f16", "KV cache type: f16, q8_0 or f32")
-	f.IntVar(&ff.parallel, "parallel", 0, "sequences at once, each with the whole context (0: the scheduler's default pool)")
+	f.IntVar(&ff.parallel, "parallel", 1, "1: the desktop's one conversation and a reserve (the app, saji run); N: a server's pool of N full contexts (saji serve --parallel N)")
 	f.IntVar(&ff.gpu, "gpu-layers", -1, "layers to offload to the GPU (-1: as many as fit)")
 	f.BoolVar(&ff.json, "json", false, "print the plan as JSON")
 	f.BoolVar(&ff.measure, "measure", false, "load the local model, generate and compare with the prediction")
@@ -188,59 +190,14 @@ func describeHub(ctx context.Context, ref string) (fit.ModelShape, error) {
 	if !ok {
 		return fit.ModelShape{}, fmt.Errorf("fit: %s has no %s GGUF file", repo, level)
 	}
-	s, err := fit.DescribeURL(ctx, c.HTTPClient(), c.FileURL(repo, "", q.Files[0].Path), c.Header())
-	if err != nil {
-		return s, err
-	}
-	if q.Shards > 1 && s.Layers > 0 {
-		// The other shards hold the remaining layers: spread their
-		// bytes over the layers.
-		extra := q.Size - s.FileSize
-		for i := range s.LayerBytes {
-			s.LayerBytes[i] += extra / int64(s.Layers)
-		}
-	}
-	s.FileSize = q.Size
-	return s, nil
-}
-
-// sizeClass is a typical model of a size, for the table of what fits.
-type sizeClass struct {
-	name                                 string
-	layers, embd, ffn, heads, kvh, vocab int
-}
-
-var sizeClasses = []sizeClass{
-	{"1B", 16, 2048, 8192, 32, 8, 128256},
-	{"3B", 28, 3072, 8192, 24, 8, 128256},
-	{"8B", 32, 4096, 14336, 32, 8, 128256},
-	{"14B", 48, 5120, 13824, 40, 8, 152064},
-	{"32B", 64, 5120, 27648, 40, 8, 152064},
-	{"70B", 80, 8192, 28672, 64, 8, 128256},
-}
-
-// shape returns the class's shape at Q4_K_M (about 4.89 bits a weight;
-// the embeddings at Q4_K, the head at Q6_K).
-func (c sizeClass) shape() fit.ModelShape {
-	hd := c.embd / c.heads
-	layerParams := int64(c.embd)*int64(c.heads*hd)*2 + int64(c.embd)*int64(c.kvh*hd)*2 + 3*int64(c.embd)*int64(c.ffn)
-	s := fit.ModelShape{Arch: "llama", Name: c.name, FileType: "Q4_K - Medium", Layers: c.layers, Heads: c.heads,
-		HeadDim: hd, ValueDim: hd, Embd: c.embd, FFN: c.ffn, Vocab: c.vocab, ContextTrain: 131072,
-		EmbdBytes: int64(c.vocab) * int64(c.embd) * 144 / 256, OutputBytes: int64(c.vocab) * int64(c.embd) * 210 / 256,
-		TokenizerEntries: 3 * c.vocab}
-	for range c.layers {
-		s.KVHeads = append(s.KVHeads, c.kvh)
-		s.LayerBytes = append(s.LayerBytes, layerParams*489/800)
-	}
-	s.FileSize = s.WeightBytes()
-	return s
+	return fit.DescribeSplitURL(ctx, c.HTTPClient(), c.FileURL(repo, "", q.Files[0].Path), c.Header(), q.Size)
 }
 
 // fitTable prints the machine and a row per model size.
 func fitTable(m hardware.Machine, req fit.Request, asJSON bool, out io.Writer) error {
 	var plans []fit.Plan
-	for _, c := range sizeClasses {
-		p, err := fit.PlanFor(c.shape(), m, req)
+	for _, c := range fit.Classes {
+		p, err := fit.PlanFor(c.Shape(), m, req)
 		if err != nil {
 			return err
 		}
@@ -282,7 +239,7 @@ func measureFit(ctx context.Context, path string, p fit.Plan, n int) (*fit.Measu
 	}
 	defer lm.Close()
 	s, err := scheduler.New(lm.model, scheduler.Config{Context: p.Request.Context, KVType: p.Request.KVType,
-		MaxSeqs: p.MaxSeqs, KVBytes: p.Breakdown.KVBudget})
+		Parallel: p.Request.Parallel, MaxSeqs: p.MaxSeqs, KVBytes: p.Breakdown.KVBudget})
 	if err != nil {
 		return nil, err
 	}

@@ -25,7 +25,11 @@ func TestFit(t *testing.T) {
 	}{
 		{"table", fitFlags{kv: "f16", gpu: -1}, []string{"Machine: Test CPU, 2 cores", "SIZE", "8B", "70B", "won't fit"}},
 		{"model", fitFlags{model: model, ctx: 256, kv: "q8_0", parallel: 2, gpu: -1},
-			[]string{"Weights: ", "KV cache at 256 tokens, q8_0", "KV pool: 512 tokens for 2 sequences", "Verdict: fits in RAM", "Decode: about"}},
+			[]string{"Weights: ", "KV cache at 256 tokens, q8_0", "KV cache: 2 parallel sequences of 256 tokens: a pool of 512 tokens", "Verdict: fits in RAM", "Decode: about"}},
+		{"desktop", fitFlags{model: model, ctx: 256, kv: "f16", parallel: 1, gpu: -1},
+			[]string{"KV cache: 1 conversation of 256 tokens + a reserve of 512: a pool of 768 tokens"}},
+		{"past the trained context", fitFlags{model: model, ctx: 4096, kv: "f16", parallel: 1, gpu: -1},
+			[]string{"Largest context that fits: 2048 tokens", "Warning: the context of 4096 tokens exceeds the 2048 the model was trained with"}},
 		{"measure", fitFlags{model: model, ctx: 128, kv: "f16", gpu: -1, measure: true, measureTokens: 4},
 			[]string{"Measured: resident", "Measured: decode"}},
 	} {

@@ -43,7 +43,7 @@ func (t *localTarget) Stream(ctx context.Context, req loadtest.Request, emit fun
 // localFlags configure an in-process load test's scheduler.
 type localFlags struct {
 	threads, maxSeqs, budget, ctx int
-	kvMiB, gpuLayers              int
+	kvMiB, gpuLayers, parallel    int
 	kvType                        string
 	noPrefixCache                 bool
 }
@@ -53,11 +53,19 @@ func (l *localFlags) register(f *pflag.FlagSet, note string) {
 	f.IntVarP(&l.threads, "threads", "t", 0, note+"CPU threads (0: one per physical core)")
 	f.IntVar(&l.maxSeqs, "max-seqs", scheduler.DefaultMaxSeqs, note+"most sequences running at once")
 	f.IntVar(&l.budget, "token-budget", scheduler.DefaultTokenBudget, note+"most tokens per forward pass")
-	f.IntVar(&l.kvMiB, "kv-budget", 0, note+"KV cache memory in `MiB` (0: four full contexts, or max-seqs quarter contexts)")
-	f.IntVar(&l.ctx, "ctx", 0, note+"context length per sequence (0: 4096, or the model's when shorter)")
+	f.IntVar(&l.parallel, "parallel", scheduler.DefaultParallel, note+"full contexts the KV cache holds for the sequences to share (as llama-server's -np; 1: one conversation and a reserve)")
+	f.IntVar(&l.kvMiB, "kv-budget", 0, note+"KV cache memory in `MiB`, in place of --parallel (0: --parallel full contexts)")
+	f.IntVar(&l.ctx, "ctx", 0, note+fmt.Sprintf("context length per sequence (0: %d, or the model's when shorter)", scheduler.DefaultContext))
 	f.StringVar(&l.kvType, "ctk", "f16", note+"KV cache type: f16, f32 or q8_0")
 	f.BoolVar(&l.noPrefixCache, "no-prefix-cache", false, note+"turn prefix caching off")
 	registerGPULayers(f, &l.gpuLayers, note)
+}
+
+// scheduler is the scheduler configuration of the flags: the serving
+// profile of --parallel contexts, or the --kv-budget in bytes.
+func (l *localFlags) scheduler() scheduler.Config {
+	return scheduler.Config{MaxSeqs: l.maxSeqs, TokenBudget: l.budget, Context: l.ctx, KVType: l.kvType,
+		Parallel: max(0, l.parallel), KVBytes: int64(l.kvMiB) << 20, NoPrefixCache: l.noPrefixCache}
 }
 
 // isModelFile reports whether name is a GGUF file on disk.
@@ -79,10 +87,8 @@ func runLocalLoadtest(ctx context.Context, lf *loadtestFlags, stdout, stderr io.
 	}
 	// The scheduler's KV cache is allocated with the model, so that a
 	// cache the GPU cannot hold sends the model to the CPU with it.
-	sc := scheduler.Config{
-		MaxSeqs: l.maxSeqs, TokenBudget: l.budget, Context: l.ctx, KVType: l.kvType,
-		KVBytes: int64(l.kvMiB) << 20, NoPrefixCache: l.noPrefixCache, ModelID: lf.model,
-	}
+	sc := l.scheduler()
+	sc.ModelID = lf.model
 	m, err := runner.Load(ctx, lf.model, runner.LoadOptions{Threads: threads, GPULayers: l.gpuLayers, Scheduler: sc})
 	if err != nil {
 		return fmt.Errorf("loadtest: %w", err)

@@ -4,6 +4,10 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/spf13/pflag"
+
+	"saji/engine/scheduler"
 )
 
 // TestLoadtestLocal drives the in-process scheduler: every request
@@ -41,6 +45,33 @@ func TestLoadtestLocal(t *testing.T) {
 	for _, want := range []string{"128 of 245 prompt tokens served from the cache", "KV cache utilisation", "shared prefix: TTFT of the first request"} {
 		if !strings.Contains(notes, want) {
 			t.Errorf("notes lack %q:\n%s", want, notes)
+		}
+	}
+}
+
+// TestLocalFlagsProfile checks the scheduler settings of serve's and the
+// in-process load test's flags: the serving profile of --parallel full
+// contexts (4 by default, as llama-server's -np), or a --kv-budget.
+func TestLocalFlagsProfile(t *testing.T) {
+	for _, tc := range []struct {
+		args     []string
+		parallel int
+		kvBytes  int64
+	}{
+		{nil, scheduler.DefaultParallel, 0},
+		{[]string{"--parallel", "2"}, 2, 0},
+		{[]string{"--parallel", "1"}, 1, 0},
+		{[]string{"--kv-budget", "64"}, scheduler.DefaultParallel, 64 << 20},
+	} {
+		var l localFlags
+		fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+		l.register(fs, "")
+		if err := fs.Parse(tc.args); err != nil {
+			t.Fatal(err)
+		}
+		cfg := l.scheduler()
+		if cfg.Parallel != tc.parallel || cfg.KVBytes != tc.kvBytes || cfg.MaxSeqs != scheduler.DefaultMaxSeqs {
+			t.Errorf("%v: %+v", tc.args, cfg)
 		}
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"saji/engine/download"
+	"saji/engine/fit"
 	"saji/engine/hardware"
 	"saji/engine/hub"
 	"saji/engine/library"
@@ -177,9 +178,9 @@ func (p *puller) run(ctx context.Context) error {
 		if q, ok = hub.Find(levels, p.level); !ok {
 			return fmt.Errorf("pull: %s has no %s level; it has %s", p.repo, p.level, levelNames(levels))
 		}
-		if memErr == nil && mem.Check(q.Size) == hardware.TooBig {
+		if memErr == nil && levelPlan(q, mem).Verdict.Kind == fit.WontFit {
 			p.ui.notef("warning: %s (%s) needs about %s of memory and this machine has %s; it will not run well",
-				q.Name, formatSize(q.Size), formatSize(int64(hardware.Need(q.Size))), formatSize(int64(mem.Total)))
+				q.Name, formatSize(q.Size), formatSize(levelNeed(q)), formatSize(int64(mem.Total)))
 		}
 	}
 	if q.Incomplete {
@@ -544,9 +545,18 @@ func recommend(levels []hub.Quant, mem hardware.Memory, memErr error) (hub.Quant
 		if q, ok := hub.Find(levels, "Q4_K_M"); ok && !q.Incomplete {
 			return q, true
 		}
-		return hub.Recommend(levels, 1<<40)
+		return hub.Recommend(levels, 1<<40, levelNeed)
 	}
-	return hub.Recommend(levels, int64(min(mem.Available, 1<<62)))
+	return hub.Recommend(levels, int64(min(mem.Available, 1<<62)), levelNeed)
+}
+
+// levelNeed is the memory a level needs by engine/fit's size-based
+// fallback: a pull picks before any header is read.
+func levelNeed(q hub.Quant) int64 { return fit.SizeNeed(q.Size) }
+
+// levelPlan is engine/fit's verdict on a level by its size.
+func levelPlan(q hub.Quant, mem hardware.Memory) fit.Plan {
+	return fit.PlanSize(q.Size, hardware.Machine{Memory: mem})
 }
 
 // pickReason says why a pull without QUANT took q.
@@ -577,15 +587,15 @@ func (p *puller) printTable(levels []hub.Quant, mem hardware.Memory, memErr erro
 	tw := tabwriter.NewWriter(p.out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "LEVEL\tSIZE\tFILES\tFIT")
 	for _, q := range levels {
-		fit := "?"
+		verdict := "?"
 		if memErr == nil {
-			fit = mem.Check(q.Size).String()
+			verdict = levelPlan(q, mem).Verdict.Word()
 		}
 		files := fmt.Sprint(len(q.Files))
 		if q.Incomplete {
 			files = fmt.Sprintf("%d of %d", len(q.Files), q.Shards)
 		}
-		row := fmt.Sprintf("%s\t%s\t%s\t%s", q.Name, formatSize(q.Size), files, fit)
+		row := fmt.Sprintf("%s\t%s\t%s\t%s", q.Name, formatSize(q.Size), files, verdict)
 		if recOK && q.Name == rec.Name && !q.Incomplete {
 			row += "\t<- recommended"
 		}

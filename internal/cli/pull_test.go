@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"saji/engine/download"
+	"saji/engine/fit"
 	"saji/engine/hardware"
 	"saji/engine/hub"
 	"saji/engine/hub/hubtest"
@@ -208,7 +209,7 @@ func TestPullQuant(t *testing.T) {
 // TestPullRecommended pulls without a level: the table is printed and the
 // pick depends on the free memory.
 func TestPullRecommended(t *testing.T) {
-	q4 := int64(hardware.Need(1525248))
+	q4 := fit.SizeNeed(1525248)
 	tests := []struct {
 		name      string
 		mem       hardware.Memory

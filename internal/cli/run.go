@@ -13,16 +13,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"saji/engine/chat"
-	"saji/engine/gguf"
 	"saji/engine/offload"
 	"saji/engine/runner"
 	"saji/engine/sample"
 	"saji/engine/scheduler"
 	"saji/kernels/quant"
 )
-
-// defaultRunCtx caps the default context size of 'saji run'.
-const defaultRunCtx = 4096
 
 // runFlags are the settings of 'saji run'.
 type runFlags struct {
@@ -89,7 +85,7 @@ func newRunCmd() *cobra.Command {
 	f.StringArrayVar(&rf.stops, "stop", nil, "stop generating at `STR` (repeatable; the stop string is not printed)")
 	f.BoolVarP(&rf.quiet, "quiet", "q", false, "print no statistics or notes on standard error")
 	f.StringVar(&rf.system, "system", "", "system prompt for the chat")
-	f.IntVarP(&rf.nCtx, "ctx", "c", 0, fmt.Sprintf("context size in tokens (0: the model's training context, at most %d)", defaultRunCtx))
+	f.IntVarP(&rf.nCtx, "ctx", "c", 0, fmt.Sprintf("context size in tokens (0: the model's training context, at most %d)", scheduler.DefaultContext))
 	f.IntVarP(&rf.threads, "threads", "t", 0, "number of threads (0: all CPUs)")
 	f.StringVar(&rf.kvType, "kv-type", "f16", "key/value cache type: f16 (llama.cpp's default) or f32")
 	registerGPULayers(f, &rf.gpuLayers, "")
@@ -139,32 +135,14 @@ type generator struct {
 	flags *runFlags
 }
 
-// runContext is the context the cache holds: --ctx, or else the training
-// context train up to defaultRunCtx.
-func runContext(train, nCtx int) int {
-	if nCtx > 0 {
-		return nCtx
-	}
-	if train > 0 {
-		return min(train, defaultRunCtx)
-	}
-	return defaultRunCtx
-}
-
 // openRunModel loads the model of the flags with --gpu-layers of its
-// layers on the GPU and its KV cache for one conversation of the context,
-// in the same attempt, so that a cache the GPU cannot hold sends the model
-// to the CPU with it.
+// layers on the GPU and its KV cache for one conversation of the context
+// (--ctx, or the scheduler's default: the training context up to
+// scheduler.DefaultContext), in the same attempt, so that a cache the GPU
+// cannot hold sends the model to the CPU with it.
 func openRunModel(ctx context.Context, rf *runFlags, kv quant.Type) (*runner.Model, error) {
-	train := 0
-	if f, err := gguf.Open(rf.modelPath); err == nil {
-		if v, err := f.ContextLength(); err == nil {
-			train = int(v)
-		}
-		f.Close()
-	}
 	return runner.Load(ctx, rf.modelPath, runner.LoadOptions{Threads: rf.threads, GPULayers: rf.gpuLayers,
-		Scheduler: scheduler.Config{Context: runContext(train, rf.nCtx), KVType: strings.ToLower(kv.String()), MaxSeqs: 1}})
+		Scheduler: scheduler.Config{Context: rf.nCtx, KVType: strings.ToLower(kv.String()), Parallel: 1, MaxSeqs: 1}})
 }
 
 // notePlacement tells errw where the model runs, unless quiet (see
@@ -188,13 +166,17 @@ type genStats struct {
 	promptEval   int           // of which evaluated (not reused from the cache)
 	promptTime   time.Duration // time to evaluate them
 	genTokens    int           // tokens generated (an end-of-generation token not counted)
-	genTime      time.Duration
+	genTime      time.Duration // from the first token to the last
 	interrupted  bool // the context was cancelled
 	full         bool // the context filled up
 }
 
+// decodeRate is the generation speed: the tokens after the first over the
+// time from the first to the last (the first token's time is the prompt's).
+func (st genStats) decodeRate() float64 { return rate(st.genTokens-1, st.genTime) }
+
 func rate(n int, d time.Duration) float64 {
-	if n == 0 || d <= 0 {
+	if n <= 0 || d <= 0 {
 		return 0
 	}
 	return float64(n) / d.Seconds()
@@ -210,8 +192,12 @@ var errContextFull = errors.New("context full")
 // reported in the stats, not as errors). The reply text (what was written)
 // is returned.
 func (g *generator) generate(ctx context.Context, req runner.Request, w io.Writer) (string, genStats, error) {
-	req.MaxTokens, req.Stop, req.Sampling = g.flags.maxTokens, g.flags.stops, g.flags.params
+	// -n is a most: the end of the context cuts the reply short.
+	req.MaxTokens, req.Stop, req.Sampling, req.CutAtContext = g.flags.maxTokens, g.flags.stops, g.flags.params, true
 	var st genStats
+	if req.MaxTokens == 0 {
+		return "", st, nil // -n 0 generates nothing, as llama.cpp's
+	}
 	s, err := g.m.Start(ctx, req)
 	switch {
 	case errors.Is(err, runner.ErrContextLength):
@@ -282,9 +268,9 @@ func (g *generator) report(errw io.Writer, st genStats, single bool) {
 	}
 	if single {
 		fmt.Fprintf(errw, "prompt: %d tokens, %.1f tokens/s; generated: %d tokens, %.1f tokens/s\n",
-			st.promptTokens, rate(st.promptEval, st.promptTime), st.genTokens, rate(st.genTokens, st.genTime))
+			st.promptTokens, rate(st.promptEval, st.promptTime), st.genTokens, st.decodeRate())
 	} else {
-		fmt.Fprintf(errw, "[%d tokens, %.1f tokens/s]\n", st.genTokens, rate(st.genTokens, st.genTime))
+		fmt.Fprintf(errw, "[%d tokens, %.1f tokens/s]\n", st.genTokens, st.decodeRate())
 	}
 }
 

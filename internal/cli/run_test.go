@@ -15,6 +15,7 @@ import (
 	"saji/engine/gguf"
 	"saji/engine/runner"
 	"saji/engine/sample"
+	"saji/engine/scheduler"
 	"saji/internal/refdata"
 	"saji/kernels/quant"
 )
@@ -260,7 +261,7 @@ func TestRunChatTurns(t *testing.T) {
 	}
 	defer m.Close()
 	g := &generator{m: m, flags: rf}
-	if want := min(m.Info.ContextTrain, defaultRunCtx); m.Info.Context != want {
+	if want := min(m.Info.ContextTrain, scheduler.DefaultContext); m.Info.Context != want {
 		t.Errorf("default context %d, want %d", m.Info.Context, want)
 	}
 	tk := m.Tokenizer()

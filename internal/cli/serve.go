@@ -19,7 +19,6 @@ import (
 	"saji/engine/hardware"
 	"saji/engine/offload"
 	"saji/engine/runner"
-	"saji/engine/scheduler"
 	"saji/engine/server"
 )
 
@@ -135,9 +134,7 @@ func runServe(ctx context.Context, sf *serveFlags, errw io.Writer) error {
 	if threads <= 0 {
 		threads = hardware.DefaultThreads()
 	}
-	load := runner.LoadOptions{Threads: threads, GPULayers: sf.local.gpuLayers, Scheduler: scheduler.Config{
-		MaxSeqs: l.maxSeqs, TokenBudget: l.budget, Context: l.ctx, KVType: l.kvType,
-		KVBytes: int64(l.kvMiB) << 20, NoPrefixCache: l.noPrefixCache}}
+	load := runner.LoadOptions{Threads: threads, GPULayers: sf.local.gpuLayers, Scheduler: l.scheduler()}
 	rn := runner.New(runner.Config{Logger: slog.Default(), ModelsDir: sf.dir, Load: load, KeepAlive: sf.keepAlive,
 		MaxLoaded: max(sf.maxLoaded, len(sf.models)+1), Aliases: aliases})
 	defer rn.Close()

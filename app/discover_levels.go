@@ -1,0 +1,427 @@
+package app
+
+// The Discover view's repository: its details and the quant table, with
+// each level's verdict (engine/fit's size-based one, then its plan from
+// the level's header) and the recommended level.
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"saji/engine/fit"
+	"saji/engine/hardware"
+	"saji/engine/hub"
+)
+
+// repoDetails is what openRepo fetches about a repository.
+type repoDetails struct {
+	info     hub.ModelInfo
+	card     hub.Card
+	levels   []hub.Quant
+	mmproj   []hub.File
+	rows     []quantRow
+	mem      hardware.Memory
+	memKnown bool
+	err      error
+}
+
+// openRepo shows the repository id: its details and the quant table,
+// fetched off the UI goroutine.
+func (v *discoverView) openRepo(id string) {
+	v.mu.Lock()
+	v.repoSeq++
+	seq := v.repoSeq
+	v.snap.Repo, v.snap.RepoLoaded, v.snap.RepoError, v.snap.Levels, v.snap.Gated = id, false, "", nil, false
+	v.mu.Unlock()
+	v.repo, v.commit = id, ""
+	v.detailTitle.SetText(id)
+	v.detailInfo.SetText("Reading the model's files...")
+	v.detailCard.SetText("")
+	v.detailCard.Hide()
+	v.detailLink.Hide()
+	v.setNote("", false)
+	v.quantTable.RemoveAll()
+	v.mmprojNote.Hide()
+	v.detailBox.Objects = []fyne.CanvasObject{v.detailTitle, v.detailInfo, v.detailLink, v.detailCard,
+		v.detailNote, v.quantTable, v.mmprojNote}
+	v.detailBox.Refresh()
+
+	client := v.client()
+	dir := v.u.core.Library().Dir()
+	v.busy.Add(1)
+	go func() {
+		defer v.busy.Done()
+		d := v.fetchRepo(client, id, dir)
+		v.do(func() {
+			v.mu.Lock()
+			stale := seq != v.repoSeq
+			v.mu.Unlock()
+			if !stale {
+				v.showRepo(client, id, d)
+			}
+		})
+		v.planLevels(client, id, seq, d)
+	}()
+}
+
+// fitCell is the quant table's verdict cell of a level: the plain RAM
+// check at first, the fit planner's verdict once the level's header has
+// been read, with a button that shows the plan's breakdown.
+type fitCell struct {
+	label   *widget.Label
+	details *widget.Button
+	plan    *fit.Plan
+}
+
+// planConcurrency is how many levels' headers are read at once.
+const planConcurrency = 3
+
+// planLevels reads the header of each level's first file with Range
+// requests (a few megabytes at most), plans it on this machine (one
+// shared detection; the memory as fetchRepo read it) for the context of
+// the settings, and puts the verdict in the quant table. A level whose
+// header cannot be read keeps the size-based verdict (fit.PlanSize).
+func (v *discoverView) planLevels(client *hub.Client, id string, seq int, d repoDetails) {
+	if d.err != nil || len(d.levels) == 0 {
+		return
+	}
+	stale := func() bool {
+		v.mu.Lock()
+		defer v.mu.Unlock()
+		return seq != v.repoSeq || v.closed
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), hubTimeout)
+	defer cancel()
+	machine, err := v.u.core.Machine(ctx)
+	if err != nil {
+		return
+	}
+	if d.memKnown {
+		machine.Memory = d.mem
+	}
+	req := fit.Desktop(v.u.core.Settings().Context)
+	sem := make(chan struct{}, planConcurrency)
+	var wg sync.WaitGroup
+	for i, q := range d.levels {
+		if q.Incomplete || len(q.Files) == 0 {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			if stale() {
+				return
+			}
+			shape, err := describeLevel(ctx, client, id, d.info.SHA, q)
+			if err != nil {
+				v.u.core.log.Debug("app: reading a level's header", "repo", id, "level", q.Name, "err", err)
+				return
+			}
+			p, err := fit.PlanFor(shape, machine, req)
+			if err != nil {
+				v.u.core.log.Debug("app: planning a level", "repo", id, "level", q.Name, "err", err)
+				return
+			}
+			v.do(func() {
+				if !stale() {
+					v.showPlan(i, p)
+				}
+			})
+		}()
+	}
+	wg.Wait()
+}
+
+// describeLevel reads the shape of level q of repo at rev from its first
+// file's header (the bytes of a split model's other shards spread over
+// the layers).
+func describeLevel(ctx context.Context, client *hub.Client, repo, rev string, q hub.Quant) (fit.ModelShape, error) {
+	return fit.DescribeSplitURL(ctx, client.HTTPClient(), client.FileURL(repo, rev, q.Files[0].Path), client.Header(), q.Size)
+}
+
+// showPlan puts the plan of level i in the quant table.
+func (v *discoverView) showPlan(i int, p fit.Plan) {
+	if i >= len(v.fitCells) || v.fitCells[i] == nil {
+		return
+	}
+	c := v.fitCells[i]
+	text, imp := verdictLine(p)
+	c.label.Text, c.label.Importance = text, imp
+	c.label.Refresh()
+	c.plan = &p
+	c.details.Show()
+	v.mu.Lock()
+	if i < len(v.snap.Levels) {
+		v.snap.Levels[i].Fit, v.snap.Levels[i].Plan = text, &p
+	}
+	v.mu.Unlock()
+}
+
+// showBreakdown shows how a level's plan comes about.
+func (v *discoverView) showBreakdown(level string, p *fit.Plan) {
+	l := widget.NewLabel(strings.Join(p.Explain(), "\n"))
+	l.Wrapping = fyne.TextWrapWord
+	d := dialog.NewCustom("How "+level+" fits this computer", "Close", container.NewVScroll(l), v.u.win)
+	d.Resize(fyne.NewSize(640, 460))
+	d.Show()
+}
+
+// fetchRepo reads a repository's metadata, card and files and works out
+// the quant table against this computer's memory and the library folder
+// dir.
+func (v *discoverView) fetchRepo(client *hub.Client, id, dir string) repoDetails {
+	ctx, cancel := context.WithTimeout(context.Background(), hubTimeout)
+	defer cancel()
+	var d repoDetails
+	d.info, d.err = client.Model(ctx, id)
+	if d.err != nil {
+		return d
+	}
+	rev := d.info.SHA
+	if rev == "" {
+		rev = "main"
+	}
+	d.info.SHA = rev
+	files, err := client.Files(ctx, id, rev)
+	if err != nil {
+		d.err = err
+		return d
+	}
+	d.card, _ = client.Card(ctx, id) // the summary is a nicety
+	d.levels = hub.Group(files)
+	for _, f := range files {
+		if strings.HasSuffix(strings.ToLower(f.Path), ".gguf") && hub.IsMMProj(f.Path) {
+			d.mmproj = append(d.mmproj, f)
+		}
+	}
+	if m, err := v.memory(); err == nil && m.Total > 0 {
+		d.mem, d.memKnown = m, true
+	}
+	// Before the headers are read, the planner's size-based fallback
+	// answers (planLevels replaces it level by level).
+	rec, ok := hub.Recommend(d.levels, int64(d.mem.Available), func(q hub.Quant) int64 { return fit.SizeNeed(q.Size) })
+	for _, q := range d.levels {
+		r := quantRow{Name: q.Name, Size: q.Size, Shards: q.Shards, Incomplete: q.Incomplete,
+			HasVerdict: d.memKnown, Recommended: d.memKnown && ok && q.Name == rec.Name && !q.Incomplete}
+		if d.memKnown {
+			r.Verdict = fit.PlanSize(q.Size, hardware.Machine{Memory: d.mem}).Verdict
+		}
+		r.InLibrary = len(q.Files) > 0
+		for _, f := range q.Files {
+			if st, err := os.Stat(filepath.Join(dir, path.Base(f.Path))); err != nil || st.Size() != f.Size {
+				r.InLibrary = false
+			}
+		}
+		d.rows = append(d.rows, r)
+	}
+	return d
+}
+
+// showRepo puts a repository's details on screen.
+func (v *discoverView) showRepo(client *hub.Client, id string, d repoDetails) {
+	errText := ""
+	if d.err != nil {
+		errText = "Saji could not read this model's files. " + hubMessage(d.err, client, id)
+		v.detailInfo.SetText("")
+		v.setNote(errText, true)
+	} else {
+		v.commit = d.info.SHA
+		v.detailInfo.SetText(repoInfoLine(d.info, v.now()))
+		if card := cardText(d.info, d.card); card != "" {
+			v.detailCard.SetText(card)
+			v.detailCard.Show()
+		}
+		if l, err := url.Parse(strings.TrimRight(client.Endpoint, "/") + "/" + id); err == nil {
+			v.detailLink.SetURL(l)
+			v.detailLink.Show()
+		}
+		if d.info.Gated {
+			v.setNote("This model is gated: its authors ask everyone to accept their licence before downloading. "+
+				"Accept it on the model's page while signed in to Hugging Face, then add an access token of that "+
+				"account with Access token... above (or set HF_TOKEN in the environment).", false)
+		}
+		v.fillQuantTable(d)
+	}
+	names := make([]string, len(d.mmproj))
+	for i, f := range d.mmproj {
+		names[i] = path.Base(f.Path)
+	}
+	v.detailBox.Refresh()
+	v.mu.Lock()
+	v.snap.RepoLoaded, v.snap.RepoError, v.snap.Levels, v.snap.Gated, v.snap.MMProj = true, errText, d.rows, d.info.Gated, names
+	v.mu.Unlock()
+}
+
+// repoInfoLine is a repository's line of facts.
+func repoInfoLine(m hub.ModelInfo, now time.Time) string {
+	var parts []string
+	if g := m.GGUF; g != nil {
+		if g.Architecture != "" {
+			parts = append(parts, g.Architecture)
+		}
+		if g.Parameters > 0 {
+			parts = append(parts, humanCount(g.Parameters)+" parameters")
+		}
+		if g.ContextLength > 0 {
+			parts = append(parts, groupDigits(int64(g.ContextLength))+"-token context")
+		}
+	}
+	parts = append(parts, plural(m.Downloads, "download", "downloads"), plural(m.Likes, "like", "likes"))
+	if !m.LastModified.IsZero() {
+		parts = append(parts, "updated "+timeAgo(m.LastModified, now))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// cardText is the card's summary with the licence and base model.
+func cardText(m hub.ModelInfo, c hub.Card) string {
+	var lines []string
+	if c.Summary != "" {
+		lines = append(lines, c.Summary)
+	}
+	var facts []string
+	lic := m.License
+	if lic == "" {
+		lic = c.License
+	}
+	if lic != "" {
+		facts = append(facts, "Licence: "+lic)
+	}
+	base := m.BaseModel
+	if base == "" {
+		base = c.BaseModel
+	}
+	if base != "" {
+		facts = append(facts, "Based on "+base)
+	}
+	if len(facts) > 0 {
+		lines = append(lines, strings.Join(facts, " · "))
+	}
+	return strings.Join(lines, "\n\n")
+}
+
+// verdictText names a verdict for the quant table, with its colour.
+func verdictText(v fit.Verdict) (string, widget.Importance) {
+	switch v.Word() {
+	case "fits":
+		return "Fits", widget.SuccessImportance
+	case "tight":
+		return "Tight", widget.WarningImportance
+	}
+	return "Too big", widget.DangerImportance
+}
+
+// fillQuantTable builds the quant table: level, size, files, fit,
+// recommendation, and a Download button per level.
+func (v *discoverView) fillQuantTable(d repoDetails) {
+	v.quantTable.RemoveAll()
+	v.fitCells = make([]*fitCell, len(d.levels))
+	if len(d.levels) == 0 {
+		v.setNote("This repository has no GGUF model files Saji can download.", false)
+		return
+	}
+	head := func(s string) fyne.CanvasObject {
+		l := widget.NewLabelWithStyle(s, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+		return l
+	}
+	v.quantTable.Add(container.NewGridWithColumns(5, head("Level"), head("Size"), head("Memory"), head(""), head("")))
+	for i, q := range d.levels {
+		r := d.rows[i]
+		name := widget.NewLabel(q.Name)
+		name.Truncation = fyne.TextTruncateEllipsis
+		size := humanBytes(q.Size)
+		switch {
+		case q.Incomplete:
+			size += fmt.Sprintf(" (%d of %d files)", len(q.Files), q.Shards)
+		case q.Shards > 1:
+			size += fmt.Sprintf(" (%d files)", q.Shards)
+		}
+		sizeL := widget.NewLabel(size)
+		sizeL.Truncation = fyne.TextTruncateEllipsis
+		fit := widget.NewLabel("Unknown")
+		fit.Importance = widget.LowImportance
+		if r.HasVerdict {
+			fit.Text, fit.Importance = verdictText(r.Verdict)
+			fit.Refresh()
+		}
+		fit.Wrapping = fyne.TextWrapWord
+		cell := &fitCell{label: fit}
+		cell.details = widget.NewButtonWithIcon("", theme.InfoIcon(), func() {
+			if cell.plan != nil {
+				v.showBreakdown(q.Name, cell.plan)
+			}
+		})
+		cell.details.Hide()
+		v.fitCells[i] = cell
+		mark := widget.NewLabel("")
+		if r.Recommended {
+			mark.SetText("Recommended")
+			mark.Importance = widget.HighImportance
+			mark.TextStyle.Bold = true
+			mark.Refresh()
+		}
+		btn := widget.NewButtonWithIcon("Download", theme.DownloadIcon(), func() { v.download(q) })
+		switch {
+		case q.Incomplete:
+			btn.SetText("Incomplete")
+			btn.Disable()
+		case r.InLibrary:
+			btn.SetText("In library")
+			btn.Disable()
+		case r.Recommended:
+			btn.Importance = widget.HighImportance
+		}
+		v.quantTable.Add(container.NewGridWithColumns(5, name, sizeL, container.NewBorder(nil, nil, nil, cell.details, fit), mark, btn))
+	}
+	why := "Memory: whether the model fits the memory this computer has free now (Tight: it fits once other programs close)."
+	if d.memKnown {
+		why = fmt.Sprintf("Memory: whether the model fits the %s this computer has free now, of %s (Tight: it fits once other programs close).",
+			memoryText(d.mem.Available), memoryText(d.mem.Total))
+	}
+	why += fmt.Sprintf(" Once each file's header is read, Saji plans it for a %s-token context, one conversation at a time: "+
+		"the verdict, the longest context that fits and the speed to expect; the i button shows the numbers.",
+		contextText(v.u.core.Settings().Context))
+	note := widget.NewLabel(why)
+	note.Wrapping = fyne.TextWrapWord
+	note.SizeName = theme.SizeNameCaptionText
+	note.Importance = widget.LowImportance
+	v.quantTable.Add(note)
+	if len(d.mmproj) > 0 {
+		var names []string
+		for _, f := range d.mmproj {
+			names = append(names, path.Base(f.Path)+" ("+humanBytes(f.Size)+")")
+		}
+		v.mmprojNote.SetText("This repository also has an image projector for vision input (" + strings.Join(names, ", ") +
+			"). Saji downloads the model itself; the projector is not needed for chat.")
+		v.mmprojNote.Show()
+	}
+}
+
+// setNote shows text above the quant table ("" hides it); danger colours
+// it as an error.
+func (v *discoverView) setNote(text string, danger bool) {
+	v.detailNote.Importance = widget.MediumImportance
+	if danger {
+		v.detailNote.Importance = widget.DangerImportance
+	}
+	v.detailNote.SetText(text)
+	setVisible(v.detailNote, text != "")
+	v.mu.Lock()
+	v.snap.Note, v.snap.NoteError = text, danger
+	v.mu.Unlock()
+}

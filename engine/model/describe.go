@@ -1,0 +1,41 @@
+package model
+
+import (
+	"fmt"
+
+	"saji/engine/gguf"
+)
+
+// Description is what loading a model would know of its shape, read from
+// the file's metadata and tensor table alone: the header of a local file or
+// of a remote one is enough, since no weight is read.
+type Description struct {
+	Config
+	// Windows is each layer's attention window (0: full attention).
+	Windows []int
+	// KVGroups are the layers grouped by window, as Model.KVGroups gives
+	// them once loaded.
+	KVGroups []KVGroup
+}
+
+// Describe reads the model in f as Load would, through its architecture's
+// own loader, without wrapping a weight: the hyperparameters, the tensor
+// shapes' checks and the attention windows are the same code's, so that a
+// planner's idea of the model (engine/fit) cannot drift from the engine's.
+// An architecture that no loader is registered for wraps ErrUnknownArch.
+func Describe(f *gguf.File) (Description, error) {
+	arch, fn, err := lookup(f)
+	if err != nil {
+		return Description{}, err
+	}
+	a, err := fn(&loader{f: f, arch: arch, describe: true})
+	if err != nil {
+		return Description{}, fmt.Errorf("model: describing %s: %w", arch, err)
+	}
+	m := a.common()
+	d := Description{Config: m.hp.Config, Windows: make([]int, m.hp.Layers), KVGroups: m.kvGroups()}
+	for i := range d.Windows {
+		d.Windows[i] = m.window(i)
+	}
+	return d, nil
+}

@@ -1,0 +1,82 @@
+package model
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"saji/engine/gguf"
+	"saji/internal/refdata"
+)
+
+// TestDescribeMatchesLoad checks that Describe reads what Load reads, for
+// every reference model and the tiny Phi-3: the same Config, windows and
+// KV groups, and that every architecture has a file among them.
+func TestDescribeMatchesLoad(t *testing.T) {
+	paths, err := filepath.Glob(filepath.Join(refdata.Dir(t), "models", "*.gguf"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no reference models: %v", err)
+	}
+	files := map[string]*gguf.File{"tiny-phi3": newTinyPhi3().file(t, "phi3")}
+	for _, p := range paths {
+		f, err := gguf.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		files[filepath.Base(p)] = f
+	}
+	seen := map[string]bool{}
+	for name, f := range files {
+		t.Run(name, func(t *testing.T) {
+			d, err := Describe(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := Load(context.Background(), f, Options{Threads: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			seen[d.Arch] = true
+			if d.Config != m.Config() {
+				t.Errorf("Describe %+v, Load %+v", d.Config, m.Config())
+			}
+			if d.FFN == 0 {
+				t.Error("no feed-forward length")
+			}
+			if !reflect.DeepEqual(d.KVGroups, m.KVGroups()) {
+				t.Errorf("KV groups %+v, Load %+v", d.KVGroups, m.KVGroups())
+			}
+			if len(d.Windows) != d.Layers {
+				t.Fatalf("%d windows for %d layers", len(d.Windows), d.Layers)
+			}
+			for _, g := range m.KVGroups() {
+				for _, l := range g.Layers {
+					if d.Windows[l] != g.Window {
+						t.Errorf("layer %d: window %d, Load %d", l, d.Windows[l], g.Window)
+					}
+				}
+			}
+		})
+	}
+	for _, a := range Architectures() {
+		if !seen[a] {
+			t.Errorf("no model of architecture %s was described", a)
+		}
+	}
+}
+
+// TestDescribeErrors checks that Describe fails where Load does: an
+// unknown architecture, and a tensor of the wrong shape.
+func TestDescribeErrors(t *testing.T) {
+	tm := newTinyPhi3()
+	if _, err := Describe(tm.file(t, "mamba")); !errors.Is(err, ErrUnknownArch) {
+		t.Errorf("unknown architecture: %v", err)
+	}
+	// A llama-family loader on phi3 tensors misses attn_q.
+	if _, err := Describe(tm.file(t, "llama")); err == nil {
+		t.Error("a llama without attn_q was described")
+	}
+}
