@@ -21,7 +21,6 @@ import (
 	"saji/engine/chat"
 	"saji/engine/download"
 	"saji/engine/fit"
-	"saji/engine/gguf"
 	"saji/engine/hardware"
 	"saji/engine/library"
 	"saji/engine/offload"
@@ -711,12 +710,7 @@ func (c *core) LoadModel(name string) (*runner.Model, error) {
 
 // planLoaded plans the loaded model m as the engine runs it.
 func (c *core) planLoaded(m *runner.Model) (fit.Plan, error) {
-	f, err := gguf.Open(m.Path)
-	if err != nil {
-		return fit.Plan{}, err
-	}
-	shape, err := fit.Describe(f)
-	f.Close()
+	shape, err := m.Shape() // read from the header at load: no file opened again
 	if err != nil {
 		return fit.Plan{}, err
 	}

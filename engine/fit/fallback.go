@@ -1,9 +1,7 @@
 package fit
 
 import (
-	"fmt"
 	"math"
-	"os"
 
 	"saji/engine/gguf"
 	"saji/engine/hardware"
@@ -34,22 +32,21 @@ func PlanSize(size int64, machine hardware.Machine) Plan {
 	return p
 }
 
-// LoadRAM returns the RAM, in bytes, that loading the GGUF file at path
-// takes when it runs with req (the scheduler's settings: SchedulerRequest)
-// and gpuLayers of its layers (the last ones, and the output head with all
-// of them) are copied to a GPU of its own; with gpuLayers 0, or a
-// unified-memory GPU (unified), everything counts in RAM. It is the
-// plan's RAM part (PlanFor on the file's header), or SizeNeed of the
-// file's size when the header cannot be read; 0 when the file cannot be
-// read at all (the load then says why). req.GPULayers is ignored.
-func LoadRAM(path string, req Request, gpuLayers int, unified bool) int64 {
-	st, err := os.Stat(path)
-	if err != nil {
-		return 0
+// LoadRAM returns the RAM, in bytes, that loading the model of the open
+// GGUF file f (of size bytes on disk) takes when it runs with req (the
+// scheduler's settings: SchedulerRequest) and gpuLayers of its layers (the
+// last ones, and the output head with all of them) are copied to a GPU of
+// its own; with gpuLayers 0, or a unified-memory GPU (unified), everything
+// counts in RAM. It is the plan's RAM part (PlanFor on f's header), or
+// SizeNeed(size) when f is nil or its model cannot be described.
+// req.GPULayers is ignored.
+func LoadRAM(f *gguf.File, size int64, req Request, gpuLayers int, unified bool) int64 {
+	if f == nil {
+		return SizeNeed(size)
 	}
-	shape, err := describePath(path)
+	shape, err := Describe(f)
 	if err != nil {
-		return SizeNeed(st.Size())
+		return SizeNeed(size)
 	}
 	machine := hardware.Machine{Memory: hardware.Memory{Total: math.MaxInt64, Available: math.MaxInt64}}
 	req.GPULayers = 0
@@ -59,17 +56,7 @@ func LoadRAM(path string, req Request, gpuLayers int, unified bool) int64 {
 	}
 	p, err := PlanFor(shape, machine, req)
 	if err != nil {
-		return SizeNeed(st.Size())
+		return SizeNeed(size)
 	}
 	return p.Breakdown.RAM
-}
-
-// describePath reads the shape of the GGUF file at path.
-func describePath(path string) (ModelShape, error) {
-	f, err := gguf.Open(path)
-	if err != nil {
-		return ModelShape{}, fmt.Errorf("fit: %w", err)
-	}
-	defer f.Close()
-	return Describe(f)
 }

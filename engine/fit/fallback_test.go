@@ -1,11 +1,11 @@
 package fit
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"saji/engine/gguf"
 	"saji/engine/hardware"
 	"saji/engine/scheduler"
 	"saji/internal/refdata"
@@ -61,11 +61,16 @@ func TestPlanSize(t *testing.T) {
 // file and settings, the GPU's share left out, and the fallback for a
 // file whose header cannot be read.
 func TestLoadRAM(t *testing.T) {
-	path := filepath.Join(refdata.Dir(t), "models", "tiny-llama3-bpe-q8_0.gguf")
-	shape, err := describePath(path)
+	f, err := gguf.Open(filepath.Join(refdata.Dir(t), "models", "tiny-llama3-bpe-q8_0.gguf"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer f.Close()
+	shape, err := Describe(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const size = 3000 // the fallback's, unused while the header reads
 	cfg := scheduler.Config{Context: 256, Parallel: 2}
 	req := SchedulerRequest(cfg, -1)
 	unlimited := hardware.Machine{Memory: hardware.Memory{Total: 1 << 62, Available: 1 << 62}}
@@ -75,28 +80,21 @@ func TestLoadRAM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := LoadRAM(path, req, 0, false); got != cpu.Breakdown.RAM || got != cpu.Breakdown.Total {
+	if got := LoadRAM(f, size, req, 0, false); got != cpu.Breakdown.RAM || got != cpu.Breakdown.Total {
 		t.Errorf("on the CPU: %d bytes, plan %d", got, cpu.Breakdown.RAM)
 	}
-	if got := LoadRAM(path, req, shape.Layers, true); got != cpu.Breakdown.Total {
+	if got := LoadRAM(f, size, req, shape.Layers, true); got != cpu.Breakdown.Total {
 		t.Errorf("on a unified GPU: %d bytes, want all of it (%d)", got, cpu.Breakdown.Total)
 	}
-	half := LoadRAM(path, req, shape.Layers/2, false)
+	half := LoadRAM(f, size, req, shape.Layers/2, false)
 	if half <= 0 || half >= cpu.Breakdown.Total {
 		t.Errorf("half the layers on a GPU: %d bytes of %d", half, cpu.Breakdown.Total)
 	}
-	if all := LoadRAM(path, req, shape.Layers, false); all >= half {
+	if all := LoadRAM(f, size, req, shape.Layers, false); all >= half {
 		t.Errorf("every layer on a GPU: %d bytes, half of them %d", all, half)
 	}
-	bad := filepath.Join(t.TempDir(), "bad.gguf")
-	if err := os.WriteFile(bad, make([]byte, 3000), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if got := LoadRAM(bad, req, 0, false); got != SizeNeed(3000) {
-		t.Errorf("an unreadable header: %d bytes, want the fallback %d", got, SizeNeed(3000))
-	}
-	if got := LoadRAM(filepath.Join(t.TempDir(), "missing.gguf"), req, 0, false); got != 0 {
-		t.Errorf("a missing file: %d bytes", got)
+	if got := LoadRAM(nil, 3000, req, 0, false); got != SizeNeed(3000) {
+		t.Errorf("no header: %d bytes, want the fallback %d", got, SizeNeed(3000))
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"saji/engine/chat"
+	"saji/engine/fit"
 	"saji/engine/gguf"
 	"saji/engine/model"
 	"saji/engine/offload"
@@ -30,13 +31,17 @@ type Model struct {
 	// Info describes it.
 	Info Info
 
-	file  *gguf.File
-	lm    model.Model
-	gpu   *offload.Loaded // lm's placement; Close frees its GPU memory
-	tok   *tokenizer.Tokenizer
-	tmpl  *chat.Template
-	sched *scheduler.Scheduler
-	caps  chat.Caps
+	file *gguf.File
+	// shape is the model as the fit planner sees it, read from the header
+	// at load (shapeErr when it could not be).
+	shape    fit.ModelShape
+	shapeErr error
+	lm       model.Model
+	gpu      *offload.Loaded // lm's placement; Close frees its GPU memory
+	tok      *tokenizer.Tokenizer
+	tmpl     *chat.Template
+	sched    *scheduler.Scheduler
+	caps     chat.Caps
 	// runner, once the model is added to one, is told how every
 	// generation ended (see Runner.Observe).
 	runner *Runner
@@ -113,14 +118,30 @@ func (o LoadOptions) registry() *offload.Registry {
 // template (ChatML when the file has none), and starts its scheduler.
 // Close releases it. A model that cannot run fails here, with the reason.
 func Load(ctx context.Context, path string, opts LoadOptions) (*Model, error) {
+	f, st, err := open(path)
+	if err != nil {
+		return nil, err
+	}
+	return load(ctx, f, st, opts)
+}
+
+// open opens the GGUF file at path, the one time a load reads its header.
+func open(path string) (*gguf.File, os.FileInfo, error) {
 	st, err := os.Stat(path)
 	if err != nil {
-		return nil, fmt.Errorf("runner: %w", err)
+		return nil, nil, fmt.Errorf("runner: %w", err)
 	}
 	f, err := gguf.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("runner: %w", err)
+		return nil, nil, fmt.Errorf("runner: %w", err)
 	}
+	return f, st, nil
+}
+
+// load is Load of the open file f (of st), which it owns from now on: the
+// model keeps it open, a failure closes it.
+func load(ctx context.Context, f *gguf.File, st os.FileInfo, opts LoadOptions) (*Model, error) {
+	path := f.Path()
 	fail := func(err error) (*Model, error) {
 		f.Close()
 		return nil, fmt.Errorf("runner: loading %s: %w", path, err)
@@ -173,9 +194,10 @@ func Load(ctx context.Context, path string, opts LoadOptions) (*Model, error) {
 	} else {
 		info.Parameters = s.Parameters
 	}
+	shape, shapeErr := fit.Describe(f)
 	life, end := context.WithCancel(context.Background())
 	return &Model{Name: name, Path: path, Info: info, file: f, lm: lm.Model, gpu: lm, tok: tk, tmpl: tmpl, sched: sched, caps: caps,
-		life: life, end: end, opts: opts}, nil
+		shape: shape, shapeErr: shapeErr, life: life, end: end, opts: opts}, nil
 }
 
 // checkGPU tells the runner, after a run on m failed, when the failure
@@ -198,6 +220,10 @@ func (m *Model) Template() *chat.Template { return m.tmpl }
 
 // Caps returns what the model's chat template supports (tools, thinking).
 func (m *Model) Caps() chat.Caps { return m.caps }
+
+// Shape returns the model as the fit planner sees it, read from its
+// header when it loaded, so that planning a loaded model reads no file.
+func (m *Model) Shape() (fit.ModelShape, error) { return m.shape, m.shapeErr }
 
 // Pinned reports whether the model stays loaded for the runner's life.
 func (m *Model) Pinned() bool { return m.pinned }

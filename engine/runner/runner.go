@@ -14,6 +14,7 @@ import (
 
 	"github.com/shirou/gopsutil/v3/mem"
 
+	"saji/engine/fit"
 	"saji/engine/gguf"
 	"saji/engine/library"
 	"saji/engine/offload"
@@ -306,15 +307,22 @@ func (r *Runner) load(name, path string) (*Model, error) {
 		r.mu.Unlock()
 		close(c.done)
 	}()
-	split, onGPU := r.makeGPURoom(path)
-	if err := r.makeRoom(r.memoryNeed(path, split, onGPU)); err != nil {
+	// The header is read once: for the room to make, and for the load.
+	f, st, err := open(path)
+	if err != nil {
+		c.err = err
+		return nil, err
+	}
+	split, onGPU := r.makeGPURoom(f)
+	if err := r.makeRoom(r.memoryNeed(f, st.Size(), split, onGPU)); err != nil {
+		f.Close()
 		c.err = err
 		return nil, err
 	}
 	opts := r.cfg.Load
 	opts.Name = name
 	start := time.Now()
-	m, err := Load(context.Background(), path, opts)
+	m, err := load(context.Background(), f, st, opts)
 	if err != nil {
 		c.err = err
 		return nil, err
@@ -384,24 +392,19 @@ func (r *Runner) idlest(ok func(*Model) bool) *Model {
 }
 
 // makeGPURoom unloads least recently used idle folder models that hold
-// GPU memory while the model at path, loaded with the runner's options,
+// GPU memory while the model of f, loaded with the runner's options,
 // would get only part of the GPU it asks for automatically, as Ollama
 // makes room on the GPU for the model a request names. It returns the
 // split the model will get, and false when it will not use the GPU.
-func (r *Runner) makeGPURoom(path string) (offload.Split, bool) {
+func (r *Runner) makeGPURoom(f *gguf.File) (offload.Split, bool) {
 	opts := r.cfg.Load
 	reg := opts.registry()
 	if opts.GPULayers == 0 {
 		return offload.Split{}, false
 	}
 	if _, err := reg.Open(); err != nil {
-		return offload.Split{}, false // no GPU: nothing to read the file for
+		return offload.Split{}, false // no GPU
 	}
-	f, err := gguf.Open(path)
-	if err != nil {
-		return offload.Split{}, false // the load says why
-	}
-	defer f.Close()
 	req := offload.ServeRequest(opts.GPULayers, opts.Scheduler)
 	for {
 		split, ok := offload.Preview(f, reg, req)
@@ -412,7 +415,7 @@ func (r *Runner) makeGPURoom(path string) (offload.Split, bool) {
 		if victim == nil {
 			return split, ok
 		}
-		r.log.Info("runner: unloading a model to make room on the GPU", "model", victim.Name, "for", filepath.Base(path))
+		r.log.Info("runner: unloading a model to make room on the GPU", "model", victim.Name, "for", filepath.Base(f.Path()))
 		r.unload(victim)
 	}
 }
@@ -429,25 +432,16 @@ func (r *Runner) available() uint64 {
 	return vm.Available
 }
 
-// memoryNeed estimates the RAM that loading the model at path takes: its
-// weights and its KV cache budget (a quarter of the weights when the
-// budget is left to the scheduler's default), less the share of the
-// layers split puts on a GPU of its own (onGPU), whose weights and cache
-// are copied to the device.
-func (r *Runner) memoryNeed(path string, split offload.Split, onGPU bool) int64 {
-	st, err := os.Stat(path)
-	if err != nil {
-		return 0
+// memoryNeed is the RAM that loading the model of f (of size bytes) with
+// the runner's options takes, as the fit planner plans it: its weights, KV
+// pool and buffers, less what the layers split puts on a GPU of its own
+// (onGPU) hold there.
+func (r *Runner) memoryNeed(f *gguf.File, size int64, split offload.Split, onGPU bool) int64 {
+	layers := 0
+	if onGPU {
+		layers = split.Layers
 	}
-	kv := r.cfg.Load.Scheduler.KVBytes
-	if kv <= 0 {
-		kv = st.Size() / 4
-	}
-	need := st.Size() + kv
-	if onGPU && split.Layers > 0 && split.Of > 0 && !r.cfg.Load.registry().Platform().Unified {
-		need = need * int64(split.Of-split.Layers) / int64(split.Of)
-	}
-	return need
+	return fit.LoadRAM(f, size, fit.SchedulerRequest(r.cfg.Load.Scheduler, 0), layers, r.cfg.Load.registry().Platform().Unified)
 }
 
 // unload removes m from the runner and closes it.

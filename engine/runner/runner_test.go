@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"saji/engine/fit"
 	"saji/engine/library"
 	"saji/engine/offload"
 	"saji/engine/sample"
@@ -171,38 +172,41 @@ func TestObserve(t *testing.T) {
 	}
 }
 
-// TestMemoryNeed checks the RAM a load is counted for: the file and a
-// quarter of it for the KV cache, less the share of the layers a GPU of
-// its own holds.
+// TestMemoryNeed checks the RAM a load is counted for: the fit planner's
+// for the model and the runner's scheduler settings, less the share of the
+// layers a GPU of its own holds, and all of it on unified memory.
 func TestMemoryNeed(t *testing.T) {
 	path, err := tinyPath()
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := os.Stat(path)
+	f, st, err := open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	all := st.Size() + st.Size()/4
+	defer f.Close()
 	discrete := offload.NewRegistry(offload.Platform{Name: "Fake"})
 	unified := offload.NewRegistry(offload.Platform{Name: "Fake", Unified: true})
-	for _, tc := range []struct {
-		name  string
-		reg   *offload.Registry
-		split offload.Split
-		onGPU bool
-		want  int64
-	}{
-		{"CPU", discrete, offload.Split{Of: 4}, false, all},
-		{"all on the GPU", discrete, offload.Split{Layers: 4, Of: 4, Output: true}, true, 0},
-		{"half on the GPU", discrete, offload.Split{Layers: 2, Of: 4}, true, all / 2},
-		{"unified memory", unified, offload.Split{Layers: 4, Of: 4, Output: true}, true, all},
-	} {
-		r := New(Config{Load: LoadOptions{GPU: tc.reg}})
-		if got := r.memoryNeed(path, tc.split, tc.onGPU); got != tc.want {
-			t.Errorf("%s: %d bytes, want %d", tc.name, got, tc.want)
-		}
-		r.Close()
+	sc := scheduler.Config{Context: 128, Parallel: 1}
+	need := func(reg *offload.Registry, split offload.Split, onGPU bool) int64 {
+		r := New(Config{Load: LoadOptions{GPU: reg, Scheduler: sc}})
+		defer r.Close()
+		return r.memoryNeed(f, st.Size(), split, onGPU)
+	}
+	all := need(discrete, offload.Split{Of: 4}, false)
+	if want := fit.LoadRAM(f, st.Size(), fit.SchedulerRequest(sc, 0), 0, false); all != want || all <= st.Size() {
+		t.Fatalf("on the CPU: %d bytes, want the plan's %d (more than the file's %d)", all, want, st.Size())
+	}
+	half := need(discrete, offload.Split{Layers: 2, Of: 4}, true)
+	whole := need(discrete, offload.Split{Layers: 4, Of: 4, Output: true}, true)
+	if !(whole < half && half < all) {
+		t.Errorf("all on the GPU %d, half %d, none %d: want less RAM with more layers on the GPU", whole, half, all)
+	}
+	if got := need(unified, offload.Split{Layers: 4, Of: 4, Output: true}, true); got != all {
+		t.Errorf("unified memory: %d bytes, want all %d", got, all)
+	}
+	if got := need(discrete, offload.Split{Layers: 4, Of: 4}, false); got != all {
+		t.Errorf("a split that will not be used: %d bytes, want all %d", got, all)
 	}
 }
 

@@ -167,8 +167,8 @@ type genStats struct {
 	promptTime   time.Duration // time to evaluate them
 	genTokens    int           // tokens generated (an end-of-generation token not counted)
 	genTime      time.Duration // from the first token to the last
-	interrupted  bool // the context was cancelled
-	full         bool // the context filled up
+	interrupted  bool          // the context was cancelled
+	full         bool          // the context filled up
 }
 
 // decodeRate is the generation speed: the tokens after the first over the

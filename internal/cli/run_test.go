@@ -156,6 +156,15 @@ func TestRunContextFull(t *testing.T) {
 		t.Errorf("output %q is not a prefix of %q", out, full)
 	}
 
+	// -n is a most: past the context, the reply stops at its end too.
+	if capped, errOut, err := runCmd(t, "", "run", "-m", model, "--temp", "0", "-n", "100", "--ctx", strconv.Itoa(n+4), ref.Text); err != nil || capped != out || !strings.Contains(errOut, "is full") {
+		t.Errorf("-n 100 in a context with room for 4: output %q, %v:\n%s", capped, err, errOut)
+	}
+	// -n 0 generates nothing.
+	if none, errOut, err := runCmd(t, "", "run", "-m", model, "-n", "0", ref.Text); err != nil || none != "" || !strings.Contains(errOut, "generated: 0 tokens") {
+		t.Errorf("-n 0: output %q, %v:\n%s", none, err, errOut)
+	}
+
 	_, _, err = runCmd(t, "", "run", "-m", model, "--ctx", strconv.Itoa(n-1), ref.Text)
 	if err == nil || !strings.Contains(err.Error(), "raise --ctx") {
 		t.Errorf("prompt longer than the context: error %v", err)
