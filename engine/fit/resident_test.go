@@ -18,16 +18,17 @@ import (
 )
 
 // residentModel is the model of the resident-memory test: $SAJI_FIT_MODEL
-// or the synthetic llama-1b Q4_K_M (saji bench synth --shape llama-1b
-// --type q4_k_m -o /tmp/synth/llama-1b-q4_k_m.gguf writes it in about a
-// minute).
+// or the synthetic llama-1b Q4_K_M (go run ./internal/tools/synthmodel
+// -shape llama-1b -type q4_k_m -vocab VOCAB.gguf -o
+// /tmp/synth/llama-1b-q4_k_m.gguf writes it in a few minutes; .ci/fit-check
+// does).
 func residentModel(t *testing.T) string {
 	p := os.Getenv("SAJI_FIT_MODEL")
 	if p == "" {
 		p = "/tmp/synth/llama-1b-q4_k_m.gguf"
 	}
 	if _, err := os.Stat(p); err != nil {
-		t.Skipf("no model for the resident memory test (%v): set SAJI_FIT_MODEL or write %s with saji bench synth", err, p)
+		t.Skipf("no model for the resident memory test (%v): set SAJI_FIT_MODEL or write %s with internal/tools/synthmodel", err, p)
 	}
 	return p
 }
