@@ -3,8 +3,6 @@ package runner
 import (
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -214,17 +212,7 @@ func TestMemoryNeed(t *testing.T) {
 // a.gguf and b.gguf, with a context of 128.
 func dirRunner(t *testing.T, cfg Config) *Runner {
 	t.Helper()
-	path, err := tinyPath()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	for _, n := range []string{"a", "b"} {
-		if err := os.Symlink(path, filepath.Join(dir, n+".gguf")); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg.ModelsDir = dir
+	cfg.ModelsDir = synthtest.Folder(t, "q8_0", 3, "a", "b")
 	cfg.Load = LoadOptions{Threads: 2, Scheduler: scheduler.Config{Context: 128, MaxSeqs: 2}, GPU: cfg.Load.GPU, GPULayers: cfg.Load.GPULayers}
 	r := New(cfg)
 	t.Cleanup(func() { r.Close() })

@@ -5,14 +5,13 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"saji/engine/runner"
 	"saji/engine/scheduler"
+	"saji/engine/synth/synthtest"
 )
 
 // newDirServer serves a models folder holding the tiny model as a.gguf and
@@ -20,17 +19,7 @@ import (
 // by default).
 func newDirServer(t *testing.T, cfg runner.Config) (*Server, *httptest.Server) {
 	t.Helper()
-	path, err := tinyPath()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	for _, n := range []string{"a", "b"} {
-		if err := os.Symlink(path, filepath.Join(dir, n+".gguf")); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg.ModelsDir = dir
+	cfg.ModelsDir = synthtest.Folder(t, "q8_0", 3, "a", "b")
 	cfg.Load = runner.LoadOptions{Threads: 2, Scheduler: scheduler.Config{Context: 128, MaxSeqs: 2},
 		GPU: cfg.Load.GPU, GPULayers: cfg.Load.GPULayers}
 	rn := runner.New(cfg)

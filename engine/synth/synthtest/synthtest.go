@@ -67,3 +67,20 @@ func Main(m *testing.M) {
 	mu.Unlock()
 	os.Exit(code)
 }
+
+// Folder returns a new models folder of t's holding the tiny model of
+// Tiny(typ, seed) under each of names (NAME.gguf, linked to the one file).
+func Folder(t testing.TB, typ string, seed uint64, names ...string) string {
+	t.Helper()
+	path, err := Tiny(typ, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, n := range names {
+		if err := os.Symlink(path, filepath.Join(dir, n+".gguf")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}

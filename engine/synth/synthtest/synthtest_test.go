@@ -2,6 +2,7 @@ package synthtest
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -23,5 +24,15 @@ func TestTinyOnce(t *testing.T) {
 	}
 	if _, err := Tiny("no-such-type", 1); err == nil {
 		t.Error("an unknown type was written")
+	}
+}
+
+// TestFolder lists one model under every name.
+func TestFolder(t *testing.T) {
+	dir := Folder(t, "q8_0", 1, "a", "b")
+	for _, n := range []string{"a", "b"} {
+		if st, err := os.Stat(filepath.Join(dir, n+".gguf")); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", n, err)
+		}
 	}
 }
