@@ -46,9 +46,6 @@ func (in *embedInput) UnmarshalJSON(b []byte) error {
 	return fmt.Errorf("input must be a string, a list of strings, or lists of token ids")
 }
 
-// count returns the number of inputs.
-func (in *embedInput) count() int { return len(in.texts) + len(in.tokens) }
-
 func (s *Server) handleEmbeddings(w http.ResponseWriter, r *http.Request) {
 	var req struct {
 		Model          string     `json:"model"`
