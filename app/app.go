@@ -22,6 +22,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 
 	"saji/assets"
+	"saji/engine/library"
 )
 
 // ID is the application identifier, as in FyneApp.toml; Fyne keys the
@@ -155,7 +156,7 @@ func (u *ui) mainMenu() *fyne.MainMenu {
 		fyne.NewMenuItem("What can this computer run?", func() { u.showWizard() }),
 		fyne.NewMenuItem("About Saji", func() {
 			dialog.ShowInformation("About Saji", "Saji runs language models on this computer.\n\n"+
-				"Models: "+u.core.Settings().ModelsDir+"\nConversations: "+DataDir(), u.win)
+				"Models: "+u.core.Settings().ModelsDir+"\nConversations: "+library.DataDir(), u.win)
 		}),
 	)
 	return fyne.NewMainMenu(file, fyne.NewMenu("View", views...), help)

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -15,7 +16,6 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
-	"github.com/adrg/xdg"
 
 	"saji/app/store"
 	"saji/engine/chat"
@@ -33,13 +33,6 @@ import (
 
 // defaultPort is the API's port, as `saji serve` uses it.
 const defaultPort = 11435
-
-// DataDir returns Saji's folder in the XDG data directory: the models and
-// the conversation database live there.
-func DataDir() string { return filepath.Join(xdg.DataHome, "saji") }
-
-// ModelsDir returns the default models folder: "models" in DataDir.
-func ModelsDir() string { return filepath.Join(DataDir(), "models") }
 
 // Settings are the app's preferences, kept in Fyne's preferences store.
 type Settings struct {
@@ -87,7 +80,7 @@ const (
 // loadSettings reads the settings from p, with defaults for what is unset.
 func loadSettings(p fyne.Preferences) Settings {
 	return Settings{
-		ModelsDir:   p.StringWithFallback(prefModelsDir, ModelsDir()),
+		ModelsDir:   p.StringWithFallback(prefModelsDir, library.ModelsDir()),
 		Threads:     p.Int(prefThreads),
 		Context:     p.IntWithFallback(prefContext, defaultContext),
 		GPULayers:   p.IntWithFallback(prefGPULayers, offload.Auto),
@@ -135,7 +128,7 @@ type core struct {
 	dlMu      sync.Mutex
 	downloads *download.Manager // opened by Downloads; nil until then
 	// downloadsDir is where the downloads keep their state ("":
-	// DataDir()/downloads); tests point it at a temporary folder.
+	// library.DownloadsDir()); tests point it at a temporary folder.
 	downloadsDir string
 
 	// gpu is the GPU models offload their layers to.
@@ -208,7 +201,7 @@ func newCore(opts coreOptions) (*core, error) {
 	}
 	db := opts.DBPath
 	if db == "" {
-		db = filepath.Join(DataDir(), "chats.db")
+		db = filepath.Join(library.DataDir(), "chats.db")
 	}
 	if err := os.MkdirAll(filepath.Dir(db), 0o755); err != nil {
 		return nil, fmt.Errorf("app: %w", err)
@@ -309,7 +302,7 @@ func (c *core) Server() *server.Server {
 func (c *core) Store() *store.Store { return c.store }
 
 // Downloads returns the download manager, opening it on first use (its
-// state lives in DataDir()/downloads, and the jobs an earlier run left
+// state lives in library.DownloadsDir(), and the jobs an earlier run left
 // there are restored paused).
 func (c *core) Downloads() (*download.Manager, error) {
 	c.dlMu.Lock()
@@ -317,10 +310,7 @@ func (c *core) Downloads() (*download.Manager, error) {
 	if c.downloads != nil {
 		return c.downloads, nil
 	}
-	dir := c.downloadsDir
-	if dir == "" {
-		dir = filepath.Join(DataDir(), "downloads")
-	}
+	dir := cmp.Or(c.downloadsDir, library.DownloadsDir())
 	m, err := download.New(download.Options{StateDir: dir, Logger: c.log})
 	if err != nil {
 		return nil, fmt.Errorf("app: the downloads: %w", err)

@@ -16,6 +16,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"saji/engine/library"
 	"saji/engine/offload"
 	"saji/kernels/cpu"
 )
@@ -213,7 +214,7 @@ func (f settingsForm) apply(s Settings) (Settings, string) {
 	case dir == "":
 		return s, "Choose a folder for the models."
 	case !filepath.IsAbs(dir):
-		return s, fmt.Sprintf("The models folder must be a full path, such as %s, not %q.", ModelsDir(), dir)
+		return s, fmt.Sprintf("The models folder must be a full path, such as %s, not %q.", library.ModelsDir(), dir)
 	}
 	threads, err := parseThreads(f.Threads)
 	if err != nil {

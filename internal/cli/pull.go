@@ -18,7 +18,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/adrg/xdg"
 	"github.com/spf13/cobra"
 
 	"saji/engine/download"
@@ -53,13 +52,6 @@ var errInterrupted = errors.New("pull: interrupted")
 
 // exitInterrupted is the status of a command ended by SIGINT (128+2).
 const exitInterrupted = 130
-
-// dataDir is Saji's folder in the XDG data directory, as the app's
-// DataDir (internal/cli does not import the app, which needs Fyne).
-func dataDir() string { return filepath.Join(xdg.DataHome, "saji") }
-
-// defaultModelsDir is the app's models folder (app.ModelsDir).
-func defaultModelsDir() string { return filepath.Join(dataDir(), "models") }
 
 // newPullCmd is 'saji pull REPO[:QUANT]'.
 func newPullCmd() *cobra.Command { return newPullCmdWith(pullEnv{}) }
@@ -117,13 +109,13 @@ func newPullCmdWith(env pullEnv) *cobra.Command {
 				out:    cmd.OutOrStdout(),
 				ui:     &pullUI{w: cmd.ErrOrStderr(), terminal: terminal},
 			}
-			p.fl.modelsDir = cmp.Or(p.fl.modelsDir, defaultModelsDir())
+			p.fl.modelsDir = cmp.Or(p.fl.modelsDir, library.ModelsDir())
 			p.fl.revision = cmp.Or(p.fl.revision, "main")
 			return p.run(ctx)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&fl.modelsDir, "models-dir", "", "the library folder to download into (default "+defaultModelsDir()+")")
+	f.StringVar(&fl.modelsDir, "models-dir", "", "the library folder to download into (default "+library.ModelsDir()+")")
 	f.BoolVar(&fl.list, "list", false, "print the repository's quantization levels and exit")
 	f.BoolVar(&fl.mmproj, "mmproj", false, "also download the multimodal projector (mmproj) file")
 	f.StringVar(&fl.revision, "revision", "main", "the branch, tag or commit to download from")
@@ -241,7 +233,7 @@ func (p *puller) run(ctx context.Context) error {
 // download fetches files with a download manager, showing the progress,
 // until they are all in the library or ctx ends (which pauses them).
 func (p *puller) download(ctx context.Context, q hub.Quant, files []pullFile, total int64) error {
-	stateDir := cmp.Or(p.env.stateDir, filepath.Join(dataDir(), "downloads"))
+	stateDir := cmp.Or(p.env.stateDir, library.DownloadsDir())
 	m, err := download.New(download.Options{
 		StateDir:    stateDir,
 		Connections: p.fl.connections,
