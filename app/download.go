@@ -24,6 +24,7 @@ import (
 	"syscall"
 	"time"
 
+	"saji/engine/hardware"
 	"saji/engine/library"
 )
 
@@ -86,9 +87,9 @@ const (
 type downloader struct {
 	client *http.Client
 	stall  time.Duration
-	// free returns the bytes free on the disk holding dir, and whether
-	// that is known on this system.
-	free func(dir string) (uint64, bool, error)
+	// free returns the bytes free on the disk holding dir
+	// (hardware.DiskFree).
+	free func(dir string) (uint64, error)
 }
 
 // newDownloader returns a downloader with a client that honours the
@@ -99,7 +100,7 @@ func newDownloader() *downloader {
 	tr.DialContext = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext
 	tr.TLSHandshakeTimeout = 30 * time.Second
 	tr.ResponseHeaderTimeout = 60 * time.Second
-	return &downloader{client: &http.Client{Transport: tr}, stall: downloadStallTimeout, free: diskFree}
+	return &downloader{client: &http.Client{Transport: tr}, stall: downloadStallTimeout, free: hardware.DiskFree}
 }
 
 // downloadModel downloads the GGUF model at url into dir as NAME.gguf and
@@ -269,8 +270,8 @@ func (d *downloader) checkSpace(dir string, need int64) error {
 	if d.free == nil || need <= 0 {
 		return nil
 	}
-	free, known, err := d.free(dir)
-	if err != nil || !known || uint64(need)+downloadDiskMargin <= free {
+	free, err := d.free(dir)
+	if err != nil || uint64(need)+downloadDiskMargin <= free {
 		return nil
 	}
 	return &downloadError{

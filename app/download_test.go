@@ -379,7 +379,7 @@ func TestDownloadDiskFull(t *testing.T) {
 	srv := newModelServer(t, nil)
 	dir := t.TempDir()
 	d := newDownloader()
-	d.free = func(string) (uint64, bool, error) { return 1000, true, nil }
+	d.free = func(string) (uint64, error) { return 1000, nil }
 	_, err := d.download(context.Background(), srv.URL+"/m.gguf", dir, "m", nil)
 	if !errors.Is(err, library.ErrDiskFull) || !strings.Contains(downloadMessage(err), "not enough free disk space") {
 		t.Fatalf("error %v, want a full disk", err)

@@ -133,7 +133,7 @@ func (l *Library) copyIn(ctx context.Context, src string, progress func(done, to
 		return "", fmt.Errorf("library: %w", err)
 	}
 	total := st.Size()
-	if free, known, ferr := l.free(l.dir); ferr == nil && known && uint64(total)+freeMargin > free {
+	if free, ferr := l.free(l.dir); ferr == nil && uint64(total)+freeMargin > free {
 		return "", fmt.Errorf("%w: copying %s needs %s but %s has %s free", ErrDiskFull, src, human(uint64(total)+freeMargin), l.dir, human(free))
 	}
 	out, err := os.CreateTemp(l.dir, ".import-*.partial")
