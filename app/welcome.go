@@ -6,16 +6,17 @@ package app
 // a GGUF file can be dropped onto the window, and can be skipped.
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"image/color"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -25,8 +26,11 @@ import (
 	"fyne.io/fyne/v2/widget"
 	"github.com/shirou/gopsutil/v3/mem"
 
+	"saji/engine/download"
+	"saji/engine/hub"
 	"saji/engine/library"
 	"saji/engine/model"
+	"saji/engine/units"
 	"saji/kernels/cpu"
 )
 
@@ -128,8 +132,11 @@ type recommendedModel struct {
 // Name is the model's name in the library: the file name without .gguf.
 func (m recommendedModel) Name() string { return strings.TrimSuffix(m.File, ".gguf") }
 
-// URL is its download address, under $HF_ENDPOINT when set.
-func (m recommendedModel) URL() string { return hfFileURL(m.Repo, m.File) }
+// URL is its download address at revision ("" for main), under
+// client's endpoint.
+func (m recommendedModel) URL(client *hub.Client, revision string) string {
+	return client.FileURL(m.Repo, revision, m.File)
+}
 
 // The recommended models: Qwen2.5 Instruct at Q4_K_M, 1.5B, or 0.5B for
 // computers with less than 4 GB of memory.
@@ -155,13 +162,15 @@ type downloadPhase int
 const (
 	phaseIdle downloadPhase = iota
 	phaseRunning
+	phasePaused
 	phaseFailed
 	phaseDone
 )
 
 // welcomeView is the first-run view. Its widgets are touched on the UI
-// goroutine only; the download runs on its own goroutine and reports
-// through fyne.Do.
+// goroutine only. The download is a job of the download manager, as
+// Discover's are (it shows in Discover's list too); the view follows its
+// progress from a goroutine and redraws through fyne.Do.
 type welcomeView struct {
 	widget.BaseWidget
 	u       *ui
@@ -174,13 +183,15 @@ type welcomeView struct {
 	memory   *widget.Label
 	download *widget.Button
 	skip     *widget.Button
+	pause    *widget.Button
 	cancel   *widget.Button
 	progress *widget.ProgressBar
-	status   *widget.Label // MB done of total, speed, time left
-	message  *widget.Label // why the download failed
+	status   *widget.Label // bytes done of total, speed, time left
+	message  *widget.Label // why the download stopped
 	running  *fyne.Container
 
-	stop context.CancelFunc // set while a download runs (UI goroutine only)
+	job      *download.Job // UI: the download, once started
+	starting bool          // UI: the job is being started
 
 	mu    sync.Mutex // guards phase, which tests read from their goroutine
 	phase downloadPhase
@@ -224,14 +235,15 @@ func (v *welcomeView) build() {
 
 	m := v.model
 	offer := welcomeLabel(fmt.Sprintf("Recommended to start: %s (Q4_K_M), about %s, licence %s, from Hugging Face (%s).",
-		m.Title, downloadSizeText(m.Size), m.License, m.Repo))
+		m.Title, units.Bytes(m.Size), m.License, m.Repo))
 	v.download = widget.NewButtonWithIcon("Download "+m.Title, theme.DownloadIcon(), v.startDownload)
 	v.download.Importance = widget.HighImportance
 
 	v.progress = widget.NewProgressBar()
 	v.status = widget.NewLabel("")
+	v.pause = widget.NewButtonWithIcon("Pause", theme.MediaPauseIcon(), v.pauseDownload)
 	v.cancel = widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), v.cancelDownload)
-	v.running = container.NewVBox(v.progress, container.NewBorder(nil, nil, nil, v.cancel, v.status))
+	v.running = container.NewVBox(v.progress, container.NewBorder(nil, nil, nil, container.NewHBox(v.pause, v.cancel), v.status))
 	v.running.Hide()
 
 	v.message = welcomeLabel("")
@@ -345,88 +357,200 @@ func (v *welcomeView) Phase() downloadPhase {
 	return v.phase
 }
 
-// startDownload downloads the recommended model into the library, off
-// the UI goroutine, showing its progress.
+// startDownload starts (or resumes) the download of the recommended model
+// into the library as a job of the download manager, showing its
+// progress.
 func (v *welcomeView) startDownload() {
-	if v.stop != nil {
+	if v.starting || (v.job != nil && active(v.job.Progress().State)) {
 		return
 	}
-	ctx, stop := context.WithCancel(context.Background())
-	v.stop = stop
+	v.starting = true
 	v.download.Disable()
 	v.skip.Disable()
 	v.message.Hide()
 	v.progress.SetValue(0)
 	v.status.SetText("Connecting to Hugging Face...")
-	v.cancel.Enable()
+	v.pause.Disable()
+	v.cancel.Disable()
 	v.running.Show()
 	v.relayout()
 	v.setPhase(phaseRunning)
 
-	m, lib := v.model, v.u.core.Library()
-	rate := &rateMeter{}
+	client, dir, old := v.u.discover.client(), v.u.core.Library().Dir(), v.job
 	go func() {
-		path, err := downloadModel(ctx, m.URL(), lib.Dir(), m.Name(), func(done, total int64) {
-			if text, frac, ok := rate.update(time.Now(), done, total); ok {
-				fyne.Do(func() {
-					v.status.SetText(text)
-					if frac >= 0 {
-						v.progress.SetValue(frac)
-					}
-				})
+		j, text := v.startJob(client, dir, old)
+		fyne.Do(func() {
+			v.starting = false
+			if j == nil {
+				v.stopped(phaseFailed, text, widget.DangerImportance, false)
+				return
 			}
+			v.job = j
+			v.pause.Enable()
+			v.cancel.Enable()
+			v.follow(j)
 		})
-		name := m.Name()
-		if err == nil {
-			var e library.Entry
-			e, err = lib.Import(ctx, path, false, nil)
-			name = e.Name
-		}
-		fyne.Do(func() { v.finished(name, err) })
 	}()
 }
 
-// finished ends a download: on success the model opens in the chat and
-// the view hides; on failure the message shows here, with the button to
-// try again (or resume).
-func (v *welcomeView) finished(name string, err error) {
-	if v.stop != nil {
-		v.stop() // releases the context
-		v.stop = nil
+// startJob queues the download: it resumes old (a paused or failed job of
+// this view) with a fresh token, or asks the hub about the file (a gated
+// or missing file says so here, plainly) and starts a job pinned to the
+// commit the hub names. On failure text says why, for people.
+func (v *welcomeView) startJob(client *hub.Client, dir string, old *download.Job) (*download.Job, string) {
+	m, err := v.u.core.Downloads()
+	if err != nil {
+		return nil, userMessage(err)
+	}
+	req := download.Request{}
+	if old != nil {
+		req = old.Request()
+		req.Header = client.Header()
+	} else {
+		ctx, cancel := context.WithTimeout(context.Background(), hubTimeout)
+		defer cancel()
+		meta, err := client.Stat(ctx, v.model.Repo, "", v.model.File)
+		if err != nil {
+			return nil, hubMessage(err, client, v.model.Repo)
+		}
+		rev := cmp.Or(meta.Commit, "main")
+		req = download.Request{
+			ID:     v.model.Repo + "/" + v.model.File + "@" + rev,
+			URL:    v.model.URL(client, rev),
+			Header: client.Header(),
+			Size:   meta.Size,
+			SHA256: meta.SHA256,
+			Dest:   filepath.Join(dir, v.model.File),
+			Meta:   map[string]string{"repo": v.model.Repo, "quant": "Q4_K_M", "file": v.model.File, "commit": rev},
+		}
+	}
+	j, err := m.Start(req)
+	if err != nil {
+		return nil, downloadErrorText(err, client)
+	}
+	return j, ""
+}
+
+// active reports whether a job in state st is under way.
+func active(st download.State) bool {
+	return st == download.Queued || st == download.Running || st == download.Verifying
+}
+
+// follow shows j's progress until it ends, pauses or fails: a goroutine
+// reads its events and keeps the newest, and one redraw at a time shows
+// it.
+func (v *welcomeView) follow(j *download.Job) {
+	events, stop := j.Subscribe()
+	latest := newUILatest(func(p download.Progress) { v.show(j, p) })
+	go func() {
+		defer stop()
+		for p := range events {
+			latest.post(p)
+		}
+		latest.post(j.Progress())
+	}()
+}
+
+// show draws the job's progress p, as Discover's list does, and ends the
+// download when p is final or paused.
+func (v *welcomeView) show(j *download.Job, p download.Progress) {
+	if v.job != j {
+		return // a job this view has since replaced
+	}
+	total := cmp.Or(p.Total, j.Request().Size)
+	if total > 0 {
+		v.progress.SetValue(float64(p.Done) / float64(total))
+	}
+	v.status.SetText(progressText(p, total))
+	v.pause.Enable()
+	v.pause.Show()
+	if p.State == download.Verifying {
+		v.pause.Hide()
+	}
+	switch p.State {
+	case download.Done:
+		if v.Phase() == phaseRunning {
+			v.setPhase(phaseDone) // importing; later events change nothing
+			v.imported(j.Request().Dest)
+		}
+	case download.Paused:
+		v.stopped(phasePaused, "The download is paused. Resume it to continue where it stopped.", widget.MediumImportance, p.Done > 0)
+	case download.Failed:
+		text := "The download failed."
+		if p.Err != nil {
+			slog.Warn("app: first-run download failed", "err", p.Err)
+			text = downloadErrorText(p.Err, v.u.discover.client())
+		}
+		v.stopped(phaseFailed, text, widget.DangerImportance, p.Done > 0)
+	case download.Cancelled:
+		v.job = nil
+		v.stopped(phaseFailed, "The download was cancelled.", widget.MediumImportance, false)
+	}
+}
+
+// imported adds the downloaded file at path to the library, off the UI
+// goroutine: on success the model opens in the chat and the view hides; a
+// file the library cannot use is removed and the reason shows here.
+func (v *welcomeView) imported(path string) {
+	lib := v.u.core.Library()
+	go func() {
+		e, err := lib.Import(context.Background(), path, false, nil)
+		if err != nil {
+			os.Remove(path)
+		}
+		fyne.Do(func() {
+			if err != nil {
+				slog.Warn("app: first-run download unusable", "path", path, "err", err)
+				v.job = nil
+				v.stopped(phaseFailed, invalidDownloadMessage(err), widget.DangerImportance, false)
+				return
+			}
+			v.running.Hide()
+			v.download.Enable()
+			v.skip.Enable()
+			v.u.modelsChanged()
+			v.u.tabs.SelectIndex(tabChat)
+			v.u.chat.openModel(e.Name)
+		})
+	}()
+}
+
+// stopped shows why the download stopped (text, of importance imp) with
+// the button to resume it (resumable: a part is kept) or start again.
+func (v *welcomeView) stopped(phase downloadPhase, text string, imp widget.Importance, resumable bool) {
+	if v.Phase() == phase && v.message.Text == text && v.message.Visible() {
+		return
 	}
 	v.running.Hide()
 	v.download.Enable()
 	v.skip.Enable()
-	if err != nil {
-		if !errors.Is(err, context.Canceled) {
-			slog.Warn("app: first-run download failed", "err", err)
-		}
-		v.message.SetText(downloadMessage(err))
-		v.message.Importance = widget.DangerImportance
-		if errors.Is(err, context.Canceled) {
-			v.message.Importance = widget.MediumImportance
-		}
-		v.message.Show()
-		v.download.SetText("Download again")
-		if _, serr := os.Stat(partPath(v.u.core.Library().Dir(), v.model.Name())); serr == nil {
-			v.download.SetText("Resume the download")
-		}
-		v.relayout()
-		v.setPhase(phaseFailed)
-		return
+	v.message.SetText(text)
+	v.message.Importance = imp
+	v.message.Show()
+	v.download.SetText("Download again")
+	if resumable {
+		v.download.SetText("Resume the download")
 	}
-	v.u.modelsChanged()
-	v.u.tabs.SelectIndex(tabChat)
-	v.u.chat.openModel(name)
-	v.setPhase(phaseDone)
+	v.relayout()
+	v.setPhase(phase)
 }
 
-// cancelDownload stops the download; its partial file stays for a resume.
+// pauseDownload pauses the download; its partial file stays for a resume.
+func (v *welcomeView) pauseDownload() {
+	if v.job != nil {
+		v.status.SetText("Pausing...")
+		v.pause.Disable()
+		v.job.Pause()
+	}
+}
+
+// cancelDownload cancels the download and drops its partial file.
 func (v *welcomeView) cancelDownload() {
-	if v.stop != nil {
-		v.status.SetText("Stopping...")
+	if v.job != nil {
+		v.status.SetText("Cancelling...")
+		v.pause.Disable()
 		v.cancel.Disable()
-		v.stop()
+		v.job.Cancel()
 	}
 }
 
@@ -441,52 +565,15 @@ func (v *welcomeView) skipWelcome() {
 	v.u.modelsChanged()
 }
 
-// rateMeter turns download progress into the status line, at most a few
-// times a second.
-type rateMeter struct {
-	start     time.Time
-	startDone int64
-	last      time.Time
-}
-
-// rateInterval is how often the status line changes.
-const rateInterval = 200 * time.Millisecond
-
-// update returns the status text and the fraction done (-1 when the total
-// is unknown) for done of total bytes at now, and whether it is time to
-// show them.
-func (r *rateMeter) update(now time.Time, done, total int64) (string, float64, bool) {
-	if r.start.IsZero() {
-		r.start, r.startDone = now, done
-	}
-	if now.Sub(r.last) < rateInterval && done != total {
-		return "", 0, false
-	}
-	r.last = now
-	frac := -1.0
-	text := downloadSizeText(done)
-	if total > 0 {
-		frac = float64(done) / float64(total)
-		text += " of " + downloadSizeText(total)
-	}
-	if el := now.Sub(r.start); el >= time.Second && done > r.startDone {
-		speed := float64(done-r.startDone) / el.Seconds()
-		text += fmt.Sprintf(" · %s/s", downloadSizeText(int64(speed)))
-		if total > done {
-			text += " · " + etaText(time.Duration(float64(total-done)/speed*float64(time.Second)))
-		}
-	}
-	return text, frac, true
-}
-
-// etaText says how long is left, roughly.
-func etaText(d time.Duration) string {
+// invalidDownloadMessage explains a downloaded file that the library
+// rejected.
+func invalidDownloadMessage(err error) string {
 	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("about %d s left", max(1, int(d.Seconds())))
-	case d < time.Hour:
-		return fmt.Sprintf("about %d min left", int(d.Minutes()+0.5))
+	case errors.Is(err, library.ErrTruncated):
+		return "The downloaded file is incomplete: it ends too soon. Download it again."
+	case errors.Is(err, library.ErrUnsupportedArch):
+		return "The downloaded model is of a kind Saji cannot run yet."
 	default:
-		return fmt.Sprintf("about %d h %d min left", int(d.Hours()), int(d.Minutes())%60)
+		return "The downloaded file is not a model Saji can read: it may be damaged. Download it again."
 	}
 }

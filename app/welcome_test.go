@@ -1,9 +1,15 @@
 package app
 
 import (
+	"bytes"
 	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -12,7 +18,10 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"saji/engine/download"
+	"saji/engine/hub"
 	"saji/engine/model"
+	"saji/engine/units"
 )
 
 func TestWelcomeMachineSentence(t *testing.T) {
@@ -62,7 +71,7 @@ func TestWelcomeRecommendedModel(t *testing.T) {
 		}
 	}
 	t.Setenv("HF_ENDPOINT", "")
-	if got, want := qwen15B.URL(), "https://huggingface.co/Qwen/Qwen2.5-1.5B-Instruct-GGUF/resolve/main/qwen2.5-1.5b-instruct-q4_k_m.gguf"; got != want {
+	if got, want := qwen15B.URL(hub.NewClient(), ""), "https://huggingface.co/Qwen/Qwen2.5-1.5B-Instruct-GGUF/resolve/main/qwen2.5-1.5b-instruct-q4_k_m.gguf"; got != want {
 		t.Errorf("URL %q, want %q", got, want)
 	}
 	if got := qwen15B.Name(); got != "qwen2.5-1.5b-instruct-q4_k_m" {
@@ -86,7 +95,7 @@ func TestWelcomeShowsMachine(t *testing.T) {
 	if !hasLabel(v.content, want) {
 		t.Errorf("no label says %q", want)
 	}
-	offer := "Recommended to start: " + v.model.Title + " (Q4_K_M), about " + downloadSizeText(v.model.Size) +
+	offer := "Recommended to start: " + v.model.Title + " (Q4_K_M), about " + units.Bytes(v.model.Size) +
 		", licence Apache-2.0, from Hugging Face (" + v.model.Repo + ")."
 	if !hasLabel(v.content, offer) {
 		t.Errorf("no label says %q", offer)
@@ -100,26 +109,31 @@ func TestWelcomeShowsMachine(t *testing.T) {
 	}
 }
 
+// welcomeDownload taps the welcome view's download button and waits until
+// the download stands in one of phases.
+func welcomeDownload(t *testing.T, v *welcomeView, what string, phases ...downloadPhase) {
+	t.Helper()
+	test.Tap(v.download)
+	waitFor(t, what, func() bool { return slices.Contains(phases, v.Phase()) })
+}
+
 func TestWelcomeDownload(t *testing.T) {
 	srv := newModelServer(t, nil)
 	t.Setenv("HF_ENDPOINT", srv.URL)
 	u := newTestUI(t, &fakeGen{})
 	v := u.welcome.(*welcomeView)
-	test.Tap(v.download)
-	waitFor(t, "the download", func() bool { return v.Phase() == phaseDone || v.Phase() == phaseFailed })
+	welcomeDownload(t, v, "the download", phaseDone, phaseFailed)
 	if v.Phase() == phaseFailed {
 		t.Fatalf("download failed: %s", v.message.Text)
 	}
+	waitFor(t, "the model in the chat", func() bool { return !v.Visible() })
 	want := "/" + v.model.Repo + "/resolve/main/" + v.model.File
-	if paths := srv.Paths(); len(paths) != 1 || paths[0] != want {
-		t.Errorf("requests %q, want %q", paths, want)
+	if paths := srv.Paths(); len(paths) != 2 || paths[0] != "HEAD "+want || paths[1] != "GET "+want {
+		t.Errorf("requests %q, want a HEAD then a GET of %q", paths, want)
 	}
 	list, err := u.core.Library().List()
 	if err != nil || len(list) != 1 || list[0].Name != v.model.Name() || list[0].Err != nil {
 		t.Fatalf("library: %+v, %v", list, err)
-	}
-	if v.Visible() {
-		t.Error("the welcome view still shows with a model in the library")
 	}
 	if u.tabs.SelectedIndex() != tabChat {
 		t.Errorf("tab %d selected, want the chat", u.tabs.SelectedIndex())
@@ -127,33 +141,91 @@ func TestWelcomeDownload(t *testing.T) {
 	if u.core.Settings().Welcomed {
 		t.Error("a download set Welcomed; only Skip does")
 	}
+	// The download is a job of the manager, as Discover's are.
+	m, err := u.core.Downloads()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if jobs := m.Jobs(); len(jobs) != 1 || jobs[0].Progress().State != download.Done {
+		t.Errorf("download manager jobs %v, want the finished download", jobs)
+	}
 }
 
 func TestWelcomeDownloadFails(t *testing.T) {
-	srv := newModelServer(t, nil)
-	srv.setServe(func(w http.ResponseWriter, _ *http.Request, _ []byte) { http.NotFound(w, nil) })
-	t.Setenv("HF_ENDPOINT", srv.URL)
-	u := newTestUI(t, &fakeGen{})
-	v := u.welcome.(*welcomeView)
-	test.Tap(v.download)
-	waitFor(t, "the download to fail", func() bool { return v.Phase() == phaseFailed || v.Phase() == phaseDone })
-	if v.Phase() != phaseFailed {
-		t.Fatal("a 404 download succeeded")
+	tests := []struct {
+		name string
+		// missing answers 404 to the HEAD (Stat) too; else only to GET.
+		missing bool
+		want    string
+	}{
+		{"no such file", true, "has no model called Qwen/"},
+		{"gone after the question", false, "The file is no longer on Hugging Face"},
 	}
-	if !v.message.Visible() || !strings.Contains(v.message.Text, "does not have this file") {
-		t.Errorf("message %q (visible %v)", v.message.Text, v.message.Visible())
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newModelServer(t, nil)
+			srv.setServe(func(w http.ResponseWriter, r *http.Request, data []byte) {
+				if r.Method == http.MethodHead && !tt.missing {
+					serveModel(w, r, data)
+					return
+				}
+				http.NotFound(w, r)
+			})
+			t.Setenv("HF_ENDPOINT", srv.URL)
+			u := newTestUI(t, &fakeGen{})
+			v := u.welcome.(*welcomeView)
+			welcomeDownload(t, v, "the download to fail", phaseFailed, phaseDone)
+			if v.Phase() != phaseFailed {
+				t.Fatal("a 404 download succeeded")
+			}
+			if !v.message.Visible() || !strings.Contains(v.message.Text, tt.want) {
+				t.Errorf("message %q (visible %v), want %q", v.message.Text, v.message.Visible(), tt.want)
+			}
+			if !v.Visible() || v.running.Visible() || v.download.Disabled() || v.skip.Disabled() {
+				t.Error("after a failure the view should show, without progress, with its buttons enabled")
+			}
+			if !hasLabel(v.content, "Or drop a GGUF file you already have onto this window.") {
+				t.Error("the drop hint went away")
+			}
+			if list, _ := u.core.Library().List(); len(list) != 0 {
+				t.Errorf("library holds %d models after a failed download", len(list))
+			}
+			if v.download.Text != "Download again" {
+				t.Errorf("button %q after a failure with nothing to resume", v.download.Text)
+			}
+		})
 	}
-	if !v.Visible() || v.running.Visible() || v.download.Disabled() || v.skip.Disabled() {
-		t.Error("after a failure the view should show, without progress, with its buttons enabled")
+}
+
+// TestWelcomeDownloadInvalid checks that a downloaded file the library
+// cannot use is removed, saying why plainly.
+func TestWelcomeDownloadInvalid(t *testing.T) {
+	data := tinyBytes(t)
+	tests := []struct {
+		name string
+		body []byte
+		want string
+	}{
+		{"not gguf", append([]byte("XXXX"), data[4:]...), "not a model Saji can read"},
+		{"html page", []byte("<html>Sign in</html>"), "not a model Saji can read"},
 	}
-	if !hasLabel(v.content, "Or drop a GGUF file you already have onto this window.") {
-		t.Error("the drop hint went away")
-	}
-	if list, _ := u.core.Library().List(); len(list) != 0 {
-		t.Errorf("library holds %d models after a failed download", len(list))
-	}
-	if v.download.Text != "Download again" {
-		t.Errorf("button %q after a failure with nothing to resume", v.download.Text)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newModelServer(t, tt.body)
+			t.Setenv("HF_ENDPOINT", srv.URL)
+			u := newTestUI(t, &fakeGen{})
+			v := u.welcome.(*welcomeView)
+			welcomeDownload(t, v, "the download to fail", phaseFailed)
+			if !strings.Contains(v.message.Text, tt.want) || strings.Contains(v.message.Text, "library:") {
+				t.Errorf("message %q, want %q", v.message.Text, tt.want)
+			}
+			if _, err := os.Stat(filepath.Join(u.core.Library().Dir(), v.model.File)); err == nil {
+				t.Error("the unusable file stayed in the library folder")
+			}
+			if list, _ := u.core.Library().List(); len(list) != 0 {
+				t.Errorf("library holds %d models after an unusable download", len(list))
+			}
+		})
 	}
 }
 
@@ -180,44 +252,6 @@ func TestWelcomeSkip(t *testing.T) {
 	}
 }
 
-func TestWelcomeRateMeter(t *testing.T) {
-	var r rateMeter
-	t0 := time.Unix(1000, 0)
-	if text, frac, ok := r.update(t0, 0, 100_000_000); !ok || frac != 0 || text != "0 KB of 100 MB" {
-		t.Errorf("first: %q %v %v", text, frac, ok)
-	}
-	if _, _, ok := r.update(t0.Add(50*time.Millisecond), 1_000_000, 100_000_000); ok {
-		t.Error("an update 50 ms after the last one shows")
-	}
-	text, frac, ok := r.update(t0.Add(2*time.Second), 20_000_000, 100_000_000)
-	if !ok || frac != 0.2 || text != "20 MB of 100 MB · 10 MB/s · about 8 s left" {
-		t.Errorf("after 2 s: %q %v %v", text, frac, ok)
-	}
-	if text, _, ok := r.update(t0.Add(2*time.Second+time.Millisecond), 100_000_000, 100_000_000); !ok || !strings.HasPrefix(text, "100 MB of 100 MB") {
-		t.Errorf("the end always shows: %q %v", text, ok)
-	}
-	if text, frac, _ := (&rateMeter{}).update(t0, 5_000_000, -1); frac != -1 || text != "5.0 MB" {
-		t.Errorf("unknown total: %q %v", text, frac)
-	}
-}
-
-func TestWelcomeETA(t *testing.T) {
-	tests := []struct {
-		d    time.Duration
-		want string
-	}{
-		{300 * time.Millisecond, "about 1 s left"},
-		{45 * time.Second, "about 45 s left"},
-		{150 * time.Second, "about 3 min left"},
-		{80 * time.Minute, "about 1 h 20 min left"},
-	}
-	for _, tt := range tests {
-		if got := etaText(tt.d); got != tt.want {
-			t.Errorf("%v: %q, want %q", tt.d, got, tt.want)
-		}
-	}
-}
-
 // hasLabel reports whether o, looked into through containers and
 // scrolls, contains a label whose text is text.
 func hasLabel(o fyne.CanvasObject, text string) bool {
@@ -236,24 +270,147 @@ func hasLabel(o fyne.CanvasObject, text string) bool {
 	return false
 }
 
-func TestWelcomeDownloadResumes(t *testing.T) {
+// TestWelcomeDownloadPauseResume pauses the download halfway, then
+// resumes it from where it stopped with a Range request, and checks that
+// Cancel drops a download.
+func TestWelcomeDownloadPauseResume(t *testing.T) {
 	srv := newModelServer(t, nil)
-	srv.setServe(halfThenClose)
+	srv.setServe(halfThenWait)
 	t.Setenv("HF_ENDPOINT", srv.URL)
 	u := newTestUI(t, &fakeGen{})
 	v := u.welcome.(*welcomeView)
 	test.Tap(v.download)
-	waitFor(t, "the download to break off", func() bool { return v.Phase() == phaseFailed || v.Phase() == phaseDone })
-	if v.Phase() != phaseFailed || v.download.Text != "Resume the download" || !strings.Contains(v.message.Text, "broke off") {
-		t.Fatalf("phase %d, button %q, message %q", v.Phase(), v.download.Text, v.message.Text)
+	waitFor(t, "half the file", func() bool {
+		var done int64
+		fyne.DoAndWait(func() {
+			if v.job != nil {
+				done = v.job.Progress().Done
+			}
+		})
+		return done > 0
+	})
+	fyne.DoAndWait(func() { test.Tap(v.pause) })
+	waitFor(t, "the pause", func() bool { return v.Phase() == phasePaused })
+	if v.download.Text != "Resume the download" || !strings.Contains(v.message.Text, "paused") {
+		t.Fatalf("button %q, message %q", v.download.Text, v.message.Text)
 	}
 	srv.setServe(nil)
+	welcomeDownload(t, v, "the resumed download", phaseDone, phaseFailed)
+	if v.Phase() != phaseDone {
+		t.Fatalf("phase %d, message %q", v.Phase(), v.message.Text)
+	}
+	waitFor(t, "the model in the chat", func() bool { return !v.Visible() })
+	if r := srv.Ranges(); len(r) < 2 || !strings.HasPrefix(r[len(r)-1], "bytes=") || r[len(r)-1] == "bytes=0-" {
+		t.Errorf("ranges %q, want the last request to resume", r)
+	}
+}
+
+func TestWelcomeDownloadCancel(t *testing.T) {
+	srv := newModelServer(t, nil)
+	srv.setServe(halfThenWait)
+	t.Setenv("HF_ENDPOINT", srv.URL)
+	u := newTestUI(t, &fakeGen{})
+	v := u.welcome.(*welcomeView)
 	test.Tap(v.download)
-	waitFor(t, "the resumed download", func() bool { return v.Phase() == phaseDone || v.Phase() == phaseFailed })
-	if v.Phase() != phaseDone || v.Visible() {
-		t.Fatalf("phase %d, message %q, welcome visible %v", v.Phase(), v.message.Text, v.Visible())
+	waitFor(t, "the download to start", func() bool {
+		started := false
+		fyne.DoAndWait(func() { started = v.job != nil && !v.cancel.Disabled() })
+		return started
+	})
+	fyne.DoAndWait(func() { test.Tap(v.cancel) })
+	waitFor(t, "the cancel", func() bool { return v.Phase() == phaseFailed })
+	if v.download.Text != "Download again" || v.message.Text != "The download was cancelled." {
+		t.Errorf("button %q, message %q", v.download.Text, v.message.Text)
 	}
-	if r := srv.Ranges(); len(r) != 2 || !strings.HasPrefix(r[1], "bytes=") {
-		t.Errorf("ranges %q, want the second request to resume", r)
+	if left, _ := os.ReadDir(u.core.downloadsDir); len(left) != 0 {
+		t.Errorf("a cancelled download left %d files in its state folder", len(left))
 	}
+}
+
+// modelServer serves one file over HTTP, recording the method and path,
+// and the Range header, of each request; serve, when set, answers instead
+// of serveModel.
+type modelServer struct {
+	*httptest.Server
+	data []byte
+
+	mu     sync.Mutex
+	ranges []string
+	paths  []string
+	serve  func(w http.ResponseWriter, r *http.Request, data []byte)
+}
+
+// newModelServer serves data (the tiny model when nil) at every path.
+func newModelServer(t *testing.T, data []byte) *modelServer {
+	t.Helper()
+	if data == nil {
+		data = tinyBytes(t)
+	}
+	s := &modelServer{data: data}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		if r.Method == http.MethodGet {
+			s.ranges = append(s.ranges, r.Header.Get("Range"))
+		}
+		s.paths = append(s.paths, r.Method+" "+r.URL.Path)
+		serve := s.serve
+		s.mu.Unlock()
+		if serve == nil {
+			serve = serveModel
+		}
+		serve(w, r, s.data)
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+// serveModel answers with data, honouring Range and HEAD.
+func serveModel(w http.ResponseWriter, r *http.Request, data []byte) {
+	http.ServeContent(w, r, "model.gguf", time.Time{}, bytes.NewReader(data))
+}
+
+// setServe replaces the handler.
+func (s *modelServer) setServe(f func(w http.ResponseWriter, r *http.Request, data []byte)) {
+	s.mu.Lock()
+	s.serve = f
+	s.mu.Unlock()
+}
+
+// Ranges returns the Range headers of the GET requests so far ("" for
+// none).
+func (s *modelServer) Ranges() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.ranges...)
+}
+
+// Paths returns the requests so far, "METHOD /path".
+func (s *modelServer) Paths() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.paths...)
+}
+
+// tinyBytes returns the tiny model's contents.
+func tinyBytes(t *testing.T) []byte {
+	t.Helper()
+	b, err := os.ReadFile(tinyModel(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// halfThenWait answers a HEAD in full, and a GET with half of data, then
+// waits for the client to go away.
+func halfThenWait(w http.ResponseWriter, r *http.Request, data []byte) {
+	if r.Method == http.MethodHead {
+		serveModel(w, r, data)
+		return
+	}
+	w.Header().Set("Content-Length", strconv.Itoa(len(data)))
+	w.WriteHeader(http.StatusOK)
+	w.Write(data[:len(data)/2])
+	w.(http.Flusher).Flush()
+	<-r.Context().Done()
 }
