@@ -28,6 +28,7 @@ import (
 	"saji/engine/sample"
 	"saji/engine/scheduler"
 	"saji/engine/server"
+	"saji/engine/units"
 	"saji/kernels/cpu"
 )
 
@@ -758,21 +759,13 @@ func (c *core) checkFit(ctx context.Context, m *server.Model, tokens int, tokens
 
 // fitCheckText says a fit check's figures in a line under the reply.
 func fitCheckText(m *fit.Measurement) string {
-	s := fmt.Sprintf("Memory: the model uses %s, Saji predicted %s", mbText(m.RSS), mbText(m.Predicted))
+	s := fmt.Sprintf("Memory: the model uses %s, Saji predicted %s", units.Bytes(m.RSS), units.Bytes(m.Predicted))
 	if m.PredictedTokensPerSec > 0 {
 		s += fmt.Sprintf(" · speed: %.1f tokens/s, predicted %.1f", m.DecodeTokensPerSec, m.PredictedTokensPerSec)
 	} else {
 		s += fmt.Sprintf(" · speed: %.1f tokens/s", m.DecodeTokensPerSec)
 	}
 	return s
-}
-
-// mbText writes bytes in megabytes, or gigabytes from 10 GB.
-func mbText(n int64) string {
-	if n >= 10e9 || n <= -10e9 {
-		return fmt.Sprintf("%.1f GB", float64(n)/1e9)
-	}
-	return fmt.Sprintf("%d MB", n/1_000_000)
 }
 
 // placementStatus says where a loaded model runs, for the chat: "Running

@@ -24,6 +24,7 @@ import (
 	"saji/engine/library"
 	"saji/engine/scheduler"
 	"saji/engine/server"
+	"saji/engine/units"
 )
 
 // emptyLibraryText is what the library view says while it holds no model.
@@ -223,7 +224,7 @@ func modelDetails(e library.Entry) string {
 		parts = append(parts, e.FileType)
 	}
 	if e.Size > 0 {
-		parts = append(parts, humanBytes(e.Size))
+		parts = append(parts, units.Bytes(e.Size))
 	}
 	if e.ContextLength > 0 {
 		parts = append(parts, groupDigits(int64(e.ContextLength))+"-token context")
@@ -240,10 +241,9 @@ func humanCount(n int64) string {
 	return humanUnits(float64(n), 1000, []string{"", " K", " M", " B", " T"})
 }
 
-// humanBytes writes a size in decimal units: "808 MB", "1.2 GB".
-func humanBytes(n int64) string {
-	return humanUnits(float64(n), 1000, []string{" bytes", " KB", " MB", " GB", " TB"})
-}
+// humanBytes is units.Bytes, for discover.go and wizard.go until they
+// call it themselves.
+func humanBytes(n int64) string { return units.Bytes(n) }
 
 // humanUnits scales v down by base until it is below base and writes it
 // with the matching unit: one decimal below 10, none from 10.
@@ -464,7 +464,7 @@ func (v *libraryView) deleteSelected() {
 	} else {
 		size := ""
 		if e.Size > 0 {
-			size = " (" + humanBytes(e.Size) + ")"
+			size = " (" + units.Bytes(e.Size) + ")"
 		}
 		msg = "The model's file" + size + " is deleted from the library folder. This cannot be undone."
 	}
@@ -813,10 +813,10 @@ func (v *libraryView) copyProgress() func(done, total int64) {
 		if total > 0 {
 			frac = float64(done) / float64(total)
 		}
-		info := humanBytes(done) + " of " + humanBytes(total)
+		info := units.Bytes(done) + " of " + units.Bytes(total)
 		if secs := now.Sub(start).Seconds(); secs > 0.2 && done > 0 {
 			rate := float64(done) / secs
-			info += " · " + humanBytes(int64(rate)) + "/s"
+			info += " · " + units.Rate(rate)
 			if left := float64(total-done) / rate; left >= 1 && done < total {
 				info += " · about " + humanDuration(left) + " left"
 			}
@@ -864,7 +864,7 @@ func (v *libraryView) cancelImport() {
 func (v *libraryView) askCopy(e library.Entry, answer func(copy, ok bool)) {
 	size := ""
 	if e.Size > 0 {
-		size = " (" + humanBytes(e.Size) + ")"
+		size = " (" + units.Bytes(e.Size) + ")"
 	}
 	text := "How should Saji keep " + filepath.Base(e.Path) + size + "?\n\n" +
 		"Add by reference: the file stays where it is, and Saji reads it from there. If you move or delete it, the model stops working.\n\n" +

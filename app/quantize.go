@@ -23,6 +23,7 @@ import (
 	"saji/engine/hub"
 	"saji/engine/library"
 	"saji/engine/quantize"
+	"saji/engine/units"
 )
 
 // quantizeTypes are the types the dialog offers, from the largest files
@@ -155,7 +156,7 @@ func quantizeDialog(u *ui, e library.Entry) *quantizer {
 
 	intro := widget.NewLabel(fmt.Sprintf("%s keeps its weights as %s (%s). A smaller type makes a new model that "+
 		"needs less memory and runs faster, at some cost in quality. The original stays in the library.",
-		e.Name, strings.ToUpper(e.FileType), humanBytes(e.Size)))
+		e.Name, strings.ToUpper(e.FileType), units.Bytes(e.Size)))
 	intro.Wrapping = fyne.TextWrapWord
 	form := widget.NewForm(
 		widget.NewFormItem("Type", container.NewVBox(q.typeSel, q.typeHint)),
@@ -181,7 +182,7 @@ func quantizeDialog(u *ui, e library.Entry) *quantizer {
 func (q *quantizer) typeChanged(t string) {
 	q.typeHint.SetText(quantizeTypeHints[t])
 	if n := estimateSize(q.entry, t); n > 0 {
-		q.estimate.SetText("about " + humanBytes(n) + " (now " + humanBytes(q.entry.Size) + ")")
+		q.estimate.SetText("about " + units.Bytes(n) + " (now " + units.Bytes(q.entry.Size) + ")")
 	} else {
 		q.estimate.SetText("")
 	}
@@ -302,7 +303,7 @@ func (q *quantizer) finish(name, target string, res quantize.Result, err error) 
 	switch {
 	case err == nil:
 		outcome = "done"
-		msg = fmt.Sprintf("%s was created as %s: %s, from %s.", name, target, humanBytes(res.OutBytes), humanBytes(res.InBytes))
+		msg = fmt.Sprintf("%s was created as %s: %s, from %s.", name, target, units.Bytes(res.OutBytes), units.Bytes(res.InBytes))
 	case errors.Is(err, context.Canceled):
 		outcome = "cancelled"
 		msg = "The conversion was cancelled. Nothing was left behind."

@@ -89,15 +89,9 @@ func largestFit(avail uint64) int {
 	return best
 }
 
-// memoryText writes a memory size in binary gigabytes, as operating
-// systems show it: "24 GB", "7.7 GB", "0.4 GB".
-func memoryText(n uint64) string {
-	g := float64(n) / gibibyte
-	if g >= 10 {
-		return fmt.Sprintf("%.0f GB", g)
-	}
-	return fmt.Sprintf("%.1f GB", g)
-}
+// memoryText writes a memory size with units.Bytes (decimal units, as
+// every size in Saji): "26 GB", "8.6 GB", "268 MB".
+func memoryText(n uint64) string { return units.Bytes(int64(n)) }
 
 // machineSentence says what m can run, in one or two sentences.
 func machineSentence(m machineInfo) string {

@@ -25,18 +25,19 @@ import (
 )
 
 func TestWelcomeMachineSentence(t *testing.T) {
+	const gb = 1_000_000_000 // memory shows in decimal units, as every size
 	tests := []struct {
 		m    machineInfo
 		want string
 	}{
-		{machineInfo{Total: 24 * gibibyte, Available: gibibyte * 91 / 10, Cores: 8},
+		{machineInfo{Total: 24 * gb, Available: gb * 91 / 10, Cores: 8},
 			"This computer has 24 GB of memory, 9.1 GB free, and 8 processor cores: it runs models up to about 7-8B parameters at Q4_K_M comfortably."},
-		{machineInfo{Total: 64 * gibibyte, Available: 40 * gibibyte, Cores: 12},
+		{machineInfo{Total: 64 * gb, Available: 40 * gb, Cores: 12},
 			"This computer has 64 GB of memory, 40 GB free, and 12 processor cores: it runs models up to about 32B parameters at Q4_K_M comfortably."},
-		{machineInfo{Total: 8 * gibibyte, Available: 3 * gibibyte},
+		{machineInfo{Total: 8 * gb, Available: 3 * gb},
 			"This computer has 8.0 GB of memory, 3.0 GB free: it runs models up to about 3B parameters at Q4_K_M comfortably."},
 		{machineInfo{Total: 4 * gibibyte, Available: gibibyte / 4, Cores: 2},
-			"This computer has 4.0 GB of memory, 0.2 GB free, and 2 processor cores: that is little free memory for a language model. Close some programs, or start with the smallest model (0.5B parameters)."},
+			"This computer has 4.3 GB of memory, 268 MB free, and 2 processor cores: that is little free memory for a language model. Close some programs, or start with the smallest model (0.5B parameters)."},
 		{machineInfo{}, "Saji could not read this computer's memory size. Small models (1.5B to 3B parameters) run on most computers."},
 	}
 	for _, tt := range tests {
@@ -89,7 +90,7 @@ func TestWelcomeShowsMachine(t *testing.T) {
 		t.Skip("gopsutil cannot read the memory here")
 	}
 	want := machineSentence(v.machine)
-	if !strings.Contains(want, "GB of memory") || !strings.Contains(want, "GB free") {
+	if !strings.Contains(want, "B of memory") || !strings.Contains(want, "B free") {
 		t.Errorf("sentence %q lacks the memory figures", want)
 	}
 	if !hasLabel(v.content, want) {

@@ -3,22 +3,16 @@ package fit
 import (
 	"fmt"
 	"strings"
-)
 
-// mb formats bytes in megabytes (10^6), as file sizes are shown.
-func mb(n int64) string {
-	if n >= 10e9 {
-		return fmt.Sprintf("%.1f GB", float64(n)/1e9)
-	}
-	return fmt.Sprintf("%d MB", (n+500_000)/1_000_000)
-}
+	"saji/engine/units"
+)
 
 // Explain says how the plan's numbers come about, a line each.
 func (p Plan) Explain() []string {
 	s, b, r := p.Model, p.Breakdown, p.Request
 	var out []string
 	out = append(out, fmt.Sprintf("Weights: %s (%d layers x %s + %s embeddings/output)",
-		mb(b.Weights), s.Layers, mb(b.LayerWeights), mb(b.EmbdWeights+b.OutputWeights)))
+		units.Bytes(b.Weights), s.Layers, units.Bytes(b.LayerWeights), units.Bytes(b.EmbdWeights+b.OutputWeights)))
 	seqs := plural(r.Parallel, "sequence")
 	rule := "Parallel contexts"
 	if r.Parallel == 0 {
@@ -33,16 +27,16 @@ func (p Plan) Explain() []string {
 			what = fmt.Sprintf("sliding window of %d", g.Window)
 		}
 		out = append(out, fmt.Sprintf("KV cache at %d tokens, %s: %s (2 x %d layers x %d KV heads x %d x %d cells x %s B; %s)",
-			r.Context, r.KVType, mb(g.Bytes), g.Layers, kvh, s.HeadDim, g.Cells, bpe, what))
+			r.Context, r.KVType, units.Bytes(g.Bytes), g.Layers, kvh, s.HeadDim, g.Cells, bpe, what))
 	}
 	out = append(out, fmt.Sprintf("KV pool: %d tokens for %s (%s, blocks of 16); scheduler KV budget %s",
 		b.KVTokens, seqs, rule, budgetText(b.KVBudget)))
 	out = append(out, fmt.Sprintf("Compute buffers: %s (activations for %d tokens a step: %s; logits for %s: %s)",
-		mb(b.Activations+b.Logits), max(128, p.MaxSeqs), mb(b.Activations), plural(p.MaxSeqs, "sequence"), mb(b.Logits)))
-	out = append(out, fmt.Sprintf("Runtime and tokenizer: %s", mb(b.Overhead)))
-	out = append(out, fmt.Sprintf("Total: %s (RAM %s, GPU %s)", mb(b.Total), mb(b.RAM), mb(b.GPU)))
+		units.Bytes(b.Activations+b.Logits), max(128, p.MaxSeqs), units.Bytes(b.Activations), plural(p.MaxSeqs, "sequence"), units.Bytes(b.Logits)))
+	out = append(out, fmt.Sprintf("Runtime and tokenizer: %s", units.Bytes(b.Overhead)))
+	out = append(out, fmt.Sprintf("Total: %s (RAM %s, GPU %s)", units.Bytes(b.Total), units.Bytes(b.RAM), units.Bytes(b.GPU)))
 	m := p.Machine.Memory
-	out = append(out, fmt.Sprintf("Verdict: %s (RAM %s available of %s)", p.Verdict, mb(int64(m.Available)), mb(int64(m.Total))))
+	out = append(out, fmt.Sprintf("Verdict: %s (RAM %s available of %s)", p.Verdict, units.Bytes(int64(m.Available)), units.Bytes(int64(m.Total))))
 	limit := "training context"
 	if s.ContextTrain > 0 {
 		limit = fmt.Sprintf("training context %d", s.ContextTrain)
@@ -50,12 +44,12 @@ func (p Plan) Explain() []string {
 	out = append(out, fmt.Sprintf("Largest context that fits: %d tokens (%s)", p.MaxContext, limit))
 	switch {
 	case p.DecodeTokensPerSec > 0:
-		out = append(out, fmt.Sprintf("Decode: about %.1f tokens/s (%.1f GB/s / %s read per token: weights and KV at %d tokens)",
-			p.DecodeTokensPerSec, p.Machine.Bandwidth/1e9, mb(p.DecodeBytes), r.Context))
+		out = append(out, fmt.Sprintf("Decode: about %.1f tokens/s (%s / %s read per token: weights and KV at %d tokens)",
+			p.DecodeTokensPerSec, units.Rate(p.Machine.Bandwidth), units.Bytes(p.DecodeBytes), r.Context))
 	case p.Breakdown.GPU > 0:
-		out = append(out, fmt.Sprintf("Decode: not predicted (GPU bandwidth unknown); %s read per token", mb(p.DecodeBytes)))
+		out = append(out, fmt.Sprintf("Decode: not predicted (GPU bandwidth unknown); %s read per token", units.Bytes(p.DecodeBytes)))
 	default:
-		out = append(out, fmt.Sprintf("Decode: not predicted (memory bandwidth unknown); %s read per token", mb(p.DecodeBytes)))
+		out = append(out, fmt.Sprintf("Decode: not predicted (memory bandwidth unknown); %s read per token", units.Bytes(p.DecodeBytes)))
 	}
 	return out
 }

@@ -16,6 +16,7 @@ import (
 	"saji/engine/gguf"
 	"saji/engine/hardware"
 	"saji/engine/synth"
+	"saji/engine/units"
 	"saji/kernels/quant"
 )
 
@@ -202,7 +203,7 @@ func checkSpace(out string, need int64, free func(dir string) (uint64, error)) e
 		n += uint64(st.Size())
 	}
 	if uint64(need) > n {
-		return fmt.Errorf("quantize: %s needs %d MiB, and its disk has %d MiB free", out, (need+1<<20-1)>>20, n>>20)
+		return fmt.Errorf("quantize: %s needs %s, and its disk has %s free", out, units.Bytes(need), units.Bytes(int64(n)))
 	}
 	return nil
 }

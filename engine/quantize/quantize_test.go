@@ -392,7 +392,7 @@ func TestCheckSpace(t *testing.T) {
 		want      string
 	}{
 		{"fits", fresh, 10 << 20, free(10<<20, true), ""},
-		{"full", fresh, 10<<20 + 1, free(10<<20, true), "quantize: " + fresh + " needs 11 MiB, and its disk has 10 MiB free"},
+		{"full", fresh, 10<<20 + 1, free(10<<20, true), "quantize: " + fresh + " needs 10 MB, and its disk has 10 MB free"},
 		{"unknown", fresh, 1 << 40, free(0, false), ""},
 		{"replacing a file frees its size", existing, 12 << 20, free(9<<20, true), ""},
 	}

@@ -12,6 +12,7 @@ import (
 
 	"saji/engine/gguf"
 	"saji/engine/synth"
+	"saji/engine/units"
 )
 
 // benchSynthFlags are the settings of 'saji bench synth'.
@@ -81,7 +82,7 @@ func runBenchSynth(ctx context.Context, sf *benchSynthFlags, stderr io.Writer) e
 		if pct/5 != lastPct/5 || done == total {
 			lastPct = pct
 			fmt.Fprintf(stderr, "saji bench synth: %3d%%  %s of %s  %.1fs\n", pct,
-				formatBytes(done), formatBytes(total), time.Since(start).Seconds())
+				units.Bytes(done), units.Bytes(total), time.Since(start).Seconds())
 		}
 	}
 	opts := synth.Options{Shape: shape, FileType: ft, Vocab: vocab, Seed: sf.seed, Threads: sf.threads, Progress: progress}
@@ -89,6 +90,6 @@ func runBenchSynth(ctx context.Context, sf *benchSynthFlags, stderr io.Writer) e
 	if err := synth.Write(ctx, sf.out, opts); err != nil {
 		return fmt.Errorf("bench synth: %w", err)
 	}
-	fmt.Fprintf(stderr, "saji bench synth: wrote %s (%s) in %.1fs\n", sf.out, formatBytes(size), time.Since(start).Seconds())
+	fmt.Fprintf(stderr, "saji bench synth: wrote %s (%s) in %.1fs\n", sf.out, units.Bytes(size), time.Since(start).Seconds())
 	return nil
 }
