@@ -76,6 +76,8 @@ type ui struct {
 	server   *serverPanel
 	settings *settingsView
 	welcome  fyne.CanvasObject
+
+	bg worker // the window's own work: opening the models given at launch
 }
 
 // Tab indexes.
@@ -167,11 +169,11 @@ func (u *ui) mainMenu() *fyne.MainMenu {
 // settings say so.
 func (u *ui) start(models []string) {
 	if len(models) > 0 {
-		go func() {
+		u.bg.run(func() func() {
 			lib := u.core.Library()
 			for i, path := range models {
 				e, err := lib.Import(context.Background(), path, false, nil)
-				fyne.Do(func() {
+				u.bg.do(func() {
 					if err != nil {
 						u.showError("Could not open "+path, err)
 						return
@@ -183,7 +185,8 @@ func (u *ui) start(models []string) {
 					}
 				})
 			}
-		}()
+			return nil
+		})
 	}
 	if u.core.Settings().StartServer {
 		u.server.start()

@@ -44,8 +44,9 @@ const titleLen = 40
 // the model picker and the message entry on the right. A reply streams
 // on its own goroutine and is redrawn at most every redrawEvery.
 //
-// All fields but mu are the UI goroutine's. Callbacks from other
-// goroutines reach the view through do, which also holds mu: the real
+// All fields but mu and bg are the UI goroutine's. Callbacks from other
+// goroutines reach the view through bg (bg.do, or the update of bg.run),
+// which holds mu: the real
 // driver runs them on the UI goroutine, and the test driver runs them at
 // once on the calling goroutine, where mu keeps them apart from a test's
 // reads.
@@ -54,6 +55,7 @@ type chatView struct {
 	content fyne.CanvasObject
 
 	mu sync.Mutex
+	bg worker // off the UI goroutine; its updates hold mu
 
 	// The conversation list.
 	search                       *widget.Entry
@@ -92,6 +94,7 @@ type chatView struct {
 func newChatView(u *ui) *chatView {
 	v := &chatView{u: u, views: map[int64]*messageView{}, replies: map[int64]*reply{},
 		notes: map[int64]string{}, stopped: map[int64]bool{}, loading: map[string]bool{}}
+	v.bg.lock = &v.mu
 
 	v.search = widget.NewEntry()
 	v.search.SetPlaceHolder("Search conversations")
@@ -157,16 +160,6 @@ func newChatView(u *ui) *chatView {
 	v.updateControls()
 	v.reloadList()
 	return v
-}
-
-// do runs f on the UI goroutine, holding v.mu. Goroutines use it for
-// every change of the view.
-func (v *chatView) do(f func()) {
-	fyne.Do(func() {
-		v.mu.Lock()
-		defer v.mu.Unlock()
-		f()
-	})
 }
 
 // listTitle is a conversation's line in the list.
@@ -311,9 +304,9 @@ func (v *chatView) preload(name string) {
 	}
 	v.loading[name] = true
 	v.setStatus("Loading "+name+"...", true)
-	go func() {
+	v.bg.run(func() func() {
 		_, err := v.u.core.LoadModel(name)
-		v.do(func() {
+		return func() {
 			delete(v.loading, name)
 			if err != nil {
 				v.u.core.log.Warn("app: loading a model", "model", name, "err", err)
@@ -321,8 +314,8 @@ func (v *chatView) preload(name string) {
 				return
 			}
 			v.setStatus("", false)
-		})
-	}()
+		}
+	})
 }
 
 // setStatus shows text above the entry ("" hides it), with a busy bar
@@ -827,12 +820,12 @@ func (v *chatView) exportAs(format string) {
 		if w == nil {
 			return // cancelled
 		}
-		go func() {
-			err := v.writeExport(id, format, w)
-			if err != nil {
-				v.do(func() { v.u.showError("Could not export the conversation", err) })
+		v.bg.run(func() func() {
+			if err := v.writeExport(id, format, w); err != nil {
+				return func() { v.u.showError("Could not export the conversation", err) }
 			}
-		}()
+			return nil
+		})
 	}, v.u.win)
 	d.SetFileName(name)
 	d.Show()
@@ -883,7 +876,7 @@ func replyError(model string, err error) string {
 }
 
 // reply is a reply streaming into a conversation. The generation
-// goroutine feeds it through emit; redraws go to the UI through do, at
+// goroutine feeds it through emit; redraws go to the UI through bg.do, at
 // most every redrawEvery.
 type reply struct {
 	v       *chatView
@@ -942,7 +935,7 @@ func (r *reply) emit(up Update) {
 
 // redraw shows the reply's text and status so far.
 func (r *reply) redraw() {
-	r.v.do(func() {
+	r.v.bg.do(func() {
 		r.mu.Lock()
 		r.pending = false
 		finished := r.finished
@@ -1022,7 +1015,7 @@ func (r *reply) run(ctx context.Context, req ReplyRequest) {
 	if saveErr != nil && !errors.Is(saveErr, store.ErrNotFound) { // not found: deleted meanwhile
 		log.Warn("app: saving a reply", "err", saveErr)
 	}
-	r.v.do(func() {
+	r.v.bg.do(func() {
 		v := r.v
 		if v.replies[r.convID] != r {
 			return // the conversation was deleted

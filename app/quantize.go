@@ -126,21 +126,22 @@ type quantizer struct {
 	// each progress report before the dialog shows it (tests).
 	progressHook func(done, total int64)
 
+	bg     worker             // the conversion, until its outcome shows
+	redraw *uiLatest[float64] // the bar, one redraw at a time
+
 	mu       sync.Mutex
 	running  bool
 	cancel   context.CancelFunc
-	pending  bool    // a progress redraw is queued
 	progress float64 // the fraction done
 	outcome  string  // "done", "cancelled" or "failed" once a run ended
 	message  string  // what the status line says after the run
-	runDone  chan struct{}
 }
 
 // quantizeDialog opens the Quantize dialog for the library model e and
 // returns it.
 func quantizeDialog(u *ui, e library.Entry) *quantizer {
-	q := &quantizer{u: u, entry: e, runDone: make(chan struct{})}
-	close(q.runDone) // no run yet
+	q := &quantizer{u: u, entry: e}
+	q.redraw = newUILatest(q.showProgress)
 	q.typeHint = widget.NewLabel("")
 	q.typeHint.Wrapping = fyne.TextWrapWord
 	q.typeHint.Importance = widget.LowImportance
@@ -249,28 +250,24 @@ func (q *quantizer) start() {
 		return
 	}
 	q.running, q.cancel, q.outcome, q.progress = true, cancel, "", 0
-	q.runDone = make(chan struct{})
-	done := q.runDone
 	q.mu.Unlock()
 	q.setRunning(true)
 	q.setStatus("Converting "+q.entry.Name+" to "+target+"...", false)
 
 	threads := q.u.core.Settings().Threads
 	in := q.entry.Path
-	go func() {
-		defer close(done)
+	q.bg.run(func() func() {
 		defer cancel()
 		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-			q.finish(name, target, quantize.Result{}, fmt.Errorf("app: the models folder: %w", err))
-			return
+			return q.finish(name, target, quantize.Result{}, fmt.Errorf("app: the models folder: %w", err))
 		}
 		res, err := quantize.Quantize(ctx, in, out, quantize.Options{FileType: ft, Threads: threads, Progress: q.report})
-		q.finish(name, target, res, err)
-	}()
+		return q.finish(name, target, res, err)
+	})
 }
 
 // report is the conversion's progress callback: it keeps the fraction and
-// queues one redraw at a time.
+// posts it to the bar.
 func (q *quantizer) report(done, total int64) {
 	if q.progressHook != nil {
 		q.progressHook(done, total)
@@ -281,24 +278,23 @@ func (q *quantizer) report(done, total int64) {
 	}
 	q.mu.Lock()
 	q.progress = frac
-	redraw := !q.pending
-	q.pending = true
 	q.mu.Unlock()
-	if redraw {
-		fyne.Do(func() {
-			q.mu.Lock()
-			f, running := q.progress, q.running
-			q.pending = false
-			q.mu.Unlock()
-			if running {
-				q.bar.SetValue(f)
-			}
-		})
+	q.redraw.post(frac)
+}
+
+// showProgress shows the fraction f done on the bar while a run lasts.
+func (q *quantizer) showProgress(f float64) {
+	q.mu.Lock()
+	running := q.running
+	q.mu.Unlock()
+	if running {
+		q.bar.SetValue(f)
 	}
 }
 
-// finish shows how the run of the model name ended.
-func (q *quantizer) finish(name, target string, res quantize.Result, err error) {
+// finish returns the update that shows how the run of the model name
+// ended.
+func (q *quantizer) finish(name, target string, res quantize.Result, err error) func() {
 	var outcome, msg string
 	switch {
 	case err == nil:
@@ -311,7 +307,7 @@ func (q *quantizer) finish(name, target string, res quantize.Result, err error) 
 		outcome = "failed"
 		msg = "Saji could not convert " + q.entry.Name + ". " + quantizeMessage(err)
 	}
-	fyne.Do(func() {
+	return func() {
 		q.mu.Lock()
 		q.running, q.cancel = false, nil
 		q.mu.Unlock()
@@ -328,7 +324,7 @@ func (q *quantizer) finish(name, target string, res quantize.Result, err error) 
 		q.mu.Lock()
 		q.outcome, q.message = outcome, msg
 		q.mu.Unlock()
-	})
+	}
 }
 
 // quantizeMessage says in plain words why a conversion failed.
@@ -364,10 +360,6 @@ func (q *quantizer) state() (outcome, message string, progress float64) {
 	return q.outcome, q.message, q.progress
 }
 
-// wait blocks until the current run (if any) has ended.
-func (q *quantizer) wait() {
-	q.mu.Lock()
-	done := q.runDone
-	q.mu.Unlock()
-	<-done
-}
+// wait blocks until the current run (if any) has ended and shown its
+// outcome.
+func (q *quantizer) wait() { q.bg.wait() }

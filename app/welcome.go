@@ -164,7 +164,7 @@ const (
 // welcomeView is the first-run view. Its widgets are touched on the UI
 // goroutine only. The download is a job of the download manager, as
 // Discover's are (it shows in Discover's list too); the view follows its
-// progress from a goroutine and redraws through fyne.Do.
+// progress off the UI goroutine (work) and redraws through uiLatest.
 type welcomeView struct {
 	widget.BaseWidget
 	u       *ui
@@ -186,6 +186,7 @@ type welcomeView struct {
 
 	job      *download.Job // UI: the download, once started
 	starting bool          // UI: the job is being started
+	work     worker        // starting, following and importing the download
 
 	mu    sync.Mutex // guards phase, which tests read from their goroutine
 	phase downloadPhase
@@ -371,9 +372,9 @@ func (v *welcomeView) startDownload() {
 	v.setPhase(phaseRunning)
 
 	client, dir, old := v.u.discover.client(), v.u.core.Library().Dir(), v.job
-	go func() {
+	v.work.run(func() func() {
 		j, text := v.startJob(client, dir, old)
-		fyne.Do(func() {
+		return func() {
 			v.starting = false
 			if j == nil {
 				v.stopped(phaseFailed, text, widget.DangerImportance, false)
@@ -383,8 +384,8 @@ func (v *welcomeView) startDownload() {
 			v.pause.Enable()
 			v.cancel.Enable()
 			v.follow(j)
-		})
-	}()
+		}
+	})
 }
 
 // startJob queues the download: it resumes old (a paused or failed job of
@@ -436,13 +437,14 @@ func active(st download.State) bool {
 func (v *welcomeView) follow(j *download.Job) {
 	events, stop := j.Subscribe()
 	latest := newUILatest(func(p download.Progress) { v.show(j, p) })
-	go func() {
+	v.work.run(func() func() {
 		defer stop()
 		for p := range events {
 			latest.post(p)
 		}
 		latest.post(j.Progress())
-	}()
+		return nil
+	})
 }
 
 // show draws the job's progress p, as Discover's list does, and ends the
@@ -487,12 +489,12 @@ func (v *welcomeView) show(j *download.Job, p download.Progress) {
 // file the library cannot use is removed and the reason shows here.
 func (v *welcomeView) imported(path string) {
 	lib := v.u.core.Library()
-	go func() {
+	v.work.run(func() func() {
 		e, err := lib.Import(context.Background(), path, false, nil)
 		if err != nil {
 			os.Remove(path)
 		}
-		fyne.Do(func() {
+		return func() {
 			if err != nil {
 				slog.Warn("app: first-run download unusable", "path", path, "err", err)
 				v.job = nil
@@ -505,8 +507,8 @@ func (v *welcomeView) imported(path string) {
 			v.u.modelsChanged()
 			v.u.tabs.SelectIndex(tabChat)
 			v.u.chat.openModel(e.Name)
-		})
-	}()
+		}
+	})
 }
 
 // stopped shows why the download stopped (text, of importance imp) with
