@@ -271,10 +271,10 @@ func hasLabel(o fyne.CanvasObject, text string) bool {
 	return false
 }
 
-// TestWelcomeDownloadPauseResume pauses the download halfway, then
-// resumes it from where it stopped with a Range request, and checks that
-// Cancel drops a download.
-func TestWelcomeDownloadPauseResume(t *testing.T) {
+// startHalfDownload starts the welcome view's download from a server that
+// sends half the file, then waits, and waits until bytes arrived.
+func startHalfDownload(t *testing.T) (*ui, *welcomeView, *modelServer) {
+	t.Helper()
 	srv := newModelServer(t, nil)
 	srv.setServe(halfThenWait)
 	t.Setenv("HF_ENDPOINT", srv.URL)
@@ -290,6 +290,13 @@ func TestWelcomeDownloadPauseResume(t *testing.T) {
 		})
 		return done > 0
 	})
+	return u, v, srv
+}
+
+// TestWelcomeDownloadPauseResume pauses the download halfway, then
+// resumes it from where it stopped with a Range request.
+func TestWelcomeDownloadPauseResume(t *testing.T) {
+	_, v, srv := startHalfDownload(t)
 	fyne.DoAndWait(func() { test.Tap(v.pause) })
 	waitFor(t, "the pause", func() bool { return v.Phase() == phasePaused })
 	if v.download.Text != "Resume the download" || !strings.Contains(v.message.Text, "paused") {
@@ -306,18 +313,10 @@ func TestWelcomeDownloadPauseResume(t *testing.T) {
 	}
 }
 
+// TestWelcomeDownloadCancel checks that Cancel drops a download with its
+// partial data.
 func TestWelcomeDownloadCancel(t *testing.T) {
-	srv := newModelServer(t, nil)
-	srv.setServe(halfThenWait)
-	t.Setenv("HF_ENDPOINT", srv.URL)
-	u := newTestUI(t, &fakeGen{})
-	v := u.welcome.(*welcomeView)
-	test.Tap(v.download)
-	waitFor(t, "the download to start", func() bool {
-		started := false
-		fyne.DoAndWait(func() { started = v.job != nil && !v.cancel.Disabled() })
-		return started
-	})
+	u, v, _ := startHalfDownload(t)
 	fyne.DoAndWait(func() { test.Tap(v.cancel) })
 	waitFor(t, "the cancel", func() bool { return v.Phase() == phaseFailed })
 	if v.download.Text != "Download again" || v.message.Text != "The download was cancelled." {
