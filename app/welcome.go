@@ -397,7 +397,7 @@ func (v *welcomeView) startJob(client *hub.Client, dir string, old *download.Job
 	if err != nil {
 		return nil, userMessage(err)
 	}
-	req := download.Request{}
+	var req download.Request
 	if old != nil {
 		req = old.Request()
 		req.Header = client.Header()
@@ -465,7 +465,7 @@ func (v *welcomeView) show(j *download.Job, p download.Progress) {
 	}
 	switch p.State {
 	case download.Done:
-		if v.Phase() == phaseRunning {
+		if v.Phase() != phaseDone {
 			v.setPhase(phaseDone) // importing; later events change nothing
 			v.imported(j.Request().Dest)
 		}
@@ -486,19 +486,25 @@ func (v *welcomeView) show(j *download.Job, p download.Progress) {
 
 // imported adds the downloaded file at path to the library, off the UI
 // goroutine: on success the model opens in the chat and the view hides; a
-// file the library cannot use is removed and the reason shows here.
+// file that is not a model Saji can use is removed and the reason shows
+// here.
 func (v *welcomeView) imported(path string) {
 	lib := v.u.core.Library()
 	v.work.run(func() func() {
 		e, err := lib.Import(context.Background(), path, false, nil)
+		text := ""
 		if err != nil {
-			os.Remove(path)
+			text = "Saji could not add the model to the library. " + userMessage(err)
+			if _, verr := library.Validate(path); verr != nil {
+				os.Remove(path)
+				text = invalidDownloadMessage(verr)
+			}
 		}
 		return func() {
 			if err != nil {
-				slog.Warn("app: first-run download unusable", "path", path, "err", err)
+				slog.Warn("app: first-run download not added", "path", path, "err", err)
 				v.job = nil
-				v.stopped(phaseFailed, invalidDownloadMessage(err), widget.DangerImportance, false)
+				v.stopped(phaseFailed, text, widget.DangerImportance, false)
 				return
 			}
 			v.running.Hide()
