@@ -5,7 +5,8 @@
 // The views share a core (core.go): the settings, the model library, the
 // conversation database and one server.Server whose loaded models serve
 // both the chat and the local API. Engine work runs off the UI goroutine
-// and reaches the widgets through fyne.Do.
+// and reaches the widgets through fyne.Do, by way of a view's worker
+// (background.go).
 package app
 
 import (

@@ -55,7 +55,9 @@ type modelFit struct {
 	Need uint64 // bytes
 }
 
-// gibibyte is a binary gigabyte, as memory sizes are counted.
+// gibibyte is 2^30 bytes, the unit modelFits' estimates and
+// recommendModel's threshold are counted in (they show in decimal units,
+// as every size).
 const gibibyte = 1 << 30
 
 // modelFits is the estimate of the memory needed by size class (Q4_K_M
