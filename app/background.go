@@ -97,6 +97,7 @@ func (w *worker) wait() { w.busy.Wait() }
 // replace the one it will show, so a fast stream of progress never
 // floods the UI goroutine.
 type uiLatest[T any] struct {
+	w    *worker // whose do shows the values (holding the view's lock)
 	show func(T) // on the UI goroutine
 
 	mu      sync.Mutex
@@ -104,8 +105,11 @@ type uiLatest[T any] struct {
 	pending bool
 }
 
-// newUILatest returns a uiLatest that shows values with show.
-func newUILatest[T any](show func(T)) *uiLatest[T] { return &uiLatest[T]{show: show} }
+// newUILatest returns a uiLatest that shows values with show, through w's
+// do.
+func newUILatest[T any](w *worker, show func(T)) *uiLatest[T] {
+	return &uiLatest[T]{w: w, show: show}
+}
 
 // post records v and queues a redraw unless one is queued already.
 func (l *uiLatest[T]) post(v T) {
@@ -115,7 +119,7 @@ func (l *uiLatest[T]) post(v T) {
 	l.pending = true
 	l.mu.Unlock()
 	if queue {
-		fyne.Do(l.flush)
+		l.w.do(l.flush)
 	}
 }
 

@@ -141,7 +141,7 @@ type quantizer struct {
 // returns it.
 func quantizeDialog(u *ui, e library.Entry) *quantizer {
 	q := &quantizer{u: u, entry: e}
-	q.redraw = newUILatest(q.showProgress)
+	q.redraw = newUILatest(&q.bg, q.showProgress)
 	q.typeHint = widget.NewLabel("")
 	q.typeHint.Wrapping = fyne.TextWrapWord
 	q.typeHint.Importance = widget.LowImportance

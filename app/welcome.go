@@ -172,6 +172,10 @@ type welcomeView struct {
 	job      *download.Job // UI: the download, once started
 	starting bool          // UI: the job is being started
 	work     worker        // starting, following and importing the download
+	// uiMu is held by every update from work: the test driver runs them
+	// on the goroutine that makes them, and tests take it (locked) to
+	// read the widgets and tap buttons meanwhile.
+	uiMu sync.Mutex
 
 	mu    sync.Mutex // guards phase, which tests read from their goroutine
 	phase downloadPhase
@@ -180,6 +184,7 @@ type welcomeView struct {
 // newWelcomeView builds the first-run view of u.
 func newWelcomeView(u *ui) fyne.CanvasObject {
 	v := &welcomeView{u: u, machine: probeMachine()}
+	v.work.lock = &v.uiMu
 	v.model = recommendModel(v.machine.Total)
 	v.ExtendBaseWidget(v)
 	v.build()
@@ -321,6 +326,13 @@ func (l welcomeColumn) MinSize(objs []fyne.CanvasObject) fyne.Size {
 		s = s.Max(o.MinSize())
 	}
 	return s
+}
+
+// locked runs f while no update from the view's work runs (tests).
+func (v *welcomeView) locked(f func()) {
+	v.uiMu.Lock()
+	defer v.uiMu.Unlock()
+	f()
 }
 
 // skipWelcome dismisses the view for good (Settings.Welcomed).

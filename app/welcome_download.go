@@ -127,7 +127,7 @@ func active(st download.State) bool {
 // it.
 func (v *welcomeView) follow(j *download.Job) {
 	events, stop := j.Subscribe()
-	latest := newUILatest(func(p download.Progress) { v.show(j, p) })
+	latest := newUILatest(&v.work, func(p download.Progress) { v.show(j, p) })
 	v.work.run(func() func() {
 		defer stop()
 		for p := range events {

@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
 	"saji/engine/download"
@@ -23,8 +22,26 @@ import (
 // the download stands in one of phases.
 func welcomeDownload(t *testing.T, v *welcomeView, what string, phases ...downloadPhase) {
 	t.Helper()
-	test.Tap(v.download)
+	v.locked(func() { test.Tap(v.download) })
 	waitFor(t, what, func() bool { return slices.Contains(phases, v.Phase()) })
+}
+
+// welcomeText returns what the view's message says and its download
+// button reads.
+func welcomeText(v *welcomeView) (message, button string) {
+	v.locked(func() { message, button = v.message.Text, v.download.Text })
+	return message, button
+}
+
+// waitWelcomeHidden waits until the welcome view hides (the model opened
+// in the chat).
+func waitWelcomeHidden(t *testing.T, v *welcomeView) {
+	t.Helper()
+	waitFor(t, "the model in the chat", func() bool {
+		hidden := false
+		v.locked(func() { hidden = !v.Visible() })
+		return hidden
+	})
 }
 
 func TestWelcomeDownload(t *testing.T) {
@@ -34,9 +51,10 @@ func TestWelcomeDownload(t *testing.T) {
 	v := u.welcome.(*welcomeView)
 	welcomeDownload(t, v, "the download", phaseDone, phaseFailed)
 	if v.Phase() == phaseFailed {
-		t.Fatalf("download failed: %s", v.message.Text)
+		msg, _ := welcomeText(v)
+		t.Fatalf("download failed: %s", msg)
 	}
-	waitFor(t, "the model in the chat", func() bool { return !v.Visible() })
+	waitWelcomeHidden(t, v)
 	want := "/" + v.model.Repo + "/resolve/main/" + v.model.File
 	if paths := srv.Paths(); len(paths) != 2 || paths[0] != "HEAD "+want || paths[1] != "GET "+want {
 		t.Errorf("requests %q, want a HEAD then a GET of %q", paths, want)
@@ -88,20 +106,22 @@ func TestWelcomeDownloadFails(t *testing.T) {
 			if v.Phase() != phaseFailed {
 				t.Fatal("a 404 download succeeded")
 			}
-			if !v.message.Visible() || !strings.Contains(v.message.Text, tt.want) {
-				t.Errorf("message %q (visible %v), want %q", v.message.Text, v.message.Visible(), tt.want)
-			}
-			if !v.Visible() || v.running.Visible() || v.download.Disabled() || v.skip.Disabled() {
-				t.Error("after a failure the view should show, without progress, with its buttons enabled")
-			}
-			if !hasLabel(v.content, "Or drop a GGUF file you already have onto this window.") {
-				t.Error("the drop hint went away")
-			}
+			v.locked(func() {
+				if !v.message.Visible() || !strings.Contains(v.message.Text, tt.want) {
+					t.Errorf("message %q (visible %v), want %q", v.message.Text, v.message.Visible(), tt.want)
+				}
+				if !v.Visible() || v.running.Visible() || v.download.Disabled() || v.skip.Disabled() {
+					t.Error("after a failure the view should show, without progress, with its buttons enabled")
+				}
+				if !hasLabel(v.content, "Or drop a GGUF file you already have onto this window.") {
+					t.Error("the drop hint went away")
+				}
+				if v.download.Text != "Download again" {
+					t.Errorf("button %q after a failure with nothing to resume", v.download.Text)
+				}
+			})
 			if list, _ := u.core.Library().List(); len(list) != 0 {
 				t.Errorf("library holds %d models after a failed download", len(list))
-			}
-			if v.download.Text != "Download again" {
-				t.Errorf("button %q after a failure with nothing to resume", v.download.Text)
 			}
 		})
 	}
@@ -126,8 +146,8 @@ func TestWelcomeDownloadInvalid(t *testing.T) {
 			u := newTestUI(t, &fakeGen{})
 			v := u.welcome.(*welcomeView)
 			welcomeDownload(t, v, "the download to fail", phaseFailed)
-			if !strings.Contains(v.message.Text, tt.want) || strings.Contains(v.message.Text, "library:") {
-				t.Errorf("message %q, want %q", v.message.Text, tt.want)
+			if msg, _ := welcomeText(v); !strings.Contains(msg, tt.want) || strings.Contains(msg, "library:") {
+				t.Errorf("message %q, want %q", msg, tt.want)
 			}
 			if _, err := os.Stat(filepath.Join(u.core.Library().Dir(), v.model.File)); err == nil {
 				t.Error("the unusable file stayed in the library folder")
@@ -148,10 +168,10 @@ func startHalfDownload(t *testing.T) (*ui, *welcomeView, *modelServer) {
 	t.Setenv("HF_ENDPOINT", srv.URL)
 	u := newTestUI(t, &fakeGen{})
 	v := u.welcome.(*welcomeView)
-	test.Tap(v.download)
+	v.locked(func() { test.Tap(v.download) })
 	waitFor(t, "half the file", func() bool {
 		var done int64
-		fyne.DoAndWait(func() {
+		v.locked(func() {
 			if v.job != nil {
 				done = v.job.Progress().Done
 			}
@@ -165,17 +185,18 @@ func startHalfDownload(t *testing.T) (*ui, *welcomeView, *modelServer) {
 // resumes it from where it stopped with a Range request.
 func TestWelcomeDownloadPauseResume(t *testing.T) {
 	_, v, srv := startHalfDownload(t)
-	fyne.DoAndWait(func() { test.Tap(v.pause) })
+	v.locked(func() { test.Tap(v.pause) })
 	waitFor(t, "the pause", func() bool { return v.Phase() == phasePaused })
-	if v.download.Text != "Resume the download" || !strings.Contains(v.message.Text, "paused") {
-		t.Fatalf("button %q, message %q", v.download.Text, v.message.Text)
+	if msg, btn := welcomeText(v); btn != "Resume the download" || !strings.Contains(msg, "paused") {
+		t.Fatalf("button %q, message %q", btn, msg)
 	}
 	srv.setServe(nil)
 	welcomeDownload(t, v, "the resumed download", phaseDone, phaseFailed)
 	if v.Phase() != phaseDone {
-		t.Fatalf("phase %d, message %q", v.Phase(), v.message.Text)
+		msg, _ := welcomeText(v)
+		t.Fatalf("phase %d, message %q", v.Phase(), msg)
 	}
-	waitFor(t, "the model in the chat", func() bool { return !v.Visible() })
+	waitWelcomeHidden(t, v)
 	if r := srv.Ranges(); len(r) < 2 || !strings.HasPrefix(r[len(r)-1], "bytes=") || r[len(r)-1] == "bytes=0-" {
 		t.Errorf("ranges %q, want the last request to resume", r)
 	}
@@ -185,10 +206,10 @@ func TestWelcomeDownloadPauseResume(t *testing.T) {
 // partial data.
 func TestWelcomeDownloadCancel(t *testing.T) {
 	u, v, _ := startHalfDownload(t)
-	fyne.DoAndWait(func() { test.Tap(v.cancel) })
+	v.locked(func() { test.Tap(v.cancel) })
 	waitFor(t, "the cancel", func() bool { return v.Phase() == phaseFailed })
-	if v.download.Text != "Download again" || v.message.Text != "The download was cancelled." {
-		t.Errorf("button %q, message %q", v.download.Text, v.message.Text)
+	if msg, btn := welcomeText(v); btn != "Download again" || msg != "The download was cancelled." {
+		t.Errorf("button %q, message %q", btn, msg)
 	}
 	if left, _ := os.ReadDir(u.core.downloadsDir); len(left) != 0 {
 		t.Errorf("a cancelled download left %d files in its state folder", len(left))
