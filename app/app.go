@@ -5,7 +5,8 @@
 // The views share a core (core.go): the settings, the model library, the
 // conversation database and one server.Server whose loaded models serve
 // both the chat and the local API. Engine work runs off the UI goroutine
-// and reaches the widgets through fyne.Do.
+// and reaches the widgets through fyne.Do, by way of a view's worker
+// (background.go).
 package app
 
 import (
@@ -22,6 +23,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 
 	"saji/assets"
+	"saji/engine/library"
 )
 
 // ID is the application identifier, as in FyneApp.toml; Fyne keys the
@@ -75,6 +77,8 @@ type ui struct {
 	server   *serverPanel
 	settings *settingsView
 	welcome  fyne.CanvasObject
+
+	bg worker // the window's own work: opening the models given at launch
 }
 
 // Tab indexes.
@@ -155,7 +159,7 @@ func (u *ui) mainMenu() *fyne.MainMenu {
 		fyne.NewMenuItem("What can this computer run?", func() { u.showWizard() }),
 		fyne.NewMenuItem("About Saji", func() {
 			dialog.ShowInformation("About Saji", "Saji runs language models on this computer.\n\n"+
-				"Models: "+u.core.Settings().ModelsDir+"\nConversations: "+DataDir(), u.win)
+				"Models: "+u.core.Settings().ModelsDir+"\nConversations: "+library.DataDir(), u.win)
 		}),
 	)
 	return fyne.NewMainMenu(file, fyne.NewMenu("View", views...), help)
@@ -166,11 +170,11 @@ func (u *ui) mainMenu() *fyne.MainMenu {
 // settings say so.
 func (u *ui) start(models []string) {
 	if len(models) > 0 {
-		go func() {
+		u.bg.run(func() func() {
 			lib := u.core.Library()
 			for i, path := range models {
 				e, err := lib.Import(context.Background(), path, false, nil)
-				fyne.Do(func() {
+				u.bg.do(func() {
 					if err != nil {
 						u.showError("Could not open "+path, err)
 						return
@@ -182,7 +186,8 @@ func (u *ui) start(models []string) {
 					}
 				})
 			}
-		}()
+			return nil
+		})
 	}
 	if u.core.Settings().StartServer {
 		u.server.start()

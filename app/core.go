@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -15,7 +16,6 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
-	"github.com/adrg/xdg"
 
 	"saji/app/store"
 	"saji/engine/chat"
@@ -28,17 +28,11 @@ import (
 	"saji/engine/sample"
 	"saji/engine/scheduler"
 	"saji/engine/server"
+	"saji/engine/units"
 )
 
 // defaultPort is the API's port, as `saji serve` uses it.
 const defaultPort = 11435
-
-// DataDir returns Saji's folder in the XDG data directory: the models and
-// the conversation database live there.
-func DataDir() string { return filepath.Join(xdg.DataHome, "saji") }
-
-// ModelsDir returns the default models folder: "models" in DataDir.
-func ModelsDir() string { return filepath.Join(DataDir(), "models") }
 
 // Settings are the app's preferences, kept in Fyne's preferences store.
 type Settings struct {
@@ -83,7 +77,7 @@ const (
 // loadSettings reads the settings from p, with defaults for what is unset.
 func loadSettings(p fyne.Preferences) Settings {
 	return Settings{
-		ModelsDir:   p.StringWithFallback(prefModelsDir, ModelsDir()),
+		ModelsDir:   p.StringWithFallback(prefModelsDir, library.ModelsDir()),
 		Threads:     p.Int(prefThreads),
 		Context:     p.IntWithFallback(prefContext, scheduler.DefaultContext),
 		GPULayers:   p.IntWithFallback(prefGPULayers, offload.Auto),
@@ -133,7 +127,7 @@ type core struct {
 	dlMu      sync.Mutex
 	downloads *download.Manager // opened by Downloads; nil until then
 	// downloadsDir is where the downloads keep their state ("":
-	// DataDir()/downloads); tests point it at a temporary folder.
+	// library.DownloadsDir()); tests point it at a temporary folder.
 	downloadsDir string
 
 	// gpu is the GPU models offload their layers to.
@@ -206,7 +200,7 @@ func newCore(opts coreOptions) (*core, error) {
 	}
 	db := opts.DBPath
 	if db == "" {
-		db = filepath.Join(DataDir(), "chats.db")
+		db = filepath.Join(library.DataDir(), "chats.db")
 	}
 	if err := os.MkdirAll(filepath.Dir(db), 0o755); err != nil {
 		return nil, fmt.Errorf("app: %w", err)
@@ -321,7 +315,7 @@ func (c *core) Server() *server.Server {
 func (c *core) Store() *store.Store { return c.store }
 
 // Downloads returns the download manager, opening it on first use (its
-// state lives in DataDir()/downloads, and the jobs an earlier run left
+// state lives in library.DownloadsDir(), and the jobs an earlier run left
 // there are restored paused).
 func (c *core) Downloads() (*download.Manager, error) {
 	c.dlMu.Lock()
@@ -329,10 +323,7 @@ func (c *core) Downloads() (*download.Manager, error) {
 	if c.downloads != nil {
 		return c.downloads, nil
 	}
-	dir := c.downloadsDir
-	if dir == "" {
-		dir = filepath.Join(DataDir(), "downloads")
-	}
+	dir := cmp.Or(c.downloadsDir, library.DownloadsDir())
 	m, err := download.New(download.Options{StateDir: dir, Logger: c.log})
 	if err != nil {
 		return nil, fmt.Errorf("app: the downloads: %w", err)
@@ -786,21 +777,13 @@ func (c *core) checkFit(ctx context.Context, m *runner.Model, tokens int, tokens
 
 // fitCheckText says a fit check's figures in a line under the reply.
 func fitCheckText(m *fit.Measurement) string {
-	s := fmt.Sprintf("Memory: the model uses %s, Saji predicted %s", mbText(m.RSS), mbText(m.Predicted))
+	s := fmt.Sprintf("Memory: the model uses %s, Saji predicted %s", units.Bytes(m.RSS), units.Bytes(m.Predicted))
 	if m.PredictedTokensPerSec > 0 {
 		s += fmt.Sprintf(" · speed: %.1f tokens/s, predicted %.1f", m.DecodeTokensPerSec, m.PredictedTokensPerSec)
 	} else {
 		s += fmt.Sprintf(" · speed: %.1f tokens/s", m.DecodeTokensPerSec)
 	}
 	return s
-}
-
-// mbText writes bytes in megabytes, or gigabytes from 10 GB.
-func mbText(n int64) string {
-	if n >= 10e9 || n <= -10e9 {
-		return fmt.Sprintf("%.1f GB", float64(n)/1e9)
-	}
-	return fmt.Sprintf("%d MB", n/1_000_000)
 }
 
 // placementStatus says where a loaded model runs, for the chat: "Running

@@ -47,8 +47,9 @@ func tinyModel(t *testing.T) string {
 	return tinyFile
 }
 
-// newTestCore returns a core over an empty models folder and database in
-// temporary directories, with a test app's preferences.
+// newTestCore returns a core over an empty models folder, downloads
+// folder and database in temporary directories, with a test app's
+// preferences.
 func newTestCore(t *testing.T) *core {
 	t.Helper()
 	a := test.NewTempApp(t)
@@ -59,6 +60,7 @@ func newTestCore(t *testing.T) *core {
 	if err != nil {
 		t.Fatal(err)
 	}
+	c.downloadsDir = filepath.Join(t.TempDir(), "downloads")
 	t.Cleanup(func() { c.Close() })
 	return c
 }

@@ -24,6 +24,7 @@ import (
 	"saji/engine/library"
 	"saji/engine/runner"
 	"saji/engine/scheduler"
+	"saji/engine/units"
 )
 
 // emptyLibraryText is what the library view says while it holds no model.
@@ -74,7 +75,7 @@ type libraryView struct {
 	// progress report of a copy, before the view shows it (tests).
 	copyHook func(done, total int64)
 
-	busy sync.WaitGroup // background work in flight (wait)
+	bg worker // background work in flight (wait)
 
 	mu        sync.Mutex
 	queue     []string           // paths waiting to be imported
@@ -223,7 +224,7 @@ func modelDetails(e library.Entry) string {
 		parts = append(parts, e.FileType)
 	}
 	if e.Size > 0 {
-		parts = append(parts, humanBytes(e.Size))
+		parts = append(parts, units.Bytes(e.Size))
 	}
 	if e.ContextLength > 0 {
 		parts = append(parts, groupDigits(int64(e.ContextLength))+"-token context")
@@ -240,10 +241,9 @@ func humanCount(n int64) string {
 	return humanUnits(float64(n), 1000, []string{"", " K", " M", " B", " T"})
 }
 
-// humanBytes writes a size in decimal units: "808 MB", "1.2 GB".
-func humanBytes(n int64) string {
-	return humanUnits(float64(n), 1000, []string{" bytes", " KB", " MB", " GB", " TB"})
-}
+// humanBytes is units.Bytes, for discover.go and wizard.go until they
+// call it themselves.
+func humanBytes(n int64) string { return units.Bytes(n) }
 
 // humanUnits scales v down by base until it is below base and writes it
 // with the matching unit: one decimal below 10, none from 10.
@@ -368,7 +368,7 @@ func (v *libraryView) relayout() {
 
 // wait blocks until the background work started so far (imports,
 // listings, changes) has ended and shown its outcome.
-func (v *libraryView) wait() { v.busy.Wait() }
+func (v *libraryView) wait() { v.bg.wait() }
 
 // lastErrorText returns the text of the last error the view showed.
 func (v *libraryView) lastErrorText() string {
@@ -388,19 +388,17 @@ func (v *libraryView) showError(text string) {
 // background runs work off the UI goroutine, then done (if not nil) on
 // it, or an error dialog titled what.
 func (v *libraryView) background(what string, work func() error, done func()) {
-	v.busy.Add(1)
-	go func() {
-		defer v.busy.Done()
+	v.bg.run(func() func() {
 		err := work()
-		fyne.Do(func() {
+		return func() {
 			if err != nil {
 				v.showError(what + ".\n\n" + userMessage(err))
 			} else if done != nil {
 				done()
 			}
 			v.u.modelsChanged()
-		})
-	}()
+		}
+	})
 }
 
 // chatSelected opens the selected model in the chat.
@@ -464,7 +462,7 @@ func (v *libraryView) deleteSelected() {
 	} else {
 		size := ""
 		if e.Size > 0 {
-			size = " (" + humanBytes(e.Size) + ")"
+			size = " (" + units.Bytes(e.Size) + ")"
 		}
 		msg = "The model's file" + size + " is deleted from the library folder. This cannot be undone."
 	}
@@ -632,11 +630,10 @@ func (v *libraryView) importPaths(paths []string) {
 	start := !v.importing
 	if start {
 		v.importing = true
-		v.busy.Add(1)
 	}
 	v.mu.Unlock()
 	if start {
-		go v.importLoop()
+		v.bg.run(v.importLoop)
 	}
 }
 
@@ -646,9 +643,9 @@ type importFailure struct {
 	err  error
 }
 
-// importLoop imports the queued paths until the queue is empty.
-func (v *libraryView) importLoop() {
-	defer v.busy.Done()
+// importLoop imports the queued paths until the queue is empty, and
+// returns the update that hides the import's progress.
+func (v *libraryView) importLoop() func() {
 	var failed []importFailure
 	for {
 		v.mu.Lock()
@@ -671,10 +668,10 @@ func (v *libraryView) importLoop() {
 			failed = append(failed, importFailure{path, err})
 		}
 	}
-	fyne.Do(func() {
+	return func() {
 		v.importBox.Hide()
 		v.relayout()
-	})
+	}
 }
 
 // reportFailures shows the files that could not be added, and why.
@@ -689,7 +686,7 @@ func (v *libraryView) reportFailures(failed []importFailure) {
 		}
 		text = strings.Join(lines, "\n\n")
 	}
-	fyne.Do(func() { v.showError(text) })
+	v.bg.do(func() { v.showError(text) })
 }
 
 // importOne validates, asks about, and imports the file at path; left
@@ -709,7 +706,7 @@ func (v *libraryView) importOne(path string, left int) error {
 	if left > 0 {
 		waiting = fmt.Sprintf(" (%d more waiting)", left)
 	}
-	fyne.Do(func() {
+	v.bg.do(func() {
 		v.importTitle.SetText("Checking " + base + "..." + waiting)
 		v.importBar.Hide()
 		v.importInfo.Hide()
@@ -726,7 +723,7 @@ func (v *libraryView) importOne(path string, left int) error {
 	if filepath.Dir(e.Path) != lib.Dir() {
 		type reply struct{ copy, ok bool }
 		answers := make(chan reply, 1)
-		fyne.Do(func() {
+		v.bg.do(func() {
 			v.choose(e, func(c, ok bool) {
 				select {
 				case answers <- reply{c, ok}:
@@ -758,7 +755,7 @@ func (v *libraryView) importOne(path string, left int) error {
 
 	var progress func(done, total int64)
 	if doCopy {
-		fyne.Do(func() {
+		v.bg.do(func() {
 			v.importTitle.SetText("Copying " + base + " into the library" + waiting)
 			v.importBar.SetValue(0)
 			v.importBar.Show()
@@ -770,18 +767,18 @@ func (v *libraryView) importOne(path string, left int) error {
 		})
 		progress = v.copyProgress()
 	} else {
-		fyne.Do(func() { v.importTitle.SetText("Adding " + base + waiting + "...") })
+		v.bg.do(func() { v.importTitle.SetText("Adding " + base + waiting + "...") })
 	}
 	entry, err := lib.Import(ctx, path, doCopy, progress)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
-			fyne.Do(func() {
+			v.bg.do(func() {
 				v.setStatus("The copy of " + base + " was cancelled. Nothing was left behind.")
 			})
 		}
 		return err
 	}
-	fyne.Do(func() {
+	v.bg.do(func() {
 		how := "by reference: Saji reads it from " + e.Path + "."
 		if doCopy {
 			how = "as a copy in the library folder."
@@ -813,15 +810,15 @@ func (v *libraryView) copyProgress() func(done, total int64) {
 		if total > 0 {
 			frac = float64(done) / float64(total)
 		}
-		info := humanBytes(done) + " of " + humanBytes(total)
+		info := units.Bytes(done) + " of " + units.Bytes(total)
 		if secs := now.Sub(start).Seconds(); secs > 0.2 && done > 0 {
 			rate := float64(done) / secs
-			info += " · " + humanBytes(int64(rate)) + "/s"
+			info += " · " + units.Rate(rate)
 			if left := float64(total-done) / rate; left >= 1 && done < total {
 				info += " · about " + humanDuration(left) + " left"
 			}
 		}
-		fyne.Do(func() {
+		v.bg.do(func() {
 			v.importBar.SetValue(frac)
 			v.importInfo.SetText(info)
 			v.mu.Lock()
@@ -864,7 +861,7 @@ func (v *libraryView) cancelImport() {
 func (v *libraryView) askCopy(e library.Entry, answer func(copy, ok bool)) {
 	size := ""
 	if e.Size > 0 {
-		size = " (" + humanBytes(e.Size) + ")"
+		size = " (" + units.Bytes(e.Size) + ")"
 	}
 	text := "How should Saji keep " + filepath.Base(e.Path) + size + "?\n\n" +
 		"Add by reference: the file stays where it is, and Saji reads it from there. If you move or delete it, the model stops working.\n\n" +

@@ -23,6 +23,7 @@ import (
 	"saji/engine/hub"
 	"saji/engine/library"
 	"saji/engine/quantize"
+	"saji/engine/units"
 )
 
 // quantizeTypes are the types the dialog offers, from the largest files
@@ -125,21 +126,22 @@ type quantizer struct {
 	// each progress report before the dialog shows it (tests).
 	progressHook func(done, total int64)
 
+	bg     worker             // the conversion, until its outcome shows
+	redraw *uiLatest[float64] // the bar, one redraw at a time
+
 	mu       sync.Mutex
 	running  bool
 	cancel   context.CancelFunc
-	pending  bool    // a progress redraw is queued
 	progress float64 // the fraction done
 	outcome  string  // "done", "cancelled" or "failed" once a run ended
 	message  string  // what the status line says after the run
-	runDone  chan struct{}
 }
 
 // quantizeDialog opens the Quantize dialog for the library model e and
 // returns it.
 func quantizeDialog(u *ui, e library.Entry) *quantizer {
-	q := &quantizer{u: u, entry: e, runDone: make(chan struct{})}
-	close(q.runDone) // no run yet
+	q := &quantizer{u: u, entry: e}
+	q.redraw = newUILatest(&q.bg, q.showProgress)
 	q.typeHint = widget.NewLabel("")
 	q.typeHint.Wrapping = fyne.TextWrapWord
 	q.typeHint.Importance = widget.LowImportance
@@ -155,7 +157,7 @@ func quantizeDialog(u *ui, e library.Entry) *quantizer {
 
 	intro := widget.NewLabel(fmt.Sprintf("%s keeps its weights as %s (%s). A smaller type makes a new model that "+
 		"needs less memory and runs faster, at some cost in quality. The original stays in the library.",
-		e.Name, strings.ToUpper(e.FileType), humanBytes(e.Size)))
+		e.Name, strings.ToUpper(e.FileType), units.Bytes(e.Size)))
 	intro.Wrapping = fyne.TextWrapWord
 	form := widget.NewForm(
 		widget.NewFormItem("Type", container.NewVBox(q.typeSel, q.typeHint)),
@@ -181,7 +183,7 @@ func quantizeDialog(u *ui, e library.Entry) *quantizer {
 func (q *quantizer) typeChanged(t string) {
 	q.typeHint.SetText(quantizeTypeHints[t])
 	if n := estimateSize(q.entry, t); n > 0 {
-		q.estimate.SetText("about " + humanBytes(n) + " (now " + humanBytes(q.entry.Size) + ")")
+		q.estimate.SetText("about " + units.Bytes(n) + " (now " + units.Bytes(q.entry.Size) + ")")
 	} else {
 		q.estimate.SetText("")
 	}
@@ -248,28 +250,24 @@ func (q *quantizer) start() {
 		return
 	}
 	q.running, q.cancel, q.outcome, q.progress = true, cancel, "", 0
-	q.runDone = make(chan struct{})
-	done := q.runDone
 	q.mu.Unlock()
 	q.setRunning(true)
 	q.setStatus("Converting "+q.entry.Name+" to "+target+"...", false)
 
 	threads := q.u.core.Settings().Threads
 	in := q.entry.Path
-	go func() {
-		defer close(done)
+	q.bg.run(func() func() {
 		defer cancel()
 		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-			q.finish(name, target, quantize.Result{}, fmt.Errorf("app: the models folder: %w", err))
-			return
+			return q.finish(name, target, quantize.Result{}, fmt.Errorf("app: the models folder: %w", err))
 		}
 		res, err := quantize.Quantize(ctx, in, out, quantize.Options{FileType: ft, Threads: threads, Progress: q.report})
-		q.finish(name, target, res, err)
-	}()
+		return q.finish(name, target, res, err)
+	})
 }
 
 // report is the conversion's progress callback: it keeps the fraction and
-// queues one redraw at a time.
+// posts it to the bar.
 func (q *quantizer) report(done, total int64) {
 	if q.progressHook != nil {
 		q.progressHook(done, total)
@@ -280,29 +278,28 @@ func (q *quantizer) report(done, total int64) {
 	}
 	q.mu.Lock()
 	q.progress = frac
-	redraw := !q.pending
-	q.pending = true
 	q.mu.Unlock()
-	if redraw {
-		fyne.Do(func() {
-			q.mu.Lock()
-			f, running := q.progress, q.running
-			q.pending = false
-			q.mu.Unlock()
-			if running {
-				q.bar.SetValue(f)
-			}
-		})
+	q.redraw.post(frac)
+}
+
+// showProgress shows the fraction f done on the bar while a run lasts.
+func (q *quantizer) showProgress(f float64) {
+	q.mu.Lock()
+	running := q.running
+	q.mu.Unlock()
+	if running {
+		q.bar.SetValue(f)
 	}
 }
 
-// finish shows how the run of the model name ended.
-func (q *quantizer) finish(name, target string, res quantize.Result, err error) {
+// finish returns the update that shows how the run of the model name
+// ended.
+func (q *quantizer) finish(name, target string, res quantize.Result, err error) func() {
 	var outcome, msg string
 	switch {
 	case err == nil:
 		outcome = "done"
-		msg = fmt.Sprintf("%s was created as %s: %s, from %s.", name, target, humanBytes(res.OutBytes), humanBytes(res.InBytes))
+		msg = fmt.Sprintf("%s was created as %s: %s, from %s.", name, target, units.Bytes(res.OutBytes), units.Bytes(res.InBytes))
 	case errors.Is(err, context.Canceled):
 		outcome = "cancelled"
 		msg = "The conversion was cancelled. Nothing was left behind."
@@ -310,7 +307,7 @@ func (q *quantizer) finish(name, target string, res quantize.Result, err error) 
 		outcome = "failed"
 		msg = "Saji could not convert " + q.entry.Name + ". " + quantizeMessage(err)
 	}
-	fyne.Do(func() {
+	return func() {
 		q.mu.Lock()
 		q.running, q.cancel = false, nil
 		q.mu.Unlock()
@@ -327,7 +324,7 @@ func (q *quantizer) finish(name, target string, res quantize.Result, err error) 
 		q.mu.Lock()
 		q.outcome, q.message = outcome, msg
 		q.mu.Unlock()
-	})
+	}
 }
 
 // quantizeMessage says in plain words why a conversion failed.
@@ -363,10 +360,6 @@ func (q *quantizer) state() (outcome, message string, progress float64) {
 	return q.outcome, q.message, q.progress
 }
 
-// wait blocks until the current run (if any) has ended.
-func (q *quantizer) wait() {
-	q.mu.Lock()
-	done := q.runDone
-	q.mu.Unlock()
-	<-done
-}
+// wait blocks until the current run (if any) has ended and shown its
+// outcome.
+func (q *quantizer) wait() { q.bg.wait() }

@@ -12,6 +12,7 @@ import (
 
 	"saji/engine/library"
 	"saji/engine/synth"
+	"saji/engine/units"
 )
 
 // f32Model adds a tiny F32 model to u's library (by reference) and
@@ -43,7 +44,7 @@ func TestQuantizeDialog(t *testing.T) {
 		if q.name.Text != want {
 			t.Errorf("%s: the name proposed is %q, want %q", typ, q.name.Text, want)
 		}
-		if est := estimateSize(src, typ); est <= 0 || est >= src.Size || !strings.Contains(q.estimate.Text, humanBytes(est)) {
+		if est := estimateSize(src, typ); est <= 0 || est >= src.Size || !strings.Contains(q.estimate.Text, units.Bytes(est)) {
 			t.Errorf("%s: estimate %q (%d of %d)", typ, q.estimate.Text, est, src.Size)
 		}
 		test.Tap(q.startBtn)

@@ -92,13 +92,9 @@ type serverPanel struct {
 	shown     serverFigures // the figures last shown
 	apiGen    int           // counts the API's starts and stops shown
 
-	// The queue of settings changes, starts and stops, run in order off
-	// the UI goroutine by one worker at a time; pending counts them until
-	// their result is shown.
-	queueMu sync.Mutex
-	queue   []func()
-	working bool
-	pending sync.WaitGroup
+	// The settings changes, starts and stops, run in order off the UI
+	// goroutine one at a time (serial), until their result is shown.
+	bg worker
 
 	stopTick chan struct{}
 	tickOnce sync.Once
@@ -110,7 +106,7 @@ type serverPanel struct {
 // its figures every second.
 func newServerPanel(u *ui) *serverPanel {
 	s := u.core.Settings()
-	p := &serverPanel{u: u, stopTick: make(chan struct{})}
+	p := &serverPanel{u: u, stopTick: make(chan struct{}), bg: worker{serial: true}}
 	p.keys = slices.Clone(s.APIKeys)
 	p.cors = slices.Clone(s.CORS)
 
@@ -302,48 +298,19 @@ func (p *serverPanel) updateHostWarning() {
 	p.hostWarning.Show()
 }
 
-// enqueue runs f off the UI goroutine after the work queued before it.
-func (p *serverPanel) enqueue(f func()) {
-	p.queueMu.Lock()
-	p.pending.Add(1)
-	p.queue = append(p.queue, f)
-	start := !p.working
-	p.working = true
-	p.queueMu.Unlock()
-	if start {
-		go p.work()
-	}
-}
-
-// work runs the queue until it is empty.
-func (p *serverPanel) work() {
-	for {
-		p.queueMu.Lock()
-		if len(p.queue) == 0 {
-			p.working = false
-			p.queueMu.Unlock()
-			return
-		}
-		f := p.queue[0]
-		p.queue = p.queue[1:]
-		p.queueMu.Unlock()
-		f()
-		p.pending.Done()
-	}
-}
-
 // wait waits until the queued work is done and shown.
-func (p *serverPanel) wait() { p.pending.Wait() }
+func (p *serverPanel) wait() { p.bg.wait() }
 
 // save runs edit on the current settings and stores them, off the UI
 // goroutine and in the order of the calls.
 func (p *serverPanel) save(edit func(*Settings)) {
-	p.enqueue(func() {
+	p.bg.run(func() func() {
 		s := p.u.core.Settings()
 		edit(&s)
 		if err := p.u.core.SetSettings(s); err != nil {
 			p.u.core.log.Warn("app: saving the server settings", "err", err)
 		}
+		return nil
 	})
 }
 
@@ -364,7 +331,7 @@ func (p *serverPanel) start() {
 		return
 	}
 	p.setBusy("Starting the server...")
-	p.enqueue(func() {
+	p.bg.run(func() func() {
 		s := p.u.core.Settings()
 		s.Port, s.Host = port, host
 		err := p.u.core.SetSettings(s)
@@ -372,7 +339,7 @@ func (p *serverPanel) start() {
 		if err == nil {
 			url, err = p.u.core.StartAPI()
 		}
-		fyne.DoAndWait(func() {
+		return func() {
 			p.busy = false
 			if err != nil {
 				p.showRunning("")
@@ -380,7 +347,7 @@ func (p *serverPanel) start() {
 				return
 			}
 			p.showRunning(url)
-		})
+		}
 	})
 }
 
@@ -409,12 +376,12 @@ func (p *serverPanel) stop() {
 		return
 	}
 	p.setBusy("Stopping the server...")
-	p.enqueue(func() {
+	p.bg.run(func() func() {
 		p.u.core.StopAPI()
-		fyne.DoAndWait(func() {
+		return func() {
 			p.busy = false
 			p.showRunning("")
-		})
+		}
 	})
 }
 
@@ -605,12 +572,12 @@ func (p *serverPanel) saveRestarting(what string, edit func(*Settings)) {
 	if running {
 		p.setBusy("Restarting the server with the new " + what + "...")
 	}
-	p.enqueue(func() {
+	p.bg.run(func() func() {
 		s := p.u.core.Settings()
 		edit(&s)
 		err := p.u.core.SetSettings(s)
 		url := p.u.core.APIURL()
-		fyne.DoAndWait(func() {
+		return func() {
 			if !running {
 				if err != nil {
 					p.note.SetText("Saji could not save the " + what + ": " + userMessage(err))
@@ -622,7 +589,7 @@ func (p *serverPanel) saveRestarting(what string, edit func(*Settings)) {
 			if err != nil {
 				p.status.SetText("The server stopped: it could not restart with the new " + what + ". " + userMessage(err))
 			}
-		})
+		}
 	})
 }
 
@@ -789,7 +756,7 @@ type serverFigures struct {
 }
 
 // refresh samples the engine and shows the figures that changed
-// (through fyne.Do). The ticker calls it every second; tests call it
+// (through bg.do). The ticker calls it every second; tests call it
 // directly.
 func (p *serverPanel) refresh() {
 	f := p.sample(time.Now())
@@ -798,7 +765,7 @@ func (p *serverPanel) refresh() {
 	p.shown = f
 	p.sampleMu.Unlock()
 	if !same {
-		fyne.Do(func() { p.show(f) })
+		p.bg.do(func() { p.show(f) })
 	}
 }
 

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -17,6 +16,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"saji/engine/hardware"
+	"saji/engine/library"
 	"saji/engine/offload"
 	"saji/engine/scheduler"
 )
@@ -62,7 +62,7 @@ type settingsView struct {
 	saveButton  *widget.Button
 	status      *widget.Label
 
-	saving sync.WaitGroup // a save in progress, until it is shown
+	saving worker // a save in progress, until it is shown (saving.wait)
 }
 
 // settingsForm holds the form's values as the person entered them.
@@ -214,7 +214,7 @@ func (f settingsForm) apply(s Settings) (Settings, string) {
 	case dir == "":
 		return s, "Choose a folder for the models."
 	case !filepath.IsAbs(dir):
-		return s, fmt.Sprintf("The models folder must be a full path, such as %s, not %q.", ModelsDir(), dir)
+		return s, fmt.Sprintf("The models folder must be a full path, such as %s, not %q.", library.ModelsDir(), dir)
 	}
 	threads, err := parseThreads(f.Threads)
 	if err != nil {
@@ -270,9 +270,7 @@ func (v *settingsView) save() {
 	v.saveButton.Disable()
 	v.status.Importance = widget.MediumImportance
 	v.status.SetText("Saving...")
-	v.saving.Add(1)
-	go func() {
-		defer v.saving.Done()
+	v.saving.run(func() func() {
 		old := v.u.core.Settings()
 		s, _ := f.apply(old)
 		problem := ""
@@ -284,7 +282,7 @@ func (v *settingsView) save() {
 				problem = "Saji could not save the settings: " + userMessage(err)
 			}
 		}
-		fyne.DoAndWait(func() {
+		return func() {
 			v.saveButton.Enable()
 			if problem != "" {
 				v.status.Importance = widget.DangerImportance
@@ -297,8 +295,8 @@ func (v *settingsView) save() {
 			if s.ModelsDir != old.ModelsDir {
 				v.u.modelsChanged()
 			}
-		})
-	}()
+		}
+	})
 }
 
 // modelsDirProblem makes dir if needed and says, in plain words, why it

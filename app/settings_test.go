@@ -43,7 +43,7 @@ func TestSettingsSaveRoundTrip(t *testing.T) {
 	v.theme.SetSelected("Dark")
 	test.Tap(v.startServer)
 	test.Tap(v.saveButton)
-	v.saving.Wait()
+	v.saving.wait()
 	if v.status.Text != "Saved." {
 		t.Fatalf("status %q, want Saved.", v.status.Text)
 	}
@@ -68,7 +68,7 @@ func TestSettingsSaveRoundTrip(t *testing.T) {
 	}
 	// Saved again unchanged, nothing moves.
 	test.Tap(v.saveButton)
-	v.saving.Wait()
+	v.saving.wait()
 	if v.status.Text != "Saved." || u.core.Settings().ModelsDir != dir {
 		t.Errorf("second save: %q", v.status.Text)
 	}
@@ -97,7 +97,7 @@ func TestSettingsInvalid(t *testing.T) {
 			before := u.core.Settings()
 			tc.edit(v)
 			test.Tap(v.saveButton)
-			v.saving.Wait()
+			v.saving.wait()
 			if !strings.Contains(v.status.Text, tc.message) {
 				t.Errorf("status %q, want %q", v.status.Text, tc.message)
 			}
@@ -181,7 +181,7 @@ func TestSettingsGPULayers(t *testing.T) {
 	}{{"Off", 0}, {"12", 12}, {"auto", -1}, {" 0 ", 0}, {"-1", -1}, {"99", 99}} {
 		v.gpuLayers.SetText(tc.text)
 		test.Tap(v.saveButton)
-		v.saving.Wait()
+		v.saving.wait()
 		if v.status.Text != "Saved." {
 			t.Fatalf("%q: status %q", tc.text, v.status.Text)
 		}
@@ -196,7 +196,7 @@ func TestSettingsGPULayers(t *testing.T) {
 	for _, bad := range []string{"lots", "-3", "1.5", "100000"} {
 		v.gpuLayers.SetText(bad)
 		test.Tap(v.saveButton)
-		v.saving.Wait()
+		v.saving.wait()
 		if !strings.Contains(v.status.Text, "GPU layers must be Auto, Off or a number of layers") {
 			t.Errorf("%q: status %q", bad, v.status.Text)
 		}

@@ -6,16 +6,12 @@ package app
 // a GGUF file can be dropped onto the window, and can be skipped.
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"image/color"
 	"log/slog"
-	"os"
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -25,11 +21,13 @@ import (
 	"fyne.io/fyne/v2/widget"
 	"github.com/shirou/gopsutil/v3/mem"
 
+	"saji/engine/download"
 	"saji/engine/fit"
 	"saji/engine/hardware"
-	"saji/engine/library"
+	"saji/engine/hub"
 	"saji/engine/model"
 	"saji/engine/scheduler"
+	"saji/engine/units"
 )
 
 // machineInfo is what the welcome view says about this computer.
@@ -59,7 +57,9 @@ type modelFit struct {
 	Need uint64 // bytes
 }
 
-// gibibyte is a binary gigabyte, as memory sizes are counted.
+// gibibyte is 2^30 bytes, the unit modelFits' estimates and
+// recommendModel's threshold are counted in (they show in decimal units,
+// as every size).
 const gibibyte = 1 << 30
 
 // modelFits plans engine/fit's size classes as the app loads models (the
@@ -89,15 +89,9 @@ func largestFit(fits []modelFit, avail uint64) int {
 	return best
 }
 
-// memoryText writes a memory size in binary gigabytes, as operating
-// systems show it: "24 GB", "7.7 GB", "0.4 GB".
-func memoryText(n uint64) string {
-	g := float64(n) / gibibyte
-	if g >= 10 {
-		return fmt.Sprintf("%.0f GB", g)
-	}
-	return fmt.Sprintf("%.1f GB", g)
-}
+// memoryText writes a memory size with units.Bytes (decimal units, as
+// every size in Saji): "26 GB", "8.6 GB", "268 MB".
+func memoryText(n uint64) string { return units.Bytes(int64(n)) }
 
 // machineSentence says what m can run, in one or two sentences.
 func machineSentence(m machineInfo) string {
@@ -133,8 +127,11 @@ type recommendedModel struct {
 // Name is the model's name in the library: the file name without .gguf.
 func (m recommendedModel) Name() string { return strings.TrimSuffix(m.File, ".gguf") }
 
-// URL is its download address, under $HF_ENDPOINT when set.
-func (m recommendedModel) URL() string { return hfFileURL(m.Repo, m.File) }
+// URL is its download address at revision ("" for main), under
+// client's endpoint.
+func (m recommendedModel) URL(client *hub.Client, revision string) string {
+	return client.FileURL(m.Repo, revision, m.File)
+}
 
 // The recommended models: Qwen2.5 Instruct at Q4_K_M, 1.5B, or 0.5B for
 // computers with less than 4 GB of memory.
@@ -154,19 +151,10 @@ func recommendModel(total uint64) recommendedModel {
 	return qwen15B
 }
 
-// downloadPhase is where the welcome view's download stands.
-type downloadPhase int
-
-const (
-	phaseIdle downloadPhase = iota
-	phaseRunning
-	phaseFailed
-	phaseDone
-)
-
 // welcomeView is the first-run view. Its widgets are touched on the UI
-// goroutine only; the download runs on its own goroutine and reports
-// through fyne.Do.
+// goroutine only. The download is a job of the download manager, as
+// Discover's are (it shows in Discover's list too); the view follows its
+// progress off the UI goroutine (work) and redraws through uiLatest.
 type welcomeView struct {
 	widget.BaseWidget
 	u       *ui
@@ -179,13 +167,20 @@ type welcomeView struct {
 	memory   *widget.Label
 	download *widget.Button
 	skip     *widget.Button
+	pause    *widget.Button
 	cancel   *widget.Button
 	progress *widget.ProgressBar
-	status   *widget.Label // MB done of total, speed, time left
-	message  *widget.Label // why the download failed
+	status   *widget.Label // bytes done of total, speed, time left
+	message  *widget.Label // why the download stopped
 	running  *fyne.Container
 
-	stop context.CancelFunc // set while a download runs (UI goroutine only)
+	job      *download.Job // UI: the download, once started
+	starting bool          // UI: the job is being started
+	work     worker        // starting, following and importing the download
+	// uiMu is held by every update from work: the test driver runs them
+	// on the goroutine that makes them, and tests take it (locked) to
+	// read the widgets and tap buttons meanwhile.
+	uiMu sync.Mutex
 
 	mu    sync.Mutex // guards phase, which tests read from their goroutine
 	phase downloadPhase
@@ -194,6 +189,7 @@ type welcomeView struct {
 // newWelcomeView builds the first-run view of u.
 func newWelcomeView(u *ui) fyne.CanvasObject {
 	v := &welcomeView{u: u, machine: probeMachine()}
+	v.work.lock = &v.uiMu
 	v.model = recommendModel(v.machine.Total)
 	v.ExtendBaseWidget(v)
 	v.build()
@@ -229,14 +225,15 @@ func (v *welcomeView) build() {
 
 	m := v.model
 	offer := welcomeLabel(fmt.Sprintf("Recommended to start: %s (Q4_K_M), about %s, licence %s, from Hugging Face (%s).",
-		m.Title, downloadSizeText(m.Size), m.License, m.Repo))
+		m.Title, units.Bytes(m.Size), m.License, m.Repo))
 	v.download = widget.NewButtonWithIcon("Download "+m.Title, theme.DownloadIcon(), v.startDownload)
 	v.download.Importance = widget.HighImportance
 
 	v.progress = widget.NewProgressBar()
 	v.status = widget.NewLabel("")
+	v.pause = widget.NewButtonWithIcon("Pause", theme.MediaPauseIcon(), v.pauseDownload)
 	v.cancel = widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), v.cancelDownload)
-	v.running = container.NewVBox(v.progress, container.NewBorder(nil, nil, nil, v.cancel, v.status))
+	v.running = container.NewVBox(v.progress, container.NewBorder(nil, nil, nil, container.NewHBox(v.pause, v.cancel), v.status))
 	v.running.Hide()
 
 	v.message = welcomeLabel("")
@@ -336,103 +333,11 @@ func (l welcomeColumn) MinSize(objs []fyne.CanvasObject) fyne.Size {
 	return s
 }
 
-// setPhase records where the download stands.
-func (v *welcomeView) setPhase(p downloadPhase) {
-	v.mu.Lock()
-	v.phase = p
-	v.mu.Unlock()
-}
-
-// Phase returns where the download stands (safe from any goroutine).
-func (v *welcomeView) Phase() downloadPhase {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	return v.phase
-}
-
-// startDownload downloads the recommended model into the library, off
-// the UI goroutine, showing its progress.
-func (v *welcomeView) startDownload() {
-	if v.stop != nil {
-		return
-	}
-	ctx, stop := context.WithCancel(context.Background())
-	v.stop = stop
-	v.download.Disable()
-	v.skip.Disable()
-	v.message.Hide()
-	v.progress.SetValue(0)
-	v.status.SetText("Connecting to Hugging Face...")
-	v.cancel.Enable()
-	v.running.Show()
-	v.relayout()
-	v.setPhase(phaseRunning)
-
-	m, lib := v.model, v.u.core.Library()
-	rate := &rateMeter{}
-	go func() {
-		path, err := downloadModel(ctx, m.URL(), lib.Dir(), m.Name(), func(done, total int64) {
-			if text, frac, ok := rate.update(time.Now(), done, total); ok {
-				fyne.Do(func() {
-					v.status.SetText(text)
-					if frac >= 0 {
-						v.progress.SetValue(frac)
-					}
-				})
-			}
-		})
-		name := m.Name()
-		if err == nil {
-			var e library.Entry
-			e, err = lib.Import(ctx, path, false, nil)
-			name = e.Name
-		}
-		fyne.Do(func() { v.finished(name, err) })
-	}()
-}
-
-// finished ends a download: on success the model opens in the chat and
-// the view hides; on failure the message shows here, with the button to
-// try again (or resume).
-func (v *welcomeView) finished(name string, err error) {
-	if v.stop != nil {
-		v.stop() // releases the context
-		v.stop = nil
-	}
-	v.running.Hide()
-	v.download.Enable()
-	v.skip.Enable()
-	if err != nil {
-		if !errors.Is(err, context.Canceled) {
-			slog.Warn("app: first-run download failed", "err", err)
-		}
-		v.message.SetText(downloadMessage(err))
-		v.message.Importance = widget.DangerImportance
-		if errors.Is(err, context.Canceled) {
-			v.message.Importance = widget.MediumImportance
-		}
-		v.message.Show()
-		v.download.SetText("Download again")
-		if _, serr := os.Stat(partPath(v.u.core.Library().Dir(), v.model.Name())); serr == nil {
-			v.download.SetText("Resume the download")
-		}
-		v.relayout()
-		v.setPhase(phaseFailed)
-		return
-	}
-	v.u.modelsChanged()
-	v.u.tabs.SelectIndex(tabChat)
-	v.u.chat.openModel(name)
-	v.setPhase(phaseDone)
-}
-
-// cancelDownload stops the download; its partial file stays for a resume.
-func (v *welcomeView) cancelDownload() {
-	if v.stop != nil {
-		v.status.SetText("Stopping...")
-		v.cancel.Disable()
-		v.stop()
-	}
+// locked runs f while no update from the view's work runs (tests).
+func (v *welcomeView) locked(f func()) {
+	v.uiMu.Lock()
+	defer v.uiMu.Unlock()
+	f()
 }
 
 // skipWelcome dismisses the view for good (Settings.Welcomed).
@@ -444,54 +349,4 @@ func (v *welcomeView) skipWelcome() {
 	}
 	v.Hide()
 	v.u.modelsChanged()
-}
-
-// rateMeter turns download progress into the status line, at most a few
-// times a second.
-type rateMeter struct {
-	start     time.Time
-	startDone int64
-	last      time.Time
-}
-
-// rateInterval is how often the status line changes.
-const rateInterval = 200 * time.Millisecond
-
-// update returns the status text and the fraction done (-1 when the total
-// is unknown) for done of total bytes at now, and whether it is time to
-// show them.
-func (r *rateMeter) update(now time.Time, done, total int64) (string, float64, bool) {
-	if r.start.IsZero() {
-		r.start, r.startDone = now, done
-	}
-	if now.Sub(r.last) < rateInterval && done != total {
-		return "", 0, false
-	}
-	r.last = now
-	frac := -1.0
-	text := downloadSizeText(done)
-	if total > 0 {
-		frac = float64(done) / float64(total)
-		text += " of " + downloadSizeText(total)
-	}
-	if el := now.Sub(r.start); el >= time.Second && done > r.startDone {
-		speed := float64(done-r.startDone) / el.Seconds()
-		text += fmt.Sprintf(" · %s/s", downloadSizeText(int64(speed)))
-		if total > done {
-			text += " · " + etaText(time.Duration(float64(total-done)/speed*float64(time.Second)))
-		}
-	}
-	return text, frac, true
-}
-
-// etaText says how long is left, roughly.
-func etaText(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("about %d s left", max(1, int(d.Seconds())))
-	case d < time.Hour:
-		return fmt.Sprintf("about %d min left", int(d.Minutes()+0.5))
-	default:
-		return fmt.Sprintf("about %d h %d min left", int(d.Hours()), int(d.Minutes())%60)
-	}
 }

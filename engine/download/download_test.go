@@ -345,7 +345,7 @@ func TestDiskFull(t *testing.T) {
 		if !errors.Is(err, ErrDiskFull) {
 			t.Fatalf("err = %v, want ErrDiskFull", err)
 		}
-		for _, want := range []string{asked, "64.2 MiB needed", "1.0 MiB free"} {
+		for _, want := range []string{asked, "67 MB needed", "1.0 MB free"} {
 			if !strings.Contains(err.Error(), want) {
 				t.Errorf("%q does not say %q", err, want)
 			}

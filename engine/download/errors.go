@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strconv"
 	"time"
+
+	"saji/engine/units"
 )
 
 var (
@@ -89,9 +91,9 @@ func (e *kindError) Unwrap() []error {
 
 // diskFull is the error about dir not having room for need bytes.
 func diskFull(dir string, need, free uint64, cause error) error {
-	msg := fmt.Sprintf("download: not enough free disk space in %s: %s needed, %s free", dir, human(need), human(free))
+	msg := fmt.Sprintf("download: not enough free disk space in %s: %s needed, %s free", dir, units.Bytes(int64(need)), units.Bytes(int64(free)))
 	if cause != nil {
-		msg = fmt.Sprintf("download: the disk holding %s is full (%s still to write): %v", dir, human(need), cause)
+		msg = fmt.Sprintf("download: the disk holding %s is full (%s still to write): %v", dir, units.Bytes(int64(need)), cause)
 	}
 	return &kindError{msg: msg, kind: ErrDiskFull, cause: cause}
 }
@@ -119,18 +121,4 @@ func retryAfter(h string, now time.Time) time.Duration {
 		return t.Sub(now)
 	}
 	return 0
-}
-
-// human formats a byte count for people.
-func human(n uint64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := uint64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"saji/engine/hardware"
 )
 
 // Defaults of Options.
@@ -65,7 +67,7 @@ type Options struct {
 	// Logger receives retries and other events (default: discarded).
 	Logger *slog.Logger
 	// FreeSpace returns the bytes free for the user on the disk holding
-	// dir (default: statfs, or GetDiskFreeSpaceEx on Windows). When it
+	// dir (default: hardware.DiskFree); tests stand in a full disk. When it
 	// fails the check is skipped and a full disk is caught by the writes.
 	FreeSpace func(dir string) (uint64, error)
 }
@@ -193,7 +195,7 @@ func New(opts Options) (*Manager, error) {
 		jobs:      make(map[string]*Job),
 	}
 	if m.freeSpace == nil {
-		m.freeSpace = diskFree
+		m.freeSpace = hardware.DiskFree
 	}
 	hc := opts.HTTP
 	if hc == nil {

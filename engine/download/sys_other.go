@@ -2,14 +2,6 @@
 
 package download
 
-import "errors"
-
-// diskFree reports that the free space is unknown on this platform; the
-// download then relies on the writes failing on a full disk.
-func diskFree(string) (uint64, error) {
-	return 0, errors.New("download: free disk space is unknown on this platform")
-}
-
 // isCrossDevice reports false: renames are not retried as copies here.
 func isCrossDevice(error) bool { return false }
 

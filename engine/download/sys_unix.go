@@ -6,19 +6,7 @@ import (
 	"errors"
 	"os"
 	"syscall"
-
-	"golang.org/x/sys/unix"
 )
-
-// diskFree returns the bytes available to an unprivileged user on the file
-// system holding dir.
-func diskFree(dir string) (uint64, error) {
-	var st unix.Statfs_t
-	if err := unix.Statfs(dir, &st); err != nil {
-		return 0, err
-	}
-	return uint64(st.Bavail) * uint64(st.Bsize), nil
-}
 
 // isCrossDevice reports whether a rename failed because source and
 // destination are on different file systems.

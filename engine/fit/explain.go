@@ -3,15 +3,9 @@ package fit
 import (
 	"fmt"
 	"strings"
-)
 
-// mb formats bytes in megabytes (10^6), as file sizes are shown.
-func mb(n int64) string {
-	if n >= 10e9 {
-		return fmt.Sprintf("%.1f GB", float64(n)/1e9)
-	}
-	return fmt.Sprintf("%d MB", (n+500_000)/1_000_000)
-}
+	"saji/engine/units"
+)
 
 // Explain says how the plan's numbers come about, a line each.
 func (p Plan) Explain() []string {
@@ -20,15 +14,15 @@ func (p Plan) Explain() []string {
 	var out []string
 	if p.Fallback {
 		out = append(out, fmt.Sprintf("Need: %s (the file's %s, a fifth more for the KV cache and buffers, and 512 MiB)",
-			mb(b.Total), mb(s.FileSize)))
-		out = append(out, fmt.Sprintf("Verdict: %s (RAM %s available of %s)", p.Verdict, mb(int64(m.Available)), mb(int64(m.Total))))
+			units.Bytes(b.Total), units.Bytes(s.FileSize)))
+		out = append(out, fmt.Sprintf("Verdict: %s (RAM %s available of %s)", p.Verdict, units.Bytes(int64(m.Available)), units.Bytes(int64(m.Total))))
 		for _, w := range p.Warnings {
 			out = append(out, "Warning: "+w)
 		}
 		return out
 	}
 	out = append(out, fmt.Sprintf("Weights: %s (%d layers x %s + %s embeddings/output)",
-		mb(b.Weights), s.Layers, mb(b.LayerWeights), mb(b.EmbdWeights+b.OutputWeights)))
+		units.Bytes(b.Weights), s.Layers, units.Bytes(b.LayerWeights), units.Bytes(b.EmbdWeights+b.OutputWeights)))
 	bpe := kvElemBytes(r.KVType)
 	for _, g := range b.KVGroups {
 		kvh, _ := s.groupHeads(g.Window)
@@ -37,15 +31,15 @@ func (p Plan) Explain() []string {
 			what = fmt.Sprintf("sliding window of %d", g.Window)
 		}
 		out = append(out, fmt.Sprintf("KV cache at %d tokens, %s: %s (2 x %d layers x %d KV heads x %d x %d cells x %s B; %s)",
-			r.Context, r.KVType, mb(g.Bytes), g.Layers, kvh, s.HeadDim, g.Cells, bpe, what))
+			r.Context, r.KVType, units.Bytes(g.Bytes), g.Layers, kvh, s.HeadDim, g.Cells, bpe, what))
 	}
 	out = append(out, fmt.Sprintf("KV cache: %s: a pool of %d tokens in blocks of 16 (scheduler KV budget %d bytes)",
 		p.Pool, b.KVTokens, b.KVBudget))
 	out = append(out, fmt.Sprintf("Compute buffers: %s (activations for %d tokens a step: %s; logits for %s: %s)",
-		mb(b.Activations+b.Logits), max(128, p.MaxSeqs), mb(b.Activations), plural(p.MaxSeqs, "sequence"), mb(b.Logits)))
-	out = append(out, fmt.Sprintf("Runtime and tokenizer: %s", mb(b.Overhead)))
-	out = append(out, fmt.Sprintf("Total: %s (RAM %s, GPU %s)", mb(b.Total), mb(b.RAM), mb(b.GPU)))
-	out = append(out, fmt.Sprintf("Verdict: %s (RAM %s available of %s)", p.Verdict, mb(int64(m.Available)), mb(int64(m.Total))))
+		units.Bytes(b.Activations+b.Logits), max(128, p.MaxSeqs), units.Bytes(b.Activations), plural(p.MaxSeqs, "sequence"), units.Bytes(b.Logits)))
+	out = append(out, fmt.Sprintf("Runtime and tokenizer: %s", units.Bytes(b.Overhead)))
+	out = append(out, fmt.Sprintf("Total: %s (RAM %s, GPU %s)", units.Bytes(b.Total), units.Bytes(b.RAM), units.Bytes(b.GPU)))
+	out = append(out, fmt.Sprintf("Verdict: %s (RAM %s available of %s)", p.Verdict, units.Bytes(int64(m.Available)), units.Bytes(int64(m.Total))))
 	limit := "training context"
 	if s.ContextTrain > 0 {
 		limit = fmt.Sprintf("training context %d", s.ContextTrain)
@@ -56,12 +50,12 @@ func (p Plan) Explain() []string {
 	}
 	switch {
 	case p.DecodeTokensPerSec > 0:
-		out = append(out, fmt.Sprintf("Decode: about %.1f tokens/s (%.1f GB/s / %s read per token: weights and KV at %d tokens)",
-			p.DecodeTokensPerSec, p.Machine.Bandwidth/1e9, mb(p.DecodeBytes), r.Context))
+		out = append(out, fmt.Sprintf("Decode: about %.1f tokens/s (%s / %s read per token: weights and KV at %d tokens)",
+			p.DecodeTokensPerSec, units.Rate(p.Machine.Bandwidth), units.Bytes(p.DecodeBytes), r.Context))
 	case p.Breakdown.GPU > 0:
-		out = append(out, fmt.Sprintf("Decode: not predicted (GPU bandwidth unknown); %s read per token", mb(p.DecodeBytes)))
+		out = append(out, fmt.Sprintf("Decode: not predicted (GPU bandwidth unknown); %s read per token", units.Bytes(p.DecodeBytes)))
 	default:
-		out = append(out, fmt.Sprintf("Decode: not predicted (memory bandwidth unknown); %s read per token", mb(p.DecodeBytes)))
+		out = append(out, fmt.Sprintf("Decode: not predicted (memory bandwidth unknown); %s read per token", units.Bytes(p.DecodeBytes)))
 	}
 	return out
 }

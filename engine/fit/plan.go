@@ -7,6 +7,7 @@ import (
 	"saji/engine/hardware"
 	"saji/engine/kvcache"
 	"saji/engine/scheduler"
+	"saji/engine/units"
 	"saji/kernels/quant"
 )
 
@@ -244,7 +245,7 @@ func (p Plan) poolText() string {
 	r := p.Request
 	switch {
 	case r.KVBytes > 0:
-		return fmt.Sprintf("a budget of %s shared by up to %s of %d tokens", mb(r.KVBytes), plural(p.MaxSeqs, "sequence"), r.Context)
+		return fmt.Sprintf("a budget of %s shared by up to %s of %d tokens", units.Bytes(r.KVBytes), plural(p.MaxSeqs, "sequence"), r.Context)
 	case r.Parallel == 1:
 		return fmt.Sprintf("1 conversation of %d tokens + a reserve of %d", r.Context, scheduler.ReserveTokens)
 	case r.Parallel > 1:

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"saji/engine/units"
 )
 
 // ErrDiskFull is wrapped by the errors about a copy that does not fit on
@@ -133,8 +135,8 @@ func (l *Library) copyIn(ctx context.Context, src string, progress func(done, to
 		return "", fmt.Errorf("library: %w", err)
 	}
 	total := st.Size()
-	if free, known, ferr := l.free(l.dir); ferr == nil && known && uint64(total)+freeMargin > free {
-		return "", fmt.Errorf("%w: copying %s needs %s but %s has %s free", ErrDiskFull, src, human(uint64(total)+freeMargin), l.dir, human(free))
+	if free, ferr := l.free(l.dir); ferr == nil && uint64(total)+freeMargin > free {
+		return "", fmt.Errorf("%w: copying %s needs %s but %s has %s free", ErrDiskFull, src, units.Bytes(total+freeMargin), l.dir, units.Bytes(int64(free)))
 	}
 	out, err := os.CreateTemp(l.dir, ".import-*.partial")
 	if err != nil {
@@ -193,18 +195,4 @@ func writeErr(err error) error {
 		return fmt.Errorf("%w: %w", ErrDiskFull, err)
 	}
 	return fmt.Errorf("library: %w", err)
-}
-
-// human formats a byte count for people.
-func human(n uint64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := uint64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"saji/engine/hardware"
 )
 
 // IndexFile is the name of the JSON index kept in the library folder.
@@ -104,9 +106,9 @@ type cached struct {
 type Library struct {
 	dir string
 	log *slog.Logger
-	// free reports the free space of a folder (and whether it is known);
-	// a field so that tests can stand in a full disk.
-	free func(dir string) (uint64, bool, error)
+	// free reports the free space of a folder (hardware.DiskFree); a
+	// field so that tests can stand in a full disk.
+	free func(dir string) (uint64, error)
 
 	mu    sync.Mutex
 	idx   index
@@ -135,7 +137,7 @@ func OpenWith(dir string, log *slog.Logger) (*Library, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	l := &Library{dir: abs, log: log, free: diskFree, cache: map[string]cached{}}
+	l := &Library{dir: abs, log: log, free: hardware.DiskFree, cache: map[string]cached{}}
 	if err := l.load(); err != nil {
 		return nil, err
 	}

@@ -235,7 +235,7 @@ func TestImportCopyFailures(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			l := openLib(t)
 			if tc.full {
-				l.free = func(string) (uint64, bool, error) { return 1 << 20, true, nil }
+				l.free = func(string) (uint64, error) { return 1 << 20, nil }
 			}
 			src := tinyFile(t, t.TempDir(), "m.gguf")
 			ctx, cancel := context.WithCancel(context.Background())

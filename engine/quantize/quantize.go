@@ -12,6 +12,7 @@ import (
 
 	"saji/engine/gguf"
 	"saji/engine/hardware"
+	"saji/engine/units"
 	"saji/kernels/quant"
 )
 
@@ -146,7 +147,7 @@ func Quantize(ctx context.Context, in, out string, opts Options) (Result, error)
 		}
 		res.TypeCounts[t.to]++
 	}
-	if err := checkSpace(out, w.Size(), diskFree); err != nil {
+	if err := checkSpace(out, w.Size(), hardware.DiskFree); err != nil {
 		return Result{}, err
 	}
 	if err := w.WriteFile(ctx, out); err != nil {
@@ -178,16 +179,16 @@ func checkOutput(f *gguf.File, out string) error {
 // checkSpace fails when the file system that will hold out has less than
 // need bytes free (a file being replaced counts as free), so that a full
 // disk is told before the work rather than after most of it.
-func checkSpace(out string, need int64, free func(dir string) (uint64, bool)) error {
-	n, ok := free(filepath.Dir(out))
-	if !ok {
+func checkSpace(out string, need int64, free func(dir string) (uint64, error)) error {
+	n, err := free(filepath.Dir(out))
+	if err != nil {
 		return nil
 	}
 	if st, err := os.Stat(out); err == nil && st.Mode().IsRegular() {
 		n += uint64(st.Size())
 	}
 	if uint64(need) > n {
-		return fmt.Errorf("quantize: %s needs %d MiB, and its disk has %d MiB free", out, (need+1<<20-1)>>20, n>>20)
+		return fmt.Errorf("quantize: %s needs %s, and its disk has %s free", out, units.Bytes(need), units.Bytes(int64(n)))
 	}
 	return nil
 }

@@ -18,6 +18,7 @@ import (
 	"saji/engine/hardware"
 	"saji/engine/hub"
 	"saji/engine/scheduler"
+	"saji/engine/units"
 )
 
 // fitFlags are saji fit's options.
@@ -116,7 +117,7 @@ func runFit(ctx context.Context, ff *fitFlags, out io.Writer) error {
 	if name == "" {
 		name = filepath.Base(ff.model)
 	}
-	fmt.Fprintf(out, "%s (%s, %s, %d layers, %.2f GB)\n", name, shape.Arch, shape.FileType, shape.Layers, float64(shape.FileSize)/1e9)
+	fmt.Fprintf(out, "%s (%s, %s, %d layers, %s)\n", name, shape.Arch, shape.FileType, shape.Layers, units.Bytes(shape.FileSize))
 	fmt.Fprintf(out, "Machine: %s\n", machineLine(m))
 	for _, l := range p.Explain() {
 		fmt.Fprintln(out, l)
@@ -142,13 +143,13 @@ func detectMachine(ctx context.Context) hardware.Machine {
 }
 
 func machineLine(m hardware.Machine) string {
-	s := fmt.Sprintf("%s, %d cores, RAM %.1f GB (%.1f GB available)", orUnknown(m.CPU.Model), m.CPU.Cores,
-		float64(m.Memory.Total)/1e9, float64(m.Memory.Available)/1e9)
+	s := fmt.Sprintf("%s, %d cores, RAM %s (%s available)", orUnknown(m.CPU.Model), m.CPU.Cores,
+		units.Bytes(int64(m.Memory.Total)), units.Bytes(int64(m.Memory.Available)))
 	if m.Bandwidth > 0 {
-		s += fmt.Sprintf(", %.1f GB/s", m.Bandwidth/1e9)
+		s += ", " + units.Rate(m.Bandwidth)
 	}
 	for _, g := range m.GPUs {
-		s += fmt.Sprintf("; GPU %s %.1f GB free", g.Name, float64(g.Free)/1e9)
+		s += fmt.Sprintf("; GPU %s %s free", g.Name, units.Bytes(int64(g.Free)))
 	}
 	if len(m.GPUs) == 0 {
 		s += "; no GPU"
@@ -224,8 +225,8 @@ func fitTable(m hardware.Machine, req fit.Request, asJSON bool, out io.Writer) e
 		if p.DecodeTokensPerSec > 0 {
 			speed = fmt.Sprintf("%.1f tok/s", p.DecodeTokensPerSec)
 		}
-		fmt.Fprintf(tw, "%s\t%.1f GB\t%.1f GB\t%.1f GB\t%s\t%d\t%s\n", p.Model.Name, float64(b.Weights)/1e9,
-			float64(b.KV)/1e9, float64(b.Total)/1e9, p.Verdict, p.MaxContext, speed)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", p.Model.Name, units.Bytes(b.Weights),
+			units.Bytes(b.KV), units.Bytes(b.Total), p.Verdict, p.MaxContext, speed)
 	}
 	return tw.Flush()
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"saji/engine/gguf"
+	"saji/engine/units"
 )
 
 // jsonArrayHead is how many elements of a long metadata array --json shows
@@ -75,7 +76,7 @@ func writeGGUFSummary(out io.Writer, f *gguf.File, full bool) error {
 		file += fmt.Sprintf(" (+%d more shards)", s.Shards-1)
 	}
 	line("file", "%s", file)
-	line("size", "%s (%d bytes)", formatBytes(s.FileSize), s.FileSize)
+	line("size", "%s (%d bytes)", units.Bytes(s.FileSize), s.FileSize)
 	line("GGUF version", "%d", s.Version)
 	line("architecture", "%s", orNone(s.Architecture))
 	line("name", "%s", orNone(s.Name))
@@ -112,7 +113,7 @@ func writeGGUFSummary(out io.Writer, f *gguf.File, full bool) error {
 	line("metadata", "%d keys", s.KVCount)
 	line("tensors", "%d", s.TensorCount)
 	for _, ts := range s.Types {
-		fmt.Fprintf(tw, "  %s\t%d tensors, %s\n", ts.Type, ts.Count, formatBytes(ts.Bytes))
+		fmt.Fprintf(tw, "  %s\t%d tensors, %s\n", ts.Type, ts.Count, units.Bytes(ts.Bytes))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -128,7 +129,7 @@ func writeGGUFSummary(out io.Writer, f *gguf.File, full bool) error {
 	fmt.Fprintln(out, "\ntensors:")
 	tw = tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	for _, t := range f.Tensors() {
-		fmt.Fprintf(tw, "  %s\t%s\t%v\t%s\n", t.Name, t.Type, t.Shape, formatBytes(t.Size))
+		fmt.Fprintf(tw, "  %s\t%s\t%v\t%s\n", t.Name, t.Type, t.Shape, units.Bytes(t.Size))
 	}
 	return tw.Flush()
 }
@@ -148,21 +149,6 @@ func formatCount(n int64) string {
 		return fmt.Sprintf("%.2f B", x/1e9)
 	}
 	return fmt.Sprintf("%.2f T", x/1e12)
-}
-
-// formatBytes formats a size in binary units: "1.13 MiB".
-func formatBytes(n int64) string {
-	if n < 1024 {
-		return fmt.Sprintf("%d B", n)
-	}
-	x := float64(n)
-	for _, unit := range []string{"KiB", "MiB", "GiB"} {
-		x /= 1024
-		if x < 1024 {
-			return fmt.Sprintf("%.2f %s", x, unit)
-		}
-	}
-	return fmt.Sprintf("%.2f TiB", x/1024)
 }
 
 // ordered is a JSON object that keeps its keys in order.

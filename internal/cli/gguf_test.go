@@ -95,7 +95,7 @@ func TestGGUFSummary(t *testing.T) {
 		"layers:", "1",
 		"attention heads:", "4 (2 KV)",
 		"tokenizer:", "llama, 40 tokens, BOS 1, EOS 2",
-		"tensors:", "F32", "1 tensors, 5.00 KiB",
+		"tensors:", "F32", "1 tensors, 5.1 kB",
 		"F16", "1 tensors, 64 B",
 	} {
 		if !strings.Contains(out, want) {

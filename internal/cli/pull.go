@@ -18,7 +18,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/adrg/xdg"
 	"github.com/spf13/cobra"
 
 	"saji/engine/download"
@@ -26,6 +25,7 @@ import (
 	"saji/engine/hardware"
 	"saji/engine/hub"
 	"saji/engine/library"
+	"saji/engine/units"
 )
 
 // pullEnv is what saji pull takes from the machine; the zero value means
@@ -54,13 +54,6 @@ var errInterrupted = errors.New("pull: interrupted")
 
 // exitInterrupted is the status of a command ended by SIGINT (128+2).
 const exitInterrupted = 130
-
-// dataDir is Saji's folder in the XDG data directory, as the app's
-// DataDir (internal/cli does not import the app, which needs Fyne).
-func dataDir() string { return filepath.Join(xdg.DataHome, "saji") }
-
-// defaultModelsDir is the app's models folder (app.ModelsDir).
-func defaultModelsDir() string { return filepath.Join(dataDir(), "models") }
 
 // newPullCmd is 'saji pull REPO[:QUANT]'.
 func newPullCmd() *cobra.Command { return newPullCmdWith(pullEnv{}) }
@@ -118,13 +111,13 @@ func newPullCmdWith(env pullEnv) *cobra.Command {
 				out:    cmd.OutOrStdout(),
 				ui:     &pullUI{w: cmd.ErrOrStderr(), terminal: terminal},
 			}
-			p.fl.modelsDir = cmp.Or(p.fl.modelsDir, defaultModelsDir())
+			p.fl.modelsDir = cmp.Or(p.fl.modelsDir, library.ModelsDir())
 			p.fl.revision = cmp.Or(p.fl.revision, "main")
 			return p.run(ctx)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&fl.modelsDir, "models-dir", "", "the library folder to download into (default "+defaultModelsDir()+")")
+	f.StringVar(&fl.modelsDir, "models-dir", "", "the library folder to download into (default "+library.ModelsDir()+")")
 	f.BoolVar(&fl.list, "list", false, "print the repository's quantization levels and exit")
 	f.BoolVar(&fl.mmproj, "mmproj", false, "also download the multimodal projector (mmproj) file")
 	f.StringVar(&fl.revision, "revision", "main", "the branch, tag or commit to download from")
@@ -180,7 +173,7 @@ func (p *puller) run(ctx context.Context) error {
 		}
 		if memErr == nil && levelPlan(q, mem).Verdict.Kind == fit.WontFit {
 			p.ui.notef("warning: %s (%s) needs about %s of memory and this machine has %s; it will not run well",
-				q.Name, formatSize(q.Size), formatSize(levelNeed(q)), formatSize(int64(mem.Total)))
+				q.Name, units.Bytes(q.Size), units.Bytes(levelNeed(q)), units.Bytes(int64(mem.Total)))
 		}
 	}
 	if q.Incomplete {
@@ -242,7 +235,7 @@ func (p *puller) run(ctx context.Context) error {
 // download fetches files with a download manager, showing the progress,
 // until they are all in the library or ctx ends (which pauses them).
 func (p *puller) download(ctx context.Context, q hub.Quant, files []pullFile, total int64) error {
-	stateDir := cmp.Or(p.env.stateDir, filepath.Join(dataDir(), "downloads"))
+	stateDir := cmp.Or(p.env.stateDir, library.DownloadsDir())
 	m, err := download.New(download.Options{
 		StateDir:    stateDir,
 		Connections: p.fl.connections,
@@ -271,9 +264,9 @@ func (p *puller) download(ctx context.Context, q hub.Quant, files []pullFile, to
 	if len(files) > 1 {
 		what = fmt.Sprintf("%d files", len(files))
 	}
-	p.ui.notef("Downloading %s of %s: %s in %s, into %s", q.Name, p.repo, formatSize(total), what, p.fl.modelsDir)
+	p.ui.notef("Downloading %s of %s: %s in %s, into %s", q.Name, p.repo, units.Bytes(total), what, p.fl.modelsDir)
 	if resumed > 0 && total > 0 {
-		p.ui.notef("Resuming at %d%% (%s already here)", percent(resumed, total), formatSize(resumed))
+		p.ui.notef("Resuming at %d%% (%s already here)", percent(resumed, total), units.Bytes(resumed))
 	}
 	p.ui.begin(q.Name, resumed, total)
 
@@ -514,7 +507,7 @@ func (p *puller) offline(err error) error {
 func (p *puller) downloadError(q hub.Quant, f pullFile, total int64, err error) error {
 	switch {
 	case errors.Is(err, download.ErrDiskFull):
-		return fmt.Errorf("pull: not enough disk space for %s (%s to download): %w", q.Name, formatSize(total), err)
+		return fmt.Errorf("pull: not enough disk space for %s (%s to download): %w", q.Name, units.Bytes(total), err)
 	case errors.Is(err, download.ErrChecksum):
 		return fmt.Errorf("pull: %s failed its sha256 check twice, so it was discarded; try again later: %w", path2base(f.Path), err)
 	case errors.Is(err, download.ErrHTTP):
@@ -564,7 +557,7 @@ func pickReason(q hub.Quant, ok bool, mem hardware.Memory, memErr error) string 
 	if memErr != nil {
 		return fmt.Sprintf("Picked %s: the usual choice (the memory size is unknown: %v)", q.Name, memErr)
 	}
-	free := formatSize(int64(mem.Available))
+	free := units.Bytes(int64(mem.Available))
 	switch b := q.Bits(); {
 	case !ok:
 		return fmt.Sprintf("Picked %s, the smallest level: none fits %s of free memory, so it will run slowly if at all", q.Name, free)
@@ -582,7 +575,7 @@ func (p *puller) printTable(levels []hub.Quant, mem hardware.Memory, memErr erro
 	if memErr != nil {
 		fmt.Fprintf(p.out, "%s (memory unknown: %v)\n", p.repo, memErr)
 	} else {
-		fmt.Fprintf(p.out, "%s (this machine: %s of memory free of %s)\n", p.repo, formatSize(int64(mem.Available)), formatSize(int64(mem.Total)))
+		fmt.Fprintf(p.out, "%s (this machine: %s of memory free of %s)\n", p.repo, units.Bytes(int64(mem.Available)), units.Bytes(int64(mem.Total)))
 	}
 	tw := tabwriter.NewWriter(p.out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "LEVEL\tSIZE\tFILES\tFIT")
@@ -595,7 +588,7 @@ func (p *puller) printTable(levels []hub.Quant, mem hardware.Memory, memErr erro
 		if q.Incomplete {
 			files = fmt.Sprintf("%d of %d", len(q.Files), q.Shards)
 		}
-		row := fmt.Sprintf("%s\t%s\t%s\t%s", q.Name, formatSize(q.Size), files, verdict)
+		row := fmt.Sprintf("%s\t%s\t%s\t%s", q.Name, units.Bytes(q.Size), files, verdict)
 		if recOK && q.Name == rec.Name && !q.Incomplete {
 			row += "\t<- recommended"
 		}
@@ -604,7 +597,7 @@ func (p *puller) printTable(levels []hub.Quant, mem hardware.Memory, memErr erro
 	tw.Flush()
 	if len(levels) > 0 {
 		for _, pj := range levels[0].MMProj {
-			fmt.Fprintf(p.out, "projector: %s (%s), fetched with --mmproj\n", path2base(pj.Path), formatSize(pj.Size))
+			fmt.Fprintf(p.out, "projector: %s (%s), fetched with --mmproj\n", path2base(pj.Path), units.Bytes(pj.Size))
 		}
 	}
 }
@@ -693,9 +686,9 @@ func (u *pullUI) progress(done, total int64, rate float64) {
 	pc := percent(done, total)
 	if pc/10 > u.tenth {
 		u.tenth = pc / 10
-		line := fmt.Sprintf("pull: %d%% (%s of %s)", pc, formatSize(done), formatSize(total))
+		line := fmt.Sprintf("pull: %d%% (%s of %s)", pc, units.Bytes(done), units.Bytes(total))
 		if rate > 0 && done < total {
-			line += ", " + formatRate(rate)
+			line += ", " + units.Rate(rate)
 		}
 		fmt.Fprintln(u.w, line)
 	}
@@ -715,7 +708,7 @@ func (u *pullUI) end(bool) {
 const pullBarWidth = 24
 
 // renderPullBar formats
-// "Q4_K_M  [#######-----------------]  30%  243 MB / 808 MB  21.3 MB/s  ETA 27s".
+// "Q4_K_M  [#######-----------------]  30%  243 MB / 808 MB  21 MB/s  ETA 27s".
 func renderPullBar(label string, done, total int64, rate float64) string {
 	frac := 0.0
 	if total > 0 {
@@ -724,42 +717,11 @@ func renderPullBar(label string, done, total int64, rate float64) string {
 	fill := int(frac * pullBarWidth)
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "%s  [%s%s]  %3d%%  %s / %s", label, strings.Repeat("#", fill), strings.Repeat("-", pullBarWidth-fill),
-		percent(done, total), formatSize(done), formatSize(total))
+		percent(done, total), units.Bytes(done), units.Bytes(total))
 	if rate > 0 && done < total {
-		fmt.Fprintf(&sb, "  %s  ETA %s", formatRate(rate), formatPullETA(time.Duration(float64(total-done)/rate*float64(time.Second))))
+		fmt.Fprintf(&sb, "  %s  ETA %s", units.Rate(rate), formatPullETA(time.Duration(float64(total-done)/rate*float64(time.Second))))
 	}
 	return sb.String()
-}
-
-// formatSize formats a byte count in decimal units as the hub shows sizes:
-// "808 MB", "2.7 MB", "23 GB".
-func formatSize(n int64) string {
-	if n < 1000 {
-		return fmt.Sprintf("%d B", n)
-	}
-	x := float64(n)
-	for _, unit := range []string{"kB", "MB", "GB", "TB"} {
-		x /= 1000
-		if x < 999.5 || unit == "TB" {
-			if x < 9.95 {
-				return fmt.Sprintf("%.1f %s", x, unit)
-			}
-			return fmt.Sprintf("%.0f %s", x, unit)
-		}
-	}
-	return "" // not reached
-}
-
-// formatRate formats a transfer rate: "21.3 MB/s".
-func formatRate(bps float64) string {
-	switch {
-	case bps >= 1e9:
-		return fmt.Sprintf("%.1f GB/s", bps/1e9)
-	case bps >= 1e6:
-		return fmt.Sprintf("%.1f MB/s", bps/1e6)
-	default:
-		return fmt.Sprintf("%.0f kB/s", bps/1e3)
-	}
 }
 
 // formatPullETA formats a time left: "22s", "3m04s", "1h02m".
@@ -800,7 +762,7 @@ func (h *pullLog) Handle(ctx context.Context, r slog.Record) error {
 			msg += " (" + e.String() + ")"
 		}
 		if off, ok := attrs["offset"]; ok && off.Kind() == slog.KindInt64 {
-			msg += " at " + formatSize(off.Int64())
+			msg += " at " + units.Bytes(off.Int64())
 		}
 		h.ui.notef("%s; resuming from there", msg)
 		return nil

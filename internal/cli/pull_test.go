@@ -308,7 +308,7 @@ func TestPullErrors(t *testing.T) {
 			setup: func(s *pullSetup) {
 				s.env.freeSpace = func(string) (uint64, error) { return 1 << 20, nil }
 			},
-			words: []string{"not enough disk space for Q8_0 (2.7 MB to download)", "needed", "1.0 MiB free"}},
+			words: []string{"not enough disk space for Q8_0 (2.7 MB to download)", "needed", "1.0 MB free"}},
 		{name: "corrupted twice", arg: tinyRepo + ":Q8_0", is: download.ErrChecksum,
 			setup: func(s *pullSetup) { s.hub.Corrupt("/"+tinyRepo+"/resolve/main/Tiny-Q8_0.gguf", 2) },
 			words: []string{"Tiny-Q8_0.gguf failed its sha256 check twice"}},
@@ -527,28 +527,13 @@ func TestRenderPullBar(t *testing.T) {
 		want        string
 	}{
 		{0, 808e6, 0, "Q4_K_M  [------------------------]    0%  0 B / 808 MB"},
-		{340e6, 808e6, 21.3e6, "Q4_K_M  [##########--------------]   42%  340 MB / 808 MB  21.3 MB/s  ETA 22s"},
+		{340e6, 808e6, 21.3e6, "Q4_K_M  [##########--------------]   42%  340 MB / 808 MB  21 MB/s  ETA 22s"},
 		{808e6, 808e6, 21.3e6, "Q4_K_M  [########################]  100%  808 MB / 808 MB"},
 		{1e9, 5e9, 2e6, "Q4_K_M  [####--------------------]   20%  1.0 GB / 5.0 GB  2.0 MB/s  ETA 33m20s"},
 	}
 	for _, tt := range tests {
 		if got := renderPullBar("Q4_K_M", tt.done, tt.total, tt.rate); got != tt.want {
 			t.Errorf("renderPullBar(%d, %d, %g)\n got %q\nwant %q", tt.done, tt.total, tt.rate, got, tt.want)
-		}
-	}
-}
-
-func TestFormatSize(t *testing.T) {
-	tests := []struct {
-		n    int64
-		want string
-	}{
-		{0, "0 B"}, {999, "999 B"}, {1000, "1.0 kB"}, {1525248, "1.5 MB"}, {2671520, "2.7 MB"},
-		{808e6, "808 MB"}, {999_600_000, "1.0 GB"}, {23.4e9, "23 GB"}, {4.2e12, "4.2 TB"},
-	}
-	for _, tt := range tests {
-		if got := formatSize(tt.n); got != tt.want {
-			t.Errorf("formatSize(%d) = %q, want %q", tt.n, got, tt.want)
 		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"saji/engine/quantize"
+	"saji/engine/units"
 	"saji/kernels/quant"
 )
 
@@ -72,7 +73,7 @@ func newQuantizeCmd() *cobra.Command {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%s (%s) -> %s (%s), %s: %s in %.1f s\n",
-				filepath.Base(in), formatBytes(res.InBytes), filepath.Base(out), formatBytes(res.OutBytes),
+				filepath.Base(in), units.Bytes(res.InBytes), filepath.Base(out), units.Bytes(res.OutBytes),
 				ft, typeCounts(res.TypeCounts), res.Duration.Seconds())
 			return nil
 		},
@@ -150,7 +151,7 @@ func (b *progressBar) finish(ok bool) {
 // barWidth is the number of cells of the bar itself.
 const barWidth = 30
 
-// renderBar formats "[#####.....]  42%  12.3 MiB/s  ETA 0:12" for done
+// renderBar formats "[#####.....]  42%  12 MB/s  ETA 0:12" for done
 // of total bytes after elapsed.
 func renderBar(done, total int64, elapsed time.Duration) string {
 	frac := 1.0
@@ -168,7 +169,7 @@ func renderBar(done, total int64, elapsed time.Duration) string {
 		return sb.String()
 	}
 	rate := float64(done) / secs
-	fmt.Fprintf(&sb, "  %s/s", formatBytes(int64(rate)))
+	fmt.Fprintf(&sb, "  %s", units.Rate(rate))
 	if done < total {
 		eta := time.Duration(float64(total-done) / rate * float64(time.Second))
 		fmt.Fprintf(&sb, "  ETA %s", formatETA(eta))

@@ -17,7 +17,7 @@ import (
 )
 
 // summaryLine is the line saji quantize prints at the end.
-var summaryLine = regexp.MustCompile(`^in\.gguf \([0-9.]+ MiB\) -> out-(\w+)\.gguf \([0-9.]+ (KiB|MiB)\), (\w+): (\d+ [a-z0-9_K]+)(, \d+ [a-z0-9_K]+)* in [0-9.]+ s\n$`)
+var summaryLine = regexp.MustCompile(`^in\.gguf \([0-9.]+ (?:kB|MB)\) -> out-(\w+)\.gguf \([0-9.]+ (kB|MB)\), (\w+): (\d+ [a-z0-9_K]+)(, \d+ [a-z0-9_K]+)* in [0-9.]+ s\n$`)
 
 // TestQuantizeCmd quantizes a synthetic F32 model to every type, checks
 // the summary, and loads each output with the engine and generates a few
@@ -151,9 +151,9 @@ func TestRenderBar(t *testing.T) {
 		want        string
 	}{
 		{0, 100, 0, "[..............................]   0%"},
-		{50 << 20, 100 << 20, 2 * time.Second, "[###############...............]  50%  25.00 MiB/s  ETA 0:02"},
-		{100 << 20, 100 << 20, 4 * time.Second, "[##############################] 100%  25.00 MiB/s"},
-		{1 << 20, 7201 << 20, time.Second, "[..............................]   0%  1.00 MiB/s  ETA 2:00:00"},
+		{50 << 20, 100 << 20, 2 * time.Second, "[###############...............]  50%  26 MB/s  ETA 0:02"},
+		{100 << 20, 100 << 20, 4 * time.Second, "[##############################] 100%  26 MB/s"},
+		{1 << 20, 7201 << 20, time.Second, "[..............................]   0%  1.0 MB/s  ETA 2:00:00"},
 		{5, 0, time.Second, "[##############################] 100%  5 B/s"},
 	}
 	for _, tc := range tests {

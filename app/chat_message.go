@@ -1,0 +1,217 @@
+package app
+
+// How a message is drawn: its text as Markdown with code blocks, its
+// status while it streams and its figures once done; editing one.
+
+import (
+	"fmt"
+	"image/color"
+	"slices"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"saji/app/store"
+)
+
+// showEdit opens a dialog to edit user message m and send it again.
+func (v *chatView) showEdit(m store.Message) {
+	e := widget.NewMultiLineEntry()
+	e.Wrapping = fyne.TextWrapWord
+	e.SetText(m.Content)
+	e.SetMinRowsVisible(6)
+	d := dialog.NewCustomConfirm("Edit message", "Send", "Cancel", e, func(ok bool) {
+		if ok {
+			v.editAndResend(m.ID, e.Text)
+		}
+	}, v.u.win)
+	d.Resize(fyne.NewSize(560, 320))
+	d.Show()
+	v.u.win.Canvas().Focus(e)
+}
+
+// messageView draws one message: who wrote it, its text as Markdown with
+// code blocks, and a line under it (status and progress while a reply
+// streams, its figures once done).
+type messageView struct {
+	v        *chatView
+	msg      store.Message
+	box      *fyne.Container
+	body     *fyne.Container
+	parts    []blockView
+	status   *widget.Label
+	progress *widget.ProgressBar
+	footer   *widget.Label
+}
+
+// blockView draws one block of a message.
+type blockView struct {
+	code  bool
+	plain bool // prose shown as typed, not as Markdown
+	rich  *widget.RichText
+	lang  *widget.Label
+	text  *string // the code, for its Copy button
+	obj   fyne.CanvasObject
+}
+
+// newMessageView draws m; last marks the conversation's last reply,
+// which can be regenerated. While a reply streams (streaming) messages
+// have no buttons: they cannot be edited or regenerated until it ends.
+func (v *chatView) newMessageView(m store.Message, streaming, last bool) *messageView {
+	mv := &messageView{v: v, msg: m, body: container.NewVBox()}
+	user := m.Role == "user"
+	who := v.modelName()
+	if user {
+		who = "You"
+	}
+	header := widget.NewLabelWithStyle(who, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	mv.status = widget.NewLabel("")
+	mv.status.Importance = widget.LowImportance
+	mv.status.Hide()
+	mv.progress = widget.NewProgressBar()
+	mv.progress.Hide()
+	mv.footer = widget.NewLabel("")
+	mv.footer.Importance = widget.LowImportance
+	mv.footer.Wrapping = fyne.TextWrapWord
+	mv.setText(m.Content)
+
+	var actions []fyne.CanvasObject
+	if user {
+		edit := widget.NewButtonWithIcon("Edit", theme.DocumentCreateIcon(), func() { v.showEdit(mv.msg) })
+		edit.Importance = widget.LowImportance
+		actions = append(actions, edit)
+	} else {
+		cp := widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), func() { v.u.app.Clipboard().SetContent(mv.msg.Content) })
+		cp.Importance = widget.LowImportance
+		actions = append(actions, cp)
+		if last {
+			regen := widget.NewButtonWithIcon("Regenerate", theme.ViewRefreshIcon(), v.regenerate)
+			regen.Importance = widget.LowImportance
+			actions = append(actions, regen)
+		}
+		switch {
+		case v.stopped[m.ID]:
+			mv.footer.SetText("Stopped. " + statsLine(m))
+		case !m.Done && (v.conv == nil || v.replies[v.conv.ID] == nil || v.replies[v.conv.ID].msg.ID != m.ID):
+			mv.footer.SetText("Interrupted: this reply did not finish.")
+		case m.Done && m.Tokens > 0:
+			mv.footer.SetText(statsLine(m))
+		}
+	}
+	mv.footer.Hidden = mv.footer.Text == ""
+	if streaming {
+		actions = nil
+	}
+	under := container.NewBorder(nil, nil, nil, container.NewHBox(actions...), mv.footer)
+	inner := container.NewVBox(header, mv.body, mv.status, mv.progress, under)
+	if user {
+		bg := canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
+		bg.CornerRadius = theme.InputRadiusSize() * 2
+		gap := canvas.NewRectangle(color.Transparent)
+		gap.SetMinSize(fyne.NewSize(48, 0))
+		mv.box = container.NewBorder(nil, nil, gap, nil, container.NewStack(bg, container.NewPadded(inner)))
+	} else {
+		mv.box = container.NewPadded(inner)
+	}
+	return mv
+}
+
+// statsLine is a finished reply's figures.
+func statsLine(m store.Message) string {
+	tokens := "tokens"
+	if m.Tokens == 1 {
+		tokens = "token"
+	}
+	return fmt.Sprintf("%d %s · %.1f tokens/s · %.2f s to first token", m.Tokens, tokens, m.TokensPerSecond, m.TTFTSeconds)
+}
+
+// setText draws text, reusing the blocks already drawn where they are
+// still of the same kind (a streaming reply only grows at its end).
+func (mv *messageView) setText(text string) {
+	mv.msg.Content = text
+	blocks := splitMessage(text)
+	for i, b := range blocks {
+		if i < len(mv.parts) && mv.parts[i].code == b.Code {
+			mv.parts[i].update(b)
+			continue
+		}
+		mv.parts = append(mv.parts[:i], mv.v.newBlockView(b, mv.msg.Role == "user"))
+	}
+	mv.parts = mv.parts[:len(blocks)]
+	objs := make([]fyne.CanvasObject, len(mv.parts))
+	for i, p := range mv.parts {
+		objs[i] = p.obj
+	}
+	if len(objs) != len(mv.body.Objects) || !slices.Equal(objs, mv.body.Objects) {
+		mv.body.Objects = objs
+		mv.body.Refresh()
+	}
+}
+
+// setStatus shows what happens before the first token; total > 0 adds a
+// progress bar. An empty status hides both.
+func (mv *messageView) setStatus(status string, done, total int) {
+	if mv.status.Text != status {
+		mv.status.SetText(status)
+	}
+	mv.status.Hidden = status == ""
+	mv.status.Refresh()
+	if status != "" && total > 0 {
+		mv.progress.Max = float64(total)
+		mv.progress.SetValue(float64(done))
+		mv.progress.Show()
+	} else {
+		mv.progress.Hide()
+	}
+}
+
+// newBlockView draws block b; plain prose keeps its line breaks and
+// shows no Markdown (what a person typed shows as typed).
+func (v *chatView) newBlockView(b block, plain bool) blockView {
+	if !b.Code {
+		rt := widget.NewRichText()
+		rt.Wrapping = fyne.TextWrapWord
+		bv := blockView{rich: rt, obj: rt, plain: plain}
+		bv.update(b)
+		return bv
+	}
+	text := b.Text
+	bv := blockView{code: true, text: &text}
+	bv.rich = widget.NewRichText(&widget.TextSegment{Style: widget.RichTextStyleCodeBlock, Text: b.Text})
+	bv.lang = widget.NewLabelWithStyle(b.Lang, fyne.TextAlignLeading, fyne.TextStyle{Italic: true})
+	bv.lang.Importance = widget.LowImportance
+	cp := widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), func() { v.u.app.Clipboard().SetContent(*bv.text) })
+	cp.Importance = widget.LowImportance
+	bg := canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
+	bg.CornerRadius = theme.InputRadiusSize()
+	bg.StrokeColor = theme.Color(theme.ColorNameInputBorder)
+	bg.StrokeWidth = 1
+	body := container.NewBorder(container.NewBorder(nil, nil, bv.lang, cp), nil, nil, nil, container.NewHScroll(bv.rich))
+	bv.obj = container.NewStack(bg, container.NewPadded(body))
+	return bv
+}
+
+// update redraws the block with b's text.
+func (bv *blockView) update(b block) {
+	if !bv.code && bv.plain {
+		bv.rich.Segments = []widget.RichTextSegment{&widget.TextSegment{Style: widget.RichTextStyleParagraph, Text: b.Text}}
+		bv.rich.Refresh()
+		return
+	}
+	if !bv.code {
+		bv.rich.ParseMarkdown(b.Text)
+		return
+	}
+	if *bv.text == b.Text && bv.lang.Text == b.Lang {
+		return
+	}
+	*bv.text = b.Text
+	bv.lang.SetText(b.Lang)
+	seg := bv.rich.Segments[0].(*widget.TextSegment)
+	seg.Text = b.Text
+	bv.rich.Refresh()
+}

@@ -1,0 +1,181 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"saji/engine/runner"
+
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+)
+
+func TestChatStop(t *testing.T) {
+	gen := &fakeGen{Chunks: []string{"Partial", " never"}, Step: make(chan struct{})}
+	u := chatUI(t, gen)
+	chatSend(u, "tell me")
+	chatWaitRequests(t, gen, 1)
+	gen.Step <- struct{}{}
+	chatWaitShown(t, u, "Partial")
+	chatLocked(u, func() { test.Tap(u.chat.stopBtn) })
+	chatWaitShown(t, u, "Stopped.")
+	chatWaitIdle(t, u)
+	_, msgs := chatOpenMessages(t, u)
+	if len(msgs) != 2 || msgs[1].Content != "Partial" || !msgs[1].Done {
+		t.Fatalf("stored after Stop: %+v", msgs)
+	}
+	if s := chatShown(u); strings.Contains(s, "never") || !strings.Contains(s, "Partial") {
+		t.Errorf("after Stop the messages show:\n%s", s)
+	}
+	chatLocked(u, func() {
+		if !u.chat.sendBtn.Visible() || u.chat.sendBtn.Disabled() {
+			t.Error("Send is not back after Stop")
+		}
+	})
+}
+
+func TestChatRegenerate(t *testing.T) {
+	gen := &fakeGen{Chunks: []string{"An answer."}}
+	u := chatUI(t, gen)
+	chatSend(u, "first question")
+	chatWaitRequests(t, gen, 1)
+	chatWaitIdle(t, u)
+	chatSend(u, "second question")
+	chatWaitRequests(t, gen, 2)
+	chatWaitIdle(t, u)
+	var regen *widget.Button
+	chatLocked(u, func() { regen = chatButton(u.chat.msgBox, "Regenerate") })
+	if regen == nil {
+		t.Fatal("no Regenerate button")
+	}
+	chatLocked(u, func() { test.Tap(regen) })
+	reqs := chatWaitRequests(t, gen, 3)
+	chatWaitIdle(t, u)
+	want := []string{"user: first question", "assistant: An answer.", "user: second question"}
+	if got := chatRoles(reqs[2].Messages); !reflect.DeepEqual(got, want) {
+		t.Errorf("regenerated request %q, want %q", got, want)
+	}
+	_, msgs := chatOpenMessages(t, u)
+	if len(msgs) != 4 || msgs[3].Role != "assistant" || !msgs[3].Done {
+		t.Errorf("stored after Regenerate: %+v", msgs)
+	}
+}
+
+func TestChatEditAndResend(t *testing.T) {
+	gen := &fakeGen{Chunks: []string{"Sure."}}
+	u := chatUI(t, gen)
+	chatSend(u, "first")
+	chatWaitRequests(t, gen, 1)
+	chatWaitIdle(t, u)
+	chatSend(u, "second")
+	chatWaitRequests(t, gen, 2)
+	chatWaitIdle(t, u)
+	_, msgs := chatOpenMessages(t, u)
+	chatLocked(u, func() { u.chat.editAndResend(msgs[0].ID, "first, edited") })
+	reqs := chatWaitRequests(t, gen, 3)
+	chatWaitIdle(t, u)
+	if got, want := chatRoles(reqs[2].Messages), []string{"user: first, edited"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("resent request %q, want %q", got, want)
+	}
+	_, msgs = chatOpenMessages(t, u)
+	if len(msgs) != 2 || msgs[0].Content != "first, edited" || msgs[1].Content != "Sure." {
+		t.Errorf("stored after edit: %+v", msgs)
+	}
+	// The Edit button opens a dialog holding the message.
+	var edit *widget.Button
+	chatLocked(u, func() { edit = chatButton(u.chat.msgBox, "Edit") })
+	if edit == nil {
+		t.Fatal("no Edit button")
+	}
+	chatLocked(u, func() { test.Tap(edit) })
+	if u.win.Canvas().Overlays().Top() == nil {
+		t.Error("Edit opened no dialog")
+	}
+}
+
+// chatErrGen fails every reply with err, after text.
+type chatErrGen struct {
+	text string
+	err  error
+}
+
+func (g chatErrGen) Generate(_ context.Context, _ ReplyRequest, emit func(Update)) (ReplyStats, error) {
+	if g.text != "" {
+		emit(Update{Text: g.text})
+	}
+	return ReplyStats{}, g.err
+}
+
+func TestChatErrors(t *testing.T) {
+	for _, tt := range []struct {
+		name, text string
+		err        error
+		want       string
+		kept       int // messages stored
+	}{
+		{"context", "", fmt.Errorf("x: %w", runner.ErrContextLength), "too long for the model's context", 1},
+		{"missing model", "", fmt.Errorf("x: %w", runner.ErrModelNotFound), "not in the library", 1},
+		{"after some text", "Half", errors.New("disk on fire"), "The reply failed: disk on fire", 2},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			u := chatUI(t, chatErrGen{text: tt.text, err: tt.err})
+			chatSend(u, "question")
+			chatWaitShown(t, u, tt.want)
+			chatWaitIdle(t, u)
+			_, msgs := chatOpenMessages(t, u)
+			if len(msgs) != tt.kept {
+				t.Errorf("%d messages stored, want %d: %+v", len(msgs), tt.kept, msgs)
+			}
+			if tt.kept == 1 && !strings.Contains(chatShown(u), "[Try again]") {
+				t.Errorf("no Try again:\n%s", chatShown(u))
+			}
+		})
+	}
+}
+
+func TestChatTwoConversationsStream(t *testing.T) {
+	gen := &fakeGen{Chunks: []string{"reply"}, Step: make(chan struct{})}
+	u := chatUI(t, gen)
+	v := u.chat
+	chatSend(u, "first chat")
+	chatWaitRequests(t, gen, 1)
+	first, _ := chatOpenMessages(t, u)
+	chatLocked(u, func() { v.newChat() })
+	chatLocked(u, func() {
+		if !v.sendBtn.Visible() || v.stopBtn.Visible() {
+			t.Error("a new chat cannot send while another conversation streams")
+		}
+	})
+	chatSend(u, "second chat")
+	chatWaitRequests(t, gen, 2)
+	chatLocked(u, func() {
+		if len(v.replies) != 2 {
+			t.Errorf("%d replies streaming, want 2", len(v.replies))
+		}
+		v.openConversation(first.ID)
+		if v.sendBtn.Visible() || !v.stopBtn.Visible() {
+			t.Error("the first conversation does not show its reply streaming")
+		}
+	})
+	gen.Step <- struct{}{}
+	gen.Step <- struct{}{}
+	chatWaitIdle(t, u)
+	chatWaitShown(t, u, "tokens/s")
+	convs := chatConvs(u)
+	if len(convs) != 2 {
+		t.Fatalf("%d conversations, want 2", len(convs))
+	}
+	for _, c := range convs {
+		_, msgs, err := u.core.Store().Conversation(c.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(msgs) != 2 || msgs[1].Content != "reply" || !msgs[1].Done {
+			t.Errorf("conversation %q: %+v", c.Title, msgs)
+		}
+	}
+}
