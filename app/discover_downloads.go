@@ -26,6 +26,7 @@ import (
 
 	"saji/engine/download"
 	"saji/engine/hub"
+	"saji/engine/units"
 )
 
 // download starts the download of every file of the level q of the
@@ -50,7 +51,7 @@ func (v *discoverView) download(q hub.Quant) {
 				v.setNote("Saji could not download "+q.Name+". "+err.Error(), true)
 				return
 			}
-			v.setNote(fmt.Sprintf("Downloading %s (%s) into the library. Follow it under Downloads below.", q.Name, humanBytes(q.Size)), false)
+			v.setNote(fmt.Sprintf("Downloading %s (%s) into the library. Follow it under Downloads below.", q.Name, units.Bytes(q.Size)), false)
 		})
 	}()
 }
@@ -387,9 +388,9 @@ func (r *jobRowView) show(p download.Progress) {
 // progressText is a download's line under its bar: bytes, rate, time
 // left and state.
 func progressText(p download.Progress, total int64) string {
-	of := humanBytes(p.Done)
+	of := units.Bytes(p.Done)
 	if total > 0 {
-		of += " of " + humanBytes(total)
+		of += " of " + units.Bytes(total)
 	}
 	switch p.State {
 	case download.Queued:
@@ -397,7 +398,7 @@ func progressText(p download.Progress, total int64) string {
 	case download.Running:
 		s := of
 		if p.Rate > 0 {
-			s += " · " + humanBytes(int64(p.Rate)) + "/s"
+			s += " · " + units.Rate(p.Rate)
 		}
 		if p.ETA >= time.Second {
 			s += " · about " + humanDuration(p.ETA.Seconds()) + " left"
@@ -408,7 +409,7 @@ func progressText(p download.Progress, total int64) string {
 	case download.Verifying:
 		return "Checking the file: " + of
 	case download.Done:
-		return humanBytes(total) + " · in the library"
+		return units.Bytes(total) + " · in the library"
 	case download.Failed:
 		return of + " · stopped"
 	}

@@ -24,6 +24,7 @@ import (
 	"saji/engine/fit"
 	"saji/engine/hardware"
 	"saji/engine/hub"
+	"saji/engine/units"
 )
 
 // repoDetails is what openRepo fetches about a repository.
@@ -344,7 +345,7 @@ func (v *discoverView) fillQuantTable(d repoDetails) {
 		r := d.rows[i]
 		name := widget.NewLabel(q.Name)
 		name.Truncation = fyne.TextTruncateEllipsis
-		size := humanBytes(q.Size)
+		size := units.Bytes(q.Size)
 		switch {
 		case q.Incomplete:
 			size += fmt.Sprintf(" (%d of %d files)", len(q.Files), q.Shards)
@@ -391,7 +392,7 @@ func (v *discoverView) fillQuantTable(d repoDetails) {
 	why := "Memory: whether the model fits the memory this computer has free now (Tight: it fits once other programs close)."
 	if d.memKnown {
 		why = fmt.Sprintf("Memory: whether the model fits the %s this computer has free now, of %s (Tight: it fits once other programs close).",
-			memoryText(d.mem.Available), memoryText(d.mem.Total))
+			units.Bytes(int64(d.mem.Available)), units.Bytes(int64(d.mem.Total)))
 	}
 	why += fmt.Sprintf(" Once each file's header is read, Saji plans it for a %s-token context, one conversation at a time: "+
 		"the verdict, the longest context that fits and the speed to expect; the i button shows the numbers.",
@@ -404,7 +405,7 @@ func (v *discoverView) fillQuantTable(d repoDetails) {
 	if len(d.mmproj) > 0 {
 		var names []string
 		for _, f := range d.mmproj {
-			names = append(names, path.Base(f.Path)+" ("+humanBytes(f.Size)+")")
+			names = append(names, path.Base(f.Path)+" ("+units.Bytes(f.Size)+")")
 		}
 		v.mmprojNote.SetText("This repository also has an image projector for vision input (" + strings.Join(names, ", ") +
 			"). Saji downloads the model itself; the projector is not needed for chat.")

@@ -23,6 +23,7 @@ import (
 	"saji/engine/hub"
 	"saji/engine/hub/hubtest"
 	"saji/engine/library"
+	"saji/engine/units"
 )
 
 // The fake hub's repositories.
@@ -252,7 +253,7 @@ func TestDiscoverQuantTable(t *testing.T) {
 		t.Errorf("projectors %v", s.MMProj)
 	}
 	v.locked(func() {
-		for _, text := range []string{"Recommended", "Fits", "Tight", "Too big", "Q4_K_M", humanBytes(q4)} {
+		for _, text := range []string{"Recommended", "Fits", "Tight", "Too big", "Q4_K_M", units.Bytes(q4)} {
 			if !findLabel(v.quantTable, text) {
 				t.Errorf("the quant table shows no %q", text)
 			}

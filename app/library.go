@@ -241,10 +241,6 @@ func humanCount(n int64) string {
 	return humanUnits(float64(n), 1000, []string{"", " K", " M", " B", " T"})
 }
 
-// humanBytes is units.Bytes, for discover.go and wizard.go until they
-// call it themselves.
-func humanBytes(n int64) string { return units.Bytes(n) }
-
 // humanUnits scales v down by base until it is below base and writes it
 // with the matching unit: one decimal below 10, none from 10.
 func humanUnits(v, base float64, units []string) string {

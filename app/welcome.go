@@ -89,16 +89,12 @@ func largestFit(fits []modelFit, avail uint64) int {
 	return best
 }
 
-// memoryText writes a memory size with units.Bytes (decimal units, as
-// every size in Saji): "26 GB", "8.6 GB", "268 MB".
-func memoryText(n uint64) string { return units.Bytes(int64(n)) }
-
 // machineSentence says what m can run, in one or two sentences.
 func machineSentence(m machineInfo) string {
 	if m.Total == 0 {
 		return "Saji could not read this computer's memory size. Small models (1.5B to 3B parameters) run on most computers."
 	}
-	have := fmt.Sprintf("This computer has %s of memory, %s free", memoryText(m.Total), memoryText(m.Available))
+	have := fmt.Sprintf("This computer has %s of memory, %s free", units.Bytes(int64(m.Total)), units.Bytes(int64(m.Available)))
 	if m.Cores > 0 {
 		have += fmt.Sprintf(", and %d processor cores", m.Cores)
 	}
@@ -217,7 +213,7 @@ func (v *welcomeView) build() {
 			now = "fits"
 		}
 		table.Add(widget.NewLabel(f.Size))
-		table.Add(widget.NewLabel("about " + memoryText(f.Need)))
+		table.Add(widget.NewLabel("about " + units.Bytes(int64(f.Need))))
 		table.Add(widget.NewLabel(now))
 	}
 	estimate := welcomeLabel(fmt.Sprintf("These are estimates for Q4_K_M models with a conversation of %d tokens; longer conversations need more.", scheduler.DefaultContext))

@@ -21,6 +21,7 @@ import (
 
 	"saji/engine/fit"
 	"saji/engine/hardware"
+	"saji/engine/units"
 )
 
 // useCase is what the person wants a model for.
@@ -294,7 +295,7 @@ func machineLines(m hardware.Machine) []string {
 	}
 	lines = append(lines, "Processor: "+c)
 	if m.Memory.Total > 0 {
-		lines = append(lines, fmt.Sprintf("Memory: %s, %s free now", memoryText(m.Memory.Total), memoryText(m.Memory.Available)))
+		lines = append(lines, fmt.Sprintf("Memory: %s, %s free now", units.Bytes(int64(m.Memory.Total)), units.Bytes(int64(m.Memory.Available))))
 	} else {
 		lines = append(lines, "Memory: Saji could not read its size.")
 	}
@@ -303,7 +304,7 @@ func machineLines(m hardware.Machine) []string {
 		if g.Unified {
 			kind = "shared memory"
 		}
-		lines = append(lines, fmt.Sprintf("GPU: %s, %s of %s free (%s)", g.Name, memoryText(g.Free), memoryText(g.Total), kind))
+		lines = append(lines, fmt.Sprintf("GPU: %s, %s of %s free (%s)", g.Name, units.Bytes(int64(g.Free)), units.Bytes(int64(g.Total)), kind))
 	}
 	if len(m.GPUs) == 0 {
 		lines = append(lines, "GPU: none that Saji can use; models run on the processor.")
@@ -312,7 +313,7 @@ func machineLines(m hardware.Machine) []string {
 		lines = append(lines, "    "+n)
 	}
 	if m.Bandwidth > 0 {
-		lines = append(lines, fmt.Sprintf("Memory speed: %.1f GB/s (it bounds how fast a model writes)", m.Bandwidth/1e9))
+		lines = append(lines, fmt.Sprintf("Memory speed: %s (it bounds how fast a model writes)", units.Rate(m.Bandwidth)))
 	} else {
 		lines = append(lines, "Memory speed: not measured, so no speeds are predicted.")
 	}
@@ -449,7 +450,7 @@ func (w *wizard) refresh() {
 // verdict, the breakdown (shown on demand) and Open in Discover.
 func (w *wizard) pickCard(p modelPick, verdict string, imp widget.Importance, breakdown string) fyne.CanvasObject {
 	title := widget.NewLabelWithStyle(p.Candidate.Title, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	info := widget.NewLabel(fmt.Sprintf("%s · %s download · %s", p.Level, humanBytes(p.Plan.Model.FileSize), p.Candidate.Repo))
+	info := widget.NewLabel(fmt.Sprintf("%s · %s download · %s", p.Level, units.Bytes(p.Plan.Model.FileSize), p.Candidate.Repo))
 	info.Truncation = fyne.TextTruncateEllipsis
 	v := widget.NewLabel(verdict)
 	v.Importance = imp

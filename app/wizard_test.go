@@ -14,6 +14,7 @@ import (
 	"saji/engine/chat"
 	"saji/engine/fit"
 	"saji/engine/hardware"
+	"saji/engine/units"
 )
 
 const gib = 1 << 30
@@ -164,7 +165,7 @@ func TestWizard(t *testing.T) {
 	w := u.showWizard()
 	waitFor(t, "the machine", func() bool { return w.snapshot().Known })
 	s := w.snapshot()
-	for _, want := range []string{"Test CPU, 8 cores (16 threads)", "AVX2", memoryText(24 * gib), "no NVIDIA driver", "50.0 GB/s"} {
+	for _, want := range []string{"Test CPU, 8 cores (16 threads)", "AVX2", units.Bytes(int64(24 * gib)), "no NVIDIA driver", "50 GB/s"} {
 		if !strings.Contains(s.Machine, want) {
 			t.Errorf("machine text %q lacks %q", s.Machine, want)
 		}

@@ -7,6 +7,7 @@ import (
 	"saji/engine/fit"
 	"saji/engine/hardware"
 	"saji/engine/scheduler"
+	"saji/engine/units"
 )
 
 // Auto is the GPULayers value that offloads as many layers as fit.
@@ -92,7 +93,7 @@ func Plan(shape fit.ModelShape, dev DeviceMemory, req Request) (Split, error) {
 		s.Output = s.Layers == layers
 		return s, nil
 	}
-	freeText := gbText(dev.Free)
+	freeText := units.Bytes(int64(min(dev.Free, math.MaxInt64)))
 	if dev.Free <= Headroom {
 		s.Note = fmt.Sprintf("only %s is free on %s", freeText, dev.Name)
 		return s, nil
@@ -133,12 +134,4 @@ func Plan(shape fit.ModelShape, dev DeviceMemory, req Request) (Split, error) {
 func fitRequest(req Request) fit.Request {
 	return fit.Request{Context: req.Context, KVType: req.KVType, Parallel: max(0, req.Parallel), KVBytes: max(0, req.KVBytes),
 		MaxSeqs: max(0, req.MaxSeqs), GPULayers: Auto}
-}
-
-// gbText writes bytes in gigabytes, or megabytes below one.
-func gbText(n uint64) string {
-	if n < 1e9 {
-		return fmt.Sprintf("%d MB", n/1e6)
-	}
-	return fmt.Sprintf("%.1f GB", float64(n)/1e9)
 }

@@ -45,7 +45,7 @@ func TestPlan(t *testing.T) {
 		{name: "auto, part fits", dev: dev(4*gb, 8*gb), req: Request{GPULayers: Auto}, layers: 1, most: 17,
 			noteHas: "of the 32 layers fit in the 4.0 GB free on fake:0"},
 		{name: "auto, the layers but not the head", dev: dev(10*gb, 12*gb), req: Request{GPULayers: Auto}, layers: 32,
-			noteHas: "the output head does not fit in the 10.0 GB free on fake:0"},
+			noteHas: "the output head does not fit in the 10 GB free on fake:0"},
 		{name: "auto, headroom only", dev: dev(400e6, 8*gb), req: Request{GPULayers: Auto}, layers: 0,
 			noteHas: "only 400 MB is free on fake:0"},
 		{name: "auto, less than a layer", dev: dev(Headroom+100e6, 8*gb), req: Request{GPULayers: Auto}, layers: 0,

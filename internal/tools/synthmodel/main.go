@@ -26,6 +26,7 @@ import (
 
 	"saji/engine/gguf"
 	"saji/engine/synth"
+	"saji/engine/units"
 )
 
 func main() {
@@ -75,7 +76,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		pct := int(done * 100 / max(total, 1))
 		if pct/5 != lastPct/5 || done == total {
 			lastPct = pct
-			fmt.Fprintf(stderr, "synthmodel: %3d%%  %d of %d MiB  %.1fs\n", pct, done>>20, total>>20, time.Since(start).Seconds())
+			fmt.Fprintf(stderr, "synthmodel: %3d%%  %s of %s  %.1fs\n", pct, units.Bytes(done), units.Bytes(total), time.Since(start).Seconds())
 		}
 	}
 	opts := synth.Options{Shape: shape, FileType: ft, Vocab: vocab, Seed: *seed, Threads: *threads, Progress: progress}
