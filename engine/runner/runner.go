@@ -51,8 +51,9 @@ type Config struct {
 	Library *library.Library
 	// Load configures the models loaded from ModelsDir and Library.
 	Load LoadOptions
-	// KeepAlive is how long a model from ModelsDir stays loaded without
-	// requests (0: DefaultKeepAlive; negative: for ever).
+	// KeepAlive is how long a model loaded on demand (from ModelsDir or
+	// Library) stays loaded without requests (0: DefaultKeepAlive;
+	// negative: for ever).
 	KeepAlive time.Duration
 	// MaxLoaded is the most models loaded at once (0: DefaultMaxLoaded, or
 	// the models given to Add if more).
