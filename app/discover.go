@@ -136,13 +136,17 @@ type discoverView struct {
 	// now is the clock of the "3 days ago" texts.
 	now func() time.Time
 
-	// uiMu serialises the view's updates that background work posts
-	// through do: the test driver runs fyne.Do at once on the calling
-	// goroutine, so two goroutines would otherwise draw at the same time.
-	// Tests take it (locked) to tap buttons while downloads run.
-	uiMu     sync.Mutex
-	busy     sync.WaitGroup // searches and listings in flight
-	watchers sync.WaitGroup // the goroutines that follow jobs
+	// bg runs the searches, listings and starts of downloads (wait);
+	// follow runs the goroutines that follow jobs, which end with the
+	// jobs or with close. They are apart because a paused job is
+	// followed until it ends, which wait must not wait for, and because
+	// close waits for follow on the UI goroutine: follow's work only
+	// posts its updates (do), never waits for them.
+	bg, follow worker
+	// uiMu is held by every update from bg and follow: the test driver
+	// runs them on the goroutine that makes them, and tests take it
+	// (locked) to tap buttons while downloads run.
+	uiMu sync.Mutex
 
 	mu        sync.Mutex
 	shown     bool // the view has been shown (the first search ran)
@@ -150,9 +154,6 @@ type discoverView struct {
 	searchSeq int
 	repoSeq   int
 	watched   map[*download.Job]bool
-	latest    map[string]download.Progress // the newest progress per job ID
-	dirty     map[string]bool
-	pending   bool // a flush of dirty is queued
 	snap      discoverSnapshot
 }
 
@@ -164,9 +165,8 @@ func newDiscoverView(u *ui) *discoverView {
 		memory:  hardware.ReadMemory,
 		now:     time.Now,
 		watched: map[*download.Job]bool{},
-		latest:  map[string]download.Progress{},
-		dirty:   map[string]bool{},
 	}
+	v.bg.lock, v.follow.lock = &v.uiMu, &v.uiMu
 	v.snap.Jobs = map[string]jobRow{}
 
 	title := widget.NewLabelWithStyle("Discover", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
@@ -248,16 +248,6 @@ func newDiscoverView(u *ui) *discoverView {
 	return v
 }
 
-// do runs f on the UI goroutine, one update of this view at a time.
-// f must not call do itself.
-func (v *discoverView) do(f func()) {
-	fyne.Do(func() {
-		v.uiMu.Lock()
-		defer v.uiMu.Unlock()
-		f()
-	})
-}
-
 // locked runs f while no background update of the view runs (tests).
 func (v *discoverView) locked(f func()) {
 	v.uiMu.Lock()
@@ -280,9 +270,10 @@ func (v *discoverView) snapshot() discoverSnapshot {
 	return s
 }
 
-// wait blocks until the searches and listings started so far have ended
-// and shown their outcome.
-func (v *discoverView) wait() { v.busy.Wait() }
+// wait blocks until the searches, listings and starts of downloads begun
+// so far have ended and shown their outcome (not the downloads: close
+// ends following them).
+func (v *discoverView) wait() { v.bg.wait() }
 
 // wasShown says whether the view has been shown.
 func (v *discoverView) wasShown() bool {
@@ -315,7 +306,7 @@ func (v *discoverView) close() {
 	v.closed = true
 	v.mu.Unlock()
 	v.u.core.closeDownloads() // ends every subscription
-	v.watchers.Wait()
+	v.follow.wait()
 }
 
 // client returns a hub client for HF_ENDPOINT with the token saved in the

@@ -39,11 +39,9 @@ func (v *discoverView) download(q hub.Quant) {
 	dir := v.u.core.Library().Dir()
 	client := v.client()
 	v.setNote("Starting the download of "+q.Name+"...", false)
-	v.busy.Add(1)
-	go func() {
-		defer v.busy.Done()
+	v.bg.run(func() func() {
 		jobs, err := v.startLevel(client, repo, commit, dir, q)
-		v.do(func() {
+		return func() {
 			for _, j := range jobs {
 				v.track(j)
 			}
@@ -52,8 +50,8 @@ func (v *discoverView) download(q hub.Quant) {
 				return
 			}
 			v.setNote(fmt.Sprintf("Downloading %s (%s) into the library. Follow it under Downloads below.", q.Name, units.Bytes(q.Size)), false)
-		})
-	}()
+		}
+	})
 }
 
 // startLevel asks the hub about the level's first file (a gated or
@@ -97,15 +95,13 @@ func (v *discoverView) startLevel(client *hub.Client, repo, commit, dir string, 
 // loadDownloads lists the download manager's jobs, those an earlier run
 // left unfinished included (they are restored paused).
 func (v *discoverView) loadDownloads() {
-	v.busy.Add(1)
-	go func() {
-		defer v.busy.Done()
+	v.bg.run(func() func() {
 		m, err := v.u.core.Downloads()
 		var jobs []*download.Job
 		if err == nil {
 			jobs = m.Jobs()
 		}
-		v.do(func() {
+		return func() {
 			if err != nil {
 				v.jobsNote.SetText("Saji could not open the list of downloads. " + userMessage(err))
 				v.jobsNote.Importance = widget.DangerImportance
@@ -115,8 +111,8 @@ func (v *discoverView) loadDownloads() {
 			for _, j := range jobs {
 				v.track(j)
 			}
-		})
-	}()
+		}
+	})
 }
 
 // track shows the job j in the downloads list (replacing a row of the
@@ -138,85 +134,60 @@ func (v *discoverView) track(j *download.Job) {
 	v.watch(j)
 }
 
-// watch follows j's progress events until it ends (once per job).
+// watch follows j's progress events until it ends (once per job), as
+// work of follow: the newest progress shows through one redraw at a time
+// (uiLatest).
 func (v *discoverView) watch(j *download.Job) {
 	v.mu.Lock()
+	defer v.mu.Unlock() // close waits for follow once closed is set
 	if v.watched[j] || v.closed {
-		v.mu.Unlock()
 		return
 	}
 	v.watched[j] = true
-	v.mu.Unlock()
 	events, stop := j.Subscribe()
-	v.watchers.Add(1)
-	go func() {
-		defer v.watchers.Done()
+	id := j.ID()
+	latest := newUILatest(&v.follow, func(p download.Progress) { v.showProgress(id, p) })
+	v.follow.run(func() func() {
 		defer stop()
 		for p := range events {
-			v.post(j, p)
+			latest.post(p)
 		}
 		v.mu.Lock()
 		delete(v.watched, j) // a retried job is followed again
 		v.mu.Unlock()
-		v.post(j, j.Progress())
-	}()
+		latest.post(j.Progress())
+		return nil // close waits for follow on the UI goroutine
+	})
 }
 
-// post records a job's progress and queues one redraw for all the
-// progress that arrives meanwhile.
-func (v *discoverView) post(j *download.Job, p download.Progress) {
+// showProgress shows the progress p of the job id in its row, removes the
+// row of a cancelled job and announces a finished one to the library.
+// Once the view is closed it draws nothing.
+func (v *discoverView) showProgress(id string, p download.Progress) {
 	v.mu.Lock()
-	if v.closed {
+	closed := v.closed
+	v.mu.Unlock()
+	row := v.rows[id]
+	if closed || row == nil {
+		return
+	}
+	if p.State == download.Cancelled {
+		v.jobsBox.Remove(row.box)
+		delete(v.rows, id)
+		if len(v.rows) == 0 {
+			v.jobsNote.SetText("No downloads.")
+			v.jobsNote.Importance = widget.LowImportance
+			v.jobsNote.Show()
+		}
+		v.mu.Lock()
+		delete(v.snap.Jobs, id)
 		v.mu.Unlock()
 		return
 	}
-	v.latest[j.ID()] = p
-	v.dirty[j.ID()] = true
-	queue := !v.pending
-	v.pending = true
-	v.mu.Unlock()
-	if queue {
-		v.do(v.flush)
-	}
-}
-
-// flush shows the progress posted since the last flush.
-func (v *discoverView) flush() {
-	v.mu.Lock()
-	v.pending = false
-	changed := make(map[string]download.Progress, len(v.dirty))
-	for id := range v.dirty {
-		changed[id] = v.latest[id]
-	}
-	clear(v.dirty)
-	v.mu.Unlock()
-	finished := false
-	for id, p := range changed {
-		row := v.rows[id]
-		if row == nil {
-			continue
-		}
-		if p.State == download.Cancelled {
-			v.jobsBox.Remove(row.box)
-			delete(v.rows, id)
-			if len(v.rows) == 0 {
-				v.jobsNote.SetText("No downloads.")
-				v.jobsNote.Importance = widget.LowImportance
-				v.jobsNote.Show()
-			}
-			v.mu.Lock()
-			delete(v.snap.Jobs, id)
-			v.mu.Unlock()
-			continue
-		}
-		if p.State == download.Done && !row.announced {
-			row.announced = true
-			finished = true
-		}
-		row.show(p)
-		v.record(id, row, p)
-	}
-	if finished {
+	row.show(p)
+	v.record(id, row, p)
+	if p.State == download.Done && !row.announced {
+		row.announced = true
 		v.u.modelsChanged()
 		v.mu.Lock()
 		v.snap.Finished++
@@ -243,9 +214,7 @@ func (v *discoverView) record(id string, row *jobRowView, p download.Progress) {
 // fresh token (a job restored from disk has none), and follows it again.
 func (v *discoverView) resumeJob(j *download.Job) {
 	client := v.client()
-	v.busy.Add(1)
-	go func() {
-		defer v.busy.Done()
+	v.bg.run(func() func() {
 		req := j.Request()
 		if strings.HasPrefix(req.URL, strings.TrimRight(client.Endpoint, "/")+"/") {
 			req.Header = client.Header()
@@ -255,14 +224,14 @@ func (v *discoverView) resumeJob(j *download.Job) {
 		if err == nil {
 			nj, err = m.Start(req)
 		}
-		v.do(func() {
+		return func() {
 			if err != nil {
 				v.setNote("Saji could not resume "+path.Base(req.Dest)+". "+downloadErrorText(err, client), true)
 				return
 			}
 			v.track(nj)
-		})
-	}()
+		}
+	})
 }
 
 // shardRE matches a split model's shard file name.

@@ -62,20 +62,22 @@ func (v *discoverView) openRepo(id string) {
 
 	client := v.client()
 	dir := v.u.core.Library().Dir()
-	v.busy.Add(1)
-	go func() {
-		defer v.busy.Done()
+	v.bg.run(func() func() {
 		d := v.fetchRepo(client, id, dir)
-		v.do(func() {
+		return func() {
 			v.mu.Lock()
 			stale := seq != v.repoSeq
 			v.mu.Unlock()
 			if !stale {
 				v.showRepo(client, id, d)
 			}
-		})
-		v.planLevels(client, id, seq, d)
-	}()
+			// The plans fill the quant table showRepo built.
+			v.bg.run(func() func() {
+				v.planLevels(client, id, seq, d)
+				return nil
+			})
+		}
+	})
 }
 
 // fitCell is the quant table's verdict cell of a level: the plain RAM
@@ -95,6 +97,8 @@ const planConcurrency = 3
 // shared detection; the memory as fetchRepo read it) for the context of
 // the settings, and puts the verdict in the quant table. A level whose
 // header cannot be read keeps the size-based verdict (fit.PlanSize).
+// It is work of bg: it reads planConcurrency headers at once, and each
+// verdict shows (bg.do) as it comes.
 func (v *discoverView) planLevels(client *hub.Client, id string, seq int, d repoDetails) {
 	if d.err != nil || len(d.levels) == 0 {
 		return
@@ -138,7 +142,7 @@ func (v *discoverView) planLevels(client *hub.Client, id string, seq int, d repo
 				v.u.core.log.Debug("app: planning a level", "repo", id, "level", q.Name, "err", err)
 				return
 			}
-			v.do(func() {
+			v.bg.do(func() {
 				if !stale() {
 					v.showPlan(i, p)
 				}

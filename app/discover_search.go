@@ -31,9 +31,7 @@ func (v *discoverView) search() {
 	v.resultsNote.SetText("Searching Hugging Face...")
 	v.resultsNote.Show()
 	client := v.client()
-	v.busy.Add(1)
-	go func() {
-		defer v.busy.Done()
+	v.bg.run(func() func() {
 		ctx, cancel := context.WithTimeout(context.Background(), hubTimeout)
 		defer cancel()
 		res, err := client.Search(ctx, opts)
@@ -41,7 +39,7 @@ func (v *discoverView) search() {
 		if err != nil {
 			msg = "Saji could not search Hugging Face. " + hubMessage(err, client, "")
 		}
-		v.do(func() {
+		return func() {
 			v.mu.Lock()
 			stale := seq != v.searchSeq
 			v.mu.Unlock()
@@ -74,8 +72,8 @@ func (v *discoverView) search() {
 			v.snap.Searches++
 			v.snap.Results, v.snap.SearchError = ids, msg
 			v.mu.Unlock()
-		})
-	}()
+		}
+	})
 }
 
 // newResultRow is the results list's row template: the id and a gated
