@@ -338,7 +338,7 @@ type wizardSnapshot struct {
 }
 
 // wizard is the "What can this computer run?" dialog. Its widgets belong
-// to the UI goroutine; the machine's detection runs on its own.
+// to the UI goroutine; the machine's detection runs off it (bg).
 type wizard struct {
 	u       *ui
 	content fyne.CanvasObject
@@ -351,6 +351,7 @@ type wizard struct {
 	picks       *fyne.Container
 	machine     hardware.Machine // UI
 	known       bool             // UI
+	bg          worker           // the machine's detection, until it shows
 
 	mu   sync.Mutex
 	snap wizardSnapshot
@@ -395,9 +396,9 @@ func newWizard(u *ui) *wizard {
 // start detects the machine (once per app: core.Machine) off the UI
 // goroutine and shows it.
 func (w *wizard) start() {
-	go func() {
+	w.bg.run(func() func() {
 		m, err := w.u.core.Machine(context.Background())
-		fyne.Do(func() {
+		return func() {
 			w.measuring.Hide()
 			if err != nil {
 				w.machineText.SetText("Saji could not look at this computer: " + userMessage(err))
@@ -406,8 +407,8 @@ func (w *wizard) start() {
 			w.machine, w.known = m, true
 			w.machineText.SetText(strings.Join(machineLines(m), "\n"))
 			w.refresh()
-		})
-	}()
+		}
+	})
 }
 
 // refresh lists the recommendations for the machine and the use chosen.
