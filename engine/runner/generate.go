@@ -266,7 +266,7 @@ func (m *Model) Generate(ctx context.Context, req Request, emit func(Piece) erro
 }
 
 // finish records a generation's end: the model's keep-alive counts from
-// the end of its last request, the runner's observer is told, and a
+// the end of its last request, the runner's observers are told, and a
 // failure caused by the model's GPU failing starts its recovery.
 func (m *Model) finish(res Result, err error) {
 	m.touch()
