@@ -261,7 +261,7 @@ func TestMetrics(t *testing.T) {
 	resp.Body.Close()
 	cancelled := map[string]string{"model_name": "tiny", "reason": "cancelled"}
 	deadline := time.Now().Add(time.Minute)
-	for value(scrape(t, hs.URL), metricFailure, cancelled) != 1 {
+	for value(scrape(t, hs.URL), metricFailure, cancelled) != 2 { // with the one cancelled before admission
 		if time.Now().After(deadline) {
 			t.Fatal("the cancelled request is not counted")
 		}
