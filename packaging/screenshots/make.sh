@@ -59,7 +59,7 @@ mkdir -p "$XAPP_WORK/config/fyne/io.saji.Saji"
 echo '{"start_server": true, "api_port": 0}' >"$XAPP_WORK/config/fyne/io.saji.Saji/preferences.json"
 xapp_start "$bin" -v --model "$model"
 xapp_window
-xapp_wait_log "server: loaded" 60
+xapp_wait_log "runner: loaded" 60
 sleep 2
 xapp_type "Tell me a story about a cat who wanted to fly."
 xapp_key Return
