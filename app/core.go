@@ -169,16 +169,9 @@ type coreOptions struct {
 
 // detectMachine is the app's full machine detection: GPUs through the
 // crash-isolated probe child and the memory bandwidth, cached in
-// os.UserCacheDir()/saji.
+// library.CacheDir().
 func detectMachine(ctx context.Context) (hardware.Machine, error) {
-	dir := ""
-	if d, err := os.UserCacheDir(); err == nil {
-		dir = filepath.Join(d, "saji")
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			dir = ""
-		}
-	}
-	return hardware.Detect(ctx, hardware.DetectOptions{CacheDir: dir})
+	return hardware.Detect(ctx, hardware.DetectOptions{CacheDir: library.CacheDir()})
 }
 
 // detectQuick reads the CPU and memory only.

@@ -1,6 +1,7 @@
 package library
 
 import (
+	"os"
 	"path/filepath"
 
 	"github.com/adrg/xdg"
@@ -17,3 +18,18 @@ func ModelsDir() string { return filepath.Join(DataDir(), "models") }
 // DownloadsDir returns where the download manager keeps its jobs' state:
 // "downloads" in DataDir.
 func DownloadsDir() string { return filepath.Join(DataDir(), "downloads") }
+
+// CacheDir returns Saji's folder in the user's cache directory
+// (os.UserCacheDir()/saji), made if it is missing, for what can be
+// measured again (the memory bandwidth); "" when there is none.
+func CacheDir() string {
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	dir := filepath.Join(d, "saji")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return ""
+	}
+	return dir
+}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"text/tabwriter"
 	"time"
@@ -17,6 +16,7 @@ import (
 	"saji/engine/gguf"
 	"saji/engine/hardware"
 	"saji/engine/hub"
+	"saji/engine/library"
 	"saji/engine/scheduler"
 	"saji/engine/units"
 )
@@ -130,12 +130,7 @@ func runFit(ctx context.Context, ff *fitFlags, out io.Writer) error {
 
 // detectMachine describes the machine; what it cannot find stays zero.
 func detectMachine(ctx context.Context) hardware.Machine {
-	dir := ""
-	if d, err := os.UserCacheDir(); err == nil {
-		dir = filepath.Join(d, "saji")
-		_ = os.MkdirAll(dir, 0o755)
-	}
-	m, err := hardware.Detect(ctx, hardware.DetectOptions{CacheDir: dir})
+	m, err := hardware.Detect(ctx, hardware.DetectOptions{CacheDir: library.CacheDir()})
 	if err != nil {
 		slog.Warn("fit: detecting the machine", "err", err)
 	}
