@@ -199,7 +199,7 @@ func (r *Runner) Model(name string) (*Model, error) {
 	name = r.Resolve(name)
 	// Ollama's clients name models NAME:TAG, and list them (from /api/tags)
 	// as NAME:latest, sometimes to call the OpenAI dialect with.
-	if base, ok := strings.CutSuffix(name, LatestTag); ok && base != "" && !r.has(name) {
+	if base, ok := strings.CutSuffix(name, LatestTag); ok && base != "" && !r.Loaded(name) {
 		name = base
 	}
 	r.mu.RLock()
@@ -223,16 +223,13 @@ func (r *Runner) Model(name string) (*Model, error) {
 	return nil, fmt.Errorf("%w: %q (available: %v)", ErrModelNotFound, name, names)
 }
 
-// has reports whether a model called name is loaded.
-func (r *Runner) has(name string) bool {
+// Loaded reports whether a model called name is loaded.
+func (r *Runner) Loaded(name string) bool {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	_, ok := r.models[name]
 	return ok
 }
-
-// Loaded reports whether a model called name is loaded.
-func (r *Runner) Loaded(name string) bool { return r.has(name) }
 
 // Close stops unloading models and closes every model.
 func (r *Runner) Close() error {
