@@ -3,7 +3,6 @@ package fit
 import (
 	"math"
 
-	"saji/engine/gguf"
 	"saji/engine/hardware"
 )
 
@@ -32,29 +31,27 @@ func PlanSize(size int64, machine hardware.Machine) Plan {
 	return p
 }
 
-// LoadRAM returns the RAM, in bytes, that loading the model of the open
-// GGUF file f (of size bytes on disk) takes when it runs with req (the
-// scheduler's settings: SchedulerRequest) and gpuLayers of its layers (the
-// last ones, and the output head with all of them) are copied to a GPU of
-// its own; with gpuLayers 0, or a unified-memory GPU (unified), everything
-// counts in RAM. It is the plan's RAM part (PlanFor on f's header), or
-// SizeNeed(size) when f is nil or its model cannot be described.
-// req.GPULayers is ignored.
-func LoadRAM(f *gguf.File, size int64, req Request, gpuLayers int, unified bool) int64 {
-	if f == nil {
-		return SizeNeed(size)
-	}
-	shape, err := Describe(f)
-	if err != nil {
+// LoadRAM returns the RAM, in bytes, that loading the model of shape (of
+// size bytes on disk) takes when it runs with req (the scheduler's
+// settings and its GPU layers: SchedulerRequest), the last req.GPULayers
+// layers (and the output head with all of them) copied to a GPU of its
+// own; on a unified-memory GPU (unified) everything counts in RAM. It is
+// the plan's RAM part, or SizeNeed(size) when shape is nil (the model could
+// not be described).
+func LoadRAM(shape *ModelShape, size int64, req Request, unified bool) int64 {
+	if shape == nil {
 		return SizeNeed(size)
 	}
 	machine := hardware.Machine{Memory: hardware.Memory{Total: math.MaxInt64, Available: math.MaxInt64}}
-	req.GPULayers = 0
-	if gpuLayers > 0 && !unified {
-		machine.GPUs = []hardware.GPU{{Name: "gpu", Total: math.MaxInt64, Free: math.MaxInt64}}
-		req.GPULayers = gpuLayers
+	if unified {
+		req.GPULayers = 0
 	}
-	p, err := PlanFor(shape, machine, req)
+	if req.GPULayers > 0 {
+		machine.GPUs = []hardware.GPU{{Name: "gpu", Total: math.MaxInt64, Free: math.MaxInt64}}
+	} else {
+		req.GPULayers = 0
+	}
+	p, err := PlanFor(*shape, machine, req)
 	if err != nil {
 		return SizeNeed(size)
 	}

@@ -80,20 +80,20 @@ func TestLoadRAM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := LoadRAM(f, size, req, 0, false); got != cpu.Breakdown.RAM || got != cpu.Breakdown.Total {
+	if got := LoadRAM(&shape, size, SchedulerRequest(cfg, 0), false); got != cpu.Breakdown.RAM || got != cpu.Breakdown.Total {
 		t.Errorf("on the CPU: %d bytes, plan %d", got, cpu.Breakdown.RAM)
 	}
-	if got := LoadRAM(f, size, req, shape.Layers, true); got != cpu.Breakdown.Total {
+	if got := LoadRAM(&shape, size, SchedulerRequest(cfg, shape.Layers), true); got != cpu.Breakdown.Total {
 		t.Errorf("on a unified GPU: %d bytes, want all of it (%d)", got, cpu.Breakdown.Total)
 	}
-	half := LoadRAM(f, size, req, shape.Layers/2, false)
+	half := LoadRAM(&shape, size, SchedulerRequest(cfg, shape.Layers/2), false)
 	if half <= 0 || half >= cpu.Breakdown.Total {
 		t.Errorf("half the layers on a GPU: %d bytes of %d", half, cpu.Breakdown.Total)
 	}
-	if all := LoadRAM(f, size, req, shape.Layers, false); all >= half {
+	if all := LoadRAM(&shape, size, SchedulerRequest(cfg, shape.Layers), false); all >= half {
 		t.Errorf("every layer on a GPU: %d bytes, half of them %d", all, half)
 	}
-	if got := LoadRAM(nil, 3000, req, 0, false); got != SizeNeed(3000) {
+	if got := LoadRAM(nil, 3000, req, false); got != SizeNeed(3000) {
 		t.Errorf("no header: %d bytes, want the fallback %d", got, SizeNeed(3000))
 	}
 }

@@ -118,29 +118,51 @@ func (o LoadOptions) registry() *offload.Registry {
 // template (ChatML when the file has none), and starts its scheduler.
 // Close releases it. A model that cannot run fails here, with the reason.
 func Load(ctx context.Context, path string, opts LoadOptions) (*Model, error) {
-	f, st, err := open(path)
+	h, err := open(path)
 	if err != nil {
 		return nil, err
 	}
-	return load(ctx, f, st, opts)
+	return load(ctx, h, opts)
 }
 
-// open opens the GGUF file at path, the one time a load reads its header.
-func open(path string) (*gguf.File, os.FileInfo, error) {
+// header is an open GGUF file with what a load reads of it before the
+// weights: its size and the model as the fit planner sees it.
+type header struct {
+	f        *gguf.File
+	st       os.FileInfo
+	shape    fit.ModelShape
+	shapeErr error // why the model could not be described
+}
+
+// plannable returns the model's shape, nil when it could not be described
+// (the planner then falls back on the file's size).
+func (h *header) plannable() *fit.ModelShape {
+	if h.shapeErr != nil {
+		return nil
+	}
+	return &h.shape
+}
+
+// open opens the GGUF file at path and describes its model: the one time a
+// load reads its header.
+func open(path string) (*header, error) {
 	st, err := os.Stat(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("runner: %w", err)
+		return nil, fmt.Errorf("runner: %w", err)
 	}
 	f, err := gguf.Open(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("runner: %w", err)
+		return nil, fmt.Errorf("runner: %w", err)
 	}
-	return f, st, nil
+	h := &header{f: f, st: st}
+	h.shape, h.shapeErr = fit.Describe(f)
+	return h, nil
 }
 
-// load is Load of the open file f (of st), which it owns from now on: the
-// model keeps it open, a failure closes it.
-func load(ctx context.Context, f *gguf.File, st os.FileInfo, opts LoadOptions) (*Model, error) {
+// load is Load of the open file of h, which it owns from now on: the model
+// keeps it open, a failure closes it.
+func load(ctx context.Context, h *header, opts LoadOptions) (*Model, error) {
+	f, st := h.f, h.st
 	path := f.Path()
 	fail := func(err error) (*Model, error) {
 		f.Close()
@@ -194,10 +216,9 @@ func load(ctx context.Context, f *gguf.File, st os.FileInfo, opts LoadOptions) (
 	} else {
 		info.Parameters = s.Parameters
 	}
-	shape, shapeErr := fit.Describe(f)
 	life, end := context.WithCancel(context.Background())
 	return &Model{Name: name, Path: path, Info: info, file: f, lm: lm.Model, gpu: lm, tok: tk, tmpl: tmpl, sched: sched, caps: caps,
-		shape: shape, shapeErr: shapeErr, life: life, end: end, opts: opts}, nil
+		shape: h.shape, shapeErr: h.shapeErr, life: life, end: end, opts: opts}, nil
 }
 
 // checkGPU tells the runner, after a run on m failed, when the failure

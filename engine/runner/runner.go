@@ -306,21 +306,21 @@ func (r *Runner) load(name, path string) (*Model, error) {
 		close(c.done)
 	}()
 	// The header is read once: for the room to make, and for the load.
-	f, st, err := open(path)
+	h, err := open(path)
 	if err != nil {
 		c.err = err
 		return nil, err
 	}
-	split, onGPU := r.makeGPURoom(f)
-	if err := r.makeRoom(r.memoryNeed(f, st.Size(), split, onGPU)); err != nil {
-		f.Close()
+	split, onGPU := r.makeGPURoom(h.f)
+	if err := r.makeRoom(r.memoryNeed(h, split, onGPU)); err != nil {
+		h.f.Close()
 		c.err = err
 		return nil, err
 	}
 	opts := r.cfg.Load
 	opts.Name = name
 	start := time.Now()
-	m, err := load(context.Background(), f, st, opts)
+	m, err := load(context.Background(), h, opts)
 	if err != nil {
 		c.err = err
 		return nil, err
@@ -430,16 +430,16 @@ func (r *Runner) available() uint64 {
 	return vm.Available
 }
 
-// memoryNeed is the RAM that loading the model of f (of size bytes) with
-// the runner's options takes, as the fit planner plans it: its weights, KV
-// pool and buffers, less what the layers split puts on a GPU of its own
-// (onGPU) hold there.
-func (r *Runner) memoryNeed(f *gguf.File, size int64, split offload.Split, onGPU bool) int64 {
+// memoryNeed is the RAM that loading the model of h with the runner's
+// options takes, as the fit planner plans it: its weights, KV pool and
+// buffers, less what the layers split puts on a GPU of its own (onGPU)
+// hold there.
+func (r *Runner) memoryNeed(h *header, split offload.Split, onGPU bool) int64 {
 	layers := 0
 	if onGPU {
 		layers = split.Layers
 	}
-	return fit.LoadRAM(f, size, fit.SchedulerRequest(r.cfg.Load.Scheduler, 0), layers, r.cfg.Load.registry().Platform().Unified)
+	return fit.LoadRAM(h.plannable(), h.st.Size(), fit.SchedulerRequest(r.cfg.Load.Scheduler, layers), r.cfg.Load.registry().Platform().Unified)
 }
 
 // unload removes m from the runner and closes it.

@@ -178,22 +178,22 @@ func TestMemoryNeed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, st, err := open(path)
+	h, err := open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	defer h.f.Close()
 	discrete := offload.NewRegistry(offload.Platform{Name: "Fake"})
 	unified := offload.NewRegistry(offload.Platform{Name: "Fake", Unified: true})
 	sc := scheduler.Config{Context: 128, Parallel: 1}
 	need := func(reg *offload.Registry, split offload.Split, onGPU bool) int64 {
 		r := New(Config{Load: LoadOptions{GPU: reg, Scheduler: sc}})
 		defer r.Close()
-		return r.memoryNeed(f, st.Size(), split, onGPU)
+		return r.memoryNeed(h, split, onGPU)
 	}
 	all := need(discrete, offload.Split{Of: 4}, false)
-	if want := fit.LoadRAM(f, st.Size(), fit.SchedulerRequest(sc, 0), 0, false); all != want || all <= st.Size() {
-		t.Fatalf("on the CPU: %d bytes, want the plan's %d (more than the file's %d)", all, want, st.Size())
+	if want := fit.LoadRAM(&h.shape, h.st.Size(), fit.SchedulerRequest(sc, 0), false); all != want || all <= h.st.Size() {
+		t.Fatalf("on the CPU: %d bytes, want the plan's %d (more than the file's %d)", all, want, h.st.Size())
 	}
 	half := need(discrete, offload.Split{Layers: 2, Of: 4}, true)
 	whole := need(discrete, offload.Split{Layers: 4, Of: 4, Output: true}, true)
