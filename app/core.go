@@ -218,15 +218,11 @@ func (c *core) openEngine() error {
 	if err != nil {
 		return fmt.Errorf("app: the models folder: %w", err)
 	}
-	threads := c.settings.Threads
-	if threads <= 0 {
-		threads = hardware.DefaultThreads()
-	}
 	c.lib = lib
 	c.run = runner.New(runner.Config{
 		Library: lib,
 		Logger:  c.log,
-		Load: runner.LoadOptions{Threads: threads, GPULayers: c.settings.GPULayers, GPU: c.gpu, Logger: c.log,
+		Load: runner.LoadOptions{Threads: c.settings.Threads, GPULayers: c.settings.GPULayers, GPU: c.gpu, Logger: c.log,
 			Scheduler: c.settings.scheduler()},
 	})
 	c.srv = server.New(server.Config{Runner: c.run, Logger: c.log, APIKeys: c.settings.APIKeys, CORSOrigins: c.settings.CORS})
@@ -708,15 +704,9 @@ func (c *core) planLoaded(m *runner.Model) (fit.Plan, error) {
 	if s.Threads > 0 {
 		machine.CPU.Threads = s.Threads
 	}
-	n := s.Context
-	if m.Info.Context > 0 {
-		n = m.Info.Context
-	}
-	// The engine runs on the CPU: plan it there, with the scheduler's
-	// settings of the app's loads.
-	sc := s.scheduler()
-	sc.Context = n
-	return fit.PlanFor(shape, machine, fit.SchedulerRequest(sc, 0))
+	// The engine runs on the CPU: plan it there, with the settings its
+	// scheduler runs with.
+	return fit.PlanFor(shape, machine, fit.SchedulerRequest(m.Scheduler().Config(), 0))
 }
 
 // scheduler is the scheduler configuration the app loads models with:

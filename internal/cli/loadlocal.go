@@ -81,10 +81,7 @@ func isModelFile(name string) bool {
 // through an in-process scheduler.
 func runLocalLoadtest(ctx context.Context, lf *loadtestFlags, stdout, stderr io.Writer) error {
 	l := lf.local
-	threads := l.threads
-	if threads <= 0 {
-		threads = hardware.DefaultThreads()
-	}
+	threads := hardware.Threads(l.threads)
 	// The scheduler's KV cache is allocated with the model, so that a
 	// cache the GPU cannot hold sends the model to the CPU with it.
 	sc := l.scheduler()

@@ -16,7 +16,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"saji/engine/hardware"
 	"saji/engine/offload"
 	"saji/engine/runner"
 	"saji/engine/server"
@@ -130,11 +129,7 @@ func runServe(ctx context.Context, sf *serveFlags, errw io.Writer) error {
 		fmt.Fprintf(errw, "saji: warning: the API listens on %s, reachable from other machines; requests need the API key\n", sf.host)
 	}
 	l := sf.local
-	threads := l.threads
-	if threads <= 0 {
-		threads = hardware.DefaultThreads()
-	}
-	load := runner.LoadOptions{Threads: threads, GPULayers: sf.local.gpuLayers, Scheduler: l.scheduler()}
+	load := runner.LoadOptions{Threads: l.threads, GPULayers: sf.local.gpuLayers, Scheduler: l.scheduler()}
 	rn := runner.New(runner.Config{Logger: slog.Default(), ModelsDir: sf.dir, Load: load, KeepAlive: sf.keepAlive,
 		MaxLoaded: max(sf.maxLoaded, len(sf.models)+1), Aliases: aliases})
 	defer rn.Close()
