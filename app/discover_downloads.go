@@ -338,7 +338,7 @@ func (r *jobRowView) show(p download.Progress) {
 		r.errText.SetText(downloadErrorText(p.Err, r.v.client()))
 	}
 	setVisible(r.errText, failed)
-	active := p.State == download.Queued || p.State == download.Running || p.State == download.Verifying
+	active := p.State.Active()
 	setVisible(r.pauseBtn, active && p.State != download.Verifying)
 	setVisible(r.resumeBtn, p.State == download.Paused || failed)
 	r.resumeBtn.Enable()

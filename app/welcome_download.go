@@ -47,7 +47,7 @@ func (v *welcomeView) Phase() downloadPhase {
 // into the library as a job of the download manager, showing its
 // progress.
 func (v *welcomeView) startDownload() {
-	if v.starting || (v.job != nil && active(v.job.Progress().State)) {
+	if v.starting || (v.job != nil && v.job.Progress().State.Active()) {
 		return
 	}
 	v.starting = true
@@ -115,11 +115,6 @@ func (v *welcomeView) startJob(client *hub.Client, dir string, old *download.Job
 		return nil, downloadErrorText(err, client)
 	}
 	return j, ""
-}
-
-// active reports whether a job in state st is under way.
-func active(st download.State) bool {
-	return st == download.Queued || st == download.Running || st == download.Verifying
 }
 
 // follow shows j's progress until it ends, pauses or fails: a goroutine

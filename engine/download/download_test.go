@@ -888,3 +888,15 @@ func TestStalledResponse(t *testing.T) {
 		t.Errorf("Attempts = %d, want at least 2", p.Attempts)
 	}
 }
+
+// TestStateActive names the states of a job under way.
+func TestStateActive(t *testing.T) {
+	for _, tc := range []struct {
+		s    State
+		want bool
+	}{{Queued, true}, {Running, true}, {Verifying, true}, {Paused, false}, {Done, false}, {Failed, false}, {Cancelled, false}} {
+		if got := tc.s.Active(); got != tc.want {
+			t.Errorf("%v.Active() = %v, want %v", tc.s, got, tc.want)
+		}
+	}
+}

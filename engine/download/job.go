@@ -45,6 +45,10 @@ func (s State) String() string {
 	return "unknown"
 }
 
+// Active reports whether a job in state s is under way: queued, running
+// or verifying.
+func (s State) Active() bool { return s == Queued || s == Running || s == Verifying }
+
 // final reports whether no more events follow s.
 func (s State) final() bool { return s == Done || s == Failed || s == Cancelled }
 
