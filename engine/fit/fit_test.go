@@ -58,16 +58,13 @@ func TestKVMatchesEngine(t *testing.T) {
 				if typ == quant.TypeQ8_0 && (cfg.KVHeads*cfg.HeadDim)%32 != 0 {
 					continue
 				}
-				cb, err := s.KVCellBytes(kv)
-				if err != nil {
-					t.Fatal(err)
-				}
+				cb := s.poolGroups(typ)
 				if len(cb) != len(groups) {
 					t.Fatalf("%d KV groups, engine %d", len(cb), len(groups))
 				}
 				for i, g := range groups {
-					if cb[i] != int64(g.CellBytes(typ)) {
-						t.Errorf("%s group %d: %d bytes a cell, engine %d", kv, i, cb[i], g.CellBytes(typ))
+					if cb[i].CellBytes != int64(g.CellBytes(typ)) {
+						t.Errorf("%s group %d: %d bytes a cell, engine %d", kv, i, cb[i].CellBytes, g.CellBytes(typ))
 					}
 				}
 				for _, tc := range []struct{ ctx, parallel int }{{256, 0}, {100, 1}, {512, 3}} {

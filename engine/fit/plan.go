@@ -309,21 +309,6 @@ func (s ModelShape) groupCellBytes(g kvGroup, typ quant.Type) int64 {
 	return n
 }
 
-// KVCellBytes returns, per KV group (windows in the order of their first
-// layer), the memory one cell takes over the group's layers: what
-// engine/model's KVGroup.CellBytes gives for the same model.
-func (s ModelShape) KVCellBytes(kvType string) ([]int64, error) {
-	typ, err := kvType0(kvType)
-	if err != nil {
-		return nil, err
-	}
-	var out []int64
-	for _, g := range s.kvGroups() {
-		out = append(out, s.groupCellBytes(g, typ))
-	}
-	return out, nil
-}
-
 func kvType0(s string) (quant.Type, error) {
 	if s == "" {
 		s = "f16"
