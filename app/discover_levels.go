@@ -219,7 +219,7 @@ func (v *discoverView) fetchRepo(client *hub.Client, id, dir string) repoDetails
 	}
 	// Before the headers are read, the planner's size-based fallback
 	// answers (planLevels replaces it level by level).
-	rec, ok := hub.Recommend(d.levels, int64(d.mem.Available), func(q hub.Quant) int64 { return fit.SizeNeed(q.Size) })
+	rec, ok := hub.Recommend(d.levels, int64(d.mem.Available), fit.SizeNeed)
 	for _, q := range d.levels {
 		r := quantRow{Name: q.Name, Size: q.Size, Shards: q.Shards, Incomplete: q.Incomplete,
 			HasVerdict: d.memKnown, Recommended: d.memKnown && ok && q.Name == rec.Name && !q.Incomplete}

@@ -297,8 +297,9 @@ func Parse(ref string) (repo, quant string, err error) {
 
 // Recommend picks a level to download for a machine with available bytes
 // of memory (RAM, or the GPU's when the model runs there). need is the
-// memory a level takes to run, engine/fit's answer (fit.SizeNeed of its
-// size before its header is read): a level fits when need(q) <= available.
+// memory a file of a level's size takes to run, engine/fit's answer
+// before its header is read (fit.SizeNeed): a level fits when
+// need(q.Size) <= available.
 // The rule:
 //
 //  1. The anchor is Q4_K_M (the usual best trade of size and quality); a
@@ -315,7 +316,7 @@ func Parse(ref string) (repo, quant string, err error) {
 //
 // Incomplete levels are never picked. When nothing fits, Recommend returns
 // the smallest complete level and false.
-func Recommend(levels []Quant, available int64, need func(Quant) int64) (Quant, bool) {
+func Recommend(levels []Quant, available int64, need func(size int64) int64) (Quant, bool) {
 	var cands []Quant
 	for _, q := range levels {
 		if !q.Incomplete && q.Bits() > 0 && len(q.Files) > 0 {
@@ -326,12 +327,12 @@ func Recommend(levels []Quant, available int64, need func(Quant) int64) (Quant, 
 	if len(cands) == 0 {
 		for _, q := range levels {
 			if !q.Incomplete && len(q.Files) > 0 {
-				return q, need(q) <= available
+				return q, need(q.Size) <= available
 			}
 		}
 		return Quant{}, false
 	}
-	fits := func(q Quant) bool { return need(q) <= available }
+	fits := func(q Quant) bool { return need(q.Size) <= available }
 	const maxBits = 8.5 // Q8_0
 
 	anchor := -1
@@ -352,7 +353,7 @@ func Recommend(levels []Quant, available int64, need func(Quant) int64) (Quant, 
 	if anchor >= 0 && fits(cands[anchor]) {
 		pick := cands[anchor]
 		for _, q := range cands[anchor+1:] {
-			if q.Bits() <= maxBits && 2*need(q) <= available {
+			if q.Bits() <= maxBits && 2*need(q.Size) <= available {
 				pick = q
 			}
 		}

@@ -199,7 +199,7 @@ func TestParse(t *testing.T) {
 
 func TestRecommend(t *testing.T) {
 	const GB = 1 << 30
-	need := func(q Quant) int64 { return fit.SizeNeed(q.Size) }
+	need := fit.SizeNeed
 	lv := func(name string, gb float64) Quant {
 		return Quant{Name: name, Files: []File{{Path: name + ".gguf", Size: int64(gb * GB)}}, Size: int64(gb * GB), Shards: 1}
 	}

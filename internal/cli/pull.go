@@ -173,7 +173,7 @@ func (p *puller) run(ctx context.Context) error {
 		}
 		if memErr == nil && levelPlan(q, mem).Verdict.Kind == fit.WontFit {
 			p.ui.notef("warning: %s (%s) needs about %s of memory and this machine has %s; it will not run well",
-				q.Name, units.Bytes(q.Size), units.Bytes(levelNeed(q)), units.Bytes(int64(mem.Total)))
+				q.Name, units.Bytes(q.Size), units.Bytes(fit.SizeNeed(q.Size)), units.Bytes(int64(mem.Total)))
 		}
 	}
 	if q.Incomplete {
@@ -538,14 +538,10 @@ func recommend(levels []hub.Quant, mem hardware.Memory, memErr error) (hub.Quant
 		if q, ok := hub.Find(levels, "Q4_K_M"); ok && !q.Incomplete {
 			return q, true
 		}
-		return hub.Recommend(levels, 1<<40, levelNeed)
+		return hub.Recommend(levels, 1<<40, fit.SizeNeed)
 	}
-	return hub.Recommend(levels, int64(min(mem.Available, 1<<62)), levelNeed)
+	return hub.Recommend(levels, int64(min(mem.Available, 1<<62)), fit.SizeNeed)
 }
-
-// levelNeed is the memory a level needs by engine/fit's size-based
-// fallback: a pull picks before any header is read.
-func levelNeed(q hub.Quant) int64 { return fit.SizeNeed(q.Size) }
 
 // levelPlan is engine/fit's verdict on a level by its size.
 func levelPlan(q hub.Quant, mem hardware.Memory) fit.Plan {
