@@ -62,20 +62,21 @@ type modelFit struct {
 // as every size).
 const gibibyte = 1 << 30
 
-// modelFits plans engine/fit's size classes as the app loads models (the
-// desktop profile at the default context, on the CPU): the memory each
-// needs.
-func modelFits() []modelFit {
+// modelFits plans engine/fit's size classes as the app loads models (its
+// scheduler settings at the default context, on the CPU): the memory each
+// needs. The answer never changes, so it is planned once.
+var modelFits = sync.OnceValue(func() []modelFit {
 	var fits []modelFit
+	req := fit.SchedulerRequest(Settings{}.scheduler(), 0)
 	for _, c := range fit.Classes {
-		p, err := fit.PlanFor(c.Shape(), hardware.Machine{}, fit.Request{Parallel: 1, GPULayers: 0})
+		p, err := fit.PlanFor(c.Shape(), hardware.Machine{}, req)
 		if err != nil {
 			continue
 		}
 		fits = append(fits, modelFit{Size: c.Name, Need: uint64(p.Breakdown.Total)})
 	}
 	return fits
-}
+})
 
 // largestFit returns the index in fits of the largest size that fits in
 // avail bytes, or -1 when none does.
