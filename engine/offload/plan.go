@@ -18,37 +18,17 @@ const Auto = -1
 // estimates, as llama.cpp's automatic fitting leaves about a gibibyte.
 const Headroom = 512 << 20
 
-// Request says how many layers to offload and how the model will be
-// served, which sizes the KV cache that goes with the offloaded layers.
-type Request struct {
-	// GPULayers is the number of layers to put on the GPU: Auto (-1, or
-	// any negative number) as many as fit, 0 none, N the last N (all of
-	// them, with the embeddings and the output head, from the model's
-	// layer count on).
-	GPULayers int
-	// Context is the longest sequence in tokens (0: the scheduler's
-	// default, scheduler.DefaultContext or the training context when
-	// shorter).
-	Context int
-	// KVType is the KV cache's element type ("f16" for "").
-	KVType string
-	// Parallel is the memory profile, the scheduler's Config.Parallel: 1
-	// one conversation and a reserve (the desktop), N a pool of N whole
-	// contexts (a server), 0 the scheduler's older default pool.
-	Parallel int
-	// KVBytes, when above 0, is the KV pool's memory budget (the
-	// scheduler's Config.KVBytes); it takes the place of Parallel.
-	KVBytes int64
-	// MaxSeqs is the most sequences running at once (0: the scheduler's
-	// default for the profile).
-	MaxSeqs int
-}
+// Request says how many layers to offload (GPULayers: Auto, or any
+// negative number, as many as fit; 0 none; N the last N, all of them with
+// the embeddings and the output head from the model's layer count on) and
+// how the model will be served, which sizes the KV cache that goes with the
+// offloaded layers: the planner's request, whose owner is engine/fit.
+type Request = fit.Request
 
 // ServeRequest is the request for a model served by a scheduler with cfg:
 // the planner sizes the same KV pool as the scheduler.
 func ServeRequest(gpuLayers int, cfg scheduler.Config) Request {
-	r := fit.SchedulerRequest(cfg, gpuLayers)
-	return Request{GPULayers: gpuLayers, Context: r.Context, KVType: r.KVType, Parallel: r.Parallel, KVBytes: r.KVBytes, MaxSeqs: r.MaxSeqs}
+	return fit.SchedulerRequest(cfg, gpuLayers)
 }
 
 // DeviceMemory is what a plan needs to know of the GPU.
@@ -130,8 +110,9 @@ func Plan(shape fit.ModelShape, dev DeviceMemory, req Request) (Split, error) {
 	return s, nil
 }
 
-// fitRequest is req for the planner, the KV budget in bytes as it is.
+// fitRequest is req as the planner chooses the split with it: every layer
+// a candidate, the KV budget in bytes as it is.
 func fitRequest(req Request) fit.Request {
-	return fit.Request{Context: req.Context, KVType: req.KVType, Parallel: max(0, req.Parallel), KVBytes: max(0, req.KVBytes),
-		MaxSeqs: max(0, req.MaxSeqs), GPULayers: Auto}
+	req.GPULayers, req.Parallel, req.KVBytes, req.MaxSeqs = Auto, max(0, req.Parallel), max(0, req.KVBytes), max(0, req.MaxSeqs)
+	return req
 }
