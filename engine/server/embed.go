@@ -110,16 +110,18 @@ func (s *Server) handleOllamaEmbed(w http.ResponseWriter, r *http.Request) {
 		ollamaError(w, err)
 		return
 	}
-	if d, ok, err := parseKeepAlive(req.KeepAlive); err != nil {
+	keepAlive, setKeepAlive, err := parseKeepAlive(req.KeepAlive)
+	if err != nil {
 		ollamaError(w, err)
 		return
-	} else if ok {
-		m.SetKeepAlive(d)
 	}
 	vecs, n, err := m.Embed(r.Context(), req.Input.texts, req.Input.tokens, req.Truncate == nil || *req.Truncate)
 	if err != nil {
 		ollamaError(w, err)
 		return
+	}
+	if setKeepAlive { // after the run, so that a keep_alive of 0 cannot unload m before it
+		m.SetKeepAlive(keepAlive)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"model": req.Model, "embeddings": vecs,
 		"total_duration": time.Since(start).Nanoseconds(), "load_duration": 0, "prompt_eval_count": n})

@@ -323,7 +323,9 @@ func parseKeepAlive(raw json.RawMessage) (d time.Duration, ok bool, err error) {
 	return d, true, nil
 }
 
-// keepAliveFor applies the request's keep_alive to m.
+// keepAliveFor applies the request's keep_alive to m. Call it once m is
+// busy with the request: a short keep-alive set before could unload m
+// between looking it up and submitting to it.
 func (c *ollamaCommon) keepAliveFor(m *runner.Model) {
 	if d, ok, err := parseKeepAlive(c.KeepAlive); err == nil && ok {
 		m.SetKeepAlive(d)
@@ -645,7 +647,6 @@ func ollamaLimit(g *runner.Request, o *ollamaOptions) {
 // final one with the counts and durations, or one object when the
 // request does not stream.
 func (s *Server) ollamaGenerate(w http.ResponseWriter, r *http.Request, m *runner.Model, g runner.Request, c *ollamaCommon, out ollamaReply, start time.Time) {
-	c.keepAliveFor(m)
 	ctx := r.Context()
 	ollamaLimit(&g, &c.Options)
 	st, err := m.Start(ctx, g)
@@ -653,6 +654,9 @@ func (s *Server) ollamaGenerate(w http.ResponseWriter, r *http.Request, m *runne
 		ollamaError(w, err)
 		return
 	}
+	// Once the request is submitted the model is busy, so a keep_alive of
+	// 0 cannot unload it before the request runs.
+	c.keepAliveFor(m)
 	defer st.Close() // when the handler ends before reading it
 	metrics := func(res runner.Result) *ollamaMetrics {
 		return &ollamaMetrics{TotalDuration: max(time.Since(start), res.Total), PromptEvalCount: res.PromptTokens,
