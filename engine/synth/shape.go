@@ -13,25 +13,49 @@ import (
 type Shape struct {
 	// Name is the name --shape selects.
 	Name string
-	// Arch is general.architecture: "llama" or "qwen2".
+	// Arch is general.architecture. Architectures other than the Llama
+	// family's register their tensors and metadata with registerArch.
 	Arch string
 	// Embd, Layers, Heads, KVHeads and FFN are n_embd, n_layer, n_head,
 	// n_head_kv and n_ff.
 	Embd, Layers, Heads, KVHeads, FFN int
+	// Head is the length of an attention head (key_length and
+	// value_length); 0 means Embd/Heads.
+	Head int
 	// Tied models have no output.weight: the embeddings are the output.
 	Tied bool
 	// QKVBias adds attn_q, attn_k and attn_v biases (Qwen2).
 	QKVBias bool
+	// HeadNorm adds per-head q and k norms (Qwen3).
+	HeadNorm bool
 	// RopeBase is the rotary frequency base.
 	RopeBase float32
 	// Context is the training context length (metadata only).
 	Context int
 	// Eps is the RMSNorm epsilon.
 	Eps float32
+	// Experts and ExpertsUsed are the number of experts of a
+	// mixture-of-experts layer and how many each token uses (0: dense);
+	// ExpertFFN is the n_ff of one expert and SharedFFN that of the shared
+	// expert (0: none).
+	Experts, ExpertsUsed, ExpertFFN, SharedFFN int
+	// Window is the sliding-window length of the local layers (0: none).
+	Window int
+	// Scaled weights have a standard deviation of 1/√fan-in and norms of
+	// 1+0.1·N(0,1), as the shared test models do, so that a tiny model's
+	// logits differ enough between tokens for a conformance test to mean
+	// something; otherwise weights are N(0, 0.02²) and norms 1, about a
+	// trained model's, for benchmarks.
+	Scaled bool
 }
 
 // HeadDim returns the length of one attention head.
-func (s Shape) HeadDim() int { return s.Embd / s.Heads }
+func (s Shape) HeadDim() int {
+	if s.Head > 0 {
+		return s.Head
+	}
+	return s.Embd / s.Heads
+}
 
 var shapes = []Shape{
 	// Llama-3.2-1B.
@@ -48,6 +72,26 @@ var shapes = []Shape{
 	{Name: "tiny", Arch: "llama", Embd: 256, Layers: 4, Heads: 4, KVHeads: 2, FFN: 512,
 		RopeBase: 10000, Context: 2048, Eps: 1e-5},
 }
+
+// addShapes adds shapes to the list --shape selects from (files that
+// register an architecture add its shapes in their init).
+func addShapes(ss ...Shape) { shapes = append(shapes, ss...) }
+
+// archSpec is what a synthetic model of an architecture outside the Llama
+// family needs: its metadata beyond the common keys, and its tensors.
+type archSpec struct {
+	// keys returns the architecture's own metadata (keys without the
+	// "ARCH." prefix, which the writer adds).
+	keys func(s Shape) map[string]any
+	// tensors lists the tensors in file order, as Shape.Tensors does.
+	tensors func(s Shape, vocab int) []TensorSpec
+}
+
+// archs holds the registered architectures.
+var archs = map[string]archSpec{}
+
+// registerArch registers an architecture's synthetic tensors and keys.
+func registerArch(name string, a archSpec) { archs[name] = a }
 
 // ShapeNames returns the names of the known shapes.
 func ShapeNames() []string {
@@ -71,15 +115,21 @@ func LookupShape(name string) (Shape, error) {
 type TensorSpec struct {
 	Name  string
 	Shape []int64 // ggml order: Shape[0] is the row length
-	// Ones marks norm weights, which are all 1; the other tensors are
-	// random.
+	// Ones marks norm weights, which are all 1 (1+0.1·N(0,1) in a Scaled
+	// shape); the other tensors are random.
 	Ones bool
+	// Std, when above 0, is the standard deviation of the tensor's random
+	// values, instead of the shape's rule.
+	Std float64
 }
 
 // Tensors lists the tensors of a model of shape s with a vocabulary of
 // vocab tokens, in file order (llama.cpp's convert order: embeddings,
 // blocks, output).
 func (s Shape) Tensors(vocab int) []TensorSpec {
+	if a, ok := archs[s.Arch]; ok && a.tensors != nil {
+		return a.tensors(s, vocab)
+	}
 	e, v := int64(s.Embd), int64(vocab)
 	q, kv := int64(s.Heads*s.HeadDim()), int64(s.KVHeads*s.HeadDim())
 	ff := int64(s.FFN)
@@ -96,6 +146,12 @@ func (s Shape) Tensors(vocab int) []TensorSpec {
 				TensorSpec{Name: p + "attn_q.bias", Shape: []int64{q}},
 				TensorSpec{Name: p + "attn_k.bias", Shape: []int64{kv}},
 				TensorSpec{Name: p + "attn_v.bias", Shape: []int64{kv}})
+		}
+		if s.HeadNorm {
+			d := int64(s.HeadDim())
+			out = append(out,
+				TensorSpec{Name: p + "attn_k_norm.weight", Shape: []int64{d}, Ones: true},
+				TensorSpec{Name: p + "attn_q_norm.weight", Shape: []int64{d}, Ones: true})
 		}
 		out = append(out,
 			TensorSpec{Name: p + "attn_output.weight", Shape: []int64{q, e}},

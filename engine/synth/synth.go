@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 
@@ -57,8 +59,8 @@ const chunkElems = 1 << 20
 // generation.
 func NewWriter(ctx context.Context, opts Options) (*gguf.Writer, error) {
 	s := opts.Shape
-	if s.Embd <= 0 || s.Layers <= 0 || s.Heads <= 0 || s.KVHeads <= 0 || s.FFN <= 0 ||
-		s.Embd%s.Heads != 0 || s.Heads%s.KVHeads != 0 {
+	if s.Embd <= 0 || s.Layers <= 0 || s.Heads <= 0 || s.KVHeads <= 0 || (s.FFN <= 0 && s.Experts == 0) ||
+		(s.Head == 0 && s.Embd%s.Heads != 0) || s.Heads%s.KVHeads != 0 || s.ExpertsUsed > s.Experts {
 		return nil, fmt.Errorf("synth: shape %q is inconsistent", s.Name)
 	}
 	if opts.Vocab == nil {
@@ -80,10 +82,11 @@ func NewWriter(ctx context.Context, opts Options) (*gguf.Writer, error) {
 	w.Progress = opts.Progress
 	arch := s.Arch
 	key := func(k string) string { return fmt.Sprintf(k, arch) }
-	set := []struct {
+	type meta struct {
 		k string
 		v any
-	}{
+	}
+	set := []meta{
 		{gguf.KeyArchitecture, arch},
 		{"general.type", "model"},
 		{gguf.KeyName, fmt.Sprintf("Saji synthetic %s %s", s.Name, opts.FileType)},
@@ -99,6 +102,20 @@ func NewWriter(ctx context.Context, opts Options) (*gguf.Writer, error) {
 		{key(gguf.KeyRopeFreqBase), s.RopeBase},
 		{key(gguf.KeyLayerNormRMSEpsilon), s.Eps},
 		{key(gguf.KeyRopeDimensionCount), uint32(s.HeadDim())},
+	}
+	if s.Head > 0 {
+		set = append(set, meta{key("%s.attention.key_length"), uint32(s.Head)}, meta{key("%s.attention.value_length"), uint32(s.Head)})
+	}
+	if a, ok := archs[arch]; ok && a.keys != nil {
+		extra := a.keys(s)
+		names := make([]string, 0, len(extra))
+		for k := range extra {
+			names = append(names, k)
+		}
+		slices.Sort(names)
+		for _, k := range names {
+			set = append(set, meta{arch + "." + k, extra[k]})
+		}
 	}
 	for _, kv := range set {
 		if err := w.Set(kv.k, kv.v); err != nil {
@@ -119,7 +136,7 @@ func NewWriter(ctx context.Context, opts Options) (*gguf.Writer, error) {
 		if err != nil {
 			return nil, err
 		}
-		g := &tensorGen{spec: spec, typ: typ, seed: opts.Seed, index: uint64(i), threads: threads}
+		g := &tensorGen{spec: spec, typ: typ, seed: opts.Seed, index: uint64(i), threads: threads, scaled: s.Scaled}
 		if err := w.AddTensorFunc(spec.Name, typ, spec.Shape, func(out io.Writer) error { return g.write(ctx, out) }); err != nil {
 			return nil, fmt.Errorf("synth: %w", err)
 		}
@@ -147,6 +164,7 @@ type tensorGen struct {
 	seed    uint64
 	index   uint64 // the tensor's place in the file, part of its chunks' seeds
 	threads int
+	scaled  bool // Shape.Scaled
 }
 
 // genSlot is one goroutine's buffers.
@@ -203,17 +221,29 @@ func (g *tensorGen) write(ctx context.Context, out io.Writer) error {
 
 // fill sets dst to chunk c's values: ones for a norm, otherwise normal
 // values from a generator seeded by the model's seed, the tensor and the
-// chunk.
+// chunk. In a Scaled shape norms are 1+0.1·N(0,1) and the other values
+// have a standard deviation of 1/√(row length) (0.1 for a vector).
 func (g *tensorGen) fill(dst []float32, c uint64) {
-	if g.spec.Ones {
+	if g.spec.Ones && !g.scaled {
 		for i := range dst {
 			dst[i] = 1
 		}
 		return
 	}
 	r := rand.New(rand.NewPCG(g.seed, g.index<<40|c))
+	mean, std := 0.0, weightStd
+	switch {
+	case g.spec.Ones:
+		mean, std = 1, 0.1
+	case g.spec.Std > 0:
+		std = g.spec.Std
+	case g.scaled && len(g.spec.Shape) == 1:
+		std = 0.1
+	case g.scaled:
+		std = 1 / math.Sqrt(float64(g.spec.Shape[0]))
+	}
 	for i := range dst {
-		dst[i] = float32(r.NormFloat64() * weightStd)
+		dst[i] = float32(mean + r.NormFloat64()*std)
 	}
 }
 
