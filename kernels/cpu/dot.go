@@ -32,7 +32,7 @@ func dotKindOf(t quant.Type) (k dotKind, sums, ok bool) {
 		return dotF16, false, true
 	case quant.TypeBF16:
 		return dotBF16, false, true
-	case quant.TypeQ4_0, quant.TypeQ5_0, quant.TypeQ8_0, quant.TypeIQ4_NL:
+	case quant.TypeQ4_0, quant.TypeQ5_0, quant.TypeQ8_0, quant.TypeIQ4_NL, quant.TypeMXFP4:
 		return dotQ8, false, true
 	case quant.TypeQ4_1, quant.TypeQ5_1:
 		return dotQ8, true, true
@@ -100,6 +100,8 @@ func decode32(t quant.Type, src []byte, r *row32) {
 			for i, v := range blk[2:18] {
 				q[i], q[i+16] = iq4Levels[v&15], iq4Levels[v>>4]
 			}
+		case quant.TypeMXFP4:
+			decodeMXFP4(blk, q, &r.d[b])
 		}
 	}
 }
@@ -108,7 +110,7 @@ func decode32(t quant.Type, src []byte, r *row32) {
 // with the float operations of the kernel ggml's x86-64 build uses for the
 // type: for Q8_0 (ggml_vec_dot_q8_0_q8_0 and llamafile's tinyBLAS) eight
 // lanes of four-element integer sums, each scaled and accumulated with a
-// fused multiply-add, then added pairwise; for Q4_0 and IQ4_NL (the
+// fused multiply-add, then added pairwise; for Q4_0, IQ4_NL and MXFP4 (the
 // repacked 8x8 kernels) one fused multiply-add per block.
 func dot32(r *row32, x []q8Block) float32 {
 	switch r.typ {
@@ -126,7 +128,7 @@ func dot32(r *row32, x []q8Block) float32 {
 			}
 		}
 		return hsum8(&acc)
-	case quant.TypeQ4_0, quant.TypeIQ4_NL:
+	case quant.TypeQ4_0, quant.TypeIQ4_NL, quant.TypeMXFP4:
 		var sum float32
 		for b := range x {
 			sum = fma32(float32(blockDot(r.q[32*b:32*b+32], &x[b].q)), r.d[b]*x[b].d, sum)

@@ -30,6 +30,7 @@ var codecs = map[Type]codec{
 	TypeQ8_K:   {dequantizeQ8_K, quantizeQ8_K},
 	TypeIQ4_NL: {dequantizeIQ4_NL, quantizeIQ4_NL},
 	TypeIQ4_XS: {dequantizeIQ4_XS, quantizeIQ4_XS},
+	TypeMXFP4:  {dequantizeMXFP4, quantizeMXFP4},
 }
 
 // Supported reports whether Dequantize and Quantize handle t.

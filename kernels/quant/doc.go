@@ -1,6 +1,6 @@
 // Package quant defines ggml's tensor element types and block formats
-// (F32, F16, BF16, Q4_0 ... Q8_1, the K-quants Q2_K ... Q8_K, IQ4_NL and
-// IQ4_XS): their layout, and pure-Go reference Dequantize and Quantize
+// (F32, F16, BF16, Q4_0 ... Q8_1, the K-quants Q2_K ... Q8_K, IQ4_NL,
+// IQ4_XS and MXFP4): their layout, and pure-Go reference Dequantize and Quantize
 // functions that produce the same bytes as ggml's reference quantizers.
 //
 // The functions here are the oracle that every SIMD and GPU kernel is
@@ -27,6 +27,7 @@
 //	Q4_K          4.5      7.16e-2
 //	IQ4_NL        4.5      7.63e-2
 //	IQ4_XS        4.25     7.68e-2
+//	MXFP4         4.25     1.15e-1
 //	Q3_K          3.4375   1.51e-1
 //	Q2_K          2.625    2.97e-1
 //
