@@ -69,7 +69,7 @@ func TestMXFP4Dequantize(t *testing.T) {
 	for j := range 16 {
 		blk[1+j] = byte(j) | byte(15-j)<<4
 	}
-	want := []float32{0, 2, 4, 6, 8, 12, 16, 24, 0, -2, -4, -6, -8, -12, -16, -24}
+	want := []float32{0, 4, 8, 12, 16, 24, 32, 48, 0, -4, -8, -12, -16, -24, -32, -48}
 	y := make([]float32, 32)
 	if err := Dequantize(TypeMXFP4, blk, y); err != nil {
 		t.Fatal(err)
@@ -91,4 +91,3 @@ func TestE8M0Half(t *testing.T) {
 		}
 	}
 }
-
