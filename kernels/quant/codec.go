@@ -31,6 +31,8 @@ var codecs = map[Type]codec{
 	TypeIQ4_NL: {dequantizeIQ4_NL, quantizeIQ4_NL},
 	TypeIQ4_XS: {dequantizeIQ4_XS, quantizeIQ4_XS},
 	TypeMXFP4:  {dequantizeMXFP4, quantizeMXFP4},
+	TypeTQ1_0:  {dequantizeTQ1_0, quantizeTQ1_0},
+	TypeTQ2_0:  {dequantizeTQ2_0, quantizeTQ2_0},
 }
 
 // Supported reports whether Dequantize and Quantize handle t.

@@ -32,6 +32,8 @@ var roundTripBound = map[Type]float64{
 	TypeIQ4_NL: 0.099,
 	TypeIQ4_XS: 0.100,
 	TypeMXFP4:  0.150,
+	TypeTQ1_0:  1.05,
+	TypeTQ2_0:  1.05,
 }
 
 // TestRoundTripError quantizes Gaussian data with every type in the codecs
