@@ -36,7 +36,8 @@ func dotKindOf(t quant.Type) (k dotKind, sums, ok bool) {
 		return dotQ8, false, true
 	case quant.TypeQ4_1, quant.TypeQ5_1:
 		return dotQ8, true, true
-	case quant.TypeQ2_K, quant.TypeQ3_K, quant.TypeQ4_K, quant.TypeQ5_K, quant.TypeQ6_K, quant.TypeIQ4_XS:
+	case quant.TypeQ2_K, quant.TypeQ3_K, quant.TypeQ4_K, quant.TypeQ5_K, quant.TypeQ6_K, quant.TypeIQ4_XS,
+		quant.TypeTQ1_0, quant.TypeTQ2_0:
 		return dotQ8K, false, true
 	}
 	return 0, false, false
@@ -243,6 +244,8 @@ func decodeK(t quant.Type, src []byte, r *rowK) {
 				hi := blk[128+32*half+l%32] >> (2 * (l / 32)) & 3
 				q[i] = int8(lo|hi<<4) - 32
 			}
+		case quant.TypeTQ1_0, quant.TypeTQ2_0:
+			decodeTQ(t, blk, q, sc, &r.d[b])
 		case quant.TypeIQ4_XS: // d, scales_h u16, scales_l[4], qs[128]
 			r.d[b] = f16at(blk)
 			sh := binary.LittleEndian.Uint16(blk[2:])
@@ -287,6 +290,8 @@ func dotK(r *rowK, x []q8KBlock, gemm bool) float32 {
 	switch r.typ {
 	case quant.TypeQ6_K:
 		return dotQ6K(r, x)
+	case quant.TypeTQ1_0, quant.TypeTQ2_0:
+		return dotTQ(r, x)
 	case quant.TypeQ3_K, quant.TypeQ5_K:
 		return dotLanesK(r, x)
 	case quant.TypeQ4_K, quant.TypeQ2_K:

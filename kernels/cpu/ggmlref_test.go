@@ -28,6 +28,11 @@ var ggmlProducts = []struct {
 	{quant.TypeMXFP4, 256, 16, 5, 2, 0x9fb4fb2ee0458b42, 0x521929d3e9a139f9},
 	{quant.TypeMXFP4, 1024, 8, 4, 3, 0xbd80056cdb32f4bd, 0x90e3ab71e32b2bfc},
 	{quant.TypeMXFP4, 2880, 8, 9, 4, 0x68ddba2e6b10df53, 0xaf342f3a068f9621},
+	{quant.TypeTQ1_0, 256, 16, 1, 5, 0x1779b457a348522b, 0xae7a0b08e64bcc79},
+	{quant.TypeTQ1_0, 512, 8, 5, 6, 0xfd1ecfa50af39ca3, 0x6e6a7f0d66bd6877},
+	{quant.TypeTQ2_0, 256, 16, 1, 7, 0x32fa570a26c6a086, 0x12d4b9f03d28d88f},
+	{quant.TypeTQ2_0, 1024, 8, 6, 8, 0x27b0e4f47c5a0f44, 0xf96020af94510b43},
+	{quant.TypeTQ1_0, 2048, 4, 3, 9, 0xf4f83a7d42148129, 0x48328b9c64c2f1d0},
 }
 
 // TestGGMLProducts recomputes ggmlProducts on the pure-Go oracle and on the
