@@ -47,8 +47,10 @@ func TestRoundTripError(t *testing.T) {
 	}
 	x := simpleGaussian(1, rows*4096, 1)
 	types := make([]Type, 0, len(codecs))
-	for typ := range codecs {
-		types = append(types, typ)
+	for typ, c := range codecs {
+		if c.quantize != nil {
+			types = append(types, typ)
+		}
 	}
 	slices.Sort(types)
 
