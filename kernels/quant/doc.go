@@ -1,8 +1,9 @@
 // Package quant defines ggml's tensor element types and block formats
 // (F32, F16, BF16, Q4_0 ... Q8_1, the K-quants Q2_K ... Q8_K, IQ4_NL,
-// IQ4_XS, MXFP4, the ternary TQ1_0 and TQ2_0, and IQ1_S and IQ1_M, which
-// are decoded only: ggml quantizes them with an importance matrix): their layout, and pure-Go reference Dequantize and Quantize
-// functions that produce the same bytes as ggml's reference quantizers.
+// IQ4_XS, MXFP4, the ternary TQ1_0 and TQ2_0, IQ1_S and IQ1_M): their
+// layout, and pure-Go reference Dequantize and Quantize functions that
+// produce the same bytes as ggml's reference quantizers. IQ1_S and IQ1_M
+// are decoded only: ggml quantizes them with an importance matrix.
 //
 // The functions here are the oracle that every SIMD and GPU kernel is
 // tested against; they favour clarity over speed.
