@@ -37,7 +37,7 @@ func dotKindOf(t quant.Type) (k dotKind, sums, ok bool) {
 	case quant.TypeQ4_1, quant.TypeQ5_1:
 		return dotQ8, true, true
 	case quant.TypeQ2_K, quant.TypeQ3_K, quant.TypeQ4_K, quant.TypeQ5_K, quant.TypeQ6_K, quant.TypeIQ4_XS,
-		quant.TypeTQ1_0, quant.TypeTQ2_0:
+		quant.TypeTQ1_0, quant.TypeTQ2_0, quant.TypeIQ1_S, quant.TypeIQ1_M:
 		return dotQ8K, false, true
 	}
 	return 0, false, false
@@ -165,12 +165,14 @@ func hsum8(a *[8]float32) float32 {
 }
 
 // rowK is a decoded row of 256-element super-blocks in groups of 16: value
-// i = d·sc[g]·q[i] - dmin·mn[g] for the group g = i/16 of super-block i/256.
+// i = d·sc[g]·q[i] - dmin·mn[g] for the group g = i/16 of super-block i/256
+// (for IQ1_S and IQ1_M, d·sc[g]·(q[i] + delta[i/8]/8)).
 type rowK struct {
 	typ     quant.Type
 	q       []int8
 	sc, mn  []int32
 	d, dmin []float32
+	delta   []int8
 }
 
 func (r *rowK) reset(n int) {
@@ -179,6 +181,7 @@ func (r *rowK) reset(n int) {
 	r.mn = grow(r.mn, n/16)
 	r.d = grow(r.d, n/quant.QK_K)
 	r.dmin = grow(r.dmin, n/quant.QK_K)
+	r.delta = grow(r.delta, n/8)
 }
 
 // decodeK decodes one row of a K-quant or IQ4_XS.
@@ -246,6 +249,8 @@ func decodeK(t quant.Type, src []byte, r *rowK) {
 			}
 		case quant.TypeTQ1_0, quant.TypeTQ2_0:
 			decodeTQ(t, blk, q, sc, &r.d[b])
+		case quant.TypeIQ1_S, quant.TypeIQ1_M:
+			decodeIQ1(t, blk, q, sc, r.delta[32*b:32*b+32], &r.d[b])
 		case quant.TypeIQ4_XS: // d, scales_h u16, scales_l[4], qs[128]
 			r.d[b] = f16at(blk)
 			sh := binary.LittleEndian.Uint16(blk[2:])
@@ -292,6 +297,10 @@ func dotK(r *rowK, x []q8KBlock, gemm bool) float32 {
 		return dotQ6K(r, x)
 	case quant.TypeTQ1_0, quant.TypeTQ2_0:
 		return dotTQ(r, x)
+	case quant.TypeIQ1_S:
+		return dotIQ1S(r, x)
+	case quant.TypeIQ1_M:
+		return dotIQ1M(r, x)
 	case quant.TypeQ3_K, quant.TypeQ5_K:
 		return dotLanesK(r, x)
 	case quant.TypeQ4_K, quant.TypeQ2_K:

@@ -33,6 +33,11 @@ var ggmlProducts = []struct {
 	{quant.TypeTQ2_0, 256, 16, 1, 7, 0x32fa570a26c6a086, 0x12d4b9f03d28d88f},
 	{quant.TypeTQ2_0, 1024, 8, 6, 8, 0x27b0e4f47c5a0f44, 0xf96020af94510b43},
 	{quant.TypeTQ1_0, 2048, 4, 3, 9, 0xf4f83a7d42148129, 0x48328b9c64c2f1d0},
+	{quant.TypeIQ1_S, 256, 16, 1, 10, 0x4509ab97a7aabfce, 0x72ce76ac631e2033},
+	{quant.TypeIQ1_S, 1024, 8, 5, 11, 0xe2e5f6f1e1df5c3e, 0x7a6fe10841926ba1},
+	{quant.TypeIQ1_M, 256, 16, 1, 12, 0xf4ecf67350a77c15, 0xe229fe0ea09ed939},
+	{quant.TypeIQ1_M, 1024, 8, 5, 13, 0x7ddce2a01660010b, 0x31b3250a2d4983dd},
+	{quant.TypeIQ1_M, 2048, 4, 2, 14, 0xe851440d72756748, 0x0b6070d72038850f},
 }
 
 // TestGGMLProducts recomputes ggmlProducts on the pure-Go oracle and on the
@@ -88,7 +93,7 @@ func (s *refLCG) byte() byte {
 func refInputs(typ quant.Type, k, m, n int, seed uint64) (w []byte, x []float32) {
 	s := refLCG(seed)
 	w = make([]byte, m*k/typ.BlockSize()*typ.TypeSize())
-	if quant.Supported(typ) {
+	if typ != quant.TypeIQ1_S && typ != quant.TypeIQ1_M {
 		wf := make([]float32, k*m)
 		for i := range wf {
 			f := s.float()
