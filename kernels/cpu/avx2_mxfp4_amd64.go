@@ -7,14 +7,6 @@ func addAVX2MXFP4(k *kernelSet) {
 	k.q8[quant.TypeMXFP4] = q8Kernel(dotMXFP4AVX2, 17)
 }
 
-// e8m0HalfTable is quant.E8M0Half for every byte, for the assembly.
-var e8m0HalfTable = func() (t [256]float32) {
-	for e := range t {
-		t[e] = quant.E8M0Half(uint8(e))
-	}
-	return t
-}()
-
 // dotMXFP4AVX2 is dot32 for n MXFP4 blocks (17 bytes each) at w: the
 // integer dot of each block (the nibbles looked up in quant.FP4Levels with
 // vpshufb), converted to float32 and accumulated with one scalar fused

@@ -11,3 +11,11 @@ func decodeMXFP4(blk []byte, q []int8, d *float32) {
 		q[i], q[i+16] = quant.FP4Levels[v&15], quant.FP4Levels[v>>4]
 	}
 }
+
+// e8m0HalfTable is quant.E8M0Half for every byte, for the SIMD kernels.
+var e8m0HalfTable = func() (t [256]float32) {
+	for e := range t {
+		t[e] = quant.E8M0Half(uint8(e))
+	}
+	return t
+}()
