@@ -22,7 +22,7 @@ import (
 // not divide into the type's blocks, and 1-D tensors and norms left as they
 // are.
 //
-// Left out: the rules of file types Saji cannot write (IQ1-IQ3, TQ, MXFP4),
+// Left out: the rules of file types Saji cannot write (IQ1-IQ3),
 // those that need an importance matrix, the attn_v bump llama.cpp gives
 // only to models it classifies as 70B, and llama-quantize's per-tensor
 // overrides (--token-embedding-type, --output-tensor-type, --tensor-type,
@@ -55,6 +55,7 @@ var mixFileTypes = []gguf.FileType{
 	gguf.FileTypeMostlyQ4_K_S, gguf.FileTypeMostlyQ4_K_M,
 	gguf.FileTypeMostlyQ5_K_S, gguf.FileTypeMostlyQ5_K_M, gguf.FileTypeMostlyQ6_K,
 	gguf.FileTypeMostlyIQ4NL, gguf.FileTypeMostlyIQ4XS,
+	gguf.FileTypeMostlyTQ1_0, gguf.FileTypeMostlyTQ2_0, gguf.FileTypeMostlyMXFP4,
 }
 
 // MixFileTypes returns the file types Mix handles, in llama.cpp's order.
@@ -118,6 +119,12 @@ func DefaultType(ft gguf.FileType) (quant.Type, error) {
 		return quant.TypeIQ4_NL, nil
 	case gguf.FileTypeMostlyIQ4XS:
 		return quant.TypeIQ4_XS, nil
+	case gguf.FileTypeMostlyTQ1_0:
+		return quant.TypeTQ1_0, nil
+	case gguf.FileTypeMostlyTQ2_0:
+		return quant.TypeTQ2_0, nil
+	case gguf.FileTypeMostlyMXFP4:
+		return quant.TypeMXFP4, nil
 	}
 	return 0, fmt.Errorf("quantize: file type %s is not supported", ft)
 }
@@ -264,13 +271,23 @@ func (m Mix) refine(t quant.Type, name string, shape []int64) quant.Type {
 	switch {
 	case cat == catOutput || (m.Tied && cat == catTokenEmbd):
 		switch {
-		case falcon || shape[0]%int64(t.BlockSize()) != 0:
+		case ft == gguf.FileTypeMostlyMXFP4 || falcon || shape[0]%int64(t.BlockSize()) != 0:
 			t = quant.TypeQ8_0
 		case t != quant.TypeQ8_0:
 			t = quant.TypeQ6_K
 		}
+	case ft == gguf.FileTypeMostlyMXFP4:
+		// MXFP4 for the experts (3-D tensors; of Ling's, only the FFN's),
+		// Q8_0 for the rest.
+		t = quant.TypeQ8_0
+		if len(shape) > 2 && shape[2] > 1 &&
+			(m.Arch != "bailingmoe3" || cat == catFFNUp || cat == catFFNGate || cat == catFFNDown) {
+			t = quant.TypeMXFP4
+		}
 	case cat == catTokenEmbd:
-		// Only file types Saji does not write change the embeddings.
+		if ft == gguf.FileTypeMostlyTQ1_0 || ft == gguf.FileTypeMostlyTQ2_0 {
+			t = quant.TypeQ4_K
+		}
 	case cat == catAttnV || cat == catAttnQKV || cat == catAttnKVB:
 		// For a dense model, the i-th attn_v tensor is layer i's.
 		switch {
@@ -380,7 +397,7 @@ func fallback(t quant.Type, shape []int64) quant.Type {
 	switch t {
 	case quant.TypeIQ4_XS:
 		t = quant.TypeIQ4_NL
-	case quant.TypeQ2_K, quant.TypeQ3_K:
+	case quant.TypeQ2_K, quant.TypeQ3_K, quant.TypeTQ1_0, quant.TypeTQ2_0:
 		t = quant.TypeQ4_0
 	case quant.TypeQ4_K:
 		t = quant.TypeQ5_0

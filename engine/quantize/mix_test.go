@@ -13,11 +13,14 @@ import (
 
 // TestMixRules checks the type chosen for tensors of real model shapes
 // against the types in llama-quantize's published quantizations of those
-// models (Llama-3.2-1B, Qwen2-0.5B, Llama-3.1-8B).
+// models (Llama-3.2-1B, Qwen2-0.5B, Llama-3.1-8B), and against
+// llama_tensor_get_type's rules for TQ1_0, TQ2_0 and MXFP4_MOE (with
+// Qwen3-30B-A3B's shapes).
 func TestMixRules(t *testing.T) {
 	llama1b := Mix{Arch: "llama", Layers: 16, GQA: 4, Tied: true}
 	qwen := Mix{Arch: "qwen2", Layers: 24, GQA: 7, Tied: true}
 	llama8b := Mix{Arch: "llama", Layers: 32, GQA: 4}
+	qwen3moe := Mix{Arch: "qwen3moe", Layers: 48, GQA: 8, Experts: 128}
 	with := func(m Mix, ft gguf.FileType) Mix { m.FileType = ft; return m }
 	mat := func(cols, rows int64) []int64 { return []int64{cols, rows} }
 	tests := []struct {
@@ -87,6 +90,22 @@ func TestMixRules(t *testing.T) {
 		{with(llama8b, gguf.FileTypeMostlyQ4_K_S), "blk.4.attn_v.weight", mat(4096, 1024), quant.TypeQ4_K},
 		{with(llama8b, gguf.FileTypeMostlyQ6_K), "blk.4.attn_v.weight", mat(4096, 1024), quant.TypeQ6_K},
 		{with(llama8b, gguf.FileTypeMostlyQ6_K), "rope_freqs.weight", []int64{64}, quant.TypeF32},
+		// TQ1_0 and TQ2_0: the output Q6_K, the embeddings Q4_K, Q4_0 where
+		// rows do not divide into 256-blocks.
+		{with(llama8b, gguf.FileTypeMostlyTQ1_0), "output.weight", mat(4096, 128256), quant.TypeQ6_K},
+		{with(llama8b, gguf.FileTypeMostlyTQ1_0), "token_embd.weight", mat(4096, 128256), quant.TypeQ4_K},
+		{with(llama8b, gguf.FileTypeMostlyTQ2_0), "blk.0.attn_v.weight", mat(4096, 1024), quant.TypeTQ2_0},
+		{with(llama8b, gguf.FileTypeMostlyTQ2_0), "blk.0.ffn_down.weight", mat(14336, 4096), quant.TypeTQ2_0},
+		{with(qwen, gguf.FileTypeMostlyTQ1_0), "blk.0.attn_q.weight", mat(896, 896), quant.TypeQ4_0},
+		{with(qwen, gguf.FileTypeMostlyTQ2_0), "token_embd.weight", mat(896, 151936), quant.TypeQ8_0},
+		// MXFP4_MOE: the experts' 3-D tensors MXFP4, everything else Q8_0.
+		{with(qwen3moe, gguf.FileTypeMostlyMXFP4), "blk.0.ffn_up_exps.weight", []int64{2048, 768, 128}, quant.TypeMXFP4},
+		{with(qwen3moe, gguf.FileTypeMostlyMXFP4), "blk.0.ffn_down_exps.weight", []int64{768, 2048, 128}, quant.TypeMXFP4},
+		{with(qwen3moe, gguf.FileTypeMostlyMXFP4), "blk.0.ffn_gate_inp.weight", mat(2048, 128), quant.TypeF32},
+		{with(qwen3moe, gguf.FileTypeMostlyMXFP4), "blk.0.attn_v.weight", mat(2048, 512), quant.TypeQ8_0},
+		{with(qwen3moe, gguf.FileTypeMostlyMXFP4), "token_embd.weight", mat(2048, 151936), quant.TypeQ8_0},
+		{with(qwen3moe, gguf.FileTypeMostlyMXFP4), "output.weight", mat(2048, 151936), quant.TypeQ8_0},
+		{with(llama1b, gguf.FileTypeMostlyMXFP4), "blk.0.ffn_up.weight", mat(2048, 8192), quant.TypeQ8_0},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s/%s/%s", tt.mix.Arch, tt.mix.FileType, tt.name), func(t *testing.T) {
@@ -166,6 +185,8 @@ func TestParseMixFileType(t *testing.T) {
 		{"bf16", gguf.FileTypeMostlyBF16, true},
 		{"f32", gguf.FileTypeAllF32, true},
 		{"iq4_nl", gguf.FileTypeMostlyIQ4NL, true},
+		{"mxfp4_moe", gguf.FileTypeMostlyMXFP4, true},
+		{"TQ1_0", gguf.FileTypeMostlyTQ1_0, true},
 		{"iq2_xxs", 0, false},
 		{"q4_k", 0, false},
 		{"", 0, false},

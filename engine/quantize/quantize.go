@@ -62,9 +62,9 @@ var fileTypes = []gguf.FileType{
 	gguf.FileTypeMostlyQ5_0, gguf.FileTypeMostlyQ5_1,
 	gguf.FileTypeMostlyQ4_K_M, gguf.FileTypeMostlyQ4_K_S,
 	gguf.FileTypeMostlyQ4_0, gguf.FileTypeMostlyQ4_1,
-	gguf.FileTypeMostlyIQ4NL, gguf.FileTypeMostlyIQ4XS,
+	gguf.FileTypeMostlyIQ4NL, gguf.FileTypeMostlyIQ4XS, gguf.FileTypeMostlyMXFP4,
 	gguf.FileTypeMostlyQ3_K_L, gguf.FileTypeMostlyQ3_K_M, gguf.FileTypeMostlyQ3_K_S,
-	gguf.FileTypeMostlyQ2_K,
+	gguf.FileTypeMostlyQ2_K, gguf.FileTypeMostlyTQ2_0, gguf.FileTypeMostlyTQ1_0,
 }
 
 // FileTypes returns the target file types Quantize supports, from the

@@ -10,8 +10,9 @@ import (
 	"saji/kernels/quant"
 )
 
-// kTypes are the weight types addAVX2K covers, in the order they matter.
-var kTypes = []quant.Type{quant.TypeQ4_K, quant.TypeQ6_K, quant.TypeQ5_K, quant.TypeQ3_K, quant.TypeQ2_K, quant.TypeIQ4_XS}
+// kTypes are the weight types addAVX2K (and addAVX2TQ) cover, in the
+// order they matter.
+var kTypes = []quant.Type{quant.TypeQ4_K, quant.TypeQ6_K, quant.TypeQ5_K, quant.TypeQ3_K, quant.TypeQ2_K, quant.TypeIQ4_XS, quant.TypeTQ2_0}
 
 // kHalfOffsets are the offsets of each type's F16 super-block scales (d,
 // and dmin where the type has one).
@@ -22,6 +23,7 @@ var kHalfOffsets = map[quant.Type][]int{
 	quant.TypeQ5_K:   {0, 2},
 	quant.TypeQ6_K:   {208},
 	quant.TypeIQ4_XS: {0},
+	quant.TypeTQ2_0:  {64},
 }
 
 // avx2KSet returns a kernel set holding only the K-quant kernels, or skips
@@ -33,6 +35,7 @@ func avx2KSet(tb testing.TB) *kernelSet {
 	}
 	k := newKernelSet("avx2")
 	addAVX2K(k)
+	addAVX2TQ(k)
 	return k
 }
 

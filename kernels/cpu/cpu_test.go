@@ -67,7 +67,8 @@ func weight(t *testing.T, b *Backend, typ quant.Type, w []float32, k, m int) ker
 var matmulTypes = []quant.Type{
 	quant.TypeF32, quant.TypeF16, quant.TypeBF16, quant.TypeQ4_0, quant.TypeQ4_1, quant.TypeQ5_0,
 	quant.TypeQ5_1, quant.TypeQ8_0, quant.TypeQ2_K, quant.TypeQ3_K, quant.TypeQ4_K, quant.TypeQ5_K,
-	quant.TypeQ6_K, quant.TypeIQ4_NL, quant.TypeIQ4_XS,
+	quant.TypeQ6_K, quant.TypeIQ4_NL, quant.TypeIQ4_XS, quant.TypeMXFP4,
+	quant.TypeTQ1_0, quant.TypeTQ2_0,
 }
 
 // TestMatMul checks every weight type twice: exactly (within float
@@ -181,6 +182,8 @@ func looseTol(t quant.Type) float64 {
 		return 6e-2
 	case quant.TypeQ2_K, quant.TypeQ3_K:
 		return 0.4
+	case quant.TypeTQ1_0, quant.TypeTQ2_0: // ternary: most Gaussian weights round to 0
+		return 0.5
 	}
 	return 0.12
 }

@@ -32,11 +32,12 @@ func dotKindOf(t quant.Type) (k dotKind, sums, ok bool) {
 		return dotF16, false, true
 	case quant.TypeBF16:
 		return dotBF16, false, true
-	case quant.TypeQ4_0, quant.TypeQ5_0, quant.TypeQ8_0, quant.TypeIQ4_NL:
+	case quant.TypeQ4_0, quant.TypeQ5_0, quant.TypeQ8_0, quant.TypeIQ4_NL, quant.TypeMXFP4:
 		return dotQ8, false, true
 	case quant.TypeQ4_1, quant.TypeQ5_1:
 		return dotQ8, true, true
-	case quant.TypeQ2_K, quant.TypeQ3_K, quant.TypeQ4_K, quant.TypeQ5_K, quant.TypeQ6_K, quant.TypeIQ4_XS:
+	case quant.TypeQ2_K, quant.TypeQ3_K, quant.TypeQ4_K, quant.TypeQ5_K, quant.TypeQ6_K, quant.TypeIQ4_XS,
+		quant.TypeTQ1_0, quant.TypeTQ2_0, quant.TypeIQ1_S, quant.TypeIQ1_M:
 		return dotQ8K, false, true
 	}
 	return 0, false, false
@@ -100,6 +101,8 @@ func decode32(t quant.Type, src []byte, r *row32) {
 			for i, v := range blk[2:18] {
 				q[i], q[i+16] = iq4Levels[v&15], iq4Levels[v>>4]
 			}
+		case quant.TypeMXFP4:
+			decodeMXFP4(blk, q, &r.d[b])
 		}
 	}
 }
@@ -108,7 +111,7 @@ func decode32(t quant.Type, src []byte, r *row32) {
 // with the float operations of the kernel ggml's x86-64 build uses for the
 // type: for Q8_0 (ggml_vec_dot_q8_0_q8_0 and llamafile's tinyBLAS) eight
 // lanes of four-element integer sums, each scaled and accumulated with a
-// fused multiply-add, then added pairwise; for Q4_0 and IQ4_NL (the
+// fused multiply-add, then added pairwise; for Q4_0, IQ4_NL and MXFP4 (the
 // repacked 8x8 kernels) one fused multiply-add per block.
 func dot32(r *row32, x []q8Block) float32 {
 	switch r.typ {
@@ -126,7 +129,7 @@ func dot32(r *row32, x []q8Block) float32 {
 			}
 		}
 		return hsum8(&acc)
-	case quant.TypeQ4_0, quant.TypeIQ4_NL:
+	case quant.TypeQ4_0, quant.TypeIQ4_NL, quant.TypeMXFP4:
 		var sum float32
 		for b := range x {
 			sum = fma32(float32(blockDot(r.q[32*b:32*b+32], &x[b].q)), r.d[b]*x[b].d, sum)
@@ -162,12 +165,14 @@ func hsum8(a *[8]float32) float32 {
 }
 
 // rowK is a decoded row of 256-element super-blocks in groups of 16: value
-// i = d·sc[g]·q[i] - dmin·mn[g] for the group g = i/16 of super-block i/256.
+// i = d·sc[g]·q[i] - dmin·mn[g] for the group g = i/16 of super-block i/256
+// (for IQ1_S and IQ1_M, d·sc[g]·(q[i] + delta[i/8]/8)).
 type rowK struct {
 	typ     quant.Type
 	q       []int8
 	sc, mn  []int32
 	d, dmin []float32
+	delta   []int8
 }
 
 func (r *rowK) reset(n int) {
@@ -176,6 +181,7 @@ func (r *rowK) reset(n int) {
 	r.mn = grow(r.mn, n/16)
 	r.d = grow(r.d, n/quant.QK_K)
 	r.dmin = grow(r.dmin, n/quant.QK_K)
+	r.delta = grow(r.delta, n/8)
 }
 
 // decodeK decodes one row of a K-quant or IQ4_XS.
@@ -241,6 +247,10 @@ func decodeK(t quant.Type, src []byte, r *rowK) {
 				hi := blk[128+32*half+l%32] >> (2 * (l / 32)) & 3
 				q[i] = int8(lo|hi<<4) - 32
 			}
+		case quant.TypeTQ1_0, quant.TypeTQ2_0:
+			decodeTQ(t, blk, q, sc, &r.d[b])
+		case quant.TypeIQ1_S, quant.TypeIQ1_M:
+			decodeIQ1(t, blk, q, sc, r.delta[32*b:32*b+32], &r.d[b])
 		case quant.TypeIQ4_XS: // d, scales_h u16, scales_l[4], qs[128]
 			r.d[b] = f16at(blk)
 			sh := binary.LittleEndian.Uint16(blk[2:])
@@ -285,6 +295,12 @@ func dotK(r *rowK, x []q8KBlock, gemm bool) float32 {
 	switch r.typ {
 	case quant.TypeQ6_K:
 		return dotQ6K(r, x)
+	case quant.TypeTQ1_0, quant.TypeTQ2_0:
+		return dotTQ(r, x)
+	case quant.TypeIQ1_S:
+		return dotIQ1S(r, x)
+	case quant.TypeIQ1_M:
+		return dotIQ1M(r, x)
 	case quant.TypeQ3_K, quant.TypeQ5_K:
 		return dotLanesK(r, x)
 	case quant.TypeQ4_K, quant.TypeQ2_K:

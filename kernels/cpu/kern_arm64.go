@@ -16,5 +16,6 @@ func detectKernels() *kernelSet {
 	}
 	k := newKernelSet(name)
 	addNEON(k, dot)
+	addNEONMXFP4(k, dot)
 	return k
 }

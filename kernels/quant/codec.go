@@ -5,6 +5,8 @@ import "fmt"
 // codec holds the reference conversions of one block format. Both work on
 // whole blocks: len(dst) (or len(src)) elements, already checked to be a
 // multiple of the block size, and a byte slice of exactly the matching size.
+// quantize is nil for the formats ggml quantizes only with an importance
+// matrix.
 type codec struct {
 	dequantize func(src []byte, dst []float32)
 	quantize   func(src []float32, dst []byte)
@@ -30,9 +32,15 @@ var codecs = map[Type]codec{
 	TypeQ8_K:   {dequantizeQ8_K, quantizeQ8_K},
 	TypeIQ4_NL: {dequantizeIQ4_NL, quantizeIQ4_NL},
 	TypeIQ4_XS: {dequantizeIQ4_XS, quantizeIQ4_XS},
+	TypeMXFP4:  {dequantizeMXFP4, quantizeMXFP4},
+	TypeTQ1_0:  {dequantizeTQ1_0, quantizeTQ1_0},
+	TypeTQ2_0:  {dequantizeTQ2_0, quantizeTQ2_0},
+	TypeIQ1_S:  {dequantizeIQ1_S, nil}, // ggml quantizes it only with an importance matrix
+	TypeIQ1_M:  {dequantizeIQ1_M, nil},
 }
 
-// Supported reports whether Dequantize and Quantize handle t.
+// Supported reports whether Dequantize handles t, and Quantize too unless
+// t needs an importance matrix (IQ1_S, IQ1_M).
 func Supported(t Type) bool {
 	_, ok := codecs[t]
 	return ok
@@ -73,6 +81,9 @@ func Quantize(t Type, src []float32, dst []byte) error {
 	c, err := check(t, len(src), len(dst))
 	if err != nil {
 		return err
+	}
+	if c.quantize == nil {
+		return errNeedsImatrix(t)
 	}
 	c.quantize(src, dst)
 	return nil

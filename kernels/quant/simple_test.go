@@ -364,7 +364,10 @@ func TestQuantizeSymmetries(t *testing.T) {
 // leave other blocks alone.
 func TestNonFiniteInput(t *testing.T) {
 	nan, inf := float32(math.NaN()), float32(math.Inf(1))
-	for typ := range codecs {
+	for typ, c := range codecs {
+		if c.quantize == nil {
+			continue
+		}
 		bsz := typ.BlockSize()
 		if bsz < 32 {
 			bsz = 32
@@ -458,9 +461,10 @@ func goldenInput(n int) []float32 {
 
 // simpleGolden holds the SHA-256 of the encoding of goldenInput(1 << 18)
 // followed by its decoding (float32 little-endian), both produced by
-// ggml's C reference code (quantize_q4_0 ... with no importance matrix,
-// quantize_row_q8_1_ref, and the dequantize_row_* functions; ggml has none
-// for Q8_1, whose decoding here is Saji's) at the pinned llama.cpp commit.
+// ggml's C reference code (quantize_q4_0 ... quantize_tq2_0 with no
+// importance matrix, quantize_row_q8_1_ref, and the dequantize_row_*
+// functions; ggml has none for Q8_1, whose decoding here is Saji's) at the
+// pinned llama.cpp commit.
 var simpleGolden = map[Type]string{
 	TypeQ4_0:   "9e2c8a2630aa550caf070186050ae325d7442d4f19934db36486a90512083760",
 	TypeQ4_1:   "35ebf6fcaa26e5f2027426bd69010bc6e0cb545afa84a67da7312924b2295ca7",
@@ -470,6 +474,9 @@ var simpleGolden = map[Type]string{
 	TypeQ8_1:   "3cf3a3aa7954eb523af8e54954c77d874cff0ed70cf80ac5fe1f11a119ecbb94",
 	TypeIQ4_NL: "47622f00529f95231db5cfe62a9c1f57442df81e56a79cb846007e8e7940cfa3",
 	TypeIQ4_XS: "e20727f5548671756fe663cf17eb2c50d3c3c638f3d646708e7691cac2a068cf",
+	TypeMXFP4:  "1fa253a8c387a35a0d814fc1b3d913ccfa1e662df6e38e3ac60ab31e46646e52",
+	TypeTQ1_0:  "0116ee3c1d4fe6b112736c802f3384f7a5a4cf122d291271387f541cf42d7493",
+	TypeTQ2_0:  "188a7b4e7b2f31219110dfab7f2768324d8c538b437c684f7198c1ad68181b8c",
 }
 
 func TestSimpleGolden(t *testing.T) {
