@@ -182,6 +182,10 @@ func CheckRope(dst, x Tensor, pos []int32, p RopeParams) error {
 		(p.Factors != nil && len(p.Factors) < nd/2) {
 		return fmt.Errorf("rope of %v (head %d, %d dims, %d positions, %d factors): %w", x.Shape(), hd, nd, len(pos), len(p.Factors), ErrShape)
 	}
+	if y := p.YaRN; y.ExtFactor != 0 && (y.OrigContext <= 0 || !(y.BetaFast > 0) || !(y.BetaSlow > 0) || !(p.Base > 1)) {
+		return fmt.Errorf("rope: YaRN needs a positive original context (%d), beta fast (%g) and beta slow (%g), and a base above 1 (%g)",
+			y.OrigContext, y.BetaFast, y.BetaSlow, p.Base)
+	}
 	return nil
 }
 
@@ -191,7 +195,7 @@ func CheckGLU(dst, gate, up Tensor, act Activation) error {
 	if !sameShape(dst, gate) || !sameShape(gate, up) {
 		return fmt.Errorf("glu of %v and %v into %v: %w", gate.Shape(), up.Shape(), dst.Shape(), ErrShape)
 	}
-	if act != SiLU && act != GELU {
+	if act != SiLU && act != GELU && act != SwiGLUOAI {
 		return fmt.Errorf("unknown activation %d", act)
 	}
 	return nil
@@ -209,6 +213,9 @@ func CheckAttention(dst, q Tensor, seqs []SeqKV, p AttentionParams) error {
 	}
 	if dst == q {
 		return fmt.Errorf("attention destination aliases the queries: %w", ErrShape)
+	}
+	if p.Sinks != nil && len(p.Sinks) != nh {
+		return fmt.Errorf("attention with %d sinks for %d heads: %w", len(p.Sinks), nh, ErrShape)
 	}
 	rows := 0
 	for _, s := range seqs {

@@ -57,6 +57,17 @@ const (
 	// input is rounded to F16 and looked up in a table of F16 results;
 	// inputs <= -10 give 0 and inputs >= 10 give x (GEGLU when gated).
 	GELU
+	// SwiGLUOAI is gpt-oss's clamped SwiGLU (ggml's swiglu_oai with alpha
+	// 1.702 and limit 7): the gate g is clamped above at 7 and the input u
+	// to [-7, 7], and the result is g·sigmoid(1.702·g)·(u+1).
+	SwiGLUOAI
+)
+
+// The constants of SwiGLUOAI, as gpt-oss and llama.cpp's
+// LLM_FFN_SWIGLU_OAI_MOE fix them.
+const (
+	SwiGLUOAIAlpha float32 = 1.702
+	SwiGLUOAILimit float32 = 7
 )
 
 // RopeParams configures rotary position embedding.
@@ -77,6 +88,30 @@ type RopeParams struct {
 	// Neox selects the GPT-NeoX layout, which rotates element i with element
 	// i+Dims/2. Otherwise adjacent pairs (2i, 2i+1) rotate (ggml's NORM mode).
 	Neox bool
+	// YaRN, when its ExtFactor is not 0, corrects FreqScale's interpolation
+	// by the YaRN ramp; its AttnFactor scales the rotation either way.
+	YaRN YaRN
+}
+
+// YaRN configures YaRN rope scaling as ggml's rope_yarn computes it: pair
+// i's angle θ (before FreqScale) becomes the mix
+// FreqScale·θ·(1−r_i) + θ·r_i with r_i = ExtFactor·ramp(i), where the ramp
+// falls from 1 to 0 between the correction dims of BetaFast and BetaSlow
+// rotations over OrigContext positions; the cosine and sine are multiplied
+// by AttnFactor, times 1 + 0.1·ln(1/FreqScale) when ExtFactor is not 0.
+// The zero value is plain rope.
+type YaRN struct {
+	// ExtFactor weighs the extrapolated angles in the ramp (1 for YaRN);
+	// 0 turns the ramp and its magnitude correction off.
+	ExtFactor float32
+	// AttnFactor multiplies the cosine and sine; 0 means 1.
+	AttnFactor float32
+	// BetaFast and BetaSlow are the numbers of rotations over OrigContext
+	// positions that bound the ramp (llama.cpp's defaults are 32 and 1).
+	BetaFast, BetaSlow float32
+	// OrigContext is the context length the model was trained with before
+	// scaling.
+	OrigContext int
 }
 
 // AttentionParams configures scaled dot-product attention.
@@ -94,6 +129,10 @@ type AttentionParams struct {
 	// Softcap, when above 0, caps the raw scores q·k at Softcap·tanh(s/Softcap)
 	// before they are scaled (Gemma 2's attention softcap).
 	Softcap float32
+	// Sinks, when not nil, holds a logit for each query head that joins the
+	// softmax's denominator without a value (gpt-oss's attention sinks):
+	// the weights of the cells sum to less than 1 by the sink's share.
+	Sinks []float32
 }
 
 // KV is attention's view of one layer's key/value cache. K holds one row of

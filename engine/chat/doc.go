@@ -6,8 +6,10 @@
 // ToolCall) turned into the template variables Hugging Face's
 // apply_chat_template passes, in its order; the ChatML fallback for models
 // without a template; Capabilities, which probes a template by rendering
-// (system role, tools, tool calls, reasoning); and the parsing of the tool
-// calls a model writes in its replies (ToolFormat, ToolStream). The Jinja2
+// (system role, tools, tool calls, reasoning); the parsing of the tool
+// calls a model writes in its replies (ToolFormat, ToolStream); and the
+// splitting of a harmony reply (gpt-oss's channels) into its answer and
+// its reasoning (Template.Harmony, Harmony, ParseHarmony). The Jinja2
 // interpreter itself, its values, limits and errors, is engine/chat/jinja;
 // callers here pass and get plain Go values.
 //

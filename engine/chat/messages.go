@@ -75,11 +75,16 @@ type Request struct {
 // Vars builds the template variables of r, in the order HF passes them:
 // messages, tools, documents, add_generation_prompt, bos_token,
 // eos_token, then extra keyword arguments (sorted by name).
-func (r Request) Vars() (Vars, error) {
+func (r Request) Vars() (Vars, error) { return r.vars(false) }
+
+// vars is Vars, with each assistant turn's reasoning also passed as
+// thinking when harmony (and its content left out when it calls tools), as
+// llama.cpp passes them to gpt-oss's template.
+func (r Request) vars(harmony bool) (Vars, error) {
 	d := jinja.NewDict()
 	msgs := make([]jinja.Value, len(r.Messages))
 	for i, m := range r.Messages {
-		v, err := m.value()
+		v, err := m.value(harmony)
 		if err != nil {
 			return Vars{}, fmt.Errorf("chat: message %d: %w", i, err)
 		}
@@ -122,8 +127,11 @@ func (r Request) Vars() (Vars, error) {
 	return Vars{d}, nil
 }
 
-// value converts a message to the dict a template sees.
-func (m Message) value() (*jinja.Dict, error) {
+// value converts a message to the dict a template sees; with thinking, its
+// reasoning is also its thinking, and a tool-calling turn with reasoning
+// has no content (llama.cpp's adjustment for gpt-oss's template).
+func (m Message) value(thinking bool) (*jinja.Dict, error) {
+	thinking = thinking && m.ReasoningContent != ""
 	d := jinja.NewDict()
 	d.Set("role", m.Role)
 	if m.ToolCallID != "" {
@@ -133,7 +141,7 @@ func (m Message) value() (*jinja.Dict, error) {
 		d.Set("name", m.Name)
 	}
 	switch {
-	case m.OmitContent:
+	case m.OmitContent, thinking && len(m.ToolCalls) > 0:
 	case m.Parts != nil:
 		parts := make([]jinja.Value, len(m.Parts))
 		for i, p := range m.Parts {
@@ -180,6 +188,9 @@ func (m Message) value() (*jinja.Dict, error) {
 		}
 		d.Set("tool_calls", &jinja.List{Items: calls})
 	}
+	if thinking {
+		d.Set("thinking", m.ReasoningContent)
+	}
 	return d, nil
 }
 
@@ -199,7 +210,7 @@ func arguments(a any) (jinja.Value, error) {
 
 // RenderMessages renders the template for a conversation.
 func (t *Template) RenderMessages(ctx context.Context, r Request) (string, error) {
-	vars, err := r.Vars()
+	vars, err := r.vars(t.Harmony())
 	if err != nil {
 		return "", err
 	}

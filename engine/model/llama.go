@@ -80,10 +80,9 @@ func loadLlama(v llamaVariant) loaderFunc {
 			m.layers = append(m.layers, l)
 		}
 		m.hp.FFN = nff
-		m.rope = kernels.RopeParams{
-			HeadDim: hp.HeadDim, Dims: hp.ropeDims, Base: hp.ropeBase, FreqScale: hp.ropeScale,
-			Factors: ld.floats("rope_freqs.weight", hp.ropeDims/2), Neox: v.neox,
-		}
+		m.rope = hp.rope(v.neox)
+		m.rope.Factors = ld.floats("rope_freqs.weight", hp.ropeDims/2)
+		ld.require(m.backends, m.rope.Needs())
 		m.attn = kernels.AttentionParams{
 			Heads: hp.Heads, KVHeads: hp.KVHeads, HeadDim: hp.HeadDim, ValueDim: hp.ValueDim,
 			Scale: invSqrt(hp.HeadDim),

@@ -3,6 +3,7 @@ package model
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 
 	"saji/engine/gguf"
@@ -27,6 +28,17 @@ type loader struct {
 func (ld *loader) fail(err error) {
 	if ld.err == nil {
 		ld.err = err
+	}
+}
+
+// require fails the load when one of the layers' backends lacks a
+// feature of need, naming it.
+func (ld *loader) require(backends []kernels.Backend, need kernels.Features) {
+	for _, b := range backends {
+		if err := kernels.Require(b, need); err != nil {
+			ld.fail(fmt.Errorf("%s: %w", ld.arch, err))
+			return
+		}
 	}
 }
 
@@ -267,7 +279,72 @@ type hparams struct {
 	ropeDims  int
 	ropeBase  float32
 	ropeScale float32 // linear scaling (1/factor), 1 when none
+	ropeYaRN  kernels.YaRN
 }
+
+// rope returns the rotary embedding of the file's keys: heads of HeadDim,
+// ropeDims rotating in the NeoX layout or in adjacent pairs, the base, the
+// scaling and YaRN. Architectures add their frequency factors.
+func (h hparams) rope(neox bool) kernels.RopeParams {
+	return kernels.RopeParams{HeadDim: h.HeadDim, Dims: h.ropeDims, Base: h.ropeBase, FreqScale: h.ropeScale, Neox: neox, YaRN: h.ropeYaRN}
+}
+
+// ropeScaling reads the rope scaling keys into h as llama.cpp does
+// (llama-model.cpp's hyperparameters, llama-context.cpp's YaRN factors):
+// the type (linear when absent; none, linear, longrope and yarn), the
+// factor (1/ropeScale), and for yarn the ramp with llama.cpp's default
+// betas 32 and 1 over the original context (the training context when the
+// key is absent), and the attention factor that cancels the magnitude
+// correction the kernel applies, 1/(1+0.1·ln factor) times the mscale
+// 1+0.1·ln factor, times rope.scaling.attn_factor.
+func (ld *loader) ropeScaling(h *hparams) {
+	h.ropeScale = 1
+	factor := ld.floatOr("%s.rope.scaling.factor", 0)
+	if factor == 0 {
+		factor = ld.floatOr("%s.rope.scale_linear", 0)
+	}
+	if factor < 0 || factor != factor {
+		ld.fail(fmt.Errorf("hyperparameter rope.scaling.factor %g is not positive", factor))
+		return
+	}
+	if factor != 0 {
+		h.ropeScale = 1 / factor
+	}
+	attn := ld.floatOr("%s.rope.scaling.attn_factor", 1)
+	switch typ := strings.ToLower(ld.stringOr("%s.rope.scaling.type", "linear")); typ {
+	case "none":
+		h.ropeScale = 1
+	case "linear", "longrope":
+	case "yarn":
+		v, err := ld.f.Uint("%s.rope.scaling.original_context_length")
+		orig := ld.orDefault(v, err, h.ContextTrain)
+		if orig <= 0 {
+			ld.fail(errors.New("rope.scaling.type yarn needs rope.scaling.original_context_length or context_length"))
+			return
+		}
+		// llama.cpp's get_mscale(factor, 1) times the inverse of the
+		// kernel's correction: 1 but for rounding when factor > 1.
+		f := 1 / h.ropeScale
+		c := fma32(0.1, float32(math.Log(float64(f))), 1)
+		mscale := float32(1)
+		if f > 1 {
+			mscale = c
+		}
+		mscale *= 1 / c
+		h.ropeYaRN = kernels.YaRN{ExtFactor: 1, AttnFactor: mscale * attn, BetaFast: 32, BetaSlow: 1, OrigContext: orig}
+		return
+	default:
+		ld.fail(fmt.Errorf("hyperparameter rope.scaling.type %q is not supported (none, linear, longrope or yarn)", typ))
+		return
+	}
+	if attn != 1 {
+		h.ropeYaRN.AttnFactor = attn
+	}
+}
+
+// fma32 is a float32 fused multiply-add, as GCC contracts llama.cpp's
+// float expressions.
+func fma32(a, b, c float32) float32 { return float32(math.FMA(float64(a), float64(b), float64(c))) }
 
 // commonHParams reads the usual <arch>.* keys, with llama.cpp's defaults.
 func (ld *loader) commonHParams() hparams {
@@ -302,12 +379,7 @@ func (ld *loader) commonHParams() hparams {
 	}
 	h.eps = float32(eps)
 	h.ropeBase = ld.floatOr("%s.rope.freq_base", 10000)
-	h.ropeScale = 1
-	if strings.EqualFold(ld.stringOr("%s.rope.scaling.type", ""), "linear") {
-		if factor := ld.floatOr("%s.rope.scaling.factor", 0); factor > 0 {
-			h.ropeScale = 1 / factor
-		}
-	}
+	ld.ropeScaling(&h)
 	if h.ropeDims > h.HeadDim || h.ropeDims%2 != 0 {
 		ld.fail(fmt.Errorf("rope dimension count %d does not fit heads of %d", h.ropeDims, h.HeadDim))
 	}

@@ -81,9 +81,15 @@ type Request struct {
 
 // Piece is generated text as it is streamed: the text safe to emit now
 // and the tokens that produced it (their log-probabilities when asked).
+//
+// For a chat (Messages, or Tokens from Model.Prompt) on a model whose
+// template writes harmony (gpt-oss), Text is only the answer, the reply's
+// final channel, and Reasoning the analysis channel (chat.Harmony); the
+// markers between them are neither. Otherwise Reasoning is empty.
 type Piece struct {
-	Text   string
-	Tokens []Token
+	Text      string
+	Reasoning string
+	Tokens    []Token
 }
 
 // Token is one generated token.
@@ -216,7 +222,11 @@ func (m *Model) Start(ctx context.Context, req Request) (_ *Stream, err error) {
 		}
 		return nil, fmt.Errorf("%w: %w", ErrBadRequest, err)
 	}
-	return &Stream{m: m, ctx: ctx, cancel: cancel, events: events, stopper: stopper, prompt: len(prompt)}, nil
+	s := &Stream{m: m, ctx: ctx, cancel: cancel, events: events, stopper: stopper, prompt: len(prompt)}
+	if m.tmpl.Harmony() && (req.Messages != nil || req.Tokens != nil) {
+		s.harmony = new(chat.Harmony)
+	}
+	return s, nil
 }
 
 // limit returns the most tokens a request of prompt tokens generates:
@@ -283,6 +293,7 @@ type Stream struct {
 	cancel  context.CancelFunc
 	events  <-chan scheduler.Event
 	stopper *sample.Stopper
+	harmony *chat.Harmony // splits a harmony reply's channels, or nil
 	prompt  int
 	done    bool
 }
@@ -317,16 +328,24 @@ func (s *Stream) Run(emit func(Piece) error) (res Result, err error) {
 	s.done = true
 	defer func() { s.m.finish(res, err) }()
 	defer s.cancel()
-	return s.m.run(s.ctx, s.cancel, s.events, s.stopper, s.prompt, emit)
+	return s.m.run(s.ctx, s.cancel, s.events, s.stopper, s.harmony, s.prompt, emit)
 }
 
-// run is Stream.Run.
+// run is Stream.Run; harmony, when not nil, splits the text into the
+// pieces' Text and Reasoning.
 func (m *Model) run(ctx context.Context, cancel context.CancelFunc, events <-chan scheduler.Event, stopper *sample.Stopper,
-	prompt int, emit func(Piece) error) (Result, error) {
+	harmony *chat.Harmony, prompt int, emit func(Piece) error) (Result, error) {
 	res := Result{PromptTokens: prompt}
 	var emitErr error
-	send := func(p Piece) {
-		if emitErr == nil && (p.Text != "" || len(p.Tokens) > 0) {
+	send := func(p Piece, last bool) {
+		if harmony != nil {
+			p.Text, p.Reasoning = harmony.Add(p.Text)
+			if last {
+				c, r := harmony.Flush()
+				p.Text, p.Reasoning = p.Text+c, p.Reasoning+r
+			}
+		}
+		if emitErr == nil && (p.Text != "" || p.Reasoning != "" || len(p.Tokens) > 0) {
 			if err := emit(p); err != nil {
 				// The client is gone (a write failed before the request's
 				// context says so): a cancellation, not a server error.
@@ -348,7 +367,8 @@ func (m *Model) run(ctx context.Context, cancel context.CancelFunc, events <-cha
 				return res, emitErr
 			case stopper.Reason() == sample.StopString:
 				res.Finish, res.StopString = "stop", stopper.StopString()
-				return res, nil
+				send(Piece{}, true) // what the harmony splitter holds
+				return res, emitErr
 			case dropped:
 				return res, ctx.Err() // tokens came after the cancellation
 			case ev.Finish == scheduler.FinishStop:
@@ -366,7 +386,7 @@ func (m *Model) run(ctx context.Context, cancel context.CancelFunc, events <-cha
 				}
 				return res, fmt.Errorf("runner: generation ended: %v", ev.Finish)
 			}
-			send(Piece{Text: stopper.Flush(), Tokens: held})
+			send(Piece{Text: stopper.Flush(), Tokens: held}, true)
 			return res, emitErr
 		}
 		if ctx.Err() != nil {
@@ -389,7 +409,7 @@ func (m *Model) run(ctx context.Context, cancel context.CancelFunc, events <-cha
 		}
 		held = append(held, tok)
 		if text != "" || reason != sample.NotStopped {
-			send(Piece{Text: text, Tokens: held})
+			send(Piece{Text: text, Tokens: held}, false)
 			held = nil
 		}
 		if reason == sample.StopString {

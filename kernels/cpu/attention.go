@@ -10,7 +10,8 @@ import (
 
 // Attention computes causal attention of q over kv. Over an F32 cache it
 // follows ggml without flash attention (llama.cpp's most exact setting):
-// scores q·k, optional softcap, scale, a softmax with float64 sum, and the
+// scores q·k, optional softcap, scale, a softmax with float64 sum (a sink
+// joins its maximum and its sum, as in ggml_soft_max_add_sinks), and the
 // probability-weighted sum of the values. Over an F16 cache it follows
 // ggml's flash-attention kernel (llama.cpp's default setting, see
 // flash.go). Mixed F32/F16 caches use the first path with F16 rounding,
@@ -106,7 +107,14 @@ func (b *Backend) attend(d, qs *tensor, kv kernels.KV, pos []int32, p kernels.At
 				scores[c] = s
 				maxs = max(maxs, s)
 			}
-			inv := float32(1 / softmaxSum(scores, first, last, cells, maxs))
+			if p.Sinks != nil {
+				maxs = max(maxs, p.Sinks[h])
+			}
+			sum := softmaxSum(scores, first, last, cells, maxs)
+			if p.Sinks != nil {
+				sum += float64(expF(p.Sinks[h] - maxs))
+			}
+			inv := float32(1 / sum)
 			// The weighted sum of the values: ggml's tinyBLAS for a batch of
 			// queries, ggml_vec_dot_f32 for one.
 			for a := range lanes {

@@ -79,7 +79,14 @@ func (b *Backend) exactAttention(d, qs, kt, vt *tensor, kv kernels.KV, pos []int
 				for _, s := range sc[first : last+1] {
 					maxs = max(maxs, s)
 				}
-				inv := float32(1 / softmaxSumFast(sc, first, last, cells, maxs))
+				if p.Sinks != nil {
+					maxs = max(maxs, p.Sinks[h0+g])
+				}
+				sum := softmaxSumFast(sc, first, last, cells, maxs)
+				if p.Sinks != nil {
+					sum += float64(expF(p.Sinks[h0+g] - maxs))
+				}
+				inv := float32(1 / sum)
 				for c := first; c <= last; c++ {
 					sc[c] *= inv
 				}
@@ -229,6 +236,7 @@ func (b *Backend) exactFlash(d, qs, kt, vt *tensor, kv kernels.KV, pos []int32, 
 					clear(r.out)
 					continue
 				}
+				addSink(headSink(p, kh*group+i%group), &r.m, &r.sum, r.acc)
 				inv := float32(0)
 				if r.sum != 0 {
 					inv = 1 / r.sum

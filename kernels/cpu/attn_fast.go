@@ -109,6 +109,7 @@ func (b *Backend) fastAttention(d, qs, kt, vt *tensor, kv kernels.KV, pos []int3
 			for i := range s.rows {
 				r := &s.rows[i]
 				if parts == nil {
+					addSink(headSink(p, kh*group+i%group), &r.m, &r.sum, r.acc)
 					r.finish(r.out)
 					continue
 				}
@@ -139,6 +140,12 @@ func (b *Backend) fastAttention(d, qs, kt, vt *tensor, kv kernels.KV, pos []int3
 				}
 				clear(out)
 				var sum float32
+				if p.Sinks != nil {
+					// The sink joins the merge as a chunk without values.
+					s := p.Sinks[kh*group+g]
+					m = max(m, s)
+					sum = expF(s - m)
+				}
 				for ch := range chunks {
 					part := parts[((item+ch)*rowsPer+i)*(vd+2):][:vd+2]
 					if part[1] == 0 {

@@ -23,6 +23,7 @@ type attnCase struct {
 	softcap        float32
 	cells          string // "", "shuffled" (every cell moved) or "blocks" (blocks of 16 moved)
 	long           bool
+	sinks          bool // a random sink per head, the first one above every score
 }
 
 var attnCases = []attnCase{
@@ -44,6 +45,13 @@ var attnCases = []attnCase{
 	{name: "chunks-window-cells", typ: quant.TypeQ8_0, heads: 4, kvHeads: 2, hd: 32, vd: 64, cached: 700, rows: 768, batch: 1, window: 300, cells: "shuffled"},
 	{name: "chunks-boundary", typ: quant.TypeF16, heads: 4, kvHeads: 4, hd: 64, vd: 32, cached: 254, rows: 520, batch: 5},
 	{name: "long-f16", typ: quant.TypeF16, heads: 32, kvHeads: 8, hd: 64, vd: 64, cached: 4095, rows: 4096, batch: 1, long: true},
+	{name: "sinks-decode-f32", typ: quant.TypeF32, heads: 8, kvHeads: 2, hd: 64, vd: 64, cached: 100, rows: 128, batch: 1, sinks: true},
+	{name: "sinks-decode-f16", typ: quant.TypeF16, heads: 8, kvHeads: 2, hd: 64, vd: 64, cached: 100, rows: 128, batch: 1, sinks: true},
+	{name: "sinks-decode-q8", typ: quant.TypeQ8_0, heads: 8, kvHeads: 2, hd: 64, vd: 64, cached: 100, rows: 128, batch: 1, sinks: true},
+	{name: "sinks-prefill-f32-window", typ: quant.TypeF32, heads: 4, kvHeads: 2, hd: 32, vd: 32, cached: 0, rows: 80, batch: 77, window: 16, sinks: true},
+	{name: "sinks-prefill-f16-gqa", typ: quant.TypeF16, heads: 12, kvHeads: 3, hd: 64, vd: 64, cached: 5, rows: 80, batch: 70, sinks: true},
+	{name: "sinks-window-q8-batch", typ: quant.TypeQ8_0, heads: 4, kvHeads: 1, hd: 32, vd: 32, cached: 0, rows: 200, batch: 150, window: 7, sinks: true},
+	{name: "sinks-chunks-f16", typ: quant.TypeF16, heads: 4, kvHeads: 4, hd: 64, vd: 32, cached: 600, rows: 640, batch: 2, window: 128, cells: "blocks", sinks: true},
 	{name: "long-q8-prefill", typ: quant.TypeQ8_0, heads: 8, kvHeads: 2, hd: 128, vd: 128, cached: 4080, rows: 4096, batch: 16, long: true},
 }
 
@@ -124,12 +132,17 @@ func setupAttn(t testing.TB, b *Backend, c attnCase, typ quant.Type) attnProblem
 	for j := range pos {
 		pos[j] = int32(c.cached + j)
 	}
+	var sinks []float32
+	if c.sinks {
+		sinks = normal(c.heads, 2)
+		sinks[0] = 8
+	}
 	return attnProblem{
 		q: q, dst: must(b.New(quant.TypeF32, c.heads*c.vd, c.batch)),
 		kv:  kernels.KV{K: kt, V: vt, Len: n, Cells: cells},
 		pos: pos,
 		p: kernels.AttentionParams{Heads: c.heads, KVHeads: c.kvHeads, HeadDim: c.hd, ValueDim: c.vd,
-			Scale: float32(1 / math.Sqrt(float64(c.hd))), Window: c.window, Softcap: c.softcap},
+			Scale: float32(1 / math.Sqrt(float64(c.hd))), Window: c.window, Softcap: c.softcap, Sinks: sinks},
 	}
 }
 

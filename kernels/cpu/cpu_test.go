@@ -315,6 +315,14 @@ func TestRope(t *testing.T) {
 		{HeadDim: hd, Dims: hd, Base: 1e6, Neox: true},
 		{HeadDim: hd, Dims: 12, Base: 500000, Factors: factors, Neox: true},
 		{HeadDim: hd, Dims: 8, Base: 10000, FreqScale: 0.25},
+		// YaRN as gpt-oss configures it (factor 32), in both layouts, and
+		// a partial one with its own betas and an attention factor.
+		{HeadDim: hd, Dims: hd, Base: 150000, FreqScale: 1.0 / 32, Neox: true,
+			YaRN: kernels.YaRN{ExtFactor: 1, AttnFactor: 1, BetaFast: 32, BetaSlow: 1, OrigContext: 4096}},
+		{HeadDim: hd, Dims: hd, Base: 10000, FreqScale: 0.25,
+			YaRN: kernels.YaRN{ExtFactor: 1, BetaFast: 32, BetaSlow: 1, OrigContext: 64}},
+		{HeadDim: hd, Dims: 12, Base: 1e6, FreqScale: 0.5, Factors: factors, Neox: true,
+			YaRN: kernels.YaRN{ExtFactor: 0.5, AttnFactor: 0.9, BetaFast: 16, BetaSlow: 2, OrigContext: 8192}},
 	} {
 		d := newF32(t, b, hd*heads, len(pos))
 		if err := b.Rope(d, f32(t, b, x, hd*heads, len(pos)), pos, p); err != nil {
@@ -333,17 +341,18 @@ func TestRope(t *testing.T) {
 					want[i] = float64(x[off+i])
 				}
 				for i := 0; i < p.Dims/2; i++ {
-					theta := float64(ps) * math.Pow(float64(p.Base), -2*float64(i)/float64(p.Dims)) * scale
+					extrap := float64(ps) * math.Pow(float64(p.Base), -2*float64(i)/float64(p.Dims))
 					if p.Factors != nil {
-						theta /= float64(p.Factors[i])
+						extrap /= float64(p.Factors[i])
 					}
+					theta, mscale := yarnRef(p, i, extrap, scale)
 					i0, i1 := 2*i, 2*i+1
 					if p.Neox {
 						i0, i1 = i, i+p.Dims/2
 					}
 					a, c := float64(x[off+i0]), float64(x[off+i1])
-					want[i0] = a*math.Cos(theta) - c*math.Sin(theta)
-					want[i1] = a*math.Sin(theta) + c*math.Cos(theta)
+					want[i0] = (a*math.Cos(theta) - c*math.Sin(theta)) * mscale
+					want[i1] = (a*math.Sin(theta) + c*math.Cos(theta)) * mscale
 				}
 				for i, w := range want {
 					if math.Abs(float64(got[off+i])-w) > 2e-5 {
@@ -355,6 +364,29 @@ func TestRope(t *testing.T) {
 	}
 }
 
+// yarnRef is YaRN's angle of pair i and the magnitude of its rotation in
+// float64 (the formula of the YaRN paper as ggml's rope_yarn writes it):
+// the interpolated angle scale·θ mixed with the extrapolated θ by the ramp
+// between the correction dims, and the magnitude AttnFactor·(1+0.1·ln(1/scale)).
+func yarnRef(p kernels.RopeParams, i int, extrap, scale float64) (theta, mscale float64) {
+	y := p.YaRN
+	mscale = 1
+	if y.AttnFactor != 0 {
+		mscale = float64(y.AttnFactor)
+	}
+	if y.ExtFactor == 0 {
+		return extrap * scale, mscale
+	}
+	corr := func(rot float64) float64 {
+		return float64(p.Dims) * math.Log(float64(y.OrigContext)/(rot*2*math.Pi)) / (2 * math.Log(float64(p.Base)))
+	}
+	low := math.Max(0, math.Floor(corr(float64(y.BetaFast))))
+	high := math.Min(float64(p.Dims-1), math.Ceil(corr(float64(y.BetaSlow))))
+	ramp := 1 - math.Min(1, math.Max(0, (float64(i)-low)/math.Max(0.001, high-low)))
+	mix := ramp * float64(y.ExtFactor)
+	return extrap*scale*(1-mix) + extrap*mix, mscale * (1 + 0.1*math.Log(1/scale))
+}
+
 func TestGLU(t *testing.T) {
 	b := New(2)
 	rng := rand.New(rand.NewPCG(5, 5))
@@ -362,7 +394,8 @@ func TestGLU(t *testing.T) {
 	g := randn(rng, 2*n, 4)
 	g[3], g[4] = -12, 11 // GELU's clamps
 	u := randn(rng, 2*n, 1)
-	for _, act := range []kernels.Activation{kernels.SiLU, kernels.GELU} {
+	g[5], u[6], u[7] = 9, -8, 7.5 // SwiGLUOAI's clamps
+	for _, act := range []kernels.Activation{kernels.SiLU, kernels.GELU, kernels.SwiGLUOAI} {
 		d := newF32(t, b, n, 2)
 		if err := b.GLU(d, f32(t, b, g, n, 2), f32(t, b, u, n, 2), act); err != nil {
 			t.Fatal(err)
@@ -370,9 +403,13 @@ func TestGLU(t *testing.T) {
 		for i, v := range read(t, d) {
 			x := float64(g[i])
 			var want, tol float64
-			if act == kernels.SiLU {
+			switch act {
+			case kernels.SiLU:
 				want, tol = x/(1+math.Exp(-x))*float64(u[i]), 1e-6
-			} else {
+			case kernels.SwiGLUOAI:
+				gc, uc := math.Min(x, 7), math.Max(-7, math.Min(float64(u[i]), 7))
+				want, tol = gc/(1+math.Exp(-1.702*gc))*(uc+1), 1e-6
+			default:
 				want = 0.5 * x * (1 + math.Tanh(math.Sqrt(2/math.Pi)*x*(1+0.044715*x*x))) * float64(u[i])
 				tol = 2e-3 // F16 table
 			}
@@ -400,7 +437,8 @@ func ulp32(x float32) float64 {
 }
 
 // attentionRef is causal attention in float64 over an F32 cache whose
-// logical cell c is row rows[c].
+// logical cell c is row rows[c], with p's sinks in the softmax's
+// denominator.
 func attentionRef(q, k, v []float32, rows []int, pos []int32, p kernels.AttentionParams) []float64 {
 	nh, hd, vd := p.Heads, p.HeadDim, p.ValueDim
 	kvw, vw := p.KVHeads*hd, p.KVHeads*vd
@@ -427,6 +465,10 @@ func attentionRef(q, k, v []float32, rows []int, pos []int32, p kernels.Attentio
 				mx = math.Max(mx, s[i])
 			}
 			var sum float64
+			if p.Sinks != nil {
+				mx = math.Max(mx, float64(p.Sinks[h]))
+				sum = math.Exp(float64(p.Sinks[h]) - mx)
+			}
 			for i := range s {
 				s[i] = math.Exp(s[i] - mx)
 				sum += s[i]
@@ -443,7 +485,6 @@ func attentionRef(q, k, v []float32, rows []int, pos []int32, p kernels.Attentio
 
 func TestAttention(t *testing.T) {
 	rng := rand.New(rand.NewPCG(6, 6))
-	const cells = 20
 	for _, tc := range []struct {
 		name  string
 		p     kernels.AttentionParams
@@ -458,43 +499,61 @@ func TestAttention(t *testing.T) {
 		{"window softcap", kernels.AttentionParams{Heads: 2, KVHeads: 2, HeadDim: 8, ValueDim: 8, Scale: 0.3, Window: 4, Softcap: 5}, quant.TypeF32, []int32{10, 11, 12}, false, 1e-5, 0},
 		{"paged cells", kernels.AttentionParams{Heads: 2, KVHeads: 1, HeadDim: 16, ValueDim: 16, Scale: 0.25}, quant.TypeF32, []int32{17, 18}, true, 1e-5, 0},
 		{"f16 cache", kernels.AttentionParams{Heads: 2, KVHeads: 1, HeadDim: 16, ValueDim: 16, Scale: 0.25}, quant.TypeF16, []int32{5, 6}, false, 3e-3, 0},
+		{"sinks gqa batch", kernels.AttentionParams{Heads: 4, KVHeads: 2, HeadDim: 16, ValueDim: 16, Scale: 0.25, Sinks: []float32{-1, 0.5, 3, 9}}, quant.TypeF32, []int32{0, 1, 2, 3, 4, 5, 6, 7}, false, 1e-5, 0},
+		{"sinks one token", kernels.AttentionParams{Heads: 2, KVHeads: 1, HeadDim: 64, ValueDim: 32, Scale: 0.125, Sinks: []float32{2, -20}}, quant.TypeF32, []int32{19}, false, 1e-5, 0},
+		{"sinks window paged", kernels.AttentionParams{Heads: 2, KVHeads: 2, HeadDim: 8, ValueDim: 8, Scale: 0.3, Window: 4, Sinks: []float32{0, 4}}, quant.TypeF32, []int32{10, 11, 12}, true, 1e-5, 0},
+		{"sinks f16 cache", kernels.AttentionParams{Heads: 2, KVHeads: 1, HeadDim: 16, ValueDim: 16, Scale: 0.25, Sinks: []float32{1, 5}}, quant.TypeF16, []int32{0, 5, 6}, false, 3e-3, 0},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			b := New(3)
-			p := tc.p
-			kv := randn(rng, cells*p.KVHeads*p.HeadDim, 1)
-			vv := randn(rng, cells*p.KVHeads*p.ValueDim, 1)
-			q := randn(rng, len(tc.pos)*p.Heads*p.HeadDim, 1)
-			rows := make([]int, cells)
-			var cellMap []int32
-			for i := range rows {
-				rows[i] = i
-				if tc.perm {
-					rows[i] = cells - 1 - i
-					cellMap = append(cellMap, int32(rows[i]))
-				}
-			}
-			kt, _ := b.New(tc.typ, p.KVHeads*p.HeadDim, cells)
-			vt, _ := b.New(tc.typ, p.KVHeads*p.ValueDim, cells)
-			if err := b.Write(kt, kv); err != nil {
-				t.Fatal(err)
-			}
-			if err := b.Write(vt, vv); err != nil {
-				t.Fatal(err)
-			}
-			d := newF32(t, b, p.Heads*p.ValueDim, len(tc.pos))
-			view := kernels.KV{K: kt, V: vt, Len: cells, Cells: cellMap}
-			if err := b.Attention(d, f32(t, b, q, p.Heads*p.HeadDim, len(tc.pos)), view, tc.pos, p); err != nil {
-				t.Fatal(err)
-			}
-			want := attentionRef(q, kv, vv, rows, tc.pos, p)
-			for i, v := range read(t, d) {
-				if math.Abs(float64(v)-want[i]) > tc.tol {
-					t.Fatalf("element %d: %g, want %g", i, v, want[i])
-				}
-			}
-		})
+		for _, be := range []struct {
+			name string
+			b    *Backend
+		}{{"simd", New(3)}, {"oracle", NewReference(3)}} {
+			t.Run(tc.name+"/"+be.name, func(t *testing.T) {
+				testAttention(t, be.b, rng, tc.p, tc.typ, tc.pos, tc.perm, tc.tol)
+			})
+		}
 	}
+}
+
+// testAttention checks b's attention of random queries at positions pos
+// over a random cache of typ (its cells reversed when perm) against
+// attentionRef, to tol.
+func testAttention(t *testing.T, b *Backend, rng *rand.Rand, p kernels.AttentionParams, typ quant.Type, pos []int32, perm bool, tol float64) {
+	const cells = 20
+	kv := randn(rng, cells*p.KVHeads*p.HeadDim, 1)
+	vv := randn(rng, cells*p.KVHeads*p.ValueDim, 1)
+	q := randn(rng, len(pos)*p.Heads*p.HeadDim, 1)
+	rows := make([]int, cells)
+	var cellMap []int32
+	for i := range rows {
+		rows[i] = i
+		if perm {
+			rows[i] = cells - 1 - i
+			cellMap = append(cellMap, int32(rows[i]))
+		}
+	}
+	kt, _ := b.New(typ, p.KVHeads*p.HeadDim, cells)
+	vt, _ := b.New(typ, p.KVHeads*p.ValueDim, cells)
+	if err := b.Write(kt, kv); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Write(vt, vv); err != nil {
+		t.Fatal(err)
+	}
+	d := newF32(t, b, p.Heads*p.ValueDim, len(pos))
+	view := kernels.KV{K: kt, V: vt, Len: cells, Cells: cellMap}
+	if err := b.Attention(d, f32(t, b, q, p.Heads*p.HeadDim, len(pos)), view, pos, p); err != nil {
+		t.Fatal(err)
+	}
+	want := attentionRef(q, kv, vv, rows, pos, p)
+	var worst float64
+	for i, v := range read(t, d) {
+		worst = max(worst, math.Abs(float64(v)-want[i]))
+		if math.Abs(float64(v)-want[i]) > tol {
+			t.Fatalf("element %d: %g, want %g", i, v, want[i])
+		}
+	}
+	t.Logf("max |diff| from the float64 reference: %.2e", worst)
 }
 
 // TestThreadsDeterministic checks that the thread count does not change

@@ -42,7 +42,7 @@ func newFlashScratch(hd, vd int) *flashScratch {
 // query head: q rounded to F16, scores by ggml_vec_dot_f16, and the values
 // accumulated in F16 with the running maximum's rescaling.
 func flashOneRow(out, q []float32, keys, values func(r, off int, dst []float32), kv kernels.KV,
-	koff, voff, first, last int, p kernels.AttentionParams, s *flashScratch) {
+	koff, voff, first, last int, p kernels.AttentionParams, sink []float32, s *flashScratch) {
 	for i, v := range q {
 		s.q16[i] = roundF16(v)
 	}
@@ -77,6 +77,7 @@ func flashOneRow(out, q []float32, keys, values func(r, off int, dst []float32),
 		}
 		sum = fma32(sum, ms, vs)
 	}
+	addSink(sink, &m, &sum, acc)
 	inv := float32(0)
 	if sum != 0 {
 		inv = 1 / sum
@@ -91,7 +92,7 @@ func flashOneRow(out, q []float32, keys, values func(r, off int, dst []float32),
 // scores and value sums as sequential fused multiply-adds, each tile's
 // exponentials summed as ggml_vec_soft_max_f32 does.
 func flashTiledRow(out, q []float32, keys, values func(r, off int, dst []float32), kv kernels.KV,
-	koff, voff, first, last, cells int, p kernels.AttentionParams, s *flashScratch) {
+	koff, voff, first, last, cells int, p kernels.AttentionParams, sink []float32, s *flashScratch) {
 	scale, softcap := p.Scale, p.Softcap
 	if softcap > 0 {
 		scale /= softcap
@@ -143,6 +144,7 @@ func flashTiledRow(out, q []float32, keys, values func(r, off int, dst []float32
 			}
 		}
 	}
+	addSink(sink, &m, &sum, acc)
 	inv := float32(0)
 	if sum != 0 {
 		inv = 1 / sum
@@ -166,6 +168,37 @@ func softmaxTile(kq []float32, m float32) float64 {
 		sum += float64(reduce16(&l16))
 	}
 	return sum
+}
+
+// headSink returns head h's sink as a slice of one, or nil without sinks.
+func headSink(p kernels.AttentionParams, h int) []float32 {
+	if p.Sinks == nil {
+		return nil
+	}
+	return p.Sinks[h : h+1]
+}
+
+// addSink joins a sink (a slice of one, or nil for none) to an online
+// softmax's running maximum m, sum and value accumulator acc, as ggml's
+// flash attention does after the last cell: a logit with a weight and no
+// value. acc's values are scaled in F32 (an F16 accumulator is widened
+// first).
+func addSink(sink []float32, m, sum *float32, acc []float32) {
+	if sink == nil {
+		return
+	}
+	s := sink[0]
+	ms, vs := float32(1), float32(1)
+	if s > *m {
+		ms = expF(*m - s)
+		*m = s
+		for i := range acc {
+			acc[i] *= ms
+		}
+	} else {
+		vs = expF(s - *m)
+	}
+	*sum = fma32(*sum, ms, vs)
 }
 
 // isF16 reports whether both cache tensors hold F16.
@@ -193,10 +226,11 @@ func (b *Backend) flashAttention(d, qs *tensor, keys, values func(r, off int, ds
 				clear(out)
 				continue
 			}
+			sink := headSink(p, h)
 			if tiled {
-				flashTiledRow(out, q, keys, values, kv, kh*hd, kh*vd, first, last, cells, p, s)
+				flashTiledRow(out, q, keys, values, kv, kh*hd, kh*vd, first, last, cells, p, sink, s)
 			} else {
-				flashOneRow(out, q, keys, values, kv, kh*hd, kh*vd, first, last, p, s)
+				flashOneRow(out, q, keys, values, kv, kh*hd, kh*vd, first, last, p, sink, s)
 			}
 		}
 	})

@@ -252,16 +252,38 @@ func (b *Backend) GLU(dst, gate, up kernels.Tensor, act kernels.Activation) erro
 	b.parallel(d.rows(), func(lo, hi int) {
 		for r := lo; r < hi; r++ {
 			y, x, v := d.f[r*n:(r+1)*n], g.f[r*n:(r+1)*n], u.f[r*n:(r+1)*n]
-			if act == kernels.SiLU {
+			switch act {
+			case kernels.SiLU:
 				silu(y, x, v)
-				continue
-			}
-			for i := range y {
-				y[i] = geluF16(x[i]) * v[i]
+			case kernels.GELU:
+				for i := range y {
+					y[i] = geluF16(x[i]) * v[i]
+				}
+			case kernels.SwiGLUOAI:
+				for i := range y {
+					y[i] = swigluOAI(x[i], v[i])
+				}
 			}
 		}
 	})
 	return nil
+}
+
+// swigluOAI is gpt-oss's clamped SwiGLU of gate g and input u as ggml's
+// swiglu_oai computes it (scalar, libm's expf): g clamped above at the
+// limit (a NaN stays NaN), u clamped to [-limit, limit], and
+// g/(1+e^(-alpha·g))·(u+1).
+func swigluOAI(g, u float32) float32 {
+	const alpha, limit = kernels.SwiGLUOAIAlpha, kernels.SwiGLUOAILimit
+	if g > limit {
+		g = limit
+	}
+	if u < -limit {
+		u = -limit
+	} else if u > limit {
+		u = limit
+	}
+	return g / (1 + expF(alpha*(-g))) * (u + 1)
 }
 
 // geluTanh is ggml's tanh approximation of GELU in float32.
@@ -299,10 +321,7 @@ func (b *Backend) Rope(dst, x kernels.Tensor, pos []int32, p kernels.RopeParams)
 		return fmt.Errorf("cpu: %w", err)
 	}
 	hd, nd := p.HeadDim, p.Dims
-	scale := p.FreqScale
-	if scale == 0 {
-		scale = 1
-	}
+	y := newYarnRope(p)
 	thetaScale := float32(math.Pow(float64(p.Base), float64(float32(-2)/float32(nd))))
 	n := a.cols()
 	b.parallel(len(pos), func(lo, hi int) {
@@ -315,8 +334,7 @@ func (b *Backend) Rope(dst, x kernels.Tensor, pos []int32, p kernels.RopeParams)
 				if p.Factors != nil {
 					t /= p.Factors[i/2]
 				}
-				t *= scale
-				cs[i+1], cs[i] = sinCos32(t)
+				cs[i+1], cs[i] = y.sinCos(t, i)
 				theta *= thetaScale
 			}
 			xs, ys := a.f[j*n:(j+1)*n], d.f[j*n:(j+1)*n]

@@ -30,6 +30,9 @@ func (b *Backend) AttentionSeqs(dst, q kernels.Tensor, seqs []kernels.SeqKV, p k
 	if err := kernels.CheckAttention(d, qs, seqs, p); err != nil {
 		return fmt.Errorf("gpu: %w", err)
 	}
+	if err := kernels.CheckFeatures("gpu: attention", p.Needs(), b.Lacks()); err != nil {
+		return err
+	}
 	if hd, vd := p.HeadDim, p.ValueDim; hd > MaxHeadDim || vd > MaxHeadDim {
 		return fmt.Errorf("gpu: attention heads of %d/%d values: the GPU kernels take at most %d", hd, vd, MaxHeadDim)
 	}
@@ -47,6 +50,14 @@ func (b *Backend) AttentionSeqs(dst, q kernels.Tensor, seqs []kernels.SeqKV, p k
 		r += len(s.Pos)
 	}
 	return nil
+}
+
+// Lacks returns the optional features the GPU kernels do not implement
+// yet: YaRN rope scaling, attention sinks and the swiglu_oai activation
+// (gpt-oss's). Models that need them refuse a GPU backend at load
+// (kernels.Require), and the operations refuse such parameters.
+func (b *Backend) Lacks() kernels.Features {
+	return kernels.FeatureYaRN | kernels.FeatureSinks | kernels.FeatureSwiGLUOAI
 }
 
 // attend launches attention for one sequence's rows r.. of q and dst,

@@ -306,6 +306,11 @@ func TestOpErrors(t *testing.T) {
 			kernels.KV{K: newT(quant.TypeF32, 512, 4), V: newT(quant.TypeF32, 512, 4), Len: 2}, []int32{0, 1},
 			kernels.AttentionParams{Heads: 1, KVHeads: 1, HeadDim: 512, ValueDim: 512, Scale: 1}), false},
 		{"softcap", b.Softcap(x, x, 0), false},
+		{"rope yarn", b.Rope(x, x, []int32{0, 1}, kernels.RopeParams{HeadDim: 64, Dims: 64, Base: 1e4, FreqScale: 0.25,
+			YaRN: kernels.YaRN{ExtFactor: 1, BetaFast: 32, BetaSlow: 1, OrigContext: 64}}), false},
+		{"glu swiglu_oai", b.GLU(x, x, x, kernels.SwiGLUOAI), false},
+		{"attention sinks", b.Attention(newT(quant.TypeF32, 64, 2), x, kernels.KV{K: kc, V: kc, Len: 2}, []int32{0, 1},
+			kernels.AttentionParams{Heads: 1, KVHeads: 1, HeadDim: 64, ValueDim: 64, Scale: 1, Sinks: []float32{0}}), false},
 	}
 	for _, tc := range cases {
 		if tc.err == nil {
@@ -318,6 +323,15 @@ func TestOpErrors(t *testing.T) {
 		if !strings.HasPrefix(tc.err.Error(), "gpu: ") {
 			t.Errorf("%s: %q lacks the package prefix", tc.name, tc.err)
 		}
+	}
+	for _, tc := range cases[len(cases)-3:] {
+		if !errors.Is(tc.err, kernels.ErrUnsupported) {
+			t.Errorf("%s: %v, want ErrUnsupported", tc.name, tc.err)
+		}
+	}
+	if err := kernels.Require(b, kernels.FeatureSinks|kernels.FeatureYaRN); err == nil ||
+		!strings.Contains(err.Error(), "YaRN rope scaling, attention sinks") {
+		t.Errorf("Require: %v, want both features named", err)
 	}
 	other, _ := New(newFake())
 	y, _ := other.New(quant.TypeF32, 64, 2)

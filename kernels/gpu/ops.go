@@ -282,6 +282,9 @@ func (b *Backend) Rope(dst, x kernels.Tensor, pos []int32, p kernels.RopeParams)
 	if err := kernels.CheckRope(d, a, pos, p); err != nil {
 		return fmt.Errorf("gpu: %w", err)
 	}
+	if err := kernels.CheckFeatures("gpu: rope", p.Needs(), b.Lacks()); err != nil {
+		return err
+	}
 	hd, nd := p.HeadDim, p.Dims
 	if len(pos) == 0 || a.cols() == 0 {
 		return nil
@@ -329,6 +332,9 @@ func (b *Backend) GLU(dst, gate, up kernels.Tensor, act kernels.Activation) erro
 	}
 	if err := kernels.CheckGLU(d, g, u, act); err != nil {
 		return fmt.Errorf("gpu: %w", err)
+	}
+	if err := kernels.CheckFeatures("gpu: glu", act.Needs(), b.Lacks()); err != nil {
+		return err
 	}
 	name := "glu_silu"
 	if act == kernels.GELU {

@@ -1,0 +1,107 @@
+package runner
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"saji/engine/chat"
+	"saji/engine/sample"
+	"saji/engine/scheduler"
+	"saji/engine/tokenizer"
+)
+
+// TestHarmonyPieces feeds the tokens of a harmony reply through the
+// generation loop: the pieces' Text is the final channel alone and their
+// Reasoning the analysis channel, the markers in neither, and a stop
+// string in the answer ends the text before it.
+func TestHarmonyPieces(t *testing.T) {
+	r := tinyRunner(t, Config{})
+	m, err := r.Model("tiny")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const reply = "<|channel|>analysis<|message|>Think first.<|end|><|start|>assistant<|channel|>final<|message|>The answer é. STOP more"
+	toks := m.tok.Encode(reply, false, false)
+	for _, c := range []struct {
+		name               string
+		stop               []string
+		content, reasoning string
+	}{
+		{"whole", nil, "The answer é. STOP more", "Think first."},
+		{"stop string", []string{"STOP"}, "The answer é. ", "Think first."},
+		{"stop string in a marker", []string{"<|end|>"}, "", "Think first."},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			events := make(chan scheduler.Event, len(toks)+1)
+			for _, id := range toks {
+				events <- scheduler.Event{Token: id}
+			}
+			events <- scheduler.Event{Done: true, Finish: scheduler.FinishStop}
+			close(events)
+			stopper, err := sample.NewStopper(m.tok.NewDecoder(tokenizer.DecoderOptions{Continue: true}), nil, c.stop)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var content, reasoning strings.Builder
+			_, err = m.run(ctx, cancel, events, stopper, new(chat.Harmony), 1, func(p Piece) error {
+				content.WriteString(p.Text)
+				reasoning.WriteString(p.Reasoning)
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if content.String() != c.content || reasoning.String() != c.reasoning {
+				t.Errorf("text %q, reasoning %q; want %q, %q", content.String(), reasoning.String(), c.content, c.reasoning)
+			}
+		})
+	}
+}
+
+// TestHarmonyStart checks that a chat on a model whose template writes
+// harmony is split, by messages or by the tokens Model.Prompt counted,
+// and that a raw completion is not.
+func TestHarmonyStart(t *testing.T) {
+	r := tinyRunner(t, Config{})
+	m, err := r.Model("tiny")
+	if err != nil {
+		t.Fatal(err)
+	}
+	harmony, err := chat.Parse(`{% for m in messages %}<|start|>{{ m.role }}<|channel|>final<|message|>{{ m.content }}<|end|>{% endfor %}<|start|>assistant`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !harmony.Harmony() {
+		t.Fatal("a template with channels is not harmony")
+	}
+	old := m.tmpl
+	m.tmpl = harmony
+	defer func() { m.tmpl = old }()
+	msgs := []chat.Message{{Role: "user", Content: "hi"}}
+	toks, err := m.Prompt(context.Background(), Request{Messages: msgs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name  string
+		req   Request
+		split bool
+	}{
+		{"messages", Request{Messages: msgs}, true},
+		{"counted tokens", Request{Tokens: toks}, true},
+		{"raw prompt", Request{Prompt: "hi"}, false},
+	} {
+		c.req.MaxTokens = 1
+		s, err := m.Start(context.Background(), c.req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (s.harmony != nil) != c.split {
+			t.Errorf("%s: split %v, want %v", c.name, s.harmony != nil, c.split)
+		}
+		s.Close()
+	}
+}
