@@ -106,6 +106,15 @@ func NewWriter(ctx context.Context, opts Options) (*gguf.Writer, error) {
 	if s.Head > 0 {
 		set = append(set, meta{key("%s.attention.key_length"), uint32(s.Head)}, meta{key("%s.attention.value_length"), uint32(s.Head)})
 	}
+	if s.Experts > 0 {
+		set = append(set, meta{key(gguf.KeyExpertCount), uint32(s.Experts)}, meta{key(gguf.KeyExpertUsedCount), uint32(s.ExpertsUsed)})
+		if s.ExpertFFN > 0 {
+			set = append(set, meta{key("%s.expert_feed_forward_length"), uint32(s.ExpertFFN)})
+		}
+		if s.SharedFFN > 0 {
+			set = append(set, meta{key("%s.expert_shared_feed_forward_length"), uint32(s.SharedFFN)})
+		}
+	}
 	if a, ok := archs[arch]; ok && a.keys != nil {
 		extra := a.keys(s)
 		names := make([]string, 0, len(extra))
