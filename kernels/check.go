@@ -131,6 +131,35 @@ func CheckMatMul(dst, w, x Tensor) error {
 	return nil
 }
 
+// CheckMatMulExperts checks the operands of ExpertMatMul.MatMulExperts:
+// experts of one type and shape [k, m], x [k, n], dst [m, len(ids)] with
+// len(ids) a multiple of n, every id an expert, dst not x. It returns how
+// many rows of dst each row of x feeds.
+func CheckMatMulExperts(dst Tensor, experts []Tensor, x Tensor, ids []int32) (int, error) {
+	if len(experts) == 0 {
+		return 0, fmt.Errorf("expert matmul without experts: %w", ErrShape)
+	}
+	w := experts[0]
+	for i, e := range experts {
+		if e == nil || e.Type() != w.Type() || Cols(e) != Cols(w) || Rows(e) != Rows(w) {
+			return 0, fmt.Errorf("expert matmul: expert %d differs from expert 0 (%v %v): %w", i, w.Type(), w.Shape(), ErrShape)
+		}
+	}
+	n := Rows(x)
+	if Cols(x) != Cols(w) || Cols(dst) != Rows(w) || Rows(dst) != len(ids) || n == 0 || len(ids)%n != 0 {
+		return 0, fmt.Errorf("expert matmul of experts %v by input %v into %v with %d ids: %w", w.Shape(), x.Shape(), dst.Shape(), len(ids), ErrShape)
+	}
+	if dst == x {
+		return 0, fmt.Errorf("expert matmul destination aliases its input: %w", ErrShape)
+	}
+	for _, id := range ids {
+		if id < 0 || int(id) >= len(experts) {
+			return 0, fmt.Errorf("expert matmul: expert %d out of range [0, %d)", id, len(experts))
+		}
+	}
+	return len(ids) / n, nil
+}
+
 // CheckBinary checks the operands of Backend.Add and Backend.Mul (op
 // names the operation): dst of a's shape, b of a's shape or a single row
 // as long as a's.

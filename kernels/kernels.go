@@ -244,6 +244,23 @@ type Backend interface {
 	AttentionSeqs(dst, q Tensor, seqs []SeqKV, p AttentionParams) error
 }
 
+// ExpertMatMul is implemented by backends that multiply each activation
+// row by the expert weights chosen for it in one call (ggml's MUL_MAT_ID),
+// batching the rows that chose the same expert. Mixture-of-experts models
+// use it where the backend has it, and otherwise build the same product
+// from GetRows, MatMul and SetRows per expert.
+type ExpertMatMul interface {
+	// MatMulExperts sets row r of dst to experts[ids[r]] times row
+	// r/(Rows(dst)/Rows(x)) of x: each row of x feeds that many
+	// consecutive rows of dst (a token's k chosen experts), and is
+	// converted to the experts' dot-product format once. The experts have
+	// one type and shape [k, m], x is [k, n] and dst [m, len(ids)]. Every
+	// row of dst equals what MatMul gives for that expert and row alone
+	// (a batch of one row: ggml's order of summation for MUL_MAT_ID).
+	// dst must not alias x.
+	MatMulExperts(dst Tensor, experts []Tensor, x Tensor, ids []int32) error
+}
+
 // Recycler is implemented by backends that can reuse the memory of
 // activations: after Recycle(ts...), the caller promises never to use ts
 // again, and a later New of the same size may return their memory. A

@@ -35,10 +35,19 @@ type ModelShape struct {
 	ValueDim int `json:"value_dim"`
 	// Embd is the hidden size, FFN the feed-forward size (0 if unknown),
 	// Vocab the number of tokens, ContextTrain the training context.
-	Embd         int `json:"embd"`
-	FFN          int `json:"ffn"`
-	Vocab        int `json:"vocab"`
-	ContextTrain int `json:"context_train"`
+	Embd int `json:"embd"`
+	FFN  int `json:"ffn"`
+	// Experts is the number of experts of a mixture-of-experts layer (0:
+	// dense), ExpertsUsed how many a token runs, and FFN then one
+	// expert's feed-forward size; SharedFFN is that of the shared expert.
+	Experts     int `json:"experts,omitempty"`
+	ExpertsUsed int `json:"experts_used,omitempty"`
+	SharedFFN   int `json:"shared_ffn,omitempty"`
+	// ExpertBytes are the bytes of each block's expert tensors (part of
+	// LayerBytes), of which a token reads ExpertsUsed/Experts.
+	ExpertBytes  []int64 `json:"expert_bytes,omitempty"`
+	Vocab        int     `json:"vocab"`
+	ContextTrain int     `json:"context_train"`
 	// SlidingWindow is the attention window of the sliding-window layers
 	// (0: none); SWA says which layers use it, as the engine decides.
 	SlidingWindow int    `json:"sliding_window,omitempty"`
@@ -68,7 +77,8 @@ func Describe(f *gguf.File) (ModelShape, error) {
 		return ModelShape{}, fmt.Errorf("fit: %w", err)
 	}
 	s := ModelShape{Arch: d.Arch, Layers: d.Layers, Heads: d.Heads, HeadDim: d.HeadDim, ValueDim: d.ValueDim,
-		Embd: d.Embd, FFN: d.FFN, Vocab: d.Vocab, ContextTrain: d.ContextTrain}
+		Embd: d.Embd, FFN: d.FFN, Vocab: d.Vocab, ContextTrain: d.ContextTrain,
+		Experts: d.Experts, ExpertsUsed: d.ExpertsUsed, SharedFFN: d.SharedFFN}
 	s.Name, _ = f.Name()
 	if ft, err := f.FileType(); err == nil {
 		s.FileType = ft.Description()
@@ -98,6 +108,12 @@ func Describe(f *gguf.File) (ModelShape, error) {
 				return s, fmt.Errorf("fit: tensor %q is outside the model's %d blocks", t.Name, s.Layers)
 			}
 			s.LayerBytes[i] += t.Size
+			if s.Experts > 0 && strings.Contains(t.Name, "_exps.") {
+				if s.ExpertBytes == nil {
+					s.ExpertBytes = make([]int64, s.Layers)
+				}
+				s.ExpertBytes[i] += t.Size
+			}
 		case t.Name == "token_embd.weight":
 			s.EmbdBytes += t.Size
 		default:

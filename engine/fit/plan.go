@@ -179,8 +179,8 @@ type Plan struct {
 	// parallel sequences.
 	MaxContext int `json:"max_context"`
 	// DecodeBytes is what one decoded token reads: every weight but the
-	// embeddings (one row) and the KV cache of a sequence at the full
-	// context. DecodeTokensPerSec is the bandwidth over it (0 when the
+	// embeddings (one row) and the experts the token does not run, and
+	// the KV cache of a sequence at the full context. DecodeTokensPerSec is the bandwidth over it (0 when the
 	// bandwidth is unknown or layers run on a GPU, whose bandwidth is not
 	// measured).
 	DecodeBytes        int64   `json:"decode_bytes"`
@@ -383,6 +383,12 @@ func (s ModelShape) computeBytes(maxSeqs, stepTokens, ctx, threads int) (act, lo
 	if ffn == 0 {
 		ffn = 4 * s.Embd
 	}
+	if s.Experts > 0 {
+		// A token's k experts each hold gate, up and product rows, and
+		// their outputs and weights are rows of n_embd; the router's
+		// logits, the shared expert's rows.
+		ffn = s.ExpertsUsed*ffn + s.SharedFFN + (2*s.ExpertsUsed*s.Embd+s.Experts)/3
+	}
 	width := int64(5*s.Embd + s.Heads*(s.HeadDim+s.ValueDim) + kv*(s.HeadDim+s.ValueDim) + 3*ffn)
 	act = 4*t*width + int64(threads)*4*int64(ctx)*2
 	logits = 3 * 4 * int64(s.Vocab) * int64(maxSeqs)
@@ -486,9 +492,10 @@ func (p *Plan) maxContext() int {
 	return lo * bs
 }
 
-// decodeBytes is what decoding one token reads: the layers' weights, the
-// output head (the embeddings when tied), and the keys and values of a
-// sequence ctx tokens long (a window's worth in sliding-window layers).
+// decodeBytes is what decoding one token reads: the layers' weights (of
+// a mixture of experts, the experts it runs), the output head (the
+// embeddings when tied), and the keys and values of a sequence ctx tokens
+// long (a window's worth in sliding-window layers).
 func (s ModelShape) decodeBytes(ctx int, typ quant.Type) int64 {
 	n := s.OutputBytes
 	if s.TiedOutput {
@@ -499,9 +506,19 @@ func (s ModelShape) decodeBytes(ctx int, typ quant.Type) int64 {
 		if w := s.window(i); w > 0 {
 			cells = min(w, ctx)
 		}
-		n += b + int64(cells)*s.layerCellBytes(i, typ)
+		n += s.activeBytes(i, b) + int64(cells)*s.layerCellBytes(i, typ)
 	}
 	return n
+}
+
+// activeBytes returns what a token reads of layer i's b bytes of weights:
+// all of them, less the experts it does not run.
+func (s ModelShape) activeBytes(i int, b int64) int64 {
+	if s.Experts == 0 || i >= len(s.ExpertBytes) {
+		return b
+	}
+	e := s.ExpertBytes[i]
+	return b - e + e*int64(s.ExpertsUsed)/int64(s.Experts)
 }
 
 // ResidentAt predicts the resident memory of a CPU run with one sequence

@@ -16,6 +16,10 @@ type Description struct {
 	// KVGroups are the layers grouped by window, as Model.KVGroups gives
 	// them once loaded.
 	KVGroups []KVGroup
+	// Params is the number of weights in the file; ActiveParams those a
+	// token uses, the experts it does not run left out (Params for a
+	// dense model).
+	Params, ActiveParams int64
 }
 
 // Describe reads the model in f as Load would, through its architecture's
@@ -37,5 +41,7 @@ func Describe(f *gguf.File) (Description, error) {
 	for i := range d.Windows {
 		d.Windows[i] = m.window(i)
 	}
+	d.Params = f.ParameterCount()
+	d.ActiveParams = d.Params - idleParams(f, d.Experts, d.ExpertsUsed)
 	return d, nil
 }

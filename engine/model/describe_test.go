@@ -12,14 +12,16 @@ import (
 )
 
 // TestDescribeMatchesLoad checks that Describe reads what Load reads, for
-// every reference model and the tiny Phi-3: the same Config, windows and
+// every reference model, the tiny Phi-3 and the hand-written mixtures of
+// experts: the same Config, windows and
 // KV groups, and that every architecture has a file among them.
 func TestDescribeMatchesLoad(t *testing.T) {
 	paths, err := filepath.Glob(filepath.Join(refdata.Dir(t), "models", "*.gguf"))
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no reference models: %v", err)
 	}
-	files := map[string]*gguf.File{"tiny-phi3": newTinyPhi3().file(t, "phi3")}
+	files := map[string]*gguf.File{"tiny-phi3": newTinyPhi3().file(t, "phi3"),
+		"qwen2moe": moeFile{arch: "qwen2moe"}.file(t), "qwen3moe": moeFile{arch: "qwen3moe"}.file(t)}
 	for _, p := range paths {
 		f, err := gguf.Open(p)
 		if err != nil {

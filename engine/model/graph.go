@@ -178,6 +178,11 @@ func (g *graph) glu(gate, up kernels.Tensor, act kernels.Activation) kernels.Ten
 	return y
 }
 
+// ffn returns the gated feed-forward network f of x: down(act(gate·x) ⊙ up·x).
+func (g *graph) ffn(x kernels.Tensor, f *denseFFN, act kernels.Activation) kernels.Tensor {
+	return g.linear(g.glu(g.linear(x, f.gate, nil), g.linear(x, f.up, nil), act), f.down, nil)
+}
+
 // attend stores k and v in the layer's cache cells and returns the
 // attention of q over each sequence's cells.
 func (g *graph) attend(q, k, v kernels.Tensor, kv layerKV, p kernels.AttentionParams) kernels.Tensor {

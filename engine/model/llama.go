@@ -23,15 +23,20 @@ func init() {
 type llamaVariant struct {
 	neox     bool // NeoX rotation (halves) instead of adjacent pairs
 	headNorm bool // RMSNorm of each q and k head (Qwen3)
+	// moe makes every layer's feed-forward network a mixture of experts
+	// (expert_count is required); a llama file with an expert_count is
+	// one too (Mixtral). shared adds a shared expert (Qwen2-MoE).
+	moe, shared bool
 }
 
 type llamaLayer struct {
-	attnNorm             kernels.Tensor
-	wq, wk, wv, wo       kernels.Tensor
-	bq, bk, bv, bo       kernels.Tensor // optional biases (Qwen2)
-	qNorm, kNorm         kernels.Tensor // Qwen3
-	ffnNorm              kernels.Tensor
-	ffnGate, ffnUp, down kernels.Tensor
+	attnNorm       kernels.Tensor
+	wq, wk, wv, wo kernels.Tensor
+	bq, bk, bv, bo kernels.Tensor // optional biases (Qwen2)
+	qNorm, kNorm   kernels.Tensor // Qwen3
+	ffnNorm        kernels.Tensor
+	ffn            denseFFN
+	moe            *moeFFN // instead of ffn in a mixture of experts
 }
 
 type llama struct {
@@ -49,15 +54,10 @@ func loadLlama(v llamaVariant) loaderFunc {
 			return nil, ld.err
 		}
 		qDim, kvDim, vDim := hp.Heads*hp.HeadDim, hp.KVHeads*hp.HeadDim, hp.KVHeads*hp.ValueDim
-		nff := 0
+		nff, r := ld.llamaFFN(&m.hp, v)
 		for i := range hp.Layers {
 			b := m.backends[i]
 			p := fmt.Sprintf("blk.%d.", i)
-			if i == 0 {
-				if _, s, ok := ld.shapeOf(p + "ffn_up.weight"); ok && len(s) == 2 {
-					nff = s[1]
-				}
-			}
 			l := llamaLayer{
 				attnNorm: ld.tensor(b, p+"attn_norm.weight", hp.Embd),
 				wq:       ld.tensor(b, p+"attn_q.weight", hp.Embd, qDim),
@@ -69,9 +69,15 @@ func loadLlama(v llamaVariant) loaderFunc {
 				bv:       ld.optional(b, p+"attn_v.bias", vDim),
 				bo:       ld.optional(b, p+"attn_output.bias", hp.Embd),
 				ffnNorm:  ld.tensor(b, p+"ffn_norm.weight", hp.Embd),
-				ffnGate:  ld.tensor(b, p+"ffn_gate.weight", hp.Embd, nff),
-				ffnUp:    ld.tensor(b, p+"ffn_up.weight", hp.Embd, nff),
-				down:     ld.tensor(b, p+"ffn_down.weight", nff, hp.Embd),
+			}
+			if m.hp.Experts > 0 {
+				l.moe = ld.moe(b, p, m.hp, r, nff, m.hp.SharedFFN)
+			} else {
+				l.ffn = denseFFN{
+					gate: ld.tensor(b, p+"ffn_gate.weight", hp.Embd, nff),
+					up:   ld.tensor(b, p+"ffn_up.weight", hp.Embd, nff),
+					down: ld.tensor(b, p+"ffn_down.weight", nff, hp.Embd),
+				}
 			}
 			if v.headNorm {
 				l.qNorm = ld.tensor(b, p+"attn_q_norm.weight", hp.HeadDim)
@@ -79,7 +85,6 @@ func loadLlama(v llamaVariant) loaderFunc {
 			}
 			m.layers = append(m.layers, l)
 		}
-		m.hp.FFN = nff
 		m.rope = hp.rope(v.neox)
 		m.rope.Factors = ld.floats("rope_freqs.weight", hp.ropeDims/2)
 		ld.require(m.backends, m.rope.Needs())
@@ -119,8 +124,51 @@ func (m *llama) forward(ctx context.Context, st *step) ([]float32, error) {
 		x = g.add(x, g.linear(a, l.wo, l.bo))
 
 		h = g.norm(x, l.ffnNorm, eps)
-		h = g.glu(g.linear(h, l.ffnGate, nil), g.linear(h, l.ffnUp, nil), kernels.SiLU)
-		x = g.add(x, g.linear(h, l.down, nil))
+		if l.moe != nil {
+			x = g.add(x, g.moe(h, l.moe, kernels.SiLU))
+		} else {
+			x = g.add(x, g.ffn(h, &l.ffn, kernels.SiLU))
+		}
 	}
 	return m.head(g, x, st, eps)
+}
+
+// llamaFFN reads the feed-forward hyperparameters of a member of the
+// family into hp and returns the feed-forward length of a dense layer or
+// of one expert, and the router of a mixture of experts. A dense layer's
+// length is its weights' (ffn_up); llama.cpp's Mixtral experts take
+// feed_forward_length, its Qwen MoE experts expert_feed_forward_length or
+// else feed_forward_length/k, and the shared expert
+// expert_shared_feed_forward_length or else feed_forward_length. Every
+// one of them softmaxes the router's logits over all experts; Mixtral and
+// Qwen3-MoE normalize the k weights, Qwen2-MoE does not.
+func (ld *loader) llamaFFN(hp *hparams, v llamaVariant) (int, router) {
+	ld.expertHParams(hp, v.moe)
+	if ld.err != nil {
+		return 0, router{}
+	}
+	nff := 0
+	if hp.Experts == 0 {
+		if _, s, ok := ld.shapeOf("blk.0.ffn_up.weight"); ok && len(s) == 2 {
+			nff = s[1]
+		}
+		hp.FFN = nff
+		return nff, router{}
+	}
+	val, err := ld.f.FeedForwardLength()
+	nff = ld.orDefault(val, err, 0)
+	if v.moe {
+		val, err = ld.f.Uint("%s.expert_feed_forward_length")
+		nffExp := ld.orDefault(val, err, nff/hp.ExpertsUsed)
+		if v.shared {
+			val, err = ld.f.Uint("%s.expert_shared_feed_forward_length")
+			hp.SharedFFN = ld.orDefault(val, err, nff)
+		}
+		nff = nffExp
+	}
+	if nff == 0 && ld.err == nil {
+		ld.fail(fmt.Errorf("hyperparameter %s.expert_feed_forward_length (or feed_forward_length) is missing or 0", hp.Arch))
+	}
+	hp.FFN = nff
+	return nff, router{used: hp.ExpertsUsed, gating: gateSoftmax, norm: !v.shared}
 }

@@ -59,8 +59,12 @@ type Config struct {
 	KVHeads      int
 	HeadDim      int // key (and query) head length
 	ValueDim     int // value head length
-	FFN          int // feed-forward length, as the weights have it
+	FFN          int // feed-forward length, as the weights have it (one expert's in a mixture of experts)
 	ContextTrain int // context length the model was trained with
+	// Experts is the number of experts of a mixture-of-experts layer (0:
+	// dense), ExpertsUsed how many run for each token, and SharedFFN the
+	// feed-forward length of the shared expert every token runs (0: none).
+	Experts, ExpertsUsed, SharedFFN int
 }
 
 // Model is a loaded model.

@@ -155,7 +155,12 @@ func (s Shape) Tensors(vocab int) []TensorSpec {
 		}
 		out = append(out,
 			TensorSpec{Name: p + "attn_output.weight", Shape: []int64{q, e}},
-			TensorSpec{Name: p + "ffn_norm.weight", Shape: []int64{e}, Ones: true},
+			TensorSpec{Name: p + "ffn_norm.weight", Shape: []int64{e}, Ones: true})
+		if s.Experts > 0 {
+			out = append(out, s.expertTensors(p)...)
+			continue
+		}
+		out = append(out,
 			TensorSpec{Name: p + "ffn_gate.weight", Shape: []int64{e, ff}},
 			TensorSpec{Name: p + "ffn_up.weight", Shape: []int64{e, ff}},
 			TensorSpec{Name: p + "ffn_down.weight", Shape: []int64{ff, e}})
@@ -169,5 +174,5 @@ func (s Shape) Tensors(vocab int) []TensorSpec {
 
 // Mix returns the type mix of this shape quantized to ft.
 func (s Shape) Mix(ft gguf.FileType) quantize.Mix {
-	return quantize.Mix{FileType: ft, Arch: s.Arch, Layers: s.Layers, GQA: s.Heads / s.KVHeads, Tied: s.Tied}
+	return quantize.Mix{FileType: ft, Arch: s.Arch, Layers: s.Layers, GQA: s.Heads / s.KVHeads, Experts: s.Experts, Tied: s.Tied}
 }

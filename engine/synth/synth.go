@@ -33,6 +33,12 @@ type Options struct {
 	// Progress, if set, is called after each tensor with the bytes written
 	// so far and the file's size.
 	Progress func(done, total int64)
+	// Repeat generates and quantizes each tensor's first chunk of rows
+	// only, and repeats it over the rest of the tensor: a file for speed
+	// tests, whose size and layout are the model's but whose weights
+	// repeat, written in minutes instead of hours (quantizing a 30B model
+	// to the K-quants takes hours on two cores).
+	Repeat bool
 }
 
 // ParseFileType reads a quantization name such as "q4_k_m", "Q8_0" or
@@ -51,8 +57,10 @@ func ParseFileType(s string) (gguf.FileType, error) {
 const weightStd = 0.02
 
 // chunkElems is about how many values one goroutine generates and
-// quantizes at a time.
-const chunkElems = 1 << 20
+// quantizes at a time. It is a variable so that a test can make chunks
+// small enough for a tiny model's tensors to hold several; a model's
+// values depend on it.
+var chunkElems int64 = 1 << 20
 
 // NewWriter prepares the model's file: its metadata, and tensors whose
 // data is generated while the Writer encodes them. ctx cancels the
@@ -106,6 +114,15 @@ func NewWriter(ctx context.Context, opts Options) (*gguf.Writer, error) {
 	if s.Head > 0 {
 		set = append(set, meta{key("%s.attention.key_length"), uint32(s.Head)}, meta{key("%s.attention.value_length"), uint32(s.Head)})
 	}
+	if s.Experts > 0 {
+		set = append(set, meta{key(gguf.KeyExpertCount), uint32(s.Experts)}, meta{key(gguf.KeyExpertUsedCount), uint32(s.ExpertsUsed)})
+		if s.ExpertFFN > 0 {
+			set = append(set, meta{key("%s.expert_feed_forward_length"), uint32(s.ExpertFFN)})
+		}
+		if s.SharedFFN > 0 {
+			set = append(set, meta{key("%s.expert_shared_feed_forward_length"), uint32(s.SharedFFN)})
+		}
+	}
 	if a, ok := archs[arch]; ok && a.keys != nil {
 		extra := a.keys(s)
 		names := make([]string, 0, len(extra))
@@ -136,7 +153,7 @@ func NewWriter(ctx context.Context, opts Options) (*gguf.Writer, error) {
 		if err != nil {
 			return nil, err
 		}
-		g := &tensorGen{spec: spec, typ: typ, seed: opts.Seed, index: uint64(i), threads: threads, scaled: s.Scaled}
+		g := &tensorGen{spec: spec, typ: typ, seed: opts.Seed, index: uint64(i), threads: threads, scaled: s.Scaled, repeat: opts.Repeat}
 		if err := w.AddTensorFunc(spec.Name, typ, spec.Shape, func(out io.Writer) error { return g.write(ctx, out) }); err != nil {
 			return nil, fmt.Errorf("synth: %w", err)
 		}
@@ -165,6 +182,7 @@ type tensorGen struct {
 	index   uint64 // the tensor's place in the file, part of its chunks' seeds
 	threads int
 	scaled  bool // Shape.Scaled
+	repeat  bool // Options.Repeat
 }
 
 // genSlot is one goroutine's buffers.
@@ -188,6 +206,9 @@ func (g *tensorGen) write(ctx context.Context, out io.Writer) error {
 	}
 	per := max(1, chunkElems/cols)
 	chunks := (rows + per - 1) / per
+	if g.repeat && chunks > 1 {
+		return g.writeRepeated(ctx, out, rows, per, rowBytes)
+	}
 	slots := make([]genSlot, min(int64(g.threads), chunks))
 	for first := int64(0); first < chunks; first += int64(len(slots)) {
 		if err := ctx.Err(); err != nil {
@@ -214,6 +235,26 @@ func (g *tensorGen) write(ctx context.Context, out io.Writer) error {
 			if _, err := out.Write(slots[j].dst); err != nil {
 				return err
 			}
+		}
+	}
+	return nil
+}
+
+// writeRepeated writes the tensor's first chunk of per rows over and over
+// (Options.Repeat): whole rows, so every row is a valid row of the type.
+func (g *tensorGen) writeRepeated(ctx context.Context, out io.Writer, rows, per, rowBytes int64) error {
+	src := make([]float32, per*g.spec.Shape[0])
+	g.fill(src, 0)
+	dst := make([]byte, per*rowBytes)
+	if err := quant.Quantize(g.typ, src, dst); err != nil {
+		return err
+	}
+	for r := int64(0); r < rows; r += per {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if _, err := out.Write(dst[:min(per, rows-r)*rowBytes]); err != nil {
+			return err
 		}
 	}
 	return nil

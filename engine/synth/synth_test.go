@@ -238,3 +238,73 @@ func TestShapeSizes(t *testing.T) {
 		}
 	}
 }
+
+// TestRepeat checks Options.Repeat: the file has the model's tensors,
+// types and size, each tensor holds its first chunk of rows over and over,
+// and it loads and runs.
+func TestRepeat(t *testing.T) {
+	defer func(n int64) { chunkElems = n }(chunkElems)
+	chunkElems = 1 << 16 // several chunks in the experts' tensors
+	vocab := miniVocab(t)
+	shape, err := LookupShape("tiny-qwen3moe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	paths := map[bool]string{}
+	for _, repeat := range []bool{false, true} {
+		paths[repeat] = filepath.Join(dir, fmt.Sprint(repeat)+".gguf")
+		opts := Options{Shape: shape, FileType: gguf.FileTypeMostlyQ8_0, Vocab: vocab, Seed: 3, Threads: 2, Repeat: repeat}
+		if err := Write(context.Background(), paths[repeat], opts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	plain, err := gguf.Open(paths[false])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	rep, err := gguf.Open(paths[true])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rep.Close()
+	if plain.FileSize() != rep.FileSize() || len(plain.Tensors()) != len(rep.Tensors()) {
+		t.Fatalf("repeated file: %d bytes, %d tensors; want %d, %d", rep.FileSize(), len(rep.Tensors()), plain.FileSize(), len(plain.Tensors()))
+	}
+	repeated := 0
+	for _, ti := range rep.Tensors() {
+		want, _ := plain.Tensor(ti.Name)
+		if ti.Type != want.Type || ti.Size != want.Size {
+			t.Errorf("%s: %v of %d bytes, want %v of %d", ti.Name, ti.Type, ti.Size, want.Type, want.Size)
+		}
+		a, _ := plain.Data(want)
+		b, _ := rep.Data(ti)
+		chunk := int(chunkElems/int64(ti.Shape[0])) * len(a) / int(ti.Elements()/int64(ti.Shape[0]))
+		if chunk >= len(b) {
+			if !bytes.Equal(a, b) {
+				t.Errorf("%s: a tensor of one chunk differs", ti.Name)
+			}
+			continue
+		}
+		repeated++
+		next := b[chunk:min(2*chunk, len(b))]
+		if !bytes.Equal(a[:chunk], b[:chunk]) || !bytes.Equal(b[:len(next)], next) {
+			t.Errorf("%s: the first chunk is not the plain file's, repeated", ti.Name)
+		}
+	}
+	if repeated == 0 {
+		t.Error("no tensor was long enough to repeat")
+	}
+	m, err := model.Load(context.Background(), rep, model.Options{Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := m.NewCache(8, quant.TypeF32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Forward(context.Background(), []int32{1, 2}, []int32{0, 1}, c, false); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -206,15 +206,23 @@ const tileBytes = 2 << 20
 // for all of them, and a weight row, once loaded, is used for every
 // activation row of the tile.
 func (b *Backend) tiled(m, n, rowBytes int, fn func(i, j0, j1 int)) {
-	tile := max(1, min(n, tileBytes/max(1, rowBytes)))
-	b.parallelBalanced(m, func(lo, hi int) {
-		for j0 := 0; j0 < n; j0 += tile {
-			j1 := min(n, j0+tile)
-			for i := lo; i < hi; i++ {
-				fn(i, j0, j1)
-			}
+	tile := rowTile(n, rowBytes)
+	b.parallelBalanced(m, func(lo, hi int) { tiledRows(lo, hi, 0, n, tile, fn) })
+}
+
+// rowTile is the number of activation rows (rowBytes each) in a cache tile
+// of at most n rows.
+func rowTile(n, rowBytes int) int { return max(1, min(n, tileBytes/max(1, rowBytes))) }
+
+// tiledRows is one thread's share of tiled: weight rows [lo, hi) by
+// activation rows [jlo, jhi) in tiles of tile rows.
+func tiledRows(lo, hi, jlo, jhi, tile int, fn func(i, j0, j1 int)) {
+	for j0 := jlo; j0 < jhi; j0 += tile {
+		j1 := min(jhi, j0+tile)
+		for i := lo; i < hi; i++ {
+			fn(i, j0, j1)
 		}
-	})
+	}
 }
 
 // tiledBlocks is tiled for a register-blocked kernel: the weight rows are
@@ -223,38 +231,47 @@ func (b *Backend) tiled(m, n, rowBytes int, fn func(i, j0, j1 int)) {
 // rest to single. base describes the tile at weight row 0 and activation
 // row 0; activation rows before gemmRows take dotK's gemm order.
 func (b *Backend) tiledBlocks(tk *tileKernel, m, n, rowBytes int, base tileArgs, gemmRows int, single func(i, j0, j1 int)) {
-	tile := max(1, min(n, tileBytes/max(1, rowBytes)))
-	tile = max(tk.nr, tile/tk.nr*tk.nr)
+	tile := tk.rowTile(n, rowBytes)
 	groups := (m + tk.mr - 1) / tk.mr
 	b.parallelBalanced(groups, func(glo, ghi int) {
-		lo, hi := glo*tk.mr, min(m, ghi*tk.mr)
-		a := base
-		for j0 := 0; j0 < n; j0 += tile {
-			j1 := min(n, j0+tile)
-			jFull := j0 + (j1-j0)/tk.nr*tk.nr
-			i := lo
-			for ; i+tk.mr <= hi; i += tk.mr {
-				for j := j0; j < jFull; j += tk.nr {
-					a.w = (*byte)(unsafe.Add(unsafe.Pointer(base.w), i*base.wstride))
-					a.x = unsafe.Add(base.x, j*base.xstride)
-					a.out = (*float32)(unsafe.Add(unsafe.Pointer(base.out), 4*(j*base.ostride+i)))
-					a.gemm = 0
-					for t := range tk.nr {
-						if j+t < gemmRows {
-							a.gemm |= 1 << t
-						}
+		tk.blocks(glo*tk.mr, min(m, ghi*tk.mr), 0, n, tile, base, gemmRows, single)
+	})
+}
+
+// rowTile is rowTile rounded to whole blocks of tk.nr rows.
+func (tk *tileKernel) rowTile(n, rowBytes int) int {
+	return max(tk.nr, rowTile(n, rowBytes)/tk.nr*tk.nr)
+}
+
+// blocks is one thread's share of tiledBlocks: weight rows [lo, hi) by
+// activation rows [jlo, jhi) in tiles of tile rows (a multiple of tk.nr).
+func (tk *tileKernel) blocks(lo, hi, jlo, jhi, tile int, base tileArgs, gemmRows int, single func(i, j0, j1 int)) {
+	a := base
+	for j0 := jlo; j0 < jhi; j0 += tile {
+		j1 := min(jhi, j0+tile)
+		jFull := j0 + (j1-j0)/tk.nr*tk.nr
+		i := lo
+		for ; i+tk.mr <= hi; i += tk.mr {
+			for j := j0; j < jFull; j += tk.nr {
+				a.w = (*byte)(unsafe.Add(unsafe.Pointer(base.w), i*base.wstride))
+				a.x = unsafe.Add(base.x, j*base.xstride)
+				a.out = (*float32)(unsafe.Add(unsafe.Pointer(base.out), 4*(j*base.ostride+i)))
+				a.gemm = 0
+				for t := range tk.nr {
+					if j+t < gemmRows {
+						a.gemm |= 1 << t
 					}
-					tk.fn(&a)
 				}
-				if jFull < j1 {
-					for r := i; r < i+tk.mr; r++ {
-						single(r, jFull, j1)
-					}
-				}
+				tk.fn(&a)
 			}
-			for ; i < hi; i++ {
-				single(i, j0, j1)
+			if jFull < j1 {
+				for r := i; r < i+tk.mr; r++ {
+					single(r, jFull, j1)
+				}
 			}
 		}
-	})
+		for ; i < hi; i++ {
+			single(i, j0, j1)
+		}
+	}
 }

@@ -43,6 +43,16 @@ var Recipes = []synth.Recipe{
 	// The Llama family's test shape, which the shared data covers with
 	// other files: it checks the pipeline itself.
 	{Shape: "tiny", Type: "q8_0", Seed: 1, Vocab: spmVocab},
+	// Mixtures of experts (engine/synth/moe.go): the router, the expert
+	// products and the shared expert, on float weights and on the
+	// activation quantizations of Q8_0 and the K-quants.
+	{Shape: "tiny-qwen3moe", Type: "f32", Seed: 1, Vocab: qwenVocab},
+	{Shape: "tiny-qwen3moe", Type: "q8_0", Seed: 1, Vocab: qwenVocab},
+	{Shape: "tiny-qwen3moe", Type: "q4_k_m", Seed: 1, Vocab: qwenVocab},
+	{Shape: "tiny-qwen2moe", Type: "f32", Seed: 1, Vocab: qwenVocab},
+	{Shape: "tiny-qwen2moe", Type: "q4_k_m", Seed: 1, Vocab: qwenVocab},
+	{Shape: "tiny-mixtral", Type: "f16", Seed: 1, Vocab: spmVocab},
+	{Shape: "tiny-mixtral", Type: "q4_k_m", Seed: 1, Vocab: spmVocab},
 }
 
 func main() {

@@ -7,9 +7,13 @@
 // need not fit in memory. `saji bench -m FILE` then measures it; .ci/fit-check
 // and .ci/gpu-check write their models with it.
 //
-// Shapes: llama-1b (Llama-3.2-1B), qwen2-0.5b, llama-8b (Llama-3.1-8B), tiny.
+// Shapes: llama-1b (Llama-3.2-1B), qwen2-0.5b, llama-8b (Llama-3.1-8B),
+// qwen3-30b-a3b (Qwen3-30B-A3B, a mixture of experts), tiny, and the tiny
+// conformance shapes (tiny-qwen3moe, tiny-qwen2moe, tiny-mixtral, ...).
+// With -repeat each tensor's first rows are repeated over the rest: a
+// speed-test file of a large model written in minutes.
 //
-// Usage: go run ./internal/tools/synthmodel -shape SHAPE [-type TYPE] -vocab VOCAB.gguf -o FILE [-seed N] [-t THREADS]
+// Usage: go run ./internal/tools/synthmodel -shape SHAPE [-type TYPE] -vocab VOCAB.gguf -o FILE [-seed N] [-t THREADS] [-repeat]
 //
 //	go run ./internal/tools/synthmodel -shape llama-1b -type q4_k_m -vocab llama3-bpe-full.gguf -o /tmp/llama-1b-q4_k_m.gguf
 package main
@@ -45,12 +49,13 @@ func main() {
 func run(ctx context.Context, args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("synthmodel", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	shapeName := fs.String("shape", "", "model shape: llama-1b, qwen2-0.5b, llama-8b or tiny")
+	shapeName := fs.String("shape", "", "model shape: llama-1b, qwen2-0.5b, llama-8b, qwen3-30b-a3b, tiny, tiny-qwen3moe, ...")
 	typ := fs.String("type", "q4_k_m", "quantization: q4_k_m, q8_0, f16, bf16, f32, q4_0, q6_k, q5_k_m, q3_k_m, q2_k, iq4_nl, ...")
 	vocabPath := fs.String("vocab", "", "GGUF `FILE` whose vocabulary the model takes")
 	out := fs.String("o", "", "output `FILE`")
 	seed := fs.Uint64("seed", 0, "seed of the random weights")
 	threads := fs.Int("t", 0, "number of threads (0: one per physical core)")
+	repeat := fs.Bool("repeat", false, "quantize each tensor's first rows only and repeat them: a speed-test file written in minutes")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -79,7 +84,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "synthmodel: %3d%%  %s of %s  %.1fs\n", pct, units.Bytes(done), units.Bytes(total), time.Since(start).Seconds())
 		}
 	}
-	opts := synth.Options{Shape: shape, FileType: ft, Vocab: vocab, Seed: *seed, Threads: *threads, Progress: progress}
+	opts := synth.Options{Shape: shape, FileType: ft, Vocab: vocab, Seed: *seed, Threads: *threads, Progress: progress, Repeat: *repeat}
 	fmt.Fprintf(stderr, "synthmodel: writing %s: %s %s\n", *out, shape.Name, ft)
 	if err := synth.Write(ctx, *out, opts); err != nil {
 		return fmt.Errorf("synthmodel: %w", err)

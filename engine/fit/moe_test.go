@@ -1,0 +1,91 @@
+package fit
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"saji/engine/gguf"
+	"saji/engine/hardware"
+	"saji/engine/synth"
+)
+
+// TestMixtureOfExperts checks what the plan makes of a mixture of experts:
+// Describe finds the experts' bytes in each block, a decoded token reads
+// only its share of them, and the step's buffers grow with the experts a
+// token runs, not with all of them.
+func TestMixtureOfExperts(t *testing.T) {
+	dir := t.TempDir()
+	vp := filepath.Join(dir, "vocab.gguf")
+	if err := synth.WriteMiniVocab(context.Background(), vp, "gpt2"); err != nil {
+		t.Fatal(err)
+	}
+	vocab, err := gguf.Open(vp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer vocab.Close()
+	shape, err := synth.LookupShape("tiny-qwen3moe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "moe.gguf")
+	if err := synth.Write(context.Background(), path, synth.Options{Shape: shape, FileType: gguf.FileTypeMostlyQ8_0, Vocab: vocab, Seed: 1, Threads: 2}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := gguf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	s, err := Describe(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Experts != 8 || s.ExpertsUsed != 4 || s.FFN != 256 || len(s.ExpertBytes) != s.Layers {
+		t.Fatalf("shape %+v", s)
+	}
+	var experts int64
+	for _, ti := range f.Tensors() {
+		if strings.Contains(ti.Name, "_exps.") {
+			experts += ti.Size
+		}
+	}
+	var described int64
+	for _, b := range s.ExpertBytes {
+		described += b
+	}
+	if described != experts {
+		t.Errorf("expert bytes %d, the file's %d", described, experts)
+	}
+
+	m := hardware.Machine{Memory: hardware.Memory{Total: 64 << 30, Available: 60 << 30}, Bandwidth: 20e9}
+	p, err := PlanFor(s, m, Request{Context: 1024, Parallel: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dense := s
+	dense.Experts, dense.ExpertsUsed, dense.ExpertBytes = 0, 0, nil
+	d, err := PlanFor(dense, m, Request{Context: 1024, Parallel: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := d.DecodeBytes - experts/2; p.DecodeBytes != want {
+		t.Errorf("a token reads %d bytes, want %d (half the experts fewer than %d)", p.DecodeBytes, want, d.DecodeBytes)
+	}
+	if p.Breakdown.Weights != d.Breakdown.Weights {
+		t.Errorf("weights %d, want all of the file's %d", p.Breakdown.Weights, d.Breakdown.Weights)
+	}
+	// Four experts of 256 per token, with their outputs: more than one
+	// expert's buffers, less than all eight experts'.
+	if p.Breakdown.Activations <= d.Breakdown.Activations {
+		t.Errorf("activations %d, not above one expert's %d", p.Breakdown.Activations, d.Breakdown.Activations)
+	}
+	all := dense
+	all.FFN = 8 * 256
+	a, _ := PlanFor(all, m, Request{Context: 1024, Parallel: 1})
+	if p.Breakdown.Activations >= a.Breakdown.Activations {
+		t.Errorf("activations %d, not below all experts' %d", p.Breakdown.Activations, a.Breakdown.Activations)
+	}
+}
