@@ -44,3 +44,25 @@ func TestFeatures(t *testing.T) {
 		}
 	}
 }
+
+// partialBackend is a backend that lacks some features.
+type partialBackend struct {
+	Backend
+	lacks Features
+}
+
+func (partialBackend) Name() string      { return "partial" }
+func (p partialBackend) Lacks() Features { return p.lacks }
+
+func TestRequire(t *testing.T) {
+	b := partialBackend{lacks: FeatureSinks}
+	if err := Require(b, FeatureYaRN); err != nil {
+		t.Errorf("a feature the backend has: %v", err)
+	}
+	if err := Require(b, FeatureYaRN|FeatureSinks); err == nil || err.Error() != "partial: attention sinks: not supported by this backend" {
+		t.Errorf("a feature the backend lacks: %v", err)
+	}
+	if err := Require(struct{ Backend }{}, FeatureSinks); err != nil {
+		t.Errorf("a backend without Lacks has every feature: %v", err)
+	}
+}
