@@ -1,8 +1,6 @@
 package model
 
 import (
-	"bytes"
-	"context"
 	"strings"
 	"testing"
 
@@ -79,13 +77,5 @@ func ropeFile(t *testing.T, keys map[string]any) *gguf.File {
 			t.Fatal(err)
 		}
 	}
-	var buf bytes.Buffer
-	if _, err := w.Encode(context.Background(), &buf); err != nil {
-		t.Fatal(err)
-	}
-	f, err := gguf.OpenBytes(buf.Bytes())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return f
+	return openWritten(t, w)
 }
