@@ -109,11 +109,16 @@ func TestCheckOperands(t *testing.T) {
 		{"glu", CheckGLU(x, f32(4, 3), f32(4, 3), GELU), "", false},
 		{"glu shape", CheckGLU(x, f32(4, 3), f32(4, 2), SiLU), "glu of [4 3] and [4 2] into [4 3]", true},
 		{"glu activation", CheckGLU(x, f32(4, 3), f32(4, 3), Activation(7)), "unknown activation 7", false},
+		{"glu swiglu_oai", CheckGLU(x, f32(4, 3), f32(4, 3), SwiGLUOAI), "", false},
 		{"rope", CheckRope(x, f32(4, 3), []int32{0, 1, 2}, rope), "", false},
 		{"rope positions", CheckRope(x, f32(4, 3), []int32{0, 1}, rope), "rope of [4 3] (head 2, 2 dims, 2 positions, 0 factors)", true},
 		{"rope odd dims", CheckRope(x, f32(4, 3), []int32{0, 1, 2}, RopeParams{HeadDim: 4, Dims: 3}), "rope of", true},
 		{"rope head", CheckRope(x, f32(4, 3), []int32{0, 1, 2}, RopeParams{HeadDim: 3, Dims: 2}), "rope of", true},
 		{"rope factors", CheckRope(x, f32(4, 3), []int32{0, 1, 2}, RopeParams{HeadDim: 4, Dims: 4, Factors: []float32{1}}), "1 factors", true},
+		{"rope yarn", CheckRope(x, f32(4, 3), []int32{0, 1, 2}, RopeParams{HeadDim: 4, Dims: 4, Base: 1e4,
+			YaRN: YaRN{ExtFactor: 1, BetaFast: 32, BetaSlow: 1, OrigContext: 64}}), "", false},
+		{"rope yarn context", CheckRope(x, f32(4, 3), []int32{0, 1, 2}, RopeParams{HeadDim: 4, Dims: 4, Base: 1e4,
+			YaRN: YaRN{ExtFactor: 1, BetaFast: 32, BetaSlow: 1}}), "YaRN needs a positive original context (0)", false},
 	} {
 		t.Run(tt.name, func(t *testing.T) { checkErr(t, tt.err, tt.want, tt.shape) })
 	}
@@ -154,6 +159,8 @@ func TestCheckAttention(t *testing.T) {
 	seq := func(kv KV, pos ...int32) []SeqKV { return []SeqKV{{KV: kv, Pos: pos}} }
 	windowed := p
 	windowed.Window = 2
+	sinks, fewSinks := p, p
+	sinks.Sinks, fewSinks.Sinks = []float32{1, 2, 3, 4}, []float32{1, 2}
 	for _, tt := range []struct {
 		name   string
 		dst, q Tensor
@@ -166,6 +173,8 @@ func TestCheckAttention(t *testing.T) {
 		{"paged", dst, q, seq(paged, 1, 2, 3), p, "", false},
 		{"batch", dst, q, []SeqKV{{KV: kv, Pos: []int32{9}}, {KV: paged, Pos: []int32{2, 3}}, {Pos: nil}}, p, "", false},
 		{"aliased", q, q, seq(kv, 7, 8, 9), p, "destination aliases the queries", true},
+		{"sinks", dst, q, seq(kv, 7, 8, 9), sinks, "", false},
+		{"a sink per head", dst, q, seq(kv, 7, 8, 9), fewSinks, "attention with 2 sinks for 4 heads", true},
 		{"heads", dst, q, seq(kv, 7, 8, 9), AttentionParams{Heads: 4, KVHeads: 3, HeadDim: 32, ValueDim: 32}, "with 4/3 heads of 32/32", true},
 		{"query width", dst, f32(96, 3), seq(kv, 7, 8, 9), p, "attention of q [96 3] into [128 3]", true},
 		{"rows", dst, q, seq(kv, 8, 9), p, "attention of 3 query rows into 3 for sequences of 2 tokens", true},

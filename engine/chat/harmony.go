@@ -10,8 +10,9 @@ import "strings"
 //	<|start|>assistant<|channel|>final<|message|>the answer<|return|>
 //
 // The analysis channel is the model's reasoning, the final channel (and a
-// commentary without a recipient, a preamble) the answer; a message with a
-// recipient (" to=functions.name") is a tool call, which is neither. The
+// commentary without a recipient, a preamble) the answer; a message to
+// " to=functions.name" is a call of that tool with the message as its
+// arguments, and one to another recipient (a built-in tool) is dropped. The
 // markers are special tokens of gpt-oss's vocabulary, so that they never
 // occur inside a message's text. Harmony splits a reply into its answer and
 // its reasoning as llama.cpp's gpt-oss parser does (common/chat.cpp).
@@ -42,12 +43,13 @@ const harmonyHeaderLimit = 256
 func (t *Template) Harmony() bool { return strings.Contains(t.src, harmonyChannel) }
 
 // ParseHarmony splits a whole harmony reply (the text generated after the
-// prompt's "<|start|>assistant") into its answer and its reasoning.
-func ParseHarmony(reply string) (content, reasoning string) {
+// prompt's "<|start|>assistant") into its answer, its reasoning and its
+// tool calls.
+func ParseHarmony(reply string) (content, reasoning string, calls []ToolCall) {
 	var h Harmony
 	c, r := h.Add(reply)
 	c2, r2 := h.Flush()
-	return c + c2, r + r2
+	return c + c2, r + r2, h.Calls()
 }
 
 // Harmony splits a harmony reply as it streams: Add takes each new piece of
@@ -55,22 +57,32 @@ func ParseHarmony(reply string) (content, reasoning string) {
 // holding back only what may be the start of a marker (and a message's
 // header until its text begins); Flush returns the rest at the end. The
 // pieces concatenate to what ParseHarmony returns for the whole reply,
-// however the reply is split. The zero Harmony is ready to use; it is not
-// safe for concurrent use.
+// however the reply is split; Calls returns the tool calls the reply has
+// completed. The zero Harmony is ready to use; it is not safe for
+// concurrent use.
 type Harmony struct {
 	held   string // a header being read, or the end of a text that may start a marker
 	inText bool   // in a message's text (else in a header)
 	to     int    // where the text goes
 	seen   bool   // a message has begun
 	plain  bool   // not harmony: all text is the answer
+	tool   string // the function the current message calls
+	args   strings.Builder
+	calls  []ToolCall
 }
 
 // The destinations of a message's text.
 const (
 	toContent = iota
 	toReasoning
+	toCall
 	toNone
 )
+
+// Calls returns the tool calls of the messages ended so far (those the
+// reply ends in after Flush): each a function call of the message's text
+// as its arguments (JSON text) with a new ID.
+func (h *Harmony) Calls() []ToolCall { return h.calls }
 
 // Add takes the next text of the reply and returns the answer and the
 // reasoning it completes.
@@ -92,7 +104,7 @@ func (h *Harmony) Add(text string) (content, reasoning string) {
 				}
 				return c.String(), r.String()
 			}
-			h.to = harmonyDest(h.held[:i])
+			h.to, h.tool = harmonyDest(h.held[:i])
 			h.held = h.held[i+len(harmonyMessage):]
 			h.inText, h.seen = true, true
 			continue
@@ -106,7 +118,7 @@ func (h *Harmony) Add(text string) (content, reasoning string) {
 			return c.String(), r.String()
 		}
 		h.emit(&c, &r, h.held[:end])
-		h.inText = false
+		h.endText()
 		if mark == harmonyChannel {
 			h.held = h.held[end:] // the next header begins with it
 		} else {
@@ -125,6 +137,7 @@ func (h *Harmony) Flush() (content, reasoning string) {
 	case h.inText:
 		var c, r strings.Builder
 		h.emit(&c, &r, held)
+		h.endText()
 		return c.String(), r.String()
 	case !h.seen:
 		return held, ""
@@ -139,16 +152,34 @@ func (h *Harmony) emit(c, r *strings.Builder, s string) {
 		c.WriteString(s)
 	case toReasoning:
 		r.WriteString(s)
+	case toCall:
+		h.args.WriteString(s)
 	}
 }
 
-// harmonyDest returns where the text of a message with header hdr goes: a
-// message with a recipient is a tool call (nowhere), the analysis channel
-// is reasoning, and every other channel (final, a commentary preamble) the
-// answer.
-func harmonyDest(hdr string) int {
-	if strings.Contains(hdr, " to=") {
-		return toNone
+// endText ends the current message's text: a tool call is complete.
+func (h *Harmony) endText() {
+	h.inText = false
+	if h.to == toCall {
+		h.calls = append(h.calls, ToolCall{ID: newCallID(ToolNone), Type: "function", Name: h.tool, Arguments: h.args.String()})
+		h.args.Reset()
+	}
+}
+
+// harmonyDest returns where the text of a message with header hdr goes,
+// and the function it calls: a message to functions.name calls it, one
+// to another recipient goes nowhere, the analysis channel is reasoning,
+// and every other channel (final, a commentary preamble) the answer.
+func harmonyDest(hdr string) (int, string) {
+	if i := strings.Index(hdr, " to="); i >= 0 {
+		to := hdr[i+len(" to="):]
+		if j := strings.IndexAny(to, " <"); j >= 0 {
+			to = to[:j]
+		}
+		if name, ok := strings.CutPrefix(to, "functions."); ok && name != "" {
+			return toCall, name
+		}
+		return toNone, ""
 	}
 	ch := ""
 	if i := strings.LastIndex(hdr, harmonyChannel); i >= 0 {
@@ -158,9 +189,9 @@ func harmonyDest(hdr string) int {
 		}
 	}
 	if ch == "analysis" {
-		return toReasoning
+		return toReasoning, ""
 	}
-	return toContent
+	return toContent, ""
 }
 
 // harmonyEndIn returns the index of the first marker that ends a text in

@@ -3,7 +3,9 @@ package chat
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -89,31 +91,37 @@ func TestHarmonyTemplate(t *testing.T) {
 	}
 }
 
-// harmonyCases are replies and the answer and reasoning they hold.
+// harmonyCases are replies and the answer, reasoning and tool calls
+// (name(arguments), in order) they hold.
 var harmonyCases = []struct {
 	name, reply        string
 	content, reasoning string
+	calls              []string
 }{
-	{"analysis then final", "<|channel|>analysis<|message|>Think.<|end|><|start|>assistant<|channel|>final<|message|>Answer.<|return|>", "Answer.", "Think."},
-	{"final only", "<|channel|>final<|message|>Hi there", "Hi there", ""},
-	{"no end rendered", "<|channel|>analysis<|message|>T<|start|>assistant<|channel|>final<|message|>A", "A", "T"},
-	{"analysis only, cut", "<|channel|>analysis<|message|>Thinking about", "", "Thinking about"},
-	{"preamble", "<|channel|>commentary<|message|>Let me check. <|end|><|start|>assistant<|channel|>final<|message|>Done.", "Let me check. Done.", ""},
-	{"tool call", "<|channel|>analysis<|message|>Need weather.<|end|><|start|>assistant to=functions.get_weather<|channel|>commentary json<|message|>{\"city\":\"Paris\"}<|call|>", "", "Need weather."},
-	{"tool call in channel", "<|channel|>commentary to=functions.x <|constrain|>json<|message|>{}<|call|>", "", ""},
-	{"stray commentary", "<|channel|>commentary<|channel|>analysis<|message|>T<|end|><|start|>assistant<|channel|>final<|message|>A<|end|>", "A", "T"},
-	{"angle brackets in text", "<|channel|>final<|message|>a < b, <| and <|x|> stay", "a < b, <| and <|x|> stay", ""},
-	{"marker prefix at the end", "<|channel|>final<|message|>x <|en", "x <|en", ""},
-	{"plain", "Just text, no markers.", "Just text, no markers.", ""},
-	{"header too long", strings.Repeat("x", 300) + "<|message|>y", strings.Repeat("x", 300) + "<|message|>y", ""},
-	{"trailing header", "<|channel|>final<|message|>A<|end|><|start|>assistant", "A", ""},
-	{"empty", "", "", ""},
-	{"unicode", "<|channel|>analysis<|message|>思考<|end|><|start|>assistant<|channel|>final<|message|>答え 😊", "答え 😊", "思考"},
+	{"analysis then final", "<|channel|>analysis<|message|>Think.<|end|><|start|>assistant<|channel|>final<|message|>Answer.<|return|>", "Answer.", "Think.", nil},
+	{"final only", "<|channel|>final<|message|>Hi there", "Hi there", "", nil},
+	{"no end rendered", "<|channel|>analysis<|message|>T<|start|>assistant<|channel|>final<|message|>A", "A", "T", nil},
+	{"analysis only, cut", "<|channel|>analysis<|message|>Thinking about", "", "Thinking about", nil},
+	{"preamble", "<|channel|>commentary<|message|>Let me check. <|end|><|start|>assistant<|channel|>final<|message|>Done.", "Let me check. Done.", "", nil},
+	{"tool call", "<|channel|>analysis<|message|>Need weather.<|end|><|start|>assistant to=functions.get_weather<|channel|>commentary json<|message|>{\"city\":\"Paris\"}<|call|>",
+		"", "Need weather.", []string{`get_weather({"city":"Paris"})`}},
+	{"tool call in channel, cut", "<|channel|>commentary to=functions.x <|constrain|>json<|message|>{}", "", "", []string{"x({})"}},
+	{"two calls", "<|start|>assistant to=functions.a<|channel|>commentary<|message|>{\"n\":1}<|call|><|start|>assistant to=functions.b<|channel|>commentary<|message|>{}<|call|>",
+		"", "", []string{`a({"n":1})`, "b({})"}},
+	{"built-in tool", "<|channel|>analysis<|message|>Search.<|end|><|start|>assistant to=browser.search<|channel|>commentary<|message|>{\"q\":\"x\"}<|call|>", "", "Search.", nil},
+	{"stray commentary", "<|channel|>commentary<|channel|>analysis<|message|>T<|end|><|start|>assistant<|channel|>final<|message|>A<|end|>", "A", "T", nil},
+	{"angle brackets in text", "<|channel|>final<|message|>a < b, <| and <|x|> stay", "a < b, <| and <|x|> stay", "", nil},
+	{"marker prefix at the end", "<|channel|>final<|message|>x <|en", "x <|en", "", nil},
+	{"plain", "Just text, no markers.", "Just text, no markers.", "", nil},
+	{"header too long", strings.Repeat("x", 300) + "<|message|>y", strings.Repeat("x", 300) + "<|message|>y", "", nil},
+	{"trailing header", "<|channel|>final<|message|>A<|end|><|start|>assistant", "A", "", nil},
+	{"empty", "", "", "", nil},
+	{"unicode", "<|channel|>analysis<|message|>思考<|end|><|start|>assistant<|channel|>final<|message|>答え 😊", "答え 😊", "思考", nil},
 }
 
-// harmonyStream feeds reply to a Harmony in the given pieces and returns
-// the concatenated answer and reasoning.
-func harmonyStream(pieces []string) (content, reasoning string) {
+// harmonyStream feeds a reply to a Harmony in the given pieces and returns
+// the concatenated answer and reasoning, and its calls.
+func harmonyStream(pieces []string) (content, reasoning string, calls []ToolCall) {
 	var h Harmony
 	var c, r strings.Builder
 	for _, p := range pieces {
@@ -122,7 +130,21 @@ func harmonyStream(pieces []string) (content, reasoning string) {
 		r.WriteString(b)
 	}
 	a, b := h.Flush()
-	return c.String() + a, r.String() + b
+	return c.String() + a, r.String() + b, h.Calls()
+}
+
+// callStrings writes each call as name(arguments), checking its type and
+// ID.
+func callStrings(t *testing.T, calls []ToolCall) []string {
+	t.Helper()
+	var s []string
+	for _, c := range calls {
+		if c.Type != "function" || !strings.HasPrefix(c.ID, "call_") {
+			t.Errorf("call %+v: type or ID", c)
+		}
+		s = append(s, fmt.Sprintf("%s(%s)", c.Name, c.Arguments))
+	}
+	return s
 }
 
 // TestHarmony checks ParseHarmony on whole replies, and the streaming
@@ -131,22 +153,22 @@ func harmonyStream(pieces []string) (content, reasoning string) {
 func TestHarmony(t *testing.T) {
 	for _, c := range harmonyCases {
 		t.Run(c.name, func(t *testing.T) {
-			content, reasoning := ParseHarmony(c.reply)
-			if content != c.content || reasoning != c.reasoning {
-				t.Fatalf("ParseHarmony: %q, %q; want %q, %q", content, reasoning, c.content, c.reasoning)
+			content, reasoning, calls := ParseHarmony(c.reply)
+			if content != c.content || reasoning != c.reasoning || !slices.Equal(callStrings(t, calls), c.calls) {
+				t.Fatalf("ParseHarmony: %q, %q, %q; want %q, %q, %q", content, reasoning, callStrings(t, calls), c.content, c.reasoning, c.calls)
 			}
 			for i := range len(c.reply) + 1 {
-				a, b := harmonyStream([]string{c.reply[:i], c.reply[i:]})
-				if a != c.content || b != c.reasoning {
-					t.Fatalf("split at %d: %q, %q", i, a, b)
+				a, b, calls := harmonyStream([]string{c.reply[:i], c.reply[i:]})
+				if a != c.content || b != c.reasoning || !slices.Equal(callStrings(t, calls), c.calls) {
+					t.Fatalf("split at %d: %q, %q, %q", i, a, b, callStrings(t, calls))
 				}
 			}
 			bytes := make([]string, len(c.reply))
 			for i := range len(c.reply) {
 				bytes[i] = c.reply[i : i+1]
 			}
-			if a, b := harmonyStream(bytes); a != c.content || b != c.reasoning {
-				t.Fatalf("byte by byte: %q, %q", a, b)
+			if a, b, calls := harmonyStream(bytes); a != c.content || b != c.reasoning || !slices.Equal(callStrings(t, calls), c.calls) {
+				t.Fatalf("byte by byte: %q, %q, %q", a, b, callStrings(t, calls))
 			}
 		})
 	}
@@ -174,23 +196,24 @@ func TestHarmonyHoldsOnlyMarkers(t *testing.T) {
 
 // FuzzHarmony checks that the splitter neither panics nor depends on how
 // the reply is split: two pieces at any point, and one byte at a time,
-// give what ParseHarmony gives for the whole.
+// give the answer, reasoning and calls ParseHarmony gives for the whole.
 func FuzzHarmony(f *testing.F) {
 	for _, c := range harmonyCases {
 		f.Add(c.reply, uint(len(c.reply)/2))
 	}
 	f.Fuzz(func(t *testing.T, reply string, split uint) {
-		content, reasoning := ParseHarmony(reply)
+		content, reasoning, calls := ParseHarmony(reply)
+		whole := callStrings(t, calls)
 		i := int(split % uint(len(reply)+1))
-		if a, b := harmonyStream([]string{reply[:i], reply[i:]}); a != content || b != reasoning {
-			t.Fatalf("split at %d: %q, %q; whole %q, %q", i, a, b, content, reasoning)
+		if a, b, calls := harmonyStream([]string{reply[:i], reply[i:]}); a != content || b != reasoning || !slices.Equal(callStrings(t, calls), whole) {
+			t.Fatalf("split at %d: %q, %q, %q; whole %q, %q, %q", i, a, b, callStrings(t, calls), content, reasoning, whole)
 		}
 		bytes := make([]string, len(reply))
 		for i := range len(reply) {
 			bytes[i] = reply[i : i+1]
 		}
-		if a, b := harmonyStream(bytes); a != content || b != reasoning {
-			t.Fatalf("byte by byte: %q, %q; whole %q, %q", a, b, content, reasoning)
+		if a, b, calls := harmonyStream(bytes); a != content || b != reasoning || !slices.Equal(callStrings(t, calls), whole) {
+			t.Fatalf("byte by byte: %q, %q, %q; whole %q, %q, %q", a, b, callStrings(t, calls), content, reasoning, whole)
 		}
 	})
 }

@@ -87,7 +87,6 @@ func loadLlama(v llamaVariant) loaderFunc {
 		}
 		m.rope = hp.rope(v.neox)
 		m.rope.Factors = ld.floats("rope_freqs.weight", hp.ropeDims/2)
-		ld.require(m.backends, m.rope.Needs())
 		m.attn = kernels.AttentionParams{
 			Heads: hp.Heads, KVHeads: hp.KVHeads, HeadDim: hp.HeadDim, ValueDim: hp.ValueDim,
 			Scale: invSqrt(hp.HeadDim),

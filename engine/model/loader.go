@@ -31,17 +31,6 @@ func (ld *loader) fail(err error) {
 	}
 }
 
-// require fails the load when one of the layers' backends lacks a
-// feature of need, naming it.
-func (ld *loader) require(backends []kernels.Backend, need kernels.Features) {
-	for _, b := range backends {
-		if err := kernels.Require(b, need); err != nil {
-			ld.fail(fmt.Errorf("%s: %w", ld.arch, err))
-			return
-		}
-	}
-}
-
 // layerBackend returns the backend of layer i.
 func (ld *loader) layerBackend(i int) kernels.Backend {
 	if i < len(ld.layerBackends) && ld.layerBackends[i] != nil {

@@ -88,6 +88,12 @@ func (m *tinyPhi3) file(t *testing.T, arch string) *gguf.File {
 			t.Fatal(err)
 		}
 	}
+	return openWritten(t, w)
+}
+
+// openWritten encodes w's file in memory and opens it.
+func openWritten(t *testing.T, w *gguf.Writer) *gguf.File {
+	t.Helper()
 	var buf bytes.Buffer
 	if _, err := w.Encode(context.Background(), &buf); err != nil {
 		t.Fatal(err)

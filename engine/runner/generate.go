@@ -122,6 +122,10 @@ type Result struct {
 	// PromptTime and GenTime split Total into prompt processing (with
 	// queueing) and generation.
 	PromptTime, GenTime time.Duration
+	// ToolCalls are the tool calls of a harmony reply (see Piece), which
+	// its pieces' Text leaves out; other formats write their calls in the
+	// text.
+	ToolCalls []chat.ToolCall
 }
 
 // Prompt returns the tokens of req's prompt: req.Tokens when set, else the
@@ -343,6 +347,7 @@ func (m *Model) run(ctx context.Context, cancel context.CancelFunc, events <-cha
 			if last {
 				c, r := harmony.Flush()
 				p.Text, p.Reasoning = p.Text+c, p.Reasoning+r
+				res.ToolCalls = harmony.Calls()
 			}
 		}
 		if emitErr == nil && (p.Text != "" || p.Reasoning != "" || len(p.Tokens) > 0) {

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -13,26 +14,30 @@ import (
 
 // TestHarmonyPieces feeds the tokens of a harmony reply through the
 // generation loop: the pieces' Text is the final channel alone and their
-// Reasoning the analysis channel, the markers in neither, and a stop
-// string in the answer ends the text before it.
+// Reasoning the analysis channel, the markers in neither, a stop string in
+// the answer ends the text before it, and the Result has the reply's tool
+// calls.
 func TestHarmonyPieces(t *testing.T) {
 	r := tinyRunner(t, Config{})
 	m, err := r.Model("tiny")
 	if err != nil {
 		t.Fatal(err)
 	}
-	const reply = "<|channel|>analysis<|message|>Think first.<|end|><|start|>assistant<|channel|>final<|message|>The answer é. STOP more"
-	toks := m.tok.Encode(reply, false, false)
+	const answer = "<|channel|>analysis<|message|>Think first.<|end|><|start|>assistant<|channel|>final<|message|>The answer é. STOP more"
+	const call = "<|channel|>analysis<|message|>Call it.<|end|><|start|>assistant to=functions.f<|channel|>commentary json<|message|>{\"a\":1}"
 	for _, c := range []struct {
-		name               string
+		name, reply        string
 		stop               []string
 		content, reasoning string
+		call               string
 	}{
-		{"whole", nil, "The answer é. STOP more", "Think first."},
-		{"stop string", []string{"STOP"}, "The answer é. ", "Think first."},
-		{"stop string in a marker", []string{"<|end|>"}, "", "Think first."},
+		{"whole", answer, nil, "The answer é. STOP more", "Think first.", ""},
+		{"stop string", answer, []string{"STOP"}, "The answer é. ", "Think first.", ""},
+		{"stop string in a marker", answer, []string{"<|end|>"}, "", "Think first.", ""},
+		{"tool call", call, nil, "", "Call it.", `f {"a":1}`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			toks := m.tok.Encode(c.reply, false, false)
 			events := make(chan scheduler.Event, len(toks)+1)
 			for _, id := range toks {
 				events <- scheduler.Event{Token: id}
@@ -46,7 +51,7 @@ func TestHarmonyPieces(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			var content, reasoning strings.Builder
-			_, err = m.run(ctx, cancel, events, stopper, new(chat.Harmony), 1, func(p Piece) error {
+			res, err := m.run(ctx, cancel, events, stopper, new(chat.Harmony), 1, func(p Piece) error {
 				content.WriteString(p.Text)
 				reasoning.WriteString(p.Reasoning)
 				return nil
@@ -56,6 +61,13 @@ func TestHarmonyPieces(t *testing.T) {
 			}
 			if content.String() != c.content || reasoning.String() != c.reasoning {
 				t.Errorf("text %q, reasoning %q; want %q, %q", content.String(), reasoning.String(), c.content, c.reasoning)
+			}
+			var call string
+			for _, tc := range res.ToolCalls {
+				call += fmt.Sprintf("%s %s", tc.Name, tc.Arguments)
+			}
+			if call != c.call {
+				t.Errorf("tool calls %q, want %q", call, c.call)
 			}
 		})
 	}

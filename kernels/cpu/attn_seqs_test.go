@@ -16,15 +16,20 @@ type seqSpec struct{ cached, batch int }
 
 // TestAttentionSeqs checks that a batch mixing the tokens of several
 // sequences over one paged pool gives every row exactly the bits that
-// Attention gives its sequence alone, and that a paged sequence with Size
-// gives the bits of a contiguous cache of that size.
+// Attention gives its sequence alone (with and without a window and
+// sinks), and that a paged sequence with Size gives the bits of a
+// contiguous cache of that size.
 func TestAttentionSeqs(t *testing.T) {
 	const heads, kvHeads, hd, vd, blocks, bs = 8, 2, 64, 64, 48, 16
 	seqs := []seqSpec{{37, 1}, {0, 20}, {100, 1}, {250, 70}, {5, 3}}
 	for _, typ := range []quant.Type{quant.TypeF32, quant.TypeF16, quant.TypeQ8_0} {
-		for _, window := range []int{0, 24} {
+		for _, v := range []struct {
+			window int
+			sinks  bool
+		}{{0, false}, {24, false}, {24, true}} {
+			window := v.window
 			for name, b := range map[string]*Backend{"oracle": NewReference(2), "simd": New(2)} {
-				t.Run(fmt.Sprintf("%v/%s/window%d", typ, name, window), func(t *testing.T) {
+				t.Run(fmt.Sprintf("%v/%s/window%d/sinks=%v", typ, name, window, v.sinks), func(t *testing.T) {
 					r := rand.New(rand.NewPCG(uint64(typ), uint64(window)))
 					must := func(x kernels.Tensor, err error) kernels.Tensor {
 						t.Helper()
@@ -45,6 +50,9 @@ func TestAttentionSeqs(t *testing.T) {
 					perm := r.Perm(blocks)
 					p := kernels.AttentionParams{Heads: heads, KVHeads: kvHeads, HeadDim: hd, ValueDim: vd,
 						Scale: float32(1 / math.Sqrt(hd)), Window: window}
+					if v.sinks {
+						p.Sinks = normal(heads)
+					}
 					var all []kernels.SeqKV
 					var qAll []float32
 					next := 0

@@ -118,6 +118,7 @@ func TestBackendElementwise(t *testing.T) {
 		// GELU's result is rounded to F16: a last-bit difference of tanh
 		// may round it one F16 step (2^-11) the other way.
 		{"glu gelu", 1e-3, func(b kernels.Backend, d, a, _, f kernels.Tensor) error { return b.GLU(d, a, f, kernels.GELU) }},
+		{"glu swiglu_oai", 1e-6, func(b kernels.Backend, d, a, _, f kernels.Tensor) error { return b.GLU(d, a, f, kernels.SwiGLUOAI) }},
 	}
 	devices(t, func(t *testing.T, bs backends) {
 		r := rand.New(rand.NewPCG(1, 2))
@@ -206,6 +207,10 @@ func TestBackendRope(t *testing.T) {
 		{"neox 80 partial", 3, kernels.RopeParams{HeadDim: 80, Dims: 32, Base: 10000, Neox: true}, false, false},
 		{"norm partial scaled", 2, kernels.RopeParams{HeadDim: 64, Dims: 48, Base: 500000, FreqScale: 0.25}, false, true},
 		{"factors", 2, kernels.RopeParams{HeadDim: 128, Dims: 128, Base: 500000, Neox: true}, true, false},
+		{"yarn gpt-oss", 2, kernels.RopeParams{HeadDim: 64, Dims: 64, Base: 150000, FreqScale: 1.0 / 32, Neox: true,
+			YaRN: kernels.YaRN{ExtFactor: 1, AttnFactor: 1, BetaFast: 32, BetaSlow: 1, OrigContext: 4096}}, false, false},
+		{"yarn norm partial factors", 2, kernels.RopeParams{HeadDim: 64, Dims: 48, Base: 10000, FreqScale: 0.25,
+			YaRN: kernels.YaRN{ExtFactor: 0.5, AttnFactor: 0.8, BetaFast: 16, BetaSlow: 2, OrigContext: 512}}, true, true},
 	}
 	devices(t, func(t *testing.T, bs backends) {
 		r := rand.New(rand.NewPCG(5, 6))
@@ -567,6 +572,10 @@ func attentionRef(q, k, v []float32, cells []int32, n int, pos []int32, p kernel
 			if hi < lo {
 				continue
 			}
+			sink := math.Inf(-1) // a score without a value
+			if p.Sinks != nil {
+				sink = float64(p.Sinks[h])
+			}
 			qh := q[(j*nh+h)*hd : (j*nh+h+1)*hd]
 			scores := make([]float64, hi-lo+1)
 			best := math.Inf(-1)
@@ -587,7 +596,8 @@ func attentionRef(q, k, v []float32, cells []int32, n int, pos []int32, p kernel
 				scores[c-lo] = s
 				best = max(best, s)
 			}
-			sum := 0.0
+			best = max(best, sink)
+			sum := math.Exp(sink - best)
 			for i := range scores {
 				scores[i] = math.Exp(scores[i] - best)
 				sum += scores[i]
@@ -615,6 +625,7 @@ type attnCase struct {
 	window                            int
 	softcap                           float32
 	paged, released                   bool
+	sinks                             bool
 }
 
 func (c attnCase) String() string {
@@ -631,6 +642,9 @@ func (c attnCase) String() string {
 	if c.released {
 		s += "-released"
 	}
+	if c.sinks {
+		s += "-sinks"
+	}
 	return s
 }
 
@@ -646,7 +660,7 @@ func attnCases() []attnCase {
 		{heads: 6, kvHeads: 2, headDim: 128, valueDim: 128},
 		{heads: 2, kvHeads: 1, headDim: 256, valueDim: 256},
 	}
-	variants := []attnCase{{}, {window: 8}, {softcap: 30, paged: true}, {window: 5, paged: true, released: true}}
+	variants := []attnCase{{}, {window: 8}, {softcap: 30, paged: true}, {window: 5, paged: true, released: true}, {window: 6, sinks: true}}
 	if testing.Short() {
 		shapes = shapes[:3]
 		variants = variants[2:]
@@ -655,7 +669,7 @@ func attnCases() []attnCase {
 	for _, s := range shapes {
 		for _, v := range variants {
 			c := s
-			c.window, c.softcap, c.paged, c.released = v.window, v.softcap, v.paged, v.released
+			c.window, c.softcap, c.paged, c.released, c.sinks = v.window, v.softcap, v.paged, v.released, v.sinks
 			cs = append(cs, c)
 		}
 	}
@@ -716,6 +730,11 @@ func newAttnCache(t *testing.T, bs backends, r *rand.Rand, typ quant.Type, c att
 	ac := &attnCache{c: c, typ: typ, rows: rows, n: n,
 		p: kernels.AttentionParams{Heads: c.heads, KVHeads: c.kvHeads, HeadDim: c.headDim, ValueDim: c.valueDim,
 			Scale: float32(1 / math.Sqrt(float64(c.headDim))), Window: c.window, Softcap: c.softcap}}
+	if c.sinks {
+		// The first head's sink above every score, the others among them.
+		ac.p.Sinks = gputest.RandFloats(r, c.heads, 3)
+		ac.p.Sinks[0] = 12
+	}
 	kcols, vcols := c.kvHeads*c.headDim, c.kvHeads*c.valueDim
 	ac.k = bs.Typed(t, typ, nil, kcols, rows)
 	ac.v = bs.Typed(t, typ, nil, vcols, rows)
@@ -843,6 +862,7 @@ func testAttentionSlices(t *testing.T, bs backends) {
 		for _, c := range []attnCase{
 			{heads: 4, kvHeads: 2, headDim: 64, valueDim: 64, paged: true},
 			{heads: 4, kvHeads: 1, headDim: 128, valueDim: 64, window: 300, softcap: 20},
+			{heads: 4, kvHeads: 2, headDim: 64, valueDim: 64, window: 500, sinks: true},
 		} {
 			t.Run(fmt.Sprintf("%v/%v", typ, c), func(t *testing.T) {
 				ac := newAttnCache(t, bs, r, typ, c, n, rows)

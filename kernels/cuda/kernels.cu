@@ -940,7 +940,8 @@ template <class T>
 DEVFN void attention(float* part_m, float* part_l, float* part_acc, const float* q, const unsigned char* kc,
                      const unsigned char* vc, const int* cells, const int* pos, float* dst, int heads,
                      int kv_heads, int head_dim, int value_dim, int k_row_bytes, int v_row_bytes, int len,
-                     int window, float scale, float softcap, int has_cells, float* part, int splits) {
+                     int window, float scale, float softcap, int has_cells, float* part, int splits,
+                     const float* sinks, int has_sinks) {
   int h = (int)block_x(), j = (int)block_y() / splits, z = (int)block_y() % splits;
   int lane = lane_id(), warp = warp_id();
   int kh = h / (heads / kv_heads);
@@ -1068,12 +1069,19 @@ DEVFN void attention(float* part_m, float* part_l, float* part_acc, const float*
   for (int w = 1; w < ATTN_WARPS; w++) {
     mx = k_max(mx, part_m[w]);
   }
+  // A sink (one slice: attention_merge adds it otherwise) is a score
+  // without a value.
+  float sink = splits == 1 && has_sinks ? sinks[h] : -k_inf();
+  mx = k_max(mx, sink);
   float f[ATTN_WARPS];
   float sum = 0.0f;
   UNROLL
   for (int w = 0; w < ATTN_WARPS; w++) {
     f[w] = k_exp(part_m[w] - mx); // 0 for a warp without cells
     sum = k_fma(part_l[w], f[w], sum);
+  }
+  if (sink != -k_inf()) {
+    sum += k_exp(sink - mx);
   }
   for (int d = (int)thread_x(); d < value_dim; d += (int)block_dim_x()) {
     float num = 0.0f;
@@ -1097,14 +1105,14 @@ DEVFN void attention(float* part_m, float* part_l, float* part_acc, const float*
   const float *q, const unsigned char *k, const unsigned char *v, const int *cells, const int *pos,   \
       float *dst, int heads, int kv_heads, int head_dim, int value_dim, int k_row_bytes,              \
       int v_row_bytes, int len, int window, float scale, float softcap, int has_cells, float *part,  \
-      int splits
+      int splits, const float *sinks, int has_sinks
 #define ATTENTION_SHARED                            \
   SHARED float part_m[ATTN_WARPS];                  \
   SHARED float part_l[ATTN_WARPS];                  \
   SHARED float part_acc[ATTN_WARPS * MAX_HEAD_DIM]
 #define ATTENTION_ARGS                                                                                     \
   part_m, part_l, part_acc, q, k, v, cells, pos, dst, heads, kv_heads, head_dim, value_dim, k_row_bytes, \
-      v_row_bytes, len, window, scale, softcap, has_cells, part, splits
+      v_row_bytes, len, window, scale, softcap, has_cells, part, splits, sinks, has_sinks
 
 KERNEL attention_f32(ATTENTION_PARAMS) {
   ATTENTION_SHARED;
@@ -1121,7 +1129,8 @@ KERNEL attention_q8_0(ATTENTION_PARAMS) {
 
 // ---- attention_merge: the slices' partial softmaxes of row j, head h. ----
 
-KERNEL attention_merge(const float* part, float* dst, int heads, int value_dim, int splits) {
+KERNEL attention_merge(const float* part, float* dst, int heads, int value_dim, int splits, const float* sinks,
+                       int has_sinks) {
   int h = (int)block_x(), j = (int)block_y();
   const float* slices = part + ((long long)j * heads + h) * splits * (value_dim + 2);
   float mx = -k_inf();
@@ -1129,6 +1138,10 @@ KERNEL attention_merge(const float* part, float* dst, int heads, int value_dim, 
     mx = k_max(mx, slices[z * (value_dim + 2)]);
   }
   float sum = 0.0f;
+  if (has_sinks) { // a score without a value
+    mx = k_max(mx, sinks[h]);
+    sum = k_exp(sinks[h] - mx);
+  }
   for (int z = 0; z < splits; z++) {
     const float* sl = slices + z * (value_dim + 2);
     if (sl[0] != -k_inf()) {
@@ -1171,11 +1184,22 @@ KERNEL rms_norm(const float* x, const float* w, float* dst, int n, float eps, in
 //
 // Pair p (< dims/2) turns by θ_p = pos·theta_scale^p (p float
 // multiplications, as ggml), / factors[p] when has_factors, ·freq_scale
-// (0 meaning 1). The pair is (p, p+dims/2) when neox, else (2p, 2p+1).
-// The angles of ROPE_PAIRS pairs at a time go through shared memory.
+// (0 meaning 1); with ext_factor, YaRN mixes freq_scale·θ_p with θ_p by
+// the ramp r_p = ext_factor·yarn_ramp(p), and the cosine and sine are
+// multiplied by mscale. The pair is (p, p+dims/2) when neox, else
+// (2p, 2p+1). The angles of ROPE_PAIRS pairs at a time go through shared
+// memory.
+
+// yarn_ramp is YaRN's ramp for pair p: 1 below the correction dim low, 0
+// above high, linear between.
+DEVFN float yarn_ramp(float low, float high, int p) {
+  float y = k_max(0.0f, ((float)p - low) / k_max(0.001f, high - low));
+  return 1.0f - (y < 1.0f ? y : 1.0f);
+}
 
 KERNEL rope(const float* x, float* dst, const int* pos, const float* factors, int cols, int head_dim, int dims,
-            float theta_scale, float freq_scale, int neox, int has_factors) {
+            float theta_scale, float freq_scale, int neox, int has_factors, float ext_factor, float mscale,
+            float corr_low, float corr_high) {
   SHARED float cos_p[ROPE_PAIRS];
   SHARED float sin_p[ROPE_PAIRS];
   int r = (int)block_x(), tid = (int)thread_x(), step = (int)block_dim_x();
@@ -1196,8 +1220,14 @@ KERNEL rope(const float* x, float* dst, const int* pos, const float* factors, in
       if (has_factors) {
         theta /= factors[p0 + t];
       }
-      theta *= freq_scale;
-      k_sincos(theta, &sin_p[t], &cos_p[t]);
+      float angle = freq_scale * theta;
+      if (ext_factor != 0.0f) {
+        float mix = yarn_ramp(corr_low, corr_high, p0 + t) * ext_factor;
+        angle = k_fma(angle, 1.0f - mix, theta * mix);
+      }
+      k_sincos(angle, &sin_p[t], &cos_p[t]);
+      sin_p[t] *= mscale;
+      cos_p[t] *= mscale;
     }
     sync_threads();
     for (int t = tid; t < heads * np; t += step) {
@@ -1257,6 +1287,19 @@ KERNEL glu_silu(const float* gate, const float* up, float* dst, int n) {
   if (i < n) {
     float g = gate[i];
     dst[i] = g / (1.0f + k_exp(-g)) * up[i];
+  }
+}
+
+// glu_swiglu_oai is gpt-oss's clamped SwiGLU (ggml's swiglu_oai, alpha
+// 1.702, limit 7): the gate clamped above at 7, the input to [−7, 7],
+// gate/(1+e^(−1.702·gate))·(up+1).
+KERNEL glu_swiglu_oai(const float* gate, const float* up, float* dst, int n) {
+  int i = elem_index();
+  if (i < n) {
+    float g = gate[i], u = up[i];
+    g = g > 7.0f ? 7.0f : g;
+    u = u < -7.0f ? -7.0f : (u > 7.0f ? 7.0f : u);
+    dst[i] = g / (1.0f + k_exp(1.702f * (-g))) * (u + 1.0f);
   }
 }
 

@@ -30,9 +30,6 @@ func (b *Backend) AttentionSeqs(dst, q kernels.Tensor, seqs []kernels.SeqKV, p k
 	if err := kernels.CheckAttention(d, qs, seqs, p); err != nil {
 		return fmt.Errorf("gpu: %w", err)
 	}
-	if err := kernels.CheckFeatures("gpu: attention", p.Needs(), b.Lacks()); err != nil {
-		return err
-	}
 	if hd, vd := p.HeadDim, p.ValueDim; hd > MaxHeadDim || vd > MaxHeadDim {
 		return fmt.Errorf("gpu: attention heads of %d/%d values: the GPU kernels take at most %d", hd, vd, MaxHeadDim)
 	}
@@ -52,14 +49,6 @@ func (b *Backend) AttentionSeqs(dst, q kernels.Tensor, seqs []kernels.SeqKV, p k
 	return nil
 }
 
-// Lacks returns the optional features the GPU kernels do not implement
-// yet: YaRN rope scaling, attention sinks and the swiglu_oai activation
-// (gpt-oss's). Models that need them refuse a GPU backend at load
-// (kernels.Require), and the operations refuse such parameters.
-func (b *Backend) Lacks() kernels.Features {
-	return kernels.FeatureYaRN | kernels.FeatureSinks | kernels.FeatureSwiGLUOAI
-}
-
 // attend launches attention for one sequence's rows r.. of q and dst,
 // operands that kernels.CheckAttention accepted.
 func (b *Backend) attend(d, qs *tensor, r int, s kernels.SeqKV, p kernels.AttentionParams) error {
@@ -76,10 +65,13 @@ func (b *Backend) attend(d, qs *tensor, r int, s kernels.SeqKV, p kernels.Attent
 	if kt.typ != vt.typ || Suffix(kt.typ) == "" || (kt.typ != quant.TypeF32 && kt.typ != quant.TypeF16 && kt.typ != quant.TypeQ8_0) {
 		return fmt.Errorf("gpu: attention over a %v/%v cache: the GPU kernels take F32, F16 or Q8_0 keys and values of one type", kt.typ, vt.typ)
 	}
-	var cells []byte
-	hasCells := 0
+	var cells, sinks []byte
+	hasCells, hasSinks := 0, 0
 	if kv.Cells != nil {
 		cells, hasCells = i32Bytes(kv.Cells[:kv.Len]), 1
+	}
+	if p.Sinks != nil {
+		sinks, hasSinks = f32Bytes(p.Sinks), 1
 	}
 	// A decode step over a long cache would leave most of the GPU idle
 	// with a block per head: each query row's cells are split into slices
@@ -99,7 +91,7 @@ func (b *Backend) attend(d, qs *tensor, r int, s kernels.SeqKV, p kernels.Attent
 	step := maxGridY / splits
 	for c0 := 0; c0 < len(pos); c0 += step {
 		chunk := pos[c0:min(len(pos), c0+step)]
-		arr, err := b.hostArrays(cells, i32Bytes(chunk))
+		arr, err := b.hostArrays(cells, i32Bytes(chunk), sinks)
 		if err != nil {
 			return err
 		}
@@ -112,10 +104,10 @@ func (b *Backend) attend(d, qs *tensor, r int, s kernels.SeqKV, p kernels.Attent
 		err = b.launch("attention_"+Suffix(kt.typ), Dim3{uint32(p.Heads), uint32(len(chunk) * splits), 1},
 			qs.ptr(4*rr*qs.cols()), kt.ptr(0), vt.ptr(0), arr[0], arr[1], out,
 			I(p.Heads), I(nkv), I(hd), I(vd), I(kt.rowBytes()), I(vt.rowBytes()), I(kv.Len),
-			I(p.Window), F(p.Scale), F(p.Softcap), I(hasCells), parts, I(splits))
+			I(p.Window), F(p.Scale), F(p.Softcap), I(hasCells), parts, I(splits), arr[2], I(hasSinks))
 		if err == nil && splits > 1 {
 			err = b.launch("attention_merge", Dim3{uint32(p.Heads), uint32(len(chunk)), 1},
-				parts, out, I(p.Heads), I(vd), I(splits))
+				parts, out, I(p.Heads), I(vd), I(splits), arr[2], I(hasSinks))
 		}
 		if err != nil {
 			return err

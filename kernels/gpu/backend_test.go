@@ -307,10 +307,9 @@ func TestOpErrors(t *testing.T) {
 			kernels.AttentionParams{Heads: 1, KVHeads: 1, HeadDim: 512, ValueDim: 512, Scale: 1}), false},
 		{"softcap", b.Softcap(x, x, 0), false},
 		{"rope yarn", b.Rope(x, x, []int32{0, 1}, kernels.RopeParams{HeadDim: 64, Dims: 64, Base: 1e4, FreqScale: 0.25,
-			YaRN: kernels.YaRN{ExtFactor: 1, BetaFast: 32, BetaSlow: 1, OrigContext: 64}}), false},
-		{"glu swiglu_oai", b.GLU(x, x, x, kernels.SwiGLUOAI), false},
+			YaRN: kernels.YaRN{ExtFactor: 1, BetaFast: 32, BetaSlow: 0, OrigContext: 64}}), false},
 		{"attention sinks", b.Attention(newT(quant.TypeF32, 64, 2), x, kernels.KV{K: kc, V: kc, Len: 2}, []int32{0, 1},
-			kernels.AttentionParams{Heads: 1, KVHeads: 1, HeadDim: 64, ValueDim: 64, Scale: 1, Sinks: []float32{0}}), false},
+			kernels.AttentionParams{Heads: 1, KVHeads: 1, HeadDim: 64, ValueDim: 64, Scale: 1, Sinks: []float32{0, 1}}), true},
 	}
 	for _, tc := range cases {
 		if tc.err == nil {
@@ -323,15 +322,6 @@ func TestOpErrors(t *testing.T) {
 		if !strings.HasPrefix(tc.err.Error(), "gpu: ") {
 			t.Errorf("%s: %q lacks the package prefix", tc.name, tc.err)
 		}
-	}
-	for _, tc := range cases[len(cases)-3:] {
-		if !errors.Is(tc.err, kernels.ErrUnsupported) {
-			t.Errorf("%s: %v, want ErrUnsupported", tc.name, tc.err)
-		}
-	}
-	if err := kernels.Require(b, kernels.FeatureSinks|kernels.FeatureYaRN); err == nil ||
-		!strings.Contains(err.Error(), "YaRN rope scaling, attention sinks") {
-		t.Errorf("Require: %v, want both features named", err)
 	}
 	other, _ := New(newFake())
 	y, _ := other.New(quant.TypeF32, 64, 2)

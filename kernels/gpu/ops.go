@@ -282,17 +282,11 @@ func (b *Backend) Rope(dst, x kernels.Tensor, pos []int32, p kernels.RopeParams)
 	if err := kernels.CheckRope(d, a, pos, p); err != nil {
 		return fmt.Errorf("gpu: %w", err)
 	}
-	if err := kernels.CheckFeatures("gpu: rope", p.Needs(), b.Lacks()); err != nil {
-		return err
-	}
 	hd, nd := p.HeadDim, p.Dims
 	if len(pos) == 0 || a.cols() == 0 {
 		return nil
 	}
-	scale := p.FreqScale
-	if scale == 0 {
-		scale = 1
-	}
+	scale, low, high, mscale := p.Scaling()
 	// The CPU backend's (and ggml's) θ scale, computed the same way.
 	thetaScale := float32(math.Pow(float64(p.Base), float64(float32(-2)/float32(nd))))
 	var factors []byte
@@ -309,7 +303,8 @@ func (b *Backend) Rope(dst, x kernels.Tensor, pos []int32, p kernels.RopeParams)
 		neox = 1
 	}
 	return b.launch("rope", Dim3{uint32(len(pos)), 1, 1}, a.ptr(0), d.ptr(0), arr[0], arr[1],
-		I(a.cols()), I(hd), I(nd), F(thetaScale), F(scale), I(neox), I(hasFactors))
+		I(a.cols()), I(hd), I(nd), F(thetaScale), F(scale), I(neox), I(hasFactors),
+		F(p.YaRN.ExtFactor), F(mscale), F(low), F(high))
 }
 
 // GLU sets dst = act(gate) ⊙ up.
@@ -333,13 +328,7 @@ func (b *Backend) GLU(dst, gate, up kernels.Tensor, act kernels.Activation) erro
 	if err := kernels.CheckGLU(d, g, u, act); err != nil {
 		return fmt.Errorf("gpu: %w", err)
 	}
-	if err := kernels.CheckFeatures("gpu: glu", act.Needs(), b.Lacks()); err != nil {
-		return err
-	}
-	name := "glu_silu"
-	if act == kernels.GELU {
-		name = "glu_gelu"
-	}
+	name := map[kernels.Activation]string{kernels.SiLU: "glu_silu", kernels.GELU: "glu_gelu", kernels.SwiGLUOAI: "glu_swiglu_oai"}[act]
 	n := g.cols() * g.rows()
 	if n == 0 {
 		return nil

@@ -153,7 +153,12 @@ func f32(name string) Param { return Param{name, F32} }
 //   - rope: rotates each head_dim-long head of row r (cols values) by
 //     position pos[r]: pair p < dims/2 rotates by the angle θ_p = pos·
 //     theta_scale^p (computed by p repeated float multiplications), divided
-//     by factors[p] when has_factors, times freq_scale; the pair is
+//     by factors[p] when has_factors, times freq_scale; when ext_factor is
+//     not 0 (YaRN), the angle is instead the mix a·(1−r)+θ·r of that
+//     angle a and the unscaled θ, r = ext_factor·ramp(p) with ramp(p) =
+//     1 − clamp((p−corr_low)/max(0.001, corr_high−corr_low), 0, 1); the
+//     cosine and sine are multiplied by mscale (kernels.RopeParams.Scaling
+//     gives freq_scale, corr_low, corr_high and mscale); the pair is
 //     (p, p+dims/2) when neox, else (2p, 2p+1): y0 = x0·cos−x1·sin,
 //     y1 = x0·sin+x1·cos. Values of a head past dims are copied. dst may be
 //     x. Grid X: rows.
@@ -161,7 +166,9 @@ func f32(name string) Param { return Param{name, F32} }
 //     softcap: dst = c·tanh(x/c). glu_silu: dst = gate/(1+e^−gate)·up.
 //     glu_gelu: dst = gelu(gate)·up with GELU as ggml's CPU backend: 0 for
 //     gate <= −10, gate for gate >= 10, else the tanh approximation of the
-//     gate rounded to F16, its result rounded to F16. Grid X: ⌈n/256⌉.
+//     gate rounded to F16, its result rounded to F16. glu_swiglu_oai: the
+//     gate g clamped above at 7 and up u to [−7, 7],
+//     dst = g/(1+e^(−1.702·g))·(u+1). Grid X: ⌈n/256⌉.
 //   - attention_T (T = f32, f16, q8_0: the cache type of K and V): causal
 //     attention of query row j (heads·head_dim values), head h, over the
 //     sequence's cells: key head h/(heads/kv_heads); cell c is row
@@ -169,7 +176,9 @@ func f32(name string) Param { return Param{name, F32} }
 //     apart); visible cells are max(0, pos[j]−window+1) (0 when window is
 //     0) to min(pos[j], len−1); score s = q·k, s = softcap·tanh(s/softcap)
 //     when softcap > 0, then s·scale; dst row j, head h (value_dim values)
-//     = Σ softmax(s)·v, zeros when no cell is visible. Grid X: heads,
+//     = Σ softmax(s)·v, zeros when no cell is visible; with has_sinks,
+//     sinks[h] joins the softmax as a score without a value (with one
+//     slice; attention_merge adds it otherwise). Grid X: heads,
 //     Y: query rows × splits: block y takes query row j = y/splits and,
 //     of its n visible cells, slice z = y mod splits: the cells
 //     z·⌈n/splits⌉ to (z+1)·⌈n/splits⌉−1 after the first visible one.
@@ -179,7 +188,8 @@ func f32(name string) Param { return Param{name, F32} }
 //     and value_dim sums Σ e^(s−m)·v (part is not read with splits = 1).
 //   - attention_merge: dst row j, head h = Σ_z e^(m_z−M)·acc_z /
 //     Σ_z e^(m_z−M)·l_z over the splits partials of part (M = max m_z;
-//     slices with m_z = −inf count 0), zeros when every slice is empty.
+//     slices with m_z = −inf count 0), zeros when every slice is empty;
+//     with has_sinks, sinks[h] joins M and adds e^(sinks[h]−M) below.
 //     Grid X: heads, Y: query rows.
 var Kernels = buildKernels()
 
@@ -203,10 +213,11 @@ func buildKernels() []Kernel {
 			Params: []Param{ptr("q"), ptr("k"), ptr("v"), ptr("cells"), ptr("pos"), ptr("dst"),
 				i32("heads"), i32("kv_heads"), i32("head_dim"), i32("value_dim"),
 				i32("k_row_bytes"), i32("v_row_bytes"), i32("len"), i32("window"),
-				f32("scale"), f32("softcap"), i32("has_cells"), ptr("part"), i32("splits")}})
+				f32("scale"), f32("softcap"), i32("has_cells"), ptr("part"), i32("splits"),
+				ptr("sinks"), i32("has_sinks")}})
 	}
 	add(Kernel{Name: "attention_merge", Block: ElemBlock, Grid: "X: heads, Y: query rows",
-		Params: []Param{ptr("part"), ptr("dst"), i32("heads"), i32("value_dim"), i32("splits")}})
+		Params: []Param{ptr("part"), ptr("dst"), i32("heads"), i32("value_dim"), i32("splits"), ptr("sinks"), i32("has_sinks")}})
 	add(Kernel{Name: "quantize_q8_0", Block: ElemBlock, Grid: "X: ⌈nb/8⌉",
 		Params: []Param{ptr("x"), ptr("dst"), i32("nb")}})
 	add(Kernel{Name: "quantize_q8_k", Block: ElemBlock, Grid: "X: nb",
@@ -215,7 +226,8 @@ func buildKernels() []Kernel {
 		Params: []Param{ptr("x"), ptr("w"), ptr("dst"), i32("n"), f32("eps"), i32("has_w")}})
 	add(Kernel{Name: "rope", Block: ElemBlock, Grid: "X: rows",
 		Params: []Param{ptr("x"), ptr("dst"), ptr("pos"), ptr("factors"), i32("cols"), i32("head_dim"),
-			i32("dims"), f32("theta_scale"), f32("freq_scale"), i32("neox"), i32("has_factors")}})
+			i32("dims"), f32("theta_scale"), f32("freq_scale"), i32("neox"), i32("has_factors"),
+			f32("ext_factor"), f32("mscale"), f32("corr_low"), f32("corr_high")}})
 	for _, name := range []string{"add", "mul"} {
 		add(Kernel{Name: name, Block: ElemBlock, Grid: "X: ⌈n/256⌉",
 			Params: []Param{ptr("a"), ptr("b"), ptr("dst"), i32("n"), i32("bn")}})
@@ -224,7 +236,7 @@ func buildKernels() []Kernel {
 		Params: []Param{ptr("x"), ptr("dst"), i32("n"), f32("s")}})
 	add(Kernel{Name: "softcap", Block: ElemBlock, Grid: "X: ⌈n/256⌉",
 		Params: []Param{ptr("x"), ptr("dst"), i32("n"), f32("c")}})
-	for _, name := range []string{"glu_silu", "glu_gelu"} {
+	for _, name := range []string{"glu_silu", "glu_gelu", "glu_swiglu_oai"} {
 		add(Kernel{Name: name, Block: ElemBlock, Grid: "X: ⌈n/256⌉",
 			Params: []Param{ptr("gate"), ptr("up"), ptr("dst"), i32("n")}})
 	}

@@ -306,6 +306,7 @@ inline void attention_impl(T t, device const float* q, device const uchar* k, de
                            int k_row_bytes, int v_row_bytes, int len, int window,
                            float scale, float softcap, int has_cells,
                            device float* part, int splits,
+                           device const float* sinks, int has_sinks,
                            uint3 tg, uint tid, uint sg, uint lane,
                            threadgroup float* qs, threadgroup float* accs,
                            threadgroup float* ms, threadgroup float* ls) {
@@ -385,11 +386,20 @@ inline void attention_impl(T t, device const float* q, device const uchar* k, de
     }
     threadgroup_barrier(mem_flags::mem_threadgroup);
     float big = max(max(ms[0], ms[1]), max(ms[2], ms[3]));
+    // A sink (one slice: attention_merge adds it otherwise) is a score
+    // without a value.
+    bool sink = splits == 1 && has_sinks != 0;
+    if (sink) {
+        big = max(big, sinks[h]);
+    }
     float f[4];
     float sum = 0.0f;
     for (int g = 0; g < 4; ++g) {
         f[g] = ms[g] == -INFINITY ? 0.0f : precise::exp(ms[g] - big);
         sum = fma(ls[g], f[g], sum);
+    }
+    if (sink) {
+        sum += precise::exp(sinks[h] - big);
     }
     float inv = 1.0f / sum;
     for (int i = int(tid); i < value_dim; i += 128) {
@@ -759,6 +769,7 @@ kernel void attention_f32(device const float* q [[buffer(0)]], device const ucha
                           constant float& scale [[buffer(14)]], constant float& softcap [[buffer(15)]],
                           constant int& has_cells [[buffer(16)]],
                           device float* part [[buffer(17)]], constant int& splits [[buffer(18)]],
+                          device const float* sinks [[buffer(19)]], constant int& has_sinks [[buffer(20)]],
                           uint3 tg [[threadgroup_position_in_grid]], uint tid [[thread_index_in_threadgroup]],
                           uint sg [[simdgroup_index_in_threadgroup]], uint lane [[thread_index_in_simdgroup]]) {
     threadgroup float qs[256];
@@ -767,7 +778,7 @@ kernel void attention_f32(device const float* q [[buffer(0)]], device const ucha
     threadgroup float ls[4];
     attention_impl(F32(), q, k, v, cells, pos, dst, heads, kv_heads, head_dim, value_dim,
                    k_row_bytes, v_row_bytes, len, window, scale, softcap, has_cells,
-                   part, splits, tg, tid, sg, lane, qs, accs, ms, ls);
+                   part, splits, sinks, has_sinks, tg, tid, sg, lane, qs, accs, ms, ls);
 }
 
 kernel void attention_f16(device const float* q [[buffer(0)]], device const uchar* k [[buffer(1)]],
@@ -780,6 +791,7 @@ kernel void attention_f16(device const float* q [[buffer(0)]], device const ucha
                           constant float& scale [[buffer(14)]], constant float& softcap [[buffer(15)]],
                           constant int& has_cells [[buffer(16)]],
                           device float* part [[buffer(17)]], constant int& splits [[buffer(18)]],
+                          device const float* sinks [[buffer(19)]], constant int& has_sinks [[buffer(20)]],
                           uint3 tg [[threadgroup_position_in_grid]], uint tid [[thread_index_in_threadgroup]],
                           uint sg [[simdgroup_index_in_threadgroup]], uint lane [[thread_index_in_simdgroup]]) {
     threadgroup float qs[256];
@@ -788,7 +800,7 @@ kernel void attention_f16(device const float* q [[buffer(0)]], device const ucha
     threadgroup float ls[4];
     attention_impl(F16(), q, k, v, cells, pos, dst, heads, kv_heads, head_dim, value_dim,
                    k_row_bytes, v_row_bytes, len, window, scale, softcap, has_cells,
-                   part, splits, tg, tid, sg, lane, qs, accs, ms, ls);
+                   part, splits, sinks, has_sinks, tg, tid, sg, lane, qs, accs, ms, ls);
 }
 
 kernel void attention_q8_0(device const float* q [[buffer(0)]], device const uchar* k [[buffer(1)]],
@@ -801,6 +813,7 @@ kernel void attention_q8_0(device const float* q [[buffer(0)]], device const uch
                            constant float& scale [[buffer(14)]], constant float& softcap [[buffer(15)]],
                            constant int& has_cells [[buffer(16)]],
                           device float* part [[buffer(17)]], constant int& splits [[buffer(18)]],
+                          device const float* sinks [[buffer(19)]], constant int& has_sinks [[buffer(20)]],
                            uint3 tg [[threadgroup_position_in_grid]], uint tid [[thread_index_in_threadgroup]],
                            uint sg [[simdgroup_index_in_threadgroup]], uint lane [[thread_index_in_simdgroup]]) {
     threadgroup float qs[256];
@@ -809,7 +822,7 @@ kernel void attention_q8_0(device const float* q [[buffer(0)]], device const uch
     threadgroup float ls[4];
     attention_impl(Q8_0(), q, k, v, cells, pos, dst, heads, kv_heads, head_dim, value_dim,
                    k_row_bytes, v_row_bytes, len, window, scale, softcap, has_cells,
-                   part, splits, tg, tid, sg, lane, qs, accs, ms, ls);
+                   part, splits, sinks, has_sinks, tg, tid, sg, lane, qs, accs, ms, ls);
 }
 
 // ---------------------------------------------------------------------------
@@ -818,7 +831,8 @@ kernel void attention_q8_0(device const float* q [[buffer(0)]], device const uch
 
 kernel void attention_merge(device const float* part [[buffer(0)]], device float* dst [[buffer(1)]],
                             constant int& heads [[buffer(2)]], constant int& value_dim [[buffer(3)]],
-                            constant int& splits [[buffer(4)]],
+                            constant int& splits [[buffer(4)]], device const float* sinks [[buffer(5)]],
+                            constant int& has_sinks [[buffer(6)]],
                             uint3 tg [[threadgroup_position_in_grid]], uint tid [[thread_index_in_threadgroup]]) {
     int h = int(tg.x), j = int(tg.y);
     device const float* slices = part + (ulong(j) * ulong(heads) + ulong(h)) * ulong(splits) * ulong(value_dim + 2);
@@ -827,6 +841,10 @@ kernel void attention_merge(device const float* part [[buffer(0)]], device float
         mx = max(mx, slices[z * (value_dim + 2)]);
     }
     float sum = 0.0f;
+    if (has_sinks != 0) { // a score without a value
+        mx = max(mx, sinks[h]);
+        sum = precise::exp(sinks[h] - mx);
+    }
     for (int z = 0; z < splits; ++z) {
         device const float* sl = slices + z * (value_dim + 2);
         if (sl[0] != -INFINITY) {
@@ -892,7 +910,9 @@ kernel void rope(device const float* x [[buffer(0)]], device float* dst [[buffer
                  constant int& cols [[buffer(4)]], constant int& head_dim [[buffer(5)]],
                  constant int& dims [[buffer(6)]], constant float& theta_scale [[buffer(7)]],
                  constant float& freq_scale [[buffer(8)]], constant int& neox [[buffer(9)]],
-                 constant int& has_factors [[buffer(10)]],
+                 constant int& has_factors [[buffer(10)]], constant float& ext_factor [[buffer(11)]],
+                 constant float& mscale [[buffer(12)]], constant float& corr_low [[buffer(13)]],
+                 constant float& corr_high [[buffer(14)]],
                  uint3 tg [[threadgroup_position_in_grid]], uint tid [[thread_index_in_threadgroup]]) {
     threadgroup float cs[2 * 256];
     device const float* xr = x + ulong(tg.x) * ulong(cols);
@@ -909,10 +929,15 @@ kernel void rope(device const float* x [[buffer(0)]], device float* dst [[buffer
             if (has_factors != 0) {
                 theta /= factors[pair];
             }
-            theta *= freq_scale;
-            float2 sc = sin_cos(theta);
-            cs[2 * tid] = sc.y;
-            cs[2 * tid + 1] = sc.x;
+            float angle = freq_scale * theta;
+            if (ext_factor != 0.0f) { // YaRN: mix in the unscaled angle by the ramp
+                float y = min(max((float(pair) - corr_low) / max(0.001f, corr_high - corr_low), 0.0f), 1.0f);
+                float mix = (1.0f - y) * ext_factor;
+                angle = fma(angle, 1.0f - mix, theta * mix);
+            }
+            float2 sc = sin_cos(angle);
+            cs[2 * tid] = sc.y * mscale;
+            cs[2 * tid + 1] = sc.x * mscale;
         }
         threadgroup_barrier(mem_flags::mem_threadgroup);
         int chunk = min(256, half_dims - p0);
@@ -983,6 +1008,19 @@ kernel void glu_silu(device const float* gate [[buffer(0)]], device const float*
     if (i < n) {
         float g = gate[i];
         dst[i] = g / (1.0f + precise::exp(-g)) * up[i];
+    }
+}
+
+// glu_swiglu_oai: gpt-oss's clamped SwiGLU (ggml's swiglu_oai, alpha
+// 1.702, limit 7).
+kernel void glu_swiglu_oai(device const float* gate [[buffer(0)]], device const float* up [[buffer(1)]],
+                           device float* dst [[buffer(2)]], constant int& n [[buffer(3)]],
+                           uint3 tg [[threadgroup_position_in_grid]], uint tid [[thread_index_in_threadgroup]]) {
+    int i = int(tg.x) * 256 + int(tid);
+    if (i < n) {
+        float g = gate[i] > 7.0f ? 7.0f : gate[i];
+        float u = up[i] < -7.0f ? -7.0f : (up[i] > 7.0f ? 7.0f : up[i]);
+        dst[i] = g / (1.0f + precise::exp(1.702f * (-g))) * (u + 1.0f);
     }
 }
 

@@ -411,7 +411,8 @@ type attentionCase struct {
 	window                 int
 	softcap                float32
 	onlyFloat              bool
-	splits                 int // slices per query row, merged by attention_merge (0: 1)
+	splits                 int  // slices per query row, merged by attention_merge (0: 1)
+	sinks                  bool // a sink per head, the first above every score
 }
 
 func (r *kernelRig) testAttention(t *testing.T) {
@@ -428,6 +429,9 @@ func (r *kernelRig) testAttention(t *testing.T) {
 		{name: "slices window cells", heads: 4, kvHeads: 1, hd: 64, vd: 32, rows: 300, length: 260,
 			pos: []int32{5, 259}, cells: true, window: 100, softcap: 3, splits: 4},
 		{name: "empty slices", heads: 2, kvHeads: 1, hd: 32, vd: 32, rows: 4, length: 0, pos: []int32{0, 3}, splits: 2},
+		{name: "sinks window", heads: 4, kvHeads: 2, hd: 64, vd: 64, rows: 40, length: 37, pos: []int32{0, 20, 36}, window: 9, sinks: true},
+		{name: "sinks in slices", heads: 4, kvHeads: 2, hd: 64, vd: 64, rows: 300, length: 260, pos: []int32{5, 259},
+			window: 100, splits: 4, sinks: true},
 	}
 	for _, typ := range gpu.CacheTypes {
 		for _, c := range cases {
@@ -475,6 +479,13 @@ func (r *kernelRig) attention(t *testing.T, typ quant.Type, c attentionCase) {
 	}
 	p := kernels.AttentionParams{Heads: c.heads, KVHeads: c.kvHeads, HeadDim: c.hd, ValueDim: c.vd,
 		Scale: scale, Window: c.window, Softcap: c.softcap}
+	var sinkBuf gpu.Buf // none: the kernels must not read it
+	hasSinks := 0
+	if c.sinks {
+		p.Sinks = r.random(c.heads, 3)
+		p.Sinks[0] = 12
+		sinkBuf, hasSinks = r.buf(t, f32Bytes(p.Sinks)), 1
+	}
 	if err := r.cpu.Attention(out, qt, kernels.KV{K: kt, V: vt, Len: c.length, Cells: cells}, c.pos, p); err != nil {
 		t.Fatal(err)
 	}
@@ -501,10 +512,10 @@ func (r *kernelRig) attention(t *testing.T, typ quant.Type, c attentionCase) {
 		gpu.P(r.buf(t, i32Bytes(c.pos)), 0), gpu.P(dst, 0),
 		gpu.I(c.heads), gpu.I(c.kvHeads), gpu.I(c.hd), gpu.I(c.vd),
 		gpu.I(len(kraw)/c.rows), gpu.I(len(vraw)/c.rows), gpu.I(c.length), gpu.I(c.window),
-		gpu.F(scale), gpu.F(c.softcap), gpu.I(hasCells), gpu.P(part, 0), gpu.I(splits))
+		gpu.F(scale), gpu.F(c.softcap), gpu.I(hasCells), gpu.P(part, 0), gpu.I(splits), gpu.P(sinkBuf, 0), gpu.I(hasSinks))
 	if splits > 1 {
 		r.launch(t, "attention_merge", grid(c.heads, len(c.pos)),
-			gpu.P(part, 0), gpu.P(dst, 0), gpu.I(c.heads), gpu.I(c.vd), gpu.I(splits))
+			gpu.P(part, 0), gpu.P(dst, 0), gpu.I(c.heads), gpu.I(c.vd), gpu.I(splits), gpu.P(sinkBuf, 0), gpu.I(hasSinks))
 	}
 	atol := 1e-5
 	if typ == quant.TypeF16 {
@@ -581,12 +592,17 @@ func (r *kernelRig) testRope(t *testing.T) {
 		neox, factors   bool
 		pos             []int32
 		inPlace         bool
+		yarn            kernels.YaRN
 	}{
 		{name: "norm", heads: 3, hd: 64, dims: 64, base: 10000, pos: []int32{0, 1, 7, 500}},
 		{name: "neox partial factors", heads: 2, hd: 64, dims: 32, base: 10000, neox: true, factors: true, pos: []int32{3, 4000}},
 		{name: "far positions scaled", heads: 2, hd: 128, dims: 128, base: 500000, freqScale: 0.25, pos: []int32{100000, 131071}},
 		{name: "in place", heads: 2, hd: 96, dims: 64, base: 1e6, neox: true, pos: []int32{9, 77}, inPlace: true},
 		{name: "over 256 pairs", heads: 2, hd: 600, dims: 520, base: 10000, pos: []int32{5, 60}},
+		{name: "yarn gpt-oss", heads: 2, hd: 64, dims: 64, base: 150000, freqScale: 1.0 / 32, neox: true, pos: []int32{0, 9, 100},
+			yarn: kernels.YaRN{ExtFactor: 1, AttnFactor: 1, BetaFast: 32, BetaSlow: 1, OrigContext: 4096}},
+		{name: "yarn partial factors", heads: 2, hd: 64, dims: 48, base: 10000, freqScale: 0.25, factors: true, pos: []int32{3, 70},
+			yarn: kernels.YaRN{ExtFactor: 0.5, AttnFactor: 0.8, BetaFast: 16, BetaSlow: 2, OrigContext: 512}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cols := c.heads * c.hd
@@ -603,17 +619,14 @@ func (r *kernelRig) testRope(t *testing.T) {
 			}
 			xt := r.cpuTensor(t, x, cols, len(c.pos))
 			out := r.cpuTensor(t, make([]float32, len(x)), cols, len(c.pos))
-			rp := kernels.RopeParams{HeadDim: c.hd, Dims: c.dims, Base: c.base, FreqScale: c.freqScale, Factors: factors, Neox: c.neox}
+			rp := kernels.RopeParams{HeadDim: c.hd, Dims: c.dims, Base: c.base, FreqScale: c.freqScale, Factors: factors, Neox: c.neox, YaRN: c.yarn}
 			if err := r.cpu.Rope(out, xt, c.pos, rp); err != nil {
 				t.Fatal(err)
 			}
 			// The host's part: theta_scale = base^(-2/dims) as the CPU
-			// backend computes it, and a freq_scale of 0 meaning 1.
+			// backend computes it, and the scaling of RopeParams.Scaling.
 			thetaScale := float32(math.Pow(float64(c.base), float64(float32(-2)/float32(c.dims))))
-			freqScale := c.freqScale
-			if freqScale == 0 {
-				freqScale = 1
-			}
+			freqScale, low, high, mscale := rp.Scaling()
 			xb := r.buf(t, f32Bytes(x))
 			dst := xb
 			if !c.inPlace {
@@ -625,7 +638,8 @@ func (r *kernelRig) testRope(t *testing.T) {
 			}
 			r.launch(t, "rope", grid(len(c.pos), 1),
 				gpu.P(xb, 0), gpu.P(dst, 0), gpu.P(r.buf(t, i32Bytes(c.pos)), 0), gpu.P(fbuf, 0),
-				gpu.I(cols), gpu.I(c.hd), gpu.I(c.dims), gpu.F(thetaScale), gpu.F(freqScale), gpu.I(neox), gpu.I(hasFactors))
+				gpu.I(cols), gpu.I(c.hd), gpu.I(c.dims), gpu.F(thetaScale), gpu.F(freqScale), gpu.I(neox), gpu.I(hasFactors),
+				gpu.F(c.yarn.ExtFactor), gpu.F(mscale), gpu.F(low), gpu.F(high))
 			compare(t, "rope", bytesF32(r.read(t, dst, 4*len(x))), r.cpuRead(t, out), []float64{2e-6}, 2e-6)
 		})
 	}
@@ -689,6 +703,7 @@ func (r *kernelRig) testElementwise(t *testing.T) {
 		// One F16 step: the F16 rounding of GELU's result may go the other
 		// way after a last-bit difference in tanh.
 		{"glu_gelu", kernels.GELU, 1.0 / 1024},
+		{"glu_swiglu_oai", kernels.SwiGLUOAI, 1e-5},
 	} {
 		t.Run(act.name, func(t *testing.T) {
 			want := out()
