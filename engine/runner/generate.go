@@ -402,9 +402,11 @@ func (m *Model) run(ctx context.Context, cancel context.CancelFunc, events <-cha
 			continue // stopped; the scheduler ends the stream
 		}
 		res.CompletionTokens++
-		tok := Token{ID: ev.Token, Text: m.tok.Text(ev.Token), LogProb: ev.LogProb}
+		// A token's text is what it decodes to (" the", not the vocabulary's
+		// "Ġthe"), control tokens none, as llama-server reports them.
+		tok := Token{ID: ev.Token, Text: m.tok.TokenToPiece(ev.Token, false), LogProb: ev.LogProb}
 		for _, t := range ev.Top {
-			tok.Top = append(tok.Top, TopToken{ID: t.ID, Text: m.tok.Text(t.ID), LogProb: t.LogProb})
+			tok.Top = append(tok.Top, TopToken{ID: t.ID, Text: m.tok.TokenToPiece(t.ID, false), LogProb: t.LogProb})
 		}
 		text, reason, err := stopper.Add(ev.Token)
 		if err != nil {

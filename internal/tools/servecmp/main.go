@@ -26,6 +26,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 func main() {
@@ -108,10 +109,17 @@ func run(args []string, out io.Writer) error {
 	return nil
 }
 
-// keys returns m's keys sorted.
+// keys returns m's keys sorted, less the ones that are not a whole
+// token's text: control tokens (""), and pieces of a UTF-8 character,
+// which Saji writes as U+FFFD (encoding/json's replacement) and
+// llama-server cuts to "". Both servers key the top-5 by text, so such
+// tokens collide on each side.
 func keys(m map[string]float64) []string {
 	ks := make([]string, 0, len(m))
 	for k := range m {
+		if k == "" || strings.ContainsRune(k, utf8.RuneError) {
+			continue
+		}
 		ks = append(ks, k)
 	}
 	slices.Sort(ks)
