@@ -1,62 +1,30 @@
 package model
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"slices"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"saji/engine/gguf"
+	"saji/engine/synth"
 	"saji/kernels"
 	"saji/kernels/cpu"
 	"saji/kernels/quant"
 )
 
-// retyped writes the tiny Phi-3 as tinyPhi3.file does, with the tensors of
-// types stored as that type (zeroed blocks), those of drop left out, and
-// the keys of unset deleted.
-func (m *tinyPhi3) retyped(t *testing.T, arch string, types map[string]quant.Type, drop, unset []string) *gguf.File {
-	t.Helper()
-	src := m.file(t, arch)
-	w := gguf.NewWriter()
-	for _, kv := range src.KVs() {
-		if !slices.Contains(unset, kv.Key) {
-			if err := w.Set(kv.Key, kv.Value); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	for _, ti := range src.Tensors() {
-		if slices.Contains(drop, ti.Name) {
-			continue
-		}
-		data, err := src.Data(ti)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if typ, ok := types[ti.Name]; ok {
-			n, err := typ.RowSize(ti.Elements())
-			if err != nil {
-				t.Fatal(err)
-			}
-			ti.Type, data = typ, make([]byte, n)
-		}
-		if err := w.AddTensor(ti.Name, ti.Type, ti.Shape, data); err != nil {
-			t.Fatal(err)
-		}
-	}
-	var buf bytes.Buffer
-	if _, err := w.Encode(context.Background(), &buf); err != nil {
-		t.Fatal(err)
-	}
-	f, err := gguf.OpenBytes(buf.Bytes())
+// tinyFile writes the synthetic tiny llama (Q8_0) once per test binary.
+var tinyFile = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "saji-runnable")
 	if err != nil {
-		t.Fatal(err)
+		return "", err
 	}
-	return f
-}
+	p := filepath.Join(dir, "tiny.gguf")
+	return p, synth.WriteTiny(context.Background(), p, "q8_0", 1)
+})
 
 // weightCounter is a CPU backend that counts the weights it wraps.
 type weightCounter struct {
@@ -72,43 +40,53 @@ func (b *weightCounter) Weight(typ quant.Type, shape []int, data []byte) (kernel
 
 // TestRunnable checks the sentence Runnable, Describe and Load give for a
 // file Saji cannot run, and that Load gives it before it wraps a weight.
+// The files are the synthetic tiny llama, edited (synth.WriteEdited).
 // NVFP4 and Q2_0 stand for a type no kernel computes with (no one is
 // adding them); Q8_1 has a codec (rows can be read) but no matrix product.
 func TestRunnable(t *testing.T) {
 	tests := []struct {
-		name  string
-		arch  string
-		types map[string]quant.Type
-		drop  []string
-		unset []string
-		want  string // "" for a runnable file
-		is    error  // what the error wraps
+		name string
+		edit synth.Edit
+		want string // "" for a runnable file
+		is   error  // what the error wraps
 	}{
-		{name: "runnable", arch: "phi3"},
-		{name: "unknown architecture", arch: "gpt-neox",
+		{name: "runnable"},
+		{name: "unknown architecture", edit: synth.Edit{Set: map[string]any{gguf.KeyArchitecture: "gpt-neox"}},
 			want: `model: Saji cannot run "gpt-neox" models yet (it runs `, is: ErrUnknownArch},
-		{name: "no architecture", arch: "phi3", unset: []string{gguf.KeyArchitecture},
+		{name: "no architecture", edit: synth.Edit{Unset: []string{gguf.KeyArchitecture}},
 			want: "model: the file has no general.architecture, so Saji cannot tell which model it holds", is: ErrUnknownArch},
-		{name: "matmul weight", arch: "phi3", types: map[string]quant.Type{"blk.1.ffn_up.weight": quant.TypeNVFP4},
+		{name: "matmul weight", edit: synth.Edit{Types: map[string]quant.Type{"blk.1.ffn_up.weight": quant.TypeNVFP4}},
 			want: "model: blk.1.ffn_up.weight is NVFP4, a type Saji cannot compute with yet", is: ErrUnsupportedType},
-		{name: "output head", arch: "phi3", types: map[string]quant.Type{"output.weight": quant.TypeQ2_0},
+		{name: "output head", edit: synth.Edit{Types: map[string]quant.Type{"output.weight": quant.TypeQ2_0}},
 			want: "model: output.weight is Q2_0, a type Saji cannot compute with yet", is: ErrUnsupportedType},
-		{name: "norm", arch: "phi3", types: map[string]quant.Type{"blk.0.attn_norm.weight": quant.TypeF16},
+		{name: "norm", edit: synth.Edit{Types: map[string]quant.Type{"blk.0.attn_norm.weight": quant.TypeF16}},
 			want: "model: blk.0.attn_norm.weight is F16, but Saji reads norms and biases as F32 only", is: ErrUnsupportedType},
-		{name: "embeddings", arch: "phi3", types: map[string]quant.Type{"token_embd.weight": quant.TypeNVFP4},
+		{name: "embeddings", edit: synth.Edit{Types: map[string]quant.Type{"token_embd.weight": quant.TypeNVFP4}},
 			want: "model: token_embd.weight is NVFP4, a type Saji cannot read yet", is: ErrUnsupportedType},
-		{name: "embeddings read", arch: "phi3", types: map[string]quant.Type{"token_embd.weight": quant.TypeQ8_1}},
-		{name: "tied embeddings", arch: "phi3", types: map[string]quant.Type{"token_embd.weight": quant.TypeQ8_1},
-			drop: []string{"output.weight"},
+		{name: "embeddings read", edit: synth.Edit{Types: map[string]quant.Type{"token_embd.weight": quant.TypeQ8_1}}},
+		{name: "tied embeddings", edit: synth.Edit{Types: map[string]quant.Type{"token_embd.weight": quant.TypeQ8_1},
+			Drop: []string{"output.weight"}},
 			want: "model: token_embd.weight is Q8_1, a type Saji cannot compute the output with yet", is: ErrUnsupportedType},
-		{name: "missing metadata", arch: "phi3", unset: []string{"phi3.block_count"},
-			want: "model: describing phi3: hyperparameter block_count"},
+		{name: "missing metadata", edit: synth.Edit{Unset: []string{"llama.block_count"}},
+			want: "model: describing llama: hyperparameter block_count"},
 	}
-	m := newTinyPhi3()
+	src, err := tinyFile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(filepath.Dir(src)) })
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			f := m.retyped(t, tc.arch, tc.types, tc.drop, tc.unset)
-			err := Runnable(f)
+			p := filepath.Join(t.TempDir(), "m.gguf")
+			if err := synth.WriteEdited(context.Background(), src, p, tc.edit); err != nil {
+				t.Fatal(err)
+			}
+			f, err := gguf.Open(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			err = Runnable(f)
 			if tc.want == "" {
 				if err != nil {
 					t.Fatalf("Runnable: %v", err)
