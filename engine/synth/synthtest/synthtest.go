@@ -27,9 +27,10 @@ type written struct {
 }
 
 var (
-	mu   sync.Mutex
-	dir  string // "" until the first model is written
-	tiny = map[tinyKey]written{}
+	mu         sync.Mutex
+	dir        string // "" until the first model is written
+	tiny       = map[tinyKey]written{}
+	unrunnable *written // nil until written
 )
 
 // Tiny returns the path of synth.WriteTiny's tiny llama (mini vocabulary,
@@ -43,17 +44,43 @@ func Tiny(typ string, seed uint64) (string, error) {
 	if w, ok := tiny[k]; ok {
 		return w.path, w.err
 	}
-	if dir == "" {
-		d, err := os.MkdirTemp("", "saji-synthtest")
-		if err != nil {
-			return "", fmt.Errorf("synthtest: %w", err)
-		}
-		dir = d
+	if err := makeDir(); err != nil {
+		return "", err
 	}
 	p := filepath.Join(dir, fmt.Sprintf("tiny-%s-%d.gguf", typ, seed))
 	err := synth.WriteTiny(context.Background(), p, typ, seed)
 	tiny[k] = written{p, err}
 	return p, err
+}
+
+// Unrunnable returns the path of synth.WriteUnrunnable's model (the tiny
+// llama with a weight of a type no kernel computes with), written once per
+// test binary.
+func Unrunnable() (string, error) {
+	mu.Lock()
+	defer mu.Unlock()
+	if unrunnable != nil {
+		return unrunnable.path, unrunnable.err
+	}
+	if err := makeDir(); err != nil {
+		return "", err
+	}
+	p := filepath.Join(dir, "unrunnable.gguf")
+	unrunnable = &written{p, synth.WriteUnrunnable(context.Background(), p)}
+	return p, unrunnable.err
+}
+
+// makeDir makes the folder of the models, once. Called with mu held.
+func makeDir() error {
+	if dir != "" {
+		return nil
+	}
+	d, err := os.MkdirTemp("", "saji-synthtest")
+	if err != nil {
+		return fmt.Errorf("synthtest: %w", err)
+	}
+	dir = d
+	return nil
 }
 
 // Main runs m's tests, removes the models Tiny wrote and exits with the
