@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"saji/engine/fit"
 	"saji/engine/synth"
 )
 
@@ -68,6 +69,19 @@ func Unrunnable() (string, error) {
 	p := filepath.Join(dir, "unrunnable.gguf")
 	unrunnable = &written{p, synth.WriteUnrunnable(context.Background(), p)}
 	return p, unrunnable.err
+}
+
+// UnrunnableLevel returns the name of a hub level whose type no kernel
+// computes with in this build (fit.LevelRunnable refuses it), or "" when
+// every IQ, TQ and MXFP4 type has one: tests of the refusal by name stay
+// true as kernels are added.
+func UnrunnableLevel() string {
+	for _, l := range []string{"IQ1_S", "IQ1_M", "TQ1_0", "TQ2_0", "IQ2_XXS", "IQ2_XS", "IQ2_S", "IQ3_XXS", "IQ3_M", "MXFP4"} {
+		if fit.LevelRunnable(l) != nil {
+			return l
+		}
+	}
+	return ""
 }
 
 // makeDir makes the folder of the models, once. Called with mu held.
