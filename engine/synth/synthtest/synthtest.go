@@ -11,8 +11,9 @@ import (
 	"sync"
 	"testing"
 
-	"saji/engine/fit"
 	"saji/engine/synth"
+	"saji/kernels/cpu"
+	"saji/kernels/quant"
 )
 
 // tinyKey names one tiny model: its weight type and seed.
@@ -72,12 +73,12 @@ func Unrunnable() (string, error) {
 }
 
 // UnrunnableLevel returns the name of a hub level whose type no kernel
-// computes with in this build (fit.LevelRunnable refuses it), or "" when
-// every IQ, TQ and MXFP4 type has one: tests of the refusal by name stay
-// true as kernels are added.
+// computes with in this build (levels named after their type, which
+// cpu.CanMatMul refuses), or "" when every IQ, TQ and MXFP4 type has one:
+// tests of the refusal by name stay true as kernels are added.
 func UnrunnableLevel() string {
-	for _, l := range []string{"IQ1_S", "IQ1_M", "TQ1_0", "TQ2_0", "IQ2_XXS", "IQ2_XS", "IQ2_S", "IQ3_XXS", "IQ3_M", "MXFP4"} {
-		if fit.LevelRunnable(l) != nil {
+	for _, l := range []string{"IQ1_S", "IQ1_M", "TQ1_0", "TQ2_0", "IQ2_XXS", "IQ2_XS", "IQ3_XXS", "IQ3_S", "MXFP4"} {
+		if t, err := quant.ParseType(l); err == nil && !cpu.CanMatMul(t) {
 			return l
 		}
 	}
