@@ -607,18 +607,29 @@ func TestLibraryUnrunnable(t *testing.T) {
 		t.Fatal(err)
 	}
 	u.modelsChanged()
+	checkUnusable(t, u, "q1", "Cannot be used: Saji cannot run this model yet: blk.0.ffn_up.weight is Q1_0, a type Saji cannot compute with yet.")
+	if !errors.Is(u.library.entries[0].Err, model.ErrUnsupportedType) {
+		t.Errorf("entry %+v", u.library.entries[0])
+	}
+}
+
+// checkUnusable checks that the library view lists one model, name, that
+// cannot be used: its row says want, and it can be deleted but not
+// chatted with.
+func checkUnusable(t *testing.T, u *ui, name, want string) {
+	t.Helper()
 	v := u.library
-	if len(v.entries) != 1 || !errors.Is(v.entries[0].Err, model.ErrUnsupportedType) {
+	if len(v.entries) != 1 || v.entries[0].Err == nil {
 		t.Fatalf("entries %+v", v.entries)
 	}
 	row := newModelRow()
 	setModelRow(row, v.entries[0])
-	if want := "Cannot be used: Saji cannot run this model yet: blk.0.ffn_up.weight is Q1_0, a type Saji cannot compute with yet."; !findLabel(row, want) {
+	if !findLabel(row, want) {
 		t.Errorf("the row does not say %q", want)
 	}
-	v.selectModel("q1")
-	if !v.chatBtn.Disabled() {
-		t.Error("a model Saji cannot run can be chatted with")
+	v.selectModel(name)
+	if !v.chatBtn.Disabled() || v.deleteBtn.Disabled() {
+		t.Error("an unusable model can be chatted with, or cannot be deleted")
 	}
 }
 
@@ -639,17 +650,5 @@ func TestLibraryUnusable(t *testing.T) {
 		t.Fatal(err)
 	}
 	u.modelsChanged()
-	v := u.library
-	if len(v.entries) != 1 || v.entries[0].Err == nil {
-		t.Fatalf("entries %+v", v.entries)
-	}
-	row := newModelRow()
-	setModelRow(row, v.entries[0])
-	if want := "Cannot be used: The file is no longer there: it was moved or deleted."; !findLabel(row, want) {
-		t.Errorf("the row does not say %q", want)
-	}
-	v.selectModel("gone")
-	if !v.chatBtn.Disabled() || v.deleteBtn.Disabled() {
-		t.Error("an unusable model can be chatted with, or cannot be deleted")
-	}
+	checkUnusable(t, u, "gone", "Cannot be used: The file is no longer there: it was moved or deleted.")
 }

@@ -3,10 +3,8 @@ package model
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"saji/engine/gguf"
@@ -15,16 +13,6 @@ import (
 	"saji/kernels/cpu"
 	"saji/kernels/quant"
 )
-
-// tinyFile writes the synthetic tiny llama (Q8_0) once per test binary.
-var tinyFile = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "saji-runnable")
-	if err != nil {
-		return "", err
-	}
-	p := filepath.Join(dir, "tiny.gguf")
-	return p, synth.WriteTiny(context.Background(), p, "q8_0", 1)
-})
 
 // weightCounter is a CPU backend that counts the weights it wraps.
 type weightCounter struct {
@@ -70,11 +58,10 @@ func TestRunnable(t *testing.T) {
 		{name: "missing metadata", edit: synth.Edit{Unset: []string{"llama.block_count"}},
 			want: "model: describing llama: hyperparameter block_count"},
 	}
-	src, err := tinyFile()
-	if err != nil {
+	src := filepath.Join(t.TempDir(), "tiny.gguf")
+	if err := synth.WriteTiny(context.Background(), src, "q8_0", 1); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { os.RemoveAll(filepath.Dir(src)) })
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			p := filepath.Join(t.TempDir(), "m.gguf")

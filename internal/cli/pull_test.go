@@ -24,6 +24,9 @@ import (
 	"saji/engine/synth/synthtest"
 )
 
+// TestMain removes the models synthtest wrote once the tests end.
+func TestMain(m *testing.M) { synthtest.Main(m) }
+
 const tinyRepo = "saji-test/Tiny-GGUF"
 
 // tinyGGUF holds the tiny model in Q8_0 and Q4_K_M, written once for all
@@ -343,20 +346,15 @@ func TestPullErrors(t *testing.T) {
 	}
 }
 
-// unrunnableGGUF is synth.WriteUnrunnable's model (a weight in Q1_0, which
-// no kernel computes with), written once for the tests.
-var unrunnableGGUF = sync.OnceValues(func() ([]byte, error) {
-	dir, err := os.MkdirTemp("", "pull-test-")
+// unrunnableGGUF returns the bytes of synthtest.Unrunnable's model (a
+// weight in Q1_0, which no kernel computes with).
+func unrunnableGGUF() ([]byte, error) {
+	p, err := synthtest.Unrunnable()
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
-	p := filepath.Join(dir, "q1.gguf")
-	if err := synth.WriteUnrunnable(context.Background(), p); err != nil {
-		return nil, err
-	}
 	return os.ReadFile(p)
-})
+}
 
 // TestPullUnrunnable refuses a level Saji cannot run before downloading
 // it: by its header (read with HTTP Range) whether named or recommended,
