@@ -170,7 +170,12 @@ func (p *puller) run(ctx context.Context) error {
 	var q hub.Quant
 	if p.level == "" {
 		if len(rec.Files) == 0 {
-			return fmt.Errorf("pull: %s has no level Saji can run: %w", p.repo, fit.LevelRunnable(levels[0].Name))
+			for _, l := range levels {
+				if err := fit.LevelRunnable(l.Name); err != nil {
+					return fmt.Errorf("pull: %s has no level Saji can run: %w", p.repo, err)
+				}
+			}
+			return fmt.Errorf("pull: every level of %s is missing shards", p.repo)
 		}
 		q = rec
 		fmt.Fprintln(p.out, pickReason(rec, recOK, mem, memErr))

@@ -370,6 +370,7 @@ func TestPullUnrunnable(t *testing.T) {
 	tests := []struct {
 		name   string
 		level  string // the level the repository offers besides Q8_0 ("": none)
+		only   bool   // without Q8_0
 		arg    string
 		mem    float64 // free memory, GB
 		err    string  // the error ("": none)
@@ -380,6 +381,8 @@ func TestPullUnrunnable(t *testing.T) {
 		{name: "name", level: named, arg: repo + ":" + named, mem: 24,
 			err: "pull: not downloading " + named + " of " + repo + ": model: " + named + " files are mostly "},
 		{name: "name, not recommended", level: named, arg: repo, mem: 0.5e-3, picked: "Q8_0"},
+		{name: "name, no other level", level: named, only: true, arg: repo, mem: 24,
+			err: "pull: " + repo + " has no level Saji can run: model: " + named + " files are mostly "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -388,7 +391,10 @@ func TestPullUnrunnable(t *testing.T) {
 			}
 			s := newPullSetup(t)
 			file := "Unrunnable-" + tt.level + ".gguf"
-			files := map[string][]byte{file: bad, "Unrunnable-Q8_0.gguf": s.files["Tiny-Q8_0.gguf"]}
+			files := map[string][]byte{file: bad}
+			if !tt.only {
+				files["Unrunnable-Q8_0.gguf"] = s.files["Tiny-Q8_0.gguf"]
+			}
 			s.hub.AddRepo(repo, files, hubtest.RepoOptions{})
 			s.env.memory = func() (hardware.Memory, error) {
 				return hardware.Memory{Total: 32e9, Available: uint64(tt.mem * 1e9)}, nil
