@@ -18,6 +18,7 @@ import (
 	"saji/app/store"
 	"saji/engine/chat"
 	"saji/engine/library"
+	"saji/engine/model"
 	"saji/engine/runner"
 )
 
@@ -169,17 +170,18 @@ func (v *chatView) editAndResend(id int64, text string) {
 	v.startReply()
 }
 
-// replyError says in a sentence why a reply from model failed.
-func replyError(model string, err error) string {
+// replyError says in a sentence why a reply from the model called name failed.
+func replyError(name string, err error) string {
 	switch {
 	case errors.Is(err, runner.ErrModelNotFound), errors.Is(err, library.ErrNotFound):
-		return "The model " + model + " is not in the library any more. Choose another one above."
+		return "The model " + name + " is not in the library any more. Choose another one above."
 	case errors.Is(err, runner.ErrContextLength):
 		return "This conversation is too long for the model's context. Start a new chat, or raise the context length in the conversation's settings."
 	case errors.Is(err, library.ErrTruncated):
-		return "Saji could not load " + model + ": its file ends too soon, as an interrupted download does."
-	case errors.Is(err, library.ErrNotGGUF), errors.Is(err, library.ErrMalformed), errors.Is(err, library.ErrUnsupportedArch):
-		return "Saji could not load " + model + ": " + userMessage(err)
+		return "Saji could not load " + name + ": its file ends too soon, as an interrupted download does."
+	case errors.Is(err, library.ErrNotGGUF), errors.Is(err, library.ErrMalformed), errors.Is(err, library.ErrUnsupportedArch),
+		errors.Is(err, model.ErrUnsupportedType):
+		return "Saji could not load " + name + ": " + userMessage(err)
 	}
 	return "The reply failed: " + userMessage(err)
 }

@@ -72,6 +72,9 @@ type quantRow struct {
 	// column shows Verdict, the planner's size-based fallback.
 	Fit  string
 	Plan *fit.Plan
+	// CannotRun says why Saji cannot run the level ("" when it can): by
+	// its name (fit.LevelRunnable) at first, by its header once read.
+	CannotRun string
 }
 
 // jobRow is one row of the downloads list, as tests read it.

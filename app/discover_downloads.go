@@ -26,6 +26,7 @@ import (
 
 	"saji/engine/download"
 	"saji/engine/hub"
+	"saji/engine/model"
 	"saji/engine/units"
 )
 
@@ -38,9 +39,16 @@ func (v *discoverView) download(q hub.Quant) {
 	}
 	dir := v.u.core.Library().Dir()
 	client := v.client()
+	// A level whose header planLevels has read and planned runs.
+	checked := false
+	v.mu.Lock()
+	for _, r := range v.snap.Levels {
+		checked = checked || (r.Name == q.Name && r.Size == q.Size && r.Plan != nil)
+	}
+	v.mu.Unlock()
 	v.setNote("Starting the download of "+q.Name+"...", false)
 	v.bg.run(func() func() {
-		jobs, err := v.startLevel(client, repo, commit, dir, q)
+		jobs, err := v.startLevel(client, repo, commit, dir, q, checked)
 		return func() {
 			for _, j := range jobs {
 				v.track(j)
@@ -55,9 +63,11 @@ func (v *discoverView) download(q hub.Quant) {
 }
 
 // startLevel asks the hub about the level's first file (a gated or
-// missing repository says so here, plainly) and queues a download per
-// file. The error's text is for people.
-func (v *discoverView) startLevel(client *hub.Client, repo, commit, dir string, q hub.Quant) ([]*download.Job, error) {
+// missing repository says so here, plainly), reads its header unless
+// checked says it was (a model Saji cannot run is refused before a byte
+// of it is downloaded) and queues a download per file. The error's text
+// is for people.
+func (v *discoverView) startLevel(client *hub.Client, repo, commit, dir string, q hub.Quant, checked bool) ([]*download.Job, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), hubTimeout)
 	defer cancel()
 	for _, f := range q.Files {
@@ -68,6 +78,14 @@ func (v *discoverView) startLevel(client *hub.Client, repo, commit, dir string, 
 	}
 	if _, err := client.Stat(ctx, repo, commit, q.Files[0].Path); err != nil {
 		return nil, errors.New(hubMessage(err, client, repo))
+	}
+	// The header says, before a byte is downloaded, whether Saji can run
+	// the level; one that cannot be read is left to the library's check.
+	var re *model.RunError
+	if !checked {
+		if _, err := describeLevel(ctx, client, repo, commit, q); errors.As(err, &re) {
+			return nil, errors.New("Saji cannot run it yet: " + re.Reason + ".")
+		}
 	}
 	m, err := v.u.core.Downloads()
 	if err != nil {

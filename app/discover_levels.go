@@ -6,6 +6,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -24,6 +25,7 @@ import (
 	"saji/engine/fit"
 	"saji/engine/hardware"
 	"saji/engine/hub"
+	"saji/engine/model"
 	"saji/engine/units"
 )
 
@@ -84,9 +86,11 @@ func (v *discoverView) openRepo(id string) {
 // check at first, the fit planner's verdict once the level's header has
 // been read, with a button that shows the plan's breakdown.
 type fitCell struct {
-	label   *widget.Label
-	details *widget.Button
-	plan    *fit.Plan
+	label    *widget.Label
+	details  *widget.Button
+	mark     *widget.Label // "Recommended"
+	download *widget.Button
+	plan     *fit.Plan
 }
 
 // planConcurrency is how many levels' headers are read at once.
@@ -133,6 +137,15 @@ func (v *discoverView) planLevels(client *hub.Client, id string, seq int, d repo
 				return
 			}
 			shape, err := describeLevel(ctx, client, id, d.info.SHA, q)
+			var re *model.RunError
+			if errors.As(err, &re) {
+				v.bg.do(func() {
+					if !stale() {
+						v.showCannotRun(i, re.Reason)
+					}
+				})
+				return
+			}
 			if err != nil {
 				v.u.core.log.Debug("app: reading a level's header", "repo", id, "level", q.Name, "err", err)
 				return
@@ -177,6 +190,29 @@ func (v *discoverView) showPlan(i int, p fit.Plan) {
 	v.mu.Unlock()
 }
 
+// showCannotRun marks level i of the quant table as one Saji cannot run,
+// for reason (a model.RunError's): its download is refused.
+func (v *discoverView) showCannotRun(i int, reason string) {
+	if i >= len(v.fitCells) || v.fitCells[i] == nil {
+		return
+	}
+	c := v.fitCells[i]
+	c.label.Text, c.label.Importance = cannotRunText, widget.DangerImportance
+	c.label.Refresh()
+	c.details.Hide()
+	c.mark.SetText("")
+	c.download.SetText("Can't run")
+	c.download.Disable()
+	v.mu.Lock()
+	if i < len(v.snap.Levels) {
+		v.snap.Levels[i].CannotRun, v.snap.Levels[i].Recommended = reason, false
+	}
+	v.mu.Unlock()
+}
+
+// cannotRunText is the verdict of a level Saji cannot run.
+const cannotRunText = "Saji can't run this yet"
+
 // showBreakdown shows how a level's plan comes about.
 func (v *discoverView) showBreakdown(level string, p *fit.Plan) {
 	l := widget.NewLabel(strings.Join(p.Explain(), "\n"))
@@ -219,10 +255,14 @@ func (v *discoverView) fetchRepo(client *hub.Client, id, dir string) repoDetails
 	}
 	// Before the headers are read, the planner's size-based fallback
 	// answers (planLevels replaces it level by level).
-	rec, ok := hub.Recommend(d.levels, int64(d.mem.Available), fit.SizeNeed)
+	rec, ok := hub.Recommend(d.levels, int64(d.mem.Available), fit.SizeNeed, fit.LevelRunnable)
 	for _, q := range d.levels {
 		r := quantRow{Name: q.Name, Size: q.Size, Shards: q.Shards, Incomplete: q.Incomplete,
 			HasVerdict: d.memKnown, Recommended: d.memKnown && ok && q.Name == rec.Name && !q.Incomplete}
+		var re *model.RunError
+		if errors.As(fit.LevelRunnable(q.Name), &re) {
+			r.CannotRun = re.Reason
+		}
 		if d.memKnown {
 			r.Verdict = fit.PlanSize(q.Size, hardware.Machine{Memory: d.mem}).Verdict
 		}
@@ -381,7 +421,12 @@ func (v *discoverView) fillQuantTable(d repoDetails) {
 			mark.Refresh()
 		}
 		btn := widget.NewButtonWithIcon("Download", theme.DownloadIcon(), func() { v.download(q) })
+		cell.mark, cell.download = mark, btn
 		switch {
+		case r.CannotRun != "":
+			fit.Text, fit.Importance = cannotRunText, widget.DangerImportance
+			btn.SetText("Can't run")
+			btn.Disable()
 		case q.Incomplete:
 			btn.SetText("Incomplete")
 			btn.Disable()

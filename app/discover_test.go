@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"crypto/rand"
 	"errors"
 	"fmt"
@@ -23,6 +24,8 @@ import (
 	"saji/engine/hub"
 	"saji/engine/hub/hubtest"
 	"saji/engine/library"
+	"saji/engine/synth"
+	"saji/engine/synth/synthtest"
 	"saji/engine/units"
 )
 
@@ -317,6 +320,70 @@ func TestDiscoverDownload(t *testing.T) {
 	tapRow(t, v, id, func(r *jobRowView) *widget.Button { return r.chatBtn })
 	if u.tabs.SelectedIndex() != tabChat {
 		t.Errorf("Chat selected tab %d", u.tabs.SelectedIndex())
+	}
+}
+
+// TestDiscoverUnrunnable marks the levels Saji cannot run and refuses
+// their download: one by its header (read with HTTP Range), whose mark
+// and button go, and one by its name, which is never recommended.
+func TestDiscoverUnrunnable(t *testing.T) {
+	h, q4 := discoverHub(t)
+	const repo = "acme/Unrunnable-GGUF"
+	bad := filepath.Join(t.TempDir(), "q1.gguf")
+	if err := synth.WriteUnrunnable(context.Background(), bad); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(bad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{"Unrunnable-Q4_K_M.gguf": b}
+	named := synthtest.UnrunnableLevel()
+	if named != "" {
+		files["Unrunnable-"+named+".gguf"] = randomBytes(t, int(q4/3))
+	}
+	h.AddRepo(repo, files, hubtest.RepoOptions{})
+	u := newDiscoverUI(t, "", q4)
+	v := u.discover
+	showDiscover(t, u)
+	openDiscoverRepo(t, v, repo)
+	level := func(name string) quantRow {
+		for _, r := range v.snapshot().Levels {
+			if r.Name == name {
+				return r
+			}
+		}
+		t.Fatalf("no level %s", name)
+		return quantRow{}
+	}
+	waitFor(t, "Q4_K_M's header", func() bool { return level("Q4_K_M").CannotRun != "" })
+	if r := level("Q4_K_M"); r.CannotRun != "blk.0.ffn_up.weight is Q1_0, a type Saji cannot compute with yet" || r.Recommended {
+		t.Errorf("Q4_K_M: %+v", r)
+	}
+	if named != "" {
+		if r := level(named); !strings.HasPrefix(r.CannotRun, named+" files are mostly ") || r.Recommended {
+			t.Errorf("%s: %+v", named, r)
+		}
+	}
+	v.locked(func() {
+		if !findLabel(v.quantTable, cannotRunText) || findLabel(v.quantTable, "Recommended") {
+			t.Error("the quant table does not mark the levels Saji cannot run")
+		}
+		for _, c := range v.fitCells {
+			if !c.download.Disabled() {
+				t.Errorf("%q can be downloaded", c.download.Text)
+			}
+		}
+	})
+	// A download asked for before the header was read reads it first.
+	levels, err := v.client().Files(context.Background(), repo, "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, _ := hub.Find(hub.Group(levels), "Q4_K_M")
+	jobs, err := v.startLevel(v.client(), repo, h.Commit(repo), t.TempDir(), q, false)
+	if want := "Saji cannot run it yet: blk.0.ffn_up.weight is Q1_0, a type Saji cannot compute with yet."; err == nil || err.Error() != want || len(jobs) != 0 {
+		t.Errorf("startLevel: %d jobs, %v; want %q", len(jobs), err, want)
 	}
 }
 

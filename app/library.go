@@ -22,6 +22,7 @@ import (
 
 	"saji/engine/gguf"
 	"saji/engine/library"
+	"saji/engine/model"
 	"saji/engine/runner"
 	"saji/engine/scheduler"
 	"saji/engine/units"
@@ -888,9 +889,12 @@ func (v *libraryView) askCopy(e library.Entry, answer func(copy, ok bool)) {
 // userMessage turns an error into plain sentences for people.
 func userMessage(err error) string {
 	var arch *library.ArchError
+	var run *model.RunError
 	switch {
 	case err == nil:
 		return ""
+	case errors.As(err, &run) && !errors.Is(err, model.ErrUnknownArch):
+		return "Saji cannot run this model yet: " + run.Reason + "."
 	case errors.As(err, &arch) && arch.Arch != "":
 		return "Saji cannot run this model's architecture (" + arch.Arch + ") yet."
 	case errors.Is(err, library.ErrUnsupportedArch):

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"crypto/rand"
 	"errors"
 	"fmt"
@@ -19,8 +20,10 @@ import (
 
 	"saji/engine/gguf"
 	"saji/engine/library"
+	"saji/engine/model"
 	"saji/engine/runner"
 	"saji/engine/scheduler"
+	"saji/engine/synth"
 	"saji/engine/units"
 )
 
@@ -37,6 +40,8 @@ func TestLibraryUserMessage(t *testing.T) {
 		{"malformed", fmt.Errorf("%w: bad tensor", library.ErrMalformed), "The file is damaged: it is a GGUF file, but its contents do not make sense. Download it again."},
 		{"arch", fmt.Errorf("library: %w", arch), "Saji cannot run this model's architecture (frobnicator) yet."},
 		{"arch unnamed", &library.ArchError{Path: "/m/x.gguf"}, "Saji cannot run this model: the file does not say which architecture it uses, or it is one Saji does not know yet."},
+		{"type", fmt.Errorf("library: /m/x.gguf: %w", &model.RunError{Reason: "blk.0.ffn_up.weight is Q1_0, a type Saji cannot compute with yet", Err: model.ErrUnsupportedType}),
+			"Saji cannot run this model yet: blk.0.ffn_up.weight is Q1_0, a type Saji cannot compute with yet."},
 		{"disk full", fmt.Errorf("%w: copying x needs 1 GiB", library.ErrDiskFull), "There is not enough free disk space to copy this model. Free some space, or add the model by reference instead."},
 		{"missing", fmt.Errorf("library: %w", os.ErrNotExist), "The file is no longer there: it was moved or deleted."},
 		{"model not found", fmt.Errorf("%w: tiny", runner.ErrModelNotFound), "This model is no longer in the library."},
@@ -594,6 +599,40 @@ func TestLibraryActions(t *testing.T) {
 	})
 }
 
+// TestLibraryUnrunnable lists a model of the folder that Saji cannot run
+// with the reason, and offers no chat with it.
+func TestLibraryUnrunnable(t *testing.T) {
+	u, _ := newLibraryUI(t, false)
+	if err := synth.WriteUnrunnable(context.Background(), filepath.Join(u.core.Library().Dir(), "q1.gguf")); err != nil {
+		t.Fatal(err)
+	}
+	u.modelsChanged()
+	checkUnusable(t, u, "q1", "Cannot be used: Saji cannot run this model yet: blk.0.ffn_up.weight is Q1_0, a type Saji cannot compute with yet.")
+	if !errors.Is(u.library.entries[0].Err, model.ErrUnsupportedType) {
+		t.Errorf("entry %+v", u.library.entries[0])
+	}
+}
+
+// checkUnusable checks that the library view lists one model, name, that
+// cannot be used: its row says want, and it can be deleted but not
+// chatted with.
+func checkUnusable(t *testing.T, u *ui, name, want string) {
+	t.Helper()
+	v := u.library
+	if len(v.entries) != 1 || v.entries[0].Err == nil {
+		t.Fatalf("entries %+v", v.entries)
+	}
+	row := newModelRow()
+	setModelRow(row, v.entries[0])
+	if !findLabel(row, want) {
+		t.Errorf("the row does not say %q", want)
+	}
+	v.selectModel(name)
+	if !v.chatBtn.Disabled() || v.deleteBtn.Disabled() {
+		t.Error("an unusable model can be chatted with, or cannot be deleted")
+	}
+}
+
 // TestLibraryUnusable lists a reference whose file disappeared, with the
 // reason in plain words.
 func TestLibraryUnusable(t *testing.T) {
@@ -611,17 +650,5 @@ func TestLibraryUnusable(t *testing.T) {
 		t.Fatal(err)
 	}
 	u.modelsChanged()
-	v := u.library
-	if len(v.entries) != 1 || v.entries[0].Err == nil {
-		t.Fatalf("entries %+v", v.entries)
-	}
-	row := newModelRow()
-	setModelRow(row, v.entries[0])
-	if want := "Cannot be used: The file is no longer there: it was moved or deleted."; !findLabel(row, want) {
-		t.Errorf("the row does not say %q", want)
-	}
-	v.selectModel("gone")
-	if !v.chatBtn.Disabled() || v.deleteBtn.Disabled() {
-		t.Error("an unusable model can be chatted with, or cannot be deleted")
-	}
+	checkUnusable(t, u, "gone", "Cannot be used: The file is no longer there: it was moved or deleted.")
 }

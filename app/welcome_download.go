@@ -16,6 +16,7 @@ import (
 	"saji/engine/download"
 	"saji/engine/hub"
 	"saji/engine/library"
+	"saji/engine/model"
 )
 
 // downloadPhase is where the welcome view's download stands.
@@ -250,6 +251,8 @@ func invalidDownloadMessage(err error) string {
 		return "The downloaded file is incomplete: it ends too soon. Download it again."
 	case errors.Is(err, library.ErrUnsupportedArch):
 		return "The downloaded model is of a kind Saji cannot run yet."
+	case errors.Is(err, model.ErrUnsupportedType):
+		return userMessage(err)
 	default:
 		return "The downloaded file is not a model Saji can read: it may be damaged. Download it again."
 	}

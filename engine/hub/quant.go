@@ -314,19 +314,25 @@ func Parse(ref string) (repo, quant string, err error) {
 //  4. F16, BF16 and F32 are picked only when the repository has nothing
 //     else and one fits.
 //
-// Incomplete levels are never picked. When nothing fits, Recommend returns
-// the smallest complete level and false.
-func Recommend(levels []Quant, available int64, need func(size int64) int64) (Quant, bool) {
+// Incomplete levels are never picked, nor levels that runs refuses: runs
+// says why Saji cannot run a level known by its name (fit.LevelRunnable;
+// nil: every level runs). When nothing fits, Recommend returns the
+// smallest complete level that runs and false; when no level runs, the
+// zero Quant and false.
+func Recommend(levels []Quant, available int64, need func(size int64) int64, runs func(level string) error) (Quant, bool) {
+	usable := func(q Quant) bool {
+		return !q.Incomplete && len(q.Files) > 0 && (runs == nil || runs(q.Name) == nil)
+	}
 	var cands []Quant
 	for _, q := range levels {
-		if !q.Incomplete && q.Bits() > 0 && len(q.Files) > 0 {
+		if usable(q) && q.Bits() > 0 {
 			cands = append(cands, q)
 		}
 	}
 	slices.SortStableFunc(cands, func(a, b Quant) int { return cmp.Compare(a.Bits(), b.Bits()) })
 	if len(cands) == 0 {
 		for _, q := range levels {
-			if !q.Incomplete && len(q.Files) > 0 {
+			if usable(q) {
 				return q, need(q.Size) <= available
 			}
 		}

@@ -1,7 +1,9 @@
 package hub
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -212,41 +214,58 @@ func TestRecommend(t *testing.T) {
 	f16Only := []Quant{lv("F16", 2)}
 	incomplete := []Quant{lv("Q4_K_M", 4.9), lv("Q8_0", 8.5)}
 	incomplete[0].Incomplete = true
+	// refuse stands for fit.LevelRunnable on a build without some types.
+	refuse := func(names ...string) func(string) error {
+		return func(level string) error {
+			if slices.Contains(names, level) {
+				return errors.New(level + " cannot run")
+			}
+			return nil
+		}
+	}
+	all := []string{"IQ2_XXS", "Q2_K", "Q3_K_M", "Q4_K_S", "Q4_K_M", "Q5_K_M", "Q6_K", "Q8_0", "F16"}
 	tests := []struct {
 		name   string
 		levels []Quant
 		avail  float64
 		want   string
 		ok     bool
+		runs   func(string) error
 	}{
-		{"Q4_K_M fits", full, 7, "Q4_K_M", true},
-		{"Q4_K_M fits, larger not twice", full, 12, "Q4_K_M", true},
-		{"plenty: Q5_K_M", full, 15, "Q5_K_M", true},
-		{"plenty: Q6_K", full, 17, "Q6_K", true},
-		{"plenty: Q8_0", full, 64, "Q8_0", true},
-		{"Q4_K_M too big: Q3_K_M", full, 6, "Q3_K_M", true},
-		{"Q2_K", full, 4.5, "Q2_K", true},
-		{"IQ2_XXS", full, 3.5, "IQ2_XXS", true},
-		{"nothing fits", full, 2, "IQ2_XXS", false},
-		{"no Q4_K_M: nearest 4-bit", noQ4KM, 8, "Q4_0", true},
-		{"no Q4_K_M, smaller", noQ4KM, 5.5, "Q3_K_M", true},
-		{"no Q4_K_M, plenty", noQ4KM, 32, "Q8_0", true},
-		{"only larger levels", highOnly, 8, "Q5_K_M", true},
-		{"only larger levels, plenty", highOnly, 40, "Q8_0", true},
-		{"only larger levels, none fits", highOnly, 4, "Q5_K_M", false},
-		{"F16 only fits", f16Only, 8, "F16", true},
-		{"F16 only too big", f16Only, 1, "F16", false},
-		{"incomplete skipped", incomplete, 12, "Q8_0", true},
+		{"Q4_K_M fits", full, 7, "Q4_K_M", true, nil},
+		{"Q4_K_M fits, larger not twice", full, 12, "Q4_K_M", true, nil},
+		{"plenty: Q5_K_M", full, 15, "Q5_K_M", true, nil},
+		{"plenty: Q6_K", full, 17, "Q6_K", true, nil},
+		{"plenty: Q8_0", full, 64, "Q8_0", true, nil},
+		{"Q4_K_M too big: Q3_K_M", full, 6, "Q3_K_M", true, nil},
+		{"Q2_K", full, 4.5, "Q2_K", true, nil},
+		{"IQ2_XXS", full, 3.5, "IQ2_XXS", true, nil},
+		{"nothing fits", full, 2, "IQ2_XXS", false, nil},
+		{"no Q4_K_M: nearest 4-bit", noQ4KM, 8, "Q4_0", true, nil},
+		{"no Q4_K_M, smaller", noQ4KM, 5.5, "Q3_K_M", true, nil},
+		{"no Q4_K_M, plenty", noQ4KM, 32, "Q8_0", true, nil},
+		{"only larger levels", highOnly, 8, "Q5_K_M", true, nil},
+		{"only larger levels, plenty", highOnly, 40, "Q8_0", true, nil},
+		{"only larger levels, none fits", highOnly, 4, "Q5_K_M", false, nil},
+		{"F16 only fits", f16Only, 8, "F16", true, nil},
+		{"F16 only too big", f16Only, 1, "F16", false, nil},
+		{"incomplete skipped", incomplete, 12, "Q8_0", true, nil},
+		{"IQ2_XXS cannot run", full, 3.5, "Q2_K", false, refuse("IQ2_XXS")},
+		{"IQ2_XXS cannot run, Q2_K fits", full, 4.5, "Q2_K", true, refuse("IQ2_XXS")},
+		{"Q4_K_M cannot run: nearest 4-bit", full, 7, "Q4_K_S", true, refuse("Q4_K_M")},
+		{"only IQ2_XXS runs", full, 64, "IQ2_XXS", true, refuse(all[1:]...)},
+		{"none runs", full, 64, "", false, refuse(all...)},
+		{"F16 only cannot run", f16Only, 8, "", false, refuse("F16")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, ok := Recommend(tt.levels, int64(tt.avail*GB), need)
+			got, ok := Recommend(tt.levels, int64(tt.avail*GB), need, tt.runs)
 			if got.Name != tt.want || ok != tt.ok {
 				t.Errorf("Recommend(%.1f GB) = %s, %v; want %s, %v", tt.avail, got.Name, ok, tt.want, tt.ok)
 			}
 		})
 	}
-	if q, ok := Recommend(nil, 1<<40, need); ok || q.Name != "" {
+	if q, ok := Recommend(nil, 1<<40, need, nil); ok || q.Name != "" {
 		t.Errorf("no levels: %+v, %v", q, ok)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"saji/engine/gguf"
+	"saji/engine/model"
 	"saji/engine/synth"
 	"saji/kernels/quant"
 )
@@ -48,6 +49,17 @@ func tinyFile(t *testing.T, dir, name string) string {
 		t.Fatal(err)
 	}
 	return writeFile(t, dir, name, b)
+}
+
+// unrunnableFile writes the tiny model with a weight of a type no kernel
+// computes with (synth.WriteUnrunnable).
+func unrunnableFile(t *testing.T, dir string) string {
+	t.Helper()
+	p := filepath.Join(dir, "q1.gguf")
+	if err := synth.WriteUnrunnable(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // unknownArchFile writes a well-formed GGUF file of an architecture no
@@ -110,6 +122,7 @@ func TestValidate(t *testing.T) {
 		{"truncated", writeFile(t, dir, "half.gguf", b[:len(b)/2]), ErrTruncated},
 		{"header cut", writeFile(t, dir, "head.gguf", b[:64]), ErrTruncated},
 		{"unknown arch", unknownArchFile(t, dir), ErrUnsupportedArch},
+		{"unsupported type", unrunnableFile(t, dir), model.ErrUnsupportedType},
 		{"missing", filepath.Join(dir, "nope.gguf"), os.ErrNotExist},
 	}
 	for _, tc := range tests {
@@ -136,6 +149,10 @@ func TestValidate(t *testing.T) {
 			}
 			if ae != nil && (ae.Arch != "frobnicator" || len(ae.Supported) == 0 || !strings.Contains(err.Error(), `"frobnicator"`)) {
 				t.Errorf("ArchError %+v (%q)", ae, err)
+			}
+			if tc.want == model.ErrUnsupportedType && (e.Arch != "llama" ||
+				!strings.HasSuffix(err.Error(), "blk.0.ffn_up.weight is Q1_0, a type Saji cannot compute with yet")) {
+				t.Errorf("entry %+v, error %q", e, err)
 			}
 		})
 	}
@@ -206,6 +223,7 @@ func TestImportRejects(t *testing.T) {
 	}{
 		{"not gguf", writeFile(t, dir, "x.gguf", []byte("nope nope nope")), ErrNotGGUF},
 		{"unknown arch", unknownArchFile(t, dir), ErrUnsupportedArch},
+		{"unsupported type", unrunnableFile(t, dir), model.ErrUnsupportedType},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -470,12 +488,17 @@ func TestListUnusableLocalFile(t *testing.T) {
 	l := openLib(t)
 	writeFile(t, l.Dir(), "junk.gguf", []byte("junk"))
 	writeFile(t, l.Dir(), "readme.txt", []byte("not a model"))
+	unrunnableFile(t, l.Dir())
 	list, err := l.List()
-	if err != nil || len(list) != 1 {
+	if err != nil || len(list) != 2 {
 		t.Fatalf("List: %v %+v", err, list)
 	}
 	if !errors.Is(list[0].Err, ErrNotGGUF) {
 		t.Errorf("junk entry: %+v", list[0])
+	}
+	// A model Saji cannot run is listed, described, with the reason.
+	if e := list[1]; e.Name != "q1" || e.Arch != "llama" || !errors.Is(e.Err, model.ErrUnsupportedType) {
+		t.Errorf("unrunnable entry: %+v", e)
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"saji/engine/gguf"
@@ -33,10 +32,12 @@ var (
 var ggufMagic = []byte("GGUF")
 
 // Validate opens path with engine/gguf, reading its header but no
-// weights, and checks that it is a model Saji can load. The returned
-// entry describes the file (Name is its base name without the extension);
-// the error wraps ErrNotGGUF, ErrTruncated, ErrMalformed or
-// ErrUnsupportedArch when the file is unusable for that reason.
+// weights, and checks that it is a model Saji can load (model.Runnable).
+// The returned entry describes the file (Name is its base name without the
+// extension); the error wraps ErrNotGGUF, ErrTruncated, ErrMalformed or
+// ErrUnsupportedArch when the file is unusable for that reason, a
+// *model.RunError for a tensor type Saji cannot compute with, or the
+// model's error for a key or tensor its architecture lacks.
 func Validate(path string) (Entry, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -57,6 +58,7 @@ func Validate(path string) (Entry, error) {
 		return Entry{}, classify(abs, err)
 	}
 	sum := f.Summary()
+	runErr := model.Runnable(f)
 	_ = f.Close()
 	e := Entry{
 		Name:          modelName(abs),
@@ -71,8 +73,11 @@ func Validate(path string) (Entry, error) {
 	if sum.HasFileType {
 		e.FileType = sum.FileType.String()
 	}
-	if archs := model.Architectures(); e.Arch == "" || !slices.Contains(archs, e.Arch) {
-		return e, &ArchError{Path: abs, Arch: e.Arch, Supported: archs}
+	switch {
+	case errors.Is(runErr, model.ErrUnknownArch):
+		return e, &ArchError{Path: abs, Arch: e.Arch, Supported: model.Architectures()}
+	case runErr != nil:
+		return e, fmt.Errorf("library: %s: %w", abs, runErr)
 	}
 	return e, nil
 }

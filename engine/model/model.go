@@ -5,8 +5,10 @@
 // registers itself under its general.architecture name, reads its
 // hyperparameters through engine/gguf's accessors, wraps its weights as
 // kernels tensors (zero-copy views of the mapped file) and describes its
-// layers as calls on a kernels.Backend. Load picks the architecture by name;
-// an unknown name is an error that says which.
+// layers as calls on a kernels.Backend. Load picks the architecture by name.
+// A file Saji cannot run (an architecture no loader is registered for, a
+// tensor of a type no kernel computes with) fails before a weight is
+// touched, with a RunError that says why in a sentence (Runnable).
 //
 // The forward pass follows llama.cpp's graphs (src/models/*.cpp) operation by
 // operation, and the CPU backend follows ggml's numerics, so that the logits
@@ -32,8 +34,8 @@ import (
 	"saji/kernels/quant"
 )
 
-// ErrUnknownArch is wrapped by Load's error for an architecture that no
-// loader is registered for.
+// ErrUnknownArch is wrapped by the RunError of Load, Describe and Runnable
+// for an architecture that no loader is registered for.
 var ErrUnknownArch = errors.New("model: unknown architecture")
 
 // Options configures Load.
@@ -218,17 +220,22 @@ func Architectures() []string {
 	return names
 }
 
-// lookup returns f's architecture and its loader.
+// lookup returns f's architecture and its loader, once it has checked
+// that Saji computes with f's tensor types (checkTypes), so that a file
+// Saji cannot run fails with the reason before any weight is touched.
 func lookup(f *gguf.File) (string, loaderFunc, error) {
 	arch, err := f.Architecture()
 	if err != nil {
-		return "", nil, fmt.Errorf("model: %w", err)
+		return "", nil, unknownArch("", err)
 	}
 	registryMu.RLock()
 	fn := registry[arch]
 	registryMu.RUnlock()
 	if fn == nil {
-		return arch, nil, fmt.Errorf("%w %q (supported: %v)", ErrUnknownArch, arch, Architectures())
+		return arch, nil, unknownArch(arch, nil)
+	}
+	if err := checkTypes(f); err != nil {
+		return arch, nil, err
 	}
 	return arch, fn, nil
 }

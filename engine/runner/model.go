@@ -144,7 +144,8 @@ func (h *header) plannable() *fit.ModelShape {
 }
 
 // open opens the GGUF file at path and describes its model: the one time a
-// load reads its header.
+// load reads its header. A model Saji cannot run (model.RunError) is an
+// error here.
 func open(path string) (*header, error) {
 	st, err := os.Stat(path)
 	if err != nil {
@@ -156,6 +157,13 @@ func open(path string) (*header, error) {
 	}
 	h := &header{f: f, st: st}
 	h.shape, h.shapeErr = fit.Describe(f)
+	// A model Saji cannot run says so before room is made for it and
+	// before anything else is read.
+	var re *model.RunError
+	if errors.As(h.shapeErr, &re) {
+		f.Close()
+		return nil, fmt.Errorf("runner: loading %s: %w", path, re)
+	}
 	return h, nil
 }
 

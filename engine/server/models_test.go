@@ -3,8 +3,11 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -160,5 +163,51 @@ func TestRemote(t *testing.T) {
 	bad.Handler().ServeHTTP(rec, req)
 	if rec.Code != http.StatusBadGateway {
 		t.Errorf("an unreachable remote: status %d", rec.Code)
+	}
+}
+
+// TestLoadUnrunnable asks for a folder model Saji cannot run (a weight of
+// a type no kernel computes with): its load fails with the reason, a 400
+// that names the tensor rather than a 500 from its first matrix product,
+// and the folder's other models are untouched.
+func TestLoadUnrunnable(t *testing.T) {
+	bad, err := synthtest.Unrunnable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := runner.Config{MaxLoaded: 1, KeepAlive: -1}
+	cfg.ModelsDir = synthtest.Folder(t, "q8_0", 3, "a")
+	if err := os.Symlink(bad, filepath.Join(cfg.ModelsDir, "q1.gguf")); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Load = runner.LoadOptions{Threads: 2, Scheduler: scheduler.Config{Context: 128, MaxSeqs: 2}}
+	rn := runner.New(cfg)
+	s := New(Config{Runner: rn})
+	hs := httptest.NewServer(s.Handler())
+	defer func() {
+		hs.Close()
+		s.Close()
+		rn.Close()
+	}()
+	const want = "blk.0.ffn_up.weight is Q1_0, a type Saji cannot compute with yet"
+	tests := []struct {
+		name, path, body string
+	}{
+		{"openai", "/v1/completions", `{"model":"q1","prompt":"the cat","max_tokens":2}`},
+		{"ollama", "/api/generate", `{"model":"q1","prompt":"the cat","stream":false}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			status, v := post(t, hs.URL+tc.path, tc.body)
+			if status != http.StatusBadRequest || !strings.Contains(fmt.Sprint(v["error"]), want) {
+				t.Errorf("status %d, %v; want 400 saying %q", status, v, want)
+			}
+			if loadedNames(s) != "" {
+				t.Errorf("loaded %q", loadedNames(s))
+			}
+		})
+	}
+	if status, v := post(t, hs.URL+"/v1/completions", `{"model":"a","prompt":"the cat","max_tokens":2}`); status != 200 {
+		t.Errorf("a: %d %v", status, v)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"saji/engine/model"
 	"saji/engine/runner"
 	"saji/engine/scheduler"
 )
@@ -212,9 +213,13 @@ func (e *apiError) Error() string { return e.msg }
 // classify turns an error into an apiError.
 func classify(err error) *apiError {
 	var ae *apiError
+	var re *model.RunError
 	switch {
 	case errors.As(err, &ae):
 		return ae
+	case errors.As(err, &re):
+		// A model Saji cannot run fails at its load with the reason.
+		return &apiError{status: http.StatusBadRequest, typ: "invalid_request_error", code: "model_not_supported", param: "model", msg: err.Error()}
 	case errors.Is(err, runner.ErrModelNotFound):
 		return &apiError{status: http.StatusNotFound, typ: "invalid_request_error", code: "model_not_found", param: "model", msg: err.Error()}
 	case errors.Is(err, runner.ErrContextLength):

@@ -168,7 +168,8 @@ func describeFile(path string) (fit.ModelShape, error) {
 	return fit.Describe(f)
 }
 
-// describeHub reads the shape of REPO:QUANT from its first file's header.
+// describeHub reads the shape of REPO:QUANT from its first file's header:
+// a level Saji cannot run (a model.RunError) is an error.
 func describeHub(ctx context.Context, ref string) (fit.ModelShape, error) {
 	repo, level, err := hub.Parse(ref)
 	if err != nil {
@@ -185,6 +186,10 @@ func describeHub(ctx context.Context, ref string) (fit.ModelShape, error) {
 	q, ok := hub.Find(hub.Group(files), level)
 	if !ok {
 		return fit.ModelShape{}, fmt.Errorf("fit: %s has no %s GGUF file", repo, level)
+	}
+	// A level Saji cannot run is refused by its name, or by its header.
+	if err := fit.LevelRunnable(q.Name); err != nil {
+		return fit.ModelShape{}, fmt.Errorf("fit: %s of %s: %w", q.Name, repo, err)
 	}
 	return fit.DescribeSplitURL(ctx, c.HTTPClient(), c.FileURL(repo, "", q.Files[0].Path), c.Header(), q.Size)
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"saji/engine/hardware"
+	"saji/engine/hub/hubtest"
+	"saji/engine/synth/synthtest"
 	"saji/internal/refdata"
 )
 
@@ -67,5 +69,41 @@ func TestFit(t *testing.T) {
 		if err := runFit(context.Background(), &bad, &bytes.Buffer{}); err == nil {
 			t.Errorf("%+v: no error", bad)
 		}
+	}
+}
+
+// TestFitHubUnrunnable refuses, with the reason, a level Saji cannot run,
+// as saji fit --model REPO:QUANT reads it before any download: by its
+// header (HTTP Range) or by its name.
+func TestFitHubUnrunnable(t *testing.T) {
+	bad, err := unrunnableGGUF()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newPullSetup(t)
+	const repo = "saji-test/Unrunnable-GGUF"
+	files := map[string][]byte{"Unrunnable-Q4_K_M.gguf": bad}
+	named := synthtest.UnrunnableLevel()
+	if named != "" {
+		files["Unrunnable-"+named+".gguf"] = s.files["Tiny-Q8_0.gguf"]
+	}
+	s.hub.AddRepo(repo, files, hubtest.RepoOptions{})
+	tests := []struct {
+		name, level, want string
+	}{
+		{"header", "Q4_K_M", "fit: model: blk.0.ffn_up.weight is Q1_0, a type Saji cannot compute with yet"},
+		{"name", named, "fit: " + named + " of " + repo + ": model: " + named + " files are mostly "},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.level == "" {
+				t.Skip("every IQ, TQ and MXFP4 type has a kernel")
+			}
+			ff := fitFlags{model: repo + ":" + tc.level, ctx: 256, kv: "f16", gpu: -1, detect: fakeMachine}
+			err := runFit(context.Background(), &ff, &bytes.Buffer{})
+			if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+				t.Errorf("fit: %v, want %q", err, tc.want)
+			}
+		})
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -25,6 +26,7 @@ import (
 	"saji/engine/hardware"
 	"saji/engine/hub"
 	"saji/engine/library"
+	"saji/engine/model"
 	"saji/engine/units"
 )
 
@@ -46,6 +48,9 @@ type pullEnv struct {
 	// terminal forces the progress display (nil: a bar when stderr is a
 	// terminal, lines every 10% otherwise).
 	terminal *bool
+	// describe reads a level's shape from its first file's header (nil:
+	// fit.DescribeSplitURL, with HTTP Range requests).
+	describe func(ctx context.Context, client *http.Client, url string, header http.Header, total int64) (fit.ModelShape, error)
 }
 
 // errInterrupted is what an interrupted pull returns when exit returns
@@ -164,12 +169,23 @@ func (p *puller) run(ctx context.Context) error {
 
 	var q hub.Quant
 	if p.level == "" {
+		if len(rec.Files) == 0 {
+			for _, l := range levels {
+				if err := fit.LevelRunnable(l.Name); err != nil {
+					return fmt.Errorf("pull: %s has no level Saji can run: %w", p.repo, err)
+				}
+			}
+			return fmt.Errorf("pull: every level of %s is missing shards", p.repo)
+		}
 		q = rec
 		fmt.Fprintln(p.out, pickReason(rec, recOK, mem, memErr))
 	} else {
 		var ok bool
 		if q, ok = hub.Find(levels, p.level); !ok {
 			return fmt.Errorf("pull: %s has no %s level; it has %s", p.repo, p.level, levelNames(levels))
+		}
+		if err := fit.LevelRunnable(q.Name); err != nil {
+			return fmt.Errorf("pull: not downloading %s of %s: %w", q.Name, p.repo, err)
 		}
 		if memErr == nil && levelPlan(q, mem).Verdict.Kind == fit.WontFit {
 			p.ui.notef("warning: %s (%s) needs about %s of memory and this machine has %s; it will not run well",
@@ -258,6 +274,11 @@ func (p *puller) download(ctx context.Context, q hub.Quant, files []pullFile, to
 			} else if strings.HasPrefix(j.ID(), p.repo+"/"+f.Path+"@") {
 				j.Cancel()
 			}
+		}
+	}
+	if resumed == 0 {
+		if err := p.checkHeader(ctx, q, files); err != nil {
+			return err
 		}
 	}
 	what := "1 file"
@@ -387,6 +408,28 @@ func (r *rateMeter) rate(now time.Time, done int64, fallback float64) float64 {
 		return fallback
 	}
 	return float64(done-first.done) / dt.Seconds()
+}
+
+// checkHeader reads the header of the level's first file with HTTP Range
+// requests, as saji fit --model does, and refuses a model Saji cannot run
+// (model.RunError) before a byte of it is downloaded. A header that cannot
+// be read (a server without Range requests, a file that is not GGUF) is
+// left to the download and the library's own check. A resumed download
+// was checked when it started.
+func (p *puller) checkHeader(ctx context.Context, q hub.Quant, files []pullFile) error {
+	if len(files) == 0 || files[0].Path != q.Files[0].Path {
+		return nil // the first file is already here
+	}
+	describe := p.env.describe
+	if describe == nil {
+		describe = fit.DescribeSplitURL
+	}
+	_, err := describe(ctx, p.client.HTTPClient(), files[0].url, p.client.Header(), q.Size)
+	var re *model.RunError
+	if errors.As(err, &re) {
+		return fmt.Errorf("pull: not downloading %s of %s: %w", q.Name, p.repo, re)
+	}
+	return nil
 }
 
 // interrupted ends an interrupted pull with status 130.
@@ -535,12 +578,12 @@ func isNetworkError(err error) bool {
 // for a large machine).
 func recommend(levels []hub.Quant, mem hardware.Memory, memErr error) (hub.Quant, bool) {
 	if memErr != nil {
-		if q, ok := hub.Find(levels, "Q4_K_M"); ok && !q.Incomplete {
+		if q, ok := hub.Find(levels, "Q4_K_M"); ok && !q.Incomplete && fit.LevelRunnable(q.Name) == nil {
 			return q, true
 		}
-		return hub.Recommend(levels, 1<<40, fit.SizeNeed)
+		return hub.Recommend(levels, 1<<40, fit.SizeNeed, fit.LevelRunnable)
 	}
-	return hub.Recommend(levels, int64(min(mem.Available, 1<<62)), fit.SizeNeed)
+	return hub.Recommend(levels, int64(min(mem.Available, 1<<62)), fit.SizeNeed, fit.LevelRunnable)
 }
 
 // levelPlan is engine/fit's verdict on a level by its size.
@@ -577,7 +620,10 @@ func (p *puller) printTable(levels []hub.Quant, mem hardware.Memory, memErr erro
 	fmt.Fprintln(tw, "LEVEL\tSIZE\tFILES\tFIT")
 	for _, q := range levels {
 		verdict := "?"
-		if memErr == nil {
+		switch {
+		case fit.LevelRunnable(q.Name) != nil:
+			verdict = "can't run"
+		case memErr == nil:
 			verdict = levelPlan(q, mem).Verdict.Word()
 		}
 		files := fmt.Sprint(len(q.Files))

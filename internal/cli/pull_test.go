@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -20,7 +21,11 @@ import (
 	"saji/engine/hub/hubtest"
 	"saji/engine/library"
 	"saji/engine/synth"
+	"saji/engine/synth/synthtest"
 )
+
+// TestMain removes the models synthtest wrote once the tests end.
+func TestMain(m *testing.M) { synthtest.Main(m) }
 
 const tinyRepo = "saji-test/Tiny-GGUF"
 
@@ -310,7 +315,10 @@ func TestPullErrors(t *testing.T) {
 			},
 			words: []string{"not enough disk space for Q8_0 (2.7 MB to download)", "needed", "1.0 MB free"}},
 		{name: "corrupted twice", arg: tinyRepo + ":Q8_0", is: download.ErrChecksum,
-			setup: func(s *pullSetup) { s.hub.Corrupt("/"+tinyRepo+"/resolve/main/Tiny-Q8_0.gguf", 2) },
+			setup: func(s *pullSetup) {
+				s.env.describe = noHeader
+				s.hub.Corrupt("/"+tinyRepo+"/resolve/main/Tiny-Q8_0.gguf", 2)
+			},
 			words: []string{"Tiny-Q8_0.gguf failed its sha256 check twice"}},
 	}
 	for _, tt := range tests {
@@ -333,6 +341,84 @@ func TestPullErrors(t *testing.T) {
 			}
 			if got, _ := filepath.Glob(filepath.Join(s.models, "*.gguf")); len(got) > 0 {
 				t.Errorf("models folder holds %v", got)
+			}
+		})
+	}
+}
+
+// unrunnableGGUF returns the bytes of synthtest.Unrunnable's model (a
+// weight in Q1_0, which no kernel computes with).
+func unrunnableGGUF() ([]byte, error) {
+	p, err := synthtest.Unrunnable()
+	if err != nil {
+		return nil, err
+	}
+	return os.ReadFile(p)
+}
+
+// TestPullUnrunnable refuses a level Saji cannot run before downloading
+// it: by its header (read with HTTP Range) whether named or recommended,
+// and by its name alone, which the recommendation never picks.
+func TestPullUnrunnable(t *testing.T) {
+	const repo = "saji-test/Unrunnable-GGUF"
+	bad, err := unrunnableGGUF()
+	if err != nil {
+		t.Fatal(err)
+	}
+	header := "pull: not downloading Q4_K_M of " + repo + ": model: blk.0.ffn_up.weight is Q1_0, a type Saji cannot compute with yet"
+	named := synthtest.UnrunnableLevel()
+	tests := []struct {
+		name   string
+		level  string // the level the repository offers besides Q8_0 ("": none)
+		only   bool   // without Q8_0
+		arg    string
+		mem    float64 // free memory, GB
+		err    string  // the error ("": none)
+		picked string  // the level a pull without QUANT takes
+	}{
+		{name: "header, named", level: "Q4_K_M", arg: repo + ":Q4_K_M", mem: 24, err: header},
+		{name: "header, recommended", level: "Q4_K_M", arg: repo, mem: 0.5e-3, err: header},
+		{name: "name", level: named, arg: repo + ":" + named, mem: 24,
+			err: "pull: not downloading " + named + " of " + repo + ": model: " + named + " files are mostly "},
+		{name: "name, not recommended", level: named, arg: repo, mem: 0.5e-3, picked: "Q8_0"},
+		{name: "name, no other level", level: named, only: true, arg: repo, mem: 24,
+			err: "pull: " + repo + " has no level Saji can run: model: " + named + " files are mostly "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.level == "" {
+				t.Skip("every IQ, TQ and MXFP4 type has a kernel")
+			}
+			s := newPullSetup(t)
+			file := "Unrunnable-" + tt.level + ".gguf"
+			files := map[string][]byte{file: bad}
+			if !tt.only {
+				files["Unrunnable-Q8_0.gguf"] = s.files["Tiny-Q8_0.gguf"]
+			}
+			s.hub.AddRepo(repo, files, hubtest.RepoOptions{})
+			s.env.memory = func() (hardware.Memory, error) {
+				return hardware.Memory{Total: 32e9, Available: uint64(tt.mem * 1e9)}, nil
+			}
+			r := s.pull(tt.arg)
+			if tt.err == "" {
+				if r.err != nil || !strings.Contains(r.stdout, "Picked "+tt.picked) {
+					t.Fatalf("error %v, stdout:\n%s", r.err, r.stdout)
+				}
+				if !regexp.MustCompile(`(?m)^` + tt.level + ` .* can't run$`).MatchString(r.stdout) {
+					t.Errorf("no can't run row of %s in\n%s", tt.level, r.stdout)
+				}
+				return
+			}
+			if r.err == nil || !strings.HasPrefix(r.err.Error(), tt.err) {
+				t.Fatalf("error %v, want %q", r.err, tt.err)
+			}
+			if got, _ := filepath.Glob(filepath.Join(s.models, "*.gguf")); len(got) > 0 {
+				t.Errorf("models folder holds %v", got)
+			}
+			for _, g := range s.cdnGets(file) {
+				if g.Range == "" {
+					t.Errorf("more than the header fetched: %v", g)
+				}
 			}
 		})
 	}
@@ -386,12 +472,20 @@ func rangeStart(r string) int64 {
 	return n
 }
 
+// noHeader stands for a hub whose files' headers cannot be read.
+func noHeader(context.Context, *http.Client, string, http.Header, int64) (fit.ModelShape, error) {
+	return fit.ModelShape{}, errors.New("no header here")
+}
+
 // TestPullFaults: a dropped connection resumes within the run, corrupted
 // bytes are fetched again.
 func TestPullFaults(t *testing.T) {
 	const path = "/" + tinyRepo + "/resolve/main/Tiny-Q8_0.gguf"
+	// The header is not read (checkHeader), so that the faults hit the
+	// download's transfers.
 	t.Run("cut", func(t *testing.T) {
 		s := newPullSetup(t)
+		s.env.describe = noHeader
 		s.hub.CutAfter(path, 100_000, 1)
 		r := s.pull(tinyRepo + ":Q8_0")
 		if r.err != nil {
@@ -411,6 +505,7 @@ func TestPullFaults(t *testing.T) {
 	})
 	t.Run("corrupt", func(t *testing.T) {
 		s := newPullSetup(t)
+		s.env.describe = noHeader
 		s.hub.Corrupt(path, 1)
 		r := s.pull(tinyRepo + ":Q8_0")
 		if r.err != nil {

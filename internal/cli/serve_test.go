@@ -5,12 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"saji/engine/synth"
 
 	"github.com/spf13/cobra"
 )
@@ -64,6 +67,27 @@ func TestServeLoadtest(t *testing.T) {
 	cancel()
 	if err := <-done; err != nil {
 		t.Errorf("serve: %v", err)
+	}
+}
+
+// TestServeUnrunnable refuses, at start, a model Saji cannot run (a
+// weight of a type no kernel computes with), with the reason, rather than
+// serving it and failing its first request.
+func TestServeUnrunnable(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "q1.gguf")
+	if err := synth.WriteUnrunnable(context.Background(), path); err != nil {
+		t.Fatal(err)
+	}
+	sf := serveFlags{models: []string{path}, host: "127.0.0.1", port: 0}
+	sf.local = localFlags{threads: 2, maxSeqs: 4, budget: 64, ctx: 256, kvType: "f16"}
+	var out strings.Builder
+	err := runServe(context.Background(), &sf, &out)
+	const want = "model: blk.0.ffn_up.weight is Q1_0, a type Saji cannot compute with yet"
+	if err == nil || !strings.HasPrefix(err.Error(), "serve: ") || !strings.HasSuffix(err.Error(), want) {
+		t.Errorf("serve: %v, want an error ending %q", err, want)
+	}
+	if strings.Contains(out.String(), "serving") {
+		t.Errorf("it served:\n%s", out.String())
 	}
 }
 

@@ -8,6 +8,14 @@ import (
 	"saji/kernels/quant"
 )
 
+// CanMatMul reports whether MatMul multiplies with weights of type t: the
+// one answer to which weight types the CPU backend computes with, which the
+// model loader asks before it maps a weight.
+func CanMatMul(t quant.Type) bool {
+	_, _, ok := dotKindOf(t)
+	return ok
+}
+
 // MatMul sets dst[j][i] = Σ_l w[i][l]·x[j][l] for w [k, m], x [k, n] and
 // dst [m, n], with the activations first converted to w's dot-product
 // format as ggml does.

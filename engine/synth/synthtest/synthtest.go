@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"saji/engine/synth"
+	"saji/kernels/cpu"
+	"saji/kernels/quant"
 )
 
 // tinyKey names one tiny model: its weight type and seed.
@@ -27,9 +29,10 @@ type written struct {
 }
 
 var (
-	mu   sync.Mutex
-	dir  string // "" until the first model is written
-	tiny = map[tinyKey]written{}
+	mu         sync.Mutex
+	dir        string // "" until the first model is written
+	tiny       = map[tinyKey]written{}
+	unrunnable *written // nil until written
 )
 
 // Tiny returns the path of synth.WriteTiny's tiny llama (mini vocabulary,
@@ -43,17 +46,56 @@ func Tiny(typ string, seed uint64) (string, error) {
 	if w, ok := tiny[k]; ok {
 		return w.path, w.err
 	}
-	if dir == "" {
-		d, err := os.MkdirTemp("", "saji-synthtest")
-		if err != nil {
-			return "", fmt.Errorf("synthtest: %w", err)
-		}
-		dir = d
+	if err := makeDir(); err != nil {
+		return "", err
 	}
 	p := filepath.Join(dir, fmt.Sprintf("tiny-%s-%d.gguf", typ, seed))
 	err := synth.WriteTiny(context.Background(), p, typ, seed)
 	tiny[k] = written{p, err}
 	return p, err
+}
+
+// Unrunnable returns the path of synth.WriteUnrunnable's model (the tiny
+// llama with a weight of a type no kernel computes with), written once per
+// test binary.
+func Unrunnable() (string, error) {
+	mu.Lock()
+	defer mu.Unlock()
+	if unrunnable != nil {
+		return unrunnable.path, unrunnable.err
+	}
+	if err := makeDir(); err != nil {
+		return "", err
+	}
+	p := filepath.Join(dir, "unrunnable.gguf")
+	unrunnable = &written{p, synth.WriteUnrunnable(context.Background(), p)}
+	return p, unrunnable.err
+}
+
+// UnrunnableLevel returns the name of a hub level whose type no kernel
+// computes with in this build (levels named after their type, which
+// cpu.CanMatMul refuses), or "" when every IQ, TQ and MXFP4 type has one:
+// tests of the refusal by name stay true as kernels are added.
+func UnrunnableLevel() string {
+	for _, l := range []string{"IQ1_S", "IQ1_M", "TQ1_0", "TQ2_0", "IQ2_XXS", "IQ2_XS", "IQ3_XXS", "IQ3_S", "MXFP4"} {
+		if t, err := quant.ParseType(l); err == nil && !cpu.CanMatMul(t) {
+			return l
+		}
+	}
+	return ""
+}
+
+// makeDir makes the folder of the models, once. Called with mu held.
+func makeDir() error {
+	if dir != "" {
+		return nil
+	}
+	d, err := os.MkdirTemp("", "saji-synthtest")
+	if err != nil {
+		return fmt.Errorf("synthtest: %w", err)
+	}
+	dir = d
+	return nil
 }
 
 // Main runs m's tests, removes the models Tiny wrote and exits with the
