@@ -248,6 +248,18 @@ func (ld *loader) floatOr(key string, def float32) float32 {
 	return float32(v)
 }
 
+func (ld *loader) boolOr(key string, def bool) bool {
+	v, err := ld.f.Bool(key)
+	if errors.Is(err, gguf.ErrNotFound) {
+		return def
+	}
+	if err != nil {
+		ld.fail(fmt.Errorf("hyperparameter %s: %w", key, err))
+		return def
+	}
+	return v
+}
+
 func (ld *loader) stringOr(key, def string) string {
 	v, err := ld.f.String(key)
 	if errors.Is(err, gguf.ErrNotFound) {
@@ -267,6 +279,21 @@ type hparams struct {
 	ropeDims  int
 	ropeBase  float32
 	ropeScale float32 // linear scaling (1/factor), 1 when none
+	ctxOrig   int     // rope.scaling.original_context_length (ContextTrain when absent)
+
+	// The keys below belong to some architectures only. Each is 0 when the
+	// file lacks it, and the architecture applies llama.cpp's default.
+	window       int     // attention.sliding_window
+	swaPeriod    int     // attention.sliding_window_pattern (-1 when absent)
+	swaBase      float32 // rope.freq_base_swa
+	attnSoftcap  float32 // attn_logit_softcapping (Gemma 2)
+	finalSoftcap float32 // final_logit_softcapping (Gemma 2 and 3)
+	attnScale    float32 // attention.scale: the scale of q·k (Granite)
+	embedScale   float32 // embedding_scale (Granite)
+	resScale     float32 // residual_scale (Granite)
+	logitScale   float32 // logit_scale: logits are divided by it (Granite)
+	attnTemp     float32 // attention.temperature_scale (Mistral 3, Llama 4)
+	noRope       bool    // rope.scaling.finetuned is false: Granite's switch for no rotation
 }
 
 // commonHParams reads the usual <arch>.* keys, with llama.cpp's defaults.
@@ -311,6 +338,9 @@ func (ld *loader) commonHParams() hparams {
 	if h.ropeDims > h.HeadDim || h.ropeDims%2 != 0 {
 		ld.fail(fmt.Errorf("rope dimension count %d does not fit heads of %d", h.ropeDims, h.HeadDim))
 	}
+	v, err = f.Uint(gguf.KeyRopeScalingOrigCtxLen)
+	h.ctxOrig = ld.orDefault(v, err, h.ContextTrain)
+	ld.archHParams(&h)
 	if ti, shape, ok := ld.shapeOf("token_embd.weight"); ok && len(shape) >= 2 {
 		_ = ti
 		h.Vocab = shape[1]
@@ -318,4 +348,40 @@ func (ld *loader) commonHParams() hparams {
 		ld.fail(errors.New("tensor token_embd.weight is missing"))
 	}
 	return h
+}
+
+// archHParams reads the keys that only some architectures have, 0 where
+// the file lacks them.
+func (ld *loader) archHParams(h *hparams) {
+	v, err := ld.f.SlidingWindow()
+	h.window = ld.orDefault(v, err, 0)
+	v, err = ld.f.Uint("%s.attention.sliding_window_pattern")
+	h.swaPeriod = ld.orDefault(v, err, -1)
+	h.swaBase = ld.floatOr(gguf.KeyRopeFreqBaseSWA, 0)
+	h.attnSoftcap = ld.floatOr(gguf.KeyAttnLogitSoftcapping, 0)
+	h.finalSoftcap = ld.floatOr(gguf.KeyFinalLogitSoftcapping, 0)
+	h.attnScale = ld.floatOr("%s.attention.scale", 0)
+	h.embedScale = ld.floatOr("%s.embedding_scale", 0)
+	h.resScale = ld.floatOr("%s.residual_scale", 0)
+	h.logitScale = ld.floatOr("%s.logit_scale", 0)
+	h.attnTemp = ld.floatOr("%s.attention.temperature_scale", 0)
+	h.noRope = !ld.boolOr("%s.rope.scaling.finetuned", true)
+}
+
+// swaLayers returns each layer's attention window under llama.cpp's
+// set_swa_pattern: with a window, layer i is local unless it is the last of
+// its period (period 0: every layer is local). period is the file's
+// sliding_window_pattern, or def when the file lacks it.
+func (h *hparams) swaLayers(def int) []int {
+	period := h.swaPeriod
+	if period < 0 {
+		period = def
+	}
+	w := make([]int, h.Layers)
+	for i := range w {
+		if h.window > 0 && (period == 0 || i%period < period-1) {
+			w[i] = h.window
+		}
+	}
+	return w
 }
