@@ -3,15 +3,19 @@ package model
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"saji/engine/gguf"
+	"saji/engine/synth"
 	"saji/internal/refdata"
 	"saji/kernels"
 	"saji/kernels/cpu"
@@ -21,10 +25,12 @@ import (
 // refModel is the part of a ref/<model>.json file the tests use.
 type refModel struct {
 	Model struct {
-		Path   string `json:"path"`
-		Arch   string `json:"architecture"`
-		NVocab int    `json:"n_vocab"`
-		Type   *int   `json:"file_type"`
+		Path   string        `json:"path"`
+		Arch   string        `json:"architecture"`
+		NVocab int           `json:"n_vocab"`
+		Type   *int          `json:"file_type"`
+		SHA256 string        `json:"sha256"`
+		Synth  *synth.Recipe `json:"synth"` // a synthetic model the test writes
 	} `json:"model"`
 	Prompts []struct {
 		ID        string        `json:"id"`
@@ -53,13 +59,18 @@ var shortSet = map[string]bool{
 
 // refModels lists the reference files to check: every primary
 // <model>.json (F32 cache, no flash attention) and every <model>.kvf16.json
-// (llama.cpp's defaults: F16 cache, flash attention), fewer under -short
-// and the race detector.
+// (llama.cpp's defaults: F16 cache, flash attention) of the shared data,
+// and the project's own (testdata/ref: synthetic models of the
+// architectures and types the shared data lacks), fewer under -short and
+// the race detector.
 func refModels(t *testing.T) []string {
-	dir := refdata.Dir(t)
-	paths, err := filepath.Glob(filepath.Join(dir, "ref", "*.json"))
-	if err != nil {
-		t.Fatal(err)
+	var paths []string
+	for _, dir := range []string{filepath.Join(refdata.Dir(t), "ref"), projectRefDir(t)} {
+		ps, err := filepath.Glob(filepath.Join(dir, "*.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, ps...)
 	}
 	var names []string
 	for _, p := range paths {
@@ -67,7 +78,8 @@ func refModels(t *testing.T) []string {
 		if raceEnabled && name != "stories260K" && name != "tiny-gemma3-q4_k_m" {
 			continue // the race detector slows the forward pass tenfold
 		}
-		if testing.Short() && !(shortSet[name] || name == "tiny-qwen3-q4_k_m.kvf16" || name == "tiny-gemma3-q8_0.kvf16") {
+		if testing.Short() && !(shortSet[name] || name == "tiny-qwen3-q4_k_m.kvf16" || name == "tiny-gemma3-q8_0.kvf16" ||
+			filepath.Dir(p) == projectRefDir(t)) {
 			continue
 		}
 		names = append(names, name)
@@ -76,12 +88,69 @@ func refModels(t *testing.T) []string {
 	return names
 }
 
+// projectRefDir returns the project's own reference figures folder,
+// testdata/ref at the module root.
+func projectRefDir(t testing.TB) string {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for d := wd; filepath.Dir(d) != d; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return filepath.Join(d, "testdata", "ref")
+		}
+	}
+	t.Fatal("model: no go.mod above " + wd)
+	return ""
+}
+
+// synthModels holds the synthetic reference models written so far by this
+// test binary, by recipe.
+var synthModels = struct {
+	sync.Mutex
+	dir   string
+	paths map[synth.Recipe]string
+}{paths: map[synth.Recipe]string{}}
+
+// synthModel writes the recipe's model (once per test binary) and checks
+// that it is the very file llama.cpp's figures came from.
+func synthModel(t testing.TB, r synth.Recipe, sum string) string {
+	t.Helper()
+	synthModels.Lock()
+	defer synthModels.Unlock()
+	if p, ok := synthModels.paths[r]; ok {
+		return p
+	}
+	if synthModels.dir == "" {
+		d, err := os.MkdirTemp("", "saji-refmodels")
+		if err != nil {
+			t.Fatal(err)
+		}
+		synthModels.dir = d
+	}
+	p := filepath.Join(synthModels.dir, r.Name()+".gguf")
+	got, _, err := r.Write(context.Background(), refdata.Path(t, r.Vocab), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != sum {
+		t.Fatalf("%s: the synthetic writer now writes a file of sha256 %s, not the %s llama.cpp's figures came from; "+
+			"regenerate them with internal/tools/refgen (testdata/README.md)", r.Name(), got, sum)
+	}
+	synthModels.paths[r] = p
+	return p
+}
+
 // loadRef loads a reference model on backend (nil: the pure-Go oracle,
 // which the strict tolerances are for).
 func loadRef(t testing.TB, name string, backend ...kernels.Backend) (*refModel, Model, *gguf.File) {
 	t.Helper()
 	dir := refdata.Dir(t)
 	raw, err := os.ReadFile(filepath.Join(dir, "ref", name+".json"))
+	if errors.Is(err, fs.ErrNotExist) {
+		raw, err = os.ReadFile(filepath.Join(projectRefDir(t), name+".json"))
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +158,11 @@ func loadRef(t testing.TB, name string, backend ...kernels.Backend) (*refModel, 
 	if err := json.Unmarshal(raw, &ref); err != nil {
 		t.Fatal(err)
 	}
-	f, err := gguf.Open(filepath.Join(dir, ref.Model.Path))
+	path := filepath.Join(dir, ref.Model.Path)
+	if ref.Model.Synth != nil {
+		path = synthModel(t, *ref.Model.Synth, ref.Model.SHA256)
+	}
+	f, err := gguf.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,4 +369,13 @@ func topK(x []float32, k int) []int32 {
 	}
 	sort.SliceStable(idx, func(a, b int) bool { return x[idx[a]] > x[idx[b]] })
 	return idx[:k]
+}
+
+// TestMain removes the synthetic reference models the tests wrote.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if synthModels.dir != "" {
+		os.RemoveAll(synthModels.dir)
+	}
+	os.Exit(code)
 }

@@ -1,0 +1,63 @@
+package synth
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+
+	"saji/engine/gguf"
+)
+
+// Recipe is how a synthetic reference model is written, as the reference
+// figures in the project's testdata/ref record it: the writer is seeded and
+// deterministic, so the recipe rewrites the very file that llama.cpp's
+// figures came from.
+type Recipe struct {
+	// Shape is a shape name (LookupShape).
+	Shape string `json:"shape"`
+	// Type is the file type (ParseFileType), such as "q8_0".
+	Type string `json:"type"`
+	// Seed selects the random weights.
+	Seed uint64 `json:"seed"`
+	// Vocab is the vocabulary file, a path inside the shared testdata
+	// such as "vocab/tok512-spm.vocab.gguf".
+	Vocab string `json:"vocab"`
+}
+
+// Name is the model's name: SHAPE-TYPE.
+func (r Recipe) Name() string { return r.Shape + "-" + r.Type }
+
+// Write writes the recipe's model to path, taking the vocabulary from the
+// file vocab (r.Vocab resolved by the caller), and returns the file's
+// sha256 (hex) and size.
+func (r Recipe) Write(ctx context.Context, vocab, path string) (sum string, size int64, err error) {
+	shape, err := LookupShape(r.Shape)
+	if err != nil {
+		return "", 0, err
+	}
+	ft, err := ParseFileType(r.Type)
+	if err != nil {
+		return "", 0, err
+	}
+	v, err := gguf.Open(vocab)
+	if err != nil {
+		return "", 0, fmt.Errorf("synth: vocabulary: %w", err)
+	}
+	defer v.Close()
+	if err := Write(ctx, path, Options{Shape: shape, FileType: ft, Vocab: v, Seed: r.Seed}); err != nil {
+		return "", 0, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", 0, fmt.Errorf("synth: %w", err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if size, err = io.Copy(h, f); err != nil {
+		return "", 0, fmt.Errorf("synth: %w", err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), size, nil
+}

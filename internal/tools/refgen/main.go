@@ -1,0 +1,144 @@
+// Command refgen makes the reference figures of the synthetic models in
+// testdata/ref: for each model it lists, it writes the tiny synthetic
+// model with Saji's seeded writer (engine/synth), runs llama.cpp's
+// refdump on it (testdata/refdump: a small program against libllama at
+// the reference commit, built as testdata/README.md says), and saves
+// refdump's JSON with the recipe that rewrites the very same file (the
+// synth object: shape, type, seed, vocabulary) and its sha256. Tests
+// (engine/model's conformance test) rewrite the model from the recipe,
+// check the sha256, and compare Saji's logits with llama.cpp's.
+//
+// Usage: go run ./internal/tools/refgen -refdump PATH [-data ../shared/testdata] [-o testdata/ref] [NAME ...]
+//
+// NAME is SHAPE-TYPE as in the list below (all of them by default).
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"saji/engine/synth"
+)
+
+// qwenVocab and spmVocab are the shared testdata's vocabularies that the
+// synthetic models take.
+const (
+	qwenVocab = "vocab/llama3-trunc1280-qwen2.vocab.gguf"
+	bpeVocab  = "vocab/llama3-trunc1280-llama-bpe.vocab.gguf"
+	spmVocab  = "vocab/tok512-spm.vocab.gguf"
+)
+
+// Recipes lists the models refgen makes figures for.
+var Recipes = []synth.Recipe{
+	// The Llama family's test shape, which the shared data covers with
+	// other files: it checks the pipeline itself.
+	{Shape: "tiny", Type: "q8_0", Seed: 1, Vocab: spmVocab},
+}
+
+func main() {
+	if err := run(context.Background(), os.Args[1:], os.Stderr); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, err)
+		}
+		os.Exit(2)
+	}
+}
+
+func run(ctx context.Context, args []string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("refgen", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	refdump := fs.String("refdump", "", "the refdump `binary`")
+	data := fs.String("data", "../shared/testdata", "the shared testdata `folder` (vocabularies, prompts.json)")
+	out := fs.String("o", "testdata/ref", "output `folder`")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *refdump == "" {
+		return errors.New("refgen: -refdump is required")
+	}
+	todo := Recipes
+	if fs.NArg() > 0 {
+		todo = nil
+		for _, name := range fs.Args() {
+			i := slices.IndexFunc(Recipes, func(r synth.Recipe) bool { return r.Name() == name })
+			if i < 0 {
+				return fmt.Errorf("refgen: no recipe called %q", name)
+			}
+			todo = append(todo, Recipes[i])
+		}
+	}
+	tmp, err := os.MkdirTemp("", "refgen")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	for _, r := range todo {
+		fmt.Fprintln(stderr, "refgen:", r.Name())
+		if err := make1(ctx, r, *refdump, *data, *out, tmp); err != nil {
+			return fmt.Errorf("refgen: %s: %w", r.Name(), err)
+		}
+	}
+	return nil
+}
+
+// make1 writes r's model, runs refdump on it and saves the figures.
+func make1(ctx context.Context, r synth.Recipe, refdump, data, out, tmp string) error {
+	model := filepath.Join(tmp, r.Name()+".gguf")
+	sum, size, err := r.Write(ctx, filepath.Join(data, filepath.FromSlash(r.Vocab)), model)
+	if err != nil {
+		return err
+	}
+	raw := filepath.Join(tmp, r.Name()+".raw.json")
+	cmd := exec.CommandContext(ctx, refdump, model, filepath.Join(data, "prompts.json"), raw, "f32", "off", "1")
+	var msg bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &msg, &msg
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("refdump: %w\n%s", err, lastLines(msg.String(), 20))
+	}
+	b, err := os.ReadFile(raw)
+	if err != nil {
+		return err
+	}
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return fmt.Errorf("refdump's output: %w", err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(doc["model"], &m); err != nil {
+		return fmt.Errorf("refdump's model: %w", err)
+	}
+	m["path"], m["size"], m["sha256"], m["synth"] = "", size, sum, r
+	if doc["model"], err = json.Marshal(m); err != nil {
+		return err
+	}
+	// The figures keep refdump's order and %.9g floats; only model changes.
+	var buf bytes.Buffer
+	buf.WriteString("{\n")
+	for i, k := range []string{"schema_version", "kind", "generator", "model", "config", "prompts"} {
+		if i > 0 {
+			buf.WriteString(",\n")
+		}
+		fmt.Fprintf(&buf, "%q: %s", k, doc[k])
+	}
+	buf.WriteString("\n}\n")
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(out, r.Name()+".json"), buf.Bytes(), 0o644)
+}
+
+// lastLines returns the last n lines of s.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
