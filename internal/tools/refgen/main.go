@@ -43,6 +43,14 @@ var Recipes = []synth.Recipe{
 	// The Llama family's test shape, which the shared data covers with
 	// other files: it checks the pipeline itself.
 	{Shape: "tiny", Type: "q8_0", Seed: 1, Vocab: spmVocab},
+	// The dense architectures beyond the Llama family (engine/synth's
+	// dense.go), in F32, and Gemma 2 quantized.
+	{Shape: "tiny-gemma2", Type: "f32", Seed: 1, Vocab: spmVocab},
+	{Shape: "tiny-gemma2", Type: "q8_0", Seed: 1, Vocab: spmVocab},
+	{Shape: "tiny-mistral3", Type: "f32", Seed: 1, Vocab: spmVocab},
+	{Shape: "tiny-smollm3", Type: "f32", Seed: 1, Vocab: spmVocab},
+	{Shape: "tiny-granite", Type: "f32", Seed: 1, Vocab: spmVocab},
+	{Shape: "tiny-olmo2", Type: "f32", Seed: 1, Vocab: spmVocab},
 }
 
 func main() {
