@@ -33,30 +33,17 @@ var denseShapes = []struct {
 // vocabulary and opens it.
 func writeSynth(t *testing.T, shape, typ string, seed uint64) *gguf.File {
 	t.Helper()
-	ctx := context.Background()
-	dir := t.TempDir()
-	vp := filepath.Join(dir, "vocab.gguf")
-	if err := synth.WriteMiniVocab(ctx, vp, "llama"); err != nil {
+	p := filepath.Join(t.TempDir(), shape+".gguf")
+	if err := synth.WriteShape(context.Background(), p, shape, typ, seed); err != nil {
 		t.Fatal(err)
 	}
-	vocab, err := gguf.Open(vp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer vocab.Close()
-	s, err := synth.LookupShape(shape)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ft, err := synth.ParseFileType(typ)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(dir, shape+".gguf")
-	if err := synth.Write(ctx, p, synth.Options{Shape: s, FileType: ft, Vocab: vocab, Seed: seed, Threads: 2}); err != nil {
-		t.Fatal(err)
-	}
-	f, err := gguf.Open(p)
+	return openFile(t, p)
+}
+
+// openFile opens the GGUF file at path until the test ends.
+func openFile(t *testing.T, path string) *gguf.File {
+	t.Helper()
+	f, err := gguf.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,10 +235,5 @@ func rewrite(t *testing.T, f *gguf.File, edit func(w *gguf.Writer), drop string)
 	if err := w.WriteFile(context.Background(), p); err != nil {
 		t.Fatal(err)
 	}
-	out, err := gguf.Open(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { out.Close() })
-	return out
+	return openFile(t, p)
 }

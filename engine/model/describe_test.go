@@ -31,12 +31,7 @@ func TestDescribeMatchesLoad(t *testing.T) {
 		files[filepath.Base(p)] = f
 	}
 	for name, path := range synthRefFiles(t) {
-		f, err := gguf.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { f.Close() })
-		files[name] = f
+		files[name] = openFile(t, path)
 	}
 	seen := map[string]bool{}
 	for name, f := range files {

@@ -237,19 +237,17 @@ func (ld *loader) orDefault(v uint64, err error, def int) int {
 }
 
 func (ld *loader) floatOr(key string, def float32) float32 {
-	v, err := ld.f.Float(key)
-	if errors.Is(err, gguf.ErrNotFound) {
-		return def
-	}
-	if err != nil {
-		ld.fail(fmt.Errorf("hyperparameter %s: %w", key, err))
-		return def
-	}
-	return float32(v)
+	return float32(optional(ld, key, ld.f.Float, float64(def)))
 }
 
-func (ld *loader) boolOr(key string, def bool) bool {
-	v, err := ld.f.Bool(key)
+func (ld *loader) boolOr(key string, def bool) bool { return optional(ld, key, ld.f.Bool, def) }
+
+func (ld *loader) stringOr(key, def string) string { return optional(ld, key, ld.f.String, def) }
+
+// optional reads key with get: def when the file lacks it, def and a
+// failed load when it holds something else than get reads.
+func optional[T any](ld *loader, key string, get func(string) (T, error), def T) T {
+	v, err := get(key)
 	if errors.Is(err, gguf.ErrNotFound) {
 		return def
 	}
@@ -260,16 +258,13 @@ func (ld *loader) boolOr(key string, def bool) bool {
 	return v
 }
 
-func (ld *loader) stringOr(key, def string) string {
-	v, err := ld.f.String(key)
-	if errors.Is(err, gguf.ErrNotFound) {
-		return def
+// ffnRows returns the rows of the first layer's ffn_up weight (n_ff), 0
+// when it is not a matrix: the layers' shape checks then say so.
+func (ld *loader) ffnRows() int {
+	if _, s, ok := ld.shapeOf("blk.0.ffn_up.weight"); ok && len(s) == 2 {
+		return s[1]
 	}
-	if err != nil {
-		ld.fail(fmt.Errorf("hyperparameter %s: %w", key, err))
-		return def
-	}
-	return v
+	return 0
 }
 
 // hparams are the hyperparameters every supported architecture has.

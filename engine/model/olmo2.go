@@ -43,10 +43,7 @@ func loadOlmo2(ld *loader) (arch, error) {
 	}
 	m.windows = hp.swaLayers(4)
 	qDim, kvDim, vDim := hp.Heads*hp.HeadDim, hp.KVHeads*hp.HeadDim, hp.KVHeads*hp.ValueDim
-	nff := 0
-	if _, s, ok := ld.shapeOf("blk.0.ffn_up.weight"); ok && len(s) == 2 {
-		nff = s[1]
-	}
+	nff := ld.ffnRows()
 	m.hp.FFN = nff
 	for i := range hp.Layers {
 		b := m.backends[i]
