@@ -44,13 +44,17 @@ var Recipes = []synth.Recipe{
 	// other files: it checks the pipeline itself.
 	{Shape: "tiny", Type: "q8_0", Seed: 1, Vocab: spmVocab},
 	// The dense architectures beyond the Llama family (engine/synth's
-	// dense.go), in F32, and Gemma 2 quantized.
+	// dense.go), in F32 and quantized.
 	{Shape: "tiny-gemma2", Type: "f32", Seed: 1, Vocab: spmVocab},
 	{Shape: "tiny-gemma2", Type: "q8_0", Seed: 1, Vocab: spmVocab},
 	{Shape: "tiny-mistral3", Type: "f32", Seed: 1, Vocab: spmVocab},
+	{Shape: "tiny-mistral3", Type: "q4_k_m", Seed: 1, Vocab: spmVocab},
 	{Shape: "tiny-smollm3", Type: "f32", Seed: 1, Vocab: spmVocab},
+	{Shape: "tiny-smollm3", Type: "q6_k", Seed: 1, Vocab: spmVocab},
 	{Shape: "tiny-granite", Type: "f32", Seed: 1, Vocab: spmVocab},
+	{Shape: "tiny-granite", Type: "q4_0", Seed: 1, Vocab: spmVocab},
 	{Shape: "tiny-olmo2", Type: "f32", Seed: 1, Vocab: spmVocab},
+	{Shape: "tiny-olmo2", Type: "q4_k_m", Seed: 1, Vocab: spmVocab},
 }
 
 // Defaults names the recipes recorded a second time, as NAME.kvf16.json,
