@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -182,8 +183,19 @@ func TestDenseLoadErrors(t *testing.T) {
 			}
 		})
 	}
+	// OLMo 3's per-layer pattern is not a period: the default (every
+	// fourth layer global) applies, as in llama.cpp.
+	f := withKey(t, writeSynth(t, "tiny-olmo2", "q8_0", 1), "olmo2.attention.sliding_window", uint32(16))
+	f = withKey(t, f, "olmo2.attention.sliding_window_pattern", []bool{true, false})
+	d, err := Describe(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []int{16, 16}; !slices.Equal(d.Windows, want) {
+		t.Errorf("olmo2 with a pattern array: windows %v, want %v", d.Windows, want)
+	}
 	// OLMo 2 has no tied output.
-	f := writeSynth(t, "tiny-olmo2", "q8_0", 1)
+	f = writeSynth(t, "tiny-olmo2", "q8_0", 1)
 	if _, err := Load(context.Background(), withoutTensor(t, f, "output.weight"), Options{Threads: 1}); err == nil ||
 		!strings.Contains(err.Error(), "output.weight") {
 		t.Errorf("olmo2 without output.weight: %v", err)

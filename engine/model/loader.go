@@ -258,6 +258,17 @@ func optional[T any](ld *loader, key string, get func(string) (T, error), def T)
 	return v
 }
 
+// isArray reports whether the file holds key (with "%s" for the
+// architecture) as an array.
+func (ld *loader) isArray(key string) bool {
+	k, err := ld.f.ArchKey(key)
+	if err != nil {
+		return false
+	}
+	v, ok := ld.f.Value(k)
+	return ok && v.IsArray()
+}
+
 // ffnRows returns the rows of the first layer's ffn_up weight (n_ff), 0
 // when it is not a matrix: the layers' shape checks then say so.
 func (ld *loader) ffnRows() int {
@@ -279,7 +290,7 @@ type hparams struct {
 	// The keys below belong to some architectures only. Each is 0 when the
 	// file lacks it, and the architecture applies llama.cpp's default.
 	window       int     // attention.sliding_window
-	swaPeriod    int     // attention.sliding_window_pattern (-1 when absent)
+	swaPeriod    int     // attention.sliding_window_pattern (-1 when absent or an array)
 	swaBase      float32 // rope.freq_base_swa
 	attnSoftcap  float32 // attn_logit_softcapping (Gemma 2)
 	finalSoftcap float32 // final_logit_softcapping (Gemma 2 and 3)
@@ -350,8 +361,13 @@ func (ld *loader) commonHParams() hparams {
 func (ld *loader) archHParams(h *hparams) {
 	v, err := ld.f.SlidingWindow()
 	h.window = ld.orDefault(v, err, 0)
-	v, err = ld.f.Uint("%s.attention.sliding_window_pattern")
-	h.swaPeriod = ld.orDefault(v, err, -1)
+	// A per-layer array (OLMo 3's) is not a period: like llama.cpp, take
+	// the architecture's default then.
+	h.swaPeriod = -1
+	if pattern := "%s.attention.sliding_window_pattern"; !ld.isArray(pattern) {
+		v, err = ld.f.Uint(pattern)
+		h.swaPeriod = ld.orDefault(v, err, -1)
+	}
 	h.swaBase = ld.floatOr(gguf.KeyRopeFreqBaseSWA, 0)
 	h.attnSoftcap = ld.floatOr(gguf.KeyAttnLogitSoftcapping, 0)
 	h.finalSoftcap = ld.floatOr(gguf.KeyFinalLogitSoftcapping, 0)
@@ -366,7 +382,7 @@ func (ld *loader) archHParams(h *hparams) {
 // swaLayers returns each layer's attention window under llama.cpp's
 // set_swa_pattern: with a window, layer i is local unless it is the last of
 // its period (period 0: every layer is local). period is the file's
-// sliding_window_pattern, or def when the file lacks it.
+// sliding_window_pattern, or def when the file lacks it (or holds an array).
 func (h *hparams) swaLayers(def int) []int {
 	period := h.swaPeriod
 	if period < 0 {
