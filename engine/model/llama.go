@@ -177,7 +177,7 @@ func (m *llama) temperatures(pos []int32) []float32 {
 	t := make([]float32, len(pos))
 	for j, p := range pos {
 		f := math.Floor(float64(float32(p) / float32(m.tempFloor)))
-		t[j] = float32(math.Log(f+1)*float64(m.temp) + 1)
+		t[j] = float32(float64(math.Log(f+1)*float64(m.temp)) + 1) // not fused, as on x86-64
 	}
 	return t
 }
