@@ -20,6 +20,7 @@ type base struct {
 	output   kernels.Tensor // token_embd when the embeddings are tied
 	outBias  kernels.Tensor // optional
 	softcap  float32        // final logit softcap, 0 for none
+	outScale float32        // multiplies the logits (Granite), 0 for none
 	windows  []int          // per layer attention window (nil: all full)
 }
 
@@ -278,6 +279,9 @@ func (m *base) head(g *graph, x kernels.Tensor, st *step, eps float32) ([]float3
 		return g.logits(x)
 	}
 	x = g.linear(x, m.output, m.outBias)
+	if m.outScale != 0 {
+		x = g.scale(x, m.outScale)
+	}
 	if m.softcap > 0 {
 		x = g.softcap(x, m.softcap)
 	}

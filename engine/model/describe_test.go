@@ -2,7 +2,9 @@ package model
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -29,6 +31,9 @@ func TestDescribeMatchesLoad(t *testing.T) {
 		}
 		t.Cleanup(func() { f.Close() })
 		files[filepath.Base(p)] = f
+	}
+	for name, path := range synthRefFiles(t) {
+		files[name] = openFile(t, path)
 	}
 	seen := map[string]bool{}
 	for name, f := range files {
@@ -81,4 +86,29 @@ func TestDescribeErrors(t *testing.T) {
 	if _, err := Describe(tm.file(t, "llama")); err == nil {
 		t.Error("a llama without attn_q was described")
 	}
+}
+
+// synthRefFiles writes the synthetic models of the project's reference
+// figures (testdata/ref) from their recipes and returns their paths by
+// name: the architectures the shared data lacks.
+func synthRefFiles(t *testing.T) map[string]string {
+	paths, err := filepath.Glob(filepath.Join(projectRefDir(t), "*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{}
+	for _, p := range paths {
+		raw, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ref refModel
+		if err := json.Unmarshal(raw, &ref); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		if r := ref.Model.Synth; r != nil {
+			files[r.Name()] = synthModel(t, *r, ref.Model.SHA256)
+		}
+	}
+	return files
 }

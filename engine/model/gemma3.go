@@ -1,6 +1,7 @@
 package model
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -13,94 +14,124 @@ import (
 // network; per-head RMSNorm of q and k; a GEGLU feed-forward network; and
 // interleaved sliding-window layers (every layer but each pattern-th is
 // local, with its own rope base) under global ones. Queries are scaled
-// before attention, and the logits may be soft-capped.
+// before attention, and the logits may be soft-capped. Gemma 2 (gemma2.go)
+// is the same layer without the q and k norms and with soft-capped
+// attention scores.
 
-func init() { register("gemma3", loadGemma3) }
+func init() {
+	register("gemma3", loadGemma(gemmaVariant{headNorm: true, period: 6, layers27B: 62}))
+}
 
-type gemma3Layer struct {
+// gemmaVariant is what distinguishes Gemma 2 from Gemma 3, and llama.cpp's
+// defaults for keys a file may lack.
+type gemmaVariant struct {
+	headNorm bool // per-head RMSNorm of q and k (Gemma 3)
+	// window is the sliding window when the file has none (0: no local
+	// layers), period the sliding_window_pattern.
+	window, period int
+	// attnSoftcap and finalSoftcap are the softcaps when the file has none
+	// (0: none).
+	attnSoftcap, finalSoftcap float32
+	// globalRopeSWA: local layers rotate with the global base (unless
+	// rope.freq_base_swa says otherwise) and scale (Gemma 2), instead of
+	// base 10000 and no scaling (Gemma 3).
+	globalRopeSWA bool
+	// tied models always take token_embd as the output (Gemma 2).
+	tied bool
+	// layers27B is the layer count of the 27B, which scales queries by
+	// n_embd/n_head instead of the head length.
+	layers27B int
+}
+
+type gemmaLayer struct {
 	attnNorm, postAttnNorm kernels.Tensor
 	wq, wk, wv, wo         kernels.Tensor
-	qNorm, kNorm           kernels.Tensor
+	qNorm, kNorm           kernels.Tensor // Gemma 3
 	ffnNorm, postFFNNorm   kernels.Tensor
 	ffnGate, ffnUp, down   kernels.Tensor
 	rope                   kernels.RopeParams
 	attn                   kernels.AttentionParams
 }
 
-type gemma3 struct {
+type gemma struct {
 	base
-	layers     []gemma3Layer
+	layers     []gemmaLayer
 	embedScale float32
 	queryScale float32
 }
 
-func loadGemma3(ld *loader) (arch, error) {
-	m := &gemma3{base: ld.loadBase()}
-	hp := m.hp
-	if ld.err != nil {
-		return nil, ld.err
-	}
-	window, err := ld.f.SlidingWindow()
-	if err != nil {
-		window = 0 // no sliding window: every layer is global
-	}
-	v, err := ld.f.Uint("%s.attention.sliding_window_pattern")
-	period := ld.orDefault(v, err, 6)
-	swaBase := ld.floatOr("%s.rope.freq_base_swa", 10000)
-	m.softcap = ld.floatOr("%s.final_logit_softcapping", 0)
-	m.embedScale = float32(math.Sqrt(float64(float32(hp.Embd))))
-	// Gemma 3 27B (62 layers) scales queries by n_embd/n_head, the others
-	// by the head length.
-	m.queryScale = invSqrt(hp.HeadDim)
-	if hp.Layers == 62 {
-		m.queryScale = invSqrt(hp.Embd / hp.Heads)
-	}
-	qDim, kvDim, vDim := hp.Heads*hp.HeadDim, hp.KVHeads*hp.HeadDim, hp.KVHeads*hp.ValueDim
-	nff := 0
-	if _, s, ok := ld.shapeOf("blk.0.ffn_up.weight"); ok && len(s) == 2 {
-		nff = s[1]
-	}
-	m.hp.FFN = nff
-	for i := range hp.Layers {
-		b := m.backends[i]
-		p := fmt.Sprintf("blk.%d.", i)
-		l := gemma3Layer{
-			attnNorm:     ld.tensor(b, p+"attn_norm.weight", hp.Embd),
-			wq:           ld.tensor(b, p+"attn_q.weight", hp.Embd, qDim),
-			wk:           ld.tensor(b, p+"attn_k.weight", hp.Embd, kvDim),
-			wv:           ld.tensor(b, p+"attn_v.weight", hp.Embd, vDim),
-			wo:           ld.tensor(b, p+"attn_output.weight", hp.Heads*hp.ValueDim, hp.Embd),
-			qNorm:        ld.tensor(b, p+"attn_q_norm.weight", hp.HeadDim),
-			kNorm:        ld.tensor(b, p+"attn_k_norm.weight", hp.HeadDim),
-			postAttnNorm: ld.tensor(b, p+"post_attention_norm.weight", hp.Embd),
-			ffnNorm:      ld.tensor(b, p+"ffn_norm.weight", hp.Embd),
-			ffnGate:      ld.tensor(b, p+"ffn_gate.weight", hp.Embd, nff),
-			ffnUp:        ld.tensor(b, p+"ffn_up.weight", hp.Embd, nff),
-			down:         ld.tensor(b, p+"ffn_down.weight", nff, hp.Embd),
-			postFFNNorm:  ld.tensor(b, p+"post_ffw_norm.weight", hp.Embd),
+func loadGemma(v gemmaVariant) loaderFunc {
+	return func(ld *loader) (arch, error) {
+		m := &gemma{base: ld.loadBase()}
+		hp := m.hp
+		if ld.err != nil {
+			return nil, ld.err
 		}
-		// Layer i is local (sliding window) unless it is the last of its
-		// period, as llama.cpp's set_swa_pattern has it.
-		local := window > 0 && (period == 0 || i%period < period-1)
-		l.rope = kernels.RopeParams{HeadDim: hp.HeadDim, Dims: hp.ropeDims, Base: hp.ropeBase, FreqScale: hp.ropeScale, Neox: true}
-		l.attn = kernels.AttentionParams{
-			Heads: hp.Heads, KVHeads: hp.KVHeads, HeadDim: hp.HeadDim, ValueDim: hp.ValueDim, Scale: 1,
+		if hp.window == 0 {
+			hp.window = v.window
 		}
-		if local {
-			l.rope.Base, l.rope.FreqScale = swaBase, 1
-			l.attn.Window = int(window)
+		m.windows = hp.swaLayers(v.period)
+		swaBase, swaScale := hp.swaBase, float32(1)
+		if v.globalRopeSWA {
+			swaScale = hp.ropeScale
+			if swaBase == 0 {
+				swaBase = hp.ropeBase
+			}
+		} else if swaBase == 0 {
+			swaBase = 10000
 		}
-		m.layers = append(m.layers, l)
-		m.windows = append(m.windows, l.attn.Window)
+		attnSoftcap := cmp.Or(hp.attnSoftcap, v.attnSoftcap)
+		m.softcap = cmp.Or(hp.finalSoftcap, v.finalSoftcap)
+		if v.tied {
+			m.output = m.tokEmbd
+		}
+		m.embedScale = float32(math.Sqrt(float64(float32(hp.Embd))))
+		m.queryScale = invSqrt(hp.HeadDim)
+		if hp.Layers == v.layers27B {
+			m.queryScale = invSqrt(hp.Embd / hp.Heads)
+		}
+		qDim, kvDim, vDim := hp.Heads*hp.HeadDim, hp.KVHeads*hp.HeadDim, hp.KVHeads*hp.ValueDim
+		nff := ld.ffnRows()
+		m.hp.FFN = nff
+		for i := range hp.Layers {
+			b := m.backends[i]
+			p := fmt.Sprintf("blk.%d.", i)
+			l := gemmaLayer{
+				attnNorm:     ld.tensor(b, p+"attn_norm.weight", hp.Embd),
+				wq:           ld.tensor(b, p+"attn_q.weight", hp.Embd, qDim),
+				wk:           ld.tensor(b, p+"attn_k.weight", hp.Embd, kvDim),
+				wv:           ld.tensor(b, p+"attn_v.weight", hp.Embd, vDim),
+				wo:           ld.tensor(b, p+"attn_output.weight", hp.Heads*hp.ValueDim, hp.Embd),
+				postAttnNorm: ld.tensor(b, p+"post_attention_norm.weight", hp.Embd),
+				ffnNorm:      ld.tensor(b, p+"ffn_norm.weight", hp.Embd),
+				ffnGate:      ld.tensor(b, p+"ffn_gate.weight", hp.Embd, nff),
+				ffnUp:        ld.tensor(b, p+"ffn_up.weight", hp.Embd, nff),
+				down:         ld.tensor(b, p+"ffn_down.weight", nff, hp.Embd),
+				postFFNNorm:  ld.tensor(b, p+"post_ffw_norm.weight", hp.Embd),
+			}
+			if v.headNorm {
+				l.qNorm = ld.tensor(b, p+"attn_q_norm.weight", hp.HeadDim)
+				l.kNorm = ld.tensor(b, p+"attn_k_norm.weight", hp.HeadDim)
+			}
+			l.rope = kernels.RopeParams{HeadDim: hp.HeadDim, Dims: hp.ropeDims, Base: hp.ropeBase, FreqScale: hp.ropeScale, Neox: true}
+			l.attn = kernels.AttentionParams{
+				Heads: hp.Heads, KVHeads: hp.KVHeads, HeadDim: hp.HeadDim, ValueDim: hp.ValueDim,
+				Scale: 1, Softcap: attnSoftcap, Window: m.windows[i],
+			}
+			if l.attn.Window > 0 {
+				l.rope.Base, l.rope.FreqScale = swaBase, swaScale
+			}
+			m.layers = append(m.layers, l)
+		}
+		if ld.err != nil {
+			return nil, ld.err
+		}
+		return m, nil
 	}
-	if ld.err != nil {
-		return nil, ld.err
-	}
-	return m, nil
 }
 
 // forward runs a step through the model.
-func (m *gemma3) forward(ctx context.Context, st *step) ([]float32, error) {
+func (m *gemma) forward(ctx context.Context, st *step) ([]float32, error) {
 	g, tokens, pos := m.graph(), st.tokens, st.pos
 	eps := m.hp.eps
 	x := g.scale(g.embed(m.tokEmbd, tokens), m.embedScale)
@@ -111,9 +142,13 @@ func (m *gemma3) forward(ctx context.Context, st *step) ([]float32, error) {
 		x = g.on(m.backends[i], x)
 
 		h := g.norm(x, l.attnNorm, eps)
-		q := g.norm(g.linear(h, l.wq, nil), l.qNorm, eps)
-		k := g.norm(g.linear(h, l.wk, nil), l.kNorm, eps)
+		q := g.linear(h, l.wq, nil)
+		k := g.linear(h, l.wk, nil)
 		v := g.linear(h, l.wv, nil)
+		if l.qNorm != nil {
+			q = g.norm(q, l.qNorm, eps)
+			k = g.norm(k, l.kNorm, eps)
+		}
 		q = g.scale(g.rope(q, pos, l.rope), m.queryScale)
 		k = g.rope(k, pos, l.rope)
 		a := g.attend(q, k, v, st.layer(i), l.attn)

@@ -148,6 +148,30 @@ func (g *graph) scale(x kernels.Tensor, s float32) kernels.Tensor {
 	return x
 }
 
+// scaleRows multiplies row j of x by s[j] in place and returns it (ggml's
+// multiplication by a broadcast column).
+func (g *graph) scaleRows(x kernels.Tensor, s []float32) kernels.Tensor {
+	if g.err != nil {
+		return nil
+	}
+	cols := kernels.Cols(x)
+	host := make([]float32, cols*len(s))
+	for j, v := range s {
+		row := host[j*cols : (j+1)*cols]
+		for i := range row {
+			row[i] = v
+		}
+	}
+	f := g.new(cols, len(s))
+	if g.err == nil {
+		g.fail(g.b.Write(f, host))
+	}
+	if g.err == nil {
+		g.fail(g.b.Mul(x, x, f))
+	}
+	return x
+}
+
 // softcap caps x at c·tanh(x/c) in place and returns it.
 func (g *graph) softcap(x kernels.Tensor, c float32) kernels.Tensor {
 	if g.err != nil {

@@ -3,6 +3,8 @@ package model
 import (
 	"context"
 	"fmt"
+	"math"
+	"slices"
 
 	"saji/kernels"
 )
@@ -11,7 +13,11 @@ import (
 // a SwiGLU feed-forward network, with RMSNorm and rotary embeddings
 // (llama.cpp's src/models/llama.cpp, qwen2.cpp and qwen3.cpp). Qwen2 adds
 // biases to q, k and v and rotates in NeoX halves; Qwen3 drops the biases
-// and normalizes each query and key head before the rotation.
+// and normalizes each query and key head before the rotation. Mistral 3,
+// SmolLM3 and Granite (mistral3.go, smollm3.go, granite.go) are the Llama
+// layer with a twist each: a temperature on the queries of far positions,
+// layers without rotation, and multipliers on the embeddings, the residual
+// branches, the attention scores and the logits.
 
 func init() {
 	register("llama", loadLlama(llamaVariant{}))
@@ -27,6 +33,12 @@ type llamaVariant struct {
 	// (expert_count is required); a llama file with an expert_count is
 	// one too (Mixtral). shared adds a shared expert (Qwen2-MoE).
 	moe, shared bool
+	// noRopeStep, when above 0, leaves every noRopeStep-th layer without
+	// rotation (SmolLM3).
+	noRopeStep int
+	// tune, when not nil, reads the architecture's own hyperparameters
+	// into the loaded model.
+	tune func(ld *loader, m *llama)
 }
 
 type llamaLayer struct {
@@ -37,6 +49,7 @@ type llamaLayer struct {
 	ffnNorm        kernels.Tensor
 	ffn            denseFFN
 	moe            *moeFFN // instead of ffn in a mixture of experts
+	noRope         bool    // the layer does not rotate q and k
 }
 
 type llama struct {
@@ -44,6 +57,13 @@ type llama struct {
 	layers []llamaLayer
 	rope   kernels.RopeParams
 	attn   kernels.AttentionParams
+	// embedScale and resScale multiply the embeddings and each residual
+	// branch (Granite; 0 for none).
+	embedScale, resScale float32
+	// temp and tempFloor scale the queries at position p by
+	// 1 + temp·ln(⌊p/tempFloor⌋+1) (Mistral 3; 0 for none).
+	temp      float32
+	tempFloor int
 }
 
 func loadLlama(v llamaVariant) loaderFunc {
@@ -83,6 +103,7 @@ func loadLlama(v llamaVariant) loaderFunc {
 				l.qNorm = ld.tensor(b, p+"attn_q_norm.weight", hp.HeadDim)
 				l.kNorm = ld.tensor(b, p+"attn_k_norm.weight", hp.HeadDim)
 			}
+			l.noRope = v.noRopeStep > 0 && (i+1)%v.noRopeStep == 0
 			m.layers = append(m.layers, l)
 		}
 		m.rope = hp.rope(v.neox)
@@ -90,6 +111,9 @@ func loadLlama(v llamaVariant) loaderFunc {
 		m.attn = kernels.AttentionParams{
 			Heads: hp.Heads, KVHeads: hp.KVHeads, HeadDim: hp.HeadDim, ValueDim: hp.ValueDim,
 			Scale: invSqrt(hp.HeadDim),
+		}
+		if v.tune != nil {
+			v.tune(ld, m)
 		}
 		if ld.err != nil {
 			return nil, ld.err
@@ -103,6 +127,10 @@ func (m *llama) forward(ctx context.Context, st *step) ([]float32, error) {
 	g, tokens, pos := m.graph(), st.tokens, st.pos
 	eps := m.hp.eps
 	x := g.embed(m.tokEmbd, tokens)
+	if m.embedScale != 0 {
+		x = g.scale(x, m.embedScale)
+	}
+	temps := m.temperatures(pos)
 	for i, l := range m.layers {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -117,16 +145,21 @@ func (m *llama) forward(ctx context.Context, st *step) ([]float32, error) {
 			q = g.norm(q, l.qNorm, eps)
 			k = g.norm(k, l.kNorm, eps)
 		}
-		q = g.rope(q, pos, m.rope)
-		k = g.rope(k, pos, m.rope)
+		if !l.noRope {
+			q = g.rope(q, pos, m.rope)
+			k = g.rope(k, pos, m.rope)
+		}
+		if temps != nil {
+			q = g.scaleRows(q, temps)
+		}
 		a := g.attend(q, k, v, st.layer(i), m.attn)
-		x = g.add(x, g.linear(a, l.wo, l.bo))
+		x = g.add(x, m.residual(g, g.linear(a, l.wo, l.bo)))
 
 		h = g.norm(x, l.ffnNorm, eps)
 		if l.moe != nil {
-			x = g.add(x, g.moe(h, l.moe, kernels.SiLU))
+			x = g.add(x, m.residual(g, g.moe(h, l.moe, kernels.SiLU)))
 		} else {
-			x = g.add(x, g.ffn(h, &l.ffn, kernels.SiLU))
+			x = g.add(x, m.residual(g, g.ffn(h, &l.ffn, kernels.SiLU)))
 		}
 	}
 	return m.head(g, x, st, eps)
@@ -170,4 +203,27 @@ func (ld *loader) llamaFFN(hp *hparams, v llamaVariant) (int, router) {
 	}
 	hp.FFN = nff
 	return nff, router{used: hp.ExpertsUsed, gating: gateSoftmax, norm: !v.shared}
+}
+
+// residual scales a residual branch by resScale, if any.
+func (m *llama) residual(g *graph, x kernels.Tensor) kernels.Tensor {
+	if m.resScale == 0 {
+		return x
+	}
+	return g.scale(x, m.resScale)
+}
+
+// temperatures returns the query temperature of each position, as
+// llama.cpp's llm_graph_input_attn_temp computes it, or nil when every
+// one is 1 (no temperature, or positions below tempFloor).
+func (m *llama) temperatures(pos []int32) []float32 {
+	if m.temp == 0 || !slices.ContainsFunc(pos, func(p int32) bool { return int(p) >= m.tempFloor }) {
+		return nil
+	}
+	t := make([]float32, len(pos))
+	for j, p := range pos {
+		f := math.Floor(float64(float32(p) / float32(m.tempFloor)))
+		t[j] = float32(float64(math.Log(f+1)*float64(m.temp)) + 1) // not fused, as on x86-64
+	}
+	return t
 }

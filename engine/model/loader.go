@@ -238,19 +238,17 @@ func (ld *loader) orDefault(v uint64, err error, def int) int {
 }
 
 func (ld *loader) floatOr(key string, def float32) float32 {
-	v, err := ld.f.Float(key)
-	if errors.Is(err, gguf.ErrNotFound) {
-		return def
-	}
-	if err != nil {
-		ld.fail(fmt.Errorf("hyperparameter %s: %w", key, err))
-		return def
-	}
-	return float32(v)
+	return float32(optional(ld, key, ld.f.Float, float64(def)))
 }
 
-func (ld *loader) stringOr(key, def string) string {
-	v, err := ld.f.String(key)
+func (ld *loader) boolOr(key string, def bool) bool { return optional(ld, key, ld.f.Bool, def) }
+
+func (ld *loader) stringOr(key, def string) string { return optional(ld, key, ld.f.String, def) }
+
+// optional reads key with get: def when the file lacks it, def and a
+// failed load when it holds something else than get reads.
+func optional[T any](ld *loader, key string, get func(string) (T, error), def T) T {
+	v, err := get(key)
 	if errors.Is(err, gguf.ErrNotFound) {
 		return def
 	}
@@ -261,6 +259,26 @@ func (ld *loader) stringOr(key, def string) string {
 	return v
 }
 
+// isArray reports whether the file holds key (with "%s" for the
+// architecture) as an array.
+func (ld *loader) isArray(key string) bool {
+	k, err := ld.f.ArchKey(key)
+	if err != nil {
+		return false
+	}
+	v, ok := ld.f.Value(k)
+	return ok && v.IsArray()
+}
+
+// ffnRows returns the rows of the first layer's ffn_up weight (n_ff), 0
+// when it is not a matrix: the layers' shape checks then say so.
+func (ld *loader) ffnRows() int {
+	if _, s, ok := ld.shapeOf("blk.0.ffn_up.weight"); ok && len(s) == 2 {
+		return s[1]
+	}
+	return 0
+}
+
 // hparams are the hyperparameters every supported architecture has.
 type hparams struct {
 	Config
@@ -269,6 +287,21 @@ type hparams struct {
 	ropeBase  float32
 	ropeScale float32 // linear scaling (1/factor), 1 when none
 	ropeYaRN  kernels.YaRN
+	ctxOrig   int // rope.scaling.original_context_length (ContextTrain when absent)
+
+	// The keys below belong to some architectures only. Each is 0 when the
+	// file lacks it, and the architecture applies llama.cpp's default.
+	window       int     // attention.sliding_window
+	swaPeriod    int     // attention.sliding_window_pattern (-1 when absent or an array)
+	swaBase      float32 // rope.freq_base_swa
+	attnSoftcap  float32 // attn_logit_softcapping (Gemma 2)
+	finalSoftcap float32 // final_logit_softcapping (Gemma 2 and 3)
+	attnScale    float32 // attention.scale: the scale of q·k (Granite)
+	embedScale   float32 // embedding_scale (Granite)
+	resScale     float32 // residual_scale (Granite)
+	logitScale   float32 // logit_scale: logits are divided by it (Granite)
+	attnTemp     float32 // attention.temperature_scale (Mistral 3, Llama 4)
+	noRope       bool    // rope.scaling.finetuned is false: Granite's switch for no rotation
 }
 
 // rope returns the rotary embedding of the file's keys: heads of HeadDim,
@@ -305,22 +338,34 @@ func (ld *loader) ropeScaling(h *hparams) {
 		h.ropeScale = 1
 	case "linear", "longrope":
 	case "yarn":
-		v, err := ld.f.Uint("%s.rope.scaling.original_context_length")
-		orig := ld.orDefault(v, err, h.ContextTrain)
+		orig := h.ctxOrig
 		if orig <= 0 {
 			ld.fail(errors.New("rope.scaling.type yarn needs rope.scaling.original_context_length or context_length"))
 			return
 		}
-		// llama.cpp's get_mscale(factor, 1) times the inverse of the
-		// kernel's correction: 1 but for rounding when factor > 1.
+		// llama.cpp's get_mscale(factor, 1) (over get_mscale(factor,
+		// yarn_log_multiplier) where the file has one) times the inverse
+		// of the kernel's correction: 1 but for rounding when factor > 1.
 		f := 1 / h.ropeScale
-		c := fma32(0.1, float32(math.Log(float64(f))), 1)
-		mscale := float32(1)
-		if f > 1 {
-			mscale = c
+		lnf := float32(math.Log(float64(f)))
+		getMscale := func(m float32) float32 {
+			if f <= 1 {
+				return 1
+			}
+			return fma32(0.1*m, lnf, 1)
 		}
-		mscale *= 1 / c
-		h.ropeYaRN = kernels.YaRN{ExtFactor: 1, AttnFactor: mscale * attn, BetaFast: 32, BetaSlow: 1, OrigContext: orig}
+		betaFast, betaSlow, logMul := float32(32), float32(1), float32(0)
+		if yarnKeyArchs[h.Arch] {
+			betaFast = ld.floatOr("%s.rope.scaling.yarn_beta_fast", betaFast)
+			betaSlow = ld.floatOr("%s.rope.scaling.yarn_beta_slow", betaSlow)
+			logMul = ld.floatOr("%s.rope.scaling.yarn_log_multiplier", 0)
+		}
+		mscale := getMscale(1)
+		if logMul != 0 {
+			mscale = getMscale(1) / getMscale(logMul)
+		}
+		mscale *= 1 / fma32(0.1, lnf, 1)
+		h.ropeYaRN = kernels.YaRN{ExtFactor: 1, AttnFactor: mscale * attn, BetaFast: betaFast, BetaSlow: betaSlow, OrigContext: orig}
 		return
 	default:
 		ld.fail(fmt.Errorf("hyperparameter rope.scaling.type %q is not supported (none, linear, longrope or yarn)", typ))
@@ -330,6 +375,11 @@ func (ld *loader) ropeScaling(h *hparams) {
 		h.ropeYaRN.AttnFactor = attn
 	}
 }
+
+// yarnKeyArchs are the architectures whose YaRN betas and log multiplier
+// llama.cpp reads from the file (rope.scaling.yarn_beta_fast,
+// yarn_beta_slow, yarn_log_multiplier); the others take the defaults.
+var yarnKeyArchs = map[string]bool{"mistral3": true}
 
 // fma32 is a float32 fused multiply-add, as GCC contracts llama.cpp's
 // float expressions.
@@ -368,10 +418,13 @@ func (ld *loader) commonHParams() hparams {
 	}
 	h.eps = float32(eps)
 	h.ropeBase = ld.floatOr("%s.rope.freq_base", 10000)
+	v, err = f.Uint(gguf.KeyRopeScalingOrigCtxLen)
+	h.ctxOrig = ld.orDefault(v, err, h.ContextTrain)
 	ld.ropeScaling(&h)
 	if h.ropeDims > h.HeadDim || h.ropeDims%2 != 0 {
 		ld.fail(fmt.Errorf("rope dimension count %d does not fit heads of %d", h.ropeDims, h.HeadDim))
 	}
+	ld.archHParams(&h)
 	if ti, shape, ok := ld.shapeOf("token_embd.weight"); ok && len(shape) >= 2 {
 		_ = ti
 		h.Vocab = shape[1]
@@ -379,4 +432,45 @@ func (ld *loader) commonHParams() hparams {
 		ld.fail(errors.New("tensor token_embd.weight is missing"))
 	}
 	return h
+}
+
+// archHParams reads the keys that only some architectures have, 0 where
+// the file lacks them.
+func (ld *loader) archHParams(h *hparams) {
+	v, err := ld.f.SlidingWindow()
+	h.window = ld.orDefault(v, err, 0)
+	// A per-layer array (OLMo 3's) is not a period: like llama.cpp, take
+	// the architecture's default then.
+	h.swaPeriod = -1
+	if pattern := "%s.attention.sliding_window_pattern"; !ld.isArray(pattern) {
+		v, err = ld.f.Uint(pattern)
+		h.swaPeriod = ld.orDefault(v, err, -1)
+	}
+	h.swaBase = ld.floatOr(gguf.KeyRopeFreqBaseSWA, 0)
+	h.attnSoftcap = ld.floatOr(gguf.KeyAttnLogitSoftcapping, 0)
+	h.finalSoftcap = ld.floatOr(gguf.KeyFinalLogitSoftcapping, 0)
+	h.attnScale = ld.floatOr("%s.attention.scale", 0)
+	h.embedScale = ld.floatOr("%s.embedding_scale", 0)
+	h.resScale = ld.floatOr("%s.residual_scale", 0)
+	h.logitScale = ld.floatOr("%s.logit_scale", 0)
+	h.attnTemp = ld.floatOr("%s.attention.temperature_scale", 0)
+	h.noRope = !ld.boolOr("%s.rope.scaling.finetuned", true)
+}
+
+// swaLayers returns each layer's attention window under llama.cpp's
+// set_swa_pattern: with a window, layer i is local unless it is the last of
+// its period (period 0: every layer is local). period is the file's
+// sliding_window_pattern, or def when the file lacks it (or holds an array).
+func (h *hparams) swaLayers(def int) []int {
+	period := h.swaPeriod
+	if period < 0 {
+		period = def
+	}
+	w := make([]int, h.Layers)
+	for i := range w {
+		if h.window > 0 && (period == 0 || i%period < period-1) {
+			w[i] = h.window
+		}
+	}
+	return w
 }

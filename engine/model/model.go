@@ -1,9 +1,10 @@
 // Package model runs the forward pass of transformer language models read
 // from GGUF files: token ids in, logits out.
 //
-// Each architecture (llama, qwen2, qwen3, gemma3, phi3) is a page of Go that
-// registers itself under its general.architecture name, reads its
-// hyperparameters through engine/gguf's accessors, wraps its weights as
+// Each architecture (llama, qwen2, qwen3, mistral3, smollm3, granite,
+// gemma2, gemma3, phi3, olmo2) is a page of Go that registers itself under
+// its general.architecture name, reads its hyperparameters through
+// engine/gguf's accessors, wraps its weights as
 // kernels tensors (zero-copy views of the mapped file) and describes its
 // layers as calls on a kernels.Backend. Load picks the architecture by name.
 // A file Saji cannot run (an architecture no loader is registered for, a

@@ -315,30 +315,6 @@ func (g *graph) expertsByOps(y kernels.Tensor, ws []kernels.Tensor, x kernels.Te
 	}
 }
 
-// scaleRows multiplies row r of x by s[r] in place and returns it (ggml's
-// multiplication by a broadcast column).
-func (g *graph) scaleRows(x kernels.Tensor, s []float32) kernels.Tensor {
-	if g.err != nil {
-		return nil
-	}
-	cols := kernels.Cols(x)
-	host := make([]float32, cols*len(s))
-	for r, v := range s {
-		row := host[r*cols : (r+1)*cols]
-		for i := range row {
-			row[i] = v
-		}
-	}
-	w := g.new(cols, len(s))
-	if g.err == nil {
-		g.fail(g.b.Write(w, host))
-	}
-	if g.err == nil {
-		g.fail(g.b.Mul(x, x, w))
-	}
-	return x
-}
-
 // host reads x's values to the host.
 func (g *graph) host(x kernels.Tensor) []float32 {
 	if g.err != nil {

@@ -130,6 +130,12 @@ func (s Shape) Tensors(vocab int) []TensorSpec {
 	if a, ok := archs[s.Arch]; ok && a.tensors != nil {
 		return a.tensors(s, vocab)
 	}
+	return s.llamaTensors(vocab)
+}
+
+// llamaTensors lists the tensors of a Llama-family model of shape s, which
+// other architectures' lists start from.
+func (s Shape) llamaTensors(vocab int) []TensorSpec {
 	e, v := int64(s.Embd), int64(vocab)
 	q, kv := int64(s.Heads*s.HeadDim()), int64(s.KVHeads*s.HeadDim())
 	ff := int64(s.FFN)

@@ -70,10 +70,16 @@ func MiniVocab(model string) (*gguf.Writer, error) {
 // WriteTiny writes the "tiny" shape (a 4-layer llama, 256 wide) with the
 // mini vocabulary at path, quantized as fileType ("q8_0", "q4_k_m", ...),
 // with random weights from seed: a self-contained model for tests that
-// run a real forward pass. The vocabulary file is written beside it and
-// removed.
+// run a real forward pass.
 func WriteTiny(ctx context.Context, path, fileType string, seed uint64) error {
-	shape, err := LookupShape("tiny")
+	return WriteShape(ctx, path, "tiny", fileType, seed)
+}
+
+// WriteShape writes the shape called name with the mini vocabulary at
+// path, as WriteTiny does for "tiny". The vocabulary file is written
+// beside it and removed.
+func WriteShape(ctx context.Context, path, name, fileType string, seed uint64) error {
+	shape, err := LookupShape(name)
 	if err != nil {
 		return err
 	}

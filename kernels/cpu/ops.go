@@ -181,8 +181,6 @@ func (b *Backend) Softcap(dst, x kernels.Tensor, c float32) error {
 	return b.unary("softcap", dst, x, func(v float32) float32 { return tanh32(v*inv) * c })
 }
 
-func tanh32(x float32) float32 { return float32(math.Tanh(float64(x))) }
-
 // RMSNorm normalizes each group of Cols(w) values (each row when w is nil).
 func (b *Backend) RMSNorm(dst, x, w kernels.Tensor, eps float32) error {
 	d, err := b.f32(dst, "rms_norm destination")

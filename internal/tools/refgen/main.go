@@ -53,7 +53,24 @@ var Recipes = []synth.Recipe{
 	{Shape: "tiny-qwen2moe", Type: "q4_k_m", Seed: 1, Vocab: qwenVocab},
 	{Shape: "tiny-mixtral", Type: "f16", Seed: 1, Vocab: spmVocab},
 	{Shape: "tiny-mixtral", Type: "q4_k_m", Seed: 1, Vocab: spmVocab},
+	// The dense architectures beyond the Llama family (engine/synth's
+	// dense.go), in F32 and quantized.
+	{Shape: "tiny-gemma2", Type: "f32", Seed: 1, Vocab: spmVocab},
+	{Shape: "tiny-gemma2", Type: "q8_0", Seed: 1, Vocab: spmVocab},
+	{Shape: "tiny-mistral3", Type: "f32", Seed: 1, Vocab: spmVocab},
+	{Shape: "tiny-mistral3", Type: "q4_k_m", Seed: 1, Vocab: spmVocab},
+	{Shape: "tiny-smollm3", Type: "f32", Seed: 1, Vocab: spmVocab},
+	{Shape: "tiny-smollm3", Type: "q6_k", Seed: 1, Vocab: spmVocab},
+	{Shape: "tiny-granite", Type: "f32", Seed: 1, Vocab: spmVocab},
+	{Shape: "tiny-granite", Type: "q4_0", Seed: 1, Vocab: spmVocab},
+	{Shape: "tiny-olmo2", Type: "f32", Seed: 1, Vocab: spmVocab},
+	{Shape: "tiny-olmo2", Type: "q4_k_m", Seed: 1, Vocab: spmVocab},
 }
+
+// Defaults names the recipes recorded a second time, as NAME.kvf16.json,
+// with llama.cpp's defaults (F16 cache, flash attention): those whose
+// flash-attention path differs (Gemma 2's softcap).
+var Defaults = map[string]bool{"tiny-gemma2-f32": true}
 
 func main() {
 	if err := run(context.Background(), os.Args[1:], os.Stderr); err != nil {
@@ -94,22 +111,32 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	defer os.RemoveAll(tmp)
 	for _, r := range todo {
 		fmt.Fprintln(stderr, "refgen:", r.Name())
-		if err := make1(ctx, r, *refdump, *data, *out, tmp); err != nil {
+		if err := make1(ctx, r, *refdump, *data, *out, tmp, false); err != nil {
 			return fmt.Errorf("refgen: %s: %w", r.Name(), err)
+		}
+		if Defaults[r.Name()] {
+			if err := make1(ctx, r, *refdump, *data, *out, tmp, true); err != nil {
+				return fmt.Errorf("refgen: %s.kvf16: %w", r.Name(), err)
+			}
 		}
 	}
 	return nil
 }
 
-// make1 writes r's model, runs refdump on it and saves the figures.
-func make1(ctx context.Context, r synth.Recipe, refdump, data, out, tmp string) error {
+// make1 writes r's model, runs refdump on it and saves the figures: with
+// an F32 cache and no flash attention, or with llama.cpp's defaults.
+func make1(ctx context.Context, r synth.Recipe, refdump, data, out, tmp string, defaults bool) error {
+	kv, fa, suffix := "f32", "off", ""
+	if defaults {
+		kv, fa, suffix = "f16", "auto", ".kvf16"
+	}
 	model := filepath.Join(tmp, r.Name()+".gguf")
 	sum, size, err := r.Write(ctx, filepath.Join(data, filepath.FromSlash(r.Vocab)), model)
 	if err != nil {
 		return err
 	}
 	raw := filepath.Join(tmp, r.Name()+".raw.json")
-	cmd := exec.CommandContext(ctx, refdump, model, filepath.Join(data, "prompts.json"), raw, "f32", "off", "1")
+	cmd := exec.CommandContext(ctx, refdump, model, filepath.Join(data, "prompts.json"), raw, kv, fa, "1")
 	var msg bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &msg, &msg
 	if err := cmd.Run(); err != nil {
@@ -144,7 +171,7 @@ func make1(ctx context.Context, r synth.Recipe, refdump, data, out, tmp string) 
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(out, r.Name()+".json"), buf.Bytes(), 0o644)
+	return os.WriteFile(filepath.Join(out, r.Name()+suffix+".json"), buf.Bytes(), 0o644)
 }
 
 // lastLines returns the last n lines of s.
