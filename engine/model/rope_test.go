@@ -52,6 +52,10 @@ func TestRopeScaling(t *testing.T) {
 			if v, ok := c.keys["context_length"]; ok {
 				h.ContextTrain = int(v.(uint32))
 			}
+			h.ctxOrig = h.ContextTrain // as commonHParams reads it
+			if v, ok := c.keys["rope.scaling.original_context_length"]; ok {
+				h.ctxOrig = int(v.(uint32))
+			}
 			ld.ropeScaling(&h)
 			if c.err != "" {
 				if ld.err == nil || !strings.Contains(ld.err.Error(), c.err) {
