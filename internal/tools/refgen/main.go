@@ -53,6 +53,11 @@ var Recipes = []synth.Recipe{
 	{Shape: "tiny-qwen2moe", Type: "q4_k_m", Seed: 1, Vocab: qwenVocab},
 	{Shape: "tiny-mixtral", Type: "f16", Seed: 1, Vocab: spmVocab},
 	{Shape: "tiny-mixtral", Type: "q4_k_m", Seed: 1, Vocab: spmVocab},
+	// gpt-oss (engine/synth/gptoss.go): sinks, windows, YaRN, biases and
+	// the softmax over the chosen experts; MXFP4 experts as released.
+	{Shape: "tiny-gpt-oss", Type: "f32", Seed: 1, Vocab: bpeVocab},
+	{Shape: "tiny-gpt-oss", Type: "q8_0", Seed: 1, Vocab: bpeVocab},
+	{Shape: "tiny-gpt-oss", Type: "mxfp4_moe", Seed: 1, Vocab: bpeVocab},
 }
 
 func main() {
