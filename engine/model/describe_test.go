@@ -14,13 +14,31 @@ import (
 )
 
 // TestDescribeMatchesLoad checks that Describe reads what Load reads, for
-// every reference model, the tiny Phi-3 and the hand-written mixtures of
-// experts: the same Config, windows and
-// KV groups, and that every architecture has a file among them.
+// every reference model (the shared data's files, and the synthetic models
+// of the project's own figures, written from their recipes), the tiny
+// Phi-3 and the hand-written mixtures of experts: the same Config, windows
+// and KV groups, and that every architecture has a file among them.
 func TestDescribeMatchesLoad(t *testing.T) {
 	paths, err := filepath.Glob(filepath.Join(refdata.Dir(t), "models", "*.gguf"))
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no reference models: %v", err)
+	}
+	refs, err := filepath.Glob(filepath.Join(projectRefDir(t), "*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range refs {
+		raw, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ref refModel
+		if err := json.Unmarshal(raw, &ref); err != nil {
+			t.Fatal(err)
+		}
+		if r := ref.Model.Synth; r != nil {
+			paths = append(paths, synthModel(t, *r, ref.Model.SHA256))
+		}
 	}
 	files := map[string]*gguf.File{"tiny-phi3": newTinyPhi3().file(t, "phi3"),
 		"qwen2moe": moeFile{arch: "qwen2moe"}.file(t), "qwen3moe": moeFile{arch: "qwen3moe"}.file(t)}

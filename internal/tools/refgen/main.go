@@ -65,6 +65,11 @@ var Recipes = []synth.Recipe{
 	{Shape: "tiny-granite", Type: "q4_0", Seed: 1, Vocab: spmVocab},
 	{Shape: "tiny-olmo2", Type: "f32", Seed: 1, Vocab: spmVocab},
 	{Shape: "tiny-olmo2", Type: "q4_k_m", Seed: 1, Vocab: spmVocab},
+	// gpt-oss (engine/synth/gptoss.go): sinks, windows, YaRN, biases and
+	// the softmax over the chosen experts; MXFP4 experts as released.
+	{Shape: "tiny-gpt-oss", Type: "f32", Seed: 1, Vocab: bpeVocab},
+	{Shape: "tiny-gpt-oss", Type: "q8_0", Seed: 1, Vocab: bpeVocab},
+	{Shape: "tiny-gpt-oss", Type: "mxfp4_moe", Seed: 1, Vocab: bpeVocab},
 }
 
 // Defaults names the recipes recorded a second time, as NAME.kvf16.json,
