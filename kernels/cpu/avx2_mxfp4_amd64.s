@@ -29,7 +29,7 @@ GLOBL fp4lut<>(SB), RODATA|NOPTR, $32
 	VPMADDWD    Y15, T2, R
 
 // MXSCALE(OFFW, X) loads the half-scale of the E8M0 byte at OFFW(SI) into
-// X's low lane, from e8m0HalfTable (at R8).
+// X's low lane, from the table of half-scales at R8.
 #define MXSCALE(OFFW, X) \
 	MOVBLZX OFFW(SI), AX \
 	VMOVSS  (R8)(AX*4), X
@@ -40,8 +40,8 @@ GLOBL fp4lut<>(SB), RODATA|NOPTR, $32
 	MOVBLZX   OFFW(SI), AX \
 	VINSERTPS IMM, (R8)(AX*4), X, X
 
-// func dotMXFP4AVX2(w *byte, x *q8Block, n int) float32
-TEXT ·dotMXFP4AVX2(SB), NOSPLIT, $0-28
+// func dotMXFP4AVX2(w *byte, x *q8Block, n int, scales *[256]float32) float32
+TEXT ·dotMXFP4AVX2(SB), NOSPLIT, $0-36
 	MOVQ         w+0(FP), SI
 	MOVQ         x+8(FP), DI
 	MOVQ         n+16(FP), CX
@@ -52,7 +52,7 @@ TEXT ·dotMXFP4AVX2(SB), NOSPLIT, $0-28
 	VMOVD        AX, X14
 	VPBROADCASTD X14, Y14
 	VMOVDQU      fp4lut<>(SB), Y13
-	LEAQ         ·e8m0HalfTable(SB), R8
+	MOVQ         scales+24(FP), R8
 	CMPQ         CX, $4
 	JB           mxone
 
@@ -115,6 +115,6 @@ mxone:
 	JMP          mxone
 
 mxdone:
-	VMOVSS       X0, ret+24(FP)
+	VMOVSS       X0, ret+32(FP)
 	VZEROUPPER
 	RET

@@ -364,11 +364,7 @@ func dotLanesK(r *rowK, x []q8KBlock) float32 {
 	var mins float32
 	for b := range x {
 		xb := &x[b]
-		q, sc := r.q[quant.QK_K*b:quant.QK_K*(b+1)], r.sc[16*b:16*b+16]
-		var lanes [8]int32
-		for e := range quant.QK_K {
-			lanes[e%32/4] += sc[e/16] * int32(q[e]) * int32(xb.q[e])
-		}
+		lanes := scaledLanes(r, b, xb)
 		d := xb.d * r.d[b]
 		for l := range 8 {
 			acc[l] = fma32(d, float32(lanes[l]), acc[l])
@@ -382,6 +378,17 @@ func dotLanesK(r *rowK, x []q8KBlock) float32 {
 		}
 	}
 	return hsum8(&acc) + mins
+}
+
+// scaledLanes returns the eight integer lanes of super-block b of r with
+// the activations xb that ggml's AVX2 kernels keep: lane l the scaled
+// products sc·q·x of the elements whose index modulo 32 is in [4l, 4l+4).
+func scaledLanes(r *rowK, b int, xb *q8KBlock) (lanes [8]int32) {
+	q, sc := r.q[quant.QK_K*b:quant.QK_K*(b+1)], r.sc[16*b:16*b+16]
+	for e := range quant.QK_K {
+		lanes[e%32/4] += sc[e/16] * int32(q[e]) * int32(xb.q[e])
+	}
+	return lanes
 }
 
 // dotRepackedK follows ggml's repacked Q4_K and Q2_K kernels for x86

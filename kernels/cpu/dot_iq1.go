@@ -15,25 +15,20 @@ func decodeIQ1(t quant.Type, blk []byte, q []int8, sc []int32, delta []int8, d *
 }
 
 // dotIQ1S follows ggml_vec_dot_iq1_s_q8_K (AVX2, as GCC builds it): per
-// super-block, eight integer lanes of the scaled grid products, lane l
-// holding the elements whose index modulo 32 is in [4l, 4l+4), and one
-// integer sum of the shifts' terms (Σ over groups of 32 of sign·scale
-// times its activation sum); d_x·d_w scales the lanes and the sum with
-// fused multiply-adds into eight float lanes and a scalar, and the result
-// is hsum8 of the lanes plus 1/8 of the scalar.
+// super-block, the scaledLanes of the grid values and one integer sum of
+// the shifts' terms (Σ over groups of 32 of sign·scale times its
+// activation sum); d_x·d_w scales the lanes and the sum with fused
+// multiply-adds into eight float lanes and a scalar, and the result is
+// hsum8 of the lanes plus 1/8 of the scalar.
 func dotIQ1S(r *rowK, x []q8KBlock) float32 {
 	var acc [8]float32
 	var acc1 float32
 	for b := range x {
 		xb := &x[b]
-		q, sc := r.q[quant.QK_K*b:quant.QK_K*(b+1)], r.sc[16*b:16*b+16]
-		var lanes [8]int32
-		for e, v := range q {
-			lanes[e%32/4] += sc[e/16] * int32(v) * int32(xb.q[e])
-		}
+		lanes := scaledLanes(r, b, xb)
 		var shift int32
-		for g := range 16 {
-			shift += int32(xb.bsum[g]) * int32(r.delta[32*b+2*g]) * sc[g]
+		for g, s := range r.sc[16*b : 16*b+16] {
+			shift += int32(xb.bsum[g]) * int32(r.delta[32*b+2*g]) * s
 		}
 		d := xb.d * r.d[b]
 		for l := range 8 {
