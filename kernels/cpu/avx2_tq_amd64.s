@@ -15,15 +15,15 @@
 
 // func dotTQ2AVX2(w *byte, x *q8KBlock, n int, gemm bool) float32
 TEXT ·dotTQ2AVX2(SB), NOSPLIT, $0-36
-	MOVQ         w+0(FP), SI
-	MOVQ         x+8(FP), DI
-	MOVQ         n+16(FP), CX
 	VXORPS       Y8, Y8, Y8     // the eight float lanes
 	VPCMPEQW     Y14, Y14, Y14
 	VPSRLW       $15, Y14, Y14  // 16-bit ones
 	MOVL         $0x03030303, AX
 	VMOVD        AX, X15
 	VPBROADCASTD X15, Y15
+	MOVQ         w+0(FP), SI
+	MOVQ         x+8(FP), DI
+	MOVQ         n+16(FP), CX
 	TESTQ        CX, CX
 	JZ           tq2done
 
