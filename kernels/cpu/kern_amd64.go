@@ -11,6 +11,7 @@ func detectKernels() *kernelSet {
 	k := newKernelSet("avx2")
 	addAVX2Q8(k)
 	addAVX2TQ(k)
+	addAVX2IQ1(k)
 	addAVX2K(k)
 	addAVX2Tiles(k)
 	addAVX2FloatTiles(k)

@@ -1,0 +1,107 @@
+#include "textflag.h"
+
+// The AVX2 dot product of IQ1_S weights with Q8_K activations, in
+// dotLanesK's float order: eight exact integer lanes of the scaled grid
+// products and an exact integer sum of the shifts' terms per super-block,
+// each scaled by d_x·d_w with fused multiply-adds; hsum8 of the lanes plus
+// 1/8 of the shifts' float sum.
+
+// IQ1GRID(L, IB, X) loads into the low quadword of X the grid entry of
+// group of 8 number L of group of 32 number IB: index qs[4IB+L] (at
+// 2(SI)) | bits 3L..3L+2 of qh[IB] (in DX) << 8, from the grid at R8.
+#define IQ1GRID(L, IB, X) \
+	MOVBLZX 2+4*IB+L(SI), AX \
+	MOVL    DX, BX           \
+	SHRL    $(3*L), BX       \
+	ANDL    $7, BX           \
+	SHLL    $8, BX           \
+	ORL     BX, AX           \
+	VMOVQ   (R8)(AX*8), X
+
+// IQ1GROUP(IB) adds group of 32 number IB to the lanes in Y2 (int32) and
+// the shifts' sum in R10: its grid values (vpsignb trick for vpmaddubsw)
+// times the activations, scaled with vpmaddwd by 2s+1; and the activation
+// sums of its two groups of 16 times ±(2s+1).
+#define IQ1GROUP(IB) \
+	MOVWLZX      34+2*IB(SI), DX  \
+	IQ1GRID(0, IB, X3)            \
+	IQ1GRID(1, IB, X4)            \
+	VPUNPCKLQDQ  X4, X3, X3       \
+	IQ1GRID(2, IB, X4)            \
+	IQ1GRID(3, IB, X5)            \
+	VPUNPCKLQDQ  X5, X4, X4       \
+	VINSERTI128  $1, X4, Y3, Y3   \
+	VMOVDQU      4+32*IB(DI), Y4  \
+	VPSIGNB      Y3, Y4, Y4       \
+	VPSIGNB      Y3, Y3, Y3       \
+	VPMADDUBSW   Y4, Y3, Y3       \
+	MOVL         DX, BX           \
+	SHRL         $12, BX          \
+	ANDL         $7, BX           \
+	LEAL         1(BX)(BX*1), BX  \
+	VMOVD        BX, X5           \
+	VPBROADCASTW X5, Y5           \
+	VPMADDWD     Y5, Y3, Y3       \
+	VPADDD       Y3, Y2, Y2       \
+	MOVWLSX      260+4*IB(DI), AX \
+	MOVWLSX      262+4*IB(DI), R9 \
+	ADDL         R9, AX           \
+	IMULL        BX, AX           \
+	MOVL         AX, R9           \
+	NEGL         R9               \
+	TESTL        $0x8000, DX      \
+	CMOVLNE      R9, AX           \
+	ADDL         AX, R10
+
+// func dotIQ1SAVX2(w *byte, x *q8KBlock, n int, grid *[2048]uint64) float32
+TEXT ·dotIQ1SAVX2(SB), NOSPLIT, $0-36
+	VXORPS Y0, Y0, Y0 // the eight float lanes
+	VXORPS X1, X1, X1 // the shifts' float sum
+	MOVQ   grid+24(FP), R8
+	MOVQ   w+0(FP), SI
+	MOVQ   x+8(FP), DI
+	MOVQ   n+16(FP), CX
+	TESTQ  CX, CX
+	JZ     iq1sdone
+
+iq1sloop:
+	VPXOR  Y2, Y2, Y2
+	XORL   R10, R10
+	IQ1GROUP(0)
+	IQ1GROUP(1)
+	IQ1GROUP(2)
+	IQ1GROUP(3)
+	IQ1GROUP(4)
+	IQ1GROUP(5)
+	IQ1GROUP(6)
+	IQ1GROUP(7)
+	// d = d_x·d_w; lanes and the shifts' sum scaled with fused
+	// multiply-adds.
+	MOVWLZX      (SI), AX
+	VMOVD        AX, X6
+	VCVTPH2PS    X6, X6
+	VMULSS       (DI), X6, X6
+	VBROADCASTSS X6, Y7
+	VCVTDQ2PS    Y2, Y2
+	VFMADD231PS  Y2, Y7, Y0
+	VCVTSI2SSL   R10, X8, X8
+	VFMADD231SS  X8, X6, X1
+	ADDQ         $50, SI
+	ADDQ         $292, DI
+	DECQ         CX
+	JNZ          iq1sloop
+
+iq1sdone:
+	VEXTRACTF128 $1, Y0, X2
+	VADDPS       X2, X0, X0
+	VMOVHLPS     X0, X0, X2
+	VADDPS       X2, X0, X0
+	VMOVSHDUP    X0, X2
+	VADDSS       X2, X0, X0
+	MOVL         $0x3e000000, AX // 0.125
+	VMOVD        AX, X2
+	VMULSS       X2, X1, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, ret+32(FP)
+	VZEROUPPER
+	RET
