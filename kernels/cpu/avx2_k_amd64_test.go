@@ -12,7 +12,7 @@ import (
 
 // kTypes are the weight types addAVX2K (and addAVX2TQ, addAVX2IQ1) cover,
 // in the order they matter.
-var kTypes = []quant.Type{quant.TypeQ4_K, quant.TypeQ6_K, quant.TypeQ5_K, quant.TypeQ3_K, quant.TypeQ2_K, quant.TypeIQ4_XS, quant.TypeTQ2_0, quant.TypeIQ1_S, quant.TypeIQ1_M}
+var kTypes = []quant.Type{quant.TypeQ4_K, quant.TypeQ6_K, quant.TypeQ5_K, quant.TypeQ3_K, quant.TypeQ2_K, quant.TypeIQ4_XS, quant.TypeTQ1_0, quant.TypeTQ2_0, quant.TypeIQ1_S, quant.TypeIQ1_M}
 
 // kHalfOffsets are the offsets of each type's F16 super-block scales (d,
 // and dmin where the type has one).
@@ -23,6 +23,7 @@ var kHalfOffsets = map[quant.Type][]int{
 	quant.TypeQ5_K:   {0, 2},
 	quant.TypeQ6_K:   {208},
 	quant.TypeIQ4_XS: {0},
+	quant.TypeTQ1_0:  {52},
 	quant.TypeTQ2_0:  {64},
 	quant.TypeIQ1_S:  {0},
 }
