@@ -6,17 +6,49 @@
 // each scaled by d_x·d_w with fused multiply-adds; hsum8 of the lanes plus
 // 1/8 of the shifts' float sum.
 
-// IQ1GRID(L, IB, X) loads into the low quadword of X the grid entry of
-// group of 8 number L of group of 32 number IB: index qs[4IB+L] (at
-// 2(SI)) | bits 3L..3L+2 of qh[IB] (in DX) << 8, from the grid at R8.
-#define IQ1GRID(L, IB, X) \
-	MOVBLZX 2+4*IB+L(SI), AX \
-	MOVL    DX, BX           \
-	SHRL    $(3*L), BX       \
-	ANDL    $7, BX           \
-	SHLL    $8, BX           \
-	ORL     BX, AX           \
+// IQ1HSUM(Y, X) leaves in X's low lane the sum of Y's eight lanes in
+// hsum8's order. X2 is scratch.
+#define IQ1HSUM(Y, X) \
+	VEXTRACTF128 $1, Y, X2 \
+	VADDPS       X2, X, X  \
+	VMOVHLPS     X, X, X2  \
+	VADDPS       X2, X, X  \
+	VMOVSHDUP    X, X2     \
+	VADDSS       X2, X, X
+
+// IQ1ARGS(DONE) loads the arguments (w *byte, x *q8KBlock, n int, grid
+// *[2048]uint64) into SI, DI, CX and R8, and jumps to DONE if n is 0.
+#define IQ1ARGS(DONE) \
+	MOVQ  grid+24(FP), R8 \
+	MOVQ  w+0(FP), SI     \
+	MOVQ  x+8(FP), DI     \
+	MOVQ  n+16(FP), CX    \
+	TESTQ CX, CX          \
+	JZ    DONE
+
+// IQ1GRID(QS, SH, X) loads into the low quadword of X the grid entry of
+// index qs (the byte at QS(SI)) | bits SH..SH+2 of DX << 8, from the grid
+// at R8.
+#define IQ1GRID(QS, SH, X) \
+	MOVBLZX QS(SI), AX \
+	MOVL    DX, BX     \
+	SHRL    $(SH), BX  \
+	ANDL    $7, BX     \
+	SHLL    $8, BX     \
+	ORL     BX, AX     \
 	VMOVQ   (R8)(AX*8), X
+
+// IQ1GATHER(QS, SH) sets Y3 to the grid entries of four groups of 8 (a
+// group of 32): group L's index from the byte at QS+L(SI) and bits
+// SH·L..SH·L+2 of DX.
+#define IQ1GATHER(QS, SH) \
+	IQ1GRID(QS, 0, X3)            \
+	IQ1GRID(QS+1, SH, X4)         \
+	VPUNPCKLQDQ  X4, X3, X3       \
+	IQ1GRID(QS+2, 2*SH, X4)       \
+	IQ1GRID(QS+3, 3*SH, X5)       \
+	VPUNPCKLQDQ  X5, X4, X4       \
+	VINSERTI128  $1, X4, Y3, Y3
 
 // IQ1GROUP(IB) adds group of 32 number IB to the lanes in Y2 (int32) and
 // the shifts' sum in R10: its grid values (vpsignb trick for vpmaddubsw)
@@ -24,13 +56,7 @@
 // sums of its two groups of 16 times ±(2s+1).
 #define IQ1GROUP(IB) \
 	MOVWLZX      34+2*IB(SI), DX  \
-	IQ1GRID(0, IB, X3)            \
-	IQ1GRID(1, IB, X4)            \
-	VPUNPCKLQDQ  X4, X3, X3       \
-	IQ1GRID(2, IB, X4)            \
-	IQ1GRID(3, IB, X5)            \
-	VPUNPCKLQDQ  X5, X4, X4       \
-	VINSERTI128  $1, X4, Y3, Y3   \
+	IQ1GATHER(2+4*IB, 3)          \
 	VMOVDQU      4+32*IB(DI), Y4  \
 	VPSIGNB      Y3, Y4, Y4       \
 	VPSIGNB      Y3, Y3, Y3       \
@@ -57,12 +83,7 @@
 TEXT ·dotIQ1SAVX2(SB), NOSPLIT, $0-36
 	VXORPS Y0, Y0, Y0 // the eight float lanes
 	VXORPS X1, X1, X1 // the shifts' float sum
-	MOVQ   grid+24(FP), R8
-	MOVQ   w+0(FP), SI
-	MOVQ   x+8(FP), DI
-	MOVQ   n+16(FP), CX
-	TESTQ  CX, CX
-	JZ     iq1sdone
+	IQ1ARGS(iq1sdone)
 
 iq1sloop:
 	VPXOR  Y2, Y2, Y2
@@ -92,12 +113,7 @@ iq1sloop:
 	JNZ          iq1sloop
 
 iq1sdone:
-	VEXTRACTF128 $1, Y0, X2
-	VADDPS       X2, X0, X0
-	VMOVHLPS     X0, X0, X2
-	VADDPS       X2, X0, X0
-	VMOVSHDUP    X0, X2
-	VADDSS       X2, X0, X0
+	IQ1HSUM(Y0, X0)
 	MOVL         $0x3e000000, AX // 0.125
 	VMOVD        AX, X2
 	VMULSS       X2, X1, X1
@@ -111,18 +127,6 @@ iq1sdone:
 // scaled grid products and eight of the scaled shift signs times the
 // activations, each scaled by d_x·d_w with fused multiply-adds into float
 // lanes of their own; hsum8 of the first plus 1/8 of the second's, fused.
-
-// IQ1MGRID(L, IB, X) loads into the low quadword of X the grid entry of
-// group of 8 number 4IB+L: index qs[4IB+L] | bits 4L..4L+2 of the two qh
-// bytes of group of 32 IB (in DX) << 8, from the grid at R8.
-#define IQ1MGRID(L, IB, X) \
-	MOVBLZX 4*IB+L(SI), AX \
-	MOVL    DX, BX         \
-	SHRL    $(4*L), BX     \
-	ANDL    $7, BX         \
-	SHLL    $8, BX         \
-	ORL     BX, AX         \
-	VMOVQ   (R8)(AX*8), X
 
 // IQ1MSIGN(L, X) loads into the low quadword of X eight bytes of the sign
 // of group of 8 number L's shift (bit 4L+3 of DX): 1, or -1 if set. R11
@@ -148,13 +152,7 @@ iq1sdone:
 // the grid lanes in Y1 and the shift lanes in Y2.
 #define IQ1MGROUP(IB, SC, SH) \
 	MOVWLZX     32+2*IB(SI), DX  \
-	IQ1MGRID(0, IB, X3)          \
-	IQ1MGRID(1, IB, X4)          \
-	VPUNPCKLQDQ X4, X3, X3       \
-	IQ1MGRID(2, IB, X4)          \
-	IQ1MGRID(3, IB, X5)          \
-	VPUNPCKLQDQ X5, X4, X4       \
-	VINSERTI128 $1, X4, Y3, Y3   \
+	IQ1GATHER(4*IB, 4)           \
 	IQ1MSIGN(0, X5)              \
 	IQ1MSIGN(1, X6)              \
 	VPUNPCKLQDQ X6, X5, X5       \
@@ -192,12 +190,7 @@ TEXT ·dotIQ1MAVX2(SB), NOSPLIT, $0-36
 	MOVQ         $-1, R12
 	VPCMPEQB     Y13, Y13, Y13
 	VPABSB       Y13, Y13     // bytes of 1
-	MOVQ         grid+24(FP), R8
-	MOVQ         w+0(FP), SI
-	MOVQ         x+8(FP), DI
-	MOVQ         n+16(FP), CX
-	TESTQ        CX, CX
-	JZ           iq1mdone
+	IQ1ARGS(iq1mdone)
 
 iq1mloop:
 	VPXOR        Y1, Y1, Y1
@@ -230,18 +223,8 @@ iq1mloop:
 	JNZ          iq1mloop
 
 iq1mdone:
-	VEXTRACTF128 $1, Y0, X2
-	VADDPS       X2, X0, X0
-	VMOVHLPS     X0, X0, X2
-	VADDPS       X2, X0, X0
-	VMOVSHDUP    X0, X2
-	VADDSS       X2, X0, X0
-	VEXTRACTF128 $1, Y10, X2
-	VADDPS       X2, X10, X10
-	VMOVHLPS     X10, X10, X2
-	VADDPS       X2, X10, X10
-	VMOVSHDUP    X10, X2
-	VADDSS       X2, X10, X10
+	IQ1HSUM(Y0, X0)
+	IQ1HSUM(Y10, X10)
 	MOVL         $0x3e000000, AX // 0.125
 	VMOVD        AX, X2
 	VFMADD231SS  X2, X10, X0

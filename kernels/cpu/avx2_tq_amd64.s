@@ -4,6 +4,19 @@
 // in dotTQ's float order: the integer lanes are exact, each is scaled with
 // one fused multiply-add per super-block, and the lanes are added as hsum8.
 
+// TQSETUP(DONE) clears the float lanes Y8, sets Y14 to 16-bit ones, loads
+// the arguments (w *byte, x *q8KBlock, n int) into SI, DI and CX, and
+// jumps to DONE if n is 0.
+#define TQSETUP(DONE) \
+	VXORPS   Y8, Y8, Y8    \
+	VPCMPEQW Y14, Y14, Y14 \
+	VPSRLW   $15, Y14, Y14 \
+	MOVQ     w+0(FP), SI   \
+	MOVQ     x+8(FP), DI   \
+	MOVQ     n+16(FP), CX  \
+	TESTQ    CX, CX        \
+	JZ       DONE
+
 // TQEND(D) finishes a super-block whose trit products are in Y4's 16-bit
 // lanes and whose float16 scale is at D(SI): eight int32 lanes, less the
 // activation group sums 2l and 2l+1, scaled by d = d_x·d_w into Y8 with one
@@ -41,17 +54,10 @@
 
 // func dotTQ2AVX2(w *byte, x *q8KBlock, n int, gemm bool) float32
 TEXT ·dotTQ2AVX2(SB), NOSPLIT, $0-36
-	VXORPS       Y8, Y8, Y8     // the eight float lanes
-	VPCMPEQW     Y14, Y14, Y14
-	VPSRLW       $15, Y14, Y14  // 16-bit ones
 	MOVL         $0x03030303, AX
 	VMOVD        AX, X15
 	VPBROADCASTD X15, Y15
-	MOVQ         w+0(FP), SI
-	MOVQ         x+8(FP), DI
-	MOVQ         n+16(FP), CX
-	TESTQ        CX, CX
-	JZ           tq2done
+	TQSETUP(tq2done)
 
 tq2loop:
 	VPXOR   Y4, Y4, Y4
@@ -118,19 +124,12 @@ GLOBL tq1mul<>(SB), RODATA|NOPTR, $96
 
 // func dotTQ1AVX2(w *byte, x *q8KBlock, n int, gemm bool) float32
 TEXT ·dotTQ1AVX2(SB), NOSPLIT, $0-36
-	VXORPS       Y8, Y8, Y8     // the eight float lanes
-	VPCMPEQW     Y14, Y14, Y14
-	VPSRLW       $15, Y14, Y14  // 16-bit ones
 	VPCMPEQW     Y12, Y12, Y12
 	VPSRLW       $8, Y12, Y12   // 16-bit 0x00ff
+	LEAQ         tq1mul<>(SB), R8
+	TQSETUP(tq1done)
 	VPADDW       Y14, Y14, Y11
 	VPADDW       Y14, Y11, Y11  // 16-bit 3
-	LEAQ         tq1mul<>(SB), R8
-	MOVQ         w+0(FP), SI
-	MOVQ         x+8(FP), DI
-	MOVQ         n+16(FP), CX
-	TESTQ        CX, CX
-	JZ           tq1done
 
 tq1loop:
 	VPXOR          Y4, Y4, Y4
