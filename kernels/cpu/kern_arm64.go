@@ -17,5 +17,6 @@ func detectKernels() *kernelSet {
 	k := newKernelSet(name)
 	addNEON(k, dot)
 	addNEONMXFP4(k, dot)
+	addNEONTQ(k, dot)
 	return k
 }
