@@ -18,5 +18,6 @@ func detectKernels() *kernelSet {
 	addNEON(k, dot)
 	addNEONMXFP4(k, dot)
 	addNEONTQ(k, dot)
+	addNEONIQ1(k, dot)
 	return k
 }
