@@ -270,7 +270,11 @@ func checkClose(t *testing.T, src, dst *gguf.File, st, dt gguf.TensorInfo) {
 		num += d * d
 		den += float64(a[i]) * float64(a[i])
 	}
-	if den > 0 && math.Sqrt(num/den) > 0.35 { // Q2_K is about 0.3 on normal data
+	bound := 0.35 // Q2_K is about 0.3 on normal data
+	if dt.Type == quant.TypeTQ1_0 || dt.Type == quant.TypeTQ2_0 {
+		bound = 0.85 // ternary: most normal values round to 0 (0.81)
+	}
+	if den > 0 && math.Sqrt(num/den) > bound {
 		t.Errorf("%s (%s): relative RMS error %.3g", st.Name, dt.Type, math.Sqrt(num/den))
 	}
 }

@@ -10,9 +10,9 @@ import (
 	"saji/kernels/quant"
 )
 
-// kTypes are the weight types addAVX2K (and addAVX2TQ) cover, in the
-// order they matter.
-var kTypes = []quant.Type{quant.TypeQ4_K, quant.TypeQ6_K, quant.TypeQ5_K, quant.TypeQ3_K, quant.TypeQ2_K, quant.TypeIQ4_XS, quant.TypeTQ2_0}
+// kTypes are the weight types addAVX2K (and addAVX2TQ, addAVX2IQ1) cover,
+// in the order they matter.
+var kTypes = []quant.Type{quant.TypeQ4_K, quant.TypeQ6_K, quant.TypeQ5_K, quant.TypeQ3_K, quant.TypeQ2_K, quant.TypeIQ4_XS, quant.TypeTQ1_0, quant.TypeTQ2_0, quant.TypeIQ1_S, quant.TypeIQ1_M}
 
 // kHalfOffsets are the offsets of each type's F16 super-block scales (d,
 // and dmin where the type has one).
@@ -23,7 +23,9 @@ var kHalfOffsets = map[quant.Type][]int{
 	quant.TypeQ5_K:   {0, 2},
 	quant.TypeQ6_K:   {208},
 	quant.TypeIQ4_XS: {0},
+	quant.TypeTQ1_0:  {52},
 	quant.TypeTQ2_0:  {64},
+	quant.TypeIQ1_S:  {0},
 }
 
 // avx2KSet returns a kernel set holding only the K-quant kernels, or skips
@@ -36,13 +38,18 @@ func avx2KSet(tb testing.TB) *kernelSet {
 	k := newKernelSet("avx2")
 	addAVX2K(k)
 	addAVX2TQ(k)
+	addAVX2IQ1(k)
 	return k
 }
 
 // kWeights quantizes nb super-blocks of normal values of standard
-// deviation scale to t.
+// deviation scale to t (random blocks with scales up to scale/64 for
+// IQ1_S and IQ1_M, which quant cannot quantize to).
 func kWeights(tb testing.TB, rng *rand.Rand, t quant.Type, nb int, scale float64) []byte {
 	tb.Helper()
+	if t == quant.TypeIQ1_S || t == quant.TypeIQ1_M {
+		return kRawWeights(rng, t, nb, scale/64)
+	}
 	w := make([]byte, nb*t.TypeSize())
 	if err := quant.Quantize(t, randn(rng, nb*quant.QK_K, scale), w); err != nil {
 		tb.Fatal(err)
@@ -52,7 +59,7 @@ func kWeights(tb testing.TB, rng *rand.Rand, t quant.Type, nb int, scale float64
 
 // kRawWeights fills nb super-blocks of t with random bytes (every quant,
 // scale and minimum pattern), then sets the F16 scales to finite values of
-// magnitude up to maxD.
+// magnitude up to maxD (IQ1_M's, spread over four words, to about 2^-7).
 func kRawWeights(rng *rand.Rand, t quant.Type, nb int, maxD float64) []byte {
 	bs := t.TypeSize()
 	w := make([]byte, nb*bs)
@@ -64,6 +71,9 @@ func kRawWeights(rng *rand.Rand, t quant.Type, nb int, maxD float64) []byte {
 			d := (2*rng.Float64() - 1) * maxD
 			binary.LittleEndian.PutUint16(w[b*bs+off:], f32ToF16(float32(d)))
 		}
+	}
+	if t == quant.TypeIQ1_M {
+		refRawBlocks(t, w)
 	}
 	return w
 }

@@ -9,13 +9,16 @@ import (
 )
 
 // addAVX2Q8 adds the AVX2 kernels for 32-block weights (Q8_0, Q4_0,
-// IQ4_NL, Q5_0, Q4_1, Q5_1), F16, BF16 and F32 weights, and the activation quantizers. Each
+// IQ4_NL, MXFP4, Q5_0, Q4_1, Q5_1), F16, BF16 and F32 weights, and the activation quantizers. Each
 // reproduces its pure-Go oracle bit for bit: the integer sums are exact and
 // the float operations are the oracle's, in its order (see the assembly).
 func addAVX2Q8(k *kernelSet) {
 	k.q8[quant.TypeQ8_0] = q8Kernel(dotQ8_0AVX2, 34)
 	k.q8[quant.TypeQ4_0] = q8Kernel(dotQ4_0AVX2, 18)
 	k.q8[quant.TypeIQ4_NL] = q8Kernel(dotIQ4NLAVX2, 18)
+	k.q8[quant.TypeMXFP4] = q8Kernel(func(w *byte, x *q8Block, n int) float32 {
+		return dotMXFP4AVX2(w, x, n, &e8m0HalfTable)
+	}, 17)
 	k.q8[quant.TypeQ5_0] = q8Kernel(dotQ5_0AVX2, 22)
 	k.q8[quant.TypeQ4_1] = q8Kernel(dotQ4_1AVX2, 20)
 	k.q8[quant.TypeQ5_1] = q8Kernel(dotQ5_1AVX2, 24)
@@ -163,6 +166,13 @@ func dotQ4_0AVX2(w *byte, x *q8Block, n int) float32
 //
 //go:noescape
 func dotIQ4NLAVX2(w *byte, x *q8Block, n int) float32
+
+// dotMXFP4AVX2 is dotIQ4NLAVX2 for n MXFP4 blocks (17 bytes each), the
+// nibbles looked up in quant.FP4Levels and the weight scales in scales
+// (e8m0HalfTable).
+//
+//go:noescape
+func dotMXFP4AVX2(w *byte, x *q8Block, n int, scales *[256]float32) float32
 
 // dotQ5_0AVX2 is dot32 for n Q5_0 blocks (22 bytes each), in dot32's
 // generic order: sum += float32(dot)·(d_w·d_x) + m_w·s_x per block, each

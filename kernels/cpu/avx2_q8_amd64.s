@@ -142,30 +142,33 @@ GLOBL iq4lut<>(SB), RODATA|NOPTR, $32
 	VMOVDQU     OFFX(DI), T  \
 	SDOT(R, T, Y15, T2)
 
-// Q4FOUR(CONV) accumulates four blocks into X0: their integer dots, summed
-// across lanes together with vphaddd, then one scalar fused multiply-add
-// each, in block order, by the product of the scales.
-#define Q4FOUR(CONV) \
-	Q4BLK(CONV, 2, 8, Y1, X1, Y2, X2, Y9)      \
-	Q4BLK(CONV, 20, 48, Y3, X3, Y4, X4, Y10)   \
-	Q4BLK(CONV, 38, 88, Y5, X5, Y6, X6, Y11)   \
-	Q4BLK(CONV, 56, 128, Y7, X7, Y8, X8, Y12)  \
-	VPHADDD      Y3, Y1, Y1                    \
-	VPHADDD      Y7, Y5, Y5                    \
-	VPHADDD      Y5, Y1, Y1                    \
-	VEXTRACTI128 $1, Y1, X2                    \
-	VPADDD       X2, X1, X1                    \
-	VCVTDQ2PS    X1, X1                        \
-	MOVWLZX      (SI), AX                      \
-	VMOVD        AX, X2                        \
-	VPINSRW      $1, 18(SI), X2, X2            \
-	VPINSRW      $2, 36(SI), X2, X2            \
-	VPINSRW      $3, 54(SI), X2, X2            \
-	VCVTPH2PS    X2, X2                        \
-	VMOVSS       (DI), X3                      \
-	VINSERTPS    $0x10, 40(DI), X3, X3         \
-	VINSERTPS    $0x20, 80(DI), X3, X3         \
-	VINSERTPS    $0x30, 120(DI), X3, X3        \
+// Q4DOTS(CONV, B, BS) sets X1's four lanes to the integer dots of four
+// blocks of BS bytes, whose quants (CONV'd nibbles) start at B(SI),
+// B+BS(SI), ..., with their activations, summed across lanes together
+// with vphaddd and converted to float32.
+#define Q4DOTS(CONV, B, BS) \
+	Q4BLK(CONV, B, 8, Y1, X1, Y2, X2, Y9)          \
+	Q4BLK(CONV, B+BS, 48, Y3, X3, Y4, X4, Y10)     \
+	Q4BLK(CONV, B+2*BS, 88, Y5, X5, Y6, X6, Y11)   \
+	Q4BLK(CONV, B+3*BS, 128, Y7, X7, Y8, X8, Y12)  \
+	VPHADDD      Y3, Y1, Y1                        \
+	VPHADDD      Y7, Y5, Y5                        \
+	VPHADDD      Y5, Y1, Y1                        \
+	VEXTRACTI128 $1, Y1, X2                        \
+	VPADDD       X2, X1, X1                        \
+	VCVTDQ2PS    X1, X1
+
+// ACT4(OFF, X) sets X to the float32 at OFF in four activation blocks.
+#define ACT4(OFF, X) \
+	VMOVSS    OFF(DI), X                  \
+	VINSERTPS $0x10, OFF+40(DI), X, X     \
+	VINSERTPS $0x20, OFF+80(DI), X, X     \
+	VINSERTPS $0x30, OFF+120(DI), X, X
+
+// FMA4 multiplies the four weight scales in X2 by the activation scales
+// in X3, then accumulates into X0 the lanes of X1 times those of X2, one
+// scalar fused multiply-add per lane, in lane order.
+#define FMA4 \
 	VMULPS       X3, X2, X2                    \
 	VFMADD231SS  X2, X1, X0                    \
 	VMOVSHDUP    X1, X4                        \
@@ -178,19 +181,35 @@ GLOBL iq4lut<>(SB), RODATA|NOPTR, $32
 	VPERMILPS    $0xff, X2, X5                 \
 	VFMADD231SS  X5, X4, X0
 
+// Q4FOUR(CONV) accumulates four blocks into X0: their integer dots, then
+// one scalar fused multiply-add each, in block order, by the product of
+// the scales.
+#define Q4FOUR(CONV) \
+	Q4DOTS(CONV, 2, 18)                        \
+	MOVWLZX      (SI), AX                      \
+	VMOVD        AX, X2                        \
+	VPINSRW      $1, 18(SI), X2, X2            \
+	VPINSRW      $2, 36(SI), X2, X2            \
+	VPINSRW      $3, 54(SI), X2, X2            \
+	VCVTPH2PS    X2, X2                        \
+	ACT4(0, X3)                                \
+	FMA4
+
 // Q4ONE(CONV) accumulates one block into X0.
 #define Q4ONE(CONV) \
 	Q4BLK(CONV, 2, 8, Y1, X1, Y2, X2, Y5) \
 	IHSUM(Y1, X1, X5)                     \
 	Q4SCALE(0, 0)
 
-// Q4LOOP(CONV, L4, L1, DONE) runs the blocks: four at a time, then one.
-#define Q4LOOP(CONV, L4, L1, DONE) \
+// Q4LOOP(FOUR, ONE, CONV, BS, L4, L1, DONE) runs the blocks of BS bytes,
+// four at a time with FOUR(CONV), then one with ONE(CONV), and goes on at
+// DONE with the sum in X0.
+#define Q4LOOP(FOUR, ONE, CONV, BS, L4, L1, DONE) \
 	CMPQ CX, $4         \
 	JB   L1             \
 L4:                     \
-	Q4FOUR(CONV)        \
-	ADDQ $72, SI        \
+	FOUR(CONV)          \
+	ADDQ $4*BS, SI      \
 	ADDQ $160, DI       \
 	SUBQ $4, CX         \
 	CMPQ CX, $4         \
@@ -198,15 +217,12 @@ L4:                     \
 L1:                     \
 	TESTQ CX, CX        \
 	JZ   DONE           \
-	Q4ONE(CONV)         \
-	ADDQ $18, SI        \
+	ONE(CONV)           \
+	ADDQ $BS, SI        \
 	ADDQ $40, DI        \
 	DECQ CX             \
 	JMP  L1             \
-DONE:                   \
-	VMOVSS X0, ret+24(FP) \
-	VZEROUPPER          \
-	RET
+DONE:
 
 // func dotQ4_0AVX2(w *byte, x *q8Block, n int) float32
 TEXT ·dotQ4_0AVX2(SB), NOSPLIT, $0-28
@@ -217,7 +233,10 @@ TEXT ·dotQ4_0AVX2(SB), NOSPLIT, $0-28
 	MOVL         $0x08080808, AX
 	VMOVD        AX, X13
 	VPBROADCASTD X13, Y13
-	Q4LOOP(Q40CONV, q40four, q40one, q40done)
+	Q4LOOP(Q4FOUR, Q4ONE, Q40CONV, 18, q40four, q40one, q40done)
+	VMOVSS X0, ret+24(FP)
+	VZEROUPPER
+	RET
 
 // func dotIQ4NLAVX2(w *byte, x *q8Block, n int) float32
 TEXT ·dotIQ4NLAVX2(SB), NOSPLIT, $0-28
@@ -226,7 +245,10 @@ TEXT ·dotIQ4NLAVX2(SB), NOSPLIT, $0-28
 	MOVQ n+16(FP), CX
 	Q4SETUP
 	VMOVDQU iq4lut<>(SB), Y13
-	Q4LOOP(IQ4CONV, iq4four, iq4one, iq4done)
+	Q4LOOP(Q4FOUR, Q4ONE, IQ4CONV, 18, iq4four, iq4one, iq4done)
+	VMOVSS X0, ret+24(FP)
+	VZEROUPPER
+	RET
 
 // Weight loads: eight weights at OFF(SI) widened to float32 in Y.
 #define LDF32(OFF, Y) VMOVUPS OFF(SI), Y
@@ -740,13 +762,6 @@ GLOBL qhbits<>(SB), RODATA|NOPTR, $32
 	VPINSRW   $3, OFF+3*BS(SI), X, X      \
 	VCVTPH2PS X, X
 
-// ACT4(OFF, X) sets X to the float32 at OFF in four activation blocks.
-#define ACT4(OFF, X) \
-	VMOVSS    OFF(DI), X                  \
-	VINSERTPS $0x10, OFF+40(DI), X, X     \
-	VINSERTPS $0x20, OFF+80(DI), X, X     \
-	VINSERTPS $0x30, OFF+120(DI), X, X
-
 // MIN4(OFF, BS, X) and NOMIN4 set X to the weight minimums of four blocks
 // (zero for Q5_0).
 #define MIN4(OFF, BS, X) F16X4(OFF, BS, X)
@@ -849,3 +864,51 @@ TEXT ·dotQ5_1AVX2(SB), NOSPLIT, $0-28
 	MOVQ n+16(FP), CX
 	Q32SETUP
 	G32LOOP(Q51, 24, MIN4, MIN1, q51four, q51one, q51done)
+
+// The MXFP4 kernel: the IQ4_NL kernel for 17-byte blocks whose scale is
+// an E8M0 byte.
+
+// fp4lut holds quant.FP4Levels twice, once per 128-bit lane, for vpshufb.
+DATA fp4lut<>+0(SB)/8, $0x0c08060403020100
+DATA fp4lut<>+8(SB)/8, $0xf4f8fafcfdfeff00
+DATA fp4lut<>+16(SB)/8, $0x0c08060403020100
+DATA fp4lut<>+24(SB)/8, $0xf4f8fafcfdfeff00
+GLOBL fp4lut<>(SB), RODATA|NOPTR, $32
+
+// MXSCALE(OFFW, IMM, X) inserts into lane IMM>>4 of X the half-scale of
+// the E8M0 byte at OFFW(SI), from the table at R8.
+#define MXSCALE(OFFW, IMM, X) \
+	MOVBLZX   OFFW(SI), AX \
+	VINSERTPS IMM, (R8)(AX*4), X, X
+
+// MXFOUR(CONV) is Q4FOUR for MXFP4 blocks (e, qs[16]).
+#define MXFOUR(CONV) \
+	Q4DOTS(CONV, 1, 17)        \
+	MXSCALE(0, $0x00, X2)      \
+	MXSCALE(17, $0x10, X2)     \
+	MXSCALE(34, $0x20, X2)     \
+	MXSCALE(51, $0x30, X2)     \
+	ACT4(0, X3)                \
+	FMA4
+
+// MXONE(CONV) is Q4ONE for one MXFP4 block.
+#define MXONE(CONV) \
+	Q4BLK(CONV, 1, 8, Y1, X1, Y2, X2, Y5) \
+	IHSUM(Y1, X1, X5)                     \
+	VCVTDQ2PS   X1, X1                    \
+	MXSCALE(0, $0x00, X6)                 \
+	VMULSS      (DI), X6, X6              \
+	VFMADD231SS X6, X1, X0
+
+// func dotMXFP4AVX2(w *byte, x *q8Block, n int, scales *[256]float32) float32
+TEXT ·dotMXFP4AVX2(SB), NOSPLIT, $0-36
+	MOVQ    scales+24(FP), R8
+	Q4SETUP
+	VMOVDQU fp4lut<>(SB), Y13
+	MOVQ    w+0(FP), SI
+	MOVQ    x+8(FP), DI
+	MOVQ    n+16(FP), CX
+	Q4LOOP(MXFOUR, MXONE, IQ4CONV, 17, mxfour, mxone, mxdone)
+	VMOVSS X0, ret+32(FP)
+	VZEROUPPER
+	RET

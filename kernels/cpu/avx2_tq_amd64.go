@@ -2,8 +2,9 @@ package cpu
 
 import "saji/kernels/quant"
 
-// addAVX2TQ adds the AVX2 kernel for TQ2_0 weights.
+// addAVX2TQ adds the AVX2 kernels for TQ1_0 and TQ2_0 weights.
 func addAVX2TQ(k *kernelSet) {
+	k.q8K[quant.TypeTQ1_0] = kKernel(dotTQ1AVX2, quant.TypeTQ1_0)
 	k.q8K[quant.TypeTQ2_0] = kKernel(dotTQ2AVX2, quant.TypeTQ2_0)
 }
 
@@ -16,3 +17,10 @@ func addAVX2TQ(k *kernelSet) {
 //
 //go:noescape
 func dotTQ2AVX2(w *byte, x *q8KBlock, n int, gemm bool) float32
+
+// dotTQ1AVX2 is dotTQ2AVX2 for TQ1_0 super-blocks, the trits taken out of
+// their bytes 16 bits at a time: trit n of byte b is (b·3^n mod 256)·3 >> 8
+// (vpmullw, masks and shifts, even and odd bytes apart).
+//
+//go:noescape
+func dotTQ1AVX2(w *byte, x *q8KBlock, n int, gemm bool) float32

@@ -166,7 +166,8 @@ func hsum8(a *[8]float32) float32 {
 
 // rowK is a decoded row of 256-element super-blocks in groups of 16: value
 // i = d·sc[g]·q[i] - dmin·mn[g] for the group g = i/16 of super-block i/256
-// (for IQ1_S and IQ1_M, d·sc[g]·(q[i] + delta[i/8]/8)).
+// (for IQ1_S and IQ1_M, d·sc[g]·(q[i] + delta[i/8]/8), and for IQ1_S
+// mn[g] = sc[g]·delta[2g]).
 type rowK struct {
 	typ     quant.Type
 	q       []int8
@@ -250,7 +251,7 @@ func decodeK(t quant.Type, src []byte, r *rowK) {
 		case quant.TypeTQ1_0, quant.TypeTQ2_0:
 			decodeTQ(t, blk, q, sc, &r.d[b])
 		case quant.TypeIQ1_S, quant.TypeIQ1_M:
-			decodeIQ1(t, blk, q, sc, r.delta[32*b:32*b+32], &r.d[b])
+			decodeIQ1(t, blk, q, sc, mn, r.delta[32*b:32*b+32], &r.d[b])
 		case quant.TypeIQ4_XS: // d, scales_h u16, scales_l[4], qs[128]
 			r.d[b] = f16at(blk)
 			sh := binary.LittleEndian.Uint16(blk[2:])
@@ -297,11 +298,9 @@ func dotK(r *rowK, x []q8KBlock, gemm bool) float32 {
 		return dotQ6K(r, x)
 	case quant.TypeTQ1_0, quant.TypeTQ2_0:
 		return dotTQ(r, x)
-	case quant.TypeIQ1_S:
-		return dotIQ1S(r, x)
 	case quant.TypeIQ1_M:
 		return dotIQ1M(r, x)
-	case quant.TypeQ3_K, quant.TypeQ5_K:
+	case quant.TypeQ3_K, quant.TypeQ5_K, quant.TypeIQ1_S:
 		return dotLanesK(r, x)
 	case quant.TypeQ4_K, quant.TypeQ2_K:
 		chunk := quant.QK_K
@@ -354,34 +353,50 @@ func dotQ6K(r *rowK, x []q8KBlock) float32 {
 	return hsum8(&acc)
 }
 
-// dotLanesK follows ggml_vec_dot_q3_K_q8_K and _q5_K_q8_K (AVX2): the
-// scaled products go to eight integer lanes by element index modulo 32 as
-// in dotQ6K, each lane is scaled by d with a fused multiply-add per
-// super-block, and Q5_K's minimums are accumulated apart, in float32, and
-// added last.
+// dotLanesK follows ggml_vec_dot_q3_K_q8_K, _q5_K_q8_K and _iq1_s_q8_K
+// (AVX2, as GCC builds them): the scaled products go to eight integer
+// lanes by element index modulo 32 as in dotQ6K, each lane is scaled by d
+// with a fused multiply-add per super-block, and the group terms Σ mn·bsum
+// (Q5_K's minimums, IQ1_S's shifts) are accumulated apart, in float32,
+// scaled by -d_x·dmin (Q5_K) or d (IQ1_S, whose shift is 1/8 of the sum),
+// and added last.
 func dotLanesK(r *rowK, x []q8KBlock) float32 {
 	var acc [8]float32
 	var mins float32
 	for b := range x {
 		xb := &x[b]
-		q, sc := r.q[quant.QK_K*b:quant.QK_K*(b+1)], r.sc[16*b:16*b+16]
-		var lanes [8]int32
-		for e := range quant.QK_K {
-			lanes[e%32/4] += sc[e/16] * int32(q[e]) * int32(xb.q[e])
-		}
+		lanes := scaledLanes(r, b, xb)
 		d := xb.d * r.d[b]
 		for l := range 8 {
 			acc[l] = fma32(d, float32(lanes[l]), acc[l])
 		}
-		if r.typ == quant.TypeQ5_K {
+		if r.typ == quant.TypeQ5_K || r.typ == quant.TypeIQ1_S {
 			var m int32
 			for g := range 16 {
 				m += r.mn[16*b+g] * int32(xb.bsum[g])
 			}
-			mins = fma32(-xb.d*r.dmin[b], float32(m), mins)
+			c := -xb.d * r.dmin[b]
+			if r.typ == quant.TypeIQ1_S {
+				c = d
+			}
+			mins = fma32(c, float32(m), mins)
 		}
 	}
+	if r.typ == quant.TypeIQ1_S {
+		return hsum8(&acc) + float32(0.125*mins)
+	}
 	return hsum8(&acc) + mins
+}
+
+// scaledLanes returns the eight integer lanes of super-block b of r with
+// the activations xb that ggml's AVX2 kernels keep: lane l the scaled
+// products sc·q·x of the elements whose index modulo 32 is in [4l, 4l+4).
+func scaledLanes(r *rowK, b int, xb *q8KBlock) (lanes [8]int32) {
+	q, sc := r.q[quant.QK_K*b:quant.QK_K*(b+1)], r.sc[16*b:16*b+16]
+	for e := range quant.QK_K {
+		lanes[e%32/4] += sc[e/16] * int32(q[e]) * int32(xb.q[e])
+	}
+	return lanes
 }
 
 // dotRepackedK follows ggml's repacked Q4_K and Q2_K kernels for x86

@@ -4,48 +4,25 @@ import "saji/kernels/quant"
 
 // decodeIQ1 decodes one IQ1_S or IQ1_M block into its grid values q, the
 // odd scales 2s+1 of its groups of 16, the signs of the shifts of its
-// groups of 8 and its scale d.
-func decodeIQ1(t quant.Type, blk []byte, q []int8, sc []int32, delta []int8, d *float32) {
+// groups of 8 and its scale d; for IQ1_S, whose shift is one per group of
+// 32, also each group's scale times its shift's sign (mn, as dotLanesK
+// takes the group terms).
+func decodeIQ1(t quant.Type, blk []byte, q []int8, sc, mn []int32, delta []int8, d *float32) {
 	var b quant.IQ1Block
 	quant.DecodeIQ1(t, blk, &b)
 	copy(q, b.Grid[:])
 	copy(sc, b.Scale[:])
 	copy(delta, b.Sign[:])
 	*d = b.D
-}
-
-// dotIQ1S follows ggml_vec_dot_iq1_s_q8_K (AVX2, as GCC builds it): per
-// super-block, eight integer lanes of the scaled grid products, lane l
-// holding the elements whose index modulo 32 is in [4l, 4l+4), and one
-// integer sum of the shifts' terms (Σ over groups of 32 of sign·scale
-// times its activation sum); d_x·d_w scales the lanes and the sum with
-// fused multiply-adds into eight float lanes and a scalar, and the result
-// is hsum8 of the lanes plus 1/8 of the scalar.
-func dotIQ1S(r *rowK, x []q8KBlock) float32 {
-	var acc [8]float32
-	var acc1 float32
-	for b := range x {
-		xb := &x[b]
-		q, sc := r.q[quant.QK_K*b:quant.QK_K*(b+1)], r.sc[16*b:16*b+16]
-		var lanes [8]int32
-		for e, v := range q {
-			lanes[e%32/4] += sc[e/16] * int32(v) * int32(xb.q[e])
+	if t == quant.TypeIQ1_S {
+		for g := range mn {
+			mn[g] = sc[g] * int32(delta[2*g])
 		}
-		var shift int32
-		for g := range 16 {
-			shift += int32(xb.bsum[g]) * int32(r.delta[32*b+2*g]) * sc[g]
-		}
-		d := xb.d * r.d[b]
-		for l := range 8 {
-			acc[l] = fma32(d, float32(lanes[l]), acc[l])
-		}
-		acc1 = fma32(d, float32(shift), acc1)
 	}
-	return hsum8(&acc) + float32(0.125*acc1)
 }
 
 // dotIQ1M follows ggml_vec_dot_iq1_m_q8_K (AVX2, as GCC builds it): two
-// sets of eight integer lanes by element index modulo 32 as in dotIQ1S,
+// sets of eight integer lanes by element index modulo 32 as in dotLanesK,
 // one of the scaled grid products, one of the scaled shift signs times
 // the activations; d_x·d_w scales each into its float lanes with fused
 // multiply-adds, and the result is the first's hsum8 plus 1/8 of the

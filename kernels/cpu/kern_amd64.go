@@ -10,8 +10,8 @@ func detectKernels() *kernelSet {
 	}
 	k := newKernelSet("avx2")
 	addAVX2Q8(k)
-	addAVX2MXFP4(k)
 	addAVX2TQ(k)
+	addAVX2IQ1(k)
 	addAVX2K(k)
 	addAVX2Tiles(k)
 	addAVX2FloatTiles(k)

@@ -17,5 +17,7 @@ func detectKernels() *kernelSet {
 	k := newKernelSet(name)
 	addNEON(k, dot)
 	addNEONMXFP4(k, dot)
+	addNEONTQ(k, dot)
+	addNEONIQ1(k, dot)
 	return k
 }
