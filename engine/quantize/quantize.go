@@ -224,7 +224,7 @@ func newPlan(f *gguf.File, opts Options) (*plan, error) {
 		if to != t.Type && !isFloat(t.Type) && (t.Type.BlockSize() <= 1 || !quant.Supported(t.Type)) {
 			return nil, fmt.Errorf("quantize: tensor %q is %s, which Saji cannot convert to %s", t.Name, t.Type, to)
 		}
-		if to != t.Type && !quant.Supported(to) {
+		if to != t.Type && !quant.Quantizable(to) {
 			return nil, fmt.Errorf("quantize: tensor %q: Saji cannot write %s", t.Name, to)
 		}
 		p.tensors = append(p.tensors, planned{src: t, to: to})

@@ -5,6 +5,7 @@ import "fmt"
 // codec holds the reference conversions of one block format. Both work on
 // whole blocks: len(dst) (or len(src)) elements, already checked to be a
 // multiple of the block size, and a byte slice of exactly the matching size.
+// quantize is nil for the formats Saji decodes but cannot yet write.
 type codec struct {
 	dequantize func(src []byte, dst []float32)
 	quantize   func(src []float32, dst []byte)
@@ -30,13 +31,22 @@ var codecs = map[Type]codec{
 	TypeQ8_K:   {dequantizeQ8_K, quantizeQ8_K},
 	TypeIQ4_NL: {dequantizeIQ4_NL, quantizeIQ4_NL},
 	TypeIQ4_XS: {dequantizeIQ4_XS, quantizeIQ4_XS},
+
+	TypeIQ2_XXS: {dequantizeIQ(TypeIQ2_XXS), nil},
+	TypeIQ2_XS:  {dequantizeIQ(TypeIQ2_XS), nil},
+	TypeIQ2_S:   {dequantizeIQ(TypeIQ2_S), nil},
+	TypeIQ3_XXS: {dequantizeIQ(TypeIQ3_XXS), nil},
+	TypeIQ3_S:   {dequantizeIQ(TypeIQ3_S), nil},
 }
 
-// Supported reports whether Dequantize and Quantize handle t.
+// Supported reports whether Dequantize handles t.
 func Supported(t Type) bool {
 	_, ok := codecs[t]
 	return ok
 }
+
+// Quantizable reports whether Quantize handles t.
+func Quantizable(t Type) bool { return codecs[t].quantize != nil }
 
 // check validates a conversion of n elements of type t stored in nbytes.
 func check(t Type, n, nbytes int) (codec, error) {
@@ -73,6 +83,9 @@ func Quantize(t Type, src []float32, dst []byte) error {
 	c, err := check(t, len(src), len(dst))
 	if err != nil {
 		return err
+	}
+	if c.quantize == nil {
+		return fmt.Errorf("quant: cannot quantize to %v", t)
 	}
 	c.quantize(src, dst)
 	return nil

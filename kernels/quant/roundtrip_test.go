@@ -33,8 +33,8 @@ var roundTripBound = map[Type]float64{
 	TypeIQ4_XS: 0.100,
 }
 
-// TestRoundTripError quantizes Gaussian data with every type in the codecs
-// table, measures the relative RMS error of the round trip, and logs the
+// TestRoundTripError quantizes Gaussian data with every type that Quantize
+// handles, measures the relative RMS error of the round trip, and logs the
 // table of bits per weight and error. A type whose functions still panic
 // is skipped.
 func TestRoundTripError(t *testing.T) {
@@ -45,7 +45,9 @@ func TestRoundTripError(t *testing.T) {
 	x := simpleGaussian(1, rows*4096, 1)
 	types := make([]Type, 0, len(codecs))
 	for typ := range codecs {
-		types = append(types, typ)
+		if Quantizable(typ) {
+			types = append(types, typ)
+		}
 	}
 	slices.Sort(types)
 
