@@ -36,7 +36,8 @@ func dotKindOf(t quant.Type) (k dotKind, sums, ok bool) {
 		return dotQ8, false, true
 	case quant.TypeQ4_1, quant.TypeQ5_1:
 		return dotQ8, true, true
-	case quant.TypeQ2_K, quant.TypeQ3_K, quant.TypeQ4_K, quant.TypeQ5_K, quant.TypeQ6_K, quant.TypeIQ4_XS:
+	case quant.TypeQ2_K, quant.TypeQ3_K, quant.TypeQ4_K, quant.TypeQ5_K, quant.TypeQ6_K, quant.TypeIQ4_XS,
+		quant.TypeIQ2_XXS, quant.TypeIQ2_XS, quant.TypeIQ2_S, quant.TypeIQ3_XXS, quant.TypeIQ3_S:
 		return dotQ8K, false, true
 	}
 	return 0, false, false
@@ -178,7 +179,10 @@ func (r *rowK) reset(n int) {
 	r.dmin = grow(r.dmin, n/quant.QK_K)
 }
 
-// decodeK decodes one row of a K-quant or IQ4_XS.
+// decodeK decodes one row of a K-quant, IQ4_XS, or an IQ2 or IQ3 type
+// (whose q are the signed grid magnitudes and sc the odd group scales, as
+// quant.DecodeIQ gives them; the type's constant factor is applied by
+// dotK).
 func decodeK(t quant.Type, src []byte, r *rowK) {
 	bs := t.TypeSize()
 	r.typ = t
@@ -251,6 +255,8 @@ func decodeK(t quant.Type, src []byte, r *rowK) {
 					q[32*g+i], q[32*g+i+16] = iq4Levels[v&15], iq4Levels[v>>4]
 				}
 			}
+		case quant.TypeIQ2_XXS, quant.TypeIQ2_XS, quant.TypeIQ2_S, quant.TypeIQ3_XXS, quant.TypeIQ3_S:
+			r.d[b] = quant.DecodeIQ(t, blk, q, sc)
 		}
 	}
 }
@@ -287,6 +293,9 @@ func dotK(r *rowK, x []q8KBlock, gemm bool) float32 {
 		return dotQ6K(r, x)
 	case quant.TypeQ3_K, quant.TypeQ5_K:
 		return dotLanesK(r, x)
+	case quant.TypeIQ2_XXS, quant.TypeIQ2_XS, quant.TypeIQ2_S, quant.TypeIQ3_XXS, quant.TypeIQ3_S:
+		// ggml_vec_dot_iq*_q8_K (AVX2) scale the sum of the lanes last.
+		return quant.GridScale(r.typ) * dotLanesK(r, x)
 	case quant.TypeQ4_K, quant.TypeQ2_K:
 		chunk := quant.QK_K
 		if gemm {
@@ -338,11 +347,13 @@ func dotQ6K(r *rowK, x []q8KBlock) float32 {
 	return hsum8(&acc)
 }
 
-// dotLanesK follows ggml_vec_dot_q3_K_q8_K and _q5_K_q8_K (AVX2): the
-// scaled products go to eight integer lanes by element index modulo 32 as
-// in dotQ6K, each lane is scaled by d with a fused multiply-add per
+// dotLanesK follows ggml_vec_dot_q3_K_q8_K and _q5_K_q8_K (AVX2), and
+// the IQ2 and IQ3 types' kernels up to their constant factor: the scaled
+// products go to eight integer lanes by element index modulo 32 as in
+// dotQ6K, each lane is scaled by d with a fused multiply-add per
 // super-block, and Q5_K's minimums are accumulated apart, in float32, and
-// added last.
+// added last (the other types' sum is never -0, so adding their zero
+// minimums changes nothing).
 func dotLanesK(r *rowK, x []q8KBlock) float32 {
 	var acc [8]float32
 	var mins float32

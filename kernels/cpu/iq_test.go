@@ -1,0 +1,82 @@
+package cpu
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"saji/kernels/quant"
+)
+
+// iqTypes are the IQ2 and IQ3 weight types, IQ3 first (the most common).
+var iqTypes = []quant.Type{quant.TypeIQ3_S, quant.TypeIQ3_XXS, quant.TypeIQ2_XXS, quant.TypeIQ2_XS, quant.TypeIQ2_S}
+
+// iqRawWeights fills nb super-blocks of an IQ2 or IQ3 type with random
+// bytes (every grid index, sign and scale pattern), then sets each F16
+// scale d (the first two bytes) to a finite value of magnitude up to maxD.
+// Saji cannot quantize to these types, so random blocks stand in for
+// weights.
+func iqRawWeights(rng *rand.Rand, t quant.Type, nb int, maxD float64) []byte {
+	bs := t.TypeSize()
+	w := make([]byte, nb*bs)
+	for i := range w {
+		w[i] = byte(rng.Uint32())
+	}
+	for b := range nb {
+		d := (2*rng.Float64() - 1) * maxD
+		binary.LittleEndian.PutUint16(w[b*bs:], quant.F32ToF16(float32(d)))
+	}
+	return w
+}
+
+// TestIQMatMul checks the matrix product of each IQ2 and IQ3 type, on the
+// oracle and on the SIMD kernels, against float64 products of the
+// dequantized weights with the activations as the backend quantizes them
+// (Q8_K): the integer sums are exact, so the difference is only the float
+// rounding of a few hundred additions.
+func TestIQMatMul(t *testing.T) {
+	rng := rand.New(rand.NewPCG(19, 3))
+	for _, typ := range iqTypes {
+		for _, s := range []struct{ k, m, n int }{{256, 7, 1}, {1024, 12, 5}, {2048, 5, 9}} {
+			t.Run(fmt.Sprintf("%v/%dx%dx%d", typ, s.k, s.m, s.n), func(t *testing.T) {
+				data := iqRawWeights(rng, typ, s.m*s.k/quant.QK_K, 1.0/64)
+				x := randn(rng, s.k*s.n, 1)
+				wd := make([]float32, s.k*s.m)
+				if err := quant.Dequantize(typ, data, wd); err != nil {
+					t.Fatal(err)
+				}
+				xq := activationsAsComputed(typ, x, s.k, s.n)
+				for _, b := range []*Backend{NewReference(2), New(2)} {
+					wt, err := b.Weight(typ, []int{s.k, s.m}, data)
+					if err != nil {
+						t.Fatal(err)
+					}
+					dst := newF32(t, b, s.m, s.n)
+					if err := b.MatMul(dst, wt, f32(t, b, x, s.k, s.n)); err != nil {
+						t.Fatal(err)
+					}
+					got := read(t, dst)
+					var worst float64
+					for j := range s.n {
+						for i := range s.m {
+							var exact, scale float64
+							for l := range s.k {
+								p := float64(wd[i*s.k+l]) * float64(xq[j*s.k+l])
+								exact += p
+								scale += math.Abs(p)
+							}
+							d := math.Abs(float64(got[j*s.m+i]) - exact)
+							worst = max(worst, d/scale)
+							if d > 1e-6*scale {
+								t.Errorf("%s: row %d col %d: %g, exact %g (diff %.2e, scale %.2e)", b.Kernels(), i, j, got[j*s.m+i], exact, d, scale)
+							}
+						}
+					}
+					t.Logf("%s: max |diff| / Σ|w·x| = %.2e", b.Kernels(), worst)
+				}
+			})
+		}
+	}
+}
