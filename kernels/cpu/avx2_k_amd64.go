@@ -2,7 +2,8 @@ package cpu
 
 import "saji/kernels/quant"
 
-// addAVX2K adds the AVX2 kernels for the K-quant weights and IQ4_XS. Each
+// addAVX2K adds the AVX2 kernels for the K-quant weights, IQ4_XS and the
+// IQ2 and IQ3 types. Each
 // reproduces dotK's float order for its type bit for bit: the integer sums
 // are exact, and the per-lane or per-chunk sums, their conversions to
 // float32, the products and the fused multiply-adds are the oracle's.
@@ -13,6 +14,21 @@ func addAVX2K(k *kernelSet) {
 	k.q8K[quant.TypeQ3_K] = kKernel(dotQ3KAVX2, quant.TypeQ3_K)
 	k.q8K[quant.TypeQ2_K] = kKernel(dotQ2KAVX2, quant.TypeQ2_K)
 	k.q8K[quant.TypeIQ4_XS] = kKernel(dotIQ4XSAVX2, quant.TypeIQ4_XS)
+	k.q8K[quant.TypeIQ3_S] = kKernel(func(w *byte, x *q8KBlock, n int, _ bool) float32 {
+		return dotIQ3SAVX2(w, x, n, &quant.IQ3SGrid[0])
+	}, quant.TypeIQ3_S)
+	k.q8K[quant.TypeIQ3_XXS] = kKernel(func(w *byte, x *q8KBlock, n int, _ bool) float32 {
+		return dotIQ3XXSAVX2(w, x, n, &quant.IQ3XXSGrid[0])
+	}, quant.TypeIQ3_XXS)
+	k.q8K[quant.TypeIQ2_XXS] = kKernel(func(w *byte, x *q8KBlock, n int, _ bool) float32 {
+		return dotIQ2XXSAVX2(w, x, n, &quant.IQ2XXSGrid[0])
+	}, quant.TypeIQ2_XXS)
+	k.q8K[quant.TypeIQ2_XS] = kKernel(func(w *byte, x *q8KBlock, n int, _ bool) float32 {
+		return dotIQ2XSAVX2(w, x, n, &quant.IQ2XSGrid[0])
+	}, quant.TypeIQ2_XS)
+	k.q8K[quant.TypeIQ2_S] = kKernel(func(w *byte, x *q8KBlock, n int, _ bool) float32 {
+		return dotIQ2SAVX2(w, x, n, &quant.IQ2SGrid[0])
+	}, quant.TypeIQ2_S)
 }
 
 // kKernel wraps an assembly kernel over n super-blocks of type t as a
@@ -75,3 +91,38 @@ func dotQ2KAVX2(w *byte, x *q8KBlock, n int, gemm bool) float32
 //
 //go:noescape
 func dotIQ4XSAVX2(w *byte, x *q8KBlock, n int, gemm bool) float32
+
+// dotIQ3SAVX2 is dotK for n IQ3_S super-blocks, grid being quant.IQ3SGrid:
+// per super-block, eight int32 lanes of vpmaddubsw/vpmaddwd products of
+// the gathered grid magnitudes with the activations (negated where the
+// sign bit is set) and the odd scales, scaled by d with one fused
+// multiply-add per lane; the lanes are added as hsum8. The other IQ2 and
+// IQ3 kernels are the same for their layouts, and multiply the sum by the
+// type's quant.GridScale last.
+//
+//go:noescape
+func dotIQ3SAVX2(w *byte, x *q8KBlock, n int, grid *uint32) float32
+
+// dotIQ3XXSAVX2 is dotK for n IQ3_XXS super-blocks, grid being
+// quant.IQ3XXSGrid.
+//
+//go:noescape
+func dotIQ3XXSAVX2(w *byte, x *q8KBlock, n int, grid *uint32) float32
+
+// dotIQ2XXSAVX2 is dotK for n IQ2_XXS super-blocks, grid being
+// quant.IQ2XXSGrid.
+//
+//go:noescape
+func dotIQ2XXSAVX2(w *byte, x *q8KBlock, n int, grid *uint64) float32
+
+// dotIQ2XSAVX2 is dotK for n IQ2_XS super-blocks, grid being
+// quant.IQ2XSGrid.
+//
+//go:noescape
+func dotIQ2XSAVX2(w *byte, x *q8KBlock, n int, grid *uint64) float32
+
+// dotIQ2SAVX2 is dotK for n IQ2_S super-blocks, grid being
+// quant.IQ2SGrid.
+//
+//go:noescape
+func dotIQ2SAVX2(w *byte, x *q8KBlock, n int, grid *uint64) float32

@@ -675,3 +675,384 @@ xsloop:
 	VZEROUPPER
 	VMOVSS X0, ret+32(FP)
 	RET
+
+// The IQ2 and IQ3 kernels take (w *byte, x *q8KBlock, n int, grid) with
+// grid the type's table of magnitudes (quant.IQ3SGrid, ...), and return
+// dotK's float32: per super-block, the eight int32 lanes of dotLanesK
+// (each 32-element chunk: grid magnitudes gathered by index, the
+// activations negated where the sign bit is set, vpmaddubsw, then
+// vpmaddwd with the odd group scales), scaled by d with one fused
+// multiply-add per lane, the lanes added as hsum8 and the sum multiplied
+// by the type's constant factor.
+
+// iqSignShuf and iqBitSel turn a 32-bit sign word (bit i for element i of
+// a chunk), broadcast to every dword, into a byte mask: byte i keeps byte
+// i/8 of the word (iqSignShuf), then is compared with bit i%8 (iqBitSel).
+DATA iqSignShuf<>+0(SB)/8, $0x0000000000000000
+DATA iqSignShuf<>+8(SB)/8, $0x0101010101010101
+DATA iqSignShuf<>+16(SB)/8, $0x0202020202020202
+DATA iqSignShuf<>+24(SB)/8, $0x0303030303030303
+GLOBL iqSignShuf<>(SB), RODATA|NOPTR, $32
+
+DATA iqBitSel<>+0(SB)/8, $0x8040201008040201
+DATA iqBitSel<>+8(SB)/8, $0x8040201008040201
+DATA iqBitSel<>+16(SB)/8, $0x8040201008040201
+DATA iqBitSel<>+24(SB)/8, $0x8040201008040201
+GLOBL iqBitSel<>(SB), RODATA|NOPTR, $32
+
+// iq3sShift moves bit k of an IQ3_S qh byte to bit 8 of dword k (shifted
+// left by 8-k); iq2sShift moves bits 2k, 2k+1 of an IQ2_S qh byte to bits
+// 8, 9 of dword k (shifted left by 8-2k).
+DATA iq3sShift<>+0(SB)/8, $0x0000000700000008
+DATA iq3sShift<>+8(SB)/8, $0x0000000500000006
+DATA iq3sShift<>+16(SB)/8, $0x0000000300000004
+DATA iq3sShift<>+24(SB)/8, $0x0000000100000002
+GLOBL iq3sShift<>(SB), RODATA|NOPTR, $32
+
+DATA iq2sShift<>+0(SB)/8, $0x0000000600000008
+DATA iq2sShift<>+8(SB)/8, $0x0000000200000004
+GLOBL iq2sShift<>(SB), RODATA|NOPTR, $16
+
+// SIGNMASK leaves in Y4 0xff in the bytes whose bit of the 32-bit sign
+// word in R is set, 0 elsewhere. Y13 holds iqSignShuf, Y12 iqBitSel.
+#define SIGNMASK(R) \
+	VMOVD        R, X4; \
+	VPBROADCASTD X4, Y4; \
+	VPSHUFB      Y13, Y4, Y4; \
+	VPAND        Y12, Y4, Y4; \
+	VPCMPEQB     Y12, Y4, Y4
+
+// SPREAD7 leaves in AX the four 7-bit sign fields at bits 7l of R (l =
+// 0..3), field l in byte l. Uses R10.
+#define SPREAD7(R) \
+	MOVL R, AX; \
+	ANDL $0x7f, AX; \
+	MOVL R, R10; \
+	SHLL $1, R10; \
+	ANDL $0x7f00, R10; \
+	ORL  R10, AX; \
+	MOVL R, R10; \
+	SHLL $2, R10; \
+	ANDL $0x7f0000, R10; \
+	ORL  R10, AX; \
+	MOVL R, R10; \
+	SHLL $3, R10; \
+	ANDL $0x7f000000, R10; \
+	ORL  R10, AX
+
+// SPREAD16 leaves in AX the four 7-bit sign fields at bits 16l+9 of R (the
+// IQ2_XS words), field l in byte l. Clobbers R; uses R10.
+#define SPREAD16(R) \
+	SHRQ $9, R; \
+	MOVL R, AX; \
+	ANDL $0x7f, AX; \
+	MOVQ R, R10; \
+	SHRQ $8, R10; \
+	ANDL $0x7f00, R10; \
+	ORL  R10, AX; \
+	MOVQ R, R10; \
+	SHRQ $16, R10; \
+	ANDL $0x7f0000, R10; \
+	ORL  R10, AX; \
+	MOVQ R, R10; \
+	SHRQ $24, R10; \
+	ANDL $0x7f000000, R10; \
+	ORL  R10, AX
+
+// PARITY sets bit 7 of each byte of AX (whose bit 7 is clear) where the
+// byte has an odd number of set bits, so that each group of 8 has an even
+// number of negative elements (quant's iqSigns). The low bit of each byte
+// of x ^ x>>4 ^ ... ^ x>>1 is its parity: the bits shifted in from the
+// byte above never reach it. Uses R10, R11.
+#define PARITY \
+	MOVL AX, R10; \
+	SHRL $4, R10; \
+	XORL AX, R10; \
+	MOVL R10, R11; \
+	SHRL $2, R11; \
+	XORL R11, R10; \
+	MOVL R10, R11; \
+	SHRL $1, R11; \
+	XORL R11, R10; \
+	ANDL $0x01010101, R10; \
+	SHLL $7, R10; \
+	ORL  R10, AX
+
+// SCALE1 leaves in Y6 the odd scale 2s+1 of the 4-bit field s in AX (bits
+// SH..SH+3) in every int16 word.
+#define SCALE1(SH) \
+	SHRL         $SH, AX; \
+	ANDL         $15, AX; \
+	LEAL         1(AX)(AX*1), AX; \
+	VMOVD        AX, X6; \
+	VPBROADCASTW X6, Y6
+
+// SCALE2 leaves in Y6 the odd scales of the two groups of 16 of a chunk
+// whose 4-bit fields are the nibbles of the byte at OFF(SI): the low
+// nibble's in the low 128-bit lane, the high nibble's in the high lane.
+#define SCALE2(OFF) \
+	MOVBLZX      OFF(SI), AX; \
+	MOVL         AX, DX; \
+	ANDL         $15, AX; \
+	SHRL         $4, DX; \
+	LEAL         1(AX)(AX*1), AX; \
+	LEAL         1(DX)(DX*1), DX; \
+	VMOVD        AX, X6; \
+	VPBROADCASTW X6, X6; \
+	VMOVD        DX, X7; \
+	VPBROADCASTW X7, X7; \
+	VINSERTI128  $1, X7, Y6, Y6
+
+// IQCHUNK adds to Y11 the scaled products of one chunk of 32: magnitudes
+// in G (clobbered), activations at XO(DI), signs in Y4, scales in Y6.
+#define IQCHUNK(G, XO) \
+	VMOVDQU    XO(DI), Y5; \
+	VPXOR      Y4, Y5, Y5; \
+	VPSUBB     Y4, Y5, Y5; \
+	VPMADDUBSW Y5, G, G; \
+	VPMADDWD   Y6, G, G; \
+	VPADDD     G, Y11, Y11
+
+// IQEND leaves in X0 the lanes of Y0 added as hsum8, times the float32
+// whose bits are K.
+#define IQEND(K) \
+	HSUM8; \
+	MOVL   $K, AX; \
+	VMOVD  AX, X1; \
+	VMULSS X1, X0, X0
+
+// IQ3SCHUNK: chunk c of an IQ3_S super-block, with QS = 2+8c, QH = 66+c,
+// SG = 74+4c, SC = 106+c/2, SH = 4·(c%2), XO = 4+32c. Y14 holds
+// iq3sShift, Y15 dwords of 256, R8 the grid.
+#define IQ3SCHUNK(QS, QH, SG, SC, SH, XO) \
+	VPMOVZXBD    QS(SI), Y1; \
+	MOVBLZX      QH(SI), AX; \
+	VMOVD        AX, X2; \
+	VPBROADCASTD X2, Y2; \
+	VPSLLVD      Y14, Y2, Y2; \
+	VPAND        Y15, Y2, Y2; \
+	VPOR         Y2, Y1, Y1; \
+	VPCMPEQD     Y3, Y3, Y3; \
+	VPGATHERDD   Y3, (R8)(Y1*4), Y2; \
+	MOVL         SG(SI), AX; \
+	SIGNMASK(AX); \
+	MOVBLZX      SC(SI), AX; \
+	SCALE1(SH); \
+	IQCHUNK(Y2, XO)
+
+// func dotIQ3SAVX2(w *byte, x *q8KBlock, n int, grid *uint32) float32
+TEXT ·dotIQ3SAVX2(SB), NOSPLIT, $0-36
+	MOVQ         w+0(FP), SI
+	MOVQ         x+8(FP), DI
+	MOVQ         n+16(FP), CX
+	MOVQ         grid+24(FP), R8
+	VXORPS       Y0, Y0, Y0
+	VMOVDQU      iqSignShuf<>(SB), Y13
+	VMOVDQU      iqBitSel<>(SB), Y12
+	VMOVDQU      iq3sShift<>(SB), Y14
+	MOVL         $256, AX
+	VMOVD        AX, X15
+	VPBROADCASTD X15, Y15
+
+iq3sloop:
+	VPXOR Y11, Y11, Y11
+	IQ3SCHUNK(2, 66, 74, 106, 0, 4)
+	IQ3SCHUNK(10, 67, 78, 106, 4, 36)
+	IQ3SCHUNK(18, 68, 82, 107, 0, 68)
+	IQ3SCHUNK(26, 69, 86, 107, 4, 100)
+	IQ3SCHUNK(34, 70, 90, 108, 0, 132)
+	IQ3SCHUNK(42, 71, 94, 108, 4, 164)
+	IQ3SCHUNK(50, 72, 98, 109, 0, 196)
+	IQ3SCHUNK(58, 73, 102, 109, 4, 228)
+	DSCALE(0)
+	LANESFMA
+	NEXTBLOCK(110, iq3sloop)
+
+	HSUM8
+	VZEROUPPER
+	VMOVSS X0, ret+32(FP)
+	RET
+
+// IQ3XXSCHUNK: chunk c of an IQ3_XXS super-block, with QS = 2+8c, AUX =
+// 66+4c (the signs and scale), XO = 4+32c. R8 holds the grid.
+#define IQ3XXSCHUNK(QS, AUX, XO) \
+	VPMOVZXBD  QS(SI), Y1; \
+	VPCMPEQD   Y3, Y3, Y3; \
+	VPGATHERDD Y3, (R8)(Y1*4), Y2; \
+	MOVL       AUX(SI), DX; \
+	SPREAD7(DX); \
+	PARITY; \
+	SIGNMASK(AX); \
+	MOVL       DX, AX; \
+	SCALE1(28); \
+	IQCHUNK(Y2, XO)
+
+// func dotIQ3XXSAVX2(w *byte, x *q8KBlock, n int, grid *uint32) float32
+TEXT ·dotIQ3XXSAVX2(SB), NOSPLIT, $0-36
+	MOVQ    w+0(FP), SI
+	MOVQ    x+8(FP), DI
+	MOVQ    n+16(FP), CX
+	MOVQ    grid+24(FP), R8
+	VXORPS  Y0, Y0, Y0
+	VMOVDQU iqSignShuf<>(SB), Y13
+	VMOVDQU iqBitSel<>(SB), Y12
+
+iq3xxsloop:
+	VPXOR Y11, Y11, Y11
+	IQ3XXSCHUNK(2, 66, 4)
+	IQ3XXSCHUNK(10, 70, 36)
+	IQ3XXSCHUNK(18, 74, 68)
+	IQ3XXSCHUNK(26, 78, 100)
+	IQ3XXSCHUNK(34, 82, 132)
+	IQ3XXSCHUNK(42, 86, 164)
+	IQ3XXSCHUNK(50, 90, 196)
+	IQ3XXSCHUNK(58, 94, 228)
+	DSCALE(0)
+	LANESFMA
+	NEXTBLOCK(98, iq3xxsloop)
+
+	IQEND(0x3e800000) // 0.25
+	VZEROUPPER
+	VMOVSS X0, ret+32(FP)
+	RET
+
+// IQ2XXSCHUNK: chunk c of an IQ2_XXS super-block, with IDX = 2+8c (four
+// grid indices, then the signs and scale), XO = 4+32c. R8 holds the grid.
+#define IQ2XXSCHUNK(IDX, XO) \
+	VPMOVZXBD  IDX(SI), X1; \
+	VPCMPEQQ   Y3, Y3, Y3; \
+	VPGATHERDQ Y3, (R8)(X1*8), Y2; \
+	MOVL       IDX+4(SI), DX; \
+	SPREAD7(DX); \
+	PARITY; \
+	SIGNMASK(AX); \
+	MOVL       DX, AX; \
+	SCALE1(28); \
+	IQCHUNK(Y2, XO)
+
+// func dotIQ2XXSAVX2(w *byte, x *q8KBlock, n int, grid *uint64) float32
+TEXT ·dotIQ2XXSAVX2(SB), NOSPLIT, $0-36
+	MOVQ    w+0(FP), SI
+	MOVQ    x+8(FP), DI
+	MOVQ    n+16(FP), CX
+	MOVQ    grid+24(FP), R8
+	VXORPS  Y0, Y0, Y0
+	VMOVDQU iqSignShuf<>(SB), Y13
+	VMOVDQU iqBitSel<>(SB), Y12
+
+iq2xxsloop:
+	VPXOR Y11, Y11, Y11
+	IQ2XXSCHUNK(2, 4)
+	IQ2XXSCHUNK(10, 36)
+	IQ2XXSCHUNK(18, 68)
+	IQ2XXSCHUNK(26, 100)
+	IQ2XXSCHUNK(34, 132)
+	IQ2XXSCHUNK(42, 164)
+	IQ2XXSCHUNK(50, 196)
+	IQ2XXSCHUNK(58, 228)
+	DSCALE(0)
+	LANESFMA
+	NEXTBLOCK(66, iq2xxsloop)
+
+	IQEND(0x3e000000) // 0.125
+	VZEROUPPER
+	VMOVSS X0, ret+32(FP)
+	RET
+
+// IQ2XSCHUNK: chunk c of an IQ2_XS super-block, with QS = 2+8c (four
+// uint16 of grid index and signs), SC = 66+c, XO = 4+32c. X15 holds dwords
+// of 511, R8 the grid.
+#define IQ2XSCHUNK(QS, SC, XO) \
+	VPMOVZXWD  QS(SI), X1; \
+	VPAND      X15, X1, X1; \
+	VPCMPEQQ   Y3, Y3, Y3; \
+	VPGATHERDQ Y3, (R8)(X1*8), Y2; \
+	MOVQ       QS(SI), DX; \
+	SPREAD16(DX); \
+	PARITY; \
+	SIGNMASK(AX); \
+	SCALE2(SC); \
+	IQCHUNK(Y2, XO)
+
+// func dotIQ2XSAVX2(w *byte, x *q8KBlock, n int, grid *uint64) float32
+TEXT ·dotIQ2XSAVX2(SB), NOSPLIT, $0-36
+	MOVQ         w+0(FP), SI
+	MOVQ         x+8(FP), DI
+	MOVQ         n+16(FP), CX
+	MOVQ         grid+24(FP), R8
+	VXORPS       Y0, Y0, Y0
+	VMOVDQU      iqSignShuf<>(SB), Y13
+	VMOVDQU      iqBitSel<>(SB), Y12
+	MOVL         $511, AX
+	VMOVD        AX, X15
+	VPBROADCASTD X15, X15
+
+iq2xsloop:
+	VPXOR Y11, Y11, Y11
+	IQ2XSCHUNK(2, 66, 4)
+	IQ2XSCHUNK(10, 67, 36)
+	IQ2XSCHUNK(18, 68, 68)
+	IQ2XSCHUNK(26, 69, 100)
+	IQ2XSCHUNK(34, 70, 132)
+	IQ2XSCHUNK(42, 71, 164)
+	IQ2XSCHUNK(50, 72, 196)
+	IQ2XSCHUNK(58, 73, 228)
+	DSCALE(0)
+	LANESFMA
+	NEXTBLOCK(74, iq2xsloop)
+
+	IQEND(0x3e000000) // 0.125
+	VZEROUPPER
+	VMOVSS X0, ret+32(FP)
+	RET
+
+// IQ2SCHUNK: chunk c of an IQ2_S super-block, with QS = 2+4c, SG = 34+4c,
+// QH = 66+c, SC = 74+c, XO = 4+32c. X14 holds iq2sShift, X15 dwords of
+// 0x300, R8 the grid.
+#define IQ2SCHUNK(QS, SG, QH, SC, XO) \
+	VPMOVZXBD    QS(SI), X1; \
+	MOVBLZX      QH(SI), AX; \
+	VMOVD        AX, X2; \
+	VPBROADCASTD X2, X2; \
+	VPSLLVD      X14, X2, X2; \
+	VPAND        X15, X2, X2; \
+	VPOR         X2, X1, X1; \
+	VPCMPEQQ     Y3, Y3, Y3; \
+	VPGATHERDQ   Y3, (R8)(X1*8), Y2; \
+	MOVL         SG(SI), AX; \
+	SIGNMASK(AX); \
+	SCALE2(SC); \
+	IQCHUNK(Y2, XO)
+
+// func dotIQ2SAVX2(w *byte, x *q8KBlock, n int, grid *uint64) float32
+TEXT ·dotIQ2SAVX2(SB), NOSPLIT, $0-36
+	MOVQ         w+0(FP), SI
+	MOVQ         x+8(FP), DI
+	MOVQ         n+16(FP), CX
+	MOVQ         grid+24(FP), R8
+	VXORPS       Y0, Y0, Y0
+	VMOVDQU      iqSignShuf<>(SB), Y13
+	VMOVDQU      iqBitSel<>(SB), Y12
+	VMOVDQU      iq2sShift<>(SB), X14
+	MOVL         $0x300, AX
+	VMOVD        AX, X15
+	VPBROADCASTD X15, X15
+
+iq2sloop:
+	VPXOR Y11, Y11, Y11
+	IQ2SCHUNK(2, 34, 66, 74, 4)
+	IQ2SCHUNK(6, 38, 67, 75, 36)
+	IQ2SCHUNK(10, 42, 68, 76, 68)
+	IQ2SCHUNK(14, 46, 69, 77, 100)
+	IQ2SCHUNK(18, 50, 70, 78, 132)
+	IQ2SCHUNK(22, 54, 71, 79, 164)
+	IQ2SCHUNK(26, 58, 72, 80, 196)
+	IQ2SCHUNK(30, 62, 73, 81, 228)
+	DSCALE(0)
+	LANESFMA
+	NEXTBLOCK(82, iq2sloop)
+
+	IQEND(0x3e000000) // 0.125
+	VZEROUPPER
+	VMOVSS X0, ret+32(FP)
+	RET

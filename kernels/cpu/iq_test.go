@@ -13,41 +13,69 @@ import (
 // iqTypes are the IQ2 and IQ3 weight types, IQ3 first (the most common).
 var iqTypes = []quant.Type{quant.TypeIQ3_S, quant.TypeIQ3_XXS, quant.TypeIQ2_XXS, quant.TypeIQ2_XS, quant.TypeIQ2_S}
 
-// iqRawWeights fills nb super-blocks of an IQ2 or IQ3 type with random
-// bytes (every grid index, sign and scale pattern), then sets each F16
-// scale d (the first two bytes) to a finite value of magnitude up to maxD.
-// Saji cannot quantize to these types, so random blocks stand in for
-// weights.
-func iqRawWeights(rng *rand.Rand, t quant.Type, nb int, maxD float64) []byte {
+// kHalfOffsets are the offsets of each type's F16 super-block scales (d,
+// and dmin where the type has one).
+var kHalfOffsets = map[quant.Type][]int{
+	quant.TypeQ2_K:   {80, 82},
+	quant.TypeQ3_K:   {108},
+	quant.TypeQ4_K:   {0, 2},
+	quant.TypeQ5_K:   {0, 2},
+	quant.TypeQ6_K:   {208},
+	quant.TypeIQ4_XS: {0},
+
+	quant.TypeIQ2_XXS: {0},
+	quant.TypeIQ2_XS:  {0},
+	quant.TypeIQ2_S:   {0},
+	quant.TypeIQ3_XXS: {0},
+	quant.TypeIQ3_S:   {0},
+}
+
+// kRawWeights fills nb super-blocks of t with random bytes (every quant,
+// scale and minimum pattern), then sets the F16 scales to finite values of
+// magnitude up to maxD.
+func kRawWeights(rng *rand.Rand, t quant.Type, nb int, maxD float64) []byte {
 	bs := t.TypeSize()
 	w := make([]byte, nb*bs)
 	for i := range w {
 		w[i] = byte(rng.Uint32())
 	}
 	for b := range nb {
-		d := (2*rng.Float64() - 1) * maxD
-		binary.LittleEndian.PutUint16(w[b*bs:], quant.F32ToF16(float32(d)))
+		for _, off := range kHalfOffsets[t] {
+			d := (2*rng.Float64() - 1) * maxD
+			binary.LittleEndian.PutUint16(w[b*bs+off:], f32ToF16(float32(d)))
+		}
 	}
 	return w
+}
+
+// f32ToF16 rounds x to F16 through quant's F16 weights (one value).
+func f32ToF16(x float32) uint16 {
+	var b [2]byte
+	if err := quant.Quantize(quant.TypeF16, []float32{x}, b[:]); err != nil {
+		panic(err)
+	}
+	return binary.LittleEndian.Uint16(b[:])
 }
 
 // TestIQMatMul checks the matrix product of each IQ2 and IQ3 type, on the
 // oracle and on the SIMD kernels, against float64 products of the
 // dequantized weights with the activations as the backend quantizes them
 // (Q8_K): the integer sums are exact, so the difference is only the float
-// rounding of a few hundred additions.
+// rounding of a few hundred additions. The SIMD kernels must give the
+// oracle's results bit for bit.
 func TestIQMatMul(t *testing.T) {
 	rng := rand.New(rand.NewPCG(19, 3))
 	for _, typ := range iqTypes {
 		for _, s := range []struct{ k, m, n int }{{256, 7, 1}, {1024, 12, 5}, {2048, 5, 9}} {
 			t.Run(fmt.Sprintf("%v/%dx%dx%d", typ, s.k, s.m, s.n), func(t *testing.T) {
-				data := iqRawWeights(rng, typ, s.m*s.k/quant.QK_K, 1.0/64)
+				data := kRawWeights(rng, typ, s.m*s.k/quant.QK_K, 1.0/64)
 				x := randn(rng, s.k*s.n, 1)
 				wd := make([]float32, s.k*s.m)
 				if err := quant.Dequantize(typ, data, wd); err != nil {
 					t.Fatal(err)
 				}
 				xq := activationsAsComputed(typ, x, s.k, s.n)
+				var oracle []float32
 				for _, b := range []*Backend{NewReference(2), New(2)} {
 					wt, err := b.Weight(typ, []int{s.k, s.m}, data)
 					if err != nil {
@@ -75,6 +103,15 @@ func TestIQMatMul(t *testing.T) {
 						}
 					}
 					t.Logf("%s: max |diff| / Σ|w·x| = %.2e", b.Kernels(), worst)
+					if oracle == nil {
+						oracle = got
+						continue
+					}
+					for i, v := range got {
+						if math.Float32bits(v) != math.Float32bits(oracle[i]) {
+							t.Errorf("%s: output %d is %g, the oracle's %g", b.Kernels(), i, v, oracle[i])
+						}
+					}
 				}
 			})
 		}
