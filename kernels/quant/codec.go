@@ -36,7 +36,7 @@ var codecs = map[Type]codec{
 	TypeIQ2_XS:  {dequantizeIQ(TypeIQ2_XS), nil},
 	TypeIQ2_S:   {dequantizeIQ(TypeIQ2_S), nil},
 	TypeIQ3_XXS: {dequantizeIQ(TypeIQ3_XXS), nil},
-	TypeIQ3_S:   {dequantizeIQ(TypeIQ3_S), nil},
+	TypeIQ3_S:   {dequantizeIQ(TypeIQ3_S), quantizeIQ3_S},
 }
 
 // Supported reports whether Dequantize handles t.

@@ -3,8 +3,9 @@
 // IQ4_XS): their layout, and pure-Go reference Dequantize and Quantize
 // functions that produce the same bytes as ggml's reference quantizers.
 // The IQ2 and IQ3 formats (IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S) are
-// decoded only (DecodeIQ, Dequantize); Quantizable tells which types
-// Quantize writes.
+// decoded (DecodeIQ, Dequantize); of them only IQ3_S is written, the one
+// llama-quantize makes without an importance matrix. Quantizable tells
+// which types Quantize writes.
 //
 // The functions here are the oracle that every SIMD and GPU kernel is
 // tested against; they favour clarity over speed.
@@ -31,8 +32,9 @@
 //	IQ4_NL        4.5      7.63e-2
 //	IQ4_XS        4.25     7.68e-2
 //	Q3_K          3.4375   1.51e-1
+//	IQ3_S         3.4375   1.66e-1
 //	Q2_K          2.625    2.97e-1
 //
-// The K-quants and IQ4 formats here use no importance matrix, as
+// The K-quants, IQ4 and IQ3_S formats here use no importance matrix, as
 // llama-quantize does without one.
 package quant

@@ -200,14 +200,15 @@ func TestIQKnownBlocks(t *testing.T) {
 	}
 }
 
-func TestIQNotQuantizable(t *testing.T) {
+func TestIQQuantizable(t *testing.T) {
 	for _, typ := range iqTypes {
-		if !Supported(typ) || Quantizable(typ) {
-			t.Errorf("%v: Supported %v, Quantizable %v; want true, false", typ, Supported(typ), Quantizable(typ))
+		want := typ == TypeIQ3_S
+		if !Supported(typ) || Quantizable(typ) != want {
+			t.Errorf("%v: Supported %v, Quantizable %v; want true, %v", typ, Supported(typ), Quantizable(typ), want)
 		}
 		x := make([]float32, QK_K)
-		if err := Quantize(typ, x, make([]byte, typ.TypeSize())); err == nil {
-			t.Errorf("%v: Quantize succeeded", typ)
+		if err := Quantize(typ, x, make([]byte, typ.TypeSize())); (err == nil) != want {
+			t.Errorf("%v: Quantize gives %v", typ, err)
 		}
 	}
 	if err := Dequantize(TypeIQ3_S, make([]byte, 109), make([]float32, QK_K)); err == nil {

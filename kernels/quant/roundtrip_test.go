@@ -31,6 +31,7 @@ var roundTripBound = map[Type]float64{
 	TypeQ8_K:   9.0e-3,
 	TypeIQ4_NL: 0.099,
 	TypeIQ4_XS: 0.100,
+	TypeIQ3_S:  0.22,
 }
 
 // TestRoundTripError quantizes Gaussian data with every type that Quantize

@@ -473,6 +473,7 @@ var simpleGolden = map[Type]string{
 	TypeQ8_1:   "3cf3a3aa7954eb523af8e54954c77d874cff0ed70cf80ac5fe1f11a119ecbb94",
 	TypeIQ4_NL: "47622f00529f95231db5cfe62a9c1f57442df81e56a79cb846007e8e7940cfa3",
 	TypeIQ4_XS: "e20727f5548671756fe663cf17eb2c50d3c3c638f3d646708e7691cac2a068cf",
+	TypeIQ3_S:  "8e8fdb03025fbeda3db90849b593fe4960134b06b9fcc494f31eb19c066a24c5",
 }
 
 func TestSimpleGolden(t *testing.T) {
