@@ -63,8 +63,8 @@ var fileTypes = []gguf.FileType{
 	gguf.FileTypeMostlyQ4_K_M, gguf.FileTypeMostlyQ4_K_S,
 	gguf.FileTypeMostlyQ4_0, gguf.FileTypeMostlyQ4_1,
 	gguf.FileTypeMostlyIQ4NL, gguf.FileTypeMostlyIQ4XS,
-	gguf.FileTypeMostlyQ3_K_L, gguf.FileTypeMostlyQ3_K_M, gguf.FileTypeMostlyQ3_K_S,
-	gguf.FileTypeMostlyQ2_K,
+	gguf.FileTypeMostlyQ3_K_L, gguf.FileTypeMostlyQ3_K_M, gguf.FileTypeMostlyIQ3M,
+	gguf.FileTypeMostlyIQ3S, gguf.FileTypeMostlyQ3_K_S, gguf.FileTypeMostlyQ2_K,
 }
 
 // FileTypes returns the target file types Quantize supports, from the
