@@ -22,14 +22,17 @@ type ggmlTraitsCPU struct {
 	vecDotType int32
 }
 
-// TestDotMatchesGgml compares the x86-64 K-quant-style dot products (the Q8_K
-// activations, the oracle and the SIMD kernels) with ggml's own CPU
-// functions, called in the llama.cpp build's libggml-cpu that
-// $SAJI_GGML_CPU names (as llama.cpp's x86-64 AVX-512 build computes a
-// matrix product of these types: quantize_row_q8_K, then vec_dot row by
-// row). Random weight blocks and activations; every result must be equal
-// bit for bit. It is skipped when $SAJI_GGML_CPU is not set.
-func TestDotMatchesGgml(t *testing.T) {
+// ggmlTraits is ggml's struct ggml_type_traits (ggml.h), up to the fields
+// the test reads.
+type ggmlTraits struct {
+	_            [40]byte // type_name, blck_size, blck_size_interleave, type_size, is_quantized
+	toFloat      uintptr  // void (const void *x, float *y, int64_t k)
+	fromFloatRef uintptr  // void (const float *x, void *y, int64_t k)
+}
+
+// ggmlLib opens the library $SAJI_GGML_CPU names, or skips t.
+func ggmlLib(t *testing.T) uintptr {
+	t.Helper()
 	lib := os.Getenv("SAJI_GGML_CPU")
 	if lib == "" {
 		t.Skip("set SAJI_GGML_CPU to llama.cpp's libggml-cpu shared library to compare with ggml")
@@ -38,6 +41,56 @@ func TestDotMatchesGgml(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return h
+}
+
+// TestConvertMatchesGgml decodes random blocks of the IQ2 and IQ3 types
+// with quant.Dequantize and with ggml's to_float (libggml-base, reached
+// through $SAJI_GGML_CPU's library), and encodes normal values to IQ3_S
+// with quant.Quantize and ggml's reference quantizer: the floats and the
+// bytes must be identical.
+func TestConvertMatchesGgml(t *testing.T) {
+	h := ggmlLib(t)
+	var traits func(typ int32) *ggmlTraits
+	purego.RegisterLibFunc(&traits, h, "ggml_get_type_traits")
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, typ := range iqTypes {
+		const nb = 64
+		w := kRawWeights(rng, typ, nb, 1)
+		got, want := make([]float32, nb*quant.QK_K), make([]float32, nb*quant.QK_K)
+		if err := quant.Dequantize(typ, w, got); err != nil {
+			t.Fatal(err)
+		}
+		purego.SyscallN(traits(int32(typ)).toFloat, uintptr(unsafe.Pointer(&w[0])), uintptr(unsafe.Pointer(&want[0])), uintptr(len(want)))
+		for i := range got {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("%v: element %d is %g, ggml's %g", typ, i, got[i], want[i])
+			}
+		}
+	}
+	x := randn(rng, 64*quant.QK_K, 1)
+	got, want := make([]byte, 64*110), make([]byte, 64*110)
+	if err := quant.Quantize(quant.TypeIQ3_S, x, got); err != nil {
+		t.Fatal(err)
+	}
+	var initQuant func(typ int32)
+	purego.RegisterLibFunc(&initQuant, h, "ggml_quantize_init")
+	initQuant(int32(quant.TypeIQ3_S))
+	purego.SyscallN(traits(int32(quant.TypeIQ3_S)).fromFloatRef, uintptr(unsafe.Pointer(&x[0])), uintptr(unsafe.Pointer(&want[0])), uintptr(len(x)))
+	if string(got) != string(want) {
+		t.Error("IQ3_S: Saji's bytes differ from ggml's quantize_row_iq3_s_ref")
+	}
+}
+
+// TestDotMatchesGgml compares the x86-64 K-quant-style dot products (the Q8_K
+// activations, the oracle and the SIMD kernels) with ggml's own CPU
+// functions, called in the llama.cpp build's libggml-cpu that
+// $SAJI_GGML_CPU names (as llama.cpp's x86-64 AVX-512 build computes a
+// matrix product of these types: quantize_row_q8_K, then vec_dot row by
+// row). Random weight blocks and activations; every result must be equal
+// bit for bit. It is skipped when $SAJI_GGML_CPU is not set.
+func TestDotMatchesGgml(t *testing.T) {
+	h := ggmlLib(t)
 	var (
 		cpuInit func()
 		traits  func(typ int32) *ggmlTraitsCPU
