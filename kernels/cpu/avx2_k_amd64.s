@@ -700,6 +700,20 @@ DATA iqBitSel<>+16(SB)/8, $0x8040201008040201
 DATA iqBitSel<>+24(SB)/8, $0x8040201008040201
 GLOBL iqBitSel<>(SB), RODATA|NOPTR, $32
 
+// iq2xsSignShuf is iqSignShuf for signs held in bytes 0, 2, 4, 6 (the low
+// bytes of the four IQ2_XS words of a chunk).
+DATA iq2xsSignShuf<>+0(SB)/8, $0x0000000000000000
+DATA iq2xsSignShuf<>+8(SB)/8, $0x0202020202020202
+DATA iq2xsSignShuf<>+16(SB)/8, $0x0404040404040404
+DATA iq2xsSignShuf<>+24(SB)/8, $0x0606060606060606
+GLOBL iq2xsSignShuf<>(SB), RODATA|NOPTR, $32
+
+// iqParity holds, for each nibble value i, 0x80 if i has an odd number of
+// set bits, else 0.
+DATA iqParity<>+0(SB)/8, $0x8000008000808000
+DATA iqParity<>+8(SB)/8, $0x0080800080000080
+GLOBL iqParity<>(SB), RODATA|NOPTR, $16
+
 // iq3sShift moves bit k of an IQ3_S qh byte to bit 8 of dword k (shifted
 // left by 8-k); iq2sShift moves bits 2k, 2k+1 of an IQ2_S qh byte to bits
 // 8, 9 of dword k (shifted left by 8-2k).
@@ -740,25 +754,6 @@ GLOBL iq2sShift<>(SB), RODATA|NOPTR, $16
 	ANDL $0x7f000000, R10; \
 	ORL  R10, AX
 
-// SPREAD16 leaves in AX the four 7-bit sign fields at bits 16l+9 of R (the
-// IQ2_XS words), field l in byte l. Clobbers R; uses R10.
-#define SPREAD16(R) \
-	SHRQ $9, R; \
-	MOVL R, AX; \
-	ANDL $0x7f, AX; \
-	MOVQ R, R10; \
-	SHRQ $8, R10; \
-	ANDL $0x7f00, R10; \
-	ORL  R10, AX; \
-	MOVQ R, R10; \
-	SHRQ $16, R10; \
-	ANDL $0x7f0000, R10; \
-	ORL  R10, AX; \
-	MOVQ R, R10; \
-	SHRQ $24, R10; \
-	ANDL $0x7f000000, R10; \
-	ORL  R10, AX
-
 // PARITY sets bit 7 of each byte of AX (whose bit 7 is clear) where the
 // byte has an odd number of set bits, so that each group of 8 has an even
 // number of negative elements (quant's iqSigns). The low bit of each byte
@@ -787,21 +782,23 @@ GLOBL iq2sShift<>(SB), RODATA|NOPTR, $16
 	VMOVD        AX, X6; \
 	VPBROADCASTW X6, Y6
 
-// SCALE2 leaves in Y6 the odd scales of the two groups of 16 of a chunk
-// whose 4-bit fields are the nibbles of the byte at OFF(SI): the low
-// nibble's in the low 128-bit lane, the high nibble's in the high lane.
-#define SCALE2(OFF) \
-	MOVBLZX      OFF(SI), AX; \
-	MOVL         AX, DX; \
-	ANDL         $15, AX; \
-	SHRL         $4, DX; \
-	LEAL         1(AX)(AX*1), AX; \
-	LEAL         1(DX)(DX*1), DX; \
-	VMOVD        AX, X6; \
-	VPBROADCASTW X6, X6; \
-	VMOVD        DX, X7; \
-	VPBROADCASTW X7, X7; \
-	VINSERTI128  $1, X7, Y6, Y6
+// SCALES16 leaves in Y7 and Y8 the odd scales of the 16 groups of 16 of
+// an IQ2_XS or IQ2_S super-block, from the 4-bit fields in the nibbles of
+// the eight bytes at OFF(SI) (low nibble first) as int16 words: groups 0..7
+// in both 128-bit lanes of Y7, groups 8..15 in both lanes of Y8, so that
+// pairShuf+32(c%4) spreads the two of chunk c over its halves. Uses X6.
+#define SCALES16(OFF) \
+	VMOVQ       OFF(SI), X6; \
+	VPSRLW      $4, X6, X7; \
+	VPAND       kb0f<>(SB), X6, X6; \
+	VPAND       kb0f<>(SB), X7, X7; \
+	VPUNPCKLBW  X7, X6, X6; \
+	VPADDB      X6, X6, X6; \
+	VPCMPEQB    X7, X7, X7; \
+	VPSUBB      X7, X6, X6; \
+	VPMOVZXBW   X6, Y6; \
+	VPERMQ      $0x44, Y6, Y7; \
+	VPERMQ      $0xee, Y6, Y8
 
 // IQCHUNK adds to Y11 the scaled products of one chunk of 32: magnitudes
 // in G (clobbered), activations at XO(DI), signs in Y4, scales in Y6.
@@ -960,18 +957,28 @@ iq2xxsloop:
 	RET
 
 // IQ2XSCHUNK: chunk c of an IQ2_XS super-block, with QS = 2+8c (four
-// uint16 of grid index and signs), SC = 66+c, XO = 4+32c. X15 holds dwords
-// of 511, R8 the grid.
-#define IQ2XSCHUNK(QS, SC, XO) \
-	VPMOVZXWD  QS(SI), X1; \
-	VPAND      X15, X1, X1; \
-	VPCMPEQQ   Y3, Y3, Y3; \
-	VPGATHERDQ Y3, (R8)(X1*8), Y2; \
-	MOVQ       QS(SI), DX; \
-	SPREAD16(DX); \
-	PARITY; \
-	SIGNMASK(AX); \
-	SCALE2(SC); \
+// uint16 of grid index and signs), SC = pairShuf+32(c%4) and H = Y7 (c < 4)
+// or Y8 (the scales), XO = 4+32c. X15 holds dwords of 511, X14 iqParity,
+// Y13 iq2xsSignShuf, Y12 iqBitSel, R8 the grid. The sign fields (the words
+// shifted right by 9) get their parity bit from the low nibble of f ^ f>>4,
+// then byte 2l of the words, the signs of group l, spreads over its 8
+// bytes.
+#define IQ2XSCHUNK(QS, SC, H, XO) \
+	VMOVQ        QS(SI), X1; \
+	VPSRLW       $9, X1, X2; \
+	VPSRLW       $4, X2, X4; \
+	VPXOR        X2, X4, X4; \
+	VPSHUFB      X4, X14, X4; \
+	VPOR         X4, X2, X2; \
+	VPBROADCASTQ X2, Y4; \
+	VPSHUFB      Y13, Y4, Y4; \
+	VPAND        Y12, Y4, Y4; \
+	VPCMPEQB     Y12, Y4, Y4; \
+	VPMOVZXWD    X1, X1; \
+	VPAND        X15, X1, X1; \
+	VPCMPEQQ     Y3, Y3, Y3; \
+	VPGATHERDQ   Y3, (R8)(X1*8), Y2; \
+	VPSHUFB      SC, H, Y6; \
 	IQCHUNK(Y2, XO)
 
 // func dotIQ2XSAVX2(w *byte, x *q8KBlock, n int, grid *uint64) float32
@@ -981,22 +988,24 @@ TEXT ·dotIQ2XSAVX2(SB), NOSPLIT, $0-36
 	MOVQ         n+16(FP), CX
 	MOVQ         grid+24(FP), R8
 	VXORPS       Y0, Y0, Y0
-	VMOVDQU      iqSignShuf<>(SB), Y13
+	VMOVDQU      iq2xsSignShuf<>(SB), Y13
 	VMOVDQU      iqBitSel<>(SB), Y12
+	VMOVDQU      iqParity<>(SB), X14
 	MOVL         $511, AX
 	VMOVD        AX, X15
 	VPBROADCASTD X15, X15
 
 iq2xsloop:
-	VPXOR Y11, Y11, Y11
-	IQ2XSCHUNK(2, 66, 4)
-	IQ2XSCHUNK(10, 67, 36)
-	IQ2XSCHUNK(18, 68, 68)
-	IQ2XSCHUNK(26, 69, 100)
-	IQ2XSCHUNK(34, 70, 132)
-	IQ2XSCHUNK(42, 71, 164)
-	IQ2XSCHUNK(50, 72, 196)
-	IQ2XSCHUNK(58, 73, 228)
+	VPXOR    Y11, Y11, Y11
+	SCALES16(66)
+	IQ2XSCHUNK(2, pairShuf<>+0(SB), Y7, 4)
+	IQ2XSCHUNK(10, pairShuf<>+32(SB), Y7, 36)
+	IQ2XSCHUNK(18, pairShuf<>+64(SB), Y7, 68)
+	IQ2XSCHUNK(26, pairShuf<>+96(SB), Y7, 100)
+	IQ2XSCHUNK(34, pairShuf<>+0(SB), Y8, 132)
+	IQ2XSCHUNK(42, pairShuf<>+32(SB), Y8, 164)
+	IQ2XSCHUNK(50, pairShuf<>+64(SB), Y8, 196)
+	IQ2XSCHUNK(58, pairShuf<>+96(SB), Y8, 228)
 	DSCALE(0)
 	LANESFMA
 	NEXTBLOCK(74, iq2xsloop)
@@ -1007,9 +1016,9 @@ iq2xsloop:
 	RET
 
 // IQ2SCHUNK: chunk c of an IQ2_S super-block, with QS = 2+4c, SG = 34+4c,
-// QH = 66+c, SC = 74+c, XO = 4+32c. X14 holds iq2sShift, X15 dwords of
-// 0x300, R8 the grid.
-#define IQ2SCHUNK(QS, SG, QH, SC, XO) \
+// QH = 66+c, SC and H the scales as in IQ2XSCHUNK, XO = 4+32c. X14 holds
+// iq2sShift, X15 dwords of 0x300, R8 the grid.
+#define IQ2SCHUNK(QS, SG, QH, SC, H, XO) \
 	VPMOVZXBD    QS(SI), X1; \
 	MOVBLZX      QH(SI), AX; \
 	VMOVD        AX, X2; \
@@ -1021,7 +1030,7 @@ iq2xsloop:
 	VPGATHERDQ   Y3, (R8)(X1*8), Y2; \
 	MOVL         SG(SI), AX; \
 	SIGNMASK(AX); \
-	SCALE2(SC); \
+	VPSHUFB      SC, H, Y6; \
 	IQCHUNK(Y2, XO)
 
 // func dotIQ2SAVX2(w *byte, x *q8KBlock, n int, grid *uint64) float32
@@ -1039,15 +1048,16 @@ TEXT ·dotIQ2SAVX2(SB), NOSPLIT, $0-36
 	VPBROADCASTD X15, X15
 
 iq2sloop:
-	VPXOR Y11, Y11, Y11
-	IQ2SCHUNK(2, 34, 66, 74, 4)
-	IQ2SCHUNK(6, 38, 67, 75, 36)
-	IQ2SCHUNK(10, 42, 68, 76, 68)
-	IQ2SCHUNK(14, 46, 69, 77, 100)
-	IQ2SCHUNK(18, 50, 70, 78, 132)
-	IQ2SCHUNK(22, 54, 71, 79, 164)
-	IQ2SCHUNK(26, 58, 72, 80, 196)
-	IQ2SCHUNK(30, 62, 73, 81, 228)
+	VPXOR    Y11, Y11, Y11
+	SCALES16(74)
+	IQ2SCHUNK(2, 34, 66, pairShuf<>+0(SB), Y7, 4)
+	IQ2SCHUNK(6, 38, 67, pairShuf<>+32(SB), Y7, 36)
+	IQ2SCHUNK(10, 42, 68, pairShuf<>+64(SB), Y7, 68)
+	IQ2SCHUNK(14, 46, 69, pairShuf<>+96(SB), Y7, 100)
+	IQ2SCHUNK(18, 50, 70, pairShuf<>+0(SB), Y8, 132)
+	IQ2SCHUNK(22, 54, 71, pairShuf<>+32(SB), Y8, 164)
+	IQ2SCHUNK(26, 58, 72, pairShuf<>+64(SB), Y8, 196)
+	IQ2SCHUNK(30, 62, 73, pairShuf<>+96(SB), Y8, 228)
 	DSCALE(0)
 	LANESFMA
 	NEXTBLOCK(82, iq2sloop)
