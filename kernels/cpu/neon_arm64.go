@@ -224,7 +224,7 @@ func addNEON(k *kernelSet, dot bool) {
 	k.q8K[quant.TypeQ2_K] = q2KKernel(dot)
 	k.q8K[quant.TypeIQ4_XS] = iq4xsKernel(dot)
 	if dot {
-		k.q8K[quant.TypeIQ3_S] = iq3sKernelSDOT
+		addNEONIQ(k)
 	}
 	k.quantQ8, k.quantQ8K = quantizeQ8NEON, quantizeQ8KNEON
 	k.f32Vec, k.f32Tiny = f32VecNEON, f32TinyNEON

@@ -1,8 +1,13 @@
 #include "textflag.h"
 
-// NEON (with the dot-product extension) integer lanes of the IQ3_S dot
-// product; see iq3sLanesSDOT in neon_iq_arm64.go. Instructions Go's
-// assembler lacks are written as WORDs, with the instruction in a comment.
+// NEON (with the dot-product extension) integer lanes of the IQ2 and IQ3
+// dot products; see iqLanesSDOT in neon_iq_arm64.go. Each kernel takes
+// (w *byte, x *q8KBlock, n int, lanes *int32, grid) and writes, per
+// super-block, the eight int32 lanes of dotLanesK to lanes. Per chunk of
+// 32 elements: the grid magnitudes (looked up in scalar code) go to V0 and
+// V1, the 32-bit sign word to R12, the odd scales to V27 (lane 0 for the
+// first 16, lane 1 for the second 16), then IQTAIL.
+// Instructions Go's assembler lacks are WORDs, each named in a comment.
 
 // iqTblIdx spreads the four bytes of a 32-bit sign word: byte i of the
 // first 16 takes byte i/8, of the second 16 byte 2+i/8. iqBits holds bit
@@ -17,14 +22,79 @@ DATA iqBits<>+0(SB)/8, $0x8040201008040201
 DATA iqBits<>+8(SB)/8, $0x8040201008040201
 GLOBL iqBits<>(SB), RODATA|NOPTR, $16
 
-// IQ3SCHUNK adds to V16 (elements 0..15) and V17 (16..31) the integer
-// lanes of one 32-element chunk of an IQ3_S super-block: grid indices at
-// R7 (8 bytes), their ninth bits in the byte at R8, signs at R9 (4 bytes),
-// activations at R5 (advanced by 32), the odd scale in R15; R4 is the
-// grid. Advances R7, R8 and R9. Its WORDs are cmtst v3/v4 (the sign
-// masks against v26), sub v0/v1 (negating the magnitudes), movi v7/v8 #0,
-// sdot v7/v8 (four products per lane) and mla v16/v17 by v27.s[0] (the
-// scale).
+// IQTAIL negates the magnitudes in V0, V1 where the sign word R12 has its
+// bit set (cmtst against iqBits makes the masks, then (g^m)-m), multiplies
+// them with the 32 activations at R5 (advanced by 32) four products per
+// lane (sdot), and adds the lanes times the scale in V27.S[0] to V16 and
+// times V27.S[1] to V17 (mla by element). WORDs: cmtst v3/v4, sub v0/v1,
+// movi v7/v8 #0, sdot v7/v8, mla v16, mla v17.
+#define IQTAIL \
+	VDUP R12, V2.S4; \
+	VTBL V24.B16, [V2.B16], V3.B16; \
+	VTBL V25.B16, [V2.B16], V4.B16; \
+	WORD $0x4e3a8c63; \
+	WORD $0x4e3a8c84; \
+	VEOR V3.B16, V0.B16, V0.B16; \
+	VEOR V4.B16, V1.B16, V1.B16; \
+	WORD $0x6e238400; \
+	WORD $0x6e248421; \
+	VLD1.P 32(R5), [V5.B16, V6.B16]; \
+	WORD $0x4f000407; \
+	WORD $0x4f000408; \
+	WORD $0x4e859407; \
+	WORD $0x4e869428; \
+	WORD $0x6f9b00f0; \
+	WORD $0x6fbb0111
+
+// SPREAD7 leaves in R12 the four 7-bit sign fields at bits 7l of R13,
+// field l in byte l. Uses R19.
+#define SPREAD7 \
+	AND $0x7f, R13, R12; \
+	LSL $1, R13, R19; \
+	AND $0x7f00, R19, R19; \
+	ORR R19, R12, R12; \
+	LSL $2, R13, R19; \
+	AND $0x7f0000, R19, R19; \
+	ORR R19, R12, R12; \
+	LSL $3, R13, R19; \
+	AND $0x7f000000, R19, R19; \
+	ORR R19, R12, R12
+
+// PARITY sets bit 7 of each byte of R12 (whose bit 7 is clear) where the
+// byte has an odd number of set bits (quant's iqSigns): the low bit of
+// each byte of x ^ x>>4 ^ ... ^ x>>1 is its parity. Uses R19.
+#define PARITY \
+	EOR R12>>4, R12, R19; \
+	EOR R19>>2, R19, R19; \
+	EOR R19>>1, R19, R19; \
+	AND $0x01010101, R19, R19; \
+	ORR R19<<7, R12, R12
+
+// SCALE1 puts the odd scale 2s+1 of the 4-bit field s in the low bits of
+// R15 into V27.S[0] and V27.S[1] (both halves of the chunk). Uses R15.
+#define SCALE1 \
+	AND $15, R15, R15; \
+	LSL $1, R15, R15; \
+	ADD $1, R15, R15; \
+	VMOV R15, V27.S[0]; \
+	VMOV R15, V27.S[1]
+
+// SCALE2 puts the odd scales of the nibbles of the byte at R10 into
+// V27.S[0] (low nibble) and V27.S[1], and advances R10. Uses R14, R15.
+#define SCALE2 \
+	MOVBU.P 1(R10), R14; \
+	AND $15, R14, R15; \
+	LSL $1, R15, R15; \
+	ADD $1, R15, R15; \
+	VMOV R15, V27.S[0]; \
+	LSR $4, R14, R15; \
+	LSL $1, R15, R15; \
+	ADD $1, R15, R15; \
+	VMOV R15, V27.S[1]
+
+// IQ3SCHUNK: one chunk of an IQ3_S super-block: grid indices at R7 (8
+// bytes), their ninth bits in the byte at R8, signs at R9 (4 bytes); the
+// scale is in V27.S[0]. R4 is the grid. Advances R7, R8 and R9.
 #define IQ3SCHUNK \
 	MOVBU (R8), R13; \
 	MOVBU 0(R7), R11; \
@@ -71,29 +141,137 @@ GLOBL iqBits<>(SB), RODATA|NOPTR, $16
 	VMOV R21, V0.D[1]; \
 	VMOV R22, V1.D[0]; \
 	VMOV R23, V1.D[1]; \
-	MOVWU (R9), R12; \
-	VDUP R12, V2.S4; \
-	VTBL V24.B16, [V2.B16], V3.B16; \
-	VTBL V25.B16, [V2.B16], V4.B16; \
-	WORD $0x4e3a8c63; \
-	WORD $0x4e3a8c84; \
-	VEOR V3.B16, V0.B16, V0.B16; \
-	VEOR V4.B16, V1.B16, V1.B16; \
-	WORD $0x6e238400; \
-	WORD $0x6e248421; \
-	VLD1.P 32(R5), [V5.B16, V6.B16]; \
-	WORD $0x4f000407; \
-	WORD $0x4f000408; \
-	WORD $0x4e859407; \
-	WORD $0x4e869428; \
-	VMOV R15, V27.S[0]; \
-	WORD $0x6f9b00f0; \
-	WORD $0x6f9b0111; \
+	MOVWU.P 4(R9), R12; \
+	IQTAIL; \
 	ADD $8, R7; \
-	ADD $1, R8; \
-	ADD $4, R9
+	ADD $1, R8
 
-// func iq3sLanesSDOT(w *byte, x *q8KBlock, n int, lanes *int32, grid *uint32)
+// IQ3XXSCHUNK: one chunk of an IQ3_XXS super-block: grid indices at R7
+// (8 bytes), the signs and scale word at R9. Advances R7 and R9.
+#define IQ3XXSCHUNK \
+	MOVWU.P 4(R9), R13; \
+	MOVBU 0(R7), R11; \
+	MOVWU (R4)(R11<<2), R12; \
+	MOVD R12, R20; \
+	MOVBU 1(R7), R11; \
+	MOVWU (R4)(R11<<2), R12; \
+	ORR R12<<32, R20, R20; \
+	MOVBU 2(R7), R11; \
+	MOVWU (R4)(R11<<2), R12; \
+	MOVD R12, R21; \
+	MOVBU 3(R7), R11; \
+	MOVWU (R4)(R11<<2), R12; \
+	ORR R12<<32, R21, R21; \
+	MOVBU 4(R7), R11; \
+	MOVWU (R4)(R11<<2), R12; \
+	MOVD R12, R22; \
+	MOVBU 5(R7), R11; \
+	MOVWU (R4)(R11<<2), R12; \
+	ORR R12<<32, R22, R22; \
+	MOVBU 6(R7), R11; \
+	MOVWU (R4)(R11<<2), R12; \
+	MOVD R12, R23; \
+	MOVBU 7(R7), R11; \
+	MOVWU (R4)(R11<<2), R12; \
+	ORR R12<<32, R23, R23; \
+	VMOV R20, V0.D[0]; \
+	VMOV R21, V0.D[1]; \
+	VMOV R22, V1.D[0]; \
+	VMOV R23, V1.D[1]; \
+	SPREAD7; \
+	PARITY; \
+	LSR $28, R13, R15; \
+	SCALE1; \
+	IQTAIL; \
+	ADD $8, R7
+
+// IQ2XXSCHUNK: one chunk of an IQ2_XXS super-block: four grid indices
+// then the signs and scale word at R7. Advances R7.
+#define IQ2XXSCHUNK \
+	MOVWU 4(R7), R13; \
+	MOVBU 0(R7), R11; \
+	MOVD (R4)(R11<<3), R20; \
+	MOVBU 1(R7), R11; \
+	MOVD (R4)(R11<<3), R21; \
+	MOVBU 2(R7), R11; \
+	MOVD (R4)(R11<<3), R22; \
+	MOVBU 3(R7), R11; \
+	MOVD (R4)(R11<<3), R23; \
+	VMOV R20, V0.D[0]; \
+	VMOV R21, V0.D[1]; \
+	VMOV R22, V1.D[0]; \
+	VMOV R23, V1.D[1]; \
+	SPREAD7; \
+	PARITY; \
+	LSR $28, R13, R15; \
+	SCALE1; \
+	IQTAIL; \
+	ADD $8, R7
+
+// IQ2XSCHUNK: one chunk of an IQ2_XS super-block: four words of grid
+// index and signs at R7, the scales' byte at R10. Advances R7 and R10.
+#define IQ2XSCHUNK \
+	MOVHU 0(R7), R11; \
+	AND $511, R11, R14; \
+	MOVD (R4)(R14<<3), R20; \
+	LSR $9, R11, R14; \
+	MOVD R14, R12; \
+	MOVHU 2(R7), R11; \
+	AND $511, R11, R14; \
+	MOVD (R4)(R14<<3), R21; \
+	LSR $9, R11, R14; \
+	ORR R14<<8, R12, R12; \
+	MOVHU 4(R7), R11; \
+	AND $511, R11, R14; \
+	MOVD (R4)(R14<<3), R22; \
+	LSR $9, R11, R14; \
+	ORR R14<<16, R12, R12; \
+	MOVHU 6(R7), R11; \
+	AND $511, R11, R14; \
+	MOVD (R4)(R14<<3), R23; \
+	LSR $9, R11, R14; \
+	ORR R14<<24, R12, R12; \
+	VMOV R20, V0.D[0]; \
+	VMOV R21, V0.D[1]; \
+	VMOV R22, V1.D[0]; \
+	VMOV R23, V1.D[1]; \
+	PARITY; \
+	SCALE2; \
+	IQTAIL; \
+	ADD $8, R7
+
+// IQ2SCHUNK: one chunk of an IQ2_S super-block: the low bytes of four
+// grid indices at R7, their high bits in the byte at R8, signs at R9, the
+// scales' byte at R10. Advances R7, R8, R9 and R10.
+#define IQ2SCHUNK \
+	MOVBU (R8), R13; \
+	MOVBU 0(R7), R11; \
+	UBFX $0, R13, $2, R12; \
+	ORR R12<<8, R11, R11; \
+	MOVD (R4)(R11<<3), R20; \
+	MOVBU 1(R7), R11; \
+	UBFX $2, R13, $2, R12; \
+	ORR R12<<8, R11, R11; \
+	MOVD (R4)(R11<<3), R21; \
+	MOVBU 2(R7), R11; \
+	UBFX $4, R13, $2, R12; \
+	ORR R12<<8, R11, R11; \
+	MOVD (R4)(R11<<3), R22; \
+	MOVBU 3(R7), R11; \
+	UBFX $6, R13, $2, R12; \
+	ORR R12<<8, R11, R11; \
+	MOVD (R4)(R11<<3), R23; \
+	VMOV R20, V0.D[0]; \
+	VMOV R21, V0.D[1]; \
+	VMOV R22, V1.D[0]; \
+	VMOV R23, V1.D[1]; \
+	MOVWU.P 4(R9), R12; \
+	SCALE2; \
+	IQTAIL; \
+	ADD $4, R7; \
+	ADD $1, R8
+
+// func iq3sLanesSDOT(w *byte, x *q8KBlock, n int, lanes *int32, grid *uint64)
 TEXT ·iq3sLanesSDOT(SB), NOSPLIT, $0-40
 	MOVD w+0(FP), R0
 	MOVD x+8(FP), R1
@@ -104,9 +282,9 @@ TEXT ·iq3sLanesSDOT(SB), NOSPLIT, $0-40
 	VLD1 (R6), [V24.B16, V25.B16]
 	MOVD $iqBits<>(SB), R6
 	VLD1 (R6), [V26.B16]
-	CBZ  R2, done
+	CBZ  R2, iq3sLanesSDOT_done
 
-block:
+iq3sLanesSDOT_block:
 	WORD $0x4f000410 // movi v16.4s, #0
 	WORD $0x4f000411 // movi v17.4s, #0
 	ADD  $4, R1, R5
@@ -115,26 +293,159 @@ block:
 	ADD  $74, R0, R9
 	ADD  $106, R0, R10
 	MOVD $4, R16
-
-pair:
-	MOVBU (R10), R14
-	AND   $15, R14, R15
-	LSL   $1, R15, R15
-	ADD   $1, R15, R15
+	iq3sLanesSDOT_pair:
+	MOVBU.P 1(R10), R15
+	SCALE1
 	IQ3SCHUNK
-	LSR   $4, R14, R15
-	LSL   $1, R15, R15
-	ADD   $1, R15, R15
+	MOVBU -1(R10), R15
+	LSR $4, R15, R15
+	SCALE1
 	IQ3SCHUNK
-	ADD   $1, R10
-	SUBS  $1, R16, R16
-	BNE   pair
+	SUBS $1, R16, R16
+	BNE iq3sLanesSDOT_pair
 
 	VST1.P [V16.S4, V17.S4], 32(R3)
 	ADD    $110, R0
 	ADD    $292, R1
 	SUBS   $1, R2, R2
-	BNE    block
+	BNE    iq3sLanesSDOT_block
 
-done:
+iq3sLanesSDOT_done:
+	RET
+
+// func iq3xxsLanesSDOT(w *byte, x *q8KBlock, n int, lanes *int32, grid *uint64)
+TEXT ·iq3xxsLanesSDOT(SB), NOSPLIT, $0-40
+	MOVD w+0(FP), R0
+	MOVD x+8(FP), R1
+	MOVD n+16(FP), R2
+	MOVD lanes+24(FP), R3
+	MOVD grid+32(FP), R4
+	MOVD $iqTblIdx<>(SB), R6
+	VLD1 (R6), [V24.B16, V25.B16]
+	MOVD $iqBits<>(SB), R6
+	VLD1 (R6), [V26.B16]
+	CBZ  R2, iq3xxsLanesSDOT_done
+
+iq3xxsLanesSDOT_block:
+	WORD $0x4f000410 // movi v16.4s, #0
+	WORD $0x4f000411 // movi v17.4s, #0
+	ADD  $4, R1, R5
+	ADD  $2, R0, R7
+	ADD  $66, R0, R9
+	MOVD $8, R16
+	iq3xxsLanesSDOT_chunk:
+	IQ3XXSCHUNK
+	SUBS $1, R16, R16
+	BNE iq3xxsLanesSDOT_chunk
+
+	VST1.P [V16.S4, V17.S4], 32(R3)
+	ADD    $98, R0
+	ADD    $292, R1
+	SUBS   $1, R2, R2
+	BNE    iq3xxsLanesSDOT_block
+
+iq3xxsLanesSDOT_done:
+	RET
+
+// func iq2xxsLanesSDOT(w *byte, x *q8KBlock, n int, lanes *int32, grid *uint64)
+TEXT ·iq2xxsLanesSDOT(SB), NOSPLIT, $0-40
+	MOVD w+0(FP), R0
+	MOVD x+8(FP), R1
+	MOVD n+16(FP), R2
+	MOVD lanes+24(FP), R3
+	MOVD grid+32(FP), R4
+	MOVD $iqTblIdx<>(SB), R6
+	VLD1 (R6), [V24.B16, V25.B16]
+	MOVD $iqBits<>(SB), R6
+	VLD1 (R6), [V26.B16]
+	CBZ  R2, iq2xxsLanesSDOT_done
+
+iq2xxsLanesSDOT_block:
+	WORD $0x4f000410 // movi v16.4s, #0
+	WORD $0x4f000411 // movi v17.4s, #0
+	ADD  $4, R1, R5
+	ADD  $2, R0, R7
+	MOVD $8, R16
+	iq2xxsLanesSDOT_chunk:
+	IQ2XXSCHUNK
+	SUBS $1, R16, R16
+	BNE iq2xxsLanesSDOT_chunk
+
+	VST1.P [V16.S4, V17.S4], 32(R3)
+	ADD    $66, R0
+	ADD    $292, R1
+	SUBS   $1, R2, R2
+	BNE    iq2xxsLanesSDOT_block
+
+iq2xxsLanesSDOT_done:
+	RET
+
+// func iq2xsLanesSDOT(w *byte, x *q8KBlock, n int, lanes *int32, grid *uint64)
+TEXT ·iq2xsLanesSDOT(SB), NOSPLIT, $0-40
+	MOVD w+0(FP), R0
+	MOVD x+8(FP), R1
+	MOVD n+16(FP), R2
+	MOVD lanes+24(FP), R3
+	MOVD grid+32(FP), R4
+	MOVD $iqTblIdx<>(SB), R6
+	VLD1 (R6), [V24.B16, V25.B16]
+	MOVD $iqBits<>(SB), R6
+	VLD1 (R6), [V26.B16]
+	CBZ  R2, iq2xsLanesSDOT_done
+
+iq2xsLanesSDOT_block:
+	WORD $0x4f000410 // movi v16.4s, #0
+	WORD $0x4f000411 // movi v17.4s, #0
+	ADD  $4, R1, R5
+	ADD  $2, R0, R7
+	ADD  $66, R0, R10
+	MOVD $8, R16
+	iq2xsLanesSDOT_chunk:
+	IQ2XSCHUNK
+	SUBS $1, R16, R16
+	BNE iq2xsLanesSDOT_chunk
+
+	VST1.P [V16.S4, V17.S4], 32(R3)
+	ADD    $74, R0
+	ADD    $292, R1
+	SUBS   $1, R2, R2
+	BNE    iq2xsLanesSDOT_block
+
+iq2xsLanesSDOT_done:
+	RET
+
+// func iq2sLanesSDOT(w *byte, x *q8KBlock, n int, lanes *int32, grid *uint64)
+TEXT ·iq2sLanesSDOT(SB), NOSPLIT, $0-40
+	MOVD w+0(FP), R0
+	MOVD x+8(FP), R1
+	MOVD n+16(FP), R2
+	MOVD lanes+24(FP), R3
+	MOVD grid+32(FP), R4
+	MOVD $iqTblIdx<>(SB), R6
+	VLD1 (R6), [V24.B16, V25.B16]
+	MOVD $iqBits<>(SB), R6
+	VLD1 (R6), [V26.B16]
+	CBZ  R2, iq2sLanesSDOT_done
+
+iq2sLanesSDOT_block:
+	WORD $0x4f000410 // movi v16.4s, #0
+	WORD $0x4f000411 // movi v17.4s, #0
+	ADD  $4, R1, R5
+	ADD  $2, R0, R7
+	ADD  $34, R0, R9
+	ADD  $66, R0, R8
+	ADD  $74, R0, R10
+	MOVD $8, R16
+	iq2sLanesSDOT_chunk:
+	IQ2SCHUNK
+	SUBS $1, R16, R16
+	BNE iq2sLanesSDOT_chunk
+
+	VST1.P [V16.S4, V17.S4], 32(R3)
+	ADD    $82, R0
+	ADD    $292, R1
+	SUBS   $1, R2, R2
+	BNE    iq2sLanesSDOT_block
+
+iq2sLanesSDOT_done:
 	RET
