@@ -1,6 +1,10 @@
 package cpu
 
-import "saji/kernels/quant"
+import (
+	"unsafe"
+
+	"saji/kernels/quant"
+)
 
 // addAVX2K adds the AVX2 kernels for the K-quant weights, IQ4_XS and the
 // IQ2 and IQ3 types. Each
@@ -14,21 +18,17 @@ func addAVX2K(k *kernelSet) {
 	k.q8K[quant.TypeQ3_K] = kKernel(dotQ3KAVX2, quant.TypeQ3_K)
 	k.q8K[quant.TypeQ2_K] = kKernel(dotQ2KAVX2, quant.TypeQ2_K)
 	k.q8K[quant.TypeIQ4_XS] = kKernel(dotIQ4XSAVX2, quant.TypeIQ4_XS)
-	k.q8K[quant.TypeIQ3_S] = kKernel(func(w *byte, x *q8KBlock, n int, _ bool) float32 {
-		return dotIQ3SAVX2(w, x, n, &quant.IQ3SGrid[0])
-	}, quant.TypeIQ3_S)
-	k.q8K[quant.TypeIQ3_XXS] = kKernel(func(w *byte, x *q8KBlock, n int, _ bool) float32 {
-		return dotIQ3XXSAVX2(w, x, n, &quant.IQ3XXSGrid[0])
-	}, quant.TypeIQ3_XXS)
-	k.q8K[quant.TypeIQ2_XXS] = kKernel(func(w *byte, x *q8KBlock, n int, _ bool) float32 {
-		return dotIQ2XXSAVX2(w, x, n, &quant.IQ2XXSGrid[0])
-	}, quant.TypeIQ2_XXS)
-	k.q8K[quant.TypeIQ2_XS] = kKernel(func(w *byte, x *q8KBlock, n int, _ bool) float32 {
-		return dotIQ2XSAVX2(w, x, n, &quant.IQ2XSGrid[0])
-	}, quant.TypeIQ2_XS)
-	k.q8K[quant.TypeIQ2_S] = kKernel(func(w *byte, x *q8KBlock, n int, _ bool) float32 {
-		return dotIQ2SAVX2(w, x, n, &quant.IQ2SGrid[0])
-	}, quant.TypeIQ2_S)
+	k.q8K[quant.TypeIQ3_S] = iqKernel(dotIQ3SAVX2, quant.TypeIQ3_S, unsafe.Pointer(&quant.IQ3SGrid[0]))
+	k.q8K[quant.TypeIQ3_XXS] = iqKernel(dotIQ3XXSAVX2, quant.TypeIQ3_XXS, unsafe.Pointer(&quant.IQ3XXSGrid[0]))
+	k.q8K[quant.TypeIQ2_XXS] = iqKernel(dotIQ2XXSAVX2, quant.TypeIQ2_XXS, unsafe.Pointer(&quant.IQ2XXSGrid[0]))
+	k.q8K[quant.TypeIQ2_XS] = iqKernel(dotIQ2XSAVX2, quant.TypeIQ2_XS, unsafe.Pointer(&quant.IQ2XSGrid[0]))
+	k.q8K[quant.TypeIQ2_S] = iqKernel(dotIQ2SAVX2, quant.TypeIQ2_S, unsafe.Pointer(&quant.IQ2SGrid[0]))
+}
+
+// iqKernel wraps an IQ2 or IQ3 assembly kernel of type t, whose grid is
+// at grid, as a q8K table entry (kKernel).
+func iqKernel(dot func(w *byte, x *q8KBlock, n int, grid unsafe.Pointer) float32, t quant.Type, grid unsafe.Pointer) func(w []byte, x []q8KBlock, gemm bool) float32 {
+	return kKernel(func(w *byte, x *q8KBlock, n int, _ bool) float32 { return dot(w, x, n, grid) }, t)
 }
 
 // kKernel wraps an assembly kernel over n super-blocks of type t as a
@@ -101,28 +101,28 @@ func dotIQ4XSAVX2(w *byte, x *q8KBlock, n int, gemm bool) float32
 // type's quant.GridScale last.
 //
 //go:noescape
-func dotIQ3SAVX2(w *byte, x *q8KBlock, n int, grid *uint32) float32
+func dotIQ3SAVX2(w *byte, x *q8KBlock, n int, grid unsafe.Pointer) float32
 
 // dotIQ3XXSAVX2 is dotK for n IQ3_XXS super-blocks, grid being
 // quant.IQ3XXSGrid.
 //
 //go:noescape
-func dotIQ3XXSAVX2(w *byte, x *q8KBlock, n int, grid *uint32) float32
+func dotIQ3XXSAVX2(w *byte, x *q8KBlock, n int, grid unsafe.Pointer) float32
 
 // dotIQ2XXSAVX2 is dotK for n IQ2_XXS super-blocks, grid being
 // quant.IQ2XXSGrid.
 //
 //go:noescape
-func dotIQ2XXSAVX2(w *byte, x *q8KBlock, n int, grid *uint64) float32
+func dotIQ2XXSAVX2(w *byte, x *q8KBlock, n int, grid unsafe.Pointer) float32
 
 // dotIQ2XSAVX2 is dotK for n IQ2_XS super-blocks, grid being
 // quant.IQ2XSGrid.
 //
 //go:noescape
-func dotIQ2XSAVX2(w *byte, x *q8KBlock, n int, grid *uint64) float32
+func dotIQ2XSAVX2(w *byte, x *q8KBlock, n int, grid unsafe.Pointer) float32
 
 // dotIQ2SAVX2 is dotK for n IQ2_S super-blocks, grid being
 // quant.IQ2SGrid.
 //
 //go:noescape
-func dotIQ2SAVX2(w *byte, x *q8KBlock, n int, grid *uint64) float32
+func dotIQ2SAVX2(w *byte, x *q8KBlock, n int, grid unsafe.Pointer) float32

@@ -810,25 +810,55 @@ GLOBL iq2sShift<>(SB), RODATA|NOPTR, $16
 	VPMADDWD   Y6, G, G; \
 	VPADDD     G, Y11, Y11
 
-// IQEND leaves in X0 the lanes of Y0 added as hsum8, times the float32
-// whose bits are K.
-#define IQEND(K) \
+// IQSTART loads an IQ kernel's arguments (w to SI, x to DI, n to CX, grid
+// to R8), clears the float32 accumulators Y0 and loads the sign constants:
+// SHUF (iqSignShuf, or iq2xsSignShuf) to Y13, iqBitSel to Y12.
+#define IQSTART(SHUF) \
+	MOVQ    w+0(FP), SI; \
+	MOVQ    x+8(FP), DI; \
+	MOVQ    n+16(FP), CX; \
+	MOVQ    grid+24(FP), R8; \
+	VXORPS  Y0, Y0, Y0; \
+	VMOVDQU SHUF, Y13; \
+	VMOVDQU iqBitSel<>(SB), Y12
+
+// IQSUM leaves in X0 the lanes of Y0 added as hsum8, times the float32
+// whose bits are K, and clears the upper halves of the registers.
+#define IQSUM(K) \
 	HSUM8; \
-	MOVL   $K, AX; \
-	VMOVD  AX, X1; \
-	VMULSS X1, X0, X0
+	MOVL       $K, AX; \
+	VMOVD      AX, X1; \
+	VMULSS     X1, X0, X0; \
+	VZEROUPPER
+
+// HIGHBITS ors into the grid indices IDX (dwords; X or Y registers) their
+// high bits from the byte at QH(SI): broadcast to V (X2 or Y2), shifted
+// left by the counts in SH and masked by MASK (of the same width). Uses AX.
+#define HIGHBITS(QH, V, SH, MASK, IDX) \
+	MOVBLZX      QH(SI), AX; \
+	VMOVD        AX, X2; \
+	VPBROADCASTD X2, V; \
+	VPSLLVD      SH, V, V; \
+	VPAND        MASK, V, V; \
+	VPOR         V, IDX, IDX
+
+// AUXCHUNK finishes a chunk of IQ3_XXS or IQ2_XXS, whose magnitudes are
+// in Y2 and whose word of four 7-bit sign fields and 4-bit scale (bits
+// 28..31) is in DX, with IQCHUNK.
+#define AUXCHUNK(XO) \
+	SPREAD7(DX); \
+	PARITY; \
+	SIGNMASK(AX); \
+	MOVL DX, AX; \
+	SCALE1(28); \
+	IQCHUNK(Y2, XO)
 
 // IQ3SCHUNK: chunk c of an IQ3_S super-block, with QS = 2+8c, QH = 66+c,
 // SG = 74+4c, SC = 106+c/2, SH = 4·(c%2), XO = 4+32c. Y14 holds
 // iq3sShift, Y15 dwords of 256, R8 the grid.
 #define IQ3SCHUNK(QS, QH, SG, SC, SH, XO) \
 	VPMOVZXBD    QS(SI), Y1; \
-	MOVBLZX      QH(SI), AX; \
-	VMOVD        AX, X2; \
-	VPBROADCASTD X2, Y2; \
-	VPSLLVD      Y14, Y2, Y2; \
-	VPAND        Y15, Y2, Y2; \
-	VPOR         Y2, Y1, Y1; \
+	HIGHBITS(QH, Y2, Y14, Y15, Y1); \
 	VPCMPEQD     Y3, Y3, Y3; \
 	VPGATHERDD   Y3, (R8)(Y1*4), Y2; \
 	MOVL         SG(SI), AX; \
@@ -837,15 +867,9 @@ GLOBL iq2sShift<>(SB), RODATA|NOPTR, $16
 	SCALE1(SH); \
 	IQCHUNK(Y2, XO)
 
-// func dotIQ3SAVX2(w *byte, x *q8KBlock, n int, grid *uint32) float32
+// func dotIQ3SAVX2(w *byte, x *q8KBlock, n int, grid unsafe.Pointer) float32
 TEXT ·dotIQ3SAVX2(SB), NOSPLIT, $0-36
-	MOVQ         w+0(FP), SI
-	MOVQ         x+8(FP), DI
-	MOVQ         n+16(FP), CX
-	MOVQ         grid+24(FP), R8
-	VXORPS       Y0, Y0, Y0
-	VMOVDQU      iqSignShuf<>(SB), Y13
-	VMOVDQU      iqBitSel<>(SB), Y12
+	IQSTART(iqSignShuf<>(SB))
 	VMOVDQU      iq3sShift<>(SB), Y14
 	MOVL         $256, AX
 	VMOVD        AX, X15
@@ -865,8 +889,7 @@ iq3sloop:
 	LANESFMA
 	NEXTBLOCK(110, iq3sloop)
 
-	HSUM8
-	VZEROUPPER
+	IQSUM(0x3f800000) // 1
 	VMOVSS X0, ret+32(FP)
 	RET
 
@@ -877,22 +900,11 @@ iq3sloop:
 	VPCMPEQD   Y3, Y3, Y3; \
 	VPGATHERDD Y3, (R8)(Y1*4), Y2; \
 	MOVL       AUX(SI), DX; \
-	SPREAD7(DX); \
-	PARITY; \
-	SIGNMASK(AX); \
-	MOVL       DX, AX; \
-	SCALE1(28); \
-	IQCHUNK(Y2, XO)
+	AUXCHUNK(XO)
 
-// func dotIQ3XXSAVX2(w *byte, x *q8KBlock, n int, grid *uint32) float32
+// func dotIQ3XXSAVX2(w *byte, x *q8KBlock, n int, grid unsafe.Pointer) float32
 TEXT ·dotIQ3XXSAVX2(SB), NOSPLIT, $0-36
-	MOVQ    w+0(FP), SI
-	MOVQ    x+8(FP), DI
-	MOVQ    n+16(FP), CX
-	MOVQ    grid+24(FP), R8
-	VXORPS  Y0, Y0, Y0
-	VMOVDQU iqSignShuf<>(SB), Y13
-	VMOVDQU iqBitSel<>(SB), Y12
+	IQSTART(iqSignShuf<>(SB))
 
 iq3xxsloop:
 	VPXOR Y11, Y11, Y11
@@ -908,8 +920,7 @@ iq3xxsloop:
 	LANESFMA
 	NEXTBLOCK(98, iq3xxsloop)
 
-	IQEND(0x3e800000) // 0.25
-	VZEROUPPER
+	IQSUM(0x3e800000) // 0.25
 	VMOVSS X0, ret+32(FP)
 	RET
 
@@ -920,22 +931,11 @@ iq3xxsloop:
 	VPCMPEQQ   Y3, Y3, Y3; \
 	VPGATHERDQ Y3, (R8)(X1*8), Y2; \
 	MOVL       IDX+4(SI), DX; \
-	SPREAD7(DX); \
-	PARITY; \
-	SIGNMASK(AX); \
-	MOVL       DX, AX; \
-	SCALE1(28); \
-	IQCHUNK(Y2, XO)
+	AUXCHUNK(XO)
 
-// func dotIQ2XXSAVX2(w *byte, x *q8KBlock, n int, grid *uint64) float32
+// func dotIQ2XXSAVX2(w *byte, x *q8KBlock, n int, grid unsafe.Pointer) float32
 TEXT ·dotIQ2XXSAVX2(SB), NOSPLIT, $0-36
-	MOVQ    w+0(FP), SI
-	MOVQ    x+8(FP), DI
-	MOVQ    n+16(FP), CX
-	MOVQ    grid+24(FP), R8
-	VXORPS  Y0, Y0, Y0
-	VMOVDQU iqSignShuf<>(SB), Y13
-	VMOVDQU iqBitSel<>(SB), Y12
+	IQSTART(iqSignShuf<>(SB))
 
 iq2xxsloop:
 	VPXOR Y11, Y11, Y11
@@ -951,8 +951,7 @@ iq2xxsloop:
 	LANESFMA
 	NEXTBLOCK(66, iq2xxsloop)
 
-	IQEND(0x3e000000) // 0.125
-	VZEROUPPER
+	IQSUM(0x3e000000) // 0.125
 	VMOVSS X0, ret+32(FP)
 	RET
 
@@ -981,15 +980,9 @@ iq2xxsloop:
 	VPSHUFB      SC, H, Y6; \
 	IQCHUNK(Y2, XO)
 
-// func dotIQ2XSAVX2(w *byte, x *q8KBlock, n int, grid *uint64) float32
+// func dotIQ2XSAVX2(w *byte, x *q8KBlock, n int, grid unsafe.Pointer) float32
 TEXT ·dotIQ2XSAVX2(SB), NOSPLIT, $0-36
-	MOVQ         w+0(FP), SI
-	MOVQ         x+8(FP), DI
-	MOVQ         n+16(FP), CX
-	MOVQ         grid+24(FP), R8
-	VXORPS       Y0, Y0, Y0
-	VMOVDQU      iq2xsSignShuf<>(SB), Y13
-	VMOVDQU      iqBitSel<>(SB), Y12
+	IQSTART(iq2xsSignShuf<>(SB))
 	VMOVDQU      iqParity<>(SB), X14
 	MOVL         $511, AX
 	VMOVD        AX, X15
@@ -1010,8 +1003,7 @@ iq2xsloop:
 	LANESFMA
 	NEXTBLOCK(74, iq2xsloop)
 
-	IQEND(0x3e000000) // 0.125
-	VZEROUPPER
+	IQSUM(0x3e000000) // 0.125
 	VMOVSS X0, ret+32(FP)
 	RET
 
@@ -1020,12 +1012,7 @@ iq2xsloop:
 // iq2sShift, X15 dwords of 0x300, R8 the grid.
 #define IQ2SCHUNK(QS, SG, QH, SC, H, XO) \
 	VPMOVZXBD    QS(SI), X1; \
-	MOVBLZX      QH(SI), AX; \
-	VMOVD        AX, X2; \
-	VPBROADCASTD X2, X2; \
-	VPSLLVD      X14, X2, X2; \
-	VPAND        X15, X2, X2; \
-	VPOR         X2, X1, X1; \
+	HIGHBITS(QH, X2, X14, X15, X1); \
 	VPCMPEQQ     Y3, Y3, Y3; \
 	VPGATHERDQ   Y3, (R8)(X1*8), Y2; \
 	MOVL         SG(SI), AX; \
@@ -1033,15 +1020,9 @@ iq2xsloop:
 	VPSHUFB      SC, H, Y6; \
 	IQCHUNK(Y2, XO)
 
-// func dotIQ2SAVX2(w *byte, x *q8KBlock, n int, grid *uint64) float32
+// func dotIQ2SAVX2(w *byte, x *q8KBlock, n int, grid unsafe.Pointer) float32
 TEXT ·dotIQ2SAVX2(SB), NOSPLIT, $0-36
-	MOVQ         w+0(FP), SI
-	MOVQ         x+8(FP), DI
-	MOVQ         n+16(FP), CX
-	MOVQ         grid+24(FP), R8
-	VXORPS       Y0, Y0, Y0
-	VMOVDQU      iqSignShuf<>(SB), Y13
-	VMOVDQU      iqBitSel<>(SB), Y12
+	IQSTART(iqSignShuf<>(SB))
 	VMOVDQU      iq2sShift<>(SB), X14
 	MOVL         $0x300, AX
 	VMOVD        AX, X15
@@ -1062,7 +1043,6 @@ iq2sloop:
 	LANESFMA
 	NEXTBLOCK(82, iq2sloop)
 
-	IQEND(0x3e000000) // 0.125
-	VZEROUPPER
+	IQSUM(0x3e000000) // 0.125
 	VMOVSS X0, ret+32(FP)
 	RET

@@ -22,6 +22,37 @@ DATA iqBits<>+0(SB)/8, $0x8040201008040201
 DATA iqBits<>+8(SB)/8, $0x8040201008040201
 GLOBL iqBits<>(SB), RODATA|NOPTR, $16
 
+// IQBEGIN loads a kernel's arguments (w to R0, x to R1, n to R2, lanes to
+// R3, grid to R4) and the sign constants (iqTblIdx to V24, V25, iqBits to
+// V26).
+#define IQBEGIN \
+	MOVD w+0(FP), R0; \
+	MOVD x+8(FP), R1; \
+	MOVD n+16(FP), R2; \
+	MOVD lanes+24(FP), R3; \
+	MOVD grid+32(FP), R4; \
+	MOVD $iqTblIdx<>(SB), R6; \
+	VLD1 (R6), [V24.B16, V25.B16]; \
+	MOVD $iqBits<>(SB), R6; \
+	VLD1 (R6), [V26.B16]
+
+// IQBLOCK starts a super-block: it clears the integer lanes V16 and V17
+// (WORDs: movi #0) and points R5 at the activations.
+#define IQBLOCK \
+	WORD $0x4f000410; \
+	WORD $0x4f000411; \
+	ADD $4, R1, R5
+
+// IQNEXT stores a super-block's lanes, steps to the next weight
+// super-block (SIZE bytes) and Q8_K block, and loops to L while blocks
+// remain.
+#define IQNEXT(SIZE, L) \
+	VST1.P [V16.S4, V17.S4], 32(R3); \
+	ADD $SIZE, R0; \
+	ADD $292, R1; \
+	SUBS $1, R2, R2; \
+	BNE L
+
 // IQTAIL negates the magnitudes in V0, V1 where the sign word R12 has its
 // bit set (cmtst against iqBits makes the masks, then (g^m)-m), multiplies
 // them with the 32 activations at R5 (advanced by 32) four products per
@@ -92,55 +123,90 @@ GLOBL iqBits<>(SB), RODATA|NOPTR, $16
 	ADD $1, R15, R15; \
 	VMOV R15, V27.S[1]
 
-// IQ3SCHUNK: one chunk of an IQ3_S super-block: grid indices at R7 (8
-// bytes), their ninth bits in the byte at R8, signs at R9 (4 bytes); the
-// scale is in V27.S[0]. R4 is the grid. Advances R7, R8 and R9.
-#define IQ3SCHUNK \
-	MOVBU (R8), R13; \
-	MOVBU 0(R7), R11; \
-	UBFX $0, R13, $1, R12; \
-	ORR R12<<8, R11, R11; \
-	MOVWU (R4)(R11<<2), R12; \
+// PACK8 runs the lookups L(0) .. L(7), each leaving a 32-bit grid entry
+// (four magnitudes) in R12, and gathers them into V0 (entries 0..3) and V1.
+// Uses R20..R23.
+#define PACK8(L) \
+	L(0); \
 	MOVD R12, R20; \
-	MOVBU 1(R7), R11; \
-	UBFX $1, R13, $1, R12; \
-	ORR R12<<8, R11, R11; \
-	MOVWU (R4)(R11<<2), R12; \
+	L(1); \
 	ORR R12<<32, R20, R20; \
-	MOVBU 2(R7), R11; \
-	UBFX $2, R13, $1, R12; \
-	ORR R12<<8, R11, R11; \
-	MOVWU (R4)(R11<<2), R12; \
+	L(2); \
 	MOVD R12, R21; \
-	MOVBU 3(R7), R11; \
-	UBFX $3, R13, $1, R12; \
-	ORR R12<<8, R11, R11; \
-	MOVWU (R4)(R11<<2), R12; \
+	L(3); \
 	ORR R12<<32, R21, R21; \
-	MOVBU 4(R7), R11; \
-	UBFX $4, R13, $1, R12; \
-	ORR R12<<8, R11, R11; \
-	MOVWU (R4)(R11<<2), R12; \
+	L(4); \
 	MOVD R12, R22; \
-	MOVBU 5(R7), R11; \
-	UBFX $5, R13, $1, R12; \
-	ORR R12<<8, R11, R11; \
-	MOVWU (R4)(R11<<2), R12; \
+	L(5); \
 	ORR R12<<32, R22, R22; \
-	MOVBU 6(R7), R11; \
-	UBFX $6, R13, $1, R12; \
-	ORR R12<<8, R11, R11; \
-	MOVWU (R4)(R11<<2), R12; \
+	L(6); \
 	MOVD R12, R23; \
-	MOVBU 7(R7), R11; \
-	UBFX $7, R13, $1, R12; \
-	ORR R12<<8, R11, R11; \
-	MOVWU (R4)(R11<<2), R12; \
+	L(7); \
 	ORR R12<<32, R23, R23; \
 	VMOV R20, V0.D[0]; \
 	VMOV R21, V0.D[1]; \
 	VMOV R22, V1.D[0]; \
-	VMOV R23, V1.D[1]; \
+	VMOV R23, V1.D[1]
+
+// PACK4 runs the lookups L(0) .. L(3), each leaving a 64-bit grid entry
+// (eight magnitudes) in R12, and gathers them into V0 (entries 0, 1) and
+// V1. Uses R20..R23.
+#define PACK4(L) \
+	L(0); \
+	MOVD R12, R20; \
+	L(1); \
+	MOVD R12, R21; \
+	L(2); \
+	MOVD R12, R22; \
+	L(3); \
+	MOVD R12, R23; \
+	VMOV R20, V0.D[0]; \
+	VMOV R21, V0.D[1]; \
+	VMOV R22, V1.D[0]; \
+	VMOV R23, V1.D[1]
+
+// G3S looks up IQ3_S grid entry K of a chunk: index byte K at R7, its
+// ninth bit bit K of R13.
+#define G3S(K) \
+	MOVBU K(R7), R11; \
+	UBFX $K, R13, $1, R12; \
+	ORR R12<<8, R11, R11; \
+	MOVWU (R4)(R11<<2), R12
+
+// G3X looks up IQ3_XXS grid entry K of a chunk (index byte K at R7).
+#define G3X(K) \
+	MOVBU K(R7), R11; \
+	MOVWU (R4)(R11<<2), R12
+
+// G2X looks up IQ2_XXS grid entry K of a chunk (index byte K at R7).
+#define G2X(K) \
+	MOVBU K(R7), R11; \
+	MOVD (R4)(R11<<3), R12
+
+// G2S looks up IQ2_S grid entry K of a chunk: index byte K at R7, its
+// bits 8 and 9 bits 2K and 2K+1 of R13.
+#define G2S(K) \
+	MOVBU K(R7), R11; \
+	UBFX $(2*K), R13, $2, R12; \
+	ORR R12<<8, R11, R11; \
+	MOVD (R4)(R11<<3), R12
+
+// AUXTAIL finishes a chunk of IQ3_XXS or IQ2_XXS, whose magnitudes are
+// in V0, V1 and whose word of four 7-bit sign fields and 4-bit scale (bits
+// 28..31) is in R13, with IQTAIL.
+#define AUXTAIL \
+	SPREAD7; \
+	PARITY; \
+	LSR $28, R13, R15; \
+	SCALE1; \
+	IQTAIL
+
+// IQ3SCHUNK: one chunk of an IQ3_S super-block: grid indices at R7 (8
+// bytes), their ninth bits in the byte at R8, signs at R9 (4 bytes); the
+// scale is in V27. R4 is the grid. Advances R7, R8 and R9.
+#define IQ3SCHUNK \
+	MOVBU (R8), R13; \
+	PACK8(G3S); \
 	MOVWU.P 4(R9), R12; \
 	IQTAIL; \
 	ADD $8, R7; \
@@ -150,62 +216,16 @@ GLOBL iqBits<>(SB), RODATA|NOPTR, $16
 // (8 bytes), the signs and scale word at R9. Advances R7 and R9.
 #define IQ3XXSCHUNK \
 	MOVWU.P 4(R9), R13; \
-	MOVBU 0(R7), R11; \
-	MOVWU (R4)(R11<<2), R12; \
-	MOVD R12, R20; \
-	MOVBU 1(R7), R11; \
-	MOVWU (R4)(R11<<2), R12; \
-	ORR R12<<32, R20, R20; \
-	MOVBU 2(R7), R11; \
-	MOVWU (R4)(R11<<2), R12; \
-	MOVD R12, R21; \
-	MOVBU 3(R7), R11; \
-	MOVWU (R4)(R11<<2), R12; \
-	ORR R12<<32, R21, R21; \
-	MOVBU 4(R7), R11; \
-	MOVWU (R4)(R11<<2), R12; \
-	MOVD R12, R22; \
-	MOVBU 5(R7), R11; \
-	MOVWU (R4)(R11<<2), R12; \
-	ORR R12<<32, R22, R22; \
-	MOVBU 6(R7), R11; \
-	MOVWU (R4)(R11<<2), R12; \
-	MOVD R12, R23; \
-	MOVBU 7(R7), R11; \
-	MOVWU (R4)(R11<<2), R12; \
-	ORR R12<<32, R23, R23; \
-	VMOV R20, V0.D[0]; \
-	VMOV R21, V0.D[1]; \
-	VMOV R22, V1.D[0]; \
-	VMOV R23, V1.D[1]; \
-	SPREAD7; \
-	PARITY; \
-	LSR $28, R13, R15; \
-	SCALE1; \
-	IQTAIL; \
+	PACK8(G3X); \
+	AUXTAIL; \
 	ADD $8, R7
 
 // IQ2XXSCHUNK: one chunk of an IQ2_XXS super-block: four grid indices
 // then the signs and scale word at R7. Advances R7.
 #define IQ2XXSCHUNK \
 	MOVWU 4(R7), R13; \
-	MOVBU 0(R7), R11; \
-	MOVD (R4)(R11<<3), R20; \
-	MOVBU 1(R7), R11; \
-	MOVD (R4)(R11<<3), R21; \
-	MOVBU 2(R7), R11; \
-	MOVD (R4)(R11<<3), R22; \
-	MOVBU 3(R7), R11; \
-	MOVD (R4)(R11<<3), R23; \
-	VMOV R20, V0.D[0]; \
-	VMOV R21, V0.D[1]; \
-	VMOV R22, V1.D[0]; \
-	VMOV R23, V1.D[1]; \
-	SPREAD7; \
-	PARITY; \
-	LSR $28, R13, R15; \
-	SCALE1; \
-	IQTAIL; \
+	PACK4(G2X); \
+	AUXTAIL; \
 	ADD $8, R7
 
 // IQ2XSCHUNK: one chunk of an IQ2_XS super-block: four words of grid
@@ -245,26 +265,7 @@ GLOBL iqBits<>(SB), RODATA|NOPTR, $16
 // scales' byte at R10. Advances R7, R8, R9 and R10.
 #define IQ2SCHUNK \
 	MOVBU (R8), R13; \
-	MOVBU 0(R7), R11; \
-	UBFX $0, R13, $2, R12; \
-	ORR R12<<8, R11, R11; \
-	MOVD (R4)(R11<<3), R20; \
-	MOVBU 1(R7), R11; \
-	UBFX $2, R13, $2, R12; \
-	ORR R12<<8, R11, R11; \
-	MOVD (R4)(R11<<3), R21; \
-	MOVBU 2(R7), R11; \
-	UBFX $4, R13, $2, R12; \
-	ORR R12<<8, R11, R11; \
-	MOVD (R4)(R11<<3), R22; \
-	MOVBU 3(R7), R11; \
-	UBFX $6, R13, $2, R12; \
-	ORR R12<<8, R11, R11; \
-	MOVD (R4)(R11<<3), R23; \
-	VMOV R20, V0.D[0]; \
-	VMOV R21, V0.D[1]; \
-	VMOV R22, V1.D[0]; \
-	VMOV R23, V1.D[1]; \
+	PACK4(G2S); \
 	MOVWU.P 4(R9), R12; \
 	SCALE2; \
 	IQTAIL; \
@@ -273,21 +274,11 @@ GLOBL iqBits<>(SB), RODATA|NOPTR, $16
 
 // func iq3sLanesSDOT(w *byte, x *q8KBlock, n int, lanes *int32, grid *uint64)
 TEXT ·iq3sLanesSDOT(SB), NOSPLIT, $0-40
-	MOVD w+0(FP), R0
-	MOVD x+8(FP), R1
-	MOVD n+16(FP), R2
-	MOVD lanes+24(FP), R3
-	MOVD grid+32(FP), R4
-	MOVD $iqTblIdx<>(SB), R6
-	VLD1 (R6), [V24.B16, V25.B16]
-	MOVD $iqBits<>(SB), R6
-	VLD1 (R6), [V26.B16]
+	IQBEGIN
 	CBZ  R2, iq3sLanesSDOT_done
 
 iq3sLanesSDOT_block:
-	WORD $0x4f000410 // movi v16.4s, #0
-	WORD $0x4f000411 // movi v17.4s, #0
-	ADD  $4, R1, R5
+	IQBLOCK
 	ADD  $2, R0, R7
 	ADD  $66, R0, R8
 	ADD  $74, R0, R9
@@ -303,33 +294,18 @@ iq3sLanesSDOT_block:
 	IQ3SCHUNK
 	SUBS $1, R16, R16
 	BNE iq3sLanesSDOT_pair
-
-	VST1.P [V16.S4, V17.S4], 32(R3)
-	ADD    $110, R0
-	ADD    $292, R1
-	SUBS   $1, R2, R2
-	BNE    iq3sLanesSDOT_block
+	IQNEXT(110, iq3sLanesSDOT_block)
 
 iq3sLanesSDOT_done:
 	RET
 
 // func iq3xxsLanesSDOT(w *byte, x *q8KBlock, n int, lanes *int32, grid *uint64)
 TEXT ·iq3xxsLanesSDOT(SB), NOSPLIT, $0-40
-	MOVD w+0(FP), R0
-	MOVD x+8(FP), R1
-	MOVD n+16(FP), R2
-	MOVD lanes+24(FP), R3
-	MOVD grid+32(FP), R4
-	MOVD $iqTblIdx<>(SB), R6
-	VLD1 (R6), [V24.B16, V25.B16]
-	MOVD $iqBits<>(SB), R6
-	VLD1 (R6), [V26.B16]
+	IQBEGIN
 	CBZ  R2, iq3xxsLanesSDOT_done
 
 iq3xxsLanesSDOT_block:
-	WORD $0x4f000410 // movi v16.4s, #0
-	WORD $0x4f000411 // movi v17.4s, #0
-	ADD  $4, R1, R5
+	IQBLOCK
 	ADD  $2, R0, R7
 	ADD  $66, R0, R9
 	MOVD $8, R16
@@ -337,66 +313,36 @@ iq3xxsLanesSDOT_block:
 	IQ3XXSCHUNK
 	SUBS $1, R16, R16
 	BNE iq3xxsLanesSDOT_chunk
-
-	VST1.P [V16.S4, V17.S4], 32(R3)
-	ADD    $98, R0
-	ADD    $292, R1
-	SUBS   $1, R2, R2
-	BNE    iq3xxsLanesSDOT_block
+	IQNEXT(98, iq3xxsLanesSDOT_block)
 
 iq3xxsLanesSDOT_done:
 	RET
 
 // func iq2xxsLanesSDOT(w *byte, x *q8KBlock, n int, lanes *int32, grid *uint64)
 TEXT ·iq2xxsLanesSDOT(SB), NOSPLIT, $0-40
-	MOVD w+0(FP), R0
-	MOVD x+8(FP), R1
-	MOVD n+16(FP), R2
-	MOVD lanes+24(FP), R3
-	MOVD grid+32(FP), R4
-	MOVD $iqTblIdx<>(SB), R6
-	VLD1 (R6), [V24.B16, V25.B16]
-	MOVD $iqBits<>(SB), R6
-	VLD1 (R6), [V26.B16]
+	IQBEGIN
 	CBZ  R2, iq2xxsLanesSDOT_done
 
 iq2xxsLanesSDOT_block:
-	WORD $0x4f000410 // movi v16.4s, #0
-	WORD $0x4f000411 // movi v17.4s, #0
-	ADD  $4, R1, R5
+	IQBLOCK
 	ADD  $2, R0, R7
 	MOVD $8, R16
 	iq2xxsLanesSDOT_chunk:
 	IQ2XXSCHUNK
 	SUBS $1, R16, R16
 	BNE iq2xxsLanesSDOT_chunk
-
-	VST1.P [V16.S4, V17.S4], 32(R3)
-	ADD    $66, R0
-	ADD    $292, R1
-	SUBS   $1, R2, R2
-	BNE    iq2xxsLanesSDOT_block
+	IQNEXT(66, iq2xxsLanesSDOT_block)
 
 iq2xxsLanesSDOT_done:
 	RET
 
 // func iq2xsLanesSDOT(w *byte, x *q8KBlock, n int, lanes *int32, grid *uint64)
 TEXT ·iq2xsLanesSDOT(SB), NOSPLIT, $0-40
-	MOVD w+0(FP), R0
-	MOVD x+8(FP), R1
-	MOVD n+16(FP), R2
-	MOVD lanes+24(FP), R3
-	MOVD grid+32(FP), R4
-	MOVD $iqTblIdx<>(SB), R6
-	VLD1 (R6), [V24.B16, V25.B16]
-	MOVD $iqBits<>(SB), R6
-	VLD1 (R6), [V26.B16]
+	IQBEGIN
 	CBZ  R2, iq2xsLanesSDOT_done
 
 iq2xsLanesSDOT_block:
-	WORD $0x4f000410 // movi v16.4s, #0
-	WORD $0x4f000411 // movi v17.4s, #0
-	ADD  $4, R1, R5
+	IQBLOCK
 	ADD  $2, R0, R7
 	ADD  $66, R0, R10
 	MOVD $8, R16
@@ -404,33 +350,18 @@ iq2xsLanesSDOT_block:
 	IQ2XSCHUNK
 	SUBS $1, R16, R16
 	BNE iq2xsLanesSDOT_chunk
-
-	VST1.P [V16.S4, V17.S4], 32(R3)
-	ADD    $74, R0
-	ADD    $292, R1
-	SUBS   $1, R2, R2
-	BNE    iq2xsLanesSDOT_block
+	IQNEXT(74, iq2xsLanesSDOT_block)
 
 iq2xsLanesSDOT_done:
 	RET
 
 // func iq2sLanesSDOT(w *byte, x *q8KBlock, n int, lanes *int32, grid *uint64)
 TEXT ·iq2sLanesSDOT(SB), NOSPLIT, $0-40
-	MOVD w+0(FP), R0
-	MOVD x+8(FP), R1
-	MOVD n+16(FP), R2
-	MOVD lanes+24(FP), R3
-	MOVD grid+32(FP), R4
-	MOVD $iqTblIdx<>(SB), R6
-	VLD1 (R6), [V24.B16, V25.B16]
-	MOVD $iqBits<>(SB), R6
-	VLD1 (R6), [V26.B16]
+	IQBEGIN
 	CBZ  R2, iq2sLanesSDOT_done
 
 iq2sLanesSDOT_block:
-	WORD $0x4f000410 // movi v16.4s, #0
-	WORD $0x4f000411 // movi v17.4s, #0
-	ADD  $4, R1, R5
+	IQBLOCK
 	ADD  $2, R0, R7
 	ADD  $34, R0, R9
 	ADD  $66, R0, R8
@@ -440,12 +371,7 @@ iq2sLanesSDOT_block:
 	IQ2SCHUNK
 	SUBS $1, R16, R16
 	BNE iq2sLanesSDOT_chunk
-
-	VST1.P [V16.S4, V17.S4], 32(R3)
-	ADD    $82, R0
-	ADD    $292, R1
-	SUBS   $1, R2, R2
-	BNE    iq2sLanesSDOT_block
+	IQNEXT(82, iq2sLanesSDOT_block)
 
 iq2sLanesSDOT_done:
 	RET

@@ -13,6 +13,13 @@ var iqTypes = []Type{TypeIQ2_XXS, TypeIQ2_XS, TypeIQ2_S, TypeIQ3_XXS, TypeIQ3_S}
 func TestIQGridTables(t *testing.T) {
 	// Spot values of ggml's tables (ggml-common.h): the first, a middle
 	// and the last entry of each.
+	widen := func(g []uint32) []uint64 {
+		w := make([]uint64, len(g))
+		for i, v := range g {
+			w[i] = uint64(v)
+		}
+		return w
+	}
 	for _, c := range []struct {
 		name string
 		got  []uint64
@@ -21,22 +28,11 @@ func TestIQGridTables(t *testing.T) {
 		{"iq2xxs", IQ2XXSGrid[:], [3]uint64{0x0808080808080808, 0x082b2b0808082b08, 0x2b2b2b1908081908}},
 		{"iq2xs", IQ2XSGrid[:], [3]uint64{0x0808080808080808, 0x190808080808192b, 0x2b2b2b2b2b2b2b2b}},
 		{"iq2s", IQ2SGrid[:], [3]uint64{0x0808080808080808, 0x19080819082b1919, 0x2b2b2b2b2b2b2b2b}},
+		{"iq3xxs", widen(IQ3XXSGrid[:]), [3]uint64{0x04040404, 0x141c3e04, 0x3e341c04}},
+		{"iq3s", widen(IQ3SGrid[:]), [3]uint64{0x01010101, 0x05090507, 0x0f0f0101}},
 	} {
 		n := len(c.got)
 		if got := [3]uint64{c.got[0], c.got[n/2], c.got[n-1]}; got != c.want {
-			t.Errorf("%s: entries 0, %d, %d are %#x, want %#x", c.name, n/2, n-1, got, c.want)
-		}
-	}
-	for _, c := range []struct {
-		name string
-		got  []uint32
-		want [3]uint32
-	}{
-		{"iq3xxs", IQ3XXSGrid[:], [3]uint32{0x04040404, 0x141c3e04, 0x3e341c04}},
-		{"iq3s", IQ3SGrid[:], [3]uint32{0x01010101, 0x05090507, 0x0f0f0101}},
-	} {
-		n := len(c.got)
-		if got := [3]uint32{c.got[0], c.got[n/2], c.got[n-1]}; got != c.want {
 			t.Errorf("%s: entries 0, %d, %d are %#x, want %#x", c.name, n/2, n-1, got, c.want)
 		}
 	}
