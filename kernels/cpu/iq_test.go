@@ -117,3 +117,35 @@ func TestIQMatMul(t *testing.T) {
 		}
 	}
 }
+
+// TestIQGetRows checks that embedding rows of the IQ2 and IQ3 types are
+// looked up as quant.Dequantize decodes them.
+func TestIQGetRows(t *testing.T) {
+	const k, m = 512, 5
+	rng := rand.New(rand.NewPCG(4, 4))
+	for _, typ := range iqTypes {
+		b := New(2)
+		data := kRawWeights(rng, typ, m*k/quant.QK_K, 1)
+		wt, err := b.Weight(typ, []int{k, m}, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dst := newF32(t, b, k, 3)
+		ids := []int32{4, 0, 4}
+		if err := b.GetRows(dst, wt, ids); err != nil {
+			t.Fatal(err)
+		}
+		all := make([]float32, k*m)
+		if err := quant.Dequantize(typ, data, all); err != nil {
+			t.Fatal(err)
+		}
+		got := read(t, dst)
+		for r, id := range ids {
+			for i := range k {
+				if math.Float32bits(got[r*k+i]) != math.Float32bits(all[int(id)*k+i]) {
+					t.Fatalf("%v: row %d element %d: %g, want %g", typ, r, i, got[r*k+i], all[int(id)*k+i])
+				}
+			}
+		}
+	}
+}
