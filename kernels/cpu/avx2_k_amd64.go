@@ -25,10 +25,26 @@ func addAVX2K(k *kernelSet) {
 	k.q8K[quant.TypeIQ2_S] = iqKernel(dotIQ2SAVX2, quant.TypeIQ2_S, unsafe.Pointer(&quant.IQ2SGrid[0]))
 }
 
+// iqSignMasks holds, for each 7-bit sign field of the IQ2_XXS, IQ2_XS and
+// IQ3_XXS formats, the byte mask of its group of 8 (0xff where the
+// element is negative), for the assembly kernels.
+var iqSignMasks = func() (m [128]uint64) {
+	for f := range m {
+		s := quant.IQSigns(uint32(f))
+		for j := range 8 {
+			if s>>j&1 != 0 {
+				m[f] |= 0xff << (8 * j)
+			}
+		}
+	}
+	return m
+}()
+
 // iqKernel wraps an IQ2 or IQ3 assembly kernel of type t, whose grid is
-// at grid, as a q8K table entry (kKernel).
-func iqKernel(dot func(w *byte, x *q8KBlock, n int, grid unsafe.Pointer) float32, t quant.Type, grid unsafe.Pointer) func(w []byte, x []q8KBlock, gemm bool) float32 {
-	return kKernel(func(w *byte, x *q8KBlock, n int, _ bool) float32 { return dot(w, x, n, grid) }, t)
+// at grid, as a q8K table entry (kKernel); it passes iqSignMasks too.
+func iqKernel(dot func(w *byte, x *q8KBlock, n int, grid, signs unsafe.Pointer) float32, t quant.Type, grid unsafe.Pointer) func(w []byte, x []q8KBlock, gemm bool) float32 {
+	signs := unsafe.Pointer(&iqSignMasks[0])
+	return kKernel(func(w *byte, x *q8KBlock, n int, _ bool) float32 { return dot(w, x, n, grid, signs) }, t)
 }
 
 // kKernel wraps an assembly kernel over n super-blocks of type t as a
@@ -92,37 +108,38 @@ func dotQ2KAVX2(w *byte, x *q8KBlock, n int, gemm bool) float32
 //go:noescape
 func dotIQ4XSAVX2(w *byte, x *q8KBlock, n int, gemm bool) float32
 
-// dotIQ3SAVX2 is dotK for n IQ3_S super-blocks, grid being quant.IQ3SGrid:
-// per super-block, eight int32 lanes of vpmaddubsw/vpmaddwd products of
-// the gathered grid magnitudes with the activations (negated where the
-// sign bit is set) and the odd scales, scaled by d with one fused
-// multiply-add per lane; the lanes are added as hsum8. The other IQ2 and
-// IQ3 kernels are the same for their layouts, and multiply the sum by the
-// type's quant.GridScale last.
+// dotIQ3SAVX2 is dotK for n IQ3_S super-blocks, grid being quant.IQ3SGrid
+// and signs iqSignMasks: per super-block, eight int32 lanes of
+// vpmaddubsw/vpmaddwd products of the grid magnitudes (looked up one by
+// one: a gather is slower on AMD's cores) with the activations (negated
+// where the sign bit is set) and the odd scales, scaled by d with one
+// fused multiply-add per lane; the lanes are added as hsum8 and multiplied
+// by the type's quant.GridScale. The other IQ2 and IQ3 kernels are the
+// same for their layouts.
 //
 //go:noescape
-func dotIQ3SAVX2(w *byte, x *q8KBlock, n int, grid unsafe.Pointer) float32
+func dotIQ3SAVX2(w *byte, x *q8KBlock, n int, grid, signs unsafe.Pointer) float32
 
 // dotIQ3XXSAVX2 is dotK for n IQ3_XXS super-blocks, grid being
 // quant.IQ3XXSGrid.
 //
 //go:noescape
-func dotIQ3XXSAVX2(w *byte, x *q8KBlock, n int, grid unsafe.Pointer) float32
+func dotIQ3XXSAVX2(w *byte, x *q8KBlock, n int, grid, signs unsafe.Pointer) float32
 
 // dotIQ2XXSAVX2 is dotK for n IQ2_XXS super-blocks, grid being
 // quant.IQ2XXSGrid.
 //
 //go:noescape
-func dotIQ2XXSAVX2(w *byte, x *q8KBlock, n int, grid unsafe.Pointer) float32
+func dotIQ2XXSAVX2(w *byte, x *q8KBlock, n int, grid, signs unsafe.Pointer) float32
 
 // dotIQ2XSAVX2 is dotK for n IQ2_XS super-blocks, grid being
 // quant.IQ2XSGrid.
 //
 //go:noescape
-func dotIQ2XSAVX2(w *byte, x *q8KBlock, n int, grid unsafe.Pointer) float32
+func dotIQ2XSAVX2(w *byte, x *q8KBlock, n int, grid, signs unsafe.Pointer) float32
 
 // dotIQ2SAVX2 is dotK for n IQ2_S super-blocks, grid being
 // quant.IQ2SGrid.
 //
 //go:noescape
-func dotIQ2SAVX2(w *byte, x *q8KBlock, n int, grid unsafe.Pointer) float32
+func dotIQ2SAVX2(w *byte, x *q8KBlock, n int, grid, signs unsafe.Pointer) float32

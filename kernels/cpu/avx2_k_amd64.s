@@ -676,10 +676,11 @@ xsloop:
 	VMOVSS X0, ret+32(FP)
 	RET
 
-// The IQ2 and IQ3 kernels take (w *byte, x *q8KBlock, n int, grid) with
-// grid the type's table of magnitudes (quant.IQ3SGrid, ...), and return
+// The IQ2 and IQ3 kernels take (w *byte, x *q8KBlock, n int, grid, signs)
+// with grid the type's table of magnitudes (quant.IQ3SGrid, ...) and signs
+// iqSignMasks, and return
 // dotK's float32: per super-block, the eight int32 lanes of dotLanesK
-// (each 32-element chunk: grid magnitudes gathered by index, the
+// (each 32-element chunk: grid magnitudes looked up by index, the
 // activations negated where the sign bit is set, vpmaddubsw, then
 // vpmaddwd with the odd group scales), scaled by d with one fused
 // multiply-add per lane, the lanes added as hsum8 and the sum multiplied
@@ -736,42 +737,13 @@ GLOBL iq2sShift<>(SB), RODATA|NOPTR, $16
 	VPAND        Y12, Y4, Y4; \
 	VPCMPEQB     Y12, Y4, Y4
 
-// SPREAD7 leaves in AX the four 7-bit sign fields at bits 7l of R (l =
-// 0..3), field l in byte l. Uses R10.
-#define SPREAD7(R) \
-	MOVL R, AX; \
-	ANDL $0x7f, AX; \
-	MOVL R, R10; \
-	SHLL $1, R10; \
-	ANDL $0x7f00, R10; \
-	ORL  R10, AX; \
-	MOVL R, R10; \
-	SHLL $2, R10; \
-	ANDL $0x7f0000, R10; \
-	ORL  R10, AX; \
-	MOVL R, R10; \
-	SHLL $3, R10; \
-	ANDL $0x7f000000, R10; \
-	ORL  R10, AX
-
-// PARITY sets bit 7 of each byte of AX (whose bit 7 is clear) where the
-// byte has an odd number of set bits, so that each group of 8 has an even
-// number of negative elements (quant's iqSigns). The low bit of each byte
-// of x ^ x>>4 ^ ... ^ x>>1 is its parity: the bits shifted in from the
-// byte above never reach it. Uses R10, R11.
-#define PARITY \
-	MOVL AX, R10; \
-	SHRL $4, R10; \
-	XORL AX, R10; \
-	MOVL R10, R11; \
-	SHRL $2, R11; \
-	XORL R11, R10; \
-	MOVL R10, R11; \
-	SHRL $1, R11; \
-	XORL R11, R10; \
-	ANDL $0x01010101, R10; \
-	SHLL $7, R10; \
-	ORL  R10, AX
+// SIGN64(S, R) leaves in R the byte mask of the 7-bit sign field at bits
+// S..S+6 of DX, from the table of sign masks at R9. Uses AX.
+#define SIGN64(S, R) \
+	MOVL DX, AX; \
+	SHRL $S, AX; \
+	ANDL $127, AX; \
+	MOVQ (R9)(AX*8), R
 
 // SCALE1 leaves in Y6 the odd scale 2s+1 of the 4-bit field s in AX (bits
 // SH..SH+3) in every int16 word.
@@ -812,8 +784,10 @@ GLOBL iq2sShift<>(SB), RODATA|NOPTR, $16
 
 // IQSTART loads an IQ kernel's arguments (w to SI, x to DI, n to CX, grid
 // to R8), clears the float32 accumulators Y0 and loads the sign constants:
-// SHUF (iqSignShuf, or iq2xsSignShuf) to Y13, iqBitSel to Y12.
+// SHUF (iqSignShuf, or iq2xsSignShuf) to Y13, iqBitSel to Y12, and the
+// sign masks (iqSignMasks) to R9.
 #define IQSTART(SHUF) \
+	MOVQ    signs+32(FP), R9; \
 	MOVQ    w+0(FP), SI; \
 	MOVQ    x+8(FP), DI; \
 	MOVQ    n+16(FP), CX; \
@@ -831,6 +805,42 @@ GLOBL iq2sShift<>(SB), RODATA|NOPTR, $16
 	VMULSS     X1, X0, X0; \
 	VZEROUPPER
 
+// LOOK4 leaves in X the four 32-bit grid entries (at R8) whose indices are
+// loaded by LD (MOVBLZX for bytes, MOVL for dwords) from OFF(B) on, ST
+// bytes apart. It replaces a gather, which is slower on some CPUs. Uses
+// AX.
+#define LOOK4(OFF, B, LD, ST, X) \
+	LD      OFF(B), AX; \
+	MOVL    (R8)(AX*4), AX; \
+	VMOVD   AX, X; \
+	LD      OFF+ST(B), AX; \
+	MOVL    (R8)(AX*4), AX; \
+	VPINSRD $1, AX, X, X; \
+	LD      OFF+2*ST(B), AX; \
+	MOVL    (R8)(AX*4), AX; \
+	VPINSRD $2, AX, X, X; \
+	LD      OFF+3*ST(B), AX; \
+	MOVL    (R8)(AX*4), AX; \
+	VPINSRD $3, AX, X, X
+
+// LOOKQ4 leaves in Y2 the four 64-bit grid entries (at R8) whose indices
+// are loaded by LD from OFF(B) on, ST bytes apart, as LOOK4 does. Uses AX
+// and X3.
+#define LOOKQ4(OFF, B, LD, ST) \
+	LD          OFF(B), AX; \
+	MOVQ        (R8)(AX*8), AX; \
+	VMOVQ       AX, X2; \
+	LD          OFF+ST(B), AX; \
+	MOVQ        (R8)(AX*8), AX; \
+	VPINSRQ     $1, AX, X2, X2; \
+	LD          OFF+2*ST(B), AX; \
+	MOVQ        (R8)(AX*8), AX; \
+	VMOVQ       AX, X3; \
+	LD          OFF+3*ST(B), AX; \
+	MOVQ        (R8)(AX*8), AX; \
+	VPINSRQ     $1, AX, X3, X3; \
+	VINSERTI128 $1, X3, Y2, Y2
+
 // HIGHBITS ors into the grid indices IDX (dwords; X or Y registers) their
 // high bits from the byte at QH(SI): broadcast to V (X2 or Y2), shifted
 // left by the counts in SH and masked by MASK (of the same width). Uses AX.
@@ -846,9 +856,15 @@ GLOBL iq2sShift<>(SB), RODATA|NOPTR, $16
 // in Y2 and whose word of four 7-bit sign fields and 4-bit scale (bits
 // 28..31) is in DX, with IQCHUNK.
 #define AUXCHUNK(XO) \
-	SPREAD7(DX); \
-	PARITY; \
-	SIGNMASK(AX); \
+	SIGN64(0, R10); \
+	SIGN64(7, R11); \
+	VMOVQ       R10, X4; \
+	VPINSRQ     $1, R11, X4, X4; \
+	SIGN64(14, R10); \
+	SIGN64(21, R11); \
+	VMOVQ       R10, X5; \
+	VPINSRQ     $1, R11, X5, X5; \
+	VINSERTI128 $1, X5, Y4, Y4; \
 	MOVL DX, AX; \
 	SCALE1(28); \
 	IQCHUNK(Y2, XO)
@@ -859,16 +875,18 @@ GLOBL iq2sShift<>(SB), RODATA|NOPTR, $16
 #define IQ3SCHUNK(QS, QH, SG, SC, SH, XO) \
 	VPMOVZXBD    QS(SI), Y1; \
 	HIGHBITS(QH, Y2, Y14, Y15, Y1); \
-	VPCMPEQD     Y3, Y3, Y3; \
-	VPGATHERDD   Y3, (R8)(Y1*4), Y2; \
+	VMOVDQU      Y1, (SP); \
+	LOOK4(0, SP, MOVL, 4, X2); \
+	LOOK4(16, SP, MOVL, 4, X3); \
+	VINSERTI128  $1, X3, Y2, Y2; \
 	MOVL         SG(SI), AX; \
 	SIGNMASK(AX); \
 	MOVBLZX      SC(SI), AX; \
 	SCALE1(SH); \
 	IQCHUNK(Y2, XO)
 
-// func dotIQ3SAVX2(w *byte, x *q8KBlock, n int, grid unsafe.Pointer) float32
-TEXT ·dotIQ3SAVX2(SB), NOSPLIT, $0-36
+// func dotIQ3SAVX2(w *byte, x *q8KBlock, n int, grid, signs unsafe.Pointer) float32
+TEXT ·dotIQ3SAVX2(SB), NOSPLIT, $32-44
 	IQSTART(iqSignShuf<>(SB))
 	VMOVDQU      iq3sShift<>(SB), Y14
 	MOVL         $256, AX
@@ -890,20 +908,20 @@ iq3sloop:
 	NEXTBLOCK(110, iq3sloop)
 
 	IQSUM(0x3f800000) // 1
-	VMOVSS X0, ret+32(FP)
+	VMOVSS X0, ret+40(FP)
 	RET
 
 // IQ3XXSCHUNK: chunk c of an IQ3_XXS super-block, with QS = 2+8c, AUX =
 // 66+4c (the signs and scale), XO = 4+32c. R8 holds the grid.
 #define IQ3XXSCHUNK(QS, AUX, XO) \
-	VPMOVZXBD  QS(SI), Y1; \
-	VPCMPEQD   Y3, Y3, Y3; \
-	VPGATHERDD Y3, (R8)(Y1*4), Y2; \
+	LOOK4(QS, SI, MOVBLZX, 1, X2); \
+	LOOK4(QS+4, SI, MOVBLZX, 1, X3); \
+	VINSERTI128 $1, X3, Y2, Y2; \
 	MOVL       AUX(SI), DX; \
 	AUXCHUNK(XO)
 
-// func dotIQ3XXSAVX2(w *byte, x *q8KBlock, n int, grid unsafe.Pointer) float32
-TEXT ·dotIQ3XXSAVX2(SB), NOSPLIT, $0-36
+// func dotIQ3XXSAVX2(w *byte, x *q8KBlock, n int, grid, signs unsafe.Pointer) float32
+TEXT ·dotIQ3XXSAVX2(SB), NOSPLIT, $0-44
 	IQSTART(iqSignShuf<>(SB))
 
 iq3xxsloop:
@@ -921,20 +939,18 @@ iq3xxsloop:
 	NEXTBLOCK(98, iq3xxsloop)
 
 	IQSUM(0x3e800000) // 0.25
-	VMOVSS X0, ret+32(FP)
+	VMOVSS X0, ret+40(FP)
 	RET
 
 // IQ2XXSCHUNK: chunk c of an IQ2_XXS super-block, with IDX = 2+8c (four
 // grid indices, then the signs and scale), XO = 4+32c. R8 holds the grid.
 #define IQ2XXSCHUNK(IDX, XO) \
-	VPMOVZXBD  IDX(SI), X1; \
-	VPCMPEQQ   Y3, Y3, Y3; \
-	VPGATHERDQ Y3, (R8)(X1*8), Y2; \
+	LOOKQ4(IDX, SI, MOVBLZX, 1); \
 	MOVL       IDX+4(SI), DX; \
 	AUXCHUNK(XO)
 
-// func dotIQ2XXSAVX2(w *byte, x *q8KBlock, n int, grid unsafe.Pointer) float32
-TEXT ·dotIQ2XXSAVX2(SB), NOSPLIT, $0-36
+// func dotIQ2XXSAVX2(w *byte, x *q8KBlock, n int, grid, signs unsafe.Pointer) float32
+TEXT ·dotIQ2XXSAVX2(SB), NOSPLIT, $0-44
 	IQSTART(iqSignShuf<>(SB))
 
 iq2xxsloop:
@@ -952,7 +968,7 @@ iq2xxsloop:
 	NEXTBLOCK(66, iq2xxsloop)
 
 	IQSUM(0x3e000000) // 0.125
-	VMOVSS X0, ret+32(FP)
+	VMOVSS X0, ret+40(FP)
 	RET
 
 // IQ2XSCHUNK: chunk c of an IQ2_XS super-block, with QS = 2+8c (four
@@ -975,13 +991,13 @@ iq2xxsloop:
 	VPCMPEQB     Y12, Y4, Y4; \
 	VPMOVZXWD    X1, X1; \
 	VPAND        X15, X1, X1; \
-	VPCMPEQQ     Y3, Y3, Y3; \
-	VPGATHERDQ   Y3, (R8)(X1*8), Y2; \
+	VMOVDQU      X1, (SP); \
+	LOOKQ4(0, SP, MOVL, 4); \
 	VPSHUFB      SC, H, Y6; \
 	IQCHUNK(Y2, XO)
 
-// func dotIQ2XSAVX2(w *byte, x *q8KBlock, n int, grid unsafe.Pointer) float32
-TEXT ·dotIQ2XSAVX2(SB), NOSPLIT, $0-36
+// func dotIQ2XSAVX2(w *byte, x *q8KBlock, n int, grid, signs unsafe.Pointer) float32
+TEXT ·dotIQ2XSAVX2(SB), NOSPLIT, $16-44
 	IQSTART(iq2xsSignShuf<>(SB))
 	VMOVDQU      iqParity<>(SB), X14
 	MOVL         $511, AX
@@ -1004,7 +1020,7 @@ iq2xsloop:
 	NEXTBLOCK(74, iq2xsloop)
 
 	IQSUM(0x3e000000) // 0.125
-	VMOVSS X0, ret+32(FP)
+	VMOVSS X0, ret+40(FP)
 	RET
 
 // IQ2SCHUNK: chunk c of an IQ2_S super-block, with QS = 2+4c, SG = 34+4c,
@@ -1013,15 +1029,15 @@ iq2xsloop:
 #define IQ2SCHUNK(QS, SG, QH, SC, H, XO) \
 	VPMOVZXBD    QS(SI), X1; \
 	HIGHBITS(QH, X2, X14, X15, X1); \
-	VPCMPEQQ     Y3, Y3, Y3; \
-	VPGATHERDQ   Y3, (R8)(X1*8), Y2; \
+	VMOVDQU      X1, (SP); \
+	LOOKQ4(0, SP, MOVL, 4); \
 	MOVL         SG(SI), AX; \
 	SIGNMASK(AX); \
 	VPSHUFB      SC, H, Y6; \
 	IQCHUNK(Y2, XO)
 
-// func dotIQ2SAVX2(w *byte, x *q8KBlock, n int, grid unsafe.Pointer) float32
-TEXT ·dotIQ2SAVX2(SB), NOSPLIT, $0-36
+// func dotIQ2SAVX2(w *byte, x *q8KBlock, n int, grid, signs unsafe.Pointer) float32
+TEXT ·dotIQ2SAVX2(SB), NOSPLIT, $16-44
 	IQSTART(iqSignShuf<>(SB))
 	VMOVDQU      iq2sShift<>(SB), X14
 	MOVL         $0x300, AX
@@ -1044,5 +1060,5 @@ iq2sloop:
 	NEXTBLOCK(82, iq2sloop)
 
 	IQSUM(0x3e000000) // 0.125
-	VMOVSS X0, ret+32(FP)
+	VMOVSS X0, ret+40(FP)
 	RET

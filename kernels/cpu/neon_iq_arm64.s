@@ -92,7 +92,7 @@ GLOBL iqBits<>(SB), RODATA|NOPTR, $16
 	ORR R19, R12, R12
 
 // PARITY sets bit 7 of each byte of R12 (whose bit 7 is clear) where the
-// byte has an odd number of set bits (quant's iqSigns): the low bit of
+// byte has an odd number of set bits (quant.IQSigns): the low bit of
 // each byte of x ^ x>>4 ^ ... ^ x>>1 is its parity. Uses R19.
 #define PARITY \
 	EOR R12>>4, R12, R19; \

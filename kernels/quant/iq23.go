@@ -14,7 +14,7 @@ import (
 //
 // with q the signed grid magnitude. Where a group's eight sign bits are
 // stored as seven, the eighth makes the number of negative elements even
-// (iqSigns).
+// (IQSigns).
 //
 // IQ2_XXS: 66 bytes per 256 elements.
 //
@@ -82,14 +82,14 @@ func DecodeIQ(t Type, blk []byte, q []int8, sc []int32) float32 {
 		for g := range QK_K / 32 {
 			idx, aux := blk[2+8*g:6+8*g], binary.LittleEndian.Uint32(blk[6+8*g:])
 			for l, i := range idx {
-				iqPut8(q[32*g+8*l:], IQ2XXSGrid[i], iqSigns(aux>>(7*l)))
+				iqPut8(q[32*g+8*l:], IQ2XXSGrid[i], IQSigns(aux>>(7*l)))
 			}
 			sc[2*g], sc[2*g+1] = iqScale(aux>>28), iqScale(aux>>28)
 		}
 	case TypeIQ2_XS:
 		for k := range QK_K / 8 {
 			v := binary.LittleEndian.Uint16(blk[2+2*k:])
-			iqPut8(q[8*k:], IQ2XSGrid[v&511], iqSigns(uint32(v>>9)))
+			iqPut8(q[8*k:], IQ2XSGrid[v&511], IQSigns(uint32(v>>9)))
 		}
 		iqNibbleScales(blk[66:74], sc)
 	case TypeIQ2_S:
@@ -106,7 +106,7 @@ func DecodeIQ(t Type, blk []byte, q []int8, sc []int32) float32 {
 			for l := range 4 {
 				k := 4*g + l
 				grid := uint64(IQ3XXSGrid[qs[2*k]]) | uint64(IQ3XXSGrid[qs[2*k+1]])<<32
-				iqPut8(q[8*k:], grid, iqSigns(aux>>(7*l)))
+				iqPut8(q[8*k:], grid, IQSigns(aux>>(7*l)))
 			}
 			sc[2*g], sc[2*g+1] = iqScale(aux>>28), iqScale(aux>>28)
 		}
@@ -127,10 +127,11 @@ func DecodeIQ(t Type, blk []byte, q []int8, sc []int32) float32 {
 	return loadHalf(blk)
 }
 
-// iqSigns expands the 7-bit sign field of a group of 8 (the low seven
-// bits of f) to its 8 sign bits: bit 7 makes the count of set bits even.
-// ggml keeps the 128 results in the table ksigns_iq2xs.
-func iqSigns(f uint32) uint8 {
+// IQSigns expands the 7-bit sign field of a group of 8 elements of
+// IQ2_XXS, IQ2_XS or IQ3_XXS (the low seven bits of f) to the group's 8
+// sign bits (bit j set: element j is negative): bit 7 makes the count of
+// set bits even. ggml keeps the 128 results in the table ksigns_iq2xs.
+func IQSigns(f uint32) uint8 {
 	s := uint8(f & 127)
 	return s | uint8(bits.OnesCount8(s)&1)<<7
 }

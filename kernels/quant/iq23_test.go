@@ -42,12 +42,12 @@ func TestIQSigns(t *testing.T) {
 	// ggml's ksigns_iq2xs, first and last rows.
 	want := map[uint32]uint8{0: 0, 1: 129, 2: 130, 3: 3, 7: 135, 15: 15, 120: 120, 121: 249, 126: 126, 127: 255}
 	for f, w := range want {
-		if got := iqSigns(f); got != w {
-			t.Errorf("iqSigns(%d) = %d, want %d", f, got, w)
+		if got := IQSigns(f); got != w {
+			t.Errorf("IQSigns(%d) = %d, want %d", f, got, w)
 		}
 	}
-	if got := iqSigns(0x80 | 1); got != 129 {
-		t.Errorf("iqSigns ignores bits above 7: got %d", got)
+	if got := IQSigns(0x80 | 1); got != 129 {
+		t.Errorf("IQSigns ignores bits above 7: got %d", got)
 	}
 }
 
