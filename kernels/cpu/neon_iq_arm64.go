@@ -10,7 +10,8 @@ import (
 // super-blocks at w against the Q8_K blocks at x, the eight int32 lanes of
 // dotLanesK (lane l: the scaled products of the elements whose index
 // modulo 32 is in [4l, 4l+4)) to lanes[8b:8b+8]. grid is the type's table
-// (quant.IQ3SGrid, ...). They need the dot-product extension.
+// (quant.IQ3SGrid, ...). The *SDOT forms need the dot-product extension;
+// the *NEON forms give the same lanes with base NEON.
 
 //go:noescape
 func iq3sLanesSDOT(w *byte, x *q8KBlock, n int, lanes *int32, grid unsafe.Pointer)
@@ -27,24 +28,56 @@ func iq2xsLanesSDOT(w *byte, x *q8KBlock, n int, lanes *int32, grid unsafe.Point
 //go:noescape
 func iq2sLanesSDOT(w *byte, x *q8KBlock, n int, lanes *int32, grid unsafe.Pointer)
 
+//go:noescape
+func iq3sLanesNEON(w *byte, x *q8KBlock, n int, lanes *int32, grid unsafe.Pointer)
+
+//go:noescape
+func iq3xxsLanesNEON(w *byte, x *q8KBlock, n int, lanes *int32, grid unsafe.Pointer)
+
+//go:noescape
+func iq2xxsLanesNEON(w *byte, x *q8KBlock, n int, lanes *int32, grid unsafe.Pointer)
+
+//go:noescape
+func iq2xsLanesNEON(w *byte, x *q8KBlock, n int, lanes *int32, grid unsafe.Pointer)
+
+//go:noescape
+func iq2sLanesNEON(w *byte, x *q8KBlock, n int, lanes *int32, grid unsafe.Pointer)
+
+// iqLanesFunc is the signature of the lane kernels.
+type iqLanesFunc func(w *byte, x *q8KBlock, n int, lanes *int32, grid unsafe.Pointer)
+
 // iqLanesBlocks is how many super-blocks an IQ kernel's lanes are
 // gathered for at a time.
 const iqLanesBlocks = 16
 
-// addNEONIQ adds the SDOT kernels of the IQ2 and IQ3 types.
-func addNEONIQ(k *kernelSet) {
-	k.q8K[quant.TypeIQ3_S] = iqKernelSDOT(quant.TypeIQ3_S, iq3sLanesSDOT, unsafe.Pointer(&quant.IQ3SGrid[0]))
-	k.q8K[quant.TypeIQ3_XXS] = iqKernelSDOT(quant.TypeIQ3_XXS, iq3xxsLanesSDOT, unsafe.Pointer(&quant.IQ3XXSGrid[0]))
-	k.q8K[quant.TypeIQ2_XXS] = iqKernelSDOT(quant.TypeIQ2_XXS, iq2xxsLanesSDOT, unsafe.Pointer(&quant.IQ2XXSGrid[0]))
-	k.q8K[quant.TypeIQ2_XS] = iqKernelSDOT(quant.TypeIQ2_XS, iq2xsLanesSDOT, unsafe.Pointer(&quant.IQ2XSGrid[0]))
-	k.q8K[quant.TypeIQ2_S] = iqKernelSDOT(quant.TypeIQ2_S, iq2sLanesSDOT, unsafe.Pointer(&quant.IQ2SGrid[0]))
+// addNEONIQ adds the kernels of the IQ2 and IQ3 types, the SDOT forms if
+// dot is set.
+func addNEONIQ(k *kernelSet, dot bool) {
+	kernels := []struct {
+		t          quant.Type
+		sdot, neon iqLanesFunc
+		grid       unsafe.Pointer
+	}{
+		{quant.TypeIQ3_S, iq3sLanesSDOT, iq3sLanesNEON, unsafe.Pointer(&quant.IQ3SGrid[0])},
+		{quant.TypeIQ3_XXS, iq3xxsLanesSDOT, iq3xxsLanesNEON, unsafe.Pointer(&quant.IQ3XXSGrid[0])},
+		{quant.TypeIQ2_XXS, iq2xxsLanesSDOT, iq2xxsLanesNEON, unsafe.Pointer(&quant.IQ2XXSGrid[0])},
+		{quant.TypeIQ2_XS, iq2xsLanesSDOT, iq2xsLanesNEON, unsafe.Pointer(&quant.IQ2XSGrid[0])},
+		{quant.TypeIQ2_S, iq2sLanesSDOT, iq2sLanesNEON, unsafe.Pointer(&quant.IQ2SGrid[0])},
+	}
+	for _, kk := range kernels {
+		lanes := kk.neon
+		if dot {
+			lanes = kk.sdot
+		}
+		k.q8K[kk.t] = iqKernelNEON(kk.t, lanes, kk.grid)
+	}
 }
 
-// iqKernelSDOT returns dotK for rows of t: the integer lanes from the
-// assembly, each super-block's lanes scaled into the float32 accumulators
+// iqKernelNEON returns dotK for rows of t: the integer lanes from the
+// assembly (lanesFn), each super-block's lanes scaled into the float32 accumulators
 // with the oracle's fused multiply-adds, added as hsum8 and multiplied by
 // the type's factor.
-func iqKernelSDOT(t quant.Type, lanesFn func(w *byte, x *q8KBlock, n int, lanes *int32, grid unsafe.Pointer), grid unsafe.Pointer) func(w []byte, x []q8KBlock, gemm bool) float32 {
+func iqKernelNEON(t quant.Type, lanesFn iqLanesFunc, grid unsafe.Pointer) func(w []byte, x []q8KBlock, gemm bool) float32 {
 	size, scale := t.TypeSize(), quant.GridScale(t)
 	return func(w []byte, x []q8KBlock, _ bool) float32 {
 		var (

@@ -1,7 +1,7 @@
 #include "textflag.h"
 
-// NEON (with the dot-product extension) integer lanes of the IQ2 and IQ3
-// dot products; see iqLanesSDOT in neon_iq_arm64.go. Each kernel takes
+// NEON integer lanes of the IQ2 and IQ3 dot products, with the
+// dot-product extension (*SDOT) and without (*NEON); see neon_iq_arm64.go. Each kernel takes
 // (w *byte, x *q8KBlock, n int, lanes *int32, grid) and writes, per
 // super-block, the eight int32 lanes of dotLanesK to lanes. Per chunk of
 // 32 elements: the grid magnitudes (looked up in scalar code) go to V0 and
@@ -55,11 +55,11 @@ GLOBL iqBits<>(SB), RODATA|NOPTR, $16
 
 // IQTAIL negates the magnitudes in V0, V1 where the sign word R12 has its
 // bit set (cmtst against iqBits makes the masks, then (g^m)-m), multiplies
-// them with the 32 activations at R5 (advanced by 32) four products per
-// lane (sdot), and adds the lanes times the scale in V27.S[0] to V16 and
-// times V27.S[1] to V17 (mla by element). WORDs: cmtst v3/v4, sub v0/v1,
-// movi v7/v8 #0, sdot v7/v8, mla v16, mla v17.
-#define IQTAIL \
+// them with the 32 activations at R5 (advanced by 32) into four-product
+// lanes V7 (elements 0..15) and V8 with MUL (SDOTP or MULP), and adds those
+// times the scale in V27.S[0] to V16 and times V27.S[1] to V17 (mla by
+// element). WORDs: cmtst v3/v4, sub v0/v1, mla v16, mla v17.
+#define IQTAIL(MUL) \
 	VDUP R12, V2.S4; \
 	VTBL V24.B16, [V2.B16], V3.B16; \
 	VTBL V25.B16, [V2.B16], V4.B16; \
@@ -70,12 +70,30 @@ GLOBL iqBits<>(SB), RODATA|NOPTR, $16
 	WORD $0x6e238400; \
 	WORD $0x6e248421; \
 	VLD1.P 32(R5), [V5.B16, V6.B16]; \
+	MUL; \
+	WORD $0x6f9b00f0; \
+	WORD $0x6fbb0111
+
+// SDOTP sets V7 and V8 to the four-product lanes of V0·V5 and V1·V6 with
+// the dot-product extension. WORDs: movi v7/v8 #0, sdot v7/v8.
+#define SDOTP \
 	WORD $0x4f000407; \
 	WORD $0x4f000408; \
 	WORD $0x4e859407; \
-	WORD $0x4e869428; \
-	WORD $0x6f9b00f0; \
-	WORD $0x6fbb0111
+	WORD $0x4e869428
+
+// MULP is SDOTP in base NEON: smull/smull2 into 16-bit products, addp of
+// neighbours (at most 4·62·128 in magnitude, within 16 bits), then saddlp
+// into 32 bits. Uses V9, V10.
+#define MULP \
+	WORD $0x0e25c009; \
+	WORD $0x4e25c00a; \
+	WORD $0x4e6abd29; \
+	WORD $0x4e602927; \
+	WORD $0x0e26c029; \
+	WORD $0x4e26c02a; \
+	WORD $0x4e6abd29; \
+	WORD $0x4e602928
 
 // SPREAD7 leaves in R12 the four 7-bit sign fields at bits 7l of R13,
 // field l in byte l. Uses R19.
@@ -194,43 +212,43 @@ GLOBL iqBits<>(SB), RODATA|NOPTR, $16
 // AUXTAIL finishes a chunk of IQ3_XXS or IQ2_XXS, whose magnitudes are
 // in V0, V1 and whose word of four 7-bit sign fields and 4-bit scale (bits
 // 28..31) is in R13, with IQTAIL.
-#define AUXTAIL \
+#define AUXTAIL(MUL) \
 	SPREAD7; \
 	PARITY; \
 	LSR $28, R13, R15; \
 	SCALE1; \
-	IQTAIL
+	IQTAIL(MUL)
 
 // IQ3SCHUNK: one chunk of an IQ3_S super-block: grid indices at R7 (8
 // bytes), their ninth bits in the byte at R8, signs at R9 (4 bytes); the
 // scale is in V27. R4 is the grid. Advances R7, R8 and R9.
-#define IQ3SCHUNK \
+#define IQ3SCHUNK(MUL) \
 	MOVBU (R8), R13; \
 	PACK8(G3S); \
 	MOVWU.P 4(R9), R12; \
-	IQTAIL; \
+	IQTAIL(MUL); \
 	ADD $8, R7; \
 	ADD $1, R8
 
 // IQ3XXSCHUNK: one chunk of an IQ3_XXS super-block: grid indices at R7
 // (8 bytes), the signs and scale word at R9. Advances R7 and R9.
-#define IQ3XXSCHUNK \
+#define IQ3XXSCHUNK(MUL) \
 	MOVWU.P 4(R9), R13; \
 	PACK8(G3X); \
-	AUXTAIL; \
+	AUXTAIL(MUL); \
 	ADD $8, R7
 
 // IQ2XXSCHUNK: one chunk of an IQ2_XXS super-block: four grid indices
 // then the signs and scale word at R7. Advances R7.
-#define IQ2XXSCHUNK \
+#define IQ2XXSCHUNK(MUL) \
 	MOVWU 4(R7), R13; \
 	PACK4(G2X); \
-	AUXTAIL; \
+	AUXTAIL(MUL); \
 	ADD $8, R7
 
 // IQ2XSCHUNK: one chunk of an IQ2_XS super-block: four words of grid
 // index and signs at R7, the scales' byte at R10. Advances R7 and R10.
-#define IQ2XSCHUNK \
+#define IQ2XSCHUNK(MUL) \
 	MOVHU 0(R7), R11; \
 	AND $511, R11, R14; \
 	MOVD (R4)(R14<<3), R20; \
@@ -257,18 +275,18 @@ GLOBL iqBits<>(SB), RODATA|NOPTR, $16
 	VMOV R23, V1.D[1]; \
 	PARITY; \
 	SCALE2; \
-	IQTAIL; \
+	IQTAIL(MUL); \
 	ADD $8, R7
 
 // IQ2SCHUNK: one chunk of an IQ2_S super-block: the low bytes of four
 // grid indices at R7, their high bits in the byte at R8, signs at R9, the
 // scales' byte at R10. Advances R7, R8, R9 and R10.
-#define IQ2SCHUNK \
+#define IQ2SCHUNK(MUL) \
 	MOVBU (R8), R13; \
 	PACK4(G2S); \
 	MOVWU.P 4(R9), R12; \
 	SCALE2; \
-	IQTAIL; \
+	IQTAIL(MUL); \
 	ADD $4, R7; \
 	ADD $1, R8
 
@@ -287,11 +305,11 @@ iq3sLanesSDOT_block:
 	iq3sLanesSDOT_pair:
 	MOVBU.P 1(R10), R15
 	SCALE1
-	IQ3SCHUNK
+	IQ3SCHUNK(SDOTP)
 	MOVBU -1(R10), R15
 	LSR $4, R15, R15
 	SCALE1
-	IQ3SCHUNK
+	IQ3SCHUNK(SDOTP)
 	SUBS $1, R16, R16
 	BNE iq3sLanesSDOT_pair
 	IQNEXT(110, iq3sLanesSDOT_block)
@@ -310,7 +328,7 @@ iq3xxsLanesSDOT_block:
 	ADD  $66, R0, R9
 	MOVD $8, R16
 	iq3xxsLanesSDOT_chunk:
-	IQ3XXSCHUNK
+	IQ3XXSCHUNK(SDOTP)
 	SUBS $1, R16, R16
 	BNE iq3xxsLanesSDOT_chunk
 	IQNEXT(98, iq3xxsLanesSDOT_block)
@@ -328,7 +346,7 @@ iq2xxsLanesSDOT_block:
 	ADD  $2, R0, R7
 	MOVD $8, R16
 	iq2xxsLanesSDOT_chunk:
-	IQ2XXSCHUNK
+	IQ2XXSCHUNK(SDOTP)
 	SUBS $1, R16, R16
 	BNE iq2xxsLanesSDOT_chunk
 	IQNEXT(66, iq2xxsLanesSDOT_block)
@@ -347,7 +365,7 @@ iq2xsLanesSDOT_block:
 	ADD  $66, R0, R10
 	MOVD $8, R16
 	iq2xsLanesSDOT_chunk:
-	IQ2XSCHUNK
+	IQ2XSCHUNK(SDOTP)
 	SUBS $1, R16, R16
 	BNE iq2xsLanesSDOT_chunk
 	IQNEXT(74, iq2xsLanesSDOT_block)
@@ -368,10 +386,114 @@ iq2sLanesSDOT_block:
 	ADD  $74, R0, R10
 	MOVD $8, R16
 	iq2sLanesSDOT_chunk:
-	IQ2SCHUNK
+	IQ2SCHUNK(SDOTP)
 	SUBS $1, R16, R16
 	BNE iq2sLanesSDOT_chunk
 	IQNEXT(82, iq2sLanesSDOT_block)
 
 iq2sLanesSDOT_done:
+	RET
+
+// func iq3sLanesNEON(w *byte, x *q8KBlock, n int, lanes *int32, grid *uint64)
+TEXT ·iq3sLanesNEON(SB), NOSPLIT, $0-40
+	IQBEGIN
+	CBZ  R2, iq3sLanesNEON_done
+
+iq3sLanesNEON_block:
+	IQBLOCK
+	ADD  $2, R0, R7
+	ADD  $66, R0, R8
+	ADD  $74, R0, R9
+	ADD  $106, R0, R10
+	MOVD $4, R16
+	iq3sLanesNEON_pair:
+	MOVBU.P 1(R10), R15
+	SCALE1
+	IQ3SCHUNK(MULP)
+	MOVBU -1(R10), R15
+	LSR $4, R15, R15
+	SCALE1
+	IQ3SCHUNK(MULP)
+	SUBS $1, R16, R16
+	BNE iq3sLanesNEON_pair
+	IQNEXT(110, iq3sLanesNEON_block)
+
+iq3sLanesNEON_done:
+	RET
+
+// func iq3xxsLanesNEON(w *byte, x *q8KBlock, n int, lanes *int32, grid *uint64)
+TEXT ·iq3xxsLanesNEON(SB), NOSPLIT, $0-40
+	IQBEGIN
+	CBZ  R2, iq3xxsLanesNEON_done
+
+iq3xxsLanesNEON_block:
+	IQBLOCK
+	ADD  $2, R0, R7
+	ADD  $66, R0, R9
+	MOVD $8, R16
+	iq3xxsLanesNEON_chunk:
+	IQ3XXSCHUNK(MULP)
+	SUBS $1, R16, R16
+	BNE iq3xxsLanesNEON_chunk
+	IQNEXT(98, iq3xxsLanesNEON_block)
+
+iq3xxsLanesNEON_done:
+	RET
+
+// func iq2xxsLanesNEON(w *byte, x *q8KBlock, n int, lanes *int32, grid *uint64)
+TEXT ·iq2xxsLanesNEON(SB), NOSPLIT, $0-40
+	IQBEGIN
+	CBZ  R2, iq2xxsLanesNEON_done
+
+iq2xxsLanesNEON_block:
+	IQBLOCK
+	ADD  $2, R0, R7
+	MOVD $8, R16
+	iq2xxsLanesNEON_chunk:
+	IQ2XXSCHUNK(MULP)
+	SUBS $1, R16, R16
+	BNE iq2xxsLanesNEON_chunk
+	IQNEXT(66, iq2xxsLanesNEON_block)
+
+iq2xxsLanesNEON_done:
+	RET
+
+// func iq2xsLanesNEON(w *byte, x *q8KBlock, n int, lanes *int32, grid *uint64)
+TEXT ·iq2xsLanesNEON(SB), NOSPLIT, $0-40
+	IQBEGIN
+	CBZ  R2, iq2xsLanesNEON_done
+
+iq2xsLanesNEON_block:
+	IQBLOCK
+	ADD  $2, R0, R7
+	ADD  $66, R0, R10
+	MOVD $8, R16
+	iq2xsLanesNEON_chunk:
+	IQ2XSCHUNK(MULP)
+	SUBS $1, R16, R16
+	BNE iq2xsLanesNEON_chunk
+	IQNEXT(74, iq2xsLanesNEON_block)
+
+iq2xsLanesNEON_done:
+	RET
+
+// func iq2sLanesNEON(w *byte, x *q8KBlock, n int, lanes *int32, grid *uint64)
+TEXT ·iq2sLanesNEON(SB), NOSPLIT, $0-40
+	IQBEGIN
+	CBZ  R2, iq2sLanesNEON_done
+
+iq2sLanesNEON_block:
+	IQBLOCK
+	ADD  $2, R0, R7
+	ADD  $34, R0, R9
+	ADD  $66, R0, R8
+	ADD  $74, R0, R10
+	MOVD $8, R16
+	iq2sLanesNEON_chunk:
+	IQ2SCHUNK(MULP)
+	SUBS $1, R16, R16
+	BNE iq2sLanesNEON_chunk
+	IQNEXT(82, iq2sLanesNEON_block)
+
+iq2sLanesNEON_done:
 	RET
