@@ -22,8 +22,8 @@ import (
 // not divide into the type's blocks, and 1-D tensors and norms left as they
 // are.
 //
-// Left out: the rules of file types Saji cannot write (IQ1-IQ3),
-// those that need an importance matrix, the attn_v bump llama.cpp gives
+// Left out: the rules of file types Saji cannot write (IQ1, IQ2, IQ3_XXS,
+// IQ3_XS), those that need an importance matrix, the attn_v bump llama.cpp gives
 // only to models it classifies as 70B, and llama-quantize's per-tensor
 // overrides (--token-embedding-type, --output-tensor-type, --tensor-type,
 // --pure).
@@ -54,7 +54,8 @@ var mixFileTypes = []gguf.FileType{
 	gguf.FileTypeMostlyQ3_K_S, gguf.FileTypeMostlyQ3_K_M, gguf.FileTypeMostlyQ3_K_L,
 	gguf.FileTypeMostlyQ4_K_S, gguf.FileTypeMostlyQ4_K_M,
 	gguf.FileTypeMostlyQ5_K_S, gguf.FileTypeMostlyQ5_K_M, gguf.FileTypeMostlyQ6_K,
-	gguf.FileTypeMostlyIQ4NL, gguf.FileTypeMostlyIQ4XS,
+	gguf.FileTypeMostlyIQ4NL, gguf.FileTypeMostlyIQ3S, gguf.FileTypeMostlyIQ3M,
+	gguf.FileTypeMostlyIQ4XS,
 	gguf.FileTypeMostlyTQ1_0, gguf.FileTypeMostlyTQ2_0, gguf.FileTypeMostlyMXFP4,
 }
 
@@ -125,6 +126,8 @@ func DefaultType(ft gguf.FileType) (quant.Type, error) {
 		return quant.TypeTQ2_0, nil
 	case gguf.FileTypeMostlyMXFP4:
 		return quant.TypeMXFP4, nil
+	case gguf.FileTypeMostlyIQ3S, gguf.FileTypeMostlyIQ3M:
+		return quant.TypeIQ3_S, nil
 	}
 	return 0, fmt.Errorf("quantize: file type %s is not supported", ft)
 }
@@ -305,6 +308,8 @@ func (m Mix) refine(t quant.Type, name string, shape []int64) quant.Type {
 			}
 		case ft == gguf.FileTypeMostlyQ3_K_L:
 			t = quant.TypeQ5_K
+		case ft == gguf.FileTypeMostlyIQ3S && m.GQA >= 4, ft == gguf.FileTypeMostlyIQ3M:
+			t = quant.TypeQ4_K
 		case (ft == gguf.FileTypeMostlyIQ4NL || ft == gguf.FileTypeMostlyIQ4XS) && m.GQA >= 4:
 			t = quant.TypeQ5_K
 		case (ft == gguf.FileTypeMostlyQ4_K_M || ft == gguf.FileTypeMostlyQ5_K_M) && moreBits(layer, n):
@@ -336,6 +341,8 @@ func (m Mix) refine(t quant.Type, name string, shape []int64) quant.Type {
 			default:
 				t = quant.TypeQ3_K
 			}
+		case ft == gguf.FileTypeMostlyIQ3M && (layer < n/8 || m.Experts == 8 && moreBits(layer, n)):
+			t = quant.TypeQ4_K
 		case ft == gguf.FileTypeMostlyQ3_K_L:
 			t = quant.TypeQ5_K
 			if falcon {
@@ -369,7 +376,7 @@ func (m Mix) refine(t quant.Type, name string, shape []int64) quant.Type {
 			switch ft {
 			case gguf.FileTypeMostlyQ2_K, gguf.FileTypeMostlyQ3_K_S, gguf.FileTypeMostlyQ3_K_M,
 				gguf.FileTypeMostlyIQ4NL, gguf.FileTypeMostlyQ4_K_S, gguf.FileTypeMostlyQ4_K_M,
-				gguf.FileTypeMostlyIQ4XS:
+				gguf.FileTypeMostlyIQ3S, gguf.FileTypeMostlyIQ3M, gguf.FileTypeMostlyIQ4XS:
 				t = quant.TypeQ5_K
 			}
 		case ft == gguf.FileTypeMostlyQ2_K:
@@ -378,6 +385,8 @@ func (m Mix) refine(t quant.Type, name string, shape []int64) quant.Type {
 			t = quant.TypeQ4_K
 		case ft == gguf.FileTypeMostlyQ3_K_L:
 			t = quant.TypeQ5_K
+		case ft == gguf.FileTypeMostlyIQ3M:
+			t = quant.TypeQ4_K
 		}
 	}
 	return t
@@ -395,7 +404,7 @@ func fallback(t quant.Type, shape []int64) quant.Type {
 		return t
 	}
 	switch t {
-	case quant.TypeIQ4_XS:
+	case quant.TypeIQ4_XS, quant.TypeIQ3_S:
 		t = quant.TypeIQ4_NL
 	case quant.TypeQ2_K, quant.TypeQ3_K, quant.TypeTQ1_0, quant.TypeTQ2_0:
 		t = quant.TypeQ4_0

@@ -70,6 +70,21 @@ func TestMixRules(t *testing.T) {
 		{with(llama1b, gguf.FileTypeMostlyIQ4NL), "blk.5.attn_v.weight", mat(2048, 512), quant.TypeQ5_K},
 		{with(llama1b, gguf.FileTypeMostlyIQ4NL), "blk.1.ffn_down.weight", mat(8192, 2048), quant.TypeQ5_K},
 		{with(llama1b, gguf.FileTypeMostlyIQ4NL), "blk.2.ffn_down.weight", mat(8192, 2048), quant.TypeIQ4_NL},
+		// IQ3_S (llama_tensor_get_type's rules): attn_v Q4_K with GQA 4,
+		// IQ3_S with GQA 2; IQ3_M: attn_v and attn_output Q4_K, ffn_down
+		// Q4_K on the first eighth.
+		{with(llama1b, gguf.FileTypeMostlyIQ3S), "token_embd.weight", mat(2048, 128256), quant.TypeQ6_K},
+		{with(llama1b, gguf.FileTypeMostlyIQ3S), "blk.5.attn_v.weight", mat(2048, 512), quant.TypeQ4_K},
+		{with(Mix{Arch: "llama", Layers: 16, GQA: 2}, gguf.FileTypeMostlyIQ3S), "blk.5.attn_v.weight", mat(2048, 1024), quant.TypeIQ3_S},
+		{with(llama1b, gguf.FileTypeMostlyIQ3S), "blk.0.ffn_down.weight", mat(8192, 2048), quant.TypeIQ3_S},
+		{with(llama1b, gguf.FileTypeMostlyIQ3S), "blk.5.attn_output.weight", mat(2048, 2048), quant.TypeIQ3_S},
+		{with(llama1b, gguf.FileTypeMostlyIQ3M), "blk.5.attn_v.weight", mat(2048, 512), quant.TypeQ4_K},
+		{with(llama1b, gguf.FileTypeMostlyIQ3M), "blk.1.ffn_down.weight", mat(8192, 2048), quant.TypeQ4_K},
+		{with(llama1b, gguf.FileTypeMostlyIQ3M), "blk.2.ffn_down.weight", mat(8192, 2048), quant.TypeIQ3_S},
+		{with(llama1b, gguf.FileTypeMostlyIQ3M), "blk.5.attn_output.weight", mat(2048, 2048), quant.TypeQ4_K},
+		{with(llama1b, gguf.FileTypeMostlyIQ3M), "blk.5.ffn_up.weight", mat(2048, 8192), quant.TypeIQ3_S},
+		// IQ3_S falls back to IQ4_NL where rows do not divide into 256.
+		{with(qwen, gguf.FileTypeMostlyIQ3S), "blk.0.attn_q.weight", mat(896, 896), quant.TypeIQ4_NL},
 		// Qwen2-0.5B: rows of 896 do not divide into 256-blocks, so the
 		// K-quants fall back (Q4_K to Q5_0, Q6_K to Q8_0).
 		{with(qwen, gguf.FileTypeMostlyQ4_K_M), "token_embd.weight", mat(896, 151936), quant.TypeQ8_0},

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"saji/engine/gguf"
@@ -63,8 +64,9 @@ var fileTypes = []gguf.FileType{
 	gguf.FileTypeMostlyQ4_K_M, gguf.FileTypeMostlyQ4_K_S,
 	gguf.FileTypeMostlyQ4_0, gguf.FileTypeMostlyQ4_1,
 	gguf.FileTypeMostlyIQ4NL, gguf.FileTypeMostlyIQ4XS, gguf.FileTypeMostlyMXFP4,
-	gguf.FileTypeMostlyQ3_K_L, gguf.FileTypeMostlyQ3_K_M, gguf.FileTypeMostlyQ3_K_S,
-	gguf.FileTypeMostlyQ2_K, gguf.FileTypeMostlyTQ2_0, gguf.FileTypeMostlyTQ1_0,
+	gguf.FileTypeMostlyQ3_K_L, gguf.FileTypeMostlyQ3_K_M, gguf.FileTypeMostlyIQ3M,
+	gguf.FileTypeMostlyIQ3S, gguf.FileTypeMostlyQ3_K_S, gguf.FileTypeMostlyQ2_K,
+	gguf.FileTypeMostlyTQ2_0, gguf.FileTypeMostlyTQ1_0,
 }
 
 // FileTypes returns the target file types Quantize supports, from the
@@ -74,9 +76,35 @@ func FileTypes() []gguf.FileType { return slices.Clone(fileTypes) }
 // Supported reports whether Quantize can write file type ft.
 func Supported(ft gguf.FileType) bool { return slices.Contains(fileTypes, ft) }
 
+// imatrixFileTypes are the targets llama-quantize refuses without an
+// importance matrix (llama-imatrix's output, its --imatrix): some of their
+// tensors take a type that needs one (IQ1_S, IQ1_M, IQ2_XXS, IQ2_XS, IQ2_S,
+// IQ3_XXS, and Q2_K in a Q2_K_S file; tensor_requires_imatrix). Saji reads
+// no importance matrix, so it writes none of them.
+var imatrixFileTypes = []gguf.FileType{
+	gguf.FileTypeMostlyQ2_K_S, gguf.FileTypeMostlyIQ3XS, gguf.FileTypeMostlyIQ3XXS,
+	gguf.FileTypeMostlyIQ2M, gguf.FileTypeMostlyIQ2S, gguf.FileTypeMostlyIQ2XS,
+	gguf.FileTypeMostlyIQ2XXS, gguf.FileTypeMostlyIQ1M, gguf.FileTypeMostlyIQ1S,
+}
+
+// errNeedsImatrix returns the error for a target that needs an importance
+// matrix, or nil.
+func errNeedsImatrix(ft gguf.FileType) error {
+	if !slices.Contains(imatrixFileTypes, ft) {
+		return nil
+	}
+	return fmt.Errorf("quantize: target type %s needs an importance matrix (llama-quantize --imatrix), which Saji does not read yet; "+
+		"make it with llama-quantize, or choose IQ3_M, IQ3_S or a K-quant", ft)
+}
+
 // ParseFileType reads a target name as llama-quantize spells it ("Q4_K_M",
 // "q8_0", "f16"; case-insensitive).
 func ParseFileType(s string) (gguf.FileType, error) {
+	for _, ft := range imatrixFileTypes {
+		if strings.EqualFold(ft.String(), s) {
+			return 0, errNeedsImatrix(ft)
+		}
+	}
 	return parseFileType(s, fileTypes, "unsupported target type")
 }
 
@@ -98,6 +126,9 @@ var splitKeys = []string{"split.no", "split.count", "split.tensors.count"}
 // K-quants' fallbacks, where llama-quantize refuses the whole model.
 func Quantize(ctx context.Context, in, out string, opts Options) (Result, error) {
 	start := time.Now()
+	if err := errNeedsImatrix(opts.FileType); err != nil {
+		return Result{}, err
+	}
 	if !Supported(opts.FileType) {
 		return Result{}, fmt.Errorf("quantize: unsupported target type %s", opts.FileType)
 	}
@@ -224,7 +255,7 @@ func newPlan(f *gguf.File, opts Options) (*plan, error) {
 		if to != t.Type && !isFloat(t.Type) && (t.Type.BlockSize() <= 1 || !quant.Supported(t.Type)) {
 			return nil, fmt.Errorf("quantize: tensor %q is %s, which Saji cannot convert to %s", t.Name, t.Type, to)
 		}
-		if to != t.Type && !quant.Supported(to) {
+		if to != t.Type && !quant.Quantizable(to) {
 			return nil, fmt.Errorf("quantize: tensor %q: Saji cannot write %s", t.Name, to)
 		}
 		p.tensors = append(p.tensors, planned{src: t, to: to})

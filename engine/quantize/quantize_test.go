@@ -335,8 +335,10 @@ func TestErrors(t *testing.T) {
 		opts          quantize.Options
 		want          string
 	}{
-		{"Q2_K_S needs an imatrix", in, "o.gguf", quantize.Options{FileType: gguf.FileTypeMostlyQ2_K_S}, "unsupported target type Q2_K_S"},
-		{"IQ2_XS", in, "o.gguf", quantize.Options{FileType: gguf.FileTypeMostlyIQ2XS}, "unsupported target type"},
+		{"Q2_K_S needs an imatrix", in, "o.gguf", quantize.Options{FileType: gguf.FileTypeMostlyQ2_K_S}, "target type Q2_K_S needs an importance matrix"},
+		{"IQ2_XS", in, "o.gguf", quantize.Options{FileType: gguf.FileTypeMostlyIQ2XS}, "target type IQ2_XS needs an importance matrix"},
+		{"IQ3_XXS", in, "o.gguf", quantize.Options{FileType: gguf.FileTypeMostlyIQ3XXS}, "needs an importance matrix"},
+		{"TQ1_0", in, "o.gguf", quantize.Options{FileType: gguf.FileTypeMostlyTQ1_0}, "unsupported target type TQ1_0"},
 		{"quantized source", q, "o.gguf", quantize.Options{FileType: gguf.FileTypeMostlyQ4_0}, "already quantized (tensor \"token_embd.weight\" is Q4_K)"},
 		{"missing source", filepath.Join(dir, "none.gguf"), "o.gguf", quantize.Options{FileType: gguf.FileTypeMostlyQ8_0}, "no such file"},
 		{"not a GGUF file", notGGUF, "o.gguf", quantize.Options{FileType: gguf.FileTypeMostlyQ8_0}, "quantize: gguf:"},
@@ -365,6 +367,9 @@ func TestErrors(t *testing.T) {
 	}
 	if _, err := quantize.ParseFileType("q2_k_s"); err == nil {
 		t.Error("ParseFileType accepted q2_k_s")
+	}
+	if _, err := quantize.ParseFileType("iq2_xxs"); err == nil || !strings.Contains(err.Error(), "needs an importance matrix") {
+		t.Errorf("ParseFileType(iq2_xxs): %v, want the importance matrix refusal", err)
 	}
 	if ft, err := quantize.ParseFileType("q4_k_m"); err != nil || ft != gguf.FileTypeMostlyQ4_K_M {
 		t.Errorf("ParseFileType(q4_k_m) = %v, %v", ft, err)

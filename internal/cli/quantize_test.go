@@ -105,7 +105,7 @@ func TestQuantizeCmdErrors(t *testing.T) {
 		{"no arguments", nil, "want IN OUT TYPE, got 0"},
 		{"two arguments", []string{f32, out}, "want IN OUT TYPE, got 2"},
 		{"unknown type", []string{f32, out, "q4_k_x"}, `unsupported target type "q4_k_x" (one of F32, F16`},
-		{"imatrix type", []string{f32, out, "IQ2_XS"}, "unsupported target type"},
+		{"imatrix type", []string{f32, out, "IQ2_XS"}, "target type IQ2_XS needs an importance matrix"},
 		{"missing input", []string{filepath.Join(dir, "none.gguf"), out, "q8_0"}, "no such file"},
 		{"quantized input", []string{q8, out, "q4_k_m"}, "already quantized (tensor \"token_embd.weight\" is Q8_0): start from an F32, F16 or BF16 model, or give --allow-requantize"},
 		{"negative threads", []string{"-t", "-1", f32, out, "q8_0"}, "--threads"},

@@ -675,3 +675,390 @@ xsloop:
 	VZEROUPPER
 	VMOVSS X0, ret+32(FP)
 	RET
+
+// The IQ2 and IQ3 kernels take (w *byte, x *q8KBlock, n int, grid, signs)
+// with grid the type's table of magnitudes (quant.IQ3SGrid, ...) and signs
+// iqSignMasks, and return
+// dotK's float32: per super-block, the eight int32 lanes of dotLanesK
+// (each 32-element chunk: grid magnitudes looked up by index, the
+// activations negated where the sign bit is set, vpmaddubsw, then
+// vpmaddwd with the odd group scales), scaled by d with one fused
+// multiply-add per lane, the lanes added as hsum8 and the sum multiplied
+// by the type's constant factor.
+
+// iqSignShuf and iqBitSel turn a 32-bit sign word (bit i for element i of
+// a chunk), broadcast to every dword, into a byte mask: byte i keeps byte
+// i/8 of the word (iqSignShuf), then is compared with bit i%8 (iqBitSel).
+DATA iqSignShuf<>+0(SB)/8, $0x0000000000000000
+DATA iqSignShuf<>+8(SB)/8, $0x0101010101010101
+DATA iqSignShuf<>+16(SB)/8, $0x0202020202020202
+DATA iqSignShuf<>+24(SB)/8, $0x0303030303030303
+GLOBL iqSignShuf<>(SB), RODATA|NOPTR, $32
+
+DATA iqBitSel<>+0(SB)/8, $0x8040201008040201
+DATA iqBitSel<>+8(SB)/8, $0x8040201008040201
+DATA iqBitSel<>+16(SB)/8, $0x8040201008040201
+DATA iqBitSel<>+24(SB)/8, $0x8040201008040201
+GLOBL iqBitSel<>(SB), RODATA|NOPTR, $32
+
+// iq2xsSignShuf is iqSignShuf for signs held in bytes 0, 2, 4, 6 (the low
+// bytes of the four IQ2_XS words of a chunk).
+DATA iq2xsSignShuf<>+0(SB)/8, $0x0000000000000000
+DATA iq2xsSignShuf<>+8(SB)/8, $0x0202020202020202
+DATA iq2xsSignShuf<>+16(SB)/8, $0x0404040404040404
+DATA iq2xsSignShuf<>+24(SB)/8, $0x0606060606060606
+GLOBL iq2xsSignShuf<>(SB), RODATA|NOPTR, $32
+
+// iqParity holds, for each nibble value i, 0x80 if i has an odd number of
+// set bits, else 0.
+DATA iqParity<>+0(SB)/8, $0x8000008000808000
+DATA iqParity<>+8(SB)/8, $0x0080800080000080
+GLOBL iqParity<>(SB), RODATA|NOPTR, $16
+
+// iq3sShift moves bit k of an IQ3_S qh byte to bit 8 of dword k (shifted
+// left by 8-k); iq2sShift moves bits 2k, 2k+1 of an IQ2_S qh byte to bits
+// 8, 9 of dword k (shifted left by 8-2k).
+DATA iq3sShift<>+0(SB)/8, $0x0000000700000008
+DATA iq3sShift<>+8(SB)/8, $0x0000000500000006
+DATA iq3sShift<>+16(SB)/8, $0x0000000300000004
+DATA iq3sShift<>+24(SB)/8, $0x0000000100000002
+GLOBL iq3sShift<>(SB), RODATA|NOPTR, $32
+
+DATA iq2sShift<>+0(SB)/8, $0x0000000600000008
+DATA iq2sShift<>+8(SB)/8, $0x0000000200000004
+GLOBL iq2sShift<>(SB), RODATA|NOPTR, $16
+
+// SIGNMASK leaves in Y4 0xff in the bytes whose bit of the 32-bit sign
+// word in R is set, 0 elsewhere. Y13 holds iqSignShuf, Y12 iqBitSel.
+#define SIGNMASK(R) \
+	VMOVD        R, X4; \
+	VPBROADCASTD X4, Y4; \
+	VPSHUFB      Y13, Y4, Y4; \
+	VPAND        Y12, Y4, Y4; \
+	VPCMPEQB     Y12, Y4, Y4
+
+// SIGN64(S, R) leaves in R the byte mask of the 7-bit sign field at bits
+// S..S+6 of DX, from the table of sign masks at R9. Uses AX.
+#define SIGN64(S, R) \
+	MOVL DX, AX; \
+	SHRL $S, AX; \
+	ANDL $127, AX; \
+	MOVQ (R9)(AX*8), R
+
+// SCALE1 leaves in Y6 the odd scale 2s+1 of the 4-bit field s in AX (bits
+// SH..SH+3) in every int16 word.
+#define SCALE1(SH) \
+	SHRL         $SH, AX; \
+	ANDL         $15, AX; \
+	LEAL         1(AX)(AX*1), AX; \
+	VMOVD        AX, X6; \
+	VPBROADCASTW X6, Y6
+
+// SCALES16 leaves in Y7 and Y8 the odd scales of the 16 groups of 16 of
+// an IQ2_XS or IQ2_S super-block, from the 4-bit fields in the nibbles of
+// the eight bytes at OFF(SI) (low nibble first) as int16 words: groups 0..7
+// in both 128-bit lanes of Y7, groups 8..15 in both lanes of Y8, so that
+// pairShuf+32(c%4) spreads the two of chunk c over its halves. Uses X6.
+#define SCALES16(OFF) \
+	VMOVQ       OFF(SI), X6; \
+	VPSRLW      $4, X6, X7; \
+	VPAND       kb0f<>(SB), X6, X6; \
+	VPAND       kb0f<>(SB), X7, X7; \
+	VPUNPCKLBW  X7, X6, X6; \
+	VPADDB      X6, X6, X6; \
+	VPCMPEQB    X7, X7, X7; \
+	VPSUBB      X7, X6, X6; \
+	VPMOVZXBW   X6, Y6; \
+	VPERMQ      $0x44, Y6, Y7; \
+	VPERMQ      $0xee, Y6, Y8
+
+// IQCHUNK adds to Y11 the scaled products of one chunk of 32: magnitudes
+// in G (clobbered), activations at XO(DI), signs in Y4, scales in Y6.
+#define IQCHUNK(G, XO) \
+	VMOVDQU    XO(DI), Y5; \
+	VPXOR      Y4, Y5, Y5; \
+	VPSUBB     Y4, Y5, Y5; \
+	VPMADDUBSW Y5, G, G; \
+	VPMADDWD   Y6, G, G; \
+	VPADDD     G, Y11, Y11
+
+// IQSTART loads an IQ kernel's arguments (w to SI, x to DI, n to CX, grid
+// to R8), clears the float32 accumulators Y0 and loads the sign constants:
+// SHUF (iqSignShuf, or iq2xsSignShuf) to Y13, iqBitSel to Y12, and the
+// sign masks (iqSignMasks) to R9.
+#define IQSTART(SHUF) \
+	MOVQ    signs+32(FP), R9; \
+	MOVQ    w+0(FP), SI; \
+	MOVQ    x+8(FP), DI; \
+	MOVQ    n+16(FP), CX; \
+	MOVQ    grid+24(FP), R8; \
+	VXORPS  Y0, Y0, Y0; \
+	VMOVDQU SHUF, Y13; \
+	VMOVDQU iqBitSel<>(SB), Y12
+
+// IQSUM leaves in X0 the lanes of Y0 added as hsum8, times the float32
+// whose bits are K, and clears the upper halves of the registers.
+#define IQSUM(K) \
+	HSUM8; \
+	MOVL       $K, AX; \
+	VMOVD      AX, X1; \
+	VMULSS     X1, X0, X0; \
+	VZEROUPPER
+
+// LOOK4 leaves in X the four 32-bit grid entries (at R8) whose indices are
+// loaded by LD (MOVBLZX for bytes, MOVL for dwords) from OFF(B) on, ST
+// bytes apart. It replaces a gather, which is slower on some CPUs. Uses
+// AX.
+#define LOOK4(OFF, B, LD, ST, X) \
+	LD      OFF(B), AX; \
+	MOVL    (R8)(AX*4), AX; \
+	VMOVD   AX, X; \
+	LD      OFF+ST(B), AX; \
+	MOVL    (R8)(AX*4), AX; \
+	VPINSRD $1, AX, X, X; \
+	LD      OFF+2*ST(B), AX; \
+	MOVL    (R8)(AX*4), AX; \
+	VPINSRD $2, AX, X, X; \
+	LD      OFF+3*ST(B), AX; \
+	MOVL    (R8)(AX*4), AX; \
+	VPINSRD $3, AX, X, X
+
+// LOOKQ4 leaves in Y2 the four 64-bit grid entries (at R8) whose indices
+// are loaded by LD from OFF(B) on, ST bytes apart, as LOOK4 does. Uses AX
+// and X3.
+#define LOOKQ4(OFF, B, LD, ST) \
+	LD          OFF(B), AX; \
+	MOVQ        (R8)(AX*8), AX; \
+	VMOVQ       AX, X2; \
+	LD          OFF+ST(B), AX; \
+	MOVQ        (R8)(AX*8), AX; \
+	VPINSRQ     $1, AX, X2, X2; \
+	LD          OFF+2*ST(B), AX; \
+	MOVQ        (R8)(AX*8), AX; \
+	VMOVQ       AX, X3; \
+	LD          OFF+3*ST(B), AX; \
+	MOVQ        (R8)(AX*8), AX; \
+	VPINSRQ     $1, AX, X3, X3; \
+	VINSERTI128 $1, X3, Y2, Y2
+
+// HIGHBITS ors into the grid indices IDX (dwords; X or Y registers) their
+// high bits from the byte at QH(SI): broadcast to V (X2 or Y2), shifted
+// left by the counts in SH and masked by MASK (of the same width). Uses AX.
+#define HIGHBITS(QH, V, SH, MASK, IDX) \
+	MOVBLZX      QH(SI), AX; \
+	VMOVD        AX, X2; \
+	VPBROADCASTD X2, V; \
+	VPSLLVD      SH, V, V; \
+	VPAND        MASK, V, V; \
+	VPOR         V, IDX, IDX
+
+// AUXCHUNK finishes a chunk of IQ3_XXS or IQ2_XXS, whose magnitudes are
+// in Y2 and whose word of four 7-bit sign fields and 4-bit scale (bits
+// 28..31) is in DX, with IQCHUNK.
+#define AUXCHUNK(XO) \
+	SIGN64(0, R10); \
+	SIGN64(7, R11); \
+	VMOVQ       R10, X4; \
+	VPINSRQ     $1, R11, X4, X4; \
+	SIGN64(14, R10); \
+	SIGN64(21, R11); \
+	VMOVQ       R10, X5; \
+	VPINSRQ     $1, R11, X5, X5; \
+	VINSERTI128 $1, X5, Y4, Y4; \
+	MOVL DX, AX; \
+	SCALE1(28); \
+	IQCHUNK(Y2, XO)
+
+// IQ3SCHUNK: chunk c of an IQ3_S super-block, with QS = 2+8c, QH = 66+c,
+// SG = 74+4c, SC = 106+c/2, SH = 4·(c%2), XO = 4+32c. Y14 holds
+// iq3sShift, Y15 dwords of 256, R8 the grid.
+#define IQ3SCHUNK(QS, QH, SG, SC, SH, XO) \
+	VPMOVZXBD    QS(SI), Y1; \
+	HIGHBITS(QH, Y2, Y14, Y15, Y1); \
+	VMOVDQU      Y1, (SP); \
+	LOOK4(0, SP, MOVL, 4, X2); \
+	LOOK4(16, SP, MOVL, 4, X3); \
+	VINSERTI128  $1, X3, Y2, Y2; \
+	MOVL         SG(SI), AX; \
+	SIGNMASK(AX); \
+	MOVBLZX      SC(SI), AX; \
+	SCALE1(SH); \
+	IQCHUNK(Y2, XO)
+
+// func dotIQ3SAVX2(w *byte, x *q8KBlock, n int, grid, signs unsafe.Pointer) float32
+TEXT ·dotIQ3SAVX2(SB), NOSPLIT, $32-44
+	IQSTART(iqSignShuf<>(SB))
+	VMOVDQU      iq3sShift<>(SB), Y14
+	MOVL         $256, AX
+	VMOVD        AX, X15
+	VPBROADCASTD X15, Y15
+
+iq3sloop:
+	VPXOR Y11, Y11, Y11
+	IQ3SCHUNK(2, 66, 74, 106, 0, 4)
+	IQ3SCHUNK(10, 67, 78, 106, 4, 36)
+	IQ3SCHUNK(18, 68, 82, 107, 0, 68)
+	IQ3SCHUNK(26, 69, 86, 107, 4, 100)
+	IQ3SCHUNK(34, 70, 90, 108, 0, 132)
+	IQ3SCHUNK(42, 71, 94, 108, 4, 164)
+	IQ3SCHUNK(50, 72, 98, 109, 0, 196)
+	IQ3SCHUNK(58, 73, 102, 109, 4, 228)
+	DSCALE(0)
+	LANESFMA
+	NEXTBLOCK(110, iq3sloop)
+
+	IQSUM(0x3f800000) // 1
+	VMOVSS X0, ret+40(FP)
+	RET
+
+// IQ3XXSCHUNK: chunk c of an IQ3_XXS super-block, with QS = 2+8c, AUX =
+// 66+4c (the signs and scale), XO = 4+32c. R8 holds the grid.
+#define IQ3XXSCHUNK(QS, AUX, XO) \
+	LOOK4(QS, SI, MOVBLZX, 1, X2); \
+	LOOK4(QS+4, SI, MOVBLZX, 1, X3); \
+	VINSERTI128 $1, X3, Y2, Y2; \
+	MOVL       AUX(SI), DX; \
+	AUXCHUNK(XO)
+
+// func dotIQ3XXSAVX2(w *byte, x *q8KBlock, n int, grid, signs unsafe.Pointer) float32
+TEXT ·dotIQ3XXSAVX2(SB), NOSPLIT, $0-44
+	IQSTART(iqSignShuf<>(SB))
+
+iq3xxsloop:
+	VPXOR Y11, Y11, Y11
+	IQ3XXSCHUNK(2, 66, 4)
+	IQ3XXSCHUNK(10, 70, 36)
+	IQ3XXSCHUNK(18, 74, 68)
+	IQ3XXSCHUNK(26, 78, 100)
+	IQ3XXSCHUNK(34, 82, 132)
+	IQ3XXSCHUNK(42, 86, 164)
+	IQ3XXSCHUNK(50, 90, 196)
+	IQ3XXSCHUNK(58, 94, 228)
+	DSCALE(0)
+	LANESFMA
+	NEXTBLOCK(98, iq3xxsloop)
+
+	IQSUM(0x3e800000) // 0.25
+	VMOVSS X0, ret+40(FP)
+	RET
+
+// IQ2XXSCHUNK: chunk c of an IQ2_XXS super-block, with IDX = 2+8c (four
+// grid indices, then the signs and scale), XO = 4+32c. R8 holds the grid.
+#define IQ2XXSCHUNK(IDX, XO) \
+	LOOKQ4(IDX, SI, MOVBLZX, 1); \
+	MOVL       IDX+4(SI), DX; \
+	AUXCHUNK(XO)
+
+// func dotIQ2XXSAVX2(w *byte, x *q8KBlock, n int, grid, signs unsafe.Pointer) float32
+TEXT ·dotIQ2XXSAVX2(SB), NOSPLIT, $0-44
+	IQSTART(iqSignShuf<>(SB))
+
+iq2xxsloop:
+	VPXOR Y11, Y11, Y11
+	IQ2XXSCHUNK(2, 4)
+	IQ2XXSCHUNK(10, 36)
+	IQ2XXSCHUNK(18, 68)
+	IQ2XXSCHUNK(26, 100)
+	IQ2XXSCHUNK(34, 132)
+	IQ2XXSCHUNK(42, 164)
+	IQ2XXSCHUNK(50, 196)
+	IQ2XXSCHUNK(58, 228)
+	DSCALE(0)
+	LANESFMA
+	NEXTBLOCK(66, iq2xxsloop)
+
+	IQSUM(0x3e000000) // 0.125
+	VMOVSS X0, ret+40(FP)
+	RET
+
+// IQ2XSCHUNK: chunk c of an IQ2_XS super-block, with QS = 2+8c (four
+// uint16 of grid index and signs), SC = pairShuf+32(c%4) and H = Y7 (c < 4)
+// or Y8 (the scales), XO = 4+32c. X15 holds dwords of 511, X14 iqParity,
+// Y13 iq2xsSignShuf, Y12 iqBitSel, R8 the grid. The sign fields (the words
+// shifted right by 9) get their parity bit from the low nibble of f ^ f>>4,
+// then byte 2l of the words, the signs of group l, spreads over its 8
+// bytes.
+#define IQ2XSCHUNK(QS, SC, H, XO) \
+	VMOVQ        QS(SI), X1; \
+	VPSRLW       $9, X1, X2; \
+	VPSRLW       $4, X2, X4; \
+	VPXOR        X2, X4, X4; \
+	VPSHUFB      X4, X14, X4; \
+	VPOR         X4, X2, X2; \
+	VPBROADCASTQ X2, Y4; \
+	VPSHUFB      Y13, Y4, Y4; \
+	VPAND        Y12, Y4, Y4; \
+	VPCMPEQB     Y12, Y4, Y4; \
+	VPMOVZXWD    X1, X1; \
+	VPAND        X15, X1, X1; \
+	VMOVDQU      X1, (SP); \
+	LOOKQ4(0, SP, MOVL, 4); \
+	VPSHUFB      SC, H, Y6; \
+	IQCHUNK(Y2, XO)
+
+// func dotIQ2XSAVX2(w *byte, x *q8KBlock, n int, grid, signs unsafe.Pointer) float32
+TEXT ·dotIQ2XSAVX2(SB), NOSPLIT, $16-44
+	IQSTART(iq2xsSignShuf<>(SB))
+	VMOVDQU      iqParity<>(SB), X14
+	MOVL         $511, AX
+	VMOVD        AX, X15
+	VPBROADCASTD X15, X15
+
+iq2xsloop:
+	VPXOR    Y11, Y11, Y11
+	SCALES16(66)
+	IQ2XSCHUNK(2, pairShuf<>+0(SB), Y7, 4)
+	IQ2XSCHUNK(10, pairShuf<>+32(SB), Y7, 36)
+	IQ2XSCHUNK(18, pairShuf<>+64(SB), Y7, 68)
+	IQ2XSCHUNK(26, pairShuf<>+96(SB), Y7, 100)
+	IQ2XSCHUNK(34, pairShuf<>+0(SB), Y8, 132)
+	IQ2XSCHUNK(42, pairShuf<>+32(SB), Y8, 164)
+	IQ2XSCHUNK(50, pairShuf<>+64(SB), Y8, 196)
+	IQ2XSCHUNK(58, pairShuf<>+96(SB), Y8, 228)
+	DSCALE(0)
+	LANESFMA
+	NEXTBLOCK(74, iq2xsloop)
+
+	IQSUM(0x3e000000) // 0.125
+	VMOVSS X0, ret+40(FP)
+	RET
+
+// IQ2SCHUNK: chunk c of an IQ2_S super-block, with QS = 2+4c, SG = 34+4c,
+// QH = 66+c, SC and H the scales as in IQ2XSCHUNK, XO = 4+32c. X14 holds
+// iq2sShift, X15 dwords of 0x300, R8 the grid.
+#define IQ2SCHUNK(QS, SG, QH, SC, H, XO) \
+	VPMOVZXBD    QS(SI), X1; \
+	HIGHBITS(QH, X2, X14, X15, X1); \
+	VMOVDQU      X1, (SP); \
+	LOOKQ4(0, SP, MOVL, 4); \
+	MOVL         SG(SI), AX; \
+	SIGNMASK(AX); \
+	VPSHUFB      SC, H, Y6; \
+	IQCHUNK(Y2, XO)
+
+// func dotIQ2SAVX2(w *byte, x *q8KBlock, n int, grid, signs unsafe.Pointer) float32
+TEXT ·dotIQ2SAVX2(SB), NOSPLIT, $16-44
+	IQSTART(iqSignShuf<>(SB))
+	VMOVDQU      iq2sShift<>(SB), X14
+	MOVL         $0x300, AX
+	VMOVD        AX, X15
+	VPBROADCASTD X15, X15
+
+iq2sloop:
+	VPXOR    Y11, Y11, Y11
+	SCALES16(74)
+	IQ2SCHUNK(2, 34, 66, pairShuf<>+0(SB), Y7, 4)
+	IQ2SCHUNK(6, 38, 67, pairShuf<>+32(SB), Y7, 36)
+	IQ2SCHUNK(10, 42, 68, pairShuf<>+64(SB), Y7, 68)
+	IQ2SCHUNK(14, 46, 69, pairShuf<>+96(SB), Y7, 100)
+	IQ2SCHUNK(18, 50, 70, pairShuf<>+0(SB), Y8, 132)
+	IQ2SCHUNK(22, 54, 71, pairShuf<>+32(SB), Y8, 164)
+	IQ2SCHUNK(26, 58, 72, pairShuf<>+64(SB), Y8, 196)
+	IQ2SCHUNK(30, 62, 73, pairShuf<>+96(SB), Y8, 228)
+	DSCALE(0)
+	LANESFMA
+	NEXTBLOCK(82, iq2sloop)
+
+	IQSUM(0x3e000000) // 0.125
+	VMOVSS X0, ret+40(FP)
+	RET

@@ -1,7 +1,6 @@
 package cpu
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -10,23 +9,11 @@ import (
 	"saji/kernels/quant"
 )
 
-// kTypes are the weight types addAVX2K (and addAVX2TQ, addAVX2IQ1) cover,
-// in the order they matter.
-var kTypes = []quant.Type{quant.TypeQ4_K, quant.TypeQ6_K, quant.TypeQ5_K, quant.TypeQ3_K, quant.TypeQ2_K, quant.TypeIQ4_XS, quant.TypeTQ1_0, quant.TypeTQ2_0, quant.TypeIQ1_S, quant.TypeIQ1_M}
-
-// kHalfOffsets are the offsets of each type's F16 super-block scales (d,
-// and dmin where the type has one).
-var kHalfOffsets = map[quant.Type][]int{
-	quant.TypeQ2_K:   {80, 82},
-	quant.TypeQ3_K:   {108},
-	quant.TypeQ4_K:   {0, 2},
-	quant.TypeQ5_K:   {0, 2},
-	quant.TypeQ6_K:   {208},
-	quant.TypeIQ4_XS: {0},
-	quant.TypeTQ1_0:  {52},
-	quant.TypeTQ2_0:  {64},
-	quant.TypeIQ1_S:  {0},
-}
+// kTypes are the weight types addAVX2K (and addAVX2TQ, addAVX2IQ1 and
+// the IQ2/IQ3 kernels) cover, in the order they matter.
+var kTypes = []quant.Type{quant.TypeQ4_K, quant.TypeQ6_K, quant.TypeQ5_K, quant.TypeQ3_K, quant.TypeQ2_K, quant.TypeIQ4_XS,
+	quant.TypeTQ1_0, quant.TypeTQ2_0, quant.TypeIQ1_S, quant.TypeIQ1_M,
+	quant.TypeIQ3_S, quant.TypeIQ3_XXS, quant.TypeIQ2_XXS, quant.TypeIQ2_XS, quant.TypeIQ2_S}
 
 // avx2KSet returns a kernel set holding only the K-quant kernels, or skips
 // when the CPU lacks AVX2, FMA or F16C.
@@ -43,48 +30,22 @@ func avx2KSet(tb testing.TB) *kernelSet {
 }
 
 // kWeights quantizes nb super-blocks of normal values of standard
-// deviation scale to t (random blocks with scales up to scale/64 for
-// IQ1_S and IQ1_M, which quant cannot quantize to).
+// deviation scale to t. For the types Saji cannot quantize (the IQ1, IQ2
+// and IQ3 types but IQ3_S) it returns random blocks with values of about
+// that size (scales up to scale/64 for IQ1_S and IQ1_M, scale/32 others).
 func kWeights(tb testing.TB, rng *rand.Rand, t quant.Type, nb int, scale float64) []byte {
 	tb.Helper()
-	if t == quant.TypeIQ1_S || t == quant.TypeIQ1_M {
-		return kRawWeights(rng, t, nb, scale/64)
+	if !quant.Quantizable(t) {
+		if t == quant.TypeIQ1_S || t == quant.TypeIQ1_M {
+			return kRawWeights(rng, t, nb, scale/64)
+		}
+		return kRawWeights(rng, t, nb, scale/32)
 	}
 	w := make([]byte, nb*t.TypeSize())
 	if err := quant.Quantize(t, randn(rng, nb*quant.QK_K, scale), w); err != nil {
 		tb.Fatal(err)
 	}
 	return w
-}
-
-// kRawWeights fills nb super-blocks of t with random bytes (every quant,
-// scale and minimum pattern), then sets the F16 scales to finite values of
-// magnitude up to maxD (IQ1_M's, spread over four words, to about 2^-7).
-func kRawWeights(rng *rand.Rand, t quant.Type, nb int, maxD float64) []byte {
-	bs := t.TypeSize()
-	w := make([]byte, nb*bs)
-	for i := range w {
-		w[i] = byte(rng.Uint32())
-	}
-	for b := range nb {
-		for _, off := range kHalfOffsets[t] {
-			d := (2*rng.Float64() - 1) * maxD
-			binary.LittleEndian.PutUint16(w[b*bs+off:], f32ToF16(float32(d)))
-		}
-	}
-	if t == quant.TypeIQ1_M {
-		refRawBlocks(t, w)
-	}
-	return w
-}
-
-// f32ToF16 rounds x to F16 through quant's F16 weights (one value).
-func f32ToF16(x float32) uint16 {
-	var b [2]byte
-	if err := quant.Quantize(quant.TypeF16, []float32{x}, b[:]); err != nil {
-		panic(err)
-	}
-	return binary.LittleEndian.Uint16(b[:])
 }
 
 // kActs quantizes nb blocks of normal activations.

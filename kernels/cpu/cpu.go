@@ -9,9 +9,9 @@
 //   - Before a quantized matrix product the activations are quantized as
 //     ggml does (Q8_0 blocks for Q4_0, Q5_0, Q8_0, IQ4_NL and MXFP4
 //     weights, Q8_1 for Q4_1 and Q5_1, Q8_K for the K-quants, IQ4_XS,
-//     TQ1_0, TQ2_0, IQ1_S and IQ1_M, F16 for F16 and BF16 for BF16
-//     weights), with the AVX quantizers' rounding (half to even, the
-//     reciprocal scale computed as 127/max).
+//     TQ1_0, TQ2_0 and the IQ1, IQ2 and IQ3 types, F16 for F16 and BF16
+//     for BF16 weights), with the AVX quantizers' rounding (half to even,
+//     the reciprocal scale computed as 127/max).
 //   - Block dot products are integer sums, combined in the float order of
 //     the kernel ggml runs for the weight type (vec_dot, llamafile's
 //     tinyBLAS, or the repacked 8x8 gemm/gemv): which partial sums share a

@@ -37,7 +37,8 @@ func dotKindOf(t quant.Type) (k dotKind, sums, ok bool) {
 	case quant.TypeQ4_1, quant.TypeQ5_1:
 		return dotQ8, true, true
 	case quant.TypeQ2_K, quant.TypeQ3_K, quant.TypeQ4_K, quant.TypeQ5_K, quant.TypeQ6_K, quant.TypeIQ4_XS,
-		quant.TypeTQ1_0, quant.TypeTQ2_0, quant.TypeIQ1_S, quant.TypeIQ1_M:
+		quant.TypeTQ1_0, quant.TypeTQ2_0, quant.TypeIQ1_S, quant.TypeIQ1_M,
+		quant.TypeIQ2_XXS, quant.TypeIQ2_XS, quant.TypeIQ2_S, quant.TypeIQ3_XXS, quant.TypeIQ3_S:
 		return dotQ8K, false, true
 	}
 	return 0, false, false
@@ -185,7 +186,10 @@ func (r *rowK) reset(n int) {
 	r.delta = grow(r.delta, n/8)
 }
 
-// decodeK decodes one row of a K-quant or IQ4_XS.
+// decodeK decodes one row of a K-quant, IQ4_XS, or an IQ2 or IQ3 type
+// (whose q are the signed grid magnitudes and sc the odd group scales, as
+// quant.DecodeIQ gives them; the type's constant factor is applied by
+// dotK).
 func decodeK(t quant.Type, src []byte, r *rowK) {
 	bs := t.TypeSize()
 	r.typ = t
@@ -262,6 +266,8 @@ func decodeK(t quant.Type, src []byte, r *rowK) {
 					q[32*g+i], q[32*g+i+16] = iq4Levels[v&15], iq4Levels[v>>4]
 				}
 			}
+		case quant.TypeIQ2_XXS, quant.TypeIQ2_XS, quant.TypeIQ2_S, quant.TypeIQ3_XXS, quant.TypeIQ3_S:
+			r.d[b] = quant.DecodeIQ(t, blk, q, sc)
 		}
 	}
 }
@@ -302,6 +308,9 @@ func dotK(r *rowK, x []q8KBlock, gemm bool) float32 {
 		return dotIQ1M(r, x)
 	case quant.TypeQ3_K, quant.TypeQ5_K, quant.TypeIQ1_S:
 		return dotLanesK(r, x)
+	case quant.TypeIQ2_XXS, quant.TypeIQ2_XS, quant.TypeIQ2_S, quant.TypeIQ3_XXS, quant.TypeIQ3_S:
+		// ggml_vec_dot_iq*_q8_K (AVX2) scale the sum of the lanes last.
+		return quant.GridScale(r.typ) * dotLanesK(r, x)
 	case quant.TypeQ4_K, quant.TypeQ2_K:
 		chunk := quant.QK_K
 		if gemm {
@@ -354,12 +363,14 @@ func dotQ6K(r *rowK, x []q8KBlock) float32 {
 }
 
 // dotLanesK follows ggml_vec_dot_q3_K_q8_K, _q5_K_q8_K and _iq1_s_q8_K
-// (AVX2, as GCC builds them): the scaled products go to eight integer
-// lanes by element index modulo 32 as in dotQ6K, each lane is scaled by d
-// with a fused multiply-add per super-block, and the group terms Σ mn·bsum
+// (AVX2, as GCC builds them), and the IQ2 and IQ3 types' kernels up to
+// their constant factor: the scaled products go to eight integer lanes by
+// element index modulo 32 as in dotQ6K, each lane is scaled by d with a
+// fused multiply-add per super-block, and the group terms Σ mn·bsum
 // (Q5_K's minimums, IQ1_S's shifts) are accumulated apart, in float32,
 // scaled by -d_x·dmin (Q5_K) or d (IQ1_S, whose shift is 1/8 of the sum),
-// and added last.
+// and added last (the other types' sum is never -0, so adding their zero
+// group terms changes nothing).
 func dotLanesK(r *rowK, x []q8KBlock) float32 {
 	var acc [8]float32
 	var mins float32

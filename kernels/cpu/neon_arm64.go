@@ -223,6 +223,7 @@ func addNEON(k *kernelSet, dot bool) {
 	k.q8K[quant.TypeQ3_K] = q3KKernel(dot)
 	k.q8K[quant.TypeQ2_K] = q2KKernel(dot)
 	k.q8K[quant.TypeIQ4_XS] = iq4xsKernel(dot)
+	addNEONIQ(k, dot)
 	k.quantQ8, k.quantQ8K = quantizeQ8NEON, quantizeQ8KNEON
 	k.f32Vec, k.f32Tiny = f32VecNEON, f32TinyNEON
 	k.f16Vec, k.f16Tiny = halfVecNEON(false), halfTinyNEON(false)

@@ -35,16 +35,26 @@ var codecs = map[Type]codec{
 	TypeMXFP4:  {dequantizeMXFP4, quantizeMXFP4},
 	TypeTQ1_0:  {dequantizeTQ1_0, quantizeTQ1_0},
 	TypeTQ2_0:  {dequantizeTQ2_0, quantizeTQ2_0},
-	TypeIQ1_S:  {dequantizeIQ1_S, nil}, // ggml quantizes it only with an importance matrix
-	TypeIQ1_M:  {dequantizeIQ1_M, nil},
+	// The IQ formats but IQ3_S are written by ggml only with an importance
+	// matrix.
+	TypeIQ1_S:   {dequantizeIQ1_S, nil},
+	TypeIQ1_M:   {dequantizeIQ1_M, nil},
+	TypeIQ2_XXS: {dequantizeIQ(TypeIQ2_XXS), nil},
+	TypeIQ2_XS:  {dequantizeIQ(TypeIQ2_XS), nil},
+	TypeIQ2_S:   {dequantizeIQ(TypeIQ2_S), nil},
+	TypeIQ3_XXS: {dequantizeIQ(TypeIQ3_XXS), nil},
+	TypeIQ3_S:   {dequantizeIQ(TypeIQ3_S), quantizeIQ3_S},
 }
 
-// Supported reports whether Dequantize handles t, and Quantize too unless
-// t needs an importance matrix (IQ1_S, IQ1_M).
+// Supported reports whether Dequantize handles t (Quantizable says whether
+// Quantize does too).
 func Supported(t Type) bool {
 	_, ok := codecs[t]
 	return ok
 }
+
+// Quantizable reports whether Quantize handles t.
+func Quantizable(t Type) bool { return codecs[t].quantize != nil }
 
 // check validates a conversion of n elements of type t stored in nbytes.
 func check(t Type, n, nbytes int) (codec, error) {

@@ -1,9 +1,11 @@
 // Package quant defines ggml's tensor element types and block formats
 // (F32, F16, BF16, Q4_0 ... Q8_1, the K-quants Q2_K ... Q8_K, IQ4_NL,
-// IQ4_XS, MXFP4, the ternary TQ1_0 and TQ2_0, IQ1_S and IQ1_M): their
-// layout, and pure-Go reference Dequantize and Quantize functions that
-// produce the same bytes as ggml's reference quantizers. IQ1_S and IQ1_M
-// are decoded only: ggml quantizes them with an importance matrix.
+// IQ4_XS, MXFP4, the ternary TQ1_0 and TQ2_0, and the IQ1, IQ2 and IQ3
+// formats): their layout, and pure-Go reference Dequantize and Quantize
+// functions that produce the same bytes as ggml's reference quantizers.
+// The IQ1, IQ2 and IQ3 formats are decoded (Dequantize); of them only
+// IQ3_S is written, the one llama-quantize makes without an importance
+// matrix. Quantizable tells which types Quantize writes.
 //
 // The functions here are the oracle that every SIMD and GPU kernel is
 // tested against; they favour clarity over speed.
@@ -31,11 +33,12 @@
 //	IQ4_XS        4.25     7.68e-2
 //	MXFP4         4.25     1.15e-1
 //	Q3_K          3.4375   1.51e-1
+//	IQ3_S         3.4375   1.66e-1
 //	Q2_K          2.625    2.97e-1
 //	TQ2_0         2.0625   8.06e-1
 //	TQ1_0         1.6875   8.06e-1
 //
-// The K-quants and IQ4 formats here use no importance matrix, as
+// The K-quants, IQ4 and IQ3_S formats here use no importance matrix, as
 // llama-quantize does without one. The ternary formats are meant for
 // models trained ternary: on Gaussian data most values round to zero.
 package quant

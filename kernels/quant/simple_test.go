@@ -225,7 +225,7 @@ func TestConvertErrors(t *testing.T) {
 		{TypeQ4_0, 32, 17},   // wrong byte count
 		{TypeQ8_0, 64, 34},   // one block short
 		{TypeIQ4_XS, 32, 18}, // blocks of 256
-		{TypeIQ2_XXS, 256, 66},
+		{TypeI8, 4, 4},       // no conversion
 		{Type(99), 1, 1},
 	}
 	for _, tt := range tests {
@@ -364,8 +364,8 @@ func TestQuantizeSymmetries(t *testing.T) {
 // leave other blocks alone.
 func TestNonFiniteInput(t *testing.T) {
 	nan, inf := float32(math.NaN()), float32(math.Inf(1))
-	for typ, c := range codecs {
-		if c.quantize == nil {
+	for typ := range codecs {
+		if !Quantizable(typ) {
 			continue
 		}
 		bsz := typ.BlockSize()
@@ -477,6 +477,7 @@ var simpleGolden = map[Type]string{
 	TypeMXFP4:  "1fa253a8c387a35a0d814fc1b3d913ccfa1e662df6e38e3ac60ab31e46646e52",
 	TypeTQ1_0:  "0116ee3c1d4fe6b112736c802f3384f7a5a4cf122d291271387f541cf42d7493",
 	TypeTQ2_0:  "188a7b4e7b2f31219110dfab7f2768324d8c538b437c684f7198c1ad68181b8c",
+	TypeIQ3_S:  "8e8fdb03025fbeda3db90849b593fe4960134b06b9fcc494f31eb19c066a24c5",
 }
 
 func TestSimpleGolden(t *testing.T) {
