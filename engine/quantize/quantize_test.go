@@ -338,7 +338,7 @@ func TestErrors(t *testing.T) {
 		{"Q2_K_S needs an imatrix", in, "o.gguf", quantize.Options{FileType: gguf.FileTypeMostlyQ2_K_S}, "target type Q2_K_S needs an importance matrix"},
 		{"IQ2_XS", in, "o.gguf", quantize.Options{FileType: gguf.FileTypeMostlyIQ2XS}, "target type IQ2_XS needs an importance matrix"},
 		{"IQ3_XXS", in, "o.gguf", quantize.Options{FileType: gguf.FileTypeMostlyIQ3XXS}, "needs an importance matrix"},
-		{"TQ1_0", in, "o.gguf", quantize.Options{FileType: gguf.FileTypeMostlyTQ1_0}, "unsupported target type TQ1_0"},
+		{"unknown file type", in, "o.gguf", quantize.Options{FileType: gguf.FileType(1000)}, "unsupported target type"},
 		{"quantized source", q, "o.gguf", quantize.Options{FileType: gguf.FileTypeMostlyQ4_0}, "already quantized (tensor \"token_embd.weight\" is Q4_K)"},
 		{"missing source", filepath.Join(dir, "none.gguf"), "o.gguf", quantize.Options{FileType: gguf.FileTypeMostlyQ8_0}, "no such file"},
 		{"not a GGUF file", notGGUF, "o.gguf", quantize.Options{FileType: gguf.FileTypeMostlyQ8_0}, "quantize: gguf:"},
