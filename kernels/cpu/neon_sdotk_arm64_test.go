@@ -10,7 +10,8 @@ import (
 	"saji/kernels/quant"
 )
 
-// TestNEONSDOTK compares the SDOT-only super-block kernels (TQ2_0, IQ1_S)
+// TestNEONSDOTK compares the SDOT-only super-block kernels (TQ2_0, IQ1_S,
+// IQ1_M)
 // with decodeK+dotK bit for bit, over 1 to 64 super-blocks and quantized
 // (TQ2_0), raw and extreme inputs.
 func TestNEONSDOTK(t *testing.T) {
@@ -21,7 +22,7 @@ func TestNEONSDOTK(t *testing.T) {
 	addNEONTQ(k, true)
 	addNEONIQ1(k, true)
 	rng := rand.New(rand.NewPCG(7, 8))
-	for _, typ := range []quant.Type{quant.TypeTQ2_0, quant.TypeIQ1_S} {
+	for _, typ := range []quant.Type{quant.TypeTQ2_0, quant.TypeIQ1_S, quant.TypeIQ1_M} {
 		kern := k.q8K[typ]
 		for _, nb := range []int{1, 2, 3, 17, 64} {
 			for _, kind := range neonKinds {
