@@ -9,11 +9,29 @@ import "saji/kernels/quant"
 //go:noescape
 func tq2DotSDOT(w *byte, x *q8KBlock, n int, acc *[8]float32)
 
-// addNEONTQ adds the TQ2_0 kernel to k where the CPU has the dot-product
-// extension (without it the pure-Go kernel runs).
+// tq1DotSDOT is tq2DotSDOT for TQ1_0 super-blocks (54 bytes each); qhmul
+// is tq1QhMul.
+//
+//go:noescape
+func tq1DotSDOT(w *byte, x *q8KBlock, n int, acc *[8]float32, qhmul *[16]byte)
+
+// tq1QhMul holds the powers of 3 that bring each trit of TQ1_0's four qh
+// bytes, replicated four times, to the top of its byte.
+var tq1QhMul = [16]byte{1, 1, 1, 1, 3, 3, 3, 3, 9, 9, 9, 9, 27, 27, 27, 27}
+
+// addNEONTQ adds the TQ1_0 and TQ2_0 kernels to k where the CPU has the
+// dot-product extension (without it the pure-Go kernels run).
 func addNEONTQ(k *kernelSet, dot bool) {
 	if !dot {
 		return
+	}
+	k.q8K[quant.TypeTQ1_0] = func(w []byte, x []q8KBlock, _ bool) float32 {
+		var acc [8]float32
+		if n := len(x); n > 0 {
+			_ = w[54*n-1]
+			tq1DotSDOT(&w[0], &x[0], n, &acc, &tq1QhMul)
+		}
+		return hsum8(&acc)
 	}
 	k.q8K[quant.TypeTQ2_0] = func(w []byte, x []q8KBlock, _ bool) float32 {
 		var acc [8]float32

@@ -6,142 +6,72 @@
 // activation sums of groups 2l and 2l+1; each lane is scaled by
 // d_x·d_w with one fused multiply-add per super-block into the eight
 // float lanes the caller adds as hsum8. R0 walks the weights, R1 the
-// activations; V31 holds bytes of 3, V16 and V17 the integer lanes 0-3
-// and 4-7, V20 and V21 the float lanes.
+// activations (R6 and R7 their halves); V31 holds bytes of 3, V16 and
+// V17 the integer lanes 0-3 and 4-7, V20 and V21 the float lanes.
 
-// TQ2HALF0 adds the products of weight bytes 0-31 (elements 0-127) to V16
-// and V17.
-//	ldr q0, [x0, #0]
-//	ldr q1, [x0, #16]
+// TQ2HALF adds the products of the 32 weight bytes at R6 (128 elements)
+// with the activations at R7 to V16 and V17.
+//	ldp q0, q1, [x6]
 //	and v4.16b, v0.16b, v31.16b
 //	and v5.16b, v1.16b, v31.16b
-//	ldur q6, [x1, #4]
-//	ldur q7, [x1, #20]
+//	ldur q6, [x7, #0]
+//	ldur q7, [x7, #16]
 //	sdot v16.4s, v4.16b, v6.16b
 //	sdot v17.4s, v5.16b, v7.16b
 //	ushr v4.16b, v0.16b, #2
 //	ushr v5.16b, v1.16b, #2
 //	and v4.16b, v4.16b, v31.16b
 //	and v5.16b, v5.16b, v31.16b
-//	ldur q6, [x1, #36]
-//	ldur q7, [x1, #52]
+//	ldur q6, [x7, #32]
+//	ldur q7, [x7, #48]
 //	sdot v16.4s, v4.16b, v6.16b
 //	sdot v17.4s, v5.16b, v7.16b
 //	ushr v4.16b, v0.16b, #4
 //	ushr v5.16b, v1.16b, #4
 //	and v4.16b, v4.16b, v31.16b
 //	and v5.16b, v5.16b, v31.16b
-//	ldur q6, [x1, #68]
-//	ldur q7, [x1, #84]
+//	ldur q6, [x7, #64]
+//	ldur q7, [x7, #80]
 //	sdot v16.4s, v4.16b, v6.16b
 //	sdot v17.4s, v5.16b, v7.16b
 //	ushr v4.16b, v0.16b, #6
 //	ushr v5.16b, v1.16b, #6
 //	and v4.16b, v4.16b, v31.16b
 //	and v5.16b, v5.16b, v31.16b
-//	ldur q6, [x1, #100]
-//	ldur q7, [x1, #116]
+//	ldur q6, [x7, #96]
+//	ldur q7, [x7, #112]
 //	sdot v16.4s, v4.16b, v6.16b
 //	sdot v17.4s, v5.16b, v7.16b
-#define TQ2HALF0 \
-	WORD $0x3dc00000; \
-	WORD $0x3dc00401; \
+#define TQ2HALF \
+	WORD $0xad4004c0; \
 	WORD $0x4e3f1c04; \
 	WORD $0x4e3f1c25; \
-	WORD $0x3cc04026; \
-	WORD $0x3cc14027; \
+	WORD $0x3cc000e6; \
+	WORD $0x3cc100e7; \
 	WORD $0x4e869490; \
 	WORD $0x4e8794b1; \
 	WORD $0x6f0e0404; \
 	WORD $0x6f0e0425; \
 	WORD $0x4e3f1c84; \
 	WORD $0x4e3f1ca5; \
-	WORD $0x3cc24026; \
-	WORD $0x3cc34027; \
+	WORD $0x3cc200e6; \
+	WORD $0x3cc300e7; \
 	WORD $0x4e869490; \
 	WORD $0x4e8794b1; \
 	WORD $0x6f0c0404; \
 	WORD $0x6f0c0425; \
 	WORD $0x4e3f1c84; \
 	WORD $0x4e3f1ca5; \
-	WORD $0x3cc44026; \
-	WORD $0x3cc54027; \
+	WORD $0x3cc400e6; \
+	WORD $0x3cc500e7; \
 	WORD $0x4e869490; \
 	WORD $0x4e8794b1; \
 	WORD $0x6f0a0404; \
 	WORD $0x6f0a0425; \
 	WORD $0x4e3f1c84; \
 	WORD $0x4e3f1ca5; \
-	WORD $0x3cc64026; \
-	WORD $0x3cc74027; \
-	WORD $0x4e869490; \
-	WORD $0x4e8794b1
-
-// TQ2HALF1 adds the products of weight bytes 32-63 (elements 128-255) to V16
-// and V17.
-//	ldr q0, [x0, #32]
-//	ldr q1, [x0, #48]
-//	and v4.16b, v0.16b, v31.16b
-//	and v5.16b, v1.16b, v31.16b
-//	ldur q6, [x1, #132]
-//	ldur q7, [x1, #148]
-//	sdot v16.4s, v4.16b, v6.16b
-//	sdot v17.4s, v5.16b, v7.16b
-//	ushr v4.16b, v0.16b, #2
-//	ushr v5.16b, v1.16b, #2
-//	and v4.16b, v4.16b, v31.16b
-//	and v5.16b, v5.16b, v31.16b
-//	ldur q6, [x1, #164]
-//	ldur q7, [x1, #180]
-//	sdot v16.4s, v4.16b, v6.16b
-//	sdot v17.4s, v5.16b, v7.16b
-//	ushr v4.16b, v0.16b, #4
-//	ushr v5.16b, v1.16b, #4
-//	and v4.16b, v4.16b, v31.16b
-//	and v5.16b, v5.16b, v31.16b
-//	ldur q6, [x1, #196]
-//	ldur q7, [x1, #212]
-//	sdot v16.4s, v4.16b, v6.16b
-//	sdot v17.4s, v5.16b, v7.16b
-//	ushr v4.16b, v0.16b, #6
-//	ushr v5.16b, v1.16b, #6
-//	and v4.16b, v4.16b, v31.16b
-//	and v5.16b, v5.16b, v31.16b
-//	ldur q6, [x1, #228]
-//	ldur q7, [x1, #244]
-//	sdot v16.4s, v4.16b, v6.16b
-//	sdot v17.4s, v5.16b, v7.16b
-#define TQ2HALF1 \
-	WORD $0x3dc00800; \
-	WORD $0x3dc00c01; \
-	WORD $0x4e3f1c04; \
-	WORD $0x4e3f1c25; \
-	WORD $0x3cc84026; \
-	WORD $0x3cc94027; \
-	WORD $0x4e869490; \
-	WORD $0x4e8794b1; \
-	WORD $0x6f0e0404; \
-	WORD $0x6f0e0425; \
-	WORD $0x4e3f1c84; \
-	WORD $0x4e3f1ca5; \
-	WORD $0x3cca4026; \
-	WORD $0x3ccb4027; \
-	WORD $0x4e869490; \
-	WORD $0x4e8794b1; \
-	WORD $0x6f0c0404; \
-	WORD $0x6f0c0425; \
-	WORD $0x4e3f1c84; \
-	WORD $0x4e3f1ca5; \
-	WORD $0x3ccc4026; \
-	WORD $0x3ccd4027; \
-	WORD $0x4e869490; \
-	WORD $0x4e8794b1; \
-	WORD $0x6f0a0404; \
-	WORD $0x6f0a0425; \
-	WORD $0x4e3f1c84; \
-	WORD $0x4e3f1ca5; \
-	WORD $0x3cce4026; \
-	WORD $0x3ccf4027; \
+	WORD $0x3cc600e6; \
+	WORD $0x3cc700e7; \
 	WORD $0x4e869490; \
 	WORD $0x4e8794b1
 
@@ -190,8 +120,12 @@ TEXT ·tq2DotSDOT(SB), NOSPLIT, $0-32
 tq2loop:
 	WORD $0x4f000410
 	WORD $0x4f000411
-	TQ2HALF0
-	TQ2HALF1
+	MOVD R0, R6
+	ADD $4, R1, R7
+	TQ2HALF
+	ADD $32, R6
+	ADD $128, R7
+	TQ2HALF
 	TQ2END
 	ADD $66, R0
 	ADD $292, R1
