@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"saji/engine/gguf"
+	"saji/kernels/quant"
 )
 
 // Recipe is how a synthetic reference model is written, as the reference
@@ -18,7 +20,9 @@ import (
 type Recipe struct {
 	// Shape is a shape name (LookupShape).
 	Shape string `json:"shape"`
-	// Type is the file type (ParseFileType), such as "q8_0".
+	// Type is the file type (ParseFileType), such as "q8_0", or "pure-"
+	// and a tensor type, such as "pure-iq2_xxs": every matrix of that
+	// type (Options.Pure).
 	Type string `json:"type"`
 	// Seed selects the random weights.
 	Seed uint64 `json:"seed"`
@@ -38,8 +42,13 @@ func (r Recipe) Write(ctx context.Context, vocab, path string) (sum string, size
 	if err != nil {
 		return "", 0, err
 	}
-	ft, err := ParseFileType(r.Type)
-	if err != nil {
+	opts := Options{Shape: shape, Seed: r.Seed}
+	if name, ok := strings.CutPrefix(r.Type, "pure-"); ok {
+		if opts.Pure, err = quant.ParseType(name); err != nil {
+			return "", 0, fmt.Errorf("synth: %w", err)
+		}
+		opts.FileType = pureFileType(opts.Pure)
+	} else if opts.FileType, err = ParseFileType(r.Type); err != nil {
 		return "", 0, err
 	}
 	v, err := gguf.Open(vocab)
@@ -47,7 +56,8 @@ func (r Recipe) Write(ctx context.Context, vocab, path string) (sum string, size
 		return "", 0, fmt.Errorf("synth: vocabulary: %w", err)
 	}
 	defer v.Close()
-	if err := Write(ctx, path, Options{Shape: shape, FileType: ft, Vocab: v, Seed: r.Seed}); err != nil {
+	opts.Vocab = v
+	if err := Write(ctx, path, opts); err != nil {
 		return "", 0, err
 	}
 	f, err := os.Open(path)
@@ -60,4 +70,16 @@ func (r Recipe) Write(ctx context.Context, vocab, path string) (sum string, size
 		return "", 0, fmt.Errorf("synth: %w", err)
 	}
 	return hex.EncodeToString(h.Sum(nil)), size, nil
+}
+
+// pureFileType returns the general.file_type of a file whose matrices are
+// all of type t: the file type of the same name (IQ2_XXS for IQ2_XXS), or
+// ALL_F32 where there is none.
+func pureFileType(t quant.Type) gguf.FileType {
+	for ft := range gguf.FileType(64) {
+		if ft.String() == t.String() {
+			return ft
+		}
+	}
+	return gguf.FileTypeAllF32
 }

@@ -71,6 +71,10 @@ var shapes = []Shape{
 	// layer, rows of 256 so that every block format fits.
 	{Name: "tiny", Arch: "llama", Embd: 256, Layers: 4, Heads: 4, KVHeads: 2, FFN: 512,
 		RopeBase: 10000, Context: 2048, Eps: 1e-5},
+	// The tiny shape with scaled weights, for reference figures of the
+	// weight types (testdata/ref).
+	{Name: "tiny-llama", Arch: "llama", Embd: 256, Layers: 2, Heads: 4, KVHeads: 2, FFN: 512,
+		RopeBase: 10000, Context: 2048, Eps: 1e-5, Scaled: true},
 }
 
 // addShapes adds shapes to the list --shape selects from (files that

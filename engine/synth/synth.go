@@ -39,6 +39,11 @@ type Options struct {
 	// repeat, written in minutes instead of hours (quantizing a 30B model
 	// to the K-quants takes hours on two cores).
 	Repeat bool
+	// Pure, when not 0 (F32), is the type of every matrix instead of the
+	// FileType's mix, as llama-quantize --pure writes them (rows that do
+	// not divide into its blocks stay F32). Types Saji cannot write get
+	// random blocks (rawBlocks).
+	Pure quant.Type
 }
 
 // ParseFileType reads a quantization name such as "q4_k_m", "Q8_0" or
@@ -81,7 +86,7 @@ func NewWriter(ctx context.Context, opts Options) (*gguf.Writer, error) {
 	if len(tokens) == 0 {
 		return nil, fmt.Errorf("synth: the vocabulary has no tokens")
 	}
-	if _, err := quantize.DefaultType(opts.FileType); err != nil {
+	if _, err := quantize.DefaultType(opts.FileType); err != nil && opts.Pure == quant.TypeF32 {
 		return nil, fmt.Errorf("synth: %w", err)
 	}
 	threads := hardware.Threads(opts.Threads)
@@ -149,9 +154,16 @@ func NewWriter(ctx context.Context, opts Options) (*gguf.Writer, error) {
 
 	mix := s.Mix(opts.FileType)
 	for i, spec := range s.Tensors(len(tokens)) {
-		typ, err := mix.Type(spec.Name, spec.Shape, quant.TypeF32)
-		if err != nil {
-			return nil, err
+		typ := quant.TypeF32
+		switch {
+		case opts.Pure != quant.TypeF32:
+			if len(spec.Shape) >= 2 && spec.Shape[0]%int64(opts.Pure.BlockSize()) == 0 {
+				typ = opts.Pure
+			}
+		default:
+			if typ, err = mix.Type(spec.Name, spec.Shape, quant.TypeF32); err != nil {
+				return nil, err
+			}
 		}
 		g := &tensorGen{spec: spec, typ: typ, seed: opts.Seed, index: uint64(i), threads: threads, scaled: s.Scaled, repeat: opts.Repeat}
 		if err := w.AddTensorFunc(spec.Name, typ, spec.Shape, func(out io.Writer) error { return g.write(ctx, out) }); err != nil {
@@ -224,7 +236,7 @@ func (g *tensorGen) write(ctx context.Context, out io.Writer) error {
 				sl.src = resize(sl.src, int(r*cols))
 				sl.dst = resize(sl.dst, int(r*rowBytes))
 				g.fill(sl.src, uint64(c))
-				sl.err = quant.Quantize(g.typ, sl.src, sl.dst)
+				sl.err = g.encode(sl.src, sl.dst, uint64(c))
 			})
 		}
 		wg.Wait()
@@ -246,7 +258,7 @@ func (g *tensorGen) writeRepeated(ctx context.Context, out io.Writer, rows, per,
 	src := make([]float32, per*g.spec.Shape[0])
 	g.fill(src, 0)
 	dst := make([]byte, per*rowBytes)
-	if err := quant.Quantize(g.typ, src, dst); err != nil {
+	if err := g.encode(src, dst, 0); err != nil {
 		return err
 	}
 	for r := int64(0); r < rows; r += per {
@@ -258,6 +270,16 @@ func (g *tensorGen) writeRepeated(ctx context.Context, out io.Writer, rows, per,
 		}
 	}
 	return nil
+}
+
+// encode writes chunk c's values src as the tensor's type into dst:
+// quantized, or random blocks standing for them where Saji cannot write
+// the type.
+func (g *tensorGen) encode(src []float32, dst []byte, c uint64) error {
+	if g.typ == quant.TypeF32 || quant.Quantizable(g.typ) {
+		return quant.Quantize(g.typ, src, dst)
+	}
+	return rawBlocks(g.typ, src, dst, rand.New(rand.NewPCG(^g.seed, g.index<<40|c)))
 }
 
 // fill sets dst to chunk c's values: ones for a norm, otherwise normal

@@ -70,6 +70,24 @@ var Recipes = []synth.Recipe{
 	{Shape: "tiny-gpt-oss", Type: "f32", Seed: 1, Vocab: bpeVocab},
 	{Shape: "tiny-gpt-oss", Type: "q8_0", Seed: 1, Vocab: bpeVocab},
 	{Shape: "tiny-gpt-oss", Type: "mxfp4_moe", Seed: 1, Vocab: bpeVocab},
+	// The weight types the shared data lacks, on a small Llama: the mixes
+	// Saji writes as llama-quantize does (IQ3_S, IQ3_M, TQ1_0, TQ2_0), and
+	// every matrix of one type for the types written only with an
+	// importance matrix (random blocks: synth's rawBlocks) and MXFP4.
+	{Shape: "tiny-llama", Type: "iq3_s", Seed: 1, Vocab: spmVocab},
+	{Shape: "tiny-llama", Type: "iq3_m", Seed: 1, Vocab: spmVocab},
+	{Shape: "tiny-llama", Type: "tq1_0", Seed: 1, Vocab: spmVocab},
+	{Shape: "tiny-llama", Type: "tq2_0", Seed: 1, Vocab: spmVocab},
+	{Shape: "tiny-llama", Type: "pure-iq2_xxs", Seed: 1, Vocab: spmVocab},
+	{Shape: "tiny-llama", Type: "pure-iq2_xs", Seed: 1, Vocab: spmVocab},
+	{Shape: "tiny-llama", Type: "pure-iq2_s", Seed: 1, Vocab: spmVocab},
+	{Shape: "tiny-llama", Type: "pure-iq3_xxs", Seed: 1, Vocab: spmVocab},
+	{Shape: "tiny-llama", Type: "pure-iq3_s", Seed: 1, Vocab: spmVocab},
+	{Shape: "tiny-llama", Type: "pure-iq1_s", Seed: 1, Vocab: spmVocab},
+	{Shape: "tiny-llama", Type: "pure-iq1_m", Seed: 1, Vocab: spmVocab},
+	{Shape: "tiny-llama", Type: "pure-tq1_0", Seed: 1, Vocab: spmVocab},
+	{Shape: "tiny-llama", Type: "pure-tq2_0", Seed: 1, Vocab: spmVocab},
+	{Shape: "tiny-llama", Type: "pure-mxfp4", Seed: 1, Vocab: spmVocab},
 }
 
 // Defaults names the recipes recorded a second time, as NAME.kvf16.json,
