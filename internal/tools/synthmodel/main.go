@@ -8,8 +8,8 @@
 // and .ci/gpu-check write their models with it.
 //
 // Shapes: llama-1b (Llama-3.2-1B), qwen2-0.5b, llama-8b (Llama-3.1-8B),
-// qwen3-30b-a3b (Qwen3-30B-A3B, a mixture of experts), tiny, and the tiny
-// conformance shapes (tiny-qwen3moe, tiny-qwen2moe, tiny-mixtral, ...).
+// qwen3-30b-a3b (Qwen3-30B-A3B, a mixture of experts), gpt-oss-20b, tiny,
+// and the tiny conformance shapes of every architecture (-h lists them).
 // With -repeat each tensor's first rows are repeated over the rest: a
 // speed-test file of a large model written in minutes.
 //
@@ -26,6 +26,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"time"
 
 	"saji/engine/gguf"
@@ -49,7 +50,7 @@ func main() {
 func run(ctx context.Context, args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("synthmodel", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	shapeName := fs.String("shape", "", "model shape: llama-1b, qwen2-0.5b, llama-8b, qwen3-30b-a3b, tiny, tiny-qwen3moe, ...")
+	shapeName := fs.String("shape", "", "model shape: "+strings.Join(synth.ShapeNames(), ", "))
 	typ := fs.String("type", "q4_k_m", "quantization: q4_k_m, q8_0, f16, bf16, f32, q4_0, q6_k, q5_k_m, q3_k_m, q2_k, iq4_nl, ...")
 	vocabPath := fs.String("vocab", "", "GGUF `FILE` whose vocabulary the model takes")
 	out := fs.String("o", "", "output `FILE`")
