@@ -14,6 +14,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -91,12 +92,19 @@ func run(args []string, out io.Writer) error {
 				fmt.Fprintf(out, "%s step %d: top-5 differ: saji %q, llama-server %q\n", p.ID, i, ka, kb)
 				failed = true
 			}
-			for tok, lp := range b[i].Top {
+			for _, tok := range kb {
 				if la, ok := a[i].Top[tok]; ok {
+					lp := b[i].Top[tok]
 					worst = max(worst, math.Abs(la-lp))
 				}
 			}
 			same++
+		}
+		if len(a) != len(b) {
+			// llama-server's stream ends early where its output parser
+			// refuses the text (see peerSteps): only the steps both gave
+			// are compared.
+			fmt.Fprintf(out, "%s: saji generated %d tokens, llama-server %d\n", p.ID, len(a), len(b))
 		}
 		if worst > *tol {
 			failed = true
@@ -145,7 +153,7 @@ func post(url string, body any, v any) error {
 	return json.Unmarshal(raw, v)
 }
 
-// request is the greedy completion both servers are asked for.
+// request is the greedy completion Saji is asked for.
 func request(text string, n int) map[string]any {
 	return map[string]any{"prompt": text, "max_tokens": n, "temperature": 0, "logprobs": 5, "stream": false}
 }
@@ -179,36 +187,50 @@ func sajiSteps(base, text string, n int) ([]step, error) {
 	return out, nil
 }
 
-// peerSteps reads llama-server's completions logprobs (content entries
-// with top_logprobs lists).
+// peerSteps reads llama-server's own /completion endpoint (n_probs 5),
+// streamed: the same engine and probabilities as its /v1/completions. On
+// some random models llama-server's chat-format parser refuses the text
+// after a few tokens ("does not match the expected Content-only format"),
+// which ends its stream early; peerSteps then returns the tokens so far.
 func peerSteps(base, text string, n int) ([]step, error) {
 	type tok struct {
 		Token   string  `json:"token"`
 		LogProb float64 `json:"logprob"`
 	}
-	var r struct {
-		Choices []struct {
-			LogProbs struct {
-				Content []struct {
-					tok
-					Top []tok `json:"top_logprobs"`
-				} `json:"content"`
-			} `json:"logprobs"`
-		} `json:"choices"`
-	}
-	if err := post(strings.TrimRight(base, "/")+"/v1/completions", request(text, n), &r); err != nil {
+	req, _ := json.Marshal(map[string]any{"prompt": text, "n_predict": n, "temperature": 0, "n_probs": 5, "stream": true})
+	c := http.Client{Timeout: 5 * time.Minute}
+	resp, err := c.Post(strings.TrimRight(base, "/")+"/completion", "application/json", bytes.NewReader(req))
+	if err != nil {
 		return nil, err
 	}
-	if len(r.Choices) == 0 {
-		return nil, errors.New("no choices")
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("%s: %s", base, resp.Status)
 	}
 	var out []step
-	for _, c := range r.Choices[0].LogProbs.Content {
-		s := step{Token: c.Token, Top: map[string]float64{}}
-		for _, t := range c.Top {
-			s.Top[t.Token] = t.LogProb
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		data, ok := strings.CutPrefix(sc.Text(), "data: ")
+		if !ok {
+			continue
 		}
-		out = append(out, s)
+		var ev struct {
+			Probs []struct {
+				tok
+				Top []tok `json:"top_logprobs"`
+			} `json:"completion_probabilities"`
+		}
+		if json.Unmarshal([]byte(data), &ev) != nil {
+			continue
+		}
+		for _, p := range ev.Probs {
+			s := step{Token: p.Token, Top: map[string]float64{}}
+			for _, t := range p.Top {
+				s.Top[t.Token] = t.LogProb
+			}
+			out = append(out, s)
+		}
 	}
-	return out, nil
+	return out, sc.Err()
 }
