@@ -9,6 +9,7 @@ import (
 	"saji/engine/gguf"
 	"saji/engine/hardware"
 	"saji/engine/synth"
+	"saji/internal/refdata"
 )
 
 // TestMixtureOfExperts checks what the plan makes of a mixture of experts:
@@ -16,22 +17,9 @@ import (
 // only its share of them, and the step's buffers grow with the experts a
 // token runs, not with all of them.
 func TestMixtureOfExperts(t *testing.T) {
-	dir := t.TempDir()
-	vp := filepath.Join(dir, "vocab.gguf")
-	if err := synth.WriteMiniVocab(context.Background(), vp, "gpt2"); err != nil {
-		t.Fatal(err)
-	}
-	vocab, err := gguf.Open(vp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer vocab.Close()
-	shape, err := synth.LookupShape("tiny-qwen3moe")
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, "moe.gguf")
-	if err := synth.Write(context.Background(), path, synth.Options{Shape: shape, FileType: gguf.FileTypeMostlyQ8_0, Vocab: vocab, Seed: 1, Threads: 2}); err != nil {
+	r := synth.Recipe{Shape: "tiny-qwen3moe", Type: "q8_0", Seed: 1, Vocab: "vocab/llama3-trunc1280-qwen2.vocab.gguf"}
+	path := filepath.Join(t.TempDir(), r.Name()+".gguf")
+	if _, _, err := r.Write(context.Background(), refdata.Path(t, r.Vocab), path); err != nil {
 		t.Fatal(err)
 	}
 	f, err := gguf.Open(path)

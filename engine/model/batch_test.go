@@ -89,6 +89,10 @@ func TestForwardBatch(t *testing.T) {
 		{"tiny-qwen3-q4_k_m", quant.TypeQ8_0, false},
 		{"tiny-gemma3-q8_0", quant.TypeF16, true},
 		{"stories260K", quant.TypeF32, false},
+		// Mixtures of experts: sequences mixed in one batch group their
+		// rows by expert together, yet each row's product is its own.
+		{"tiny-qwen3moe-q4_k_m", quant.TypeQ8_0, false},
+		{"tiny-gpt-oss-q8_0", quant.TypeF16, true},
 	}
 	for _, c := range cases {
 		for _, simd := range []bool{false, true} {

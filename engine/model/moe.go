@@ -265,10 +265,11 @@ func slotRows(tokens, k, s int) []int32 {
 	return rows
 }
 
-// experts returns row r of x's matching rows times expert ids[r] of ws
-// (plus the expert's row of bias): through the backend's ExpertMatMul
-// where it has one, and otherwise per chosen expert, gathering its rows,
-// multiplying them and scattering the results.
+// experts returns rows whose row r is expert ids[r] of ws times row
+// r/per of x, per being len(ids)/Rows(x) (plus the expert's row of bias):
+// through the backend's ExpertMatMul where it has one, and otherwise per
+// chosen expert, gathering its rows, multiplying them and scattering the
+// results.
 func (g *graph) experts(x kernels.Tensor, ws []kernels.Tensor, bias kernels.Tensor, ids []int32) kernels.Tensor {
 	if g.err != nil {
 		return nil

@@ -8,6 +8,7 @@ import (
 
 	"saji/engine/gguf"
 	"saji/engine/synth"
+	"saji/internal/refdata"
 	"saji/kernels"
 	"saji/kernels/cpu"
 )
@@ -21,28 +22,16 @@ import (
 // order of summation: the logits must agree closely.
 func TestMoEModels(t *testing.T) {
 	dir := t.TempDir()
-	vp := filepath.Join(dir, "vocab.gguf")
-	if err := synth.WriteMiniVocab(context.Background(), vp, "gpt2"); err != nil {
-		t.Fatal(err)
-	}
-	vocab, err := gguf.Open(vp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer vocab.Close()
 	for _, name := range []string{"tiny-qwen3moe", "tiny-qwen2moe", "tiny-mixtral"} {
 		for _, typ := range []string{"f32", "q4_k_m"} {
 			t.Run(name+"/"+typ, func(t *testing.T) {
+				r := synth.Recipe{Shape: name, Type: typ, Seed: 7, Vocab: "vocab/llama3-trunc1280-qwen2.vocab.gguf"}
+				path := filepath.Join(dir, r.Name()+".gguf")
+				if _, _, err := r.Write(context.Background(), refdata.Path(t, r.Vocab), path); err != nil {
+					t.Fatal(err)
+				}
 				shape, err := synth.LookupShape(name)
 				if err != nil {
-					t.Fatal(err)
-				}
-				ft, err := synth.ParseFileType(typ)
-				if err != nil {
-					t.Fatal(err)
-				}
-				path := filepath.Join(dir, name+"-"+typ+".gguf")
-				if err := synth.Write(context.Background(), path, synth.Options{Shape: shape, FileType: ft, Vocab: vocab, Seed: 7, Threads: 2}); err != nil {
 					t.Fatal(err)
 				}
 				f, err := gguf.Open(path)

@@ -79,19 +79,10 @@ func (b *Backend) MatMulExperts(dst kernels.Tensor, experts []kernels.Tensor, x 
 			}
 		}, tileArgs{})
 	case dotQ8:
-		nb := k / 32
-		xq := make([]q8Block, xs.rows()*nb)
-		quantize := quantizeQ8
+		quantize, dot := quantizeQ8, b.k.dotQ8(typ)
 		if b.k != nil && b.k.quantQ8 != nil {
 			quantize = b.k.quantQ8
 		}
-		b.parallel(xs.rows(), func(lo, hi int) {
-			for j := lo; j < hi; j++ {
-				quantize(xs.f[j*k:(j+1)*k], xq[j*nb:(j+1)*nb], sums)
-			}
-		})
-		xg := gatherRows(xq, nb, g.rows, per)
-		dot := b.k.dotQ8(typ)
 		if dot == nil {
 			dot = func(w []byte, x []q8Block) float32 {
 				var r row32
@@ -100,31 +91,13 @@ func (b *Backend) MatMulExperts(dst kernels.Tensor, experts []kernels.Tensor, x 
 				return dot32(&r, x)
 			}
 		}
-		single := func(w *tensor) func(i, j0, j1 int) {
-			return func(i, j0, j1 int) {
-				row := w.row(i)
-				for j := j0; j < j1; j++ {
-					og[j*m+i] = dot(row, xg[j*nb:(j+1)*nb])
-				}
-			}
-		}
-		rowBytes := nb * int(unsafe.Sizeof(q8Block{}))
-		b.expertItems(ws, g, m, rowBytes, true, single,
-			tileArgs{x: unsafe.Pointer(&xg[0]), xstride: rowBytes, n: nb, out: &og[0], ostride: m})
+		blockExperts(b, ws, xs, g, per, k/32, og,
+			func(x []float32, out []q8Block) { quantize(x, out, sums) }, dot)
 	case dotQ8K:
-		nb := k / quant.QK_K
-		xq := make([]q8KBlock, xs.rows()*nb)
-		quantize := quantizeQ8K
+		quantize, dot := quantizeQ8K, b.k.dotQ8K(typ)
 		if b.k != nil && b.k.quantQ8K != nil {
 			quantize = b.k.quantQ8K
 		}
-		b.parallel(xs.rows(), func(lo, hi int) {
-			for j := lo; j < hi; j++ {
-				quantize(xs.f[j*k:(j+1)*k], xq[j*nb:(j+1)*nb], false)
-			}
-		})
-		xg := gatherRows(xq, nb, g.rows, per)
-		dot := b.k.dotQ8K(typ)
 		if dot == nil {
 			dot = func(w []byte, x []q8KBlock, gemm bool) float32 {
 				var r rowK
@@ -133,23 +106,43 @@ func (b *Backend) MatMulExperts(dst kernels.Tensor, experts []kernels.Tensor, x 
 				return dotK(&r, x, gemm)
 			}
 		}
-		single := func(w *tensor) func(i, j0, j1 int) {
-			return func(i, j0, j1 int) {
-				row := w.row(i)
-				for j := j0; j < j1; j++ {
-					og[j*m+i] = dot(row, xg[j*nb:(j+1)*nb], false)
-				}
-			}
-		}
-		rowBytes := nb * int(unsafe.Sizeof(q8KBlock{}))
-		b.expertItems(ws, g, m, rowBytes, true, single,
-			tileArgs{x: unsafe.Pointer(&xg[0]), xstride: rowBytes, n: nb, out: &og[0], ostride: m})
+		blockExperts(b, ws, xs, g, per, k/quant.QK_K, og,
+			func(x []float32, out []q8KBlock) { quantize(x, out, false) },
+			func(w []byte, x []q8KBlock) float32 { return dot(w, x, false) })
 	}
 	// Scatter the outputs from group order to the rows of dst.
 	for p, r := range g.rows {
 		copy(d.f[int(r)*m:(int(r)+1)*m], og[p*m:(p+1)*m])
 	}
 	return nil
+}
+
+// blockExperts runs the expert products of MatMulExperts on activations
+// in a block format T (nb blocks a row): quantize converts a row of xs
+// once, and dot multiplies a weight row by a row of blocks, single rows
+// and tiles alike, into og in group order.
+func blockExperts[T any](b *Backend, ws []*tensor, xs *tensor, g expertGroups, per, nb int, og []float32,
+	quantize func(x []float32, out []T), dot func(w []byte, x []T) float32) {
+	k, m := xs.cols(), ws[0].rows()
+	xq := make([]T, xs.rows()*nb)
+	b.parallel(xs.rows(), func(lo, hi int) {
+		for j := lo; j < hi; j++ {
+			quantize(xs.f[j*k:(j+1)*k], xq[j*nb:(j+1)*nb])
+		}
+	})
+	xg := gatherRows(xq, nb, g.rows, per)
+	single := func(w *tensor) func(i, j0, j1 int) {
+		return func(i, j0, j1 int) {
+			row := w.row(i)
+			for j := j0; j < j1; j++ {
+				og[j*m+i] = dot(row, xg[j*nb:(j+1)*nb])
+			}
+		}
+	}
+	var blk T
+	rowBytes := nb * int(unsafe.Sizeof(blk))
+	b.expertItems(ws, g, m, rowBytes, true, single,
+		tileArgs{x: unsafe.Pointer(&xg[0]), xstride: rowBytes, n: nb, out: &og[0], ostride: m})
 }
 
 // expertGroups is the rows of an expert product grouped by expert: rows
