@@ -1,0 +1,212 @@
+package quant
+
+import "fmt"
+
+// This file holds the quantizers ggml uses when llama-quantize is given an
+// importance matrix (quantize_<type> with quant_weights, in llama.cpp's
+// ggml/src/ggml-quants.c): the same block formats, fitted so that each
+// column's error counts by its importance.
+
+// weightedCodecs are the weighted quantizers, by type. Each takes one row
+// src and the importance weights qw of its elements.
+var weightedCodecs = map[Type]func(src, qw []float32, dst []byte){
+	TypeQ4_K: quantizeQ4KWeighted,
+	TypeQ5_K: quantizeQ5KWeighted,
+	TypeQ6_K: quantizeQ6KWeighted,
+}
+
+// unweightedTypes are the types whose ggml quantizer ignores importance
+// weights.
+var unweightedTypes = map[Type]bool{
+	TypeF32: true, TypeF16: true, TypeBF16: true, TypeQ8_0: true,
+	TypeMXFP4: true, TypeTQ1_0: true, TypeTQ2_0: true,
+}
+
+// QuantizeWeighted encodes one row src as type t into dst with ggml's
+// algorithm for an importance matrix, so the bytes match llama-quantize's
+// given the same weights: weights holds one importance per element of the
+// row (nil: Quantize). Types whose ggml quantizer ignores the weights
+// (Q8_0, MXFP4, the ternary and float types) are quantized as by
+// Quantize.
+func QuantizeWeighted(t Type, src, weights []float32, dst []byte) error {
+	if weights == nil || unweightedTypes[t] {
+		return Quantize(t, src, dst)
+	}
+	if _, err := check(t, len(src), len(dst)); err != nil {
+		return err
+	}
+	if len(weights) != len(src) {
+		return fmt.Errorf("quant: %d importance weights for a row of %d", len(weights), len(src))
+	}
+	q, ok := weightedCodecs[t]
+	if !ok {
+		return fmt.Errorf("quant: quantizing to %v with an importance matrix is not implemented", t)
+	}
+	q(src, weights, dst)
+	return nil
+}
+
+// QuantizableWeighted reports whether QuantizeWeighted handles t.
+func QuantizableWeighted(t Type) bool {
+	return unweightedTypes[t] && Quantizable(t) || weightedCodecs[t] != nil
+}
+
+// makeQPQuants fits the non-negative values x (a block's sub-block scales
+// or mins) on the levels 0..nmax, weighted by qw: ggml's make_qp_quants.
+// It tries scales around max/nmax, keeps the one of least weighted squared
+// error, then for up to five passes moves single levels to those the
+// current least-squares fit prefers. The levels go to L; it returns the
+// fitted scale.
+func makeQPQuants(x []float32, nmax int32, L []uint8, qw []float32) float32 {
+	var maxv float32
+	for _, v := range x {
+		maxv = max(maxv, v)
+	}
+	if maxv < kqGroupMaxEps {
+		clear(L[:len(x)])
+		return 0
+	}
+	fnmax := float32(nmax)
+	iscale := fnmax / maxv
+	for i, v := range x {
+		L[i] = uint8(kqNearestInt(iscale * v))
+	}
+	scale := 1 / iscale
+	var bestMSE float32
+	for i, v := range x {
+		diff := v - float32(scale*float32(L[i]))
+		bestMSE += float32(qw[i] * diff * diff)
+	}
+	const tenth float32 = 0.1
+	for is := int32(-4); is <= 4; is++ {
+		if is == 0 {
+			continue
+		}
+		iscaleIs := (float32(tenth*float32(is)) + fnmax) / maxv
+		scaleIs := 1 / iscaleIs
+		var mse float32
+		for i, v := range x {
+			l := min(nmax, kqNearestInt(iscaleIs*v))
+			diff := v - float32(scaleIs*float32(l))
+			mse += float32(qw[i] * diff * diff)
+		}
+		if mse < bestMSE {
+			bestMSE, iscale = mse, iscaleIs
+		}
+	}
+	var sumlx, suml2 float32
+	for i, v := range x {
+		l := min(nmax, kqNearestInt(iscale*v))
+		L[i] = uint8(l)
+		fl := float32(l)
+		sumlx += float32(qw[i] * v * fl)
+		suml2 += float32(qw[i] * fl * fl)
+	}
+	for range 5 {
+		changed := 0
+		for i, v := range x {
+			w := qw[i]
+			old := float32(L[i])
+			slx := sumlx - float32(w*v*old)
+			sl2 := suml2 - float32(w*old*old)
+			if !(slx > 0 && sl2 > 0) {
+				continue
+			}
+			nl := min(nmax, kqNearestInt(v*sl2/slx))
+			if nl == int32(L[i]) {
+				continue
+			}
+			fl := float32(nl)
+			slx += float32(w * v * fl)
+			sl2 += float32(w * fl * fl)
+			if slx*slx*suml2 > sumlx*sumlx*sl2 {
+				L[i] = uint8(nl)
+				sumlx, suml2 = slx, sl2
+				changed++
+			}
+		}
+		if changed == 0 {
+			break
+		}
+	}
+	if suml2 > 0 {
+		return sumlx / suml2
+	}
+	return 0
+}
+
+// kqSigma2 returns twice the mean square of a super-block's values, the
+// spread ggml adds to each value's square in its importance weights.
+func kqSigma2(x []float32) float32 {
+	var sumX2 float32
+	for _, v := range x {
+		sumX2 += float32(v * v)
+	}
+	return 2 * sumX2 / QK_K
+}
+
+// kqFitWeighted32 is kqFitSubblocks32 for an importance matrix: each
+// value's weight is qw·sqrt(sigma2 + x²), the fit searches 37 grid
+// densities from nmax-0.9, and the sub-block scales and mins are then
+// coded on 6 bits by makeQPQuants, weighted by each sub-block's total
+// weight, into the header h (d, dmin, the packed scales). clampCodes
+// limits the codes to 63 (Q5_K does; Q4_K stores them as they come).
+func kqFitWeighted32(x, qw []float32, nmax int32, clampCodes bool, L *[QK_K]uint8, h []byte) {
+	var (
+		weights, sw  [32]float32
+		laux         [32]uint8
+		scales, mins [8]float32
+		ls, lm       [8]uint8
+	)
+	sigma2 := kqSigma2(x)
+	for j := range 8 {
+		xs := x[32*j : 32*j+32]
+		var sumw float32
+		for l, v := range xs {
+			weights[l] = qw[32*j+l] * kqSqrt(sigma2+float32(v*v))
+			sumw += weights[l]
+		}
+		sw[j] = sumw
+		scales[j], mins[j] = makeQKX2Quants(xs, weights[:], nmax, L[32*j:32*j+32], laux[:], -0.9, 0.05, 36, false)
+	}
+	d := makeQPQuants(scales[:], 63, ls[:], sw[:8])
+	m := makeQPQuants(mins[:], 63, lm[:], sw[:8])
+	if clampCodes {
+		for j := range 8 {
+			ls[j], lm[j] = min(63, ls[j]), min(63, lm[j])
+		}
+	}
+	putScaleMinK4(h[4:16], &ls, &lm)
+	kqStoreF16(h[0:], F32ToF16(d))
+	kqStoreF16(h[2:], F32ToF16(m))
+}
+
+// quantizeQ4KWeighted is ggml's quantize_row_q4_K_impl with importance
+// weights, row by row.
+func quantizeQ4KWeighted(src, qw []float32, dst []byte) {
+	var L [QK_K]uint8
+	for b := 0; len(src) > 0; b++ {
+		x := src[:QK_K]
+		src = src[QK_K:]
+		blk := dst[b*q4kSize : (b+1)*q4kSize]
+		w := qw[b*QK_K:]
+		kqFitWeighted32(x, w, 15, false, &L, blk)
+		kqRequantize32(x, blk, 15, &L)
+		packQ4K(blk, &L)
+	}
+}
+
+// quantizeQ5KWeighted is ggml's quantize_row_q5_K_impl with importance
+// weights, row by row.
+func quantizeQ5KWeighted(src, qw []float32, dst []byte) {
+	var L [QK_K]uint8
+	for b := 0; len(src) > 0; b++ {
+		x := src[:QK_K]
+		src = src[QK_K:]
+		blk := dst[b*q5kSize : (b+1)*q5kSize]
+		w := qw[b*QK_K:]
+		kqFitWeighted32(x, w, 31, true, &L, blk)
+		kqRequantize32(x, blk, 31, &L)
+		packQ5K(blk, &L)
+	}
+}
