@@ -38,6 +38,8 @@ const (
 // tensor, one such vector per expert, concatenated), which the quantizers
 // use to weight each column's error.
 type Imatrix struct {
+	// File is the path the matrix was read from.
+	File string
 	// Weights maps a tensor name to its importance weights.
 	Weights map[string][]float32
 	// Datasets names the text files the matrix was computed on.
@@ -57,7 +59,39 @@ func ReadImatrix(path string) (*Imatrix, error) {
 	if err != nil {
 		return nil, fmt.Errorf("quantize: imatrix %s: %w", path, err)
 	}
+	m.File = path
 	return m, nil
+}
+
+// The keys llama-quantize records an importance matrix under in the
+// quantized model.
+const (
+	keyQuantizeImatrixFile    = "quantize.imatrix.file"
+	keyQuantizeImatrixDataset = "quantize.imatrix.dataset"
+	keyQuantizeImatrixEntries = "quantize.imatrix.entries_count"
+	keyQuantizeImatrixChunks  = "quantize.imatrix.chunks_count"
+)
+
+// record sets the keys that describe m in a quantized model, as
+// llama-quantize does: its file and first dataset (each cut to 127 bytes),
+// its entry count and its chunk count (when known).
+func (m *Imatrix) record(w *gguf.Writer) error {
+	cut := func(s string) string { return s[:min(len(s), 127)] }
+	keys := []string{keyQuantizeImatrixFile}
+	vals := []any{cut(m.File)}
+	if len(m.Datasets) > 0 {
+		keys, vals = append(keys, keyQuantizeImatrixDataset), append(vals, cut(m.Datasets[0]))
+	}
+	keys, vals = append(keys, keyQuantizeImatrixEntries), append(vals, uint32(len(m.Weights)))
+	if m.Chunks > 0 {
+		keys, vals = append(keys, keyQuantizeImatrixChunks), append(vals, uint32(m.Chunks))
+	}
+	for i, k := range keys {
+		if err := w.Set(k, vals[i]); err != nil {
+			return fmt.Errorf("quantize: %w", err)
+		}
+	}
+	return nil
 }
 
 // parseImatrix reads an importance matrix held in memory: GGUF when b

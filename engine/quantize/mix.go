@@ -42,6 +42,9 @@ type Mix struct {
 	// Tied reports that the model has no output.weight: token_embd.weight
 	// is also the output matrix and is typed like it.
 	Tied bool
+	// Imatrix reports that the model is quantized with an importance
+	// matrix, which changes some rules (llama.cpp's has_imatrix).
+	Imatrix bool
 }
 
 // mixFileTypes are the file types Mix handles: every type they can choose
@@ -359,12 +362,18 @@ func (m Mix) refine(t quant.Type, name string, shape []int64) quant.Type {
 			case moreBits(layer, n):
 				t = quant.TypeQ6_K
 			}
-		case layer < n/8 && (ft == gguf.FileTypeMostlyIQ4NL || ft == gguf.FileTypeMostlyIQ4XS):
+		case layer < n/8 && (ft == gguf.FileTypeMostlyIQ4NL || ft == gguf.FileTypeMostlyIQ4XS) && !m.Imatrix:
 			t = quant.TypeQ5_K
 		case ft == gguf.FileTypeMostlyQ5_K_M && moreBits(layer, n):
 			t = quant.TypeQ6_K
 		case ft == gguf.FileTypeMostlyQ4_K_S && !falcon && layer < n/8:
 			t = quant.TypeQ5_K
+		case ft == gguf.FileTypeMostlyQ4_0 && m.Imatrix && layer < n/8:
+			// Guards the first ffn_down layers against Q4_0's outliers
+			// (only with an importance matrix, as llama.cpp does).
+			t = quant.TypeQ4_1
+		case ft == gguf.FileTypeMostlyQ5_0 && m.Imatrix && layer < n/8:
+			t = quant.TypeQ5_1
 		}
 	case cat == catAttnOutput:
 		switch {
