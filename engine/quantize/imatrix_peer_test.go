@@ -18,6 +18,8 @@ import (
 var imatrixFileTypes = []gguf.FileType{
 	gguf.FileTypeMostlyQ4_K_M, gguf.FileTypeMostlyQ4_K_S,
 	gguf.FileTypeMostlyQ5_K_M, gguf.FileTypeMostlyQ5_K_S, gguf.FileTypeMostlyQ6_K,
+	gguf.FileTypeMostlyQ3_K_L, gguf.FileTypeMostlyQ3_K_M, gguf.FileTypeMostlyQ3_K_S,
+	gguf.FileTypeMostlyQ2_K,
 }
 
 // TestMatchesLlamaQuantizeImatrix makes an importance matrix for each

@@ -10,6 +10,8 @@ import "fmt"
 // weightedCodecs are the weighted quantizers, by type. Each takes one row
 // src and the importance weights qw of its elements.
 var weightedCodecs = map[Type]func(src, qw []float32, dst []byte){
+	TypeQ2_K: quantizeQ2KWeighted,
+	TypeQ3_K: quantizeQ3KWeighted,
 	TypeQ4_K: quantizeQ4KWeighted,
 	TypeQ5_K: quantizeQ5KWeighted,
 	TypeQ6_K: quantizeQ6KWeighted,
@@ -135,14 +137,27 @@ func makeQPQuants(x []float32, nmax int32, L []uint8, qw []float32) float32 {
 	return 0
 }
 
-// kqSigma2 returns twice the mean square of a super-block's values, the
-// spread ggml adds to each value's square in its importance weights.
-func kqSigma2(x []float32) float32 {
+// kqMeanSquare returns the mean square of a super-block's values; ggml
+// adds it (or twice it) to each value's square in the importance weights.
+func kqMeanSquare(x []float32) float32 {
 	var sumX2 float32
 	for _, v := range x {
 		sumX2 += float32(v * v)
 	}
-	return 2 * sumX2 / QK_K
+	return sumX2 / QK_K
+}
+
+// kqWeights16 sets the weights of the 16 values xs, qw·sqrt(sigma2 + x²),
+// and returns their sum.
+func kqWeights16(xs, qw []float32, sigma2 float32, weights *[16]float32) float32 {
+	var sumw float32
+	for l, v := range xs {
+		weights[l] = qw[l] * kqSqrt(sigma2+float32(v*v))
+	}
+	for _, w := range weights {
+		sumw += w
+	}
+	return sumw
 }
 
 // kqFitWeighted32 is kqFitSubblocks32 for an importance matrix: each
@@ -158,7 +173,7 @@ func kqFitWeighted32(x, qw []float32, nmax int32, clampCodes bool, L *[QK_K]uint
 		scales, mins [8]float32
 		ls, lm       [8]uint8
 	)
-	sigma2 := kqSigma2(x)
+	sigma2 := 2 * kqMeanSquare(x)
 	for j := range 8 {
 		xs := x[32*j : 32*j+32]
 		var sumw float32
@@ -208,5 +223,79 @@ func quantizeQ5KWeighted(src, qw []float32, dst []byte) {
 		kqFitWeighted32(x, w, 31, true, &L, blk)
 		kqRequantize32(x, blk, 31, &L)
 		packQ5K(blk, &L)
+	}
+}
+
+// quantizeQ3KWeighted is ggml's quantize_row_q3_K_impl with importance
+// weights, row by row: each sub-block fitted by makeQXQuants under the
+// weights, the 16 scales coded on 6 bits by makeQXQuants weighted by each
+// sub-block's total weight.
+func quantizeQ3KWeighted(src, qw []float32, dst []byte) {
+	var (
+		L       [QK_K]int8
+		lu      [16]uint8
+		ls      [QK_K / 16]uint8
+		weights [16]float32
+		scales  [QK_K / 16]float32
+		sw      [QK_K / 16]float32
+	)
+	for b := 0; len(src) > 0; b++ {
+		x := src[:QK_K]
+		src = src[QK_K:]
+		blk := dst[b*q3kSize : (b+1)*q3kSize]
+		w := qw[b*QK_K:]
+		sigma2 := 2 * kqMeanSquare(x)
+		for j := range QK_K / 16 {
+			xs := x[16*j : 16*j+16]
+			sw[j] = kqWeights16(xs, w[16*j:16*j+16], sigma2, &weights)
+			scales[j] = makeQXQuants(xs, weights[:], 4, lu[:])
+			for l, v := range lu {
+				L[16*j+l] = int8(v)
+			}
+		}
+		sc := blk[q3kScales : q3kScales+12]
+		clear(sc)
+		d := makeQXQuants(scales[:], sw[:], 32, ls[:])
+		for j, l := range ls {
+			putQ3KScale(sc, j, l)
+		}
+		kqStoreF16(blk[q3kD:], F32ToF16(d))
+		q3kRequantizePack(x, blk, &L)
+	}
+}
+
+// quantizeQ2KWeighted is ggml's quantize_row_q2_K_impl, row by row: each
+// sub-block fitted with a min under the weights (squared error, 37 grid
+// densities), the scales and mins coded on 4 bits by makeQPQuants weighted
+// by each sub-block's total weight.
+func quantizeQ2KWeighted(src, qw []float32, dst []byte) {
+	var (
+		L            [QK_K]uint8
+		laux         [16]uint8
+		ls, lm       [QK_K / 16]uint8
+		weights      [16]float32
+		scales, mins [QK_K / 16]float32
+		sw           [QK_K / 16]float32
+	)
+	for b := 0; len(src) > 0; b++ {
+		x := src[:QK_K]
+		src = src[QK_K:]
+		blk := dst[b*q2kSize : (b+1)*q2kSize]
+		w := qw[b*QK_K:]
+		sigma2 := kqMeanSquare(x)
+		for j := range QK_K / 16 {
+			xs := x[16*j : 16*j+16]
+			sw[j] = kqWeights16(xs, w[16*j:16*j+16], sigma2, &weights)
+			scales[j], mins[j] = makeQKX2Quants(xs, weights[:], 3, L[16*j:16*j+16], laux[:], -0.9, 0.05, 36, false)
+		}
+		dm := makeQPQuants(scales[:], 15, ls[:], sw[:])
+		mm := makeQPQuants(mins[:], 15, lm[:], sw[:])
+		kqStoreF16(blk[q2kD:], F32ToF16(dm))
+		kqStoreF16(blk[q2kDmin:], F32ToF16(mm))
+		sc := blk[q2kScales : q2kScales+16]
+		for j := range sc {
+			sc[j] = ls[j] | lm[j]<<4
+		}
+		q2kRequantizePack(x, blk, &L)
 	}
 }
