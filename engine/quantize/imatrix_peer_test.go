@@ -20,6 +20,8 @@ var imatrixFileTypes = []gguf.FileType{
 	gguf.FileTypeMostlyQ5_K_M, gguf.FileTypeMostlyQ5_K_S, gguf.FileTypeMostlyQ6_K,
 	gguf.FileTypeMostlyQ3_K_L, gguf.FileTypeMostlyQ3_K_M, gguf.FileTypeMostlyQ3_K_S,
 	gguf.FileTypeMostlyQ2_K,
+	gguf.FileTypeMostlyQ4_0, gguf.FileTypeMostlyQ4_1, gguf.FileTypeMostlyQ5_0, gguf.FileTypeMostlyQ5_1,
+	gguf.FileTypeMostlyQ8_0,
 }
 
 // TestMatchesLlamaQuantizeImatrix makes an importance matrix for each

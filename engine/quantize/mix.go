@@ -16,17 +16,16 @@ import (
 // model with it, and package synth types its synthetic models with it.
 
 // Mix chooses the type of each tensor of a model quantized to a file type,
-// as llama-quantize does without an importance matrix: the file type's
-// default type for most matrices, more bits for the sensitive ones (the
-// output, attn_v and ffn_down on some layers), a fallback where a row does
-// not divide into the type's blocks, and 1-D tensors and norms left as they
-// are.
+// as llama-quantize does (with an importance matrix when Imatrix is set):
+// the file type's default type for most matrices, more bits for the
+// sensitive ones (the output, attn_v and ffn_down on some layers), a
+// fallback where a row does not divide into the type's blocks, and 1-D
+// tensors and norms left as they are.
 //
 // Left out: the rules of file types Saji cannot write (IQ1, IQ2, IQ3_XXS,
-// IQ3_XS), those that need an importance matrix, the attn_v bump llama.cpp gives
-// only to models it classifies as 70B, and llama-quantize's per-tensor
-// overrides (--token-embedding-type, --output-tensor-type, --tensor-type,
-// --pure).
+// IQ3_XS), the attn_v bump llama.cpp gives only to models it classifies as
+// 70B, and llama-quantize's per-tensor overrides (--token-embedding-type,
+// --output-tensor-type, --tensor-type, --pure).
 type Mix struct {
 	// FileType is the target (general.file_type).
 	FileType gguf.FileType

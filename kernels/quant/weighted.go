@@ -1,6 +1,9 @@
 package quant
 
-import "fmt"
+import (
+	"encoding/binary"
+	"fmt"
+)
 
 // This file holds the quantizers ggml uses when llama-quantize is given an
 // importance matrix (quantize_<type> with quant_weights, in llama.cpp's
@@ -10,6 +13,10 @@ import "fmt"
 // weightedCodecs are the weighted quantizers, by type. Each takes one row
 // src and the importance weights qw of its elements.
 var weightedCodecs = map[Type]func(src, qw []float32, dst []byte){
+	TypeQ4_0: quantizeQ4_0Weighted,
+	TypeQ4_1: quantizeQ4_1Weighted,
+	TypeQ5_0: quantizeQ5_0Weighted,
+	TypeQ5_1: quantizeQ5_1Weighted,
 	TypeQ2_K: quantizeQ2KWeighted,
 	TypeQ3_K: quantizeQ3KWeighted,
 	TypeQ4_K: quantizeQ4KWeighted,
@@ -147,14 +154,15 @@ func kqMeanSquare(x []float32) float32 {
 	return sumX2 / QK_K
 }
 
-// kqWeights16 sets the weights of the 16 values xs, qw·sqrt(sigma2 + x²),
-// and returns their sum.
-func kqWeights16(xs, qw []float32, sigma2 float32, weights *[16]float32) float32 {
-	var sumw float32
+// importanceWeights sets the weights of the values xs,
+// qw·sqrt(sigma2 + x²), ggml's weights under an importance matrix, and
+// returns their sum.
+func importanceWeights(xs, qw []float32, sigma2 float32, weights []float32) float32 {
 	for l, v := range xs {
 		weights[l] = qw[l] * kqSqrt(sigma2+float32(v*v))
 	}
-	for _, w := range weights {
+	var sumw float32
+	for _, w := range weights[:len(xs)] {
 		sumw += w
 	}
 	return sumw
@@ -176,12 +184,7 @@ func kqFitWeighted32(x, qw []float32, nmax int32, clampCodes bool, L *[QK_K]uint
 	sigma2 := 2 * kqMeanSquare(x)
 	for j := range 8 {
 		xs := x[32*j : 32*j+32]
-		var sumw float32
-		for l, v := range xs {
-			weights[l] = qw[32*j+l] * kqSqrt(sigma2+float32(v*v))
-			sumw += weights[l]
-		}
-		sw[j] = sumw
+		sw[j] = importanceWeights(xs, qw[32*j:32*j+32], sigma2, weights[:])
 		scales[j], mins[j] = makeQKX2Quants(xs, weights[:], nmax, L[32*j:32*j+32], laux[:], -0.9, 0.05, 36, false)
 	}
 	d := makeQPQuants(scales[:], 63, ls[:], sw[:8])
@@ -247,7 +250,7 @@ func quantizeQ3KWeighted(src, qw []float32, dst []byte) {
 		sigma2 := 2 * kqMeanSquare(x)
 		for j := range QK_K / 16 {
 			xs := x[16*j : 16*j+16]
-			sw[j] = kqWeights16(xs, w[16*j:16*j+16], sigma2, &weights)
+			sw[j] = importanceWeights(xs, w[16*j:16*j+16], sigma2, weights[:])
 			scales[j] = makeQXQuants(xs, weights[:], 4, lu[:])
 			for l, v := range lu {
 				L[16*j+l] = int8(v)
@@ -285,7 +288,7 @@ func quantizeQ2KWeighted(src, qw []float32, dst []byte) {
 		sigma2 := kqMeanSquare(x)
 		for j := range QK_K / 16 {
 			xs := x[16*j : 16*j+16]
-			sw[j] = kqWeights16(xs, w[16*j:16*j+16], sigma2, &weights)
+			sw[j] = importanceWeights(xs, w[16*j:16*j+16], sigma2, weights[:])
 			scales[j], mins[j] = makeQKX2Quants(xs, weights[:], 3, L[16*j:16*j+16], laux[:], -0.9, 0.05, 36, false)
 		}
 		dm := makeQPQuants(scales[:], 15, ls[:], sw[:])
@@ -298,4 +301,96 @@ func quantizeQ2KWeighted(src, qw []float32, dst []byte) {
 		}
 		q2kRequantizePack(x, blk, &L)
 	}
+}
+
+// rowSigma2 returns the mean square of a row's values, which the 32-value
+// formats add to each value's square in the importance weights.
+func rowSigma2(x []float32) float32 {
+	var sumX2 float32
+	for _, v := range x {
+		sumX2 += float32(v * v)
+	}
+	return sumX2 / float32(len(x))
+}
+
+// quantizeQ4_0Weighted is ggml's quantize_row_q4_0_impl: each block's
+// scale fitted by makeQXQuants under the weights.
+func quantizeQ4_0Weighted(src, qw []float32, dst []byte) {
+	var (
+		weights [qk32]float32
+		L       [qk32]uint8
+	)
+	sigma2 := rowSigma2(src)
+	for b := range len(src) / qk32 {
+		x, blk := src[qk32*b:qk32*b+qk32], dst[18*b:18*b+18]
+		importanceWeights(x, qw[qk32*b:], sigma2, weights[:])
+		storeHalf(blk, makeQXQuants(x, weights[:], 8, L[:]))
+		for j := range 16 {
+			blk[2+j] = L[j] | L[j+16]<<4
+		}
+	}
+}
+
+// quantizeQ5_0Weighted is ggml's quantize_row_q5_0_impl.
+func quantizeQ5_0Weighted(src, qw []float32, dst []byte) {
+	var (
+		weights [qk32]float32
+		L       [qk32]uint8
+	)
+	sigma2 := rowSigma2(src)
+	for b := range len(src) / qk32 {
+		x, blk := src[qk32*b:qk32*b+qk32], dst[22*b:22*b+22]
+		importanceWeights(x, qw[qk32*b:], sigma2, weights[:])
+		storeHalf(blk, makeQXQuants(x, weights[:], 16, L[:]))
+		pack5Bits(blk[2:6], blk[6:22], &L)
+	}
+}
+
+// quantizeQ4_1Weighted is ggml's quantize_row_q4_1_impl: each block's
+// scale and min fitted under the weights.
+func quantizeQ4_1Weighted(src, qw []float32, dst []byte) {
+	var (
+		weights [qk32]float32
+		L, laux [qk32]uint8
+	)
+	sigma2 := rowSigma2(src)
+	for b := range len(src) / qk32 {
+		x, blk := src[qk32*b:qk32*b+qk32], dst[20*b:20*b+20]
+		importanceWeights(x, qw[qk32*b:], sigma2, weights[:])
+		d, negMin := makeQKX2Quants(x, weights[:], 15, L[:], laux[:], -0.9, 0.05, 36, false)
+		storeHalf(blk, d)
+		storeHalf(blk[2:], -negMin)
+		for j := range 16 {
+			blk[4+j] = L[j] | L[j+16]<<4
+		}
+	}
+}
+
+// quantizeQ5_1Weighted is ggml's quantize_row_q5_1_impl.
+func quantizeQ5_1Weighted(src, qw []float32, dst []byte) {
+	var (
+		weights [qk32]float32
+		L, laux [qk32]uint8
+	)
+	sigma2 := rowSigma2(src)
+	for b := range len(src) / qk32 {
+		x, blk := src[qk32*b:qk32*b+qk32], dst[24*b:24*b+24]
+		importanceWeights(x, qw[qk32*b:], sigma2, weights[:])
+		d, negMin := makeQKX2Quants(x, weights[:], 31, L[:], laux[:], -0.9, 0.05, 36, false)
+		storeHalf(blk, d)
+		storeHalf(blk[2:], -negMin)
+		pack5Bits(blk[4:8], blk[8:24], &L)
+	}
+}
+
+// pack5Bits stores 32 5-bit levels as Q5_0 and Q5_1 do: the fifth bits in
+// the little-endian uint32 qh, the low nibbles in qs as Q4_0 does.
+func pack5Bits(qh, qs []byte, L *[qk32]uint8) {
+	var h uint32
+	for j := range 16 {
+		qs[j] = L[j]&0x0f | (L[j+16]&0x0f)<<4
+		h |= uint32(L[j]>>4&1) << j
+		h |= uint32(L[j+16]>>4&1) << (j + 16)
+	}
+	binary.LittleEndian.PutUint32(qh, h)
 }
