@@ -21,7 +21,7 @@ var imatrixFileTypes = []gguf.FileType{
 	gguf.FileTypeMostlyQ3_K_L, gguf.FileTypeMostlyQ3_K_M, gguf.FileTypeMostlyQ3_K_S,
 	gguf.FileTypeMostlyQ2_K,
 	gguf.FileTypeMostlyQ4_0, gguf.FileTypeMostlyQ4_1, gguf.FileTypeMostlyQ5_0, gguf.FileTypeMostlyQ5_1,
-	gguf.FileTypeMostlyQ8_0,
+	gguf.FileTypeMostlyQ8_0, gguf.FileTypeMostlyIQ4NL, gguf.FileTypeMostlyIQ4XS,
 }
 
 // TestMatchesLlamaQuantizeImatrix makes an importance matrix for each
