@@ -22,6 +22,7 @@ var imatrixFileTypes = []gguf.FileType{
 	gguf.FileTypeMostlyQ2_K,
 	gguf.FileTypeMostlyQ4_0, gguf.FileTypeMostlyQ4_1, gguf.FileTypeMostlyQ5_0, gguf.FileTypeMostlyQ5_1,
 	gguf.FileTypeMostlyQ8_0, gguf.FileTypeMostlyIQ4NL, gguf.FileTypeMostlyIQ4XS,
+	gguf.FileTypeMostlyIQ3S, gguf.FileTypeMostlyIQ3M,
 }
 
 // TestMatchesLlamaQuantizeImatrix makes an importance matrix for each

@@ -24,6 +24,7 @@ var weightedCodecs = map[Type]func(src, qw []float32, dst []byte){
 	TypeQ6_K:   quantizeQ6KWeighted,
 	TypeIQ4_NL: quantizeIQ4NLWeighted,
 	TypeIQ4_XS: quantizeIQ4XSWeighted,
+	TypeIQ3_S:  func(src, qw []float32, dst []byte) { quantizeIQ3S(src, dst, qw) },
 }
 
 // unweightedTypes are the types whose ggml quantizer ignores importance
