@@ -342,3 +342,21 @@ func (m *Imatrix) weightsFor(t gguf.TensorInfo) ([]float32, error) {
 	}
 	return w, nil
 }
+
+// requiresImatrix reports whether llama-quantize refuses to quantize the
+// tensor called name to type to, in a file of type ft, without importance
+// weights (tensor_requires_imatrix): the types of 2 bits and less, and
+// Q2_K in a Q2_K_S file, but never for the token embeddings or the
+// output.
+func requiresImatrix(name string, to quant.Type, ft gguf.FileType) bool {
+	if c := categorize(name); c == catTokenEmbd || c == catOutput {
+		return false
+	}
+	switch to {
+	case quant.TypeIQ3_XXS, quant.TypeIQ2_XXS, quant.TypeIQ2_XS, quant.TypeIQ2_S, quant.TypeIQ1_M, quant.TypeIQ1_S:
+		return true
+	case quant.TypeQ2_K:
+		return ft == gguf.FileTypeMostlyQ2_K_S
+	}
+	return false
+}

@@ -83,30 +83,48 @@ func Supported(ft gguf.FileType) bool { return slices.Contains(fileTypes, ft) }
 // imatrixFileTypes are the targets llama-quantize refuses without an
 // importance matrix (llama-imatrix's output, its --imatrix): some of their
 // tensors take a type that needs one (IQ1_S, IQ1_M, IQ2_XXS, IQ2_XS, IQ2_S,
-// IQ3_XXS, and Q2_K in a Q2_K_S file; tensor_requires_imatrix). Saji does
-// not have those quantizers yet, so it writes none of them.
+// IQ3_XXS, and Q2_K in a Q2_K_S file; tensor_requires_imatrix).
 var imatrixFileTypes = []gguf.FileType{
 	gguf.FileTypeMostlyQ2_K_S, gguf.FileTypeMostlyIQ3XS, gguf.FileTypeMostlyIQ3XXS,
 	gguf.FileTypeMostlyIQ2M, gguf.FileTypeMostlyIQ2S, gguf.FileTypeMostlyIQ2XS,
 	gguf.FileTypeMostlyIQ2XXS, gguf.FileTypeMostlyIQ1M, gguf.FileTypeMostlyIQ1S,
 }
 
+// imatrixWritten are those of imatrixFileTypes that Quantize writes, given
+// an importance matrix.
+var imatrixWritten = []gguf.FileType{gguf.FileTypeMostlyQ2_K_S}
+
+// ImatrixFileTypes returns the target file types Quantize supports only
+// with an importance matrix (Options.Imatrix).
+func ImatrixFileTypes() []gguf.FileType { return slices.Clone(imatrixWritten) }
+
 // errNeedsImatrix returns the error for a target that needs an importance
-// matrix, or nil.
-func errNeedsImatrix(ft gguf.FileType) error {
-	if !slices.Contains(imatrixFileTypes, ft) {
+// matrix when none is given (withImatrix false) or that Saji cannot write
+// even with one, or nil.
+func errNeedsImatrix(ft gguf.FileType, withImatrix bool) error {
+	switch {
+	case !slices.Contains(imatrixFileTypes, ft):
 		return nil
+	case !slices.Contains(imatrixWritten, ft):
+		return fmt.Errorf("quantize: target type %s needs an importance matrix, and Saji cannot write it yet; "+
+			"make it with llama-quantize --imatrix, or choose IQ3_M, IQ3_S or a K-quant", ft)
+	case !withImatrix:
+		return fmt.Errorf("quantize: target type %s needs an importance matrix (llama-imatrix's output, --imatrix FILE)", ft)
 	}
-	return fmt.Errorf("quantize: target type %s needs an importance matrix, and Saji cannot write it yet; "+
-		"make it with llama-quantize --imatrix, or choose IQ3_M, IQ3_S or a K-quant", ft)
+	return nil
 }
 
 // ParseFileType reads a target name as llama-quantize spells it ("Q4_K_M",
-// "q8_0", "f16"; case-insensitive).
+// "q8_0", "f16"; case-insensitive). The targets that need an importance
+// matrix are accepted where Saji writes them (Quantize then asks for the
+// matrix).
 func ParseFileType(s string) (gguf.FileType, error) {
 	for _, ft := range imatrixFileTypes {
 		if strings.EqualFold(ft.String(), s) {
-			return 0, errNeedsImatrix(ft)
+			if err := errNeedsImatrix(ft, true); err != nil {
+				return 0, err
+			}
+			return ft, nil
 		}
 	}
 	return parseFileType(s, fileTypes, "unsupported target type")
@@ -130,10 +148,10 @@ var splitKeys = []string{"split.no", "split.count", "split.tensors.count"}
 // K-quants' fallbacks, where llama-quantize refuses the whole model.
 func Quantize(ctx context.Context, in, out string, opts Options) (Result, error) {
 	start := time.Now()
-	if err := errNeedsImatrix(opts.FileType); err != nil {
+	if err := errNeedsImatrix(opts.FileType, opts.Imatrix != nil); err != nil {
 		return Result{}, err
 	}
-	if !Supported(opts.FileType) {
+	if !Supported(opts.FileType) && !slices.Contains(imatrixWritten, opts.FileType) {
 		return Result{}, fmt.Errorf("quantize: unsupported target type %s", opts.FileType)
 	}
 	if err := ctx.Err(); err != nil {
@@ -275,6 +293,9 @@ func newPlan(f *gguf.File, opts Options) (*plan, error) {
 			if w, err = opts.Imatrix.weightsFor(t); err != nil {
 				return nil, err
 			}
+		}
+		if w == nil && to != t.Type && requiresImatrix(t.Name, to, opts.FileType) {
+			return nil, fmt.Errorf("quantize: the importance matrix has no weights for tensor %q, which %s needs for %s", t.Name, opts.FileType, to)
 		}
 		if w != nil && !quant.QuantizableWeighted(to) {
 			return nil, fmt.Errorf("quantize: tensor %q: Saji cannot write %s with an importance matrix yet", t.Name, to)

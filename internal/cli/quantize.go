@@ -29,6 +29,10 @@ func newQuantizeCmd() *cobra.Command {
 	for _, ft := range quantize.FileTypes() {
 		names = append(names, ft.String())
 	}
+	imNames := make([]string, 0, len(quantize.ImatrixFileTypes()))
+	for _, ft := range quantize.ImatrixFileTypes() {
+		imNames = append(imNames, ft.String())
+	}
 	cmd := &cobra.Command{
 		Use:   "quantize IN OUT TYPE",
 		Short: "Quantize an F32, F16 or BF16 GGUF model, as llama-quantize does",
@@ -37,7 +41,8 @@ func newQuantizeCmd() *cobra.Command {
 			"attention and feed-forward matrices get more bits). The tensors are the bytes\n" +
 			"llama-quantize writes. OUT appears only when it is complete.\n\n" +
 			"With --imatrix FILE (llama-imatrix's output, GGUF or .dat) the matrices it\n" +
-			"has weights for are quantized as llama-quantize --imatrix quantizes them.\n\n" +
+			"has weights for are quantized as llama-quantize --imatrix quantizes them, and\n" +
+			"TYPE may also be " + strings.Join(imNames, ", ") + ".\n\n" +
 			"TYPE is one of " + strings.Join(names, ", ") + ".",
 		Example: "  saji quantize llama-1b-f16.gguf llama-1b-q4_k_m.gguf Q4_K_M",
 		Args: func(_ *cobra.Command, args []string) error {
