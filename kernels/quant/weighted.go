@@ -13,18 +13,19 @@ import (
 // weightedCodecs are the weighted quantizers, by type. Each takes one row
 // src and the importance weights qw of its elements.
 var weightedCodecs = map[Type]func(src, qw []float32, dst []byte){
-	TypeQ4_0:   quantizeQ4_0Weighted,
-	TypeQ4_1:   quantizeQ4_1Weighted,
-	TypeQ5_0:   quantizeQ5_0Weighted,
-	TypeQ5_1:   quantizeQ5_1Weighted,
-	TypeQ2_K:   quantizeQ2KWeighted,
-	TypeQ3_K:   quantizeQ3KWeighted,
-	TypeQ4_K:   quantizeQ4KWeighted,
-	TypeQ5_K:   quantizeQ5KWeighted,
-	TypeQ6_K:   quantizeQ6KWeighted,
-	TypeIQ4_NL: quantizeIQ4NLWeighted,
-	TypeIQ4_XS: quantizeIQ4XSWeighted,
-	TypeIQ3_S:  func(src, qw []float32, dst []byte) { quantizeIQ3S(src, dst, qw) },
+	TypeQ4_0:    quantizeQ4_0Weighted,
+	TypeQ4_1:    quantizeQ4_1Weighted,
+	TypeQ5_0:    quantizeQ5_0Weighted,
+	TypeQ5_1:    quantizeQ5_1Weighted,
+	TypeQ2_K:    quantizeQ2KWeighted,
+	TypeQ3_K:    quantizeQ3KWeighted,
+	TypeQ4_K:    quantizeQ4KWeighted,
+	TypeQ5_K:    quantizeQ5KWeighted,
+	TypeQ6_K:    quantizeQ6KWeighted,
+	TypeIQ4_NL:  quantizeIQ4NLWeighted,
+	TypeIQ4_XS:  quantizeIQ4XSWeighted,
+	TypeIQ2_XXS: quantizeIQ2XXSWeighted,
+	TypeIQ3_S:   func(src, qw []float32, dst []byte) { quantizeIQ3S(src, dst, qw) },
 }
 
 // unweightedTypes are the types whose ggml quantizer ignores importance

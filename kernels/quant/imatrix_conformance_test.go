@@ -1,0 +1,87 @@
+package quant_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"saji/engine/gguf"
+	"saji/engine/quantize"
+	"saji/internal/refdata"
+	"saji/kernels/quant"
+)
+
+// imatrixOnlyTypes are the types ggml quantizes only with importance
+// weights that Saji writes.
+var imatrixOnlyTypes = []quant.Type{quant.TypeIQ2_XXS}
+
+// TestImatrixTypesMatchLlamaQuantize makes an importance matrix for the F32
+// master of each synthetic model with the llama-imatrix binary that
+// $SAJI_LLAMA_IMATRIX names, quantizes the master with it to each of
+// imatrixOnlyTypes with llama-quantize --pure ($SAJI_LLAMA_QUANTIZE; the
+// output and embeddings, which have no weights, Q8_0), and checks that
+// Saji's weighted quantizer gives the same bytes row by row.
+func TestImatrixTypesMatchLlamaQuantize(t *testing.T) {
+	bin, imbin := os.Getenv("SAJI_LLAMA_QUANTIZE"), os.Getenv("SAJI_LLAMA_IMATRIX")
+	if bin == "" || imbin == "" {
+		t.Skip("set SAJI_LLAMA_QUANTIZE and SAJI_LLAMA_IMATRIX to llama.cpp's binaries to compare with them")
+	}
+	dir := refdata.Dir(t)
+	masters, err := filepath.Glob(filepath.Join(dir, "models", "*-f32.gguf"))
+	if err != nil || len(masters) == 0 {
+		t.Fatalf("no F32 masters (%v)", err)
+	}
+	for _, in := range masters {
+		t.Run(filepath.Base(in), func(t *testing.T) {
+			tmp := t.TempDir()
+			imf := filepath.Join(tmp, "imatrix.gguf")
+			cmd := exec.Command(imbin, "-m", in, "-f", filepath.Join(dir, "ppl", "story.txt"), "-c", "64", "-t", "2", "--no-ppl", "-o", imf)
+			if b, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("llama-imatrix: %v\n%s", err, b)
+			}
+			im, err := quantize.ReadImatrix(imf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			master, err := readF32Tensors(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, typ := range imatrixOnlyTypes {
+				t.Run(typ.String(), func(t *testing.T) {
+					ref := filepath.Join(tmp, "ref.gguf")
+					cmd := exec.Command(bin, "--pure", "--imatrix", imf, "--output-tensor-type", "q8_0",
+						"--token-embedding-type", "q8_0", in, ref, typ.String(), "2")
+					if b, err := cmd.CombinedOutput(); err != nil {
+						t.Fatalf("llama-quantize: %v\n%s", err, b)
+					}
+					f, err := gguf.Open(ref)
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer f.Close()
+					compared := 0
+					for _, ti := range f.Tensors() {
+						if ti.Type != typ {
+							continue
+						}
+						want, err := f.TensorData(ti.Name)
+						if err != nil {
+							t.Fatal(err)
+						}
+						diff, err := quantizeRows(typ, master[ti.Name], int(ti.Shape[0]), im.Weights[ti.Name], want)
+						if err != nil || diff != "" {
+							t.Errorf("%s: %s %v", ti.Name, diff, err)
+						}
+						compared++
+					}
+					if compared == 0 {
+						t.Fatalf("no %v tensor in llama-quantize's output", typ)
+					}
+					t.Logf("%d %v tensors identical", compared, typ)
+				})
+			}
+		})
+	}
+}

@@ -1,0 +1,298 @@
+package quant
+
+import (
+	"encoding/binary"
+	"math"
+	"slices"
+	"sync"
+)
+
+// IQ2_XXS quantization: ggml's quantize_row_iq2_xxs_impl (which needs
+// importance weights), with the float arithmetic rules of
+// kquants_util.go. Each group of 8 magnitudes must be a point of the
+// grid; a group that rounds off it takes the best of the grid points
+// nearest to it (iq2Search).
+
+// iq2Search is ggml's search state for a grid of 8-element points with
+// coordinates 2l+1, l in [0, 3) (iq2xs_init_impl): the grid, the grid
+// index of each combination of levels on it, and for those off it the
+// points nearest to them.
+type iq2Search struct {
+	// grid holds the points as 2l+1 per coordinate, l the level.
+	grid [][8]int8
+	// index holds, for the combination u = Σ l_k<<2k, its grid index, or
+	// -1 when u is off the grid.
+	index []int32
+	// near holds, for u off the grid, the grid points at the nWant
+	// smallest squared distances from u, nearest first and by grid index
+	// within a distance.
+	near [][]uint16
+}
+
+// iq2MapSize is the number of level combinations the search maps (ggml's
+// kmap_size): every u whose 2-bit levels are at most 2.
+const iq2MapSize = 43692
+
+// iq2Level returns the level l of a magnitude of the IQ2 grids (the bytes
+// 0x08, 0x19, 0x2b, 0x3e of ggml's iq2xxs_grid ... stand for the levels 0
+// to 3, which ggml's search places at 2l+1).
+func iq2Level(m uint8) int8 {
+	switch m {
+	case 0x08:
+		return 0
+	case 0x19:
+		return 1
+	case 0x2b:
+		return 2
+	}
+	return 3
+}
+
+// newIQ2Search builds the search state of an IQ2 grid (8 magnitudes, one
+// per byte of each entry), with neighbours at nWant distances.
+func newIQ2Search(grid []uint64, nWant int) *iq2Search {
+	s := &iq2Search{grid: make([][8]int8, len(grid)), index: make([]int32, iq2MapSize), near: make([][]uint16, iq2MapSize)}
+	for i := range s.index {
+		s.index[i] = -1
+	}
+	for j, g := range grid {
+		u := 0
+		for k := range 8 {
+			l := iq2Level(uint8(g >> (8 * k)))
+			s.grid[j][k] = 2*l + 1
+			u |= int(l) << (2 * k)
+		}
+		s.index[u] = int32(j)
+	}
+	type cand struct{ d2, j int }
+	cands := make([]cand, len(grid))
+	for u := range s.index {
+		if s.index[u] >= 0 {
+			continue
+		}
+		for j, p := range s.grid {
+			d2 := 0
+			for k := range 8 {
+				d := int(p[k]) - (2*(u>>(2*k)&3) + 1)
+				d2 += d * d
+			}
+			cands[j] = cand{d2, j}
+		}
+		slices.SortFunc(cands, func(a, b cand) int {
+			if a.d2 != b.d2 {
+				return a.d2 - b.d2
+			}
+			return a.j - b.j
+		})
+		d2, have := cands[0].d2, 1
+		for _, c := range cands {
+			if c.d2 > d2 {
+				if have == nWant {
+					break
+				}
+				d2, have = c.d2, have+1
+			}
+			s.near[u] = append(s.near[u], uint16(c.j))
+		}
+	}
+	return s
+}
+
+// iq2xxsSearch is the search state of the IQ2_XXS grid, built on first
+// use.
+var iq2xxsSearch = sync.OnceValue(func() *iq2Search { return newIQ2Search(IQ2XXSGrid[:], 2) })
+
+// levels8 returns the combination of the eight levels of L.
+func levels8(L []int8) int {
+	u := 0
+	for i, l := range L[:8] {
+		u |= int(l) << (2 * i)
+	}
+	return u
+}
+
+// lookup returns the grid index of the levels L[:8], replacing them with
+// those of the best neighbour (iq2_find_best_neighbour: the least error
+// weighted by w against xval at scale, the first on ties) when they are
+// off the grid.
+func (s *iq2Search) lookup(L []int8, xval, w []float32, scale float32) int {
+	u := levels8(L)
+	if u >= len(s.index) {
+		u = len(s.index) - 1 // levels out of range (not reached): clamp
+	}
+	if g := s.index[u]; g >= 0 {
+		return int(g)
+	}
+	best, bestD2 := -1, float32(math.MaxFloat32)
+	for _, j := range s.near[u] {
+		var d2 float32
+		for i, q := range s.grid[j] {
+			diff := float32(scale*float32(q)) - xval[i]
+			d2 += float32(float32(w[i]*diff) * diff)
+		}
+		if d2 < bestD2 {
+			best, bestD2 = int(j), d2
+		}
+	}
+	if best < 0 {
+		// Every error is NaN or huge (ggml aborts): take the nearest.
+		best = int(s.near[u][0])
+	}
+	for i, q := range s.grid[best] {
+		L[i] = (q - 1) / 2
+	}
+	return best
+}
+
+// iq2Signs takes the magnitudes of the 8 values xb into xval and returns
+// their sign bits, with an even number of them set: where the count is
+// odd, the value of least weighted square keeps its sign but its
+// magnitude is negated (ggml's IQ2/IQ3_XXS sign handling; the eighth sign
+// is then implied by the other seven).
+func iq2Signs(xb, w, xval []float32) uint8 {
+	var s uint8
+	nflip := 0
+	for i, v := range xb[:8] {
+		if v >= 0 {
+			xval[i] = v
+		} else {
+			xval[i] = -v
+			s |= 1 << i
+			nflip++
+		}
+	}
+	if nflip%2 == 1 {
+		imin, minv := 0, float32(w[0]*xb[0])*xb[0]
+		for i := 1; i < 8; i++ {
+			if a := float32(w[i]*xb[i]) * xb[i]; a < minv {
+				minv, imin = a, i
+			}
+		}
+		xval[imin] = -xval[imin]
+		s ^= 1 << imin
+	}
+	return s
+}
+
+// iq2Fit returns the weighted sums Σw·x·q and Σw·q² of the magnitudes
+// xval against the levels L (q = 2l+1) that give their best scale.
+func iq2Fit(w, xval []float32, L []int8) (sumqx, sumq2 float32) {
+	for i, l := range L {
+		q := float32(2*int32(l) + 1)
+		sumqx += float32(float32(w[i]*xval[i]) * q)
+		sumq2 += float32(float32(w[i]*q) * q)
+	}
+	return sumqx, sumq2
+}
+
+// quantizeIQ2XXSWeighted is ggml's quantize_row_iq2_xxs_impl: 66 bytes per
+// 256 values (fp16 d, then per group of 32 two uint32s: four 8-bit grid
+// indices, and four 7-bit sign sets with the 4-bit scale on top).
+func quantizeIQ2XXSWeighted(src, qw []float32, dst []byte) {
+	const kMaxQ = 3
+	s := iq2xxsSearch()
+	var (
+		scales             [QK_K / 32]float32
+		weight, xval, waux [32]float32
+		L, Laux            [32]int8
+		lu                 [32]uint8
+		signs              [4]uint8
+		q2                 [2 * QK_K / 32]uint32
+	)
+	for ibl := range len(src) / QK_K {
+		x, blk := src[QK_K*ibl:QK_K*(ibl+1)], dst[66*ibl:66*(ibl+1)]
+		clear(blk)
+		clear(q2[:])
+		sigma2 := kqMeanSquare(x)
+		var maxScale float32
+		for ib := range QK_K / 32 {
+			xb := x[32*ib : 32*ib+32]
+			importanceWeights(xb, qw[QK_K*ibl+32*ib:], sigma2, weight[:])
+			for i, w := range weight {
+				waux[i] = kqSqrt(w)
+			}
+			for k := range 4 {
+				signs[k] = iq2Signs(xb[8*k:], weight[8*k:], xval[8*k:]) & 127
+			}
+			m := xval[0]
+			for _, v := range xval[1:] {
+				if !(m > v) {
+					m = v
+				}
+			}
+			if m < kqGroupMaxEps {
+				scales[ib] = 0
+				clear(L[:])
+				continue
+			}
+			scale := makeQPQuants(xval[:], kMaxQ+1, lu[:], weight[:])
+			for i, v := range lu {
+				L[i] = int8(v)
+			}
+			effMax := scale * kMaxQ
+			if effMax <= 0 {
+				scales[ib] = 0
+				clear(L[:])
+				continue
+			}
+			var best float32
+			for is := -6; is <= 6; is++ {
+				id := (2*kMaxQ - 1 + float32(float32(is)*0.1)) / effMax
+				thisScale := 1 / id
+				for k := range 4 {
+					for i := 8 * k; i < 8*k+8; i++ {
+						l := kqNearestInt(0.5 * (float32(id*xval[i]) - 1))
+						Laux[i] = int8(kqClamp(l, 0, kMaxQ-1))
+					}
+					s.lookup(Laux[8*k:8*k+8], xval[8*k:8*k+8], waux[8*k:8*k+8], thisScale)
+				}
+				sumqx, sumq2 := iq2Fit(weight[:], xval[:], Laux[:])
+				if sumq2 > 0 && sumqx*sumqx > best*sumq2 {
+					scale = sumqx / sumq2
+					best = scale * sumqx
+					L = Laux
+				}
+			}
+			if scale > 0 {
+				id := 1 / scale
+				for k := range 4 {
+					for i := 8 * k; i < 8*k+8; i++ {
+						l := kqNearestInt(0.5 * (float32(id*xval[i]) - 1))
+						L[i] = int8(kqClamp(l, 0, kMaxQ-1))
+					}
+					s.lookup(L[8*k:8*k+8], xval[8*k:8*k+8], waux[8*k:8*k+8], scale)
+				}
+				if sumqx, sumq2 := iq2Fit(weight[:], xval[:], L[:]); sumq2 > 0 {
+					scale = sumqx / sumq2
+				}
+			}
+			if scale < 0 {
+				// Not reached for finite input, kept as in ggml.
+				scale = -scale
+				for k := range signs {
+					signs[k] = ^signs[k] & 127
+				}
+			}
+			for k := range 4 {
+				g := s.lookup(L[8*k:8*k+8], xval[8*k:8*k+8], waux[8*k:8*k+8], scale)
+				q2[2*ib] |= uint32(g) << (8 * k)
+				q2[2*ib+1] |= uint32(signs[k]) << (7 * k)
+			}
+			scales[ib] = scale
+			maxScale = max(maxScale, scale)
+		}
+		if maxScale == 0 {
+			continue
+		}
+		d := maxScale / 31
+		storeHalf(blk, d)
+		id := 1 / d
+		for ib, sc := range scales {
+			l := kqClamp(kqNearestInt(0.5*(float32(id*sc)-1)), 0, 15)
+			q2[2*ib+1] |= uint32(l) << 28
+		}
+		for j, v := range q2 {
+			binary.LittleEndian.PutUint32(blk[2+4*j:], v)
+		}
+	}
+}
