@@ -296,3 +296,113 @@ func quantizeIQ2XXSWeighted(src, qw []float32, dst []byte) {
 		}
 	}
 }
+
+// iq2xsSearch is the search state of the IQ2_XS grid, built on first use.
+var iq2xsSearch = sync.OnceValue(func() *iq2Search { return newIQ2Search(IQ2XSGrid[:], 2) })
+
+// quantizeIQ2XSWeighted is ggml's quantize_row_iq2_xs_impl: 74 bytes per
+// 256 values (fp16 d, a uint16 per group of 8 holding a 9-bit grid index
+// and 7 sign bits, then a 4-bit scale per 16 values).
+func quantizeIQ2XSWeighted(src, qw []float32, dst []byte) {
+	const kMaxQ = 3
+	s := iq2xsSearch()
+	var (
+		scales             [QK_K / 16]float32
+		weight, xval, waux [16]float32
+		L, Laux            [16]int8
+		onGrid, onGridA    [2]bool
+		signs              [2]uint8
+		q2                 [2 * QK_K / 16]uint16
+	)
+	for ibl := range len(src) / QK_K {
+		x, blk := src[QK_K*ibl:QK_K*(ibl+1)], dst[74*ibl:74*(ibl+1)]
+		clear(blk)
+		clear(q2[:])
+		sigma2 := kqMeanSquare(x)
+		var maxScale float32
+		for ib := range QK_K / 16 {
+			xb := x[16*ib : 16*ib+16]
+			importanceWeights(xb, qw[QK_K*ibl+16*ib:], sigma2, weight[:])
+			for i, w := range weight {
+				waux[i] = kqSqrt(w)
+			}
+			for k := range 2 {
+				signs[k] = iq2Signs(xb[8*k:], weight[8*k:], xval[8*k:]) & 127
+			}
+			m := xval[0]
+			for _, v := range xval[1:] {
+				if !(m > v) {
+					m = v
+				}
+			}
+			clear(L[:])
+			if m < kqGroupMaxEps {
+				scales[ib] = 0
+				continue
+			}
+			var best float32
+			scale := m / (2*kMaxQ - 1)
+			onGrid = [2]bool{true, true}
+			for is := -9; is <= 9; is++ {
+				id := (2*kMaxQ - 1 + float32(float32(is)*0.1)) / m
+				thisScale := 1 / id
+				for k := range 2 {
+					for i := 8 * k; i < 8*k+8; i++ {
+						l := kqNearestInt(0.5 * (float32(id*xval[i]) - 1))
+						Laux[i] = int8(kqClamp(l, 0, kMaxQ-1))
+					}
+					onGridA[k] = s.index[levels8(Laux[8*k:])] >= 0
+					s.lookup(Laux[8*k:8*k+8], xval[8*k:8*k+8], waux[8*k:8*k+8], thisScale)
+				}
+				sumqx, sumq2 := iq2Fit(weight[:], xval[:], Laux[:])
+				if sumq2 > 0 && sumqx*sumqx > best*sumq2 {
+					scale = sumqx / sumq2
+					best = scale * sumqx
+					L, onGrid = Laux, onGridA
+				}
+			}
+			if (!onGrid[0] || !onGrid[1]) && scale > 0 {
+				id := 1 / scale
+				for k := range 2 {
+					if onGrid[k] {
+						continue
+					}
+					for i := 8 * k; i < 8*k+8; i++ {
+						l := kqNearestInt(0.5 * (float32(id*xval[i]) - 1))
+						L[i] = int8(kqClamp(l, 0, kMaxQ-1))
+					}
+					s.lookup(L[8*k:8*k+8], xval[8*k:8*k+8], waux[8*k:8*k+8], scale)
+				}
+				if sumqx, sumq2 := iq2Fit(weight[:], xval[:], L[:]); sumq2 > 0 {
+					scale = sumqx / sumq2
+				}
+			}
+			if scale < 0 {
+				// Not reached for finite input, kept as in ggml.
+				scale = -scale
+				for k := range signs {
+					signs[k] = ^signs[k] & 127
+				}
+			}
+			for k := range 2 {
+				g := s.lookup(L[8*k:8*k+8], xval[8*k:8*k+8], waux[8*k:8*k+8], scale)
+				q2[2*ib+k] = uint16(g) | uint16(signs[k])<<9
+			}
+			scales[ib] = scale
+			maxScale = max(maxScale, scale)
+		}
+		if maxScale == 0 {
+			continue
+		}
+		d := maxScale / 31
+		storeHalf(blk, d)
+		id := 1 / d
+		for ib, sc := range scales {
+			l := kqClamp(kqNearestInt(0.5*(float32(id*sc)-1)), 0, 15)
+			blk[66+ib/2] |= uint8(l) << (4 * (ib % 2))
+		}
+		for j, v := range q2 {
+			binary.LittleEndian.PutUint16(blk[2+2*j:], v)
+		}
+	}
+}

@@ -20,6 +20,14 @@ func weightedError(x, y, w []float32) float64 {
 	return math.Sqrt(num / den)
 }
 
+// imatrixOnlyBound is the largest weighted relative error that
+// TestQuantizeWeighted's data may show with the types ggml quantizes only
+// with importance weights (about 1.3 times the measured value).
+var imatrixOnlyBound = map[Type]float64{
+	TypeIQ2_XXS: 0.32,
+	TypeIQ2_XS:  0.29,
+}
+
 // TestQuantizeWeighted quantizes Gaussian rows with importance weights
 // that vary over three decades, for every type with a weighted quantizer,
 // and checks that the round trip stays within the type's unweighted bound
@@ -50,11 +58,23 @@ func TestQuantizeWeighted(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if err := Quantize(typ, x, plain); err != nil {
-				t.Fatal(err)
-			}
 			y, yp := make([]float32, len(x)), make([]float32, len(x))
 			if err := Dequantize(typ, q, y); err != nil {
+				t.Fatal(err)
+			}
+			if bound, ok := imatrixOnlyBound[typ]; ok {
+				var we float64
+				for r := range rows {
+					we += weightedError(x[r*cols:(r+1)*cols], y[r*cols:(r+1)*cols], w)
+				}
+				we /= rows
+				t.Logf("weighted relative error %.4f", we)
+				if we > bound {
+					t.Errorf("weighted relative error %.4f, want at most %.4f", we, bound)
+				}
+				return
+			}
+			if err := Quantize(typ, x, plain); err != nil {
 				t.Fatal(err)
 			}
 			if err := Dequantize(typ, plain, yp); err != nil {
