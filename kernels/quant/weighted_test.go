@@ -130,7 +130,10 @@ func TestQuantizeWeightedCases(t *testing.T) {
 	if err := QuantizeWeighted(TypeQ4_K, x, w, make([]byte, rs-1)); err == nil {
 		t.Error("short destination: no error")
 	}
-	if QuantizableWeighted(TypeIQ2_XXS) {
-		t.Error("IQ2_XXS is quantizable with weights")
+	if !QuantizableWeighted(TypeIQ2_XXS) || Quantizable(TypeIQ2_XXS) {
+		t.Error("IQ2_XXS is not quantizable with weights only")
+	}
+	if QuantizableWeighted(TypeIQ1_S) {
+		t.Error("IQ1_S is quantizable with weights")
 	}
 }
