@@ -22,8 +22,8 @@ import (
 // fallback where a row does not divide into the type's blocks, and 1-D
 // tensors and norms left as they are.
 //
-// Left out: the rules of file types Saji cannot write (IQ1, IQ2, IQ3_XXS,
-// IQ3_XS), the attn_v bump llama.cpp gives only to models it classifies as
+// Left out: the rules of file types Saji cannot write (IQ1, IQ2_S, IQ2_M,
+// IQ3_XXS, IQ3_XS), the attn_v bump llama.cpp gives only to models it classifies as
 // 70B, and llama-quantize's per-tensor overrides (--token-embedding-type,
 // --output-tensor-type, --tensor-type, --pure).
 type Mix struct {
@@ -59,6 +59,7 @@ var mixFileTypes = []gguf.FileType{
 	gguf.FileTypeMostlyIQ4NL, gguf.FileTypeMostlyIQ3S, gguf.FileTypeMostlyIQ3M,
 	gguf.FileTypeMostlyIQ4XS,
 	gguf.FileTypeMostlyTQ1_0, gguf.FileTypeMostlyTQ2_0, gguf.FileTypeMostlyMXFP4,
+	gguf.FileTypeMostlyIQ2XXS, gguf.FileTypeMostlyIQ2XS,
 }
 
 // MixFileTypes returns the file types Mix handles, in llama.cpp's order.
@@ -130,6 +131,10 @@ func DefaultType(ft gguf.FileType) (quant.Type, error) {
 		return quant.TypeMXFP4, nil
 	case gguf.FileTypeMostlyIQ3S, gguf.FileTypeMostlyIQ3M:
 		return quant.TypeIQ3_S, nil
+	case gguf.FileTypeMostlyIQ2XXS:
+		return quant.TypeIQ2_XXS, nil
+	case gguf.FileTypeMostlyIQ2XS:
+		return quant.TypeIQ2_XS, nil
 	}
 	return 0, fmt.Errorf("quantize: file type %s is not supported", ft)
 }
@@ -271,6 +276,7 @@ func (m Mix) Type(name string, shape []int64, src quant.Type) (quant.Type, error
 func (m Mix) refine(t quant.Type, name string, shape []int64) quant.Type {
 	ft := m.FileType
 	falcon := m.Arch == "falcon"
+	iq2 := ft == gguf.FileTypeMostlyIQ2XXS || ft == gguf.FileTypeMostlyIQ2XS
 	cat := categorize(name)
 	layer, n := layerOf(name), m.Layers
 	switch {
@@ -278,6 +284,8 @@ func (m Mix) refine(t quant.Type, name string, shape []int64) quant.Type {
 		switch {
 		case ft == gguf.FileTypeMostlyMXFP4 || falcon || shape[0]%int64(t.BlockSize()) != 0:
 			t = quant.TypeQ8_0
+		case iq2:
+			t = quant.TypeQ5_K
 		case t != quant.TypeQ8_0:
 			t = quant.TypeQ6_K
 		}
@@ -290,8 +298,27 @@ func (m Mix) refine(t quant.Type, name string, shape []int64) quant.Type {
 			t = quant.TypeMXFP4
 		}
 	case cat == catTokenEmbd:
-		if ft == gguf.FileTypeMostlyTQ1_0 || ft == gguf.FileTypeMostlyTQ2_0 {
+		switch {
+		case ft == gguf.FileTypeMostlyTQ1_0 || ft == gguf.FileTypeMostlyTQ2_0:
 			t = quant.TypeQ4_K
+		case iq2:
+			t = quant.TypeQ2_K
+		}
+	case iq2:
+		// The 2-bit IQ types: more bits for attn_v, the first eighth of
+		// ffn_down and, with 8 experts, attn_k and attn_output.
+		switch {
+		case cat == catAttnV || cat == catAttnQKV || cat == catAttnKVB:
+			t = quant.TypeQ2_K
+			if m.GQA >= 4 || m.Experts >= 4 {
+				t = quant.TypeQ4_K
+			}
+		case cat == catAttnK && m.Experts == 8:
+			t = quant.TypeQ4_K
+		case cat == catFFNDown && layer < n/8:
+			t = quant.TypeQ2_K
+		case cat == catAttnOutput && m.Experts == 8:
+			t = quant.TypeQ5_K
 		}
 	case cat == catAttnV || cat == catAttnQKV || cat == catAttnKVB:
 		// For a dense model, the i-th attn_v tensor is layer i's.
@@ -412,7 +439,7 @@ func fallback(t quant.Type, shape []int64) quant.Type {
 		return t
 	}
 	switch t {
-	case quant.TypeIQ4_XS, quant.TypeIQ3_S:
+	case quant.TypeIQ4_XS, quant.TypeIQ3_S, quant.TypeIQ2_XXS, quant.TypeIQ2_XS:
 		t = quant.TypeIQ4_NL
 	case quant.TypeQ2_K, quant.TypeQ3_K, quant.TypeTQ1_0, quant.TypeTQ2_0:
 		t = quant.TypeQ4_0

@@ -43,6 +43,15 @@ func TestMixRules(t *testing.T) {
 		{with(llama1b, gguf.FileTypeMostlyQ4_K_M), "blk.14.ffn_down.weight", mat(8192, 2048), quant.TypeQ6_K},
 		{with(llama1b, gguf.FileTypeMostlyQ4_K_M), "blk.14.ffn_up.weight", mat(2048, 8192), quant.TypeQ4_K},
 		{with(llama1b, gguf.FileTypeMostlyQ4_K_M), "blk.14.attn_output.weight", mat(2048, 2048), quant.TypeQ4_K},
+		// IQ2_XXS and IQ2_XS: Q5_K for the (tied) output, Q4_K for attn_v
+		// with GQA 4, Q2_K for the first eighth of ffn_down.
+		{withImatrix(llama1b, gguf.FileTypeMostlyIQ2XXS), "token_embd.weight", mat(2048, 128256), quant.TypeQ5_K},
+		{withImatrix(llama1b, gguf.FileTypeMostlyIQ2XXS), "blk.0.attn_v.weight", mat(2048, 512), quant.TypeQ4_K},
+		{withImatrix(llama1b, gguf.FileTypeMostlyIQ2XXS), "blk.1.ffn_down.weight", mat(8192, 2048), quant.TypeQ2_K},
+		{withImatrix(llama1b, gguf.FileTypeMostlyIQ2XXS), "blk.2.ffn_down.weight", mat(8192, 2048), quant.TypeIQ2_XXS},
+		{withImatrix(llama8b, gguf.FileTypeMostlyIQ2XS), "token_embd.weight", mat(4096, 128256), quant.TypeQ2_K},
+		{withImatrix(llama8b, gguf.FileTypeMostlyIQ2XS), "blk.3.attn_output.weight", mat(4096, 4096), quant.TypeIQ2_XS},
+		{withImatrix(llama8b, gguf.FileTypeMostlyIQ2XS), "blk.3.attn_q.weight", mat(160, 4096), quant.TypeIQ4_NL},
 		// With an importance matrix, ffn_down of the first eighth of the
 		// layers takes Q4_1 in Q4_0 (Q5_1 in Q5_0), and IQ4_NL keeps it.
 		{withImatrix(llama1b, gguf.FileTypeMostlyQ4_0), "blk.1.ffn_down.weight", mat(8192, 2048), quant.TypeQ4_1},
@@ -211,7 +220,8 @@ func TestParseMixFileType(t *testing.T) {
 		{"iq4_nl", gguf.FileTypeMostlyIQ4NL, true},
 		{"mxfp4_moe", gguf.FileTypeMostlyMXFP4, true},
 		{"TQ1_0", gguf.FileTypeMostlyTQ1_0, true},
-		{"iq2_xxs", 0, false},
+		{"iq2_xxs", gguf.FileTypeMostlyIQ2XXS, true},
+		{"iq1_s", 0, false},
 		{"q4_k", 0, false},
 		{"", 0, false},
 	} {

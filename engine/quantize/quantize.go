@@ -92,7 +92,7 @@ var imatrixFileTypes = []gguf.FileType{
 
 // imatrixWritten are those of imatrixFileTypes that Quantize writes, given
 // an importance matrix.
-var imatrixWritten = []gguf.FileType{gguf.FileTypeMostlyQ2_K_S}
+var imatrixWritten = []gguf.FileType{gguf.FileTypeMostlyQ2_K_S, gguf.FileTypeMostlyIQ2XS, gguf.FileTypeMostlyIQ2XXS}
 
 // ImatrixFileTypes returns the target file types Quantize supports only
 // with an importance matrix (Options.Imatrix).
@@ -285,9 +285,6 @@ func newPlan(f *gguf.File, opts Options) (*plan, error) {
 		if to != t.Type && !isFloat(t.Type) && (t.Type.BlockSize() <= 1 || !quant.Supported(t.Type)) {
 			return nil, fmt.Errorf("quantize: tensor %q is %s, which Saji cannot convert to %s", t.Name, t.Type, to)
 		}
-		if to != t.Type && !quant.Quantizable(to) {
-			return nil, fmt.Errorf("quantize: tensor %q: Saji cannot write %s", t.Name, to)
-		}
 		var w []float32
 		if to != t.Type {
 			if w, err = opts.Imatrix.weightsFor(t); err != nil {
@@ -296,6 +293,9 @@ func newPlan(f *gguf.File, opts Options) (*plan, error) {
 		}
 		if w == nil && to != t.Type && requiresImatrix(t.Name, to, opts.FileType) {
 			return nil, fmt.Errorf("quantize: the importance matrix has no weights for tensor %q, which %s needs for %s", t.Name, opts.FileType, to)
+		}
+		if to != t.Type && w == nil && !quant.Quantizable(to) {
+			return nil, fmt.Errorf("quantize: tensor %q: Saji cannot write %s", t.Name, to)
 		}
 		if w != nil && !quant.QuantizableWeighted(to) {
 			return nil, fmt.Errorf("quantize: tensor %q: Saji cannot write %s with an importance matrix yet", t.Name, to)
