@@ -26,6 +26,7 @@ func weightedError(x, y, w []float32) float64 {
 var imatrixOnlyBound = map[Type]float64{
 	TypeIQ2_XXS: 0.32,
 	TypeIQ2_XS:  0.29,
+	TypeIQ3_XXS: 0.16,
 }
 
 // TestQuantizeWeighted quantizes Gaussian rows with importance weights
