@@ -23,7 +23,7 @@ import (
 // tensors and norms left as they are.
 //
 // Left out: the rules of file types Saji cannot write (IQ1, IQ2_S, IQ2_M,
-// IQ3_XXS, IQ3_XS), the attn_v bump llama.cpp gives only to models it classifies as
+// IQ3_XXS), the attn_v bump llama.cpp gives only to models it classifies as
 // 70B, and llama-quantize's per-tensor overrides (--token-embedding-type,
 // --output-tensor-type, --tensor-type, --pure).
 type Mix struct {
@@ -59,7 +59,7 @@ var mixFileTypes = []gguf.FileType{
 	gguf.FileTypeMostlyIQ4NL, gguf.FileTypeMostlyIQ3S, gguf.FileTypeMostlyIQ3M,
 	gguf.FileTypeMostlyIQ4XS,
 	gguf.FileTypeMostlyTQ1_0, gguf.FileTypeMostlyTQ2_0, gguf.FileTypeMostlyMXFP4,
-	gguf.FileTypeMostlyIQ2XXS, gguf.FileTypeMostlyIQ2XS,
+	gguf.FileTypeMostlyIQ2XXS, gguf.FileTypeMostlyIQ2XS, gguf.FileTypeMostlyIQ3XS,
 }
 
 // MixFileTypes returns the file types Mix handles, in llama.cpp's order.
@@ -129,7 +129,7 @@ func DefaultType(ft gguf.FileType) (quant.Type, error) {
 		return quant.TypeTQ2_0, nil
 	case gguf.FileTypeMostlyMXFP4:
 		return quant.TypeMXFP4, nil
-	case gguf.FileTypeMostlyIQ3S, gguf.FileTypeMostlyIQ3M:
+	case gguf.FileTypeMostlyIQ3S, gguf.FileTypeMostlyIQ3M, gguf.FileTypeMostlyIQ3XS:
 		return quant.TypeIQ3_S, nil
 	case gguf.FileTypeMostlyIQ2XXS:
 		return quant.TypeIQ2_XXS, nil
@@ -337,7 +337,7 @@ func (m Mix) refine(t quant.Type, name string, shape []int64) quant.Type {
 			}
 		case ft == gguf.FileTypeMostlyQ3_K_L:
 			t = quant.TypeQ5_K
-		case ft == gguf.FileTypeMostlyIQ3S && m.GQA >= 4, ft == gguf.FileTypeMostlyIQ3M:
+		case (ft == gguf.FileTypeMostlyIQ3S || ft == gguf.FileTypeMostlyIQ3XS) && m.GQA >= 4, ft == gguf.FileTypeMostlyIQ3M:
 			t = quant.TypeQ4_K
 		case (ft == gguf.FileTypeMostlyIQ4NL || ft == gguf.FileTypeMostlyIQ4XS) && m.GQA >= 4:
 			t = quant.TypeQ5_K
@@ -350,8 +350,19 @@ func (m Mix) refine(t quant.Type, name string, shape []int64) quant.Type {
 			t = quant.TypeQ8_0
 		}
 	case cat == catAttnK:
-		if m.Experts == 8 {
+		switch {
+		case m.Experts == 8:
 			t = quant.TypeQ8_0
+		case ft == gguf.FileTypeMostlyIQ3XS:
+			t = quant.TypeIQ3_XXS
+		}
+	case cat == catAttnQ:
+		if ft == gguf.FileTypeMostlyIQ3XS {
+			t = quant.TypeIQ3_XXS
+		}
+	case cat == catFFNGate || cat == catFFNUp:
+		if ft == gguf.FileTypeMostlyIQ3XS && layer >= n/8 && layer < 7*n/8 {
+			t = quant.TypeIQ3_XXS
 		}
 	case cat == catFFNDown:
 		switch {
@@ -411,7 +422,7 @@ func (m Mix) refine(t quant.Type, name string, shape []int64) quant.Type {
 			switch ft {
 			case gguf.FileTypeMostlyQ2_K, gguf.FileTypeMostlyQ3_K_S, gguf.FileTypeMostlyQ3_K_M,
 				gguf.FileTypeMostlyIQ4NL, gguf.FileTypeMostlyQ4_K_S, gguf.FileTypeMostlyQ4_K_M,
-				gguf.FileTypeMostlyIQ3S, gguf.FileTypeMostlyIQ3M, gguf.FileTypeMostlyIQ4XS:
+				gguf.FileTypeMostlyIQ3S, gguf.FileTypeMostlyIQ3M, gguf.FileTypeMostlyIQ4XS, gguf.FileTypeMostlyIQ3XS:
 				t = quant.TypeQ5_K
 			}
 		case ft == gguf.FileTypeMostlyQ2_K:
@@ -439,7 +450,7 @@ func fallback(t quant.Type, shape []int64) quant.Type {
 		return t
 	}
 	switch t {
-	case quant.TypeIQ4_XS, quant.TypeIQ3_S, quant.TypeIQ2_XXS, quant.TypeIQ2_XS:
+	case quant.TypeIQ4_XS, quant.TypeIQ3_S, quant.TypeIQ2_XXS, quant.TypeIQ2_XS, quant.TypeIQ3_XXS:
 		t = quant.TypeIQ4_NL
 	case quant.TypeQ2_K, quant.TypeQ3_K, quant.TypeTQ1_0, quant.TypeTQ2_0:
 		t = quant.TypeQ4_0
