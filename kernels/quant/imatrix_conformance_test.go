@@ -14,7 +14,7 @@ import (
 
 // imatrixOnlyTypes are the types ggml quantizes only with importance
 // weights that Saji writes.
-var imatrixOnlyTypes = []quant.Type{quant.TypeIQ2_XXS, quant.TypeIQ2_XS, quant.TypeIQ3_XXS}
+var imatrixOnlyTypes = []quant.Type{quant.TypeIQ2_XXS, quant.TypeIQ2_XS, quant.TypeIQ3_XXS, quant.TypeIQ2_S}
 
 // TestImatrixTypesMatchLlamaQuantize makes an importance matrix for the F32
 // master of each synthetic model with the llama-imatrix binary that
@@ -51,8 +51,12 @@ func TestImatrixTypesMatchLlamaQuantize(t *testing.T) {
 			for _, typ := range imatrixOnlyTypes {
 				t.Run(typ.String(), func(t *testing.T) {
 					ref := filepath.Join(tmp, "ref.gguf")
+					ftName := typ.String()
+					if typ == quant.TypeIQ2_S {
+						ftName = "IQ2_M" // the IQ2_S file type's matrices are IQ2_XS
+					}
 					cmd := exec.Command(bin, "--pure", "--imatrix", imf, "--output-tensor-type", "q8_0",
-						"--token-embedding-type", "q8_0", in, ref, typ.String(), "2")
+						"--token-embedding-type", "q8_0", in, ref, ftName, "2")
 					if b, err := cmd.CombinedOutput(); err != nil {
 						t.Fatalf("llama-quantize: %v\n%s", err, b)
 					}

@@ -300,24 +300,95 @@ func quantizeIQ2XXSWeighted(src, qw []float32, dst []byte) {
 // iq2xsSearch is the search state of the IQ2_XS grid, built on first use.
 var iq2xsSearch = sync.OnceValue(func() *iq2Search { return newIQ2Search(IQ2XSGrid[:], 2) })
 
+// iq2Fit16 finds the scale and the grid points of 16 magnitudes xval (two
+// groups of 8) under the weights weight (waux their roots), as ggml's
+// IQ2_XS and IQ2_S quantizers do: 19 trial scales around max/5, the best
+// fit's off-grid groups moved to their best neighbours at its scale, and
+// a final least-squares scale. The levels go to L. It returns 0 for
+// magnitudes below eps.
+func iq2Fit16(s *iq2Search, weight, xval, waux *[16]float32, L *[16]int8, eps float32) float32 {
+	const kMaxQ = 3
+	var (
+		Laux            [16]int8
+		onGrid, onGridA [2]bool
+	)
+	m := xval[0]
+	for _, v := range xval[1:] {
+		if !(m > v) {
+			m = v
+		}
+	}
+	clear(L[:])
+	if m < eps {
+		return 0
+	}
+	var best float32
+	scale := m / (2*kMaxQ - 1)
+	onGrid = [2]bool{true, true}
+	for is := -9; is <= 9; is++ {
+		id := (2*kMaxQ - 1 + float32(float32(is)*0.1)) / m
+		thisScale := 1 / id
+		for k := range 2 {
+			for i := 8 * k; i < 8*k+8; i++ {
+				l := kqNearestInt(0.5 * (float32(id*xval[i]) - 1))
+				Laux[i] = int8(kqClamp(l, 0, kMaxQ-1))
+			}
+			onGridA[k] = s.index[levels8(Laux[8*k:])] >= 0
+			s.lookup(Laux[8*k:8*k+8], xval[8*k:8*k+8], waux[8*k:8*k+8], thisScale)
+		}
+		sumqx, sumq2 := iq2Fit(weight[:], xval[:], Laux[:])
+		if sumq2 > 0 && sumqx*sumqx > best*sumq2 {
+			scale = sumqx / sumq2
+			best = scale * sumqx
+			*L, onGrid = Laux, onGridA
+		}
+	}
+	if (!onGrid[0] || !onGrid[1]) && scale > 0 {
+		id := 1 / scale
+		for k := range 2 {
+			if onGrid[k] {
+				continue
+			}
+			for i := 8 * k; i < 8*k+8; i++ {
+				l := kqNearestInt(0.5 * (float32(id*xval[i]) - 1))
+				L[i] = int8(kqClamp(l, 0, kMaxQ-1))
+			}
+			s.lookup(L[8*k:8*k+8], xval[8*k:8*k+8], waux[8*k:8*k+8], scale)
+		}
+		if sumqx, sumq2 := iq2Fit(weight[:], xval[:], L[:]); sumq2 > 0 {
+			scale = sumqx / sumq2
+		}
+	}
+	return scale
+}
+
+// iq2Scales4 codes the group scales on 4 bits relative to the largest,
+// two to a byte in sc, and returns the super-block scale d (ggml's IQ2
+// and IQ3 scale coding).
+func iq2Scales4(scales []float32, maxScale float32, sc []byte) float32 {
+	d := maxScale / 31
+	id := 1 / d
+	for ib, v := range scales {
+		l := kqClamp(kqNearestInt(0.5*(float32(id*v)-1)), 0, 15)
+		sc[ib/2] |= uint8(l) << (4 * (ib % 2))
+	}
+	return d
+}
+
 // quantizeIQ2XSWeighted is ggml's quantize_row_iq2_xs_impl: 74 bytes per
 // 256 values (fp16 d, a uint16 per group of 8 holding a 9-bit grid index
 // and 7 sign bits, then a 4-bit scale per 16 values).
 func quantizeIQ2XSWeighted(src, qw []float32, dst []byte) {
-	const kMaxQ = 3
 	s := iq2xsSearch()
 	var (
 		scales             [QK_K / 16]float32
 		weight, xval, waux [16]float32
-		L, Laux            [16]int8
-		onGrid, onGridA    [2]bool
+		L                  [16]int8
 		signs              [2]uint8
-		q2                 [2 * QK_K / 16]uint16
 	)
 	for ibl := range len(src) / QK_K {
 		x, blk := src[QK_K*ibl:QK_K*(ibl+1)], dst[74*ibl:74*(ibl+1)]
 		clear(blk)
-		clear(q2[:])
 		sigma2 := kqMeanSquare(x)
 		var maxScale float32
 		for ib := range QK_K / 16 {
@@ -329,53 +400,10 @@ func quantizeIQ2XSWeighted(src, qw []float32, dst []byte) {
 			for k := range 2 {
 				signs[k] = iq2Signs(xb[8*k:], weight[8*k:], xval[8*k:]) & 127
 			}
-			m := xval[0]
-			for _, v := range xval[1:] {
-				if !(m > v) {
-					m = v
-				}
-			}
-			clear(L[:])
-			if m < kqGroupMaxEps {
-				scales[ib] = 0
+			scale := iq2Fit16(s, &weight, &xval, &waux, &L, kqGroupMaxEps)
+			scales[ib] = scale
+			if scale == 0 {
 				continue
-			}
-			var best float32
-			scale := m / (2*kMaxQ - 1)
-			onGrid = [2]bool{true, true}
-			for is := -9; is <= 9; is++ {
-				id := (2*kMaxQ - 1 + float32(float32(is)*0.1)) / m
-				thisScale := 1 / id
-				for k := range 2 {
-					for i := 8 * k; i < 8*k+8; i++ {
-						l := kqNearestInt(0.5 * (float32(id*xval[i]) - 1))
-						Laux[i] = int8(kqClamp(l, 0, kMaxQ-1))
-					}
-					onGridA[k] = s.index[levels8(Laux[8*k:])] >= 0
-					s.lookup(Laux[8*k:8*k+8], xval[8*k:8*k+8], waux[8*k:8*k+8], thisScale)
-				}
-				sumqx, sumq2 := iq2Fit(weight[:], xval[:], Laux[:])
-				if sumq2 > 0 && sumqx*sumqx > best*sumq2 {
-					scale = sumqx / sumq2
-					best = scale * sumqx
-					L, onGrid = Laux, onGridA
-				}
-			}
-			if (!onGrid[0] || !onGrid[1]) && scale > 0 {
-				id := 1 / scale
-				for k := range 2 {
-					if onGrid[k] {
-						continue
-					}
-					for i := 8 * k; i < 8*k+8; i++ {
-						l := kqNearestInt(0.5 * (float32(id*xval[i]) - 1))
-						L[i] = int8(kqClamp(l, 0, kMaxQ-1))
-					}
-					s.lookup(L[8*k:8*k+8], xval[8*k:8*k+8], waux[8*k:8*k+8], scale)
-				}
-				if sumqx, sumq2 := iq2Fit(weight[:], xval[:], L[:]); sumq2 > 0 {
-					scale = sumqx / sumq2
-				}
 			}
 			if scale < 0 {
 				// Not reached for finite input, kept as in ggml.
@@ -386,7 +414,85 @@ func quantizeIQ2XSWeighted(src, qw []float32, dst []byte) {
 			}
 			for k := range 2 {
 				g := s.lookup(L[8*k:8*k+8], xval[8*k:8*k+8], waux[8*k:8*k+8], scale)
-				q2[2*ib+k] = uint16(g) | uint16(signs[k])<<9
+				binary.LittleEndian.PutUint16(blk[2+2*(2*ib+k):], uint16(g)|uint16(signs[k])<<9)
+			}
+			scales[ib] = scale
+			maxScale = max(maxScale, scale)
+		}
+		if maxScale == 0 {
+			clear(blk)
+			continue
+		}
+		storeHalf(blk, iq2Scales4(scales[:], maxScale, blk[66:74]))
+	}
+}
+
+// iq2sSearch is the search state of the IQ2_S grid, built on first use.
+var iq2sSearch = sync.OnceValue(func() *iq2Search { return newIQ2Search(IQ2SGrid[:], 1) })
+
+// iq2sGroupMaxEps is ggml's GROUP_MAX_EPS_IQ2_S.
+const iq2sGroupMaxEps float32 = 1e-8
+
+// quantizeIQ2SWeighted is ggml's quantize_row_iq2_s_impl: 82 bytes per 256
+// values (fp16 d; the low 8 bits of a 10-bit grid index per group of 8,
+// then 8 sign bits per group; the indices' top 2 bits; a 4-bit scale per
+// 16 values). qw holds the importance of each value (nil: 0.25·sigma2 +
+// x²).
+func quantizeIQ2SWeighted(src, qw []float32, dst []byte) {
+	s := iq2sSearch()
+	var (
+		scales             [QK_K / 16]float32
+		weight, xval, waux [16]float32
+		L                  [16]int8
+		signs              [2]uint8
+	)
+	for ibl := range len(src) / QK_K {
+		x, blk := src[QK_K*ibl:QK_K*(ibl+1)], dst[82*ibl:82*(ibl+1)]
+		clear(blk)
+		qs, qh := blk[2:66], blk[66:74]
+		sigma2 := 2 * kqMeanSquare(x)
+		var maxScale float32
+		for ib := range QK_K / 16 {
+			xb := x[16*ib : 16*ib+16]
+			if qw != nil {
+				importanceWeights(xb, qw[QK_K*ibl+16*ib:], sigma2, weight[:])
+			} else {
+				for i, v := range xb {
+					weight[i] = float32(0.25*sigma2) + float32(v*v)
+				}
+			}
+			for i, w := range weight {
+				waux[i] = kqSqrt(w)
+			}
+			for k := range 2 {
+				var b uint8
+				for i, v := range xb[8*k : 8*k+8] {
+					xval[8*k+i] = v
+					if v < 0 {
+						xval[8*k+i] = -v
+						b |= 1 << i
+					}
+				}
+				signs[k] = b
+			}
+			scale := iq2Fit16(s, &weight, &xval, &waux, &L, iq2sGroupMaxEps)
+			scales[ib] = scale
+			if scale == 0 {
+				continue
+			}
+			if scale < 0 {
+				// Not reached for finite input, kept as in ggml.
+				scale = -scale
+				for k := range signs {
+					signs[k] = ^signs[k]
+				}
+			}
+			for k := range 2 {
+				g := s.lookup(L[8*k:8*k+8], xval[8*k:8*k+8], waux[8*k:8*k+8], scale)
+				i8 := 2*ib + k
+				qs[i8] = uint8(g)
+				qh[i8/4] |= uint8(g>>8) << (2 * (i8 % 4))
+				qs[QK_K/8+i8] = signs[k]
 			}
 			scales[ib] = scale
 			maxScale = max(maxScale, scale)
@@ -394,15 +500,7 @@ func quantizeIQ2XSWeighted(src, qw []float32, dst []byte) {
 		if maxScale == 0 {
 			continue
 		}
-		d := maxScale / 31
-		storeHalf(blk, d)
-		id := 1 / d
-		for ib, sc := range scales {
-			l := kqClamp(kqNearestInt(0.5*(float32(id*sc)-1)), 0, 15)
-			blk[66+ib/2] |= uint8(l) << (4 * (ib % 2))
-		}
-		for j, v := range q2 {
-			binary.LittleEndian.PutUint16(blk[2+2*j:], v)
-		}
+		d := iq2Scales4(scales[:], maxScale, blk[74:82])
+		storeHalf(blk, d*0.9875)
 	}
 }

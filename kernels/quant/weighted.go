@@ -26,6 +26,7 @@ var weightedCodecs = map[Type]func(src, qw []float32, dst []byte){
 	TypeIQ4_XS:  quantizeIQ4XSWeighted,
 	TypeIQ2_XXS: quantizeIQ2XXSWeighted,
 	TypeIQ2_XS:  quantizeIQ2XSWeighted,
+	TypeIQ2_S:   quantizeIQ2SWeighted,
 	TypeIQ3_XXS: quantizeIQ3XXSWeighted,
 	TypeIQ3_S:   func(src, qw []float32, dst []byte) { quantizeIQ3S(src, dst, qw) },
 }

@@ -27,6 +27,7 @@ var imatrixOnlyBound = map[Type]float64{
 	TypeIQ2_XXS: 0.32,
 	TypeIQ2_XS:  0.29,
 	TypeIQ3_XXS: 0.16,
+	TypeIQ2_S:   0.28,
 }
 
 // TestQuantizeWeighted quantizes Gaussian rows with importance weights
