@@ -29,7 +29,8 @@ var imatrixFileTypes = []gguf.FileType{
 	gguf.FileTypeMostlyQ4_0, gguf.FileTypeMostlyQ4_1, gguf.FileTypeMostlyQ5_0, gguf.FileTypeMostlyQ5_1,
 	gguf.FileTypeMostlyQ8_0, gguf.FileTypeMostlyIQ4NL, gguf.FileTypeMostlyIQ4XS,
 	gguf.FileTypeMostlyIQ3S, gguf.FileTypeMostlyIQ3M, gguf.FileTypeMostlyQ2_K_S,
-	gguf.FileTypeMostlyIQ2XXS, gguf.FileTypeMostlyIQ2XS, gguf.FileTypeMostlyIQ3XS,
+	gguf.FileTypeMostlyIQ3XS, gguf.FileTypeMostlyIQ3XXS, gguf.FileTypeMostlyIQ2M,
+	gguf.FileTypeMostlyIQ2S, gguf.FileTypeMostlyIQ2XS, gguf.FileTypeMostlyIQ2XXS,
 }
 
 // TestMatchesLlamaQuantizeImatrix makes an importance matrix for each

@@ -22,8 +22,8 @@ import (
 // fallback where a row does not divide into the type's blocks, and 1-D
 // tensors and norms left as they are.
 //
-// Left out: the rules of file types Saji cannot write (IQ1, IQ2_S, IQ2_M,
-// IQ3_XXS), the attn_v bump llama.cpp gives only to models it classifies as
+// Left out: the rules of file types Saji cannot write (IQ1_S, IQ1_M), the
+// attn_v bump llama.cpp gives only to models it classifies as
 // 70B, and llama-quantize's per-tensor overrides (--token-embedding-type,
 // --output-tensor-type, --tensor-type, --pure).
 type Mix struct {
@@ -59,7 +59,8 @@ var mixFileTypes = []gguf.FileType{
 	gguf.FileTypeMostlyIQ4NL, gguf.FileTypeMostlyIQ3S, gguf.FileTypeMostlyIQ3M,
 	gguf.FileTypeMostlyIQ4XS,
 	gguf.FileTypeMostlyTQ1_0, gguf.FileTypeMostlyTQ2_0, gguf.FileTypeMostlyMXFP4,
-	gguf.FileTypeMostlyIQ2XXS, gguf.FileTypeMostlyIQ2XS, gguf.FileTypeMostlyIQ3XS,
+	gguf.FileTypeMostlyIQ3XS, gguf.FileTypeMostlyIQ3XXS, gguf.FileTypeMostlyIQ2M,
+	gguf.FileTypeMostlyIQ2S, gguf.FileTypeMostlyIQ2XS, gguf.FileTypeMostlyIQ2XXS,
 }
 
 // MixFileTypes returns the file types Mix handles, in llama.cpp's order.
@@ -133,8 +134,12 @@ func DefaultType(ft gguf.FileType) (quant.Type, error) {
 		return quant.TypeIQ3_S, nil
 	case gguf.FileTypeMostlyIQ2XXS:
 		return quant.TypeIQ2_XXS, nil
-	case gguf.FileTypeMostlyIQ2XS:
+	case gguf.FileTypeMostlyIQ2XS, gguf.FileTypeMostlyIQ2S:
 		return quant.TypeIQ2_XS, nil
+	case gguf.FileTypeMostlyIQ2M:
+		return quant.TypeIQ2_S, nil
+	case gguf.FileTypeMostlyIQ3XXS:
+		return quant.TypeIQ3_XXS, nil
 	}
 	return 0, fmt.Errorf("quantize: file type %s is not supported", ft)
 }
@@ -276,7 +281,10 @@ func (m Mix) Type(name string, shape []int64, src quant.Type) (quant.Type, error
 func (m Mix) refine(t quant.Type, name string, shape []int64) quant.Type {
 	ft := m.FileType
 	falcon := m.Arch == "falcon"
-	iq2 := ft == gguf.FileTypeMostlyIQ2XXS || ft == gguf.FileTypeMostlyIQ2XS
+	// iq2sm: the 2-bit IQ files whose sensitive matrices take IQ3_S.
+	iq2sm := ft == gguf.FileTypeMostlyIQ2S || ft == gguf.FileTypeMostlyIQ2M
+	iq2 := iq2sm || ft == gguf.FileTypeMostlyIQ2XXS || ft == gguf.FileTypeMostlyIQ2XS
+	iq3xxs := ft == gguf.FileTypeMostlyIQ3XXS
 	cat := categorize(name)
 	layer, n := layerOf(name), m.Layers
 	switch {
@@ -284,7 +292,7 @@ func (m Mix) refine(t quant.Type, name string, shape []int64) quant.Type {
 		switch {
 		case ft == gguf.FileTypeMostlyMXFP4 || falcon || shape[0]%int64(t.BlockSize()) != 0:
 			t = quant.TypeQ8_0
-		case iq2:
+		case iq2 || iq3xxs:
 			t = quant.TypeQ5_K
 		case t != quant.TypeQ8_0:
 			t = quant.TypeQ6_K
@@ -301,24 +309,33 @@ func (m Mix) refine(t quant.Type, name string, shape []int64) quant.Type {
 		switch {
 		case ft == gguf.FileTypeMostlyTQ1_0 || ft == gguf.FileTypeMostlyTQ2_0:
 			t = quant.TypeQ4_K
+		case iq2sm || iq3xxs:
+			t = quant.TypeIQ3_S
 		case iq2:
 			t = quant.TypeQ2_K
 		}
 	case iq2:
 		// The 2-bit IQ types: more bits for attn_v, the first eighth of
-		// ffn_down and, with 8 experts, attn_k and attn_output.
+		// ffn_down and attn_output (IQ3_S in IQ2_S and IQ2_M, Q2_K in the
+		// others) and, with 8 experts, attn_k and attn_output.
+		more := quant.TypeQ2_K
+		if iq2sm {
+			more = quant.TypeIQ3_S
+		}
 		switch {
 		case cat == catAttnV || cat == catAttnQKV || cat == catAttnKVB:
-			t = quant.TypeQ2_K
+			t = more
 			if m.GQA >= 4 || m.Experts >= 4 {
 				t = quant.TypeQ4_K
 			}
 		case cat == catAttnK && m.Experts == 8:
 			t = quant.TypeQ4_K
 		case cat == catFFNDown && layer < n/8:
-			t = quant.TypeQ2_K
+			t = more
 		case cat == catAttnOutput && m.Experts == 8:
 			t = quant.TypeQ5_K
+		case cat == catAttnOutput && iq2sm:
+			t = quant.TypeIQ3_S
 		}
 	case cat == catAttnV || cat == catAttnQKV || cat == catAttnKVB:
 		// For a dense model, the i-th attn_v tensor is layer i's.
@@ -330,6 +347,12 @@ func (m Mix) refine(t quant.Type, name string, shape []int64) quant.Type {
 			}
 		case ft == gguf.FileTypeMostlyQ2_K_S && m.GQA >= 4:
 			t = quant.TypeQ4_K
+		case iq3xxs:
+			// (IQ3_S without an importance matrix, which IQ3_XXS needs.)
+			t = quant.TypeIQ3_XXS
+			if m.GQA >= 4 {
+				t = quant.TypeQ4_K
+			}
 		case ft == gguf.FileTypeMostlyQ3_K_M:
 			t = quant.TypeQ4_K
 			if layer < 2 {
@@ -355,10 +378,15 @@ func (m Mix) refine(t quant.Type, name string, shape []int64) quant.Type {
 			t = quant.TypeQ8_0
 		case ft == gguf.FileTypeMostlyIQ3XS:
 			t = quant.TypeIQ3_XXS
+		case iq3xxs:
+			t = quant.TypeIQ2_S
 		}
 	case cat == catAttnQ:
-		if ft == gguf.FileTypeMostlyIQ3XS {
+		switch {
+		case ft == gguf.FileTypeMostlyIQ3XS:
 			t = quant.TypeIQ3_XXS
+		case iq3xxs:
+			t = quant.TypeIQ2_S
 		}
 	case cat == catFFNGate || cat == catFFNUp:
 		if ft == gguf.FileTypeMostlyIQ3XS && layer >= n/8 && layer < 7*n/8 {
@@ -422,11 +450,14 @@ func (m Mix) refine(t quant.Type, name string, shape []int64) quant.Type {
 			switch ft {
 			case gguf.FileTypeMostlyQ2_K, gguf.FileTypeMostlyQ3_K_S, gguf.FileTypeMostlyQ3_K_M,
 				gguf.FileTypeMostlyIQ4NL, gguf.FileTypeMostlyQ4_K_S, gguf.FileTypeMostlyQ4_K_M,
-				gguf.FileTypeMostlyIQ3S, gguf.FileTypeMostlyIQ3M, gguf.FileTypeMostlyIQ4XS, gguf.FileTypeMostlyIQ3XS:
+				gguf.FileTypeMostlyIQ3S, gguf.FileTypeMostlyIQ3M, gguf.FileTypeMostlyIQ4XS, gguf.FileTypeMostlyIQ3XS,
+				gguf.FileTypeMostlyIQ3XXS:
 				t = quant.TypeQ5_K
 			}
 		case ft == gguf.FileTypeMostlyQ2_K:
 			t = quant.TypeQ3_K
+		case iq3xxs:
+			t = quant.TypeIQ3_S
 		case ft == gguf.FileTypeMostlyQ3_K_M:
 			t = quant.TypeQ4_K
 		case ft == gguf.FileTypeMostlyQ3_K_L:
@@ -450,7 +481,7 @@ func fallback(t quant.Type, shape []int64) quant.Type {
 		return t
 	}
 	switch t {
-	case quant.TypeIQ4_XS, quant.TypeIQ3_S, quant.TypeIQ2_XXS, quant.TypeIQ2_XS, quant.TypeIQ3_XXS:
+	case quant.TypeIQ4_XS, quant.TypeIQ3_S, quant.TypeIQ2_XXS, quant.TypeIQ2_XS, quant.TypeIQ2_S, quant.TypeIQ3_XXS:
 		t = quant.TypeIQ4_NL
 	case quant.TypeQ2_K, quant.TypeQ3_K, quant.TypeTQ1_0, quant.TypeTQ2_0:
 		t = quant.TypeQ4_0

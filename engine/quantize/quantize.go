@@ -93,7 +93,8 @@ var imatrixFileTypes = []gguf.FileType{
 // imatrixWritten are those of imatrixFileTypes that Quantize writes, given
 // an importance matrix.
 var imatrixWritten = []gguf.FileType{
-	gguf.FileTypeMostlyQ2_K_S, gguf.FileTypeMostlyIQ3XS, gguf.FileTypeMostlyIQ2XS, gguf.FileTypeMostlyIQ2XXS,
+	gguf.FileTypeMostlyQ2_K_S, gguf.FileTypeMostlyIQ3XS, gguf.FileTypeMostlyIQ3XXS,
+	gguf.FileTypeMostlyIQ2M, gguf.FileTypeMostlyIQ2S, gguf.FileTypeMostlyIQ2XS, gguf.FileTypeMostlyIQ2XXS,
 }
 
 // ImatrixFileTypes returns the target file types Quantize supports only
