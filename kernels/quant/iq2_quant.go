@@ -3,7 +3,6 @@ package quant
 import (
 	"encoding/binary"
 	"math"
-	"slices"
 	"sync"
 )
 
@@ -64,36 +63,19 @@ func newIQ2Search(grid []uint64, nWant int) *iq2Search {
 		}
 		s.index[u] = int32(j)
 	}
-	type cand struct{ d2, j int }
-	cands := make([]cand, len(grid))
+	d2 := make([]int, len(grid))
 	for u := range s.index {
 		if s.index[u] >= 0 {
 			continue
 		}
 		for j, p := range s.grid {
-			d2 := 0
+			d2[j] = 0
 			for k := range 8 {
 				d := int(p[k]) - (2*(u>>(2*k)&3) + 1)
-				d2 += d * d
+				d2[j] += d * d
 			}
-			cands[j] = cand{d2, j}
 		}
-		slices.SortFunc(cands, func(a, b cand) int {
-			if a.d2 != b.d2 {
-				return a.d2 - b.d2
-			}
-			return a.j - b.j
-		})
-		d2, have := cands[0].d2, 1
-		for _, c := range cands {
-			if c.d2 > d2 {
-				if have == nWant {
-					break
-				}
-				d2, have = c.d2, have+1
-			}
-			s.near[u] = append(s.near[u], uint16(c.j))
-		}
+		s.near[u] = nearestPoints(d2, nWant)
 	}
 	return s
 }
@@ -174,6 +156,22 @@ func iq2Signs(xb, w, xval []float32) uint8 {
 	return s
 }
 
+// iqGroupWeights sets the weights of the group xb: qw·sqrt(sigma2 + x²)
+// under the importance weights qw, or floor + x² without them; and their
+// square roots in waux.
+func iqGroupWeights(xb, qw []float32, sigma2, floor float32, weight, waux []float32) {
+	if qw != nil {
+		importanceWeights(xb, qw, sigma2, weight)
+	} else {
+		for i, v := range xb {
+			weight[i] = floor + float32(v*v)
+		}
+	}
+	for i, w := range weight[:len(xb)] {
+		waux[i] = kqSqrt(w)
+	}
+}
+
 // iq2Fit returns the weighted sums Σw·x·q and Σw·q² of the magnitudes
 // xval against the levels L (q = 2l+1) that give their best scale.
 func iq2Fit(w, xval []float32, L []int8) (sumqx, sumq2 float32) {
@@ -207,10 +205,7 @@ func quantizeIQ2XXSWeighted(src, qw []float32, dst []byte) {
 		var maxScale float32
 		for ib := range QK_K / 32 {
 			xb := x[32*ib : 32*ib+32]
-			importanceWeights(xb, qw[QK_K*ibl+32*ib:], sigma2, weight[:])
-			for i, w := range weight {
-				waux[i] = kqSqrt(w)
-			}
+			iqGroupWeights(xb, qw[QK_K*ibl+32*ib:], sigma2, 0, weight[:], waux[:])
 			for k := range 4 {
 				signs[k] = iq2Signs(xb[8*k:], weight[8*k:], xval[8*k:]) & 127
 			}
@@ -393,10 +388,7 @@ func quantizeIQ2XSWeighted(src, qw []float32, dst []byte) {
 		var maxScale float32
 		for ib := range QK_K / 16 {
 			xb := x[16*ib : 16*ib+16]
-			importanceWeights(xb, qw[QK_K*ibl+16*ib:], sigma2, weight[:])
-			for i, w := range weight {
-				waux[i] = kqSqrt(w)
-			}
+			iqGroupWeights(xb, qw[QK_K*ibl+16*ib:], sigma2, 0, weight[:], waux[:])
 			for k := range 2 {
 				signs[k] = iq2Signs(xb[8*k:], weight[8*k:], xval[8*k:]) & 127
 			}
@@ -454,16 +446,11 @@ func quantizeIQ2SWeighted(src, qw []float32, dst []byte) {
 		var maxScale float32
 		for ib := range QK_K / 16 {
 			xb := x[16*ib : 16*ib+16]
+			var w []float32
 			if qw != nil {
-				importanceWeights(xb, qw[QK_K*ibl+16*ib:], sigma2, weight[:])
-			} else {
-				for i, v := range xb {
-					weight[i] = float32(0.25*sigma2) + float32(v*v)
-				}
+				w = qw[QK_K*ibl+16*ib:]
 			}
-			for i, w := range weight {
-				waux[i] = kqSqrt(w)
-			}
+			iqGroupWeights(xb, w, sigma2, float32(0.25*sigma2), weight[:], waux[:])
 			for k := range 2 {
 				var b uint8
 				for i, v := range xb[8*k : 8*k+8] {

@@ -47,38 +47,50 @@ func newIQ3Search(grid []uint32, nWant int) *iq3Search {
 		}
 		s.index[u] = int32(j)
 	}
-	type cand struct{ d2, j int }
-	cands := make([]cand, len(grid))
+	d2 := make([]int, len(grid))
 	for u := range s.index {
 		if s.index[u] >= 0 {
 			continue
 		}
 		for j, p := range s.grid {
-			d2 := 0
+			d2[j] = 0
 			for k := range 4 {
 				d := int(p[k]) - (2*(u>>(3*k)&7) + 1)
-				d2 += d * d
+				d2[j] += d * d
 			}
-			cands[j] = cand{d2, j}
 		}
-		slices.SortFunc(cands, func(a, b cand) int {
-			if a.d2 != b.d2 {
-				return a.d2 - b.d2
-			}
-			return a.j - b.j
-		})
-		d2, have := cands[0].d2, 1
-		for _, c := range cands {
-			if c.d2 > d2 {
-				if have == nWant {
-					break
-				}
-				d2, have = c.d2, have+1
-			}
-			s.near[u] = append(s.near[u], uint16(c.j))
-		}
+		s.near[u] = nearestPoints(d2, nWant)
 	}
 	return s
+}
+
+// nearestPoints returns the indices of the grid points at the nWant
+// smallest of the squared distances d2, nearest first and by index within
+// a distance (the neighbour lists of ggml's iq2xs_init_impl and
+// iq3xs_init_impl).
+func nearestPoints(d2 []int, nWant int) []uint16 {
+	order := make([]int, len(d2))
+	for j := range order {
+		order[j] = j
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		if d2[a] != d2[b] {
+			return d2[a] - d2[b]
+		}
+		return a - b
+	})
+	var near []uint16
+	dist, have := d2[order[0]], 1
+	for _, j := range order {
+		if d2[j] > dist {
+			if have == nWant {
+				break
+			}
+			dist, have = d2[j], have+1
+		}
+		near = append(near, uint16(j))
+	}
+	return near
 }
 
 // iq3sSearch is the search state of the IQ3_S grid, built on first use.

@@ -50,16 +50,11 @@ func quantizeIQ3XXSWeighted(src, qw []float32, dst []byte) {
 		var maxScale float32
 		for ib := range QK_K / 32 {
 			xb := x[32*ib : 32*ib+32]
+			var w []float32
 			if qw != nil {
-				importanceWeights(xb, qw[QK_K*ibl+32*ib:], sigma2, weight[:])
-			} else {
-				for i, v := range xb {
-					weight[i] = v * v
-				}
+				w = qw[QK_K*ibl+32*ib:]
 			}
-			for i, w := range weight {
-				waux[i] = kqSqrt(w)
-			}
+			iqGroupWeights(xb, w, sigma2, 0, weight[:], waux[:])
 			for k := range 4 {
 				signs[k] = iq2Signs(xb[8*k:], weight[8*k:], xval[8*k:]) & 127
 			}

@@ -207,32 +207,29 @@ func kqFitWeighted32(x, qw []float32, nmax int32, clampCodes bool, L *[QK_K]uint
 }
 
 // quantizeQ4KWeighted is ggml's quantize_row_q4_K_impl with importance
-// weights, row by row.
+// weights.
 func quantizeQ4KWeighted(src, qw []float32, dst []byte) {
-	var L [QK_K]uint8
-	for b := 0; len(src) > 0; b++ {
-		x := src[:QK_K]
-		src = src[QK_K:]
-		blk := dst[b*q4kSize : (b+1)*q4kSize]
-		w := qw[b*QK_K:]
-		kqFitWeighted32(x, w, 15, false, &L, blk)
-		kqRequantize32(x, blk, 15, &L)
-		packQ4K(blk, &L)
-	}
+	kqWeighted32(src, qw, dst, q4kSize, 15, packQ4K)
 }
 
 // quantizeQ5KWeighted is ggml's quantize_row_q5_K_impl with importance
-// weights, row by row.
+// weights.
 func quantizeQ5KWeighted(src, qw []float32, dst []byte) {
+	kqWeighted32(src, qw, dst, q5kSize, 31, packQ5K)
+}
+
+// kqWeighted32 quantizes a row to Q4_K (nmax 15) or Q5_K (nmax 31), blocks
+// of size bytes, under the importance weights qw, storing the levels with
+// pack.
+func kqWeighted32(src, qw []float32, dst []byte, size int, nmax int32, pack func([]byte, *[QK_K]uint8)) {
 	var L [QK_K]uint8
 	for b := 0; len(src) > 0; b++ {
 		x := src[:QK_K]
 		src = src[QK_K:]
-		blk := dst[b*q5kSize : (b+1)*q5kSize]
-		w := qw[b*QK_K:]
-		kqFitWeighted32(x, w, 31, true, &L, blk)
-		kqRequantize32(x, blk, 31, &L)
-		packQ5K(blk, &L)
+		blk := dst[b*size : (b+1)*size]
+		kqFitWeighted32(x, qw[b*QK_K:], nmax, nmax == 31, &L, blk)
+		kqRequantize32(x, blk, nmax, &L)
+		pack(blk, &L)
 	}
 }
 
