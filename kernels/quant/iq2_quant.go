@@ -2,7 +2,6 @@ package quant
 
 import (
 	"encoding/binary"
-	"math"
 	"sync"
 )
 
@@ -105,21 +104,7 @@ func (s *iq2Search) lookup(L []int8, xval, w []float32, scale float32) int {
 	if g := s.index[u]; g >= 0 {
 		return int(g)
 	}
-	best, bestD2 := -1, float32(math.MaxFloat32)
-	for _, j := range s.near[u] {
-		var d2 float32
-		for i, q := range s.grid[j] {
-			diff := float32(scale*float32(q)) - xval[i]
-			d2 += float32(float32(w[i]*diff) * diff)
-		}
-		if d2 < bestD2 {
-			best, bestD2 = int(j), d2
-		}
-	}
-	if best < 0 {
-		// Every error is NaN or huge (ggml aborts): take the nearest.
-		best = int(s.near[u][0])
-	}
+	best := bestPoint(s.near[u], func(j int) []int8 { return s.grid[j][:] }, xval, w, scale)
 	for i, q := range s.grid[best] {
 		L[i] = (q - 1) / 2
 	}
@@ -154,6 +139,28 @@ func iq2Signs(xb, w, xval []float32) uint8 {
 		s ^= 1 << imin
 	}
 	return s
+}
+
+// iqSignedGroup takes the magnitudes of xb into xval and their 7-bit sign
+// sets, one per 8 values, into signs (iq2Signs, weighted by weight), and
+// returns the largest magnitude.
+func iqSignedGroup(xb, weight, xval []float32, signs []uint8) float32 {
+	for k := range signs {
+		signs[k] = iq2Signs(xb[8*k:], weight[8*k:], xval[8*k:]) & 127
+	}
+	return iqMax(xval[:len(xb)])
+}
+
+// iqMax returns the largest of xval as ggml's MAX folds it (a NaN is
+// passed over only when it comes first).
+func iqMax(xval []float32) float32 {
+	m := xval[0]
+	for _, v := range xval[1:] {
+		if !(m > v) {
+			m = v
+		}
+	}
+	return m
 }
 
 // iqGroupWeights sets the weights of the group xb: qw·sqrt(sigma2 + x²)
@@ -206,16 +213,7 @@ func quantizeIQ2XXSWeighted(src, qw []float32, dst []byte) {
 		for ib := range QK_K / 32 {
 			xb := x[32*ib : 32*ib+32]
 			iqGroupWeights(xb, qw[QK_K*ibl+32*ib:], sigma2, 0, weight[:], waux[:])
-			for k := range 4 {
-				signs[k] = iq2Signs(xb[8*k:], weight[8*k:], xval[8*k:]) & 127
-			}
-			m := xval[0]
-			for _, v := range xval[1:] {
-				if !(m > v) {
-					m = v
-				}
-			}
-			if m < kqGroupMaxEps {
+			if m := iqSignedGroup(xb, weight[:], xval[:], signs[:]); m < kqGroupMaxEps {
 				scales[ib] = 0
 				clear(L[:])
 				continue
@@ -307,12 +305,7 @@ func iq2Fit16(s *iq2Search, weight, xval, waux *[16]float32, L *[16]int8, eps fl
 		Laux            [16]int8
 		onGrid, onGridA [2]bool
 	)
-	m := xval[0]
-	for _, v := range xval[1:] {
-		if !(m > v) {
-			m = v
-		}
-	}
+	m := iqMax(xval[:])
 	clear(L[:])
 	if m < eps {
 		return 0
@@ -389,9 +382,7 @@ func quantizeIQ2XSWeighted(src, qw []float32, dst []byte) {
 		for ib := range QK_K / 16 {
 			xb := x[16*ib : 16*ib+16]
 			iqGroupWeights(xb, qw[QK_K*ibl+16*ib:], sigma2, 0, weight[:], waux[:])
-			for k := range 2 {
-				signs[k] = iq2Signs(xb[8*k:], weight[8*k:], xval[8*k:]) & 127
-			}
+			iqSignedGroup(xb, weight[:], xval[:], signs[:])
 			scale := iq2Fit16(s, &weight, &xval, &waux, &L, kqGroupMaxEps)
 			scales[ib] = scale
 			if scale == 0 {

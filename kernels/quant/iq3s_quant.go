@@ -100,23 +100,29 @@ var iq3sSearch = sync.OnceValue(func() *iq3Search { return newIQ3Search(IQ3SGrid
 // best fits the magnitudes xval at scale (the least error weighted by w;
 // the first on ties), and writes its levels to L (iq3_find_best_neighbour).
 func (s *iq3Search) bestNeighbour(u int, xval, w []float32, scale float32, L []int8) int {
-	best, bestD2 := -1, float32(math.MaxFloat32)
-	for _, j := range s.near[u] {
+	best := bestPoint(s.near[u], func(j int) []int8 { return s.grid[j][:] }, xval, w, scale)
+	for i, q := range s.grid[best] {
+		L[i] = (q - 1) / 2
+	}
+	return best
+}
+
+// bestPoint returns the grid point among near (point gives its
+// coordinates) that best fits the magnitudes xval at scale: the least
+// error weighted by w, the first on ties (ggml's iq2_find_best_neighbour
+// and iq3_find_best_neighbour). Where every error is NaN or huge (ggml
+// aborts) it returns the nearest.
+func bestPoint(near []uint16, point func(j int) []int8, xval, w []float32, scale float32) int {
+	best, bestD2 := int(near[0]), float32(math.MaxFloat32)
+	for _, j := range near {
 		var d2 float32
-		for i, q := range s.grid[j] {
+		for i, q := range point(int(j)) {
 			diff := float32(scale*float32(q)) - xval[i]
 			d2 += float32(float32(w[i]*diff) * diff)
 		}
 		if d2 < bestD2 {
 			best, bestD2 = int(j), d2
 		}
-	}
-	if best < 0 {
-		// Every error is NaN or huge (ggml aborts): take the nearest.
-		best = int(s.near[u][0])
-	}
-	for i, q := range s.grid[best] {
-		L[i] = (q - 1) / 2
 	}
 	return best
 }

@@ -55,15 +55,7 @@ func quantizeIQ3XXSWeighted(src, qw []float32, dst []byte) {
 				w = qw[QK_K*ibl+32*ib:]
 			}
 			iqGroupWeights(xb, w, sigma2, 0, weight[:], waux[:])
-			for k := range 4 {
-				signs[k] = iq2Signs(xb[8*k:], weight[8*k:], xval[8*k:]) & 127
-			}
-			m := xval[0]
-			for _, v := range xval[1:] {
-				if !(m > v) {
-					m = v
-				}
-			}
+			m := iqSignedGroup(xb, weight[:], xval[:], signs[:])
 			clear(L[:])
 			if m < iq3xxsGroupMaxEps {
 				scales[ib] = 0
