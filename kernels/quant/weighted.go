@@ -319,71 +319,51 @@ func rowSigma2(x []float32) float32 {
 
 // quantizeQ4_0Weighted is ggml's quantize_row_q4_0_impl: each block's
 // scale fitted by makeQXQuants under the weights.
-func quantizeQ4_0Weighted(src, qw []float32, dst []byte) {
-	var (
-		weights [qk32]float32
-		L       [qk32]uint8
-	)
-	sigma2 := rowSigma2(src)
-	for b := range len(src) / qk32 {
-		x, blk := src[qk32*b:qk32*b+qk32], dst[18*b:18*b+18]
-		importanceWeights(x, qw[qk32*b:], sigma2, weights[:])
-		storeHalf(blk, makeQXQuants(x, weights[:], 8, L[:]))
-		for j := range 16 {
-			blk[2+j] = L[j] | L[j+16]<<4
-		}
-	}
-}
+func quantizeQ4_0Weighted(src, qw []float32, dst []byte) { qWeighted32(src, qw, dst, 4, false) }
 
 // quantizeQ5_0Weighted is ggml's quantize_row_q5_0_impl.
-func quantizeQ5_0Weighted(src, qw []float32, dst []byte) {
-	var (
-		weights [qk32]float32
-		L       [qk32]uint8
-	)
-	sigma2 := rowSigma2(src)
-	for b := range len(src) / qk32 {
-		x, blk := src[qk32*b:qk32*b+qk32], dst[22*b:22*b+22]
-		importanceWeights(x, qw[qk32*b:], sigma2, weights[:])
-		storeHalf(blk, makeQXQuants(x, weights[:], 16, L[:]))
-		pack5Bits(blk[2:6], blk[6:22], &L)
-	}
-}
+func quantizeQ5_0Weighted(src, qw []float32, dst []byte) { qWeighted32(src, qw, dst, 5, false) }
 
 // quantizeQ4_1Weighted is ggml's quantize_row_q4_1_impl: each block's
 // scale and min fitted under the weights.
-func quantizeQ4_1Weighted(src, qw []float32, dst []byte) {
-	var (
-		weights [qk32]float32
-		L, laux [qk32]uint8
-	)
-	sigma2 := rowSigma2(src)
-	for b := range len(src) / qk32 {
-		x, blk := src[qk32*b:qk32*b+qk32], dst[20*b:20*b+20]
-		importanceWeights(x, qw[qk32*b:], sigma2, weights[:])
-		d, negMin := makeQKX2Quants(x, weights[:], 15, L[:], laux[:], -0.9, 0.05, 36, false)
-		storeHalf(blk, d)
-		storeHalf(blk[2:], -negMin)
-		for j := range 16 {
-			blk[4+j] = L[j] | L[j+16]<<4
-		}
-	}
-}
+func quantizeQ4_1Weighted(src, qw []float32, dst []byte) { qWeighted32(src, qw, dst, 4, true) }
 
 // quantizeQ5_1Weighted is ggml's quantize_row_q5_1_impl.
-func quantizeQ5_1Weighted(src, qw []float32, dst []byte) {
+func quantizeQ5_1Weighted(src, qw []float32, dst []byte) { qWeighted32(src, qw, dst, 5, true) }
+
+// qWeighted32 quantizes a row to Q4_0 or Q5_0 (bits 4 or 5; a symmetric
+// scale), or with withMin to Q4_1 or Q5_1 (a scale and a min), under the
+// importance weights qw, each weight qw·sqrt(sigma2 + x²) with sigma2 the
+// row's mean square.
+func qWeighted32(src, qw []float32, dst []byte, bits int, withMin bool) {
 	var (
 		weights [qk32]float32
 		L, laux [qk32]uint8
 	)
+	nmax := int32(1)<<bits - 1
+	head := 2 // the fp16 scale, and with withMin the fp16 min
+	if withMin {
+		head = 4
+	}
+	size := head + 16 + 4*(bits-4) // the levels, and Q5's fifth bits
 	sigma2 := rowSigma2(src)
 	for b := range len(src) / qk32 {
-		x, blk := src[qk32*b:qk32*b+qk32], dst[24*b:24*b+24]
+		x, blk := src[qk32*b:qk32*b+qk32], dst[size*b:size*(b+1)]
 		importanceWeights(x, qw[qk32*b:], sigma2, weights[:])
-		d, negMin := makeQKX2Quants(x, weights[:], 31, L[:], laux[:], -0.9, 0.05, 36, false)
-		storeHalf(blk, d)
-		storeHalf(blk[2:], -negMin)
-		pack5Bits(blk[4:8], blk[8:24], &L)
+		if withMin {
+			d, negMin := makeQKX2Quants(x, weights[:], nmax, L[:], laux[:], -0.9, 0.05, 36, false)
+			storeHalf(blk, d)
+			storeHalf(blk[2:], -negMin)
+		} else {
+			storeHalf(blk, makeQXQuants(x, weights[:], (nmax+1)/2, L[:]))
+		}
+		if bits == 5 {
+			pack5Bits(blk[head:head+4], blk[head+4:], &L)
+			continue
+		}
+		for j := range 16 {
+			blk[head+j] = L[j] | L[j+16]<<4
+		}
 	}
 }
 
