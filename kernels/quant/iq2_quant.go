@@ -46,9 +46,10 @@ func iq2Level(m uint8) int8 {
 	return 3
 }
 
-// newIQ2Search builds the search state of an IQ2 grid (8 magnitudes, one
-// per byte of each entry), with neighbours at nWant distances.
-func newIQ2Search(grid []uint64, nWant int) *iq2Search {
+// newIQ2Search builds the search state of an IQ2 (or IQ1) grid of 8 bytes
+// per point, each byte's level given by level, with neighbours at nWant
+// distances.
+func newIQ2Search(grid []uint64, nWant int, level func(uint8) int8) *iq2Search {
 	s := &iq2Search{grid: make([][8]int8, len(grid)), index: make([]int32, iq2MapSize), near: make([][]uint16, iq2MapSize)}
 	for i := range s.index {
 		s.index[i] = -1
@@ -56,7 +57,7 @@ func newIQ2Search(grid []uint64, nWant int) *iq2Search {
 	for j, g := range grid {
 		u := 0
 		for k := range 8 {
-			l := iq2Level(uint8(g >> (8 * k)))
+			l := level(uint8(g >> (8 * k)))
 			s.grid[j][k] = 2*l + 1
 			u |= int(l) << (2 * k)
 		}
@@ -81,7 +82,7 @@ func newIQ2Search(grid []uint64, nWant int) *iq2Search {
 
 // iq2xxsSearch is the search state of the IQ2_XXS grid, built on first
 // use.
-var iq2xxsSearch = sync.OnceValue(func() *iq2Search { return newIQ2Search(IQ2XXSGrid[:], 2) })
+var iq2xxsSearch = sync.OnceValue(func() *iq2Search { return newIQ2Search(IQ2XXSGrid[:], 2, iq2Level) })
 
 // levels8 returns the combination of the eight levels of L.
 func levels8(L []int8) int {
@@ -291,7 +292,7 @@ func quantizeIQ2XXSWeighted(src, qw []float32, dst []byte) {
 }
 
 // iq2xsSearch is the search state of the IQ2_XS grid, built on first use.
-var iq2xsSearch = sync.OnceValue(func() *iq2Search { return newIQ2Search(IQ2XSGrid[:], 2) })
+var iq2xsSearch = sync.OnceValue(func() *iq2Search { return newIQ2Search(IQ2XSGrid[:], 2, iq2Level) })
 
 // iq2Fit16 finds the scale and the grid points of 16 magnitudes xval (two
 // groups of 8) under the weights weight (waux their roots), as ggml's
@@ -411,7 +412,7 @@ func quantizeIQ2XSWeighted(src, qw []float32, dst []byte) {
 }
 
 // iq2sSearch is the search state of the IQ2_S grid, built on first use.
-var iq2sSearch = sync.OnceValue(func() *iq2Search { return newIQ2Search(IQ2SGrid[:], 1) })
+var iq2sSearch = sync.OnceValue(func() *iq2Search { return newIQ2Search(IQ2SGrid[:], 1, iq2Level) })
 
 // iq2sGroupMaxEps is ggml's GROUP_MAX_EPS_IQ2_S.
 const iq2sGroupMaxEps float32 = 1e-8

@@ -69,26 +69,24 @@ func newIQ3Search(grid []uint32, nWant int) *iq3Search {
 // a distance (the neighbour lists of ggml's iq2xs_init_impl and
 // iq3xs_init_impl).
 func nearestPoints(d2 []int, nWant int) []uint16 {
-	order := make([]int, len(d2))
-	for j := range order {
-		order[j] = j
-	}
-	slices.SortFunc(order, func(a, b int) int {
-		if d2[a] != d2[b] {
-			return d2[a] - d2[b]
-		}
-		return a - b
-	})
 	var near []uint16
-	dist, have := d2[order[0]], 1
-	for _, j := range order {
-		if d2[j] > dist {
-			if have == nWant {
-				break
+	prev := -1
+	for range nWant {
+		dist := math.MaxInt
+		for _, d := range d2 {
+			if d > prev && d < dist {
+				dist = d
 			}
-			dist, have = d2[j], have+1
 		}
-		near = append(near, uint16(j))
+		if dist == math.MaxInt {
+			break
+		}
+		for j, d := range d2 {
+			if d == dist {
+				near = append(near, uint16(j))
+			}
+		}
+		prev = dist
 	}
 	return near
 }

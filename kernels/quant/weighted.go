@@ -28,6 +28,7 @@ var weightedCodecs = map[Type]func(src, qw []float32, dst []byte){
 	TypeIQ2_XS:  quantizeIQ2XSWeighted,
 	TypeIQ2_S:   quantizeIQ2SWeighted,
 	TypeIQ3_XXS: quantizeIQ3XXSWeighted,
+	TypeIQ1_S:   quantizeIQ1SWeighted,
 	TypeIQ3_S:   func(src, qw []float32, dst []byte) { quantizeIQ3S(src, dst, qw) },
 }
 

@@ -28,6 +28,7 @@ var imatrixOnlyBound = map[Type]float64{
 	TypeIQ2_XS:  0.29,
 	TypeIQ3_XXS: 0.16,
 	TypeIQ2_S:   0.28,
+	TypeIQ1_S:   0.53,
 }
 
 // TestQuantizeWeighted quantizes Gaussian rows with importance weights
@@ -135,7 +136,7 @@ func TestQuantizeWeightedCases(t *testing.T) {
 	if !QuantizableWeighted(TypeIQ2_XXS) || Quantizable(TypeIQ2_XXS) {
 		t.Error("IQ2_XXS is not quantizable with weights only")
 	}
-	if QuantizableWeighted(TypeIQ1_S) {
-		t.Error("IQ1_S is quantizable with weights")
+	if QuantizableWeighted(TypeIQ1_M) {
+		t.Error("IQ1_M is quantizable with weights")
 	}
 }

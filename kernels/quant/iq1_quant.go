@@ -1,0 +1,193 @@
+package quant
+
+import (
+	"math"
+	"slices"
+	"sync"
+)
+
+// IQ1_S quantization: ggml's quantize_row_iq1_s_impl (which needs
+// importance weights), with the float arithmetic rules of
+// kquants_util.go. Each group of 32 values is split exactly into three
+// levels -1, 0, 1 (shifted by ±iq1Delta) by the best two boundaries of the
+// sorted values; groups of 8 off the grid take their best neighbour.
+
+// iq1sGroupMaxEps is ggml's GROUP_MAX_EPS_IQ1_S.
+const iq1sGroupMaxEps float32 = 1e-12
+
+// iq1sSearch is the search state of the IQ1 grid (values -1, 0, 1 are the
+// levels 0, 1, 2), built on first use.
+var iq1sSearch = sync.OnceValue(func() *iq2Search {
+	return newIQ2Search(IQ1SGrid[:], 3, func(b uint8) int8 { return int8(b) + 1 })
+})
+
+// iq1Shifted are the three values of the levels with a shift of +1/8 (the
+// first) and -1/8 (the second), ggml's x_p and x_m.
+var iq1Shifted = [2][3]float32{
+	{-1 + iq1Delta, iq1Delta, 1 + iq1Delta},
+	{-1 - iq1Delta, -iq1Delta, 1 - iq1Delta},
+}
+
+// iq1Neighbour returns the neighbour of the off-grid levels L[:8] that best
+// fits xb at scale with the level values xx (weighted by w), and writes its
+// levels to L (iq1_find_best_neighbour2).
+func (s *iq2Search) iq1Neighbour(L []int8, xb, w []float32, scale float32, xx *[3]float32) int {
+	u := levels8(L)
+	best, bestD2 := int(s.near[u][0]), float32(math.MaxFloat32)
+	for _, j := range s.near[u] {
+		var d2 float32
+		for i, p := range s.grid[j] {
+			q := xx[(p-1)/2]
+			diff := float32(scale*q) - xb[i]
+			d2 += float32(float32(w[i]*diff) * diff)
+		}
+		if d2 < bestD2 {
+			best, bestD2 = int(j), d2
+		}
+	}
+	for i, p := range s.grid[best] {
+		L[i] = (p - 1) / 2
+	}
+	return best
+}
+
+// quantizeIQ1SWeighted is ggml's quantize_row_iq1_s_impl: 50 bytes per 256
+// values (fp16 d, the low 8 bits of an 11-bit grid index per group of 8,
+// then per group of 32 a uint16 with the indices' top 3 bits, a 3-bit
+// scale and the shift's sign).
+func quantizeIQ1SWeighted(src, qw []float32, dst []byte) {
+	const bs = 32
+	s := iq1sSearch()
+	var (
+		scales     [QK_K / bs]float32
+		shifts     [QK_K / bs]int8
+		weight     [bs]float32
+		sumx, sumw [bs + 1]float32
+		idx        [bs]int
+		L          [bs]int8
+		index      [bs / 8]int
+	)
+	for ibl := range len(src) / QK_K {
+		x, blk := src[QK_K*ibl:QK_K*(ibl+1)], dst[50*ibl:50*(ibl+1)]
+		clear(blk)
+		qs, qh := blk[2:34], blk[34:50]
+		sigma2 := 2 * kqMeanSquare(x)
+		var maxScale float32
+		for ib := range QK_K / bs {
+			xb := x[bs*ib : bs*(ib+1)]
+			importanceWeights(xb, qw[QK_K*ibl+bs*ib:], sigma2, weight[:])
+			m := kqAbs(xb[0])
+			for _, v := range xb[1:] {
+				if a := kqAbs(v); !(m > a) {
+					m = a
+				}
+			}
+			if m < iq1sGroupMaxEps {
+				scales[ib], shifts[ib] = 0, 1
+				continue
+			}
+			for j := range idx {
+				idx[j] = j
+			}
+			slices.SortStableFunc(idx[:], func(a, b int) int {
+				switch {
+				case xb[a] < xb[b]:
+					return -1
+				case xb[a] > xb[b]:
+					return 1
+				}
+				return 0
+			})
+			for j, i := range idx {
+				sumx[j+1] = sumx[j] + float32(weight[i]*xb[i])
+				sumw[j+1] = sumw[j] + weight[i]
+			}
+			bestScore, scale := float32(-math.MaxFloat32), m
+			besti1, besti2, bestShift := -1, -1, 0
+			for i1 := 0; i1 <= bs; i1++ {
+				for i2 := i1; i2 <= bs; i2++ {
+					for sh, xx := range iq1Shifted {
+						sumqx := float32(float32((sumx[i1]-sumx[0])*xx[0])+float32((sumx[i2]-sumx[i1])*xx[1])) +
+							float32((sumx[bs]-sumx[i2])*xx[2])
+						sumq2 := float32(float32(float32((sumw[i1]-sumw[0])*xx[0])*xx[0])+
+							float32(float32((sumw[i2]-sumw[i1])*xx[1])*xx[1])) +
+							float32(float32((sumw[bs]-sumw[i2])*xx[2])*xx[2])
+						if sumq2 > 0 && sumqx*sumqx > bestScore*sumq2 {
+							scale = sumqx / sumq2
+							bestScore = scale * sumqx
+							besti1, besti2, bestShift = i1, i2, 1-2*sh
+						}
+					}
+				}
+			}
+			if besti1 < 0 || besti2 < 0 || bestShift == 0 {
+				scales[ib], shifts[ib] = 0, 1
+				continue
+			}
+			for j, i := range idx {
+				switch {
+				case j < besti1:
+					L[i] = 0
+				case j < besti2:
+					L[i] = 1
+				default:
+					L[i] = 2
+				}
+			}
+			if scale < 0 {
+				for j := range L {
+					L[j] = 2 - L[j]
+				}
+				scale, bestShift = -scale, -bestShift
+			}
+			xx := &iq1Shifted[0]
+			if bestShift != 1 {
+				xx = &iq1Shifted[1]
+			}
+			allOnGrid := true
+			for k := range bs / 8 {
+				g := s.index[levels8(L[8*k:])]
+				if g < 0 {
+					allOnGrid = false
+					g = int32(s.iq1Neighbour(L[8*k:8*k+8], xb[8*k:], weight[8*k:], scale, xx))
+				}
+				index[k] = int(g)
+			}
+			if !allOnGrid {
+				var sumqx, sumq2 float32
+				for k := range bs / 8 {
+					for j, p := range s.grid[index[k]] {
+						w := weight[8*k+j]
+						q := xx[(p-1)/2]
+						sumqx += float32(float32(w*q) * xb[8*k+j])
+						sumq2 += float32(float32(w*q) * q)
+					}
+				}
+				if sumqx > 0 && sumq2 > 0 {
+					scale = sumqx / sumq2
+				}
+			}
+			var h uint16
+			for k, g := range index {
+				qs[bs/8*ib+k] = uint8(g)
+				h |= uint16(g>>8) << (3 * k)
+			}
+			qh[2*ib], qh[2*ib+1] = uint8(h), uint8(h>>8)
+			scales[ib], shifts[ib] = scale, int8(bestShift)
+			maxScale = max(maxScale, scale)
+		}
+		if maxScale == 0 {
+			continue
+		}
+		d := maxScale / 15
+		storeHalf(blk, d*1.125)
+		id := 1 / d
+		for ib, sc := range scales {
+			l := kqClamp(kqNearestInt(0.5*(float32(id*sc)-1)), 0, 7)
+			if shifts[ib] == -1 {
+				l |= 8
+			}
+			qh[2*ib+1] |= uint8(l << 4)
+		}
+	}
+}
