@@ -22,7 +22,7 @@ import (
 // fallback where a row does not divide into the type's blocks, and 1-D
 // tensors and norms left as they are.
 //
-// Left out: the rules of file types Saji cannot write (IQ1_S, IQ1_M), the
+// Left out: the rules of file types Saji cannot write (IQ1_M), the
 // attn_v bump llama.cpp gives only to models it classifies as
 // 70B, and llama-quantize's per-tensor overrides (--token-embedding-type,
 // --output-tensor-type, --tensor-type, --pure).
@@ -60,7 +60,7 @@ var mixFileTypes = []gguf.FileType{
 	gguf.FileTypeMostlyIQ4XS,
 	gguf.FileTypeMostlyTQ1_0, gguf.FileTypeMostlyTQ2_0, gguf.FileTypeMostlyMXFP4,
 	gguf.FileTypeMostlyIQ3XS, gguf.FileTypeMostlyIQ3XXS, gguf.FileTypeMostlyIQ2M,
-	gguf.FileTypeMostlyIQ2S, gguf.FileTypeMostlyIQ2XS, gguf.FileTypeMostlyIQ2XXS,
+	gguf.FileTypeMostlyIQ2S, gguf.FileTypeMostlyIQ2XS, gguf.FileTypeMostlyIQ2XXS, gguf.FileTypeMostlyIQ1S,
 }
 
 // MixFileTypes returns the file types Mix handles, in llama.cpp's order.
@@ -140,6 +140,8 @@ func DefaultType(ft gguf.FileType) (quant.Type, error) {
 		return quant.TypeIQ2_S, nil
 	case gguf.FileTypeMostlyIQ3XXS:
 		return quant.TypeIQ3_XXS, nil
+	case gguf.FileTypeMostlyIQ1S:
+		return quant.TypeIQ1_S, nil
 	}
 	return 0, fmt.Errorf("quantize: file type %s is not supported", ft)
 }
@@ -283,7 +285,9 @@ func (m Mix) refine(t quant.Type, name string, shape []int64) quant.Type {
 	falcon := m.Arch == "falcon"
 	// iq2sm: the 2-bit IQ files whose sensitive matrices take IQ3_S.
 	iq2sm := ft == gguf.FileTypeMostlyIQ2S || ft == gguf.FileTypeMostlyIQ2M
-	iq2 := iq2sm || ft == gguf.FileTypeMostlyIQ2XXS || ft == gguf.FileTypeMostlyIQ2XS
+	iq1 := ft == gguf.FileTypeMostlyIQ1S
+	// iq2: the 2-bit (and 1-bit) IQ files, which share their rules.
+	iq2 := iq2sm || iq1 || ft == gguf.FileTypeMostlyIQ2XXS || ft == gguf.FileTypeMostlyIQ2XS
 	iq3xxs := ft == gguf.FileTypeMostlyIQ3XXS
 	cat := categorize(name)
 	layer, n := layerOf(name), m.Layers
@@ -336,6 +340,8 @@ func (m Mix) refine(t quant.Type, name string, shape []int64) quant.Type {
 			t = quant.TypeQ5_K
 		case cat == catAttnOutput && iq2sm:
 			t = quant.TypeIQ3_S
+		case cat == catAttnOutput && iq1:
+			t = quant.TypeIQ2_XXS
 		}
 	case cat == catAttnV || cat == catAttnQKV || cat == catAttnKVB:
 		// For a dense model, the i-th attn_v tensor is layer i's.
@@ -481,7 +487,8 @@ func fallback(t quant.Type, shape []int64) quant.Type {
 		return t
 	}
 	switch t {
-	case quant.TypeIQ4_XS, quant.TypeIQ3_S, quant.TypeIQ2_XXS, quant.TypeIQ2_XS, quant.TypeIQ2_S, quant.TypeIQ3_XXS:
+	case quant.TypeIQ4_XS, quant.TypeIQ3_S, quant.TypeIQ2_XXS, quant.TypeIQ2_XS, quant.TypeIQ2_S, quant.TypeIQ3_XXS,
+		quant.TypeIQ1_S:
 		t = quant.TypeIQ4_NL
 	case quant.TypeQ2_K, quant.TypeQ3_K, quant.TypeTQ1_0, quant.TypeTQ2_0:
 		t = quant.TypeQ4_0

@@ -95,6 +95,7 @@ var imatrixFileTypes = []gguf.FileType{
 var imatrixWritten = []gguf.FileType{
 	gguf.FileTypeMostlyQ2_K_S, gguf.FileTypeMostlyIQ3XS, gguf.FileTypeMostlyIQ3XXS,
 	gguf.FileTypeMostlyIQ2M, gguf.FileTypeMostlyIQ2S, gguf.FileTypeMostlyIQ2XS, gguf.FileTypeMostlyIQ2XXS,
+	gguf.FileTypeMostlyIQ1S,
 }
 
 // ImatrixFileTypes returns the target file types Quantize supports only
