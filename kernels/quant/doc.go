@@ -5,7 +5,7 @@
 // functions that produce the same bytes as ggml's reference quantizers.
 // The IQ1, IQ2 and IQ3 formats are decoded (Dequantize); of them IQ3_S is
 // written by Quantize (llama-quantize makes it without an importance
-// matrix), and IQ1_S, IQ2_XXS, IQ2_XS, IQ2_S and IQ3_XXS only by
+// matrix), and IQ1_S, IQ1_M, IQ2_XXS, IQ2_XS, IQ2_S and IQ3_XXS only by
 // QuantizeWeighted, with the importance weights of an imatrix, as ggml
 // does. QuantizeWeighted also writes the K-quants, Q4_0 ... Q5_1, IQ4 and
 // IQ3_S as llama-quantize --imatrix does. Quantizable and

@@ -14,7 +14,7 @@ import (
 
 // imatrixOnlyTypes are the types ggml quantizes only with importance
 // weights that Saji writes.
-var imatrixOnlyTypes = []quant.Type{quant.TypeIQ2_XXS, quant.TypeIQ2_XS, quant.TypeIQ3_XXS, quant.TypeIQ2_S, quant.TypeIQ1_S}
+var imatrixOnlyTypes = []quant.Type{quant.TypeIQ2_XXS, quant.TypeIQ2_XS, quant.TypeIQ3_XXS, quant.TypeIQ2_S, quant.TypeIQ1_S, quant.TypeIQ1_M}
 
 // TestImatrixTypesMatchLlamaQuantize makes an importance matrix for the F32
 // master of each synthetic model with the llama-imatrix binary that

@@ -191,3 +191,210 @@ func quantizeIQ1SWeighted(src, qw []float32, dst []byte) {
 		}
 	}
 }
+
+// iq1mGroupMaxEps is ggml's GROUP_MAX_EPS_IQ1_M.
+const iq1mGroupMaxEps float32 = 1e-7
+
+// iq1mShiftMasks are the qh bits that mark a negative shift of the first
+// and the second group of 8 of each group of 16, by shift combination k
+// (bit 0 of k: the second group's sign, bit 1: the first's).
+var iq1mShiftMasks = [4]uint8{0x00, 0x80, 0x08, 0x88}
+
+// iq1mShift returns the level values of group g (0 or 1) of 8 under the
+// shift combination k.
+func iq1mShift(k, g int) *[3]float32 {
+	if g == 0 && k >= 2 || g == 1 && k%2 == 1 {
+		return &iq1Shifted[1]
+	}
+	return &iq1Shifted[0]
+}
+
+// quantizeIQ1MWeighted is ggml's quantize_row_iq1_m_impl: 56 bytes per 256
+// values (the low 8 bits of an 11-bit grid index per group of 8; per group
+// of 16 the indices' top 3 bits and their shifts' signs; 3-bit scales per
+// group of 16, with the fp16 super-block scale in their top nibbles). qw
+// holds the importance of each value (nil: x²).
+func quantizeIQ1MWeighted(src, qw []float32, dst []byte) {
+	const bs = 16
+	s := iq1sSearch()
+	var (
+		scales       [QK_K / bs]float32
+		shifts       [QK_K / bs]int
+		weight       [bs]float32
+		idx          [bs]int
+		L            [bs]int8
+		index        [2]int
+		sumqx, sumq2 [4]float32
+	)
+	weigh := func(xb []float32, off int, sigma2 float32) {
+		if qw != nil {
+			importanceWeights(xb, qw[off:], sigma2, weight[:])
+			return
+		}
+		for i, v := range xb {
+			weight[i] = v * v
+		}
+	}
+	for ibl := range len(src) / QK_K {
+		x, blk := src[QK_K*ibl:QK_K*(ibl+1)], dst[56*ibl:56*(ibl+1)]
+		clear(blk)
+		qs, qh, sc := blk[0:32], blk[32:48], blk[48:56]
+		sigma2 := 2 * kqMeanSquare(x)
+		var maxScale float32
+		for ib := range QK_K / bs {
+			xb := x[bs*ib : bs*(ib+1)]
+			weigh(xb, QK_K*ibl+bs*ib, sigma2)
+			m := kqAbs(xb[0])
+			for _, v := range xb[1:] {
+				if a := kqAbs(v); !(m > a) {
+					m = a
+				}
+			}
+			if m < iq1mGroupMaxEps {
+				scales[ib], shifts[ib] = 0, 0
+				continue
+			}
+			for j := range idx {
+				idx[j] = j
+			}
+			slices.SortStableFunc(idx[:], func(a, b int) int {
+				switch {
+				case xb[a] < xb[b]:
+					return -1
+				case xb[a] > xb[b]:
+					return 1
+				}
+				return 0
+			})
+			bestScore, scale := float32(-math.MaxFloat32), m
+			besti1, besti2, bestK := -1, -1, -1
+			for i1 := 0; i1 <= bs; i1++ {
+				for i2 := i1; i2 <= bs; i2++ {
+					sumqx, sumq2 = [4]float32{}, [4]float32{}
+					for j, i := range idx {
+						lv := 2
+						switch {
+						case j < i1:
+							lv = 0
+						case j < i2:
+							lv = 1
+						}
+						w, v := weight[i], xb[i]
+						p, n := iq1Shifted[0][lv], iq1Shifted[1][lv]
+						px, nx := float32(float32(w*p)*v), float32(float32(w*n)*v)
+						p2, n2 := float32(float32(w*p)*p), float32(float32(w*n)*n)
+						if i < bs/2 {
+							sumqx[0] += px
+							sumqx[1] += px
+							sumqx[2] += nx
+							sumqx[3] += nx
+							sumq2[0] += p2
+							sumq2[1] += p2
+							sumq2[2] += n2
+							sumq2[3] += n2
+						} else {
+							sumqx[0] += px
+							sumqx[2] += px
+							sumqx[1] += nx
+							sumqx[3] += nx
+							sumq2[0] += p2
+							sumq2[2] += p2
+							sumq2[1] += n2
+							sumq2[3] += n2
+						}
+					}
+					for k := range 4 {
+						if sumq2[k] > 0 && sumqx[k]*sumqx[k] > bestScore*sumq2[k] {
+							scale = sumqx[k] / sumq2[k]
+							bestScore = scale * sumqx[k]
+							besti1, besti2, bestK = i1, i2, k
+						}
+					}
+				}
+			}
+			if besti1 < 0 || besti2 < 0 || bestK < 0 {
+				scales[ib], shifts[ib] = 0, 0
+				continue
+			}
+			for j, i := range idx {
+				switch {
+				case j < besti1:
+					L[i] = 0
+				case j < besti2:
+					L[i] = 1
+				default:
+					L[i] = 2
+				}
+			}
+			if scale < 0 {
+				for j := range L {
+					L[j] = 2 - L[j]
+				}
+				scale, bestK = -scale, 3-bestK
+			}
+			allOnGrid := true
+			for k := range bs / 8 {
+				g := s.index[levels8(L[8*k:])]
+				if g < 0 {
+					allOnGrid = false
+					g = int32(s.iq1Neighbour(L[8*k:8*k+8], xb[8*k:], weight[8*k:], scale, iq1mShift(bestK, k)))
+				}
+				index[k] = int(g)
+			}
+			if !allOnGrid {
+				var sx, s2 float32
+				for k := range bs / 8 {
+					xx := iq1mShift(bestK, k)
+					for j, p := range s.grid[index[k]] {
+						w := weight[8*k+j]
+						q := xx[(p-1)/2]
+						sx += float32(float32(w*q) * xb[8*k+j])
+						s2 += float32(float32(w*q) * q)
+					}
+				}
+				if sx > 0 && s2 > 0 {
+					scale = sx / s2
+				}
+			}
+			qs[2*ib], qs[2*ib+1] = uint8(index[0]), uint8(index[1])
+			qh[ib] = uint8(index[0]>>8) | uint8(index[1]>>8)<<4
+			scales[ib], shifts[ib] = scale, bestK
+			maxScale = max(maxScale, scale)
+		}
+		if maxScale == 0 {
+			continue
+		}
+		var sc16 [4]uint16
+		d := maxScale / 15
+		id := 1 / d
+		var sx, s2 float32
+		for ib := range QK_K / bs {
+			l := kqClamp(kqNearestInt(0.5*(float32(id*scales[ib])-1)), 0, 7)
+			sc16[ib/4] |= uint16(l) << (3 * (ib % 4))
+			qh[ib] |= iq1mShiftMasks[shifts[ib]]
+			xb := x[bs*ib : bs*(ib+1)]
+			weigh(xb, QK_K*ibl+bs*ib, sigma2)
+			for k := range bs / 8 {
+				xx := iq1mShift(shifts[ib], k)
+				g := int(qs[2*ib+k]) | int(uint16(qh[ib])<<(8-4*k))&0x700
+				for j, p := range s.grid[g] {
+					w := weight[8*k+j]
+					q := xx[(p-1)/2] * float32(2*l+1)
+					sx += float32(float32(w*q) * xb[8*k+j])
+					s2 += float32(float32(w*q) * q)
+				}
+			}
+		}
+		if s2 > 0 {
+			d = sx / s2
+		}
+		h := F32ToF16(d * 1.1125)
+		sc16[0] |= (h & 0x000f) << 12
+		sc16[1] |= (h & 0x00f0) << 8
+		sc16[2] |= (h & 0x0f00) << 4
+		sc16[3] |= h & 0xf000
+		for i, v := range sc16 {
+			sc[2*i], sc[2*i+1] = uint8(v), uint8(v>>8)
+		}
+	}
+}

@@ -29,6 +29,7 @@ var weightedCodecs = map[Type]func(src, qw []float32, dst []byte){
 	TypeIQ2_S:   quantizeIQ2SWeighted,
 	TypeIQ3_XXS: quantizeIQ3XXSWeighted,
 	TypeIQ1_S:   quantizeIQ1SWeighted,
+	TypeIQ1_M:   quantizeIQ1MWeighted,
 	TypeIQ3_S:   func(src, qw []float32, dst []byte) { quantizeIQ3S(src, dst, qw) },
 }
 

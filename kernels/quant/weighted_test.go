@@ -29,6 +29,7 @@ var imatrixOnlyBound = map[Type]float64{
 	TypeIQ3_XXS: 0.16,
 	TypeIQ2_S:   0.28,
 	TypeIQ1_S:   0.53,
+	TypeIQ1_M:   0.44,
 }
 
 // TestQuantizeWeighted quantizes Gaussian rows with importance weights
@@ -136,7 +137,7 @@ func TestQuantizeWeightedCases(t *testing.T) {
 	if !QuantizableWeighted(TypeIQ2_XXS) || Quantizable(TypeIQ2_XXS) {
 		t.Error("IQ2_XXS is not quantizable with weights only")
 	}
-	if QuantizableWeighted(TypeIQ1_M) {
-		t.Error("IQ1_M is quantizable with weights")
+	if QuantizableWeighted(TypeQ8_K) {
+		t.Error("Q8_K is quantizable with weights")
 	}
 }
