@@ -9,8 +9,8 @@
 // the matrices it has weights for are quantized with ggml's weighted
 // quantizers, per expert for 3-D tensors, the mix takes its imatrix rules,
 // and the targets that need one are written too (Q2_K_S, IQ3_XS, IQ3_XXS,
-// IQ2_M, IQ2_S, IQ2_XS, IQ2_XXS, IQ1_S; ImatrixFileTypes), byte for byte
-// as llama-quantize --imatrix writes them. IQ1_M is refused.
+// IQ2_M, IQ2_S, IQ2_XS, IQ2_XXS, IQ1_M, IQ1_S; ImatrixFileTypes), byte
+// for byte as llama-quantize --imatrix writes them.
 //
 // The model is streamed tensor by tensor: each tensor's rows are cut into
 // chunks that a pool of goroutines converts while the chunks before them

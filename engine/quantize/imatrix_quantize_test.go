@@ -30,7 +30,8 @@ var imatrixFileTypes = []gguf.FileType{
 	gguf.FileTypeMostlyQ8_0, gguf.FileTypeMostlyIQ4NL, gguf.FileTypeMostlyIQ4XS,
 	gguf.FileTypeMostlyIQ3S, gguf.FileTypeMostlyIQ3M, gguf.FileTypeMostlyQ2_K_S,
 	gguf.FileTypeMostlyIQ3XS, gguf.FileTypeMostlyIQ3XXS, gguf.FileTypeMostlyIQ2M,
-	gguf.FileTypeMostlyIQ2S, gguf.FileTypeMostlyIQ2XS, gguf.FileTypeMostlyIQ2XXS, gguf.FileTypeMostlyIQ1S,
+	gguf.FileTypeMostlyIQ2S, gguf.FileTypeMostlyIQ2XS, gguf.FileTypeMostlyIQ2XXS,
+	gguf.FileTypeMostlyIQ1M, gguf.FileTypeMostlyIQ1S,
 }
 
 // TestMatchesLlamaQuantizeImatrix makes an importance matrix for each
@@ -198,7 +199,7 @@ func TestQuantizeImatrix(t *testing.T) {
 		{"Q2_K_S without", quantize.Options{FileType: gguf.FileTypeMostlyQ2_K_S}, "Q2_K_S needs an importance matrix (llama-imatrix's output, --imatrix FILE)"},
 		{"Q2_K_S missing weights", quantize.Options{FileType: gguf.FileTypeMostlyQ2_K_S, Imatrix: im}, `no weights for tensor "blk.0.attn_q.weight"`},
 		{"wrong size", quantize.Options{FileType: gguf.FileTypeMostlyQ4_K_M, Imatrix: short}, `has 255 weights for tensor "blk.1.ffn_up.weight", which needs 256`},
-		{"IQ1_M", quantize.Options{FileType: gguf.FileTypeMostlyIQ1M, Imatrix: im}, "Saji cannot write it yet"},
+		{"IQ1_M missing weights", quantize.Options{FileType: gguf.FileTypeMostlyIQ1M, Imatrix: im}, `no weights for tensor "blk.0.attn_q.weight", which IQ1_M needs for IQ1_M`},
 	} {
 		if _, err := quantize.Quantize(ctx, in, out, tt.opts); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: error %v, want one containing %q", tt.name, err, tt.want)

@@ -22,8 +22,7 @@ import (
 // fallback where a row does not divide into the type's blocks, and 1-D
 // tensors and norms left as they are.
 //
-// Left out: the rules of file types Saji cannot write (IQ1_M), the
-// attn_v bump llama.cpp gives only to models it classifies as
+// Left out: the attn_v bump llama.cpp gives only to models it classifies as
 // 70B, and llama-quantize's per-tensor overrides (--token-embedding-type,
 // --output-tensor-type, --tensor-type, --pure).
 type Mix struct {
@@ -60,7 +59,8 @@ var mixFileTypes = []gguf.FileType{
 	gguf.FileTypeMostlyIQ4XS,
 	gguf.FileTypeMostlyTQ1_0, gguf.FileTypeMostlyTQ2_0, gguf.FileTypeMostlyMXFP4,
 	gguf.FileTypeMostlyIQ3XS, gguf.FileTypeMostlyIQ3XXS, gguf.FileTypeMostlyIQ2M,
-	gguf.FileTypeMostlyIQ2S, gguf.FileTypeMostlyIQ2XS, gguf.FileTypeMostlyIQ2XXS, gguf.FileTypeMostlyIQ1S,
+	gguf.FileTypeMostlyIQ2S, gguf.FileTypeMostlyIQ2XS, gguf.FileTypeMostlyIQ2XXS,
+	gguf.FileTypeMostlyIQ1M, gguf.FileTypeMostlyIQ1S,
 }
 
 // MixFileTypes returns the file types Mix handles, in llama.cpp's order.
@@ -142,6 +142,8 @@ func DefaultType(ft gguf.FileType) (quant.Type, error) {
 		return quant.TypeIQ3_XXS, nil
 	case gguf.FileTypeMostlyIQ1S:
 		return quant.TypeIQ1_S, nil
+	case gguf.FileTypeMostlyIQ1M:
+		return quant.TypeIQ1_M, nil
 	}
 	return 0, fmt.Errorf("quantize: file type %s is not supported", ft)
 }
@@ -285,7 +287,7 @@ func (m Mix) refine(t quant.Type, name string, shape []int64) quant.Type {
 	falcon := m.Arch == "falcon"
 	// iq2sm: the 2-bit IQ files whose sensitive matrices take IQ3_S.
 	iq2sm := ft == gguf.FileTypeMostlyIQ2S || ft == gguf.FileTypeMostlyIQ2M
-	iq1 := ft == gguf.FileTypeMostlyIQ1S
+	iq1 := ft == gguf.FileTypeMostlyIQ1S || ft == gguf.FileTypeMostlyIQ1M
 	// iq2: the 2-bit (and 1-bit) IQ files, which share their rules.
 	iq2 := iq2sm || iq1 || ft == gguf.FileTypeMostlyIQ2XXS || ft == gguf.FileTypeMostlyIQ2XS
 	iq3xxs := ft == gguf.FileTypeMostlyIQ3XXS
@@ -488,7 +490,7 @@ func fallback(t quant.Type, shape []int64) quant.Type {
 	}
 	switch t {
 	case quant.TypeIQ4_XS, quant.TypeIQ3_S, quant.TypeIQ2_XXS, quant.TypeIQ2_XS, quant.TypeIQ2_S, quant.TypeIQ3_XXS,
-		quant.TypeIQ1_S:
+		quant.TypeIQ1_S, quant.TypeIQ1_M:
 		t = quant.TypeIQ4_NL
 	case quant.TypeQ2_K, quant.TypeQ3_K, quant.TypeTQ1_0, quant.TypeTQ2_0:
 		t = quant.TypeQ4_0

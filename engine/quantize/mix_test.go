@@ -221,7 +221,8 @@ func TestParseMixFileType(t *testing.T) {
 		{"mxfp4_moe", gguf.FileTypeMostlyMXFP4, true},
 		{"TQ1_0", gguf.FileTypeMostlyTQ1_0, true},
 		{"iq2_xxs", gguf.FileTypeMostlyIQ2XXS, true},
-		{"iq1_m", 0, false},
+		{"iq1_m", gguf.FileTypeMostlyIQ1M, true},
+		{gguf.FileTypeMostlyQ1_0.String(), 0, false},
 		{"q4_k", 0, false},
 		{"", 0, false},
 	} {

@@ -90,32 +90,17 @@ var imatrixFileTypes = []gguf.FileType{
 	gguf.FileTypeMostlyIQ2XXS, gguf.FileTypeMostlyIQ1M, gguf.FileTypeMostlyIQ1S,
 }
 
-// imatrixWritten are those of imatrixFileTypes that Quantize writes, given
-// an importance matrix.
-var imatrixWritten = []gguf.FileType{
-	gguf.FileTypeMostlyQ2_K_S, gguf.FileTypeMostlyIQ3XS, gguf.FileTypeMostlyIQ3XXS,
-	gguf.FileTypeMostlyIQ2M, gguf.FileTypeMostlyIQ2S, gguf.FileTypeMostlyIQ2XS, gguf.FileTypeMostlyIQ2XXS,
-	gguf.FileTypeMostlyIQ1S,
-}
-
 // ImatrixFileTypes returns the target file types Quantize supports only
 // with an importance matrix (Options.Imatrix).
-func ImatrixFileTypes() []gguf.FileType { return slices.Clone(imatrixWritten) }
+func ImatrixFileTypes() []gguf.FileType { return slices.Clone(imatrixFileTypes) }
 
 // errNeedsImatrix returns the error for a target that needs an importance
-// matrix when none is given (withImatrix false) or that Saji cannot write
-// even with one, or nil.
+// matrix when none is given (withImatrix false), or nil.
 func errNeedsImatrix(ft gguf.FileType, withImatrix bool) error {
-	switch {
-	case !slices.Contains(imatrixFileTypes, ft):
+	if withImatrix || !slices.Contains(imatrixFileTypes, ft) {
 		return nil
-	case !slices.Contains(imatrixWritten, ft):
-		return fmt.Errorf("quantize: target type %s needs an importance matrix, and Saji cannot write it yet; "+
-			"make it with llama-quantize --imatrix, or choose IQ3_M, IQ3_S or a K-quant", ft)
-	case !withImatrix:
-		return fmt.Errorf("quantize: target type %s needs an importance matrix (llama-imatrix's output, --imatrix FILE)", ft)
 	}
-	return nil
+	return fmt.Errorf("quantize: target type %s needs an importance matrix (llama-imatrix's output, --imatrix FILE)", ft)
 }
 
 // ParseFileType reads a target name as llama-quantize spells it ("Q4_K_M",
@@ -125,9 +110,6 @@ func errNeedsImatrix(ft gguf.FileType, withImatrix bool) error {
 func ParseFileType(s string) (gguf.FileType, error) {
 	for _, ft := range imatrixFileTypes {
 		if strings.EqualFold(ft.String(), s) {
-			if err := errNeedsImatrix(ft, true); err != nil {
-				return 0, err
-			}
 			return ft, nil
 		}
 	}
@@ -155,7 +137,7 @@ func Quantize(ctx context.Context, in, out string, opts Options) (Result, error)
 	if err := errNeedsImatrix(opts.FileType, opts.Imatrix != nil); err != nil {
 		return Result{}, err
 	}
-	if !Supported(opts.FileType) && !slices.Contains(imatrixWritten, opts.FileType) {
+	if !Supported(opts.FileType) && !slices.Contains(imatrixFileTypes, opts.FileType) {
 		return Result{}, fmt.Errorf("quantize: unsupported target type %s", opts.FileType)
 	}
 	if err := ctx.Err(); err != nil {
