@@ -51,6 +51,89 @@ func (s *iq2Search) iq1Neighbour(L []int8, xb, w []float32, scale float32, xx *[
 	return best
 }
 
+// iq1Sort returns the largest magnitude of xb (as ggml's MAX folds it)
+// and, unless it is below eps, the indices of xb in ascending order of
+// value in idx (ok true).
+func iq1Sort(xb []float32, idx []int, eps float32) (m float32, ok bool) {
+	m = kqAbs(xb[0])
+	for _, v := range xb[1:] {
+		if a := kqAbs(v); !(m > a) {
+			m = a
+		}
+	}
+	if m < eps {
+		return m, false
+	}
+	for j := range idx {
+		idx[j] = j
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		switch {
+		case xb[a] < xb[b]:
+			return -1
+		case xb[a] > xb[b]:
+			return 1
+		}
+		return 0
+	})
+	return m, true
+}
+
+// iq1Split sets the levels L of the values in the order idx: 0 below i1,
+// 1 below i2, 2 above; with a negative scale it mirrors them and returns
+// the scale's magnitude and flip true.
+func iq1Split(idx []int, i1, i2 int, scale float32, L []int8) (float32, bool) {
+	for j, i := range idx {
+		switch {
+		case j < i1:
+			L[i] = 0
+		case j < i2:
+			L[i] = 1
+		default:
+			L[i] = 2
+		}
+	}
+	if scale >= 0 {
+		return scale, false
+	}
+	for j := range L {
+		L[j] = 2 - L[j]
+	}
+	return -scale, true
+}
+
+// iq1Grid moves each group of 8 levels of L onto the grid (its best
+// neighbour when off it, with the level values xx(k) of group k), sets
+// their grid indices, and returns the scale refitted to the grid points
+// when any group moved (else scale).
+func (s *iq2Search) iq1Grid(L []int8, xb, weight []float32, scale float32, xx func(k int) *[3]float32, index []int) float32 {
+	allOnGrid := true
+	for k := range index {
+		g := s.index[levels8(L[8*k:])]
+		if g < 0 {
+			allOnGrid = false
+			g = int32(s.iq1Neighbour(L[8*k:8*k+8], xb[8*k:], weight[8*k:], scale, xx(k)))
+		}
+		index[k] = int(g)
+	}
+	if allOnGrid {
+		return scale
+	}
+	var sumqx, sumq2 float32
+	for k, g := range index {
+		for j, p := range s.grid[g] {
+			w := weight[8*k+j]
+			q := xx(k)[(p-1)/2]
+			sumqx += float32(float32(w*q) * xb[8*k+j])
+			sumq2 += float32(float32(w*q) * q)
+		}
+	}
+	if sumqx > 0 && sumq2 > 0 {
+		return sumqx / sumq2
+	}
+	return scale
+}
+
 // quantizeIQ1SWeighted is ggml's quantize_row_iq1_s_impl: 50 bytes per 256
 // values (fp16 d, the low 8 bits of an 11-bit grid index per group of 8,
 // then per group of 32 a uint16 with the indices' top 3 bits, a 3-bit
@@ -76,28 +159,11 @@ func quantizeIQ1SWeighted(src, qw []float32, dst []byte) {
 		for ib := range QK_K / bs {
 			xb := x[bs*ib : bs*(ib+1)]
 			importanceWeights(xb, qw[QK_K*ibl+bs*ib:], sigma2, weight[:])
-			m := kqAbs(xb[0])
-			for _, v := range xb[1:] {
-				if a := kqAbs(v); !(m > a) {
-					m = a
-				}
-			}
-			if m < iq1sGroupMaxEps {
+			m, ok := iq1Sort(xb, idx[:], iq1sGroupMaxEps)
+			if !ok {
 				scales[ib], shifts[ib] = 0, 1
 				continue
 			}
-			for j := range idx {
-				idx[j] = j
-			}
-			slices.SortStableFunc(idx[:], func(a, b int) int {
-				switch {
-				case xb[a] < xb[b]:
-					return -1
-				case xb[a] > xb[b]:
-					return 1
-				}
-				return 0
-			})
 			for j, i := range idx {
 				sumx[j+1] = sumx[j] + float32(weight[i]*xb[i])
 				sumw[j+1] = sumw[j] + weight[i]
@@ -124,49 +190,15 @@ func quantizeIQ1SWeighted(src, qw []float32, dst []byte) {
 				scales[ib], shifts[ib] = 0, 1
 				continue
 			}
-			for j, i := range idx {
-				switch {
-				case j < besti1:
-					L[i] = 0
-				case j < besti2:
-					L[i] = 1
-				default:
-					L[i] = 2
-				}
-			}
-			if scale < 0 {
-				for j := range L {
-					L[j] = 2 - L[j]
-				}
-				scale, bestShift = -scale, -bestShift
+			scale, flip := iq1Split(idx[:], besti1, besti2, scale, L[:])
+			if flip {
+				bestShift = -bestShift
 			}
 			xx := &iq1Shifted[0]
 			if bestShift != 1 {
 				xx = &iq1Shifted[1]
 			}
-			allOnGrid := true
-			for k := range bs / 8 {
-				g := s.index[levels8(L[8*k:])]
-				if g < 0 {
-					allOnGrid = false
-					g = int32(s.iq1Neighbour(L[8*k:8*k+8], xb[8*k:], weight[8*k:], scale, xx))
-				}
-				index[k] = int(g)
-			}
-			if !allOnGrid {
-				var sumqx, sumq2 float32
-				for k := range bs / 8 {
-					for j, p := range s.grid[index[k]] {
-						w := weight[8*k+j]
-						q := xx[(p-1)/2]
-						sumqx += float32(float32(w*q) * xb[8*k+j])
-						sumq2 += float32(float32(w*q) * q)
-					}
-				}
-				if sumqx > 0 && sumq2 > 0 {
-					scale = sumqx / sumq2
-				}
-			}
+			scale = s.iq1Grid(L[:], xb, weight[:], scale, func(int) *[3]float32 { return xx }, index[:])
 			var h uint16
 			for k, g := range index {
 				qs[bs/8*ib+k] = uint8(g)
@@ -244,28 +276,11 @@ func quantizeIQ1MWeighted(src, qw []float32, dst []byte) {
 		for ib := range QK_K / bs {
 			xb := x[bs*ib : bs*(ib+1)]
 			weigh(xb, QK_K*ibl+bs*ib, sigma2)
-			m := kqAbs(xb[0])
-			for _, v := range xb[1:] {
-				if a := kqAbs(v); !(m > a) {
-					m = a
-				}
-			}
-			if m < iq1mGroupMaxEps {
+			m, ok := iq1Sort(xb, idx[:], iq1mGroupMaxEps)
+			if !ok {
 				scales[ib], shifts[ib] = 0, 0
 				continue
 			}
-			for j := range idx {
-				idx[j] = j
-			}
-			slices.SortStableFunc(idx[:], func(a, b int) int {
-				switch {
-				case xb[a] < xb[b]:
-					return -1
-				case xb[a] > xb[b]:
-					return 1
-				}
-				return 0
-			})
 			bestScore, scale := float32(-math.MaxFloat32), m
 			besti1, besti2, bestK := -1, -1, -1
 			for i1 := 0; i1 <= bs; i1++ {
@@ -316,46 +331,11 @@ func quantizeIQ1MWeighted(src, qw []float32, dst []byte) {
 				scales[ib], shifts[ib] = 0, 0
 				continue
 			}
-			for j, i := range idx {
-				switch {
-				case j < besti1:
-					L[i] = 0
-				case j < besti2:
-					L[i] = 1
-				default:
-					L[i] = 2
-				}
+			scale, flip := iq1Split(idx[:], besti1, besti2, scale, L[:])
+			if flip {
+				bestK = 3 - bestK
 			}
-			if scale < 0 {
-				for j := range L {
-					L[j] = 2 - L[j]
-				}
-				scale, bestK = -scale, 3-bestK
-			}
-			allOnGrid := true
-			for k := range bs / 8 {
-				g := s.index[levels8(L[8*k:])]
-				if g < 0 {
-					allOnGrid = false
-					g = int32(s.iq1Neighbour(L[8*k:8*k+8], xb[8*k:], weight[8*k:], scale, iq1mShift(bestK, k)))
-				}
-				index[k] = int(g)
-			}
-			if !allOnGrid {
-				var sx, s2 float32
-				for k := range bs / 8 {
-					xx := iq1mShift(bestK, k)
-					for j, p := range s.grid[index[k]] {
-						w := weight[8*k+j]
-						q := xx[(p-1)/2]
-						sx += float32(float32(w*q) * xb[8*k+j])
-						s2 += float32(float32(w*q) * q)
-					}
-				}
-				if sx > 0 && s2 > 0 {
-					scale = sx / s2
-				}
-			}
+			scale = s.iq1Grid(L[:], xb, weight[:], scale, func(k int) *[3]float32 { return iq1mShift(bestK, k) }, index[:])
 			qs[2*ib], qs[2*ib+1] = uint8(index[0]), uint8(index[1])
 			qh[ib] = uint8(index[0]>>8) | uint8(index[1]>>8)<<4
 			scales[ib], shifts[ib] = scale, bestK
