@@ -104,19 +104,30 @@ func writeImatrix(t *testing.T, in, short string, skip ...string) string {
 		if len(ti.Shape) < 2 || slices.Contains(skip, ti.Name) {
 			continue
 		}
-		n := ti.Shape[0]
+		n, experts := ti.Shape[0], int64(1)
+		if len(ti.Shape) > 2 {
+			experts = ti.Shape[2]
+		}
 		if ti.Name == short {
 			n--
 		}
-		sums := make([]byte, 4*n)
-		for i := range n {
+		sums := make([]byte, 4*n*experts)
+		for i := range n * experts {
 			binary.LittleEndian.PutUint32(sums[4*i:], math.Float32bits(float32(1+i%7)))
 		}
-		count := binary.LittleEndian.AppendUint32(nil, math.Float32bits(1))
-		if err := w.AddTensor(ti.Name+".in_sum2", quant.TypeF32, []int64{n}, sums); err != nil {
+		// Expert e saw e%3 activations (none: weights 1).
+		var counts []byte
+		for e := range experts {
+			c := float32(1)
+			if experts > 1 {
+				c = float32(e % 3)
+			}
+			counts = binary.LittleEndian.AppendUint32(counts, math.Float32bits(c))
+		}
+		if err := w.AddTensor(ti.Name+".in_sum2", quant.TypeF32, []int64{n, experts}, sums); err != nil {
 			t.Fatal(err)
 		}
-		if err := w.AddTensor(ti.Name+".counts", quant.TypeF32, []int64{1}, count); err != nil {
+		if err := w.AddTensor(ti.Name+".counts", quant.TypeF32, []int64{1, experts}, counts); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -204,5 +215,36 @@ func TestQuantizeImatrix(t *testing.T) {
 		if _, err := quantize.Quantize(ctx, in, out, tt.opts); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: error %v, want one containing %q", tt.name, err, tt.want)
 		}
+	}
+}
+
+// TestMoEImatrixMatchesLlamaQuantizeBinary quantizes moeF32 with an
+// importance matrix holding per-expert weights (one expert with no
+// activations) with Saji and with the llama-quantize binary named by
+// $SAJI_LLAMA_QUANTIZE, and checks that every tensor is the same.
+func TestMoEImatrixMatchesLlamaQuantizeBinary(t *testing.T) {
+	bin := os.Getenv("SAJI_LLAMA_QUANTIZE")
+	if bin == "" {
+		t.Skip("set SAJI_LLAMA_QUANTIZE to a llama-quantize binary to compare with it")
+	}
+	in := moeF32(t)
+	imf := writeImatrix(t, in, "")
+	im, err := quantize.ReadImatrix(imf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ft := range []gguf.FileType{gguf.FileTypeMostlyQ4_K_M, gguf.FileTypeMostlyIQ2XS} {
+		t.Run(ft.String(), func(t *testing.T) {
+			tmp := t.TempDir()
+			ref := filepath.Join(tmp, "ref.gguf")
+			if b, err := exec.Command(bin, "--imatrix", imf, in, ref, ft.String(), "2").CombinedOutput(); err != nil {
+				t.Fatalf("llama-quantize: %v\n%s", err, b)
+			}
+			out := filepath.Join(tmp, "out.gguf")
+			if _, err := quantize.Quantize(context.Background(), in, out, quantize.Options{FileType: ft, Imatrix: im}); err != nil {
+				t.Fatal(err)
+			}
+			sameTensors(t, openT(t, out), openT(t, ref))
+		})
 	}
 }
