@@ -98,24 +98,19 @@ func TestImatrixTypesMatchLlamaQuantize(t *testing.T) {
 // the format in full; this test, which runs on arm64 under qemu too, does
 // not link the engine.)
 func readImatrix(path string) (map[string][]float32, error) {
-	f, err := gguf.Open(path)
+	ts, err := readF32Tensors(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
 	out := map[string][]float32{}
-	for _, ti := range f.Tensors() {
-		name, ok := strings.CutSuffix(ti.Name, ".in_sum2")
+	for name, sums := range ts {
+		base, ok := strings.CutSuffix(name, ".in_sum2")
 		if !ok {
 			continue
 		}
-		sums, err := f32s(f, ti.Name)
-		if err != nil {
-			return nil, err
-		}
-		counts, err := f32s(f, name+".counts")
-		if err != nil || len(counts) != 1 {
-			return nil, fmt.Errorf("%s: counts %v (%v)", name, counts, err)
+		counts := ts[base+".counts"]
+		if len(counts) != 1 {
+			return nil, fmt.Errorf("%s: counts %v", base, counts)
 		}
 		c := float32(math.Round(float64(counts[0])))
 		for i := range sums {
@@ -125,17 +120,7 @@ func readImatrix(path string) (map[string][]float32, error) {
 				sums[i] = 1
 			}
 		}
-		out[name] = sums
+		out[base] = sums
 	}
 	return out, nil
-}
-
-// f32s returns the values of the F32 tensor called name of f.
-func f32s(f *gguf.File, name string) ([]float32, error) {
-	data, err := f.TensorData(name)
-	if err != nil {
-		return nil, err
-	}
-	v := make([]float32, len(data)/4)
-	return v, quant.Dequantize(quant.TypeF32, data, v)
 }
