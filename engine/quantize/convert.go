@@ -25,6 +25,7 @@ type converter struct {
 	src     gguf.TensorInfo
 	data    []byte // the source tensor's bytes (mapped)
 	to      quant.Type
+	weights []float32 // importance weights: a row's, times the experts
 	threads int
 	prog    *progress
 }
@@ -153,7 +154,32 @@ func (c *converter) convert(j *job, cols, inRow, outRow int64) error {
 			return fmt.Errorf("row %d holds a non-finite value (%v)", j.first+int64(i)/cols, v)
 		}
 	}
-	return quant.Quantize(c.to, b.f32, b.dst)
+	if c.weights == nil {
+		return quant.Quantize(c.to, b.f32, b.dst)
+	}
+	return c.quantizeWeighted(j.first, cols, outRow, b)
+}
+
+// quantizeWeighted quantizes a chunk's rows, from row first, one by one
+// with the importance weights of their expert (the weights of a 3-D
+// tensor hold one row's per expert, each expert shape[1] rows).
+func (c *converter) quantizeWeighted(first, cols, outRow int64, b *buffers) error {
+	perExpert := int64(1)
+	if len(c.src.Shape) > 1 {
+		perExpert = max(1, c.src.Shape[1])
+	}
+	experts := int64(len(c.weights)) / cols
+	for r := int64(0); r*cols < int64(len(b.f32)); r++ {
+		e := (first + r) / perExpert
+		if e >= experts {
+			return fmt.Errorf("row %d lies beyond the importance matrix's %d experts", first+r, experts)
+		}
+		w := c.weights[e*cols : (e+1)*cols]
+		if err := quant.QuantizeWeighted(c.to, b.f32[r*cols:(r+1)*cols], w, b.dst[r*outRow:(r+1)*outRow]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // copy writes the tensor's bytes unchanged.

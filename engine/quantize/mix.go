@@ -16,17 +16,15 @@ import (
 // model with it, and package synth types its synthetic models with it.
 
 // Mix chooses the type of each tensor of a model quantized to a file type,
-// as llama-quantize does without an importance matrix: the file type's
-// default type for most matrices, more bits for the sensitive ones (the
-// output, attn_v and ffn_down on some layers), a fallback where a row does
-// not divide into the type's blocks, and 1-D tensors and norms left as they
-// are.
+// as llama-quantize does (with an importance matrix when Imatrix is set):
+// the file type's default type for most matrices, more bits for the
+// sensitive ones (the output, attn_v and ffn_down on some layers), a
+// fallback where a row does not divide into the type's blocks, and 1-D
+// tensors and norms left as they are.
 //
-// Left out: the rules of file types Saji cannot write (IQ1, IQ2, IQ3_XXS,
-// IQ3_XS), those that need an importance matrix, the attn_v bump llama.cpp gives
-// only to models it classifies as 70B, and llama-quantize's per-tensor
-// overrides (--token-embedding-type, --output-tensor-type, --tensor-type,
-// --pure).
+// Left out: the attn_v bump llama.cpp gives only to models it classifies as
+// 70B, and llama-quantize's per-tensor overrides (--token-embedding-type,
+// --output-tensor-type, --tensor-type, --pure).
 type Mix struct {
 	// FileType is the target (general.file_type).
 	FileType gguf.FileType
@@ -42,6 +40,9 @@ type Mix struct {
 	// Tied reports that the model has no output.weight: token_embd.weight
 	// is also the output matrix and is typed like it.
 	Tied bool
+	// Imatrix reports that the model is quantized with an importance
+	// matrix, which changes some rules (llama.cpp's has_imatrix).
+	Imatrix bool
 }
 
 // mixFileTypes are the file types Mix handles: every type they can choose
@@ -57,6 +58,9 @@ var mixFileTypes = []gguf.FileType{
 	gguf.FileTypeMostlyIQ4NL, gguf.FileTypeMostlyIQ3S, gguf.FileTypeMostlyIQ3M,
 	gguf.FileTypeMostlyIQ4XS,
 	gguf.FileTypeMostlyTQ1_0, gguf.FileTypeMostlyTQ2_0, gguf.FileTypeMostlyMXFP4,
+	gguf.FileTypeMostlyIQ3XS, gguf.FileTypeMostlyIQ3XXS, gguf.FileTypeMostlyIQ2M,
+	gguf.FileTypeMostlyIQ2S, gguf.FileTypeMostlyIQ2XS, gguf.FileTypeMostlyIQ2XXS,
+	gguf.FileTypeMostlyIQ1M, gguf.FileTypeMostlyIQ1S,
 }
 
 // MixFileTypes returns the file types Mix handles, in llama.cpp's order.
@@ -126,8 +130,20 @@ func DefaultType(ft gguf.FileType) (quant.Type, error) {
 		return quant.TypeTQ2_0, nil
 	case gguf.FileTypeMostlyMXFP4:
 		return quant.TypeMXFP4, nil
-	case gguf.FileTypeMostlyIQ3S, gguf.FileTypeMostlyIQ3M:
+	case gguf.FileTypeMostlyIQ3S, gguf.FileTypeMostlyIQ3M, gguf.FileTypeMostlyIQ3XS:
 		return quant.TypeIQ3_S, nil
+	case gguf.FileTypeMostlyIQ2XXS:
+		return quant.TypeIQ2_XXS, nil
+	case gguf.FileTypeMostlyIQ2XS, gguf.FileTypeMostlyIQ2S:
+		return quant.TypeIQ2_XS, nil
+	case gguf.FileTypeMostlyIQ2M:
+		return quant.TypeIQ2_S, nil
+	case gguf.FileTypeMostlyIQ3XXS:
+		return quant.TypeIQ3_XXS, nil
+	case gguf.FileTypeMostlyIQ1S:
+		return quant.TypeIQ1_S, nil
+	case gguf.FileTypeMostlyIQ1M:
+		return quant.TypeIQ1_M, nil
 	}
 	return 0, fmt.Errorf("quantize: file type %s is not supported", ft)
 }
@@ -269,6 +285,12 @@ func (m Mix) Type(name string, shape []int64, src quant.Type) (quant.Type, error
 func (m Mix) refine(t quant.Type, name string, shape []int64) quant.Type {
 	ft := m.FileType
 	falcon := m.Arch == "falcon"
+	// iq2sm: the 2-bit IQ files whose sensitive matrices take IQ3_S.
+	iq2sm := ft == gguf.FileTypeMostlyIQ2S || ft == gguf.FileTypeMostlyIQ2M
+	iq1 := ft == gguf.FileTypeMostlyIQ1S || ft == gguf.FileTypeMostlyIQ1M
+	// iq2: the 2-bit (and 1-bit) IQ files, which share their rules.
+	iq2 := iq2sm || iq1 || ft == gguf.FileTypeMostlyIQ2XXS || ft == gguf.FileTypeMostlyIQ2XS
+	iq3xxs := ft == gguf.FileTypeMostlyIQ3XXS
 	cat := categorize(name)
 	layer, n := layerOf(name), m.Layers
 	switch {
@@ -276,6 +298,8 @@ func (m Mix) refine(t quant.Type, name string, shape []int64) quant.Type {
 		switch {
 		case ft == gguf.FileTypeMostlyMXFP4 || falcon || shape[0]%int64(t.BlockSize()) != 0:
 			t = quant.TypeQ8_0
+		case iq2 || iq3xxs:
+			t = quant.TypeQ5_K
 		case t != quant.TypeQ8_0:
 			t = quant.TypeQ6_K
 		}
@@ -288,8 +312,38 @@ func (m Mix) refine(t quant.Type, name string, shape []int64) quant.Type {
 			t = quant.TypeMXFP4
 		}
 	case cat == catTokenEmbd:
-		if ft == gguf.FileTypeMostlyTQ1_0 || ft == gguf.FileTypeMostlyTQ2_0 {
+		switch {
+		case ft == gguf.FileTypeMostlyTQ1_0 || ft == gguf.FileTypeMostlyTQ2_0:
 			t = quant.TypeQ4_K
+		case iq2sm || iq3xxs:
+			t = quant.TypeIQ3_S
+		case iq2:
+			t = quant.TypeQ2_K
+		}
+	case iq2:
+		// The 2-bit IQ types: more bits for attn_v, the first eighth of
+		// ffn_down and attn_output (IQ3_S in IQ2_S and IQ2_M, Q2_K in the
+		// others) and, with 8 experts, attn_k and attn_output.
+		more := quant.TypeQ2_K
+		if iq2sm {
+			more = quant.TypeIQ3_S
+		}
+		switch {
+		case cat == catAttnV || cat == catAttnQKV || cat == catAttnKVB:
+			t = more
+			if m.GQA >= 4 || m.Experts >= 4 {
+				t = quant.TypeQ4_K
+			}
+		case cat == catAttnK && m.Experts == 8:
+			t = quant.TypeQ4_K
+		case cat == catFFNDown && layer < n/8:
+			t = more
+		case cat == catAttnOutput && m.Experts == 8:
+			t = quant.TypeQ5_K
+		case cat == catAttnOutput && iq2sm:
+			t = quant.TypeIQ3_S
+		case cat == catAttnOutput && iq1:
+			t = quant.TypeIQ2_XXS
 		}
 	case cat == catAttnV || cat == catAttnQKV || cat == catAttnKVB:
 		// For a dense model, the i-th attn_v tensor is layer i's.
@@ -301,6 +355,12 @@ func (m Mix) refine(t quant.Type, name string, shape []int64) quant.Type {
 			}
 		case ft == gguf.FileTypeMostlyQ2_K_S && m.GQA >= 4:
 			t = quant.TypeQ4_K
+		case iq3xxs:
+			// (IQ3_S without an importance matrix, which IQ3_XXS needs.)
+			t = quant.TypeIQ3_XXS
+			if m.GQA >= 4 {
+				t = quant.TypeQ4_K
+			}
 		case ft == gguf.FileTypeMostlyQ3_K_M:
 			t = quant.TypeQ4_K
 			if layer < 2 {
@@ -308,7 +368,7 @@ func (m Mix) refine(t quant.Type, name string, shape []int64) quant.Type {
 			}
 		case ft == gguf.FileTypeMostlyQ3_K_L:
 			t = quant.TypeQ5_K
-		case ft == gguf.FileTypeMostlyIQ3S && m.GQA >= 4, ft == gguf.FileTypeMostlyIQ3M:
+		case (ft == gguf.FileTypeMostlyIQ3S || ft == gguf.FileTypeMostlyIQ3XS) && m.GQA >= 4, ft == gguf.FileTypeMostlyIQ3M:
 			t = quant.TypeQ4_K
 		case (ft == gguf.FileTypeMostlyIQ4NL || ft == gguf.FileTypeMostlyIQ4XS) && m.GQA >= 4:
 			t = quant.TypeQ5_K
@@ -321,8 +381,24 @@ func (m Mix) refine(t quant.Type, name string, shape []int64) quant.Type {
 			t = quant.TypeQ8_0
 		}
 	case cat == catAttnK:
-		if m.Experts == 8 {
+		switch {
+		case m.Experts == 8:
 			t = quant.TypeQ8_0
+		case ft == gguf.FileTypeMostlyIQ3XS:
+			t = quant.TypeIQ3_XXS
+		case iq3xxs:
+			t = quant.TypeIQ2_S
+		}
+	case cat == catAttnQ:
+		switch {
+		case ft == gguf.FileTypeMostlyIQ3XS:
+			t = quant.TypeIQ3_XXS
+		case iq3xxs:
+			t = quant.TypeIQ2_S
+		}
+	case cat == catFFNGate || cat == catFFNUp:
+		if ft == gguf.FileTypeMostlyIQ3XS && layer >= n/8 && layer < 7*n/8 {
+			t = quant.TypeIQ3_XXS
 		}
 	case cat == catFFNDown:
 		switch {
@@ -359,12 +435,18 @@ func (m Mix) refine(t quant.Type, name string, shape []int64) quant.Type {
 			case moreBits(layer, n):
 				t = quant.TypeQ6_K
 			}
-		case layer < n/8 && (ft == gguf.FileTypeMostlyIQ4NL || ft == gguf.FileTypeMostlyIQ4XS):
+		case layer < n/8 && (ft == gguf.FileTypeMostlyIQ4NL || ft == gguf.FileTypeMostlyIQ4XS) && !m.Imatrix:
 			t = quant.TypeQ5_K
 		case ft == gguf.FileTypeMostlyQ5_K_M && moreBits(layer, n):
 			t = quant.TypeQ6_K
 		case ft == gguf.FileTypeMostlyQ4_K_S && !falcon && layer < n/8:
 			t = quant.TypeQ5_K
+		case ft == gguf.FileTypeMostlyQ4_0 && m.Imatrix && layer < n/8:
+			// Guards the first ffn_down layers against Q4_0's outliers
+			// (only with an importance matrix, as llama.cpp does).
+			t = quant.TypeQ4_1
+		case ft == gguf.FileTypeMostlyQ5_0 && m.Imatrix && layer < n/8:
+			t = quant.TypeQ5_1
 		}
 	case cat == catAttnOutput:
 		switch {
@@ -376,11 +458,14 @@ func (m Mix) refine(t quant.Type, name string, shape []int64) quant.Type {
 			switch ft {
 			case gguf.FileTypeMostlyQ2_K, gguf.FileTypeMostlyQ3_K_S, gguf.FileTypeMostlyQ3_K_M,
 				gguf.FileTypeMostlyIQ4NL, gguf.FileTypeMostlyQ4_K_S, gguf.FileTypeMostlyQ4_K_M,
-				gguf.FileTypeMostlyIQ3S, gguf.FileTypeMostlyIQ3M, gguf.FileTypeMostlyIQ4XS:
+				gguf.FileTypeMostlyIQ3S, gguf.FileTypeMostlyIQ3M, gguf.FileTypeMostlyIQ4XS, gguf.FileTypeMostlyIQ3XS,
+				gguf.FileTypeMostlyIQ3XXS:
 				t = quant.TypeQ5_K
 			}
 		case ft == gguf.FileTypeMostlyQ2_K:
 			t = quant.TypeQ3_K
+		case iq3xxs:
+			t = quant.TypeIQ3_S
 		case ft == gguf.FileTypeMostlyQ3_K_M:
 			t = quant.TypeQ4_K
 		case ft == gguf.FileTypeMostlyQ3_K_L:
@@ -404,7 +489,8 @@ func fallback(t quant.Type, shape []int64) quant.Type {
 		return t
 	}
 	switch t {
-	case quant.TypeIQ4_XS, quant.TypeIQ3_S:
+	case quant.TypeIQ4_XS, quant.TypeIQ3_S, quant.TypeIQ2_XXS, quant.TypeIQ2_XS, quant.TypeIQ2_S, quant.TypeIQ3_XXS,
+		quant.TypeIQ1_S, quant.TypeIQ1_M:
 		t = quant.TypeIQ4_NL
 	case quant.TypeQ2_K, quant.TypeQ3_K, quant.TypeTQ1_0, quant.TypeTQ2_0:
 		t = quant.TypeQ4_0

@@ -22,6 +22,7 @@ func TestMixRules(t *testing.T) {
 	llama8b := Mix{Arch: "llama", Layers: 32, GQA: 4}
 	qwen3moe := Mix{Arch: "qwen3moe", Layers: 48, GQA: 8, Experts: 128}
 	with := func(m Mix, ft gguf.FileType) Mix { m.FileType = ft; return m }
+	withImatrix := func(m Mix, ft gguf.FileType) Mix { m.FileType, m.Imatrix = ft, true; return m }
 	mat := func(cols, rows int64) []int64 { return []int64{cols, rows} }
 	tests := []struct {
 		mix   Mix
@@ -42,6 +43,23 @@ func TestMixRules(t *testing.T) {
 		{with(llama1b, gguf.FileTypeMostlyQ4_K_M), "blk.14.ffn_down.weight", mat(8192, 2048), quant.TypeQ6_K},
 		{with(llama1b, gguf.FileTypeMostlyQ4_K_M), "blk.14.ffn_up.weight", mat(2048, 8192), quant.TypeQ4_K},
 		{with(llama1b, gguf.FileTypeMostlyQ4_K_M), "blk.14.attn_output.weight", mat(2048, 2048), quant.TypeQ4_K},
+		// IQ2_XXS and IQ2_XS: Q5_K for the (tied) output, Q4_K for attn_v
+		// with GQA 4, Q2_K for the first eighth of ffn_down.
+		{withImatrix(llama1b, gguf.FileTypeMostlyIQ2XXS), "token_embd.weight", mat(2048, 128256), quant.TypeQ5_K},
+		{withImatrix(llama1b, gguf.FileTypeMostlyIQ2XXS), "blk.0.attn_v.weight", mat(2048, 512), quant.TypeQ4_K},
+		{withImatrix(llama1b, gguf.FileTypeMostlyIQ2XXS), "blk.1.ffn_down.weight", mat(8192, 2048), quant.TypeQ2_K},
+		{withImatrix(llama1b, gguf.FileTypeMostlyIQ2XXS), "blk.2.ffn_down.weight", mat(8192, 2048), quant.TypeIQ2_XXS},
+		{withImatrix(llama8b, gguf.FileTypeMostlyIQ2XS), "token_embd.weight", mat(4096, 128256), quant.TypeQ2_K},
+		{withImatrix(llama8b, gguf.FileTypeMostlyIQ2XS), "blk.3.attn_output.weight", mat(4096, 4096), quant.TypeIQ2_XS},
+		{withImatrix(llama8b, gguf.FileTypeMostlyIQ2XS), "blk.3.attn_q.weight", mat(160, 4096), quant.TypeIQ4_NL},
+		// With an importance matrix, ffn_down of the first eighth of the
+		// layers takes Q4_1 in Q4_0 (Q5_1 in Q5_0), and IQ4_NL keeps it.
+		{withImatrix(llama1b, gguf.FileTypeMostlyQ4_0), "blk.1.ffn_down.weight", mat(8192, 2048), quant.TypeQ4_1},
+		{withImatrix(llama1b, gguf.FileTypeMostlyQ4_0), "blk.2.ffn_down.weight", mat(8192, 2048), quant.TypeQ4_0},
+		{withImatrix(llama1b, gguf.FileTypeMostlyQ5_0), "blk.0.ffn_down.weight", mat(8192, 2048), quant.TypeQ5_1},
+		{with(llama1b, gguf.FileTypeMostlyQ4_0), "blk.1.ffn_down.weight", mat(8192, 2048), quant.TypeQ4_0},
+		{withImatrix(llama1b, gguf.FileTypeMostlyIQ4NL), "blk.0.ffn_down.weight", mat(8192, 2048), quant.TypeIQ4_NL},
+		{with(llama1b, gguf.FileTypeMostlyIQ4NL), "blk.0.ffn_down.weight", mat(8192, 2048), quant.TypeQ5_K},
 		// Q8_0 keeps Q8_0 for the output; F16 and BF16 make every matrix
 		// 16-bit.
 		{with(llama1b, gguf.FileTypeMostlyQ8_0), "token_embd.weight", mat(2048, 128256), quant.TypeQ8_0},
@@ -202,7 +220,9 @@ func TestParseMixFileType(t *testing.T) {
 		{"iq4_nl", gguf.FileTypeMostlyIQ4NL, true},
 		{"mxfp4_moe", gguf.FileTypeMostlyMXFP4, true},
 		{"TQ1_0", gguf.FileTypeMostlyTQ1_0, true},
-		{"iq2_xxs", 0, false},
+		{"iq2_xxs", gguf.FileTypeMostlyIQ2XXS, true},
+		{"iq1_m", gguf.FileTypeMostlyIQ1M, true},
+		{gguf.FileTypeMostlyQ1_0.String(), 0, false},
 		{"q4_k", 0, false},
 		{"", 0, false},
 	} {

@@ -34,6 +34,10 @@ type Options struct {
 	// it such a source is refused, as llama-quantize does without
 	// --allow-requantize.
 	AllowRequantize bool
+	// Imatrix, if set, is an importance matrix (ReadImatrix): the tensors
+	// it has weights for are quantized with ggml's weighted algorithms, as
+	// llama-quantize --imatrix does, and the mix takes its imatrix rules.
+	Imatrix *Imatrix
 }
 
 // Result describes a finished quantization.
@@ -79,30 +83,34 @@ func Supported(ft gguf.FileType) bool { return slices.Contains(fileTypes, ft) }
 // imatrixFileTypes are the targets llama-quantize refuses without an
 // importance matrix (llama-imatrix's output, its --imatrix): some of their
 // tensors take a type that needs one (IQ1_S, IQ1_M, IQ2_XXS, IQ2_XS, IQ2_S,
-// IQ3_XXS, and Q2_K in a Q2_K_S file; tensor_requires_imatrix). Saji reads
-// no importance matrix, so it writes none of them.
+// IQ3_XXS, and Q2_K in a Q2_K_S file; tensor_requires_imatrix).
 var imatrixFileTypes = []gguf.FileType{
 	gguf.FileTypeMostlyQ2_K_S, gguf.FileTypeMostlyIQ3XS, gguf.FileTypeMostlyIQ3XXS,
 	gguf.FileTypeMostlyIQ2M, gguf.FileTypeMostlyIQ2S, gguf.FileTypeMostlyIQ2XS,
 	gguf.FileTypeMostlyIQ2XXS, gguf.FileTypeMostlyIQ1M, gguf.FileTypeMostlyIQ1S,
 }
 
+// ImatrixFileTypes returns the target file types Quantize supports only
+// with an importance matrix (Options.Imatrix).
+func ImatrixFileTypes() []gguf.FileType { return slices.Clone(imatrixFileTypes) }
+
 // errNeedsImatrix returns the error for a target that needs an importance
-// matrix, or nil.
-func errNeedsImatrix(ft gguf.FileType) error {
-	if !slices.Contains(imatrixFileTypes, ft) {
+// matrix when none is given (withImatrix false), or nil.
+func errNeedsImatrix(ft gguf.FileType, withImatrix bool) error {
+	if withImatrix || !slices.Contains(imatrixFileTypes, ft) {
 		return nil
 	}
-	return fmt.Errorf("quantize: target type %s needs an importance matrix (llama-quantize --imatrix), which Saji does not read yet; "+
-		"make it with llama-quantize, or choose IQ3_M, IQ3_S or a K-quant", ft)
+	return fmt.Errorf("quantize: target type %s needs an importance matrix (llama-imatrix's output, --imatrix FILE)", ft)
 }
 
 // ParseFileType reads a target name as llama-quantize spells it ("Q4_K_M",
-// "q8_0", "f16"; case-insensitive).
+// "q8_0", "f16"; case-insensitive). The targets that need an importance
+// matrix are accepted where Saji writes them (Quantize then asks for the
+// matrix).
 func ParseFileType(s string) (gguf.FileType, error) {
 	for _, ft := range imatrixFileTypes {
 		if strings.EqualFold(ft.String(), s) {
-			return 0, errNeedsImatrix(ft)
+			return ft, nil
 		}
 	}
 	return parseFileType(s, fileTypes, "unsupported target type")
@@ -126,10 +134,10 @@ var splitKeys = []string{"split.no", "split.count", "split.tensors.count"}
 // K-quants' fallbacks, where llama-quantize refuses the whole model.
 func Quantize(ctx context.Context, in, out string, opts Options) (Result, error) {
 	start := time.Now()
-	if err := errNeedsImatrix(opts.FileType); err != nil {
+	if err := errNeedsImatrix(opts.FileType, opts.Imatrix != nil); err != nil {
 		return Result{}, err
 	}
-	if !Supported(opts.FileType) {
+	if !Supported(opts.FileType) && !slices.Contains(imatrixFileTypes, opts.FileType) {
 		return Result{}, fmt.Errorf("quantize: unsupported target type %s", opts.FileType)
 	}
 	if err := ctx.Err(); err != nil {
@@ -163,6 +171,11 @@ func Quantize(ctx context.Context, in, out string, opts Options) (Result, error)
 	if err := w.Set(gguf.KeyFileType, uint32(opts.FileType)); err != nil {
 		return Result{}, fmt.Errorf("quantize: %w", err)
 	}
+	if opts.Imatrix != nil {
+		if err := opts.Imatrix.record(w); err != nil {
+			return Result{}, err
+		}
+	}
 
 	threads := hardware.Threads(opts.Threads)
 	prog := &progress{total: p.inTensorBytes, report: opts.Progress}
@@ -172,7 +185,7 @@ func Quantize(ctx context.Context, in, out string, opts Options) (Result, error)
 		if err != nil {
 			return Result{}, fmt.Errorf("quantize: %w", err)
 		}
-		c := &converter{src: t.src, data: data, to: t.to, threads: threads, prog: prog}
+		c := &converter{src: t.src, data: data, to: t.to, weights: t.weights, threads: threads, prog: prog}
 		if err := w.AddTensorFunc(t.src.Name, t.to, t.src.Shape, func(out io.Writer) error { return c.write(ctx, out) }); err != nil {
 			return Result{}, fmt.Errorf("quantize: %w", err)
 		}
@@ -224,10 +237,12 @@ func checkSpace(out string, need int64, free func(dir string) (uint64, error)) e
 	return nil
 }
 
-// planned is one tensor and the type it becomes.
+// planned is one tensor, the type it becomes, and its importance weights
+// (nil for none).
 type planned struct {
-	src gguf.TensorInfo
-	to  quant.Type
+	src     gguf.TensorInfo
+	to      quant.Type
+	weights []float32
 }
 
 // plan is every tensor's conversion.
@@ -243,6 +258,7 @@ func newPlan(f *gguf.File, opts Options) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	mix.Imatrix = opts.Imatrix != nil
 	p := &plan{}
 	for _, t := range f.Tensors() {
 		if t.Type.BlockSize() > 1 && !opts.AllowRequantize {
@@ -255,10 +271,22 @@ func newPlan(f *gguf.File, opts Options) (*plan, error) {
 		if to != t.Type && !isFloat(t.Type) && (t.Type.BlockSize() <= 1 || !quant.Supported(t.Type)) {
 			return nil, fmt.Errorf("quantize: tensor %q is %s, which Saji cannot convert to %s", t.Name, t.Type, to)
 		}
-		if to != t.Type && !quant.Quantizable(to) {
+		var w []float32
+		if to != t.Type {
+			if w, err = opts.Imatrix.weightsFor(t); err != nil {
+				return nil, err
+			}
+		}
+		if w == nil && to != t.Type && requiresImatrix(t.Name, to, opts.FileType) {
+			return nil, fmt.Errorf("quantize: the importance matrix has no weights for tensor %q, which %s needs for %s", t.Name, opts.FileType, to)
+		}
+		if to != t.Type && w == nil && !quant.Quantizable(to) {
 			return nil, fmt.Errorf("quantize: tensor %q: Saji cannot write %s", t.Name, to)
 		}
-		p.tensors = append(p.tensors, planned{src: t, to: to})
+		if w != nil && !quant.QuantizableWeighted(to) {
+			return nil, fmt.Errorf("quantize: tensor %q: Saji cannot write %s with an importance matrix yet", t.Name, to)
+		}
+		p.tensors = append(p.tensors, planned{src: t, to: to, weights: w})
 		p.inTensorBytes += t.Size
 	}
 	return p, nil

@@ -365,11 +365,12 @@ func TestErrors(t *testing.T) {
 			}
 		})
 	}
-	if _, err := quantize.ParseFileType("q2_k_s"); err == nil {
-		t.Error("ParseFileType accepted q2_k_s")
+	// Q2_K_S parses (Quantize then asks for an importance matrix).
+	if ft, err := quantize.ParseFileType("q2_k_s"); err != nil || ft != gguf.FileTypeMostlyQ2_K_S {
+		t.Errorf("ParseFileType(q2_k_s) = %v, %v", ft, err)
 	}
-	if _, err := quantize.ParseFileType("iq2_xxs"); err == nil || !strings.Contains(err.Error(), "needs an importance matrix") {
-		t.Errorf("ParseFileType(iq2_xxs): %v, want the importance matrix refusal", err)
+	if ft, err := quantize.ParseFileType("iq1_m"); err != nil || ft != gguf.FileTypeMostlyIQ1M {
+		t.Errorf("ParseFileType(iq1_m) = %v, %v", ft, err)
 	}
 	if ft, err := quantize.ParseFileType("q4_k_m"); err != nil || ft != gguf.FileTypeMostlyQ4_K_M {
 		t.Errorf("ParseFileType(q4_k_m) = %v, %v", ft, err)

@@ -173,7 +173,7 @@ func TestWriteErrors(t *testing.T) {
 	}{
 		{"no vocab", Options{Shape: tiny, FileType: gguf.FileTypeMostlyQ8_0}},
 		{"bad shape", Options{Shape: bad, FileType: gguf.FileTypeMostlyQ8_0, Vocab: vocab}},
-		{"unsupported type", Options{Shape: tiny, FileType: gguf.FileTypeMostlyIQ2XXS, Vocab: vocab}},
+		{"unsupported type", Options{Shape: tiny, FileType: gguf.FileTypeMostlyQ1_0, Vocab: vocab}},
 	} {
 		path := filepath.Join(t.TempDir(), "x.gguf")
 		if err := Write(context.Background(), path, tt.opts); err == nil {

@@ -23,10 +23,15 @@ func newQuantizeCmd() *cobra.Command {
 	var (
 		threads         int
 		allowRequantize bool
+		imatrix         string
 	)
 	names := make([]string, 0, len(quantize.FileTypes()))
 	for _, ft := range quantize.FileTypes() {
 		names = append(names, ft.String())
+	}
+	imNames := make([]string, 0, len(quantize.ImatrixFileTypes()))
+	for _, ft := range quantize.ImatrixFileTypes() {
+		imNames = append(imNames, ft.String())
 	}
 	cmd := &cobra.Command{
 		Use:   "quantize IN OUT TYPE",
@@ -35,6 +40,9 @@ func newQuantizeCmd() *cobra.Command {
 			"type as llama-quantize does without an importance matrix (the output and some\n" +
 			"attention and feed-forward matrices get more bits). The tensors are the bytes\n" +
 			"llama-quantize writes. OUT appears only when it is complete.\n\n" +
+			"With --imatrix FILE (llama-imatrix's output, GGUF or .dat) the matrices it\n" +
+			"has weights for are quantized as llama-quantize --imatrix quantizes them, and\n" +
+			"TYPE may also be " + strings.Join(imNames, ", ") + ".\n\n" +
 			"TYPE is one of " + strings.Join(names, ", ") + ".",
 		Example: "  saji quantize llama-1b-f16.gguf llama-1b-q4_k_m.gguf Q4_K_M",
 		Args: func(_ *cobra.Command, args []string) error {
@@ -57,6 +65,11 @@ func newQuantizeCmd() *cobra.Command {
 				ctx = context.Background()
 			}
 			opts := quantize.Options{FileType: ft, Threads: threads, AllowRequantize: allowRequantize}
+			if imatrix != "" {
+				if opts.Imatrix, err = quantize.ReadImatrix(imatrix); err != nil {
+					return err
+				}
+			}
 			var bar *progressBar
 			if writesToTerminal(cmd.ErrOrStderr()) {
 				bar = &progressBar{w: cmd.ErrOrStderr(), start: time.Now()}
@@ -81,6 +94,7 @@ func newQuantizeCmd() *cobra.Command {
 	f := cmd.Flags()
 	f.IntVarP(&threads, "threads", "t", 0, "number of threads (0: one per physical core)")
 	f.BoolVar(&allowRequantize, "allow-requantize", false, "accept an already quantized IN (dequantized first, losing more quality)")
+	f.StringVar(&imatrix, "imatrix", "", "importance matrix `FILE` (llama-imatrix's output) to weight the quantization with")
 	return cmd
 }
 

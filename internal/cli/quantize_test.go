@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/binary"
 	"math"
 	"os"
 	"path/filepath"
@@ -84,6 +85,53 @@ func generate(t *testing.T, path string) {
 	}
 }
 
+// TestQuantizeCmdImatrix quantizes a synthetic model to Q2_K_S, which
+// needs an importance matrix, with one in llama-imatrix's .dat format.
+func TestQuantizeCmdImatrix(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.gguf")
+	if err := synth.WriteTiny(ctx, in, "f32", 3); err != nil {
+		t.Fatal(err)
+	}
+	f, err := gguf.Open(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dat []byte
+	put := func(v uint32) { dat = binary.LittleEndian.AppendUint32(dat, v) }
+	var mats []gguf.TensorInfo
+	for _, ti := range f.Tensors() {
+		if len(ti.Shape) >= 2 {
+			mats = append(mats, ti)
+		}
+	}
+	f.Close()
+	put(uint32(len(mats)))
+	for _, ti := range mats {
+		put(uint32(len(ti.Name)))
+		dat = append(dat, ti.Name...)
+		put(1) // calls
+		put(uint32(ti.Shape[0]))
+		for i := range ti.Shape[0] {
+			put(math.Float32bits(float32(1 + i%5)))
+		}
+	}
+	im := filepath.Join(dir, "imatrix.dat")
+	if err := os.WriteFile(im, dat, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out-Q2_K_S.gguf")
+	stdout, stderr, err := runCmd(t, "", "quantize", "--imatrix", im, in, out, "Q2_K_S")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if m := summaryLine.FindStringSubmatch(stdout); m == nil || m[3] != "Q2_K_S" {
+		t.Fatalf("summary %q does not match %v", stdout, summaryLine)
+	}
+	generate(t, out)
+}
+
 // TestQuantizeCmdErrors checks bad arguments and a quantized input.
 func TestQuantizeCmdErrors(t *testing.T) {
 	ctx := context.Background()
@@ -107,6 +155,8 @@ func TestQuantizeCmdErrors(t *testing.T) {
 		{"unknown type", []string{f32, out, "q4_k_x"}, `unsupported target type "q4_k_x" (one of F32, F16`},
 		{"imatrix type", []string{f32, out, "IQ2_XS"}, "target type IQ2_XS needs an importance matrix"},
 		{"missing input", []string{filepath.Join(dir, "none.gguf"), out, "q8_0"}, "no such file"},
+		{"Q2_K_S without imatrix", []string{f32, out, "q2_k_s"}, "Q2_K_S needs an importance matrix (llama-imatrix's output, --imatrix FILE)"},
+		{"missing imatrix", []string{"--imatrix", filepath.Join(dir, "none.dat"), f32, out, "q4_k_m"}, "imatrix: open"},
 		{"quantized input", []string{q8, out, "q4_k_m"}, "already quantized (tensor \"token_embd.weight\" is Q8_0): start from an F32, F16 or BF16 model, or give --allow-requantize"},
 		{"negative threads", []string{"-t", "-1", f32, out, "q8_0"}, "--threads"},
 	}

@@ -169,7 +169,7 @@ func TestConformanceQuantizeMatchesLlamaCpp(t *testing.T) {
 				}
 				x, want = x[:shortRows*rowLen], want[:shortRows*rowBytes]
 			}
-			diff, err := quantizeRows(ti.Type, x, rowLen, want)
+			diff, err := quantizeRows(ti.Type, x, rowLen, nil, want)
 			if err != nil {
 				t.Errorf("%s: %s: %v", e.Name(), ti.Name, err)
 				continue
@@ -243,9 +243,10 @@ func readF32Tensors(path string) (map[string][]float32, error) {
 }
 
 // quantizeRows encodes x as typ one row of rowLen values at a time, as
-// llama-quantize does, and compares with want. It returns "" when the bytes
-// match, or a description of the mismatch.
-func quantizeRows(typ quant.Type, x []float32, rowLen int, want []byte) (string, error) {
+// llama-quantize does (with the importance weights qw of a row, if not
+// nil), and compares with want. It returns "" when the bytes match, or a
+// description of the mismatch.
+func quantizeRows(typ quant.Type, x []float32, rowLen int, qw []float32, want []byte) (string, error) {
 	if rowLen <= 0 || len(x)%rowLen != 0 {
 		return "", fmt.Errorf("%d values do not split into rows of %d", len(x), rowLen)
 	}
@@ -260,7 +261,7 @@ func quantizeRows(typ quant.Type, x []float32, rowLen int, want []byte) (string,
 	got := make([]byte, rowBytes)
 	badRows, firstRow, firstBlock := 0, -1, -1
 	for r := range nrows {
-		if err := quant.Quantize(typ, x[r*rowLen:(r+1)*rowLen], got); err != nil {
+		if err := quant.QuantizeWeighted(typ, x[r*rowLen:(r+1)*rowLen], qw, got); err != nil {
 			return "", err
 		}
 		w := want[int64(r)*rowBytes : int64(r+1)*rowBytes]

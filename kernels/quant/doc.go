@@ -3,9 +3,13 @@
 // IQ4_XS, MXFP4, the ternary TQ1_0 and TQ2_0, and the IQ1, IQ2 and IQ3
 // formats): their layout, and pure-Go reference Dequantize and Quantize
 // functions that produce the same bytes as ggml's reference quantizers.
-// The IQ1, IQ2 and IQ3 formats are decoded (Dequantize); of them only
-// IQ3_S is written, the one llama-quantize makes without an importance
-// matrix. Quantizable tells which types Quantize writes.
+// The IQ1, IQ2 and IQ3 formats are decoded (Dequantize); of them IQ3_S is
+// written by Quantize (llama-quantize makes it without an importance
+// matrix), and IQ1_S, IQ1_M, IQ2_XXS, IQ2_XS, IQ2_S and IQ3_XXS only by
+// QuantizeWeighted, with the importance weights of an imatrix, as ggml
+// does. QuantizeWeighted also writes the K-quants, Q4_0 ... Q5_1, IQ4 and
+// IQ3_S as llama-quantize --imatrix does. Quantizable and
+// QuantizableWeighted tell which types each writes.
 //
 // The functions here are the oracle that every SIMD and GPU kernel is
 // tested against; they favour clarity over speed.
@@ -38,7 +42,7 @@
 //	TQ2_0         2.0625   8.06e-1
 //	TQ1_0         1.6875   8.06e-1
 //
-// The K-quants, IQ4 and IQ3_S formats here use no importance matrix, as
+// The figures are of Quantize, which uses no importance matrix, as
 // llama-quantize does without one. The ternary formats are meant for
 // models trained ternary: on Gaussian data most values round to zero.
 package quant

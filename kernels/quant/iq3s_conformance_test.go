@@ -52,7 +52,7 @@ func TestIQ3SMatchesLlamaQuantize(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				diff, err := quantizeRows(ti.Type, master[ti.Name], int(ti.Shape[0]), want)
+				diff, err := quantizeRows(ti.Type, master[ti.Name], int(ti.Shape[0]), nil, want)
 				if err != nil || diff != "" {
 					t.Errorf("%s: %s %v", ti.Name, diff, err)
 				}

@@ -47,38 +47,48 @@ func newIQ3Search(grid []uint32, nWant int) *iq3Search {
 		}
 		s.index[u] = int32(j)
 	}
-	type cand struct{ d2, j int }
-	cands := make([]cand, len(grid))
+	d2 := make([]int, len(grid))
 	for u := range s.index {
 		if s.index[u] >= 0 {
 			continue
 		}
 		for j, p := range s.grid {
-			d2 := 0
+			d2[j] = 0
 			for k := range 4 {
 				d := int(p[k]) - (2*(u>>(3*k)&7) + 1)
-				d2 += d * d
+				d2[j] += d * d
 			}
-			cands[j] = cand{d2, j}
 		}
-		slices.SortFunc(cands, func(a, b cand) int {
-			if a.d2 != b.d2 {
-				return a.d2 - b.d2
-			}
-			return a.j - b.j
-		})
-		d2, have := cands[0].d2, 1
-		for _, c := range cands {
-			if c.d2 > d2 {
-				if have == nWant {
-					break
-				}
-				d2, have = c.d2, have+1
-			}
-			s.near[u] = append(s.near[u], uint16(c.j))
-		}
+		s.near[u] = nearestPoints(d2, nWant)
 	}
 	return s
+}
+
+// nearestPoints returns the indices of the grid points at the nWant
+// smallest of the squared distances d2, nearest first and by index within
+// a distance (the neighbour lists of ggml's iq2xs_init_impl and
+// iq3xs_init_impl).
+func nearestPoints(d2 []int, nWant int) []uint16 {
+	var near []uint16
+	prev := -1
+	for range nWant {
+		dist := math.MaxInt
+		for _, d := range d2 {
+			if d > prev && d < dist {
+				dist = d
+			}
+		}
+		if dist == math.MaxInt {
+			break
+		}
+		for j, d := range d2 {
+			if d == dist {
+				near = append(near, uint16(j))
+			}
+		}
+		prev = dist
+	}
+	return near
 }
 
 // iq3sSearch is the search state of the IQ3_S grid, built on first use.
@@ -88,23 +98,29 @@ var iq3sSearch = sync.OnceValue(func() *iq3Search { return newIQ3Search(IQ3SGrid
 // best fits the magnitudes xval at scale (the least error weighted by w;
 // the first on ties), and writes its levels to L (iq3_find_best_neighbour).
 func (s *iq3Search) bestNeighbour(u int, xval, w []float32, scale float32, L []int8) int {
-	best, bestD2 := -1, float32(math.MaxFloat32)
-	for _, j := range s.near[u] {
+	best := bestPoint(s.near[u], func(j int) []int8 { return s.grid[j][:] }, xval, w, scale)
+	for i, q := range s.grid[best] {
+		L[i] = (q - 1) / 2
+	}
+	return best
+}
+
+// bestPoint returns the grid point among near (point gives its
+// coordinates) that best fits the magnitudes xval at scale: the least
+// error weighted by w, the first on ties (ggml's iq2_find_best_neighbour
+// and iq3_find_best_neighbour). Where every error is NaN or huge (ggml
+// aborts) it returns the nearest.
+func bestPoint(near []uint16, point func(j int) []int8, xval, w []float32, scale float32) int {
+	best, bestD2 := int(near[0]), float32(math.MaxFloat32)
+	for _, j := range near {
 		var d2 float32
-		for i, q := range s.grid[j] {
+		for i, q := range point(int(j)) {
 			diff := float32(scale*float32(q)) - xval[i]
 			d2 += float32(float32(w[i]*diff) * diff)
 		}
 		if d2 < bestD2 {
 			best, bestD2 = int(j), d2
 		}
-	}
-	if best < 0 {
-		// Every error is NaN or huge (ggml aborts): take the nearest.
-		best = int(s.near[u][0])
-	}
-	for i, q := range s.grid[best] {
-		L[i] = (q - 1) / 2
 	}
 	return best
 }

@@ -35,11 +35,18 @@ func dequantizeIQ4_NL(src []byte, dst []float32) {
 	}
 }
 
-func quantizeIQ4_NL(src []float32, dst []byte) {
-	var idx [qk32]uint8
+func quantizeIQ4_NL(src []float32, dst []byte) { quantizeIQ4NLWeighted(src, nil, dst) }
+
+// quantizeIQ4NLWeighted is quantizeIQ4_NL with the importance weights qw
+// (one per element of src; nil for none), as ggml's quantize_iq4_nl.
+func quantizeIQ4NLWeighted(src, qw []float32, dst []byte) {
+	var (
+		idx [qk32]uint8
+		w   [qk32]float32
+	)
 	for b := range len(src) / qk32 {
 		x, blk := src[qk32*b:qk32*b+qk32], dst[18*b:18*b+18]
-		scale := iq4GroupScale(x)
+		scale := iq4GroupScale(x, iq4Weights(x, x, qw, qk32*b, w[:]))
 		storeHalf(blk, scale)
 		// The indices are chosen again for the final (unrounded) scale.
 		id := invOrZero(scale)
@@ -78,10 +85,15 @@ func dequantizeIQ4_XS(src []byte, dst []float32) {
 	}
 }
 
-func quantizeIQ4_XS(src []float32, dst []byte) {
+func quantizeIQ4_XS(src []float32, dst []byte) { quantizeIQ4XSWeighted(src, nil, dst) }
+
+// quantizeIQ4XSWeighted is quantizeIQ4_XS with the importance weights qw
+// (one per element of src; nil for none), as ggml's quantize_iq4_xs.
+func quantizeIQ4XSWeighted(src, qw []float32, dst []byte) {
 	var (
 		scales [QK_K / 32]float32
 		idx    [QK_K]uint8
+		w      [32]float32
 	)
 	for b := range len(src) / QK_K {
 		x, blk := src[QK_K*b:QK_K*b+QK_K], dst[136*b:136*b+136]
@@ -90,7 +102,8 @@ func quantizeIQ4_XS(src []float32, dst []byte) {
 		// Best float scale of each group, and the one of largest magnitude.
 		var maxScale, amaxScale float32
 		for g := range scales {
-			s := iq4GroupScale(x[32*g : 32*g+32])
+			xg := x[32*g : 32*g+32]
+			s := iq4GroupScale(xg, iq4Weights(x, xg, qw, QK_K*b+32*g, w[:]))
 			scales[g] = s
 			if a := absF32(s); a > amaxScale {
 				amaxScale, maxScale = a, s
@@ -121,11 +134,28 @@ func quantizeIQ4_XS(src []float32, dst []byte) {
 	}
 }
 
-// iq4GroupScale returns the scale that ggml's IQ4 quantizer (without an
-// importance matrix) picks for the 32 elements x: the least-squares scale,
-// weighted by x², of the best of 2*iq4Tries+2 candidate assignments of
-// levels. It returns 0 for a group that is (nearly) all zero.
-func iq4GroupScale(x []float32) float32 {
+// iq4Weights returns the weights of the group xg of the super-block sb
+// under the importance weights qw (from element off of the row), as
+// ggml's IQ4 quantizer makes them: qw·sqrt(sigma2 + x²), with sigma2
+// twice the super-block's mean square. It returns nil when qw is nil.
+func iq4Weights(sb, xg, qw []float32, off int, w []float32) []float32 {
+	if qw == nil {
+		return nil
+	}
+	var sigma2 float32
+	for _, v := range sb {
+		sigma2 += float32(v * v)
+	}
+	sigma2 *= 2 / float32(len(sb))
+	importanceWeights(xg, qw[off:off+len(xg)], sigma2, w)
+	return w[:len(xg)]
+}
+
+// iq4GroupScale returns the scale that ggml's IQ4 quantizer picks for the
+// 32 elements x: the least-squares scale, weighted by w (nil: by x²), of
+// the best of 2*iq4Tries+2 candidate assignments of levels. It returns 0
+// for a group that is (nearly) all zero.
+func iq4GroupScale(x, w []float32) float32 {
 	vmax := largestSigned(x)
 	if absF32(vmax) < iq4GroupMaxEps {
 		return 0
@@ -134,11 +164,11 @@ func iq4GroupScale(x []float32) float32 {
 	// fit quantizes x with the invOrZero scale id and returns the weighted
 	// sums Σw·q·x and Σw·q² that give the best scale for that assignment.
 	fit := func(id float32) (sumqx, sumq2 float32) {
-		for _, v := range x {
+		for i, v := range x {
 			q := float32(iq4Levels[iq4Nearest(float32(id*v))])
-			w := v * v
-			sumqx += float32(w * q * v)
-			sumq2 += float32(w * q * q)
+			wi := weightOf(w, x, i)
+			sumqx += float32(wi * q * v)
+			sumq2 += float32(wi * q * q)
 		}
 		return sumqx, sumq2
 	}

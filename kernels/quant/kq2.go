@@ -88,20 +88,26 @@ func quantizeQ2_K(src []float32, dst []byte) {
 			kqStoreF16(blk[q2kDmin:], F32ToF16(0))
 		}
 
-		// Requantize against the scales as stored. A sub-block whose scale
-		// code is 0 keeps the levels of the fit.
-		d := kqLoadF16(blk[q2kD:])
-		dmin := kqLoadF16(blk[q2kDmin:])
-		for j := range QK_K / 16 {
-			dj := d * float32(sc[j]&0x0f)
-			if dj == 0 {
-				continue
-			}
-			mj := float32(dmin * float32(sc[j]>>4)) // rounded: added to x below
-			for i := 16 * j; i < 16*j+16; i++ {
-				L[i] = uint8(kqClamp(kqNearestInt((x[i]+mj)/dj), 0, 3))
-			}
-		}
-		kqPack2Bits(blk[q2kQs:q2kQs+64], L[:])
+		q2kRequantizePack(x, blk, &L)
 	}
+}
+
+// q2kRequantizePack recomputes the levels of x against the scales and
+// mins stored in the Q2_K block blk (a sub-block whose scale code is 0
+// keeps the levels of its fit, in L) and packs them.
+func q2kRequantizePack(x []float32, blk []byte, L *[QK_K]uint8) {
+	sc := blk[q2kScales : q2kScales+16]
+	d := kqLoadF16(blk[q2kD:])
+	dmin := kqLoadF16(blk[q2kDmin:])
+	for j := range QK_K / 16 {
+		dj := d * float32(sc[j]&0x0f)
+		if dj == 0 {
+			continue
+		}
+		mj := float32(dmin * float32(sc[j]>>4)) // rounded: added to x below
+		for i := 16 * j; i < 16*j+16; i++ {
+			L[i] = uint8(kqClamp(kqNearestInt((x[i]+mj)/dj), 0, 3))
+		}
+	}
+	kqPack2Bits(blk[q2kQs:q2kQs+64], L[:])
 }

@@ -79,42 +79,55 @@ func quantizeQ3_K(src []float32, dst []byte) {
 				// int8 first, as ggml stores it, then clamp.
 				l := int8(kqNearestInt(iscale * scales[j]))
 				l = max(-32, min(31, l)) + 32
-				if j < 8 {
-					sc[j] = uint8(l) & 0x0f
-				} else {
-					sc[j-8] |= (uint8(l) & 0x0f) << 4
-				}
-				sc[8+j%4] |= uint8(l>>4) << (2 * (j / 4))
+				putQ3KScale(sc, j, uint8(l))
 			}
 			kqStoreF16(blk[q3kD:], F32ToF16(1/iscale))
 		} else {
 			kqStoreF16(blk[q3kD:], F32ToF16(0))
 		}
 
-		// Requantize against the stored scales; a zero scale keeps the
-		// levels of the fit.
-		d := kqLoadF16(blk[q3kD:])
-		for j := range QK_K / 16 {
-			dj := d * float32(q3kScale(sc, j))
-			if dj == 0 {
-				continue
-			}
-			for i := 16 * j; i < 16*j+16; i++ {
-				L[i] = int8(kqClamp(kqNearestInt(x[i]/dj), -4, 3) + 4)
-			}
-		}
-
-		// Split the 3-bit levels into the high-bit mask and 2-bit codes.
-		hmask := blk[q3kHmask : q3kHmask+32]
-		clear(hmask)
-		var low [QK_K]uint8
-		for i, l := range L {
-			if l > 3 {
-				hmask[i%32] |= 1 << (i / 32)
-				l -= 4
-			}
-			low[i] = uint8(l)
-		}
-		kqPack2Bits(blk[q3kQs:q3kQs+64], low[:])
+		q3kRequantizePack(x, blk, &L)
 	}
+}
+
+// putQ3KScale stores the 6-bit code l (the scale plus 32) of sub-block j
+// in the packed scales sc, which start cleared.
+func putQ3KScale(sc []byte, j int, l uint8) {
+	if j < 8 {
+		sc[j] = l & 0x0f
+	} else {
+		sc[j-8] |= (l & 0x0f) << 4
+	}
+	sc[8+j%4] |= (l >> 4) << (2 * (j / 4))
+}
+
+// q3kRequantizePack recomputes the levels of x against the scales stored
+// in the Q3_K block blk (a sub-block whose scale is 0 keeps the levels of
+// its fit, in L offset by 4) and stores them in the high-bit mask and the
+// 2-bit codes.
+func q3kRequantizePack(x []float32, blk []byte, L *[QK_K]int8) {
+	sc := blk[q3kScales : q3kScales+12]
+	d := kqLoadF16(blk[q3kD:])
+	for j := range QK_K / 16 {
+		dj := d * float32(q3kScale(sc, j))
+		if dj == 0 {
+			continue
+		}
+		for i := 16 * j; i < 16*j+16; i++ {
+			L[i] = int8(kqClamp(kqNearestInt(x[i]/dj), -4, 3) + 4)
+		}
+	}
+
+	// Split the 3-bit levels into the high-bit mask and 2-bit codes.
+	hmask := blk[q3kHmask : q3kHmask+32]
+	clear(hmask)
+	var low [QK_K]uint8
+	for i, l := range L {
+		if l > 3 {
+			hmask[i%32] |= 1 << (i / 32)
+			l -= 4
+		}
+		low[i] = uint8(l)
+	}
+	kqPack2Bits(blk[q3kQs:q3kQs+64], low[:])
 }

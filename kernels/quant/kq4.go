@@ -89,12 +89,16 @@ func quantizeQ4_K(src []float32, dst []byte) {
 		kqFitSubblocks32(x, 15, -1, 20, &L, &scales, &mins)
 		quantizeScalesMinsK4(blk, &scales, &mins)
 		kqRequantize32(x, blk, 15, &L)
+		packQ4K(blk, &L)
+	}
+}
 
-		for j := 0; j < QK_K; j += 64 {
-			q := blk[q4kQs+j/2 : q4kQs+j/2+32]
-			for l := range q {
-				q[l] = L[j+l] | L[j+l+32]<<4
-			}
+// packQ4K stores the levels L in the block's qs.
+func packQ4K(blk []byte, L *[QK_K]uint8) {
+	for j := 0; j < QK_K; j += 64 {
+		q := blk[q4kQs+j/2 : q4kQs+j/2+32]
+		for l := range q {
+			q[l] = L[j+l] | L[j+l+32]<<4
 		}
 	}
 }

@@ -55,21 +55,26 @@ func quantizeQ5_K(src []float32, dst []byte) {
 		kqFitSubblocks32(x, 31, -0.5, 15, &L, &scales, &mins)
 		quantizeScalesMinsK4(blk, &scales, &mins)
 		kqRequantize32(x, blk, 31, &L)
+		packQ5K(blk, &L)
+	}
+}
 
-		qh := blk[q5kQh : q5kQh+32]
-		clear(qh)
-		for i, l := range L {
-			if l > 15 {
-				qh[i%32] |= 1 << (i / 32)
-				l -= 16
-			}
-			L[i] = l
+// packQ5K stores the levels L (0..31) in the block's qh and qs; it
+// changes L.
+func packQ5K(blk []byte, L *[QK_K]uint8) {
+	qh := blk[q5kQh : q5kQh+32]
+	clear(qh)
+	for i, l := range L {
+		if l > 15 {
+			qh[i%32] |= 1 << (i / 32)
+			l -= 16
 		}
-		for j := 0; j < QK_K; j += 64 {
-			q := blk[q5kQs+j/2 : q5kQs+j/2+32]
-			for l := range q {
-				q[l] = L[j+l] | L[j+l+32]<<4
-			}
+		L[i] = l
+	}
+	for j := 0; j < QK_K; j += 64 {
+		q := blk[q5kQs+j/2 : q5kQs+j/2+32]
+		for l := range q {
+			q[l] = L[j+l] | L[j+l+32]<<4
 		}
 	}
 }

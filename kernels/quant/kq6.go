@@ -35,7 +35,12 @@ func dequantizeQ6_K(src []byte, dst []float32) {
 	}
 }
 
-func quantizeQ6_K(src []float32, dst []byte) {
+func quantizeQ6_K(src []float32, dst []byte) { quantizeQ6KWeighted(src, nil, dst) }
+
+// quantizeQ6KWeighted is quantizeQ6_K with the importance weights qw (one
+// per element of src; nil for none) weighting each sub-block's fit, as
+// ggml's quantize_row_q6_K_impl does.
+func quantizeQ6KWeighted(src, qw []float32, dst []byte) {
 	var (
 		L      [QK_K]uint8
 		scales [QK_K / 16]float32
@@ -49,7 +54,11 @@ func quantizeQ6_K(src []float32, dst []byte) {
 		// with its sign.
 		var maxScale, maxAbs float32
 		for j := range QK_K / 16 {
-			scales[j] = makeQXQuants(x[16*j:16*j+16], 32, L[16*j:16*j+16])
+			var w []float32
+			if qw != nil {
+				w = qw[QK_K*b+16*j : QK_K*b+16*j+16]
+			}
+			scales[j] = makeQXQuants(x[16*j:16*j+16], w, 32, L[16*j:16*j+16])
 			if a := kqAbs(scales[j]); a > maxAbs {
 				maxAbs, maxScale = a, scales[j]
 			}

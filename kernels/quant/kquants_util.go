@@ -63,12 +63,13 @@ func kqAbsMax(x []float32) (maxv, amax float32) {
 
 // makeQXQuants finds a symmetric scale for x on the signed grid
 // [-nmax, nmax-1] and writes the levels, offset by nmax, to L. It is
-// ggml's make_qx_quants with rmse_type 1 and no importance weights: the
-// error is weighted by x², the starting scale -nmax/max is refined by a
+// ggml's make_qx_quants with rmse_type 1: the error is weighted by qw
+// (importance weights) or, when qw is nil, by x², the starting scale
+// -nmax/max is refined by a
 // least-squares fit, and 18 nearby scales (nmax ± 0.1·k) are tried, keeping
 // the one whose fit explains the most of x. Returns the scale (negative
 // when the largest-magnitude element is positive; the grid is asymmetric).
-func makeQXQuants(x []float32, nmax int32, L []uint8) float32 {
+func makeQXQuants(x, qw []float32, nmax int32, L []uint8) float32 {
 	maxv, amax := kqAbsMax(x)
 	if amax < kqGroupMaxEps {
 		clear(L[:len(x)])
@@ -80,7 +81,7 @@ func makeQXQuants(x []float32, nmax int32, L []uint8) float32 {
 	for i, v := range x {
 		l := kqClamp(kqNearestInt(iscale*v), -nmax, nmax-1)
 		L[i] = uint8(l + nmax)
-		w := v * v
+		w := weightOf(qw, x, i)
 		fl := float32(l)
 		sumlx += float32(w * v * fl)
 		suml2 += float32(w * fl * fl)
@@ -97,9 +98,9 @@ func makeQXQuants(x []float32, nmax int32, L []uint8) float32 {
 		}
 		iscale = -(fnmax + float32(tenth*float32(is))) / maxv
 		sumlx, suml2 = 0, 0
-		for _, v := range x {
+		for i, v := range x {
 			l := kqClamp(kqNearestInt(iscale*v), -nmax, nmax-1)
-			w := v * v
+			w := weightOf(qw, x, i)
 			fl := float32(l)
 			sumlx += float32(w * v * fl)
 			suml2 += float32(w * fl * fl)
@@ -114,6 +115,15 @@ func makeQXQuants(x []float32, nmax int32, L []uint8) float32 {
 		}
 	}
 	return scale
+}
+
+// weightOf returns the weight of element i of x: qw[i], or x[i]² when qw
+// is nil.
+func weightOf(qw, x []float32, i int) float32 {
+	if qw != nil {
+		return qw[i]
+	}
+	return x[i] * x[i]
 }
 
 // makeQ3Quants finds a symmetric scale for x on the grid [-nmax, nmax-1]
