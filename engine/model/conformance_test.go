@@ -237,12 +237,25 @@ func TestConformance(t *testing.T) { testConformance(t, nil, 1) }
 // reproduce the oracle's float operations bit for bit (the kernels' own
 // tests check that), so they are held to the same tolerances: a last-bit
 // difference anywhere would flip an activation's rounding and show here.
+// Every kernel set the CPU runs is checked (avx2, avx-vnni and
+// avx512-vnni on a recent x86-64 CPU); -short checks the newest only.
 func TestConformanceSIMD(t *testing.T) {
-	b := cpu.New(2)
-	if b.Kernels() == "go" {
+	sets := cpu.KernelSets()
+	if len(sets) == 0 || os.Getenv("SAJI_SIMD") == "off" {
 		t.Skip("model: this CPU has no SIMD kernels (or SAJI_SIMD=off)")
 	}
-	testConformance(t, b, 1)
+	for i, name := range sets {
+		t.Run(name, func(t *testing.T) {
+			if i < len(sets)-1 && testing.Short() {
+				t.Skip("model: -short checks the newest kernel set only")
+			}
+			b, err := cpu.NewWithKernels(2, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			testConformance(t, b, 1)
+		})
+	}
 }
 
 func testConformance(t *testing.T, b kernels.Backend, tolScale float64) {

