@@ -66,7 +66,9 @@ func buildSet(name string) *kernelSet {
 
 // addAVXVNNI adds the AVX-VNNI kernels (VEX VPDPBUSD on 256-bit
 // registers) over the AVX2 ones.
-func addAVXVNNI(k *kernelSet) {}
+func addAVXVNNI(k *kernelSet) {
+	addAVXVNNIKernels(k)
+}
 
 // addAVX512 adds the AVX-512 kernels over the AVX2 (and AVX-VNNI) ones.
 func addAVX512(k *kernelSet) {}

@@ -1,0 +1,100 @@
+package cpu
+
+import "saji/kernels/quant"
+
+// The AVX-VNNI kernels are the AVX2 ones with each vpmaddwd of int16
+// products by scales and the vpaddd after it fused into one VEX vpdpwssd
+// (avxvnni_amd64.h): the same integers in the same int32 lanes, so every
+// output is the AVX2 kernel's (and the oracle's) bit for bit, in fewer
+// instructions.
+
+// addAVXVNNIKernels adds the AVX-VNNI kernels over the AVX2 ones: Q4_K
+// and Q6_K single-row kernels, prompt tiles and decode tiles.
+func addAVXVNNIKernels(k *kernelSet) {
+	k.q8K[quant.TypeQ4_K] = kKernel(dotQ4KVNNI, quant.TypeQ4_K)
+	k.q8K[quant.TypeQ6_K] = kKernel(dotQ6KVNNI, quant.TypeQ6_K)
+	k.tiles[quant.TypeQ4_K] = []tileKernel{{mr: tileRowsK, nr: 4, fn: tileQ4KV}, {mr: gemvRows, nr: 1, fn: gemvQ4KV}}
+	k.tiles[quant.TypeQ6_K] = []tileKernel{{mr: tileRowsK, nr: 4, fn: tileQ6KV}, {mr: gemvRows, nr: 1, fn: gemvQ6KV}}
+}
+
+// tileQ4KV is tileQ4K with the AVX-VNNI kernels.
+func tileQ4KV(a *tileArgs) {
+	switch {
+	case a.n == 0:
+		tileSingleK(a, tileRowsK, 4, nil)
+	case a.gemm&15 == 0:
+		tileQ4KVNNI(a, tileRowsK, false)
+	case a.gemm&15 == 15:
+		tileQ4KVNNI(a, tileRowsK, true)
+	default:
+		tileSingleK(a, tileRowsK, 4, dotQ4KVNNI)
+	}
+}
+
+// tileQ6KV is tileQ6K with the AVX-VNNI kernel.
+func tileQ6KV(a *tileArgs) {
+	if a.n == 0 {
+		tileSingleK(a, tileRowsK, 4, nil)
+		return
+	}
+	tileQ6KVNNI(a, tileRowsK)
+}
+
+// gemvQ4KV is gemvQ4K with the AVX-VNNI kernels.
+func gemvQ4KV(a *tileArgs) {
+	if a.n == 0 || a.gemm&1 != 0 {
+		tileSingleK(a, gemvRows, 1, dotQ4KVNNI)
+		return
+	}
+	gemvQ4KVNNI(a, gemvRows)
+}
+
+// gemvQ6KV is gemvQ6K with the AVX-VNNI kernel.
+func gemvQ6KV(a *tileArgs) {
+	if a.n == 0 {
+		tileSingleK(a, gemvRows, 1, nil)
+		return
+	}
+	gemvQ6KVNNI(a, gemvRows)
+}
+
+// vnniChecks is the number of register combinations vnniMacroCheck runs
+// for each VNNI macro.
+const vnniChecks = 16
+
+// vnniMacroCheck runs VNNI_DPBUSD and then VNNI_DPWSSD on vnniChecks
+// register combinations each, every one from the accumulator in[2], the
+// first source in[0] and the second in[1], into out in that order.
+//
+//go:noescape
+func vnniMacroCheck(in *[3][32]byte, out *[2 * vnniChecks][32]byte)
+
+// dotQ4KVNNI is dotQ4KAVX2 with vpdpwssd.
+//
+//go:noescape
+func dotQ4KVNNI(w *byte, x *q8KBlock, n int, gemm bool) float32
+
+// dotQ6KVNNI is dotQ6KAVX2 with vpdpwssd.
+//
+//go:noescape
+func dotQ6KVNNI(w *byte, x *q8KBlock, n int, gemm bool) float32
+
+// tileQ4KVNNI is tileQ4KAVX2 with vpdpwssd.
+//
+//go:noescape
+func tileQ4KVNNI(a *tileArgs, rows int, gemm bool)
+
+// tileQ6KVNNI is tileQ6KAVX2 with vpdpwssd.
+//
+//go:noescape
+func tileQ6KVNNI(a *tileArgs, rows int)
+
+// gemvQ4KVNNI is gemvQ4KAVX2 with vpdpwssd.
+//
+//go:noescape
+func gemvQ4KVNNI(a *tileArgs, rows int)
+
+// gemvQ6KVNNI is gemvQ6KAVX2 with vpdpwssd.
+//
+//go:noescape
+func gemvQ6KVNNI(a *tileArgs, rows int)

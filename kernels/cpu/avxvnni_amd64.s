@@ -1,0 +1,55 @@
+#include "textflag.h"
+#include "avxvnni_amd64.h"
+
+// VCHECK runs OP (VNNI_DPBUSD or VNNI_DPWSSD) on registers S, U and D
+// (names and numbers): D starts as the 32 bytes at 64(SI), U as those at
+// 0(SI), S as those at 32(SI); D's result goes to O(DI).
+#define VCHECK(OP, YS, S, YU, U, YD, D, O) \
+	VMOVDQU 0(SI), YU; \
+	VMOVDQU 32(SI), YS; \
+	VMOVDQU 64(SI), YD; \
+	OP(S, U, D); \
+	VMOVDQU YD, O(DI)
+
+// func vnniMacroCheck(in *[3][32]byte, out *[2 * vnniChecks][32]byte)
+//
+// For i = 0..15 it runs VNNI_DPBUSD with D = i, U = i+5 and S = i+11
+// (modulo 16), then VNNI_DPWSSD the same, so that every register is taken
+// in every operand position by each macro.
+TEXT ·vnniMacroCheck(SB), NOSPLIT, $0-16
+	MOVQ in+0(FP), SI
+	MOVQ out+8(FP), DI
+	VCHECK(VNNI_DPBUSD, Y11, 11, Y5, 5, Y0, 0, 0)
+	VCHECK(VNNI_DPBUSD, Y12, 12, Y6, 6, Y1, 1, 32)
+	VCHECK(VNNI_DPBUSD, Y13, 13, Y7, 7, Y2, 2, 64)
+	VCHECK(VNNI_DPBUSD, Y14, 14, Y8, 8, Y3, 3, 96)
+	VCHECK(VNNI_DPBUSD, Y15, 15, Y9, 9, Y4, 4, 128)
+	VCHECK(VNNI_DPBUSD, Y0, 0, Y10, 10, Y5, 5, 160)
+	VCHECK(VNNI_DPBUSD, Y1, 1, Y11, 11, Y6, 6, 192)
+	VCHECK(VNNI_DPBUSD, Y2, 2, Y12, 12, Y7, 7, 224)
+	VCHECK(VNNI_DPBUSD, Y3, 3, Y13, 13, Y8, 8, 256)
+	VCHECK(VNNI_DPBUSD, Y4, 4, Y14, 14, Y9, 9, 288)
+	VCHECK(VNNI_DPBUSD, Y5, 5, Y15, 15, Y10, 10, 320)
+	VCHECK(VNNI_DPBUSD, Y6, 6, Y0, 0, Y11, 11, 352)
+	VCHECK(VNNI_DPBUSD, Y7, 7, Y1, 1, Y12, 12, 384)
+	VCHECK(VNNI_DPBUSD, Y8, 8, Y2, 2, Y13, 13, 416)
+	VCHECK(VNNI_DPBUSD, Y9, 9, Y3, 3, Y14, 14, 448)
+	VCHECK(VNNI_DPBUSD, Y10, 10, Y4, 4, Y15, 15, 480)
+	VCHECK(VNNI_DPWSSD, Y11, 11, Y5, 5, Y0, 0, 512)
+	VCHECK(VNNI_DPWSSD, Y12, 12, Y6, 6, Y1, 1, 544)
+	VCHECK(VNNI_DPWSSD, Y13, 13, Y7, 7, Y2, 2, 576)
+	VCHECK(VNNI_DPWSSD, Y14, 14, Y8, 8, Y3, 3, 608)
+	VCHECK(VNNI_DPWSSD, Y15, 15, Y9, 9, Y4, 4, 640)
+	VCHECK(VNNI_DPWSSD, Y0, 0, Y10, 10, Y5, 5, 672)
+	VCHECK(VNNI_DPWSSD, Y1, 1, Y11, 11, Y6, 6, 704)
+	VCHECK(VNNI_DPWSSD, Y2, 2, Y12, 12, Y7, 7, 736)
+	VCHECK(VNNI_DPWSSD, Y3, 3, Y13, 13, Y8, 8, 768)
+	VCHECK(VNNI_DPWSSD, Y4, 4, Y14, 14, Y9, 9, 800)
+	VCHECK(VNNI_DPWSSD, Y5, 5, Y15, 15, Y10, 10, 832)
+	VCHECK(VNNI_DPWSSD, Y6, 6, Y0, 0, Y11, 11, 864)
+	VCHECK(VNNI_DPWSSD, Y7, 7, Y1, 1, Y12, 12, 896)
+	VCHECK(VNNI_DPWSSD, Y8, 8, Y2, 2, Y13, 13, 928)
+	VCHECK(VNNI_DPWSSD, Y9, 9, Y3, 3, Y14, 14, 960)
+	VCHECK(VNNI_DPWSSD, Y10, 10, Y4, 4, Y15, 15, 992)
+	VZEROUPPER
+	RET

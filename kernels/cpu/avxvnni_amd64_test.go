@@ -1,0 +1,339 @@
+package cpu
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+	"unsafe"
+
+	"saji/kernels/quant"
+)
+
+// TestVNNIMacros checks VNNI_DPBUSD and VNNI_DPWSSD (avxvnni_amd64.h) on
+// every register in every operand position against their definition,
+// with wrapping int32 sums, on random bytes and on the extremes (0xff
+// unsigned bytes, -128 signed bytes, -32768 words).
+func TestVNNIMacros(t *testing.T) {
+	kernelSetFor(t, setAVXVNNI)
+	rng := rand.New(rand.NewPCG(41, 42))
+	for rep := range 20 {
+		var in [3][32]byte
+		for r := range in {
+			for i := range in[r] {
+				switch rep {
+				case 0:
+					in[r][i] = 0x80
+				case 1:
+					in[r][i] = 0xff
+				default:
+					in[r][i] = byte(rng.Uint32())
+				}
+			}
+		}
+		var out [2 * vnniChecks][32]byte
+		vnniMacroCheck(&in, &out)
+		for l := range 8 {
+			acc := int32(binary.LittleEndian.Uint32(in[2][4*l:]))
+			busd, wssd := acc, acc
+			for k := range 4 {
+				busd += int32(in[0][4*l+k]) * int32(int8(in[1][4*l+k]))
+			}
+			for k := range 2 {
+				u := int16(binary.LittleEndian.Uint16(in[0][4*l+2*k:]))
+				s := int16(binary.LittleEndian.Uint16(in[1][4*l+2*k:]))
+				wssd += int32(u) * int32(s)
+			}
+			for c := range 2 * vnniChecks {
+				want, name := busd, "VNNI_DPBUSD"
+				if c >= vnniChecks {
+					want, name = wssd, "VNNI_DPWSSD"
+				}
+				i := c % vnniChecks
+				if got := int32(binary.LittleEndian.Uint32(out[c][4*l:])); got != want {
+					t.Fatalf("rep %d: %s(S=Y%d, U=Y%d, D=Y%d) lane %d = %d, want %d", rep, name, (i+11)%16, (i+5)%16, i, l, got, want)
+				}
+			}
+		}
+	}
+}
+
+// vnniKDots pairs each AVX-VNNI single-row kernel with the AVX2 kernel it
+// replaces.
+var vnniKDots = []struct {
+	typ        quant.Type
+	vnni, avx2 func(w *byte, x *q8KBlock, n int, gemm bool) float32
+}{
+	{quant.TypeQ4_K, dotQ4KVNNI, dotQ4KAVX2},
+	{quant.TypeQ6_K, dotQ6KVNNI, dotQ6KAVX2},
+}
+
+// TestVNNIKDots checks each AVX-VNNI single-row K-quant kernel bit for bit
+// against the AVX2 kernel and the oracle: quantized normal and small
+// weights, random weight bytes with normal and large scales against
+// normal, ±127 and zero activations, all-zero weights, over 1 to 64
+// super-blocks, gemm off and on.
+func TestVNNIKDots(t *testing.T) {
+	kernelSetFor(t, setAVXVNNI)
+	rng := rand.New(rand.NewPCG(43, 44))
+	for _, kd := range vnniKDots {
+		typ := kd.typ
+		vnni, avx2 := kKernel(kd.vnni, typ), kKernel(kd.avx2, typ)
+		cases := []struct {
+			name string
+			w    func(nb int) []byte
+			x    func(nb int, grouped bool) []q8KBlock
+		}{
+			{"normal", func(nb int) []byte { return kWeights(t, rng, typ, nb, 1) },
+				func(nb int, g bool) []q8KBlock { return kActs(rng, nb, g) }},
+			{"small", func(nb int) []byte { return kWeights(t, rng, typ, nb, 1e-3) },
+				func(nb int, g bool) []q8KBlock { return kActs(rng, nb, g) }},
+			{"raw", func(nb int) []byte { return kRawWeights(rng, typ, nb, 2) },
+				func(nb int, g bool) []q8KBlock { return kActs(rng, nb, g) }},
+			{"raw-large", func(nb int) []byte { return kRawWeights(rng, typ, nb, 30000) },
+				func(nb int, _ bool) []q8KBlock { return kExtremeActs(rng, nb) }},
+			{"extreme", func(nb int) []byte { return kRawWeights(rng, typ, nb, 1) },
+				func(nb int, _ bool) []q8KBlock { return kExtremeActs(rng, nb) }},
+			{"zero", func(nb int) []byte { return make([]byte, nb*typ.TypeSize()) },
+				func(nb int, g bool) []q8KBlock { return kActs(rng, nb, g) }},
+		}
+		for _, c := range cases {
+			for _, nb := range []int{1, 2, 3, 5, 16, 17, 64} {
+				for _, gemm := range []bool{false, true} {
+					t.Run(fmt.Sprintf("%v/%s/%d/gemm=%v", typ, c.name, nb, gemm), func(t *testing.T) {
+						for rep := range 3 {
+							w, x := c.w(nb), c.x(nb, gemm)
+							got, want, oracle := vnni(w, x, gemm), avx2(w, x, gemm), oracleK(typ, w, x, gemm)
+							if math.Float32bits(got) != math.Float32bits(want) || math.Float32bits(got) != math.Float32bits(oracle) {
+								t.Fatalf("rep %d: got %v (%#x), avx2 %v (%#x), oracle %v", rep, got, math.Float32bits(got), want, math.Float32bits(want), oracle)
+							}
+						}
+					})
+				}
+			}
+		}
+		if got := vnni(nil, nil, false); math.Float32bits(got) != 0 {
+			t.Errorf("%v: empty row gives %v, want +0", typ, got)
+		}
+	}
+}
+
+// vnniTiles lists the AVX-VNNI K-quant tile kernels by type: the table
+// entries, and the assembly over three tiles' worth of weight rows (in
+// the orders it takes whole: gemv, and for the 4×4 tiles all-gemm), with
+// the AVX2 single-row kernel each output must equal.
+var vnniTiles = []struct {
+	typ   quant.Type
+	name  string
+	tk    tileKernel
+	masks []uint64 // nil: every mask of the tile
+	avx2  func(w *byte, x *q8KBlock, n int, gemm bool) float32
+}{
+	{quant.TypeQ4_K, "tile", tileKernel{mr: tileRowsK, nr: 4, fn: tileQ4KV}, nil, dotQ4KAVX2},
+	{quant.TypeQ4_K, "tile-asm12", tileKernel{mr: 12, nr: 4, fn: func(a *tileArgs) { tileQ4KVNNI(a, 12, a.gemm != 0) }},
+		[]uint64{0, 15}, dotQ4KAVX2},
+	{quant.TypeQ4_K, "gemv", tileKernel{mr: gemvRows, nr: 1, fn: gemvQ4KV}, nil, dotQ4KAVX2},
+	{quant.TypeQ4_K, "gemv-asm12", tileKernel{mr: 12, nr: 1, fn: func(a *tileArgs) { gemvQ4KVNNI(a, 12) }},
+		[]uint64{0}, dotQ4KAVX2},
+	{quant.TypeQ6_K, "tile", tileKernel{mr: tileRowsK, nr: 4, fn: tileQ6KV}, nil, dotQ6KAVX2},
+	{quant.TypeQ6_K, "tile-asm12", tileKernel{mr: 12, nr: 4, fn: func(a *tileArgs) { tileQ6KVNNI(a, 12) }},
+		[]uint64{0}, dotQ6KAVX2},
+	{quant.TypeQ6_K, "gemv", tileKernel{mr: gemvRows, nr: 1, fn: gemvQ6KV}, nil, dotQ6KAVX2},
+	{quant.TypeQ6_K, "gemv-asm12", tileKernel{mr: 12, nr: 1, fn: func(a *tileArgs) { gemvQ6KVNNI(a, 12) }},
+		[]uint64{0}, dotQ6KAVX2},
+}
+
+// TestVNNITilesK checks every AVX-VNNI K-quant tile and decode tile bit
+// for bit against the AVX2 single-row kernel and the oracle for each of
+// its outputs: quantized normal weights and activations, random weight
+// bytes with large scales against ±127 and zero activations, all-zero
+// weights; 1 to 17 super-blocks; row strides larger than a row; every
+// gemm mask of the tile (mixed ones included); the output slots between
+// the tile's outputs left untouched.
+func TestVNNITilesK(t *testing.T) {
+	kernelSetFor(t, setAVXVNNI)
+	rng := rand.New(rand.NewPCG(45, 46))
+	for _, vt := range vnniTiles {
+		typ, tk := vt.typ, vt.tk
+		single := kKernel(vt.avx2, typ)
+		masks := vt.masks
+		if masks == nil {
+			for m := range uint64(1 << tk.nr) {
+				masks = append(masks, m)
+			}
+		}
+		for _, nb := range []int{1, 2, 3, 5, 17} {
+			for _, wk := range []string{"normal", "raw-large", "extreme", "zero"} {
+				t.Run(fmt.Sprintf("%v/%s/%dx%d/%d/%s", typ, vt.name, tk.mr, tk.nr, nb, wk), func(t *testing.T) {
+					rb := nb * typ.TypeSize()
+					c := tileCase{typ: typ, tk: tk, nb: nb, wstride: rb + 13, xstride: (nb + 1) * 292, ostride: tk.mr + 3}
+					c.w = make([]byte, tk.mr*c.wstride)
+					c.x = make([]q8KBlock, tk.nr*(nb+1))
+					for _, mask := range masks {
+						c.gemm = mask
+						for i := range tk.mr {
+							var w []byte
+							switch wk {
+							case "normal":
+								w = kWeights(t, rng, typ, nb, 1)
+							case "raw-large":
+								w = kRawWeights(rng, typ, nb, 30000)
+							case "extreme":
+								w = kRawWeights(rng, typ, nb, 1)
+							case "zero":
+								w = make([]byte, rb)
+							}
+							copy(c.w[i*c.wstride:], w)
+						}
+						for j := range tk.nr {
+							var x []q8KBlock
+							if wk == "normal" || wk == "zero" {
+								x = kActs(rng, nb, mask&(1<<j) != 0)
+							} else {
+								x = kExtremeActs(rng, nb)
+							}
+							copy(c.x[j*(nb+1):], x)
+						}
+						out := c.run()
+						for j := range tk.nr {
+							x := c.x[j*(nb+1) : j*(nb+1)+nb]
+							g := mask&(1<<j) != 0
+							for i := range c.ostride {
+								got := out[j*c.ostride+i]
+								if i >= tk.mr {
+									if math.Float32bits(got) != 0x7fc0dead {
+										t.Fatalf("mask %b: slot (%d,%d) outside the tile written", mask, i, j)
+									}
+									continue
+								}
+								w := c.w[i*c.wstride : i*c.wstride+rb]
+								want, oracle := single(w, x, g), oracleK(typ, w, x, g)
+								if math.Float32bits(got) != math.Float32bits(want) || math.Float32bits(got) != math.Float32bits(oracle) {
+									t.Fatalf("mask %b: output (%d,%d) = %v (%#x), avx2 %v (%#x), oracle %v",
+										mask, i, j, got, math.Float32bits(got), want, math.Float32bits(want), oracle)
+								}
+							}
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestVNNIMatMul checks matrix products on the AVX-VNNI set against the
+// pure-Go oracle bit for bit, over shapes that leave edges in both
+// directions, so that prompt tiles, decode tiles and single rows all run.
+func TestVNNIMatMul(t *testing.T) {
+	kernelSetFor(t, setAVXVNNI)
+	rng := rand.New(rand.NewPCG(47, 48))
+	for _, typ := range []quant.Type{quant.TypeQ4_K, quant.TypeQ6_K} {
+		for _, shape := range [][3]int{{512, 13, 1}, {512, 9, 3}, {256, 17, 7}, {768, 8, 9}} {
+			k, m, n := shape[0], shape[1], shape[2]
+			t.Run(fmt.Sprintf("%v/%dx%dx%d", typ, k, m, n), func(t *testing.T) {
+				w := randn(rng, k*m, 0.05)
+				data := make([]byte, m*k/typ.BlockSize()*typ.TypeSize())
+				if err := quant.Quantize(typ, w, data); err != nil {
+					t.Fatal(err)
+				}
+				x := randn(rng, k*n, 1)
+				var outs [2][]float32
+				for bi, name := range []string{setAVXVNNI, "go"} {
+					b, err := NewWithKernels(1, name)
+					if err != nil {
+						t.Fatal(err)
+					}
+					wt, err := b.Weight(typ, []int{k, m}, data)
+					if err != nil {
+						t.Fatal(err)
+					}
+					xt, _ := b.New(quant.TypeF32, k, n)
+					if err := b.Write(xt, x); err != nil {
+						t.Fatal(err)
+					}
+					dst, _ := b.New(quant.TypeF32, m, n)
+					if err := b.MatMul(dst, wt, xt); err != nil {
+						t.Fatal(err)
+					}
+					outs[bi] = make([]float32, m*n)
+					if err := b.Read(dst, outs[bi]); err != nil {
+						t.Fatal(err)
+					}
+				}
+				for i := range outs[0] {
+					if math.Float32bits(outs[0][i]) != math.Float32bits(outs[1][i]) {
+						t.Fatalf("output %d = %v, oracle %v", i, outs[0][i], outs[1][i])
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkVNNI runs each AVX-VNNI kernel and the AVX2 kernel it replaces
+// on the same cache-resident data (k = 4096): the single-row kernels on
+// one row, the prompt tiles over 64 weight rows by four activation rows
+// (gemm order for Q4_K), the decode tiles over 64 weight rows. Compare
+// the medians of -count 5 of each avx2/vnni pair.
+func BenchmarkVNNI(b *testing.B) {
+	kernelSetFor(b, setAVXVNNI)
+	const cols, rows = 4096, 64
+	nb := cols / quant.QK_K
+	rng := rand.New(rand.NewPCG(49, 50))
+	type pair struct {
+		name       string
+		vnni, avx2 func(a *tileArgs, rows int)
+		nr         int
+	}
+	for _, typ := range []quant.Type{quant.TypeQ4_K, quant.TypeQ6_K} {
+		rb := nb * typ.TypeSize()
+		w := kWeights(b, rng, typ, nb*rows, 1)
+		x := kActs(rng, nb*4, true)
+		var pairs []pair
+		if typ == quant.TypeQ4_K {
+			pairs = []pair{
+				{"tile4x4", func(a *tileArgs, r int) { tileQ4KVNNI(a, r, true) }, func(a *tileArgs, r int) { tileQ4KAVX2(a, r, true) }, 4},
+				{"gemv", gemvQ4KVNNI, gemvQ4KAVX2, 1},
+			}
+		} else {
+			pairs = []pair{{"tile4x4", tileQ6KVNNI, tileQ6KAVX2, 4}, {"gemv", gemvQ6KVNNI, gemvQ6KAVX2, 1}}
+		}
+		for _, p := range pairs {
+			for _, set := range []string{"avx2", "vnni"} {
+				fn := p.avx2
+				if set == "vnni" {
+					fn = p.vnni
+				}
+				b.Run(fmt.Sprintf("%v/%s/%s", typ, p.name, set), func(b *testing.B) {
+					out := make([]float32, 4*rows)
+					a := tileArgs{w: &w[0], wstride: rb, x: unsafe.Pointer(&x[0]), xstride: nb * 292, n: nb,
+						out: &out[0], ostride: rows, gemm: 15}
+					b.SetBytes(int64(rows * rb))
+					for b.Loop() {
+						fn(&a, rows)
+					}
+				})
+			}
+		}
+		for _, kd := range vnniKDots {
+			if kd.typ != typ {
+				continue
+			}
+			for _, set := range []string{"avx2", "vnni"} {
+				dot := kd.avx2
+				if set == "vnni" {
+					dot = kd.vnni
+				}
+				b.Run(fmt.Sprintf("%v/single/%s", typ, set), func(b *testing.B) {
+					b.SetBytes(int64(rb))
+					var s float32
+					for b.Loop() {
+						s += dot(&w[0], &x[0], nb, true)
+					}
+					_ = s
+				})
+			}
+		}
+	}
+}
