@@ -1,6 +1,10 @@
 package cpu
 
-import "saji/kernels/quant"
+import (
+	"unsafe"
+
+	"saji/kernels/quant"
+)
 
 // The AVX-VNNI kernels are the AVX2 ones with each vpmaddwd of int16
 // products by scales and the vpaddd after it fused into one VEX vpdpwssd
@@ -8,9 +12,11 @@ import "saji/kernels/quant"
 // output is the AVX2 kernel's (and the oracle's) bit for bit, in fewer
 // instructions.
 
-// addAVXVNNIKernels adds the AVX-VNNI kernels over the AVX2 ones: Q4_K
-// and Q6_K single-row kernels, prompt tiles and decode tiles.
+// addAVXVNNIKernels adds the AVX-VNNI kernels over the AVX2 ones: Q4_K,
+// Q6_K and Q8_0 single-row kernels, prompt tiles and decode tiles.
 func addAVXVNNIKernels(k *kernelSet) {
+	k.q8[quant.TypeQ8_0] = q8Kernel(dotQ8_0VNNI, 34)
+	k.tiles[quant.TypeQ8_0] = []tileKernel{{mr: 2, nr: 4, fn: tileQ8_0x2x4VNNI}, {mr: gemvRows, nr: 1, fn: gemvQ80V}}
 	k.q8K[quant.TypeQ4_K] = kKernel(dotQ4KVNNI, quant.TypeQ4_K)
 	k.q8K[quant.TypeQ6_K] = kKernel(dotQ6KVNNI, quant.TypeQ6_K)
 	k.tiles[quant.TypeQ4_K] = []tileKernel{{mr: tileRowsK, nr: 4, fn: tileQ4KV}, {mr: gemvRows, nr: 1, fn: gemvQ4KV}}
@@ -58,6 +64,17 @@ func gemvQ6KV(a *tileArgs) {
 	gemvQ6KVNNI(a, gemvRows)
 }
 
+// gemvQ80V is gemvQ80 with the AVX-VNNI kernel.
+func gemvQ80V(a *tileArgs) {
+	if a.n == 0 {
+		for i := range gemvRows {
+			*(*float32)(unsafe.Add(unsafe.Pointer(a.out), 4*i)) = 0
+		}
+		return
+	}
+	gemvQ80VNNI(a, gemvRows)
+}
+
 // vnniChecks is the number of register combinations vnniMacroCheck runs
 // for each VNNI macro.
 const vnniChecks = 16
@@ -98,3 +115,18 @@ func gemvQ4KVNNI(a *tileArgs, rows int)
 //
 //go:noescape
 func gemvQ6KVNNI(a *tileArgs, rows int)
+
+// dotQ8_0VNNI is dotQ8_0AVX2 with vpdpbusd.
+//
+//go:noescape
+func dotQ8_0VNNI(w *byte, x *q8Block, n int) float32
+
+// gemvQ80VNNI is gemvQ80AVX2 with vpdpbusd.
+//
+//go:noescape
+func gemvQ80VNNI(a *tileArgs, rows int)
+
+// tileQ8_0x2x4VNNI is tileQ8_0x2x4AVX2 with vpdpbusd.
+//
+//go:noescape
+func tileQ8_0x2x4VNNI(a *tileArgs)

@@ -1,13 +1,14 @@
 #include "textflag.h"
 #include "avxvnni_amd64.h"
 
-// AVX-VNNI kernels for Q4_K and Q6_K weights with Q8_K activations: the
-// AVX2 kernels (avx2_k_amd64.s, avx2_tile_amd64.s, avx2_gemv_amd64.s) with
-// each vpmaddwd of scales and its vpaddd into the int32 lanes fused into
-// one VEX vpdpwssd (VNNI_DPWSSD). The products are the same integers in
-// the same lanes, and vpdpwssd adds them exactly, so every lane, and so
-// every float operation after it, is the AVX2 kernel's (and the oracle's).
-// Register arguments of the VNNI macros are Y register numbers.
+// AVX-VNNI kernels: the AVX2 kernels (avx2_k_amd64.s, avx2_tile_amd64.s,
+// avx2_gemv_amd64.s, avx2_q8_amd64.s, avx2_ftile_amd64.s) with, for Q4_K
+// and Q6_K, each vpmaddwd of scales and its vpaddd into the int32 lanes
+// fused into one VEX vpdpwssd (VNNI_DPWSSD), and for Q8_0 the vpmaddubsw
+// and vpmaddwd of ones fused into one vpdpbusd (VNNI_DPBUSD). The products
+// are the same integers in the same lanes, added exactly, so every lane,
+// and so every float operation after it, is the AVX2 kernel's (and the
+// oracle's). Register arguments of the VNNI macros are Y register numbers.
 
 // vb0f is 0x0f in every byte, vb30 0x30.
 DATA vb0f<>+0(SB)/8, $0x0f0f0f0f0f0f0f0f
@@ -152,6 +153,21 @@ GLOBL vkscMask<>(SB), RODATA|NOPTR, $32
 	MOVQ 32(AX), R14; \
 	MOVQ 40(AX), BX; \
 	MOVQ rows+8(FP), DX
+
+// FTARGS loads a Q8_0 tile description: SI the first weight row, R12
+// wstride, DI the first activation row, R9 xstride, R10 3·xstride, CX n,
+// BX the first output, R11 4·ostride.
+#define FTARGS \
+	MOVQ a+0(FP), AX; \
+	MOVQ 0(AX), SI; \
+	MOVQ 8(AX), R12; \
+	MOVQ 16(AX), DI; \
+	MOVQ 24(AX), R9; \
+	LEAQ (R9)(R9*2), R10; \
+	MOVQ 32(AX), CX; \
+	MOVQ 40(AX), BX; \
+	MOVQ 48(AX), R11; \
+	SHLQ $2, R11
 
 // Single-row kernels (avx2_k_amd64.s): (w *byte, x *q8KBlock, n int, gemm
 // bool) with n ≥ 1. Q8_K blocks: d at 0, q[256] at 4, bsum[16] (int16) at
@@ -995,3 +1011,218 @@ q6gblock:
 	VZEROUPPER
 	RET
 
+
+// Q8_0 kernels: the weights' quants made unsigned (|w|) and the
+// activations given their signs (sign(w)·x), as the AVX2 kernels do, so
+// that vpdpbusd's unsigned-by-signed products are the signed ones.
+
+// SDOT(W, WN, A, AN, T, TN) sets W to eight int32 lanes, lane l the sum of
+// the products of the signed bytes 4l..4l+3 of W and A. WN, AN and TN are
+// the register numbers of W, A and the scratch T.
+#define SDOT(W, WN, A, AN, T, TN) \
+	VPSIGNB W, A, A; \
+	VPSIGNB W, W, T; \
+	VPXOR   W, W, W; \
+	VNNI_DPBUSD(AN, TN, WN)
+
+// Q80INTS leaves in W the eight int32 lanes of the block of weights at
+// OFFW(SI) times the activations at OFFX(DI) (register numbers WN, and AN,
+// TN for the scratch A and T).
+#define Q80INTS(OFFW, OFFX, W, WN, A, AN, T, TN) \
+	VMOVDQU OFFW+2(SI), W; \
+	VMOVDQU OFFX+8(DI), A; \
+	SDOT(W, WN, A, AN, T, TN)
+
+// Q80FMA scales the int32 lanes in W of the block at OFFW(SI), OFFX(DI)
+// by d_w·d_x into Y0 with one fused multiply-add per lane. Uses Y7, Y9.
+#define Q80FMA(OFFW, OFFX, W) \
+	VCVTDQ2PS    W, W; \
+	VPBROADCASTW OFFW(SI), X7; \
+	VCVTPH2PS    X7, Y7; \
+	VBROADCASTSS OFFX(DI), Y9; \
+	VMULPS       Y9, Y7, Y7; \
+	VFMADD231PS  W, Y7, Y0
+
+// func dotQ8_0VNNI(w *byte, x *q8Block, n int) float32
+//
+// Two blocks per step, as dotQ8_0AVX2, their integer work independent and
+// their fused multiply-adds in block order.
+TEXT ·dotQ8_0VNNI(SB), NOSPLIT, $0-28
+	MOVQ   w+0(FP), SI
+	MOVQ   x+8(FP), DI
+	MOVQ   n+16(FP), CX
+	VXORPS Y0, Y0, Y0
+	CMPQ   CX, $2
+	JB     q80one
+
+q80two:
+	Q80INTS(0, 0, Y1, 1, Y2, 2, Y5, 5)
+	Q80INTS(34, 40, Y3, 3, Y4, 4, Y6, 6)
+	Q80FMA(0, 0, Y1)
+	Q80FMA(34, 40, Y3)
+	ADDQ $68, SI
+	ADDQ $80, DI
+	SUBQ $2, CX
+	CMPQ CX, $2
+	JAE  q80two
+
+q80one:
+	TESTQ CX, CX
+	JZ    q80done
+	Q80INTS(0, 0, Y1, 1, Y2, 2, Y5, 5)
+	Q80FMA(0, 0, Y1)
+
+q80done:
+	HSUM8
+	VZEROUPPER
+	VMOVSS X0, ret+24(FP)
+	RET
+
+// Q80ROW adds to ACC the eight int32 lanes of one Q8_0 block of the row at
+// R (d at 0 R, quants at 2 R) with the activations in Y12, scaled by d·x.d
+// (x.d broadcast in Y13) with one fused multiply-add per lane. Uses
+// Y0..Y3.
+#define Q80ROW(R, ACC) \
+	VMOVDQU      2 R, Y0; \
+	VPSIGNB      Y0, Y12, Y1; \
+	VPSIGNB      Y0, Y0, Y2; \
+	VPXOR        Y0, Y0, Y0; \
+	VNNI_DPBUSD(1, 2, 0); \
+	VCVTDQ2PS    Y0, Y2; \
+	VPBROADCASTW 0 R, X3; \
+	VCVTPH2PS    X3, Y3; \
+	VMULPS       Y13, Y3, Y3; \
+	VFMADD231PS  Y2, Y3, ACC
+
+// func gemvQ80VNNI(a *tileArgs, rows int)
+//
+// Y8..Y11 are the four rows' float32 accumulators.
+TEXT ·gemvQ80VNNI(SB), NOSPLIT, $0-16
+	GEMVARGS
+
+q80grow:
+	GROUPSTART
+	LEAQ   (R8)(R12*4), R9 // the next group, prefetched as this one runs
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+
+q80gblock:
+	PREFETCHT0   0(R9)
+	PREFETCHT0   64(R9)
+	PREFETCHT0   128(R9)
+	VMOVDQU      8(DI), Y12
+	VBROADCASTSS (DI), Y13
+	Q80ROW((SI), Y8)
+	Q80ROW((SI)(R12*1), Y9)
+	Q80ROW((SI)(R12*2), Y10)
+	Q80ROW((SI)(R10*1), Y11)
+	ADDQ         $34, SI
+	ADDQ         $40, DI
+	ADDQ         $136, R9
+	DECQ         CX
+	JNZ          q80gblock
+
+	HSUM8G(Y8, X8)
+	VMOVSS X0, (BX)
+	HSUM8G(Y9, X9)
+	VMOVSS X0, 4(BX)
+	HSUM8G(Y10, X10)
+	VMOVSS X0, 8(BX)
+	HSUM8G(Y11, X11)
+	VMOVSS X0, 12(BX)
+	GROUPNEXT(q80grow)
+	VZEROUPPER
+	RET
+
+// Q8PAIR(W, U, UN, P, J, ACC) accumulates the current block of the weight
+// row at W (U, register number UN, holding its |q|, P its scale products)
+// times the activation block of row J in Y13 into ACC. Uses Y12, Y14,
+// Y15.
+#define Q8PAIR(W, U, UN, P, J, ACC) \
+	VPSIGNB     2(W), Y13, Y14; \
+	VPXOR       Y12, Y12, Y12; \
+	VNNI_DPBUSD(14, UN, 12); \
+	VCVTDQ2PS   Y12, Y14; \
+	VPERMILPS   $(0x55*J), P, Y15; \
+	VFMADD231PS Y14, Y15, ACC
+
+// Q8COL(XQ, J, A0, A1) accumulates the current block of activation row J
+// (quants at XQ) into A0 (weight row 0) and A1 (weight row 1).
+#define Q8COL(XQ, J, A0, A1) \
+	VMOVDQU XQ, Y13; \
+	Q8PAIR(SI, Y8, 8, Y10, J, A0); \
+	Q8PAIR(R13, Y9, 9, Y11, J, A1)
+
+// Q8OUT(ACC, XACC, OFF) stores hsum8(ACC) at OFF, in hsum8's order: high
+// half onto low half, lanes 0+2 and 1+3, then the two. Uses X15.
+#define Q8OUT(ACC, XACC, OFF) \
+	VEXTRACTF128 $1, ACC, X15; \
+	VADDPS       X15, XACC, XACC; \
+	VMOVHLPS     XACC, XACC, X15; \
+	VADDPS       X15, XACC, XACC; \
+	VMOVSHDUP    XACC, X15; \
+	VADDSS       X15, XACC, XACC; \
+	VMOVSS       XACC, OFF
+
+// Q8OUTROW(I, A0, A1, A2, A3, XA0, XA1, XA2, XA3) stores weight row I's
+// four outputs (activation rows 0..3). AX holds BX + 3·(4·ostride).
+#define Q8OUTROW(I, A0, A1, A2, A3, XA0, XA1, XA2, XA3) \
+	Q8OUT(A0, XA0, 4*I(BX)); \
+	Q8OUT(A1, XA1, 4*I(BX)(R11*1)); \
+	Q8OUT(A2, XA2, 4*I(BX)(R11*2)); \
+	Q8OUT(A3, XA3, 4*I(AX))
+
+// func tileQ8_0x2x4VNNI(a *tileArgs)
+//
+// Output (i, j) accumulates in Y(4i+j), as in tileQ8_0x2x4AVX2: per
+// block, the scale products d_x(j)·d_w(i) in lane j of each 128-bit half
+// of Y10 (weight row 0) and Y11 (row 1), the rows' |q| in Y8 and Y9, each
+// activation block loaded once (Y13) for both weight rows. Weight row 0 is
+// at SI, row 1 at R13.
+TEXT ·tileQ8_0x2x4VNNI(SB), NOSPLIT, $0-8
+	FTARGS
+	LEAQ   (SI)(R12*1), R13
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	TESTQ  CX, CX
+	JZ     q8tdone
+
+q8tloop:
+	VMOVSS       (DI), X15
+	VINSERTPS    $0x10, (DI)(R9*1), X15, X15
+	VINSERTPS    $0x20, (DI)(R9*2), X15, X15
+	VINSERTPS    $0x30, (DI)(R10*1), X15, X15
+	VINSERTF128  $1, X15, Y15, Y15
+	VPBROADCASTW (SI), X14
+	VCVTPH2PS    X14, Y14
+	VMULPS       Y14, Y15, Y10
+	VPBROADCASTW (R13), X14
+	VCVTPH2PS    X14, Y14
+	VMULPS       Y14, Y15, Y11
+	VPABSB       2(SI), Y8
+	VPABSB       2(R13), Y9
+	Q8COL(8(DI), 0, Y0, Y4)
+	Q8COL(8(DI)(R9*1), 1, Y1, Y5)
+	Q8COL(8(DI)(R9*2), 2, Y2, Y6)
+	Q8COL(8(DI)(R10*1), 3, Y3, Y7)
+	ADDQ $34, SI
+	ADDQ $34, R13
+	ADDQ $40, DI
+	DECQ CX
+	JNZ  q8tloop
+
+q8tdone:
+	LEAQ (R11)(R11*2), AX
+	ADDQ BX, AX
+	Q8OUTROW(0, Y0, Y1, Y2, Y3, X0, X1, X2, X3)
+	Q8OUTROW(1, Y4, Y5, Y6, Y7, X4, X5, X6, X7)
+	VZEROUPPER
+	RET
