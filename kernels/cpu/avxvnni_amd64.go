@@ -16,9 +16,12 @@ import (
 // Q6_K and Q8_0 single-row kernels, prompt tiles and decode tiles.
 func addAVXVNNIKernels(k *kernelSet) {
 	k.q8[quant.TypeQ8_0] = q8Kernel(dotQ8_0VNNI, 34)
+	k.q8[quant.TypeQ4_0] = q8Kernel(dotQ4_0VNNI, 18)
+	k.q8[quant.TypeIQ4_NL] = q8Kernel(dotIQ4NLVNNI, 18)
 	k.tiles[quant.TypeQ8_0] = []tileKernel{{mr: 2, nr: 4, fn: tileQ8_0x2x4VNNI}, {mr: gemvRows, nr: 1, fn: gemvQ80V}}
 	k.q8K[quant.TypeQ4_K] = kKernel(dotQ4KVNNI, quant.TypeQ4_K)
 	k.q8K[quant.TypeQ6_K] = kKernel(dotQ6KVNNI, quant.TypeQ6_K)
+	k.q8K[quant.TypeQ5_K] = kKernel(dotQ5KVNNI, quant.TypeQ5_K)
 	k.tiles[quant.TypeQ4_K] = []tileKernel{{mr: tileRowsK, nr: 4, fn: tileQ4KV}, {mr: gemvRows, nr: 1, fn: gemvQ4KV}}
 	k.tiles[quant.TypeQ6_K] = []tileKernel{{mr: tileRowsK, nr: 4, fn: tileQ6KV}, {mr: gemvRows, nr: 1, fn: gemvQ6KV}}
 }
@@ -96,6 +99,11 @@ func dotQ4KVNNI(w *byte, x *q8KBlock, n int, gemm bool) float32
 //go:noescape
 func dotQ6KVNNI(w *byte, x *q8KBlock, n int, gemm bool) float32
 
+// dotQ5KVNNI is dotQ5KAVX2 with vpdpwssd.
+//
+//go:noescape
+func dotQ5KVNNI(w *byte, x *q8KBlock, n int, gemm bool) float32
+
 // tileQ4KVNNI is tileQ4KAVX2 with vpdpwssd.
 //
 //go:noescape
@@ -130,3 +138,13 @@ func gemvQ80VNNI(a *tileArgs, rows int)
 //
 //go:noescape
 func tileQ8_0x2x4VNNI(a *tileArgs)
+
+// dotQ4_0VNNI is dotQ4_0AVX2 with vpdpbusd.
+//
+//go:noescape
+func dotQ4_0VNNI(w *byte, x *q8Block, n int) float32
+
+// dotIQ4NLVNNI is dotIQ4NLAVX2 with vpdpbusd.
+//
+//go:noescape
+func dotIQ4NLVNNI(w *byte, x *q8Block, n int) float32

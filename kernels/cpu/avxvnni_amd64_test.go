@@ -67,6 +67,7 @@ var vnniKDots = []struct {
 }{
 	{quant.TypeQ4_K, dotQ4KVNNI, dotQ4KAVX2},
 	{quant.TypeQ6_K, dotQ6KVNNI, dotQ6KAVX2},
+	{quant.TypeQ5_K, dotQ5KVNNI, dotQ5KAVX2},
 }
 
 // TestVNNIKDots checks each AVX-VNNI single-row K-quant kernel bit for bit
@@ -271,9 +272,9 @@ func TestVNNIMatMul(t *testing.T) {
 	}
 }
 
-// BenchmarkVNNI runs each AVX-VNNI kernel and the AVX2 kernel it replaces
-// on the same cache-resident data (k = 4096): the single-row kernels on
-// one row, the prompt tiles over 64 weight rows by four activation rows
+// BenchmarkVNNI runs each AVX-VNNI K-quant kernel and the AVX2 kernel it
+// replaces on the same cache-resident data (k = 4096): the single-row
+// kernels on one row, the prompt tiles over 64 weight rows by four activation rows
 // (gemm order for Q4_K), the decode tiles over 64 weight rows. Compare
 // the medians of -count 5 of each avx2/vnni pair.
 func BenchmarkVNNI(b *testing.B) {
@@ -284,20 +285,20 @@ func BenchmarkVNNI(b *testing.B) {
 	type pair struct {
 		name       string
 		vnni, avx2 func(a *tileArgs, rows int)
-		nr         int
 	}
-	for _, typ := range []quant.Type{quant.TypeQ4_K, quant.TypeQ6_K} {
+	for _, typ := range []quant.Type{quant.TypeQ4_K, quant.TypeQ6_K, quant.TypeQ5_K} {
 		rb := nb * typ.TypeSize()
 		w := kWeights(b, rng, typ, nb*rows, 1)
 		x := kActs(rng, nb*4, true)
 		var pairs []pair
-		if typ == quant.TypeQ4_K {
+		switch typ {
+		case quant.TypeQ4_K:
 			pairs = []pair{
-				{"tile4x4", func(a *tileArgs, r int) { tileQ4KVNNI(a, r, true) }, func(a *tileArgs, r int) { tileQ4KAVX2(a, r, true) }, 4},
-				{"gemv", gemvQ4KVNNI, gemvQ4KAVX2, 1},
+				{"tile4x4", func(a *tileArgs, r int) { tileQ4KVNNI(a, r, true) }, func(a *tileArgs, r int) { tileQ4KAVX2(a, r, true) }},
+				{"gemv", gemvQ4KVNNI, gemvQ4KAVX2},
 			}
-		} else {
-			pairs = []pair{{"tile4x4", tileQ6KVNNI, tileQ6KAVX2, 4}, {"gemv", gemvQ6KVNNI, gemvQ6KAVX2, 1}}
+		case quant.TypeQ6_K:
+			pairs = []pair{{"tile4x4", tileQ6KVNNI, tileQ6KAVX2}, {"gemv", gemvQ6KVNNI, gemvQ6KAVX2}}
 		}
 		for _, p := range pairs {
 			for _, set := range []string{"avx2", "vnni"} {
@@ -338,10 +339,63 @@ func BenchmarkVNNI(b *testing.B) {
 	}
 }
 
-// TestVNNIQ8_0 checks the AVX-VNNI Q8_0 kernels bit for bit against the
-// AVX2 single-row kernel and the oracle (dot32): the single-row kernel
-// over 1 to 512 blocks, the decode tile (table entry and the assembly
-// over twelve rows) and the 2×4 prompt tile over 1 to 127 blocks, with
+// vnni32Dots pairs each AVX-VNNI single-row kernel for 32-blocks with the
+// AVX2 kernel it replaces and the block size.
+var vnni32Dots = []struct {
+	typ        quant.Type
+	vnni, avx2 func(w *byte, x *q8Block, n int) float32
+}{
+	{quant.TypeQ8_0, dotQ8_0VNNI, dotQ8_0AVX2},
+	{quant.TypeQ4_0, dotQ4_0VNNI, dotQ4_0AVX2},
+	{quant.TypeIQ4_NL, dotIQ4NLVNNI, dotIQ4NLAVX2},
+}
+
+// TestVNNI32Dots checks each AVX-VNNI single-row kernel for 32-blocks bit
+// for bit against the AVX2 kernel and the oracle (dot32) over 1 to 512
+// blocks: quantized normal weights, random blocks (Q8_0's -128 included)
+// with small and large scales against normal and ±127 activations,
+// all-zero weights, and the empty row.
+func TestVNNI32Dots(t *testing.T) {
+	kernelSetFor(t, setAVXVNNI)
+	rng := rand.New(rand.NewPCG(55, 56))
+	for _, kd := range vnni32Dots {
+		typ := kd.typ
+		vnni, avx2 := q8Kernel(kd.vnni, typ.TypeSize()), q8Kernel(kd.avx2, typ.TypeSize())
+		for _, nb := range blockCounts {
+			w := make([]byte, nb*typ.TypeSize())
+			if err := quant.Quantize(typ, randn(rng, 32*nb, 0.02), w); err != nil {
+				t.Fatal(err)
+			}
+			cases := []struct {
+				name string
+				w    []byte
+				x    []q8Block
+			}{
+				{"quantized", w, q8Acts(rng, nb, false)},
+				{"raw", rawBlocks(rng, typ, nb, 0.01), q8Acts(rng, nb, false)},
+				{"extreme", rawBlocks(rng, typ, nb, 3e4), extremeActs(rng, nb, false)},
+				{"zero", make([]byte, nb*typ.TypeSize()), q8Acts(rng, nb, false)},
+			}
+			for _, c := range cases {
+				var r row32
+				r.reset(32 * nb)
+				decode32(typ, c.w, &r)
+				got, want, oracle := vnni(c.w, c.x), avx2(c.w, c.x), dot32(&r, c.x)
+				if math.Float32bits(got) != math.Float32bits(want) || math.Float32bits(got) != math.Float32bits(oracle) {
+					t.Errorf("%v/%d/%s: got %v (%#x), avx2 %v (%#x), oracle %v", typ, nb, c.name, got, math.Float32bits(got), want, math.Float32bits(want), oracle)
+				}
+			}
+		}
+		if got := vnni(nil, nil); math.Float32bits(got) != 0 {
+			t.Errorf("%v: empty row gives %v, want +0", typ, got)
+		}
+	}
+}
+
+// TestVNNIQ8_0 checks the AVX-VNNI Q8_0 tiles bit for bit against the
+// AVX2 single-row kernel and the oracle (dot32): the decode tile (table
+// entry and the assembly over twelve rows) and the 2×4 prompt tile over 0
+// to 127 blocks, with
 // quantized normal weights, random blocks (-128 included) with small and
 // large scales against normal and ±127 activations, all-zero weights; row
 // strides larger than a row; the slots between outputs left untouched.
@@ -382,18 +436,6 @@ func TestVNNIQ8_0(t *testing.T) {
 		}
 	}
 	kinds := []string{"normal", "raw", "extreme", "zero"}
-	single := q8Kernel(dotQ8_0VNNI, 34)
-	for _, nb := range blockCounts {
-		for _, kind := range kinds {
-			t.Run(fmt.Sprintf("single/%d/%s", nb, kind), func(t *testing.T) {
-				w, x := weights(nb, kind), acts(nb, kind)
-				check(t, "dot", single(w, x), w, x)
-			})
-		}
-	}
-	if got := single(nil, nil); math.Float32bits(got) != 0 {
-		t.Errorf("empty row gives %v, want +0", got)
-	}
 	tiles := []struct {
 		name string
 		tk   tileKernel
@@ -447,10 +489,10 @@ func TestVNNIQ8_0(t *testing.T) {
 	}
 }
 
-// BenchmarkVNNIQ8_0 runs the AVX-VNNI Q8_0 kernels and the AVX2 ones on
-// the same cache-resident data (k = 4096): the single-row kernel on one
-// row, the decode tile over 64 weight rows, the 2×4 tile over 64 weight
-// rows by four activation rows. Compare the medians of -count 5 of each
+// BenchmarkVNNIQ8_0 runs the AVX-VNNI 32-block kernels and the AVX2 ones
+// on the same cache-resident data (k = 4096): the Q8_0 decode tile over 64
+// weight rows, the Q8_0 2×4 tile over 64 weight rows by four activation
+// rows, and the single-row kernels (Q8_0, Q4_0, IQ4_NL) on one row. Compare the medians of -count 5 of each
 // avx2/vnni pair.
 func BenchmarkVNNIQ8_0(b *testing.B) {
 	kernelSetFor(b, setAVXVNNI)
@@ -469,7 +511,6 @@ func BenchmarkVNNIQ8_0(b *testing.B) {
 		name       string
 		avx2, vnni func()
 	}{
-		{"single", func() { dotQ8_0AVX2(&w[0], &x[0], nb) }, func() { dotQ8_0VNNI(&w[0], &x[0], nb) }},
 		{"gemv", func() { gemvQ80AVX2(&a, rows) }, func() { gemvQ80VNNI(&a, rows) }},
 		{"tile2x4", func() {
 			for i := 0; i < rows; i += 2 {
@@ -484,6 +525,13 @@ func BenchmarkVNNIQ8_0(b *testing.B) {
 				tileQ8_0x2x4VNNI(&t)
 			}
 		}},
+	}
+	for _, kd := range vnni32Dots {
+		// The first row's bytes serve as blocks of every type.
+		kernels = append(kernels, struct {
+			name       string
+			avx2, vnni func()
+		}{kd.typ.String() + "-single", func() { kd.avx2(&w[0], &x[0], nb) }, func() { kd.vnni(&w[0], &x[0], nb) }})
 	}
 	for _, kn := range kernels {
 		b.Run(kn.name+"/avx2", func(b *testing.B) {

@@ -10,7 +10,7 @@
 // and so every float operation after it, is the AVX2 kernel's (and the
 // oracle's). Register arguments of the VNNI macros are Y register numbers.
 
-// vb0f is 0x0f in every byte, vb30 0x30.
+// vb0f is 0x0f in every byte, vb30 0x30, vb10 0x10.
 DATA vb0f<>+0(SB)/8, $0x0f0f0f0f0f0f0f0f
 DATA vb0f<>+8(SB)/8, $0x0f0f0f0f0f0f0f0f
 DATA vb0f<>+16(SB)/8, $0x0f0f0f0f0f0f0f0f
@@ -22,6 +22,12 @@ DATA vb30<>+8(SB)/8, $0x3030303030303030
 DATA vb30<>+16(SB)/8, $0x3030303030303030
 DATA vb30<>+24(SB)/8, $0x3030303030303030
 GLOBL vb30<>(SB), RODATA|NOPTR, $32
+
+DATA vb10<>+0(SB)/8, $0x1010101010101010
+DATA vb10<>+8(SB)/8, $0x1010101010101010
+DATA vb10<>+16(SB)/8, $0x1010101010101010
+DATA vb10<>+24(SB)/8, $0x1010101010101010
+GLOBL vb10<>(SB), RODATA|NOPTR, $32
 
 // vOnes16 is 1 in every int16 word.
 DATA vOnes16<>+0(SB)/8, $0x0001000100010001
@@ -389,6 +395,67 @@ q4done:
 	VMOVSS    X0, ret+32(FP)
 	RET
 
+
+// Q5PAIR adds to Y11 the scaled products of sub-blocks 2p and 2p+1 of a
+// Q5_K super-block: low nibbles at QS(SI), the fifth bits in Y7 (bits 2p
+// and 2p+1 of each byte, moved to bit 4 by SH0 $N0 and SH1 $N1; bits
+// crossing into the neighbouring byte are masked off), activations from
+// XO(DI), scales in Y3 picked by vWordBcast+BC. Y15 holds 0x0f bytes, Y14
+// 0x10 bytes.
+#define Q5PAIR(QS, XO, BC, SH0, N0, SH1, N1) \
+	VMOVDQU QS(SI), Y5; \
+	VPAND   Y15, Y5, Y8; \
+	SH0     $N0, Y7, Y9; \
+	VPAND   Y14, Y9, Y9; \
+	VPOR    Y9, Y8, Y8; \
+	SCALED(Y8, 8, XO, vWordBcast<>+BC(SB), Y3, 11); \
+	VPSRLW  $4, Y5, Y8; \
+	VPAND   Y15, Y8, Y8; \
+	SH1     $N1, Y7, Y9; \
+	VPAND   Y14, Y9, Y9; \
+	VPOR    Y9, Y8, Y8; \
+	SCALED(Y8, 8, XO+32, vWordBcast<>+BC+32(SB), Y3, 11)
+
+// IHSUM2 leaves in X2's lanes the sum of Y2's eight int32 lanes. Uses X5.
+#define IHSUM2 \
+	VEXTRACTI128 $1, Y2, X5; \
+	VPADDD       X5, X2, X2; \
+	VPSHUFD      $0x4e, X2, X5; \
+	VPADDD       X5, X2, X2; \
+	VPSHUFD      $0xb1, X2, X5; \
+	VPADDD       X5, X2, X2
+
+// func dotQ5KVNNI(w *byte, x *q8KBlock, n int, gemm bool) float32
+TEXT ·dotQ5KVNNI(SB), NOSPLIT, $0-36
+	MOVQ    w+0(FP), SI
+	MOVQ    x+8(FP), DI
+	MOVQ    n+16(FP), CX
+	VXORPS  Y0, Y0, Y0
+	VXORPS  X12, X12, X12 // the minimums' accumulator
+	VMOVDQU vb0f<>(SB), Y15
+	VMOVDQU vb10<>(SB), Y14
+
+q5loop:
+	KSCALES(4)
+	VMOVDQU 16(SI), Y7 // qh
+	VPXOR   Y11, Y11, Y11
+	Q5PAIR(48, 4, 0, VPSLLW, 4, VPSLLW, 3)
+	Q5PAIR(80, 68, 64, VPSLLW, 2, VPSLLW, 1)
+	Q5PAIR(112, 132, 128, VPSRLW, 0, VPSRLW, 1)
+	Q5PAIR(144, 196, 192, VPSRLW, 2, VPSRLW, 3)
+	DDMIN(0)
+	LANESFMA
+	IHSUM2
+	VCVTDQ2PS    X2, X2
+	VMOVSHDUP    X9, X5           // dmin·x.d
+	VFNMADD231SS X2, X5, X12      // mins = fma(-dmin·x.d, m, mins)
+	NEXTBLOCK(176, q5loop)
+
+	HSUM8
+	VADDSS X12, X0, X0
+	VZEROUPPER
+	VMOVSS X0, ret+32(FP)
+	RET
 
 // Tile kernels (avx2_tile_amd64.s): a *tileArgs (w @0, wstride @8, x @16,
 // xstride @24, n @32, out @40, ostride @48, gemm @56) and the number of
@@ -1224,5 +1291,153 @@ q8tdone:
 	ADDQ BX, AX
 	Q8OUTROW(0, Y0, Y1, Y2, Y3, X0, X1, X2, X3)
 	Q8OUTROW(1, Y4, Y5, Y6, Y7, X4, X5, X6, X7)
+	VZEROUPPER
+	RET
+
+// Q4_0 and IQ4_NL single-row kernels (avx2_q8_amd64.s): per block the
+// signed quants (the nibbles less 8, or IQ4_NL's levels) times the
+// activations as SDOT, four blocks' lanes summed together with vphaddd,
+// one scalar fused multiply-add per block in block order.
+
+// iq4lut holds iq4Levels twice, once per 128-bit lane, for vpshufb.
+DATA iq4lut<>+0(SB)/8, $0xf6eaddcfbfad9881
+DATA iq4lut<>+8(SB)/8, $0x7159453526190d01
+DATA iq4lut<>+16(SB)/8, $0xf6eaddcfbfad9881
+DATA iq4lut<>+24(SB)/8, $0x7159453526190d01
+GLOBL iq4lut<>(SB), RODATA|NOPTR, $32
+
+// Q40CONV and IQ4CONV turn the nibbles in R into Q4_0's or IQ4_NL's
+// signed quants; Y13 holds 8s or iq4lut.
+#define Q40CONV(R) VPSUBB Y13, R, R
+#define IQ4CONV(R) VPSHUFB R, Y13, R
+
+// Q4BLK(CONV, OFFW, OFFX, R, RN, XR, T, TN, XT, T2, T2N) sets R to the
+// eight int32 lanes of the products of the quants at OFFW(SI) (CONV'd
+// nibbles, the low ones in the low half) and the activations at
+// OFFX(DI). Y14 holds 0x0f bytes.
+#define Q4BLK(CONV, OFFW, OFFX, R, RN, XR, T, TN, XT, T2, T2N) \
+	VMOVDQU     OFFW(SI), XR; \
+	VPSRLW      $4, XR, XT; \
+	VINSERTI128 $1, XT, R, R; \
+	VPAND       Y14, R, R; \
+	CONV(R); \
+	VMOVDQU     OFFX(DI), T; \
+	SDOT(R, RN, T, TN, T2, T2N)
+
+// Q4DOTS(CONV, B, BS) sets X1's four lanes to the integer dots of four
+// blocks of BS bytes, whose quants start at B(SI), B+BS(SI), ..., with
+// their activations, summed across lanes together with vphaddd and
+// converted to float32.
+#define Q4DOTS(CONV, B, BS) \
+	Q4BLK(CONV, B, 8, Y1, 1, X1, Y2, 2, X2, Y9, 9); \
+	Q4BLK(CONV, B+BS, 48, Y3, 3, X3, Y4, 4, X4, Y10, 10); \
+	Q4BLK(CONV, B+2*BS, 88, Y5, 5, X5, Y6, 6, X6, Y11, 11); \
+	Q4BLK(CONV, B+3*BS, 128, Y7, 7, X7, Y8, 8, X8, Y12, 12); \
+	VPHADDD      Y3, Y1, Y1; \
+	VPHADDD      Y7, Y5, Y5; \
+	VPHADDD      Y5, Y1, Y1; \
+	VEXTRACTI128 $1, Y1, X2; \
+	VPADDD       X2, X1, X1; \
+	VCVTDQ2PS    X1, X1
+
+// FMA4 multiplies the four weight scales in X2 by the activation scales
+// of the four blocks, then accumulates into X0 the lanes of X1 times
+// those of X2, one scalar fused multiply-add per lane, in lane order.
+// Uses X3..X5.
+#define FMA4 \
+	VMOVSS      0(DI), X3; \
+	VINSERTPS   $0x10, 40(DI), X3, X3; \
+	VINSERTPS   $0x20, 80(DI), X3, X3; \
+	VINSERTPS   $0x30, 120(DI), X3, X3; \
+	VMULPS      X3, X2, X2; \
+	VFMADD231SS X2, X1, X0; \
+	VMOVSHDUP   X1, X4; \
+	VMOVSHDUP   X2, X5; \
+	VFMADD231SS X5, X4, X0; \
+	VMOVHLPS    X1, X1, X4; \
+	VMOVHLPS    X2, X2, X5; \
+	VFMADD231SS X5, X4, X0; \
+	VPERMILPS   $0xff, X1, X4; \
+	VPERMILPS   $0xff, X2, X5; \
+	VFMADD231SS X5, X4, X0
+
+// Q4FOUR(CONV) accumulates four blocks of 18 bytes into X0: their integer
+// dots, then one scalar fused multiply-add each, in block order, by the
+// product of the scales.
+#define Q4FOUR(CONV) \
+	Q4DOTS(CONV, 2, 18); \
+	MOVWLZX   (SI), AX; \
+	VMOVD     AX, X2; \
+	VPINSRW   $1, 18(SI), X2, X2; \
+	VPINSRW   $2, 36(SI), X2, X2; \
+	VPINSRW   $3, 54(SI), X2, X2; \
+	VCVTPH2PS X2, X2; \
+	FMA4
+
+// Q4ONE(CONV) accumulates one block into X0: the sum of its eight lanes
+// (IHSUM's order), converted, times the product of the scales with one
+// scalar fused multiply-add.
+#define Q4ONE(CONV) \
+	Q4BLK(CONV, 2, 8, Y1, 1, X1, Y2, 2, X2, Y5, 5); \
+	VEXTRACTI128 $1, Y1, X5; \
+	VPADDD       X5, X1, X1; \
+	VPSHUFD      $0x4E, X1, X5; \
+	VPADDD       X5, X1, X1; \
+	VPSHUFD      $0xB1, X1, X5; \
+	VPADDD       X5, X1, X1; \
+	VCVTDQ2PS    X1, X1; \
+	MOVWLZX      (SI), AX; \
+	VMOVD        AX, X6; \
+	VCVTPH2PS    X6, X6; \
+	VMULSS       (DI), X6, X6; \
+	VFMADD231SS  X6, X1, X0
+
+// Q4LOOP(CONV, L4, L1, DONE) runs the blocks of 18 bytes four at a time,
+// then one at a time, and goes on at DONE with the sum in X0.
+#define Q4LOOP(CONV, L4, L1, DONE) \
+	CMPQ CX, $4; \
+	JB   L1; \
+L4: \
+	Q4FOUR(CONV); \
+	ADDQ $72, SI; \
+	ADDQ $160, DI; \
+	SUBQ $4, CX; \
+	CMPQ CX, $4; \
+	JAE  L4; \
+L1: \
+	TESTQ CX, CX; \
+	JZ    DONE; \
+	Q4ONE(CONV); \
+	ADDQ  $18, SI; \
+	ADDQ  $40, DI; \
+	DECQ  CX; \
+	JMP   L1; \
+DONE:
+
+// Q4START loads the arguments, clears X0 and sets Y14 to 0x0f bytes.
+#define Q4START \
+	MOVQ    w+0(FP), SI; \
+	MOVQ    x+8(FP), DI; \
+	MOVQ    n+16(FP), CX; \
+	VXORPS  X0, X0, X0; \
+	VMOVDQU vb0f<>(SB), Y14
+
+// func dotQ4_0VNNI(w *byte, x *q8Block, n int) float32
+TEXT ·dotQ4_0VNNI(SB), NOSPLIT, $0-28
+	Q4START
+	MOVL         $0x08080808, AX
+	VMOVD        AX, X13
+	VPBROADCASTD X13, Y13
+	Q4LOOP(Q40CONV, q40four, q40one, q40done)
+	VMOVSS X0, ret+24(FP)
+	VZEROUPPER
+	RET
+
+// func dotIQ4NLVNNI(w *byte, x *q8Block, n int) float32
+TEXT ·dotIQ4NLVNNI(SB), NOSPLIT, $0-28
+	Q4START
+	VMOVDQU iq4lut<>(SB), Y13
+	Q4LOOP(IQ4CONV, iq4four, iq4one, iq4done)
+	VMOVSS X0, ret+24(FP)
 	VZEROUPPER
 	RET
