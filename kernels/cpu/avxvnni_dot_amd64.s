@@ -189,6 +189,17 @@ GLOBL vkscMask<>(SB), RODATA|NOPTR, $32
 	VMOVSHDUP    X0, X1; \
 	VADDSS       X1, X0, X0
 
+// HSUM8R leaves in X0 the sum of ACC's eight float32 lanes (ACC not Y0
+// or Y1; XACC its low half) in hsum8's order: high half onto low half,
+// lanes 0+2 and 1+3, then the two. Uses X1.
+#define HSUM8R(ACC, XACC) \
+	VEXTRACTF128 $1, ACC, X0; \
+	VADDPS       X0, XACC, X0; \
+	VMOVHLPS     X0, X0, X1; \
+	VADDPS       X1, X0, X0; \
+	VMOVSHDUP    X0, X1; \
+	VADDSS       X1, X0, X0
+
 // DSCALE leaves in X9 lane 0 the float32 product d·x.d of the super-block's
 // F16 scale at OFF(SI) and the activations' scale at 0(DI). Uses AX, X8.
 #define DSCALE(OFF) \
@@ -686,17 +697,6 @@ q4tnext:
 	VCVTDQ2PS    L, L; \
 	VFMADD231PS  L, Y0, ACC
 
-// HSUM8T leaves in X0 the sum of ACC's eight float32 lanes in hsum8's
-// order: high half onto low half, lanes 0+2 and 1+3, then the two. Uses
-// X1.
-#define HSUM8T(ACC, XACC) \
-	VEXTRACTF128 $1, ACC, X0; \
-	VADDPS       X0, XACC, X0; \
-	VMOVHLPS     X0, X0, X1; \
-	VADDPS       X1, X0, X0; \
-	VMOVSHDUP    X0, X1; \
-	VADDSS       X1, X0, X0
-
 // func tileQ6KVNNI(a *tileArgs, rows int)
 //
 // Frame: the sixteen groups' scales, broadcast in pairs (group 2k over the
@@ -754,13 +754,13 @@ q6tblock:
 	DECQ CX
 	JNZ  q6tblock
 
-	HSUM8T(Y8, X8)
+	HSUM8R(Y8, X8)
 	VMOVSS X0, (BX)
-	HSUM8T(Y9, X9)
+	HSUM8R(Y9, X9)
 	VMOVSS X0, (BX)(R11*1)
-	HSUM8T(Y10, X10)
+	HSUM8R(Y10, X10)
 	VMOVSS X0, (BX)(R11*2)
-	HSUM8T(Y11, X11)
+	HSUM8R(Y11, X11)
 	LEAQ   (BX)(R11*2), AX
 	VMOVSS X0, (AX)(R11*1)
 	ROWNEXT(q6trow)
@@ -1010,17 +1010,6 @@ q4gblock:
 	VCVTDQ2PS    L, L; \
 	VFMADD231PS  L, Y0, ACC
 
-// HSUM8G leaves in X0 the sum of ACC's eight float32 lanes in hsum8's
-// order: high half onto low half, lanes 0+2 and 1+3, then the two. Uses
-// X1.
-#define HSUM8G(ACC, XACC) \
-	VEXTRACTF128 $1, ACC, X0; \
-	VADDPS       X0, XACC, X0; \
-	VMOVHLPS     X0, X0, X1; \
-	VADDPS       X1, X0, X0; \
-	VMOVSHDUP    X0, X1; \
-	VADDSS       X1, X0, X0
-
 // func gemvQ6KVNNI(a *tileArgs, rows int)
 //
 // The weight rows go in pairs, interleaved chunk by chunk so that each
@@ -1067,9 +1056,9 @@ q6gblock:
 	DECQ CX
 	JNZ  q6gblock
 
-	HSUM8G(Y12, X12)
+	HSUM8R(Y12, X12)
 	VMOVSS X0, (BX)
-	HSUM8G(Y13, X13)
+	HSUM8R(Y13, X13)
 	VMOVSS X0, 4(BX)
 	LEAQ   (R8)(R12*2), R8
 	ADDQ   $8, BX
@@ -1191,13 +1180,13 @@ q80gblock:
 	DECQ         CX
 	JNZ          q80gblock
 
-	HSUM8G(Y8, X8)
+	HSUM8R(Y8, X8)
 	VMOVSS X0, (BX)
-	HSUM8G(Y9, X9)
+	HSUM8R(Y9, X9)
 	VMOVSS X0, 4(BX)
-	HSUM8G(Y10, X10)
+	HSUM8R(Y10, X10)
 	VMOVSS X0, 8(BX)
-	HSUM8G(Y11, X11)
+	HSUM8R(Y11, X11)
 	VMOVSS X0, 12(BX)
 	GROUPNEXT(q80grow)
 	VZEROUPPER
