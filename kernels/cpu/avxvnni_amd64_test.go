@@ -551,3 +551,44 @@ func BenchmarkVNNIQ8_0(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkVNNIMatMul compares whole matrix products on the AVX2 and the
+// AVX-VNNI kernel sets (vnniCompare, one thread): 2048×2048 weights
+// against a prompt of 128 activation rows and against one (decode), the
+// activations' quantization included. Take the medians of -count 5.
+func BenchmarkVNNIMatMul(b *testing.B) {
+	kernelSetFor(b, setAVXVNNI)
+	const k, m = 2048, 2048
+	rng := rand.New(rand.NewPCG(57, 58))
+	for _, typ := range []quant.Type{quant.TypeQ4_K, quant.TypeQ6_K, quant.TypeQ8_0} {
+		data := make([]byte, m*k/typ.BlockSize()*typ.TypeSize())
+		if err := quant.Quantize(typ, randn(rng, k*m, 0.02), data); err != nil {
+			b.Fatal(err)
+		}
+		for _, n := range []int{128, 1} {
+			x := randn(rng, k*n, 1)
+			var run [2]func()
+			for i, name := range []string{setAVX2, setAVXVNNI} {
+				bk, err := NewWithKernels(1, name)
+				if err != nil {
+					b.Fatal(err)
+				}
+				wt, err := bk.Weight(typ, []int{k, m}, data)
+				if err != nil {
+					b.Fatal(err)
+				}
+				xt, _ := bk.New(quant.TypeF32, k, n)
+				if err := bk.Write(xt, x); err != nil {
+					b.Fatal(err)
+				}
+				dst, _ := bk.New(quant.TypeF32, m, n)
+				run[i] = func() {
+					if err := bk.MatMul(dst, wt, xt); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.Run(fmt.Sprintf("%v/n=%d", typ, n), func(b *testing.B) { vnniCompare(b, run[0], run[1]) })
+		}
+	}
+}
