@@ -226,12 +226,13 @@ func TestVNNITilesK(t *testing.T) {
 }
 
 // TestVNNIMatMul checks matrix products on the AVX-VNNI set against the
-// pure-Go oracle bit for bit, over shapes that leave edges in both
-// directions, so that prompt tiles, decode tiles and single rows all run.
+// pure-Go oracle bit for bit, for every weight type it has kernels for,
+// over shapes that leave edges in both directions, so that prompt tiles,
+// decode tiles and single rows all run.
 func TestVNNIMatMul(t *testing.T) {
 	kernelSetFor(t, setAVXVNNI)
 	rng := rand.New(rand.NewPCG(47, 48))
-	for _, typ := range []quant.Type{quant.TypeQ4_K, quant.TypeQ6_K} {
+	for _, typ := range []quant.Type{quant.TypeQ4_K, quant.TypeQ6_K, quant.TypeQ5_K, quant.TypeQ8_0, quant.TypeQ4_0, quant.TypeIQ4_NL} {
 		for _, shape := range [][3]int{{512, 13, 1}, {512, 9, 3}, {256, 17, 7}, {768, 8, 9}} {
 			k, m, n := shape[0], shape[1], shape[2]
 			t.Run(fmt.Sprintf("%v/%dx%dx%d", typ, k, m, n), func(t *testing.T) {
