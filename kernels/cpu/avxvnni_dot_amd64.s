@@ -1283,10 +1283,10 @@ q8tdone:
 	VZEROUPPER
 	RET
 
-// Q4_0 and IQ4_NL single-row kernels (avx2_q8_amd64.s): per block the
-// signed quants (the nibbles less 8, or IQ4_NL's levels) times the
-// activations as SDOT, four blocks' lanes summed together with vphaddd,
-// one scalar fused multiply-add per block in block order.
+// Q4_0 and IQ4_NL single-row kernels (avx2_q8_amd64.s): per block eight
+// int32 lanes of the signed quants (the nibbles less 8, or IQ4_NL's
+// levels) times the activations, four blocks' lanes summed together with
+// vphaddd, one scalar fused multiply-add per block in block order.
 
 // iq4lut holds iq4Levels twice, once per 128-bit lane, for vpshufb.
 DATA iq4lut<>+0(SB)/8, $0xf6eaddcfbfad9881
@@ -1295,33 +1295,47 @@ DATA iq4lut<>+16(SB)/8, $0xf6eaddcfbfad9881
 DATA iq4lut<>+24(SB)/8, $0x7159453526190d01
 GLOBL iq4lut<>(SB), RODATA|NOPTR, $32
 
-// Q40CONV and IQ4CONV turn the nibbles in R into Q4_0's or IQ4_NL's
-// signed quants; Y13 holds 8s or iq4lut.
-#define Q40CONV(R) VPSUBB Y13, R, R
-#define IQ4CONV(R) VPSHUFB R, Y13, R
-
-// Q4BLK(CONV, OFFW, OFFX, R, RN, XR, T, TN, XT, T2, T2N) sets R to the
-// eight int32 lanes of the products of the quants at OFFW(SI) (CONV'd
-// nibbles, the low ones in the low half) and the activations at
-// OFFX(DI). Y14 holds 0x0f bytes.
-#define Q4BLK(CONV, OFFW, OFFX, R, RN, XR, T, TN, XT, T2, T2N) \
+// NIB4(OFFW, R, XR, XT) loads the 16 bytes of quants at OFFW(SI) into R
+// as 32 nibbles, the low ones in the low half. Y14 holds 0x0f bytes.
+#define NIB4(OFFW, R, XR, XT) \
 	VMOVDQU     OFFW(SI), XR; \
 	VPSRLW      $4, XR, XT; \
 	VINSERTI128 $1, XT, R, R; \
-	VPAND       Y14, R, R; \
-	CONV(R); \
-	VMOVDQU     OFFX(DI), T; \
+	VPAND       Y14, R, R
+
+// Q40BLK(OFFW, OFFX, R, RN, XR, T, TN, XT, T2, T2N) sets R to the eight
+// int32 lanes of the products of the Q4_0 quants at OFFW(SI) with the
+// activations at OFFX(DI), as the nibbles' products less 8 times the
+// activations' sums (the same integer in each lane as (n-8)·x). Y13 holds
+// 0x08 bytes. RN, TN and T2N are the register numbers of R, the scratch
+// T and T2.
+#define Q40BLK(OFFW, OFFX, R, RN, XR, T, TN, XT, T2, T2N) \
+	NIB4(OFFW, R, XR, XT); \
+	VMOVDQU OFFX(DI), T; \
+	VPXOR   T2, T2, T2; \
+	VNNI_DPBUSD(TN, RN, T2N); \
+	VPXOR   R, R, R; \
+	VNNI_DPBUSD(TN, 13, RN); \
+	VPSUBD  R, T2, R
+
+// IQ4BLK(OFFW, OFFX, R, RN, XR, T, TN, XT, T2, T2N) sets R to the eight
+// int32 lanes of the products of the IQ4_NL quants at OFFW(SI) (the
+// nibbles' levels, iq4lut in Y13) with the activations at OFFX(DI).
+#define IQ4BLK(OFFW, OFFX, R, RN, XR, T, TN, XT, T2, T2N) \
+	NIB4(OFFW, R, XR, XT); \
+	VPSHUFB R, Y13, R; \
+	VMOVDQU OFFX(DI), T; \
 	SDOT(R, RN, T, TN, T2, T2N)
 
-// Q4DOTS(CONV, B, BS) sets X1's four lanes to the integer dots of four
-// blocks of BS bytes, whose quants start at B(SI), B+BS(SI), ..., with
-// their activations, summed across lanes together with vphaddd and
-// converted to float32.
-#define Q4DOTS(CONV, B, BS) \
-	Q4BLK(CONV, B, 8, Y1, 1, X1, Y2, 2, X2, Y9, 9); \
-	Q4BLK(CONV, B+BS, 48, Y3, 3, X3, Y4, 4, X4, Y10, 10); \
-	Q4BLK(CONV, B+2*BS, 88, Y5, 5, X5, Y6, 6, X6, Y11, 11); \
-	Q4BLK(CONV, B+3*BS, 128, Y7, 7, X7, Y8, 8, X8, Y12, 12); \
+// Q4DOTS(BLK, B, BS) sets X1's four lanes to the integer dots (BLK:
+// Q40BLK or IQ4BLK) of four blocks of BS bytes, whose quants start at
+// B(SI), B+BS(SI), ..., with their activations, summed across lanes
+// together with vphaddd and converted to float32.
+#define Q4DOTS(BLK, B, BS) \
+	BLK(B, 8, Y1, 1, X1, Y2, 2, X2, Y9, 9); \
+	BLK(B+BS, 48, Y3, 3, X3, Y4, 4, X4, Y10, 10); \
+	BLK(B+2*BS, 88, Y5, 5, X5, Y6, 6, X6, Y11, 11); \
+	BLK(B+3*BS, 128, Y7, 7, X7, Y8, 8, X8, Y12, 12); \
 	VPHADDD      Y3, Y1, Y1; \
 	VPHADDD      Y7, Y5, Y5; \
 	VPHADDD      Y5, Y1, Y1; \
@@ -1350,11 +1364,11 @@ GLOBL iq4lut<>(SB), RODATA|NOPTR, $32
 	VPERMILPS   $0xff, X2, X5; \
 	VFMADD231SS X5, X4, X0
 
-// Q4FOUR(CONV) accumulates four blocks of 18 bytes into X0: their integer
+// Q4FOUR(BLK) accumulates four blocks of 18 bytes into X0: their integer
 // dots, then one scalar fused multiply-add each, in block order, by the
 // product of the scales.
-#define Q4FOUR(CONV) \
-	Q4DOTS(CONV, 2, 18); \
+#define Q4FOUR(BLK) \
+	Q4DOTS(BLK, 2, 18); \
 	MOVWLZX   (SI), AX; \
 	VMOVD     AX, X2; \
 	VPINSRW   $1, 18(SI), X2, X2; \
@@ -1363,11 +1377,11 @@ GLOBL iq4lut<>(SB), RODATA|NOPTR, $32
 	VCVTPH2PS X2, X2; \
 	FMA4
 
-// Q4ONE(CONV) accumulates one block into X0: the sum of its eight lanes
+// Q4ONE(BLK) accumulates one block into X0: the sum of its eight lanes
 // (IHSUM's order), converted, times the product of the scales with one
 // scalar fused multiply-add.
-#define Q4ONE(CONV) \
-	Q4BLK(CONV, 2, 8, Y1, 1, X1, Y2, 2, X2, Y5, 5); \
+#define Q4ONE(BLK) \
+	BLK(2, 8, Y1, 1, X1, Y2, 2, X2, Y5, 5); \
 	VEXTRACTI128 $1, Y1, X5; \
 	VPADDD       X5, X1, X1; \
 	VPSHUFD      $0x4E, X1, X5; \
@@ -1381,13 +1395,13 @@ GLOBL iq4lut<>(SB), RODATA|NOPTR, $32
 	VMULSS       (DI), X6, X6; \
 	VFMADD231SS  X6, X1, X0
 
-// Q4LOOP(CONV, L4, L1, DONE) runs the blocks of 18 bytes four at a time,
+// Q4LOOP(BLK, L4, L1, DONE) runs the blocks of 18 bytes four at a time,
 // then one at a time, and goes on at DONE with the sum in X0.
-#define Q4LOOP(CONV, L4, L1, DONE) \
+#define Q4LOOP(BLK, L4, L1, DONE) \
 	CMPQ CX, $4; \
 	JB   L1; \
 L4: \
-	Q4FOUR(CONV); \
+	Q4FOUR(BLK); \
 	ADDQ $72, SI; \
 	ADDQ $160, DI; \
 	SUBQ $4, CX; \
@@ -1396,7 +1410,7 @@ L4: \
 L1: \
 	TESTQ CX, CX; \
 	JZ    DONE; \
-	Q4ONE(CONV); \
+	Q4ONE(BLK); \
 	ADDQ  $18, SI; \
 	ADDQ  $40, DI; \
 	DECQ  CX; \
@@ -1417,7 +1431,7 @@ TEXT ·dotQ4_0VNNI(SB), NOSPLIT, $0-28
 	MOVL         $0x08080808, AX
 	VMOVD        AX, X13
 	VPBROADCASTD X13, Y13
-	Q4LOOP(Q40CONV, q40four, q40one, q40done)
+	Q4LOOP(Q40BLK, q40four, q40one, q40done)
 	VMOVSS X0, ret+24(FP)
 	VZEROUPPER
 	RET
@@ -1426,7 +1440,7 @@ TEXT ·dotQ4_0VNNI(SB), NOSPLIT, $0-28
 TEXT ·dotIQ4NLVNNI(SB), NOSPLIT, $0-28
 	Q4START
 	VMOVDQU iq4lut<>(SB), Y13
-	Q4LOOP(IQ4CONV, iq4four, iq4one, iq4done)
+	Q4LOOP(IQ4BLK, iq4four, iq4one, iq4done)
 	VMOVSS X0, ret+24(FP)
 	VZEROUPPER
 	RET
