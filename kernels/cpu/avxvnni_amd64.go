@@ -6,24 +6,44 @@ import (
 	"saji/kernels/quant"
 )
 
-// The AVX-VNNI kernels are the AVX2 ones with each vpmaddwd of int16
-// products by scales and the vpaddd after it fused into one VEX vpdpwssd
-// (avxvnni_amd64.h): the same integers in the same int32 lanes, so every
-// output is the AVX2 kernel's (and the oracle's) bit for bit, in fewer
-// instructions.
+// The AVX-VNNI kernels are the AVX2 ones with the integer products
+// accumulated by VEX vpdpwssd and vpdpbusd (avxvnni_amd64.h): for Q4_K,
+// Q5_K and Q6_K each vpmaddwd of int16 products by scales and the vpaddd
+// after it become one vpdpwssd; for Q8_0 and IQ4_NL the vpmaddubsw and
+// vpmaddwd of ones become one vpdpbusd; Q4_0 multiplies the unsigned
+// nibbles and takes 8 times the activations' sums off. Every int32 lane
+// holds the AVX2 kernel's integer, so every output is the AVX2 kernel's
+// (and the oracle's) bit for bit, in fewer instructions.
 
-// addAVXVNNIKernels adds the AVX-VNNI kernels over the AVX2 ones: Q4_K,
-// Q6_K and Q8_0 single-row kernels, prompt tiles and decode tiles.
+// addAVXVNNIKernels adds the AVX-VNNI kernels over the AVX2 ones: the
+// single-row kernels for Q4_K, Q5_K, Q6_K, Q8_0, Q4_0 and IQ4_NL, and the
+// prompt and decode tiles for Q4_K, Q6_K and Q8_0, each in the place of
+// the AVX2 tile of its shape.
 func addAVXVNNIKernels(k *kernelSet) {
+	k.q8K[quant.TypeQ4_K] = kKernel(dotQ4KVNNI, quant.TypeQ4_K)
+	k.q8K[quant.TypeQ5_K] = kKernel(dotQ5KVNNI, quant.TypeQ5_K)
+	k.q8K[quant.TypeQ6_K] = kKernel(dotQ6KVNNI, quant.TypeQ6_K)
 	k.q8[quant.TypeQ8_0] = q8Kernel(dotQ8_0VNNI, 34)
 	k.q8[quant.TypeQ4_0] = q8Kernel(dotQ4_0VNNI, 18)
 	k.q8[quant.TypeIQ4_NL] = q8Kernel(dotIQ4NLVNNI, 18)
-	k.tiles[quant.TypeQ8_0] = []tileKernel{{mr: 2, nr: 4, fn: tileQ8_0x2x4VNNI}, {mr: gemvRows, nr: 1, fn: gemvQ80V}}
-	k.q8K[quant.TypeQ4_K] = kKernel(dotQ4KVNNI, quant.TypeQ4_K)
-	k.q8K[quant.TypeQ6_K] = kKernel(dotQ6KVNNI, quant.TypeQ6_K)
-	k.q8K[quant.TypeQ5_K] = kKernel(dotQ5KVNNI, quant.TypeQ5_K)
-	k.tiles[quant.TypeQ4_K] = []tileKernel{{mr: tileRowsK, nr: 4, fn: tileQ4KV}, {mr: gemvRows, nr: 1, fn: gemvQ4KV}}
-	k.tiles[quant.TypeQ6_K] = []tileKernel{{mr: tileRowsK, nr: 4, fn: tileQ6KV}, {mr: gemvRows, nr: 1, fn: gemvQ6KV}}
+	setTile(k, quant.TypeQ4_K, tileKernel{mr: tileRowsK, nr: 4, fn: tileQ4KV})
+	setTile(k, quant.TypeQ4_K, tileKernel{mr: gemvRows, nr: 1, fn: gemvQ4KV})
+	setTile(k, quant.TypeQ6_K, tileKernel{mr: tileRowsK, nr: 4, fn: tileQ6KV})
+	setTile(k, quant.TypeQ6_K, tileKernel{mr: gemvRows, nr: 1, fn: gemvQ6KV})
+	setTile(k, quant.TypeQ8_0, tileKernel{mr: 2, nr: 4, fn: tileQ8_0x2x4VNNI})
+	setTile(k, quant.TypeQ8_0, tileKernel{mr: gemvRows, nr: 1, fn: gemvQ80V})
+}
+
+// setTile puts tk in k's tiles for t in the place of the tile of its
+// shape, or adds it.
+func setTile(k *kernelSet, t quant.Type, tk tileKernel) {
+	for i, old := range k.tiles[t] {
+		if old.mr == tk.mr && old.nr == tk.nr {
+			k.tiles[t][i] = tk
+			return
+		}
+	}
+	k.tiles[t] = append(k.tiles[t], tk)
 }
 
 // tileQ4KV is tileQ4K with the AVX-VNNI kernels.

@@ -593,3 +593,23 @@ func BenchmarkVNNIMatMul(b *testing.B) {
 		}
 	}
 }
+
+// TestVNNISetTiles checks that the AVX-VNNI set has one tile of each
+// shape the AVX2 set has for the types it replaces, and no more.
+func TestVNNISetTiles(t *testing.T) {
+	vnni := kernelSetFor(t, setAVXVNNI)
+	avx2 := kernelSetFor(t, setAVX2)
+	for _, typ := range []quant.Type{quant.TypeQ4_K, quant.TypeQ6_K, quant.TypeQ8_0} {
+		shapes := func(tks []tileKernel) map[[2]int]int {
+			m := map[[2]int]int{}
+			for _, tk := range tks {
+				m[[2]int{tk.mr, tk.nr}]++
+			}
+			return m
+		}
+		got, want := shapes(vnni.tiles[typ]), shapes(avx2.tiles[typ])
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%v: tile shapes %v, the AVX2 set's %v", typ, got, want)
+		}
+	}
+}
