@@ -134,9 +134,10 @@ DATA vkscMask<>+16(SB)/8, $0x0f0f0f0f3f3f3f3f
 DATA vkscMask<>+24(SB)/8, $0x0f0f0f0f3f3f3f3f
 GLOBL vkscMask<>(SB), RODATA|NOPTR, $32
 
-
-// TILEARGS loads the tile description at a+0(FP) and the weight row count.
-#define TILEARGS \
+// TARGS loads the tile description at a+0(FP): R8 the first weight row,
+// R12 wstride, R13 the first activation row, R9 xstride, R10 3·xstride,
+// R14 n, BX the first output, R11 4·ostride.
+#define TARGS \
 	MOVQ a+0(FP), AX; \
 	MOVQ 0(AX), R8; \
 	MOVQ 8(AX), R12; \
@@ -146,7 +147,11 @@ GLOBL vkscMask<>(SB), RODATA|NOPTR, $32
 	MOVQ 32(AX), R14; \
 	MOVQ 40(AX), BX; \
 	MOVQ 48(AX), R11; \
-	SHLQ $2, R11; \
+	SHLQ $2, R11
+
+// TILEARGS loads the tile description (TARGS) and the weight row count.
+#define TILEARGS \
+	TARGS; \
 	MOVQ rows+8(FP), DX
 
 // GEMVARGS loads the tile description at a+0(FP) and the weight row count.
@@ -160,20 +165,13 @@ GLOBL vkscMask<>(SB), RODATA|NOPTR, $32
 	MOVQ 40(AX), BX; \
 	MOVQ rows+8(FP), DX
 
-// FTARGS loads a Q8_0 tile description: SI the first weight row, R12
-// wstride, DI the first activation row, R9 xstride, R10 3·xstride, CX n,
-// BX the first output, R11 4·ostride.
+// FTARGS loads a Q8_0 tile description (TARGS): SI the first weight row,
+// DI the first activation row, CX n.
 #define FTARGS \
-	MOVQ a+0(FP), AX; \
-	MOVQ 0(AX), SI; \
-	MOVQ 8(AX), R12; \
-	MOVQ 16(AX), DI; \
-	MOVQ 24(AX), R9; \
-	LEAQ (R9)(R9*2), R10; \
-	MOVQ 32(AX), CX; \
-	MOVQ 40(AX), BX; \
-	MOVQ 48(AX), R11; \
-	SHLQ $2, R11
+	TARGS; \
+	MOVQ R8, SI; \
+	MOVQ R13, DI; \
+	MOVQ R14, CX
 
 // Single-row kernels (avx2_k_amd64.s): (w *byte, x *q8KBlock, n int, gemm
 // bool) with n ≥ 1. Q8_K blocks: d at 0, q[256] at 4, bsum[16] (int16) at
