@@ -20,6 +20,7 @@ import (
 // addI8MM adds the i8mm tile kernels to k, over the dotprod set.
 func addI8MM(k *kernelSet) {
 	k.tiles[quant.TypeQ4_0] = []tileKernel{{mr: 4, nr: 4, fn: tileQ40}}
+	k.tiles[quant.TypeQ4_K] = []tileKernel{{mr: 4, nr: 4, fn: tileQ4K}}
 }
 
 // tileQ40I8MM computes Q4_0 weight rows 0-3 (wstride bytes apart, n >= 1
@@ -43,6 +44,96 @@ func tileQ40(a *tileArgs) {
 		tileQ40I8MM(a.w, a.wstride, (*q8Block)(a.x), a.xstride, a.n, &res)
 	}
 	scatter4x4(a, &res)
+}
+
+// q4KScratch is the memory the Q4_K kernels keep per tile: the float sums
+// of the scales (acc, in i8mmSlot order) and of the minimums (accMin[4j+i]
+// for weight row i, activation row j), and, per super-block, the four
+// SMMLA tiles' products d·xd (p) and each sub-block's scales by weight
+// pair in the tiles' lanes (sc[p][s]).
+type q4KScratch struct {
+	acc    [16]float32
+	accMin [16]float32
+	p      [16]float32
+	sc     [2][8][4]int32
+}
+
+// q4KIdx holds the TBL indices with which the Q4_K kernels spread the
+// scales and minimums of four weight rows, decoded into 32 bytes (row r's
+// value k of each at byte 4r+k for k < 4, 16+4r+k-4 for the others), into
+// int32 scale vectors [sc(a), sc(a), sc(b), sc(b)] for weight pair p =
+// (a, b) and sub-block s (entries 8p+s), and into int16 minimum vectors
+// [mn(0..3) of sub-block 2c, mn(0..3) of sub-block 2c+1] (entries 16+c);
+// 0xff gives a zero byte.
+var q4KIdx = func() (t [20][16]byte) {
+	at := func(r, k int) byte {
+		if k < 4 {
+			return byte(4*r + k)
+		}
+		return byte(16 + 4*r + k - 4)
+	}
+	for e := range t {
+		for i := range t[e] {
+			t[e][i] = 0xff
+		}
+	}
+	for p := range 2 {
+		for s := range 8 {
+			for l := range 4 {
+				t[8*p+s][4*l] = at(2*p+l/2, s)
+			}
+		}
+	}
+	for c := range 4 {
+		for l := range 8 {
+			t[16+c][2*l] = at(l%4, 2*c+l/4)
+		}
+	}
+	return t
+}()
+
+// tileQ4KGemmI8MM computes Q4_K weight rows 0-3 (wstride bytes apart, n
+// >= 1 super-blocks each) against Q8_K activation rows 0-3 (xstride bytes
+// apart) as dotRepackedK does each output with chunks of 64, leaving the
+// sums in scr.acc and scr.accMin (which it adds to: zero them first).
+//
+//go:noescape
+func tileQ4KGemmI8MM(w *byte, wstride int, x *q8KBlock, xstride int, n int, scr *q4KScratch, idx *[20][16]byte)
+
+// tileQ4KGemvI8MM is tileQ4KGemmI8MM with whole super-blocks as chunks.
+//
+//go:noescape
+func tileQ4KGemvI8MM(w *byte, wstride int, x *q8KBlock, xstride int, n int, scr *q4KScratch, idx *[20][16]byte)
+
+// tileQ4K computes a 4×4 tile of Q4_K outputs. The four activation rows
+// take one order, gemm or gemv, as the matrix product groups them (in
+// fours from row 0); a tile that mixes the two, which the matrix product
+// never asks for, is computed one output at a time by the single-row
+// kernel.
+func tileQ4K(a *tileArgs) {
+	var scr q4KScratch
+	x := (*q8KBlock)(a.x)
+	switch {
+	case a.n == 0:
+	case a.gemm&15 == 15:
+		tileQ4KGemmI8MM(a.w, a.wstride, x, a.xstride, a.n, &scr, &q4KIdx)
+	case a.gemm&15 == 0:
+		tileQ4KGemvI8MM(a.w, a.wstride, x, a.xstride, a.n, &scr, &q4KIdx)
+	default:
+		for j := range 4 {
+			xs := unsafe.Slice((*q8KBlock)(unsafe.Add(a.x, j*a.xstride)), a.n)
+			for i := range 4 {
+				w := unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(a.w), i*a.wstride)), 144*a.n)
+				scr.acc[i8mmSlot(i, j)] = q4KKernel(true)(w, xs, a.gemm&(1<<j) != 0)
+			}
+		}
+	}
+	for j := range 4 {
+		for i := range 4 {
+			scr.acc[i8mmSlot(i, j)] -= scr.accMin[4*j+i]
+		}
+	}
+	scatter4x4(a, &scr.acc)
 }
 
 // scatter4x4 stores a 4×4 kernel's outputs res in the tile a.
