@@ -48,14 +48,14 @@ func tileQ40(a *tileArgs) {
 
 // q4KScratch is the memory the Q4_K kernels keep per tile: the float sums
 // of the scales (acc, in i8mmSlot order) and of the minimums (accMin[4j+i]
-// for weight row i, activation row j), and, per super-block, the four
-// SMMLA tiles' products d·xd (p) and each sub-block's scales by weight
-// pair in the tiles' lanes (sc[p][s]).
+// for weight row i, activation row j), and, per super-block, what only
+// the assembly reads: the four SMMLA tiles' products d·xd, then each
+// sub-block's scales by weight pair in the tiles' lanes ([2][8][4]int32).
 type q4KScratch struct {
 	acc    [16]float32
 	accMin [16]float32
-	p      [16]float32
-	sc     [2][8][4]int32
+	_      [16]float32
+	_      [2][8][4]int32
 }
 
 // q4KIdx holds the TBL indices with which the Q4_K kernels spread the
