@@ -45,6 +45,9 @@ func buildSet(name string) *kernelSet {
 	addNEONMXFP4(k, dot)
 	addNEONTQ(k, dot)
 	addNEONIQ1(k, dot)
+	if dot {
+		addSDOTTiles(k)
+	}
 	if name == setI8MM {
 		addI8MM(k)
 	}

@@ -1,0 +1,61 @@
+package cpu
+
+import (
+	"unsafe"
+
+	"saji/kernels/quant"
+)
+
+// The SDOT tile kernels (neon_gemv_arm64.s) compute four weight rows
+// against one activation row (decode: each activation load serves four
+// weight rows) or two (prompts). SDOT sums four adjacent products into a
+// 32-bit lane, the lanes of the single-row kernels and the oracle, so
+// each output keeps its eight lanes, its float conversions and fused
+// multiply-adds, and equals the single-row kernel bit for bit; hsum8 runs
+// in Go on the lanes the assembly returns.
+
+// addSDOTTiles adds the SDOT tile kernels to k.
+func addSDOTTiles(k *kernelSet) {
+	k.tiles[quant.TypeQ8_0] = []tileKernel{{mr: 4, nr: 1, fn: tileQ80x1}, {mr: 4, nr: 2, fn: tileQ80x2}}
+}
+
+// tileQ80x1SDOT accumulates Q8_0 weight rows 0-3 (wstride bytes apart, n
+// >= 1 blocks each) times Q8_0 activation row 0 into eight lanes per
+// output as dot32 does, output (i, 0) in res[i].
+//
+//go:noescape
+func tileQ80x1SDOT(w *byte, wstride int, x *q8Block, xstride int, n int, res *[4][8]float32)
+
+// tileQ80x2SDOT is tileQ80x1SDOT for activation rows 0 and 1 (xstride
+// bytes apart), output (i, j) in res[2i+j].
+//
+//go:noescape
+func tileQ80x2SDOT(w *byte, wstride int, x *q8Block, xstride int, n int, res *[8][8]float32)
+
+// tileQ80x1 computes a 4×1 tile of Q8_0 outputs.
+func tileQ80x1(a *tileArgs) {
+	var res [4][8]float32
+	if a.n > 0 {
+		tileQ80x1SDOT(a.w, a.wstride, (*q8Block)(a.x), a.xstride, a.n, &res)
+	}
+	storeLanes(a, 1, res[:])
+}
+
+// tileQ80x2 computes a 4×2 tile of Q8_0 outputs.
+func tileQ80x2(a *tileArgs) {
+	var res [8][8]float32
+	if a.n > 0 {
+		tileQ80x2SDOT(a.w, a.wstride, (*q8Block)(a.x), a.xstride, a.n, &res)
+	}
+	storeLanes(a, 2, res[:])
+}
+
+// storeLanes stores the outputs of a 4×nr tile whose output (i, j) is
+// hsum8 of lanes[nr·i+j].
+func storeLanes(a *tileArgs, nr int, lanes [][8]float32) {
+	for j := range nr {
+		for i := range 4 {
+			*(*float32)(unsafe.Add(unsafe.Pointer(a.out), 4*(j*a.ostride+i))) = hsum8(&lanes[nr*i+j])
+		}
+	}
+}
