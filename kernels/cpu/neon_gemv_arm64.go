@@ -6,9 +6,11 @@ import (
 	"saji/kernels/quant"
 )
 
-// The SDOT tile kernels (neon_gemv_arm64.s) compute four weight rows
-// against one activation row (decode: each activation load serves four
-// weight rows) or two (prompts). SDOT sums four adjacent products into a
+// The SDOT tile kernels (neon_gemv_arm64.s) compute, for Q8_0, four
+// weight rows against one activation row (decode: each activation load
+// serves four weight rows) or two (prompts), and for Q6_K two weight rows
+// against four activation rows (prompts: each unpacked weight vector
+// serves four activation rows). SDOT sums four adjacent products into a
 // 32-bit lane, the lanes of the single-row kernels and the oracle, so
 // each output keeps its eight lanes, its float conversions and fused
 // multiply-adds, and equals the single-row kernel bit for bit; hsum8 runs
@@ -17,6 +19,7 @@ import (
 // addSDOTTiles adds the SDOT tile kernels to k.
 func addSDOTTiles(k *kernelSet) {
 	k.tiles[quant.TypeQ8_0] = []tileKernel{{mr: 4, nr: 1, fn: tileQ80x1}, {mr: 4, nr: 2, fn: tileQ80x2}}
+	k.tiles[quant.TypeQ6_K] = []tileKernel{{mr: 2, nr: 4, fn: tileQ6K2x4}}
 }
 
 // tileQ80x1SDOT accumulates Q8_0 weight rows 0-3 (wstride bytes apart, n
@@ -56,6 +59,36 @@ func storeLanes(a *tileArgs, nr int, lanes [][8]float32) {
 	for j := range nr {
 		for i := range 4 {
 			*(*float32)(unsafe.Add(unsafe.Pointer(a.out), 4*(j*a.ostride+i))) = hsum8(&lanes[nr*i+j])
+		}
+	}
+}
+
+// q6KScratch is the memory the Q6_K tile keeps: each output's eight float
+// lanes (acc[4i+j] for weight row i, activation row j) and, per
+// super-block, the weight rows' scales widened to int32 ([2][16]int32,
+// read by the assembly only).
+type q6KScratch struct {
+	_   [2][16]int32
+	acc [8][8]float32
+}
+
+// tileQ6K2x4SDOT accumulates Q6_K weight rows 0-1 (wstride bytes apart, n
+// >= 1 super-blocks each) times Q8_K activation rows 0-3 (xstride bytes
+// apart) into eight lanes per output as dotQ6K does, in scr.acc (which it
+// adds to: zero it first).
+//
+//go:noescape
+func tileQ6K2x4SDOT(w *byte, wstride int, x *q8KBlock, xstride int, n int, scr *q6KScratch)
+
+// tileQ6K2x4 computes a 2×4 tile of Q6_K outputs.
+func tileQ6K2x4(a *tileArgs) {
+	var scr q6KScratch
+	if a.n > 0 {
+		tileQ6K2x4SDOT(a.w, a.wstride, (*q8KBlock)(a.x), a.xstride, a.n, &scr)
+	}
+	for j := range 4 {
+		for i := range 2 {
+			*(*float32)(unsafe.Add(unsafe.Pointer(a.out), 4*(j*a.ostride+i))) = hsum8(&scr.acc[4*i+j])
 		}
 	}
 }

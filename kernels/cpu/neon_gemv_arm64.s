@@ -228,3 +228,922 @@ tileQ80x2SDOT_loop:
 	WORD $0xad06352c // stp q12, q13, [x9, #192]
 	WORD $0xad073d2e // stp q14, q15, [x9, #224]
 	RET
+
+// tileQ6K2x4SDOT(w *byte, wstride int, x *q8KBlock, xstride int, n int, scr *q6KScratch)
+//
+// Weight rows 0-1 in x0-x1, activation rows 0-3 in x4-x7, super-blocks
+// left in x8, scr in x9. Output (i, j), o = 4i+j, keeps its integer lanes
+// 0-3 and 4-7 in v[2o], v[2o+1] for a super-block, as q6KDotSDOT does, and
+// its float lanes in scr.acc[o]. The prologue widens the rows' 16 scales
+// to int32 in scr.sc; per group of 16 elements v16-v19 hold the
+// activation rows' quants, v22 a weight row's unsigned quants (q+32),
+// v24 its scale.
+TEXT ·tileQ6K2x4SDOT(SB), NOSPLIT, $0-48
+	MOVD w+0(FP), R0
+	MOVD wstride+8(FP), R10
+	MOVD x+16(FP), R4
+	MOVD xstride+24(FP), R11
+	MOVD n+32(FP), R8
+	MOVD scr+40(FP), R9
+	ADD R10, R0, R1
+	ADD R11, R4, R5
+	ADD R11, R5, R6
+	ADD R11, R6, R7
+	WORD $0x4f00e5fd // movi v29.16b, #15
+	WORD $0x4f01e61e // movi v30.16b, #48
+tileQ6K2x4SDOT_loop:
+	WORD $0x3dc0301f // ldr q31, [x0, #192]
+	WORD $0x0f08a7f7 // sxtl v23.8h, v31.8b
+	WORD $0x4f08a7ff // sxtl2 v31.8h, v31.16b
+	WORD $0x0f10a6f8 // sxtl v24.4s, v23.4h
+	WORD $0x4f10a6f7 // sxtl2 v23.4s, v23.8h
+	WORD $0xad005d38 // stp q24, q23, [x9, #0]
+	WORD $0x0f10a7f8 // sxtl v24.4s, v31.4h
+	WORD $0x4f10a7ff // sxtl2 v31.4s, v31.8h
+	WORD $0xad017d38 // stp q24, q31, [x9, #32]
+	WORD $0x3dc0303f // ldr q31, [x1, #192]
+	WORD $0x0f08a7f7 // sxtl v23.8h, v31.8b
+	WORD $0x4f08a7ff // sxtl2 v31.8h, v31.16b
+	WORD $0x0f10a6f8 // sxtl v24.4s, v23.4h
+	WORD $0x4f10a6f7 // sxtl2 v23.4s, v23.8h
+	WORD $0xad025d38 // stp q24, q23, [x9, #64]
+	WORD $0x0f10a7f8 // sxtl v24.4s, v31.4h
+	WORD $0x4f10a7ff // sxtl2 v31.4s, v31.8h
+	WORD $0xad037d38 // stp q24, q31, [x9, #96]
+	WORD $0x4f000400 // movi v0.4s, #0
+	WORD $0x4f000401 // movi v1.4s, #0
+	WORD $0x4f000402 // movi v2.4s, #0
+	WORD $0x4f000403 // movi v3.4s, #0
+	WORD $0x4f000404 // movi v4.4s, #0
+	WORD $0x4f000405 // movi v5.4s, #0
+	WORD $0x4f000406 // movi v6.4s, #0
+	WORD $0x4f000407 // movi v7.4s, #0
+	WORD $0x4f000408 // movi v8.4s, #0
+	WORD $0x4f000409 // movi v9.4s, #0
+	WORD $0x4f00040a // movi v10.4s, #0
+	WORD $0x4f00040b // movi v11.4s, #0
+	WORD $0x4f00040c // movi v12.4s, #0
+	WORD $0x4f00040d // movi v13.4s, #0
+	WORD $0x4f00040e // movi v14.4s, #0
+	WORD $0x4f00040f // movi v15.4s, #0
+	// Group 0.
+	WORD $0x3cc04090 // ldur q16, [x4, #4]
+	WORD $0x3cc040b1 // ldur q17, [x5, #4]
+	WORD $0x3cc040d2 // ldur q18, [x6, #4]
+	WORD $0x3cc040f3 // ldur q19, [x7, #4]
+	WORD $0x3dc00014 // ldr q20, [x0, #0]
+	WORD $0x3dc02015 // ldr q21, [x0, #128]
+	WORD $0x4e3d1e96 // and v22.16b, v20.16b, v29.16b
+	WORD $0x4f0c56b7 // shl v23.16b, v21.16b, #4
+	WORD $0x4e3e1ef7 // and v23.16b, v23.16b, v30.16b
+	WORD $0x4eb71ed6 // orr v22.16b, v22.16b, v23.16b
+	WORD $0xbd400138 // ldr s24, [x9, #0]
+	WORD $0x4f000419 // movi v25.4s, #0
+	WORD $0x4e9096d9 // sdot v25.4s, v22.16b, v16.16b
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e9196da // sdot v26.4s, v22.16b, v17.16b
+	WORD $0x4f00041b // movi v27.4s, #0
+	WORD $0x4e9296db // sdot v27.4s, v22.16b, v18.16b
+	WORD $0x4f00041c // movi v28.4s, #0
+	WORD $0x4e9396dc // sdot v28.4s, v22.16b, v19.16b
+	WORD $0x6f980320 // mla v0.4s, v25.4s, v24.s[0]
+	WORD $0x6f980342 // mla v2.4s, v26.4s, v24.s[0]
+	WORD $0x6f980364 // mla v4.4s, v27.4s, v24.s[0]
+	WORD $0x6f980386 // mla v6.4s, v28.4s, v24.s[0]
+	WORD $0x3dc00034 // ldr q20, [x1, #0]
+	WORD $0x3dc02035 // ldr q21, [x1, #128]
+	WORD $0x4e3d1e96 // and v22.16b, v20.16b, v29.16b
+	WORD $0x4f0c56b7 // shl v23.16b, v21.16b, #4
+	WORD $0x4e3e1ef7 // and v23.16b, v23.16b, v30.16b
+	WORD $0x4eb71ed6 // orr v22.16b, v22.16b, v23.16b
+	WORD $0xbd404138 // ldr s24, [x9, #64]
+	WORD $0x4f000419 // movi v25.4s, #0
+	WORD $0x4e9096d9 // sdot v25.4s, v22.16b, v16.16b
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e9196da // sdot v26.4s, v22.16b, v17.16b
+	WORD $0x4f00041b // movi v27.4s, #0
+	WORD $0x4e9296db // sdot v27.4s, v22.16b, v18.16b
+	WORD $0x4f00041c // movi v28.4s, #0
+	WORD $0x4e9396dc // sdot v28.4s, v22.16b, v19.16b
+	WORD $0x6f980328 // mla v8.4s, v25.4s, v24.s[0]
+	WORD $0x6f98034a // mla v10.4s, v26.4s, v24.s[0]
+	WORD $0x6f98036c // mla v12.4s, v27.4s, v24.s[0]
+	WORD $0x6f98038e // mla v14.4s, v28.4s, v24.s[0]
+	// Group 1.
+	WORD $0x3cc14090 // ldur q16, [x4, #20]
+	WORD $0x3cc140b1 // ldur q17, [x5, #20]
+	WORD $0x3cc140d2 // ldur q18, [x6, #20]
+	WORD $0x3cc140f3 // ldur q19, [x7, #20]
+	WORD $0x3dc00414 // ldr q20, [x0, #16]
+	WORD $0x3dc02415 // ldr q21, [x0, #144]
+	WORD $0x4e3d1e96 // and v22.16b, v20.16b, v29.16b
+	WORD $0x4f0c56b7 // shl v23.16b, v21.16b, #4
+	WORD $0x4e3e1ef7 // and v23.16b, v23.16b, v30.16b
+	WORD $0x4eb71ed6 // orr v22.16b, v22.16b, v23.16b
+	WORD $0xbd400538 // ldr s24, [x9, #4]
+	WORD $0x4f000419 // movi v25.4s, #0
+	WORD $0x4e9096d9 // sdot v25.4s, v22.16b, v16.16b
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e9196da // sdot v26.4s, v22.16b, v17.16b
+	WORD $0x4f00041b // movi v27.4s, #0
+	WORD $0x4e9296db // sdot v27.4s, v22.16b, v18.16b
+	WORD $0x4f00041c // movi v28.4s, #0
+	WORD $0x4e9396dc // sdot v28.4s, v22.16b, v19.16b
+	WORD $0x6f980321 // mla v1.4s, v25.4s, v24.s[0]
+	WORD $0x6f980343 // mla v3.4s, v26.4s, v24.s[0]
+	WORD $0x6f980365 // mla v5.4s, v27.4s, v24.s[0]
+	WORD $0x6f980387 // mla v7.4s, v28.4s, v24.s[0]
+	WORD $0x3dc00434 // ldr q20, [x1, #16]
+	WORD $0x3dc02435 // ldr q21, [x1, #144]
+	WORD $0x4e3d1e96 // and v22.16b, v20.16b, v29.16b
+	WORD $0x4f0c56b7 // shl v23.16b, v21.16b, #4
+	WORD $0x4e3e1ef7 // and v23.16b, v23.16b, v30.16b
+	WORD $0x4eb71ed6 // orr v22.16b, v22.16b, v23.16b
+	WORD $0xbd404538 // ldr s24, [x9, #68]
+	WORD $0x4f000419 // movi v25.4s, #0
+	WORD $0x4e9096d9 // sdot v25.4s, v22.16b, v16.16b
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e9196da // sdot v26.4s, v22.16b, v17.16b
+	WORD $0x4f00041b // movi v27.4s, #0
+	WORD $0x4e9296db // sdot v27.4s, v22.16b, v18.16b
+	WORD $0x4f00041c // movi v28.4s, #0
+	WORD $0x4e9396dc // sdot v28.4s, v22.16b, v19.16b
+	WORD $0x6f980329 // mla v9.4s, v25.4s, v24.s[0]
+	WORD $0x6f98034b // mla v11.4s, v26.4s, v24.s[0]
+	WORD $0x6f98036d // mla v13.4s, v27.4s, v24.s[0]
+	WORD $0x6f98038f // mla v15.4s, v28.4s, v24.s[0]
+	// Group 2.
+	WORD $0x3cc24090 // ldur q16, [x4, #36]
+	WORD $0x3cc240b1 // ldur q17, [x5, #36]
+	WORD $0x3cc240d2 // ldur q18, [x6, #36]
+	WORD $0x3cc240f3 // ldur q19, [x7, #36]
+	WORD $0x3dc00814 // ldr q20, [x0, #32]
+	WORD $0x3dc02015 // ldr q21, [x0, #128]
+	WORD $0x4e3d1e96 // and v22.16b, v20.16b, v29.16b
+	WORD $0x4f0a56b7 // shl v23.16b, v21.16b, #2
+	WORD $0x4e3e1ef7 // and v23.16b, v23.16b, v30.16b
+	WORD $0x4eb71ed6 // orr v22.16b, v22.16b, v23.16b
+	WORD $0xbd400938 // ldr s24, [x9, #8]
+	WORD $0x4f000419 // movi v25.4s, #0
+	WORD $0x4e9096d9 // sdot v25.4s, v22.16b, v16.16b
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e9196da // sdot v26.4s, v22.16b, v17.16b
+	WORD $0x4f00041b // movi v27.4s, #0
+	WORD $0x4e9296db // sdot v27.4s, v22.16b, v18.16b
+	WORD $0x4f00041c // movi v28.4s, #0
+	WORD $0x4e9396dc // sdot v28.4s, v22.16b, v19.16b
+	WORD $0x6f980320 // mla v0.4s, v25.4s, v24.s[0]
+	WORD $0x6f980342 // mla v2.4s, v26.4s, v24.s[0]
+	WORD $0x6f980364 // mla v4.4s, v27.4s, v24.s[0]
+	WORD $0x6f980386 // mla v6.4s, v28.4s, v24.s[0]
+	WORD $0x3dc00834 // ldr q20, [x1, #32]
+	WORD $0x3dc02035 // ldr q21, [x1, #128]
+	WORD $0x4e3d1e96 // and v22.16b, v20.16b, v29.16b
+	WORD $0x4f0a56b7 // shl v23.16b, v21.16b, #2
+	WORD $0x4e3e1ef7 // and v23.16b, v23.16b, v30.16b
+	WORD $0x4eb71ed6 // orr v22.16b, v22.16b, v23.16b
+	WORD $0xbd404938 // ldr s24, [x9, #72]
+	WORD $0x4f000419 // movi v25.4s, #0
+	WORD $0x4e9096d9 // sdot v25.4s, v22.16b, v16.16b
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e9196da // sdot v26.4s, v22.16b, v17.16b
+	WORD $0x4f00041b // movi v27.4s, #0
+	WORD $0x4e9296db // sdot v27.4s, v22.16b, v18.16b
+	WORD $0x4f00041c // movi v28.4s, #0
+	WORD $0x4e9396dc // sdot v28.4s, v22.16b, v19.16b
+	WORD $0x6f980328 // mla v8.4s, v25.4s, v24.s[0]
+	WORD $0x6f98034a // mla v10.4s, v26.4s, v24.s[0]
+	WORD $0x6f98036c // mla v12.4s, v27.4s, v24.s[0]
+	WORD $0x6f98038e // mla v14.4s, v28.4s, v24.s[0]
+	// Group 3.
+	WORD $0x3cc34090 // ldur q16, [x4, #52]
+	WORD $0x3cc340b1 // ldur q17, [x5, #52]
+	WORD $0x3cc340d2 // ldur q18, [x6, #52]
+	WORD $0x3cc340f3 // ldur q19, [x7, #52]
+	WORD $0x3dc00c14 // ldr q20, [x0, #48]
+	WORD $0x3dc02415 // ldr q21, [x0, #144]
+	WORD $0x4e3d1e96 // and v22.16b, v20.16b, v29.16b
+	WORD $0x4f0a56b7 // shl v23.16b, v21.16b, #2
+	WORD $0x4e3e1ef7 // and v23.16b, v23.16b, v30.16b
+	WORD $0x4eb71ed6 // orr v22.16b, v22.16b, v23.16b
+	WORD $0xbd400d38 // ldr s24, [x9, #12]
+	WORD $0x4f000419 // movi v25.4s, #0
+	WORD $0x4e9096d9 // sdot v25.4s, v22.16b, v16.16b
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e9196da // sdot v26.4s, v22.16b, v17.16b
+	WORD $0x4f00041b // movi v27.4s, #0
+	WORD $0x4e9296db // sdot v27.4s, v22.16b, v18.16b
+	WORD $0x4f00041c // movi v28.4s, #0
+	WORD $0x4e9396dc // sdot v28.4s, v22.16b, v19.16b
+	WORD $0x6f980321 // mla v1.4s, v25.4s, v24.s[0]
+	WORD $0x6f980343 // mla v3.4s, v26.4s, v24.s[0]
+	WORD $0x6f980365 // mla v5.4s, v27.4s, v24.s[0]
+	WORD $0x6f980387 // mla v7.4s, v28.4s, v24.s[0]
+	WORD $0x3dc00c34 // ldr q20, [x1, #48]
+	WORD $0x3dc02435 // ldr q21, [x1, #144]
+	WORD $0x4e3d1e96 // and v22.16b, v20.16b, v29.16b
+	WORD $0x4f0a56b7 // shl v23.16b, v21.16b, #2
+	WORD $0x4e3e1ef7 // and v23.16b, v23.16b, v30.16b
+	WORD $0x4eb71ed6 // orr v22.16b, v22.16b, v23.16b
+	WORD $0xbd404d38 // ldr s24, [x9, #76]
+	WORD $0x4f000419 // movi v25.4s, #0
+	WORD $0x4e9096d9 // sdot v25.4s, v22.16b, v16.16b
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e9196da // sdot v26.4s, v22.16b, v17.16b
+	WORD $0x4f00041b // movi v27.4s, #0
+	WORD $0x4e9296db // sdot v27.4s, v22.16b, v18.16b
+	WORD $0x4f00041c // movi v28.4s, #0
+	WORD $0x4e9396dc // sdot v28.4s, v22.16b, v19.16b
+	WORD $0x6f980329 // mla v9.4s, v25.4s, v24.s[0]
+	WORD $0x6f98034b // mla v11.4s, v26.4s, v24.s[0]
+	WORD $0x6f98036d // mla v13.4s, v27.4s, v24.s[0]
+	WORD $0x6f98038f // mla v15.4s, v28.4s, v24.s[0]
+	// Group 4.
+	WORD $0x3cc44090 // ldur q16, [x4, #68]
+	WORD $0x3cc440b1 // ldur q17, [x5, #68]
+	WORD $0x3cc440d2 // ldur q18, [x6, #68]
+	WORD $0x3cc440f3 // ldur q19, [x7, #68]
+	WORD $0x3dc00014 // ldr q20, [x0, #0]
+	WORD $0x3dc02015 // ldr q21, [x0, #128]
+	WORD $0x6f0c0696 // ushr v22.16b, v20.16b, #4
+	WORD $0x4e3e1eb7 // and v23.16b, v21.16b, v30.16b
+	WORD $0x4eb71ed6 // orr v22.16b, v22.16b, v23.16b
+	WORD $0xbd401138 // ldr s24, [x9, #16]
+	WORD $0x4f000419 // movi v25.4s, #0
+	WORD $0x4e9096d9 // sdot v25.4s, v22.16b, v16.16b
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e9196da // sdot v26.4s, v22.16b, v17.16b
+	WORD $0x4f00041b // movi v27.4s, #0
+	WORD $0x4e9296db // sdot v27.4s, v22.16b, v18.16b
+	WORD $0x4f00041c // movi v28.4s, #0
+	WORD $0x4e9396dc // sdot v28.4s, v22.16b, v19.16b
+	WORD $0x6f980320 // mla v0.4s, v25.4s, v24.s[0]
+	WORD $0x6f980342 // mla v2.4s, v26.4s, v24.s[0]
+	WORD $0x6f980364 // mla v4.4s, v27.4s, v24.s[0]
+	WORD $0x6f980386 // mla v6.4s, v28.4s, v24.s[0]
+	WORD $0x3dc00034 // ldr q20, [x1, #0]
+	WORD $0x3dc02035 // ldr q21, [x1, #128]
+	WORD $0x6f0c0696 // ushr v22.16b, v20.16b, #4
+	WORD $0x4e3e1eb7 // and v23.16b, v21.16b, v30.16b
+	WORD $0x4eb71ed6 // orr v22.16b, v22.16b, v23.16b
+	WORD $0xbd405138 // ldr s24, [x9, #80]
+	WORD $0x4f000419 // movi v25.4s, #0
+	WORD $0x4e9096d9 // sdot v25.4s, v22.16b, v16.16b
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e9196da // sdot v26.4s, v22.16b, v17.16b
+	WORD $0x4f00041b // movi v27.4s, #0
+	WORD $0x4e9296db // sdot v27.4s, v22.16b, v18.16b
+	WORD $0x4f00041c // movi v28.4s, #0
+	WORD $0x4e9396dc // sdot v28.4s, v22.16b, v19.16b
+	WORD $0x6f980328 // mla v8.4s, v25.4s, v24.s[0]
+	WORD $0x6f98034a // mla v10.4s, v26.4s, v24.s[0]
+	WORD $0x6f98036c // mla v12.4s, v27.4s, v24.s[0]
+	WORD $0x6f98038e // mla v14.4s, v28.4s, v24.s[0]
+	// Group 5.
+	WORD $0x3cc54090 // ldur q16, [x4, #84]
+	WORD $0x3cc540b1 // ldur q17, [x5, #84]
+	WORD $0x3cc540d2 // ldur q18, [x6, #84]
+	WORD $0x3cc540f3 // ldur q19, [x7, #84]
+	WORD $0x3dc00414 // ldr q20, [x0, #16]
+	WORD $0x3dc02415 // ldr q21, [x0, #144]
+	WORD $0x6f0c0696 // ushr v22.16b, v20.16b, #4
+	WORD $0x4e3e1eb7 // and v23.16b, v21.16b, v30.16b
+	WORD $0x4eb71ed6 // orr v22.16b, v22.16b, v23.16b
+	WORD $0xbd401538 // ldr s24, [x9, #20]
+	WORD $0x4f000419 // movi v25.4s, #0
+	WORD $0x4e9096d9 // sdot v25.4s, v22.16b, v16.16b
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e9196da // sdot v26.4s, v22.16b, v17.16b
+	WORD $0x4f00041b // movi v27.4s, #0
+	WORD $0x4e9296db // sdot v27.4s, v22.16b, v18.16b
+	WORD $0x4f00041c // movi v28.4s, #0
+	WORD $0x4e9396dc // sdot v28.4s, v22.16b, v19.16b
+	WORD $0x6f980321 // mla v1.4s, v25.4s, v24.s[0]
+	WORD $0x6f980343 // mla v3.4s, v26.4s, v24.s[0]
+	WORD $0x6f980365 // mla v5.4s, v27.4s, v24.s[0]
+	WORD $0x6f980387 // mla v7.4s, v28.4s, v24.s[0]
+	WORD $0x3dc00434 // ldr q20, [x1, #16]
+	WORD $0x3dc02435 // ldr q21, [x1, #144]
+	WORD $0x6f0c0696 // ushr v22.16b, v20.16b, #4
+	WORD $0x4e3e1eb7 // and v23.16b, v21.16b, v30.16b
+	WORD $0x4eb71ed6 // orr v22.16b, v22.16b, v23.16b
+	WORD $0xbd405538 // ldr s24, [x9, #84]
+	WORD $0x4f000419 // movi v25.4s, #0
+	WORD $0x4e9096d9 // sdot v25.4s, v22.16b, v16.16b
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e9196da // sdot v26.4s, v22.16b, v17.16b
+	WORD $0x4f00041b // movi v27.4s, #0
+	WORD $0x4e9296db // sdot v27.4s, v22.16b, v18.16b
+	WORD $0x4f00041c // movi v28.4s, #0
+	WORD $0x4e9396dc // sdot v28.4s, v22.16b, v19.16b
+	WORD $0x6f980329 // mla v9.4s, v25.4s, v24.s[0]
+	WORD $0x6f98034b // mla v11.4s, v26.4s, v24.s[0]
+	WORD $0x6f98036d // mla v13.4s, v27.4s, v24.s[0]
+	WORD $0x6f98038f // mla v15.4s, v28.4s, v24.s[0]
+	// Group 6.
+	WORD $0x3cc64090 // ldur q16, [x4, #100]
+	WORD $0x3cc640b1 // ldur q17, [x5, #100]
+	WORD $0x3cc640d2 // ldur q18, [x6, #100]
+	WORD $0x3cc640f3 // ldur q19, [x7, #100]
+	WORD $0x3dc00814 // ldr q20, [x0, #32]
+	WORD $0x3dc02015 // ldr q21, [x0, #128]
+	WORD $0x6f0c0696 // ushr v22.16b, v20.16b, #4
+	WORD $0x6f0e06b7 // ushr v23.16b, v21.16b, #2
+	WORD $0x4e3e1ef7 // and v23.16b, v23.16b, v30.16b
+	WORD $0x4eb71ed6 // orr v22.16b, v22.16b, v23.16b
+	WORD $0xbd401938 // ldr s24, [x9, #24]
+	WORD $0x4f000419 // movi v25.4s, #0
+	WORD $0x4e9096d9 // sdot v25.4s, v22.16b, v16.16b
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e9196da // sdot v26.4s, v22.16b, v17.16b
+	WORD $0x4f00041b // movi v27.4s, #0
+	WORD $0x4e9296db // sdot v27.4s, v22.16b, v18.16b
+	WORD $0x4f00041c // movi v28.4s, #0
+	WORD $0x4e9396dc // sdot v28.4s, v22.16b, v19.16b
+	WORD $0x6f980320 // mla v0.4s, v25.4s, v24.s[0]
+	WORD $0x6f980342 // mla v2.4s, v26.4s, v24.s[0]
+	WORD $0x6f980364 // mla v4.4s, v27.4s, v24.s[0]
+	WORD $0x6f980386 // mla v6.4s, v28.4s, v24.s[0]
+	WORD $0x3dc00834 // ldr q20, [x1, #32]
+	WORD $0x3dc02035 // ldr q21, [x1, #128]
+	WORD $0x6f0c0696 // ushr v22.16b, v20.16b, #4
+	WORD $0x6f0e06b7 // ushr v23.16b, v21.16b, #2
+	WORD $0x4e3e1ef7 // and v23.16b, v23.16b, v30.16b
+	WORD $0x4eb71ed6 // orr v22.16b, v22.16b, v23.16b
+	WORD $0xbd405938 // ldr s24, [x9, #88]
+	WORD $0x4f000419 // movi v25.4s, #0
+	WORD $0x4e9096d9 // sdot v25.4s, v22.16b, v16.16b
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e9196da // sdot v26.4s, v22.16b, v17.16b
+	WORD $0x4f00041b // movi v27.4s, #0
+	WORD $0x4e9296db // sdot v27.4s, v22.16b, v18.16b
+	WORD $0x4f00041c // movi v28.4s, #0
+	WORD $0x4e9396dc // sdot v28.4s, v22.16b, v19.16b
+	WORD $0x6f980328 // mla v8.4s, v25.4s, v24.s[0]
+	WORD $0x6f98034a // mla v10.4s, v26.4s, v24.s[0]
+	WORD $0x6f98036c // mla v12.4s, v27.4s, v24.s[0]
+	WORD $0x6f98038e // mla v14.4s, v28.4s, v24.s[0]
+	// Group 7.
+	WORD $0x3cc74090 // ldur q16, [x4, #116]
+	WORD $0x3cc740b1 // ldur q17, [x5, #116]
+	WORD $0x3cc740d2 // ldur q18, [x6, #116]
+	WORD $0x3cc740f3 // ldur q19, [x7, #116]
+	WORD $0x3dc00c14 // ldr q20, [x0, #48]
+	WORD $0x3dc02415 // ldr q21, [x0, #144]
+	WORD $0x6f0c0696 // ushr v22.16b, v20.16b, #4
+	WORD $0x6f0e06b7 // ushr v23.16b, v21.16b, #2
+	WORD $0x4e3e1ef7 // and v23.16b, v23.16b, v30.16b
+	WORD $0x4eb71ed6 // orr v22.16b, v22.16b, v23.16b
+	WORD $0xbd401d38 // ldr s24, [x9, #28]
+	WORD $0x4f000419 // movi v25.4s, #0
+	WORD $0x4e9096d9 // sdot v25.4s, v22.16b, v16.16b
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e9196da // sdot v26.4s, v22.16b, v17.16b
+	WORD $0x4f00041b // movi v27.4s, #0
+	WORD $0x4e9296db // sdot v27.4s, v22.16b, v18.16b
+	WORD $0x4f00041c // movi v28.4s, #0
+	WORD $0x4e9396dc // sdot v28.4s, v22.16b, v19.16b
+	WORD $0x6f980321 // mla v1.4s, v25.4s, v24.s[0]
+	WORD $0x6f980343 // mla v3.4s, v26.4s, v24.s[0]
+	WORD $0x6f980365 // mla v5.4s, v27.4s, v24.s[0]
+	WORD $0x6f980387 // mla v7.4s, v28.4s, v24.s[0]
+	WORD $0x3dc00c34 // ldr q20, [x1, #48]
+	WORD $0x3dc02435 // ldr q21, [x1, #144]
+	WORD $0x6f0c0696 // ushr v22.16b, v20.16b, #4
+	WORD $0x6f0e06b7 // ushr v23.16b, v21.16b, #2
+	WORD $0x4e3e1ef7 // and v23.16b, v23.16b, v30.16b
+	WORD $0x4eb71ed6 // orr v22.16b, v22.16b, v23.16b
+	WORD $0xbd405d38 // ldr s24, [x9, #92]
+	WORD $0x4f000419 // movi v25.4s, #0
+	WORD $0x4e9096d9 // sdot v25.4s, v22.16b, v16.16b
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e9196da // sdot v26.4s, v22.16b, v17.16b
+	WORD $0x4f00041b // movi v27.4s, #0
+	WORD $0x4e9296db // sdot v27.4s, v22.16b, v18.16b
+	WORD $0x4f00041c // movi v28.4s, #0
+	WORD $0x4e9396dc // sdot v28.4s, v22.16b, v19.16b
+	WORD $0x6f980329 // mla v9.4s, v25.4s, v24.s[0]
+	WORD $0x6f98034b // mla v11.4s, v26.4s, v24.s[0]
+	WORD $0x6f98036d // mla v13.4s, v27.4s, v24.s[0]
+	WORD $0x6f98038f // mla v15.4s, v28.4s, v24.s[0]
+	// Group 8.
+	WORD $0x3cc84090 // ldur q16, [x4, #132]
+	WORD $0x3cc840b1 // ldur q17, [x5, #132]
+	WORD $0x3cc840d2 // ldur q18, [x6, #132]
+	WORD $0x3cc840f3 // ldur q19, [x7, #132]
+	WORD $0x3dc01014 // ldr q20, [x0, #64]
+	WORD $0x3dc02815 // ldr q21, [x0, #160]
+	WORD $0x4e3d1e96 // and v22.16b, v20.16b, v29.16b
+	WORD $0x4f0c56b7 // shl v23.16b, v21.16b, #4
+	WORD $0x4e3e1ef7 // and v23.16b, v23.16b, v30.16b
+	WORD $0x4eb71ed6 // orr v22.16b, v22.16b, v23.16b
+	WORD $0xbd402138 // ldr s24, [x9, #32]
+	WORD $0x4f000419 // movi v25.4s, #0
+	WORD $0x4e9096d9 // sdot v25.4s, v22.16b, v16.16b
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e9196da // sdot v26.4s, v22.16b, v17.16b
+	WORD $0x4f00041b // movi v27.4s, #0
+	WORD $0x4e9296db // sdot v27.4s, v22.16b, v18.16b
+	WORD $0x4f00041c // movi v28.4s, #0
+	WORD $0x4e9396dc // sdot v28.4s, v22.16b, v19.16b
+	WORD $0x6f980320 // mla v0.4s, v25.4s, v24.s[0]
+	WORD $0x6f980342 // mla v2.4s, v26.4s, v24.s[0]
+	WORD $0x6f980364 // mla v4.4s, v27.4s, v24.s[0]
+	WORD $0x6f980386 // mla v6.4s, v28.4s, v24.s[0]
+	WORD $0x3dc01034 // ldr q20, [x1, #64]
+	WORD $0x3dc02835 // ldr q21, [x1, #160]
+	WORD $0x4e3d1e96 // and v22.16b, v20.16b, v29.16b
+	WORD $0x4f0c56b7 // shl v23.16b, v21.16b, #4
+	WORD $0x4e3e1ef7 // and v23.16b, v23.16b, v30.16b
+	WORD $0x4eb71ed6 // orr v22.16b, v22.16b, v23.16b
+	WORD $0xbd406138 // ldr s24, [x9, #96]
+	WORD $0x4f000419 // movi v25.4s, #0
+	WORD $0x4e9096d9 // sdot v25.4s, v22.16b, v16.16b
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e9196da // sdot v26.4s, v22.16b, v17.16b
+	WORD $0x4f00041b // movi v27.4s, #0
+	WORD $0x4e9296db // sdot v27.4s, v22.16b, v18.16b
+	WORD $0x4f00041c // movi v28.4s, #0
+	WORD $0x4e9396dc // sdot v28.4s, v22.16b, v19.16b
+	WORD $0x6f980328 // mla v8.4s, v25.4s, v24.s[0]
+	WORD $0x6f98034a // mla v10.4s, v26.4s, v24.s[0]
+	WORD $0x6f98036c // mla v12.4s, v27.4s, v24.s[0]
+	WORD $0x6f98038e // mla v14.4s, v28.4s, v24.s[0]
+	// Group 9.
+	WORD $0x3cc94090 // ldur q16, [x4, #148]
+	WORD $0x3cc940b1 // ldur q17, [x5, #148]
+	WORD $0x3cc940d2 // ldur q18, [x6, #148]
+	WORD $0x3cc940f3 // ldur q19, [x7, #148]
+	WORD $0x3dc01414 // ldr q20, [x0, #80]
+	WORD $0x3dc02c15 // ldr q21, [x0, #176]
+	WORD $0x4e3d1e96 // and v22.16b, v20.16b, v29.16b
+	WORD $0x4f0c56b7 // shl v23.16b, v21.16b, #4
+	WORD $0x4e3e1ef7 // and v23.16b, v23.16b, v30.16b
+	WORD $0x4eb71ed6 // orr v22.16b, v22.16b, v23.16b
+	WORD $0xbd402538 // ldr s24, [x9, #36]
+	WORD $0x4f000419 // movi v25.4s, #0
+	WORD $0x4e9096d9 // sdot v25.4s, v22.16b, v16.16b
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e9196da // sdot v26.4s, v22.16b, v17.16b
+	WORD $0x4f00041b // movi v27.4s, #0
+	WORD $0x4e9296db // sdot v27.4s, v22.16b, v18.16b
+	WORD $0x4f00041c // movi v28.4s, #0
+	WORD $0x4e9396dc // sdot v28.4s, v22.16b, v19.16b
+	WORD $0x6f980321 // mla v1.4s, v25.4s, v24.s[0]
+	WORD $0x6f980343 // mla v3.4s, v26.4s, v24.s[0]
+	WORD $0x6f980365 // mla v5.4s, v27.4s, v24.s[0]
+	WORD $0x6f980387 // mla v7.4s, v28.4s, v24.s[0]
+	WORD $0x3dc01434 // ldr q20, [x1, #80]
+	WORD $0x3dc02c35 // ldr q21, [x1, #176]
+	WORD $0x4e3d1e96 // and v22.16b, v20.16b, v29.16b
+	WORD $0x4f0c56b7 // shl v23.16b, v21.16b, #4
+	WORD $0x4e3e1ef7 // and v23.16b, v23.16b, v30.16b
+	WORD $0x4eb71ed6 // orr v22.16b, v22.16b, v23.16b
+	WORD $0xbd406538 // ldr s24, [x9, #100]
+	WORD $0x4f000419 // movi v25.4s, #0
+	WORD $0x4e9096d9 // sdot v25.4s, v22.16b, v16.16b
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e9196da // sdot v26.4s, v22.16b, v17.16b
+	WORD $0x4f00041b // movi v27.4s, #0
+	WORD $0x4e9296db // sdot v27.4s, v22.16b, v18.16b
+	WORD $0x4f00041c // movi v28.4s, #0
+	WORD $0x4e9396dc // sdot v28.4s, v22.16b, v19.16b
+	WORD $0x6f980329 // mla v9.4s, v25.4s, v24.s[0]
+	WORD $0x6f98034b // mla v11.4s, v26.4s, v24.s[0]
+	WORD $0x6f98036d // mla v13.4s, v27.4s, v24.s[0]
+	WORD $0x6f98038f // mla v15.4s, v28.4s, v24.s[0]
+	// Group 10.
+	WORD $0x3cca4090 // ldur q16, [x4, #164]
+	WORD $0x3cca40b1 // ldur q17, [x5, #164]
+	WORD $0x3cca40d2 // ldur q18, [x6, #164]
+	WORD $0x3cca40f3 // ldur q19, [x7, #164]
+	WORD $0x3dc01814 // ldr q20, [x0, #96]
+	WORD $0x3dc02815 // ldr q21, [x0, #160]
+	WORD $0x4e3d1e96 // and v22.16b, v20.16b, v29.16b
+	WORD $0x4f0a56b7 // shl v23.16b, v21.16b, #2
+	WORD $0x4e3e1ef7 // and v23.16b, v23.16b, v30.16b
+	WORD $0x4eb71ed6 // orr v22.16b, v22.16b, v23.16b
+	WORD $0xbd402938 // ldr s24, [x9, #40]
+	WORD $0x4f000419 // movi v25.4s, #0
+	WORD $0x4e9096d9 // sdot v25.4s, v22.16b, v16.16b
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e9196da // sdot v26.4s, v22.16b, v17.16b
+	WORD $0x4f00041b // movi v27.4s, #0
+	WORD $0x4e9296db // sdot v27.4s, v22.16b, v18.16b
+	WORD $0x4f00041c // movi v28.4s, #0
+	WORD $0x4e9396dc // sdot v28.4s, v22.16b, v19.16b
+	WORD $0x6f980320 // mla v0.4s, v25.4s, v24.s[0]
+	WORD $0x6f980342 // mla v2.4s, v26.4s, v24.s[0]
+	WORD $0x6f980364 // mla v4.4s, v27.4s, v24.s[0]
+	WORD $0x6f980386 // mla v6.4s, v28.4s, v24.s[0]
+	WORD $0x3dc01834 // ldr q20, [x1, #96]
+	WORD $0x3dc02835 // ldr q21, [x1, #160]
+	WORD $0x4e3d1e96 // and v22.16b, v20.16b, v29.16b
+	WORD $0x4f0a56b7 // shl v23.16b, v21.16b, #2
+	WORD $0x4e3e1ef7 // and v23.16b, v23.16b, v30.16b
+	WORD $0x4eb71ed6 // orr v22.16b, v22.16b, v23.16b
+	WORD $0xbd406938 // ldr s24, [x9, #104]
+	WORD $0x4f000419 // movi v25.4s, #0
+	WORD $0x4e9096d9 // sdot v25.4s, v22.16b, v16.16b
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e9196da // sdot v26.4s, v22.16b, v17.16b
+	WORD $0x4f00041b // movi v27.4s, #0
+	WORD $0x4e9296db // sdot v27.4s, v22.16b, v18.16b
+	WORD $0x4f00041c // movi v28.4s, #0
+	WORD $0x4e9396dc // sdot v28.4s, v22.16b, v19.16b
+	WORD $0x6f980328 // mla v8.4s, v25.4s, v24.s[0]
+	WORD $0x6f98034a // mla v10.4s, v26.4s, v24.s[0]
+	WORD $0x6f98036c // mla v12.4s, v27.4s, v24.s[0]
+	WORD $0x6f98038e // mla v14.4s, v28.4s, v24.s[0]
+	// Group 11.
+	WORD $0x3ccb4090 // ldur q16, [x4, #180]
+	WORD $0x3ccb40b1 // ldur q17, [x5, #180]
+	WORD $0x3ccb40d2 // ldur q18, [x6, #180]
+	WORD $0x3ccb40f3 // ldur q19, [x7, #180]
+	WORD $0x3dc01c14 // ldr q20, [x0, #112]
+	WORD $0x3dc02c15 // ldr q21, [x0, #176]
+	WORD $0x4e3d1e96 // and v22.16b, v20.16b, v29.16b
+	WORD $0x4f0a56b7 // shl v23.16b, v21.16b, #2
+	WORD $0x4e3e1ef7 // and v23.16b, v23.16b, v30.16b
+	WORD $0x4eb71ed6 // orr v22.16b, v22.16b, v23.16b
+	WORD $0xbd402d38 // ldr s24, [x9, #44]
+	WORD $0x4f000419 // movi v25.4s, #0
+	WORD $0x4e9096d9 // sdot v25.4s, v22.16b, v16.16b
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e9196da // sdot v26.4s, v22.16b, v17.16b
+	WORD $0x4f00041b // movi v27.4s, #0
+	WORD $0x4e9296db // sdot v27.4s, v22.16b, v18.16b
+	WORD $0x4f00041c // movi v28.4s, #0
+	WORD $0x4e9396dc // sdot v28.4s, v22.16b, v19.16b
+	WORD $0x6f980321 // mla v1.4s, v25.4s, v24.s[0]
+	WORD $0x6f980343 // mla v3.4s, v26.4s, v24.s[0]
+	WORD $0x6f980365 // mla v5.4s, v27.4s, v24.s[0]
+	WORD $0x6f980387 // mla v7.4s, v28.4s, v24.s[0]
+	WORD $0x3dc01c34 // ldr q20, [x1, #112]
+	WORD $0x3dc02c35 // ldr q21, [x1, #176]
+	WORD $0x4e3d1e96 // and v22.16b, v20.16b, v29.16b
+	WORD $0x4f0a56b7 // shl v23.16b, v21.16b, #2
+	WORD $0x4e3e1ef7 // and v23.16b, v23.16b, v30.16b
+	WORD $0x4eb71ed6 // orr v22.16b, v22.16b, v23.16b
+	WORD $0xbd406d38 // ldr s24, [x9, #108]
+	WORD $0x4f000419 // movi v25.4s, #0
+	WORD $0x4e9096d9 // sdot v25.4s, v22.16b, v16.16b
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e9196da // sdot v26.4s, v22.16b, v17.16b
+	WORD $0x4f00041b // movi v27.4s, #0
+	WORD $0x4e9296db // sdot v27.4s, v22.16b, v18.16b
+	WORD $0x4f00041c // movi v28.4s, #0
+	WORD $0x4e9396dc // sdot v28.4s, v22.16b, v19.16b
+	WORD $0x6f980329 // mla v9.4s, v25.4s, v24.s[0]
+	WORD $0x6f98034b // mla v11.4s, v26.4s, v24.s[0]
+	WORD $0x6f98036d // mla v13.4s, v27.4s, v24.s[0]
+	WORD $0x6f98038f // mla v15.4s, v28.4s, v24.s[0]
+	// Group 12.
+	WORD $0x3ccc4090 // ldur q16, [x4, #196]
+	WORD $0x3ccc40b1 // ldur q17, [x5, #196]
+	WORD $0x3ccc40d2 // ldur q18, [x6, #196]
+	WORD $0x3ccc40f3 // ldur q19, [x7, #196]
+	WORD $0x3dc01014 // ldr q20, [x0, #64]
+	WORD $0x3dc02815 // ldr q21, [x0, #160]
+	WORD $0x6f0c0696 // ushr v22.16b, v20.16b, #4
+	WORD $0x4e3e1eb7 // and v23.16b, v21.16b, v30.16b
+	WORD $0x4eb71ed6 // orr v22.16b, v22.16b, v23.16b
+	WORD $0xbd403138 // ldr s24, [x9, #48]
+	WORD $0x4f000419 // movi v25.4s, #0
+	WORD $0x4e9096d9 // sdot v25.4s, v22.16b, v16.16b
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e9196da // sdot v26.4s, v22.16b, v17.16b
+	WORD $0x4f00041b // movi v27.4s, #0
+	WORD $0x4e9296db // sdot v27.4s, v22.16b, v18.16b
+	WORD $0x4f00041c // movi v28.4s, #0
+	WORD $0x4e9396dc // sdot v28.4s, v22.16b, v19.16b
+	WORD $0x6f980320 // mla v0.4s, v25.4s, v24.s[0]
+	WORD $0x6f980342 // mla v2.4s, v26.4s, v24.s[0]
+	WORD $0x6f980364 // mla v4.4s, v27.4s, v24.s[0]
+	WORD $0x6f980386 // mla v6.4s, v28.4s, v24.s[0]
+	WORD $0x3dc01034 // ldr q20, [x1, #64]
+	WORD $0x3dc02835 // ldr q21, [x1, #160]
+	WORD $0x6f0c0696 // ushr v22.16b, v20.16b, #4
+	WORD $0x4e3e1eb7 // and v23.16b, v21.16b, v30.16b
+	WORD $0x4eb71ed6 // orr v22.16b, v22.16b, v23.16b
+	WORD $0xbd407138 // ldr s24, [x9, #112]
+	WORD $0x4f000419 // movi v25.4s, #0
+	WORD $0x4e9096d9 // sdot v25.4s, v22.16b, v16.16b
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e9196da // sdot v26.4s, v22.16b, v17.16b
+	WORD $0x4f00041b // movi v27.4s, #0
+	WORD $0x4e9296db // sdot v27.4s, v22.16b, v18.16b
+	WORD $0x4f00041c // movi v28.4s, #0
+	WORD $0x4e9396dc // sdot v28.4s, v22.16b, v19.16b
+	WORD $0x6f980328 // mla v8.4s, v25.4s, v24.s[0]
+	WORD $0x6f98034a // mla v10.4s, v26.4s, v24.s[0]
+	WORD $0x6f98036c // mla v12.4s, v27.4s, v24.s[0]
+	WORD $0x6f98038e // mla v14.4s, v28.4s, v24.s[0]
+	// Group 13.
+	WORD $0x3ccd4090 // ldur q16, [x4, #212]
+	WORD $0x3ccd40b1 // ldur q17, [x5, #212]
+	WORD $0x3ccd40d2 // ldur q18, [x6, #212]
+	WORD $0x3ccd40f3 // ldur q19, [x7, #212]
+	WORD $0x3dc01414 // ldr q20, [x0, #80]
+	WORD $0x3dc02c15 // ldr q21, [x0, #176]
+	WORD $0x6f0c0696 // ushr v22.16b, v20.16b, #4
+	WORD $0x4e3e1eb7 // and v23.16b, v21.16b, v30.16b
+	WORD $0x4eb71ed6 // orr v22.16b, v22.16b, v23.16b
+	WORD $0xbd403538 // ldr s24, [x9, #52]
+	WORD $0x4f000419 // movi v25.4s, #0
+	WORD $0x4e9096d9 // sdot v25.4s, v22.16b, v16.16b
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e9196da // sdot v26.4s, v22.16b, v17.16b
+	WORD $0x4f00041b // movi v27.4s, #0
+	WORD $0x4e9296db // sdot v27.4s, v22.16b, v18.16b
+	WORD $0x4f00041c // movi v28.4s, #0
+	WORD $0x4e9396dc // sdot v28.4s, v22.16b, v19.16b
+	WORD $0x6f980321 // mla v1.4s, v25.4s, v24.s[0]
+	WORD $0x6f980343 // mla v3.4s, v26.4s, v24.s[0]
+	WORD $0x6f980365 // mla v5.4s, v27.4s, v24.s[0]
+	WORD $0x6f980387 // mla v7.4s, v28.4s, v24.s[0]
+	WORD $0x3dc01434 // ldr q20, [x1, #80]
+	WORD $0x3dc02c35 // ldr q21, [x1, #176]
+	WORD $0x6f0c0696 // ushr v22.16b, v20.16b, #4
+	WORD $0x4e3e1eb7 // and v23.16b, v21.16b, v30.16b
+	WORD $0x4eb71ed6 // orr v22.16b, v22.16b, v23.16b
+	WORD $0xbd407538 // ldr s24, [x9, #116]
+	WORD $0x4f000419 // movi v25.4s, #0
+	WORD $0x4e9096d9 // sdot v25.4s, v22.16b, v16.16b
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e9196da // sdot v26.4s, v22.16b, v17.16b
+	WORD $0x4f00041b // movi v27.4s, #0
+	WORD $0x4e9296db // sdot v27.4s, v22.16b, v18.16b
+	WORD $0x4f00041c // movi v28.4s, #0
+	WORD $0x4e9396dc // sdot v28.4s, v22.16b, v19.16b
+	WORD $0x6f980329 // mla v9.4s, v25.4s, v24.s[0]
+	WORD $0x6f98034b // mla v11.4s, v26.4s, v24.s[0]
+	WORD $0x6f98036d // mla v13.4s, v27.4s, v24.s[0]
+	WORD $0x6f98038f // mla v15.4s, v28.4s, v24.s[0]
+	// Group 14.
+	WORD $0x3cce4090 // ldur q16, [x4, #228]
+	WORD $0x3cce40b1 // ldur q17, [x5, #228]
+	WORD $0x3cce40d2 // ldur q18, [x6, #228]
+	WORD $0x3cce40f3 // ldur q19, [x7, #228]
+	WORD $0x3dc01814 // ldr q20, [x0, #96]
+	WORD $0x3dc02815 // ldr q21, [x0, #160]
+	WORD $0x6f0c0696 // ushr v22.16b, v20.16b, #4
+	WORD $0x6f0e06b7 // ushr v23.16b, v21.16b, #2
+	WORD $0x4e3e1ef7 // and v23.16b, v23.16b, v30.16b
+	WORD $0x4eb71ed6 // orr v22.16b, v22.16b, v23.16b
+	WORD $0xbd403938 // ldr s24, [x9, #56]
+	WORD $0x4f000419 // movi v25.4s, #0
+	WORD $0x4e9096d9 // sdot v25.4s, v22.16b, v16.16b
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e9196da // sdot v26.4s, v22.16b, v17.16b
+	WORD $0x4f00041b // movi v27.4s, #0
+	WORD $0x4e9296db // sdot v27.4s, v22.16b, v18.16b
+	WORD $0x4f00041c // movi v28.4s, #0
+	WORD $0x4e9396dc // sdot v28.4s, v22.16b, v19.16b
+	WORD $0x6f980320 // mla v0.4s, v25.4s, v24.s[0]
+	WORD $0x6f980342 // mla v2.4s, v26.4s, v24.s[0]
+	WORD $0x6f980364 // mla v4.4s, v27.4s, v24.s[0]
+	WORD $0x6f980386 // mla v6.4s, v28.4s, v24.s[0]
+	WORD $0x3dc01834 // ldr q20, [x1, #96]
+	WORD $0x3dc02835 // ldr q21, [x1, #160]
+	WORD $0x6f0c0696 // ushr v22.16b, v20.16b, #4
+	WORD $0x6f0e06b7 // ushr v23.16b, v21.16b, #2
+	WORD $0x4e3e1ef7 // and v23.16b, v23.16b, v30.16b
+	WORD $0x4eb71ed6 // orr v22.16b, v22.16b, v23.16b
+	WORD $0xbd407938 // ldr s24, [x9, #120]
+	WORD $0x4f000419 // movi v25.4s, #0
+	WORD $0x4e9096d9 // sdot v25.4s, v22.16b, v16.16b
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e9196da // sdot v26.4s, v22.16b, v17.16b
+	WORD $0x4f00041b // movi v27.4s, #0
+	WORD $0x4e9296db // sdot v27.4s, v22.16b, v18.16b
+	WORD $0x4f00041c // movi v28.4s, #0
+	WORD $0x4e9396dc // sdot v28.4s, v22.16b, v19.16b
+	WORD $0x6f980328 // mla v8.4s, v25.4s, v24.s[0]
+	WORD $0x6f98034a // mla v10.4s, v26.4s, v24.s[0]
+	WORD $0x6f98036c // mla v12.4s, v27.4s, v24.s[0]
+	WORD $0x6f98038e // mla v14.4s, v28.4s, v24.s[0]
+	// Group 15.
+	WORD $0x3ccf4090 // ldur q16, [x4, #244]
+	WORD $0x3ccf40b1 // ldur q17, [x5, #244]
+	WORD $0x3ccf40d2 // ldur q18, [x6, #244]
+	WORD $0x3ccf40f3 // ldur q19, [x7, #244]
+	WORD $0x3dc01c14 // ldr q20, [x0, #112]
+	WORD $0x3dc02c15 // ldr q21, [x0, #176]
+	WORD $0x6f0c0696 // ushr v22.16b, v20.16b, #4
+	WORD $0x6f0e06b7 // ushr v23.16b, v21.16b, #2
+	WORD $0x4e3e1ef7 // and v23.16b, v23.16b, v30.16b
+	WORD $0x4eb71ed6 // orr v22.16b, v22.16b, v23.16b
+	WORD $0xbd403d38 // ldr s24, [x9, #60]
+	WORD $0x4f000419 // movi v25.4s, #0
+	WORD $0x4e9096d9 // sdot v25.4s, v22.16b, v16.16b
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e9196da // sdot v26.4s, v22.16b, v17.16b
+	WORD $0x4f00041b // movi v27.4s, #0
+	WORD $0x4e9296db // sdot v27.4s, v22.16b, v18.16b
+	WORD $0x4f00041c // movi v28.4s, #0
+	WORD $0x4e9396dc // sdot v28.4s, v22.16b, v19.16b
+	WORD $0x6f980321 // mla v1.4s, v25.4s, v24.s[0]
+	WORD $0x6f980343 // mla v3.4s, v26.4s, v24.s[0]
+	WORD $0x6f980365 // mla v5.4s, v27.4s, v24.s[0]
+	WORD $0x6f980387 // mla v7.4s, v28.4s, v24.s[0]
+	WORD $0x3dc01c34 // ldr q20, [x1, #112]
+	WORD $0x3dc02c35 // ldr q21, [x1, #176]
+	WORD $0x6f0c0696 // ushr v22.16b, v20.16b, #4
+	WORD $0x6f0e06b7 // ushr v23.16b, v21.16b, #2
+	WORD $0x4e3e1ef7 // and v23.16b, v23.16b, v30.16b
+	WORD $0x4eb71ed6 // orr v22.16b, v22.16b, v23.16b
+	WORD $0xbd407d38 // ldr s24, [x9, #124]
+	WORD $0x4f000419 // movi v25.4s, #0
+	WORD $0x4e9096d9 // sdot v25.4s, v22.16b, v16.16b
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e9196da // sdot v26.4s, v22.16b, v17.16b
+	WORD $0x4f00041b // movi v27.4s, #0
+	WORD $0x4e9296db // sdot v27.4s, v22.16b, v18.16b
+	WORD $0x4f00041c // movi v28.4s, #0
+	WORD $0x4e9396dc // sdot v28.4s, v22.16b, v19.16b
+	WORD $0x6f980329 // mla v9.4s, v25.4s, v24.s[0]
+	WORD $0x6f98034b // mla v11.4s, v26.4s, v24.s[0]
+	WORD $0x6f98036d // mla v13.4s, v27.4s, v24.s[0]
+	WORD $0x6f98038f // mla v15.4s, v28.4s, v24.s[0]
+	// Less 32·(sc·bsum of groups 2l and 2l+1) in lane l, then
+	// acc = fma(float(lanes), xd·d, acc), as dotQ6K.
+	WORD $0x3dc0301f // ldr q31, [x0, #192]
+	WORD $0x0f08a7f4 // sxtl v20.8h, v31.8b
+	WORD $0x4f08a7f5 // sxtl2 v21.8h, v31.16b
+	WORD $0x7d41a01c // ldr h28, [x0, #208]
+	WORD $0x1ee2439c // fcvt s28, h28
+	ADD $260, R4, R10
+	WORD $0xad405d56 // ldp q22, q23, [x10]
+	WORD $0x0e76c298 // smull v24.4s, v20.4h, v22.4h
+	WORD $0x4e76c299 // smull2 v25.4s, v20.8h, v22.8h
+	WORD $0x0e77c2ba // smull v26.4s, v21.4h, v23.4h
+	WORD $0x4e77c2bb // smull2 v27.4s, v21.8h, v23.8h
+	WORD $0x4eb9bf18 // addp v24.4s, v24.4s, v25.4s
+	WORD $0x4ebbbf5a // addp v26.4s, v26.4s, v27.4s
+	WORD $0x4f255718 // shl v24.4s, v24.4s, #5
+	WORD $0x4f25575a // shl v26.4s, v26.4s, #5
+	WORD $0x6eb88400 // sub v0.4s, v0.4s, v24.4s
+	WORD $0x6eba8421 // sub v1.4s, v1.4s, v26.4s
+	WORD $0x4e21d800 // scvtf v0.4s, v0.4s
+	WORD $0x4e21d821 // scvtf v1.4s, v1.4s
+	WORD $0xbd40009f // ldr s31, [x4]
+	WORD $0x1e3c0bff // fmul s31, s31, s28
+	WORD $0xad446538 // ldp q24, q25, [x9, #128]
+	WORD $0x4f9f1018 // fmla v24.4s, v0.4s, v31.s[0]
+	WORD $0x4f9f1039 // fmla v25.4s, v1.4s, v31.s[0]
+	WORD $0xad046538 // stp q24, q25, [x9, #128]
+	ADD $260, R5, R10
+	WORD $0xad405d56 // ldp q22, q23, [x10]
+	WORD $0x0e76c298 // smull v24.4s, v20.4h, v22.4h
+	WORD $0x4e76c299 // smull2 v25.4s, v20.8h, v22.8h
+	WORD $0x0e77c2ba // smull v26.4s, v21.4h, v23.4h
+	WORD $0x4e77c2bb // smull2 v27.4s, v21.8h, v23.8h
+	WORD $0x4eb9bf18 // addp v24.4s, v24.4s, v25.4s
+	WORD $0x4ebbbf5a // addp v26.4s, v26.4s, v27.4s
+	WORD $0x4f255718 // shl v24.4s, v24.4s, #5
+	WORD $0x4f25575a // shl v26.4s, v26.4s, #5
+	WORD $0x6eb88442 // sub v2.4s, v2.4s, v24.4s
+	WORD $0x6eba8463 // sub v3.4s, v3.4s, v26.4s
+	WORD $0x4e21d842 // scvtf v2.4s, v2.4s
+	WORD $0x4e21d863 // scvtf v3.4s, v3.4s
+	WORD $0xbd4000bf // ldr s31, [x5]
+	WORD $0x1e3c0bff // fmul s31, s31, s28
+	WORD $0xad456538 // ldp q24, q25, [x9, #160]
+	WORD $0x4f9f1058 // fmla v24.4s, v2.4s, v31.s[0]
+	WORD $0x4f9f1079 // fmla v25.4s, v3.4s, v31.s[0]
+	WORD $0xad056538 // stp q24, q25, [x9, #160]
+	ADD $260, R6, R10
+	WORD $0xad405d56 // ldp q22, q23, [x10]
+	WORD $0x0e76c298 // smull v24.4s, v20.4h, v22.4h
+	WORD $0x4e76c299 // smull2 v25.4s, v20.8h, v22.8h
+	WORD $0x0e77c2ba // smull v26.4s, v21.4h, v23.4h
+	WORD $0x4e77c2bb // smull2 v27.4s, v21.8h, v23.8h
+	WORD $0x4eb9bf18 // addp v24.4s, v24.4s, v25.4s
+	WORD $0x4ebbbf5a // addp v26.4s, v26.4s, v27.4s
+	WORD $0x4f255718 // shl v24.4s, v24.4s, #5
+	WORD $0x4f25575a // shl v26.4s, v26.4s, #5
+	WORD $0x6eb88484 // sub v4.4s, v4.4s, v24.4s
+	WORD $0x6eba84a5 // sub v5.4s, v5.4s, v26.4s
+	WORD $0x4e21d884 // scvtf v4.4s, v4.4s
+	WORD $0x4e21d8a5 // scvtf v5.4s, v5.4s
+	WORD $0xbd4000df // ldr s31, [x6]
+	WORD $0x1e3c0bff // fmul s31, s31, s28
+	WORD $0xad466538 // ldp q24, q25, [x9, #192]
+	WORD $0x4f9f1098 // fmla v24.4s, v4.4s, v31.s[0]
+	WORD $0x4f9f10b9 // fmla v25.4s, v5.4s, v31.s[0]
+	WORD $0xad066538 // stp q24, q25, [x9, #192]
+	ADD $260, R7, R10
+	WORD $0xad405d56 // ldp q22, q23, [x10]
+	WORD $0x0e76c298 // smull v24.4s, v20.4h, v22.4h
+	WORD $0x4e76c299 // smull2 v25.4s, v20.8h, v22.8h
+	WORD $0x0e77c2ba // smull v26.4s, v21.4h, v23.4h
+	WORD $0x4e77c2bb // smull2 v27.4s, v21.8h, v23.8h
+	WORD $0x4eb9bf18 // addp v24.4s, v24.4s, v25.4s
+	WORD $0x4ebbbf5a // addp v26.4s, v26.4s, v27.4s
+	WORD $0x4f255718 // shl v24.4s, v24.4s, #5
+	WORD $0x4f25575a // shl v26.4s, v26.4s, #5
+	WORD $0x6eb884c6 // sub v6.4s, v6.4s, v24.4s
+	WORD $0x6eba84e7 // sub v7.4s, v7.4s, v26.4s
+	WORD $0x4e21d8c6 // scvtf v6.4s, v6.4s
+	WORD $0x4e21d8e7 // scvtf v7.4s, v7.4s
+	WORD $0xbd4000ff // ldr s31, [x7]
+	WORD $0x1e3c0bff // fmul s31, s31, s28
+	WORD $0xad476538 // ldp q24, q25, [x9, #224]
+	WORD $0x4f9f10d8 // fmla v24.4s, v6.4s, v31.s[0]
+	WORD $0x4f9f10f9 // fmla v25.4s, v7.4s, v31.s[0]
+	WORD $0xad076538 // stp q24, q25, [x9, #224]
+	WORD $0x3dc0303f // ldr q31, [x1, #192]
+	WORD $0x0f08a7f4 // sxtl v20.8h, v31.8b
+	WORD $0x4f08a7f5 // sxtl2 v21.8h, v31.16b
+	WORD $0x7d41a03c // ldr h28, [x1, #208]
+	WORD $0x1ee2439c // fcvt s28, h28
+	ADD $260, R4, R10
+	WORD $0xad405d56 // ldp q22, q23, [x10]
+	WORD $0x0e76c298 // smull v24.4s, v20.4h, v22.4h
+	WORD $0x4e76c299 // smull2 v25.4s, v20.8h, v22.8h
+	WORD $0x0e77c2ba // smull v26.4s, v21.4h, v23.4h
+	WORD $0x4e77c2bb // smull2 v27.4s, v21.8h, v23.8h
+	WORD $0x4eb9bf18 // addp v24.4s, v24.4s, v25.4s
+	WORD $0x4ebbbf5a // addp v26.4s, v26.4s, v27.4s
+	WORD $0x4f255718 // shl v24.4s, v24.4s, #5
+	WORD $0x4f25575a // shl v26.4s, v26.4s, #5
+	WORD $0x6eb88508 // sub v8.4s, v8.4s, v24.4s
+	WORD $0x6eba8529 // sub v9.4s, v9.4s, v26.4s
+	WORD $0x4e21d908 // scvtf v8.4s, v8.4s
+	WORD $0x4e21d929 // scvtf v9.4s, v9.4s
+	WORD $0xbd40009f // ldr s31, [x4]
+	WORD $0x1e3c0bff // fmul s31, s31, s28
+	WORD $0xad486538 // ldp q24, q25, [x9, #256]
+	WORD $0x4f9f1118 // fmla v24.4s, v8.4s, v31.s[0]
+	WORD $0x4f9f1139 // fmla v25.4s, v9.4s, v31.s[0]
+	WORD $0xad086538 // stp q24, q25, [x9, #256]
+	ADD $260, R5, R10
+	WORD $0xad405d56 // ldp q22, q23, [x10]
+	WORD $0x0e76c298 // smull v24.4s, v20.4h, v22.4h
+	WORD $0x4e76c299 // smull2 v25.4s, v20.8h, v22.8h
+	WORD $0x0e77c2ba // smull v26.4s, v21.4h, v23.4h
+	WORD $0x4e77c2bb // smull2 v27.4s, v21.8h, v23.8h
+	WORD $0x4eb9bf18 // addp v24.4s, v24.4s, v25.4s
+	WORD $0x4ebbbf5a // addp v26.4s, v26.4s, v27.4s
+	WORD $0x4f255718 // shl v24.4s, v24.4s, #5
+	WORD $0x4f25575a // shl v26.4s, v26.4s, #5
+	WORD $0x6eb8854a // sub v10.4s, v10.4s, v24.4s
+	WORD $0x6eba856b // sub v11.4s, v11.4s, v26.4s
+	WORD $0x4e21d94a // scvtf v10.4s, v10.4s
+	WORD $0x4e21d96b // scvtf v11.4s, v11.4s
+	WORD $0xbd4000bf // ldr s31, [x5]
+	WORD $0x1e3c0bff // fmul s31, s31, s28
+	WORD $0xad496538 // ldp q24, q25, [x9, #288]
+	WORD $0x4f9f1158 // fmla v24.4s, v10.4s, v31.s[0]
+	WORD $0x4f9f1179 // fmla v25.4s, v11.4s, v31.s[0]
+	WORD $0xad096538 // stp q24, q25, [x9, #288]
+	ADD $260, R6, R10
+	WORD $0xad405d56 // ldp q22, q23, [x10]
+	WORD $0x0e76c298 // smull v24.4s, v20.4h, v22.4h
+	WORD $0x4e76c299 // smull2 v25.4s, v20.8h, v22.8h
+	WORD $0x0e77c2ba // smull v26.4s, v21.4h, v23.4h
+	WORD $0x4e77c2bb // smull2 v27.4s, v21.8h, v23.8h
+	WORD $0x4eb9bf18 // addp v24.4s, v24.4s, v25.4s
+	WORD $0x4ebbbf5a // addp v26.4s, v26.4s, v27.4s
+	WORD $0x4f255718 // shl v24.4s, v24.4s, #5
+	WORD $0x4f25575a // shl v26.4s, v26.4s, #5
+	WORD $0x6eb8858c // sub v12.4s, v12.4s, v24.4s
+	WORD $0x6eba85ad // sub v13.4s, v13.4s, v26.4s
+	WORD $0x4e21d98c // scvtf v12.4s, v12.4s
+	WORD $0x4e21d9ad // scvtf v13.4s, v13.4s
+	WORD $0xbd4000df // ldr s31, [x6]
+	WORD $0x1e3c0bff // fmul s31, s31, s28
+	WORD $0xad4a6538 // ldp q24, q25, [x9, #320]
+	WORD $0x4f9f1198 // fmla v24.4s, v12.4s, v31.s[0]
+	WORD $0x4f9f11b9 // fmla v25.4s, v13.4s, v31.s[0]
+	WORD $0xad0a6538 // stp q24, q25, [x9, #320]
+	ADD $260, R7, R10
+	WORD $0xad405d56 // ldp q22, q23, [x10]
+	WORD $0x0e76c298 // smull v24.4s, v20.4h, v22.4h
+	WORD $0x4e76c299 // smull2 v25.4s, v20.8h, v22.8h
+	WORD $0x0e77c2ba // smull v26.4s, v21.4h, v23.4h
+	WORD $0x4e77c2bb // smull2 v27.4s, v21.8h, v23.8h
+	WORD $0x4eb9bf18 // addp v24.4s, v24.4s, v25.4s
+	WORD $0x4ebbbf5a // addp v26.4s, v26.4s, v27.4s
+	WORD $0x4f255718 // shl v24.4s, v24.4s, #5
+	WORD $0x4f25575a // shl v26.4s, v26.4s, #5
+	WORD $0x6eb885ce // sub v14.4s, v14.4s, v24.4s
+	WORD $0x6eba85ef // sub v15.4s, v15.4s, v26.4s
+	WORD $0x4e21d9ce // scvtf v14.4s, v14.4s
+	WORD $0x4e21d9ef // scvtf v15.4s, v15.4s
+	WORD $0xbd4000ff // ldr s31, [x7]
+	WORD $0x1e3c0bff // fmul s31, s31, s28
+	WORD $0xad4b6538 // ldp q24, q25, [x9, #352]
+	WORD $0x4f9f11d8 // fmla v24.4s, v14.4s, v31.s[0]
+	WORD $0x4f9f11f9 // fmla v25.4s, v15.4s, v31.s[0]
+	WORD $0xad0b6538 // stp q24, q25, [x9, #352]
+	ADD $210, R0
+	ADD $210, R1
+	ADD $292, R4
+	ADD $292, R5
+	ADD $292, R6
+	ADD $292, R7
+	SUBS $1, R8
+	BNE tileQ6K2x4SDOT_loop
+	RET
