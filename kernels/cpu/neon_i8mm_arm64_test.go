@@ -83,19 +83,29 @@ func (c *neonTile) run() []float32 {
 // want returns output (i, j) of the single-row kernel of k and of the
 // oracle.
 func (c *neonTile) want(k *kernelSet, i, j int) (single, oracle float32) {
-	w := c.w[i*c.wstride : i*c.wstride+c.nb*c.typ.TypeSize()]
+	single, w := c.wantSingle(k, i, j)
 	if c.xK != nil {
 		x, gemm := c.xK[j*(c.nb+1):j*(c.nb+1)+c.nb], c.gemm&(1<<j) != 0
 		var r rowK
 		r.reset(quant.QK_K * c.nb)
 		decodeK(c.typ, w, &r)
-		return k.q8K[c.typ](w, x, gemm), dotK(&r, x, gemm)
+		return single, dotK(&r, x, gemm)
 	}
 	x := c.x32[j*(c.nb+1) : j*(c.nb+1)+c.nb]
 	var r row32
 	r.reset(32 * c.nb)
 	decode32(c.typ, w, &r)
-	return k.q8[c.typ](w, x), dot32(&r, x)
+	return single, dot32(&r, x)
+}
+
+// wantSingle returns output (i, j) of the single-row kernel of k, and
+// weight row i.
+func (c *neonTile) wantSingle(k *kernelSet, i, j int) (float32, []byte) {
+	w := c.w[i*c.wstride : i*c.wstride+c.nb*c.typ.TypeSize()]
+	if c.xK != nil {
+		return k.q8K[c.typ](w, c.xK[j*(c.nb+1):j*(c.nb+1)+c.nb], c.gemm&(1<<j) != 0), w
+	}
+	return k.q8[c.typ](w, c.x32[j*(c.nb+1):j*(c.nb+1)+c.nb]), w
 }
 
 // TestNEONTiles checks every tile kernel of every arm64 set bit for bit
@@ -188,5 +198,52 @@ func TestNEONTilesMatMul(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkNEONTiles measures each tile kernel of the newest arm64 set on
+// cache-resident data (one tile of weight rows against one tile of
+// activation rows, k = 2048, quantized normal values, Q4_K in the gemm
+// order) against the same set's single-row kernel computing the same
+// outputs, in multiply-adds per nanosecond: the ratio of the two in one
+// process is what to compare (qemu's timings say nothing about hardware).
+func BenchmarkNEONTiles(b *testing.B) {
+	sets := KernelSets()
+	if len(sets) == 0 {
+		b.Skip("cpu: no SIMD kernel set runs here")
+	}
+	k := buildSet(sets[len(sets)-1])
+	t := &testing.T{}
+	rng := rand.New(rand.NewPCG(35, 36))
+	const cols = 2048
+	for typ, tks := range k.tiles {
+		for _, tk := range tks {
+			nb := cols / typ.BlockSize()
+			c := neonTile{typ: typ, tk: tk, nb: nb, wstride: nb * typ.TypeSize(), ostride: tk.mr}
+			if typ == quant.TypeQ4_K {
+				c.gemm = 1<<tk.nr - 1
+			}
+			c.fill(t, rng, "quant")
+			macs := float64(tk.mr * tk.nr * cols)
+			b.Run(fmt.Sprintf("%v/%dx%d/tile", typ, tk.mr, tk.nr), func(b *testing.B) {
+				for b.Loop() {
+					c.run()
+				}
+				b.ReportMetric(macs*float64(b.N)/float64(b.Elapsed().Nanoseconds()), "MAC/ns")
+			})
+			b.Run(fmt.Sprintf("%v/%dx%d/single", typ, tk.mr, tk.nr), func(b *testing.B) {
+				var s float32
+				for b.Loop() {
+					for j := range tk.nr {
+						for i := range tk.mr {
+							single, _ := c.wantSingle(k, i, j)
+							s += single
+						}
+					}
+				}
+				_ = s
+				b.ReportMetric(macs*float64(b.N)/float64(b.Elapsed().Nanoseconds()), "MAC/ns")
+			})
+		}
 	}
 }
