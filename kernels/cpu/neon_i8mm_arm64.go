@@ -58,39 +58,45 @@ type q4KScratch struct {
 	_      [2][8][4]int32
 }
 
-// q4KIdx holds the TBL indices with which the Q4_K kernels spread the
-// scales and minimums of four weight rows, decoded into 32 bytes (row r's
-// value k of each at byte 4r+k for k < 4, 16+4r+k-4 for the others), into
-// int32 scale vectors [sc(a), sc(a), sc(b), sc(b)] for weight pair p =
-// (a, b) and sub-block s (entries 8p+s), and into int16 minimum vectors
-// [mn(0..3) of sub-block 2c, mn(0..3) of sub-block 2c+1] (entries 16+c);
-// 0xff gives a zero byte.
+// q4KIdx holds the TBL indices with which the Q4_K SMMLA kernels spread
+// the scales and minimums of four weight rows, decoded into 32 bytes (see
+// q4KByte), into int32 scale vectors [sc(a), sc(a), sc(b), sc(b)] for
+// weight pair p = (a, b) and sub-block s (entries 8p+s), and into int16
+// minimum vectors [mn(0..3) of sub-block 2c, mn(0..3) of sub-block 2c+1]
+// (entries 16+c); 0xff gives a zero byte.
 var q4KIdx = func() (t [20][16]byte) {
-	at := func(r, k int) byte {
-		if k < 4 {
-			return byte(4*r + k)
-		}
-		return byte(16 + 4*r + k - 4)
-	}
-	for e := range t {
-		for i := range t[e] {
-			t[e][i] = 0xff
-		}
-	}
 	for p := range 2 {
 		for s := range 8 {
-			for l := range 4 {
-				t[8*p+s][4*l] = at(2*p+l/2, s)
-			}
+			t[8*p+s] = q4KLanes(4, func(l int) int { return 2*p + l/2 }, func(int) int { return s })
 		}
 	}
 	for c := range 4 {
-		for l := range 8 {
-			t[16+c][2*l] = at(l%4, 2*c+l/4)
-		}
+		t[16+c] = q4KLanes(2, func(l int) int { return l % 4 }, func(l int) int { return 2*c + l/4 })
 	}
 	return t
 }()
+
+// q4KByte is where the Q4_K kernels keep value k (scale or minimum) of
+// weight row r when they decode four rows' at once: row r's values 0-3 at
+// bytes 4r to 4r+3, its values 4-7 at 16+4r to 16+4r+3.
+func q4KByte(r, k int) byte {
+	if k < 4 {
+		return byte(4*r + k)
+	}
+	return byte(16 + 4*r + k - 4)
+}
+
+// q4KLanes returns the TBL indices that put value k(l) of row r(l) in lane
+// l of a vector of lanes of size bytes (the other bytes zero).
+func q4KLanes(size int, r, k func(l int) int) (v [16]byte) {
+	for i := range v {
+		v[i] = 0xff
+	}
+	for l := range 16 / size {
+		v[size*l] = q4KByte(r(l), k(l))
+	}
+	return v
+}
 
 // tileQ4KGemmI8MM computes Q4_K weight rows 0-3 (wstride bytes apart, n
 // >= 1 super-blocks each) against Q8_K activation rows 0-3 (xstride bytes
@@ -120,13 +126,12 @@ func tileQ4K(a *tileArgs) {
 	case a.gemm&15 == 0:
 		tileQ4KGemvI8MM(a.w, a.wstride, x, a.xstride, a.n, &scr, &q4KIdx)
 	default:
-		for j := range 4 {
-			xs := unsafe.Slice((*q8KBlock)(unsafe.Add(a.x, j*a.xstride)), a.n)
-			for i := range 4 {
-				w := unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(a.w), i*a.wstride)), 144*a.n)
-				scr.acc[i8mmSlot(i, j)] = q4KKernel(true)(w, xs, a.gemm&(1<<j) != 0)
-			}
+		q4KSingle(a, &scr)
+		for o := range 16 {
+			scr.acc[o] -= scr.accMin[o]
 		}
+		storeRows(a, &scr.acc)
+		return
 	}
 	for j := range 4 {
 		for i := range 4 {
