@@ -22,7 +22,7 @@ import (
 func addSDOTTiles(k *kernelSet) {
 	k.tiles[quant.TypeQ8_0] = []tileKernel{{mr: 4, nr: 1, fn: tileQ80x1}, {mr: 4, nr: 2, fn: tileQ80x2}}
 	k.tiles[quant.TypeQ6_K] = []tileKernel{{mr: 2, nr: 4, fn: tileQ6K2x4}}
-	k.tiles[quant.TypeQ4_K] = []tileKernel{{mr: 4, nr: 4, fn: tileQ4KSDOT}}
+	k.tiles[quant.TypeQ4_K] = []tileKernel{{mr: 4, nr: 4, fn: tileQ4K4x4}}
 }
 
 // tileQ80x1SDOT accumulates Q8_0 weight rows 0-3 (wstride bytes apart, n
@@ -96,70 +96,10 @@ func tileQ6K2x4(a *tileArgs) {
 	}
 }
 
-// q4KSDOTIdx holds the TBL indices with which the Q4_K SDOT kernels spread
-// the scales and minimums of four weight rows, decoded as q4KByte says,
-// into int32 vectors of sub-block s's scales of rows 0-3 (entries s), and
-// into the int16 minimum vectors of q4KIdx (entries 8+c).
-var q4KSDOTIdx = func() (t [12][16]byte) {
-	for s := range 8 {
-		t[s] = q4KLanes(4, func(l int) int { return l }, func(int) int { return s })
-	}
-	copy(t[8:], q4KIdx[16:])
-	return t
-}()
-
-// tileQ4KGemmSDOT computes Q4_K weight rows 0-3 (wstride bytes apart, n
-// >= 1 super-blocks each) against Q8_K activation rows 0-3 (xstride bytes
-// apart) as dotRepackedK does each output with chunks of 64, leaving the
-// sums in scr.acc[4j+i] and scr.accMin[4j+i] for weight row i and
-// activation row j (it adds to both: zero them first).
+// tileQ4KSDOT is tileQ4KI8MM with SDOT, output (i, j) in scr.acc[4j+i].
 //
 //go:noescape
-func tileQ4KGemmSDOT(w *byte, wstride int, x *q8KBlock, xstride int, n int, scr *q4KScratch, idx *[12][16]byte)
+func tileQ4KSDOT(w *byte, wstride int, x *q8KBlock, xstride int, n int, gemm int, scr *q4KScratch, idx *[28][16]byte)
 
-// tileQ4KGemvSDOT is tileQ4KGemmSDOT with whole super-blocks as chunks.
-//
-//go:noescape
-func tileQ4KGemvSDOT(w *byte, wstride int, x *q8KBlock, xstride int, n int, scr *q4KScratch, idx *[12][16]byte)
-
-// tileQ4KSDOT computes a 4×4 tile of Q4_K outputs, the activation rows in
-// one order as tileQ4K says.
-func tileQ4KSDOT(a *tileArgs) {
-	var scr q4KScratch
-	x := (*q8KBlock)(a.x)
-	switch {
-	case a.n == 0:
-	case a.gemm&15 == 15:
-		tileQ4KGemmSDOT(a.w, a.wstride, x, a.xstride, a.n, &scr, &q4KSDOTIdx)
-	case a.gemm&15 == 0:
-		tileQ4KGemvSDOT(a.w, a.wstride, x, a.xstride, a.n, &scr, &q4KSDOTIdx)
-	default:
-		q4KSingle(a, &scr)
-	}
-	for o := range 16 {
-		scr.acc[o] -= scr.accMin[o]
-	}
-	storeRows(a, &scr.acc)
-}
-
-// storeRows stores a 4×4 tile's outputs res[4j+i] in the tile a.
-func storeRows(a *tileArgs, res *[16]float32) {
-	for j := range 4 {
-		for i := range 4 {
-			*(*float32)(unsafe.Add(unsafe.Pointer(a.out), 4*(j*a.ostride+i))) = res[4*j+i]
-		}
-	}
-}
-
-// q4KSingle sets scr.acc[4j+i] to output (i, j) of a 4×4 Q4_K tile
-// computed by the single-row kernel, for tiles that mix gemm and gemv rows.
-func q4KSingle(a *tileArgs, scr *q4KScratch) {
-	dot := q4KKernel(true)
-	for j := range 4 {
-		xs := unsafe.Slice((*q8KBlock)(unsafe.Add(a.x, j*a.xstride)), a.n)
-		for i := range 4 {
-			w := unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(a.w), i*a.wstride)), 144*a.n)
-			scr.acc[4*j+i] = dot(w, xs, a.gemm&(1<<j) != 0)
-		}
-	}
-}
+// tileQ4K4x4 computes a 4×4 tile of Q4_K outputs with SDOT.
+func tileQ4K4x4(a *tileArgs) { q4KTile(a, tileQ4KSDOT, func(i, j int) int { return 4*j + i }) }

@@ -58,13 +58,15 @@ type q4KScratch struct {
 	_      [2][8][4]int32
 }
 
-// q4KIdx holds the TBL indices with which the Q4_K SMMLA kernels spread
-// the scales and minimums of four weight rows, decoded into 32 bytes (see
-// q4KByte), into int32 scale vectors [sc(a), sc(a), sc(b), sc(b)] for
-// weight pair p = (a, b) and sub-block s (entries 8p+s), and into int16
-// minimum vectors [mn(0..3) of sub-block 2c, mn(0..3) of sub-block 2c+1]
-// (entries 16+c); 0xff gives a zero byte.
-var q4KIdx = func() (t [20][16]byte) {
+// q4KIdx holds the TBL indices with which the Q4_K kernels spread the
+// scales and minimums of four weight rows, decoded into 32 bytes (see
+// q4KByte): for the SMMLA kernel into int32 scale vectors [sc(a), sc(a),
+// sc(b), sc(b)] for weight pair p = (a, b) and sub-block s (entries 8p+s);
+// for both kernels into int16 minimum vectors [mn(0..3) of sub-block 2c,
+// mn(0..3) of sub-block 2c+1] (entries 16+c); for the SDOT kernel into
+// int32 vectors of sub-block s's scales of rows 0-3 (entries 20+s). 0xff
+// gives a zero byte.
+var q4KIdx = func() (t [28][16]byte) {
 	for p := range 2 {
 		for s := range 8 {
 			t[8*p+s] = q4KLanes(4, func(l int) int { return 2*p + l/2 }, func(int) int { return s })
@@ -72,6 +74,9 @@ var q4KIdx = func() (t [20][16]byte) {
 	}
 	for c := range 4 {
 		t[16+c] = q4KLanes(2, func(l int) int { return l % 4 }, func(l int) int { return 2*c + l/4 })
+	}
+	for s := range 8 {
+		t[20+s] = q4KLanes(4, func(l int) int { return l }, func(int) int { return s })
 	}
 	return t
 }()
@@ -98,47 +103,51 @@ func q4KLanes(size int, r, k func(l int) int) (v [16]byte) {
 	return v
 }
 
-// tileQ4KGemmI8MM computes Q4_K weight rows 0-3 (wstride bytes apart, n
-// >= 1 super-blocks each) against Q8_K activation rows 0-3 (xstride bytes
-// apart) as dotRepackedK does each output with chunks of 64, leaving the
-// sums in scr.acc and scr.accMin (which it adds to: zero them first).
+// tileQ4KI8MM computes Q4_K weight rows 0-3 (wstride bytes apart, n >= 1
+// super-blocks each) against Q8_K activation rows 0-3 (xstride bytes
+// apart) as dotRepackedK does each output, with chunks of 64 if gemm is
+// not zero, leaving the sums in scr.acc (output (i, j) at i8mmSlot(i, j))
+// and scr.accMin[4j+i] (it adds to both: zero them first).
 //
 //go:noescape
-func tileQ4KGemmI8MM(w *byte, wstride int, x *q8KBlock, xstride int, n int, scr *q4KScratch, idx *[20][16]byte)
+func tileQ4KI8MM(w *byte, wstride int, x *q8KBlock, xstride int, n int, gemm int, scr *q4KScratch, idx *[28][16]byte)
 
-// tileQ4KGemvI8MM is tileQ4KGemmI8MM with whole super-blocks as chunks.
-//
-//go:noescape
-func tileQ4KGemvI8MM(w *byte, wstride int, x *q8KBlock, xstride int, n int, scr *q4KScratch, idx *[20][16]byte)
+// tileQ4K computes a 4×4 tile of Q4_K outputs with SMMLA.
+func tileQ4K(a *tileArgs) { q4KTile(a, tileQ4KI8MM, i8mmSlot) }
 
-// tileQ4K computes a 4×4 tile of Q4_K outputs. The four activation rows
+// q4KTile computes a 4×4 tile of Q4_K outputs with the kernel kern, which
+// leaves output (i, j) in scr.acc[slot(i, j)]. The four activation rows
 // take one order, gemm or gemv, as the matrix product groups them (in
 // fours from row 0); a tile that mixes the two, which the matrix product
 // never asks for, is computed one output at a time by the single-row
 // kernel.
-func tileQ4K(a *tileArgs) {
+func q4KTile(a *tileArgs, kern func(w *byte, wstride int, x *q8KBlock, xstride int, n int, gemm int, scr *q4KScratch, idx *[28][16]byte), slot func(i, j int) int) {
 	var scr q4KScratch
-	x := (*q8KBlock)(a.x)
+	var res [16]float32
 	switch {
 	case a.n == 0:
-	case a.gemm&15 == 15:
-		tileQ4KGemmI8MM(a.w, a.wstride, x, a.xstride, a.n, &scr, &q4KIdx)
-	case a.gemm&15 == 0:
-		tileQ4KGemvI8MM(a.w, a.wstride, x, a.xstride, a.n, &scr, &q4KIdx)
-	default:
-		q4KSingle(a, &scr)
-		for o := range 16 {
-			scr.acc[o] -= scr.accMin[o]
+	case a.gemm&15 == 15 || a.gemm&15 == 0:
+		kern(a.w, a.wstride, (*q8KBlock)(a.x), a.xstride, a.n, int(a.gemm&1), &scr, &q4KIdx)
+		for j := range 4 {
+			for i := range 4 {
+				res[4*j+i] = scr.acc[slot(i, j)] - scr.accMin[4*j+i]
+			}
 		}
-		storeRows(a, &scr.acc)
-		return
+	default:
+		dot := q4KKernel(true)
+		for j := range 4 {
+			xs := unsafe.Slice((*q8KBlock)(unsafe.Add(a.x, j*a.xstride)), a.n)
+			for i := range 4 {
+				w := unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(a.w), i*a.wstride)), 144*a.n)
+				res[4*j+i] = dot(w, xs, a.gemm&(1<<j) != 0)
+			}
+		}
 	}
 	for j := range 4 {
 		for i := range 4 {
-			scr.acc[i8mmSlot(i, j)] -= scr.accMin[4*j+i]
+			*(*float32)(unsafe.Add(unsafe.Pointer(a.out), 4*(j*a.ostride+i))) = res[4*j+i]
 		}
 	}
-	scatter4x4(a, &scr.acc)
 }
 
 // scatter4x4 stores a 4×4 kernel's outputs res in the tile a.
