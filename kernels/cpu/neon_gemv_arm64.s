@@ -1,4 +1,5 @@
 #include "textflag.h"
+#include "neon_i8mm_arm64.h"
 
 // The SDOT tile kernels (neon_gemv_arm64.go says what each computes). As
 // in neon_arm64.s, each NEON instruction is a WORD with its ARM syntax in
@@ -1175,28 +1176,7 @@ TEXT ·tileQ4KSDOT(SB), NOSPLIT, $0-64
 	WORD $0x4f00e5ff // movi v31.16b, #15
 	WORD $0x4f01e7fe // movi v30.16b, #63
 tileQ4KSDOT_loop:
-	WORD $0x3dc00010 // ldr q16, [x0]
-	WORD $0x3dc00031 // ldr q17, [x1]
-	WORD $0x3dc00052 // ldr q18, [x2]
-	WORD $0x3dc00073 // ldr q19, [x3]
-	WORD $0x4e912a14 // trn1 v20.4s, v16.4s, v17.4s
-	WORD $0x4e916a15 // trn2 v21.4s, v16.4s, v17.4s
-	WORD $0x4e932a56 // trn1 v22.4s, v18.4s, v19.4s
-	WORD $0x4e936a57 // trn2 v23.4s, v18.4s, v19.4s
-	WORD $0x4ed63a90 // zip1 v16.2d, v20.2d, v22.2d
-	WORD $0x4ed67a91 // zip2 v17.2d, v20.2d, v22.2d
-	WORD $0x4ed73ab2 // zip1 v18.2d, v21.2d, v23.2d
-	WORD $0x4ed77ab3 // zip2 v19.2d, v21.2d, v23.2d
-	WORD $0x4e3e1e54 // and v20.16b, v18.16b, v30.16b
-	WORD $0x4e3e1e36 // and v22.16b, v17.16b, v30.16b
-	WORD $0x6f0a0658 // ushr v24.16b, v18.16b, #6
-	WORD $0x4f0c5718 // shl v24.16b, v24.16b, #4
-	WORD $0x4e3f1e75 // and v21.16b, v19.16b, v31.16b
-	WORD $0x4eb81eb5 // orr v21.16b, v21.16b, v24.16b
-	WORD $0x6f0a0639 // ushr v25.16b, v17.16b, #6
-	WORD $0x4f0c5739 // shl v25.16b, v25.16b, #4
-	WORD $0x6f0c0677 // ushr v23.16b, v19.16b, #4
-	WORD $0x4eb91ef7 // orr v23.16b, v23.16b, v25.16b
+	Q4K_DECODE
 	// scr: sub-block s's int32 scales of rows 0-3.
 	WORD $0x3dc05158 // ldr q24, [x10, #320]
 	WORD $0x4e182298 // tbl v24.16b, {v20.16b, v21.16b}, v24.16b
@@ -1241,138 +1221,7 @@ tileQ4KSDOT_loop:
 	WORD $0x4fbd9391 // fmul v17.4s, v28.4s, v29.s[1]
 	WORD $0x4f9d9b92 // fmul v18.4s, v28.4s, v29.s[2]
 	WORD $0x4fbd9b93 // fmul v19.4s, v28.4s, v29.s[3]
-	WORD $0x3dc04158 // ldr q24, [x10, #256]
-	WORD $0x4e1822d8 // tbl v24.16b, {v22.16b, v23.16b}, v24.16b
-	WORD $0x3dc04559 // ldr q25, [x10, #272]
-	WORD $0x4e1922d9 // tbl v25.16b, {v22.16b, v23.16b}, v25.16b
-	WORD $0x3dc0495a // ldr q26, [x10, #288]
-	WORD $0x4e1a22da // tbl v26.16b, {v22.16b, v23.16b}, v26.16b
-	WORD $0x3dc04d5b // ldr q27, [x10, #304]
-	WORD $0x4e1b22db // tbl v27.16b, {v22.16b, v23.16b}, v27.16b
-	ADD $260, R4, R12
-	WORD $0xad40759c // ldp q28, q29, [x12]
-	WORD $0x4e7dbf80 // addp v0.8h, v28.8h, v29.8h
-	ADD $260, R5, R12
-	WORD $0xad40759c // ldp q28, q29, [x12]
-	WORD $0x4e7dbf81 // addp v1.8h, v28.8h, v29.8h
-	ADD $260, R6, R12
-	WORD $0xad40759c // ldp q28, q29, [x12]
-	WORD $0x4e7dbf82 // addp v2.8h, v28.8h, v29.8h
-	ADD $260, R7, R12
-	WORD $0xad40759c // ldp q28, q29, [x12]
-	WORD $0x4e7dbf83 // addp v3.8h, v28.8h, v29.8h
-	WORD $0xad421524 // ldp q4, q5, [x9, #64]
-	WORD $0xad431d26 // ldp q6, q7, [x9, #96]
-	CBZ R11, tileQ4KSDOT_mingemv
-	WORD $0x0f40a308 // smull v8.4s, v24.4h, v0.h[0]
-	WORD $0x4f502308 // smlal2 v8.4s, v24.8h, v0.h[1]
-	WORD $0x4e21d908 // scvtf v8.4s, v8.4s
-	WORD $0x4e30cd04 // fmla v4.4s, v8.4s, v16.4s
-	WORD $0x0f60a328 // smull v8.4s, v25.4h, v0.h[2]
-	WORD $0x4f702328 // smlal2 v8.4s, v25.8h, v0.h[3]
-	WORD $0x4e21d908 // scvtf v8.4s, v8.4s
-	WORD $0x4e30cd04 // fmla v4.4s, v8.4s, v16.4s
-	WORD $0x0f40ab48 // smull v8.4s, v26.4h, v0.h[4]
-	WORD $0x4f502b48 // smlal2 v8.4s, v26.8h, v0.h[5]
-	WORD $0x4e21d908 // scvtf v8.4s, v8.4s
-	WORD $0x4e30cd04 // fmla v4.4s, v8.4s, v16.4s
-	WORD $0x0f60ab68 // smull v8.4s, v27.4h, v0.h[6]
-	WORD $0x4f702b68 // smlal2 v8.4s, v27.8h, v0.h[7]
-	WORD $0x4e21d908 // scvtf v8.4s, v8.4s
-	WORD $0x4e30cd04 // fmla v4.4s, v8.4s, v16.4s
-	WORD $0x0f41a308 // smull v8.4s, v24.4h, v1.h[0]
-	WORD $0x4f512308 // smlal2 v8.4s, v24.8h, v1.h[1]
-	WORD $0x4e21d908 // scvtf v8.4s, v8.4s
-	WORD $0x4e31cd05 // fmla v5.4s, v8.4s, v17.4s
-	WORD $0x0f61a328 // smull v8.4s, v25.4h, v1.h[2]
-	WORD $0x4f712328 // smlal2 v8.4s, v25.8h, v1.h[3]
-	WORD $0x4e21d908 // scvtf v8.4s, v8.4s
-	WORD $0x4e31cd05 // fmla v5.4s, v8.4s, v17.4s
-	WORD $0x0f41ab48 // smull v8.4s, v26.4h, v1.h[4]
-	WORD $0x4f512b48 // smlal2 v8.4s, v26.8h, v1.h[5]
-	WORD $0x4e21d908 // scvtf v8.4s, v8.4s
-	WORD $0x4e31cd05 // fmla v5.4s, v8.4s, v17.4s
-	WORD $0x0f61ab68 // smull v8.4s, v27.4h, v1.h[6]
-	WORD $0x4f712b68 // smlal2 v8.4s, v27.8h, v1.h[7]
-	WORD $0x4e21d908 // scvtf v8.4s, v8.4s
-	WORD $0x4e31cd05 // fmla v5.4s, v8.4s, v17.4s
-	WORD $0x0f42a308 // smull v8.4s, v24.4h, v2.h[0]
-	WORD $0x4f522308 // smlal2 v8.4s, v24.8h, v2.h[1]
-	WORD $0x4e21d908 // scvtf v8.4s, v8.4s
-	WORD $0x4e32cd06 // fmla v6.4s, v8.4s, v18.4s
-	WORD $0x0f62a328 // smull v8.4s, v25.4h, v2.h[2]
-	WORD $0x4f722328 // smlal2 v8.4s, v25.8h, v2.h[3]
-	WORD $0x4e21d908 // scvtf v8.4s, v8.4s
-	WORD $0x4e32cd06 // fmla v6.4s, v8.4s, v18.4s
-	WORD $0x0f42ab48 // smull v8.4s, v26.4h, v2.h[4]
-	WORD $0x4f522b48 // smlal2 v8.4s, v26.8h, v2.h[5]
-	WORD $0x4e21d908 // scvtf v8.4s, v8.4s
-	WORD $0x4e32cd06 // fmla v6.4s, v8.4s, v18.4s
-	WORD $0x0f62ab68 // smull v8.4s, v27.4h, v2.h[6]
-	WORD $0x4f722b68 // smlal2 v8.4s, v27.8h, v2.h[7]
-	WORD $0x4e21d908 // scvtf v8.4s, v8.4s
-	WORD $0x4e32cd06 // fmla v6.4s, v8.4s, v18.4s
-	WORD $0x0f43a308 // smull v8.4s, v24.4h, v3.h[0]
-	WORD $0x4f532308 // smlal2 v8.4s, v24.8h, v3.h[1]
-	WORD $0x4e21d908 // scvtf v8.4s, v8.4s
-	WORD $0x4e33cd07 // fmla v7.4s, v8.4s, v19.4s
-	WORD $0x0f63a328 // smull v8.4s, v25.4h, v3.h[2]
-	WORD $0x4f732328 // smlal2 v8.4s, v25.8h, v3.h[3]
-	WORD $0x4e21d908 // scvtf v8.4s, v8.4s
-	WORD $0x4e33cd07 // fmla v7.4s, v8.4s, v19.4s
-	WORD $0x0f43ab48 // smull v8.4s, v26.4h, v3.h[4]
-	WORD $0x4f532b48 // smlal2 v8.4s, v26.8h, v3.h[5]
-	WORD $0x4e21d908 // scvtf v8.4s, v8.4s
-	WORD $0x4e33cd07 // fmla v7.4s, v8.4s, v19.4s
-	WORD $0x0f63ab68 // smull v8.4s, v27.4h, v3.h[6]
-	WORD $0x4f732b68 // smlal2 v8.4s, v27.8h, v3.h[7]
-	WORD $0x4e21d908 // scvtf v8.4s, v8.4s
-	WORD $0x4e33cd07 // fmla v7.4s, v8.4s, v19.4s
-	B tileQ4KSDOT_mindone
-tileQ4KSDOT_mingemv:
-	WORD $0x0f40a308 // smull v8.4s, v24.4h, v0.h[0]
-	WORD $0x4f502308 // smlal2 v8.4s, v24.8h, v0.h[1]
-	WORD $0x0f602328 // smlal v8.4s, v25.4h, v0.h[2]
-	WORD $0x4f702328 // smlal2 v8.4s, v25.8h, v0.h[3]
-	WORD $0x0f402b48 // smlal v8.4s, v26.4h, v0.h[4]
-	WORD $0x4f502b48 // smlal2 v8.4s, v26.8h, v0.h[5]
-	WORD $0x0f602b68 // smlal v8.4s, v27.4h, v0.h[6]
-	WORD $0x4f702b68 // smlal2 v8.4s, v27.8h, v0.h[7]
-	WORD $0x4e21d908 // scvtf v8.4s, v8.4s
-	WORD $0x4e30cd04 // fmla v4.4s, v8.4s, v16.4s
-	WORD $0x0f41a308 // smull v8.4s, v24.4h, v1.h[0]
-	WORD $0x4f512308 // smlal2 v8.4s, v24.8h, v1.h[1]
-	WORD $0x0f612328 // smlal v8.4s, v25.4h, v1.h[2]
-	WORD $0x4f712328 // smlal2 v8.4s, v25.8h, v1.h[3]
-	WORD $0x0f412b48 // smlal v8.4s, v26.4h, v1.h[4]
-	WORD $0x4f512b48 // smlal2 v8.4s, v26.8h, v1.h[5]
-	WORD $0x0f612b68 // smlal v8.4s, v27.4h, v1.h[6]
-	WORD $0x4f712b68 // smlal2 v8.4s, v27.8h, v1.h[7]
-	WORD $0x4e21d908 // scvtf v8.4s, v8.4s
-	WORD $0x4e31cd05 // fmla v5.4s, v8.4s, v17.4s
-	WORD $0x0f42a308 // smull v8.4s, v24.4h, v2.h[0]
-	WORD $0x4f522308 // smlal2 v8.4s, v24.8h, v2.h[1]
-	WORD $0x0f622328 // smlal v8.4s, v25.4h, v2.h[2]
-	WORD $0x4f722328 // smlal2 v8.4s, v25.8h, v2.h[3]
-	WORD $0x0f422b48 // smlal v8.4s, v26.4h, v2.h[4]
-	WORD $0x4f522b48 // smlal2 v8.4s, v26.8h, v2.h[5]
-	WORD $0x0f622b68 // smlal v8.4s, v27.4h, v2.h[6]
-	WORD $0x4f722b68 // smlal2 v8.4s, v27.8h, v2.h[7]
-	WORD $0x4e21d908 // scvtf v8.4s, v8.4s
-	WORD $0x4e32cd06 // fmla v6.4s, v8.4s, v18.4s
-	WORD $0x0f43a308 // smull v8.4s, v24.4h, v3.h[0]
-	WORD $0x4f532308 // smlal2 v8.4s, v24.8h, v3.h[1]
-	WORD $0x0f632328 // smlal v8.4s, v25.4h, v3.h[2]
-	WORD $0x4f732328 // smlal2 v8.4s, v25.8h, v3.h[3]
-	WORD $0x0f432b48 // smlal v8.4s, v26.4h, v3.h[4]
-	WORD $0x4f532b48 // smlal2 v8.4s, v26.8h, v3.h[5]
-	WORD $0x0f632b68 // smlal v8.4s, v27.4h, v3.h[6]
-	WORD $0x4f732b68 // smlal2 v8.4s, v27.8h, v3.h[7]
-	WORD $0x4e21d908 // scvtf v8.4s, v8.4s
-	WORD $0x4e33cd07 // fmla v7.4s, v8.4s, v19.4s
-tileQ4KSDOT_mindone:
-	WORD $0xad021524 // stp q4, q5, [x9, #64]
-	WORD $0xad031d26 // stp q6, q7, [x9, #96]
+	Q4K_MINS
 	// Sub-block 0.
 	WORD $0x4f000400 // movi v0.4s, #0
 	WORD $0x4f000401 // movi v1.4s, #0
