@@ -6,23 +6,25 @@ import (
 	"saji/kernels/quant"
 )
 
-// The SDOT tile kernels (neon_gemv_arm64.s) compute, for Q8_0, four
-// weight rows against one activation row (decode: each activation load
-// serves four weight rows) or two (prompts), and for Q6_K two weight rows
-// against four activation rows (prompts: each unpacked weight vector
-// serves four activation rows), and for Q4_K four weight rows against four
-// activation rows (prompts; the SMMLA tile replaces it in neon+i8mm).
-// SDOT sums four adjacent products into a
-// 32-bit lane, the lanes of the single-row kernels and the oracle, so
-// each output keeps its eight lanes, its float conversions and fused
-// multiply-adds, and equals the single-row kernel bit for bit; hsum8 runs
-// in Go on the lanes the assembly returns.
+// The SDOT tile kernels (neon_gemv_arm64.s) compute several outputs per
+// call: for Q8_0 four weight rows against one activation row (decode: each
+// activation load serves four weight rows) or two (prompts); for Q6_K two
+// weight rows against four activation rows (prompts: each unpacked weight
+// vector serves four activation rows); for Q4_K four weight rows against
+// one activation row or four (the SMMLA tile replaces the latter in
+// neon+i8mm), the scales of the four rows decoded at once. SDOT sums four
+// adjacent products into a 32-bit lane: for Q8_0 and Q6_K the lanes of the
+// single-row kernels and the oracle, so each output keeps its eight
+// lanes, float conversions and fused multiply-adds (hsum8 runs in Go on
+// the lanes the assembly returns); Q4_K's oracle scales whole integer
+// sums, which any grouping gives exactly. Every output equals the
+// single-row kernel's bit for bit.
 
 // addSDOTTiles adds the SDOT tile kernels to k.
 func addSDOTTiles(k *kernelSet) {
 	k.tiles[quant.TypeQ8_0] = []tileKernel{{mr: 4, nr: 1, fn: tileQ80x1}, {mr: 4, nr: 2, fn: tileQ80x2}}
 	k.tiles[quant.TypeQ6_K] = []tileKernel{{mr: 2, nr: 4, fn: tileQ6K2x4}}
-	k.tiles[quant.TypeQ4_K] = []tileKernel{{mr: 4, nr: 4, fn: tileQ4K4x4}}
+	k.tiles[quant.TypeQ4_K] = []tileKernel{{mr: 4, nr: 1, fn: tileQ4K4x1}, {mr: 4, nr: 4, fn: tileQ4K4x4}}
 }
 
 // tileQ80x1SDOT accumulates Q8_0 weight rows 0-3 (wstride bytes apart, n
@@ -101,5 +103,17 @@ func tileQ6K2x4(a *tileArgs) {
 //go:noescape
 func tileQ4KSDOT(w *byte, wstride int, x *q8KBlock, xstride int, n int, gemm int, scr *q4KScratch, idx *[28][16]byte)
 
+// tileQ4Kx1SDOT is tileQ4KSDOT for activation row 0 alone.
+//
+//go:noescape
+func tileQ4Kx1SDOT(w *byte, wstride int, x *q8KBlock, xstride int, n int, gemm int, scr *q4KScratch, idx *[28][16]byte)
+
 // tileQ4K4x4 computes a 4×4 tile of Q4_K outputs with SDOT.
-func tileQ4K4x4(a *tileArgs) { q4KTile(a, tileQ4KSDOT, func(i, j int) int { return 4*j + i }) }
+func tileQ4K4x4(a *tileArgs) { q4KTile(a, 4, tileQ4KSDOT, sdotSlot) }
+
+// tileQ4K4x1 computes a 4×1 tile of Q4_K outputs with SDOT.
+func tileQ4K4x1(a *tileArgs) { q4KTile(a, 1, tileQ4Kx1SDOT, sdotSlot) }
+
+// sdotSlot is where the SDOT Q4_K kernels leave output (weight row i,
+// activation row j).
+func sdotSlot(i, j int) int { return 4*j + i }

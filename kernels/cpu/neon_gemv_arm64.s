@@ -2155,3 +2155,482 @@ tileQ4KSDOT_gemv5:
 	SUBS $1, R8
 	BNE tileQ4KSDOT_loop
 	RET
+
+
+// tileQ4Kx1SDOT(w *byte, wstride int, x *q8KBlock, xstride int, n int, gemm int, scr *q4KScratch, idx *[28][16]byte)
+//
+// The SDOT form of tileQ4KI8MM (neon_i8mm_arm64.s) for weight rows 0-3
+// and activation row 0 alone, with the same decoding of the scales,
+// each sub-block's scales as one vector of the four rows (idx entries
+// 20-27) and d·xd in scr. Per sub-block v16-v17 hold the activation
+// row's quants, v24-v25 a weight row's, v28 the scales; output i sums
+// its scaled lanes in v[i], which each chunk adds up and scales into
+// scr.acc[i]; the minimums go to scr.accMin[i].
+TEXT ·tileQ4Kx1SDOT(SB), NOSPLIT, $0-64
+	MOVD w+0(FP), R0
+	MOVD wstride+8(FP), R12
+	MOVD x+16(FP), R4
+	MOVD xstride+24(FP), R13
+	MOVD n+32(FP), R8
+	MOVD gemm+40(FP), R11
+	MOVD scr+48(FP), R9
+	MOVD idx+56(FP), R10
+	ADD R12, R0, R1
+	ADD R12, R1, R2
+	ADD R12, R2, R3
+	WORD $0x4f00e5ff // movi v31.16b, #15
+	WORD $0x4f01e7fe // movi v30.16b, #63
+tileQ4Kx1SDOT_loop:
+	WORD $0x3dc00010 // ldr q16, [x0]
+	WORD $0x3dc00031 // ldr q17, [x1]
+	WORD $0x3dc00052 // ldr q18, [x2]
+	WORD $0x3dc00073 // ldr q19, [x3]
+	WORD $0x4e912a14 // trn1 v20.4s, v16.4s, v17.4s
+	WORD $0x4e916a15 // trn2 v21.4s, v16.4s, v17.4s
+	WORD $0x4e932a56 // trn1 v22.4s, v18.4s, v19.4s
+	WORD $0x4e936a57 // trn2 v23.4s, v18.4s, v19.4s
+	WORD $0x4ed63a90 // zip1 v16.2d, v20.2d, v22.2d
+	WORD $0x4ed67a91 // zip2 v17.2d, v20.2d, v22.2d
+	WORD $0x4ed73ab2 // zip1 v18.2d, v21.2d, v23.2d
+	WORD $0x4ed77ab3 // zip2 v19.2d, v21.2d, v23.2d
+	WORD $0x4e3e1e54 // and v20.16b, v18.16b, v30.16b
+	WORD $0x4e3e1e36 // and v22.16b, v17.16b, v30.16b
+	WORD $0x6f0a0658 // ushr v24.16b, v18.16b, #6
+	WORD $0x4f0c5718 // shl v24.16b, v24.16b, #4
+	WORD $0x4e3f1e75 // and v21.16b, v19.16b, v31.16b
+	WORD $0x4eb81eb5 // orr v21.16b, v21.16b, v24.16b
+	WORD $0x6f0a0639 // ushr v25.16b, v17.16b, #6
+	WORD $0x4f0c5739 // shl v25.16b, v25.16b, #4
+	WORD $0x6f0c0677 // ushr v23.16b, v19.16b, #4
+	WORD $0x4eb91ef7 // orr v23.16b, v23.16b, v25.16b
+	// scr: sub-block s's int32 scales of rows 0-3.
+	WORD $0x3dc05158 // ldr q24, [x10, #320]
+	WORD $0x4e182298 // tbl v24.16b, {v20.16b, v21.16b}, v24.16b
+	WORD $0x3d803138 // str q24, [x9, #192]
+	WORD $0x3dc05558 // ldr q24, [x10, #336]
+	WORD $0x4e182298 // tbl v24.16b, {v20.16b, v21.16b}, v24.16b
+	WORD $0x3d803538 // str q24, [x9, #208]
+	WORD $0x3dc05958 // ldr q24, [x10, #352]
+	WORD $0x4e182298 // tbl v24.16b, {v20.16b, v21.16b}, v24.16b
+	WORD $0x3d803938 // str q24, [x9, #224]
+	WORD $0x3dc05d58 // ldr q24, [x10, #368]
+	WORD $0x4e182298 // tbl v24.16b, {v20.16b, v21.16b}, v24.16b
+	WORD $0x3d803d38 // str q24, [x9, #240]
+	WORD $0x3dc06158 // ldr q24, [x10, #384]
+	WORD $0x4e182298 // tbl v24.16b, {v20.16b, v21.16b}, v24.16b
+	WORD $0x3d804138 // str q24, [x9, #256]
+	WORD $0x3dc06558 // ldr q24, [x10, #400]
+	WORD $0x4e182298 // tbl v24.16b, {v20.16b, v21.16b}, v24.16b
+	WORD $0x3d804538 // str q24, [x9, #272]
+	WORD $0x3dc06958 // ldr q24, [x10, #416]
+	WORD $0x4e182298 // tbl v24.16b, {v20.16b, v21.16b}, v24.16b
+	WORD $0x3d804938 // str q24, [x9, #288]
+	WORD $0x3dc06d58 // ldr q24, [x10, #432]
+	WORD $0x4e182298 // tbl v24.16b, {v20.16b, v21.16b}, v24.16b
+	WORD $0x3d804d38 // str q24, [x9, #304]
+	// scr: d·xd_j for rows 0-3; v16-v19: dmin·xd_j.
+	WORD $0x0e217a18 // fcvtl v24.4s, v16.4h
+	WORD $0x4e217a19 // fcvtl2 v25.4s, v16.8h
+	WORD $0x4e991b1b // uzp1 v27.4s, v24.4s, v25.4s
+	WORD $0x4e995b1c // uzp2 v28.4s, v24.4s, v25.4s
+	WORD $0x0d40809d // ld1 {v29.s}[0], [x4]
+	WORD $0x4f9d9370 // fmul v16.4s, v27.4s, v29.s[0]
+	WORD $0x3d802130 // str q16, [x9, #128]
+	WORD $0x4f9d9390 // fmul v16.4s, v28.4s, v29.s[0]
+	WORD $0x3dc04158 // ldr q24, [x10, #256]
+	WORD $0x4e1822d8 // tbl v24.16b, {v22.16b, v23.16b}, v24.16b
+	WORD $0x3dc04559 // ldr q25, [x10, #272]
+	WORD $0x4e1922d9 // tbl v25.16b, {v22.16b, v23.16b}, v25.16b
+	WORD $0x3dc0495a // ldr q26, [x10, #288]
+	WORD $0x4e1a22da // tbl v26.16b, {v22.16b, v23.16b}, v26.16b
+	WORD $0x3dc04d5b // ldr q27, [x10, #304]
+	WORD $0x4e1b22db // tbl v27.16b, {v22.16b, v23.16b}, v27.16b
+	ADD $260, R4, R12
+	WORD $0xad40759c // ldp q28, q29, [x12]
+	WORD $0x4e7dbf80 // addp v0.8h, v28.8h, v29.8h
+	WORD $0x3dc01124 // ldr q4, [x9, #64]
+	CBZ R11, tileQ4Kx1SDOT_mingemv
+	WORD $0x0f40a308 // smull v8.4s, v24.4h, v0.h[0]
+	WORD $0x4f502308 // smlal2 v8.4s, v24.8h, v0.h[1]
+	WORD $0x4e21d908 // scvtf v8.4s, v8.4s
+	WORD $0x4e30cd04 // fmla v4.4s, v8.4s, v16.4s
+	WORD $0x0f60a328 // smull v8.4s, v25.4h, v0.h[2]
+	WORD $0x4f702328 // smlal2 v8.4s, v25.8h, v0.h[3]
+	WORD $0x4e21d908 // scvtf v8.4s, v8.4s
+	WORD $0x4e30cd04 // fmla v4.4s, v8.4s, v16.4s
+	WORD $0x0f40ab48 // smull v8.4s, v26.4h, v0.h[4]
+	WORD $0x4f502b48 // smlal2 v8.4s, v26.8h, v0.h[5]
+	WORD $0x4e21d908 // scvtf v8.4s, v8.4s
+	WORD $0x4e30cd04 // fmla v4.4s, v8.4s, v16.4s
+	WORD $0x0f60ab68 // smull v8.4s, v27.4h, v0.h[6]
+	WORD $0x4f702b68 // smlal2 v8.4s, v27.8h, v0.h[7]
+	WORD $0x4e21d908 // scvtf v8.4s, v8.4s
+	WORD $0x4e30cd04 // fmla v4.4s, v8.4s, v16.4s
+	B tileQ4Kx1SDOT_mindone
+tileQ4Kx1SDOT_mingemv:
+	WORD $0x0f40a308 // smull v8.4s, v24.4h, v0.h[0]
+	WORD $0x4f502308 // smlal2 v8.4s, v24.8h, v0.h[1]
+	WORD $0x0f602328 // smlal v8.4s, v25.4h, v0.h[2]
+	WORD $0x4f702328 // smlal2 v8.4s, v25.8h, v0.h[3]
+	WORD $0x0f402b48 // smlal v8.4s, v26.4h, v0.h[4]
+	WORD $0x4f502b48 // smlal2 v8.4s, v26.8h, v0.h[5]
+	WORD $0x0f602b68 // smlal v8.4s, v27.4h, v0.h[6]
+	WORD $0x4f702b68 // smlal2 v8.4s, v27.8h, v0.h[7]
+	WORD $0x4e21d908 // scvtf v8.4s, v8.4s
+	WORD $0x4e30cd04 // fmla v4.4s, v8.4s, v16.4s
+tileQ4Kx1SDOT_mindone:
+	WORD $0x3d801124 // str q4, [x9, #64]
+	// Sub-block 0.
+	WORD $0x4f000400 // movi v0.4s, #0
+	WORD $0x4f000401 // movi v1.4s, #0
+	WORD $0x4f000402 // movi v2.4s, #0
+	WORD $0x4f000403 // movi v3.4s, #0
+	WORD $0x3cc04090 // ldur q16, [x4, #4]
+	WORD $0x3cc14091 // ldur q17, [x4, #20]
+	WORD $0x3dc0313c // ldr q28, [x9, #192]
+	WORD $0x3dc00418 // ldr q24, [x0, #16]
+	WORD $0x3dc00819 // ldr q25, [x0, #32]
+	WORD $0x4e3f1f18 // and v24.16b, v24.16b, v31.16b
+	WORD $0x4e3f1f39 // and v25.16b, v25.16b, v31.16b
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
+	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
+	WORD $0x6f9c0340 // mla v0.4s, v26.4s, v28.s[0]
+	WORD $0x3dc00438 // ldr q24, [x1, #16]
+	WORD $0x3dc00839 // ldr q25, [x1, #32]
+	WORD $0x4e3f1f18 // and v24.16b, v24.16b, v31.16b
+	WORD $0x4e3f1f39 // and v25.16b, v25.16b, v31.16b
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
+	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
+	WORD $0x6fbc0341 // mla v1.4s, v26.4s, v28.s[1]
+	WORD $0x3dc00458 // ldr q24, [x2, #16]
+	WORD $0x3dc00859 // ldr q25, [x2, #32]
+	WORD $0x4e3f1f18 // and v24.16b, v24.16b, v31.16b
+	WORD $0x4e3f1f39 // and v25.16b, v25.16b, v31.16b
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
+	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
+	WORD $0x6f9c0b42 // mla v2.4s, v26.4s, v28.s[2]
+	WORD $0x3dc00478 // ldr q24, [x3, #16]
+	WORD $0x3dc00879 // ldr q25, [x3, #32]
+	WORD $0x4e3f1f18 // and v24.16b, v24.16b, v31.16b
+	WORD $0x4e3f1f39 // and v25.16b, v25.16b, v31.16b
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
+	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
+	WORD $0x6fbc0b43 // mla v3.4s, v26.4s, v28.s[3]
+	// Sub-block 1.
+	WORD $0x3cc24090 // ldur q16, [x4, #36]
+	WORD $0x3cc34091 // ldur q17, [x4, #52]
+	WORD $0x3dc0353c // ldr q28, [x9, #208]
+	WORD $0x3dc00418 // ldr q24, [x0, #16]
+	WORD $0x3dc00819 // ldr q25, [x0, #32]
+	WORD $0x6f0c0718 // ushr v24.16b, v24.16b, #4
+	WORD $0x6f0c0739 // ushr v25.16b, v25.16b, #4
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
+	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
+	WORD $0x6f9c0340 // mla v0.4s, v26.4s, v28.s[0]
+	WORD $0x3dc00438 // ldr q24, [x1, #16]
+	WORD $0x3dc00839 // ldr q25, [x1, #32]
+	WORD $0x6f0c0718 // ushr v24.16b, v24.16b, #4
+	WORD $0x6f0c0739 // ushr v25.16b, v25.16b, #4
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
+	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
+	WORD $0x6fbc0341 // mla v1.4s, v26.4s, v28.s[1]
+	WORD $0x3dc00458 // ldr q24, [x2, #16]
+	WORD $0x3dc00859 // ldr q25, [x2, #32]
+	WORD $0x6f0c0718 // ushr v24.16b, v24.16b, #4
+	WORD $0x6f0c0739 // ushr v25.16b, v25.16b, #4
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
+	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
+	WORD $0x6f9c0b42 // mla v2.4s, v26.4s, v28.s[2]
+	WORD $0x3dc00478 // ldr q24, [x3, #16]
+	WORD $0x3dc00879 // ldr q25, [x3, #32]
+	WORD $0x6f0c0718 // ushr v24.16b, v24.16b, #4
+	WORD $0x6f0c0739 // ushr v25.16b, v25.16b, #4
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
+	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
+	WORD $0x6fbc0b43 // mla v3.4s, v26.4s, v28.s[3]
+	CBZ R11, tileQ4Kx1SDOT_gemv1
+	// acc = fma(float(isum), d·xd, acc) per output, as dotRepackedK.
+	WORD $0x4ea1bc1a // addp v26.4s, v0.4s, v1.4s
+	WORD $0x4ea3bc5b // addp v27.4s, v2.4s, v3.4s
+	WORD $0x4ebbbf5a // addp v26.4s, v26.4s, v27.4s
+	WORD $0x4e21db5a // scvtf v26.4s, v26.4s
+	WORD $0x3dc0213b // ldr q27, [x9, #128]
+	WORD $0x3dc00138 // ldr q24, [x9, #0]
+	WORD $0x4e3bcf58 // fmla v24.4s, v26.4s, v27.4s
+	WORD $0x3d800138 // str q24, [x9, #0]
+	WORD $0x4f000400 // movi v0.4s, #0
+	WORD $0x4f000401 // movi v1.4s, #0
+	WORD $0x4f000402 // movi v2.4s, #0
+	WORD $0x4f000403 // movi v3.4s, #0
+tileQ4Kx1SDOT_gemv1:
+	// Sub-block 2.
+	WORD $0x3cc44090 // ldur q16, [x4, #68]
+	WORD $0x3cc54091 // ldur q17, [x4, #84]
+	WORD $0x3dc0393c // ldr q28, [x9, #224]
+	WORD $0x3dc00c18 // ldr q24, [x0, #48]
+	WORD $0x3dc01019 // ldr q25, [x0, #64]
+	WORD $0x4e3f1f18 // and v24.16b, v24.16b, v31.16b
+	WORD $0x4e3f1f39 // and v25.16b, v25.16b, v31.16b
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
+	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
+	WORD $0x6f9c0340 // mla v0.4s, v26.4s, v28.s[0]
+	WORD $0x3dc00c38 // ldr q24, [x1, #48]
+	WORD $0x3dc01039 // ldr q25, [x1, #64]
+	WORD $0x4e3f1f18 // and v24.16b, v24.16b, v31.16b
+	WORD $0x4e3f1f39 // and v25.16b, v25.16b, v31.16b
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
+	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
+	WORD $0x6fbc0341 // mla v1.4s, v26.4s, v28.s[1]
+	WORD $0x3dc00c58 // ldr q24, [x2, #48]
+	WORD $0x3dc01059 // ldr q25, [x2, #64]
+	WORD $0x4e3f1f18 // and v24.16b, v24.16b, v31.16b
+	WORD $0x4e3f1f39 // and v25.16b, v25.16b, v31.16b
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
+	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
+	WORD $0x6f9c0b42 // mla v2.4s, v26.4s, v28.s[2]
+	WORD $0x3dc00c78 // ldr q24, [x3, #48]
+	WORD $0x3dc01079 // ldr q25, [x3, #64]
+	WORD $0x4e3f1f18 // and v24.16b, v24.16b, v31.16b
+	WORD $0x4e3f1f39 // and v25.16b, v25.16b, v31.16b
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
+	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
+	WORD $0x6fbc0b43 // mla v3.4s, v26.4s, v28.s[3]
+	// Sub-block 3.
+	WORD $0x3cc64090 // ldur q16, [x4, #100]
+	WORD $0x3cc74091 // ldur q17, [x4, #116]
+	WORD $0x3dc03d3c // ldr q28, [x9, #240]
+	WORD $0x3dc00c18 // ldr q24, [x0, #48]
+	WORD $0x3dc01019 // ldr q25, [x0, #64]
+	WORD $0x6f0c0718 // ushr v24.16b, v24.16b, #4
+	WORD $0x6f0c0739 // ushr v25.16b, v25.16b, #4
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
+	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
+	WORD $0x6f9c0340 // mla v0.4s, v26.4s, v28.s[0]
+	WORD $0x3dc00c38 // ldr q24, [x1, #48]
+	WORD $0x3dc01039 // ldr q25, [x1, #64]
+	WORD $0x6f0c0718 // ushr v24.16b, v24.16b, #4
+	WORD $0x6f0c0739 // ushr v25.16b, v25.16b, #4
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
+	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
+	WORD $0x6fbc0341 // mla v1.4s, v26.4s, v28.s[1]
+	WORD $0x3dc00c58 // ldr q24, [x2, #48]
+	WORD $0x3dc01059 // ldr q25, [x2, #64]
+	WORD $0x6f0c0718 // ushr v24.16b, v24.16b, #4
+	WORD $0x6f0c0739 // ushr v25.16b, v25.16b, #4
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
+	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
+	WORD $0x6f9c0b42 // mla v2.4s, v26.4s, v28.s[2]
+	WORD $0x3dc00c78 // ldr q24, [x3, #48]
+	WORD $0x3dc01079 // ldr q25, [x3, #64]
+	WORD $0x6f0c0718 // ushr v24.16b, v24.16b, #4
+	WORD $0x6f0c0739 // ushr v25.16b, v25.16b, #4
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
+	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
+	WORD $0x6fbc0b43 // mla v3.4s, v26.4s, v28.s[3]
+	CBZ R11, tileQ4Kx1SDOT_gemv3
+	// acc = fma(float(isum), d·xd, acc) per output, as dotRepackedK.
+	WORD $0x4ea1bc1a // addp v26.4s, v0.4s, v1.4s
+	WORD $0x4ea3bc5b // addp v27.4s, v2.4s, v3.4s
+	WORD $0x4ebbbf5a // addp v26.4s, v26.4s, v27.4s
+	WORD $0x4e21db5a // scvtf v26.4s, v26.4s
+	WORD $0x3dc0213b // ldr q27, [x9, #128]
+	WORD $0x3dc00138 // ldr q24, [x9, #0]
+	WORD $0x4e3bcf58 // fmla v24.4s, v26.4s, v27.4s
+	WORD $0x3d800138 // str q24, [x9, #0]
+	WORD $0x4f000400 // movi v0.4s, #0
+	WORD $0x4f000401 // movi v1.4s, #0
+	WORD $0x4f000402 // movi v2.4s, #0
+	WORD $0x4f000403 // movi v3.4s, #0
+tileQ4Kx1SDOT_gemv3:
+	// Sub-block 4.
+	WORD $0x3cc84090 // ldur q16, [x4, #132]
+	WORD $0x3cc94091 // ldur q17, [x4, #148]
+	WORD $0x3dc0413c // ldr q28, [x9, #256]
+	WORD $0x3dc01418 // ldr q24, [x0, #80]
+	WORD $0x3dc01819 // ldr q25, [x0, #96]
+	WORD $0x4e3f1f18 // and v24.16b, v24.16b, v31.16b
+	WORD $0x4e3f1f39 // and v25.16b, v25.16b, v31.16b
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
+	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
+	WORD $0x6f9c0340 // mla v0.4s, v26.4s, v28.s[0]
+	WORD $0x3dc01438 // ldr q24, [x1, #80]
+	WORD $0x3dc01839 // ldr q25, [x1, #96]
+	WORD $0x4e3f1f18 // and v24.16b, v24.16b, v31.16b
+	WORD $0x4e3f1f39 // and v25.16b, v25.16b, v31.16b
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
+	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
+	WORD $0x6fbc0341 // mla v1.4s, v26.4s, v28.s[1]
+	WORD $0x3dc01458 // ldr q24, [x2, #80]
+	WORD $0x3dc01859 // ldr q25, [x2, #96]
+	WORD $0x4e3f1f18 // and v24.16b, v24.16b, v31.16b
+	WORD $0x4e3f1f39 // and v25.16b, v25.16b, v31.16b
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
+	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
+	WORD $0x6f9c0b42 // mla v2.4s, v26.4s, v28.s[2]
+	WORD $0x3dc01478 // ldr q24, [x3, #80]
+	WORD $0x3dc01879 // ldr q25, [x3, #96]
+	WORD $0x4e3f1f18 // and v24.16b, v24.16b, v31.16b
+	WORD $0x4e3f1f39 // and v25.16b, v25.16b, v31.16b
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
+	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
+	WORD $0x6fbc0b43 // mla v3.4s, v26.4s, v28.s[3]
+	// Sub-block 5.
+	WORD $0x3cca4090 // ldur q16, [x4, #164]
+	WORD $0x3ccb4091 // ldur q17, [x4, #180]
+	WORD $0x3dc0453c // ldr q28, [x9, #272]
+	WORD $0x3dc01418 // ldr q24, [x0, #80]
+	WORD $0x3dc01819 // ldr q25, [x0, #96]
+	WORD $0x6f0c0718 // ushr v24.16b, v24.16b, #4
+	WORD $0x6f0c0739 // ushr v25.16b, v25.16b, #4
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
+	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
+	WORD $0x6f9c0340 // mla v0.4s, v26.4s, v28.s[0]
+	WORD $0x3dc01438 // ldr q24, [x1, #80]
+	WORD $0x3dc01839 // ldr q25, [x1, #96]
+	WORD $0x6f0c0718 // ushr v24.16b, v24.16b, #4
+	WORD $0x6f0c0739 // ushr v25.16b, v25.16b, #4
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
+	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
+	WORD $0x6fbc0341 // mla v1.4s, v26.4s, v28.s[1]
+	WORD $0x3dc01458 // ldr q24, [x2, #80]
+	WORD $0x3dc01859 // ldr q25, [x2, #96]
+	WORD $0x6f0c0718 // ushr v24.16b, v24.16b, #4
+	WORD $0x6f0c0739 // ushr v25.16b, v25.16b, #4
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
+	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
+	WORD $0x6f9c0b42 // mla v2.4s, v26.4s, v28.s[2]
+	WORD $0x3dc01478 // ldr q24, [x3, #80]
+	WORD $0x3dc01879 // ldr q25, [x3, #96]
+	WORD $0x6f0c0718 // ushr v24.16b, v24.16b, #4
+	WORD $0x6f0c0739 // ushr v25.16b, v25.16b, #4
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
+	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
+	WORD $0x6fbc0b43 // mla v3.4s, v26.4s, v28.s[3]
+	CBZ R11, tileQ4Kx1SDOT_gemv5
+	// acc = fma(float(isum), d·xd, acc) per output, as dotRepackedK.
+	WORD $0x4ea1bc1a // addp v26.4s, v0.4s, v1.4s
+	WORD $0x4ea3bc5b // addp v27.4s, v2.4s, v3.4s
+	WORD $0x4ebbbf5a // addp v26.4s, v26.4s, v27.4s
+	WORD $0x4e21db5a // scvtf v26.4s, v26.4s
+	WORD $0x3dc0213b // ldr q27, [x9, #128]
+	WORD $0x3dc00138 // ldr q24, [x9, #0]
+	WORD $0x4e3bcf58 // fmla v24.4s, v26.4s, v27.4s
+	WORD $0x3d800138 // str q24, [x9, #0]
+	WORD $0x4f000400 // movi v0.4s, #0
+	WORD $0x4f000401 // movi v1.4s, #0
+	WORD $0x4f000402 // movi v2.4s, #0
+	WORD $0x4f000403 // movi v3.4s, #0
+tileQ4Kx1SDOT_gemv5:
+	// Sub-block 6.
+	WORD $0x3ccc4090 // ldur q16, [x4, #196]
+	WORD $0x3ccd4091 // ldur q17, [x4, #212]
+	WORD $0x3dc0493c // ldr q28, [x9, #288]
+	WORD $0x3dc01c18 // ldr q24, [x0, #112]
+	WORD $0x3dc02019 // ldr q25, [x0, #128]
+	WORD $0x4e3f1f18 // and v24.16b, v24.16b, v31.16b
+	WORD $0x4e3f1f39 // and v25.16b, v25.16b, v31.16b
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
+	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
+	WORD $0x6f9c0340 // mla v0.4s, v26.4s, v28.s[0]
+	WORD $0x3dc01c38 // ldr q24, [x1, #112]
+	WORD $0x3dc02039 // ldr q25, [x1, #128]
+	WORD $0x4e3f1f18 // and v24.16b, v24.16b, v31.16b
+	WORD $0x4e3f1f39 // and v25.16b, v25.16b, v31.16b
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
+	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
+	WORD $0x6fbc0341 // mla v1.4s, v26.4s, v28.s[1]
+	WORD $0x3dc01c58 // ldr q24, [x2, #112]
+	WORD $0x3dc02059 // ldr q25, [x2, #128]
+	WORD $0x4e3f1f18 // and v24.16b, v24.16b, v31.16b
+	WORD $0x4e3f1f39 // and v25.16b, v25.16b, v31.16b
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
+	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
+	WORD $0x6f9c0b42 // mla v2.4s, v26.4s, v28.s[2]
+	WORD $0x3dc01c78 // ldr q24, [x3, #112]
+	WORD $0x3dc02079 // ldr q25, [x3, #128]
+	WORD $0x4e3f1f18 // and v24.16b, v24.16b, v31.16b
+	WORD $0x4e3f1f39 // and v25.16b, v25.16b, v31.16b
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
+	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
+	WORD $0x6fbc0b43 // mla v3.4s, v26.4s, v28.s[3]
+	// Sub-block 7.
+	WORD $0x3cce4090 // ldur q16, [x4, #228]
+	WORD $0x3ccf4091 // ldur q17, [x4, #244]
+	WORD $0x3dc04d3c // ldr q28, [x9, #304]
+	WORD $0x3dc01c18 // ldr q24, [x0, #112]
+	WORD $0x3dc02019 // ldr q25, [x0, #128]
+	WORD $0x6f0c0718 // ushr v24.16b, v24.16b, #4
+	WORD $0x6f0c0739 // ushr v25.16b, v25.16b, #4
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
+	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
+	WORD $0x6f9c0340 // mla v0.4s, v26.4s, v28.s[0]
+	WORD $0x3dc01c38 // ldr q24, [x1, #112]
+	WORD $0x3dc02039 // ldr q25, [x1, #128]
+	WORD $0x6f0c0718 // ushr v24.16b, v24.16b, #4
+	WORD $0x6f0c0739 // ushr v25.16b, v25.16b, #4
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
+	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
+	WORD $0x6fbc0341 // mla v1.4s, v26.4s, v28.s[1]
+	WORD $0x3dc01c58 // ldr q24, [x2, #112]
+	WORD $0x3dc02059 // ldr q25, [x2, #128]
+	WORD $0x6f0c0718 // ushr v24.16b, v24.16b, #4
+	WORD $0x6f0c0739 // ushr v25.16b, v25.16b, #4
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
+	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
+	WORD $0x6f9c0b42 // mla v2.4s, v26.4s, v28.s[2]
+	WORD $0x3dc01c78 // ldr q24, [x3, #112]
+	WORD $0x3dc02079 // ldr q25, [x3, #128]
+	WORD $0x6f0c0718 // ushr v24.16b, v24.16b, #4
+	WORD $0x6f0c0739 // ushr v25.16b, v25.16b, #4
+	WORD $0x4f00041a // movi v26.4s, #0
+	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
+	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
+	WORD $0x6fbc0b43 // mla v3.4s, v26.4s, v28.s[3]
+	// acc = fma(float(isum), d·xd, acc) per output, as dotRepackedK.
+	WORD $0x4ea1bc1a // addp v26.4s, v0.4s, v1.4s
+	WORD $0x4ea3bc5b // addp v27.4s, v2.4s, v3.4s
+	WORD $0x4ebbbf5a // addp v26.4s, v26.4s, v27.4s
+	WORD $0x4e21db5a // scvtf v26.4s, v26.4s
+	WORD $0x3dc0213b // ldr q27, [x9, #128]
+	WORD $0x3dc00138 // ldr q24, [x9, #0]
+	WORD $0x4e3bcf58 // fmla v24.4s, v26.4s, v27.4s
+	WORD $0x3d800138 // str q24, [x9, #0]
+	ADD $144, R0
+	ADD $144, R1
+	ADD $144, R2
+	ADD $144, R3
+	ADD $292, R4
+	SUBS $1, R8
+	BNE tileQ4Kx1SDOT_loop
+	RET

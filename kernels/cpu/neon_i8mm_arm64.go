@@ -19,8 +19,20 @@ import (
 
 // addI8MM adds the i8mm tile kernels to k, over the dotprod set.
 func addI8MM(k *kernelSet) {
-	k.tiles[quant.TypeQ4_0] = []tileKernel{{mr: 4, nr: 4, fn: tileQ40}}
-	k.tiles[quant.TypeQ4_K] = []tileKernel{{mr: 4, nr: 4, fn: tileQ4K}}
+	setTile(k, quant.TypeQ4_0, tileKernel{mr: 4, nr: 4, fn: tileQ40})
+	setTile(k, quant.TypeQ4_K, tileKernel{mr: 4, nr: 4, fn: tileQ4K})
+}
+
+// setTile puts tk among t's tiles in k, in place of the tile of its shape
+// if there is one.
+func setTile(k *kernelSet, t quant.Type, tk tileKernel) {
+	for i, old := range k.tiles[t] {
+		if old.mr == tk.mr && old.nr == tk.nr {
+			k.tiles[t][i] = tk
+			return
+		}
+	}
+	k.tiles[t] = append(k.tiles[t], tk)
 }
 
 // tileQ40I8MM computes Q4_0 weight rows 0-3 (wstride bytes apart, n >= 1
@@ -113,29 +125,29 @@ func q4KLanes(size int, r, k func(l int) int) (v [16]byte) {
 func tileQ4KI8MM(w *byte, wstride int, x *q8KBlock, xstride int, n int, gemm int, scr *q4KScratch, idx *[28][16]byte)
 
 // tileQ4K computes a 4×4 tile of Q4_K outputs with SMMLA.
-func tileQ4K(a *tileArgs) { q4KTile(a, tileQ4KI8MM, i8mmSlot) }
+func tileQ4K(a *tileArgs) { q4KTile(a, 4, tileQ4KI8MM, i8mmSlot) }
 
-// q4KTile computes a 4×4 tile of Q4_K outputs with the kernel kern, which
-// leaves output (i, j) in scr.acc[slot(i, j)]. The four activation rows
-// take one order, gemm or gemv, as the matrix product groups them (in
-// fours from row 0); a tile that mixes the two, which the matrix product
-// never asks for, is computed one output at a time by the single-row
-// kernel.
-func q4KTile(a *tileArgs, kern func(w *byte, wstride int, x *q8KBlock, xstride int, n int, gemm int, scr *q4KScratch, idx *[28][16]byte), slot func(i, j int) int) {
+// q4KTile computes a 4×nr tile of Q4_K outputs with the kernel kern, which
+// leaves output (i, j) in scr.acc[slot(i, j)]. The activation rows take
+// one order, gemm or gemv, as the matrix product groups them (in fours
+// from row 0); a tile that mixes the two, which the matrix product never
+// asks for, is computed one output at a time by the single-row kernel.
+func q4KTile(a *tileArgs, nr int, kern func(w *byte, wstride int, x *q8KBlock, xstride int, n int, gemm int, scr *q4KScratch, idx *[28][16]byte), slot func(i, j int) int) {
 	var scr q4KScratch
 	var res [16]float32
+	mask := uint64(1)<<nr - 1
 	switch {
 	case a.n == 0:
-	case a.gemm&15 == 15 || a.gemm&15 == 0:
+	case a.gemm&mask == mask || a.gemm&mask == 0:
 		kern(a.w, a.wstride, (*q8KBlock)(a.x), a.xstride, a.n, int(a.gemm&1), &scr, &q4KIdx)
-		for j := range 4 {
+		for j := range nr {
 			for i := range 4 {
 				res[4*j+i] = scr.acc[slot(i, j)] - scr.accMin[4*j+i]
 			}
 		}
 	default:
 		dot := q4KKernel(true)
-		for j := range 4 {
+		for j := range nr {
 			xs := unsafe.Slice((*q8KBlock)(unsafe.Add(a.x, j*a.xstride)), a.n)
 			for i := range 4 {
 				w := unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(a.w), i*a.wstride)), 144*a.n)
@@ -143,7 +155,7 @@ func q4KTile(a *tileArgs, kern func(w *byte, wstride int, x *q8KBlock, xstride i
 			}
 		}
 	}
-	for j := range 4 {
+	for j := range nr {
 		for i := range 4 {
 			*(*float32)(unsafe.Add(unsafe.Pointer(a.out), 4*(j*a.ostride+i))) = res[4*j+i]
 		}
