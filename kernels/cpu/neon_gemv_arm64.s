@@ -2163,7 +2163,8 @@ tileQ4KSDOT_gemv5:
 // and activation row 0 alone, with the same decoding of the scales,
 // each sub-block's scales as one vector of the four rows (idx entries
 // 20-27) and d·xd in scr. Per sub-block v16-v17 hold the activation
-// row's quants, v24-v25 a weight row's, v28 the scales; output i sums
+// row's quants, v8-v15 a chunk of the weight rows' packed quants,
+// v24-v25 a weight row's sub-block, v28 the scales; output i sums
 // its scaled lanes in v[i], which each chunk adds up and scales into
 // scr.acc[i]; the minimums go to scr.accMin[i].
 TEXT ·tileQ4Kx1SDOT(SB), NOSPLIT, $0-64
@@ -2288,34 +2289,34 @@ tileQ4Kx1SDOT_mindone:
 	WORD $0x3cc04090 // ldur q16, [x4, #4]
 	WORD $0x3cc14091 // ldur q17, [x4, #20]
 	WORD $0x3dc0313c // ldr q28, [x9, #192]
-	WORD $0x3dc00418 // ldr q24, [x0, #16]
-	WORD $0x3dc00819 // ldr q25, [x0, #32]
-	WORD $0x4e3f1f18 // and v24.16b, v24.16b, v31.16b
-	WORD $0x4e3f1f39 // and v25.16b, v25.16b, v31.16b
+	WORD $0x3dc00408 // ldr q8, [x0, #16]
+	WORD $0x3dc00809 // ldr q9, [x0, #32]
+	WORD $0x3dc0042a // ldr q10, [x1, #16]
+	WORD $0x3dc0082b // ldr q11, [x1, #32]
+	WORD $0x3dc0044c // ldr q12, [x2, #16]
+	WORD $0x3dc0084d // ldr q13, [x2, #32]
+	WORD $0x3dc0046e // ldr q14, [x3, #16]
+	WORD $0x3dc0086f // ldr q15, [x3, #32]
+	WORD $0x4e3f1d18 // and v24.16b, v8.16b, v31.16b
+	WORD $0x4e3f1d39 // and v25.16b, v9.16b, v31.16b
 	WORD $0x4f00041a // movi v26.4s, #0
 	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
 	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
 	WORD $0x6f9c0340 // mla v0.4s, v26.4s, v28.s[0]
-	WORD $0x3dc00438 // ldr q24, [x1, #16]
-	WORD $0x3dc00839 // ldr q25, [x1, #32]
-	WORD $0x4e3f1f18 // and v24.16b, v24.16b, v31.16b
-	WORD $0x4e3f1f39 // and v25.16b, v25.16b, v31.16b
+	WORD $0x4e3f1d58 // and v24.16b, v10.16b, v31.16b
+	WORD $0x4e3f1d79 // and v25.16b, v11.16b, v31.16b
 	WORD $0x4f00041a // movi v26.4s, #0
 	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
 	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
 	WORD $0x6fbc0341 // mla v1.4s, v26.4s, v28.s[1]
-	WORD $0x3dc00458 // ldr q24, [x2, #16]
-	WORD $0x3dc00859 // ldr q25, [x2, #32]
-	WORD $0x4e3f1f18 // and v24.16b, v24.16b, v31.16b
-	WORD $0x4e3f1f39 // and v25.16b, v25.16b, v31.16b
+	WORD $0x4e3f1d98 // and v24.16b, v12.16b, v31.16b
+	WORD $0x4e3f1db9 // and v25.16b, v13.16b, v31.16b
 	WORD $0x4f00041a // movi v26.4s, #0
 	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
 	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
 	WORD $0x6f9c0b42 // mla v2.4s, v26.4s, v28.s[2]
-	WORD $0x3dc00478 // ldr q24, [x3, #16]
-	WORD $0x3dc00879 // ldr q25, [x3, #32]
-	WORD $0x4e3f1f18 // and v24.16b, v24.16b, v31.16b
-	WORD $0x4e3f1f39 // and v25.16b, v25.16b, v31.16b
+	WORD $0x4e3f1dd8 // and v24.16b, v14.16b, v31.16b
+	WORD $0x4e3f1df9 // and v25.16b, v15.16b, v31.16b
 	WORD $0x4f00041a // movi v26.4s, #0
 	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
 	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
@@ -2324,34 +2325,26 @@ tileQ4Kx1SDOT_mindone:
 	WORD $0x3cc24090 // ldur q16, [x4, #36]
 	WORD $0x3cc34091 // ldur q17, [x4, #52]
 	WORD $0x3dc0353c // ldr q28, [x9, #208]
-	WORD $0x3dc00418 // ldr q24, [x0, #16]
-	WORD $0x3dc00819 // ldr q25, [x0, #32]
-	WORD $0x6f0c0718 // ushr v24.16b, v24.16b, #4
-	WORD $0x6f0c0739 // ushr v25.16b, v25.16b, #4
+	WORD $0x6f0c0518 // ushr v24.16b, v8.16b, #4
+	WORD $0x6f0c0539 // ushr v25.16b, v9.16b, #4
 	WORD $0x4f00041a // movi v26.4s, #0
 	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
 	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
 	WORD $0x6f9c0340 // mla v0.4s, v26.4s, v28.s[0]
-	WORD $0x3dc00438 // ldr q24, [x1, #16]
-	WORD $0x3dc00839 // ldr q25, [x1, #32]
-	WORD $0x6f0c0718 // ushr v24.16b, v24.16b, #4
-	WORD $0x6f0c0739 // ushr v25.16b, v25.16b, #4
+	WORD $0x6f0c0558 // ushr v24.16b, v10.16b, #4
+	WORD $0x6f0c0579 // ushr v25.16b, v11.16b, #4
 	WORD $0x4f00041a // movi v26.4s, #0
 	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
 	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
 	WORD $0x6fbc0341 // mla v1.4s, v26.4s, v28.s[1]
-	WORD $0x3dc00458 // ldr q24, [x2, #16]
-	WORD $0x3dc00859 // ldr q25, [x2, #32]
-	WORD $0x6f0c0718 // ushr v24.16b, v24.16b, #4
-	WORD $0x6f0c0739 // ushr v25.16b, v25.16b, #4
+	WORD $0x6f0c0598 // ushr v24.16b, v12.16b, #4
+	WORD $0x6f0c05b9 // ushr v25.16b, v13.16b, #4
 	WORD $0x4f00041a // movi v26.4s, #0
 	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
 	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
 	WORD $0x6f9c0b42 // mla v2.4s, v26.4s, v28.s[2]
-	WORD $0x3dc00478 // ldr q24, [x3, #16]
-	WORD $0x3dc00879 // ldr q25, [x3, #32]
-	WORD $0x6f0c0718 // ushr v24.16b, v24.16b, #4
-	WORD $0x6f0c0739 // ushr v25.16b, v25.16b, #4
+	WORD $0x6f0c05d8 // ushr v24.16b, v14.16b, #4
+	WORD $0x6f0c05f9 // ushr v25.16b, v15.16b, #4
 	WORD $0x4f00041a // movi v26.4s, #0
 	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
 	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
@@ -2375,34 +2368,34 @@ tileQ4Kx1SDOT_gemv1:
 	WORD $0x3cc44090 // ldur q16, [x4, #68]
 	WORD $0x3cc54091 // ldur q17, [x4, #84]
 	WORD $0x3dc0393c // ldr q28, [x9, #224]
-	WORD $0x3dc00c18 // ldr q24, [x0, #48]
-	WORD $0x3dc01019 // ldr q25, [x0, #64]
-	WORD $0x4e3f1f18 // and v24.16b, v24.16b, v31.16b
-	WORD $0x4e3f1f39 // and v25.16b, v25.16b, v31.16b
+	WORD $0x3dc00c08 // ldr q8, [x0, #48]
+	WORD $0x3dc01009 // ldr q9, [x0, #64]
+	WORD $0x3dc00c2a // ldr q10, [x1, #48]
+	WORD $0x3dc0102b // ldr q11, [x1, #64]
+	WORD $0x3dc00c4c // ldr q12, [x2, #48]
+	WORD $0x3dc0104d // ldr q13, [x2, #64]
+	WORD $0x3dc00c6e // ldr q14, [x3, #48]
+	WORD $0x3dc0106f // ldr q15, [x3, #64]
+	WORD $0x4e3f1d18 // and v24.16b, v8.16b, v31.16b
+	WORD $0x4e3f1d39 // and v25.16b, v9.16b, v31.16b
 	WORD $0x4f00041a // movi v26.4s, #0
 	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
 	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
 	WORD $0x6f9c0340 // mla v0.4s, v26.4s, v28.s[0]
-	WORD $0x3dc00c38 // ldr q24, [x1, #48]
-	WORD $0x3dc01039 // ldr q25, [x1, #64]
-	WORD $0x4e3f1f18 // and v24.16b, v24.16b, v31.16b
-	WORD $0x4e3f1f39 // and v25.16b, v25.16b, v31.16b
+	WORD $0x4e3f1d58 // and v24.16b, v10.16b, v31.16b
+	WORD $0x4e3f1d79 // and v25.16b, v11.16b, v31.16b
 	WORD $0x4f00041a // movi v26.4s, #0
 	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
 	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
 	WORD $0x6fbc0341 // mla v1.4s, v26.4s, v28.s[1]
-	WORD $0x3dc00c58 // ldr q24, [x2, #48]
-	WORD $0x3dc01059 // ldr q25, [x2, #64]
-	WORD $0x4e3f1f18 // and v24.16b, v24.16b, v31.16b
-	WORD $0x4e3f1f39 // and v25.16b, v25.16b, v31.16b
+	WORD $0x4e3f1d98 // and v24.16b, v12.16b, v31.16b
+	WORD $0x4e3f1db9 // and v25.16b, v13.16b, v31.16b
 	WORD $0x4f00041a // movi v26.4s, #0
 	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
 	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
 	WORD $0x6f9c0b42 // mla v2.4s, v26.4s, v28.s[2]
-	WORD $0x3dc00c78 // ldr q24, [x3, #48]
-	WORD $0x3dc01079 // ldr q25, [x3, #64]
-	WORD $0x4e3f1f18 // and v24.16b, v24.16b, v31.16b
-	WORD $0x4e3f1f39 // and v25.16b, v25.16b, v31.16b
+	WORD $0x4e3f1dd8 // and v24.16b, v14.16b, v31.16b
+	WORD $0x4e3f1df9 // and v25.16b, v15.16b, v31.16b
 	WORD $0x4f00041a // movi v26.4s, #0
 	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
 	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
@@ -2411,34 +2404,26 @@ tileQ4Kx1SDOT_gemv1:
 	WORD $0x3cc64090 // ldur q16, [x4, #100]
 	WORD $0x3cc74091 // ldur q17, [x4, #116]
 	WORD $0x3dc03d3c // ldr q28, [x9, #240]
-	WORD $0x3dc00c18 // ldr q24, [x0, #48]
-	WORD $0x3dc01019 // ldr q25, [x0, #64]
-	WORD $0x6f0c0718 // ushr v24.16b, v24.16b, #4
-	WORD $0x6f0c0739 // ushr v25.16b, v25.16b, #4
+	WORD $0x6f0c0518 // ushr v24.16b, v8.16b, #4
+	WORD $0x6f0c0539 // ushr v25.16b, v9.16b, #4
 	WORD $0x4f00041a // movi v26.4s, #0
 	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
 	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
 	WORD $0x6f9c0340 // mla v0.4s, v26.4s, v28.s[0]
-	WORD $0x3dc00c38 // ldr q24, [x1, #48]
-	WORD $0x3dc01039 // ldr q25, [x1, #64]
-	WORD $0x6f0c0718 // ushr v24.16b, v24.16b, #4
-	WORD $0x6f0c0739 // ushr v25.16b, v25.16b, #4
+	WORD $0x6f0c0558 // ushr v24.16b, v10.16b, #4
+	WORD $0x6f0c0579 // ushr v25.16b, v11.16b, #4
 	WORD $0x4f00041a // movi v26.4s, #0
 	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
 	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
 	WORD $0x6fbc0341 // mla v1.4s, v26.4s, v28.s[1]
-	WORD $0x3dc00c58 // ldr q24, [x2, #48]
-	WORD $0x3dc01059 // ldr q25, [x2, #64]
-	WORD $0x6f0c0718 // ushr v24.16b, v24.16b, #4
-	WORD $0x6f0c0739 // ushr v25.16b, v25.16b, #4
+	WORD $0x6f0c0598 // ushr v24.16b, v12.16b, #4
+	WORD $0x6f0c05b9 // ushr v25.16b, v13.16b, #4
 	WORD $0x4f00041a // movi v26.4s, #0
 	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
 	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
 	WORD $0x6f9c0b42 // mla v2.4s, v26.4s, v28.s[2]
-	WORD $0x3dc00c78 // ldr q24, [x3, #48]
-	WORD $0x3dc01079 // ldr q25, [x3, #64]
-	WORD $0x6f0c0718 // ushr v24.16b, v24.16b, #4
-	WORD $0x6f0c0739 // ushr v25.16b, v25.16b, #4
+	WORD $0x6f0c05d8 // ushr v24.16b, v14.16b, #4
+	WORD $0x6f0c05f9 // ushr v25.16b, v15.16b, #4
 	WORD $0x4f00041a // movi v26.4s, #0
 	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
 	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
@@ -2462,34 +2447,34 @@ tileQ4Kx1SDOT_gemv3:
 	WORD $0x3cc84090 // ldur q16, [x4, #132]
 	WORD $0x3cc94091 // ldur q17, [x4, #148]
 	WORD $0x3dc0413c // ldr q28, [x9, #256]
-	WORD $0x3dc01418 // ldr q24, [x0, #80]
-	WORD $0x3dc01819 // ldr q25, [x0, #96]
-	WORD $0x4e3f1f18 // and v24.16b, v24.16b, v31.16b
-	WORD $0x4e3f1f39 // and v25.16b, v25.16b, v31.16b
+	WORD $0x3dc01408 // ldr q8, [x0, #80]
+	WORD $0x3dc01809 // ldr q9, [x0, #96]
+	WORD $0x3dc0142a // ldr q10, [x1, #80]
+	WORD $0x3dc0182b // ldr q11, [x1, #96]
+	WORD $0x3dc0144c // ldr q12, [x2, #80]
+	WORD $0x3dc0184d // ldr q13, [x2, #96]
+	WORD $0x3dc0146e // ldr q14, [x3, #80]
+	WORD $0x3dc0186f // ldr q15, [x3, #96]
+	WORD $0x4e3f1d18 // and v24.16b, v8.16b, v31.16b
+	WORD $0x4e3f1d39 // and v25.16b, v9.16b, v31.16b
 	WORD $0x4f00041a // movi v26.4s, #0
 	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
 	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
 	WORD $0x6f9c0340 // mla v0.4s, v26.4s, v28.s[0]
-	WORD $0x3dc01438 // ldr q24, [x1, #80]
-	WORD $0x3dc01839 // ldr q25, [x1, #96]
-	WORD $0x4e3f1f18 // and v24.16b, v24.16b, v31.16b
-	WORD $0x4e3f1f39 // and v25.16b, v25.16b, v31.16b
+	WORD $0x4e3f1d58 // and v24.16b, v10.16b, v31.16b
+	WORD $0x4e3f1d79 // and v25.16b, v11.16b, v31.16b
 	WORD $0x4f00041a // movi v26.4s, #0
 	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
 	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
 	WORD $0x6fbc0341 // mla v1.4s, v26.4s, v28.s[1]
-	WORD $0x3dc01458 // ldr q24, [x2, #80]
-	WORD $0x3dc01859 // ldr q25, [x2, #96]
-	WORD $0x4e3f1f18 // and v24.16b, v24.16b, v31.16b
-	WORD $0x4e3f1f39 // and v25.16b, v25.16b, v31.16b
+	WORD $0x4e3f1d98 // and v24.16b, v12.16b, v31.16b
+	WORD $0x4e3f1db9 // and v25.16b, v13.16b, v31.16b
 	WORD $0x4f00041a // movi v26.4s, #0
 	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
 	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
 	WORD $0x6f9c0b42 // mla v2.4s, v26.4s, v28.s[2]
-	WORD $0x3dc01478 // ldr q24, [x3, #80]
-	WORD $0x3dc01879 // ldr q25, [x3, #96]
-	WORD $0x4e3f1f18 // and v24.16b, v24.16b, v31.16b
-	WORD $0x4e3f1f39 // and v25.16b, v25.16b, v31.16b
+	WORD $0x4e3f1dd8 // and v24.16b, v14.16b, v31.16b
+	WORD $0x4e3f1df9 // and v25.16b, v15.16b, v31.16b
 	WORD $0x4f00041a // movi v26.4s, #0
 	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
 	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
@@ -2498,34 +2483,26 @@ tileQ4Kx1SDOT_gemv3:
 	WORD $0x3cca4090 // ldur q16, [x4, #164]
 	WORD $0x3ccb4091 // ldur q17, [x4, #180]
 	WORD $0x3dc0453c // ldr q28, [x9, #272]
-	WORD $0x3dc01418 // ldr q24, [x0, #80]
-	WORD $0x3dc01819 // ldr q25, [x0, #96]
-	WORD $0x6f0c0718 // ushr v24.16b, v24.16b, #4
-	WORD $0x6f0c0739 // ushr v25.16b, v25.16b, #4
+	WORD $0x6f0c0518 // ushr v24.16b, v8.16b, #4
+	WORD $0x6f0c0539 // ushr v25.16b, v9.16b, #4
 	WORD $0x4f00041a // movi v26.4s, #0
 	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
 	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
 	WORD $0x6f9c0340 // mla v0.4s, v26.4s, v28.s[0]
-	WORD $0x3dc01438 // ldr q24, [x1, #80]
-	WORD $0x3dc01839 // ldr q25, [x1, #96]
-	WORD $0x6f0c0718 // ushr v24.16b, v24.16b, #4
-	WORD $0x6f0c0739 // ushr v25.16b, v25.16b, #4
+	WORD $0x6f0c0558 // ushr v24.16b, v10.16b, #4
+	WORD $0x6f0c0579 // ushr v25.16b, v11.16b, #4
 	WORD $0x4f00041a // movi v26.4s, #0
 	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
 	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
 	WORD $0x6fbc0341 // mla v1.4s, v26.4s, v28.s[1]
-	WORD $0x3dc01458 // ldr q24, [x2, #80]
-	WORD $0x3dc01859 // ldr q25, [x2, #96]
-	WORD $0x6f0c0718 // ushr v24.16b, v24.16b, #4
-	WORD $0x6f0c0739 // ushr v25.16b, v25.16b, #4
+	WORD $0x6f0c0598 // ushr v24.16b, v12.16b, #4
+	WORD $0x6f0c05b9 // ushr v25.16b, v13.16b, #4
 	WORD $0x4f00041a // movi v26.4s, #0
 	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
 	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
 	WORD $0x6f9c0b42 // mla v2.4s, v26.4s, v28.s[2]
-	WORD $0x3dc01478 // ldr q24, [x3, #80]
-	WORD $0x3dc01879 // ldr q25, [x3, #96]
-	WORD $0x6f0c0718 // ushr v24.16b, v24.16b, #4
-	WORD $0x6f0c0739 // ushr v25.16b, v25.16b, #4
+	WORD $0x6f0c05d8 // ushr v24.16b, v14.16b, #4
+	WORD $0x6f0c05f9 // ushr v25.16b, v15.16b, #4
 	WORD $0x4f00041a // movi v26.4s, #0
 	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
 	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
@@ -2549,34 +2526,34 @@ tileQ4Kx1SDOT_gemv5:
 	WORD $0x3ccc4090 // ldur q16, [x4, #196]
 	WORD $0x3ccd4091 // ldur q17, [x4, #212]
 	WORD $0x3dc0493c // ldr q28, [x9, #288]
-	WORD $0x3dc01c18 // ldr q24, [x0, #112]
-	WORD $0x3dc02019 // ldr q25, [x0, #128]
-	WORD $0x4e3f1f18 // and v24.16b, v24.16b, v31.16b
-	WORD $0x4e3f1f39 // and v25.16b, v25.16b, v31.16b
+	WORD $0x3dc01c08 // ldr q8, [x0, #112]
+	WORD $0x3dc02009 // ldr q9, [x0, #128]
+	WORD $0x3dc01c2a // ldr q10, [x1, #112]
+	WORD $0x3dc0202b // ldr q11, [x1, #128]
+	WORD $0x3dc01c4c // ldr q12, [x2, #112]
+	WORD $0x3dc0204d // ldr q13, [x2, #128]
+	WORD $0x3dc01c6e // ldr q14, [x3, #112]
+	WORD $0x3dc0206f // ldr q15, [x3, #128]
+	WORD $0x4e3f1d18 // and v24.16b, v8.16b, v31.16b
+	WORD $0x4e3f1d39 // and v25.16b, v9.16b, v31.16b
 	WORD $0x4f00041a // movi v26.4s, #0
 	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
 	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
 	WORD $0x6f9c0340 // mla v0.4s, v26.4s, v28.s[0]
-	WORD $0x3dc01c38 // ldr q24, [x1, #112]
-	WORD $0x3dc02039 // ldr q25, [x1, #128]
-	WORD $0x4e3f1f18 // and v24.16b, v24.16b, v31.16b
-	WORD $0x4e3f1f39 // and v25.16b, v25.16b, v31.16b
+	WORD $0x4e3f1d58 // and v24.16b, v10.16b, v31.16b
+	WORD $0x4e3f1d79 // and v25.16b, v11.16b, v31.16b
 	WORD $0x4f00041a // movi v26.4s, #0
 	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
 	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
 	WORD $0x6fbc0341 // mla v1.4s, v26.4s, v28.s[1]
-	WORD $0x3dc01c58 // ldr q24, [x2, #112]
-	WORD $0x3dc02059 // ldr q25, [x2, #128]
-	WORD $0x4e3f1f18 // and v24.16b, v24.16b, v31.16b
-	WORD $0x4e3f1f39 // and v25.16b, v25.16b, v31.16b
+	WORD $0x4e3f1d98 // and v24.16b, v12.16b, v31.16b
+	WORD $0x4e3f1db9 // and v25.16b, v13.16b, v31.16b
 	WORD $0x4f00041a // movi v26.4s, #0
 	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
 	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
 	WORD $0x6f9c0b42 // mla v2.4s, v26.4s, v28.s[2]
-	WORD $0x3dc01c78 // ldr q24, [x3, #112]
-	WORD $0x3dc02079 // ldr q25, [x3, #128]
-	WORD $0x4e3f1f18 // and v24.16b, v24.16b, v31.16b
-	WORD $0x4e3f1f39 // and v25.16b, v25.16b, v31.16b
+	WORD $0x4e3f1dd8 // and v24.16b, v14.16b, v31.16b
+	WORD $0x4e3f1df9 // and v25.16b, v15.16b, v31.16b
 	WORD $0x4f00041a // movi v26.4s, #0
 	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
 	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
@@ -2585,34 +2562,26 @@ tileQ4Kx1SDOT_gemv5:
 	WORD $0x3cce4090 // ldur q16, [x4, #228]
 	WORD $0x3ccf4091 // ldur q17, [x4, #244]
 	WORD $0x3dc04d3c // ldr q28, [x9, #304]
-	WORD $0x3dc01c18 // ldr q24, [x0, #112]
-	WORD $0x3dc02019 // ldr q25, [x0, #128]
-	WORD $0x6f0c0718 // ushr v24.16b, v24.16b, #4
-	WORD $0x6f0c0739 // ushr v25.16b, v25.16b, #4
+	WORD $0x6f0c0518 // ushr v24.16b, v8.16b, #4
+	WORD $0x6f0c0539 // ushr v25.16b, v9.16b, #4
 	WORD $0x4f00041a // movi v26.4s, #0
 	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
 	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
 	WORD $0x6f9c0340 // mla v0.4s, v26.4s, v28.s[0]
-	WORD $0x3dc01c38 // ldr q24, [x1, #112]
-	WORD $0x3dc02039 // ldr q25, [x1, #128]
-	WORD $0x6f0c0718 // ushr v24.16b, v24.16b, #4
-	WORD $0x6f0c0739 // ushr v25.16b, v25.16b, #4
+	WORD $0x6f0c0558 // ushr v24.16b, v10.16b, #4
+	WORD $0x6f0c0579 // ushr v25.16b, v11.16b, #4
 	WORD $0x4f00041a // movi v26.4s, #0
 	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
 	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
 	WORD $0x6fbc0341 // mla v1.4s, v26.4s, v28.s[1]
-	WORD $0x3dc01c58 // ldr q24, [x2, #112]
-	WORD $0x3dc02059 // ldr q25, [x2, #128]
-	WORD $0x6f0c0718 // ushr v24.16b, v24.16b, #4
-	WORD $0x6f0c0739 // ushr v25.16b, v25.16b, #4
+	WORD $0x6f0c0598 // ushr v24.16b, v12.16b, #4
+	WORD $0x6f0c05b9 // ushr v25.16b, v13.16b, #4
 	WORD $0x4f00041a // movi v26.4s, #0
 	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
 	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
 	WORD $0x6f9c0b42 // mla v2.4s, v26.4s, v28.s[2]
-	WORD $0x3dc01c78 // ldr q24, [x3, #112]
-	WORD $0x3dc02079 // ldr q25, [x3, #128]
-	WORD $0x6f0c0718 // ushr v24.16b, v24.16b, #4
-	WORD $0x6f0c0739 // ushr v25.16b, v25.16b, #4
+	WORD $0x6f0c05d8 // ushr v24.16b, v14.16b, #4
+	WORD $0x6f0c05f9 // ushr v25.16b, v15.16b, #4
 	WORD $0x4f00041a // movi v26.4s, #0
 	WORD $0x4e90971a // sdot v26.4s, v24.16b, v16.16b
 	WORD $0x4e91973a // sdot v26.4s, v25.16b, v17.16b
