@@ -10,12 +10,13 @@ import (
 // once with SMMLA, which multiplies two weight rows' eight quants by two
 // activation rows' eight quants into a 2×2 tile of int32 sums. The integer
 // sums are exact in any grouping, so SMMLA serves the types whose oracle
-// scales one integer sum per block (Q4_0); the float steps keep the
-// oracle's order for each output, four outputs to a vector, so every
-// output equals the single-row kernels (and the oracle) bit for bit, as
-// neon_arm64.go says for those. Types whose oracle keeps eight lanes of
-// four-element sums per block (Q8_0, Q6_K) gain nothing from SMMLA, whose
-// sums are of eight elements.
+// scales one integer sum per block (Q4_0) or per sub-block (Q4_K); the
+// float steps keep the oracle's order for each output, four outputs to a
+// vector, so every output equals the single-row kernels (and the oracle)
+// bit for bit, as neon_arm64.go says for those. Types whose oracle keeps
+// eight lanes of four-element sums per block (Q8_0, Q6_K) gain nothing
+// from SMMLA, whose sums are of eight elements: their tiles use SDOT
+// (neon_gemv_arm64.go).
 
 // addI8MM adds the i8mm tile kernels to k, over the dotprod set.
 func addI8MM(k *kernelSet) {
