@@ -31,8 +31,8 @@ func lacks(name string) string {
 		return missing([]flag{{"asimd", x.HasASIMD}})
 	case setDotProd:
 		return missing([]flag{{"asimd", x.HasASIMD}, {"asimddp", x.HasASIMDDP}})
-	case setI8MM:
-		return missing([]flag{{"asimd", x.HasASIMD}, {"asimddp", x.HasASIMDDP}, {"i8mm", x.HasI8MM}})
+	case setI8MM: // i8mm first: a CPU without it says so, dotprod or not
+		return missing([]flag{{"asimd", x.HasASIMD}, {"i8mm", x.HasI8MM}, {"asimddp", x.HasASIMDDP}})
 	}
 	return "no kernel set " + name + " on arm64"
 }
