@@ -149,6 +149,9 @@ func TestNEONDetect(t *testing.T) {
 	if cpu.ARM64.HasASIMDDP {
 		want = "neon+dotprod"
 	}
+	if cpu.ARM64.HasASIMDDP && cpu.ARM64.HasI8MM {
+		want = "neon+i8mm"
+	}
 	if k == nil || k.name != want {
 		t.Fatalf("detectKernels: got %v, want %q", k, want)
 	}

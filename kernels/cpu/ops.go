@@ -225,6 +225,23 @@ func (b *Backend) RMSNorm(dst, x, w kernels.Tensor, eps float32) error {
 	return nil
 }
 
+// ropePairs rotates the pairs i/2 of one head x into y for the even i in
+// [from, nd), by the cosines and sines cs[i], cs[i+1]: elements i and i+1,
+// or with neox i/2 and i/2+nd/2.
+func ropePairs(y, x, cs []float32, from, nd int, neox bool) {
+	for i := from; i < nd; i += 2 {
+		i0, i1 := i, i+1
+		if neox {
+			i0, i1 = i/2, i/2+nd/2
+		}
+		c, s := cs[i], cs[i+1]
+		x0, x1 := x[i0], x[i1]
+		// GCC contracts these into fused multiply-adds.
+		y[i0] = fma32(x0, c, -(x1 * s))
+		y[i1] = fma32(x0, s, x1*c)
+	}
+}
+
 // GLU sets dst = act(gate) ⊙ up.
 func (b *Backend) GLU(dst, gate, up kernels.Tensor, act kernels.Activation) error {
 	d, err := b.f32(dst, "glu destination")
@@ -338,17 +355,7 @@ func (b *Backend) Rope(dst, x kernels.Tensor, pos []int32, p kernels.RopeParams)
 			xs, ys := a.f[j*n:(j+1)*n], d.f[j*n:(j+1)*n]
 			for h := 0; h < n; h += hd {
 				xh, yh := xs[h:h+hd], ys[h:h+hd]
-				for i := 0; i < nd; i += 2 {
-					i0, i1 := i, i+1
-					if p.Neox {
-						i0, i1 = i/2, i/2+nd/2
-					}
-					c, s := cs[i], cs[i+1]
-					x0, x1 := xh[i0], xh[i1]
-					// GCC contracts these into fused multiply-adds.
-					yh[i0] = fma32(x0, c, -(x1 * s))
-					yh[i1] = fma32(x0, s, x1*c)
-				}
+				ropeHead(yh, xh, cs, nd, p.Neox)
 				copy(yh[nd:], xh[nd:])
 			}
 		}
