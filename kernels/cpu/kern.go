@@ -117,7 +117,7 @@ func KernelSets() []string {
 
 // CheckKernelSet returns nil if this CPU runs the kernel set name (one of
 // KernelSets, or a short name SAJI_SIMD takes: avx2, vnni, avx512; neon,
-// dotprod), else an error saying what it lacks.
+// dotprod, i8mm), else an error saying what it lacks.
 func CheckKernelSet(name string) error {
 	if a, ok := simdAliases[name]; ok {
 		name = a
@@ -146,8 +146,8 @@ func NewWithKernels(threads int, name string) (*Backend, error) {
 }
 
 // detectKernels returns the kernel set New runs: the newest this CPU has,
-// or the one SAJI_SIMD names (avx2, vnni, avx512 on x86-64; neon, dotprod
-// on arm64). A set the CPU cannot run falls back to the newest it can,
+// or the one SAJI_SIMD names (avx2, vnni, avx512 on x86-64; neon, dotprod,
+// i8mm on arm64). A set the CPU cannot run falls back to the newest it can,
 // with a warning; nil means the pure-Go kernels.
 func detectKernels() *kernelSet {
 	sets := KernelSets()
