@@ -1,0 +1,58 @@
+package cpu
+
+import "saji/kernels/quant"
+
+// The AVX-512 K-quant kernels put two independent outputs side by side in
+// the two 256-bit halves of a zmm register (two weight rows against one
+// activation row), each half doing what the AVX2 kernel's ymm does for its
+// output, and sum four int8 or two int16 products per int32 lane with
+// VPDPBUSD and VPDPWSSD. The integer sums are exact whatever the
+// instruction; the float part keeps, per output, the oracle's conversions,
+// products and fused multiply-adds, so every output equals the AVX2
+// kernel's (and dotK's) bit for bit.
+
+// addAVX512K adds the AVX-512 K-quant kernels over the AVX2 ones.
+func addAVX512K(k *kernelSet) {
+	setTile(k, quant.TypeQ4_K, tileKernel{mr: tileRowsK, nr: 4, fn: tileQ4K512})
+}
+
+// setTile registers tk for t, in place of a tile of the same shape.
+func setTile(k *kernelSet, t quant.Type, tk tileKernel) {
+	for i, old := range k.tiles[t] {
+		if old.mr == tk.mr && old.nr == tk.nr {
+			k.tiles[t][i] = tk
+			return
+		}
+	}
+	k.tiles[t] = append(k.tiles[t], tk)
+}
+
+// tileQ4K512 computes a tileRowsK×4 tile of Q4_K outputs as tileQ4K does,
+// with tileQ4KAVX512 for the tiles of one order.
+func tileQ4K512(a *tileArgs) {
+	switch {
+	case a.n == 0:
+		tileSingleK(a, tileRowsK, 4, nil)
+	case a.gemm&15 == 0:
+		tileQ4KAVX512(a, tileRowsK, false)
+	case a.gemm&15 == 15:
+		tileQ4KAVX512(a, tileRowsK, true)
+	default:
+		tileSingleK(a, tileRowsK, 4, dotQ4KAVX2)
+	}
+}
+
+// tileQ4KAVX512 computes rows (a multiple of four) × 4 Q4_K outputs as
+// dotQ4KAVX2 computes each. Per group of four weight rows and
+// super-block, each 64-element chunk of two weight rows is unpacked once
+// into one zmm and multiplied with the four activation rows (vpmaddubsw,
+// then vpmaddwd and vpdpwssd with the sub-blocks' scales); the sixteen
+// outputs' eight-lane sums are folded into one vector of sixteen exact
+// chunk sums, and the minimums' sums are one vpmaddwd of the rows'
+// minimums with the activations' pair sums. With gemm each chunk's sums
+// are converted and scaled into the accumulators with a fused
+// multiply-add, in chunk order; without, the four chunks are added as
+// integers first. a.n must be at least 1.
+//
+//go:noescape
+func tileQ4KAVX512(a *tileArgs, rows int, gemm bool)

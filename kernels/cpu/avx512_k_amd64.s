@@ -1,0 +1,437 @@
+#include "textflag.h"
+
+// AVX-512 VNNI kernels for the K-quants (see avx512_k_amd64.go).
+//
+// tileQ4KAVX512 takes a *tileArgs (w @0, wstride @8, x @16, xstride @24, n
+// @32, out @40, ostride @48) and runs over its weight rows in groups of
+// four against four activation rows: sixteen outputs, whose float
+// accumulators live in one zmm each for the scales and the minimums, lane
+// 4w+x for weight row w and activation row x.
+//
+// Registers: R8 the group's first weight row, R12 wstride, R15
+// 3·wstride, R13 the first activation row, R9 xstride, R10 3·xstride, R14
+// n, BX the group's first output, R11 4·ostride, DX the weight rows left,
+// SI and DI the weight and activation cursors, CX the super-blocks left.
+// Z31 holds 0x0f bytes; Z30 and Z29 the sixteen acc and accMin; Z28 and
+// Z27 d·x.d and dmin·x.d of the current super-block; Z26 and Z25 the
+// scales of rows 0, 1 and 2, 3 as int16 words ([s_r | s_r | s_r' | s_r'],
+// eight words per 128-bit lane); Z24 and Z23 the gemv order's integer sums
+// of the super-block; Z22 the minimums of row w as words in 128-bit lane
+// w; Z21 the activations' pair sums (zPTIdx).
+
+// zb0f and zb30 are 0x0f and 0x30 in every byte; zOnes16 is 1 in every
+// int16 word.
+
+DATA zb0f<>+0(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA zb0f<>+8(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA zb0f<>+16(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA zb0f<>+24(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA zb0f<>+32(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA zb0f<>+40(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA zb0f<>+48(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA zb0f<>+56(SB)/8, $0x0f0f0f0f0f0f0f0f
+GLOBL zb0f<>(SB), RODATA|NOPTR, $64
+
+DATA zb30<>+0(SB)/8, $0x3030303030303030
+DATA zb30<>+8(SB)/8, $0x3030303030303030
+DATA zb30<>+16(SB)/8, $0x3030303030303030
+DATA zb30<>+24(SB)/8, $0x3030303030303030
+DATA zb30<>+32(SB)/8, $0x3030303030303030
+DATA zb30<>+40(SB)/8, $0x3030303030303030
+DATA zb30<>+48(SB)/8, $0x3030303030303030
+DATA zb30<>+56(SB)/8, $0x3030303030303030
+GLOBL zb30<>(SB), RODATA|NOPTR, $64
+
+DATA zOnes16<>+0(SB)/8, $0x0001000100010001
+DATA zOnes16<>+8(SB)/8, $0x0001000100010001
+DATA zOnes16<>+16(SB)/8, $0x0001000100010001
+DATA zOnes16<>+24(SB)/8, $0x0001000100010001
+DATA zOnes16<>+32(SB)/8, $0x0001000100010001
+DATA zOnes16<>+40(SB)/8, $0x0001000100010001
+DATA zOnes16<>+48(SB)/8, $0x0001000100010001
+DATA zOnes16<>+56(SB)/8, $0x0001000100010001
+GLOBL zOnes16<>(SB), RODATA|NOPTR, $64
+
+// zWordBcast+64g broadcasts int16 word g of each 128-bit lane over the
+// lane.
+
+DATA zWordBcast<>+0(SB)/8, $0x0100010001000100
+DATA zWordBcast<>+8(SB)/8, $0x0100010001000100
+DATA zWordBcast<>+16(SB)/8, $0x0100010001000100
+DATA zWordBcast<>+24(SB)/8, $0x0100010001000100
+DATA zWordBcast<>+32(SB)/8, $0x0100010001000100
+DATA zWordBcast<>+40(SB)/8, $0x0100010001000100
+DATA zWordBcast<>+48(SB)/8, $0x0100010001000100
+DATA zWordBcast<>+56(SB)/8, $0x0100010001000100
+DATA zWordBcast<>+64(SB)/8, $0x0302030203020302
+DATA zWordBcast<>+72(SB)/8, $0x0302030203020302
+DATA zWordBcast<>+80(SB)/8, $0x0302030203020302
+DATA zWordBcast<>+88(SB)/8, $0x0302030203020302
+DATA zWordBcast<>+96(SB)/8, $0x0302030203020302
+DATA zWordBcast<>+104(SB)/8, $0x0302030203020302
+DATA zWordBcast<>+112(SB)/8, $0x0302030203020302
+DATA zWordBcast<>+120(SB)/8, $0x0302030203020302
+DATA zWordBcast<>+128(SB)/8, $0x0504050405040504
+DATA zWordBcast<>+136(SB)/8, $0x0504050405040504
+DATA zWordBcast<>+144(SB)/8, $0x0504050405040504
+DATA zWordBcast<>+152(SB)/8, $0x0504050405040504
+DATA zWordBcast<>+160(SB)/8, $0x0504050405040504
+DATA zWordBcast<>+168(SB)/8, $0x0504050405040504
+DATA zWordBcast<>+176(SB)/8, $0x0504050405040504
+DATA zWordBcast<>+184(SB)/8, $0x0504050405040504
+DATA zWordBcast<>+192(SB)/8, $0x0706070607060706
+DATA zWordBcast<>+200(SB)/8, $0x0706070607060706
+DATA zWordBcast<>+208(SB)/8, $0x0706070607060706
+DATA zWordBcast<>+216(SB)/8, $0x0706070607060706
+DATA zWordBcast<>+224(SB)/8, $0x0706070607060706
+DATA zWordBcast<>+232(SB)/8, $0x0706070607060706
+DATA zWordBcast<>+240(SB)/8, $0x0706070607060706
+DATA zWordBcast<>+248(SB)/8, $0x0706070607060706
+DATA zWordBcast<>+256(SB)/8, $0x0908090809080908
+DATA zWordBcast<>+264(SB)/8, $0x0908090809080908
+DATA zWordBcast<>+272(SB)/8, $0x0908090809080908
+DATA zWordBcast<>+280(SB)/8, $0x0908090809080908
+DATA zWordBcast<>+288(SB)/8, $0x0908090809080908
+DATA zWordBcast<>+296(SB)/8, $0x0908090809080908
+DATA zWordBcast<>+304(SB)/8, $0x0908090809080908
+DATA zWordBcast<>+312(SB)/8, $0x0908090809080908
+DATA zWordBcast<>+320(SB)/8, $0x0b0a0b0a0b0a0b0a
+DATA zWordBcast<>+328(SB)/8, $0x0b0a0b0a0b0a0b0a
+DATA zWordBcast<>+336(SB)/8, $0x0b0a0b0a0b0a0b0a
+DATA zWordBcast<>+344(SB)/8, $0x0b0a0b0a0b0a0b0a
+DATA zWordBcast<>+352(SB)/8, $0x0b0a0b0a0b0a0b0a
+DATA zWordBcast<>+360(SB)/8, $0x0b0a0b0a0b0a0b0a
+DATA zWordBcast<>+368(SB)/8, $0x0b0a0b0a0b0a0b0a
+DATA zWordBcast<>+376(SB)/8, $0x0b0a0b0a0b0a0b0a
+DATA zWordBcast<>+384(SB)/8, $0x0d0c0d0c0d0c0d0c
+DATA zWordBcast<>+392(SB)/8, $0x0d0c0d0c0d0c0d0c
+DATA zWordBcast<>+400(SB)/8, $0x0d0c0d0c0d0c0d0c
+DATA zWordBcast<>+408(SB)/8, $0x0d0c0d0c0d0c0d0c
+DATA zWordBcast<>+416(SB)/8, $0x0d0c0d0c0d0c0d0c
+DATA zWordBcast<>+424(SB)/8, $0x0d0c0d0c0d0c0d0c
+DATA zWordBcast<>+432(SB)/8, $0x0d0c0d0c0d0c0d0c
+DATA zWordBcast<>+440(SB)/8, $0x0d0c0d0c0d0c0d0c
+DATA zWordBcast<>+448(SB)/8, $0x0f0e0f0e0f0e0f0e
+DATA zWordBcast<>+456(SB)/8, $0x0f0e0f0e0f0e0f0e
+DATA zWordBcast<>+464(SB)/8, $0x0f0e0f0e0f0e0f0e
+DATA zWordBcast<>+472(SB)/8, $0x0f0e0f0e0f0e0f0e
+DATA zWordBcast<>+480(SB)/8, $0x0f0e0f0e0f0e0f0e
+DATA zWordBcast<>+488(SB)/8, $0x0f0e0f0e0f0e0f0e
+DATA zWordBcast<>+496(SB)/8, $0x0f0e0f0e0f0e0f0e
+DATA zWordBcast<>+504(SB)/8, $0x0f0e0f0e0f0e0f0e
+GLOBL zWordBcast<>(SB), RODATA|NOPTR, $512
+
+// zMinWords zero-extends bytes 8..15 of each 128-bit lane (the
+// minimums m0..m7 of one weight row) to int16 words.
+
+DATA zMinWords<>+0(SB)/8, $0x800b800a80098008
+DATA zMinWords<>+8(SB)/8, $0x800f800e800d800c
+DATA zMinWords<>+16(SB)/8, $0x800b800a80098008
+DATA zMinWords<>+24(SB)/8, $0x800f800e800d800c
+DATA zMinWords<>+32(SB)/8, $0x800b800a80098008
+DATA zMinWords<>+40(SB)/8, $0x800f800e800d800c
+DATA zMinWords<>+48(SB)/8, $0x800b800a80098008
+DATA zMinWords<>+56(SB)/8, $0x800f800e800d800c
+GLOBL zMinWords<>(SB), RODATA|NOPTR, $64
+
+// zkscA, zkscB, zkscShift and zkscMask are tkscA, tkscB, tkscShift and
+// tkscMask (avx2_tile_amd64.s) in each 128-bit lane: they split the 12
+// packed scale bytes of one Q4_K row per lane into s0..s7, m0..m7.
+
+DATA zkscA<>+0(SB)/8, $0x0b0a090803020100
+DATA zkscA<>+8(SB)/8, $0x0b0a090807060504
+DATA zkscA<>+16(SB)/8, $0x0b0a090803020100
+DATA zkscA<>+24(SB)/8, $0x0b0a090807060504
+DATA zkscA<>+32(SB)/8, $0x0b0a090803020100
+DATA zkscA<>+40(SB)/8, $0x0b0a090807060504
+DATA zkscA<>+48(SB)/8, $0x0b0a090803020100
+DATA zkscA<>+56(SB)/8, $0x0b0a090807060504
+GLOBL zkscA<>(SB), RODATA|NOPTR, $64
+
+DATA zkscB<>+0(SB)/8, $0x0302010080808080
+DATA zkscB<>+8(SB)/8, $0x0706050480808080
+DATA zkscB<>+16(SB)/8, $0x0302010080808080
+DATA zkscB<>+24(SB)/8, $0x0706050480808080
+DATA zkscB<>+32(SB)/8, $0x0302010080808080
+DATA zkscB<>+40(SB)/8, $0x0706050480808080
+DATA zkscB<>+48(SB)/8, $0x0302010080808080
+DATA zkscB<>+56(SB)/8, $0x0706050480808080
+GLOBL zkscB<>(SB), RODATA|NOPTR, $64
+
+DATA zkscShift<>+0(SB)/8, $0x0000000000000000
+DATA zkscShift<>+8(SB)/8, $0x0000000400000000
+DATA zkscShift<>+16(SB)/8, $0x0000000000000000
+DATA zkscShift<>+24(SB)/8, $0x0000000400000000
+DATA zkscShift<>+32(SB)/8, $0x0000000000000000
+DATA zkscShift<>+40(SB)/8, $0x0000000400000000
+DATA zkscShift<>+48(SB)/8, $0x0000000000000000
+DATA zkscShift<>+56(SB)/8, $0x0000000400000000
+GLOBL zkscShift<>(SB), RODATA|NOPTR, $64
+
+DATA zkscMask<>+0(SB)/8, $0x0f0f0f0f3f3f3f3f
+DATA zkscMask<>+8(SB)/8, $0x0f0f0f0f3f3f3f3f
+DATA zkscMask<>+16(SB)/8, $0x0f0f0f0f3f3f3f3f
+DATA zkscMask<>+24(SB)/8, $0x0f0f0f0f3f3f3f3f
+DATA zkscMask<>+32(SB)/8, $0x0f0f0f0f3f3f3f3f
+DATA zkscMask<>+40(SB)/8, $0x0f0f0f0f3f3f3f3f
+DATA zkscMask<>+48(SB)/8, $0x0f0f0f0f3f3f3f3f
+DATA zkscMask<>+56(SB)/8, $0x0f0f0f0f3f3f3f3f
+GLOBL zkscMask<>(SB), RODATA|NOPTR, $64
+
+// zPTIdx gathers the packed activation pair sums (see tileQ4KAVX512)
+// so that 128-bit lane c holds, in dword x, activation row x's pair sums
+// of sub-blocks 2c and 2c+1.
+
+DATA zPTIdx<>+0(SB)/8, $0x0000000800000000
+DATA zPTIdx<>+8(SB)/8, $0x0000000a00000002
+DATA zPTIdx<>+16(SB)/8, $0x0000000900000001
+DATA zPTIdx<>+24(SB)/8, $0x0000000b00000003
+DATA zPTIdx<>+32(SB)/8, $0x0000000c00000004
+DATA zPTIdx<>+40(SB)/8, $0x0000000e00000006
+DATA zPTIdx<>+48(SB)/8, $0x0000000d00000005
+DATA zPTIdx<>+56(SB)/8, $0x0000000f00000007
+GLOBL zPTIdx<>(SB), RODATA|NOPTR, $64
+
+// zDIdx and zDminIdx spread [d0, dmin0, ..., d3, dmin3] over the 16
+// outputs, lane 4w+x getting row w's d (dmin).
+
+DATA zDIdx<>+0(SB)/8, $0x0000000000000000
+DATA zDIdx<>+8(SB)/8, $0x0000000000000000
+DATA zDIdx<>+16(SB)/8, $0x0000000200000002
+DATA zDIdx<>+24(SB)/8, $0x0000000200000002
+DATA zDIdx<>+32(SB)/8, $0x0000000400000004
+DATA zDIdx<>+40(SB)/8, $0x0000000400000004
+DATA zDIdx<>+48(SB)/8, $0x0000000600000006
+DATA zDIdx<>+56(SB)/8, $0x0000000600000006
+GLOBL zDIdx<>(SB), RODATA|NOPTR, $64
+
+DATA zDminIdx<>+0(SB)/8, $0x0000000100000001
+DATA zDminIdx<>+8(SB)/8, $0x0000000100000001
+DATA zDminIdx<>+16(SB)/8, $0x0000000300000003
+DATA zDminIdx<>+24(SB)/8, $0x0000000300000003
+DATA zDminIdx<>+32(SB)/8, $0x0000000500000005
+DATA zDminIdx<>+40(SB)/8, $0x0000000500000005
+DATA zDminIdx<>+48(SB)/8, $0x0000000700000007
+DATA zDminIdx<>+56(SB)/8, $0x0000000700000007
+GLOBL zDminIdx<>(SB), RODATA|NOPTR, $64
+
+// zTrIdx transposes 4×4 dwords: lane 4x+w from lane 4w+x.
+
+DATA zTrIdx<>+0(SB)/8, $0x0000000400000000
+DATA zTrIdx<>+8(SB)/8, $0x0000000c00000008
+DATA zTrIdx<>+16(SB)/8, $0x0000000500000001
+DATA zTrIdx<>+24(SB)/8, $0x0000000d00000009
+DATA zTrIdx<>+32(SB)/8, $0x0000000600000002
+DATA zTrIdx<>+40(SB)/8, $0x0000000e0000000a
+DATA zTrIdx<>+48(SB)/8, $0x0000000700000003
+DATA zTrIdx<>+56(SB)/8, $0x0000000f0000000b
+GLOBL zTrIdx<>(SB), RODATA|NOPTR, $64
+
+// ZARGS loads the tile description at a+0(FP) and the weight row count.
+#define ZARGS \
+	MOVQ a+0(FP), AX; \
+	MOVQ 0(AX), R8; \
+	MOVQ 8(AX), R12; \
+	LEAQ (R12)(R12*2), R15; \
+	MOVQ 16(AX), R13; \
+	MOVQ 24(AX), R9; \
+	LEAQ (R9)(R9*2), R10; \
+	MOVQ 32(AX), R14; \
+	MOVQ 40(AX), BX; \
+	MOVQ 48(AX), R11; \
+	SHLQ $2, R11; \
+	MOVQ rows+8(FP), DX
+
+// Q4ZSETUP prepares one super-block of the four weight rows (at SI) and
+// four activation rows (at DI): the scales (Z26, Z25), minimums (Z22),
+// activation pair sums (Z21) and the float factors (Z28, Z27). Uses
+// Z0..Z5, Z20.
+#define Q4ZSETUP \
+	VMOVDQU       4(SI), X1; \
+	VINSERTI32X4  $1, 4(SI)(R12*1), Z1, Z1; \
+	VINSERTI32X4  $2, 4(SI)(R12*2), Z1, Z1; \
+	VINSERTI32X4  $3, 4(SI)(R15*1), Z1, Z1; \
+	VPSHUFB       zkscB<>(SB), Z1, Z5; \
+	VPSHUFB       zkscA<>(SB), Z1, Z1; \
+	VPSRLVD       zkscShift<>(SB), Z1, Z1; \
+	VPANDD        zkscMask<>(SB), Z1, Z1; \
+	VPSRLD        $2, Z5, Z5; \
+	VPANDD        zb30<>(SB), Z5, Z5; \
+	VPORD         Z5, Z1, Z1; \
+	VPMOVZXBW     Y1, Z2; \
+	VEXTRACTI64X4 $1, Z1, Y3; \
+	VPMOVZXBW     Y3, Z3; \
+	VSHUFI64X2    $0xa0, Z2, Z2, Z26; \
+	VSHUFI64X2    $0xa0, Z3, Z3, Z25; \
+	VPSHUFB       zMinWords<>(SB), Z1, Z22; \
+	VMOVDQU       260(DI), Y4; \
+	VINSERTI64X4  $1, 260(DI)(R9*1), Z4, Z4; \
+	VMOVDQU       260(DI)(R9*2), Y5; \
+	VINSERTI64X4  $1, 260(DI)(R10*1), Z5, Z5; \
+	VPMADDWD      zOnes16<>(SB), Z4, Z4; \
+	VPMADDWD      zOnes16<>(SB), Z5, Z5; \
+	VPACKSSDW     Z5, Z4, Z4; \
+	VMOVDQU32     zPTIdx<>(SB), Z20; \
+	VPERMD        Z4, Z20, Z21; \
+	VMOVD         0(SI), X0; \
+	VPINSRD       $1, 0(SI)(R12*1), X0, X0; \
+	VPINSRD       $2, 0(SI)(R12*2), X0, X0; \
+	VPINSRD       $3, 0(SI)(R15*1), X0, X0; \
+	VCVTPH2PS     X0, Y0; \
+	VMOVDQU32     zDIdx<>(SB), Z20; \
+	VPERMPS       Z0, Z20, Z1; \
+	VMOVDQU32     zDminIdx<>(SB), Z20; \
+	VPERMPS       Z0, Z20, Z2; \
+	VMOVSS        (DI), X3; \
+	VINSERTPS     $0x10, (DI)(R9*1), X3, X3; \
+	VINSERTPS     $0x20, (DI)(R9*2), X3, X3; \
+	VINSERTPS     $0x30, (DI)(R10*1), X3, X3; \
+	VSHUFF32X4    $0, Z3, Z3, Z3; \
+	VMULPS        Z3, Z1, Z28; \
+	VMULPS        Z3, Z2, Z27
+
+// Q4ZW loads the nibbles of chunk QS of weight rows R0 and R1 (the pair's
+// two rows in the low and high 256 bits): low nibbles to LO, high nibbles
+// to HI (YLO is LO's low half).
+#define Q4ZW(QS, R0, R1, YLO, LO, HI) \
+	VMOVDQU      QS R0, YLO; \
+	VINSERTI64X4 $1, QS R1, LO, LO; \
+	VPSRLW       $4, LO, HI; \
+	VPANDD       Z31, HI, HI; \
+	VPANDD       Z31, LO, LO
+
+// Q4ZDOT leaves in T the scaled products of one activation chunk (low
+// half in Z8, high half in Z9, each in both 256-bit halves) with a weight
+// pair's chunk (nibbles in LO and HI, scales as words in SL and SH): eight
+// int32 lanes per weight row. Uses Z18.
+#define Q4ZDOT(LO, HI, SL, SH, T) \
+	VPMADDUBSW Z8, LO, T; \
+	VPMADDWD   SL, T, T; \
+	VPMADDUBSW Z9, HI, Z18; \
+	VPDPWSSD   SH, Z18, T
+
+// Q4ZX loads the chunk at XO of one activation row into Z8, Z9 and leaves
+// the products of the two weight pairs in T0 and T1.
+#define Q4ZX(XO, T0, T1) \
+	VBROADCASTI64X4 XO, Z8; \
+	VBROADCASTI64X4 32+XO, Z9; \
+	Q4ZDOT(Z0, Z1, Z4, Z5, T0); \
+	Q4ZDOT(Z2, Z3, Z6, Z7, T1)
+
+// ZFOLD1 adds A and B (two outputs' eight lanes each) into C, which holds
+// per 128-bit lane two partial sums of A's lane's output, then two of B's.
+// Uses Z18, Z19.
+#define ZFOLD1(A, B, C) \
+	VPUNPCKLQDQ B, A, Z18; \
+	VPUNPCKHQDQ B, A, Z19; \
+	VPADDD      Z19, Z18, C
+
+// ZFOLD2 adds the ZFOLD1 results A (rows x0, x1) and B (x2, x3) into C:
+// per 128-bit lane one partial sum of each of the four activation rows.
+// Uses Z18, Z19.
+#define ZFOLD2(A, B, C) \
+	VSHUFPS $0x88, B, A, Z18; \
+	VSHUFPS $0xdd, B, A, Z19; \
+	VPADDD  Z19, Z18, C
+
+// Q4ZCHUNK leaves in Z18 the integer sums of chunk C (64 elements) of the
+// sixteen outputs, lane 4w+x, and in Z19 their minimums' sums. Uses
+// Z0..Z17, Z20.
+#define Q4ZCHUNK(C) \
+	Q4ZW(16+32*C, (SI), (SI)(R12*1), Y0, Z0, Z1); \
+	Q4ZW(16+32*C, (SI)(R12*2), (SI)(R15*1), Y2, Z2, Z3); \
+	VPSHUFB zWordBcast<>+128*C(SB), Z26, Z4; \
+	VPSHUFB zWordBcast<>+128*C+64(SB), Z26, Z5; \
+	VPSHUFB zWordBcast<>+128*C(SB), Z25, Z6; \
+	VPSHUFB zWordBcast<>+128*C+64(SB), Z25, Z7; \
+	Q4ZX(4+64*C(DI), Z10, Z11); \
+	Q4ZX(4+64*C(DI)(R9*1), Z12, Z13); \
+	ZFOLD1(Z10, Z12, Z14); \
+	ZFOLD1(Z11, Z13, Z15); \
+	Q4ZX(4+64*C(DI)(R9*2), Z10, Z11); \
+	Q4ZX(4+64*C(DI)(R10*1), Z12, Z13); \
+	ZFOLD1(Z10, Z12, Z16); \
+	ZFOLD1(Z11, Z13, Z17); \
+	ZFOLD2(Z14, Z16, Z14); \
+	ZFOLD2(Z15, Z17, Z15); \
+	VSHUFI64X2  $0x88, Z15, Z14, Z18; \
+	VSHUFI64X2  $0xdd, Z15, Z14, Z19; \
+	VPADDD      Z19, Z18, Z18; \
+	VPSHUFD     $(0x55*C), Z22, Z19; \
+	VSHUFI64X2  $(0x55*C), Z21, Z21, Z20; \
+	VPMADDWD    Z20, Z19, Z19
+
+// Q4ZGEMM scales chunk C's sums into the accumulators (gemm order).
+#define Q4ZGEMM(C) \
+	Q4ZCHUNK(C); \
+	VCVTDQ2PS   Z18, Z18; \
+	VCVTDQ2PS   Z19, Z19; \
+	VFMADD231PS Z18, Z28, Z30; \
+	VFMADD231PS Z19, Z27, Z29
+
+// Q4ZGEMV adds chunk C's sums to the super-block's (gemv order).
+#define Q4ZGEMV(C) \
+	Q4ZCHUNK(C); \
+	VPADDD Z18, Z24, Z24; \
+	VPADDD Z19, Z23, Z23
+
+// func tileQ4KAVX512(a *tileArgs, rows int, gemm bool)
+TEXT ·tileQ4KAVX512(SB), NOSPLIT, $0-17
+	ZARGS
+	VMOVDQU64 zb0f<>(SB), Z31
+
+q4zgroup:
+	MOVQ   R8, SI
+	MOVQ   R13, DI
+	MOVQ   R14, CX
+	VPXORD Z30, Z30, Z30
+	VPXORD Z29, Z29, Z29
+	CMPB   gemm+16(FP), $0
+	JEQ    q4zgemv
+
+q4zgemm:
+	Q4ZSETUP
+	Q4ZGEMM(0)
+	Q4ZGEMM(1)
+	Q4ZGEMM(2)
+	Q4ZGEMM(3)
+	ADDQ $144, SI
+	ADDQ $292, DI
+	DECQ CX
+	JNZ  q4zgemm
+	JMP  q4zstore
+
+q4zgemv:
+	Q4ZSETUP
+	VPXORD      Z24, Z24, Z24
+	VPXORD      Z23, Z23, Z23
+	Q4ZGEMV(0)
+	Q4ZGEMV(1)
+	Q4ZGEMV(2)
+	Q4ZGEMV(3)
+	VCVTDQ2PS   Z24, Z24
+	VCVTDQ2PS   Z23, Z23
+	VFMADD231PS Z24, Z28, Z30
+	VFMADD231PS Z23, Z27, Z29
+	ADDQ        $144, SI
+	ADDQ        $292, DI
+	DECQ        CX
+	JNZ         q4zgemv
+
+q4zstore:
+	// acc - accMin, transposed so that 128-bit lane x holds weight rows
+	// 0..3 of activation row x.
+	VSUBPS        Z29, Z30, Z0
+	VMOVDQU32     zTrIdx<>(SB), Z20
+	VPERMPS       Z0, Z20, Z0
+	VMOVUPS       X0, (BX)
+	VEXTRACTF32X4 $1, Z0, (BX)(R11*1)
+	VEXTRACTF32X4 $2, Z0, (BX)(R11*2)
+	LEAQ          (BX)(R11*2), AX
+	VEXTRACTF32X4 $3, Z0, (AX)(R11*1)
+	LEAQ          (R8)(R12*4), R8
+	ADDQ          $16, BX
+	SUBQ          $4, DX
+	JNZ           q4zgroup
+	VZEROUPPER
+	RET
