@@ -14,6 +14,7 @@ import "saji/kernels/quant"
 // addAVX512K adds the AVX-512 K-quant kernels over the AVX2 ones.
 func addAVX512K(k *kernelSet) {
 	setTile(k, quant.TypeQ4_K, tileKernel{mr: tileRowsK, nr: 4, fn: tileQ4K512})
+	setTile(k, quant.TypeQ6_K, tileKernel{mr: tileRowsK, nr: 4, fn: tileQ6K512})
 }
 
 // setTile registers tk for t, in place of a tile of the same shape.
@@ -56,3 +57,23 @@ func tileQ4K512(a *tileArgs) {
 //
 //go:noescape
 func tileQ4KAVX512(a *tileArgs, rows int, gemm bool)
+
+// tileQ6K512 computes a tileRowsK×4 tile of Q6_K outputs.
+func tileQ6K512(a *tileArgs) {
+	if a.n == 0 {
+		tileSingleK(a, tileRowsK, 4, nil)
+		return
+	}
+	tileQ6KAVX512(a, tileRowsK)
+}
+
+// tileQ6KAVX512 computes rows (a multiple of four) × 4 Q6_K outputs as
+// dotQ6KAVX2 computes each: eight int32 lanes per output and super-block,
+// started at -32 times the scaled block sums, then the products of the
+// unsigned 6-bit quants (vpmaddubsw, vpdpwssd with the group scales), one
+// fused multiply-add per lane by d·x.d, hsum8's order at the end. Two
+// weight rows share each zmm, and each unpacked pair serves the four
+// activation rows. a.n must be at least 1.
+//
+//go:noescape
+func tileQ6KAVX512(a *tileArgs, rows int)

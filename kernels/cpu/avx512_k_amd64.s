@@ -435,3 +435,271 @@ q4zstore:
 	JNZ           q4zgroup
 	VZEROUPPER
 	RET
+
+// zPairShuf+64k broadcasts, in each 256-bit half, int16 word 2k of the
+// half's low lane over that lane and word 2k+1 over the high lane: the
+// scales of Q6_K groups 2k and 2k+1 of 16 (of one half of a super-block).
+DATA zPairShuf<>+0(SB)/8, $0x0100010001000100
+DATA zPairShuf<>+8(SB)/8, $0x0100010001000100
+DATA zPairShuf<>+16(SB)/8, $0x0302030203020302
+DATA zPairShuf<>+24(SB)/8, $0x0302030203020302
+DATA zPairShuf<>+32(SB)/8, $0x0100010001000100
+DATA zPairShuf<>+40(SB)/8, $0x0100010001000100
+DATA zPairShuf<>+48(SB)/8, $0x0302030203020302
+DATA zPairShuf<>+56(SB)/8, $0x0302030203020302
+DATA zPairShuf<>+64(SB)/8, $0x0504050405040504
+DATA zPairShuf<>+72(SB)/8, $0x0504050405040504
+DATA zPairShuf<>+80(SB)/8, $0x0706070607060706
+DATA zPairShuf<>+88(SB)/8, $0x0706070607060706
+DATA zPairShuf<>+96(SB)/8, $0x0504050405040504
+DATA zPairShuf<>+104(SB)/8, $0x0504050405040504
+DATA zPairShuf<>+112(SB)/8, $0x0706070607060706
+DATA zPairShuf<>+120(SB)/8, $0x0706070607060706
+DATA zPairShuf<>+128(SB)/8, $0x0908090809080908
+DATA zPairShuf<>+136(SB)/8, $0x0908090809080908
+DATA zPairShuf<>+144(SB)/8, $0x0b0a0b0a0b0a0b0a
+DATA zPairShuf<>+152(SB)/8, $0x0b0a0b0a0b0a0b0a
+DATA zPairShuf<>+160(SB)/8, $0x0908090809080908
+DATA zPairShuf<>+168(SB)/8, $0x0908090809080908
+DATA zPairShuf<>+176(SB)/8, $0x0b0a0b0a0b0a0b0a
+DATA zPairShuf<>+184(SB)/8, $0x0b0a0b0a0b0a0b0a
+DATA zPairShuf<>+192(SB)/8, $0x0d0c0d0c0d0c0d0c
+DATA zPairShuf<>+200(SB)/8, $0x0d0c0d0c0d0c0d0c
+DATA zPairShuf<>+208(SB)/8, $0x0f0e0f0e0f0e0f0e
+DATA zPairShuf<>+216(SB)/8, $0x0f0e0f0e0f0e0f0e
+DATA zPairShuf<>+224(SB)/8, $0x0d0c0d0c0d0c0d0c
+DATA zPairShuf<>+232(SB)/8, $0x0d0c0d0c0d0c0d0c
+DATA zPairShuf<>+240(SB)/8, $0x0f0e0f0e0f0e0f0e
+DATA zPairShuf<>+248(SB)/8, $0x0f0e0f0e0f0e0f0e
+GLOBL zPairShuf<>(SB), RODATA|NOPTR, $256
+
+// zQ6DIdx and zQ6D2Idx spread d0..d3 over [d0 ×8 | d1 ×8] and
+// [d2 ×8 | d3 ×8]; zLane0Idx gathers lane 0 of each 128-bit lane.
+DATA zQ6DIdx<>+0(SB)/8, $0x0000000000000000
+DATA zQ6DIdx<>+8(SB)/8, $0x0000000000000000
+DATA zQ6DIdx<>+16(SB)/8, $0x0000000000000000
+DATA zQ6DIdx<>+24(SB)/8, $0x0000000000000000
+DATA zQ6DIdx<>+32(SB)/8, $0x0000000100000001
+DATA zQ6DIdx<>+40(SB)/8, $0x0000000100000001
+DATA zQ6DIdx<>+48(SB)/8, $0x0000000100000001
+DATA zQ6DIdx<>+56(SB)/8, $0x0000000100000001
+GLOBL zQ6DIdx<>(SB), RODATA|NOPTR, $64
+
+DATA zQ6D2Idx<>+0(SB)/8, $0x0000000200000002
+DATA zQ6D2Idx<>+8(SB)/8, $0x0000000200000002
+DATA zQ6D2Idx<>+16(SB)/8, $0x0000000200000002
+DATA zQ6D2Idx<>+24(SB)/8, $0x0000000200000002
+DATA zQ6D2Idx<>+32(SB)/8, $0x0000000300000003
+DATA zQ6D2Idx<>+40(SB)/8, $0x0000000300000003
+DATA zQ6D2Idx<>+48(SB)/8, $0x0000000300000003
+DATA zQ6D2Idx<>+56(SB)/8, $0x0000000300000003
+GLOBL zQ6D2Idx<>(SB), RODATA|NOPTR, $64
+
+DATA zLane0Idx<>+0(SB)/8, $0x0000000400000000
+DATA zLane0Idx<>+8(SB)/8, $0x0000000c00000008
+DATA zLane0Idx<>+16(SB)/8, $0x0000000000000000
+DATA zLane0Idx<>+24(SB)/8, $0x0000000000000000
+DATA zLane0Idx<>+32(SB)/8, $0x0000000000000000
+DATA zLane0Idx<>+40(SB)/8, $0x0000000000000000
+DATA zLane0Idx<>+48(SB)/8, $0x0000000000000000
+DATA zLane0Idx<>+56(SB)/8, $0x0000000000000000
+GLOBL zLane0Idx<>(SB), RODATA|NOPTR, $64
+
+// tileQ6KAVX512 registers: as tileQ4KAVX512 for the pointers and counts.
+// Z0..Z7 hold the integer lanes of the current super-block and Z8..Z15
+// the float accumulators, Z(4p+x) and Z(8+4p+x) for weight pair p (rows
+// 2p and 2p+1, in the low and high 256 bits) and activation row x, eight
+// lanes per output as dotQ6KAVX2 keeps them. Z31 holds 0x0f bytes, Z30
+// 0x30 bytes; Z25 and Z26 the pairs' d, Z27 and Z28 their scales times
+// -32 as int16 words. The frame holds the pairs' scales spread for
+// vpdpwssd: pair p, half h, chunk j at 512p+256h+64j(SP).
+
+// Q6ZSCALES decodes the scales of the weight pair at R0, R1: the words
+// -32·sc (NEG) and the eight spread scale vectors at S(SP). Uses Z16..Z19.
+#define Q6ZSCALES(R0, R1, NEG, S) \
+	VMOVDQU32    192 R0, X16; \
+	VINSERTI32X4 $1, 192 R1, Y16, Y16; \
+	VPMOVSXBW    Y16, Z16; \
+	VSHUFI64X2   $0xa0, Z16, Z16, Z17; \
+	VSHUFI64X2   $0xf5, Z16, Z16, Z18; \
+	VPSHUFB      zPairShuf<>+0(SB), Z17, Z19; \
+	VMOVDQU64    Z19, S(SP); \
+	VPSHUFB      zPairShuf<>+64(SB), Z17, Z19; \
+	VMOVDQU64    Z19, S+64(SP); \
+	VPSHUFB      zPairShuf<>+128(SB), Z17, Z19; \
+	VMOVDQU64    Z19, S+128(SP); \
+	VPSHUFB      zPairShuf<>+192(SB), Z17, Z19; \
+	VMOVDQU64    Z19, S+192(SP); \
+	VPSHUFB      zPairShuf<>+0(SB), Z18, Z19; \
+	VMOVDQU64    Z19, S+256(SP); \
+	VPSHUFB      zPairShuf<>+64(SB), Z18, Z19; \
+	VMOVDQU64    Z19, S+320(SP); \
+	VPSHUFB      zPairShuf<>+128(SB), Z18, Z19; \
+	VMOVDQU64    Z19, S+384(SP); \
+	VPSHUFB      zPairShuf<>+192(SB), Z18, Z19; \
+	VMOVDQU64    Z19, S+448(SP); \
+	VPSLLW       $5, Z16, Z16; \
+	VPXORD       NEG, NEG, NEG; \
+	VPSUBW       Z16, NEG, NEG
+
+// Q6ZLANES starts activation row x's lanes of both pairs (L0, L1) with
+// -32 times the scaled block sums of the row at A.
+#define Q6ZLANES(A, L0, L1) \
+	VBROADCASTI64X4 260 A, Z18; \
+	VPMADDWD        Z18, Z27, L0; \
+	VPMADDWD        Z18, Z28, L1
+
+// Q6ZSETUP prepares one super-block: the pairs' d, scales and lanes.
+#define Q6ZSETUP \
+	MOVWLZX   208(SI), AX; \
+	VMOVD     AX, X0; \
+	VPINSRW   $1, 208(SI)(R12*1), X0, X0; \
+	VPINSRW   $2, 208(SI)(R12*2), X0, X0; \
+	VPINSRW   $3, 208(SI)(R15*1), X0, X0; \
+	VCVTPH2PS X0, X0; \
+	VMOVDQU32 zQ6DIdx<>(SB), Z1; \
+	VPERMPS   Z0, Z1, Z25; \
+	VMOVDQU32 zQ6D2Idx<>(SB), Z1; \
+	VPERMPS   Z0, Z1, Z26; \
+	Q6ZSCALES((SI), (SI)(R12*1), Z27, 0); \
+	Q6ZSCALES((SI)(R12*2), (SI)(R15*1), Z28, 512); \
+	Q6ZLANES((DI), Z0, Z4); \
+	Q6ZLANES((DI)(R9*1), Z1, Z5); \
+	Q6ZLANES((DI)(R9*2), Z2, Z6); \
+	Q6ZLANES((DI)(R10*1), Z3, Z7)
+
+// Q6ZQH loads the high bits of half H of the two pairs into Z21, Z22.
+#define Q6ZQH(H) \
+	VMOVDQU32    128+32*H(SI), Y21; \
+	VINSERTI64X4 $1, 128+32*H(SI)(R12*1), Z21, Z21; \
+	VMOVDQU32    128+32*H(SI)(R12*2), Y22; \
+	VINSERTI64X4 $1, 128+32*H(SI)(R15*1), Z22, Z22
+
+// Q6ZLOW leaves in Q the quants of a chunk made of low nibbles (ql at QL
+// of rows R0, R1) and the high bits QH shifted left by N.
+#define Q6ZLOW(QL, R0, R1, YQ, Q, QH, N) \
+	VMOVDQU32    QL R0, YQ; \
+	VINSERTI64X4 $1, QL R1, Q, Q; \
+	VPSLLW       $N, QH, Z23; \
+	VPANDD       Z30, Z23, Z23; \
+	VPTERNLOGD   $0xec, Z31, Z23, Q
+
+// Q6ZHIGH2 and Q6ZHIGH3 are Q6ZLOW for the chunks of high nibbles: the
+// high bits unshifted (chunk 2) or shifted right by 2 (chunk 3).
+#define Q6ZHIGH2(QL, R0, R1, YQ, Q, QH) \
+	VMOVDQU32    QL R0, YQ; \
+	VINSERTI64X4 $1, QL R1, Q, Q; \
+	VPSRLW       $4, Q, Q; \
+	VPANDD       Z30, QH, Z23; \
+	VPTERNLOGD   $0xec, Z31, Z23, Q
+
+#define Q6ZHIGH3(QL, R0, R1, YQ, Q, QH) \
+	VMOVDQU32    QL R0, YQ; \
+	VINSERTI64X4 $1, QL R1, Q, Q; \
+	VPSRLW       $4, Q, Q; \
+	VPSRLW       $2, QH, Z23; \
+	VPANDD       Z30, Z23, Z23; \
+	VPTERNLOGD   $0xec, Z31, Z23, Q
+
+// Q6ZX multiplies the chunk at XO of one activation row with the quants
+// of both pairs (Z16, Z17) and adds the scaled products to its lanes L0,
+// L1, the scales at S(SP) and S+512(SP).
+#define Q6ZX(XO, S, L0, L1) \
+	VBROADCASTI64X4 XO, Z18; \
+	VPMADDUBSW      Z18, Z16, Z19; \
+	VPDPWSSD        S(SP), Z19, L0; \
+	VPMADDUBSW      Z18, Z17, Z20; \
+	VPDPWSSD        S+512(SP), Z20, L1
+
+// Q6ZX4 adds chunk J of half H to the lanes of the four activation rows.
+#define Q6ZX4(H, J) \
+	Q6ZX(4+128*H+32*J(DI), 256*H+64*J, Z0, Z4); \
+	Q6ZX(4+128*H+32*J(DI)(R9*1), 256*H+64*J, Z1, Z5); \
+	Q6ZX(4+128*H+32*J(DI)(R9*2), 256*H+64*J, Z2, Z6); \
+	Q6ZX(4+128*H+32*J(DI)(R10*1), 256*H+64*J, Z3, Z7)
+
+// Q6ZHALF adds half H (128 elements) of the super-block.
+#define Q6ZHALF(H) \
+	Q6ZQH(H); \
+	Q6ZLOW(64*H, (SI), (SI)(R12*1), Y16, Z16, Z21, 4); \
+	Q6ZLOW(64*H, (SI)(R12*2), (SI)(R15*1), Y17, Z17, Z22, 4); \
+	Q6ZX4(H, 0); \
+	Q6ZLOW(64*H+32, (SI), (SI)(R12*1), Y16, Z16, Z21, 2); \
+	Q6ZLOW(64*H+32, (SI)(R12*2), (SI)(R15*1), Y17, Z17, Z22, 2); \
+	Q6ZX4(H, 1); \
+	Q6ZHIGH2(64*H, (SI), (SI)(R12*1), Y16, Z16, Z21); \
+	Q6ZHIGH2(64*H, (SI)(R12*2), (SI)(R15*1), Y17, Z17, Z22); \
+	Q6ZX4(H, 2); \
+	Q6ZHIGH3(64*H+32, (SI), (SI)(R12*1), Y16, Z16, Z21); \
+	Q6ZHIGH3(64*H+32, (SI)(R12*2), (SI)(R15*1), Y17, Z17, Z22); \
+	Q6ZX4(H, 3)
+
+// Q6ZFMA scales activation row x's lanes (at A; L0, L1) by d·x.d into
+// its accumulators ACC0, ACC1 with one fused multiply-add per lane.
+#define Q6ZFMA(A, L0, L1, ACC0, ACC1) \
+	VBROADCASTSS A, Z18; \
+	VMULPS       Z18, Z25, Z19; \
+	VCVTDQ2PS    L0, L0; \
+	VFMADD231PS  L0, Z19, ACC0; \
+	VMULPS       Z18, Z26, Z20; \
+	VCVTDQ2PS    L1, L1; \
+	VFMADD231PS  L1, Z20, ACC1
+
+// Q6ZSTORE adds the eight lanes of each of the four outputs of one
+// activation row (ACC0: rows 0, 1; ACC1: rows 2, 3) in hsum8's order and
+// writes them to DST. Z24 holds zLane0Idx. Uses Z18..Z20.
+#define Q6ZSTORE(ACC0, ACC1, DST) \
+	VSHUFF32X4 $0x88, ACC1, ACC0, Z18; \
+	VSHUFF32X4 $0xdd, ACC1, ACC0, Z19; \
+	VADDPS     Z19, Z18, Z18; \
+	VPERMILPS  $0x4e, Z18, Z19; \
+	VADDPS     Z19, Z18, Z18; \
+	VPERMILPS  $0xb1, Z18, Z19; \
+	VADDPS     Z19, Z18, Z18; \
+	VPERMPS    Z18, Z24, Z18; \
+	VMOVUPS    X18, DST
+
+// func tileQ6KAVX512(a *tileArgs, rows int)
+TEXT ·tileQ6KAVX512(SB), 0, $1024-16
+	ZARGS
+	VMOVDQU64 zb0f<>(SB), Z31
+	VMOVDQU64 zb30<>(SB), Z30
+
+q6zgroup:
+	MOVQ   R8, SI
+	MOVQ   R13, DI
+	MOVQ   R14, CX
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+
+q6zblock:
+	Q6ZSETUP
+	Q6ZHALF(0)
+	Q6ZHALF(1)
+	Q6ZFMA((DI), Z0, Z4, Z8, Z12)
+	Q6ZFMA((DI)(R9*1), Z1, Z5, Z9, Z13)
+	Q6ZFMA((DI)(R9*2), Z2, Z6, Z10, Z14)
+	Q6ZFMA((DI)(R10*1), Z3, Z7, Z11, Z15)
+	ADDQ $210, SI
+	ADDQ $292, DI
+	DECQ CX
+	JNZ  q6zblock
+
+	VMOVDQU32 zLane0Idx<>(SB), Z24
+	Q6ZSTORE(Z8, Z12, (BX))
+	Q6ZSTORE(Z9, Z13, (BX)(R11*1))
+	Q6ZSTORE(Z10, Z14, (BX)(R11*2))
+	LEAQ      (BX)(R11*2), AX
+	Q6ZSTORE(Z11, Z15, (AX)(R11*1))
+	LEAQ      (R8)(R12*4), R8
+	ADDQ      $16, BX
+	SUBQ      $4, DX
+	JNZ       q6zgroup
+	VZEROUPPER
+	RET
