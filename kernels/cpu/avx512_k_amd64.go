@@ -15,6 +15,7 @@ import "saji/kernels/quant"
 func addAVX512K(k *kernelSet) {
 	setTile(k, quant.TypeQ4_K, tileKernel{mr: tileRowsK, nr: 4, fn: tileQ4K512})
 	setTile(k, quant.TypeQ6_K, tileKernel{mr: tileRowsK, nr: 4, fn: tileQ6K512})
+	setTile(k, quant.TypeQ4_K, tileKernel{mr: gemvRows, nr: 1, fn: gemvQ4K512})
 }
 
 // setTile registers tk for t, in place of a tile of the same shape.
@@ -77,3 +78,24 @@ func tileQ6K512(a *tileArgs) {
 //
 //go:noescape
 func tileQ6KAVX512(a *tileArgs, rows int)
+
+// gemvQ4K512 computes gemvRows Q4_K outputs for one activation row, as
+// gemvQ4K does.
+func gemvQ4K512(a *tileArgs) {
+	if a.n == 0 || a.gemm&1 != 0 {
+		tileSingleK(a, gemvRows, 1, dotQ4KAVX2)
+		return
+	}
+	gemvQ4KAVX512(a, gemvRows)
+}
+
+// gemvQ4KAVX512 computes rows (a multiple of four) Q4_K outputs against
+// one activation row in dotQ4KAVX2's gemv order. Two weight rows share
+// each zmm; each super-block's scaled products accumulate in eight int32
+// lanes per row (vpdpwssd), the minimums' sums are one vpmaddwd of the
+// four rows' minimums with the activations' pair sums, and both are
+// reduced and scaled by [d, dmin]·x.d into [acc, accMin] with one fused
+// multiply-add per super-block. a.n must be at least 1.
+//
+//go:noescape
+func gemvQ4KAVX512(a *tileArgs, rows int)

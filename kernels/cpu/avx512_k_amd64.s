@@ -703,3 +703,137 @@ q6zblock:
 	JNZ       q6zgroup
 	VZEROUPPER
 	RET
+
+// zGemvDIdx spreads [d0, dmin0, ..., d3, dmin3] over the 128-bit lanes,
+// lane r getting [d_r, d_r, dmin_r, dmin_r].
+DATA zGemvDIdx<>+0(SB)/8, $0x0000000000000000
+DATA zGemvDIdx<>+8(SB)/8, $0x0000000100000001
+DATA zGemvDIdx<>+16(SB)/8, $0x0000000200000002
+DATA zGemvDIdx<>+24(SB)/8, $0x0000000300000003
+DATA zGemvDIdx<>+32(SB)/8, $0x0000000400000004
+DATA zGemvDIdx<>+40(SB)/8, $0x0000000500000005
+DATA zGemvDIdx<>+48(SB)/8, $0x0000000600000006
+DATA zGemvDIdx<>+56(SB)/8, $0x0000000700000007
+GLOBL zGemvDIdx<>(SB), RODATA|NOPTR, $64
+
+// Q4GZSETUP prepares one super-block of the four weight rows (at SI) for
+// the activation row at DI: the scales (Z26, Z25) and minimums (Z22) as
+// in Q4ZSETUP, and in Z23 the minimums times the activations' pair sums,
+// four int32 lanes per row in 128-bit lane r. Uses Z1..Z5.
+#define Q4GZSETUP \
+	VMOVDQU         4(SI), X1; \
+	VINSERTI32X4    $1, 4(SI)(R12*1), Z1, Z1; \
+	VINSERTI32X4    $2, 4(SI)(R12*2), Z1, Z1; \
+	VINSERTI32X4    $3, 4(SI)(R15*1), Z1, Z1; \
+	VPSHUFB         zkscB<>(SB), Z1, Z5; \
+	VPSHUFB         zkscA<>(SB), Z1, Z1; \
+	VPSRLVD         zkscShift<>(SB), Z1, Z1; \
+	VPANDD          zkscMask<>(SB), Z1, Z1; \
+	VPSRLD          $2, Z5, Z5; \
+	VPANDD          zb30<>(SB), Z5, Z5; \
+	VPORD           Z5, Z1, Z1; \
+	VPMOVZXBW       Y1, Z2; \
+	VEXTRACTI64X4   $1, Z1, Y3; \
+	VPMOVZXBW       Y3, Z3; \
+	VSHUFI64X2      $0xa0, Z2, Z2, Z26; \
+	VSHUFI64X2      $0xa0, Z3, Z3, Z25; \
+	VPSHUFB         zMinWords<>(SB), Z1, Z22; \
+	VBROADCASTI64X4 260(DI), Z4; \
+	VPMADDWD        zOnes16<>(SB), Z4, Z4; \
+	VPACKSSDW       Z4, Z4, Z4; \
+	VPERMQ          $0x88, Z4, Z4; \
+	VPMADDWD        Z4, Z22, Z23
+
+// Q4GZCHUNK adds the scaled products of chunk C of the four rows to Z20
+// (rows 0, 1) and Z21 (rows 2, 3). Uses Z0..Z13.
+#define Q4GZCHUNK(C) \
+	Q4ZW(16+32*C, (SI), (SI)(R12*1), Y0, Z0, Z1); \
+	Q4ZW(16+32*C, (SI)(R12*2), (SI)(R15*1), Y2, Z2, Z3); \
+	VPSHUFB         zWordBcast<>+128*C(SB), Z26, Z4; \
+	VPSHUFB         zWordBcast<>+128*C+64(SB), Z26, Z5; \
+	VPSHUFB         zWordBcast<>+128*C(SB), Z25, Z6; \
+	VPSHUFB         zWordBcast<>+128*C+64(SB), Z25, Z7; \
+	VBROADCASTI64X4 4+64*C(DI), Z8; \
+	VBROADCASTI64X4 36+64*C(DI), Z9; \
+	VPMADDUBSW      Z8, Z0, Z10; \
+	VPDPWSSD        Z4, Z10, Z20; \
+	VPMADDUBSW      Z9, Z1, Z11; \
+	VPDPWSSD        Z5, Z11, Z20; \
+	VPMADDUBSW      Z8, Z2, Z12; \
+	VPDPWSSD        Z6, Z12, Z21; \
+	VPMADDUBSW      Z9, Z3, Z13; \
+	VPDPWSSD        Z7, Z13, Z21
+
+// func gemvQ4KAVX512(a *tileArgs, rows int)
+//
+// Z30 holds, in 128-bit lane r, [acc, acc, accMin, accMin] of row r; Z29
+// zGemvDIdx; R9 the next group's weights, prefetched as this one runs.
+TEXT ·gemvQ4KAVX512(SB), NOSPLIT, $0-16
+	ZARGS
+	VMOVDQU64 zb0f<>(SB), Z31
+	VMOVDQU32 zGemvDIdx<>(SB), Z29
+
+q4gzgroup:
+	MOVQ   R8, SI
+	MOVQ   R13, DI
+	MOVQ   R14, CX
+	LEAQ   (R8)(R12*4), R9
+	VPXORD Z30, Z30, Z30
+
+q4gzblock:
+	PREFETCHT0 0(R9)
+	PREFETCHT0 64(R9)
+	PREFETCHT0 128(R9)
+	PREFETCHT0 192(R9)
+	PREFETCHT0 256(R9)
+	PREFETCHT0 320(R9)
+	PREFETCHT0 384(R9)
+	PREFETCHT0 448(R9)
+	PREFETCHT0 512(R9)
+	Q4GZSETUP
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	Q4GZCHUNK(0)
+	Q4GZCHUNK(1)
+	Q4GZCHUNK(2)
+	Q4GZCHUNK(3)
+
+	// [isum, isum, msum, msum] of row r in 128-bit lane r.
+	VSHUFI64X2  $0x88, Z21, Z20, Z0
+	VSHUFI64X2  $0xdd, Z21, Z20, Z1
+	VPADDD      Z1, Z0, Z0
+	VPUNPCKLQDQ Z23, Z0, Z1
+	VPUNPCKHQDQ Z23, Z0, Z2
+	VPADDD      Z2, Z1, Z1
+	VPSHUFD     $0xb1, Z1, Z2
+	VPADDD      Z2, Z1, Z1
+	VCVTDQ2PS   Z1, Z1
+
+	// times [d, d, dmin, dmin]·x.d of each row.
+	VMOVD        0(SI), X0
+	VPINSRD      $1, 0(SI)(R12*1), X0, X0
+	VPINSRD      $2, 0(SI)(R12*2), X0, X0
+	VPINSRD      $3, 0(SI)(R15*1), X0, X0
+	VCVTPH2PS    X0, Y0
+	VPERMPS      Z0, Z29, Z2
+	VBROADCASTSS (DI), Z3
+	VMULPS       Z3, Z2, Z2
+	VFMADD231PS  Z1, Z2, Z30
+
+	ADDQ $144, SI
+	ADDQ $292, DI
+	ADDQ $576, R9
+	DECQ CX
+	JNZ  q4gzblock
+
+	VPERMILPS $0x02, Z30, Z0
+	VSUBPS    Z0, Z30, Z0 // acc - accMin in lane 0 of each 128-bit lane
+	VMOVDQU32 zLane0Idx<>(SB), Z1
+	VPERMPS   Z0, Z1, Z0
+	VMOVUPS   X0, (BX)
+	LEAQ      (R8)(R12*4), R8
+	ADDQ      $16, BX
+	SUBQ      $4, DX
+	JNZ       q4gzgroup
+	VZEROUPPER
+	RET
