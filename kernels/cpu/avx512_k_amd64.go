@@ -16,6 +16,7 @@ func addAVX512K(k *kernelSet) {
 	setTile(k, quant.TypeQ4_K, tileKernel{mr: tileRowsK, nr: 4, fn: tileQ4K512})
 	setTile(k, quant.TypeQ6_K, tileKernel{mr: tileRowsK, nr: 4, fn: tileQ6K512})
 	setTile(k, quant.TypeQ4_K, tileKernel{mr: gemvRows, nr: 1, fn: gemvQ4K512})
+	setTile(k, quant.TypeQ6_K, tileKernel{mr: gemvRows, nr: 1, fn: gemvQ6K512})
 }
 
 // setTile registers tk for t, in place of a tile of the same shape.
@@ -99,3 +100,20 @@ func gemvQ4K512(a *tileArgs) {
 //
 //go:noescape
 func gemvQ4KAVX512(a *tileArgs, rows int)
+
+// gemvQ6K512 computes gemvRows Q6_K outputs for one activation row.
+func gemvQ6K512(a *tileArgs) {
+	if a.n == 0 {
+		tileSingleK(a, gemvRows, 1, nil)
+		return
+	}
+	gemvQ6KAVX512(a, gemvRows)
+}
+
+// gemvQ6KAVX512 computes rows (a multiple of four) Q6_K outputs against
+// one activation row as dotQ6KAVX2 computes each, two weight rows per
+// zmm as in tileQ6KAVX512, each activation chunk loaded once for the four
+// rows. a.n must be at least 1.
+//
+//go:noescape
+func gemvQ6KAVX512(a *tileArgs, rows int)

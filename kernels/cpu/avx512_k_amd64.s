@@ -837,3 +837,120 @@ q4gzblock:
 	JNZ       q4gzgroup
 	VZEROUPPER
 	RET
+
+// Q6GZSCALES decodes the scales of the weight pair at R0, R1 for the
+// activation row at DI: its lanes L start at -32 times the scaled block
+// sums (Z18 the block sums in both halves), its scales go to LO (groups
+// 0..7) and HI (8..15) spread as in Q6ZSCALES' sources. Uses Z16, Z17.
+#define Q6GZSCALES(R0, R1, L, LO, HI) \
+	VMOVDQU32    192 R0, X16; \
+	VINSERTI32X4 $1, 192 R1, Y16, Y16; \
+	VPMOVSXBW    Y16, Z16; \
+	VSHUFI64X2   $0xa0, Z16, Z16, LO; \
+	VSHUFI64X2   $0xf5, Z16, Z16, HI; \
+	VPSLLW       $5, Z16, Z16; \
+	VPXORD       Z17, Z17, Z17; \
+	VPSUBW       Z16, Z17, Z17; \
+	VPMADDWD     Z18, Z17, L
+
+// Q6GZX adds chunk J of the activation half at XO to the lanes of the two
+// pairs (quants in Z16, Z17; scale sources PA, PB).
+#define Q6GZX(XO, J, PA, PB) \
+	VBROADCASTI64X4 XO(DI), Z18; \
+	VPSHUFB         zPairShuf<>+64*J(SB), PA, Z10; \
+	VPSHUFB         zPairShuf<>+64*J(SB), PB, Z11; \
+	VPMADDUBSW      Z18, Z16, Z19; \
+	VPDPWSSD        Z10, Z19, Z0; \
+	VPMADDUBSW      Z18, Z17, Z20; \
+	VPDPWSSD        Z11, Z20, Z1
+
+// Q6GZHALF adds half H of the super-block of the four rows to Z0, Z1, the
+// pairs' scale sources for the half in PA and PB.
+#define Q6GZHALF(H, PA, PB) \
+	Q6ZQH(H); \
+	Q6ZLOW(64*H, (SI), (SI)(R12*1), Y16, Z16, Z21, 4); \
+	Q6ZLOW(64*H, (SI)(R12*2), (SI)(R15*1), Y17, Z17, Z22, 4); \
+	Q6GZX(4+128*H, 0, PA, PB); \
+	Q6ZLOW(64*H+32, (SI), (SI)(R12*1), Y16, Z16, Z21, 2); \
+	Q6ZLOW(64*H+32, (SI)(R12*2), (SI)(R15*1), Y17, Z17, Z22, 2); \
+	Q6GZX(36+128*H, 1, PA, PB); \
+	Q6ZHIGH2(64*H, (SI), (SI)(R12*1), Y16, Z16, Z21); \
+	Q6ZHIGH2(64*H, (SI)(R12*2), (SI)(R15*1), Y17, Z17, Z22); \
+	Q6GZX(68+128*H, 2, PA, PB); \
+	Q6ZHIGH3(64*H+32, (SI), (SI)(R12*1), Y16, Z16, Z21); \
+	Q6ZHIGH3(64*H+32, (SI)(R12*2), (SI)(R15*1), Y17, Z17, Z22); \
+	Q6GZX(100+128*H, 3, PA, PB)
+
+// func gemvQ6KAVX512(a *tileArgs, rows int)
+//
+// Z0 and Z1 hold the integer lanes of pairs 0 (rows 0, 1) and 1 (rows 2,
+// 3) for the current super-block, Z2 and Z3 their float32 accumulators;
+// Z4..Z7 the pairs' scale sources; R9 the next group's weights, prefetched
+// as this one runs.
+TEXT ·gemvQ6KAVX512(SB), NOSPLIT, $0-16
+	ZARGS
+	VMOVDQU64 zb0f<>(SB), Z31
+	VMOVDQU64 zb30<>(SB), Z30
+
+q6gzgroup:
+	MOVQ   R8, SI
+	MOVQ   R13, DI
+	MOVQ   R14, CX
+	LEAQ   (R8)(R12*4), R9
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+
+q6gzblock:
+	PREFETCHT0 0(R9)
+	PREFETCHT0 64(R9)
+	PREFETCHT0 128(R9)
+	PREFETCHT0 192(R9)
+	PREFETCHT0 256(R9)
+	PREFETCHT0 320(R9)
+	PREFETCHT0 384(R9)
+	PREFETCHT0 448(R9)
+	PREFETCHT0 512(R9)
+	PREFETCHT0 576(R9)
+	PREFETCHT0 640(R9)
+	PREFETCHT0 704(R9)
+	PREFETCHT0 768(R9)
+	PREFETCHT0 832(R9)
+	VBROADCASTI64X4 260(DI), Z18
+	Q6GZSCALES((SI), (SI)(R12*1), Z0, Z4, Z5)
+	Q6GZSCALES((SI)(R12*2), (SI)(R15*1), Z1, Z6, Z7)
+	Q6GZHALF(0, Z4, Z6)
+	Q6GZHALF(1, Z5, Z7)
+
+	// d·x.d of the pairs, one fused multiply-add per lane.
+	MOVWLZX      208(SI), AX
+	VMOVD        AX, X8
+	VPINSRW      $1, 208(SI)(R12*1), X8, X8
+	VPINSRW      $2, 208(SI)(R12*2), X8, X8
+	VPINSRW      $3, 208(SI)(R15*1), X8, X8
+	VCVTPH2PS    X8, X8
+	VBROADCASTSS (DI), Z18
+	VMOVDQU32    zQ6DIdx<>(SB), Z19
+	VPERMPS      Z8, Z19, Z9
+	VMULPS       Z18, Z9, Z9
+	VCVTDQ2PS    Z0, Z0
+	VFMADD231PS  Z0, Z9, Z2
+	VMOVDQU32    zQ6D2Idx<>(SB), Z19
+	VPERMPS      Z8, Z19, Z9
+	VMULPS       Z18, Z9, Z9
+	VCVTDQ2PS    Z1, Z1
+	VFMADD231PS  Z1, Z9, Z3
+
+	ADDQ $210, SI
+	ADDQ $292, DI
+	ADDQ $840, R9
+	DECQ CX
+	JNZ  q6gzblock
+
+	VMOVDQU32 zLane0Idx<>(SB), Z24
+	Q6ZSTORE(Z2, Z3, (BX))
+	LEAQ      (R8)(R12*4), R8
+	ADDQ      $16, BX
+	SUBQ      $4, DX
+	JNZ       q6gzgroup
+	VZEROUPPER
+	RET

@@ -68,7 +68,7 @@ func BenchmarkAVX512Tile(b *testing.B) {
 			c := tileCase{typ: typ, tk: tk, nb: nb, wstride: rb, xstride: nb * 292, ostride: tk.mr}
 			c.w = kWeights(b, rng, typ, nb*tk.mr, 1)
 			c.x = kActs(rng, nb*tk.nr, true)
-			if typ == quant.TypeQ4_K && os.Getenv("SAJI_TILE_BENCH_GEMV") != "1" {
+			if typ == quant.TypeQ4_K && tk.nr > 1 && os.Getenv("SAJI_TILE_BENCH_GEMV") != "1" {
 				c.gemm = 1<<tk.nr - 1
 			}
 			b.Run(fmt.Sprintf("%v/%dx%d", typ, tk.mr, tk.nr), func(b *testing.B) {
@@ -100,4 +100,56 @@ func benchPair(b *testing.B, old, fast func(*tileArgs), c *tileCase) (oldNS, fas
 		}
 	}
 	return float64(best[0].Nanoseconds()) / batch, float64(best[1].Nanoseconds()) / batch
+}
+
+// BenchmarkAVX512MatMul compares matrix products on the avx2 and the
+// avx512-vnni kernel sets, two threads each, alternating single products
+// in one loop: decode (one activation row, 2048×32768 weights, read from
+// DRAM) and a prompt of 128 rows (2048×2048 weights). It reports the
+// fastest product of each set in ms and their ratio, avx2/avx512.
+func BenchmarkAVX512MatMul(b *testing.B) {
+	kernelSetFor(b, setAVX512)
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, typ := range []quant.Type{quant.TypeQ4_K, quant.TypeQ6_K} {
+		for _, s := range []struct {
+			name    string
+			k, m, n int
+		}{{"decode", 2048, 32768, 1}, {"prompt", 2048, 2048, 128}} {
+			w := randn(rng, s.k*s.m, 0.02)
+			data := make([]byte, s.m*s.k/typ.BlockSize()*typ.TypeSize())
+			if err := quant.Quantize(typ, w, data); err != nil {
+				b.Fatal(err)
+			}
+			x := randn(rng, s.k*s.n, 1)
+			b.Run(fmt.Sprintf("%v/%s", typ, s.name), func(b *testing.B) {
+				var runs [2]func()
+				for i, name := range []string{setAVX2, setAVX512} {
+					bk, err := NewWithKernels(2, name)
+					if err != nil {
+						b.Fatal(err)
+					}
+					wt, _ := bk.Weight(typ, []int{s.k, s.m}, data)
+					xt, _ := bk.New(quant.TypeF32, s.k, s.n)
+					_ = bk.Write(xt, x)
+					dst, _ := bk.New(quant.TypeF32, s.m, s.n)
+					runs[i] = func() {
+						if err := bk.MatMul(dst, wt, xt); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+				best := [2]time.Duration{math.MaxInt64, math.MaxInt64}
+				for b.Loop() {
+					for i, run := range runs {
+						t0 := time.Now()
+						run()
+						best[i] = min(best[i], time.Since(t0))
+					}
+				}
+				b.ReportMetric(float64(best[0].Microseconds())/1000, "avx2-ms")
+				b.ReportMetric(float64(best[1].Microseconds())/1000, "avx512-ms")
+				b.ReportMetric(float64(best[0])/float64(best[1]), "x")
+			})
+		}
+	}
 }
