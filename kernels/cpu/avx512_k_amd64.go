@@ -13,6 +13,8 @@ import "saji/kernels/quant"
 
 // addAVX512K adds the AVX-512 K-quant kernels over the AVX2 ones.
 func addAVX512K(k *kernelSet) {
+	k.q8K[quant.TypeQ4_K] = kKernel(dotQ4KAVX512, quant.TypeQ4_K)
+	k.q8K[quant.TypeQ6_K] = kKernel(dotQ6KAVX512, quant.TypeQ6_K)
 	setTile(k, quant.TypeQ4_K, tileKernel{mr: tileRowsK, nr: 4, fn: tileQ4K512})
 	setTile(k, quant.TypeQ6_K, tileKernel{mr: tileRowsK, nr: 4, fn: tileQ6K512})
 	setTile(k, quant.TypeQ4_K, tileKernel{mr: gemvRows, nr: 1, fn: gemvQ4K512})
@@ -41,7 +43,7 @@ func tileQ4K512(a *tileArgs) {
 	case a.gemm&15 == 15:
 		tileQ4KAVX512(a, tileRowsK, true)
 	default:
-		tileSingleK(a, tileRowsK, 4, dotQ4KAVX2)
+		tileSingleK(a, tileRowsK, 4, dotQ4KAVX512)
 	}
 }
 
@@ -84,7 +86,7 @@ func tileQ6KAVX512(a *tileArgs, rows int)
 // gemvQ4K does.
 func gemvQ4K512(a *tileArgs) {
 	if a.n == 0 || a.gemm&1 != 0 {
-		tileSingleK(a, gemvRows, 1, dotQ4KAVX2)
+		tileSingleK(a, gemvRows, 1, dotQ4KAVX512)
 		return
 	}
 	gemvQ4KAVX512(a, gemvRows)
@@ -117,3 +119,22 @@ func gemvQ6K512(a *tileArgs) {
 //
 //go:noescape
 func gemvQ6KAVX512(a *tileArgs, rows int)
+
+// dotQ4KAVX512 is dotQ4KAVX2 (dotRepackedK for n Q4_K super-blocks) with
+// each 64-element chunk in one zmm: its 32 nibble bytes in both halves,
+// shifted and masked into the chunk's quants in order, multiplied with
+// the 64 activations (vpmaddubsw) and the two sub-blocks' scales
+// (vpdpwssd). With gemm the four chunks' sums are reduced together and
+// scaled chunk by chunk into [acc, accMin] with fused multiply-adds; without,
+// the super-block's sums are scaled with one.
+//
+//go:noescape
+func dotQ4KAVX512(w *byte, x *q8KBlock, n int, gemm bool) float32
+
+// dotQ6KAVX512 is dotQ6KAVX2 with two 32-element chunks in each zmm: per
+// super-block the halves' eight int32 lanes are added, the block sums'
+// term taken off, and each lane scaled by d·x.d with one fused
+// multiply-add; the lanes are added as hsum8. gemm is ignored.
+//
+//go:noescape
+func dotQ6KAVX512(w *byte, x *q8KBlock, n int, gemm bool) float32

@@ -954,3 +954,301 @@ q6gzblock:
 	JNZ       q6gzgroup
 	VZEROUPPER
 	RET
+
+// zQ4Shift is 0 in the low 16 words and 4 in the high 16: vpsrlvw by it
+// turns 32 nibble bytes (in both halves) into the low nibbles, then the
+// high ones.
+DATA zQ4Shift<>+0(SB)/8, $0x0000000000000000
+DATA zQ4Shift<>+8(SB)/8, $0x0000000000000000
+DATA zQ4Shift<>+16(SB)/8, $0x0000000000000000
+DATA zQ4Shift<>+24(SB)/8, $0x0000000000000000
+DATA zQ4Shift<>+32(SB)/8, $0x0004000400040004
+DATA zQ4Shift<>+40(SB)/8, $0x0004000400040004
+DATA zQ4Shift<>+48(SB)/8, $0x0004000400040004
+DATA zQ4Shift<>+56(SB)/8, $0x0004000400040004
+GLOBL zQ4Shift<>(SB), RODATA|NOPTR, $64
+
+// zQ4Pair+64c broadcasts int16 word 2c of each 128-bit lane over the low
+// 256 bits and word 2c+1 over the high 256: the scales of Q4_K chunk c's
+// two sub-blocks.
+DATA zQ4Pair<>+0(SB)/8, $0x0100010001000100
+DATA zQ4Pair<>+8(SB)/8, $0x0100010001000100
+DATA zQ4Pair<>+16(SB)/8, $0x0100010001000100
+DATA zQ4Pair<>+24(SB)/8, $0x0100010001000100
+DATA zQ4Pair<>+32(SB)/8, $0x0302030203020302
+DATA zQ4Pair<>+40(SB)/8, $0x0302030203020302
+DATA zQ4Pair<>+48(SB)/8, $0x0302030203020302
+DATA zQ4Pair<>+56(SB)/8, $0x0302030203020302
+DATA zQ4Pair<>+64(SB)/8, $0x0504050405040504
+DATA zQ4Pair<>+72(SB)/8, $0x0504050405040504
+DATA zQ4Pair<>+80(SB)/8, $0x0504050405040504
+DATA zQ4Pair<>+88(SB)/8, $0x0504050405040504
+DATA zQ4Pair<>+96(SB)/8, $0x0706070607060706
+DATA zQ4Pair<>+104(SB)/8, $0x0706070607060706
+DATA zQ4Pair<>+112(SB)/8, $0x0706070607060706
+DATA zQ4Pair<>+120(SB)/8, $0x0706070607060706
+DATA zQ4Pair<>+128(SB)/8, $0x0908090809080908
+DATA zQ4Pair<>+136(SB)/8, $0x0908090809080908
+DATA zQ4Pair<>+144(SB)/8, $0x0908090809080908
+DATA zQ4Pair<>+152(SB)/8, $0x0908090809080908
+DATA zQ4Pair<>+160(SB)/8, $0x0b0a0b0a0b0a0b0a
+DATA zQ4Pair<>+168(SB)/8, $0x0b0a0b0a0b0a0b0a
+DATA zQ4Pair<>+176(SB)/8, $0x0b0a0b0a0b0a0b0a
+DATA zQ4Pair<>+184(SB)/8, $0x0b0a0b0a0b0a0b0a
+DATA zQ4Pair<>+192(SB)/8, $0x0d0c0d0c0d0c0d0c
+DATA zQ4Pair<>+200(SB)/8, $0x0d0c0d0c0d0c0d0c
+DATA zQ4Pair<>+208(SB)/8, $0x0d0c0d0c0d0c0d0c
+DATA zQ4Pair<>+216(SB)/8, $0x0d0c0d0c0d0c0d0c
+DATA zQ4Pair<>+224(SB)/8, $0x0f0e0f0e0f0e0f0e
+DATA zQ4Pair<>+232(SB)/8, $0x0f0e0f0e0f0e0f0e
+DATA zQ4Pair<>+240(SB)/8, $0x0f0e0f0e0f0e0f0e
+DATA zQ4Pair<>+248(SB)/8, $0x0f0e0f0e0f0e0f0e
+GLOBL zQ4Pair<>(SB), RODATA|NOPTR, $256
+
+// zQ6S01 broadcasts word i of 128-bit lane i over the lane, zQ6S23 word
+// 4+i: the scales of the four groups of 16 of Q6_K chunks 0, 1 and 2, 3
+// of a half.
+DATA zQ6S01<>+0(SB)/8, $0x0100010001000100
+DATA zQ6S01<>+8(SB)/8, $0x0100010001000100
+DATA zQ6S01<>+16(SB)/8, $0x0302030203020302
+DATA zQ6S01<>+24(SB)/8, $0x0302030203020302
+DATA zQ6S01<>+32(SB)/8, $0x0504050405040504
+DATA zQ6S01<>+40(SB)/8, $0x0504050405040504
+DATA zQ6S01<>+48(SB)/8, $0x0706070607060706
+DATA zQ6S01<>+56(SB)/8, $0x0706070607060706
+GLOBL zQ6S01<>(SB), RODATA|NOPTR, $64
+
+DATA zQ6S23<>+0(SB)/8, $0x0908090809080908
+DATA zQ6S23<>+8(SB)/8, $0x0908090809080908
+DATA zQ6S23<>+16(SB)/8, $0x0b0a0b0a0b0a0b0a
+DATA zQ6S23<>+24(SB)/8, $0x0b0a0b0a0b0a0b0a
+DATA zQ6S23<>+32(SB)/8, $0x0d0c0d0c0d0c0d0c
+DATA zQ6S23<>+40(SB)/8, $0x0d0c0d0c0d0c0d0c
+DATA zQ6S23<>+48(SB)/8, $0x0f0e0f0e0f0e0f0e
+DATA zQ6S23<>+56(SB)/8, $0x0f0e0f0e0f0e0f0e
+GLOBL zQ6S23<>(SB), RODATA|NOPTR, $64
+
+// zQ6ShLo and zQ6ShHi shift the high bits of a Q6_K half (in both 256-bit
+// halves) to bits 4 and 5 for chunks 0, 1 (left by 4, 2) and 2, 3 (right
+// by 0, 2).
+DATA zQ6ShLo<>+0(SB)/8, $0x0004000400040004
+DATA zQ6ShLo<>+8(SB)/8, $0x0004000400040004
+DATA zQ6ShLo<>+16(SB)/8, $0x0004000400040004
+DATA zQ6ShLo<>+24(SB)/8, $0x0004000400040004
+DATA zQ6ShLo<>+32(SB)/8, $0x0002000200020002
+DATA zQ6ShLo<>+40(SB)/8, $0x0002000200020002
+DATA zQ6ShLo<>+48(SB)/8, $0x0002000200020002
+DATA zQ6ShLo<>+56(SB)/8, $0x0002000200020002
+GLOBL zQ6ShLo<>(SB), RODATA|NOPTR, $64
+
+DATA zQ6ShHi<>+0(SB)/8, $0x0000000000000000
+DATA zQ6ShHi<>+8(SB)/8, $0x0000000000000000
+DATA zQ6ShHi<>+16(SB)/8, $0x0000000000000000
+DATA zQ6ShHi<>+24(SB)/8, $0x0000000000000000
+DATA zQ6ShHi<>+32(SB)/8, $0x0002000200020002
+DATA zQ6ShHi<>+40(SB)/8, $0x0002000200020002
+DATA zQ6ShHi<>+48(SB)/8, $0x0002000200020002
+DATA zQ6ShHi<>+56(SB)/8, $0x0002000200020002
+GLOBL zQ6ShHi<>(SB), RODATA|NOPTR, $64
+
+// Q4SCHUNK adds the scaled products of chunk C (64 elements) of one Q4_K
+// row (at SI) with the activations at DI to ACC: the 32 nibble bytes in
+// both halves, shifted by zQ4Shift (Z30) and masked (Z31) into the chunk's
+// 64 quants in order, the scales from Z16 by zQ4Pair. Uses Z0..Z2.
+#define Q4SCHUNK(C, ACC) \
+	VBROADCASTI64X4 16+32*C(SI), Z0; \
+	VPSRLVW         Z30, Z0, Z0; \
+	VPANDD          Z31, Z0, Z0; \
+	VPSHUFB         zQ4Pair<>+64*C(SB), Z16, Z1; \
+	VPMADDUBSW      4+64*C(DI), Z0, Z2; \
+	VPDPWSSD        Z1, Z2, ACC
+
+// Q4SSETUP decodes one Q4_K super-block's scales into Z16 (s0..s7 as words
+// in every 128-bit lane) and its chunks' minimums' sums into X3
+// ([m_c] for c = 0..3), and puts [d, dmin]·x.d in X11's lanes 0 and 1.
+// Uses X0..X5.
+#define Q4SSETUP \
+	VMOVDQU      4(SI), X1; \
+	VPSHUFB      zkscB<>(SB), X1, X5; \
+	VPSHUFB      zkscA<>(SB), X1, X1; \
+	VPSRLVD      zkscShift<>(SB), X1, X1; \
+	VPAND        zkscMask<>(SB), X1, X1; \
+	VPSRLD       $2, X5, X5; \
+	VPAND        zb30<>(SB), X5, X5; \
+	VPOR         X5, X1, X1; \
+	VPMOVZXBW    X1, X2; \
+	VSHUFI32X4   $0, Z2, Z2, Z16; \
+	VPSRLDQ      $8, X1, X3; \
+	VPMOVZXBW    X3, X3; \
+	VMOVDQU      260(DI), Y4; \
+	VPMADDWD     zOnes16<>(SB), Y4, Y4; \
+	VEXTRACTI128 $1, Y4, X5; \
+	VPACKSSDW    X5, X4, X4; \
+	VPMADDWD     X4, X3, X3; \
+	VMOVD        0(SI), X0; \
+	VCVTPH2PS    X0, X0; \
+	VBROADCASTSS (DI), X1; \
+	VMULPS       X1, X0, X11
+
+// func dotQ4KAVX512(w *byte, x *q8KBlock, n int, gemm bool) float32
+//
+// X10 holds [acc, accMin] in lanes 0 and 1.
+TEXT ·dotQ4KAVX512(SB), NOSPLIT, $0-36
+	MOVQ      w+0(FP), SI
+	MOVQ      x+8(FP), DI
+	MOVQ      n+16(FP), CX
+	VMOVDQU64 zb0f<>(SB), Z31
+	VMOVDQU64 zQ4Shift<>(SB), Z30
+	VXORPS    X10, X10, X10
+	CMPB      gemm+24(FP), $0
+	JNE       q4sgemm
+
+q4sgemv:
+	Q4SSETUP
+	VPXORD Z12, Z12, Z12
+	Q4SCHUNK(0, Z12)
+	Q4SCHUNK(1, Z12)
+	Q4SCHUNK(2, Z12)
+	Q4SCHUNK(3, Z12)
+
+	// [isum, msum] as float32, times [d, dmin]·x.d.
+	VEXTRACTI64X4 $1, Z12, Y0
+	VPADDD        Y0, Y12, Y0
+	VEXTRACTI128  $1, Y0, X1
+	VPADDD        X1, X0, X0
+	VPSHUFD       $0x4e, X0, X1
+	VPADDD        X1, X0, X0
+	VPSHUFD       $0xb1, X0, X1
+	VPADDD        X1, X0, X0
+	VPSHUFD       $0x4e, X3, X1
+	VPADDD        X1, X3, X3
+	VPSHUFD       $0xb1, X3, X1
+	VPADDD        X1, X3, X3
+	VPUNPCKLDQ    X3, X0, X0
+	VCVTDQ2PS     X0, X0
+	VFMADD231PS   X0, X11, X10
+	ADDQ          $144, SI
+	ADDQ          $292, DI
+	DECQ          CX
+	JNZ           q4sgemv
+	JMP           q4sdone
+
+q4sgemm:
+	Q4SSETUP
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	Q4SCHUNK(0, Z12)
+	Q4SCHUNK(1, Z13)
+	Q4SCHUNK(2, Z14)
+	Q4SCHUNK(3, Z15)
+
+	// [i0, i1, i2, i3]: the chunks' integer sums.
+	VPUNPCKLQDQ   Z13, Z12, Z0
+	VPUNPCKHQDQ   Z13, Z12, Z1
+	VPADDD        Z1, Z0, Z0
+	VPUNPCKLQDQ   Z15, Z14, Z1
+	VPUNPCKHQDQ   Z15, Z14, Z2
+	VPADDD        Z2, Z1, Z1
+	VSHUFPS       $0x88, Z1, Z0, Z2
+	VSHUFPS       $0xdd, Z1, Z0, Z4
+	VPADDD        Z4, Z2, Z0
+	VEXTRACTI64X4 $1, Z0, Y1
+	VPADDD        Y1, Y0, Y0
+	VEXTRACTI128  $1, Y0, X1
+	VPADDD        X1, X0, X0
+
+	// [i_c, m_c] scaled into [acc, accMin] chunk by chunk.
+	VPUNPCKLDQ  X3, X0, X1
+	VPUNPCKHDQ  X3, X0, X2
+	VCVTDQ2PS   X1, X1
+	VCVTDQ2PS   X2, X2
+	VFMADD231PS X1, X11, X10
+	VMOVHLPS    X1, X1, X1
+	VFMADD231PS X1, X11, X10
+	VFMADD231PS X2, X11, X10
+	VMOVHLPS    X2, X2, X2
+	VFMADD231PS X2, X11, X10
+	ADDQ        $144, SI
+	ADDQ        $292, DI
+	DECQ        CX
+	JNZ         q4sgemm
+
+q4sdone:
+	VMOVSHDUP X10, X0
+	VSUBSS    X0, X10, X0 // acc - accMin
+	VZEROUPPER
+	VMOVSS    X0, ret+32(FP)
+	RET
+
+// Q6SHALF adds half H (128 elements) of one Q6_K row (at SI) times the
+// activations at DI to Z12's lanes. Z31 holds 0x0f bytes, Z30 0x30 bytes,
+// Z29 zQ6ShLo, Z28 zQ6ShHi; the scales as words in Y1. Uses Z3..Z7.
+#define Q6SHALF(H) \
+	VMOVDQU64       64*H(SI), Z3; \
+	VBROADCASTI64X4 128+32*H(SI), Z4; \
+	VPSLLVW         Z29, Z4, Z5; \
+	VPANDD          Z30, Z5, Z5; \
+	VPANDD          Z31, Z3, Z6; \
+	VPORD           Z5, Z6, Z6; \
+	VSHUFI32X4      $(0x55*H), Z1, Z1, Z7; \
+	VPSHUFB         zQ6S01<>(SB), Z7, Z5; \
+	VPMADDUBSW      4+128*H(DI), Z6, Z6; \
+	VPDPWSSD        Z5, Z6, Z12; \
+	VPSRLW          $4, Z3, Z3; \
+	VPSRLVW         Z28, Z4, Z4; \
+	VPANDD          Z30, Z4, Z4; \
+	VPTERNLOGD      $0xec, Z31, Z4, Z3; \
+	VPSHUFB         zQ6S23<>(SB), Z7, Z5; \
+	VPMADDUBSW      68+128*H(DI), Z3, Z3; \
+	VPDPWSSD        Z5, Z3, Z12
+
+// func dotQ6KAVX512(w *byte, x *q8KBlock, n int, gemm bool) float32
+//
+// Per half, chunks 0 and 1 go in one zmm (low nibbles of the half's 64 ql
+// bytes) and chunks 2 and 3 in another (high nibbles); the two 256-bit
+// halves of the lanes are added before the block sums are taken off. Y8
+// holds the eight float32 accumulators.
+TEXT ·dotQ6KAVX512(SB), NOSPLIT, $0-36
+	MOVQ      w+0(FP), SI
+	MOVQ      x+8(FP), DI
+	MOVQ      n+16(FP), CX
+	VMOVDQU64 zb0f<>(SB), Z31
+	VMOVDQU64 zb30<>(SB), Z30
+	VMOVDQU64 zQ6ShLo<>(SB), Z29
+	VMOVDQU64 zQ6ShHi<>(SB), Z28
+	VXORPS    Y8, Y8, Y8
+
+q6sblock:
+	VPMOVSXBW 192(SI), Y1 // the 16 scales as int16
+	VPMADDWD  260(DI), Y1, Y2
+	VPSLLD    $5, Y2, Y2  // 32·(sc[2l]·bsum[2l] + sc[2l+1]·bsum[2l+1])
+	VPXORD    Z12, Z12, Z12
+	Q6SHALF(0)
+	Q6SHALF(1)
+	VEXTRACTI64X4 $1, Z12, Y0
+	VPADDD        Y0, Y12, Y12
+	VPSUBD        Y2, Y12, Y12
+
+	MOVWLZX      208(SI), AX
+	VMOVD        AX, X0
+	VCVTPH2PS    X0, X0
+	VMULSS       (DI), X0, X0
+	VBROADCASTSS X0, Y0
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y0, Y8
+	ADDQ         $210, SI
+	ADDQ         $292, DI
+	DECQ         CX
+	JNZ          q6sblock
+
+	VEXTRACTF128 $1, Y8, X0
+	VADDPS       X0, X8, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VZEROUPPER
+	VMOVSS       X0, ret+32(FP)
+	RET
