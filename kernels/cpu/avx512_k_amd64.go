@@ -15,6 +15,7 @@ import "saji/kernels/quant"
 func addAVX512K(k *kernelSet) {
 	k.q8K[quant.TypeQ4_K] = kKernel(dotQ4KAVX512, quant.TypeQ4_K)
 	k.q8K[quant.TypeQ6_K] = kKernel(dotQ6KAVX512, quant.TypeQ6_K)
+	k.q8K[quant.TypeQ5_K] = kKernel(dotQ5KAVX512, quant.TypeQ5_K)
 	setTile(k, quant.TypeQ4_K, tileKernel{mr: tileRowsK, nr: 4, fn: tileQ4K512})
 	setTile(k, quant.TypeQ6_K, tileKernel{mr: tileRowsK, nr: 4, fn: tileQ6K512})
 	setTile(k, quant.TypeQ4_K, tileKernel{mr: gemvRows, nr: 1, fn: gemvQ4K512})
@@ -138,3 +139,12 @@ func dotQ4KAVX512(w *byte, x *q8KBlock, n int, gemm bool) float32
 //
 //go:noescape
 func dotQ6KAVX512(w *byte, x *q8KBlock, n int, gemm bool) float32
+
+// dotQ5KAVX512 is dotQ5KAVX2 (dotLanesK for n Q5_K super-blocks) with each
+// 64-element chunk in one zmm as in dotQ4KAVX512, the fifth bits added from
+// qh; the two halves' eight int32 lanes are added per super-block and
+// scaled by d·x.d with one fused multiply-add each, the minimums' integer
+// sum by -dmin·x.d into a separate accumulator, added after hsum8.
+//
+//go:noescape
+func dotQ5KAVX512(w *byte, x *q8KBlock, n int, gemm bool) float32
