@@ -35,18 +35,7 @@ func setTile(k *kernelSet, t quant.Type, tk tileKernel) {
 
 // tileQ4K512 computes a tileRowsK×4 tile of Q4_K outputs as tileQ4K does,
 // with tileQ4KAVX512 for the tiles of one order.
-func tileQ4K512(a *tileArgs) {
-	switch {
-	case a.n == 0:
-		tileSingleK(a, tileRowsK, 4, nil)
-	case a.gemm&15 == 0:
-		tileQ4KAVX512(a, tileRowsK, false)
-	case a.gemm&15 == 15:
-		tileQ4KAVX512(a, tileRowsK, true)
-	default:
-		tileSingleK(a, tileRowsK, 4, dotQ4KAVX512)
-	}
-}
+func tileQ4K512(a *tileArgs) { tileQ4KWith(a, tileQ4KAVX512, dotQ4KAVX512) }
 
 // tileQ4KAVX512 computes rows (a multiple of four) × 4 Q4_K outputs as
 // dotQ4KAVX2 computes each. Per group of four weight rows and
@@ -85,13 +74,7 @@ func tileQ6KAVX512(a *tileArgs, rows int)
 
 // gemvQ4K512 computes gemvRows Q4_K outputs for one activation row, as
 // gemvQ4K does.
-func gemvQ4K512(a *tileArgs) {
-	if a.n == 0 || a.gemm&1 != 0 {
-		tileSingleK(a, gemvRows, 1, dotQ4KAVX512)
-		return
-	}
-	gemvQ4KAVX512(a, gemvRows)
-}
+func gemvQ4K512(a *tileArgs) { gemvQ4KWith(a, gemvQ4KAVX512, dotQ4KAVX512) }
 
 // gemvQ4KAVX512 computes rows (a multiple of four) Q4_K outputs against
 // one activation row in dotQ4KAVX2's gemv order. Two weight rows share

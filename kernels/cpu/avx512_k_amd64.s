@@ -242,11 +242,12 @@ GLOBL zTrIdx<>(SB), RODATA|NOPTR, $64
 	SHLQ $2, R11; \
 	MOVQ rows+8(FP), DX
 
-// Q4ZSETUP prepares one super-block of the four weight rows (at SI) and
-// four activation rows (at DI): the scales (Z26, Z25), minimums (Z22),
-// activation pair sums (Z21) and the float factors (Z28, Z27). Uses
-// Z0..Z5, Z20.
-#define Q4ZSETUP \
+// Q4ZSCALES decodes the scales and minimums of the four weight rows at SI
+// (scaleMinK4, one row per 128-bit lane): Z26 and Z25 get the scales of
+// rows 0, 1 and 2, 3 as int16 words, eight per 128-bit lane ([s_r | s_r |
+// s_r' | s_r']), Z22 the minimums of row r as words in 128-bit lane r.
+// Uses Z1..Z3, Z5.
+#define Q4ZSCALES \
 	VMOVDQU       4(SI), X1; \
 	VINSERTI32X4  $1, 4(SI)(R12*1), Z1, Z1; \
 	VINSERTI32X4  $2, 4(SI)(R12*2), Z1, Z1; \
@@ -263,7 +264,14 @@ GLOBL zTrIdx<>(SB), RODATA|NOPTR, $64
 	VPMOVZXBW     Y3, Z3; \
 	VSHUFI64X2    $0xa0, Z2, Z2, Z26; \
 	VSHUFI64X2    $0xa0, Z3, Z3, Z25; \
-	VPSHUFB       zMinWords<>(SB), Z1, Z22; \
+	VPSHUFB       zMinWords<>(SB), Z1, Z22
+
+// Q4ZSETUP prepares one super-block of the four weight rows (at SI) and
+// four activation rows (at DI): the scales (Z26, Z25), minimums (Z22),
+// activation pair sums (Z21) and the float factors (Z28, Z27). Uses
+// Z0..Z5, Z20.
+#define Q4ZSETUP \
+	Q4ZSCALES; \
 	VMOVDQU       260(DI), Y4; \
 	VINSERTI64X4  $1, 260(DI)(R9*1), Z4, Z4; \
 	VMOVDQU       260(DI)(R9*2), Y5; \
@@ -721,23 +729,7 @@ GLOBL zGemvDIdx<>(SB), RODATA|NOPTR, $64
 // in Q4ZSETUP, and in Z23 the minimums times the activations' pair sums,
 // four int32 lanes per row in 128-bit lane r. Uses Z1..Z5.
 #define Q4GZSETUP \
-	VMOVDQU         4(SI), X1; \
-	VINSERTI32X4    $1, 4(SI)(R12*1), Z1, Z1; \
-	VINSERTI32X4    $2, 4(SI)(R12*2), Z1, Z1; \
-	VINSERTI32X4    $3, 4(SI)(R15*1), Z1, Z1; \
-	VPSHUFB         zkscB<>(SB), Z1, Z5; \
-	VPSHUFB         zkscA<>(SB), Z1, Z1; \
-	VPSRLVD         zkscShift<>(SB), Z1, Z1; \
-	VPANDD          zkscMask<>(SB), Z1, Z1; \
-	VPSRLD          $2, Z5, Z5; \
-	VPANDD          zb30<>(SB), Z5, Z5; \
-	VPORD           Z5, Z1, Z1; \
-	VPMOVZXBW       Y1, Z2; \
-	VEXTRACTI64X4   $1, Z1, Y3; \
-	VPMOVZXBW       Y3, Z3; \
-	VSHUFI64X2      $0xa0, Z2, Z2, Z26; \
-	VSHUFI64X2      $0xa0, Z3, Z3, Z25; \
-	VPSHUFB         zMinWords<>(SB), Z1, Z22; \
+	Q4ZSCALES; \
 	VBROADCASTI64X4 260(DI), Z4; \
 	VPMADDWD        zOnes16<>(SB), Z4, Z4; \
 	VPACKSSDW       Z4, Z4, Z4; \
