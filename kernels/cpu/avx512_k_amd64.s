@@ -518,34 +518,19 @@ GLOBL zLane0Idx<>(SB), RODATA|NOPTR, $64
 // the float accumulators, Z(4p+x) and Z(8+4p+x) for weight pair p (rows
 // 2p and 2p+1, in the low and high 256 bits) and activation row x, eight
 // lanes per output as dotQ6KAVX2 keeps them. Z31 holds 0x0f bytes, Z30
-// 0x30 bytes; Z25 and Z26 the pairs' d, Z27 and Z28 their scales times
-// -32 as int16 words. The frame holds the pairs' scales spread for
-// vpdpwssd: pair p, half h, chunk j at 512p+256h+64j(SP).
+// 0x30 bytes; Z24 and Z29 the scales of pair 0 (groups 0..7 and 8..15,
+// as words, each half's eight in both its lanes), Z25 and Z26 those of
+// pair 1; Z27 and Z28 the pairs' scales times -32 as int16 words while
+// the lanes start, then the current chunk's scales, then the pairs' d.
 
 // Q6ZSCALES decodes the scales of the weight pair at R0, R1: the words
-// -32·sc (NEG) and the eight spread scale vectors at S(SP). Uses Z16..Z19.
-#define Q6ZSCALES(R0, R1, NEG, S) \
+// -32·sc (NEG) and the sources LO and HI of the scale vectors. Uses Z16.
+#define Q6ZSCALES(R0, R1, NEG, LO, HI) \
 	VMOVDQU32    192 R0, X16; \
 	VINSERTI32X4 $1, 192 R1, Y16, Y16; \
 	VPMOVSXBW    Y16, Z16; \
-	VSHUFI64X2   $0xa0, Z16, Z16, Z17; \
-	VSHUFI64X2   $0xf5, Z16, Z16, Z18; \
-	VPSHUFB      zPairShuf<>+0(SB), Z17, Z19; \
-	VMOVDQU64    Z19, S(SP); \
-	VPSHUFB      zPairShuf<>+64(SB), Z17, Z19; \
-	VMOVDQU64    Z19, S+64(SP); \
-	VPSHUFB      zPairShuf<>+128(SB), Z17, Z19; \
-	VMOVDQU64    Z19, S+128(SP); \
-	VPSHUFB      zPairShuf<>+192(SB), Z17, Z19; \
-	VMOVDQU64    Z19, S+192(SP); \
-	VPSHUFB      zPairShuf<>+0(SB), Z18, Z19; \
-	VMOVDQU64    Z19, S+256(SP); \
-	VPSHUFB      zPairShuf<>+64(SB), Z18, Z19; \
-	VMOVDQU64    Z19, S+320(SP); \
-	VPSHUFB      zPairShuf<>+128(SB), Z18, Z19; \
-	VMOVDQU64    Z19, S+384(SP); \
-	VPSHUFB      zPairShuf<>+192(SB), Z18, Z19; \
-	VMOVDQU64    Z19, S+448(SP); \
+	VSHUFI64X2   $0xa0, Z16, Z16, LO; \
+	VSHUFI64X2   $0xf5, Z16, Z16, HI; \
 	VPSLLW       $5, Z16, Z16; \
 	VPXORD       NEG, NEG, NEG; \
 	VPSUBW       Z16, NEG, NEG
@@ -557,24 +542,31 @@ GLOBL zLane0Idx<>(SB), RODATA|NOPTR, $64
 	VPMADDWD        Z18, Z27, L0; \
 	VPMADDWD        Z18, Z28, L1
 
-// Q6ZSETUP prepares one super-block: the pairs' d, scales and lanes.
+// Q6ZSETUP prepares one super-block: the pairs' scales and lanes.
 #define Q6ZSETUP \
-	MOVWLZX   208(SI), AX; \
-	VMOVD     AX, X0; \
-	VPINSRW   $1, 208(SI)(R12*1), X0, X0; \
-	VPINSRW   $2, 208(SI)(R12*2), X0, X0; \
-	VPINSRW   $3, 208(SI)(R15*1), X0, X0; \
-	VCVTPH2PS X0, X0; \
-	VMOVDQU32 zQ6DIdx<>(SB), Z1; \
-	VPERMPS   Z0, Z1, Z25; \
-	VMOVDQU32 zQ6D2Idx<>(SB), Z1; \
-	VPERMPS   Z0, Z1, Z26; \
-	Q6ZSCALES((SI), (SI)(R12*1), Z27, 0); \
-	Q6ZSCALES((SI)(R12*2), (SI)(R15*1), Z28, 512); \
+	Q6ZSCALES((SI), (SI)(R12*1), Z27, Z24, Z29); \
+	Q6ZSCALES((SI)(R12*2), (SI)(R15*1), Z28, Z25, Z26); \
 	Q6ZLANES((DI), Z0, Z4); \
 	Q6ZLANES((DI)(R9*1), Z1, Z5); \
 	Q6ZLANES((DI)(R9*2), Z2, Z6); \
 	Q6ZLANES((DI)(R10*1), Z3, Z7)
+
+// Q6ZD puts the pairs' d, [d0 ×8 | d1 ×8] and [d2 ×8 | d3 ×8], in Z27
+// and Z28, through the F16 values gathered at 0(SP). Uses AX, Z16, Z17.
+#define Q6ZD \
+	MOVWLZX   208(SI), AX; \
+	MOVW      AX, 0(SP); \
+	MOVWLZX   208(SI)(R12*1), AX; \
+	MOVW      AX, 2(SP); \
+	MOVWLZX   208(SI)(R12*2), AX; \
+	MOVW      AX, 4(SP); \
+	MOVWLZX   208(SI)(R15*1), AX; \
+	MOVW      AX, 6(SP); \
+	VCVTPH2PS 0(SP), X16; \
+	VMOVDQU32 zQ6DIdx<>(SB), Z17; \
+	VPERMPS   Z16, Z17, Z27; \
+	VMOVDQU32 zQ6D2Idx<>(SB), Z17; \
+	VPERMPS   Z16, Z17, Z28
 
 // Q6ZQH loads the high bits of half H of the two pairs into Z21, Z22.
 #define Q6ZQH(H) \
@@ -611,45 +603,49 @@ GLOBL zLane0Idx<>(SB), RODATA|NOPTR, $64
 
 // Q6ZX multiplies the chunk at XO of one activation row with the quants
 // of both pairs (Z16, Z17) and adds the scaled products to its lanes L0,
-// L1, the scales at S(SP) and S+512(SP).
-#define Q6ZX(XO, S, L0, L1) \
+// L1, the scales in Z27 and Z28.
+#define Q6ZX(XO, L0, L1) \
 	VBROADCASTI64X4 XO, Z18; \
 	VPMADDUBSW      Z18, Z16, Z19; \
-	VPDPWSSD        S(SP), Z19, L0; \
+	VPDPWSSD        Z27, Z19, L0; \
 	VPMADDUBSW      Z18, Z17, Z20; \
-	VPDPWSSD        S+512(SP), Z20, L1
+	VPDPWSSD        Z28, Z20, L1
 
-// Q6ZX4 adds chunk J of half H to the lanes of the four activation rows.
-#define Q6ZX4(H, J) \
-	Q6ZX(4+128*H+32*J(DI), 256*H+64*J, Z0, Z4); \
-	Q6ZX(4+128*H+32*J(DI)(R9*1), 256*H+64*J, Z1, Z5); \
-	Q6ZX(4+128*H+32*J(DI)(R9*2), 256*H+64*J, Z2, Z6); \
-	Q6ZX(4+128*H+32*J(DI)(R10*1), 256*H+64*J, Z3, Z7)
+// Q6ZX4 adds chunk J of half H to the lanes of the four activation rows,
+// the pairs' scale sources for the half in PA and PB.
+#define Q6ZX4(H, J, PA, PB) \
+	VPSHUFB zPairShuf<>+64*J(SB), PA, Z27; \
+	VPSHUFB zPairShuf<>+64*J(SB), PB, Z28; \
+	Q6ZX(4+128*H+32*J(DI), Z0, Z4); \
+	Q6ZX(4+128*H+32*J(DI)(R9*1), Z1, Z5); \
+	Q6ZX(4+128*H+32*J(DI)(R9*2), Z2, Z6); \
+	Q6ZX(4+128*H+32*J(DI)(R10*1), Z3, Z7)
 
-// Q6ZHALF adds half H (128 elements) of the super-block.
-#define Q6ZHALF(H) \
+// Q6ZHALF adds half H (128 elements) of the super-block, the pairs' scale
+// sources for the half in PA and PB.
+#define Q6ZHALF(H, PA, PB) \
 	Q6ZQH(H); \
 	Q6ZLOW(64*H, (SI), (SI)(R12*1), Y16, Z16, Z21, 4); \
 	Q6ZLOW(64*H, (SI)(R12*2), (SI)(R15*1), Y17, Z17, Z22, 4); \
-	Q6ZX4(H, 0); \
+	Q6ZX4(H, 0, PA, PB); \
 	Q6ZLOW(64*H+32, (SI), (SI)(R12*1), Y16, Z16, Z21, 2); \
 	Q6ZLOW(64*H+32, (SI)(R12*2), (SI)(R15*1), Y17, Z17, Z22, 2); \
-	Q6ZX4(H, 1); \
+	Q6ZX4(H, 1, PA, PB); \
 	Q6ZHIGH2(64*H, (SI), (SI)(R12*1), Y16, Z16, Z21); \
 	Q6ZHIGH2(64*H, (SI)(R12*2), (SI)(R15*1), Y17, Z17, Z22); \
-	Q6ZX4(H, 2); \
+	Q6ZX4(H, 2, PA, PB); \
 	Q6ZHIGH3(64*H+32, (SI), (SI)(R12*1), Y16, Z16, Z21); \
 	Q6ZHIGH3(64*H+32, (SI)(R12*2), (SI)(R15*1), Y17, Z17, Z22); \
-	Q6ZX4(H, 3)
+	Q6ZX4(H, 3, PA, PB)
 
 // Q6ZFMA scales activation row x's lanes (at A; L0, L1) by d·x.d into
 // its accumulators ACC0, ACC1 with one fused multiply-add per lane.
 #define Q6ZFMA(A, L0, L1, ACC0, ACC1) \
 	VBROADCASTSS A, Z18; \
-	VMULPS       Z18, Z25, Z19; \
+	VMULPS       Z18, Z27, Z19; \
 	VCVTDQ2PS    L0, L0; \
 	VFMADD231PS  L0, Z19, ACC0; \
-	VMULPS       Z18, Z26, Z20; \
+	VMULPS       Z18, Z28, Z20; \
 	VCVTDQ2PS    L1, L1; \
 	VFMADD231PS  L1, Z20, ACC1
 
@@ -668,7 +664,7 @@ GLOBL zLane0Idx<>(SB), RODATA|NOPTR, $64
 	VMOVUPS    X18, DST
 
 // func tileQ6KAVX512(a *tileArgs, rows int)
-TEXT ·tileQ6KAVX512(SB), 0, $1024-16
+TEXT ·tileQ6KAVX512(SB), NOSPLIT, $8-16
 	ZARGS
 	VMOVDQU64 zb0f<>(SB), Z31
 	VMOVDQU64 zb30<>(SB), Z30
@@ -688,8 +684,9 @@ q6zgroup:
 
 q6zblock:
 	Q6ZSETUP
-	Q6ZHALF(0)
-	Q6ZHALF(1)
+	Q6ZHALF(0, Z24, Z25)
+	Q6ZHALF(1, Z29, Z26)
+	Q6ZD
 	Q6ZFMA((DI), Z0, Z4, Z8, Z12)
 	Q6ZFMA((DI)(R9*1), Z1, Z5, Z9, Z13)
 	Q6ZFMA((DI)(R9*2), Z2, Z6, Z10, Z14)
