@@ -18,6 +18,7 @@ func addAVX512K(k *kernelSet) {
 	k.q8K[quant.TypeQ5_K] = kKernel(dotQ5KAVX512, quant.TypeQ5_K)
 	setTile(k, quant.TypeQ4_K, tileKernel{mr: tileRowsK, nr: 4, fn: tileQ4K512})
 	setTile(k, quant.TypeQ6_K, tileKernel{mr: tileRowsK, nr: 4, fn: tileQ6K512})
+	setTile(k, quant.TypeQ5_K, tileKernel{mr: tileRowsK, nr: 4, fn: tileQ5K512})
 	setTile(k, quant.TypeQ4_K, tileKernel{mr: gemvRows, nr: 1, fn: gemvQ4K512})
 	setTile(k, quant.TypeQ6_K, tileKernel{mr: gemvRows, nr: 1, fn: gemvQ6K512})
 }
@@ -131,3 +132,23 @@ func dotQ6KAVX512(w *byte, x *q8KBlock, n int, gemm bool) float32
 //
 //go:noescape
 func dotQ5KAVX512(w *byte, x *q8KBlock, n int, gemm bool) float32
+
+// tileQ5K512 computes a tileRowsK×4 tile of Q5_K outputs.
+func tileQ5K512(a *tileArgs) {
+	if a.n == 0 {
+		tileSingleK(a, tileRowsK, 4, nil)
+		return
+	}
+	tileQ5KAVX512(a, tileRowsK)
+}
+
+// tileQ5KAVX512 computes rows (a multiple of four) × 4 Q5_K outputs as
+// dotQ5KAVX512 computes each: eight int32 lanes per output and
+// super-block (two weight rows per zmm, each unpacked sub-block serving
+// the four activation rows), scaled by d·x.d with one fused multiply-add
+// per lane; the minimums' integer sums of the sixteen outputs, one
+// vector, scaled by -dmin·x.d into their own accumulators; hsum8 of the
+// lanes plus the minimums' sum at the end. a.n must be at least 1.
+//
+//go:noescape
+func tileQ5KAVX512(a *tileArgs, rows int)

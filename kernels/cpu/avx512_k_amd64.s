@@ -551,16 +551,17 @@ GLOBL zLane0Idx<>(SB), RODATA|NOPTR, $64
 	Q6ZLANES((DI)(R9*2), Z2, Z6); \
 	Q6ZLANES((DI)(R10*1), Z3, Z7)
 
-// Q6ZD puts the pairs' d, [d0 ×8 | d1 ×8] and [d2 ×8 | d3 ×8], in Z27
-// and Z28, through the F16 values gathered at 0(SP). Uses AX, Z16, Z17.
-#define Q6ZD \
-	MOVWLZX   208(SI), AX; \
+// ZPAIRD puts the pairs' d (F16 at OFF in each row's block), [d0 ×8 |
+// d1 ×8] and [d2 ×8 | d3 ×8], in Z27 and Z28, through the values gathered
+// at 0(SP). Uses AX, Z16, Z17.
+#define ZPAIRD(OFF) \
+	MOVWLZX   OFF(SI), AX; \
 	MOVW      AX, 0(SP); \
-	MOVWLZX   208(SI)(R12*1), AX; \
+	MOVWLZX   OFF(SI)(R12*1), AX; \
 	MOVW      AX, 2(SP); \
-	MOVWLZX   208(SI)(R12*2), AX; \
+	MOVWLZX   OFF(SI)(R12*2), AX; \
 	MOVW      AX, 4(SP); \
-	MOVWLZX   208(SI)(R15*1), AX; \
+	MOVWLZX   OFF(SI)(R15*1), AX; \
 	MOVW      AX, 6(SP); \
 	VCVTPH2PS 0(SP), X16; \
 	VMOVDQU32 zQ6DIdx<>(SB), Z17; \
@@ -686,7 +687,7 @@ q6zblock:
 	Q6ZSETUP
 	Q6ZHALF(0, Z24, Z25)
 	Q6ZHALF(1, Z29, Z26)
-	Q6ZD
+	ZPAIRD(208)
 	Q6ZFMA((DI), Z0, Z4, Z8, Z12)
 	Q6ZFMA((DI)(R9*1), Z1, Z5, Z9, Z13)
 	Q6ZFMA((DI)(R9*2), Z2, Z6, Z10, Z14)
@@ -1360,4 +1361,161 @@ q5sblock:
 	VADDSS       X9, X0, X0
 	VZEROUPPER
 	VMOVSS       X0, ret+32(FP)
+	RET
+
+// tileQ5KAVX512 registers: as tileQ6KAVX512 for the lanes (Z0..Z7) and
+// the float accumulators (Z8..Z15). Z31 holds 0x0f bytes, Z30 0x10 bytes;
+// Z29 the sixteen outputs' minimums' sums (lane 4w+x); Z26 and Z25 the
+// scales (Q4ZSCALES); Z23 and Z24 the pairs' fifth bits (qh).
+
+// Q5ZMINS adds the minimums' integer sums of the super-block, scaled by
+// -dmin·x.d (Z27), to Z29, after Q4ZSETUP. Uses Z18..Z20.
+#define Q5ZMINS \
+	VPSHUFD      $0x00, Z22, Z18; \
+	VSHUFI64X2   $0x00, Z21, Z21, Z19; \
+	VPMADDWD     Z19, Z18, Z20; \
+	VPSHUFD      $0x55, Z22, Z18; \
+	VSHUFI64X2   $0x55, Z21, Z21, Z19; \
+	VPMADDWD     Z19, Z18, Z18; \
+	VPADDD       Z18, Z20, Z20; \
+	VPSHUFD      $0xaa, Z22, Z18; \
+	VSHUFI64X2   $0xaa, Z21, Z21, Z19; \
+	VPMADDWD     Z19, Z18, Z18; \
+	VPADDD       Z18, Z20, Z20; \
+	VPSHUFD      $0xff, Z22, Z18; \
+	VSHUFI64X2   $0xff, Z21, Z21, Z19; \
+	VPMADDWD     Z19, Z18, Z18; \
+	VPADDD       Z18, Z20, Z20; \
+	VCVTDQ2PS    Z20, Z20; \
+	VFNMADD231PS Z20, Z27, Z29
+
+// Q5ZW loads the 32 nibble bytes of chunk C of the two pairs into Z16 and
+// Z17 (rows 0, 1 and 2, 3 in the low and high 256 bits).
+#define Q5ZW(C) \
+	VMOVDQU32    48+32*C(SI), Y16; \
+	VINSERTI64X4 $1, 48+32*C(SI)(R12*1), Z16, Z16; \
+	VMOVDQU32    48+32*C(SI)(R12*2), Y17; \
+	VINSERTI64X4 $1, 48+32*C(SI)(R15*1), Z17, Z17
+
+// Q5ZBITS merges into the pairs' nibbles (Z16, Z17, high nibbles already
+// shifted down) their fifth bits: qh (Z23, Z24) shifted by SHOP $N to bit
+// 4. Uses Z19, Z20.
+#define Q5ZBITS(SHOP, N) \
+	SHOP       $N, Z23, Z19; \
+	VPANDD     Z30, Z19, Z19; \
+	VPTERNLOGD $0xec, Z31, Z19, Z16; \
+	SHOP       $N, Z24, Z20; \
+	VPANDD     Z30, Z20, Z20; \
+	VPTERNLOGD $0xec, Z31, Z20, Z17
+
+// Q5ZX adds the products of the pairs' sub-block (quants in Z16, Z17,
+// scales in Z21, Z22) with the 32 activations at XO to the lanes L0, L1.
+#define Q5ZX(XO, L0, L1) \
+	VBROADCASTI64X4 XO, Z18; \
+	VPMADDUBSW      Z18, Z16, Z19; \
+	VPDPWSSD        Z21, Z19, L0; \
+	VPMADDUBSW      Z18, Z17, Z20; \
+	VPDPWSSD        Z22, Z20, L1
+
+// Q5ZSUB adds one sub-block (activations at XO of each row, scales picked
+// by zWordBcast+BC) of the pairs to the lanes of the four activation rows.
+#define Q5ZSUB(XO, BC) \
+	VPSHUFB zWordBcast<>+BC(SB), Z26, Z21; \
+	VPSHUFB zWordBcast<>+BC(SB), Z25, Z22; \
+	Q5ZX(XO(DI), Z0, Z4); \
+	Q5ZX(XO(DI)(R9*1), Z1, Z5); \
+	Q5ZX(XO(DI)(R9*2), Z2, Z6); \
+	Q5ZX(XO(DI)(R10*1), Z3, Z7)
+
+// Q5ZCHUNK adds chunk C (sub-blocks 2C and 2C+1) of the two pairs to the
+// lanes, the fifth bits of sub-block 2C moved by SH0 $N0, of 2C+1 by SH1
+// $N1.
+#define Q5ZCHUNK(C, SH0, N0, SH1, N1) \
+	Q5ZW(C); \
+	Q5ZBITS(SH0, N0); \
+	Q5ZSUB(4+64*C, 128*C); \
+	Q5ZW(C); \
+	VPSRLW $4, Z16, Z16; \
+	VPSRLW $4, Z17, Z17; \
+	Q5ZBITS(SH1, N1); \
+	Q5ZSUB(36+64*C, 128*C+64)
+
+// Q5ZSTORE writes the four outputs of activation row x: hsum8 of its
+// accumulators (ACC0, ACC1) plus the minimums' sums of 128-bit lane X of
+// Z29 transposed (in Z23). Uses Z18..Z20, Z24.
+#define Q5ZSTORE(ACC0, ACC1, X, DST) \
+	VSHUFF32X4    $0x88, ACC1, ACC0, Z18; \
+	VSHUFF32X4    $0xdd, ACC1, ACC0, Z19; \
+	VADDPS        Z19, Z18, Z18; \
+	VPERMILPS     $0x4e, Z18, Z19; \
+	VADDPS        Z19, Z18, Z18; \
+	VPERMILPS     $0xb1, Z18, Z19; \
+	VADDPS        Z19, Z18, Z18; \
+	VPERMPS       Z18, Z24, Z18; \
+	VEXTRACTF32X4 $X, Z23, X19; \
+	VADDPS        X19, X18, X18; \
+	VMOVUPS       X18, DST
+
+// func tileQ5KAVX512(a *tileArgs, rows int)
+TEXT ·tileQ5KAVX512(SB), NOSPLIT, $8-16
+	ZARGS
+	VMOVDQU64 zb0f<>(SB), Z31
+	VMOVDQU64 zb10<>(SB), Z30
+
+q5zgroup:
+	MOVQ   R8, SI
+	MOVQ   R13, DI
+	MOVQ   R14, CX
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z29, Z29, Z29
+
+q5zblock:
+	Q4ZSETUP
+	Q5ZMINS
+	VMOVDQU32    16(SI), Y23
+	VINSERTI64X4 $1, 16(SI)(R12*1), Z23, Z23
+	VMOVDQU32    16(SI)(R12*2), Y24
+	VINSERTI64X4 $1, 16(SI)(R15*1), Z24, Z24
+	VPXORD       Z0, Z0, Z0
+	VPXORD       Z1, Z1, Z1
+	VPXORD       Z2, Z2, Z2
+	VPXORD       Z3, Z3, Z3
+	VPXORD       Z4, Z4, Z4
+	VPXORD       Z5, Z5, Z5
+	VPXORD       Z6, Z6, Z6
+	VPXORD       Z7, Z7, Z7
+	Q5ZCHUNK(0, VPSLLW, 4, VPSLLW, 3)
+	Q5ZCHUNK(1, VPSLLW, 2, VPSLLW, 1)
+	Q5ZCHUNK(2, VPSRLW, 0, VPSRLW, 1)
+	Q5ZCHUNK(3, VPSRLW, 2, VPSRLW, 3)
+	ZPAIRD(0)
+	Q6ZFMA((DI), Z0, Z4, Z8, Z12)
+	Q6ZFMA((DI)(R9*1), Z1, Z5, Z9, Z13)
+	Q6ZFMA((DI)(R9*2), Z2, Z6, Z10, Z14)
+	Q6ZFMA((DI)(R10*1), Z3, Z7, Z11, Z15)
+	ADDQ $176, SI
+	ADDQ $292, DI
+	DECQ CX
+	JNZ  q5zblock
+
+	VMOVDQU32 zTrIdx<>(SB), Z24
+	VPERMPS   Z29, Z24, Z23 // lane 4x+w
+	VMOVDQU32 zLane0Idx<>(SB), Z24
+	Q5ZSTORE(Z8, Z12, 0, (BX))
+	Q5ZSTORE(Z9, Z13, 1, (BX)(R11*1))
+	Q5ZSTORE(Z10, Z14, 2, (BX)(R11*2))
+	LEAQ      (BX)(R11*2), AX
+	Q5ZSTORE(Z11, Z15, 3, (AX)(R11*1))
+	LEAQ      (R8)(R12*4), R8
+	ADDQ      $16, BX
+	SUBQ      $4, DX
+	JNZ       q5zgroup
+	VZEROUPPER
 	RET

@@ -40,7 +40,7 @@ func avx512TileRefs(tb testing.TB) (k *kernelSet, refs map[quant.Type][]*tileKer
 func TestAVX512TilesK(t *testing.T) {
 	k, refs := avx512TileRefs(t)
 	rng := rand.New(rand.NewPCG(51, 52))
-	for _, typ := range []quant.Type{quant.TypeQ4_K, quant.TypeQ6_K} {
+	for _, typ := range []quant.Type{quant.TypeQ4_K, quant.TypeQ6_K, quant.TypeQ5_K} {
 		for i, tk := range k.tiles[typ] {
 			testTileK(t, rng, typ, tk, k.q8K[typ], refs[typ][i])
 		}
@@ -51,17 +51,21 @@ func TestAVX512TilesK(t *testing.T) {
 // AVX2 tile of the same shape on the same cache-resident data (k = 2048),
 // alternating batches of calls of the two in one loop, and reports the
 // fastest batch of each (ns per call: the least disturbed by other
-// processes on a shared machine) and their ratio, avx2/avx512.
-// SAJI_TILE_BENCH_GEMV=1 runs Q4_K's gemv order.
+// processes on a shared machine) and their ratio, avx2/avx512; a tile
+// with no AVX2 counterpart is compared with the AVX2 single-row kernel.
+// SAJI_TILE_BENCH_GEMV=1 runs Q4_K's prompt tiles in gemv order.
 func BenchmarkAVX512Tile(b *testing.B) {
 	k, refs := avx512TileRefs(b)
+	old := kernelSetFor(b, setAVX2)
 	const cols = 2048
 	rng := rand.New(rand.NewPCG(5, 6))
-	for _, typ := range []quant.Type{quant.TypeQ4_K, quant.TypeQ6_K} {
+	for _, typ := range []quant.Type{quant.TypeQ4_K, quant.TypeQ6_K, quant.TypeQ5_K} {
 		for i, tk := range k.tiles[typ] {
 			ref := refs[typ][i]
 			if ref == nil {
-				continue
+				// No AVX2 tile: the AVX2 single-row kernel computes the
+				// tile's outputs one by one.
+				ref = &tileKernel{mr: tk.mr, nr: tk.nr, fn: singleTile(old.q8K[typ], typ, tk.mr, tk.nr)}
 			}
 			nb := cols / quant.QK_K
 			rb := nb * typ.TypeSize()
@@ -77,6 +81,21 @@ func BenchmarkAVX512Tile(b *testing.B) {
 				b.ReportMetric(fast, "avx512-ns")
 				b.ReportMetric(old/fast, "x")
 			})
+		}
+	}
+}
+
+// singleTile returns a tile kernel of mr×nr outputs of type typ that
+// computes each with the single-row kernel dot.
+func singleTile(dot func(w []byte, x []q8KBlock, gemm bool) float32, typ quant.Type, mr, nr int) func(a *tileArgs) {
+	return func(a *tileArgs) {
+		rb := a.n * typ.TypeSize()
+		for j := range nr {
+			x := unsafe.Slice((*q8KBlock)(unsafe.Add(a.x, j*a.xstride)), a.n)
+			for i := range mr {
+				w := unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(a.w), i*a.wstride)), rb)
+				*(*float32)(unsafe.Add(unsafe.Pointer(a.out), 4*(j*a.ostride+i))) = dot(w, x, a.gemm&(1<<j) != 0)
+			}
 		}
 	}
 }
