@@ -19,6 +19,7 @@ func addAVX512K(k *kernelSet) {
 	setTile(k, quant.TypeQ4_K, tileKernel{mr: tileRowsK, nr: 4, fn: tileQ4K512})
 	setTile(k, quant.TypeQ6_K, tileKernel{mr: tileRowsK, nr: 4, fn: tileQ6K512})
 	setTile(k, quant.TypeQ5_K, tileKernel{mr: tileRowsK, nr: 4, fn: tileQ5K512})
+	setTile(k, quant.TypeQ5_K, tileKernel{mr: gemvRows, nr: 1, fn: gemvQ5K512})
 	setTile(k, quant.TypeQ4_K, tileKernel{mr: gemvRows, nr: 1, fn: gemvQ4K512})
 	setTile(k, quant.TypeQ6_K, tileKernel{mr: gemvRows, nr: 1, fn: gemvQ6K512})
 }
@@ -152,3 +153,20 @@ func tileQ5K512(a *tileArgs) {
 //
 //go:noescape
 func tileQ5KAVX512(a *tileArgs, rows int)
+
+// gemvQ5K512 computes gemvRows Q5_K outputs for one activation row.
+func gemvQ5K512(a *tileArgs) {
+	if a.n == 0 {
+		tileSingleK(a, gemvRows, 1, nil)
+		return
+	}
+	gemvQ5KAVX512(a, gemvRows)
+}
+
+// gemvQ5KAVX512 computes rows (a multiple of four) Q5_K outputs against
+// one activation row as dotQ5KAVX512 computes each, two weight rows per
+// zmm as in tileQ5KAVX512, each activation sub-block loaded once for the
+// four rows. a.n must be at least 1.
+//
+//go:noescape
+func gemvQ5KAVX512(a *tileArgs, rows int)

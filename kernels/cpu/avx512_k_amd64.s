@@ -1519,3 +1519,127 @@ q5zblock:
 	JNZ       q5zgroup
 	VZEROUPPER
 	RET
+
+// zLane2Idx gathers lane 2 of each 128-bit lane.
+DATA zLane2Idx<>+0(SB)/8, $0x0000000600000002
+DATA zLane2Idx<>+8(SB)/8, $0x0000000e0000000a
+DATA zLane2Idx<>+16(SB)/8, $0x0000000000000000
+DATA zLane2Idx<>+24(SB)/8, $0x0000000000000000
+DATA zLane2Idx<>+32(SB)/8, $0x0000000000000000
+DATA zLane2Idx<>+40(SB)/8, $0x0000000000000000
+DATA zLane2Idx<>+48(SB)/8, $0x0000000000000000
+DATA zLane2Idx<>+56(SB)/8, $0x0000000000000000
+GLOBL zLane2Idx<>(SB), RODATA|NOPTR, $64
+
+// Q5GZX adds the products of the pairs' sub-block (quants in Z16, Z17,
+// scales picked by zWordBcast+BC) with the 32 activations at XO(DI) to
+// the pairs' lanes Z0, Z1.
+#define Q5GZX(XO, BC) \
+	VPSHUFB         zWordBcast<>+BC(SB), Z26, Z21; \
+	VPSHUFB         zWordBcast<>+BC(SB), Z25, Z22; \
+	VBROADCASTI64X4 XO(DI), Z18; \
+	VPMADDUBSW      Z18, Z16, Z19; \
+	VPDPWSSD        Z21, Z19, Z0; \
+	VPMADDUBSW      Z18, Z17, Z20; \
+	VPDPWSSD        Z22, Z20, Z1
+
+// Q5GZCHUNK adds chunk C of the four rows to the pairs' lanes, the fifth
+// bits moved as in Q5ZCHUNK.
+#define Q5GZCHUNK(C, SH0, N0, SH1, N1) \
+	Q5ZW(C); \
+	Q5ZBITS(SH0, N0); \
+	Q5GZX(4+64*C, 128*C); \
+	Q5ZW(C); \
+	VPSRLW $4, Z16, Z16; \
+	VPSRLW $4, Z17, Z17; \
+	Q5ZBITS(SH1, N1); \
+	Q5GZX(36+64*C, 128*C+64)
+
+// func gemvQ5KAVX512(a *tileArgs, rows int)
+//
+// Z0 and Z1 hold the pairs' integer lanes of the current super-block, Z8
+// and Z9 their float32 accumulators, Z10 the minimums' sums (row r in
+// lane 2 of 128-bit lane r); Z29 zGemvDIdx; R9 the next group's weights,
+// prefetched as this one runs.
+TEXT ·gemvQ5KAVX512(SB), NOSPLIT, $8-16
+	ZARGS
+	VMOVDQU64 zb0f<>(SB), Z31
+	VMOVDQU64 zb10<>(SB), Z30
+	VMOVDQU32 zGemvDIdx<>(SB), Z29
+
+q5gzgroup:
+	MOVQ   R8, SI
+	MOVQ   R13, DI
+	MOVQ   R14, CX
+	LEAQ   (R8)(R12*4), R9
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+
+q5gzblock:
+	PREFETCHT0 0(R9)
+	PREFETCHT0 64(R9)
+	PREFETCHT0 128(R9)
+	PREFETCHT0 192(R9)
+	PREFETCHT0 256(R9)
+	PREFETCHT0 320(R9)
+	PREFETCHT0 384(R9)
+	PREFETCHT0 448(R9)
+	PREFETCHT0 512(R9)
+	PREFETCHT0 576(R9)
+	PREFETCHT0 640(R9)
+	Q4GZSETUP
+
+	// The minimums' sums of the rows, scaled by -dmin·x.d.
+	VPSHUFD      $0x4e, Z23, Z0
+	VPADDD       Z0, Z23, Z23
+	VPSHUFD      $0xb1, Z23, Z0
+	VPADDD       Z0, Z23, Z23
+	VCVTDQ2PS    Z23, Z23
+	VMOVD        0(SI), X0
+	VPINSRD      $1, 0(SI)(R12*1), X0, X0
+	VPINSRD      $2, 0(SI)(R12*2), X0, X0
+	VPINSRD      $3, 0(SI)(R15*1), X0, X0
+	VCVTPH2PS    X0, Y0
+	VPERMPS      Z0, Z29, Z2
+	VBROADCASTSS (DI), Z3
+	VMULPS       Z3, Z2, Z2
+	VFNMADD231PS Z23, Z2, Z10
+
+	VMOVDQU32    16(SI), Y23
+	VINSERTI64X4 $1, 16(SI)(R12*1), Z23, Z23
+	VMOVDQU32    16(SI)(R12*2), Y24
+	VINSERTI64X4 $1, 16(SI)(R15*1), Z24, Z24
+	VPXORD       Z0, Z0, Z0
+	VPXORD       Z1, Z1, Z1
+	Q5GZCHUNK(0, VPSLLW, 4, VPSLLW, 3)
+	Q5GZCHUNK(1, VPSLLW, 2, VPSLLW, 1)
+	Q5GZCHUNK(2, VPSRLW, 0, VPSRLW, 1)
+	Q5GZCHUNK(3, VPSRLW, 2, VPSRLW, 3)
+
+	// The lanes scaled by d·x.d, one fused multiply-add each.
+	ZPAIRD(0)
+	VBROADCASTSS (DI), Z18
+	VMULPS       Z18, Z27, Z19
+	VCVTDQ2PS    Z0, Z0
+	VFMADD231PS  Z0, Z19, Z8
+	VMULPS       Z18, Z28, Z20
+	VCVTDQ2PS    Z1, Z1
+	VFMADD231PS  Z1, Z20, Z9
+
+	ADDQ $176, SI
+	ADDQ $292, DI
+	ADDQ $704, R9
+	DECQ CX
+	JNZ  q5gzblock
+
+	VMOVDQU32 zLane2Idx<>(SB), Z24
+	VPERMPS   Z10, Z24, Z23
+	VMOVDQU32 zLane0Idx<>(SB), Z24
+	Q5ZSTORE(Z8, Z9, 0, (BX))
+	LEAQ      (R8)(R12*4), R8
+	ADDQ      $16, BX
+	SUBQ      $4, DX
+	JNZ       q5gzgroup
+	VZEROUPPER
+	RET
