@@ -16,6 +16,7 @@ func addAVX512K(k *kernelSet) {
 	k.q8K[quant.TypeQ4_K] = kKernel(dotQ4KAVX512, quant.TypeQ4_K)
 	k.q8K[quant.TypeQ6_K] = kKernel(dotQ6KAVX512, quant.TypeQ6_K)
 	k.q8K[quant.TypeQ5_K] = kKernel(dotQ5KAVX512, quant.TypeQ5_K)
+	k.q8K[quant.TypeQ2_K] = kKernel(dotQ2KAVX512, quant.TypeQ2_K)
 	setTile(k, quant.TypeQ4_K, tileKernel{mr: tileRowsK, nr: 4, fn: tileQ4K512})
 	setTile(k, quant.TypeQ6_K, tileKernel{mr: tileRowsK, nr: 4, fn: tileQ6K512})
 	setTile(k, quant.TypeQ5_K, tileKernel{mr: tileRowsK, nr: 4, fn: tileQ5K512})
@@ -170,3 +171,11 @@ func gemvQ5K512(a *tileArgs) {
 //
 //go:noescape
 func gemvQ5KAVX512(a *tileArgs, rows int)
+
+// dotQ2KAVX512 is dotQ2KAVX2 (dotRepackedK for n Q2_K super-blocks, chunks
+// of 128 with gemm) with each 64 quants in one zmm: the 32 quant bytes of
+// a half in both 256-bit halves, shifted per half and masked, multiplied
+// with the 64 activations and the four groups' scales (vpdpwssd).
+//
+//go:noescape
+func dotQ2KAVX512(w *byte, x *q8KBlock, n int, gemm bool) float32

@@ -1643,3 +1643,149 @@ q5gzblock:
 	JNZ       q5gzgroup
 	VZEROUPPER
 	RET
+
+// zb03 is 3 in every byte; zQ2Sh01 and zQ2Sh23 shift the 32 quant bytes
+// of a Q2_K half (in both 256-bit halves) so that bits 0, 1 and 2, 3
+// (4, 5 and 6, 7) come first: the half's first (last) 64 quants in order.
+DATA zb03<>+0(SB)/8, $0x0303030303030303
+DATA zb03<>+8(SB)/8, $0x0303030303030303
+DATA zb03<>+16(SB)/8, $0x0303030303030303
+DATA zb03<>+24(SB)/8, $0x0303030303030303
+DATA zb03<>+32(SB)/8, $0x0303030303030303
+DATA zb03<>+40(SB)/8, $0x0303030303030303
+DATA zb03<>+48(SB)/8, $0x0303030303030303
+DATA zb03<>+56(SB)/8, $0x0303030303030303
+GLOBL zb03<>(SB), RODATA|NOPTR, $64
+
+DATA zQ2Sh01<>+0(SB)/8, $0x0000000000000000
+DATA zQ2Sh01<>+8(SB)/8, $0x0000000000000000
+DATA zQ2Sh01<>+16(SB)/8, $0x0000000000000000
+DATA zQ2Sh01<>+24(SB)/8, $0x0000000000000000
+DATA zQ2Sh01<>+32(SB)/8, $0x0002000200020002
+DATA zQ2Sh01<>+40(SB)/8, $0x0002000200020002
+DATA zQ2Sh01<>+48(SB)/8, $0x0002000200020002
+DATA zQ2Sh01<>+56(SB)/8, $0x0002000200020002
+GLOBL zQ2Sh01<>(SB), RODATA|NOPTR, $64
+
+DATA zQ2Sh23<>+0(SB)/8, $0x0004000400040004
+DATA zQ2Sh23<>+8(SB)/8, $0x0004000400040004
+DATA zQ2Sh23<>+16(SB)/8, $0x0004000400040004
+DATA zQ2Sh23<>+24(SB)/8, $0x0004000400040004
+DATA zQ2Sh23<>+32(SB)/8, $0x0006000600060006
+DATA zQ2Sh23<>+40(SB)/8, $0x0006000600060006
+DATA zQ2Sh23<>+48(SB)/8, $0x0006000600060006
+DATA zQ2Sh23<>+56(SB)/8, $0x0006000600060006
+GLOBL zQ2Sh23<>(SB), RODATA|NOPTR, $64
+
+// Q2SHALF adds the scaled products of half H (128 elements) of one Q2_K
+// row (at SI) with the activations at DI to ACC: the quants of each 64 in
+// one zmm, the groups' scales (words in Y1) spread by zQ6S01 and zQ6S23.
+// Z31 holds 3 in every byte, Z30 zQ2Sh01, Z29 zQ2Sh23. Uses Z3..Z7.
+#define Q2SHALF(H, ACC) \
+	VBROADCASTI64X4 16+32*H(SI), Z3; \
+	VPSRLVW         Z30, Z3, Z4; \
+	VPANDD          Z31, Z4, Z4; \
+	VPSRLVW         Z29, Z3, Z3; \
+	VPANDD          Z31, Z3, Z3; \
+	VSHUFI32X4      $(0x55*H), Z1, Z1, Z7; \
+	VPSHUFB         zQ6S01<>(SB), Z7, Z5; \
+	VPSHUFB         zQ6S23<>(SB), Z7, Z6; \
+	VPMADDUBSW      4+128*H(DI), Z4, Z4; \
+	VPDPWSSD        Z5, Z4, ACC; \
+	VPMADDUBSW      68+128*H(DI), Z3, Z3; \
+	VPDPWSSD        Z6, Z3, ACC
+
+// Q2SSETUP decodes one Q2_K super-block's scales into Y1 (words) and its
+// minimums times the activations' block sums into Y2 (eight int32 lanes,
+// four per half), and puts [d, dmin]·x.d in X11's lanes 0 and 1. Uses
+// X0, X3.
+#define Q2SSETUP \
+	VMOVDQU      0(SI), X0; \
+	VPSRLW       $4, X0, X3; \
+	VPAND        zb0f<>(SB), X0, X0; \
+	VPAND        zb0f<>(SB), X3, X3; \
+	VPMOVZXBW    X0, Y1; \
+	VPMOVZXBW    X3, Y3; \
+	VPMADDWD     260(DI), Y3, Y2; \
+	VMOVD        80(SI), X0; \
+	VCVTPH2PS    X0, X0; \
+	VBROADCASTSS (DI), X3; \
+	VMULPS       X3, X0, X11
+
+// func dotQ2KAVX512(w *byte, x *q8KBlock, n int, gemm bool) float32
+//
+// X10 holds [acc, accMin] in lanes 0 and 1.
+TEXT ·dotQ2KAVX512(SB), NOSPLIT, $0-36
+	MOVQ      w+0(FP), SI
+	MOVQ      x+8(FP), DI
+	MOVQ      n+16(FP), CX
+	VMOVDQU64 zb03<>(SB), Z31
+	VMOVDQU64 zQ2Sh01<>(SB), Z30
+	VMOVDQU64 zQ2Sh23<>(SB), Z29
+	VXORPS    X10, X10, X10
+	CMPB      gemm+24(FP), $0
+	JNE       q2sgemm
+
+q2sgemv:
+	Q2SSETUP
+	VPXORD Z12, Z12, Z12
+	Q2SHALF(0, Z12)
+	Q2SHALF(1, Z12)
+
+	// [isum, msum] as float32, times [d, dmin]·x.d.
+	VEXTRACTI64X4 $1, Z12, Y0
+	VPADDD        Y0, Y12, Y0
+	VEXTRACTI128  $1, Y0, X3
+	VPADDD        X3, X0, X0
+	VEXTRACTI128  $1, Y2, X3
+	VPADDD        X3, X2, X3
+	VINSERTI128   $1, X3, Y0, Y0 // isum's four lanes, then msum's
+	VPSHUFD       $0x4e, Y0, Y3
+	VPADDD        Y3, Y0, Y0
+	VPSHUFD       $0xb1, Y0, Y3
+	VPADDD        Y3, Y0, Y0
+	VEXTRACTI128  $1, Y0, X3
+	VPUNPCKLDQ    X3, X0, X0
+	VCVTDQ2PS     X0, X0
+	VFMADD231PS   X0, X11, X10
+	ADDQ          $84, SI
+	ADDQ          $292, DI
+	DECQ          CX
+	JNZ           q2sgemv
+	JMP           q2sdone
+
+q2sgemm:
+	Q2SSETUP
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	Q2SHALF(0, Z12)
+	Q2SHALF(1, Z13)
+
+	// [i0, i1] and [m0, m1]: the halves' integer sums.
+	VEXTRACTI64X4 $1, Z12, Y0
+	VPADDD        Y0, Y12, Y12
+	VEXTRACTI64X4 $1, Z13, Y0
+	VPADDD        Y0, Y13, Y13
+	VPHADDD       Y13, Y12, Y0 // [i0 i0 i1 i1 | i0 i0 i1 i1] partial
+	VEXTRACTI128  $1, Y0, X3
+	VPADDD        X3, X0, X0
+	VPHADDD       X0, X0, X0   // [i0, i1, i0, i1]
+	VEXTRACTI128  $1, Y2, X3
+	VPHADDD       X3, X2, X3   // [m0 m0 m1 m1]
+	VPHADDD       X3, X3, X3   // [m0, m1, m0, m1]
+	VPUNPCKLDQ    X3, X0, X0   // [i0, m0, i1, m1]
+	VCVTDQ2PS     X0, X0
+	VFMADD231PS   X0, X11, X10
+	VMOVHLPS      X0, X0, X0
+	VFMADD231PS   X0, X11, X10
+	ADDQ          $84, SI
+	ADDQ          $292, DI
+	DECQ          CX
+	JNZ           q2sgemm
+
+q2sdone:
+	VMOVSHDUP X10, X0
+	VSUBSS    X0, X10, X0 // acc - accMin
+	VZEROUPPER
+	VMOVSS    X0, ret+32(FP)
+	RET
