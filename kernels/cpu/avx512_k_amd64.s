@@ -513,6 +513,22 @@ DATA zLane0Idx<>+48(SB)/8, $0x0000000000000000
 DATA zLane0Idx<>+56(SB)/8, $0x0000000000000000
 GLOBL zLane0Idx<>(SB), RODATA|NOPTR, $64
 
+// ZGROUP8 points SI, DI and CX at the group's first super-block, the
+// first activation row and the super-block count, and zeroes the float
+// accumulators Z8..Z15.
+#define ZGROUP8 \
+	MOVQ   R8, SI; \
+	MOVQ   R13, DI; \
+	MOVQ   R14, CX; \
+	VPXORD Z8, Z8, Z8; \
+	VPXORD Z9, Z9, Z9; \
+	VPXORD Z10, Z10, Z10; \
+	VPXORD Z11, Z11, Z11; \
+	VPXORD Z12, Z12, Z12; \
+	VPXORD Z13, Z13, Z13; \
+	VPXORD Z14, Z14, Z14; \
+	VPXORD Z15, Z15, Z15
+
 // tileQ6KAVX512 registers: as tileQ4KAVX512 for the pointers and counts.
 // Z0..Z7 hold the integer lanes of the current super-block and Z8..Z15
 // the float accumulators, Z(4p+x) and Z(8+4p+x) for weight pair p (rows
@@ -650,10 +666,11 @@ GLOBL zLane0Idx<>(SB), RODATA|NOPTR, $64
 	VCVTDQ2PS    L1, L1; \
 	VFMADD231PS  L1, Z20, ACC1
 
-// Q6ZSTORE adds the eight lanes of each of the four outputs of one
-// activation row (ACC0: rows 0, 1; ACC1: rows 2, 3) in hsum8's order and
-// writes them to DST. Z24 holds zLane0Idx. Uses Z18..Z20.
-#define Q6ZSTORE(ACC0, ACC1, DST) \
+// ZHSUM4 adds the eight lanes of each of the four outputs of one
+// activation row (ACC0: weight rows 0, 1; ACC1: rows 2, 3) in hsum8's
+// order: high half onto low half, lanes 0+2 and 1+3, then the two, and
+// leaves them in X18. Z24 holds zLane0Idx. Uses Z19.
+#define ZHSUM4(ACC0, ACC1) \
 	VSHUFF32X4 $0x88, ACC1, ACC0, Z18; \
 	VSHUFF32X4 $0xdd, ACC1, ACC0, Z19; \
 	VADDPS     Z19, Z18, Z18; \
@@ -661,8 +678,14 @@ GLOBL zLane0Idx<>(SB), RODATA|NOPTR, $64
 	VADDPS     Z19, Z18, Z18; \
 	VPERMILPS  $0xb1, Z18, Z19; \
 	VADDPS     Z19, Z18, Z18; \
-	VPERMPS    Z18, Z24, Z18; \
-	VMOVUPS    X18, DST
+	VPERMPS    Z18, Z24, Z18
+
+// Q6ZSTORE adds the eight lanes of each of the four outputs of one
+// activation row (ACC0: rows 0, 1; ACC1: rows 2, 3) in hsum8's order and
+// writes them to DST. Z24 holds zLane0Idx. Uses Z18..Z20.
+#define Q6ZSTORE(ACC0, ACC1, DST) \
+	ZHSUM4(ACC0, ACC1); \
+	VMOVUPS X18, DST
 
 // func tileQ6KAVX512(a *tileArgs, rows int)
 TEXT ·tileQ6KAVX512(SB), NOSPLIT, $8-16
@@ -671,17 +694,7 @@ TEXT ·tileQ6KAVX512(SB), NOSPLIT, $8-16
 	VMOVDQU64 zb30<>(SB), Z30
 
 q6zgroup:
-	MOVQ   R8, SI
-	MOVQ   R13, DI
-	MOVQ   R14, CX
-	VPXORD Z8, Z8, Z8
-	VPXORD Z9, Z9, Z9
-	VPXORD Z10, Z10, Z10
-	VPXORD Z11, Z11, Z11
-	VPXORD Z12, Z12, Z12
-	VPXORD Z13, Z13, Z13
-	VPXORD Z14, Z14, Z14
-	VPXORD Z15, Z15, Z15
+	ZGROUP8
 
 q6zblock:
 	Q6ZSETUP
@@ -1442,16 +1455,9 @@ q5sblock:
 
 // Q5ZSTORE writes the four outputs of activation row x: hsum8 of its
 // accumulators (ACC0, ACC1) plus the minimums' sums of 128-bit lane X of
-// Z29 transposed (in Z23). Uses Z18..Z20, Z24.
+// Z29 transposed (in Z23). Z24 holds zLane0Idx. Uses Z18, Z19.
 #define Q5ZSTORE(ACC0, ACC1, X, DST) \
-	VSHUFF32X4    $0x88, ACC1, ACC0, Z18; \
-	VSHUFF32X4    $0xdd, ACC1, ACC0, Z19; \
-	VADDPS        Z19, Z18, Z18; \
-	VPERMILPS     $0x4e, Z18, Z19; \
-	VADDPS        Z19, Z18, Z18; \
-	VPERMILPS     $0xb1, Z18, Z19; \
-	VADDPS        Z19, Z18, Z18; \
-	VPERMPS       Z18, Z24, Z18; \
+	ZHSUM4(ACC0, ACC1); \
 	VEXTRACTF32X4 $X, Z23, X19; \
 	VADDPS        X19, X18, X18; \
 	VMOVUPS       X18, DST
@@ -1463,17 +1469,7 @@ TEXT ·tileQ5KAVX512(SB), NOSPLIT, $8-16
 	VMOVDQU64 zb10<>(SB), Z30
 
 q5zgroup:
-	MOVQ   R8, SI
-	MOVQ   R13, DI
-	MOVQ   R14, CX
-	VPXORD Z8, Z8, Z8
-	VPXORD Z9, Z9, Z9
-	VPXORD Z10, Z10, Z10
-	VPXORD Z11, Z11, Z11
-	VPXORD Z12, Z12, Z12
-	VPXORD Z13, Z13, Z13
-	VPXORD Z14, Z14, Z14
-	VPXORD Z15, Z15, Z15
+	ZGROUP8
 	VPXORD Z29, Z29, Z29
 
 q5zblock:
