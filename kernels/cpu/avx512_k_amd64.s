@@ -1054,6 +1054,28 @@ DATA zQ6ShHi<>+48(SB)/8, $0x0002000200020002
 DATA zQ6ShHi<>+56(SB)/8, $0x0002000200020002
 GLOBL zQ6ShHi<>(SB), RODATA|NOPTR, $64
 
+// SARGS loads a single-row kernel's arguments: the weights to SI, the
+// activations to DI, the super-block count to CX.
+#define SARGS \
+	MOVQ w+0(FP), SI; \
+	MOVQ x+8(FP), DI; \
+	MOVQ n+16(FP), CX
+
+// SDMIN puts [d, dmin]·x.d (the F16 pair at OFF(SI), x.d at (DI)) in
+// X11's lanes 0 and 1. Uses X0 and T.
+#define SDMIN(OFF, T) \
+	VMOVD        OFF(SI), X0; \
+	VCVTPH2PS    X0, X0; \
+	VBROADCASTSS (DI), T; \
+	VMULPS       T, X0, X11
+
+// SDIFF leaves acc - accMin (X10's lanes 0 and 1) in X0 and leaves the
+// AVX-512 state.
+#define SDIFF \
+	VMOVSHDUP X10, X0; \
+	VSUBSS    X0, X10, X0; \
+	VZEROUPPER
+
 // Q4SCHUNK adds the scaled products of chunk C (64 elements) of one Q4_K
 // row (at SI) with the activations at DI to ACC: the 32 nibble bytes in
 // both halves, shifted by zQ4Shift (Z30) and masked (Z31) into the chunk's
@@ -1088,18 +1110,13 @@ GLOBL zQ6ShHi<>(SB), RODATA|NOPTR, $64
 	VEXTRACTI128 $1, Y4, X5; \
 	VPACKSSDW    X5, X4, X4; \
 	VPMADDWD     X4, X3, X3; \
-	VMOVD        0(SI), X0; \
-	VCVTPH2PS    X0, X0; \
-	VBROADCASTSS (DI), X1; \
-	VMULPS       X1, X0, X11
+	SDMIN(0, X1)
 
 // func dotQ4KAVX512(w *byte, x *q8KBlock, n int, gemm bool) float32
 //
 // X10 holds [acc, accMin] in lanes 0 and 1.
 TEXT ·dotQ4KAVX512(SB), NOSPLIT, $0-36
-	MOVQ      w+0(FP), SI
-	MOVQ      x+8(FP), DI
-	MOVQ      n+16(FP), CX
+	SARGS
 	VMOVDQU64 zb0f<>(SB), Z31
 	VMOVDQU64 zQ4Shift<>(SB), Z30
 	VXORPS    X10, X10, X10
@@ -1179,10 +1196,8 @@ q4sgemm:
 	JNZ         q4sgemm
 
 q4sdone:
-	VMOVSHDUP X10, X0
-	VSUBSS    X0, X10, X0 // acc - accMin
-	VZEROUPPER
-	VMOVSS    X0, ret+32(FP)
+	SDIFF
+	VMOVSS X0, ret+32(FP)
 	RET
 
 // Q6SHALF adds half H (128 elements) of one Q6_K row (at SI) times the
@@ -1214,9 +1229,7 @@ q4sdone:
 // halves of the lanes are added before the block sums are taken off. Y8
 // holds the eight float32 accumulators.
 TEXT ·dotQ6KAVX512(SB), NOSPLIT, $0-36
-	MOVQ      w+0(FP), SI
-	MOVQ      x+8(FP), DI
-	MOVQ      n+16(FP), CX
+	SARGS
 	VMOVDQU64 zb0f<>(SB), Z31
 	VMOVDQU64 zb30<>(SB), Z30
 	VMOVDQU64 zQ6ShLo<>(SB), Z29
@@ -1328,9 +1341,7 @@ GLOBL zQ5Sh3<>(SB), RODATA|NOPTR, $64
 //
 // Y8 holds the eight float32 accumulators, X9 the minimums' sum.
 TEXT ·dotQ5KAVX512(SB), NOSPLIT, $0-36
-	MOVQ      w+0(FP), SI
-	MOVQ      x+8(FP), DI
-	MOVQ      n+16(FP), CX
+	SARGS
 	VMOVDQU64 zb0f<>(SB), Z31
 	VMOVDQU64 zQ4Shift<>(SB), Z30
 	VMOVDQU64 zb10<>(SB), Z29
@@ -1703,18 +1714,13 @@ GLOBL zQ2Sh23<>(SB), RODATA|NOPTR, $64
 	VPMOVZXBW    X0, Y1; \
 	VPMOVZXBW    X3, Y3; \
 	VPMADDWD     260(DI), Y3, Y2; \
-	VMOVD        80(SI), X0; \
-	VCVTPH2PS    X0, X0; \
-	VBROADCASTSS (DI), X3; \
-	VMULPS       X3, X0, X11
+	SDMIN(80, X3)
 
 // func dotQ2KAVX512(w *byte, x *q8KBlock, n int, gemm bool) float32
 //
 // X10 holds [acc, accMin] in lanes 0 and 1.
 TEXT ·dotQ2KAVX512(SB), NOSPLIT, $0-36
-	MOVQ      w+0(FP), SI
-	MOVQ      x+8(FP), DI
-	MOVQ      n+16(FP), CX
+	SARGS
 	VMOVDQU64 zb03<>(SB), Z31
 	VMOVDQU64 zQ2Sh01<>(SB), Z30
 	VMOVDQU64 zQ2Sh23<>(SB), Z29
@@ -1780,8 +1786,6 @@ q2sgemm:
 	JNZ           q2sgemm
 
 q2sdone:
-	VMOVSHDUP X10, X0
-	VSUBSS    X0, X10, X0 // acc - accMin
-	VZEROUPPER
-	VMOVSS    X0, ret+32(FP)
+	SDIFF
+	VMOVSS X0, ret+32(FP)
 	RET
