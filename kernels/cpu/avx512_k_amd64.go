@@ -5,11 +5,14 @@ import "saji/kernels/quant"
 // The AVX-512 K-quant kernels put two independent outputs side by side in
 // the two 256-bit halves of a zmm register (two weight rows against one
 // activation row), each half doing what the AVX2 kernel's ymm does for its
-// output, and sum four int8 or two int16 products per int32 lane with
-// VPDPBUSD and VPDPWSSD. The integer sums are exact whatever the
-// instruction; the float part keeps, per output, the oracle's conversions,
-// products and fused multiply-adds, so every output equals the AVX2
-// kernel's (and dotK's) bit for bit.
+// output; the single-row kernels put 64 consecutive quants of one row in
+// a zmm instead, whose halves' int32 lanes they add before the float
+// part. The quants are multiplied with vpmaddubsw and the scaled int16
+// pairs summed into int32 lanes with the VNNI vpdpwssd (vpmaddwd and the
+// add in one). The integer sums are exact whatever the instruction; the
+// float part keeps, per output, the oracle's conversions, products and
+// fused multiply-adds, so every output equals the AVX2 kernel's (and
+// dotK's) bit for bit.
 
 // addAVX512K adds the AVX-512 K-quant kernels over the AVX2 ones.
 func addAVX512K(k *kernelSet) {
@@ -18,11 +21,11 @@ func addAVX512K(k *kernelSet) {
 	k.q8K[quant.TypeQ5_K] = kKernel(dotQ5KAVX512, quant.TypeQ5_K)
 	k.q8K[quant.TypeQ2_K] = kKernel(dotQ2KAVX512, quant.TypeQ2_K)
 	setTile(k, quant.TypeQ4_K, tileKernel{mr: tileRowsK, nr: 4, fn: tileQ4K512})
+	setTile(k, quant.TypeQ4_K, tileKernel{mr: gemvRows, nr: 1, fn: gemvQ4K512})
 	setTile(k, quant.TypeQ6_K, tileKernel{mr: tileRowsK, nr: 4, fn: tileQ6K512})
+	setTile(k, quant.TypeQ6_K, tileKernel{mr: gemvRows, nr: 1, fn: gemvQ6K512})
 	setTile(k, quant.TypeQ5_K, tileKernel{mr: tileRowsK, nr: 4, fn: tileQ5K512})
 	setTile(k, quant.TypeQ5_K, tileKernel{mr: gemvRows, nr: 1, fn: gemvQ5K512})
-	setTile(k, quant.TypeQ4_K, tileKernel{mr: gemvRows, nr: 1, fn: gemvQ4K512})
-	setTile(k, quant.TypeQ6_K, tileKernel{mr: gemvRows, nr: 1, fn: gemvQ6K512})
 }
 
 // setTile registers tk for t, in place of a tile of the same shape.

@@ -17,11 +17,11 @@
 // scales of rows 0, 1 and 2, 3 as int16 words ([s_r | s_r | s_r' | s_r'],
 // eight words per 128-bit lane); Z24 and Z23 the gemv order's integer sums
 // of the super-block; Z22 the minimums of row w as words in 128-bit lane
-// w; Z21 the activations' pair sums (zPTIdx).
+// w; Z21 the activations' pair sums (zPTIdx). The other kernels say
+// what their registers hold where they begin.
 
 // zb0f and zb30 are 0x0f and 0x30 in every byte; zOnes16 is 1 in every
 // int16 word.
-
 DATA zb0f<>+0(SB)/8, $0x0f0f0f0f0f0f0f0f
 DATA zb0f<>+8(SB)/8, $0x0f0f0f0f0f0f0f0f
 DATA zb0f<>+16(SB)/8, $0x0f0f0f0f0f0f0f0f
@@ -54,7 +54,6 @@ GLOBL zOnes16<>(SB), RODATA|NOPTR, $64
 
 // zWordBcast+64g broadcasts int16 word g of each 128-bit lane over the
 // lane.
-
 DATA zWordBcast<>+0(SB)/8, $0x0100010001000100
 DATA zWordBcast<>+8(SB)/8, $0x0100010001000100
 DATA zWordBcast<>+16(SB)/8, $0x0100010001000100
@@ -123,7 +122,6 @@ GLOBL zWordBcast<>(SB), RODATA|NOPTR, $512
 
 // zMinWords zero-extends bytes 8..15 of each 128-bit lane (the
 // minimums m0..m7 of one weight row) to int16 words.
-
 DATA zMinWords<>+0(SB)/8, $0x800b800a80098008
 DATA zMinWords<>+8(SB)/8, $0x800f800e800d800c
 DATA zMinWords<>+16(SB)/8, $0x800b800a80098008
@@ -137,7 +135,6 @@ GLOBL zMinWords<>(SB), RODATA|NOPTR, $64
 // zkscA, zkscB, zkscShift and zkscMask are tkscA, tkscB, tkscShift and
 // tkscMask (avx2_tile_amd64.s) in each 128-bit lane: they split the 12
 // packed scale bytes of one Q4_K row per lane into s0..s7, m0..m7.
-
 DATA zkscA<>+0(SB)/8, $0x0b0a090803020100
 DATA zkscA<>+8(SB)/8, $0x0b0a090807060504
 DATA zkscA<>+16(SB)/8, $0x0b0a090803020100
@@ -181,7 +178,6 @@ GLOBL zkscMask<>(SB), RODATA|NOPTR, $64
 // zPTIdx gathers the packed activation pair sums (see tileQ4KAVX512)
 // so that 128-bit lane c holds, in dword x, activation row x's pair sums
 // of sub-blocks 2c and 2c+1.
-
 DATA zPTIdx<>+0(SB)/8, $0x0000000800000000
 DATA zPTIdx<>+8(SB)/8, $0x0000000a00000002
 DATA zPTIdx<>+16(SB)/8, $0x0000000900000001
@@ -194,7 +190,6 @@ GLOBL zPTIdx<>(SB), RODATA|NOPTR, $64
 
 // zDIdx and zDminIdx spread [d0, dmin0, ..., d3, dmin3] over the 16
 // outputs, lane 4w+x getting row w's d (dmin).
-
 DATA zDIdx<>+0(SB)/8, $0x0000000000000000
 DATA zDIdx<>+8(SB)/8, $0x0000000000000000
 DATA zDIdx<>+16(SB)/8, $0x0000000200000002
@@ -216,7 +211,6 @@ DATA zDminIdx<>+56(SB)/8, $0x0000000700000007
 GLOBL zDminIdx<>(SB), RODATA|NOPTR, $64
 
 // zTrIdx transposes 4×4 dwords: lane 4x+w from lane 4w+x.
-
 DATA zTrIdx<>+0(SB)/8, $0x0000000400000000
 DATA zTrIdx<>+8(SB)/8, $0x0000000c00000008
 DATA zTrIdx<>+16(SB)/8, $0x0000000500000001
