@@ -20,6 +20,7 @@ func addAVX512K(k *kernelSet) {
 	k.q8K[quant.TypeQ6_K] = kKernel(dotQ6KAVX512, quant.TypeQ6_K)
 	k.q8K[quant.TypeQ5_K] = kKernel(dotQ5KAVX512, quant.TypeQ5_K)
 	k.q8K[quant.TypeQ2_K] = kKernel(dotQ2KAVX512, quant.TypeQ2_K)
+	k.q8K[quant.TypeIQ4_XS] = kKernel(dotIQ4XSAVX512, quant.TypeIQ4_XS)
 	setTile(k, quant.TypeQ4_K, tileKernel{mr: tileRowsK, nr: 4, fn: tileQ4K512})
 	setTile(k, quant.TypeQ4_K, tileKernel{mr: gemvRows, nr: 1, fn: gemvQ4K512})
 	setTile(k, quant.TypeQ6_K, tileKernel{mr: tileRowsK, nr: 4, fn: tileQ6K512})
@@ -182,3 +183,13 @@ func gemvQ5KAVX512(a *tileArgs, rows int)
 //
 //go:noescape
 func dotQ2KAVX512(w *byte, x *q8KBlock, n int, gemm bool) float32
+
+// dotIQ4XSAVX512 is dotIQ4XSAVX2 (the exact integer sum of each IQ4_XS
+// super-block times the rounded d·x.d, added to one float32 sum) with two
+// sub-blocks' 64 quants per zmm: the levels are looked up plus 128, so
+// that vpdpbusd multiplies them (unsigned) with the activations, each
+// sub-block's int32 lanes are scaled with vpmulld, and 128 times the
+// scaled activation sums is taken off.
+//
+//go:noescape
+func dotIQ4XSAVX512(w *byte, x *q8KBlock, n int, gemm bool) float32

@@ -1783,3 +1783,177 @@ q2sdone:
 	SDIFF
 	VMOVSS X0, ret+32(FP)
 	RET
+
+// zIQ4Lut holds the 16 IQ4 levels (iq4Levels, ggml's kvalues_iq4nl)
+// plus 128, as unsigned bytes, in each 128-bit lane.
+DATA zIQ4Lut<>+0(SB)/8, $0x766a5d4f3f2d1801
+DATA zIQ4Lut<>+8(SB)/8, $0xf1d9c5b5a6998d81
+DATA zIQ4Lut<>+16(SB)/8, $0x766a5d4f3f2d1801
+DATA zIQ4Lut<>+24(SB)/8, $0xf1d9c5b5a6998d81
+DATA zIQ4Lut<>+32(SB)/8, $0x766a5d4f3f2d1801
+DATA zIQ4Lut<>+40(SB)/8, $0xf1d9c5b5a6998d81
+DATA zIQ4Lut<>+48(SB)/8, $0x766a5d4f3f2d1801
+DATA zIQ4Lut<>+56(SB)/8, $0xf1d9c5b5a6998d81
+GLOBL zIQ4Lut<>(SB), RODATA|NOPTR, $64
+
+// zXSNib shifts each 128-bit lane's words by 0, 4, 0, 4: low nibbles in
+// lanes 0 and 2, high nibbles in lanes 1 and 3.
+DATA zXSNib<>+0(SB)/8, $0x0000000000000000
+DATA zXSNib<>+8(SB)/8, $0x0000000000000000
+DATA zXSNib<>+16(SB)/8, $0x0004000400040004
+DATA zXSNib<>+24(SB)/8, $0x0004000400040004
+DATA zXSNib<>+32(SB)/8, $0x0000000000000000
+DATA zXSNib<>+40(SB)/8, $0x0000000000000000
+DATA zXSNib<>+48(SB)/8, $0x0004000400040004
+DATA zXSNib<>+56(SB)/8, $0x0004000400040004
+GLOBL zXSNib<>(SB), RODATA|NOPTR, $64
+
+// zXSLo and zXSHi shift dword g right by 4g and 2g: the IQ4_XS scales'
+// low nibbles (scales_l) and high bit pairs (scales_h) of sub-block g.
+DATA zXSLo<>+0(SB)/8, $0x0000000400000000
+DATA zXSLo<>+8(SB)/8, $0x0000000c00000008
+DATA zXSLo<>+16(SB)/8, $0x0000001400000010
+DATA zXSLo<>+24(SB)/8, $0x0000001c00000018
+GLOBL zXSLo<>(SB), RODATA|NOPTR, $32
+
+DATA zXSHi<>+0(SB)/8, $0x0000000200000000
+DATA zXSHi<>+8(SB)/8, $0x0000000600000004
+DATA zXSHi<>+16(SB)/8, $0x0000000a00000008
+DATA zXSHi<>+24(SB)/8, $0x0000000e0000000c
+GLOBL zXSHi<>(SB), RODATA|NOPTR, $32
+
+// zd20, zd0f and zd03 are 32, 15 and 3 in every dword.
+DATA zd20<>+0(SB)/8, $0x0000002000000020
+DATA zd20<>+8(SB)/8, $0x0000002000000020
+DATA zd20<>+16(SB)/8, $0x0000002000000020
+DATA zd20<>+24(SB)/8, $0x0000002000000020
+GLOBL zd20<>(SB), RODATA|NOPTR, $32
+
+DATA zd0f<>+0(SB)/8, $0x0000000f0000000f
+DATA zd0f<>+8(SB)/8, $0x0000000f0000000f
+DATA zd0f<>+16(SB)/8, $0x0000000f0000000f
+DATA zd0f<>+24(SB)/8, $0x0000000f0000000f
+GLOBL zd0f<>(SB), RODATA|NOPTR, $32
+
+DATA zd03<>+0(SB)/8, $0x0000000300000003
+DATA zd03<>+8(SB)/8, $0x0000000300000003
+DATA zd03<>+16(SB)/8, $0x0000000300000003
+DATA zd03<>+24(SB)/8, $0x0000000300000003
+GLOBL zd03<>(SB), RODATA|NOPTR, $32
+
+// zXSDup spreads dword k over the low 256 bits and dword k+1 over the
+// high 256 bits of a zmm (with k at zXSDup+64·(k/2)).
+DATA zXSDup<>+0(SB)/8, $0x0000000000000000
+DATA zXSDup<>+8(SB)/8, $0x0000000000000000
+DATA zXSDup<>+16(SB)/8, $0x0000000000000000
+DATA zXSDup<>+24(SB)/8, $0x0000000000000000
+DATA zXSDup<>+32(SB)/8, $0x0000000100000001
+DATA zXSDup<>+40(SB)/8, $0x0000000100000001
+DATA zXSDup<>+48(SB)/8, $0x0000000100000001
+DATA zXSDup<>+56(SB)/8, $0x0000000100000001
+DATA zXSDup<>+64(SB)/8, $0x0000000200000002
+DATA zXSDup<>+72(SB)/8, $0x0000000200000002
+DATA zXSDup<>+80(SB)/8, $0x0000000200000002
+DATA zXSDup<>+88(SB)/8, $0x0000000200000002
+DATA zXSDup<>+96(SB)/8, $0x0000000300000003
+DATA zXSDup<>+104(SB)/8, $0x0000000300000003
+DATA zXSDup<>+112(SB)/8, $0x0000000300000003
+DATA zXSDup<>+120(SB)/8, $0x0000000300000003
+DATA zXSDup<>+128(SB)/8, $0x0000000400000004
+DATA zXSDup<>+136(SB)/8, $0x0000000400000004
+DATA zXSDup<>+144(SB)/8, $0x0000000400000004
+DATA zXSDup<>+152(SB)/8, $0x0000000400000004
+DATA zXSDup<>+160(SB)/8, $0x0000000500000005
+DATA zXSDup<>+168(SB)/8, $0x0000000500000005
+DATA zXSDup<>+176(SB)/8, $0x0000000500000005
+DATA zXSDup<>+184(SB)/8, $0x0000000500000005
+DATA zXSDup<>+192(SB)/8, $0x0000000600000006
+DATA zXSDup<>+200(SB)/8, $0x0000000600000006
+DATA zXSDup<>+208(SB)/8, $0x0000000600000006
+DATA zXSDup<>+216(SB)/8, $0x0000000600000006
+DATA zXSDup<>+224(SB)/8, $0x0000000700000007
+DATA zXSDup<>+232(SB)/8, $0x0000000700000007
+DATA zXSDup<>+240(SB)/8, $0x0000000700000007
+DATA zXSDup<>+248(SB)/8, $0x0000000700000007
+GLOBL zXSDup<>(SB), RODATA|NOPTR, $256
+
+// XSCHUNK adds the scaled products of sub-blocks 2K and 2K+1 of one IQ4_XS
+// row (at SI) with the activations at DI to Z12: the 32 quant bytes as
+// [b0..15, b0..15, b16..31, b16..31] shifted by zXSNib and masked to the
+// nibbles in element order, looked up as level+128 (Z30), multiplied with
+// the 64 activations (vpdpbusd: exact, unsaturated) and by the two
+// sub-blocks' scales (Z16) spread by zXSDup. Z31 holds 0x0f bytes, Z29
+// zXSNib. Uses Z0..Z2.
+#define XSCHUNK(K) \
+	VBROADCASTI64X4 8+32*K(SI), Z0; \
+	VSHUFI64X2      $0x50, Z0, Z0, Z0; \
+	VPSRLVW         Z29, Z0, Z0; \
+	VPANDD          Z31, Z0, Z0; \
+	VPSHUFB         Z0, Z30, Z0; \
+	VPXORD          Z1, Z1, Z1; \
+	VPDPBUSD        4+64*K(DI), Z0, Z1; \
+	VMOVDQU32       zXSDup<>+64*K(SB), Z2; \
+	VPERMD          Z16, Z2, Z2; \
+	VPMULLD         Z2, Z1, Z1; \
+	VPADDD          Z1, Z12, Z12
+
+// func dotIQ4XSAVX512(w *byte, x *q8KBlock, n int, gemm bool) float32
+//
+// X8 holds the sum.
+TEXT ·dotIQ4XSAVX512(SB), NOSPLIT, $0-36
+	SARGS
+	VMOVDQU64 zb0f<>(SB), Z31
+	VMOVDQU64 zIQ4Lut<>(SB), Z30
+	VMOVDQU64 zXSNib<>(SB), Z29
+	VXORPS    X8, X8, X8
+
+xszblock:
+	// The eight scales ls-32 as int32 in Y16 (and as int16 words, each
+	// twice, in Y3), from scales_l at 4 and scales_h at 2.
+	VPBROADCASTD 4(SI), Y0
+	VPSRLVD      zXSLo<>(SB), Y0, Y0
+	VPAND        zd0f<>(SB), Y0, Y0
+	VPBROADCASTD 2(SI), Y1
+	VPSRLVD      zXSHi<>(SB), Y1, Y1
+	VPAND        zd03<>(SB), Y1, Y1
+	VPSLLD       $4, Y1, Y1
+	VPOR         Y1, Y0, Y0
+	VPSUBD       zd20<>(SB), Y0, Y16
+	VPACKSSDW    Y16, Y16, Y3
+	VPUNPCKLWD   Y3, Y3, Y3
+
+	VPXORD Z12, Z12, Z12
+	XSCHUNK(0)
+	XSCHUNK(1)
+	XSCHUNK(2)
+	XSCHUNK(3)
+
+	// isum = the lanes' sum less 128·Σ sc·(bsum[2g]+bsum[2g+1]).
+	VPMADDWD      260(DI), Y3, Y1
+	VPSLLD        $7, Y1, Y1
+	VEXTRACTI64X4 $1, Z12, Y0
+	VPADDD        Y0, Y12, Y0
+	VPSUBD        Y1, Y0, Y0
+	VEXTRACTI128  $1, Y0, X1
+	VPADDD        X1, X0, X0
+	VPSHUFD       $0x4e, X0, X1
+	VPADDD        X1, X0, X0
+	VPSHUFD       $0xb1, X0, X1
+	VPADDD        X1, X0, X0
+	VCVTDQ2PS     X0, X0
+
+	// sum += d·x.d·isum.
+	MOVWLZX   0(SI), AX
+	VMOVD     AX, X1
+	VCVTPH2PS X1, X1
+	VMULSS    (DI), X1, X1
+	VMULSS    X0, X1, X1
+	VADDSS    X1, X8, X8
+	ADDQ      $136, SI
+	ADDQ      $292, DI
+	DECQ      CX
+	JNZ       xszblock
+
+	VZEROUPPER
+	VMOVSS X8, ret+32(FP)
+	RET
