@@ -21,6 +21,7 @@ func addAVX512K(k *kernelSet) {
 	k.q8K[quant.TypeQ5_K] = kKernel(dotQ5KAVX512, quant.TypeQ5_K)
 	k.q8K[quant.TypeQ2_K] = kKernel(dotQ2KAVX512, quant.TypeQ2_K)
 	k.q8K[quant.TypeIQ4_XS] = kKernel(dotIQ4XSAVX512, quant.TypeIQ4_XS)
+	k.q8K[quant.TypeQ3_K] = kKernel(dotQ3KAVX512, quant.TypeQ3_K)
 	setTile(k, quant.TypeQ4_K, tileKernel{mr: tileRowsK, nr: 4, fn: tileQ4K512})
 	setTile(k, quant.TypeQ4_K, tileKernel{mr: gemvRows, nr: 1, fn: gemvQ4K512})
 	setTile(k, quant.TypeQ6_K, tileKernel{mr: tileRowsK, nr: 4, fn: tileQ6K512})
@@ -193,3 +194,11 @@ func dotQ2KAVX512(w *byte, x *q8KBlock, n int, gemm bool) float32
 //
 //go:noescape
 func dotIQ4XSAVX512(w *byte, x *q8KBlock, n int, gemm bool) float32
+
+// dotQ3KAVX512 is dotQ3KAVX2 (dotLanesK for n Q3_K super-blocks) with two
+// 32-element chunks per zmm: the quants taken as q+4 (unsigned), 4·x
+// taken off each pair of products before scaling, the halves' lanes added
+// per super-block before the float part.
+//
+//go:noescape
+func dotQ3KAVX512(w *byte, x *q8KBlock, n int, gemm bool) float32

@@ -1957,3 +1957,153 @@ xszblock:
 	VZEROUPPER
 	VMOVSS X8, ret+32(FP)
 	RET
+
+// zb04 is 4 in every byte, zb20 32. zQ3Hi gathers the four bytes of the
+// Q3_K scales' high bit pairs (bytes 8..11) into each dword, zQ3HiSh
+// shifts dword k right by 2k: the high bits of scales 4k..4k+3.
+DATA zb04<>+0(SB)/8, $0x0404040404040404
+DATA zb04<>+8(SB)/8, $0x0404040404040404
+DATA zb04<>+16(SB)/8, $0x0404040404040404
+DATA zb04<>+24(SB)/8, $0x0404040404040404
+DATA zb04<>+32(SB)/8, $0x0404040404040404
+DATA zb04<>+40(SB)/8, $0x0404040404040404
+DATA zb04<>+48(SB)/8, $0x0404040404040404
+DATA zb04<>+56(SB)/8, $0x0404040404040404
+GLOBL zb04<>(SB), RODATA|NOPTR, $64
+
+DATA zb20<>+0(SB)/8, $0x2020202020202020
+DATA zb20<>+8(SB)/8, $0x2020202020202020
+GLOBL zb20<>(SB), RODATA|NOPTR, $16
+
+DATA zQ3Hi<>+0(SB)/8, $0x0b0a09080b0a0908
+DATA zQ3Hi<>+8(SB)/8, $0x0b0a09080b0a0908
+GLOBL zQ3Hi<>(SB), RODATA|NOPTR, $16
+
+DATA zQ3HiSh<>+0(SB)/8, $0x0000000200000000
+DATA zQ3HiSh<>+8(SB)/8, $0x0000000600000004
+GLOBL zQ3HiSh<>(SB), RODATA|NOPTR, $16
+
+// zQ3L21, zQ3R01, zQ3R23 and zQ3R45 move the hmask bits of a Q3_K half's
+// chunks (bit 4h+j, chunks j and j+1 in the low and high 256 bits) to
+// bit 2: left by 2, 1 (half 0, chunks 0, 1), right by 0, 1 (half 0,
+// chunks 2, 3), 2, 3 and 4, 5 (half 1).
+DATA zQ3L21<>+0(SB)/8, $0x0002000200020002
+DATA zQ3L21<>+8(SB)/8, $0x0002000200020002
+DATA zQ3L21<>+16(SB)/8, $0x0002000200020002
+DATA zQ3L21<>+24(SB)/8, $0x0002000200020002
+DATA zQ3L21<>+32(SB)/8, $0x0001000100010001
+DATA zQ3L21<>+40(SB)/8, $0x0001000100010001
+DATA zQ3L21<>+48(SB)/8, $0x0001000100010001
+DATA zQ3L21<>+56(SB)/8, $0x0001000100010001
+GLOBL zQ3L21<>(SB), RODATA|NOPTR, $64
+
+DATA zQ3R01<>+0(SB)/8, $0x0000000000000000
+DATA zQ3R01<>+8(SB)/8, $0x0000000000000000
+DATA zQ3R01<>+16(SB)/8, $0x0000000000000000
+DATA zQ3R01<>+24(SB)/8, $0x0000000000000000
+DATA zQ3R01<>+32(SB)/8, $0x0001000100010001
+DATA zQ3R01<>+40(SB)/8, $0x0001000100010001
+DATA zQ3R01<>+48(SB)/8, $0x0001000100010001
+DATA zQ3R01<>+56(SB)/8, $0x0001000100010001
+GLOBL zQ3R01<>(SB), RODATA|NOPTR, $64
+
+DATA zQ3R23<>+0(SB)/8, $0x0002000200020002
+DATA zQ3R23<>+8(SB)/8, $0x0002000200020002
+DATA zQ3R23<>+16(SB)/8, $0x0002000200020002
+DATA zQ3R23<>+24(SB)/8, $0x0002000200020002
+DATA zQ3R23<>+32(SB)/8, $0x0003000300030003
+DATA zQ3R23<>+40(SB)/8, $0x0003000300030003
+DATA zQ3R23<>+48(SB)/8, $0x0003000300030003
+DATA zQ3R23<>+56(SB)/8, $0x0003000300030003
+GLOBL zQ3R23<>(SB), RODATA|NOPTR, $64
+
+DATA zQ3R45<>+0(SB)/8, $0x0004000400040004
+DATA zQ3R45<>+8(SB)/8, $0x0004000400040004
+DATA zQ3R45<>+16(SB)/8, $0x0004000400040004
+DATA zQ3R45<>+24(SB)/8, $0x0004000400040004
+DATA zQ3R45<>+32(SB)/8, $0x0005000500050005
+DATA zQ3R45<>+40(SB)/8, $0x0005000500050005
+DATA zQ3R45<>+48(SB)/8, $0x0005000500050005
+DATA zQ3R45<>+56(SB)/8, $0x0005000500050005
+GLOBL zQ3R45<>(SB), RODATA|NOPTR, $64
+
+// Q3SPAIR adds two 32-element chunks of one Q3_K row to Z12's lanes: the
+// quants plus 4 from the low bit pairs (the half's qs in Z3 shifted by
+// LSH and masked by Z31) and the hmask bits (Z17 moved to bit 2 by HOP
+// with HSH, masked by Z30); the products with the activations at XO(DI),
+// less 4 times the activations' pair sums, scaled by the groups' scales
+// (Y1's words picked from Z7 by SPICK) into int32 lanes. Uses Z4..Z6.
+#define Q3SPAIR(LSH, HOP, HSH, XO, SPICK) \
+	VPSRLVW    LSH, Z3, Z4; \
+	HOP        HSH<>(SB), Z17, Z5; \
+	VPANDD     Z30, Z5, Z5; \
+	VPTERNLOGD $0xec, Z31, Z5, Z4; \
+	VPMADDUBSW XO(DI), Z4, Z4; \
+	VPMADDUBSW XO(DI), Z30, Z5; \
+	VPSUBW     Z5, Z4, Z4; \
+	VPSHUFB    SPICK<>(SB), Z7, Z6; \
+	VPDPWSSD   Z6, Z4, Z12
+
+// func dotQ3KAVX512(w *byte, x *q8KBlock, n int, gemm bool) float32
+//
+// Y8 holds the eight float32 accumulators; Z31 3 in every byte, Z30 4,
+// Z28 zQ2Sh01, Z27 zQ2Sh23, Z17 the super-block's hmask in both halves.
+TEXT ·dotQ3KAVX512(SB), NOSPLIT, $0-36
+	SARGS
+	VMOVDQU64 zb03<>(SB), Z31
+	VMOVDQU64 zb04<>(SB), Z30
+	VMOVDQU64 zQ2Sh01<>(SB), Z28
+	VMOVDQU64 zQ2Sh23<>(SB), Z27
+	VXORPS    Y8, Y8, Y8
+
+q3sblock:
+	// The 16 scales as int16 words in Y1 (q3kScale): the low nibbles of
+	// bytes 0..7, then their high nibbles, with bit pairs of bytes 8..11.
+	VMOVQ       96(SI), X0
+	VPINSRD     $2, 104(SI), X0, X0
+	VPSRLW      $4, X0, X1
+	VPAND       zb0f<>(SB), X0, X2
+	VPAND       zb0f<>(SB), X1, X1
+	VPUNPCKLQDQ X1, X2, X2
+	VPSHUFB     zQ3Hi<>(SB), X0, X3
+	VPSRLVD     zQ3HiSh<>(SB), X3, X3
+	VPAND       zb03<>(SB), X3, X3
+	VPSLLW      $4, X3, X3
+	VPOR        X3, X2, X2
+	VPSUBB      zb20<>(SB), X2, X2
+	VPMOVSXBW   X2, Y1
+
+	VBROADCASTI64X4 0(SI), Z17
+	VPXORD          Z12, Z12, Z12
+	VBROADCASTI64X4 32(SI), Z3
+	VSHUFI32X4      $0x00, Z1, Z1, Z7
+	Q3SPAIR(Z28, VPSLLVW, zQ3L21, 4, zQ6S01)
+	Q3SPAIR(Z27, VPSRLVW, zQ3R01, 68, zQ6S23)
+	VBROADCASTI64X4 64(SI), Z3
+	VSHUFI32X4      $0x55, Z1, Z1, Z7
+	Q3SPAIR(Z28, VPSRLVW, zQ3R23, 132, zQ6S01)
+	Q3SPAIR(Z27, VPSRLVW, zQ3R45, 196, zQ6S23)
+	VEXTRACTI64X4   $1, Z12, Y0
+	VPADDD          Y0, Y12, Y12
+
+	MOVWLZX      108(SI), AX
+	VMOVD        AX, X0
+	VCVTPH2PS    X0, X0
+	VMULSS       (DI), X0, X0
+	VBROADCASTSS X0, Y0
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y0, Y8
+	ADDQ         $110, SI
+	ADDQ         $292, DI
+	DECQ         CX
+	JNZ          q3sblock
+
+	VEXTRACTF128 $1, Y8, X0
+	VADDPS       X0, X8, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VZEROUPPER
+	VMOVSS       X0, ret+32(FP)
+	RET

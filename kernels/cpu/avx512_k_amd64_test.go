@@ -187,7 +187,7 @@ func TestAVX512KDots(t *testing.T) {
 	k := kernelSetFor(t, setAVX512)
 	old := kernelSetFor(t, setAVX2)
 	rng := rand.New(rand.NewPCG(53, 54))
-	for _, typ := range []quant.Type{quant.TypeQ4_K, quant.TypeQ6_K, quant.TypeQ5_K, quant.TypeQ2_K, quant.TypeIQ4_XS} {
+	for _, typ := range []quant.Type{quant.TypeQ4_K, quant.TypeQ6_K, quant.TypeQ5_K, quant.TypeQ2_K, quant.TypeIQ4_XS, quant.TypeQ3_K} {
 		testKDots(t, rng, typ, k.q8K[typ])
 		w, x := kWeights(t, rng, typ, 9, 1), kActs(rng, 9, false)
 		for _, gemm := range []bool{false, true} {
@@ -207,7 +207,7 @@ func BenchmarkAVX512KDot(b *testing.B) {
 	old := kernelSetFor(b, setAVX2)
 	const nb = 16
 	rng := rand.New(rand.NewPCG(3, 4))
-	for _, typ := range []quant.Type{quant.TypeQ4_K, quant.TypeQ6_K, quant.TypeQ5_K, quant.TypeQ2_K, quant.TypeIQ4_XS} {
+	for _, typ := range []quant.Type{quant.TypeQ4_K, quant.TypeQ6_K, quant.TypeQ5_K, quant.TypeQ2_K, quant.TypeIQ4_XS, quant.TypeQ3_K} {
 		w, x := kWeights(b, rng, typ, nb, 1), kActs(rng, nb, true)
 		for _, gemm := range []bool{false, true} {
 			b.Run(fmt.Sprintf("%v/gemm=%v", typ, gemm), func(b *testing.B) {
