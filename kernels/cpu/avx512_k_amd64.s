@@ -8,10 +8,11 @@
 // accumulators live in one zmm each for the scales and the minimums, lane
 // 4w+x for weight row w and activation row x.
 //
-// Registers: R8 the group's first weight row, R12 wstride, R15
+// Registers: R8 the group's first weight row, R12 wstride, R11
 // 3·wstride, R13 the first activation row, R9 xstride, R10 3·xstride, R14
-// n, BX the group's first output, R11 4·ostride, DX the weight rows left,
-// SI and DI the weight and activation cursors, CX the super-blocks left.
+// n, BX the group's first output, DX the weight rows left, SI and DI the
+// weight and activation cursors, CX the super-blocks left. R15 is left
+// alone (dynamic linking takes it).
 // Z31 holds 0x0f bytes; Z30 and Z29 the sixteen acc and accMin; Z28 and
 // Z27 d·x.d and dmin·x.d of the current super-block; Z26 and Z25 the
 // scales of rows 0, 1 and 2, 3 as int16 words ([s_r | s_r | s_r' | s_r'],
@@ -226,15 +227,21 @@ GLOBL zTrIdx<>(SB), RODATA|NOPTR, $64
 	MOVQ a+0(FP), AX; \
 	MOVQ 0(AX), R8; \
 	MOVQ 8(AX), R12; \
-	LEAQ (R12)(R12*2), R15; \
+	LEAQ (R12)(R12*2), R11; \
 	MOVQ 16(AX), R13; \
 	MOVQ 24(AX), R9; \
 	LEAQ (R9)(R9*2), R10; \
 	MOVQ 32(AX), R14; \
 	MOVQ 40(AX), BX; \
-	MOVQ 48(AX), R11; \
-	SHLQ $2, R11; \
 	MOVQ rows+8(FP), DX
+
+// ZOSTRIDE points the stores of a group's outputs at activation rows 1..3:
+// CX gets 4·ostride (the super-blocks are done) and AX BX + 8·ostride.
+#define ZOSTRIDE \
+	MOVQ a+0(FP), AX; \
+	MOVQ 48(AX), CX; \
+	SHLQ $2, CX; \
+	LEAQ (BX)(CX*2), AX
 
 // Q4ZSCALES decodes the scales and minimums of the four weight rows at SI
 // (scaleMinK4, one row per 128-bit lane): Z26 and Z25 get the scales of
@@ -245,7 +252,7 @@ GLOBL zTrIdx<>(SB), RODATA|NOPTR, $64
 	VMOVDQU       4(SI), X1; \
 	VINSERTI32X4  $1, 4(SI)(R12*1), Z1, Z1; \
 	VINSERTI32X4  $2, 4(SI)(R12*2), Z1, Z1; \
-	VINSERTI32X4  $3, 4(SI)(R15*1), Z1, Z1; \
+	VINSERTI32X4  $3, 4(SI)(R11*1), Z1, Z1; \
 	VPSHUFB       zkscB<>(SB), Z1, Z5; \
 	VPSHUFB       zkscA<>(SB), Z1, Z1; \
 	VPSRLVD       zkscShift<>(SB), Z1, Z1; \
@@ -278,7 +285,7 @@ GLOBL zTrIdx<>(SB), RODATA|NOPTR, $64
 	VMOVD         0(SI), X0; \
 	VPINSRD       $1, 0(SI)(R12*1), X0, X0; \
 	VPINSRD       $2, 0(SI)(R12*2), X0, X0; \
-	VPINSRD       $3, 0(SI)(R15*1), X0, X0; \
+	VPINSRD       $3, 0(SI)(R11*1), X0, X0; \
 	VCVTPH2PS     X0, Y0; \
 	VMOVDQU32     zDIdx<>(SB), Z20; \
 	VPERMPS       Z0, Z20, Z1; \
@@ -341,7 +348,7 @@ GLOBL zTrIdx<>(SB), RODATA|NOPTR, $64
 // Z0..Z17, Z20.
 #define Q4ZCHUNK(C) \
 	Q4ZW(16+32*C, (SI), (SI)(R12*1), Y0, Z0, Z1); \
-	Q4ZW(16+32*C, (SI)(R12*2), (SI)(R15*1), Y2, Z2, Z3); \
+	Q4ZW(16+32*C, (SI)(R12*2), (SI)(R11*1), Y2, Z2, Z3); \
 	VPSHUFB zWordBcast<>+128*C(SB), Z26, Z4; \
 	VPSHUFB zWordBcast<>+128*C+64(SB), Z26, Z5; \
 	VPSHUFB zWordBcast<>+128*C(SB), Z25, Z6; \
@@ -426,11 +433,11 @@ q4zstore:
 	VSUBPS        Z29, Z30, Z0
 	VMOVDQU32     zTrIdx<>(SB), Z20
 	VPERMPS       Z0, Z20, Z0
+	ZOSTRIDE
 	VMOVUPS       X0, (BX)
-	VEXTRACTF32X4 $1, Z0, (BX)(R11*1)
-	VEXTRACTF32X4 $2, Z0, (BX)(R11*2)
-	LEAQ          (BX)(R11*2), AX
-	VEXTRACTF32X4 $3, Z0, (AX)(R11*1)
+	VEXTRACTF32X4 $1, Z0, (BX)(CX*1)
+	VEXTRACTF32X4 $2, Z0, (BX)(CX*2)
+	VEXTRACTF32X4 $3, Z0, (AX)(CX*1)
 	LEAQ          (R8)(R12*4), R8
 	ADDQ          $16, BX
 	SUBQ          $4, DX
@@ -555,7 +562,7 @@ GLOBL zLane0Idx<>(SB), RODATA|NOPTR, $64
 // Q6ZSETUP prepares one super-block: the pairs' scales and lanes.
 #define Q6ZSETUP \
 	Q6ZSCALES((SI), (SI)(R12*1), Z27, Z24, Z29); \
-	Q6ZSCALES((SI)(R12*2), (SI)(R15*1), Z28, Z25, Z26); \
+	Q6ZSCALES((SI)(R12*2), (SI)(R11*1), Z28, Z25, Z26); \
 	Q6ZLANES((DI), Z0, Z4); \
 	Q6ZLANES((DI)(R9*1), Z1, Z5); \
 	Q6ZLANES((DI)(R9*2), Z2, Z6); \
@@ -571,7 +578,7 @@ GLOBL zLane0Idx<>(SB), RODATA|NOPTR, $64
 	MOVW      AX, 2(SP); \
 	MOVWLZX   OFF(SI)(R12*2), AX; \
 	MOVW      AX, 4(SP); \
-	MOVWLZX   OFF(SI)(R15*1), AX; \
+	MOVWLZX   OFF(SI)(R11*1), AX; \
 	MOVW      AX, 6(SP); \
 	VCVTPH2PS 0(SP), X16; \
 	VMOVDQU32 zQ6DIdx<>(SB), Z17; \
@@ -584,7 +591,7 @@ GLOBL zLane0Idx<>(SB), RODATA|NOPTR, $64
 	VMOVDQU32    128+32*H(SI), Y21; \
 	VINSERTI64X4 $1, 128+32*H(SI)(R12*1), Z21, Z21; \
 	VMOVDQU32    128+32*H(SI)(R12*2), Y22; \
-	VINSERTI64X4 $1, 128+32*H(SI)(R15*1), Z22, Z22
+	VINSERTI64X4 $1, 128+32*H(SI)(R11*1), Z22, Z22
 
 // Q6ZLOW leaves in Q the quants of a chunk made of low nibbles (ql at QL
 // of rows R0, R1) and the high bits QH shifted left by N.
@@ -637,16 +644,16 @@ GLOBL zLane0Idx<>(SB), RODATA|NOPTR, $64
 #define Q6ZHALF(H, PA, PB) \
 	Q6ZQH(H); \
 	Q6ZLOW(64*H, (SI), (SI)(R12*1), Y16, Z16, Z21, 4); \
-	Q6ZLOW(64*H, (SI)(R12*2), (SI)(R15*1), Y17, Z17, Z22, 4); \
+	Q6ZLOW(64*H, (SI)(R12*2), (SI)(R11*1), Y17, Z17, Z22, 4); \
 	Q6ZX4(H, 0, PA, PB); \
 	Q6ZLOW(64*H+32, (SI), (SI)(R12*1), Y16, Z16, Z21, 2); \
-	Q6ZLOW(64*H+32, (SI)(R12*2), (SI)(R15*1), Y17, Z17, Z22, 2); \
+	Q6ZLOW(64*H+32, (SI)(R12*2), (SI)(R11*1), Y17, Z17, Z22, 2); \
 	Q6ZX4(H, 1, PA, PB); \
 	Q6ZHIGH2(64*H, (SI), (SI)(R12*1), Y16, Z16, Z21); \
-	Q6ZHIGH2(64*H, (SI)(R12*2), (SI)(R15*1), Y17, Z17, Z22); \
+	Q6ZHIGH2(64*H, (SI)(R12*2), (SI)(R11*1), Y17, Z17, Z22); \
 	Q6ZX4(H, 2, PA, PB); \
 	Q6ZHIGH3(64*H+32, (SI), (SI)(R12*1), Y16, Z16, Z21); \
-	Q6ZHIGH3(64*H+32, (SI)(R12*2), (SI)(R15*1), Y17, Z17, Z22); \
+	Q6ZHIGH3(64*H+32, (SI)(R12*2), (SI)(R11*1), Y17, Z17, Z22); \
 	Q6ZX4(H, 3, PA, PB)
 
 // Q6ZFMA scales activation row x's lanes (at A; L0, L1) by d·x.d into
@@ -705,11 +712,11 @@ q6zblock:
 	JNZ  q6zblock
 
 	VMOVDQU32 zLane0Idx<>(SB), Z24
+	ZOSTRIDE
 	Q6ZSTORE(Z8, Z12, (BX))
-	Q6ZSTORE(Z9, Z13, (BX)(R11*1))
-	Q6ZSTORE(Z10, Z14, (BX)(R11*2))
-	LEAQ      (BX)(R11*2), AX
-	Q6ZSTORE(Z11, Z15, (AX)(R11*1))
+	Q6ZSTORE(Z9, Z13, (BX)(CX*1))
+	Q6ZSTORE(Z10, Z14, (BX)(CX*2))
+	Q6ZSTORE(Z11, Z15, (AX)(CX*1))
 	LEAQ      (R8)(R12*4), R8
 	ADDQ      $16, BX
 	SUBQ      $4, DX
@@ -745,7 +752,7 @@ GLOBL zGemvDIdx<>(SB), RODATA|NOPTR, $64
 // (rows 0, 1) and Z21 (rows 2, 3). Uses Z0..Z13.
 #define Q4GZCHUNK(C) \
 	Q4ZW(16+32*C, (SI), (SI)(R12*1), Y0, Z0, Z1); \
-	Q4ZW(16+32*C, (SI)(R12*2), (SI)(R15*1), Y2, Z2, Z3); \
+	Q4ZW(16+32*C, (SI)(R12*2), (SI)(R11*1), Y2, Z2, Z3); \
 	VPSHUFB         zWordBcast<>+128*C(SB), Z26, Z4; \
 	VPSHUFB         zWordBcast<>+128*C+64(SB), Z26, Z5; \
 	VPSHUFB         zWordBcast<>+128*C(SB), Z25, Z6; \
@@ -810,7 +817,7 @@ q4gzblock:
 	VMOVD        0(SI), X0
 	VPINSRD      $1, 0(SI)(R12*1), X0, X0
 	VPINSRD      $2, 0(SI)(R12*2), X0, X0
-	VPINSRD      $3, 0(SI)(R15*1), X0, X0
+	VPINSRD      $3, 0(SI)(R11*1), X0, X0
 	VCVTPH2PS    X0, Y0
 	VPERMPS      Z0, Z29, Z2
 	VBROADCASTSS (DI), Z3
@@ -866,16 +873,16 @@ q4gzblock:
 #define Q6GZHALF(H, PA, PB) \
 	Q6ZQH(H); \
 	Q6ZLOW(64*H, (SI), (SI)(R12*1), Y16, Z16, Z21, 4); \
-	Q6ZLOW(64*H, (SI)(R12*2), (SI)(R15*1), Y17, Z17, Z22, 4); \
+	Q6ZLOW(64*H, (SI)(R12*2), (SI)(R11*1), Y17, Z17, Z22, 4); \
 	Q6GZX(4+128*H, 0, PA, PB); \
 	Q6ZLOW(64*H+32, (SI), (SI)(R12*1), Y16, Z16, Z21, 2); \
-	Q6ZLOW(64*H+32, (SI)(R12*2), (SI)(R15*1), Y17, Z17, Z22, 2); \
+	Q6ZLOW(64*H+32, (SI)(R12*2), (SI)(R11*1), Y17, Z17, Z22, 2); \
 	Q6GZX(36+128*H, 1, PA, PB); \
 	Q6ZHIGH2(64*H, (SI), (SI)(R12*1), Y16, Z16, Z21); \
-	Q6ZHIGH2(64*H, (SI)(R12*2), (SI)(R15*1), Y17, Z17, Z22); \
+	Q6ZHIGH2(64*H, (SI)(R12*2), (SI)(R11*1), Y17, Z17, Z22); \
 	Q6GZX(68+128*H, 2, PA, PB); \
 	Q6ZHIGH3(64*H+32, (SI), (SI)(R12*1), Y16, Z16, Z21); \
-	Q6ZHIGH3(64*H+32, (SI)(R12*2), (SI)(R15*1), Y17, Z17, Z22); \
+	Q6ZHIGH3(64*H+32, (SI)(R12*2), (SI)(R11*1), Y17, Z17, Z22); \
 	Q6GZX(100+128*H, 3, PA, PB)
 
 // func gemvQ6KAVX512(a *tileArgs, rows int)
@@ -914,7 +921,7 @@ q6gzblock:
 	PREFETCHT0 832(R9)
 	VBROADCASTI64X4 260(DI), Z18
 	Q6GZSCALES((SI), (SI)(R12*1), Z0, Z4, Z5)
-	Q6GZSCALES((SI)(R12*2), (SI)(R15*1), Z1, Z6, Z7)
+	Q6GZSCALES((SI)(R12*2), (SI)(R11*1), Z1, Z6, Z7)
 	Q6GZHALF(0, Z4, Z6)
 	Q6GZHALF(1, Z5, Z7)
 
@@ -923,7 +930,7 @@ q6gzblock:
 	VMOVD        AX, X8
 	VPINSRW      $1, 208(SI)(R12*1), X8, X8
 	VPINSRW      $2, 208(SI)(R12*2), X8, X8
-	VPINSRW      $3, 208(SI)(R15*1), X8, X8
+	VPINSRW      $3, 208(SI)(R11*1), X8, X8
 	VCVTPH2PS    X8, X8
 	VBROADCASTSS (DI), Z18
 	VMOVDQU32    zQ6DIdx<>(SB), Z19
@@ -1413,7 +1420,7 @@ q5sblock:
 	VMOVDQU32    48+32*C(SI), Y16; \
 	VINSERTI64X4 $1, 48+32*C(SI)(R12*1), Z16, Z16; \
 	VMOVDQU32    48+32*C(SI)(R12*2), Y17; \
-	VINSERTI64X4 $1, 48+32*C(SI)(R15*1), Z17, Z17
+	VINSERTI64X4 $1, 48+32*C(SI)(R11*1), Z17, Z17
 
 // Q5ZBITS merges into the pairs' nibbles (Z16, Z17, high nibbles already
 // shifted down) their fifth bits: qh (Z23, Z24) shifted by SHOP $N to bit
@@ -1483,7 +1490,7 @@ q5zblock:
 	VMOVDQU32    16(SI), Y23
 	VINSERTI64X4 $1, 16(SI)(R12*1), Z23, Z23
 	VMOVDQU32    16(SI)(R12*2), Y24
-	VINSERTI64X4 $1, 16(SI)(R15*1), Z24, Z24
+	VINSERTI64X4 $1, 16(SI)(R11*1), Z24, Z24
 	VPXORD       Z0, Z0, Z0
 	VPXORD       Z1, Z1, Z1
 	VPXORD       Z2, Z2, Z2
@@ -1509,11 +1516,11 @@ q5zblock:
 	VMOVDQU32 zTrIdx<>(SB), Z24
 	VPERMPS   Z29, Z24, Z23 // lane 4x+w
 	VMOVDQU32 zLane0Idx<>(SB), Z24
+	ZOSTRIDE
 	Q5ZSTORE(Z8, Z12, 0, (BX))
-	Q5ZSTORE(Z9, Z13, 1, (BX)(R11*1))
-	Q5ZSTORE(Z10, Z14, 2, (BX)(R11*2))
-	LEAQ      (BX)(R11*2), AX
-	Q5ZSTORE(Z11, Z15, 3, (AX)(R11*1))
+	Q5ZSTORE(Z9, Z13, 1, (BX)(CX*1))
+	Q5ZSTORE(Z10, Z14, 2, (BX)(CX*2))
+	Q5ZSTORE(Z11, Z15, 3, (AX)(CX*1))
 	LEAQ      (R8)(R12*4), R8
 	ADDQ      $16, BX
 	SUBQ      $4, DX
@@ -1600,7 +1607,7 @@ q5gzblock:
 	VMOVD        0(SI), X0
 	VPINSRD      $1, 0(SI)(R12*1), X0, X0
 	VPINSRD      $2, 0(SI)(R12*2), X0, X0
-	VPINSRD      $3, 0(SI)(R15*1), X0, X0
+	VPINSRD      $3, 0(SI)(R11*1), X0, X0
 	VCVTPH2PS    X0, Y0
 	VPERMPS      Z0, Z29, Z2
 	VBROADCASTSS (DI), Z3
@@ -1610,7 +1617,7 @@ q5gzblock:
 	VMOVDQU32    16(SI), Y23
 	VINSERTI64X4 $1, 16(SI)(R12*1), Z23, Z23
 	VMOVDQU32    16(SI)(R12*2), Y24
-	VINSERTI64X4 $1, 16(SI)(R15*1), Z24, Z24
+	VINSERTI64X4 $1, 16(SI)(R11*1), Z24, Z24
 	VPXORD       Z0, Z0, Z0
 	VPXORD       Z1, Z1, Z1
 	Q5GZCHUNK(0, VPSLLW, 4, VPSLLW, 3)
