@@ -29,12 +29,16 @@ func addAVX2Gemv(k *kernelSet) {
 // gemvQ4K computes gemvRows Q4_K outputs for one activation row. The
 // matrix product only asks a batch of one to three rows, which takes the
 // gemv order; a gemm row is computed by the single-row kernel.
-func gemvQ4K(a *tileArgs) {
+func gemvQ4K(a *tileArgs) { gemvQ4KWith(a, gemvQ4KAVX2, dotQ4KAVX2) }
+
+// gemvQ4KWith computes gemvRows Q4_K outputs as gemvQ4K describes, with
+// the decode tile kernel gemv and the single-row kernel dot.
+func gemvQ4KWith(a *tileArgs, gemv func(a *tileArgs, rows int), dot func(w *byte, x *q8KBlock, n int, gemm bool) float32) {
 	if a.n == 0 || a.gemm&1 != 0 {
-		tileSingleK(a, gemvRows, 1, dotQ4KAVX2)
+		tileSingleK(a, gemvRows, 1, dot)
 		return
 	}
-	gemvQ4KAVX2(a, gemvRows)
+	gemv(a, gemvRows)
 }
 
 // gemvQ4KAVX2 computes rows (a multiple of four) Q4_K outputs against one

@@ -101,48 +101,53 @@ func oracleK(t quant.Type, w []byte, x []q8KBlock, gemm bool) float32 {
 func TestAVX2KDots(t *testing.T) {
 	k := avx2KSet(t)
 	rng := rand.New(rand.NewPCG(11, 12))
-	counts := []int{1, 2, 3, 5, 16, 17, 64}
 	for _, typ := range kTypes {
-		dot := k.q8K[typ]
-		if dot == nil {
-			t.Fatalf("%v: no kernel", typ)
-		}
-		cases := []struct {
-			name string
-			w    func(nb int) []byte
-			x    func(nb int, grouped bool) []q8KBlock
-		}{
-			{"normal", func(nb int) []byte { return kWeights(t, rng, typ, nb, 1) },
-				func(nb int, g bool) []q8KBlock { return kActs(rng, nb, g) }},
-			{"small", func(nb int) []byte { return kWeights(t, rng, typ, nb, 1e-3) },
-				func(nb int, g bool) []q8KBlock { return kActs(rng, nb, g) }},
-			{"raw", func(nb int) []byte { return kRawWeights(rng, typ, nb, 2) },
-				func(nb int, g bool) []q8KBlock { return kActs(rng, nb, g) }},
-			{"raw-large", func(nb int) []byte { return kRawWeights(rng, typ, nb, 30000) },
-				func(nb int, _ bool) []q8KBlock { return kExtremeActs(rng, nb) }},
-			{"extreme", func(nb int) []byte { return kRawWeights(rng, typ, nb, 1) },
-				func(nb int, _ bool) []q8KBlock { return kExtremeActs(rng, nb) }},
-			{"zero", func(nb int) []byte { return make([]byte, nb*typ.TypeSize()) },
-				func(nb int, g bool) []q8KBlock { return kActs(rng, nb, g) }},
-		}
-		for _, c := range cases {
-			for _, nb := range counts {
-				for _, gemm := range []bool{false, true} {
-					t.Run(fmt.Sprintf("%v/%s/%d/gemm=%v", typ, c.name, nb, gemm), func(t *testing.T) {
-						for rep := range 3 {
-							w, x := c.w(nb), c.x(nb, gemm)
-							got, want := dot(w, x, gemm), oracleK(typ, w, x, gemm)
-							if math.Float32bits(got) != math.Float32bits(want) {
-								t.Fatalf("rep %d: got %v (%#x), want %v (%#x)", rep, got, math.Float32bits(got), want, math.Float32bits(want))
-							}
+		testKDots(t, rng, typ, k.q8K[typ])
+	}
+}
+
+// testKDots runs TestAVX2KDots' cases on the single-row kernel dot of
+// type typ.
+func testKDots(t *testing.T, rng *rand.Rand, typ quant.Type, dot func(w []byte, x []q8KBlock, gemm bool) float32) {
+	counts := []int{1, 2, 3, 5, 16, 17, 64}
+	if dot == nil {
+		t.Fatalf("%v: no kernel", typ)
+	}
+	cases := []struct {
+		name string
+		w    func(nb int) []byte
+		x    func(nb int, grouped bool) []q8KBlock
+	}{
+		{"normal", func(nb int) []byte { return kWeights(t, rng, typ, nb, 1) },
+			func(nb int, g bool) []q8KBlock { return kActs(rng, nb, g) }},
+		{"small", func(nb int) []byte { return kWeights(t, rng, typ, nb, 1e-3) },
+			func(nb int, g bool) []q8KBlock { return kActs(rng, nb, g) }},
+		{"raw", func(nb int) []byte { return kRawWeights(rng, typ, nb, 2) },
+			func(nb int, g bool) []q8KBlock { return kActs(rng, nb, g) }},
+		{"raw-large", func(nb int) []byte { return kRawWeights(rng, typ, nb, 30000) },
+			func(nb int, _ bool) []q8KBlock { return kExtremeActs(rng, nb) }},
+		{"extreme", func(nb int) []byte { return kRawWeights(rng, typ, nb, 1) },
+			func(nb int, _ bool) []q8KBlock { return kExtremeActs(rng, nb) }},
+		{"zero", func(nb int) []byte { return make([]byte, nb*typ.TypeSize()) },
+			func(nb int, g bool) []q8KBlock { return kActs(rng, nb, g) }},
+	}
+	for _, c := range cases {
+		for _, nb := range counts {
+			for _, gemm := range []bool{false, true} {
+				t.Run(fmt.Sprintf("%v/%s/%d/gemm=%v", typ, c.name, nb, gemm), func(t *testing.T) {
+					for rep := range 3 {
+						w, x := c.w(nb), c.x(nb, gemm)
+						got, want := dot(w, x, gemm), oracleK(typ, w, x, gemm)
+						if math.Float32bits(got) != math.Float32bits(want) {
+							t.Fatalf("rep %d: got %v (%#x), want %v (%#x)", rep, got, math.Float32bits(got), want, math.Float32bits(want))
 						}
-					})
-				}
+					}
+				})
 			}
 		}
-		if got := dot(nil, nil, false); math.Float32bits(got) != 0 {
-			t.Errorf("%v: empty row gives %v, want +0", typ, got)
-		}
+	}
+	if got := dot(nil, nil, false); math.Float32bits(got) != 0 {
+		t.Errorf("%v: empty row gives %v, want +0", typ, got)
 	}
 }
 

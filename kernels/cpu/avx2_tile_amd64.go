@@ -29,16 +29,20 @@ func addAVX2Tiles(k *kernelSet) {
 // which is how the matrix product groups them (in fours from row 0); a
 // tile that mixes the two, which the matrix product never asks for, is
 // computed one output at a time by the single-row kernel.
-func tileQ4K(a *tileArgs) {
+func tileQ4K(a *tileArgs) { tileQ4KWith(a, tileQ4KAVX2, dotQ4KAVX2) }
+
+// tileQ4KWith computes a tileRowsK×4 tile of Q4_K outputs as tileQ4K
+// describes, with the tile kernel tile and the single-row kernel dot.
+func tileQ4KWith(a *tileArgs, tile func(a *tileArgs, rows int, gemm bool), dot func(w *byte, x *q8KBlock, n int, gemm bool) float32) {
 	switch {
 	case a.n == 0:
 		tileSingleK(a, tileRowsK, 4, nil)
 	case a.gemm&15 == 0:
-		tileQ4KAVX2(a, tileRowsK, false)
+		tile(a, tileRowsK, false)
 	case a.gemm&15 == 15:
-		tileQ4KAVX2(a, tileRowsK, true)
+		tile(a, tileRowsK, true)
 	default:
-		tileSingleK(a, tileRowsK, 4, dotQ4KAVX2)
+		tileSingleK(a, tileRowsK, 4, dot)
 	}
 }
 

@@ -64,71 +64,86 @@ func TestAVX2TilesK(t *testing.T) {
 		if typ.BlockSize() != quant.QK_K {
 			continue
 		}
-		single := k.q8K[typ]
 		for _, tk := range tks {
-			for _, nb := range []int{1, 2, 3, 5, 17} {
-				for _, wk := range []string{"normal", "raw-large", "extreme", "zero"} {
-					t.Run(fmt.Sprintf("%v/%dx%d/%d/%s", typ, tk.mr, tk.nr, nb, wk), func(t *testing.T) {
-						rb := nb * typ.TypeSize()
-						c := tileCase{typ: typ, tk: tk, nb: nb, wstride: rb + 13, xstride: (nb + 1) * 292, ostride: tk.mr + 3}
-						c.w = make([]byte, tk.mr*c.wstride)
-						c.x = make([]q8KBlock, tk.nr*(nb+1))
-						masks := []uint64{0, 1<<tk.nr - 1}
-						if typ == quant.TypeQ4_K || typ == quant.TypeQ2_K {
-							masks = masks[:0]
-							for m := range uint64(1 << tk.nr) {
-								masks = append(masks, m)
-							}
-						}
-						for _, mask := range masks {
-							c.gemm = mask
-							for i := range tk.mr {
-								var w []byte
-								switch wk {
-								case "normal":
-									w = kWeights(t, rng, typ, nb, 1)
-								case "raw-large":
-									w = kRawWeights(rng, typ, nb, 30000)
-								case "extreme":
-									w = kRawWeights(rng, typ, nb, 1)
-								case "zero":
-									w = make([]byte, rb)
-								}
-								copy(c.w[i*c.wstride:], w)
-							}
-							for j := range tk.nr {
-								var x []q8KBlock
-								if wk == "normal" || wk == "zero" {
-									x = kActs(rng, nb, mask&(1<<j) != 0)
-								} else {
-									x = kExtremeActs(rng, nb)
-								}
-								copy(c.x[j*(nb+1):], x)
-							}
-							out := c.run()
-							for j := range tk.nr {
-								x := c.x[j*(nb+1) : j*(nb+1)+nb]
-								g := mask&(1<<j) != 0
-								for i := range c.ostride {
-									got := out[j*c.ostride+i]
-									if i >= tk.mr {
-										if math.Float32bits(got) != 0x7fc0dead {
-											t.Fatalf("mask %b: slot (%d,%d) outside the tile written", mask, i, j)
-										}
-										continue
-									}
-									w := c.w[i*c.wstride : i*c.wstride+rb]
-									want, oracle := single(w, x, g), oracleK(typ, w, x, g)
-									if math.Float32bits(got) != math.Float32bits(want) || math.Float32bits(got) != math.Float32bits(oracle) {
-										t.Fatalf("mask %b: output (%d,%d) = %v (%#x), single-row %v (%#x), oracle %v",
-											mask, i, j, got, math.Float32bits(got), want, math.Float32bits(want), oracle)
-									}
-								}
-							}
-						}
-					})
+			testTileK(t, rng, typ, tk, k.q8K[typ], nil)
+		}
+	}
+}
+
+// testTileK runs TestAVX2TilesK's cases on the tile kernel tk of type typ:
+// every output must equal the single-row kernel's, the oracle's and, when
+// ref is not nil, the output of the tile kernel ref (of the same shape).
+func testTileK(t *testing.T, rng *rand.Rand, typ quant.Type, tk tileKernel, single func(w []byte, x []q8KBlock, gemm bool) float32, ref *tileKernel) {
+	for _, nb := range []int{1, 2, 3, 5, 17} {
+		for _, wk := range []string{"normal", "raw-large", "extreme", "zero"} {
+			t.Run(fmt.Sprintf("%v/%dx%d/%d/%s", typ, tk.mr, tk.nr, nb, wk), func(t *testing.T) {
+				rb := nb * typ.TypeSize()
+				c := tileCase{typ: typ, tk: tk, nb: nb, wstride: rb + 13, xstride: (nb + 1) * 292, ostride: tk.mr + 3}
+				c.w = make([]byte, tk.mr*c.wstride)
+				c.x = make([]q8KBlock, tk.nr*(nb+1))
+				masks := []uint64{0, 1<<tk.nr - 1}
+				if typ == quant.TypeQ4_K || typ == quant.TypeQ2_K {
+					masks = masks[:0]
+					for m := range uint64(1 << tk.nr) {
+						masks = append(masks, m)
+					}
 				}
-			}
+				for _, mask := range masks {
+					c.gemm = mask
+					for i := range tk.mr {
+						var w []byte
+						switch wk {
+						case "normal":
+							w = kWeights(t, rng, typ, nb, 1)
+						case "raw-large":
+							w = kRawWeights(rng, typ, nb, 30000)
+						case "extreme":
+							w = kRawWeights(rng, typ, nb, 1)
+						case "zero":
+							w = make([]byte, rb)
+						}
+						copy(c.w[i*c.wstride:], w)
+					}
+					for j := range tk.nr {
+						var x []q8KBlock
+						if wk == "normal" || wk == "zero" {
+							x = kActs(rng, nb, mask&(1<<j) != 0)
+						} else {
+							x = kExtremeActs(rng, nb)
+						}
+						copy(c.x[j*(nb+1):], x)
+					}
+					out := c.run()
+					var refOut []float32
+					if ref != nil {
+						rc := c
+						rc.tk = *ref
+						refOut = rc.run()
+					}
+					for j := range tk.nr {
+						x := c.x[j*(nb+1) : j*(nb+1)+nb]
+						g := mask&(1<<j) != 0
+						for i := range c.ostride {
+							got := out[j*c.ostride+i]
+							if i >= tk.mr {
+								if math.Float32bits(got) != 0x7fc0dead {
+									t.Fatalf("mask %b: slot (%d,%d) outside the tile written", mask, i, j)
+								}
+								continue
+							}
+							w := c.w[i*c.wstride : i*c.wstride+rb]
+							want, oracle := single(w, x, g), oracleK(typ, w, x, g)
+							if math.Float32bits(got) != math.Float32bits(want) || math.Float32bits(got) != math.Float32bits(oracle) {
+								t.Fatalf("mask %b: output (%d,%d) = %v (%#x), single-row %v (%#x), oracle %v",
+									mask, i, j, got, math.Float32bits(got), want, math.Float32bits(want), oracle)
+							}
+							if refOut != nil && math.Float32bits(got) != math.Float32bits(refOut[j*c.ostride+i]) {
+								t.Fatalf("mask %b: output (%d,%d) = %v, reference tile %v", mask, i, j, got, refOut[j*c.ostride+i])
+							}
+						}
+					}
+				}
+			})
 		}
 	}
 }
