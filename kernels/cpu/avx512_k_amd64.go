@@ -30,16 +30,6 @@ func addAVX512K(k *kernelSet) {
 	setTile(k, quant.TypeQ5_K, tileKernel{mr: gemvRows, nr: 1, fn: gemvQ5K512})
 }
 
-// setTile registers tk for t, in place of a tile of the same shape.
-func setTile(k *kernelSet, t quant.Type, tk tileKernel) {
-	for i, old := range k.tiles[t] {
-		if old.mr == tk.mr && old.nr == tk.nr {
-			k.tiles[t][i] = tk
-			return
-		}
-	}
-	k.tiles[t] = append(k.tiles[t], tk)
-}
 
 // tileQ4K512 computes a tileRowsK×4 tile of Q4_K outputs as tileQ4K does,
 // with tileQ4KAVX512 for the tiles of one order.

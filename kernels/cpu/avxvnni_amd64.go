@@ -34,17 +34,6 @@ func addAVXVNNIKernels(k *kernelSet) {
 	setTile(k, quant.TypeQ8_0, tileKernel{mr: gemvRows, nr: 1, fn: gemvQ80V})
 }
 
-// setTile puts tk in k's tiles for t in the place of the tile of its
-// shape, or adds it.
-func setTile(k *kernelSet, t quant.Type, tk tileKernel) {
-	for i, old := range k.tiles[t] {
-		if old.mr == tk.mr && old.nr == tk.nr {
-			k.tiles[t][i] = tk
-			return
-		}
-	}
-	k.tiles[t] = append(k.tiles[t], tk)
-}
 
 // tileQ4KV is tileQ4K with the AVX-VNNI kernels.
 func tileQ4KV(a *tileArgs) {

@@ -224,6 +224,18 @@ func (k *kernelSet) halfDot(kind dotKind, n, cols int) func(w []byte, x []float3
 	return k.bf16Vec
 }
 
+// setTile puts tk in k's tiles for t in the place of the tile of its
+// shape (mr×nr), or adds it: how a newer set replaces an older set's tile.
+func setTile(k *kernelSet, t quant.Type, tk tileKernel) {
+	for i, old := range k.tiles[t] {
+		if old.mr == tk.mr && old.nr == tk.nr {
+			k.tiles[t][i] = tk
+			return
+		}
+	}
+	k.tiles[t] = append(k.tiles[t], tk)
+}
+
 // tile returns the tile kernel for t that does the most work per call on
 // batches of n activation rows, or nil.
 func (k *kernelSet) tile(t quant.Type, n int) *tileKernel {

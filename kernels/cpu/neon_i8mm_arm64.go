@@ -24,17 +24,6 @@ func addI8MM(k *kernelSet) {
 	setTile(k, quant.TypeQ4_K, tileKernel{mr: 4, nr: 4, fn: tileQ4K})
 }
 
-// setTile puts tk among t's tiles in k, in place of the tile of its shape
-// if there is one.
-func setTile(k *kernelSet, t quant.Type, tk tileKernel) {
-	for i, old := range k.tiles[t] {
-		if old.mr == tk.mr && old.nr == tk.nr {
-			k.tiles[t][i] = tk
-			return
-		}
-	}
-	k.tiles[t] = append(k.tiles[t], tk)
-}
 
 // tileQ40I8MM computes Q4_0 weight rows 0-3 (wstride bytes apart, n >= 1
 // blocks each) against Q8_0 activation rows 0-3 (xstride bytes apart) as
