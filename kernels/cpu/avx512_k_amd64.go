@@ -30,7 +30,6 @@ func addAVX512K(k *kernelSet) {
 	setTile(k, quant.TypeQ5_K, tileKernel{mr: gemvRows, nr: 1, fn: gemvQ5K512})
 }
 
-
 // tileQ4K512 computes a tileRowsK×4 tile of Q4_K outputs as tileQ4K does,
 // with tileQ4KAVX512 for the tiles of one order.
 func tileQ4K512(a *tileArgs) { tileQ4KWith(a, tileQ4KAVX512, dotQ4KAVX512) }

@@ -34,7 +34,6 @@ func addAVXVNNIKernels(k *kernelSet) {
 	setTile(k, quant.TypeQ8_0, tileKernel{mr: gemvRows, nr: 1, fn: gemvQ80V})
 }
 
-
 // tileQ4KV is tileQ4K with the AVX-VNNI kernels.
 func tileQ4KV(a *tileArgs) {
 	switch {

@@ -24,7 +24,6 @@ func addI8MM(k *kernelSet) {
 	setTile(k, quant.TypeQ4_K, tileKernel{mr: 4, nr: 4, fn: tileQ4K})
 }
 
-
 // tileQ40I8MM computes Q4_0 weight rows 0-3 (wstride bytes apart, n >= 1
 // blocks each) against Q8_0 activation rows 0-3 (xstride bytes apart) as
 // dot32 does each output, and stores output (i, j) at
