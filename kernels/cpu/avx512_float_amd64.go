@@ -1,0 +1,112 @@
+package cpu
+
+import (
+	"unsafe"
+
+	"saji/kernels/quant"
+)
+
+// The AVX-512 float tiles compute 16 weight rows against 6 activation rows
+// per call, as four register tiles of 4×6 outputs. One zmm holds one
+// output's sixteen lanes, exactly dotTiny's (lane l accumulates elements
+// l, l+16, ... with fused multiply-adds, reduce16 at the end), so every
+// output equals the oracle and the AVX2 kernels bit for bit; the 32
+// registers hold 24 outputs, four weight vectors and one activation
+// vector, so each widened weight serves six activation rows and each
+// activation load four weight rows.
+//
+// The row is cut into panels of zPanel values (k-blocking): the four
+// register tiles run over one panel in turn, their lanes kept in memory
+// between panels and reduced once after the last, which leaves each
+// output's order unchanged. A panel of the six activation rows (12 KiB)
+// then stays in L1 for the 16 weight rows, and the 16 weight rows (a
+// panel of them 16 KiB for F16) stay in L1 and L2 while the matrix
+// product passes every activation row by them.
+
+// zPanel is the number of values per row that the register tiles of an
+// AVX-512 float tile run over before the next tile takes its turn: a
+// multiple of 16.
+const zPanel = 512
+
+// zGroups is the number of 4×6 register tiles, stacked over the weight
+// rows, in an AVX-512 float tile.
+const zGroups = 4
+
+// addAVX512Float adds the AVX-512 float tiles (16×6) for F16, BF16 and
+// F32 weights. As for AVX2, the F32 tiles wait for the matrix product's
+// F32 branch to take tiles.
+func addAVX512Float(k *kernelSet) {
+	for _, t := range []quant.Type{quant.TypeF16, quant.TypeBF16, quant.TypeF32} {
+		k.tiles[t] = append(k.tiles[t], zFloatTile(t))
+	}
+}
+
+// zFloatTile returns the AVX-512 float tile for weights of type t (F16,
+// BF16 or F32).
+func zFloatTile(t quant.Type) tileKernel {
+	fn := func(a *tileArgs) { zTile(a, t) }
+	return tileKernel{mr: 4 * zGroups, nr: 6, fn: fn}
+}
+
+// zTile computes the 4·zGroups × 6 outputs of a tile of t's weights
+// against float32 activations (a.n values, a multiple of 16), panel by
+// panel.
+func zTile(a *tileArgs, t quant.Type) {
+	size := 2
+	if t == quant.TypeF32 {
+		size = 4
+	}
+	var acc [zGroups][384]float32
+	sub := *a
+	for p := 0; ; p += zPanel {
+		sub.n = min(zPanel, a.n-p)
+		flags := 0
+		if p > 0 {
+			flags |= zContinue
+		}
+		if p+sub.n >= a.n {
+			flags |= zFinal
+		}
+		sub.x = unsafe.Add(a.x, 4*p)
+		for g := range zGroups {
+			sub.w = (*byte)(unsafe.Add(unsafe.Pointer(a.w), 4*g*a.wstride+p*size))
+			sub.out = (*float32)(unsafe.Add(unsafe.Pointer(a.out), 4*4*g))
+			switch t {
+			case quant.TypeF16:
+				tileF16x4x6AVX512(&sub, &acc[g], flags)
+			case quant.TypeBF16:
+				tileBF16x4x6AVX512(&sub, &acc[g], flags)
+			default:
+				tileF32x4x6AVX512(&sub, &acc[g], flags)
+			}
+		}
+		if flags&zFinal != 0 {
+			return
+		}
+	}
+}
+
+// The flags of the 4×6 register tiles.
+const (
+	zContinue = 1 // continue the lanes in acc (else start from zero)
+	zFinal    = 2 // reduce the lanes and store the outputs (else store the lanes in acc)
+)
+
+// tileF16x4x6AVX512 accumulates 4×6 outputs of F16 weights against
+// float32 activations over a.n values (a multiple of 16), sixteen lanes
+// per output in dotTiny's order, starting from zero or from acc (flags
+// zContinue) and ending in acc or, reduced, in the outputs (zFinal).
+// Output (i, j)'s lanes are acc[16·(6i+j):].
+//
+//go:noescape
+func tileF16x4x6AVX512(a *tileArgs, acc *[384]float32, flags int)
+
+// tileBF16x4x6AVX512 is tileF16x4x6AVX512 for BF16 weights.
+//
+//go:noescape
+func tileBF16x4x6AVX512(a *tileArgs, acc *[384]float32, flags int)
+
+// tileF32x4x6AVX512 is tileF16x4x6AVX512 for F32 weights.
+//
+//go:noescape
+func tileF32x4x6AVX512(a *tileArgs, acc *[384]float32, flags int)

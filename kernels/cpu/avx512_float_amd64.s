@@ -1,0 +1,149 @@
+#include "textflag.h"
+
+// AVX-512 tile kernels for float (F16, BF16, F32) weights: four weight rows
+// against six activation rows per call (see avx512_float_amd64.go). One
+// zmm holds one output's sixteen dotTiny lanes, so every output sees the
+// oracle's fused multiply-adds in its order. Each takes a *tileArgs (w @0,
+// wstride @8, x @16, xstride @24, n @32 values of this panel, out @40,
+// ostride @48), the output's partial lanes acc (24 outputs of 16 floats,
+// output (i, j) at 64·(6i+j)) and flags: bit 0 continues the lanes in acc
+// (else they start at zero), bit 1 reduces them and stores the outputs
+// (else they are stored back to acc for the next panel).
+//
+// Registers: Z(6i+j) accumulates output (i, j); Z24-Z27 hold the widened
+// weights of the current sixteen values of rows 0-3, Z28 one activation
+// vector. SI is weight row 0 (R12 wstride, R13 3·wstride), DI activation
+// row 0 and R8 activation row 3 (R9 xstride), CX the chunks of 16, DX acc,
+// R10 the flags, BX the outputs (R11 4·ostride).
+
+// Weight loads: sixteen weights at ADDR widened to float32 in Z.
+#define ZLD32(ADDR, Z) VMOVUPS ADDR, Z
+#define ZLD16(ADDR, Z) VCVTPH2PS ADDR, Z
+#define ZLDBF16(ADDR, Z) \
+	VPMOVZXWD ADDR, Z; \
+	VPSLLD    $16, Z, Z
+
+// ZCOL(XADDR, A0, A1, A2, A3) accumulates activation vector XADDR times the
+// four weight vectors into A0-A3 (weight rows 0-3).
+#define ZCOL(XADDR, A0, A1, A2, A3) \
+	VMOVUPS     XADDR, Z28; \
+	VFMADD231PS Z28, Z24, A0; \
+	VFMADD231PS Z28, Z25, A1; \
+	VFMADD231PS Z28, Z26, A2; \
+	VFMADD231PS Z28, Z27, A3
+
+// ZCHUNK(LD) accumulates one chunk of sixteen values for all 24 outputs.
+#define ZCHUNK(LD) \
+	LD(0(SI), Z24); \
+	LD(0(SI)(R12*1), Z25); \
+	LD(0(SI)(R12*2), Z26); \
+	LD(0(SI)(R13*1), Z27); \
+	ZCOL(0(DI), Z0, Z6, Z12, Z18); \
+	ZCOL(0(DI)(R9*1), Z1, Z7, Z13, Z19); \
+	ZCOL(0(DI)(R9*2), Z2, Z8, Z14, Z20); \
+	ZCOL(0(R8), Z3, Z9, Z15, Z21); \
+	ZCOL(0(R8)(R9*1), Z4, Z10, Z16, Z22); \
+	ZCOL(0(R8)(R9*2), Z5, Z11, Z17, Z23)
+
+// ZACC(OP) applies OP(offset, register) to the 24 accumulators.
+#define ZACC(OP) \
+	OP(0, Z0); OP(64, Z1); OP(128, Z2); OP(192, Z3); OP(256, Z4); OP(320, Z5); \
+	OP(384, Z6); OP(448, Z7); OP(512, Z8); OP(576, Z9); OP(640, Z10); OP(704, Z11); \
+	OP(768, Z12); OP(832, Z13); OP(896, Z14); OP(960, Z15); OP(1024, Z16); OP(1088, Z17); \
+	OP(1152, Z18); OP(1216, Z19); OP(1280, Z20); OP(1344, Z21); OP(1408, Z22); OP(1472, Z23)
+
+#define ZZERO(OFF, Z) VPXORD Z, Z, Z
+#define ZLOAD(OFF, Z) VMOVUPS OFF(DX), Z
+#define ZSAVE(OFF, Z) VMOVUPS Z, OFF(DX)
+
+// ZOUT(Z, Y, X, OFF) stores reduce16 of Z's lanes at OFF: the high eight
+// lanes onto the low eight, then hsum8 (high four onto low four, lanes 0+2
+// and 1+3, then the two). Only EVEX forms, which reach Z16-Z31.
+#define ZOUT(Z, Y, X, OFF) \
+	VEXTRACTF64X4 $1, Z, Y29; \
+	VADDPS        Y29, Y, Y; \
+	VEXTRACTF32X4 $1, Y, X29; \
+	VADDPS        X29, X, X; \
+	VMOVHLPS      X, X, X29; \
+	VADDPS        X29, X, X; \
+	VMOVSHDUP     X, X29; \
+	VADDSS        X29, X, X; \
+	VMOVSS        X, OFF
+
+// ZOUTCOL(ADDR0..ADDR3, Z0_..Z3_, ...) stores one activation row's four
+// outputs (weight rows 0-3, accumulated in Z0_-Z3_, whose ymm and xmm
+// halves follow) at ADDR0-ADDR3.
+#define ZOUTCOL(ADDR0, ADDR1, ADDR2, ADDR3, Z0_, Z1_, Z2_, Z3_, Y0_, Y1_, Y2_, Y3_, X0_, X1_, X2_, X3_) \
+	ZOUT(Z0_, Y0_, X0_, ADDR0); \
+	ZOUT(Z1_, Y1_, X1_, ADDR1); \
+	ZOUT(Z2_, Y2_, X2_, ADDR2); \
+	ZOUT(Z3_, Y3_, X3_, ADDR3)
+
+// ZFINAL reduces the 24 accumulators, stores the outputs and returns;
+// activation row j's outputs are j·ostride floats from BX (R14 = BX +
+// 3·4·ostride).
+#define ZFINAL \
+	LEAQ (R11)(R11*2), R14; \
+	ADDQ BX, R14; \
+	ZOUTCOL(0(BX), 4(BX), 8(BX), 12(BX), Z0, Z6, Z12, Z18, Y0, Y6, Y12, Y18, X0, X6, X12, X18); \
+	ZOUTCOL(0(BX)(R11*1), 4(BX)(R11*1), 8(BX)(R11*1), 12(BX)(R11*1), Z1, Z7, Z13, Z19, Y1, Y7, Y13, Y19, X1, X7, X13, X19); \
+	ZOUTCOL(0(BX)(R11*2), 4(BX)(R11*2), 8(BX)(R11*2), 12(BX)(R11*2), Z2, Z8, Z14, Z20, Y2, Y8, Y14, Y20, X2, X8, X14, X20); \
+	ZOUTCOL(0(R14), 4(R14), 8(R14), 12(R14), Z3, Z9, Z15, Z21, Y3, Y9, Y15, Y21, X3, X9, X15, X21); \
+	ZOUTCOL(0(R14)(R11*1), 4(R14)(R11*1), 8(R14)(R11*1), 12(R14)(R11*1), Z4, Z10, Z16, Z22, Y4, Y10, Y16, Y22, X4, X10, X16, X22); \
+	ZOUTCOL(0(R14)(R11*2), 4(R14)(R11*2), 8(R14)(R11*2), 12(R14)(R11*2), Z5, Z11, Z17, Z23, Y5, Y11, Y17, Y23, X5, X11, X17, X23); \
+	VZEROUPPER; \
+	RET
+
+// ZTILE(LD, S, LOOP, CONT, RUN, SAVE, FIN) is the body of a 4×6 tile
+// kernel, S the bytes of sixteen weights.
+#define ZTILE(LD, S, LOOP, CONT, RUN, SAVE, FIN) \
+	MOVQ a+0(FP), AX; \
+	MOVQ acc+8(FP), DX; \
+	MOVQ flags+16(FP), R10; \
+	MOVQ 0(AX), SI; \
+	MOVQ 8(AX), R12; \
+	LEAQ (R12)(R12*2), R13; \
+	MOVQ 16(AX), DI; \
+	MOVQ 24(AX), R9; \
+	LEAQ (R9)(R9*2), R8; \
+	ADDQ DI, R8; \
+	MOVQ 32(AX), CX; \
+	MOVQ 40(AX), BX; \
+	MOVQ 48(AX), R11; \
+	SHLQ $2, R11; \
+	TESTQ $1, R10; \
+	JNZ   CONT; \
+	ZACC(ZZERO); \
+	JMP   RUN; \
+CONT: \
+	ZACC(ZLOAD); \
+RUN: \
+	SHRQ $4, CX; \
+	JZ   SAVE; \
+LOOP: \
+	ZCHUNK(LD); \
+	ADDQ $S, SI; \
+	ADDQ $64, DI; \
+	ADDQ $64, R8; \
+	DECQ CX; \
+	JNZ  LOOP; \
+SAVE: \
+	TESTQ $2, R10; \
+	JNZ   FIN; \
+	ZACC(ZSAVE); \
+	VZEROUPPER; \
+	RET; \
+FIN: \
+	ZFINAL
+
+// func tileF16x4x6AVX512(a *tileArgs, acc *[384]float32, flags int)
+TEXT ·tileF16x4x6AVX512(SB), NOSPLIT, $0-24
+	ZTILE(ZLD16, 32, f16zloop, f16zcont, f16zrun, f16zsave, f16zfin)
+
+// func tileBF16x4x6AVX512(a *tileArgs, acc *[384]float32, flags int)
+TEXT ·tileBF16x4x6AVX512(SB), NOSPLIT, $0-24
+	ZTILE(ZLDBF16, 32, bf16zloop, bf16zcont, bf16zrun, bf16zsave, bf16zfin)
+
+// func tileF32x4x6AVX512(a *tileArgs, acc *[384]float32, flags int)
+TEXT ·tileF32x4x6AVX512(SB), NOSPLIT, $0-24
+	ZTILE(ZLD32, 64, f32zloop, f32zcont, f32zrun, f32zsave, f32zfin)
