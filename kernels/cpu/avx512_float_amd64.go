@@ -33,13 +33,58 @@ const zPanel = 512
 const zGroups = 4
 
 // addAVX512Float adds the AVX-512 float tiles (16×6) for F16, BF16 and
-// F32 weights. As for AVX2, the F32 tiles wait for the matrix product's
-// F32 branch to take tiles.
+// F32 weights and the single-row dotVec kernels (decode). As for AVX2, the
+// F32 tiles wait for the matrix product's F32 branch to take tiles. The
+// single-row dotTiny kernels stay AVX2's: one chain of fused multiply-adds
+// bounds them whatever the register width.
 func addAVX512Float(k *kernelSet) {
 	for _, t := range []quant.Type{quant.TypeF16, quant.TypeBF16, quant.TypeF32} {
 		k.tiles[t] = append(k.tiles[t], zFloatTile(t))
 	}
+	k.f16Vec, k.bf16Vec, k.f32Vec = f16VecAVX512, bf16VecAVX512, f32VecAVX512
 }
+
+// f16VecAVX512 is dotVec(widen(w), x, true) for F16 weights.
+func f16VecAVX512(w []byte, x []float32) float32 {
+	return halfVec(w, x, dotF16VecAVX512, quant.F16ToF32)
+}
+
+// bf16VecAVX512 is dotVec(widen(w), x, true) for BF16 weights.
+func bf16VecAVX512(w []byte, x []float32) float32 {
+	return halfVec(w, x, dotBF16VecAVX512, quant.BF16ToF32)
+}
+
+// f32VecAVX512 is dotVec(w, x, false).
+func f32VecAVX512(w, x []float32) float32 {
+	n := len(x)
+	if n == 0 {
+		return 0
+	}
+	_ = w[n-1]
+	np := n &^ 63
+	sum := dotF32VecAVX512(&w[0], &x[0], np)
+	for i := np; i < n; i++ {
+		sum = fma32(w[i], x[i], sum)
+	}
+	return sum
+}
+
+// dotF16VecAVX512 returns dotVec's sum of the first n (a multiple of 64)
+// products of F16 weights at w and x, before its tail: four accumulators
+// of sixteen lanes, combined and reduced as dotVec does.
+//
+//go:noescape
+func dotF16VecAVX512(w *byte, x *float32, n int) float32
+
+// dotBF16VecAVX512 is dotF16VecAVX512 for BF16 weights.
+//
+//go:noescape
+func dotBF16VecAVX512(w *byte, x *float32, n int) float32
+
+// dotF32VecAVX512 is dotF16VecAVX512 for F32 weights.
+//
+//go:noescape
+func dotF32VecAVX512(w *float32, x *float32, n int) float32
 
 // zFloatTile returns the AVX-512 float tile for weights of type t (F16,
 // BF16 or F32).

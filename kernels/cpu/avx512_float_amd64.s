@@ -136,6 +136,45 @@ SAVE: \
 FIN: \
 	ZFINAL
 
+// ---------------------------------------------------------------------
+// Single-row kernels: dotVec's four accumulators of sixteen lanes (one zmm
+// each) over each 64 values, and dotTiny's one. Each takes (w, x, n) with
+// n a multiple of 64 (Vec) or 16 (Tiny) and returns the reduced sum.
+
+// ZVEC(LD, S, LOOP, DONE) is the body of a dotVec kernel, S the bytes of
+// sixteen weights: accumulator j (Zj) takes values 16j..16j+15 of each 64;
+// at the end 0 += 2, 1 += 3, 0 += 1, then reduce16.
+#define ZVEC(LD, S, LOOP, DONE) \
+	MOVQ   w+0(FP), SI; \
+	MOVQ   x+8(FP), DI; \
+	MOVQ   n+16(FP), CX; \
+	VPXORD Z0, Z0, Z0; \
+	VPXORD Z1, Z1, Z1; \
+	VPXORD Z2, Z2, Z2; \
+	VPXORD Z3, Z3, Z3; \
+	SHRQ   $6, CX; \
+	JZ     DONE; \
+LOOP: \
+	LD(0(SI), Z4); \
+	LD(S(SI), Z5); \
+	LD(2*S(SI), Z6); \
+	LD(3*S(SI), Z7); \
+	VFMADD231PS 0(DI), Z4, Z0; \
+	VFMADD231PS 64(DI), Z5, Z1; \
+	VFMADD231PS 128(DI), Z6, Z2; \
+	VFMADD231PS 192(DI), Z7, Z3; \
+	ADDQ $(4*S), SI; \
+	ADDQ $256, DI; \
+	DECQ CX; \
+	JNZ  LOOP; \
+DONE: \
+	VADDPS Z2, Z0, Z0; \
+	VADDPS Z3, Z1, Z1; \
+	VADDPS Z1, Z0, Z0; \
+	ZOUT(Z0, Y0, X0, ret+24(FP)); \
+	VZEROUPPER; \
+	RET
+
 // func tileF16x4x6AVX512(a *tileArgs, acc *[384]float32, flags int)
 TEXT ·tileF16x4x6AVX512(SB), NOSPLIT, $0-24
 	ZTILE(ZLD16, 32, f16zloop, f16zcont, f16zrun, f16zsave, f16zfin)
@@ -147,3 +186,15 @@ TEXT ·tileBF16x4x6AVX512(SB), NOSPLIT, $0-24
 // func tileF32x4x6AVX512(a *tileArgs, acc *[384]float32, flags int)
 TEXT ·tileF32x4x6AVX512(SB), NOSPLIT, $0-24
 	ZTILE(ZLD32, 64, f32zloop, f32zcont, f32zrun, f32zsave, f32zfin)
+
+// func dotF16VecAVX512(w *byte, x *float32, n int) float32
+TEXT ·dotF16VecAVX512(SB), NOSPLIT, $0-28
+	ZVEC(ZLD16, 32, f16vloop, f16vdone)
+
+// func dotBF16VecAVX512(w *byte, x *float32, n int) float32
+TEXT ·dotBF16VecAVX512(SB), NOSPLIT, $0-28
+	ZVEC(ZLDBF16, 32, bf16vloop, bf16vdone)
+
+// func dotF32VecAVX512(w *float32, x *float32, n int) float32
+TEXT ·dotF32VecAVX512(SB), NOSPLIT, $0-28
+	ZVEC(ZLD32, 64, f32vloop, f32vdone)

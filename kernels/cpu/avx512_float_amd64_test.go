@@ -70,6 +70,52 @@ func TestAVX512FloatTiles(t *testing.T) {
 	}
 }
 
+// TestAVX512FloatDots checks the AVX-512 single-row dotVec kernels (F16,
+// BF16, F32) bit for bit against the oracle and the AVX2 kernels: normal,
+// extreme (values over many magnitudes, subnormals included) and zero
+// weights against normal and extreme activations, rows of 0 to 16 Ki + 17
+// values (tails after the last 64 included).
+func TestAVX512FloatDots(t *testing.T) {
+	k := kernelSetFor(t, setAVX512)
+	k2 := kernelSetFor(t, setAVX2)
+	rng := rand.New(rand.NewPCG(59, 60))
+	for _, typ := range zFloatTypes {
+		for _, n := range []int{0, 1, 15, 16, 48, 63, 64, 65, 100, 128, 200, 1040, 4096 + 17, 16384} {
+			for _, kind := range []string{"normal", "extreme", "zero"} {
+				c := ftileCase{typ: typ, n: n, xstride: 4 * n, xf: make([]float32, n+1)}
+				ftileActs(rng, &c, 0, kind)
+				x := c.xf[:n]
+				w := ftileWeights(t, rng, typ, n, kind)
+				wf := make([]float32, n)
+				for l := range wf {
+					switch typ {
+					case quant.TypeF16:
+						wf[l] = quant.F16ToF32(uint16(w[2*l]) | uint16(w[2*l+1])<<8)
+					case quant.TypeBF16:
+						wf[l] = quant.BF16ToF32(uint16(w[2*l]) | uint16(w[2*l+1])<<8)
+					default:
+						wf[l] = math.Float32frombits(uint32(w[4*l]) | uint32(w[4*l+1])<<8 | uint32(w[4*l+2])<<16 | uint32(w[4*l+3])<<24)
+					}
+				}
+				var got, old float32
+				switch typ {
+				case quant.TypeF16:
+					got, old = k.f16Vec(w, x), k2.f16Vec(w, x)
+				case quant.TypeBF16:
+					got, old = k.bf16Vec(w, x), k2.bf16Vec(w, x)
+				default:
+					got, old = k.f32Vec(wf, x), k2.f32Vec(wf, x)
+				}
+				want := dotVec(wf, x, typ != quant.TypeF32)
+				if g := math.Float32bits(got); g != math.Float32bits(want) || g != math.Float32bits(old) {
+					t.Errorf("%v/%d/%s: AVX-512 %v (%#x), AVX2 %v (%#x), oracle %v (%#x)",
+						typ, n, kind, got, g, old, math.Float32bits(old), want, math.Float32bits(want))
+				}
+			}
+		}
+	}
+}
+
 // TestAVX512FloatMatMul checks F16 and BF16 matrix products on the avx512
 // set (AVX-512 tiles for the full tiles, single-row kernels for the edges)
 // against the pure-Go oracle and the avx2 set bit for bit, over shapes
@@ -155,13 +201,13 @@ func BenchmarkAVX512FloatTile(b *testing.B) {
 	}
 }
 
-// BenchmarkAVX512FloatMatMul measures F16 and BF16 matrix products of a
-// 128-token prompt through Llama-3.2-1B's attention projection (2048 →
-// 2048) and feed-forward down projection (8192 → 2048), one thread, on the
-// avx2 and the avx512 sets in turn, in multiply-adds per nanosecond.
+// BenchmarkAVX512FloatMatMul measures F16 and BF16 matrix products
+// through Llama-3.2-1B's attention projection (2048 → 2048) and
+// feed-forward down projection (8192 → 2048) for a 128-token prompt and
+// for one token (decode), one thread, on the avx2 and the avx512 sets in
+// turn, in multiply-adds per nanosecond.
 func BenchmarkAVX512FloatMatMul(b *testing.B) {
 	kernelSetFor(b, setAVX512)
-	const n = 128
 	rng := rand.New(rand.NewPCG(57, 58))
 	for _, typ := range []quant.Type{quant.TypeF16, quant.TypeBF16} {
 		for _, s := range []struct {
@@ -172,24 +218,27 @@ func BenchmarkAVX512FloatMatMul(b *testing.B) {
 			if err := quant.Quantize(typ, randn(rng, s.k*s.m, 0.02), data); err != nil {
 				b.Fatal(err)
 			}
-			x := randn(rng, s.k*n, 1)
-			for _, set := range []string{setAVX2, setAVX512} {
-				be, err := NewWithKernels(1, set)
-				if err != nil {
-					b.Fatal(err)
-				}
-				b.Run(fmt.Sprintf("%v/%s/%s", typ, s.name, set), func(b *testing.B) {
-					wt, _ := be.Weight(typ, []int{s.k, s.m}, data)
-					xt, _ := be.New(quant.TypeF32, s.k, n)
-					_ = be.Write(xt, x)
-					dst, _ := be.New(quant.TypeF32, s.m, n)
-					for b.Loop() {
-						if err := be.MatMul(dst, wt, xt); err != nil {
-							b.Fatal(err)
-						}
+			for _, n := range []int{128, 1} {
+				x := randn(rng, s.k*n, 1)
+				for _, set := range []string{setAVX2, setAVX512} {
+					be, err := NewWithKernels(1, set)
+					if err != nil {
+						b.Fatal(err)
 					}
-					b.ReportMetric(float64(s.k*s.m*n)*float64(b.N)/float64(b.Elapsed().Nanoseconds()), "MAC/ns")
-				})
+					b.Run(fmt.Sprintf("%v/%s/n=%d/%s", typ, s.name, n, set), func(b *testing.B) {
+						wt, _ := be.Weight(typ, []int{s.k, s.m}, data)
+						xt, _ := be.New(quant.TypeF32, s.k, n)
+						_ = be.Write(xt, x)
+						dst, _ := be.New(quant.TypeF32, s.m, n)
+						for b.Loop() {
+							if err := be.MatMul(dst, wt, xt); err != nil {
+								b.Fatal(err)
+							}
+						}
+						macs := float64(s.k*s.m*n) * float64(b.N)
+						b.ReportMetric(macs/float64(b.Elapsed().Nanoseconds()), "MAC/ns")
+					})
+				}
 			}
 		}
 	}
