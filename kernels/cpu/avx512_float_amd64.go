@@ -90,7 +90,7 @@ func dotF32VecAVX512(w *float32, x *float32, n int) float32
 // BF16 or F32).
 func zFloatTile(t quant.Type) tileKernel {
 	fn := func(a *tileArgs) { zTile(a, t) }
-	return tileKernel{mr: 4 * zGroups, nr: 6, fn: fn}
+	return tileKernel{mr: 4 * zGroups, nr: 6, fn: fn, overlap: true}
 }
 
 // zTile computes the 4·zGroups × 6 outputs of a tile of t's weights

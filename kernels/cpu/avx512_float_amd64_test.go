@@ -135,7 +135,7 @@ func TestAVX512FloatMatMul(t *testing.T) {
 	ref := NewReference(2)
 	rng := rand.New(rand.NewPCG(53, 54))
 	shapes := []struct{ k, m, n int }{
-		{64, 16, 6}, {32, 35, 13}, {96, 48, 2}, {256, 17, 7}, {528, 33, 12}, {1040, 64, 19}, {48, 20, 8}, {24, 18, 9}, {2048, 32, 128},
+		{64, 16, 6}, {32, 35, 13}, {96, 48, 2}, {256, 17, 7}, {528, 33, 12}, {1040, 64, 19}, {48, 20, 8}, {24, 18, 9}, {2048, 32, 128}, {16384, 16, 35},
 	}
 	for _, typ := range []quant.Type{quant.TypeF16, quant.TypeBF16} {
 		for _, s := range shapes {
