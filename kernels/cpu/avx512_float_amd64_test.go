@@ -116,8 +116,75 @@ func TestAVX512FloatDots(t *testing.T) {
 	}
 }
 
-// TestAVX512FloatMatMul checks F16 and BF16 matrix products on the avx512
-// set (AVX-512 tiles for the full tiles, single-row kernels for the edges)
+// TestAVX512FloatVecTiles checks the AVX-512 decode tiles (four weight
+// rows against one activation row, dotVec's order) bit for bit against the
+// oracle and the AVX2 single-row kernels: normal, extreme and zero values,
+// rows of 0 to 16 Ki + 17 values (tails after the last 64 included), row
+// strides larger than a row, the output after the tile's untouched.
+func TestAVX512FloatVecTiles(t *testing.T) {
+	k := kernelSetFor(t, setAVX512)
+	k2 := kernelSetFor(t, setAVX2)
+	rng := rand.New(rand.NewPCG(61, 62))
+	for _, typ := range zFloatTypes {
+		tk := k.vecTile(typ)
+		if tk == nil {
+			t.Fatalf("%v: no decode tile", typ)
+		}
+		for _, n := range []int{0, 1, 16, 63, 64, 65, 128, 200, 1040, 2048, 4096 + 17, 16384} {
+			for _, kind := range []string{"normal", "extreme", "zero"} {
+				rb := n * typ.TypeSize()
+				c := ftileCase{typ: typ, tk: *tk, n: max(n, 1), wstride: rb + 12, xstride: 4 * n, ostride: 1}
+				c.w = make([]byte, tk.mr*c.wstride)
+				c.xf = make([]float32, n+1)
+				for i := range tk.mr {
+					copy(c.w[i*c.wstride:], ftileWeights(t, rng, typ, n, kind))
+				}
+				ftileActs(rng, &c, 0, kind)
+				c.n = n
+				out := make([]float32, tk.mr+1)
+				out[tk.mr] = math.Float32frombits(0x7fc0dead)
+				a := c.args(out)
+				tk.fn(&a)
+				if math.Float32bits(out[tk.mr]) != 0x7fc0dead {
+					t.Fatalf("%v/%d/%s: the output after the tile written", typ, n, kind)
+				}
+				x := c.xf[:n]
+				for i := range tk.mr {
+					w := c.w[i*c.wstride : i*c.wstride+rb]
+					wf := make([]float32, n)
+					for l := range wf {
+						switch typ {
+						case quant.TypeF16:
+							wf[l] = quant.F16ToF32(uint16(w[2*l]) | uint16(w[2*l+1])<<8)
+						case quant.TypeBF16:
+							wf[l] = quant.BF16ToF32(uint16(w[2*l]) | uint16(w[2*l+1])<<8)
+						default:
+							wf[l] = math.Float32frombits(uint32(w[4*l]) | uint32(w[4*l+1])<<8 | uint32(w[4*l+2])<<16 | uint32(w[4*l+3])<<24)
+						}
+					}
+					var old float32
+					switch typ {
+					case quant.TypeF16:
+						old = k2.f16Vec(w, x)
+					case quant.TypeBF16:
+						old = k2.bf16Vec(w, x)
+					default:
+						old = k2.f32Vec(wf, x)
+					}
+					want := dotVec(wf, x, typ != quant.TypeF32)
+					if g := math.Float32bits(out[i]); g != math.Float32bits(want) || g != math.Float32bits(old) {
+						t.Errorf("%v/%d/%s: row %d = %v (%#x), AVX2 %v (%#x), oracle %v (%#x)",
+							typ, n, kind, i, out[i], g, old, math.Float32bits(old), want, math.Float32bits(want))
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestAVX512FloatMatMul checks F16, BF16 and F32 matrix products on the
+// avx512 set (AVX-512 tiles for the full tiles, single-row kernels for the
+// edges; decode tiles for one activation row)
 // against the pure-Go oracle and the avx2 set bit for bit, over shapes
 // whose weight and activation row counts leave edges in both directions,
 // batches smaller than a tile, rows of one and of several panels, and row
@@ -136,8 +203,9 @@ func TestAVX512FloatMatMul(t *testing.T) {
 	rng := rand.New(rand.NewPCG(53, 54))
 	shapes := []struct{ k, m, n int }{
 		{64, 16, 6}, {32, 35, 13}, {96, 48, 2}, {256, 17, 7}, {528, 33, 12}, {1040, 64, 19}, {48, 20, 8}, {24, 18, 9}, {2048, 32, 128}, {16384, 16, 35},
+		{2048, 33, 1}, {1040, 12, 1}, {100, 9, 1}, {64, 4, 1}, {4096, 21, 1},
 	}
-	for _, typ := range []quant.Type{quant.TypeF16, quant.TypeBF16} {
+	for _, typ := range zFloatTypes {
 		for _, s := range shapes {
 			t.Run(fmt.Sprintf("%v/%dx%dx%d", typ, s.k, s.m, s.n), func(t *testing.T) {
 				w := randn(rng, s.k*s.m, 1/math.Sqrt(float64(s.k)))
