@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -12,6 +13,23 @@ import (
 
 // zFloatTypes are the weight types with AVX-512 float tiles.
 var zFloatTypes = []quant.Type{quant.TypeF16, quant.TypeBF16, quant.TypeF32}
+
+// widenRow returns the float32 values of a row of F16, BF16 or F32
+// weights.
+func widenRow(typ quant.Type, w []byte) []float32 {
+	f := make([]float32, len(w)/typ.TypeSize())
+	for l := range f {
+		switch typ {
+		case quant.TypeF16:
+			f[l] = quant.F16ToF32(binary.LittleEndian.Uint16(w[2*l:]))
+		case quant.TypeBF16:
+			f[l] = quant.BF16ToF32(binary.LittleEndian.Uint16(w[2*l:]))
+		default:
+			f[l] = math.Float32frombits(binary.LittleEndian.Uint32(w[4*l:]))
+		}
+	}
+	return f
+}
 
 // TestAVX512FloatTiles checks every AVX-512 float tile bit for bit against
 // the AVX2 single-row kernel, the AVX-512 set's single-row kernel and the
@@ -86,17 +104,7 @@ func TestAVX512FloatDots(t *testing.T) {
 				ftileActs(rng, &c, 0, kind)
 				x := c.xf[:n]
 				w := ftileWeights(t, rng, typ, n, kind)
-				wf := make([]float32, n)
-				for l := range wf {
-					switch typ {
-					case quant.TypeF16:
-						wf[l] = quant.F16ToF32(uint16(w[2*l]) | uint16(w[2*l+1])<<8)
-					case quant.TypeBF16:
-						wf[l] = quant.BF16ToF32(uint16(w[2*l]) | uint16(w[2*l+1])<<8)
-					default:
-						wf[l] = math.Float32frombits(uint32(w[4*l]) | uint32(w[4*l+1])<<8 | uint32(w[4*l+2])<<16 | uint32(w[4*l+3])<<24)
-					}
-				}
+				wf := widenRow(typ, w)
 				var got, old float32
 				switch typ {
 				case quant.TypeF16:
@@ -151,17 +159,7 @@ func TestAVX512FloatVecTiles(t *testing.T) {
 				x := c.xf[:n]
 				for i := range tk.mr {
 					w := c.w[i*c.wstride : i*c.wstride+rb]
-					wf := make([]float32, n)
-					for l := range wf {
-						switch typ {
-						case quant.TypeF16:
-							wf[l] = quant.F16ToF32(uint16(w[2*l]) | uint16(w[2*l+1])<<8)
-						case quant.TypeBF16:
-							wf[l] = quant.BF16ToF32(uint16(w[2*l]) | uint16(w[2*l+1])<<8)
-						default:
-							wf[l] = math.Float32frombits(uint32(w[4*l]) | uint32(w[4*l+1])<<8 | uint32(w[4*l+2])<<16 | uint32(w[4*l+3])<<24)
-						}
-					}
+					wf := widenRow(typ, w)
 					var old float32
 					switch typ {
 					case quant.TypeF16:
