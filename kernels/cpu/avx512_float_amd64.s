@@ -1,20 +1,18 @@
 #include "textflag.h"
 
-// AVX-512 tile kernels for float (F16, BF16, F32) weights: four weight rows
-// against six activation rows per call (see avx512_float_amd64.go). One
-// zmm holds one output's sixteen dotTiny lanes, so every output sees the
-// oracle's fused multiply-adds in its order. Each takes a *tileArgs (w @0,
-// wstride @8, x @16, xstride @24, n @32 values of this panel, out @40,
-// ostride @48), the output's partial lanes acc (24 outputs of 16 floats,
-// output (i, j) at 64·(6i+j)) and flags: bit 0 continues the lanes in acc
-// (else they start at zero), bit 1 reduces them and stores the outputs
-// (else they are stored back to acc for the next panel).
+// AVX-512 kernels for float (F16, BF16, F32) weights (see
+// avx512_float_amd64.go): register tiles of four weight rows against six
+// activation rows, single-row dotVec kernels and decode tiles of four
+// weight rows against one activation row. One zmm holds one output's
+// sixteen lanes (dotTiny's, or one of dotVec's four accumulators), so
+// every output sees the oracle's fused multiply-adds in its order.
 //
-// Registers: Z(6i+j) accumulates output (i, j); Z24-Z27 hold the widened
-// weights of the current sixteen values of rows 0-3, Z28 one activation
-// vector. SI is weight row 0 (R12 wstride, R13 3·wstride), DI activation
-// row 0 and R8 activation row 3 (R9 xstride), CX the chunks of 16, DX acc,
-// R10 the flags, BX the outputs (R11 4·ostride).
+// The tiles take a *tileArgs (w @0, wstride @8, x @16, xstride @24, n @32
+// values, out @40, ostride @48). Registers: Z(6i+j) accumulates output
+// (i, j); Z24-Z27 hold the widened weights of the current sixteen values
+// of rows 0-3, Z28 one activation vector. SI is weight row 0 (R12
+// wstride, R13 3·wstride), DI activation row 0 and R8 activation row 3
+// (R9 xstride), CX the chunks of 16, BX the outputs (R11 4·ostride).
 
 // Weight loads: sixteen weights at ADDR widened to float32 in Z.
 #define ZLD32(ADDR, Z) VMOVUPS ADDR, Z
@@ -45,16 +43,14 @@
 	ZCOL(0(R8)(R9*1), Z4, Z10, Z16, Z22); \
 	ZCOL(0(R8)(R9*2), Z5, Z11, Z17, Z23)
 
-// ZACC(OP) applies OP(offset, register) to the 24 accumulators.
-#define ZACC(OP) \
-	OP(0, Z0); OP(64, Z1); OP(128, Z2); OP(192, Z3); OP(256, Z4); OP(320, Z5); \
-	OP(384, Z6); OP(448, Z7); OP(512, Z8); OP(576, Z9); OP(640, Z10); OP(704, Z11); \
-	OP(768, Z12); OP(832, Z13); OP(896, Z14); OP(960, Z15); OP(1024, Z16); OP(1088, Z17); \
-	OP(1152, Z18); OP(1216, Z19); OP(1280, Z20); OP(1344, Z21); OP(1408, Z22); OP(1472, Z23)
-
-#define ZZERO(OFF, Z) VPXORD Z, Z, Z
-#define ZLOAD(OFF, Z) VMOVUPS OFF(DX), Z
-#define ZSAVE(OFF, Z) VMOVUPS Z, OFF(DX)
+// ZZERO24 clears the 24 accumulators.
+#define ZZERO24 \
+	VPXORD Z0, Z0, Z0; VPXORD Z1, Z1, Z1; VPXORD Z2, Z2, Z2; VPXORD Z3, Z3, Z3; \
+	VPXORD Z4, Z4, Z4; VPXORD Z5, Z5, Z5; VPXORD Z6, Z6, Z6; VPXORD Z7, Z7, Z7; \
+	VPXORD Z8, Z8, Z8; VPXORD Z9, Z9, Z9; VPXORD Z10, Z10, Z10; VPXORD Z11, Z11, Z11; \
+	VPXORD Z12, Z12, Z12; VPXORD Z13, Z13, Z13; VPXORD Z14, Z14, Z14; VPXORD Z15, Z15, Z15; \
+	VPXORD Z16, Z16, Z16; VPXORD Z17, Z17, Z17; VPXORD Z18, Z18, Z18; VPXORD Z19, Z19, Z19; \
+	VPXORD Z20, Z20, Z20; VPXORD Z21, Z21, Z21; VPXORD Z22, Z22, Z22; VPXORD Z23, Z23, Z23
 
 // ZOUT(Z, Y, X, OFF) stores reduce16 of Z's lanes at OFF: the high eight
 // lanes onto the low eight, then hsum8 (high four onto low four, lanes 0+2
@@ -94,12 +90,10 @@
 	VZEROUPPER; \
 	RET
 
-// ZTILE(LD, S, LOOP, CONT, RUN, SAVE, FIN) is the body of a 4×6 tile
-// kernel, S the bytes of sixteen weights.
-#define ZTILE(LD, S, LOOP, CONT, RUN, SAVE, FIN) \
+// ZTILE(LD, S, LOOP, DONE) is the body of a 4×6 tile kernel, S the bytes
+// of sixteen weights.
+#define ZTILE(LD, S, LOOP, DONE) \
 	MOVQ a+0(FP), AX; \
-	MOVQ acc+8(FP), DX; \
-	MOVQ flags+16(FP), R10; \
 	MOVQ 0(AX), SI; \
 	MOVQ 8(AX), R12; \
 	LEAQ (R12)(R12*2), R13; \
@@ -111,15 +105,9 @@
 	MOVQ 40(AX), BX; \
 	MOVQ 48(AX), R11; \
 	SHLQ $2, R11; \
-	TESTQ $1, R10; \
-	JNZ   CONT; \
-	ZACC(ZZERO); \
-	JMP   RUN; \
-CONT: \
-	ZACC(ZLOAD); \
-RUN: \
+	ZZERO24; \
 	SHRQ $4, CX; \
-	JZ   SAVE; \
+	JZ   DONE; \
 LOOP: \
 	ZCHUNK(LD); \
 	ADDQ $S, SI; \
@@ -127,13 +115,7 @@ LOOP: \
 	ADDQ $64, R8; \
 	DECQ CX; \
 	JNZ  LOOP; \
-SAVE: \
-	TESTQ $2, R10; \
-	JNZ   FIN; \
-	ZACC(ZSAVE); \
-	VZEROUPPER; \
-	RET; \
-FIN: \
+DONE: \
 	ZFINAL
 
 // ---------------------------------------------------------------------
@@ -239,17 +221,17 @@ DONE: \
 	VZEROUPPER; \
 	RET
 
-// func tileF16x4x6AVX512(a *tileArgs, acc *[384]float32, flags int)
-TEXT ·tileF16x4x6AVX512(SB), NOSPLIT, $0-24
-	ZTILE(ZLD16, 32, f16zloop, f16zcont, f16zrun, f16zsave, f16zfin)
+// func tileF16x4x6AVX512(a *tileArgs)
+TEXT ·tileF16x4x6AVX512(SB), NOSPLIT, $0-8
+	ZTILE(ZLD16, 32, f16zloop, f16zdone)
 
-// func tileBF16x4x6AVX512(a *tileArgs, acc *[384]float32, flags int)
-TEXT ·tileBF16x4x6AVX512(SB), NOSPLIT, $0-24
-	ZTILE(ZLDBF16, 32, bf16zloop, bf16zcont, bf16zrun, bf16zsave, bf16zfin)
+// func tileBF16x4x6AVX512(a *tileArgs)
+TEXT ·tileBF16x4x6AVX512(SB), NOSPLIT, $0-8
+	ZTILE(ZLDBF16, 32, bf16zloop, bf16zdone)
 
-// func tileF32x4x6AVX512(a *tileArgs, acc *[384]float32, flags int)
-TEXT ·tileF32x4x6AVX512(SB), NOSPLIT, $0-24
-	ZTILE(ZLD32, 64, f32zloop, f32zcont, f32zrun, f32zsave, f32zfin)
+// func tileF32x4x6AVX512(a *tileArgs)
+TEXT ·tileF32x4x6AVX512(SB), NOSPLIT, $0-8
+	ZTILE(ZLD32, 64, f32zloop, f32zdone)
 
 // func dotF16VecAVX512(w *byte, x *float32, n int) float32
 TEXT ·dotF16VecAVX512(SB), NOSPLIT, $0-28

@@ -35,8 +35,8 @@ func widenRow(typ quant.Type, w []byte) []float32 {
 // the AVX2 single-row kernel, the AVX-512 set's single-row kernel and the
 // oracle (dotTiny on the widened weights) for each of its outputs, over the
 // cases of TestAVX2FloatTiles (normal, extreme and zero values; rows of 0
-// to 16 Ki values, several panels, partial last panels; row strides larger
-// than a row; the output slots between the tile's outputs untouched).
+// to 16 Ki values; row strides larger than a row; the output slots between
+// the tile's outputs untouched).
 func TestAVX512FloatTiles(t *testing.T) {
 	k := kernelSetFor(t, setAVX512)
 	k2 := kernelSetFor(t, setAVX2)
@@ -185,7 +185,7 @@ func TestAVX512FloatVecTiles(t *testing.T) {
 // edges; decode tiles for one activation row)
 // against the pure-Go oracle and the avx2 set bit for bit, over shapes
 // whose weight and activation row counts leave edges in both directions,
-// batches smaller than a tile, rows of one and of several panels, and row
+// batches smaller than a tile, long rows, and row
 // lengths that are and are not multiples of 16.
 func TestAVX512FloatMatMul(t *testing.T) {
 	kernelSetFor(t, setAVX512)
