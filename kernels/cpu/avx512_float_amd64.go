@@ -107,19 +107,7 @@ func bf16VecAVX512(w []byte, x []float32) float32 {
 }
 
 // f32VecAVX512 is dotVec(w, x, false).
-func f32VecAVX512(w, x []float32) float32 {
-	n := len(x)
-	if n == 0 {
-		return 0
-	}
-	_ = w[n-1]
-	np := n &^ 63
-	sum := dotF32VecAVX512(&w[0], &x[0], np)
-	for i := np; i < n; i++ {
-		sum = fma32(w[i], x[i], sum)
-	}
-	return sum
-}
+func f32VecAVX512(w, x []float32) float32 { return f32VecAsm(w, x, dotF32VecAVX512) }
 
 // dotF16VecAVX512 returns dotVec's sum of the first n (a multiple of 64)
 // products of F16 weights at w and x, before its tail: four accumulators

@@ -58,31 +58,8 @@ func TestAVX512FloatTiles(t *testing.T) {
 					c.w = make([]byte, tk.mr*c.wstride)
 					c.xstride = 4 * (n + 8)
 					c.xf = make([]float32, tk.nr*(n+8))
-					for i := range tk.mr {
-						copy(c.w[i*c.wstride:], ftileWeights(t, rng, typ, n, kind))
-					}
-					for j := range tk.nr {
-						ftileActs(rng, &c, j, kind)
-					}
-					out := c.run()
-					for j := range tk.nr {
-						for i := range c.ostride {
-							got := out[j*c.ostride+i]
-							if i >= tk.mr {
-								if math.Float32bits(got) != 0x7fc0dead {
-									t.Fatalf("slot (%d,%d) outside the tile written", i, j)
-								}
-								continue
-							}
-							avx2, oracle := c.single(k2, i, j)
-							avx512, _ := c.single(k, i, j)
-							g := math.Float32bits(got)
-							if g != math.Float32bits(avx2) || g != math.Float32bits(oracle) || g != math.Float32bits(avx512) {
-								t.Fatalf("output (%d,%d) = %v (%#x), AVX2 single-row %v (%#x), AVX-512 single-row %v (%#x), oracle %v (%#x)",
-									i, j, got, g, avx2, math.Float32bits(avx2), avx512, math.Float32bits(avx512), oracle, math.Float32bits(oracle))
-							}
-						}
-					}
+					c.fill(t, rng, kind)
+					c.check(t, k2, k)
 				})
 			}
 		}
