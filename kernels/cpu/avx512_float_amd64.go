@@ -28,73 +28,18 @@ import (
 const zGroups = 4
 
 // addAVX512Float adds the AVX-512 float tiles (16×6) for F16, BF16 and
-// F32 weights, the single-row dotVec kernels and the decode tiles (4×1,
-// dotVec's order). The single-row dotTiny kernels stay AVX2's: one chain
-// of fused multiply-adds bounds them whatever the register width.
+// F32 weights and the single-row dotVec kernels (decode). The single-row
+// dotTiny kernels stay AVX2's: one chain of fused multiply-adds bounds
+// them whatever the register width. Decode tiles of four weight rows
+// against one activation row (each activation vector loaded once for the
+// four) were faster alone but slower in two-thread decode of llama-1b F16
+// (tg32 0.7-0.9× on the shared machine), and were left out.
 func addAVX512Float(k *kernelSet) {
 	for _, t := range []quant.Type{quant.TypeF16, quant.TypeBF16, quant.TypeF32} {
 		k.tiles[t] = append(k.tiles[t], zFloatTile(t))
 	}
 	k.f16Vec, k.bf16Vec, k.f32Vec = f16VecAVX512, bf16VecAVX512, f32VecAVX512
-	for _, t := range []quant.Type{quant.TypeF16, quant.TypeBF16, quant.TypeF32} {
-		k.vecTiles[t] = zVecTile(t)
-	}
 }
-
-// zVecTile returns the AVX-512 decode tile for weights of type t (F16,
-// BF16 or F32): four weight rows against one activation row, each output
-// as the single-row dotVec kernel computes it.
-func zVecTile(t quant.Type) tileKernel {
-	return tileKernel{mr: 4, nr: 1, fn: func(a *tileArgs) { zVec(a, t) }}
-}
-
-// zVec computes four outputs of t's weights against one activation row
-// (a.n values) in dotVec's order. Rows with a tail after the last 64
-// values (which dotVec sums one by one) go to the single-row kernels.
-func zVec(a *tileArgs, t quant.Type) {
-	x := (*float32)(a.x)
-	if a.n%64 == 0 {
-		switch t {
-		case quant.TypeF16:
-			gemvF16x4AVX512(a.w, a.wstride, x, a.n, a.out)
-		case quant.TypeBF16:
-			gemvBF16x4AVX512(a.w, a.wstride, x, a.n, a.out)
-		default:
-			gemvF32x4AVX512(a.w, a.wstride, x, a.n, a.out)
-		}
-		return
-	}
-	xs := unsafe.Slice(x, a.n)
-	out := unsafe.Slice(a.out, 4)
-	for r := range out {
-		w := unsafe.Add(unsafe.Pointer(a.w), r*a.wstride)
-		switch t {
-		case quant.TypeF16:
-			out[r] = f16VecAVX512(unsafe.Slice((*byte)(w), 2*a.n), xs)
-		case quant.TypeBF16:
-			out[r] = bf16VecAVX512(unsafe.Slice((*byte)(w), 2*a.n), xs)
-		default:
-			out[r] = f32VecAVX512(unsafe.Slice((*float32)(w), a.n), xs)
-		}
-	}
-}
-
-// gemvF16x4AVX512 sets out[0..3] to dotVec's sums (no tail: n is a
-// multiple of 64) of the four F16 weight rows at w, wstride bytes apart,
-// against x.
-//
-//go:noescape
-func gemvF16x4AVX512(w *byte, wstride int, x *float32, n int, out *float32)
-
-// gemvBF16x4AVX512 is gemvF16x4AVX512 for BF16 weights.
-//
-//go:noescape
-func gemvBF16x4AVX512(w *byte, wstride int, x *float32, n int, out *float32)
-
-// gemvF32x4AVX512 is gemvF16x4AVX512 for F32 weights.
-//
-//go:noescape
-func gemvF32x4AVX512(w *byte, wstride int, x *float32, n int, out *float32)
 
 // f16VecAVX512 is dotVec(widen(w), x, true) for F16 weights.
 func f16VecAVX512(w []byte, x []float32) float32 {

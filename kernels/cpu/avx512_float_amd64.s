@@ -2,8 +2,7 @@
 
 // AVX-512 kernels for float (F16, BF16, F32) weights (see
 // avx512_float_amd64.go): register tiles of four weight rows against six
-// activation rows, single-row dotVec kernels and decode tiles of four
-// weight rows against one activation row. One zmm holds one output's
+// activation rows and single-row dotVec kernels. One zmm holds one output's
 // sixteen lanes (dotTiny's, or one of dotVec's four accumulators), so
 // every output sees the oracle's fused multiply-adds in its order.
 //
@@ -157,70 +156,6 @@ DONE: \
 	VZEROUPPER; \
 	RET
 
-// ---------------------------------------------------------------------
-// Decode tiles: four weight rows against one activation row in dotVec's
-// order, each row's four accumulators of sixteen lanes as in ZVEC; each
-// activation vector is loaded once for the four rows. Row r accumulates in
-// Z(4r)-Z(4r+3); Z16-Z19 hold the activations, Z20-Z31 the widened
-// weights. SI is weight row 0 (R12 wstride, R13 3·wstride).
-
-// GROW(LD, S, ROW0, ROW1, ROW2, ROW3, A0..A3, T0..T3) accumulates 64
-// values of a weight row, its four groups of sixteen at ROW0-ROW3, into
-// A0-A3 through the scratch registers T0-T3.
-#define GROW(LD, S, ROW0, ROW1, ROW2, ROW3, A0, A1, A2, A3, T0, T1, T2, T3) \
-	LD(ROW0, T0); \
-	LD(ROW1, T1); \
-	LD(ROW2, T2); \
-	LD(ROW3, T3); \
-	VFMADD231PS Z16, T0, A0; \
-	VFMADD231PS Z17, T1, A1; \
-	VFMADD231PS Z18, T2, A2; \
-	VFMADD231PS Z19, T3, A3
-
-// GEND(A0, A1, A2, A3, Y0_, X0_, OFF) combines a row's accumulators as
-// dotVec does (0 += 2, 1 += 3, 0 += 1) and stores reduce16 of them at OFF.
-#define GEND(A0, A1, A2, A3, Y0_, X0_, OFF) \
-	VADDPS A2, A0, A0; \
-	VADDPS A3, A1, A1; \
-	VADDPS A1, A0, A0; \
-	ZOUT(A0, Y0_, X0_, OFF)
-
-// GVEC(LD, S, LOOP, DONE) is the body of a decode tile, S the bytes of
-// sixteen weights.
-#define GVEC(LD, S, LOOP, DONE) \
-	MOVQ w+0(FP), SI; \
-	MOVQ wstride+8(FP), R12; \
-	LEAQ (R12)(R12*2), R13; \
-	MOVQ x+16(FP), DI; \
-	MOVQ n+24(FP), CX; \
-	MOVQ out+32(FP), BX; \
-	VPXORD Z0, Z0, Z0; VPXORD Z1, Z1, Z1; VPXORD Z2, Z2, Z2; VPXORD Z3, Z3, Z3; \
-	VPXORD Z4, Z4, Z4; VPXORD Z5, Z5, Z5; VPXORD Z6, Z6, Z6; VPXORD Z7, Z7, Z7; \
-	VPXORD Z8, Z8, Z8; VPXORD Z9, Z9, Z9; VPXORD Z10, Z10, Z10; VPXORD Z11, Z11, Z11; \
-	VPXORD Z12, Z12, Z12; VPXORD Z13, Z13, Z13; VPXORD Z14, Z14, Z14; VPXORD Z15, Z15, Z15; \
-	SHRQ $6, CX; \
-	JZ   DONE; \
-LOOP: \
-	VMOVUPS 0(DI), Z16; \
-	VMOVUPS 64(DI), Z17; \
-	VMOVUPS 128(DI), Z18; \
-	VMOVUPS 192(DI), Z19; \
-	GROW(LD, S, 0(SI), S(SI), 2*S(SI), 3*S(SI), Z0, Z1, Z2, Z3, Z20, Z21, Z22, Z23); \
-	GROW(LD, S, 0(SI)(R12*1), S(SI)(R12*1), 2*S(SI)(R12*1), 3*S(SI)(R12*1), Z4, Z5, Z6, Z7, Z24, Z25, Z26, Z27); \
-	GROW(LD, S, 0(SI)(R12*2), S(SI)(R12*2), 2*S(SI)(R12*2), 3*S(SI)(R12*2), Z8, Z9, Z10, Z11, Z28, Z29, Z30, Z31); \
-	GROW(LD, S, 0(SI)(R13*1), S(SI)(R13*1), 2*S(SI)(R13*1), 3*S(SI)(R13*1), Z12, Z13, Z14, Z15, Z20, Z21, Z22, Z23); \
-	ADDQ $(4*S), SI; \
-	ADDQ $256, DI; \
-	DECQ CX; \
-	JNZ  LOOP; \
-DONE: \
-	GEND(Z0, Z1, Z2, Z3, Y0, X0, 0(BX)); \
-	GEND(Z4, Z5, Z6, Z7, Y4, X4, 4(BX)); \
-	GEND(Z8, Z9, Z10, Z11, Y8, X8, 8(BX)); \
-	GEND(Z12, Z13, Z14, Z15, Y12, X12, 12(BX)); \
-	VZEROUPPER; \
-	RET
-
 // func tileF16x4x6AVX512(a *tileArgs)
 TEXT ·tileF16x4x6AVX512(SB), NOSPLIT, $0-8
 	ZTILE(ZLD16, 32, f16zloop, f16zdone)
@@ -244,15 +179,3 @@ TEXT ·dotBF16VecAVX512(SB), NOSPLIT, $0-28
 // func dotF32VecAVX512(w *float32, x *float32, n int) float32
 TEXT ·dotF32VecAVX512(SB), NOSPLIT, $0-28
 	ZVEC(ZLD32, 64, f32vloop, f32vdone)
-
-// func gemvF16x4AVX512(w *byte, wstride int, x *float32, n int, out *float32)
-TEXT ·gemvF16x4AVX512(SB), NOSPLIT, $0-40
-	GVEC(ZLD16, 32, f16gloop, f16gdone)
-
-// func gemvBF16x4AVX512(w *byte, wstride int, x *float32, n int, out *float32)
-TEXT ·gemvBF16x4AVX512(SB), NOSPLIT, $0-40
-	GVEC(ZLDBF16, 32, bf16gloop, bf16gdone)
-
-// func gemvF32x4AVX512(w *byte, wstride int, x *float32, n int, out *float32)
-TEXT ·gemvF32x4AVX512(SB), NOSPLIT, $0-40
-	GVEC(ZLD32, 64, f32gloop, f32gdone)

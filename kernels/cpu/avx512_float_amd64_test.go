@@ -102,69 +102,12 @@ func TestAVX512FloatDots(t *testing.T) {
 	}
 }
 
-// TestAVX512FloatVecTiles checks the AVX-512 decode tiles (four weight
-// rows against one activation row, dotVec's order) bit for bit against the
-// oracle and the AVX2 single-row kernels: normal, extreme and zero values,
-// rows of 0 to 16 Ki + 17 values (tails after the last 64 included), row
-// strides larger than a row, the output after the tile's untouched.
-func TestAVX512FloatVecTiles(t *testing.T) {
-	k := kernelSetFor(t, setAVX512)
-	k2 := kernelSetFor(t, setAVX2)
-	rng := rand.New(rand.NewPCG(61, 62))
-	for _, typ := range zFloatTypes {
-		tk := k.vecTile(typ)
-		if tk == nil {
-			t.Fatalf("%v: no decode tile", typ)
-		}
-		for _, n := range []int{0, 1, 16, 63, 64, 65, 128, 200, 1040, 2048, 4096 + 17, 16384} {
-			for _, kind := range []string{"normal", "extreme", "zero"} {
-				rb := n * typ.TypeSize()
-				c := ftileCase{typ: typ, tk: *tk, n: max(n, 1), wstride: rb + 12, xstride: 4 * n, ostride: 1}
-				c.w = make([]byte, tk.mr*c.wstride)
-				c.xf = make([]float32, n+1)
-				for i := range tk.mr {
-					copy(c.w[i*c.wstride:], ftileWeights(t, rng, typ, n, kind))
-				}
-				ftileActs(rng, &c, 0, kind)
-				c.n = n
-				out := make([]float32, tk.mr+1)
-				out[tk.mr] = math.Float32frombits(0x7fc0dead)
-				a := c.args(out)
-				tk.fn(&a)
-				if math.Float32bits(out[tk.mr]) != 0x7fc0dead {
-					t.Fatalf("%v/%d/%s: the output after the tile written", typ, n, kind)
-				}
-				x := c.xf[:n]
-				for i := range tk.mr {
-					w := c.w[i*c.wstride : i*c.wstride+rb]
-					wf := widenRow(typ, w)
-					var old float32
-					switch typ {
-					case quant.TypeF16:
-						old = k2.f16Vec(w, x)
-					case quant.TypeBF16:
-						old = k2.bf16Vec(w, x)
-					default:
-						old = k2.f32Vec(wf, x)
-					}
-					want := dotVec(wf, x, typ != quant.TypeF32)
-					if g := math.Float32bits(out[i]); g != math.Float32bits(want) || g != math.Float32bits(old) {
-						t.Errorf("%v/%d/%s: row %d = %v (%#x), AVX2 %v (%#x), oracle %v (%#x)",
-							typ, n, kind, i, out[i], g, old, math.Float32bits(old), want, math.Float32bits(want))
-					}
-				}
-			}
-		}
-	}
-}
-
 // TestAVX512FloatMatMul checks F16, BF16 and F32 matrix products on the
 // avx512 set (AVX-512 tiles for the full tiles, single-row kernels for the
-// edges; decode tiles for one activation row)
-// against the pure-Go oracle and the avx2 set bit for bit, over shapes
-// whose weight and activation row counts leave edges in both directions,
-// batches smaller than a tile, long rows, and row
-// lengths that are and are not multiples of 16.
+// edges and for one activation row) against the pure-Go oracle and the
+// avx2 set bit for bit, over shapes whose weight and activation row counts
+// leave edges in both directions, batches smaller than a tile and of one
+// row, long rows, and row lengths that are and are not multiples of 16.
 func TestAVX512FloatMatMul(t *testing.T) {
 	kernelSetFor(t, setAVX512)
 	fast, err := NewWithKernels(2, setAVX512)
@@ -278,9 +221,6 @@ func BenchmarkAVX512FloatMatMul(b *testing.B) {
 					dot, tk := k.halfDot(dotBF16, n, s.k), k.tile(typ, n)
 					if typ == quant.TypeF16 {
 						dot = k.halfDot(dotF16, n, s.k)
-					}
-					if n == 1 {
-						tk = k.vecTile(typ)
 					}
 					single := func(i, j0, j1 int) {
 						for j := j0; j < j1; j++ {

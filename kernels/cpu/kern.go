@@ -49,12 +49,6 @@ type kernelSet struct {
 	// computes it. The matrix product picks the largest tile that fits and
 	// finishes the edges with the single-row kernels.
 	tiles map[quant.Type][]tileKernel
-
-	// vecTiles holds, by float weight type, a register-blocked kernel of
-	// mr weight rows against one activation row (nr is 1) in dotVec's
-	// order: the float matrix products that do not take the tinyBLAS
-	// order (decode) run on it.
-	vecTiles map[quant.Type]tileKernel
 }
 
 // tileKernel is a register-blocked kernel for full tiles of mr weight rows
@@ -92,8 +86,6 @@ func newKernelSet(name string) *kernelSet {
 		q8:    map[quant.Type]func(w []byte, x []q8Block) float32{},
 		q8K:   map[quant.Type]func(w []byte, x []q8KBlock, gemm bool) float32{},
 		tiles: map[quant.Type][]tileKernel{},
-
-		vecTiles: map[quant.Type]tileKernel{},
 	}
 }
 
@@ -255,15 +247,4 @@ func (k *kernelSet) tile(t quant.Type, n int) *tileKernel {
 		}
 	}
 	return best
-}
-
-// vecTile returns the dotVec-order tile kernel for t's rows, or nil.
-func (k *kernelSet) vecTile(t quant.Type) *tileKernel {
-	if k == nil {
-		return nil
-	}
-	if tk, ok := k.vecTiles[t]; ok {
-		return &tk
-	}
-	return nil
 }

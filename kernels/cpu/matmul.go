@@ -184,17 +184,11 @@ func floatDot(n, k int, half bool) func(a, b []float32) float32 {
 // simd runs the product of weight w by n activation rows of rowBytes each
 // (in their dot-product format, at x, blocks values or blocks per row) into
 // out on the SIMD kernels: a tile kernel for w's type where one is
-// registered and tileOK, else (float weights in dotVec's order) its
-// dotVec-order tile where one is registered, the single-row kernel
-// (single) over cache tiles otherwise. Activation rows before gemmRows
-// take dotK's gemm order.
+// registered and tileOK, the single-row kernel (single) over cache tiles
+// otherwise. Activation rows before gemmRows take dotK's gemm order.
 func (b *Backend) simd(w *tensor, n, rowBytes int, tileOK bool, x unsafe.Pointer, blocks int, out []float32, gemmRows int, single func(i, j0, j1 int)) {
 	m := w.rows()
-	tk := b.k.vecTile(w.typ)
-	if tileOK {
-		tk = b.k.tile(w.typ, n)
-	}
-	if tk != nil {
+	if tk := b.k.tile(w.typ, n); tk != nil && tileOK {
 		b.tiledBlocks(tk, m, n, rowBytes, tileArgs{w: &w.data[0], wstride: w.rowBytes(), x: x,
 			xstride: rowBytes, n: blocks, out: &out[0], ostride: m}, gemmRows, single)
 		return
