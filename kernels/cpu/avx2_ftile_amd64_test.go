@@ -158,6 +158,43 @@ func ftileActs(rng *rand.Rand, c *ftileCase, j int, kind string) {
 	}
 }
 
+// fill fills c's weight rows and activation rows with kind's values
+// (ftileWeights, ftileActs).
+func (c *ftileCase) fill(tb testing.TB, rng *rand.Rand, kind string) {
+	for i := range c.tk.mr {
+		copy(c.w[i*c.wstride:], ftileWeights(tb, rng, c.typ, c.n, kind))
+	}
+	for j := range c.tk.nr {
+		ftileActs(rng, c, j, kind)
+	}
+}
+
+// check runs c's tile kernel and checks every output bit for bit against
+// the oracle and the single-row kernel of each set in ks, and the slots
+// between the tile's outputs untouched.
+func (c *ftileCase) check(t *testing.T, ks ...*kernelSet) {
+	t.Helper()
+	out := c.run()
+	for j := range c.tk.nr {
+		for i := range c.ostride {
+			got := out[j*c.ostride+i]
+			if i >= c.tk.mr {
+				if math.Float32bits(got) != 0x7fc0dead {
+					t.Fatalf("slot (%d,%d) outside the tile written", i, j)
+				}
+				continue
+			}
+			for _, k := range ks {
+				want, oracle := c.single(k, i, j)
+				if math.Float32bits(got) != math.Float32bits(want) || math.Float32bits(got) != math.Float32bits(oracle) {
+					t.Fatalf("output (%d,%d) = %v (%#x), %s single-row %v (%#x), oracle %v (%#x)",
+						i, j, got, math.Float32bits(got), k.name, want, math.Float32bits(want), oracle, math.Float32bits(oracle))
+				}
+			}
+		}
+	}
+}
+
 // TestAVX2FloatTiles checks every Q8_0 and float tile kernel bit for bit
 // against the single-row kernel and the oracle for each of its outputs:
 // quantized normal weights and activations, extreme ones (Q8_0: random
@@ -191,29 +228,8 @@ func TestAVX2FloatTiles(t *testing.T) {
 							c.xstride = 4 * (n + 8)
 							c.xf = make([]float32, tk.nr*(n+8))
 						}
-						for i := range tk.mr {
-							copy(c.w[i*c.wstride:], ftileWeights(t, rng, typ, n, kind))
-						}
-						for j := range tk.nr {
-							ftileActs(rng, &c, j, kind)
-						}
-						out := c.run()
-						for j := range tk.nr {
-							for i := range c.ostride {
-								got := out[j*c.ostride+i]
-								if i >= tk.mr {
-									if math.Float32bits(got) != 0x7fc0dead {
-										t.Fatalf("slot (%d,%d) outside the tile written", i, j)
-									}
-									continue
-								}
-								want, oracle := c.single(k, i, j)
-								if math.Float32bits(got) != math.Float32bits(want) || math.Float32bits(got) != math.Float32bits(oracle) {
-									t.Fatalf("output (%d,%d) = %v (%#x), single-row %v (%#x), oracle %v (%#x)",
-										i, j, got, math.Float32bits(got), want, math.Float32bits(want), oracle, math.Float32bits(oracle))
-								}
-							}
-						}
+						c.fill(t, rng, kind)
+						c.check(t, k)
 					})
 				}
 			}

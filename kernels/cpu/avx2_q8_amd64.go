@@ -47,14 +47,18 @@ func q8Kernel(dot func(w *byte, x *q8Block, n int) float32, size int) func(w []b
 }
 
 // f32VecAVX2 is dotVec(w, x, false).
-func f32VecAVX2(w, x []float32) float32 {
+func f32VecAVX2(w, x []float32) float32 { return f32VecAsm(w, x, dotF32VecAVX2) }
+
+// f32VecAsm is dotVec(w, x, false) with the first len(x)&^63 products summed
+// by the assembly dot.
+func f32VecAsm(w, x []float32, dot func(w, x *float32, n int) float32) float32 {
 	n := len(x)
 	if n == 0 {
 		return 0
 	}
 	_ = w[n-1]
 	np := n &^ 63
-	sum := dotF32VecAVX2(&w[0], &x[0], np)
+	sum := dot(&w[0], &x[0], np)
 	for i := np; i < n; i++ {
 		sum = fma32(w[i], x[i], sum)
 	}

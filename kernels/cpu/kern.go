@@ -56,6 +56,13 @@ type kernelSet struct {
 type tileKernel struct {
 	mr, nr int
 	fn     func(a *tileArgs)
+
+	// overlap has the activation rows after the last full tile (fewer
+	// than nr) computed by one more tile over the last nr rows, which
+	// computes some outputs a second time (the same values), rather than
+	// by the single-row kernel: faster where the tile is several times the
+	// single-row kernel's speed.
+	overlap bool
 }
 
 // tileArgs describes one tile. Its layout is read by assembly: keep the

@@ -73,4 +73,5 @@ func addAVXVNNI(k *kernelSet) {
 // addAVX512 adds the AVX-512 kernels over the AVX2 (and AVX-VNNI) ones.
 func addAVX512(k *kernelSet) {
 	addAVX512K(k)
+	addAVX512Float(k)
 }

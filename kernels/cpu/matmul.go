@@ -68,9 +68,11 @@ func (b *Backend) MatMul(dst, w, x kernels.Tensor) error {
 		}
 		xr := b.free.get(len(xs.f)) // a recycled buffer: no garbage per product
 		defer b.free.put(xr)
-		for i, v := range xs.f {
-			xr[i] = round(v)
-		}
+		b.parallel(n, func(lo, hi int) {
+			for i := lo * k; i < hi*k; i++ {
+				xr[i] = round(xs.f[i])
+			}
+		})
 		if hd := b.k.halfDot(kind, n, k); hd != nil {
 			single := func(i, j0, j1 int) {
 				row := wt.row(i)
@@ -253,26 +255,36 @@ func (tk *tileKernel) rowTile(n, rowBytes int) int {
 
 // blocks is one thread's share of tiledBlocks: weight rows [lo, hi) by
 // activation rows [jlo, jhi) in tiles of tile rows (a multiple of tk.nr).
+// The rows after a tile's last full block go to single, or with tk.overlap
+// to one more block over the tile's last tk.nr rows (those of the tile
+// before when it has fewer).
 func (tk *tileKernel) blocks(lo, hi, jlo, jhi, tile int, base tileArgs, gemmRows int, single func(i, j0, j1 int)) {
 	a := base
+	call := func(i, j int) {
+		a.w = (*byte)(unsafe.Add(unsafe.Pointer(base.w), i*base.wstride))
+		a.x = unsafe.Add(base.x, j*base.xstride)
+		a.out = (*float32)(unsafe.Add(unsafe.Pointer(base.out), 4*(j*base.ostride+i)))
+		a.gemm = 0
+		for t := range tk.nr {
+			if j+t < gemmRows {
+				a.gemm |= 1 << t
+			}
+		}
+		tk.fn(&a)
+	}
 	for j0 := jlo; j0 < jhi; j0 += tile {
 		j1 := min(jhi, j0+tile)
 		jFull := j0 + (j1-j0)/tk.nr*tk.nr
 		i := lo
 		for ; i+tk.mr <= hi; i += tk.mr {
 			for j := j0; j < jFull; j += tk.nr {
-				a.w = (*byte)(unsafe.Add(unsafe.Pointer(base.w), i*base.wstride))
-				a.x = unsafe.Add(base.x, j*base.xstride)
-				a.out = (*float32)(unsafe.Add(unsafe.Pointer(base.out), 4*(j*base.ostride+i)))
-				a.gemm = 0
-				for t := range tk.nr {
-					if j+t < gemmRows {
-						a.gemm |= 1 << t
-					}
-				}
-				tk.fn(&a)
+				call(i, j)
 			}
-			if jFull < j1 {
+			switch {
+			case jFull == j1:
+			case tk.overlap && j1-jlo >= tk.nr:
+				call(i, j1-tk.nr)
+			default:
 				for r := i; r < i+tk.mr; r++ {
 					single(r, jFull, j1)
 				}

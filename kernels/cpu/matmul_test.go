@@ -143,8 +143,8 @@ func BenchmarkMatMul(b *testing.B) {
 
 // TestTiledBlocks checks the tiling of matrix products over register-
 // blocked kernels (full tiles to the kernel, edges to the single-row
-// kernel, gemm bits per activation row) with a Go tile kernel of 3×2 built
-// from the oracle.
+// kernel, or with overlap one more tile over the last rows; gemm bits per
+// activation row) with a Go tile kernel of 3×2 built from the oracle.
 func TestTiledBlocks(t *testing.T) {
 	for _, typ := range []quant.Type{quant.TypeQ4_K, quant.TypeQ8_0} {
 		k := newKernelSet("test")
@@ -185,18 +185,21 @@ func TestTiledBlocks(t *testing.T) {
 		fast.k = k
 		ref := NewReference(2)
 		rng := rand.New(rand.NewPCG(3, 4))
-		for _, s := range []struct{ k, m, n int }{{512, 7, 9}, {256, 6, 4}, {256, 2, 5}, {512, 11, 1}} {
-			w := randn(rng, s.k*s.m, 0.05)
-			x := randn(rng, s.k*s.n, 1)
-			calls.Store(0)
-			got, want := matmulOn(t, fast, typ, w, x, s.k, s.m, s.n), matmulOn(t, ref, typ, w, x, s.k, s.m, s.n)
-			for i := range got {
-				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
-					t.Errorf("%v %v: output %d = %g, oracle %g", typ, s, i, got[i], want[i])
+		for _, overlap := range []bool{false, true} {
+			k.tiles[typ][0].overlap = overlap
+			for _, s := range []struct{ k, m, n int }{{512, 7, 9}, {256, 6, 4}, {256, 2, 5}, {512, 11, 1}, {256, 9, 11}} {
+				w := randn(rng, s.k*s.m, 0.05)
+				x := randn(rng, s.k*s.n, 1)
+				calls.Store(0)
+				got, want := matmulOn(t, fast, typ, w, x, s.k, s.m, s.n), matmulOn(t, ref, typ, w, x, s.k, s.m, s.n)
+				for i := range got {
+					if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+						t.Errorf("%v %v overlap %v: output %d = %g, oracle %g", typ, s, overlap, i, got[i], want[i])
+					}
 				}
-			}
-			if wantCalls := (s.m / 3) * (s.n / 2); s.m >= 6 && calls.Load() < int64(wantCalls/2) {
-				t.Errorf("%v %v: %d tile calls, want about %d", typ, s, calls.Load(), wantCalls)
+				if wantCalls := (s.m / 3) * (s.n / 2); s.m >= 6 && calls.Load() < int64(wantCalls/2) {
+					t.Errorf("%v %v: %d tile calls, want about %d", typ, s, calls.Load(), wantCalls)
+				}
 			}
 		}
 	}

@@ -1,0 +1,114 @@
+package cpu
+
+import (
+	"unsafe"
+
+	"saji/kernels/quant"
+)
+
+// The AVX-512 float tiles compute 16 weight rows against 6 activation rows
+// per call, as four register tiles of 4×6 outputs stacked over the weight
+// rows. One zmm holds one output's sixteen lanes, exactly dotTiny's (lane
+// l accumulates elements l, l+16, ... with fused multiply-adds, reduce16
+// at the end), so every output equals the oracle and the AVX2 kernels bit
+// for bit; the 32 registers hold 24 outputs, four weight vectors and one
+// activation vector, so each widened weight serves six activation rows and
+// each activation load four weight rows. The 16 weight rows stay in L1 and
+// L2 while the matrix product passes every block of 6 activation rows by
+// them, which measured 25-30% faster than a lone 4×6 tile.
+//
+// Blocking over k as well (the register tiles taking turns over panels of
+// 256 to 2048 values, their lanes kept in memory between panels, which
+// keeps each output's order) measured no faster on Llama-3.2-1B's shapes
+// (k = 2048 and 8192, 128 activation rows): the 16 weight rows and 6
+// activation rows fit L2 whole, and L2 feeds the tiles fast enough.
+
+// zGroups is the number of 4×6 register tiles, stacked over the weight
+// rows, in an AVX-512 float tile.
+const zGroups = 4
+
+// addAVX512Float adds the AVX-512 float tiles (16×6) for F16, BF16 and
+// F32 weights and the single-row dotVec kernels (decode). The single-row
+// dotTiny kernels stay AVX2's: one chain of fused multiply-adds bounds
+// them whatever the register width. Decode tiles of four weight rows
+// against one activation row (each activation vector loaded once for the
+// four) were faster alone but slower in two-thread decode of llama-1b F16
+// (tg32 0.7-0.9× on the shared machine), and were left out.
+func addAVX512Float(k *kernelSet) {
+	for _, t := range []quant.Type{quant.TypeF16, quant.TypeBF16, quant.TypeF32} {
+		k.tiles[t] = append(k.tiles[t], zFloatTile(t))
+	}
+	k.f16Vec, k.bf16Vec, k.f32Vec = f16VecAVX512, bf16VecAVX512, f32VecAVX512
+}
+
+// f16VecAVX512 is dotVec(widen(w), x, true) for F16 weights.
+func f16VecAVX512(w []byte, x []float32) float32 {
+	return halfVec(w, x, dotF16VecAVX512, quant.F16ToF32)
+}
+
+// bf16VecAVX512 is dotVec(widen(w), x, true) for BF16 weights.
+func bf16VecAVX512(w []byte, x []float32) float32 {
+	return halfVec(w, x, dotBF16VecAVX512, quant.BF16ToF32)
+}
+
+// f32VecAVX512 is dotVec(w, x, false).
+func f32VecAVX512(w, x []float32) float32 { return f32VecAsm(w, x, dotF32VecAVX512) }
+
+// dotF16VecAVX512 returns dotVec's sum of the first n (a multiple of 64)
+// products of F16 weights at w and x, before its tail: four accumulators
+// of sixteen lanes, combined and reduced as dotVec does.
+//
+//go:noescape
+func dotF16VecAVX512(w *byte, x *float32, n int) float32
+
+// dotBF16VecAVX512 is dotF16VecAVX512 for BF16 weights.
+//
+//go:noescape
+func dotBF16VecAVX512(w *byte, x *float32, n int) float32
+
+// dotF32VecAVX512 is dotF16VecAVX512 for F32 weights.
+//
+//go:noescape
+func dotF32VecAVX512(w *float32, x *float32, n int) float32
+
+// zFloatTile returns the AVX-512 float tile for weights of type t (F16,
+// BF16 or F32).
+func zFloatTile(t quant.Type) tileKernel {
+	fn := func(a *tileArgs) { zTile(a, t) }
+	return tileKernel{mr: 4 * zGroups, nr: 6, fn: fn, overlap: true}
+}
+
+// zTile computes the 4·zGroups × 6 outputs of a tile of t's weights
+// against float32 activations (a.n values, a multiple of 16).
+func zTile(a *tileArgs, t quant.Type) {
+	sub := *a
+	for g := range zGroups {
+		sub.w = (*byte)(unsafe.Add(unsafe.Pointer(a.w), 4*g*a.wstride))
+		sub.out = (*float32)(unsafe.Add(unsafe.Pointer(a.out), 4*4*g))
+		switch t {
+		case quant.TypeF16:
+			tileF16x4x6AVX512(&sub)
+		case quant.TypeBF16:
+			tileBF16x4x6AVX512(&sub)
+		default:
+			tileF32x4x6AVX512(&sub)
+		}
+	}
+}
+
+// tileF16x4x6AVX512 computes 4×6 outputs of F16 weights against float32
+// activations (a.n values, a multiple of 16) as dotTiny computes each:
+// sixteen lanes of fused multiply-adds, then reduce16.
+//
+//go:noescape
+func tileF16x4x6AVX512(a *tileArgs)
+
+// tileBF16x4x6AVX512 is tileF16x4x6AVX512 for BF16 weights.
+//
+//go:noescape
+func tileBF16x4x6AVX512(a *tileArgs)
+
+// tileF32x4x6AVX512 is tileF16x4x6AVX512 for F32 weights.
+//
+//go:noescape
+func tileF32x4x6AVX512(a *tileArgs)

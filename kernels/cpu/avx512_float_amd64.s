@@ -1,0 +1,181 @@
+#include "textflag.h"
+
+// AVX-512 kernels for float (F16, BF16, F32) weights (see
+// avx512_float_amd64.go): register tiles of four weight rows against six
+// activation rows and single-row dotVec kernels. One zmm holds one output's
+// sixteen lanes (dotTiny's, or one of dotVec's four accumulators), so
+// every output sees the oracle's fused multiply-adds in its order.
+//
+// The tiles take a *tileArgs (w @0, wstride @8, x @16, xstride @24, n @32
+// values, out @40, ostride @48). Registers: Z(6i+j) accumulates output
+// (i, j); Z24-Z27 hold the widened weights of the current sixteen values
+// of rows 0-3, Z28 one activation vector. SI is weight row 0 (R12
+// wstride, R13 3·wstride), DI activation row 0 and R8 activation row 3
+// (R9 xstride), CX the chunks of 16, BX the outputs (R11 4·ostride).
+
+// Weight loads: sixteen weights at ADDR widened to float32 in Z.
+#define ZLD32(ADDR, Z) VMOVUPS ADDR, Z
+#define ZLD16(ADDR, Z) VCVTPH2PS ADDR, Z
+#define ZLDBF16(ADDR, Z) \
+	VPMOVZXWD ADDR, Z; \
+	VPSLLD    $16, Z, Z
+
+// ZCOL(XADDR, A0, A1, A2, A3) accumulates activation vector XADDR times the
+// four weight vectors into A0-A3 (weight rows 0-3).
+#define ZCOL(XADDR, A0, A1, A2, A3) \
+	VMOVUPS     XADDR, Z28; \
+	VFMADD231PS Z28, Z24, A0; \
+	VFMADD231PS Z28, Z25, A1; \
+	VFMADD231PS Z28, Z26, A2; \
+	VFMADD231PS Z28, Z27, A3
+
+// ZCHUNK(LD) accumulates one chunk of sixteen values for all 24 outputs.
+#define ZCHUNK(LD) \
+	LD(0(SI), Z24); \
+	LD(0(SI)(R12*1), Z25); \
+	LD(0(SI)(R12*2), Z26); \
+	LD(0(SI)(R13*1), Z27); \
+	ZCOL(0(DI), Z0, Z6, Z12, Z18); \
+	ZCOL(0(DI)(R9*1), Z1, Z7, Z13, Z19); \
+	ZCOL(0(DI)(R9*2), Z2, Z8, Z14, Z20); \
+	ZCOL(0(R8), Z3, Z9, Z15, Z21); \
+	ZCOL(0(R8)(R9*1), Z4, Z10, Z16, Z22); \
+	ZCOL(0(R8)(R9*2), Z5, Z11, Z17, Z23)
+
+// ZZERO24 clears the 24 accumulators.
+#define ZZERO24 \
+	VPXORD Z0, Z0, Z0; VPXORD Z1, Z1, Z1; VPXORD Z2, Z2, Z2; VPXORD Z3, Z3, Z3; \
+	VPXORD Z4, Z4, Z4; VPXORD Z5, Z5, Z5; VPXORD Z6, Z6, Z6; VPXORD Z7, Z7, Z7; \
+	VPXORD Z8, Z8, Z8; VPXORD Z9, Z9, Z9; VPXORD Z10, Z10, Z10; VPXORD Z11, Z11, Z11; \
+	VPXORD Z12, Z12, Z12; VPXORD Z13, Z13, Z13; VPXORD Z14, Z14, Z14; VPXORD Z15, Z15, Z15; \
+	VPXORD Z16, Z16, Z16; VPXORD Z17, Z17, Z17; VPXORD Z18, Z18, Z18; VPXORD Z19, Z19, Z19; \
+	VPXORD Z20, Z20, Z20; VPXORD Z21, Z21, Z21; VPXORD Z22, Z22, Z22; VPXORD Z23, Z23, Z23
+
+// ZOUT(Z, Y, X, OFF) stores reduce16 of Z's lanes at OFF: the high eight
+// lanes onto the low eight, then hsum8 (high four onto low four, lanes 0+2
+// and 1+3, then the two). Only EVEX forms, which reach Z16-Z31.
+#define ZOUT(Z, Y, X, OFF) \
+	VEXTRACTF64X4 $1, Z, Y29; \
+	VADDPS        Y29, Y, Y; \
+	VEXTRACTF32X4 $1, Y, X29; \
+	VADDPS        X29, X, X; \
+	VMOVHLPS      X, X, X29; \
+	VADDPS        X29, X, X; \
+	VMOVSHDUP     X, X29; \
+	VADDSS        X29, X, X; \
+	VMOVSS        X, OFF
+
+// ZOUTCOL(ADDR0..ADDR3, Z0_..Z3_, ...) stores one activation row's four
+// outputs (weight rows 0-3, accumulated in Z0_-Z3_, whose ymm and xmm
+// halves follow) at ADDR0-ADDR3.
+#define ZOUTCOL(ADDR0, ADDR1, ADDR2, ADDR3, Z0_, Z1_, Z2_, Z3_, Y0_, Y1_, Y2_, Y3_, X0_, X1_, X2_, X3_) \
+	ZOUT(Z0_, Y0_, X0_, ADDR0); \
+	ZOUT(Z1_, Y1_, X1_, ADDR1); \
+	ZOUT(Z2_, Y2_, X2_, ADDR2); \
+	ZOUT(Z3_, Y3_, X3_, ADDR3)
+
+// ZFINAL reduces the 24 accumulators, stores the outputs and returns;
+// activation row j's outputs are j·ostride floats from BX (R14 = BX +
+// 3·4·ostride).
+#define ZFINAL \
+	LEAQ (R11)(R11*2), R14; \
+	ADDQ BX, R14; \
+	ZOUTCOL(0(BX), 4(BX), 8(BX), 12(BX), Z0, Z6, Z12, Z18, Y0, Y6, Y12, Y18, X0, X6, X12, X18); \
+	ZOUTCOL(0(BX)(R11*1), 4(BX)(R11*1), 8(BX)(R11*1), 12(BX)(R11*1), Z1, Z7, Z13, Z19, Y1, Y7, Y13, Y19, X1, X7, X13, X19); \
+	ZOUTCOL(0(BX)(R11*2), 4(BX)(R11*2), 8(BX)(R11*2), 12(BX)(R11*2), Z2, Z8, Z14, Z20, Y2, Y8, Y14, Y20, X2, X8, X14, X20); \
+	ZOUTCOL(0(R14), 4(R14), 8(R14), 12(R14), Z3, Z9, Z15, Z21, Y3, Y9, Y15, Y21, X3, X9, X15, X21); \
+	ZOUTCOL(0(R14)(R11*1), 4(R14)(R11*1), 8(R14)(R11*1), 12(R14)(R11*1), Z4, Z10, Z16, Z22, Y4, Y10, Y16, Y22, X4, X10, X16, X22); \
+	ZOUTCOL(0(R14)(R11*2), 4(R14)(R11*2), 8(R14)(R11*2), 12(R14)(R11*2), Z5, Z11, Z17, Z23, Y5, Y11, Y17, Y23, X5, X11, X17, X23); \
+	VZEROUPPER; \
+	RET
+
+// ZTILE(LD, S, LOOP, DONE) is the body of a 4×6 tile kernel, S the bytes
+// of sixteen weights.
+#define ZTILE(LD, S, LOOP, DONE) \
+	MOVQ a+0(FP), AX; \
+	MOVQ 0(AX), SI; \
+	MOVQ 8(AX), R12; \
+	LEAQ (R12)(R12*2), R13; \
+	MOVQ 16(AX), DI; \
+	MOVQ 24(AX), R9; \
+	LEAQ (R9)(R9*2), R8; \
+	ADDQ DI, R8; \
+	MOVQ 32(AX), CX; \
+	MOVQ 40(AX), BX; \
+	MOVQ 48(AX), R11; \
+	SHLQ $2, R11; \
+	ZZERO24; \
+	SHRQ $4, CX; \
+	JZ   DONE; \
+LOOP: \
+	ZCHUNK(LD); \
+	ADDQ $S, SI; \
+	ADDQ $64, DI; \
+	ADDQ $64, R8; \
+	DECQ CX; \
+	JNZ  LOOP; \
+DONE: \
+	ZFINAL
+
+// ---------------------------------------------------------------------
+// Single-row kernels: dotVec's four accumulators of sixteen lanes (one zmm
+// each) over each 64 values, and dotTiny's one. Each takes (w, x, n) with
+// n a multiple of 64 (Vec) or 16 (Tiny) and returns the reduced sum.
+
+// ZVEC(LD, S, LOOP, DONE) is the body of a dotVec kernel, S the bytes of
+// sixteen weights: accumulator j (Zj) takes values 16j..16j+15 of each 64;
+// at the end 0 += 2, 1 += 3, 0 += 1, then reduce16.
+#define ZVEC(LD, S, LOOP, DONE) \
+	MOVQ   w+0(FP), SI; \
+	MOVQ   x+8(FP), DI; \
+	MOVQ   n+16(FP), CX; \
+	VPXORD Z0, Z0, Z0; \
+	VPXORD Z1, Z1, Z1; \
+	VPXORD Z2, Z2, Z2; \
+	VPXORD Z3, Z3, Z3; \
+	SHRQ   $6, CX; \
+	JZ     DONE; \
+LOOP: \
+	LD(0(SI), Z4); \
+	LD(S(SI), Z5); \
+	LD(2*S(SI), Z6); \
+	LD(3*S(SI), Z7); \
+	VFMADD231PS 0(DI), Z4, Z0; \
+	VFMADD231PS 64(DI), Z5, Z1; \
+	VFMADD231PS 128(DI), Z6, Z2; \
+	VFMADD231PS 192(DI), Z7, Z3; \
+	ADDQ $(4*S), SI; \
+	ADDQ $256, DI; \
+	DECQ CX; \
+	JNZ  LOOP; \
+DONE: \
+	VADDPS Z2, Z0, Z0; \
+	VADDPS Z3, Z1, Z1; \
+	VADDPS Z1, Z0, Z0; \
+	ZOUT(Z0, Y0, X0, ret+24(FP)); \
+	VZEROUPPER; \
+	RET
+
+// func tileF16x4x6AVX512(a *tileArgs)
+TEXT ·tileF16x4x6AVX512(SB), NOSPLIT, $0-8
+	ZTILE(ZLD16, 32, f16zloop, f16zdone)
+
+// func tileBF16x4x6AVX512(a *tileArgs)
+TEXT ·tileBF16x4x6AVX512(SB), NOSPLIT, $0-8
+	ZTILE(ZLDBF16, 32, bf16zloop, bf16zdone)
+
+// func tileF32x4x6AVX512(a *tileArgs)
+TEXT ·tileF32x4x6AVX512(SB), NOSPLIT, $0-8
+	ZTILE(ZLD32, 64, f32zloop, f32zdone)
+
+// func dotF16VecAVX512(w *byte, x *float32, n int) float32
+TEXT ·dotF16VecAVX512(SB), NOSPLIT, $0-28
+	ZVEC(ZLD16, 32, f16vloop, f16vdone)
+
+// func dotBF16VecAVX512(w *byte, x *float32, n int) float32
+TEXT ·dotBF16VecAVX512(SB), NOSPLIT, $0-28
+	ZVEC(ZLDBF16, 32, bf16vloop, bf16vdone)
+
+// func dotF32VecAVX512(w *float32, x *float32, n int) float32
+TEXT ·dotF32VecAVX512(SB), NOSPLIT, $0-28
+	ZVEC(ZLD32, 64, f32vloop, f32vdone)
