@@ -247,3 +247,249 @@ q8gblock:
 	JNZ  q8ggroup
 	VZEROUPPER
 	RET
+
+// ---------------------------------------------------------------------
+// Q4_0 and IQ4_NL tiles: sixteen weight rows, one to a lane of a zmm, by
+// one or eight activation rows. The oracle (dot32) takes one integer dot
+// per block and output and one fused multiply-add per block, so here each
+// lane holds one output: per block the sixteen rows' quants are
+// transposed so that dword k of lane r holds row r's four quants of step
+// k (k = 0..3: the low nibbles of the block's bytes 4k..4k+3, elements
+// 4k..4k+3; k = 4..7: their high nibbles, elements 16+4(k-4)..), looked up
+// in a table of unsigned levels (Q4_0: q+8; IQ4_NL: level+128, so level =
+// u - off), and eight VPDPBUSD with the activation's dword k broadcast
+// from memory give each lane Σu·x, started from -off·Σx: the exact
+// integer dot. Then per lane float32(dot)·(d_w·d_x) + sum with one fused
+// multiply-add, in block order, as the oracle.
+//
+// Registers: SI, R8, R14, AX weight rows 0, 4, 8, 12; R12 wstride, R13
+// 3·wstride; DI activation row 0, DX row 4, R9 xstride, R10 3·xstride; CX
+// blocks left; BX the outputs, R11 4·ostride. Z8..Z15 the unsigned quants
+// of steps 0..7, Z16 the sixteen rows' d_w, Z25 0x0f bytes, Z26 the
+// table in each 128-bit lane, Z27 off in every byte, Z30 the sixteen
+// rows' offsets (r·wstride), Z31 zero.
+
+// Q4ZLOAD(R0, R1, R2, R3, Z, X) loads the 16 quant bytes of the blocks at
+// R0..R3 (rows r, 4+r, 8+r, 12+r) into Z's four 128-bit lanes.
+#define Q4ZLOAD(R0, R1, R2, R3, Z, X) \
+	VMOVDQU64    2 R0, X; \
+	VINSERTI32X4 $1, 2 R1, Z, Z; \
+	VINSERTI32X4 $2, 2 R2, Z, Z; \
+	VINSERTI32X4 $3, 2 R3, Z, Z
+
+// Q4ZSTEPS(T, LO, HI) splits the transposed dwords T into the looked-up
+// low nibbles (LO) and high nibbles (HI).
+#define Q4ZSTEPS(T, LO, HI) \
+	VPANDD  Z25, T, LO;    \
+	VPSRLD  $4, T, HI;     \
+	VPANDD  Z25, HI, HI;   \
+	VPSHUFB LO, Z26, LO;   \
+	VPSHUFB HI, Z26, HI
+
+// Q4ZWEIGHTS loads the current block of the sixteen weight rows: their
+// steps into Z8..Z15 (a 4×4 dword transpose in each 128-bit lane turns
+// rows 4c..4c+3 of lane c into dword k of lanes 4c..4c+3) and their
+// scales into Z16 (gathered as dwords at r·wstride, the low word kept).
+// Uses Z17..Z24, K2.
+#define Q4ZWEIGHTS \
+	Q4ZLOAD((SI), (R8), (R14), (AX), Z17, X17); \
+	Q4ZLOAD((SI)(R12*1), (R8)(R12*1), (R14)(R12*1), (AX)(R12*1), Z18, X18); \
+	Q4ZLOAD((SI)(R12*2), (R8)(R12*2), (R14)(R12*2), (AX)(R12*2), Z19, X19); \
+	Q4ZLOAD((SI)(R13*1), (R8)(R13*1), (R14)(R13*1), (AX)(R13*1), Z20, X20); \
+	VPUNPCKLDQ  Z18, Z17, Z21; \
+	VPUNPCKHDQ  Z18, Z17, Z22; \
+	VPUNPCKLDQ  Z20, Z19, Z23; \
+	VPUNPCKHDQ  Z20, Z19, Z24; \
+	VPUNPCKLQDQ Z23, Z21, Z17; \
+	VPUNPCKHQDQ Z23, Z21, Z18; \
+	VPUNPCKLQDQ Z24, Z22, Z19; \
+	VPUNPCKHQDQ Z24, Z22, Z20; \
+	Q4ZSTEPS(Z17, Z8, Z12); \
+	Q4ZSTEPS(Z18, Z9, Z13); \
+	Q4ZSTEPS(Z19, Z10, Z14); \
+	Q4ZSTEPS(Z20, Z11, Z15); \
+	KXNORW      K2, K2, K2; \
+	VPGATHERDD  (SI)(Z30*1), K2, Z16; \
+	VPMOVDW     Z16, Y16; \
+	VCVTPH2PS   Y16, Z16
+
+// Q4ZCOL(XB, C, ACC) accumulates the current block of the activation row
+// at XB (d at 0, quants at 8) into ACC, the lane sums starting from the
+// dword at C (-off·Σx). Uses Z28, Z29.
+#define Q4ZCOL(XB, C, ACC) \
+	VPBROADCASTD  C, Z28;        \
+	VPDPBUSD.BCST 8 XB, Z8, Z28;  \
+	VPDPBUSD.BCST 12 XB, Z9, Z28; \
+	VPDPBUSD.BCST 16 XB, Z10, Z28; \
+	VPDPBUSD.BCST 20 XB, Z11, Z28; \
+	VPDPBUSD.BCST 24 XB, Z12, Z28; \
+	VPDPBUSD.BCST 28 XB, Z13, Z28; \
+	VPDPBUSD.BCST 32 XB, Z14, Z28; \
+	VPDPBUSD.BCST 36 XB, Z15, Z28; \
+	VCVTDQ2PS     Z28, Z28;      \
+	VMULPS.BCST   XB, Z16, Z29;  \
+	VFMADD231PS   Z29, Z28, ACC
+
+// Q4ZSETUP loads the tile description and the constants (AX the table,
+// DX the offset).
+#define Q4ZSETUP \
+	VBROADCASTI32X4 (AX), Z26; \
+	VPBROADCASTB    DX, Z27; \
+	MOVL            $0x0f0f0f0f, AX; \
+	VPBROADCASTD    AX, Z25; \
+	VPXORD          Z31, Z31, Z31; \
+	MOVQ            a+0(FP), AX; \
+	MOVQ            0(AX), SI; \
+	MOVQ            8(AX), R12; \
+	LEAQ            (R12)(R12*2), R13; \
+	MOVQ            16(AX), DI; \
+	MOVQ            24(AX), R9; \
+	LEAQ            (R9)(R9*2), R10; \
+	LEAQ            (DI)(R9*4), DX; \
+	MOVQ            32(AX), CX; \
+	MOVQ            40(AX), BX; \
+	MOVQ            48(AX), R11; \
+	SHLQ            $2, R11; \
+	VPBROADCASTD    R12, Z30; \
+	VPMULLD         q4zLanes<>(SB), Z30, Z30; \
+	LEAQ            (SI)(R12*4), R8; \
+	LEAQ            (R8)(R12*4), R14; \
+	LEAQ            (R14)(R12*4), AX
+
+// q4zLanes holds the lane numbers 0..15 as dwords.
+DATA q4zLanes<>+0(SB)/8, $0x0000000100000000
+DATA q4zLanes<>+8(SB)/8, $0x0000000300000002
+DATA q4zLanes<>+16(SB)/8, $0x0000000500000004
+DATA q4zLanes<>+24(SB)/8, $0x0000000700000006
+DATA q4zLanes<>+32(SB)/8, $0x0000000900000008
+DATA q4zLanes<>+40(SB)/8, $0x0000000b0000000a
+DATA q4zLanes<>+48(SB)/8, $0x0000000d0000000c
+DATA q4zLanes<>+56(SB)/8, $0x0000000f0000000e
+GLOBL q4zLanes<>(SB), RODATA|NOPTR, $64
+
+// Q4ZADV moves the weight rows and activation rows to their next block.
+#define Q4ZADV \
+	ADDQ $18, SI; \
+	ADDQ $18, R8; \
+	ADDQ $18, R14; \
+	ADDQ $18, AX; \
+	ADDQ $40, DI; \
+	ADDQ $40, DX
+
+// func tileQ4x16x8AVX512(a *tileArgs, lut *[16]byte, off uint32)
+//
+// The eight activation rows' -off·Σx of the block are computed together
+// and stored at 0(SP): rows 0, 2, 4, 6 at 0, 4, 8, 12; rows 1, 3, 5, 7 at
+// 32, 36, 40, 44. Output (r, j) accumulates in lane r of Z(j).
+TEXT ·tileQ4x16x8AVX512(SB), NOSPLIT, $64-20
+	MOVQ lut+8(FP), AX
+	MOVL off+16(FP), DX
+	Q4ZSETUP
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	TESTQ  CX, CX
+	JZ     q4zdone
+
+q4zloop:
+	// off·Σx: the activation rows in pairs (Z17..Z20), off·(four-byte
+	// sums) (Z21..Z24), then pairwise sums across registers down to one
+	// dword per row, negated.
+	VMOVDQU64    8(DI), Y17
+	VINSERTI64X4 $1, 8(DI)(R9*1), Z17, Z17
+	VMOVDQU64    8(DI)(R9*2), Y18
+	VINSERTI64X4 $1, 8(DI)(R10*1), Z18, Z18
+	VMOVDQU64    8(DX), Y19
+	VINSERTI64X4 $1, 8(DX)(R9*1), Z19, Z19
+	VMOVDQU64    8(DX)(R9*2), Y20
+	VINSERTI64X4 $1, 8(DX)(R10*1), Z20, Z20
+	VPXORD       Z21, Z21, Z21
+	VPDPBUSD     Z17, Z27, Z21
+	VPXORD       Z22, Z22, Z22
+	VPDPBUSD     Z18, Z27, Z22
+	VPXORD       Z23, Z23, Z23
+	VPDPBUSD     Z19, Z27, Z23
+	VPXORD       Z24, Z24, Z24
+	VPDPBUSD     Z20, Z27, Z24
+	VSHUFPS      $0x88, Z22, Z21, Z17
+	VSHUFPS      $0xdd, Z22, Z21, Z18
+	VPADDD       Z18, Z17, Z17
+	VSHUFPS      $0x88, Z24, Z23, Z19
+	VSHUFPS      $0xdd, Z24, Z23, Z20
+	VPADDD       Z20, Z19, Z19
+	VSHUFPS      $0x88, Z19, Z17, Z21
+	VSHUFPS      $0xdd, Z19, Z17, Z22
+	VPADDD       Z22, Z21, Z21
+	VSHUFI32X4   $0xb1, Z21, Z21, Z22
+	VPADDD       Z22, Z21, Z21
+	VPSUBD       Z21, Z31, Z21
+	VMOVDQU64    Z21, 0(SP)
+
+	Q4ZWEIGHTS
+	Q4ZCOL((DI), 0(SP), Z0)
+	Q4ZCOL((DI)(R9*1), 32(SP), Z1)
+	Q4ZCOL((DI)(R9*2), 4(SP), Z2)
+	Q4ZCOL((DI)(R10*1), 36(SP), Z3)
+	Q4ZCOL((DX), 8(SP), Z4)
+	Q4ZCOL((DX)(R9*1), 40(SP), Z5)
+	Q4ZCOL((DX)(R9*2), 12(SP), Z6)
+	Q4ZCOL((DX)(R10*1), 44(SP), Z7)
+	Q4ZADV
+	DECQ CX
+	JNZ  q4zloop
+
+q4zdone:
+	LEAQ    (R11)(R11*2), R8
+	LEAQ    (BX)(R8*1), AX
+	LEAQ    (BX)(R11*4), DX
+	ADDQ    DX, R8
+	VMOVUPS Z0, (BX)
+	VMOVUPS Z1, (BX)(R11*1)
+	VMOVUPS Z2, (BX)(R11*2)
+	VMOVUPS Z3, (AX)
+	VMOVUPS Z4, (DX)
+	VMOVUPS Z5, (DX)(R11*1)
+	VMOVUPS Z6, (DX)(R11*2)
+	VMOVUPS Z7, (R8)
+	VZEROUPPER
+	RET
+
+// func gemvQ4x16AVX512(a *tileArgs, lut *[16]byte, off uint32)
+//
+// One activation row: its -off·Σx of the block is reduced on its own
+// (Z17) and stored at 0(SP). Row r accumulates in lane r of Z0.
+TEXT ·gemvQ4x16AVX512(SB), NOSPLIT, $64-20
+	MOVQ lut+8(FP), AX
+	MOVL off+16(FP), DX
+	Q4ZSETUP
+	VPXORD Z0, Z0, Z0
+	TESTQ  CX, CX
+	JZ     q4gdone
+
+q4gloop:
+	VMOVDQU64     8(DI), Y17
+	VPXORD        Y21, Y21, Y21
+	VPDPBUSD      Y17, Y27, Y21
+	VEXTRACTI32X4 $1, Y21, X22
+	VPADDD        X22, X21, X21
+	VPSHUFD       $0x4e, X21, X22
+	VPADDD        X22, X21, X21
+	VPSHUFD       $0xb1, X21, X22
+	VPADDD        X22, X21, X21
+	VPSUBD        X21, X31, X21
+	VMOVD         X21, 0(SP)
+	Q4ZWEIGHTS
+	Q4ZCOL((DI), 0(SP), Z0)
+	Q4ZADV
+	DECQ CX
+	JNZ  q4gloop
+
+q4gdone:
+	VMOVUPS Z0, (BX)
+	VZEROUPPER
+	RET
