@@ -266,8 +266,7 @@ q8gblock:
 // 3·wstride; DI activation row 0, DX row 4, R9 xstride, R10 3·xstride; CX
 // blocks left; BX the outputs, R11 4·ostride. Z8..Z15 the unsigned quants
 // of steps 0..7, Z16 the sixteen rows' d_w, Z25 0x0f bytes, Z26 the
-// table in each 128-bit lane, Z27 off in every byte, Z30 the sixteen
-// rows' offsets (r·wstride), Z31 zero.
+// table in each 128-bit lane, Z27 off in every byte, Z31 zero.
 
 // Q4ZLOAD(R0, R1, R2, R3, Z, X) loads the 16 quant bytes of the blocks at
 // R0..R3 (rows r, 4+r, 8+r, 12+r) into Z's four 128-bit lanes.
@@ -289,8 +288,7 @@ q8gblock:
 // Q4ZWEIGHTS loads the current block of the sixteen weight rows: their
 // steps into Z8..Z15 (a 4×4 dword transpose in each 128-bit lane turns
 // rows 4c..4c+3 of lane c into dword k of lanes 4c..4c+3) and their
-// scales into Z16 (gathered as dwords at r·wstride, the low word kept).
-// Uses Z17..Z24, K2.
+// scales into Z16 (inserted word by word). Uses Z17..Z24.
 #define Q4ZWEIGHTS \
 	Q4ZLOAD((SI), (R8), (R14), (AX), Z17, X17); \
 	Q4ZLOAD((SI)(R12*1), (R8)(R12*1), (R14)(R12*1), (AX)(R12*1), Z18, X18); \
@@ -308,16 +306,29 @@ q8gblock:
 	Q4ZSTEPS(Z18, Z9, Z13); \
 	Q4ZSTEPS(Z19, Z10, Z14); \
 	Q4ZSTEPS(Z20, Z11, Z15); \
-	KXNORW      K2, K2, K2; \
-	VPGATHERDD  (SI)(Z30*1), K2, Z16; \
-	VPMOVDW     Z16, Y16; \
-	VCVTPH2PS   Y16, Z16
+	VPINSRW     $0, (SI), X21, X21; \
+	VPINSRW     $1, (SI)(R12*1), X21, X21; \
+	VPINSRW     $2, (SI)(R12*2), X21, X21; \
+	VPINSRW     $3, (SI)(R13*1), X21, X21; \
+	VPINSRW     $4, (R8), X21, X21; \
+	VPINSRW     $5, (R8)(R12*1), X21, X21; \
+	VPINSRW     $6, (R8)(R12*2), X21, X21; \
+	VPINSRW     $7, (R8)(R13*1), X21, X21; \
+	VPINSRW     $0, (R14), X22, X22; \
+	VPINSRW     $1, (R14)(R12*1), X22, X22; \
+	VPINSRW     $2, (R14)(R12*2), X22, X22; \
+	VPINSRW     $3, (R14)(R13*1), X22, X22; \
+	VPINSRW     $4, (AX), X22, X22; \
+	VPINSRW     $5, (AX)(R12*1), X22, X22; \
+	VPINSRW     $6, (AX)(R12*2), X22, X22; \
+	VPINSRW     $7, (AX)(R13*1), X22, X22; \
+	VINSERTI32X4 $1, X22, Y21, Y21; \
+	VCVTPH2PS   Y21, Z16
 
-// Q4ZCOL(XB, C, ACC) accumulates the current block of the activation row
-// at XB (d at 0, quants at 8) into ACC, the lane sums starting from the
-// dword at C (-off·Σx). Uses Z28, Z29.
-#define Q4ZCOL(XB, C, ACC) \
-	VPBROADCASTD  C, Z28;        \
+// Q4ZDOT(XB, ACC) accumulates the current block of the activation row at
+// XB (d at 0, quants at 8) into ACC, the lane sums starting from Z28
+// (-off·Σx in every lane). Uses Z28, Z29.
+#define Q4ZDOT(XB, ACC) \
 	VPDPBUSD.BCST 8 XB, Z8, Z28;  \
 	VPDPBUSD.BCST 12 XB, Z9, Z28; \
 	VPDPBUSD.BCST 16 XB, Z10, Z28; \
@@ -329,6 +340,12 @@ q8gblock:
 	VCVTDQ2PS     Z28, Z28;      \
 	VMULPS.BCST   XB, Z16, Z29;  \
 	VFMADD231PS   Z29, Z28, ACC
+
+// Q4ZCOL(XB, D, IMM, ACC) is Q4ZDOT with the start taken from the 128-bit
+// lane of D that IMM picks (0x00 lane 0, 0xaa lane 2), spread over Z28.
+#define Q4ZCOL(XB, D, IMM, ACC) \
+	VSHUFI32X4 $IMM, D, D, Z28; \
+	Q4ZDOT(XB, ACC)
 
 // Q4ZSETUP loads the tile description and the constants (AX the table,
 // DX the offset).
@@ -350,22 +367,9 @@ q8gblock:
 	MOVQ            40(AX), BX; \
 	MOVQ            48(AX), R11; \
 	SHLQ            $2, R11; \
-	VPBROADCASTD    R12, Z30; \
-	VPMULLD         q4zLanes<>(SB), Z30, Z30; \
 	LEAQ            (SI)(R12*4), R8; \
 	LEAQ            (R8)(R12*4), R14; \
 	LEAQ            (R14)(R12*4), AX
-
-// q4zLanes holds the lane numbers 0..15 as dwords.
-DATA q4zLanes<>+0(SB)/8, $0x0000000100000000
-DATA q4zLanes<>+8(SB)/8, $0x0000000300000002
-DATA q4zLanes<>+16(SB)/8, $0x0000000500000004
-DATA q4zLanes<>+24(SB)/8, $0x0000000700000006
-DATA q4zLanes<>+32(SB)/8, $0x0000000900000008
-DATA q4zLanes<>+40(SB)/8, $0x0000000b0000000a
-DATA q4zLanes<>+48(SB)/8, $0x0000000d0000000c
-DATA q4zLanes<>+56(SB)/8, $0x0000000f0000000e
-GLOBL q4zLanes<>(SB), RODATA|NOPTR, $64
 
 // Q4ZADV moves the weight rows and activation rows to their next block.
 #define Q4ZADV \
@@ -378,10 +382,15 @@ GLOBL q4zLanes<>(SB), RODATA|NOPTR, $64
 
 // func tileQ4x16x8AVX512(a *tileArgs, lut *[16]byte, off uint32)
 //
-// The eight activation rows' -off·Σx of the block are computed together
-// and stored at 0(SP): rows 0, 2, 4, 6 at 0, 4, 8, 12; rows 1, 3, 5, 7 at
-// 32, 36, 40, 44. Output (r, j) accumulates in lane r of Z(j).
-TEXT ·tileQ4x16x8AVX512(SB), NOSPLIT, $64-20
+// Per block the weights are loaded first, then the eight activation rows'
+// -off·Σx computed together: the rows in pairs (Z17..Z20), off times
+// their four-byte sums (Z21..Z24), then pairwise sums across registers
+// down to one dword per row, negated: rows 0, 2, 4, 6 in dwords 0..3 of
+// the 128-bit lanes 0 and 1 of Z21, rows 1, 3, 5, 7 in lanes 2 and 3.
+// VPSHUFD spreads dword i over its lane (Z17..Z20: rows 2i and 2i+1),
+// VSHUFI32X4 the lane over the register. Output (r, j) accumulates in
+// lane r of Z(j).
+TEXT ·tileQ4x16x8AVX512(SB), NOSPLIT, $0-20
 	MOVQ lut+8(FP), AX
 	MOVL off+16(FP), DX
 	Q4ZSETUP
@@ -397,9 +406,7 @@ TEXT ·tileQ4x16x8AVX512(SB), NOSPLIT, $64-20
 	JZ     q4zdone
 
 q4zloop:
-	// off·Σx: the activation rows in pairs (Z17..Z20), off·(four-byte
-	// sums) (Z21..Z24), then pairwise sums across registers down to one
-	// dword per row, negated.
+	Q4ZWEIGHTS
 	VMOVDQU64    8(DI), Y17
 	VINSERTI64X4 $1, 8(DI)(R9*1), Z17, Z17
 	VMOVDQU64    8(DI)(R9*2), Y18
@@ -428,17 +435,18 @@ q4zloop:
 	VSHUFI32X4   $0xb1, Z21, Z21, Z22
 	VPADDD       Z22, Z21, Z21
 	VPSUBD       Z21, Z31, Z21
-	VMOVDQU64    Z21, 0(SP)
-
-	Q4ZWEIGHTS
-	Q4ZCOL((DI), 0(SP), Z0)
-	Q4ZCOL((DI)(R9*1), 32(SP), Z1)
-	Q4ZCOL((DI)(R9*2), 4(SP), Z2)
-	Q4ZCOL((DI)(R10*1), 36(SP), Z3)
-	Q4ZCOL((DX), 8(SP), Z4)
-	Q4ZCOL((DX)(R9*1), 40(SP), Z5)
-	Q4ZCOL((DX)(R9*2), 12(SP), Z6)
-	Q4ZCOL((DX)(R10*1), 44(SP), Z7)
+	VPSHUFD      $0x00, Z21, Z17
+	VPSHUFD      $0x55, Z21, Z18
+	VPSHUFD      $0xaa, Z21, Z19
+	VPSHUFD      $0xff, Z21, Z20
+	Q4ZCOL((DI), Z17, 0x00, Z0)
+	Q4ZCOL((DI)(R9*1), Z17, 0xaa, Z1)
+	Q4ZCOL((DI)(R9*2), Z18, 0x00, Z2)
+	Q4ZCOL((DI)(R10*1), Z18, 0xaa, Z3)
+	Q4ZCOL((DX), Z19, 0x00, Z4)
+	Q4ZCOL((DX)(R9*1), Z19, 0xaa, Z5)
+	Q4ZCOL((DX)(R9*2), Z20, 0x00, Z6)
+	Q4ZCOL((DX)(R10*1), Z20, 0xaa, Z7)
 	Q4ZADV
 	DECQ CX
 	JNZ  q4zloop
@@ -462,8 +470,8 @@ q4zdone:
 // func gemvQ4x16AVX512(a *tileArgs, lut *[16]byte, off uint32)
 //
 // One activation row: its -off·Σx of the block is reduced on its own
-// (Z17) and stored at 0(SP). Row r accumulates in lane r of Z0.
-TEXT ·gemvQ4x16AVX512(SB), NOSPLIT, $64-20
+// and spread over Z28. Row r accumulates in lane r of Z0.
+TEXT ·gemvQ4x16AVX512(SB), NOSPLIT, $0-20
 	MOVQ lut+8(FP), AX
 	MOVL off+16(FP), DX
 	Q4ZSETUP
@@ -482,9 +490,9 @@ q4gloop:
 	VPSHUFD       $0xb1, X21, X22
 	VPADDD        X22, X21, X21
 	VPSUBD        X21, X31, X21
-	VMOVD         X21, 0(SP)
+	VPBROADCASTD  X21, Z28
 	Q4ZWEIGHTS
-	Q4ZCOL((DI), 0(SP), Z0)
+	Q4ZDOT((DI), Z0)
 	Q4ZADV
 	DECQ CX
 	JNZ  q4gloop
