@@ -28,8 +28,8 @@ func addAVX512Q8(k *kernelSet) {
 	k.tiles[quant.TypeQ8_0] = append(k.tiles[quant.TypeQ8_0],
 		tileKernel{mr: 4, nr: 8, fn: tileQ8_0x4x8AVX512},
 		tileKernel{mr: gemvRowsZ, nr: 1, fn: gemvQ80Z})
-	k.tiles[quant.TypeQ4_0] = append(k.tiles[quant.TypeQ4_0], q4Tiles(&q4Lut, q4Off)...)
-	k.tiles[quant.TypeIQ4_NL] = append(k.tiles[quant.TypeIQ4_NL], q4Tiles(&iq4Lut, iq4Off)...)
+	k.tiles[quant.TypeQ4_0] = append(k.tiles[quant.TypeQ4_0], q4Tiles(tileQ4_0x16x8AVX512, gemvQ4_0x16AVX512, &q4Lut, q4Off)...)
+	k.tiles[quant.TypeIQ4_NL] = append(k.tiles[quant.TypeIQ4_NL], q4Tiles(tileIQ4NLx16x8AVX512, gemvIQ4NLx16AVX512, &iq4Lut, iq4Off)...)
 }
 
 // gemvQ80Z computes gemvRowsZ Q8_0 outputs for one activation row.
@@ -75,27 +75,39 @@ const (
 	iq4Off = 128
 )
 
-// q4Tiles returns the AVX-512 tiles for Q4_0 or IQ4_NL weights: 16×8 for
-// prompts and 16×1 for decode, looking the nibbles up in lut (levels
-// offset by off).
-func q4Tiles(lut *[16]byte, off uint32) []tileKernel {
+// q4Tiles returns the AVX-512 tiles for Q4_0 or IQ4_NL weights: tile
+// (16×8, for prompts) and gemv (16×1, for decode), their nibbles' levels
+// offset by off (and, for IQ4_NL, looked up in lut).
+func q4Tiles(tile, gemv func(a *tileArgs, lut *[16]byte, off uint32), lut *[16]byte, off uint32) []tileKernel {
 	return []tileKernel{
-		{mr: 16, nr: 8, fn: func(a *tileArgs) { tileQ4x16x8AVX512(a, lut, off) }},
-		{mr: 16, nr: 1, fn: func(a *tileArgs) { gemvQ4x16AVX512(a, lut, off) }},
+		{mr: 16, nr: 8, fn: func(a *tileArgs) { tile(a, lut, off) }},
+		{mr: 16, nr: 1, fn: func(a *tileArgs) { gemv(a, lut, off) }},
 	}
 }
 
-// tileQ4x16x8AVX512 computes 16×8 outputs of Q4_0 or IQ4_NL weights (a.n
-// blocks of 18 bytes per weight row, q8Block activations), the nibbles
-// looked up in lut (levels offset by off), each as dot32 computes it: the
-// exact integer dot of each block, converted to float32 and accumulated
-// with one fused multiply-add by d_w·d_x, in block order. With no blocks
-// every output is +0.
+// tileQ4_0x16x8AVX512 computes 16×8 outputs of Q4_0 weights (a.n blocks
+// of 18 bytes per weight row, q8Block activations), the nibbles taken as
+// unsigned levels offset by off (lut unused), each as dot32 computes it:
+// the exact integer dot of each block, converted to float32 and
+// accumulated with one fused multiply-add by d_w·d_x, in block order.
+// With no blocks every output is +0.
 //
 //go:noescape
-func tileQ4x16x8AVX512(a *tileArgs, lut *[16]byte, off uint32)
+func tileQ4_0x16x8AVX512(a *tileArgs, lut *[16]byte, off uint32)
 
-// gemvQ4x16AVX512 is tileQ4x16x8AVX512 for one activation row: 16 outputs.
+// tileIQ4NLx16x8AVX512 is tileQ4_0x16x8AVX512 for IQ4_NL weights, the
+// nibbles looked up in lut (levels offset by off).
 //
 //go:noescape
-func gemvQ4x16AVX512(a *tileArgs, lut *[16]byte, off uint32)
+func tileIQ4NLx16x8AVX512(a *tileArgs, lut *[16]byte, off uint32)
+
+// gemvQ4_0x16AVX512 is tileQ4_0x16x8AVX512 for one activation row: 16
+// outputs.
+//
+//go:noescape
+func gemvQ4_0x16AVX512(a *tileArgs, lut *[16]byte, off uint32)
+
+// gemvIQ4NLx16AVX512 is tileIQ4NLx16x8AVX512 for one activation row.
+//
+//go:noescape
+func gemvIQ4NLx16AVX512(a *tileArgs, lut *[16]byte, off uint32)

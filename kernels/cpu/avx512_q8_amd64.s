@@ -276,20 +276,25 @@ q8gblock:
 	VINSERTI32X4 $2, 2 R2, Z, Z; \
 	VINSERTI32X4 $3, 2 R3, Z, Z
 
-// Q4ZSTEPS(T, LO, HI) splits the transposed dwords T into the looked-up
-// low nibbles (LO) and high nibbles (HI).
-#define Q4ZSTEPS(T, LO, HI) \
+// Q4ZNIB(T, LO, HI) splits the transposed dwords T into their low nibbles
+// (LO) and high nibbles (HI): Q4_0's unsigned levels.
+#define Q4ZNIB(T, LO, HI) \
 	VPANDD  Z25, T, LO;    \
 	VPSRLD  $4, T, HI;     \
-	VPANDD  Z25, HI, HI;   \
+	VPANDD  Z25, HI, HI
+
+// Q4ZLUT(T, LO, HI) is Q4ZNIB with the nibbles looked up in the table
+// (IQ4_NL's unsigned levels).
+#define Q4ZLUT(T, LO, HI) \
+	Q4ZNIB(T, LO, HI);     \
 	VPSHUFB LO, Z26, LO;   \
 	VPSHUFB HI, Z26, HI
 
-// Q4ZWEIGHTS loads the current block of the sixteen weight rows: their
-// steps into Z8..Z15 (a 4×4 dword transpose in each 128-bit lane turns
+// Q4ZWEIGHTS(STEPS) loads the current block of the sixteen weight rows:
+// their steps (unpacked by STEPS) into Z8..Z15 (a 4×4 dword transpose in each 128-bit lane turns
 // rows 4c..4c+3 of lane c into dword k of lanes 4c..4c+3) and their
 // scales into Z16 (inserted word by word). Uses Z17..Z24.
-#define Q4ZWEIGHTS \
+#define Q4ZWEIGHTS(STEPS) \
 	Q4ZLOAD((SI), (R8), (R14), (AX), Z17, X17); \
 	Q4ZLOAD((SI)(R12*1), (R8)(R12*1), (R14)(R12*1), (AX)(R12*1), Z18, X18); \
 	Q4ZLOAD((SI)(R12*2), (R8)(R12*2), (R14)(R12*2), (AX)(R12*2), Z19, X19); \
@@ -302,10 +307,10 @@ q8gblock:
 	VPUNPCKHQDQ Z23, Z21, Z18; \
 	VPUNPCKLQDQ Z24, Z22, Z19; \
 	VPUNPCKHQDQ Z24, Z22, Z20; \
-	Q4ZSTEPS(Z17, Z8, Z12); \
-	Q4ZSTEPS(Z18, Z9, Z13); \
-	Q4ZSTEPS(Z19, Z10, Z14); \
-	Q4ZSTEPS(Z20, Z11, Z15); \
+	STEPS(Z17, Z8, Z12); \
+	STEPS(Z18, Z9, Z13); \
+	STEPS(Z19, Z10, Z14); \
+	STEPS(Z20, Z11, Z15); \
 	VPINSRW     $0, (SI), X21, X21; \
 	VPINSRW     $1, (SI)(R12*1), X21, X21; \
 	VPINSRW     $2, (SI)(R12*2), X21, X21; \
@@ -380,9 +385,9 @@ q8gblock:
 	ADDQ $40, DI; \
 	ADDQ $40, DX
 
-// func tileQ4x16x8AVX512(a *tileArgs, lut *[16]byte, off uint32)
-//
-// Per block the weights are loaded first, then the eight activation rows'
+// Q4ZTILE(STEPS, LOOP, DONE) is the body of a 16×8 tile (a+0(FP) the
+// tile, AX the table, DX the offset), STEPS unpacking the
+// quants. Per block the weights are loaded first, then the eight activation rows'
 // -off·Σx computed together: the rows in pairs (Z17..Z20), off times
 // their four-byte sums (Z21..Z24), then pairwise sums across registers
 // down to one dword per row, negated: rows 0, 2, 4, 6 in dwords 0..3 of
@@ -390,114 +395,129 @@ q8gblock:
 // VPSHUFD spreads dword i over its lane (Z17..Z20: rows 2i and 2i+1),
 // VSHUFI32X4 the lane over the register. Output (r, j) accumulates in
 // lane r of Z(j).
-TEXT ·tileQ4x16x8AVX512(SB), NOSPLIT, $0-20
-	MOVQ lut+8(FP), AX
-	MOVL off+16(FP), DX
-	Q4ZSETUP
-	VPXORD Z0, Z0, Z0
-	VPXORD Z1, Z1, Z1
-	VPXORD Z2, Z2, Z2
-	VPXORD Z3, Z3, Z3
-	VPXORD Z4, Z4, Z4
-	VPXORD Z5, Z5, Z5
-	VPXORD Z6, Z6, Z6
-	VPXORD Z7, Z7, Z7
-	TESTQ  CX, CX
-	JZ     q4zdone
-
-q4zloop:
-	Q4ZWEIGHTS
-	VMOVDQU64    8(DI), Y17
-	VINSERTI64X4 $1, 8(DI)(R9*1), Z17, Z17
-	VMOVDQU64    8(DI)(R9*2), Y18
-	VINSERTI64X4 $1, 8(DI)(R10*1), Z18, Z18
-	VMOVDQU64    8(DX), Y19
-	VINSERTI64X4 $1, 8(DX)(R9*1), Z19, Z19
-	VMOVDQU64    8(DX)(R9*2), Y20
-	VINSERTI64X4 $1, 8(DX)(R10*1), Z20, Z20
-	VPXORD       Z21, Z21, Z21
-	VPDPBUSD     Z17, Z27, Z21
-	VPXORD       Z22, Z22, Z22
-	VPDPBUSD     Z18, Z27, Z22
-	VPXORD       Z23, Z23, Z23
-	VPDPBUSD     Z19, Z27, Z23
-	VPXORD       Z24, Z24, Z24
-	VPDPBUSD     Z20, Z27, Z24
-	VSHUFPS      $0x88, Z22, Z21, Z17
-	VSHUFPS      $0xdd, Z22, Z21, Z18
-	VPADDD       Z18, Z17, Z17
-	VSHUFPS      $0x88, Z24, Z23, Z19
-	VSHUFPS      $0xdd, Z24, Z23, Z20
-	VPADDD       Z20, Z19, Z19
-	VSHUFPS      $0x88, Z19, Z17, Z21
-	VSHUFPS      $0xdd, Z19, Z17, Z22
-	VPADDD       Z22, Z21, Z21
-	VSHUFI32X4   $0xb1, Z21, Z21, Z22
-	VPADDD       Z22, Z21, Z21
-	VPSUBD       Z21, Z31, Z21
-	VPSHUFD      $0x00, Z21, Z17
-	VPSHUFD      $0x55, Z21, Z18
-	VPSHUFD      $0xaa, Z21, Z19
-	VPSHUFD      $0xff, Z21, Z20
-	Q4ZCOL((DI), Z17, 0x00, Z0)
-	Q4ZCOL((DI)(R9*1), Z17, 0xaa, Z1)
-	Q4ZCOL((DI)(R9*2), Z18, 0x00, Z2)
-	Q4ZCOL((DI)(R10*1), Z18, 0xaa, Z3)
-	Q4ZCOL((DX), Z19, 0x00, Z4)
-	Q4ZCOL((DX)(R9*1), Z19, 0xaa, Z5)
-	Q4ZCOL((DX)(R9*2), Z20, 0x00, Z6)
-	Q4ZCOL((DX)(R10*1), Z20, 0xaa, Z7)
-	Q4ZADV
-	DECQ CX
-	JNZ  q4zloop
-
-q4zdone:
-	LEAQ    (R11)(R11*2), R8
-	LEAQ    (BX)(R8*1), AX
-	LEAQ    (BX)(R11*4), DX
-	ADDQ    DX, R8
-	VMOVUPS Z0, (BX)
-	VMOVUPS Z1, (BX)(R11*1)
-	VMOVUPS Z2, (BX)(R11*2)
-	VMOVUPS Z3, (AX)
-	VMOVUPS Z4, (DX)
-	VMOVUPS Z5, (DX)(R11*1)
-	VMOVUPS Z6, (DX)(R11*2)
-	VMOVUPS Z7, (R8)
-	VZEROUPPER
+#define Q4ZTILE(STEPS, LOOP, DONE) \
+	Q4ZSETUP; \
+	VPXORD Z0, Z0, Z0; \
+	VPXORD Z1, Z1, Z1; \
+	VPXORD Z2, Z2, Z2; \
+	VPXORD Z3, Z3, Z3; \
+	VPXORD Z4, Z4, Z4; \
+	VPXORD Z5, Z5, Z5; \
+	VPXORD Z6, Z6, Z6; \
+	VPXORD Z7, Z7, Z7; \
+	TESTQ  CX, CX; \
+	JZ     DONE; \
+LOOP: \
+	Q4ZWEIGHTS(STEPS); \
+	VMOVDQU64    8(DI), Y17; \
+	VINSERTI64X4 $1, 8(DI)(R9*1), Z17, Z17; \
+	VMOVDQU64    8(DI)(R9*2), Y18; \
+	VINSERTI64X4 $1, 8(DI)(R10*1), Z18, Z18; \
+	VMOVDQU64    8(DX), Y19; \
+	VINSERTI64X4 $1, 8(DX)(R9*1), Z19, Z19; \
+	VMOVDQU64    8(DX)(R9*2), Y20; \
+	VINSERTI64X4 $1, 8(DX)(R10*1), Z20, Z20; \
+	VPXORD       Z21, Z21, Z21; \
+	VPDPBUSD     Z17, Z27, Z21; \
+	VPXORD       Z22, Z22, Z22; \
+	VPDPBUSD     Z18, Z27, Z22; \
+	VPXORD       Z23, Z23, Z23; \
+	VPDPBUSD     Z19, Z27, Z23; \
+	VPXORD       Z24, Z24, Z24; \
+	VPDPBUSD     Z20, Z27, Z24; \
+	VSHUFPS      $0x88, Z22, Z21, Z17; \
+	VSHUFPS      $0xdd, Z22, Z21, Z18; \
+	VPADDD       Z18, Z17, Z17; \
+	VSHUFPS      $0x88, Z24, Z23, Z19; \
+	VSHUFPS      $0xdd, Z24, Z23, Z20; \
+	VPADDD       Z20, Z19, Z19; \
+	VSHUFPS      $0x88, Z19, Z17, Z21; \
+	VSHUFPS      $0xdd, Z19, Z17, Z22; \
+	VPADDD       Z22, Z21, Z21; \
+	VSHUFI32X4   $0xb1, Z21, Z21, Z22; \
+	VPADDD       Z22, Z21, Z21; \
+	VPSUBD       Z21, Z31, Z21; \
+	VPSHUFD      $0x00, Z21, Z17; \
+	VPSHUFD      $0x55, Z21, Z18; \
+	VPSHUFD      $0xaa, Z21, Z19; \
+	VPSHUFD      $0xff, Z21, Z20; \
+	Q4ZCOL((DI), Z17, 0x00, Z0); \
+	Q4ZCOL((DI)(R9*1), Z17, 0xaa, Z1); \
+	Q4ZCOL((DI)(R9*2), Z18, 0x00, Z2); \
+	Q4ZCOL((DI)(R10*1), Z18, 0xaa, Z3); \
+	Q4ZCOL((DX), Z19, 0x00, Z4); \
+	Q4ZCOL((DX)(R9*1), Z19, 0xaa, Z5); \
+	Q4ZCOL((DX)(R9*2), Z20, 0x00, Z6); \
+	Q4ZCOL((DX)(R10*1), Z20, 0xaa, Z7); \
+	Q4ZADV; \
+	DECQ CX; \
+	JNZ  LOOP; \
+DONE: \
+	LEAQ    (R11)(R11*2), R8; \
+	LEAQ    (BX)(R8*1), AX; \
+	LEAQ    (BX)(R11*4), DX; \
+	ADDQ    DX, R8; \
+	VMOVUPS Z0, (BX); \
+	VMOVUPS Z1, (BX)(R11*1); \
+	VMOVUPS Z2, (BX)(R11*2); \
+	VMOVUPS Z3, (AX); \
+	VMOVUPS Z4, (DX); \
+	VMOVUPS Z5, (DX)(R11*1); \
+	VMOVUPS Z6, (DX)(R11*2); \
+	VMOVUPS Z7, (R8); \
+	VZEROUPPER; \
 	RET
 
-// func gemvQ4x16AVX512(a *tileArgs, lut *[16]byte, off uint32)
-//
-// One activation row: its -off·Σx of the block is reduced on its own
-// and spread over Z28. Row r accumulates in lane r of Z0.
-TEXT ·gemvQ4x16AVX512(SB), NOSPLIT, $0-20
+// Q4ZGEMV(STEPS, LOOP, DONE) is Q4ZTILE for one activation row, whose
+// -off·Σx of the block is reduced on its own and spread over Z28. Row r
+// accumulates in lane r of Z0.
+#define Q4ZGEMV(STEPS, LOOP, DONE) \
+	Q4ZSETUP; \
+	VPXORD Z0, Z0, Z0; \
+	TESTQ  CX, CX; \
+	JZ     DONE; \
+LOOP: \
+	VMOVDQU64     8(DI), Y17; \
+	VPXORD        Y21, Y21, Y21; \
+	VPDPBUSD      Y17, Y27, Y21; \
+	VEXTRACTI32X4 $1, Y21, X22; \
+	VPADDD        X22, X21, X21; \
+	VPSHUFD       $0x4e, X21, X22; \
+	VPADDD        X22, X21, X21; \
+	VPSHUFD       $0xb1, X21, X22; \
+	VPADDD        X22, X21, X21; \
+	VPSUBD        X21, X31, X21; \
+	VPBROADCASTD  X21, Z28; \
+	Q4ZWEIGHTS(STEPS); \
+	Q4ZDOT((DI), Z0); \
+	Q4ZADV; \
+	DECQ CX; \
+	JNZ  LOOP; \
+DONE: \
+	VMOVUPS Z0, (BX); \
+	VZEROUPPER; \
+	RET
+
+// func tileQ4_0x16x8AVX512(a *tileArgs, lut *[16]byte, off uint32)
+TEXT ·tileQ4_0x16x8AVX512(SB), NOSPLIT, $0-20
 	MOVQ lut+8(FP), AX
 	MOVL off+16(FP), DX
-	Q4ZSETUP
-	VPXORD Z0, Z0, Z0
-	TESTQ  CX, CX
-	JZ     q4gdone
+	Q4ZTILE(Q4ZNIB, q40zloop, q40zdone)
 
-q4gloop:
-	VMOVDQU64     8(DI), Y17
-	VPXORD        Y21, Y21, Y21
-	VPDPBUSD      Y17, Y27, Y21
-	VEXTRACTI32X4 $1, Y21, X22
-	VPADDD        X22, X21, X21
-	VPSHUFD       $0x4e, X21, X22
-	VPADDD        X22, X21, X21
-	VPSHUFD       $0xb1, X21, X22
-	VPADDD        X22, X21, X21
-	VPSUBD        X21, X31, X21
-	VPBROADCASTD  X21, Z28
-	Q4ZWEIGHTS
-	Q4ZDOT((DI), Z0)
-	Q4ZADV
-	DECQ CX
-	JNZ  q4gloop
+// func tileIQ4NLx16x8AVX512(a *tileArgs, lut *[16]byte, off uint32)
+TEXT ·tileIQ4NLx16x8AVX512(SB), NOSPLIT, $0-20
+	MOVQ lut+8(FP), AX
+	MOVL off+16(FP), DX
+	Q4ZTILE(Q4ZLUT, iq4zloop, iq4zdone)
 
-q4gdone:
-	VMOVUPS Z0, (BX)
-	VZEROUPPER
-	RET
+// func gemvQ4_0x16AVX512(a *tileArgs, lut *[16]byte, off uint32)
+TEXT ·gemvQ4_0x16AVX512(SB), NOSPLIT, $0-20
+	MOVQ lut+8(FP), AX
+	MOVL off+16(FP), DX
+	Q4ZGEMV(Q4ZNIB, q40gloop, q40gdone)
+
+// func gemvIQ4NLx16AVX512(a *tileArgs, lut *[16]byte, off uint32)
+TEXT ·gemvIQ4NLx16AVX512(SB), NOSPLIT, $0-20
+	MOVQ lut+8(FP), AX
+	MOVL off+16(FP), DX
+	Q4ZGEMV(Q4ZLUT, iq4gloop, iq4gdone)
