@@ -470,13 +470,21 @@ DONE: \
 
 // Q4ZGEMV(STEPS, LOOP, DONE) is Q4ZTILE for one activation row, whose
 // -off·Σx of the block is reduced on its own and spread over Z28. Row r
-// accumulates in lane r of Z0.
+// accumulates in lane r of Z0. R9 runs over the next sixteen rows (288
+// bytes a block, when rows are contiguous), prefetched as these run.
 #define Q4ZGEMV(STEPS, LOOP, DONE) \
 	Q4ZSETUP; \
 	VPXORD Z0, Z0, Z0; \
 	TESTQ  CX, CX; \
 	JZ     DONE; \
+	LEAQ   (AX)(R12*4), R9; \
 LOOP: \
+	PREFETCHT0    0(R9); \
+	PREFETCHT0    64(R9); \
+	PREFETCHT0    128(R9); \
+	PREFETCHT0    192(R9); \
+	PREFETCHT0    256(R9); \
+	ADDQ          $288, R9; \
 	VMOVDQU64     8(DI), Y17; \
 	VPXORD        Y21, Y21, Y21; \
 	VPDPBUSD      Y17, Y27, Y21; \

@@ -5,7 +5,9 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+	"syscall"
 	"testing"
+	"time"
 	"unsafe"
 
 	"saji/kernels/quant"
@@ -233,6 +235,63 @@ func BenchmarkAVX512Q8Tiles(b *testing.B) {
 				single := &tileKernel{mr: rows + 1, nr: tk.nr + 1}
 				runTile(b, single)
 			})
+		}
+	}
+}
+
+// BenchmarkAVX512Q8MatMul compares matrix products on the AVX2 and the
+// AVX-512 sets in one process, for every weight type addAVX512Q8 gives
+// tiles: a prompt (128 activation rows, k = 2048, m = 2048) in
+// multiply-adds per nanosecond, and decode (one row, k = 2048, m = 8192,
+// then a 64 MB matrix that streams from memory) in weight GB/s, on one
+// and two threads; the weights are random blocks. cpu-µs/op, the
+// process's CPU time per product, is steadier than the wall clock on a
+// machine other work shares.
+func BenchmarkAVX512Q8MatMul(b *testing.B) {
+	_, tiles := avx512Q8Tiles(b)
+	kernelSetFor(b, setAVX2)
+	rng := rand.New(rand.NewPCG(57, 58))
+	shapes := []struct {
+		name    string
+		k, m, n int
+	}{{"pp128", 2048, 2048, 128}, {"tg", 2048, 8192, 1}, {"tg-dram", 4096, 0, 1}}
+	for _, typ := range sortedTypes(tiles) {
+		for _, s := range shapes {
+			m := s.m
+			if m == 0 {
+				m = (64 << 20) / (s.k / 32 * typ.TypeSize()) / 64 * 64
+			}
+			data := rawBlocks(rng, typ, m*s.k/32, 0.01)
+			x := randn(rng, s.k*s.n, 1)
+			for _, threads := range []int{1, 2} {
+				for _, set := range []string{setAVX2, setAVX512} {
+					bk, err := NewWithKernels(threads, set)
+					if err != nil {
+						b.Fatal(err)
+					}
+					b.Run(fmt.Sprintf("%v/%s/t=%d/%s", typ, s.name, threads, set), func(b *testing.B) {
+						wt, _ := bk.Weight(typ, []int{s.k, m}, data)
+						xt, _ := bk.New(quant.TypeF32, s.k, s.n)
+						_ = bk.Write(xt, x)
+						dst, _ := bk.New(quant.TypeF32, m, s.n)
+						var r0, r1 syscall.Rusage
+						_ = syscall.Getrusage(syscall.RUSAGE_SELF, &r0)
+						for b.Loop() {
+							if err := bk.MatMul(dst, wt, xt); err != nil {
+								b.Fatal(err)
+							}
+						}
+						_ = syscall.Getrusage(syscall.RUSAGE_SELF, &r1)
+						cpu := time.Duration(r1.Utime.Nano() + r1.Stime.Nano() - r0.Utime.Nano() - r0.Stime.Nano())
+						b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu-µs/op")
+						if s.n == 1 {
+							b.ReportMetric(float64(len(data))*float64(b.N)/b.Elapsed().Seconds()/1e9, "GB/s")
+						} else {
+							b.ReportMetric(float64(s.k*m*s.n)*float64(b.N)/float64(b.Elapsed().Nanoseconds()), "MAC/ns")
+						}
+					})
+				}
+			}
 		}
 	}
 }
