@@ -6,24 +6,35 @@ import (
 	"saji/kernels/quant"
 )
 
-// The AVX-512 VNNI kernels for Q8_0 weights use 512-bit registers without
-// changing any output's arithmetic: each zmm holds two outputs, one per
-// 256-bit half, and each half does for its output exactly what the AVX2
-// kernel's ymm does (eight int32 lanes of four products per block, one
-// fused multiply-add per lane by d_w·d_x, hsum8 at the end). VPDPBUSD
-// gives a lane's four products in one instruction; its operands are
-// unsigned by signed bytes, so one side is offset by 128 (XOR 0x80) and
-// 128 times the other side's lane sums taken off, which keeps every lane
-// the exact integer the AVX2 kernel computes. So every output equals the
-// AVX2 kernel's, and the oracle's (dot32), bit for bit.
+// The AVX-512 VNNI kernels for 32-block weights against Q8_0 activations
+// use 512-bit registers without changing any output's arithmetic, so every
+// output equals the AVX2 kernel's, and the oracle's (dot32), bit for bit.
+// VPDPBUSD gives the sum of four byte products in one instruction; its
+// operands are unsigned by signed bytes, so one side is offset (by 128,
+// or for Q4_0 taken as its unsigned nibbles, offset 8) and the offset
+// times the other side's sums taken off, which keeps every integer sum
+// exact.
+//
+// Q8_0 (whose oracle keeps eight float lanes per output): each zmm holds
+// two outputs, one per 256-bit half, and each half does for its output
+// exactly what the AVX2 kernel's ymm does (eight int32 lanes of four
+// products per block, one fused multiply-add per lane by d_w·d_x, hsum8
+// at the end).
+//
+// Q4_0 and IQ4_NL (whose oracle takes one integer dot per block and one
+// fused multiply-add): each zmm lane holds one output, sixteen weight
+// rows to a register, their quants transposed per block so that eight
+// VPDPBUSD against the activation's dwords (broadcast from memory) give
+// each lane its block's whole integer dot.
 
 // gemvRowsZ is the number of weight rows one AVX-512 decode tile call
 // covers; the assembly runs over them in groups of eight.
 const gemvRowsZ = 8
 
-// addAVX512Q8 adds the AVX-512 VNNI kernels for Q8_0 weights: a 4×8
-// prompt tile and an 8-row decode tile. The AVX2 tiles stay for batches
-// too small for the new ones.
+// addAVX512Q8 adds the AVX-512 VNNI tiles for Q8_0 weights (4×8 for
+// prompts, 8×1 for decode) and for Q4_0 and IQ4_NL weights (16×8 and
+// 16×1). The AVX2 tiles stay for batches too small for the new ones; the
+// single-row kernels stay AVX2's (they finish the tiles' edges).
 func addAVX512Q8(k *kernelSet) {
 	k.tiles[quant.TypeQ8_0] = append(k.tiles[quant.TypeQ8_0],
 		tileKernel{mr: 4, nr: 8, fn: tileQ8_0x4x8AVX512},

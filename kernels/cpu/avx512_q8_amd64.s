@@ -1,11 +1,11 @@
 #include "textflag.h"
 
-// AVX-512 VNNI kernels for Q8_0 weights (see avx512_q8_amd64.go). Each
-// zmm holds two outputs side by side, one per 256-bit half, and each half
-// does for its output exactly what the AVX2 kernel's ymm does: eight int32
-// lanes of four products per block (here one VPDPBUSD), converted,
-// scaled by d_w·d_x and accumulated with one fused multiply-add per lane,
-// hsum8 at the end.
+// AVX-512 VNNI tiles for Q8_0, Q4_0 and IQ4_NL weights (see
+// avx512_q8_amd64.go). In the Q8_0 tiles each zmm holds two outputs side
+// by side, one per 256-bit half, and each half does for its output
+// exactly what the AVX2 kernel's ymm does: eight int32 lanes of four
+// products per block (here one VPDPBUSD), converted, scaled by d_w·d_x
+// and accumulated with one fused multiply-add per lane, hsum8 at the end.
 //
 // VPDPBUSD multiplies unsigned bytes by signed ones. A Q8_0 product w·x
 // of two signed quants is taken as (u+128)·s - 128·s, with u+128 the
