@@ -21,8 +21,8 @@ import (
 // products per block, one fused multiply-add per lane by d_w·d_x, hsum8
 // at the end).
 //
-// Q4_0 and IQ4_NL (whose oracle takes one integer dot per block and one
-// fused multiply-add): each zmm lane holds one output, sixteen weight
+// Q4_0, IQ4_NL and Q4_1 (whose oracle takes one integer dot per block and
+// one fused multiply-add, or for Q4_1 the unfused d and m terms): each zmm lane holds one output, sixteen weight
 // rows to a register, their quants transposed per block so that eight
 // VPDPBUSD against the activation's dwords (broadcast from memory) give
 // each lane its block's whole integer dot.
@@ -32,8 +32,8 @@ import (
 const gemvRowsZ = 8
 
 // addAVX512Q8 adds the AVX-512 VNNI tiles for Q8_0 weights (4×8 for
-// prompts, 8×1 for decode) and for Q4_0 and IQ4_NL weights (16×8 and
-// 16×1). The AVX2 tiles stay for batches too small for the new ones; the
+// prompts, 8×1 for decode) and for Q4_0, IQ4_NL and Q4_1 weights (16×8
+// and 16×1). The AVX2 tiles stay for batches too small for the new ones; the
 // single-row kernels stay AVX2's (they finish the tiles' edges).
 func addAVX512Q8(k *kernelSet) {
 	k.tiles[quant.TypeQ8_0] = append(k.tiles[quant.TypeQ8_0],
@@ -41,6 +41,9 @@ func addAVX512Q8(k *kernelSet) {
 		tileKernel{mr: gemvRowsZ, nr: 1, fn: gemvQ80Z})
 	k.tiles[quant.TypeQ4_0] = append(k.tiles[quant.TypeQ4_0], q4Tiles(tileQ4_0x16x8AVX512, gemvQ4_0x16AVX512, &q4Lut, q4Off)...)
 	k.tiles[quant.TypeIQ4_NL] = append(k.tiles[quant.TypeIQ4_NL], q4Tiles(tileIQ4NLx16x8AVX512, gemvIQ4NLx16AVX512, &iq4Lut, iq4Off)...)
+	k.tiles[quant.TypeQ4_1] = append(k.tiles[quant.TypeQ4_1],
+		tileKernel{mr: 16, nr: 8, fn: func(a *tileArgs) { tileQ4_1x16x8AVX512(a, &q4Lut) }},
+		tileKernel{mr: 16, nr: 1, fn: func(a *tileArgs) { gemvQ4_1x16AVX512(a, &q4Lut) }})
 }
 
 // gemvQ80Z computes gemvRowsZ Q8_0 outputs for one activation row.
@@ -122,3 +125,19 @@ func gemvQ4_0x16AVX512(a *tileArgs, lut *[16]byte, off uint32)
 //
 //go:noescape
 func gemvIQ4NLx16AVX512(a *tileArgs, lut *[16]byte, off uint32)
+
+// tileQ4_1x16x8AVX512 computes 16×8 outputs of Q4_1 weights (a.n blocks of
+// 20 bytes per weight row, Q8_1 activations) as dot32 computes each: the
+// exact integer dot of each block, then sum += float32(dot)·(d_w·d_x) +
+// m_w·s_x, each operation rounded apart, in block order. lut is any valid
+// table (the setup loads one; the nibbles need none). With no blocks
+// every output is +0.
+//
+//go:noescape
+func tileQ4_1x16x8AVX512(a *tileArgs, lut *[16]byte)
+
+// gemvQ4_1x16AVX512 is tileQ4_1x16x8AVX512 for one activation row: 16
+// outputs.
+//
+//go:noescape
+func gemvQ4_1x16AVX512(a *tileArgs, lut *[16]byte)

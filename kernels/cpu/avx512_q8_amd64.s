@@ -268,13 +268,14 @@ q8gblock:
 // of steps 0..7, Z16 the sixteen rows' d_w, Z25 0x0f bytes, Z26 the
 // table in each 128-bit lane, Z27 off in every byte, Z31 zero.
 
-// Q4ZLOAD(R0, R1, R2, R3, Z, X) loads the 16 quant bytes of the blocks at
-// R0..R3 (rows r, 4+r, 8+r, 12+r) into Z's four 128-bit lanes.
-#define Q4ZLOAD(R0, R1, R2, R3, Z, X) \
-	VMOVDQU64    2 R0, X; \
-	VINSERTI32X4 $1, 2 R1, Z, Z; \
-	VINSERTI32X4 $2, 2 R2, Z, Z; \
-	VINSERTI32X4 $3, 2 R3, Z, Z
+// Q4ZLOAD(OFF, R0, R1, R2, R3, Z, X) loads the 16 quant bytes (at OFF) of
+// the blocks at R0..R3 (rows r, 4+r, 8+r, 12+r) into Z's four 128-bit
+// lanes.
+#define Q4ZLOAD(OFF, R0, R1, R2, R3, Z, X) \
+	VMOVDQU64    OFF R0, X; \
+	VINSERTI32X4 $1, OFF R1, Z, Z; \
+	VINSERTI32X4 $2, OFF R2, Z, Z; \
+	VINSERTI32X4 $3, OFF R3, Z, Z
 
 // Q4ZNIB(T, LO, HI) splits the transposed dwords T into their low nibbles
 // (LO) and high nibbles (HI): Q4_0's unsigned levels.
@@ -290,15 +291,16 @@ q8gblock:
 	VPSHUFB LO, Z26, LO;   \
 	VPSHUFB HI, Z26, HI
 
-// Q4ZWEIGHTS(STEPS) loads the current block of the sixteen weight rows:
-// their steps (unpacked by STEPS) into Z8..Z15 (a 4×4 dword transpose in each 128-bit lane turns
-// rows 4c..4c+3 of lane c into dword k of lanes 4c..4c+3) and their
-// scales into Z16 (inserted word by word). Uses Z17..Z24.
-#define Q4ZWEIGHTS(STEPS) \
-	Q4ZLOAD((SI), (R8), (R14), (AX), Z17, X17); \
-	Q4ZLOAD((SI)(R12*1), (R8)(R12*1), (R14)(R12*1), (AX)(R12*1), Z18, X18); \
-	Q4ZLOAD((SI)(R12*2), (R8)(R12*2), (R14)(R12*2), (AX)(R12*2), Z19, X19); \
-	Q4ZLOAD((SI)(R13*1), (R8)(R13*1), (R14)(R13*1), (AX)(R13*1), Z20, X20); \
+// Q4ZQUANTS(OFF, STEPS) loads the quants (at OFF in each block) of the
+// current block of the sixteen weight rows and leaves their steps,
+// unpacked by STEPS, in Z8..Z15: a 4×4 dword transpose in each 128-bit
+// lane turns rows 4c..4c+3 of lane c into dword k of lanes 4c..4c+3.
+// Uses Z17..Z24.
+#define Q4ZQUANTS(OFF, STEPS) \
+	Q4ZLOAD(OFF, (SI), (R8), (R14), (AX), Z17, X17); \
+	Q4ZLOAD(OFF, (SI)(R12*1), (R8)(R12*1), (R14)(R12*1), (AX)(R12*1), Z18, X18); \
+	Q4ZLOAD(OFF, (SI)(R12*2), (R8)(R12*2), (R14)(R12*2), (AX)(R12*2), Z19, X19); \
+	Q4ZLOAD(OFF, (SI)(R13*1), (R8)(R13*1), (R14)(R13*1), (AX)(R13*1), Z20, X20); \
 	VPUNPCKLDQ  Z18, Z17, Z21; \
 	VPUNPCKHDQ  Z18, Z17, Z22; \
 	VPUNPCKLDQ  Z20, Z19, Z23; \
@@ -310,7 +312,13 @@ q8gblock:
 	STEPS(Z17, Z8, Z12); \
 	STEPS(Z18, Z9, Z13); \
 	STEPS(Z19, Z10, Z14); \
-	STEPS(Z20, Z11, Z15); \
+	STEPS(Z20, Z11, Z15)
+
+// Q4ZWEIGHTS(STEPS) loads the current block of the sixteen weight rows
+// (Q4_0, IQ4_NL): their steps into Z8..Z15 (Q4ZQUANTS) and their scales
+// into Z16 (inserted word by word). Uses Z17..Z24.
+#define Q4ZWEIGHTS(STEPS) \
+	Q4ZQUANTS(2, STEPS); \
 	VPINSRW     $0, (SI), X21, X21; \
 	VPINSRW     $1, (SI)(R12*1), X21, X21; \
 	VPINSRW     $2, (SI)(R12*2), X21, X21; \
@@ -376,14 +384,33 @@ q8gblock:
 	LEAQ            (R8)(R12*4), R14; \
 	LEAQ            (R14)(R12*4), AX
 
-// Q4ZADV moves the weight rows and activation rows to their next block.
-#define Q4ZADV \
-	ADDQ $18, SI; \
-	ADDQ $18, R8; \
-	ADDQ $18, R14; \
-	ADDQ $18, AX; \
+// Q4ZADV(BS) moves the weight rows (blocks of BS bytes) and activation
+// rows to their next block.
+#define Q4ZADV(BS) \
+	ADDQ $BS, SI; \
+	ADDQ $BS, R8; \
+	ADDQ $BS, R14; \
+	ADDQ $BS, AX; \
 	ADDQ $40, DI; \
 	ADDQ $40, DX
+
+// Q4ZSTORE8 stores the sixteen outputs of each activation row j (Z(j))
+// and returns.
+#define Q4ZSTORE8 \
+	LEAQ    (R11)(R11*2), R8; \
+	LEAQ    (BX)(R8*1), AX; \
+	LEAQ    (BX)(R11*4), DX; \
+	ADDQ    DX, R8; \
+	VMOVUPS Z0, (BX); \
+	VMOVUPS Z1, (BX)(R11*1); \
+	VMOVUPS Z2, (BX)(R11*2); \
+	VMOVUPS Z3, (AX); \
+	VMOVUPS Z4, (DX); \
+	VMOVUPS Z5, (DX)(R11*1); \
+	VMOVUPS Z6, (DX)(R11*2); \
+	VMOVUPS Z7, (R8); \
+	VZEROUPPER; \
+	RET
 
 // Q4ZTILE(STEPS, LOOP, DONE) is the body of a 16×8 tile (a+0(FP) the
 // tile, AX the table, DX the offset), STEPS unpacking the
@@ -449,24 +476,11 @@ LOOP: \
 	Q4ZCOL((DX)(R9*1), Z19, 0xaa, Z5); \
 	Q4ZCOL((DX)(R9*2), Z20, 0x00, Z6); \
 	Q4ZCOL((DX)(R10*1), Z20, 0xaa, Z7); \
-	Q4ZADV; \
+	Q4ZADV(18); \
 	DECQ CX; \
 	JNZ  LOOP; \
 DONE: \
-	LEAQ    (R11)(R11*2), R8; \
-	LEAQ    (BX)(R8*1), AX; \
-	LEAQ    (BX)(R11*4), DX; \
-	ADDQ    DX, R8; \
-	VMOVUPS Z0, (BX); \
-	VMOVUPS Z1, (BX)(R11*1); \
-	VMOVUPS Z2, (BX)(R11*2); \
-	VMOVUPS Z3, (AX); \
-	VMOVUPS Z4, (DX); \
-	VMOVUPS Z5, (DX)(R11*1); \
-	VMOVUPS Z6, (DX)(R11*2); \
-	VMOVUPS Z7, (R8); \
-	VZEROUPPER; \
-	RET
+	Q4ZSTORE8
 
 // Q4ZGEMV(STEPS, LOOP, DONE) is Q4ZTILE for one activation row, whose
 // -off·Σx of the block is reduced on its own and spread over Z28. Row r
@@ -498,7 +512,7 @@ LOOP: \
 	VPBROADCASTD  X21, Z28; \
 	Q4ZWEIGHTS(STEPS); \
 	Q4ZDOT((DI), Z0); \
-	Q4ZADV; \
+	Q4ZADV(18); \
 	DECQ CX; \
 	JNZ  LOOP; \
 DONE: \
@@ -529,3 +543,122 @@ TEXT ·gemvIQ4NLx16AVX512(SB), NOSPLIT, $0-20
 	MOVQ lut+8(FP), AX
 	MOVL off+16(FP), DX
 	Q4ZGEMV(Q4ZLUT, iq4gloop, iq4gdone)
+
+// ---------------------------------------------------------------------
+// Q4_1 tiles (20-byte blocks: d at 0, m at 2, quants at 4; Q8_1
+// activations: d at 0, s at 4): the nibbles are the unsigned quants, so
+// the lane sums start from zero; per block and lane the oracle's unfused
+// sum += float32(dot)·(d_w·d_x) + m_w·s_x. Z16 holds the sixteen rows'
+// d_w, Z30 their m_w.
+
+// Q41ZSCALES loads the d and m of the current block of the sixteen weight
+// rows into Z16 and Z30 (inserted dword by dword). Uses Z21..Z24.
+#define Q41ZSCALES \
+	VPINSRD      $0, (SI), X21, X21; \
+	VPINSRD      $1, (SI)(R12*1), X21, X21; \
+	VPINSRD      $2, (SI)(R12*2), X21, X21; \
+	VPINSRD      $3, (SI)(R13*1), X21, X21; \
+	VPINSRD      $0, (R8), X22, X22; \
+	VPINSRD      $1, (R8)(R12*1), X22, X22; \
+	VPINSRD      $2, (R8)(R12*2), X22, X22; \
+	VPINSRD      $3, (R8)(R13*1), X22, X22; \
+	VPINSRD      $0, (R14), X23, X23; \
+	VPINSRD      $1, (R14)(R12*1), X23, X23; \
+	VPINSRD      $2, (R14)(R12*2), X23, X23; \
+	VPINSRD      $3, (R14)(R13*1), X23, X23; \
+	VPINSRD      $0, (AX), X24, X24; \
+	VPINSRD      $1, (AX)(R12*1), X24, X24; \
+	VPINSRD      $2, (AX)(R12*2), X24, X24; \
+	VPINSRD      $3, (AX)(R13*1), X24, X24; \
+	VINSERTI32X4 $1, X22, Z21, Z21; \
+	VINSERTI32X4 $2, X23, Z21, Z21; \
+	VINSERTI32X4 $3, X24, Z21, Z21; \
+	VPMOVDW      Z21, Y16; \
+	VCVTPH2PS    Y16, Z16; \
+	VPSRLD       $16, Z21, Z21; \
+	VPMOVDW      Z21, Y30; \
+	VCVTPH2PS    Y30, Z30
+
+// Q41ZDOT(XB, ACC) accumulates the current block of the activation row at
+// XB into ACC. Uses Z28, Z29.
+#define Q41ZDOT(XB, ACC) \
+	VPXORD        Z28, Z28, Z28; \
+	VPDPBUSD.BCST 8 XB, Z8, Z28;  \
+	VPDPBUSD.BCST 12 XB, Z9, Z28; \
+	VPDPBUSD.BCST 16 XB, Z10, Z28; \
+	VPDPBUSD.BCST 20 XB, Z11, Z28; \
+	VPDPBUSD.BCST 24 XB, Z12, Z28; \
+	VPDPBUSD.BCST 28 XB, Z13, Z28; \
+	VPDPBUSD.BCST 32 XB, Z14, Z28; \
+	VPDPBUSD.BCST 36 XB, Z15, Z28; \
+	VCVTDQ2PS     Z28, Z28;      \
+	VMULPS.BCST   XB, Z16, Z29;  \
+	VMULPS        Z29, Z28, Z28; \
+	VMULPS.BCST   4 XB, Z30, Z29; \
+	VADDPS        Z29, Z28, Z28; \
+	VADDPS        Z28, ACC, ACC
+
+// func tileQ4_1x16x8AVX512(a *tileArgs, lut *[16]byte)
+TEXT ·tileQ4_1x16x8AVX512(SB), NOSPLIT, $0-16
+	MOVQ lut+8(FP), AX
+	XORL DX, DX
+	Q4ZSETUP
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	TESTQ  CX, CX
+	JZ     q41zdone
+
+q41zloop:
+	Q4ZQUANTS(4, Q4ZNIB)
+	Q41ZSCALES
+	Q41ZDOT((DI), Z0)
+	Q41ZDOT((DI)(R9*1), Z1)
+	Q41ZDOT((DI)(R9*2), Z2)
+	Q41ZDOT((DI)(R10*1), Z3)
+	Q41ZDOT((DX), Z4)
+	Q41ZDOT((DX)(R9*1), Z5)
+	Q41ZDOT((DX)(R9*2), Z6)
+	Q41ZDOT((DX)(R10*1), Z7)
+	Q4ZADV(20)
+	DECQ CX
+	JNZ  q41zloop
+
+q41zdone:
+	Q4ZSTORE8
+
+// func gemvQ4_1x16AVX512(a *tileArgs, lut *[16]byte)
+//
+// R9 runs over the next sixteen rows (320 bytes a block), prefetched.
+TEXT ·gemvQ4_1x16AVX512(SB), NOSPLIT, $0-16
+	MOVQ lut+8(FP), AX
+	XORL DX, DX
+	Q4ZSETUP
+	VPXORD Z0, Z0, Z0
+	TESTQ  CX, CX
+	JZ     q41gdone
+	LEAQ   (AX)(R12*4), R9
+
+q41gloop:
+	PREFETCHT0 0(R9)
+	PREFETCHT0 64(R9)
+	PREFETCHT0 128(R9)
+	PREFETCHT0 192(R9)
+	PREFETCHT0 256(R9)
+	ADDQ       $320, R9
+	Q4ZQUANTS(4, Q4ZNIB)
+	Q41ZSCALES
+	Q41ZDOT((DI), Z0)
+	Q4ZADV(20)
+	DECQ CX
+	JNZ  q41gloop
+
+q41gdone:
+	VMOVUPS Z0, (BX)
+	VZEROUPPER
+	RET

@@ -56,12 +56,13 @@ func checkTile32(t *testing.T, k *kernelSet, rng *rand.Rand, typ quant.Type, row
 	for i := range rows {
 		copy(w[i*wstride:], tile32Weights(t, rng, typ, nb, kind))
 	}
+	_, sums, _ := dotKindOf(typ)
 	xs := nb + 1
 	x := make([]q8Block, cols*xs)
 	for j := range cols {
-		xj := q8Acts(rng, nb, false)
+		xj := q8Acts(rng, nb, sums)
 		if kind == "extreme" || j%3 == 2 {
-			xj = extremeActs(rng, nb, false)
+			xj = extremeActs(rng, nb, sums)
 		}
 		if kind != "zero" && j%4 == 3 {
 			clear(xj) // zero activations: d = 0, quants 0
@@ -208,9 +209,10 @@ func BenchmarkAVX512Q8Tiles(b *testing.B) {
 			for range rows {
 				w = append(w, tile32Weights(b, rng, typ, nb, "normal")...)
 			}
+			_, sums, _ := dotKindOf(typ)
 			x := make([]q8Block, 0, tk.nr*nb)
 			for range tk.nr {
-				x = append(x, q8Acts(rng, nb, false)...)
+				x = append(x, q8Acts(rng, nb, sums)...)
 			}
 			out := make([]float32, rows*tk.nr)
 			base := tileArgs{w: &w[0], wstride: rb, x: unsafe.Pointer(&x[0]), xstride: 40 * nb, n: nb, out: &out[0], ostride: rows}
