@@ -21,8 +21,9 @@ import (
 // products per block, one fused multiply-add per lane by d_w·d_x, hsum8
 // at the end).
 //
-// Q4_0, IQ4_NL and Q4_1 (whose oracle takes one integer dot per block and
-// one fused multiply-add, or for Q4_1 the unfused d and m terms): each zmm lane holds one output, sixteen weight
+// Q4_0, IQ4_NL, Q4_1, Q5_0 and Q5_1 (whose oracle takes one integer dot
+// per block and one fused multiply-add, or for the last three the unfused
+// d and m terms): each zmm lane holds one output, sixteen weight
 // rows to a register, their quants transposed per block so that eight
 // VPDPBUSD against the activation's dwords (broadcast from memory) give
 // each lane its block's whole integer dot.
@@ -32,8 +33,8 @@ import (
 const gemvRowsZ = 8
 
 // addAVX512Q8 adds the AVX-512 VNNI tiles for Q8_0 weights (4×8 for
-// prompts, 8×1 for decode) and for Q4_0, IQ4_NL and Q4_1 weights (16×8
-// and 16×1). The AVX2 tiles stay for batches too small for the new ones; the
+// prompts, 8×1 for decode) and for Q4_0, IQ4_NL, Q4_1, Q5_0 and Q5_1
+// weights (16×8 and 16×1). The AVX2 tiles stay for batches too small for the new ones; the
 // single-row kernels stay AVX2's (they finish the tiles' edges).
 func addAVX512Q8(k *kernelSet) {
 	k.tiles[quant.TypeQ8_0] = append(k.tiles[quant.TypeQ8_0],
@@ -44,6 +45,10 @@ func addAVX512Q8(k *kernelSet) {
 	k.tiles[quant.TypeQ4_1] = append(k.tiles[quant.TypeQ4_1],
 		tileKernel{mr: 16, nr: 8, fn: func(a *tileArgs) { tileQ4_1x16x8AVX512(a, &q4Lut) }},
 		tileKernel{mr: 16, nr: 1, fn: func(a *tileArgs) { gemvQ4_1x16AVX512(a, &q4Lut) }})
+	k.tiles[quant.TypeQ5_1] = append(k.tiles[quant.TypeQ5_1],
+		tileKernel{mr: 16, nr: 8, fn: func(a *tileArgs) { tileQ5_1x16x8AVX512(a, &q4Lut) }},
+		tileKernel{mr: 16, nr: 1, fn: func(a *tileArgs) { gemvQ5_1x16AVX512(a, &q4Lut) }})
+	k.tiles[quant.TypeQ5_0] = append(k.tiles[quant.TypeQ5_0], q4Tiles(tileQ5_0x16x8AVX512, gemvQ5_0x16AVX512, &q4Lut, q5Off)...)
 }
 
 // gemvQ80Z computes gemvRowsZ Q8_0 outputs for one activation row.
@@ -83,10 +88,11 @@ var q4Lut, iq4Lut = func() (q, iq [16]byte) {
 	return q, iq
 }()
 
-// The offsets of q4Lut and iq4Lut.
+// The offsets of q4Lut and iq4Lut, and of Q5_0's five-bit quants.
 const (
 	q4Off  = 8
 	iq4Off = 128
+	q5Off  = 16
 )
 
 // q4Tiles returns the AVX-512 tiles for Q4_0 or IQ4_NL weights: tile
@@ -141,3 +147,27 @@ func tileQ4_1x16x8AVX512(a *tileArgs, lut *[16]byte)
 //
 //go:noescape
 func gemvQ4_1x16AVX512(a *tileArgs, lut *[16]byte)
+
+// tileQ5_1x16x8AVX512 is tileQ4_1x16x8AVX512 for Q5_1 weights (24-byte
+// blocks: d, m, the fifth bits, the nibbles).
+//
+//go:noescape
+func tileQ5_1x16x8AVX512(a *tileArgs, lut *[16]byte)
+
+// gemvQ5_1x16AVX512 is tileQ5_1x16x8AVX512 for one activation row.
+//
+//go:noescape
+func gemvQ5_1x16AVX512(a *tileArgs, lut *[16]byte)
+
+// tileQ5_0x16x8AVX512 computes 16×8 outputs of Q5_0 weights (22-byte
+// blocks: d, the fifth bits, the nibbles; the unsigned quants offset by
+// off) in dot32's generic order, as tileQ4_1x16x8AVX512 does with a zero
+// minimum. lut is any valid table.
+//
+//go:noescape
+func tileQ5_0x16x8AVX512(a *tileArgs, lut *[16]byte, off uint32)
+
+// gemvQ5_0x16AVX512 is tileQ5_0x16x8AVX512 for one activation row.
+//
+//go:noescape
+func gemvQ5_0x16AVX512(a *tileArgs, lut *[16]byte, off uint32)

@@ -314,11 +314,9 @@ q8gblock:
 	STEPS(Z19, Z10, Z14); \
 	STEPS(Z20, Z11, Z15)
 
-// Q4ZWEIGHTS(STEPS) loads the current block of the sixteen weight rows
-// (Q4_0, IQ4_NL): their steps into Z8..Z15 (Q4ZQUANTS) and their scales
-// into Z16 (inserted word by word). Uses Z17..Z24.
-#define Q4ZWEIGHTS(STEPS) \
-	Q4ZQUANTS(2, STEPS); \
+// Q4ZSCALES loads the d (at 0) of the current block of the sixteen weight
+// rows into Z16 (inserted word by word). Uses Z21, Z22.
+#define Q4ZSCALES \
 	VPINSRW     $0, (SI), X21, X21; \
 	VPINSRW     $1, (SI)(R12*1), X21, X21; \
 	VPINSRW     $2, (SI)(R12*2), X21, X21; \
@@ -338,10 +336,122 @@ q8gblock:
 	VINSERTI32X4 $1, X22, Y21, Y21; \
 	VCVTPH2PS   Y21, Z16
 
-// Q4ZDOT(XB, ACC) accumulates the current block of the activation row at
-// XB (d at 0, quants at 8) into ACC, the lane sums starting from Z28
-// (-off·Σx in every lane). Uses Z28, Z29.
-#define Q4ZDOT(XB, ACC) \
+// q5zSpread+64b spreads byte b of each dword over the dword's bytes (as
+// VPSHUFB controls); q5zBit holds bits 0..3, then 4..7, of each dword's
+// bytes in turn; q5z10 holds 16 in every byte.
+DATA q5zSpread<>+0(SB)/8, $0x0404040400000000
+DATA q5zSpread<>+8(SB)/8, $0x0c0c0c0c08080808
+DATA q5zSpread<>+16(SB)/8, $0x0404040400000000
+DATA q5zSpread<>+24(SB)/8, $0x0c0c0c0c08080808
+DATA q5zSpread<>+32(SB)/8, $0x0404040400000000
+DATA q5zSpread<>+40(SB)/8, $0x0c0c0c0c08080808
+DATA q5zSpread<>+48(SB)/8, $0x0404040400000000
+DATA q5zSpread<>+56(SB)/8, $0x0c0c0c0c08080808
+DATA q5zSpread<>+64(SB)/8, $0x0505050501010101
+DATA q5zSpread<>+72(SB)/8, $0x0d0d0d0d09090909
+DATA q5zSpread<>+80(SB)/8, $0x0505050501010101
+DATA q5zSpread<>+88(SB)/8, $0x0d0d0d0d09090909
+DATA q5zSpread<>+96(SB)/8, $0x0505050501010101
+DATA q5zSpread<>+104(SB)/8, $0x0d0d0d0d09090909
+DATA q5zSpread<>+112(SB)/8, $0x0505050501010101
+DATA q5zSpread<>+120(SB)/8, $0x0d0d0d0d09090909
+DATA q5zSpread<>+128(SB)/8, $0x0606060602020202
+DATA q5zSpread<>+136(SB)/8, $0x0e0e0e0e0a0a0a0a
+DATA q5zSpread<>+144(SB)/8, $0x0606060602020202
+DATA q5zSpread<>+152(SB)/8, $0x0e0e0e0e0a0a0a0a
+DATA q5zSpread<>+160(SB)/8, $0x0606060602020202
+DATA q5zSpread<>+168(SB)/8, $0x0e0e0e0e0a0a0a0a
+DATA q5zSpread<>+176(SB)/8, $0x0606060602020202
+DATA q5zSpread<>+184(SB)/8, $0x0e0e0e0e0a0a0a0a
+DATA q5zSpread<>+192(SB)/8, $0x0707070703030303
+DATA q5zSpread<>+200(SB)/8, $0x0f0f0f0f0b0b0b0b
+DATA q5zSpread<>+208(SB)/8, $0x0707070703030303
+DATA q5zSpread<>+216(SB)/8, $0x0f0f0f0f0b0b0b0b
+DATA q5zSpread<>+224(SB)/8, $0x0707070703030303
+DATA q5zSpread<>+232(SB)/8, $0x0f0f0f0f0b0b0b0b
+DATA q5zSpread<>+240(SB)/8, $0x0707070703030303
+DATA q5zSpread<>+248(SB)/8, $0x0f0f0f0f0b0b0b0b
+GLOBL q5zSpread<>(SB), RODATA|NOPTR, $256
+
+DATA q5zBit<>+0(SB)/8, $0x0804020108040201
+DATA q5zBit<>+8(SB)/8, $0x0804020108040201
+DATA q5zBit<>+16(SB)/8, $0x0804020108040201
+DATA q5zBit<>+24(SB)/8, $0x0804020108040201
+DATA q5zBit<>+32(SB)/8, $0x0804020108040201
+DATA q5zBit<>+40(SB)/8, $0x0804020108040201
+DATA q5zBit<>+48(SB)/8, $0x0804020108040201
+DATA q5zBit<>+56(SB)/8, $0x0804020108040201
+DATA q5zBit<>+64(SB)/8, $0x8040201080402010
+DATA q5zBit<>+72(SB)/8, $0x8040201080402010
+DATA q5zBit<>+80(SB)/8, $0x8040201080402010
+DATA q5zBit<>+88(SB)/8, $0x8040201080402010
+DATA q5zBit<>+96(SB)/8, $0x8040201080402010
+DATA q5zBit<>+104(SB)/8, $0x8040201080402010
+DATA q5zBit<>+112(SB)/8, $0x8040201080402010
+DATA q5zBit<>+120(SB)/8, $0x8040201080402010
+GLOBL q5zBit<>(SB), RODATA|NOPTR, $128
+
+DATA q5z10<>+0(SB)/8, $0x1010101010101010
+DATA q5z10<>+8(SB)/8, $0x1010101010101010
+DATA q5z10<>+16(SB)/8, $0x1010101010101010
+DATA q5z10<>+24(SB)/8, $0x1010101010101010
+DATA q5z10<>+32(SB)/8, $0x1010101010101010
+DATA q5z10<>+40(SB)/8, $0x1010101010101010
+DATA q5z10<>+48(SB)/8, $0x1010101010101010
+DATA q5z10<>+56(SB)/8, $0x1010101010101010
+GLOBL q5z10<>(SB), RODATA|NOPTR, $64
+
+// Q5ZHIGH(OFF) adds the fifth bits (the block's dword at OFF: bit e for
+// element e) to the steps in Z8..Z15: step s holds elements 4s..4s+3, whose
+// bits are bits 4(s%2).. of byte s/2, spread over the dword's bytes
+// (q5zSpread), tested (q5zBit) and added as 16 where set. Uses Z17, Z21..Z24,
+// K1.
+#define Q5ZHIGH(OFF) \
+	VPINSRD      $0, OFF(SI), X21, X21; \
+	VPINSRD      $1, OFF(SI)(R12*1), X21, X21; \
+	VPINSRD      $2, OFF(SI)(R12*2), X21, X21; \
+	VPINSRD      $3, OFF(SI)(R13*1), X21, X21; \
+	VPINSRD      $0, OFF(R8), X22, X22; \
+	VPINSRD      $1, OFF(R8)(R12*1), X22, X22; \
+	VPINSRD      $2, OFF(R8)(R12*2), X22, X22; \
+	VPINSRD      $3, OFF(R8)(R13*1), X22, X22; \
+	VPINSRD      $0, OFF(R14), X23, X23; \
+	VPINSRD      $1, OFF(R14)(R12*1), X23, X23; \
+	VPINSRD      $2, OFF(R14)(R12*2), X23, X23; \
+	VPINSRD      $3, OFF(R14)(R13*1), X23, X23; \
+	VPINSRD      $0, OFF(AX), X24, X24; \
+	VPINSRD      $1, OFF(AX)(R12*1), X24, X24; \
+	VPINSRD      $2, OFF(AX)(R12*2), X24, X24; \
+	VPINSRD      $3, OFF(AX)(R13*1), X24, X24; \
+	VINSERTI32X4 $1, X22, Z21, Z21; \
+	VINSERTI32X4 $2, X23, Z21, Z21; \
+	VINSERTI32X4 $3, X24, Z21, Z21; \
+	Q5ZBYTE(0, Z8, Z9); \
+	Q5ZBYTE(64, Z10, Z11); \
+	Q5ZBYTE(128, Z12, Z13); \
+	Q5ZBYTE(192, Z14, Z15)
+
+// Q5ZBYTE(SP, LO, HI) adds the bits of one byte of the fifth bits (Z21,
+// spread by q5zSpread+SP) to the steps LO (its low four bits) and HI.
+#define Q5ZBYTE(SP, LO, HI) \
+	VPSHUFB  q5zSpread<>+SP(SB), Z21, Z17; \
+	VPTESTMB q5zBit<>+0(SB), Z17, K1; \
+	VPADDB   q5z10<>(SB), LO, K1, LO; \
+	VPTESTMB q5zBit<>+64(SB), Z17, K1; \
+	VPADDB   q5z10<>(SB), HI, K1, HI
+
+// The weight loads of each type: steps into Z8..Z15, d into Z16 and, for
+// Q4_1, Q5_0 and Q5_1, m into Z30 (zero for Q5_0).
+#define Q40W Q4ZQUANTS(2, Q4ZNIB); Q4ZSCALES
+#define IQ4W Q4ZQUANTS(2, Q4ZLUT); Q4ZSCALES
+#define Q41W Q4ZQUANTS(4, Q4ZNIB); Q41ZSCALES
+#define Q50W Q4ZQUANTS(6, Q4ZNIB); Q5ZHIGH(2); Q4ZSCALES; VPXORD Z30, Z30, Z30
+#define Q51W Q4ZQUANTS(8, Q4ZNIB); Q5ZHIGH(4); Q41ZSCALES
+
+// Q4ZCHAIN(XB) adds to the lane sums in Z28 the products of the steps
+// Z8..Z15 with the activation quants at XB+8 (dword s broadcast for step
+// s).
+#define Q4ZCHAIN(XB) \
 	VPDPBUSD.BCST 8 XB, Z8, Z28;  \
 	VPDPBUSD.BCST 12 XB, Z9, Z28; \
 	VPDPBUSD.BCST 16 XB, Z10, Z28; \
@@ -349,16 +459,40 @@ q8gblock:
 	VPDPBUSD.BCST 24 XB, Z12, Z28; \
 	VPDPBUSD.BCST 28 XB, Z13, Z28; \
 	VPDPBUSD.BCST 32 XB, Z14, Z28; \
-	VPDPBUSD.BCST 36 XB, Z15, Z28; \
+	VPDPBUSD.BCST 36 XB, Z15, Z28
+
+// Q4ZDOT(XB, ACC) accumulates the current block of the activation row at
+// XB (d at 0, quants at 8) into ACC, the lane sums starting from Z28
+// (-off·Σx in every lane): sum = fma(float32(dot), d_w·d_x, sum). Uses
+// Z28, Z29.
+#define Q4ZDOT(XB, ACC) \
+	Q4ZCHAIN(XB);                \
 	VCVTDQ2PS     Z28, Z28;      \
 	VMULPS.BCST   XB, Z16, Z29;  \
 	VFMADD231PS   Z29, Z28, ACC
 
-// Q4ZCOL(XB, D, IMM, ACC) is Q4ZDOT with the start taken from the 128-bit
+// Q5ZDOT(XB, ACC) is Q4ZDOT with dot32's generic order: sum +=
+// float32(dot)·(d_w·d_x) + m_w·s_x (m_w in Z30, s_x at XB+4), each
+// operation rounded apart.
+#define Q5ZDOT(XB, ACC) \
+	Q4ZCHAIN(XB);                \
+	VCVTDQ2PS     Z28, Z28;      \
+	VMULPS.BCST   XB, Z16, Z29;  \
+	VMULPS        Z29, Z28, Z28; \
+	VMULPS.BCST   4 XB, Z30, Z29; \
+	VADDPS        Z29, Z28, Z28; \
+	VADDPS        Z28, ACC, ACC
+
+// Q41ZDOT(XB, ACC) is Q5ZDOT with the lane sums starting from zero.
+#define Q41ZDOT(XB, ACC) \
+	VPXORD Z28, Z28, Z28; \
+	Q5ZDOT(XB, ACC)
+
+// Q4ZCOL(DOT, XB, D, IMM, ACC) is DOT with the start taken from the 128-bit
 // lane of D that IMM picks (0x00 lane 0, 0xaa lane 2), spread over Z28.
-#define Q4ZCOL(XB, D, IMM, ACC) \
+#define Q4ZCOL(DOT, XB, D, IMM, ACC) \
 	VSHUFI32X4 $IMM, D, D, Z28; \
-	Q4ZDOT(XB, ACC)
+	DOT(XB, ACC)
 
 // Q4ZSETUP loads the tile description and the constants (AX the table,
 // DX the offset).
@@ -412,9 +546,10 @@ q8gblock:
 	VZEROUPPER; \
 	RET
 
-// Q4ZTILE(STEPS, LOOP, DONE) is the body of a 16×8 tile (a+0(FP) the
-// tile, AX the table, DX the offset), STEPS unpacking the
-// quants. Per block the weights are loaded first, then the eight activation rows'
+// Q4ZTILE(WEIGHTS, DOT, BS, LOOP, DONE) is the body of a 16×8 tile of
+// BS-byte blocks whose signed quants are u - off (a+0(FP) the tile, AX
+// the table, DX the offset), WEIGHTS loading them and DOT accumulating
+// each activation row. Per block the weights are loaded first, then the eight activation rows'
 // -off·Σx computed together: the rows in pairs (Z17..Z20), off times
 // their four-byte sums (Z21..Z24), then pairwise sums across registers
 // down to one dword per row, negated: rows 0, 2, 4, 6 in dwords 0..3 of
@@ -422,7 +557,7 @@ q8gblock:
 // VPSHUFD spreads dword i over its lane (Z17..Z20: rows 2i and 2i+1),
 // VSHUFI32X4 the lane over the register. Output (r, j) accumulates in
 // lane r of Z(j).
-#define Q4ZTILE(STEPS, LOOP, DONE) \
+#define Q4ZTILE(WEIGHTS, DOT, BS, LOOP, DONE) \
 	Q4ZSETUP; \
 	VPXORD Z0, Z0, Z0; \
 	VPXORD Z1, Z1, Z1; \
@@ -435,7 +570,7 @@ q8gblock:
 	TESTQ  CX, CX; \
 	JZ     DONE; \
 LOOP: \
-	Q4ZWEIGHTS(STEPS); \
+	WEIGHTS; \
 	VMOVDQU64    8(DI), Y17; \
 	VINSERTI64X4 $1, 8(DI)(R9*1), Z17, Z17; \
 	VMOVDQU64    8(DI)(R9*2), Y18; \
@@ -468,25 +603,26 @@ LOOP: \
 	VPSHUFD      $0x55, Z21, Z18; \
 	VPSHUFD      $0xaa, Z21, Z19; \
 	VPSHUFD      $0xff, Z21, Z20; \
-	Q4ZCOL((DI), Z17, 0x00, Z0); \
-	Q4ZCOL((DI)(R9*1), Z17, 0xaa, Z1); \
-	Q4ZCOL((DI)(R9*2), Z18, 0x00, Z2); \
-	Q4ZCOL((DI)(R10*1), Z18, 0xaa, Z3); \
-	Q4ZCOL((DX), Z19, 0x00, Z4); \
-	Q4ZCOL((DX)(R9*1), Z19, 0xaa, Z5); \
-	Q4ZCOL((DX)(R9*2), Z20, 0x00, Z6); \
-	Q4ZCOL((DX)(R10*1), Z20, 0xaa, Z7); \
-	Q4ZADV(18); \
+	Q4ZCOL(DOT, (DI), Z17, 0x00, Z0); \
+	Q4ZCOL(DOT, (DI)(R9*1), Z17, 0xaa, Z1); \
+	Q4ZCOL(DOT, (DI)(R9*2), Z18, 0x00, Z2); \
+	Q4ZCOL(DOT, (DI)(R10*1), Z18, 0xaa, Z3); \
+	Q4ZCOL(DOT, (DX), Z19, 0x00, Z4); \
+	Q4ZCOL(DOT, (DX)(R9*1), Z19, 0xaa, Z5); \
+	Q4ZCOL(DOT, (DX)(R9*2), Z20, 0x00, Z6); \
+	Q4ZCOL(DOT, (DX)(R10*1), Z20, 0xaa, Z7); \
+	Q4ZADV(BS); \
 	DECQ CX; \
 	JNZ  LOOP; \
 DONE: \
 	Q4ZSTORE8
 
-// Q4ZGEMV(STEPS, LOOP, DONE) is Q4ZTILE for one activation row, whose
+// Q4ZGEMV(WEIGHTS, DOT, BS, LOOP, DONE) is Q4ZTILE for one activation
+// row, whose
 // -off·Σx of the block is reduced on its own and spread over Z28. Row r
-// accumulates in lane r of Z0. R9 runs over the next sixteen rows (288
-// bytes a block, when rows are contiguous), prefetched as these run.
-#define Q4ZGEMV(STEPS, LOOP, DONE) \
+// accumulates in lane r of Z0. R9 runs over the next sixteen rows
+// (16·BS bytes a block, when rows are contiguous), prefetched as these run.
+#define Q4ZGEMV(WEIGHTS, DOT, BS, LOOP, DONE) \
 	Q4ZSETUP; \
 	VPXORD Z0, Z0, Z0; \
 	TESTQ  CX, CX; \
@@ -498,7 +634,7 @@ LOOP: \
 	PREFETCHT0    128(R9); \
 	PREFETCHT0    192(R9); \
 	PREFETCHT0    256(R9); \
-	ADDQ          $288, R9; \
+	ADDQ          $(16*BS), R9; \
 	VMOVDQU64     8(DI), Y17; \
 	VPXORD        Y21, Y21, Y21; \
 	VPDPBUSD      Y17, Y27, Y21; \
@@ -510,9 +646,9 @@ LOOP: \
 	VPADDD        X22, X21, X21; \
 	VPSUBD        X21, X31, X21; \
 	VPBROADCASTD  X21, Z28; \
-	Q4ZWEIGHTS(STEPS); \
-	Q4ZDOT((DI), Z0); \
-	Q4ZADV(18); \
+	WEIGHTS; \
+	DOT((DI), Z0); \
+	Q4ZADV(BS); \
 	DECQ CX; \
 	JNZ  LOOP; \
 DONE: \
@@ -524,25 +660,25 @@ DONE: \
 TEXT ·tileQ4_0x16x8AVX512(SB), NOSPLIT, $0-20
 	MOVQ lut+8(FP), AX
 	MOVL off+16(FP), DX
-	Q4ZTILE(Q4ZNIB, q40zloop, q40zdone)
+	Q4ZTILE(Q40W, Q4ZDOT, 18, q40zloop, q40zdone)
 
 // func tileIQ4NLx16x8AVX512(a *tileArgs, lut *[16]byte, off uint32)
 TEXT ·tileIQ4NLx16x8AVX512(SB), NOSPLIT, $0-20
 	MOVQ lut+8(FP), AX
 	MOVL off+16(FP), DX
-	Q4ZTILE(Q4ZLUT, iq4zloop, iq4zdone)
+	Q4ZTILE(IQ4W, Q4ZDOT, 18, iq4zloop, iq4zdone)
 
 // func gemvQ4_0x16AVX512(a *tileArgs, lut *[16]byte, off uint32)
 TEXT ·gemvQ4_0x16AVX512(SB), NOSPLIT, $0-20
 	MOVQ lut+8(FP), AX
 	MOVL off+16(FP), DX
-	Q4ZGEMV(Q4ZNIB, q40gloop, q40gdone)
+	Q4ZGEMV(Q40W, Q4ZDOT, 18, q40gloop, q40gdone)
 
 // func gemvIQ4NLx16AVX512(a *tileArgs, lut *[16]byte, off uint32)
 TEXT ·gemvIQ4NLx16AVX512(SB), NOSPLIT, $0-20
 	MOVQ lut+8(FP), AX
 	MOVL off+16(FP), DX
-	Q4ZGEMV(Q4ZLUT, iq4gloop, iq4gdone)
+	Q4ZGEMV(IQ4W, Q4ZDOT, 18, iq4gloop, iq4gdone)
 
 // ---------------------------------------------------------------------
 // Q4_1 tiles (20-byte blocks: d at 0, m at 2, quants at 4; Q8_1
@@ -579,86 +715,92 @@ TEXT ·gemvIQ4NLx16AVX512(SB), NOSPLIT, $0-20
 	VPMOVDW      Z21, Y30; \
 	VCVTPH2PS    Y30, Z30
 
-// Q41ZDOT(XB, ACC) accumulates the current block of the activation row at
-// XB into ACC. Uses Z28, Z29.
-#define Q41ZDOT(XB, ACC) \
-	VPXORD        Z28, Z28, Z28; \
-	VPDPBUSD.BCST 8 XB, Z8, Z28;  \
-	VPDPBUSD.BCST 12 XB, Z9, Z28; \
-	VPDPBUSD.BCST 16 XB, Z10, Z28; \
-	VPDPBUSD.BCST 20 XB, Z11, Z28; \
-	VPDPBUSD.BCST 24 XB, Z12, Z28; \
-	VPDPBUSD.BCST 28 XB, Z13, Z28; \
-	VPDPBUSD.BCST 32 XB, Z14, Z28; \
-	VPDPBUSD.BCST 36 XB, Z15, Z28; \
-	VCVTDQ2PS     Z28, Z28;      \
-	VMULPS.BCST   XB, Z16, Z29;  \
-	VMULPS        Z29, Z28, Z28; \
-	VMULPS.BCST   4 XB, Z30, Z29; \
-	VADDPS        Z29, Z28, Z28; \
-	VADDPS        Z28, ACC, ACC
+// Q41ZTILE(WEIGHTS, BS, LOOP, DONE) is the body of a 16×8 tile of BS-byte
+// blocks whose quants are unsigned (Q4_1, Q5_1: the lane sums start from
+// zero), with Q41ZDOT's float order (a+0(FP) the tile, AX any table).
+#define Q41ZTILE(WEIGHTS, BS, LOOP, DONE) \
+	XORL   DX, DX; \
+	Q4ZSETUP; \
+	VPXORD Z0, Z0, Z0; \
+	VPXORD Z1, Z1, Z1; \
+	VPXORD Z2, Z2, Z2; \
+	VPXORD Z3, Z3, Z3; \
+	VPXORD Z4, Z4, Z4; \
+	VPXORD Z5, Z5, Z5; \
+	VPXORD Z6, Z6, Z6; \
+	VPXORD Z7, Z7, Z7; \
+	TESTQ  CX, CX; \
+	JZ     DONE; \
+LOOP: \
+	WEIGHTS; \
+	Q41ZDOT((DI), Z0); \
+	Q41ZDOT((DI)(R9*1), Z1); \
+	Q41ZDOT((DI)(R9*2), Z2); \
+	Q41ZDOT((DI)(R10*1), Z3); \
+	Q41ZDOT((DX), Z4); \
+	Q41ZDOT((DX)(R9*1), Z5); \
+	Q41ZDOT((DX)(R9*2), Z6); \
+	Q41ZDOT((DX)(R10*1), Z7); \
+	Q4ZADV(BS); \
+	DECQ CX; \
+	JNZ  LOOP; \
+DONE: \
+	Q4ZSTORE8
+
+// Q41ZGEMV(WEIGHTS, BS, LOOP, DONE) is Q41ZTILE for one activation row; R9
+// runs over the next sixteen rows (16·BS bytes a block), prefetched.
+#define Q41ZGEMV(WEIGHTS, BS, LOOP, DONE) \
+	XORL   DX, DX; \
+	Q4ZSETUP; \
+	VPXORD Z0, Z0, Z0; \
+	TESTQ  CX, CX; \
+	JZ     DONE; \
+	LEAQ   (AX)(R12*4), R9; \
+LOOP: \
+	PREFETCHT0 0(R9); \
+	PREFETCHT0 64(R9); \
+	PREFETCHT0 128(R9); \
+	PREFETCHT0 192(R9); \
+	PREFETCHT0 256(R9); \
+	ADDQ       $(16*BS), R9; \
+	WEIGHTS; \
+	Q41ZDOT((DI), Z0); \
+	Q4ZADV(BS); \
+	DECQ CX; \
+	JNZ  LOOP; \
+DONE: \
+	VMOVUPS Z0, (BX); \
+	VZEROUPPER; \
+	RET
 
 // func tileQ4_1x16x8AVX512(a *tileArgs, lut *[16]byte)
 TEXT ·tileQ4_1x16x8AVX512(SB), NOSPLIT, $0-16
 	MOVQ lut+8(FP), AX
-	XORL DX, DX
-	Q4ZSETUP
-	VPXORD Z0, Z0, Z0
-	VPXORD Z1, Z1, Z1
-	VPXORD Z2, Z2, Z2
-	VPXORD Z3, Z3, Z3
-	VPXORD Z4, Z4, Z4
-	VPXORD Z5, Z5, Z5
-	VPXORD Z6, Z6, Z6
-	VPXORD Z7, Z7, Z7
-	TESTQ  CX, CX
-	JZ     q41zdone
-
-q41zloop:
-	Q4ZQUANTS(4, Q4ZNIB)
-	Q41ZSCALES
-	Q41ZDOT((DI), Z0)
-	Q41ZDOT((DI)(R9*1), Z1)
-	Q41ZDOT((DI)(R9*2), Z2)
-	Q41ZDOT((DI)(R10*1), Z3)
-	Q41ZDOT((DX), Z4)
-	Q41ZDOT((DX)(R9*1), Z5)
-	Q41ZDOT((DX)(R9*2), Z6)
-	Q41ZDOT((DX)(R10*1), Z7)
-	Q4ZADV(20)
-	DECQ CX
-	JNZ  q41zloop
-
-q41zdone:
-	Q4ZSTORE8
+	Q41ZTILE(Q41W, 20, q41zloop, q41zdone)
 
 // func gemvQ4_1x16AVX512(a *tileArgs, lut *[16]byte)
-//
-// R9 runs over the next sixteen rows (320 bytes a block), prefetched.
 TEXT ·gemvQ4_1x16AVX512(SB), NOSPLIT, $0-16
 	MOVQ lut+8(FP), AX
-	XORL DX, DX
-	Q4ZSETUP
-	VPXORD Z0, Z0, Z0
-	TESTQ  CX, CX
-	JZ     q41gdone
-	LEAQ   (AX)(R12*4), R9
+	Q41ZGEMV(Q41W, 20, q41gloop, q41gdone)
 
-q41gloop:
-	PREFETCHT0 0(R9)
-	PREFETCHT0 64(R9)
-	PREFETCHT0 128(R9)
-	PREFETCHT0 192(R9)
-	PREFETCHT0 256(R9)
-	ADDQ       $320, R9
-	Q4ZQUANTS(4, Q4ZNIB)
-	Q41ZSCALES
-	Q41ZDOT((DI), Z0)
-	Q4ZADV(20)
-	DECQ CX
-	JNZ  q41gloop
+// func tileQ5_1x16x8AVX512(a *tileArgs, lut *[16]byte)
+TEXT ·tileQ5_1x16x8AVX512(SB), NOSPLIT, $0-16
+	MOVQ lut+8(FP), AX
+	Q41ZTILE(Q51W, 24, q51zloop, q51zdone)
 
-q41gdone:
-	VMOVUPS Z0, (BX)
-	VZEROUPPER
-	RET
+// func gemvQ5_1x16AVX512(a *tileArgs, lut *[16]byte)
+TEXT ·gemvQ5_1x16AVX512(SB), NOSPLIT, $0-16
+	MOVQ lut+8(FP), AX
+	Q41ZGEMV(Q51W, 24, q51gloop, q51gdone)
+
+// func tileQ5_0x16x8AVX512(a *tileArgs, lut *[16]byte, off uint32)
+TEXT ·tileQ5_0x16x8AVX512(SB), NOSPLIT, $0-20
+	MOVQ lut+8(FP), AX
+	MOVL off+16(FP), DX
+	Q4ZTILE(Q50W, Q5ZDOT, 22, q50zloop, q50zdone)
+
+// func gemvQ5_0x16AVX512(a *tileArgs, lut *[16]byte, off uint32)
+TEXT ·gemvQ5_0x16AVX512(SB), NOSPLIT, $0-20
+	MOVQ lut+8(FP), AX
+	MOVL off+16(FP), DX
+	Q4ZGEMV(Q50W, Q5ZDOT, 22, q50gloop, q50gdone)
