@@ -483,11 +483,6 @@ GLOBL q5z10<>(SB), RODATA|NOPTR, $64
 	VADDPS        Z29, Z28, Z28; \
 	VADDPS        Z28, ACC, ACC
 
-// Q41ZDOT(XB, ACC) is Q5ZDOT with the lane sums starting from zero.
-#define Q41ZDOT(XB, ACC) \
-	VPXORD Z28, Z28, Z28; \
-	Q5ZDOT(XB, ACC)
-
 // Q4ZCOL(DOT, XB, D, IMM, ACC) is DOT with the start taken from the 128-bit
 // lane of D that IMM picks (0x00 lane 0, 0xaa lane 2), spread over Z28.
 #define Q4ZCOL(DOT, XB, D, IMM, ACC) \
@@ -528,49 +523,10 @@ GLOBL q5z10<>(SB), RODATA|NOPTR, $64
 	ADDQ $40, DI; \
 	ADDQ $40, DX
 
-// Q4ZSTORE8 stores the sixteen outputs of each activation row j (Z(j))
-// and returns.
-#define Q4ZSTORE8 \
-	LEAQ    (R11)(R11*2), R8; \
-	LEAQ    (BX)(R8*1), AX; \
-	LEAQ    (BX)(R11*4), DX; \
-	ADDQ    DX, R8; \
-	VMOVUPS Z0, (BX); \
-	VMOVUPS Z1, (BX)(R11*1); \
-	VMOVUPS Z2, (BX)(R11*2); \
-	VMOVUPS Z3, (AX); \
-	VMOVUPS Z4, (DX); \
-	VMOVUPS Z5, (DX)(R11*1); \
-	VMOVUPS Z6, (DX)(R11*2); \
-	VMOVUPS Z7, (R8); \
-	VZEROUPPER; \
-	RET
-
-// Q4ZTILE(WEIGHTS, DOT, BS, LOOP, DONE) is the body of a 16×8 tile of
-// BS-byte blocks whose signed quants are u - off (a+0(FP) the tile, AX
-// the table, DX the offset), WEIGHTS loading them and DOT accumulating
-// each activation row. Per block the weights are loaded first, then the eight activation rows'
-// -off·Σx computed together: the rows in pairs (Z17..Z20), off times
-// their four-byte sums (Z21..Z24), then pairwise sums across registers
-// down to one dword per row, negated: rows 0, 2, 4, 6 in dwords 0..3 of
-// the 128-bit lanes 0 and 1 of Z21, rows 1, 3, 5, 7 in lanes 2 and 3.
-// VPSHUFD spreads dword i over its lane (Z17..Z20: rows 2i and 2i+1),
-// VSHUFI32X4 the lane over the register. Output (r, j) accumulates in
-// lane r of Z(j).
-#define Q4ZTILE(WEIGHTS, DOT, BS, LOOP, DONE) \
-	Q4ZSETUP; \
-	VPXORD Z0, Z0, Z0; \
-	VPXORD Z1, Z1, Z1; \
-	VPXORD Z2, Z2, Z2; \
-	VPXORD Z3, Z3, Z3; \
-	VPXORD Z4, Z4, Z4; \
-	VPXORD Z5, Z5, Z5; \
-	VPXORD Z6, Z6, Z6; \
-	VPXORD Z7, Z7, Z7; \
-	TESTQ  CX, CX; \
-	JZ     DONE; \
-LOOP: \
-	WEIGHTS; \
+// Q4ZCORR8 computes the eight activation rows' -off·Σx of the block
+// (Q4ZTILE says how) and leaves rows 2i and 2i+1 in the 128-bit lanes 0
+// and 2 of Z(17+i). Uses Z17..Z24.
+#define Q4ZCORR8 \
 	VMOVDQU64    8(DI), Y17; \
 	VINSERTI64X4 $1, 8(DI)(R9*1), Z17, Z17; \
 	VMOVDQU64    8(DI)(R9*2), Y18; \
@@ -602,7 +558,77 @@ LOOP: \
 	VPSHUFD      $0x00, Z21, Z17; \
 	VPSHUFD      $0x55, Z21, Z18; \
 	VPSHUFD      $0xaa, Z21, Z19; \
-	VPSHUFD      $0xff, Z21, Z20; \
+	VPSHUFD      $0xff, Z21, Z20
+
+// Q4ZZERO8 is Q4ZCORR8 for unsigned quants: every start zero.
+#define Q4ZZERO8 \
+	VPXORD Z17, Z17, Z17; \
+	VPXORD Z18, Z18, Z18; \
+	VPXORD Z19, Z19, Z19; \
+	VPXORD Z20, Z20, Z20
+
+// Q4ZCORR1 computes the activation row's -off·Σx of the block and spreads
+// it over Z28. Uses Z17, Z21, Z22.
+#define Q4ZCORR1 \
+	VMOVDQU64     8(DI), Y17; \
+	VPXORD        Y21, Y21, Y21; \
+	VPDPBUSD      Y17, Y27, Y21; \
+	VEXTRACTI32X4 $1, Y21, X22; \
+	VPADDD        X22, X21, X21; \
+	VPSHUFD       $0x4e, X21, X22; \
+	VPADDD        X22, X21, X21; \
+	VPSHUFD       $0xb1, X21, X22; \
+	VPADDD        X22, X21, X21; \
+	VPSUBD        X21, X31, X21; \
+	VPBROADCASTD  X21, Z28
+
+// Q4ZZERO1 is Q4ZCORR1 for unsigned quants.
+#define Q4ZZERO1 VPXORD Z28, Z28, Z28
+
+// Q4ZSTORE8 stores the sixteen outputs of each activation row j (Z(j))
+// and returns.
+#define Q4ZSTORE8 \
+	LEAQ    (R11)(R11*2), R8; \
+	LEAQ    (BX)(R8*1), AX; \
+	LEAQ    (BX)(R11*4), DX; \
+	ADDQ    DX, R8; \
+	VMOVUPS Z0, (BX); \
+	VMOVUPS Z1, (BX)(R11*1); \
+	VMOVUPS Z2, (BX)(R11*2); \
+	VMOVUPS Z3, (AX); \
+	VMOVUPS Z4, (DX); \
+	VMOVUPS Z5, (DX)(R11*1); \
+	VMOVUPS Z6, (DX)(R11*2); \
+	VMOVUPS Z7, (R8); \
+	VZEROUPPER; \
+	RET
+
+// Q4ZTILE(WEIGHTS, CORR, DOT, BS, LOOP, DONE) is the body of a 16×8 tile
+// of BS-byte blocks whose signed quants are u - off (a+0(FP) the tile, AX
+// the table, DX the offset): per block WEIGHTS loads the weights, CORR
+// the lane sums' starts (Q4ZCORR8: the eight activation rows' -off·Σx
+// computed together: the rows in pairs (Z17..Z20), off times their
+// four-byte sums (Z21..Z24), then pairwise sums across registers down to
+// one dword per row, negated, rows 0, 2, 4, 6 in dwords 0..3 of the
+// 128-bit lanes 0 and 1 of Z21, rows 1, 3, 5, 7 in lanes 2 and 3, and
+// VPSHUFD spreading dword i over its lane), and DOT accumulates each
+// activation row from its start (VSHUFI32X4 spreads the lane over the
+// register). Output (r, j) accumulates in lane r of Z(j).
+#define Q4ZTILE(WEIGHTS, CORR, DOT, BS, LOOP, DONE) \
+	Q4ZSETUP; \
+	VPXORD Z0, Z0, Z0; \
+	VPXORD Z1, Z1, Z1; \
+	VPXORD Z2, Z2, Z2; \
+	VPXORD Z3, Z3, Z3; \
+	VPXORD Z4, Z4, Z4; \
+	VPXORD Z5, Z5, Z5; \
+	VPXORD Z6, Z6, Z6; \
+	VPXORD Z7, Z7, Z7; \
+	TESTQ  CX, CX; \
+	JZ     DONE; \
+LOOP: \
+	WEIGHTS; \
+	CORR; \
 	Q4ZCOL(DOT, (DI), Z17, 0x00, Z0); \
 	Q4ZCOL(DOT, (DI)(R9*1), Z17, 0xaa, Z1); \
 	Q4ZCOL(DOT, (DI)(R9*2), Z18, 0x00, Z2); \
@@ -617,12 +643,11 @@ LOOP: \
 DONE: \
 	Q4ZSTORE8
 
-// Q4ZGEMV(WEIGHTS, DOT, BS, LOOP, DONE) is Q4ZTILE for one activation
-// row, whose
-// -off·Σx of the block is reduced on its own and spread over Z28. Row r
-// accumulates in lane r of Z0. R9 runs over the next sixteen rows
-// (16·BS bytes a block, when rows are contiguous), prefetched as these run.
-#define Q4ZGEMV(WEIGHTS, DOT, BS, LOOP, DONE) \
+// Q4ZGEMV(WEIGHTS, CORR, DOT, BS, LOOP, DONE) is Q4ZTILE for one
+// activation row, whose start CORR leaves in Z28 (Q4ZCORR1, Q4ZZERO1). Row
+// r accumulates in lane r of Z0. R9 runs over the next sixteen rows (16·BS
+// bytes a block, when rows are contiguous), prefetched as these run.
+#define Q4ZGEMV(WEIGHTS, CORR, DOT, BS, LOOP, DONE) \
 	Q4ZSETUP; \
 	VPXORD Z0, Z0, Z0; \
 	TESTQ  CX, CX; \
@@ -635,17 +660,7 @@ LOOP: \
 	PREFETCHT0    192(R9); \
 	PREFETCHT0    256(R9); \
 	ADDQ          $(16*BS), R9; \
-	VMOVDQU64     8(DI), Y17; \
-	VPXORD        Y21, Y21, Y21; \
-	VPDPBUSD      Y17, Y27, Y21; \
-	VEXTRACTI32X4 $1, Y21, X22; \
-	VPADDD        X22, X21, X21; \
-	VPSHUFD       $0x4e, X21, X22; \
-	VPADDD        X22, X21, X21; \
-	VPSHUFD       $0xb1, X21, X22; \
-	VPADDD        X22, X21, X21; \
-	VPSUBD        X21, X31, X21; \
-	VPBROADCASTD  X21, Z28; \
+	CORR; \
 	WEIGHTS; \
 	DOT((DI), Z0); \
 	Q4ZADV(BS); \
@@ -660,25 +675,25 @@ DONE: \
 TEXT ·tileQ4_0x16x8AVX512(SB), NOSPLIT, $0-20
 	MOVQ lut+8(FP), AX
 	MOVL off+16(FP), DX
-	Q4ZTILE(Q40W, Q4ZDOT, 18, q40zloop, q40zdone)
+	Q4ZTILE(Q40W, Q4ZCORR8, Q4ZDOT, 18, q40zloop, q40zdone)
 
 // func tileIQ4NLx16x8AVX512(a *tileArgs, lut *[16]byte, off uint32)
 TEXT ·tileIQ4NLx16x8AVX512(SB), NOSPLIT, $0-20
 	MOVQ lut+8(FP), AX
 	MOVL off+16(FP), DX
-	Q4ZTILE(IQ4W, Q4ZDOT, 18, iq4zloop, iq4zdone)
+	Q4ZTILE(IQ4W, Q4ZCORR8, Q4ZDOT, 18, iq4zloop, iq4zdone)
 
 // func gemvQ4_0x16AVX512(a *tileArgs, lut *[16]byte, off uint32)
 TEXT ·gemvQ4_0x16AVX512(SB), NOSPLIT, $0-20
 	MOVQ lut+8(FP), AX
 	MOVL off+16(FP), DX
-	Q4ZGEMV(Q40W, Q4ZDOT, 18, q40gloop, q40gdone)
+	Q4ZGEMV(Q40W, Q4ZCORR1, Q4ZDOT, 18, q40gloop, q40gdone)
 
 // func gemvIQ4NLx16AVX512(a *tileArgs, lut *[16]byte, off uint32)
 TEXT ·gemvIQ4NLx16AVX512(SB), NOSPLIT, $0-20
 	MOVQ lut+8(FP), AX
 	MOVL off+16(FP), DX
-	Q4ZGEMV(IQ4W, Q4ZDOT, 18, iq4gloop, iq4gdone)
+	Q4ZGEMV(IQ4W, Q4ZCORR1, Q4ZDOT, 18, iq4gloop, iq4gdone)
 
 // ---------------------------------------------------------------------
 // Q4_1 tiles (20-byte blocks: d at 0, m at 2, quants at 4; Q8_1
@@ -715,92 +730,38 @@ TEXT ·gemvIQ4NLx16AVX512(SB), NOSPLIT, $0-20
 	VPMOVDW      Z21, Y30; \
 	VCVTPH2PS    Y30, Z30
 
-// Q41ZTILE(WEIGHTS, BS, LOOP, DONE) is the body of a 16×8 tile of BS-byte
-// blocks whose quants are unsigned (Q4_1, Q5_1: the lane sums start from
-// zero), with Q41ZDOT's float order (a+0(FP) the tile, AX any table).
-#define Q41ZTILE(WEIGHTS, BS, LOOP, DONE) \
-	XORL   DX, DX; \
-	Q4ZSETUP; \
-	VPXORD Z0, Z0, Z0; \
-	VPXORD Z1, Z1, Z1; \
-	VPXORD Z2, Z2, Z2; \
-	VPXORD Z3, Z3, Z3; \
-	VPXORD Z4, Z4, Z4; \
-	VPXORD Z5, Z5, Z5; \
-	VPXORD Z6, Z6, Z6; \
-	VPXORD Z7, Z7, Z7; \
-	TESTQ  CX, CX; \
-	JZ     DONE; \
-LOOP: \
-	WEIGHTS; \
-	Q41ZDOT((DI), Z0); \
-	Q41ZDOT((DI)(R9*1), Z1); \
-	Q41ZDOT((DI)(R9*2), Z2); \
-	Q41ZDOT((DI)(R10*1), Z3); \
-	Q41ZDOT((DX), Z4); \
-	Q41ZDOT((DX)(R9*1), Z5); \
-	Q41ZDOT((DX)(R9*2), Z6); \
-	Q41ZDOT((DX)(R10*1), Z7); \
-	Q4ZADV(BS); \
-	DECQ CX; \
-	JNZ  LOOP; \
-DONE: \
-	Q4ZSTORE8
-
-// Q41ZGEMV(WEIGHTS, BS, LOOP, DONE) is Q41ZTILE for one activation row; R9
-// runs over the next sixteen rows (16·BS bytes a block), prefetched.
-#define Q41ZGEMV(WEIGHTS, BS, LOOP, DONE) \
-	XORL   DX, DX; \
-	Q4ZSETUP; \
-	VPXORD Z0, Z0, Z0; \
-	TESTQ  CX, CX; \
-	JZ     DONE; \
-	LEAQ   (AX)(R12*4), R9; \
-LOOP: \
-	PREFETCHT0 0(R9); \
-	PREFETCHT0 64(R9); \
-	PREFETCHT0 128(R9); \
-	PREFETCHT0 192(R9); \
-	PREFETCHT0 256(R9); \
-	ADDQ       $(16*BS), R9; \
-	WEIGHTS; \
-	Q41ZDOT((DI), Z0); \
-	Q4ZADV(BS); \
-	DECQ CX; \
-	JNZ  LOOP; \
-DONE: \
-	VMOVUPS Z0, (BX); \
-	VZEROUPPER; \
-	RET
-
 // func tileQ4_1x16x8AVX512(a *tileArgs, lut *[16]byte)
 TEXT ·tileQ4_1x16x8AVX512(SB), NOSPLIT, $0-16
 	MOVQ lut+8(FP), AX
-	Q41ZTILE(Q41W, 20, q41zloop, q41zdone)
+	XORL DX, DX
+	Q4ZTILE(Q41W, Q4ZZERO8, Q5ZDOT, 20, q41zloop, q41zdone)
 
 // func gemvQ4_1x16AVX512(a *tileArgs, lut *[16]byte)
 TEXT ·gemvQ4_1x16AVX512(SB), NOSPLIT, $0-16
 	MOVQ lut+8(FP), AX
-	Q41ZGEMV(Q41W, 20, q41gloop, q41gdone)
+	XORL DX, DX
+	Q4ZGEMV(Q41W, Q4ZZERO1, Q5ZDOT, 20, q41gloop, q41gdone)
 
 // func tileQ5_1x16x8AVX512(a *tileArgs, lut *[16]byte)
 TEXT ·tileQ5_1x16x8AVX512(SB), NOSPLIT, $0-16
 	MOVQ lut+8(FP), AX
-	Q41ZTILE(Q51W, 24, q51zloop, q51zdone)
+	XORL DX, DX
+	Q4ZTILE(Q51W, Q4ZZERO8, Q5ZDOT, 24, q51zloop, q51zdone)
 
 // func gemvQ5_1x16AVX512(a *tileArgs, lut *[16]byte)
 TEXT ·gemvQ5_1x16AVX512(SB), NOSPLIT, $0-16
 	MOVQ lut+8(FP), AX
-	Q41ZGEMV(Q51W, 24, q51gloop, q51gdone)
+	XORL DX, DX
+	Q4ZGEMV(Q51W, Q4ZZERO1, Q5ZDOT, 24, q51gloop, q51gdone)
 
 // func tileQ5_0x16x8AVX512(a *tileArgs, lut *[16]byte, off uint32)
 TEXT ·tileQ5_0x16x8AVX512(SB), NOSPLIT, $0-20
 	MOVQ lut+8(FP), AX
 	MOVL off+16(FP), DX
-	Q4ZTILE(Q50W, Q5ZDOT, 22, q50zloop, q50zdone)
+	Q4ZTILE(Q50W, Q4ZCORR8, Q5ZDOT, 22, q50zloop, q50zdone)
 
 // func gemvQ5_0x16AVX512(a *tileArgs, lut *[16]byte, off uint32)
 TEXT ·gemvQ5_0x16AVX512(SB), NOSPLIT, $0-20
 	MOVQ lut+8(FP), AX
 	MOVL off+16(FP), DX
-	Q4ZGEMV(Q50W, Q5ZDOT, 22, q50gloop, q50gdone)
+	Q4ZGEMV(Q50W, Q4ZCORR1, Q5ZDOT, 22, q50gloop, q50gdone)
