@@ -194,8 +194,8 @@ func TestAVX512Q8MatMul(t *testing.T) {
 // BenchmarkAVX512Q8Tiles runs each AVX-512 tile and the AVX2 kernel it
 // replaces (the AVX2 tile, or the single-row kernel where the AVX2 set has
 // no tile) on the same cache-resident data (k = 2048, 32 weight rows by
-// the new tile's activation rows), in multiply-adds per nanosecond: the
-// ratio of the two is the gain.
+// the new tile's activation rows), in multiply-adds per nanosecond and
+// CPU time per call: the ratio of the two is the gain.
 func BenchmarkAVX512Q8Tiles(b *testing.B) {
 	k, tiles := avx512Q8Tiles(b)
 	old := kernelSetFor(b, setAVX2)
@@ -218,13 +218,15 @@ func BenchmarkAVX512Q8Tiles(b *testing.B) {
 			base := tileArgs{w: &w[0], wstride: rb, x: unsafe.Pointer(&x[0]), xstride: 40 * nb, n: nb, out: &out[0], ostride: rows}
 			macs := float64(rows * tk.nr * cols)
 			runTile := func(b *testing.B, t *tileKernel) {
-				for b.Loop() {
-					t.blocks(0, rows, 0, tk.nr, tk.nr, base, 0, func(i, j0, j1 int) {
-						for j := j0; j < j1; j++ {
-							out[j*rows+i] = k.q8[typ](w[i*rb:(i+1)*rb], x[j*nb:(j+1)*nb])
-						}
-					})
-				}
+				cpuTime(b, func() {
+					for b.Loop() {
+						t.blocks(0, rows, 0, tk.nr, tk.nr, base, 0, func(i, j0, j1 int) {
+							for j := j0; j < j1; j++ {
+								out[j*rows+i] = k.q8[typ](w[i*rb:(i+1)*rb], x[j*nb:(j+1)*nb])
+							}
+						})
+					}
+				})
 				b.ReportMetric(macs*float64(b.N)/float64(b.Elapsed().Nanoseconds()), "MAC/ns")
 			}
 			name := fmt.Sprintf("%v/%dx%d", typ, tk.mr, tk.nr)
@@ -246,9 +248,8 @@ func BenchmarkAVX512Q8Tiles(b *testing.B) {
 // tiles: a prompt (128 activation rows, k = 2048, m = 2048) in
 // multiply-adds per nanosecond, and decode (one row, k = 2048, m = 8192,
 // then a 64 MB matrix that streams from memory) in weight GB/s, on one
-// and two threads; the weights are random blocks. cpu-µs/op, the
-// process's CPU time per product, is steadier than the wall clock on a
-// machine other work shares.
+// and two threads; the weights are random blocks. cpu-ns/op is the
+// process's CPU time per product.
 func BenchmarkAVX512Q8MatMul(b *testing.B) {
 	_, tiles := avx512Q8Tiles(b)
 	kernelSetFor(b, setAVX2)
@@ -276,16 +277,13 @@ func BenchmarkAVX512Q8MatMul(b *testing.B) {
 						xt, _ := bk.New(quant.TypeF32, s.k, s.n)
 						_ = bk.Write(xt, x)
 						dst, _ := bk.New(quant.TypeF32, m, s.n)
-						var r0, r1 syscall.Rusage
-						_ = syscall.Getrusage(syscall.RUSAGE_SELF, &r0)
-						for b.Loop() {
-							if err := bk.MatMul(dst, wt, xt); err != nil {
-								b.Fatal(err)
+						cpuTime(b, func() {
+							for b.Loop() {
+								if err := bk.MatMul(dst, wt, xt); err != nil {
+									b.Fatal(err)
+								}
 							}
-						}
-						_ = syscall.Getrusage(syscall.RUSAGE_SELF, &r1)
-						cpu := time.Duration(r1.Utime.Nano() + r1.Stime.Nano() - r0.Utime.Nano() - r0.Stime.Nano())
-						b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu-µs/op")
+						})
 						if s.n == 1 {
 							b.ReportMetric(float64(len(data))*float64(b.N)/b.Elapsed().Seconds()/1e9, "GB/s")
 						} else {
@@ -296,4 +294,16 @@ func BenchmarkAVX512Q8MatMul(b *testing.B) {
 			}
 		}
 	}
+}
+
+// cpuTime runs loop (a b.Loop loop) and reports the process's CPU time per
+// iteration (cpu-ns/op), which is steadier than the wall clock on a
+// machine other work shares.
+func cpuTime(b *testing.B, loop func()) {
+	var r0, r1 syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &r0)
+	loop()
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &r1)
+	cpu := time.Duration(r1.Utime.Nano() + r1.Stime.Nano() - r0.Utime.Nano() - r0.Stime.Nano())
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
 }
