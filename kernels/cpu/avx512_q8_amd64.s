@@ -256,8 +256,8 @@ q8gblock:
 // transposed so that dword k of lane r holds row r's four quants of step
 // k (k = 0..3: the low nibbles of the block's bytes 4k..4k+3, elements
 // 4k..4k+3; k = 4..7: their high nibbles, elements 16+4(k-4)..), looked up
-// in a table of unsigned levels (Q4_0: q+8; IQ4_NL: level+128, so level =
-// u - off), and eight VPDPBUSD with the activation's dword k broadcast
+// in a table of unsigned levels (Q4_0: q+8, the nibble itself; IQ4_NL:
+// level+128, so level = u - off; the five-bit types add their fifth bit), and eight VPDPBUSD with the activation's dword k broadcast
 // from memory give each lane Σu·x, started from -off·Σx: the exact
 // integer dot. Then per lane float32(dot)·(d_w·d_x) + sum with one fused
 // multiply-add, in block order, as the oracle.
@@ -696,11 +696,13 @@ TEXT ·gemvIQ4NLx16AVX512(SB), NOSPLIT, $0-20
 	Q4ZGEMV(IQ4W, Q4ZCORR1, Q4ZDOT, 18, iq4gloop, iq4gdone)
 
 // ---------------------------------------------------------------------
-// Q4_1 tiles (20-byte blocks: d at 0, m at 2, quants at 4; Q8_1
-// activations: d at 0, s at 4): the nibbles are the unsigned quants, so
-// the lane sums start from zero; per block and lane the oracle's unfused
-// sum += float32(dot)·(d_w·d_x) + m_w·s_x. Z16 holds the sixteen rows'
-// d_w, Z30 their m_w.
+// Q4_1, Q5_1 and Q5_0 tiles (Q4_1: 20-byte blocks, d at 0, m at 2,
+// quants at 4; Q5_1: 24 bytes, d, m, the fifth bits at 4, quants at 8;
+// Q5_0: 22 bytes, d, the fifth bits at 2, quants at 6; Q8_1 activations:
+// d at 0, s at 4). Q4_1's and Q5_1's quants are unsigned, so their lane
+// sums start from zero; Q5_0's start from -16·Σx. Per block and lane,
+// dot32's unfused sum += float32(dot)·(d_w·d_x) + m_w·s_x (Q5ZDOT), m_w
+// zero for Q5_0. Z16 holds the sixteen rows' d_w, Z30 their m_w.
 
 // Q41ZSCALES loads the d and m of the current block of the sixteen weight
 // rows into Z16 and Z30 (inserted dword by dword). Uses Z21..Z24.
