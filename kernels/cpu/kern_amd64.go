@@ -74,4 +74,5 @@ func addAVXVNNI(k *kernelSet) {
 func addAVX512(k *kernelSet) {
 	addAVX512K(k)
 	addAVX512Float(k)
+	addAVX512Q8(k)
 }

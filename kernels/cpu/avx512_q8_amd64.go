@@ -1,0 +1,173 @@
+package cpu
+
+import (
+	"unsafe"
+
+	"saji/kernels/quant"
+)
+
+// The AVX-512 VNNI kernels for 32-block weights against Q8_0 activations
+// use 512-bit registers without changing any output's arithmetic, so every
+// output equals the AVX2 kernel's, and the oracle's (dot32), bit for bit.
+// VPDPBUSD gives the sum of four byte products in one instruction; its
+// operands are unsigned by signed bytes, so one side is offset (by 128,
+// or for Q4_0 taken as its unsigned nibbles, offset 8) and the offset
+// times the other side's sums taken off, which keeps every integer sum
+// exact.
+//
+// Q8_0 (whose oracle keeps eight float lanes per output): each zmm holds
+// two outputs, one per 256-bit half, and each half does for its output
+// exactly what the AVX2 kernel's ymm does (eight int32 lanes of four
+// products per block, one fused multiply-add per lane by d_w·d_x, hsum8
+// at the end).
+//
+// Q4_0, IQ4_NL, Q4_1, Q5_0 and Q5_1 (whose oracle takes one integer dot
+// per block and one fused multiply-add, or for the last three the unfused
+// d and m terms): each zmm lane holds one output, sixteen weight
+// rows to a register, their quants transposed per block so that eight
+// VPDPBUSD against the activation's dwords (broadcast from memory) give
+// each lane its block's whole integer dot.
+
+// gemvRowsZ is the number of weight rows one AVX-512 decode tile call
+// covers; the assembly runs over them in groups of eight.
+const gemvRowsZ = 8
+
+// addAVX512Q8 adds the AVX-512 VNNI tiles for Q8_0 weights (4×8 for
+// prompts, 8×1 for decode) and for Q4_0, IQ4_NL, Q4_1, Q5_0 and Q5_1
+// weights (16×8 and 16×1). The AVX2 tiles stay for batches too small for the new ones; the
+// single-row kernels stay AVX2's (they finish the tiles' edges).
+func addAVX512Q8(k *kernelSet) {
+	k.tiles[quant.TypeQ8_0] = append(k.tiles[quant.TypeQ8_0],
+		tileKernel{mr: 4, nr: 8, fn: tileQ8_0x4x8AVX512},
+		tileKernel{mr: gemvRowsZ, nr: 1, fn: gemvQ80Z})
+	k.tiles[quant.TypeQ4_0] = append(k.tiles[quant.TypeQ4_0], q4Tiles(tileQ4_0x16x8AVX512, gemvQ4_0x16AVX512, &q4Lut, q4Off)...)
+	k.tiles[quant.TypeIQ4_NL] = append(k.tiles[quant.TypeIQ4_NL], q4Tiles(tileIQ4NLx16x8AVX512, gemvIQ4NLx16AVX512, &iq4Lut, iq4Off)...)
+	k.tiles[quant.TypeQ4_1] = append(k.tiles[quant.TypeQ4_1],
+		tileKernel{mr: 16, nr: 8, fn: func(a *tileArgs) { tileQ4_1x16x8AVX512(a, &q4Lut) }},
+		tileKernel{mr: 16, nr: 1, fn: func(a *tileArgs) { gemvQ4_1x16AVX512(a, &q4Lut) }})
+	k.tiles[quant.TypeQ5_1] = append(k.tiles[quant.TypeQ5_1],
+		tileKernel{mr: 16, nr: 8, fn: func(a *tileArgs) { tileQ5_1x16x8AVX512(a, &q4Lut) }},
+		tileKernel{mr: 16, nr: 1, fn: func(a *tileArgs) { gemvQ5_1x16AVX512(a, &q4Lut) }})
+	k.tiles[quant.TypeQ5_0] = append(k.tiles[quant.TypeQ5_0], q4Tiles(tileQ5_0x16x8AVX512, gemvQ5_0x16AVX512, &q4Lut, q5Off)...)
+}
+
+// gemvQ80Z computes gemvRowsZ Q8_0 outputs for one activation row.
+func gemvQ80Z(a *tileArgs) {
+	if a.n == 0 {
+		for i := range gemvRowsZ {
+			*(*float32)(unsafe.Add(unsafe.Pointer(a.out), 4*i)) = 0
+		}
+		return
+	}
+	gemvQ80AVX512(a, gemvRowsZ)
+}
+
+// tileQ8_0x4x8AVX512 computes 4×8 Q8_0 outputs (a.n blocks of 34 bytes
+// per weight row, q8Block activations) as dotQ8_0AVX2 computes each, two
+// weight rows to a zmm. With no blocks every output is +0.
+//
+//go:noescape
+func tileQ8_0x4x8AVX512(a *tileArgs)
+
+// gemvQ80AVX512 computes rows (a multiple of eight) Q8_0 outputs against
+// one activation row as dotQ8_0AVX2 computes each, two weight rows to a
+// zmm; each activation block is loaded once for the eight rows of a
+// group. a.n must be at least 1.
+//
+//go:noescape
+func gemvQ80AVX512(a *tileArgs, rows int)
+
+// q4Lut and iq4Lut are the unsigned levels the Q4_0 and IQ4_NL tiles look
+// their nibbles up in: q+8 for Q4_0 (the nibble itself) and level+128 for
+// IQ4_NL (iq4Levels), so that the signed quant is u - q4Off (iq4Off).
+var q4Lut, iq4Lut = func() (q, iq [16]byte) {
+	for n := range q {
+		q[n] = byte(n)
+		iq[n] = byte(int(iq4Levels[n]) + 128)
+	}
+	return q, iq
+}()
+
+// The offsets of q4Lut and iq4Lut, and of Q5_0's five-bit quants.
+const (
+	q4Off  = 8
+	iq4Off = 128
+	q5Off  = 16
+)
+
+// q4Tiles returns the AVX-512 tiles for Q4_0 or IQ4_NL weights: tile
+// (16×8, for prompts) and gemv (16×1, for decode), their nibbles' levels
+// offset by off (and, for IQ4_NL, looked up in lut).
+func q4Tiles(tile, gemv func(a *tileArgs, lut *[16]byte, off uint32), lut *[16]byte, off uint32) []tileKernel {
+	return []tileKernel{
+		{mr: 16, nr: 8, fn: func(a *tileArgs) { tile(a, lut, off) }},
+		{mr: 16, nr: 1, fn: func(a *tileArgs) { gemv(a, lut, off) }},
+	}
+}
+
+// tileQ4_0x16x8AVX512 computes 16×8 outputs of Q4_0 weights (a.n blocks
+// of 18 bytes per weight row, q8Block activations), the nibbles taken as
+// unsigned levels offset by off (lut unused), each as dot32 computes it:
+// the exact integer dot of each block, converted to float32 and
+// accumulated with one fused multiply-add by d_w·d_x, in block order.
+// With no blocks every output is +0.
+//
+//go:noescape
+func tileQ4_0x16x8AVX512(a *tileArgs, lut *[16]byte, off uint32)
+
+// tileIQ4NLx16x8AVX512 is tileQ4_0x16x8AVX512 for IQ4_NL weights, the
+// nibbles looked up in lut (levels offset by off).
+//
+//go:noescape
+func tileIQ4NLx16x8AVX512(a *tileArgs, lut *[16]byte, off uint32)
+
+// gemvQ4_0x16AVX512 is tileQ4_0x16x8AVX512 for one activation row: 16
+// outputs.
+//
+//go:noescape
+func gemvQ4_0x16AVX512(a *tileArgs, lut *[16]byte, off uint32)
+
+// gemvIQ4NLx16AVX512 is tileIQ4NLx16x8AVX512 for one activation row.
+//
+//go:noescape
+func gemvIQ4NLx16AVX512(a *tileArgs, lut *[16]byte, off uint32)
+
+// tileQ4_1x16x8AVX512 computes 16×8 outputs of Q4_1 weights (a.n blocks of
+// 20 bytes per weight row, Q8_1 activations) as dot32 computes each: the
+// exact integer dot of each block, then sum += float32(dot)·(d_w·d_x) +
+// m_w·s_x, each operation rounded apart, in block order. lut is any valid
+// table (the setup loads one; the nibbles need none). With no blocks
+// every output is +0.
+//
+//go:noescape
+func tileQ4_1x16x8AVX512(a *tileArgs, lut *[16]byte)
+
+// gemvQ4_1x16AVX512 is tileQ4_1x16x8AVX512 for one activation row: 16
+// outputs.
+//
+//go:noescape
+func gemvQ4_1x16AVX512(a *tileArgs, lut *[16]byte)
+
+// tileQ5_1x16x8AVX512 is tileQ4_1x16x8AVX512 for Q5_1 weights (24-byte
+// blocks: d, m, the fifth bits, the nibbles).
+//
+//go:noescape
+func tileQ5_1x16x8AVX512(a *tileArgs, lut *[16]byte)
+
+// gemvQ5_1x16AVX512 is tileQ5_1x16x8AVX512 for one activation row.
+//
+//go:noescape
+func gemvQ5_1x16AVX512(a *tileArgs, lut *[16]byte)
+
+// tileQ5_0x16x8AVX512 computes 16×8 outputs of Q5_0 weights (22-byte
+// blocks: d, the fifth bits, the nibbles; the unsigned quants offset by
+// off) in dot32's generic order, as tileQ4_1x16x8AVX512 does with a zero
+// minimum. lut is any valid table.
+//
+//go:noescape
+func tileQ5_0x16x8AVX512(a *tileArgs, lut *[16]byte, off uint32)
+
+// gemvQ5_0x16AVX512 is tileQ5_0x16x8AVX512 for one activation row.
+//
+//go:noescape
+func gemvQ5_0x16AVX512(a *tileArgs, lut *[16]byte, off uint32)
