@@ -1,0 +1,282 @@
+package cpu
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+	"unsafe"
+
+	"saji/kernels/quant"
+)
+
+// repackCase is one weight type's decode tile in the two layouts: the
+// step kernel and the original tile it reproduces.
+type repackCase struct {
+	typ   quant.Type
+	step  func(a *tileArgs, rows, bstep, gstep int)
+	orig  func(a *tileArgs, rows int)
+	xsize int // bytes of one activation block
+}
+
+// repackCases lists the decode tiles measured in both layouts.
+var repackCases = []repackCase{
+	{quant.TypeQ4_K, gemvQ4KStepAVX2, gemvQ4KAVX2, int(unsafe.Sizeof(q8KBlock{}))},
+	{quant.TypeQ8_0, gemvQ80StepAVX2, gemvQ80AVX2, int(unsafe.Sizeof(q8Block{}))},
+}
+
+// repackWeights returns rows random weight rows of nb blocks of typ in
+// the file's layout at stride wstride, of kind "normal" (quantized normal
+// values), "raw" (random bytes, large scales) or "zero".
+func repackWeights(tb testing.TB, rng *rand.Rand, typ quant.Type, rows, nb, wstride int, kind string) []byte {
+	tb.Helper()
+	w := make([]byte, rows*wstride)
+	for i := range rows {
+		var wr []byte
+		switch {
+		case kind == "zero":
+			continue
+		case typ == quant.TypeQ4_K && kind == "normal":
+			wr = kWeights(tb, rng, typ, nb, 1)
+		case typ == quant.TypeQ4_K:
+			wr = kRawWeights(rng, typ, nb, 30000)
+		case kind == "normal":
+			wr = make([]byte, nb*typ.TypeSize())
+			if err := quant.Quantize(typ, randn(rng, 32*nb, 0.02), wr); err != nil {
+				tb.Fatal(err)
+			}
+		default:
+			wr = rawBlocks(rng, typ, nb, 3e4)
+		}
+		copy(w[i*wstride:], wr)
+	}
+	return w
+}
+
+// repackActs returns one activation row of nb blocks for typ, as a pointer
+// for tileArgs, and the oracle's dot product of a weight row with it.
+func repackActs(rng *rand.Rand, typ quant.Type, nb int, extreme bool) (unsafe.Pointer, func(w []byte) float32) {
+	if typ.BlockSize() == quant.QK_K {
+		x := kActs(rng, nb, false)
+		if extreme {
+			x = kExtremeActs(rng, nb)
+		}
+		return unsafe.Pointer(&x[0]), func(w []byte) float32 { return oracleK(typ, w, x, false) }
+	}
+	x := q8Acts(rng, nb, false)
+	if extreme {
+		x = extremeActs(rng, nb, false)
+	}
+	return unsafe.Pointer(&x[0]), func(w []byte) float32 {
+		var r row32
+		r.reset(32 * nb)
+		decode32(typ, w, &r)
+		return dot32(&r, x)
+	}
+}
+
+// TestRepackGemv checks the step decode tiles bit for bit against the
+// original tiles and the oracle, on the file's layout (rows at a stride
+// larger than a row) and on an interleaved copy: quantized normal weights,
+// random bytes with large scales against normal and ±127 activations,
+// all-zero weights; short and odd block counts; three groups of four rows;
+// the slots after the outputs left untouched.
+func TestRepackGemv(t *testing.T) {
+	avx2GemvSet(t)
+	b := NewReference(2)
+	rng := rand.New(rand.NewPCG(61, 62))
+	const rows = 12
+	for _, c := range repackCases {
+		bb := c.typ.TypeSize()
+		for _, nb := range []int{1, 2, 3, 5, 17} {
+			for _, kind := range []string{"normal", "raw", "extreme", "zero"} {
+				t.Run(fmt.Sprintf("%v/%d/%s", c.typ, nb, kind), func(t *testing.T) {
+					rb := nb * bb
+					wstride := rb + 13
+					w := repackWeights(t, rng, c.typ, rows, nb, wstride, kind)
+					x, oracle := repackActs(rng, c.typ, nb, kind == "extreme" || kind == "raw")
+					packed := make([]byte, rows*rb)
+					dense := make([]byte, rows*rb)
+					for i := range rows {
+						copy(dense[i*rb:], w[i*wstride:i*wstride+rb])
+					}
+					b.interleave(packed, dense, rows, rb, bb)
+
+					run := func(fn func(a *tileArgs)) []float32 {
+						out := make([]float32, rows+3)
+						for i := range out {
+							out[i] = math.Float32frombits(0x7fc0dead)
+						}
+						fn(&tileArgs{w: &w[0], wstride: wstride, x: x, n: nb, out: &out[0], ostride: 1})
+						return out
+					}
+					orig := run(func(a *tileArgs) { c.orig(a, rows) })
+					file := run(func(a *tileArgs) { c.step(a, rows, bb, 4*wstride) })
+					inter := run(func(a *tileArgs) {
+						a.w, a.wstride = &packed[0], bb
+						c.step(a, rows, 4*bb, 4*rb)
+					})
+					for i := range orig {
+						if i >= rows {
+							for _, got := range []float32{orig[i], file[i], inter[i]} {
+								if math.Float32bits(got) != 0x7fc0dead {
+									t.Fatalf("slot %d after the outputs written", i)
+								}
+							}
+							continue
+						}
+						want := oracle(w[i*wstride : i*wstride+rb])
+						for _, got := range []float32{orig[i], file[i], inter[i]} {
+							if math.Float32bits(got) != math.Float32bits(want) {
+								t.Fatalf("output %d: original %#x, file layout %#x, interleaved %#x, oracle %#x",
+									i, math.Float32bits(orig[i]), math.Float32bits(file[i]), math.Float32bits(inter[i]), math.Float32bits(want))
+							}
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestInterleave checks where interleave puts every block: full groups of
+// four rows block by block, the rows after the last group as they are.
+func TestInterleave(t *testing.T) {
+	for _, m := range []int{1, 4, 7, 9, 12} {
+		for _, threads := range []int{1, 2} {
+			t.Run(fmt.Sprintf("m=%d/t=%d", m, threads), func(t *testing.T) {
+				const nb, bb = 3, 5
+				rb := nb * bb
+				src := make([]byte, m*rb)
+				for i := range src {
+					src[i] = byte(i)
+				}
+				dst := make([]byte, len(src))
+				NewReference(threads).interleave(dst, src, m, rb, bb)
+				for i := range m {
+					for k := range nb {
+						at := i*rb + k*bb
+						if i < m/4*4 {
+							at = i/4*4*rb + (4*k+i%4)*bb
+						}
+						if got, want := dst[at:at+bb], src[i*rb+k*bb:i*rb+(k+1)*bb]; string(got) != string(want) {
+							t.Fatalf("row %d block %d at %d: %v, want %v", i, k, at, got, want)
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// repackShapes are the decode matrices the layouts are measured on: k
+// values per row, m rows.
+var repackShapes = []struct {
+	typ  quant.Type
+	k, m int
+}{
+	{quant.TypeQ4_K, 4096, 4096},  // an 8B model's attention
+	{quant.TypeQ4_K, 4096, 14336}, // an 8B model's ffn_up and ffn_gate
+	{quant.TypeQ4_K, 14336, 4096}, // an 8B model's ffn_down
+	{quant.TypeQ4_K, 2048, 8192},  // a 1B model's ffn_up and ffn_gate
+	{quant.TypeQ8_0, 2048, 8192},
+	{quant.TypeQ8_0, 4096, 4096},
+}
+
+// repackWorkingSet is the weight bytes a measurement cycles through, so
+// that every matrix streams from memory as in decoding (where the whole
+// model, far larger than the caches, is read once per token).
+const repackWorkingSet = 512 << 20
+
+// repackLayouts are the layouts BenchmarkRepackGemv times: the original
+// decode tile and the step kernel on the file's layout, the step kernel on
+// an interleaved copy.
+var repackLayouts = []string{"orig", "file", "interleaved"}
+
+// BenchmarkRepackGemv compares decode (one activation row) on the file's
+// layout ("file": each group of four rows read as four streams) with the
+// same kernel on copies interleaved by four rows ("interleaved": one
+// stream), split over the backend's threads as the matrix product splits
+// them, on one and two threads. Copies of each matrix fill
+// repackWorkingSet, each call taking the next copy (never one a recent
+// call read), so that the weights stream from memory. The layouts take
+// turns within every iteration (on a shared machine the load drifts
+// between sub-benchmarks), and each is reported as its median time in
+// weight GB/s; "speedup" is the file layout's median time over the
+// interleaved one's (above 1: interleaving pays). "orig" is the original
+// decode tile on the file's layout, to show that the step kernel has its
+// speed; "ms-repack/matrix" is what interleaving one matrix took on two
+// threads.
+func BenchmarkRepackGemv(b *testing.B) {
+	avx2GemvSet(b)
+	rng := rand.New(rand.NewPCG(63, 64))
+	for _, s := range repackShapes {
+		c := repackCases[0]
+		if s.typ == quant.TypeQ8_0 {
+			c = repackCases[1]
+		}
+		bb := c.typ.TypeSize()
+		nb := s.k / c.typ.BlockSize()
+		rb := nb * bb
+		size := s.m * rb
+		one := repackWeights(b, rng, c.typ, s.m, nb, rb, "normal")
+		copies := max(1, repackWorkingSet/size)
+		file, packed := make([][]byte, copies), make([][]byte, copies)
+		ref := NewReference(2)
+		var took time.Duration
+		for i := range copies {
+			file[i] = append([]byte(nil), one...)
+			packed[i] = make([]byte, size)
+			start := time.Now()
+			ref.interleave(packed[i], file[i], s.m, rb, bb)
+			took += time.Since(start)
+		}
+		x, _ := repackActs(rng, c.typ, nb, false)
+		out := make([]float32, s.m)
+		for _, threads := range []int{1, 2} {
+			bk := NewReference(threads)
+			run := func(layout string, i int) time.Duration {
+				w := file[i%copies]
+				if layout == "interleaved" {
+					w = packed[i%copies]
+				}
+				start := time.Now()
+				bk.parallelBalanced(s.m/4, func(glo, ghi int) {
+					a := tileArgs{w: &w[4*glo*rb], wstride: rb, x: x, n: nb, out: &out[4*glo], ostride: 1}
+					switch layout {
+					case "orig":
+						c.orig(&a, 4*(ghi-glo))
+					case "file":
+						c.step(&a, 4*(ghi-glo), bb, 4*rb)
+					default:
+						a.wstride = bb
+						c.step(&a, 4*(ghi-glo), 4*bb, 4*rb)
+					}
+				})
+				return time.Since(start)
+			}
+			b.Run(fmt.Sprintf("%v/%dx%d/t=%d", c.typ, s.k, s.m, threads), func(b *testing.B) {
+				b.ReportMetric(float64(took.Microseconds())/float64(copies)/1e3, "ms-repack/matrix")
+				times := map[string][]time.Duration{}
+				calls := 0
+				for it := 0; b.Loop(); it++ {
+					for l := range repackLayouts {
+						layout := repackLayouts[(l+it)%len(repackLayouts)]
+						times[layout] = append(times[layout], run(layout, calls))
+						calls++
+					}
+				}
+				med := map[string]time.Duration{}
+				for _, layout := range repackLayouts {
+					ts := times[layout]
+					slices.Sort(ts)
+					med[layout] = ts[len(ts)/2]
+					b.ReportMetric(float64(size)/med[layout].Seconds()/1e9, "GB/s-"+layout)
+				}
+				b.ReportMetric(float64(med["file"])/float64(med["interleaved"]), "speedup")
+			})
+		}
+	}
+}
