@@ -9,6 +9,7 @@ import (
 	"time"
 	"unsafe"
 
+	"saji/kernels"
 	"saji/kernels/quant"
 )
 
@@ -84,7 +85,7 @@ func repackActs(rng *rand.Rand, typ quant.Type, nb int, extreme bool) (unsafe.Po
 // all-zero weights; short and odd block counts; three groups of four rows;
 // the slots after the outputs left untouched.
 func TestRepackGemv(t *testing.T) {
-	avx2GemvSet(t)
+	kernelSetFor(t, setAVX2)
 	b := NewReference(2)
 	rng := rand.New(rand.NewPCG(61, 62))
 	const rows = 12
@@ -210,7 +211,7 @@ var repackLayouts = []string{"orig", "file", "interleaved"}
 // speed; "ms-repack/matrix" is what interleaving one matrix took on two
 // threads.
 func BenchmarkRepackGemv(b *testing.B) {
-	avx2GemvSet(b)
+	kernelSetFor(b, setAVX2)
 	rng := rand.New(rand.NewPCG(63, 64))
 	for _, s := range repackShapes {
 		c := repackCases[0]
@@ -278,5 +279,149 @@ func BenchmarkRepackGemv(b *testing.B) {
 				b.ReportMetric(float64(med["file"])/float64(med["interleaved"]), "speedup")
 			})
 		}
+	}
+}
+
+// productOn returns w·x on b for a weight tensor w [k, m] and host
+// activations x [k, n].
+func productOn(t *testing.T, b *Backend, w kernels.Tensor, x []float32, k, m, n int) []float32 {
+	t.Helper()
+	xt, dst := f32(t, b, x, k, n), f32(t, b, make([]float32, m*n), m, n)
+	if err := b.MatMul(dst, w, xt); err != nil {
+		t.Fatal(err)
+	}
+	out := make([]float32, m*n)
+	if err := b.Read(dst, out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestRepackMatMul checks matrix products with repacked Q4_K and Q8_0
+// weights bit for bit against the same weights in the file's layout and
+// against the pure-Go oracle, on every kernel set the CPU runs, on one and
+// two threads: weight row counts that are and are not multiples of four
+// (the rows after the last group stay in the file's layout), one to three
+// activation rows (decode, from the interleaved copy) and four or five (a
+// prompt, from the file's layout); and that the repacked weight reads back
+// and gathers rows as the original does.
+func TestRepackMatMul(t *testing.T) {
+	ref := NewReference(2)
+	rng := rand.New(rand.NewPCG(65, 66))
+	shapes := []struct{ k, m int }{{256, 4}, {512, 5}, {256, 7}, {768, 13}, {2048, 67}}
+	for _, set := range KernelSets() {
+		for _, threads := range []int{1, 2} {
+			b, err := NewWithKernels(threads, set)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, typ := range []quant.Type{quant.TypeQ4_K, quant.TypeQ8_0} {
+				for _, s := range shapes {
+					data := make([]byte, s.m*s.k/typ.BlockSize()*typ.TypeSize())
+					if err := quant.Quantize(typ, randn(rng, s.k*s.m, 1/math.Sqrt(float64(s.k))), data); err != nil {
+						t.Fatal(err)
+					}
+					plain, err := b.Weight(typ, []int{s.k, s.m}, data)
+					if err != nil {
+						t.Fatal(err)
+					}
+					packed, err := b.Repack(plain)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !Repacked(packed) {
+						t.Fatalf("%s: %v %dx%d not repacked", set, typ, s.k, s.m)
+					}
+					oracleW, err := ref.Weight(typ, []int{s.k, s.m}, data)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, n := range []int{1, 2, 3, 4, 5} {
+						t.Run(fmt.Sprintf("%s/t=%d/%v/%dx%dx%d", set, threads, typ, s.k, s.m, n), func(t *testing.T) {
+							x := randn(rng, s.k*n, 1)
+							x[0], x[len(x)-1] = 9, -9
+							got := productOn(t, b, packed, x, s.k, s.m, n)
+							want := productOn(t, b, plain, x, s.k, s.m, n)
+							oracle := productOn(t, ref, oracleW, x, s.k, s.m, n)
+							for i := range got {
+								if math.Float32bits(got[i]) != math.Float32bits(want[i]) || math.Float32bits(got[i]) != math.Float32bits(oracle[i]) {
+									t.Fatalf("output %d (row %d, col %d): repacked %v, file layout %v, oracle %v",
+										i, i%s.m, i/s.m, got[i], want[i], oracle[i])
+								}
+							}
+						})
+					}
+					rows := []int32{int32(s.m - 1), 0, int32(s.m / 2)}
+					gp, gw := f32(t, b, make([]float32, 3*s.k), s.k, 3), f32(t, b, make([]float32, 3*s.k), s.k, 3)
+					if err := b.GetRows(gp, packed, rows); err != nil {
+						t.Fatal(err)
+					}
+					if err := b.GetRows(gw, plain, rows); err != nil {
+						t.Fatal(err)
+					}
+					hp, hw := make([]float32, 3*s.k), make([]float32, 3*s.k)
+					_, _ = b.Read(gp, hp), b.Read(gw, hw)
+					for i := range hp {
+						if math.Float32bits(hp[i]) != math.Float32bits(hw[i]) {
+							t.Fatalf("%s %v: GetRows of the repacked weight differs at %d", set, typ, i)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestRepackSkips checks that Repack leaves a weight as it is where it
+// should: SAJI_REPACK=off, memory short for the copy, fewer than four
+// rows, a type without an interleaved kernel, the pure-Go kernels.
+func TestRepackSkips(t *testing.T) {
+	kernelSetFor(t, setAVX2)
+	weight := func(t *testing.T, b *Backend, typ quant.Type, m int) kernels.Tensor {
+		t.Helper()
+		w, err := b.Weight(typ, []int{256, m}, make([]byte, m*typ.TypeSize()*256/typ.BlockSize()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+	cases := []struct {
+		name   string
+		ref    bool
+		typ    quant.Type
+		m      int
+		env    string
+		avail  int64
+		packed bool
+	}{
+		{"repacked", false, quant.TypeQ4_K, 8, "", 8 << 30, true},
+		{"SAJI_REPACK=off", false, quant.TypeQ4_K, 8, "off", 8 << 30, false},
+		{"memory short", false, quant.TypeQ8_0, 8, "", repackReserve + 100, false},
+		{"three rows", false, quant.TypeQ4_K, 3, "", 8 << 30, false},
+		{"Q6_K", false, quant.TypeQ6_K, 8, "", 8 << 30, false},
+		{"pure Go", true, quant.TypeQ4_K, 8, "", 8 << 30, false},
+	}
+	saved := memAvailable
+	defer func() { memAvailable = saved }()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Setenv("SAJI_REPACK", c.env)
+			memAvailable = func() (int64, bool) { return c.avail, true }
+			b := New(1)
+			if c.ref {
+				b = NewReference(1)
+			}
+			w := weight(t, b, c.typ, c.m)
+			p, err := b.Repack(w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if Repacked(p) != c.packed {
+				t.Fatalf("repacked %v, want %v", Repacked(p), c.packed)
+			}
+			if !c.packed && p != w {
+				t.Fatal("a weight left as it is is not the same tensor")
+			}
+		})
 	}
 }

@@ -113,6 +113,9 @@ func (b *Backend) MatMul(dst, w, x kernels.Tensor) error {
 					out[j*m+i] = dot(row, xq[j*nb:(j+1)*nb])
 				}
 			}
+			if b.gemvPacked(wt, n, unsafe.Pointer(&xq[0]), nb*int(unsafe.Sizeof(q8Block{})), nb, out, single) {
+				break
+			}
 			b.simd(wt, n, nb*int(unsafe.Sizeof(q8Block{})), true, unsafe.Pointer(&xq[0]), nb, out, 0, single)
 			break
 		}
@@ -151,6 +154,9 @@ func (b *Backend) MatMul(dst, w, x kernels.Tensor) error {
 				for j := j0; j < j1; j++ {
 					out[j*m+i] = dot(row, xq[j*nb:(j+1)*nb], j < gemmRows)
 				}
+			}
+			if b.gemvPacked(wt, n, unsafe.Pointer(&xq[0]), nb*int(unsafe.Sizeof(q8KBlock{})), nb, out, single) {
+				break
 			}
 			b.simd(wt, n, nb*int(unsafe.Sizeof(q8KBlock{})), true, unsafe.Pointer(&xq[0]), nb, out, gemmRows, single)
 			break
