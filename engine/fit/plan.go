@@ -154,7 +154,7 @@ type Breakdown struct {
 	RAM   int64 `json:"ram"`
 	// Repacked is the CPU backend's interleaved copies of the weights it
 	// runs (ModelShape.RepackBytes), part of Total and RAM: decoding reads
-	// them, prompts the file's bytes, so both stay in memory.
+	// them, Q4_K prompts the file's bytes, so both may stay in memory.
 	Repacked int64 `json:"repacked,omitempty"`
 }
 

@@ -151,8 +151,8 @@ func (ld *loader) wrap(b kernels.Backend, ti gguf.TensorInfo, shape []int, from,
 	}
 	t, err := b.Weight(ti.Type, shape, data[from*rb:(from+n)*rb])
 	if c, ok := b.(*cpu.Backend); ok && err == nil {
-		// Decoding reads the CPU's weights interleaved by four rows where
-		// its kernels have that layout (the experts keep the file's).
+		// The CPU decodes from weights interleaved by four rows where its
+		// kernels have that layout (the experts keep the file's).
 		t, err = c.Repack(t)
 	}
 	if err != nil {

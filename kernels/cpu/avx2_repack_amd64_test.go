@@ -301,10 +301,10 @@ func productOn(t *testing.T, b *Backend, w kernels.Tensor, x []float32, k, m, n 
 // weights bit for bit against the same weights in the file's layout and
 // against the pure-Go oracle, on every kernel set the CPU runs, on one and
 // two threads: weight row counts that are and are not multiples of four
-// (the rows after the last group stay in the file's layout), one to three
-// activation rows (decode, from the interleaved copy) and four or five (a
-// prompt, from the file's layout); and that the repacked weight reads back
-// and gathers rows as the original does.
+// (the rows after the last group stay in the file's layout), one to five
+// activation rows; that decoding and Q8_0 prompts read the interleaved copy
+// alone (Q4_K prompts, in dotK's gemm order, read the file's layout); and
+// that the repacked weight gathers rows as the original does.
 func TestRepackMatMul(t *testing.T) {
 	ref := NewReference(2)
 	rng := rand.New(rand.NewPCG(65, 66))
@@ -336,6 +336,20 @@ func TestRepackMatMul(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
+					// A second copy whose file bytes are scribbled over after
+					// the repack, but for the rows after the last group: the
+					// products that read the interleaved copy alone still match.
+					scribbled := slices.Clone(data)
+					only, err := b.Weight(typ, []int{s.k, s.m}, scribbled)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if only, err = b.Repack(only); err != nil {
+						t.Fatal(err)
+					}
+					for i := range scribbled[:s.m/4*4*len(data)/s.m] {
+						scribbled[i] = byte(i * 7)
+					}
 					for _, n := range []int{1, 2, 3, 4, 5} {
 						t.Run(fmt.Sprintf("%s/t=%d/%v/%dx%dx%d", set, threads, typ, s.k, s.m, n), func(t *testing.T) {
 							x := randn(rng, s.k*n, 1)
@@ -343,6 +357,13 @@ func TestRepackMatMul(t *testing.T) {
 							got := productOn(t, b, packed, x, s.k, s.m, n)
 							want := productOn(t, b, plain, x, s.k, s.m, n)
 							oracle := productOn(t, ref, oracleW, x, s.k, s.m, n)
+							if typ == quant.TypeQ8_0 || n < 4 { // Q4_K prompts read the file's layout
+								for i, v := range productOn(t, b, only, x, s.k, s.m, n) {
+									if math.Float32bits(v) != math.Float32bits(want[i]) {
+										t.Fatalf("output %d (row %d, col %d) read the file's bytes: %v, want %v", i, i%s.m, i/s.m, v, want[i])
+									}
+								}
+							}
 							for i := range got {
 								if math.Float32bits(got[i]) != math.Float32bits(want[i]) || math.Float32bits(got[i]) != math.Float32bits(oracle[i]) {
 									t.Fatalf("output %d (row %d, col %d): repacked %v, file layout %v, oracle %v",

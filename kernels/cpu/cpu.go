@@ -93,8 +93,8 @@ type tensor struct {
 	owned bool      // f was allocated by New (not a weight's view), so it may be recycled
 
 	// packed is a copy of the weight's rows interleaved by four (Repack),
-	// which the matrix product reads for decoding, or nil. data keeps the
-	// file's layout for every other use.
+	// which the matrix product reads where it can (packedProduct), or nil.
+	// data keeps the file's layout for every other use.
 	packed []byte
 }
 

@@ -113,7 +113,7 @@ func (b *Backend) MatMul(dst, w, x kernels.Tensor) error {
 					out[j*m+i] = dot(row, xq[j*nb:(j+1)*nb])
 				}
 			}
-			if b.gemvPacked(wt, n, unsafe.Pointer(&xq[0]), nb*int(unsafe.Sizeof(q8Block{})), nb, out, single) {
+			if b.packedProduct(wt, n, nb*int(unsafe.Sizeof(q8Block{})), unsafe.Pointer(&xq[0]), nb, out, 0, single) {
 				break
 			}
 			b.simd(wt, n, nb*int(unsafe.Sizeof(q8Block{})), true, unsafe.Pointer(&xq[0]), nb, out, 0, single)
@@ -155,7 +155,7 @@ func (b *Backend) MatMul(dst, w, x kernels.Tensor) error {
 					out[j*m+i] = dot(row, xq[j*nb:(j+1)*nb], j < gemmRows)
 				}
 			}
-			if b.gemvPacked(wt, n, unsafe.Pointer(&xq[0]), nb*int(unsafe.Sizeof(q8KBlock{})), nb, out, single) {
+			if b.packedProduct(wt, n, nb*int(unsafe.Sizeof(q8KBlock{})), unsafe.Pointer(&xq[0]), nb, out, gemmRows, single) {
 				break
 			}
 			b.simd(wt, n, nb*int(unsafe.Sizeof(q8KBlock{})), true, unsafe.Pointer(&xq[0]), nb, out, gemmRows, single)

@@ -19,7 +19,10 @@ import (
 // b at 4g·rowBytes + (4b+r)·blockBytes, as ggml's Q4_Kx4 and Q8_0x4) they
 // are one. BenchmarkRepackGemv measured the same kernel 6-9% faster on an
 // interleaved Q4_K matrix and 15-30% on Q8_0, at one and two threads. The
-// arithmetic is unchanged, so every output is the same float.
+// arithmetic is unchanged, so every output is the same float. Q8_0
+// prompts run the same kernel, an activation row at a time, on the copy;
+// Q4_K prompts run their tiles (four activation rows, dotK's gemm order)
+// on the file's layout, whose pages then stay in memory too.
 
 // interleaveRows is the number of weight rows an interleaved weight takes
 // block by block.
@@ -49,12 +52,13 @@ var memAvailable = func() (int64, bool) {
 }
 
 // Repack returns w with a copy of its rows interleaved by four in
-// anonymous memory, which the matrix product then reads to decode, or w
+// anonymous memory, which the matrix product then reads (packedProduct), or w
 // itself: where the kernel set has no interleaved kernel for w's type, w
 // has fewer than four rows, SAJI_REPACK=off, or the copy would leave less
 // than repackReserve of memory available (said once in the log). The copy
 // is made once, over the backend's threads; w's own bytes (the mapped
-// file) stay for every other use and are not read again to decode.
+// file) stay for every other use (gathering rows, Q4_K prompts) and are
+// not read again to decode.
 func (b *Backend) Repack(w kernels.Tensor) (kernels.Tensor, error) {
 	t, err := b.own(w)
 	if err != nil {
@@ -141,34 +145,21 @@ func (b *Backend) interleave(dst, src []byte, m, rowBytes, blockBytes int) {
 	copy(dst[tail:m*rowBytes], src[tail:m*rowBytes])
 }
 
-// gemvPacked runs the product of a repacked weight w by n activation rows
-// (at x, xstride bytes apart, blocks blocks each) into out on the
-// interleaved decode kernel, the rows after the last group of four on
-// single. It reports false, doing nothing, when w has no interleaved copy
-// or kernel, or n is more than three (a prompt: its tiles read w's own
-// bytes, where each weight load serves many activation rows).
-func (b *Backend) gemvPacked(w *tensor, n int, x unsafe.Pointer, xstride, blocks int, out []float32, single func(i, j0, j1 int)) bool {
-	if w.packed == nil || n > 3 || b.k.packed[w.typ] == nil {
+// packedProduct runs the product of a repacked weight w by n activation
+// rows (rowBytes each in their dot-product format, at x, blocks blocks per
+// row) into out on the interleaved decode kernel, each activation row in
+// turn within the cache tiles of tiledBlocks; the rows after the last
+// group of four, in the file's layout, go to single. It reports false,
+// doing nothing, when w has no interleaved copy or kernel, or activation
+// rows take dotK's gemm order (gemmRows > 0: Q4_K prompts, whose tiles
+// read w's own bytes).
+func (b *Backend) packedProduct(w *tensor, n, rowBytes int, x unsafe.Pointer, blocks int, out []float32, gemmRows int, single func(i, j0, j1 int)) bool {
+	if w.packed == nil || gemmRows > 0 || b.k.packed[w.typ] == nil {
 		return false
 	}
 	kern := b.k.packed[w.typ]
-	m, rb := w.rows(), w.rowBytes()
-	groups := m / interleaveRows
-	b.parallelBalanced(groups+1, func(glo, ghi int) {
-		if ghi > groups { // the last part takes the rows after the groups
-			for i := groups * interleaveRows; i < m; i++ {
-				single(i, 0, n)
-			}
-			ghi = groups
-		}
-		if glo >= ghi {
-			return
-		}
-		for j := range n {
-			a := tileArgs{w: &w.packed[glo*interleaveRows*rb], wstride: rb, x: unsafe.Add(x, j*xstride),
-				n: blocks, out: &out[j*m+glo*interleaveRows]}
-			kern(&a, (ghi-glo)*interleaveRows)
-		}
-	})
+	tk := tileKernel{mr: interleaveRows, nr: 1, fn: func(a *tileArgs) { kern(a, interleaveRows) }}
+	b.tiledBlocks(&tk, w.rows(), n, rowBytes, tileArgs{w: &w.packed[0], wstride: w.rowBytes(), x: x,
+		xstride: rowBytes, n: blocks, out: &out[0], ostride: w.rows()}, 0, single)
 	return true
 }
