@@ -153,8 +153,9 @@ type Breakdown struct {
 	GPU   int64 `json:"gpu"`
 	RAM   int64 `json:"ram"`
 	// Repacked is the CPU backend's interleaved copies of the weights it
-	// runs (ModelShape.RepackBytes), part of Total and RAM: decoding reads
-	// them, Q4_K prompts the file's bytes, so both may stay in memory.
+	// runs (ModelShape.RepackBytes), part of Total and RAM: the matrix
+	// products read them instead of the file's bytes, which stay mapped
+	// (to gather rows) and, loaded without mmap, in memory.
 	Repacked int64 `json:"repacked,omitempty"`
 }
 

@@ -301,10 +301,11 @@ func productOn(t *testing.T, b *Backend, w kernels.Tensor, x []float32, k, m, n 
 // weights bit for bit against the same weights in the file's layout and
 // against the pure-Go oracle, on every kernel set the CPU runs, on one and
 // two threads: weight row counts that are and are not multiples of four
-// (the rows after the last group stay in the file's layout), one to five
-// activation rows; that decoding and Q8_0 prompts read the interleaved copy
-// alone (Q4_K prompts, in dotK's gemm order, read the file's layout); and
-// that the repacked weight gathers rows as the original does.
+// (the rows after the last group stay in the file's layout), one to eleven
+// activation rows (decode; prompts, Q4_K's in dotK's gemm order but for
+// the last n%4 rows); that the products read the interleaved copy alone
+// (but for the rows after the last group); and that the repacked weight
+// gathers rows as the original does.
 func TestRepackMatMul(t *testing.T) {
 	ref := NewReference(2)
 	rng := rand.New(rand.NewPCG(65, 66))
@@ -350,18 +351,16 @@ func TestRepackMatMul(t *testing.T) {
 					for i := range scribbled[:s.m/4*4*len(data)/s.m] {
 						scribbled[i] = byte(i * 7)
 					}
-					for _, n := range []int{1, 2, 3, 4, 5} {
+					for _, n := range []int{1, 2, 3, 4, 5, 8, 11} {
 						t.Run(fmt.Sprintf("%s/t=%d/%v/%dx%dx%d", set, threads, typ, s.k, s.m, n), func(t *testing.T) {
 							x := randn(rng, s.k*n, 1)
 							x[0], x[len(x)-1] = 9, -9
 							got := productOn(t, b, packed, x, s.k, s.m, n)
 							want := productOn(t, b, plain, x, s.k, s.m, n)
 							oracle := productOn(t, ref, oracleW, x, s.k, s.m, n)
-							if typ == quant.TypeQ8_0 || n < 4 { // Q4_K prompts read the file's layout
-								for i, v := range productOn(t, b, only, x, s.k, s.m, n) {
-									if math.Float32bits(v) != math.Float32bits(want[i]) {
-										t.Fatalf("output %d (row %d, col %d) read the file's bytes: %v, want %v", i, i%s.m, i/s.m, v, want[i])
-									}
+							for i, v := range productOn(t, b, only, x, s.k, s.m, n) {
+								if math.Float32bits(v) != math.Float32bits(want[i]) {
+									t.Fatalf("output %d (row %d, col %d) read the file's bytes: %v, want %v", i, i%s.m, i/s.m, v, want[i])
 								}
 							}
 							for i := range got {
@@ -468,5 +467,59 @@ func BenchmarkInterleave(b *testing.B) {
 				b.ReportMetric(float64(len(src))*float64(b.N)/b.Elapsed().Seconds()/1e9, "GB/s")
 			})
 		}
+	}
+}
+
+// BenchmarkRepackPrompt compares a Q4_K prompt of 128 activation rows (a
+// 1B model's ffn_up, 2048×8192) on the weight in the file's layout with
+// the same on its repacked copy (packedPrompt: the 4×4 tile on groups
+// copied back to the file's layout), on one and two threads. The two take
+// turns within every iteration; each is reported as its median time, and
+// "speedup" is the file layout's over the repacked one's.
+func BenchmarkRepackPrompt(b *testing.B) {
+	kernelSetFor(b, setAVX2)
+	const k, m, n = 2048, 8192, 128
+	rng := rand.New(rand.NewPCG(67, 68))
+	typ := quant.TypeQ4_K
+	data := make([]byte, m*k/typ.BlockSize()*typ.TypeSize())
+	if err := quant.Quantize(typ, randn(rng, k*m, 0.02), data); err != nil {
+		b.Fatal(err)
+	}
+	x := randn(rng, k*n, 1)
+	for _, threads := range []int{1, 2} {
+		bk := New(threads)
+		plain, _ := bk.Weight(typ, []int{k, m}, data)
+		packed, err := bk.Repack(plain)
+		if err != nil || !Repacked(packed) {
+			b.Fatalf("not repacked: %v", err)
+		}
+		xt, _ := bk.New(quant.TypeF32, k, n)
+		_ = bk.Write(xt, x)
+		dst, _ := bk.New(quant.TypeF32, m, n)
+		b.Run(fmt.Sprintf("t=%d", threads), func(b *testing.B) {
+			var file, inter []time.Duration
+			for it := 0; b.Loop(); it++ {
+				order := []kernels.Tensor{plain, packed}
+				if it%2 == 1 {
+					order[0], order[1] = packed, plain
+				}
+				for _, w := range order {
+					start := time.Now()
+					if err := bk.MatMul(dst, w, xt); err != nil {
+						b.Fatal(err)
+					}
+					if w == plain {
+						file = append(file, time.Since(start))
+					} else {
+						inter = append(inter, time.Since(start))
+					}
+				}
+			}
+			slices.Sort(file)
+			slices.Sort(inter)
+			b.ReportMetric(float64(file[len(file)/2])/1e6, "ms-file")
+			b.ReportMetric(float64(inter[len(inter)/2])/1e6, "ms-repacked")
+			b.ReportMetric(float64(file[len(file)/2])/float64(inter[len(inter)/2]), "speedup")
+		})
 	}
 }

@@ -22,7 +22,9 @@ import (
 // arithmetic is unchanged, so every output is the same float. Q8_0
 // prompts run the same kernel, an activation row at a time, on the copy;
 // Q4_K prompts run their tiles (four activation rows, dotK's gemm order)
-// on the file's layout, whose pages then stay in memory too.
+// on groups of four rows copied back to the file's layout in the L1 cache
+// (packedPrompt). The file's bytes are then read only to gather rows (the
+// token embeddings) and for the rows after the last group of four.
 
 // interleaveRows is the number of weight rows an interleaved weight takes
 // block by block.
@@ -57,8 +59,8 @@ var memAvailable = func() (int64, bool) {
 // has fewer than four rows, SAJI_REPACK=off, or the copy would leave less
 // than repackReserve of memory available (said once in the log). The copy
 // is made once, over the backend's threads; w's own bytes (the mapped
-// file) stay for every other use (gathering rows, Q4_K prompts) and are
-// not read again to decode.
+// file) stay for every other use (gathering rows) and are not read again
+// by the matrix product but for the rows after the last group of four.
 func (b *Backend) Repack(w kernels.Tensor) (kernels.Tensor, error) {
 	t, err := b.own(w)
 	if err != nil {
@@ -162,4 +164,80 @@ func (b *Backend) packedProduct(w *tensor, n, rowBytes int, x unsafe.Pointer, bl
 	b.tiledBlocks(&tk, w.rows(), n, rowBytes, tileArgs{w: &w.packed[0], wstride: w.rowBytes(), x: x,
 		xstride: rowBytes, n: blocks, out: &out[0], ostride: w.rows()}, 0, single)
 	return true
+}
+
+// packedPrompt runs the product of a repacked weight w by n activation
+// rows of which those before gemmRows take dotK's gemm order (a Q4_K
+// prompt) with the file-layout tile tk of four weight rows: within each
+// cache tile of activation rows each group of four rows is copied back to
+// the file's layout once (deinterleave, into a buffer that stays in the L1
+// cache) for all of the tile's full blocks of tk.nr activation rows; the
+// activation rows after the last full block, in the gemv order, go to the
+// interleaved kernel, the weight rows after the last group to single. It
+// reports false, doing nothing, when w has no interleaved copy or kernel,
+// or tk does not take four weight rows.
+func (b *Backend) packedPrompt(w *tensor, tk *tileKernel, n, rowBytes int, x unsafe.Pointer, blocks int, out []float32, gemmRows int, single func(i, j0, j1 int)) bool {
+	if w.packed == nil || tk == nil || tk.mr != interleaveRows || b.k.packed[w.typ] == nil {
+		return false
+	}
+	gemv := b.k.packed[w.typ]
+	m, rb, bb := w.rows(), w.rowBytes(), w.typ.TypeSize()
+	groups := m / interleaveRows
+	tile := tk.rowTile(n, rowBytes)
+	b.parallelBalanced(groups+1, func(glo, ghi int) {
+		if ghi > groups { // the last part takes the rows after the groups
+			for i := groups * interleaveRows; i < m; i++ {
+				single(i, 0, n)
+			}
+			ghi = groups
+		}
+		if glo >= ghi {
+			return
+		}
+		buf := groupBufs.Get().(*[]byte)
+		defer groupBufs.Put(buf)
+		if cap(*buf) < interleaveRows*rb {
+			*buf = make([]byte, interleaveRows*rb)
+		}
+		g4 := (*buf)[:interleaveRows*rb]
+		for j0 := 0; j0 < n; j0 += tile {
+			j1 := min(n, j0+tile)
+			jFull := j0 + (j1-j0)/tk.nr*tk.nr
+			for g := glo; g < ghi; g++ {
+				group := w.packed[g*interleaveRows*rb : (g+1)*interleaveRows*rb]
+				deinterleave(g4, group, rb, bb)
+				for j := j0; j < jFull; j += tk.nr {
+					a := tileArgs{w: &g4[0], wstride: rb, x: unsafe.Add(x, j*rowBytes), xstride: rowBytes, n: blocks,
+						out: &out[j*m+g*interleaveRows], ostride: m}
+					for t := range tk.nr {
+						if j+t < gemmRows {
+							a.gemm |= 1 << t
+						}
+					}
+					tk.fn(&a)
+				}
+				for j := jFull; j < j1; j++ {
+					gemv(&tileArgs{w: &group[0], wstride: rb, x: unsafe.Add(x, j*rowBytes), n: blocks,
+						out: &out[j*m+g*interleaveRows]}, interleaveRows)
+				}
+			}
+		}
+	})
+	return true
+}
+
+// groupBufs recycles packedPrompt's buffers of four weight rows.
+var groupBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// deinterleave copies one group of interleaveRows interleaved rows of
+// rowBytes each (in blocks of blockBytes) from src back to the file's
+// layout in dst: interleave's inverse for a group.
+func deinterleave(dst, src []byte, rowBytes, blockBytes int) {
+	nb := rowBytes / blockBytes
+	for k := range nb {
+		for r := range interleaveRows {
+			o := (interleaveRows*k + r) * blockBytes
+			copy(dst[r*rowBytes+k*blockBytes:r*rowBytes+(k+1)*blockBytes], src[o:o+blockBytes])
+		}
+	}
 }
