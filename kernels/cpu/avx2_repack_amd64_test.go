@@ -14,18 +14,18 @@ import (
 )
 
 // repackCase is one weight type's decode tile in the two layouts: the
-// step kernel and the original tile it reproduces.
+// step kernel and the registered kernel for interleaved weights.
 type repackCase struct {
-	typ   quant.Type
-	step  func(a *tileArgs, rows, bstep, gstep int)
-	orig  func(a *tileArgs, rows int)
-	xsize int // bytes of one activation block
+	typ    quant.Type
+	step   func(a *tileArgs, rows, bstep, gstep int)
+	packed func(a *tileArgs, rows int)
+	xsize  int // bytes of one activation block
 }
 
 // repackCases lists the decode tiles measured in both layouts.
 var repackCases = []repackCase{
-	{quant.TypeQ4_K, gemvQ4KStepAVX2, gemvQ4KAVX2, int(unsafe.Sizeof(q8KBlock{}))},
-	{quant.TypeQ8_0, gemvQ80StepAVX2, gemvQ80AVX2, int(unsafe.Sizeof(q8Block{}))},
+	{quant.TypeQ4_K, gemvQ4KStepAVX2, gemvPackedQ4K, int(unsafe.Sizeof(q8KBlock{}))},
+	{quant.TypeQ8_0, gemvQ80StepAVX2, gemvPackedQ80, int(unsafe.Sizeof(q8Block{}))},
 }
 
 // repackWeights returns rows random weight rows of nb blocks of typ in
@@ -79,8 +79,9 @@ func repackActs(rng *rand.Rand, typ quant.Type, nb int, extreme bool) (unsafe.Po
 }
 
 // TestRepackGemv checks the step decode tiles bit for bit against the
-// original tiles and the oracle, on the file's layout (rows at a stride
-// larger than a row) and on an interleaved copy: quantized normal weights,
+// oracle on the file's layout (rows at a stride larger than a row) and on
+// an interleaved copy, the latter also through the kernel registered for
+// repacked weights: quantized normal weights,
 // random bytes with large scales against normal and ±127 activations,
 // all-zero weights; short and odd block counts; three groups of four rows;
 // the slots after the outputs left untouched.
@@ -113,15 +114,18 @@ func TestRepackGemv(t *testing.T) {
 						fn(&tileArgs{w: &w[0], wstride: wstride, x: x, n: nb, out: &out[0], ostride: 1})
 						return out
 					}
-					orig := run(func(a *tileArgs) { c.orig(a, rows) })
+					reg := run(func(a *tileArgs) {
+						a.w, a.wstride = &packed[0], rb
+						c.packed(a, rows)
+					})
 					file := run(func(a *tileArgs) { c.step(a, rows, bb, 4*wstride) })
 					inter := run(func(a *tileArgs) {
 						a.w, a.wstride = &packed[0], bb
 						c.step(a, rows, 4*bb, 4*rb)
 					})
-					for i := range orig {
+					for i := range reg {
 						if i >= rows {
-							for _, got := range []float32{orig[i], file[i], inter[i]} {
+							for _, got := range []float32{reg[i], file[i], inter[i]} {
 								if math.Float32bits(got) != 0x7fc0dead {
 									t.Fatalf("slot %d after the outputs written", i)
 								}
@@ -129,10 +133,10 @@ func TestRepackGemv(t *testing.T) {
 							continue
 						}
 						want := oracle(w[i*wstride : i*wstride+rb])
-						for _, got := range []float32{orig[i], file[i], inter[i]} {
+						for _, got := range []float32{reg[i], file[i], inter[i]} {
 							if math.Float32bits(got) != math.Float32bits(want) {
-								t.Fatalf("output %d: original %#x, file layout %#x, interleaved %#x, oracle %#x",
-									i, math.Float32bits(orig[i]), math.Float32bits(file[i]), math.Float32bits(inter[i]), math.Float32bits(want))
+								t.Fatalf("output %d: registered %#x, file layout %#x, interleaved %#x, oracle %#x",
+									i, math.Float32bits(reg[i]), math.Float32bits(file[i]), math.Float32bits(inter[i]), math.Float32bits(want))
 							}
 						}
 					}
@@ -191,10 +195,8 @@ var repackShapes = []struct {
 // model, far larger than the caches, is read once per token).
 const repackWorkingSet = 512 << 20
 
-// repackLayouts are the layouts BenchmarkRepackGemv times: the original
-// decode tile and the step kernel on the file's layout, the step kernel on
-// an interleaved copy.
-var repackLayouts = []string{"orig", "file", "interleaved"}
+// repackLayouts are the layouts BenchmarkRepackGemv times.
+var repackLayouts = []string{"file", "interleaved"}
 
 // BenchmarkRepackGemv compares decode (one activation row) on the file's
 // layout ("file": each group of four rows read as four streams) with the
@@ -206,10 +208,8 @@ var repackLayouts = []string{"orig", "file", "interleaved"}
 // turns within every iteration (on a shared machine the load drifts
 // between sub-benchmarks), and each is reported as its median time in
 // weight GB/s; "speedup" is the file layout's median time over the
-// interleaved one's (above 1: interleaving pays). "orig" is the original
-// decode tile on the file's layout, to show that the step kernel has its
-// speed; "ms-repack/matrix" is what interleaving one matrix took on two
-// threads.
+// interleaved one's (above 1: interleaving pays); "ms-repack/matrix" is
+// what interleaving one matrix took on two threads.
 func BenchmarkRepackGemv(b *testing.B) {
 	kernelSetFor(b, setAVX2)
 	rng := rand.New(rand.NewPCG(63, 64))
@@ -247,8 +247,6 @@ func BenchmarkRepackGemv(b *testing.B) {
 				bk.parallelBalanced(s.m/4, func(glo, ghi int) {
 					a := tileArgs{w: &w[4*glo*rb], wstride: rb, x: x, n: nb, out: &out[4*glo], ostride: 1}
 					switch layout {
-					case "orig":
-						c.orig(&a, 4*(ghi-glo))
 					case "file":
 						c.step(&a, 4*(ghi-glo), bb, 4*rb)
 					default:
@@ -280,21 +278,6 @@ func BenchmarkRepackGemv(b *testing.B) {
 			})
 		}
 	}
-}
-
-// productOn returns w·x on b for a weight tensor w [k, m] and host
-// activations x [k, n].
-func productOn(t *testing.T, b *Backend, w kernels.Tensor, x []float32, k, m, n int) []float32 {
-	t.Helper()
-	xt, dst := f32(t, b, x, k, n), f32(t, b, make([]float32, m*n), m, n)
-	if err := b.MatMul(dst, w, xt); err != nil {
-		t.Fatal(err)
-	}
-	out := make([]float32, m*n)
-	if err := b.Read(dst, out); err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 // TestRepackMatMul checks matrix products with repacked Q4_K and Q8_0
