@@ -15,6 +15,7 @@ import (
 
 	"saji/engine/gguf"
 	"saji/engine/model"
+	"saji/kernels/cpu"
 )
 
 // ModelShape is what the planner needs to know about a model, read from
@@ -60,6 +61,12 @@ type ModelShape struct {
 	EmbdBytes   int64 `json:"embd_bytes"`
 	OutputBytes int64 `json:"output_bytes"`
 	TiedOutput  bool  `json:"tied_output,omitempty"`
+	// RepackBytes are the bytes of the interleaved copies the CPU backend
+	// makes of each block's weights (cpu.RepackBytes; the experts keep the
+	// file's layout), nil when none; RepackOther those of the tensors
+	// outside the blocks.
+	RepackBytes []int64 `json:"repack_bytes,omitempty"`
+	RepackOther int64   `json:"repack_other,omitempty"`
 	// FileSize is the size of the file(s) in bytes.
 	FileSize int64 `json:"file_size"`
 	// TokenizerEntries counts the vocabulary's tokens and merges, which
@@ -113,12 +120,19 @@ func Describe(f *gguf.File) (ModelShape, error) {
 					s.ExpertBytes = make([]int64, s.Layers)
 				}
 				s.ExpertBytes[i] += t.Size
+			} else if rb := repackBytes(t); rb > 0 {
+				if s.RepackBytes == nil {
+					s.RepackBytes = make([]int64, s.Layers)
+				}
+				s.RepackBytes[i] += rb
 			}
 		case t.Name == "token_embd.weight":
 			s.EmbdBytes += t.Size
+			s.RepackOther += repackBytes(t)
 		default:
 			output = output || t.Name == "output.weight"
 			s.OutputBytes += t.Size
+			s.RepackOther += repackBytes(t)
 		}
 	}
 	s.TiedOutput = !output
@@ -129,6 +143,31 @@ func Describe(f *gguf.File) (ModelShape, error) {
 	}
 	s.FileSize = f.FileSize()
 	return s, nil
+}
+
+// repackBytes returns the bytes of the CPU backend's interleaved copy of
+// tensor t (its shape without trailing 1s, as the loader wraps it).
+func repackBytes(t gguf.TensorInfo) int64 {
+	shape := make([]int, len(t.Shape))
+	for i, d := range t.Shape {
+		shape[i] = int(d)
+	}
+	for len(shape) > 1 && shape[len(shape)-1] == 1 {
+		shape = shape[:len(shape)-1]
+	}
+	return cpu.RepackBytes(t.Type, shape)
+}
+
+// cpuRepackBytes returns the bytes of the CPU backend's interleaved copies
+// when the first cpuLayers blocks run on it.
+func (s ModelShape) cpuRepackBytes(cpuLayers int) int64 {
+	n := s.RepackOther
+	for i, b := range s.RepackBytes {
+		if i < cpuLayers {
+			n += b
+		}
+	}
+	return n
 }
 
 // WeightBytes returns the bytes of all the weights.

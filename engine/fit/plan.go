@@ -152,6 +152,11 @@ type Breakdown struct {
 	Total int64 `json:"total"`
 	GPU   int64 `json:"gpu"`
 	RAM   int64 `json:"ram"`
+	// Repacked is the CPU backend's interleaved copies of the weights it
+	// runs (ModelShape.RepackBytes), part of Total and RAM: the matrix
+	// products read them instead of the file's bytes, which stay mapped
+	// (to gather rows) and, loaded without mmap, in memory.
+	Repacked int64 `json:"repacked,omitempty"`
 }
 
 // Plan is the planner's answer for a model, a machine and a request.
@@ -408,6 +413,8 @@ func (p *Plan) choose(layerKV []int64) Verdict {
 	}
 	want := p.Request.GPULayers
 	if len(p.Machine.GPUs) == 0 || want == 0 {
+		b.Repacked = s.cpuRepackBytes(s.Layers)
+		b.Total += b.Repacked
 		b.RAM = b.Total
 		return p.ramVerdict(Verdict{Kind: CPUOnly})
 	}
@@ -440,10 +447,14 @@ func (p *Plan) choose(layerKV []int64) Verdict {
 		n++
 	}
 	if n == 0 {
+		b.Repacked = s.cpuRepackBytes(s.Layers)
+		b.Total += b.Repacked
 		b.RAM = b.Total
 		return p.ramVerdict(Verdict{Kind: CPUOnly})
 	}
 	b.GPU = used
+	b.Repacked = s.cpuRepackBytes(s.Layers - n)
+	b.Total += b.Repacked
 	b.RAM = b.Total - used + fixed
 	return p.ramVerdict(Verdict{Kind: PartialGPU, GPULayers: n})
 }

@@ -8,6 +8,7 @@ import (
 
 	"saji/engine/gguf"
 	"saji/kernels"
+	"saji/kernels/cpu"
 	"saji/kernels/quant"
 )
 
@@ -149,6 +150,11 @@ func (ld *loader) wrap(b kernels.Backend, ti gguf.TensorInfo, shape []int, from,
 		shape = []int{cols, n}
 	}
 	t, err := b.Weight(ti.Type, shape, data[from*rb:(from+n)*rb])
+	if c, ok := b.(*cpu.Backend); ok && err == nil {
+		// The CPU decodes from weights interleaved by four rows where its
+		// kernels have that layout (the experts keep the file's).
+		t, err = c.Repack(t)
+	}
 	if err != nil {
 		ld.fail(fmt.Errorf("tensor %s: %w", ti.Name, err))
 		return nil

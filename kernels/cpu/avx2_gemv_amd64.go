@@ -47,9 +47,16 @@ func gemvQ4KWith(a *tileArgs, gemv func(a *tileArgs, rows int), dot func(w *byte
 // minimums times the activations' block sums, converted to float32 and
 // scaled by [d, dmin]·x.d into [acc, accMin] with one fused multiply-add,
 // acc - accMin at the end. a.n must be at least 1.
+func gemvQ4KAVX2(a *tileArgs, rows int) {
+	gemvQ4KStepAVX2(a, rows, quant.TypeQ4_K.TypeSize(), gemvRows*a.wstride)
+}
+
+// gemvQ4KStepAVX2 is gemvQ4KAVX2 with row r's super-block b at a.w +
+// r·a.wstride + b·bstep and each group of four rows gstep bytes after the
+// one before: the file's layout, or rows interleaved by four (Repack).
 //
 //go:noescape
-func gemvQ4KAVX2(a *tileArgs, rows int)
+func gemvQ4KStepAVX2(a *tileArgs, rows, bstep, gstep int)
 
 // gemvQ6K computes gemvRows Q6_K outputs for one activation row.
 func gemvQ6K(a *tileArgs) {
@@ -85,6 +92,13 @@ func gemvQ80(a *tileArgs) {
 // lanes per block scaled by d·x.d into eight float32 accumulators with one
 // fused multiply-add per lane, hsum8 at the end. Each activation block is
 // loaded once for the four rows. a.n must be at least 1.
+func gemvQ80AVX2(a *tileArgs, rows int) {
+	gemvQ80StepAVX2(a, rows, quant.TypeQ8_0.TypeSize(), gemvRows*a.wstride)
+}
+
+// gemvQ80StepAVX2 is gemvQ80AVX2 with row r's block b at a.w +
+// r·a.wstride + b·bstep and each group of four rows gstep bytes after the
+// one before: the file's layout, or rows interleaved by four (Repack).
 //
 //go:noescape
-func gemvQ80AVX2(a *tileArgs, rows int)
+func gemvQ80StepAVX2(a *tileArgs, rows, bstep, gstep int)

@@ -2,8 +2,11 @@
 
 // AVX2 decode tiles: mr weight rows against one activation row per call
 // (see avx2_gemv_amd64.go). Each takes a *tileArgs (w @0, wstride @8, x
-// @16, n @32, out @40) and the number of weight rows, a multiple of four,
-// and runs over the weight rows in groups of four: per super-block the
+// @16, n @32, out @40) and the number of weight rows, a multiple of four
+// (the Q4_K and Q8_0 tiles then the block step and the group step: bytes
+// from a row's block to its next, from a group of four rows to the next,
+// so that they read the file's layout or rows interleaved by four), and
+// runs over the weight rows in groups of four: per super-block the
 // activation-side work (block sums, scale) is done once for the group and
 // the four rows' integer sums are reduced and scaled together, each
 // output keeping the single-row kernel's float operations.
@@ -11,8 +14,8 @@
 // Registers common to the kernels: R8 the current group's first weight
 // row, R12 wstride, R10 3·wstride, R13 the activation row, R14 n, BX the
 // group's first output, DX the weight rows left, SI and DI the weight and
-// activation cursors, CX the super-blocks left. Row r of the group is at
-// SI + r·wstride.
+// activation cursors, CX the super-blocks left; with steps, R11 the block
+// step and AX the group step. Row r of the group is at SI + r·wstride.
 
 // gb0f is 0x0f in every byte; gb30 0x30; gOnes16 1 in every int16 word.
 DATA gb0f<>+0(SB)/8, $0x0f0f0f0f0f0f0f0f
@@ -109,6 +112,12 @@ GLOBL gkscMask<>(SB), RODATA|NOPTR, $32
 	MOVQ 40(AX), BX; \
 	MOVQ rows+8(FP), DX
 
+// GEMVSTEPARGS is GEMVARGS and the block and group steps.
+#define GEMVSTEPARGS \
+	GEMVARGS; \
+	MOVQ bstep+16(FP), R11; \
+	MOVQ gstep+24(FP), AX
+
 // GROUPSTART points SI, DI and CX at the group's first super-block, the
 // activation row and the super-block count.
 #define GROUPSTART \
@@ -116,10 +125,10 @@ GLOBL gkscMask<>(SB), RODATA|NOPTR, $32
 	MOVQ R13, DI; \
 	MOVQ R14, CX
 
-// GROUPNEXT moves to the next four weight rows and their outputs and loops
-// to L while rows remain.
+// GROUPNEXT moves to the next four weight rows (the group step on) and
+// their outputs and loops to L while rows remain.
 #define GROUPNEXT(L) \
-	LEAQ (R8)(R12*4), R8; \
+	ADDQ AX, R8; \
 	ADDQ $16, BX; \
 	SUBQ $4, DX; \
 	JNZ  L
@@ -194,17 +203,17 @@ GLOBL gkscMask<>(SB), RODATA|NOPTR, $32
 	Q4ROWPAIR((SI)(R12*2), QS, XO, BC, Y2, Y10); \
 	Q4ROWPAIR((SI)(R10*1), QS, XO, BC, Y3, Y11)
 
-// func gemvQ4KAVX2(a *tileArgs, rows int)
+// func gemvQ4KStepAVX2(a *tileArgs, rows, bstep, gstep int)
 //
 // Y12 holds [acc, accMin] of rows 0..3 as [a0, m0, a1, m1 | a2, m2, a3, m3].
-TEXT ·gemvQ4KAVX2(SB), NOSPLIT, $0-16
-	GEMVARGS
+TEXT ·gemvQ4KStepAVX2(SB), NOSPLIT, $0-32
+	GEMVSTEPARGS
 	VMOVDQU gb0f<>(SB), Y15
 	VPXOR   Y14, Y14, Y14
 
 q4grow:
 	GROUPSTART
-	LEAQ   (R8)(R12*4), R9 // the next group, prefetched as this one runs
+	LEAQ   (R8)(AX*1), R9 // the next group, prefetched as this one runs
 	VXORPS Y12, Y12, Y12
 
 q4gblock:
@@ -254,7 +263,7 @@ q4gblock:
 	VMULPS       Y5, Y4, Y4
 	VFMADD231PS  Y9, Y4, Y12
 
-	ADDQ $144, SI
+	ADDQ R11, SI
 	ADDQ $292, DI
 	ADDQ $576, R9
 	DECQ CX
@@ -450,17 +459,17 @@ q6gblock:
 	VMULPS       Y13, Y3, Y3; \
 	VFMADD231PS  Y2, Y3, ACC
 
-// func gemvQ80AVX2(a *tileArgs, rows int)
+// func gemvQ80StepAVX2(a *tileArgs, rows, bstep, gstep int)
 //
 // Y8..Y11 are the four rows' float32 accumulators.
-TEXT ·gemvQ80AVX2(SB), NOSPLIT, $0-16
-	GEMVARGS
+TEXT ·gemvQ80StepAVX2(SB), NOSPLIT, $0-32
+	GEMVSTEPARGS
 	VPCMPEQW Y15, Y15, Y15
 	VPSRLW   $15, Y15, Y15
 
 q80grow:
 	GROUPSTART
-	LEAQ   (R8)(R12*4), R9 // the next group, prefetched as this one runs
+	LEAQ   (R8)(AX*1), R9 // the next group, prefetched as this one runs
 	VXORPS Y8, Y8, Y8
 	VXORPS Y9, Y9, Y9
 	VXORPS Y10, Y10, Y10
@@ -476,7 +485,7 @@ q80gblock:
 	Q80ROW((SI)(R12*1), Y9)
 	Q80ROW((SI)(R12*2), Y10)
 	Q80ROW((SI)(R10*1), Y11)
-	ADDQ         $34, SI
+	ADDQ         R11, SI
 	ADDQ         $40, DI
 	ADDQ         $136, R9
 	DECQ         CX

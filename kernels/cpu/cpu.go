@@ -50,6 +50,8 @@ type Backend struct {
 	k       *kernelSet // nil: the pure-Go kernels
 	pool    *pool
 	free    freeList // recycled F32 activations
+
+	repackSkipped sync.Once // the log line of the first weight Repack leaves as it is
 }
 
 // New returns a CPU backend that splits each operation over threads
@@ -89,6 +91,11 @@ type tensor struct {
 	data  []byte
 	f     []float32 // data as float32 when typ is F32
 	owned bool      // f was allocated by New (not a weight's view), so it may be recycled
+
+	// packed is a copy of the weight's rows interleaved by four (Repack),
+	// which the matrix product reads where it can (packedProduct), or nil.
+	// data keeps the file's layout for every other use.
+	packed []byte
 }
 
 func (t *tensor) Backend() kernels.Backend { return t.b }

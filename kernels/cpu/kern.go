@@ -49,6 +49,14 @@ type kernelSet struct {
 	// computes it. The matrix product picks the largest tile that fits and
 	// finishes the edges with the single-row kernels.
 	tiles map[quant.Type][]tileKernel
+
+	// packed holds, by weight type, decode kernels (one activation row,
+	// not in dotK's gemm order) that read weights interleaved by four rows
+	// (interleave): a.w is the first of the groups, a.wstride a row's
+	// bytes, rows a multiple of four. Each output equals the single-row
+	// kernel's bit for bit. A type with a kernel here is repacked at load
+	// (Repack).
+	packed map[quant.Type]func(a *tileArgs, rows int)
 }
 
 // tileKernel is a register-blocked kernel for full tiles of mr weight rows

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"saji/kernels"
 	"saji/kernels/quant"
 )
 
@@ -69,6 +70,13 @@ func matmulOn(t testing.TB, b *Backend, typ quant.Type, w, x []float32, k, m, n 
 	if err != nil {
 		t.Fatal(err)
 	}
+	return productOn(t, b, wt, x, k, m, n)
+}
+
+// productOn returns w·x on b for a weight tensor w [k, m] and host
+// activations x [k, n].
+func productOn(t testing.TB, b *Backend, w kernels.Tensor, x []float32, k, m, n int) []float32 {
+	t.Helper()
 	xt, err := b.New(quant.TypeF32, k, n)
 	if err != nil {
 		t.Fatal(err)
@@ -80,7 +88,7 @@ func matmulOn(t testing.TB, b *Backend, typ quant.Type, w, x []float32, k, m, n 
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := b.MatMul(dst, wt, xt); err != nil {
+	if err := b.MatMul(dst, w, xt); err != nil {
 		t.Fatal(err)
 	}
 	out := make([]float32, m*n)
