@@ -52,6 +52,7 @@ func buildSet(name string) *kernelSet {
 	addAVX2Tiles(k)
 	addAVX2FloatTiles(k)
 	addAVX2Gemv(k)
+	addAVX2MXFP4(k)
 	if name == setAVX2 {
 		return k
 	}
