@@ -20,26 +20,18 @@ const (
 // addAVX2MXFP4 adds the AVX2 MXFP4 tiles.
 func addAVX2MXFP4(k *kernelSet) {
 	k.tiles[quant.TypeMXFP4] = append(k.tiles[quant.TypeMXFP4],
-		tileKernel{mr: mxGemvRows, nr: 1, fn: gemvMXFP4},
-		tileKernel{mr: mxTileRows, nr: mxTileCols, fn: tileMXFP4})
+		tileKernel{mr: mxGemvRows, nr: 1, fn: func(a *tileArgs) { mxTile(a, mxGemvRows, 1, gemvMXFP4AVX2) }},
+		tileKernel{mr: mxTileRows, nr: mxTileCols, fn: func(a *tileArgs) { mxTile(a, mxTileRows, mxTileCols, tileMXFP4AVX2) }})
 }
 
-// gemvMXFP4 computes mxGemvRows MXFP4 outputs for one activation row.
-func gemvMXFP4(a *tileArgs) {
+// mxTile computes an mr×nr tile of MXFP4 outputs with the assembly asm,
+// or +0s (the oracle's empty sums) for rows of no blocks.
+func mxTile(a *tileArgs, mr, nr int, asm func(a *tileArgs, rows int, scales *[256]float32)) {
 	if a.n == 0 {
-		tileSingleK(a, mxGemvRows, 1, nil)
+		tileSingleK(a, mr, nr, nil)
 		return
 	}
-	gemvMXFP4AVX2(a, mxGemvRows, &e8m0HalfTable)
-}
-
-// tileMXFP4 computes an mxTileRows×mxTileCols tile of MXFP4 outputs.
-func tileMXFP4(a *tileArgs) {
-	if a.n == 0 {
-		tileSingleK(a, mxTileRows, mxTileCols, nil)
-		return
-	}
-	tileMXFP4AVX2(a, mxTileRows, &e8m0HalfTable)
+	asm(a, mr, &e8m0HalfTable)
 }
 
 // gemvMXFP4AVX2 computes rows (a multiple of eight) MXFP4 outputs against

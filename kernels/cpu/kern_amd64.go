@@ -70,4 +70,6 @@ func buildSet(name string) *kernelSet {
 func addAVXVNNI(k *kernelSet) {}
 
 // addAVX512 adds the AVX-512 kernels over the AVX2 (and AVX-VNNI) ones.
-func addAVX512(k *kernelSet) {}
+func addAVX512(k *kernelSet) {
+	addAVX512MXFP4(k)
+}
