@@ -49,6 +49,9 @@ func checkMXFP4Tiles(t *testing.T, k *kernelSet, asm map[int]mxTileAsm) {
 	if len(k.tiles[quant.TypeMXFP4]) != len(asm) {
 		t.Fatalf("%d MXFP4 tiles registered, want %d", len(k.tiles[quant.TypeMXFP4]), len(asm))
 	}
+	// Each tile runs through its table entry (the set's kernel) and as
+	// the assembly asm names (gemvMXFP4AVX512 is tested, though the
+	// AVX-512 set keeps the AVX2 decode tile).
 	rng := rand.New(rand.NewPCG(41, 42))
 	for _, tk := range k.tiles[quant.TypeMXFP4] {
 		for _, nb := range []int{1, 2, 3, 5, 17, 127} {
