@@ -79,6 +79,18 @@ GLOBL mxdw<>(SB), RODATA|NOPTR, $32
 	VPSUBW     Y6, R, R   \
 	VPMADDWD   Y15, R, R
 
+// MXARGS(ROWS) loads a tile's arguments: DI the *tileArgs, ROWS the rows,
+// R8 the scale table, R10 the first weight row, R9 the weight stride, BX
+// three strides, R11 the outputs.
+#define MXARGS(ROWS) \
+	MOVQ a+0(FP), DI       \
+	MOVQ rows+8(FP), ROWS  \
+	MOVQ scales+16(FP), R8 \
+	MOVQ 0(DI), R10        \
+	MOVQ 8(DI), R9         \
+	LEAQ (R9)(R9*2), BX    \
+	MOVQ 40(DI), R11
+
 // MXAHEAD is how far ahead of its current block the decode tile prefetches
 // each of its eight weight rows, which stream from memory side by side.
 #define MXAHEAD 512
@@ -91,13 +103,7 @@ GLOBL mxdw<>(SB), RODATA|NOPTR, $32
 // activation block, CX the blocks left, R10 the group's first row, R11 its
 // outputs, R13 the rows left.
 #define MXGEMV(ACT, DOT, LGROUP, LBLOCK) \
-	MOVQ a+0(FP), DI \
-	MOVQ rows+8(FP), R13 \
-	MOVQ scales+16(FP), R8 \
-	MOVQ 0(DI), R10 \
-	MOVQ 8(DI), R9 \
-	LEAQ (R9)(R9*2), BX \
-	MOVQ 40(DI), R11 \
+	MXARGS(R13) \
 	MXSETUP \
 	VMOVDQU mxlut12<>(SB), Y13 \
 LGROUP: \
@@ -200,15 +206,9 @@ LBLOCK: \
 // stride in bytes, CX the blocks left, R10 the group's first row, R11 its
 // outputs, R14 the rows left.
 #define MXTILE(ACT, DOT, LGROUP, LBLOCK) \
-	MOVQ a+0(FP), DI \
-	MOVQ rows+8(FP), R14 \
-	MOVQ scales+16(FP), R8 \
-	MOVQ 0(DI), R10 \
-	MOVQ 8(DI), R9 \
-	LEAQ (R9)(R9*2), BX \
+	MXARGS(R14) \
 	MOVQ 24(DI), R13 \
 	LEAQ (R13)(R13*2), DX \
-	MOVQ 40(DI), R11 \
 	MOVQ 48(DI), R15 \
 	SHLQ $2, R15 \
 	MXSETUP \
