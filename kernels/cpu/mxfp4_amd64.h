@@ -91,6 +91,18 @@ GLOBL mxdw<>(SB), RODATA|NOPTR, $32
 	LEAQ (R9)(R9*2), BX    \
 	MOVQ 40(DI), R11
 
+// MXSCALES(M0, M1, M2, M3, X) sets the lanes of X to E8M0Half of the
+// bytes at M0..M3, from the table at R8.
+#define MXSCALES(M0, M1, M2, M3, X) \
+	MOVBLZX   M0, AX                      \
+	VMOVSS    (R8)(AX*4), X               \
+	MOVBLZX   M1, AX                      \
+	VINSERTPS $0x10, (R8)(AX*4), X, X     \
+	MOVBLZX   M2, AX                      \
+	VINSERTPS $0x20, (R8)(AX*4), X, X     \
+	MOVBLZX   M3, AX                      \
+	VINSERTPS $0x30, (R8)(AX*4), X, X
+
 // MXAHEAD is how far ahead of its current block the decode tile prefetches
 // each of its eight weight rows, which stream from memory side by side.
 #define MXAHEAD 512
@@ -134,22 +146,8 @@ LBLOCK: \
 	VPHADDD Y3, Y2, Y2 \
 	VPHADDD Y2, Y0, Y0 \
 	VCVTDQ2PS Y0, Y0 \
-	MOVBLZX      (SI), AX \
-	VMOVSS       (R8)(AX*4), X1 \
-	MOVBLZX      (SI)(R9*2), AX \
-	VINSERTPS    $0x10, (R8)(AX*4), X1, X1 \
-	MOVBLZX      (DX), AX \
-	VINSERTPS    $0x20, (R8)(AX*4), X1, X1 \
-	MOVBLZX      (DX)(R9*2), AX \
-	VINSERTPS    $0x30, (R8)(AX*4), X1, X1 \
-	MOVBLZX      (SI)(R9*1), AX \
-	VMOVSS       (R8)(AX*4), X2 \
-	MOVBLZX      (SI)(BX*1), AX \
-	VINSERTPS    $0x10, (R8)(AX*4), X2, X2 \
-	MOVBLZX      (DX)(R9*1), AX \
-	VINSERTPS    $0x20, (R8)(AX*4), X2, X2 \
-	MOVBLZX      (DX)(BX*1), AX \
-	VINSERTPS    $0x30, (R8)(AX*4), X2, X2 \
+	MXSCALES((SI), (SI)(R9*2), (DX), (DX)(R9*2), X1) \
+	MXSCALES((SI)(R9*1), (SI)(BX*1), (DX)(R9*1), (DX)(BX*1), X2) \
 	VINSERTF128  $1, X2, Y1, Y1 \
 	VBROADCASTSS (R12), Y2 \
 	VMULPS       Y2, Y1, Y1 \
@@ -219,14 +217,7 @@ LGROUP: \
 	MOVQ   16(DI), R12 \
 	MOVQ   32(DI), CX \
 LBLOCK: \
-	MOVBLZX   (SI), AX \
-	VMOVSS    (R8)(AX*4), X4 \
-	MOVBLZX   (SI)(R9*2), AX \
-	VINSERTPS $0x10, (R8)(AX*4), X4, X4 \
-	MOVBLZX   (SI)(R9*1), AX \
-	VINSERTPS $0x20, (R8)(AX*4), X4, X4 \
-	MOVBLZX   (SI)(BX*1), AX \
-	VINSERTPS $0x30, (R8)(AX*4), X4, X4 \
+	MXSCALES((SI), (SI)(R9*2), (SI)(R9*1), (SI)(BX*1), X4) \
 	VMOVDQU   mxdw<>(SB), Y5 \
 	VPERMPS   Y4, Y5, Y4 \
 	VMOVUPS   Y4, 0(SP) \
