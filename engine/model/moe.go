@@ -118,6 +118,9 @@ type moeFFN struct {
 	probBias             []float32
 	// up, gate and down are the experts' weights, one 2-D view each.
 	up, gate, down []kernels.Tensor
+	// gateUp is gate ++ up when they share type and shape (for one
+	// expert product of both), else nil.
+	gateUp []kernels.Tensor
 	// upBias, gateBias and downBias are optional per-expert biases
 	// ([n, n_expert]: row e is expert e's).
 	upBias, gateBias, downBias kernels.Tensor
@@ -217,6 +220,10 @@ func (ld *loader) moe(b kernels.Backend, p string, hp hparams, r router, nff, sh
 		gateBias:    ld.optional(b, p+"ffn_gate_exps.bias", nff, n),
 		downBias:    ld.optional(b, p+"ffn_down_exps.bias", e, n),
 	}
+	if len(f.gate) > 0 && len(f.up) == len(f.gate) && f.gate[0].Type() == f.up[0].Type() &&
+		sameDims(f.gate[0].Shape(), f.up[0].Shape()) {
+		f.gateUp = append(append([]kernels.Tensor(nil), f.gate...), f.up...)
+	}
 	if sharedFFN > 0 {
 		f.sharedGate = ld.tensor(b, p+"ffn_gate_inp_shexp.weight", e)
 		f.shared = &denseFFN{
@@ -237,8 +244,7 @@ func (g *graph) moe(x kernels.Tensor, f *moeFFN, act kernels.Activation) kernels
 		return nil
 	}
 	ids, weights := f.route(logits, len(f.up), f.probBias)
-	up := g.experts(x, f.up, f.upBias, ids)
-	gate := g.experts(x, f.gate, f.gateBias, ids)
+	gate, up := g.gateUp(x, f, ids)
 	y := g.experts(g.glu(gate, up, act), f.down, f.downBias, ids)
 	y = g.scaleRows(y, weights)
 	out := g.rows(y, slotRows(len(weights)/f.used, f.used, 0))
@@ -253,6 +259,41 @@ func (g *graph) moe(x kernels.Tensor, f *moeFFN, act kernels.Activation) kernels
 		out = g.add(out, g.scaleRows(g.ffn(x, f.shared, act), s))
 	}
 	return out
+}
+
+// gateUp returns the gate and up projections of the experts ids of the
+// rows of x. Where the backend has ExpertMatMul and the gate and up
+// experts share type and shape, they are one product over the 2n experts
+// gate ++ up, each row of x taking its k gate experts then its k up
+// experts, whose rows are then split: the rows of x are converted to the
+// experts' dot-product format once and the threads meet once, not twice.
+// Every output is the same product as alone.
+func (g *graph) gateUp(x kernels.Tensor, f *moeFFN, ids []int32) (gate, up kernels.Tensor) {
+	em, ok := g.b.(kernels.ExpertMatMul)
+	if !ok || g.err != nil || f.gateUp == nil {
+		return g.experts(x, f.gate, f.gateBias, ids), g.experts(x, f.up, f.upBias, ids)
+	}
+	n, k := len(f.gate), len(ids)/kernels.Rows(x)
+	both := make([]int32, 2*len(ids))
+	gateRows, upRows := make([]int32, len(ids)), make([]int32, len(ids))
+	for r, e := range ids {
+		t, s := r/k, r%k
+		gateRows[r], upRows[r] = int32(2*k*t+s), int32(2*k*t+k+s)
+		both[gateRows[r]], both[upRows[r]] = e, e+int32(n)
+	}
+	y := g.new(kernels.Rows(f.gate[0]), len(both))
+	if g.err != nil {
+		return nil, nil
+	}
+	g.fail(em.MatMulExperts(y, f.gateUp, x, both))
+	gate, up = g.rows(y, gateRows), g.rows(y, upRows)
+	if f.gateBias != nil && g.err == nil {
+		g.fail(g.b.Add(gate, gate, g.rows(f.gateBias, ids)))
+	}
+	if f.upBias != nil && g.err == nil {
+		g.fail(g.b.Add(up, up, g.rows(f.upBias, ids)))
+	}
+	return gate, up
 }
 
 // slotRows returns the rows of slot s of each of tokens tokens in rows

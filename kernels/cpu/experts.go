@@ -219,6 +219,15 @@ func (b *Backend) expertItems(ws []*tensor, g expertGroups, m, rowBytes int, til
 			}
 			a := base
 			a.w, a.wstride = &w.data[0], w.rowBytes()
+			// The rows past the last full tile (an expert's few rows in
+			// a prompt are often not a multiple of nr) go to the decode
+			// tile where there is one, not one output at a time.
+			jFull := jlo + (jhi-jlo)/tk.nr*tk.nr
+			if gv := b.k.tile(w.typ, 1); gv != nil && tk.nr > 1 && jFull < jhi {
+				tk.blocks(it.lo, it.hi, jlo, jFull, tk.rowTile(jFull-jlo, rowBytes), a, 0, fn)
+				gv.blocks(it.lo, it.hi, jFull, jhi, gv.rowTile(jhi-jFull, rowBytes), a, 0, fn)
+				continue
+			}
 			tk.blocks(it.lo, it.hi, jlo, jhi, tk.rowTile(jhi-jlo, rowBytes), a, 0, fn)
 		}
 	})

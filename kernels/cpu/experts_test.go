@@ -17,10 +17,15 @@ import (
 // bit, for every weight type, on the pure-Go oracle and the SIMD kernels,
 // with the rows of x feeding one output row (down projections) or several
 // (a token's k experts), and experts chosen by many rows (prompts, where
-// the tile kernels run) or by none.
+// the tile kernels run, and the decode tiles on the rows past the last
+// full tile) or by none; on every kernel set the CPU has.
 func TestMatMulExperts(t *testing.T) {
 	backends := []*Backend{NewReference(2)}
-	if fast := New(3); fast.Kernels() != "go" {
+	for _, set := range KernelSets() {
+		fast, err := NewWithKernels(3, set)
+		if err != nil {
+			t.Fatal(err)
+		}
 		backends = append(backends, fast)
 	}
 	rng := rand.New(rand.NewPCG(5, 6))
@@ -29,6 +34,7 @@ func TestMatMulExperts(t *testing.T) {
 		{512, 40, 8, 9, 3},  // a short prompt, 3 experts per token
 		{256, 16, 4, 12, 1}, // down projection: one row per (token, expert)
 		{768, 8, 3, 33, 2},  // many rows per expert: the tile kernels
+		{512, 20, 2, 7, 3},  // tiles, then the rows past them on the decode tiles
 	}
 	for _, b := range backends {
 		for _, typ := range matmulTypes {

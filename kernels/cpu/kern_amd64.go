@@ -53,6 +53,7 @@ func buildSet(name string) *kernelSet {
 	addAVX2FloatTiles(k)
 	addAVX2Gemv(k)
 	addAVX2Repack(k)
+	addAVX2MXFP4(k)
 	if name == setAVX2 {
 		return k
 	}
@@ -76,4 +77,5 @@ func addAVX512(k *kernelSet) {
 	addAVX512K(k)
 	addAVX512Float(k)
 	addAVX512Q8(k)
+	addAVX512MXFP4(k)
 }
