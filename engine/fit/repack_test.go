@@ -14,8 +14,9 @@ import (
 
 // TestPlanRepacked checks that a CPU plan counts the CPU backend's
 // interleaved weight copies in Total and RAM, the layers on a GPU left
-// out, and nothing with SAJI_REPACK=off.
+// out, and nothing with SAJI_REPACK=off (repacking is opt-in: on).
 func TestPlanRepacked(t *testing.T) {
+	t.Setenv("SAJI_REPACK", "on")
 	if cpu.RepackBytes(quant.TypeQ8_0, []int{32, 4}) == 0 {
 		t.Skip("fit: the CPU backend repacks no weights on this machine")
 	}

@@ -157,8 +157,7 @@ func (b *Backend) MatMul(dst, w, x kernels.Tensor) error {
 					out[j*m+i] = dot(row, xq[j*nb:(j+1)*nb], j < gemmRows)
 				}
 			}
-			if b.packedProduct(wt, n, nb*int(unsafe.Sizeof(q8KBlock{})), unsafe.Pointer(&xq[0]), nb, out, gemmRows, single) ||
-				b.packedPrompt(wt, b.k.tile(wt.typ, n), n, nb*int(unsafe.Sizeof(q8KBlock{})), unsafe.Pointer(&xq[0]), nb, out, gemmRows, single) {
+			if b.packedProduct(wt, n, nb*int(unsafe.Sizeof(q8KBlock{})), unsafe.Pointer(&xq[0]), nb, out, gemmRows, single) {
 				break
 			}
 			b.simd(wt, n, nb*int(unsafe.Sizeof(q8KBlock{})), true, unsafe.Pointer(&xq[0]), nb, out, gemmRows, single)

@@ -25,6 +25,16 @@ import (
 // on groups of four rows copied back to the file's layout in the L1 cache
 // (packedPrompt). The file's bytes are then read only to gather rows (the
 // token embeddings) and for the rows after the last group of four.
+//
+// Repacking is off unless SAJI_REPACK=on. Measured on llama-1b at two
+// threads (saji bench -p 128 -n 32, --no-mmap, two rounds), it made
+// decode faster (Q4_K_M 29-35 t/s against 29; Q8_0 21-24 against 19-22)
+// but prompts slower, whether the prompt tiles ran on groups of rows
+// copied back to the file's layout (Q4_K -5%, Q8_0 -25%) or the decode
+// kernel ran each activation row (Q8_0 -60%). So prompts read the file's
+// layout, which then stays resident beside the copy: each repacked weight
+// takes its memory twice. Until the prompt tiles read the interleaved
+// layout themselves, that is too dear a price for the decode gain.
 
 // interleaveRows is the number of weight rows an interleaved weight takes
 // block by block.
@@ -56,7 +66,7 @@ var memAvailable = func() (int64, bool) {
 // Repack returns w with a copy of its rows interleaved by four in
 // anonymous memory, which the matrix product then reads (packedProduct), or w
 // itself: where the kernel set has no interleaved kernel for w's type, w
-// has fewer than four rows, SAJI_REPACK=off, or the copy would leave less
+// has fewer than four rows, SAJI_REPACK is not "on", or the copy would leave less
 // than repackReserve of memory available (said once in the log). The copy
 // is made once, over the backend's threads; w's own bytes (the mapped
 // file) stay for every other use (gathering rows) and are not read again
@@ -87,7 +97,7 @@ func (b *Backend) Repack(w kernels.Tensor) (kernels.Tensor, error) {
 // interleaved kernel for typ, the weight is not a matrix of four rows or
 // more, or SAJI_REPACK=off.
 func repackSize(k *kernelSet, typ quant.Type, shape []int) int64 {
-	if k == nil || k.packed[typ] == nil || len(shape) == 0 || len(shape) > 2 || os.Getenv("SAJI_REPACK") == "off" {
+	if k == nil || k.packed[typ] == nil || len(shape) == 0 || len(shape) > 2 || os.Getenv("SAJI_REPACK") != "on" {
 		return 0
 	}
 	rows := 1
@@ -152,11 +162,14 @@ func (b *Backend) interleave(dst, src []byte, m, rowBytes, blockBytes int) {
 // row) into out on the interleaved decode kernel, each activation row in
 // turn within the cache tiles of tiledBlocks; the rows after the last
 // group of four, in the file's layout, go to single. It reports false,
-// doing nothing, when w has no interleaved copy or kernel, or activation
-// rows take dotK's gemm order (gemmRows > 0: Q4_K prompts, whose tiles
-// read w's own bytes).
+// doing nothing, when w has no interleaved copy or kernel, or for a
+// prompt (interleaveRows activation rows or more), which packedPrompt or
+// the file layout's tiles compute: the decode kernel, one activation row
+// at a time, ran Q8_0 prompts at 0.4x the AVX-512 tile (llama-1b pp128),
+// and copying each group of rows back to the file's layout for the tiles
+// (in L1, once per cache tile) still lost 5% on Q4_K and 25% on Q8_0.
 func (b *Backend) packedProduct(w *tensor, n, rowBytes int, x unsafe.Pointer, blocks int, out []float32, gemmRows int, single func(i, j0, j1 int)) bool {
-	if w.packed == nil || gemmRows > 0 || b.k.packed[w.typ] == nil {
+	if w.packed == nil || n >= interleaveRows || gemmRows > 0 || b.k.packed[w.typ] == nil {
 		return false
 	}
 	kern := b.k.packed[w.typ]
@@ -164,80 +177,4 @@ func (b *Backend) packedProduct(w *tensor, n, rowBytes int, x unsafe.Pointer, bl
 	b.tiledBlocks(&tk, w.rows(), n, rowBytes, tileArgs{w: &w.packed[0], wstride: w.rowBytes(), x: x,
 		xstride: rowBytes, n: blocks, out: &out[0], ostride: w.rows()}, 0, single)
 	return true
-}
-
-// packedPrompt runs the product of a repacked weight w by n activation
-// rows of which those before gemmRows take dotK's gemm order (a Q4_K
-// prompt) with the file-layout tile tk of four weight rows: within each
-// cache tile of activation rows each group of four rows is copied back to
-// the file's layout once (deinterleave, into a buffer that stays in the L1
-// cache) for all of the tile's full blocks of tk.nr activation rows; the
-// activation rows after the last full block, in the gemv order, go to the
-// interleaved kernel, the weight rows after the last group to single. It
-// reports false, doing nothing, when w has no interleaved copy or kernel,
-// or tk does not take four weight rows.
-func (b *Backend) packedPrompt(w *tensor, tk *tileKernel, n, rowBytes int, x unsafe.Pointer, blocks int, out []float32, gemmRows int, single func(i, j0, j1 int)) bool {
-	if w.packed == nil || tk == nil || tk.mr != interleaveRows || b.k.packed[w.typ] == nil {
-		return false
-	}
-	gemv := b.k.packed[w.typ]
-	m, rb, bb := w.rows(), w.rowBytes(), w.typ.TypeSize()
-	groups := m / interleaveRows
-	tile := tk.rowTile(n, rowBytes)
-	b.parallelBalanced(groups+1, func(glo, ghi int) {
-		if ghi > groups { // the last part takes the rows after the groups
-			for i := groups * interleaveRows; i < m; i++ {
-				single(i, 0, n)
-			}
-			ghi = groups
-		}
-		if glo >= ghi {
-			return
-		}
-		buf := groupBufs.Get().(*[]byte)
-		defer groupBufs.Put(buf)
-		if cap(*buf) < interleaveRows*rb {
-			*buf = make([]byte, interleaveRows*rb)
-		}
-		g4 := (*buf)[:interleaveRows*rb]
-		for j0 := 0; j0 < n; j0 += tile {
-			j1 := min(n, j0+tile)
-			jFull := j0 + (j1-j0)/tk.nr*tk.nr
-			for g := glo; g < ghi; g++ {
-				group := w.packed[g*interleaveRows*rb : (g+1)*interleaveRows*rb]
-				deinterleave(g4, group, rb, bb)
-				for j := j0; j < jFull; j += tk.nr {
-					a := tileArgs{w: &g4[0], wstride: rb, x: unsafe.Add(x, j*rowBytes), xstride: rowBytes, n: blocks,
-						out: &out[j*m+g*interleaveRows], ostride: m}
-					for t := range tk.nr {
-						if j+t < gemmRows {
-							a.gemm |= 1 << t
-						}
-					}
-					tk.fn(&a)
-				}
-				for j := jFull; j < j1; j++ {
-					gemv(&tileArgs{w: &group[0], wstride: rb, x: unsafe.Add(x, j*rowBytes), n: blocks,
-						out: &out[j*m+g*interleaveRows]}, interleaveRows)
-				}
-			}
-		}
-	})
-	return true
-}
-
-// groupBufs recycles packedPrompt's buffers of four weight rows.
-var groupBufs = sync.Pool{New: func() any { return new([]byte) }}
-
-// deinterleave copies one group of interleaveRows interleaved rows of
-// rowBytes each (in blocks of blockBytes) from src back to the file's
-// layout in dst: interleave's inverse for a group.
-func deinterleave(dst, src []byte, rowBytes, blockBytes int) {
-	nb := rowBytes / blockBytes
-	for k := range nb {
-		for r := range interleaveRows {
-			o := (interleaveRows*k + r) * blockBytes
-			copy(dst[r*rowBytes+k*blockBytes:r*rowBytes+(k+1)*blockBytes], src[o:o+blockBytes])
-		}
-	}
 }
