@@ -55,7 +55,7 @@ type kernelSet struct {
 	// (interleave): a.w is the first of the groups, a.wstride a row's
 	// bytes, rows a multiple of four. Each output equals the single-row
 	// kernel's bit for bit. A type with a kernel here is repacked at load
-	// (Repack).
+	// (Repack) when SAJI_REPACK=on.
 	packed map[quant.Type]func(a *tileArgs, rows int)
 }
 

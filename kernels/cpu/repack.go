@@ -19,12 +19,10 @@ import (
 // b at 4g·rowBytes + (4b+r)·blockBytes, as ggml's Q4_Kx4 and Q8_0x4) they
 // are one. BenchmarkRepackGemv measured the same kernel 6-9% faster on an
 // interleaved Q4_K matrix and 15-30% on Q8_0, at one and two threads. The
-// arithmetic is unchanged, so every output is the same float. Q8_0
-// prompts run the same kernel, an activation row at a time, on the copy;
-// Q4_K prompts run their tiles (four activation rows, dotK's gemm order)
-// on groups of four rows copied back to the file's layout in the L1 cache
-// (packedPrompt). The file's bytes are then read only to gather rows (the
-// token embeddings) and for the rows after the last group of four.
+// arithmetic is unchanged, so every output is the same float. Decode
+// (fewer than four activation rows) reads the copy (packedProduct);
+// prompts run the file layout's tiles on the file's bytes, which also
+// serve to gather rows (the token embeddings).
 //
 // Repacking is off unless SAJI_REPACK=on. Measured on llama-1b at two
 // threads (saji bench -p 128 -n 32, --no-mmap, two rounds), it made
@@ -64,13 +62,13 @@ var memAvailable = func() (int64, bool) {
 }
 
 // Repack returns w with a copy of its rows interleaved by four in
-// anonymous memory, which the matrix product then reads (packedProduct), or w
-// itself: where the kernel set has no interleaved kernel for w's type, w
-// has fewer than four rows, SAJI_REPACK is not "on", or the copy would leave less
+// anonymous memory, which decode then reads (packedProduct), or w itself:
+// where the kernel set has no interleaved kernel for w's type, w has fewer
+// than four rows, SAJI_REPACK is not "on", or the copy would leave less
 // than repackReserve of memory available (said once in the log). The copy
 // is made once, over the backend's threads; w's own bytes (the mapped
-// file) stay for every other use (gathering rows) and are not read again
-// by the matrix product but for the rows after the last group of four.
+// file) stay for prompts, gathering rows, and the rows after the last
+// group of four.
 func (b *Backend) Repack(w kernels.Tensor) (kernels.Tensor, error) {
 	t, err := b.own(w)
 	if err != nil {
@@ -163,8 +161,8 @@ func (b *Backend) interleave(dst, src []byte, m, rowBytes, blockBytes int) {
 // turn within the cache tiles of tiledBlocks; the rows after the last
 // group of four, in the file's layout, go to single. It reports false,
 // doing nothing, when w has no interleaved copy or kernel, or for a
-// prompt (interleaveRows activation rows or more), which packedPrompt or
-// the file layout's tiles compute: the decode kernel, one activation row
+// prompt (interleaveRows activation rows or more), which the file
+// layout's tiles compute: the decode kernel, one activation row
 // at a time, ran Q8_0 prompts at 0.4x the AVX-512 tile (llama-1b pp128),
 // and copying each group of rows back to the file's layout for the tiles
 // (in L1, once per cache tile) still lost 5% on Q4_K and 25% on Q8_0.
