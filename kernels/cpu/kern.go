@@ -134,13 +134,20 @@ func KernelSets() []string {
 // KernelSets, or a short name SAJI_SIMD takes: avx2, vnni, avx512; neon,
 // dotprod, i8mm), else an error saying what it lacks.
 func CheckKernelSet(name string) error {
+	_, err := resolveSet(name)
+	return err
+}
+
+// resolveSet returns the full name of the kernel set name (or its short
+// name), or an error saying what this CPU lacks to run it.
+func resolveSet(name string) (string, error) {
 	if a, ok := simdAliases[name]; ok {
 		name = a
 	}
 	if why := lacks(name); why != "" {
-		return fmt.Errorf("cpu: kernel set %s: %s", name, why)
+		return "", fmt.Errorf("cpu: kernel set %s: %s", name, why)
 	}
-	return nil
+	return name, nil
 }
 
 // NewWithKernels is New with the kernel set name ("go" for the pure-Go
@@ -150,11 +157,9 @@ func NewWithKernels(threads int, name string) (*Backend, error) {
 	if name == "go" || name == "off" {
 		return b, nil
 	}
-	if err := CheckKernelSet(name); err != nil {
+	name, err := resolveSet(name)
+	if err != nil {
 		return nil, err
-	}
-	if a, ok := simdAliases[name]; ok {
-		name = a
 	}
 	b.k = buildSet(name)
 	return b, nil
@@ -171,12 +176,10 @@ func detectKernels() *kernelSet {
 	}
 	name := sets[len(sets)-1]
 	if want := os.Getenv("SAJI_SIMD"); want != "" && want != "off" {
-		if err := CheckKernelSet(want); err != nil {
+		if set, err := resolveSet(want); err != nil {
 			slog.Warn("SAJI_SIMD names a kernel set this CPU cannot run; using the newest it can", "SAJI_SIMD", want, "err", err, "using", name)
-		} else if a, ok := simdAliases[want]; ok {
-			name = a
 		} else {
-			name = want
+			name = set
 		}
 	}
 	return buildSet(name)
