@@ -59,13 +59,7 @@ func gemvQ4KAVX2(a *tileArgs, rows int) {
 func gemvQ4KStepAVX2(a *tileArgs, rows, bstep, gstep int)
 
 // gemvQ6K computes gemvRows Q6_K outputs for one activation row.
-func gemvQ6K(a *tileArgs) {
-	if a.n == 0 {
-		tileSingleK(a, gemvRows, 1, nil)
-		return
-	}
-	gemvQ6KAVX2(a, gemvRows)
-}
+func gemvQ6K(a *tileArgs) { kTile(a, gemvRows, 1, gemvQ6KAVX2) }
 
 // gemvQ6KAVX2 computes rows (a multiple of two) Q6_K outputs against one
 // activation row as dotQ6KAVX2 computes each: eight int32 lanes per

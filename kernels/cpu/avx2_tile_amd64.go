@@ -47,12 +47,17 @@ func tileQ4KWith(a *tileArgs, tile func(a *tileArgs, rows int, gemm bool), dot f
 }
 
 // tileQ6K computes a tileRowsK×4 tile of Q6_K outputs.
-func tileQ6K(a *tileArgs) {
+func tileQ6K(a *tileArgs) { kTile(a, tileRowsK, 4, tileQ6KAVX2) }
+
+// kTile computes an mr×nr tile of K-quant outputs with kern, which needs
+// at least one super-block; with none every output is +0, as the oracle
+// gives.
+func kTile(a *tileArgs, mr, nr int, kern func(a *tileArgs, rows int)) {
 	if a.n == 0 {
-		tileSingleK(a, tileRowsK, 4, nil)
+		tileSingleK(a, mr, nr, nil)
 		return
 	}
-	tileQ6KAVX2(a, tileRowsK)
+	kern(a, mr)
 }
 
 // tileSingleK computes an mr×nr tile of K-quant outputs one output at a

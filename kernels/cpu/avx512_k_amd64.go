@@ -50,13 +50,7 @@ func tileQ4K512(a *tileArgs) { tileQ4KWith(a, tileQ4KAVX512, dotQ4KAVX512) }
 func tileQ4KAVX512(a *tileArgs, rows int, gemm bool)
 
 // tileQ6K512 computes a tileRowsK×4 tile of Q6_K outputs.
-func tileQ6K512(a *tileArgs) {
-	if a.n == 0 {
-		tileSingleK(a, tileRowsK, 4, nil)
-		return
-	}
-	tileQ6KAVX512(a, tileRowsK)
-}
+func tileQ6K512(a *tileArgs) { kTile(a, tileRowsK, 4, tileQ6KAVX512) }
 
 // tileQ6KAVX512 computes rows (a multiple of four) × 4 Q6_K outputs as
 // dotQ6KAVX2 computes each: eight int32 lanes per output and super-block,
@@ -85,13 +79,7 @@ func gemvQ4K512(a *tileArgs) { gemvQ4KWith(a, gemvQ4KAVX512, dotQ4KAVX512) }
 func gemvQ4KAVX512(a *tileArgs, rows int)
 
 // gemvQ6K512 computes gemvRows Q6_K outputs for one activation row.
-func gemvQ6K512(a *tileArgs) {
-	if a.n == 0 {
-		tileSingleK(a, gemvRows, 1, nil)
-		return
-	}
-	gemvQ6KAVX512(a, gemvRows)
-}
+func gemvQ6K512(a *tileArgs) { kTile(a, gemvRows, 1, gemvQ6KAVX512) }
 
 // gemvQ6KAVX512 computes rows (a multiple of four) Q6_K outputs against
 // one activation row as dotQ6KAVX2 computes each, two weight rows per
@@ -130,13 +118,7 @@ func dotQ6KAVX512(w *byte, x *q8KBlock, n int, gemm bool) float32
 func dotQ5KAVX512(w *byte, x *q8KBlock, n int, gemm bool) float32
 
 // tileQ5K512 computes a tileRowsK×4 tile of Q5_K outputs.
-func tileQ5K512(a *tileArgs) {
-	if a.n == 0 {
-		tileSingleK(a, tileRowsK, 4, nil)
-		return
-	}
-	tileQ5KAVX512(a, tileRowsK)
-}
+func tileQ5K512(a *tileArgs) { kTile(a, tileRowsK, 4, tileQ5KAVX512) }
 
 // tileQ5KAVX512 computes rows (a multiple of four) × 4 Q5_K outputs as
 // dotQ5KAVX512 computes each: eight int32 lanes per output and
@@ -150,13 +132,7 @@ func tileQ5K512(a *tileArgs) {
 func tileQ5KAVX512(a *tileArgs, rows int)
 
 // gemvQ5K512 computes gemvRows Q5_K outputs for one activation row.
-func gemvQ5K512(a *tileArgs) {
-	if a.n == 0 {
-		tileSingleK(a, gemvRows, 1, nil)
-		return
-	}
-	gemvQ5KAVX512(a, gemvRows)
-}
+func gemvQ5K512(a *tileArgs) { kTile(a, gemvRows, 1, gemvQ5KAVX512) }
 
 // gemvQ5KAVX512 computes rows (a multiple of four) Q5_K outputs against
 // one activation row as dotQ5KAVX512 computes each, two weight rows per

@@ -35,45 +35,16 @@ func addAVXVNNIKernels(k *kernelSet) {
 }
 
 // tileQ4KV is tileQ4K with the AVX-VNNI kernels.
-func tileQ4KV(a *tileArgs) {
-	switch {
-	case a.n == 0:
-		tileSingleK(a, tileRowsK, 4, nil)
-	case a.gemm&15 == 0:
-		tileQ4KVNNI(a, tileRowsK, false)
-	case a.gemm&15 == 15:
-		tileQ4KVNNI(a, tileRowsK, true)
-	default:
-		tileSingleK(a, tileRowsK, 4, dotQ4KVNNI)
-	}
-}
+func tileQ4KV(a *tileArgs) { tileQ4KWith(a, tileQ4KVNNI, dotQ4KVNNI) }
 
 // tileQ6KV is tileQ6K with the AVX-VNNI kernel.
-func tileQ6KV(a *tileArgs) {
-	if a.n == 0 {
-		tileSingleK(a, tileRowsK, 4, nil)
-		return
-	}
-	tileQ6KVNNI(a, tileRowsK)
-}
+func tileQ6KV(a *tileArgs) { kTile(a, tileRowsK, 4, tileQ6KVNNI) }
 
 // gemvQ4KV is gemvQ4K with the AVX-VNNI kernels.
-func gemvQ4KV(a *tileArgs) {
-	if a.n == 0 || a.gemm&1 != 0 {
-		tileSingleK(a, gemvRows, 1, dotQ4KVNNI)
-		return
-	}
-	gemvQ4KVNNI(a, gemvRows)
-}
+func gemvQ4KV(a *tileArgs) { gemvQ4KWith(a, gemvQ4KVNNI, dotQ4KVNNI) }
 
 // gemvQ6KV is gemvQ6K with the AVX-VNNI kernel.
-func gemvQ6KV(a *tileArgs) {
-	if a.n == 0 {
-		tileSingleK(a, gemvRows, 1, nil)
-		return
-	}
-	gemvQ6KVNNI(a, gemvRows)
-}
+func gemvQ6KV(a *tileArgs) { kTile(a, gemvRows, 1, gemvQ6KVNNI) }
 
 // gemvQ80V is gemvQ80 with the AVX-VNNI kernel.
 func gemvQ80V(a *tileArgs) {
