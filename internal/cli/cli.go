@@ -105,13 +105,45 @@ func Main(args []string, opts Options) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+
+	// The commands run on a goroutine of their own and only the app runs on
+	// the caller's. The GUI toolkit locks the main goroutine to the main OS
+	// thread (its event loop must own it), and an engine whose thread pool
+	// is driven from a locked goroutine pays an OS thread switch each time
+	// that goroutine yields: a two-thread decode ran a third slower there.
+	type appCall struct {
+		ctx    context.Context
+		models []string
+		done   chan error
+	}
+	calls := make(chan appCall)
+	openApp := opts.OpenApp
+	if openApp != nil {
+		opts.OpenApp = func(ctx context.Context, models []string) error {
+			c := appCall{ctx: ctx, models: models, done: make(chan error, 1)}
+			calls <- c
+			return <-c.done
+		}
+	}
 	root := NewRootCommand(opts)
 	root.SetArgs(llamaArgs(args))
-	if err := root.ExecuteContext(ctx); err != nil {
-		fmt.Fprintln(root.ErrOrStderr(), "saji:", err)
-		return 1
+	status := make(chan int, 1)
+	go func() {
+		if err := root.ExecuteContext(ctx); err != nil {
+			fmt.Fprintln(root.ErrOrStderr(), "saji:", err)
+			status <- 1
+			return
+		}
+		status <- 0
+	}()
+	for {
+		select {
+		case c := <-calls:
+			c.done <- openApp(c.ctx, c.models)
+		case s := <-status:
+			return s
+		}
 	}
-	return 0
 }
 
 // gcPercent is the garbage collector's target (GOGC) unless the
