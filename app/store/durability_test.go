@@ -117,6 +117,22 @@ func TestMigrations(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, true},
+		{"first schema, with a reply", func(t *testing.T, path string) {
+			// A database of the first release: its messages gain the
+			// reasoning columns empty.
+			db, err := sql.Open("sqlite", path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			for _, q := range []string{migrations[0], `PRAGMA user_version = 1`,
+				`INSERT INTO conversations (title, created, updated) VALUES ('old', 1, 1)`,
+				`INSERT INTO messages (conversation_id, role, content, created) VALUES (1, 'assistant', 'hi', 1)`} {
+				if _, err := db.Exec(q); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}, false},
 		{"not a database", func(t *testing.T, path string) {
 			if err := os.WriteFile(path, []byte("this is not a SQLite file, it is some text long enough to be a header....."), 0o600); err != nil {
 				t.Fatal(err)
@@ -152,6 +168,9 @@ func TestMigrations(t *testing.T) {
 			}
 			if _, err := s.NewConversation("works", ""); err != nil {
 				t.Error(err)
+			}
+			if c, msgs, err := s.Conversation(1); err == nil && c.Title == "old" && (len(msgs) != 1 || msgs[0].Content != "hi" || msgs[0].Reasoning != "") {
+				t.Errorf("old messages after the migrations: %+v", msgs)
 			}
 		})
 	}
