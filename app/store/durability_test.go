@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -244,5 +245,62 @@ func TestConcurrentWriters(t *testing.T) {
 	}
 	if len(cs) != workers+1 {
 		t.Errorf("%d conversations, want %d", len(cs), workers+1)
+	}
+}
+
+// TestReplyEndDurable checks that a finished reply is in the database
+// file itself, not only in its write-ahead log (which a power cut can
+// lose under synchronous=NORMAL): a copy of the file alone has it.
+func TestReplyEndDurable(t *testing.T) {
+	s, path := openTest(t)
+	c := newConv(t, s, "durable", "")
+	a := addMsg(t, s, c.ID, "assistant", "")
+	a.Content, a.Done = "the whole reply", true
+	if err := s.UpdateMessage(a); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp := filepath.Join(t.TempDir(), "copy.db")
+	if err := os.WriteFile(cp, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s2 := openAt(t, cp)
+	if _, msgs := must2(t, s2, c.ID); len(msgs) != 1 || msgs[0].Content != "the whole reply" || !msgs[0].Done {
+		t.Errorf("the database file without its log holds %+v", msgs)
+	}
+}
+
+// BenchmarkUpdateMessage is the cost of saving a streaming reply's text
+// (streaming) and of its last, durable update (done).
+func BenchmarkUpdateMessage(b *testing.B) {
+	for _, done := range []bool{false, true} {
+		name := "streaming"
+		if done {
+			name = "done"
+		}
+		b.Run(name, func(b *testing.B) {
+			s, err := Open(filepath.Join(b.TempDir(), "chats.db"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			c, err := s.NewConversation("bench", "")
+			if err != nil {
+				b.Fatal(err)
+			}
+			m, err := s.AddMessage(c.ID, "assistant", "")
+			if err != nil {
+				b.Fatal(err)
+			}
+			m.Content, m.Done = strings.Repeat("a reply of a few hundred words ", 60), done
+			for b.Loop() {
+				if err := s.UpdateMessage(m); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

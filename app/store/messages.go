@@ -76,6 +76,9 @@ func (s *Store) AddMessage(convID int64, role, content string) (Message, error) 
 // UpdateMessage stores m's content, reasoning, statistics and Done flag; m.ID and
 // m.ConversationID pick the row, and Role and Created are left as they are.
 // Each call is one transaction, so a crash keeps the last completed update.
+// The update that ends a reply (Done) is also made durable against a power
+// cut: synchronous=NORMAL leaves WAL commits unsynced, and a checkpoint
+// syncs the WAL and copies it into the database file.
 func (s *Store) UpdateMessage(m Message) error {
 	err := s.inTx(func(tx *sql.Tx) error {
 		res, err := tx.Exec(`UPDATE messages SET content = ?, tokens = ?, tokens_per_second = ?, ttft_seconds = ?, done = ?,
@@ -93,6 +96,9 @@ func (s *Store) UpdateMessage(m Message) error {
 		}
 		return touch(tx, m.ConversationID, s.stamp())
 	})
+	if err == nil && m.Done {
+		_, err = s.db.Exec(`PRAGMA wal_checkpoint(PASSIVE)`)
+	}
 	if err != nil {
 		return fmt.Errorf("store: update message: %w", err)
 	}
