@@ -35,9 +35,9 @@ var reasoningTags = []struct {
 	start, end string
 }{
 	{[]string{"<|START_THINKING|>", "<|END_THINKING|>"}, "<|START_THINKING|>", "<|END_THINKING|>"}, // Command-R7B, Command A
-	{[]string{"[THINK]", "[/THINK]"}, "[THINK]", "[/THINK]"},                                     // Magistral, Ministral reasoning
-	{[]string{"<|channel>", "<channel|>"}, "<|channel>thought", "<channel|>"},                    // Gemma 4
-	{[]string{"<think>", "</think>"}, "<think>", "</think>"},                                     // Qwen3, DeepSeek-R1, SmolLM3, GLM ...
+	{[]string{"[THINK]", "[/THINK]"}, "[THINK]", "[/THINK]"},                                       // Magistral, Ministral reasoning
+	{[]string{"<|channel>", "<channel|>"}, "<|channel>thought", "<channel|>"},                      // Gemma 4
+	{[]string{"<think>", "</think>"}, "<think>", "</think>"},                                       // Qwen3, DeepSeek-R1, SmolLM3, GLM ...
 }
 
 // Reasoning returns the reasoning format of t's model, found in its

@@ -168,11 +168,11 @@ func TestTemplateReasoning(t *testing.T) {
 		prompt string
 		opens  bool
 	}{
-		{"<|im_start|>assistant\n<think>\n", true},            // QwQ, R1 distills
-		{"<｜Assistant｜><think>", true},                        // DeepSeek V3.1 thinking
-		{"<|im_start|>assistant\n", false},                    // Qwen3 default
+		{"<|im_start|>assistant\n<think>\n", true},                // QwQ, R1 distills
+		{"<｜Assistant｜><think>", true},                            // DeepSeek V3.1 thinking
+		{"<|im_start|>assistant\n", false},                        // Qwen3 default
 		{"<|im_start|>assistant\n<think>\n\n</think>\n\n", false}, // Qwen3 enable_thinking=false
-		{"<think>\n</think>", false},                          // QwQ without thinking
+		{"<think>\n</think>", false},                              // QwQ without thinking
 	} {
 		if got := thinkTags.Opens(c.prompt); got != c.opens {
 			t.Errorf("Opens(%q) = %v", c.prompt, got)
