@@ -111,8 +111,8 @@ func TestHarmonyStart(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if (s.harmony != nil) != c.split {
-			t.Errorf("%s: split %v, want %v", c.name, s.harmony != nil, c.split)
+		if (s.split != nil) != c.split {
+			t.Errorf("%s: split %v, want %v", c.name, s.split != nil, c.split)
 		}
 		s.Close()
 	}
