@@ -166,15 +166,19 @@ const promptTail = 8
 
 // splitter returns the reasoning splitter of a chat reply to prompt, or
 // nil for a raw prompt, a request for the raw reasoning, or a template
-// without a reasoning format.
-func (m *Model) splitter(req Request, prompt []int32) chat.Splitter {
+// without a reasoning format. A constrained reply (JSON) is constrained
+// from its first token, so that it is the answer even where the prompt
+// opened the reasoning.
+func (m *Model) splitter(req Request, prompt []int32, constrained bool) chat.Splitter {
 	f := m.tmpl.Reasoning()
 	if req.RawReasoning || f.None() || (req.Messages == nil && req.Tokens == nil) {
 		return nil
 	}
 	var tail strings.Builder
-	for _, id := range prompt[max(0, len(prompt)-promptTail):] {
-		tail.WriteString(m.tok.TokenToPiece(id, true))
+	if !constrained {
+		for _, id := range prompt[max(0, len(prompt)-promptTail):] {
+			tail.WriteString(m.tok.TokenToPiece(id, true))
+		}
 	}
 	return f.NewSplitter(tail.String())
 }
@@ -277,7 +281,7 @@ func (m *Model) Start(ctx context.Context, req Request) (_ *Stream, err error) {
 		}
 		return nil, fmt.Errorf("%w: %w", ErrBadRequest, err)
 	}
-	return &Stream{m: m, ctx: ctx, cancel: cancel, events: events, stopper: stopper, split: m.splitter(req, prompt), prompt: len(prompt)}, nil
+	return &Stream{m: m, ctx: ctx, cancel: cancel, events: events, stopper: stopper, split: m.splitter(req, prompt, cons != nil), prompt: len(prompt)}, nil
 }
 
 // limit returns the most tokens a request of prompt tokens generates:

@@ -110,6 +110,7 @@ func TestReasoningPieces(t *testing.T) {
 		{"raw prompt", Request{Prompt: "<think>\n"}, "a</think>b", nil, " a</think>b", ""},
 		{"stop string in the answer", Request{Messages: msgs}, "why</think>the cat STOP sat", []string{"STOP"}, "the cat ", "why"},
 		{"stop string in the reasoning", Request{Messages: msgs}, "the STOP cat</think>sat", []string{"STOP"}, "", "the"},
+		{"JSON from the first token", Request{Messages: msgs, JSON: true}, `{"a": 1}`, nil, ` {"a": 1}`, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			text, reasoning := runScripted(t, m, c.req, c.reply, c.stop)
