@@ -8,37 +8,34 @@ import (
 	"saji/engine/chat"
 	"saji/engine/sample"
 	"saji/engine/scheduler"
+	"saji/engine/synth"
 	"saji/engine/tokenizer"
 )
 
-// thinkTemplate is a ChatML template that opens a <think> block in its
-// generation prompt unless enable_thinking is false, when it writes an
-// empty one, as Qwen3's does.
-const thinkTemplate = `{% for m in messages %}<|im_start|>{{ m.role }}
-{% if m.reasoning_content %}<think>
-{{ m.reasoning_content }}
-</think>
-
-{% endif %}{{ m.content }}<|im_end|>
-{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant
-{% if enable_thinking is defined and enable_thinking is false %}<think>
-
-</think>
-
-{% else %}<think>
-{% endif %}{% if reasoning_effort is defined %}effort {{ reasoning_effort }}
-{% endif %}{% endif %}`
-
-// withTemplate gives m the template src for the test.
-func withTemplate(t *testing.T, m *Model, src string) {
+// templateModel returns the tiny model of a runner of its own, with the
+// chat template src.
+func templateModel(t *testing.T, src string) *Model {
 	t.Helper()
-	tm, err := chat.Parse(src)
+	m, err := tinyRunner(t, Config{}).Model("tiny")
 	if err != nil {
 		t.Fatal(err)
 	}
-	old := m.tmpl
-	m.tmpl = tm
-	t.Cleanup(func() { m.tmpl = old })
+	if m.tmpl, err = chat.Parse(src); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// hiChat returns a chat of one user message and the tokens of its
+// prompt on m.
+func hiChat(t *testing.T, m *Model) ([]chat.Message, []int32) {
+	t.Helper()
+	msgs := []chat.Message{{Role: "user", Content: "hi"}}
+	toks, err := m.Prompt(context.Background(), Request{Messages: msgs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return msgs, toks
 }
 
 // runScripted runs the tokens of reply through the generation loop of a
@@ -83,18 +80,9 @@ func runScripted(t *testing.T, m *Model, req Request, reply string, stop []strin
 // tokens split as messages do, RawReasoning and a raw prompt keep the text
 // whole, and a stop string applies to the text before the split.
 func TestReasoningPieces(t *testing.T) {
-	r := tinyRunner(t, Config{})
-	m, err := r.Model("tiny")
-	if err != nil {
-		t.Fatal(err)
-	}
-	withTemplate(t, m, thinkTemplate)
-	msgs := []chat.Message{{Role: "user", Content: "hi"}}
+	m := templateModel(t, synth.ThinkingTemplate)
+	msgs, toks := hiChat(t, m)
 	off := false
-	toks, err := m.Prompt(context.Background(), Request{Messages: msgs})
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, c := range []struct {
 		name            string
 		req             Request
@@ -125,12 +113,7 @@ func TestReasoningPieces(t *testing.T) {
 // template as enable_thinking and reasoning_effort, and that a client's
 // own template variables win over them.
 func TestThinkingControls(t *testing.T) {
-	r := tinyRunner(t, Config{})
-	m, err := r.Model("tiny")
-	if err != nil {
-		t.Fatal(err)
-	}
-	withTemplate(t, m, thinkTemplate)
+	m := templateModel(t, synth.ThinkingTemplate)
 	msgs := []chat.Message{{Role: "user", Content: "hi"}}
 	on, off := true, false
 	for _, c := range []struct {
@@ -141,9 +124,9 @@ func TestThinkingControls(t *testing.T) {
 		{"default", Request{Messages: msgs}, "<|im_start|>assistant\n<think>\n"},
 		{"on", Request{Messages: msgs, Think: &on}, "<|im_start|>assistant\n<think>\n"},
 		{"off", Request{Messages: msgs, Think: &off}, "<think>\n\n</think>\n\n"},
-		{"effort", Request{Messages: msgs, ReasoningEffort: "high"}, "<think>\neffort high\n"},
+		{"effort", Request{Messages: msgs, ReasoningEffort: "high"}, "effort high\n<think>\n"},
 		{"kwargs win", Request{Messages: msgs, Think: &off, ReasoningEffort: "high",
-			TemplateExtra: map[string]any{"enable_thinking": true, "reasoning_effort": "low"}}, "<think>\neffort low\n"},
+			TemplateExtra: map[string]any{"enable_thinking": true, "reasoning_effort": "low"}}, "effort low\n<think>\n"},
 	} {
 		toks, err := m.Prompt(context.Background(), c.req)
 		if err != nil {

@@ -13,81 +13,19 @@ import (
 	"testing"
 
 	"saji/engine/chat"
-	"saji/engine/gguf"
 	"saji/engine/runner"
 	"saji/engine/scheduler"
 	"saji/engine/synth"
 )
 
-// thinkingTemplate is a ChatML template that opens a <think> block in its
-// generation prompt unless enable_thinking is false (then it writes an
-// empty one), as Qwen3's does, and writes an assistant turn's reasoning
-// back in a block.
-const thinkingTemplate = `{% for m in messages %}<|im_start|>{{ m.role }}
-{% if m.reasoning_content %}<think>
-{{ m.reasoning_content }}
-</think>
-
-{% endif %}{{ m.content }}<|im_end|>
-{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant
-{% if enable_thinking is defined and enable_thinking is false %}<think>
-
-</think>
-
-{% else %}<think>
-{% endif %}{% endif %}`
-
 // thinkingModel writes a tiny model with the mini vocabulary, the markers
-// of thinkingTemplate as tokens of their own, and that template, and
+// of synth.ThinkingTemplate as tokens of their own, and that template, and
 // returns it.
 func thinkingModel(t *testing.T) *runner.Model {
 	t.Helper()
-	tokens := []string{"<unk>", "<s>", "</s>"}
-	types := []int32{2, 3, 3}
-	for b := range 256 {
-		tokens = append(tokens, fmt.Sprintf("<0x%02X>", b))
-		types = append(types, 6)
-	}
-	for _, w := range []string{"▁", "▁a", "▁the", "▁cat", "▁sat", "▁on", "▁mat", "e", "t", "a"} {
-		tokens = append(tokens, w)
-		types = append(types, 1)
-	}
-	for _, w := range []string{"<|im_start|>", "<|im_end|>", "<think>", "</think>"} {
-		tokens = append(tokens, w)
-		types = append(types, 4) // user-defined: written as their text
-	}
-	scores := make([]float32, len(tokens))
-	for i := range scores {
-		scores[i] = -float32(i)
-	}
-	w := gguf.NewWriter()
-	for _, kv := range []struct {
-		k string
-		v any
-	}{
-		{gguf.KeyArchitecture, "llama"}, {gguf.KeyTokenizerModel, "llama"}, {gguf.KeyTokens, tokens},
-		{gguf.KeyScores, scores}, {gguf.KeyTokenType, types}, {gguf.KeyBOSTokenID, uint32(1)},
-		{gguf.KeyEOSTokenID, uint32(2)}, {gguf.KeyUNKTokenID, uint32(0)}, {gguf.KeyAddBOSToken, true},
-		{gguf.KeyChatTemplate, thinkingTemplate},
-	} {
-		if err := w.Set(kv.k, kv.v); err != nil {
-			t.Fatal(err)
-		}
-	}
-	dir := t.TempDir()
-	vp := filepath.Join(dir, "vocab.gguf")
-	if err := w.WriteFile(context.Background(), vp); err != nil {
-		t.Fatal(err)
-	}
-	vocab, err := gguf.Open(vp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer vocab.Close()
-	shape, _ := synth.LookupShape("tiny")
-	ft, _ := synth.ParseFileType("q8_0")
-	mp := filepath.Join(dir, "thinker.gguf")
-	if err := synth.Write(context.Background(), mp, synth.Options{Shape: shape, FileType: ft, Vocab: vocab, Seed: 5, Threads: 2}); err != nil {
+	mp := filepath.Join(t.TempDir(), "thinker.gguf")
+	if err := synth.WriteChat(context.Background(), mp, "q8_0", synth.ThinkingTemplate,
+		[]string{"<|im_start|>", "<|im_end|>", "<think>", "</think>"}, 5); err != nil {
 		t.Fatal(err)
 	}
 	m, err := runner.Load(context.Background(), mp, runner.LoadOptions{Name: "thinker", Threads: 2, Scheduler: scheduler.Config{Context: 256}})
