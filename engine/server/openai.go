@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -227,6 +228,9 @@ type oaiMessage struct {
 	ToolCallID string        `json:"tool_call_id,omitempty"`
 	ToolCalls  []oaiToolCall `json:"tool_calls,omitempty"`
 	Reasoning  string        `json:"reasoning_content,omitempty"`
+	// Reasoning2 is the reasoning under the name vLLM and OpenRouter
+	// give it, taken where reasoning_content is empty.
+	Reasoning2 string `json:"reasoning,omitempty"`
 }
 
 // oaiToolCall is a tool call of an assistant message, in a request or a
@@ -722,7 +726,7 @@ func tools(m *runner.Model, g *runner.Request, raw, choice json.RawMessage) (cha
 func chatMessages(msgs []oaiMessage) []chat.Message {
 	var out []chat.Message
 	for _, msg := range msgs {
-		cm := chat.Message{Role: msg.Role, Name: msg.Name, ToolCallID: msg.ToolCallID, ReasoningContent: msg.Reasoning}
+		cm := chat.Message{Role: msg.Role, Name: msg.Name, ToolCallID: msg.ToolCallID, ReasoningContent: cmp.Or(msg.Reasoning, msg.Reasoning2)}
 		if msg.Content != nil {
 			cm.Content = string(*msg.Content)
 		} else {

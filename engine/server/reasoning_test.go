@@ -283,11 +283,16 @@ func TestReasoningOllama(t *testing.T) {
 }
 
 // TestReasoningHistory checks that the reasoning a client sends back
-// (OpenAI's reasoning_content, Ollama's thinking) reaches the template.
+// (OpenAI's reasoning_content or reasoning, Ollama's thinking) reaches
+// the template.
 func TestReasoningHistory(t *testing.T) {
 	m := thinkingModel(t)
 	var om []oaiMessage
 	if err := json.Unmarshal([]byte(`[{"role":"user","content":"hi"},{"role":"assistant","content":"Hello","reasoning_content":"A greeting."},{"role":"user","content":"again"}]`), &om); err != nil {
+		t.Fatal(err)
+	}
+	var alias []oaiMessage // vLLM's and OpenRouter's name
+	if err := json.Unmarshal([]byte(`[{"role":"user","content":"hi"},{"role":"assistant","content":"Hello","reasoning":"A greeting."},{"role":"user","content":"again"}]`), &alias); err != nil {
 		t.Fatal(err)
 	}
 	var ol []ollamaMessage
@@ -298,7 +303,7 @@ func TestReasoningHistory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, msgs := range map[string][]chat.Message{"openai": chatMessages(om), "ollama": olm} {
+	for name, msgs := range map[string][]chat.Message{"openai": chatMessages(om), "reasoning": chatMessages(alias), "ollama": olm} {
 		toks, err := m.Prompt(context.Background(), runner.Request{Messages: msgs})
 		if err != nil {
 			t.Fatal(err)
