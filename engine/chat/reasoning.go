@@ -9,7 +9,8 @@ import (
 // markers that the template names: Qwen3, QwQ, DeepSeek-R1 and its
 // distills, SmolLM3, GLM 4.5 and most others "<think>...</think>",
 // Command-R7B "<|START_THINKING|>...<|END_THINKING|>", Magistral
-// "[THINK]...[/THINK]", Gemma 4 "<|channel>thought...<channel|>"; gpt-oss
+// "[THINK]...[/THINK]", Gemma 4 "<|channel>thought...<channel|>", Kimi K3
+// and Hunyuan 3 theirs; gpt-oss
 // writes harmony channels instead (see Harmony). Many templates open the
 // block in the generation prompt ("<think>\n" ends a DeepSeek-R1 distill's
 // prompt), so that the reply starts inside it and has only the closing
@@ -34,10 +35,12 @@ var reasoningTags = []struct {
 	sign       []string // all in the source
 	start, end string
 }{
-	{[]string{"<|START_THINKING|>", "<|END_THINKING|>"}, "<|START_THINKING|>", "<|END_THINKING|>"}, // Command-R7B, Command A
-	{[]string{"[THINK]", "[/THINK]"}, "[THINK]", "[/THINK]"},                                       // Magistral, Ministral reasoning
-	{[]string{"<|channel>", "<channel|>"}, "<|channel>thought", "<channel|>"},                      // Gemma 4
-	{[]string{"<think>", "</think>"}, "<think>", "</think>"},                                       // Qwen3, DeepSeek-R1, SmolLM3, GLM ...
+	{[]string{"<|START_THINKING|>", "<|END_THINKING|>"}, "<|START_THINKING|>", "<|END_THINKING|>"},                   // Command-R7B, Command A
+	{[]string{"[THINK]", "[/THINK]"}, "[THINK]", "[/THINK]"},                                                         // Magistral, Ministral reasoning
+	{[]string{"<|channel>", "<channel|>"}, "<|channel>thought", "<channel|>"},                                        // Gemma 4
+	{[]string{"'<|open|>' + tag", "'<|close|>' + tag + '<|sep|>'"}, "<|open|>think<|sep|>", "<|close|>think<|sep|>"}, // Kimi K3
+	{[]string{"HYTK = ':opensource'", "'<think{}>'.format(HYTK)"}, "<think:opensource>", "</think:opensource>"},      // Hunyuan 3
+	{[]string{"<think>", "</think>"}, "<think>", "</think>"},                                                         // Qwen3, DeepSeek-R1, SmolLM3, GLM ...
 }
 
 // Reasoning returns the reasoning format of t's model, found in its

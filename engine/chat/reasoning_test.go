@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"saji/engine/chat/internal/corpus"
 	"saji/internal/refdata"
 )
 
@@ -145,6 +146,8 @@ func TestTemplateReasoning(t *testing.T) {
 		{"mistralai-Ministral-3-14B-Reasoning-2512", magistral},
 		{"google-gemma-4-31B-it", ReasoningFormat{Start: "<|channel>thought", End: "<channel|>"}},
 		{"openai-gpt-oss-120b", harmonyFmt},
+		{"Kimi-K3", ReasoningFormat{Start: "<|open|>think<|sep|>", End: "<|close|>think<|sep|>"}},
+		{"tencent-Hy3", ReasoningFormat{Start: "<think:opensource>", End: "</think:opensource>"}},
 		{"Qwen-Qwen2.5-7B-Instruct", ReasoningFormat{}},
 		{"meta-llama-Llama-3.1-8B-Instruct", ReasoningFormat{}},
 		{"LFM2.5-Instruct", ReasoningFormat{}}, // strips </think> from history, writes no block
@@ -180,6 +183,55 @@ func TestTemplateReasoning(t *testing.T) {
 	}
 	if !commandTags.Opens("<|CHATBOT_TOKEN|><|START_THINKING|>") || commandTags.Opens("<|START_THINKING|><|END_THINKING|>") {
 		t.Error("Command-R7B's generation prompt")
+	}
+}
+
+// TestGenerationPromptOpens checks, on the corpus's renderings of real
+// templates for one user message, whether the generation prompt opens the
+// reasoning (thinking on by default or by the variant's variable) or not
+// (off, or closed in the prompt).
+func TestGenerationPromptOpens(t *testing.T) {
+	for _, c := range []struct {
+		file  string
+		opens map[string]bool // variant ("" the default): opens
+	}{
+		{"Qwen-Qwen3-0.6B", map[string]bool{"": false, "enable_thinking=true": false, "enable_thinking=false": false}},
+		{"Qwen-QwQ-32B", map[string]bool{"": false, "enable_thinking=true": true}},
+		{"deepseek-ai-DeepSeek-R1-Distill-Llama-8B", map[string]bool{"": true}},
+		{"llama-cpp-deepseek-r1", map[string]bool{"": true}},
+		{"deepseek-ai-DeepSeek-V3.1", map[string]bool{"": false, "enable_thinking=true": true, "thinking=true": true}},
+		{"CohereForAI-c4ai-command-r7b-12-2024-tool_use", map[string]bool{"": false, "enable_thinking=true": false}},
+		{"NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", map[string]bool{"": true, "enable_thinking=false": false}},
+		{"google-gemma-4-31B-it", map[string]bool{"": false}},
+		{"Kimi-K3", map[string]bool{"": true}},
+		{"tencent-Hy3", map[string]bool{"": false, "reasoning_effort=low": true}},
+		{"poolside-Laguna-XS.2", map[string]bool{"": false}},
+	} {
+		src, err := os.ReadFile(refdata.Path(t, "templates/"+c.file+".jinja"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tm, err := Parse(string(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := tm.Reasoning()
+		seen := 0
+		for _, k := range corpus.Load(t, refdata.Path(t, "templates/"+c.file+".jsonl")) {
+			variant, ok := strings.CutPrefix(k.ID, "single_user/gen=true")
+			variant = strings.TrimPrefix(variant, "/")
+			want, listed := c.opens[variant]
+			if !ok || !listed || !k.HasOutput {
+				continue
+			}
+			seen++
+			if got := f.Opens(k.Output); got != want {
+				t.Errorf("%s %s: opens %v, want %v (the prompt ends %q)", c.file, k.ID, got, want, k.Output[max(0, len(k.Output)-40):])
+			}
+		}
+		if seen != len(c.opens) {
+			t.Errorf("%s: %d of the %d variants are in the corpus", c.file, seen, len(c.opens))
+		}
 	}
 }
 
