@@ -69,7 +69,9 @@ func (t *oaiThinking) apply(g *runner.Request) error {
 			return bad("chat_template_kwargs", "chat_template_kwargs.enable_thinking must be true or false, not %s", v)
 		}
 	}
-	g.TemplateExtra = make(map[string]any, len(kwargs))
+	if g.TemplateExtra == nil {
+		g.TemplateExtra = make(map[string]any, len(kwargs))
+	}
 	for k, v := range kwargs {
 		g.TemplateExtra[k] = v
 	}
