@@ -314,3 +314,46 @@ func TestReasoningHistory(t *testing.T) {
 		}
 	}
 }
+
+// TestOAIThinking checks how the OpenAI dialect's thinking controls set
+// a generation's.
+func TestOAIThinking(t *testing.T) {
+	for _, c := range []struct {
+		body   string
+		think  string // "on", "off" or "" (unset)
+		effort string
+		raw    bool
+		extra  string
+	}{
+		{`{}`, "", "", false, ""},
+		{`{"reasoning_effort":"high"}`, "", "high", false, ""},
+		{`{"reasoning_effort":"minimal"}`, "", "low", false, ""},
+		{`{"reasoning_effort":"none"}`, "off", "", false, ""},
+		{`{"reasoning_format":"none"}`, "", "", true, ""},
+		{`{"reasoning_format":"deepseek"}`, "", "", false, ""},
+		{`{"chat_template_kwargs":{"enable_thinking":false,"custom":1}}`, "", "", false, `custom=1 enable_thinking=false`},
+	} {
+		var th oaiThinking
+		if err := json.Unmarshal([]byte(c.body), &th); err != nil {
+			t.Fatal(err)
+		}
+		g := runner.Request{TemplateExtra: map[string]any{"kept": true}}
+		if err := th.apply(&g); err != nil {
+			t.Fatalf("%s: %v", c.body, err)
+		}
+		think := ""
+		if g.Think != nil {
+			think = map[bool]string{true: "on", false: "off"}[*g.Think]
+		}
+		var extra []string
+		for k, v := range g.TemplateExtra {
+			if k != "kept" {
+				extra = append(extra, fmt.Sprintf("%s=%s", k, v))
+			}
+		}
+		slices.Sort(extra)
+		if think != c.think || g.ReasoningEffort != c.effort || g.RawReasoning != c.raw || strings.Join(extra, " ") != c.extra || g.TemplateExtra["kept"] != true {
+			t.Errorf("%s: think %q, effort %q, raw %v, extra %v", c.body, think, g.ReasoningEffort, g.RawReasoning, g.TemplateExtra)
+		}
+	}
+}
