@@ -123,6 +123,20 @@ func TestTagSplitterStreams(t *testing.T) {
 	}
 }
 
+// corpusTemplate parses the corpus's template name.
+func corpusTemplate(t *testing.T, name string) *Template {
+	t.Helper()
+	src, err := os.ReadFile(refdata.Path(t, "templates/"+name+".jinja"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm, err := Parse(string(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tm
+}
+
 // TestTemplateReasoning checks the format found in real templates, and
 // whether their generation prompt opens the reasoning (as rendered in the
 // corpus, with enable_thinking where the case sets it).
@@ -152,15 +166,7 @@ func TestTemplateReasoning(t *testing.T) {
 		{"meta-llama-Llama-3.1-8B-Instruct", ReasoningFormat{}},
 		{"LFM2.5-Instruct", ReasoningFormat{}}, // strips </think> from history, writes no block
 	} {
-		src, err := os.ReadFile(refdata.Path(t, "templates/"+c.file+".jinja"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		tm, err := Parse(string(src))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := tm.Reasoning(); got != c.format {
+		if got := corpusTemplate(t, c.file).Reasoning(); got != c.format {
 			t.Errorf("%s: %v, want %v", c.file, got, c.format)
 		}
 	}
@@ -207,15 +213,7 @@ func TestGenerationPromptOpens(t *testing.T) {
 		{"tencent-Hy3", map[string]bool{"": false, "reasoning_effort=low": true}},
 		{"poolside-Laguna-XS.2", map[string]bool{"": false}},
 	} {
-		src, err := os.ReadFile(refdata.Path(t, "templates/"+c.file+".jinja"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		tm, err := Parse(string(src))
-		if err != nil {
-			t.Fatal(err)
-		}
-		f := tm.Reasoning()
+		f := corpusTemplate(t, c.file).Reasoning()
 		seen := 0
 		for _, k := range corpus.Load(t, refdata.Path(t, "templates/"+c.file+".jsonl")) {
 			variant, ok := strings.CutPrefix(k.ID, "single_user/gen=true")
