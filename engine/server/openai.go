@@ -209,7 +209,7 @@ func (c *oaiContent) UnmarshalJSON(b []byte) error {
 	var sb strings.Builder
 	for _, p := range parts {
 		switch p.Type {
-		case "text", "input_text":
+		case "text", "input_text", "output_text":
 			sb.WriteString(p.Text)
 		default:
 			return fmt.Errorf("content parts of type %q are not supported (text only)", p.Type)

@@ -174,6 +174,7 @@ func (s *Server) routes() {
 	})
 	s.openAIRoutes()
 	s.anthropicRoutes()
+	s.responsesRoutes()
 	s.ollamaRoutes()
 	s.metricsRoutes()
 }
