@@ -403,17 +403,28 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) {
 	if name == "" {
 		name = m.Name
 	}
-	msg := map[string]any{"id": newID("msg_"), "type": "message", "role": "assistant", "model": name,
+	writeMessage(w, r, st.Run, format, name, st.PromptTokens(), req.Stream)
+}
+
+// runFunc runs a generation to its end, as Stream.Run does.
+type runFunc func(emit func(runner.Piece) error) (runner.Result, error)
+
+// writeMessage runs a generation and writes its message, whole or as a
+// stream of events: model is the name it answers with, prompt the
+// prompt's length, format the tool-call format of its text (see
+// readReply).
+func writeMessage(w http.ResponseWriter, r *http.Request, run runFunc, format chat.ToolFormat, model string, prompt int, stream bool) {
+	msg := map[string]any{"id": newID("msg_"), "type": "message", "role": "assistant", "model": model,
 		"content": []any{}, "stop_reason": nil, "stop_sequence": nil,
-		"usage": map[string]any{"input_tokens": st.PromptTokens(), "output_tokens": 0}}
+		"usage": map[string]any{"input_tokens": prompt, "output_tokens": 0}}
 	a := &anthropicReply{}
-	if req.Stream {
+	if stream {
 		a.ev = newSSE(w)
 		if a.ev.event("message_start", map[string]any{"type": "message_start", "message": msg}) != nil {
 			return
 		}
 	}
-	res, calls, err := readReply(st.Run, format, a.delta)
+	res, calls, err := readReply(run, format, a.delta)
 	if err == nil {
 		err = a.finish(calls)
 	}
@@ -491,8 +502,7 @@ const (
 // chat.ToolNone when the request has no tools, or when the runner gives
 // the calls (Result.ToolCalls, which are always added). It returns how
 // the generation ended and the calls.
-func readReply(run func(func(runner.Piece) error) (runner.Result, error), format chat.ToolFormat,
-	delta func(replyPart, string) error) (runner.Result, []chat.ToolCall, error) {
+func readReply(run runFunc, format chat.ToolFormat, delta func(replyPart, string) error) (runner.Result, []chat.ToolCall, error) {
 	var ts *chat.ToolStream
 	if format != chat.ToolNone {
 		ts = chat.NewToolStream(format)

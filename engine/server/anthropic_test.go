@@ -3,6 +3,7 @@ package server
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -188,62 +189,54 @@ func TestAnthropicReply(t *testing.T) {
 			ToolCalls: []chat.ToolCall{{ID: "call_abc", Name: "get_weather", Arguments: `{"city":"Oslo"}`}}},
 			chat.ToolNone, []string{"text", "tool_use"}, "tool_use"},
 	}
+	r := httptest.NewRequest(http.MethodPost, "/v1/messages", nil)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			whole := &anthropicReply{}
-			res, calls, err := readReply(fakeRun(c.pieces, c.res), c.format, whole.delta)
-			if err == nil {
-				err = whole.finish(calls)
-			}
-			if err != nil {
-				t.Fatal(err)
+			rec := httptest.NewRecorder()
+			writeMessage(rec, r, fakeRun(c.pieces, c.res), c.format, "m", 3, false)
+			var whole map[string]any
+			if err := json.Unmarshal(rec.Body.Bytes(), &whole); err != nil || rec.Code != 200 {
+				t.Fatalf("%d %s: %v", rec.Code, rec.Body, err)
 			}
 			var types []string
-			for _, b := range whole.blocks {
-				types = append(types, b.(map[string]any)["type"].(string))
+			for _, b := range whole["content"].([]any) {
+				b := b.(map[string]any)
+				types = append(types, b["type"].(string))
+				if id, ok := b["id"].(string); ok && !strings.HasPrefix(id, "toolu_") {
+					t.Errorf("tool_use id %q", id)
+				}
 			}
-			if reason, _ := anthropicStop(res, len(calls)); !reflect.DeepEqual(types, c.types) || reason != c.stop {
-				t.Errorf("blocks %v, stop %s; want %v, %s", types, reason, c.types, c.stop)
+			if !reflect.DeepEqual(types, c.types) || whole["stop_reason"] != c.stop {
+				t.Errorf("blocks %v, stop %v; want %v, %s", types, whole["stop_reason"], c.types, c.stop)
 			}
 
-			rec := httptest.NewRecorder()
-			streamed := &anthropicReply{ev: newSSE(rec)}
-			streamed.ev.event("message_start", map[string]any{"type": "message_start", "message": map[string]any{
-				"content": []any{}, "usage": map[string]any{"input_tokens": 3, "output_tokens": 0}}})
-			res, calls, err = readReply(fakeRun(c.pieces, c.res), c.format, streamed.delta)
-			if err == nil {
-				err = streamed.finish(calls)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			reason, seq := anthropicStop(res, len(calls))
-			streamed.ev.event("message_delta", map[string]any{"type": "message_delta",
-				"delta": map[string]any{"stop_reason": reason, "stop_sequence": seq}, "usage": anthropicUsage(res)})
-			streamed.ev.event("message_stop", map[string]any{"type": "message_stop"})
+			rec = httptest.NewRecorder()
+			writeMessage(rec, r, fakeRun(c.pieces, c.res), c.format, "m", 3, true)
 			evs := namedEvents(t, rec.Body)
 			if evs[1].name != "content_block_start" || evs[2].name != "ping" {
 				t.Errorf("the stream starts %s, %s", evs[1].name, evs[2].name)
 			}
-			got := accumulateMessage(t, evs)
-			want, _ := json.Marshal(whole.blocks)
-			var wantBlocks []any
-			json.Unmarshal(want, &wantBlocks)
-			for i, b := range wantBlocks { // the ids are new each time
-				if id, ok := b.(map[string]any)["id"].(string); ok {
-					if !strings.HasPrefix(id, "toolu_") {
-						t.Errorf("tool_use id %q", id)
-					}
-					b.(map[string]any)["id"] = got["content"].([]any)[i].(map[string]any)["id"]
-				}
-			}
-			if !reflect.DeepEqual(got["content"], wantBlocks) {
-				t.Errorf("streamed %v\nwhole %v", got["content"], wantBlocks)
-			}
-			if got["stop_reason"] != c.stop {
-				t.Errorf("streamed stop_reason %v", got["stop_reason"])
+			streamed := accumulateMessage(t, evs)
+			if withoutIDs(streamed) != withoutIDs(whole) {
+				t.Errorf("streamed %s\nwhole %s", withoutIDs(streamed), withoutIDs(whole))
 			}
 		})
+	}
+	// A generation that fails: an error, whole or as the stream's last
+	// event.
+	fail := func(emit func(runner.Piece) error) (runner.Result, error) {
+		emit(runner.Piece{Text: "Hel"})
+		return runner.Result{}, errors.New("the GPU fell over")
+	}
+	rec := httptest.NewRecorder()
+	writeMessage(rec, r, fail, chat.ToolNone, "m", 3, false)
+	if rec.Code != 500 || !strings.Contains(rec.Body.String(), `"type":"api_error"`) {
+		t.Errorf("a failure: %d %s", rec.Code, rec.Body)
+	}
+	rec = httptest.NewRecorder()
+	writeMessage(rec, r, fail, chat.ToolNone, "m", 3, true)
+	if evs := namedEvents(t, rec.Body); evs[len(evs)-1].name != "error" || evs[len(evs)-1].data["error"].(map[string]any)["type"] != "api_error" {
+		t.Errorf("a failure streamed: %v", evs)
 	}
 }
 

@@ -298,10 +298,18 @@ func (s *Server) handleResponses(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer st.Close() // when the handler ends before reading it
-	rr := &responsesReply{id: newID("resp_"), created: time.Now().Unix(), req: &req, model: req.Model, output: []any{}}
-	if rr.model == "" {
-		rr.model = m.Name
+	name := req.Model
+	if name == "" {
+		name = m.Name
 	}
+	writeResponse(w, r, st.Run, format, &req, name)
+}
+
+// writeResponse runs a generation and writes its response, whole or as a
+// stream of events: model is the name it answers with, format the
+// tool-call format of its text (see readReply).
+func writeResponse(w http.ResponseWriter, r *http.Request, run runFunc, format chat.ToolFormat, req *responsesRequest, model string) {
+	rr := &responsesReply{id: newID("resp_"), created: time.Now().Unix(), req: req, model: model, output: []any{}}
 	if req.Stream {
 		rr.ev = newSSE(w)
 		if rr.send("response.created", map[string]any{"response": rr.object("in_progress", nil)}) != nil ||
@@ -309,7 +317,7 @@ func (s *Server) handleResponses(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	res, calls, err := readReply(st.Run, format, rr.delta)
+	res, calls, err := readReply(run, format, rr.delta)
 	status := "completed"
 	if err == nil {
 		if res.Finish == "length" && len(calls) == 0 {
@@ -321,9 +329,8 @@ func (s *Server) handleResponses(w http.ResponseWriter, r *http.Request) {
 		if rr.ev == nil {
 			oaiError(w, err)
 		} else if r.Context().Err() == nil { // a client still there hears why
-			ae := classify(err)
 			o := rr.object("failed", nil)
-			o["error"] = map[string]any{"code": "server_error", "message": ae.msg}
+			o["error"] = map[string]any{"code": "server_error", "message": classify(err).msg}
 			rr.send("response.failed", map[string]any{"response": o})
 		}
 		return

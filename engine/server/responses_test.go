@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -134,7 +135,8 @@ func accumulateResponse(t *testing.T, evs []sseEvent) (final, built map[string]a
 	return final, map[string]any{"output": items}
 }
 
-// withoutIDs returns v as JSON with its ids and call ids blanked.
+// withoutIDs returns v as JSON with its ids, call ids and creation times
+// blanked.
 func withoutIDs(v any) string {
 	b, _ := json.Marshal(v)
 	var x any
@@ -144,7 +146,7 @@ func withoutIDs(v any) string {
 		switch x := x.(type) {
 		case map[string]any:
 			for k, v := range x {
-				if k == "id" || k == "call_id" {
+				if k == "id" || k == "call_id" || k == "created_at" {
 					x[k] = ""
 				}
 				blank(v)
@@ -186,57 +188,55 @@ func TestResponsesReply(t *testing.T) {
 			ToolCalls: []chat.ToolCall{{ID: "call_abc", Name: "get_weather", Arguments: `{"city":"Oslo"}`}}},
 			chat.ToolNone, []string{"function_call"}, "completed"},
 	}
-	req := &responsesRequest{Instructions: "Be brief."}
-	run := func(rr *responsesReply, c int) map[string]any {
-		cs := cases[c]
-		res, calls, err := readReply(fakeRun(cs.pieces, cs.res), cs.format, rr.delta)
-		status := "completed"
-		if err == nil {
-			if res.Finish == "length" && len(calls) == 0 {
-				status = "incomplete"
-			}
-			err = rr.finish(calls, status)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		o := rr.object(status, &res)
-		if rr.ev != nil {
-			rr.send("response."+status, map[string]any{"response": o})
-		}
-		return o
-	}
-	for i, c := range cases {
+	r := httptest.NewRequest(http.MethodPost, "/v1/responses", nil)
+	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			whole := run(&responsesReply{id: "resp_1", req: req, output: []any{}}, i)
+			req := &responsesRequest{Instructions: "Be brief."}
+			rec := httptest.NewRecorder()
+			writeResponse(rec, r, fakeRun(c.pieces, c.res), c.format, req, "m")
+			var whole map[string]any
+			if err := json.Unmarshal(rec.Body.Bytes(), &whole); err != nil || rec.Code != 200 {
+				t.Fatalf("%d %s: %v", rec.Code, rec.Body, err)
+			}
 			var types []string
 			for _, it := range whole["output"].([]any) {
-				types = append(types, it.(map[string]any)["type"].(string))
+				it := it.(map[string]any)
+				types = append(types, it["type"].(string))
+				if it["type"] == "function_call" &&
+					(it["name"] != "get_weather" || !strings.HasPrefix(it["call_id"].(string), "call_") || !json.Valid([]byte(it["arguments"].(string)))) {
+					t.Errorf("call %v", it)
+				}
 			}
-			if !reflect.DeepEqual(types, c.types) || whole["status"] != c.status {
+			if !reflect.DeepEqual(types, c.types) || whole["status"] != c.status || whole["instructions"] != "Be brief." {
 				t.Errorf("items %v, status %v; want %v, %s", types, whole["status"], c.types, c.status)
 			}
 			if c.status == "incomplete" && whole["incomplete_details"].(map[string]any)["reason"] != "max_output_tokens" {
 				t.Errorf("incomplete_details %v", whole["incomplete_details"])
 			}
-			for _, it := range whole["output"].([]any) {
-				if it := it.(map[string]any); it["type"] == "function_call" &&
-					(it["name"] != "get_weather" || !strings.HasPrefix(it["call_id"].(string), "call_") || !json.Valid([]byte(it["arguments"].(string)))) {
-					t.Errorf("call %v", it)
-				}
-			}
 
-			rec := httptest.NewRecorder()
-			rr := &responsesReply{ev: newSSE(rec), id: "resp_1", req: req, output: []any{}}
-			rr.send("response.created", map[string]any{"response": rr.object("in_progress", nil)})
-			rr.send("response.in_progress", map[string]any{"response": rr.object("in_progress", nil)})
-			streamed := run(rr, i)
+			req.Stream = true
+			rec = httptest.NewRecorder()
+			writeResponse(rec, r, fakeRun(c.pieces, c.res), c.format, req, "m")
 			final, built := accumulateResponse(t, namedEvents(t, rec.Body))
-			if withoutIDs(final["output"]) != withoutIDs(whole["output"]) || withoutIDs(built["output"]) != withoutIDs(whole["output"]) ||
-				withoutIDs(streamed) != withoutIDs(final) {
-				t.Errorf("streamed %s\nbuilt %s\nwhole %s", withoutIDs(final["output"]), withoutIDs(built["output"]), withoutIDs(whole["output"]))
+			if withoutIDs(final) != withoutIDs(whole) || withoutIDs(built["output"]) != withoutIDs(whole["output"]) {
+				t.Errorf("streamed %s\nbuilt %s\nwhole %s", withoutIDs(final), withoutIDs(built["output"]), withoutIDs(whole))
 			}
 		})
+	}
+	// A generation that fails: an error, whole or as a failed response.
+	fail := func(emit func(runner.Piece) error) (runner.Result, error) {
+		emit(runner.Piece{Text: "Hel"})
+		return runner.Result{}, errors.New("the GPU fell over")
+	}
+	rec := httptest.NewRecorder()
+	writeResponse(rec, r, fail, chat.ToolNone, &responsesRequest{}, "m")
+	if rec.Code != 500 || !strings.Contains(rec.Body.String(), `"type":"server_error"`) {
+		t.Errorf("a failure: %d %s", rec.Code, rec.Body)
+	}
+	rec = httptest.NewRecorder()
+	writeResponse(rec, r, fail, chat.ToolNone, &responsesRequest{Stream: true}, "m")
+	if final, _ := accumulateResponse(t, namedEvents(t, rec.Body)); final["status"] != "failed" || final["error"] == nil {
+		t.Errorf("a failure streamed: %v", final)
 	}
 }
 
