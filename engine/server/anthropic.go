@@ -28,8 +28,14 @@ func anthropicError(w http.ResponseWriter, err error) {
 }
 
 // anthropicErrorBody is ae in Anthropic's shape, whose error type follows
-// the status as Anthropic's does.
+// the status as Anthropic's does. A prompt beyond the context is "prompt
+// is too long", as Anthropic words it: Claude Code compacts the
+// conversation when it reads that.
 func anthropicErrorBody(ae *apiError) map[string]any {
+	msg := ae.msg
+	if ae.code == "context_length_exceeded" {
+		msg = "prompt is too long: " + msg
+	}
 	typ := "api_error"
 	switch ae.status {
 	case http.StatusBadRequest:
@@ -47,7 +53,7 @@ func anthropicErrorBody(ae *apiError) map[string]any {
 	case http.StatusServiceUnavailable:
 		typ = "overloaded_error"
 	}
-	return map[string]any{"type": "error", "error": map[string]any{"type": typ, "message": ae.msg}}
+	return map[string]any{"type": "error", "error": map[string]any{"type": typ, "message": msg}}
 }
 
 // anthropicRequest is a /v1/messages (or count_tokens) request.

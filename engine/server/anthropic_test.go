@@ -424,6 +424,9 @@ func TestMessagesAPI(t *testing.T) {
 		if resp.StatusCode != c.status || v["type"] != "error" || !ok || e["type"] != c.typ || e["message"] == "" {
 			t.Errorf("%s: status %d, %v; want %d %s", c.name, resp.StatusCode, v, c.status, c.typ)
 		}
+		if msg, _ := e["message"].(string); c.name == "too long a prompt" && !strings.HasPrefix(msg, "prompt is too long: ") {
+			t.Errorf("%s: %q, not in Anthropic's words", c.name, msg)
+		}
 	}
 	// Without the key, or with a wrong one, the request is refused.
 	for _, h := range []map[string]string{nil, {"x-api-key": "wrong"}} {
@@ -471,4 +474,35 @@ func TestMessagesTools(t *testing.T) {
 	if status != 400 || v["type"] != "error" {
 		t.Errorf("a choice of an unknown tool: %d %v", status, v)
 	}
+}
+
+// FuzzAnthropicRequest feeds request bodies to the conversion of a
+// request's conversation and tools: it never panics, and what it refuses
+// is a 400.
+func FuzzAnthropicRequest(f *testing.F) {
+	for _, seed := range []string{
+		`{"system":"Be brief.","messages":[{"role":"user","content":"Hi"}]}`,
+		`{"system":[{"type":"text","text":"x-anthropic-billing-header: cch=1;"}],"messages":[{"role":"user","content":[{"type":"text","text":"Hi"}]}]}`,
+		`{"messages":[{"role":"assistant","content":[{"type":"thinking","thinking":"t"},{"type":"tool_use","id":"a","name":"f","input":{"x":1}}]},
+			{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":[{"type":"text","text":"r"}]}]}]}`,
+		`{"tools":[{"name":"f","input_schema":{"type":"object"}},{"type":"bash_20250124","name":"bash"}],"tool_choice":{"type":"tool","name":"f"}}`,
+		`{"messages":[{"role":"user","content":[{"type":"tool_result","content":{"a":1}}]}]}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	log := slog.New(slog.DiscardHandler)
+	f.Fuzz(func(t *testing.T, body []byte) {
+		var req anthropicRequest
+		if json.Unmarshal(body, &req) != nil {
+			return
+		}
+		for _, err := range []error{
+			func() error { _, err := anthropicMessages(req.System, req.Messages); return err }(),
+			func() error { _, _, err := req.toolsJSON(log); return err }(),
+		} {
+			if err != nil && classify(err).status != http.StatusBadRequest {
+				t.Errorf("%s: %v", body, err)
+			}
+		}
+	})
 }

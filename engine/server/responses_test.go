@@ -424,3 +424,34 @@ func TestResponsesToolsAPI(t *testing.T) {
 		}
 	}
 }
+
+// FuzzResponsesInput feeds request bodies to the conversion of a
+// request's input and tools: it never panics, and what it refuses is a
+// 400.
+func FuzzResponsesInput(f *testing.F) {
+	for _, seed := range []string{
+		`{"input":"Hi","instructions":"Be brief."}`,
+		`{"input":[{"role":"developer","content":"R"},{"role":"user","content":[{"type":"input_text","text":"Hi"}]}]}`,
+		`{"input":[{"type":"reasoning","summary":[{"text":"s"}],"content":[{"type":"reasoning_text","text":"t"}]},
+			{"type":"function_call","call_id":"c","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"c","output":[{"type":"input_text","text":"o"}]}]}`,
+		`{"tools":[{"type":"function","name":"f","parameters":{"type":"object"}},{"type":"local_shell"}],"tool_choice":{"type":"function","name":"f"}}`,
+		`{"input":[{"type":"item_reference","id":"x"}]}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	log := slog.New(slog.DiscardHandler)
+	f.Fuzz(func(t *testing.T, body []byte) {
+		var req responsesRequest
+		if json.Unmarshal(body, &req) != nil {
+			return
+		}
+		for _, err := range []error{
+			func() error { _, err := responsesMessages(req.Instructions, req.Input); return err }(),
+			func() error { _, _, err := req.toolsJSON(log); return err }(),
+		} {
+			if err != nil && classify(err).status != http.StatusBadRequest {
+				t.Errorf("%s: %v", body, err)
+			}
+		}
+	})
+}
