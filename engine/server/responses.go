@@ -317,7 +317,18 @@ func writeResponse(w http.ResponseWriter, r *http.Request, run runFunc, format c
 			return
 		}
 	}
-	res, calls, err := readReply(run, format, rr.delta)
+	// The tokens of the pieces that are only reasoning are the reply's
+	// reasoning tokens (nearly: a piece that ends the reasoning and starts
+	// the answer counts with the answer).
+	counted := func(emit func(runner.Piece) error) (runner.Result, error) {
+		return run(func(p runner.Piece) error {
+			if p.Text == "" && p.Reasoning != "" {
+				rr.reasoningTokens += len(p.Tokens)
+			}
+			return emit(p)
+		})
+	}
+	res, calls, err := readReply(counted, format, rr.delta)
 	status := "completed"
 	if err == nil {
 		if res.Finish == "length" && len(calls) == 0 {
@@ -346,16 +357,17 @@ func writeResponse(w http.ResponseWriter, r *http.Request, run runFunc, format c
 // responsesReply builds a response's output items as the generation goes,
 // and streams them as the Responses API's events when ev is set.
 type responsesReply struct {
-	ev      *sse // nil: the response is written whole
-	seq     int  // the next event's sequence_number
-	id      string
-	created int64
-	model   string
-	req     *responsesRequest
-	output  []any
-	open    replyPart       // the kind of the item being written
-	itemID  string          // its id
-	text    strings.Builder // its text so far
+	ev              *sse // nil: the response is written whole
+	seq             int  // the next event's sequence_number
+	id              string
+	created         int64
+	model           string
+	req             *responsesRequest
+	output          []any
+	reasoningTokens int
+	open            replyPart       // the kind of the item being written
+	itemID          string          // its id
+	text            strings.Builder // its text so far
 }
 
 // send writes one event of a stream, numbered.
@@ -399,7 +411,7 @@ func (rr *responsesReply) object(status string, res *runner.Result) map[string]a
 		o["usage"] = map[string]any{"input_tokens": res.PromptTokens, "output_tokens": res.CompletionTokens,
 			"total_tokens":          res.PromptTokens + res.CompletionTokens,
 			"input_tokens_details":  map[string]any{"cached_tokens": res.CachedTokens},
-			"output_tokens_details": map[string]any{"reasoning_tokens": 0}}
+			"output_tokens_details": map[string]any{"reasoning_tokens": rr.reasoningTokens}}
 	}
 	return o
 }

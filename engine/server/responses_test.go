@@ -178,7 +178,8 @@ func TestResponsesReply(t *testing.T) {
 		{"text", []runner.Piece{{Text: "Hel"}, {Text: "lo"}}, runner.Result{Finish: "stop"}, chat.ToolNone, []string{"message"}, "completed"},
 		{"nothing", nil, runner.Result{Finish: "stop"}, chat.ToolNone, nil, "completed"},
 		{"cut short", []runner.Piece{{Text: "Hel"}}, runner.Result{Finish: "length"}, chat.ToolNone, []string{"message"}, "incomplete"},
-		{"reasoning", []runner.Piece{{Reasoning: "Hmm, "}, {Reasoning: "well."}, {Text: "Yes."}}, runner.Result{Finish: "stop"},
+		{"reasoning", []runner.Piece{{Reasoning: "Hmm, ", Tokens: make([]runner.Token, 2)}, {Reasoning: "well.", Tokens: make([]runner.Token, 2)},
+			{Text: "Yes.", Tokens: make([]runner.Token, 1)}}, runner.Result{Finish: "stop", CompletionTokens: 5},
 			chat.ToolNone, []string{"reasoning", "message"}, "completed"},
 		{"tool call", []runner.Piece{{Text: "Let me look. "}, {Text: call[:20]}, {Text: call[20:]}}, runner.Result{Finish: "stop"},
 			chat.ToolHermes, []string{"message", "function_call"}, "completed"},
@@ -209,6 +210,9 @@ func TestResponsesReply(t *testing.T) {
 			}
 			if !reflect.DeepEqual(types, c.types) || whole["status"] != c.status || whole["instructions"] != "Be brief." {
 				t.Errorf("items %v, status %v; want %v, %s", types, whole["status"], c.types, c.status)
+			}
+			if d := whole["usage"].(map[string]any)["output_tokens_details"].(map[string]any); c.name == "reasoning" && d["reasoning_tokens"] != 4.0 {
+				t.Errorf("usage details %v", d)
 			}
 			if c.status == "incomplete" && whole["incomplete_details"].(map[string]any)["reason"] != "max_output_tokens" {
 				t.Errorf("incomplete_details %v", whole["incomplete_details"])
