@@ -229,10 +229,8 @@ func (req *anthropicRequest) toolsJSON(log *slog.Logger) (defs, choice json.RawM
 }
 
 // generation checks req and returns its generation on m and the format
-// its reply's tool calls are parsed in. For count_tokens (counting),
-// max_tokens is not required. max_tokens is a most, as in Anthropic's API:
-// the generation stops at the end of the context with stop_reason
-// max_tokens, so an agent's large max_tokens is not refused.
+// its reply's tool calls are parsed in (see agentGeneration). For
+// count_tokens (counting), max_tokens is not required.
 func (req *anthropicRequest) generation(m *runner.Model, log *slog.Logger, counting bool) (runner.Request, chat.ToolFormat, error) {
 	if !counting {
 		switch {
@@ -245,21 +243,17 @@ func (req *anthropicRequest) generation(m *runner.Model, log *slog.Logger, count
 	if len(req.Messages) == 0 {
 		return runner.Request{}, chat.ToolNone, badRequest("messages: at least one message is required")
 	}
-	c := oaiCommon{Model: req.Model, MaxTokens: req.MaxTokens, Temperature: req.Temperature, TopP: req.TopP, TopK: req.TopK,
-		Stop: req.StopSequences}
-	g, err := c.genRequest()
+	msgs, err := anthropicMessages(req.System, req.Messages)
 	if err != nil {
-		return g, chat.ToolNone, err
-	}
-	g.CutAtContext = true
-	if g.Messages, err = anthropicMessages(req.System, req.Messages); err != nil {
-		return g, chat.ToolNone, err
+		return runner.Request{}, chat.ToolNone, err
 	}
 	defs, choice, err := req.toolsJSON(log)
 	if err != nil {
-		return g, chat.ToolNone, err
+		return runner.Request{}, chat.ToolNone, err
 	}
-	format, err := tools(m, &g, defs, choice)
+	c := oaiCommon{Model: req.Model, MaxTokens: req.MaxTokens, Temperature: req.Temperature, TopP: req.TopP, TopK: req.TopK,
+		Stop: req.StopSequences}
+	g, format, err := agentGeneration(m, c, msgs, defs, choice)
 	if err != nil {
 		return g, chat.ToolNone, err
 	}
@@ -274,6 +268,22 @@ func (req *anthropicRequest) generation(m *runner.Model, log *slog.Logger, count
 		}
 	}
 	return g, format, nil
+}
+
+// agentGeneration returns the generation of an agent dialect's request on
+// m, and the format its reply's tool calls are parsed in: the sampling
+// fields c, checked as the OpenAI dialect checks them, msgs, and the tools
+// and tool_choice in the OpenAI shape. Its max tokens is a most: the
+// generation stops at the end of the context, as Anthropic's and the
+// Responses API's do, so that an agent's large limit is not refused.
+func agentGeneration(m *runner.Model, c oaiCommon, msgs []chat.Message, defs, choice json.RawMessage) (runner.Request, chat.ToolFormat, error) {
+	g, err := c.genRequest()
+	if err != nil {
+		return g, chat.ToolNone, err
+	}
+	g.CutAtContext, g.Messages = true, msgs
+	format, err := tools(m, &g, defs, choice)
+	return g, format, err
 }
 
 // billingHeader starts the system prompt Claude Code sends: its cch= value

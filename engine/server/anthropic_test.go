@@ -162,81 +162,145 @@ func accumulateMessage(t *testing.T, evs []sseEvent) map[string]any {
 	return msg
 }
 
-// TestAnthropicReply drives a reply's blocks through both writers with
-// the pieces of a generation: the streamed events, accumulated as the SDK
-// does, give the message written whole.
-func TestAnthropicReply(t *testing.T) {
+// replyCase is a generation's pieces and end, and what each dialect makes
+// of them.
+type replyCase struct {
+	name   string
+	pieces []runner.Piece
+	res    runner.Result
+	format chat.ToolFormat
+	blocks []string // the message's content blocks
+	stop   string   // its stop_reason
+	items  []string // the response's output items
+	status string   // its status
+}
+
+// TestAgentReplies drives a generation's pieces through the writers of
+// both dialects, whole and streamed: the streamed events, accumulated as
+// the SDKs do, give what is written whole; a failure is an error either
+// way.
+func TestAgentReplies(t *testing.T) {
 	call := `<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>`
-	cases := []struct {
-		name   string
-		pieces []runner.Piece
-		res    runner.Result
-		format chat.ToolFormat
-		types  []string // the blocks
-		stop   string
-	}{
-		{"text", []runner.Piece{{Text: "Hel"}, {Text: "lo"}}, runner.Result{Finish: "stop"}, chat.ToolNone, []string{"text"}, "end_turn"},
-		{"nothing", nil, runner.Result{Finish: "stop"}, chat.ToolNone, []string{"text"}, "end_turn"},
-		{"cut short", []runner.Piece{{Text: "Hel"}}, runner.Result{Finish: "length"}, chat.ToolNone, []string{"text"}, "max_tokens"},
-		{"stop sequence", []runner.Piece{{Text: "Hel"}}, runner.Result{Finish: "stop", StopString: "lo"}, chat.ToolNone, []string{"text"}, "stop_sequence"},
-		{"thinking", []runner.Piece{{Reasoning: "Hmm, "}, {Reasoning: "well."}, {Text: "Yes."}}, runner.Result{Finish: "stop"},
-			chat.ToolNone, []string{"thinking", "text"}, "end_turn"},
-		{"tool call", []runner.Piece{{Text: "Let me look. "}, {Text: call[:20]}, {Text: call[20:]}}, runner.Result{Finish: "stop"},
-			chat.ToolHermes, []string{"text", "tool_use"}, "tool_use"},
-		{"call alone", []runner.Piece{{Reasoning: "They want weather."}, {Text: call}}, runner.Result{Finish: "stop"},
-			chat.ToolHermes, []string{"thinking", "tool_use"}, "tool_use"},
+	tokens := func(n int) []runner.Token { return make([]runner.Token, n) }
+	cases := []replyCase{
+		{"text", []runner.Piece{{Text: "Hel"}, {Text: "lo"}}, runner.Result{Finish: "stop"}, chat.ToolNone,
+			[]string{"text"}, "end_turn", []string{"message"}, "completed"},
+		{"nothing", nil, runner.Result{Finish: "stop"}, chat.ToolNone, []string{"text"}, "end_turn", nil, "completed"},
+		{"cut short", []runner.Piece{{Text: "Hel"}}, runner.Result{Finish: "length"}, chat.ToolNone,
+			[]string{"text"}, "max_tokens", []string{"message"}, "incomplete"},
+		{"stop sequence", []runner.Piece{{Text: "Hel"}}, runner.Result{Finish: "stop", StopString: "lo"}, chat.ToolNone,
+			[]string{"text"}, "stop_sequence", []string{"message"}, "completed"},
+		{"reasoning", []runner.Piece{{Reasoning: "Hmm, ", Tokens: tokens(2)}, {Reasoning: "well.", Tokens: tokens(2)}, {Text: "Yes.", Tokens: tokens(1)}},
+			runner.Result{Finish: "stop", CompletionTokens: 5}, chat.ToolNone,
+			[]string{"thinking", "text"}, "end_turn", []string{"reasoning", "message"}, "completed"},
+		{"tool call", []runner.Piece{{Text: "Let me look. "}, {Text: call[:20]}, {Text: call[20:]}}, runner.Result{Finish: "stop"}, chat.ToolHermes,
+			[]string{"text", "tool_use"}, "tool_use", []string{"message", "function_call"}, "completed"},
+		{"two calls", []runner.Piece{{Reasoning: "Both."}, {Text: call + "\n" + call}}, runner.Result{Finish: "stop"}, chat.ToolHermes,
+			[]string{"thinking", "tool_use", "tool_use"}, "tool_use", []string{"reasoning", "function_call", "function_call"}, "completed"},
 		{"runner's calls", []runner.Piece{{Text: "ok"}}, runner.Result{Finish: "stop",
-			ToolCalls: []chat.ToolCall{{ID: "call_abc", Name: "get_weather", Arguments: `{"city":"Oslo"}`}}},
-			chat.ToolNone, []string{"text", "tool_use"}, "tool_use"},
+			ToolCalls: []chat.ToolCall{{ID: "call_abc", Name: "get_weather", Arguments: `{"city":"Oslo"}`}}}, chat.ToolNone,
+			[]string{"text", "tool_use"}, "tool_use", []string{"message", "function_call"}, "completed"},
 	}
-	r := httptest.NewRequest(http.MethodPost, "/v1/messages", nil)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			rec := httptest.NewRecorder()
-			writeMessage(rec, r, fakeRun(c.pieces, c.res), c.format, "m", 3, false)
-			var whole map[string]any
-			if err := json.Unmarshal(rec.Body.Bytes(), &whole); err != nil || rec.Code != 200 {
-				t.Fatalf("%d %s: %v", rec.Code, rec.Body, err)
-			}
-			var types []string
-			for _, b := range whole["content"].([]any) {
-				b := b.(map[string]any)
-				types = append(types, b["type"].(string))
-				if id, ok := b["id"].(string); ok && !strings.HasPrefix(id, "toolu_") {
-					t.Errorf("tool_use id %q", id)
-				}
-			}
-			if !reflect.DeepEqual(types, c.types) || whole["stop_reason"] != c.stop {
-				t.Errorf("blocks %v, stop %v; want %v, %s", types, whole["stop_reason"], c.types, c.stop)
-			}
-
-			rec = httptest.NewRecorder()
-			writeMessage(rec, r, fakeRun(c.pieces, c.res), c.format, "m", 3, true)
-			evs := namedEvents(t, rec.Body)
-			if evs[1].name != "content_block_start" || evs[2].name != "ping" {
-				t.Errorf("the stream starts %s, %s", evs[1].name, evs[2].name)
-			}
-			streamed := accumulateMessage(t, evs)
-			if withoutIDs(streamed) != withoutIDs(whole) {
-				t.Errorf("streamed %s\nwhole %s", withoutIDs(streamed), withoutIDs(whole))
-			}
+			checkMessage(t, c)
+			checkResponse(t, c)
 		})
 	}
-	// A generation that fails: an error, whole or as the stream's last
-	// event.
 	fail := func(emit func(runner.Piece) error) (runner.Result, error) {
 		emit(runner.Piece{Text: "Hel"})
 		return runner.Result{}, errors.New("the GPU fell over")
 	}
+	r := httptest.NewRequest(http.MethodPost, "/", nil)
 	rec := httptest.NewRecorder()
 	writeMessage(rec, r, fail, chat.ToolNone, "m", 3, false)
 	if rec.Code != 500 || !strings.Contains(rec.Body.String(), `"type":"api_error"`) {
-		t.Errorf("a failure: %d %s", rec.Code, rec.Body)
+		t.Errorf("a failed message: %d %s", rec.Code, rec.Body)
 	}
 	rec = httptest.NewRecorder()
 	writeMessage(rec, r, fail, chat.ToolNone, "m", 3, true)
 	if evs := namedEvents(t, rec.Body); evs[len(evs)-1].name != "error" || evs[len(evs)-1].data["error"].(map[string]any)["type"] != "api_error" {
-		t.Errorf("a failure streamed: %v", evs)
+		t.Errorf("a failed message streamed: %v", evs)
+	}
+	rec = httptest.NewRecorder()
+	writeResponse(rec, r, fail, chat.ToolNone, &responsesRequest{}, "m")
+	if rec.Code != 500 || !strings.Contains(rec.Body.String(), `"type":"server_error"`) {
+		t.Errorf("a failed response: %d %s", rec.Code, rec.Body)
+	}
+	rec = httptest.NewRecorder()
+	writeResponse(rec, r, fail, chat.ToolNone, &responsesRequest{Stream: true}, "m")
+	if final, _ := accumulateResponse(t, namedEvents(t, rec.Body)); final["status"] != "failed" || final["error"] == nil {
+		t.Errorf("a failed response streamed: %v", final)
+	}
+}
+
+// checkMessage writes c's message whole and streamed.
+func checkMessage(t *testing.T, c replyCase) {
+	t.Helper()
+	r := httptest.NewRequest(http.MethodPost, "/v1/messages", nil)
+	rec := httptest.NewRecorder()
+	writeMessage(rec, r, fakeRun(c.pieces, c.res), c.format, "m", 3, false)
+	var whole map[string]any
+	if err := json.Unmarshal(rec.Body.Bytes(), &whole); err != nil || rec.Code != 200 {
+		t.Fatalf("%d %s: %v", rec.Code, rec.Body, err)
+	}
+	var types []string
+	for _, b := range whole["content"].([]any) {
+		b := b.(map[string]any)
+		types = append(types, b["type"].(string))
+		if id, ok := b["id"].(string); ok && !strings.HasPrefix(id, "toolu_") {
+			t.Errorf("tool_use id %q", id)
+		}
+	}
+	if !reflect.DeepEqual(types, c.blocks) || whole["stop_reason"] != c.stop {
+		t.Errorf("blocks %v, stop %v; want %v, %s", types, whole["stop_reason"], c.blocks, c.stop)
+	}
+	rec = httptest.NewRecorder()
+	writeMessage(rec, r, fakeRun(c.pieces, c.res), c.format, "m", 3, true)
+	evs := namedEvents(t, rec.Body)
+	if evs[1].name != "content_block_start" || evs[2].name != "ping" {
+		t.Errorf("the stream starts %s, %s", evs[1].name, evs[2].name)
+	}
+	if streamed := accumulateMessage(t, evs); withoutIDs(streamed) != withoutIDs(whole) {
+		t.Errorf("streamed %s\nwhole %s", withoutIDs(streamed), withoutIDs(whole))
+	}
+}
+
+// checkResponse writes c's response whole and streamed.
+func checkResponse(t *testing.T, c replyCase) {
+	t.Helper()
+	r := httptest.NewRequest(http.MethodPost, "/v1/responses", nil)
+	req := &responsesRequest{Instructions: "Be brief."}
+	rec := httptest.NewRecorder()
+	writeResponse(rec, r, fakeRun(c.pieces, c.res), c.format, req, "m")
+	var whole map[string]any
+	if err := json.Unmarshal(rec.Body.Bytes(), &whole); err != nil || rec.Code != 200 {
+		t.Fatalf("%d %s: %v", rec.Code, rec.Body, err)
+	}
+	var types []string
+	for _, it := range whole["output"].([]any) {
+		it := it.(map[string]any)
+		types = append(types, it["type"].(string))
+		if it["type"] == "function_call" &&
+			(it["name"] != "get_weather" || !strings.HasPrefix(it["call_id"].(string), "call_") || !json.Valid([]byte(it["arguments"].(string)))) {
+			t.Errorf("call %v", it)
+		}
+	}
+	if !reflect.DeepEqual(types, c.items) || whole["status"] != c.status || whole["instructions"] != "Be brief." {
+		t.Errorf("items %v, status %v; want %v, %s", types, whole["status"], c.items, c.status)
+	}
+	if d := whole["usage"].(map[string]any)["output_tokens_details"].(map[string]any); c.name == "reasoning" && d["reasoning_tokens"] != 4.0 {
+		t.Errorf("usage details %v", d)
+	}
+	if c.status == "incomplete" && whole["incomplete_details"].(map[string]any)["reason"] != "max_output_tokens" {
+		t.Errorf("incomplete_details %v", whole["incomplete_details"])
+	}
+	req.Stream = true
+	rec = httptest.NewRecorder()
+	writeResponse(rec, r, fakeRun(c.pieces, c.res), c.format, req, "m")
+	final, built := accumulateResponse(t, namedEvents(t, rec.Body))
+	if withoutIDs(final) != withoutIDs(whole) || withoutIDs(built["output"]) != withoutIDs(whole["output"]) {
+		t.Errorf("streamed %s\nbuilt %s\nwhole %s", withoutIDs(final), withoutIDs(built["output"]), withoutIDs(whole))
 	}
 }
 
@@ -297,34 +361,6 @@ func TestAnthropicMessages(t *testing.T) {
 	}
 	if s := steadySystem("You are helpful; cch=12345;"); s != "You are helpful; cch=12345;" {
 		t.Errorf("a plain system prompt changed: %q", s)
-	}
-}
-
-// TestAnthropicTools converts tools and tool_choice to the OpenAI shape.
-func TestAnthropicTools(t *testing.T) {
-	cases := []struct {
-		body, defs, choice string
-		ok                 bool
-	}{
-		{`{"tools":[{"name":"f","description":"d","input_schema":{"type":"object"}}],"tool_choice":{"type":"any"}}`,
-			`[{"type":"function","function":{"name":"f","description":"d","parameters":{"type":"object"}}}]`, `"required"`, true},
-		{`{"tools":[{"type":"custom","name":"f"},{"type":"web_search_20250305","name":"web_search"}],"tool_choice":{"type":"tool","name":"f"}}`,
-			`[{"type":"function","function":{"name":"f","parameters":{"type":"object","properties":{}}}}]`, `{"function":{"name":"f"},"type":"function"}`, true},
-		{`{"tool_choice":{"type":"none"}}`, ``, `"none"`, true},
-		{`{"tool_choice":{"type":"auto"}}`, ``, `"auto"`, true},
-		{`{"tools":[{"description":"no name"}]}`, ``, ``, false},
-		{`{"tool_choice":{"type":"tool"}}`, ``, ``, false},
-		{`{"tool_choice":{"type":"sometimes"}}`, ``, ``, false},
-	}
-	for _, c := range cases {
-		var req anthropicRequest
-		if err := json.Unmarshal([]byte(c.body), &req); err != nil {
-			t.Fatal(err)
-		}
-		defs, choice, err := req.toolsJSON(slog.New(slog.DiscardHandler))
-		if (err == nil) != c.ok || string(defs) != c.defs || string(choice) != c.choice {
-			t.Errorf("%s: %s, %s, %v", c.body, defs, choice, err)
-		}
 	}
 }
 
@@ -438,9 +474,53 @@ func TestMessagesAPI(t *testing.T) {
 	}
 }
 
-// TestMessagesTools sends tools to a model with a tool-call format: they
-// reach the prompt (count_tokens counts them), streamed or not.
-func TestMessagesTools(t *testing.T) {
+// TestAgentTools converts the tools and tool_choice of both dialects to
+// the OpenAI shape; tools Saji cannot run are left out.
+func TestAgentTools(t *testing.T) {
+	type converter interface {
+		toolsJSON(*slog.Logger) (json.RawMessage, json.RawMessage, error)
+	}
+	anthropic := func() converter { return new(anthropicRequest) }
+	responses := func() converter { return new(responsesRequest) }
+	const f = `[{"type":"function","function":{"name":"f","description":"d","parameters":{"type":"object"}}}]`
+	const bare = `[{"type":"function","function":{"name":"f","parameters":{"type":"object","properties":{}}}}]`
+	const named = `{"function":{"name":"f"},"type":"function"}`
+	cases := []struct {
+		dialect            func() converter
+		body, defs, choice string
+		ok                 bool
+	}{
+		{anthropic, `{"tools":[{"name":"f","description":"d","input_schema":{"type":"object"}}],"tool_choice":{"type":"any"}}`, f, `"required"`, true},
+		{anthropic, `{"tools":[{"type":"custom","name":"f"},{"type":"web_search_20250305","name":"web_search"}],"tool_choice":{"type":"tool","name":"f"}}`, bare, named, true},
+		{anthropic, `{"tool_choice":{"type":"none"}}`, ``, `"none"`, true},
+		{anthropic, `{"tool_choice":{"type":"auto"}}`, ``, `"auto"`, true},
+		{anthropic, `{"tools":[{"description":"no name"}]}`, ``, ``, false},
+		{anthropic, `{"tool_choice":{"type":"tool"}}`, ``, ``, false},
+		{anthropic, `{"tool_choice":{"type":"sometimes"}}`, ``, ``, false},
+		{responses, `{"tools":[{"type":"function","name":"f","description":"d","parameters":{"type":"object"},"strict":true}],"tool_choice":"required"}`, f, `"required"`, true},
+		{responses, `{"tools":[{"type":"function","name":"f"},{"type":"local_shell"},{"type":"web_search"}],"tool_choice":{"type":"function","name":"f"}}`, bare, named, true},
+		{responses, `{"tool_choice":"none"}`, ``, `"none"`, true},
+		{responses, `{"tools":[{"type":"function"}]}`, ``, ``, false},
+		{responses, `{"tools":[5]}`, ``, ``, false},
+		{responses, `{"tool_choice":{"type":"function"}}`, ``, ``, false},
+		{responses, `{"tool_choice":5}`, ``, ``, false},
+	}
+	for _, c := range cases {
+		req := c.dialect()
+		if err := json.Unmarshal([]byte(c.body), req); err != nil {
+			t.Fatal(err)
+		}
+		defs, choice, err := req.toolsJSON(slog.New(slog.DiscardHandler))
+		if (err == nil) != c.ok || string(defs) != c.defs || string(choice) != c.choice {
+			t.Errorf("%s: %s, %s, %v", c.body, defs, choice, err)
+		}
+	}
+}
+
+// TestAgentToolsAPI sends tools to a model with a tool-call format through
+// both dialects, streamed or not: they reach the prompt (count_tokens
+// counts them), with each tool_choice.
+func TestAgentToolsAPI(t *testing.T) {
 	s := New(Config{})
 	s.Runner().Add(qwenModel(t))
 	hs := httptest.NewServer(s.Handler())
@@ -462,24 +542,40 @@ func TestMessagesTools(t *testing.T) {
 	if with <= without {
 		t.Errorf("count_tokens: %v with the tool, %v without", with, without)
 	}
-	for _, extra := range []string{``, `"stream":true,`, `"tool_choice":{"type":"tool","name":"get_weather"},`, `"tool_choice":{"type":"none"},`} {
-		resp := postHeaders(t, hs.URL+"/v1/messages", `{"model":"qwen","max_tokens":3,`+extra+`"tools":[`+tool+`],`+msgs+`}`, nil)
+	fn := `{"type":"function","name":"get_weather","description":"Weather of a city","parameters":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]},"strict":true}`
+	input := `"input":[{"role":"user","content":"Weather in Paris?"},{"type":"function_call","call_id":"call_1","name":"get_weather","arguments":"{\"city\":\"Paris\"}"},
+		{"type":"function_call_output","call_id":"call_1","output":"sunny"}]`
+	requests := []struct{ path, body string }{
+		{"/v1/messages", `{"model":"qwen","max_tokens":3,"tools":[` + tool + `],` + msgs + `}`},
+		{"/v1/messages", `{"model":"qwen","max_tokens":3,"stream":true,"tools":[` + tool + `],` + msgs + `}`},
+		{"/v1/messages", `{"model":"qwen","max_tokens":3,"tool_choice":{"type":"tool","name":"get_weather"},"tools":[` + tool + `],` + msgs + `}`},
+		{"/v1/messages", `{"model":"qwen","max_tokens":3,"tool_choice":{"type":"none"},"thinking":{"type":"enabled","budget_tokens":1024},"tools":[` + tool + `],` + msgs + `}`},
+		{"/v1/responses", `{"model":"qwen","max_output_tokens":3,"tools":[` + fn + `],` + input + `}`},
+		{"/v1/responses", `{"model":"qwen","max_output_tokens":3,"stream":true,"tools":[` + fn + `],` + input + `}`},
+		{"/v1/responses", `{"model":"qwen","max_output_tokens":3,"tool_choice":{"type":"function","name":"get_weather"},"tools":[` + fn + `],` + input + `}`},
+		{"/v1/responses", `{"model":"qwen","max_output_tokens":3,"tool_choice":"none","reasoning":{"effort":"low"},"tools":[` + fn + `],` + input + `}`},
+		{"/v1/responses", `{"model":"qwen","max_output_tokens":3,"text":{"format":{"type":"json_schema","name":"w","schema":{"type":"object","properties":{"a":{"type":"string"}}}}},"input":"Weather?"}`},
+	}
+	for _, c := range requests {
+		resp := postHeaders(t, hs.URL+c.path, c.body, nil)
 		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		if resp.StatusCode != 200 {
-			t.Errorf("%s: status %d: %s", extra, resp.StatusCode, b)
+			t.Errorf("%s: status %d: %s", c.body, resp.StatusCode, b)
 		}
 	}
-	status, v := post(t, hs.URL+"/v1/messages", `{"model":"qwen","max_tokens":3,"tools":[`+tool+`],"tool_choice":{"type":"tool","name":"other"},`+msgs+`}`)
-	if status != 400 || v["type"] != "error" {
+	if status, v := post(t, hs.URL+"/v1/messages", `{"model":"qwen","max_tokens":3,"tools":[`+tool+`],"tool_choice":{"type":"tool","name":"other"},`+msgs+`}`); status != 400 || v["type"] != "error" {
 		t.Errorf("a choice of an unknown tool: %d %v", status, v)
+	}
+	if status, v := post(t, hs.URL+"/v1/responses", `{"model":"qwen","tools":[`+fn+`],"tool_choice":{"type":"function","name":"other"},"input":"hi"}`); status != 400 || v["error"] == nil {
+		t.Errorf("a choice of an unknown function: %d %v", status, v)
 	}
 }
 
-// FuzzAnthropicRequest feeds request bodies to the conversion of a
-// request's conversation and tools: it never panics, and what it refuses
-// is a 400.
-func FuzzAnthropicRequest(f *testing.F) {
+// FuzzAgentRequests feeds request bodies to the conversions of both
+// dialects' conversations and tools: they never panic, and what they
+// refuse is a 400.
+func FuzzAgentRequests(f *testing.F) {
 	for _, seed := range []string{
 		`{"system":"Be brief.","messages":[{"role":"user","content":"Hi"}]}`,
 		`{"system":[{"type":"text","text":"x-anthropic-billing-header: cch=1;"}],"messages":[{"role":"user","content":[{"type":"text","text":"Hi"}]}]}`,
@@ -487,19 +583,31 @@ func FuzzAnthropicRequest(f *testing.F) {
 			{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":[{"type":"text","text":"r"}]}]}]}`,
 		`{"tools":[{"name":"f","input_schema":{"type":"object"}},{"type":"bash_20250124","name":"bash"}],"tool_choice":{"type":"tool","name":"f"}}`,
 		`{"messages":[{"role":"user","content":[{"type":"tool_result","content":{"a":1}}]}]}`,
+		`{"input":"Hi","instructions":"Be brief."}`,
+		`{"input":[{"role":"developer","content":"R"},{"role":"user","content":[{"type":"input_text","text":"Hi"}]}]}`,
+		`{"input":[{"type":"reasoning","summary":[{"text":"s"}],"content":[{"type":"reasoning_text","text":"t"}]},
+			{"type":"function_call","call_id":"c","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"c","output":[{"type":"input_text","text":"o"}]}]}`,
+		`{"tools":[{"type":"function","name":"f","parameters":{"type":"object"}},{"type":"local_shell"}],"tool_choice":{"type":"function","name":"f"}}`,
+		`{"input":[{"type":"item_reference","id":"x"}]}`,
 	} {
 		f.Add([]byte(seed))
 	}
 	log := slog.New(slog.DiscardHandler)
 	f.Fuzz(func(t *testing.T, body []byte) {
-		var req anthropicRequest
-		if json.Unmarshal(body, &req) != nil {
-			return
+		var errs []error
+		var areq anthropicRequest
+		if json.Unmarshal(body, &areq) == nil {
+			_, err := anthropicMessages(areq.System, areq.Messages)
+			_, _, err2 := areq.toolsJSON(log)
+			errs = append(errs, err, err2)
 		}
-		for _, err := range []error{
-			func() error { _, err := anthropicMessages(req.System, req.Messages); return err }(),
-			func() error { _, _, err := req.toolsJSON(log); return err }(),
-		} {
+		var rreq responsesRequest
+		if json.Unmarshal(body, &rreq) == nil {
+			_, err := responsesMessages(rreq.Instructions, rreq.Input)
+			_, _, err2 := rreq.toolsJSON(log)
+			errs = append(errs, err, err2)
+		}
+		for _, err := range errs {
 			if err != nil && classify(err).status != http.StatusBadRequest {
 				t.Errorf("%s: %v", body, err)
 			}

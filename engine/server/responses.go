@@ -226,8 +226,7 @@ func responsesMessages(instructions string, input json.RawMessage) ([]chat.Messa
 }
 
 // generation checks req and returns its generation on m and the format
-// its reply's tool calls are parsed in. max_output_tokens is a most: the
-// generation stops at the end of the context, as incomplete.
+// its reply's tool calls are parsed in (see agentGeneration).
 func (req *responsesRequest) generation(m *runner.Model, log *slog.Logger) (runner.Request, chat.ToolFormat, error) {
 	switch {
 	case req.PreviousResponseID != "":
@@ -238,20 +237,16 @@ func (req *responsesRequest) generation(m *runner.Model, log *slog.Logger) (runn
 	case req.MaxOutputTokens != nil && *req.MaxOutputTokens < 1:
 		return runner.Request{}, chat.ToolNone, oaiBad("max_output_tokens", "max_output_tokens must be at least 1, not %d", *req.MaxOutputTokens)
 	}
-	c := oaiCommon{Model: req.Model, MaxTokens: req.MaxOutputTokens, Temperature: req.Temperature, TopP: req.TopP}
-	g, err := c.genRequest()
+	msgs, err := responsesMessages(req.Instructions, req.Input)
 	if err != nil {
-		return g, chat.ToolNone, err
-	}
-	g.CutAtContext = true
-	if g.Messages, err = responsesMessages(req.Instructions, req.Input); err != nil {
-		return g, chat.ToolNone, err
+		return runner.Request{}, chat.ToolNone, err
 	}
 	defs, choice, err := req.toolsJSON(log)
 	if err != nil {
-		return g, chat.ToolNone, err
+		return runner.Request{}, chat.ToolNone, err
 	}
-	format, err := tools(m, &g, defs, choice)
+	c := oaiCommon{Model: req.Model, MaxTokens: req.MaxOutputTokens, Temperature: req.Temperature, TopP: req.TopP}
+	g, format, err := agentGeneration(m, c, msgs, defs, choice)
 	if err != nil {
 		return g, chat.ToolNone, err
 	}

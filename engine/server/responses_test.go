@@ -2,17 +2,12 @@ package server
 
 import (
 	"encoding/json"
-	"errors"
-	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
 
 	"saji/engine/chat"
-	"saji/engine/runner"
 )
 
 // accumulateResponse builds a response from its stream under the checks
@@ -162,88 +157,6 @@ func withoutIDs(v any) string {
 	return string(b)
 }
 
-// TestResponsesReply drives a response's items through both writers with
-// the pieces of a generation: the streamed events, accumulated as the
-// openai client does, give the response written whole.
-func TestResponsesReply(t *testing.T) {
-	call := `<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>`
-	cases := []struct {
-		name   string
-		pieces []runner.Piece
-		res    runner.Result
-		format chat.ToolFormat
-		types  []string // the items
-		status string
-	}{
-		{"text", []runner.Piece{{Text: "Hel"}, {Text: "lo"}}, runner.Result{Finish: "stop"}, chat.ToolNone, []string{"message"}, "completed"},
-		{"nothing", nil, runner.Result{Finish: "stop"}, chat.ToolNone, nil, "completed"},
-		{"cut short", []runner.Piece{{Text: "Hel"}}, runner.Result{Finish: "length"}, chat.ToolNone, []string{"message"}, "incomplete"},
-		{"reasoning", []runner.Piece{{Reasoning: "Hmm, ", Tokens: make([]runner.Token, 2)}, {Reasoning: "well.", Tokens: make([]runner.Token, 2)},
-			{Text: "Yes.", Tokens: make([]runner.Token, 1)}}, runner.Result{Finish: "stop", CompletionTokens: 5},
-			chat.ToolNone, []string{"reasoning", "message"}, "completed"},
-		{"tool call", []runner.Piece{{Text: "Let me look. "}, {Text: call[:20]}, {Text: call[20:]}}, runner.Result{Finish: "stop"},
-			chat.ToolHermes, []string{"message", "function_call"}, "completed"},
-		{"two calls", []runner.Piece{{Reasoning: "Both."}, {Text: call + "\n" + call}}, runner.Result{Finish: "stop"},
-			chat.ToolHermes, []string{"reasoning", "function_call", "function_call"}, "completed"},
-		{"runner's calls", nil, runner.Result{Finish: "stop",
-			ToolCalls: []chat.ToolCall{{ID: "call_abc", Name: "get_weather", Arguments: `{"city":"Oslo"}`}}},
-			chat.ToolNone, []string{"function_call"}, "completed"},
-	}
-	r := httptest.NewRequest(http.MethodPost, "/v1/responses", nil)
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			req := &responsesRequest{Instructions: "Be brief."}
-			rec := httptest.NewRecorder()
-			writeResponse(rec, r, fakeRun(c.pieces, c.res), c.format, req, "m")
-			var whole map[string]any
-			if err := json.Unmarshal(rec.Body.Bytes(), &whole); err != nil || rec.Code != 200 {
-				t.Fatalf("%d %s: %v", rec.Code, rec.Body, err)
-			}
-			var types []string
-			for _, it := range whole["output"].([]any) {
-				it := it.(map[string]any)
-				types = append(types, it["type"].(string))
-				if it["type"] == "function_call" &&
-					(it["name"] != "get_weather" || !strings.HasPrefix(it["call_id"].(string), "call_") || !json.Valid([]byte(it["arguments"].(string)))) {
-					t.Errorf("call %v", it)
-				}
-			}
-			if !reflect.DeepEqual(types, c.types) || whole["status"] != c.status || whole["instructions"] != "Be brief." {
-				t.Errorf("items %v, status %v; want %v, %s", types, whole["status"], c.types, c.status)
-			}
-			if d := whole["usage"].(map[string]any)["output_tokens_details"].(map[string]any); c.name == "reasoning" && d["reasoning_tokens"] != 4.0 {
-				t.Errorf("usage details %v", d)
-			}
-			if c.status == "incomplete" && whole["incomplete_details"].(map[string]any)["reason"] != "max_output_tokens" {
-				t.Errorf("incomplete_details %v", whole["incomplete_details"])
-			}
-
-			req.Stream = true
-			rec = httptest.NewRecorder()
-			writeResponse(rec, r, fakeRun(c.pieces, c.res), c.format, req, "m")
-			final, built := accumulateResponse(t, namedEvents(t, rec.Body))
-			if withoutIDs(final) != withoutIDs(whole) || withoutIDs(built["output"]) != withoutIDs(whole["output"]) {
-				t.Errorf("streamed %s\nbuilt %s\nwhole %s", withoutIDs(final), withoutIDs(built["output"]), withoutIDs(whole))
-			}
-		})
-	}
-	// A generation that fails: an error, whole or as a failed response.
-	fail := func(emit func(runner.Piece) error) (runner.Result, error) {
-		emit(runner.Piece{Text: "Hel"})
-		return runner.Result{}, errors.New("the GPU fell over")
-	}
-	rec := httptest.NewRecorder()
-	writeResponse(rec, r, fail, chat.ToolNone, &responsesRequest{}, "m")
-	if rec.Code != 500 || !strings.Contains(rec.Body.String(), `"type":"server_error"`) {
-		t.Errorf("a failure: %d %s", rec.Code, rec.Body)
-	}
-	rec = httptest.NewRecorder()
-	writeResponse(rec, r, fail, chat.ToolNone, &responsesRequest{Stream: true}, "m")
-	if final, _ := accumulateResponse(t, namedEvents(t, rec.Body)); final["status"] != "failed" || final["error"] == nil {
-		t.Errorf("a failure streamed: %v", final)
-	}
-}
-
 // TestResponsesMessages converts requests' input to the template's
 // messages, and refuses what Saji cannot read.
 func TestResponsesMessages(t *testing.T) {
@@ -290,35 +203,6 @@ func TestResponsesMessages(t *testing.T) {
 		}
 		if err != nil || !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s: %v\n got %+v\nwant %+v", c.name, err, got, c.want)
-		}
-	}
-}
-
-// TestResponsesTools converts flat function tools and tool_choice to the
-// chat shape; other tools are left out.
-func TestResponsesTools(t *testing.T) {
-	cases := []struct {
-		body, defs, choice string
-		ok                 bool
-	}{
-		{`{"tools":[{"type":"function","name":"f","description":"d","parameters":{"type":"object"},"strict":true}],"tool_choice":"required"}`,
-			`[{"type":"function","function":{"name":"f","description":"d","parameters":{"type":"object"}}}]`, `"required"`, true},
-		{`{"tools":[{"type":"function","name":"f"},{"type":"local_shell"},{"type":"web_search"}],"tool_choice":{"type":"function","name":"f"}}`,
-			`[{"type":"function","function":{"name":"f","parameters":{"type":"object","properties":{}}}}]`, `{"function":{"name":"f"},"type":"function"}`, true},
-		{`{"tool_choice":"none"}`, ``, `"none"`, true},
-		{`{"tools":[{"type":"function"}]}`, ``, ``, false},
-		{`{"tools":[5]}`, ``, ``, false},
-		{`{"tool_choice":{"type":"function"}}`, ``, ``, false},
-		{`{"tool_choice":5}`, ``, ``, false},
-	}
-	for _, c := range cases {
-		var req responsesRequest
-		if err := json.Unmarshal([]byte(c.body), &req); err != nil {
-			t.Fatal(err)
-		}
-		defs, choice, err := req.toolsJSON(slog.New(slog.DiscardHandler))
-		if (err == nil) != c.ok || string(defs) != c.defs || string(choice) != c.choice {
-			t.Errorf("%s: %s, %s, %v", c.body, defs, choice, err)
 		}
 	}
 }
@@ -404,58 +288,4 @@ func TestResponsesAPI(t *testing.T) {
 			t.Errorf("%s: status %d, %v; want %d about %s", c.name, status, v, c.status, c.param)
 		}
 	}
-}
-
-// TestResponsesToolsAPI sends function tools to a model with a tool-call
-// format, streamed or not.
-func TestResponsesToolsAPI(t *testing.T) {
-	s := New(Config{})
-	s.Runner().Add(qwenModel(t))
-	hs := httptest.NewServer(s.Handler())
-	defer hs.Close()
-	defer s.Close()
-	tool := `{"type":"function","name":"get_weather","description":"Weather of a city","parameters":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]},"strict":true}`
-	for _, extra := range []string{``, `"stream":true,`, `"tool_choice":{"type":"function","name":"get_weather"},`, `"tool_choice":"none",`,
-		`"reasoning":{"effort":"low"},`, `"text":{"format":{"type":"json_schema","name":"w","schema":{"type":"object","properties":{"a":{"type":"string"}}}}},`} {
-		resp, err := http.Post(hs.URL+"/v1/responses", "application/json", strings.NewReader(`{"model":"qwen","max_output_tokens":3,`+extra+`"tools":[`+tool+`],"input":"Weather in Paris?"}`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != 200 {
-			t.Errorf("%s: status %d: %s", extra, resp.StatusCode, b)
-		}
-	}
-}
-
-// FuzzResponsesInput feeds request bodies to the conversion of a
-// request's input and tools: it never panics, and what it refuses is a
-// 400.
-func FuzzResponsesInput(f *testing.F) {
-	for _, seed := range []string{
-		`{"input":"Hi","instructions":"Be brief."}`,
-		`{"input":[{"role":"developer","content":"R"},{"role":"user","content":[{"type":"input_text","text":"Hi"}]}]}`,
-		`{"input":[{"type":"reasoning","summary":[{"text":"s"}],"content":[{"type":"reasoning_text","text":"t"}]},
-			{"type":"function_call","call_id":"c","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"c","output":[{"type":"input_text","text":"o"}]}]}`,
-		`{"tools":[{"type":"function","name":"f","parameters":{"type":"object"}},{"type":"local_shell"}],"tool_choice":{"type":"function","name":"f"}}`,
-		`{"input":[{"type":"item_reference","id":"x"}]}`,
-	} {
-		f.Add([]byte(seed))
-	}
-	log := slog.New(slog.DiscardHandler)
-	f.Fuzz(func(t *testing.T, body []byte) {
-		var req responsesRequest
-		if json.Unmarshal(body, &req) != nil {
-			return
-		}
-		for _, err := range []error{
-			func() error { _, err := responsesMessages(req.Instructions, req.Input); return err }(),
-			func() error { _, _, err := req.toolsJSON(log); return err }(),
-		} {
-			if err != nil && classify(err).status != http.StatusBadRequest {
-				t.Errorf("%s: %v", body, err)
-			}
-		}
-	})
 }
