@@ -111,8 +111,8 @@ type anthropicBlock struct {
 	ID    string          `json:"id"`
 	Name  string          `json:"name"`
 	Input json.RawMessage `json:"input"`
-	// ToolUseID and Content are a tool_result block's (IsError is passed
-	// as the result's text says it).
+	// ToolUseID and Content are a tool_result block's (its is_error has
+	// no place in the templates: the result's text says it).
 	ToolUseID string           `json:"tool_use_id"`
 	Content   *anthropicBlocks `json:"content"`
 	// Thinking is a thinking block's; its signature is not checked.
@@ -129,12 +129,17 @@ func (b anthropicBlocks) text(where string) (string, error) {
 		case "text":
 			parts = append(parts, blk.Text)
 		case "image", "document":
-			return "", badRequest("%s[%d]: %s blocks are not supported (no vision: the models Saji serves read text)", where, i, blk.Type)
+			return "", noVision(fmt.Sprintf("%s[%d]", where, i), blk.Type)
 		default:
 			return "", badRequest("%s[%d]: a block of type %q where text is expected", where, i, blk.Type)
 		}
 	}
 	return strings.Join(parts, "\n"), nil
+}
+
+// noVision refuses the image or document block at where.
+func noVision(where, typ string) error {
+	return badRequest("%s: %s blocks are not supported (no vision: the models Saji serves read text)", where, typ)
 }
 
 // anthropicTool is a tool definition. Only client tools (type "custom"
@@ -368,7 +373,7 @@ func anthropicMessages(system anthropicBlocks, msgs []anthropicMessage) ([]chat.
 				}
 				results = append(results, chat.Message{Role: "tool", ToolCallID: b.ToolUseID, Name: names[b.ToolUseID], Content: content})
 			case "image", "document":
-				return nil, badRequest("%s: %s blocks are not supported (no vision: the models Saji serves read text)", where, b.Type)
+				return nil, noVision(where, b.Type)
 			default:
 				return nil, badRequest("%s: blocks of type %q are not supported", where, b.Type)
 			}
