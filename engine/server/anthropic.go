@@ -119,9 +119,10 @@ type anthropicBlock struct {
 	Thinking string `json:"thinking"`
 }
 
-// text joins the text blocks of b, one a line, as llama.cpp joins content
-// parts; where names what b is, for the errors. Images and other blocks
-// are refused.
+// text joins the text blocks of b as they are, as the OpenAI dialect joins
+// text parts (and Ollama Anthropic's blocks: Claude Code ends a block
+// with the newline it wants); where names what b is, for the errors.
+// Images and other blocks are refused.
 func (b anthropicBlocks) text(where string) (string, error) {
 	var parts []string
 	for i, blk := range b {
@@ -134,7 +135,7 @@ func (b anthropicBlocks) text(where string) (string, error) {
 			return "", badRequest("%s[%d]: a block of type %q where text is expected", where, i, blk.Type)
 		}
 	}
-	return strings.Join(parts, "\n"), nil
+	return strings.Join(parts, ""), nil
 }
 
 // noVision refuses the image or document block at where.
@@ -380,7 +381,7 @@ func anthropicMessages(system anthropicBlocks, msgs []anthropicMessage) ([]chat.
 		}
 		out = append(out, results...)
 		if len(text) > 0 || len(cm.ToolCalls) > 0 || cm.ReasoningContent != "" || len(results) == 0 {
-			cm.Content = strings.Join(text, "\n")
+			cm.Content = strings.Join(text, "")
 			cm.NullContent = len(text) == 0 && len(cm.ToolCalls) > 0 // as OpenAI clients send a calling turn
 			out = append(out, cm)
 		}
