@@ -612,7 +612,7 @@ func FuzzAgentRequests(f *testing.F) {
 		}
 		var rreq responsesRequest
 		if json.Unmarshal(body, &rreq) == nil {
-			_, err := responsesMessages(rreq.Instructions, rreq.Input)
+			_, err := responsesMessages(rreq.Instructions, nil, rreq.Input)
 			_, _, err2 := rreq.toolsJSON(log)
 			errs = append(errs, err, err2)
 		}

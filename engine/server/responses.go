@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"saji/engine/chat"
@@ -13,12 +15,74 @@ import (
 )
 
 // The OpenAI Responses API: /v1/responses, which Codex and the openai
-// clients' responses.create speak. Saji keeps no responses: a request
-// carries its whole conversation (store is false), and
-// previous_response_id is refused.
+// clients' responses.create speak. A request carries its conversation
+// (Codex sends it whole, with store false), or continues one that Saji
+// keeps in memory (previous_response_id): the last storedResponses
+// responses made with store, OpenAI's default.
+
+// storedResponses is how many responses the server keeps for
+// previous_response_id and GET /v1/responses/{id}.
+const storedResponses = 256
 
 func (s *Server) responsesRoutes() {
+	s.responses = newResponseStore(storedResponses)
 	s.mux.HandleFunc("POST /v1/responses", s.handleResponses)
+	s.mux.HandleFunc("GET /v1/responses/{id}", s.handleGetResponse)
+	s.mux.HandleFunc("DELETE /v1/responses/{id}", s.handleDeleteResponse)
+}
+
+// responseStore keeps the last responses made with store, so that a
+// request may continue one; when it is full the oldest goes. It is safe
+// for concurrent use.
+type responseStore struct {
+	mu    sync.Mutex
+	max   int
+	order []string // the ids, oldest first
+	byID  map[string]storedResponse
+}
+
+// storedResponse is a kept response: its conversation (the input, after
+// the instructions, which a continuation does not inherit, and the
+// reply's turn) and the response object.
+type storedResponse struct {
+	conversation []chat.Message
+	object       map[string]any
+}
+
+func newResponseStore(n int) *responseStore {
+	return &responseStore{max: n, byID: map[string]storedResponse{}}
+}
+
+// get returns the response of id.
+func (st *responseStore) get(id string) (storedResponse, bool) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	r, ok := st.byID[id]
+	return r, ok
+}
+
+// put keeps r as id, dropping the oldest response when the store is full.
+func (st *responseStore) put(id string, r storedResponse) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if len(st.order) >= st.max {
+		delete(st.byID, st.order[0])
+		st.order = st.order[1:]
+	}
+	st.order = append(st.order, id)
+	st.byID[id] = r
+}
+
+// remove drops the response of id and reports whether it was kept.
+func (st *responseStore) remove(id string) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if _, ok := st.byID[id]; !ok {
+		return false
+	}
+	delete(st.byID, id)
+	st.order = slices.DeleteFunc(st.order, func(o string) bool { return o == id })
+	return true
 }
 
 // responsesRequest is a /v1/responses request.
@@ -38,6 +102,7 @@ type responsesRequest struct {
 		Format json.RawMessage `json:"format"`
 	} `json:"text"`
 	Stream             bool              `json:"stream"`
+	Store              *bool             `json:"store"`
 	PreviousResponseID string            `json:"previous_response_id"`
 	Metadata           map[string]string `json:"metadata"`
 }
@@ -134,13 +199,18 @@ func (it *responsesItem) reasoningText() string {
 	return strings.Join(texts, "\n")
 }
 
-// responsesMessages converts instructions and input to the template's
-// messages. The assistant's items of one turn (reasoning, message,
-// function calls) become one assistant message.
-func responsesMessages(instructions string, input json.RawMessage) ([]chat.Message, error) {
+// responsesMessages converts instructions, the conversation a request
+// continues (history, which it leaves as it is) and input to the
+// template's messages. The assistant's items of one turn (reasoning,
+// message, function calls) become one assistant message.
+func responsesMessages(instructions string, history []chat.Message, input json.RawMessage) ([]chat.Message, error) {
 	var out []chat.Message
 	if instructions != "" {
 		out = append(out, chat.Message{Role: "system", Content: instructions})
+	}
+	for _, m := range history {
+		m.ToolCalls = slices.Clip(m.ToolCalls) // a call appended to it copies
+		out = append(out, m)
 	}
 	var text string
 	if json.Unmarshal(input, &text) == nil {
@@ -217,7 +287,7 @@ func responsesMessages(instructions string, input json.RawMessage) ([]chat.Messa
 			m := assistant()
 			m.ReasoningContent += it.reasoningText()
 		case "item_reference":
-			return nil, oaiBad("input", "input[%d]: Saji keeps no responses (store is not supported): send the items themselves", i)
+			return nil, oaiBad("input", "input[%d]: item references are not supported: send the items themselves, or previous_response_id", i)
 		default:
 			return nil, oaiBad("input", "input[%d]: items of type %q are not supported", i, typ)
 		}
@@ -225,19 +295,17 @@ func responsesMessages(instructions string, input json.RawMessage) ([]chat.Messa
 	return out, nil
 }
 
-// generation checks req and returns its generation on m and the format
-// its reply's tool calls are parsed in (see agentGeneration).
-func (req *responsesRequest) generation(m *runner.Model, log *slog.Logger) (runner.Request, chat.ToolFormat, error) {
+// generation checks req and returns its generation on m, continuing
+// history, and the format its reply's tool calls are parsed in (see
+// agentGeneration).
+func (req *responsesRequest) generation(m *runner.Model, log *slog.Logger, history []chat.Message) (runner.Request, chat.ToolFormat, error) {
 	switch {
-	case req.PreviousResponseID != "":
-		return runner.Request{}, chat.ToolNone, oaiBad("previous_response_id",
-			"previous_response_id: Saji keeps no responses; send the whole conversation in input (store: false)")
 	case len(req.Input) == 0:
 		return runner.Request{}, chat.ToolNone, oaiBad("input", "input is required")
 	case req.MaxOutputTokens != nil && *req.MaxOutputTokens < 1:
 		return runner.Request{}, chat.ToolNone, oaiBad("max_output_tokens", "max_output_tokens must be at least 1, not %d", *req.MaxOutputTokens)
 	}
-	msgs, err := responsesMessages(req.Instructions, req.Input)
+	msgs, err := responsesMessages(req.Instructions, history, req.Input)
 	if err != nil {
 		return runner.Request{}, chat.ToolNone, err
 	}
@@ -282,7 +350,16 @@ func (s *Server) handleResponses(w http.ResponseWriter, r *http.Request) {
 		oaiError(w, err)
 		return
 	}
-	g, format, err := req.generation(m, s.log)
+	var history []chat.Message
+	if id := req.PreviousResponseID; id != "" {
+		prev, ok := s.responses.get(id)
+		if !ok {
+			oaiError(w, oaiBad("previous_response_id", "previous response %q is not kept (Saji keeps the last %d made with store, in memory)", id, storedResponses))
+			return
+		}
+		history = prev.conversation
+	}
+	g, format, err := req.generation(m, s.log, history)
 	if err != nil {
 		oaiError(w, err)
 		return
@@ -297,19 +374,53 @@ func (s *Server) handleResponses(w http.ResponseWriter, r *http.Request) {
 	if name == "" {
 		name = m.Name
 	}
-	writeResponse(w, r, st.Run, format, &req, name)
+	o, turn, ok := writeResponse(w, r, st.Run, format, &req, name)
+	if ok && req.stored() {
+		conv := g.Messages
+		if req.Instructions != "" {
+			conv = conv[1:] // a continuation gives its own
+		}
+		s.responses.put(o["id"].(string), storedResponse{conversation: append(slices.Clip(conv), turn), object: o})
+	}
+}
+
+// stored reports whether the response is kept: unless store is false.
+func (req *responsesRequest) stored() bool { return req.Store == nil || *req.Store }
+
+// handleGetResponse returns a kept response.
+func (s *Server) handleGetResponse(w http.ResponseWriter, r *http.Request) {
+	prev, ok := s.responses.get(r.PathValue("id"))
+	if !ok {
+		oaiError(w, &apiError{status: http.StatusNotFound, typ: "invalid_request_error", param: "response_id",
+			msg: fmt.Sprintf("response %q is not kept", r.PathValue("id"))})
+		return
+	}
+	writeJSON(w, http.StatusOK, prev.object)
+}
+
+// handleDeleteResponse forgets a kept response.
+func (s *Server) handleDeleteResponse(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if !s.responses.remove(id) {
+		oaiError(w, &apiError{status: http.StatusNotFound, typ: "invalid_request_error", param: "response_id",
+			msg: fmt.Sprintf("response %q is not kept", id)})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"id": id, "object": "response", "deleted": true})
 }
 
 // writeResponse runs a generation and writes its response, whole or as a
 // stream of events: model is the name it answers with, format the
-// tool-call format of its text (see readReply).
-func writeResponse(w http.ResponseWriter, r *http.Request, run runFunc, format chat.ToolFormat, req *responsesRequest, model string) {
+// tool-call format of its text (see readReply). When the response was
+// written to its end it returns the response object and the reply as an
+// assistant turn, and true.
+func writeResponse(w http.ResponseWriter, r *http.Request, run runFunc, format chat.ToolFormat, req *responsesRequest, model string) (map[string]any, chat.Message, bool) {
 	rr := &responsesReply{id: newID("resp_"), created: time.Now().Unix(), req: req, model: model, output: []any{}}
 	if req.Stream {
 		rr.ev = newSSE(w)
 		if rr.send("response.created", map[string]any{"response": rr.object("in_progress", nil)}) != nil ||
 			rr.send("response.in_progress", map[string]any{"response": rr.object("in_progress", nil)}) != nil {
-			return
+			return nil, chat.Message{}, false
 		}
 	}
 	// The tokens of the pieces that are only reasoning are the reply's
@@ -339,14 +450,15 @@ func writeResponse(w http.ResponseWriter, r *http.Request, run runFunc, format c
 			o["error"] = map[string]any{"code": "server_error", "message": classify(err).msg}
 			rr.send("response.failed", map[string]any{"response": o})
 		}
-		return
+		return nil, chat.Message{}, false
 	}
 	o := rr.object(status, &res)
 	if rr.ev == nil {
 		writeJSON(w, http.StatusOK, o)
-		return
+	} else if rr.send("response."+status, map[string]any{"response": o}) != nil {
+		return nil, chat.Message{}, false
 	}
-	rr.send("response."+status, map[string]any{"response": o})
+	return o, rr.turn(), true
 }
 
 // responsesReply builds a response's output items as the generation goes,
@@ -360,9 +472,12 @@ type responsesReply struct {
 	req             *responsesRequest
 	output          []any
 	reasoningTokens int
-	open            replyPart       // the kind of the item being written
-	itemID          string          // its id
-	text            strings.Builder // its text so far
+	// The reply as a turn of the conversation (see turn).
+	answer, reasoning string
+	calls             []chat.ToolCall
+	open              replyPart       // the kind of the item being written
+	itemID            string          // its id
+	text              strings.Builder // its text so far
 }
 
 // send writes one event of a stream, numbered.
@@ -379,10 +494,13 @@ func (rr *responsesReply) object(status string, res *runner.Result) map[string]a
 	o := map[string]any{"id": rr.id, "object": "response", "created_at": rr.created, "status": status, "model": rr.model,
 		"output": rr.output, "error": nil, "incomplete_details": nil, "instructions": nil, "max_output_tokens": req.MaxOutputTokens,
 		"temperature": req.Temperature, "top_p": req.TopP, "parallel_tool_calls": true, "previous_response_id": nil,
-		"reasoning": map[string]any{"effort": nil, "summary": nil}, "store": false, "text": map[string]any{"format": map[string]any{"type": "text"}},
+		"reasoning": map[string]any{"effort": nil, "summary": nil}, "store": req.stored(), "text": map[string]any{"format": map[string]any{"type": "text"}},
 		"tool_choice": "auto", "tools": []any{}, "truncation": "disabled", "usage": nil, "metadata": map[string]string{}}
 	if req.Instructions != "" {
 		o["instructions"] = req.Instructions
+	}
+	if req.PreviousResponseID != "" {
+		o["previous_response_id"] = req.PreviousResponseID
 	}
 	if req.Reasoning != nil && req.Reasoning.Effort != "" {
 		o["reasoning"] = map[string]any{"effort": req.Reasoning.Effort, "summary": nil}
@@ -484,6 +602,11 @@ func (rr *responsesReply) close(status string) error {
 		return nil
 	}
 	item := rr.item(status)
+	if rr.open == partReasoning {
+		rr.reasoning += rr.text.String()
+	} else {
+		rr.answer += rr.text.String()
+	}
 	if rr.ev != nil {
 		i, text := len(rr.output), rr.text.String()
 		done, part := "response.output_text.done", outputText(text)
@@ -521,6 +644,7 @@ func (rr *responsesReply) functionCall(call chat.ToolCall) error {
 	if callID == "" {
 		callID = newID("call_")
 	}
+	rr.calls = append(rr.calls, chat.ToolCall{ID: callID, Type: "function", Name: call.Name, Arguments: json.RawMessage(args)})
 	item := map[string]any{"id": id, "type": "function_call", "call_id": callID, "name": call.Name, "arguments": "", "status": "in_progress"}
 	if rr.ev != nil {
 		i := len(rr.output)
@@ -543,6 +667,14 @@ func (rr *responsesReply) functionCall(call chat.ToolCall) error {
 	}
 	rr.output = append(rr.output, item)
 	return nil
+}
+
+// turn returns the response's output as the assistant turn it is in a
+// conversation that continues it.
+func (rr *responsesReply) turn() chat.Message {
+	m := chat.Message{Role: "assistant", Content: rr.answer, ReasoningContent: rr.reasoning, ToolCalls: rr.calls}
+	m.NullContent = m.Content == "" && len(m.ToolCalls) > 0
+	return m
 }
 
 // finish ends the output: the open item with status (incomplete when the

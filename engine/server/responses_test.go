@@ -194,7 +194,7 @@ func TestResponsesMessages(t *testing.T) {
 		{"a number", "", `5`, nil, true},
 	}
 	for _, c := range cases {
-		got, err := responsesMessages(c.instructions, json.RawMessage(c.input))
+		got, err := responsesMessages(c.instructions, nil, json.RawMessage(c.input))
 		if c.bad {
 			if ae := classify(err); err == nil || ae.status != http.StatusBadRequest || ae.param != "input" {
 				t.Errorf("%s: %v, want a 400 about input", c.name, err)
@@ -204,6 +204,36 @@ func TestResponsesMessages(t *testing.T) {
 		if err != nil || !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s: %v\n got %+v\nwant %+v", c.name, err, got, c.want)
 		}
+	}
+
+	// A continued conversation comes after the instructions, and is left
+	// as it is when the input adds to its last turn.
+	call := chat.ToolCall{ID: "call_1", Type: "function", Name: "f", Arguments: json.RawMessage("{}")}
+	history := []chat.Message{{Role: "user", Content: "Hi"}, {Role: "assistant", NullContent: true, ToolCalls: make([]chat.ToolCall, 1, 4)}}
+	history[1].ToolCalls[0] = call
+	got, err := responsesMessages("Be brief.", history, json.RawMessage(`[{"type":"function_call","call_id":"call_2","name":"g","arguments":"{}"}]`))
+	if err != nil || len(got) != 3 || got[0].Role != "system" || len(got[2].ToolCalls) != 2 {
+		t.Fatalf("continued: %v, %+v", err, got)
+	}
+	if history[1].ToolCalls[:2][1].ID != "" {
+		t.Errorf("the history changed: %+v", history[1].ToolCalls[:2])
+	}
+}
+
+// TestResponseStore keeps the last responses, and forgets the oldest.
+func TestResponseStore(t *testing.T) {
+	st := newResponseStore(2)
+	for _, id := range []string{"a", "b", "c"} {
+		st.put(id, storedResponse{object: map[string]any{"id": id}})
+	}
+	if _, ok := st.get("a"); ok {
+		t.Error("the oldest is kept")
+	}
+	if r, ok := st.get("c"); !ok || r.object["id"] != "c" {
+		t.Errorf("the newest: %v %v", r, ok)
+	}
+	if !st.remove("b") || st.remove("b") || len(st.order) != 1 {
+		t.Errorf("remove: %v", st.order)
 	}
 }
 
@@ -265,6 +295,37 @@ func TestResponsesAPI(t *testing.T) {
 		t.Errorf("items: %d %v", status, v)
 	}
 
+	// A response made with store (the default) is kept: it can be
+	// read back, continued (its conversation is in the next prompt) and
+	// deleted; one made with store false is not kept.
+	status, first := post(t, hs.URL+"/v1/responses", `{"model":"tiny","instructions":"Hi.","input":"cat","max_output_tokens":2}`)
+	id, _ := first["id"].(string)
+	if status != 200 || first["store"] != true {
+		t.Fatalf("stored: %d %v", status, first)
+	}
+	if got := getJSON(t, hs.URL+"/v1/responses/"+id); withoutIDs(got["output"]) != withoutIDs(first["output"]) || got["id"] != id {
+		t.Errorf("GET %s: %v", id, got)
+	}
+	status, next := post(t, hs.URL+"/v1/responses", `{"model":"tiny","previous_response_id":"`+id+`","input":"dog","max_output_tokens":2,"store":false}`)
+	if status != 200 || next["previous_response_id"] != id || next["store"] != false {
+		t.Fatalf("continued: %d %v", status, next)
+	}
+	if in, prev := next["usage"].(map[string]any)["input_tokens"].(float64), first["usage"].(map[string]any)["input_tokens"].(float64); in <= prev {
+		t.Errorf("the continuation's prompt has %v tokens, the first's %v", in, prev)
+	}
+	if got := getJSON(t, hs.URL+"/v1/responses/"+next["id"].(string)); got["error"] == nil {
+		t.Errorf("a response made with store false is kept: %v", got)
+	}
+	req, _ := http.NewRequest(http.MethodDelete, hs.URL+"/v1/responses/"+id, nil)
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if got := getJSON(t, hs.URL+"/v1/responses/"+id); resp.StatusCode != 200 || got["error"] == nil {
+		t.Errorf("deleted: %d, then %v", resp.StatusCode, got)
+	}
+
 	long := strings.Repeat("the cat sat on the mat ", 40)
 	errs := []struct {
 		name, body, param string
@@ -272,7 +333,7 @@ func TestResponsesAPI(t *testing.T) {
 	}{
 		{"malformed JSON", `{"model":`, "", 400},
 		{"no input", `{"model":"tiny"}`, "input", 400},
-		{"previous response", `{"model":"tiny","input":"hi","previous_response_id":"resp_1"}`, "previous_response_id", 400},
+		{"unknown previous response", `{"model":"tiny","input":"hi","previous_response_id":"resp_1"}`, "previous_response_id", 400},
 		{"unknown model", `{"model":"gpt-5","input":"hi"}`, "model", 404},
 		{"image", `{"model":"tiny","input":[{"role":"user","content":[{"type":"input_image","image_url":"x"}]}]}`, "input", 400},
 		{"bad max_output_tokens", `{"model":"tiny","input":"hi","max_output_tokens":0}`, "max_output_tokens", 400},
@@ -288,4 +349,19 @@ func TestResponsesAPI(t *testing.T) {
 			t.Errorf("%s: status %d, %v; want %d about %s", c.name, status, v, c.status, c.param)
 		}
 	}
+}
+
+// getJSON gets url and returns the decoded JSON.
+func getJSON(t *testing.T, url string) map[string]any {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var v map[string]any
+	if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
+		t.Fatalf("%s: %v", url, err)
+	}
+	return v
 }

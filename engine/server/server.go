@@ -56,7 +56,8 @@ type Server struct {
 	owned bool   // run is the server's own, closed with it
 	stop  func() // stops observing run's generations
 
-	metrics *metrics
+	metrics   *metrics
+	responses *responseStore // the Responses API's kept responses
 }
 
 // New returns a server over cfg.Runner's models.
