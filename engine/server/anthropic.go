@@ -421,11 +421,16 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer st.Close() // when the handler ends before reading it
-	name := req.Model
-	if name == "" {
-		name = m.Name
+	writeMessage(w, r, st.Run, format, replyModel(req.Model, m), st.PromptTokens(), req.Stream)
+}
+
+// replyModel is the model a reply names: the one the request asked for
+// (agents compare it with their setting), or m's when it asked for none.
+func replyModel(asked string, m *runner.Model) string {
+	if asked == "" {
+		return m.Name
 	}
-	writeMessage(w, r, st.Run, format, name, st.PromptTokens(), req.Stream)
+	return asked
 }
 
 // runFunc runs a generation to its end, as Stream.Run does.

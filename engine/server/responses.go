@@ -370,11 +370,7 @@ func (s *Server) handleResponses(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer st.Close() // when the handler ends before reading it
-	name := req.Model
-	if name == "" {
-		name = m.Name
-	}
-	o, turn, ok := writeResponse(w, r, st.Run, format, &req, name)
+	o, turn, ok := writeResponse(w, r, st.Run, format, &req, replyModel(req.Model, m))
 	if ok && req.stored() {
 		conv := g.Messages
 		if req.Instructions != "" {
