@@ -7,7 +7,7 @@ import (
 )
 
 // GrammarConstraint matches text against a Grammar incrementally, for
-// constrained decoding, with the contract of JSONConstraint: Allows asks
+// constrained decoding, with the contract of the scheduler's constraints: Allows asks
 // without changing anything, Advance appends, Complete says whether the
 // text may end here. Mask tests a whole vocabulary at once.
 //
@@ -289,8 +289,11 @@ func (c *GrammarConstraint) transition(k dkey, b byte) int32 {
 	}
 	// A partial code point: go on only if some stack can take one of the
 	// code points it may become.
-	shift := 6 * uint(k.need)
-	lo, hi := k.cp<<shift, k.cp<<shift|(1<<shift-1)
+	// The next byte is in [k.lo, k.hi], which bounds the code point from
+	// below too (no overlong forms).
+	shift := 6 * uint(k.need-1)
+	lo := (k.cp<<6 | rune(k.lo&0x3F)) << shift
+	hi := (k.cp<<6|rune(k.hi&0x3F))<<shift | (1<<shift - 1)
 	for _, n := range c.sets[k.set] {
 		if n != 0 && c.g.elems[c.nodes[n].pos].overlaps(lo, hi) {
 			return c.state(k)

@@ -37,7 +37,8 @@ import (
 // value; keywords that cannot be expressed are ignored (title,
 // description, default, examples and the like silently, others with a log
 // line). Whitespace between tokens is llama.cpp's: at most one space, or
-// one or two newlines and up to 20 blanks of indentation.
+// one or two newlines and up to 20 blanks of indentation. Strings take
+// every JSON escape (llama.cpp leaves out \/).
 
 // schemaRules are the rules a compiled schema may use, as GBNF bodies
 // that name their dependencies (deps).
@@ -49,7 +50,7 @@ var schemaRules = map[string]struct{ body, deps string }{
 	"decimal-part":     {`[0-9]{1,16}`, ""},
 	"number":           {`("-"? integral-part) ("." decimal-part)? ([eE] [-+]? integral-part)?`, "integral-part decimal-part"},
 	"integer":          {`("-"? integral-part)`, "integral-part"},
-	"char":             {`[^"\\\x7F\x00-\x1F] | [\\] (["\\bfnrt] | "u" [0-9a-fA-F]{4})`, ""},
+	"char":             {`[^"\\\x7F\x00-\x1F] | [\\] (["\\/bfnrt] | "u" [0-9a-fA-F]{4})`, ""},
 	"string":           {`"\"" char* "\""`, "char"},
 	"value":            {`object | array | string | number | boolean | null`, "object array string number boolean null"},
 	"object":           {`"{" space ( string ":" space value ("," space string ":" space value)* )? space "}"`, "space string value"},
@@ -660,7 +661,7 @@ func (s *schemaConv) notStrings(names []string) string {
 		for _, r := range t.keys {
 			ex.WriteString(classRune(r))
 		}
-		alts = append(alts, `([^"\\\x7F\x00-\x1F`+ex.String()+`] | [\\] (["\\bfnrt] | "u" [0-9a-fA-F]{4})) `+char+"*")
+		alts = append(alts, `([^"\\\x7F\x00-\x1F`+ex.String()+`] | [\\] (["\\/bfnrt] | "u" [0-9a-fA-F]{4})) `+char+"*")
 		return strings.Join(alts, " | ")
 	}
 	body := `"\"" ( ` + visit(root) + " )"
