@@ -54,7 +54,7 @@ const (
 	gMaxWork   = 1 << 16 // expansion steps of one transition
 	gMaxStates = 1 << 13 // cached DFA states before the cache is rebuilt
 	gMaxNodes  = 1 << 18 // stack nodes before the cache is rebuilt
-	gHardCap   = 4       // a walk may pass the limits by this factor, then refuses
+	gHardCap   = 2       // a walk may pass the limits by this factor, then refuses
 )
 
 // snode is a stack: the grammar position on top and the stack below.

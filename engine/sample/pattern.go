@@ -440,9 +440,9 @@ func jsonCharSet(ranges []rune, neg bool) string {
 			if r == 0x7F {
 				t = `"\u007f"`
 			}
-			return gbnfLiteral(t[1 : len(t)-1])
+			return GrammarLiteral(t[1 : len(t)-1])
 		}
-		return gbnfLiteral(string(ranges[0]))
+		return GrammarLiteral(string(ranges[0]))
 	}
 	var b strings.Builder
 	b.WriteByte('[')

@@ -533,7 +533,7 @@ func (s *schemaConv) object(props []schemaProp, req map[string]bool, name, path 
 		if err != nil {
 			return "", err
 		}
-		kv[p.name] = s.add(join(name, p.name)+"-kv", gbnfLiteral(jsonText(p.name))+" "+s.prim("space")+` ":" `+s.prim("space")+" "+v)
+		kv[p.name] = s.add(join(name, p.name)+"-kv", GrammarLiteral(jsonText(p.name))+" "+s.prim("space")+` ":" `+s.prim("space")+" "+v)
 		if req[p.name] {
 			reqNames = append(reqNames, p.name)
 		} else {
@@ -932,11 +932,12 @@ func constLiteral(raw json.RawMessage) (string, error) {
 	if _, err := d.Token(); err != io.EOF {
 		return "", fmt.Errorf("more than one value")
 	}
-	return gbnfLiteral(jsonText(v)), nil
+	return GrammarLiteral(jsonText(v)), nil
 }
 
-// gbnfLiteral quotes s as a GBNF string literal.
-func gbnfLiteral(s string) string {
+// GrammarLiteral quotes s as a GBNF string literal, for a grammar that
+// embeds fixed text (a tool call's wrapper around SchemaRules, say).
+func GrammarLiteral(s string) string {
 	var b strings.Builder
 	b.WriteByte('"')
 	for _, r := range s {

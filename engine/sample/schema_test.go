@@ -2,8 +2,10 @@ package sample
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -242,4 +244,83 @@ func FuzzSchemaGrammar(f *testing.F) {
 			t.Fatalf("the grammar of %s does not parse: %v\n%s", schema, err, src)
 		}
 	})
+}
+
+// TestIntegerRanges checks integer bounds against every number of a
+// window around them.
+func TestIntegerRanges(t *testing.T) {
+	type bound struct {
+		key string
+		v   int
+	}
+	var cases [][]bound
+	for _, lo := range []int{-1000, -101, -100, -99, -10, -9, -1, 0, 1, 5, 9, 10, 11, 99, 100, 250, 999} {
+		cases = append(cases, []bound{{"minimum", lo}}, []bound{{"maximum", lo}}, []bound{{"exclusiveMinimum", lo}})
+		for _, hi := range []int{-100, -9, -1, 0, 7, 9, 10, 19, 100, 101, 307, 999, 1000, 1200} {
+			if hi >= lo {
+				cases = append(cases, []bound{{"minimum", lo}, {"maximum", hi}})
+			}
+		}
+	}
+	for _, bs := range cases {
+		lo, hi := -1<<30, 1<<30
+		schema := `{"type": "integer"`
+		for _, b := range bs {
+			schema += fmt.Sprintf(`, "%s": %d`, b.key, b.v)
+			switch b.key {
+			case "minimum":
+				lo = b.v
+			case "exclusiveMinimum":
+				lo = b.v + 1
+			case "maximum":
+				hi = b.v
+			}
+		}
+		schema += "}"
+		src, err := SchemaGrammar([]byte(schema))
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := ParseGrammar(src)
+		if err != nil {
+			t.Fatalf("%s: %v", schema, err)
+		}
+		var nums []int
+		for _, b := range bs {
+			nums = append(nums, b.v-1, b.v, b.v+1)
+		}
+		for n := -1300; n <= 1300; n += 1 + 12*btoi(n < -120 || n > 120) {
+			nums = append(nums, n)
+		}
+		for _, n := range nums {
+			ok, _ := matchGrammar(t, g, strconv.Itoa(n))
+			if want := n >= lo && n <= hi; ok != want {
+				t.Fatalf("%s: %d accepted %v\n%s", schema, n, ok, src)
+			}
+		}
+		for _, bad := range []string{"-0", "01", "+1", "1.0"} {
+			if ok, _ := matchGrammar(t, g, bad); ok {
+				t.Fatalf("%s: %q accepted", schema, bad)
+			}
+		}
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func TestGrammarLiteral(t *testing.T) {
+	for _, s := range []string{"", "plain", "<tool_call>\n{\"name\": \"f\\x\"", "tab\there\r", "\x01\x7f", "日本 🦀"} {
+		g, err := ParseGrammar("root ::= " + GrammarLiteral(s))
+		if err != nil {
+			t.Fatalf("%q: %v", s, err)
+		}
+		if ok, at := matchGrammar(t, g, s); !ok {
+			t.Errorf("%q: refused at %d", s, at)
+		}
+	}
 }
