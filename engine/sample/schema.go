@@ -77,8 +77,13 @@ var schemaKnown = map[string]bool{
 	"discriminator": true, "propertyNames": true, "$anchor": true, "contentMediaType": true,
 }
 
-// schemaMaxDepth bounds the nesting of a schema.
-const schemaMaxDepth = 100
+// Limits of the schema compiler: the nesting of a schema, and the
+// sub-schemas compiled (a list of types compiles the schema once per
+// type, so nested lists could otherwise multiply without bound).
+const (
+	schemaMaxDepth  = 100
+	schemaMaxVisits = 5000
+)
 
 // SchemaGrammar compiles a JSON Schema into GBNF text whose root rule
 // matches one JSON value of the schema (see the package's notes above
@@ -123,6 +128,7 @@ type schemaConv struct {
 	root   []byte
 	rules  map[string]string // prefixed name -> body
 	refs   map[string]string // $ref -> the name of its rule
+	visits int               // sub-schemas compiled so far
 }
 
 // schemaFail returns an error at the schema location path.
@@ -197,6 +203,9 @@ func join(name, sub string) string {
 func (s *schemaConv) visit(raw []byte, name, path string, depth int) (string, error) {
 	if depth > schemaMaxDepth {
 		return "", schemaFail(path, "nested deeper than %d levels", schemaMaxDepth)
+	}
+	if s.visits++; s.visits > schemaMaxVisits {
+		return "", schemaFail(path, "more than %d sub-schemas to compile", schemaMaxVisits)
 	}
 	raw = bytes.TrimSpace(raw)
 	switch string(raw) {

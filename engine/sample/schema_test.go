@@ -167,6 +167,7 @@ func TestSchemaErrors(t *testing.T) {
 		{`{"$ref": "#"}`, "$ref cycle"},
 		{`{"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"anyOf": [{"$ref": "#/$defs/a"}]}}, "$ref": "#/$defs/a"}`, "$ref cycle"},
 		{strings.Repeat(`{"items": `, 120) + "{}" + strings.Repeat("}", 120), "nested deeper than"},
+		{strings.Repeat(`{"type": ["array", "array"], "items": `, 40) + "{}" + strings.Repeat("}", 40), "sub-schemas to compile"},
 	} {
 		_, err := SchemaGrammar([]byte(tc.schema))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
