@@ -40,6 +40,11 @@ type GrammarConstraint struct {
 	stateIx map[dkey]int32
 	cur     int32
 
+	// advIx caches advance: which stacks of a set a code point moves
+	// (bit i: the set's stack i) decides the set after it, so that the
+	// many characters of a string's class expand once.
+	advIx map[advKey]int32
+
 	out  []int32 // scratch: the stacks of a new set
 	path []int32 // scratch: the states along a trie walk
 	key  []byte  // scratch: a set's interning key
@@ -76,6 +81,12 @@ type dstate struct {
 	next *[256]int32
 }
 
+// advKey is a set and which of its stacks a code point moved.
+type advKey struct {
+	set   int32
+	moved uint64
+}
+
 // dead is the state of a refused byte.
 const dead = -1
 
@@ -100,6 +111,7 @@ func (c *GrammarConstraint) reset(stacks [][]int32) {
 	c.setIx = map[string]int32{}
 	c.states = c.states[:0]
 	c.stateIx = map[dkey]int32{}
+	c.advIx = map[advKey]int32{}
 	c.out = c.out[:0]
 	c.work, c.over = 0, false
 	if stacks == nil {
@@ -304,25 +316,41 @@ func (c *GrammarConstraint) transition(k dkey, b byte) int32 {
 
 // advance returns the state after code point r from set.
 func (c *GrammarConstraint) advance(set int32, r rune) int32 {
-	for _, n := range c.sets[set] {
-		if n == 0 {
+	stacks := c.sets[set]
+	var key advKey
+	if len(stacks) <= 64 {
+		key.set = set
+		for i, n := range stacks {
+			if n != 0 && c.g.elems[c.nodes[n].pos].matches(r) {
+				key.moved |= 1 << i
+			}
+		}
+		if key.moved == 0 {
+			return dead
+		}
+		if s, ok := c.advIx[key]; ok {
+			return s
+		}
+	}
+	for i, n := range stacks {
+		if n == 0 || key.moved != 0 && key.moved&(1<<i) == 0 {
 			continue
 		}
 		nd := c.nodes[n]
-		if c.g.elems[nd.pos].matches(r) {
+		if key.moved != 0 || c.g.elems[nd.pos].matches(r) {
 			c.expand(nd.pos+1, nd.parent)
 		}
 	}
+	s := int32(dead)
 	if len(c.out) == 0 {
-		c.over = false
-		c.work = 0
-		return dead
+		c.over, c.work = false, 0
+	} else if id := c.intern(); id >= 0 {
+		s = c.state(dkey{set: id})
 	}
-	s := c.intern()
-	if s < 0 {
-		return dead
+	if key.moved != 0 {
+		c.advIx[key] = s
 	}
-	return c.state(dkey{set: s})
+	return s
 }
 
 // walk feeds text from state s and returns the state after it, or dead.

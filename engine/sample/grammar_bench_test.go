@@ -136,3 +136,21 @@ func BenchmarkTokenTrie(b *testing.B) {
 		NewTokenTrie(pieces)
 	}
 }
+
+// BenchmarkSchemaCompile compiles a zod schema to a grammar and parses
+// it: the work of a structured request before its first step.
+func BenchmarkSchemaCompile(b *testing.B) {
+	schema, err := os.ReadFile("testdata/schemas/zod-event.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		src, err := SchemaGrammar(schema)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := ParseGrammar(src); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
