@@ -274,17 +274,13 @@ func (p *gparser) sequence(name string, nested bool) ([]gelem, error) {
 		case c == '"':
 			p.pos++
 			last = len(seq)
-			for p.peek() != '"' {
-				if p.pos >= len(p.src) {
-					return nil, p.fail(at, "unterminated string literal")
-				}
-				r, err := p.char()
-				if err != nil {
-					return nil, err
-				}
+			err := p.chars('"', at, "string literal", func(r rune) error {
 				seq = append(seq, gelem{kind: gChar, ranges: []rune{r, r}})
+				return nil
+			})
+			if err != nil {
+				return nil, err
 			}
-			p.pos++
 			if last == len(seq) { // "" matches the empty string
 				last = -1
 			}
@@ -295,27 +291,24 @@ func (p *gparser) sequence(name string, nested bool) ([]gelem, error) {
 				p.pos++
 				e.neg = true
 			}
-			for p.peek() != ']' {
-				if p.pos >= len(p.src) {
-					return nil, p.fail(at, "unterminated character class")
-				}
-				lo, err := p.char()
-				if err != nil {
-					return nil, err
-				}
+			err := p.chars(']', at, "character class", func(lo rune) error {
 				hi := lo
 				if p.peek() == '-' && p.pos+1 < len(p.src) && p.src[p.pos+1] != ']' {
 					p.pos++
+					var err error
 					if hi, err = p.char(); err != nil {
-						return nil, err
+						return err
 					}
 					if hi < lo {
-						return nil, p.fail(at, "character range %q-%q is reversed", lo, hi)
+						return p.fail(at, "character range %q-%q is reversed", lo, hi)
 					}
 				}
 				e.ranges = append(e.ranges, lo, hi)
+				return nil
+			})
+			if err != nil {
+				return nil, err
 			}
-			p.pos++
 			last = len(seq)
 			seq = append(seq, e)
 		case c == '.':
@@ -478,6 +471,27 @@ func (p *gparser) repeat(seq []gelem, last, lo, hi int, name string) ([]gelem, e
 		seq = append(seq, gelem{kind: gRef, ref: prev})
 	}
 	return seq, nil
+}
+
+// chars reads the characters of a literal or class up to close (opened
+// at at), escapes included, and hands each to add.
+func (p *gparser) chars(close byte, at int, what string, add func(rune) error) error {
+	for {
+		switch {
+		case p.pos >= len(p.src):
+			return p.fail(at, "unterminated %s", what)
+		case p.src[p.pos] == close:
+			p.pos++
+			return nil
+		}
+		r, err := p.char()
+		if err != nil {
+			return err
+		}
+		if err := add(r); err != nil {
+			return err
+		}
+	}
 }
 
 // char reads one character of a literal or class, escapes included.

@@ -90,14 +90,7 @@ func BenchmarkGrammarMask(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	src, err := SchemaGrammar(schema)
-	if err != nil {
-		b.Fatal(err)
-	}
-	g, err := ParseGrammar(src)
-	if err != nil {
-		b.Fatal(err)
-	}
+	g := compileSchema(b, schema)
 	allow := make([]uint64, (len(pieces)+63)/64)
 	for _, bc := range []struct{ name, prefix string }{
 		{"start", ``},

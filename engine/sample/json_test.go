@@ -32,15 +32,7 @@ func mustConstraint(t testing.TB, schema string) *GrammarConstraint {
 	if schema == "" {
 		schema = `{"type": "object"}`
 	}
-	src, err := SchemaGrammar([]byte(schema))
-	if err != nil {
-		t.Fatalf("SchemaGrammar: %v", err)
-	}
-	g, err := ParseGrammar(src)
-	if err != nil {
-		t.Fatalf("ParseGrammar: %v", err)
-	}
-	return NewGrammarConstraint(g)
+	return schemaConstraint(t, schema)
 }
 
 // TestJSONValid feeds valid documents byte by byte and in random chunks.

@@ -950,28 +950,21 @@ func GrammarLiteral(s string) string {
 	var b strings.Builder
 	b.WriteByte('"')
 	for _, r := range s {
-		switch r {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		default:
-			if r < 0x20 || r == 0x7F {
-				fmt.Fprintf(&b, `\x%02X`, r)
-			} else {
-				b.WriteRune(r)
-			}
+		if e, ok := grammarEscapes[r]; ok {
+			b.WriteString(e)
+		} else if r < 0x20 || r == 0x7F {
+			fmt.Fprintf(&b, `\x%02X`, r)
+		} else {
+			b.WriteRune(r)
 		}
 	}
 	b.WriteByte('"')
 	return b.String()
 }
+
+// grammarEscapes are the characters a GBNF literal writes escaped (other
+// control characters are written \xHH).
+var grammarEscapes = map[rune]string{'"': `\"`, '\\': `\\`, '\n': `\n`, '\r': `\r`, '\t': `\t`}
 
 // classRune writes r for a GBNF character class: letters and digits as
 // themselves, everything else as an escape.

@@ -13,7 +13,13 @@ import (
 // schemaConstraint compiles schema and returns a constraint at its start.
 func schemaConstraint(t testing.TB, schema string) *GrammarConstraint {
 	t.Helper()
-	src, err := SchemaGrammar([]byte(schema))
+	return NewGrammarConstraint(compileSchema(t, []byte(schema)))
+}
+
+// compileSchema compiles schema to a parsed grammar.
+func compileSchema(t testing.TB, schema []byte) *Grammar {
+	t.Helper()
+	src, err := SchemaGrammar(schema)
 	if err != nil {
 		t.Fatalf("%s: %v", schema, err)
 	}
@@ -21,7 +27,7 @@ func schemaConstraint(t testing.TB, schema string) *GrammarConstraint {
 	if err != nil {
 		t.Fatalf("%s: %v\n%s", schema, err, src)
 	}
-	return NewGrammarConstraint(g)
+	return g
 }
 
 // checkInstance feeds text and reports whether it was accepted to the
