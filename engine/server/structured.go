@@ -40,7 +40,8 @@ func responseFormat(raw json.RawMessage, g *runner.Request) error {
 		}
 	}
 	var rf struct {
-		Type       string `json:"type"`
+		Type       string          `json:"type"`
+		Schema     json.RawMessage `json:"schema"` // llama-server: json_object with a schema
 		JSONSchema *struct {
 			Name   string          `json:"name"`
 			Schema json.RawMessage `json:"schema"`
@@ -53,6 +54,9 @@ func responseFormat(raw json.RawMessage, g *runner.Request) error {
 	case "", "text":
 	case "json_object":
 		g.JSON = true
+		if present(rf.Schema) {
+			g.JSONSchema = rf.Schema
+		}
 	case "json_schema":
 		if rf.JSONSchema == nil || len(rf.JSONSchema.Schema) == 0 {
 			return &apiError{status: 400, typ: "invalid_request_error", param: "response_format", msg: "json_schema needs a schema"}

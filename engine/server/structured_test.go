@@ -100,6 +100,7 @@ func TestGrammarAndSchemaFields(t *testing.T) {
 		check            func(string) string
 	}{
 		{"response_format zod", "/v1/chat/completions", `{"model":"tiny",` + msgs + `,"response_format":{"type":"json_schema","json_schema":{"name":"x","strict":true,"schema":` + zodSchema + `}},"max_tokens":70,"temperature":0.8,"seed":%d}`, chatContent, checkZod},
+		{"json_object with a schema", "/v1/chat/completions", `{"model":"tiny",` + msgs + `,"response_format":{"type":"json_object","schema":` + zodSchema + `},"max_tokens":70,"temperature":0.8,"seed":%d}`, chatContent, checkZod},
 		{"json_schema field", "/v1/chat/completions", `{"model":"tiny",` + msgs + `,"json_schema":` + zodSchema + `,"max_tokens":70,"temperature":0.8,"seed":%d}`, chatContent, checkZod},
 		{"ollama format zod", "/api/chat", `{"model":"tiny",` + msgs + `,"format":` + zodSchema + `,"stream":false,"options":{"num_predict":70,"seed":%d}}`,
 			func(v map[string]any) string { return v["message"].(map[string]any)["content"].(string) }, checkZod},
