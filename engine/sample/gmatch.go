@@ -75,10 +75,12 @@ type dkey struct {
 }
 
 // dstate is a DFA state and its cached transitions: next[b] is the state
-// after byte b plus 2; 1 is a refusal, 0 not computed yet.
+// after byte b plus 2; 1 is a refusal, 0 not computed yet. In the middle
+// of a code point only continuation bytes can follow, and next has 64
+// entries, for 0x80 to 0xBF.
 type dstate struct {
 	key  dkey
-	next *[256]int32
+	next []int32
 }
 
 // advKey is a set and which of its stacks a code point moved.
@@ -248,8 +250,16 @@ func (c *GrammarConstraint) state(k dkey) int32 {
 
 // step returns the state after byte b from state s, or dead.
 func (c *GrammarConstraint) step(s int32, b byte) int32 {
-	if t := c.states[s].next; t != nil {
+	switch t := c.states[s].next; len(t) {
+	case 256:
 		if n := t[b]; n != 0 {
+			return n - 2
+		}
+	case 64:
+		if b < 0x80 || b > 0xBF {
+			return dead
+		}
+		if n := t[b-0x80]; n != 0 {
 			return n - 2
 		}
 	}
@@ -260,10 +270,17 @@ func (c *GrammarConstraint) step(s int32, b byte) int32 {
 func (c *GrammarConstraint) stepSlow(s int32, b byte) int32 {
 	n := c.transition(c.states[s].key, b)
 	st := &c.states[s]
-	if st.next == nil {
-		st.next = new([256]int32)
+	if st.key.need == 0 {
+		if st.next == nil {
+			st.next = make([]int32, 256)
+		}
+		st.next[b] = n + 2
+	} else if b >= 0x80 && b <= 0xBF {
+		if st.next == nil {
+			st.next = make([]int32, 64)
+		}
+		st.next[b-0x80] = n + 2
 	}
-	st.next[b] = n + 2
 	return n
 }
 
