@@ -80,10 +80,15 @@ type Request struct {
 	TopLogProbs int
 	// IgnoreEOS keeps generating past end-of-generation tokens.
 	IgnoreEOS bool
-	// JSON constrains the output to one JSON value: an object matching
-	// JSONSchema when it is set, any JSON object when not.
+	// JSON constrains the output to one JSON value: a value of the JSON
+	// Schema JSONSchema when it is set (sample.SchemaGrammar), any JSON
+	// object when not.
 	JSON       bool
 	JSONSchema json.RawMessage
+	// Grammar constrains the output to a sentence of a GBNF grammar
+	// (llama.cpp's format, sample.ParseGrammar) from its rule root. A
+	// request with both Grammar and JSON is refused.
+	Grammar string
 	// Progress, when set, is told how much of the prompt has been read
 	// (see scheduler.Request.Progress); it must not block.
 	Progress func(done, total int)
