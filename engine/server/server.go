@@ -171,6 +171,8 @@ func (s *Server) routes() {
 	})
 	s.openAIRoutes()
 	s.ollamaRoutes()
+	s.llamaServerRoutes()
+	s.rerankRoutes()
 	s.metricsRoutes()
 }
 
