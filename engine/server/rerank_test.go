@@ -34,10 +34,11 @@ var tinyQwen3 = synth.Shape{Name: "tiny-qwen3", Arch: "qwen3", Embd: 256, Layers
 // writeRanker writes a model of shape with the mini vocabulary and F16
 // weights from seed 7 at path, with <arch>.pooling_type pooling (0: none)
 // and, when head is set, what llama.cpp's converter gives Qwen3-Reranker:
-// the labels "yes" and "no", the rerank prompt, and a classification head
-// cls.output.weight of two random F32 rows. The tiny qwen3 shape with
-// pooling 4 (rank) and a head is the tiny reranker.
-func writeRanker(t testing.TB, path string, shape synth.Shape, pooling uint32, head bool) {
+// the labels "yes" and "no", the rerank prompt tmpl ("": none, for
+// llama-server's default of the query and document joined), and a
+// classification head cls.output.weight of two random F32 rows. The tiny
+// qwen3 shape with pooling 4 (rank) and a head is the tiny reranker.
+func writeRanker(t testing.TB, path string, shape synth.Shape, pooling uint32, head bool, tmpl string) {
 	t.Helper()
 	vp := path + ".vocab.gguf"
 	if err := synth.WriteMiniVocab(context.Background(), vp, "llama"); err != nil {
@@ -68,8 +69,10 @@ func writeRanker(t testing.TB, path string, shape synth.Shape, pooling uint32, h
 		if err := w.Set(shape.Arch+".classifier.output_labels", []string{"yes", "no"}); err != nil {
 			t.Fatal(err)
 		}
-		if err := w.Set("tokenizer.chat_template.rerank", rerankTemplate); err != nil {
-			t.Fatal(err)
+		if tmpl != "" {
+			if err := w.Set("tokenizer.chat_template.rerank", tmpl); err != nil {
+				t.Fatal(err)
+			}
 		}
 		if err := w.AddTensor("cls.output.weight", quant.TypeF32, []int64{int64(shape.Embd), 2}, data); err != nil {
 			t.Fatal(err)
@@ -81,19 +84,23 @@ func writeRanker(t testing.TB, path string, shape synth.Shape, pooling uint32, h
 }
 
 // rerankRef is testdata/rerank_ref.json: llama-server's scores for the
-// tiny reranker.
+// tiny rerankers.
 type rerankRef struct {
-	How       string   `json:"how"`
-	Query     string   `json:"query"`
-	Documents []string `json:"documents"`
-	Results   []struct {
-		Index int     `json:"index"`
-		Score float64 `json:"relevance_score"`
-	} `json:"results"`
-	PromptTokens int `json:"prompt_tokens"`
+	How   string `json:"how"`
+	Cases []struct {
+		Model     string   `json:"model"`
+		Query     string   `json:"query"`
+		Documents []string `json:"documents"`
+		Results   []struct {
+			Index int     `json:"index"`
+			Score float64 `json:"relevance_score"`
+		} `json:"results"`
+		PromptTokens int `json:"prompt_tokens"`
+	} `json:"cases"`
 }
 
-// newRerankServer serves the tiny reranker as "rr", and models that
+// newRerankServer serves the tiny reranker as "rr" (and without its
+// rerank prompt as "rr-joined"), and models that
 // cannot rank: the same without its head and pooling ("plain"), with rank
 // pooling but no head ("headless"), with CLS pooling ("cls"), and a tiny
 // llama with a head and rank pooling ("llama").
@@ -107,15 +114,17 @@ func newRerankServer(t *testing.T) *httptest.Server {
 		shape   synth.Shape
 		pooling uint32
 		head    bool
+		tmpl    string
 	}{
-		{"rr", tinyQwen3, 4, true},
-		{"plain", tinyQwen3, 0, false},
-		{"headless", tinyQwen3, 4, false},
-		{"cls", tinyQwen3, 2, true},
-		{"llama", llama, 4, true},
+		{"rr", tinyQwen3, 4, true, rerankTemplate},
+		{"rr-joined", tinyQwen3, 4, true, ""},
+		{"plain", tinyQwen3, 0, false, ""},
+		{"headless", tinyQwen3, 4, false, ""},
+		{"cls", tinyQwen3, 2, true, rerankTemplate},
+		{"llama", llama, 4, true, rerankTemplate},
 	} {
 		path := filepath.Join(dir, mk.name+".gguf")
-		writeRanker(t, path, mk.shape, mk.pooling, mk.head)
+		writeRanker(t, path, mk.shape, mk.pooling, mk.head, mk.tmpl)
 		m, err := runner.Load(context.Background(), path, runner.LoadOptions{Name: mk.name, Threads: 2, Scheduler: scheduler.Config{Context: 1024, MaxSeqs: 1}})
 		if err != nil {
 			t.Fatal(err)
@@ -143,23 +152,25 @@ func TestRerankReference(t *testing.T) {
 		t.Fatal(err)
 	}
 	hs := newRerankServer(t)
-	body, _ := json.Marshal(map[string]any{"model": "rr", "query": ref.Query, "documents": ref.Documents})
-	status, v := post(t, hs.URL+"/v1/rerank", string(body))
-	if status != 200 {
-		t.Fatalf("status %d: %v", status, v)
-	}
-	results := v["results"].([]any)
-	if len(results) != len(ref.Results) {
-		t.Fatalf("%d results, want %d: %v", len(results), len(ref.Results), v)
-	}
-	for i, want := range ref.Results {
-		got := results[i].(map[string]any)
-		if int(got["index"].(float64)) != want.Index || math.Abs(got["relevance_score"].(float64)-want.Score) > 5e-4 {
-			t.Errorf("result %d: %v, want index %d score %.6f", i, got, want.Index, want.Score)
+	for _, c := range ref.Cases {
+		body, _ := json.Marshal(map[string]any{"model": c.Model, "query": c.Query, "documents": c.Documents})
+		status, v := post(t, hs.URL+"/v1/rerank", string(body))
+		if status != 200 {
+			t.Fatalf("%s: status %d: %v", c.Model, status, v)
 		}
-	}
-	if u := v["usage"].(map[string]any); int(u["prompt_tokens"].(float64)) != ref.PromptTokens || v["model"] != "rr" || v["object"] != "list" {
-		t.Errorf("usage %v, model %v, object %v; want %d prompt tokens", u, v["model"], v["object"], ref.PromptTokens)
+		results := v["results"].([]any)
+		if len(results) != len(c.Results) {
+			t.Fatalf("%s: %d results, want %d: %v", c.Model, len(results), len(c.Results), v)
+		}
+		for i, want := range c.Results {
+			got := results[i].(map[string]any)
+			if int(got["index"].(float64)) != want.Index || math.Abs(got["relevance_score"].(float64)-want.Score) > 5e-4 {
+				t.Errorf("%s: result %d: %v, want index %d score %.6f", c.Model, i, got, want.Index, want.Score)
+			}
+		}
+		if u := v["usage"].(map[string]any); int(u["prompt_tokens"].(float64)) != c.PromptTokens || v["model"] != c.Model || v["object"] != "list" {
+			t.Errorf("%s: usage %v, model %v, object %v; want %d prompt tokens", c.Model, u, v["model"], v["object"], c.PromptTokens)
+		}
 	}
 }
 
