@@ -465,7 +465,7 @@ func (s *Server) lsGenerate(w http.ResponseWriter, r *http.Request, m *runner.Mo
 		case res.Finish == "length":
 			stopType = "limit"
 		}
-		v := map[string]any{"index": 0, "content": content, "tokens": ids, "stop": true, "model": m.Name,
+		v := map[string]any{"index": 0, "id_slot": -1, "content": content, "tokens": ids, "stop": true, "model": m.Name,
 			"tokens_predicted": res.CompletionTokens, "tokens_evaluated": res.PromptTokens,
 			"generation_settings": generationSettings(g, req.Stream), "prompt": tokensText(tk, toks),
 			"has_new_line": strings.Contains(content, "\n"), "truncated": false, "stop_type": stopType,
@@ -514,7 +514,7 @@ func (s *Server) lsGenerate(w http.ResponseWriter, r *http.Request, m *runner.Mo
 			}
 		}
 		predicted += len(p.Tokens)
-		v := map[string]any{"index": 0, "content": p.Text, "tokens": ids, "stop": false,
+		v := map[string]any{"index": 0, "id_slot": -1, "content": p.Text, "tokens": ids, "stop": false,
 			"tokens_predicted": predicted, "tokens_evaluated": st.PromptTokens()}
 		if probs != nil {
 			v["completion_probabilities"] = probs
@@ -769,6 +769,8 @@ func (s *Server) handleLSProps(w http.ResponseWriter, r *http.Request) {
 		"bos_token":  text(tk.BOS()),
 		"eos_token":  text(tk.EOS()),
 		"build_info": lsBuild,
+		// Saji serves no web UI, and its models do not sleep.
+		"ui": false, "ui_settings": map[string]any{}, "is_sleeping": false, "cors_proxy_enabled": false,
 	})
 }
 

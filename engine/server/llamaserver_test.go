@@ -8,6 +8,7 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -504,4 +505,59 @@ func FuzzLSInputs(f *testing.F) {
 		var docs rerankDocs
 		json.Unmarshal(b, &docs)
 	})
+}
+
+// TestLSKeys checks that Saji's answers have the keys llama-server's have
+// (testdata/llamaserver_keys.json), but for media_marker: Saji takes no
+// images or sound.
+func TestLSKeys(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "llamaserver_keys.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ref struct {
+		Keys map[string][]string `json:"keys"`
+	}
+	if err := json.Unmarshal(b, &ref); err != nil {
+		t.Fatal(err)
+	}
+	_, hs := newTestServer(t, Config{})
+	req := `{"prompt":"the cat","n_predict":2,"temperature":0,"ignore_eos":true,"n_probs":1`
+	_, whole := postRaw(t, hs.URL+"/completion", req+`}`)
+	resp, err := http.Post(hs.URL+"/completion", "application/json", strings.NewReader(req+`,"stream":true}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream := events(t, resp.Body)
+	resp.Body.Close()
+	resp, err = http.Get(hs.URL + "/props")
+	if err != nil {
+		t.Fatal(err)
+	}
+	props, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	object := func(s string) map[string]any {
+		var v map[string]any
+		if err := json.Unmarshal([]byte(s), &v); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+		return v
+	}
+	completion, p := object(whole), object(string(props))
+	got := map[string]map[string]any{
+		"completion":                  completion,
+		"timings":                     completion["timings"].(map[string]any),
+		"probability":                 completion["completion_probabilities"].([]any)[0].(map[string]any),
+		"stream_chunk":                object(stream[0]),
+		"stream_last":                 object(stream[len(stream)-1]),
+		"props":                       p,
+		"default_generation_settings": p["default_generation_settings"].(map[string]any),
+	}
+	for group, keys := range ref.Keys {
+		for _, k := range keys {
+			if _, ok := got[group][k]; !ok && !(group == "props" && k == "media_marker") {
+				t.Errorf("%s: no %q", group, k)
+			}
+		}
+	}
 }
