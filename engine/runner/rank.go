@@ -10,7 +10,6 @@ import (
 
 	"saji/engine/gguf"
 	"saji/engine/model"
-	"saji/engine/scheduler"
 	"saji/kernels/quant"
 )
 
@@ -208,12 +207,8 @@ func (m *Model) Rank(ctx context.Context, query string, docs []string) ([]float3
 	scores := make([]float32, len(docs))
 	total := 0
 	for i, toks := range seqs {
-		x, err := m.lm.Embed(ctx, toks, h.pool)
+		x, err := m.pooled(ctx, toks, h.pool)
 		if err != nil {
-			m.checkGPU(err)
-			if m.closing() {
-				return nil, 0, fmt.Errorf("runner: %q was unloaded: %w", m.Name, scheduler.ErrClosed)
-			}
 			return nil, 0, err
 		}
 		if len(x)*h.labels != len(h.w) {

@@ -22,6 +22,19 @@ import (
 	"saji/internal/refdata"
 )
 
+// serveTest serves s over HTTP until the test ends, then closes it and its
+// runner.
+func serveTest(t *testing.T, s *Server) *httptest.Server {
+	t.Helper()
+	hs := httptest.NewServer(s.Handler())
+	t.Cleanup(func() {
+		hs.Close()
+		s.Close()
+		s.Runner().Close()
+	})
+	return hs
+}
+
 // postRaw sends body to url and returns the status and the body.
 func postRaw(t *testing.T, url, body string) (int, string) {
 	t.Helper()
@@ -441,9 +454,7 @@ func TestLSInfill(t *testing.T) {
 	}
 	s := New(Config{})
 	s.Runner().Add(m)
-	hs := httptest.NewServer(s.Handler())
-	defer s.Close()
-	defer hs.Close()
+	hs := serveTest(t, s)
 	body := `{"input_prefix":"def f(x):\n    return ","input_suffix":"\n\nprint(f(2))","prompt":"x",
 		"input_extra":[{"filename":"a.py","text":"import os\n"},{"text":"y = 1\n"}],"n_predict":3,"temperature":0}`
 	status, b := postRaw(t, hs.URL+"/infill", body)

@@ -131,13 +131,7 @@ func newRerankServer(t *testing.T) *httptest.Server {
 		}
 		s.Runner().Add(m)
 	}
-	hs := httptest.NewServer(s.Handler())
-	t.Cleanup(func() {
-		hs.Close()
-		s.Close()
-		s.Runner().Close()
-	})
-	return hs
+	return serveTest(t, s)
 }
 
 // TestRerankReference ranks llama-server's query and documents with the
