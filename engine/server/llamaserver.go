@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -254,17 +255,58 @@ func grammar(g *runner.Request, src string) error {
 		msg: "grammar: GBNF grammars are not supported by this build of Saji; json_schema is"}
 }
 
-// lsPrompt reads a /completion prompt for m: a string, token ids, or a
-// mixed list of both (llama-server's tokenize_mixed: strings are tokenized
-// with special tokens parsed, the first adding BOS when the model does). A
-// list of such prompts is one prompt per completion: Saji takes one. It
-// returns the tokens, and the text when the prompt is a plain string.
-func lsPrompt(m *runner.Model, raw json.RawMessage) ([]int32, string, bool, error) {
+// lsInput is one prompt of a completion: its tokens, and its text when it
+// is a plain string (which goes to the runner as text, as on /v1).
+type lsInput struct {
+	toks  []int32
+	text  string
+	plain bool
+}
+
+// lsPrompts reads a /completion prompt for m, as llama-server does: a
+// string, a list of token ids and strings (one prompt), or a list of
+// prompts without ids at its top, each a string, a list of ids and
+// strings, or {"prompt_string": ...}.
+func lsPrompts(m *runner.Model, raw json.RawMessage) ([]lsInput, error) {
+	var list []json.RawMessage
+	if json.Unmarshal(raw, &list) != nil || hasID(list) {
+		in, err := lsPrompt(m, raw)
+		return []lsInput{in}, err
+	}
+	if len(list) == 0 {
+		return nil, badRequest(`"prompt" is empty`)
+	}
+	ins := make([]lsInput, len(list))
+	for i, e := range list {
+		var err error
+		if ins[i], err = lsPrompt(m, e); err != nil {
+			return nil, err
+		}
+	}
+	return ins, nil
+}
+
+// hasID reports whether a list has a number in it.
+func hasID(list []json.RawMessage) bool {
+	for _, e := range list {
+		var id float64
+		if json.Unmarshal(e, &id) == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// lsPrompt reads one prompt: a string, a list of token ids and strings
+// (llama-server's tokenize_mixed: strings are tokenized with special tokens
+// parsed, the first adding BOS when the model does), or an object with it
+// as prompt_string.
+func lsPrompt(m *runner.Model, raw json.RawMessage) (lsInput, error) {
 	bad := badRequest(`"prompt" must be a string, a list of tokens, or a list of mixed strings and tokens`)
 	tk := m.Tokenizer()
 	var text string
 	if json.Unmarshal(raw, &text) == nil {
-		return tk.Encode(text, true, true), text, true, nil
+		return lsInput{toks: tk.Encode(text, true, true), text: text, plain: true}, nil
 	}
 	var list []json.RawMessage
 	if json.Unmarshal(raw, &list) != nil {
@@ -272,43 +314,26 @@ func lsPrompt(m *runner.Model, raw json.RawMessage) ([]int32, string, bool, erro
 			Prompt json.RawMessage `json:"prompt_string"`
 		}
 		if json.Unmarshal(raw, &obj) != nil || obj.Prompt == nil {
-			return nil, "", false, bad
+			return lsInput{}, bad
 		}
 		return lsPrompt(m, obj.Prompt)
 	}
-	mixed := false
-	for _, e := range list {
-		var id int64
-		if json.Unmarshal(e, &id) == nil {
-			mixed = true
-			break
-		}
-	}
-	if !mixed {
-		if len(list) == 0 {
-			return nil, "", false, nil
-		}
-		if len(list) != 1 {
-			return nil, "", false, badRequest("prompt has %d prompts: Saji completes one prompt per request", len(list))
-		}
-		return lsPrompt(m, list[0])
-	}
-	var toks []int32
+	var in lsInput
 	for i, e := range list {
 		var id int64
 		if json.Unmarshal(e, &id) == nil {
 			if id < 0 || id >= int64(tk.NumTokens()) {
-				return nil, "", false, badRequest("prompt: token %d is outside the vocabulary (%d tokens)", id, tk.NumTokens())
+				return lsInput{}, badRequest("prompt: token %d is outside the vocabulary (%d tokens)", id, tk.NumTokens())
 			}
-			toks = append(toks, int32(id))
+			in.toks = append(in.toks, int32(id))
 			continue
 		}
 		if json.Unmarshal(e, &text) != nil {
-			return nil, "", false, bad
+			return lsInput{}, bad
 		}
-		toks = append(toks, tk.Encode(text, i == 0, true)...)
+		in.toks = append(in.toks, tk.Encode(text, i == 0, true)...)
 	}
-	return toks, "", false, nil
+	return in, nil
 }
 
 // tokensText returns the text of toks as llama-server shows a prompt: the
@@ -344,12 +369,12 @@ func (s *Server) handleLSCompletion(w http.ResponseWriter, r *http.Request) {
 		lsError(w, badRequest(`"prompt" is required`))
 		return
 	}
-	toks, text, plain, err := lsPrompt(m, req.Prompt)
+	ins, err := lsPrompts(m, req.Prompt)
 	if err != nil {
 		lsError(w, err)
 		return
 	}
-	s.lsGenerate(w, r, m, &req, toks, text, plain)
+	s.lsGenerate(w, r, m, &req, ins)
 }
 
 func (s *Server) handleLSInfill(w http.ResponseWriter, r *http.Request) {
@@ -382,7 +407,7 @@ func (s *Server) handleLSInfill(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	s.lsGenerate(w, r, m, &req, infillPrompt(m, &req, prompt), "", false)
+	s.lsGenerate(w, r, m, &req, []lsInput{{toks: infillPrompt(m, &req, prompt)}})
 }
 
 // infillPrompt builds llama-server's infill prompt: the extra chunks (as
@@ -428,36 +453,44 @@ func infillPrompt(m *runner.Model, req *lsCompletionRequest, prompt string) []in
 	return append(toks, tk.ID(tokenizer.SpecialFIMMid))
 }
 
-// lsGenerate runs a completion of the prompt toks (text when plain) and
-// answers as llama-server: one object, or a stream of them.
-func (s *Server) lsGenerate(w http.ResponseWriter, r *http.Request, m *runner.Model, req *lsCompletionRequest, toks []int32, text string, plain bool) {
+// lsGenerate runs a completion of each of ins, side by side, and answers
+// as llama-server: one object (a list of them for several prompts), or a
+// stream of them, each with its prompt's index.
+func (s *Server) lsGenerate(w http.ResponseWriter, r *http.Request, m *runner.Model, req *lsCompletionRequest, ins []lsInput) {
 	g, err := req.genRequest(m)
 	if err != nil {
 		lsError(w, err)
 		return
 	}
-	if len(toks) == 0 {
-		lsError(w, badRequest(`"prompt" is empty`))
-		return
+	streams := make([]*runner.Stream, len(ins))
+	defer func() { // when the handler ends before reading them
+		for _, st := range streams {
+			if st != nil {
+				st.Close()
+			}
+		}
+	}()
+	for i, in := range ins {
+		if len(in.toks) == 0 {
+			lsError(w, badRequest(`"prompt" is empty`))
+			return
+		}
+		if lsTooLong(w, m, len(in.toks)) {
+			return
+		}
+		gi := g
+		if in.plain {
+			gi.Prompt = in.text
+		} else {
+			gi.Tokens = in.toks
+		}
+		if streams[i], err = m.Start(r.Context(), gi); err != nil {
+			lsError(w, err)
+			return
+		}
 	}
-	if lsTooLong(w, m, len(toks)) {
-		return
-	}
-	// A plain text prompt goes as text, as /v1/completions sends it;
-	// tokens go as they are.
-	if plain {
-		g.Prompt = text
-	} else {
-		g.Tokens = toks
-	}
-	st, err := m.Start(r.Context(), g)
-	if err != nil {
-		lsError(w, err)
-		return
-	}
-	defer st.Close() // when the handler ends before reading it
 	tk := m.Tokenizer()
-	final := func(content string, ids []int32, probs []lsProb, res runner.Result) map[string]any {
+	final := func(i int, content string, ids []int32, probs []lsProb, res runner.Result) map[string]any {
 		stopType := "eos"
 		switch {
 		case res.StopString != "":
@@ -465,9 +498,9 @@ func (s *Server) lsGenerate(w http.ResponseWriter, r *http.Request, m *runner.Mo
 		case res.Finish == "length":
 			stopType = "limit"
 		}
-		v := map[string]any{"index": 0, "id_slot": -1, "content": content, "tokens": ids, "stop": true, "model": m.Name,
+		v := map[string]any{"index": i, "id_slot": -1, "content": content, "tokens": ids, "stop": true, "model": m.Name,
 			"tokens_predicted": res.CompletionTokens, "tokens_evaluated": res.PromptTokens,
-			"generation_settings": generationSettings(g, req.Stream), "prompt": tokensText(tk, toks),
+			"generation_settings": generationSettings(g, req.Stream), "prompt": tokensText(tk, ins[i].toks),
 			"has_new_line": strings.Contains(content, "\n"), "truncated": false, "stop_type": stopType,
 			"stopping_word": res.StopString, "tokens_cached": max(0, res.PromptTokens+res.CompletionTokens-1),
 			"timings": lsTimings(res)}
@@ -476,58 +509,87 @@ func (s *Server) lsGenerate(w http.ResponseWriter, r *http.Request, m *runner.Mo
 		}
 		return v
 	}
+	var wg sync.WaitGroup
+	errs := make([]error, len(ins))
 	if !req.Stream {
-		var content strings.Builder
-		ids := []int32{}
-		var probs []lsProb
-		res, err := st.Run(func(p runner.Piece) error {
-			content.WriteString(p.Text)
-			for _, t := range p.Tokens {
-				if req.ReturnTokens {
-					ids = append(ids, t.ID)
-				}
+		answers := make([]map[string]any, len(ins))
+		for i, st := range streams {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				var content strings.Builder
+				ids := []int32{}
+				var probs []lsProb
 				if g.LogProbs {
-					probs = append(probs, lsProbOf(t))
+					probs = []lsProb{}
 				}
+				res, err := st.Run(func(p runner.Piece) error {
+					content.WriteString(p.Text)
+					for _, t := range p.Tokens {
+						if req.ReturnTokens {
+							ids = append(ids, t.ID)
+						}
+						if g.LogProbs {
+							probs = append(probs, lsProbOf(t))
+						}
+					}
+					return nil
+				})
+				answers[i], errs[i] = final(i, content.String(), ids, probs, res), err
+			}()
+		}
+		wg.Wait()
+		for _, err := range errs {
+			if err != nil {
+				lsError(w, err)
+				return
 			}
-			return nil
-		})
-		if err != nil {
-			lsError(w, err)
+		}
+		if len(answers) == 1 {
+			writeJSON(w, http.StatusOK, answers[0])
 			return
 		}
-		if g.LogProbs && probs == nil {
-			probs = []lsProb{}
-		}
-		writeJSON(w, http.StatusOK, final(content.String(), ids, probs, res))
+		writeJSON(w, http.StatusOK, answers)
 		return
 	}
 	ev := newSSE(w)
-	predicted := 0
-	res, err := st.Run(func(p runner.Piece) error {
-		ids := make([]int32, len(p.Tokens))
-		var probs []lsProb
-		for i, t := range p.Tokens {
-			ids[i] = t.ID
-			if g.LogProbs {
-				probs = append(probs, lsProbOf(t))
-			}
-		}
-		predicted += len(p.Tokens)
-		v := map[string]any{"index": 0, "id_slot": -1, "content": p.Text, "tokens": ids, "stop": false,
-			"tokens_predicted": predicted, "tokens_evaluated": st.PromptTokens()}
-		if probs != nil {
-			v["completion_probabilities"] = probs
-		}
+	var mu sync.Mutex // one event at a time
+	send := func(v any) error {
+		mu.Lock()
+		defer mu.Unlock()
 		return ev.send(v)
-	})
-	if err != nil {
-		if r.Context().Err() == nil {
-			ev.send(map[string]any{"error": lsErrorBody(classify(err))})
-		}
-		return
 	}
-	ev.send(final("", []int32{}, nil, res))
+	for i, st := range streams {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			predicted := 0
+			res, err := st.Run(func(p runner.Piece) error {
+				ids := make([]int32, len(p.Tokens))
+				var probs []lsProb
+				for j, t := range p.Tokens {
+					ids[j] = t.ID
+					if g.LogProbs {
+						probs = append(probs, lsProbOf(t))
+					}
+				}
+				predicted += len(p.Tokens)
+				v := map[string]any{"index": i, "id_slot": -1, "content": p.Text, "tokens": ids, "stop": false,
+					"tokens_predicted": predicted, "tokens_evaluated": st.PromptTokens()}
+				if probs != nil {
+					v["completion_probabilities"] = probs
+				}
+				return send(v)
+			})
+			switch {
+			case err == nil:
+				send(final(i, "", []int32{}, nil, res))
+			case r.Context().Err() == nil:
+				send(map[string]any{"error": lsErrorBody(classify(err))})
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // lsProb is a token of completion_probabilities.

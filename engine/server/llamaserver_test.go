@@ -252,7 +252,8 @@ func TestLSErrors(t *testing.T) {
 		{"no prompt", "POST", "/completion", `{"n_predict":1}`, 400, `"prompt" is required`, "invalid_request_error"},
 		{"a number prompt", "POST", "/completion", `{"prompt":5}`, 400, "must be a string", "invalid_request_error"},
 		{"empty prompt", "POST", "/completions", `{"prompt":[]}`, 400, "empty", "invalid_request_error"},
-		{"two prompts", "POST", "/completion", `{"prompt":["a","b"]}`, 400, "one prompt per request", "invalid_request_error"},
+		{"a bad prompt among two", "POST", "/completion", `{"prompt":["a",{}]}`, 400, "must be a string", "invalid_request_error"},
+		{"a token outside the vocabulary among two", "POST", "/completion", `{"prompt":["a",[1,99999]]}`, 400, "outside the vocabulary", "invalid_request_error"},
 		{"a token outside the vocabulary", "POST", "/completion", `{"prompt":[1,99999]}`, 400, "outside the vocabulary", "invalid_request_error"},
 		{"too long", "POST", "/completion", `{"prompt":"` + long + `"}`, 400, "exceeds the available context size (128 tokens)", "exceed_context_size_error"},
 		{"bad JSON", "POST", "/completion", `{"prompt":`, 400, "invalid JSON", "invalid_request_error"},
@@ -498,10 +499,12 @@ func FuzzLSInputs(f *testing.F) {
 	defer m.Close()
 	tk := m.Tokenizer()
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if toks, _, _, err := lsPrompt(m, b); err == nil {
-			for _, id := range toks {
-				if id < 0 || int(id) >= tk.NumTokens() {
-					t.Fatalf("prompt %s: token %d", b, id)
+		if ins, err := lsPrompts(m, b); err == nil {
+			for _, in := range ins {
+				for _, id := range in.toks {
+					if id < 0 || int(id) >= tk.NumTokens() {
+						t.Fatalf("prompt %s: token %d", b, id)
+					}
 				}
 			}
 		}
@@ -569,6 +572,57 @@ func TestLSKeys(t *testing.T) {
 			if _, ok := got[group][k]; !ok && !(group == "props" && k == "media_marker") {
 				t.Errorf("%s: no %q", group, k)
 			}
+		}
+	}
+}
+
+// TestLSSeveralPrompts completes a list of prompts side by side, whole and
+// streamed: each answer, with its prompt's index, is what the prompt
+// alone gets.
+func TestLSSeveralPrompts(t *testing.T) {
+	_, hs := newTestServer(t, Config{})
+	prompts := []string{`"the cat"`, `[1,"a mat"]`, `{"prompt_string":"on the"}`}
+	opts := `"n_predict":4,"temperature":0,"ignore_eos":true`
+	var alone []lsAnswer
+	for _, p := range prompts {
+		alone = append(alone, complete(t, hs.URL, `{"prompt":`+p+`,`+opts+`}`))
+	}
+	list := `{"prompt":[` + strings.Join(prompts, ",") + `],` + opts
+	status, b := postRaw(t, hs.URL+"/completion", list+`}`)
+	var all []struct {
+		lsAnswer
+		Index int `json:"index"`
+	}
+	if err := json.Unmarshal([]byte(b), &all); err != nil || status != 200 || len(all) != len(prompts) {
+		t.Fatalf("status %d: %s (%v)", status, b, err)
+	}
+	for i, a := range all {
+		if a.Index != i || a.Content != alone[i].Content || a.Prompt != alone[i].Prompt || a.TokensEvaluated != alone[i].TokensEvaluated {
+			t.Errorf("answer %d: %+v, alone %+v", i, a, alone[i])
+		}
+	}
+	resp, err := http.Post(hs.URL+"/completion", "application/json", strings.NewReader(list+`,"stream":true}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	texts, finals := make([]string, len(prompts)), make([]int, len(prompts))
+	for _, l := range events(t, resp.Body) {
+		var a struct {
+			lsAnswer
+			Index int `json:"index"`
+		}
+		if err := json.Unmarshal([]byte(l), &a); err != nil || a.Index < 0 || a.Index >= len(prompts) {
+			t.Fatalf("event %s (%v)", l, err)
+		}
+		texts[a.Index] += a.Content
+		if a.Stop {
+			finals[a.Index]++
+		}
+	}
+	for i := range prompts {
+		if texts[i] != alone[i].Content || finals[i] != 1 {
+			t.Errorf("stream %d: %q with %d last events, want %q and 1", i, texts[i], finals[i], alone[i].Content)
 		}
 	}
 }
