@@ -29,6 +29,8 @@ const lsBuild = "saji-" + Version
 // (its default --batch-size): the prefix and suffix share it 3:1.
 const infillBatch = 2048
 
+// llamaServerRoutes registers llama-server's endpoints (its /completions
+// is /completion's alias).
 func (s *Server) llamaServerRoutes() {
 	for _, p := range []string{"/completion", "/completions"} {
 		s.mux.HandleFunc("POST "+p, s.handleLSCompletion)
@@ -197,6 +199,7 @@ func (req *lsCompletionRequest) genRequest(m *runner.Model) (runner.Request, err
 	temp := req.Temperature
 	req.Temperature = nil
 	g, err := req.oaiCommon.genRequest()
+	req.Temperature = temp
 	if err != nil {
 		return g, err
 	}
@@ -242,7 +245,7 @@ func (req *lsCompletionRequest) genRequest(m *runner.Model) (runner.Request, err
 		if err := grammar(&g, req.Grammar); err != nil {
 			return g, err
 		}
-	case present(req.JSONSchema):
+	case len(req.JSONSchema) > 0 && string(req.JSONSchema) != "null":
 		g.JSON, g.JSONSchema = true, req.JSONSchema
 	}
 	return g, nil

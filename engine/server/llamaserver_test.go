@@ -224,6 +224,11 @@ func TestLSCompletion(t *testing.T) {
 				t.Errorf("answer %+v", a)
 			}
 		}},
+		{"json_schema of any value", `{"prompt":"the cat","n_predict":3,"temperature":1,"seed":3,"json_schema":{}}`, func(t *testing.T, a lsAnswer) {
+			if jsonOf(a.Settings.Schema) != `{}` {
+				t.Errorf("schema %v", a.Settings.Schema)
+			}
+		}},
 		{"json_schema", `{"prompt":"the cat","n_predict":6,"temperature":1,"seed":3,"json_schema":{"type":"object"}}`, func(t *testing.T, a lsAnswer) {
 			if c := strings.TrimSpace(a.Content); c != "" && !strings.HasPrefix(c, "{") || jsonOf(a.Settings.Schema) != `{"type":"object"}` {
 				t.Errorf("constrained content %q, schema %v", a.Content, a.Settings.Schema)

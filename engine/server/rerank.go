@@ -13,6 +13,7 @@ import (
 // reranker ranks (see runner.Model.CanRank); another model is a 400 that
 // says why.
 
+// rerankRoutes registers /v1/rerank under llama-server's four names.
 func (s *Server) rerankRoutes() {
 	for _, p := range []string{"/rerank", "/reranking", "/v1/rerank", "/v1/reranking"} {
 		s.mux.HandleFunc("POST "+p, s.handleRerank)
