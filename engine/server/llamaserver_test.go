@@ -631,3 +631,82 @@ func TestLSSeveralPrompts(t *testing.T) {
 		}
 	}
 }
+
+// TestLSStories asks stories260K (a real trained model) what
+// testdata/llamaserver_stories.json asked llama-server, and gets its
+// answers: the greedy text and its top tokens, the prompt as shown, the
+// stop, the token counts, and a tokenization with pieces.
+func TestLSStories(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "llamaserver_stories.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ref struct {
+		Cases []struct {
+			Request json.RawMessage `json:"request"`
+			Answers []struct {
+				Content         string    `json:"content"`
+				Prompt          string    `json:"prompt"`
+				StopType        string    `json:"stop_type"`
+				StoppingWord    string    `json:"stopping_word"`
+				TokensPredicted int       `json:"tokens_predicted"`
+				TokensEvaluated int       `json:"tokens_evaluated"`
+				TopIDs          [][]int32 `json:"top_ids"`
+			} `json:"answers"`
+		} `json:"cases"`
+		Tokenize json.RawMessage `json:"tokenize"`
+	}
+	if err := json.Unmarshal(b, &ref); err != nil {
+		t.Fatal(err)
+	}
+	m, err := runner.Load(context.Background(), refdata.Path(t, "models/stories260K.gguf"), runner.LoadOptions{Name: "stories", Threads: 2,
+		Scheduler: scheduler.Config{Context: 256, MaxSeqs: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New(Config{})
+	s.Runner().Add(m)
+	hs := serveTest(t, s)
+	for i, c := range ref.Cases {
+		status, body := postRaw(t, hs.URL+"/completion", string(c.Request))
+		if status != 200 {
+			t.Fatalf("case %d: status %d: %s", i, status, body)
+		}
+		var got []lsAnswer
+		if len(c.Answers) == 1 {
+			got = make([]lsAnswer, 1)
+			err = json.Unmarshal([]byte(body), &got[0])
+		} else {
+			err = json.Unmarshal([]byte(body), &got)
+		}
+		if err != nil || len(got) != len(c.Answers) {
+			t.Fatalf("case %d: %s (%v)", i, body, err)
+		}
+		for j, want := range c.Answers {
+			a := got[j]
+			if a.Content != want.Content || a.Prompt != want.Prompt || a.StopType != want.StopType || a.StoppingWord != want.StoppingWord ||
+				a.TokensPredicted != want.TokensPredicted || a.TokensEvaluated != want.TokensEvaluated {
+				t.Errorf("case %d, answer %d: %q %q %s %q %d %d; llama-server: %+v", i, j, a.Content, a.Prompt, a.StopType, a.StoppingWord,
+					a.TokensPredicted, a.TokensEvaluated, want)
+			}
+			for k, ids := range want.TopIDs {
+				var top []int32
+				if k < len(a.Probs) {
+					for _, p := range a.Probs[k].Top {
+						top = append(top, p.ID)
+					}
+				}
+				if !reflect.DeepEqual(top, ids) {
+					t.Errorf("case %d, token %d: top ids %v, llama-server %v", i, k, top, ids)
+				}
+			}
+		}
+	}
+	status, body := postRaw(t, hs.URL+"/tokenize", `{"content":"Once upon a time, Lily","add_special":true,"with_pieces":true}`)
+	var got, want any
+	json.Unmarshal([]byte(body), &got)
+	json.Unmarshal(ref.Tokenize, &want)
+	if status != 200 || !reflect.DeepEqual(got, want) {
+		t.Errorf("tokenize: %d %s, llama-server %s", status, body, ref.Tokenize)
+	}
+}
