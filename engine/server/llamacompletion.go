@@ -148,8 +148,9 @@ func (s *Server) handleLSInfill(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !m.CanInsert() {
-		lsError(w, &apiError{status: http.StatusNotImplemented,
-			msg: fmt.Sprintf("infill is not supported by model %q: it has no fill-in-the-middle tokens", m.Name)})
+		// llama-server, whose one model either has the tokens or not,
+		// answers 501; here the request chose the model, so it is a 400.
+		lsError(w, badRequest("infill is not supported by model %q: it has no fill-in-the-middle tokens", m.Name))
 		return
 	}
 	var prompt string
