@@ -19,7 +19,8 @@ import (
 )
 
 // writeCoder writes the tiny model with StarCoder's vocabulary from the
-// reference data (which has fill-in-the-middle tokens) at path.
+// reference data (which has fill-in-the-middle tokens) at path, trained
+// (as its metadata says) on 4096 tokens.
 func writeCoder(t *testing.T, path string) {
 	t.Helper()
 	vocab, err := gguf.Open(filepath.Join(refdata.Dir(t), "vocab", "ggml-vocab-starcoder.gguf"))
@@ -28,6 +29,7 @@ func writeCoder(t *testing.T, path string) {
 	}
 	defer vocab.Close()
 	shape, _ := synth.LookupShape("tiny")
+	shape.Context = 4096 // room for an infill's extra chunks
 	ft, _ := synth.ParseFileType("q8_0")
 	if err := synth.Write(context.Background(), path, synth.Options{Shape: shape, FileType: ft, Vocab: vocab, Seed: 5, Threads: 2}); err != nil {
 		t.Fatal(err)
@@ -238,28 +240,41 @@ func TestLSCompletionStream(t *testing.T) {
 }
 
 // TestLSInfill fills in the middle with the StarCoder-vocabulary model:
-// the prompt is llama-server's for the same request on the same file
-// (llama.cpp 3f545bec, its slot context capped to the model's 2048, which
-// leaves room for the last two tokens of the extra chunks).
+// the prompts, extra chunks after snippet markers (the vocabulary has no
+// repository tokens), are llama-server's for the same request on the same
+// file (llama.cpp 3f545bec, -np 1 and -c 4096, or -c 2048, which leaves
+// room for the last two tokens of the chunks).
 func TestLSInfill(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "coder.gguf")
 	writeCoder(t, path)
-	m, err := runner.Load(context.Background(), path, runner.LoadOptions{Name: "coder", Threads: 2, Scheduler: scheduler.Config{Context: 2048, MaxSeqs: 1}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	s := New(Config{})
-	s.Runner().Add(m)
 	hs := serveTest(t, s)
-	body := `{"input_prefix":"def f(x):\n    return ","input_suffix":"\n\nprint(f(2))","prompt":"x",
-		"input_extra":[{"filename":"a.py","text":"import os\n"},{"text":"y = 1\n"}],"n_predict":3,"temperature":0}`
-	status, b := postRaw(t, hs.URL+"/infill", body)
-	var a lsAnswer
-	if err := json.Unmarshal([]byte(b), &a); err != nil || status != 200 {
-		t.Fatalf("status %d: %s", status, b)
+	for _, n := range []int{4096, 2048} {
+		m, err := runner.Load(context.Background(), path, runner.LoadOptions{Name: fmt.Sprint("coder", n), Threads: 2, Scheduler: scheduler.Config{Context: n, MaxSeqs: 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Runner().Add(m)
 	}
-	if want := "1\n<fim_prefix>def f(x):\n    return x<fim_suffix>\n\nprint(f(2))<fim_middle>"; a.Prompt != want || a.TokensEvaluated != 22 || a.TokensPredicted != 3 {
-		t.Errorf("infill prompt %q (%d tokens, %d predicted), want %q (22 tokens)", a.Prompt, a.TokensEvaluated, a.TokensPredicted, want)
+	const fim = "<fim_prefix>def f(x):\n    return x<fim_suffix>\n\nprint(f(2))<fim_middle>"
+	for _, tt := range []struct {
+		model  string
+		prompt string
+		tokens int
+	}{
+		{"coder4096", "\n\n--- snippet ---\n\nimport os\n\n\n--- snippet ---\n\ny = 1\n" + fim, 40},
+		{"coder2048", "1\n" + fim, 22},
+	} {
+		body := `{"model":"` + tt.model + `","input_prefix":"def f(x):\n    return ","input_suffix":"\n\nprint(f(2))","prompt":"x",
+			"input_extra":[{"filename":"a.py","text":"import os\n"},{"text":"y = 1\n"}],"n_predict":3,"temperature":0}`
+		status, b := postRaw(t, hs.URL+"/infill", body)
+		var a lsAnswer
+		if err := json.Unmarshal([]byte(b), &a); err != nil || status != 200 {
+			t.Fatalf("%s: status %d: %s", tt.model, status, b)
+		}
+		if a.Prompt != tt.prompt || a.TokensEvaluated != tt.tokens || a.TokensPredicted != 3 {
+			t.Errorf("%s: infill prompt %q (%d tokens, %d predicted), want %q (%d tokens)", tt.model, a.Prompt, a.TokensEvaluated, a.TokensPredicted, tt.prompt, tt.tokens)
+		}
 	}
 	for _, tt := range []struct{ body, msg string }{
 		{`{"input_suffix":"b"}`, `"input_prefix" is required`},
