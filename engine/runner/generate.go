@@ -201,18 +201,11 @@ func (m *Model) Prompt(ctx context.Context, req Request) ([]int32, error) {
 		return m.tok.Encode(req.Prompt, !req.NoSpecial, true), nil
 	}
 	tk := m.tok
-	text := func(id int32) string {
-		if id < 0 {
-			return ""
-		}
-		return tk.Text(id)
-	}
-	bos, eos := text(tk.BOS()), text(tk.EOS())
-	s, err := m.tmpl.RenderMessages(ctx, chat.Request{Messages: req.Messages, Tools: req.Tools,
-		AddGenerationPrompt: true, BOSToken: bos, EOSToken: eos, Extra: templateVars(req)})
+	s, err := m.Render(ctx, req)
 	if err != nil {
-		return nil, fmt.Errorf("%w: the chat template: %w", ErrBadRequest, err)
+		return nil, err
 	}
+	bos, eos := m.tokenText(tk.BOS()), m.tokenText(tk.EOS())
 	// A BOS (or EOS) that the template writes and the tokenizer adds
 	// anyway is not doubled, as in llama.cpp.
 	if tk.AddBOS() && bos != "" {
@@ -222,6 +215,27 @@ func (m *Model) Prompt(ctx context.Context, req Request) ([]int32, error) {
 		s = strings.TrimSuffix(s, eos)
 	}
 	return tk.Encode(s, true, true), nil
+}
+
+// Render returns req's chat (req.Messages, req.Tools, req.TemplateExtra)
+// rendered through the model's template with the start of an assistant
+// turn: the text that Prompt tokenizes, as the template writes it.
+func (m *Model) Render(ctx context.Context, req Request) (string, error) {
+	tk := m.tok
+	s, err := m.tmpl.RenderMessages(ctx, chat.Request{Messages: req.Messages, Tools: req.Tools,
+		AddGenerationPrompt: true, BOSToken: m.tokenText(tk.BOS()), EOSToken: m.tokenText(tk.EOS()), Extra: templateVars(req)})
+	if err != nil {
+		return "", fmt.Errorf("%w: the chat template: %w", ErrBadRequest, err)
+	}
+	return s, nil
+}
+
+// tokenText returns the text of token id, "" for none (a negative id).
+func (m *Model) tokenText(id int32) string {
+	if id < 0 {
+		return ""
+	}
+	return m.tok.Text(id)
 }
 
 // Start runs the one validation of req against the runner's models: it
