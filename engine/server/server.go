@@ -37,9 +37,16 @@ type Config struct {
 	// APIKeys, when not empty, are the bearer tokens a request must carry
 	// (Authorization: Bearer KEY); /health and / stay open.
 	APIKeys []string
-	// CORSOrigins are the browser origins allowed to call the API ("*"
-	// for any); none by default, so web pages cannot reach it.
+	// CORSOrigins are browser origins allowed to call the API besides the
+	// default ones (this machine's pages, app shells and browser
+	// extensions, as Ollama allows): "https://app.example", a pattern
+	// with one "*" ("https://*.example.com"), or "*" for any.
 	CORSOrigins []string
+	// Hosts are Host names the API answers to on a loopback address
+	// besides this machine's (localhost, its name, its addresses): the
+	// name it is served as (saji serve --host). Others are refused (DNS
+	// rebinding).
+	Hosts []string
 	// Remotes forwards the models named by its keys (after the runner's
 	// aliases) to other OpenAI-compatible servers.
 	Remotes map[string]Remote
@@ -90,18 +97,21 @@ func (s *Server) Close() error {
 	return nil
 }
 
-// Handler returns the server's HTTP handler: the API behind the CORS and
-// API key checks.
+// Handler returns the server's HTTP handler: the API behind the Host,
+// CORS and API key checks.
 func (s *Server) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.hostAllowed(r) {
+			refuse(w, r, http.StatusForbidden, "host_not_allowed",
+				fmt.Sprintf("host %q is not this machine: the API answers to localhost and this machine's names and addresses", r.Host))
+			return
+		}
 		if !s.cors(w, r) {
 			return
 		}
 		if !s.authorized(r) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="saji"`)
-			writeJSON(w, http.StatusUnauthorized, map[string]any{"error": map[string]any{
-				"message": "a valid API key is required (Authorization: Bearer KEY)", "type": "invalid_request_error",
-				"param": nil, "code": "invalid_api_key"}})
+			refuse(w, r, http.StatusUnauthorized, "invalid_api_key", "a valid API key is required (Authorization: Bearer KEY)")
 			return
 		}
 		if s.routeRemote(w, r) {
@@ -137,25 +147,24 @@ func (s *Server) cors(w http.ResponseWriter, r *http.Request) bool {
 	if origin == "" {
 		return true // not from a browser page
 	}
-	allowed := false
-	for _, o := range s.cfg.CORSOrigins {
-		if o == "*" || strings.EqualFold(o, origin) {
-			allowed = true
-			break
-		}
-	}
-	if !allowed {
-		writeJSON(w, http.StatusForbidden, map[string]any{"error": map[string]any{
-			"message": fmt.Sprintf("origin %q is not allowed (see the CORS allowlist)", origin), "type": "invalid_request_error",
-			"param": nil, "code": "cors_origin_not_allowed"}})
+	if !s.originAllowed(origin) {
+		refuse(w, r, http.StatusForbidden, "cors_origin_not_allowed",
+			fmt.Sprintf("origin %q is not allowed (saji serve --cors ORIGIN, or the app's CORS setting, adds it)", origin))
 		return false
 	}
 	h := w.Header()
 	h.Set("Access-Control-Allow-Origin", origin)
 	h.Add("Vary", "Origin")
 	if r.Method == http.MethodOptions {
-		h.Set("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS")
-		h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type")
+		// The SDKs send headers of their own (x-stainless-*,
+		// anthropic-version, ...): a preflight gets the ones it asks for.
+		headers := r.Header.Get("Access-Control-Request-Headers")
+		if headers == "" {
+			headers = "Authorization, Content-Type, Accept, User-Agent, X-Requested-With"
+		}
+		h.Add("Vary", "Access-Control-Request-Headers")
+		h.Set("Access-Control-Allow-Methods", "GET, POST, PUT, DELETE, HEAD, OPTIONS")
+		h.Set("Access-Control-Allow-Headers", headers)
 		h.Set("Access-Control-Max-Age", "600")
 		w.WriteHeader(http.StatusNoContent)
 		return false

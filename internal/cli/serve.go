@@ -58,8 +58,10 @@ func newServeCmd() *cobra.Command {
 			"OpenAI-compatible server (vLLM, TGI, llama-server), streams passed through.\n\n" +
 			"The API binds to 127.0.0.1 by default. Binding to another address exposes it to\n" +
 			"the network: it needs --api-key (or SAJI_API_KEY), and every request must then\n" +
-			"carry Authorization: Bearer KEY. Browsers' cross-origin calls are refused unless\n" +
-			"their origin is listed with --cors.\n\n" +
+			"carry Authorization: Bearer KEY. Web pages may call it from this machine's pages\n" +
+			"(localhost, 127.0.0.1, any port), app shells (app://, file://, tauri://, vscode-webview://)\n" +
+			"and browser extensions, as Ollama allows; --cors adds other origins. A request on a\n" +
+			"loopback address whose Host is not this machine (DNS rebinding) is refused.\n\n" +
 			"--gpu-layers (-ngl) puts the last N layers of each model on the GPU (CUDA, Metal):\n" +
 			"-1 (the default) as many as fit with the KV cache, 0 none. When there is no GPU, or\n" +
 			"the model does not load on it, the model runs on the CPU, and the load says why.",
@@ -88,7 +90,7 @@ func newServeCmd() *cobra.Command {
 	f.StringVar(&sf.host, "host", sf.host, "address to bind (127.0.0.1: this machine only)")
 	f.IntVar(&sf.port, "port", sf.port, "port to listen on")
 	f.StringArrayVar(&sf.apiKeys, "api-key", nil, "require this bearer `KEY` (repeat for several; also SAJI_API_KEY)")
-	f.StringArrayVar(&sf.cors, "cors", nil, "allow cross-origin requests from this `ORIGIN` (repeat; * for any)")
+	f.StringArrayVar(&sf.cors, "cors", nil, "also allow cross-origin requests from this `ORIGIN` (repeat; one * as a wildcard, https://*.example.com; * for any)")
 	sf.local.register(f, "")
 	return cmd
 }
@@ -133,7 +135,8 @@ func runServe(ctx context.Context, sf *serveFlags, errw io.Writer) error {
 	rn := runner.New(runner.Config{Logger: slog.Default(), ModelsDir: sf.dir, Load: load, KeepAlive: sf.keepAlive,
 		MaxLoaded: max(sf.maxLoaded, len(sf.models)+1), Aliases: aliases})
 	defer rn.Close()
-	srv := server.New(server.Config{Runner: rn, APIKeys: sf.apiKeys, CORSOrigins: sf.cors, Logger: slog.Default(), Remotes: remotes})
+	srv := server.New(server.Config{Runner: rn, APIKeys: sf.apiKeys, CORSOrigins: sf.cors, Hosts: []string{sf.host},
+		Logger: slog.Default(), Remotes: remotes})
 	defer srv.Close()
 	for _, path := range sf.models {
 		start := time.Now()
