@@ -179,6 +179,10 @@ func (r *Runner) Models() []*Model {
 	return out
 }
 
+// Library returns the library the runner finds models in (nil when it has
+// none), for the API's model management.
+func (r *Runner) Library() *library.Library { return r.cfg.Library }
+
 // Resolve returns the name an alias stands for (name itself when it is
 // none).
 func (r *Runner) Resolve(name string) string {

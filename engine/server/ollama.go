@@ -32,6 +32,7 @@ func (s *Server) ollamaRoutes() {
 	s.mux.HandleFunc("POST /api/generate", s.handleOllamaGenerate)
 	s.mux.HandleFunc("POST /api/embed", s.handleOllamaEmbed)
 	s.mux.HandleFunc("POST /api/embeddings", s.handleOllamaEmbeddings)
+	s.ollamaModelRoutes()
 }
 
 // ollamaError writes err as an Ollama error object.
