@@ -13,8 +13,8 @@ import (
 	"time"
 )
 
-// Blobs and named copies: what Ollama's /api/blobs, /api/create and
-// /api/copy store. A blob is a file pushed by its sha256 digest, kept in
+// Blobs, named copies and aliases: what Ollama's /api/blobs, /api/create,
+// /api/copy and /api/pull store. A blob is a file pushed by its sha256 digest, kept in
 // the library's hidden .blobs folder until a model is made of it.
 
 // ErrExists is wrapped by the errors about a name the library already
@@ -170,4 +170,39 @@ func (l *Library) Copy(ctx context.Context, src, dst string) (Entry, error) {
 		return Entry{}, err
 	}
 	return l.entry(dst, e.Path, true), nil
+}
+
+// SetAlias makes alias another name of the model called name, which must
+// exist; an alias may hold "/" and ":" (hf.co/OWNER/REPO:QUANT), not NUL,
+// and cannot shadow a model's own name.
+func (l *Library) SetAlias(alias, name string) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	e, err := l.get(name)
+	if err != nil {
+		return err
+	}
+	if alias == "" || strings.ContainsRune(alias, 0) {
+		return fmt.Errorf("library: invalid alias %q", alias)
+	}
+	if alias == e.Name {
+		return nil
+	}
+	if _, err := l.get(alias); err == nil && l.idx.Aliases[alias] == "" {
+		return fmt.Errorf("%w: %q", ErrExists, alias)
+	}
+	if l.idx.Aliases == nil {
+		l.idx.Aliases = map[string]string{}
+	}
+	old, had := l.idx.Aliases[alias]
+	l.idx.Aliases[alias] = e.Name
+	if err := l.save(); err != nil {
+		if had {
+			l.idx.Aliases[alias] = old
+		} else {
+			delete(l.idx.Aliases, alias)
+		}
+		return err
+	}
+	return nil
 }

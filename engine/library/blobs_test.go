@@ -126,3 +126,51 @@ func TestImportAsAndCopy(t *testing.T) {
 		t.Errorf("List: %v", names)
 	}
 }
+
+// TestAliases checks other names of a model: Get and Delete take them,
+// they go with their model, and they cannot shadow a model's name.
+func TestAliases(t *testing.T) {
+	dir := t.TempDir()
+	l, err := Open(filepath.Join(dir, "lib"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, n := range []string{"m", "other"} {
+		if _, err := l.ImportAs(ctx, tinyFile(t, dir, n+".gguf"), n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const alias = "hf.co/owner/repo-GGUF:Q4_K_M"
+	if err := l.SetAlias(alias, "m"); err != nil {
+		t.Fatal(err)
+	}
+	if e, err := l.Get(alias); err != nil || e.Name != "m" {
+		t.Errorf("Get(alias): %+v %v", e, err)
+	}
+	// The alias is kept in the index.
+	l2, err := Open(l.Dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e, err := l2.Get(alias); err != nil || e.Name != "m" {
+		t.Errorf("Get(alias) after reopening: %+v %v", e, err)
+	}
+	if err := l.SetAlias(alias, "other"); err != nil { // an alias moves
+		t.Errorf("moving the alias: %v", err)
+	}
+	for _, bad := range []struct{ alias, name string }{{"other", "m"}, {"x", "nope"}, {"", "m"}, {"a\x00b", "m"}} {
+		if err := l.SetAlias(bad.alias, bad.name); err == nil {
+			t.Errorf("SetAlias(%q, %q) accepted", bad.alias, bad.name)
+		}
+	}
+	if err := l.Delete(alias); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Get("other"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("the alias's model after Delete(alias): %v", err)
+	}
+	if _, err := l.Get(alias); !errors.Is(err, ErrNotFound) {
+		t.Errorf("the alias after its model went: %v", err)
+	}
+}
