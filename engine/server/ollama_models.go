@@ -14,9 +14,10 @@ import (
 )
 
 // Ollama's model management over the runner's library: /api/delete,
-// /api/copy, /api/blobs/:digest and /api/create (a model made of a pushed
-// GGUF blob, as clients register a local file). Names are Ollama's:
-// NAME:latest is the library's NAME.
+// /api/copy, /api/blobs/:digest, /api/create (a model made of a pushed
+// GGUF blob, as clients register a local file) and /api/pull
+// (ollama_pull.go). Names are Ollama's: NAME:latest is the library's NAME,
+// and a name pulled is an alias of the model's.
 
 // ollamaModelRoutes registers the model management endpoints.
 func (s *Server) ollamaModelRoutes() {
@@ -25,6 +26,7 @@ func (s *Server) ollamaModelRoutes() {
 	s.mux.HandleFunc("HEAD /api/blobs/{digest}", s.handleOllamaBlobHead)
 	s.mux.HandleFunc("POST /api/blobs/{digest}", s.handleOllamaBlobPush)
 	s.mux.HandleFunc("POST /api/create", s.handleOllamaCreate)
+	s.mux.HandleFunc("POST /api/pull", s.handleOllamaPull)
 }
 
 // libraryName is the library's name of an Ollama model name.
@@ -64,11 +66,12 @@ func libraryError(err error) error {
 // a create or copy can take its name, as Ollama's overwrite it; the model
 // is unloaded first.
 func (s *Server) replace(lib *library.Library, name string) error {
-	if _, err := lib.Get(name); err != nil {
+	e, err := lib.Get(name)
+	if err != nil {
 		return nil
 	}
-	s.run.Unload(name)
-	return lib.Delete(name)
+	s.run.Unload(e.Name)
+	return lib.Delete(e.Name)
 }
 
 // ollamaNameRequest is a request naming one model ("name" is the older
@@ -96,13 +99,13 @@ func (s *Server) handleOllamaDelete(w http.ResponseWriter, r *http.Request) {
 		ollamaError(w, err)
 		return
 	}
-	name := req.name()
-	if _, err := lib.Get(name); err != nil {
-		ollamaError(w, &apiError{status: http.StatusNotFound, msg: fmt.Sprintf("model %q not found", ollamaName(name))})
+	e, err := lib.Get(req.name()) // the name, or an alias of it
+	if err != nil {
+		ollamaError(w, &apiError{status: http.StatusNotFound, msg: fmt.Sprintf("model %q not found", ollamaName(req.name()))})
 		return
 	}
-	s.run.Unload(name) // its requests end; the file goes
-	if err := lib.Delete(name); err != nil {
+	s.run.Unload(e.Name) // its requests end; the file goes
+	if err := lib.Delete(e.Name); err != nil {
 		ollamaError(w, libraryError(err))
 		return
 	}

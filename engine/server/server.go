@@ -10,8 +10,10 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
+	"saji/engine/download"
 	"saji/engine/model"
 	"saji/engine/runner"
 	"saji/engine/scheduler"
@@ -50,6 +52,9 @@ type Config struct {
 	// Remotes forwards the models named by its keys (after the runner's
 	// aliases) to other OpenAI-compatible servers.
 	Remotes map[string]Remote
+	// Downloads is the download manager Ollama's /api/pull fetches with
+	// (nil: the server's own, its state in library.DownloadsDir()).
+	Downloads *download.Manager
 }
 
 // Server answers the API over a runner's models.
@@ -63,6 +68,9 @@ type Server struct {
 	stop  func() // stops observing run's generations
 
 	metrics *metrics
+
+	dlMu sync.Mutex
+	dl   *download.Manager // the server's own download manager, or nil
 }
 
 // New returns a server over cfg.Runner's models.
@@ -87,10 +95,17 @@ func New(cfg Config) *Server {
 func (s *Server) Runner() *runner.Runner { return s.run }
 
 // Close stops reporting the runner's generations to the server's metrics,
-// and closes the runner when it is the server's own. A runner given in
-// Config stays open: its owner closes it.
+// closes the server's own download manager (pausing its pulls) and the
+// runner when it is the server's own. A runner or download manager given
+// in Config stays open: its owner closes it.
 func (s *Server) Close() error {
 	s.stop()
+	s.dlMu.Lock()
+	if s.dl != nil {
+		s.dl.Close() // pauses the pulls, keeping their state
+		s.dl = nil
+	}
+	s.dlMu.Unlock()
 	if s.owned {
 		return s.run.Close()
 	}
