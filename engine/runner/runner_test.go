@@ -355,4 +355,20 @@ func TestLibrary(t *testing.T) {
 	if !r.Unload(e.Name) || loadedNames(r) != "" || r.Unload(e.Name) {
 		t.Errorf("Unload left %q loaded", loadedNames(r))
 	}
+	// An alias of the library's (the name a model was pulled as) loads the
+	// model under its own name, once for both names.
+	const alias = "hf.co/owner/repo-GGUF:Q8_0"
+	if err := lib.SetAlias(alias, e.Name); err != nil {
+		t.Fatal(err)
+	}
+	byAlias, err := r.Model(alias)
+	if err != nil || byAlias.Name != e.Name || loadedNames(r) != e.Name {
+		t.Fatalf("Model(alias): %v, %v; loaded %q", byAlias, err, loadedNames(r))
+	}
+	if byName, _ := r.Model(e.Name); byName != byAlias {
+		t.Error("the alias and the name loaded two models")
+	}
+	if _, err := r.Model("hf.co/owner/other:Q8_0"); !errors.Is(err, ErrModelNotFound) {
+		t.Errorf("an unknown name with a slash: %v", err)
+	}
 }
