@@ -230,3 +230,32 @@ func TestCompletionLogProbsText(t *testing.T) {
 		t.Errorf("tokens %q, text %q", lp["tokens"], c["text"])
 	}
 }
+
+// FuzzPrompts feeds parsePrompts and stopField arbitrary JSON: no panic,
+// and an accepted prompt list holds 1 to maxPrompts prompts, none of them
+// an empty token list, an accepted stop list no empty string.
+func FuzzPrompts(f *testing.F) {
+	for _, s := range []string{`"a"`, `["a","b"]`, `[1,2,3]`, `[[1],[2,3]]`, `[]`, `[[]]`, `null`, `""`, `["a",1]`, `{"a":1}`, `[-1]`, `[4294967296]`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if ps, err := parsePrompts(b); err == nil {
+			if len(ps) == 0 || len(ps) > maxPrompts {
+				t.Errorf("%s: %d prompts", b, len(ps))
+			}
+			for _, p := range ps {
+				if p.tokens != nil && len(p.tokens) == 0 {
+					t.Errorf("%s: an empty token list", b)
+				}
+			}
+		}
+		var stop stopField
+		if json.Unmarshal(b, &stop) == nil {
+			for _, s := range stop {
+				if s == "" {
+					t.Errorf("%s: an empty stop string", b)
+				}
+			}
+		}
+	})
+}

@@ -31,14 +31,19 @@ var defaultOrigins = []string{
 
 // originMatches reports whether origin matches pattern: equal but for
 // case, or, when pattern has one "*", starting with what comes before it
-// and ending with what comes after ("*" alone matches any origin).
+// and ending with what comes after ("*" alone matches any origin); a "*"
+// after a colon is a port, digits only.
 func originMatches(pattern, origin string) bool {
 	pattern, origin = strings.ToLower(pattern), strings.ToLower(origin)
 	before, after, wild := strings.Cut(pattern, "*")
 	if !wild {
 		return pattern == origin
 	}
-	return len(origin) >= len(before)+len(after) && strings.HasPrefix(origin, before) && strings.HasSuffix(origin, after)
+	if len(origin) < len(before)+len(after) || !strings.HasPrefix(origin, before) || !strings.HasSuffix(origin, after) {
+		return false
+	}
+	star := origin[len(before) : len(origin)-len(after)]
+	return !strings.HasSuffix(before, ":") || (star != "" && strings.Trim(star, "0123456789") == "")
 }
 
 // originAllowed reports whether a page of origin may call the API.

@@ -41,6 +41,7 @@ func TestOrigins(t *testing.T) {
 		{"https://evil.example", false},
 		{"http://localhost.evil.example", false},
 		{"http://127.0.0.1.evil.example", false},
+		{"http://localhost:80.evil.example", false},
 		{"https://corp.example.evil.example", false},
 		{"null", false},
 		{"http://192.168.1.20:3000", false},
@@ -111,6 +112,9 @@ func TestOriginMatches(t *testing.T) {
 		{"*", "https://anything", true},
 		{"http://localhost:*", "http://localhost:1", true},
 		{"http://localhost:*", "http://localhost", false},
+		{"http://localhost:*", "http://localhost:1.evil.example", false},
+		{"http://localhost:*", "http://localhost:", false},
+		{"http://localhost:*", "http://localhost:8080", true},
 		{"https://*.example.com", "https://x.example.com", true},
 		{"https://*.example.com", "https://example.com", false},
 		{"https://*.example.com", "https://x.example.com.evil", false},
@@ -193,4 +197,23 @@ func TestHostCheck(t *testing.T) {
 			t.Errorf("on %s, Host evil.example: allowed %v", c.local, got)
 		}
 	}
+}
+
+// FuzzOriginAndHost feeds the origin and Host checks arbitrary text: no
+// panic, and no origin with a foreign host passes the default list.
+func FuzzOriginAndHost(f *testing.F) {
+	for _, s := range []string{"http://localhost:3000", "chrome-extension://x", "https://evil.example", "", "*", "[::1]:1", "a:b:c", "http://localhost.evil"} {
+		f.Add(s)
+	}
+	s := New(Config{})
+	defer s.Close()
+	f.Fuzz(func(t *testing.T, v string) {
+		if s.originAllowed(v) && strings.HasPrefix(strings.ToLower(v), "http") && strings.Contains(strings.ToLower(v), ".evil") {
+			t.Errorf("origin %q allowed", v)
+		}
+		req := httptest.NewRequest("GET", "/", nil)
+		req.Host = v
+		ap, _ := net.ResolveTCPAddr("tcp", "127.0.0.1:11435")
+		s.hostAllowed(req.WithContext(context.WithValue(req.Context(), http.LocalAddrContextKey, ap)))
+	})
 }
