@@ -18,6 +18,18 @@ func digestOf(data []byte) string {
 	return "sha256:" + hex.EncodeToString(s[:])
 }
 
+// newTestLibrary opens a library in a folder of its own, inside dir (for
+// the files a test adds from outside it).
+func newTestLibrary(t *testing.T) (l *Library, dir string) {
+	t.Helper()
+	dir = t.TempDir()
+	l, err := Open(filepath.Join(dir, "lib"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l, dir
+}
+
 // TestBlobs checks blobs: stored under their digest only when the content
 // matches it, nothing left behind otherwise, and malformed digests refused.
 func TestBlobs(t *testing.T) {
@@ -69,11 +81,7 @@ func TestBlobs(t *testing.T) {
 // the chosen name, which stays when the blob goes; a copy of a folder
 // model and of a reference; taken and bad names refused.
 func TestImportAsAndCopy(t *testing.T) {
-	dir := t.TempDir()
-	l, err := Open(filepath.Join(dir, "lib"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	l, dir := newTestLibrary(t)
 	ctx := context.Background()
 	src := tinyFile(t, dir, "blob")
 	e, err := l.ImportAs(ctx, src, "mine")
@@ -130,11 +138,7 @@ func TestImportAsAndCopy(t *testing.T) {
 // TestAliases checks other names of a model: Get and Delete take them,
 // they go with their model, and they cannot shadow a model's name.
 func TestAliases(t *testing.T) {
-	dir := t.TempDir()
-	l, err := Open(filepath.Join(dir, "lib"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	l, dir := newTestLibrary(t)
 	ctx := context.Background()
 	for _, n := range []string{"m", "other"} {
 		if _, err := l.ImportAs(ctx, tinyFile(t, dir, n+".gguf"), n); err != nil {

@@ -37,14 +37,23 @@ func libraryName(name string) string {
 	return name
 }
 
-// library returns the runner's library, or writes why there is none.
-func (s *Server) library(w http.ResponseWriter) (*library.Library, bool) {
+// libraryRequest returns the runner's library, with the request's body
+// decoded into req. On failure (no library, bad JSON) it has written the
+// error and reports false.
+func (s *Server) libraryRequest(w http.ResponseWriter, r *http.Request, req any) (*library.Library, bool) {
 	lib := s.run.Library()
 	if lib == nil {
 		ollamaError(w, &apiError{status: http.StatusNotImplemented, typ: "invalid_request_error",
 			msg: "this server has no model library to manage (the app's server has one)"})
+		return nil, false
 	}
-	return lib, lib != nil
+	if req != nil {
+		if err := s.decodeJSON(w, r, req); err != nil {
+			ollamaError(w, err)
+			return nil, false
+		}
+	}
+	return lib, true
 }
 
 // libraryError turns a library error into the status it is reported with.
@@ -90,13 +99,9 @@ func (r ollamaNameRequest) name() string {
 }
 
 func (s *Server) handleOllamaDelete(w http.ResponseWriter, r *http.Request) {
-	lib, ok := s.library(w)
-	if !ok {
-		return
-	}
 	var req ollamaNameRequest
-	if err := s.decodeJSON(w, r, &req); err != nil {
-		ollamaError(w, err)
+	lib, ok := s.libraryRequest(w, r, &req)
+	if !ok {
 		return
 	}
 	e, err := lib.Get(req.name()) // the name, or an alias of it
@@ -113,16 +118,12 @@ func (s *Server) handleOllamaDelete(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleOllamaCopy(w http.ResponseWriter, r *http.Request) {
-	lib, ok := s.library(w)
-	if !ok {
-		return
-	}
 	var req struct {
 		Source      string `json:"source"`
 		Destination string `json:"destination"`
 	}
-	if err := s.decodeJSON(w, r, &req); err != nil {
-		ollamaError(w, err)
+	lib, ok := s.libraryRequest(w, r, &req)
+	if !ok {
 		return
 	}
 	src, dst := libraryName(req.Source), libraryName(req.Destination)
@@ -156,7 +157,7 @@ func (s *Server) copyModel(r *http.Request, lib *library.Library, src, dst strin
 }
 
 func (s *Server) handleOllamaBlobHead(w http.ResponseWriter, r *http.Request) {
-	lib, ok := s.library(w)
+	lib, ok := s.libraryRequest(w, r, nil)
 	if !ok {
 		return
 	}
@@ -172,7 +173,7 @@ func (s *Server) handleOllamaBlobHead(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleOllamaBlobPush(w http.ResponseWriter, r *http.Request) {
-	lib, ok := s.library(w)
+	lib, ok := s.libraryRequest(w, r, nil)
 	if !ok {
 		return
 	}
@@ -211,13 +212,9 @@ type ollamaCreateRequest struct {
 }
 
 func (s *Server) handleOllamaCreate(w http.ResponseWriter, r *http.Request) {
-	lib, ok := s.library(w)
-	if !ok {
-		return
-	}
 	var req ollamaCreateRequest
-	if err := s.decodeJSON(w, r, &req); err != nil {
-		ollamaError(w, err)
+	lib, ok := s.libraryRequest(w, r, &req)
+	if !ok {
 		return
 	}
 	name := req.name()

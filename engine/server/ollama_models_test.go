@@ -37,6 +37,20 @@ func newLibraryServer(t *testing.T) (*Server, *httptest.Server, *library.Library
 	return s, hs, lib
 }
 
+// tinyData returns the bytes of the tiny model's file.
+func tinyData(t *testing.T) []byte {
+	t.Helper()
+	path, err := tinyPath()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
 // send makes a request and returns the status and the body.
 func send(t *testing.T, method, url, body string) (int, string) {
 	t.Helper()
@@ -70,14 +84,7 @@ func tagNames(t *testing.T, url string) string {
 // it, then copy, use and delete models.
 func TestOllamaCreateFromBlob(t *testing.T) {
 	_, hs, _ := newLibraryServer(t)
-	path, err := tinyPath()
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := tinyData(t)
 	sum := sha256.Sum256(data)
 	digest := "sha256:" + hex.EncodeToString(sum[:])
 	blobs := hs.URL + "/api/blobs/" + digest

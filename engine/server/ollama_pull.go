@@ -96,17 +96,13 @@ func pullLevel(repo, want string, levels []hub.Quant) (hub.Quant, error) {
 }
 
 func (s *Server) handleOllamaPull(w http.ResponseWriter, r *http.Request) {
-	lib, ok := s.library(w)
-	if !ok {
-		return
-	}
 	var req struct {
 		ollamaNameRequest
 		Insecure bool  `json:"insecure"`
 		Stream   *bool `json:"stream"`
 	}
-	if err := s.decodeJSON(w, r, &req); err != nil {
-		ollamaError(w, err)
+	lib, ok := s.libraryRequest(w, r, &req)
+	if !ok {
 		return
 	}
 	ref := cmp.Or(req.Model, req.Name)

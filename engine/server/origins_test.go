@@ -11,6 +11,21 @@ import (
 	"testing"
 )
 
+// getWith GETs url after set has changed the request, and returns the
+// response and its body.
+func getWith(t *testing.T, url string, set func(*http.Request)) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url, nil)
+	set(req)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp, string(body)
+}
+
 // TestOrigins checks the CORS allowlist: every class of Ollama's default
 // origins is allowed, others are refused in the dialect's error shape
 // unless --cors adds them (exactly, or by a pattern).
@@ -48,22 +63,15 @@ func TestOrigins(t *testing.T) {
 	}
 	for _, c := range cases {
 		for _, path := range []string{"/v1/models", "/api/tags"} {
-			req, _ := http.NewRequest("GET", hs.URL+path, nil)
-			req.Header.Set("Origin", c.origin)
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			body, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
+			resp, body := getWith(t, hs.URL+path, func(r *http.Request) { r.Header.Set("Origin", c.origin) })
 			switch {
 			case c.ok && (resp.StatusCode != 200 || resp.Header.Get("Access-Control-Allow-Origin") != c.origin):
 				t.Errorf("%s %s: status %d, allow-origin %q; want it allowed", c.origin, path, resp.StatusCode, resp.Header.Get("Access-Control-Allow-Origin"))
 			case !c.ok && resp.StatusCode != 403:
 				t.Errorf("%s %s: status %d; want 403", c.origin, path, resp.StatusCode)
-			case !c.ok && strings.HasPrefix(path, "/api/") && !strings.HasPrefix(string(body), `{"error":"`):
+			case !c.ok && strings.HasPrefix(path, "/api/") && !strings.HasPrefix(body, `{"error":"`):
 				t.Errorf("%s %s: %s; want an Ollama error", c.origin, path, body)
-			case !c.ok && strings.HasPrefix(path, "/v1/") && !strings.Contains(string(body), `"code":"cors_origin_not_allowed"`):
+			case !c.ok && strings.HasPrefix(path, "/v1/") && !strings.Contains(body, `"code":"cors_origin_not_allowed"`):
 				t.Errorf("%s %s: %s; want an OpenAI error", c.origin, path, body)
 			}
 		}
@@ -157,24 +165,17 @@ func TestHostCheck(t *testing.T) {
 	}
 	for _, c := range cases {
 		for _, path := range []string{"/v1/models", "/api/tags", "/v1/messages"} {
-			req, _ := http.NewRequest("GET", hs.URL+path, nil)
-			req.Host = c.host
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			body, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
+			resp, body := getWith(t, hs.URL+path, func(r *http.Request) { r.Host = c.host })
 			switch {
 			case c.ok && resp.StatusCode == 403:
 				t.Errorf("Host %q %s: refused: %s", c.host, path, body)
 			case !c.ok && resp.StatusCode != 403:
 				t.Errorf("Host %q %s: status %d; want 403", c.host, path, resp.StatusCode)
-			case !c.ok && path == "/api/tags" && !strings.HasPrefix(string(body), `{"error":"`):
+			case !c.ok && path == "/api/tags" && !strings.HasPrefix(body, `{"error":"`):
 				t.Errorf("Host %q %s: %s; want an Ollama error", c.host, path, body)
-			case !c.ok && path == "/v1/messages" && !strings.HasPrefix(string(body), `{"error":{"message":`) && !strings.HasPrefix(string(body), `{"error":{"type":"permission_error"`):
+			case !c.ok && path == "/v1/messages" && !strings.HasPrefix(body, `{"error":{"message":`) && !strings.HasPrefix(body, `{"error":{"type":"permission_error"`):
 				t.Errorf("Host %q %s: %s; want an Anthropic error", c.host, path, body)
-			case !c.ok && path == "/v1/models" && !strings.Contains(string(body), `"code":"host_not_allowed"`):
+			case !c.ok && path == "/v1/models" && !strings.Contains(body, `"code":"host_not_allowed"`):
 				t.Errorf("Host %q %s: %s; want an OpenAI error", c.host, path, body)
 			}
 		}
