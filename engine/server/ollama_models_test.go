@@ -27,14 +27,23 @@ func newLibraryServer(t *testing.T) (*Server, *httptest.Server, *library.Library
 		t.Fatal(err)
 	}
 	rn := runner.New(runner.Config{Library: lib, Load: runner.LoadOptions{Threads: 2, Scheduler: scheduler.Config{Context: 128, MaxSeqs: 2}}})
-	s := New(Config{Runner: rn})
+	s, hs := serveRunner(t, rn, Config{})
+	return s, hs, lib
+}
+
+// serveRunner serves rn with cfg over HTTP; the server and rn are closed
+// when the test ends.
+func serveRunner(t *testing.T, rn *runner.Runner, cfg Config) (*Server, *httptest.Server) {
+	t.Helper()
+	cfg.Runner = rn
+	s := New(cfg)
 	hs := httptest.NewServer(s.Handler())
 	t.Cleanup(func() {
 		hs.Close()
 		s.Close()
 		rn.Close()
 	})
-	return s, hs, lib
+	return s, hs
 }
 
 // tinyData returns the bytes of the tiny model's file.

@@ -36,15 +36,9 @@ func newPullServer(t *testing.T) (*httptest.Server, *hubtest.Hub, *library.Libra
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { mgr.Close() }) // after the server's
 	rn := runner.New(runner.Config{Library: lib, Load: runner.LoadOptions{Threads: 2, Scheduler: scheduler.Config{Context: 128, MaxSeqs: 2}}})
-	s := New(Config{Runner: rn, Downloads: mgr})
-	hs := httptest.NewServer(s.Handler())
-	t.Cleanup(func() {
-		hs.Close()
-		s.Close()
-		rn.Close()
-		mgr.Close()
-	})
+	_, hs := serveRunner(t, rn, Config{Downloads: mgr})
 	return hs, fake, lib, mgr
 }
 
