@@ -44,7 +44,7 @@ func (s *Server) libraryRequest(w http.ResponseWriter, r *http.Request, req any)
 	lib := s.run.Library()
 	if lib == nil {
 		ollamaError(w, &apiError{status: http.StatusNotImplemented, typ: "invalid_request_error",
-			msg: "this server has no model library to manage (the app's server has one)"})
+			msg: "this server has no model library to manage (saji serve --models-dir DIR has one, as the app's server does)"})
 		return nil, false
 	}
 	if req != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"saji/engine/library"
 	"saji/engine/offload"
 	"saji/engine/runner"
 	"saji/engine/server"
@@ -82,7 +83,7 @@ func newServeCmd() *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringArrayVarP(&sf.models, "model", "m", nil, "GGUF model `FILE` to serve, loaded for the server's life (repeat for several)")
-	f.StringVar(&sf.dir, "models-dir", "", "folder of GGUF files that load on first use (named by file name without .gguf)")
+	f.StringVar(&sf.dir, "models-dir", "", "folder of GGUF files that load on first use (named by file name without .gguf), and that Ollama's /api/pull, /api/create and /api/delete manage")
 	f.DurationVar(&sf.keepAlive, "keep-alive", runner.DefaultKeepAlive, "how long a model from --models-dir stays loaded without requests (negative: for ever)")
 	f.IntVar(&sf.maxLoaded, "max-loaded", runner.DefaultMaxLoaded, "most models loaded at once; the least recently used idle one makes room")
 	f.StringArrayVar(&sf.aliases, "alias", nil, "another `NAME=MODEL` for a model, for clients with a fixed list of names (repeat)")
@@ -130,9 +131,17 @@ func runServe(ctx context.Context, sf *serveFlags, errw io.Writer) error {
 		}
 		fmt.Fprintf(errw, "saji: warning: the API listens on %s, reachable from other machines; requests need the API key\n", sf.host)
 	}
+	// The models folder is also the library that Ollama's model
+	// management works in (/api/pull, /api/create, /api/copy, /api/delete).
+	var lib *library.Library
+	if sf.dir != "" {
+		if lib, err = library.OpenWith(sf.dir, slog.Default()); err != nil {
+			return fmt.Errorf("serve: %w", err)
+		}
+	}
 	l := sf.local
 	load := runner.LoadOptions{Threads: l.threads, GPULayers: sf.local.gpuLayers, Scheduler: l.scheduler()}
-	rn := runner.New(runner.Config{Logger: slog.Default(), ModelsDir: sf.dir, Load: load, KeepAlive: sf.keepAlive,
+	rn := runner.New(runner.Config{Logger: slog.Default(), ModelsDir: sf.dir, Library: lib, Load: load, KeepAlive: sf.keepAlive,
 		MaxLoaded: max(sf.maxLoaded, len(sf.models)+1), Aliases: aliases})
 	defer rn.Close()
 	srv := server.New(server.Config{Runner: rn, APIKeys: sf.apiKeys, CORSOrigins: sf.cors, Hosts: []string{sf.host},
