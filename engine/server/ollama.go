@@ -18,8 +18,9 @@ import (
 )
 
 // The Ollama dialect: /api/version, /api/tags, /api/show, /api/ps,
-// /api/chat, /api/generate and the embeddings, as Continue, Zed, VS Code Copilot and Open
-// WebUI call them. Responses stream as NDJSON (one JSON object a line),
+// /api/chat, /api/generate and the embeddings, as Continue, Zed, VS Code
+// Copilot and Open WebUI call them, and the model management of
+// ollama_models.go. Responses stream as NDJSON (one JSON object a line),
 // durations are nanoseconds and errors are {"error": "message"}.
 
 // ollamaRoutes registers the Ollama dialect (/api/...).

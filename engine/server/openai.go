@@ -77,9 +77,10 @@ func (s *Server) handleModel(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, modelEntry(m))
 }
 
-// stopField is "stop": a string or a list of strings. null and empty
-// strings stop nothing (an empty stop string would end every generation
-// before its first token), as llama-server and vLLM take them.
+// stopField is "stop": a string or a list of strings. null stops nothing,
+// as llama-server takes it (a field left out); an empty string is dropped,
+// since as a stop string it would end every generation before its first
+// token.
 type stopField []string
 
 func (f *stopField) UnmarshalJSON(b []byte) error {
