@@ -30,7 +30,7 @@ const defaultLevel = "Q4_K_M"
 // first pull and closed with the server.
 func (s *Server) downloads() (*download.Manager, error) {
 	if s.cfg.Downloads != nil {
-		return s.cfg.Downloads, nil
+		return s.cfg.Downloads()
 	}
 	s.dlMu.Lock()
 	defer s.dlMu.Unlock()

@@ -38,7 +38,7 @@ func newPullServer(t *testing.T) (*httptest.Server, *hubtest.Hub, *library.Libra
 	}
 	t.Cleanup(func() { mgr.Close() }) // after the server's
 	rn := runner.New(runner.Config{Library: lib, Load: runner.LoadOptions{Threads: 2, Scheduler: scheduler.Config{Context: 128, MaxSeqs: 2}}})
-	_, hs := serveRunner(t, rn, Config{Downloads: mgr})
+	_, hs := serveRunner(t, rn, Config{Downloads: func() (*download.Manager, error) { return mgr, nil }})
 	return hs, fake, lib, mgr
 }
 

@@ -52,9 +52,11 @@ type Config struct {
 	// Remotes forwards the models named by its keys (after the runner's
 	// aliases) to other OpenAI-compatible servers.
 	Remotes map[string]Remote
-	// Downloads is the download manager Ollama's /api/pull fetches with
-	// (nil: the server's own, its state in library.DownloadsDir()).
-	Downloads *download.Manager
+	// Downloads returns the download manager Ollama's /api/pull fetches
+	// with, its owner's (the app's, which opens it on first use); nil
+	// means the server's own, its state in library.DownloadsDir(). Two
+	// managers must not share a state folder.
+	Downloads func() (*download.Manager, error)
 }
 
 // Server answers the API over a runner's models.
