@@ -7,9 +7,9 @@ import (
 )
 
 // GrammarConstraint matches text against a Grammar incrementally, for
-// constrained decoding, with the contract of the scheduler's constraints: Allows asks
-// without changing anything, Advance appends, Complete says whether the
-// text may end here. Mask tests a whole vocabulary at once.
+// constrained decoding: Allows asks without changing anything, Advance
+// appends, Complete says whether the text may end here, and Mask tests a
+// whole vocabulary at once.
 //
 // It is a nondeterministic pushdown recogniser: its state is the set of
 // stacks of grammar positions the text so far can be in, each stack's top
@@ -99,8 +99,9 @@ func NewGrammarConstraint(g *Grammar) *GrammarConstraint {
 	return c
 }
 
-// reset empties the caches, keeping the stacks (bottom first) and the
-// partial code point of k; nil stacks is the start of root.
+// reset empties the caches and makes stacks (each bottom first) the
+// current set, keeping the current state's partial code point; nil
+// stacks is the start of root.
 func (c *GrammarConstraint) reset(stacks [][]int32) {
 	var k dkey
 	if len(c.states) > 0 {
@@ -109,9 +110,9 @@ func (c *GrammarConstraint) reset(stacks [][]int32) {
 	c.nodes = append(c.nodes[:0], snode{-1, -1})
 	c.depth = append(c.depth[:0], 0)
 	c.nodeIx = map[snode]int32{}
-	c.sets = c.sets[:0]
+	c.sets = nil
 	c.setIx = map[string]int32{}
-	c.states = c.states[:0]
+	c.states = nil // drop the transition tables
 	c.stateIx = map[dkey]int32{}
 	c.advIx = map[advKey]int32{}
 	c.out = c.out[:0]
