@@ -81,8 +81,10 @@ func synthPieces(n int) []string {
 // BenchmarkGrammarMask masks a 128k vocabulary (Llama 3's when the
 // reference data is there) at one step of a JSON schema's output: cold
 // is a step from a state never seen (a new constraint each time, as at
-// a request's first step or a new place in the schema), warm the same
-// step again (the transitions cached, as in a long string).
+// a request's first step or a new place in the schema), warm a step from
+// a state seen before whose mask is no longer kept (the transitions
+// cached: a walk of table lookups), kept the same step again (as in a
+// long string).
 func BenchmarkGrammarMask(b *testing.B) {
 	pieces := llama3Pieces(b)
 	trie := NewTokenTrie(pieces)
@@ -110,6 +112,16 @@ func BenchmarkGrammarMask(b *testing.B) {
 			}
 		})
 		b.Run(bc.name+"/warm", func(b *testing.B) {
+			c := NewGrammarConstraint(g)
+			if err := c.Advance(bc.prefix); err != nil {
+				b.Fatal(err)
+			}
+			c.walkTrie(trie, allow)
+			for b.Loop() {
+				c.walkTrie(trie, allow)
+			}
+		})
+		b.Run(bc.name+"/kept", func(b *testing.B) {
 			c := NewGrammarConstraint(g)
 			if err := c.Advance(bc.prefix); err != nil {
 				b.Fatal(err)
