@@ -376,26 +376,35 @@ func TestLibrary(t *testing.T) {
 	}
 }
 
-// TestGrammarRequest generates under a grammar: the text is a sentence of
-// it, ended when complete, at any temperature.
+// TestGrammarRequest generates under a grammar, four requests at once
+// (they share the model's token trie): each text is a sentence of the
+// grammar, ended when complete, at any temperature.
 func TestGrammarRequest(t *testing.T) {
 	r := tinyRunner(t, Config{})
 	re := regexp.MustCompile(`^(cat|dog)s? [0-9]{1,3}!$`)
+	var wg sync.WaitGroup
 	for seed := range int64(4) {
-		p := sample.Defaults()
-		p.Seed, p.Temperature = seed, 1.2
-		s, err := r.Start(context.Background(), Request{Model: "tiny", Prompt: "hi", MaxTokens: 40, Sampling: p,
-			Grammar: "root ::= animal \"s\"? \" \" [0-9]{1,3} \"!\"\nanimal ::= \"cat\" | \"dog\""})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var text strings.Builder
-		res, err := s.Run(func(pc Piece) error { text.WriteString(pc.Text); return nil })
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !re.MatchString(text.String()) || res.Finish != "stop" {
-			t.Errorf("seed %d: %q (%s)", seed, text.String(), res.Finish)
-		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p := sample.Defaults()
+			p.Seed, p.Temperature = seed, 1.2
+			s, err := r.Start(context.Background(), Request{Model: "tiny", Prompt: "hi", MaxTokens: 40, Sampling: p,
+				Grammar: "root ::= animal \"s\"? \" \" [0-9]{1,3} \"!\"\nanimal ::= \"cat\" | \"dog\""})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			var text strings.Builder
+			res, err := s.Run(func(pc Piece) error { text.WriteString(pc.Text); return nil })
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if !re.MatchString(text.String()) || res.Finish != "stop" {
+				t.Errorf("seed %d: %q (%s)", seed, text.String(), res.Finish)
+			}
+		}()
 	}
+	wg.Wait()
 }

@@ -39,6 +39,21 @@ for await (const part of await ollama.generate({ model, prompt: "the cat sat", s
 assert.equal(gs, gen.response);
 results.generate = gs.length;
 
+// structured output: format with a schema as Pydantic 2's model_json_schema writes it
+const pydanticSchema = {
+  properties: { id: { maximum: 999, minimum: 1, title: "Id", type: "integer" },
+    kind: { enum: ["a", "b"], title: "Kind", type: "string" },
+    tag: { anyOf: [{ maxLength: 4, type: "string" }, { type: "null" }], default: null, title: "Tag" } },
+  required: ["id", "kind"], title: "Thing", type: "object",
+};
+const so = await ollama.chat({ model, messages: [{ role: "user", content: "a thing" }], format: pydanticSchema,
+  options: { num_predict: 70, seed: 3 } });
+if (so.done_reason === "stop") {
+  const v = JSON.parse(so.message.content);
+  assert.ok(Number.isInteger(v.id) && ["a", "b"].includes(v.kind), so.message.content);
+}
+results.structured = so.done_reason;
+
 const emb = await ollama.embed({ model, input: ["the cat", "a mat"] });
 assert.equal(emb.embeddings.length, 2);
 results.embed_dims = emb.embeddings[0].length;

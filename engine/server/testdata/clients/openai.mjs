@@ -46,6 +46,29 @@ const cmpl = await client.completions.create({ model, prompt: "the cat sat", max
 assert.equal(cmpl.object, "text_completion");
 results.completion = cmpl.choices[0].text.length;
 
+// structured output: a schema as zod 4's z.toJSONSchema writes it,
+// enforced while sampling; llama-server's grammar field on completions
+const zodSchema = {
+  $schema: "https://json-schema.org/draft/2020-12/schema", type: "object",
+  properties: { id: { type: "integer", minimum: 1, maximum: 999 }, kind: { type: "string", enum: ["a", "b"] },
+    tag: { anyOf: [{ type: "string", maxLength: 4 }, { type: "null" }] } },
+  required: ["id", "kind", "tag"], additionalProperties: false,
+};
+const so = await client.chat.completions.create({ model, messages: [{ role: "user", content: "hi" }], max_tokens: 64,
+  temperature: 0.8, seed: 1, response_format: { type: "json_schema", json_schema: { name: "thing", strict: true, schema: zodSchema } } });
+if (so.choices[0].finish_reason === "stop") {
+  const v = JSON.parse(so.choices[0].message.content);
+  assert.ok(Number.isInteger(v.id) && v.id >= 1 && v.id <= 999 && ["a", "b"].includes(v.kind), so.choices[0].message.content);
+}
+results.structured = so.choices[0].finish_reason;
+const gr = await client.completions.create({ model, prompt: "the cat", max_tokens: 10, temperature: 0.8, seed: 2,
+  grammar: 'root ::= ("yes" | "no") " " [0-9]{1,2}' });
+assert.match(gr.choices[0].text, /^(yes|no) [0-9]{1,2}$/);
+await assert.rejects(
+  client.completions.create({ model, prompt: "hi", grammar: "root ::= [a-" }),
+  (e) => e instanceof OpenAI.BadRequestError && /1:10/.test(e.message));
+results.grammar = gr.choices[0].text;
+
 // embeddings
 const emb = await client.embeddings.create({ model, input: ["the cat", "a mat"] });
 assert.equal(emb.data.length, 2);
