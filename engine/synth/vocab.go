@@ -26,7 +26,11 @@ func WriteMiniVocab(ctx context.Context, path, model string) error {
 
 // MiniVocab returns a GGUF writer holding WriteMiniVocab's vocabulary, for
 // callers that add keys (a chat template) before writing it.
-func MiniVocab(model string) (*gguf.Writer, error) {
+func MiniVocab(model string) (*gguf.Writer, error) { return vocabWith(model, nil) }
+
+// vocabWith returns MiniVocab's writer with the pieces extra added after
+// the words, as user-defined tokens (decoded verbatim).
+func vocabWith(model string, extra []string) (*gguf.Writer, error) {
 	tokens := []string{"<unk>", "<s>", "</s>"}
 	types := []int32{2, 3, 3}
 	for b := range 256 {
@@ -36,6 +40,10 @@ func MiniVocab(model string) (*gguf.Writer, error) {
 	for _, w := range []string{"▁", "▁a", "▁the", "▁cat", "▁sat", "▁on", "▁mat", "e", "t", "a"} {
 		tokens = append(tokens, w)
 		types = append(types, 1)
+	}
+	for _, p := range extra {
+		tokens = append(tokens, p)
+		types = append(types, 4)
 	}
 	scores := make([]float32, len(tokens))
 	for i := range scores {

@@ -1,0 +1,141 @@
+package synth
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"saji/engine/gguf"
+	"saji/engine/model"
+	"saji/engine/tokenizer"
+	"saji/kernels/quant"
+)
+
+// TestWriteScripted writes scripted models and checks that greedy decoding
+// writes each one's reply, then the end of the sequence, after prompts of
+// every kind: none, words, bytes, and one that holds the reply's own
+// pieces (a prompt that ends with one continues the reply from there).
+func TestWriteScripted(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		reply []string
+	}{
+		{"plain", []string{"Hello", "! How", " can I help?"}},
+		{"think", []string{"<think>\n", "The user greets me.", "\n</think>\n\n", "Hello!"}},
+		{"hermes", []string{"<tool_call>\n", `{"name": "get_weather", `, `"arguments": {"city": "Paris"}}`, "\n</tool_call>"}},
+		{"one", []string{"ok"}},
+		{"long", longReply(100)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "m.gguf")
+			if err := WriteScripted(context.Background(), path, Script{Reply: tt.reply, Template: "{{ messages }}"}); err != nil {
+				t.Fatal(err)
+			}
+			f, err := gguf.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if tmpl, _ := f.ChatTemplate(); tmpl != "{{ messages }}" {
+				t.Errorf("chat template %q", tmpl)
+			}
+			tok, err := tokenizer.FromGGUF(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := model.Load(context.Background(), f, model.Options{Threads: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := strings.Join(tt.reply, "")
+			for _, prompt := range []string{"", "the cat sat on the mat", "<|im_start|>assistant\n", "¿qué? " + want + " and then?"} {
+				ids := tok.Encode(prompt, true, true)
+				got, end := greedy(t, m, tok, ids, len(tt.reply)+2)
+				if got != want || !end {
+					t.Errorf("prompt %q: greedy wrote %q (end %v), want %q", prompt, got, end, want)
+				}
+			}
+		})
+	}
+}
+
+// longReply returns a reply of n distinct pieces.
+func longReply(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = " w" + strconv.Itoa(i)
+	}
+	return out
+}
+
+// greedy decodes up to n tokens after prompt, always the most likely, and
+// returns their text and whether an end-of-generation token ended it.
+func greedy(t *testing.T, m model.Model, tok *tokenizer.Tokenizer, prompt []int32, n int) (string, bool) {
+	t.Helper()
+	cache, err := m.NewCache(len(prompt)+n, quant.TypeF16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sb strings.Builder
+	ids := prompt
+	for range n {
+		pos := make([]int32, len(ids))
+		for i := range pos {
+			pos[i] = int32(cache.Len() + i)
+		}
+		logits, err := m.Forward(context.Background(), ids, pos, cache, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		next := int32(slices.Index(logits, slices.Max(logits)))
+		if tok.IsEOG(next) {
+			return sb.String(), true
+		}
+		sb.WriteString(tok.TokenToPiece(next, true))
+		ids = []int32{next}
+	}
+	return sb.String(), false
+}
+
+// TestScriptedFallback checks the order of the bytes a scripted model
+// writes where a constraint forbids its reply: '"', then '}', then ']'.
+func TestScriptedFallback(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.gguf")
+	if err := WriteScripted(context.Background(), path, Script{Reply: []string{"{\"a\": 1}"}}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := gguf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	m, err := model.Load(context.Background(), f, model.Options{Threads: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache, err := m.NewCache(4, quant.TypeF16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logits, err := m.Forward(context.Background(), []int32{1}, []int32{0}, cache, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	quote, brace, bracket, other := logits[3+'"'], logits[3+'}'], logits[3+']'], logits[3+'a']
+	if !(quote > brace && brace > bracket && bracket > other) {
+		t.Errorf("fallback logits: '\"' %g, '}' %g, ']' %g, 'a' %g", quote, brace, bracket, other)
+	}
+}
+
+// TestWriteScriptedErrors checks the replies a scripted model cannot have.
+func TestWriteScriptedErrors(t *testing.T) {
+	for _, reply := range [][]string{nil, {"a", ""}, {"x", "y", "x"}, {"▁the"}, {"</s>"}} {
+		path := filepath.Join(t.TempDir(), "m.gguf")
+		if err := WriteScripted(context.Background(), path, Script{Reply: reply}); err == nil {
+			t.Errorf("reply %q: WriteScripted succeeded", reply)
+		}
+	}
+}
