@@ -5,17 +5,29 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"saji/engine/runner"
+	"saji/engine/scheduler"
+	"saji/engine/synth"
 	"saji/internal/refdata"
 )
 
-// TestRealClients drives the API with the official openai and ollama npm
-// packages (testdata/clients: chat, streaming, completions, models and
-// errors; tags, show, ps, chat and generate). It needs Node.js and the
+// clientScripts are the scripts in testdata/clients, one per npm client.
+var clientScripts = []string{"openai.mjs", "ollama.mjs", "aisdk.mjs", "langchain.mjs", "anthropic.mjs", "browser.mjs"}
+
+// TestRealClients drives the API with the official npm clients (openai,
+// ollama, the Vercel AI SDK with @ai-sdk/openai-compatible, LangChain's
+// @langchain/openai and @anthropic-ai/sdk; testdata/clients), each script a
+// list of named checks, one per point of the API, against the tiny model
+// and the scripted fixture models of scriptedFixtures. It needs the
 // packages installed (`npm ci` in testdata/clients, as `make clients`
-// does), so it runs only with SAJI_CLIENT_TESTS=1.
+// does), which bring the Node.js they run on, so it runs only with
+// SAJI_CLIENT_TESTS=1. SAJI_CLIENT_CHECKS and SAJI_CLIENT_SKIP select
+// checks by name (testdata/clients/checks.mjs), SAJI_CLIENT_SCRIPTS
+// scripts by file name (a comma-separated list).
 func TestRealClients(t *testing.T) {
 	if os.Getenv("SAJI_CLIENT_TESTS") != "1" {
 		t.Skip("set SAJI_CLIENT_TESTS=1 (make clients) to drive the API with the npm clients")
@@ -24,33 +36,79 @@ func TestRealClients(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules")); err != nil {
-		t.Fatalf("the npm clients are not installed: run npm ci in %s", dir)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatal("node is not installed")
+	node := filepath.Join(dir, "node_modules", "node", "bin", "node")
+	if _, err := os.Stat(node); err != nil {
+		t.Fatalf("the npm clients and their Node.js are not installed: run npm ci in %s", dir)
 	}
 	s, hs := newTestServer(t, Config{})
-	// A model with a tool-call format (Qwen2.5's template) for the tools
-	// requests, when the reference data is there.
-	toolsModel := ""
-	if _, err := os.Stat(filepath.Join(refdata.Dir(t), "templates")); err == nil {
-		s.Runner().Add(qwenModel(t))
-		toolsModel = "qwen"
+	env := append(os.Environ(), "SAJI_URL="+hs.URL, "SAJI_MODEL=tiny")
+	for _, f := range scriptedFixtures(t) {
+		s.Runner().Add(f)
+		if f.Name == "plain" {
+			// ollama.mjs uploads it as a blob for /api/create.
+			env = append(env, "SAJI_CREATE_GGUF="+f.Path)
+		}
 	}
-	for _, script := range []string{"openai.mjs", "ollama.mjs"} {
+	selected := map[string]bool{}
+	for _, name := range strings.Split(os.Getenv("SAJI_CLIENT_SCRIPTS"), ",") {
+		if name = strings.TrimSpace(name); name != "" {
+			selected[name] = true
+		}
+	}
+	for _, script := range clientScripts {
+		if len(selected) > 0 && !selected[script] {
+			continue
+		}
 		t.Run(script, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			defer cancel()
 			cmd := exec.CommandContext(ctx, node, script)
 			cmd.Dir = dir
-			cmd.Env = append(os.Environ(), "SAJI_URL="+hs.URL, "SAJI_MODEL=tiny", "SAJI_TOOLS_MODEL="+toolsModel)
+			cmd.Env = env
 			out, err := cmd.CombinedOutput()
 			if err != nil {
 				t.Fatalf("%s: %v\n%s", script, err, out)
 			}
-			t.Logf("%s: %s", script, out)
+			t.Logf("%s:\n%s", script, out)
 		})
 	}
+}
+
+// scriptedFixtures writes and loads the scripted models the client scripts
+// expect (their replies are in testdata/clients/checks.mjs): plain,
+// think, hermes, coder and json, each with a real model's chat template.
+func scriptedFixtures(t *testing.T) []*runner.Model {
+	t.Helper()
+	templates := filepath.Join(refdata.Dir(t), "templates")
+	qwen25, qwen3, qwen35 := "Qwen-Qwen2.5-7B-Instruct.jinja", "Qwen-Qwen3-0.6B.jinja", "Qwen3.5-4B.jinja"
+	var out []*runner.Model
+	for _, f := range []struct {
+		name, template string
+		reply          []string
+	}{
+		{"plain", qwen25, []string{"Hello", "! How", " can I help?"}},
+		{"think", qwen3, []string{"<think>\n", "The user greets me.", "\n</think>\n\n", "Hello!"}},
+		{"hermes", qwen25, []string{"<tool_call>\n", `{"name": "get_weather", `, `"arguments": {"city": "Paris"}}`, "\n</tool_call>"}},
+		// Qwen 3.5's generation prompt opens the reasoning block.
+		{"coder", qwen35, []string{"I should check the weather.", "\n</think>\n\n", "<tool_call>\n<function=get_weather>\n",
+			"<parameter=city>\nParis\n</parameter>\n", "</function>\n</tool_call>"}},
+		{"json", qwen25, []string{`{"name":"Ada",`, `"age":36,`, `"email":null,`, `"role":{"kind":"admin","level":3},`,
+			`"tags":["math","code"],`, `"code":"AB-12"}`}},
+	} {
+		src, err := os.ReadFile(filepath.Join(templates, f.template))
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(t.TempDir(), f.name+".gguf")
+		if err := synth.WriteScripted(context.Background(), path, synth.Script{Reply: f.reply, Template: string(src)}); err != nil {
+			t.Fatal(err)
+		}
+		m, err := runner.Load(context.Background(), path, runner.LoadOptions{Name: f.name, Threads: 1,
+			Scheduler: scheduler.Config{Context: 4096, MaxSeqs: 4}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, m)
+	}
+	return out
 }
