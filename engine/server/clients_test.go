@@ -16,7 +16,7 @@ import (
 )
 
 // clientScripts are the scripts in testdata/clients, one per npm client.
-var clientScripts = []string{"openai.mjs", "ollama.mjs", "aisdk.mjs", "langchain.mjs", "anthropic.mjs", "browser.mjs"}
+var clientScripts = []string{"openai.mjs", "ollama.mjs", "aisdk.mjs", "langchain.mjs", "anthropic.mjs", "llamaserver.mjs", "browser.mjs"}
 
 // TestRealClients drives the API with the official npm clients (openai,
 // ollama, the Vercel AI SDK with @ai-sdk/openai-compatible, LangChain's
@@ -76,7 +76,8 @@ func TestRealClients(t *testing.T) {
 
 // scriptedFixtures writes and loads the scripted models the client scripts
 // expect (their replies are in testdata/clients/checks.mjs): plain,
-// think, hermes, coder and json, each with a real model's chat template.
+// think, hermes, coder, json and fim, each with a real model's chat
+// template.
 func scriptedFixtures(t *testing.T) []*runner.Model {
 	t.Helper()
 	templates := filepath.Join(refdata.Dir(t), "templates")
@@ -85,22 +86,25 @@ func scriptedFixtures(t *testing.T) []*runner.Model {
 	for _, f := range []struct {
 		name, template string
 		reply          []string
+		control        []string
 	}{
-		{"plain", qwen25, []string{"Hello", "! How", " can I help?"}},
-		{"think", qwen3, []string{"<think>\n", "The user greets me.", "\n</think>\n\n", "Hello!"}},
-		{"hermes", qwen25, []string{"<tool_call>\n", `{"name": "get_weather", `, `"arguments": {"city": "Paris"}}`, "\n</tool_call>"}},
+		{"plain", qwen25, []string{"Hello", "! How", " can I help?"}, nil},
+		{"think", qwen3, []string{"<think>\n", "The user greets me.", "\n</think>\n\n", "Hello!"}, nil},
+		{"hermes", qwen25, []string{"<tool_call>\n", `{"name": "get_weather", `, `"arguments": {"city": "Paris"}}`, "\n</tool_call>"}, nil},
 		// Qwen 3.5's generation prompt opens the reasoning block.
 		{"coder", qwen35, []string{"I should check the weather.", "\n</think>\n\n", "<tool_call>\n<function=get_weather>\n",
-			"<parameter=city>\nParis\n</parameter>\n", "</function>\n</tool_call>"}},
+			"<parameter=city>\nParis\n</parameter>\n", "</function>\n</tool_call>"}, nil},
 		{"json", qwen25, []string{`{"name":"Ada",`, `"age":36,`, `"email":null,`, `"role":{"kind":"admin","level":3},`,
-			`"tags":["math","code"],`, `"code":"AB-12"}`}},
+			`"tags":["math","code"],`, `"code":"AB-12"}`}, nil},
+		// A code model with Qwen 2.5 Coder's fill-in-the-middle tokens.
+		{"fim", qwen25, []string{"return a + b"}, []string{"<|fim_prefix|>", "<|fim_suffix|>", "<|fim_middle|>"}},
 	} {
 		src, err := os.ReadFile(filepath.Join(templates, f.template))
 		if err != nil {
 			t.Fatal(err)
 		}
 		path := filepath.Join(t.TempDir(), f.name+".gguf")
-		if err := synth.WriteScripted(context.Background(), path, synth.Script{Reply: f.reply, Template: string(src)}); err != nil {
+		if err := synth.WriteScripted(context.Background(), path, synth.Script{Reply: f.reply, Template: string(src), Control: f.control}); err != nil {
 			t.Fatal(err)
 		}
 		m, err := runner.Load(context.Background(), path, runner.LoadOptions{Name: f.name, Threads: 1,

@@ -39,6 +39,10 @@ type Script struct {
 	Template string
 	// Context is the context length the metadata gives (0: 4096).
 	Context int
+	// Control are control tokens added to the vocabulary, which a prompt
+	// may hold and the reply never writes: fill-in-the-middle tokens
+	// ("<|fim_prefix|>", ...), a template's turn markers.
+	Control []string
 }
 
 // scriptFallback are the bytes a scripted model writes, best first, where a
@@ -54,7 +58,7 @@ func WriteScripted(ctx context.Context, path string, s Script) error {
 	if len(s.Reply) == 0 {
 		return fmt.Errorf("synth: a scripted model needs a reply")
 	}
-	w, err := vocabWith("llama", s.Reply)
+	w, err := vocabWith("llama", s.Control, s.Reply)
 	if err != nil {
 		return err
 	}
@@ -79,9 +83,9 @@ func WriteScripted(ctx context.Context, path string, s Script) error {
 	}
 	tokens := len(words)
 	first := int32(tokens - len(s.Reply)) // the first piece's token
-	for i, p := range s.Reply {
-		if p == "" || slices.Index(words, p) != int(first)+i {
-			return fmt.Errorf("synth: the scripted piece %q is empty or not unique", p)
+	for i, p := range append(slices.Clone(s.Control), s.Reply...) {
+		if p == "" || slices.Index(words, p) != int(first)-len(s.Control)+i {
+			return fmt.Errorf("synth: the scripted token %q is empty or not unique", p)
 		}
 	}
 

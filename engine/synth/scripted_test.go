@@ -20,18 +20,20 @@ import (
 // pieces (a prompt that ends with one continues the reply from there).
 func TestWriteScripted(t *testing.T) {
 	for _, tt := range []struct {
-		name  string
-		reply []string
+		name    string
+		reply   []string
+		control []string
 	}{
-		{"plain", []string{"Hello", "! How", " can I help?"}},
-		{"think", []string{"<think>\n", "The user greets me.", "\n</think>\n\n", "Hello!"}},
-		{"hermes", []string{"<tool_call>\n", `{"name": "get_weather", `, `"arguments": {"city": "Paris"}}`, "\n</tool_call>"}},
-		{"one", []string{"ok"}},
-		{"long", longReply(100)},
+		{"plain", []string{"Hello", "! How", " can I help?"}, nil},
+		{"think", []string{"<think>\n", "The user greets me.", "\n</think>\n\n", "Hello!"}, nil},
+		{"hermes", []string{"<tool_call>\n", `{"name": "get_weather", `, `"arguments": {"city": "Paris"}}`, "\n</tool_call>"}, nil},
+		{"one", []string{"ok"}, nil},
+		{"long", longReply(100), nil},
+		{"fim", []string{"return a + b"}, []string{"<|fim_prefix|>", "<|fim_suffix|>", "<|fim_middle|>"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "m.gguf")
-			if err := WriteScripted(context.Background(), path, Script{Reply: tt.reply, Template: "{{ messages }}"}); err != nil {
+			if err := WriteScripted(context.Background(), path, Script{Reply: tt.reply, Template: "{{ messages }}", Control: tt.control}); err != nil {
 				t.Fatal(err)
 			}
 			f, err := gguf.Open(path)
@@ -51,7 +53,15 @@ func TestWriteScripted(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := strings.Join(tt.reply, "")
-			for _, prompt := range []string{"", "the cat sat on the mat", "<|im_start|>assistant\n", "¿qué? " + want + " and then?"} {
+			prompts := []string{"", "the cat sat on the mat", "<|im_start|>assistant\n", "¿qué? " + want + " and then?"}
+			for _, c := range tt.control {
+				id, ok := tok.TokenID(c)
+				if !ok || !tok.IsControl(id) {
+					t.Errorf("%q is not a control token", c)
+				}
+				prompts = append(prompts, "def add(a, b):\n"+c)
+			}
+			for _, prompt := range prompts {
 				ids := tok.Encode(prompt, true, true)
 				got, end := greedy(t, m, tok, ids, len(tt.reply)+2)
 				if got != want || !end {
@@ -132,10 +142,13 @@ func TestScriptedFallback(t *testing.T) {
 
 // TestWriteScriptedErrors checks the replies a scripted model cannot have.
 func TestWriteScriptedErrors(t *testing.T) {
-	for _, reply := range [][]string{nil, {"a", ""}, {"x", "y", "x"}, {"▁the"}, {"</s>"}} {
+	for _, s := range []Script{
+		{}, {Reply: []string{"a", ""}}, {Reply: []string{"x", "y", "x"}}, {Reply: []string{"▁the"}}, {Reply: []string{"</s>"}},
+		{Reply: []string{"x"}, Control: []string{"x"}}, {Reply: []string{"x"}, Control: []string{"<s>"}},
+	} {
 		path := filepath.Join(t.TempDir(), "m.gguf")
-		if err := WriteScripted(context.Background(), path, Script{Reply: reply}); err == nil {
-			t.Errorf("reply %q: WriteScripted succeeded", reply)
+		if err := WriteScripted(context.Background(), path, s); err == nil {
+			t.Errorf("%+v: WriteScripted succeeded", s)
 		}
 	}
 }

@@ -26,11 +26,11 @@ func WriteMiniVocab(ctx context.Context, path, model string) error {
 
 // MiniVocab returns a GGUF writer holding WriteMiniVocab's vocabulary, for
 // callers that add keys (a chat template) before writing it.
-func MiniVocab(model string) (*gguf.Writer, error) { return vocabWith(model, nil) }
+func MiniVocab(model string) (*gguf.Writer, error) { return vocabWith(model, nil, nil) }
 
-// vocabWith returns MiniVocab's writer with the pieces extra added after
-// the words, as user-defined tokens (decoded verbatim).
-func vocabWith(model string, extra []string) (*gguf.Writer, error) {
+// vocabWith returns MiniVocab's writer with control tokens added after the
+// words, then the pieces extra, as user-defined tokens (decoded verbatim).
+func vocabWith(model string, control, extra []string) (*gguf.Writer, error) {
 	tokens := []string{"<unk>", "<s>", "</s>"}
 	types := []int32{2, 3, 3}
 	for b := range 256 {
@@ -40,6 +40,10 @@ func vocabWith(model string, extra []string) (*gguf.Writer, error) {
 	for _, w := range []string{"▁", "▁a", "▁the", "▁cat", "▁sat", "▁on", "▁mat", "e", "t", "a"} {
 		tokens = append(tokens, w)
 		types = append(types, 1)
+	}
+	for _, p := range control {
+		tokens = append(tokens, p)
+		types = append(types, 3)
 	}
 	for _, p := range extra {
 		tokens = append(tokens, p)

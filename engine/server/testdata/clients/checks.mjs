@@ -26,6 +26,7 @@ export const env = {
   hermes: process.env.SAJI_HERMES_MODEL || "hermes", // a get_weather call in <tool_call> (Qwen 2.5's)
   coder: process.env.SAJI_CODER_MODEL || "coder", // reasoning, then a get_weather call in Qwen3-Coder's XML (Qwen 3.5's)
   json: process.env.SAJI_JSON_MODEL || "json", // schemas.mjs's PERSON_JSON (Qwen 2.5's)
+  fim: process.env.SAJI_FIM_MODEL || "fim", // "return a + b", with fill-in-the-middle tokens
 };
 
 /** What the scripted models write (engine/server/clients_test.go writes them). */
@@ -35,6 +36,7 @@ export const script = {
   answer: "Hello!",
   coderReasoning: "I should check the weather.",
   city: "Paris",
+  middle: "return a + b",
 };
 
 /** weatherTool is the tool the tool-calling models call, as OpenAI's chat API takes it. */

@@ -78,6 +78,13 @@ check("generate", async () => {
   assert.equal(text, gen.response);
 });
 
+check("generate.suffix", async () => {
+  const show = await ollama.show({ model: env.fim });
+  assert.ok(show.capabilities.includes("insert"), show.capabilities);
+  const r = await ollama.generate({ model: env.fim, prompt: "def add(a, b):\n    ", suffix: "\n\nprint(add(1, 2))\n" });
+  assert.equal(r.response, script.middle);
+});
+
 check("embed", async () => {
   const r = await ollama.embed({ model: env.tiny, input: ["the cat", "a mat"] });
   assert.equal(r.embeddings.length, 2);

@@ -79,6 +79,14 @@ check("completions", async () => {
   assert.equal(r.choices.length, 1);
 });
 
+check("completions.suffix", async () => {
+  // Fill-in-the-middle, as editors' autocomplete asks for it.
+  const r = await client.completions.create({ model: env.fim, prompt: "def add(a, b):\n    ", suffix: "\n\nprint(add(1, 2))\n", max_tokens: 16 });
+  assert.equal(r.choices[0].text, script.middle);
+  await assert.rejects(client.completions.create({ model: env.plain, prompt: "def add(a, b):", suffix: "\n" }),
+    (e) => e instanceof OpenAI.BadRequestError);
+});
+
 check("embeddings", async () => {
   const r = await client.embeddings.create({ model: env.tiny, input: ["the cat", "a mat"] });
   assert.equal(r.data.length, 2);
@@ -282,10 +290,13 @@ check("completions.tokens", async () => {
 });
 
 check("completions.logprobs", async () => {
-  const r = await client.completions.create({ model: env.tiny, prompt: "the cat", max_tokens: 4, temperature: 0, logprobs: 2 });
+  // The tiny model's vocabulary is SentencePiece's ("▁the" is " the").
+  const r = await client.completions.create({ model: env.tiny, prompt: "the cat", max_tokens: 4, temperature: 0, logprobs: 5 });
   const lp = r.choices[0].logprobs;
   assert.equal(lp.tokens.length, 4);
-  assert.ok(!lp.tokens.join("").includes("\u2581"), `SentencePiece markers: ${lp.tokens}`);
+  const texts = [...lp.tokens, ...lp.top_logprobs.flatMap((t) => Object.keys(t))];
+  assert.ok(!texts.join("").includes("\u2581"), `SentencePiece markers: ${JSON.stringify(texts)}`);
+  return texts.join("|");
 });
 
 check("responses.text", async () => {
