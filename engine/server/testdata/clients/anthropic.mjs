@@ -14,6 +14,9 @@ const time = { name: "get_time", description: "Time in a time zone",
 
 // text joins a message's text blocks.
 const text = (m) => m.content.filter((b) => b.type === "text").map((b) => b.text).join("");
+// prompt is a message's prompt tokens: input_tokens counts those the
+// prompt cache did not hold, as Anthropic's usage does.
+const prompt = (m) => m.usage.input_tokens + (m.usage.cache_read_input_tokens ?? 0) + (m.usage.cache_creation_input_tokens ?? 0);
 
 // All of these are #20 point 5 (Anthropic POST /v1/messages).
 
@@ -34,11 +37,11 @@ check("messages.system", async () => {
   assert.equal(text(a), script.plain);
   const b = await client.messages.create({ model: env.plain, max_tokens: 64, messages: hi,
     system: [{ type: "text", text: "Be brief.", cache_control: { type: "ephemeral" } }] });
-  assert.equal(b.usage.input_tokens, a.usage.input_tokens);
+  assert.equal(prompt(b), prompt(a));
   // Content as blocks, as agents send it.
   const c = await client.messages.create({ model: env.plain, max_tokens: 64, system: "Be brief.",
     messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }] });
-  assert.equal(c.usage.input_tokens, a.usage.input_tokens);
+  assert.equal(prompt(c), prompt(a));
 });
 
 check("messages.max_tokens", async () => {
@@ -118,7 +121,7 @@ check("count_tokens", async () => {
   const req = { model: env.plain, messages: hi, system: "Be brief." };
   const n = await client.messages.countTokens(req);
   const m = await client.messages.create({ ...req, max_tokens: 8 });
-  assert.equal(n.input_tokens, m.usage.input_tokens);
+  assert.equal(n.input_tokens, prompt(m));
   const t = await client.messages.countTokens({ ...req, tools: [weather] });
   assert.ok(t.input_tokens > n.input_tokens);
 });
