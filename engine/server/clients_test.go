@@ -76,12 +76,13 @@ func TestRealClients(t *testing.T) {
 
 // scriptedFixtures writes and loads the scripted models the client scripts
 // expect (their replies are in testdata/clients/checks.mjs): plain,
-// think, hermes, coder, json and fim, each with a real model's chat
-// template.
+// think, hermes, coder, json, gptoss and fim, each with a real model's
+// chat template.
 func scriptedFixtures(t *testing.T) []*runner.Model {
 	t.Helper()
 	templates := filepath.Join(refdata.Dir(t), "templates")
 	qwen25, qwen3, qwen35 := "Qwen-Qwen2.5-7B-Instruct.jinja", "Qwen-Qwen3-0.6B.jinja", "Qwen3.5-4B.jinja"
+	gptoss := "openai-gpt-oss-120b.jinja"
 	var out []*runner.Model
 	for _, f := range []struct {
 		name, template string
@@ -96,6 +97,10 @@ func scriptedFixtures(t *testing.T) []*runner.Model {
 			"<parameter=city>\nParis\n</parameter>\n", "</function>\n</tool_call>"}, nil},
 		{"json", qwen25, []string{`{"name":"Ada",`, `"age":36,`, `"email":null,`, `"role":{"kind":"admin","level":3},`,
 			`"tags":["math","code"],`, `"code":"AB-12"}`}, nil},
+		// gpt-oss's harmony: reasoning in the analysis channel, then a call.
+		{"gptoss", gptoss, []string{"<|channel|>analysis<|message|>", "I should check the weather.",
+			"<|end|><|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>",
+			`{"city":"Paris"}`, "<|call|>"}, nil},
 		// A code model with Qwen 2.5 Coder's fill-in-the-middle tokens.
 		{"fim", qwen25, []string{"return a + b"}, []string{"<|fim_prefix|>", "<|fim_suffix|>", "<|fim_middle|>"}},
 	} {

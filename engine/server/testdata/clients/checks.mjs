@@ -26,6 +26,7 @@ export const env = {
   hermes: process.env.SAJI_HERMES_MODEL || "hermes", // a get_weather call in <tool_call> (Qwen 2.5's)
   coder: process.env.SAJI_CODER_MODEL || "coder", // reasoning, then a get_weather call in Qwen3-Coder's XML (Qwen 3.5's)
   json: process.env.SAJI_JSON_MODEL || "json", // schemas.mjs's PERSON_JSON (Qwen 2.5's)
+  gptoss: process.env.SAJI_GPTOSS_MODEL || "gptoss", // harmony: analysis, then a get_weather call (gpt-oss's)
   fim: process.env.SAJI_FIM_MODEL || "fim", // "return a + b", with fill-in-the-middle tokens
 };
 
@@ -34,7 +35,7 @@ export const script = {
   plain: "Hello! How can I help?",
   reasoning: "The user greets me.",
   answer: "Hello!",
-  coderReasoning: "I should check the weather.",
+  toolReasoning: "I should check the weather.", // the coder's and gptoss's
   city: "Paris",
   middle: "return a + b",
 };

@@ -131,6 +131,14 @@ check("think.level", async () => {
   assert.equal(r.message.content.trim(), script.answer);
 });
 
+check("think.harmony", async () => {
+  // gpt-oss takes a level.
+  const r = await ollama.chat({ model: env.gptoss, messages: hi, think: "low", tools: [weatherTool] });
+  assert.equal(r.message.thinking, script.toolReasoning, JSON.stringify(r.message));
+  assert.equal(r.message.tool_calls?.[0]?.function.name, "get_weather");
+  assert.deepEqual(r.message.tool_calls[0].function.arguments, { city: script.city });
+});
+
 check("show.thinking", async () => {
   const show = await ollama.show({ model: env.think });
   assert.ok(show.capabilities.includes("thinking"), show.capabilities);

@@ -125,6 +125,38 @@ check("tools.auto", async () => {
   assert.equal(next.choices[0].message.content, script.plain);
 });
 
+check("tools.harmony", async () => {
+  // gpt-oss: the analysis channel is reasoning, a commentary to functions.X a call.
+  const r = await client.chat.completions.create({ model: env.gptoss, messages: hi, tools: [weatherTool], reasoning_effort: "low" });
+  const m = r.choices[0].message;
+  assert.equal(r.choices[0].finish_reason, "tool_calls", JSON.stringify(m));
+  assert.equal(m.tool_calls[0].function.name, "get_weather");
+  assert.deepEqual(JSON.parse(m.tool_calls[0].function.arguments), { city: script.city });
+  assert.equal(m.reasoning_content, script.toolReasoning);
+  assert.ok(!m.content, JSON.stringify(m));
+  const s = await streamChat({ model: env.gptoss, messages: hi, tools: [weatherTool] });
+  assert.equal(s.reasoning, script.toolReasoning);
+  assert.equal(s.calls[0]?.name, "get_weather");
+  assert.deepEqual(JSON.parse(s.calls[0].arguments), { city: script.city });
+});
+
+// Concurrent requests to several models each get their own reply, the
+// same as alone: nothing leaks between sequences of one batch.
+check("isolation", async () => {
+  const reqs = [
+    { model: env.plain, messages: hi },
+    { model: env.hermes, messages: hi, tools: [weatherTool] },
+    { model: env.json, messages: hi },
+    { model: env.tiny, messages: [{ role: "user", content: "the cat sat" }], max_tokens: 8, temperature: 0 },
+    { model: env.tiny, messages: [{ role: "user", content: "a mat" }], max_tokens: 8, temperature: 0 },
+  ];
+  const key = (r) => JSON.stringify([r.choices[0].message.content, r.choices[0].message.tool_calls?.map((c) => c.function)]);
+  const alone = [];
+  for (const q of reqs) alone.push(key(await client.chat.completions.create(q)));
+  const together = await Promise.all([...reqs, ...reqs, ...reqs].map((q) => client.chat.completions.create(q)));
+  together.forEach((r, i) => assert.equal(key(r), alone[i % reqs.length], `request ${i}`));
+});
+
 check("errors", async () => {
   await assert.rejects(client.chat.completions.create({ model: "no-such-model", messages: hi }),
     (e) => e instanceof OpenAI.NotFoundError && typeof e.error?.message === "string");
@@ -228,6 +260,7 @@ check("tools.xml", async () => {
   // Qwen3-Coder's <function=…><parameter=…>, after a reasoning block.
   const r = await client.chat.completions.create({ model: env.coder, messages: hi, tools: [weatherTool] });
   assert.equal(r.choices[0].finish_reason, "tool_calls");
+  assert.equal(r.choices[0].message.reasoning_content?.trim(), script.toolReasoning);
   const calls = r.choices[0].message.tool_calls;
   assert.equal(calls?.length, 1, JSON.stringify(r.choices[0].message));
   assert.equal(calls[0].function.name, "get_weather");
