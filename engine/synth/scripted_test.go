@@ -32,23 +32,11 @@ func TestWriteScripted(t *testing.T) {
 		{"fim", []string{"return a + b"}, []string{"<|fim_prefix|>", "<|fim_suffix|>", "<|fim_middle|>"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "m.gguf")
-			if err := WriteScripted(context.Background(), path, Script{Reply: tt.reply, Template: "{{ messages }}", Control: tt.control}); err != nil {
-				t.Fatal(err)
-			}
-			f, err := gguf.Open(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
+			f, m := loadScripted(t, Script{Reply: tt.reply, Template: "{{ messages }}", Control: tt.control})
 			if tmpl, _ := f.ChatTemplate(); tmpl != "{{ messages }}" {
 				t.Errorf("chat template %q", tmpl)
 			}
 			tok, err := tokenizer.FromGGUF(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			m, err := model.Load(context.Background(), f, model.Options{Threads: 2})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -70,6 +58,25 @@ func TestWriteScripted(t *testing.T) {
 			}
 		})
 	}
+}
+
+// loadScripted writes the scripted model s and loads it.
+func loadScripted(t *testing.T, s Script) (*gguf.File, model.Model) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "m.gguf")
+	if err := WriteScripted(context.Background(), path, s); err != nil {
+		t.Fatal(err)
+	}
+	f, err := gguf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	m, err := model.Load(context.Background(), f, model.Options{Threads: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, m
 }
 
 // longReply returns a reply of n distinct pieces.
@@ -113,19 +120,7 @@ func greedy(t *testing.T, m model.Model, tok *tokenizer.Tokenizer, prompt []int3
 // TestScriptedFallback checks the order of the bytes a scripted model
 // writes where a constraint forbids its reply: '"', then '}', then ']'.
 func TestScriptedFallback(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "m.gguf")
-	if err := WriteScripted(context.Background(), path, Script{Reply: []string{"{\"a\": 1}"}}); err != nil {
-		t.Fatal(err)
-	}
-	f, err := gguf.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	m, err := model.Load(context.Background(), f, model.Options{Threads: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, m := loadScripted(t, Script{Reply: []string{"{\"a\": 1}"}})
 	cache, err := m.NewCache(4, quant.TypeF16)
 	if err != nil {
 		t.Fatal(err)
