@@ -76,8 +76,8 @@ func TestRealClients(t *testing.T) {
 
 // scriptedFixtures writes and loads the scripted models the client scripts
 // expect (their replies are in testdata/clients/checks.mjs): plain,
-// think, hermes, coder, json, gptoss and fim, each with a real model's
-// chat template.
+// think, hermes, coder, json, gptoss, fim, parallel and one per tool-call
+// format, each with a real model's chat template.
 func scriptedFixtures(t *testing.T) []*runner.Model {
 	t.Helper()
 	templates := filepath.Join(refdata.Dir(t), "templates")
@@ -101,6 +101,24 @@ func scriptedFixtures(t *testing.T) []*runner.Model {
 		{"gptoss", gptoss, []string{"<|channel|>analysis<|message|>", "I should check the weather.",
 			"<|end|><|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>",
 			`{"city":"Paris"}`, "<|call|>"}, nil},
+		// Two calls in one reply.
+		{"parallel", qwen25, []string{"<tool_call>\n", `{"name": "get_weather", "arguments": {"city": "Paris"}}`,
+			"\n</tool_call>\n<tool_call>\n", `{"name": "get_weather", "arguments": {"city": "Lyon"}}`, "\n</tool_call>"}, nil},
+		// A get_weather call in the formats of other families, as
+		// llama.cpp's tests write them.
+		// (llama.cpp's own R1 template pipes map() into tojson, which
+		// Jinja2 refuses, as Saji does; the distill's renders no tools.)
+		{"deepseek-r1", "deepseek-ai-DeepSeek-R1-Distill-Qwen-32B.jinja", []string{"I should check the weather.", "\n</think>\n\n",
+			"<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n",
+			`{"city": "Paris"}`, "\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>"}, nil},
+		{"deepseek-v3.1", "deepseek-ai-DeepSeek-V3.1.jinja", []string{"<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>",
+			`{"city": "Paris"}`, "<｜tool▁call▁end｜><｜tool▁calls▁end｜>"}, nil},
+		{"granite", "ibm-granite-granite-4.0.jinja", []string{"<tool_call>\n", `{"name": "get_weather", "arguments": {"city": "Paris"}}`,
+			"\n</tool_call>"}, nil},
+		{"command-r7b", "CohereForAI-c4ai-command-r7b-12-2024-tool_use.jinja", []string{"<|START_ACTION|>[\n",
+			`    {"tool_call_id": "0", "tool_name": "get_weather", "parameters": {"city": "Paris"}}`, "\n]<|END_ACTION|>"}, nil},
+		// Functionary v3.2's generation prompt ends with ">>>".
+		{"functionary", "meetkai-functionary-medium-v3.2.jinja", []string{"get_weather\n", `{"city": "Paris"}`}, nil},
 		// A code model with Qwen 2.5 Coder's fill-in-the-middle tokens.
 		{"fim", qwen25, []string{"return a + b"}, []string{"<|fim_prefix|>", "<|fim_suffix|>", "<|fim_middle|>"}},
 	} {
@@ -108,12 +126,16 @@ func scriptedFixtures(t *testing.T) []*runner.Model {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The mini vocabulary spells most of a prompt byte by byte: a
+		// template's tool instructions take thousands of tokens.
+		const ctxLen = 16384
 		path := filepath.Join(t.TempDir(), f.name+".gguf")
-		if err := synth.WriteScripted(context.Background(), path, synth.Script{Reply: f.reply, Template: string(src), Control: f.control}); err != nil {
+		if err := synth.WriteScripted(context.Background(), path, synth.Script{Reply: f.reply, Template: string(src),
+			Control: f.control, Context: ctxLen}); err != nil {
 			t.Fatal(err)
 		}
 		m, err := runner.Load(context.Background(), path, runner.LoadOptions{Name: f.name, Threads: 1,
-			Scheduler: scheduler.Config{Context: 4096, MaxSeqs: 4}})
+			Scheduler: scheduler.Config{Context: ctxLen, MaxSeqs: 4}})
 		if err != nil {
 			t.Fatal(err)
 		}

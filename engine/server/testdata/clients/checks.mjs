@@ -28,6 +28,9 @@ export const env = {
   json: process.env.SAJI_JSON_MODEL || "json", // schemas.mjs's PERSON_JSON (Qwen 2.5's)
   gptoss: process.env.SAJI_GPTOSS_MODEL || "gptoss", // harmony: analysis, then a get_weather call (gpt-oss's)
   fim: process.env.SAJI_FIM_MODEL || "fim", // "return a + b", with fill-in-the-middle tokens
+  parallel: "parallel", // two get_weather calls, Paris and Lyon, in <tool_call> (Qwen 2.5's)
+  // A get_weather call in each family's own format, with its template.
+  formats: ["deepseek-r1", "deepseek-v3.1", "granite", "command-r7b", "functionary"],
 };
 
 /** What the scripted models write (engine/server/clients_test.go writes them). */

@@ -270,6 +270,29 @@ check("tools.xml", async () => {
   assert.deepEqual(JSON.parse(s.calls[0].arguments), { city: script.city });
 });
 
+check("tools.parallel", async () => {
+  const r = await client.chat.completions.create({ model: env.parallel, messages: hi, tools: [weatherTool], parallel_tool_calls: true });
+  const calls = r.choices[0].message.tool_calls ?? [];
+  assert.deepEqual(calls.map((c) => JSON.parse(c.function.arguments).city), ["Paris", "Lyon"], JSON.stringify(r.choices[0].message));
+  assert.notEqual(calls[0].id, calls[1].id);
+  const s = await streamChat({ model: env.parallel, messages: hi, tools: [weatherTool] });
+  assert.deepEqual(s.calls.map((c) => JSON.parse(c.arguments).city), ["Paris", "Lyon"]);
+});
+
+for (const model of env.formats) {
+  check(`tools.format.${model}`, async () => {
+    const r = await client.chat.completions.create({ model, messages: hi, tools: [weatherTool] });
+    const calls = r.choices[0].message.tool_calls ?? [];
+    assert.equal(calls.length, 1, JSON.stringify(r.choices[0].message));
+    assert.equal(calls[0].function.name, "get_weather");
+    assert.deepEqual(JSON.parse(calls[0].function.arguments), { city: script.city });
+    assert.equal(r.choices[0].finish_reason, "tool_calls");
+    const s = await streamChat({ model, messages: hi, tools: [weatherTool] });
+    assert.equal(s.calls[0]?.name, "get_weather", JSON.stringify(s));
+    assert.deepEqual(JSON.parse(s.calls[0].arguments), { city: script.city });
+  });
+}
+
 check("tools.generic", async () => {
   // The tiny model's template (ChatML, no tool format) gets tools in the
   // system turn and a constrained call, not a 400.
