@@ -5,6 +5,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -55,6 +57,7 @@ func TestRealClients(t *testing.T) {
 			selected[name] = true
 		}
 	}
+	passed := 0
 	for _, script := range clientScripts {
 		if len(selected) > 0 && !selected[script] {
 			continue
@@ -66,13 +69,23 @@ func TestRealClients(t *testing.T) {
 			cmd.Dir = dir
 			cmd.Env = env
 			out, err := cmd.CombinedOutput()
+			if m := summary.FindSubmatch(out); m != nil {
+				n, _ := strconv.Atoi(string(m[1]))
+				passed += n
+			}
 			if err != nil {
 				t.Fatalf("%s: %v\n%s", script, err, out)
 			}
 			t.Logf("%s:\n%s", script, out)
 		})
 	}
+	if passed == 0 {
+		t.Error("no check ran: SAJI_CLIENT_SCRIPTS or SAJI_CLIENT_CHECKS selects none")
+	}
 }
+
+// summary matches a client script's last line, "NAME: N passed, ...".
+var summary = regexp.MustCompile(`(?m)^\w+: (\d+) passed, \d+ failed, \d+ skipped$`)
 
 // scriptedFixtures writes and loads the scripted models the client scripts
 // expect (their replies are in testdata/clients/checks.mjs): plain,
@@ -119,6 +132,10 @@ func scriptedFixtures(t *testing.T) []*runner.Model {
 			`    {"tool_call_id": "0", "tool_name": "get_weather", "parameters": {"city": "Paris"}}`, "\n]<|END_ACTION|>"}, nil},
 		// Functionary v3.2's generation prompt ends with ">>>".
 		{"functionary", "meetkai-functionary-medium-v3.2.jinja", []string{"get_weather\n", `{"city": "Paris"}`}, nil},
+		// A ChatML template with no tool-call syntax: the generic JSON
+		// format (tools described in the system turn).
+		{"generic", "lcpptest-teknium-OpenHermes-2.5-Mistral-7B.jinja", []string{`{"tool_calls":[`,
+			`{"name":"get_weather",`, `"arguments":{"city":"Paris"}}`, `]}`}, nil},
 		// A code model with Qwen 2.5 Coder's fill-in-the-middle tokens.
 		{"fim", qwen25, []string{"return a + b"}, []string{"<|fim_prefix|>", "<|fim_suffix|>", "<|fim_middle|>"}},
 	} {

@@ -294,12 +294,15 @@ for (const model of env.formats) {
 }
 
 check("tools.generic", async () => {
-  // The tiny model's template (ChatML, no tool format) gets tools in the
-  // system turn and a constrained call, not a 400.
-  const r = await client.chat.completions.create({ model: env.tiny, messages: hi, tools: [weatherTool], tool_choice: "required", max_tokens: 60 });
+  // A template without tool-call syntax gets the tools in the system turn
+  // and the generic JSON format, not a 400.
+  const r = await client.chat.completions.create({ model: env.generic, messages: hi, tools: [weatherTool] });
   const calls = r.choices[0].message.tool_calls ?? [];
   assert.equal(calls[0]?.function.name, "get_weather", JSON.stringify(r.choices[0].message));
-  JSON.parse(calls[0].function.arguments);
+  assert.deepEqual(JSON.parse(calls[0].function.arguments), { city: script.city });
+  assert.ok(!r.choices[0].message.content);
+  const s = await streamChat({ model: env.generic, messages: hi, tools: [weatherTool], tool_choice: "required" });
+  assert.equal(s.calls[0]?.name, "get_weather", JSON.stringify(s));
 });
 
 // --- #20 point 4: reasoning
