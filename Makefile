@@ -66,9 +66,9 @@ arm64:
 
 # The client scripts run on the Node.js 22 that npm ci installs (the pinned
 # node package: openai 7 and ai 7 need Node.js 22, Debian 12 ships 18);
-# the system's node and npm only run npm ci. SAJI_CLIENT_CHECKS=a,b runs
-# only those checks, SAJI_CLIENT_SKIP=c,d all but those
-# (engine/server/testdata/clients/checks.mjs).
+# the system's node and npm only run npm ci. SAJI_CLIENT_CHECKS selects
+# checks by name or by the feature they need (@main, @schema, ...),
+# SAJI_CLIENT_SKIP leaves some out (engine/server/testdata/clients/checks.mjs).
 clients:
 	@echo "== the API driven by the official npm clients (openai, ollama, ai, LangChain, Anthropic) against scripted fixture models, and a 60 s soak of 64 clients"
 	@./.ci/node-ensure

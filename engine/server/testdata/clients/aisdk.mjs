@@ -19,14 +19,14 @@ const tools = {
 
 // --- what main has
 
-check("generateText", async () => {
+check("generateText", "main", async () => {
   const r = await generateText({ model: saji(env.plain), prompt, temperature: 0, maxRetries: 0 });
   assert.equal(r.text, script.plain);
   assert.equal(r.finishReason, "stop");
   assert.equal(r.usage.outputTokens, 3);
 });
 
-check("streamText", async () => {
+check("streamText", "main", async () => {
   const r = streamText({ model: saji(env.plain), prompt, maxRetries: 0 });
   let text = "";
   for await (const t of r.textStream) text += t;
@@ -35,13 +35,13 @@ check("streamText", async () => {
   assert.equal((await r.usage).outputTokens, 3);
 });
 
-check("embed", async () => {
+check("embed", "main", async () => {
   const r = await embedMany({ model: saji.embeddingModel(env.tiny), values: ["the cat", "a mat"], maxRetries: 0 });
   assert.equal(r.embeddings.length, 2);
   return r.embeddings[0].length;
 });
 
-check("tools", async () => {
+check("tools", "main", async () => {
   const r = await generateText({ model: saji(env.hermes), prompt, tools, maxRetries: 0 });
   assert.equal(r.finishReason, "tool-calls");
   assert.equal(r.toolCalls.length, 1);
@@ -53,33 +53,33 @@ check("tools", async () => {
   assert.deepEqual(calls[0].input, { city: script.city });
 });
 
-check("errors", async () => {
+check("errors", "main", async () => {
   await assert.rejects(generateText({ model: saji("no-such-model"), prompt, maxRetries: 0 }),
     (e) => e.statusCode === 404 && /no-such-model/.test(e.message));
 });
 
 // --- #20 points 2 to 4
 
-check("object", async () => {
+check("object", "schema", async () => {
   // generateText with an object output (generateObject is deprecated);
   // supportsStructuredOutputs: the schema goes as response_format json_schema.
   const r = await generateText({ model: saji(env.json), output: Output.object({ schema: personSchema }), prompt, maxRetries: 0 });
   assert.deepEqual(r.output, person);
 });
 
-check("tools.required", async () => {
+check("tools.required", "tools", async () => {
   const r = await generateText({ model: saji(env.plain), prompt, tools, toolChoice: "required", maxRetries: 0, maxOutputTokens: 60 });
   assert.ok(r.toolCalls.length >= 1, r.text);
 });
 
-check("tools.named", async () => {
+check("tools.named", "tools", async () => {
   const r = await generateText({ model: saji(env.hermes), prompt, tools, toolChoice: { type: "tool", toolName: "get_time" },
     maxRetries: 0, maxOutputTokens: 60 });
   assert.equal(r.toolCalls[0]?.toolName, "get_time", r.text);
   assert.ok(["UTC", "CET"].includes(r.toolCalls[0].input.zone));
 });
 
-check("reasoning", async () => {
+check("reasoning", "reason", async () => {
   const r = await generateText({ model: saji(env.think), prompt, maxRetries: 0 });
   assert.equal(r.reasoningText?.trim(), script.reasoning, JSON.stringify(r.content));
   assert.equal(r.text.trim(), script.answer);

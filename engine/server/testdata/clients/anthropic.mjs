@@ -20,7 +20,7 @@ const prompt = (m) => m.usage.input_tokens + (m.usage.cache_read_input_tokens ??
 
 // All of these are #20 point 5 (Anthropic POST /v1/messages).
 
-check("messages", async () => {
+check("messages", "agents", async () => {
   const m = await client.messages.create({ model: env.plain, max_tokens: 64, messages: hi });
   assert.equal(m.type, "message");
   assert.equal(m.role, "assistant");
@@ -32,7 +32,7 @@ check("messages", async () => {
   assert.ok(m.usage.input_tokens > 0);
 });
 
-check("messages.system", async () => {
+check("messages.system", "agents", async () => {
   const a = await client.messages.create({ model: env.plain, max_tokens: 64, messages: hi, system: "Be brief." });
   assert.equal(text(a), script.plain);
   const b = await client.messages.create({ model: env.plain, max_tokens: 64, messages: hi,
@@ -44,21 +44,21 @@ check("messages.system", async () => {
   assert.equal(prompt(c), prompt(a));
 });
 
-check("messages.max_tokens", async () => {
+check("messages.max_tokens", "agents", async () => {
   const m = await client.messages.create({ model: env.plain, max_tokens: 2, messages: hi });
   assert.equal(m.stop_reason, "max_tokens");
   assert.equal(text(m), "Hello! How");
   assert.equal(m.usage.output_tokens, 2);
 });
 
-check("messages.stop_sequences", async () => {
+check("messages.stop_sequences", "agents", async () => {
   const m = await client.messages.create({ model: env.plain, max_tokens: 64, messages: hi, stop_sequences: ["How"] });
   assert.equal(m.stop_reason, "stop_sequence");
   assert.equal(m.stop_sequence, "How");
   assert.equal(text(m), "Hello! ");
 });
 
-check("messages.stream", async () => {
+check("messages.stream", "agents", async () => {
   const stream = client.messages.stream({ model: env.plain, max_tokens: 64, messages: hi });
   const types = [];
   let deltas = "";
@@ -77,7 +77,7 @@ check("messages.stream", async () => {
   }
 });
 
-check("tools", async () => {
+check("tools", "agents", async () => {
   const m = await client.messages.create({ model: env.hermes, max_tokens: 64, messages: hi, tools: [weather, time] });
   assert.equal(m.stop_reason, "tool_use");
   const use = m.content.find((b) => b.type === "tool_use");
@@ -95,7 +95,7 @@ check("tools", async () => {
   assert.equal(text(next), script.plain);
 });
 
-check("tools.choice", async () => {
+check("tools.choice", "agents tools", async () => {
   const named = await client.messages.create({ model: env.hermes, max_tokens: 64, messages: hi, tools: [weather, time],
     tool_choice: { type: "tool", name: "get_time" } });
   const use = named.content.find((b) => b.type === "tool_use");
@@ -105,7 +105,7 @@ check("tools.choice", async () => {
   assert.ok(any.content.some((b) => b.type === "tool_use"), JSON.stringify(any.content));
 });
 
-check("thinking", async () => {
+check("thinking", "agents reason", async () => {
   const m = await client.messages.create({ model: env.think, max_tokens: 256, messages: hi, thinking: { type: "enabled", budget_tokens: 128 } });
   assert.equal(m.content[0].type, "thinking", JSON.stringify(m.content));
   assert.equal(m.content[0].thinking.trim(), script.reasoning);
@@ -117,7 +117,7 @@ check("thinking", async () => {
   assert.equal(thinking.trim(), script.reasoning);
 });
 
-check("count_tokens", async () => {
+check("count_tokens", "agents", async () => {
   const req = { model: env.plain, messages: hi, system: "Be brief." };
   const n = await client.messages.countTokens(req);
   const m = await client.messages.create({ ...req, max_tokens: 8 });
@@ -126,7 +126,7 @@ check("count_tokens", async () => {
   assert.ok(t.input_tokens > n.input_tokens);
 });
 
-check("errors", async () => {
+check("errors", "agents", async () => {
   await assert.rejects(client.messages.create({ model: "no-such-model", max_tokens: 8, messages: hi }),
     (e) => e instanceof Anthropic.NotFoundError && e.error?.type === "error" && e.error.error?.type === "not_found_error");
   await assert.rejects(client.messages.create({ model: env.plain, messages: hi }),

@@ -28,7 +28,7 @@ const allowed = [
   "chrome-extension://abcdefghijklmnop", "moz-extension://0c1d2e3f", "safari-web-extension://x", "vscode-webview://1234",
 ];
 
-check("cors.foreign", async () => {
+check("cors.foreign", "main", async () => {
   // A web page of another site never reads the API.
   for (const origin of ["https://evil.example", "http://localhost.evil.example", "null"]) {
     const r = await get("/api/tags", { origin });
@@ -36,7 +36,7 @@ check("cors.foreign", async () => {
   }
 });
 
-check("cors.allowed", async () => {
+check("cors.allowed", "apifix", async () => {
   for (const origin of allowed) {
     const r = await get("/api/tags", { origin });
     assert.equal(r.status, 200, origin);
@@ -49,7 +49,7 @@ check("cors.allowed", async () => {
   }
 });
 
-check("host", async () => {
+check("host", "apifix", async () => {
   // DNS rebinding: a page of evil.example resolved to 127.0.0.1 sends its
   // own name as the Host.
   for (const host of [`localhost:${url.port}`, `127.0.0.1:${url.port}`, `[::1]:${url.port}`]) {

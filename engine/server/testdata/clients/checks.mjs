@@ -1,18 +1,46 @@
 // The check runner the client scripts share. A script registers named
-// checks, one per point of the API it drives, and run() runs them in
-// order, each to the end: a failure names its check and the run goes on.
+// checks, one per point of the API it drives, each with the features it
+// needs, and run() runs them in order, each to the end: a failure names
+// its check and the run goes on.
 //
-// SAJI_CLIENT_CHECKS=a,b runs only the checks named a or b, or whose name
-// starts with "a." or "b." (so "tools" selects "tools.required" and
-// "tools.named"); SAJI_CLIENT_SKIP=c,d leaves those out. The last line is
-// "SCRIPT: N passed, N failed, N skipped"; the exit status is 1 when a
-// check failed. (TestRealClients fails when no script ran any check.)
+// A feature is the branch of issue #20 that brings it: @main (what Saji
+// had before), @apifix, @schema, @tools, @reason, @agents, @llamasrv.
+// SAJI_CLIENT_CHECKS and SAJI_CLIENT_SKIP are comma-separated lists of
+// selectors: a feature (@schema), a check's name (tools.named; a name
+// also selects the checks under it: tools selects tools.named), or a
+// script's check (openai:tools.named). SAJI_CLIENT_CHECKS runs the checks
+// a name selects, and those whose features are all listed (@main is
+// implied: @schema runs what main and the schema branch can pass);
+// SAJI_CLIENT_SKIP leaves out the checks a name selects and those that
+// need a listed feature. The last line is "SCRIPT: N passed, N failed,
+// N skipped"; the exit status is 1 when a check failed.
+// (TestRealClients fails when no script ran any check.)
 import assert from "node:assert/strict";
 
 const list = (v) => (v ?? "").split(",").map((s) => s.trim()).filter(Boolean);
 const only = list(process.env.SAJI_CLIENT_CHECKS);
 const skip = list(process.env.SAJI_CLIENT_SKIP);
-const matches = (name, names) => names.some((n) => name === n || name.startsWith(n + "."));
+
+// named reports whether one of selectors names the check called name of
+// script.
+function named(selectors, script, name) {
+  return selectors.some((sel) => {
+    if (sel.startsWith("@")) return false;
+    const [sc, n] = sel.includes(":") ? sel.split(":", 2) : [script, sel];
+    return sc === script && (name === n || name.startsWith(n + "."));
+  });
+}
+
+// features returns the features (without "@") that selectors list.
+const features = (selectors) => selectors.filter((s) => s.startsWith("@")).map((s) => s.slice(1));
+
+// selected reports whether the check runs.
+function selected(script, { name, needs }) {
+  if (named(skip, script, name) || needs.some((f) => features(skip).includes(f))) return false;
+  if (only.length === 0 || named(only, script, name)) return true;
+  const want = features(only);
+  return want.length > 0 && needs.every((f) => f === "main" || want.includes(f));
+}
 
 /** The environment TestRealClients gives a script: the server and the fixture models. */
 export const env = {
@@ -66,17 +94,18 @@ export const timeTool = {
 
 const registered = [];
 
-/** check registers a check called name. */
-export function check(name, fn) {
-  registered.push({ name, fn });
+/** check registers a check called name, which needs the features in needs (space-separated, without "@"). */
+export function check(name, needs, fn) {
+  registered.push({ name, needs: needs.split(" "), fn });
 }
 
 /** run runs the selected checks and exits. */
 export async function run(scriptName) {
   let passed = 0, failed = 0, skipped = 0;
   const results = {};
-  for (const { name, fn } of registered) {
-    if ((only.length && !matches(name, only)) || matches(name, skip)) {
+  for (const c of registered) {
+    const { name, fn } = c;
+    if (!selected(scriptName, c)) {
       skipped++;
       continue;
     }

@@ -17,20 +17,20 @@ const getTime = tool(async ({ zone }) => `noon ${zone}`,
 
 // --- what main has
 
-check("invoke", async () => {
+check("invoke", "main", async () => {
   const r = await chat(env.plain).invoke("hi");
   assert.equal(r.content, script.plain);
   assert.equal(r.usage_metadata.output_tokens, 3);
   assert.equal(r.response_metadata.finish_reason, "stop");
 });
 
-check("stream", async () => {
+check("stream", "main", async () => {
   let text = "";
   for await (const chunk of await chat(env.plain, { streamUsage: true }).stream("hi")) text += chunk.content;
   assert.equal(text, script.plain);
 });
 
-check("bindTools", async () => {
+check("bindTools", "main", async () => {
   const r = await chat(env.hermes).bindTools([getWeather, getTime]).invoke("weather in Paris?");
   assert.equal(r.tool_calls.length, 1, JSON.stringify(r));
   assert.equal(r.tool_calls[0].name, "get_weather");
@@ -41,29 +41,29 @@ check("bindTools", async () => {
   assert.equal(next.content, script.plain);
 });
 
-check("errors", async () => {
+check("errors", "main", async () => {
   await assert.rejects(chat("no-such-model").invoke("hi"), (e) => e.status === 404 || /404/.test(e.message));
 });
 
 // --- #20 points 2 to 4
 
-check("structured", async () => {
+check("structured", "schema", async () => {
   const r = await chat(env.json).withStructuredOutput(personSchema, { method: "jsonSchema", name: "person" }).invoke("hi");
   assert.deepEqual(r, person);
 });
 
-check("tools.named", async () => {
+check("tools.named", "tools", async () => {
   const r = await chat(env.hermes, { maxTokens: 60 }).bindTools([getWeather, getTime], { tool_choice: "get_time" }).invoke("hi");
   assert.equal(r.tool_calls[0]?.name, "get_time", JSON.stringify(r));
   assert.ok(["UTC", "CET"].includes(r.tool_calls[0].args.zone));
 });
 
-check("tools.required", async () => {
+check("tools.required", "tools", async () => {
   const r = await chat(env.plain, { maxTokens: 60 }).bindTools([getWeather], { tool_choice: "required" }).invoke("hi");
   assert.ok(r.tool_calls.length >= 1, JSON.stringify(r));
 });
 
-check("reasoning", async () => {
+check("reasoning", "reason", async () => {
   const r = await chat(env.think).invoke("hi");
   assert.equal(r.additional_kwargs.reasoning_content?.trim(), script.reasoning, JSON.stringify(r));
   assert.equal(String(r.content).trim(), script.answer);

@@ -13,7 +13,7 @@ async function post(path, body, status = 200) {
   return JSON.parse(text);
 }
 
-check("completion", async () => {
+check("completion", "llamasrv", async () => {
   const r = await post("/completion", { model: env.plain, prompt: "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n", n_predict: 16 });
   assert.equal(r.content, script.plain);
   assert.equal(r.stop, true);
@@ -25,7 +25,7 @@ check("completion", async () => {
   assert.equal(limited.stop_type, "limit");
 });
 
-check("completion.stream", async () => {
+check("completion.stream", "llamasrv", async () => {
   const res = await rawPost("/completion", { model: env.plain, prompt: "hi", stream: true });
   assert.equal(res.status, 200);
   let text = "", last = null;
@@ -38,7 +38,7 @@ check("completion.stream", async () => {
   assert.equal(last.stop, true);
 });
 
-check("tokenize", async () => {
+check("tokenize", "llamasrv", async () => {
   const t = await post("/tokenize", { model: env.tiny, content: "the cat sat", with_pieces: true });
   assert.deepEqual(t.tokens.map((x) => x.piece).join(""), " the cat sat");
   const ids = t.tokens.map((x) => x.id);
@@ -48,13 +48,13 @@ check("tokenize", async () => {
   assert.equal(d.content.trim(), "the cat sat");
 });
 
-check("apply-template", async () => {
+check("apply-template", "llamasrv", async () => {
   const r = await post("/apply-template", { model: env.plain, messages: [{ role: "user", content: "hi" }] });
   assert.ok(r.prompt.includes("<|im_start|>user\nhi<|im_end|>"), r.prompt);
   assert.ok(r.prompt.endsWith("<|im_start|>assistant\n"), r.prompt);
 });
 
-check("props", async () => {
+check("props", "llamasrv", async () => {
   const res = await fetch(`${env.url}/props?model=${env.plain}`, { headers: { authorization: `Bearer ${env.key}` } });
   assert.equal(res.status, 200);
   const p = await res.json();
@@ -64,14 +64,14 @@ check("props", async () => {
   assert.ok(p.chat_template.includes("<|im_start|>"));
 });
 
-check("infill", async () => {
+check("infill", "llamasrv", async () => {
   const r = await post("/infill", { model: env.fim, input_prefix: "def add(a, b):\n    ", input_suffix: "\n\nprint(add(1, 2))\n", n_predict: 16 });
   assert.equal(r.content, script.middle);
   const bad = await rawPost("/infill", { model: env.plain, input_prefix: "def", input_suffix: "\n" });
   assert.ok(bad.status >= 400 && bad.status < 500, `a model without FIM tokens: ${bad.status}`);
 });
 
-check("rerank", async () => {
+check("rerank", "llamasrv", async () => {
   // A model that cannot rank gets a clear 4xx; SAJI_RERANK_MODEL, when
   // set, is one that can.
   const bad = await rawPost("/v1/rerank", { model: env.plain, query: "panda", documents: ["hi", "a bear"] });

@@ -29,13 +29,13 @@ async function names() {
 
 // --- what main has had since the dialect's first version
 
-check("tags", async () => {
+check("tags", "main", async () => {
   const ns = await names();
   for (const m of [env.tiny, env.plain, env.think]) assert.ok(ns.includes(m + ":latest"), JSON.stringify(ns));
   return ns.length;
 });
 
-check("show", async () => {
+check("show", "main", async () => {
   const show = await ollama.show({ model: env.hermes });
   assert.ok(show.capabilities.includes("completion"));
   assert.ok(show.capabilities.includes("tools"), show.capabilities);
@@ -44,12 +44,12 @@ check("show", async () => {
   assert.ok(show.model_info[arch + ".context_length"] > 0, JSON.stringify(show.model_info));
 });
 
-check("ps", async () => {
+check("ps", "main", async () => {
   const ps = await ollama.ps();
   assert.ok(ps.models.length >= 1);
 });
 
-check("chat", async () => {
+check("chat", "main", async () => {
   const r = await ollama.chat({ model: env.plain, messages: hi, options: greedy });
   assert.equal(r.message.role, "assistant");
   assert.equal(r.message.content, script.plain);
@@ -60,7 +60,7 @@ check("chat", async () => {
   assert.equal(latest.message.content, script.plain);
 });
 
-check("chat.stream", async () => {
+check("chat.stream", "main", async () => {
   const whole = await ollama.chat({ model: env.tiny, messages: hi, options: { ...greedy, num_predict: 6 } });
   assert.ok(whole.done && whole.eval_count <= 6);
   const s = await chatStream({ model: env.tiny, messages: hi, options: { ...greedy, num_predict: 6 } });
@@ -68,7 +68,7 @@ check("chat.stream", async () => {
   assert.ok(s.last.done);
 });
 
-check("generate", async () => {
+check("generate", "main", async () => {
   const gen = await ollama.generate({ model: env.tiny, prompt: "the cat sat", options: { ...greedy, num_predict: 4 } });
   assert.ok(gen.done && gen.eval_count <= 4);
   let text = "";
@@ -78,20 +78,20 @@ check("generate", async () => {
   assert.equal(text, gen.response);
 });
 
-check("generate.suffix", async () => {
+check("generate.suffix", "main", async () => {
   const show = await ollama.show({ model: env.fim });
   assert.ok(show.capabilities.includes("insert"), show.capabilities);
   const r = await ollama.generate({ model: env.fim, prompt: "def add(a, b):\n    ", suffix: "\n\nprint(add(1, 2))\n" });
   assert.equal(r.response, script.middle);
 });
 
-check("embed", async () => {
+check("embed", "main", async () => {
   const r = await ollama.embed({ model: env.tiny, input: ["the cat", "a mat"] });
   assert.equal(r.embeddings.length, 2);
   return r.embeddings[0].length;
 });
 
-check("tools", async () => {
+check("tools", "main", async () => {
   const r = await ollama.chat({ model: env.hermes, messages: hi, tools: [weatherTool] });
   assert.equal(r.message.tool_calls?.length, 1, JSON.stringify(r.message));
   assert.equal(r.message.tool_calls[0].function.name, "get_weather");
@@ -104,7 +104,7 @@ check("tools", async () => {
   assert.equal(next.message.content, script.plain);
 });
 
-check("errors", async () => {
+check("errors", "main", async () => {
   await assert.rejects(ollama.chat({ model: "no-such-model", messages: hi }),
     (e) => e.name === "ResponseError" && e.status_code === 404 && e.error.length > 0);
   const res = await rawPost("/api/chat", "{not json");
@@ -114,7 +114,7 @@ check("errors", async () => {
 
 // --- #20 point 4: reasoning
 
-check("think", async () => {
+check("think", "reason", async () => {
   const r = await ollama.chat({ model: env.think, messages: hi, think: true });
   assert.equal(r.message.thinking?.trim(), script.reasoning, JSON.stringify(r.message));
   assert.equal(r.message.content.trim(), script.answer);
@@ -126,12 +126,12 @@ check("think", async () => {
   assert.equal(g.response.trim(), script.answer);
 });
 
-check("think.level", async () => {
+check("think.level", "reason", async () => {
   const r = await ollama.chat({ model: env.think, messages: hi, think: "low" });
   assert.equal(r.message.content.trim(), script.answer);
 });
 
-check("think.harmony", async () => {
+check("think.harmony", "reason tools", async () => {
   // gpt-oss takes a level.
   const r = await ollama.chat({ model: env.gptoss, messages: hi, think: "low", tools: [weatherTool] });
   assert.equal(r.message.thinking, script.toolReasoning, JSON.stringify(r.message));
@@ -139,7 +139,7 @@ check("think.harmony", async () => {
   assert.deepEqual(r.message.tool_calls[0].function.arguments, { city: script.city });
 });
 
-check("show.thinking", async () => {
+check("show.thinking", "reason", async () => {
   const show = await ollama.show({ model: env.think });
   assert.ok(show.capabilities.includes("thinking"), show.capabilities);
   const plain = await ollama.show({ model: env.tiny });
@@ -148,7 +148,7 @@ check("show.thinking", async () => {
 
 // --- #20 point 5: the surfaces clients call
 
-check("show.context_length", async () => {
+check("show.context_length", "apifix", async () => {
   // Ollama reports the trained context (the tiny model's is 2048); the
   // serving one (128) is /api/ps's.
   const show = await ollama.show({ model: env.tiny });
@@ -158,7 +158,7 @@ check("show.context_length", async () => {
   assert.equal(ps.models.find((m) => m.name === env.tiny + ":latest")?.context_length, 128);
 });
 
-check("generate.context", async () => {
+check("generate.context", "apifix", async () => {
   const a = await ollama.generate({ model: env.tiny, prompt: "the cat", options: { ...greedy, num_predict: 3 } });
   assert.ok(Array.isArray(a.context) && a.context.length > 3, JSON.stringify(a.context));
   const b = await ollama.generate({ model: env.tiny, prompt: " sat", context: a.context, options: { ...greedy, num_predict: 3 } });
@@ -166,7 +166,7 @@ check("generate.context", async () => {
   assert.deepEqual(b.context.slice(0, a.context.length), a.context);
 });
 
-check("logprobs", async () => {
+check("logprobs", "apifix", async () => {
   const r = await ollama.chat({ model: env.plain, messages: hi, logprobs: true, top_logprobs: 2 });
   assert.equal(r.logprobs?.length, r.eval_count, JSON.stringify(r.logprobs));
   assert.equal(r.logprobs.map((l) => l.token).join(""), script.plain);
@@ -178,12 +178,12 @@ check("logprobs", async () => {
   assert.ok(g.logprobs?.length > 0);
 });
 
-check("embeddings.legacy", async () => {
+check("embeddings.legacy", "apifix", async () => {
   const r = await ollama.embeddings({ model: env.tiny, prompt: "the cat" });
   assert.equal(r.embedding.length, 256);
 });
 
-check("copy.delete", async () => {
+check("copy.delete", "apifix", async () => {
   const copy = env.plain + "-copy";
   await ollama.copy({ source: env.plain, destination: copy });
   assert.ok((await names()).includes(copy + ":latest"));
@@ -194,7 +194,7 @@ check("copy.delete", async () => {
   await assert.rejects(ollama.delete({ model: "no-such-model" }), (e) => e.status_code === 404);
 });
 
-check("create", async () => {
+check("create", "apifix", async () => {
   // A GGUF file as a blob, then a model from it (as `ollama create` sends a Modelfile's FROM file).
   const path = process.env.SAJI_CREATE_GGUF;
   assert.ok(path, "SAJI_CREATE_GGUF is not set");
@@ -214,7 +214,7 @@ check("create", async () => {
   await ollama.delete({ model: "created" });
 });
 
-check("pull", async () => {
+check("pull", "apifix", async () => {
   // No network in the tests: a pull of a model nobody has fails in
   // Ollama's shape, not as an unknown route.
   await assert.rejects(async () => {

@@ -35,7 +35,7 @@ async function streamChat(params) {
 
 // --- what main has had since the API's first version
 
-check("models", async () => {
+check("models", "main", async () => {
   const ids = [];
   for await (const m of client.models.list()) ids.push(m.id);
   for (const m of [env.tiny, env.plain, env.think, env.hermes]) assert.ok(ids.includes(m), `models: ${ids}`);
@@ -44,7 +44,7 @@ check("models", async () => {
   return ids.length;
 });
 
-check("chat", async () => {
+check("chat", "main", async () => {
   const r = await client.chat.completions.create({ model: env.plain, messages: hi, temperature: 0, logprobs: true, top_logprobs: 2 });
   assert.equal(r.object, "chat.completion");
   assert.equal(r.choices[0].message.role, "assistant");
@@ -55,7 +55,7 @@ check("chat", async () => {
   assert.equal(r.choices[0].logprobs.content.length, 3);
 });
 
-check("chat.stream", async () => {
+check("chat.stream", "main", async () => {
   const whole = await client.chat.completions.create({ model: env.tiny, messages: hi, max_tokens: 6, temperature: 0 });
   const s = await streamChat({ model: env.tiny, messages: hi, max_tokens: 6, temperature: 0 });
   assert.equal(s.content, whole.choices[0].message.content, "streamed and whole text differ");
@@ -68,18 +68,18 @@ check("chat.stream", async () => {
 
 // Copilot's Ollama provider sends the names /api/tags lists (NAME:latest)
 // to /v1/chat/completions.
-check("chat.latest", async () => {
+check("chat.latest", "main", async () => {
   const r = await client.chat.completions.create({ model: env.plain + ":latest", messages: hi });
   assert.equal(r.choices[0].message.content, script.plain);
 });
 
-check("completions", async () => {
+check("completions", "main", async () => {
   const r = await client.completions.create({ model: env.tiny, prompt: "the cat sat", max_tokens: 4, temperature: 0 });
   assert.equal(r.object, "text_completion");
   assert.equal(r.choices.length, 1);
 });
 
-check("completions.suffix", async () => {
+check("completions.suffix", "main", async () => {
   // Fill-in-the-middle, as editors' autocomplete asks for it.
   const r = await client.completions.create({ model: env.fim, prompt: "def add(a, b):\n    ", suffix: "\n\nprint(add(1, 2))\n", max_tokens: 16 });
   assert.equal(r.choices[0].text, script.middle);
@@ -87,7 +87,7 @@ check("completions.suffix", async () => {
     (e) => e instanceof OpenAI.BadRequestError);
 });
 
-check("embeddings", async () => {
+check("embeddings", "main", async () => {
   const r = await client.embeddings.create({ model: env.tiny, input: ["the cat", "a mat"] });
   assert.equal(r.data.length, 2);
   const norm = Math.hypot(...r.data[0].embedding);
@@ -95,7 +95,7 @@ check("embeddings", async () => {
   return r.data[0].embedding.length;
 });
 
-check("schema.subset", async () => {
+check("schema.subset", "main", async () => {
   const schema = { type: "object", properties: { name: { type: "string" }, age: { type: "integer" } }, required: ["name", "age"] };
   const r = await client.chat.completions.create({
     model: env.json, messages: hi, max_tokens: 40,
@@ -106,7 +106,7 @@ check("schema.subset", async () => {
   assert.ok(Number.isInteger(v.age));
 });
 
-check("tools.auto", async () => {
+check("tools.auto", "main", async () => {
   const r = await client.chat.completions.create({ model: env.hermes, messages: hi, tools: [weatherTool, timeTool] });
   assert.equal(r.choices[0].finish_reason, "tool_calls");
   const calls = r.choices[0].message.tool_calls;
@@ -125,7 +125,7 @@ check("tools.auto", async () => {
   assert.equal(next.choices[0].message.content, script.plain);
 });
 
-check("tools.harmony", async () => {
+check("tools.harmony", "tools reason", async () => {
   // gpt-oss: the analysis channel is reasoning, a commentary to functions.X a call.
   const r = await client.chat.completions.create({ model: env.gptoss, messages: hi, tools: [weatherTool], reasoning_effort: "low" });
   const m = r.choices[0].message;
@@ -142,7 +142,7 @@ check("tools.harmony", async () => {
 
 // Concurrent requests to several models each get their own reply, the
 // same as alone: nothing leaks between sequences of one batch.
-check("isolation", async () => {
+check("isolation", "main", async () => {
   const reqs = [
     { model: env.plain, messages: hi },
     { model: env.hermes, messages: hi, tools: [weatherTool] },
@@ -157,7 +157,7 @@ check("isolation", async () => {
   together.forEach((r, i) => assert.equal(key(r), alone[i % reqs.length], `request ${i}`));
 });
 
-check("errors", async () => {
+check("errors", "main", async () => {
   await assert.rejects(client.chat.completions.create({ model: "no-such-model", messages: hi }),
     (e) => e instanceof OpenAI.NotFoundError && typeof e.error?.message === "string");
   await assert.rejects(client.chat.completions.create({ model: env.tiny, messages: hi, n: 2 }),
@@ -168,7 +168,7 @@ check("errors", async () => {
   assertOpenAIError(await res.json(), 400, res);
 });
 
-check("abort", async () => {
+check("abort", "main", async () => {
   const ctl = new AbortController();
   const long = await client.chat.completions.create({ model: env.tiny, messages: hi, stream: true }, { signal: ctl.signal });
   let n = 0;
@@ -185,7 +185,7 @@ check("abort", async () => {
 
 // --- #20 point 1: context overflow (the tiny model's context is 128 tokens)
 
-check("overflow.length", async () => {
+check("overflow.length", "apifix", async () => {
   // Continue sends max_tokens 4096 whatever the context.
   const r = await client.chat.completions.create({ model: env.tiny, messages: hi, max_tokens: 4096, temperature: 0, ignore_eos: true });
   assert.equal(r.choices[0].finish_reason, "length");
@@ -194,7 +194,7 @@ check("overflow.length", async () => {
   assert.equal(s.finish, "length");
 });
 
-check("overflow.prompt", async () => {
+check("overflow.prompt", "main", async () => {
   const long = "the cat sat on the mat ".repeat(100);
   await assert.rejects(client.chat.completions.create({ model: env.tiny, messages: [{ role: "user", content: long }] }),
     (e) => e instanceof OpenAI.BadRequestError && /context/i.test(e.message) && /\d/.test(e.message));
@@ -202,19 +202,19 @@ check("overflow.prompt", async () => {
 
 // --- #20 point 2: JSON Schema as zod and Pydantic write it, and GBNF
 
-check("schema.zod", async () => {
+check("schema.zod", "schema", async () => {
   const r = await client.chat.completions.parse({ model: env.json, messages: hi, max_tokens: 60,
     response_format: zodResponseFormat(personSchema, "person") });
   assert.deepEqual(r.choices[0].message.parsed, person);
 });
 
-check("schema.pydantic", async () => {
+check("schema.pydantic", "schema", async () => {
   const r = await client.chat.completions.create({ model: env.json, messages: hi, max_tokens: 60,
     response_format: { type: "json_schema", json_schema: { name: "Person", schema: pydanticPerson, strict: true } } });
   assert.equal(r.choices[0].message.content, PERSON_JSON);
 });
 
-check("schema.unsupported", async () => {
+check("schema.unsupported", "schema", async () => {
   // Keywords the recogniser does not know are ignored, not refused.
   const schema = { type: "object", properties: { name: { type: "string", contentMediaType: "text/plain", "x-vendor": 1 } },
     required: ["name"], dependentRequired: { name: [] } };
@@ -223,7 +223,7 @@ check("schema.unsupported", async () => {
   assert.equal(typeof JSON.parse(r.choices[0].message.content).name, "string");
 });
 
-check("schema.grammar", async () => {
+check("schema.grammar", "schema", async () => {
   const r = await client.chat.completions.create({ model: env.plain, messages: hi, max_tokens: 8,
     grammar: 'root ::= "yes" | "no"' });
   assert.ok(["yes", "no"].includes(r.choices[0].message.content), r.choices[0].message.content);
@@ -231,7 +231,7 @@ check("schema.grammar", async () => {
 
 // --- #20 point 3: tool calls enforced, and every template's format
 
-check("tools.required", async () => {
+check("tools.required", "tools", async () => {
   // The plain model never calls a tool by itself.
   const r = await client.chat.completions.create({ model: env.plain, messages: hi, tools: [weatherTool], tool_choice: "required", max_tokens: 60 });
   const calls = r.choices[0].message.tool_calls ?? [];
@@ -240,7 +240,7 @@ check("tools.required", async () => {
   assert.equal(typeof JSON.parse(calls[0].function.arguments).city, "string");
 });
 
-check("tools.named", async () => {
+check("tools.named", "tools", async () => {
   // The hermes model would call get_weather.
   const r = await client.chat.completions.create({ model: env.hermes, messages: hi, tools: [weatherTool, timeTool],
     tool_choice: { type: "function", function: { name: "get_time" } }, max_tokens: 60 });
@@ -250,13 +250,13 @@ check("tools.named", async () => {
   assert.ok(["UTC", "CET"].includes(JSON.parse(calls[0].function.arguments).zone));
 });
 
-check("tools.none", async () => {
+check("tools.none", "main", async () => {
   const r = await client.chat.completions.create({ model: env.plain, messages: hi, tools: [weatherTool], tool_choice: "none" });
   assert.equal(r.choices[0].message.content, script.plain);
   assert.ok(!r.choices[0].message.tool_calls?.length);
 });
 
-check("tools.xml", async () => {
+check("tools.xml", "tools reason", async () => {
   // Qwen3-Coder's <function=…><parameter=…>, after a reasoning block.
   const r = await client.chat.completions.create({ model: env.coder, messages: hi, tools: [weatherTool] });
   assert.equal(r.choices[0].finish_reason, "tool_calls");
@@ -270,7 +270,7 @@ check("tools.xml", async () => {
   assert.deepEqual(JSON.parse(s.calls[0].arguments), { city: script.city });
 });
 
-check("tools.parallel", async () => {
+check("tools.parallel", "main", async () => {
   const r = await client.chat.completions.create({ model: env.parallel, messages: hi, tools: [weatherTool], parallel_tool_calls: true });
   const calls = r.choices[0].message.tool_calls ?? [];
   assert.deepEqual(calls.map((c) => JSON.parse(c.function.arguments).city), ["Paris", "Lyon"], JSON.stringify(r.choices[0].message));
@@ -280,7 +280,8 @@ check("tools.parallel", async () => {
 });
 
 for (const model of env.formats) {
-  check(`tools.format.${model}`, async () => {
+  // Granite 4's calls are Hermes's <tool_call>, which main parsed.
+  check(`tools.format.${model}`, model === "granite" ? "main" : "tools", async () => {
     const r = await client.chat.completions.create({ model, messages: hi, tools: [weatherTool] });
     const calls = r.choices[0].message.tool_calls ?? [];
     assert.equal(calls.length, 1, JSON.stringify(r.choices[0].message));
@@ -293,7 +294,7 @@ for (const model of env.formats) {
   });
 }
 
-check("tools.generic", async () => {
+check("tools.generic", "tools", async () => {
   // A template without tool-call syntax gets the tools in the system turn
   // and the generic JSON format, not a 400.
   const r = await client.chat.completions.create({ model: env.generic, messages: hi, tools: [weatherTool] });
@@ -307,21 +308,21 @@ check("tools.generic", async () => {
 
 // --- #20 point 4: reasoning
 
-check("reasoning.whole", async () => {
+check("reasoning.whole", "reason", async () => {
   const r = await client.chat.completions.create({ model: env.think, messages: hi });
   const m = r.choices[0].message;
   assert.equal(m.reasoning_content?.trim(), script.reasoning, JSON.stringify(m));
   assert.equal(m.content.trim(), script.answer);
 });
 
-check("reasoning.stream", async () => {
+check("reasoning.stream", "reason", async () => {
   const s = await streamChat({ model: env.think, messages: hi });
   assert.equal(s.reasoning.trim(), script.reasoning);
   assert.equal(s.content.trim(), script.answer);
   assert.equal(s.finish, "stop");
 });
 
-check("reasoning.fields", async () => {
+check("reasoning.fields", "reason", async () => {
   // reasoning_effort and chat_template_kwargs are accepted.
   for (const extra of [{ reasoning_effort: "low" }, { chat_template_kwargs: { enable_thinking: true } }]) {
     const r = await client.chat.completions.create({ model: env.think, messages: hi, ...extra });
@@ -331,24 +332,24 @@ check("reasoning.fields", async () => {
 
 // --- #20 point 5: the surfaces clients call
 
-check("stop.null", async () => {
+check("stop.null", "apifix", async () => {
   const r = await client.chat.completions.create({ model: env.plain, messages: hi, stop: null });
   assert.equal(r.choices[0].message.content, script.plain);
 });
 
-check("completions.list", async () => {
+check("completions.list", "apifix", async () => {
   const r = await client.completions.create({ model: env.tiny, prompt: ["the cat", "a mat"], max_tokens: 3, temperature: 0 });
   assert.deepEqual(r.choices.map((c) => c.index).sort(), [0, 1]);
 });
 
-check("completions.tokens", async () => {
+check("completions.tokens", "apifix", async () => {
   const one = await client.completions.create({ model: env.tiny, prompt: [1, 261, 262], max_tokens: 3, temperature: 0 });
   assert.equal(one.choices.length, 1);
   const two = await client.completions.create({ model: env.tiny, prompt: [[1, 261], [1, 262]], max_tokens: 3, temperature: 0 });
   assert.equal(two.choices.length, 2);
 });
 
-check("completions.logprobs", async () => {
+check("completions.logprobs", "main", async () => {
   // The tiny model's vocabulary is SentencePiece's ("▁the" is " the").
   const r = await client.completions.create({ model: env.tiny, prompt: "the cat", max_tokens: 4, temperature: 0, logprobs: 5 });
   const lp = r.choices[0].logprobs;
@@ -358,14 +359,14 @@ check("completions.logprobs", async () => {
   return texts.join("|");
 });
 
-check("responses.text", async () => {
+check("responses.text", "agents", async () => {
   const r = await client.responses.create({ model: env.plain, input: "hi", instructions: "Be brief." });
   assert.equal(r.status, "completed");
   assert.equal(r.output_text, script.plain);
   assert.ok(r.usage.output_tokens > 0);
 });
 
-check("responses.stream", async () => {
+check("responses.stream", "agents", async () => {
   const stream = await client.responses.create({ model: env.plain, input: [{ role: "user", content: "hi" }], stream: true });
   let text = "", done = null;
   const types = new Set();
@@ -381,7 +382,7 @@ check("responses.stream", async () => {
   assert.equal(done.output_text ?? done.output[0].content[0].text, script.plain);
 });
 
-check("responses.tools", async () => {
+check("responses.tools", "agents", async () => {
   const tools = [{ type: "function", name: "get_weather", description: "Weather of a city", parameters: weatherTool.function.parameters }];
   const r = await client.responses.create({ model: env.hermes, input: "weather in Paris?", tools });
   const call = r.output.find((o) => o.type === "function_call");
@@ -395,7 +396,7 @@ check("responses.tools", async () => {
   assert.equal(next.output_text, script.plain);
 });
 
-check("responses.reasoning", async () => {
+check("responses.reasoning", "agents reason", async () => {
   const r = await client.responses.create({ model: env.think, input: "hi", reasoning: { effort: "low" } });
   const reasoning = r.output.find((o) => o.type === "reasoning");
   assert.ok(reasoning, JSON.stringify(r.output));
