@@ -23,11 +23,11 @@ import (
 // output matrix maps each piece's dimension to the next piece (the last to
 // the end-of-sequence token) and the shared dimension to the first piece:
 // greedy decoding writes the reply from wherever the prompt ends, and so
-// does sampling, the margin being about 30 logits.
+// does sampling, the margin being 12 logits or more.
 //
 // When a constraint forbids the next piece, the sampler is left with the
-// bytes of the mini vocabulary, which the output matrix ranks, best first,
-// as scriptFallback, and the rest equal.
+// rest of the vocabulary, which the output matrix ranks as scriptFallback
+// says, far enough apart that sampling picks as greedy decoding does.
 
 // Script is a scripted model's reply and chat template.
 type Script struct {
@@ -45,12 +45,17 @@ type Script struct {
 	Control []string
 }
 
-// scriptFallback are the bytes a scripted model writes, best first, where a
-// constraint forbids its reply: a string's end, then an object's and an
-// array's, so that a constrained value closes soon.
-var scriptFallback = []byte{'"', '}', ']'}
+// scriptFallback are the tokens a scripted model writes where a
+// constraint forbids its reply, with their logits: a string's end, an
+// object's and an array's, so that a constrained value closes soon, then
+// the end of the sequence; every other token has 0. The byte tokens of
+// the mini vocabulary follow <unk>, <s> and </s> (2).
+var scriptFallback = []struct {
+	token int
+	logit float64
+}{{3 + '"', 20}, {3 + '}', 18}, {3 + ']', 16}, {2, 14}}
 
-// scriptLogit is the logit of the next piece (the rest are near 0).
+// scriptLogit is the logit of the next piece.
 const scriptLogit = 32
 
 // WriteScripted writes a scripted model (see Script) at path.
@@ -107,20 +112,21 @@ func WriteScripted(ctx context.Context, path string, s Script) error {
 		}
 		embed[int(id)*embd+dim] = 1
 	}
-	// RMSNorm scales a one-hot vector to about √embd.
-	w1 := float32(scriptLogit / math.Sqrt(float64(embd)))
+	// RMSNorm scales a one-hot vector to about √embd: a weight of
+	// logit/√embd gives that logit.
+	scale := 1 / math.Sqrt(float64(embd))
+	for _, f := range scriptFallback {
+		row := output[f.token*embd:][:embd]
+		for d := range row {
+			row[d] = float32(f.logit * scale)
+		}
+	}
 	for dim := range len(s.Reply) + 1 {
 		next := first + int32(dim) // the piece after dimension dim's token
 		if dim == len(s.Reply) {
 			next = 2 // </s>
 		}
-		output[int(next)*embd+dim] = w1
-	}
-	for rank, b := range scriptFallback {
-		row := output[(3+int(b))*embd:][:embd] // the byte tokens follow <unk>, <s>, </s>
-		for d := range row {
-			row[d] = float32(len(scriptFallback)-rank) * 0.01
-		}
+		output[int(next)*embd+dim] += float32(scriptLogit * scale)
 	}
 	for _, spec := range shape.Tensors(tokens) {
 		n := int64(1)

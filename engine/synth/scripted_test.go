@@ -2,6 +2,7 @@ package synth
 
 import (
 	"context"
+	"math"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -117,10 +118,11 @@ func greedy(t *testing.T, m model.Model, tok *tokenizer.Tokenizer, prompt []int3
 	return sb.String(), false
 }
 
-// TestScriptedFallback checks the order of the bytes a scripted model
-// writes where a constraint forbids its reply: '"', then '}', then ']'.
+// TestScriptedFallback checks the logits of the tokens a scripted model
+// writes where a constraint forbids its reply: '"', '}', ']' and </s>,
+// each below the reply's next piece and far above the rest.
 func TestScriptedFallback(t *testing.T) {
-	_, m := loadScripted(t, Script{Reply: []string{"{\"a\": 1}"}})
+	_, m := loadScripted(t, Script{Reply: []string{"{\"a\": 1}", "!"}})
 	cache, err := m.NewCache(4, quant.TypeF16)
 	if err != nil {
 		t.Fatal(err)
@@ -129,9 +131,12 @@ func TestScriptedFallback(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	quote, brace, bracket, other := logits[3+'"'], logits[3+'}'], logits[3+']'], logits[3+'a']
-	if !(quote > brace && brace > bracket && bracket > other) {
-		t.Errorf("fallback logits: '\"' %g, '}' %g, ']' %g, 'a' %g", quote, brace, bracket, other)
+	next := logits[len(logits)-2] // the reply's first piece
+	got := []float32{next, logits[3+'"'], logits[3+'}'], logits[3+']'], logits[2], logits[3+'a']}
+	for i, want := range []float32{scriptLogit, 20, 18, 16, 14, 0} {
+		if math.Abs(float64(got[i]-want)) > 0.05 { // RMSNorm's epsilon
+			t.Errorf("logits (next piece, '\"', '}', ']', </s>, 'a') = %v, want %g at %d", got, want, i)
+		}
 	}
 }
 
