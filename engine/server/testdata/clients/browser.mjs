@@ -20,12 +20,13 @@ function get(path, headers, method = "GET") {
   });
 }
 
-// Ollama's default allowlist: loopback pages on any port, app://, file://,
-// tauri://, the extension schemes and vscode-webview://.
+// Ollama's default allowlist: pages of localhost and 127.0.0.1 on any
+// port, app://, file://, tauri://, the extension schemes and
+// vscode-webview:// (the ones #20 names).
 const allowed = [
-  "http://localhost:3000", "http://127.0.0.1:8080", "https://localhost", "http://[::1]:5173",
+  "http://localhost:3000", "http://127.0.0.1:8080", "https://localhost",
   "app://obsidian.md", "file://", "tauri://localhost",
-  "chrome-extension://abcdefghijklmnop", "moz-extension://0c1d2e3f", "safari-web-extension://x", "vscode-webview://1234",
+  "chrome-extension://abcdefghijklmnop", "moz-extension://0c1d2e3f", "vscode-webview://1234",
 ];
 
 check("cors.foreign", "main", async () => {
