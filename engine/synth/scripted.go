@@ -39,9 +39,10 @@ type Script struct {
 	Template string
 	// Context is the context length the metadata gives (0: 4096).
 	Context int
-	// Control are control tokens added to the vocabulary, which a prompt
-	// may hold and the reply never writes: fill-in-the-middle tokens
-	// ("<|fim_prefix|>", ...), a template's turn markers.
+	// Control are tokens added to the vocabulary, which a prompt may hold
+	// and the reply never writes: fill-in-the-middle tokens
+	// ("<|fim_prefix|>", ..., which the tokenizer makes control tokens),
+	// a template's turn markers.
 	Control []string
 }
 
@@ -63,7 +64,7 @@ func WriteScripted(ctx context.Context, path string, s Script) error {
 	if len(s.Reply) == 0 {
 		return fmt.Errorf("synth: a scripted model needs a reply")
 	}
-	w, err := vocabWith("llama", s.Control, s.Reply)
+	w, err := MiniVocab("llama", append(slices.Clone(s.Control), s.Reply...)...)
 	if err != nil {
 		return err
 	}

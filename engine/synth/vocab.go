@@ -25,12 +25,10 @@ func WriteMiniVocab(ctx context.Context, path, model string) error {
 }
 
 // MiniVocab returns a GGUF writer holding WriteMiniVocab's vocabulary, for
-// callers that add keys (a chat template) before writing it.
-func MiniVocab(model string) (*gguf.Writer, error) { return vocabWith(model, nil, nil) }
-
-// vocabWith returns MiniVocab's writer with control tokens added after the
-// words, then the pieces extra, as user-defined tokens (decoded verbatim).
-func vocabWith(model string, control, extra []string) (*gguf.Writer, error) {
+// callers that add keys (a chat template) before writing it. The extra
+// tokens follow the ten words, user-defined: the tokenizer keeps them
+// whole and writes them as their text (a chat format's markers).
+func MiniVocab(model string, extra ...string) (*gguf.Writer, error) {
 	tokens := []string{"<unk>", "<s>", "</s>"}
 	types := []int32{2, 3, 3}
 	for b := range 256 {
@@ -41,12 +39,8 @@ func vocabWith(model string, control, extra []string) (*gguf.Writer, error) {
 		tokens = append(tokens, w)
 		types = append(types, 1)
 	}
-	for _, p := range control {
-		tokens = append(tokens, p)
-		types = append(types, 3)
-	}
-	for _, p := range extra {
-		tokens = append(tokens, p)
+	for _, w := range extra {
+		tokens = append(tokens, w)
 		types = append(types, 4)
 	}
 	scores := make([]float32, len(tokens))
