@@ -67,8 +67,11 @@ check("props", "llamasrv", async () => {
 check("infill", "llamasrv", async () => {
   const r = await post("/infill", { model: env.fim, input_prefix: "def add(a, b):\n    ", input_suffix: "\n\nprint(add(1, 2))\n", n_predict: 16 });
   assert.equal(r.content, script.middle);
+  // A model without FIM tokens: llama-server's 501 not_supported_error.
   const bad = await rawPost("/infill", { model: env.plain, input_prefix: "def", input_suffix: "\n" });
-  assert.ok(bad.status >= 400 && bad.status < 500, `a model without FIM tokens: ${bad.status}`);
+  const body = await bad.json();
+  assert.equal(bad.status, 501, JSON.stringify(body));
+  assert.equal(body.error?.type, "not_supported_error", JSON.stringify(body));
 });
 
 check("rerank", "llamasrv", async () => {
