@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"saji/engine/library"
 	"saji/engine/runner"
 	"saji/engine/scheduler"
 	"saji/engine/synth"
@@ -42,7 +43,14 @@ func TestRealClients(t *testing.T) {
 	if _, err := os.Stat(node); err != nil {
 		t.Fatalf("the npm clients and their Node.js are not installed: run npm ci in %s", dir)
 	}
-	s, hs := newTestServer(t, Config{})
+	// A library of its own, for Ollama's create, copy and delete.
+	lib, err := library.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rn := runner.New(runner.Config{Library: lib, MaxLoaded: 64, Load: runner.LoadOptions{Threads: 1,
+		Scheduler: scheduler.Config{Context: fixtureContext, MaxSeqs: 4}}})
+	s, hs := newTestServer(t, Config{Runner: rn})
 	env := append(os.Environ(), "SAJI_URL="+hs.URL, "SAJI_MODEL=tiny")
 	for _, f := range scriptedFixtures(t) {
 		s.Runner().Add(f)
@@ -86,6 +94,11 @@ func TestRealClients(t *testing.T) {
 
 // summary matches a client script's last line, "NAME: N passed, ...".
 var summary = regexp.MustCompile(`(?m)^\w+: (\d+) passed, \d+ failed, \d+ skipped$`)
+
+// fixtureContext is the fixtures' context: the mini vocabulary spells
+// most of a prompt byte by byte, so a template's tool instructions take
+// thousands of tokens.
+const fixtureContext = 16384
 
 // scriptedFixtures writes and loads the scripted models the client scripts
 // expect (their replies are in testdata/clients/checks.mjs): plain,
@@ -143,16 +156,13 @@ func scriptedFixtures(t *testing.T) []*runner.Model {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// The mini vocabulary spells most of a prompt byte by byte: a
-		// template's tool instructions take thousands of tokens.
-		const ctxLen = 16384
 		path := filepath.Join(t.TempDir(), f.name+".gguf")
 		if err := synth.WriteScripted(context.Background(), path, synth.Script{Reply: f.reply, Template: string(src),
-			Control: f.control, Context: ctxLen}); err != nil {
+			Control: f.control, Context: fixtureContext}); err != nil {
 			t.Fatal(err)
 		}
 		m, err := runner.Load(context.Background(), path, runner.LoadOptions{Name: f.name, Threads: 1,
-			Scheduler: scheduler.Config{Context: ctxLen, MaxSeqs: 4}})
+			Scheduler: scheduler.Config{Context: fixtureContext, MaxSeqs: 4}})
 		if err != nil {
 			t.Fatal(err)
 		}

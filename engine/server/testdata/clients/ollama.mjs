@@ -183,35 +183,47 @@ check("embeddings.legacy", "apifix", async () => {
   assert.equal(r.embedding.length, 256);
 });
 
-check("copy.delete", "apifix", async () => {
-  const copy = env.plain + "-copy";
-  await ollama.copy({ source: env.plain, destination: copy });
-  assert.ok((await names()).includes(copy + ":latest"));
-  const r = await ollama.chat({ model: copy, messages: hi });
-  assert.equal(r.message.content, script.plain);
-  await ollama.delete({ model: copy });
-  assert.ok(!(await names()).includes(copy + ":latest"));
-  await assert.rejects(ollama.delete({ model: "no-such-model" }), (e) => e.status_code === 404);
-});
-
-check("create", "apifix", async () => {
-  // A GGUF file as a blob, then a model from it (as `ollama create` sends a Modelfile's FROM file).
+// created makes sure the library holds "created": the plain model's
+// GGUF file as a blob, then a model from it, as `ollama create` sends a
+// Modelfile's FROM file. It returns the create's streamed statuses.
+async function created() {
+  if ((await names()).includes("created:latest")) return [];
   const path = process.env.SAJI_CREATE_GGUF;
   assert.ok(path, "SAJI_CREATE_GGUF is not set");
   const data = await readFile(path);
   const digest = "sha256:" + createHash("sha256").update(data).digest("hex");
-  const head = await fetch(`${env.url}/api/blobs/${digest}`, { method: "HEAD" });
-  assert.equal(head.status, 404);
-  const put = await fetch(`${env.url}/api/blobs/${digest}`, { method: "POST", body: data });
-  assert.equal(put.status, 201);
-  const bad = await fetch(`${env.url}/api/blobs/sha256:${"0".repeat(64)}`, { method: "POST", body: data });
-  assert.equal(bad.status, 400);
+  const blob = `${env.url}/api/blobs/${digest}`;
+  if ((await fetch(blob, { method: "HEAD" })).status !== 200) {
+    const put = await fetch(blob, { method: "POST", body: data });
+    assert.equal(put.status, 201, await put.text());
+  }
   const statuses = [];
   for await (const p of await ollama.create({ model: "created", files: { "created.gguf": digest }, stream: true })) statuses.push(p.status);
+  return statuses;
+}
+
+check("create", "apifix", async () => {
+  const bad = await fetch(`${env.url}/api/blobs/sha256:${"0".repeat(64)}`, { method: "POST", body: "not the digest's" });
+  assert.equal(bad.status, 400);
+  assert.equal((await fetch(`${env.url}/api/blobs/sha256:${"0".repeat(64)}`, { method: "HEAD" })).status, 404);
+  const statuses = await created();
   assert.equal(statuses.at(-1), "success", statuses);
+  assert.ok((await names()).includes("created:latest"));
   const r = await ollama.chat({ model: "created", messages: hi });
   assert.equal(r.message.content, script.plain);
+});
+
+check("copy.delete", "apifix", async () => {
+  await created();
+  await ollama.copy({ source: "created", destination: "created-copy" });
+  assert.ok((await names()).includes("created-copy:latest"));
+  const r = await ollama.chat({ model: "created-copy", messages: hi });
+  assert.equal(r.message.content, script.plain);
+  await ollama.delete({ model: "created-copy" });
   await ollama.delete({ model: "created" });
+  const left = await names();
+  assert.ok(!left.includes("created-copy:latest") && !left.includes("created:latest"), left);
+  await assert.rejects(ollama.delete({ model: "no-such-model" }), (e) => e.status_code === 404);
 });
 
 check("pull", "apifix", async () => {
