@@ -396,6 +396,13 @@ check("responses.tools", "agents", async () => {
   assert.equal(next.output_text, script.plain);
 });
 
+check("responses.errors", "agents", async () => {
+  await assert.rejects(client.responses.create({ model: "no-such-model", input: "hi" }),
+    (e) => e instanceof OpenAI.NotFoundError && typeof e.error?.message === "string");
+  const res = await rawPost("/v1/responses", "{not json");
+  assertOpenAIError(await res.json(), 400, res);
+});
+
 check("responses.reasoning", "agents reason", async () => {
   const r = await client.responses.create({ model: env.think, input: "hi", reasoning: { effort: "low" } });
   const reasoning = r.output.find((o) => o.type === "reasoning");
