@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"saji/engine/hub/hubtest"
 	"saji/engine/library"
 	"saji/engine/runner"
 	"saji/engine/scheduler"
@@ -55,8 +56,19 @@ func TestRealClients(t *testing.T) {
 	for _, f := range scriptedFixtures(t) {
 		s.Runner().Add(f)
 		if f.Name == "plain" {
-			// ollama.mjs uploads it as a blob for /api/create.
-			env = append(env, "SAJI_CREATE_GGUF="+f.Path)
+			// ollama.mjs uploads it as a blob for /api/create, and
+			// pulls it from a fake Hugging Face (the server needs a
+			// download manager for that: Config.Downloads).
+			env = append(env, "SAJI_CREATE_GGUF="+f.Path, "SAJI_PULL_MODEL=hf.co/owner/plain-GGUF:Q8_0")
+			data, err := os.ReadFile(f.Path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fake := hubtest.New(t)
+			fake.AddRepo("owner/plain-GGUF", map[string][]byte{"plain-Q8_0.gguf": data}, hubtest.RepoOptions{})
+			t.Setenv("HF_ENDPOINT", fake.URL)
+			t.Setenv("HF_TOKEN", "")
+			t.Setenv("HUGGING_FACE_HUB_TOKEN", "")
 		}
 	}
 	selected := map[string]bool{}

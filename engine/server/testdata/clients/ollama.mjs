@@ -234,13 +234,19 @@ check("pull", "apifix", async () => {
   }, (e) => !/404 page not found/.test(e.message) && e.message.length > 0);
   await assert.rejects(ollama.pull({ model: "hf.co/saji-test/no-such-model-GGUF:Q4_K_M" }),
     (e) => !/404 page not found/.test(e.message));
-  // SAJI_PULL_MODEL, when set, is a model the server can download.
+  // SAJI_PULL_MODEL, when set, is a model the server can download (the
+  // plain model, from a fake Hugging Face): Ollama's progress lines, then
+  // the model serves under the name it was pulled by.
   const name = process.env.SAJI_PULL_MODEL;
   if (!name) return "no SAJI_PULL_MODEL";
   const statuses = [];
   for await (const p of await ollama.pull({ model: name, stream: true })) statuses.push(p.status);
+  assert.equal(statuses[0], "pulling manifest", statuses);
   assert.equal(statuses.at(-1), "success", statuses);
-  assert.ok(statuses.some((s) => s.startsWith("pulling")), statuses);
+  assert.ok(statuses.some((s) => s.startsWith("pulling sha256") || /^pulling [0-9a-f]{12}/.test(s)), statuses);
+  const r = await ollama.chat({ model: name, messages: hi });
+  assert.equal(r.message.content, script.plain);
+  await ollama.delete({ model: name });
 });
 
 await run("ollama");
