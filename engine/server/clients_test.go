@@ -30,8 +30,8 @@ var clientScripts = []string{"openai.mjs", "ollama.mjs", "aisdk.mjs", "langchain
 // packages installed (`npm ci` in testdata/clients, as `make clients`
 // does), which bring the Node.js they run on, so it runs only with
 // SAJI_CLIENT_TESTS=1. SAJI_CLIENT_CHECKS and SAJI_CLIENT_SKIP select
-// checks by name (testdata/clients/checks.mjs), SAJI_CLIENT_SCRIPTS
-// scripts by file name (a comma-separated list).
+// checks by name or by the feature they need (testdata/clients/checks.mjs),
+// SAJI_CLIENT_SCRIPTS scripts by file name (a comma-separated list).
 func TestRealClients(t *testing.T) {
 	if os.Getenv("SAJI_CLIENT_TESTS") != "1" {
 		t.Skip("set SAJI_CLIENT_TESTS=1 (make clients) to drive the API with the npm clients")
@@ -56,19 +56,11 @@ func TestRealClients(t *testing.T) {
 	for _, f := range scriptedFixtures(t) {
 		s.Runner().Add(f)
 		if f.Name == "plain" {
-			// ollama.mjs uploads it as a blob for /api/create, and
-			// pulls it from a fake Hugging Face (the server needs a
-			// download manager for that: Config.Downloads).
+			// ollama.mjs uploads it as a blob for /api/create and pulls
+			// it from a fake Hugging Face (with a download manager:
+			// Config.Downloads).
+			servePlain(t, f.Path)
 			env = append(env, "SAJI_CREATE_GGUF="+f.Path, "SAJI_PULL_MODEL=hf.co/owner/plain-GGUF:Q8_0")
-			data, err := os.ReadFile(f.Path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			fake := hubtest.New(t)
-			fake.AddRepo("owner/plain-GGUF", map[string][]byte{"plain-Q8_0.gguf": data}, hubtest.RepoOptions{})
-			t.Setenv("HF_ENDPOINT", fake.URL)
-			t.Setenv("HF_TOKEN", "")
-			t.Setenv("HUGGING_FACE_HUB_TOKEN", "")
 		}
 	}
 	selected := map[string]bool{}
@@ -102,6 +94,21 @@ func TestRealClients(t *testing.T) {
 	if passed == 0 {
 		t.Error("no check ran: SAJI_CLIENT_SCRIPTS or SAJI_CLIENT_CHECKS selects none")
 	}
+}
+
+// servePlain serves the GGUF file at path as owner/plain-GGUF's Q8_0 file
+// from a fake Hugging Face, which HF_ENDPOINT points to.
+func servePlain(t *testing.T, path string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake := hubtest.New(t)
+	fake.AddRepo("owner/plain-GGUF", map[string][]byte{"plain-Q8_0.gguf": data}, hubtest.RepoOptions{})
+	t.Setenv("HF_ENDPOINT", fake.URL)
+	t.Setenv("HF_TOKEN", "")
+	t.Setenv("HUGGING_FACE_HUB_TOKEN", "")
 }
 
 // summary matches a client script's last line, "NAME: N passed, ...".
