@@ -47,8 +47,10 @@ func newServeCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve [-m FILE ...] [--models-dir DIR] [--remote NAME=URL ...]",
 		Short: "Serve models over the OpenAI and Ollama APIs on 127.0.0.1",
-		Long: "Answer the OpenAI dialect (/v1/models, /v1/chat/completions, /v1/completions) and the\n" +
-			"Ollama dialect (/api/tags, /api/show, /api/ps, /api/chat, /api/generate, /api/version)\n" +
+		Long: "Answer the OpenAI dialect (/v1/models, /v1/chat/completions, /v1/completions,\n" +
+			"/v1/embeddings, /v1/responses), the Ollama dialect (/api/tags, /api/show, /api/ps,\n" +
+			"/api/chat, /api/generate, /api/embed, /api/pull, /api/create, ...), Anthropic's\n" +
+			"(/v1/messages) and llama-server's (/completion, /infill, /tokenize, /v1/rerank, ...)\n" +
 			"on http://HOST:PORT, each model on its own continuous-batching scheduler, with\n" +
 			"Prometheus metrics at /metrics. A request names its model by the file's base name\n" +
 			"without .gguf.\n\n" +
