@@ -200,18 +200,7 @@ func (r *Runner) Resolve(name string) string {
 // library loads it first (unloading an idle model when MaxLoaded are
 // loaded, or when memory is short).
 func (r *Runner) Model(name string) (*Model, error) {
-	name = r.Resolve(name)
-	// Ollama's clients name models NAME:TAG, and list them (from /api/tags)
-	// as NAME:latest, sometimes to call the OpenAI dialect with.
-	if base, ok := strings.CutSuffix(name, LatestTag); ok && base != "" && !r.Loaded(name) {
-		name = base
-	}
-	r.mu.RLock()
-	m, ok := r.models[name]
-	if !ok && name == "" && len(r.order) > 0 {
-		m, ok = r.models[r.order[0]], true
-	}
-	r.mu.RUnlock()
+	name, m, ok := r.lookup(name)
 	if ok {
 		m.touch()
 		return m, nil
@@ -219,12 +208,55 @@ func (r *Runner) Model(name string) (*Model, error) {
 	if name, path, ok := r.dirModel(name); ok {
 		return r.load(name, path)
 	}
+	return nil, r.notFound(name)
+}
+
+// Find returns the model called name as Model does, but never loads one:
+// a model that is not loaded comes as the catalog describes it (its Info
+// from the file's header, without a scheduler), for a request that only
+// asks about a model (GET /v1/models/NAME), which must not load it.
+func (r *Runner) Find(name string) (*Model, error) {
+	name, m, ok := r.lookup(name)
+	if ok {
+		return m, nil
+	}
+	if name, _, ok := r.dirModel(name); ok {
+		for _, c := range r.Catalog() {
+			if c.Name == name {
+				return c, nil
+			}
+		}
+	}
+	return nil, r.notFound(name)
+}
+
+// lookup resolves name (an alias, NAME:latest, "" for the first model)
+// and returns the loaded model of that name, if there is one.
+func (r *Runner) lookup(name string) (string, *Model, bool) {
+	name = r.Resolve(name)
+	// Ollama's clients name models NAME:TAG, and list them (from /api/tags)
+	// as NAME:latest, sometimes to call the OpenAI dialect with.
+	if base, ok := strings.CutSuffix(name, LatestTag); ok && base != "" && !r.Loaded(name) {
+		name = base
+	}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	m, ok := r.models[name]
+	if !ok && name == "" && len(r.order) > 0 {
+		m, ok = r.models[r.order[0]], true
+	}
+	return name, m, ok
+}
+
+// notFound is the error for a model called name that is not there; it
+// lists the ones that are.
+func (r *Runner) notFound(name string) error {
 	var names []string
 	for _, m := range r.Catalog() {
 		names = append(names, m.Name)
 	}
 	sort.Strings(names)
-	return nil, fmt.Errorf("%w: %q (available: %v)", ErrModelNotFound, name, names)
+	return fmt.Errorf("%w: %q (available: %v)", ErrModelNotFound, name, names)
 }
 
 // Loaded reports whether a model called name is loaded.

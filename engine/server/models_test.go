@@ -61,6 +61,19 @@ func TestLoadOnDemand(t *testing.T) {
 	if len(list.Data) != 2 || list.Data[0].ID != "a" || loadedNames(s) != "" {
 		t.Fatalf("models %+v, loaded %q", list.Data, loadedNames(s))
 	}
+	// Asking about one model (as a cross-site <img> could) loads nothing.
+	for _, name := range []string{"b", "b:latest"} {
+		resp, err := http.Get(hs.URL + "/v1/models/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var one struct{ ID string }
+		json.NewDecoder(resp.Body).Decode(&one)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || one.ID != "b" || loadedNames(s) != "" {
+			t.Fatalf("GET /v1/models/%s: %d %+v, loaded %q", name, resp.StatusCode, one, loadedNames(s))
+		}
+	}
 	ask := func(model string) {
 		t.Helper()
 		status, v := post(t, hs.URL+"/v1/completions", `{"model":"`+model+`","prompt":"the cat","max_tokens":2}`)

@@ -69,8 +69,10 @@ func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": data})
 }
 
+// handleModel describes one model without loading it: a GET changes
+// nothing (a cross-site <img> must not load a model).
 func (s *Server) handleModel(w http.ResponseWriter, r *http.Request) {
-	m, err := s.run.Model(r.PathValue("model"))
+	m, err := s.run.Find(r.PathValue("model"))
 	if err != nil || r.PathValue("model") == "" {
 		oaiError(w, fmt.Errorf("%w: %q", runner.ErrModelNotFound, r.PathValue("model")))
 		return
