@@ -34,6 +34,7 @@ const (
 	metricReqPrompt     = "saji:request_prompt_tokens"
 	metricReqGen        = "saji:request_generation_tokens"
 	metricInfo          = "saji:server_info"
+	metricPanics        = "saji:handler_panics_total"
 )
 
 // The label values of saji:request_success_total and
@@ -73,6 +74,7 @@ type metrics struct {
 	reg *prometheus.Registry
 
 	success, failure                   *prometheus.CounterVec
+	panics                             prometheus.Counter
 	ttft, tpot, e2e, reqPrompt, reqGen *prometheus.HistogramVec
 
 	// Descriptions of the metrics read from the schedulers.
@@ -100,6 +102,8 @@ func newMetrics(s *Server) *metrics {
 		failure: prometheus.NewCounterVec(prometheus.CounterOpts{Name: metricFailure,
 			Help: "Requests that failed, by reason: cancelled (the client left) or error."},
 			[]string{"model_name", "reason"}),
+		panics: prometheus.NewCounter(prometheus.CounterOpts{Name: metricPanics,
+			Help: "Requests whose handler panicked (a bug in Saji: the log has the stack); each got a 500."}),
 		ttft:      hist(metricTTFT, "Time from submission to the first generated token of successful requests, in seconds.", ttftBuckets),
 		tpot:      hist(metricTPOT, "Mean time per output token after the first, of successful requests with more than one token, in seconds.", tpotBuckets),
 		e2e:       hist(metricE2E, "Time from submission to the end of successful requests, in seconds.", e2eBuckets),
@@ -131,6 +135,7 @@ func newMetrics(s *Server) *metrics {
 func (mt *metrics) Describe(ch chan<- *prometheus.Desc) {
 	mt.success.Describe(ch)
 	mt.failure.Describe(ch)
+	mt.panics.Describe(ch)
 	for _, h := range mt.histograms() {
 		h.Describe(ch)
 	}
@@ -148,6 +153,7 @@ func (mt *metrics) Collect(ch chan<- prometheus.Metric) {
 	mt.sync(models)
 	mt.success.Collect(ch)
 	mt.failure.Collect(ch)
+	mt.panics.Collect(ch)
 	for _, h := range mt.histograms() {
 		h.Collect(ch)
 	}

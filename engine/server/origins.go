@@ -123,11 +123,18 @@ func refuse(w http.ResponseWriter, r *http.Request, status int, code, msg string
 		writeJSON(w, status, map[string]any{"error": msg})
 	case strings.HasPrefix(r.URL.Path, "/v1/messages"):
 		typ := "permission_error"
-		if status == http.StatusUnauthorized {
+		switch {
+		case status == http.StatusUnauthorized:
 			typ = "authentication_error"
+		case status >= 500:
+			typ = "api_error"
 		}
 		writeJSON(w, status, map[string]any{"type": "error", "error": map[string]any{"type": typ, "message": msg}})
 	default:
-		writeJSON(w, status, map[string]any{"error": map[string]any{"message": msg, "type": "invalid_request_error", "param": nil, "code": code}})
+		typ := "invalid_request_error"
+		if status >= 500 {
+			typ = "server_error"
+		}
+		writeJSON(w, status, map[string]any{"error": map[string]any{"message": msg, "type": typ, "param": nil, "code": code}})
 	}
 }
