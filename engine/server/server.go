@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -263,18 +264,41 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 
 // decodeJSON reads a request body of at most the configured size into v.
 func (s *Server) decodeJSON(w http.ResponseWriter, r *http.Request, v any) error {
+	// The body has bodyTimeout to arrive (a client that trickles it holds
+	// a connection and a goroutine); the deadline goes once it has, so
+	// that it cannot cut the reply's stream.
+	rc := http.NewResponseController(w)
+	if rc.SetReadDeadline(time.Now().Add(bodyTimeout)) == nil {
+		defer rc.SetReadDeadline(time.Time{})
+	}
 	r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBody)
 	dec := json.NewDecoder(r.Body)
-	if err := dec.Decode(v); err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			return &apiError{status: http.StatusRequestEntityTooLarge, typ: "invalid_request_error",
-				msg: fmt.Sprintf("the request body is larger than %d bytes", tooBig.Limit)}
+	err := dec.Decode(v)
+	if err == nil {
+		// One JSON value is the body: junk after it is a malformed request.
+		if _, terr := dec.Token(); terr != io.EOF {
+			err = errors.New("data after the JSON value")
+			if terr != nil && !errors.Is(terr, io.ErrUnexpectedEOF) {
+				err = terr
+			}
 		}
-		return &apiError{status: http.StatusBadRequest, typ: "invalid_request_error", msg: "invalid JSON: " + err.Error()}
 	}
-	return nil
+	var tooBig *http.MaxBytesError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &tooBig):
+		return &apiError{status: http.StatusRequestEntityTooLarge, typ: "invalid_request_error",
+			msg: fmt.Sprintf("the request body is larger than %d bytes", tooBig.Limit)}
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return &apiError{status: http.StatusRequestTimeout, typ: "invalid_request_error",
+			msg: fmt.Sprintf("the request body did not arrive within %v", bodyTimeout)}
+	}
+	return &apiError{status: http.StatusBadRequest, typ: "invalid_request_error", msg: "invalid JSON: " + err.Error()}
 }
+
+// bodyTimeout bounds the time a request's body takes to arrive.
+const bodyTimeout = time.Minute
 
 // apiError is an error with the HTTP status and OpenAI error type it is
 // reported with.

@@ -190,6 +190,8 @@ func TestErrors(t *testing.T) {
 		code             string
 	}{
 		{"malformed JSON", "/v1/chat/completions", `{"model":`, 400, ""},
+		{"junk after the JSON", "/v1/completions", `{"model":"tiny","prompt":"hi","max_tokens":1} junk`, 400, ""},
+		{"two JSON values", "/v1/completions", `{"model":"tiny","prompt":"hi","max_tokens":1}{}`, 400, ""},
 		{"unknown model", "/v1/chat/completions", `{"model":"nope","messages":[{"role":"user","content":"hi"}]}`, 404, "model_not_found"},
 		{"no messages", "/v1/chat/completions", `{"model":"tiny","messages":[]}`, 400, ""},
 		{"n = 2", "/v1/chat/completions", `{"model":"tiny","n":2,"messages":[{"role":"user","content":"hi"}]}`, 400, ""},
