@@ -196,13 +196,22 @@ func (m *Model) Prompt(ctx context.Context, req Request) ([]int32, error) {
 	case req.Tokens != nil:
 		return req.Tokens, nil
 	case req.Messages == nil && req.Suffix != "":
+		if err := m.checkPromptBytes(req.Prompt + req.Suffix); err != nil {
+			return nil, err
+		}
 		return m.fim(req.Prompt, req.Suffix)
 	case req.Messages == nil:
+		if err := m.checkPromptBytes(req.Prompt); err != nil {
+			return nil, err
+		}
 		return m.tok.Encode(req.Prompt, !req.NoSpecial, true), nil
 	}
 	tk := m.tok
 	s, err := m.Render(ctx, req)
 	if err != nil {
+		return nil, err
+	}
+	if err := m.checkPromptBytes(s); err != nil {
 		return nil, err
 	}
 	bos, eos := m.tokenText(tk.BOS()), m.tokenText(tk.EOS())

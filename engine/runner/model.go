@@ -63,6 +63,7 @@ type Model struct {
 	outside atomic.Int32 // runs outside the scheduler in flight
 
 	pieces    piecesOnce   // token texts for structured output
+	longest   longestOnce  // the most bytes one token stands for
 	rank      rankOnce     // the classification head of a reranker
 	pinned    bool         // loaded for the runner's life (Runner.Add)
 	lastUsed  atomic.Int64 // unix nanoseconds of the last lookup

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"saji/engine/chat"
 	"saji/engine/fit"
 	"saji/engine/library"
 	"saji/engine/offload"
@@ -63,6 +64,10 @@ func TestStartValidates(t *testing.T) {
 		{"grammar and schema", Request{Model: "tiny", Prompt: "hi", Grammar: `root ::= "a"`, JSON: true}, ErrBadRequest},
 		{"empty stop string", Request{Model: "tiny", Prompt: "hi", Stop: []string{""}}, ErrBadRequest},
 		{"prompt over the context", Request{Model: "tiny", Prompt: long}, ErrContextLength},
+		// Refused by its size, before tokenizing: the bytes of any
+		// tokenization that fits are far fewer.
+		{"a huge prompt", Request{Model: "tiny", Prompt: strings.Repeat("x", 1<<20)}, ErrContextLength},
+		{"a huge chat", Request{Model: "tiny", Messages: []chat.Message{{Role: "user", Content: strings.Repeat("x", 1<<20)}}}, ErrContextLength},
 		{"max tokens over the context", Request{Model: "tiny", Prompt: "hi", MaxTokens: 500}, ErrContextLength},
 		{"prompt over the request's context", Request{Model: "tiny", Prompt: "the cat sat on the mat", Context: 4, CutAtContext: true}, ErrContextLength},
 		{"max tokens over the request's context", Request{Model: "tiny", Prompt: "hi", Context: 16, MaxTokens: 100}, ErrContextLength},
@@ -407,4 +412,22 @@ func TestGrammarRequest(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// TestPromptBytes checks that a prompt too long for any tokenization to
+// fit is refused by its size, before it is tokenized.
+func TestPromptBytes(t *testing.T) {
+	r := tinyRunner(t, Config{})
+	m, err := r.Model("tiny")
+	if err != nil {
+		t.Fatal(err)
+	}
+	most := m.Info.Context * m.longestToken()
+	for _, n := range []int{most, most + 1} {
+		_, err := m.Prompt(context.Background(), Request{Prompt: strings.Repeat("x", n)})
+		bySize := err != nil && strings.Contains(err.Error(), "bytes, more than the context")
+		if bySize != (n > most) || (err != nil && !errors.Is(err, ErrContextLength)) {
+			t.Errorf("%d bytes (most %d): %v", n, most, err)
+		}
+	}
 }

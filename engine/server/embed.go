@@ -25,6 +25,20 @@ type embedInput struct {
 }
 
 func (in *embedInput) UnmarshalJSON(b []byte) error {
+	if err := in.unmarshal(b); err != nil {
+		return err
+	}
+	if n := len(in.texts) + len(in.tokens); n > maxInputs {
+		return fmt.Errorf("at most %d inputs per request (OpenAI's bound), not %d: send them in several requests", maxInputs, n)
+	}
+	return nil
+}
+
+// maxInputs bounds the inputs of one request: each costs a pass of the
+// model, and 10,000 of them held one request for half a minute.
+const maxInputs = 2048
+
+func (in *embedInput) unmarshal(b []byte) error {
 	var one string
 	if json.Unmarshal(b, &one) == nil {
 		in.texts = []string{one}

@@ -89,6 +89,8 @@ func TestEmbeddings(t *testing.T) {
 		{"/v1/embeddings", `{"model":"tiny","input":"x","dimensions":3}`},
 		{"/v1/embeddings", `{"model":"tiny","input":[[1,99999]]}`},
 		{"/api/embed", `{"model":"tiny","input":[]}`},
+		{"/v1/embeddings", `{"model":"tiny","input":["x"` + strings.Repeat(`,"x"`, maxInputs) + `]}`},
+		{"/api/embed", `{"model":"tiny","input":["x"` + strings.Repeat(`,"x"`, maxInputs) + `]}`},
 	} {
 		if status, v := post(t, hs.URL+bad.path, bad.body); status != 400 {
 			t.Errorf("%s %s: %d %v", bad.path, bad.body, status, v)

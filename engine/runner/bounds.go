@@ -1,0 +1,37 @@
+package runner
+
+import (
+	"fmt"
+	"sync"
+)
+
+// longestOnce finds, once per model, the most bytes one token stands for.
+type longestOnce struct {
+	once  sync.Once
+	bytes int
+}
+
+// longestToken returns the most bytes of text one token of the vocabulary
+// stands for (a control token's text included: a prompt may spell it).
+func (m *Model) longestToken() int {
+	m.longest.once.Do(func() {
+		n := 1
+		for i := range m.tok.NumTokens() {
+			n = max(n, len(m.tok.Text(int32(i))), len(m.tok.TokenToPiece(int32(i), false)))
+		}
+		m.longest.bytes = n
+	})
+	return m.longest.bytes
+}
+
+// checkPromptBytes refuses, before it is tokenized, a prompt text that no
+// tokenization could fit in the context: more bytes than the context's
+// tokens times the longest token. Tokenizing a hostile 30 MB prompt only
+// to refuse it took seconds and hundreds of megabytes.
+func (m *Model) checkPromptBytes(text string) error {
+	if most := m.Info.Context * m.longestToken(); len(text) > most {
+		return fmt.Errorf("%w: the prompt is %d bytes, more than the context of %d tokens can hold (at most %d bytes); "+
+			"shorten it or raise the context length", ErrContextLength, len(text), m.Info.Context, most)
+	}
+	return nil
+}
