@@ -355,6 +355,29 @@ func TestDiskFull(t *testing.T) {
 		}
 		noFile(t, dest)
 	})
+	t.Run("destination on a fuller disk", func(t *testing.T) {
+		destDir := t.TempDir()
+		m := newManager(t, "", func(o *Options) {
+			o.FreeSpace = func(dir string) (uint64, error) {
+				if dir == destDir {
+					return 1 << 20, nil
+				}
+				return 1 << 40, nil
+			}
+		})
+		m.sameDisk = func(a, b string) bool { return false }
+		before := len(s.requests("/f"))
+		j, err := m.Start(Request{ID: "c", URL: u, Size: int64(len(data)), SHA256: sum, Dest: filepath.Join(destDir, "m.gguf")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := wait(t, j); !errors.Is(err, ErrDiskFull) || !strings.Contains(err.Error(), destDir) {
+			t.Fatalf("err = %v, want ErrDiskFull naming %s", err, destDir)
+		}
+		if n := len(s.requests("/f")) - before; n != 0 {
+			t.Errorf("%d requests before failing the space check", n)
+		}
+	})
 	t.Run("write fails with ENOSPC", func(t *testing.T) {
 		m := newManager(t, "", nil)
 		var written atomic.Int64

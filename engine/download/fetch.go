@@ -162,6 +162,10 @@ func (m *Manager) openPart(j *Job) (*os.File, error) {
 			f.Close()
 			return nil, err
 		}
+		if err := m.checkDestSpace(j.Request().Dest, total); err != nil {
+			f.Close()
+			return nil, err
+		}
 		if err := f.Truncate(total); err != nil {
 			f.Close()
 			return nil, m.writeError(total-done, err)
@@ -205,6 +209,26 @@ func (m *Manager) checkSpace(need int64) error {
 	}
 	want := uint64(max(need, 0)) + spaceMargin
 	if free < want {
+		return diskFull(dir, want, free, nil)
+	}
+	return nil
+}
+
+// checkDestSpace fails with ErrDiskFull unless dest's disk has room for
+// the whole file where it is not the state folder's: the finished file is
+// copied there, not renamed, and that copy must not fail after the whole
+// transfer.
+func (m *Manager) checkDestSpace(dest string, size int64) error {
+	dir := filepath.Dir(dest)
+	if m.sameDisk(m.opts.StateDir, dir) {
+		return nil
+	}
+	free, err := m.freeSpace(dir)
+	if err != nil {
+		m.log.Debug("download: free space unknown", "dir", dir, "err", err)
+		return nil
+	}
+	if want := uint64(max(size, 0)) + spaceMargin; free < want {
 		return diskFull(dir, want, free, nil)
 	}
 	return nil

@@ -141,6 +141,9 @@ type Manager struct {
 	freeSpace func(dir string) (uint64, error)
 	// writeAt writes to a .part file; tests replace it to fail writes.
 	writeAt func(f *os.File, p []byte, off int64) (int, error)
+	// sameDisk reports whether two folders are on one file system (the
+	// file is then renamed into place, not copied); tests replace it.
+	sameDisk func(a, b string) bool
 	// stall is how long a response may send nothing before it is dropped
 	// and retried.
 	stall time.Duration
@@ -191,6 +194,7 @@ func New(opts Options) (*Manager, error) {
 		log:       cmp.Or(opts.Logger, slog.New(slog.DiscardHandler)),
 		freeSpace: opts.FreeSpace,
 		writeAt:   func(f *os.File, p []byte, off int64) (int, error) { return f.WriteAt(p, off) },
+		sameDisk:  sameDisk,
 		stall:     time.Minute,
 		jobs:      make(map[string]*Job),
 	}

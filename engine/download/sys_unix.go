@@ -39,3 +39,16 @@ func tryLock(f *os.File) (bool, error) {
 	}
 	return err == nil, err
 }
+
+// sameDisk reports whether folders a and b are on one file system (true
+// when that cannot be told: the check it guards is then skipped).
+func sameDisk(a, b string) bool {
+	sa, errA := os.Stat(a)
+	sb, errB := os.Stat(b)
+	if errA != nil || errB != nil {
+		return true
+	}
+	da, okA := sa.Sys().(*syscall.Stat_t)
+	db, okB := sb.Sys().(*syscall.Stat_t)
+	return !okA || !okB || da.Dev == db.Dev
+}

@@ -5,6 +5,8 @@ package download
 import (
 	"errors"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"golang.org/x/sys/windows"
 )
@@ -31,4 +33,11 @@ func tryLock(f *os.File) (bool, error) {
 		return false, nil
 	}
 	return err == nil, err
+}
+
+// sameDisk reports whether folders a and b are on one volume.
+func sameDisk(a, b string) bool {
+	va, errA := filepath.Abs(a)
+	vb, errB := filepath.Abs(b)
+	return errA != nil || errB != nil || strings.EqualFold(filepath.VolumeName(va), filepath.VolumeName(vb))
 }
