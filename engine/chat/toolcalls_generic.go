@@ -1,0 +1,257 @@
+package chat
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+)
+
+// The generic tool-call format serves templates with no tool-call syntax
+// of their own, as llama.cpp's generic handler did: the tools and the
+// reply's shape are described in the system turn, and constrained
+// decoding makes the reply one JSON object,
+//
+//	{"tool_calls": [{"name": "get_weather", "arguments": {"city": "Paris"}}]}
+//
+// or {"response": "text for the user"}. The parser also reads llama.cpp's
+// single-call form, {"tool_call": {"name": ..., "arguments": {...}}}.
+
+// ToolChoice is what a request lets the model do with its tools (OpenAI's
+// tool_choice and parallel_tool_calls); the zero value is "auto" with one
+// call at most. tool_choice "none" passes no tools at all.
+type ToolChoice struct {
+	// Required makes the reply one or more calls, and no content
+	// ("required", or a named function).
+	Required bool
+	// Name, when set, is the only function the reply may call.
+	Name string
+	// Parallel lets the reply hold several calls.
+	Parallel bool
+}
+
+// Allowed returns the tools a reply may call under c: the named one
+// alone, or all of them.
+func (c ToolChoice) Allowed(tools []Tool) []Tool {
+	if c.Name == "" {
+		return tools
+	}
+	if t := findTool(tools, c.Name); t != nil {
+		return []Tool{*t}
+	}
+	return nil
+}
+
+// GenericToolPrompt returns the text that tells a model in the generic
+// format which tools it has and how to reply.
+func GenericToolPrompt(tools []Tool, choice ToolChoice) string {
+	var b strings.Builder
+	b.WriteString("You can call these tools (each with the JSON schema of its arguments):\n")
+	for _, t := range choice.Allowed(tools) {
+		d := map[string]any{"name": t.Name}
+		if t.Description != "" {
+			d["description"] = t.Description
+		}
+		if t.Parameters != nil {
+			d["parameters"] = t.Parameters
+		}
+		line, _ := json.Marshal(d) // names, strings and valid JSON always encode
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	b.WriteString("\nRespond with one JSON object and nothing else: ")
+	call := `{"tool_calls": [{"name": "<tool name>", "arguments": {<arguments>}}]} to call `
+	if choice.Parallel {
+		call += "one or more tools"
+	} else {
+		call += "a tool"
+	}
+	switch {
+	case choice.Name != "":
+		b.WriteString(`{"tool_calls": [{"name": "` + choice.Name + `", "arguments": {<arguments>}}]}, calling ` + choice.Name + ".")
+	case choice.Required:
+		b.WriteString(call + ".")
+	default:
+		b.WriteString(call + `, or {"response": "<your reply>"} to answer the user.`)
+	}
+	return b.String()
+}
+
+// WithGenericTools returns msgs with GenericToolPrompt added to the
+// system turn: appended to the first system message, or in a new one
+// before the others; a template without a system role (systemRole false)
+// gets it at the start of the first user message instead.
+func WithGenericTools(msgs []Message, tools []Tool, choice ToolChoice, systemRole bool) []Message {
+	prompt := GenericToolPrompt(tools, choice)
+	out := append([]Message(nil), msgs...)
+	if len(out) > 0 && out[0].Role == "system" {
+		out[0].Content = strings.TrimRight(out[0].Content, "\n") + "\n\n" + prompt
+		return out
+	}
+	if systemRole {
+		return append([]Message{{Role: "system", Content: prompt}}, out...)
+	}
+	for i := range out {
+		if out[i].Role == "user" {
+			out[i].Content = prompt + "\n\n" + out[i].Content
+			return out
+		}
+	}
+	return append([]Message{{Role: "user", Content: prompt}}, out...)
+}
+
+// GenericToolSchema returns the JSON schema of a generic reply under
+// choice: calls of the allowed tools, each name with its own arguments
+// schema (anyOf when there are several tools), and for "auto" the
+// alternative {"response": string}. Parallel choices allow several calls.
+func GenericToolSchema(tools []Tool, choice ToolChoice) json.RawMessage {
+	var items []any
+	for _, t := range choice.Allowed(tools) {
+		items = append(items, callSchema(t.Name, t.Parameters))
+	}
+	var item any = map[string]any{"anyOf": items}
+	if len(items) == 1 {
+		item = items[0]
+	}
+	return genericSchema(item, choice)
+}
+
+// GenericToolSchemaLoose is GenericToolSchema within the subset of JSON
+// Schema that sample.JSONConstraint reads (no anyOf): the name is one of
+// the allowed tools, the arguments any object unless there is only one
+// tool, and for "auto" both keys are optional rather than exclusive.
+func GenericToolSchemaLoose(tools []Tool, choice ToolChoice) json.RawMessage {
+	allowed := choice.Allowed(tools)
+	var item any
+	if len(allowed) == 1 {
+		item = callSchema(allowed[0].Name, allowed[0].Parameters)
+	} else {
+		names := make([]string, len(allowed))
+		for i, t := range allowed {
+			names[i] = t.Name
+		}
+		item = map[string]any{"type": "object",
+			"properties": map[string]any{"name": map[string]any{"enum": names}, "arguments": map[string]any{"type": "object"}},
+			"required":   []string{"name", "arguments"}}
+	}
+	if choice.Required || choice.Name != "" {
+		return genericSchema(item, choice)
+	}
+	b, _ := json.Marshal(orderedObject{ // both keys optional
+		{"type", "object"},
+		{"properties", orderedObject{{"tool_calls", callsArray(item, choice)}, {"response", map[string]any{"type": "string"}}}},
+	})
+	return b
+}
+
+// genericSchema builds the reply's schema around one call's schema.
+func genericSchema(item any, choice ToolChoice) json.RawMessage {
+	calls := map[string]any{"type": "object",
+		"properties": map[string]any{"tool_calls": callsArray(item, choice)}, "required": []string{"tool_calls"}}
+	var schema any = calls
+	if !choice.Required && choice.Name == "" {
+		response := map[string]any{"type": "object",
+			"properties": map[string]any{"response": map[string]any{"type": "string"}}, "required": []string{"response"}}
+		schema = map[string]any{"anyOf": []any{calls, response}}
+	}
+	b, _ := json.Marshal(schema) // maps of strings and raw JSON always encode
+	return b
+}
+
+// callsArray is the schema of the tool_calls list.
+func callsArray(item any, choice ToolChoice) map[string]any {
+	a := map[string]any{"type": "array", "items": item, "minItems": 1}
+	if !choice.Parallel {
+		a["maxItems"] = 1
+	}
+	return a
+}
+
+// callSchema is the schema of one call of the tool name; its keys come in
+// the order the model should write them (name first).
+func callSchema(name string, params json.RawMessage) orderedObject {
+	var args any = map[string]any{"type": "object"}
+	if params != nil {
+		args = params
+	}
+	return orderedObject{
+		{"type", "object"},
+		{"properties", orderedObject{{"name", map[string]any{"const": name}}, {"arguments", args}}},
+		{"required", []string{"name", "arguments"}},
+	}
+}
+
+// orderedObject is a JSON object that keeps its keys' order (a schema's
+// properties are written in that order).
+type orderedObject []struct {
+	k string
+	v any
+}
+
+// MarshalJSON writes the object's keys in order.
+func (o orderedObject) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, kv := range o {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, err := json.Marshal(kv.k)
+		if err != nil {
+			return nil, err
+		}
+		v, err := json.Marshal(kv.v)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// genericStep parses a generic reply. The whole reply is one JSON object,
+// so nothing is decided before its end.
+func (s *ToolStream) genericStep(out *strings.Builder, eof bool) {
+	if !eof {
+		return
+	}
+	content, calls := parseGeneric(s.buf)
+	s.commit(calls)
+	out.WriteString(content)
+	s.consume(len(s.buf))
+}
+
+// parseGeneric reads a generic reply: its response as the content and
+// its calls. A reply that is not such an object is all content.
+func parseGeneric(b []byte) (string, []ToolCall) {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(b, &m) != nil {
+		return string(b), nil
+	}
+	var calls []ToolCall
+	if raw, ok := m["tool_calls"]; ok {
+		cs, ok := parseCallValue(bytes.TrimSpace(raw), false)
+		if !ok && string(bytes.TrimSpace(raw)) != "[]" {
+			return string(b), nil
+		}
+		calls = cs
+	}
+	if raw, ok := m["tool_call"]; ok {
+		c, ok := callFromJSON(raw, false)
+		if !ok {
+			return string(b), nil
+		}
+		calls = append(calls, c)
+	}
+	raw, hasResponse := m["response"]
+	if !hasResponse && calls == nil && m["tool_calls"] == nil {
+		return string(b), nil // some other JSON: the model's answer
+	}
+	var content string
+	if hasResponse && json.Unmarshal(raw, &content) != nil {
+		content = string(bytes.TrimSpace(raw))
+	}
+	return content, calls
+}
