@@ -1,10 +1,12 @@
 package chat
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -243,6 +245,11 @@ func TestToolStreamShowsContentEarly(t *testing.T) {
 		{ToolLlama3, []string{"Sure", ", here <|python", "_tag|>{"}, []string{"Sure", ", here", ""}},
 		{ToolLlama3, []string{"  {\"a\"", ": 1} no"}, []string{"", "  {\"a\": 1} no"}},
 		{ToolNone, []string{"<tool_call>", " x "}, []string{"<tool_call>", " x "}},
+		{ToolQwen3Coder, []string{"Hi <tool", "_call>\n<function=f>", "</function></tool_call>"}, []string{"Hi", "", ""}},
+		{ToolDeepSeekV31, []string{"Hm. <｜tool▁calls", "▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{}"}, []string{"Hm.", ""}},
+		{ToolFunctionaryV32, []string{"al", "l\nHello", " >>", "> there"}, []string{"", "Hello", "", " >>> there"}},
+		{ToolFunctionaryV32, []string{"Hello", " world"}, []string{"", "Hello world"}}, // "Hello" might be a name
+		{ToolGeneric, []string{`{"response": `, `"x"}`}, []string{"", ""}},
 	} {
 		s := NewToolStream(tc.f)
 		for i, p := range tc.pushes {
@@ -374,4 +381,73 @@ func FuzzToolStream(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestToolCallsRoundTripTemplates renders an assistant turn with two calls
+// through the reference templates of each format and parses the calls
+// back out of the rendered text: what a model trained on the template
+// writes, Saji reads.
+func TestToolCallsRoundTripTemplates(t *testing.T) {
+	dir := refdata.Path(t, "templates")
+	for name, f := range map[string]ToolFormat{
+		"Qwen3.5-4B.jinja":                                    ToolQwen3Coder,
+		"NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.jinja":           ToolQwen3Coder,
+		"poolside-Laguna-XS.2.jinja":                          ToolGLM45,
+		"llama-cpp-deepseek-r1.jinja":                         ToolDeepSeekR1,
+		"deepseek-ai-DeepSeek-R1-Distill-Qwen-32B.jinja":      ToolDeepSeekR1,
+		"deepseek-ai-DeepSeek-V3.1.jinja":                     ToolDeepSeekV31,
+		"CohereForAI-c4ai-command-r7b-12-2024-tool_use.jinja": ToolCommandR7B,
+		"meetkai-functionary-medium-v3.1.jinja":               ToolFunctionaryV31,
+		"meetkai-functionary-medium-v3.2.jinja":               ToolFunctionaryV32,
+		"Qwen-Qwen2.5-7B-Instruct.jinja":                      ToolHermes,
+		"mistralai-Mistral-Nemo-Instruct-2407.jinja":          ToolMistral,
+	} {
+		t.Run(name, func(t *testing.T) {
+			src, err := os.ReadFile(filepath.Join(dir, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := DetectToolFormat(string(src)); got != f {
+				t.Fatalf("format %v, want %v", got, f)
+			}
+			tmpl, err := Parse(string(src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			calls := []ToolCall{
+				{ID: "abcDEF123", Type: "function", Name: "special_function", Arguments: json.RawMessage(`{"arg1": 1}`)},
+				{ID: "xyzXYZ789", Type: "function", Name: "edit", Arguments: json.RawMessage(`{"filename": "a.go", "lines": [3, 4]}`)},
+			}
+			if f == ToolFunctionaryV32 { // its template wants the arguments as JSON text
+				for i := range calls {
+					calls[i].Arguments = string(calls[i].Arguments.(json.RawMessage))
+				}
+			}
+			out, err := tmpl.RenderMessages(context.Background(), Request{Messages: []Message{
+				{Role: "user", Content: "Go."},
+				{Role: "assistant", ToolCalls: calls},
+				{Role: "tool", Name: "special_function", ToolCallID: "abcDEF123", Content: "ok"},
+			}, BOSToken: "<s>", EOSToken: "</s>"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f == ToolFunctionaryV32 { // the reply starts after the prompt's ">>>"
+				const turn = "assistant<|end_header_id|>\n\n>>>"
+				if i := strings.Index(out, turn); i >= 0 {
+					out = out[i+len(turn):]
+				}
+			}
+			_, got := ParseToolCalls(f, out, testTools...)
+			want := []string{`special_function {"arg1":1}`, `edit {"filename":"a.go","lines":[3,4]}`}
+			var seen []string
+			for _, c := range got {
+				seen = append(seen, c.Name+" "+c.Arguments.(string))
+			}
+			for _, w := range want {
+				if !slices.Contains(seen, w) {
+					t.Errorf("call %s not parsed from the rendered turn; parsed %q\n%s", w, seen, out)
+				}
+			}
+		})
+	}
 }
