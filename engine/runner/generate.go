@@ -36,8 +36,13 @@ type Request struct {
 	// Messages is a chat, rendered through the model's template with the
 	// start of an assistant turn. When nil, Prompt is the raw text.
 	Messages []chat.Message
-	// Tools are tool definitions passed to the template.
+	// Tools are tool definitions (OpenAI's shape, see chat.ParseTools).
+	// A chat with tools is rendered with them and its reply parsed for
+	// calls in the template's format (see Piece and Result.ToolCalls).
 	Tools []any
+	// ToolChoice is what the reply may do with Tools (tool_choice "none"
+	// passes no tools).
+	ToolChoice chat.ToolChoice
 	// TemplateExtra are extra template variables (enable_thinking, ...).
 	TemplateExtra map[string]any
 	// Prompt is a raw text prompt (completion); the tokenizer adds BOS as
@@ -86,6 +91,10 @@ type Request struct {
 // template writes harmony (gpt-oss), Text is only the answer, the reply's
 // final channel, and Reasoning the analysis channel (chat.Harmony); the
 // markers between them are neither. Otherwise Reasoning is empty.
+//
+// For a chat with tools, Text leaves out the tool calls, which come in
+// Result.ToolCalls; text that may start a call is held back until it is
+// clear (chat.ToolStream).
 type Piece struct {
 	Text      string
 	Reasoning string
@@ -122,9 +131,8 @@ type Result struct {
 	// PromptTime and GenTime split Total into prompt processing (with
 	// queueing) and generation.
 	PromptTime, GenTime time.Duration
-	// ToolCalls are the tool calls of a harmony reply (see Piece), which
-	// its pieces' Text leaves out; other formats write their calls in the
-	// text.
+	// ToolCalls are the tool calls of the reply of a chat with tools (or
+	// of a harmony reply), which the pieces' Text leaves out (see Piece).
 	ToolCalls []chat.ToolCall
 }
 
@@ -132,6 +140,15 @@ type Result struct {
 // chat rendered through the model's template, the fill-in-the-middle
 // prompt, or the raw prompt.
 func (m *Model) Prompt(ctx context.Context, req Request) ([]int32, error) {
+	plan, err := m.toolPlan(req)
+	if err != nil {
+		return nil, err
+	}
+	return m.prompt(ctx, req, plan)
+}
+
+// prompt is Prompt, with req's tools already read.
+func (m *Model) prompt(ctx context.Context, req Request, plan *toolPlan) ([]int32, error) {
 	switch {
 	case req.Tokens != nil:
 		return req.Tokens, nil
@@ -147,9 +164,10 @@ func (m *Model) Prompt(ctx context.Context, req Request) ([]int32, error) {
 		}
 		return tk.Text(id)
 	}
-	bos, eos := text(tk.BOS()), text(tk.EOS())
-	s, err := m.tmpl.RenderMessages(ctx, chat.Request{Messages: req.Messages, Tools: req.Tools,
-		AddGenerationPrompt: true, BOSToken: bos, EOSToken: eos, Extra: req.TemplateExtra})
+	r := m.renderRequest(req, plan)
+	r.BOSToken, r.EOSToken = text(tk.BOS()), text(tk.EOS())
+	bos, eos := r.BOSToken, r.EOSToken
+	s, err := m.tmpl.RenderMessages(ctx, r)
 	if err != nil {
 		return nil, fmt.Errorf("%w: the chat template: %w", ErrBadRequest, err)
 	}
@@ -193,7 +211,11 @@ func (m *Model) Start(ctx context.Context, req Request) (_ *Stream, err error) {
 			m.finish(Result{}, err)
 		}
 	}()
-	prompt, err := m.Prompt(ctx, req)
+	plan, err := m.toolPlan(req)
+	if err != nil {
+		return nil, err
+	}
+	prompt, err := m.prompt(ctx, req, plan)
 	if err != nil {
 		return nil, err
 	}
@@ -203,6 +225,12 @@ func (m *Model) Start(ctx context.Context, req Request) (_ *Stream, err error) {
 	maxTokens, err := m.limit(len(prompt), req)
 	if err != nil {
 		return nil, err
+	}
+	if plan != nil && plan.format == chat.ToolGeneric {
+		if req.JSONSchema, err = plan.genericSchema(); err != nil {
+			return nil, err
+		}
+		req.JSON = true
 	}
 	cons, err := m.constraint(req)
 	if err != nil {
@@ -230,6 +258,7 @@ func (m *Model) Start(ctx context.Context, req Request) (_ *Stream, err error) {
 	if m.tmpl.Harmony() && (req.Messages != nil || req.Tokens != nil) {
 		s.harmony = new(chat.Harmony)
 	}
+	s.tools = plan.stream()
 	return s, nil
 }
 
@@ -297,7 +326,8 @@ type Stream struct {
 	cancel  context.CancelFunc
 	events  <-chan scheduler.Event
 	stopper *sample.Stopper
-	harmony *chat.Harmony // splits a harmony reply's channels, or nil
+	harmony *chat.Harmony    // splits a harmony reply's channels, or nil
+	tools   *chat.ToolStream // takes the tool calls out of the text, or nil
 	prompt  int
 	done    bool
 }
@@ -332,6 +362,9 @@ func (s *Stream) Run(emit func(Piece) error) (res Result, err error) {
 	s.done = true
 	defer func() { s.m.finish(res, err) }()
 	defer s.cancel()
+	if s.tools != nil {
+		return s.runTools(emit)
+	}
 	return s.m.run(s.ctx, s.cancel, s.events, s.stopper, s.harmony, s.prompt, emit)
 }
 

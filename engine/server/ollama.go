@@ -459,7 +459,6 @@ type ollamaResponse struct {
 type ollamaReply struct {
 	model string
 	chat  bool
-	tools chat.ToolFormat // the format of tool calls to parse (chat)
 }
 
 func (o ollamaReply) line(text string) ollamaResponse {
@@ -532,7 +531,7 @@ func (s *Server) handleOllamaChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if present(req.Tools) {
-		if out.tools, err = tools(m, &g, req.Tools, nil); err != nil {
+		if err := tools(&g, req.Tools, nil, nil); err != nil {
 			ollamaError(w, err)
 			return
 		}
@@ -673,28 +672,18 @@ func (s *Server) ollamaGenerate(w http.ResponseWriter, r *http.Request, m *runne
 			return
 		}
 		final := out.final(text.String(), res.Finish, metrics(res))
-		if out.tools != chat.ToolNone {
-			content, calls := chat.ParseToolCalls(out.tools, text.String())
-			final.Message.Content = content
-			final.Message.ToolCalls = ollamaToolCalls(calls)
+		if len(res.ToolCalls) > 0 && final.Message != nil {
+			final.Message.ToolCalls = ollamaToolCalls(res.ToolCalls)
 		}
 		writeJSON(w, http.StatusOK, final)
 		return
 	}
 	nd := newNDJSON(w)
-	var ts *chat.ToolStream
-	if out.tools != chat.ToolNone {
-		ts = chat.NewToolStream(out.tools)
-	}
 	res, err := st.Run(func(p runner.Piece) error {
-		text := p.Text
-		if ts != nil {
-			text = ts.Push(text)
-		}
-		if text == "" {
+		if p.Text == "" {
 			return nil
 		}
-		return nd.send(out.line(text))
+		return nd.send(out.line(p.Text))
 	})
 	if err != nil {
 		if ctx.Err() == nil { // a client still there hears why
@@ -702,13 +691,10 @@ func (s *Server) ollamaGenerate(w http.ResponseWriter, r *http.Request, m *runne
 		}
 		return
 	}
-	if ts != nil {
-		content, calls := ts.Finish()
-		if content != "" || len(calls) > 0 {
-			line := out.line(content)
-			line.Message.ToolCalls = ollamaToolCalls(calls)
-			nd.send(line)
-		}
+	if len(res.ToolCalls) > 0 && out.chat {
+		line := out.line("")
+		line.Message.ToolCalls = ollamaToolCalls(res.ToolCalls)
+		nd.send(line)
 	}
 	nd.send(out.final("", res.Finish, metrics(res)))
 }

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -69,7 +70,7 @@ func TestTools(t *testing.T) {
 	}
 	// The definitions and an earlier call reach the prompt.
 	var g runner.Request
-	if _, err := tools(m, &g, json.RawMessage(`[`+weatherTool+`]`), nil); err != nil {
+	if err := tools(&g, json.RawMessage(`[`+weatherTool+`]`), nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	var msgs []oaiMessage
@@ -102,10 +103,11 @@ func TestTools(t *testing.T) {
 		{`[{"type":"function"}]`, ``, false, 0},
 		{`{}`, ``, false, 0},
 		{``, `"auto"`, true, 0},
+		{``, `"required"`, false, 0},
 	}
 	for _, c := range cases {
 		var g runner.Request
-		_, err := tools(m, &g, json.RawMessage(c.tools), json.RawMessage(c.choice))
+		err := tools(&g, json.RawMessage(c.tools), json.RawMessage(c.choice), nil)
 		if (err == nil) != c.ok || len(g.Tools) != c.n {
 			t.Errorf("tools %s, choice %s: %d tools, %v", c.tools, c.choice, len(g.Tools), err)
 		}
@@ -115,8 +117,7 @@ func TestTools(t *testing.T) {
 		t.Errorf("tool calls %s", b)
 	}
 
-	// Through the API: a request with tools is accepted, streamed or not,
-	// and a model without a tool format refuses tools.
+	// Through the API: a request with tools is accepted, streamed or not.
 	s := New(Config{})
 	s.Runner().Add(m)
 	hs := httptest.NewServer(s.Handler())
@@ -159,8 +160,149 @@ func TestTools(t *testing.T) {
 	if _, err := ollamaMessages([]ollamaMessage{{Role: "assistant", ToolCalls: []ollamaToolCall{{}}}}); err != nil {
 		t.Errorf("a call without arguments: %v", err)
 	}
-	_, tiny := newTestServer(t, Config{})
-	if status, _ := post(t, tiny.URL+"/v1/chat/completions", `{"model":"tiny","messages":[{"role":"user","content":"hi"}],"tools":[`+weatherTool+`]}`); status != 400 {
-		t.Errorf("tools for a model without a tool format: status %d", status)
+}
+
+// clockTool's arguments are few and closed (an enum and a boolean), so
+// that a random model's constrained call ends within a few tokens.
+const clockTool = `{"type":"function","function":{"name":"get_time","description":"The time in a zone",
+	"parameters":{"type":"object","properties":{"zone":{"enum":["utc","cet","pst"]},"dst":{"type":"boolean"}},"required":["zone","dst"]}}}`
+
+// TestToolChoiceGeneric checks that a template without a tool format
+// (the tiny model's ChatML) takes tools in the generic JSON format, and
+// that tool_choice "required" and a named function make even a model of
+// random weights call the right tool with valid arguments, in both
+// dialects, streamed or not.
+func TestToolChoiceGeneric(t *testing.T) {
+	srv, hs := newTestServerContext(t, Config{}, 2048)
+	m, err := srv.Runner().Model("tiny")
+	if err != nil {
+		t.Fatal(err)
 	}
+	if f := m.ToolFormat(); f != chat.ToolGeneric {
+		t.Fatalf("the tiny model's format: %v", f)
+	}
+	for i, c := range []struct {
+		tools, choice, want string
+	}{
+		{`[` + clockTool + `]`, `"required"`, ""},
+		{`[` + weatherTool + `,` + clockTool + `]`, `{"type":"function","function":{"name":"get_time"}}`, "get_time"},
+	} {
+		for _, stream := range []bool{false, true} {
+			body := fmt.Sprintf(`{"model":"tiny","messages":[{"role":"user","content":"what time is it?"}],"tools":%s,"tool_choice":%s,"parallel_tool_calls":false,"max_tokens":1200,"seed":%d,"temperature":0.8,"stream":%v}`,
+				c.tools, c.choice, i+1, stream)
+			var calls []oaiToolCall
+			var finish string
+			if stream {
+				calls, finish = streamedCalls(t, hs.URL+"/v1/chat/completions", body)
+			} else {
+				status, v := post(t, hs.URL+"/v1/chat/completions", body)
+				if status != 200 {
+					t.Fatalf("%s: %d %v", c.choice, status, v)
+				}
+				choice := v["choices"].([]any)[0].(map[string]any)
+				finish, _ = choice["finish_reason"].(string)
+				b, _ := json.Marshal(choice["message"].(map[string]any)["tool_calls"])
+				json.Unmarshal(b, &calls)
+			}
+			if finish != "tool_calls" || len(calls) == 0 {
+				t.Fatalf("%s (stream %v): finish %q, calls %+v", c.choice, stream, finish, calls)
+			}
+			for _, call := range calls {
+				checkToolCall(t, call.Function.Name, call.Function.Arguments, c.want)
+			}
+		}
+	}
+	// Ollama: no tool_choice, but the generic format still parses a call
+	// when the model writes one; a named choice is OpenAI's only.
+	status, v := post(t, hs.URL+"/api/chat", `{"model":"tiny","messages":[{"role":"user","content":"hi"}],"tools":[`+clockTool+`],"stream":false,"options":{"num_predict":1200,"seed":5}}`)
+	if status != 200 || v["message"] == nil {
+		t.Fatalf("ollama tools: %d %v", status, v)
+	}
+	if tcs, ok := v["message"].(map[string]any)["tool_calls"].([]any); ok {
+		for _, tc := range tcs {
+			f := tc.(map[string]any)["function"].(map[string]any)
+			b, _ := json.Marshal(f["arguments"])
+			checkToolCall(t, f["name"].(string), string(b), "get_time")
+		}
+	}
+	// A response format cannot be asked for on top of generic tools.
+	if status, _ := post(t, hs.URL+"/v1/chat/completions", `{"model":"tiny","messages":[{"role":"user","content":"hi"}],"tools":[`+clockTool+`],"response_format":{"type":"json_object"}}`); status != 400 {
+		t.Errorf("generic tools with a response format: status %d", status)
+	}
+}
+
+// checkToolCall checks that a call is of a known tool (want, when set),
+// with arguments that match its schema.
+func checkToolCall(t *testing.T, name, args, want string) {
+	t.Helper()
+	if want != "" && name != want {
+		t.Errorf("called %q, want %q", name, want)
+	}
+	var a map[string]any
+	if err := json.Unmarshal([]byte(args), &a); err != nil {
+		t.Fatalf("%s: arguments %q: %v", name, args, err)
+	}
+	switch name {
+	case "get_time":
+		zone, _ := a["zone"].(string)
+		_, isBool := a["dst"].(bool)
+		if !strings.Contains("utc cet pst", zone) || zone == "" || !isBool || len(a) != 2 {
+			t.Errorf("get_time arguments %s do not match its schema", args)
+		}
+	case "get_weather":
+		if _, ok := a["city"].(string); !ok || len(a) != 1 {
+			t.Errorf("get_weather arguments %s do not match its schema", args)
+		}
+	default:
+		t.Errorf("a call of an unknown tool %q", name)
+	}
+}
+
+// streamedCalls posts a streamed chat request and returns the tool calls
+// of its deltas (joined by index) and its finish reason.
+func streamedCalls(t *testing.T, url, body string) ([]oaiToolCall, string) {
+	t.Helper()
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var calls []oaiToolCall
+	finish := ""
+	for _, ev := range events(t, resp.Body) {
+		if ev == "[DONE]" {
+			continue
+		}
+		var c struct {
+			Choices []struct {
+				Delta struct {
+					ToolCalls []oaiToolCall `json:"tool_calls"`
+				} `json:"delta"`
+				Finish *string `json:"finish_reason"`
+			} `json:"choices"`
+		}
+		if err := json.Unmarshal([]byte(ev), &c); err != nil {
+			t.Fatalf("event %q: %v", ev, err)
+		}
+		for _, ch := range c.Choices {
+			for _, tc := range ch.Delta.ToolCalls {
+				if tc.Index == nil {
+					t.Fatalf("a streamed call without an index: %q", ev)
+				}
+				for len(calls) <= *tc.Index {
+					calls = append(calls, oaiToolCall{})
+				}
+				d := &calls[*tc.Index]
+				if tc.ID != "" {
+					d.ID, d.Type = tc.ID, tc.Type
+				}
+				d.Function.Name += tc.Function.Name
+				d.Function.Arguments += tc.Function.Arguments
+			}
+			if ch.Finish != nil {
+				finish = *ch.Finish
+			}
+		}
+	}
+	return calls, finish
 }

@@ -1,0 +1,125 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"saji/engine/chat"
+	"saji/engine/sample"
+)
+
+// Tool calls: a chat request with tools is rendered with them (or, for a
+// template with no tool-call syntax of its own, with the generic format's
+// description in the system turn), and its reply is parsed in the
+// template's format as it streams: the pieces' Text is the content with
+// the calls taken out, and Result.ToolCalls has the calls. The generic
+// format's reply is constrained to its JSON shape, which also enforces
+// tool_choice there.
+
+// toolPlan is how a request's tools are handled.
+type toolPlan struct {
+	format chat.ToolFormat
+	tools  []chat.Tool
+	choice chat.ToolChoice
+}
+
+// ToolFormat returns the tool-call format of the model's chat template.
+func (m *Model) ToolFormat() chat.ToolFormat {
+	if m.tmpl == nil {
+		return chat.ToolNone
+	}
+	return chat.DetectToolFormat(m.tmpl.Source())
+}
+
+// toolPlan reads req's tools; a nil plan means the request has none (or
+// is not a chat).
+func (m *Model) toolPlan(req Request) (*toolPlan, error) {
+	if len(req.Tools) == 0 || req.Messages == nil && req.Tokens == nil {
+		return nil, nil
+	}
+	tools, err := chat.ParseTools(req.Tools)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadRequest, err)
+	}
+	if req.ToolChoice.Name != "" && req.ToolChoice.Allowed(tools) == nil {
+		return nil, fmt.Errorf("%w: tool_choice names %q, which is not among the tools", ErrBadRequest, req.ToolChoice.Name)
+	}
+	p := &toolPlan{format: m.ToolFormat(), tools: tools, choice: req.ToolChoice}
+	if p.format == chat.ToolGeneric && req.JSON {
+		return nil, fmt.Errorf("%w: this model's template has no tool-call format, so its tool calls are JSON: a response format cannot be asked for as well", ErrBadRequest)
+	}
+	return p, nil
+}
+
+// renderRequest returns the template request of a chat: for the generic
+// format the tools are described in the system turn rather than passed
+// to the template, whose own tool syntax (if any) the reply is not in.
+func (m *Model) renderRequest(req Request, plan *toolPlan) chat.Request {
+	r := chat.Request{Messages: req.Messages, Tools: req.Tools, AddGenerationPrompt: true, Extra: req.TemplateExtra}
+	if plan != nil && plan.format == chat.ToolGeneric {
+		r.Messages = chat.WithGenericTools(req.Messages, plan.tools, plan.choice, m.caps.SystemRole)
+		r.Tools = nil
+	}
+	return r
+}
+
+// stream returns the parser of the reply's calls, or nil when the reply
+// is not parsed for calls (no tools, or harmony's own parser).
+func (p *toolPlan) stream() *chat.ToolStream {
+	if p == nil || p.format == chat.ToolNone || p.format == chat.ToolHarmony {
+		return nil
+	}
+	return chat.NewToolStream(p.format, p.tools...)
+}
+
+// genericSchema returns the JSON schema that the generic format's reply is
+// constrained to, in the subset the JSON constraint reads: the exact
+// schema when it compiles, the loose one (any arguments of several tools)
+// when not.
+func (p *toolPlan) genericSchema() (json.RawMessage, error) {
+	exact := chat.GenericToolSchema(p.tools, p.choice)
+	if _, err := sample.NewJSONConstraint(exact); err == nil {
+		return exact, nil
+	}
+	loose := chat.GenericToolSchemaLoose(p.tools, p.choice)
+	if _, err := sample.NewJSONConstraint(loose); err == nil {
+		return loose, nil
+	}
+	// A parameters schema beyond the constraint's subset: any arguments.
+	var args []chat.Tool
+	for _, t := range p.tools {
+		t.Parameters = nil
+		args = append(args, t)
+	}
+	loose = chat.GenericToolSchemaLoose(args, p.choice)
+	if _, err := sample.NewJSONConstraint(loose); err != nil {
+		return nil, fmt.Errorf("%w: the tools' reply schema: %w", ErrBadRequest, err)
+	}
+	return loose, nil
+}
+
+// runTools is Stream.Run for a reply parsed for tool calls: the text goes
+// through s.tools on its way to emit, and at the end the text it held
+// back that is content comes in a last piece, and its calls in the
+// result.
+func (s *Stream) runTools(emit func(Piece) error) (Result, error) {
+	res, err := s.m.run(s.ctx, s.cancel, s.events, s.stopper, s.harmony, s.prompt, func(p Piece) error {
+		p.Text = s.tools.Push(p.Text)
+		if p.Text == "" && p.Reasoning == "" && len(p.Tokens) == 0 {
+			return nil
+		}
+		return emit(p)
+	})
+	if err != nil {
+		return res, err
+	}
+	content, calls := s.tools.Finish()
+	res.ToolCalls = append(res.ToolCalls, calls...)
+	if content != "" {
+		if err := emit(Piece{Text: content}); err != nil {
+			return res, fmt.Errorf("runner: the client went away: %w (%w)", context.Canceled, err)
+		}
+	}
+	return res, nil
+}
