@@ -1,0 +1,92 @@
+package chat
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// fakeSchemaGrammar stands for sample.SchemaGrammar: any schema is an
+// object with optional space inside.
+func fakeSchemaGrammar(schema []byte) (string, error) {
+	if strings.Contains(string(schema), "$bad") {
+		return "", errors.New("bad schema")
+	}
+	return "root ::= \"{\" ws \"}\"\nws ::= [ \\t\\n]{0,20} # space\n", nil
+}
+
+func TestToolGrammar(t *testing.T) {
+	args := "tool0-args-root ::= \"{\" tool0-args-ws \"}\"\ntool0-args-ws ::= [ \\t\\n]{0,20} # space\n"
+	for _, tc := range []struct {
+		name   string
+		f      ToolFormat
+		choice ToolChoice
+		want   string
+	}{
+		{"auto is free", ToolHermes, ToolChoice{}, ""},
+		{"hermes named", ToolHermes, ToolChoice{Name: "special_function"},
+			"root ::= \"<tool_call>\\n\" call \"\\n</tool_call>\"\n" + args +
+				"call ::= \"{\\\"name\\\": \" \"\\\"special_function\\\"\" \", \\\"arguments\\\": \" tool0-args-root \"}\"\n"},
+		{"deepseek v3.1 parallel", ToolDeepSeekV31, ToolChoice{Name: "special_function", Parallel: true},
+			"root ::= \"<｜tool▁calls▁begin｜>\" call (\"\\n\" call)* \"<｜tool▁calls▁end｜>\"\n" + args +
+				"call ::= \"<｜tool▁call▁begin｜>\" \"special_function\" \"<｜tool▁sep｜>\" tool0-args-root \"<｜tool▁call▁end｜>\"\n"},
+		{"qwen3-coder typed parameters", ToolQwen3Coder, ToolChoice{Name: "edit"},
+			"root ::= call\n" +
+				"tool0-text ::= [^<]*\n" +
+				"tool0-p1-root ::= \"{\" tool0-p1-ws \"}\"\ntool0-p1-ws ::= [ \\t\\n]{0,20} # space\n" +
+				"tool0-p2-root ::= \"{\" tool0-p2-ws \"}\"\ntool0-p2-ws ::= [ \\t\\n]{0,20} # space\n" +
+				"call ::= \"<tool_call>\\n<function=edit>\\n\" (\"<parameter=filename>\\n\" tool0-text \"\\n</parameter>\\n\")? " +
+				"(\"<parameter=lines>\\n\" tool0-p1-root \"\\n</parameter>\\n\")? (\"<parameter=note>\\n\" tool0-p2-root \"\\n</parameter>\\n\")? \"</function>\\n</tool_call>\"\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ToolGrammar(tc.f, testTools, tc.choice, fakeSchemaGrammar)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.want {
+				t.Errorf("grammar\n%s\nwant\n%s", got, tc.want)
+			}
+		})
+	}
+	// Every format writes a grammar of every tool.
+	for f := ToolHermes; f <= ToolGeneric; f++ {
+		g, err := ToolGrammar(f, testTools, ToolChoice{Required: true, Parallel: true}, fakeSchemaGrammar)
+		if err != nil {
+			t.Errorf("%v: %v", f, err)
+			continue
+		}
+		if f == ToolHarmony {
+			if g != "" {
+				t.Errorf("harmony: a grammar %q", g)
+			}
+			continue
+		}
+		if !strings.HasPrefix(g, "root ::= ") || f != ToolGeneric && (!strings.Contains(g, "special_function") || !strings.Contains(g, "python")) {
+			t.Errorf("%v: grammar\n%s", f, g)
+		}
+	}
+	if _, err := ToolGrammar(ToolHermes, testTools, ToolChoice{Name: "nope"}, fakeSchemaGrammar); err == nil {
+		t.Error("a named choice that is not a tool")
+	}
+	bad := mustTools(`{"type":"function","function":{"name":"f","parameters":{"$bad":1}}}`)
+	if _, err := ToolGrammar(ToolHermes, bad, ToolChoice{Required: true}, fakeSchemaGrammar); err == nil {
+		t.Error("a schema the converter refuses")
+	}
+}
+
+func TestPrefixRules(t *testing.T) {
+	src := "root ::= item (\",\" item){0,3} [a-z\\]] # root-ish\nitem ::= \"x\\\"y\" | <think> | sub-rule_2\n"
+	want := "p-root ::= p-item (\",\" p-item){0,3} [a-z\\]] # root-ish\np-item ::= \"x\\\"y\" | <think> | p-sub-rule_2\n"
+	if got := prefixRules(src, "p-"); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	for _, s := range []string{"\"unterminated", "[abc", "{1,", "# c", "<tok"} {
+		prefixRules(s, "p-") // no panic
+	}
+}
+
+func TestLit(t *testing.T) {
+	if got := lit("a\"b\\c\n\t\x01é"); got != `"a\"b\\c\n\t\x01é"` {
+		t.Errorf("lit = %s", got)
+	}
+}
