@@ -7,8 +7,10 @@
 // apply_chat_template passes, in its order; the ChatML fallback for models
 // without a template; Capabilities, which probes a template by rendering
 // (system role, tools, tool calls, reasoning); the parsing of the tool
-// calls a model writes in its replies (ToolFormat, ToolStream); and the
-// splitting of a harmony reply (gpt-oss's channels) into its answer and
+// calls a model writes in its replies (ToolFormat, ToolStream), the
+// generic JSON format for templates without one (GenericToolSchema,
+// WithGenericTools) and the grammars that force a call (ToolGrammar); and
+// the splitting of a harmony reply (gpt-oss's channels) into its answer and
 // its reasoning (Template.Harmony, Harmony, ParseHarmony). The Jinja2
 // interpreter itself, its values, limits and errors, is engine/chat/jinja;
 // callers here pass and get plain Go values.
