@@ -23,7 +23,14 @@ import (
 // (Hermes-style tool calls) from the reference data.
 func qwenModel(t *testing.T) *runner.Model {
 	t.Helper()
-	src, err := os.ReadFile(filepath.Join(refdata.Dir(t), "templates", "Qwen-Qwen2.5-7B-Instruct.jinja"))
+	return templateModel(t, "Qwen-Qwen2.5-7B-Instruct.jinja", "qwen", 1024)
+}
+
+// templateModel writes the tiny synthetic model with a chat template of
+// the reference data, named name, with a context of n.
+func templateModel(t *testing.T, template, name string, n int) *runner.Model {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join(refdata.Dir(t), "templates", template))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,11 +53,11 @@ func qwenModel(t *testing.T) *runner.Model {
 	defer vocab.Close()
 	shape, _ := synth.LookupShape("tiny")
 	ft, _ := synth.ParseFileType("q8_0")
-	mp := filepath.Join(dir, "qwen.gguf")
+	mp := filepath.Join(dir, name+".gguf")
 	if err := synth.Write(context.Background(), mp, synth.Options{Shape: shape, FileType: ft, Vocab: vocab, Seed: 2, Threads: 2}); err != nil {
 		t.Fatal(err)
 	}
-	m, err := runner.Load(context.Background(), mp, runner.LoadOptions{Name: "qwen", Threads: 2, Scheduler: scheduler.Config{Context: 1024}})
+	m, err := runner.Load(context.Background(), mp, runner.LoadOptions{Name: name, Threads: 2, Scheduler: scheduler.Config{Context: n}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,4 +312,56 @@ func streamedCalls(t *testing.T, url, body string) ([]oaiToolCall, string) {
 		}
 	}
 	return calls, finish
+}
+
+// toolFamilies are a reference template of each tool-call format.
+var toolFamilies = []struct {
+	template string
+	format   chat.ToolFormat
+}{
+	{"Qwen-Qwen2.5-7B-Instruct.jinja", chat.ToolHermes},
+	{"meta-llama-Llama-3.1-8B-Instruct.jinja", chat.ToolLlama3},
+	{"mistralai-Mistral-Nemo-Instruct-2407.jinja", chat.ToolMistral},
+	{"Qwen3.5-4B.jinja", chat.ToolQwen3Coder},
+	{"deepseek-ai-DeepSeek-R1-Distill-Qwen-32B.jinja", chat.ToolDeepSeekR1},
+	{"deepseek-ai-DeepSeek-V3.1.jinja", chat.ToolDeepSeekV31},
+	{"lcpptest-ibm-granite-granite-3.0-8b-instruct.jinja", chat.ToolGranite},
+	{"poolside-Laguna-XS.2.jinja", chat.ToolGLM45},
+	// Command R7B's preamble is 6000 tokens of the mini vocabulary, too
+	// slow here: engine/chat's tests cover its format.
+	{"meetkai-functionary-medium-v3.1.jinja", chat.ToolFunctionaryV31},
+	{"meetkai-functionary-medium-v3.2.jinja", chat.ToolFunctionaryV32},
+	{"google-gemma-2-2b-it.jinja", chat.ToolGeneric},
+}
+
+// TestToolFamilies serves a model with a template of each tool-call
+// format and checks that both dialects take tools, streamed or not.
+func TestToolFamilies(t *testing.T) {
+	s := New(Config{})
+	defer s.Close()
+	for i, fam := range toolFamilies {
+		m := templateModel(t, fam.template, fmt.Sprintf("m%d", i), 8192)
+		if f := m.ToolFormat(); f != fam.format {
+			t.Errorf("%s: format %v, want %v", fam.template, f, fam.format)
+		}
+		s.Runner().Add(m)
+	}
+	hs := httptest.NewServer(s.Handler())
+	defer hs.Close()
+	for i, fam := range toolFamilies {
+		t.Run(fam.format.String(), func(t *testing.T) {
+			model := fmt.Sprintf("m%d", i)
+			body := `{"model":"` + model + `","messages":[{"role":"user","content":"what time is it?"}],"tools":[` + clockTool + `],"max_tokens":8}`
+			if status, v := post(t, hs.URL+"/v1/chat/completions", body); status != 200 {
+				t.Errorf("openai: %d %v", status, v)
+			}
+			if _, finish := streamedCalls(t, hs.URL+"/v1/chat/completions", strings.Replace(body, `"max_tokens":8`, `"max_tokens":8,"stream":true`, 1)); finish == "" {
+				t.Error("openai streamed: no finish reason")
+			}
+			status, v := post(t, hs.URL+"/api/chat", `{"model":"`+model+`","messages":[{"role":"user","content":"hi"}],"tools":[`+clockTool+`],"stream":false,"options":{"num_predict":8}}`)
+			if status != 200 || v["message"] == nil {
+				t.Errorf("ollama: %d %v", status, v)
+			}
+		})
+	}
 }
