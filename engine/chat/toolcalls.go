@@ -191,8 +191,10 @@ type ToolStream struct {
 	// how far its calls were read, so each Push reads only the new text.
 	pending bool
 	seq     seqState
-	// fv32 is the progress of a Functionary v3.2 reply.
-	fv32 fv32State
+	// fv32 is the progress of a Functionary v3.2 reply, generic of a
+	// generic one.
+	fv32    fv32State
+	generic genericState
 }
 
 // seqState is the progress through a sequence of JSON call values.

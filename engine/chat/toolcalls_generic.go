@@ -211,16 +211,174 @@ func (o orderedObject) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// genericStep parses a generic reply. The whole reply is one JSON object,
-// so nothing is decided before its end.
+// genericState is the progress of a generic reply: a reply that starts
+// as {"response": "..."} streams the string's text as it comes.
+type genericState struct {
+	mode   genericMode
+	cur    int  // response: offset in the reply of the next byte to decode
+	closed bool // response: the string ended (or could not go on)
+}
+
+type genericMode int
+
+const (
+	genericUndecided genericMode = iota // too short to tell
+	genericResponse                     // {"response": "... : the string streams
+	genericHeld                         // anything else: decided at the end
+)
+
+// genericStep parses a generic reply. The reply is kept whole, as its
+// calls are only known at its end; a response's text streams as it is
+// decoded.
 func (s *ToolStream) genericStep(out *strings.Builder, eof bool) {
+	g := &s.generic
+	if g.mode == genericUndecided {
+		switch n, ok := responsePrefix(s.buf); {
+		case n > 0:
+			g.mode, g.cur = genericResponse, n
+		case !ok || eof:
+			g.mode = genericHeld
+		}
+	}
+	if g.mode == genericResponse && !g.closed {
+		text, next, closed := decodeStringPrefix(s.buf, g.cur, eof)
+		out.WriteString(text)
+		g.cur, g.closed = next, closed
+	}
 	if !eof {
 		return
 	}
 	content, calls := parseGeneric(s.buf)
+	if g.mode == genericResponse {
+		content = "" // the response's text went out as it came
+	}
 	s.commit(calls)
 	out.WriteString(content)
 	s.consume(len(s.buf))
+}
+
+// responsePrefix matches b against the start of a response object,
+// `{"response": "`, with JSON whitespace between its tokens: it returns
+// the length of the match when b holds all of it, and whether b could
+// still be its beginning when not.
+func responsePrefix(b []byte) (int, bool) {
+	p := 0
+	for _, tok := range []string{"{", `"response"`, ":", `"`} {
+		p = skipSpace(b, p, "")
+		rest := b[p:]
+		if len(rest) < len(tok) {
+			return 0, strings.HasPrefix(tok, string(rest))
+		}
+		if string(rest[:len(tok)]) != tok {
+			return 0, false
+		}
+		p += len(tok)
+	}
+	return p, true
+}
+
+// decodeStringPrefix decodes the JSON string text at b[p:] up to its
+// closing quote, or as far as it can be decoded now: an escape cut at the
+// end waits for the rest (unless eof). It returns the text, the offset to
+// go on from, and whether the string ended; an invalid escape ends it.
+func decodeStringPrefix(b []byte, p int, eof bool) (string, int, bool) {
+	var out strings.Builder
+	for p < len(b) {
+		c := b[p]
+		switch {
+		case c == '"':
+			return out.String(), p + 1, true
+		case c != '\\':
+			out.WriteByte(c)
+			p++
+			continue
+		}
+		// An escape: decode the longest one (a surrogate pair) that fits.
+		n := escapeLen(b[p:])
+		if n == 0 {
+			return out.String(), p, true // invalid: the string ends here
+		}
+		if p+n > len(b) {
+			return out.String(), p, eof // cut: wait for the rest
+		}
+		var r string
+		if json.Unmarshal(append(append([]byte{'"'}, b[p:p+n]...), '"'), &r) != nil {
+			return out.String(), p, true
+		}
+		out.WriteString(r)
+		p += n
+	}
+	return out.String(), p, eof
+}
+
+// escapeLen returns the length of the escape at the start of e (which
+// starts with a backslash), as far as its first bytes tell: 2 for \n and
+// its kind, 6 for \uXXXX, 12 for a \uD8XX\uDCXX surrogate pair; 0 when
+// it is invalid.
+func escapeLen(e []byte) int {
+	if len(e) < 2 {
+		return 2
+	}
+	switch e[1] {
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		return 2
+	case 'u':
+	default:
+		return 0
+	}
+	for i := 2; i < min(6, len(e)); i++ {
+		if !isHex(e[i]) {
+			return 0
+		}
+	}
+	if len(e) < 6 {
+		return 6
+	}
+	if v := hexValue(e[2:6]); v < 0xD800 || v > 0xDBFF {
+		return 6
+	}
+	// A high surrogate: a low one, \uDC00 to \uDFFF, may follow.
+	tail := e[6:min(12, len(e))]
+	for i, c := range tail {
+		ok := false
+		switch i {
+		case 0:
+			ok = c == '\\'
+		case 1:
+			ok = c == 'u'
+		case 2:
+			ok = c == 'd' || c == 'D'
+		case 3:
+			ok = c >= 'c' && c <= 'f' || c >= 'C' && c <= 'F'
+		default:
+			ok = isHex(c)
+		}
+		if !ok {
+			return 6
+		}
+	}
+	return 12
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// hexValue returns the value of four hex digits.
+func hexValue(h []byte) int {
+	v := 0
+	for _, c := range h[:4] {
+		v <<= 4
+		switch {
+		case c >= '0' && c <= '9':
+			v |= int(c - '0')
+		case c >= 'a' && c <= 'f':
+			v |= int(c-'a') + 10
+		default:
+			v |= int(c-'A') + 10
+		}
+	}
+	return v
 }
 
 // parseGeneric reads a generic reply: its response as the content and

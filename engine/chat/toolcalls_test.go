@@ -141,6 +141,12 @@ var toolCallCases = []toolCallCase{
 		"", []wantCall{{"", "special_function", `{"arg1":1}`}, {"", "b", `{}`}}},
 	{"generic single call", ToolGeneric, `{"tool_call": {"name": "f", "arguments": {"q": "x"}}}`, "", []wantCall{{"", "f", `{"q":"x"}`}}},
 	{"generic response", ToolGeneric, ` {"response": "Hello, \"world\"!"}`, `Hello, "world"!`, nil},
+	{"generic response escapes", ToolGeneric, `{"response": "a\nb \u00e9 \ud83d\ude00 \"q\" \\ \/"}`, "a\nb é 😀 \"q\" \\ /", nil},
+	{"generic response cut", ToolGeneric, `{"response": "Hello, wor`, "Hello, wor", nil},
+	{"generic response cut in an escape", ToolGeneric, `{"response": "ab\u00`, "ab", nil},
+	{"generic response bad escape", ToolGeneric, `{"response": "ab\x cd"}`, "ab", nil},
+	{"generic response then calls", ToolGeneric, `{"response": "ok", "tool_calls": [{"name": "f", "arguments": {}}]}`, "ok", []wantCall{{"", "f", `{}`}}},
+	{"generic calls then response", ToolGeneric, `{"tool_calls": [{"name": "f", "arguments": {}}], "response": "ok"}`, "ok", []wantCall{{"", "f", `{}`}}},
 	{"generic not json", ToolGeneric, "Plain words.", "Plain words.", nil},
 	{"generic other json", ToolGeneric, `{"answer": 42}`, `{"answer": 42}`, nil},
 
@@ -249,7 +255,8 @@ func TestToolStreamShowsContentEarly(t *testing.T) {
 		{ToolDeepSeekV31, []string{"Hm. <｜tool▁calls", "▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{}"}, []string{"Hm.", ""}},
 		{ToolFunctionaryV32, []string{"al", "l\nHello", " >>", "> there"}, []string{"", "Hello", "", " >>> there"}},
 		{ToolFunctionaryV32, []string{"Hello", " world"}, []string{"", "Hello world"}}, // "Hello" might be a name
-		{ToolGeneric, []string{`{"response": `, `"x"}`}, []string{"", ""}},
+		{ToolGeneric, []string{`{"response": `, `"x`, `y\u00`, `e9z"}`}, []string{"", "x", "y", "éz"}},
+		{ToolGeneric, []string{`{"tool_calls": `, `[]}`}, []string{"", ""}},
 	} {
 		s := NewToolStream(tc.f)
 		for i, p := range tc.pushes {
@@ -363,6 +370,8 @@ func FuzzToolStream(f *testing.F) {
 	f.Add(uint8(ToolHermes), "<tool_call><tool_call>{}</tool_call></tool_call>", uint8(2))
 	f.Add(uint8(ToolMistral), "[TOOL_CALLS]f[CALL_ID][CALL_ID]x[ARGS]{}", uint8(3))
 	f.Add(uint8(ToolLlama3), "{\"name\":\"f\",\"parameters\":{}}<|python_tag|>{", uint8(4))
+	f.Add(uint8(ToolGeneric), `{"response": "\ud83d\ude00\ud83d", "response": "b"}`, uint8(3))
+	f.Add(uint8(ToolFunctionaryV32), "f\n{}>>>all\nx>>>g\n{\"a\": [1]}", uint8(2))
 	f.Fuzz(func(t *testing.T, format uint8, text string, chunk uint8) {
 		tf := ToolFormat(format % uint8(ToolGeneric+1))
 		n := int(chunk%16) + 1
