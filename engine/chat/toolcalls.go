@@ -375,7 +375,7 @@ func (s *ToolStream) markerLoop(out *strings.Builder, eof bool, marker string, b
 			return
 		}
 		s.emit(out, i)
-		st, end, calls := block(eof)
+		st := s.take(block(eof))
 		s.pending = st == needMore
 		if st != needMore {
 			s.seq = seqState{}
@@ -383,13 +383,20 @@ func (s *ToolStream) markerLoop(out *strings.Builder, eof bool, marker string, b
 		switch st {
 		case needMore:
 			return
-		case parsed:
-			s.commit(calls)
-			s.consume(end)
-		default:
+		case failed:
 			s.emit(out, len(marker))
 		}
 	}
+}
+
+// take applies a parser's outcome: parsed calls are committed and their
+// text (the first end bytes) consumed. It returns the status.
+func (s *ToolStream) take(st status, end int, calls []ToolCall) status {
+	if st == parsed {
+		s.commit(calls)
+		s.consume(end)
+	}
+	return st
 }
 
 // undecided is what a parser returns when the text ran out: wait for more,
@@ -458,15 +465,7 @@ func (s *ToolStream) mistralBlock(eof bool) (status, int, []ToolCall) {
 		return undecided(eof)
 	}
 	if s.buf[p] == '[' {
-		e := s.valueEnd(p)
-		if e < 0 {
-			return undecided(eof)
-		}
-		calls, ok := parseCallValue(s.buf[p:e], false)
-		if !ok {
-			return failed, 0, nil
-		}
-		return parsed, e, calls
+		return s.callsAt(p, eof)
 	}
 	q := p
 	for q < len(s.buf) && isNameByte(s.buf[q]) {
@@ -504,23 +503,48 @@ func (s *ToolStream) mistralBlock(eof bool) (status, int, []ToolCall) {
 	default:
 		return failed, 0, nil
 	}
-	q = skipSpace(s.buf, q, "")
-	if q == len(s.buf) {
-		return undecided(eof)
-	}
-	if s.buf[q] != '{' {
-		return failed, 0, nil
-	}
-	e := s.valueEnd(q)
-	if e < 0 {
-		return undecided(eof)
-	}
-	args, ok := argumentsText(s.buf[q:e])
-	if !ok {
-		return failed, 0, nil
+	st, e, args := s.argsAt(q, eof)
+	if st != parsed {
+		return st, 0, nil
 	}
 	call.Arguments = args
 	return parsed, e, []ToolCall{call}
+}
+
+// callsAt parses the JSON call object, or list of them, at s.buf[p].
+func (s *ToolStream) callsAt(p int, eof bool) (status, int, []ToolCall) {
+	e := s.valueEnd(p)
+	if e < 0 {
+		return undecided(eof)
+	}
+	calls, ok := parseCallValue(s.buf[p:e], false)
+	if !ok {
+		return failed, 0, nil
+	}
+	return parsed, e, calls
+}
+
+// argsAt parses the JSON arguments object at s.buf[p] (after
+// whitespace): its end and its compact text.
+func (s *ToolStream) argsAt(p int, eof bool) (status, int, string) {
+	p = skipSpace(s.buf, p, "")
+	if p == len(s.buf) {
+		st, _, _ := undecided(eof)
+		return st, 0, ""
+	}
+	if s.buf[p] != '{' {
+		return failed, 0, ""
+	}
+	e := s.valueEnd(p)
+	if e < 0 {
+		st, _, _ := undecided(eof)
+		return st, 0, ""
+	}
+	args, ok := argumentsText(s.buf[p:e])
+	if !ok {
+		return failed, 0, ""
+	}
+	return parsed, e, args
 }
 
 // llamaStep parses Llama 3 replies: calls as the whole reply, or after the

@@ -70,15 +70,7 @@ func (s *ToolStream) jsonBlock(marker string) func(eof bool) (status, int, []Too
 		if c := s.buf[p]; c != '[' && c != '{' {
 			return failed, 0, nil
 		}
-		e := s.valueEnd(p)
-		if e < 0 {
-			return undecided(eof)
-		}
-		calls, ok := parseCallValue(s.buf[p:e], false)
-		if !ok {
-			return failed, 0, nil
-		}
-		return parsed, e, calls
+		return s.callsAt(p, eof)
 	}
 }
 
@@ -299,15 +291,12 @@ const (
 // each after ">>>". A reply that does not start with a message is content.
 func (s *ToolStream) fv32Step(out *strings.Builder, eof bool) {
 	if s.fv32 == fv32Start {
-		st, end, calls := s.fv32Message(0, eof)
-		switch st {
-		case needMore:
+		st := s.take(s.fv32Message(0, eof))
+		if st == needMore {
 			return
-		case parsed:
-			s.commit(calls)
-			s.consume(end)
-			s.fv32 = fv32Messages
-		default:
+		}
+		s.fv32 = fv32Messages
+		if st == failed {
 			s.fv32 = fv32Plain
 		}
 	}
@@ -344,20 +333,9 @@ func (s *ToolStream) fv32Message(from int, eof bool) (status, int, []ToolCall) {
 	if name == "all" {
 		return parsed, p, nil
 	}
-	p = skipSpace(s.buf, p, "")
-	if p == len(s.buf) {
-		return undecided(eof)
-	}
-	if s.buf[p] != '{' {
-		return failed, 0, nil
-	}
-	e := s.valueEnd(p)
-	if e < 0 {
-		return undecided(eof)
-	}
-	args, ok := argumentsText(s.buf[p:e])
-	if !ok {
-		return failed, 0, nil
+	st, e, args := s.argsAt(p, eof)
+	if st != parsed {
+		return st, 0, nil
 	}
 	return parsed, e, []ToolCall{{Type: "function", Name: name, Arguments: args}}
 }

@@ -136,11 +136,8 @@ func GenericToolSchemaLoose(tools []Tool, choice ToolChoice) json.RawMessage {
 	if choice.Required || choice.Name != "" {
 		return genericSchema(item, choice)
 	}
-	b, _ := json.Marshal(orderedObject{ // both keys optional
-		{"type", "object"},
-		{"properties", orderedObject{{"tool_calls", callsArray(item, choice)}, {"response", map[string]any{"type": "string"}}}},
-	})
-	return b
+	calls, _ := json.Marshal(callsArray(item, choice))                                                                         // maps of strings and raw JSON always encode
+	return json.RawMessage(`{"type":"object","properties":{"tool_calls":` + string(calls) + `,"response":{"type":"string"}}}`) // both optional
 }
 
 // genericSchema builds the reply's schema around one call's schema.
@@ -166,49 +163,16 @@ func callsArray(item any, choice ToolChoice) map[string]any {
 	return a
 }
 
-// callSchema is the schema of one call of the tool name; its keys come in
-// the order the model should write them (name first).
-func callSchema(name string, params json.RawMessage) orderedObject {
-	var args any = map[string]any{"type": "object"}
+// callSchema is the schema of one call of the tool name, its keys in the
+// order the model should write them (name first).
+func callSchema(name string, params json.RawMessage) json.RawMessage {
+	args := []byte(`{"type":"object"}`)
 	if params != nil {
 		args = params
 	}
-	return orderedObject{
-		{"type", "object"},
-		{"properties", orderedObject{{"name", map[string]any{"const": name}}, {"arguments", args}}},
-		{"required", []string{"name", "arguments"}},
-	}
-}
-
-// orderedObject is a JSON object that keeps its keys' order (a schema's
-// properties are written in that order).
-type orderedObject []struct {
-	k string
-	v any
-}
-
-// MarshalJSON writes the object's keys in order.
-func (o orderedObject) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, kv := range o {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, err := json.Marshal(kv.k)
-		if err != nil {
-			return nil, err
-		}
-		v, err := json.Marshal(kv.v)
-		if err != nil {
-			return nil, err
-		}
-		b.Write(k)
-		b.WriteByte(':')
-		b.Write(v)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	quoted, _ := json.Marshal(name) // a string always encodes
+	return json.RawMessage(`{"type":"object","properties":{"name":{"const":` + string(quoted) + `},"arguments":` +
+		string(args) + `},"required":["name","arguments"]}`)
 }
 
 // genericState is the progress of a generic reply: a reply that starts

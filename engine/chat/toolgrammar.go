@@ -263,32 +263,25 @@ func schemaProperties(schema json.RawMessage) ([]schemaProp, map[string]bool, er
 	return props, required, nil
 }
 
+// gbnfEscaper escapes the characters a GBNF string literal cannot hold
+// as they are.
+var gbnfEscaper = strings.NewReplacer(`"`, `\"`, `\`, `\\`, "\n", `\n`, "\r", `\r`, "\t", `\t`)
+
 // lit returns s as a GBNF string literal.
 func lit(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch r {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		default:
+	s = gbnfEscaper.Replace(s)
+	if strings.IndexFunc(s, func(r rune) bool { return r < 0x20 }) >= 0 {
+		var b strings.Builder
+		for _, r := range s {
 			if r < 0x20 {
 				fmt.Fprintf(&b, `\x%02X`, r)
 			} else {
 				b.WriteRune(r)
 			}
 		}
+		s = b.String()
 	}
-	b.WriteByte('"')
-	return b.String()
+	return `"` + s + `"`
 }
 
 // prefixRules renames every rule of a GBNF grammar, where it is defined
