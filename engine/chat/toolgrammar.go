@@ -38,7 +38,7 @@ func ToolGrammar(f ToolFormat, tools []Tool, choice ToolChoice, toGrammar Schema
 		if err != nil {
 			return "", err
 		}
-		return g.text("root ::= " + ref), nil
+		return g.grammar("root ::= " + ref), nil
 	}
 	var alts []string
 	for i, t := range allowed {
@@ -97,7 +97,7 @@ func ToolGrammar(f ToolFormat, tools []Tool, choice ToolChoice, toGrammar Schema
 			root += ` (">>>" call)*`
 		}
 	}
-	return g.text("root ::= " + root), nil
+	return g.grammar("root ::= " + root), nil
 }
 
 // grammarBuilder collects the rules of a tool-call grammar.
@@ -111,8 +111,8 @@ func (g *grammarBuilder) rule(name, body string) {
 	g.rules = append(g.rules, name+" ::= "+body)
 }
 
-// text returns the grammar: root first, then the rules in order.
-func (g *grammarBuilder) text(root string) string {
+// grammar returns the grammar: root first, then the rules in order.
+func (g *grammarBuilder) grammar(root string) string {
 	return root + "\n" + strings.Join(g.rules, "\n") + "\n"
 }
 
@@ -176,8 +176,7 @@ func (g *grammarBuilder) xmlCall(f ToolFormat, prefix string, t Tool) (string, e
 	for j, p := range props {
 		var value string
 		if ts := t.types[p.name]; len(ts) == 1 && ts[0] == "string" {
-			value = prefix + "-text"
-			g.addText(prefix)
+			value = g.text(prefix+"-p"+strconv.Itoa(j), p.schema)
 		} else {
 			v, err := g.schema(prefix+"-p"+strconv.Itoa(j), p.schema)
 			if err != nil {
@@ -206,16 +205,19 @@ func (g *grammarBuilder) xmlCall(f ToolFormat, prefix string, t Tool) (string, e
 	return lit("<tool_call>"+t.Name+"\n") + " " + body + " " + lit("</tool_call>"), nil
 }
 
-// addText adds, once per prefix, the rule of a raw text value: anything
-// without "<" (which could start a closing tag).
-func (g *grammarBuilder) addText(prefix string) {
-	name := prefix + "-text"
-	for _, r := range g.rules {
-		if strings.HasPrefix(r, name+" ::= ") {
-			return
-		}
+// text adds the rule of a raw text value of a string schema, named
+// name, and returns its name: anything without "<" (which could start a
+// closing tag), of at most the schema's maxLength bytes if it has one.
+func (g *grammarBuilder) text(name string, schema json.RawMessage) string {
+	var s struct {
+		MaxLength *int `json:"maxLength"`
 	}
-	g.rule(name, `[^<]*`)
+	body := `[^<]*`
+	if json.Unmarshal(schema, &s) == nil && s.MaxLength != nil && *s.MaxLength >= 0 {
+		body = `[^<]{0,` + strconv.Itoa(*s.MaxLength) + `}`
+	}
+	g.rule(name, body)
+	return name
 }
 
 // schemaProp is one top-level property of a parameters schema.

@@ -32,10 +32,10 @@ func TestToolGrammar(t *testing.T) {
 				"call ::= \"<｜tool▁call▁begin｜>\" \"special_function\" \"<｜tool▁sep｜>\" tool0-args-root \"<｜tool▁call▁end｜>\"\n"},
 		{"qwen3-coder typed parameters", ToolQwen3Coder, ToolChoice{Name: "edit"},
 			"root ::= call\n" +
-				"tool0-text ::= [^<]*\n" +
+				"tool0-p0 ::= [^<]*\n" +
 				"tool0-p1-root ::= \"{\" tool0-p1-ws \"}\"\ntool0-p1-ws ::= [ \\t\\n]{0,20} # space\n" +
 				"tool0-p2-root ::= \"{\" tool0-p2-ws \"}\"\ntool0-p2-ws ::= [ \\t\\n]{0,20} # space\n" +
-				"call ::= \"<tool_call>\\n<function=edit>\\n\" (\"<parameter=filename>\\n\" tool0-text \"\\n</parameter>\\n\")? " +
+				"call ::= \"<tool_call>\\n<function=edit>\\n\" (\"<parameter=filename>\\n\" tool0-p0 \"\\n</parameter>\\n\")? " +
 				"(\"<parameter=lines>\\n\" tool0-p1-root \"\\n</parameter>\\n\")? (\"<parameter=note>\\n\" tool0-p2-root \"\\n</parameter>\\n\")? \"</function>\\n</tool_call>\"\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -67,6 +67,11 @@ func TestToolGrammar(t *testing.T) {
 	}
 	if _, err := ToolGrammar(ToolHermes, testTools, ToolChoice{Name: "nope"}, fakeSchemaGrammar); err == nil {
 		t.Error("a named choice that is not a tool")
+	}
+	city := mustTools(`{"type":"function","function":{"name":"w","parameters":{"type":"object","properties":{"city":{"type":"string","maxLength":12}},"required":["city"]}}}`)
+	if g, err := ToolGrammar(ToolGLM45, city, ToolChoice{Required: true}, fakeSchemaGrammar); err != nil || !strings.Contains(g, "tool0-p0 ::= [^<]{0,12}\n") ||
+		!strings.Contains(g, `"<tool_call>w\n" "<arg_key>city</arg_key>\n<arg_value>" tool0-p0 "</arg_value>\n" "</tool_call>"`) {
+		t.Errorf("glm with a bounded string: %v\n%s", err, g)
 	}
 	bad := mustTools(`{"type":"function","function":{"name":"f","parameters":{"$bad":1}}}`)
 	if _, err := ToolGrammar(ToolHermes, bad, ToolChoice{Required: true}, fakeSchemaGrammar); err == nil {
