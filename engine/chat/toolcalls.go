@@ -316,7 +316,7 @@ func (s *ToolStream) step(eof bool) string {
 	case ToolDeepSeekR1, ToolDeepSeekV31:
 		s.markerLoop(&out, eof, deepseekCallsBegin, s.closedBlock(deepseekCallsBegin, deepseekCallsEnd, parseDeepSeekCalls))
 	case ToolCommandR7B:
-		s.markerLoop(&out, eof, commandRAction, s.closedBlock(commandRAction, commandREnd, parseCommandRCalls))
+		s.markerLoop(&out, eof, commandRMarker, s.commandRBlock)
 	case ToolFunctionaryV31:
 		s.markerLoop(&out, eof, functionaryOpen, s.closedBlock(functionaryOpen, functionaryClose, parseFunctionaryCall))
 	case ToolGranite:

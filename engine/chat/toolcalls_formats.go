@@ -222,6 +222,31 @@ func parseDeepSeekCalls(inner []byte) ([]ToolCall, bool) {
 	return calls, len(calls) > 0
 }
 
+// commandRMarker starts every Command R7B marker; commandRDropped are the
+// markers around its content, which are not content themselves.
+const commandRMarker = "<|"
+
+var commandRDropped = []string{"<|START_RESPONSE|>", "<|END_RESPONSE|>", "<|START_TEXT|>", "<|END_TEXT|>"}
+
+// commandRBlock parses what starts with "<|" in a Command R7B reply: an
+// action (its calls), a marker around the content (dropped), or content.
+func (s *ToolStream) commandRBlock(eof bool) (status, int, []ToolCall) {
+	if bytes.HasPrefix(s.buf, []byte(commandRAction)) {
+		return s.closedBlock(commandRAction, commandREnd, parseCommandRCalls)(eof)
+	}
+	maybe := bytes.HasPrefix([]byte(commandRAction), s.buf)
+	for _, m := range commandRDropped {
+		if bytes.HasPrefix(s.buf, []byte(m)) {
+			return parsed, len(m), nil
+		}
+		maybe = maybe || bytes.HasPrefix([]byte(m), s.buf)
+	}
+	if maybe {
+		return undecided(eof)
+	}
+	return failed, 0, nil
+}
+
 // parseCommandRCalls reads the JSON list of a Command R7B action:
 // {"tool_call_id": ..., "tool_name": ..., "parameters": {...}} items.
 func parseCommandRCalls(inner []byte) ([]ToolCall, bool) {

@@ -122,6 +122,8 @@ var toolCallCases = []toolCallCase{
 		"", []wantCall{{"0", "special_function", `{"arg1":1}`}}},
 	{"command-r7b two", ToolCommandR7B, "<|START_ACTION|>[{\"tool_call_id\": \"0\", \"tool_name\": \"a\", \"parameters\": {}}, {\"tool_call_id\": \"1\", \"tool_name\": \"b\", \"parameters\": {\"s\": \"]<|END_ACTION|\"}}]<|END_ACTION|>",
 		"", []wantCall{{"0", "a", `{}`}, {"1", "b", `{"s":"]<|END_ACTION|"}`}}},
+	{"command-r7b response", ToolCommandR7B, "<|START_RESPONSE|>Hello, <|world|>!<|END_RESPONSE|>", "Hello, <|world|>!", nil},
+	{"command-r7b response cut", ToolCommandR7B, "<|START_RESPONSE|>Hi <|END_RESP", "Hi <|END_RESP", nil},
 	{"command-r7b malformed", ToolCommandR7B, "<|START_ACTION|>[{\"tool_name\": 3}]<|END_ACTION|>", "<|START_ACTION|>[{\"tool_name\": 3}]<|END_ACTION|>", nil},
 
 	// Functionary v3.1.
