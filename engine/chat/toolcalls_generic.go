@@ -7,14 +7,19 @@ import (
 )
 
 // The generic tool-call format serves templates with no tool-call syntax
-// of their own, as llama.cpp's generic handler did: the tools and the
-// reply's shape are described in the system turn, and constrained
-// decoding makes the reply one JSON object,
+// of their own, in the shape of llama.cpp's generic handler: the tools and
+// the reply's shape are described in the system turn, and constrained
+// decoding makes the reply one JSON object: one call,
+//
+//	{"tool_call": {"name": "get_weather", "arguments": {"city": "Paris"}}}
+//
+// or, when parallel calls are allowed, a list of them,
 //
 //	{"tool_calls": [{"name": "get_weather", "arguments": {"city": "Paris"}}]}
 //
-// or {"response": "text for the user"}. The parser also reads llama.cpp's
-// single-call form, {"tool_call": {"name": ..., "arguments": {...}}}.
+// or, unless a call is required, {"response": "text for the user"}.
+// llama.cpp also has the model write an "id" in each parallel call; Saji
+// gives calls their IDs itself.
 
 // ToolChoice is what a request lets the model do with its tools (OpenAI's
 // tool_choice and parallel_tool_calls); the zero value is "auto" with one
@@ -58,21 +63,20 @@ func GenericToolPrompt(tools []Tool, choice ToolChoice) string {
 		b.Write(line)
 		b.WriteByte('\n')
 	}
-	b.WriteString("\nRespond with one JSON object and nothing else: ")
-	call := `{"tool_calls": [{"name": "<tool name>", "arguments": {<arguments>}}]} to call `
+	name := "<tool name>"
+	if choice.Name != "" {
+		name = choice.Name
+	}
+	one := `{"name": "` + name + `", "arguments": {<arguments>}}`
+	call := `{"tool_call": ` + one + `} to call a tool`
 	if choice.Parallel {
-		call += "one or more tools"
-	} else {
-		call += "a tool"
+		call = `{"tool_calls": [` + one + `, ...]} to call tools`
 	}
-	switch {
-	case choice.Name != "":
-		b.WriteString(`{"tool_calls": [{"name": "` + choice.Name + `", "arguments": {<arguments>}}]}, calling ` + choice.Name + ".")
-	case choice.Required:
-		b.WriteString(call + ".")
-	default:
-		b.WriteString(call + `, or {"response": "<your reply>"} to answer the user.`)
+	b.WriteString("\nRespond in JSON format, one object and nothing else: " + call)
+	if !choice.Required && choice.Name == "" {
+		b.WriteString(`, or {"response": "<your reply>"} to reply to the user's request`)
 	}
+	b.WriteString(".")
 	return b.String()
 }
 
@@ -136,14 +140,15 @@ func GenericToolSchemaLoose(tools []Tool, choice ToolChoice) json.RawMessage {
 	if choice.Required || choice.Name != "" {
 		return genericSchema(item, choice)
 	}
-	calls, _ := json.Marshal(callsArray(item, choice))                                                                         // maps of strings and raw JSON always encode
-	return json.RawMessage(`{"type":"object","properties":{"tool_calls":` + string(calls) + `,"response":{"type":"string"}}}`) // both optional
+	key, calls := callsSchema(item, choice)
+	b, _ := json.Marshal(calls)                                                                                             // maps of strings and raw JSON always encode
+	return json.RawMessage(`{"type":"object","properties":{"` + key + `":` + string(b) + `,"response":{"type":"string"}}}`) // both optional
 }
 
 // genericSchema builds the reply's schema around one call's schema.
 func genericSchema(item any, choice ToolChoice) json.RawMessage {
-	calls := map[string]any{"type": "object",
-		"properties": map[string]any{"tool_calls": callsArray(item, choice)}, "required": []string{"tool_calls"}}
+	key, c := callsSchema(item, choice)
+	calls := map[string]any{"type": "object", "properties": map[string]any{key: c}, "required": []string{key}}
 	var schema any = calls
 	if !choice.Required && choice.Name == "" {
 		response := map[string]any{"type": "object",
@@ -154,13 +159,13 @@ func genericSchema(item any, choice ToolChoice) json.RawMessage {
 	return b
 }
 
-// callsArray is the schema of the tool_calls list.
-func callsArray(item any, choice ToolChoice) map[string]any {
-	a := map[string]any{"type": "array", "items": item, "minItems": 1}
+// callsSchema returns the key and schema of the reply's calls: tool_call
+// and one call, or tool_calls and a list when parallel.
+func callsSchema(item any, choice ToolChoice) (string, any) {
 	if !choice.Parallel {
-		a["maxItems"] = 1
+		return "tool_call", item
 	}
-	return a
+	return "tool_calls", map[string]any{"type": "array", "items": item, "minItems": 1}
 }
 
 // callSchema is the schema of one call of the tool name, its keys in the

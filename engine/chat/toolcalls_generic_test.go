@@ -18,15 +18,19 @@ func TestGenericToolSchema(t *testing.T) {
 		loose  string
 	}{
 		{"required one", one, ToolChoice{Required: true},
-			`{"properties":{"tool_calls":{"items":` + call + `,"maxItems":1,"minItems":1,"type":"array"}},"required":["tool_calls"],"type":"object"}`,
-			`{"properties":{"tool_calls":{"items":` + call + `,"maxItems":1,"minItems":1,"type":"array"}},"required":["tool_calls"],"type":"object"}`},
+			`{"properties":{"tool_call":` + call + `},"required":["tool_call"],"type":"object"}`,
+			`{"properties":{"tool_call":` + call + `},"required":["tool_call"],"type":"object"}`},
 		{"named parallel", testTools, ToolChoice{Name: "special_function", Parallel: true},
 			`{"properties":{"tool_calls":{"items":` + call + `,"minItems":1,"type":"array"}},"required":["tool_calls"],"type":"object"}`,
 			`{"properties":{"tool_calls":{"items":` + call + `,"minItems":1,"type":"array"}},"required":["tool_calls"],"type":"object"}`},
 		{"auto one", one, ToolChoice{},
-			`{"anyOf":[{"properties":{"tool_calls":{"items":` + call + `,"maxItems":1,"minItems":1,"type":"array"}},"required":["tool_calls"],"type":"object"},` +
+			`{"anyOf":[{"properties":{"tool_call":` + call + `},"required":["tool_call"],"type":"object"},` +
 				`{"properties":{"response":{"type":"string"}},"required":["response"],"type":"object"}]}`,
-			`{"type":"object","properties":{"tool_calls":{"items":` + call + `,"maxItems":1,"minItems":1,"type":"array"},"response":{"type":"string"}}}`},
+			`{"type":"object","properties":{"tool_call":` + call + `,"response":{"type":"string"}}}`},
+		{"auto parallel", one, ToolChoice{Parallel: true},
+			`{"anyOf":[{"properties":{"tool_calls":{"items":` + call + `,"minItems":1,"type":"array"}},"required":["tool_calls"],"type":"object"},` +
+				`{"properties":{"response":{"type":"string"}},"required":["response"],"type":"object"}]}`,
+			`{"type":"object","properties":{"tool_calls":{"items":` + call + `,"minItems":1,"type":"array"},"response":{"type":"string"}}}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := string(GenericToolSchema(tc.tools, tc.choice)); got != tc.want {
@@ -41,7 +45,7 @@ func TestGenericToolSchema(t *testing.T) {
 	if err := json.Unmarshal(GenericToolSchema(testTools, ToolChoice{Required: true}), &s); err != nil {
 		t.Fatal(err)
 	}
-	items := s["properties"].(map[string]any)["tool_calls"].(map[string]any)["items"].(map[string]any)["anyOf"].([]any)
+	items := s["properties"].(map[string]any)["tool_call"].(map[string]any)["anyOf"].([]any)
 	if len(items) != len(testTools) {
 		t.Errorf("several tools: %d alternatives, want %d", len(items), len(testTools))
 	}
@@ -75,7 +79,8 @@ func TestWithGenericTools(t *testing.T) {
 			if strings.Join(roles, " ") != tc.roles {
 				t.Errorf("roles %q, want %q", roles, tc.roles)
 			}
-			if c := out[tc.where].Content; !strings.HasPrefix(c, tc.prefix) || !strings.Contains(c, `"name":"special_function"`) || !strings.Contains(c, `{"response": `) {
+			if c := out[tc.where].Content; !strings.HasPrefix(c, tc.prefix) || !strings.Contains(c, `"name":"special_function"`) ||
+				!strings.Contains(c, `{"response": `) || !strings.Contains(c, `{"tool_call": {"name": "<tool name>"`) {
 				t.Errorf("message %d: %q", tc.where, c)
 			}
 			if tc.msgs[0].Content != sys.Content && tc.msgs[0].Content != user.Content {
@@ -83,8 +88,8 @@ func TestWithGenericTools(t *testing.T) {
 			}
 		})
 	}
-	p := GenericToolPrompt(testTools, ToolChoice{Name: "edit"})
-	if strings.Contains(p, "special_function") || !strings.Contains(p, `calling edit`) || strings.Contains(p, "response") {
+	p := GenericToolPrompt(testTools, ToolChoice{Name: "edit", Parallel: true})
+	if strings.Contains(p, "special_function") || !strings.Contains(p, `{"tool_calls": [{"name": "edit", "arguments": {<arguments>}}, ...]}`) || strings.Contains(p, "response") {
 		t.Errorf("named prompt: %q", p)
 	}
 }

@@ -97,7 +97,7 @@ func TestToolStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	text, _ := m.tok.Detokenize(toks, false, true)
-	if !strings.Contains(text, "system") || !strings.Contains(text, `"name":"get_time"`) || !strings.Contains(text, `"tool_calls"`) {
+	if !strings.Contains(text, "system") || !strings.Contains(text, `"name":"get_time"`) || !strings.Contains(text, `"tool_call"`) {
 		t.Errorf("the generic tools prompt is missing:\n%s", text)
 	}
 	s, err := m.Start(context.Background(), Request{Messages: msgs, Tools: []any{tool}, ToolChoice: chat.ToolChoice{Required: true}, MaxTokens: 1})
