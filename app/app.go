@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 
 	"fyne.io/fyne/v2"
 	fyneapp "fyne.io/fyne/v2/app"
@@ -41,7 +42,18 @@ type Options struct {
 
 // Run opens the main window and blocks until it is closed or ctx is
 // cancelled.
-func Run(ctx context.Context, opts Options) error {
+func Run(ctx context.Context, opts Options) (err error) {
+	if err := checkDisplay(hostOS, os.Getenv); err != nil {
+		return err
+	}
+	// The toolkit panics when the display it was given cannot be opened
+	// (DISPLAY names a server that is gone): that is an error to report,
+	// not a crash.
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("app: the window could not open: %v", r)
+		}
+	}()
 	a := fyneapp.NewWithID(ID)
 	a.SetIcon(Icon())
 	c, err := newCore(coreOptions{Prefs: a.Preferences(), Logger: opts.Logger, Detect: detectMachine})

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"image/color"
 	"slices"
+	"strings"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -46,6 +48,10 @@ type messageView struct {
 	status   *widget.Label
 	progress *widget.ProgressBar
 	footer   *widget.Label
+	// thinking is the reply's reasoning, collapsed above the answer;
+	// thought is its text.
+	thinking *widget.Accordion
+	thought  *widget.Label
 }
 
 // blockView draws one block of a message.
@@ -77,6 +83,14 @@ func (v *chatView) newMessageView(m store.Message, streaming, last bool) *messag
 	mv.footer = widget.NewLabel("")
 	mv.footer.Importance = widget.LowImportance
 	mv.footer.Wrapping = fyne.TextWrapWord
+	mv.thought = widget.NewLabel("")
+	mv.thought.Wrapping = fyne.TextWrapWord
+	mv.thought.Importance = widget.LowImportance
+	mv.thinking = widget.NewAccordion(widget.NewAccordionItem("", mv.thought))
+	mv.thinking.Hide()
+	if m.Reasoning != "" {
+		mv.showReasoning(m.Reasoning, m.ThoughtSummary())
+	}
 	mv.setText(m.Content)
 
 	var actions []fyne.CanvasObject
@@ -107,7 +121,7 @@ func (v *chatView) newMessageView(m store.Message, streaming, last bool) *messag
 		actions = nil
 	}
 	under := container.NewBorder(nil, nil, nil, container.NewHBox(actions...), mv.footer)
-	inner := container.NewVBox(header, mv.body, mv.status, mv.progress, under)
+	inner := container.NewVBox(header, mv.thinking, mv.body, mv.status, mv.progress, under)
 	if user {
 		bg := canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
 		bg.CornerRadius = theme.InputRadiusSize() * 2
@@ -150,6 +164,31 @@ func (mv *messageView) setText(text string) {
 		mv.body.Objects = objs
 		mv.body.Refresh()
 	}
+}
+
+// setReasoning draws a streaming reply's reasoning so far: live while the
+// model is still thinking, which it has done for took.
+func (mv *messageView) setReasoning(text string, live bool, took time.Duration) {
+	if text == "" {
+		return
+	}
+	title := fmt.Sprintf("Thought for %.1f s", took.Seconds())
+	if live {
+		title = fmt.Sprintf("Thinking... %.0f s", took.Seconds())
+	}
+	mv.showReasoning(text, title)
+}
+
+// showReasoning shows the collapsible reasoning block, titled title.
+func (mv *messageView) showReasoning(text, title string) {
+	mv.msg.Reasoning = text
+	item := mv.thinking.Items[0]
+	if text = strings.TrimSpace(text); item.Title != title || mv.thought.Text != text {
+		item.Title = title
+		mv.thought.SetText(text)
+		mv.thinking.Refresh()
+	}
+	mv.thinking.Show()
 }
 
 // setStatus shows what happens before the first token; total > 0 adds a

@@ -198,15 +198,18 @@ type reply struct {
 	started time.Time
 	stopped atomic.Bool // the person stopped it
 
-	mu       sync.Mutex
-	text     strings.Builder
-	status   string
-	done     int
-	total    int
-	pending  bool // a redraw is scheduled
-	saved    time.Time
-	finished bool
-	view     *messageView // where it shows (UI goroutine only)
+	mu        sync.Mutex
+	text      strings.Builder
+	reasoning strings.Builder
+	thinking  time.Time // when the reasoning started (zero: none yet)
+	answered  time.Time // when the answer started after it
+	status    string
+	done      int
+	total     int
+	pending   bool // a redraw is scheduled
+	saved     time.Time
+	finished  bool
+	view      *messageView // where it shows (UI goroutine only)
 }
 
 // emit takes one update of the generator: text is added, a status is
@@ -218,17 +221,24 @@ func (r *reply) emit(up Update) {
 		r.mu.Unlock()
 		return
 	}
-	if up.Text != "" {
+	if up.Reasoning != "" && r.thinking.IsZero() {
+		r.thinking = time.Now()
+	}
+	r.reasoning.WriteString(up.Reasoning)
+	if up.Text != "" && !r.thinking.IsZero() && r.answered.IsZero() {
+		r.answered = time.Now()
+	}
+	if up.Text != "" || up.Reasoning != "" {
 		r.text.WriteString(up.Text)
 		r.status, r.done, r.total = "", 0, 0
 	} else if up.Status != "" {
 		r.status, r.done, r.total = up.Status, up.Done, up.Total
 	}
 	var save *store.Message
-	if up.Text != "" && time.Since(r.saved) >= saveEvery {
+	if (up.Text != "" || up.Reasoning != "") && time.Since(r.saved) >= saveEvery {
 		r.saved = time.Now()
 		m := r.msg
-		m.Content = r.text.String()
+		m.Content, m.Reasoning = r.text.String(), r.reasoning.String()
 		save = &m
 	}
 	schedule := !r.pending
@@ -262,12 +272,17 @@ func (r *reply) show(mv *messageView) {
 	r.view = mv
 	r.mu.Lock()
 	text, status, done, total := r.text.String(), r.status, r.done, r.total
+	reasoning, took := r.reasoning.String(), time.Since(r.thinking)
+	if !r.answered.IsZero() {
+		took = r.answered.Sub(r.thinking)
+	}
 	r.mu.Unlock()
+	mv.setReasoning(reasoning, text == "", took)
 	mv.setText(text)
 	switch {
 	case status != "":
 		mv.setStatus(status, done, total)
-	case text == "":
+	case text == "" && reasoning == "":
 		mv.setStatus("Waiting for the model...", 0, 0)
 	default:
 		mv.setStatus("", 0, 0)
@@ -291,7 +306,7 @@ func (r *reply) run(ctx context.Context, req ReplyRequest) {
 	defer r.cancel()
 	r.mu.Lock()
 	r.finished = true
-	text := r.text.String()
+	text, reasoning := r.text.String(), r.reasoning.String()
 	r.mu.Unlock()
 	stopped := r.stopped.Load() || (err != nil && ctx.Err() != nil)
 	if stopped {
@@ -300,8 +315,9 @@ func (r *reply) run(ctx context.Context, req ReplyRequest) {
 	m := r.msg
 	m.Content, m.Done = text, true
 	m.Tokens, m.TokensPerSecond, m.TTFTSeconds = stats.Tokens, stats.TokensPerSecond, stats.TTFT.Seconds()
+	m.Reasoning, m.ReasoningTokens, m.ReasoningSeconds = reasoning, stats.ReasoningTokens, stats.ReasoningTime.Seconds()
 	var saveErr error
-	if err != nil && text == "" {
+	if err != nil && text == "" && reasoning == "" {
 		// Nothing to keep: the reply goes, the error stays on screen.
 		_, msgs, cerr := st.Conversation(r.convID)
 		saveErr = cerr

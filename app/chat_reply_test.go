@@ -10,6 +10,8 @@ import (
 
 	"saji/engine/runner"
 
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 )
@@ -178,4 +180,68 @@ func TestChatTwoConversationsStream(t *testing.T) {
 			t.Errorf("conversation %q: %+v", c.Title, msgs)
 		}
 	}
+}
+
+// TestChatThinking streams a thinking model's reply: its reasoning shows
+// in a collapsed block above the answer, titled with how long it has
+// thought, is stored apart from the answer, and is not sent back to the
+// model with the conversation.
+func TestChatThinking(t *testing.T) {
+	gen := &fakeGen{Thoughts: []string{"Let me see.", " Two and two."}, Chunks: []string{"Four."}, Step: make(chan struct{})}
+	u := chatUI(t, gen)
+	chatSend(u, "2+2?")
+	chatWaitRequests(t, gen, 1)
+	gen.Step <- struct{}{}
+	chatWaitShown(t, u, "{Thinking...")
+	if s := chatShown(u); strings.Contains(s, "Let me see.") {
+		t.Errorf("the reasoning is not collapsed while it streams:\n%s", s)
+	}
+	gen.Step <- struct{}{}
+	gen.Step <- struct{}{}
+	chatWaitShown(t, u, "Four.")
+	chatWaitIdle(t, u)
+	_, msgs := chatOpenMessages(t, u)
+	if len(msgs) != 2 || msgs[1].Content != "Four." || msgs[1].Reasoning != "Let me see. Two and two." ||
+		msgs[1].ReasoningTokens != 2 || msgs[1].ReasoningSeconds != 1.5 {
+		t.Fatalf("stored reply: %+v", msgs)
+	}
+	chatWaitShown(t, u, "{Thought for 1.5 s · 2 tokens}")
+	var acc *widget.Accordion
+	chatLocked(u, func() { acc = chatAccordion(u.chat.msgBox) })
+	if acc == nil {
+		t.Fatal("no reasoning block")
+	}
+	chatLocked(u, func() { acc.Open(0) })
+	chatWaitShown(t, u, "Let me see. Two and two.")
+
+	chatSend(u, "and 3+3?")
+	reqs := chatWaitRequests(t, gen, 2)
+	for range 3 {
+		gen.Step <- struct{}{}
+	}
+	chatWaitIdle(t, u)
+	want := []string{"user: 2+2?", "assistant: Four.", "user: and 3+3?"}
+	if got := chatRoles(reqs[1].Messages); !reflect.DeepEqual(got, want) {
+		t.Errorf("second request %q, want %q", got, want)
+	}
+}
+
+// chatAccordion returns the first visible accordion under o.
+func chatAccordion(o fyne.CanvasObject) *widget.Accordion {
+	if o == nil || !o.Visible() {
+		return nil
+	}
+	switch o := o.(type) {
+	case *widget.Accordion:
+		return o
+	case *container.Scroll:
+		return chatAccordion(o.Content)
+	case *fyne.Container:
+		for _, c := range o.Objects {
+			if a := chatAccordion(c); a != nil {
+				return a
+			}
+		}
+	}
+	return nil
 }

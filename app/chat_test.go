@@ -80,6 +80,13 @@ func chatVisibleText(o fyne.CanvasObject, b *strings.Builder) {
 		for _, s := range o.Segments {
 			b.WriteString(s.Textual() + "\n")
 		}
+	case *widget.Accordion:
+		for _, it := range o.Items {
+			b.WriteString("{" + it.Title + "}\n")
+			if it.Open {
+				chatVisibleText(it.Detail, b)
+			}
+		}
 	case *container.Scroll:
 		chatVisibleText(o.Content, b)
 	case *fyne.Container:

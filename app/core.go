@@ -477,6 +477,9 @@ type ReplyRequest struct {
 type Update struct {
 	// Text is the reply's next text.
 	Text string
+	// Reasoning is the reply's next reasoning text: what a thinking model
+	// thinks before it answers, shown apart from the answer.
+	Reasoning string
 	// Status, when set, says what is happening before the first token
 	// ("Loading qwen2.5-0.5b...", "Reading the prompt...").
 	Status string
@@ -492,6 +495,11 @@ type ReplyStats struct {
 	Total           time.Duration
 	// Finish is "stop" or "length".
 	Finish string
+	// ReasoningTokens are the tokens of the reply's reasoning (included in
+	// Tokens) and ReasoningTime the time from its first token to the
+	// answer's.
+	ReasoningTokens int
+	ReasoningTime   time.Duration
 	// Fit, set after the first reply of a model the chat loaded, compares
 	// the fit planner's predictions with the measured memory and speed.
 	Fit *fit.Measurement
@@ -564,13 +572,16 @@ func (c *core) Generate(ctx context.Context, req ReplyRequest, emit func(Update)
 				emit(Update{Status: "Reading the prompt...", Done: done, Total: total})
 			}
 		}}
+	var think thinkClock
 	res, err := m.Generate(ctx, gr, func(p runner.Piece) error {
-		if p.Text != "" {
-			emit(Update{Text: p.Text})
+		think.piece(p, time.Now())
+		if p.Text != "" || p.Reasoning != "" {
+			emit(Update{Text: p.Text, Reasoning: p.Reasoning})
 		}
 		return nil
 	})
 	stats := ReplyStats{Tokens: res.CompletionTokens, TTFT: res.FirstToken, Total: res.Total, Finish: res.Finish}
+	stats.ReasoningTokens, stats.ReasoningTime = think.tokens, think.took(time.Now())
 	if res.GenTime > 0 && res.CompletionTokens > 1 {
 		stats.TokensPerSecond = float64(res.CompletionTokens-1) / res.GenTime.Seconds()
 	}
@@ -578,6 +589,42 @@ func (c *core) Generate(ctx context.Context, req ReplyRequest, emit func(Update)
 		stats.Fit = c.checkFit(ctx, m, res.PromptTokens+res.CompletionTokens, stats.TokensPerSecond)
 	}
 	return stats, err
+}
+
+// thinkClock times a reply's reasoning: it counts the tokens of the pieces
+// that carry only reasoning, from the first of them to the first piece of
+// the answer.
+type thinkClock struct {
+	tokens     int
+	start, end time.Time
+}
+
+// piece takes the next piece of the reply, streamed at now.
+func (c *thinkClock) piece(p runner.Piece, now time.Time) {
+	switch {
+	case !c.end.IsZero():
+	case p.Text != "":
+		if !c.start.IsZero() {
+			c.end = now
+		}
+	case p.Reasoning != "" || (!c.start.IsZero() && len(p.Tokens) > 0):
+		if c.start.IsZero() {
+			c.start = now
+		}
+		c.tokens += len(p.Tokens)
+	}
+}
+
+// took is how long the reasoning lasted, until now if the answer has not
+// started.
+func (c *thinkClock) took(now time.Time) time.Duration {
+	switch {
+	case c.start.IsZero():
+		return 0
+	case c.end.IsZero():
+		return now.Sub(c.start)
+	}
+	return c.end.Sub(c.start)
 }
 
 // Machine describes this computer for the fit planner: the first call

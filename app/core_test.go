@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2/test"
 
@@ -212,5 +213,34 @@ func TestCoreGPULayers(t *testing.T) {
 		if tt.layers != 0 && !c.Loaded(e.Name) {
 			t.Error("the model is not loaded")
 		}
+	}
+}
+
+func TestThinkClock(t *testing.T) {
+	t0 := time.Unix(100, 0)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	tok := []runner.Token{{ID: 1}}
+	tests := []struct {
+		name       string
+		pieces     []runner.Piece
+		now        int
+		wantTokens int
+		wantTook   time.Duration
+	}{
+		{"no reasoning", []runner.Piece{{Text: "a", Tokens: tok}, {Text: "b", Tokens: tok}}, 30, 0, 0},
+		{"reasoning then answer", []runner.Piece{{Reasoning: "x", Tokens: tok}, {Tokens: tok}, {Reasoning: "y", Tokens: tok},
+			{Text: "a", Tokens: tok}, {Reasoning: "late", Tokens: tok}}, 90, 3, 30 * time.Millisecond},
+		{"still thinking", []runner.Piece{{Reasoning: "x", Tokens: tok}, {Reasoning: "y", Tokens: tok}}, 50, 2, 50 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var c thinkClock
+			for i, p := range tt.pieces {
+				c.piece(p, at(10*i))
+			}
+			if c.tokens != tt.wantTokens || c.took(at(tt.now)) != tt.wantTook {
+				t.Errorf("tokens %d, took %v; want %d, %v", c.tokens, c.took(at(tt.now)), tt.wantTokens, tt.wantTook)
+			}
+		})
 	}
 }

@@ -82,7 +82,9 @@ func newTestUI(t *testing.T, gen Generator) *ui {
 // value arrives on Step when Step is not nil, and records its requests.
 type fakeGen struct {
 	Chunks []string
-	Step   chan struct{}
+	// Thoughts, streamed before Chunks, are the reply's reasoning.
+	Thoughts []string
+	Step     chan struct{}
 
 	mu       sync.Mutex
 	requests []ReplyRequest
@@ -95,7 +97,7 @@ func (g *fakeGen) Generate(ctx context.Context, req ReplyRequest, emit func(Upda
 	start := time.Now()
 	emit(Update{Status: "Reading the prompt...", Done: 1, Total: 2})
 	n := 0
-	for _, c := range g.Chunks {
+	for i := range len(g.Thoughts) + len(g.Chunks) {
 		if g.Step != nil {
 			select {
 			case <-g.Step:
@@ -103,10 +105,15 @@ func (g *fakeGen) Generate(ctx context.Context, req ReplyRequest, emit func(Upda
 				return ReplyStats{Tokens: n, Total: time.Since(start), Finish: "stop"}, ctx.Err()
 			}
 		}
-		emit(Update{Text: c})
+		if i < len(g.Thoughts) {
+			emit(Update{Reasoning: g.Thoughts[i]})
+		} else {
+			emit(Update{Text: g.Chunks[i-len(g.Thoughts)]})
+		}
 		n++
 	}
-	return ReplyStats{Tokens: n, TokensPerSecond: 42, TTFT: time.Millisecond, Total: time.Since(start), Finish: "stop"}, nil
+	return ReplyStats{Tokens: n, TokensPerSecond: 42, TTFT: time.Millisecond, Total: time.Since(start), Finish: "stop",
+		ReasoningTokens: len(g.Thoughts), ReasoningTime: 1500 * time.Millisecond}, nil
 }
 
 // Requests returns the requests seen so far.

@@ -40,6 +40,12 @@ type Message struct {
 	TokensPerSecond float64   `json:"tokens_per_second"`
 	TTFTSeconds     float64   `json:"ttft_seconds"`
 	Done            bool      `json:"done"` // false while streaming, or after a crash mid-reply
+	// Reasoning is what a thinking model thought before its answer (not
+	// sent back to the model with the conversation), ReasoningTokens the
+	// tokens it took and ReasoningSeconds how long.
+	Reasoning        string  `json:"reasoning,omitempty"`
+	ReasoningTokens  int     `json:"reasoning_tokens,omitempty"`
+	ReasoningSeconds float64 `json:"reasoning_seconds,omitempty"`
 }
 
 const convColumns = `id, title, created, updated, model, system, temperature, top_p, max_tokens, context`
@@ -172,4 +178,19 @@ func checkOne(res sql.Result, err error, what string, id int64) error {
 		return fmt.Errorf("store: %s %d: %w", what, id, ErrNotFound)
 	}
 	return nil
+}
+
+// ThoughtSummary says how long a reply's reasoning took ("Thought for
+// 4.2 s · 120 tokens"), as the app titles the collapsed block and the
+// Markdown export its summary.
+func (m Message) ThoughtSummary() string {
+	s := fmt.Sprintf("Thought for %.1f s", m.ReasoningSeconds)
+	switch m.ReasoningTokens {
+	case 0:
+	case 1:
+		s += " · 1 token"
+	default:
+		s += fmt.Sprintf(" · %d tokens", m.ReasoningTokens)
+	}
+	return s
 }

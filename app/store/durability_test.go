@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -117,6 +118,22 @@ func TestMigrations(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, true},
+		{"first schema, with a reply", func(t *testing.T, path string) {
+			// A database of the first release: its messages gain the
+			// reasoning columns empty.
+			db, err := sql.Open("sqlite", path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			for _, q := range []string{migrations[0], `PRAGMA user_version = 1`,
+				`INSERT INTO conversations (title, created, updated) VALUES ('old', 1, 1)`,
+				`INSERT INTO messages (conversation_id, role, content, created) VALUES (1, 'assistant', 'hi', 1)`} {
+				if _, err := db.Exec(q); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}, false},
 		{"not a database", func(t *testing.T, path string) {
 			if err := os.WriteFile(path, []byte("this is not a SQLite file, it is some text long enough to be a header....."), 0o600); err != nil {
 				t.Fatal(err)
@@ -152,6 +169,9 @@ func TestMigrations(t *testing.T) {
 			}
 			if _, err := s.NewConversation("works", ""); err != nil {
 				t.Error(err)
+			}
+			if c, msgs, err := s.Conversation(1); err == nil && c.Title == "old" && (len(msgs) != 1 || msgs[0].Content != "hi" || msgs[0].Reasoning != "") {
+				t.Errorf("old messages after the migrations: %+v", msgs)
 			}
 		})
 	}
@@ -225,5 +245,62 @@ func TestConcurrentWriters(t *testing.T) {
 	}
 	if len(cs) != workers+1 {
 		t.Errorf("%d conversations, want %d", len(cs), workers+1)
+	}
+}
+
+// TestReplyEndDurable checks that a finished reply is in the database
+// file itself, not only in its write-ahead log (which a power cut can
+// lose under synchronous=NORMAL): a copy of the file alone has it.
+func TestReplyEndDurable(t *testing.T) {
+	s, path := openTest(t)
+	c := newConv(t, s, "durable", "")
+	a := addMsg(t, s, c.ID, "assistant", "")
+	a.Content, a.Done = "the whole reply", true
+	if err := s.UpdateMessage(a); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp := filepath.Join(t.TempDir(), "copy.db")
+	if err := os.WriteFile(cp, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s2 := openAt(t, cp)
+	if _, msgs := must2(t, s2, c.ID); len(msgs) != 1 || msgs[0].Content != "the whole reply" || !msgs[0].Done {
+		t.Errorf("the database file without its log holds %+v", msgs)
+	}
+}
+
+// BenchmarkUpdateMessage is the cost of saving a streaming reply's text
+// (streaming) and of its last, durable update (done).
+func BenchmarkUpdateMessage(b *testing.B) {
+	for _, done := range []bool{false, true} {
+		name := "streaming"
+		if done {
+			name = "done"
+		}
+		b.Run(name, func(b *testing.B) {
+			s, err := Open(filepath.Join(b.TempDir(), "chats.db"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			c, err := s.NewConversation("bench", "")
+			if err != nil {
+				b.Fatal(err)
+			}
+			m, err := s.AddMessage(c.ID, "assistant", "")
+			if err != nil {
+				b.Fatal(err)
+			}
+			m.Content, m.Done = strings.Repeat("a reply of a few hundred words ", 60), done
+			for b.Loop() {
+				if err := s.UpdateMessage(m); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

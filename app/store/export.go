@@ -29,6 +29,11 @@ func (s *Store) ExportMarkdown(id int64, w io.Writer) error {
 	}
 	for _, m := range msgs {
 		fmt.Fprintf(&b, "\n## %s\n\n", roleTitle(m.Role))
+		if m.Reasoning != "" {
+			// A collapsed block, as the app shows it, in the HTML that
+			// Markdown renderers keep.
+			fmt.Fprintf(&b, "<details><summary>%s</summary>\n\n%s\n\n</details>\n\n", m.ThoughtSummary(), strings.TrimRight(m.Reasoning, "\n"))
+		}
 		if m.Content != "" {
 			fmt.Fprintf(&b, "%s\n", strings.TrimRight(m.Content, "\n"))
 		}

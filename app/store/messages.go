@@ -7,7 +7,8 @@ import (
 	"time"
 )
 
-const msgColumns = `id, conversation_id, role, content, created, tokens, tokens_per_second, ttft_seconds, done`
+const msgColumns = `id, conversation_id, role, content, created, tokens, tokens_per_second, ttft_seconds, done,
+	reasoning, reasoning_tokens, reasoning_seconds`
 
 // messages returns a conversation's messages in the order they were added.
 func messages(tx *sql.Tx, convID int64) ([]Message, error) {
@@ -21,7 +22,8 @@ func messages(tx *sql.Tx, convID int64) ([]Message, error) {
 		var m Message
 		var created int64
 		if err := rows.Scan(&m.ID, &m.ConversationID, &m.Role, &m.Content, &created,
-			&m.Tokens, &m.TokensPerSecond, &m.TTFTSeconds, &m.Done); err != nil {
+			&m.Tokens, &m.TokensPerSecond, &m.TTFTSeconds, &m.Done,
+			&m.Reasoning, &m.ReasoningTokens, &m.ReasoningSeconds); err != nil {
 			return nil, err
 		}
 		m.Created = fromMillis(created)
@@ -71,14 +73,19 @@ func (s *Store) AddMessage(convID int64, role, content string) (Message, error) 
 	return m, nil
 }
 
-// UpdateMessage stores m's content, statistics and Done flag; m.ID and
+// UpdateMessage stores m's content, reasoning, statistics and Done flag; m.ID and
 // m.ConversationID pick the row, and Role and Created are left as they are.
 // Each call is one transaction, so a crash keeps the last completed update.
+// The update that ends a reply (Done) is also made durable against a power
+// cut: synchronous=NORMAL leaves WAL commits unsynced, and a checkpoint
+// syncs the WAL and copies it into the database file.
 func (s *Store) UpdateMessage(m Message) error {
 	err := s.inTx(func(tx *sql.Tx) error {
-		res, err := tx.Exec(`UPDATE messages SET content = ?, tokens = ?, tokens_per_second = ?, ttft_seconds = ?, done = ?
+		res, err := tx.Exec(`UPDATE messages SET content = ?, tokens = ?, tokens_per_second = ?, ttft_seconds = ?, done = ?,
+			reasoning = ?, reasoning_tokens = ?, reasoning_seconds = ?
 			WHERE id = ? AND conversation_id = ?`,
-			m.Content, m.Tokens, m.TokensPerSecond, m.TTFTSeconds, m.Done, m.ID, m.ConversationID)
+			m.Content, m.Tokens, m.TokensPerSecond, m.TTFTSeconds, m.Done,
+			m.Reasoning, m.ReasoningTokens, m.ReasoningSeconds, m.ID, m.ConversationID)
 		if err != nil {
 			return err
 		}
@@ -89,6 +96,9 @@ func (s *Store) UpdateMessage(m Message) error {
 		}
 		return touch(tx, m.ConversationID, s.stamp())
 	})
+	if err == nil && m.Done {
+		_, err = s.db.Exec(`PRAGMA wal_checkpoint(PASSIVE)`)
+	}
 	if err != nil {
 		return fmt.Errorf("store: update message: %w", err)
 	}

@@ -56,6 +56,11 @@ var migrations = []string{
 		done              INTEGER NOT NULL DEFAULT 1
 	);
 	CREATE INDEX messages_conversation ON messages(conversation_id, id);`,
+	// A reply's reasoning (a thinking model's thoughts before the answer),
+	// how many tokens it took and how long.
+	`ALTER TABLE messages ADD COLUMN reasoning TEXT NOT NULL DEFAULT '';
+	ALTER TABLE messages ADD COLUMN reasoning_tokens INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE messages ADD COLUMN reasoning_seconds REAL NOT NULL DEFAULT 0;`,
 }
 
 // Store is an open conversation database. Its methods are safe for

@@ -247,6 +247,7 @@ func exportFixture(t *testing.T) (*Store, int64) {
 	addMsg(t, s, c.ID, "user", "Write a haiku.\n") // 12:00:01
 	a := addMsg(t, s, c.ID, "assistant", "")       // 12:00:02
 	a.Content, a.Tokens, a.TokensPerSecond, a.TTFTSeconds, a.Done = "Old pond", 3, 30, 0.125, true
+	a.Reasoning, a.ReasoningTokens, a.ReasoningSeconds = "Five syllables first.\n", 4, 1.25
 	if err := s.UpdateMessage(a); err != nil { // 12:00:03
 		t.Fatal(err)
 	}
@@ -276,6 +277,12 @@ You are a poet.
 Write a haiku.
 
 ## Assistant
+
+<details><summary>Thought for 1.2 s · 4 tokens</summary>
+
+Five syllables first.
+
+</details>
 
 Old pond
 
@@ -336,7 +343,10 @@ func TestExportJSON(t *testing.T) {
       "tokens": 3,
       "tokens_per_second": 30,
       "ttft_seconds": 0.125,
-      "done": true
+      "done": true,
+      "reasoning": "Five syllables first.\n",
+      "reasoning_tokens": 4,
+      "reasoning_seconds": 1.25
     },
     {
       "id": 3,
@@ -365,5 +375,21 @@ func TestExportJSON(t *testing.T) {
 `, id)
 	if got := b.String(); got != want {
 		t.Errorf("json:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestThoughtSummary(t *testing.T) {
+	tests := []struct {
+		m    Message
+		want string
+	}{
+		{Message{ReasoningSeconds: 4.24, ReasoningTokens: 120}, "Thought for 4.2 s · 120 tokens"},
+		{Message{ReasoningSeconds: 0.05, ReasoningTokens: 1}, "Thought for 0.1 s · 1 token"},
+		{Message{ReasoningSeconds: 2}, "Thought for 2.0 s"},
+	}
+	for _, tt := range tests {
+		if got := tt.m.ThoughtSummary(); got != tt.want {
+			t.Errorf("%+v: %q, want %q", tt.m, got, tt.want)
+		}
 	}
 }

@@ -30,6 +30,9 @@ type Caps struct {
 	// EnableThinking: the template reads enable_thinking, and the prompt
 	// changes when it is false.
 	EnableThinking bool
+	// Thinking: the template has a reasoning format (Template.Reasoning),
+	// so that its model's replies are split into reasoning and answer.
+	Thinking bool
 }
 
 // probe markers: unlikely to occur in any template.
@@ -48,7 +51,7 @@ const (
 // fail to render count as unsupported; the error is returned only when
 // even a plain user message does not render.
 func Capabilities(ctx context.Context, t *Template) (Caps, error) {
-	var c Caps
+	c := Caps{Thinking: !t.Reasoning().None()}
 	render := func(r Request) (string, bool) {
 		r.BOSToken, r.EOSToken = "<s>", "</s>"
 		out, err := t.RenderMessages(ctx, r)

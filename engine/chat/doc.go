@@ -10,8 +10,10 @@
 // calls a model writes in its replies (ToolFormat, ToolStream), the
 // generic JSON format for templates without one (GenericToolSchema,
 // WithGenericTools) and the grammars that force a call (ToolGrammar); and
-// the splitting of a harmony reply (gpt-oss's channels) into its answer and
-// its reasoning (Template.Harmony, Harmony, ParseHarmony). The Jinja2
+// the splitting of a reply into its answer and its reasoning, whose format
+// the template tells (Template.Reasoning, ReasoningFormat, Splitter):
+// reasoning between markers (TagSplitter) or harmony's channels
+// (gpt-oss: Harmony, ParseHarmony). The Jinja2
 // interpreter itself, its values, limits and errors, is engine/chat/jinja;
 // callers here pass and get plain Go values.
 //

@@ -188,7 +188,7 @@ func TestCapabilities(t *testing.T) {
 	}{
 		{"google-gemma-2-2b-it.jinja", Caps{ContentParts: false}},
 		{"Qwen-Qwen2.5-7B-Instruct.jinja", Caps{SystemRole: true, Tools: true, ToolCalls: true, ParallelToolCalls: true, ToolResults: true}},
-		{"Qwen-Qwen3-0.6B.jinja", Caps{SystemRole: true, Tools: true, ToolCalls: true, ParallelToolCalls: true, ToolResults: true, ContentParts: false, Reasoning: true, EnableThinking: true}},
+		{"Qwen-Qwen3-0.6B.jinja", Caps{SystemRole: true, Tools: true, ToolCalls: true, ParallelToolCalls: true, ToolResults: true, ContentParts: false, Reasoning: true, EnableThinking: true, Thinking: true}},
 		{"meta-llama-Llama-3.1-8B-Instruct.jinja", Caps{SystemRole: true, Tools: true, ToolCalls: true, ToolResults: true}},
 		{"lcpptest-mistralai-Mistral-7B-Instruct-v0.2-pre-v1.jinja", Caps{}},
 	}

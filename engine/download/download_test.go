@@ -900,3 +900,57 @@ func TestStateActive(t *testing.T) {
 		}
 	}
 }
+
+// TestTwoProcesses runs one download in two managers sharing a state
+// folder, as two `saji pull`s do: the second waits for the first's lock,
+// fetches nothing and ends with the first's verified file; cancelling a
+// job that waits leaves the other's files alone.
+func TestTwoProcesses(t *testing.T) {
+	const size = 6 * testChunk
+	data, sum := payload(size, 41)
+	s := newTestServer(t)
+	gate := make(chan struct{})
+	u := s.add("/f", &fileSpec{data: data, gate: gate})
+	stateDir := t.TempDir()
+	dest := filepath.Join(t.TempDir(), "m.gguf")
+	req := Request{ID: "repo/m.gguf@main", URL: u, Size: size, SHA256: sum, Dest: dest}
+
+	m1 := newManager(t, stateDir, nil)
+	j1, err := m1.Start(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-s.arrived // the first holds its lock and is fetching
+	m2 := newManager(t, stateDir, nil)
+	j2, err := m2.Start(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m3 := newManager(t, stateDir, nil)
+	j3, err := m3.Start(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(3 * lockPoll) // both wait on the lock
+	j3.Cancel()
+	if err := wait(t, j3); !errors.Is(err, ErrCancelled) {
+		t.Errorf("the cancelled waiter: %v", err)
+	}
+	if _, err := os.Stat(j1.partPath()); err != nil {
+		t.Errorf("cancelling a waiting job removed the running one's part file: %v", err)
+	}
+	close(gate)
+	if err := wait(t, j1); err != nil {
+		t.Fatal(err)
+	}
+	if err := wait(t, j2); err != nil {
+		t.Fatalf("the second: %v", err)
+	}
+	checkDest(t, dest, data)
+	if got := s.served.Load(); got != size {
+		t.Errorf("the server sent %d bytes, want %d (the file once)", got, size)
+	}
+	for _, p := range []string{j1.partPath(), j1.statePath(), j1.lockPath()} {
+		noFile(t, p)
+	}
+}

@@ -41,6 +41,22 @@ const bufSize = 256 << 10
 
 // download runs job j to its end: nil when the file is at Dest.
 func (m *Manager) download(ctx context.Context, j *Job) error {
+	unlock, waited, err := m.lock(ctx, j)
+	if err != nil {
+		return err
+	}
+	j.mu.Lock()
+	j.locked = true
+	j.mu.Unlock()
+	defer func() {
+		j.mu.Lock()
+		j.locked = false
+		j.mu.Unlock()
+		unlock()
+	}()
+	if waited {
+		m.reload(j)
+	}
 	req := j.Request()
 	if ok, err := m.destReady(ctx, j, req); err != nil || ok {
 		if ok {

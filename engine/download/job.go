@@ -109,6 +109,7 @@ type Job struct {
 	chunks      []*chunk                // nil until laid out
 	sequential  bool                    // one stream from 0 (the server ignores Range, or the size is unknown)
 	hashRetries int                     // whole-file refetches after a checksum mismatch
+	locked      bool                    // this process holds the job's lock (see lock.go)
 	changed     chan struct{}           // closed and replaced at every state change
 	subs        map[int]chan Progress
 	nextSub     int
@@ -363,8 +364,17 @@ func (j *Job) resetLocked() {
 	j.done.Store(0)
 }
 
-// removeFilesLocked deletes the job's .part and state files.
+// removeFilesLocked deletes the job's .part and state files, unless
+// another process is running the same job: they are its files then.
 func (j *Job) removeFilesLocked() {
+	if !j.locked {
+		unlock, err := j.tryLock()
+		if unlock == nil {
+			j.m.log.Info("download: another process is downloading this file; leaving its files", "id", j.id, "err", err)
+			return
+		}
+		defer unlock()
+	}
 	for _, p := range []string{j.partPath(), j.statePath()} {
 		if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
 			j.m.log.Warn("download: removing", "path", p, "err", err)

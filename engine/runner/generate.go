@@ -45,6 +45,16 @@ type Request struct {
 	ToolChoice chat.ToolChoice
 	// TemplateExtra are extra template variables (enable_thinking, ...).
 	TemplateExtra map[string]any
+	// Think, when set, turns the model's thinking on or off where its
+	// template can: the template sees it as enable_thinking (Qwen3,
+	// SmolLM3, Command-R7B ...). Nil leaves the template's default.
+	Think *bool
+	// ReasoningEffort, when set ("low", "medium", "high"), is the
+	// template's reasoning_effort (gpt-oss's).
+	ReasoningEffort string
+	// RawReasoning leaves a chat reply's reasoning in the pieces' Text,
+	// with its markers, as the model writes it (see Piece).
+	RawReasoning bool
 	// Prompt is a raw text prompt (completion); the tokenizer adds BOS as
 	// the model asks, unless NoSpecial is set.
 	Prompt    string
@@ -88,13 +98,14 @@ type Request struct {
 // and the tokens that produced it (their log-probabilities when asked).
 //
 // For a chat (Messages, or Tokens from Model.Prompt) on a model whose
-// template writes harmony (gpt-oss), Text is only the answer, the reply's
-// final channel, and Reasoning the analysis channel (chat.Harmony); the
-// markers between them are neither. Otherwise Reasoning is empty.
+// template has a reasoning format (chat.Template.Reasoning), Text is only
+// the answer and Reasoning the model's thinking (<think>...</think>,
+// harmony's analysis channel; chat.Splitter); the markers are neither.
+// Otherwise, or with Request.RawReasoning, Reasoning is empty.
 //
-// For a chat with tools, Text leaves out the tool calls, which come in
-// Result.ToolCalls; text that may start a call is held back until it is
-// clear (chat.ToolStream).
+// For a chat with tools, Text also leaves out the tool calls, which come
+// in Result.ToolCalls; text that may start a call is held back until it
+// is clear (chat.ToolStream).
 type Piece struct {
 	Text      string
 	Reasoning string
@@ -134,6 +145,50 @@ type Result struct {
 	// ToolCalls are the tool calls of the reply of a chat with tools (or
 	// of a harmony reply), which the pieces' Text leaves out (see Piece).
 	ToolCalls []chat.ToolCall
+}
+
+// templateVars returns the extra template variables of req: its
+// TemplateExtra, with its thinking controls as enable_thinking and
+// reasoning_effort where TemplateExtra does not set them (a client's own
+// chat_template_kwargs win, as in llama-server).
+func templateVars(req Request) map[string]any {
+	if req.Think == nil && req.ReasoningEffort == "" {
+		return req.TemplateExtra
+	}
+	extra := make(map[string]any, len(req.TemplateExtra)+2)
+	for k, v := range req.TemplateExtra {
+		extra[k] = v
+	}
+	if _, ok := extra["enable_thinking"]; !ok && req.Think != nil {
+		extra["enable_thinking"] = *req.Think
+	}
+	if _, ok := extra["reasoning_effort"]; !ok && req.ReasoningEffort != "" {
+		extra["reasoning_effort"] = req.ReasoningEffort
+	}
+	return extra
+}
+
+// promptTail is how many of a prompt's last tokens the reasoning splitter
+// reads to know whether the prompt opened the reasoning.
+const promptTail = 8
+
+// splitter returns the reasoning splitter of a chat reply to prompt, or
+// nil for a raw prompt, a request for the raw reasoning, or a template
+// without a reasoning format. A constrained reply (JSON) is constrained
+// from its first token, so that it is the answer even where the prompt
+// opened the reasoning.
+func (m *Model) splitter(req Request, prompt []int32, constrained bool) chat.Splitter {
+	f := m.tmpl.Reasoning()
+	if req.RawReasoning || f.None() || (req.Messages == nil && req.Tokens == nil) {
+		return nil
+	}
+	var tail strings.Builder
+	if !constrained {
+		for _, id := range prompt[max(0, len(prompt)-promptTail):] {
+			tail.WriteString(m.tok.TokenToPiece(id, true))
+		}
+	}
+	return f.NewSplitter(tail.String())
 }
 
 // Prompt returns the tokens of req's prompt: req.Tokens when set, else the
@@ -254,10 +309,7 @@ func (m *Model) Start(ctx context.Context, req Request) (_ *Stream, err error) {
 		}
 		return nil, fmt.Errorf("%w: %w", ErrBadRequest, err)
 	}
-	s := &Stream{m: m, ctx: ctx, cancel: cancel, events: events, stopper: stopper, prompt: len(prompt)}
-	if m.tmpl.Harmony() && (req.Messages != nil || req.Tokens != nil) {
-		s.harmony = new(chat.Harmony)
-	}
+	s := &Stream{m: m, ctx: ctx, cancel: cancel, events: events, stopper: stopper, split: m.splitter(req, prompt, cons != nil), prompt: len(prompt)}
 	s.tools = plan.stream()
 	return s, nil
 }
@@ -326,8 +378,8 @@ type Stream struct {
 	cancel  context.CancelFunc
 	events  <-chan scheduler.Event
 	stopper *sample.Stopper
-	harmony *chat.Harmony    // splits a harmony reply's channels, or nil
-	tools   *chat.ToolStream // takes the tool calls out of the text, or nil
+	split   chat.Splitter    // splits the reply's reasoning from its answer, or nil
+	tools   *chat.ToolStream // takes the tool calls out of the answer, or nil
 	prompt  int
 	done    bool
 }
@@ -365,22 +417,22 @@ func (s *Stream) Run(emit func(Piece) error) (res Result, err error) {
 	if s.tools != nil {
 		return s.runTools(emit)
 	}
-	return s.m.run(s.ctx, s.cancel, s.events, s.stopper, s.harmony, s.prompt, emit)
+	return s.m.run(s.ctx, s.cancel, s.events, s.stopper, s.split, s.prompt, emit)
 }
 
-// run is Stream.Run; harmony, when not nil, splits the text into the
+// run is Stream.Run; split, when not nil, splits the text into the
 // pieces' Text and Reasoning.
 func (m *Model) run(ctx context.Context, cancel context.CancelFunc, events <-chan scheduler.Event, stopper *sample.Stopper,
-	harmony *chat.Harmony, prompt int, emit func(Piece) error) (Result, error) {
+	split chat.Splitter, prompt int, emit func(Piece) error) (Result, error) {
 	res := Result{PromptTokens: prompt}
 	var emitErr error
 	send := func(p Piece, last bool) {
-		if harmony != nil {
-			p.Text, p.Reasoning = harmony.Add(p.Text)
+		if split != nil {
+			p.Text, p.Reasoning = split.Add(p.Text)
 			if last {
-				c, r := harmony.Flush()
+				c, r := split.Flush()
 				p.Text, p.Reasoning = p.Text+c, p.Reasoning+r
-				res.ToolCalls = harmony.Calls()
+				res.ToolCalls = split.Calls()
 			}
 		}
 		if emitErr == nil && (p.Text != "" || p.Reasoning != "" || len(p.Tokens) > 0) {
@@ -405,7 +457,7 @@ func (m *Model) run(ctx context.Context, cancel context.CancelFunc, events <-cha
 				return res, emitErr
 			case stopper.Reason() == sample.StopString:
 				res.Finish, res.StopString = "stop", stopper.StopString()
-				send(Piece{}, true) // what the harmony splitter holds
+				send(Piece{}, true) // what the reasoning splitter holds
 				return res, emitErr
 			case dropped:
 				return res, ctx.Err() // tokens came after the cancellation

@@ -77,26 +77,11 @@ func TestHarmonyPieces(t *testing.T) {
 // harmony is split, by messages or by the tokens Model.Prompt counted,
 // and that a raw completion is not.
 func TestHarmonyStart(t *testing.T) {
-	r := tinyRunner(t, Config{})
-	m, err := r.Model("tiny")
-	if err != nil {
-		t.Fatal(err)
-	}
-	harmony, err := chat.Parse(`{% for m in messages %}<|start|>{{ m.role }}<|channel|>final<|message|>{{ m.content }}<|end|>{% endfor %}<|start|>assistant`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !harmony.Harmony() {
+	m := templateModel(t, `{% for m in messages %}<|start|>{{ m.role }}<|channel|>final<|message|>{{ m.content }}<|end|>{% endfor %}<|start|>assistant`)
+	if !m.tmpl.Harmony() {
 		t.Fatal("a template with channels is not harmony")
 	}
-	old := m.tmpl
-	m.tmpl = harmony
-	defer func() { m.tmpl = old }()
-	msgs := []chat.Message{{Role: "user", Content: "hi"}}
-	toks, err := m.Prompt(context.Background(), Request{Messages: msgs})
-	if err != nil {
-		t.Fatal(err)
-	}
+	msgs, toks := hiChat(t, m)
 	for _, c := range []struct {
 		name  string
 		req   Request
@@ -111,8 +96,8 @@ func TestHarmonyStart(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if (s.harmony != nil) != c.split {
-			t.Errorf("%s: split %v, want %v", c.name, s.harmony != nil, c.split)
+		if (s.split != nil) != c.split {
+			t.Errorf("%s: split %v, want %v", c.name, s.split != nil, c.split)
 		}
 		s.Close()
 	}

@@ -56,7 +56,7 @@ func (m *Model) toolPlan(req Request) (*toolPlan, error) {
 // format the tools are described in the system turn rather than passed
 // to the template, whose own tool syntax (if any) the reply is not in.
 func (m *Model) renderRequest(req Request, plan *toolPlan) chat.Request {
-	r := chat.Request{Messages: req.Messages, Tools: req.Tools, AddGenerationPrompt: true, Extra: req.TemplateExtra}
+	r := chat.Request{Messages: req.Messages, Tools: req.Tools, AddGenerationPrompt: true, Extra: templateVars(req)}
 	if plan != nil && plan.format == chat.ToolGeneric {
 		r.Messages = chat.WithGenericTools(req.Messages, plan.tools, plan.choice, m.caps.SystemRole)
 		r.Tools = nil
@@ -65,7 +65,8 @@ func (m *Model) renderRequest(req Request, plan *toolPlan) chat.Request {
 }
 
 // stream returns the parser of the reply's calls, or nil when the reply
-// is not parsed for calls (no tools, or harmony's own parser).
+// is not parsed for calls (no tools, or harmony's, which its reasoning
+// splitter parses).
 func (p *toolPlan) stream() *chat.ToolStream {
 	if p == nil || p.format == chat.ToolNone || p.format == chat.ToolHarmony {
 		return nil
@@ -104,7 +105,7 @@ func (p *toolPlan) genericSchema() (json.RawMessage, error) {
 // back that is content comes in a last piece, and its calls in the
 // result.
 func (s *Stream) runTools(emit func(Piece) error) (Result, error) {
-	res, err := s.m.run(s.ctx, s.cancel, s.events, s.stopper, s.harmony, s.prompt, func(p Piece) error {
+	res, err := s.m.run(s.ctx, s.cancel, s.events, s.stopper, s.split, s.prompt, func(p Piece) error {
 		p.Text = s.tools.Push(p.Text)
 		if p.Text == "" && p.Reasoning == "" && len(p.Tokens) == 0 {
 			return nil

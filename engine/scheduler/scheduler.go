@@ -512,7 +512,7 @@ func (s *Scheduler) Submit(ctx context.Context, req Request) (<-chan Event, erro
 	if len(req.Prompt) >= n {
 		return nil, fmt.Errorf("%w: the prompt has %d tokens and the context holds %d, with room for at least one more", ErrContextOverflow, len(req.Prompt), n)
 	}
-	if req.MaxTokens > 0 && len(req.Prompt)+req.MaxTokens > n {
+	if req.MaxTokens > n-len(req.Prompt) { // not len+MaxTokens > n: a MaxTokens near 2^63 wraps
 		return nil, fmt.Errorf("%w: %d prompt tokens plus max_tokens %d exceed the context of %d", ErrContextOverflow, len(req.Prompt), req.MaxTokens, n)
 	}
 	params := req.Sampling

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
@@ -270,6 +271,9 @@ func TestLimits(t *testing.T) {
 	}
 	if _, err := s.Submit(context.Background(), Request{Prompt: long[:10], MaxTokens: 60}); !errors.Is(err, ErrContextOverflow) {
 		t.Errorf("10 + 60 tokens in a context of 64: %v", err)
+	}
+	if _, err := s.Submit(context.Background(), Request{Prompt: long[:10], MaxTokens: math.MaxInt - 5}); !errors.Is(err, ErrContextOverflow) {
+		t.Errorf("max tokens near 2^63 (the sum wraps): %v", err)
 	}
 	if _, err := s.Submit(context.Background(), Request{Prompt: []int32{1, 9999}}); err == nil {
 		t.Error("a token outside the vocabulary was accepted")

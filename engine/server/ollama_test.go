@@ -384,9 +384,10 @@ func TestOllamaErrors(t *testing.T) {
 		}
 	}
 	// Accepted and ignored: keep_alive, an empty format, empty tools and
-	// context, think on a template without it.
+	// context, think false on a template without thinking (true is
+	// refused, as Ollama does: see TestReasoningOllama).
 	status, _, lines := ollamaPost(t, hs.URL+"/api/chat", `{"model":"tiny",`+user+`,"stream":false,"keep_alive":0,
-		"format":"","tools":[],"think":true,"options":{"num_predict":1,"mirostat":0}}`)
+		"format":"","tools":[],"think":false,"options":{"num_predict":1,"mirostat":0}}`)
 	if status != 200 || !lines[0].Done {
 		t.Errorf("ignored fields: status %d, %+v", status, lines[0])
 	}

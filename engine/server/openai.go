@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -227,6 +228,9 @@ type oaiMessage struct {
 	ToolCallID string        `json:"tool_call_id,omitempty"`
 	ToolCalls  []oaiToolCall `json:"tool_calls,omitempty"`
 	Reasoning  string        `json:"reasoning_content,omitempty"`
+	// Reasoning2 is the reasoning under the name vLLM and OpenRouter
+	// give it, taken where reasoning_content is empty.
+	Reasoning2 string `json:"reasoning,omitempty"`
 }
 
 // oaiToolCall is a tool call of an assistant message, in a request or a
@@ -251,6 +255,7 @@ type oaiTool struct {
 
 type oaiChatRequest struct {
 	oaiCommon
+	oaiThinking
 	Messages       []oaiMessage    `json:"messages"`
 	LogProbs       bool            `json:"logprobs"`
 	TopLogProbs    int             `json:"top_logprobs"`
@@ -400,6 +405,10 @@ func (s *Server) handleChatCompletions(w http.ResponseWriter, r *http.Request) {
 		oaiError(w, err)
 		return
 	}
+	if err := req.oaiThinking.apply(&g); err != nil {
+		oaiError(w, err)
+		return
+	}
 	if req.TopLogProbs < 0 || req.TopLogProbs > 20 {
 		oaiError(w, &apiError{status: http.StatusBadRequest, typ: "invalid_request_error", param: "top_logprobs", msg: "top_logprobs must be between 0 and 20"})
 		return
@@ -417,10 +426,11 @@ func (s *Server) handleChatCompletions(w http.ResponseWriter, r *http.Request) {
 	}
 	defer st.Close() // when the handler ends before reading it
 	if !req.Stream {
-		var text strings.Builder
+		var text, reasoning strings.Builder
 		var toks []runner.Token
 		res, err := st.Run(func(p runner.Piece) error {
 			text.WriteString(p.Text)
+			reasoning.WriteString(p.Reasoning)
 			toks = append(toks, p.Tokens...)
 			return nil
 		})
@@ -429,6 +439,9 @@ func (s *Server) handleChatCompletions(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		message := map[string]any{"role": "assistant", "content": text.String()}
+		if reasoning.Len() > 0 {
+			message["reasoning_content"] = reasoning.String()
+		}
 		finish := res.Finish
 		if len(res.ToolCalls) > 0 {
 			message["tool_calls"] = oaiToolCalls(res.ToolCalls, false)
@@ -458,8 +471,19 @@ func (s *Server) handleChatCompletions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	res, err := st.Run(func(p runner.Piece) error {
-		if p.Text == "" && !req.LogProbs {
-			return nil // text held back while it may be a tool call
+		if p.Reasoning != "" {
+			// The reasoning comes before the answer it ends in; the
+			// tokens go with the answer when there is one.
+			var lp []runner.Token
+			if p.Text == "" {
+				lp, p.Tokens = p.Tokens, nil
+			}
+			if err := ev.send(chunk(map[string]any{"reasoning_content": p.Reasoning}, nil, lp)); err != nil {
+				return err
+			}
+		}
+		if p.Text == "" && (!req.LogProbs || p.Tokens == nil) {
+			return nil // nothing, or text held back while it may be a tool call
 		}
 		return ev.send(chunk(map[string]any{"content": p.Text}, nil, p.Tokens))
 	})
@@ -687,7 +711,7 @@ func tools(g *runner.Request, raw, choice json.RawMessage, parallel *bool) error
 func chatMessages(msgs []oaiMessage) []chat.Message {
 	var out []chat.Message
 	for _, msg := range msgs {
-		cm := chat.Message{Role: msg.Role, Name: msg.Name, ToolCallID: msg.ToolCallID, ReasoningContent: msg.Reasoning}
+		cm := chat.Message{Role: msg.Role, Name: msg.Name, ToolCallID: msg.ToolCallID, ReasoningContent: cmp.Or(msg.Reasoning, msg.Reasoning2)}
 		if msg.Content != nil {
 			cm.Content = string(*msg.Content)
 		} else {

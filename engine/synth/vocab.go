@@ -25,8 +25,10 @@ func WriteMiniVocab(ctx context.Context, path, model string) error {
 }
 
 // MiniVocab returns a GGUF writer holding WriteMiniVocab's vocabulary, for
-// callers that add keys (a chat template) before writing it.
-func MiniVocab(model string) (*gguf.Writer, error) {
+// callers that add keys (a chat template) before writing it. The extra
+// tokens follow the ten words, user-defined: the tokenizer keeps them
+// whole and writes them as their text (a chat format's markers).
+func MiniVocab(model string, extra ...string) (*gguf.Writer, error) {
 	tokens := []string{"<unk>", "<s>", "</s>"}
 	types := []int32{2, 3, 3}
 	for b := range 256 {
@@ -36,6 +38,10 @@ func MiniVocab(model string) (*gguf.Writer, error) {
 	for _, w := range []string{"▁", "▁a", "▁the", "▁cat", "▁sat", "▁on", "▁mat", "e", "t", "a"} {
 		tokens = append(tokens, w)
 		types = append(types, 1)
+	}
+	for _, w := range extra {
+		tokens = append(tokens, w)
+		types = append(types, 4)
 	}
 	scores := make([]float32, len(tokens))
 	for i := range scores {
@@ -79,6 +85,51 @@ func WriteTiny(ctx context.Context, path, fileType string, seed uint64) error {
 // path, as WriteTiny does for "tiny". The vocabulary file is written
 // beside it and removed.
 func WriteShape(ctx context.Context, path, name, fileType string, seed uint64) error {
+	w, err := MiniVocab("llama")
+	if err != nil {
+		return err
+	}
+	return writeWithVocab(ctx, path, name, fileType, w, seed)
+}
+
+// WriteChat writes the "tiny" shape quantized as fileType at path with
+// the mini vocabulary, the extra tokens (see MiniVocab) and the chat
+// template tmpl: a model for tests of a chat format, whose markers
+// logit_bias can make it write.
+func WriteChat(ctx context.Context, path, fileType, tmpl string, extra []string, seed uint64) error {
+	w, err := MiniVocab("llama", extra...)
+	if err != nil {
+		return err
+	}
+	if err := w.Set(gguf.KeyChatTemplate, tmpl); err != nil {
+		return fmt.Errorf("synth: %w", err)
+	}
+	return writeWithVocab(ctx, path, "tiny", fileType, w, seed)
+}
+
+// ThinkingTemplate is a ChatML template that opens a <think> block in
+// its generation prompt unless enable_thinking is false (then it writes an
+// empty one), as Qwen3's does, writes reasoning_effort before it when
+// set, and writes an assistant turn's reasoning back in a block: with
+// WriteChat and the markers as extra tokens, a model that thinks.
+const ThinkingTemplate = `{% for m in messages %}<|im_start|>{{ m.role }}
+{% if m.reasoning_content %}<think>
+{{ m.reasoning_content }}
+</think>
+
+{% endif %}{{ m.content }}<|im_end|>
+{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant
+{% if reasoning_effort is defined %}effort {{ reasoning_effort }}
+{% endif %}{% if enable_thinking is defined and enable_thinking is false %}<think>
+
+</think>
+
+{% else %}<think>
+{% endif %}{% endif %}`
+
+// writeWithVocab writes the shape called name at path with the vocabulary
+// of w, written beside it and removed.
+func writeWithVocab(ctx context.Context, path, name, fileType string, w *gguf.Writer, seed uint64) error {
 	shape, err := LookupShape(name)
 	if err != nil {
 		return err
@@ -88,8 +139,8 @@ func WriteShape(ctx context.Context, path, name, fileType string, seed uint64) e
 		return err
 	}
 	vp := path + ".vocab.gguf"
-	if err := WriteMiniVocab(ctx, vp, "llama"); err != nil {
-		return err
+	if err := w.WriteFile(ctx, vp); err != nil {
+		return fmt.Errorf("synth: %w", err)
 	}
 	defer os.Remove(vp)
 	vocab, err := gguf.Open(vp)

@@ -206,10 +206,22 @@ func (g *generator) generate(ctx context.Context, req runner.Request, w io.Write
 		return "", st, err
 	}
 	st.promptTokens = s.PromptTokens()
+	// A thinking model's reasoning is written as it comes, and a blank
+	// line before the answer; the reply is the answer alone.
 	var reply strings.Builder
+	thinking := false
 	res, err := s.Run(func(p runner.Piece) error {
+		text := p.Text
+		if p.Reasoning != "" {
+			text, thinking = p.Reasoning, true
+			if p.Text != "" {
+				text, thinking = p.Reasoning+"\n\n"+p.Text, false
+			}
+		} else if thinking && text != "" {
+			text, thinking = "\n\n"+text, false
+		}
 		reply.WriteString(p.Text)
-		_, err := io.WriteString(w, p.Text)
+		_, err := io.WriteString(w, text)
 		return err
 	})
 	st.promptEval = res.PromptTokens - res.CachedTokens
