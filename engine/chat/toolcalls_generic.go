@@ -32,6 +32,10 @@ type ToolChoice struct {
 	Name string
 	// Parallel lets the reply hold several calls.
 	Parallel bool
+	// ResponseSchema, in the generic format, is the JSON schema of the
+	// response that the reply may be instead of calls (a response format
+	// asked for with the tools); nil makes it text.
+	ResponseSchema json.RawMessage
 }
 
 // Allowed returns the tools a reply may call under c: the named one
@@ -73,7 +77,11 @@ func GenericToolPrompt(tools []Tool, choice ToolChoice) string {
 		call = `{"tool_calls": [` + one + `, ...]} to call tools`
 	}
 	b.WriteString("\nRespond in JSON format, one object and nothing else: " + call)
-	if !choice.Required && choice.Name == "" {
+	switch {
+	case choice.Required || choice.Name != "":
+	case choice.ResponseSchema != nil:
+		b.WriteString(`, or {"response": <your reply>} to reply to the user's request, the reply a JSON value of this schema: ` + string(choice.ResponseSchema))
+	default:
 		b.WriteString(`, or {"response": "<your reply>"} to reply to the user's request`)
 	}
 	b.WriteString(".")
@@ -106,7 +114,8 @@ func WithGenericTools(msgs []Message, tools []Tool, choice ToolChoice, systemRol
 // GenericToolSchema returns the JSON schema of a generic reply under
 // choice: calls of the allowed tools, each name with its own arguments
 // schema (anyOf when there are several tools), and for "auto" the
-// alternative {"response": string}. Parallel choices allow several calls.
+// alternative {"response": string} (or of choice.ResponseSchema).
+// Parallel choices allow several calls.
 func GenericToolSchema(tools []Tool, choice ToolChoice) json.RawMessage {
 	var items []any
 	for _, t := range choice.Allowed(tools) {
@@ -122,7 +131,8 @@ func GenericToolSchema(tools []Tool, choice ToolChoice) json.RawMessage {
 // GenericToolSchemaLoose is GenericToolSchema within the subset of JSON
 // Schema that sample.JSONConstraint reads (no anyOf): the name is one of
 // the allowed tools, the arguments any object unless there is only one
-// tool, and for "auto" both keys are optional rather than exclusive.
+// tool, and for "auto" the calls are optional before a response that is
+// always there, rather than the two being exclusive.
 func GenericToolSchemaLoose(tools []Tool, choice ToolChoice) json.RawMessage {
 	allowed := choice.Allowed(tools)
 	var item any
@@ -141,8 +151,8 @@ func GenericToolSchemaLoose(tools []Tool, choice ToolChoice) json.RawMessage {
 		return genericSchema(item, choice)
 	}
 	key, calls := callsSchema(item, choice)
-	b, _ := json.Marshal(calls)                                                                                             // maps of strings and raw JSON always encode
-	return json.RawMessage(`{"type":"object","properties":{"` + key + `":` + string(b) + `,"response":{"type":"string"}}}`) // both optional
+	b, _ := json.Marshal(calls) // maps of strings and raw JSON always encode
+	return json.RawMessage(`{"type":"object","properties":{"` + key + `":` + string(b) + `,"response":` + string(responseSchema(choice)) + `},"required":["response"]}`)
 }
 
 // genericSchema builds the reply's schema around one call's schema.
@@ -152,11 +162,19 @@ func genericSchema(item any, choice ToolChoice) json.RawMessage {
 	var schema any = calls
 	if !choice.Required && choice.Name == "" {
 		response := map[string]any{"type": "object",
-			"properties": map[string]any{"response": map[string]any{"type": "string"}}, "required": []string{"response"}}
+			"properties": map[string]any{"response": responseSchema(choice)}, "required": []string{"response"}}
 		schema = map[string]any{"anyOf": []any{calls, response}}
 	}
 	b, _ := json.Marshal(schema) // maps of strings and raw JSON always encode
 	return b
+}
+
+// responseSchema is the schema of a generic reply's response.
+func responseSchema(choice ToolChoice) json.RawMessage {
+	if choice.ResponseSchema != nil {
+		return choice.ResponseSchema
+	}
+	return json.RawMessage(`{"type":"string"}`)
 }
 
 // callsSchema returns the key and schema of the reply's calls: tool_call

@@ -26,11 +26,15 @@ func TestGenericToolSchema(t *testing.T) {
 		{"auto one", one, ToolChoice{},
 			`{"anyOf":[{"properties":{"tool_call":` + call + `},"required":["tool_call"],"type":"object"},` +
 				`{"properties":{"response":{"type":"string"}},"required":["response"],"type":"object"}]}`,
-			`{"type":"object","properties":{"tool_call":` + call + `,"response":{"type":"string"}}}`},
+			`{"type":"object","properties":{"tool_call":` + call + `,"response":{"type":"string"}},"required":["response"]}`},
 		{"auto parallel", one, ToolChoice{Parallel: true},
 			`{"anyOf":[{"properties":{"tool_calls":{"items":` + call + `,"minItems":1,"type":"array"}},"required":["tool_calls"],"type":"object"},` +
 				`{"properties":{"response":{"type":"string"}},"required":["response"],"type":"object"}]}`,
-			`{"type":"object","properties":{"tool_calls":{"items":` + call + `,"minItems":1,"type":"array"},"response":{"type":"string"}}}`},
+			`{"type":"object","properties":{"tool_calls":{"items":` + call + `,"minItems":1,"type":"array"},"response":{"type":"string"}},"required":["response"]}`},
+		{"auto with a response schema", one, ToolChoice{ResponseSchema: []byte(`{"type":"object"}`)},
+			`{"anyOf":[{"properties":{"tool_call":` + call + `},"required":["tool_call"],"type":"object"},` +
+				`{"properties":{"response":{"type":"object"}},"required":["response"],"type":"object"}]}`,
+			`{"type":"object","properties":{"tool_call":` + call + `,"response":{"type":"object"}},"required":["response"]}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := string(GenericToolSchema(tc.tools, tc.choice)); got != tc.want {

@@ -47,7 +47,12 @@ func (m *Model) toolPlan(req Request) (*toolPlan, error) {
 	}
 	p := &toolPlan{format: m.ToolFormat(), tools: tools, choice: req.ToolChoice}
 	if p.format == chat.ToolGeneric && req.JSON {
-		return nil, fmt.Errorf("%w: this model's template has no tool-call format, so its tool calls are JSON: a response format cannot be asked for as well", ErrBadRequest)
+		// The generic reply is JSON already: a response format asked for
+		// with the tools is the shape of its response.
+		p.choice.ResponseSchema = req.JSONSchema
+		if p.choice.ResponseSchema == nil {
+			p.choice.ResponseSchema = json.RawMessage(`{"type":"object"}`)
+		}
 	}
 	return p, nil
 }

@@ -232,9 +232,28 @@ func TestToolChoiceGeneric(t *testing.T) {
 			checkToolCall(t, f["name"].(string), string(b), "get_time")
 		}
 	}
-	// A response format cannot be asked for on top of generic tools.
-	if status, _ := post(t, hs.URL+"/v1/chat/completions", `{"model":"tiny","messages":[{"role":"user","content":"hi"}],"tools":[`+clockTool+`],"response_format":{"type":"json_object"}}`); status != 400 {
-		t.Errorf("generic tools with a response format: status %d", status)
+	// A response format asked for with generic tools shapes the response:
+	// the reply is a call or JSON of the schema.
+	schema := `{"type":"object","properties":{"answer":{"enum":["yes","no"]}},"required":["answer"]}`
+	for seed := 1; seed <= 4; seed++ {
+		status, v := post(t, hs.URL+"/v1/chat/completions", fmt.Sprintf(`{"model":"tiny","messages":[{"role":"user","content":"hi"}],"tools":[`+clockTool+`],"parallel_tool_calls":false,`+
+			`"response_format":{"type":"json_schema","json_schema":{"name":"a","schema":%s}},"max_tokens":1200,"seed":%d,"temperature":0.8}`, schema, seed))
+		if status != 200 {
+			t.Fatalf("generic tools with a response format: %d %v", status, v)
+		}
+		choice := v["choices"].([]any)[0].(map[string]any)
+		msg := choice["message"].(map[string]any)
+		if tcs, ok := msg["tool_calls"].([]any); ok {
+			f := tcs[0].(map[string]any)["function"].(map[string]any)
+			checkToolCall(t, f["name"].(string), f["arguments"].(string), "get_time")
+			continue
+		}
+		var a map[string]any
+		content, _ := msg["content"].(string)
+		if choice["finish_reason"] == "stop" && content != "" && (json.Unmarshal([]byte(content), &a) != nil || a["answer"] != "yes" && a["answer"] != "no") {
+			t.Errorf("seed %d: the response %q does not match its schema", seed, content)
+		}
+		t.Logf("seed %d: %s %q", seed, choice["finish_reason"], content)
 	}
 }
 
