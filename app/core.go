@@ -373,7 +373,7 @@ func (c *core) StartAPI() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("app: %w", err)
 	}
-	hs := &http.Server{Handler: c.srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	hs := server.NewHTTPServer(c.srv.Handler())
 	go hs.Serve(ln)
 	c.api = &apiServer{http: hs, url: "http://" + ln.Addr().String()}
 	c.log.Info("app: API started", "url", c.api.url)

@@ -210,7 +210,7 @@ func (c *oaiContent) UnmarshalJSON(b []byte) error {
 	var sb strings.Builder
 	for _, p := range parts {
 		switch p.Type {
-		case "text", "input_text":
+		case "text", "input_text", "output_text":
 			sb.WriteString(p.Text)
 		default:
 			return fmt.Errorf("content parts of type %q are not supported (text only)", p.Type)
@@ -313,10 +313,20 @@ func newSSE(w http.ResponseWriter) *sse {
 }
 
 // send writes one data event and flushes it.
-func (e *sse) send(v any) error {
+func (e *sse) send(v any) error { return e.event("", v) }
+
+// event writes one event named name (none when empty: a plain data event,
+// as chat completions send them) and flushes it. The Anthropic and
+// Responses dialects name every event.
+func (e *sse) event(name string, v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
+	}
+	if name != "" {
+		if _, err := fmt.Fprintf(e.w, "event: %s\n", name); err != nil {
+			return err
+		}
 	}
 	if _, err := fmt.Fprintf(e.w, "data: %s\n\n", b); err != nil {
 		return err

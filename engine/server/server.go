@@ -35,7 +35,8 @@ type Config struct {
 	// Logger receives the server's records (nil: slog.Default()).
 	Logger *slog.Logger
 	// APIKeys, when not empty, are the bearer tokens a request must carry
-	// (Authorization: Bearer KEY); /health and / stay open.
+	// (Authorization: Bearer KEY, or x-api-key: KEY as Anthropic's clients
+	// send it); /health and / stay open.
 	APIKeys []string
 	// CORSOrigins are the browser origins allowed to call the API ("*"
 	// for any); none by default, so web pages cannot reach it.
@@ -55,7 +56,8 @@ type Server struct {
 	owned bool   // run is the server's own, closed with it
 	stop  func() // stops observing run's generations
 
-	metrics *metrics
+	metrics   *metrics
+	responses *responseStore // the Responses API's kept responses
 }
 
 // New returns a server over cfg.Runner's models.
@@ -116,10 +118,12 @@ func (s *Server) authorized(r *http.Request) bool {
 	if len(s.cfg.APIKeys) == 0 || r.URL.Path == "/health" || r.URL.Path == "/" {
 		return true
 	}
-	auth := r.Header.Get("Authorization")
-	key, ok := strings.CutPrefix(auth, "Bearer ")
+	key, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	if !ok {
-		return false
+		key = r.Header.Get("X-Api-Key")
+		if key == "" {
+			return false
+		}
 	}
 	for _, k := range s.cfg.APIKeys {
 		if subtle.ConstantTimeCompare([]byte(k), []byte(key)) == 1 {
@@ -170,6 +174,8 @@ func (s *Server) routes() {
 		io.WriteString(w, "Saji is running\n") // what Ollama clients probe
 	})
 	s.openAIRoutes()
+	s.anthropicRoutes()
+	s.responsesRoutes()
 	s.ollamaRoutes()
 	s.metricsRoutes()
 }

@@ -7,8 +7,8 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -119,6 +119,11 @@ func runServe(ctx context.Context, sf *serveFlags, errw io.Writer) error {
 		}
 		aliases[from] = to
 	}
+	if slices.Contains(sf.apiKeys, "") {
+		// An empty key would let every request in while looking like a
+		// configured one (and satisfy the check for a network address).
+		return errors.New("serve: --api-key is empty; give a key (e.g. \"$(openssl rand -hex 16)\")")
+	}
 	if k := os.Getenv("SAJI_API_KEY"); k != "" {
 		sf.apiKeys = append(sf.apiKeys, k)
 	}
@@ -149,7 +154,7 @@ func runServe(ctx context.Context, sf *serveFlags, errw io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
-	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	hs := server.NewHTTPServer(srv.Handler())
 	url := "http://" + ln.Addr().String()
 	var names []string
 	for _, m := range rn.Catalog() {

@@ -93,11 +93,21 @@ func TestServeUnrunnable(t *testing.T) {
 
 // TestServeExposed refuses to bind beyond loopback without an API key.
 func TestServeExposed(t *testing.T) {
-	sf := serveFlags{models: []string{"x.gguf"}, host: "0.0.0.0", port: 0}
+	tests := []struct {
+		name string
+		sf   serveFlags
+		want string
+	}{
+		{"network without a key", serveFlags{models: []string{"x.gguf"}, host: "0.0.0.0"}, "give it an --api-key"},
+		{"network with an empty key", serveFlags{models: []string{"x.gguf"}, host: "0.0.0.0", apiKeys: []string{""}}, "--api-key is empty"},
+		{"loopback with an empty key", serveFlags{models: []string{"x.gguf"}, host: "127.0.0.1", apiKeys: []string{"k", ""}}, "--api-key is empty"},
+	}
 	t.Setenv("SAJI_API_KEY", "")
-	err := runServe(context.Background(), &sf, io.Discard)
-	if err == nil || !strings.Contains(err.Error(), "api-key") {
-		t.Errorf("binding 0.0.0.0 without a key: %v", err)
+	for _, tt := range tests {
+		err := runServe(context.Background(), &tt.sf, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v, want %q", tt.name, err, tt.want)
+		}
 	}
 }
 
