@@ -11,12 +11,13 @@ import (
 // by constrained decoding: ToolGrammar writes, in llama.cpp's GBNF syntax,
 // the text of one call (or of one or more, when parallel) in a format,
 // with each call's arguments constrained by its tool's parameters schema.
-// The schemas become GBNF through a converter (sample.SchemaGrammar),
-// whose rules are renamed apart for each tool.
+// The schemas become GBNF through a converter (sample.SchemaRules), under
+// a rule-name prefix of their own.
 
-// SchemaToGrammar converts a JSON schema to GBNF text with a rule named
-// root (sample.SchemaGrammar).
-type SchemaToGrammar func(schema []byte) (string, error)
+// SchemaToGrammar converts a JSON schema to GBNF rules whose names all
+// start with prefix (letters, digits and '-'), the value's rule being
+// prefix+"root": sample.SchemaRules.
+type SchemaToGrammar func(schema []byte, prefix string) (string, error)
 
 // ToolGrammar returns the GBNF grammar of a reply that must call tools
 // in format f: calls of the tools choice allows, one, or one or more when
@@ -116,17 +117,17 @@ func (g *grammarBuilder) grammar(root string) string {
 	return root + "\n" + strings.Join(g.rules, "\n") + "\n"
 }
 
-// schema adds the rules of a JSON schema, renamed under prefix, and
+// schema adds the rules of a JSON schema, named under prefix, and
 // returns the name of its root rule.
 func (g *grammarBuilder) schema(prefix string, schema []byte) (string, error) {
 	if len(schema) == 0 {
 		schema = []byte(`{"type":"object"}`)
 	}
-	src, err := g.toGrammar(schema)
+	src, err := g.toGrammar(schema, prefix+"-")
 	if err != nil {
 		return "", fmt.Errorf("chat: the grammar of %s: %w", prefix, err)
 	}
-	g.rules = append(g.rules, strings.TrimSpace(prefixRules(src, prefix+"-")))
+	g.rules = append(g.rules, strings.TrimSpace(src))
 	return prefix + "-root", nil
 }
 
@@ -284,60 +285,4 @@ func lit(s string) string {
 		s = b.String()
 	}
 	return `"` + s + `"`
-}
-
-// prefixRules renames every rule of a GBNF grammar, where it is defined
-// and where it is referenced, by putting prefix before its name. String
-// literals, character classes, token references (<...>), repetition
-// counts and comments are left as they are.
-func prefixRules(src, prefix string) string {
-	var b strings.Builder
-	for i := 0; i < len(src); {
-		c := src[i]
-		switch {
-		case c == '"' || c == '[' || c == '<':
-			end := map[byte]byte{'"': '"', '[': ']', '<': '>'}[c]
-			j := i + 1
-			for j < len(src) && src[j] != end {
-				if src[j] == '\\' {
-					j++
-				}
-				j++
-			}
-			j = min(j+1, len(src))
-			b.WriteString(src[i:j])
-			i = j
-		case c == '#':
-			j := strings.IndexByte(src[i:], '\n')
-			if j < 0 {
-				j = len(src) - i
-			}
-			b.WriteString(src[i : i+j])
-			i += j
-		case c == '{':
-			j := strings.IndexByte(src[i:], '}')
-			if j < 0 {
-				j = len(src) - i - 1
-			}
-			b.WriteString(src[i : i+j+1])
-			i += j + 1
-		case isGBNFWord(c):
-			j := i
-			for j < len(src) && isGBNFWord(src[j]) {
-				j++
-			}
-			b.WriteString(prefix)
-			b.WriteString(src[i:j])
-			i = j
-		default:
-			b.WriteByte(c)
-			i++
-		}
-	}
-	return b.String()
-}
-
-// isGBNFWord reports whether c may be part of a GBNF rule name.
-func isGBNFWord(c byte) bool {
-	return isAlnum(c) || c == '-' || c == '_'
 }

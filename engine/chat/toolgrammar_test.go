@@ -6,13 +6,13 @@ import (
 	"testing"
 )
 
-// fakeSchemaGrammar stands for sample.SchemaGrammar: any schema is an
+// fakeSchemaGrammar stands for sample.SchemaRules: any schema is an
 // object with optional space inside.
-func fakeSchemaGrammar(schema []byte) (string, error) {
+func fakeSchemaGrammar(schema []byte, prefix string) (string, error) {
 	if strings.Contains(string(schema), "$bad") {
 		return "", errors.New("bad schema")
 	}
-	return "root ::= \"{\" ws \"}\"\nws ::= [ \\t\\n]{0,20} # space\n", nil
+	return prefix + "root ::= \"{\" " + prefix + "ws \"}\"\n" + prefix + "ws ::= [ \\t\\n]{0,20} # space\n", nil
 }
 
 func TestToolGrammar(t *testing.T) {
@@ -76,17 +76,6 @@ func TestToolGrammar(t *testing.T) {
 	bad := mustTools(`{"type":"function","function":{"name":"f","parameters":{"$bad":1}}}`)
 	if _, err := ToolGrammar(ToolHermes, bad, ToolChoice{Required: true}, fakeSchemaGrammar); err == nil {
 		t.Error("a schema the converter refuses")
-	}
-}
-
-func TestPrefixRules(t *testing.T) {
-	src := "root ::= item (\",\" item){0,3} [a-z\\]] # root-ish\nitem ::= \"x\\\"y\" | <think> | sub-rule_2\n"
-	want := "p-root ::= p-item (\",\" p-item){0,3} [a-z\\]] # root-ish\np-item ::= \"x\\\"y\" | <think> | p-sub-rule_2\n"
-	if got := prefixRules(src, "p-"); got != want {
-		t.Errorf("got\n%s\nwant\n%s", got, want)
-	}
-	for _, s := range []string{"\"unterminated", "[abc", "{1,", "# c", "<tok"} {
-		prefixRules(s, "p-") // no panic
 	}
 }
 
