@@ -23,10 +23,13 @@ type SchemaToGrammar func(schema []byte, prefix string) (string, error)
 // in format f: calls of the tools choice allows, one, or one or more when
 // choice.Parallel, and nothing else. It returns "" when choice does not
 // require a call ("auto": the reply is free) or the format has no
-// grammar (ToolNone, ToolHarmony). The markers are written as text; a
-// grammar engine that matches special tokens by their text accepts them.
+// grammar (ToolNone, ToolHarmony). The generic format's reply always has
+// one, that of GenericToolSchema, since it is JSON even for "auto". The
+// markers are written as text; a grammar engine that matches special
+// tokens by their text accepts them.
 func ToolGrammar(f ToolFormat, tools []Tool, choice ToolChoice, toGrammar SchemaToGrammar) (string, error) {
-	if !choice.Required && choice.Name == "" || f == ToolNone || f == ToolHarmony {
+	free := !choice.Required && choice.Name == ""
+	if free && f != ToolGeneric || f == ToolNone || f == ToolHarmony {
 		return "", nil
 	}
 	allowed := choice.Allowed(tools)

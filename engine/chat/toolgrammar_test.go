@@ -24,6 +24,8 @@ func TestToolGrammar(t *testing.T) {
 		want   string
 	}{
 		{"auto is free", ToolHermes, ToolChoice{}, ""},
+		{"generic auto is json", ToolGeneric, ToolChoice{},
+			"root ::= reply-root\nreply-root ::= \"{\" reply-ws \"}\"\nreply-ws ::= [ \\t\\n]{0,20} # space\n"},
 		{"hermes named", ToolHermes, ToolChoice{Name: "special_function"},
 			"root ::= \"<tool_call>\\n\" call \"\\n</tool_call>\"\n" + args +
 				"call ::= \"{\\\"name\\\": \" \"\\\"special_function\\\"\" \", \\\"arguments\\\": \" tool0-args-root \"}\"\n"},
