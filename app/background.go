@@ -5,6 +5,9 @@ package app
 // (Fyne's widgets belong to the UI goroutine).
 
 import (
+	"fmt"
+	"log/slog"
+	"runtime/debug"
 	"sync"
 
 	"fyne.io/fyne/v2"
@@ -34,6 +37,7 @@ func (w *worker) run(work func() (update func())) {
 	w.busy.Add(1)
 	job := func() {
 		defer w.busy.Done()
+		defer recoverTo(new(error), "background work")
 		if update := work(); update != nil {
 			w.apply(update)
 		}
@@ -130,4 +134,17 @@ func (l *uiLatest[T]) flush() {
 	l.pending = false
 	l.mu.Unlock()
 	l.show(v)
+}
+
+// recoverTo, deferred in a function that runs work off the UI goroutine,
+// turns a panic into an error in *err and an ERROR log with its stack:
+// a bug in one task must not take the app down, and the person's work
+// with it. what names the task.
+func recoverTo(err *error, what string) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	slog.Error("app: a background task panicked", "task", what, "panic", r, "stack", string(debug.Stack()))
+	*err = fmt.Errorf("app: %s failed on a bug in Saji (%v); the log has the details", what, r)
 }

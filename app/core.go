@@ -508,7 +508,8 @@ type ReplyStats struct {
 // Generate implements Generator with the engine: it loads the model if
 // needed (reporting it), drops the oldest turns that do not fit the
 // context, and streams the reply.
-func (c *core) Generate(ctx context.Context, req ReplyRequest, emit func(Update)) (ReplyStats, error) {
+func (c *core) Generate(ctx context.Context, req ReplyRequest, emit func(Update)) (stats ReplyStats, err error) {
+	defer recoverTo(&err, "the reply")
 	var emitMu sync.Mutex // progress comes from the scheduler's goroutine
 	emit = func(f func(Update)) func(Update) {
 		return func(u Update) {
@@ -580,7 +581,7 @@ func (c *core) Generate(ctx context.Context, req ReplyRequest, emit func(Update)
 		}
 		return nil
 	})
-	stats := ReplyStats{Tokens: res.CompletionTokens, TTFT: res.FirstToken, Total: res.Total, Finish: res.Finish}
+	stats = ReplyStats{Tokens: res.CompletionTokens, TTFT: res.FirstToken, Total: res.Total, Finish: res.Finish}
 	stats.ReasoningTokens, stats.ReasoningTime = think.tokens, think.took(time.Now())
 	if res.GenTime > 0 && res.CompletionTokens > 1 {
 		stats.TokensPerSecond = float64(res.CompletionTokens-1) / res.GenTime.Seconds()
@@ -639,6 +640,7 @@ func (c *core) Machine(ctx context.Context) (hardware.Machine, error) {
 		r = &machineResult{done: make(chan struct{})}
 		c.machine = r
 		go func() {
+			defer recoverTo(new(error), "detecting the machine")
 			m, err := c.detect(context.Background())
 			if err != nil {
 				c.log.Warn("app: detecting the machine", "err", err)
@@ -696,7 +698,8 @@ func (c *core) Loaded(name string) bool {
 // the resident memory read before loading is the baseline subtracted
 // from the one after, so other models and the app's own windows do not
 // count.
-func (c *core) LoadModel(name string) (*runner.Model, error) {
+func (c *core) LoadModel(name string) (_ *runner.Model, err error) {
+	defer recoverTo(&err, "loading "+name)
 	run := c.Runner()
 	if run.Loaded(name) {
 		return run.Model(name)
@@ -730,6 +733,7 @@ func (c *core) LoadModel(name string) (*runner.Model, error) {
 	c.fitMu.Unlock()
 	go func() {
 		defer close(fc.ready)
+		defer recoverTo(&fc.err, "planning "+m.Name)
 		fc.plan, fc.err = c.planLoaded(m)
 	}()
 	return m, nil

@@ -128,33 +128,6 @@ func GenericToolSchema(tools []Tool, choice ToolChoice) json.RawMessage {
 	return genericSchema(item, choice)
 }
 
-// GenericToolSchemaLoose is GenericToolSchema within the subset of JSON
-// Schema that sample.JSONConstraint reads (no anyOf): the name is one of
-// the allowed tools, the arguments any object unless there is only one
-// tool, and for "auto" the calls are optional before a response that is
-// always there, rather than the two being exclusive.
-func GenericToolSchemaLoose(tools []Tool, choice ToolChoice) json.RawMessage {
-	allowed := choice.Allowed(tools)
-	var item any
-	if len(allowed) == 1 {
-		item = callSchema(allowed[0].Name, allowed[0].Parameters)
-	} else {
-		names := make([]string, len(allowed))
-		for i, t := range allowed {
-			names[i] = t.Name
-		}
-		item = map[string]any{"type": "object",
-			"properties": map[string]any{"name": map[string]any{"enum": names}, "arguments": map[string]any{"type": "object"}},
-			"required":   []string{"name", "arguments"}}
-	}
-	if choice.Required || choice.Name != "" {
-		return genericSchema(item, choice)
-	}
-	key, calls := callsSchema(item, choice)
-	b, _ := json.Marshal(calls) // maps of strings and raw JSON always encode
-	return json.RawMessage(`{"type":"object","properties":{"` + key + `":` + string(b) + `,"response":` + string(responseSchema(choice)) + `},"required":["response"]}`)
-}
-
 // genericSchema builds the reply's schema around one call's schema.
 func genericSchema(item any, choice ToolChoice) json.RawMessage {
 	key, c := callsSchema(item, choice)

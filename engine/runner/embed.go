@@ -50,12 +50,8 @@ func (m *Model) Embed(ctx context.Context, texts []string, tokens [][]int32, tru
 				return nil, 0, fmt.Errorf("%w: token %d is outside the vocabulary", ErrBadRequest, id)
 			}
 		}
-		v, err := m.lm.Embed(ctx, toks, model.PoolMean)
+		v, err := m.pooled(ctx, toks, model.PoolMean)
 		if err != nil {
-			m.checkGPU(err)
-			if m.closing() {
-				return nil, 0, fmt.Errorf("runner: %q was unloaded: %w", m.Name, scheduler.ErrClosed)
-			}
 			return nil, 0, err
 		}
 		normalize(v)
@@ -64,6 +60,22 @@ func (m *Model) Embed(ctx context.Context, texts []string, tokens [][]int32, tru
 	}
 	m.touch()
 	return out, total, nil
+}
+
+// pooled runs toks through the model outside the scheduler (see hold, which
+// ctx comes from) and returns their hidden states pooled as pool says. A
+// failure of the model's GPU is reported, and a model closed meanwhile
+// says so.
+func (m *Model) pooled(ctx context.Context, toks []int32, pool model.Pooling) ([]float32, error) {
+	v, err := m.lm.Embed(ctx, toks, pool)
+	if err != nil {
+		m.checkGPU(err)
+		if m.closing() {
+			return nil, fmt.Errorf("runner: %q was unloaded: %w", m.Name, scheduler.ErrClosed)
+		}
+		return nil, err
+	}
+	return v, nil
 }
 
 // normalize scales v to unit length (a zero vector stays zero).

@@ -85,10 +85,15 @@ type Request struct {
 	TopLogProbs int
 	// IgnoreEOS keeps generating past end-of-generation tokens.
 	IgnoreEOS bool
-	// JSON constrains the output to one JSON value: an object matching
-	// JSONSchema when it is set, any JSON object when not.
+	// JSON constrains the output to one JSON value: a value of the JSON
+	// Schema JSONSchema when it is set (sample.SchemaGrammar), any JSON
+	// object when not.
 	JSON       bool
 	JSONSchema json.RawMessage
+	// Grammar constrains the output to a sentence of a GBNF grammar
+	// (llama.cpp's format, sample.ParseGrammar) from its rule root. A
+	// request with both Grammar and JSON is refused.
+	Grammar string
 	// Progress, when set, is told how much of the prompt has been read
 	// (see scheduler.Request.Progress); it must not block.
 	Progress func(done, total int)
@@ -213,19 +218,11 @@ func (m *Model) prompt(ctx context.Context, req Request, plan *toolPlan) ([]int3
 		return m.tok.Encode(req.Prompt, !req.NoSpecial, true), nil
 	}
 	tk := m.tok
-	text := func(id int32) string {
-		if id < 0 {
-			return ""
-		}
-		return tk.Text(id)
-	}
-	r := m.renderRequest(req, plan)
-	r.BOSToken, r.EOSToken = text(tk.BOS()), text(tk.EOS())
-	bos, eos := r.BOSToken, r.EOSToken
-	s, err := m.tmpl.RenderMessages(ctx, r)
+	s, err := m.render(ctx, req, plan)
 	if err != nil {
-		return nil, fmt.Errorf("%w: the chat template: %w", ErrBadRequest, err)
+		return nil, err
 	}
+	bos, eos := m.tokenText(tk.BOS()), m.tokenText(tk.EOS())
 	// A BOS (or EOS) that the template writes and the tokenizer adds
 	// anyway is not doubled, as in llama.cpp.
 	if tk.AddBOS() && bos != "" {
@@ -235,6 +232,37 @@ func (m *Model) prompt(ctx context.Context, req Request, plan *toolPlan) ([]int3
 		s = strings.TrimSuffix(s, eos)
 	}
 	return tk.Encode(s, true, true), nil
+}
+
+// Render returns req's chat (req.Messages, req.Tools, req.TemplateExtra)
+// rendered through the model's template with the start of an assistant
+// turn: the text that Prompt tokenizes, as the template writes it.
+func (m *Model) Render(ctx context.Context, req Request) (string, error) {
+	plan, err := m.toolPlan(req)
+	if err != nil {
+		return "", err
+	}
+	return m.render(ctx, req, plan)
+}
+
+// render is Render, with req's tools already read: the generic format's
+// tools are described in the system turn (see renderRequest).
+func (m *Model) render(ctx context.Context, req Request, plan *toolPlan) (string, error) {
+	r := m.renderRequest(req, plan)
+	r.BOSToken, r.EOSToken = m.tokenText(m.tok.BOS()), m.tokenText(m.tok.EOS())
+	s, err := m.tmpl.RenderMessages(ctx, r)
+	if err != nil {
+		return "", fmt.Errorf("%w: the chat template: %w", ErrBadRequest, err)
+	}
+	return s, nil
+}
+
+// tokenText returns the text of token id, "" for none (a negative id).
+func (m *Model) tokenText(id int32) string {
+	if id < 0 {
+		return ""
+	}
+	return m.tok.Text(id)
 }
 
 // Start runs the one validation of req against the runner's models: it
@@ -281,11 +309,8 @@ func (m *Model) Start(ctx context.Context, req Request) (_ *Stream, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if plan != nil && plan.format == chat.ToolGeneric {
-		if req.JSONSchema, err = plan.genericSchema(); err != nil {
-			return nil, err
-		}
-		req.JSON = true
+	if err := plan.constrain(&req); err != nil {
+		return nil, err
 	}
 	cons, err := m.constraint(req)
 	if err != nil {

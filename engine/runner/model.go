@@ -63,6 +63,7 @@ type Model struct {
 	outside atomic.Int32 // runs outside the scheduler in flight
 
 	pieces    piecesOnce   // token texts for structured output
+	rank      rankOnce     // the classification head of a reranker
 	pinned    bool         // loaded for the runner's life (Runner.Add)
 	lastUsed  atomic.Int64 // unix nanoseconds of the last lookup
 	keepAlive atomic.Int64 // nanoseconds; 0: the runner's default, -2: none

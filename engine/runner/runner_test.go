@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -57,6 +58,8 @@ func TestStartValidates(t *testing.T) {
 		{"bad sampling", Request{Model: "tiny", Prompt: "hi", Sampling: sample.Params{TopK: -1, TopP: 1, RepeatPenalty: 1}}, ErrBadRequest},
 		{"token outside the vocabulary", Request{Model: "tiny", Tokens: []int32{1 << 30}}, ErrBadRequest},
 		{"bad schema", Request{Model: "tiny", Prompt: "hi", JSON: true, JSONSchema: []byte(`{"type": 3}`)}, ErrBadRequest},
+		{"bad grammar", Request{Model: "tiny", Prompt: "hi", Grammar: `root ::= "a`}, ErrBadRequest},
+		{"grammar and schema", Request{Model: "tiny", Prompt: "hi", Grammar: `root ::= "a"`, JSON: true}, ErrBadRequest},
 		{"empty stop string", Request{Model: "tiny", Prompt: "hi", Stop: []string{""}}, ErrBadRequest},
 		{"prompt over the context", Request{Model: "tiny", Prompt: long}, ErrContextLength},
 		{"max tokens over the context", Request{Model: "tiny", Prompt: "hi", MaxTokens: 500}, ErrContextLength},
@@ -316,5 +319,29 @@ func TestLibrary(t *testing.T) {
 	}
 	if !r.Unload(e.Name) || loadedNames(r) != "" || r.Unload(e.Name) {
 		t.Errorf("Unload left %q loaded", loadedNames(r))
+	}
+}
+
+// TestGrammarRequest generates under a grammar: the text is a sentence of
+// it, ended when complete, at any temperature.
+func TestGrammarRequest(t *testing.T) {
+	r := tinyRunner(t, Config{})
+	re := regexp.MustCompile(`^(cat|dog)s? [0-9]{1,3}!$`)
+	for seed := range int64(4) {
+		p := sample.Defaults()
+		p.Seed, p.Temperature = seed, 1.2
+		s, err := r.Start(context.Background(), Request{Model: "tiny", Prompt: "hi", MaxTokens: 40, Sampling: p,
+			Grammar: "root ::= animal \"s\"? \" \" [0-9]{1,3} \"!\"\nanimal ::= \"cat\" | \"dog\""})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var text strings.Builder
+		res, err := s.Run(func(pc Piece) error { text.WriteString(pc.Text); return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !re.MatchString(text.String()) || res.Finish != "stop" {
+			t.Errorf("seed %d: %q (%s)", seed, text.String(), res.Finish)
+		}
 	}
 }

@@ -8,40 +8,54 @@ import (
 	"saji/engine/scheduler"
 )
 
-// Structured output: OpenAI's response_format (json_object, json_schema)
-// and Ollama's format ("json" or a schema) are enforced by constrained
-// decoding. At every step the scheduler masks the tokens whose text would
-// not continue a valid JSON value (of the schema), and the end only comes
-// once the value is complete.
+// Structured output: OpenAI's response_format (json_object, json_schema),
+// llama-server's grammar and json_schema, and Ollama's format ("json" or a
+// schema) are enforced by constrained decoding through a grammar (a JSON
+// schema is compiled to one, sample.SchemaGrammar). At every step the
+// scheduler masks the tokens whose text would not continue a sentence of
+// the grammar, and the end only comes once the sentence is complete.
 
-// jsonTokens adapts a JSON recognizer to the scheduler's token constraint
-// through the text of every vocabulary token.
-type jsonTokens struct {
-	c      *sample.JSONConstraint
-	pieces []string // "" for tokens that never appear in JSON text (control tokens)
+// grammarTokens adapts a grammar constraint to the scheduler's token
+// constraint. The scheduler asks Allowed for every token of the
+// vocabulary at each step: the first question after a change masks the
+// whole vocabulary in one walk of the model's token trie, the others read
+// the mask.
+type grammarTokens struct {
+	c      *sample.GrammarConstraint
+	trie   *sample.TokenTrie
+	pieces []string // "" for tokens that never appear in the text (control tokens)
+	mask   []uint64 // bit id: token id may come next
+	fresh  bool     // mask is of the current state
 }
 
-func (j *jsonTokens) Allowed(id int32) bool {
-	if int(id) >= len(j.pieces) {
+func (j *grammarTokens) Allowed(id int32) bool {
+	if !j.fresh {
+		j.c.Mask(j.trie, j.mask)
+		j.fresh = true
+	}
+	if id < 0 || int(id) >= len(j.pieces) {
 		return false
 	}
-	p := j.pieces[id]
-	return p != "" && j.c.Allows(p)
+	return j.mask[id>>6]&(1<<(id&63)) != 0
 }
 
-func (j *jsonTokens) Accept(id int32) error {
-	if int(id) >= len(j.pieces) || j.pieces[id] == "" {
-		return fmt.Errorf("runner: token %d has no text for the JSON constraint", id)
+func (j *grammarTokens) Accept(id int32) error {
+	if id < 0 || int(id) >= len(j.pieces) || j.pieces[id] == "" {
+		return fmt.Errorf("runner: token %d has no text for the grammar", id)
 	}
+	j.fresh = false
 	return j.c.Advance(j.pieces[id])
 }
 
-func (j *jsonTokens) Complete() bool { return j.c.Complete() }
+func (j *grammarTokens) Complete() bool { return j.c.Complete() }
 
-// piecesOnce computes the text of every token once per model.
+// piecesOnce computes the text of every token, and their trie, once per
+// model.
 type piecesOnce struct {
-	once   sync.Once
-	pieces []string
+	once     sync.Once
+	pieces   []string
+	trieOnce sync.Once
+	trie     *sample.TokenTrie
 }
 
 // tokenPieces returns the bytes each token of the vocabulary writes, ""
@@ -61,15 +75,42 @@ func (m *Model) tokenPieces() []string {
 	return m.pieces.pieces
 }
 
+// tokenTrie returns the trie of the vocabulary's token texts.
+func (m *Model) tokenTrie() *sample.TokenTrie {
+	m.pieces.trieOnce.Do(func() { m.pieces.trie = sample.NewTokenTrie(m.tokenPieces()) })
+	return m.pieces.trie
+}
+
+// jsonObject is the schema of json_object mode (and Ollama's "json"):
+// any JSON object, as OpenAI means it.
+const jsonObject = `{"type": "object"}`
+
 // constraint returns the scheduler constraint of a structured request, or
 // nil for free text.
 func (m *Model) constraint(req Request) (scheduler.Constraint, error) {
-	if !req.JSON {
+	var src string
+	switch {
+	case req.Grammar != "" && req.JSON:
+		return nil, fmt.Errorf("%w: a grammar and a JSON format together: give one", ErrBadRequest)
+	case req.Grammar != "":
+		src = req.Grammar
+	case req.JSON:
+		schema := []byte(req.JSONSchema)
+		if len(schema) == 0 {
+			schema = []byte(jsonObject)
+		}
+		var err error
+		if src, err = sample.SchemaGrammar(schema); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrBadRequest, err)
+		}
+	default:
 		return nil, nil
 	}
-	c, err := sample.NewJSONConstraint(req.JSONSchema)
+	g, err := sample.ParseGrammar(src)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadRequest, err)
 	}
-	return &jsonTokens{c: c, pieces: m.tokenPieces()}, nil
+	pieces := m.tokenPieces()
+	return &grammarTokens{c: sample.NewGrammarConstraint(g), trie: m.tokenTrie(), pieces: pieces,
+		mask: make([]uint64, (len(pieces)+63)/64)}, nil
 }

@@ -13,9 +13,10 @@ import (
 // template with no tool-call syntax of its own, with the generic format's
 // description in the system turn), and its reply is parsed in the
 // template's format as it streams: the pieces' Text is the content with
-// the calls taken out, and Result.ToolCalls has the calls. The generic
-// format's reply is constrained to its JSON shape, which also enforces
-// tool_choice there.
+// the calls taken out, and Result.ToolCalls has the calls. tool_choice
+// "required" or a named function is enforced by a grammar of the calls
+// in the template's format; the generic format's reply is constrained to
+// its JSON shape in every case.
 
 // toolPlan is how a request's tools are handled.
 type toolPlan struct {
@@ -79,30 +80,31 @@ func (p *toolPlan) stream() *chat.ToolStream {
 	return chat.NewToolStream(p.format, p.tools...)
 }
 
-// genericSchema returns the JSON schema that the generic format's reply is
-// constrained to, in the subset the JSON constraint reads: the exact
-// schema when it compiles, the loose one (any arguments of several tools)
-// when not.
-func (p *toolPlan) genericSchema() (json.RawMessage, error) {
-	exact := chat.GenericToolSchema(p.tools, p.choice)
-	if _, err := sample.NewJSONConstraint(exact); err == nil {
-		return exact, nil
+// constrain sets req's grammar to the one that enforces the plan: the
+// calls that tool_choice "required" or a named function asks for, in the
+// template's format and with each tool's arguments of its schema; and in
+// the generic format the reply's JSON shape, always (see
+// chat.ToolGrammar). A grammar or a response format asked for as well is
+// a bad request, but for the generic format, whose response takes the
+// response format's schema (see toolPlan).
+func (p *toolPlan) constrain(req *Request) error {
+	if p == nil {
+		return nil
 	}
-	loose := chat.GenericToolSchemaLoose(p.tools, p.choice)
-	if _, err := sample.NewJSONConstraint(loose); err == nil {
-		return loose, nil
+	g, err := chat.ToolGrammar(p.format, p.tools, p.choice, sample.SchemaRules)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrBadRequest, err)
 	}
-	// A parameters schema beyond the constraint's subset: any arguments.
-	var args []chat.Tool
-	for _, t := range p.tools {
-		t.Parameters = nil
-		args = append(args, t)
+	switch {
+	case g == "":
+		return nil
+	case req.Grammar != "":
+		return fmt.Errorf("%w: a grammar and tool calls that must be made together: give one", ErrBadRequest)
+	case req.JSON && p.format != chat.ToolGeneric:
+		return fmt.Errorf("%w: a JSON format and tool calls that must be made together: give one", ErrBadRequest)
 	}
-	loose = chat.GenericToolSchemaLoose(args, p.choice)
-	if _, err := sample.NewJSONConstraint(loose); err != nil {
-		return nil, fmt.Errorf("%w: the tools' reply schema: %w", ErrBadRequest, err)
-	}
-	return loose, nil
+	req.Grammar, req.JSON, req.JSONSchema = g, false, nil
+	return nil
 }
 
 // runTools is Stream.Run for a reply parsed for tool calls: the text goes

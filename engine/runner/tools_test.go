@@ -124,12 +124,41 @@ func TestToolStart(t *testing.T) {
 			t.Errorf("%s: %v, want a bad request", name, err)
 		}
 	}
-	// A parameters schema beyond the JSON constraint's subset leaves the
-	// arguments free rather than refusing the tool.
-	p := &toolPlan{format: chat.ToolGeneric, tools: mustParseTools(t, `{"type":"function","function":{"name":"f","parameters":{"type":"object","properties":{"x":{"$ref":"#/y"}}}}}`)}
-	schema, err := p.genericSchema()
-	if err != nil || !strings.Contains(string(schema), `"arguments":{"type":"object"}`) {
-		t.Errorf("loose schema %s, %v", schema, err)
+	// The plan's grammar: the generic reply's JSON always, a call when
+	// one is required; a grammar or response format asked for as well is
+	// refused, but for the generic format, whose response it shapes.
+	for _, c := range []struct {
+		name   string
+		f      chat.ToolFormat
+		choice chat.ToolChoice
+		req    Request
+		want   string // in the grammar; "" for none
+		bad    bool
+	}{
+		{"hermes auto", chat.ToolHermes, chat.ToolChoice{}, Request{}, "", false},
+		{"hermes required", chat.ToolHermes, chat.ToolChoice{Required: true}, Request{}, `"<tool_call>\n"`, false},
+		{"hermes required and grammar", chat.ToolHermes, chat.ToolChoice{Required: true}, Request{Grammar: `root ::= "x"`}, "", true},
+		{"hermes required and json", chat.ToolHermes, chat.ToolChoice{Required: true}, Request{JSON: true}, "", true},
+		{"hermes auto and json", chat.ToolHermes, chat.ToolChoice{}, Request{JSON: true}, "", false},
+		{"generic auto", chat.ToolGeneric, chat.ToolChoice{}, Request{}, `"\"response\""`, false},
+		{"generic and json", chat.ToolGeneric, chat.ToolChoice{ResponseSchema: json.RawMessage(`{"type":"object"}`)}, Request{JSON: true}, `"\"response\""`, false},
+	} {
+		p := &toolPlan{format: c.f, tools: mustParseTools(t, string(tool)), choice: c.choice}
+		req := c.req
+		err := p.constrain(&req)
+		if c.bad != errors.Is(err, ErrBadRequest) {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if c.bad {
+			continue
+		}
+		if c.want == "" && req.Grammar != c.req.Grammar || c.want != "" && !strings.Contains(req.Grammar, c.want) {
+			t.Errorf("%s: grammar\n%s", c.name, req.Grammar)
+		}
+		if c.want != "" && req.JSON {
+			t.Errorf("%s: a JSON format left with the tools' grammar", c.name)
+		}
 	}
 }
 

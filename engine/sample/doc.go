@@ -38,6 +38,15 @@
 // returns as logprobs by default. Sampler.Final exposes the distribution a
 // token was actually drawn from (post-sampling probabilities).
 //
+// # Constrained decoding
+//
+// ParseGrammar reads a GBNF grammar (llama.cpp's format) and
+// SchemaGrammar compiles a JSON Schema into one (SchemaRules, with
+// prefixed rule names, to embed it in a larger grammar). A
+// GrammarConstraint matches text against a grammar incrementally, and
+// Mask tests a whole vocabulary at once by walking a TokenTrie, built
+// once per model, with the constraint's cached byte transitions.
+//
 // # Stopping
 //
 // StopMatcher finds stop strings in streamed text without ever emitting a

@@ -54,3 +54,27 @@ func ExampleLogProbs() {
 	// 1 -0.4076
 	// 2 -1.4076
 }
+
+// A tool call constrained to a wrapper around the tool's arguments
+// schema: the schema's rules are prefixed so that they cannot clash with
+// the wrapper's, or with another tool's.
+func ExampleSchemaRules() {
+	args, err := sample.SchemaRules([]byte(`{"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}`), "weather-")
+	if err != nil {
+		panic(err)
+	}
+	src := "root ::= " + sample.GrammarLiteral(`{"name": "get_weather", "arguments": `) + " weather-root \"}\"\n" + args
+	g, err := sample.ParseGrammar(src)
+	if err != nil {
+		panic(err)
+	}
+	c := sample.NewGrammarConstraint(g)
+	fmt.Println(c.Allows(`{"name": "get_weather", "arguments": {"city": "Oslo"}}`), c.Allows(`{"name": "get_time"`))
+	if err := c.Advance(`{"name": "get_weather", "arguments": {"city": "Oslo"}}`); err != nil {
+		panic(err)
+	}
+	fmt.Println(c.Complete())
+	// Output:
+	// true false
+	// true
+}

@@ -264,11 +264,9 @@ func (req *anthropicRequest) generation(m *runner.Model, log *slog.Logger, count
 		return g, chat.ToolNone, err
 	}
 	if t := req.Thinking; t != nil {
-		switch t.Type {
-		case "enabled", "adaptive":
-			g.TemplateExtra = map[string]any{"enable_thinking": true}
-		case "disabled":
-			g.TemplateExtra = map[string]any{"enable_thinking": false}
+		switch on := t.Type != "disabled"; t.Type {
+		case "enabled", "adaptive", "disabled":
+			g.Think = &on
 		default:
 			return g, chat.ToolNone, badRequest("thinking type %q: enabled or disabled", t.Type)
 		}

@@ -356,7 +356,7 @@ func TestOllamaErrors(t *testing.T) {
 		{"unknown model (load)", "/api/generate", `{"model":"nope"}`, 404},
 		{"tools", "/api/chat", `{"model":"tiny",` + user + `,"tools":[{"type":"function","function":{"name":"f"}}]}`, 400},
 		{"format yaml", "/api/chat", `{"model":"tiny",` + user + `,"format":"yaml"}`, 400},
-		{"format with an unsupported schema", "/api/generate", `{"model":"tiny","prompt":"hi","format":{"type":"object","patternProperties":{}}}`, 400},
+		{"format with a bad schema", "/api/generate", `{"model":"tiny","prompt":"hi","format":{"type":"object","properties":{"a":{"type":"nope"}}}}`, 400},
 		{"suffix", "/api/generate", `{"model":"tiny","prompt":"def f(","suffix":"return x"}`, 400},
 		{"images (chat)", "/api/chat", `{"model":"tiny","messages":[{"role":"user","content":"hi","images":["aGk="]}]}`, 400},
 		{"images (generate)", "/api/generate", `{"model":"tiny","prompt":"hi","images":["aGk="]}`, 400},

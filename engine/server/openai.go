@@ -115,6 +115,8 @@ type oaiCommon struct {
 	LogitBias        map[string]float32 `json:"logit_bias"`
 	IgnoreEOS        bool               `json:"ignore_eos"`
 	User             string             `json:"user"`
+	Grammar          string             `json:"grammar"`     // llama-server: GBNF text
+	JSONSchema       json.RawMessage    `json:"json_schema"` // llama-server: a JSON Schema
 }
 
 // genRequest builds the common part of a generation from c.
@@ -123,6 +125,9 @@ func (c *oaiCommon) genRequest() (runner.Request, error) {
 	if c.N != nil && *c.N != 1 {
 		return g, &apiError{status: http.StatusBadRequest, typ: "invalid_request_error", param: "n",
 			msg: fmt.Sprintf("n = %d: Saji generates one choice per request (n = 1)", *c.N)}
+	}
+	if err := grammarFields(c.Grammar, c.JSONSchema, &g); err != nil {
+		return g, err
 	}
 	g.MaxTokens = -1
 	for _, v := range []*int{c.MaxCompletionTokens, c.MaxTokens} {

@@ -334,7 +334,10 @@ func (req *responsesRequest) generation(m *runner.Model, log *slog.Logger, histo
 		}
 	}
 	if req.Reasoning != nil && req.Reasoning.Effort != "" {
-		g.TemplateExtra = map[string]any{"reasoning_effort": req.Reasoning.Effort}
+		// The effort means what it does in chat completions.
+		if err := (&oaiThinking{ReasoningEffort: &req.Reasoning.Effort}).apply(&g); err != nil {
+			return g, chat.ToolNone, err
+		}
 	}
 	return g, format, nil
 }

@@ -177,6 +177,8 @@ func (s *Server) routes() {
 	s.anthropicRoutes()
 	s.responsesRoutes()
 	s.ollamaRoutes()
+	s.llamaServerRoutes()
+	s.rerankRoutes()
 	s.metricsRoutes()
 }
 

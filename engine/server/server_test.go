@@ -42,13 +42,7 @@ func newTestServerContext(t *testing.T, cfg Config, n int) (*Server, *httptest.S
 	}
 	s := New(cfg)
 	s.Runner().Add(m)
-	hs := httptest.NewServer(s.Handler())
-	t.Cleanup(func() {
-		hs.Close()
-		s.Close()
-		s.Runner().Close()
-	})
-	return s, hs
+	return s, serveTest(t, s)
 }
 
 // post sends body to path and returns the status and decoded JSON.

@@ -191,7 +191,7 @@ func TestToolChoiceGeneric(t *testing.T) {
 	for i, c := range []struct {
 		tools, choice, want string
 	}{
-		{`[` + clockTool + `]`, `"required"`, ""},
+		{`[` + flagTool + `,` + clockTool + `]`, `"required"`, ""},
 		{`[` + weatherTool + `,` + clockTool + `]`, `{"type":"function","function":{"name":"get_time"}}`, "get_time"},
 	} {
 		for _, stream := range []bool{false, true} {
@@ -274,6 +274,10 @@ func checkToolCall(t *testing.T, name, args, want string) {
 		_, isBool := a["dst"].(bool)
 		if !strings.Contains("utc cet pst", zone) || zone == "" || !isBool || len(a) != 2 {
 			t.Errorf("get_time arguments %s do not match its schema", args)
+		}
+	case "set_flag":
+		if _, ok := a["on"].(bool); !ok || len(a) != 1 {
+			t.Errorf("set_flag arguments %s do not match its schema", args)
 		}
 	case "get_weather":
 		if _, ok := a["city"].(string); !ok || len(a) != 1 {
@@ -381,6 +385,40 @@ func TestToolFamilies(t *testing.T) {
 			if status != 200 || v["message"] == nil {
 				t.Errorf("ollama: %d %v", status, v)
 			}
+			// tool_choice required and named: even random weights call a
+			// tool of the request (the named one) with valid arguments.
+			for j, c := range []struct {
+				choice, want string
+				stream       bool
+			}{
+				{`"required"`, "", false},
+				{`{"type":"function","function":{"name":"get_time"}}`, "get_time", true},
+			} {
+				body := fmt.Sprintf(`{"model":"%s","messages":[{"role":"user","content":"what time is it?"}],"tools":[%s,%s],"tool_choice":%s,`+
+					`"parallel_tool_calls":false,"max_tokens":1500,"seed":%d,"temperature":0.8,"stream":%v}`, model, flagTool, clockTool, c.choice, i*2+j+1, c.stream)
+				var calls []oaiToolCall
+				var finish string
+				if c.stream {
+					calls, finish = streamedCalls(t, hs.URL+"/v1/chat/completions", body)
+				} else {
+					status, v := post(t, hs.URL+"/v1/chat/completions", body)
+					if status != 200 {
+						t.Fatalf("%s: %d %v", c.choice, status, v)
+					}
+					choice := v["choices"].([]any)[0].(map[string]any)
+					finish, _ = choice["finish_reason"].(string)
+					b, _ := json.Marshal(choice["message"].(map[string]any)["tool_calls"])
+					json.Unmarshal(b, &calls)
+				}
+				if finish != "tool_calls" || len(calls) != 1 {
+					t.Errorf("%s (stream %v): finish %q, calls %+v", c.choice, c.stream, finish, calls)
+					continue
+				}
+				checkToolCall(t, calls[0].Function.Name, calls[0].Function.Arguments, c.want)
+			}
 		})
 	}
 }
+
+// flagTool is a second tool whose arguments are closed (a boolean).
+const flagTool = `{"type":"function","function":{"name":"set_flag","description":"Sets the flag","parameters":{"type":"object","properties":{"on":{"type":"boolean"}},"required":["on"]}}}`
