@@ -197,20 +197,7 @@ func TestToolChoiceGeneric(t *testing.T) {
 		for _, stream := range []bool{false, true} {
 			body := fmt.Sprintf(`{"model":"tiny","messages":[{"role":"user","content":"what time is it?"}],"tools":%s,"tool_choice":%s,"parallel_tool_calls":false,"max_tokens":1200,"seed":%d,"temperature":0.8,"stream":%v}`,
 				c.tools, c.choice, i+1, stream)
-			var calls []oaiToolCall
-			var finish string
-			if stream {
-				calls, finish = streamedCalls(t, hs.URL+"/v1/chat/completions", body)
-			} else {
-				status, v := post(t, hs.URL+"/v1/chat/completions", body)
-				if status != 200 {
-					t.Fatalf("%s: %d %v", c.choice, status, v)
-				}
-				choice := v["choices"].([]any)[0].(map[string]any)
-				finish, _ = choice["finish_reason"].(string)
-				b, _ := json.Marshal(choice["message"].(map[string]any)["tool_calls"])
-				json.Unmarshal(b, &calls)
-			}
+			calls, finish := chatCalls(t, hs.URL+"/v1/chat/completions", body, stream)
 			if finish != "tool_calls" || len(calls) == 0 {
 				t.Fatalf("%s (stream %v): finish %q, calls %+v", c.choice, stream, finish, calls)
 			}
@@ -286,6 +273,25 @@ func checkToolCall(t *testing.T, name, args, want string) {
 	default:
 		t.Errorf("a call of an unknown tool %q", name)
 	}
+}
+
+// chatCalls posts a chat request, streamed or not, and returns the tool
+// calls of its reply and its finish reason.
+func chatCalls(t *testing.T, url, body string, stream bool) ([]oaiToolCall, string) {
+	t.Helper()
+	if stream {
+		return streamedCalls(t, url, body)
+	}
+	status, v := post(t, url, body)
+	if status != 200 {
+		t.Fatalf("%d %v", status, v)
+	}
+	choice := v["choices"].([]any)[0].(map[string]any)
+	finish, _ := choice["finish_reason"].(string)
+	var calls []oaiToolCall
+	b, _ := json.Marshal(choice["message"].(map[string]any)["tool_calls"])
+	json.Unmarshal(b, &calls)
+	return calls, finish
 }
 
 // streamedCalls posts a streamed chat request and returns the tool calls
@@ -396,20 +402,7 @@ func TestToolFamilies(t *testing.T) {
 			} {
 				body := fmt.Sprintf(`{"model":"%s","messages":[{"role":"user","content":"what time is it?"}],"tools":[%s,%s],"tool_choice":%s,`+
 					`"parallel_tool_calls":false,"max_tokens":1500,"seed":%d,"temperature":0.8,"stream":%v}`, model, flagTool, clockTool, c.choice, i*2+j+1, c.stream)
-				var calls []oaiToolCall
-				var finish string
-				if c.stream {
-					calls, finish = streamedCalls(t, hs.URL+"/v1/chat/completions", body)
-				} else {
-					status, v := post(t, hs.URL+"/v1/chat/completions", body)
-					if status != 200 {
-						t.Fatalf("%s: %d %v", c.choice, status, v)
-					}
-					choice := v["choices"].([]any)[0].(map[string]any)
-					finish, _ = choice["finish_reason"].(string)
-					b, _ := json.Marshal(choice["message"].(map[string]any)["tool_calls"])
-					json.Unmarshal(b, &calls)
-				}
+				calls, finish := chatCalls(t, hs.URL+"/v1/chat/completions", body, c.stream)
 				if finish != "tool_calls" || len(calls) != 1 {
 					t.Errorf("%s (stream %v): finish %q, calls %+v", c.choice, c.stream, finish, calls)
 					continue
