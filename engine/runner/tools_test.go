@@ -38,17 +38,7 @@ func TestToolPieces(t *testing.T) {
 		{"stop string before a call", chat.ToolHermes, "Hi STOP <tool_call>{\"name\": \"f\"}</tool_call>", []string{"STOP"}, " Hi ", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			toks := m.tok.Encode(c.reply, false, false)
-			events := make(chan scheduler.Event, len(toks)+1)
-			for _, id := range toks {
-				events <- scheduler.Event{Token: id}
-			}
-			events <- scheduler.Event{Done: true, Finish: scheduler.FinishStop}
-			close(events)
-			stopper, err := sample.NewStopper(m.tok.NewDecoder(tokenizer.DecoderOptions{Continue: true}), nil, c.stop)
-			if err != nil {
-				t.Fatal(err)
-			}
+			events, stopper := scripted(t, m, c.reply, false, c.stop)
 			ctx, cancel := context.WithCancel(context.Background())
 			s := &Stream{m: m, ctx: ctx, cancel: cancel, events: events, stopper: stopper, tools: chat.NewToolStream(c.f), prompt: 1}
 			var content strings.Builder
@@ -160,6 +150,25 @@ func TestToolStart(t *testing.T) {
 			t.Errorf("%s: a JSON format left with the tools' grammar", c.name)
 		}
 	}
+}
+
+// scripted returns the events of a generation in which the model writes
+// reply (with its special tokens when special), and the stopper of stop
+// strings, for the generation loop.
+func scripted(t *testing.T, m *Model, reply string, special bool, stop []string) (<-chan scheduler.Event, *sample.Stopper) {
+	t.Helper()
+	toks := m.tok.Encode(reply, false, special)
+	events := make(chan scheduler.Event, len(toks)+1)
+	for _, id := range toks {
+		events <- scheduler.Event{Token: id}
+	}
+	events <- scheduler.Event{Done: true, Finish: scheduler.FinishStop}
+	close(events)
+	stopper, err := sample.NewStopper(m.tok.NewDecoder(tokenizer.DecoderOptions{Continue: true}), nil, stop)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return events, stopper
 }
 
 // mustParseTools parses tool definitions for tests.
