@@ -71,6 +71,23 @@ if (toolsModel) {
   for await (const chunk of st) for (const c of chunk.choices) if (c.finish_reason) done = true;
   assert.ok(done);
   results.tools = r.choices[0].finish_reason;
+
+  // tool_choice required: even random weights make a valid call, whole and
+  // streamed (the deltas joined as the SDK's helpers do)
+  const flag = [{ type: "function", function: { name: "set_flag", description: "Sets the flag",
+    parameters: { type: "object", properties: { on: { type: "boolean" } }, required: ["on"] } } }];
+  const ask = { model: toolsModel, messages: [{ role: "user", content: "flag?" }], tools: flag, tool_choice: "required",
+    parallel_tool_calls: false, max_tokens: 300, seed: 7, temperature: 0.8 };
+  const req = await client.chat.completions.create(ask);
+  assert.equal(req.choices[0].finish_reason, "tool_calls");
+  assert.equal(req.choices[0].message.tool_calls.length, 1);
+  assert.equal(req.choices[0].message.tool_calls[0].function.name, "set_flag");
+  assert.equal(typeof JSON.parse(req.choices[0].message.tool_calls[0].function.arguments).on, "boolean");
+  const rs = client.chat.completions.stream({ ...ask, stream: true });
+  const fin = await rs.finalChatCompletion();
+  assert.equal(fin.choices[0].finish_reason, "tool_calls");
+  assert.equal(typeof JSON.parse(fin.choices[0].message.tool_calls[0].function.arguments).on, "boolean");
+  results.tools_required = fin.choices[0].message.tool_calls[0].function.arguments;
 }
 
 // errors come back as the client's typed errors
