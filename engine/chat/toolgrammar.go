@@ -21,15 +21,16 @@ type SchemaToGrammar func(schema []byte, prefix string) (string, error)
 
 // ToolGrammar returns the GBNF grammar of a reply that must call tools
 // in format f: calls of the tools choice allows, one, or one or more when
-// choice.Parallel, and nothing else. It returns "" when choice does not
-// require a call ("auto": the reply is free) or the format has no
-// grammar (ToolNone, ToolHarmony). The generic format's reply always has
-// one, that of GenericToolSchema, since it is JSON even for "auto". The
-// markers are written as text; a grammar engine that matches special
-// tokens by their text accepts them.
+// choice.Parallel (harmony ends its turn at a call: one), and nothing
+// else but harmony's reasoning before it. It returns "" when choice does
+// not require a call ("auto": the reply is free) or the format has no
+// grammar (ToolNone). The generic format's reply always has one, that of
+// GenericToolSchema, since it is JSON even for "auto". The markers are
+// written as text; a grammar engine that matches special tokens by their
+// text accepts them.
 func ToolGrammar(f ToolFormat, tools []Tool, choice ToolChoice, toGrammar SchemaToGrammar) (string, error) {
 	free := !choice.Required && choice.Name == ""
-	if free && f != ToolGeneric || f == ToolNone || f == ToolHarmony {
+	if free && f != ToolGeneric || f == ToolNone {
 		return "", nil
 	}
 	allowed := choice.Allowed(tools)
@@ -100,6 +101,8 @@ func ToolGrammar(f ToolFormat, tools []Tool, choice ToolChoice, toGrammar Schema
 		if many {
 			root += ` (">>>" call)*`
 		}
+	case ToolHarmony:
+		root = `(` + lit(harmonyChannel+"analysis"+harmonyMessage) + ` [^<]* ` + lit(harmonyEnd+harmonyStart+"assistant") + `)? call`
 	}
 	return g.grammar("root ::= " + root), nil
 }
@@ -163,6 +166,8 @@ func (g *grammarBuilder) call(f ToolFormat, i int, t Tool) (string, error) {
 		return lit(functionaryOpen) + " " + name + ` ">" ` + args + " " + lit(functionaryClose), nil
 	case ToolFunctionaryV32:
 		return name + ` "\n" ` + args, nil
+	case ToolHarmony:
+		return lit(harmonyChannel+"commentary to=functions."+t.Name+" <|constrain|>json"+harmonyMessage) + " " + args + " " + lit(harmonyCall), nil
 	}
 	return "", fmt.Errorf("chat: no grammar for the %v tool-call format", f)
 }

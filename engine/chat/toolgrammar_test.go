@@ -57,18 +57,17 @@ func TestToolGrammar(t *testing.T) {
 			t.Errorf("%v: %v", f, err)
 			continue
 		}
-		if f == ToolHarmony {
-			if g != "" {
-				t.Errorf("harmony: a grammar %q", g)
-			}
-			continue
-		}
 		if !strings.HasPrefix(g, "root ::= ") || f != ToolGeneric && (!strings.Contains(g, "special_function") || !strings.Contains(g, "python")) {
 			t.Errorf("%v: grammar\n%s", f, g)
 		}
 	}
 	if _, err := ToolGrammar(ToolHermes, testTools, ToolChoice{Name: "nope"}, fakeSchemaGrammar); err == nil {
 		t.Error("a named choice that is not a tool")
+	}
+	h, err := ToolGrammar(ToolHarmony, testTools, ToolChoice{Name: "python"}, fakeSchemaGrammar)
+	if err != nil || !strings.HasPrefix(h, "root ::= (\"<|channel|>analysis<|message|>\" [^<]* \"<|end|><|start|>assistant\")? call\n") ||
+		!strings.Contains(h, "call ::= \"<|channel|>commentary to=functions.python <|constrain|>json<|message|>\" tool0-args-root \"<|call|>\"") {
+		t.Errorf("harmony: %v\n%s", err, h)
 	}
 	city := mustTools(`{"type":"function","function":{"name":"w","parameters":{"type":"object","properties":{"city":{"type":"string","maxLength":12}},"required":["city"]}}}`)
 	if g, err := ToolGrammar(ToolGLM45, city, ToolChoice{Required: true}, fakeSchemaGrammar); err != nil || !strings.Contains(g, "tool0-p0 ::= [^<]{0,12}\n") ||

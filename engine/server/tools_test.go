@@ -360,6 +360,7 @@ var toolFamilies = []struct {
 	// slow here: engine/chat's tests cover its format.
 	{"meetkai-functionary-medium-v3.1.jinja", chat.ToolFunctionaryV31},
 	{"meetkai-functionary-medium-v3.2.jinja", chat.ToolFunctionaryV32},
+	{"openai-gpt-oss-120b.jinja", chat.ToolHarmony},
 	{"google-gemma-2-2b-it.jinja", chat.ToolGeneric},
 }
 
