@@ -64,8 +64,13 @@ arm64:
 	@echo "== arm64 kernels on a CPU without the dot-product extension (Cortex-A53)"
 	QEMU_LD_PREFIX=/usr/aarch64-linux-gnu QEMU_CPU=cortex-a53 CGO_ENABLED=0 GOARCH=arm64 $(GO) test -count=1 -short -exec qemu-aarch64-static ./kernels/cpu
 
+# The client scripts run on the Node.js 22 that npm ci installs (the pinned
+# node package: openai 7 and ai 7 need Node.js 22, Debian 12 ships 18);
+# the system's node and npm only run npm ci. SAJI_CLIENT_CHECKS selects
+# checks by name or by the feature they need (@main, @schema, ...),
+# SAJI_CLIENT_SKIP leaves some out (engine/server/testdata/clients/checks.mjs).
 clients:
-	@echo "== the API driven by the official openai and ollama npm packages, and a 60 s soak of 64 clients"
+	@echo "== the API driven by the official npm clients (openai, ollama, ai, LangChain, Anthropic) against scripted fixture models, and a 60 s soak of 64 clients"
 	@./.ci/node-ensure
 	cd engine/server/testdata/clients && npm ci --no-audit --no-fund --loglevel=error
 	SAJI_CLIENT_TESTS=1 SAJI_SOAK=60s $(GO) test -count=1 -run 'TestRealClients|TestSoak' -v ./engine/server

@@ -225,7 +225,10 @@ func (c *core) openEngine() error {
 		Load: runner.LoadOptions{Threads: c.settings.Threads, GPULayers: c.settings.GPULayers, GPU: c.gpu, Logger: c.log,
 			Scheduler: c.settings.scheduler()},
 	})
-	c.srv = server.New(server.Config{Runner: c.run, Logger: c.log, APIKeys: c.settings.APIKeys, CORSOrigins: c.settings.CORS})
+	// Ollama's /api/pull fetches through the app's download manager: two
+	// managers must not share its state folder.
+	c.srv = server.New(server.Config{Runner: c.run, Logger: c.log, APIKeys: c.settings.APIKeys, CORSOrigins: c.settings.CORS,
+		Downloads: c.Downloads})
 	return nil
 }
 

@@ -182,7 +182,7 @@ func newServerPanel(u *ui) *serverPanel {
 	p.corsDanger.Hide()
 	add := widget.NewButtonWithIcon("Add", theme.ContentAddIcon(), p.addOrigin)
 	cors := widget.NewCard("", "Web pages allowed to call the server (CORS)", container.NewVBox(
-		panelNote("Web pages cannot use the server unless their origin is listed here. Editors and other programs do not need this."),
+		panelNote("Pages on this computer (localhost), desktop apps and browser extensions can use the server; other web pages only if their origin is listed here. Editors and other programs do not need this."),
 		p.corsRows,
 		container.NewBorder(nil, nil, nil, add, p.corsEntry),
 		p.corsNote, p.corsDanger,

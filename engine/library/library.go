@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -88,6 +89,9 @@ type index struct {
 	References map[string]string `json:"references,omitempty"`
 	// Presets are the per-model presets, by name.
 	Presets map[string]Preset `json:"presets,omitempty"`
+	// Aliases are other names of models (the hf.co/OWNER/REPO:QUANT a
+	// model was pulled as), to the models' names.
+	Aliases map[string]string `json:"aliases,omitempty"`
 }
 
 // indexVersion is the version of the index format written.
@@ -299,8 +303,11 @@ func (l *Library) Get(name string) (Entry, error) {
 	return l.get(name)
 }
 
-// get is Get with mu held.
+// get is Get with mu held; an alias gives the entry of its model.
 func (l *Library) get(name string) (Entry, error) {
+	if to, ok := l.idx.Aliases[name]; ok {
+		name = to
+	}
 	if err := checkName(name); err != nil {
 		return Entry{}, err
 	}
@@ -350,12 +357,15 @@ func fileExists(path string) bool {
 	return err == nil && st.Mode().IsRegular()
 }
 
-// Delete removes the model called name: a copied model's file is deleted;
-// a reference is only forgotten, its file left where it is. The model's
-// preset and default status go with it.
+// Delete removes the model called name (or an alias of it): a copied
+// model's file is deleted; a reference is only forgotten, its file left
+// where it is. The model's preset, default status and aliases go with it.
 func (l *Library) Delete(name string) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if to, ok := l.idx.Aliases[name]; ok {
+		name = to
+	}
 	if err := checkName(name); err != nil {
 		return err
 	}
@@ -374,6 +384,7 @@ func (l *Library) Delete(name string) error {
 	}
 	delete(l.idx.References, name)
 	delete(l.idx.Presets, name)
+	maps.DeleteFunc(l.idx.Aliases, func(_, to string) bool { return to == name })
 	if l.idx.Default == name {
 		l.idx.Default = ""
 	}

@@ -339,20 +339,31 @@ func (m *Model) Start(ctx context.Context, req Request) (_ *Stream, err error) {
 	return s, nil
 }
 
+// contextHint says where the context length is raised, for the errors of
+// a prompt that does not fit it.
+const contextHint = "raise the context length (in the app: Settings or the model's preset, Context length; saji serve --ctx N)"
+
 // limit returns the most tokens a request of prompt tokens generates:
-// req.MaxTokens, or the room that req.Context leaves, cut to the end of
-// the context when req.CutAtContext. The scheduler checks the prompt and
-// MaxTokens against the model's context; limit only checks a request's own
-// smaller context.
+// req.MaxTokens, or the room that the context (req.Context when smaller)
+// leaves, cut to the end of the context when req.CutAtContext. A prompt
+// that does not leave room for one generated token is refused here, with
+// by how much it is over and how to raise the context; the scheduler
+// checks MaxTokens against the model's context when it is not cut.
 func (m *Model) limit(prompt int, req Request) (int, error) {
 	n, whole := m.sched.Config().Context, m.sched.Config().Context
 	if req.Context > 0 && req.Context < n {
 		n = req.Context
-		if prompt >= n {
-			return 0, fmt.Errorf("%w: the prompt has %d tokens and the request's context is %d", ErrContextLength, prompt, n)
-		}
 	}
-	if (n == whole && !req.CutAtContext) || prompt >= n {
+	if prompt >= n {
+		over := prompt - n + 1
+		if n < whole {
+			return 0, fmt.Errorf("%w: the prompt has %d tokens, %d over the request's context of %d (num_ctx) with room for a reply; raise num_ctx (at most the model's %d)",
+				ErrContextLength, prompt, over, n, whole)
+		}
+		return 0, fmt.Errorf("%w: the prompt has %d tokens, %d over the context of %d with room for a reply; %s",
+			ErrContextLength, prompt, over, n, contextHint)
+	}
+	if n == whole && !req.CutAtContext {
 		return req.MaxTokens, nil // the scheduler says what does not fit
 	}
 	room := n - prompt

@@ -179,6 +179,10 @@ func (r *Runner) Models() []*Model {
 	return out
 }
 
+// Library returns the library the runner finds models in (nil when it has
+// none), for the API's model management.
+func (r *Runner) Library() *library.Library { return r.cfg.Library }
+
 // Resolve returns the name an alias stands for (name itself when it is
 // none).
 func (r *Runner) Resolve(name string) string {
@@ -212,7 +216,7 @@ func (r *Runner) Model(name string) (*Model, error) {
 		m.touch()
 		return m, nil
 	}
-	if path, ok := r.dirModel(name); ok {
+	if name, path, ok := r.dirModel(name); ok {
 		return r.load(name, path)
 	}
 	var names []string
@@ -262,23 +266,24 @@ func (r *Runner) DefaultKeepAlive() time.Duration {
 // eviction: a request that has just looked it up is about to submit.
 const Grace = 2 * time.Second
 
-// dirModel returns the path of the GGUF file called name in the library
-// or the models folder, if there is one.
-func (r *Runner) dirModel(name string) (string, bool) {
-	if name == "" || strings.ContainsAny(name, `/\`) || name == "." || name == ".." {
-		return "", false
+// dirModel returns the name and the path of the GGUF file called name in
+// the library (name may be an alias of it there) or the models folder, if
+// there is one.
+func (r *Runner) dirModel(name string) (string, string, bool) {
+	if name == "" {
+		return "", "", false
 	}
 	if r.cfg.Library != nil {
 		if e, err := r.cfg.Library.Get(name); err == nil && e.Err == nil {
-			return e.Path, true
+			return e.Name, e.Path, true
 		}
 	}
-	if r.cfg.ModelsDir == "" {
-		return "", false
+	if r.cfg.ModelsDir == "" || strings.ContainsAny(name, `/\`) || name == "." || name == ".." {
+		return "", "", false
 	}
 	p := filepath.Join(r.cfg.ModelsDir, name+".gguf")
 	st, err := os.Stat(p)
-	return p, err == nil && st.Mode().IsRegular()
+	return name, p, err == nil && st.Mode().IsRegular()
 }
 
 // load loads the folder model name from path, making room first. Only one

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"fmt"
 	"regexp"
 	"strings"
 	"sync"
@@ -75,6 +76,43 @@ func TestStartValidates(t *testing.T) {
 				t.Fatalf("Start: %v, want %v", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestContextOverflowMessage checks that a prompt beyond the context is
+// refused saying by how many tokens, and how to raise the context (or
+// num_ctx, for a request's own smaller context).
+func TestContextOverflowMessage(t *testing.T) {
+	r := tinyRunner(t, Config{})
+	m, _ := r.Model("tiny")
+	ctx := context.Background()
+	toks, err := m.Prompt(ctx, Request{Prompt: strings.Repeat("the cat sat on the mat ", 60)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		req  Request
+		want string
+	}{
+		{"the model's context", Request{Tokens: toks}, fmt.Sprintf("%d over the context of 128", len(toks)-127)},
+		{"cut at the context", Request{Tokens: toks, MaxTokens: 10, CutAtContext: true}, "saji serve --ctx"},
+		{"the request's context", Request{Tokens: toks[:20], Context: 16, CutAtContext: true}, "5 over the request's context of 16 (num_ctx)"},
+		{"exactly full", Request{Tokens: toks[:128], CutAtContext: true}, "1 over the context of 128"},
+	} {
+		s, err := m.Start(ctx, tc.req)
+		if s != nil {
+			s.Close()
+		}
+		if !errors.Is(err, ErrContextLength) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v; want ErrContextLength saying %q", tc.name, err, tc.want)
+		}
+	}
+	// A prompt of 127 tokens leaves room for one.
+	res, err := m.Generate(ctx, Request{Tokens: toks[:127], MaxTokens: 50, CutAtContext: true, Sampling: sample.Greedy(), IgnoreEOS: true},
+		func(Piece) error { return nil })
+	if err != nil || res.CompletionTokens != 1 || res.Finish != "length" {
+		t.Errorf("127 prompt tokens: %+v, %v", res, err)
 	}
 }
 
@@ -320,28 +358,53 @@ func TestLibrary(t *testing.T) {
 	if !r.Unload(e.Name) || loadedNames(r) != "" || r.Unload(e.Name) {
 		t.Errorf("Unload left %q loaded", loadedNames(r))
 	}
+	// An alias of the library's (the name a model was pulled as) loads the
+	// model under its own name, once for both names.
+	const alias = "hf.co/owner/repo-GGUF:Q8_0"
+	if err := lib.SetAlias(alias, e.Name); err != nil {
+		t.Fatal(err)
+	}
+	byAlias, err := r.Model(alias)
+	if err != nil || byAlias.Name != e.Name || loadedNames(r) != e.Name {
+		t.Fatalf("Model(alias): %v, %v; loaded %q", byAlias, err, loadedNames(r))
+	}
+	if byName, _ := r.Model(e.Name); byName != byAlias {
+		t.Error("the alias and the name loaded two models")
+	}
+	if _, err := r.Model("hf.co/owner/other:Q8_0"); !errors.Is(err, ErrModelNotFound) {
+		t.Errorf("an unknown name with a slash: %v", err)
+	}
 }
 
-// TestGrammarRequest generates under a grammar: the text is a sentence of
-// it, ended when complete, at any temperature.
+// TestGrammarRequest generates under a grammar, four requests at once
+// (they share the model's token trie): each text is a sentence of the
+// grammar, ended when complete, at any temperature.
 func TestGrammarRequest(t *testing.T) {
 	r := tinyRunner(t, Config{})
 	re := regexp.MustCompile(`^(cat|dog)s? [0-9]{1,3}!$`)
+	var wg sync.WaitGroup
 	for seed := range int64(4) {
-		p := sample.Defaults()
-		p.Seed, p.Temperature = seed, 1.2
-		s, err := r.Start(context.Background(), Request{Model: "tiny", Prompt: "hi", MaxTokens: 40, Sampling: p,
-			Grammar: "root ::= animal \"s\"? \" \" [0-9]{1,3} \"!\"\nanimal ::= \"cat\" | \"dog\""})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var text strings.Builder
-		res, err := s.Run(func(pc Piece) error { text.WriteString(pc.Text); return nil })
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !re.MatchString(text.String()) || res.Finish != "stop" {
-			t.Errorf("seed %d: %q (%s)", seed, text.String(), res.Finish)
-		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p := sample.Defaults()
+			p.Seed, p.Temperature = seed, 1.2
+			s, err := r.Start(context.Background(), Request{Model: "tiny", Prompt: "hi", MaxTokens: 40, Sampling: p,
+				Grammar: "root ::= animal \"s\"? \" \" [0-9]{1,3} \"!\"\nanimal ::= \"cat\" | \"dog\""})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			var text strings.Builder
+			res, err := s.Run(func(pc Piece) error { text.WriteString(pc.Text); return nil })
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if !re.MatchString(text.String()) || res.Finish != "stop" {
+				t.Errorf("seed %d: %q (%s)", seed, text.String(), res.Finish)
+			}
+		}()
 	}
+	wg.Wait()
 }

@@ -28,6 +28,7 @@ type grammarTokens struct {
 	fresh  bool     // mask is of the current state
 }
 
+// Allowed reports whether token id may come next.
 func (j *grammarTokens) Allowed(id int32) bool {
 	if !j.fresh {
 		j.c.Mask(j.trie, j.mask)
@@ -39,6 +40,7 @@ func (j *grammarTokens) Allowed(id int32) bool {
 	return j.mask[id>>6]&(1<<(id&63)) != 0
 }
 
+// Accept advances the grammar by token id's text.
 func (j *grammarTokens) Accept(id int32) error {
 	if id < 0 || int(id) >= len(j.pieces) || j.pieces[id] == "" {
 		return fmt.Errorf("runner: token %d has no text for the grammar", id)
@@ -47,6 +49,7 @@ func (j *grammarTokens) Accept(id int32) error {
 	return j.c.Advance(j.pieces[id])
 }
 
+// Complete reports whether the text so far is a whole sentence.
 func (j *grammarTokens) Complete() bool { return j.c.Complete() }
 
 // piecesOnce computes the text of every token, and their trie, once per

@@ -7,9 +7,9 @@ import (
 )
 
 // GrammarConstraint matches text against a Grammar incrementally, for
-// constrained decoding, with the contract of the scheduler's constraints: Allows asks
-// without changing anything, Advance appends, Complete says whether the
-// text may end here. Mask tests a whole vocabulary at once.
+// constrained decoding: Allows asks without changing anything, Advance
+// appends, Complete says whether the text may end here, and Mask tests a
+// whole vocabulary at once.
 //
 // It is a nondeterministic pushdown recogniser: its state is the set of
 // stacks of grammar positions the text so far can be in, each stack's top
@@ -45,6 +45,13 @@ type GrammarConstraint struct {
 	// many characters of a string's class expand once.
 	advIx map[advKey]int32
 
+	// masks keeps the vocabulary masks of the last states masked (over
+	// the trie maskTrie), oldest first in maskOrder: a string's loop
+	// comes back to the same state step after step.
+	masks     map[int32][]uint64
+	maskOrder []int32
+	maskTrie  *TokenTrie
+
 	out  []int32 // scratch: the stacks of a new set
 	path []int32 // scratch: the states along a trie walk
 	key  []byte  // scratch: a set's interning key
@@ -60,6 +67,7 @@ const (
 	gMaxStates = 1 << 13 // cached DFA states before the cache is rebuilt
 	gMaxNodes  = 1 << 18 // stack nodes before the cache is rebuilt
 	gHardCap   = 2       // a walk may pass the limits by this factor, then refuses
+	gMaxMasks  = 16      // vocabulary masks kept
 )
 
 // snode is a stack: the grammar position on top and the stack below.
@@ -99,8 +107,9 @@ func NewGrammarConstraint(g *Grammar) *GrammarConstraint {
 	return c
 }
 
-// reset empties the caches, keeping the stacks (bottom first) and the
-// partial code point of k; nil stacks is the start of root.
+// reset empties the caches and makes stacks (each bottom first) the
+// current set, keeping the current state's partial code point; nil
+// stacks is the start of root.
 func (c *GrammarConstraint) reset(stacks [][]int32) {
 	var k dkey
 	if len(c.states) > 0 {
@@ -109,11 +118,12 @@ func (c *GrammarConstraint) reset(stacks [][]int32) {
 	c.nodes = append(c.nodes[:0], snode{-1, -1})
 	c.depth = append(c.depth[:0], 0)
 	c.nodeIx = map[snode]int32{}
-	c.sets = c.sets[:0]
+	c.sets = nil
 	c.setIx = map[string]int32{}
-	c.states = c.states[:0]
+	c.states = nil // drop the transition tables
 	c.stateIx = map[dkey]int32{}
 	c.advIx = map[advKey]int32{}
+	c.masks, c.maskOrder = map[int32][]uint64{}, c.maskOrder[:0]
 	c.out = c.out[:0]
 	c.work, c.over = 0, false
 	if stacks == nil {
@@ -420,8 +430,30 @@ func (c *GrammarConstraint) Done() bool {
 // have room for the trie's vocabulary. Tokens without text are never
 // allowed: the end of generation is the caller's (see Complete).
 func (c *GrammarConstraint) Mask(t *TokenTrie, allow []uint64) {
-	clear(allow)
 	c.compact()
+	if c.maskTrie != t {
+		c.masks, c.maskOrder, c.maskTrie = map[int32][]uint64{}, c.maskOrder[:0], t
+	}
+	if m, ok := c.masks[c.cur]; ok && len(m) == len(allow) {
+		copy(allow, m)
+		return
+	}
+	c.walkTrie(t, allow)
+	var m []uint64
+	if len(c.maskOrder) >= gMaxMasks {
+		old := c.maskOrder[0]
+		m = c.masks[old][:0] // reuse the oldest mask's memory
+		delete(c.masks, old)
+		c.maskOrder = append(c.maskOrder[:0], c.maskOrder[1:]...)
+	}
+	c.masks[c.cur] = append(m, allow...)
+	c.maskOrder = append(c.maskOrder, c.cur)
+}
+
+// walkTrie sets the bits of allow for the trie's tokens that may come
+// next, walking the trie from the current state.
+func (c *GrammarConstraint) walkTrie(t *TokenTrie, allow []uint64) {
+	clear(allow)
 	if cap(c.path) < t.maxDepth+1 {
 		c.path = make([]int32, t.maxDepth+1)
 	}

@@ -81,8 +81,10 @@ func synthPieces(n int) []string {
 // BenchmarkGrammarMask masks a 128k vocabulary (Llama 3's when the
 // reference data is there) at one step of a JSON schema's output: cold
 // is a step from a state never seen (a new constraint each time, as at
-// a request's first step or a new place in the schema), warm the same
-// step again (the transitions cached, as in a long string).
+// a request's first step or a new place in the schema), warm a step from
+// a state seen before whose mask is no longer kept (the transitions
+// cached: a walk of table lookups), kept the same step again (as in a
+// long string).
 func BenchmarkGrammarMask(b *testing.B) {
 	pieces := llama3Pieces(b)
 	trie := NewTokenTrie(pieces)
@@ -98,27 +100,37 @@ func BenchmarkGrammarMask(b *testing.B) {
 		{"mid-string", `{"name": "Ad`},
 		{"mid-number", `{"name": "Ada", "age": 3`},
 	} {
-		b.Run(bc.name+"/cold", func(b *testing.B) {
-			for b.Loop() {
-				b.StopTimer()
-				c := NewGrammarConstraint(g)
-				if err := c.Advance(bc.prefix); err != nil {
-					b.Fatal(err)
-				}
-				b.StartTimer()
-				c.Mask(trie, allow)
-			}
-		})
-		b.Run(bc.name+"/warm", func(b *testing.B) {
+		// at returns a new constraint after the case's prefix.
+		at := func(b *testing.B) *GrammarConstraint {
 			c := NewGrammarConstraint(g)
 			if err := c.Advance(bc.prefix); err != nil {
 				b.Fatal(err)
 			}
-			c.Mask(trie, allow)
+			return c
+		}
+		b.Run(bc.name+"/cold", func(b *testing.B) {
 			for b.Loop() {
+				b.StopTimer()
+				c := at(b)
+				b.StartTimer()
 				c.Mask(trie, allow)
 			}
 		})
+		for _, m := range []struct {
+			name string
+			mask func(*GrammarConstraint)
+		}{
+			{"warm", func(c *GrammarConstraint) { c.walkTrie(trie, allow) }},
+			{"kept", func(c *GrammarConstraint) { c.Mask(trie, allow) }},
+		} {
+			b.Run(bc.name+"/"+m.name, func(b *testing.B) {
+				c := at(b)
+				m.mask(c)
+				for b.Loop() {
+					m.mask(c)
+				}
+			})
+		}
 	}
 }
 

@@ -10,8 +10,8 @@ import (
 )
 
 // Patterns: a JSON Schema pattern is an ECMAScript regular expression
-// that a string must contain a match of. patternRule compiles the subset
-// llama.cpp handles, and a little more: alternation, groups ((...), (?:...),
+// that a string must contain a match of. schemaConv.pattern compiles the
+// subset llama.cpp handles, and a little more: alternation, groups ((...), (?:...),
 // (?<name>...)), the quantifiers * + ? {n} {n,} {n,m} (lazy ones alike),
 // classes with ranges and negation, '.', the escapes \d \w \s (and \D \W
 // \S outside classes), \t \n \r \f \v \0 \xHH \uHHHH \u{H...} and escaped

@@ -13,33 +13,6 @@ import (
 	"strings"
 )
 
-// JSON Schema to GBNF: Saji's own compiler, which supports what llama.cpp's
-// json-schema-to-grammar does and writes each keyword the same way, so
-// that a schema constrains a model alike in both:
-//
-//   - type (a name, or a list of them: a union), nullable: true;
-//   - properties and required: required properties first, in the order
-//     of properties, then the optional ones in that order, each skippable;
-//     additionalProperties: absent or false allows no other property,
-//     true or a schema allows others after the known ones;
-//   - enum, const (written as encoding/json writes the value);
-//   - anyOf, oneOf (alternatives), allOf (objects merged: properties and
-//     required; enums intersected; one member alone is that member);
-//   - $ref to "#", "#/$defs/...", "#/definitions/..." or any local JSON
-//     pointer, recursion included;
-//   - items, prefixItems (a tuple), minItems, maxItems;
-//   - minLength, maxLength, pattern (see patternRule), format (date,
-//     time, date-time, uuid);
-//   - minimum, maximum, exclusiveMinimum, exclusiveMaximum of integers
-//     (of numbers they are ignored, as llama.cpp does).
-//
-// A schema without type or other structure ({} or true) is any JSON
-// value; keywords that cannot be expressed are ignored (title,
-// description, default, examples and the like silently, others with a log
-// line). Whitespace between tokens is llama.cpp's: at most one space, or
-// one or two newlines and up to 20 blanks of indentation. Strings take
-// every JSON escape (llama.cpp leaves out \/).
-
 // schemaRules are the rules a compiled schema may use, as GBNF bodies
 // that name their dependencies (deps).
 var schemaRules = map[string]struct{ body, deps string }{
@@ -86,9 +59,35 @@ const (
 )
 
 // SchemaGrammar compiles a JSON Schema into GBNF text whose root rule
-// matches one JSON value of the schema (see the package's notes above
-// schemaRules for what is supported). Errors name the place in the schema
-// as a JSON pointer.
+// matches one JSON value of the schema. It is Saji's own compiler, which
+// supports what llama.cpp's json-schema-to-grammar does and writes each
+// keyword the same way, so that a schema constrains a model alike in
+// both:
+//
+//   - type (a name, or a list of them: a union), nullable: true;
+//   - properties and required: required properties first, in the order
+//     of properties, then the optional ones in that order, each skippable;
+//     additionalProperties: absent or false allows no other property,
+//     true or a schema allows others after the known ones;
+//   - enum, const (written as encoding/json writes the value);
+//   - anyOf, oneOf (alternatives), allOf (objects merged: properties and
+//     required; enums intersected; one member alone is that member);
+//   - $ref to "#", "#/$defs/...", "#/definitions/..." or any local JSON
+//     pointer, recursion included;
+//   - items, prefixItems (a tuple), minItems, maxItems;
+//   - minLength, maxLength, pattern (see pattern.go), format (date,
+//     time, date-time, uuid);
+//   - minimum, maximum, exclusiveMinimum, exclusiveMaximum of integers
+//     (of numbers they are ignored, as llama.cpp does).
+//
+// A schema without type or other structure ({} or true) is any JSON
+// value; keywords that cannot be expressed are ignored (title,
+// description, default, examples and the like silently, others with a log
+// line). Whitespace between tokens is llama.cpp's: at most one space, or
+// one or two newlines and up to 20 blanks of indentation. Strings take
+// every JSON escape (llama.cpp leaves out \/).
+//
+// Errors name the place in the schema as a JSON pointer.
 func SchemaGrammar(schema []byte) (string, error) {
 	return SchemaRules(schema, "")
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -24,6 +25,11 @@ func TestMaskMatchesAllows(t *testing.T) {
 			t.Fatalf("%q: %v", step, err)
 		}
 		c.Mask(trie, allow)
+		again := make([]uint64, len(allow))
+		c.Mask(trie, again) // from the kept masks
+		if !slices.Equal(again, allow) {
+			t.Fatalf("after %q: a kept mask differs", step)
+		}
 		n := 0
 		for id, p := range pieces {
 			want := p != "" && c.Allows(p)

@@ -10,13 +10,15 @@ import (
 	"time"
 )
 
-// Embeddings: OpenAI's /v1/embeddings and Ollama's /api/embed. A text's
+// Embeddings: OpenAI's /v1/embeddings, Ollama's /api/embed and its
+// legacy /api/embeddings. A text's
 // embedding is the model's last hidden state after the output norm,
 // mean-pooled over its tokens and scaled to unit length, as OpenAI's are
 // and as llama-server's are by default.
 
-// embedInput is an embeddings input: a string, a list of strings, a list
-// of token ids, or a list of lists of token ids.
+// embedInput is an embeddings input, or the prompt of a completion: a
+// string, a list of strings, a list of token ids, or a list of lists of
+// token ids.
 type embedInput struct {
 	texts  []string
 	tokens [][]int32
@@ -105,24 +107,63 @@ func (s *Server) handleOllamaEmbed(w http.ResponseWriter, r *http.Request) {
 		ollamaError(w, err)
 		return
 	}
-	m, err := s.run.Model(req.Model)
-	if err != nil {
-		ollamaError(w, err)
+	vecs, n, ok := s.ollamaEmbed(w, r, req.Model, req.KeepAlive, req.Input, req.Truncate == nil || *req.Truncate)
+	if !ok {
 		return
-	}
-	keepAlive, setKeepAlive, err := parseKeepAlive(req.KeepAlive)
-	if err != nil {
-		ollamaError(w, err)
-		return
-	}
-	vecs, n, err := m.Embed(r.Context(), req.Input.texts, req.Input.tokens, req.Truncate == nil || *req.Truncate)
-	if err != nil {
-		ollamaError(w, err)
-		return
-	}
-	if setKeepAlive { // after the run, so that a keep_alive of 0 cannot unload m before it
-		m.SetKeepAlive(keepAlive)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"model": req.Model, "embeddings": vecs,
 		"total_duration": time.Since(start).Nanoseconds(), "load_duration": 0, "prompt_eval_count": n})
+}
+
+// handleOllamaEmbeddings is Ollama's legacy /api/embeddings: one prompt,
+// one {"embedding": [...]} (empty for an empty prompt, as Ollama answers).
+// The vector is /api/embed's, of unit length; cosine similarity, what
+// callers compute, is the same.
+func (s *Server) handleOllamaEmbeddings(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Model     string          `json:"model"`
+		Prompt    string          `json:"prompt"`
+		KeepAlive json.RawMessage `json:"keep_alive"`
+	}
+	if err := s.decodeJSON(w, r, &req); err != nil {
+		ollamaError(w, err)
+		return
+	}
+	if req.Prompt == "" {
+		if _, err := s.run.Model(req.Model); err != nil {
+			ollamaError(w, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"embedding": []float32{}})
+		return
+	}
+	vecs, _, ok := s.ollamaEmbed(w, r, req.Model, req.KeepAlive, embedInput{texts: []string{req.Prompt}}, true)
+	if ok {
+		writeJSON(w, http.StatusOK, map[string]any{"embedding": vecs[0]})
+	}
+}
+
+// ollamaEmbed embeds in on the model an Ollama request names, then applies
+// its keep_alive, and returns the vectors and the tokens read. On failure
+// it has written the error and reports false.
+func (s *Server) ollamaEmbed(w http.ResponseWriter, r *http.Request, name string, keepAlive json.RawMessage, in embedInput, truncate bool) ([][]float32, int, bool) {
+	m, err := s.run.Model(name)
+	if err != nil {
+		ollamaError(w, err)
+		return nil, 0, false
+	}
+	d, setKeepAlive, err := parseKeepAlive(keepAlive)
+	if err != nil {
+		ollamaError(w, err)
+		return nil, 0, false
+	}
+	vecs, n, err := m.Embed(r.Context(), in.texts, in.tokens, truncate)
+	if err != nil {
+		ollamaError(w, err)
+		return nil, 0, false
+	}
+	if setKeepAlive { // after the run, so that a keep_alive of 0 cannot unload m before it
+		m.SetKeepAlive(d)
+	}
+	return vecs, n, true
 }

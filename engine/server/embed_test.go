@@ -62,6 +62,27 @@ func TestEmbeddings(t *testing.T) {
 	if status != 200 || len(v["embeddings"].([]any)) != 2 || v["prompt_eval_count"].(float64) <= 0 {
 		t.Errorf("ollama embed: %d %v", status, v)
 	}
+	// The legacy /api/embeddings: one prompt, the same vector as /api/embed.
+	status, legacy := post(t, hs.URL+"/api/embeddings", `{"model":"tiny","prompt":"the cat","keep_alive":"5m"}`)
+	if e, ok := legacy["embedding"].([]any); status != 200 || !ok || len(e) != 256 || e[0].(float64) != a[0] {
+		t.Errorf("ollama embeddings: %d %v", status, legacy)
+	}
+	if status, v := post(t, hs.URL+"/api/embeddings", `{"model":"tiny","prompt":""}`); status != 200 || len(v["embedding"].([]any)) != 0 {
+		t.Errorf("ollama embeddings of an empty prompt: %d %v", status, v)
+	}
+	for _, bad := range []struct {
+		path, body string
+		status     int
+	}{
+		{"/api/embeddings", `{"model":"nope","prompt":"x"}`, 404},
+		{"/api/embeddings", `{"model":"tiny","prompt":5}`, 400},
+		{"/api/embeddings", `{"model":"tiny","prompt":"x","keep_alive":"soon"}`, 400},
+	} {
+		status, v := post(t, hs.URL+bad.path, bad.body)
+		if _, ok := v["error"].(string); status != bad.status || !ok {
+			t.Errorf("%s %s: %d %v; want %d and an Ollama error", bad.path, bad.body, status, v, bad.status)
+		}
+	}
 	for _, bad := range []struct{ path, body string }{
 		{"/v1/embeddings", `{"model":"tiny","input":[]}`},
 		{"/v1/embeddings", `{"model":"tiny","input":5}`},

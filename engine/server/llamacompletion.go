@@ -139,9 +139,10 @@ func (s *Server) handleLSInfill(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !m.CanInsert() {
-		// llama-server, whose one model either has the tokens or not,
-		// answers 501; here the request chose the model, so it is a 400.
-		lsError(w, badRequest("infill is not supported by model %q: it has no fill-in-the-middle tokens", m.Name))
+		// llama-server's 501, which editors written for it take as "this
+		// server cannot fill in", although here it is the model that cannot.
+		lsError(w, &apiError{status: http.StatusNotImplemented,
+			msg: fmt.Sprintf("infill is not supported by model %q: it has no fill-in-the-middle tokens", m.Name)})
 		return
 	}
 	var prompt string

@@ -88,7 +88,7 @@ func TestLSErrors(t *testing.T) {
 		{"logit_bias outside the vocabulary", "POST", "/completion", `{"prompt":"a","logit_bias":[[99999,1]]}`, 400, "outside the vocabulary", "invalid_request_error"},
 		{"repeat_last_n", "POST", "/completion", `{"prompt":"a","repeat_last_n":-5}`, 400, "repeat_last_n", "invalid_request_error"},
 		{"unknown model", "POST", "/completion", `{"model":"nope","prompt":"a"}`, 404, "nope", "not_found_error"},
-		{"infill without FIM tokens", "POST", "/infill", `{"input_prefix":"a","input_suffix":"b"}`, 400, "no fill-in-the-middle tokens", "invalid_request_error"},
+		{"infill without FIM tokens", "POST", "/infill", `{"input_prefix":"a","input_suffix":"b"}`, 501, "no fill-in-the-middle tokens", "not_supported_error"},
 		{"tokenize a number", "POST", "/tokenize", `{"content":5}`, 400, "content", "invalid_request_error"},
 		{"detokenize outside the vocabulary", "POST", "/detokenize", `{"tokens":[1,99999]}`, 400, "outside the vocabulary", "invalid_request_error"},
 		{"apply-template without messages", "POST", "/apply-template", `{}`, 400, `"messages" is required`, "invalid_request_error"},

@@ -25,15 +25,7 @@ func newDirServer(t *testing.T, cfg runner.Config) (*Server, *httptest.Server) {
 	cfg.ModelsDir = synthtest.Folder(t, "q8_0", 3, "a", "b")
 	cfg.Load = runner.LoadOptions{Threads: 2, Scheduler: scheduler.Config{Context: 128, MaxSeqs: 2},
 		GPU: cfg.Load.GPU, GPULayers: cfg.Load.GPULayers}
-	rn := runner.New(cfg)
-	s := New(Config{Runner: rn})
-	hs := httptest.NewServer(s.Handler())
-	t.Cleanup(func() {
-		hs.Close()
-		s.Close()
-		rn.Close()
-	})
-	return s, hs
+	return serveRunner(t, runner.New(cfg), Config{})
 }
 
 func loadedNames(s *Server) string {

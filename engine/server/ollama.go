@@ -18,8 +18,9 @@ import (
 )
 
 // The Ollama dialect: /api/version, /api/tags, /api/show, /api/ps,
-// /api/chat and /api/generate, as Continue, Zed, VS Code Copilot and Open
-// WebUI call them. Responses stream as NDJSON (one JSON object a line),
+// /api/chat, /api/generate and the embeddings, as Continue, Zed, VS Code
+// Copilot and Open WebUI call them, and the model management of
+// ollama_models.go. Responses stream as NDJSON (one JSON object a line),
 // durations are nanoseconds and errors are {"error": "message"}.
 
 // ollamaRoutes registers the Ollama dialect (/api/...).
@@ -31,6 +32,8 @@ func (s *Server) ollamaRoutes() {
 	s.mux.HandleFunc("POST /api/chat", s.handleOllamaChat)
 	s.mux.HandleFunc("POST /api/generate", s.handleOllamaGenerate)
 	s.mux.HandleFunc("POST /api/embed", s.handleOllamaEmbed)
+	s.mux.HandleFunc("POST /api/embeddings", s.handleOllamaEmbeddings)
+	s.ollamaModelRoutes()
 }
 
 // ollamaError writes err as an Ollama error object.
@@ -178,6 +181,13 @@ func (s *Server) handleOllamaShow(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	arch := m.Info.Arch
+	// model_info holds the file's keys, as Ollama shows them: the context
+	// is the one the model was trained with (clients size their prompts
+	// by it); the one it serves with is /api/ps's context_length.
+	trained := m.Info.ContextTrain
+	if trained <= 0 {
+		trained = m.Info.Context
+	}
 	caps := []string{"completion"}
 	if m.Caps().Tools {
 		caps = append(caps, "tools")
@@ -197,7 +207,7 @@ func (s *Server) handleOllamaShow(w http.ResponseWriter, r *http.Request) {
 			"general.architecture":     arch,
 			"general.parameter_count":  m.Info.Parameters,
 			"general.file_type":        m.Info.FileType,
-			arch + ".context_length":   m.Info.Context,
+			arch + ".context_length":   trained,
 			arch + ".embedding_length": m.Info.Embd,
 			arch + ".block_count":      m.Info.Layers,
 		},
@@ -281,6 +291,10 @@ type ollamaCommon struct {
 	Options   ollamaOptions   `json:"options"`
 	KeepAlive json.RawMessage `json:"keep_alive"` // how long the model stays loaded after the request
 	Think     json.RawMessage `json:"think"`
+	// LogProbs asks for each generated token's log-probability, and
+	// TopLogProbs for that many alternatives each (0 to 20).
+	LogProbs    bool `json:"logprobs"`
+	TopLogProbs int  `json:"top_logprobs"`
 }
 
 // present reports whether a raw JSON field holds something other than
@@ -341,6 +355,12 @@ func (c *ollamaCommon) genRequest(m *runner.Model) (runner.Request, error) {
 	g.Sampling, g.Stop = c.Options.sampling(), c.Options.Stop
 	if err := ollamaFormat(c.Format, &g); err != nil {
 		return g, err
+	}
+	if c.TopLogProbs < 0 || c.TopLogProbs > 20 {
+		return g, badRequest("top_logprobs must be between 0 and 20, not %d", c.TopLogProbs)
+	}
+	if c.LogProbs || c.TopLogProbs > 0 {
+		g.LogProbs, g.TopLogProbs = true, c.TopLogProbs
 	}
 	if err := ollamaThink(c.Think, c.responseName(m), m, &g); err != nil {
 		return g, err
@@ -440,7 +460,12 @@ type ollamaResponse struct {
 	Thinking   string     `json:"thinking,omitempty"` // of /api/generate
 	Done       bool       `json:"done"`
 	DoneReason string     `json:"done_reason,omitempty"`
+	// Context is the tokens of a generate's prompt and response (its last
+	// line), for a request to continue from.
+	Context []int32 `json:"context,omitempty"`
 	*ollamaMetrics
+	// LogProbs are the line's tokens' log-probabilities, when asked.
+	LogProbs []chatLogProb `json:"logprobs,omitempty"`
 }
 
 // ollamaReply builds the lines of one response: chat messages or
@@ -448,6 +473,9 @@ type ollamaResponse struct {
 type ollamaReply struct {
 	model string
 	chat  bool
+	// prompt, when not nil, is the prompt's tokens: the last line's
+	// context is they and the reply's (/api/generate, not raw).
+	prompt []int32
 }
 
 func (o ollamaReply) line(text string) ollamaResponse {
@@ -593,9 +621,13 @@ func (s *Server) handleOllamaGenerate(w http.ResponseWriter, r *http.Request) {
 	case len(req.Images) > 0:
 		ollamaError(w, badRequest("images are not supported yet"))
 		return
-	case present(req.Context):
-		ollamaError(w, badRequest("context (the tokens of an earlier response) is not supported; use /api/chat for conversations"))
-		return
+	}
+	var past []int32 // the context of an earlier response, continued
+	if present(req.Context) {
+		if err := json.Unmarshal(req.Context, &past); err != nil {
+			ollamaError(w, badRequest("context must be the list of token ids an earlier response returned"))
+			return
+		}
 	}
 	raw := req.Raw
 	if t := strings.Join(strings.Fields(req.Template), ""); t != "" {
@@ -613,15 +645,35 @@ func (s *Server) handleOllamaGenerate(w http.ResponseWriter, r *http.Request) {
 		ollamaError(w, err)
 		return
 	}
-	if req.Suffix != "" {
+	switch {
+	case req.Suffix != "" && past != nil:
+		ollamaError(w, badRequest("context and suffix cannot be combined"))
+		return
+	case req.Suffix != "":
 		g.Prompt, g.Suffix = req.Prompt, req.Suffix // fill in the middle
-	} else if raw {
+	case raw && past != nil:
+		// A raw prompt continues the earlier response's tokens, as is (and
+		// returns no context, as Ollama's does).
+		g.Tokens = append(past, m.Tokenizer().Encode(req.Prompt, false, true)...)
+	case raw:
 		g.Prompt = req.Prompt
-	} else {
+	default:
 		if req.System != "" {
 			g.Messages = append(g.Messages, chat.Message{Role: "system", Content: req.System})
 		}
 		g.Messages = append(g.Messages, chat.Message{Role: "user", Content: req.Prompt})
+		// The turn follows the earlier response's tokens (whose prefix the
+		// cache holds), and the last line returns them all.
+		toks, err := m.Prompt(r.Context(), g)
+		if err != nil {
+			ollamaError(w, err)
+			return
+		}
+		if tk := m.Tokenizer(); past != nil && tk.AddBOS() && len(toks) > 0 && toks[0] == tk.BOS() {
+			toks = toks[1:]
+		}
+		g.Tokens = append(past, toks...)
+		out.prompt = g.Tokens
 	}
 	s.ollamaGenerate(w, r, m, g, &req.ollamaCommon, out, start)
 }
@@ -660,18 +712,35 @@ func (s *Server) ollamaGenerate(w http.ResponseWriter, r *http.Request, m *runne
 		return &ollamaMetrics{TotalDuration: max(time.Since(start), res.Total), PromptEvalCount: res.PromptTokens,
 			PromptEvalDuration: res.PromptTime, EvalCount: res.CompletionTokens, EvalDuration: res.GenTime}
 	}
+	// reply are the generated tokens, for the last line's context and
+	// logprobs.
+	var reply []runner.Token
+	finish := func(r ollamaResponse, all bool) ollamaResponse {
+		if out.prompt != nil {
+			r.Context = make([]int32, 0, len(out.prompt)+len(reply))
+			r.Context = append(r.Context, out.prompt...)
+			for _, t := range reply {
+				r.Context = append(r.Context, t.ID)
+			}
+		}
+		if all && c.LogProbs {
+			r.LogProbs = chatLogProbs(reply)
+		}
+		return r
+	}
 	if !c.stream() {
 		var text, thinking strings.Builder
 		res, err := st.Run(func(p runner.Piece) error {
 			text.WriteString(p.Text)
 			thinking.WriteString(p.Reasoning)
+			reply = append(reply, p.Tokens...)
 			return nil
 		})
 		if err != nil {
 			ollamaError(w, err)
 			return
 		}
-		final := out.final(text.String(), res.Finish, metrics(res))
+		final := finish(out.final(text.String(), res.Finish, metrics(res)), true)
 		out.think(&final, thinking.String())
 		if len(res.ToolCalls) > 0 && final.Message != nil {
 			final.Message.ToolCalls = ollamaToolCalls(res.ToolCalls)
@@ -681,11 +750,15 @@ func (s *Server) ollamaGenerate(w http.ResponseWriter, r *http.Request, m *runne
 	}
 	nd := newNDJSON(w)
 	res, err := st.Run(func(p runner.Piece) error {
-		if p.Text == "" && p.Reasoning == "" {
+		reply = append(reply, p.Tokens...)
+		if p.Text == "" && p.Reasoning == "" && !(c.LogProbs && len(p.Tokens) > 0) {
 			return nil
 		}
 		line := out.line(p.Text)
 		out.think(&line, p.Reasoning)
+		if c.LogProbs {
+			line.LogProbs = chatLogProbs(p.Tokens)
+		}
 		return nd.send(line)
 	})
 	if err != nil {
@@ -699,5 +772,5 @@ func (s *Server) ollamaGenerate(w http.ResponseWriter, r *http.Request, m *runne
 		line.Message.ToolCalls = ollamaToolCalls(res.ToolCalls)
 		nd.send(line)
 	}
-	nd.send(out.final("", res.Finish, metrics(res)))
+	nd.send(finish(out.final("", res.Finish, metrics(res)), false))
 }

@@ -216,7 +216,9 @@ func TestOllamaModelEndpoints(t *testing.T) {
 			t.Errorf("show %s: %+v", body, show)
 		}
 		checkDetails("show", show.Details)
-		if mi["general.architecture"] != "llama" || mi["llama.context_length"] != float64(128) ||
+		// The context the model was trained with (the file's), as Ollama
+		// shows it, not the 128 it serves with.
+		if mi["general.architecture"] != "llama" || mi["llama.context_length"] != float64(2048) ||
 			mi["general.parameter_count"].(float64) <= 0 || mi["llama.embedding_length"].(float64) <= 0 ||
 			mi["llama.block_count"].(float64) <= 0 {
 			t.Errorf("show %s: model_info %v", body, mi)
@@ -360,7 +362,10 @@ func TestOllamaErrors(t *testing.T) {
 		{"suffix", "/api/generate", `{"model":"tiny","prompt":"def f(","suffix":"return x"}`, 400},
 		{"images (chat)", "/api/chat", `{"model":"tiny","messages":[{"role":"user","content":"hi","images":["aGk="]}]}`, 400},
 		{"images (generate)", "/api/generate", `{"model":"tiny","prompt":"hi","images":["aGk="]}`, 400},
-		{"context", "/api/generate", `{"model":"tiny","prompt":"hi","context":[1,2,3]}`, 400},
+		{"context not token ids", "/api/generate", `{"model":"tiny","prompt":"hi","context":["a"]}`, 400},
+		{"context outside the vocabulary", "/api/generate", `{"model":"tiny","prompt":"hi","context":[1,99999]}`, 400},
+		{"context with suffix", "/api/generate", `{"model":"tiny","prompt":"hi","suffix":"x","context":[1,2]}`, 400},
+		{"bad top_logprobs", "/api/chat", `{"model":"tiny",` + user + `,"top_logprobs":21}`, 400},
 		{"template", "/api/generate", `{"model":"tiny","prompt":"hi","template":"{{ .System }} {{ .Prompt }}"}`, 400},
 		{"bad option type", "/api/generate", `{"model":"tiny","prompt":"hi","options":{"num_predict":"many"}}`, 400},
 		{"bad option value", "/api/generate", `{"model":"tiny","prompt":"hi","options":{"top_p":3}}`, 400},

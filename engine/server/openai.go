@@ -1,12 +1,14 @@
 package server
 
 import (
+	"bytes"
 	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -76,20 +78,24 @@ func (s *Server) handleModel(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, modelEntry(m))
 }
 
-// stopField is "stop": a string or a list of strings.
+// stopField is "stop": a string or a list of strings. null stops nothing,
+// as llama-server takes it (a field left out); an empty string is dropped,
+// since as a stop string it would end every generation before its first
+// token.
 type stopField []string
 
 func (f *stopField) UnmarshalJSON(b []byte) error {
-	var one string
-	if err := json.Unmarshal(b, &one); err == nil {
-		*f = []string{one}
-		return nil
-	}
 	var many []string
-	if err := json.Unmarshal(b, &many); err != nil {
+	var one string
+	switch {
+	case string(bytes.TrimSpace(b)) == "null":
+	case json.Unmarshal(b, &one) == nil:
+		many = []string{one}
+	case json.Unmarshal(b, &many) == nil:
+	default:
 		return fmt.Errorf("stop must be a string or a list of strings")
 	}
-	*f = many
+	*f = slices.DeleteFunc(many, func(s string) bool { return s == "" })
 	return nil
 }
 
@@ -129,7 +135,11 @@ func (c *oaiCommon) genRequest() (runner.Request, error) {
 	if err := grammarFields(c.Grammar, c.JSONSchema, &g); err != nil {
 		return g, err
 	}
-	g.MaxTokens = -1
+	// max_tokens is a most: the end of the context cuts the generation
+	// short (finish_reason "length"), as llama-server and Ollama do, since
+	// clients send a fixed max_tokens (Continue's 4096) whatever the
+	// context; only a prompt that does not fit is refused.
+	g.MaxTokens, g.CutAtContext = -1, true
 	for _, v := range []*int{c.MaxCompletionTokens, c.MaxTokens} {
 		if v != nil {
 			if *v < 0 {
@@ -514,123 +524,6 @@ func (s *Server) handleChatCompletions(w http.ResponseWriter, r *http.Request) {
 	ev.send(chunk(map[string]any{}, finish, nil))
 	if req.StreamOptions != nil && req.StreamOptions.IncludeUsage {
 		ev.send(map[string]any{"id": id, "object": "chat.completion.chunk", "created": created, "model": m.Name,
-			"system_fingerprint": "saji", "choices": []any{}, "usage": usageOf(res)})
-	}
-	ev.done()
-}
-
-// completionLogProbs is a legacy completion choice's logprobs.
-type completionLogProbs struct {
-	Tokens        []string             `json:"tokens"`
-	TokenLogProbs []float32            `json:"token_logprobs"`
-	TopLogProbs   []map[string]float32 `json:"top_logprobs"`
-	TextOffset    []int                `json:"text_offset"`
-}
-
-func (c *completionLogProbs) add(toks []runner.Token, offset int) int {
-	for _, t := range toks {
-		c.Tokens = append(c.Tokens, t.Text)
-		c.TokenLogProbs = append(c.TokenLogProbs, t.LogProb)
-		top := map[string]float32{}
-		for _, a := range t.Top {
-			top[a.Text] = a.LogProb
-		}
-		c.TopLogProbs = append(c.TopLogProbs, top)
-		c.TextOffset = append(c.TextOffset, offset)
-		offset += len(t.Text)
-	}
-	return offset
-}
-
-func (s *Server) handleCompletions(w http.ResponseWriter, r *http.Request) {
-	var req oaiCompletionRequest
-	m, g, ok := s.oaiBegin(w, r, &req, &req.oaiCommon)
-	if !ok {
-		return
-	}
-	var prompt string
-	if err := json.Unmarshal(req.Prompt, &prompt); err != nil {
-		var list []string
-		if json.Unmarshal(req.Prompt, &list) != nil || len(list) != 1 {
-			oaiError(w, &apiError{status: http.StatusBadRequest, typ: "invalid_request_error", param: "prompt",
-				msg: "prompt must be a string (or a list of one string)"})
-			return
-		}
-		prompt = list[0]
-	}
-	if req.Suffix != nil {
-		g.Suffix = *req.Suffix
-	}
-	if req.LogProbs != nil {
-		if *req.LogProbs < 0 || *req.LogProbs > 5 {
-			oaiError(w, &apiError{status: http.StatusBadRequest, typ: "invalid_request_error", param: "logprobs", msg: "logprobs must be between 0 and 5"})
-			return
-		}
-		g.LogProbs, g.TopLogProbs = true, *req.LogProbs
-	}
-	g.Prompt = prompt
-	st, err := m.Start(r.Context(), g)
-	if err != nil {
-		oaiError(w, err)
-		return
-	}
-	defer st.Close() // when the handler ends before reading it
-	id, created := newID("cmpl-"), time.Now().Unix()
-	echo := ""
-	if req.Echo {
-		echo = prompt
-	}
-	if !req.Stream {
-		var text strings.Builder
-		text.WriteString(echo)
-		lp := &completionLogProbs{}
-		off := len(echo)
-		res, err := st.Run(func(p runner.Piece) error {
-			text.WriteString(p.Text)
-			off = lp.add(p.Tokens, off)
-			return nil
-		})
-		if err != nil {
-			oaiError(w, err)
-			return
-		}
-		choice := map[string]any{"index": 0, "text": text.String(), "logprobs": nil, "finish_reason": res.Finish}
-		if g.LogProbs {
-			choice["logprobs"] = lp
-		}
-		writeJSON(w, http.StatusOK, map[string]any{"id": id, "object": "text_completion", "created": created,
-			"model": m.Name, "system_fingerprint": "saji", "choices": []any{choice}, "usage": usageOf(res)})
-		return
-	}
-	ev := newSSE(w)
-	chunk := func(text string, finish any, toks []runner.Token, off int) map[string]any {
-		c := map[string]any{"index": 0, "text": text, "logprobs": nil, "finish_reason": finish}
-		if g.LogProbs && toks != nil {
-			lp := &completionLogProbs{}
-			lp.add(toks, off)
-			c["logprobs"] = lp
-		}
-		return map[string]any{"id": id, "object": "text_completion", "created": created, "model": m.Name,
-			"system_fingerprint": "saji", "choices": []any{c}}
-	}
-	off := len(echo)
-	if echo != "" {
-		if ev.send(chunk(echo, nil, nil, 0)) != nil {
-			return
-		}
-	}
-	res, err := st.Run(func(p runner.Piece) error {
-		err := ev.send(chunk(p.Text, nil, p.Tokens, off))
-		off += len(p.Text)
-		return err
-	})
-	if err != nil {
-		ev.fail(r, err)
-		return
-	}
-	ev.send(chunk("", res.Finish, nil, off))
-	if req.StreamOptions != nil && req.StreamOptions.IncludeUsage {
-		ev.send(map[string]any{"id": id, "object": "text_completion", "created": created, "model": m.Name,
 			"system_fingerprint": "saji", "choices": []any{}, "usage": usageOf(res)})
 	}
 	ev.done()

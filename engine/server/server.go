@@ -10,8 +10,10 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
+	"saji/engine/download"
 	"saji/engine/model"
 	"saji/engine/runner"
 	"saji/engine/scheduler"
@@ -38,12 +40,24 @@ type Config struct {
 	// (Authorization: Bearer KEY, or x-api-key: KEY as Anthropic's clients
 	// send it); /health and / stay open.
 	APIKeys []string
-	// CORSOrigins are the browser origins allowed to call the API ("*"
-	// for any); none by default, so web pages cannot reach it.
+	// CORSOrigins are browser origins allowed to call the API besides the
+	// default ones (this machine's pages, app shells and browser
+	// extensions, as Ollama allows): "https://app.example", a pattern
+	// with one "*" ("https://*.example.com"), or "*" for any.
 	CORSOrigins []string
+	// Hosts are Host names the API answers to on a loopback address
+	// besides this machine's (localhost, its name, its addresses): the
+	// name it is served as (saji serve --host). Others are refused (DNS
+	// rebinding).
+	Hosts []string
 	// Remotes forwards the models named by its keys (after the runner's
 	// aliases) to other OpenAI-compatible servers.
 	Remotes map[string]Remote
+	// Downloads returns the download manager Ollama's /api/pull fetches
+	// with, its owner's (the app's, which opens it on first use); nil
+	// means the server's own, its state in library.DownloadsDir(). Two
+	// managers must not share a state folder.
+	Downloads func() (*download.Manager, error)
 }
 
 // Server answers the API over a runner's models.
@@ -58,6 +72,9 @@ type Server struct {
 
 	metrics   *metrics
 	responses *responseStore // the Responses API's kept responses
+
+	dlMu sync.Mutex
+	dl   *download.Manager // the server's own download manager, or nil
 }
 
 // New returns a server over cfg.Runner's models.
@@ -82,28 +99,38 @@ func New(cfg Config) *Server {
 func (s *Server) Runner() *runner.Runner { return s.run }
 
 // Close stops reporting the runner's generations to the server's metrics,
-// and closes the runner when it is the server's own. A runner given in
-// Config stays open: its owner closes it.
+// closes the server's own download manager (pausing its pulls) and the
+// runner when it is the server's own. A runner or download manager given
+// in Config stays open: its owner closes it.
 func (s *Server) Close() error {
 	s.stop()
+	s.dlMu.Lock()
+	if s.dl != nil {
+		s.dl.Close() // pauses the pulls, keeping their state
+		s.dl = nil
+	}
+	s.dlMu.Unlock()
 	if s.owned {
 		return s.run.Close()
 	}
 	return nil
 }
 
-// Handler returns the server's HTTP handler: the API behind the CORS and
-// API key checks.
+// Handler returns the server's HTTP handler: the API behind the Host,
+// CORS and API key checks.
 func (s *Server) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.hostAllowed(r) {
+			refuse(w, r, http.StatusForbidden, "host_not_allowed",
+				fmt.Sprintf("host %q is not this machine: the API answers to localhost and this machine's names and addresses", r.Host))
+			return
+		}
 		if !s.cors(w, r) {
 			return
 		}
 		if !s.authorized(r) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="saji"`)
-			writeJSON(w, http.StatusUnauthorized, map[string]any{"error": map[string]any{
-				"message": "a valid API key is required (Authorization: Bearer KEY)", "type": "invalid_request_error",
-				"param": nil, "code": "invalid_api_key"}})
+			refuse(w, r, http.StatusUnauthorized, "invalid_api_key", "a valid API key is required (Authorization: Bearer KEY)")
 			return
 		}
 		if s.routeRemote(w, r) {
@@ -141,25 +168,24 @@ func (s *Server) cors(w http.ResponseWriter, r *http.Request) bool {
 	if origin == "" {
 		return true // not from a browser page
 	}
-	allowed := false
-	for _, o := range s.cfg.CORSOrigins {
-		if o == "*" || strings.EqualFold(o, origin) {
-			allowed = true
-			break
-		}
-	}
-	if !allowed {
-		writeJSON(w, http.StatusForbidden, map[string]any{"error": map[string]any{
-			"message": fmt.Sprintf("origin %q is not allowed (see the CORS allowlist)", origin), "type": "invalid_request_error",
-			"param": nil, "code": "cors_origin_not_allowed"}})
+	if !s.originAllowed(origin) {
+		refuse(w, r, http.StatusForbidden, "cors_origin_not_allowed",
+			fmt.Sprintf("origin %q is not allowed (saji serve --cors ORIGIN, or the app's CORS setting, adds it)", origin))
 		return false
 	}
 	h := w.Header()
 	h.Set("Access-Control-Allow-Origin", origin)
 	h.Add("Vary", "Origin")
 	if r.Method == http.MethodOptions {
-		h.Set("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS")
-		h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type")
+		// The SDKs send headers of their own (x-stainless-*,
+		// anthropic-version, ...): a preflight gets the ones it asks for.
+		headers := r.Header.Get("Access-Control-Request-Headers")
+		if headers == "" {
+			headers = "Authorization, Content-Type, Accept, User-Agent, X-Requested-With"
+		}
+		h.Add("Vary", "Access-Control-Request-Headers")
+		h.Set("Access-Control-Allow-Methods", "GET, POST, PUT, DELETE, HEAD, OPTIONS")
+		h.Set("Access-Control-Allow-Headers", headers)
 		h.Set("Access-Control-Max-Age", "600")
 		w.WriteHeader(http.StatusNoContent)
 		return false

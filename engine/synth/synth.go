@@ -90,7 +90,37 @@ func NewWriter(ctx context.Context, opts Options) (*gguf.Writer, error) {
 		return nil, fmt.Errorf("synth: %w", err)
 	}
 	threads := hardware.Threads(opts.Threads)
+	w, err := newMeta(opts, len(tokens))
+	if err != nil {
+		return nil, err
+	}
 
+	mix := s.Mix(opts.FileType)
+	for i, spec := range s.Tensors(len(tokens)) {
+		typ := quant.TypeF32
+		switch {
+		case opts.Pure != quant.TypeF32:
+			if len(spec.Shape) >= 2 && spec.Shape[0]%int64(opts.Pure.BlockSize()) == 0 {
+				typ = opts.Pure
+			}
+		default:
+			if typ, err = mix.Type(spec.Name, spec.Shape, quant.TypeF32); err != nil {
+				return nil, err
+			}
+		}
+		g := &tensorGen{spec: spec, typ: typ, seed: opts.Seed, index: uint64(i), threads: threads, scaled: s.Scaled, repeat: opts.Repeat}
+		if err := w.AddTensorFunc(spec.Name, typ, spec.Shape, func(out io.Writer) error { return g.write(ctx, out) }); err != nil {
+			return nil, fmt.Errorf("synth: %w", err)
+		}
+	}
+	return w, nil
+}
+
+// newMeta returns a writer holding the metadata of a model of opts.Shape
+// and opts.FileType with vocab tokens: the hyperparameters, the
+// architecture's own keys and the tokenizer.* keys of opts.Vocab.
+func newMeta(opts Options, vocab int) (*gguf.Writer, error) {
+	s := opts.Shape
 	w := gguf.NewWriter()
 	w.Progress = opts.Progress
 	arch := s.Arch
@@ -105,7 +135,7 @@ func NewWriter(ctx context.Context, opts Options) (*gguf.Writer, error) {
 		{gguf.KeyName, fmt.Sprintf("Saji synthetic %s %s", s.Name, opts.FileType)},
 		{gguf.KeyFileType, uint32(opts.FileType)},
 		{gguf.KeyQuantizationVersion, uint32(2)},
-		{key(gguf.KeyVocabSize), uint32(len(tokens))},
+		{key(gguf.KeyVocabSize), uint32(vocab)},
 		{key(gguf.KeyContextLength), uint32(s.Context)},
 		{key(gguf.KeyEmbeddingLength), uint32(s.Embd)},
 		{key(gguf.KeyBlockCount), uint32(s.Layers)},
@@ -152,24 +182,6 @@ func NewWriter(ctx context.Context, opts Options) (*gguf.Writer, error) {
 		}
 	}
 
-	mix := s.Mix(opts.FileType)
-	for i, spec := range s.Tensors(len(tokens)) {
-		typ := quant.TypeF32
-		switch {
-		case opts.Pure != quant.TypeF32:
-			if len(spec.Shape) >= 2 && spec.Shape[0]%int64(opts.Pure.BlockSize()) == 0 {
-				typ = opts.Pure
-			}
-		default:
-			if typ, err = mix.Type(spec.Name, spec.Shape, quant.TypeF32); err != nil {
-				return nil, err
-			}
-		}
-		g := &tensorGen{spec: spec, typ: typ, seed: opts.Seed, index: uint64(i), threads: threads, scaled: s.Scaled, repeat: opts.Repeat}
-		if err := w.AddTensorFunc(spec.Name, typ, spec.Shape, func(out io.Writer) error { return g.write(ctx, out) }); err != nil {
-			return nil, fmt.Errorf("synth: %w", err)
-		}
-	}
 	return w, nil
 }
 

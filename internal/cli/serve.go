@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"saji/engine/library"
 	"saji/engine/offload"
 	"saji/engine/runner"
 	"saji/engine/server"
@@ -46,8 +47,10 @@ func newServeCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve [-m FILE ...] [--models-dir DIR] [--remote NAME=URL ...]",
 		Short: "Serve models over the OpenAI and Ollama APIs on 127.0.0.1",
-		Long: "Answer the OpenAI dialect (/v1/models, /v1/chat/completions, /v1/completions) and the\n" +
-			"Ollama dialect (/api/tags, /api/show, /api/ps, /api/chat, /api/generate, /api/version)\n" +
+		Long: "Answer the OpenAI dialect (/v1/models, /v1/chat/completions, /v1/completions,\n" +
+			"/v1/embeddings, /v1/responses), the Ollama dialect (/api/tags, /api/show, /api/ps,\n" +
+			"/api/chat, /api/generate, /api/embed, /api/pull, /api/create, ...), Anthropic's\n" +
+			"(/v1/messages) and llama-server's (/completion, /infill, /tokenize, /v1/rerank, ...)\n" +
 			"on http://HOST:PORT, each model on its own continuous-batching scheduler, with\n" +
 			"Prometheus metrics at /metrics. A request names its model by the file's base name\n" +
 			"without .gguf.\n\n" +
@@ -58,8 +61,10 @@ func newServeCmd() *cobra.Command {
 			"OpenAI-compatible server (vLLM, TGI, llama-server), streams passed through.\n\n" +
 			"The API binds to 127.0.0.1 by default. Binding to another address exposes it to\n" +
 			"the network: it needs --api-key (or SAJI_API_KEY), and every request must then\n" +
-			"carry Authorization: Bearer KEY. Browsers' cross-origin calls are refused unless\n" +
-			"their origin is listed with --cors.\n\n" +
+			"carry Authorization: Bearer KEY. Web pages may call it from this machine's pages\n" +
+			"(localhost, 127.0.0.1, any port), app shells (app://, file://, tauri://, vscode-webview://)\n" +
+			"and browser extensions, as Ollama allows; --cors adds other origins. A request on a\n" +
+			"loopback address whose Host is not this machine (DNS rebinding) is refused.\n\n" +
 			"--gpu-layers (-ngl) puts the last N layers of each model on the GPU (CUDA, Metal):\n" +
 			"-1 (the default) as many as fit with the KV cache, 0 none. When there is no GPU, or\n" +
 			"the model does not load on it, the model runs on the CPU, and the load says why.",
@@ -80,7 +85,7 @@ func newServeCmd() *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringArrayVarP(&sf.models, "model", "m", nil, "GGUF model `FILE` to serve, loaded for the server's life (repeat for several)")
-	f.StringVar(&sf.dir, "models-dir", "", "folder of GGUF files that load on first use (named by file name without .gguf)")
+	f.StringVar(&sf.dir, "models-dir", "", "folder of GGUF files that load on first use (named by file name without .gguf), and that Ollama's /api/pull, /api/create and /api/delete manage")
 	f.DurationVar(&sf.keepAlive, "keep-alive", runner.DefaultKeepAlive, "how long a model from --models-dir stays loaded without requests (negative: for ever)")
 	f.IntVar(&sf.maxLoaded, "max-loaded", runner.DefaultMaxLoaded, "most models loaded at once; the least recently used idle one makes room")
 	f.StringArrayVar(&sf.aliases, "alias", nil, "another `NAME=MODEL` for a model, for clients with a fixed list of names (repeat)")
@@ -88,7 +93,7 @@ func newServeCmd() *cobra.Command {
 	f.StringVar(&sf.host, "host", sf.host, "address to bind (127.0.0.1: this machine only)")
 	f.IntVar(&sf.port, "port", sf.port, "port to listen on")
 	f.StringArrayVar(&sf.apiKeys, "api-key", nil, "require this bearer `KEY` (repeat for several; also SAJI_API_KEY)")
-	f.StringArrayVar(&sf.cors, "cors", nil, "allow cross-origin requests from this `ORIGIN` (repeat; * for any)")
+	f.StringArrayVar(&sf.cors, "cors", nil, "also allow cross-origin requests from this `ORIGIN` (repeat; one * as a wildcard, https://*.example.com; * for any)")
 	sf.local.register(f, "")
 	return cmd
 }
@@ -133,12 +138,21 @@ func runServe(ctx context.Context, sf *serveFlags, errw io.Writer) error {
 		}
 		fmt.Fprintf(errw, "saji: warning: the API listens on %s, reachable from other machines; requests need the API key\n", sf.host)
 	}
+	// The models folder is also the library that Ollama's model
+	// management works in (/api/pull, /api/create, /api/copy, /api/delete).
+	var lib *library.Library
+	if sf.dir != "" {
+		if lib, err = library.OpenWith(sf.dir, slog.Default()); err != nil {
+			return fmt.Errorf("serve: %w", err)
+		}
+	}
 	l := sf.local
 	load := runner.LoadOptions{Threads: l.threads, GPULayers: sf.local.gpuLayers, Scheduler: l.scheduler()}
-	rn := runner.New(runner.Config{Logger: slog.Default(), ModelsDir: sf.dir, Load: load, KeepAlive: sf.keepAlive,
+	rn := runner.New(runner.Config{Logger: slog.Default(), ModelsDir: sf.dir, Library: lib, Load: load, KeepAlive: sf.keepAlive,
 		MaxLoaded: max(sf.maxLoaded, len(sf.models)+1), Aliases: aliases})
 	defer rn.Close()
-	srv := server.New(server.Config{Runner: rn, APIKeys: sf.apiKeys, CORSOrigins: sf.cors, Logger: slog.Default(), Remotes: remotes})
+	srv := server.New(server.Config{Runner: rn, APIKeys: sf.apiKeys, CORSOrigins: sf.cors, Hosts: []string{sf.host},
+		Logger: slog.Default(), Remotes: remotes})
 	defer srv.Close()
 	for _, path := range sf.models {
 		start := time.Now()

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net/http"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -22,31 +24,9 @@ import (
 // with 'saji loadtest --url': the API and the load test end to end.
 func TestServeLoadtest(t *testing.T) {
 	path := tinyModel(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	pr, pw := io.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		sf := serveFlags{models: []string{path}, host: "127.0.0.1", port: 0}
-		sf.local = localFlags{threads: 2, maxSeqs: 4, budget: 64, ctx: 256, kvType: "f16"}
-		done <- runServe(ctx, &sf, pw)
-		pw.Close()
-	}()
-	var url string
-	buf := make([]byte, 4096)
-	var seen strings.Builder
-	re := regexp.MustCompile(`on (http://127\.0\.0\.1:\d+)`)
-	deadline := time.Now().Add(time.Minute)
-	for url == "" && time.Now().Before(deadline) {
-		n, err := pr.Read(buf)
-		seen.Write(buf[:n])
-		if m := re.FindStringSubmatch(seen.String()); m != nil {
-			url = m[1]
-		}
-		if err != nil {
-			t.Fatalf("serve ended: %v\n%s", err, seen.String())
-		}
-	}
-	go io.Copy(io.Discard, pr)
+	sf := serveFlags{models: []string{path}, host: "127.0.0.1", port: 0}
+	sf.local = localFlags{threads: 2, maxSeqs: 4, budget: 64, ctx: 256, kvType: "f16"}
+	url, stop := startServe(t, &sf)
 	out, err := runWithInput(t, "", "loadtest", "--url", url, "--requests", "4", "--concurrency", "2",
 		"--prompt-len", "8", "--output-len", "5", "--tokenizer", path, "--json")
 	if err != nil {
@@ -64,9 +44,78 @@ func TestServeLoadtest(t *testing.T) {
 	if s.Completed != 4 || s.Failed != 0 || s.TotalOutput != 20 || s.Model != "tiny-q8_0" {
 		t.Errorf("loadtest against saji serve: %+v", s)
 	}
-	cancel()
-	if err := <-done; err != nil {
-		t.Errorf("serve: %v", err)
+	stop()
+}
+
+// startServe runs 'saji serve' with sf until the returned stop, which
+// checks that it ended well, and returns its URL.
+func startServe(t *testing.T, sf *serveFlags) (url string, stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- runServe(ctx, sf, pw)
+		pw.Close()
+	}()
+	buf := make([]byte, 4096)
+	var seen strings.Builder
+	re := regexp.MustCompile(`on (http://127\.0\.0\.1:\d+)`)
+	deadline := time.Now().Add(time.Minute)
+	for url == "" && time.Now().Before(deadline) {
+		n, err := pr.Read(buf)
+		seen.Write(buf[:n])
+		if m := re.FindStringSubmatch(seen.String()); m != nil {
+			url = m[1]
+		}
+		if err != nil {
+			cancel()
+			t.Fatalf("serve ended: %v\n%s", err, seen.String())
+		}
+	}
+	go io.Copy(io.Discard, pr)
+	return url, func() {
+		t.Helper()
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	}
+}
+
+// TestServeModelsDirLibrary checks that --models-dir is also the library
+// Ollama's model management works in: a copy and a delete change the
+// folder.
+func TestServeModelsDirLibrary(t *testing.T) {
+	dir := t.TempDir()
+	b, err := os.ReadFile(tinyModel(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "tiny.gguf"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sf := serveFlags{dir: dir, host: "127.0.0.1", port: 0}
+	sf.local = localFlags{threads: 2, maxSeqs: 2, budget: 64, ctx: 128, kvType: "f16"}
+	url, stop := startServe(t, &sf)
+	defer stop()
+	for _, c := range []struct{ method, path, body string }{
+		{"POST", "/api/copy", `{"source":"tiny:latest","destination":"copy"}`},
+		{"DELETE", "/api/delete", `{"model":"tiny:latest"}`},
+	} {
+		req, _ := http.NewRequest(c.method, url+c.path, strings.NewReader(c.body))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Errorf("%s %s: status %d", c.method, c.path, resp.StatusCode)
+		}
+	}
+	names, _ := filepath.Glob(filepath.Join(dir, "*.gguf"))
+	if len(names) != 1 || filepath.Base(names[0]) != "copy.gguf" {
+		t.Errorf("the folder after a copy and a delete: %v", names)
 	}
 }
 
