@@ -7,8 +7,10 @@
 // apply_chat_template passes, in its order; the ChatML fallback for models
 // without a template; Capabilities, which probes a template by rendering
 // (system role, tools, tool calls, reasoning); the parsing of the tool
-// calls a model writes in its replies (ToolFormat, ToolStream); and the
-// splitting of a reply into its answer and its reasoning, whose format
+// calls a model writes in its replies (ToolFormat, ToolStream), the
+// generic JSON format for templates without one (GenericToolSchema,
+// WithGenericTools) and the grammars that force a call (ToolGrammar); and
+// the splitting of a reply into its answer and its reasoning, whose format
 // the template tells (Template.Reasoning, ReasoningFormat, Splitter):
 // reasoning between markers (TagSplitter) or harmony's channels
 // (gpt-oss: Harmony, ParseHarmony). The Jinja2

@@ -29,6 +29,44 @@ const (
 	// "id": ...}, ...], or the newer [TOOL_CALLS]name[ARGS]{...} and
 	// [TOOL_CALLS]name[CALL_ID]id[ARGS]{...}, one marker per call.
 	ToolMistral
+	// ToolQwen3Coder: Qwen3-Coder, Qwen3.5, Nemotron 3: XML parameters,
+	// <tool_call><function=NAME><parameter=ARG>value</parameter>...
+	// </function></tool_call>, values typed by the tool's schema.
+	ToolQwen3Coder
+	// ToolDeepSeekR1: DeepSeek R1: <｜tool▁calls▁begin｜>, then per call
+	// <｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME, a ```json fenced
+	// object and <｜tool▁call▁end｜>, then <｜tool▁calls▁end｜>.
+	ToolDeepSeekR1
+	// ToolDeepSeekV31: DeepSeek V3.1: as R1, but each call is
+	// <｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{...}<｜tool▁call▁end｜>.
+	ToolDeepSeekV31
+	// ToolGranite: Granite 3.x: <|tool_call|>[{"name": ..., "arguments":
+	// {...}}, ...].
+	ToolGranite
+	// ToolGLM45: GLM 4.5 and its kin: <tool_call>NAME
+	// <arg_key>ARG</arg_key><arg_value>value</arg_value>...</tool_call>,
+	// values typed by the tool's schema.
+	ToolGLM45
+	// ToolCommandR7B: Command R7B: <|START_ACTION|>[{"tool_call_id": ...,
+	// "tool_name": ..., "parameters": {...}}, ...]<|END_ACTION|>.
+	ToolCommandR7B
+	// ToolFunctionaryV31: Functionary v3.1: <function=NAME>{...}</function>,
+	// repeated.
+	ToolFunctionaryV31
+	// ToolFunctionaryV32: Functionary v3.2: the prompt ends in ">>>" and
+	// the reply is a list of NAME\n{...} calls, or "all\n" and content,
+	// each after a ">>>".
+	ToolFunctionaryV32
+	// ToolHarmony: gpt-oss's harmony format, whose calls chat.Harmony
+	// parses together with the reply's channels: ToolStream passes its
+	// text through.
+	ToolHarmony
+	// ToolGeneric: any other template. The tools and the reply's shape are
+	// described in the system turn (see GenericToolPrompt) and the reply is
+	// one JSON object, {"tool_calls": [{"name": ..., "arguments": {...}}]}
+	// or {"response": "..."}, which constrained decoding enforces (see
+	// GenericToolSchema).
+	ToolGeneric
 )
 
 // String returns the format's name.
@@ -42,6 +80,26 @@ func (f ToolFormat) String() string {
 		return "llama3"
 	case ToolMistral:
 		return "mistral"
+	case ToolQwen3Coder:
+		return "qwen3-coder"
+	case ToolDeepSeekR1:
+		return "deepseek-r1"
+	case ToolDeepSeekV31:
+		return "deepseek-v3.1"
+	case ToolGranite:
+		return "granite"
+	case ToolGLM45:
+		return "glm-4.5"
+	case ToolCommandR7B:
+		return "command-r7b"
+	case ToolFunctionaryV31:
+		return "functionary-v3.1"
+	case ToolFunctionaryV32:
+		return "functionary-v3.2"
+	case ToolHarmony:
+		return "harmony"
+	case ToolGeneric:
+		return "generic"
 	}
 	return "ToolFormat(" + strconv.Itoa(int(f)) + ")"
 }
@@ -58,27 +116,44 @@ const (
 
 // DetectToolFormat returns the tool-call format of the model whose chat
 // template is templateSource, from the markers the template writes. A
-// template whose syntax is not one of the supported formats (XML-style
-// <function=...> calls, functools[...], ...) gives ToolNone.
+// template with none of the known syntaxes gives ToolGeneric: its tools
+// are described in the system turn and the reply is constrained JSON.
 func DetectToolFormat(templateSource string) ToolFormat {
 	has := func(s string) bool { return strings.Contains(templateSource, s) }
 	switch {
+	case has(harmonyChannel):
+		return ToolHarmony
 	case has(mistralTag):
 		return ToolMistral
-	case has("<function=") || has("<arg_key>") || has("functools["):
-		// Qwen3-Coder / Nemotron XML parameters, GLM-style argument
-		// tags, Functionary, FireFunction: not parsed here.
-		return ToolNone
+	case has(deepseekCallsBegin) && has("```json"):
+		return ToolDeepSeekR1
+	case has(deepseekCallsBegin):
+		return ToolDeepSeekV31
+	case has(commandRAction):
+		return ToolCommandR7B
+	case has(graniteTag):
+		return ToolGranite
+	case has(functionaryRecipient) && has("recipient"):
+		return ToolFunctionaryV32
+	case has(xmlParameter):
+		return ToolQwen3Coder
+	case has(glmKey):
+		return ToolGLM45
+	case has(functionaryOpen):
+		return ToolFunctionaryV31
+	case has("functools["):
+		return ToolGeneric // FireFunction: no parser of its own
 	case has(hermesOpen):
 		return ToolHermes
 	case has(pythonTag) || has("<|start_header_id|>") && has(`"parameters"`):
 		return ToolLlama3
 	}
-	return ToolNone
+	return ToolGeneric
 }
 
 // ParseToolCalls splits a complete reply into plain content and tool
-// calls. Text that looks like a call but is not valid JSON stays content:
+// calls; tools, when given, are the request's tools, whose parameter types
+// type the values of the XML formats (Qwen3-Coder, GLM 4.5). Text that looks like a call but is not valid JSON stays content:
 // nothing the model wrote is lost. When calls are found, whitespace at the
 // end of the content is dropped (often it only separated the calls).
 //
@@ -87,8 +162,8 @@ func DetectToolFormat(templateSource string) ToolFormat {
 // Type is "function", and its ID is the one the model wrote (Mistral) or a
 // new random one: "call_" and 24 alphanumerics, or 9 alphanumerics for
 // Mistral, whose templates require that shape.
-func ParseToolCalls(f ToolFormat, text string) (content string, calls []ToolCall) {
-	s := NewToolStream(f)
+func ParseToolCalls(f ToolFormat, text string, tools ...Tool) (content string, calls []ToolCall) {
+	s := NewToolStream(f, tools...)
 	head := s.Push(text)
 	tail, calls := s.Finish()
 	return head + tail, calls
@@ -102,6 +177,7 @@ func ParseToolCalls(f ToolFormat, text string) (content string, calls []ToolCall
 // not safe for concurrent use.
 type ToolStream struct {
 	f     ToolFormat
+	tools []Tool // the request's tools, for typing XML values
 	buf   []byte // text not yet decided
 	base  int    // offset in the reply of buf[0]
 	ws    string // decided content: trailing whitespace not yet shown
@@ -115,6 +191,10 @@ type ToolStream struct {
 	// how far its calls were read, so each Push reads only the new text.
 	pending bool
 	seq     seqState
+	// fv32 is the progress of a Functionary v3.2 reply, generic of a
+	// generic one.
+	fv32    fv32State
+	generic genericState
 }
 
 // seqState is the progress through a sequence of JSON call values.
@@ -159,9 +239,10 @@ type jsonScan struct {
 	inStr, escap bool
 }
 
-// NewToolStream starts parsing a reply in format f.
-func NewToolStream(f ToolFormat) *ToolStream {
-	return &ToolStream{f: f}
+// NewToolStream starts parsing a reply in format f; tools are the
+// request's tools (see ParseToolCalls).
+func NewToolStream(f ToolFormat, tools ...Tool) *ToolStream {
+	return &ToolStream{f: f, tools: tools}
 }
 
 // Push adds the next piece of the reply and returns the content that is
@@ -185,12 +266,14 @@ func (s *ToolStream) Finish() (content string, calls []ToolCall) {
 	if len(calls) > 0 {
 		all = strings.TrimRightFunc(all, unicode.IsSpace)
 	}
-	*s = ToolStream{f: s.f}
+	*s = ToolStream{f: s.f, tools: s.tools}
 	return all, calls
 }
 
+// parses reports whether the format's calls are parsed from the text
+// (harmony's are parsed by chat.Harmony).
 func (s *ToolStream) parses() bool {
-	return s.f == ToolHermes || s.f == ToolLlama3 || s.f == ToolMistral
+	return s.f != ToolNone && s.f != ToolHarmony
 }
 
 // show returns decided content minus its trailing whitespace, which waits
@@ -226,6 +309,22 @@ func (s *ToolStream) step(eof bool) string {
 		s.markerLoop(&out, eof, mistralTag, s.mistralBlock)
 	case ToolLlama3:
 		s.llamaStep(&out, eof)
+	case ToolQwen3Coder:
+		s.markerLoop(&out, eof, hermesOpen, s.closedBlock(hermesOpen, hermesClose, s.parseXMLCalls))
+	case ToolGLM45:
+		s.markerLoop(&out, eof, hermesOpen, s.closedBlock(hermesOpen, hermesClose, s.parseGLMCall))
+	case ToolDeepSeekR1, ToolDeepSeekV31:
+		s.markerLoop(&out, eof, deepseekCallsBegin, s.closedBlock(deepseekCallsBegin, deepseekCallsEnd, parseDeepSeekCalls))
+	case ToolCommandR7B:
+		s.markerLoop(&out, eof, commandRMarker, s.commandRBlock)
+	case ToolFunctionaryV31:
+		s.markerLoop(&out, eof, functionaryOpen, s.closedBlock(functionaryOpen, functionaryClose, parseFunctionaryCall))
+	case ToolGranite:
+		s.markerLoop(&out, eof, graniteTag, s.jsonBlock(graniteTag))
+	case ToolFunctionaryV32:
+		s.fv32Step(&out, eof)
+	case ToolGeneric:
+		s.genericStep(&out, eof)
 	}
 	return out.String()
 }
@@ -276,7 +375,7 @@ func (s *ToolStream) markerLoop(out *strings.Builder, eof bool, marker string, b
 			return
 		}
 		s.emit(out, i)
-		st, end, calls := block(eof)
+		st := s.take(block(eof))
 		s.pending = st == needMore
 		if st != needMore {
 			s.seq = seqState{}
@@ -284,13 +383,20 @@ func (s *ToolStream) markerLoop(out *strings.Builder, eof bool, marker string, b
 		switch st {
 		case needMore:
 			return
-		case parsed:
-			s.commit(calls)
-			s.consume(end)
-		default:
+		case failed:
 			s.emit(out, len(marker))
 		}
 	}
+}
+
+// take applies a parser's outcome: parsed calls are committed and their
+// text (the first end bytes) consumed. It returns the status.
+func (s *ToolStream) take(st status, end int, calls []ToolCall) status {
+	if st == parsed {
+		s.commit(calls)
+		s.consume(end)
+	}
+	return st
 }
 
 // undecided is what a parser returns when the text ran out: wait for more,
@@ -359,15 +465,7 @@ func (s *ToolStream) mistralBlock(eof bool) (status, int, []ToolCall) {
 		return undecided(eof)
 	}
 	if s.buf[p] == '[' {
-		e := s.valueEnd(p)
-		if e < 0 {
-			return undecided(eof)
-		}
-		calls, ok := parseCallValue(s.buf[p:e], false)
-		if !ok {
-			return failed, 0, nil
-		}
-		return parsed, e, calls
+		return s.callsAt(p, eof)
 	}
 	q := p
 	for q < len(s.buf) && isNameByte(s.buf[q]) {
@@ -405,23 +503,48 @@ func (s *ToolStream) mistralBlock(eof bool) (status, int, []ToolCall) {
 	default:
 		return failed, 0, nil
 	}
-	q = skipSpace(s.buf, q, "")
-	if q == len(s.buf) {
-		return undecided(eof)
-	}
-	if s.buf[q] != '{' {
-		return failed, 0, nil
-	}
-	e := s.valueEnd(q)
-	if e < 0 {
-		return undecided(eof)
-	}
-	args, ok := argumentsText(s.buf[q:e])
-	if !ok {
-		return failed, 0, nil
+	st, e, args := s.argsAt(q, eof)
+	if st != parsed {
+		return st, 0, nil
 	}
 	call.Arguments = args
 	return parsed, e, []ToolCall{call}
+}
+
+// callsAt parses the JSON call object, or list of them, at s.buf[p].
+func (s *ToolStream) callsAt(p int, eof bool) (status, int, []ToolCall) {
+	e := s.valueEnd(p)
+	if e < 0 {
+		return undecided(eof)
+	}
+	calls, ok := parseCallValue(s.buf[p:e], false)
+	if !ok {
+		return failed, 0, nil
+	}
+	return parsed, e, calls
+}
+
+// argsAt parses the JSON arguments object at s.buf[p] (after
+// whitespace): its end and its compact text.
+func (s *ToolStream) argsAt(p int, eof bool) (status, int, string) {
+	p = skipSpace(s.buf, p, "")
+	if p == len(s.buf) {
+		st, _, _ := undecided(eof)
+		return st, 0, ""
+	}
+	if s.buf[p] != '{' {
+		return failed, 0, ""
+	}
+	e := s.valueEnd(p)
+	if e < 0 {
+		st, _, _ := undecided(eof)
+		return st, 0, ""
+	}
+	args, ok := argumentsText(s.buf[p:e])
+	if !ok {
+		return failed, 0, ""
+	}
+	return parsed, e, args
 }
 
 // llamaStep parses Llama 3 replies: calls as the whole reply, or after the

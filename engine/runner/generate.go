@@ -36,8 +36,13 @@ type Request struct {
 	// Messages is a chat, rendered through the model's template with the
 	// start of an assistant turn. When nil, Prompt is the raw text.
 	Messages []chat.Message
-	// Tools are tool definitions passed to the template.
+	// Tools are tool definitions (OpenAI's shape, see chat.ParseTools).
+	// A chat with tools is rendered with them and its reply parsed for
+	// calls in the template's format (see Piece and Result.ToolCalls).
 	Tools []any
+	// ToolChoice is what the reply may do with Tools (tool_choice "none"
+	// passes no tools).
+	ToolChoice chat.ToolChoice
 	// TemplateExtra are extra template variables (enable_thinking, ...).
 	TemplateExtra map[string]any
 	// Think, when set, turns the model's thinking on or off where its
@@ -102,6 +107,10 @@ type Request struct {
 // the answer and Reasoning the model's thinking (<think>...</think>,
 // harmony's analysis channel; chat.Splitter); the markers are neither.
 // Otherwise, or with Request.RawReasoning, Reasoning is empty.
+//
+// For a chat with tools, Text also leaves out the tool calls, which come
+// in Result.ToolCalls; text that may start a call is held back until it
+// is clear (chat.ToolStream).
 type Piece struct {
 	Text      string
 	Reasoning string
@@ -138,9 +147,8 @@ type Result struct {
 	// PromptTime and GenTime split Total into prompt processing (with
 	// queueing) and generation.
 	PromptTime, GenTime time.Duration
-	// ToolCalls are the tool calls of a harmony reply (see Piece), which
-	// its pieces' Text leaves out; other formats write their calls in the
-	// text.
+	// ToolCalls are the tool calls of the reply of a chat with tools (or
+	// of a harmony reply), which the pieces' Text leaves out (see Piece).
 	ToolCalls []chat.ToolCall
 }
 
@@ -192,6 +200,15 @@ func (m *Model) splitter(req Request, prompt []int32, constrained bool) chat.Spl
 // chat rendered through the model's template, the fill-in-the-middle
 // prompt, or the raw prompt.
 func (m *Model) Prompt(ctx context.Context, req Request) ([]int32, error) {
+	plan, err := m.toolPlan(req)
+	if err != nil {
+		return nil, err
+	}
+	return m.prompt(ctx, req, plan)
+}
+
+// prompt is Prompt, with req's tools already read.
+func (m *Model) prompt(ctx context.Context, req Request, plan *toolPlan) ([]int32, error) {
 	switch {
 	case req.Tokens != nil:
 		return req.Tokens, nil
@@ -207,7 +224,7 @@ func (m *Model) Prompt(ctx context.Context, req Request) ([]int32, error) {
 		return m.tok.Encode(req.Prompt, !req.NoSpecial, true), nil
 	}
 	tk := m.tok
-	s, err := m.Render(ctx, req)
+	s, err := m.render(ctx, req, plan)
 	if err != nil {
 		return nil, err
 	}
@@ -230,9 +247,19 @@ func (m *Model) Prompt(ctx context.Context, req Request) ([]int32, error) {
 // rendered through the model's template with the start of an assistant
 // turn: the text that Prompt tokenizes, as the template writes it.
 func (m *Model) Render(ctx context.Context, req Request) (string, error) {
-	tk := m.tok
-	s, err := m.tmpl.RenderMessages(ctx, chat.Request{Messages: req.Messages, Tools: req.Tools,
-		AddGenerationPrompt: true, BOSToken: m.tokenText(tk.BOS()), EOSToken: m.tokenText(tk.EOS()), Extra: templateVars(req)})
+	plan, err := m.toolPlan(req)
+	if err != nil {
+		return "", err
+	}
+	return m.render(ctx, req, plan)
+}
+
+// render is Render, with req's tools already read: the generic format's
+// tools are described in the system turn (see renderRequest).
+func (m *Model) render(ctx context.Context, req Request, plan *toolPlan) (string, error) {
+	r := m.renderRequest(req, plan)
+	r.BOSToken, r.EOSToken = m.tokenText(m.tok.BOS()), m.tokenText(m.tok.EOS())
+	s, err := m.tmpl.RenderMessages(ctx, r)
 	if err != nil {
 		return "", fmt.Errorf("%w: the chat template: %w", ErrBadRequest, err)
 	}
@@ -276,7 +303,11 @@ func (m *Model) Start(ctx context.Context, req Request) (_ *Stream, err error) {
 			m.finish(Result{}, err)
 		}
 	}()
-	prompt, err := m.Prompt(ctx, req)
+	plan, err := m.toolPlan(req)
+	if err != nil {
+		return nil, err
+	}
+	prompt, err := m.prompt(ctx, req, plan)
 	if err != nil {
 		return nil, err
 	}
@@ -285,6 +316,9 @@ func (m *Model) Start(ctx context.Context, req Request) (_ *Stream, err error) {
 	}
 	maxTokens, err := m.limit(len(prompt), req)
 	if err != nil {
+		return nil, err
+	}
+	if err := plan.constrain(&req); err != nil {
 		return nil, err
 	}
 	cons, err := m.constraint(req)
@@ -309,7 +343,9 @@ func (m *Model) Start(ctx context.Context, req Request) (_ *Stream, err error) {
 		}
 		return nil, fmt.Errorf("%w: %w", ErrBadRequest, err)
 	}
-	return &Stream{m: m, ctx: ctx, cancel: cancel, events: events, stopper: stopper, split: m.splitter(req, prompt, cons != nil), prompt: len(prompt)}, nil
+	s := &Stream{m: m, ctx: ctx, cancel: cancel, events: events, stopper: stopper, split: m.splitter(req, prompt, cons != nil), prompt: len(prompt)}
+	s.tools = plan.stream()
+	return s, nil
 }
 
 // contextHint says where the context length is raised, for the errors of
@@ -387,7 +423,8 @@ type Stream struct {
 	cancel  context.CancelFunc
 	events  <-chan scheduler.Event
 	stopper *sample.Stopper
-	split   chat.Splitter // splits the reply's reasoning from its answer, or nil
+	split   chat.Splitter    // splits the reply's reasoning from its answer, or nil
+	tools   *chat.ToolStream // takes the tool calls out of the answer, or nil
 	prompt  int
 	done    bool
 }
@@ -422,6 +459,9 @@ func (s *Stream) Run(emit func(Piece) error) (res Result, err error) {
 	s.done = true
 	defer func() { s.m.finish(res, err) }()
 	defer s.cancel()
+	if s.tools != nil {
+		return s.runTools(emit)
+	}
 	return s.m.run(s.ctx, s.cancel, s.events, s.stopper, s.split, s.prompt, emit)
 }
 

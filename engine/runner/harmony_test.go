@@ -7,9 +7,6 @@ import (
 	"testing"
 
 	"saji/engine/chat"
-	"saji/engine/sample"
-	"saji/engine/scheduler"
-	"saji/engine/tokenizer"
 )
 
 // TestHarmonyPieces feeds the tokens of a harmony reply through the
@@ -37,17 +34,7 @@ func TestHarmonyPieces(t *testing.T) {
 		{"tool call", call, nil, "", "Call it.", `f {"a":1}`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			toks := m.tok.Encode(c.reply, false, false)
-			events := make(chan scheduler.Event, len(toks)+1)
-			for _, id := range toks {
-				events <- scheduler.Event{Token: id}
-			}
-			events <- scheduler.Event{Done: true, Finish: scheduler.FinishStop}
-			close(events)
-			stopper, err := sample.NewStopper(m.tok.NewDecoder(tokenizer.DecoderOptions{Continue: true}), nil, c.stop)
-			if err != nil {
-				t.Fatal(err)
-			}
+			events, stopper := scripted(t, m, c.reply, false, c.stop)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			var content, reasoning strings.Builder

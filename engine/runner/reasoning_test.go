@@ -6,10 +6,7 @@ import (
 	"testing"
 
 	"saji/engine/chat"
-	"saji/engine/sample"
-	"saji/engine/scheduler"
 	"saji/engine/synth"
-	"saji/engine/tokenizer"
 )
 
 // templateModel returns the tiny model of a runner of its own, with the
@@ -50,17 +47,7 @@ func runScripted(t *testing.T, m *Model, req Request, reply string, stop []strin
 	}
 	split := s.split
 	s.Close()
-	toks := m.tok.Encode(reply, false, true)
-	events := make(chan scheduler.Event, len(toks)+1)
-	for _, id := range toks {
-		events <- scheduler.Event{Token: id}
-	}
-	events <- scheduler.Event{Done: true, Finish: scheduler.FinishStop}
-	close(events)
-	stopper, err := sample.NewStopper(m.tok.NewDecoder(tokenizer.DecoderOptions{Continue: true}), nil, stop)
-	if err != nil {
-		t.Fatal(err)
-	}
+	events, stopper := scripted(t, m, reply, true, stop)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var tb, rb strings.Builder

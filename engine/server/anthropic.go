@@ -234,60 +234,60 @@ func (req *anthropicRequest) toolsJSON(log *slog.Logger) (defs, choice json.RawM
 	return defs, choice, nil
 }
 
-// generation checks req and returns its generation on m and the format
-// its reply's tool calls are parsed in (see agentGeneration). For
-// count_tokens (counting), max_tokens is not required.
-func (req *anthropicRequest) generation(m *runner.Model, log *slog.Logger, counting bool) (runner.Request, chat.ToolFormat, error) {
+// generation checks req and returns its generation (see
+// agentGeneration). For count_tokens (counting), max_tokens is not
+// required.
+func (req *anthropicRequest) generation(log *slog.Logger, counting bool) (runner.Request, error) {
 	if !counting {
 		switch {
 		case req.MaxTokens == nil:
-			return runner.Request{}, chat.ToolNone, badRequest("max_tokens: a number of tokens is required")
+			return runner.Request{}, badRequest("max_tokens: a number of tokens is required")
 		case *req.MaxTokens < 1:
-			return runner.Request{}, chat.ToolNone, badRequest("max_tokens must be at least 1, not %d", *req.MaxTokens)
+			return runner.Request{}, badRequest("max_tokens must be at least 1, not %d", *req.MaxTokens)
 		}
 	}
 	if len(req.Messages) == 0 {
-		return runner.Request{}, chat.ToolNone, badRequest("messages: at least one message is required")
+		return runner.Request{}, badRequest("messages: at least one message is required")
 	}
 	msgs, err := anthropicMessages(req.System, req.Messages)
 	if err != nil {
-		return runner.Request{}, chat.ToolNone, err
+		return runner.Request{}, err
 	}
 	defs, choice, err := req.toolsJSON(log)
 	if err != nil {
-		return runner.Request{}, chat.ToolNone, err
+		return runner.Request{}, err
 	}
 	c := oaiCommon{Model: req.Model, MaxTokens: req.MaxTokens, Temperature: req.Temperature, TopP: req.TopP, TopK: req.TopK,
 		Stop: req.StopSequences}
-	g, format, err := agentGeneration(m, c, msgs, defs, choice)
+	g, err := agentGeneration(c, msgs, defs, choice)
 	if err != nil {
-		return g, chat.ToolNone, err
+		return g, err
 	}
 	if t := req.Thinking; t != nil {
 		switch on := t.Type != "disabled"; t.Type {
 		case "enabled", "adaptive", "disabled":
 			g.Think = &on
 		default:
-			return g, chat.ToolNone, badRequest("thinking type %q: enabled or disabled", t.Type)
+			return g, badRequest("thinking type %q: enabled or disabled", t.Type)
 		}
 	}
-	return g, format, nil
+	return g, nil
 }
 
-// agentGeneration returns the generation of an agent dialect's request on
-// m, and the format its reply's tool calls are parsed in: the sampling
-// fields c, checked as the OpenAI dialect checks them, msgs, and the tools
-// and tool_choice in the OpenAI shape. Its max tokens is a most: the
-// generation stops at the end of the context, as Anthropic's and the
-// Responses API's do, so that an agent's large limit is not refused.
-func agentGeneration(m *runner.Model, c oaiCommon, msgs []chat.Message, defs, choice json.RawMessage) (runner.Request, chat.ToolFormat, error) {
+// agentGeneration returns the generation of an agent dialect's request:
+// the sampling fields c, checked as the OpenAI dialect checks them, msgs,
+// and the tools and tool_choice in the OpenAI shape (the runner takes
+// the reply's calls out of its text, into Result.ToolCalls). Its max
+// tokens is a most: the generation stops at the end of the context, as
+// Anthropic's and the Responses API's do, so that an agent's large limit
+// is not refused.
+func agentGeneration(c oaiCommon, msgs []chat.Message, defs, choice json.RawMessage) (runner.Request, error) {
 	g, err := c.genRequest()
 	if err != nil {
-		return g, chat.ToolNone, err
+		return g, err
 	}
 	g.CutAtContext, g.Messages = true, msgs
-	format, err := tools(m, &g, defs, choice)
-	return g, format, err
+	return g, tools(&g, defs, choice, nil)
 }
 
 // billingHeader starts the system prompt Claude Code sends: its cch= value
@@ -389,27 +389,27 @@ func anthropicMessages(system anthropicBlocks, msgs []anthropicMessage) ([]chat.
 
 // anthropicBegin decodes a request into req and resolves its model and
 // generation. On failure it has written the error and reports false.
-func (s *Server) anthropicBegin(w http.ResponseWriter, r *http.Request, req *anthropicRequest, counting bool) (*runner.Model, runner.Request, chat.ToolFormat, bool) {
+func (s *Server) anthropicBegin(w http.ResponseWriter, r *http.Request, req *anthropicRequest, counting bool) (*runner.Model, runner.Request, bool) {
 	if err := s.decodeJSON(w, r, req); err != nil {
 		anthropicError(w, err)
-		return nil, runner.Request{}, chat.ToolNone, false
+		return nil, runner.Request{}, false
 	}
 	m, err := s.run.Model(req.Model)
 	if err != nil {
 		anthropicError(w, err)
-		return nil, runner.Request{}, chat.ToolNone, false
+		return nil, runner.Request{}, false
 	}
-	g, format, err := req.generation(m, s.log, counting)
+	g, err := req.generation(s.log, counting)
 	if err != nil {
 		anthropicError(w, err)
-		return nil, runner.Request{}, chat.ToolNone, false
+		return nil, runner.Request{}, false
 	}
-	return m, g, format, true
+	return m, g, true
 }
 
 func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) {
 	var req anthropicRequest
-	m, g, format, ok := s.anthropicBegin(w, r, &req, false)
+	m, g, ok := s.anthropicBegin(w, r, &req, false)
 	if !ok {
 		return
 	}
@@ -419,7 +419,7 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer st.Close() // when the handler ends before reading it
-	writeMessage(w, r, st.Run, format, replyModel(req.Model, m), st.PromptTokens(), req.Stream)
+	writeMessage(w, r, st.Run, replyModel(req.Model, m), st.PromptTokens(), req.Stream)
 }
 
 // replyModel is the model a reply names: the one the request asked for
@@ -436,9 +436,8 @@ type runFunc func(emit func(runner.Piece) error) (runner.Result, error)
 
 // writeMessage runs a generation and writes its message, whole or as a
 // stream of events: model is the name it answers with, prompt the
-// prompt's length, format the tool-call format of its text (see
-// readReply).
-func writeMessage(w http.ResponseWriter, r *http.Request, run runFunc, format chat.ToolFormat, model string, prompt int, stream bool) {
+// prompt's length.
+func writeMessage(w http.ResponseWriter, r *http.Request, run runFunc, model string, prompt int, stream bool) {
 	msg := map[string]any{"id": newID("msg_"), "type": "message", "role": "assistant", "model": model,
 		"content": []any{}, "stop_reason": nil, "stop_sequence": nil,
 		"usage": map[string]any{"input_tokens": prompt, "output_tokens": 0}}
@@ -449,7 +448,7 @@ func writeMessage(w http.ResponseWriter, r *http.Request, run runFunc, format ch
 			return
 		}
 	}
-	res, calls, err := readReply(run, format, a.delta)
+	res, calls, err := readReply(run, a.delta)
 	if err == nil {
 		err = a.finish(calls)
 	}
@@ -477,7 +476,7 @@ func writeMessage(w http.ResponseWriter, r *http.Request, run runFunc, format ch
 // and tools rendered through the model's template.
 func (s *Server) handleCountTokens(w http.ResponseWriter, r *http.Request) {
 	var req anthropicRequest
-	m, g, _, ok := s.anthropicBegin(w, r, &req, true)
+	m, g, ok := s.anthropicBegin(w, r, &req, true)
 	if !ok {
 		return
 	}
@@ -522,45 +521,24 @@ const (
 )
 
 // readReply runs a generation (run is Stream.Run) and passes its text to
-// delta as it comes: the reasoning, and the answer with the tool calls
-// taken out. format is the tool-call format the answer is parsed in:
-// chat.ToolNone when the request has no tools, or when the runner gives
-// the calls (Result.ToolCalls, which are always added). It returns how
-// the generation ended and the calls.
-func readReply(run runFunc, format chat.ToolFormat, delta func(replyPart, string) error) (runner.Result, []chat.ToolCall, error) {
-	var ts *chat.ToolStream
-	if format != chat.ToolNone {
-		ts = chat.NewToolStream(format)
-	}
+// delta as it comes: the reasoning, and the answer, whose tool calls the
+// runner took out. It returns how the generation ended and the calls.
+func readReply(run runFunc, delta func(replyPart, string) error) (runner.Result, []chat.ToolCall, error) {
 	res, err := run(func(p runner.Piece) error {
 		if p.Reasoning != "" {
 			if err := delta(partReasoning, p.Reasoning); err != nil {
 				return err
 			}
 		}
-		text := p.Text
-		if ts != nil {
-			text = ts.Push(text)
-		}
-		if text == "" {
+		if p.Text == "" {
 			return nil
 		}
-		return delta(partText, text)
+		return delta(partText, p.Text)
 	})
 	if err != nil {
 		return res, nil, err
 	}
-	var calls []chat.ToolCall
-	if ts != nil {
-		var rest string
-		rest, calls = ts.Finish()
-		if rest != "" {
-			if err := delta(partText, rest); err != nil {
-				return res, nil, err
-			}
-		}
-	}
-	return res, append(calls, res.ToolCalls...), nil
+	return res, res.ToolCalls, nil
 }
 
 // anthropicReply builds a message's content blocks as the generation

@@ -168,7 +168,6 @@ type replyCase struct {
 	name   string
 	pieces []runner.Piece
 	res    runner.Result
-	format chat.ToolFormat
 	blocks []string // the message's content blocks
 	stop   string   // its stop_reason
 	items  []string // the response's output items
@@ -180,25 +179,25 @@ type replyCase struct {
 // the SDKs do, give what is written whole; a failure is an error either
 // way.
 func TestAgentReplies(t *testing.T) {
-	call := `<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>`
+	call := chat.ToolCall{ID: "call_p", Type: "function", Name: "get_weather", Arguments: `{"city":"Paris"}`}
 	tokens := func(n int) []runner.Token { return make([]runner.Token, n) }
 	cases := []replyCase{
-		{"text", []runner.Piece{{Text: "Hel"}, {Text: "lo"}}, runner.Result{Finish: "stop"}, chat.ToolNone,
+		{"text", []runner.Piece{{Text: "Hel"}, {Text: "lo"}}, runner.Result{Finish: "stop"},
 			[]string{"text"}, "end_turn", []string{"message"}, "completed"},
-		{"nothing", nil, runner.Result{Finish: "stop"}, chat.ToolNone, []string{"text"}, "end_turn", nil, "completed"},
-		{"cut short", []runner.Piece{{Text: "Hel"}}, runner.Result{Finish: "length"}, chat.ToolNone,
+		{"nothing", nil, runner.Result{Finish: "stop"}, []string{"text"}, "end_turn", nil, "completed"},
+		{"cut short", []runner.Piece{{Text: "Hel"}}, runner.Result{Finish: "length"},
 			[]string{"text"}, "max_tokens", []string{"message"}, "incomplete"},
-		{"stop sequence", []runner.Piece{{Text: "Hel"}}, runner.Result{Finish: "stop", StopString: "lo"}, chat.ToolNone,
+		{"stop sequence", []runner.Piece{{Text: "Hel"}}, runner.Result{Finish: "stop", StopString: "lo"},
 			[]string{"text"}, "stop_sequence", []string{"message"}, "completed"},
 		{"reasoning", []runner.Piece{{Reasoning: "Hmm, ", Tokens: tokens(2)}, {Reasoning: "well.", Tokens: tokens(2)}, {Text: "Yes.", Tokens: tokens(1)}},
-			runner.Result{Finish: "stop", CompletionTokens: 5}, chat.ToolNone,
+			runner.Result{Finish: "stop", CompletionTokens: 5},
 			[]string{"thinking", "text"}, "end_turn", []string{"reasoning", "message"}, "completed"},
-		{"tool call", []runner.Piece{{Text: "Let me look. "}, {Text: call[:20]}, {Text: call[20:]}}, runner.Result{Finish: "stop"}, chat.ToolHermes,
+		{"tool call", []runner.Piece{{Text: "Let me look."}}, runner.Result{Finish: "stop", ToolCalls: []chat.ToolCall{call}},
 			[]string{"text", "tool_use"}, "tool_use", []string{"message", "function_call"}, "completed"},
-		{"two calls", []runner.Piece{{Reasoning: "Both."}, {Text: call + "\n" + call}}, runner.Result{Finish: "stop"}, chat.ToolHermes,
+		{"two calls", []runner.Piece{{Reasoning: "Both."}}, runner.Result{Finish: "stop", ToolCalls: []chat.ToolCall{call, call}},
 			[]string{"thinking", "tool_use", "tool_use"}, "tool_use", []string{"reasoning", "function_call", "function_call"}, "completed"},
 		{"runner's calls", []runner.Piece{{Text: "ok"}}, runner.Result{Finish: "stop",
-			ToolCalls: []chat.ToolCall{{ID: "call_abc", Name: "get_weather", Arguments: `{"city":"Oslo"}`}}}, chat.ToolNone,
+			ToolCalls: []chat.ToolCall{{ID: "call_abc", Name: "get_weather", Arguments: `{"city":"Oslo"}`}}},
 			[]string{"text", "tool_use"}, "tool_use", []string{"message", "function_call"}, "completed"},
 	}
 	for _, c := range cases {
@@ -213,22 +212,22 @@ func TestAgentReplies(t *testing.T) {
 	}
 	r := httptest.NewRequest(http.MethodPost, "/", nil)
 	rec := httptest.NewRecorder()
-	writeMessage(rec, r, fail, chat.ToolNone, "m", 3, false)
+	writeMessage(rec, r, fail, "m", 3, false)
 	if rec.Code != 500 || !strings.Contains(rec.Body.String(), `"type":"api_error"`) {
 		t.Errorf("a failed message: %d %s", rec.Code, rec.Body)
 	}
 	rec = httptest.NewRecorder()
-	writeMessage(rec, r, fail, chat.ToolNone, "m", 3, true)
+	writeMessage(rec, r, fail, "m", 3, true)
 	if evs := namedEvents(t, rec.Body); evs[len(evs)-1].name != "error" || evs[len(evs)-1].data["error"].(map[string]any)["type"] != "api_error" {
 		t.Errorf("a failed message streamed: %v", evs)
 	}
 	rec = httptest.NewRecorder()
-	writeResponse(rec, r, fail, chat.ToolNone, &responsesRequest{}, "m")
+	writeResponse(rec, r, fail, &responsesRequest{}, "m")
 	if rec.Code != 500 || !strings.Contains(rec.Body.String(), `"type":"server_error"`) {
 		t.Errorf("a failed response: %d %s", rec.Code, rec.Body)
 	}
 	rec = httptest.NewRecorder()
-	writeResponse(rec, r, fail, chat.ToolNone, &responsesRequest{Stream: true}, "m")
+	writeResponse(rec, r, fail, &responsesRequest{Stream: true}, "m")
 	if final, _ := accumulateResponse(t, namedEvents(t, rec.Body)); final["status"] != "failed" || final["error"] == nil {
 		t.Errorf("a failed response streamed: %v", final)
 	}
@@ -239,7 +238,7 @@ func checkMessage(t *testing.T, c replyCase) {
 	t.Helper()
 	r := httptest.NewRequest(http.MethodPost, "/v1/messages", nil)
 	rec := httptest.NewRecorder()
-	writeMessage(rec, r, fakeRun(c.pieces, c.res), c.format, "m", 3, false)
+	writeMessage(rec, r, fakeRun(c.pieces, c.res), "m", 3, false)
 	var whole map[string]any
 	if err := json.Unmarshal(rec.Body.Bytes(), &whole); err != nil || rec.Code != 200 {
 		t.Fatalf("%d %s: %v", rec.Code, rec.Body, err)
@@ -256,7 +255,7 @@ func checkMessage(t *testing.T, c replyCase) {
 		t.Errorf("blocks %v, stop %v; want %v, %s", types, whole["stop_reason"], c.blocks, c.stop)
 	}
 	rec = httptest.NewRecorder()
-	writeMessage(rec, r, fakeRun(c.pieces, c.res), c.format, "m", 3, true)
+	writeMessage(rec, r, fakeRun(c.pieces, c.res), "m", 3, true)
 	evs := namedEvents(t, rec.Body)
 	if evs[1].name != "content_block_start" || evs[2].name != "ping" {
 		t.Errorf("the stream starts %s, %s", evs[1].name, evs[2].name)
@@ -272,7 +271,7 @@ func checkResponse(t *testing.T, c replyCase) {
 	r := httptest.NewRequest(http.MethodPost, "/v1/responses", nil)
 	req := &responsesRequest{Instructions: "Be brief."}
 	rec := httptest.NewRecorder()
-	writeResponse(rec, r, fakeRun(c.pieces, c.res), c.format, req, "m")
+	writeResponse(rec, r, fakeRun(c.pieces, c.res), req, "m")
 	var whole map[string]any
 	if err := json.Unmarshal(rec.Body.Bytes(), &whole); err != nil || rec.Code != 200 {
 		t.Fatalf("%d %s: %v", rec.Code, rec.Body, err)
@@ -297,7 +296,7 @@ func checkResponse(t *testing.T, c replyCase) {
 	}
 	req.Stream = true
 	rec = httptest.NewRecorder()
-	writeResponse(rec, r, fakeRun(c.pieces, c.res), c.format, req, "m")
+	writeResponse(rec, r, fakeRun(c.pieces, c.res), req, "m")
 	final, built := accumulateResponse(t, namedEvents(t, rec.Body))
 	if withoutIDs(final) != withoutIDs(whole) || withoutIDs(built["output"]) != withoutIDs(whole["output"]) {
 		t.Errorf("streamed %s\nbuilt %s\nwhole %s", withoutIDs(final), withoutIDs(built["output"]), withoutIDs(whole))
@@ -447,7 +446,7 @@ func TestMessagesAPI(t *testing.T) {
 		{"bad content", "/v1/messages", `{"model":"tiny","max_tokens":5,"messages":[{"role":"user","content":5}]}`, 400, "invalid_request_error"},
 		{"bad temperature", "/v1/messages", `{"model":"tiny","max_tokens":5,"temperature":-1,"messages":[{"role":"user","content":"hi"}]}`, 400, "invalid_request_error"},
 		{"bad thinking", "/v1/messages", `{"model":"tiny","max_tokens":5,"thinking":{"type":"maybe"},"messages":[{"role":"user","content":"hi"}]}`, 400, "invalid_request_error"},
-		{"tools without a format", "/v1/messages", `{"model":"tiny","max_tokens":5,"tools":[{"name":"f","input_schema":{"type":"object"}}],"messages":[{"role":"user","content":"hi"}]}`, 400, "invalid_request_error"},
+		{"tool without a name", "/v1/messages", `{"model":"tiny","max_tokens":5,"tools":[{"input_schema":{"type":"object"}}],"messages":[{"role":"user","content":"hi"}]}`, 400, "invalid_request_error"},
 		{"too long a prompt", "/v1/messages", `{"model":"tiny","max_tokens":5,"messages":[{"role":"user","content":"` + long + `"}]}`, 400, "invalid_request_error"},
 		{"count: no messages", "/v1/messages/count_tokens", `{"model":"tiny"}`, 400, "invalid_request_error"},
 	}

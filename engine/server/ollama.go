@@ -473,7 +473,6 @@ type ollamaResponse struct {
 type ollamaReply struct {
 	model string
 	chat  bool
-	tools chat.ToolFormat // the format of tool calls to parse (chat)
 	// prompt, when not nil, is the prompt's tokens: the last line's
 	// context is they and the reply's (/api/generate, not raw).
 	prompt []int32
@@ -559,7 +558,7 @@ func (s *Server) handleOllamaChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if present(req.Tools) {
-		if out.tools, err = tools(m, &g, req.Tools, nil); err != nil {
+		if err := tools(&g, req.Tools, nil, nil); err != nil {
 			ollamaError(w, err)
 			return
 		}
@@ -743,29 +742,19 @@ func (s *Server) ollamaGenerate(w http.ResponseWriter, r *http.Request, m *runne
 		}
 		final := finish(out.final(text.String(), res.Finish, metrics(res)), true)
 		out.think(&final, thinking.String())
-		if out.tools != chat.ToolNone {
-			content, calls := chat.ParseToolCalls(out.tools, text.String())
-			final.Message.Content = content
-			final.Message.ToolCalls = ollamaToolCalls(calls)
+		if len(res.ToolCalls) > 0 && final.Message != nil {
+			final.Message.ToolCalls = ollamaToolCalls(res.ToolCalls)
 		}
 		writeJSON(w, http.StatusOK, final)
 		return
 	}
 	nd := newNDJSON(w)
-	var ts *chat.ToolStream
-	if out.tools != chat.ToolNone {
-		ts = chat.NewToolStream(out.tools)
-	}
 	res, err := st.Run(func(p runner.Piece) error {
-		text := p.Text
-		if ts != nil {
-			text = ts.Push(text)
-		}
 		reply = append(reply, p.Tokens...)
-		if text == "" && p.Reasoning == "" && !(c.LogProbs && len(p.Tokens) > 0) {
+		if p.Text == "" && p.Reasoning == "" && !(c.LogProbs && len(p.Tokens) > 0) {
 			return nil
 		}
-		line := out.line(text)
+		line := out.line(p.Text)
 		out.think(&line, p.Reasoning)
 		if c.LogProbs {
 			line.LogProbs = chatLogProbs(p.Tokens)
@@ -778,13 +767,10 @@ func (s *Server) ollamaGenerate(w http.ResponseWriter, r *http.Request, m *runne
 		}
 		return
 	}
-	if ts != nil {
-		content, calls := ts.Finish()
-		if content != "" || len(calls) > 0 {
-			line := out.line(content)
-			line.Message.ToolCalls = ollamaToolCalls(calls)
-			nd.send(line)
-		}
+	if len(res.ToolCalls) > 0 && out.chat {
+		line := out.line("")
+		line.Message.ToolCalls = ollamaToolCalls(res.ToolCalls)
+		nd.send(line)
 	}
 	nd.send(finish(out.final("", res.Finish, metrics(res)), false))
 }

@@ -278,6 +278,7 @@ type oaiChatRequest struct {
 	TopLogProbs    int             `json:"top_logprobs"`
 	Tools          json.RawMessage `json:"tools"`
 	ToolChoice     json.RawMessage `json:"tool_choice"`
+	ParallelCalls  *bool           `json:"parallel_tool_calls"`
 	ResponseFormat json.RawMessage `json:"response_format"`
 }
 
@@ -423,8 +424,7 @@ func (s *Server) handleChatCompletions(w http.ResponseWriter, r *http.Request) {
 		oaiError(w, &apiError{status: http.StatusBadRequest, typ: "invalid_request_error", param: "messages", msg: "messages must not be empty"})
 		return
 	}
-	format, err := tools(m, &g, req.Tools, req.ToolChoice)
-	if err != nil {
+	if err := tools(&g, req.Tools, req.ToolChoice, req.ParallelCalls); err != nil {
 		oaiError(w, err)
 		return
 	}
@@ -470,16 +470,12 @@ func (s *Server) handleChatCompletions(w http.ResponseWriter, r *http.Request) {
 			message["reasoning_content"] = reasoning.String()
 		}
 		finish := res.Finish
-		if format != chat.ToolNone {
-			content, calls := chat.ParseToolCalls(format, text.String())
-			message["content"] = content
-			if len(calls) > 0 {
-				message["tool_calls"] = oaiToolCalls(calls, false)
-				if content == "" {
-					message["content"] = nil
-				}
-				finish = "tool_calls"
+		if len(res.ToolCalls) > 0 {
+			message["tool_calls"] = oaiToolCalls(res.ToolCalls, false)
+			if text.Len() == 0 {
+				message["content"] = nil
 			}
+			finish = "tool_calls"
 		}
 		choice := map[string]any{"index": 0, "message": message, "logprobs": nil, "finish_reason": finish}
 		if req.LogProbs {
@@ -501,10 +497,6 @@ func (s *Server) handleChatCompletions(w http.ResponseWriter, r *http.Request) {
 	if err := ev.send(chunk(map[string]any{"role": "assistant", "content": ""}, nil, nil)); err != nil {
 		return
 	}
-	var ts *chat.ToolStream
-	if format != chat.ToolNone {
-		ts = chat.NewToolStream(format)
-	}
 	res, err := st.Run(func(p runner.Piece) error {
 		if p.Reasoning != "" {
 			// The reasoning comes before the answer it ends in; the
@@ -517,29 +509,19 @@ func (s *Server) handleChatCompletions(w http.ResponseWriter, r *http.Request) {
 				return err
 			}
 		}
-		text := p.Text
-		if ts != nil {
-			text = ts.Push(text)
+		if p.Text == "" && (!req.LogProbs || p.Tokens == nil) {
+			return nil // nothing, or text held back while it may be a tool call
 		}
-		if text == "" && (!req.LogProbs || p.Tokens == nil) {
-			return nil
-		}
-		return ev.send(chunk(map[string]any{"content": text}, nil, p.Tokens))
+		return ev.send(chunk(map[string]any{"content": p.Text}, nil, p.Tokens))
 	})
 	if err != nil {
 		ev.fail(r, err)
 		return
 	}
 	finish := res.Finish
-	if ts != nil {
-		content, calls := ts.Finish()
-		if content != "" {
-			ev.send(chunk(map[string]any{"content": content}, nil, nil))
-		}
-		if len(calls) > 0 {
-			ev.send(chunk(map[string]any{"tool_calls": oaiToolCalls(calls, true)}, nil, nil))
-			finish = "tool_calls"
-		}
+	if len(res.ToolCalls) > 0 {
+		ev.send(chunk(map[string]any{"tool_calls": oaiToolCalls(res.ToolCalls, true)}, nil, nil))
+		finish = "tool_calls"
 	}
 	ev.send(chunk(map[string]any{}, finish, nil))
 	if req.StreamOptions != nil && req.StreamOptions.IncludeUsage {
@@ -577,59 +559,62 @@ func argumentsJSON(a any) string {
 	return string(b)
 }
 
-// tools passes a request's tool definitions to the template and returns
-// the format to parse the reply's calls in (ToolNone when the request has
-// no tools, or tool_choice is "none").
-func tools(m *runner.Model, g *runner.Request, raw, choice json.RawMessage) (chat.ToolFormat, error) {
+// tools passes a request's tool definitions and tool_choice to g (none
+// when tool_choice is "none"; only the named one for a named choice).
+// Any template takes tools: the runner parses the reply's calls in the
+// template's format, or in the generic JSON format.
+func tools(g *runner.Request, raw, choice json.RawMessage, parallel *bool) error {
 	bad := func(param, format string, args ...any) error {
 		return &apiError{status: http.StatusBadRequest, typ: "invalid_request_error", param: param, msg: fmt.Sprintf(format, args...)}
 	}
 	var defs []json.RawMessage
 	if len(raw) > 0 && string(raw) != "null" {
 		if err := json.Unmarshal(raw, &defs); err != nil {
-			return chat.ToolNone, bad("tools", "tools must be a list of tool definitions")
+			return bad("tools", "tools must be a list of tool definitions")
 		}
 	}
-	var only string // a named tool_choice
+	tc := chat.ToolChoice{Parallel: parallel == nil || *parallel}
 	if len(choice) > 0 && string(choice) != "null" {
 		var mode string
 		if json.Unmarshal(choice, &mode) == nil {
 			switch mode {
 			case "none":
-				return chat.ToolNone, nil
-			case "auto", "required":
+				return nil
+			case "auto":
+			case "required":
+				tc.Required = true
 			default:
-				return chat.ToolNone, bad("tool_choice", "tool_choice %q: none, auto, required or a function", mode)
+				return bad("tool_choice", "tool_choice %q: none, auto, required or a function", mode)
 			}
 		} else {
 			var named oaiTool
 			if json.Unmarshal(choice, &named) != nil || named.Function.Name == "" {
-				return chat.ToolNone, bad("tool_choice", "tool_choice must be none, auto, required or {\"type\": \"function\", \"function\": {\"name\": ...}}")
+				return bad("tool_choice", "tool_choice must be none, auto, required or {\"type\": \"function\", \"function\": {\"name\": ...}}")
 			}
-			only = named.Function.Name
+			tc.Required, tc.Name = true, named.Function.Name
 		}
 	}
 	if len(defs) == 0 {
-		return chat.ToolNone, nil
-	}
-	format := chat.DetectToolFormat(m.Info.Template)
-	if format == chat.ToolNone {
-		return chat.ToolNone, bad("tools", "this model's chat template has no tool-call format Saji can parse (Hermes/Qwen, Llama 3.x or Mistral)")
+		if tc.Required {
+			return bad("tool_choice", "tool_choice requires a call, and the request has no tools")
+		}
+		return nil
 	}
 	for i, d := range defs {
 		var t oaiTool
 		if json.Unmarshal(d, &t) != nil || (t.Type != "" && t.Type != "function") || t.Function.Name == "" {
-			return chat.ToolNone, bad("tools", "tools[%d] must be {\"type\": \"function\", \"function\": {\"name\": ..., \"parameters\": ...}}", i)
+			return bad("tools", "tools[%d] must be {\"type\": \"function\", \"function\": {\"name\": ..., \"parameters\": ...}}", i)
 		}
-		if only != "" && t.Function.Name != only {
+		if tc.Name != "" && t.Function.Name != tc.Name {
 			continue
 		}
 		g.Tools = append(g.Tools, d)
 	}
-	if only != "" && len(g.Tools) == 0 {
-		return chat.ToolNone, bad("tool_choice", "tool_choice names %q, which is not among the tools", only)
+	if tc.Name != "" && len(g.Tools) == 0 {
+		return bad("tool_choice", "tool_choice names %q, which is not among the tools", tc.Name)
 	}
-	return format, nil
+	g.ToolChoice = tc
+	return nil
 }
 
 // chatMessages converts OpenAI messages to the template's.

@@ -295,28 +295,27 @@ func responsesMessages(instructions string, history []chat.Message, input json.R
 	return out, nil
 }
 
-// generation checks req and returns its generation on m, continuing
-// history, and the format its reply's tool calls are parsed in (see
-// agentGeneration).
-func (req *responsesRequest) generation(m *runner.Model, log *slog.Logger, history []chat.Message) (runner.Request, chat.ToolFormat, error) {
+// generation checks req and returns its generation, continuing history
+// (see agentGeneration).
+func (req *responsesRequest) generation(log *slog.Logger, history []chat.Message) (runner.Request, error) {
 	switch {
 	case len(req.Input) == 0:
-		return runner.Request{}, chat.ToolNone, oaiBad("input", "input is required")
+		return runner.Request{}, oaiBad("input", "input is required")
 	case req.MaxOutputTokens != nil && *req.MaxOutputTokens < 1:
-		return runner.Request{}, chat.ToolNone, oaiBad("max_output_tokens", "max_output_tokens must be at least 1, not %d", *req.MaxOutputTokens)
+		return runner.Request{}, oaiBad("max_output_tokens", "max_output_tokens must be at least 1, not %d", *req.MaxOutputTokens)
 	}
 	msgs, err := responsesMessages(req.Instructions, history, req.Input)
 	if err != nil {
-		return runner.Request{}, chat.ToolNone, err
+		return runner.Request{}, err
 	}
 	defs, choice, err := req.toolsJSON(log)
 	if err != nil {
-		return runner.Request{}, chat.ToolNone, err
+		return runner.Request{}, err
 	}
 	c := oaiCommon{Model: req.Model, MaxTokens: req.MaxOutputTokens, Temperature: req.Temperature, TopP: req.TopP}
-	g, format, err := agentGeneration(m, c, msgs, defs, choice)
+	g, err := agentGeneration(c, msgs, defs, choice)
 	if err != nil {
-		return g, chat.ToolNone, err
+		return g, err
 	}
 	if req.Text != nil && present(req.Text.Format) {
 		// text.format is response_format with the schema's fields flat.
@@ -326,20 +325,20 @@ func (req *responsesRequest) generation(m *runner.Model, log *slog.Logger, histo
 			Schema json.RawMessage `json:"schema"`
 		}
 		if json.Unmarshal(req.Text.Format, &f) != nil {
-			return g, chat.ToolNone, oaiBad("text.format", "text.format must be an object with a type")
+			return g, oaiBad("text.format", "text.format must be an object with a type")
 		}
 		rf, _ := json.Marshal(map[string]any{"type": f.Type, "json_schema": map[string]any{"name": f.Name, "schema": f.Schema}})
 		if err := responseFormat(rf, &g); err != nil {
-			return g, chat.ToolNone, err
+			return g, err
 		}
 	}
 	if req.Reasoning != nil && req.Reasoning.Effort != "" {
 		// The effort means what it does in chat completions.
 		if err := (&oaiThinking{ReasoningEffort: &req.Reasoning.Effort}).apply(&g); err != nil {
-			return g, chat.ToolNone, err
+			return g, err
 		}
 	}
-	return g, format, nil
+	return g, nil
 }
 
 func (s *Server) handleResponses(w http.ResponseWriter, r *http.Request) {
@@ -362,7 +361,7 @@ func (s *Server) handleResponses(w http.ResponseWriter, r *http.Request) {
 		}
 		history = prev.conversation
 	}
-	g, format, err := req.generation(m, s.log, history)
+	g, err := req.generation(s.log, history)
 	if err != nil {
 		oaiError(w, err)
 		return
@@ -373,7 +372,7 @@ func (s *Server) handleResponses(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer st.Close() // when the handler ends before reading it
-	o, turn, ok := writeResponse(w, r, st.Run, format, &req, replyModel(req.Model, m))
+	o, turn, ok := writeResponse(w, r, st.Run, &req, replyModel(req.Model, m))
 	if ok && req.stored() {
 		conv := g.Messages
 		if req.Instructions != "" {
@@ -409,11 +408,10 @@ func (s *Server) handleDeleteResponse(w http.ResponseWriter, r *http.Request) {
 }
 
 // writeResponse runs a generation and writes its response, whole or as a
-// stream of events: model is the name it answers with, format the
-// tool-call format of its text (see readReply). When the response was
+// stream of events: model is the name it answers with. When the response was
 // written to its end it returns the response object and the reply as an
 // assistant turn, and true.
-func writeResponse(w http.ResponseWriter, r *http.Request, run runFunc, format chat.ToolFormat, req *responsesRequest, model string) (map[string]any, chat.Message, bool) {
+func writeResponse(w http.ResponseWriter, r *http.Request, run runFunc, req *responsesRequest, model string) (map[string]any, chat.Message, bool) {
 	rr := &responsesReply{id: newID("resp_"), created: time.Now().Unix(), req: req, model: model, output: []any{}}
 	if req.Stream {
 		rr.ev = newSSE(w)
@@ -433,7 +431,7 @@ func writeResponse(w http.ResponseWriter, r *http.Request, run runFunc, format c
 			return emit(p)
 		})
 	}
-	res, calls, err := readReply(counted, format, rr.delta)
+	res, calls, err := readReply(counted, rr.delta)
 	status := "completed"
 	if err == nil {
 		if res.Finish == "length" && len(calls) == 0 {

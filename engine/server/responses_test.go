@@ -339,7 +339,7 @@ func TestResponsesAPI(t *testing.T) {
 		{"bad max_output_tokens", `{"model":"tiny","input":"hi","max_output_tokens":0}`, "max_output_tokens", 400},
 		{"bad temperature", `{"model":"tiny","input":"hi","temperature":3}`, "temperature", 400},
 		{"bad text format", `{"model":"tiny","input":"hi","text":{"format":{"type":"yaml"}}}`, "response_format", 400},
-		{"tools without a format", `{"model":"tiny","input":"hi","tools":[{"type":"function","name":"f"}]}`, "tools", 400},
+		{"tool without a name", `{"model":"tiny","input":"hi","tools":[{"type":"function"}]}`, "tools", 400},
 		{"too long a prompt", `{"model":"tiny","input":"` + long + `"}`, "messages", 400},
 	}
 	for _, c := range errs {

@@ -68,7 +68,7 @@ check("object", "schema", async () => {
 });
 
 check("tools.required", "tools", async () => {
-  const r = await generateText({ model: saji(env.plain), prompt, tools, toolChoice: "required", maxRetries: 0, maxOutputTokens: 60 });
+  const r = await generateText({ model: saji(env.plain), prompt, tools, toolChoice: "required", maxRetries: 0, maxOutputTokens: 400 });
   assert.ok(r.toolCalls.length >= 1, r.text);
 });
 

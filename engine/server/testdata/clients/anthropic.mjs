@@ -96,12 +96,12 @@ check("tools", "agents", async () => {
 });
 
 check("tools.choice", "agents tools", async () => {
-  const named = await client.messages.create({ model: env.hermes, max_tokens: 64, messages: hi, tools: [weather, time],
+  const named = await client.messages.create({ model: env.hermes, max_tokens: 400, messages: hi, tools: [weather, time],
     tool_choice: { type: "tool", name: "get_time" } });
   const use = named.content.find((b) => b.type === "tool_use");
   assert.equal(use?.name, "get_time", JSON.stringify(named.content));
   assert.ok(["UTC", "CET"].includes(use.input.zone));
-  const any = await client.messages.create({ model: env.plain, max_tokens: 64, messages: hi, tools: [weather], tool_choice: { type: "any" } });
+  const any = await client.messages.create({ model: env.plain, max_tokens: 400, messages: hi, tools: [weather], tool_choice: { type: "any" } });
   assert.ok(any.content.some((b) => b.type === "tool_use"), JSON.stringify(any.content));
 });
 

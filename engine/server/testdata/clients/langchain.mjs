@@ -53,13 +53,13 @@ check("structured", "schema", async () => {
 });
 
 check("tools.named", "tools", async () => {
-  const r = await chat(env.hermes, { maxTokens: 60 }).bindTools([getWeather, getTime], { tool_choice: "get_time" }).invoke("hi");
+  const r = await chat(env.hermes, { maxTokens: 400 }).bindTools([getWeather, getTime], { tool_choice: "get_time" }).invoke("hi");
   assert.equal(r.tool_calls[0]?.name, "get_time", JSON.stringify(r));
   assert.ok(["UTC", "CET"].includes(r.tool_calls[0].args.zone));
 });
 
 check("tools.required", "tools", async () => {
-  const r = await chat(env.plain, { maxTokens: 60 }).bindTools([getWeather], { tool_choice: "required" }).invoke("hi");
+  const r = await chat(env.plain, { maxTokens: 400 }).bindTools([getWeather], { tool_choice: "required" }).invoke("hi");
   assert.ok(r.tool_calls.length >= 1, JSON.stringify(r));
 });
 

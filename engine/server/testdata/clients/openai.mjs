@@ -235,7 +235,7 @@ check("schema.grammar", "schema", async () => {
 
 check("tools.required", "tools", async () => {
   // The plain model never calls a tool by itself.
-  const r = await client.chat.completions.create({ model: env.plain, messages: hi, tools: [weatherTool], tool_choice: "required", max_tokens: 60 });
+  const r = await client.chat.completions.create({ model: env.plain, messages: hi, tools: [weatherTool], tool_choice: "required", max_tokens: 400 });
   const calls = r.choices[0].message.tool_calls ?? [];
   assert.ok(calls.length >= 1, JSON.stringify(r.choices[0].message));
   assert.equal(calls[0].function.name, "get_weather");
