@@ -10,6 +10,13 @@ import (
 )
 
 // percentFormat is Python's printf-style "fmt % arg".
+// Bounds of %-format and str.format specs (see Limits): a width pads, a
+// precision pads digits, and both would otherwise size an allocation.
+const (
+	maxFormatWidth     = 1 << 20
+	maxFormatPrecision = 1 << 10
+)
+
 func (s *state) percentFormat(format string, arg Value) (string, error) {
 	var args []Value
 	var mapping *Dict
@@ -105,6 +112,9 @@ func (s *state) percentFormat(format string, arg Value) (string, error) {
 			if !ok {
 				return "", typeErrorf("* wants int")
 			}
+			if w > maxFormatWidth || w < -maxFormatWidth {
+				return "", limitErrorf("format width %d is beyond the limit of %d", w, maxFormatWidth)
+			}
 			if w < 0 {
 				spec.align, w = '<', -w
 			}
@@ -113,7 +123,7 @@ func (s *state) percentFormat(format string, arg Value) (string, error) {
 		} else {
 			for i < len(format) && format[i] >= '0' && format[i] <= '9' {
 				spec.width = spec.width*10 + int(format[i]-'0')
-				if spec.width > 1<<20 {
+				if spec.width > maxFormatWidth {
 					return "", limitErrorf("format width too large")
 				}
 				i++
@@ -129,12 +139,15 @@ func (s *state) percentFormat(format string, arg Value) (string, error) {
 					return "", err
 				}
 				p, _ := asInt(v)
-				spec.prec = int(p)
+				if p > maxFormatPrecision {
+					return "", limitErrorf("format precision %d is beyond the limit of %d", p, maxFormatPrecision)
+				}
+				spec.prec = int(max(p, 0)) // Python reads a negative * precision as 0
 				i++
 			} else {
 				for i < len(format) && format[i] >= '0' && format[i] <= '9' {
 					spec.prec = spec.prec*10 + int(format[i]-'0')
-					if spec.prec > 1<<10 {
+					if spec.prec > maxFormatPrecision {
 						return "", limitErrorf("format precision too large")
 					}
 					i++
@@ -737,7 +750,7 @@ func parseFormatSpec(s string) (fmtSpec, error) {
 	}
 	for i < len(rs) && rs[i] >= '0' && rs[i] <= '9' {
 		spec.width = spec.width*10 + int(rs[i]-'0')
-		if spec.width > 1<<20 {
+		if spec.width > maxFormatWidth {
 			return spec, limitErrorf("format width too large")
 		}
 		i++
@@ -752,7 +765,7 @@ func parseFormatSpec(s string) (fmtSpec, error) {
 		start := i
 		for i < len(rs) && rs[i] >= '0' && rs[i] <= '9' {
 			spec.prec = spec.prec*10 + int(rs[i]-'0')
-			if spec.prec > 1<<10 {
+			if spec.prec > maxFormatPrecision {
 				return spec, limitErrorf("format precision too large")
 			}
 			i++
