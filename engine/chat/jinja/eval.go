@@ -70,8 +70,8 @@ type state struct {
 func (s *state) tick() error {
 	s.ticks++
 	if s.ticks&255 == 0 {
-		if err := s.ctx.Err(); err != nil {
-			return &Error{Kind: KindCanceled, Msg: err.Error(), Err: err}
+		if s.ctx.Err() != nil {
+			return ctxErr(s.ctx, s.lim)
 		}
 	}
 	return nil
@@ -104,8 +104,8 @@ func (s *state) enterCall() error {
 	if s.depth > s.lim.MaxRecursion {
 		return limitErrorf("recursion deeper than %d", s.lim.MaxRecursion)
 	}
-	if err := s.ctx.Err(); err != nil {
-		return &Error{Kind: KindCanceled, Msg: err.Error(), Err: err}
+	if s.ctx.Err() != nil {
+		return ctxErr(s.ctx, s.lim)
 	}
 	return nil
 }

@@ -163,3 +163,54 @@ func TestHostileTemplates(t *testing.T) {
 		}
 	}
 }
+
+// TestRenderDeadline: a render that runs past Limits.MaxRenderTime fails
+// with a limit error soon after, while the caller's own deadline still
+// gives a canceled error.
+func TestRenderDeadline(t *testing.T) {
+	if d := DefaultLimits().MaxRenderTime; d <= 0 || d > 10*time.Second {
+		t.Errorf("default MaxRenderTime %v, want a few seconds", d)
+	}
+	srcs := []string{
+		`{% for i in range(10**12) %}{% set x = i * 2 %}{% endfor %}`,
+		`{% macro f(n) %}{% for i in range(10**6) %}{{ n }}{% endfor %}{% endmacro %}{% for i in range(10**6) %}{% set x = f(i) %}{% endfor %}`,
+		`{% for i in range(10**9) %}{% if i is divisibleby 7 %}{% set x = 'a' ~ i %}{% endif %}{% endfor %}`,
+	}
+	for _, src := range srcs {
+		tmpl, err := Parse(src, Options{Limits: Limits{MaxIterations: 1 << 62, MaxWorkBytes: 1 << 62, MaxRenderTime: 100 * time.Millisecond}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		_, err = tmpl.Render(context.Background(), nil)
+		var e *Error
+		if !errors.As(err, &e) || e.Kind != KindLimit || !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("%.40s: got %v, want a limit error wrapping DeadlineExceeded", src, err)
+		}
+		if d := time.Since(start); d > time.Second {
+			t.Errorf("%.40s: stopped after %v", src, d)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+		_, err = tmpl.Render(ctx, nil)
+		cancel()
+		if !errors.As(err, &e) || e.Kind != KindCanceled {
+			t.Errorf("%.40s: with the caller's deadline: got %v, want a canceled error", src, err)
+		}
+	}
+}
+
+// TestRecoverInternal: a panic in Parse or Render becomes a KindInternal
+// error instead of ending the process.
+func TestRecoverInternal(t *testing.T) {
+	f := func() (err error) {
+		defer recoverInternal("render", &err)
+		var l []int
+		_ = l[3]
+		return nil
+	}
+	err := f()
+	var e *Error
+	if !errors.As(err, &e) || e.Kind != KindInternal || !strings.Contains(e.Msg, "index out of range") {
+		t.Fatalf("got %v, want an internal error", err)
+	}
+}
