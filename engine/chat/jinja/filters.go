@@ -251,8 +251,10 @@ func fCenter(s *state, v Value, args []Value, kw kwargs) (Value, error) {
 	if !ok {
 		return nil, typeErrorf("integer argument expected")
 	}
-	if w > int64(s.lim.MaxStringBytes) {
-		return nil, limitErrorf("center width %d too large", w)
+	if w > 0 { // the padded string is checked and charged to the work budget
+		if err := s.checkStr(int(min(w, int64(s.lim.MaxStringBytes)+1))); err != nil {
+			return nil, err
+		}
 	}
 	str, err := s.str(v)
 	if err != nil {

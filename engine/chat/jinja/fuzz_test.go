@@ -3,6 +3,7 @@ package jinja
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -29,11 +30,33 @@ var fuzzSeeds = []string{
 	"{{ 'ab' * 3 }}{{ 7 // 2 }}{{ 2 ** 10 }}{{ -1.5|abs }}{{ 1 < 2 < 3 }}",
 }
 
+// hostileSeeds are the parse-time probes of issue #23 at sizes the fuzzer
+// takes: chains and nesting just past MaxNesting.
+var hostileSeeds = []string{
+	chain("1", " + 1", 600),
+	chain("x", "|abs", 600),
+	chain("x", ".a", 600),
+	chain("x", " and x", 600),
+	chain("1", " if x else 1", 600),
+	nest("(", "1", ")", 600),
+	nest("[", "1", "]", 600),
+	chain("", "not ", 600) + "1 }}",
+	chain("", "- ", 600) + "1 }}",
+	strings.Repeat("{% if 1 %}", 600) + strings.Repeat("{% endif %}", 600),
+	"{% if x %}" + strings.Repeat("{% elif x %}", 600) + "{% endif %}",
+}
+
 // FuzzParseRender feeds arbitrary template sources to the parser and
 // renderer: they must never panic, must return *Error on failure, and
 // must finish within the limits.
 func FuzzParseRender(f *testing.F) {
 	for _, s := range fuzzSeeds {
+		f.Add(s)
+	}
+	for _, c := range hostileRender {
+		f.Add(c.src)
+	}
+	for _, s := range hostileSeeds {
 		f.Add(s)
 	}
 	vars := fuzzVars()

@@ -94,6 +94,8 @@ var hostileRender = []hostileCase{
 	{"ljust", `{{ 'x'.ljust(2**62) }}`, KindLimit, ""},
 	{"rjust", `{{ 'x'.rjust(2**62, '-') }}`, KindLimit, ""},
 	{"zfill", `{{ 'x'.zfill(2**62) }}`, KindLimit, ""},
+	{"padding work", `{% for i in range(100) %}{% set x = 'x'.center(60000000) ~ 'x'|center(60000000) %}{% endfor %}`, KindLimit, ""},
+	{"zfill negative", `{{ 'x'.zfill(-(2**62)) }}{{ 'x'.ljust(-5) }}{{ 'x'|center(-1) }}`, 0, "xxx"},
 	{"indent", `{{ 'a\nb'|indent(2**62) }}`, KindLimit, ""},
 	{"truncate length", `{{ 'abc'|truncate(2**62) }}`, 0, "abc"},
 	{"truncate negative", `{{ 'abcdefghij'|truncate(-(2**62)) }}`, KindType, ""},
