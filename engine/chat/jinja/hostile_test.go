@@ -93,6 +93,8 @@ var hostileRender = []hostileCase{
 	{"percent string precision", `{{ '%.99999999999999999999s' % 'ab' }}`, KindLimit, ""},
 	{"format width", `{{ '{:9223372036854775807}'.format(1) }}`, KindLimit, ""},
 	{"format precision", `{{ '{:.999999999f}'.format(1.5) }}`, KindLimit, ""},
+	{"percent chr", `{{ '%c' % 2**40 }}`, KindType, ""},
+	{"format chr", `{{ '{:c}'.format(-1) }}`, KindType, ""},
 	{"center", `{{ 'x'|center(2**62) }}`, KindLimit, ""},
 	{"center method", `{{ 'x'.center(9223372036854775807) }}`, KindLimit, ""},
 	{"ljust", `{{ 'x'.ljust(2**62) }}`, KindLimit, ""},

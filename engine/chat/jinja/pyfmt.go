@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -203,6 +204,9 @@ func (s *state) percentFormat(format string, arg Value) (string, error) {
 			spec.zero = false
 		case 'c':
 			if n, ok := asInt(val); ok {
+				if err := checkChr(n); err != nil {
+					return "", err
+				}
 				out = string(rune(n))
 			} else if str, ok := isString(val); ok && utf8.RuneCountInString(str) == 1 {
 				out = str
@@ -390,6 +394,15 @@ func groupDigits(digits string, sep byte, every int) string {
 		b.WriteString(digits[i : i+every])
 	}
 	return b.String()
+}
+
+// checkChr is Python's range check of %c and {:c}: a code point, not a
+// truncated int64.
+func checkChr(n int64) error {
+	if n < 0 || n > unicode.MaxRune {
+		return typeErrorf("%%c arg not in range(0x110000)")
+	}
+	return nil
 }
 
 func formatInt(n int64, spec fmtSpec) string {
@@ -691,6 +704,11 @@ func formatValue(v Value, specStr string) (string, error) {
 			}
 			if _, isB := x.(bool); isB && spec.typ == 0 {
 				return pad(toStr(x), spec), nil
+			}
+			if spec.typ == 'c' {
+				if err := checkChr(n); err != nil {
+					return "", err
+				}
 			}
 			return formatInt(n, spec), nil
 		case 'e', 'E', 'f', 'F', 'g', 'G', '%':
