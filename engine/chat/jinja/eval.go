@@ -86,6 +86,17 @@ func (s *state) countIter(n int64) error {
 	return s.tick()
 }
 
+// checkLen checks that a string being built, n bytes so far, stays within
+// MaxStringBytes, without charging the work budget: a builder charges its
+// result once, with checkStr, when it is done. (Charging every partial
+// length made joining n short strings cost quadratic work.)
+func (s *state) checkLen(n int) error {
+	if n > s.lim.MaxStringBytes {
+		return limitErrorf("string of %d bytes exceeds the limit of %d", n, s.lim.MaxStringBytes)
+	}
+	return nil
+}
+
 // checkStr checks that a string of n bytes may be built, and charges it to
 // the work budget.
 func (s *state) checkStr(n int) error {
@@ -493,13 +504,11 @@ func (s *state) eval(e expr, sc *scope) (Value, error) {
 			if err != nil {
 				return nil, err
 			}
-			if n := b.Len() + len(str); n > s.lim.MaxStringBytes {
-				return nil, s.checkStr(n)
+			if err := s.checkLen(b.Len() + len(str)); err != nil {
+				return nil, err
 			}
 			b.WriteString(str)
 		}
-		// The work is counted once, for the result: counting each partial
-		// string made a long a ~ b ~ c ... cost quadratic work.
 		if err := s.checkStr(b.Len()); err != nil {
 			return nil, err
 		}

@@ -733,9 +733,12 @@ func fJoin(s *state, v Value, args []Value, kw kwargs) (Value, error) {
 			return nil, err
 		}
 		b.WriteString(str)
-		if err := s.checkStr(b.Len()); err != nil {
+		if err := s.checkLen(b.Len()); err != nil {
 			return nil, err
 		}
+	}
+	if err := s.checkStr(b.Len()); err != nil {
+		return nil, err
 	}
 	return b.String(), nil
 }

@@ -460,9 +460,12 @@ func (s *state) strMethod(str string, name string, args []Value, kw kwargs) (Val
 				b.WriteString(str)
 			}
 			b.WriteString(is)
-			if err := s.checkStr(b.Len()); err != nil {
+			if err := s.checkLen(b.Len()); err != nil {
 				return nil, err
 			}
+		}
+		if err := s.checkStr(b.Len()); err != nil {
+			return nil, err
 		}
 		return b.String(), nil
 	case "format":

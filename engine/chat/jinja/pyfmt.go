@@ -266,12 +266,15 @@ func (s *state) percentFormat(format string, arg Value) (string, error) {
 			return "", typeErrorf("unsupported format character '%c'", conv)
 		}
 		b.WriteString(pad(out, spec))
-		if err := s.checkStr(b.Len()); err != nil {
+		if err := s.checkLen(b.Len()); err != nil {
 			return "", err
 		}
 	}
 	if used < len(args) && !usedMapping && !mappingLike {
 		return "", typeErrorf("not all arguments converted during string formatting")
+	}
+	if err := s.checkStr(b.Len()); err != nil {
+		return "", err
 	}
 	return b.String(), nil
 }
@@ -666,9 +669,12 @@ func (s *state) pyFormat(format string, args []Value, kw kwargs) (Value, error) 
 			return nil, err
 		}
 		b.WriteString(out)
-		if err := s.checkStr(b.Len()); err != nil {
+		if err := s.checkLen(b.Len()); err != nil {
 			return nil, err
 		}
+	}
+	if err := s.checkStr(b.Len()); err != nil {
+		return nil, err
 	}
 	return b.String(), nil
 }
