@@ -21,13 +21,15 @@ import (
 //     would exceed it, or fail, is left to run time.
 //   - A render is bounded by the fields below. Every argument that sizes
 //     an allocation is checked against them before allocating: string and
-//     list repetition, |batch and |slice fill, |center, |indent, ljust,
-//     rjust, zfill, expandtabs, join, replace, %-format and str.format
-//     widths (at most 1<<20) and precisions (at most 1<<10), range and
-//     |list; round's precision is clamped as in Python; integer
-//     arithmetic that leaves 64 bits is a KindType error.
-//   - A render that panics (a bug) returns a KindInternal error, with the
-//     stack logged at ERROR.
+//     list repetition, |batch and |slice fill, |center, ljust, rjust,
+//     zfill, join, replace, range and |list. A few have fixed bounds too:
+//     %-format and str.format widths at most 1<<20 and precisions at most
+//     1<<10, |indent width at most 10,000, |tojson indent at most 100,
+//     expandtabs tab size at most 1,000. round's precision is clamped as
+//     in Python; integer arithmetic that leaves 64 bits is a KindType
+//     error.
+//   - A parse or render that panics (a bug) returns a KindInternal
+//     error, with the stack logged at ERROR.
 type Limits struct {
 	// MaxIterations caps loop iterations plus items materialized from
 	// sequences (|list, ranges, string splits), over the whole render.
