@@ -39,6 +39,12 @@ func (t *Template) Source() string { return t.src }
 // json.RawMessage holding a JSON object (its keys keep their order), or
 // Vars. A key that is absent is undefined in the template; a key holding
 // nil is defined and none.
+//
+// Every render has a deadline, Options.Limits.MaxRenderTime (5 s by
+// default; see jinja.Limits for all the bounds): the caps probe at load
+// and each request alike. A template past it fails with an error that
+// matches jinja.ErrLimitExceeded; one whose ctx ends first fails with a
+// canceled error wrapping ctx's.
 func (t *Template) Render(ctx context.Context, vars any) (string, error) {
 	if v, ok := vars.(Vars); ok {
 		vars = nil

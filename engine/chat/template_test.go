@@ -3,9 +3,12 @@ package chat
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"saji/engine/chat/jinja"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // TestConcurrentRenders shares one parsed template between goroutines
@@ -109,4 +112,26 @@ func mustVars(t *testing.T, s string) Vars {
 		t.Fatal(err)
 	}
 	return v
+}
+
+// TestRenderDeadline: a chat template that loops forever fails with a
+// limit error at its render deadline, both through RenderMessages (each
+// request) and Capabilities (the probe at load).
+func TestRenderDeadline(t *testing.T) {
+	src := `{% for i in range(10**12) %}{% set x = i %}{% endfor %}{{ messages[0].content }}`
+	tmpl, err := ParseWithOptions(src, Options{Limits: jinja.Limits{MaxIterations: 1 << 62, MaxRenderTime: 100 * time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err = tmpl.RenderMessages(context.Background(), Request{Messages: []Message{{Role: "user", Content: "hi"}}})
+	if !errors.Is(err, jinja.ErrLimitExceeded) {
+		t.Errorf("RenderMessages: got %v, want a limit error", err)
+	}
+	if _, err := Capabilities(context.Background(), tmpl); err == nil {
+		t.Error("Capabilities: got no error")
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("took %v", d)
+	}
 }

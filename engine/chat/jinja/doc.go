@@ -11,9 +11,13 @@
 // one-shot generators from |map and |select).
 //
 // Templates come from downloaded files, so rendering is sandboxed: no file
-// or network access (include, import and extends are rejected), and every
-// render is bounded in loop iterations, recursion depth, output size and
-// string size (see Limits), and stops when its context.Context is done.
+// or network access (include, import and extends are rejected). Parsing is
+// bounded in source size and syntax-tree depth, and every render in loop
+// iterations, recursion depth, output size, string size, the arguments
+// that size an allocation, and wall time (a deadline of 5 s by default);
+// it also stops when its context.Context is done. Limits documents every
+// bound in one place. A hostile template fails with a KindLimit error; a
+// panic, which would be a bug, is recovered as a KindInternal error.
 //
 // The API is small:
 //

@@ -34,6 +34,9 @@ const (
 	// KindUnsupported: the template needs a feature the sandbox does not
 	// offer (include, import, extends).
 	KindUnsupported
+	// KindInternal: Parse or Render panicked, which is a bug in this
+	// package; the panic was recovered and its stack logged.
+	KindInternal
 )
 
 var kindNames = map[ErrorKind]string{
@@ -46,6 +49,7 @@ var kindNames = map[ErrorKind]string{
 	KindLimit:       "limit exceeded",
 	KindCanceled:    "canceled",
 	KindUnsupported: "unsupported",
+	KindInternal:    "internal error",
 }
 
 func (k ErrorKind) String() string {

@@ -70,8 +70,8 @@ type state struct {
 func (s *state) tick() error {
 	s.ticks++
 	if s.ticks&255 == 0 {
-		if err := s.ctx.Err(); err != nil {
-			return &Error{Kind: KindCanceled, Msg: err.Error(), Err: err}
+		if s.ctx.Err() != nil {
+			return ctxErr(s.ctx, s.lim)
 		}
 	}
 	return nil
@@ -84,6 +84,17 @@ func (s *state) countIter(n int64) error {
 		return limitErrorf("more than %d loop iterations or sequence items", s.lim.MaxIterations)
 	}
 	return s.tick()
+}
+
+// checkLen checks that a string being built, n bytes so far, stays within
+// MaxStringBytes, without charging the work budget: a builder charges its
+// result once, with checkStr, when it is done. (Charging every partial
+// length made joining n short strings cost quadratic work.)
+func (s *state) checkLen(n int) error {
+	if n > s.lim.MaxStringBytes {
+		return limitErrorf("string of %d bytes exceeds the limit of %d", n, s.lim.MaxStringBytes)
+	}
+	return nil
 }
 
 // checkStr checks that a string of n bytes may be built, and charges it to
@@ -104,8 +115,8 @@ func (s *state) enterCall() error {
 	if s.depth > s.lim.MaxRecursion {
 		return limitErrorf("recursion deeper than %d", s.lim.MaxRecursion)
 	}
-	if err := s.ctx.Err(); err != nil {
-		return &Error{Kind: KindCanceled, Msg: err.Error(), Err: err}
+	if s.ctx.Err() != nil {
+		return ctxErr(s.ctx, s.lim)
 	}
 	return nil
 }
@@ -493,10 +504,13 @@ func (s *state) eval(e expr, sc *scope) (Value, error) {
 			if err != nil {
 				return nil, err
 			}
-			if err := s.checkStr(b.Len() + len(str)); err != nil {
+			if err := s.checkLen(b.Len() + len(str)); err != nil {
 				return nil, err
 			}
 			b.WriteString(str)
+		}
+		if err := s.checkStr(b.Len()); err != nil {
+			return nil, err
 		}
 		return b.String(), nil
 	case *compareExpr:
@@ -1026,6 +1040,9 @@ func intOp(op tokKind, a, b int64) (Value, error) {
 		if b == 0 {
 			return nil, typeErrorf("integer division or modulo by zero")
 		}
+		if a == math.MinInt64 && b == -1 {
+			return nil, errIntOverflow()
+		}
 		q := a / b
 		if (a%b != 0) && ((a < 0) != (b < 0)) {
 			q--
@@ -1417,9 +1434,7 @@ func (s *state) evalSlice(obj Value, sl *sliceExpr, sc *scope) (Value, error) {
 		}
 		return res, nil
 	case *rangeValue:
-		start, step, count := sliceParams(o.length(), bounds)
-		first := o.start + start*o.step
-		return &rangeValue{first, first + count*step*o.step, step * o.step}, nil
+		return o.slice(bounds)
 	}
 	return nil, typeErrorf("'%s' object is not subscriptable", typeName(obj))
 }
@@ -1457,13 +1472,18 @@ func sliceParams(n int, b [3]*int64) (start, step, count int64) {
 		start = resolve(b[0], 0, 0, ln)
 		stop = resolve(b[1], ln, 0, ln)
 		if stop > start {
-			count = (stop - start + step - 1) / step
+			// Not (stop-start+step-1)/step: that overflows for a huge step.
+			count = (stop-start-1)/step + 1
 		}
 	} else {
 		start = resolve(b[0], ln-1, -1, ln-1)
 		stop = resolve(b[1], -1, -1, ln-1)
-		if stop < start {
-			count = (start - stop - step - 1) / -step
+		switch {
+		case stop >= start:
+		case step == math.MinInt64: // -step overflows; one item at most
+			count = 1
+		default:
+			count = (start-stop-1)/-step + 1
 		}
 	}
 	return start, step, count
@@ -1596,26 +1616,52 @@ func (s *state) toSlice(v Value) ([]Value, error) {
 // rangeValue is Python's range.
 type rangeValue struct{ start, stop, step int64 }
 
+// length is len(r), capped at math.MaxInt32 (far beyond any iteration
+// limit). The distances are unsigned: stop-start overflows an int64 for
+// range(-2**63, 2**63-1).
 func (r *rangeValue) length() int {
-	var n int64
+	var n uint64
 	if r.step > 0 && r.start < r.stop {
-		n = (r.stop - r.start + r.step - 1) / r.step
+		n = (uint64(r.stop)-uint64(r.start)-1)/uint64(r.step) + 1
 	} else if r.step < 0 && r.start > r.stop {
-		n = (r.start - r.stop - r.step - 1) / -r.step
+		n = (uint64(r.start)-uint64(r.stop)-1)/uint64(-r.step) + 1 // -MinInt64 is 2**63 as uint64
 	}
 	if n > math.MaxInt32 {
-		n = math.MaxInt32 // far beyond any iteration limit
+		n = math.MaxInt32
 	}
 	return int(n)
+}
+
+// slice is r[start:stop:step], a range again; a bound beyond 64 bits is
+// an overflow error.
+func (r *rangeValue) slice(b [3]*int64) (Value, error) {
+	start, step, count := sliceParams(r.length(), b)
+	var err error
+	op := func(op tokKind, a, b int64) int64 {
+		if err != nil {
+			return 0
+		}
+		var v Value
+		v, err = intOp(op, a, b)
+		n, _ := v.(int64)
+		return n
+	}
+	newStep := op(tMul, step, r.step)
+	first := op(tAdd, r.start, op(tMul, start, r.step))
+	stop := op(tAdd, first, op(tMul, count, newStep))
+	if err != nil {
+		return nil, err
+	}
+	return &rangeValue{first, stop, newStep}, nil
 }
 
 func (r *rangeValue) at(i int) Value { return r.start + int64(i)*r.step }
 
 func (r *rangeValue) has(n int64) bool {
 	if r.step > 0 {
-		return n >= r.start && n < r.stop && (n-r.start)%r.step == 0
+		return n >= r.start && n < r.stop && (uint64(n)-uint64(r.start))%uint64(r.step) == 0
 	}
-	return n <= r.start && n > r.stop && (r.start-n)%(-r.step) == 0
+	return n <= r.start && n > r.stop && (uint64(r.start)-uint64(n))%uint64(-r.step) == 0
 }
 
 // generator is a one-shot lazy iterator (what |map, |select and |items

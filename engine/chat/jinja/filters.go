@@ -223,18 +223,18 @@ func fBatch(s *state, v Value, args []Value, kw kwargs) (Value, error) {
 			return nil, err
 		}
 		var out []Value
-		for i := 0; i < len(items); i += int(n) {
-			end := i + int(n)
-			var chunk []Value
-			if end > len(items) {
-				chunk = append(chunk, items[i:]...)
-				if a[1] != nil {
-					for len(chunk) < int(n) {
-						chunk = append(chunk, a[1])
-					}
+		for i := 0; i < len(items); {
+			take := int(min(int64(len(items)-i), n))
+			chunk := append([]Value(nil), items[i:i+take]...)
+			i += take
+			if missing := n - int64(take); missing > 0 && a[1] != nil {
+				// The fill is charged like items: batch(10**10, x) is refused.
+				if err := s.countIter(missing); err != nil {
+					return nil, err
 				}
-			} else {
-				chunk = append(chunk, items[i:end]...)
+				for int64(len(chunk)) < n {
+					chunk = append(chunk, a[1])
+				}
 			}
 			out = append(out, newList(chunk))
 		}
@@ -251,8 +251,10 @@ func fCenter(s *state, v Value, args []Value, kw kwargs) (Value, error) {
 	if !ok {
 		return nil, typeErrorf("integer argument expected")
 	}
-	if w > int64(s.lim.MaxStringBytes) {
-		return nil, limitErrorf("center width %d too large", w)
+	if w > 0 { // the padded string is checked and charged to the work budget
+		if err := s.checkStr(int(min(w, int64(s.lim.MaxStringBytes)+1))); err != nil {
+			return nil, err
+		}
 	}
 	str, err := s.str(v)
 	if err != nil {
@@ -731,9 +733,12 @@ func fJoin(s *state, v Value, args []Value, kw kwargs) (Value, error) {
 			return nil, err
 		}
 		b.WriteString(str)
-		if err := s.checkStr(b.Len()); err != nil {
+		if err := s.checkLen(b.Len()); err != nil {
 			return nil, err
 		}
+	}
+	if err := s.checkStr(b.Len()); err != nil {
+		return nil, err
 	}
 	return b.String(), nil
 }
@@ -1026,33 +1031,70 @@ func fRound(s *state, v Value, args []Value, kw kwargs) (Value, error) {
 	if !ok {
 		return nil, typeErrorf("type %s doesn't define __round__ method", typeName(v))
 	}
-	p := math.Pow(10, float64(prec))
 	switch a[1] {
 	case "common":
 		if !isFloat {
 			i, _ := asInt(v)
-			return i, nil
+			return roundInt(i, prec)
 		}
-		return pyRound(f, int(prec)), nil
-	case "ceil":
-		return math.Ceil(f*p) / p, nil
-	case "floor":
+		return pyRound(f, prec), nil
+	case "ceil", "floor":
+		// Jinja computes value * 10**precision / 10**precision.
+		if prec > 308 {
+			return nil, typeErrorf("int too large to convert to float")
+		}
+		p := math.Pow(10, float64(max(prec, -400)))
+		if p == 0 {
+			return nil, typeErrorf("float division by zero")
+		}
+		if a[1] == "ceil" {
+			return math.Ceil(f*p) / p, nil
+		}
 		return math.Floor(f*p) / p, nil
 	}
 	return nil, typeErrorf("method must be common, ceil or floor")
 }
 
+// roundInt is Python's round(i, n) for ints: exact, half to even.
+func roundInt(i, n int64) (Value, error) {
+	if n >= 0 {
+		return i, nil
+	}
+	if n < -18 { // 10**19 is beyond every int64
+		return int64(0), nil
+	}
+	p := int64(1)
+	for ; n < 0; n++ {
+		p *= 10
+	}
+	q, r := i/p, i%p
+	if r < 0 { // floor division, as Python
+		q, r = q-1, r+p
+	}
+	if 2*r > p || (2*r == p && q%2 != 0) {
+		q++
+	}
+	return intOp(tMul, q, p)
+}
+
 // pyRound is Python's round(x, n) for floats: round half to even on the
-// exact decimal value.
-func pyRound(x float64, n int) float64 {
+// exact decimal value. Like Python, a precision beyond what a float64 can
+// hold returns x (or a zero of x's sign) instead of formatting n digits.
+func pyRound(x float64, n int64) float64 {
 	if math.IsInf(x, 0) || math.IsNaN(x) {
 		return x
+	}
+	switch {
+	case n > 323: // Python's NDIGITS_MAX: (DBL_MANT_DIG - DBL_MIN_EXP) * log10(2)
+		return x
+	case n < -308: // NDIGITS_MIN
+		return math.Copysign(0, x)
 	}
 	if n < 0 {
 		p := math.Pow(10, float64(-n))
 		return math.RoundToEven(x/p) * p
 	}
-	s := strconv.FormatFloat(x, 'f', n, 64) // correctly rounded, half-even on exact value
+	s := strconv.FormatFloat(x, 'f', int(n), 64) // correctly rounded, half-even on exact value
 	f, _ := strconv.ParseFloat(s, 64)
 	return f
 }
@@ -1071,8 +1113,13 @@ func fSlice(s *state, v Value, args []Value, kw kwargs) (Value, error) {
 		return nil, err
 	}
 	n, ok := asInt(a[0])
-	if !ok || n <= 0 || n > 1<<20 {
+	if !ok || n <= 0 {
 		return nil, typeErrorf("slices must be a positive integer")
+	}
+	// Each slice is a list, and with fill_with one item more: charged like
+	// items, so that slice(10**10) is refused.
+	if err := s.countIter(n); err != nil {
+		return nil, err
 	}
 	return lazyGen(func() (*generator, error) { return sliceFilter(s, v, n, a[1]) }), nil
 }
@@ -1284,7 +1331,7 @@ func fTruncate(s *state, v Value, args []Value, kw kwargs) (Value, error) {
 			return nil, err
 		}
 		if l, ok := asInt(a[0]); ok {
-			if lw, ok := asInt(a[3]); ok && int64(n) <= l+lw {
+			if lw, ok := asInt(a[3]); ok && lw >= 0 && int64(n)-lw <= l {
 				return v, nil
 			}
 		}
@@ -1301,7 +1348,7 @@ func fTruncate(s *state, v Value, args []Value, kw kwargs) (Value, error) {
 	if !ok1 || !ok2 || length < endLen || leeway < 0 {
 		return nil, typeErrorf("invalid truncate arguments")
 	}
-	if int64(len(str)) <= length+leeway {
+	if int64(len(str))-leeway <= length { // not length+leeway: that overflows
 		return string(str), nil
 	}
 	cut := string(str[:length-endLen])

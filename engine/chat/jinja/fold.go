@@ -38,22 +38,56 @@ var foldLimits = Limits{
 // expression would cost quadratic time at parse time.)
 const maxFoldSteps = 200_000
 
-type folder struct{ s *state }
+// folder folds the constant expressions of one template.
+type folder struct {
+	s *state
+	// failed holds the expressions whose evaluation failed (a variable, a
+	// call, an error): an expression that must evaluate such a child fails
+	// too, so it is not evaluated again. Without this a chain x|f|g|...
+	// re-evaluated its whole left side at each link: quadratic time.
+	failed map[expr]bool
+}
 
 func newFolder() *folder {
 	s := &state{ctx: context.Background(), lim: foldLimits, constMode: true}
-	return &folder{s: s}
+	return &folder{s: s, failed: map[expr]bool{}}
 }
 
 // eval evaluates e at parse time. The work and iteration counters are
-// shared by all the template's folding, so they bound it as a whole.
-func (f *folder) eval(e expr) (Value, bool) {
-	if f.s.foldSteps > maxFoldSteps || f.s.iters > f.s.lim.MaxIterations || f.s.work > f.s.lim.MaxWorkBytes {
+// shared by all the template's folding, so they bound it as a whole. An
+// evaluation that fails, or panics on a bug, leaves e to run time, where
+// the error happens only if that branch runs.
+func (f *folder) eval(e expr) (v Value, ok bool) {
+	if f.failed[e] || f.s.foldSteps > maxFoldSteps || f.s.iters > f.s.lim.MaxIterations || f.s.work > f.s.lim.MaxWorkBytes {
 		return nil, false
 	}
+	defer func() {
+		if r := recover(); r != nil {
+			v, ok = nil, false
+		}
+		if !ok {
+			f.failed[e] = true
+		}
+	}()
 	f.s.depth = 0
 	v, err := f.s.eval(e, nil)
 	return v, err == nil
+}
+
+// mustFail reports whether evaluating e is bound to fail because a child
+// it always evaluates failed. And, or and conditional expressions may
+// skip a child, so a failed child says nothing about them.
+func (f *folder) mustFail(e expr, children []*expr) bool {
+	switch e.(type) {
+	case *andExpr, *orExpr, *condExpr:
+		return false
+	}
+	for _, c := range children {
+		if f.failed[*c] {
+			return true
+		}
+	}
+	return false
 }
 
 // hasSafeRepr is Jinja's has_safe_repr: values that can be written back
@@ -88,11 +122,24 @@ func (f *folder) expr(e expr) expr {
 	if e == nil {
 		return nil
 	}
-	for _, ref := range childRefs(e) {
+	children := childRefs(e)
+	for _, ref := range children {
 		*ref = f.expr(*ref)
 	}
 	switch e.(type) {
-	case *constExpr, *nameExpr, *nsRefExpr, *sliceExpr, *callExpr:
+	case *constExpr:
+		return e
+	case *nameExpr, *nsRefExpr, *callExpr:
+		f.failed[e] = true
+		return e
+	case *sliceExpr:
+		if f.mustFail(e, children) {
+			f.failed[e] = true
+		}
+		return e
+	}
+	if f.mustFail(e, children) {
+		f.failed[e] = true
 		return e
 	}
 	if v, ok := f.eval(e); ok && hasSafeRepr(v, 0) {

@@ -3,6 +3,7 @@ package jinja
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -29,6 +30,17 @@ var fuzzSeeds = []string{
 	"{{ 'ab' * 3 }}{{ 7 // 2 }}{{ 2 ** 10 }}{{ -1.5|abs }}{{ 1 < 2 < 3 }}",
 }
 
+// hostileSeeds are the parse-time probes of issue #23 at sizes the fuzzer
+// takes: nesting just past MaxNesting (hostileChains adds the chains).
+var hostileSeeds = []string{
+	nest("(", "1", ")", 600),
+	nest("[", "1", "]", 600),
+	chain("", "not ", 600) + "1 }}",
+	chain("", "- ", 600) + "1 }}",
+	strings.Repeat("{% if 1 %}", 600) + strings.Repeat("{% endif %}", 600),
+	"{% if x %}" + strings.Repeat("{% elif x %}", 600) + "{% endif %}",
+}
+
 // FuzzParseRender feeds arbitrary template sources to the parser and
 // renderer: they must never panic, must return *Error on failure, and
 // must finish within the limits.
@@ -36,8 +48,18 @@ func FuzzParseRender(f *testing.F) {
 	for _, s := range fuzzSeeds {
 		f.Add(s)
 	}
+	for _, c := range hostileRender {
+		f.Add(c.src)
+	}
+	for _, s := range hostileSeeds {
+		f.Add(s)
+	}
+	for _, c := range hostileChains(MaxNesting + 100) {
+		f.Add(c.src)
+	}
 	vars := fuzzVars()
-	lim := Limits{MaxIterations: 20_000, MaxRecursion: 50, MaxOutputBytes: 1 << 20, MaxStringBytes: 1 << 20, MaxWorkBytes: 8 << 20}
+	lim := Limits{MaxIterations: 20_000, MaxRecursion: 50, MaxOutputBytes: 1 << 20, MaxStringBytes: 1 << 20, MaxWorkBytes: 8 << 20,
+		MaxRenderTime: time.Second}
 	f.Fuzz(func(t *testing.T, src string) {
 		if len(src) > 1<<16 {
 			return
@@ -54,12 +76,12 @@ func FuzzParseRender(f *testing.F) {
 			}
 			return
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
 		start = time.Now()
-		out, err := tmpl.Render(ctx, vars)
-		if d := time.Since(start); d > 10*time.Second {
-			t.Fatalf("render took %v", d)
+		out, err := tmpl.Render(context.Background(), vars)
+		// The render's own deadline must stop it: a render that runs far
+		// past it is a loop that never checks the context.
+		if d := time.Since(start); d > 5*lim.MaxRenderTime {
+			t.Fatalf("render took %v, past its deadline of %v", d, lim.MaxRenderTime)
 		}
 		if err != nil {
 			var e *Error

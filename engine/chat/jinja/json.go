@@ -112,7 +112,7 @@ func (s *state) writeJSON(b *strings.Builder, v Value, o *jsonOpts, depth int) e
 	if depth > maxReprDepth {
 		return typeErrorf("ValueError: Circular reference detected")
 	}
-	if err := s.checkStr(b.Len()); err != nil {
+	if err := s.checkLen(b.Len()); err != nil { // the caller charges the result
 		return err
 	}
 	switch x := v.(type) {
@@ -131,7 +131,7 @@ func (s *state) writeJSON(b *strings.Builder, v Value, o *jsonOpts, depth int) e
 	case string, markup:
 		str, _ := isString(x)
 		// The escaped text is at least as long as the string.
-		if err := s.checkStr(b.Len() + len(str)); err != nil {
+		if err := s.checkLen(b.Len() + len(str)); err != nil {
 			return err
 		}
 		writeJSONString(b, str, o.ensureASCII)

@@ -460,9 +460,12 @@ func (s *state) strMethod(str string, name string, args []Value, kw kwargs) (Val
 				b.WriteString(str)
 			}
 			b.WriteString(is)
-			if err := s.checkStr(b.Len()); err != nil {
+			if err := s.checkLen(b.Len()); err != nil {
 				return nil, err
 			}
+		}
+		if err := s.checkStr(b.Len()); err != nil {
+			return nil, err
 		}
 		return b.String(), nil
 	case "format":
@@ -475,8 +478,10 @@ func (s *state) strMethod(str string, name string, args []Value, kw kwargs) (Val
 		if !ok {
 			return nil, typeErrorf("integer argument expected")
 		}
-		if w > int64(s.lim.MaxStringBytes) {
-			return nil, limitErrorf("width %d too large", w)
+		if w > 0 { // the padded string is checked and charged to the work budget
+			if err := s.checkStr(int(min(w, int64(s.lim.MaxStringBytes)+1))); err != nil {
+				return nil, err
+			}
 		}
 		fill := " "
 		if len(args) == 2 {
@@ -501,8 +506,10 @@ func (s *state) strMethod(str string, name string, args []Value, kw kwargs) (Val
 		if !ok {
 			return nil, typeErrorf("integer argument expected")
 		}
-		if w > int64(s.lim.MaxStringBytes) {
-			return nil, limitErrorf("width %d too large", w)
+		if w > 0 { // the padded string is checked and charged to the work budget
+			if err := s.checkStr(int(min(w, int64(s.lim.MaxStringBytes)+1))); err != nil {
+				return nil, err
+			}
 		}
 		n := utf8.RuneCountInString(str)
 		if int(w) <= n {

@@ -16,11 +16,23 @@ type parser struct {
 	depth     int // expression nesting, bounded against hostile input
 }
 
-// maxParseDepth bounds the nesting of expressions and blocks so that the
-// recursive-descent parser cannot exhaust the stack.
-const maxParseDepth = 500
+// Parse-time bounds (see Limits for all the bounds in one place).
+const (
+	// MaxTemplateBytes bounds the size of a template source. The largest
+	// real chat templates are tens of kilobytes.
+	MaxTemplateBytes = 1 << 20
+	// MaxNesting bounds the depth of the syntax tree: nested blocks,
+	// brackets and unary operators, and the links of left-deep chains
+	// (a + b + c, x|f|g, x.a[0](), elif), each of which makes the tree one
+	// level deeper. The parser, the folder and the evaluator recurse on
+	// the tree, so this bound is what keeps them off the stack's limit.
+	MaxNesting = 500
+)
 
 func parse(src string) ([]node, error) {
+	if len(src) > MaxTemplateBytes {
+		return nil, limitErrorf("template of %d bytes is larger than the limit of %d bytes", len(src), MaxTemplateBytes)
+	}
 	toks, err := tokenize(normalizeSource(src))
 	if err != nil {
 		return nil, err
@@ -100,15 +112,32 @@ func (p *parser) expectName(s string) error {
 	return nil
 }
 
+// enter counts one more level of nesting; past MaxNesting it fails with a
+// limit error. Every enter is matched by a leave.
 func (p *parser) enter() error {
 	p.depth++
-	if p.depth > maxParseDepth {
-		return p.failf("template nested too deeply")
+	if p.depth > MaxNesting {
+		e := limitErrorf("template nested too deeply (more than %d levels of blocks, brackets, operators or chained filters)", MaxNesting)
+		e.Line = p.cur().line
+		return e
 	}
 	return nil
 }
 
+// leave undoes one enter.
 func (p *parser) leave() { p.depth-- }
+
+// link counts one more link of a left-deep chain (a + b + c, x|f|g,
+// x.a[0](), elif): each makes the tree one level deeper for the folder and
+// the evaluator, so links count against MaxNesting like nesting does,
+// until the function that builds the chain returns and calls unlink.
+func (p *parser) link(links *int) error {
+	*links++
+	return p.enter()
+}
+
+// unlink undoes the links a chain counted.
+func (p *parser) unlink(links *int) { p.depth -= *links }
 
 // subparse parses statements and data until a block tag whose name is in
 // end (left as the current token) or the end of input.
@@ -317,6 +346,8 @@ func (p *parser) parseFor() (node, error) {
 }
 
 func (p *parser) parseIf() (node, error) {
+	links := 0
+	defer p.unlink(&links)
 	line := p.next().line
 	saved := p.soft
 	p.soft = true
@@ -333,6 +364,9 @@ func (p *parser) parseIf() (node, error) {
 		}
 		t := p.next()
 		if t.str == "elif" {
+			if err := p.link(&links); err != nil {
+				return nil, err
+			}
 			elif := &ifNode{pos: pos{p.cur().line}}
 			n.elseBody = []node{elif}
 			n = elif
@@ -578,12 +612,17 @@ func (p *parser) parseExpression(withCond bool) (expr, error) {
 }
 
 func (p *parser) parseCondExpr() (expr, error) {
+	links := 0
+	defer p.unlink(&links)
 	line := p.cur().line
 	e1, err := p.parseOr()
 	if err != nil {
 		return nil, err
 	}
 	for p.skipName("if") {
+		if err := p.link(&links); err != nil {
+			return nil, err
+		}
 		saved := p.soft
 		p.soft = true
 		e2, err := p.parseOr()
@@ -604,12 +643,17 @@ func (p *parser) parseCondExpr() (expr, error) {
 }
 
 func (p *parser) parseOr() (expr, error) {
+	links := 0
+	defer p.unlink(&links)
 	line := p.cur().line
 	l, err := p.parseAnd()
 	if err != nil {
 		return nil, err
 	}
 	for p.skipName("or") {
+		if err := p.link(&links); err != nil {
+			return nil, err
+		}
 		r, err := p.parseAnd()
 		if err != nil {
 			return nil, err
@@ -621,12 +665,17 @@ func (p *parser) parseOr() (expr, error) {
 }
 
 func (p *parser) parseAnd() (expr, error) {
+	links := 0
+	defer p.unlink(&links)
 	line := p.cur().line
 	l, err := p.parseNot()
 	if err != nil {
 		return nil, err
 	}
 	for p.skipName("and") {
+		if err := p.link(&links); err != nil {
+			return nil, err
+		}
 		r, err := p.parseNot()
 		if err != nil {
 			return nil, err
@@ -689,12 +738,17 @@ func (p *parser) parseCompare() (expr, error) {
 }
 
 func (p *parser) parseMath1() (expr, error) {
+	links := 0
+	defer p.unlink(&links)
 	line := p.cur().line
 	l, err := p.parseConcat()
 	if err != nil {
 		return nil, err
 	}
 	for k := p.cur().kind; k == tAdd || k == tSub; k = p.cur().kind {
+		if err := p.link(&links); err != nil {
+			return nil, err
+		}
 		p.next()
 		r, err := p.parseConcat()
 		if err != nil {
@@ -727,12 +781,17 @@ func (p *parser) parseConcat() (expr, error) {
 }
 
 func (p *parser) parseMath2() (expr, error) {
+	links := 0
+	defer p.unlink(&links)
 	line := p.cur().line
 	l, err := p.parsePow()
 	if err != nil {
 		return nil, err
 	}
 	for k := p.cur().kind; k == tMul || k == tDiv || k == tFloorDiv || k == tMod; k = p.cur().kind {
+		if err := p.link(&links); err != nil {
+			return nil, err
+		}
 		p.next()
 		r, err := p.parsePow()
 		if err != nil {
@@ -745,12 +804,17 @@ func (p *parser) parseMath2() (expr, error) {
 }
 
 func (p *parser) parsePow() (expr, error) {
+	links := 0
+	defer p.unlink(&links)
 	line := p.cur().line
 	l, err := p.parseUnary(true)
 	if err != nil {
 		return nil, err
 	}
 	for p.skip(tPow) {
+		if err := p.link(&links); err != nil {
+			return nil, err
+		}
 		r, err := p.parseUnary(true)
 		if err != nil {
 			return nil, err
@@ -965,7 +1029,12 @@ func (p *parser) parseDict() (expr, error) {
 }
 
 func (p *parser) parsePostfix(n expr) (expr, error) {
+	links := 0
+	defer p.unlink(&links)
 	for {
+		if err := p.link(&links); err != nil {
+			return nil, err
+		}
 		var err error
 		switch p.cur().kind {
 		case tDot, tLBracket:
@@ -982,7 +1051,12 @@ func (p *parser) parsePostfix(n expr) (expr, error) {
 }
 
 func (p *parser) parseFilterExpr(n expr) (expr, error) {
+	links := 0
+	defer p.unlink(&links)
 	for {
+		if err := p.link(&links); err != nil {
+			return nil, err
+		}
 		var err error
 		switch {
 		case p.cur().kind == tPipe:
@@ -1154,7 +1228,12 @@ func (p *parser) parseCall(n expr) (expr, error) {
 }
 
 func (p *parser) parseFilter(n expr, startInline bool) (expr, error) {
+	links := 0
+	defer p.unlink(&links)
 	for p.cur().kind == tPipe || startInline {
+		if err := p.link(&links); err != nil {
+			return nil, err
+		}
 		if !startInline {
 			p.next()
 		}

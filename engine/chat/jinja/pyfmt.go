@@ -6,10 +6,18 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
 // percentFormat is Python's printf-style "fmt % arg".
+// Bounds of %-format and str.format specs (see Limits): a width pads, a
+// precision pads digits, and both would otherwise size an allocation.
+const (
+	maxFormatWidth     = 1 << 20
+	maxFormatPrecision = 1 << 10
+)
+
 func (s *state) percentFormat(format string, arg Value) (string, error) {
 	var args []Value
 	var mapping *Dict
@@ -105,6 +113,9 @@ func (s *state) percentFormat(format string, arg Value) (string, error) {
 			if !ok {
 				return "", typeErrorf("* wants int")
 			}
+			if w > maxFormatWidth || w < -maxFormatWidth {
+				return "", limitErrorf("format width %d is beyond the limit of %d", w, maxFormatWidth)
+			}
 			if w < 0 {
 				spec.align, w = '<', -w
 			}
@@ -113,7 +124,7 @@ func (s *state) percentFormat(format string, arg Value) (string, error) {
 		} else {
 			for i < len(format) && format[i] >= '0' && format[i] <= '9' {
 				spec.width = spec.width*10 + int(format[i]-'0')
-				if spec.width > 1<<20 {
+				if spec.width > maxFormatWidth {
 					return "", limitErrorf("format width too large")
 				}
 				i++
@@ -129,12 +140,15 @@ func (s *state) percentFormat(format string, arg Value) (string, error) {
 					return "", err
 				}
 				p, _ := asInt(v)
-				spec.prec = int(p)
+				if p > maxFormatPrecision {
+					return "", limitErrorf("format precision %d is beyond the limit of %d", p, maxFormatPrecision)
+				}
+				spec.prec = int(max(p, 0)) // Python reads a negative * precision as 0
 				i++
 			} else {
 				for i < len(format) && format[i] >= '0' && format[i] <= '9' {
 					spec.prec = spec.prec*10 + int(format[i]-'0')
-					if spec.prec > 1<<10 {
+					if spec.prec > maxFormatPrecision {
 						return "", limitErrorf("format precision too large")
 					}
 					i++
@@ -190,6 +204,9 @@ func (s *state) percentFormat(format string, arg Value) (string, error) {
 			spec.zero = false
 		case 'c':
 			if n, ok := asInt(val); ok {
+				if err := checkChr(n); err != nil {
+					return "", err
+				}
 				out = string(rune(n))
 			} else if str, ok := isString(val); ok && utf8.RuneCountInString(str) == 1 {
 				out = str
@@ -249,12 +266,15 @@ func (s *state) percentFormat(format string, arg Value) (string, error) {
 			return "", typeErrorf("unsupported format character '%c'", conv)
 		}
 		b.WriteString(pad(out, spec))
-		if err := s.checkStr(b.Len()); err != nil {
+		if err := s.checkLen(b.Len()); err != nil {
 			return "", err
 		}
 	}
 	if used < len(args) && !usedMapping && !mappingLike {
 		return "", typeErrorf("not all arguments converted during string formatting")
+	}
+	if err := s.checkStr(b.Len()); err != nil {
+		return "", err
 	}
 	return b.String(), nil
 }
@@ -377,6 +397,15 @@ func groupDigits(digits string, sep byte, every int) string {
 		b.WriteString(digits[i : i+every])
 	}
 	return b.String()
+}
+
+// checkChr is Python's range check of %c and {:c}: a code point, not a
+// truncated int64.
+func checkChr(n int64) error {
+	if n < 0 || n > unicode.MaxRune {
+		return typeErrorf("%%c arg not in range(0x110000)")
+	}
+	return nil
 }
 
 func formatInt(n int64, spec fmtSpec) string {
@@ -640,9 +669,12 @@ func (s *state) pyFormat(format string, args []Value, kw kwargs) (Value, error) 
 			return nil, err
 		}
 		b.WriteString(out)
-		if err := s.checkStr(b.Len()); err != nil {
+		if err := s.checkLen(b.Len()); err != nil {
 			return nil, err
 		}
+	}
+	if err := s.checkStr(b.Len()); err != nil {
+		return nil, err
 	}
 	return b.String(), nil
 }
@@ -678,6 +710,11 @@ func formatValue(v Value, specStr string) (string, error) {
 			}
 			if _, isB := x.(bool); isB && spec.typ == 0 {
 				return pad(toStr(x), spec), nil
+			}
+			if spec.typ == 'c' {
+				if err := checkChr(n); err != nil {
+					return "", err
+				}
 			}
 			return formatInt(n, spec), nil
 		case 'e', 'E', 'f', 'F', 'g', 'G', '%':
@@ -737,7 +774,7 @@ func parseFormatSpec(s string) (fmtSpec, error) {
 	}
 	for i < len(rs) && rs[i] >= '0' && rs[i] <= '9' {
 		spec.width = spec.width*10 + int(rs[i]-'0')
-		if spec.width > 1<<20 {
+		if spec.width > maxFormatWidth {
 			return spec, limitErrorf("format width too large")
 		}
 		i++
@@ -752,7 +789,7 @@ func parseFormatSpec(s string) (fmtSpec, error) {
 		start := i
 		for i < len(rs) && rs[i] >= '0' && rs[i] <= '9' {
 			spec.prec = spec.prec*10 + int(rs[i]-'0')
-			if spec.prec > 1<<10 {
+			if spec.prec > maxFormatPrecision {
 				return spec, limitErrorf("format precision too large")
 			}
 			i++

@@ -58,9 +58,9 @@ func TestSandboxLimits(t *testing.T) {
 		{"extends", `{% extends 'base.jinja' %}`, nil, Limits{}, KindUnsupported},
 		{"mutating method", `{% set l = [] %}{{ l.append(1) }}`, nil, Limits{}, KindSecurity},
 		{"dunder attribute", `{{ ''.__class__.__mro__ }}`, nil, Limits{}, KindSecurity},
-		{"deep parens", strings.Repeat("{{ ", 1) + strings.Repeat("(", 5000) + "1" + strings.Repeat(")", 5000) + " }}", nil, Limits{}, KindSyntax},
-		{"deep nots", "{{ " + strings.Repeat("not ", 5000) + "1 }}", nil, Limits{}, KindSyntax},
-		{"deep blocks", strings.Repeat("{% if 1 %}", 2000) + strings.Repeat("{% endif %}", 2000), nil, Limits{}, KindSyntax},
+		{"deep parens", strings.Repeat("{{ ", 1) + strings.Repeat("(", 5000) + "1" + strings.Repeat(")", 5000) + " }}", nil, Limits{}, KindLimit},
+		{"deep nots", "{{ " + strings.Repeat("not ", 5000) + "1 }}", nil, Limits{}, KindLimit},
+		{"deep blocks", strings.Repeat("{% if 1 %}", 2000) + strings.Repeat("{% endif %}", 2000), nil, Limits{}, KindLimit},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -2,12 +2,34 @@ package jinja
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
+	"runtime/debug"
 	"time"
 )
 
 // Limits bound one render so that a hostile template cannot hang or
-// exhaust the process. Zero fields take the defaults.
+// exhaust the process. Zero fields take the defaults. This is the one
+// place that lists every bound of the package:
+//
+//   - Parse refuses a source over MaxTemplateBytes (1 MiB) and a syntax
+//     tree deeper than MaxNesting (500 levels: nested blocks, brackets
+//     and unary operators, and each link of a chain such as a + b + c,
+//     x|f|g, x.a[0]() or an elif), with a KindLimit error. Constant
+//     folding at parse time has its own small budget; an expression that
+//     would exceed it, or fail, is left to run time.
+//   - A render is bounded by the fields below. Every argument that sizes
+//     an allocation is checked against them before allocating: string and
+//     list repetition, |batch and |slice fill, |center, ljust, rjust,
+//     zfill, join, replace, range and |list. A few have fixed bounds too:
+//     %-format and str.format widths at most 1<<20 and precisions at most
+//     1<<10, |indent width at most 10,000, |tojson indent at most 100,
+//     expandtabs tab size at most 1,000. round's precision is clamped as
+//     in Python; integer arithmetic that leaves 64 bits is a KindType
+//     error.
+//   - A parse or render that panics (a bug) returns a KindInternal
+//     error, with the stack logged at ERROR.
 type Limits struct {
 	// MaxIterations caps loop iterations plus items materialized from
 	// sequences (|list, ranges, string splits), over the whole render.
@@ -25,6 +47,11 @@ type Limits struct {
 	// MaxWorkBytes caps the total bytes of strings built during a render.
 	// Default 1 GiB.
 	MaxWorkBytes int64
+	// MaxRenderTime caps the wall time of one render, checked in every
+	// loop, call and long-running builtin; past it the render fails with a
+	// KindLimit error. The caller's context can end it sooner (a
+	// KindCanceled error). Default 5 s.
+	MaxRenderTime time.Duration
 }
 
 // DefaultLimits returns the limits used for zero fields.
@@ -35,6 +62,7 @@ func DefaultLimits() Limits {
 		MaxOutputBytes: 64 << 20,
 		MaxStringBytes: 64 << 20,
 		MaxWorkBytes:   1 << 30,
+		MaxRenderTime:  5 * time.Second,
 	}
 }
 
@@ -55,6 +83,9 @@ func (l Limits) withDefaults() Limits {
 	if l.MaxWorkBytes <= 0 {
 		l.MaxWorkBytes = d.MaxWorkBytes
 	}
+	if l.MaxRenderTime <= 0 {
+		l.MaxRenderTime = d.MaxRenderTime
+	}
 	return l
 }
 
@@ -74,7 +105,8 @@ type Template struct {
 }
 
 // Parse compiles a template source. Zero limits in opts take the defaults.
-func Parse(src string, opts Options) (*Template, error) {
+func Parse(src string, opts Options) (t *Template, err error) {
+	defer recoverInternal("parse", &err)
 	body, err := parse(src)
 	if err != nil {
 		return nil, err
@@ -88,7 +120,11 @@ func Parse(src string, opts Options) (*Template, error) {
 // json.RawMessage holding a JSON object (keys keep their order) or a *Dict.
 // A key that is absent is undefined in the template; a key holding nil is
 // defined and none.
-func (t *Template) Render(ctx context.Context, vars any) (string, error) {
+//
+// The render stops at its deadline (Limits.MaxRenderTime) or when ctx is
+// done, whichever comes first.
+func (t *Template) Render(ctx context.Context, vars any) (out string, err error) {
+	defer recoverInternal("render", &err)
 	var d *Dict
 	switch v := vars.(type) {
 	case *Dict:
@@ -108,6 +144,8 @@ func (t *Template) Render(ctx context.Context, vars any) (string, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	ctx, cancel := context.WithTimeoutCause(ctx, t.opts.Limits.MaxRenderTime, errRenderTime)
+	defer cancel()
 	now := t.opts.Now
 	if now == nil {
 		now = time.Now
@@ -121,4 +159,31 @@ func (t *Template) Render(ctx context.Context, vars any) (string, error) {
 		return "", err
 	}
 	return w.String(), nil
+}
+
+// errRenderTime is the cause of a render's context when its own deadline
+// (Limits.MaxRenderTime) ends it.
+var errRenderTime = errors.New("jinja: render deadline")
+
+// ctxErr is the error of a render whose context is done: a KindLimit
+// error when the render's own deadline passed, KindCanceled when the
+// caller canceled it or its deadline passed first.
+func ctxErr(ctx context.Context, lim Limits) *Error {
+	err := ctx.Err()
+	if context.Cause(ctx) == errRenderTime {
+		return &Error{Kind: KindLimit, Msg: fmt.Sprintf("render took longer than %v", lim.MaxRenderTime), Err: err}
+	}
+	return &Error{Kind: KindCanceled, Msg: err.Error(), Err: err}
+}
+
+// recoverInternal is the last line of defence of Parse and Render: a
+// panic is a bug, but it must not take the process down, so it becomes a
+// KindInternal error in *err and the stack is logged at ERROR.
+func recoverInternal(op string, err *error) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	slog.Error("jinja: panic during "+op, "panic", r, "stack", string(debug.Stack()))
+	*err = &Error{Kind: KindInternal, Msg: fmt.Sprintf("internal error during %s: %v", op, r)}
 }
