@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"saji/engine/chat"
+	"saji/engine/chat/jinja"
 	"saji/engine/fit"
 	"saji/engine/gguf"
 	"saji/engine/model"
@@ -193,8 +194,14 @@ func load(ctx context.Context, h *header, opts LoadOptions) (*Model, error) {
 		}
 	}
 	caps, err := chat.Capabilities(ctx, tmpl)
-	if err != nil {
-		caps = chat.Caps{}
+	var jerr *jinja.Error
+	switch {
+	case errors.Is(err, jinja.ErrLimitExceeded), errors.As(err, &jerr) && jerr.Kind == jinja.KindInternal:
+		// A template that runs past its bounds on a one-message chat (a
+		// hostile file) would fail every request: refused here, with why.
+		return fail(fmt.Errorf("the chat template: %w", err))
+	case err != nil:
+		caps = chat.Caps{} // it cannot chat; raw completions still work
 	}
 	cfg := opts.Scheduler
 	if cfg.ModelID == "" {

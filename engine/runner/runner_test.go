@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -17,6 +18,7 @@ import (
 	"saji/engine/offload"
 	"saji/engine/sample"
 	"saji/engine/scheduler"
+	"saji/engine/synth"
 	"saji/engine/synth/synthtest"
 )
 
@@ -429,5 +431,36 @@ func TestPromptBytes(t *testing.T) {
 		if bySize != (n > most) || (err != nil && !errors.Is(err, ErrContextLength)) {
 			t.Errorf("%d bytes (most %d): %v", n, most, err)
 		}
+	}
+}
+
+// TestLoadHostileTemplate checks that a model whose chat template runs
+// past its bounds on any chat is refused at load, with the reason, while
+// one that merely cannot chat still loads for raw completions.
+func TestLoadHostileTemplate(t *testing.T) {
+	tests := []struct {
+		name, tmpl string
+		want       string // "" loads
+	}{
+		{"loops without end", `{% for i in range(10**12) %}{% for j in range(10**12) %}x{% endfor %}{% endfor %}`, "limit exceeded"},
+		{"refuses every chat", `{{ raise_exception("no chat here") }}`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "m.gguf")
+			if err := synth.WriteChat(context.Background(), path, "q8_0", tt.tmpl, nil, 1); err != nil {
+				t.Fatal(err)
+			}
+			m, err := Load(context.Background(), path, LoadOptions{Threads: 1})
+			if m != nil {
+				defer m.Close()
+			}
+			switch {
+			case tt.want == "" && err != nil:
+				t.Errorf("refused: %v", err)
+			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "chat template")):
+				t.Errorf("load: %v, want an error about the chat template with %q", err, tt.want)
+			}
+		})
 	}
 }
