@@ -25,13 +25,24 @@ func (m *Model) longestToken() int {
 }
 
 // checkPromptBytes refuses, before it is tokenized, a prompt text that no
-// tokenization could fit in the context: more bytes than the context's
-// tokens times the longest token. Tokenizing a hostile 30 MB prompt only
-// to refuse it took seconds and hundreds of megabytes.
+// tokenization could fit in the context (more bytes than the context's
+// tokens times the longest token), once it is also large (promptBytesFloor):
+// tokenizing a hostile 30 MB prompt only to refuse it took seconds and
+// hundreds of megabytes, while a prompt of ordinary size gets the
+// tokenizer's count and the usual message.
 func (m *Model) checkPromptBytes(text string) error {
-	if most := m.Info.Context * m.longestToken(); len(text) > most {
-		return fmt.Errorf("%w: the prompt is %d bytes, more than the context of %d tokens can hold (at most %d bytes); "+
-			"shorten it or raise the context length", ErrContextLength, len(text), m.Info.Context, most)
+	if most := m.promptBytesMost(); len(text) > most {
+		return fmt.Errorf("%w: the prompt is %d bytes, more than the context of %d tokens can hold (at most %d bytes); shorten it or %s",
+			ErrContextLength, len(text), m.Info.Context, most, contextHint)
 	}
 	return nil
 }
+
+// promptBytesMost is the longest prompt text checkPromptBytes lets through.
+func (m *Model) promptBytesMost() int {
+	return max(m.Info.Context*m.longestToken(), promptBytesFloor)
+}
+
+// promptBytesFloor is the prompt size below which the tokenizer decides:
+// a few milliseconds of work.
+const promptBytesFloor = 1 << 20

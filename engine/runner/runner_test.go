@@ -68,8 +68,8 @@ func TestStartValidates(t *testing.T) {
 		{"prompt over the context", Request{Model: "tiny", Prompt: long}, ErrContextLength},
 		// Refused by its size, before tokenizing: the bytes of any
 		// tokenization that fits are far fewer.
-		{"a huge prompt", Request{Model: "tiny", Prompt: strings.Repeat("x", 1<<20)}, ErrContextLength},
-		{"a huge chat", Request{Model: "tiny", Messages: []chat.Message{{Role: "user", Content: strings.Repeat("x", 1<<20)}}}, ErrContextLength},
+		{"a huge prompt", Request{Model: "tiny", Prompt: strings.Repeat("x", 2<<20)}, ErrContextLength},
+		{"a huge chat", Request{Model: "tiny", Messages: []chat.Message{{Role: "user", Content: strings.Repeat("x", 2<<20)}}}, ErrContextLength},
 		{"max tokens over the context", Request{Model: "tiny", Prompt: "hi", MaxTokens: 500}, ErrContextLength},
 		{"prompt over the request's context", Request{Model: "tiny", Prompt: "the cat sat on the mat", Context: 4, CutAtContext: true}, ErrContextLength},
 		{"max tokens over the request's context", Request{Model: "tiny", Prompt: "hi", Context: 16, MaxTokens: 100}, ErrContextLength},
@@ -424,7 +424,7 @@ func TestPromptBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	most := m.Info.Context * m.longestToken()
+	most := m.promptBytesMost()
 	for _, n := range []int{most, most + 1} {
 		_, err := m.Prompt(context.Background(), Request{Prompt: strings.Repeat("x", n)})
 		bySize := err != nil && strings.Contains(err.Error(), "bytes, more than the context")
