@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
 	"slices"
 
 	"saji/engine/gguf"
@@ -73,16 +72,11 @@ func WriteScripted(ctx context.Context, path string, s Script) error {
 			return fmt.Errorf("synth: %w", err)
 		}
 	}
-	vp := path + ".vocab.gguf"
-	if err := w.WriteFile(ctx, vp); err != nil {
-		return fmt.Errorf("synth: %w", err)
-	}
-	defer os.Remove(vp)
-	vocab, err := gguf.Open(vp)
+	vocab, done, err := openVocab(ctx, w, path)
 	if err != nil {
-		return fmt.Errorf("synth: %w", err)
+		return err
 	}
-	defer vocab.Close()
+	defer done()
 	words, err := vocab.Tokens()
 	if err != nil {
 		return fmt.Errorf("synth: %w", err)

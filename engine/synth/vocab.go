@@ -138,15 +138,24 @@ func writeWithVocab(ctx context.Context, path, name, fileType string, w *gguf.Wr
 	if err != nil {
 		return err
 	}
+	vocab, done, err := openVocab(ctx, w, path)
+	if err != nil {
+		return err
+	}
+	defer done()
+	return Write(ctx, path, Options{Shape: shape, FileType: ft, Vocab: vocab, Seed: seed, Threads: 2})
+}
+
+// openVocab writes the vocabulary writer w beside path and opens it; done
+// closes and removes it.
+func openVocab(ctx context.Context, w *gguf.Writer, path string) (vocab *gguf.File, done func(), err error) {
 	vp := path + ".vocab.gguf"
 	if err := w.WriteFile(ctx, vp); err != nil {
-		return fmt.Errorf("synth: %w", err)
+		return nil, nil, fmt.Errorf("synth: %w", err)
 	}
-	defer os.Remove(vp)
-	vocab, err := gguf.Open(vp)
-	if err != nil {
-		return fmt.Errorf("synth: %w", err)
+	if vocab, err = gguf.Open(vp); err != nil {
+		os.Remove(vp)
+		return nil, nil, fmt.Errorf("synth: %w", err)
 	}
-	defer vocab.Close()
-	return Write(ctx, path, Options{Shape: shape, FileType: ft, Vocab: vocab, Seed: seed, Threads: 2})
+	return vocab, func() { vocab.Close(); os.Remove(vp) }, nil
 }
