@@ -111,7 +111,7 @@ func newServerPanel(u *ui) *serverPanel {
 	p.cors = slices.Clone(s.CORS)
 
 	heading := widget.NewLabelWithStyle("Local API", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	help := panelLabel("Editors and other tools can use your models through an OpenAI- and Ollama-compatible server. " +
+	help := panelLabel("Editors, agents and other tools can use your models through a server that speaks the OpenAI, Ollama, Anthropic and llama-server APIs. " +
 		"It shares the models loaded for the chat; a request naming another model of the library loads it.")
 	p.toggle = widget.NewButtonWithIcon("Start the server", theme.MediaPlayIcon(), p.toggleAPI)
 	p.toggle.Importance = widget.HighImportance
@@ -1002,7 +1002,7 @@ func editorSnippets(in snippetInputs) []editorSnippet {
             "name": "` + name + `",
             "display_name": "` + name + ` (Saji)",
             "max_tokens": ` + strconv.Itoa(ctx) + `,
-            "capabilities": { "tools": false, "images": false, "parallel_tool_calls": false, "prompt_cache_key": false }
+            "capabilities": { "tools": true, "images": false, "parallel_tool_calls": true, "prompt_cache_key": false }
           }
         ]
       }
@@ -1038,7 +1038,7 @@ func editorSnippets(in snippetInputs) []editorSnippet {
         "id": "` + name + `",
         "name": "` + name + ` (Saji)",
         "url": "` + v1 + `/chat/completions",
-        "toolCalling": false,
+        "toolCalling": true,
         "vision": false,
         "maxInputTokens": ` + strconv.Itoa(ctx*3/4) + `,
         "maxOutputTokens": ` + strconv.Itoa(ctx/4) + `
@@ -1050,7 +1050,7 @@ func editorSnippets(in snippetInputs) []editorSnippet {
 	jetbrains := "Ollama              Host URL: " + base + "\n" +
 		"OpenAI-compatible   URL:      " + v1 + "\n" +
 		"                    API key:  " + keyOr("any text") + "\n" +
-		"                    Tool calling: off"
+		"                    Tool calling: on"
 
 	return []editorSnippet{
 		{Name: "curl", Note: "Ask the model something from a terminal.", Text: curl},
