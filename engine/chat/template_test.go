@@ -131,7 +131,7 @@ func TestRenderDeadline(t *testing.T) {
 	if _, err := Capabilities(context.Background(), tmpl); err == nil {
 		t.Error("Capabilities: got no error")
 	}
-	if d := time.Since(start); d > 2*time.Second {
+	if d := time.Since(start); d > 30*time.Second { // without the deadline it runs for hours
 		t.Errorf("took %v", d)
 	}
 }
