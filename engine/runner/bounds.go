@@ -12,28 +12,33 @@ type longestOnce struct {
 }
 
 // longestToken returns the most bytes of text one token of the vocabulary
-// stands for (a control token's text included: a prompt may spell it).
+// stands for (a control token's text included: a prompt may spell it). A
+// token's vocabulary text is never shorter than the text it decodes to
+// (byte-level BPE spells each byte as a rune of one or two bytes,
+// SentencePiece a space as "▁", a byte token as "<0xAB>"), so the
+// vocabulary texts alone bound it.
 func (m *Model) longestToken() int {
 	m.longest.once.Do(func() {
 		n := 1
 		for i := range m.tok.NumTokens() {
-			n = max(n, len(m.tok.Text(int32(i))), len(m.tok.TokenToPiece(int32(i), false)))
+			n = max(n, len(m.tok.Text(int32(i))))
 		}
 		m.longest.bytes = n
 	})
 	return m.longest.bytes
 }
 
-// checkPromptBytes refuses, before it is tokenized, a prompt text that no
-// tokenization could fit in the context (more bytes than the context's
-// tokens times the longest token), once it is also large (promptBytesFloor):
+// checkPromptBytes refuses, before it is tokenized, a prompt text of n
+// bytes that no tokenization could fit in the context (more bytes than the
+// context's tokens times the longest token), once it is also large
+// (promptBytesFloor):
 // tokenizing a hostile 30 MB prompt only to refuse it took seconds and
 // hundreds of megabytes, while a prompt of ordinary size gets the
 // tokenizer's count and the usual message.
-func (m *Model) checkPromptBytes(text string) error {
-	if most := m.promptBytesMost(); len(text) > most {
+func (m *Model) checkPromptBytes(n int) error {
+	if most := m.promptBytesMost(); n > most {
 		return fmt.Errorf("%w: the prompt is %d bytes, more than the context of %d tokens can hold (at most %d bytes); shorten it or %s",
-			ErrContextLength, len(text), m.Info.Context, most, contextHint)
+			ErrContextLength, n, m.Info.Context, most, contextHint)
 	}
 	return nil
 }

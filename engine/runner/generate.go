@@ -213,12 +213,12 @@ func (m *Model) prompt(ctx context.Context, req Request, plan *toolPlan) ([]int3
 	case req.Tokens != nil:
 		return req.Tokens, nil
 	case req.Messages == nil && req.Suffix != "":
-		if err := m.checkPromptBytes(req.Prompt + req.Suffix); err != nil {
+		if err := m.checkPromptBytes(len(req.Prompt) + len(req.Suffix)); err != nil {
 			return nil, err
 		}
 		return m.fim(req.Prompt, req.Suffix)
 	case req.Messages == nil:
-		if err := m.checkPromptBytes(req.Prompt); err != nil {
+		if err := m.checkPromptBytes(len(req.Prompt)); err != nil {
 			return nil, err
 		}
 		return m.tok.Encode(req.Prompt, !req.NoSpecial, true), nil
@@ -228,7 +228,7 @@ func (m *Model) prompt(ctx context.Context, req Request, plan *toolPlan) ([]int3
 	if err != nil {
 		return nil, err
 	}
-	if err := m.checkPromptBytes(s); err != nil {
+	if err := m.checkPromptBytes(len(s)); err != nil {
 		return nil, err
 	}
 	bos, eos := m.tokenText(tk.BOS()), m.tokenText(tk.EOS())
