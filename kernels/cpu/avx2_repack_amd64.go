@@ -10,10 +10,10 @@ import "saji/kernels/quant"
 // four rows (Repack): Q4_K and Q8_0.
 func addAVX2Repack(k *kernelSet) {
 	if k.packed == nil {
-		k.packed = map[quant.Type]func(a *tileArgs, rows int){}
+		k.packed = map[quant.Type]packedKernel{}
 	}
-	k.packed[quant.TypeQ4_K] = gemvPackedQ4K
-	k.packed[quant.TypeQ8_0] = gemvPackedQ80
+	k.packed[quant.TypeQ4_K] = interleavedKernel(quant.TypeQ4_K, gemvPackedQ4K)
+	k.packed[quant.TypeQ8_0] = interleavedKernel(quant.TypeQ8_0, gemvPackedQ80)
 }
 
 // gemvPackedQ4K computes rows (a multiple of four) Q4_K outputs against one

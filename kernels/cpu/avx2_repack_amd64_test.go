@@ -294,7 +294,7 @@ func TestRepackMatMul(t *testing.T) {
 	t.Setenv("SAJI_REPACK", "on")
 	ref := NewReference(2)
 	rng := rand.New(rand.NewPCG(65, 66))
-	shapes := []struct{ k, m int }{{256, 4}, {512, 5}, {256, 7}, {768, 13}, {2048, 67}}
+	shapes := []struct{ k, m int }{{256, 4}, {512, 5}, {256, 7}, {768, 13}, {256, 16}, {512, 35}, {2048, 67}}
 	for _, set := range KernelSets() {
 		for _, threads := range []int{1, 2} {
 			b, err := NewWithKernels(threads, set)
@@ -315,8 +315,9 @@ func TestRepackMatMul(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if !Repacked(packed) {
-						t.Fatalf("%s: %v %dx%d not repacked", set, typ, s.k, s.m)
+					group := b.k.packed[typ].rows
+					if Repacked(packed) != (s.m >= group) {
+						t.Fatalf("%s: %v %dx%d repacked %v with groups of %d rows", set, typ, s.k, s.m, Repacked(packed), group)
 					}
 					oracleW, err := ref.Weight(typ, []int{s.k, s.m}, data)
 					if err != nil {
@@ -333,7 +334,7 @@ func TestRepackMatMul(t *testing.T) {
 					if only, err = b.Repack(only); err != nil {
 						t.Fatal(err)
 					}
-					for i := range scribbled[:s.m/4*4*len(data)/s.m] {
+					for i := range scribbled[:s.m/group*group*len(data)/s.m] {
 						scribbled[i] = byte(i * 7)
 					}
 					for _, n := range []int{1, 2, 3, 4, 5, 8, 11} {
@@ -402,13 +403,13 @@ func TestRepackSkips(t *testing.T) {
 		avail  int64
 		packed bool
 	}{
-		{"repacked", false, quant.TypeQ4_K, 8, "on", 8 << 30, true},
-		{"SAJI_REPACK=off", false, quant.TypeQ4_K, 8, "off", 8 << 30, false},
-		{"off by default", false, quant.TypeQ4_K, 8, "", 8 << 30, false},
-		{"memory short", false, quant.TypeQ8_0, 8, "on", repackReserve + 100, false},
+		{"repacked", false, quant.TypeQ4_K, 16, "on", 8 << 30, true},
+		{"SAJI_REPACK=off", false, quant.TypeQ4_K, 16, "off", 8 << 30, false},
+		{"off by default", false, quant.TypeQ4_K, 16, "", 8 << 30, false},
+		{"memory short", false, quant.TypeQ8_0, 16, "on", repackReserve + 100, false},
 		{"three rows", false, quant.TypeQ4_K, 3, "on", 8 << 30, false},
-		{"Q6_K", false, quant.TypeQ6_K, 8, "on", 8 << 30, false},
-		{"pure Go", true, quant.TypeQ4_K, 8, "on", 8 << 30, false},
+		{"Q6_K", false, quant.TypeQ6_K, 16, "on", 8 << 30, false},
+		{"pure Go", true, quant.TypeQ4_K, 16, "on", 8 << 30, false},
 	}
 	saved := memAvailable
 	defer func() { memAvailable = saved }()

@@ -28,6 +28,10 @@ func addAVX512K(k *kernelSet) {
 	setTile(k, quant.TypeQ6_K, tileKernel{mr: gemvRows, nr: 1, fn: gemvQ6K512})
 	setTile(k, quant.TypeQ5_K, tileKernel{mr: tileRowsK, nr: 4, fn: tileQ5K512})
 	setTile(k, quant.TypeQ5_K, tileKernel{mr: gemvRows, nr: 1, fn: gemvQ5K512})
+	if k.packed == nil {
+		k.packed = map[quant.Type]packedKernel{}
+	}
+	k.packed[quant.TypeQ4_K] = q4KX16
 }
 
 // tileQ4K512 computes a tileRowsK×4 tile of Q4_K outputs as tileQ4K does,

@@ -92,7 +92,7 @@ type tensor struct {
 	f     []float32 // data as float32 when typ is F32
 	owned bool      // f was allocated by New (not a weight's view), so it may be recycled
 
-	// packed is a copy of the weight's rows interleaved by four (Repack),
+	// packed is a copy of the weight's rows in an interleaved layout (Repack),
 	// which the matrix product reads where it can (packedProduct), or nil.
 	// data keeps the file's layout for every other use.
 	packed []byte

@@ -51,12 +51,34 @@ type kernelSet struct {
 	tiles map[quant.Type][]tileKernel
 
 	// packed holds, by weight type, decode kernels (one activation row,
-	// not in dotK's gemm order) that read weights interleaved by four rows
-	// (interleave): a.w is the first of the groups, a.wstride a row's
-	// bytes, rows a multiple of four. Each output equals the single-row
-	// kernel's bit for bit. A type with a kernel here is repacked at load
-	// (Repack) when SAJI_REPACK=on.
-	packed map[quant.Type]func(a *tileArgs, rows int)
+	// not in dotK's gemm order) that read weights in an interleaved
+	// layout, with the layout. Each output equals the single-row kernel's
+	// bit for bit. A type with a kernel here is repacked at load (Repack)
+	// when SAJI_REPACK=on.
+	packed map[quant.Type]packedKernel
+}
+
+// packedKernel is a decode kernel for weights whose rows are interleaved
+// in groups, and the layout it reads.
+type packedKernel struct {
+	// rows is the number of weight rows a group interleaves.
+	rows int
+	// size returns the bytes of the layout of m weight rows (at least
+	// rows) of rowBytes each: the full groups, and the rows after the last
+	// one where pack copies them too (the matrix product reads those from
+	// the file's layout).
+	size func(m, rowBytes int) int
+	// pack writes m weight rows of src, the file's layout, into dst in the
+	// layout, over b's threads.
+	pack func(b *Backend, dst, src []byte, m, rowBytes int)
+	// gemv computes rows (a multiple of the group's) outputs for one
+	// activation row: a.w is the first group, a.wstride a group's bytes
+	// divided by its rows.
+	gemv func(a *tileArgs, rows int)
+	// tile, where the layout has one, computes a group's rows × 4
+	// activation rows for prompts, each activation row in the order of
+	// its a.gemm bit.
+	tile func(a *tileArgs)
 }
 
 // tileKernel is a register-blocked kernel for full tiles of mr weight rows

@@ -77,7 +77,8 @@ func (b *Backend) Repack(w kernels.Tensor) (kernels.Tensor, error) {
 	if t.packed != nil || repackSize(b.k, t.typ, t.shape) == 0 {
 		return w, nil
 	}
-	size := len(t.data)
+	kern := b.k.packed[t.typ]
+	size := kern.size(t.rows(), t.rowBytes())
 	if avail, ok := memAvailable(); ok && avail-int64(size) < repackReserve {
 		b.repackSkipped.Do(func() {
 			slog.Info("cpu: weights left in the file's layout: memory is short for an interleaved copy",
@@ -86,7 +87,7 @@ func (b *Backend) Repack(w kernels.Tensor) (kernels.Tensor, error) {
 		return w, nil
 	}
 	p := &tensor{b: b, typ: t.typ, shape: t.shape, data: t.data, packed: make([]byte, size)}
-	b.interleave(p.packed, t.data, t.rows(), t.rowBytes(), t.typ.TypeSize())
+	kern.pack(b, p.packed, t.data, t.rows(), t.rowBytes())
 	return p, nil
 }
 
@@ -95,17 +96,41 @@ func (b *Backend) Repack(w kernels.Tensor) (kernels.Tensor, error) {
 // interleaved kernel for typ, the weight is not a matrix of four rows or
 // more, or SAJI_REPACK=off.
 func repackSize(k *kernelSet, typ quant.Type, shape []int) int64 {
-	if k == nil || k.packed[typ] == nil || len(shape) == 0 || len(shape) > 2 || os.Getenv("SAJI_REPACK") != "on" {
+	kern, ok := k.packedKernel(typ)
+	if !ok || len(shape) == 0 || len(shape) > 2 || os.Getenv("SAJI_REPACK") != "on" {
 		return 0
 	}
 	rows := 1
 	if len(shape) == 2 {
 		rows = shape[1]
 	}
-	if rows < interleaveRows || shape[0]%typ.BlockSize() != 0 {
+	if rows < kern.rows || shape[0]%typ.BlockSize() != 0 {
 		return 0
 	}
-	return int64(rows) * int64(shape[0]/typ.BlockSize()*typ.TypeSize())
+	return int64(kern.size(rows, shape[0]/typ.BlockSize()*typ.TypeSize()))
+}
+
+// packedKernel returns k's decode kernel for weights of typ in an
+// interleaved layout, if it has one.
+func (k *kernelSet) packedKernel(typ quant.Type) (packedKernel, bool) {
+	if k == nil {
+		return packedKernel{}, false
+	}
+	kern, ok := k.packed[typ]
+	return kern, ok
+}
+
+// interleavedKernel describes gemv, a decode kernel for weights of typ
+// interleaved by four rows block by block (interleave).
+func interleavedKernel(typ quant.Type, gemv func(a *tileArgs, rows int)) packedKernel {
+	return packedKernel{
+		rows: interleaveRows,
+		size: func(m, rowBytes int) int { return m * rowBytes },
+		pack: func(b *Backend, dst, src []byte, m, rowBytes int) {
+			b.interleave(dst, src, m, rowBytes, typ.TypeSize())
+		},
+		gemv: gemv,
+	}
 }
 
 // defaultKernels is the kernel set New picks, built once for RepackBytes.
@@ -159,20 +184,29 @@ func (b *Backend) interleave(dst, src []byte, m, rowBytes, blockBytes int) {
 // rows (rowBytes each in their dot-product format, at x, blocks blocks per
 // row) into out on the interleaved decode kernel, each activation row in
 // turn within the cache tiles of tiledBlocks; the rows after the last
-// group of four, in the file's layout, go to single. It reports false,
-// doing nothing, when w has no interleaved copy or kernel, or for a
-// prompt (interleaveRows activation rows or more), which the file
-// layout's tiles compute: the decode kernel, one activation row
-// at a time, ran Q8_0 prompts at 0.4x the AVX-512 tile (llama-1b pp128),
-// and copying each group of rows back to the file's layout for the tiles
-// (in L1, once per cache tile) still lost 5% on Q4_K and 25% on Q8_0.
+// group, in the file's layout, go to single. Prompts (interleaveRows
+// activation rows or more) take the layout's tile where it has one. It
+// reports false, doing nothing, when w has no interleaved copy or kernel,
+// or for a prompt where the layout has no tile, which the file layout's
+// tiles then compute: the four-row layout's decode kernel, one
+// activation row at a time, ran Q8_0 prompts at 0.4x the AVX-512 tile
+// (llama-1b pp128), and copying each group of rows back to the file's
+// layout for the tiles (in L1, once per cache tile) still lost 5% on Q4_K
+// and 25% on Q8_0.
 func (b *Backend) packedProduct(w *tensor, n, rowBytes int, x unsafe.Pointer, blocks int, out []float32, gemmRows int, single func(i, j0, j1 int)) bool {
-	if w.packed == nil || n >= interleaveRows || gemmRows > 0 || b.k.packed[w.typ] == nil {
+	kern, ok := b.k.packedKernel(w.typ)
+	if w.packed == nil || !ok {
 		return false
 	}
-	kern := b.k.packed[w.typ]
-	tk := tileKernel{mr: interleaveRows, nr: 1, fn: func(a *tileArgs) { kern(a, interleaveRows) }}
-	b.tiledBlocks(&tk, w.rows(), n, rowBytes, tileArgs{w: &w.packed[0], wstride: w.rowBytes(), x: x,
-		xstride: rowBytes, n: blocks, out: &out[0], ostride: w.rows()}, 0, single)
+	tk := tileKernel{mr: kern.rows, nr: 1, fn: func(a *tileArgs) { kern.gemv(a, kern.rows) }}
+	if n >= interleaveRows || gemmRows > 0 {
+		if kern.tile == nil {
+			return false
+		}
+		tk = tileKernel{mr: kern.rows, nr: 4, fn: kern.tile}
+	}
+	wstride := kern.size(kern.rows, w.rowBytes()) / kern.rows
+	b.tiledBlocks(&tk, w.rows(), n, rowBytes, tileArgs{w: &w.packed[0], wstride: wstride, x: x,
+		xstride: rowBytes, n: blocks, out: &out[0], ostride: w.rows()}, gemmRows, single)
 	return true
 }
