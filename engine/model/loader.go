@@ -150,16 +150,31 @@ func (ld *loader) wrap(b kernels.Backend, ti gguf.TensorInfo, shape []int, from,
 		shape = []int{cols, n}
 	}
 	t, err := b.Weight(ti.Type, shape, data[from*rb:(from+n)*rb])
-	if c, ok := b.(*cpu.Backend); ok && err == nil {
-		// The CPU decodes from weights interleaved by four rows where its
-		// kernels have that layout (the experts keep the file's).
-		t, err = c.Repack(t)
+	if err == nil {
+		t, err = repack(b, t)
 	}
 	if err != nil {
 		ld.fail(fmt.Errorf("tensor %s: %w", ti.Name, err))
 		return nil
 	}
 	return t
+}
+
+// repack returns weight t (wrapped once, read by the model alone) in the
+// CPU's interleaved layout where its kernels have one (cpu.Repack); where
+// that copy serves every use, the file's bytes of t are dropped from
+// memory (cpu.Release). Other backends' weights are returned as they are.
+func repack(b kernels.Backend, t kernels.Tensor) (kernels.Tensor, error) {
+	c, ok := b.(*cpu.Backend)
+	if !ok {
+		return t, nil
+	}
+	t, err := c.Repack(t)
+	if err != nil {
+		return nil, err
+	}
+	c.Release(t)
+	return t, nil
 }
 
 // floats reads a small tensor (such as rope factors) to the host; nil when

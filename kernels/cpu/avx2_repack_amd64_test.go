@@ -382,8 +382,9 @@ func TestRepackMatMul(t *testing.T) {
 }
 
 // TestRepackSkips checks that Repack leaves a weight as it is where it
-// should: SAJI_REPACK=off, memory short for the copy, fewer than four
-// rows, a type without an interleaved kernel, the pure-Go kernels.
+// should: SAJI_REPACK=off, by default the layouts not read whole, memory
+// short for the copy, fewer rows than a group, a type without an
+// interleaved kernel, the pure-Go kernels.
 func TestRepackSkips(t *testing.T) {
 	kernelSetFor(t, setAVX2)
 	weight := func(t *testing.T, b *Backend, typ quant.Type, m int) kernels.Tensor {
@@ -405,7 +406,8 @@ func TestRepackSkips(t *testing.T) {
 	}{
 		{"repacked", false, quant.TypeQ4_K, 16, "on", 8 << 30, true},
 		{"SAJI_REPACK=off", false, quant.TypeQ4_K, 16, "off", 8 << 30, false},
-		{"off by default", false, quant.TypeQ4_K, 16, "", 8 << 30, false},
+		{"Q4_K by default where read whole", false, quant.TypeQ4_K, 16, "", 8 << 30, New(1).k.packed[quant.TypeQ4_K].whole()},
+		{"Q8_0 off by default", false, quant.TypeQ8_0, 16, "", 8 << 30, false},
 		{"memory short", false, quant.TypeQ8_0, 16, "on", repackReserve + 100, false},
 		{"three rows", false, quant.TypeQ4_K, 3, "on", 8 << 30, false},
 		{"Q6_K", false, quant.TypeQ6_K, 16, "on", 8 << 30, false},

@@ -3,6 +3,8 @@ package cpu
 import (
 	"encoding/binary"
 	"unsafe"
+
+	"saji/kernels/quant"
 )
 
 // Q4_K weights interleaved by sixteen rows for the AVX-512 VNNI decode
@@ -52,6 +54,12 @@ func gemvQ4KX16AVX512(a *tileArgs, rows int)
 //go:noescape
 func gemmQ4KX16AVX512(a *tileArgs, rows int)
 
+// tileQ4KX16AVX512 is gemmQ4KX16AVX512 in the gemv order (dotRepackedK
+// over whole super-blocks), as gemvQ4KX16AVX512 computes each output.
+//
+//go:noescape
+func tileQ4KX16AVX512(a *tileArgs, rows int)
+
 // q4KX16 is the sixteen-row layout's packed kernel.
 var q4KX16 = packedKernel{
 	rows: x16Rows,
@@ -59,8 +67,33 @@ var q4KX16 = packedKernel{
 	pack: func(b *Backend, dst, src []byte, m, rowBytes int) {
 		b.parallel(m/x16Rows, func(lo, hi int) { packQ4KX16(dst, src, lo, hi, rowBytes/q4KBytes) })
 	},
-	gemv: gemvQ4KX16,
-	tile: tileQ4KX16,
+	gemv:   gemvQ4KX16,
+	tile:   tileQ4KX16,
+	unpack: unpackQ4KX16,
+}
+
+// unpackQ4KX16 writes row r (of a full group) of Q4_K rows of rowBytes in
+// the sixteen-row layout packed back in the file's layout into dst.
+func unpackQ4KX16(dst, packed []byte, r, rowBytes int) {
+	nb := rowBytes / q4KBytes
+	g, i := r/x16Rows, r%x16Rows
+	for b := range nb {
+		o := packed[(g*nb+b)*x16BlockBytes:][:x16BlockBytes]
+		blk := dst[b*q4KBytes:][:q4KBytes]
+		binary.LittleEndian.PutUint16(blk[0:], binary.LittleEndian.Uint16(o[2*i:]))
+		binary.LittleEndian.PutUint16(blk[2:], binary.LittleEndian.Uint16(o[32+2*i:]))
+		var sc, mn [8]uint8
+		for j := range 8 {
+			sc[j], mn[j] = o[64+16*j+i], o[192+16*j+i]
+		}
+		clear(blk[4:16])
+		quant.PutScaleMinK4(blk[4:16], &sc, &mn)
+		for q := range 8 {
+			for c := range 4 {
+				copy(blk[16+32*c+4*q:][:4], o[320+(4*q+c)*64+4*i:])
+			}
+		}
+	}
 }
 
 // gemvQ4KX16 computes rows (a multiple of sixteen) outputs for one
@@ -76,11 +109,16 @@ func gemvQ4KX16(a *tileArgs, rows int) {
 
 // tileQ4KX16 computes a group's sixteen rows × 4 activation rows from
 // the sixteen-row layout, each activation row in the order of its a.gemm
-// bit: the four in one pass when all take the gemm order, otherwise row by
-// row (a gemm row runs the four-row kernel on four copies of itself).
+// bit: the four in one pass when all take the same order, otherwise row
+// by row (a gemm row runs the four-row kernel on four copies of itself).
 func tileQ4KX16(a *tileArgs) {
-	if a.gemm&15 == 15 && a.n > 0 {
+	switch {
+	case a.n == 0:
+	case a.gemm&15 == 15:
 		gemmQ4KX16AVX512(a, x16Rows)
+		return
+	case a.gemm&15 == 0:
+		tileQ4KX16AVX512(a, x16Rows)
 		return
 	}
 	for j := range 4 {

@@ -72,7 +72,7 @@ func TestGemmQ4KX16(t *testing.T) {
 			if want[0] == 0 || want[ostride+s.rows-1] == 0 {
 				t.Fatalf("rows=%d nb=%d: outputs not written", s.rows, s.nb)
 			}
-			// Mixed orders, a group at a time: each output as the
+			// The gemv order, and mixed orders, a group at a time: each output as the
 			// single-row kernel computes it in its row's order.
 			for _, gemm := range []uint64{0, 1, 6, 9, 15} {
 				c := b

@@ -96,6 +96,9 @@ type tensor struct {
 	// which the matrix product reads where it can (packedProduct), or nil.
 	// data keeps the file's layout for every other use.
 	packed []byte
+	// released says that data's bytes of the rows in the layout's full
+	// groups were dropped (Release): those rows are read from packed.
+	released bool
 }
 
 func (t *tensor) Backend() kernels.Backend { return t.b }
@@ -117,9 +120,17 @@ func (t *tensor) rowView(r, n int) *tensor {
 	return &tensor{b: t.b, typ: t.typ, shape: []int{c, n}, f: t.f[r*c : (r+n)*c], data: t.data[4*r*c : 4*(r+n)*c]}
 }
 
-// row returns the bytes of row i.
+// row returns the bytes of row i: a new copy from the interleaved layout
+// where the file's bytes of that row were released.
 func (t *tensor) row(i int) []byte {
 	n := t.rowBytes()
+	if t.released {
+		if kern := t.b.k.packed[t.typ]; i < t.rows()/kern.rows*kern.rows {
+			r := make([]byte, n)
+			kern.unpack(r, t.packed, i, n)
+			return r
+		}
+	}
 	return t.data[i*n : (i+1)*n]
 }
 
@@ -196,6 +207,15 @@ func (b *Backend) Read(src kernels.Tensor, dst []float32) error {
 	}
 	if s.f != nil {
 		copy(dst, s.f)
+		return nil
+	}
+	if s.released {
+		n := s.cols()
+		for i := range s.rows() {
+			if err := quant.Dequantize(s.typ, s.row(i), dst[i*n:(i+1)*n]); err != nil {
+				return fmt.Errorf("cpu: read: %w", err)
+			}
+		}
 		return nil
 	}
 	if err := quant.Dequantize(s.typ, s.data, dst); err != nil {

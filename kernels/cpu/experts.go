@@ -219,6 +219,20 @@ func (b *Backend) expertItems(ws []*tensor, g expertGroups, m, rowBytes int, til
 			}
 			a := base
 			a.w, a.wstride = &w.data[0], w.rowBytes()
+			if kern, ok := b.k.packedKernel(w.typ); ok && w.packed != nil && tiles && kern.tile != nil {
+				// A repacked expert: its layout's tiles (gemv order,
+				// as every output here) and decode kernel.
+				a.w, a.wstride = &w.packed[0], kern.size(kern.rows, w.rowBytes())/kern.rows
+				tk, gv := tileKernel{mr: kern.rows, nr: 4, fn: kern.tile}, tileKernel{mr: kern.rows, nr: 1, fn: func(a *tileArgs) { kern.gemv(a, kern.rows) }}
+				jFull := jlo + (jhi-jlo)/4*4
+				if jFull > jlo {
+					tk.blocks(it.lo, it.hi, jlo, jFull, tk.rowTile(jFull-jlo, rowBytes), a, 0, fn)
+				}
+				if jFull < jhi {
+					gv.blocks(it.lo, it.hi, jFull, jhi, gv.rowTile(jhi-jFull, rowBytes), a, 0, fn)
+				}
+				continue
+			}
 			// The rows past the last full tile (an expert's few rows in
 			// a prompt are often not a multiple of nr) go to the decode
 			// tile where there is one, not one output at a time.
@@ -234,8 +248,9 @@ func (b *Backend) expertItems(ws []*tensor, g expertGroups, m, rowBytes int, til
 }
 
 // expertRowAlign is the granularity of an item's weight rows: a multiple
-// of every tile kernel's mr, so that items split no register block.
-const expertRowAlign = 8
+// of every tile kernel's mr and interleaved layout's group, so that items
+// split no register block.
+const expertRowAlign = 16
 
 // vecDot returns the single-row dot product of a float weight row (F32,
 // or F16/BF16 bytes) with activations already rounded to the weight type,

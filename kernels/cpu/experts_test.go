@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"saji/kernels"
@@ -35,6 +36,8 @@ func TestMatMulExperts(t *testing.T) {
 		{256, 16, 4, 12, 1}, // down projection: one row per (token, expert)
 		{768, 8, 3, 33, 2},  // many rows per expert: the tile kernels
 		{512, 20, 2, 7, 3},  // tiles, then the rows past them on the decode tiles
+		{256, 48, 3, 1, 2},  // decode over groups of sixteen rows (repacked)
+		{512, 40, 3, 11, 2}, // prompts over two groups of sixteen and eight rows after
 	}
 	for _, b := range backends {
 		for _, typ := range matmulTypes {
@@ -62,13 +65,29 @@ func TestMatMulExperts(t *testing.T) {
 					for r := range ids {
 						ids[r] = int32(rng.IntN(c.experts - 1)) // the last expert is never chosen
 					}
-					dst, _ := b.New(quant.TypeF32, c.m, len(ids))
-					if err := b.MatMulExperts(dst, experts, x, ids); err != nil {
-						t.Fatal(err)
+					// The same experts repacked where the backend does
+					// (Q4_K on AVX-512 VNNI): the products must not change.
+					packed := make([]kernels.Tensor, c.experts)
+					for e, w := range experts {
+						var err error
+						if packed[e], err = b.Repack(w); err != nil {
+							t.Fatal(err)
+						}
 					}
-					got := make([]float32, c.m*len(ids))
-					if err := b.Read(dst, got); err != nil {
-						t.Fatal(err)
+					var got []float32
+					for _, ws := range [][]kernels.Tensor{experts, packed} {
+						dst, _ := b.New(quant.TypeF32, c.m, len(ids))
+						if err := b.MatMulExperts(dst, ws, x, ids); err != nil {
+							t.Fatal(err)
+						}
+						out := make([]float32, c.m*len(ids))
+						if err := b.Read(dst, out); err != nil {
+							t.Fatal(err)
+						}
+						if got != nil && !slices.Equal(got, out) {
+							t.Fatal("the repacked experts' products differ")
+						}
+						got = out
 					}
 					one, _ := b.New(quant.TypeF32, c.m, 1)
 					want := make([]float32, c.m)

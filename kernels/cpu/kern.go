@@ -54,7 +54,7 @@ type kernelSet struct {
 	// not in dotK's gemm order) that read weights in an interleaved
 	// layout, with the layout. Each output equals the single-row kernel's
 	// bit for bit. A type with a kernel here is repacked at load (Repack)
-	// when SAJI_REPACK=on.
+	// as repackSize says.
 	packed map[quant.Type]packedKernel
 }
 
@@ -79,6 +79,10 @@ type packedKernel struct {
 	// activation rows for prompts, each activation row in the order of
 	// its a.gemm bit.
 	tile func(a *tileArgs)
+	// unpack, where the layout has it, writes row r (of a full group) of
+	// a weight of rowBytes per row in the file's layout into dst, from
+	// the layout's bytes.
+	unpack func(dst, packed []byte, r, rowBytes int)
 }
 
 // tileKernel is a register-blocked kernel for full tiles of mr weight rows

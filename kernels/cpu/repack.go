@@ -13,26 +13,27 @@ import (
 	"saji/kernels/quant"
 )
 
-// Repacked weights. Decoding reads every weight once per token, four rows
-// at a time (the decode tiles); in the file's layout those are four
-// streams, row after row, and interleaved block by block (row 4g+r's block
-// b at 4g·rowBytes + (4b+r)·blockBytes, as ggml's Q4_Kx4 and Q8_0x4) they
-// are one. BenchmarkRepackGemv measured the same kernel 6-9% faster on an
-// interleaved Q4_K matrix and 15-30% on Q8_0, at one and two threads. The
-// arithmetic is unchanged, so every output is the same float. Decode
-// (fewer than four activation rows) reads the copy (packedProduct);
-// prompts run the file layout's tiles on the file's bytes, which also
-// serve to gather rows (the token embeddings).
+// Repacked weights. Two kinds of layout:
 //
-// Repacking is off unless SAJI_REPACK=on. Measured on llama-1b at two
-// threads (saji bench -p 128 -n 32, --no-mmap, two rounds), it made
-// decode faster (Q4_K_M 29-35 t/s against 29; Q8_0 21-24 against 19-22)
-// but prompts slower, whether the prompt tiles ran on groups of rows
-// copied back to the file's layout (Q4_K -5%, Q8_0 -25%) or the decode
-// kernel ran each activation row (Q8_0 -60%). So prompts read the file's
-// layout, which then stays resident beside the copy: each repacked weight
-// takes its memory twice. Until the prompt tiles read the interleaved
-// layout themselves, that is too dear a price for the decode gain.
+// Four rows interleaved block by block (AVX2: Q4_K, Q8_0). Decoding reads
+// every weight once per token, four rows at a time (the decode tiles); in
+// the file's layout those are four streams, row after row, and
+// interleaved (row 4g+r's block b at 4g·rowBytes + (4b+r)·blockBytes, as
+// ggml's Q4_Kx4 and Q8_0x4) they are one. BenchmarkRepackGemv measured
+// the same kernel 6-9% faster on an interleaved Q4_K matrix and 15-30% on
+// Q8_0. Only decode reads the copy; prompts run the file layout's tiles on
+// the file's bytes, which then stay resident beside the copy, so these
+// are opt-in (SAJI_REPACK=on): measured on llama-1b at two threads they
+// made decode faster (Q4_K_M 29-35 t/s against 29) but each repacked
+// weight took its memory twice.
+//
+// Sixteen rows in a layout of their own (AVX-512 VNNI: Q4_K, see
+// avx512_q4kx16_amd64.go), whose kernels do half the work per weight of
+// the file layout's: decode and prompts both read the copy, so the loader
+// releases the file's bytes (Release) and the copy takes the weight's
+// place (2.8% larger). These are on by default (SAJI_REPACK=off turns
+// them off). The arithmetic is the oracle's in every layout, so every
+// output is the same float.
 
 // interleaveRows is the number of weight rows an interleaved weight takes
 // block by block.
@@ -61,14 +62,14 @@ var memAvailable = func() (int64, bool) {
 	return 0, false
 }
 
-// Repack returns w with a copy of its rows interleaved by four in
-// anonymous memory, which decode then reads (packedProduct), or w itself:
-// where the kernel set has no interleaved kernel for w's type, w has fewer
-// than four rows, SAJI_REPACK is not "on", or the copy would leave less
-// than repackReserve of memory available (said once in the log). The copy
-// is made once, over the backend's threads; w's own bytes (the mapped
-// file) stay for prompts, gathering rows, and the rows after the last
-// group of four.
+// Repack returns w with a copy of its rows in an interleaved layout in
+// anonymous memory, which the matrix product then reads (packedProduct),
+// or w itself: where the kernel set has no interleaved kernel for w's
+// type, w has fewer rows than a group, SAJI_REPACK says no (see
+// repackSize), or the copy would leave less than repackReserve of memory
+// available (said once in the log). The copy is made once, over the
+// backend's threads. w's own bytes stay for the rows after the last group
+// and, unless Release drops them, for everything else.
 func (b *Backend) Repack(w kernels.Tensor) (kernels.Tensor, error) {
 	t, err := b.own(w)
 	if err != nil {
@@ -93,12 +94,25 @@ func (b *Backend) Repack(w kernels.Tensor) (kernels.Tensor, error) {
 
 // repackSize returns the bytes of the interleaved copy Repack makes of a
 // weight of typ and shape with the kernel set k: 0 where k has no
-// interleaved kernel for typ, the weight is not a matrix of four rows or
-// more, or SAJI_REPACK=off.
+// interleaved kernel for typ, the weight is not a matrix of a group's rows
+// or more, or SAJI_REPACK says no. SAJI_REPACK=on repacks every type k
+// has a layout for, =off none; by default only the layouts that the
+// product reads whole (prompts too: a tile), where the system can then
+// drop the file's bytes (Release), so that the copy takes the weight's
+// place rather than doubling it.
 func repackSize(k *kernelSet, typ quant.Type, shape []int) int64 {
 	kern, ok := k.packedKernel(typ)
-	if !ok || len(shape) == 0 || len(shape) > 2 || os.Getenv("SAJI_REPACK") != "on" {
+	if !ok || len(shape) == 0 || len(shape) > 2 {
 		return 0
+	}
+	switch os.Getenv("SAJI_REPACK") {
+	case "on":
+	case "off":
+		return 0
+	default:
+		if !kern.whole() {
+			return 0
+		}
 	}
 	rows := 1
 	if len(shape) == 2 {
@@ -108,6 +122,30 @@ func repackSize(k *kernelSet, typ quant.Type, shape []int) int64 {
 		return 0
 	}
 	return int64(kern.size(rows, shape[0]/typ.BlockSize()*typ.TypeSize()))
+}
+
+// whole reports whether the product reads a weight in this layout whole
+// (decode and prompts), so that Release may drop the file's bytes of its
+// groups where the system can.
+func (k packedKernel) whole() bool { return k.tile != nil && k.unpack != nil && canDrop }
+
+// Release tells the backend that nothing but w itself reads w's bytes (a
+// model's weight, wrapped once): where w is repacked into a layout the
+// product reads whole, the pages of the file's bytes that the copy now
+// serves are dropped from memory (the rows after the last group stay),
+// and w reads its rows from the copy from then on (gathering rows,
+// Read). Elsewhere it does nothing.
+func (b *Backend) Release(w kernels.Tensor) {
+	t, err := b.own(w)
+	if err != nil || t.packed == nil || t.released {
+		return
+	}
+	kern, ok := b.k.packedKernel(t.typ)
+	if !ok || !kern.whole() {
+		return
+	}
+	t.released = true
+	dropPages(t.data[:t.rows()/kern.rows*kern.rows*t.rowBytes()])
 }
 
 // packedKernel returns k's decode kernel for weights of typ in an
@@ -142,11 +180,21 @@ var defaultKernels = sync.OnceValue(func() *kernelSet {
 })
 
 // RepackBytes returns the memory a backend from New takes for the
-// interleaved copy of a weight of typ and shape (Repack), beside the
-// file's bytes: what the memory planner counts for it. Repack may still
-// skip a weight when memory is short.
+// interleaved copy of a weight of typ and shape (Repack) beyond the file's
+// bytes, which the loader releases where the layout allows (Release): what
+// the memory planner counts for it. Repack may still skip a weight when
+// memory is short.
 func RepackBytes(typ quant.Type, shape []int) int64 {
-	return repackSize(defaultKernels(), typ, shape)
+	k := defaultKernels()
+	size := repackSize(k, typ, shape)
+	if size == 0 {
+		return 0
+	}
+	if kern := k.packed[typ]; kern.whole() {
+		rows := shape[1]
+		size -= int64(rows/kern.rows*kern.rows) * int64(shape[0]/typ.BlockSize()*typ.TypeSize())
+	}
+	return size
 }
 
 // Repacked reports whether w carries an interleaved copy (Repack).
@@ -198,15 +246,25 @@ func (b *Backend) packedProduct(w *tensor, n, rowBytes int, x unsafe.Pointer, bl
 	if w.packed == nil || !ok {
 		return false
 	}
-	tk := tileKernel{mr: kern.rows, nr: 1, fn: func(a *tileArgs) { kern.gemv(a, kern.rows) }}
-	if n >= interleaveRows || gemmRows > 0 {
-		if kern.tile == nil {
-			return false
-		}
-		tk = tileKernel{mr: kern.rows, nr: 4, fn: kern.tile}
+	if n >= interleaveRows && kern.tile == nil {
+		return false
 	}
-	wstride := kern.size(kern.rows, w.rowBytes()) / kern.rows
-	b.tiledBlocks(&tk, w.rows(), n, rowBytes, tileArgs{w: &w.packed[0], wstride: wstride, x: x,
-		xstride: rowBytes, n: blocks, out: &out[0], ostride: w.rows()}, gemmRows, single)
+	m := w.rows()
+	args := tileArgs{w: &w.packed[0], wstride: kern.size(kern.rows, w.rowBytes()) / kern.rows, x: x,
+		xstride: rowBytes, n: blocks, out: &out[0], ostride: m}
+	// Prompts: groups of four activation rows on the tile, the n%4 after
+	// them (never in the gemm order) on the decode kernel.
+	full := n - n%4
+	if full > 0 {
+		tk := tileKernel{mr: kern.rows, nr: 4, fn: kern.tile}
+		b.tiledBlocks(&tk, m, full, rowBytes, args, gemmRows, single)
+	}
+	if full < n {
+		tk := tileKernel{mr: kern.rows, nr: 1, fn: func(a *tileArgs) { kern.gemv(a, kern.rows) }}
+		rest := args
+		rest.x = unsafe.Add(x, full*rowBytes)
+		rest.out = &out[full*m]
+		b.tiledBlocks(&tk, m, n-full, rowBytes, rest, 0, func(i, j0, j1 int) { single(i, j0+full, j1+full) })
+	}
 	return true
 }

@@ -285,6 +285,11 @@ func scaleMinK4(j int, q []byte) (sc, m uint8) {
 	return sc, m
 }
 
+// PutScaleMinK4 packs the 6-bit scales ls and mins lm of the 8 sub-blocks
+// of a Q4_K or Q5_K block into q (12 zeroed bytes) as the file holds them:
+// for layouts that keep them unpacked and give the file's bytes back.
+func PutScaleMinK4(q []byte, ls, lm *[8]uint8) { putScaleMinK4(q, ls, lm) }
+
 // putScaleMinK4 packs the 6-bit scales ls and mins lm of the 8 sub-blocks
 // into q (12 bytes) in the layout scaleMinK4 reads.
 func putScaleMinK4(q []byte, ls, lm *[8]uint8) {
