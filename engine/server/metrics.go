@@ -35,6 +35,13 @@ const (
 	metricReqGen        = "saji:request_generation_tokens"
 	metricInfo          = "saji:server_info"
 	metricPanics        = "saji:handler_panics_total"
+
+	// The remote models' metrics carry the upstream label too.
+	metricUpstreamRequests  = "saji:upstream_requests_total"
+	metricUpstreamRetries   = "saji:upstream_retries_total"
+	metricUpstreamFirstByte = "saji:upstream_time_to_first_byte_seconds"
+	metricUpstreamUp        = "saji:upstream_up"
+	metricUpstreamRunning   = "saji:upstream_requests_running"
 )
 
 // The label values of saji:request_success_total and

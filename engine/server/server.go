@@ -53,7 +53,7 @@ type Config struct {
 	// rebinding).
 	Hosts []string
 	// Remotes forwards the models named by its keys (after the runner's
-	// aliases) to other OpenAI-compatible servers.
+	// aliases) to pools of other OpenAI-compatible servers.
 	Remotes map[string]Remote
 	// Downloads returns the download manager Ollama's /api/pull fetches
 	// with, its owner's (the app's, which opens it on first use); nil
@@ -73,6 +73,7 @@ type Server struct {
 	stop  func() // stops observing run's generations
 
 	metrics   *metrics
+	pools     *pools         // the remote models
 	responses *responseStore // the Responses API's kept responses
 
 	dlMu sync.Mutex
@@ -93,6 +94,8 @@ func New(cfg Config) *Server {
 	}
 	s.metrics = newMetrics(s)
 	s.stop = s.run.Observe(s.metrics.observe)
+	s.pools = newPools(cfg.Remotes, cfg.Logger)
+	s.metrics.reg.MustRegister(s.pools.metrics)
 	s.routes()
 	return s
 }
@@ -106,6 +109,7 @@ func (s *Server) Runner() *runner.Runner { return s.run }
 // in Config stays open: its owner closes it.
 func (s *Server) Close() error {
 	s.stop()
+	s.pools.close()
 	s.dlMu.Lock()
 	if s.dl != nil {
 		s.dl.Close() // pauses the pulls, keeping their state

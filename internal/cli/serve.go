@@ -57,8 +57,18 @@ func newServeCmd() *cobra.Command {
 			"Models given with -m stay loaded. Models in --models-dir load on the first request\n" +
 			"that names them and unload after --keep-alive without requests (or a request's\n" +
 			"keep_alive), or when --max-loaded are loaded and another is asked for (the least\n" +
-			"recently used idle one goes). --remote forwards a model name to another\n" +
-			"OpenAI-compatible server (vLLM, TGI, llama-server), streams passed through.\n\n" +
+			"recently used idle one goes).\n\n" +
+			"--remote forwards a model name to a pool of OpenAI-compatible servers (vLLM, TGI,\n" +
+			"llama-server, or Ollama at its /v1 endpoint), streams passed through. Give several\n" +
+			"URLs as URL1|URL2 or by repeating --remote with the same NAME (each flag's key=,\n" +
+			"model= and timeout= belong to its URLs). A request goes to the upstreams in turn\n" +
+			"(policy=rr) or to the one with the fewest requests in flight (policy=lor). Each\n" +
+			"upstream's /health (or /v1/models) is read every health= interval (10s; 0: never);\n" +
+			"one that fails it, or that a request cannot reach, leaves the rotation until it\n" +
+			"answers again. A request that cannot reach its upstream, or gets a 502 or 503, goes\n" +
+			"to another; once its answer streams, never. timeout= bounds the wait for an\n" +
+			"upstream's answer to begin and for each next part of it (a 504 when it runs out).\n" +
+			"/metrics reports each upstream (the upstream label).\n\n" +
 			"The API binds to 127.0.0.1 by default. Binding to another address exposes it to\n" +
 			"the network: it needs --api-key (or SAJI_API_KEY), and every request must then\n" +
 			"carry Authorization: Bearer KEY. Web pages may call it from this machine's pages\n" +
@@ -73,6 +83,8 @@ func newServeCmd() *cobra.Command {
 			"  saji serve -m model.gguf --port 8080 --ctx 8192 --max-seqs 8\n" +
 			"  saji serve -m model.gguf -ngl 20\n" +
 			"  saji serve -m small.gguf --remote big=http://gpu-box:8000/v1,model=meta-llama/Llama-3.3-70B-Instruct\n" +
+			"  saji serve --remote big='http://gpu1:8000|http://gpu2:8000,policy=lor,timeout=30s' \\\n" +
+			"             --remote big=http://mac:11434/v1,model=llama3.3:70b\n" +
 			"  saji serve -m model.gguf --host 0.0.0.0 --api-key \"$(openssl rand -hex 16)\"",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -89,7 +101,7 @@ func newServeCmd() *cobra.Command {
 	f.DurationVar(&sf.keepAlive, "keep-alive", runner.DefaultKeepAlive, "how long a model from --models-dir stays loaded without requests (negative: for ever)")
 	f.IntVar(&sf.maxLoaded, "max-loaded", runner.DefaultMaxLoaded, "most models loaded at once; the least recently used idle one makes room")
 	f.StringArrayVar(&sf.aliases, "alias", nil, "another `NAME=MODEL` for a model, for clients with a fixed list of names (repeat)")
-	f.StringArrayVar(&sf.remotes, "remote", nil, "forward model `NAME=URL[,key=KEY][,model=REMOTE_NAME]` to another OpenAI-compatible server (repeat)")
+	f.StringArrayVar(&sf.remotes, "remote", nil, "forward model `"+remoteUsage+"` to a pool of OpenAI-compatible servers (repeat; the same NAME adds to its pool)")
 	f.StringVar(&sf.host, "host", sf.host, "address to bind (127.0.0.1: this machine only)")
 	f.IntVar(&sf.port, "port", sf.port, "port to listen on")
 	f.StringArrayVar(&sf.apiKeys, "api-key", nil, "require this bearer `KEY` (repeat for several; also SAJI_API_KEY)")
@@ -192,31 +204,58 @@ func runServe(ctx context.Context, sf *serveFlags, errw io.Writer) error {
 	return nil
 }
 
-// parseRemotes reads --remote NAME=URL[,key=KEY][,model=NAME] flags.
+// remoteUsage is the form of a --remote flag.
+const remoteUsage = "NAME=URL[|URL...][,key=KEY][,model=REMOTE_NAME][,timeout=DURATION][,policy=rr|lor][,health=DURATION]"
+
+// parseRemotes reads --remote flags: each adds its URLs, with the flag's
+// key, model and timeout, to the pool of NAME; policy and health set the
+// pool's balancing and health-check interval.
 func parseRemotes(flags []string) (map[string]server.Remote, error) {
 	out := map[string]server.Remote{}
 	for _, f := range flags {
 		name, rest, ok := strings.Cut(f, "=")
 		if !ok || name == "" || rest == "" {
-			return nil, fmt.Errorf("serve: --remote %q: want NAME=URL[,key=KEY][,model=NAME]", f)
+			return nil, fmt.Errorf("serve: --remote %q: want %s", f, remoteUsage)
 		}
 		parts := strings.Split(rest, ",")
-		r := server.Remote{URL: parts[0]}
+		rm := out[name]
+		var up server.Upstream
+		var err error
 		for _, p := range parts[1:] {
 			k, v, _ := strings.Cut(p, "=")
 			switch k {
 			case "key":
-				r.APIKey = v
+				up.APIKey = v
 			case "model":
-				r.Model = v
+				up.Model = v
+			case "timeout":
+				if up.Timeout, err = time.ParseDuration(v); err != nil || up.Timeout <= 0 {
+					return nil, fmt.Errorf("serve: --remote %q: timeout %q: want a duration such as 30s", f, v)
+				}
+			case "policy":
+				if rm.Policy != "" && rm.Policy != server.Policy(v) {
+					return nil, fmt.Errorf("serve: --remote %q: the pool %q already has policy %s", f, name, rm.Policy)
+				}
+				rm.Policy = server.Policy(v)
+			case "health":
+				if rm.HealthInterval, err = time.ParseDuration(v); err != nil {
+					return nil, fmt.Errorf("serve: --remote %q: health %q: want a duration such as 10s (0 for never)", f, v)
+				}
+				if rm.HealthInterval == 0 {
+					rm.HealthInterval = -1
+				}
 			default:
-				return nil, fmt.Errorf("serve: --remote %q: unknown option %q (key or model)", f, k)
+				return nil, fmt.Errorf("serve: --remote %q: unknown option %q (key, model, timeout, policy or health)", f, k)
 			}
 		}
-		if !strings.HasPrefix(r.URL, "http://") && !strings.HasPrefix(r.URL, "https://") {
-			return nil, fmt.Errorf("serve: --remote %q: the URL must start with http:// or https://", f)
+		for u := range strings.SplitSeq(parts[0], "|") {
+			up.URL = u
+			rm.Upstreams = append(rm.Upstreams, up)
 		}
-		out[name] = r
+		if err := rm.Validate(name); err != nil {
+			return nil, fmt.Errorf("serve: --remote %q: %w", f, err)
+		}
+		out[name] = rm
 	}
 	return out, nil
 }
