@@ -42,6 +42,7 @@ const (
 	metricUpstreamFirstByte = "saji:upstream_time_to_first_byte_seconds"
 	metricUpstreamUp        = "saji:upstream_up"
 	metricUpstreamRunning   = "saji:upstream_requests_running"
+	metricRouted            = "saji:routed_requests_total"
 )
 
 // The label values of saji:request_success_total and
@@ -82,6 +83,7 @@ type metrics struct {
 
 	success, failure                   *prometheus.CounterVec
 	panics                             prometheus.Counter
+	routed                             *prometheus.CounterVec
 	ttft, tpot, e2e, reqPrompt, reqGen *prometheus.HistogramVec
 
 	// Descriptions of the metrics read from the schedulers.
@@ -111,6 +113,9 @@ func newMetrics(s *Server) *metrics {
 			[]string{"model_name", "reason"}),
 		panics: prometheus.NewCounter(prometheus.CounterOpts{Name: metricPanics,
 			Help: "Requests whose handler panicked (a bug in Saji: the log has the stack); each got a 500."}),
+		routed: prometheus.NewCounterVec(prometheus.CounterOpts{Name: metricRouted,
+			Help: "Requests that named a routing model, by the route and the model its rules chose."},
+			[]string{"route", "model_name"}),
 		ttft:      hist(metricTTFT, "Time from submission to the first generated token of successful requests, in seconds.", ttftBuckets),
 		tpot:      hist(metricTPOT, "Mean time per output token after the first, of successful requests with more than one token, in seconds.", tpotBuckets),
 		e2e:       hist(metricE2E, "Time from submission to the end of successful requests, in seconds.", e2eBuckets),
@@ -143,6 +148,7 @@ func (mt *metrics) Describe(ch chan<- *prometheus.Desc) {
 	mt.success.Describe(ch)
 	mt.failure.Describe(ch)
 	mt.panics.Describe(ch)
+	mt.routed.Describe(ch)
 	for _, h := range mt.histograms() {
 		h.Describe(ch)
 	}
@@ -161,6 +167,7 @@ func (mt *metrics) Collect(ch chan<- prometheus.Metric) {
 	mt.success.Collect(ch)
 	mt.failure.Collect(ch)
 	mt.panics.Collect(ch)
+	mt.routed.Collect(ch)
 	for _, h := range mt.histograms() {
 		h.Collect(ch)
 	}

@@ -33,6 +33,7 @@ type serveFlags struct {
 	keepAlive time.Duration
 	maxLoaded int
 	remotes   []string
+	route     string
 	aliases   []string
 	host      string
 	port      int
@@ -45,7 +46,7 @@ type serveFlags struct {
 func newServeCmd() *cobra.Command {
 	sf := serveFlags{host: "127.0.0.1", port: DefaultPort}
 	cmd := &cobra.Command{
-		Use:   "serve [-m FILE ...] [--models-dir DIR] [--remote NAME=URL ...]",
+		Use:   "serve [-m FILE ...] [--models-dir DIR] [--remote NAME=URL ...] [--route FILE]",
 		Short: "Serve models over the OpenAI and Ollama APIs on 127.0.0.1",
 		Long: "Answer the OpenAI dialect (/v1/models, /v1/chat/completions, /v1/completions,\n" +
 			"/v1/embeddings, /v1/responses), the Ollama dialect (/api/tags, /api/show, /api/ps,\n" +
@@ -69,6 +70,16 @@ func newServeCmd() *cobra.Command {
 			"to another; once its answer streams, never. timeout= bounds the wait for an\n" +
 			"upstream's answer to begin and for each next part of it (a 504 when it runs out).\n" +
 			"/metrics reports each upstream (the upstream label).\n\n" +
+			"--route FILE adds routing model names: a request that names one goes to the model\n" +
+			"(local, remote or an alias) of the first rule it matches, else to the default. A\n" +
+			"rule may bound the text's length in characters (min_chars, max_chars), ask for\n" +
+			"tools or images (true or false), and match the last user message (match, a Go\n" +
+			"regular expression). The response names the model (its model field and the\n" +
+			"X-Saji-Routed-To header), and /metrics counts the choices. The file:\n" +
+			"  {\"auto\": {\"rules\": [{\"images\": true, \"model\": \"big\"},\n" +
+			"                      {\"match\": \"(?i)prove|refactor\", \"model\": \"big\"},\n" +
+			"                      {\"min_chars\": 8000, \"model\": \"big\"}],\n" +
+			"            \"default\": \"small\"}}\n\n" +
 			"The API binds to 127.0.0.1 by default. Binding to another address exposes it to\n" +
 			"the network: it needs --api-key (or SAJI_API_KEY), and every request must then\n" +
 			"carry Authorization: Bearer KEY. Web pages may call it from this machine's pages\n" +
@@ -85,6 +96,7 @@ func newServeCmd() *cobra.Command {
 			"  saji serve -m small.gguf --remote big=http://gpu-box:8000/v1,model=meta-llama/Llama-3.3-70B-Instruct\n" +
 			"  saji serve --remote big='http://gpu1:8000|http://gpu2:8000,policy=lor,timeout=30s' \\\n" +
 			"             --remote big=http://mac:11434/v1,model=llama3.3:70b\n" +
+			"  saji serve -m small.gguf --remote big=http://gpu-box:8000 --route routes.json\n" +
 			"  saji serve -m model.gguf --host 0.0.0.0 --api-key \"$(openssl rand -hex 16)\"",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -102,6 +114,7 @@ func newServeCmd() *cobra.Command {
 	f.IntVar(&sf.maxLoaded, "max-loaded", runner.DefaultMaxLoaded, "most models loaded at once; the least recently used idle one makes room")
 	f.StringArrayVar(&sf.aliases, "alias", nil, "another `NAME=MODEL` for a model, for clients with a fixed list of names (repeat)")
 	f.StringArrayVar(&sf.remotes, "remote", nil, "forward model `"+remoteUsage+"` to a pool of OpenAI-compatible servers (repeat; the same NAME adds to its pool)")
+	f.StringVar(&sf.route, "route", "", "routing model names from a JSON `FILE` of rules (see above)")
 	f.StringVar(&sf.host, "host", sf.host, "address to bind (127.0.0.1: this machine only)")
 	f.IntVar(&sf.port, "port", sf.port, "port to listen on")
 	f.StringArrayVar(&sf.apiKeys, "api-key", nil, "require this bearer `KEY` (repeat for several; also SAJI_API_KEY)")
@@ -127,6 +140,16 @@ func runServe(ctx context.Context, sf *serveFlags, errw io.Writer) error {
 	remotes, err := parseRemotes(sf.remotes)
 	if err != nil {
 		return err
+	}
+	var routes map[string]server.Route
+	if sf.route != "" {
+		data, err := os.ReadFile(sf.route)
+		if err != nil {
+			return fmt.Errorf("serve: --route: %w", err)
+		}
+		if routes, err = server.ParseRoutes(data); err != nil {
+			return fmt.Errorf("serve: --route %s: %w", sf.route, err)
+		}
 	}
 	aliases := map[string]string{}
 	for _, a := range sf.aliases {
@@ -164,7 +187,7 @@ func runServe(ctx context.Context, sf *serveFlags, errw io.Writer) error {
 		MaxLoaded: max(sf.maxLoaded, len(sf.models)+1), Aliases: aliases})
 	defer rn.Close()
 	srv := server.New(server.Config{Runner: rn, APIKeys: sf.apiKeys, CORSOrigins: sf.cors, Hosts: []string{sf.host},
-		Logger: slog.Default(), Remotes: remotes})
+		Logger: slog.Default(), Remotes: remotes, Routes: routes})
 	defer srv.Close()
 	for _, path := range sf.models {
 		start := time.Now()
@@ -188,6 +211,9 @@ func runServe(ctx context.Context, sf *serveFlags, errw io.Writer) error {
 	}
 	for n := range remotes {
 		names = append(names, n+" (remote)")
+	}
+	for n := range routes {
+		names = append(names, n+" (routed)")
 	}
 	fmt.Fprintf(errw, "saji: serving %s on %s (OpenAI API at %s/v1, Ollama API at %s/api)\n", strings.Join(names, ", "), url, url, url)
 	done := make(chan error, 1)

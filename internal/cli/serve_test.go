@@ -142,6 +142,24 @@ func TestServeUnrunnable(t *testing.T) {
 	}
 }
 
+// TestServeRouteFile refuses a routing file that is missing or wrong
+// before it serves.
+func TestServeRouteFile(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "routes.json")
+	if err := os.WriteFile(bad, []byte(`{"auto":{"rules":[{"match":"(","model":"big"}],"default":"small"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for file, want := range map[string]string{
+		filepath.Join(t.TempDir(), "none.json"): "no such file",
+		bad:                                     "rule 1: error parsing regexp",
+	} {
+		sf := serveFlags{remotes: []string{"big=http://127.0.0.1:1"}, route: file, host: "127.0.0.1"}
+		if err := runServe(context.Background(), &sf, io.Discard); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("--route %s: %v, want %q", file, err, want)
+		}
+	}
+}
+
 // TestServeExposed refuses to bind beyond loopback without an API key.
 func TestServeExposed(t *testing.T) {
 	tests := []struct {
