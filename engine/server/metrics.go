@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	dto "github.com/prometheus/client_model/go"
 
 	"saji/engine/runner"
 )
@@ -273,6 +274,10 @@ func (mt *metrics) observe(m *runner.Model, res runner.Result, err error) {
 	mt.reqPrompt.WithLabelValues(name).Observe(float64(res.PromptTokens))
 	mt.reqGen.WithLabelValues(name).Observe(float64(res.CompletionTokens))
 }
+
+// Gather returns the server's metrics as /metrics reports them, for a
+// reader in the same process (the app's live charts).
+func (s *Server) Gather() ([]*dto.MetricFamily, error) { return s.metrics.reg.Gather() }
 
 // metricsRoutes registers /metrics: the server's registry in Prometheus'
 // text format (or what the scraper negotiates).
