@@ -113,7 +113,7 @@ func newServeCmd() *cobra.Command {
 	f.DurationVar(&sf.keepAlive, "keep-alive", runner.DefaultKeepAlive, "how long a model from --models-dir stays loaded without requests (negative: for ever)")
 	f.IntVar(&sf.maxLoaded, "max-loaded", runner.DefaultMaxLoaded, "most models loaded at once; the least recently used idle one makes room")
 	f.StringArrayVar(&sf.aliases, "alias", nil, "another `NAME=MODEL` for a model, for clients with a fixed list of names (repeat)")
-	f.StringArrayVar(&sf.remotes, "remote", nil, "forward model `"+remoteUsage+"` to a pool of OpenAI-compatible servers (repeat; the same NAME adds to its pool)")
+	f.StringArrayVar(&sf.remotes, "remote", nil, "forward model `NAME=URL[|URL...][,OPTION...]` to a pool of OpenAI-compatible servers; options key=, model=, timeout=, policy=rr|lor, health= (repeat; the same NAME adds to its pool)")
 	f.StringVar(&sf.route, "route", "", "routing model names from a JSON `FILE` of rules (see above)")
 	f.StringVar(&sf.host, "host", sf.host, "address to bind (127.0.0.1: this machine only)")
 	f.IntVar(&sf.port, "port", sf.port, "port to listen on")
