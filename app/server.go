@@ -76,6 +76,7 @@ type serverPanel struct {
 	kvText    *widget.Label
 	hitRate   *widget.Label
 	answered  *widget.Label
+	charts    *serverCharts // the live charts (server_charts.go)
 	snippetsC *fyne.Container
 	note      *widget.Label
 
@@ -206,6 +207,8 @@ func newServerPanel(u *ui) *serverPanel {
 		widget.NewFormItem("Requests answered", p.answered),
 	))
 
+	p.charts = newServerCharts()
+
 	// Snippets.
 	p.snippetsC = container.NewVBox()
 	snippets := widget.NewCard("", "Use it from your editor", container.NewVBox(
@@ -218,7 +221,7 @@ func newServerPanel(u *ui) *serverPanel {
 		heading, help,
 		container.NewHBox(p.toggle, p.copyURL),
 		p.status, p.endpoints, p.lan, p.note,
-		figuresCard, connection, keys, cors, snippets,
+		figuresCard, p.charts.card, connection, keys, cors, snippets,
 	))), p.visible.Store)
 	p.updateHostWarning()
 	p.rebuildKeys()
@@ -755,9 +758,9 @@ type serverFigures struct {
 	context  int     // the settings' context length
 }
 
-// refresh samples the engine and shows the figures that changed
-// (through bg.do). The ticker calls it every second; tests call it
-// directly.
+// refresh samples the engine, shows the figures that changed and
+// advances the live charts (through bg.do). The ticker calls it every
+// second; tests call it directly.
 func (p *serverPanel) refresh() {
 	f := p.sample(time.Now())
 	p.sampleMu.Lock()
@@ -767,6 +770,8 @@ func (p *serverPanel) refresh() {
 	if !same {
 		p.bg.do(func() { p.show(f) })
 	}
+	p.charts.record(p.u.core.Server(), f.speed)
+	p.bg.do(p.charts.show)
 }
 
 // sample reads the engine's figures at now.

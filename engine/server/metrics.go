@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	dto "github.com/prometheus/client_model/go"
 
 	"saji/engine/runner"
 )
@@ -35,6 +36,14 @@ const (
 	metricReqGen        = "saji:request_generation_tokens"
 	metricInfo          = "saji:server_info"
 	metricPanics        = "saji:handler_panics_total"
+
+	// The remote models' metrics carry the upstream label too.
+	metricUpstreamRequests  = "saji:upstream_requests_total"
+	metricUpstreamRetries   = "saji:upstream_retries_total"
+	metricUpstreamFirstByte = "saji:upstream_time_to_first_byte_seconds"
+	metricUpstreamUp        = "saji:upstream_up"
+	metricUpstreamRunning   = "saji:upstream_requests_running"
+	metricRouted            = "saji:routed_requests_total"
 )
 
 // The label values of saji:request_success_total and
@@ -75,6 +84,7 @@ type metrics struct {
 
 	success, failure                   *prometheus.CounterVec
 	panics                             prometheus.Counter
+	routed                             *prometheus.CounterVec
 	ttft, tpot, e2e, reqPrompt, reqGen *prometheus.HistogramVec
 
 	// Descriptions of the metrics read from the schedulers.
@@ -104,6 +114,9 @@ func newMetrics(s *Server) *metrics {
 			[]string{"model_name", "reason"}),
 		panics: prometheus.NewCounter(prometheus.CounterOpts{Name: metricPanics,
 			Help: "Requests whose handler panicked (a bug in Saji: the log has the stack); each got a 500."}),
+		routed: prometheus.NewCounterVec(prometheus.CounterOpts{Name: metricRouted,
+			Help: "Requests that named a routing model, by the route and the model its rules chose."},
+			[]string{"route", "model_name"}),
 		ttft:      hist(metricTTFT, "Time from submission to the first generated token of successful requests, in seconds.", ttftBuckets),
 		tpot:      hist(metricTPOT, "Mean time per output token after the first, of successful requests with more than one token, in seconds.", tpotBuckets),
 		e2e:       hist(metricE2E, "Time from submission to the end of successful requests, in seconds.", e2eBuckets),
@@ -136,6 +149,7 @@ func (mt *metrics) Describe(ch chan<- *prometheus.Desc) {
 	mt.success.Describe(ch)
 	mt.failure.Describe(ch)
 	mt.panics.Describe(ch)
+	mt.routed.Describe(ch)
 	for _, h := range mt.histograms() {
 		h.Describe(ch)
 	}
@@ -154,6 +168,7 @@ func (mt *metrics) Collect(ch chan<- prometheus.Metric) {
 	mt.success.Collect(ch)
 	mt.failure.Collect(ch)
 	mt.panics.Collect(ch)
+	mt.routed.Collect(ch)
 	for _, h := range mt.histograms() {
 		h.Collect(ch)
 	}
@@ -259,6 +274,10 @@ func (mt *metrics) observe(m *runner.Model, res runner.Result, err error) {
 	mt.reqPrompt.WithLabelValues(name).Observe(float64(res.PromptTokens))
 	mt.reqGen.WithLabelValues(name).Observe(float64(res.CompletionTokens))
 }
+
+// Gather returns the server's metrics as /metrics reports them, for a
+// reader in the same process (the app's live charts).
+func (s *Server) Gather() ([]*dto.MetricFamily, error) { return s.metrics.reg.Gather() }
 
 // metricsRoutes registers /metrics: the server's registry in Prometheus'
 // text format (or what the scraper negotiates).

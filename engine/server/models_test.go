@@ -127,7 +127,7 @@ func TestKeepAlive(t *testing.T) {
 // streaming passed through.
 func TestRemote(t *testing.T) {
 	_, upstream := newTestServer(t, Config{APIKeys: []string{"up-key"}})
-	s := New(Config{Remotes: map[string]Remote{"big": {URL: upstream.URL + "/v1", APIKey: "up-key", Model: "tiny"}}})
+	s := New(Config{Remotes: map[string]Remote{"big": {Upstreams: []Upstream{{URL: upstream.URL + "/v1", APIKey: "up-key", Model: "tiny"}}}}})
 	hs := httptest.NewServer(s.Handler())
 	defer hs.Close()
 	defer s.Close()
@@ -160,7 +160,7 @@ func TestRemote(t *testing.T) {
 	if len(list.Data) != 1 || list.Data[0].ID != "big" || list.Data[0].OwnedBy != "remote" {
 		t.Errorf("models %+v", list.Data)
 	}
-	bad := New(Config{Remotes: map[string]Remote{"gone": {URL: "http://127.0.0.1:1"}}})
+	bad := New(Config{Remotes: map[string]Remote{"gone": {Upstreams: []Upstream{{URL: "http://127.0.0.1:1"}}}}})
 	defer bad.Close()
 	rec := httptest.NewRecorder()
 	req := httptest.NewRequestWithContext(context.Background(), "POST", "/v1/chat/completions",

@@ -127,6 +127,10 @@ func (s *Server) handleOllamaTags(w http.ResponseWriter, r *http.Request) {
 		models = append(models, ollamaTag{Name: n, Model: n, ModifiedAt: m.Info.Modified, Size: m.Info.Size,
 			Digest: ollamaDigest(m), Details: detailsOf(m)})
 	}
+	for _, name := range s.routeNames() {
+		n := ollamaName(name)
+		models = append(models, ollamaTag{Name: n, Model: n, ModifiedAt: s.start})
+	}
 	writeJSON(w, http.StatusOK, map[string]any{"models": models})
 }
 

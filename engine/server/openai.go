@@ -66,6 +66,9 @@ func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
 	for _, name := range remotes {
 		data = append(data, oaiModel{ID: name, Object: "model", OwnedBy: "remote"})
 	}
+	for _, name := range s.routeNames() {
+		data = append(data, oaiModel{ID: name, Object: "model", OwnedBy: "router"})
+	}
 	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": data})
 }
 

@@ -2,73 +2,204 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httputil"
-	"net/url"
+	"strconv"
 	"strings"
+	"time"
 )
 
-// Remote is a model served by another OpenAI-compatible server.
-type Remote struct {
-	// URL is its base URL, with or without /v1 (http://host:8000).
-	URL string
-	// APIKey, when set, is sent to it as a bearer token in place of the
-	// client's.
-	APIKey string
-	// Model is the name the remote server knows it by ("" for the same).
-	Model string
-}
+// errUpstreamTimeout is the cause of a request to an upstream cut by its
+// timeout.
+var errUpstreamTimeout = errors.New("server: the upstream did not answer within its timeout")
 
-// remote returns the remote model called name.
-func (s *Server) remote(name string) (Remote, bool) {
+// remote returns the pool of the remote model called name.
+func (s *Server) remote(name string) (*pool, bool) {
 	name = s.run.Resolve(name)
-	r, ok := s.cfg.Remotes[name]
-	return r, ok && name != ""
+	p, ok := s.pools.byName[name]
+	return p, ok && name != ""
 }
 
-// forward sends an OpenAI request for a remote model to its server, the
-// body given back, the response (a stream too) passed through as it comes.
-func (s *Server) forward(w http.ResponseWriter, r *http.Request, body []byte, rm Remote) {
-	target, err := url.Parse(strings.TrimSuffix(strings.TrimRight(rm.URL, "/"), "/v1"))
-	if err != nil || target.Host == "" {
-		oaiError(w, fmt.Errorf("server: the remote URL %q is invalid", rm.URL))
+// hopHeaders are the hop-by-hop headers, which a proxy does not pass on
+// (RFC 9110, 7.6.1), and the client's credentials for Saji, which are not
+// the upstream's.
+var hopHeaders = []string{"Connection", "Keep-Alive", "Proxy-Connection", "Proxy-Authenticate", "Proxy-Authorization",
+	"Te", "Trailer", "Transfer-Encoding", "Upgrade", "Authorization", "X-Api-Key", "Host", "Content-Length"}
+
+// forward sends an OpenAI request for the remote model of pool p to one
+// of its upstreams, the body given back, the response (a stream too)
+// passed through as it comes. A request that does not reach its upstream,
+// or gets a 502 or 503 from it, goes to another while there is one; once
+// the response has begun, a failure ends the connection.
+func (s *Server) forward(w http.ResponseWriter, r *http.Request, body []byte, p *pool) {
+	tried := map[*upstream]bool{}
+	lastErr := p.err
+	for {
+		u := p.pick(tried)
+		if u == nil {
+			break
+		}
+		tried[u] = true
+		resp, stop, err := s.send(r, body, u)
+		if err != nil {
+			stop()
+			switch {
+			case r.Context().Err() != nil:
+				s.pools.metrics.request(u, "cancelled")
+				return // the client left
+			case errors.Is(err, errUpstreamTimeout):
+				s.pools.metrics.request(u, "timeout")
+				oaiError(w, &apiError{status: http.StatusGatewayTimeout, typ: "server_error",
+					msg: fmt.Sprintf("the remote server %s did not answer within %v", u.label, u.Timeout)})
+				return
+			}
+			s.pools.metrics.request(u, "error")
+			s.log.Warn("server: a remote upstream failed; trying another", "model", p.name, "upstream", u.label, "err", err)
+			u.markDown()
+			lastErr = err
+			s.pools.metrics.retried(u)
+			continue
+		}
+		code := resp.StatusCode
+		if (code == http.StatusBadGateway || code == http.StatusServiceUnavailable) && p.untried(tried) {
+			resp.Body.Close()
+			stop()
+			s.pools.metrics.request(u, strconv.Itoa(code))
+			s.log.Warn("server: a remote upstream is unavailable; trying another", "model", p.name, "upstream", u.label, "status", code)
+			s.pools.metrics.retried(u)
+			continue
+		}
+		s.relay(w, resp, u)
+		stop()
 		return
 	}
-	if rm.Model != "" {
+	msg := "no upstream of the remote model is available"
+	if lastErr != nil {
+		msg = "the remote server failed: " + lastErr.Error()
+	}
+	oaiError(w, &apiError{status: http.StatusBadGateway, typ: "server_error", msg: msg})
+}
+
+// send sends the request to u, and returns its response (whose reading
+// u's timeout watches) and the function that releases the attempt, to
+// call once the response is read or dropped.
+func (s *Server) send(r *http.Request, body []byte, u *upstream) (*http.Response, func(), error) {
+	if u.Model != "" {
 		var v map[string]any
 		if json.Unmarshal(body, &v) == nil {
-			v["model"] = rm.Model
+			v["model"] = u.Model
 			if b, err := json.Marshal(v); err == nil {
 				body = b
 			}
 		}
 	}
-	proxy := &httputil.ReverseProxy{
-		Rewrite: func(pr *httputil.ProxyRequest) {
-			pr.SetURL(target)
-			pr.Out.Host = target.Host
-			pr.Out.Body = io.NopCloser(bytes.NewReader(body))
-			pr.Out.ContentLength = int64(len(body))
-			pr.Out.Header.Del("Authorization")
-			if rm.APIKey != "" {
-				pr.Out.Header.Set("Authorization", "Bearer "+rm.APIKey)
-			}
-		},
-		FlushInterval: -1, // stream as it comes
-		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
-			oaiError(w, &apiError{status: http.StatusBadGateway, typ: "server_error", msg: "the remote server failed: " + err.Error()})
-		},
+	ctx, cancel := context.WithCancelCause(r.Context())
+	u.inflight.Add(1)
+	var timer *time.Timer
+	stop := func() {
+		if timer != nil {
+			timer.Stop()
+		}
+		cancel(nil)
+		u.inflight.Add(-1)
 	}
-	proxy.ServeHTTP(w, r)
+	target := *u.base
+	target.Path = strings.TrimRight(target.Path, "/") + r.URL.Path
+	target.RawPath = ""
+	target.RawQuery = r.URL.RawQuery
+	req, err := http.NewRequestWithContext(ctx, r.Method, target.String(), bytes.NewReader(body))
+	if err != nil {
+		return nil, stop, fmt.Errorf("server: %w", err)
+	}
+	req.Header = r.Header.Clone()
+	for _, h := range hopHeaders {
+		req.Header.Del(h)
+	}
+	if u.APIKey != "" {
+		req.Header.Set("Authorization", "Bearer "+u.APIKey)
+	}
+	if u.Timeout > 0 {
+		timer = time.AfterFunc(u.Timeout, func() { cancel(errUpstreamTimeout) })
+	}
+	start := time.Now()
+	resp, err := s.pools.client.Do(req)
+	if err != nil {
+		if context.Cause(ctx) == errUpstreamTimeout {
+			err = errUpstreamTimeout
+		}
+		return nil, stop, err
+	}
+	s.pools.metrics.firstByte(u, time.Since(start))
+	if timer != nil {
+		resp.Body = &idleBody{ReadCloser: resp.Body, timer: timer, timeout: u.Timeout}
+	}
+	return resp, stop, nil
+}
+
+// relay passes resp on to w, flushing as it comes. A failure once the
+// response has begun aborts the connection, so that the client sees a
+// broken answer rather than a short one.
+func (s *Server) relay(w http.ResponseWriter, resp *http.Response, u *upstream) {
+	defer resp.Body.Close()
+	h := w.Header()
+	for k, v := range resp.Header {
+		h[k] = v
+	}
+	for _, k := range hopHeaders {
+		h.Del(k)
+	}
+	if resp.ContentLength >= 0 {
+		h.Set("Content-Length", strconv.FormatInt(resp.ContentLength, 10))
+	}
+	w.WriteHeader(resp.StatusCode)
+	rc := http.NewResponseController(w)
+	rc.Flush()
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := resp.Body.Read(buf)
+		if n > 0 {
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				s.pools.metrics.request(u, "cancelled")
+				return // the client left
+			}
+			rc.Flush()
+		}
+		if err == io.EOF {
+			s.pools.metrics.request(u, strconv.Itoa(resp.StatusCode))
+			return
+		}
+		if err != nil {
+			s.pools.metrics.request(u, "error")
+			s.log.Warn("server: a remote upstream failed while streaming", "model", u.remote, "upstream", u.label, "err", err)
+			panic(http.ErrAbortHandler)
+		}
+	}
+}
+
+// idleBody is a response body whose upstream's timeout starts again with
+// every read that brings bytes.
+type idleBody struct {
+	io.ReadCloser
+	timer   *time.Timer
+	timeout time.Duration
+}
+
+func (b *idleBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if n > 0 {
+		b.timer.Reset(b.timeout)
+	}
+	return n, err
 }
 
 // routeRemote forwards an OpenAI POST whose model is remote, and reports
 // whether it did. The body is read (within the limit) and put back.
 func (s *Server) routeRemote(w http.ResponseWriter, r *http.Request) bool {
-	if len(s.cfg.Remotes) == 0 || r.Method != http.MethodPost || !strings.HasPrefix(r.URL.Path, "/v1/") {
+	if len(s.pools.byName) == 0 || r.Method != http.MethodPost || !strings.HasPrefix(r.URL.Path, "/v1/") {
 		return false
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody))
@@ -82,10 +213,10 @@ func (s *Server) routeRemote(w http.ResponseWriter, r *http.Request) bool {
 	if json.Unmarshal(body, &v) != nil {
 		return false
 	}
-	rm, ok := s.remote(v.Model)
+	p, ok := s.remote(v.Model)
 	if !ok {
 		return false
 	}
-	s.forward(w, r, body, rm)
+	s.forward(w, r, body, p)
 	return true
 }

@@ -53,8 +53,11 @@ type Config struct {
 	// rebinding).
 	Hosts []string
 	// Remotes forwards the models named by its keys (after the runner's
-	// aliases) to other OpenAI-compatible servers.
+	// aliases) to pools of other OpenAI-compatible servers.
 	Remotes map[string]Remote
+	// Routes are routing model names: a request that names one goes to
+	// the model its rules choose (see ParseRoutes).
+	Routes map[string]Route
 	// Downloads returns the download manager Ollama's /api/pull fetches
 	// with, its owner's (the app's, which opens it on first use); nil
 	// means the server's own, its state in library.DownloadsDir(). Two
@@ -73,7 +76,9 @@ type Server struct {
 	stop  func() // stops observing run's generations
 
 	metrics   *metrics
-	responses *responseStore // the Responses API's kept responses
+	pools     *pools           // the remote models
+	routing   map[string]Route // the routing model names, compiled
+	responses *responseStore   // the Responses API's kept responses
 
 	dlMu sync.Mutex
 	dl   *download.Manager // the server's own download manager, or nil
@@ -93,6 +98,9 @@ func New(cfg Config) *Server {
 	}
 	s.metrics = newMetrics(s)
 	s.stop = s.run.Observe(s.metrics.observe)
+	s.pools = newPools(cfg.Remotes, cfg.Logger)
+	s.routing = compileRoutes(cfg.Routes, cfg.Logger)
+	s.metrics.reg.MustRegister(s.pools.metrics)
 	s.routes()
 	return s
 }
@@ -106,6 +114,7 @@ func (s *Server) Runner() *runner.Runner { return s.run }
 // in Config stays open: its owner closes it.
 func (s *Server) Close() error {
 	s.stop()
+	s.pools.close()
 	s.dlMu.Lock()
 	if s.dl != nil {
 		s.dl.Close() // pauses the pulls, keeping their state
@@ -135,6 +144,7 @@ func (s *Server) Handler() http.Handler {
 			refuse(w, r, http.StatusUnauthorized, "invalid_api_key", "a valid API key is required (Authorization: Bearer KEY)")
 			return
 		}
+		s.route(w, r)
 		if s.routeRemote(w, r) {
 			return
 		}

@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -24,6 +27,8 @@ type loadtestFlags struct {
 	sharedPrefix                 int
 	seed                         uint64
 	jsonOut, ignoreEOS           bool
+	report                       string     // --report: the HTML report's path
+	compare                      bool       // --compare A.json B.json
 	local                        localFlags // in-process runs
 }
 
@@ -32,7 +37,7 @@ type loadtestFlags struct {
 func newLoadtestCmd() *cobra.Command {
 	lf := loadtestFlags{requests: 200, concurrency: 8, promptLen: 256, outputLen: 128, endpoint: string(loadtest.Completions), ignoreEOS: true}
 	cmd := &cobra.Command{
-		Use:   "loadtest (--url URL [--model NAME] | --model FILE.gguf)",
+		Use:   "loadtest (--url URL [--model NAME] | --model FILE.gguf) [--report FILE.html] | --compare A.json B.json [--report FILE.html]",
 		Short: "Benchmark an OpenAI-compatible server under load, as vLLM's benchmark_serving does",
 		Long: "Send a workload of streamed completions to an OpenAI-compatible server (Saji's own,\n" +
 			"llama-server, vLLM, Ollama's /v1) and report what vLLM's benchmark_serving reports:\n" +
@@ -59,7 +64,14 @@ func newLoadtestCmd() *cobra.Command {
 			"--model the first model the server lists (GET /v1/models) is used. A failed request\n" +
 			"is counted and its error shown; Ctrl-C stops the run and reports what finished.\n" +
 			"--json prints one JSON object with vLLM's result names (request_throughput,\n" +
-			"output_throughput, mean_ttft_ms, p99_itl_ms, ...; times in milliseconds).\n\n" +
+			"output_throughput, mean_ttft_ms, p99_itl_ms, ...; times in milliseconds), and the\n" +
+			"completed requests' records as vLLM's detailed results have them (input_lens,\n" +
+			"output_lens, ttfts, itls, in seconds) with start_times and e2els.\n\n" +
+			"--report FILE.html also writes one self-contained page (inline SVG charts; it\n" +
+			"needs no network) with the run's settings, the TTFT, TPOT, ITL and E2E\n" +
+			"percentiles, the output throughput over time and the latency distributions.\n" +
+			"--compare A.json B.json reads two runs that --json wrote and puts them side by\n" +
+			"side: a table with B's ratio to A, and with --report the same page for both.\n\n" +
 			"Without --url, --model names a GGUF file that is served in process by Saji's\n" +
 			"scheduler (continuous batching, paged KV cache, prefix caching), without HTTP: the\n" +
 			"serving core measured on its own. Its tokenizer sizes the prompts, and the report\n" +
@@ -70,14 +82,24 @@ func newLoadtestCmd() *cobra.Command {
 			"  saji loadtest --url http://localhost:11434/v1 --model llama3.2 --rate 2 --endpoint chat\n" +
 			"  saji loadtest --url http://127.0.0.1:8000 --tokenizer model.gguf --prompt-len 1024 --shared-prefix 1000 --json\n" +
 			"  saji loadtest --url http://127.0.0.1:8080 --dataset prompts.jsonl --output-len 256\n" +
-			"  saji loadtest --model llama-1b-q4_k_m.gguf --requests 16 --concurrency 8 --prompt-len 128 --output-len 64",
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+			"  saji loadtest --model llama-1b-q4_k_m.gguf --requests 16 --concurrency 8 --prompt-len 128 --output-len 64\n" +
+			"  saji loadtest --url http://127.0.0.1:8080 -c 1 --json --report c1.html > c1.json\n" +
+			"  saji loadtest --compare c1.json c8.json --report c1-c8.html",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if lf.compare {
+				return cobra.ExactArgs(2)(cmd, args)
+			}
+			return cobra.NoArgs(cmd, args)
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			if ctx == nil {
 				ctx = context.Background()
 			}
 			f := cmd.Flags()
+			if lf.compare {
+				return runLoadtestCompare(args[0], args[1], lf.report, cmd.OutOrStdout())
+			}
 			if f.Changed("rate") && !f.Changed("concurrency") {
 				lf.concurrency = 0
 			}
@@ -103,6 +125,8 @@ func newLoadtestCmd() *cobra.Command {
 	f.Uint64Var(&lf.seed, "seed", 0, "seed for the prompts and arrival times")
 	f.BoolVar(&lf.ignoreEOS, "ignore-eos", lf.ignoreEOS, "ask the server to generate past end-of-sequence")
 	f.BoolVar(&lf.jsonOut, "json", false, "print the results as one JSON object")
+	f.StringVar(&lf.report, "report", "", "also write an HTML report with charts to `FILE`")
+	f.BoolVar(&lf.compare, "compare", false, "compare two runs' --json files, given as arguments, instead of running")
 	lf.local.register(f, "in process: ")
 	return cmd
 }
@@ -218,11 +242,63 @@ func driveLoadtest(ctx context.Context, lf *loadtestFlags, target loadtest.Targe
 	} else if err := loadtest.WriteText(stdout, s); err != nil {
 		return err
 	}
+	if lf.report != "" {
+		if err := writeReport(lf.report, "Load test: "+s.Model, []loadtest.ReportRun{{Label: s.Model, Summary: s}}); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "loadtest: wrote the report %s\n", lf.report)
+	}
 	switch {
 	case res.Interrupted:
 		return fmt.Errorf("loadtest: interrupted with %d of %d requests finished", s.Completed+s.Failed, s.NumPrompts)
 	case s.Completed == 0 && s.Failed > 0:
 		return fmt.Errorf("loadtest: every request failed; the first: %s", s.Errors[0])
+	}
+	return nil
+}
+
+// writeReport writes the HTML report of runs to path, atomically.
+func writeReport(path, title string, runs []loadtest.ReportRun) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".report-*.html")
+	if err != nil {
+		return fmt.Errorf("loadtest: writing the report: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	err = loadtest.WriteHTML(tmp, title, runs)
+	if cerr := tmp.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("loadtest: writing the report: %w", cerr)
+	}
+	if err == nil {
+		if err = os.Chmod(tmp.Name(), 0o644); err == nil {
+			err = os.Rename(tmp.Name(), path)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("loadtest: writing the report: %w", err)
+	}
+	return nil
+}
+
+// runLoadtestCompare reads two runs' JSON summaries, prints them side by
+// side, and writes their HTML report when report is set.
+func runLoadtestCompare(a, b, report string, stdout io.Writer) error {
+	var runs []loadtest.ReportRun
+	for _, path := range []string{a, b} {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return fmt.Errorf("loadtest: --compare: %w", err)
+		}
+		s, err := loadtest.ReadSummary(data)
+		if err != nil {
+			return fmt.Errorf("loadtest: --compare %s: %w", path, err)
+		}
+		runs = append(runs, loadtest.ReportRun{Label: strings.TrimSuffix(filepath.Base(path), ".json"), Summary: s})
+	}
+	if err := loadtest.WriteCompareText(stdout, runs[0], runs[1]); err != nil {
+		return err
+	}
+	if report != "" {
+		return writeReport(report, fmt.Sprintf("Load tests: %s and %s", runs[0].Label, runs[1].Label), runs)
 	}
 	return nil
 }

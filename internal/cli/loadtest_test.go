@@ -201,3 +201,54 @@ func TestLoadtestInterrupted(t *testing.T) {
 		t.Errorf("report:\n%s", out.String())
 	}
 }
+
+// TestLoadtestReport writes a run's HTML report beside its JSON, then
+// compares two runs' JSON files side by side, in text and HTML.
+func TestLoadtestReport(t *testing.T) {
+	srv := fakeopenai.New(fakeopenai.Config{FirstDelay: time.Millisecond, Interval: time.Millisecond, Model: "tiny"})
+	defer srv.Close()
+	dir := t.TempDir()
+	for _, c := range []string{"1", "4"} {
+		out, err := runWithInput(t, "", "loadtest", "--url", srv.URL, "-n", "8", "-c", c, "--prompt-len", "4", "--output-len", "5",
+			"--json", "--report", filepath.Join(dir, "c"+c+".html"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "c"+c+".json"), []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		page, err := os.ReadFile(filepath.Join(dir, "c"+c+".html"))
+		if err != nil || !strings.Contains(string(page), "Output throughput over time") || !strings.Contains(string(page), "<td>"+c+"</td>") {
+			t.Errorf("the report of -c %s: %v\n%.300s", c, err, page)
+		}
+		var s map[string]any
+		json.Unmarshal([]byte(out), &s)
+		if ttfts, _ := s["ttfts"].([]any); len(ttfts) != 8 {
+			t.Errorf("-c %s: the JSON has %d ttfts, want 8", c, len(ttfts))
+		}
+	}
+	out, err := runWithInput(t, "", "loadtest", "--compare", filepath.Join(dir, "c1.json"), filepath.Join(dir, "c4.json"),
+		"--report", filepath.Join(dir, "cmp.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"c1", "c4", "c4/c1", "Max concurrency", "Output throughput (tok/s)", "TTFT p99 (ms)", "1.00×"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the comparison lacks %q:\n%s", want, out)
+		}
+	}
+	page, err := os.ReadFile(filepath.Join(dir, "cmp.html"))
+	if err != nil || !strings.Contains(string(page), "<th>ratio</th>") || strings.Count(string(page), "<svg ") != 9 {
+		t.Errorf("the comparison's report: %v", err)
+	}
+	for _, args := range [][]string{
+		{"loadtest", "--compare", filepath.Join(dir, "c1.json")},
+		{"loadtest", "--compare", filepath.Join(dir, "c1.json"), filepath.Join(dir, "none.json")},
+		{"loadtest", "--compare", filepath.Join(dir, "c1.json"), filepath.Join(dir, "c1.html")},
+		{"loadtest", "--url", srv.URL, "extra"},
+	} {
+		if _, err := runWithInput(t, "", args...); err == nil {
+			t.Errorf("%q: no error", args)
+		}
+	}
+}

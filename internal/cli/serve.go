@@ -33,6 +33,7 @@ type serveFlags struct {
 	keepAlive time.Duration
 	maxLoaded int
 	remotes   []string
+	route     string
 	aliases   []string
 	host      string
 	port      int
@@ -45,7 +46,7 @@ type serveFlags struct {
 func newServeCmd() *cobra.Command {
 	sf := serveFlags{host: "127.0.0.1", port: DefaultPort}
 	cmd := &cobra.Command{
-		Use:   "serve [-m FILE ...] [--models-dir DIR] [--remote NAME=URL ...]",
+		Use:   "serve [-m FILE ...] [--models-dir DIR] [--remote NAME=URL ...] [--route FILE]",
 		Short: "Serve models over the OpenAI and Ollama APIs on 127.0.0.1",
 		Long: "Answer the OpenAI dialect (/v1/models, /v1/chat/completions, /v1/completions,\n" +
 			"/v1/embeddings, /v1/responses), the Ollama dialect (/api/tags, /api/show, /api/ps,\n" +
@@ -57,8 +58,28 @@ func newServeCmd() *cobra.Command {
 			"Models given with -m stay loaded. Models in --models-dir load on the first request\n" +
 			"that names them and unload after --keep-alive without requests (or a request's\n" +
 			"keep_alive), or when --max-loaded are loaded and another is asked for (the least\n" +
-			"recently used idle one goes). --remote forwards a model name to another\n" +
-			"OpenAI-compatible server (vLLM, TGI, llama-server), streams passed through.\n\n" +
+			"recently used idle one goes).\n\n" +
+			"--remote forwards a model name to a pool of OpenAI-compatible servers (vLLM, TGI,\n" +
+			"llama-server, or Ollama at its /v1 endpoint), streams passed through. Give several\n" +
+			"URLs as URL1|URL2 or by repeating --remote with the same NAME (each flag's key=,\n" +
+			"model= and timeout= belong to its URLs). A request goes to the upstreams in turn\n" +
+			"(policy=rr) or to the one with the fewest requests in flight (policy=lor). Each\n" +
+			"upstream's /health (or /v1/models) is read every health= interval (10s; 0: never);\n" +
+			"one that fails it, or that a request cannot reach, leaves the rotation until it\n" +
+			"answers again. A request that cannot reach its upstream, or gets a 502 or 503, goes\n" +
+			"to another; once its answer streams, never. timeout= bounds the wait for an\n" +
+			"upstream's answer to begin and for each next part of it (a 504 when it runs out).\n" +
+			"/metrics reports each upstream (the upstream label).\n\n" +
+			"--route FILE adds routing model names: a request that names one goes to the model\n" +
+			"(local, remote or an alias) of the first rule it matches, else to the default. A\n" +
+			"rule may bound the text's length in characters (min_chars, max_chars), ask for\n" +
+			"tools or images (true or false), and match the last user message (match, a Go\n" +
+			"regular expression). The response names the model (its model field and the\n" +
+			"X-Saji-Routed-To header), and /metrics counts the choices. The file:\n" +
+			"  {\"auto\": {\"rules\": [{\"images\": true, \"model\": \"big\"},\n" +
+			"                      {\"match\": \"(?i)prove|refactor\", \"model\": \"big\"},\n" +
+			"                      {\"min_chars\": 8000, \"model\": \"big\"}],\n" +
+			"            \"default\": \"small\"}}\n\n" +
 			"The API binds to 127.0.0.1 by default. Binding to another address exposes it to\n" +
 			"the network: it needs --api-key (or SAJI_API_KEY), and every request must then\n" +
 			"carry Authorization: Bearer KEY. Web pages may call it from this machine's pages\n" +
@@ -73,6 +94,9 @@ func newServeCmd() *cobra.Command {
 			"  saji serve -m model.gguf --port 8080 --ctx 8192 --max-seqs 8\n" +
 			"  saji serve -m model.gguf -ngl 20\n" +
 			"  saji serve -m small.gguf --remote big=http://gpu-box:8000/v1,model=meta-llama/Llama-3.3-70B-Instruct\n" +
+			"  saji serve --remote big='http://gpu1:8000|http://gpu2:8000,policy=lor,timeout=30s' \\\n" +
+			"             --remote big=http://mac:11434/v1,model=llama3.3:70b\n" +
+			"  saji serve -m small.gguf --remote big=http://gpu-box:8000 --route routes.json\n" +
 			"  saji serve -m model.gguf --host 0.0.0.0 --api-key \"$(openssl rand -hex 16)\"",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -89,7 +113,8 @@ func newServeCmd() *cobra.Command {
 	f.DurationVar(&sf.keepAlive, "keep-alive", runner.DefaultKeepAlive, "how long a model from --models-dir stays loaded without requests (negative: for ever)")
 	f.IntVar(&sf.maxLoaded, "max-loaded", runner.DefaultMaxLoaded, "most models loaded at once; the least recently used idle one makes room")
 	f.StringArrayVar(&sf.aliases, "alias", nil, "another `NAME=MODEL` for a model, for clients with a fixed list of names (repeat)")
-	f.StringArrayVar(&sf.remotes, "remote", nil, "forward model `NAME=URL[,key=KEY][,model=REMOTE_NAME]` to another OpenAI-compatible server (repeat)")
+	f.StringArrayVar(&sf.remotes, "remote", nil, "forward model `NAME=URL[|URL...][,OPTION...]` to a pool of OpenAI-compatible servers; options key=, model=, timeout=, policy=rr|lor, health= (repeat; the same NAME adds to its pool)")
+	f.StringVar(&sf.route, "route", "", "routing model names from a JSON `FILE` of rules (see above)")
 	f.StringVar(&sf.host, "host", sf.host, "address to bind (127.0.0.1: this machine only)")
 	f.IntVar(&sf.port, "port", sf.port, "port to listen on")
 	f.StringArrayVar(&sf.apiKeys, "api-key", nil, "require this bearer `KEY` (repeat for several; also SAJI_API_KEY)")
@@ -115,6 +140,16 @@ func runServe(ctx context.Context, sf *serveFlags, errw io.Writer) error {
 	remotes, err := parseRemotes(sf.remotes)
 	if err != nil {
 		return err
+	}
+	var routes map[string]server.Route
+	if sf.route != "" {
+		data, err := os.ReadFile(sf.route)
+		if err != nil {
+			return fmt.Errorf("serve: --route: %w", err)
+		}
+		if routes, err = server.ParseRoutes(data); err != nil {
+			return fmt.Errorf("serve: --route %s: %w", sf.route, err)
+		}
 	}
 	aliases := map[string]string{}
 	for _, a := range sf.aliases {
@@ -152,7 +187,7 @@ func runServe(ctx context.Context, sf *serveFlags, errw io.Writer) error {
 		MaxLoaded: max(sf.maxLoaded, len(sf.models)+1), Aliases: aliases})
 	defer rn.Close()
 	srv := server.New(server.Config{Runner: rn, APIKeys: sf.apiKeys, CORSOrigins: sf.cors, Hosts: []string{sf.host},
-		Logger: slog.Default(), Remotes: remotes})
+		Logger: slog.Default(), Remotes: remotes, Routes: routes})
 	defer srv.Close()
 	for _, path := range sf.models {
 		start := time.Now()
@@ -177,6 +212,9 @@ func runServe(ctx context.Context, sf *serveFlags, errw io.Writer) error {
 	for n := range remotes {
 		names = append(names, n+" (remote)")
 	}
+	for n := range routes {
+		names = append(names, n+" (routed)")
+	}
 	fmt.Fprintf(errw, "saji: serving %s on %s (OpenAI API at %s/v1, Ollama API at %s/api)\n", strings.Join(names, ", "), url, url, url)
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()
@@ -192,31 +230,58 @@ func runServe(ctx context.Context, sf *serveFlags, errw io.Writer) error {
 	return nil
 }
 
-// parseRemotes reads --remote NAME=URL[,key=KEY][,model=NAME] flags.
+// remoteUsage is the form of a --remote flag.
+const remoteUsage = "NAME=URL[|URL...][,key=KEY][,model=REMOTE_NAME][,timeout=DURATION][,policy=rr|lor][,health=DURATION]"
+
+// parseRemotes reads --remote flags: each adds its URLs, with the flag's
+// key, model and timeout, to the pool of NAME; policy and health set the
+// pool's balancing and health-check interval.
 func parseRemotes(flags []string) (map[string]server.Remote, error) {
 	out := map[string]server.Remote{}
 	for _, f := range flags {
 		name, rest, ok := strings.Cut(f, "=")
 		if !ok || name == "" || rest == "" {
-			return nil, fmt.Errorf("serve: --remote %q: want NAME=URL[,key=KEY][,model=NAME]", f)
+			return nil, fmt.Errorf("serve: --remote %q: want %s", f, remoteUsage)
 		}
 		parts := strings.Split(rest, ",")
-		r := server.Remote{URL: parts[0]}
+		rm := out[name]
+		var up server.Upstream
+		var err error
 		for _, p := range parts[1:] {
 			k, v, _ := strings.Cut(p, "=")
 			switch k {
 			case "key":
-				r.APIKey = v
+				up.APIKey = v
 			case "model":
-				r.Model = v
+				up.Model = v
+			case "timeout":
+				if up.Timeout, err = time.ParseDuration(v); err != nil || up.Timeout <= 0 {
+					return nil, fmt.Errorf("serve: --remote %q: timeout %q: want a duration such as 30s", f, v)
+				}
+			case "policy":
+				if rm.Policy != "" && rm.Policy != server.Policy(v) {
+					return nil, fmt.Errorf("serve: --remote %q: the pool %q already has policy %s", f, name, rm.Policy)
+				}
+				rm.Policy = server.Policy(v)
+			case "health":
+				if rm.HealthInterval, err = time.ParseDuration(v); err != nil {
+					return nil, fmt.Errorf("serve: --remote %q: health %q: want a duration such as 10s (0 for never)", f, v)
+				}
+				if rm.HealthInterval == 0 {
+					rm.HealthInterval = -1
+				}
 			default:
-				return nil, fmt.Errorf("serve: --remote %q: unknown option %q (key or model)", f, k)
+				return nil, fmt.Errorf("serve: --remote %q: unknown option %q (key, model, timeout, policy or health)", f, k)
 			}
 		}
-		if !strings.HasPrefix(r.URL, "http://") && !strings.HasPrefix(r.URL, "https://") {
-			return nil, fmt.Errorf("serve: --remote %q: the URL must start with http:// or https://", f)
+		for u := range strings.SplitSeq(parts[0], "|") {
+			up.URL = u
+			rm.Upstreams = append(rm.Upstreams, up)
 		}
-		out[name] = r
+		if err := rm.Validate(name); err != nil {
+			return nil, fmt.Errorf("serve: --remote %q: %w", f, err)
+		}
+		out[name] = rm
 	}
 	return out, nil
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -15,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"saji/engine/server"
 	"saji/engine/synth"
 
 	"github.com/spf13/cobra"
@@ -140,6 +142,24 @@ func TestServeUnrunnable(t *testing.T) {
 	}
 }
 
+// TestServeRouteFile refuses a routing file that is missing or wrong
+// before it serves.
+func TestServeRouteFile(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "routes.json")
+	if err := os.WriteFile(bad, []byte(`{"auto":{"rules":[{"match":"(","model":"big"}],"default":"small"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for file, want := range map[string]string{
+		filepath.Join(t.TempDir(), "none.json"): "no such file",
+		bad:                                     "rule 1: error parsing regexp",
+	} {
+		sf := serveFlags{remotes: []string{"big=http://127.0.0.1:1"}, route: file, host: "127.0.0.1"}
+		if err := runServe(context.Background(), &sf, io.Discard); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("--route %s: %v, want %q", file, err, want)
+		}
+	}
+}
+
 // TestServeExposed refuses to bind beyond loopback without an API key.
 func TestServeExposed(t *testing.T) {
 	tests := []struct {
@@ -160,13 +180,27 @@ func TestServeExposed(t *testing.T) {
 	}
 }
 
+// TestParseRemotes reads --remote flags into pools.
 func TestParseRemotes(t *testing.T) {
 	r, err := parseRemotes([]string{"big=http://gpu:8000/v1,key=k,model=llama-70b"})
-	if err != nil || r["big"].URL != "http://gpu:8000/v1" || r["big"].APIKey != "k" || r["big"].Model != "llama-70b" {
+	if err != nil || len(r["big"].Upstreams) != 1 || r["big"].Upstreams[0] != (server.Upstream{URL: "http://gpu:8000/v1", APIKey: "k", Model: "llama-70b"}) {
 		t.Errorf("%+v %v", r, err)
 	}
-	for _, bad := range []string{"big", "=http://x", "big=gpu:8000", "big=http://x,colour=red"} {
-		if _, err := parseRemotes([]string{bad}); err == nil {
+	r, err = parseRemotes([]string{"big=http://a:8000|http://b:8000,timeout=30s,policy=lor",
+		"big=http://c:11434/v1,model=llama3.3:70b,health=0", "small=https://d"})
+	want := map[string]server.Remote{
+		"big": {Policy: server.LeastOutstanding, HealthInterval: -1, Upstreams: []server.Upstream{
+			{URL: "http://a:8000", Timeout: 30 * time.Second}, {URL: "http://b:8000", Timeout: 30 * time.Second},
+			{URL: "http://c:11434/v1", Model: "llama3.3:70b"}}},
+		"small": {Upstreams: []server.Upstream{{URL: "https://d"}}},
+	}
+	if err != nil || !reflect.DeepEqual(r, want) {
+		t.Errorf("a pool: %+v %v", r, err)
+	}
+	for _, bad := range [][]string{{"big"}, {"=http://x"}, {"big=gpu:8000"}, {"big=http://x,colour=red"},
+		{"big=http://x|gpu:1"}, {"big=http://x,timeout=soon"}, {"big=http://x,timeout=0s"}, {"big=http://x,policy=random"},
+		{"big=http://x,policy=lor", "big=http://y,policy=rr"}, {"big=http://x,health=often"}} {
+		if _, err := parseRemotes(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
 	}

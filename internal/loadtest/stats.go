@@ -140,6 +140,18 @@ type Summary struct {
 	P90E2EL    float64 `json:"p90_e2el_ms"`
 	P99E2EL    float64 `json:"p99_e2el_ms"`
 
+	// The records of the completed requests, as vLLM's detailed result
+	// file has them (times in seconds): prompt and output lengths, time to
+	// first token (0 when none streamed) and inter-token latencies; and
+	// Saji's own: when each was sent, from the start of the run, and its
+	// end-to-end latency. The HTML report's charts read them.
+	InputLens  []int       `json:"input_lens,omitempty"`
+	OutputLens []int       `json:"output_lens,omitempty"`
+	TTFTs      []float64   `json:"ttfts,omitempty"`
+	ITLs       [][]float64 `json:"itls,omitempty"`
+	StartTimes []float64   `json:"start_times,omitempty"`
+	E2ELs      []float64   `json:"e2els,omitempty"`
+
 	// Errors are the first few distinct failure messages.
 	Errors []string `json:"errors"`
 	// Notes say where a figure is an estimate or missing.
@@ -198,6 +210,7 @@ func Summarize(res *Result) Summary {
 			continue
 		}
 		s.Completed++
+		s.record(r)
 		s.TotalInputTokens += r.PromptTokens
 		s.TotalOutputTokens += r.OutputTokens
 		if r.PromptTokens == 0 {
@@ -247,6 +260,21 @@ func Summarize(res *Result) Summary {
 		s.Notes = append(s.Notes, fmt.Sprintf("%d requests failed; the errors list shows the first %d distinct messages", s.Failed, len(s.Errors)))
 	}
 	return s
+}
+
+// record appends the completed request r to the per-request records.
+func (s *Summary) record(r *RequestResult) {
+	sec := func(d time.Duration) float64 { return d.Seconds() }
+	itl := make([]float64, len(r.ITL))
+	for i, g := range r.ITL {
+		itl[i] = sec(g)
+	}
+	s.InputLens = append(s.InputLens, r.PromptTokens)
+	s.OutputLens = append(s.OutputLens, r.OutputTokens)
+	s.TTFTs = append(s.TTFTs, sec(r.TTFT))
+	s.ITLs = append(s.ITLs, itl)
+	s.StartTimes = append(s.StartTimes, sec(r.Start))
+	s.E2ELs = append(s.E2ELs, sec(r.Latency))
 }
 
 // WriteText prints the summary as a table.

@@ -11,6 +11,9 @@
 #                 so no network is needed
 #   server.png    the server panel with the API running and its live figures
 #   settings.png  the settings
+#   loadtest-report.png  saji loadtest --compare's HTML report of two in-process
+#                 runs of the model (1 and 4 requests at once), in headless
+#                 Chromium (skipped where Chromium is not installed)
 #
 # The model is ../shared/testdata/models/stories260K.gguf (a tiny model
 # trained on children's stories, so the reply is English), or Saji's own
@@ -84,3 +87,20 @@ xapp_stop
 for f in welcome chat library discover server settings; do
 	echo "screenshots: $out/$f.png $(identify -format '%wx%h, %k colours' "$out/$f.png")"
 done
+
+# 3. The load-test report: two runs compared, drawn by headless Chromium.
+browser=$(command -v chromium || command -v chromium-browser || true)
+if [[ -n $browser ]]; then
+	rw=$XAPP_WORK/report
+	mkdir -p "$rw"
+	for c in 1 4; do
+		"$bin" loadtest --model "$model" --requests 48 --concurrency $c --prompt-len 64 --output-len 64 \
+			--threads 2 --json >"$rw/c$c.json" 2>"$rw/c$c.log"
+	done
+	"$bin" loadtest --compare "$rw/c1.json" "$rw/c4.json" --report "$rw/report.html" >/dev/null
+	"$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars --user-data-dir="$rw/profile" \
+		--window-size=1200,2700 --screenshot="$out/loadtest-report.png" "file://$rw/report.html" 2>/dev/null
+	echo "screenshots: $out/loadtest-report.png $(identify -format '%wx%h, %k colours' "$out/loadtest-report.png")"
+else
+	echo "screenshots: no Chromium (apt-get install chromium): loadtest-report.png not taken"
+fi
