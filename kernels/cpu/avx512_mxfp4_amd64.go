@@ -9,6 +9,10 @@ import "saji/kernels/quant"
 // faster decoding gpt-oss-20b (7.5 against 8.0 tokens/s, 2 threads), whose
 // rows stream from memory.
 func addAVX512MXFP4(k *kernelSet) {
+	if k.packed == nil {
+		k.packed = map[quant.Type]packedKernel{}
+	}
+	k.packed[quant.TypeMXFP4] = mxfp4X16
 	tks := k.tiles[quant.TypeMXFP4]
 	for i := range tks {
 		if tks[i].nr == mxTileCols {
