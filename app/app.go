@@ -105,8 +105,8 @@ type ui struct {
 
 	bg worker // the window's own work: opening the models given at launch
 
-	build buildInfo   // the version, commit and build date About shows
-	tray  trayHolder  // the system tray's menu, once installTray has set it up
+	build buildInfo  // the version, commit and build date About shows
+	tray  trayHolder // the system tray's menu, once installTray has set it up
 }
 
 // Tab indexes.

@@ -19,10 +19,19 @@ type trayState struct {
 
 // trayHolder is the system tray Saji lives in while its window is hidden.
 type trayHolder struct {
-	app desktop.App // nil: the desktop has no tray (or installTray has not run)
+	app desktop.App // nil: the toolkit has no tray (or installTray has not run)
+	// host reports whether a tray shows the icon now (trayHost; tests
+	// replace it).
+	host func() bool
 
 	mu    sync.Mutex
 	shown *trayState // the state the menu shows (nil: none yet)
+
+	// menu is the one menu the tray is given, its items replaced as the
+	// state changes: the toolkit sets up the tray asynchronously and then
+	// shows the menu it was first given, so a new menu could be overwritten
+	// by the first. UI goroutine.
+	menu *fyne.Menu
 }
 
 // trayRefresh is how often the tray menu is compared with the engine's
@@ -89,6 +98,9 @@ func (u *ui) installTray() (stop func()) {
 		return func() {}
 	}
 	u.tray.app = desk
+	if u.tray.host == nil {
+		u.tray.host = trayHost
+	}
 	desk.SetSystemTrayIcon(Icon())
 	u.syncTray()
 	done := make(chan struct{})
@@ -123,7 +135,16 @@ func (u *ui) syncTray() {
 	u.tray.shown = &st
 	u.tray.mu.Unlock()
 	if !same {
-		fyne.Do(func() { u.tray.app.SetSystemTrayMenu(u.newTrayMenu(st)) })
+		u.core.log.Debug("app: the tray menu", "api", st.API, "models", st.Models)
+		fyne.Do(func() {
+			m := u.newTrayMenu(st)
+			if u.tray.menu == nil {
+				u.tray.menu = m
+			} else {
+				u.tray.menu.Items = m.Items
+			}
+			u.tray.app.SetSystemTrayMenu(u.tray.menu)
+		})
 	}
 }
 
@@ -139,7 +160,8 @@ func (u *ui) closeRequested() {
 	u.win.Close()
 }
 
-// keepsInTray says whether closing the window hides it in the tray.
+// keepsInTray says whether closing the window hides it in the tray: not
+// where no tray shows the icon that brings it back.
 func (u *ui) keepsInTray() bool {
-	return u.tray.app != nil && u.core.Settings().KeepInTray && u.core.APIURL() != ""
+	return u.tray.app != nil && u.core.Settings().KeepInTray && u.core.APIURL() != "" && u.tray.host()
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
 )
 
 // trayApp is an app with a system tray that records its menus.
@@ -29,6 +30,7 @@ func trayTestUI(t *testing.T) (*ui, *trayApp, *windowLog) {
 	u.app = a
 	win := &windowLog{Window: u.win}
 	u.win = win
+	u.tray.host = func() bool { return true }
 	stop := u.installTray()
 	t.Cleanup(stop)
 	return u, a, win
@@ -172,5 +174,34 @@ func TestNoTrayNoHiding(t *testing.T) {
 func TestKeepInTrayDefault(t *testing.T) {
 	if !newTestCore(t).Settings().KeepInTray {
 		t.Error("keep in tray is off by default")
+	}
+}
+
+// TestSettingsKeepInTray stores the keep-in-tray setting.
+func TestSettingsKeepInTray(t *testing.T) {
+	u := newTestUI(t, &fakeGen{})
+	v := u.settings
+	if !v.keepInTray.Checked {
+		t.Fatal("keep in tray is off by default")
+	}
+	test.Tap(v.keepInTray)
+	test.Tap(v.saveButton)
+	v.saving.wait()
+	if loadSettings(u.core.prefs).KeepInTray {
+		t.Error("keep in tray is still on after unticking it")
+	}
+}
+
+func TestNoTrayHostNoHiding(t *testing.T) {
+	u, a, win := trayTestUI(t)
+	u.tray.host = func() bool { return false } // a desktop without a tray
+	menuItem(t, a.last(), "Start the API").Action()
+	u.server.wait()
+	if u.core.APIURL() == "" {
+		t.Fatal("the API did not start")
+	}
+	u.closeRequested()
+	if win.hidden != 0 || win.closed != 1 {
+		t.Errorf("no tray host: hidden %d, closed %d; want closed", win.hidden, win.closed)
 	}
 }

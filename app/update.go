@@ -199,4 +199,3 @@ func parseFeedURL(text string) (feed, problem string) {
 	}
 	return text, ""
 }
-
