@@ -137,21 +137,37 @@ func TestTrayMenu(t *testing.T) {
 	}
 }
 
-func TestCloseKeepsInTrayOnlyWhenSet(t *testing.T) {
-	u, a, win := trayTestUI(t)
-	s := u.core.Settings()
-	s.KeepInTray = false
-	if err := u.core.SetSettings(s); err != nil {
-		t.Fatal(err)
+// TestCloseHidesInTray closes the window while the API serves: it hides
+// in the tray only when the setting says so and a tray shows the icon.
+func TestCloseHidesInTray(t *testing.T) {
+	tests := []struct {
+		name       string
+		keep, host bool
+		wantHidden bool
+	}{
+		{"kept in the tray", true, true, true},
+		{"the setting off", false, true, false},
+		{"no tray host", true, false, false},
 	}
-	menuItem(t, a.last(), "Start the API").Action()
-	u.server.wait()
-	if u.core.APIURL() == "" {
-		t.Fatal("the API did not start")
-	}
-	u.closeRequested()
-	if win.hidden != 0 || win.closed != 1 {
-		t.Errorf("keep in tray off: hidden %d, closed %d; want closed", win.hidden, win.closed)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			u, a, win := trayTestUI(t)
+			u.tray.host = func() bool { return tt.host }
+			s := u.core.Settings()
+			s.KeepInTray = tt.keep
+			if err := u.core.SetSettings(s); err != nil {
+				t.Fatal(err)
+			}
+			menuItem(t, a.last(), "Start the API").Action()
+			u.server.wait()
+			if u.core.APIURL() == "" {
+				t.Fatal("the API did not start")
+			}
+			u.closeRequested()
+			if hidden := win.hidden == 1 && win.closed == 0; hidden != tt.wantHidden || win.hidden+win.closed != 1 {
+				t.Errorf("hidden %d, closed %d; want hidden %v", win.hidden, win.closed, tt.wantHidden)
+			}
+		})
 	}
 }
 
@@ -189,19 +205,5 @@ func TestSettingsKeepInTray(t *testing.T) {
 	v.saving.wait()
 	if loadSettings(u.core.prefs).KeepInTray {
 		t.Error("keep in tray is still on after unticking it")
-	}
-}
-
-func TestNoTrayHostNoHiding(t *testing.T) {
-	u, a, win := trayTestUI(t)
-	u.tray.host = func() bool { return false } // a desktop without a tray
-	menuItem(t, a.last(), "Start the API").Action()
-	u.server.wait()
-	if u.core.APIURL() == "" {
-		t.Fatal("the API did not start")
-	}
-	u.closeRequested()
-	if win.hidden != 0 || win.closed != 1 {
-		t.Errorf("no tray host: hidden %d, closed %d; want closed", win.hidden, win.closed)
 	}
 }

@@ -105,6 +105,18 @@ func feedServer(t *testing.T, version string) (*httptest.Server, *atomic.Int32) 
 	return srv, &n
 }
 
+// checkFeed sets the release feed and runs the update check.
+func checkFeed(t *testing.T, u *ui, feed string) {
+	t.Helper()
+	s := u.core.Settings()
+	s.UpdateFeed = feed
+	if err := u.core.SetSettings(s); err != nil {
+		t.Fatal(err)
+	}
+	u.checkUpdate()
+	u.bg.wait()
+}
+
 func TestUpdateCheck(t *testing.T) {
 	srv, requests := feedServer(t, "v1.2.0")
 	u := newTestUI(t, &fakeGen{})
@@ -120,13 +132,7 @@ func TestUpdateCheck(t *testing.T) {
 		t.Fatal("the update check ran without a feed")
 	}
 
-	s := u.core.Settings()
-	s.UpdateFeed = srv.URL
-	if err := u.core.SetSettings(s); err != nil {
-		t.Fatal(err)
-	}
-	u.checkUpdate()
-	u.bg.wait()
+	checkFeed(t, u, srv.URL)
 	if requests.Load() != 1 {
 		t.Fatalf("%d requests to the feed, want 1", requests.Load())
 	}
@@ -152,13 +158,7 @@ func TestUpdateCheckUpToDate(t *testing.T) {
 	srv, requests := feedServer(t, "v1.1.0")
 	u := newTestUI(t, &fakeGen{})
 	u.build.Version = "v1.1.0"
-	s := u.core.Settings()
-	s.UpdateFeed = srv.URL
-	if err := u.core.SetSettings(s); err != nil {
-		t.Fatal(err)
-	}
-	u.checkUpdate()
-	u.bg.wait()
+	checkFeed(t, u, srv.URL)
 	if requests.Load() != 1 || u.win.Canvas().Overlays().Top() != nil {
 		t.Errorf("up to date: %d requests, notice %v", requests.Load(), u.win.Canvas().Overlays().Top())
 	}
