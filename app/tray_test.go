@@ -32,7 +32,7 @@ func trayTestUI(t *testing.T) (*ui, *trayApp, *windowLog) {
 	u.win = win
 	u.tray.host = func() bool { return true }
 	stop := u.installTray()
-	t.Cleanup(stop)
+	stop() // the tests refresh the menu themselves (syncTray), on their goroutine
 	return u, a, win
 }
 
