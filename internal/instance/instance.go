@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/adrg/xdg"
+
+	"saji/engine/download"
 )
 
 // ErrNotAnswering is returned by Claim when another instance holds the
@@ -136,7 +138,7 @@ func takeLock(dir string) (*os.File, bool, error) {
 	if err != nil {
 		return nil, false, fmt.Errorf("instance: %w", err)
 	}
-	ok, err := tryLock(f)
+	ok, err := download.TryLock(f)
 	if err != nil || !ok {
 		f.Close()
 		if err != nil {
