@@ -9,11 +9,13 @@ import (
 
 	"saji/app"
 	"saji/internal/cli"
+	"saji/internal/instance"
 )
 
 func main() {
-	open := func(ctx context.Context, models []string) error {
-		return app.Run(ctx, app.Options{Models: models})
+	open := func(ctx context.Context, models []string, inst *instance.Server) error {
+		b := cli.Build()
+		return app.Run(ctx, app.Options{Models: models, Instance: inst, Version: b.Version, Commit: b.Commit, BuildDate: b.Date})
 	}
-	os.Exit(cli.Main(os.Args[1:], cli.Options{OpenApp: open}))
+	os.Exit(cli.Main(os.Args[1:], cli.Options{OpenApp: open, InstanceDir: instance.Dir()}))
 }

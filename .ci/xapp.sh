@@ -42,8 +42,11 @@ xapp_start() {
 	local bin=$1
 	shift
 	mkdir -p "$XAPP_WORK/home" "$XAPP_WORK/config" "$XAPP_WORK/data"
-	# A fresh HOME keeps the run from reading or writing the user's settings.
-	HOME=$XAPP_WORK/home XDG_CONFIG_HOME=$XAPP_WORK/config XDG_DATA_HOME=$XAPP_WORK/data \
+	mkdir -p -m 700 "$XAPP_WORK/run"
+	# A fresh HOME keeps the run from reading or writing the user's settings,
+	# and a runtime folder of its own from handing its files to another
+	# Saji running as this user (the app is single-instance).
+	HOME=$XAPP_WORK/home XDG_CONFIG_HOME=$XAPP_WORK/config XDG_DATA_HOME=$XAPP_WORK/data XDG_RUNTIME_DIR=$XAPP_WORK/run \
 		"$bin" "$@" >"$XAPP_WORK/app.log" 2>&1 &
 	XAPP_PID=$!
 }

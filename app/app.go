@@ -24,7 +24,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 
 	"saji/assets"
-	"saji/engine/library"
+	"saji/internal/instance"
 )
 
 // ID is the application identifier, as in FyneApp.toml; Fyne keys the
@@ -38,6 +38,11 @@ type Options struct {
 	Models []string
 	// Logger receives the app's records (nil: slog.Default()).
 	Logger *slog.Logger
+	// Instance, when set, is this process's claim on the single instance:
+	// the app opens the files later launches hand over to it.
+	Instance *instance.Server
+	// Version, Commit and BuildDate say which Saji this is, in About.
+	Version, Commit, BuildDate string
 }
 
 // Run opens the main window and blocks until it is closed or ctx is
@@ -62,9 +67,17 @@ func Run(ctx context.Context, opts Options) (err error) {
 	}
 	defer c.Close()
 	u := newUI(a, c, c)
+	u.build = buildInfo{Version: opts.Version, Commit: opts.Commit, Date: opts.BuildDate}
 	stop := context.AfterFunc(ctx, func() { fyne.Do(a.Quit) })
 	defer stop()
+	if opts.Instance != nil {
+		u.serveInstance(opts.Instance)
+		defer opts.Instance.Close()
+	}
+	stopTray := u.installTray()
+	defer stopTray()
 	u.start(opts.Models)
+	u.checkUpdate()
 	u.win.ShowAndRun()
 	return nil
 }
@@ -91,6 +104,9 @@ type ui struct {
 	welcome  fyne.CanvasObject
 
 	bg worker // the window's own work: opening the models given at launch
+
+	build buildInfo  // the version, commit and build date About shows
+	tray  trayHolder // the system tray's menu, once installTray has set it up
 }
 
 // Tab indexes.
@@ -128,6 +144,7 @@ func newUI(a fyne.App, c *core, gen Generator) *ui {
 	u.win.SetMaster()
 	u.win.SetOnDropped(func(_ fyne.Position, uris []fyne.URI) { u.dropped(uris) })
 	u.win.SetMainMenu(u.mainMenu())
+	u.win.SetCloseIntercept(u.closeRequested)
 	u.win.SetOnClosed(func() {
 		u.server.close()
 		u.discover.close() // the downloads keep their state for the next run
@@ -169,10 +186,7 @@ func (u *ui) mainMenu() *fyne.MainMenu {
 			u.welcome.Show()
 		}),
 		fyne.NewMenuItem("What can this computer run?", func() { u.showWizard() }),
-		fyne.NewMenuItem("About Saji", func() {
-			dialog.ShowInformation("About Saji", "Saji runs language models on this computer.\n\n"+
-				"Models: "+u.core.Settings().ModelsDir+"\nConversations: "+library.DataDir(), u.win)
-		}),
+		fyne.NewMenuItem("About Saji", u.showAbout),
 	)
 	return fyne.NewMainMenu(file, fyne.NewMenu("View", views...), help)
 }
@@ -181,6 +195,16 @@ func (u *ui) mainMenu() *fyne.MainMenu {
 // given on the command line (the first in the chat), start the API if the
 // settings say so.
 func (u *ui) start(models []string) {
+	u.openModels(models)
+	if u.core.Settings().StartServer {
+		u.server.start()
+	}
+}
+
+// openModels adds models to the library (by reference) and opens the first
+// in the chat: the files Saji was launched with, or handed over by a later
+// launch.
+func (u *ui) openModels(models []string) {
 	if len(models) > 0 {
 		u.bg.run(func() func() {
 			lib := u.core.Library()
@@ -200,9 +224,6 @@ func (u *ui) start(models []string) {
 			}
 			return nil
 		})
-	}
-	if u.core.Settings().StartServer {
-		u.server.start()
 	}
 }
 

@@ -57,6 +57,12 @@ type Settings struct {
 	CORS    []string
 	// Welcomed is set once the first-run view has been dismissed.
 	Welcomed bool
+	// KeepInTray hides the window in the system tray, rather than
+	// quitting, when it is closed while the API serves (on by default).
+	KeepInTray bool
+	// UpdateFeed is the release feed the app checks for a newer Saji at
+	// launch ("": never; see update.go).
+	UpdateFeed string
 }
 
 // Preference keys.
@@ -72,6 +78,8 @@ const (
 	prefAPIKeys     = "api_keys"
 	prefCORS        = "api_cors"
 	prefWelcomed    = "welcomed"
+	prefKeepInTray  = "keep_in_tray"
+	prefUpdateFeed  = "update_feed"
 )
 
 // loadSettings reads the settings from p, with defaults for what is unset.
@@ -88,6 +96,8 @@ func loadSettings(p fyne.Preferences) Settings {
 		APIKeys:     p.StringList(prefAPIKeys),
 		CORS:        p.StringList(prefCORS),
 		Welcomed:    p.Bool(prefWelcomed),
+		KeepInTray:  p.BoolWithFallback(prefKeepInTray, true),
+		UpdateFeed:  p.String(prefUpdateFeed),
 	}
 }
 
@@ -104,6 +114,8 @@ func (s Settings) save(p fyne.Preferences) {
 	p.SetStringList(prefAPIKeys, s.APIKeys)
 	p.SetStringList(prefCORS, s.CORS)
 	p.SetBool(prefWelcomed, s.Welcomed)
+	p.SetBool(prefKeepInTray, s.KeepInTray)
+	p.SetString(prefUpdateFeed, s.UpdateFeed)
 }
 
 // core is the app below its views: the settings, the model library, the

@@ -59,6 +59,9 @@ type settingsView struct {
 	context     *widget.Select
 	theme       *widget.Select
 	startServer *widget.Check
+	keepInTray  *widget.Check // tray.go
+	atLogin     *widget.Check // autostart.go
+	updateFeed  *widget.Entry // update.go
 	saveButton  *widget.Button
 	status      *widget.Label
 
@@ -69,6 +72,8 @@ type settingsView struct {
 type settingsForm struct {
 	Folder, Threads, GPULayers, Context, Theme string
 	StartServer                                bool
+	KeepInTray, AtLogin                        bool
+	UpdateFeed                                 string
 }
 
 // newSettingsView lays out the settings form with the current settings.
@@ -87,6 +92,9 @@ func newSettingsView(u *ui) *settingsView {
 	}
 	v.theme = widget.NewSelect(opts, nil)
 	v.startServer = widget.NewCheck("Start the server when Saji opens", nil)
+	v.keepInTray = widget.NewCheck("Closing the window while the server runs keeps Saji in the tray", nil)
+	v.atLogin = widget.NewCheck("Start Saji when I log in", nil)
+	v.updateFeed = newUpdateFeedEntry()
 	v.saveButton = widget.NewButtonWithIcon("Save", theme.DocumentSaveIcon(), v.save)
 	v.saveButton.Importance = widget.HighImportance
 	v.status = widget.NewLabel("")
@@ -114,6 +122,9 @@ func newSettingsView(u *ui) *settingsView {
 		widget.NewFormItem("", contextHelp),
 		widget.NewFormItem("Theme", v.theme),
 		widget.NewFormItem("Server", v.startServer),
+		widget.NewFormItem("", v.keepInTray),
+		widget.NewFormItem("Login", v.atLogin),
+		widget.NewFormItem("Updates", v.updateFeed),
 	)
 	heading := widget.NewLabelWithStyle("Settings", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	v.content = container.NewVScroll(container.NewPadded(container.NewVBox(
@@ -145,6 +156,9 @@ func (v *settingsView) load(s Settings) {
 	v.context.SetSelected(strconv.Itoa(ctx))
 	v.theme.SetSelected(themeOption(s.Theme))
 	v.startServer.SetChecked(s.StartServer)
+	v.keepInTray.SetChecked(s.KeepInTray)
+	v.atLogin.SetChecked(startsAtLogin(v.u.core.log))
+	v.updateFeed.SetText(s.UpdateFeed)
 }
 
 // themeOption returns the select option of a theme name.
@@ -166,6 +180,9 @@ func (v *settingsView) form() settingsForm {
 		Context:     v.context.Selected,
 		Theme:       v.theme.Selected,
 		StartServer: v.startServer.Checked,
+		KeepInTray:  v.keepInTray.Checked,
+		AtLogin:     v.atLogin.Checked,
+		UpdateFeed:  v.updateFeed.Text,
 	}
 }
 
@@ -228,6 +245,10 @@ func (f settingsForm) apply(s Settings) (Settings, string) {
 	if err != nil || ctx <= 0 {
 		return s, "Choose a context length."
 	}
+	feed, problem := parseFeedURL(f.UpdateFeed)
+	if problem != "" {
+		return s, problem
+	}
 	name := themeSystem
 	for _, c := range themeChoices {
 		if c.Option == f.Theme {
@@ -240,6 +261,8 @@ func (f settingsForm) apply(s Settings) (Settings, string) {
 	s.Context = ctx
 	s.Theme = name
 	s.StartServer = f.StartServer
+	s.KeepInTray = f.KeepInTray
+	s.UpdateFeed = feed
 	return s, ""
 }
 
@@ -281,6 +304,9 @@ func (v *settingsView) save() {
 			if err := v.u.core.SetSettings(s); err != nil {
 				problem = "Saji could not save the settings: " + userMessage(err)
 			}
+		}
+		if err := setStartAtLogin(f.AtLogin); problem == "" && err != nil {
+			problem = "Saji could not change its start at login: " + userMessage(err)
 		}
 		return func() {
 			v.saveButton.Enable()

@@ -74,6 +74,12 @@ func (j *Job) tryLock() (unlock func(), err error) {
 	}
 }
 
+// TryLock takes an exclusive OS lock on f without waiting, reporting false
+// when another open file holds it. The lock dies with the process, so a
+// crash never leaves it taken. The desktop app's single-instance claim
+// (internal/instance) holds one too.
+func TryLock(f *os.File) (bool, error) { return tryLock(f) }
+
 // same reports whether f is still the file at path.
 func same(f *os.File, path string) bool {
 	a, err := f.Stat()

@@ -21,19 +21,36 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"saji/internal/instance"
 )
 
 // Version is Saji's version, set at link time with
 // -ldflags "-X saji/internal/cli.Version=v1.2.3".
 var Version = "dev"
 
+// Commit and BuildDate are the commit Saji was built from and when (RFC
+// 3339), set at link time as Version is; empty when the build did not set
+// them.
+var (
+	Commit    string
+	BuildDate string
+)
+
 // Options configures the command line.
 type Options struct {
 	// OpenApp opens the desktop app and returns when its window closes. It
 	// runs when Saji is started without a subcommand; models are the GGUF
 	// files given with --model or as arguments, to open the app with (the
-	// first is loaded for the chat).
-	OpenApp func(ctx context.Context, models []string) error
+	// first is loaded for the chat). inst is this process's claim on the
+	// single instance, whose later launches' files the app opens (nil when
+	// InstanceDir is empty); the root command closes it after OpenApp.
+	OpenApp func(ctx context.Context, models []string, inst *instance.Server) error
+	// InstanceDir makes the app single-instance: a launch that finds an
+	// app running in this folder hands it its models and exits (see
+	// package instance). Empty: every launch opens an app. The headless
+	// commands ignore it.
+	InstanceDir string
 	// Stdout and Stderr default to the process's streams.
 	Stdout, Stderr io.Writer
 }
@@ -76,7 +93,14 @@ func NewRootCommand(opts Options) *cobra.Command {
 			if opts.OpenApp == nil {
 				return errors.New("this build of saji has no desktop app; see 'saji --help' for the headless commands")
 			}
-			return opts.OpenApp(cmd.Context(), models)
+			inst, handed, err := claimInstance(cmd.Context(), opts.InstanceDir, models)
+			if err != nil || handed {
+				return err
+			}
+			if inst != nil {
+				defer inst.Close()
+			}
+			return opts.OpenApp(cmd.Context(), models, inst)
 		},
 	}
 	root.Flags().StringVarP(&model, "model", "m", "", "open the app with this GGUF model file loaded")
@@ -114,13 +138,14 @@ func Main(args []string, opts Options) int {
 	type appCall struct {
 		ctx    context.Context
 		models []string
+		inst   *instance.Server
 		done   chan error
 	}
 	calls := make(chan appCall)
 	openApp := opts.OpenApp
 	if openApp != nil {
-		opts.OpenApp = func(ctx context.Context, models []string) error {
-			c := appCall{ctx: ctx, models: models, done: make(chan error, 1)}
+		opts.OpenApp = func(ctx context.Context, models []string, inst *instance.Server) error {
+			c := appCall{ctx: ctx, models: models, inst: inst, done: make(chan error, 1)}
 			calls <- c
 			return <-c.done
 		}
@@ -139,16 +164,65 @@ func Main(args []string, opts Options) int {
 	for {
 		select {
 		case c := <-calls:
-			c.done <- openApp(c.ctx, c.models)
+			c.done <- openApp(c.ctx, c.models, c.inst)
 		case s := <-status:
 			return s
 		}
 	}
 }
 
+// claimInstance claims the single instance in dir for the app about to
+// open, or hands models to the app running there (handed). No claim is
+// made for an empty dir, and a folder that cannot hold one is logged: the
+// app opens without it. An app that holds the claim but does not answer is
+// an error, since a second app would fight it over the port and the
+// database.
+func claimInstance(ctx context.Context, dir string, models []string) (inst *instance.Server, handed bool, err error) {
+	if dir == "" {
+		return nil, false, nil
+	}
+	inst, err = instance.Claim(ctx, dir, models)
+	switch {
+	case errors.Is(err, instance.ErrNotAnswering):
+		return nil, false, fmt.Errorf("%w; close it, or wait for it to finish starting", err)
+	case err != nil:
+		slog.Warn("cli: the app opens without the single-instance check", "err", err)
+		return nil, false, nil
+	case inst == nil:
+		slog.Info("cli: handed the models to the running app", "models", models)
+		return nil, true, nil
+	}
+	return inst, false, nil
+}
+
 // gcPercent is the garbage collector's target (GOGC) unless the
 // environment sets one.
 const gcPercent = 25
+
+// BuildInfo says which Saji this is.
+type BuildInfo struct {
+	// Version is Version; Commit and Date the commit it was built from
+	// and when, "" when unknown.
+	Version, Commit, Date string
+}
+
+// Build returns this binary's version, commit and build date: what the
+// link set (Version, Commit, BuildDate), else what the Go toolchain
+// recorded from version control.
+func Build() BuildInfo {
+	b := BuildInfo{Version: Version, Commit: Commit, Date: BuildDate}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			switch {
+			case s.Key == "vcs.revision" && b.Commit == "":
+				b.Commit = s.Value
+			case s.Key == "vcs.time" && b.Date == "":
+				b.Date = s.Value
+			}
+		}
+	}
+	return b
+}
 
 func newVersionCmd() *cobra.Command {
 	return &cobra.Command{
@@ -157,14 +231,14 @@ func newVersionCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			w := cmd.OutOrStdout()
-			fmt.Fprintf(w, "saji %s\n", Version)
+			b := Build()
+			fmt.Fprintf(w, "saji %s\n", b.Version)
 			fmt.Fprintf(w, "go   %s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
-			if bi, ok := debug.ReadBuildInfo(); ok {
-				for _, s := range bi.Settings {
-					if s.Key == "vcs.revision" {
-						fmt.Fprintf(w, "rev  %s\n", s.Value)
-					}
-				}
+			if b.Commit != "" {
+				fmt.Fprintf(w, "rev  %s\n", b.Commit)
+			}
+			if b.Date != "" {
+				fmt.Fprintf(w, "date %s\n", b.Date)
 			}
 			return nil
 		},

@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"saji/internal/instance"
 )
 
 func run(t *testing.T, opts Options, args ...string) (stdout, stderr string, status int) {
@@ -18,7 +22,11 @@ func run(t *testing.T, opts Options, args ...string) (stdout, stderr string, sta
 
 func TestRoot(t *testing.T) {
 	opened, model := 0, ""
-	open := func(_ context.Context, m []string) error { opened++; model = strings.Join(m, ","); return nil }
+	open := func(_ context.Context, m []string, _ *instance.Server) error {
+		opened++
+		model = strings.Join(m, ",")
+		return nil
+	}
 	tests := []struct {
 		name       string
 		args       []string
@@ -74,8 +82,73 @@ func TestRootWithoutApp(t *testing.T) {
 }
 
 func TestAppErrorIsReported(t *testing.T) {
-	_, errs, status := run(t, Options{OpenApp: func(context.Context, []string) error { return errors.New("no display") }})
+	_, errs, status := run(t, Options{OpenApp: func(context.Context, []string, *instance.Server) error { return errors.New("no display") }})
 	if status != 1 || !strings.Contains(errs, "no display") {
 		t.Errorf("status %d, stderr %q", status, errs)
+	}
+}
+
+func TestSecondLaunchHandsOver(t *testing.T) {
+	dir := t.TempDir()
+	var got []string
+	var claimed *instance.Server
+	first := func(_ context.Context, _ []string, inst *instance.Server) error {
+		claimed = inst
+		return nil
+	}
+	// The first launch claims the instance (and closes its claim when the
+	// app returns): claim it here to keep it open while a second launch runs.
+	inst, err := instance.Claim(context.Background(), dir, nil)
+	if err != nil || inst == nil {
+		t.Fatal(inst, err)
+	}
+	files := make(chan []string, 1)
+	go inst.Serve(func(f []string) { files <- f })
+	defer inst.Close()
+	second := func(context.Context, []string, *instance.Server) error {
+		t.Error("the second launch opened an app")
+		return nil
+	}
+	_, errs, status := run(t, Options{OpenApp: second, InstanceDir: dir}, "--model", "m.gguf")
+	if status != 0 {
+		t.Fatalf("the second launch exited %d: %s", status, errs)
+	}
+	select {
+	case got = <-files:
+	case <-time.After(time.Minute):
+		t.Fatal("the running app got nothing")
+	}
+	if want, _ := filepath.Abs("m.gguf"); len(got) != 1 || got[0] != want {
+		t.Errorf("the running app got %q, want [%q]", got, want)
+	}
+	inst.Close()
+	// With the first gone, a launch claims the instance and opens the app.
+	if _, errs, status := run(t, Options{OpenApp: first, InstanceDir: dir}); status != 0 || claimed == nil {
+		t.Fatalf("status %d, claim %v: %s", status, claimed, errs)
+	}
+}
+
+func TestHeadlessCommandsAreNotSingleInstance(t *testing.T) {
+	dir := t.TempDir()
+	inst, err := instance.Claim(context.Background(), dir, nil)
+	if err != nil || inst == nil {
+		t.Fatal(inst, err)
+	}
+	defer inst.Close() // held, never served: a command that tried to hand over would fail
+	out, errs, status := run(t, Options{InstanceDir: dir}, "version")
+	if status != 0 || !strings.Contains(out, "saji ") {
+		t.Errorf("version with an app running: status %d, %q %q", status, out, errs)
+	}
+}
+
+func TestVersionPrintsTheBuild(t *testing.T) {
+	oldV, oldC, oldD := Version, Commit, BuildDate
+	t.Cleanup(func() { Version, Commit, BuildDate = oldV, oldC, oldD })
+	Version, Commit, BuildDate = "v1.2.3", "abc123", "2026-12-05T06:00:00Z"
+	out, _, status := run(t, Options{}, "version")
+	for _, want := range []string{"saji v1.2.3", "rev  abc123", "date 2026-12-05T06:00:00Z"} {
+		if status != 0 || !strings.Contains(out, want) {
+			t.Errorf("status %d, output %q lacks %q", status, out, want)
+		}
 	}
 }
