@@ -139,7 +139,7 @@ func newLibraryView(u *ui) *libraryView {
 
 	v.importTitle = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	v.importTitle.Truncation = fyne.TextTruncateEllipsis
-	v.importBar = widget.NewProgressBar()
+	v.importBar = newProgressBar()
 	v.importInfo = widget.NewLabel("")
 	v.cancelBtn = widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), v.cancelImport)
 	v.importBox = container.NewVBox(widget.NewSeparator(),

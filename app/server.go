@@ -192,7 +192,7 @@ func newServerPanel(u *ui) *serverPanel {
 	p.models = widget.NewLabel("None")
 	p.requests = widget.NewLabel("0 running, 0 waiting")
 	p.speed = widget.NewLabel("0 tokens/s")
-	p.kv = widget.NewProgressBar()
+	p.kv = newProgressBar()
 	p.kvText = widget.NewLabel("")
 	p.hitRate = widget.NewLabel("-")
 	p.answered = widget.NewLabel("0")

@@ -9,7 +9,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
-	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"saji/engine/hardware"
@@ -63,7 +62,7 @@ func TestSettingsSaveRoundTrip(t *testing.T) {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		t.Errorf("the new folder was not made: %v", err)
 	}
-	if _, ok := u.app.Settings().Theme().(variantTheme); !ok {
+	if _, ok := u.app.Settings().Theme().(sajiTheme); !ok {
 		t.Errorf("theme %T after choosing Dark", u.app.Settings().Theme())
 	}
 	// Saved again unchanged, nothing moves.
@@ -115,41 +114,6 @@ func TestSettingsThreadsAuto(t *testing.T) {
 	s, msg := settingsForm{Folder: "/tmp/m", Threads: " 0 ", Context: "2048", Theme: "Light"}.apply(Settings{Port: 7})
 	if msg != "" || s.Threads != 0 || s.Context != 2048 || s.Theme != "light" || s.Port != 7 || s.ModelsDir != "/tmp/m" {
 		t.Errorf("apply: %+v %q", s, msg)
-	}
-}
-
-func TestThemeVariantForced(t *testing.T) {
-	bg := theme.ColorNameBackground
-	def := theme.DefaultTheme()
-	for _, tc := range []struct {
-		name    string
-		variant fyne.ThemeVariant
-		forced  bool
-	}{
-		{"light", theme.VariantLight, true},
-		{"dark", theme.VariantDark, true},
-		{"system", 0, false},
-		{"", 0, false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			a := test.NewTempApp(t)
-			applyTheme(a, tc.name)
-			th := a.Settings().Theme()
-			if !tc.forced {
-				if th != def {
-					t.Errorf("theme %T, want the default theme", th)
-				}
-				return
-			}
-			for _, asked := range []fyne.ThemeVariant{theme.VariantLight, theme.VariantDark} {
-				if got, want := th.Color(bg, asked), def.Color(bg, tc.variant); got != want {
-					t.Errorf("background asked as variant %d: %v, want %v", asked, got, want)
-				}
-			}
-			if th.Size(theme.SizeNameText) != def.Size(theme.SizeNameText) || th.Font(fyne.TextStyle{}) != def.Font(fyne.TextStyle{}) {
-				t.Error("the forced theme changes more than colors")
-			}
-		})
 	}
 }
 

@@ -7,7 +7,6 @@ package app
 
 import (
 	"fmt"
-	"image/color"
 	"log/slog"
 	"slices"
 	"strings"
@@ -158,7 +157,7 @@ type welcomeView struct {
 	machine machineInfo
 	model   recommendedModel
 
-	bg       *canvas.Rectangle
+	bg       *themedRect
 	content  fyne.CanvasObject
 	scroll   *container.Scroll
 	memory   *widget.Label
@@ -226,7 +225,7 @@ func (v *welcomeView) build() {
 	v.download = widget.NewButtonWithIcon("Download "+m.Title, theme.DownloadIcon(), v.startDownload)
 	v.download.Importance = widget.HighImportance
 
-	v.progress = widget.NewProgressBar()
+	v.progress = newProgressBar()
 	v.status = widget.NewLabel("")
 	v.pause = widget.NewButtonWithIcon("Pause", theme.MediaPauseIcon(), v.pauseDownload)
 	v.cancel = widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), v.cancelDownload)
@@ -268,7 +267,7 @@ func (v *welcomeView) build() {
 		container.NewCenter(fitBtn),
 		layout.NewSpacer(),
 	)
-	v.bg = canvas.NewRectangle(color.Transparent)
+	v.bg = newThemedRect(theme.ColorNameBackground, "", 0)
 	v.scroll = container.NewVScroll(container.New(welcomeColumn{width: 620}, column))
 	v.content = container.NewStack(v.bg, v.scroll)
 }
@@ -295,20 +294,7 @@ func welcomeBold(text string) *widget.Label {
 
 // CreateRenderer implements fyne.Widget.
 func (v *welcomeView) CreateRenderer() fyne.WidgetRenderer {
-	v.bg.FillColor = theme.Color(theme.ColorNameBackground)
-	return &welcomeRenderer{v: v, WidgetRenderer: widget.NewSimpleRenderer(v.content)}
-}
-
-// welcomeRenderer paints the view opaque in the theme's background (it
-// lies over the chat) and follows theme changes.
-type welcomeRenderer struct {
-	fyne.WidgetRenderer
-	v *welcomeView
-}
-
-func (r *welcomeRenderer) Refresh() {
-	r.v.bg.FillColor = theme.Color(theme.ColorNameBackground)
-	r.WidgetRenderer.Refresh()
+	return widget.NewSimpleRenderer(v.content)
 }
 
 // welcomeColumn centres its objects in a column at most width wide.
