@@ -204,6 +204,7 @@ func (u *ui) start(models []string) {
 	if u.core.Settings().StartServer {
 		u.server.start()
 	}
+	u.welcome.(*welcomeView).describe()
 }
 
 // dropped handles files dropped onto the window: GGUF files go to the
