@@ -256,7 +256,8 @@ func (v *discoverView) fetchRepo(client *hub.Client, id, dir string) repoDetails
 	}
 	// Before the headers are read, the planner's size-based fallback
 	// answers (planLevels replaces it level by level).
-	rec, ok, why := hub.RecommendReason(d.levels, int64(d.mem.Available), fit.SizeNeed, fit.LevelRunnable)
+	m, _ := v.u.core.MachineKnown()
+	rec, ok, why := hub.RecommendReason(d.levels, int64(d.mem.Available), fit.SizeNeed, fit.LevelRunnable, fastOn(m.Bandwidth))
 	if d.memKnown && ok {
 		d.why = "Recommended: " + why
 	}

@@ -202,16 +202,23 @@ type modelPick struct {
 }
 
 // recommendLevel picks the level of c to download on machine m as
-// Discover does for a repository (hub.Recommend over the free memory,
-// from the files' sizes), so that the wizard, Discover and the first-run
-// page name the same level; false when none fits.
+// Discover does for a repository (hub.RecommendReason over the free
+// memory and the memory speed, from the files' sizes), so that the
+// wizard, Discover and the first-run page name the same level; false
+// when none fits.
 func recommendLevel(c candidate, m hardware.Machine) (string, bool) {
 	avail := m.Memory.Available
 	if avail == 0 {
 		avail = m.Memory.Total
 	}
-	q, ok := hub.Recommend(c.quants(), int64(min(avail, 1<<62)), fit.SizeNeed, fit.LevelRunnable)
+	q, ok, _ := hub.RecommendReason(c.quants(), int64(min(avail, 1<<62)), fit.SizeNeed, fit.LevelRunnable, fastOn(m.Bandwidth))
 	return q.Name, ok
+}
+
+// fastOn is hub.RecommendReason's fast for a machine whose memory reads
+// bandwidth bytes a second (0: not measured): fit.FastEnough.
+func fastOn(bandwidth float64) func(hub.Quant) bool {
+	return func(q hub.Quant) bool { return fit.FastEnough(q.Size, bandwidth) }
 }
 
 // recommendModels returns, for use on machine m, each candidate at the

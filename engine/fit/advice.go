@@ -44,6 +44,15 @@ func PaceOf(v Verdict, tps float64) Pace {
 	return Comfortable
 }
 
+// FastEnough reports whether a model file of size bytes decodes at
+// ComfortableTokensPerSec or faster on a machine whose memory reads
+// bandwidth bytes a second (true when the bandwidth is unknown): a token
+// reads about every weight once, so before the file's header is read
+// its size stands in for the plan's bytes per token.
+func FastEnough(size int64, bandwidth float64) bool {
+	return bandwidth <= 0 || size <= 0 || bandwidth/float64(size) >= ComfortableTokensPerSec
+}
+
 // Pace is p's pace.
 func (p Plan) Pace() Pace { return PaceOf(p.Verdict, p.DecodeTokensPerSec) }
 

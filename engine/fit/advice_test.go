@@ -85,3 +85,23 @@ func TestPaceOfClasses(t *testing.T) {
 		}
 	}
 }
+
+func TestFastEnough(t *testing.T) {
+	tests := []struct {
+		size      int64
+		bandwidth float64
+		want      bool
+	}{
+		{1e9, 20e9, true},
+		{2.5e9, 20e9, true},
+		{2.6e9, 20e9, false},
+		{8e9, 20e9, false},
+		{8e9, 0, true}, // not measured
+		{0, 20e9, true},
+	}
+	for _, tt := range tests {
+		if got := FastEnough(tt.size, tt.bandwidth); got != tt.want {
+			t.Errorf("FastEnough(%d, %g) = %v, want %v", tt.size, tt.bandwidth, got, tt.want)
+		}
+	}
+}

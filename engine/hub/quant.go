@@ -322,7 +322,7 @@ func Parse(ref string) (repo, quant string, err error) {
 // smallest complete level that runs and false; when no level runs, the
 // zero Quant and false.
 func Recommend(levels []Quant, available int64, need func(size int64) int64, runs func(level string) error) (Quant, bool) {
-	q, ok, _ := recommend(levels, available, need, runs)
+	q, ok, _ := recommend(levels, available, need, runs, nil)
 	return q, ok
 }
 
@@ -340,9 +340,14 @@ const (
 
 // RecommendReason is Recommend with, for people, one sentence saying why
 // it picked its level ("Q4_K_M: the usual best balance of size and
-// quality, and it fits the 23 GB free."), "" when no level runs.
-func RecommendReason(levels []Quant, available int64, need func(size int64) int64, runs func(level string) error) (Quant, bool, string) {
-	q, ok, rule := recommend(levels, available, need, runs)
+// quality, and it fits the 23 GB free."), "" when no level runs. fast,
+// when not nil, says whether a level runs fast enough to be comfortable
+// (fit.FastEnough): a level larger than the 4-bit anchor is taken only if
+// it is, since on a slow machine the larger level's quality costs speed
+// people notice.
+func RecommendReason(levels []Quant, available int64, need func(size int64) int64, runs func(level string) error,
+	fast func(q Quant) bool) (Quant, bool, string) {
+	q, ok, rule := recommend(levels, available, need, runs, fast)
 	free := units.Bytes(available)
 	var why string
 	switch rule {
@@ -353,7 +358,7 @@ func RecommendReason(levels []Quant, available int64, need func(size int64) int6
 			why = fmt.Sprintf("%s: the smallest level here from 4 bits up, and it fits the %s free.", q.Name, free)
 		}
 	case ruleLarger:
-		why = fmt.Sprintf("%s: better quality than the 4-bit levels, and the %s free hold it twice over.", q.Name, free)
+		why = fmt.Sprintf("%s: better quality than the 4-bit levels; the %s free hold it twice over, and it runs fast enough.", q.Name, free)
 	case ruleSmaller:
 		why = fmt.Sprintf("%s: the largest level that fits the %s free; the 4-bit levels need more.", q.Name, free)
 	case ruleFull:
@@ -364,8 +369,10 @@ func RecommendReason(levels []Quant, available int64, need func(size int64) int6
 	return q, ok, why
 }
 
-// recommend is Recommend, with the step of the rule that picked.
-func recommend(levels []Quant, available int64, need func(size int64) int64, runs func(level string) error) (Quant, bool, pickRule) {
+// recommend is Recommend, with the step of the rule that picked; fast is
+// RecommendReason's.
+func recommend(levels []Quant, available int64, need func(size int64) int64, runs func(level string) error,
+	fast func(q Quant) bool) (Quant, bool, pickRule) {
 	usable := func(q Quant) bool {
 		return !q.Incomplete && len(q.Files) > 0 && (runs == nil || runs(q.Name) == nil)
 	}
@@ -408,7 +415,7 @@ func recommend(levels []Quant, available int64, need func(size int64) int64, run
 	if anchor >= 0 && fits(cands[anchor]) {
 		pick, rule := cands[anchor], ruleAnchor
 		for _, q := range cands[anchor+1:] {
-			if q.Bits() <= maxBits && 2*need(q.Size) <= available {
+			if q.Bits() <= maxBits && 2*need(q.Size) <= available && (fast == nil || fast(q)) {
 				pick, rule = q, ruleLarger
 			}
 		}
