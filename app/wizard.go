@@ -279,18 +279,10 @@ func paceImportance(p fit.Pace) widget.Importance {
 
 // verdictLine says a plan's verdict in one sentence (fit.Plan.Advice:
 // "Fits: about 12 tokens/s, 5.1 GB of 23 GB free."), with its colour
-// (paceImportance); a plan past the model's trained context says so.
+// (paceImportance). The rest, a context past the model's training among
+// it, is in the plan's details (fit.Plan.Explain) behind the info button.
 func verdictLine(p fit.Plan) (string, widget.Importance) {
-	s, imp := p.Advice(), paceImportance(p.Pace())
-	if t := p.Model.ContextTrain; t > 0 && p.Request.Context > t && p.Verdict.Kind != fit.WontFit {
-		// The plan is for more than the model was trained with: the
-		// largest context is the trained one, and the verdict says so.
-		s += fmt.Sprintf(" Trained for %s tokens of context, less than the %s asked.", contextText(t), contextText(p.Request.Context))
-		if imp == widget.SuccessImportance {
-			imp = widget.WarningImportance
-		}
-	}
-	return s, imp
+	return p.Advice(), paceImportance(p.Pace())
 }
 
 // machineLines describe m for people, a line each.
