@@ -199,6 +199,7 @@ func (u *ui) start(models []string) {
 	if u.core.Settings().StartServer {
 		u.server.start()
 	}
+	u.welcome.(*welcomeView).describe()
 }
 
 // openModels adds models to the library (by reference) and opens the first

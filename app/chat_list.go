@@ -112,6 +112,7 @@ func (v *chatView) showRename() {
 			v.rename(id, e.Text)
 		}
 	}, v.u.win)
+	e.OnSubmitted = func(string) { d.Submit() } // Enter renames
 	d.Resize(fyne.NewSize(420, 160))
 	d.Show()
 	v.u.win.Canvas().Focus(e)
@@ -142,13 +143,6 @@ func (v *chatView) confirmDelete() {
 		return
 	}
 	id, title := v.conv.ID, listTitle(*v.conv)
-	d := dialog.NewConfirm("Delete conversation", "Delete “"+title+"” and all of its messages? This cannot be undone.",
-		func(ok bool) {
-			if ok {
-				v.deleteConversation(id)
-			}
-		}, v.u.win)
-	d.SetConfirmText("Delete")
-	d.SetConfirmImportance(widget.DangerImportance)
-	d.Show()
+	confirmAction(v.u.win, "Delete conversation", "Delete “"+title+"” and all of its messages? This cannot be undone.",
+		"Delete", true, func() { v.deleteConversation(id) })
 }

@@ -78,7 +78,7 @@ func (v *chatView) newMessageView(m store.Message, streaming, last bool) *messag
 	mv.status = widget.NewLabel("")
 	mv.status.Importance = widget.LowImportance
 	mv.status.Hide()
-	mv.progress = widget.NewProgressBar()
+	mv.progress = newProgressBar()
 	mv.progress.Hide()
 	mv.footer = widget.NewLabel("")
 	mv.footer.Importance = widget.LowImportance
@@ -123,8 +123,7 @@ func (v *chatView) newMessageView(m store.Message, streaming, last bool) *messag
 	under := container.NewBorder(nil, nil, nil, container.NewHBox(actions...), mv.footer)
 	inner := container.NewVBox(header, mv.thinking, mv.body, mv.status, mv.progress, under)
 	if user {
-		bg := canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
-		bg.CornerRadius = theme.InputRadiusSize() * 2
+		bg := newThemedRect(colorNameUserBubble, "", theme.InputRadiusSize()*2)
 		gap := canvas.NewRectangle(color.Transparent)
 		gap.SetMinSize(fyne.NewSize(48, 0))
 		mv.box = container.NewBorder(nil, nil, gap, nil, container.NewStack(bg, container.NewPadded(inner)))
@@ -225,10 +224,7 @@ func (v *chatView) newBlockView(b block, plain bool) blockView {
 	bv.lang.Importance = widget.LowImportance
 	cp := widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), func() { v.u.app.Clipboard().SetContent(*bv.text) })
 	cp.Importance = widget.LowImportance
-	bg := canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
-	bg.CornerRadius = theme.InputRadiusSize()
-	bg.StrokeColor = theme.Color(theme.ColorNameInputBorder)
-	bg.StrokeWidth = 1
+	bg := newThemedRect(colorNameCodeBackground, theme.ColorNameInputBorder, theme.InputRadiusSize())
 	body := container.NewBorder(container.NewBorder(nil, nil, bv.lang, cp), nil, nil, nil, container.NewHScroll(bv.rich))
 	bv.obj = container.NewStack(bg, container.NewPadded(body))
 	return bv

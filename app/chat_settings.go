@@ -37,7 +37,7 @@ func (v *chatView) showSettings() {
 	system.Wrapping = fyne.TextWrapWord
 	system.SetMinRowsVisible(4)
 	system.SetText(c.System)
-	system.SetPlaceHolder("How the model should answer (optional)")
+	system.SetPlaceHolder(blankNone)
 	num := func(val string, hint string, valid func(string) error) *widget.Entry {
 		e := widget.NewEntry()
 		e.SetText(val)
@@ -51,22 +51,16 @@ func (v *chatView) showSettings() {
 		}
 		return strconv.FormatFloat(float64(f), 'g', -1, 32)
 	}
-	fmtI := func(n int) string {
-		if n == 0 {
-			return ""
-		}
-		return strconv.Itoa(n)
-	}
-	temp := num(fmtF(c.Settings.Temperature), "model default", checkFloat(0, 2))
-	topP := num(fmtF(c.Settings.TopP), "model default", checkFloat(0, 1))
-	maxTok := num(fmtI(c.Settings.MaxTokens), "model default", checkInt(0, 1<<30))
-	ctxLen := num(fmtI(c.Settings.Context), "model default", checkInt(0, 1<<30))
+	temp := num(fmtF(c.Settings.Temperature), blankDefault, checkFloat(0, 2))
+	topP := num(fmtF(c.Settings.TopP), blankDefault, checkFloat(0, 1))
+	maxTok := num(formatInt(c.Settings.MaxTokens), blankNoLimit, checkInt(0, 1<<30))
+	ctxLen := num(formatInt(c.Settings.Context), blankDefault, checkInt(0, 1<<30))
 	items := []*widget.FormItem{
-		{Text: "System prompt", Widget: system},
-		{Text: "Temperature", Widget: temp, HintText: "0 to 2: higher is more varied"},
-		{Text: "Top-p", Widget: topP, HintText: "0 to 1"},
-		{Text: "Max tokens", Widget: maxTok, HintText: "Longest reply"},
-		{Text: "Context length", Widget: ctxLen, HintText: "Tokens of the conversation the model reads"},
+		fieldSystem.item(system, "Instructions the model reads before this conversation."),
+		fieldTemperature.item(temp, ""),
+		fieldTopP.item(topP, ""),
+		fieldMaxTokens.item(maxTok, ""),
+		fieldContext.item(ctxLen, fieldContext.Hint+" Blank: the model's preset or the app's setting."),
 	}
 	d := dialog.NewForm("Conversation settings", "Save", "Cancel", items, func(ok bool) {
 		if !ok {

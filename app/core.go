@@ -447,7 +447,7 @@ func (c *core) Stats() EngineStats {
 	var query, hit int64
 	for _, m := range c.Runner().Models() {
 		st.Models = append(st.Models, m.Name)
-		st.Placements = append(st.Placements, m.Info.Offload.String())
+		st.Placements = append(st.Placements, placementText(m.Info.Offload))
 		s := m.Scheduler().Stats()
 		st.Running += s.Running
 		st.Waiting += s.Waiting
@@ -824,28 +824,31 @@ func (c *core) checkFit(ctx context.Context, m *runner.Model, tokens int, tokens
 	return &meas
 }
 
-// fitCheckText says a fit check's figures in a line under the reply.
+// fitCheckText says a fit check's figures in a line under the reply,
+// for people: what the model takes and how fast it wrote. The planner's
+// predictions beside them go to the log ("app: fit check").
 func fitCheckText(m *fit.Measurement) string {
-	s := fmt.Sprintf("Memory: the model uses %s, Saji predicted %s", units.Bytes(m.RSS), units.Bytes(m.Predicted))
-	if m.PredictedTokensPerSec > 0 {
-		s += fmt.Sprintf(" · speed: %.1f tokens/s, predicted %.1f", m.DecodeTokensPerSec, m.PredictedTokensPerSec)
-	} else {
-		s += fmt.Sprintf(" · speed: %.1f tokens/s", m.DecodeTokensPerSec)
+	return fmt.Sprintf("This model takes about %s of memory and wrote %s.", units.Bytes(max(m.RSS, 0)), fit.SpeedText(m.DecodeTokensPerSec))
+}
+
+// placementText says where a loaded model runs, for people: "on the GPU
+// (cuda:0)", "partly on the GPU (20 of 32 layers, on cuda:0)", "on the
+// processor". Why a GPU holds none of it is said only when there is one
+// (its free memory); a machine without a GPU driver needs no reason.
+func placementText(p offload.Placement) string {
+	switch {
+	case p.Layers > 0 && p.Layers >= p.Of:
+		return "on the GPU (" + p.Device + ")"
+	case p.Layers > 0:
+		return fmt.Sprintf("partly on the GPU (%d of %d layers, on %s)", p.Layers, p.Of, p.Device)
+	case p.Device != "" && p.Note != "":
+		return "on the processor: " + p.Note
 	}
-	return s
+	return "on the processor"
 }
 
 // placementStatus says where a loaded model runs, for the chat: "Running
-// on the GPU: 32/32 layers on cuda:0", "Running on the CPU (no NVIDIA
-// driver (libcuda.so.1 not found))".
+// on the GPU (cuda:0)", "Running on the processor".
 func placementStatus(m *runner.Model) string {
-	p := m.Info.Offload
-	if p.Layers > 0 {
-		return "Running on the " + p.String()
-	}
-	s := "Running on the CPU"
-	if p.Note != "" {
-		s += " (" + p.Note + ")"
-	}
-	return s
+	return "Running " + placementText(m.Info.Offload)
 }

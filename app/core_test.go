@@ -190,9 +190,9 @@ func TestCoreGPULayers(t *testing.T) {
 		status    string
 		placement string
 	}{
-		{offload.Auto, "Running on the GPU: 4/4 layers on fake:0", "GPU: 4/4 layers on fake:0"},
-		{3, "Running on the GPU: 3/4 layers on fake:0, the rest on the CPU", "GPU: 3/4 layers on fake:0, the rest on the CPU"},
-		{0, "Running on the CPU", "CPU"},
+		{offload.Auto, "Running on the GPU (fake:0)", "on the GPU (fake:0)"},
+		{3, "Running partly on the GPU (3 of 4 layers, on fake:0)", "partly on the GPU (3 of 4 layers, on fake:0)"},
+		{0, "Running on the processor", "on the processor"},
 	} {
 		s := c.Settings()
 		s.GPULayers = tt.layers

@@ -294,7 +294,7 @@ func newJobRowView(v *discoverView) *jobRowView {
 	r.errText.Wrapping = fyne.TextWrapWord
 	r.errText.Importance = widget.DangerImportance
 	r.errText.Hide()
-	r.bar = widget.NewProgressBar()
+	r.bar = newProgressBar()
 	r.pauseBtn = widget.NewButtonWithIcon("Pause", theme.MediaPauseIcon(), func() {
 		if r.job != nil {
 			r.job.Pause()

@@ -38,6 +38,7 @@ type repoDetails struct {
 	rows     []quantRow
 	mem      hardware.Memory
 	memKnown bool
+	why      string // why the recommended level is (hub.RecommendReason)
 	err      error
 }
 
@@ -255,7 +256,11 @@ func (v *discoverView) fetchRepo(client *hub.Client, id, dir string) repoDetails
 	}
 	// Before the headers are read, the planner's size-based fallback
 	// answers (planLevels replaces it level by level).
-	rec, ok := hub.Recommend(d.levels, int64(d.mem.Available), fit.SizeNeed, fit.LevelRunnable)
+	m, _ := v.u.core.MachineKnown()
+	rec, ok, why := hub.RecommendReason(d.levels, int64(d.mem.Available), fit.SizeNeed, fit.LevelRunnable, fastOn(m.Bandwidth))
+	if d.memKnown && ok {
+		d.why = "Recommended: " + why
+	}
 	for _, q := range d.levels {
 		r := quantRow{Name: q.Name, Size: q.Size, Shards: q.Shards, Incomplete: q.Incomplete,
 			HasVerdict: d.memKnown, Recommended: d.memKnown && ok && q.Name == rec.Name && !q.Incomplete}
@@ -438,15 +443,15 @@ func (v *discoverView) fillQuantTable(d repoDetails) {
 		}
 		v.quantTable.Add(container.NewGridWithColumns(5, name, sizeL, container.NewBorder(nil, nil, nil, cell.details, fit), mark, btn))
 	}
-	why := "Memory: whether the model fits the memory this computer has free now (Tight: it fits once other programs close)."
+	why := d.why + " Memory: whether the model fits the memory this computer has free now (Tight: it fits once other programs close)."
 	if d.memKnown {
-		why = fmt.Sprintf("Memory: whether the model fits the %s this computer has free now, of %s (Tight: it fits once other programs close).",
-			units.Bytes(int64(d.mem.Available)), units.Bytes(int64(d.mem.Total)))
+		why = fmt.Sprintf("%s Memory: whether the model fits the %s this computer has free now, of %s (Tight: it fits once other programs close).",
+			d.why, units.Bytes(int64(d.mem.Available)), units.Bytes(int64(d.mem.Total)))
 	}
 	why += fmt.Sprintf(" Once each file's header is read, Saji plans it for a %s-token context, one conversation at a time: "+
 		"the verdict, the longest context that fits and the speed to expect; the i button shows the numbers.",
 		contextText(v.u.core.Settings().Context))
-	note := widget.NewLabel(why)
+	note := widget.NewLabel(strings.TrimSpace(why))
 	note.Wrapping = fyne.TextWrapWord
 	note.SizeName = theme.SizeNameCaptionText
 	note.Importance = widget.LowImportance

@@ -7,6 +7,10 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/widget"
 )
 
 // formatFloat writes an optional number ("" for nil).
@@ -88,4 +92,52 @@ func valueOf(f *float32) float32 {
 		return 0
 	}
 	return *f
+}
+
+// formField is a setting's name and its hint, worded once for every form
+// that has it: the settings, a conversation's settings and a model's
+// preset.
+type formField struct{ Label, Hint string }
+
+// The settings that several forms have.
+var (
+	fieldSystem      = formField{"System prompt", "Instructions the model reads before the conversation."}
+	fieldTemperature = formField{"Temperature", "0 to 2. Lower is steadier, higher is more varied."}
+	fieldTopP        = formField{"Top-p", "0 to 1. Keeps only the likeliest words that add up to this share."}
+	fieldMaxTokens   = formField{"Max tokens", "The longest reply, in tokens."}
+	fieldContext     = formField{"Context length", "How many tokens of a conversation the model keeps in mind. Longer takes more memory."}
+)
+
+// The placeholders of blank fields: what a blank field means.
+const (
+	blankDefault = "Default"
+	blankNoLimit = "No limit"
+	blankNone    = "None"
+)
+
+// item returns f as a form row holding w, with hint in place of f's when
+// hint is not "".
+func (f formField) item(w fyne.CanvasObject, hint string) *widget.FormItem {
+	if hint == "" {
+		hint = f.Hint
+	}
+	return &widget.FormItem{Text: f.Label, Widget: w, HintText: hint}
+}
+
+// confirmAction asks before an action, in the one pattern of Saji's
+// confirmations: Cancel, and a button named by the action's verb
+// ("Delete", "Remove"), in the danger colour when it cannot be undone.
+func confirmAction(win fyne.Window, title, message, verb string, danger bool, do func()) dialog.Dialog {
+	d := dialog.NewConfirm(title, message, func(ok bool) {
+		if ok {
+			do()
+		}
+	}, win)
+	d.SetConfirmText(verb)
+	d.SetDismissText("Cancel")
+	if danger {
+		d.SetConfirmImportance(widget.DangerImportance)
+	}
+	d.Show()
+	return d
 }

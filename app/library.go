@@ -139,7 +139,7 @@ func newLibraryView(u *ui) *libraryView {
 
 	v.importTitle = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	v.importTitle.Truncation = fyne.TextTruncateEllipsis
-	v.importBar = widget.NewProgressBar()
+	v.importBar = newProgressBar()
 	v.importInfo = widget.NewLabel("")
 	v.cancelBtn = widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), v.cancelImport)
 	v.importBox = container.NewVBox(widget.NewSeparator(),
@@ -536,7 +536,7 @@ func newPresetForm(e library.Entry) *presetForm {
 	f.system = widget.NewMultiLineEntry()
 	f.system.Wrapping = fyne.TextWrapWord
 	f.system.SetMinRowsVisible(4)
-	f.system.SetPlaceHolder("None")
+	f.system.SetPlaceHolder(blankNone)
 	f.system.SetText(e.Preset.System)
 	number := func(text, placeholder string, check func(string) error) *widget.Entry {
 		w := widget.NewEntry()
@@ -545,29 +545,29 @@ func newPresetForm(e library.Entry) *presetForm {
 		w.Validator = check
 		return w
 	}
-	f.temperature = number(formatFloat(e.Preset.Temperature), "Default", checkFloat(0, 2))
-	f.topP = number(formatFloat(e.Preset.TopP), "Default", checkFloat(0, 1))
-	f.maxTokens = number(formatInt(e.Preset.MaxTokens), "No limit", checkInt(0, 1<<30))
+	f.temperature = number(formatFloat(e.Preset.Temperature), blankDefault, checkFloat(0, 2))
+	f.topP = number(formatFloat(e.Preset.TopP), blankDefault, checkFloat(0, 1))
+	f.maxTokens = number(formatInt(e.Preset.MaxTokens), blankNoLimit, checkInt(0, 1<<30))
 	ctxMax := 1 << 30
 	if f.maxContext > 0 {
 		ctxMax = f.maxContext
 	}
-	f.context = number(formatInt(e.Preset.Context), "Default", checkInt(0, ctxMax))
+	f.context = number(formatInt(e.Preset.Context), blankDefault, checkInt(0, ctxMax))
 	return f
 }
 
 // items returns the form's rows.
 func (f *presetForm) items() []*widget.FormItem {
-	ctxHint := "Tokens the model keeps in mind. Blank: the app's setting."
+	ctxHint := fieldContext.Hint + " Blank: the app's setting."
 	if f.maxContext > 0 {
-		ctxHint = fmt.Sprintf("Tokens the model keeps in mind, at most %s. Blank: the app's setting.", groupDigits(int64(f.maxContext)))
+		ctxHint = fmt.Sprintf("%s At most %s. Blank: the app's setting.", fieldContext.Hint, groupDigits(int64(f.maxContext)))
 	}
 	return []*widget.FormItem{
-		{Text: "System prompt", Widget: f.system, HintText: "Instructions given before every chat with this model."},
-		{Text: "Temperature", Widget: f.temperature, HintText: "0 to 2. Lower is steadier, higher is more varied."},
-		{Text: "Top-p", Widget: f.topP, HintText: "0 to 1. Keeps only the likeliest words that add up to this share."},
-		{Text: "Max tokens", Widget: f.maxTokens, HintText: "The longest reply, in tokens."},
-		{Text: "Context", Widget: f.context, HintText: ctxHint},
+		fieldSystem.item(f.system, "Instructions the model reads before every conversation with it."),
+		fieldTemperature.item(f.temperature, ""),
+		fieldTopP.item(f.topP, ""),
+		fieldMaxTokens.item(f.maxTokens, ""),
+		fieldContext.item(f.context, ctxHint),
 	}
 }
 

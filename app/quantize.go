@@ -149,7 +149,7 @@ func quantizeDialog(u *ui, e library.Entry) *quantizer {
 	q.name = widget.NewEntry()
 	q.name.OnChanged = func(string) { q.named = true }
 	q.typeSel = widget.NewSelect(quantizeTypes, q.typeChanged)
-	q.bar = widget.NewProgressBar()
+	q.bar = newProgressBar()
 	q.bar.Hide()
 	q.status = widget.NewLabel("")
 	q.status.Wrapping = fyne.TextWrapWord

@@ -22,7 +22,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -193,7 +192,7 @@ func newServerPanel(u *ui) *serverPanel {
 	p.models = widget.NewLabel("None")
 	p.requests = widget.NewLabel("0 running, 0 waiting")
 	p.speed = widget.NewLabel("0 tokens/s")
-	p.kv = widget.NewProgressBar()
+	p.kv = newProgressBar()
 	p.kvText = widget.NewLabel("")
 	p.hitRate = widget.NewLabel("-")
 	p.answered = widget.NewLabel("0")
@@ -603,13 +602,8 @@ func (p *serverPanel) rebuildKeys() {
 		label := widget.NewLabelWithStyle(maskAPIKey(k), fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
 		copyBtn := widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), func() { p.copy("the key", k) })
 		remove := widget.NewButtonWithIcon("Remove", theme.DeleteIcon(), func() {
-			dialog.ShowConfirm("Remove this key?",
-				"Editors that use it will no longer reach the server.",
-				func(ok bool) {
-					if ok {
-						p.removeKey(i)
-					}
-				}, p.u.win)
+			confirmAction(p.u.win, "Remove this key?", "Editors that use it will no longer reach the server.",
+				"Remove", true, func() { p.removeKey(i) })
 		})
 		p.keyRows.Add(container.NewBorder(nil, nil, nil, container.NewHBox(copyBtn, remove), label))
 	}

@@ -103,7 +103,7 @@ func newSettingsView(u *ui) *settingsView {
 	cores := hardware.PhysicalCores()
 	threadsHelp := widget.NewLabel(fmt.Sprintf("0 picks them for you: this computer has %d physical cores.", cores))
 	threadsHelp.Wrapping = fyne.TextWrapWord
-	contextHelp := widget.NewLabel("How many tokens of a conversation a model keeps in mind. Longer takes more memory.")
+	contextHelp := widget.NewLabel(fieldContext.Hint)
 	contextHelp.Wrapping = fyne.TextWrapWord
 	folderHelp := widget.NewLabel("Where the library keeps its models. Changing it unloads the loaded models.")
 	folderHelp.Wrapping = fyne.TextWrapWord
@@ -118,7 +118,7 @@ func newSettingsView(u *ui) *settingsView {
 		widget.NewFormItem("", threadsHelp),
 		widget.NewFormItem("GPU layers", v.gpuLayers),
 		widget.NewFormItem("", gpuHelp),
-		widget.NewFormItem("Context length", v.context),
+		widget.NewFormItem(fieldContext.Label, v.context),
 		widget.NewFormItem("", contextHelp),
 		widget.NewFormItem("Theme", v.theme),
 		widget.NewFormItem("Server", v.startServer),

@@ -3,16 +3,17 @@ package app
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
-	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"saji/engine/hardware"
+	"saji/engine/library"
 )
 
 func TestSettingsShowsCurrent(t *testing.T) {
@@ -63,7 +64,7 @@ func TestSettingsSaveRoundTrip(t *testing.T) {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		t.Errorf("the new folder was not made: %v", err)
 	}
-	if _, ok := u.app.Settings().Theme().(variantTheme); !ok {
+	if _, ok := u.app.Settings().Theme().(sajiTheme); !ok {
 		t.Errorf("theme %T after choosing Dark", u.app.Settings().Theme())
 	}
 	// Saved again unchanged, nothing moves.
@@ -115,41 +116,6 @@ func TestSettingsThreadsAuto(t *testing.T) {
 	s, msg := settingsForm{Folder: "/tmp/m", Threads: " 0 ", Context: "2048", Theme: "Light"}.apply(Settings{Port: 7})
 	if msg != "" || s.Threads != 0 || s.Context != 2048 || s.Theme != "light" || s.Port != 7 || s.ModelsDir != "/tmp/m" {
 		t.Errorf("apply: %+v %q", s, msg)
-	}
-}
-
-func TestThemeVariantForced(t *testing.T) {
-	bg := theme.ColorNameBackground
-	def := theme.DefaultTheme()
-	for _, tc := range []struct {
-		name    string
-		variant fyne.ThemeVariant
-		forced  bool
-	}{
-		{"light", theme.VariantLight, true},
-		{"dark", theme.VariantDark, true},
-		{"system", 0, false},
-		{"", 0, false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			a := test.NewTempApp(t)
-			applyTheme(a, tc.name)
-			th := a.Settings().Theme()
-			if !tc.forced {
-				if th != def {
-					t.Errorf("theme %T, want the default theme", th)
-				}
-				return
-			}
-			for _, asked := range []fyne.ThemeVariant{theme.VariantLight, theme.VariantDark} {
-				if got, want := th.Color(bg, asked), def.Color(bg, tc.variant); got != want {
-					t.Errorf("background asked as variant %d: %v, want %v", asked, got, want)
-				}
-			}
-			if th.Size(theme.SizeNameText) != def.Size(theme.SizeNameText) || th.Font(fyne.TextStyle{}) != def.Font(fyne.TextStyle{}) {
-				t.Error("the forced theme changes more than colors")
-			}
-		})
 	}
 }
 
@@ -219,5 +185,109 @@ func TestGPULayersText(t *testing.T) {
 				t.Errorf("parseGPULayers(%q) = %d, %v", tc.text, n, err)
 			}
 		}
+	}
+}
+
+// overlayForm returns the form and the buttons of the dialog on top of
+// u's window.
+func overlayForm(t *testing.T, u *ui) (*widget.Form, []*widget.Button) {
+	t.Helper()
+	top := u.win.Canvas().Overlays().Top()
+	if top == nil {
+		t.Fatal("no dialog shows")
+	}
+	var form *widget.Form
+	var buttons []*widget.Button
+	for _, o := range test.LaidOutObjects(top) {
+		switch o := o.(type) {
+		case *widget.Form:
+			form = o
+		case *widget.Button:
+			buttons = append(buttons, o)
+		}
+	}
+	return form, buttons
+}
+
+// buttonTexts returns the texts of bs that have one.
+func buttonTexts(bs []*widget.Button) []string {
+	var out []string
+	for _, b := range bs {
+		if b.Text != "" {
+			out = append(out, b.Text)
+		}
+	}
+	return out
+}
+
+// TestSettingsVocabulary checks that a setting has one name and one hint
+// in every form that has it: the settings, a conversation's settings and
+// a model's preset.
+func TestSettingsVocabulary(t *testing.T) {
+	u := chatUI(t, &fakeGen{})
+	chatLocked(u, u.chat.showSettings)
+	form, buttons := overlayForm(t, u)
+	if form == nil {
+		t.Fatal("the conversation's settings have no form")
+	}
+	if got := buttonTexts(buttons); !slices.Equal(got, []string{"Cancel", "Save"}) {
+		t.Errorf("conversation settings buttons %q", got)
+	}
+	preset := newPresetForm(library.Entry{}).items()
+	if len(form.Items) != len(preset) {
+		t.Fatalf("%d conversation settings, %d preset fields", len(form.Items), len(preset))
+	}
+	for i, f := range []formField{fieldSystem, fieldTemperature, fieldTopP, fieldMaxTokens, fieldContext} {
+		if form.Items[i].Text != f.Label || preset[i].Text != f.Label {
+			t.Errorf("field %d: %q in the conversation, %q in the preset, want %q", i, form.Items[i].Text, preset[i].Text, f.Label)
+		}
+		if !strings.HasPrefix(form.Items[i].HintText, strings.TrimSuffix(f.Hint, ".")) && f != fieldSystem {
+			t.Errorf("%s: hint %q, want %q", f.Label, form.Items[i].HintText, f.Hint)
+		}
+	}
+	if !findLabelContaining(u.settings.content, fieldContext.Hint) {
+		t.Errorf("the settings do not explain %s as the other forms do", fieldContext.Label)
+	}
+}
+
+// TestConfirmations checks the one pattern of confirmations, Cancel and
+// the action's verb, and that Enter confirms a rename.
+func TestConfirmations(t *testing.T) {
+	u := chatUI(t, &fakeGen{Chunks: []string{"Hi"}})
+	chatSend(u, "Hello")
+	chatWaitIdle(t, u)
+	chatLocked(u, u.chat.confirmDelete)
+	if _, b := overlayForm(t, u); !slices.Equal(buttonTexts(b), []string{"Cancel", "Delete"}) {
+		t.Errorf("delete conversation buttons %q", buttonTexts(b))
+	}
+	u.win.Canvas().Overlays().Top().Hide()
+	u.win.Canvas().Overlays().Remove(u.win.Canvas().Overlays().Top())
+
+	p := u.server
+	p.addKey()
+	var remove *widget.Button
+	for _, o := range test.LaidOutObjects(p.keyRows) {
+		if b, ok := o.(*widget.Button); ok && b.Text == "Remove" {
+			remove = b
+		}
+	}
+	if remove == nil {
+		t.Fatal("no Remove button for the key")
+	}
+	test.Tap(remove)
+	if _, b := overlayForm(t, u); !slices.Equal(buttonTexts(b), []string{"Cancel", "Remove"}) {
+		t.Errorf("remove key buttons %q", buttonTexts(b))
+	}
+	u.win.Canvas().Overlays().Remove(u.win.Canvas().Overlays().Top())
+
+	chatLocked(u, u.chat.showRename)
+	form, _ := overlayForm(t, u)
+	e := form.Items[0].Widget.(*widget.Entry)
+	chatLocked(u, func() {
+		e.SetText("Greetings")
+		e.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	})
+	if c, _ := chatOpenMessages(t, u); c.Title != "Greetings" {
+		t.Errorf("after Enter the title is %q", c.Title)
 	}
 }

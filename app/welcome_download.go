@@ -108,7 +108,7 @@ func (v *welcomeView) startJob(client *hub.Client, dir string, old *download.Job
 			Size:   meta.Size,
 			SHA256: meta.SHA256,
 			Dest:   filepath.Join(dir, v.model.File),
-			Meta:   map[string]string{"repo": v.model.Repo, "quant": "Q4_K_M", "file": v.model.File, "commit": rev},
+			Meta:   map[string]string{"repo": v.model.Repo, "quant": v.model.Level, "file": v.model.File, "commit": rev},
 		}
 	}
 	j, err := m.Start(req)

@@ -21,6 +21,7 @@ import (
 
 	"saji/engine/fit"
 	"saji/engine/hardware"
+	"saji/engine/hub"
 	"saji/engine/units"
 )
 
@@ -178,19 +179,52 @@ func (c candidate) shape(level string) fit.ModelShape {
 	return s
 }
 
-// wizardLevels are the levels considered, best quality first.
-var wizardLevels = []string{"Q8_0", "Q4_K_M"}
+// quants are c's levels as the hub lists a repository's, for
+// hub.Recommend.
+func (c candidate) quants() []hub.Quant {
+	var qs []hub.Quant
+	for _, level := range []string{"Q4_K_M", "Q8_0"} {
+		size := c.Q4
+		if level == "Q8_0" {
+			size = c.Q8
+		}
+		qs = append(qs, hub.Quant{Name: level, Size: size, Shards: 1, Files: []hub.File{{Path: level + ".gguf", Size: size}}})
+	}
+	return qs
+}
 
-// modelPick is a recommendation: a candidate at the best level that fits.
+// modelPick is a recommendation: a candidate at the level hub.Recommend
+// picks, and its plan.
 type modelPick struct {
 	Candidate candidate
 	Level     string
 	Plan      fit.Plan
 }
 
+// recommendLevel picks the level of c to download on machine m as
+// Discover does for a repository (hub.RecommendReason over the free
+// memory and the memory speed, from the files' sizes), so that the
+// wizard, Discover and the first-run page name the same level; false
+// when none fits.
+func recommendLevel(c candidate, m hardware.Machine) (string, bool) {
+	avail := m.Memory.Available
+	if avail == 0 {
+		avail = m.Memory.Total
+	}
+	q, ok, _ := hub.RecommendReason(c.quants(), int64(min(avail, 1<<62)), fit.SizeNeed, fit.LevelRunnable, fastOn(m.Bandwidth))
+	return q.Name, ok
+}
+
+// fastOn is hub.RecommendReason's fast for a machine whose memory reads
+// bandwidth bytes a second (0: not measured): fit.FastEnough.
+func fastOn(bandwidth float64) func(hub.Quant) bool {
+	return func(q hub.Quant) bool { return fit.FastEnough(q.Size, bandwidth) }
+}
+
 // recommendModels returns, for use on machine m, each candidate at the
-// best level that fits comfortably (not tight), in the candidates' order,
-// and the number of candidates left out because no level fits.
+// level recommendLevel picks when its plan fits without crowding the
+// memory (fast or slow: the verdict says which), in the candidates'
+// order, and the number of candidates left out because none fits.
 func recommendModels(m hardware.Machine, use useCase) ([]modelPick, int) {
 	var picks []modelPick
 	left := 0
@@ -198,19 +232,17 @@ func recommendModels(m hardware.Machine, use useCase) ([]modelPick, int) {
 		if !containsUse(c.Uses, use) {
 			continue
 		}
-		found := false
-		for _, level := range wizardLevels {
-			p, err := fit.PlanFor(c.shape(level), m, fit.Desktop(useCases[use].context))
-			if err != nil || p.Verdict.Kind == fit.WontFit || p.Verdict.Tight {
-				continue
-			}
-			picks = append(picks, modelPick{Candidate: c, Level: level, Plan: p})
-			found = true
-			break
-		}
-		if !found {
+		level, ok := recommendLevel(c, m)
+		if !ok {
 			left++
+			continue
 		}
+		p, err := fit.PlanFor(c.shape(level), m, fit.Desktop(useCases[use].context))
+		if err != nil || p.Pace() >= fit.Tight {
+			left++
+			continue
+		}
+		picks = append(picks, modelPick{Candidate: c, Level: level, Plan: p})
 	}
 	return picks, left
 }
@@ -233,47 +265,24 @@ func contextText(n int) string {
 	return groupDigits(int64(n))
 }
 
-// speedText writes a decode speed: "~9 tok/s", "~0.6 tok/s".
-func speedText(tps float64) string {
-	if tps >= 10 {
-		return fmt.Sprintf("~%.0f tok/s", tps)
+// paceImportance is the colour of a pace: comfortable models in green,
+// slow and tight ones in the warning colour, too big in red.
+func paceImportance(p fit.Pace) widget.Importance {
+	switch p {
+	case fit.Comfortable:
+		return widget.SuccessImportance
+	case fit.TooBig:
+		return widget.DangerImportance
 	}
-	return fmt.Sprintf("~%.1f tok/s", tps)
+	return widget.WarningImportance
 }
 
-// verdictLine says a plan's verdict in a short phrase, with its colour:
-// "fits in RAM, up to 32K context, ~9 tok/s", "partial GPU 20 of 32
-// layers", "won't fit".
+// verdictLine says a plan's verdict in one sentence (fit.Plan.Advice:
+// "Fits: about 12 tokens/s, 5.1 GB of 23 GB free."), with its colour
+// (paceImportance). The rest, a context past the model's training among
+// it, is in the plan's details (fit.Plan.Explain) behind the info button.
 func verdictLine(p fit.Plan) (string, widget.Importance) {
-	var s string
-	imp := widget.SuccessImportance
-	switch p.Verdict.Kind {
-	case fit.FullGPU:
-		s = "fits on the GPU"
-	case fit.PartialGPU:
-		s = fmt.Sprintf("partial GPU %d of %d layers", p.Verdict.GPULayers, p.Model.Layers)
-	case fit.CPUOnly:
-		s = "fits in RAM"
-	default:
-		return "won't fit", widget.DangerImportance
-	}
-	if p.MaxContext > 0 {
-		s += ", up to " + contextText(p.MaxContext) + " context"
-	}
-	if p.DecodeTokensPerSec > 0 {
-		s += ", " + speedText(p.DecodeTokensPerSec)
-	}
-	if t := p.Model.ContextTrain; t > 0 && p.Request.Context > t {
-		// The plan is for more than the model was trained with: the
-		// largest context is the trained one, and the verdict says so.
-		s += fmt.Sprintf(" (trained for %s, less than the %s asked)", contextText(t), contextText(p.Request.Context))
-		imp = widget.WarningImportance
-	}
-	if p.Verdict.Tight {
-		s += " (tight: close other programs first)"
-		imp = widget.WarningImportance
-	}
-	return s, imp
+	return p.Advice(), paceImportance(p.Pace())
 }
 
 // machineLines describe m for people, a line each.
@@ -289,9 +298,6 @@ func machineLines(m hardware.Machine) []string {
 		if m.CPU.Threads > m.CPU.Cores {
 			c += fmt.Sprintf(" (%d threads)", m.CPU.Threads)
 		}
-	}
-	if len(m.CPU.Features) > 0 {
-		c += " · " + strings.ToUpper(strings.Join(m.CPU.Features, ", "))
 	}
 	lines = append(lines, "Processor: "+c)
 	if m.Memory.Total > 0 {
@@ -309,15 +315,23 @@ func machineLines(m hardware.Machine) []string {
 	if len(m.GPUs) == 0 {
 		lines = append(lines, "GPU: none that Saji can use; models run on the processor.")
 	}
-	for _, n := range m.Notes {
-		lines = append(lines, "    "+n)
-	}
 	if m.Bandwidth > 0 {
 		lines = append(lines, fmt.Sprintf("Memory speed: %s (it bounds how fast a model writes)", units.Rate(m.Bandwidth)))
 	} else {
 		lines = append(lines, "Memory speed: not measured, so no speeds are predicted.")
 	}
 	return lines
+}
+
+// machineDetails are what machineLines leave out for people: the CPU's
+// instruction sets and why no GPU is used, as the detection says them.
+func machineDetails(m hardware.Machine) string {
+	var lines []string
+	if len(m.CPU.Features) > 0 {
+		lines = append(lines, "Instruction sets: "+strings.ToUpper(strings.Join(m.CPU.Features, ", ")))
+	}
+	lines = append(lines, m.Notes...)
+	return strings.Join(lines, "\n")
 }
 
 // wizardPick is one recommendation as the wizard shows it (for tests).
@@ -345,6 +359,8 @@ type wizard struct {
 	dlg     dialog.Dialog
 
 	machineText *widget.Label
+	techText    *widget.Label     // machineDetails
+	tech        *widget.Accordion // techText, closed
 	measuring   *fyne.Container
 	use         *widget.RadioGroup
 	useHint     *widget.Label
@@ -368,6 +384,10 @@ func newWizard(u *ui) *wizard {
 	}
 	w.machineText = widget.NewLabel("Looking at this computer...")
 	w.machineText.Wrapping = fyne.TextWrapWord
+	w.techText = widget.NewLabel("")
+	w.techText.Wrapping = fyne.TextWrapWord
+	w.tech = widget.NewAccordion(widget.NewAccordionItem("Technical details", w.techText))
+	w.tech.Hide()
 	bar := widget.NewProgressBarInfinite()
 	w.measuring = container.NewVBox(widget.NewLabel("Measuring the memory speed (about a second)..."), bar)
 	labels := make([]string, len(useCases))
@@ -383,7 +403,7 @@ func newWizard(u *ui) *wizard {
 	w.picks = container.NewVBox()
 	w.content = container.NewVScroll(container.NewPadded(container.NewVBox(
 		intro,
-		head("This computer"), w.machineText, w.measuring,
+		head("This computer"), w.machineText, w.tech, w.measuring,
 		widget.NewSeparator(),
 		head("What would you like to do?"), w.use, w.useHint,
 		widget.NewSeparator(),
@@ -406,6 +426,10 @@ func (w *wizard) start() {
 			}
 			w.machine, w.known = m, true
 			w.machineText.SetText(strings.Join(machineLines(m), "\n"))
+			if d := machineDetails(m); d != "" {
+				w.techText.SetText(d)
+				w.tech.Show()
+			}
 			w.refresh()
 		}
 	})

@@ -118,7 +118,8 @@ func TestRecommendModels(t *testing.T) {
 // published file sizes.
 func TestCandidateShapes(t *testing.T) {
 	for _, c := range candidates {
-		for _, level := range wizardLevels {
+		for _, q := range c.quants() {
+			level := q.Name
 			s := c.shape(level)
 			w := s.WeightBytes()
 			if w <= 0 || w > s.FileSize || float64(w) < 0.95*float64(s.FileSize) {
@@ -132,29 +133,34 @@ func TestCandidateShapes(t *testing.T) {
 }
 
 func TestVerdictLine(t *testing.T) {
-	p := fit.Plan{Model: fit.ModelShape{Layers: 32}, MaxContext: 32768, DecodeTokensPerSec: 9.04,
-		Verdict: fit.Verdict{Kind: fit.CPUOnly}}
+	const gb = 1_000_000_000
+	p := fit.Plan{Model: fit.ModelShape{Layers: 32}, MaxContext: 32768,
+		Machine:   hardware.Machine{Memory: hardware.Memory{Total: 24 * gb, Available: 20 * gb}},
+		Breakdown: fit.Breakdown{RAM: 5 * gb, Total: 5 * gb}}
 	tests := []struct {
 		v    fit.Verdict
+		tps  float64
 		want string
+		imp  widget.Importance
 	}{
-		{fit.Verdict{Kind: fit.CPUOnly}, "fits in RAM, up to 32K context, ~9.0 tok/s"},
-		{fit.Verdict{Kind: fit.PartialGPU, GPULayers: 20}, "partial GPU 20 of 32 layers, up to 32K context, ~9.0 tok/s"},
-		{fit.Verdict{Kind: fit.FullGPU}, "fits on the GPU, up to 32K context, ~9.0 tok/s"},
-		{fit.Verdict{Kind: fit.WontFit}, "won't fit"},
+		{fit.Verdict{Kind: fit.CPUOnly}, 12, "Fits: about 12 tokens/s, 5.0 GB of 20 GB free.", widget.SuccessImportance},
+		{fit.Verdict{Kind: fit.CPUOnly}, 1.5, "Runs, slowly: about 1.5 tokens/s, 5.0 GB of 20 GB free.", widget.WarningImportance},
+		{fit.Verdict{Kind: fit.CPUOnly, Tight: true}, 12, "Tight: needs 5.0 GB, 20 GB free; close other programs first.", widget.WarningImportance},
+		{fit.Verdict{Kind: fit.PartialGPU, GPULayers: 20}, 0, "Fits partly on the GPU (20 of 32 layers): 5.0 GB of 20 GB free.", widget.SuccessImportance},
+		{fit.Verdict{Kind: fit.WontFit}, 0, "Too big: needs 5.0 GB, this computer has 24 GB.", widget.DangerImportance},
 	}
 	for _, tt := range tests {
-		p.Verdict = tt.v
-		if got, _ := verdictLine(p); got != tt.want {
-			t.Errorf("%v: %q, want %q", tt.v, got, tt.want)
+		p.Verdict, p.DecodeTokensPerSec = tt.v, tt.tps
+		if got, imp := verdictLine(p); got != tt.want || imp != tt.imp {
+			t.Errorf("%v at %v tokens/s: %q (%v), want %q (%v)", tt.v, tt.tps, got, imp, tt.want, tt.imp)
 		}
 	}
-	// Past the trained context, the verdict says the largest context is
-	// the trained one.
-	p.Verdict, p.Model.ContextTrain, p.MaxContext, p.Request.Context = fit.Verdict{Kind: fit.CPUOnly}, 4096, 4096, 8192
-	want := "fits in RAM, up to 4K context, ~9.0 tok/s (trained for 4K, less than the 8K asked)"
-	if got, imp := verdictLine(p); got != want || imp != widget.WarningImportance {
-		t.Errorf("past the trained context: %q (%v), want %q", got, imp, want)
+	// Past the trained context, the verdict stays one sentence; the
+	// details say it.
+	p.Verdict, p.DecodeTokensPerSec, p.Model.ContextTrain, p.MaxContext, p.Request.Context = fit.Verdict{Kind: fit.CPUOnly}, 12, 4096, 4096, 8192
+	want := "Fits: about 12 tokens/s, 5.0 GB of 20 GB free."
+	if got, _ := verdictLine(p); got != want {
+		t.Errorf("past the trained context: %q, want %q", got, want)
 	}
 }
 
@@ -165,10 +171,20 @@ func TestWizard(t *testing.T) {
 	w := u.showWizard()
 	waitFor(t, "the machine", func() bool { return w.snapshot().Known })
 	s := w.snapshot()
-	for _, want := range []string{"Test CPU, 8 cores (16 threads)", "AVX2", units.Bytes(int64(24 * gib)), "no NVIDIA driver", "50 GB/s"} {
+	for _, want := range []string{"Test CPU, 8 cores (16 threads)", units.Bytes(int64(24 * gib)), "GPU: none that Saji can use", "50 GB/s"} {
 		if !strings.Contains(s.Machine, want) {
 			t.Errorf("machine text %q lacks %q", s.Machine, want)
 		}
+	}
+	// The CPU's instruction sets and the detection's notes are details,
+	// behind Technical details.
+	for _, notWant := range []string{"AVX2", "libnvidia-ml", "NVIDIA driver"} {
+		if strings.Contains(s.Machine, notWant) {
+			t.Errorf("machine text %q says %q", s.Machine, notWant)
+		}
+	}
+	if d := w.techText.Text; !strings.Contains(d, "AVX2") || !strings.Contains(d, "no NVIDIA driver") || !w.tech.Visible() || w.tech.Items[0].Open {
+		t.Errorf("technical details %q (shown %v)", d, w.tech.Visible())
 	}
 	check := func(use string, want, notWant string) {
 		t.Helper()
@@ -228,7 +244,7 @@ func TestDiscoverPlannerVerdicts(t *testing.T) {
 	v.wait()
 	s := v.snapshot()
 	q := s.Levels[1]
-	if q.Name != "Q4_K_M" || !strings.HasPrefix(q.Fit, "fits in RAM, up to ") || !strings.Contains(q.Fit, "tok/s") {
+	if q.Name != "Q4_K_M" || !strings.HasPrefix(q.Fit, "Fits: ") || !strings.Contains(q.Fit, "tokens/s") {
 		t.Errorf("Q4_K_M: %+v", q)
 	}
 	if q.Plan.Model.FileSize != q4 || q.Plan.Machine.Memory != fakeMemoryValue(q4) {
@@ -245,6 +261,10 @@ func TestDiscoverPlannerVerdicts(t *testing.T) {
 	v.locked(func() {
 		if !findLabel(v.quantTable, q.Fit) || !findLabel(v.quantTable, "Tight") {
 			t.Errorf("the quant table does not show %q and the RAM checks", q.Fit)
+		}
+		// The recommendation says why, in one sentence.
+		if !findLabelContaining(v.quantTable, "Recommended: Q4_K_M: the usual best balance of size and quality, and it fits the ") {
+			t.Error("the quant table does not say why Q4_K_M is recommended")
 		}
 		c := v.fitCells[1]
 		if c == nil || !c.details.Visible() || c.plan == nil {
@@ -332,7 +352,7 @@ func TestFitCheckAfterLoad(t *testing.T) {
 	if attrs["predicted_tps"].Float64() <= 0 || attrs["measured_tps"].Float64() <= 0 {
 		t.Errorf("speeds %v", attrs)
 	}
-	if txt := fitCheckText(m); !strings.Contains(txt, "Saji predicted") || !strings.Contains(txt, "tokens/s") {
+	if txt := fitCheckText(m); !strings.HasPrefix(txt, "This model takes about ") || !strings.Contains(txt, "tokens/s") || strings.Contains(txt, "predicted") {
 		t.Errorf("line %q", txt)
 	}
 	stats, err = c.Generate(context.Background(), req, func(Update) {})

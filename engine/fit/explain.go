@@ -33,8 +33,7 @@ func (p Plan) Explain() []string {
 		out = append(out, fmt.Sprintf("KV cache at %d tokens, %s: %s (2 x %d layers x %d KV heads x %d x %d cells x %s B; %s)",
 			r.Context, r.KVType, units.Bytes(g.Bytes), g.Layers, kvh, s.HeadDim, g.Cells, bpe, what))
 	}
-	out = append(out, fmt.Sprintf("KV cache: %s: a pool of %d tokens in blocks of 16 (scheduler KV budget %d bytes)",
-		p.Pool, b.KVTokens, b.KVBudget))
+	out = append(out, fmt.Sprintf("KV cache: %s: a pool of %d tokens in blocks of 16", p.Pool, b.KVTokens))
 	out = append(out, fmt.Sprintf("Compute buffers: %s (activations for %d tokens a step: %s; logits for %s: %s)",
 		units.Bytes(b.Activations+b.Logits), max(128, p.MaxSeqs), units.Bytes(b.Activations), plural(p.MaxSeqs, "sequence"), units.Bytes(b.Logits)))
 	out = append(out, fmt.Sprintf("Runtime and tokenizer: %s", units.Bytes(b.Overhead)))

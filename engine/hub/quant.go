@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"saji/engine/units"
 )
 
 // Quant is one quantization level offered by a repository: a single GGUF
@@ -320,6 +322,57 @@ func Parse(ref string) (repo, quant string, err error) {
 // smallest complete level that runs and false; when no level runs, the
 // zero Quant and false.
 func Recommend(levels []Quant, available int64, need func(size int64) int64, runs func(level string) error) (Quant, bool) {
+	q, ok, _ := recommend(levels, available, need, runs, nil)
+	return q, ok
+}
+
+// pickRule is the step of Recommend's rule that made its pick.
+type pickRule int
+
+const (
+	ruleNone     pickRule = iota // no level runs
+	ruleAnchor                   // the 4-bit anchor (or the smallest level up to Q8_0) fits
+	ruleLarger                   // a larger level fits twice over
+	ruleSmaller                  // the anchor does not fit: the largest smaller level that does
+	ruleFull                     // only full-precision levels, and one fits
+	ruleNoneFits                 // nothing fits: the smallest level
+)
+
+// RecommendReason is Recommend with, for people, one sentence saying why
+// it picked its level ("Q4_K_M: the usual best balance of size and
+// quality, and it fits the 23 GB free."), "" when no level runs. fast,
+// when not nil, says whether a level runs fast enough to be comfortable
+// (fit.FastEnough): a level larger than the 4-bit anchor is taken only if
+// it is, since on a slow machine the larger level's quality costs speed
+// people notice.
+func RecommendReason(levels []Quant, available int64, need func(size int64) int64, runs func(level string) error,
+	fast func(q Quant) bool) (Quant, bool, string) {
+	q, ok, rule := recommend(levels, available, need, runs, fast)
+	free := units.Bytes(available)
+	var why string
+	switch rule {
+	case ruleAnchor:
+		if b := q.Bits(); b >= 4 && b < 5.5 {
+			why = fmt.Sprintf("%s: the usual best balance of size and quality, and it fits the %s free.", q.Name, free)
+		} else {
+			why = fmt.Sprintf("%s: the smallest level here from 4 bits up, and it fits the %s free.", q.Name, free)
+		}
+	case ruleLarger:
+		why = fmt.Sprintf("%s: better quality than the 4-bit levels; the %s free hold it twice over, and it runs fast enough.", q.Name, free)
+	case ruleSmaller:
+		why = fmt.Sprintf("%s: the largest level that fits the %s free; the 4-bit levels need more.", q.Name, free)
+	case ruleFull:
+		why = fmt.Sprintf("%s: the repository has only full-precision files, and this one fits the %s free.", q.Name, free)
+	case ruleNoneFits:
+		why = fmt.Sprintf("%s: the smallest level, though none fits the %s free.", q.Name, free)
+	}
+	return q, ok, why
+}
+
+// recommend is Recommend, with the step of the rule that picked; fast is
+// RecommendReason's.
+func recommend(levels []Quant, available int64, need func(size int64) int64, runs func(level string) error,
+	fast func(q Quant) bool) (Quant, bool, pickRule) {
 	usable := func(q Quant) bool {
 		return !q.Incomplete && len(q.Files) > 0 && (runs == nil || runs(q.Name) == nil)
 	}
@@ -333,10 +386,13 @@ func Recommend(levels []Quant, available int64, need func(size int64) int64, run
 	if len(cands) == 0 {
 		for _, q := range levels {
 			if usable(q) {
-				return q, need(q.Size) <= available
+				if need(q.Size) <= available {
+					return q, true, ruleFull
+				}
+				return q, false, ruleNoneFits
 			}
 		}
-		return Quant{}, false
+		return Quant{}, false, ruleNone
 	}
 	fits := func(q Quant) bool { return need(q.Size) <= available }
 	const maxBits = 8.5 // Q8_0
@@ -357,13 +413,13 @@ func Recommend(levels []Quant, available int64, need func(size int64) int64, run
 		anchor = slices.IndexFunc(cands, func(q Quant) bool { return q.Bits() >= 4 && q.Bits() <= maxBits && fits(q) })
 	}
 	if anchor >= 0 && fits(cands[anchor]) {
-		pick := cands[anchor]
+		pick, rule := cands[anchor], ruleAnchor
 		for _, q := range cands[anchor+1:] {
-			if q.Bits() <= maxBits && 2*need(q.Size) <= available {
-				pick = q
+			if q.Bits() <= maxBits && 2*need(q.Size) <= available && (fast == nil || fast(q)) {
+				pick, rule = q, ruleLarger
 			}
 		}
-		return pick, true
+		return pick, true, rule
 	}
 	below := anchor
 	if below < 0 {
@@ -373,17 +429,17 @@ func Recommend(levels []Quant, available int64, need func(size int64) int64, run
 	}
 	for i := below - 1; i >= 0; i-- {
 		if fits(cands[i]) {
-			return cands[i], true
+			return cands[i], true, ruleSmaller
 		}
 	}
 	if !slices.ContainsFunc(cands, func(q Quant) bool { return q.Bits() <= maxBits }) {
 		for _, q := range cands {
 			if fits(q) {
-				return q, true
+				return q, true, ruleFull
 			}
 		}
 	}
-	return cands[0], false
+	return cands[0], false, ruleNoneFits
 }
 
 func abs(x float64) float64 {

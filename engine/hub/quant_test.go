@@ -269,3 +269,46 @@ func TestRecommend(t *testing.T) {
 		t.Errorf("no levels: %+v, %v", q, ok)
 	}
 }
+
+func TestRecommendReason(t *testing.T) {
+	const GB = 1 << 30
+	lv := func(name string, gb float64) Quant {
+		return Quant{Name: name, Files: []File{{Path: name + ".gguf", Size: int64(gb * GB)}}, Size: int64(gb * GB), Shards: 1}
+	}
+	full := []Quant{lv("Q2_K", 3.2), lv("Q3_K_M", 4.0), lv("Q4_K_M", 4.9), lv("Q5_K_M", 5.7), lv("Q8_0", 8.5)}
+	tests := []struct {
+		name   string
+		levels []Quant
+		avail  float64
+		want   string
+	}{
+		{"anchor", full, 7, "Q4_K_M: the usual best balance of size and quality, and it fits the 7.5 GB free."},
+		{"larger", full, 64, "Q8_0: better quality than the 4-bit levels; the 69 GB free hold it twice over, and it runs fast enough."},
+		{"smaller", full, 6, "Q3_K_M: the largest level that fits the 6.4 GB free; the 4-bit levels need more."},
+		{"only larger levels", []Quant{lv("Q5_K_M", 5.7), lv("Q8_0", 8.5)}, 8,
+			"Q5_K_M: the smallest level here from 4 bits up, and it fits the 8.6 GB free."},
+		{"full precision", []Quant{lv("F16", 2)}, 8,
+			"F16: the repository has only full-precision files, and this one fits the 8.6 GB free."},
+		{"nothing fits", full, 2, "Q2_K: the smallest level, though none fits the 2.1 GB free."},
+		{"none", nil, 8, ""},
+	}
+	for _, tt := range tests {
+		q, ok, why := RecommendReason(tt.levels, int64(tt.avail*GB), fit.SizeNeed, nil, nil)
+		if why != tt.want {
+			t.Errorf("%s:\n got %q\nwant %q", tt.name, why, tt.want)
+		}
+		if q2, ok2 := Recommend(tt.levels, int64(tt.avail*GB), fit.SizeNeed, nil); q2.Name != q.Name || ok2 != ok {
+			t.Errorf("%s: RecommendReason picks %s, %v; Recommend %s, %v", tt.name, q.Name, ok, q2.Name, ok2)
+		}
+	}
+	// On a slow machine the larger levels are not worth their speed:
+	// at 20 GB/s Q8_0 (8.5 GB) writes 2.5 tokens/s, Q5_K_M 3.8.
+	slow := func(q Quant) bool { return fit.FastEnough(q.Size, 20*GB) }
+	if q, _, why := RecommendReason(full, 64*GB, fit.SizeNeed, nil, slow); q.Name != "Q4_K_M" || !strings.HasPrefix(why, "Q4_K_M: the usual") {
+		t.Errorf("slow machine: %s (%q)", q.Name, why)
+	}
+	fast := func(q Quant) bool { return fit.FastEnough(q.Size, 200*GB) }
+	if q, _, _ := RecommendReason(full, 64*GB, fit.SizeNeed, nil, fast); q.Name != "Q8_0" {
+		t.Errorf("fast machine: %s", q.Name)
+	}
+}

@@ -1,19 +1,25 @@
 #!/usr/bin/env bash
-# Takes screenshots of Saji's main views in the real window under Xvfb,
-# driven with xdotool, into packaging/screenshots/:
+# Takes screenshots of Saji's views in the real window under Xvfb, driven
+# with xdotool, into packaging/screenshots/, each in the dark and the light
+# theme (VIEW-dark.png, VIEW-light.png) at 1280x800:
 #
-#   welcome.png   first run: an empty library, the machine's memory, the
-#                 recommended download and the drop hint
-#   chat.png      a conversation: a message sent, the reply streamed, its
-#                 figures (tokens, tokens/s, time to first token)
-#   library.png   the library with the model
-#   discover.png  Discover, searching a local fake hub (internal/tools/fakehub)
-#                 so no network is needed
-#   server.png    the server panel with the API running and its live figures
-#   settings.png  the settings
-#   loadtest-report.png  saji loadtest --compare's HTML report of two in-process
-#                 runs of the model (1 and 4 requests at once), in headless
-#                 Chromium (skipped where Chromium is not installed)
+#   welcome    first run: an empty library, what this computer runs (the
+#              planner's verdicts with their speeds), the recommended
+#              download and the drop hint
+#   wizard     "What can this computer run?" over the first-run page
+#   chat       a conversation: a message sent, the reply streamed, its
+#              figures (tokens, tokens/s, time to first token)
+#   library    the library with the model
+#   discover   Discover, searching a local fake hub (internal/tools/fakehub)
+#              so no network is needed, with a repository's levels open
+#   server     the server panel with the API running and its live figures
+#   settings   the settings
+#
+# and, at the smaller sizes people try, chat-THEME-800x600.png and
+# discover-THEME-1100x720.png; and loadtest-report.png, saji loadtest
+# --compare's HTML report of two in-process runs of the model (1 and 4
+# requests at once), in headless Chromium (skipped where Chromium is not
+# installed).
 #
 # The model is ../shared/testdata/models/stories260K.gguf (a tiny model
 # trained on children's stories, so the reply is English), or Saji's own
@@ -48,47 +54,78 @@ trap 'kill $hubpid 2>/dev/null || true; xapp_cleanup' EXIT
 export HF_ENDPOINT=http://127.0.0.1:$hubport
 for _ in $(seq 100); do grep -q "fake hub on" "$XAPP_WORK/fakehub.log" && break; sleep 0.1; done
 
-# 1. First run, nothing in the library.
-xapp_start "$bin" -v
-xapp_window
-sleep 3
-xapp_shot "$out/welcome.png"
-xapp_stop
-rm -rf "$XAPP_WORK/config" "$XAPP_WORK/data"
+prefs=$XAPP_WORK/config/fyne/io.saji.Saji/preferences.json
 
-# 2. With the model: send a message, then visit each view. The API starts
-# at launch (on a free port) so the server panel shows live figures.
-mkdir -p "$XAPP_WORK/config/fyne/io.saji.Saji"
-echo '{"start_server": true, "api_port": 0}' >"$XAPP_WORK/config/fyne/io.saji.Saji/preferences.json"
-xapp_start "$bin" -v --model "$model"
-xapp_window
-xapp_wait_log "runner: loaded" 60
-sleep 2
-xapp_type "Tell me a story about a cat who wanted to fly."
-xapp_key Return
-xapp_wait_log "app: reply finished" 120
-sleep 1
-xapp_shot "$out/chat.png"
-xapp_key ctrl+2
-sleep 1
-xapp_shot "$out/library.png"
-xapp_key ctrl+3
-sleep 3
-xapp_click 250 215 # the first result: its quant table
-sleep 3
-xapp_shot "$out/discover.png"
-xapp_key ctrl+4
-sleep 2
-xapp_shot "$out/server.png"
-xapp_key ctrl+5
-sleep 1
-xapp_shot "$out/settings.png"
-xapp_stop
-for f in welcome chat library discover server settings; do
-	echo "screenshots: $out/$f.png $(identify -format '%wx%h, %k colours' "$out/$f.png")"
+# size W H resizes the window (once it has settled: a resize as it first
+# maps is undone) and waits for it to redraw.
+size() {
+	xdotool windowsize "$XAPP_WIN" "$1" "$2"
+	sleep 1.5
+	xdotool getwindowgeometry "$XAPP_WIN" | grep -q "Geometry: $1x$2" || xapp_fail "the window did not take $1x$2"
+}
+
+# shot NAME [SUFFIX] screenshots the window as NAME-THEME[SUFFIX].png.
+shot() { xapp_shot "$out/$1-$theme${2:-}.png"; }
+
+for theme in dark light; do
+	# 1. First run, nothing in the library; then the wizard over it
+	# (Help > What can this computer run?).
+	rm -rf "$XAPP_WORK/config" "$XAPP_WORK/data"
+	mkdir -p "$(dirname "$prefs")"
+	echo "{\"theme\": \"$theme\"}" >"$prefs"
+	xapp_start "$bin" -v
+	xapp_window
+	sleep 2
+	size 1280 800
+	xapp_wait_log "hardware: memory bandwidth" 30
+	sleep 2
+	shot welcome
+	xapp_click 124 14
+	sleep 1
+	xapp_click 204 84
+	sleep 4
+	shot wizard
+	xapp_stop
+
+	# 2. With the model: send a message, then visit each view. The API
+	# starts at launch (on a free port) so the server panel shows live
+	# figures.
+	rm -rf "$XAPP_WORK/config" "$XAPP_WORK/data"
+	mkdir -p "$(dirname "$prefs")"
+	echo "{\"start_server\": true, \"api_port\": 0, \"theme\": \"$theme\"}" >"$prefs"
+	xapp_start "$bin" -v --model "$model"
+	xapp_window
+	xapp_wait_log "runner: loaded" 60
+	sleep 2
+	size 1280 800
+	xapp_type "Tell me a story about a cat who wanted to fly."
+	xapp_key Return
+	xapp_wait_log "app: reply finished" 120
+	sleep 1
+	shot chat
+	size 800 600
+	shot chat -800x600
+	size 1280 800
+	xapp_key ctrl+2
+	sleep 1
+	shot library
+	xapp_key ctrl+3
+	sleep 3
+	xapp_click 250 215 # the first result: its quant table
+	sleep 3
+	shot discover
+	size 1100 720
+	shot discover -1100x720
+	size 1280 800
+	xapp_key ctrl+4
+	sleep 2
+	shot server
+	xapp_key ctrl+5
+	sleep 1
+	shot settings
+	xapp_stop
 done
-
-# 3. The load-test report: two runs compared, drawn by headless Chromium.
+# Last, the load-test report: two runs compared, drawn by headless Chromium.
 browser=$(command -v chromium || command -v chromium-browser || true)
 if [[ -n $browser ]]; then
 	rw=$XAPP_WORK/report
@@ -104,3 +141,7 @@ if [[ -n $browser ]]; then
 else
 	echo "screenshots: no Chromium (apt-get install chromium): loadtest-report.png not taken"
 fi
+
+for f in "$out"/*.png; do
+	echo "screenshots: $f $(identify -format '%wx%h, %k colours' "$f")"
+done
