@@ -77,7 +77,7 @@ func packMXFP4X16(dst, src []byte, glo, ghi, nb int) {
 				blk := src[(g*x16Rows+r)*rowBytes+b*17:][:17]
 				o[r] = blk[0]
 				for q := range 4 {
-					copy(o[16+64*q+4*r:][:4], blk[1+4*q:])
+					le.PutUint32(o[16+64*q+4*r:], le.Uint32(blk[1+4*q:]))
 				}
 			}
 		}
@@ -94,7 +94,7 @@ func unpackMXFP4X16(dst, packed []byte, r, rowBytes int) {
 		blk := dst[b*17:][:17]
 		blk[0] = o[i]
 		for q := range 4 {
-			copy(blk[1+4*q:][:4], o[16+64*q+4*i:])
+			le.PutUint32(blk[1+4*q:], le.Uint32(o[16+64*q+4*i:]))
 		}
 	}
 }

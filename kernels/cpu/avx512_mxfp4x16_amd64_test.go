@@ -103,3 +103,31 @@ func BenchmarkMXFP4X16(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPackX16 measures what the sixteen-row layouts cost at load:
+// packing 256 MB of Q4_K and MXFP4 rows of 2048 values on one and two
+// threads, in GB/s of weights. The first iteration writes fresh memory, as
+// a load does.
+func BenchmarkPackX16(b *testing.B) {
+	for _, c := range []struct {
+		typ  quant.Type
+		kern packedKernel
+	}{{quant.TypeQ4_K, q4KX16}, {quant.TypeMXFP4, mxfp4X16}} {
+		rb := 2048 / c.typ.BlockSize() * c.typ.TypeSize()
+		m := (256 << 20) / rb / x16Rows * x16Rows
+		src := make([]byte, m*rb)
+		for i := range src {
+			src[i] = byte(i)
+		}
+		dst := make([]byte, c.kern.size(m, rb))
+		for _, threads := range []int{1, 2} {
+			bk := NewReference(threads)
+			b.Run(fmt.Sprintf("%v/t=%d", c.typ, threads), func(b *testing.B) {
+				for b.Loop() {
+					c.kern.pack(bk, dst, src, m, rb)
+				}
+				b.ReportMetric(float64(len(src))*float64(b.N)/b.Elapsed().Seconds()/1e9, "GB/s")
+			})
+		}
+	}
+}

@@ -80,8 +80,8 @@ func unpackQ4KX16(dst, packed []byte, r, rowBytes int) {
 	for b := range nb {
 		o := packed[(g*nb+b)*x16BlockBytes:][:x16BlockBytes]
 		blk := dst[b*q4KBytes:][:q4KBytes]
-		binary.LittleEndian.PutUint16(blk[0:], binary.LittleEndian.Uint16(o[2*i:]))
-		binary.LittleEndian.PutUint16(blk[2:], binary.LittleEndian.Uint16(o[32+2*i:]))
+		le.PutUint16(blk[0:], le.Uint16(o[2*i:]))
+		le.PutUint16(blk[2:], le.Uint16(o[32+2*i:]))
 		var sc, mn [8]uint8
 		for j := range 8 {
 			sc[j], mn[j] = o[64+16*j+i], o[192+16*j+i]
@@ -90,7 +90,7 @@ func unpackQ4KX16(dst, packed []byte, r, rowBytes int) {
 		quant.PutScaleMinK4(blk[4:16], &sc, &mn)
 		for q := range 8 {
 			for c := range 4 {
-				copy(blk[16+32*c+4*q:][:4], o[320+(4*q+c)*64+4*i:])
+				le.PutUint32(blk[16+32*c+4*q:], le.Uint32(o[320+(4*q+c)*64+4*i:]))
 			}
 		}
 	}
@@ -135,6 +135,9 @@ func tileQ4KX16(a *tileArgs) {
 	}
 }
 
+// le reads and writes the layouts' little-endian words.
+var le = binary.LittleEndian
+
 // q4KBytes is the bytes of a Q4_K super-block.
 const q4KBytes = 144
 
@@ -148,14 +151,14 @@ func packQ4KX16(dst, src []byte, glo, ghi, nb int) {
 			o := dst[(g*nb+b)*x16BlockBytes:][:x16BlockBytes]
 			for r := range x16Rows {
 				blk := src[(g*x16Rows+r)*rowBytes+b*q4KBytes:][:q4KBytes]
-				binary.LittleEndian.PutUint16(o[2*r:], binary.LittleEndian.Uint16(blk[0:]))
-				binary.LittleEndian.PutUint16(o[32+2*r:], binary.LittleEndian.Uint16(blk[2:]))
+				le.PutUint16(o[2*r:], le.Uint16(blk[0:]))
+				le.PutUint16(o[32+2*r:], le.Uint16(blk[2:]))
 				for j := range 8 {
 					o[64+16*j+r], o[192+16*j+r] = scaleMinK4(j, blk[4:16])
 				}
 				for q := range 8 {
 					for c := range 4 {
-						copy(o[320+(4*q+c)*64+4*r:][:4], blk[16+32*c+4*q:])
+						le.PutUint32(o[320+(4*q+c)*64+4*r:], le.Uint32(blk[16+32*c+4*q:]))
 					}
 				}
 			}
