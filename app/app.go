@@ -123,7 +123,9 @@ func newUI(a fyne.App, c *core, gen Generator) *ui {
 		container.NewTabItemWithIcon("Settings", theme.SettingsIcon(), u.settings.content),
 	)
 	u.tabs.SetTabLocation(container.TabLocationLeading)
-	u.win.SetContent(u.tabs)
+	// The downloads indicator sits under the tabs, in every view.
+	u.win.SetContent(container.NewStack(u.tabs,
+		container.NewBorder(nil, container.NewHBox(container.NewPadded(u.discover.indicator.content)), nil, nil)))
 	u.win.Resize(fyne.NewSize(1100, 720))
 	u.win.SetMaster()
 	u.win.SetOnDropped(func(_ fyne.Position, uris []fyne.URI) { u.dropped(uris) })
@@ -228,6 +230,7 @@ func (u *ui) dropped(uris []fyne.URI) {
 func (u *ui) modelsChanged() {
 	u.library.refresh()
 	u.chat.refreshModels()
+	u.discover.refreshLevels()
 	entries, _ := u.core.Library().List()
 	if len(entries) > 0 || u.core.Settings().Welcomed {
 		u.welcome.Hide()

@@ -129,6 +129,10 @@ type core struct {
 	// downloadsDir is where the downloads keep their state ("":
 	// library.DownloadsDir()); tests point it at a temporary folder.
 	downloadsDir string
+	// downloadsOpened, when set, is called (with dlMu held) with each
+	// manager Downloads opens: the Discover view follows it from then on,
+	// whoever started its jobs (the welcome view, the API's pulls).
+	downloadsOpened func(*download.Manager)
 
 	// gpu is the GPU models offload their layers to.
 	gpu *offload.Registry
@@ -321,7 +325,18 @@ func (c *core) Downloads() (*download.Manager, error) {
 		return nil, fmt.Errorf("app: the downloads: %w", err)
 	}
 	c.downloads = m
+	if c.downloadsOpened != nil {
+		c.downloadsOpened(m)
+	}
 	return m, nil
+}
+
+// openDownloads returns the download manager if Downloads has opened it,
+// else nil: a view that only reads the jobs does not open it.
+func (c *core) openDownloads() *download.Manager {
+	c.dlMu.Lock()
+	defer c.dlMu.Unlock()
+	return c.downloads
 }
 
 // closeDownloads stops the downloads, keeping their state for the next

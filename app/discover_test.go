@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
@@ -113,17 +112,14 @@ func openDiscoverRepo(t *testing.T, v *discoverView, id string) discoverSnapshot
 	return v.snapshot()
 }
 
-// tapDownload taps the quant table's Download button of level.
+// tapDownload taps the quant table's button of level (Download, Resume
+// or Retry).
 func tapDownload(t *testing.T, v *discoverView, level string) {
 	t.Helper()
 	v.locked(func() {
-		for _, o := range v.quantTable.Objects {
-			row, ok := o.(*fyne.Container)
-			if !ok || len(row.Objects) != 5 {
-				continue
-			}
-			if l, ok := row.Objects[0].(*widget.Label); ok && l.Text == level {
-				test.Tap(row.Objects[4].(*widget.Button))
+		for _, c := range v.fitCells {
+			if c != nil && c.name.Text == level {
+				test.Tap(c.download)
 				return
 			}
 		}
@@ -366,10 +362,13 @@ func TestDiscoverUnrunnable(t *testing.T) {
 		}
 	}
 	v.locked(func() {
-		if !findLabel(v.quantTable, cannotRunText) || findLabel(v.quantTable, "Recommended") {
+		if !findLabel(v.quantTable, cannotRunText) {
 			t.Error("the quant table does not mark the levels Saji cannot run")
 		}
 		for _, c := range v.fitCells {
+			if c.mark.Visible() {
+				t.Errorf("%s recommended", c.name.Text)
+			}
 			if !c.download.Disabled() {
 				t.Errorf("%q can be downloaded", c.download.Text)
 			}
