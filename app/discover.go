@@ -104,8 +104,8 @@ type discoverSnapshot struct {
 	MMProj      []string
 	Note        string // the last message about a download's start
 	NoteError   bool
-	Recommend   string // why the recommended level is ("" for none)
-	Alerts      int    // errors shown in a dialog
+	Recommend   string            // why the recommended level is ("" for none)
+	Alerts      int               // errors shown in a dialog
 	Jobs        map[string]jobRow // by job ID
 	Finished    int               // jobs seen done since the view opened
 }
@@ -133,9 +133,9 @@ type discoverView struct {
 	recommend   *widget.Label // why the recommended level is
 	quantTable  *fyne.Container
 	mmprojNote  *widget.Label
-	repo        string     // UI: the repository shown
-	fitCells    []*fitCell // UI: the quant table's verdict cells, by level
-	commit      string     // UI: its commit, downloads are pinned to it
+	repo        string      // UI: the repository shown
+	fitCells    []*fitCell  // UI: the quant table's verdict cells, by level
+	commit      string      // UI: its commit, downloads are pinned to it
 	levels      []hub.Quant // UI: the quant table's levels
 	details     repoDetails // UI: what the quant table was built from
 
