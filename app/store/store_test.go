@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"reflect"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -91,7 +92,7 @@ func TestConversationCRUD(t *testing.T) {
 		t.Fatalf("messages = %+v, want %+v", msgs, want)
 	}
 	for i := range want {
-		if msgs[i] != want[i] {
+		if !reflect.DeepEqual(msgs[i], want[i]) {
 			t.Errorf("message %d = %+v, want %+v", i, msgs[i], want[i])
 		}
 	}
