@@ -1,6 +1,7 @@
 package library
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -289,7 +290,8 @@ func (l *Library) localNames() ([]string, error) {
 	return names, nil
 }
 
-// List returns the folder's models and the references, by name. A
+// List returns the folder's models and the references, by name (case
+// aside). A
 // referenced file that disappeared, or a file that is not a usable model,
 // is listed with Err set.
 func (l *Library) List() ([]Entry, error) {
@@ -309,7 +311,11 @@ func (l *Library) List() ([]Entry, error) {
 		}
 		out = append(out, l.entry(n, p, true))
 	}
-	slices.SortFunc(out, func(a, b Entry) int { return strings.Compare(a.Name, b.Name) })
+	// As people read names: case aside ("llama" beside "Llama"), then
+	// exactly, so that the order is the same every time.
+	slices.SortFunc(out, func(a, b Entry) int {
+		return cmp.Or(strings.Compare(strings.ToLower(a.Name), strings.ToLower(b.Name)), strings.Compare(a.Name, b.Name))
+	})
 	return out, nil
 }
 

@@ -602,3 +602,22 @@ func TestSources(t *testing.T) {
 		t.Error("a new file inherited a deleted one's source")
 	}
 }
+
+// TestListOrder lists names as people read them, case aside.
+func TestListOrder(t *testing.T) {
+	l := openLib(t)
+	for _, n := range []string{"beta.gguf", "Alpha.gguf", "alpha.gguf", "Gamma.gguf"} {
+		tinyFile(t, l.Dir(), n)
+	}
+	list, err := l.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range list {
+		got = append(got, e.Name)
+	}
+	if want := []string{"Alpha", "alpha", "beta", "Gamma"}; strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("List order %q, want %q", got, want)
+	}
+}
