@@ -426,7 +426,7 @@ func newJobRowView(v *discoverView) *jobRowView {
 			r.job.Cancel()
 		}
 	})
-	r.chatBtn = widget.NewButtonWithIcon("Chat", theme.MailComposeIcon(), func() {
+	r.chatBtn = widget.NewButtonWithIcon("Chat", chatIcon(), func() {
 		if r.job == nil {
 			return
 		}

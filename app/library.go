@@ -110,7 +110,7 @@ func newLibraryView(u *ui) *libraryView {
 	hint.SizeName = theme.SizeNameCaptionText
 	hint.Importance = widget.LowImportance
 
-	v.chatBtn = widget.NewButtonWithIcon("Chat", theme.MailComposeIcon(), v.chatSelected)
+	v.chatBtn = widget.NewButtonWithIcon("Chat", chatIcon(), v.chatSelected)
 	v.defaultBtn = widget.NewButtonWithIcon("Make default", theme.ConfirmIcon(), v.defaultSelected)
 	v.presetBtn = widget.NewButtonWithIcon("Preset...", theme.DocumentCreateIcon(), v.presetSelected)
 	v.revealBtn = widget.NewButtonWithIcon("Show in folder", theme.FolderOpenIcon(), v.revealSelected)
