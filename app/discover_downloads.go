@@ -398,12 +398,10 @@ type jobRowView struct {
 func newJobRowView(v *discoverView) *jobRowView {
 	r := &jobRowView{v: v}
 	r.name = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	r.name.Truncation = fyne.TextTruncateEllipsis
 	r.level = widget.NewLabel("")
 	r.level.SizeName = theme.SizeNameCaptionText
 	r.level.Truncation = fyne.TextTruncateEllipsis
-	r.info = widget.NewLabel("")
-	r.info.Wrapping = fyne.TextWrapWord
+	r.info = widget.NewLabel("") // shown in the bar
 	r.errText = widget.NewLabel("")
 	r.errText.Wrapping = fyne.TextWrapWord
 	r.errText.Importance = widget.DangerImportance
@@ -437,9 +435,12 @@ func newJobRowView(v *discoverView) *jobRowView {
 	})
 	r.chatBtn.Importance = widget.HighImportance
 	buttons := container.NewHBox(r.pauseBtn, r.resumeBtn, r.cancelBtn, r.chatBtn)
+	// The progress line is written in the bar: a row is two lines tall
+	// (three when it failed), so that the panel shows it whole.
+	r.bar.TextFormatter = func() string { return r.info.Text }
 	r.box = container.NewVBox(
-		container.NewBorder(nil, nil, nil, buttons, container.NewVBox(r.name, r.level)),
-		r.bar, r.info, r.errText, widget.NewSeparator())
+		container.NewBorder(nil, nil, r.name, buttons, r.level),
+		r.bar, r.errText, widget.NewSeparator())
 	return r
 }
 

@@ -20,19 +20,27 @@ import (
 type downloadsIndicator struct {
 	u       *ui
 	content *fyne.Container // hidden while nothing downloads
-	button  *widget.Button
-	bar     *widget.ProgressBar
+	button  *widget.Button // opens the Downloads list
+	percent *widget.Label  // "45%"
+	files   *widget.Label  // "2 files"
 }
+
+// indicatorWidth is the indicator's width: no wider than the sidebar.
+const indicatorWidth = 64
 
 // newDownloadsIndicator builds the indicator, hidden.
 func newDownloadsIndicator(u *ui) *downloadsIndicator {
 	d := &downloadsIndicator{u: u}
 	d.button = widget.NewButtonWithIcon("", theme.DownloadIcon(), d.open)
 	d.button.Importance = widget.LowImportance
-	d.button.Alignment = widget.ButtonAlignLeading
-	d.bar = widget.NewProgressBar()
-	d.bar.TextFormatter = func() string { return "" }
-	d.content = container.NewVBox(d.button, d.bar)
+	d.percent = widget.NewLabelWithStyle("", fyne.TextAlignCenter, fyne.TextStyle{Bold: true})
+	d.percent.SizeName = theme.SizeNameCaptionText
+	d.files = widget.NewLabel("")
+	d.files.SizeName = theme.SizeNameCaptionText
+	d.files.Alignment = fyne.TextAlignCenter
+	// As narrow as the sidebar's tabs, under them.
+	box := container.NewVBox(d.button, d.percent, d.files)
+	d.content = container.NewGridWrap(fyne.NewSize(indicatorWidth, box.MinSize().Height), box)
 	d.content.Hide()
 	return d
 }
@@ -43,22 +51,22 @@ func (d *downloadsIndicator) open() {
 	d.u.discover.jobsScroll.ScrollToTop()
 }
 
-// indicatorText says how far the running jobs are: "2 files · 45%", and
-// whether there is anything to show: done and total are the bytes of the
-// queued, running and verifying jobs.
-func indicatorText(active int, done, total int64) (string, float64, bool) {
+// indicatorText says how far the running jobs are, "45%", with how many
+// they are, "2 files", and whether there is anything to show: done and
+// total are the bytes of the queued, running and verifying jobs.
+func indicatorText(active int, done, total int64) (percent, files string, ok bool) {
 	if active == 0 {
-		return "", 0, false
+		return "", "", false
 	}
 	frac := 0.0
 	if total > 0 {
 		frac = min(1, float64(done)/float64(total))
 	}
-	files := "1 file"
+	files = "1 file"
 	if active > 1 {
 		files = fmt.Sprintf("%d files", active)
 	}
-	return fmt.Sprintf("%s · %.0f%%", files, 100*frac), frac, true
+	return fmt.Sprintf("%.0f%%", 100*frac), files, true
 }
 
 // show draws the progress of jobs, hiding the indicator when none of
@@ -78,12 +86,12 @@ func (d *downloadsIndicator) show(jobs []*download.Job) {
 		}
 		done, total = done+p.Done, total+t
 	}
-	text, frac, ok := indicatorText(active, done, total)
+	percent, files, ok := indicatorText(active, done, total)
 	if !ok {
 		d.content.Hide()
 		return
 	}
-	d.button.SetText(text)
-	d.bar.SetValue(frac)
+	d.percent.SetText(percent)
+	d.files.SetText(files)
 	d.content.Show()
 }

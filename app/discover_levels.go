@@ -62,8 +62,9 @@ func (v *discoverView) openRepo(id string) {
 	v.fitCells, v.levels, v.details = nil, nil, repoDetails{}
 	v.recommend.Hide()
 	v.mmprojNote.Hide()
-	v.detailBox.Objects = []fyne.CanvasObject{v.detailTitle, v.detailInfo, v.detailLink, v.detailCard,
-		v.detailNote, v.recommend, v.quantTable, v.mmprojNote}
+	// The levels come first, in view at 800x600; the card after them.
+	v.detailBox.Objects = []fyne.CanvasObject{v.detailTitle, v.detailInfo, v.detailNote, v.recommend, v.quantTable,
+		v.mmprojNote, v.detailLink, v.detailCard}
 	v.detailBox.Refresh()
 
 	client := v.client()
@@ -426,7 +427,6 @@ func (v *discoverView) fillQuantTable(d repoDetails) {
 		}
 		sizeL := widget.NewLabel(size)
 		sizeL.SizeName = theme.SizeNameCaptionText
-		sizeL.Truncation = fyne.TextTruncateEllipsis
 		fit := widget.NewLabel("Unknown")
 		fit.Importance = widget.LowImportance
 		if r.HasVerdict {
@@ -452,7 +452,7 @@ func (v *discoverView) fillQuantTable(d repoDetails) {
 		btn := widget.NewButton("Download", func() { v.levelAction(i) })
 		cell.mark, cell.download = mark, btn
 		v.fitCells[i] = cell
-		left := container.NewGridWrap(fyne.NewSize(130, name.MinSize().Height), name)
+		left := container.NewGridWrap(fyne.NewSize(110, name.MinSize().Height), name)
 		info := container.NewVBox(container.NewHBox(sizeL, mark), container.NewBorder(nil, nil, nil, cell.details, fit))
 		v.quantTable.Add(container.NewBorder(nil, widget.NewSeparator(), left, container.NewCenter(btn), info))
 	}

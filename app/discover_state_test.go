@@ -112,16 +112,17 @@ func TestLevelWords(t *testing.T) {
 		t.Errorf("recommendation %q says neither speed nor memory", s)
 	}
 	for _, tt := range []struct {
-		active      int
-		done, total int64
-		want        string
+		active         int
+		done, total    int64
+		percent, files string
 	}{
-		{0, 0, 0, ""},
-		{1, 50, 200, "1 file · 25%"},
-		{3, 10, 0, "3 files · 0%"},
+		{0, 0, 0, "", ""},
+		{1, 50, 200, "25%", "1 file"},
+		{3, 10, 0, "0%", "3 files"},
 	} {
-		if got, _, ok := indicatorText(tt.active, tt.done, tt.total); got != tt.want || ok != (tt.want != "") {
-			t.Errorf("indicatorText(%d, %d, %d) = %q, %v", tt.active, tt.done, tt.total, got, ok)
+		percent, files, ok := indicatorText(tt.active, tt.done, tt.total)
+		if percent != tt.percent || files != tt.files || ok != (tt.percent != "") {
+			t.Errorf("indicatorText(%d, %d, %d) = %q, %q, %v", tt.active, tt.done, tt.total, percent, files, ok)
 		}
 	}
 }
@@ -159,7 +160,7 @@ func TestDiscoverLevelFollowsDownload(t *testing.T) {
 	waitFor(t, "Downloading", func() bool { r := levelOf(t, v, "Q4_K_M"); return r.Action == "Downloading..." && !r.Enabled })
 	waitFor(t, "the indicator", func() bool {
 		var ok bool
-		v.locked(func() { ok = v.indicator.content.Visible() && strings.HasPrefix(v.indicator.button.Text, "1 file · ") })
+		v.locked(func() { ok = v.indicator.content.Visible() && v.indicator.files.Text == "1 file" && strings.HasSuffix(v.indicator.percent.Text, "%") })
 		return ok
 	})
 	v.locked(func() {
