@@ -20,9 +20,9 @@ import (
 type downloadsIndicator struct {
 	u       *ui
 	content *fyne.Container // hidden while nothing downloads
-	button  *widget.Button // opens the Downloads list
-	percent *widget.Label  // "45%"
-	files   *widget.Label  // "2 files"
+	button  *widget.Button  // opens the Downloads list
+	percent *widget.Label   // "45%"
+	files   *widget.Label   // "2 files"
 }
 
 // indicatorWidth is the indicator's width: no wider than the sidebar.

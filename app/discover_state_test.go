@@ -160,7 +160,9 @@ func TestDiscoverLevelFollowsDownload(t *testing.T) {
 	waitFor(t, "Downloading", func() bool { r := levelOf(t, v, "Q4_K_M"); return r.Action == "Downloading..." && !r.Enabled })
 	waitFor(t, "the indicator", func() bool {
 		var ok bool
-		v.locked(func() { ok = v.indicator.content.Visible() && v.indicator.files.Text == "1 file" && strings.HasSuffix(v.indicator.percent.Text, "%") })
+		v.locked(func() {
+			ok = v.indicator.content.Visible() && v.indicator.files.Text == "1 file" && strings.HasSuffix(v.indicator.percent.Text, "%")
+		})
 		return ok
 	})
 	v.locked(func() {
