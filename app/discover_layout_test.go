@@ -11,8 +11,6 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
-
-	"saji/engine/download"
 )
 
 // TestDiscoverLayout lays Discover out at 800x600 and 1100x720 with a
@@ -22,15 +20,8 @@ import (
 // tall enough for a whole row with its progress line. SAJI_SHOTS names a
 // folder for a picture of each size.
 func TestDiscoverLayout(t *testing.T) {
-	h, q4 := discoverHub(t)
-	h.Throttle(64 << 10)
-	u := newDiscoverUI(t, "", q4)
+	_, u, id := startSlowDownload(t, 64<<10)
 	v := u.discover
-	showDiscover(t, u)
-	openDiscoverRepo(t, v, tinyRepo)
-	tapDownload(t, v, "Q4_K_M")
-	id := jobID(h, tinyQ4)
-	waitJob(t, v, id, "bytes", func(r jobRow) bool { return r.State == download.Running && r.Done > 0 })
 	for _, size := range []fyne.Size{fyne.NewSize(800, 600), fyne.NewSize(1100, 720)} {
 		v.locked(func() {
 			u.win.Resize(size)

@@ -145,18 +145,11 @@ func levelOf(t *testing.T, v *discoverView, level string) quantRow {
 // line left), Download again once the model is deleted; and that Clear
 // finished takes the finished row away.
 func TestDiscoverLevelFollowsDownload(t *testing.T) {
-	h, q4 := discoverHub(t)
-	h.Throttle(256 << 10)
-	u := newDiscoverUI(t, "", q4)
+	_, u, id := startSlowDownload(t, 256<<10)
 	v := u.discover
-	showDiscover(t, u)
-	openDiscoverRepo(t, v, tinyRepo)
-	if r := levelOf(t, v, "Q4_K_M"); r.Action != "Download" || !r.Enabled {
-		t.Fatalf("before: %+v", r)
+	if r := levelOf(t, v, "Q2_K"); r.Action != "Download" || !r.Enabled {
+		t.Fatalf("a level not downloaded: %+v", r)
 	}
-	tapDownload(t, v, "Q4_K_M")
-	id := jobID(h, tinyQ4)
-	waitJob(t, v, id, "bytes", func(r jobRow) bool { return r.State == download.Running && r.Done > 0 })
 	waitFor(t, "Downloading", func() bool { r := levelOf(t, v, "Q4_K_M"); return r.Action == "Downloading..." && !r.Enabled })
 	waitFor(t, "the indicator", func() bool {
 		var ok bool
@@ -241,15 +234,8 @@ func TestDiscoverInLibraryByOrigin(t *testing.T) {
 // offers Resume, which resumes it, and that a second Download's error is
 // shown in a dialog.
 func TestDiscoverPausedLevelResumes(t *testing.T) {
-	h, q4 := discoverHub(t)
-	h.Throttle(256 << 10)
-	u := newDiscoverUI(t, "", q4)
+	_, u, id := startSlowDownload(t, 256<<10)
 	v := u.discover
-	showDiscover(t, u)
-	openDiscoverRepo(t, v, tinyRepo)
-	tapDownload(t, v, "Q4_K_M")
-	id := jobID(h, tinyQ4)
-	waitJob(t, v, id, "bytes", func(r jobRow) bool { return r.State == download.Running && r.Done > 0 })
 	tapRow(t, v, id, func(r *jobRowView) *widget.Button { return r.pauseBtn })
 	paused := waitJob(t, v, id, "the pause", func(r jobRow) bool { return r.State == download.Paused })
 	waitFor(t, "Resume", func() bool { r := levelOf(t, v, "Q4_K_M"); return r.Action == "Resume" && r.Enabled })

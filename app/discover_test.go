@@ -127,6 +127,23 @@ func tapDownload(t *testing.T, v *discoverView, level string) {
 	})
 }
 
+// startSlowDownload opens tinyRepo in Discover with a hub slow enough to
+// act on a download (seconds for the whole file), starts Q4_K_M's and
+// waits for its first bytes. It returns the hub, the window and the job.
+func startSlowDownload(t *testing.T, bytesPerSec int64) (*hubtest.Hub, *ui, string) {
+	t.Helper()
+	h, q4 := discoverHub(t)
+	h.Throttle(bytesPerSec)
+	u := newDiscoverUI(t, "", q4)
+	v := u.discover
+	showDiscover(t, u)
+	openDiscoverRepo(t, v, tinyRepo)
+	tapDownload(t, v, "Q4_K_M")
+	id := jobID(h, tinyQ4)
+	waitJob(t, v, id, "bytes", func(r jobRow) bool { return r.State == download.Running && r.Done > 0 })
+	return h, u, id
+}
+
 // jobID is the download ID of a file of tinyRepo.
 func jobID(h *hubtest.Hub, file string) string {
 	return tinyRepo + "/" + file + "@" + h.Commit(tinyRepo)
@@ -447,15 +464,8 @@ func TestDiscoverNotFound(t *testing.T) {
 }
 
 func TestDiscoverPauseCancel(t *testing.T) {
-	h, q4 := discoverHub(t)
-	h.Throttle(256 << 10) // seconds for the whole file: time to act
-	u := newDiscoverUI(t, "", q4)
+	_, u, id := startSlowDownload(t, 256<<10)
 	v := u.discover
-	showDiscover(t, u)
-	openDiscoverRepo(t, v, tinyRepo)
-	tapDownload(t, v, "Q4_K_M")
-	id := jobID(h, tinyQ4)
-	waitJob(t, v, id, "bytes", func(r jobRow) bool { return r.State == download.Running && r.Done > 0 })
 
 	tapRow(t, v, id, func(r *jobRowView) *widget.Button { return r.pauseBtn })
 	r := waitJob(t, v, id, "the pause", func(r jobRow) bool { return r.State == download.Paused })

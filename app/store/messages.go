@@ -299,27 +299,3 @@ func (s *Store) UpdateMessage(m Message) error {
 	}
 	return nil
 }
-
-// TruncateAfter deletes every message of the conversation that comes after
-// messageID, keeping messageID itself: edit a message and resend, or
-// regenerate the reply to it.
-func (s *Store) TruncateAfter(convID, messageID int64) error {
-	err := s.inTx(func(tx *sql.Tx) error {
-		var one int
-		err := tx.QueryRow(`SELECT 1 FROM messages WHERE id = ? AND conversation_id = ?`, messageID, convID).Scan(&one)
-		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("message %d of conversation %d: %w", messageID, convID, ErrNotFound)
-		}
-		if err != nil {
-			return err
-		}
-		if _, err := tx.Exec(`DELETE FROM messages WHERE conversation_id = ? AND id > ?`, convID, messageID); err != nil {
-			return err
-		}
-		return touch(tx, convID, s.stamp())
-	})
-	if err != nil {
-		return fmt.Errorf("store: truncate: %w", err)
-	}
-	return nil
-}
