@@ -17,16 +17,24 @@ import (
 	"fyne.io/fyne/v2/widget"
 )
 
-func TestChatStop(t *testing.T) {
-	gen := &fakeGen{Chunks: []string{"Partial", " never"}, Step: make(chan struct{})}
+// chatStopAfterOne sends text, lets gen stream its first chunk, then
+// taps Stop and waits until the reply says it was stopped.
+func chatStopAfterOne(t *testing.T, gen *fakeGen, text string) *ui {
+	t.Helper()
 	u := chatUI(t, gen)
-	chatSend(u, "tell me")
+	chatSend(u, text)
 	chatWaitRequests(t, gen, 1)
 	gen.Step <- struct{}{}
-	chatWaitShown(t, u, "Partial")
+	chatWaitShown(t, u, gen.Chunks[0])
 	chatLocked(u, func() { test.Tap(u.chat.stopBtn) })
 	chatWaitShown(t, u, "Stopped by you.")
 	chatWaitIdle(t, u)
+	return u
+}
+
+func TestChatStop(t *testing.T) {
+	gen := &fakeGen{Chunks: []string{"Partial", " never"}, Step: make(chan struct{})}
+	u := chatStopAfterOne(t, gen, "tell me")
 	_, msgs := chatOpenMessages(t, u)
 	if len(msgs) != 2 || msgs[1].Content != "Partial" || !msgs[1].Done {
 		t.Fatalf("stored after Stop: %+v", msgs)
@@ -252,14 +260,7 @@ func chatAccordion(o fyne.CanvasObject) *widget.Accordion {
 // on the reply that streams after it.
 func TestChatVersions(t *testing.T) {
 	gen := &fakeGen{Chunks: []string{"An", " answer."}, Step: make(chan struct{}, 8)}
-	u := chatUI(t, gen)
-	chatSend(u, "question")
-	chatWaitRequests(t, gen, 1)
-	gen.Step <- struct{}{}
-	chatWaitShown(t, u, "An")
-	chatLocked(u, func() { test.Tap(u.chat.stopBtn) })
-	chatWaitShown(t, u, "Stopped by you.")
-	chatWaitIdle(t, u)
+	u := chatStopAfterOne(t, gen, "question")
 	_, first := chatOpenMessages(t, u)
 	// Regenerate: while the new version streams, nothing says Stopped.
 	chatLocked(u, func() { u.chat.regenerate() })

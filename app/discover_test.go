@@ -127,20 +127,28 @@ func tapDownload(t *testing.T, v *discoverView, level string) {
 	})
 }
 
-// startSlowDownload opens tinyRepo in Discover with a hub slow enough to
-// act on a download (seconds for the whole file), starts Q4_K_M's and
-// waits for its first bytes. It returns the hub, the window and the job.
-func startSlowDownload(t *testing.T, bytesPerSec int64) (*hubtest.Hub, *ui, string) {
+// startDownload opens tinyRepo in Discover with a hub that sends
+// bytesPerSec (0: at full speed) and taps Q4_K_M's Download. It returns
+// the hub, the window, the job's ID and the size of the file.
+func startDownload(t *testing.T, bytesPerSec int64) (*hubtest.Hub, *ui, string, int64) {
 	t.Helper()
 	h, q4 := discoverHub(t)
-	h.Throttle(bytesPerSec)
+	if bytesPerSec > 0 {
+		h.Throttle(bytesPerSec)
+	}
 	u := newDiscoverUI(t, "", q4)
-	v := u.discover
 	showDiscover(t, u)
-	openDiscoverRepo(t, v, tinyRepo)
-	tapDownload(t, v, "Q4_K_M")
-	id := jobID(h, tinyQ4)
-	waitJob(t, v, id, "bytes", func(r jobRow) bool { return r.State == download.Running && r.Done > 0 })
+	openDiscoverRepo(t, u.discover, tinyRepo)
+	tapDownload(t, u.discover, "Q4_K_M")
+	return h, u, jobID(h, tinyQ4), q4
+}
+
+// startSlowDownload is startDownload with a hub slow enough to act on
+// the download (seconds for the whole file), once its first bytes came.
+func startSlowDownload(t *testing.T, bytesPerSec int64) (*hubtest.Hub, *ui, string) {
+	t.Helper()
+	h, u, id, _ := startDownload(t, bytesPerSec)
+	waitJob(t, u.discover, id, "bytes", func(r jobRow) bool { return r.State == download.Running && r.Done > 0 })
 	return h, u, id
 }
 
@@ -287,13 +295,8 @@ func TestDiscoverQuantTable(t *testing.T) {
 }
 
 func TestDiscoverDownload(t *testing.T) {
-	h, q4 := discoverHub(t)
-	u := newDiscoverUI(t, "", q4)
+	h, u, id, q4 := startDownload(t, 0)
 	v := u.discover
-	showDiscover(t, u)
-	openDiscoverRepo(t, v, tinyRepo)
-	tapDownload(t, v, "Q4_K_M")
-	id := jobID(h, tinyQ4)
 	r := waitJob(t, v, id, "the download", func(r jobRow) bool { return r.State == download.Done || r.State == download.Failed })
 	if r.State != download.Done || r.Done != q4 || r.Quant != "Q4_K_M" || r.File != tinyQ4 {
 		t.Fatalf("job %+v", r)
