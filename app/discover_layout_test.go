@@ -20,7 +20,8 @@ import (
 // tall enough for a whole row with its progress line. SAJI_SHOTS names a
 // folder for a picture of each size.
 func TestDiscoverLayout(t *testing.T) {
-	_, u, id := startSlowDownload(t, 64<<10)
+	_, u, id := startSlowDownload(t, 256<<10)
+	defer tapRow(t, u.discover, id, func(r *jobRowView) *widget.Button { return r.cancelBtn })
 	v := u.discover
 	for _, size := range []fyne.Size{fyne.NewSize(800, 600), fyne.NewSize(1100, 720)} {
 		v.locked(func() {
