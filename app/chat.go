@@ -30,6 +30,7 @@ type chatView struct {
 
 	// The conversation list.
 	search                       *widget.Entry
+	renameEntry                  *widget.Entry // the Rename dialog's, while shown (tests)
 	list                         *widget.List
 	convs                        []store.Conversation
 	renameBtn, deleteBtn, export *widget.Button

@@ -112,9 +112,11 @@ func (v *chatView) showRename() {
 			v.rename(id, e.Text)
 		}
 	}, v.u.win)
+	e.OnSubmitted = func(string) { d.Submit() } // Enter renames
 	d.Resize(fyne.NewSize(420, 160))
 	d.Show()
 	v.u.win.Canvas().Focus(e)
+	v.renameEntry = e
 }
 
 // deleteConversation deletes conversation id, stopping its reply; a new
