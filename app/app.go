@@ -132,20 +132,23 @@ func newUI(a fyne.App, c *core, gen Generator) *ui {
 	u.welcome = newWelcomeView(u)
 	u.chatTab = container.NewStack(u.chat.content, u.welcome)
 	u.tabs = container.NewAppTabs(
-		container.NewTabItemWithIcon("Chat", theme.MailComposeIcon(), u.chatTab),
+		container.NewTabItemWithIcon("Chat", chatIcon(), u.chatTab),
 		container.NewTabItemWithIcon("Library", theme.StorageIcon(), u.library.content),
 		container.NewTabItemWithIcon("Discover", theme.SearchIcon(), u.discover.content),
 		container.NewTabItemWithIcon("Server", theme.ComputerIcon(), u.server.content),
 		container.NewTabItemWithIcon("Settings", theme.SettingsIcon(), u.settings.content),
 	)
 	u.tabs.SetTabLocation(container.TabLocationLeading)
-	u.win.SetContent(u.tabs)
-	u.win.Resize(fyne.NewSize(1100, 720))
+	// The downloads indicator sits under the tabs, in every view.
+	u.win.SetContent(container.NewStack(u.tabs,
+		container.NewBorder(nil, container.NewHBox(container.NewPadded(u.discover.indicator.content)), nil, nil)))
+	u.win.Resize(windowSize(c.prefs))
 	u.win.SetMaster()
 	u.win.SetOnDropped(func(_ fyne.Position, uris []fyne.URI) { u.dropped(uris) })
 	u.win.SetMainMenu(u.mainMenu())
 	u.win.SetCloseIntercept(u.closeRequested)
 	u.win.SetOnClosed(func() {
+		u.saveWindowSize()
 		u.server.close()
 		u.discover.close() // the downloads keep their state for the next run
 	})
@@ -166,6 +169,11 @@ func (u *ui) mainMenu() *fyne.MainMenu {
 		}
 		return it
 	}
+	quit := item("Quit", fyne.KeyQ, func() {
+		u.saveWindowSize()
+		u.app.Quit()
+	})
+	quit.IsQuit = true
 	file := fyne.NewMenu("File",
 		item("New conversation", fyne.KeyN, func() {
 			u.tabs.SelectIndex(tabChat)
@@ -175,6 +183,10 @@ func (u *ui) mainMenu() *fyne.MainMenu {
 			u.tabs.SelectIndex(tabLibrary)
 			u.library.pickFiles()
 		}),
+		item("Search conversations", fyne.KeyF, u.find),
+		fyne.NewMenuItemSeparator(),
+		item("Close", fyne.KeyW, u.closeCurrent),
+		quit,
 	)
 	var views []*fyne.MenuItem
 	for i, it := range u.tabs.Items {
@@ -250,6 +262,7 @@ func (u *ui) dropped(uris []fyne.URI) {
 func (u *ui) modelsChanged() {
 	u.library.refresh()
 	u.chat.refreshModels()
+	u.discover.refreshLevels()
 	entries, _ := u.core.Library().List()
 	if len(entries) > 0 || u.core.Settings().Welcomed {
 		u.welcome.Hide()

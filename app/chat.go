@@ -30,6 +30,7 @@ type chatView struct {
 
 	// The conversation list.
 	search                       *widget.Entry
+	renameEntry                  *widget.Entry // the Rename dialog's, while shown (tests)
 	list                         *widget.List
 	convs                        []store.Conversation
 	renameBtn, deleteBtn, export *widget.Button
@@ -57,14 +58,13 @@ type chatView struct {
 
 	replies map[int64]*reply // streaming replies by conversation ID
 	notes   map[int64]string // an error shown at the end of a conversation
-	stopped map[int64]bool   // replies the person stopped, by message ID
 	loading map[string]bool  // models being preloaded
 }
 
 // newChatView builds the chat and opens a new chat.
 func newChatView(u *ui) *chatView {
 	v := &chatView{u: u, views: map[int64]*messageView{}, replies: map[int64]*reply{},
-		notes: map[int64]string{}, stopped: map[int64]bool{}, loading: map[string]bool{}}
+		notes: map[int64]string{}, loading: map[string]bool{}}
 	v.bg.lock = &v.mu
 
 	v.search = widget.NewEntry()

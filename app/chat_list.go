@@ -116,6 +116,7 @@ func (v *chatView) showRename() {
 	d.Resize(fyne.NewSize(420, 160))
 	d.Show()
 	v.u.win.Canvas().Focus(e)
+	v.renameEntry = e
 }
 
 // deleteConversation deletes conversation id, stopping its reply; a new

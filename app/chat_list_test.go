@@ -3,8 +3,10 @@ package app
 import (
 	"errors"
 	"reflect"
+	"slices"
 	"testing"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/test"
 
@@ -73,9 +75,20 @@ func TestChatConversations(t *testing.T) {
 		test.Tap(v.renameBtn)
 	})
 	if u.win.Canvas().Overlays().Top() == nil {
-		t.Error("Rename opened no dialog")
+		t.Fatal("Rename opened no dialog")
 	}
-	chatLocked(u, func() { u.win.Canvas().Overlays().Top().Hide() })
+	// Enter in the title renames and closes the dialog.
+	chatLocked(u, func() {
+		v.renameEntry.SetText("By Enter")
+		v.renameEntry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	})
+	if got := titles(); !slices.Contains(got, "By Enter") {
+		t.Errorf("Enter in Rename: titles %q", got)
+	}
+	if top := u.win.Canvas().Overlays().Top(); top != nil {
+		t.Error("Enter left the Rename dialog open")
+		chatLocked(u, func() { top.Hide() })
+	}
 
 	// Delete, confirmed in its dialog.
 	chatLocked(u, func() { test.Tap(v.deleteBtn) })

@@ -94,6 +94,9 @@ func (v *chatView) newMessageView(m store.Message, streaming, last bool) *messag
 	mv.setText(m.Content)
 
 	var actions []fyne.CanvasObject
+	if bar := v.versionBar(m, streaming); bar != nil {
+		actions = append(actions, bar)
+	}
 	if user {
 		edit := widget.NewButtonWithIcon("Edit", theme.DocumentCreateIcon(), func() { v.showEdit(mv.msg) })
 		edit.Importance = widget.LowImportance
@@ -107,14 +110,13 @@ func (v *chatView) newMessageView(m store.Message, streaming, last bool) *messag
 			regen.Importance = widget.LowImportance
 			actions = append(actions, regen)
 		}
-		switch {
-		case v.stopped[m.ID]:
-			mv.footer.SetText("Stopped. " + statsLine(m))
-		case !m.Done && (v.conv == nil || v.replies[v.conv.ID] == nil || v.replies[v.conv.ID].msg.ID != m.ID):
-			mv.footer.SetText("Interrupted: this reply did not finish.")
-		case m.Done && m.Tokens > 0:
-			mv.footer.SetText(statsLine(m))
+		if last && m.Done && m.Finish == store.FinishLength {
+			more := widget.NewButtonWithIcon("Continue", theme.MediaPlayIcon(), func() { v.continueReply(mv.msg) })
+			more.Importance = widget.LowImportance
+			actions = append(actions, more)
 		}
+		live := v.conv != nil && v.replies[v.conv.ID] != nil && v.replies[v.conv.ID].msg.ID == m.ID
+		mv.footer.SetText(replyFooter(m, live))
 	}
 	mv.footer.Hidden = mv.footer.Text == ""
 	if streaming {

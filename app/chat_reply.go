@@ -6,6 +6,7 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -13,7 +14,10 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
 
 	"saji/app/store"
 	"saji/engine/chat"
@@ -83,16 +87,27 @@ func titleFrom(text string) string {
 	return strings.TrimSpace(string(r)) + "…"
 }
 
-// startReply adds an empty assistant message to the open conversation
-// and streams the reply to the messages before it.
-func (v *chatView) startReply() {
+// startReply adds an empty assistant message after the last message of
+// the branch shown and streams the reply to the messages before it.
+func (v *chatView) startReply() { v.startReplyAfter(-1) }
+
+// startReplyAfter streams a reply to the branch shown up to message
+// parent (-1: all of it): after an earlier message, the reply is a new
+// version of the one there (Regenerate), which stays reachable.
+func (v *chatView) startReplyAfter(parent int64) {
 	c := *v.conv
-	delete(v.notes, c.ID)
 	st := v.u.core.Store()
 	_, msgs, err := st.Conversation(c.ID)
 	if err != nil {
 		v.u.showError("Could not read the conversation", err)
 		return
+	}
+	if parent >= 0 {
+		i := slices.IndexFunc(msgs, func(m store.Message) bool { return m.ID == parent })
+		if i < 0 {
+			return
+		}
+		msgs = msgs[:i+1]
 	}
 	req := ReplyRequest{Model: c.Model, System: c.System, Settings: c.Settings}
 	for _, m := range msgs {
@@ -100,18 +115,57 @@ func (v *chatView) startReply() {
 			req.Messages = append(req.Messages, chat.Message{Role: m.Role, Content: m.Content})
 		}
 	}
-	am, err := st.AddMessage(c.ID, "assistant", "")
+	var am store.Message
+	if parent >= 0 {
+		am, err = st.AddMessageAfter(c.ID, parent, "assistant", "")
+	} else {
+		am, err = st.AddMessage(c.ID, "assistant", "")
+	}
 	if err != nil {
 		v.u.showError("Could not save the reply", err)
 		return
 	}
+	v.stream(c, am, req)
+}
+
+// stream streams the reply req asks for into the assistant message am of
+// conversation c.
+func (v *chatView) stream(c store.Conversation, am store.Message, req ReplyRequest) {
+	delete(v.notes, c.ID)
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &reply{v: v, convID: c.ID, model: c.Model, msg: am, cancel: cancel, started: time.Now()}
+	if req.Continue {
+		// The reply goes on: its text, figures and time so far stay.
+		r.text.WriteString(am.Content)
+		r.reasoning.WriteString(am.Reasoning)
+		r.before = am
+	}
 	v.replies[c.ID] = r
 	v.setStatus("", false)
 	v.reloadMessages()
 	v.updateControls()
 	go r.run(ctx, req)
+}
+
+// continueReply goes on writing reply m, which the length limit cut: the
+// same message grows.
+func (v *chatView) continueReply(m store.Message) {
+	if v.conv == nil || v.streaming() || m.Role != "assistant" {
+		return
+	}
+	i := slices.IndexFunc(v.msgs, func(x store.Message) bool { return x.ID == m.ID })
+	if i < 0 {
+		return
+	}
+	c := *v.conv
+	req := ReplyRequest{Model: c.Model, System: c.System, Settings: c.Settings, Continue: true}
+	for _, x := range v.msgs[:i+1] {
+		if (x.Role == "user" || x.Role == "assistant") && x.Content != "" {
+			req.Messages = append(req.Messages, chat.Message{Role: x.Role, Content: x.Content})
+		}
+	}
+	m.Done, m.Finish = false, ""
+	v.stream(c, m, req)
 }
 
 // stop cancels the open conversation's reply; its text so far stays.
@@ -125,8 +179,8 @@ func (v *chatView) stop() {
 	}
 }
 
-// regenerate replaces the last reply with a new one: the messages after
-// the user message before it go, and a reply to it streams.
+// regenerate writes a new version of the last reply: a reply to the user
+// message before it, shown with ‹ › to go back to the old one.
 func (v *chatView) regenerate() {
 	if v.conv == nil || v.streaming() {
 		return
@@ -138,15 +192,12 @@ func (v *chatView) regenerate() {
 	if i < 0 {
 		return
 	}
-	if err := v.u.core.Store().TruncateAfter(v.conv.ID, v.msgs[i].ID); err != nil {
-		v.u.showError("Could not regenerate the reply", err)
-		return
-	}
-	v.startReply()
+	v.startReplyAfter(v.msgs[i].ID)
 }
 
-// editAndResend replaces user message id's text with text, drops the
-// messages after it and streams a new reply.
+// editAndResend makes a new version of user message id with text, a new
+// branch of the conversation from there, and streams the reply to it;
+// the old message and what followed it stay reachable with ‹ ›.
 func (v *chatView) editAndResend(id int64, text string) {
 	text = strings.TrimSpace(text)
 	if v.conv == nil || v.streaming() || text == "" {
@@ -156,18 +207,95 @@ func (v *chatView) editAndResend(id int64, text string) {
 	if i < 0 || v.msgs[i].Role != "user" {
 		return
 	}
-	st := v.u.core.Store()
-	m := v.msgs[i]
-	m.Content = text
-	err := st.TruncateAfter(v.conv.ID, id)
-	if err == nil {
-		err = st.UpdateMessage(m)
-	}
-	if err != nil {
+	if _, err := v.u.core.Store().AddMessageAfter(v.conv.ID, v.msgs[i].ParentID, "user", text); err != nil {
 		v.u.showError("Could not resend the message", err)
 		return
 	}
 	v.startReply()
+}
+
+// showVersion shows version id of a message (‹ ›), with the newest
+// branch after it.
+func (v *chatView) showVersion(id int64) {
+	if v.conv == nil || v.streaming() {
+		return
+	}
+	if err := v.u.core.Store().ShowVersion(v.conv.ID, id); err != nil {
+		v.u.showError("Could not show that version", err)
+		return
+	}
+	v.reloadMessages()
+	v.updateControls()
+}
+
+// versionBar is the ‹ 1/2 › of a message with versions (nil for one
+// without): the buttons show the one before and after.
+func (v *chatView) versionBar(m store.Message, streaming bool) fyne.CanvasObject {
+	if m.Versions < 2 || m.Version < 1 || len(m.Siblings) != m.Versions {
+		return nil
+	}
+	prev := widget.NewButtonWithIcon("", theme.NavigateBackIcon(), func() { v.showVersion(m.Siblings[m.Version-2]) })
+	next := widget.NewButtonWithIcon("", theme.NavigateNextIcon(), func() { v.showVersion(m.Siblings[m.Version]) })
+	prev.Importance, next.Importance = widget.LowImportance, widget.LowImportance
+	if m.Version == 1 || streaming {
+		prev.Disable()
+	}
+	if m.Version == m.Versions || streaming {
+		next.Disable()
+	}
+	return container.NewHBox(prev, widget.NewLabel(fmt.Sprintf("%d/%d", m.Version, m.Versions)), next)
+}
+
+// replyFooter is the line under reply m: why it ended and its figures.
+// The reply still streaming (live) has none: the status line speaks
+// for it.
+func replyFooter(m store.Message, live bool) string {
+	stats := ""
+	if m.Tokens > 0 {
+		stats = statsLine(m)
+	}
+	switch {
+	case live:
+		return ""
+	case m.Finish != "":
+		return strings.TrimSpace(finishText(m.Finish) + " " + stats)
+	case !m.Done:
+		return "Interrupted: this reply did not finish."
+	}
+	return stats
+}
+
+// finishText says why a reply ended, for its footer.
+func finishText(finish string) string {
+	switch finish {
+	case store.FinishStopped:
+		return "Stopped by you."
+	case store.FinishLength:
+		return "Cut at the reply length limit (the conversation's settings)."
+	case store.FinishContext:
+		return "Cut: the reply filled the room the context leaves it."
+	case store.FinishError:
+		return "Stopped by an error."
+	}
+	return ""
+}
+
+// finishOf says why a reply ended, for the store: stopped by the person,
+// failed (err), or the generator's finish ("length", "context").
+func finishOf(stopped bool, err error, finish string) string {
+	switch {
+	case stopped:
+		return store.FinishStopped
+	case errors.Is(err, runner.ErrContextLength):
+		return store.FinishContext
+	case err != nil:
+		return store.FinishError
+	case finish == "length":
+		return store.FinishLength
+	case finish == "context":
+		return store.FinishContext
+	}
+	return ""
 }
 
 // replyError says in a sentence why a reply from the model called name failed.
@@ -197,6 +325,9 @@ type reply struct {
 	cancel  context.CancelFunc
 	started time.Time
 	stopped atomic.Bool // the person stopped it
+	// before is the message a continued reply started from (zero for a
+	// new reply): its figures add to the new ones.
+	before store.Message
 
 	mu        sync.Mutex
 	text      strings.Builder
@@ -316,16 +447,16 @@ func (r *reply) run(ctx context.Context, req ReplyRequest) {
 	m.Content, m.Done = text, true
 	m.Tokens, m.TokensPerSecond, m.TTFTSeconds = stats.Tokens, stats.TokensPerSecond, stats.TTFT.Seconds()
 	m.Reasoning, m.ReasoningTokens, m.ReasoningSeconds = reasoning, stats.ReasoningTokens, stats.ReasoningTime.Seconds()
+	if b := r.before; b.ID != 0 {
+		m.Tokens += b.Tokens
+		m.TTFTSeconds, m.ReasoningTokens, m.ReasoningSeconds = b.TTFTSeconds, m.ReasoningTokens+b.ReasoningTokens, m.ReasoningSeconds+b.ReasoningSeconds
+	}
+	m.Finish = finishOf(stopped, err, stats.Finish)
 	var saveErr error
 	if err != nil && text == "" && reasoning == "" {
-		// Nothing to keep: the reply goes, the error stays on screen.
-		_, msgs, cerr := st.Conversation(r.convID)
-		saveErr = cerr
-		if cerr == nil {
-			if i := slices.IndexFunc(msgs, func(x store.Message) bool { return x.ID == r.msg.ID }); i > 0 {
-				saveErr = st.TruncateAfter(r.convID, msgs[i-1].ID)
-			}
-		}
+		// Nothing to keep: the reply goes (an older version of it shows),
+		// the error stays on screen.
+		saveErr = st.DeleteMessage(r.convID, r.msg.ID)
 	} else {
 		saveErr = st.UpdateMessage(m)
 	}
@@ -348,9 +479,6 @@ func (r *reply) run(ctx context.Context, req ReplyRequest) {
 			return // the conversation was deleted
 		}
 		delete(v.replies, r.convID)
-		if stopped {
-			v.stopped[r.msg.ID] = true
-		}
 		if err != nil {
 			v.notes[r.convID] = replyError(r.model, err)
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"saji/app/store"
 	"saji/engine/runner"
 
 	"fyne.io/fyne/v2"
@@ -16,16 +17,24 @@ import (
 	"fyne.io/fyne/v2/widget"
 )
 
-func TestChatStop(t *testing.T) {
-	gen := &fakeGen{Chunks: []string{"Partial", " never"}, Step: make(chan struct{})}
+// chatStopAfterOne sends text, lets gen stream its first chunk, then
+// taps Stop and waits until the reply says it was stopped.
+func chatStopAfterOne(t *testing.T, gen *fakeGen, text string) *ui {
+	t.Helper()
 	u := chatUI(t, gen)
-	chatSend(u, "tell me")
+	chatSend(u, text)
 	chatWaitRequests(t, gen, 1)
 	gen.Step <- struct{}{}
-	chatWaitShown(t, u, "Partial")
+	chatWaitShown(t, u, gen.Chunks[0])
 	chatLocked(u, func() { test.Tap(u.chat.stopBtn) })
-	chatWaitShown(t, u, "Stopped.")
+	chatWaitShown(t, u, "Stopped by you.")
 	chatWaitIdle(t, u)
+	return u
+}
+
+func TestChatStop(t *testing.T) {
+	gen := &fakeGen{Chunks: []string{"Partial", " never"}, Step: make(chan struct{})}
+	u := chatStopAfterOne(t, gen, "tell me")
 	_, msgs := chatOpenMessages(t, u)
 	if len(msgs) != 2 || msgs[1].Content != "Partial" || !msgs[1].Done {
 		t.Fatalf("stored after Stop: %+v", msgs)
@@ -244,4 +253,123 @@ func chatAccordion(o fyne.CanvasObject) *widget.Accordion {
 		}
 	}
 	return nil
+}
+
+// TestChatVersions regenerates a reply and edits a message: both keep the
+// old version, reachable with ‹ ›, and a stopped reply's mark never shows
+// on the reply that streams after it.
+func TestChatVersions(t *testing.T) {
+	gen := &fakeGen{Chunks: []string{"An", " answer."}, Step: make(chan struct{}, 8)}
+	u := chatStopAfterOne(t, gen, "question")
+	_, first := chatOpenMessages(t, u)
+	// Regenerate: while the new version streams, nothing says Stopped.
+	chatLocked(u, func() { u.chat.regenerate() })
+	chatWaitRequests(t, gen, 2)
+	if s := chatShown(u); strings.Contains(s, "Stopped") || strings.Contains(s, "0 tokens") {
+		t.Errorf("a streaming reply shows a stopped mark:\n%s", s)
+	}
+	gen.Step <- struct{}{}
+	gen.Step <- struct{}{}
+	chatWaitIdle(t, u)
+	_, msgs := chatOpenMessages(t, u)
+	if len(msgs) != 2 || msgs[1].ID == first[1].ID || msgs[1].Version != 2 || msgs[1].Versions != 2 {
+		t.Fatalf("after Regenerate: %+v", msgs)
+	}
+	chatWaitShown(t, u, "2/2")
+	chatLocked(u, func() { u.chat.showVersion(first[1].ID) })
+	_, msgs = chatOpenMessages(t, u)
+	if msgs[1].ID != first[1].ID || msgs[1].Content != "An" {
+		t.Fatalf("the first version: %+v", msgs[1])
+	}
+	chatWaitShown(t, u, "1/2")
+	chatWaitShown(t, u, "Stopped by you.")
+
+	// Edit: a new branch; the old message and its replies stay.
+	chatLocked(u, func() { u.chat.editAndResend(msgs[0].ID, "question, edited") })
+	chatWaitRequests(t, gen, 3)
+	gen.Step <- struct{}{}
+	gen.Step <- struct{}{}
+	chatWaitIdle(t, u)
+	_, msgs = chatOpenMessages(t, u)
+	if len(msgs) != 2 || msgs[0].Content != "question, edited" || msgs[0].Version != 2 {
+		t.Fatalf("after the edit: %+v", msgs)
+	}
+	chatLocked(u, func() { u.chat.showVersion(msgs[0].Siblings[0]) })
+	_, msgs = chatOpenMessages(t, u)
+	if len(msgs) != 2 || msgs[0].Content != "question" || msgs[1].Versions != 2 {
+		t.Errorf("the old branch: %+v", msgs)
+	}
+}
+
+// TestChatLengthContinue shows a reply cut by the length limit as such,
+// and Continue goes on writing the same message.
+func TestChatLengthContinue(t *testing.T) {
+	gen := &fakeGen{Chunks: []string{"Part one."}, Finish: "length"}
+	u := chatUI(t, gen)
+	chatSend(u, "write")
+	chatWaitRequests(t, gen, 1)
+	chatWaitIdle(t, u)
+	chatWaitShown(t, u, "Cut at the reply length limit")
+	_, msgs := chatOpenMessages(t, u)
+	if msgs[1].Finish != "length" {
+		t.Fatalf("finish %q", msgs[1].Finish)
+	}
+	var more *widget.Button
+	chatLocked(u, func() { more = chatButton(u.chat.msgBox, "Continue") })
+	if more == nil {
+		t.Fatal("no Continue button")
+	}
+	gen.Finish = ""
+	chatLocked(u, func() { test.Tap(more) })
+	reqs := chatWaitRequests(t, gen, 2)
+	chatWaitIdle(t, u)
+	if r := reqs[1]; !r.Continue || len(r.Messages) != 2 || r.Messages[1].Content != "Part one." {
+		t.Errorf("continue request %+v", r)
+	}
+	_, after := chatOpenMessages(t, u)
+	if len(after) != 2 || after[1].ID != msgs[1].ID || after[1].Content != "Part one.Part one." || after[1].Finish != "" || after[1].Tokens != 2 {
+		t.Errorf("continued reply %+v", after[1])
+	}
+	if s := chatShown(u); strings.Contains(s, "Cut at") {
+		t.Errorf("the finished reply still says it was cut:\n%s", s)
+	}
+}
+
+// TestReplyFooter checks the line under a reply for each way it ends.
+func TestReplyFooter(t *testing.T) {
+	done := store.Message{Done: true, Tokens: 3, TokensPerSecond: 10}
+	for _, tt := range []struct {
+		m    store.Message
+		live bool
+		want string
+	}{
+		{store.Message{}, true, ""},
+		{store.Message{Finish: store.FinishStopped}, true, ""},
+		{store.Message{}, false, "Interrupted: this reply did not finish."},
+		{store.Message{Done: true, Finish: store.FinishStopped}, false, "Stopped by you."},
+		{store.Message{Done: true, Finish: store.FinishContext}, false, "Cut: the reply filled the room the context leaves it."},
+		{store.Message{Done: true, Finish: store.FinishError}, false, "Stopped by an error."},
+		{done, false, statsLine(done)},
+	} {
+		if got := replyFooter(tt.m, tt.live); got != tt.want {
+			t.Errorf("replyFooter(%+v, %v) = %q, want %q", tt.m, tt.live, got, tt.want)
+		}
+	}
+	for _, tt := range []struct {
+		stopped bool
+		err     error
+		finish  string
+		want    string
+	}{
+		{true, nil, "stop", store.FinishStopped},
+		{false, runner.ErrContextLength, "", store.FinishContext},
+		{false, errors.New("x"), "", store.FinishError},
+		{false, nil, "length", store.FinishLength},
+		{false, nil, "context", store.FinishContext},
+		{false, nil, "stop", ""},
+	} {
+		if got := finishOf(tt.stopped, tt.err, tt.finish); got != tt.want {
+			t.Errorf("finishOf(%v, %v, %q) = %q, want %q", tt.stopped, tt.err, tt.finish, got, tt.want)
+		}
+	}
 }

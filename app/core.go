@@ -141,6 +141,10 @@ type core struct {
 	// downloadsDir is where the downloads keep their state ("":
 	// library.DownloadsDir()); tests point it at a temporary folder.
 	downloadsDir string
+	// downloadsOpened, when set, is called (with dlMu held) with each
+	// manager Downloads opens: the Discover view follows it from then on,
+	// whoever started its jobs (the welcome view, the API's pulls).
+	downloadsOpened func(*download.Manager)
 
 	// gpu is the GPU models offload their layers to.
 	gpu *offload.Registry
@@ -333,7 +337,18 @@ func (c *core) Downloads() (*download.Manager, error) {
 		return nil, fmt.Errorf("app: the downloads: %w", err)
 	}
 	c.downloads = m
+	if c.downloadsOpened != nil {
+		c.downloadsOpened(m)
+	}
 	return m, nil
+}
+
+// openDownloads returns the download manager if Downloads has opened it,
+// else nil: a view that only reads the jobs does not open it.
+func (c *core) openDownloads() *download.Manager {
+	c.dlMu.Lock()
+	defer c.dlMu.Unlock()
+	return c.downloads
 }
 
 // closeDownloads stops the downloads, keeping their state for the next
@@ -485,6 +500,9 @@ type ReplyRequest struct {
 	// Settings are the conversation's sampling settings; zero fields take
 	// the defaults.
 	Settings store.Settings
+	// Continue says that the last of Messages is a reply cut short, which
+	// the model goes on writing rather than answering it.
+	Continue bool
 }
 
 // Update is one step of a reply: new text, or progress before the first
@@ -508,7 +526,8 @@ type ReplyStats struct {
 	TokensPerSecond float64
 	TTFT            time.Duration
 	Total           time.Duration
-	// Finish is "stop" or "length".
+	// Finish is "stop", "length" (the reply's token limit) or "context"
+	// (the reply filled the room the context leaves it).
 	Finish string
 	// ReasoningTokens are the tokens of the reply's reasoning (included in
 	// Tokens) and ReasoningTime the time from its first token to the
@@ -563,6 +582,13 @@ func (c *core) Generate(ctx context.Context, req ReplyRequest, emit func(Update)
 		maxTokens = max(limit/2, 1)
 	}
 	msgs := req.Messages
+	// A reply continued is its prompt's tail: the turns before it with
+	// the generation prompt, then its text so far.
+	var tail []int32
+	if n := len(msgs); req.Continue && n > 0 && msgs[n-1].Role == "assistant" {
+		tail = m.Tokenizer().Encode(msgs[n-1].Content, false, false)
+		msgs = msgs[:n-1]
+	}
 	var system []chat.Message
 	if req.System != "" {
 		system = []chat.Message{{Role: "system", Content: req.System}}
@@ -576,8 +602,8 @@ func (c *core) Generate(ctx context.Context, req ReplyRequest, emit func(Update)
 		if err != nil {
 			return ReplyStats{}, err
 		}
-		if len(p)+maxTokens <= limit || len(msgs) <= 1 {
-			prompt = p
+		if len(p)+len(tail)+maxTokens <= limit || len(msgs) <= 1 {
+			prompt = append(p, tail...)
 			break
 		}
 		msgs = msgs[1:]
@@ -597,6 +623,9 @@ func (c *core) Generate(ctx context.Context, req ReplyRequest, emit func(Update)
 		return nil
 	})
 	stats = ReplyStats{Tokens: res.CompletionTokens, TTFT: res.FirstToken, Total: res.Total, Finish: res.Finish}
+	if res.Finish == "length" && (st.MaxTokens <= 0 || st.MaxTokens > maxTokens) {
+		stats.Finish = "context" // the limit was the context's, not the settings'
+	}
 	stats.ReasoningTokens, stats.ReasoningTime = think.tokens, think.took(time.Now())
 	if res.GenTime > 0 && res.CompletionTokens > 1 {
 		stats.TokensPerSecond = float64(res.CompletionTokens-1) / res.GenTime.Seconds()

@@ -65,7 +65,11 @@ type quantRow struct {
 	Verdict     fit.Verdict
 	HasVerdict  bool // the memory could be read
 	Recommended bool
-	InLibrary   bool // every file of the level is in the library folder
+	InLibrary   bool // every file of the level was downloaded from this repository
+	// Action is the level's button ("Download", "Resume", "In library"...)
+	// and Enabled whether it acts: levelStatus's answer, kept current.
+	Action  string
+	Enabled bool
 	// Fit is the fit planner's verdict ("fits in RAM, up to 32K context,
 	// ~9 tok/s") once the level's header was read, and Plan the plan
 	// behind it; until then (or when the header cannot be read) the
@@ -100,6 +104,8 @@ type discoverSnapshot struct {
 	MMProj      []string
 	Note        string // the last message about a download's start
 	NoteError   bool
+	Recommend   string            // why the recommended level is ("" for none)
+	Alerts      int               // errors shown in a dialog
 	Jobs        map[string]jobRow // by job ID
 	Finished    int               // jobs seen done since the view opened
 }
@@ -124,15 +130,23 @@ type discoverView struct {
 	detailCard  *widget.Label
 	detailLink  *widget.Hyperlink
 	detailNote  *widget.Label // gated repositories, errors, the outcome of Download
+	recommend   *widget.Label // why the recommended level is
 	quantTable  *fyne.Container
 	mmprojNote  *widget.Label
-	repo        string     // UI: the repository shown
-	fitCells    []*fitCell // UI: the quant table's verdict cells, by level
-	commit      string     // UI: its commit, downloads are pinned to it
+	repo        string      // UI: the repository shown
+	fitCells    []*fitCell  // UI: the quant table's verdict cells, by level
+	commit      string      // UI: its commit, downloads are pinned to it
+	levels      []hub.Quant // UI: the quant table's levels
+	details     repoDetails // UI: what the quant table was built from
 
-	jobsBox  *fyne.Container
-	jobsNote *widget.Label
-	rows     map[string]*jobRowView // UI: by job ID
+	jobsBox    *fyne.Container
+	jobsScroll *container.Scroll
+	jobsNote   *widget.Label
+	clearBtn   *widget.Button
+	rows       map[string]*jobRowView // UI: by job ID
+
+	// indicator is the sidebar's line of the downloads under way.
+	indicator *downloadsIndicator
 
 	// memory reads the machine's memory (tests fake it).
 	memory func() (hardware.Memory, error)
@@ -170,6 +184,7 @@ func newDiscoverView(u *ui) *discoverView {
 		watched: map[*download.Job]bool{},
 	}
 	v.bg.lock, v.follow.lock = &v.uiMu, &v.uiMu
+	u.core.downloadsOpened = v.followManager
 	v.snap.Jobs = map[string]jobRow{}
 
 	title := widget.NewLabelWithStyle("Discover", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
@@ -223,6 +238,9 @@ func newDiscoverView(u *ui) *discoverView {
 	v.detailNote = widget.NewLabel("")
 	v.detailNote.Wrapping = fyne.TextWrapWord
 	v.detailNote.Hide()
+	v.recommend = widget.NewLabel("")
+	v.recommend.Wrapping = fyne.TextWrapWord
+	v.recommend.Hide()
 	v.quantTable = container.NewVBox()
 	v.mmprojNote = widget.NewLabel("")
 	v.mmprojNote.Wrapping = fyne.TextWrapWord
@@ -240,11 +258,16 @@ func newDiscoverView(u *ui) *discoverView {
 	v.jobsNote = widget.NewLabel("No downloads.")
 	v.jobsNote.Importance = widget.LowImportance
 	v.jobsBox = container.NewVBox(v.jobsNote)
+	v.jobsScroll = container.NewVScroll(v.jobsBox)
 	dlTitle := widget.NewLabelWithStyle("Downloads", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	downloads := container.NewBorder(container.NewVBox(widget.NewSeparator(), dlTitle), nil, nil, nil,
-		container.NewVScroll(v.jobsBox))
+	v.clearBtn = widget.NewButtonWithIcon("Clear finished", theme.DeleteIcon(), v.clearFinished)
+	v.clearBtn.Importance = widget.LowImportance
+	v.clearBtn.Hide()
+	downloads := container.NewBorder(container.NewVBox(widget.NewSeparator(),
+		container.NewBorder(nil, nil, nil, v.clearBtn, dlTitle)), nil, nil, nil, v.jobsScroll)
 	body := container.NewVSplit(split, downloads)
-	body.Offset = 0.68
+	body.Offset = 0.6
+	v.indicator = newDownloadsIndicator(u)
 
 	top := container.NewVBox(container.NewBorder(nil, nil, nil, v.tokenBtn, title), hint, searchRow)
 	v.content = newVisibilityWatch(container.NewPadded(container.NewBorder(top, nil, nil, nil, body)), v.visibilityChanged)

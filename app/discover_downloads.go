@@ -21,11 +21,13 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"saji/engine/download"
 	"saji/engine/hub"
+	"saji/engine/library"
 	"saji/engine/model"
 	"saji/engine/units"
 )
@@ -53,11 +55,15 @@ func (v *discoverView) download(q hub.Quant) {
 			for _, j := range jobs {
 				v.track(j)
 			}
+			v.refreshLevels()
 			if err != nil {
+				// Shown where the person looks, whatever the pane's scroll.
 				v.setNote("Saji could not download "+q.Name+". "+err.Error(), true)
+				v.alert("Saji could not download "+q.Name, err.Error())
 				return
 			}
-			v.setNote(fmt.Sprintf("Downloading %s (%s) into the library. Follow it under Downloads below.", q.Name, units.Bytes(q.Size)), false)
+			// The level's button and the Downloads list say the rest.
+			v.setNote("", false)
 		}
 	})
 }
@@ -142,7 +148,10 @@ func (v *discoverView) track(j *download.Job) {
 	if row == nil {
 		row = newJobRowView(v)
 		v.rows[id] = row
-		v.jobsBox.Add(row.box)
+		// The newest download comes first, in view.
+		v.jobsBox.Objects = append([]fyne.CanvasObject{row.box}, v.jobsBox.Objects...)
+		v.jobsBox.Refresh()
+		v.jobsScroll.ScrollToTop()
 		v.jobsNote.Hide()
 	}
 	row.job = j
@@ -190,27 +199,129 @@ func (v *discoverView) showProgress(id string, p download.Progress) {
 		return
 	}
 	if p.State == download.Cancelled {
-		v.jobsBox.Remove(row.box)
-		delete(v.rows, id)
-		if len(v.rows) == 0 {
-			v.jobsNote.SetText("No downloads.")
-			v.jobsNote.Importance = widget.LowImportance
-			v.jobsNote.Show()
-		}
-		v.mu.Lock()
-		delete(v.snap.Jobs, id)
-		v.mu.Unlock()
+		v.dropRow(id, row)
 		return
 	}
 	row.show(p)
 	v.record(id, row, p)
 	if p.State == download.Done && !row.announced {
 		row.announced = true
+		v.recordSource(row.job)
 		v.u.modelsChanged()
 		v.mu.Lock()
 		v.snap.Finished++
 		v.mu.Unlock()
 	}
+}
+
+// dropRow removes the row of the job id from the downloads list.
+func (v *discoverView) dropRow(id string, row *jobRowView) {
+	v.jobsBox.Remove(row.box)
+	delete(v.rows, id)
+	if len(v.rows) == 0 {
+		v.jobsNote.SetText("No downloads.")
+		v.jobsNote.Importance = widget.LowImportance
+		v.jobsNote.Show()
+	}
+	v.mu.Lock()
+	delete(v.snap.Jobs, id)
+	v.mu.Unlock()
+}
+
+// recordSource records in the library where the finished job j's file
+// came from, when it came from a hub repository (its Meta says so).
+func (v *discoverView) recordSource(j *download.Job) {
+	req := j.Request()
+	repo, file := req.Meta["repo"], req.Meta["file"]
+	if repo == "" || file == "" {
+		return
+	}
+	lib := v.u.core.Library()
+	if filepath.Dir(req.Dest) != lib.Dir() {
+		return // a library folder since changed in the settings
+	}
+	if _, err := os.Stat(req.Dest); err != nil {
+		return // refused and removed (the welcome view's check)
+	}
+	src := library.Source{Repo: repo, Revision: req.Meta["commit"], File: file, SHA256: req.SHA256}
+	if err := lib.SetSource(filepath.Base(req.Dest), src); err != nil {
+		v.u.core.log.Warn("app: recording where a download came from", "file", req.Dest, "err", err)
+	}
+}
+
+// followManager follows the download manager m from the moment it opens
+// (core.downloadsOpened) until it closes: every change of its jobs
+// (Changes) redraws, one redraw at a time, the downloads list, the quant
+// table's buttons and the sidebar's indicator (managerChanged). It may
+// not call core.Downloads (dlMu is held).
+func (v *discoverView) followManager(m *download.Manager) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.closed {
+		return
+	}
+	changes, stop := m.Changes()
+	latest := newUILatest(&v.follow, func(struct{}) { v.managerChanged(m) })
+	v.follow.run(func() func() {
+		defer stop()
+		for range changes {
+			latest.post(struct{}{})
+		}
+		return nil
+	})
+}
+
+// managerChanged shows the state of m's jobs: a job the list lacks (one
+// the welcome view or the API started) gets its row, and the quant
+// table's buttons, the Clear finished button and the sidebar's indicator
+// follow. It runs on the UI goroutine and draws nothing once closed.
+func (v *discoverView) managerChanged(m *download.Manager) {
+	v.mu.Lock()
+	closed := v.closed
+	v.mu.Unlock()
+	if closed {
+		return
+	}
+	jobs := m.Jobs()
+	finished := false
+	for _, j := range jobs {
+		if r := v.rows[j.ID()]; r == nil || r.job != j {
+			v.track(j)
+		}
+		finished = finished || j.Progress().State == download.Done
+	}
+	setVisible(v.clearBtn, finished)
+	v.refreshLevels()
+	v.indicator.show(jobs)
+}
+
+// clearFinished takes the finished downloads off the list (and out of
+// the manager); their files stay in the library.
+func (v *discoverView) clearFinished() {
+	m := v.u.core.openDownloads()
+	for id, row := range v.rows {
+		if row.job == nil || row.job.Progress().State != download.Done {
+			continue
+		}
+		if m != nil {
+			m.Forget(id)
+		}
+		v.dropRow(id, row)
+	}
+	v.clearBtn.Hide()
+}
+
+// alert shows an error in a dialog, where the person looks whatever the
+// view's scroll, and counts it for tests.
+func (v *discoverView) alert(title, text string) {
+	l := widget.NewLabel(text)
+	l.Wrapping = fyne.TextWrapWord
+	d := dialog.NewCustom(title, "Close", l, v.u.win)
+	d.Resize(fyne.NewSize(480, 220))
+	d.Show()
+	v.mu.Lock()
+	v.snap.Alerts++
+	v.mu.Unlock()
 }
 
 // record keeps a row's state for tests.
@@ -244,7 +355,9 @@ func (v *discoverView) resumeJob(j *download.Job) {
 		}
 		return func() {
 			if err != nil {
-				v.setNote("Saji could not resume "+path.Base(req.Dest)+". "+downloadErrorText(err, client), true)
+				msg := downloadErrorText(err, client)
+				v.setNote("Saji could not resume "+path.Base(req.Dest)+". "+msg, true)
+				v.alert("Saji could not resume "+path.Base(req.Dest), msg)
 				return
 			}
 			v.track(nj)
@@ -285,11 +398,10 @@ type jobRowView struct {
 func newJobRowView(v *discoverView) *jobRowView {
 	r := &jobRowView{v: v}
 	r.name = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	r.name.Truncation = fyne.TextTruncateEllipsis
 	r.level = widget.NewLabel("")
 	r.level.SizeName = theme.SizeNameCaptionText
 	r.level.Truncation = fyne.TextTruncateEllipsis
-	r.info = widget.NewLabel("")
+	r.info = widget.NewLabel("") // shown in the bar
 	r.errText = widget.NewLabel("")
 	r.errText.Wrapping = fyne.TextWrapWord
 	r.errText.Importance = widget.DangerImportance
@@ -312,7 +424,7 @@ func newJobRowView(v *discoverView) *jobRowView {
 			r.job.Cancel()
 		}
 	})
-	r.chatBtn = widget.NewButtonWithIcon("Chat", theme.MailComposeIcon(), func() {
+	r.chatBtn = widget.NewButtonWithIcon("Chat", chatIcon(), func() {
 		if r.job == nil {
 			return
 		}
@@ -323,9 +435,12 @@ func newJobRowView(v *discoverView) *jobRowView {
 	})
 	r.chatBtn.Importance = widget.HighImportance
 	buttons := container.NewHBox(r.pauseBtn, r.resumeBtn, r.cancelBtn, r.chatBtn)
+	// The progress line is written in the bar: a row is two lines tall
+	// (three when it failed), so that the panel shows it whole.
+	r.bar.TextFormatter = func() string { return r.info.Text }
 	r.box = container.NewVBox(
-		container.NewBorder(nil, nil, nil, buttons, container.NewVBox(r.name, r.level)),
-		r.bar, r.info, r.errText, widget.NewSeparator())
+		container.NewBorder(nil, nil, r.name, buttons, r.level),
+		r.bar, r.errText, widget.NewSeparator())
 	return r
 }
 

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -22,6 +23,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"saji/engine/download"
 	"saji/engine/fit"
 	"saji/engine/hardware"
 	"saji/engine/hub"
@@ -58,15 +60,17 @@ func (v *discoverView) openRepo(id string) {
 	v.detailLink.Hide()
 	v.setNote("", false)
 	v.quantTable.RemoveAll()
+	v.fitCells, v.levels, v.details = nil, nil, repoDetails{}
+	v.recommend.Hide()
 	v.mmprojNote.Hide()
-	v.detailBox.Objects = []fyne.CanvasObject{v.detailTitle, v.detailInfo, v.detailLink, v.detailCard,
-		v.detailNote, v.quantTable, v.mmprojNote}
+	// The levels come first, in view at 800x600; the card after them.
+	v.detailBox.Objects = []fyne.CanvasObject{v.detailTitle, v.detailInfo, v.detailNote, v.recommend, v.quantTable,
+		v.mmprojNote, v.detailLink, v.detailCard}
 	v.detailBox.Refresh()
 
 	client := v.client()
-	dir := v.u.core.Library().Dir()
 	v.bg.run(func() func() {
-		d := v.fetchRepo(client, id, dir)
+		d := v.fetchRepo(client, id)
 		return func() {
 			v.mu.Lock()
 			stale := seq != v.repoSeq
@@ -87,11 +91,13 @@ func (v *discoverView) openRepo(id string) {
 // check at first, the fit planner's verdict once the level's header has
 // been read, with a button that shows the plan's breakdown.
 type fitCell struct {
+	name     *widget.Label
 	label    *widget.Label
 	details  *widget.Button
 	mark     *widget.Label // "Recommended"
 	download *widget.Button
 	plan     *fit.Plan
+	state    levelState // what download offers
 }
 
 // planConcurrency is how many levels' headers are read at once.
@@ -179,7 +185,7 @@ func (v *discoverView) showPlan(i int, p fit.Plan) {
 		return
 	}
 	c := v.fitCells[i]
-	text, imp := verdictLine(p)
+	text, imp := levelVerdict(p)
 	c.label.Text, c.label.Importance = text, imp
 	c.label.Refresh()
 	c.plan = &p
@@ -188,6 +194,37 @@ func (v *discoverView) showPlan(i int, p fit.Plan) {
 	if i < len(v.snap.Levels) {
 		v.snap.Levels[i].Fit, v.snap.Levels[i].Plan = text, &p
 	}
+	v.mu.Unlock()
+	v.showRecommendation()
+}
+
+// showRecommendation explains the recommended level in a sentence above
+// the quant table: the planner's reason (hub.RecommendReason, as the
+// first-run page says it) or recommendWhy, with its planned speed once
+// known.
+func (v *discoverView) showRecommendation() {
+	text := ""
+	for i, r := range v.details.rows {
+		if !r.Recommended || i >= len(v.fitCells) || v.fitCells[i] == nil || v.fitCells[i].state == levelCannotRun {
+			continue
+		}
+		free := int64(0)
+		if v.details.memKnown {
+			free = int64(v.details.mem.Available)
+		}
+		text = recommendWhy(r.Name, free, true, v.fitCells[i].plan)
+		if v.details.why != "" {
+			// The planner's own reason, as the first-run page gives it.
+			text = v.details.why
+			if p := v.fitCells[i].plan; p != nil && p.DecodeTokensPerSec > 0 {
+				text += " Expect " + fit.SpeedText(p.DecodeTokensPerSec) + "."
+			}
+		}
+	}
+	v.recommend.SetText(text)
+	setVisible(v.recommend, text != "")
+	v.mu.Lock()
+	v.snap.Recommend = text
 	v.mu.Unlock()
 }
 
@@ -201,14 +238,17 @@ func (v *discoverView) showCannotRun(i int, reason string) {
 	c.label.Text, c.label.Importance = cannotRunText, widget.DangerImportance
 	c.label.Refresh()
 	c.details.Hide()
-	c.mark.SetText("")
-	c.download.SetText("Can't run")
-	c.download.Disable()
+	c.mark.Hide()
+	if i < len(v.details.rows) {
+		v.details.rows[i].CannotRun, v.details.rows[i].Recommended = reason, false
+	}
 	v.mu.Lock()
 	if i < len(v.snap.Levels) {
 		v.snap.Levels[i].CannotRun, v.snap.Levels[i].Recommended = reason, false
 	}
 	v.mu.Unlock()
+	v.refreshLevels()
+	v.showRecommendation()
 }
 
 // cannotRunText is the verdict of a level Saji cannot run.
@@ -216,7 +256,8 @@ const cannotRunText = "Saji can't run this yet"
 
 // showBreakdown shows how a level's plan comes about.
 func (v *discoverView) showBreakdown(level string, p *fit.Plan) {
-	l := widget.NewLabel(strings.Join(p.Explain(), "\n"))
+	line, _ := verdictLine(*p)
+	l := widget.NewLabel(strings.ToUpper(line[:1]) + line[1:] + ".\n\n" + strings.Join(p.Explain(), "\n"))
 	l.Wrapping = fyne.TextWrapWord
 	d := dialog.NewCustom("How "+level+" fits this computer", "Close", container.NewVScroll(l), v.u.win)
 	d.Resize(fyne.NewSize(640, 460))
@@ -224,9 +265,9 @@ func (v *discoverView) showBreakdown(level string, p *fit.Plan) {
 }
 
 // fetchRepo reads a repository's metadata, card and files and works out
-// the quant table against this computer's memory and the library folder
-// dir.
-func (v *discoverView) fetchRepo(client *hub.Client, id, dir string) repoDetails {
+// the quant table against this computer's memory (what the library holds
+// of it is levelStatus's, kept current by refreshLevels).
+func (v *discoverView) fetchRepo(client *hub.Client, id string) repoDetails {
 	ctx, cancel := context.WithTimeout(context.Background(), hubTimeout)
 	defer cancel()
 	var d repoDetails
@@ -271,12 +312,6 @@ func (v *discoverView) fetchRepo(client *hub.Client, id, dir string) repoDetails
 		if d.memKnown {
 			r.Verdict = fit.PlanSize(q.Size, hardware.Machine{Memory: d.mem}).Verdict
 		}
-		r.InLibrary = len(q.Files) > 0
-		for _, f := range q.Files {
-			if st, err := os.Stat(filepath.Join(dir, path.Base(f.Path))); err != nil || st.Size() != f.Size {
-				r.InLibrary = false
-			}
-		}
 		d.rows = append(d.rows, r)
 	}
 	return d
@@ -305,15 +340,20 @@ func (v *discoverView) showRepo(client *hub.Client, id string, d repoDetails) {
 				"Accept it on the model's page while signed in to Hugging Face, then add an access token of that "+
 				"account with Access token... above (or set HF_TOKEN in the environment).", false)
 		}
-		v.fillQuantTable(d)
 	}
 	names := make([]string, len(d.mmproj))
 	for i, f := range d.mmproj {
 		names[i] = path.Base(f.Path)
 	}
+	v.mu.Lock()
+	v.snap.Levels = append([]quantRow(nil), d.rows...)
+	v.mu.Unlock()
+	if d.err == nil {
+		v.fillQuantTable(d)
+	}
 	v.detailBox.Refresh()
 	v.mu.Lock()
-	v.snap.RepoLoaded, v.snap.RepoError, v.snap.Levels, v.snap.Gated, v.snap.MMProj = true, errText, d.rows, d.info.Gated, names
+	v.snap.RepoLoaded, v.snap.RepoError, v.snap.Gated, v.snap.MMProj = true, errText, d.info.Gated, names
 	v.mu.Unlock()
 }
 
@@ -376,23 +416,21 @@ func verdictText(v fit.Verdict) (string, widget.Importance) {
 	return "Too big", widget.DangerImportance
 }
 
-// fillQuantTable builds the quant table: level, size, files, fit,
-// recommendation, and a Download button per level.
+// fillQuantTable builds the quant table: per level a row with its name
+// (and the Recommended mark), size, fit in one short line with the plan's
+// detail behind an info button, and one button whose action levelStatus
+// decides (refreshLevels keeps it current).
 func (v *discoverView) fillQuantTable(d repoDetails) {
 	v.quantTable.RemoveAll()
 	v.fitCells = make([]*fitCell, len(d.levels))
+	v.levels, v.details = d.levels, d
 	if len(d.levels) == 0 {
 		v.setNote("This repository has no GGUF model files Saji can download.", false)
 		return
 	}
-	head := func(s string) fyne.CanvasObject {
-		l := widget.NewLabelWithStyle(s, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-		return l
-	}
-	v.quantTable.Add(container.NewGridWithColumns(5, head("Level"), head("Size"), head("Memory"), head(""), head("")))
 	for i, q := range d.levels {
 		r := d.rows[i]
-		name := widget.NewLabel(q.Name)
+		name := widget.NewLabelWithStyle(q.Name, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 		name.Truncation = fyne.TextTruncateEllipsis
 		size := units.Bytes(q.Size)
 		switch {
@@ -402,56 +440,46 @@ func (v *discoverView) fillQuantTable(d repoDetails) {
 			size += fmt.Sprintf(" (%d files)", q.Shards)
 		}
 		sizeL := widget.NewLabel(size)
-		sizeL.Truncation = fyne.TextTruncateEllipsis
+		sizeL.SizeName = theme.SizeNameCaptionText
 		fit := widget.NewLabel("Unknown")
 		fit.Importance = widget.LowImportance
 		if r.HasVerdict {
 			fit.Text, fit.Importance = verdictText(r.Verdict)
-			fit.Refresh()
 		}
-		fit.Wrapping = fyne.TextWrapWord
-		cell := &fitCell{label: fit}
+		if r.CannotRun != "" {
+			fit.Text, fit.Importance = cannotRunText, widget.DangerImportance
+		}
+		fit.Truncation = fyne.TextTruncateEllipsis
+		cell := &fitCell{name: name, label: fit}
 		cell.details = widget.NewButtonWithIcon("", theme.InfoIcon(), func() {
 			if cell.plan != nil {
 				v.showBreakdown(q.Name, cell.plan)
 			}
 		})
+		cell.details.Importance = widget.LowImportance
 		cell.details.Hide()
-		v.fitCells[i] = cell
-		mark := widget.NewLabel("")
-		if r.Recommended {
-			mark.SetText("Recommended")
-			mark.Importance = widget.HighImportance
-			mark.TextStyle.Bold = true
-			mark.Refresh()
-		}
-		btn := widget.NewButtonWithIcon("Download", theme.DownloadIcon(), func() { v.download(q) })
+		mark := widget.NewLabel("Recommended")
+		mark.SizeName = theme.SizeNameCaptionText
+		mark.Importance = widget.HighImportance
+		mark.TextStyle.Bold = true
+		setVisible(mark, r.Recommended)
+		btn := widget.NewButton("Download", func() { v.levelAction(i) })
 		cell.mark, cell.download = mark, btn
-		switch {
-		case r.CannotRun != "":
-			fit.Text, fit.Importance = cannotRunText, widget.DangerImportance
-			btn.SetText("Can't run")
-			btn.Disable()
-		case q.Incomplete:
-			btn.SetText("Incomplete")
-			btn.Disable()
-		case r.InLibrary:
-			btn.SetText("In library")
-			btn.Disable()
-		case r.Recommended:
-			btn.Importance = widget.HighImportance
-		}
-		v.quantTable.Add(container.NewGridWithColumns(5, name, sizeL, container.NewBorder(nil, nil, nil, cell.details, fit), mark, btn))
+		v.fitCells[i] = cell
+		left := container.NewGridWrap(fyne.NewSize(110, name.MinSize().Height), name)
+		info := container.NewVBox(container.NewHBox(sizeL, mark), container.NewBorder(nil, nil, nil, cell.details, fit))
+		v.quantTable.Add(container.NewBorder(nil, widget.NewSeparator(), left, container.NewCenter(btn), info))
 	}
-	why := d.why + " Memory: whether the model fits the memory this computer has free now (Tight: it fits once other programs close)."
+	v.refreshLevels()
+	v.showRecommendation()
+	why := "The memory verdict compares each file with the memory this computer has free now (Tight: it fits once other programs close)."
 	if d.memKnown {
-		why = fmt.Sprintf("%s Memory: whether the model fits the %s this computer has free now, of %s (Tight: it fits once other programs close).",
-			d.why, units.Bytes(int64(d.mem.Available)), units.Bytes(int64(d.mem.Total)))
+		why = fmt.Sprintf("The memory verdict compares each file with the %s this computer has free now, of %s (Tight: it fits once other programs close).",
+			units.Bytes(int64(d.mem.Available)), units.Bytes(int64(d.mem.Total)))
 	}
-	why += fmt.Sprintf(" Once each file's header is read, Saji plans it for a %s-token context, one conversation at a time: "+
-		"the verdict, the longest context that fits and the speed to expect; the i button shows the numbers.",
-		contextText(v.u.core.Settings().Context))
-	note := widget.NewLabel(strings.TrimSpace(why))
+	why += fmt.Sprintf(" Once a file's header is read, the verdict is Saji's plan for a %s-token context with the speed to expect; "+
+		"the i button shows how it comes about.", contextText(v.u.core.Settings().Context))
+	note := widget.NewLabel(why)
 	note.Wrapping = fyne.TextWrapWord
 	note.SizeName = theme.SizeNameCaptionText
 	note.Importance = widget.LowImportance
@@ -464,6 +492,91 @@ func (v *discoverView) fillQuantTable(d repoDetails) {
 		v.mmprojNote.SetText("This repository also has an image projector for vision input (" + strings.Join(names, ", ") +
 			"). Saji downloads the model itself; the projector is not needed for chat.")
 		v.mmprojNote.Show()
+	}
+}
+
+// refreshLevels sets every level's button from levelStatus: the download
+// manager's jobs and the library's sources as they are now. It runs on the
+// UI goroutine on every change of either.
+func (v *discoverView) refreshLevels() {
+	if len(v.levels) == 0 || len(v.fitCells) != len(v.levels) {
+		return
+	}
+	jobs := v.levelJobs()
+	lib := v.u.core.Library()
+	sources := lib.Sources()
+	folder := map[string]int64{}
+	for _, q := range v.levels {
+		for _, f := range q.Files {
+			base := path.Base(f.Path)
+			if st, err := os.Stat(filepath.Join(lib.Dir(), base)); err == nil {
+				folder[base] = st.Size()
+			}
+		}
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	for i, q := range v.levels {
+		c := v.fitCells[i]
+		r := v.details.rows[i]
+		c.state = levelStatus(q, v.repo, v.commit, r.CannotRun != "", q.Incomplete, jobs, sources, folder)
+		text, enabled := levelAction(c.state)
+		c.download.SetText(text)
+		c.download.Importance = widget.MediumImportance
+		if enabled && r.Recommended && c.state == levelDownload {
+			c.download.Importance = widget.HighImportance
+		}
+		if enabled {
+			c.download.Enable()
+		} else {
+			c.download.Disable()
+		}
+		c.download.Refresh()
+		if i < len(v.snap.Levels) {
+			l := &v.snap.Levels[i]
+			l.Action, l.Enabled, l.InLibrary = text, enabled, c.state == levelInLibrary
+		}
+	}
+}
+
+// levelJobs lists the download manager's jobs for levelStatus (none while
+// the manager is not open).
+func (v *discoverView) levelJobs() []levelJob {
+	m := v.u.core.openDownloads()
+	if m == nil {
+		return nil
+	}
+	var out []levelJob
+	for _, j := range m.Jobs() {
+		meta := j.Request().Meta
+		out = append(out, levelJob{Repo: meta["repo"], File: meta["file"], Commit: meta["commit"], State: j.Progress().State})
+	}
+	return out
+}
+
+// levelAction does what level i's button offers: download it, or resume
+// (retry) its paused (failed) downloads.
+func (v *discoverView) levelAction(i int) {
+	if i >= len(v.levels) || i >= len(v.fitCells) {
+		return
+	}
+	q := v.levels[i]
+	switch v.fitCells[i].state {
+	case levelDownload:
+		v.download(q)
+	case levelPaused, levelFailed:
+		m := v.u.core.openDownloads()
+		if m == nil {
+			return
+		}
+		for _, j := range m.Jobs() {
+			meta := j.Request().Meta
+			st := j.Progress().State
+			if meta["repo"] == v.repo && (st == download.Paused || st == download.Failed) &&
+				slices.ContainsFunc(q.Files, func(f hub.File) bool { return f.Path == meta["file"] }) {
+				v.resumeJob(j)
+			}
+		}
 	}
 }
 

@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
@@ -113,22 +112,44 @@ func openDiscoverRepo(t *testing.T, v *discoverView, id string) discoverSnapshot
 	return v.snapshot()
 }
 
-// tapDownload taps the quant table's Download button of level.
+// tapDownload taps the quant table's button of level (Download, Resume
+// or Retry).
 func tapDownload(t *testing.T, v *discoverView, level string) {
 	t.Helper()
 	v.locked(func() {
-		for _, o := range v.quantTable.Objects {
-			row, ok := o.(*fyne.Container)
-			if !ok || len(row.Objects) != 5 {
-				continue
-			}
-			if l, ok := row.Objects[0].(*widget.Label); ok && l.Text == level {
-				test.Tap(row.Objects[4].(*widget.Button))
+		for _, c := range v.fitCells {
+			if c != nil && c.name.Text == level {
+				test.Tap(c.download)
 				return
 			}
 		}
 		t.Fatalf("no row for %s in the quant table", level)
 	})
+}
+
+// startDownload opens tinyRepo in Discover with a hub that sends
+// bytesPerSec (0: at full speed) and taps Q4_K_M's Download. It returns
+// the hub, the window, the job's ID and the size of the file.
+func startDownload(t *testing.T, bytesPerSec int64) (*hubtest.Hub, *ui, string, int64) {
+	t.Helper()
+	h, q4 := discoverHub(t)
+	if bytesPerSec > 0 {
+		h.Throttle(bytesPerSec)
+	}
+	u := newDiscoverUI(t, "", q4)
+	showDiscover(t, u)
+	openDiscoverRepo(t, u.discover, tinyRepo)
+	tapDownload(t, u.discover, "Q4_K_M")
+	return h, u, jobID(h, tinyQ4), q4
+}
+
+// startSlowDownload is startDownload with a hub slow enough to act on
+// the download (seconds for the whole file), once its first bytes came.
+func startSlowDownload(t *testing.T, bytesPerSec int64) (*hubtest.Hub, *ui, string) {
+	t.Helper()
+	h, u, id, _ := startDownload(t, bytesPerSec)
+	waitJob(t, u.discover, id, "bytes", func(r jobRow) bool { return r.State == download.Running && r.Done > 0 })
+	return h, u, id
 }
 
 // jobID is the download ID of a file of tinyRepo.
@@ -274,13 +295,8 @@ func TestDiscoverQuantTable(t *testing.T) {
 }
 
 func TestDiscoverDownload(t *testing.T) {
-	h, q4 := discoverHub(t)
-	u := newDiscoverUI(t, "", q4)
+	h, u, id, q4 := startDownload(t, 0)
 	v := u.discover
-	showDiscover(t, u)
-	openDiscoverRepo(t, v, tinyRepo)
-	tapDownload(t, v, "Q4_K_M")
-	id := jobID(h, tinyQ4)
 	r := waitJob(t, v, id, "the download", func(r jobRow) bool { return r.State == download.Done || r.State == download.Failed })
 	if r.State != download.Done || r.Done != q4 || r.Quant != "Q4_K_M" || r.File != tinyQ4 {
 		t.Fatalf("job %+v", r)
@@ -366,10 +382,13 @@ func TestDiscoverUnrunnable(t *testing.T) {
 		}
 	}
 	v.locked(func() {
-		if !findLabel(v.quantTable, cannotRunText) || findLabel(v.quantTable, "Recommended") {
+		if !findLabel(v.quantTable, cannotRunText) {
 			t.Error("the quant table does not mark the levels Saji cannot run")
 		}
 		for _, c := range v.fitCells {
+			if c.mark.Visible() {
+				t.Errorf("%s recommended", c.name.Text)
+			}
 			if !c.download.Disabled() {
 				t.Errorf("%q can be downloaded", c.download.Text)
 			}
@@ -448,15 +467,8 @@ func TestDiscoverNotFound(t *testing.T) {
 }
 
 func TestDiscoverPauseCancel(t *testing.T) {
-	h, q4 := discoverHub(t)
-	h.Throttle(256 << 10) // seconds for the whole file: time to act
-	u := newDiscoverUI(t, "", q4)
+	_, u, id := startSlowDownload(t, 256<<10)
 	v := u.discover
-	showDiscover(t, u)
-	openDiscoverRepo(t, v, tinyRepo)
-	tapDownload(t, v, "Q4_K_M")
-	id := jobID(h, tinyQ4)
-	waitJob(t, v, id, "bytes", func(r jobRow) bool { return r.State == download.Running && r.Done > 0 })
 
 	tapRow(t, v, id, func(r *jobRowView) *widget.Button { return r.pauseBtn })
 	r := waitJob(t, v, id, "the pause", func(r jobRow) bool { return r.State == download.Paused })

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"os"
 	"path/filepath"
@@ -85,6 +86,8 @@ type fakeGen struct {
 	// Thoughts, streamed before Chunks, are the reply's reasoning.
 	Thoughts []string
 	Step     chan struct{}
+	// Finish is the finish of every reply ("": "stop").
+	Finish string
 
 	mu       sync.Mutex
 	requests []ReplyRequest
@@ -112,7 +115,7 @@ func (g *fakeGen) Generate(ctx context.Context, req ReplyRequest, emit func(Upda
 		}
 		n++
 	}
-	return ReplyStats{Tokens: n, TokensPerSecond: 42, TTFT: time.Millisecond, Total: time.Since(start), Finish: "stop",
+	return ReplyStats{Tokens: n, TokensPerSecond: 42, TTFT: time.Millisecond, Total: time.Since(start), Finish: cmp.Or(g.Finish, "stop"),
 		ReasoningTokens: len(g.Thoughts), ReasoningTime: 1500 * time.Millisecond}, nil
 }
 

@@ -85,6 +85,11 @@ type libraryView struct {
 	cancelled bool               // Cancel was pressed during this batch
 	lastError string             // the text of the last error shown
 	progress  float64            // the fraction the bar showed last
+
+	// importDialog and importEntry are pickFiles' dialog and its paths
+	// (UI; tests fill them).
+	importDialog *dialog.ConfirmDialog
+	importEntry  *widget.Entry
 }
 
 func newLibraryView(u *ui) *libraryView {
@@ -105,7 +110,7 @@ func newLibraryView(u *ui) *libraryView {
 	hint.SizeName = theme.SizeNameCaptionText
 	hint.Importance = widget.LowImportance
 
-	v.chatBtn = widget.NewButtonWithIcon("Chat", theme.MailComposeIcon(), v.chatSelected)
+	v.chatBtn = widget.NewButtonWithIcon("Chat", chatIcon(), v.chatSelected)
 	v.defaultBtn = widget.NewButtonWithIcon("Make default", theme.ConfirmIcon(), v.defaultSelected)
 	v.presetBtn = widget.NewButtonWithIcon("Preset...", theme.DocumentCreateIcon(), v.presetSelected)
 	v.revealBtn = widget.NewButtonWithIcon("Show in folder", theme.FolderOpenIcon(), v.revealSelected)
@@ -586,30 +591,108 @@ func (f *presetForm) preset() (library.Preset, error) {
 	return p, nil
 }
 
-// pickFiles opens a file dialog for a .gguf file to import.
+// pickFiles asks which models to import: paths typed or pasted (one a
+// line; a folder stands for its GGUF files), or picked one at a time with
+// the file and folder dialogs; Import imports them all (importPaths).
 func (v *libraryView) pickFiles() {
-	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
-		if err != nil {
-			v.showError("Saji could not open the file.\n\n" + userMessage(err))
+	paths := widget.NewMultiLineEntry()
+	paths.SetPlaceHolder("/path/to/model.gguf\n~/Downloads (every GGUF file in it)")
+	paths.SetMinRowsVisible(5)
+	paths.Wrapping = fyne.TextWrapOff
+	add := func(p string) {
+		text := strings.TrimRight(paths.Text, "\n")
+		if text != "" {
+			text += "\n"
+		}
+		paths.SetText(text + p)
+	}
+	fileBtn := widget.NewButtonWithIcon("Add a file...", theme.FileIcon(), func() {
+		d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
+			if err != nil {
+				v.showError("Saji could not open the file.\n\n" + userMessage(err))
+				return
+			}
+			if r != nil {
+				add(r.URI().Path())
+				r.Close()
+			}
+		}, v.u.win)
+		d.SetFilter(storage.NewExtensionFileFilter([]string{".gguf", ".GGUF"}))
+		if home, err := os.UserHomeDir(); err == nil {
+			if loc, err := storage.ListerForURI(storage.NewFileURI(filepath.Join(home, "Downloads"))); err == nil {
+				d.SetLocation(loc)
+			}
+		}
+		d.Resize(fyne.NewSize(860, 580))
+		d.Show()
+	})
+	folderBtn := widget.NewButtonWithIcon("Add a folder...", theme.FolderOpenIcon(), func() {
+		d := dialog.NewFolderOpen(func(l fyne.ListableURI, err error) {
+			if err == nil && l != nil {
+				add(l.Path())
+			}
+		}, v.u.win)
+		d.Resize(fyne.NewSize(860, 580))
+		d.Show()
+	})
+	help := widget.NewLabel("Type or paste the paths of GGUF files, one a line, or add them below. A folder adds every model in it.")
+	help.Wrapping = fyne.TextWrapWord
+	body := container.NewBorder(help, container.NewHBox(fileBtn, folderBtn), nil, nil, paths)
+	d := dialog.NewCustomConfirm("Import models", "Import", "Cancel", body, func(ok bool) {
+		if !ok {
 			return
 		}
-		if r == nil {
-			return
+		files, missing := importTargets(paths.Text)
+		if len(missing) > 0 {
+			v.showError("Saji found no model at:\n\n" + strings.Join(missing, "\n"))
 		}
-		uri := r.URI()
-		r.Close()
-		v.importPaths([]string{uri.Path()})
+		v.importPaths(files)
 	}, v.u.win)
-	d.SetTitleText("Import a model")
-	d.SetConfirmText("Import")
-	d.SetFilter(storage.NewExtensionFileFilter([]string{".gguf", ".GGUF"}))
-	if home, err := os.UserHomeDir(); err == nil {
-		if loc, err := storage.ListerForURI(storage.NewFileURI(filepath.Join(home, "Downloads"))); err == nil {
-			d.SetLocation(loc)
+	d.Resize(fyne.NewSize(640, 360))
+	v.importDialog, v.importEntry = d, paths
+	d.Show()
+	v.u.win.Canvas().Focus(paths)
+}
+
+// importTargets reads the import dialog's text: one path a line, "~"
+// for the home folder, a folder for its GGUF files (a split model by its
+// first shard). It returns the files to import and the lines that name
+// nothing usable.
+func importTargets(text string) (files, missing []string) {
+	home, _ := os.UserHomeDir()
+	for _, line := range strings.Split(text, "\n") {
+		p := strings.Trim(strings.TrimSpace(line), `"'`)
+		if p == "" {
+			continue
+		}
+		if home != "" && (p == "~" || strings.HasPrefix(p, "~/")) {
+			p = filepath.Join(home, p[1:])
+		}
+		st, err := os.Stat(p)
+		switch {
+		case err != nil:
+			missing = append(missing, p)
+		case st.IsDir():
+			des, err := os.ReadDir(p)
+			n := len(files)
+			for _, de := range des {
+				name := de.Name()
+				if err != nil || de.IsDir() || !strings.EqualFold(filepath.Ext(name), ".gguf") || strings.HasPrefix(name, ".") {
+					continue
+				}
+				if m := shardRE.FindStringSubmatch(name); m != nil && m[1] != "00001" {
+					continue
+				}
+				files = append(files, filepath.Join(p, name))
+			}
+			if len(files) == n {
+				missing = append(missing, p)
+			}
+		default:
+			files = append(files, p)
 		}
 	}
-	d.Resize(fyne.NewSize(860, 580))
-	d.Show()
+	return files, missing
 }
 
 // importPaths adds the model files at paths to the library, one after

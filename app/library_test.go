@@ -652,3 +652,54 @@ func TestLibraryUnusable(t *testing.T) {
 	u.modelsChanged()
 	checkUnusable(t, u, "gone", "Cannot be used: The file is no longer there: it was moved or deleted.")
 }
+
+// TestImportTargets reads the import dialog's lines: files, folders (their
+// models, a split one by its first shard), quotes, and what is missing.
+func TestImportTargets(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []string{"a.gguf", "B.GGUF", "s-00001-of-00002.gguf", "s-00002-of-00002.gguf", "notes.txt", ".hidden.gguf"} {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	empty := t.TempDir()
+	one := filepath.Join(dir, "a.gguf")
+	text := "  " + one + "  \n\n\"" + dir + "\"\n" + empty + "\n/no/such/model.gguf\n"
+	files, missing := importTargets(text)
+	want := []string{one, filepath.Join(dir, "B.GGUF"), one, filepath.Join(dir, "s-00001-of-00002.gguf")}
+	if !slices.Equal(files, want) {
+		t.Errorf("files %q, want %q", files, want)
+	}
+	if !slices.Equal(missing, []string{empty, "/no/such/model.gguf"}) {
+		t.Errorf("missing %q", missing)
+	}
+}
+
+// TestLibraryImportTyped imports two models at once from paths typed into
+// the import dialog.
+func TestLibraryImportTyped(t *testing.T) {
+	u, asked := newLibraryUI(t, false)
+	src := tinyModel(t)
+	other := filepath.Join(t.TempDir(), "other-chat.gguf")
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(other, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	v := u.library
+	v.pickFiles()
+	if v.importDialog == nil {
+		t.Fatal("no import dialog")
+	}
+	v.importEntry.SetText(src + "\n" + other)
+	v.importDialog.Confirm()
+	v.wait()
+	if len(*asked) != 2 {
+		t.Errorf("asked about %v", *asked)
+	}
+	if got := listed(u); !slices.Equal(got, []string{"other-chat", "tiny-chat"}) {
+		t.Errorf("listed %v", got)
+	}
+}

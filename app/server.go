@@ -129,6 +129,7 @@ func newServerPanel(u *ui) *serverPanel {
 
 	// Connection.
 	p.port = widget.NewEntry()
+	wheelPasses(p.port)
 	p.port.SetText(strconv.Itoa(s.Port))
 	p.port.Validator = func(text string) error { _, err := parsePort(text); return err }
 	p.hostOptions = map[string]string{optionLocal: hostLocal, optionNetwork: hostNetwork}
@@ -172,6 +173,7 @@ func newServerPanel(u *ui) *serverPanel {
 	// CORS.
 	p.corsRows = container.NewVBox()
 	p.corsEntry = widget.NewEntry()
+	wheelPasses(p.corsEntry)
 	p.corsEntry.SetPlaceHolder("https://example.com")
 	p.corsEntry.OnSubmitted = func(string) { p.addOrigin() }
 	p.corsNote = panelLabel("")
@@ -943,15 +945,26 @@ func (p *serverPanel) updateSnippets(in snippetInputs) {
 	p.snippetsC.RemoveAll()
 	items := make([]*widget.AccordionItem, 0, 8)
 	for _, s := range editorSnippets(in) {
+		// Wrapped, not in a scroll of its own: a nested scroll would take
+		// the page's mouse wheel while the pointer is over it.
 		code := widget.NewLabelWithStyle(s.Text, fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
+		code.Wrapping = fyne.TextWrapBreak
 		copyBtn := widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), func() { p.copy("the "+s.Name+" snippet", s.Text) })
-		detail := container.NewVBox(panelLabel(s.Note), container.NewHScroll(code), container.NewHBox(copyBtn))
+		detail := container.NewVBox(panelLabel(s.Note), code, container.NewHBox(copyBtn))
 		items = append(items, widget.NewAccordionItem(s.Name, detail))
 	}
 	acc := widget.NewAccordion(items...)
 	acc.MultiOpen = true
 	p.snippetsC.Add(acc)
 	p.snippetsC.Refresh()
+}
+
+// wheelPasses lets the mouse wheel over the one-line entry e scroll the
+// page around it: an entry that clips its text keeps a scroll of its own,
+// which takes the wheel; one that does not wrap or scroll has none.
+func wheelPasses(e *widget.Entry) {
+	e.Wrapping = fyne.TextWrapOff
+	e.Scroll = container.ScrollNone
 }
 
 // editorSnippet is a piece of configuration for one editor or tool.

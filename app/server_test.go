@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/test"
 )
 
@@ -527,4 +528,44 @@ func TestLoadedModelsText(t *testing.T) {
 			t.Errorf("loadedModelsText(%q, %q) = %q, want %q", tt.models, tt.placements, got, tt.want)
 		}
 	}
+}
+
+// TestServerWheelOverFields checks that the mouse wheel over the Server
+// page's text fields and code snippets scrolls the page: no field keeps
+// it in a scroll of its own.
+func TestServerWheelOverFields(t *testing.T) {
+	u := newTestUI(t, &fakeGen{})
+	u.win.Resize(fyne.NewSize(800, 600))
+	u.tabs.SelectIndex(tabServer)
+	p := u.server
+	var page *container.Scroll
+	walk(p.content, func(o fyne.CanvasObject) bool {
+		page, _ = o.(*container.Scroll)
+		return page != nil
+	})
+	if page == nil {
+		t.Fatal("the Server page has no scroll")
+	}
+	for _, field := range []fyne.CanvasObject{p.port, p.corsEntry} {
+		page.ScrollToTop()
+		page.Offset = fyne.NewPos(0, 0)
+		page.Refresh()
+		pos := fyne.CurrentApp().Driver().AbsolutePositionForObject(field)
+		if pos.Y > 560 {
+			page.Offset = fyne.NewPos(0, pos.Y-300)
+			page.Refresh()
+			pos = fyne.CurrentApp().Driver().AbsolutePositionForObject(field)
+		}
+		before := page.Offset.Y
+		test.Scroll(u.win.Canvas(), pos.Add(fyne.NewPos(4, 4)), 0, -40)
+		if page.Offset.Y == before {
+			t.Errorf("the wheel over %T at %v did not scroll the page (offset %v)", field, pos, before)
+		}
+	}
+	walk(p.content, func(o fyne.CanvasObject) bool {
+		if s, ok := o.(*container.Scroll); ok && s != page {
+			t.Errorf("a scroll inside the page: %v", s.Direction)
+		}
+		return false
+	})
 }

@@ -244,7 +244,7 @@ func TestDiscoverPlannerVerdicts(t *testing.T) {
 	v.wait()
 	s := v.snapshot()
 	q := s.Levels[1]
-	if q.Name != "Q4_K_M" || !strings.HasPrefix(q.Fit, "Fits: ") || !strings.Contains(q.Fit, "tokens/s") {
+	if q.Name != "Q4_K_M" || !strings.HasPrefix(q.Fit, "Fits · ") || !strings.Contains(q.Fit, "tok/s") {
 		t.Errorf("Q4_K_M: %+v", q)
 	}
 	if q.Plan.Model.FileSize != q4 || q.Plan.Machine.Memory != fakeMemoryValue(q4) {

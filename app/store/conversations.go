@@ -46,7 +46,28 @@ type Message struct {
 	Reasoning        string  `json:"reasoning,omitempty"`
 	ReasoningTokens  int     `json:"reasoning_tokens,omitempty"`
 	ReasoningSeconds float64 `json:"reasoning_seconds,omitempty"`
+	// ParentID is the message this one follows (0: the first). Messages
+	// with the same parent and role are versions of one turn: a
+	// regenerated reply, an edited message.
+	ParentID int64 `json:"-"`
+	// Finish says why a reply ended: "" (it finished, or unknown), or
+	// one of the Finish constants.
+	Finish string `json:"finish,omitempty"`
+	// Version is this message's place (from 1) among Versions, the
+	// versions of its turn; Siblings are their IDs, oldest first. Set by
+	// Conversation, not stored.
+	Version  int     `json:"-"`
+	Versions int     `json:"-"`
+	Siblings []int64 `json:"-"`
 }
+
+// Why a reply ended (Message.Finish).
+const (
+	FinishStopped = "stopped" // the person stopped it
+	FinishLength  = "length"  // it reached the reply's token limit
+	FinishContext = "context" // the context was full
+	FinishError   = "error"   // it failed part way
+)
 
 const convColumns = `id, title, created, updated, model, system, temperature, top_p, max_tokens, context`
 
@@ -116,7 +137,8 @@ func escapeLike(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
 
-// Conversation returns one conversation and its messages in order.
+// Conversation returns one conversation and the messages of the branch
+// it shows, in order, each with its versions.
 func (s *Store) Conversation(id int64) (Conversation, []Message, error) {
 	// One read transaction, so the messages match the conversation row.
 	// ReadOnly makes it a deferred BEGIN: a reader never waits for a writer.

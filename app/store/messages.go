@@ -4,14 +4,16 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 )
 
 const msgColumns = `id, conversation_id, role, content, created, tokens, tokens_per_second, ttft_seconds, done,
-	reasoning, reasoning_tokens, reasoning_seconds`
+	reasoning, reasoning_tokens, reasoning_seconds, parent_id, finish`
 
-// messages returns a conversation's messages in the order they were added.
-func messages(tx *sql.Tx, convID int64) ([]Message, error) {
+// allMessages returns every message of a conversation, of every branch,
+// in the order they were added.
+func allMessages(tx *sql.Tx, convID int64) ([]Message, error) {
 	rows, err := tx.Query(`SELECT `+msgColumns+` FROM messages WHERE conversation_id = ? ORDER BY id`, convID)
 	if err != nil {
 		return nil, err
@@ -23,13 +25,98 @@ func messages(tx *sql.Tx, convID int64) ([]Message, error) {
 		var created int64
 		if err := rows.Scan(&m.ID, &m.ConversationID, &m.Role, &m.Content, &created,
 			&m.Tokens, &m.TokensPerSecond, &m.TTFTSeconds, &m.Done,
-			&m.Reasoning, &m.ReasoningTokens, &m.ReasoningSeconds); err != nil {
+			&m.Reasoning, &m.ReasoningTokens, &m.ReasoningSeconds, &m.ParentID, &m.Finish); err != nil {
 			return nil, err
 		}
 		m.Created = fromMillis(created)
 		out = append(out, m)
 	}
 	return out, rows.Err()
+}
+
+// leafOf returns the last message of the branch the conversation shows:
+// its leaf_id while that message exists, else the newest message (0 for
+// none). all is allMessages' answer.
+func leafOf(tx *sql.Tx, convID int64, all []Message) (int64, error) {
+	var leaf int64
+	if err := tx.QueryRow(`SELECT leaf_id FROM conversations WHERE id = ?`, convID).Scan(&leaf); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return 0, fmt.Errorf("conversation %d: %w", convID, ErrNotFound)
+		}
+		return 0, err
+	}
+	for _, m := range all {
+		if m.ID == leaf {
+			return leaf, nil
+		}
+	}
+	if len(all) == 0 {
+		return 0, nil
+	}
+	return all[len(all)-1].ID, nil
+}
+
+// messages returns the branch a conversation shows, first message first,
+// each message with its versions (Version, Versions, Siblings).
+func messages(tx *sql.Tx, convID int64) ([]Message, error) {
+	all, err := allMessages(tx, convID)
+	if err != nil {
+		return nil, err
+	}
+	leaf, err := leafOf(tx, convID, all)
+	if err != nil {
+		return nil, err
+	}
+	return branch(all, leaf), nil
+}
+
+// branch returns the messages from the first to leaf, following parents,
+// with their versions: the messages of all with the same parent and role.
+func branch(all []Message, leaf int64) []Message {
+	byID := make(map[int64]int, len(all))
+	for i, m := range all {
+		byID[m.ID] = i
+	}
+	var out []Message
+	for id := leaf; id != 0; {
+		i, ok := byID[id]
+		if !ok || len(out) > len(all) { // a broken or looping chain ends here
+			break
+		}
+		out = append(out, all[i])
+		id = all[i].ParentID
+	}
+	slices.Reverse(out)
+	for i := range out {
+		m := &out[i]
+		for _, o := range all {
+			if o.ParentID == m.ParentID && o.Role == m.Role {
+				m.Siblings = append(m.Siblings, o.ID)
+				if o.ID == m.ID {
+					m.Version = len(m.Siblings)
+				}
+			}
+		}
+		m.Versions = len(m.Siblings)
+	}
+	return out
+}
+
+// newestLeaf returns the end of the newest branch under id: from id, the
+// newest child, then its newest child, and so on.
+func newestLeaf(all []Message, id int64) int64 {
+	for {
+		next := int64(0)
+		for _, m := range all {
+			if m.ParentID == id && m.ID > next {
+				next = m.ID
+			}
+		}
+		if next == 0 {
+			return id
+		}
+		id = next
+	}
 }
 
 // touch marks a conversation as updated at the given time, or reports ErrNotFound.
@@ -46,11 +133,30 @@ func touch(tx *sql.Tx, convID int64, at time.Time) error {
 	return nil
 }
 
-// AddMessage appends a message to a conversation. An "assistant" message
-// starts with Done == false: it is the reply being streamed, and the app
-// fills it with UpdateMessage and sets Done on the last update. Messages of
-// every other role are complete (Done == true) when added.
+// AddMessage appends a message to the branch a conversation shows. An
+// "assistant" message starts with Done == false: it is the reply being
+// streamed, and the app fills it with UpdateMessage and sets Done on the
+// last update. Messages of every other role are complete (Done == true)
+// when added.
 func (s *Store) AddMessage(convID int64, role, content string) (Message, error) {
+	return s.addMessage(convID, -1, role, content)
+}
+
+// AddMessageAfter adds a message that follows parentID (0: a new first
+// message) and shows its branch: after the user message before it, a
+// reply is a new version of the reply to it (Regenerate); after the
+// message before an edited one, a new version of that message (Edit).
+// Done is as for AddMessage.
+func (s *Store) AddMessageAfter(convID, parentID int64, role, content string) (Message, error) {
+	if parentID < 0 {
+		return Message{}, fmt.Errorf("store: add message: negative parent %d", parentID)
+	}
+	return s.addMessage(convID, parentID, role, content)
+}
+
+// addMessage adds a message after parent (-1: after the leaf) and makes
+// it the leaf.
+func (s *Store) addMessage(convID, parent int64, role, content string) (Message, error) {
 	if role == "" {
 		return Message{}, errors.New("store: add message: empty role")
 	}
@@ -59,21 +165,110 @@ func (s *Store) AddMessage(convID int64, role, content string) (Message, error) 
 		if err := touch(tx, convID, m.Created); err != nil {
 			return err
 		}
-		res, err := tx.Exec(`INSERT INTO messages (conversation_id, role, content, created, done) VALUES (?, ?, ?, ?, ?)`,
-			convID, role, content, m.Created.UnixMilli(), m.Done)
+		if parent < 0 {
+			all, err := allMessages(tx, convID)
+			if err != nil {
+				return err
+			}
+			if parent, err = leafOf(tx, convID, all); err != nil {
+				return err
+			}
+		} else if parent > 0 {
+			var one int
+			err := tx.QueryRow(`SELECT 1 FROM messages WHERE id = ? AND conversation_id = ?`, parent, convID).Scan(&one)
+			if errors.Is(err, sql.ErrNoRows) {
+				return fmt.Errorf("message %d of conversation %d: %w", parent, convID, ErrNotFound)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		m.ParentID = parent
+		res, err := tx.Exec(`INSERT INTO messages (conversation_id, role, content, created, done, parent_id) VALUES (?, ?, ?, ?, ?, ?)`,
+			convID, role, content, m.Created.UnixMilli(), m.Done, parent)
 		if err != nil {
 			return err
 		}
-		m.ID, err = res.LastInsertId()
+		if m.ID, err = res.LastInsertId(); err != nil {
+			return err
+		}
+		_, err = tx.Exec(`UPDATE conversations SET leaf_id = ? WHERE id = ?`, m.ID, convID)
 		return err
 	})
 	if err != nil {
 		return Message{}, fmt.Errorf("store: add message: %w", err)
 	}
+	m.Version, m.Versions, m.Siblings = 1, 1, []int64{m.ID}
 	return m, nil
 }
 
-// UpdateMessage stores m's content, reasoning, statistics and Done flag; m.ID and
+// ShowVersion makes the conversation show the branch through message id:
+// id, then the newest message after it, and so on (the ‹ › of a reply's
+// or message's versions).
+func (s *Store) ShowVersion(convID, id int64) error {
+	err := s.inTx(func(tx *sql.Tx) error {
+		all, err := allMessages(tx, convID)
+		if err != nil {
+			return err
+		}
+		if !slices.ContainsFunc(all, func(m Message) bool { return m.ID == id }) {
+			return fmt.Errorf("message %d of conversation %d: %w", id, convID, ErrNotFound)
+		}
+		_, err = tx.Exec(`UPDATE conversations SET leaf_id = ? WHERE id = ?`, newestLeaf(all, id), convID)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store: show version: %w", err)
+	}
+	return nil
+}
+
+// DeleteMessage deletes message id and every message after it in any
+// branch; the conversation then shows the newest branch left after its
+// parent (a failed reply goes, an older version of it shows).
+func (s *Store) DeleteMessage(convID, id int64) error {
+	err := s.inTx(func(tx *sql.Tx) error {
+		all, err := allMessages(tx, convID)
+		if err != nil {
+			return err
+		}
+		i := slices.IndexFunc(all, func(m Message) bool { return m.ID == id })
+		if i < 0 {
+			return fmt.Errorf("message %d of conversation %d: %w", id, convID, ErrNotFound)
+		}
+		parent := all[i].ParentID
+		gone := map[int64]bool{id: true}
+		for _, m := range all { // ids grow: a parent comes before its children
+			if gone[m.ParentID] {
+				gone[m.ID] = true
+			}
+		}
+		var left []Message
+		for _, m := range all {
+			if gone[m.ID] {
+				if _, err := tx.Exec(`DELETE FROM messages WHERE id = ?`, m.ID); err != nil {
+					return err
+				}
+			} else {
+				left = append(left, m)
+			}
+		}
+		leaf := int64(0)
+		if parent != 0 || len(left) > 0 {
+			leaf = newestLeaf(left, parent)
+		}
+		if _, err := tx.Exec(`UPDATE conversations SET leaf_id = ? WHERE id = ?`, leaf, convID); err != nil {
+			return err
+		}
+		return touch(tx, convID, s.stamp())
+	})
+	if err != nil {
+		return fmt.Errorf("store: delete message: %w", err)
+	}
+	return nil
+}
+
+// UpdateMessage stores m's content, reasoning, statistics, Finish and Done flag; m.ID and
 // m.ConversationID pick the row, and Role and Created are left as they are.
 // Each call is one transaction, so a crash keeps the last completed update.
 // The update that ends a reply (Done) is also made durable against a power
@@ -82,10 +277,10 @@ func (s *Store) AddMessage(convID int64, role, content string) (Message, error) 
 func (s *Store) UpdateMessage(m Message) error {
 	err := s.inTx(func(tx *sql.Tx) error {
 		res, err := tx.Exec(`UPDATE messages SET content = ?, tokens = ?, tokens_per_second = ?, ttft_seconds = ?, done = ?,
-			reasoning = ?, reasoning_tokens = ?, reasoning_seconds = ?
+			reasoning = ?, reasoning_tokens = ?, reasoning_seconds = ?, finish = ?
 			WHERE id = ? AND conversation_id = ?`,
 			m.Content, m.Tokens, m.TokensPerSecond, m.TTFTSeconds, m.Done,
-			m.Reasoning, m.ReasoningTokens, m.ReasoningSeconds, m.ID, m.ConversationID)
+			m.Reasoning, m.ReasoningTokens, m.ReasoningSeconds, m.Finish, m.ID, m.ConversationID)
 		if err != nil {
 			return err
 		}
@@ -101,30 +296,6 @@ func (s *Store) UpdateMessage(m Message) error {
 	}
 	if err != nil {
 		return fmt.Errorf("store: update message: %w", err)
-	}
-	return nil
-}
-
-// TruncateAfter deletes every message of the conversation that comes after
-// messageID, keeping messageID itself: edit a message and resend, or
-// regenerate the reply to it.
-func (s *Store) TruncateAfter(convID, messageID int64) error {
-	err := s.inTx(func(tx *sql.Tx) error {
-		var one int
-		err := tx.QueryRow(`SELECT 1 FROM messages WHERE id = ? AND conversation_id = ?`, messageID, convID).Scan(&one)
-		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("message %d of conversation %d: %w", messageID, convID, ErrNotFound)
-		}
-		if err != nil {
-			return err
-		}
-		if _, err := tx.Exec(`DELETE FROM messages WHERE conversation_id = ? AND id > ?`, convID, messageID); err != nil {
-			return err
-		}
-		return touch(tx, convID, s.stamp())
-	})
-	if err != nil {
-		return fmt.Errorf("store: truncate: %w", err)
 	}
 	return nil
 }

@@ -61,6 +61,18 @@ var migrations = []string{
 	`ALTER TABLE messages ADD COLUMN reasoning TEXT NOT NULL DEFAULT '';
 	ALTER TABLE messages ADD COLUMN reasoning_tokens INTEGER NOT NULL DEFAULT 0;
 	ALTER TABLE messages ADD COLUMN reasoning_seconds REAL NOT NULL DEFAULT 0;`,
+	// Versions and branches: each message follows its parent (0: the
+	// first), a regenerated reply or an edited message is a sibling of
+	// the one it replaces, and a conversation shows the branch that ends
+	// at its leaf (0: the newest message). The messages of a database
+	// from before are one branch, each following the one before it. A
+	// reply also keeps why it ended (finish).
+	`ALTER TABLE messages ADD COLUMN parent_id INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE messages ADD COLUMN finish TEXT NOT NULL DEFAULT '';
+	ALTER TABLE conversations ADD COLUMN leaf_id INTEGER NOT NULL DEFAULT 0;
+	UPDATE messages SET parent_id = COALESCE((SELECT MAX(p.id) FROM messages p
+		WHERE p.conversation_id = messages.conversation_id AND p.id < messages.id), 0);
+	CREATE INDEX messages_parent ON messages(conversation_id, parent_id);`,
 }
 
 // Store is an open conversation database. Its methods are safe for

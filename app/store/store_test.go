@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"reflect"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -91,7 +92,7 @@ func TestConversationCRUD(t *testing.T) {
 		t.Fatalf("messages = %+v, want %+v", msgs, want)
 	}
 	for i := range want {
-		if msgs[i] != want[i] {
+		if !reflect.DeepEqual(msgs[i], want[i]) {
 			t.Errorf("message %d = %+v, want %+v", i, msgs[i], want[i])
 		}
 	}
@@ -113,8 +114,10 @@ func TestNotFound(t *testing.T) {
 		{"add message", func() error { _, err := s.AddMessage(999, "user", "x"); return err }},
 		{"update message id", func() error { return s.UpdateMessage(Message{ID: 999, ConversationID: c.ID}) }},
 		{"update message wrong conversation", func() error { return s.UpdateMessage(Message{ID: m.ID, ConversationID: other.ID}) }},
-		{"truncate", func() error { return s.TruncateAfter(c.ID, 999) }},
-		{"truncate wrong conversation", func() error { return s.TruncateAfter(other.ID, m.ID) }},
+		{"delete message", func() error { return s.DeleteMessage(c.ID, 999) }},
+		{"delete message wrong conversation", func() error { return s.DeleteMessage(other.ID, m.ID) }},
+		{"show version wrong conversation", func() error { return s.ShowVersion(other.ID, m.ID) }},
+		{"add after wrong conversation", func() error { _, err := s.AddMessageAfter(other.ID, m.ID, "user", "x"); return err }},
 		{"export markdown", func() error { return s.ExportMarkdown(999, io.Discard) }},
 		{"export json", func() error { return s.ExportJSON(999, io.Discard) }},
 	}
@@ -192,39 +195,6 @@ func TestDeleteCascades(t *testing.T) {
 	}
 	if n := count(b.ID); n != 1 {
 		t.Errorf("other conversation has %d messages, want 1", n)
-	}
-}
-
-func TestTruncateAfter(t *testing.T) {
-	tests := []struct {
-		name string
-		keep int // index of the message to truncate after
-	}{
-		{"regenerate last reply", 2},
-		{"edit first message", 0},
-		{"keep everything", 3},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			s, _ := openTest(t)
-			c := newConv(t, s, "c", "")
-			other := newConv(t, s, "other", "")
-			var ids []int64
-			for i, role := range []string{"user", "assistant", "user", "assistant"} {
-				ids = append(ids, addMsg(t, s, c.ID, role, fmt.Sprint(i)).ID)
-			}
-			addMsg(t, s, other.ID, "user", "untouched")
-			if err := s.TruncateAfter(c.ID, ids[tt.keep]); err != nil {
-				t.Fatal(err)
-			}
-			_, msgs := must2(t, s, c.ID)
-			if len(msgs) != tt.keep+1 || msgs[len(msgs)-1].ID != ids[tt.keep] {
-				t.Errorf("after truncate: %+v", msgs)
-			}
-			if _, om := must2(t, s, other.ID); len(om) != 1 {
-				t.Errorf("other conversation lost messages: %+v", om)
-			}
-		})
 	}
 }
 

@@ -582,6 +582,74 @@ func TestPauseThenResumeAtOnce(t *testing.T) {
 	checkDest(t, dest, data)
 }
 
+// TestChangesAndForget checks that the manager signals a new job, its
+// end and its forgetting, that Forget drops only finished jobs, and that
+// Close ends the subscription.
+func TestChangesAndForget(t *testing.T) {
+	data, sum := payload(2*testChunk, 31)
+	s := newTestServer(t)
+	u := s.add("/f", &fileSpec{data: data})
+	m := newManager(t, "", nil)
+	changes, stop := m.Changes()
+	defer stop()
+	j, err := m.Start(Request{ID: "m", URL: u, Size: int64(len(data)), SHA256: sum, Dest: filepath.Join(t.TempDir(), "m")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := <-changes; !ok {
+		t.Fatal("no signal for the new job")
+	}
+	if err := wait(t, j); err != nil {
+		t.Fatal(err)
+	}
+	// Drain what the download signalled; the last state is Done.
+	for drained := false; !drained; {
+		select {
+		case <-changes:
+		default:
+			drained = true
+		}
+	}
+	if m.Forget("nope") {
+		t.Error("Forget of an unknown job said it forgot it")
+	}
+	if !m.Forget("m") {
+		t.Fatal("Forget of a finished job kept it")
+	}
+	if _, ok := <-changes; !ok {
+		t.Fatal("no signal for the forgotten job")
+	}
+	if len(m.Jobs()) != 0 {
+		t.Errorf("jobs after Forget: %d", len(m.Jobs()))
+	}
+	m.Close()
+	for range changes {
+	}
+	late, stopLate := m.Changes()
+	defer stopLate()
+	if _, ok := <-late; ok {
+		t.Error("Changes after Close gave an open channel")
+	}
+}
+
+// TestForgetKeepsUnfinished checks that Forget leaves a paused job.
+func TestForgetKeepsUnfinished(t *testing.T) {
+	data, sum := payload(3*testChunk, 32)
+	s := newTestServer(t)
+	u := s.add("/f", &fileSpec{data: data, stallAfter: 1000, stalls: 1})
+	m := newManager(t, "", func(o *Options) { o.Connections = 1 })
+	j, err := m.Start(Request{ID: "m", URL: u, Size: int64(len(data)), SHA256: sum, Dest: filepath.Join(t.TempDir(), "m")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, j, "1000 bytes", func(p Progress) bool { return p.Done == 1000 })
+	j.Pause()
+	waitFor(t, j, "the pause", func(p Progress) bool { return p.State == Paused })
+	if m.Forget("m") || len(m.Jobs()) != 1 {
+		t.Error("Forget dropped a paused job")
+	}
+}
+
 // TestSlowSubscriber checks that a subscriber that never reads does not
 // hold the download up, and gets the final event.
 func TestSlowSubscriber(t *testing.T) {

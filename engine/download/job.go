@@ -305,6 +305,7 @@ func (j *Job) notifyLocked() {
 	close(j.changed)
 	j.changed = make(chan struct{})
 	j.publishLocked()
+	j.m.changed()
 	if j.state.final() || j.closed {
 		for id, ch := range j.subs {
 			close(ch)
@@ -352,6 +353,7 @@ func (j *Job) tick(now time.Time) {
 		j.lastSample, j.lastBytes = now, b
 	}
 	j.publishLocked()
+	j.m.changed()
 }
 
 // resetLocked forgets the downloaded data (j.mu held; the job is not

@@ -157,6 +157,12 @@ type Manager struct {
 	queue  []*Job
 	active int
 	closed bool
+
+	// wmu guards watchers, the channels of Changes. It is taken last,
+	// after m.mu and a job's lock.
+	wmu      sync.Mutex
+	watchers map[chan struct{}]bool
+	wclosed  bool
 }
 
 // New returns a Manager keeping its state in opts.StateDir, with the jobs
@@ -197,6 +203,7 @@ func New(opts Options) (*Manager, error) {
 		sameDisk:  sameDisk,
 		stall:     time.Minute,
 		jobs:      make(map[string]*Job),
+		watchers:  make(map[chan struct{}]bool),
 	}
 	if m.freeSpace == nil {
 		m.freeSpace = hardware.DiskFree
@@ -345,7 +352,73 @@ func (m *Manager) Close() error {
 		j.notifyLocked()
 		j.mu.Unlock()
 	}
+	m.wmu.Lock()
+	m.wclosed = true
+	for ch := range m.watchers {
+		close(ch)
+		delete(m.watchers, ch)
+	}
+	m.wmu.Unlock()
 	return nil
+}
+
+// Changes returns a channel that receives a signal whenever a job is
+// added, changes state, makes progress or is forgotten, and a function
+// that ends the subscription. Signals coalesce: a reader that is busy
+// gets one signal for many changes, and reads Jobs and their Progress for
+// the state itself. The channel is closed by Close or by the returned
+// function.
+func (m *Manager) Changes() (<-chan struct{}, func()) {
+	ch := make(chan struct{}, 1)
+	m.wmu.Lock()
+	defer m.wmu.Unlock()
+	if m.wclosed {
+		close(ch)
+		return ch, func() {}
+	}
+	m.watchers[ch] = true
+	return ch, func() {
+		m.wmu.Lock()
+		defer m.wmu.Unlock()
+		if m.watchers[ch] {
+			delete(m.watchers, ch)
+			close(ch)
+		}
+	}
+}
+
+// changed signals the watchers of Changes without blocking. Any lock may
+// be held but wmu.
+func (m *Manager) changed() {
+	m.wmu.Lock()
+	defer m.wmu.Unlock()
+	for ch := range m.watchers {
+		select {
+		case ch <- struct{}{}:
+		default: // a signal is pending already
+		}
+	}
+}
+
+// Forget drops the finished job id from Jobs (the file it wrote stays)
+// and says whether it did: a job in any other state is kept.
+func (m *Manager) Forget(id string) bool {
+	m.mu.Lock()
+	j := m.jobs[id]
+	forget := false
+	if j != nil {
+		j.mu.Lock()
+		forget = j.state == Done
+		j.mu.Unlock()
+	}
+	if forget {
+		delete(m.jobs, id)
+	}
+	m.mu.Unlock()
+	if forget {
+		m.changed()
+	}
+	return forget
 }
 
 // enqueue takes m.mu's job j's lock and queues it.

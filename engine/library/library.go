@@ -1,6 +1,7 @@
 package library
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -92,6 +93,25 @@ type index struct {
 	// Aliases are other names of models (the hf.co/OWNER/REPO:QUANT a
 	// model was pulled as), to the models' names.
 	Aliases map[string]string `json:"aliases,omitempty"`
+	// Sources say where the folder's downloaded files came from, by file
+	// name in the folder. An index written before they were kept has
+	// none: its files' origin is unknown, which is what an absent entry
+	// means, so reading it needs no migration.
+	Sources map[string]Source `json:"sources,omitempty"`
+}
+
+// Source says where a file of the library folder was downloaded from.
+type Source struct {
+	// Repo, Revision and File name the file on the hub: the repository
+	// ("owner/name"), the commit it was taken at and its path there.
+	Repo     string `json:"repo"`
+	Revision string `json:"revision,omitempty"`
+	File     string `json:"file"`
+	// SHA256 is the file's digest as the hub listed it ("" when unknown),
+	// Size its size: a file of that name replaced since no longer
+	// matches its source.
+	SHA256 string `json:"sha256,omitempty"`
+	Size   int64  `json:"size"`
 }
 
 // indexVersion is the version of the index format written.
@@ -270,7 +290,8 @@ func (l *Library) localNames() ([]string, error) {
 	return names, nil
 }
 
-// List returns the folder's models and the references, by name. A
+// List returns the folder's models and the references, by name (case
+// aside). A
 // referenced file that disappeared, or a file that is not a usable model,
 // is listed with Err set.
 func (l *Library) List() ([]Entry, error) {
@@ -290,7 +311,11 @@ func (l *Library) List() ([]Entry, error) {
 		}
 		out = append(out, l.entry(n, p, true))
 	}
-	slices.SortFunc(out, func(a, b Entry) int { return strings.Compare(a.Name, b.Name) })
+	// As people read names: case aside ("llama" beside "Llama"), then
+	// exactly, so that the order is the same every time.
+	slices.SortFunc(out, func(a, b Entry) int {
+		return cmp.Or(strings.Compare(strings.ToLower(a.Name), strings.ToLower(b.Name)), strings.Compare(a.Name, b.Name))
+	})
 	return out, nil
 }
 
@@ -384,6 +409,7 @@ func (l *Library) Delete(name string) error {
 	}
 	delete(l.idx.References, name)
 	delete(l.idx.Presets, name)
+	delete(l.idx.Sources, filepath.Base(p))
 	maps.DeleteFunc(l.idx.Aliases, func(_, to string) bool { return to == name })
 	if l.idx.Default == name {
 		l.idx.Default = ""
@@ -424,4 +450,43 @@ func (l *Library) SetPreset(name string, p Preset) error {
 		l.idx.Presets[name] = p
 	}
 	return l.save()
+}
+
+// SetSource records that the file called file in the library folder (a
+// base name: a model's file or a split model's shard) was downloaded from
+// src. The file must be there; its size is recorded with it.
+func (l *Library) SetSource(file string, src Source) error {
+	if err := checkName(file); err != nil {
+		return err
+	}
+	if src.Repo == "" || src.File == "" {
+		return fmt.Errorf("library: the source of %s names no repository or file", file)
+	}
+	st, err := os.Stat(filepath.Join(l.dir, file))
+	if err != nil {
+		return fmt.Errorf("library: %w", err)
+	}
+	src.Size = st.Size()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.idx.Sources == nil {
+		l.idx.Sources = map[string]Source{}
+	}
+	l.idx.Sources[file] = src
+	return l.save()
+}
+
+// Sources returns the recorded origins of the files in the library
+// folder, by file name: a file deleted or replaced (of another size)
+// since is left out.
+func (l *Library) Sources() map[string]Source {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := make(map[string]Source, len(l.idx.Sources))
+	for file, src := range l.idx.Sources {
+		if st, err := os.Stat(filepath.Join(l.dir, file)); err == nil && st.Mode().IsRegular() && st.Size() == src.Size {
+			out[file] = src
+		}
+	}
+	return out
 }

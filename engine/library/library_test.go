@@ -551,3 +551,73 @@ func TestSplitListedOnce(t *testing.T) {
 		t.Errorf("listed %v, want the first shard and the other model", names)
 	}
 }
+
+// TestSources records where files came from, keeps it across a reopen,
+// and forgets it when the model is deleted or its file replaced.
+func TestSources(t *testing.T) {
+	l := openLib(t)
+	tinyFile(t, l.Dir(), "m.gguf")
+	writeFile(t, l.Dir(), "shard-00002-of-00002.gguf", []byte("rest"))
+	src := Source{Repo: "acme/M-GGUF", Revision: "abc", File: "q4/m.gguf", SHA256: strings.Repeat("0", 64)}
+	for _, bad := range []struct {
+		file string
+		src  Source
+	}{
+		{"../m.gguf", src},
+		{"m.gguf", Source{File: "m.gguf"}},
+		{"absent.gguf", src},
+	} {
+		if err := l.SetSource(bad.file, bad.src); err == nil {
+			t.Errorf("SetSource(%q, %+v) accepted", bad.file, bad.src)
+		}
+	}
+	if err := l.SetSource("m.gguf", src); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.SetSource("shard-00002-of-00002.gguf", Source{Repo: "acme/M-GGUF", File: "s2.gguf"}); err != nil {
+		t.Fatal(err)
+	}
+	l2, err := OpenWith(l.Dir(), quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := l2.Sources()
+	if g := got["m.gguf"]; g.Repo != src.Repo || g.Revision != "abc" || g.File != src.File || g.Size == 0 {
+		t.Errorf("source after reopening: %+v", g)
+	}
+	// A replaced file no longer matches its source.
+	writeFile(t, l.Dir(), "shard-00002-of-00002.gguf", []byte("other rest"))
+	if _, ok := l2.Sources()["shard-00002-of-00002.gguf"]; ok {
+		t.Error("a replaced file kept its source")
+	}
+	if err := l2.Delete("m"); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := l2.Sources()["m.gguf"]; ok {
+		t.Error("a deleted model kept its source")
+	}
+	// The same name downloaded again starts without a source.
+	tinyFile(t, l.Dir(), "m.gguf")
+	if _, ok := l2.Sources()["m.gguf"]; ok {
+		t.Error("a new file inherited a deleted one's source")
+	}
+}
+
+// TestListOrder lists names as people read them, case aside.
+func TestListOrder(t *testing.T) {
+	l := openLib(t)
+	for _, n := range []string{"beta.gguf", "Alpha.gguf", "alpha.gguf", "Gamma.gguf"} {
+		tinyFile(t, l.Dir(), n)
+	}
+	list, err := l.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range list {
+		got = append(got, e.Name)
+	}
+	if want := []string{"Alpha", "alpha", "beta", "Gamma"}; strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("List order %q, want %q", got, want)
+	}
+}
