@@ -74,8 +74,11 @@ func (m *mdView) SetText(s string) {
 	m.objs = m.objs[:len(blocks)]
 	m.blocks = blocks
 	if changed {
+		// Laid out again, not refreshed: refreshing a container refreshes
+		// every object in it, and the blocks kept have not changed.
 		m.Box.Objects = append(m.Box.Objects[:0], m.objs...)
-		m.Box.Refresh()
+		m.Box.Layout.Layout(m.Box.Objects, m.Box.Size())
+		canvas.Refresh(m.Box)
 	}
 }
 
