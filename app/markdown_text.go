@@ -330,6 +330,9 @@ func (r *mdTextRenderer) inset() float32 {
 // Layout implements fyne.WidgetRenderer.
 func (r *mdTextRenderer) Layout(size fyne.Size) {
 	w := size.Width - 2*r.inset()
+	if r.t.Wrap {
+		w = max(w, r.minWidth())
+	}
 	if w != r.laidW || r.objects == nil {
 		r.layout(w)
 		r.build()
@@ -353,7 +356,7 @@ func (r *mdTextRenderer) MinSize() fyne.Size {
 		}
 		return fyne.NewSize(r.natural+pad, float32(rows)*r.lineH+pad)
 	}
-	minW := min(r.natural, r.avgChar*minWrapChars)
+	minW := r.minWidth()
 	width := r.t.Size().Width - pad
 	if width <= 0 {
 		width = r.natural
@@ -366,6 +369,11 @@ func (r *mdTextRenderer) MinSize() fyne.Size {
 		r.build()
 	}
 	return fyne.NewSize(minW+pad, float32(r.rows)*r.lineH+pad)
+}
+
+// minWidth is the least width a wrapping paragraph is laid out at.
+func (r *mdTextRenderer) minWidth() float32 {
+	return min(r.natural, r.avgChar*minWrapChars)
 }
 
 // build makes the canvas objects of the laid-out fragments.
@@ -429,31 +437,6 @@ func (r *mdTextRenderer) Refresh() {
 
 // Destroy implements fyne.WidgetRenderer.
 func (r *mdTextRenderer) Destroy() {}
-
-// rowTexts returns the text of each laid-out row (for the tests).
-func (r *mdTextRenderer) rowTexts() []string {
-	var out []string
-	lastY := float32(-1)
-	var cur strings.Builder
-	lastEnd := float32(0)
-	for _, f := range r.frags {
-		if f.y != lastY {
-			if lastY >= 0 {
-				out = append(out, cur.String())
-			}
-			cur.Reset()
-			lastY = f.y
-		} else if f.x > lastEnd+0.01 {
-			cur.WriteByte(' ')
-		}
-		cur.WriteString(f.text)
-		lastEnd = f.x + f.w
-	}
-	if lastY >= 0 {
-		out = append(out, cur.String())
-	}
-	return out
-}
 
 // mdLink is a piece of a link: its text, underlined, opens the URL when
 // tapped and shows a pointer.

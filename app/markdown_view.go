@@ -115,7 +115,6 @@ func (m *mdView) codeBlock(code, lang string) fyne.CanvasObject {
 	body := newMDText(highlightCode(code, lang)...)
 	body.Wrap = false
 	name := widget.NewLabelWithStyle(lang, fyne.TextAlignLeading, fyne.TextStyle{Italic: true})
-	name.Importance = widget.LowImportance
 	cp := widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), func() {
 		if m.copy != nil {
 			m.copy(code)
@@ -235,7 +234,7 @@ func (r *mdRenderer) table(n *east.Table) fyne.CanvasObject {
 	}
 	grid := &tableLayout{cols: cols}
 	lines := make([]fyne.CanvasObject, 0, rows+1)
-	head := canvas.NewRectangle(theme.Color(theme.ColorNameHeaderBackground))
+	head := canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
 	lines = append(lines, head)
 	for i := 0; i < rows; i++ {
 		lines = append(lines, canvas.NewRectangle(theme.Color(theme.ColorNameSeparator)))
@@ -259,7 +258,7 @@ func (l *tableLayout) sizes(cells []fyne.CanvasObject) (widths, heights []float3
 	for i, c := range cells {
 		m := c.MinSize()
 		col, row := i%l.cols, i/l.cols
-		widths[col] = max(widths[col], m.Width+theme.Padding())
+		widths[col] = max(widths[col], m.Width+2*theme.Padding())
 		if row >= len(heights) {
 			heights = append(heights, 0)
 		}
@@ -289,8 +288,9 @@ func (l *tableLayout) Layout(objs []fyne.CanvasObject, _ fyne.Size) {
 		if col == 0 && i > 0 {
 			y += heights[row-1] + 1
 		}
-		c.Move(fyne.NewPos(x, y))
-		c.Resize(fyne.NewSize(widths[col], heights[row]))
+		pad := theme.Padding()
+		c.Move(fyne.NewPos(x+pad, y))
+		c.Resize(fyne.NewSize(widths[col]-2*pad, heights[row]))
 	}
 	if len(heights) > 0 {
 		l.lines[0].Move(fyne.NewPos(0, 0))

@@ -243,7 +243,7 @@ func TestMDTextNarrowNeverCollapses(t *testing.T) {
 	if min := p.MinSize().Width; min < 60 {
 		t.Errorf("least width %v: too narrow for words", min)
 	}
-	rows := test.WidgetRenderer(p).(*mdTextRenderer).rowTexts()
+	rows := drawnRows(p)
 	for _, r := range rows {
 		if len([]rune(r)) == 1 {
 			t.Errorf("rows %q hold single characters", rows)

@@ -55,6 +55,11 @@ var texSymbols = map[string]string{
 	"nolimits": "",
 }
 
+// texChars maps characters that math draws differently to their text.
+var texChars = map[byte]string{
+	'&': "  ", '~': " ", '\n': " ", '\t': " ", '\r': " ", '-': "−", '*': "∗", '\'': "′",
+}
+
 // texAccents maps accent commands to the combining mark they add.
 var texAccents = map[string]string{
 	"hat": "\u0302", "widehat": "\u0302", "bar": "\u0304", "overline": "\u0305",
@@ -160,24 +165,10 @@ func (p *texParser) atom(scripts bool) string {
 		return script(arg, subscripts, "_")
 	case c == '\\':
 		return p.command()
-	case c == '&':
+	}
+	if s, ok := texChars[c]; ok {
 		p.pos++
-		return "  "
-	case c == '~':
-		p.pos++
-		return " "
-	case c == '\n' || c == '\t' || c == '\r':
-		p.pos++
-		return " "
-	case c == '-':
-		p.pos++
-		return "−"
-	case c == '*':
-		p.pos++
-		return "∗"
-	case c == '\'':
-		p.pos++
-		return "′"
+		return s
 	}
 	_, n := utf8.DecodeRuneInString(p.src[p.pos:])
 	s := p.src[p.pos : p.pos+n]

@@ -34,37 +34,42 @@ func TestLatexText(t *testing.T) {
 		{`\begin{pmatrix} a & b \\ c & d \end{pmatrix}`, "a b\nc d"},
 	}
 	for _, tt := range tests {
-		if got := latexText(tt.in); got != tt.want {
-			t.Errorf("latexText(%q) = %q, want %q", tt.in, got, tt.want)
-		}
+		t.Run(tt.in, func(t *testing.T) {
+			if got := latexText(tt.in); got != tt.want {
+				t.Errorf("latexText(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
 	}
 }
 
+// mathHit is what findMath finds.
+type mathHit struct {
+	tex     string
+	n       int
+	display bool
+}
+
 func TestFindMath(t *testing.T) {
-	tests := []struct {
-		in      string
-		tex     string
-		n       int
-		display bool
-	}{
-		{"$x$ rest", "x", 3, false},
-		{"$a + b$.", "a + b", 7, false},
-		{"$5 and $10", "", 0, false},
-		{"$ x$", "", 0, false},
-		{"$x $", "", 0, false},
-		{"$x$5", "", 0, false},
-		{`$a\$b$`, `a\$b`, 6, false},
-		{"$$x$$ y", "x", 5, true},
-		{`\(x\) y`, "x", 5, false},
-		{`\[x\]`, "x", 5, true},
-		{`\(x`, "", 0, false},
-		{"$x", "", 0, false},
-		{"$", "", 0, false},
+	tests := map[string]mathHit{
+		"$x$ rest":   {"x", 3, false},
+		"$a + b$.":   {"a + b", 7, false},
+		"$5 and $10": {},
+		"$ x$":       {},
+		"$x $":       {},
+		"$x$5":       {},
+		`$a\$b$`:     {`a\$b`, 6, false},
+		"$$x$$ y":    {"x", 5, true},
+		`\(x\) y`:    {"x", 5, false},
+		`\[x\]`:      {"x", 5, true},
+		`\(x`:        {},
+		"$x":         {},
+		"$":          {},
 	}
-	for _, tt := range tests {
-		tex, n, display := findMath([]byte(tt.in))
-		if tex != tt.tex || n != tt.n || display != tt.display {
-			t.Errorf("findMath(%q) = %q, %d, %v; want %q, %d, %v", tt.in, tex, n, display, tt.tex, tt.n, tt.display)
+	for in, want := range tests {
+		var got mathHit
+		got.tex, got.n, got.display = findMath([]byte(in))
+		if got != want {
+			t.Errorf("findMath(%q) = %+v, want %+v", in, got, want)
 		}
 	}
 }
