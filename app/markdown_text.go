@@ -91,12 +91,12 @@ type textPart struct {
 }
 
 // textWord is what wrapping keeps together: the parts of one word, the
-// width of the space before it (0: none) and whether a line break comes
+// width of the space before it (0: none) and how many line breaks come
 // before it.
 type textWord struct {
 	parts []textPart
 	space float32
-	brk   bool
+	brk   int
 	width float32
 }
 
@@ -147,7 +147,7 @@ func (r *mdTextRenderer) measure() {
 	r.avgChar = fyne.MeasureText("abcdefghijklmnopqrstuvwxyz", body, fyne.TextStyle{}).Width / 26
 	r.lineH = fyne.MeasureText("Mg", body, fyne.TextStyle{}).Height
 	var cur *textWord
-	pendingSpace, pendingBreak := float32(0), false
+	pendingSpace, pendingBreak := float32(0), 0
 	lineW := float32(0)
 	for i, run := range t.Runs {
 		style, size := t.textStyle(run.Style)
@@ -160,7 +160,8 @@ func (r *mdTextRenderer) measure() {
 			c, n := utf8.DecodeRuneInString(text)
 			switch {
 			case c == '\n':
-				cur, pendingSpace, pendingBreak = nil, 0, true
+				cur, pendingSpace = nil, 0
+				pendingBreak++
 				lineW = 0
 				text = text[n:]
 			case t.Wrap && unicode.IsSpace(c):
@@ -185,7 +186,7 @@ func (r *mdTextRenderer) measure() {
 					r.words = append(r.words, textWord{space: pendingSpace, brk: pendingBreak})
 					cur = &r.words[len(r.words)-1]
 					lineW += pendingSpace
-					pendingSpace, pendingBreak = 0, false
+					pendingSpace, pendingBreak = 0, 0
 				}
 				cur.parts = append(cur.parts, textPart{run: i, text: piece, width: w})
 				cur.width += w
@@ -195,9 +196,9 @@ func (r *mdTextRenderer) measure() {
 			}
 		}
 	}
-	if pendingBreak {
+	if pendingBreak > 0 {
 		// A trailing line break keeps its empty line.
-		r.words = append(r.words, textWord{brk: true})
+		r.words = append(r.words, textWord{brk: pendingBreak})
 	}
 }
 
@@ -230,7 +231,7 @@ func (r *mdTextRenderer) layout(width float32) {
 		r.frags = append(r.frags, placed{run: p.run, text: p.text, x: px, y: y, w: p.width})
 	}
 	for _, w := range r.words {
-		if w.brk && (x > 0 || len(r.frags) > 0 || rows > 1) {
+		for range w.brk {
 			newline()
 		}
 		space := w.space
@@ -347,12 +348,7 @@ func (r *mdTextRenderer) MinSize() fyne.Size {
 	if !r.t.Wrap {
 		rows := 1
 		for _, w := range r.words {
-			if w.brk {
-				rows++
-			}
-		}
-		if len(r.words) > 0 && r.words[0].brk {
-			rows--
+			rows += w.brk
 		}
 		return fyne.NewSize(r.natural+pad, float32(rows)*r.lineH+pad)
 	}

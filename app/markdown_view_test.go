@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
@@ -36,6 +37,12 @@ func mdTexts(o fyne.CanvasObject) []*mdText {
 func drawMD(t *testing.T, s string, width float32) *mdView {
 	t.Helper()
 	test.NewTempApp(t)
+	return drawMDInApp(t, s, width)
+}
+
+// drawMDInApp is drawMD in the current app.
+func drawMDInApp(t *testing.T, s string, width float32) *mdView {
+	t.Helper()
 	m := newMDView(false, nil)
 	m.SetText(s)
 	w := test.NewWindow(container.NewVScroll(m.Box))
@@ -286,4 +293,42 @@ func FuzzMarkdownRender(f *testing.F) {
 		m.SetText(s)
 		m.Box.Resize(fyne.NewSize(300, m.Box.MinSize().Height))
 	})
+}
+
+func TestMarkdownCodeThemeColors(t *testing.T) {
+	for _, variant := range []string{themeDark, themeLight} {
+		a := test.NewTempApp(t)
+		applyTheme(a, variant)
+		m := drawMDInApp(t, "```go\nfunc f() {}\n```", 600)
+		want := a.Settings().Theme().Color(theme.ColorNamePrimary, a.Settings().ThemeVariant())
+		found := false
+		for _, p := range mdTexts(m.Box) {
+			for _, o := range test.WidgetRenderer(p).Objects() {
+				if txt, ok := o.(*canvas.Text); ok && txt.Text == "func" {
+					found = true
+					if txt.Color != want {
+						t.Errorf("%s: keyword drawn in %v, want the theme's primary %v", variant, txt.Color, want)
+					}
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: no keyword drawn", variant)
+		}
+	}
+}
+
+func TestMDTextCodeKeepsBlankLines(t *testing.T) {
+	test.NewTempApp(t)
+	height := func(s string) float32 {
+		p := newMDText(inlineRun{Text: s, Style: runStyle{Mono: true}})
+		p.Wrap = false
+		return p.MinSize().Height
+	}
+	if a, b := height("a\n\nb"), height("a\nb\nc"); a != b {
+		t.Errorf("a blank line: %v high, three lines %v", a, b)
+	}
+	if a, b := height("a\n"), height("a\nb"); a != b {
+		t.Errorf("a trailing line break: %v high, two lines %v", a, b)
+	}
 }
