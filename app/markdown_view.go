@@ -121,10 +121,7 @@ func (m *mdView) codeBlock(code, lang string) fyne.CanvasObject {
 		}
 	})
 	cp.Importance = widget.LowImportance
-	bg := canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
-	bg.CornerRadius = theme.InputRadiusSize()
-	bg.StrokeColor = theme.Color(theme.ColorNameInputBorder)
-	bg.StrokeWidth = 1
+	bg := newThemeRect(theme.ColorNameInputBackground, theme.ColorNameInputBorder, true)
 	head := container.NewBorder(nil, nil, name, cp)
 	return container.NewStack(bg, container.NewPadded(container.NewBorder(head, nil, nil, nil, container.NewHScroll(body))))
 }
@@ -172,8 +169,8 @@ func (r *mdRenderer) block(n ast.Node, depth int) fyne.CanvasObject {
 	case *ast.HTMLBlock:
 		return newMDText(inlineRun{Text: r.lines(n), Style: runStyle{Mono: true}})
 	case *ast.Blockquote:
-		bar := canvas.NewRectangle(theme.Color(theme.ColorNamePrimary))
-		bar.SetMinSize(fyne.NewSize(3, 0))
+		bar := newThemeRect(theme.ColorNamePrimary, "", false)
+		bar.min = fyne.NewSize(3, 0)
 		return container.NewBorder(nil, nil, bar, nil, container.NewVBox(r.blocks(n, depth)...))
 	case *ast.List:
 		return r.list(n, depth)
@@ -234,10 +231,9 @@ func (r *mdRenderer) table(n *east.Table) fyne.CanvasObject {
 	}
 	grid := &tableLayout{cols: cols}
 	lines := make([]fyne.CanvasObject, 0, rows+1)
-	head := canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
-	lines = append(lines, head)
+	lines = append(lines, newThemeRect(theme.ColorNameInputBackground, "", false))
 	for i := 0; i < rows; i++ {
-		lines = append(lines, canvas.NewRectangle(theme.Color(theme.ColorNameSeparator)))
+		lines = append(lines, newThemeRect(theme.ColorNameSeparator, "", false))
 	}
 	grid.lines = lines
 	objs := append(lines, cells...)
@@ -447,3 +443,63 @@ func safeURL(s string) *url.URL {
 	}
 	return nil
 }
+
+// themeRect is a rectangle in theme colours that follows a change of
+// theme (a canvas.Rectangle keeps the colour it was made with).
+type themeRect struct {
+	widget.BaseWidget
+	fill, stroke fyne.ThemeColorName // stroke "": none
+	round        bool                // corners rounded as an entry's
+	min          fyne.Size
+}
+
+// newThemeRect returns a rectangle filled with the theme colour fill.
+func newThemeRect(fill, stroke fyne.ThemeColorName, round bool) *themeRect {
+	r := &themeRect{fill: fill, stroke: stroke, round: round}
+	r.ExtendBaseWidget(r)
+	return r
+}
+
+// MinSize implements fyne.CanvasObject.
+func (r *themeRect) MinSize() fyne.Size { return r.min }
+
+// CreateRenderer implements fyne.Widget.
+func (r *themeRect) CreateRenderer() fyne.WidgetRenderer {
+	rect := canvas.NewRectangle(nil)
+	rr := &themeRectRenderer{r: r, rect: rect}
+	rr.Refresh()
+	return rr
+}
+
+// themeRectRenderer draws a themeRect.
+type themeRectRenderer struct {
+	r    *themeRect
+	rect *canvas.Rectangle
+}
+
+// Layout implements fyne.WidgetRenderer.
+func (rr *themeRectRenderer) Layout(s fyne.Size) { rr.rect.Resize(s) }
+
+// MinSize implements fyne.WidgetRenderer.
+func (rr *themeRectRenderer) MinSize() fyne.Size { return rr.r.min }
+
+// Objects implements fyne.WidgetRenderer.
+func (rr *themeRectRenderer) Objects() []fyne.CanvasObject { return []fyne.CanvasObject{rr.rect} }
+
+// Refresh implements fyne.WidgetRenderer: the colours are read again.
+func (rr *themeRectRenderer) Refresh() {
+	th := rr.r.Theme()
+	v := fyne.CurrentApp().Settings().ThemeVariant()
+	rr.rect.FillColor = th.Color(rr.r.fill, v)
+	if rr.r.stroke != "" {
+		rr.rect.StrokeColor = th.Color(rr.r.stroke, v)
+		rr.rect.StrokeWidth = 1
+	}
+	if rr.r.round {
+		rr.rect.CornerRadius = th.Size(theme.SizeNameInputRadius)
+	}
+	rr.rect.Refresh()
+}
+
+// Destroy implements fyne.WidgetRenderer.
+func (rr *themeRectRenderer) Destroy() {}

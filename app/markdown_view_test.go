@@ -332,3 +332,33 @@ func TestMDTextCodeKeepsBlankLines(t *testing.T) {
 		t.Errorf("a trailing line break: %v high, two lines %v", a, b)
 	}
 }
+
+func TestMarkdownFollowsThemeChange(t *testing.T) {
+	a := test.NewTempApp(t)
+	applyTheme(a, themeLight)
+	m := drawMDInApp(t, "```go\nfunc f() {}\n```", 600)
+	var rect *themeRect
+	var walk func(o fyne.CanvasObject)
+	walk = func(o fyne.CanvasObject) {
+		switch o := o.(type) {
+		case *themeRect:
+			rect = o
+		case *fyne.Container:
+			for _, c := range o.Objects {
+				walk(c)
+			}
+		}
+	}
+	walk(m.Box)
+	if rect == nil {
+		t.Fatal("the code block has no background")
+	}
+	fill := func() any { return test.WidgetRenderer(rect).Objects()[0].(*canvas.Rectangle).FillColor }
+	light := fill()
+	applyTheme(a, themeDark)
+	m.Box.Refresh() // as a change of theme refreshes every object
+	want := a.Settings().Theme().Color(theme.ColorNameInputBackground, theme.VariantDark)
+	if got := fill(); got != want || got == light {
+		t.Errorf("after the change to dark the code background is %v (light %v), want %v", got, light, want)
+	}
+}
