@@ -31,8 +31,9 @@ var markdown = goldmark.New(
 )
 
 // mdView draws a message's text: its blocks, each kept while its text
-// stays the same (a streaming reply re-renders only what changed: its
-// last block).
+// stays the same. A streaming reply only grows at its end: its last block
+// is drawn again, and a paragraph or code block that only grew is updated
+// in place rather than made anew.
 type mdView struct {
 	// Box holds the blocks' objects.
 	Box *fyne.Container
@@ -41,7 +42,19 @@ type mdView struct {
 	// copy puts a code block's text on the clipboard.
 	copy   func(string)
 	blocks []block
-	objs   []fyne.CanvasObject
+	drawn  []drawnBlock
+}
+
+// drawnBlock is what a block was drawn as; code is set for a code block.
+type drawnBlock struct {
+	obj  fyne.CanvasObject
+	code *codeView
+}
+
+// codeView is the part of a drawn code block that changes as it grows.
+type codeView struct {
+	body *mdText
+	text string // the code, for the Copy button
 }
 
 // newMDView returns an empty message body.
@@ -64,42 +77,65 @@ func (m *mdView) SetText(s string) {
 		if i < len(m.blocks) && m.blocks[i] == b {
 			continue
 		}
+		if i < len(m.drawn) && m.blocks[i].Code && b.Code && m.blocks[i].Lang == b.Lang && m.drawn[i].code != nil {
+			cv := m.drawn[i].code
+			cv.text = b.Text
+			cv.body.SetRuns(highlightCode(b.Text, b.Lang))
+			continue
+		}
+		d := m.render(b)
+		if i < len(m.drawn) && sameParagraph(m.drawn[i].obj, d.obj) {
+			m.drawn[i].obj.(*mdText).SetRuns(d.obj.(*mdText).Runs)
+			continue
+		}
 		changed = true
-		if i < len(m.objs) {
-			m.objs[i] = m.render(b)
+		if i < len(m.drawn) {
+			m.drawn[i] = d
 		} else {
-			m.objs = append(m.objs, m.render(b))
+			m.drawn = append(m.drawn, d)
 		}
 	}
-	m.objs = m.objs[:len(blocks)]
+	m.drawn = m.drawn[:len(blocks)]
 	m.blocks = blocks
 	if changed {
 		// Laid out again, not refreshed: refreshing a container refreshes
 		// every object in it, and the blocks kept have not changed.
-		m.Box.Objects = append(m.Box.Objects[:0], m.objs...)
+		m.Box.Objects = m.Box.Objects[:0]
+		for _, d := range m.drawn {
+			m.Box.Objects = append(m.Box.Objects, d.obj)
+		}
 		m.Box.Layout.Layout(m.Box.Objects, m.Box.Size())
 		canvas.Refresh(m.Box)
 	}
 }
 
+// sameParagraph reports whether a and b are paragraphs drawn alike, so
+// that a can take b's text.
+func sameParagraph(a, b fyne.CanvasObject) bool {
+	pa, ok := a.(*mdText)
+	pb, ok2 := b.(*mdText)
+	return ok && ok2 && pa.Wrap == pb.Wrap && pa.Align == pb.Align
+}
+
 // render draws one block.
-func (m *mdView) render(b block) fyne.CanvasObject {
+func (m *mdView) render(b block) drawnBlock {
 	switch {
 	case m.plain:
-		return newMDText(inlineRun{Text: b.Text})
+		return drawnBlock{obj: newMDText(inlineRun{Text: b.Text})}
 	case b.Code:
-		return m.codeBlock(b.Text, b.Lang)
+		obj, cv := m.codeBlock(b.Text, b.Lang)
+		return drawnBlock{obj: obj, code: cv}
 	case b.Math:
-		return mathBlockView(b.Text)
+		return drawnBlock{obj: mathBlockView(b.Text)}
 	}
 	src := []byte(b.Text)
 	doc := markdown.Parser().Parse(text.NewReader(src))
 	r := mdRenderer{src: src, view: m}
 	objs := r.blocks(doc, 0)
 	if len(objs) == 1 {
-		return objs[0]
+		return drawnBlock{obj: objs[0]}
 	}
-	return container.NewVBox(objs...)
+	return drawnBlock{obj: container.NewVBox(objs...)}
 }
 
 // mathBlockView draws display math, centred.
@@ -111,19 +147,19 @@ func mathBlockView(tex string) fyne.CanvasObject {
 
 // codeBlock draws code highlighted for lang, in a box with its language
 // and a Copy button, scrolling sideways rather than wrapping.
-func (m *mdView) codeBlock(code, lang string) fyne.CanvasObject {
-	body := newMDText(highlightCode(code, lang)...)
-	body.Wrap = false
+func (m *mdView) codeBlock(code, lang string) (fyne.CanvasObject, *codeView) {
+	cv := &codeView{body: newMDText(highlightCode(code, lang)...), text: code}
+	cv.body.Wrap = false
 	name := widget.NewLabelWithStyle(lang, fyne.TextAlignLeading, fyne.TextStyle{Italic: true})
 	cp := widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), func() {
 		if m.copy != nil {
-			m.copy(code)
+			m.copy(cv.text)
 		}
 	})
 	cp.Importance = widget.LowImportance
 	bg := newThemeRect(theme.ColorNameInputBackground, theme.ColorNameInputBorder, true)
 	head := container.NewBorder(nil, nil, name, cp)
-	return container.NewStack(bg, container.NewPadded(container.NewBorder(head, nil, nil, nil, container.NewHScroll(body))))
+	return container.NewStack(bg, container.NewPadded(container.NewBorder(head, nil, nil, nil, container.NewHScroll(cv.body)))), cv
 }
 
 // mdRenderer turns a parsed section into objects.
@@ -163,9 +199,11 @@ func (r *mdRenderer) block(n ast.Node, depth int) fyne.CanvasObject {
 	case *ast.ThematicBreak:
 		return widget.NewSeparator()
 	case *ast.FencedCodeBlock:
-		return r.view.codeBlock(r.lines(n), string(n.Language(r.src)))
+		obj, _ := r.view.codeBlock(r.lines(n), string(n.Language(r.src)))
+		return obj
 	case *ast.CodeBlock:
-		return r.view.codeBlock(r.lines(n), "")
+		obj, _ := r.view.codeBlock(r.lines(n), "")
+		return obj
 	case *ast.HTMLBlock:
 		return newMDText(inlineRun{Text: r.lines(n), Style: runStyle{Mono: true}})
 	case *ast.Blockquote:

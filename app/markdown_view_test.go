@@ -362,3 +362,23 @@ func TestMarkdownFollowsThemeChange(t *testing.T) {
 		t.Errorf("after the change to dark the code background is %v (light %v), want %v", got, light, want)
 	}
 }
+
+func TestMDViewStreamingCodeInPlace(t *testing.T) {
+	test.NewTempApp(t)
+	var copied string
+	m := newMDView(false, func(s string) { copied = s })
+	m.SetText("Code:\n\n```go\nx")
+	code := m.Box.Objects[1]
+	m.SetText("Code:\n\n```go\nx := 1\n```")
+	if m.Box.Objects[1] != code {
+		t.Error("a growing code block was made anew")
+	}
+	test.Tap(chatButton(code, "Copy"))
+	if copied != "x := 1" {
+		t.Errorf("copied %q, want the code as it is now", copied)
+	}
+	m.SetText("Code:\n\n```py\nx := 1\n```")
+	if m.Box.Objects[1] == code {
+		t.Error("a code block kept its language's colours after the language changed")
+	}
+}
