@@ -6,7 +6,6 @@ package app
 import (
 	"fmt"
 	"image/color"
-	"slices"
 	"strings"
 	"time"
 
@@ -43,8 +42,7 @@ type messageView struct {
 	v        *chatView
 	msg      store.Message
 	box      *fyne.Container
-	body     *fyne.Container
-	parts    []blockView
+	body     *mdView
 	status   *widget.Label
 	progress *widget.ProgressBar
 	footer   *widget.Label
@@ -54,22 +52,12 @@ type messageView struct {
 	thought  *widget.Label
 }
 
-// blockView draws one block of a message.
-type blockView struct {
-	code  bool
-	plain bool // prose shown as typed, not as Markdown
-	rich  *widget.RichText
-	lang  *widget.Label
-	text  *string // the code, for its Copy button
-	obj   fyne.CanvasObject
-}
-
 // newMessageView draws m; last marks the conversation's last reply,
 // which can be regenerated. While a reply streams (streaming) messages
 // have no buttons: they cannot be edited or regenerated until it ends.
 func (v *chatView) newMessageView(m store.Message, streaming, last bool) *messageView {
-	mv := &messageView{v: v, msg: m, body: container.NewVBox()}
 	user := m.Role == "user"
+	mv := &messageView{v: v, msg: m, body: newMDView(user, func(s string) { v.u.app.Clipboard().SetContent(s) })}
 	who := v.modelName()
 	if user {
 		who = "You"
@@ -123,7 +111,7 @@ func (v *chatView) newMessageView(m store.Message, streaming, last bool) *messag
 		actions = nil
 	}
 	under := container.NewBorder(nil, nil, nil, container.NewHBox(actions...), mv.footer)
-	inner := container.NewVBox(header, mv.thinking, mv.body, mv.status, mv.progress, under)
+	inner := container.NewVBox(header, mv.thinking, mv.body.Box, mv.status, mv.progress, under)
 	if user {
 		bg := newThemedRect(colorNameUserBubble, "", theme.InputRadiusSize()*2)
 		gap := canvas.NewRectangle(color.Transparent)
@@ -144,27 +132,11 @@ func statsLine(m store.Message) string {
 	return fmt.Sprintf("%d %s · %.1f tokens/s · %.2f s to first token", m.Tokens, tokens, m.TokensPerSecond, m.TTFTSeconds)
 }
 
-// setText draws text, reusing the blocks already drawn where they are
-// still of the same kind (a streaming reply only grows at its end).
+// setText draws text; a streaming reply re-renders only its blocks that
+// changed.
 func (mv *messageView) setText(text string) {
 	mv.msg.Content = text
-	blocks := splitMessage(text)
-	for i, b := range blocks {
-		if i < len(mv.parts) && mv.parts[i].code == b.Code {
-			mv.parts[i].update(b)
-			continue
-		}
-		mv.parts = append(mv.parts[:i], mv.v.newBlockView(b, mv.msg.Role == "user"))
-	}
-	mv.parts = mv.parts[:len(blocks)]
-	objs := make([]fyne.CanvasObject, len(mv.parts))
-	for i, p := range mv.parts {
-		objs[i] = p.obj
-	}
-	if len(objs) != len(mv.body.Objects) || !slices.Equal(objs, mv.body.Objects) {
-		mv.body.Objects = objs
-		mv.body.Refresh()
-	}
+	mv.body.SetText(text)
 }
 
 // setReasoning draws a streaming reply's reasoning so far: live while the
@@ -207,48 +179,4 @@ func (mv *messageView) setStatus(status string, done, total int) {
 	} else {
 		mv.progress.Hide()
 	}
-}
-
-// newBlockView draws block b; plain prose keeps its line breaks and
-// shows no Markdown (what a person typed shows as typed).
-func (v *chatView) newBlockView(b block, plain bool) blockView {
-	if !b.Code {
-		rt := widget.NewRichText()
-		rt.Wrapping = fyne.TextWrapWord
-		bv := blockView{rich: rt, obj: rt, plain: plain}
-		bv.update(b)
-		return bv
-	}
-	text := b.Text
-	bv := blockView{code: true, text: &text}
-	bv.rich = widget.NewRichText(&widget.TextSegment{Style: widget.RichTextStyleCodeBlock, Text: b.Text})
-	bv.lang = widget.NewLabelWithStyle(b.Lang, fyne.TextAlignLeading, fyne.TextStyle{Italic: true})
-	bv.lang.Importance = widget.LowImportance
-	cp := widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), func() { v.u.app.Clipboard().SetContent(*bv.text) })
-	cp.Importance = widget.LowImportance
-	bg := newThemedRect(colorNameCodeBackground, theme.ColorNameInputBorder, theme.InputRadiusSize())
-	body := container.NewBorder(container.NewBorder(nil, nil, bv.lang, cp), nil, nil, nil, container.NewHScroll(bv.rich))
-	bv.obj = container.NewStack(bg, container.NewPadded(body))
-	return bv
-}
-
-// update redraws the block with b's text.
-func (bv *blockView) update(b block) {
-	if !bv.code && bv.plain {
-		bv.rich.Segments = []widget.RichTextSegment{&widget.TextSegment{Style: widget.RichTextStyleParagraph, Text: b.Text}}
-		bv.rich.Refresh()
-		return
-	}
-	if !bv.code {
-		bv.rich.ParseMarkdown(b.Text)
-		return
-	}
-	if *bv.text == b.Text && bv.lang.Text == b.Lang {
-		return
-	}
-	*bv.text = b.Text
-	bv.lang.SetText(b.Lang)
-	seg := bv.rich.Segments[0].(*widget.TextSegment)
-	seg.Text = b.Text
-	bv.rich.Refresh()
 }

@@ -16,9 +16,9 @@ func TestChatCodeCopy(t *testing.T) {
 	var copyBtn *widget.Button
 	chatLocked(u, func() {
 		for _, mv := range u.chat.views {
-			for _, p := range mv.parts {
-				if p.code {
-					copyBtn = chatButton(p.obj, "Copy")
+			for _, o := range mv.body.Box.Objects {
+				if b := chatButton(o, "Copy"); b != nil {
+					copyBtn = b
 				}
 			}
 		}

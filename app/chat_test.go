@@ -76,6 +76,8 @@ func chatVisibleText(o fyne.CanvasObject, b *strings.Builder) {
 		b.WriteString(o.Text + "\n")
 	case *widget.Button:
 		b.WriteString("[" + o.Text + "]\n")
+	case *mdText:
+		b.WriteString(o.String() + "\n")
 	case *widget.RichText:
 		for _, s := range o.Segments {
 			b.WriteString(s.Textual() + "\n")
