@@ -40,6 +40,8 @@ type benchFlags struct {
 	jsonOut, noMmap, mlock bool
 	noWarmup, progress     bool
 	kvType                 string
+	spec                   specFlags
+	specPrompt             string
 }
 
 // newBenchCmd is 'saji bench': llama-bench's prompt-processing and
@@ -64,11 +66,17 @@ func newBenchCmd() *cobra.Command {
 			"-ngl puts the last N layers on the GPU (CUDA, Metal): -1 (the default) as many as\n" +
 			"fit, 0 none. The backend column says where a test ran, and the ngl column (the\n" +
 			"JSON's n_gpu_layers) how many layers were on the GPU: without a GPU, or when the\n" +
-			"model does not load on it, the tests run on the CPU.",
+			"model does not load on it, the tests run on the CPU.\n\n" +
+			"--draft FILE (-md) or --lookup adds the speculative test specN after the others:\n" +
+			"N tokens generated greedily from one prompt (--spec-prompt, or 32 random tokens),\n" +
+			"by plain decoding and by speculative decoding in turn, -r times each. Its table\n" +
+			"gives the median decode speed of each, the speed-up, the share of draft tokens\n" +
+			"accepted, the tokens a decode step made, and whether both outputs were the same.",
 		Example: "  saji bench -m model.gguf\n" +
 			"  saji bench -m model.gguf -t 1,2,4 -p 128 -n 32 -r 3 --json\n" +
 			"  saji bench -m model.gguf -ngl 0,16,99\n" +
-			"  saji bench -m model.gguf -p 0 -n 64 -d 0,4096,16384",
+			"  saji bench -m model.gguf -p 0 -n 64 -d 0,4096,16384\n" +
+			"  saji bench -m model-q8_0.gguf --draft model-q4_k_m.gguf -p 0 -n 128 -t 2",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
@@ -94,6 +102,8 @@ func newBenchCmd() *cobra.Command {
 	f.StringVar(&bf.gpuLayers, "n-gpu-layers", bf.gpuLayers, "GPU layer counts to test, comma-separated (-1: as many as fit, 0: none; also -ngl)")
 	f.StringVar(&bf.gpuLayers, "gpu-layers", bf.gpuLayers, "GPU layer counts to test (Saji's name for --n-gpu-layers)")
 	f.MarkHidden("gpu-layers")
+	bf.spec.register(f)
+	f.StringVar(&bf.specPrompt, "spec-prompt", "", "prompt `TEXT` of the speculative test (default: 32 random tokens)")
 	return cmd
 }
 
@@ -222,9 +232,12 @@ func runBench(ctx context.Context, bf *benchFlags, stdout, stderr io.Writer) err
 	}
 	maxCtx += slices.Max(depths)
 
-	var rep benchReporter = &markdownReporter{w: stdout, showKV: kv != quant.TypeF16, showNGL: showNGL}
+	if _, err := bf.spec.speculative(); err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	var rep benchReporter = &markdownReporter{w: stdout, showKV: kv != quant.TypeF16, showNGL: showNGL, bm: bm}
 	if bf.jsonOut {
-		rep = &jsonReporter{w: stdout}
+		rep = &jsonReporter{w: stdout, bm: bm}
 	}
 	rep.header()
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -249,6 +262,11 @@ func runBench(ctx context.Context, bf *benchFlags, stdout, stderr io.Writer) err
 			err = fmt.Errorf("bench: %w", cerr)
 		}
 		if err != nil {
+			return err
+		}
+	}
+	if bf.spec.draft != "" || bf.spec.lookup {
+		if err := runSpecBench(ctx, bf, threads, gens, ngls[0], rep, stderr); err != nil {
 			return err
 		}
 	}
@@ -479,14 +497,17 @@ func intList(flag, s string, least int) ([]int, error) {
 type benchReporter interface {
 	header()
 	test(bm *benchModel, t *benchTest)
+	spec(t *specTest)
 	footer()
 }
 
 // markdownReporter prints llama-bench's markdown table.
 type markdownReporter struct {
-	w       io.Writer
-	showKV  bool
-	showNGL bool
+	w          io.Writer
+	showKV     bool
+	showNGL    bool
+	bm         *benchModel // the model of the speculative tests
+	specHeader bool        // the speculative tests' header is printed
 }
 
 // benchColumn is a column of the table: its title and width (negative:
@@ -600,6 +621,7 @@ type benchRecord struct {
 type jsonReporter struct {
 	w     io.Writer
 	count int
+	bm    *benchModel // the model of the speculative tests
 }
 
 func (r *jsonReporter) header() { fmt.Fprint(r.w, "[\n") }
