@@ -151,7 +151,7 @@ func openRunModel(ctx context.Context, rf *runFlags, kv quant.Type) (*runner.Mod
 		return nil, err
 	}
 	return runner.Load(ctx, rf.modelPath, runner.LoadOptions{Threads: rf.threads, GPULayers: rf.gpuLayers,
-		Scheduler: scheduler.Config{Context: rf.nCtx, KVType: strings.ToLower(kv.String()), Parallel: 1, MaxSeqs: 1},
+		Scheduler:   scheduler.Config{Context: rf.nCtx, KVType: strings.ToLower(kv.String()), Parallel: 1, MaxSeqs: 1},
 		Speculative: spec})
 }
 
