@@ -5,12 +5,16 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
 
+	"saji/engine/gguf"
 	"saji/engine/model"
 	"saji/engine/sample"
+	"saji/internal/refdata"
+	"saji/kernels/cpu"
 	"saji/kernels/quant"
 )
 
@@ -343,4 +347,63 @@ func TestSpeculativeEnds(t *testing.T) {
 	if st := s.Stats(); st.KV.Groups[0].Used != 0 || closed != 2 {
 		t.Errorf("after the run: %d blocks used, %d drafters closed", st.KV.Groups[0].Used, closed)
 	}
+}
+
+// TestSpeculativeSlidingWindow decodes Gemma 3 (sliding-window layers of
+// 16 tokens, whose blocks are released as the window moves) speculatively
+// with drafts far longer than the window allows to reject, in a pool small
+// enough to preempt: every sequence gets the tokens it gets alone.
+func TestSpeculativeSlidingWindow(t *testing.T) {
+	f, err := gguf.Open(filepath.Join(refdata.Dir(t), "models", "tiny-gemma3-q8_0.gguf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	m, err := model.Load(context.Background(), f, model.Options{Backend: cpu.New(2)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vocab := m.Config().Vocab
+	r := rand.New(rand.NewPCG(7, 8))
+	var ps [][]int32
+	for range 5 {
+		p := []int32{2}
+		for range 20 + r.IntN(60) {
+			p = append(p, int32(10+r.IntN(vocab-10)))
+		}
+		ps = append(ps, p)
+	}
+	const maxTokens = 30
+	solo := newSched(t, m, Config{MaxSeqs: 1, Context: 128, NoPrefixCache: true})
+	want := map[string][]int32{}
+	for _, p := range ps {
+		want[key(p)] = runAll(t, solo, [][]int32{p}, maxTokens)[0].tokens
+	}
+	s := newSched(t, m, Config{MaxSeqs: 5, Context: 128, TokenBudget: 48, KVBytes: kvBytes(m, 16*16)})
+	closed := 0
+	var chans []<-chan Event
+	for i, p := range ps {
+		d := &oracle{want: want, prompt: len(p), wrong: 0.25, rng: rand.New(rand.NewPCG(uint64(i), 1)), closed: &closed}
+		ch, err := s.Submit(context.Background(), Request{Prompt: p, MaxTokens: maxTokens, IgnoreEOS: true, Drafter: d, DraftMax: 12})
+		if err != nil {
+			t.Fatal(err)
+		}
+		chans = append(chans, ch)
+	}
+	for i, ch := range chans {
+		got := collect(t, ch)
+		if got.last.Err != nil || !slices.Equal(got.tokens, want[key(ps[i])]) {
+			t.Errorf("sequence %d: %v (%v), alone %v", i, got.tokens, got.last.Err, want[key(ps[i])])
+		}
+	}
+	st := s.Stats()
+	if st.AcceptedTokens == 0 || st.AcceptedTokens == st.DraftTokens {
+		t.Errorf("%d of %d draft tokens accepted: want some of each", st.AcceptedTokens, st.DraftTokens)
+	}
+	for g, gs := range st.KV.Groups {
+		if gs.Used != 0 {
+			t.Errorf("group %d: %d blocks held after the run", g, gs.Used)
+		}
+	}
+	t.Logf("%d preemptions; %d of %d draft tokens accepted", st.Preemptions, st.AcceptedTokens, st.DraftTokens)
 }
