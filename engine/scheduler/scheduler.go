@@ -333,6 +333,7 @@ type seq struct {
 	admitted bool
 	n        int     // tokens in this step, the draft's aside
 	draft    []int32 // draft tokens run after them in this step
+	draftLen int     // the next draft's most tokens (adaptive; 0: DraftMax)
 }
 
 // New builds a scheduler for m and starts its loop. Close stops it.

@@ -29,7 +29,14 @@ import (
 // with x does. Sampling the target's distribution at each position, with
 // the random draws of plain decoding in the same order, the output is the
 // target's alone, token for token, for greedy and sampled decoding with
-// the same seed alike.
+// the same seed alike (where the verified logits have the bits of plain
+// decoding's: see TestSpeculativeSampled).
+//
+// A draft's length adapts to how the sequence's drafts fare, as Hugging
+// Face's assisted generation does: two tokens more after a wholly accepted
+// draft, one fewer after a rejection, between DraftMin (at least 1) and
+// DraftMax. A drafter
+// that rarely guesses right then costs one verified token per step.
 
 // DefaultDraftMax is the longest draft when Request.DraftMax is 0
 // (llama-server's --draft-max is 16; on two cores a draft model's own cost
@@ -64,7 +71,10 @@ func (s *Scheduler) draftFor(sq *seq, room int) []int32 {
 	if n <= 0 {
 		n = DefaultDraftMax
 	}
-	n = min(n, s.cfg.Context-len(sq.tokens)-1, room)
+	if sq.draftLen <= 0 || sq.draftLen > n {
+		sq.draftLen = n
+	}
+	n = min(sq.draftLen, s.cfg.Context-len(sq.tokens)-1, room)
 	if r.MaxTokens > 0 {
 		n = min(n, r.MaxTokens-(len(sq.tokens)-len(r.Prompt))-1)
 	}
@@ -112,6 +122,11 @@ func (s *Scheduler) verify(sq *seq, rows []float32) int64 {
 		if sq.kv == nil || i == len(draft) || sq.tokens[len(sq.tokens)-1] != draft[i] {
 			break // ended, the bonus token, or the correction
 		}
+	}
+	if accepted == len(draft) {
+		sq.draftLen += 2 // draftFor caps it at DraftMax
+	} else {
+		sq.draftLen = max(1, sq.req.DraftMin, sq.draftLen-1)
 	}
 	s.mu.Lock()
 	s.stats.DraftTokens += int64(len(draft))

@@ -114,6 +114,9 @@ func TestSpeculativeGreedy(t *testing.T) {
 				t.Errorf("a right drafter had %d of %d tokens accepted", accepted, drafted)
 			case c.wrong == 1 && accepted > drafted/20:
 				t.Errorf("a wrong drafter had %d of %d tokens accepted", accepted, drafted)
+			case c.wrong == 1 && drafted >= 2*len(ps)*maxTokens:
+				// Its drafts shrink to one token.
+				t.Errorf("a wrong drafter drafted %d tokens for %d", drafted, len(ps)*maxTokens)
 			}
 			// Fewer steps than tokens when drafts are accepted.
 			if c.wrong == 0 && c.draftMax > 1 && st.Steps >= int64(maxTokens) {
