@@ -42,6 +42,7 @@ type benchFlags struct {
 	kvType                 string
 	spec                   specFlags
 	specPrompt             string
+	specOnly               bool
 }
 
 // newBenchCmd is 'saji bench': llama-bench's prompt-processing and
@@ -104,6 +105,7 @@ func newBenchCmd() *cobra.Command {
 	f.MarkHidden("gpu-layers")
 	bf.spec.register(f)
 	f.StringVar(&bf.specPrompt, "spec-prompt", "", "prompt `TEXT` of the speculative test (default: 32 random tokens)")
+	f.BoolVar(&bf.specOnly, "spec-only", false, "run the speculative test alone, without the pp and tg tests")
 	return cmd
 }
 
@@ -241,7 +243,14 @@ func runBench(ctx context.Context, bf *benchFlags, stdout, stderr io.Writer) err
 	}
 	rep.header()
 	rng := rand.New(rand.NewPCG(1, 2))
-	for i, run := range benchRuns(threads, ngls) {
+	runs := benchRuns(threads, ngls)
+	if bf.specOnly {
+		if bf.spec.draft == "" && !bf.spec.lookup {
+			return errors.New("bench: --spec-only needs --draft FILE or --lookup")
+		}
+		runs = nil
+	}
+	for i, run := range runs {
 		backend := cpu.New(run.threads)
 		bm.kernels = kernelsOf(backend)
 		placed, err := offload.Load(ctx, f, offload.Options{Request: offload.Request{GPULayers: run.ngl, Context: maxCtx,

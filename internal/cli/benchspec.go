@@ -175,6 +175,7 @@ func (t *specTest) run(ctx context.Context, m *runner.Model, bf *benchFlags, std
 			if err != nil {
 				return err
 			}
+			note("%.2f t/s, %d of %d draft tokens accepted, %d steps", rate(o), o.res.AcceptedTokens, o.res.DraftTokens, o.steps)
 			if noDraft {
 				t.plain = append(t.plain, rate(o))
 				if want == nil {
