@@ -92,6 +92,13 @@ func TestBenchSpeculative(t *testing.T) {
 	if len(recs) != 2 {
 		t.Fatalf("%d records, want tg12 and spec12", len(recs))
 	}
+	out, errs, status = run(t, Options{}, "bench", "-m", path, "-n", "6", "-r", "1", "-t", "2", "--lookup", "--spec-only")
+	if status != 0 || strings.Contains(out, "tg6") || !strings.Contains(out, "spec6") {
+		t.Errorf("--spec-only: status %d: %s%s", status, out, errs)
+	}
+	if _, errs, status := run(t, Options{}, "bench", "-m", path, "--spec-only"); status == 0 || !strings.Contains(errs, "--lookup") {
+		t.Errorf("--spec-only without a drafter: status %d: %s", status, errs)
+	}
 	r := recs[1]
 	if r["test"] != "spec12" || r["same_output"] != true || r["draft_max"] != 3.0 || r["acceptance_rate"] != 1.0 ||
 		r["draft_n"].(float64) == 0 || r["speedup"].(float64) <= 0 || r["tokens_per_step"].(float64) <= 1 {
