@@ -5,16 +5,12 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
 
-	"saji/engine/gguf"
 	"saji/engine/model"
 	"saji/engine/sample"
-	"saji/internal/refdata"
-	"saji/kernels/cpu"
 	"saji/kernels/quant"
 )
 
@@ -357,25 +353,8 @@ func TestSpeculativeEnds(t *testing.T) {
 // with drafts far longer than the window allows to reject, in a pool small
 // enough to preempt: every sequence gets the tokens it gets alone.
 func TestSpeculativeSlidingWindow(t *testing.T) {
-	f, err := gguf.Open(filepath.Join(refdata.Dir(t), "models", "tiny-gemma3-q8_0.gguf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	m, err := model.Load(context.Background(), f, model.Options{Backend: cpu.New(2)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	vocab := m.Config().Vocab
-	r := rand.New(rand.NewPCG(7, 8))
-	var ps [][]int32
-	for range 5 {
-		p := []int32{2}
-		for range 20 + r.IntN(60) {
-			p = append(p, int32(10+r.IntN(vocab-10)))
-		}
-		ps = append(ps, p)
-	}
+	m := loadGemma3(t)
+	ps := gemmaPrompts(m, 7)
 	const maxTokens = 30
 	solo := newSched(t, m, Config{MaxSeqs: 1, Context: 128, NoPrefixCache: true})
 	want := map[string][]int32{}

@@ -655,8 +655,13 @@ func (r *jsonReporter) test(bm *benchModel, t *benchTest) {
 	if bm.gpu != "" {
 		rec.Backends, rec.GPUInfo = bm.gpu, bm.device
 	}
+	r.write(rec)
+}
+
+// write prints rec as the array's next element.
+func (r *jsonReporter) write(rec any) {
 	b, err := json.MarshalIndent(rec, "  ", "  ")
-	if err != nil { // cannot happen: the record has no unencodable values
+	if err != nil { // cannot happen: the records have no unencodable values
 		b = []byte("{}")
 	}
 	if r.count > 0 {

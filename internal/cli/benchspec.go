@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -265,13 +264,5 @@ func (r *jsonReporter) spec(t *specTest) {
 		Drafter: t.drafter, DraftMax: t.draftMax, PlainTs: t.plain, SpecTs: t.spec, PlainMedian: median(t.plain),
 		SpecMedian: median(t.spec), Speedup: t.speedup(), DraftTokens: t.drafted, Accepted: t.accepted,
 		Acceptance: t.acceptance(), TokensPerStp: t.perStep(), SameOutput: t.same}
-	b, err := json.MarshalIndent(rec, "  ", "  ")
-	if err != nil { // cannot happen: the record has no unencodable values
-		b = []byte("{}")
-	}
-	if r.count > 0 {
-		fmt.Fprint(r.w, ",\n")
-	}
-	r.count++
-	fmt.Fprintf(r.w, "  %s", b)
+	r.write(rec)
 }
