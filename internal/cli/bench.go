@@ -517,6 +517,7 @@ type markdownReporter struct {
 	showNGL    bool
 	bm         *benchModel // the model of the speculative tests
 	specHeader bool        // the speculative tests' header is printed
+	printed    bool        // the tests' header is printed
 }
 
 // benchColumn is a column of the table: its title and width (negative:
@@ -551,7 +552,12 @@ func (r *markdownReporter) columns() []benchColumn {
 		}})
 }
 
-func (r *markdownReporter) header() {
+// header does nothing: the first test prints the header, so that a run of
+// the speculative test alone (--spec-only) prints no empty table.
+func (r *markdownReporter) header() {}
+
+// tableHeader prints the tests' header.
+func (r *markdownReporter) tableHeader() {
 	var title, rule strings.Builder
 	for _, c := range r.columns() {
 		fmt.Fprintf(&title, "| %*s ", c.width, c.title)
@@ -566,6 +572,10 @@ func (r *markdownReporter) header() {
 }
 
 func (r *markdownReporter) test(bm *benchModel, t *benchTest) {
+	if !r.printed {
+		r.printed = true
+		r.tableHeader()
+	}
 	var line strings.Builder
 	for _, c := range r.columns() {
 		fmt.Fprintf(&line, "| %*s ", c.width, c.value(bm, t))
