@@ -619,6 +619,32 @@ func (p *Pool) Fork(s *Seq) *Seq {
 	return c
 }
 
+// Trim gives back what s reserved beyond its stored positions: a
+// speculative step reserves cells for draft tokens that the target model
+// may reject, and Commit stores only the accepted ones. The blocks past the
+// one holding the next position go back to the pool; the cells of the
+// rejected positions in that block are written again by the next step.
+// Trimming a freed or foreign sequence does nothing.
+func (p *Pool) Trim(s *Seq) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.check(s) != nil {
+		return
+	}
+	keep := (s.n + p.bs - 1) / p.bs
+	for gi, g := range p.groups {
+		t := s.tables[gi]
+		for i := len(t) - 1; i >= keep; i-- {
+			if t[i] >= 0 {
+				g.unref(t[i])
+			}
+		}
+		s.tables[gi] = t[:min(keep, len(t))]
+		s.lo[gi] = min(s.lo[gi], len(s.tables[gi]))
+	}
+	s.res = s.n
+}
+
 // Free releases every block of s. Cached blocks no other sequence holds
 // stay findable until evicted, the last block of the sequence first.
 // Freeing a freed sequence does nothing.

@@ -751,3 +751,61 @@ func TestStatsUtilization(t *testing.T) {
 		t.Fatalf("freed pool utilization %v", st.Utilization())
 	}
 }
+
+// TestTrim runs speculative steps: positions reserved and written for
+// draft tokens, of which only a prefix is committed. Trim gives back the
+// blocks past the stored positions, the prefix cache never holds a
+// rejected token, and the next step writes over the rejected cells.
+func TestTrim(t *testing.T) {
+	p := mustPool(t, Options{BlockSize: 4, Groups: []GroupSpec{{Blocks: 8}, {Blocks: 8, Window: 6}}})
+	m := newSim(p)
+	s := p.NewSeq()
+	toks := seqTokens(100, 6)
+	if err := m.step(s, toks); err != nil {
+		t.Fatal(err)
+	}
+	// Draft 7 tokens after the 6 stored: positions [6, 13) written.
+	draft := cat(toks, seqTokens(500, 7))
+	cs, err := p.Reserve(s, 6, len(draft))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.copy(cs)
+	if err := m.write(s, draft, 6); err != nil {
+		t.Fatal(err)
+	}
+	// Two are accepted: 8 positions stored, two blocks kept.
+	accepted := draft[:8]
+	if err := p.Commit(s, accepted); err != nil {
+		t.Fatal(err)
+	}
+	before := p.FreeBlocks(0)
+	p.Trim(s)
+	mustCheck(t, p)
+	if got := p.FreeBlocks(0); got != before+2 {
+		t.Errorf("free blocks after Trim: %d, want %d", got, before+2)
+	}
+	if err := m.verify(s, accepted); err != nil {
+		t.Fatal(err)
+	}
+	// Committing past the trimmed reservation is refused.
+	if err := p.Commit(s, draft[:9]); err == nil {
+		t.Error("commit past a trimmed reservation: no error")
+	}
+	// The sequence goes on with other tokens than the rejected ones.
+	next := cat(accepted, seqTokens(900, 5))
+	if err := m.step(s, next); err != nil {
+		t.Fatal(err)
+	}
+	mustCheck(t, p)
+	// Another sequence finds the accepted prefix, and never the rejected
+	// tokens.
+	o := p.NewSeq()
+	if n, _ := p.Match(o, cat(draft, seqTokens(1, 3))); n != 8 {
+		t.Errorf("match of the drafted tokens: %d, want the 8 accepted", n)
+	}
+	p.Free(o)
+	p.Free(s)
+	p.Trim(s) // freed: nothing
+	mustCheck(t, p)
+}

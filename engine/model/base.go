@@ -233,9 +233,14 @@ func (m *base) batch(ctx context.Context, b *Batch, cache *Cache) (*step, error)
 			}
 			st.seqs[g] = append(st.seqs[g], seqView{cells: cells, len: last + 1, size: s.Size, pos: pos})
 		}
+		if s.Outputs > s.N {
+			return nil, fmt.Errorf("model: sequence %d asks for the logits of %d tokens, it has %d", i, s.Outputs, s.N)
+		}
 		at += s.N
 		if s.Logits {
-			st.out = append(st.out, int32(at-1))
+			for j := max(1, s.Outputs); j >= 1; j-- {
+				st.out = append(st.out, int32(at-j))
+			}
 		}
 	}
 	if at != len(b.Tokens) {

@@ -303,3 +303,60 @@ func countBits(a, b []float32) int {
 	}
 	return n
 }
+
+// TestForwardBatchOutputs checks that a sequence asking for the logits of
+// its last Outputs tokens (a speculative step's verification) gets, for
+// each, the logits a pass over the same tokens alone gives it, and that
+// asking for more outputs than tokens is refused.
+func TestForwardBatchOutputs(t *testing.T) {
+	_, m, _ := loadRef(t, "tiny-llama3-bpe-q4_k_m", cpu.New(2))
+	ctx := context.Background()
+	vocab := m.Config().Vocab
+	prompt := []int32{1, 40, 77, 12, 300, 9, 41, 5, 18, 250}
+	solo, err := m.NewCache(64, quant.TypeF16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := m.Forward(ctx, prompt, span(0, len(prompt)), solo, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells := make([]int, len(m.KVGroups()))
+	maps := make([][]int32, len(cells))
+	for g := range cells {
+		cells[g] = 64
+		maps[g] = span(0, len(prompt))
+	}
+	paged, err := m.NewPagedCache(cells, quant.TypeF16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first 6 tokens as a prompt chunk, then the last 4 verified at once.
+	b := &Batch{Tokens: prompt[:6], Pos: span(0, 6), Seqs: []SeqBatch{{N: 6, Cells: maps, Size: 64}}}
+	if _, err := m.ForwardBatch(ctx, b, paged); err != nil {
+		t.Fatal(err)
+	}
+	b = &Batch{Tokens: prompt[6:], Pos: span(6, 10), Seqs: []SeqBatch{{N: 4, Cells: maps, Size: 64, Logits: true, Outputs: 4}}}
+	got, err := m.ForwardBatch(ctx, b, paged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 4*vocab {
+		t.Fatalf("%d logits, want 4 rows of %d", len(got), vocab)
+	}
+	for i := range 4 {
+		g, w := got[i*vocab:(i+1)*vocab], want[(6+i)*vocab:(7+i)*vocab]
+		if argmax(g) != argmax(w) {
+			t.Errorf("row %d: argmax %d, alone %d", i, argmax(g), argmax(w))
+		}
+		for v := range g {
+			if d := math.Abs(float64(g[v] - w[v])); d > 0.05 {
+				t.Fatalf("row %d: logit %d is %g, alone %g", i, v, g[v], w[v])
+			}
+		}
+	}
+	b.Seqs[0].Outputs = 5
+	if _, err := m.ForwardBatch(ctx, b, paged); err == nil {
+		t.Error("5 outputs of 4 tokens: no error")
+	}
+}

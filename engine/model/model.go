@@ -96,7 +96,8 @@ type Model interface {
 	// keys and values go to the cells its Cells map gives, and its tokens
 	// attend over its own cells only, with the values they would get in a
 	// pass of their own. It returns Vocab logits for the last token of each
-	// sequence whose Logits is set, in order.
+	// sequence whose Logits is set (its last Outputs tokens when above 1),
+	// in order.
 	ForwardBatch(ctx context.Context, b *Batch, cache *Cache) ([]float32, error)
 
 	// Embed runs tokens (positions 0, 1, ...) through the model over a
@@ -152,6 +153,10 @@ type SeqBatch struct {
 	Size int
 	// Logits asks for the logits of the sequence's last token in the batch.
 	Logits bool
+	// Outputs, when above 1 with Logits, asks for the logits of the
+	// sequence's last Outputs tokens in the batch, in order: a speculative
+	// step verifies every draft token it runs. At most N.
+	Outputs int
 }
 
 // arch is what an architecture implements: the forward pass of a step.

@@ -97,6 +97,9 @@ type Request struct {
 	// Progress, when set, is told how much of the prompt has been read
 	// (see scheduler.Request.Progress); it must not block.
 	Progress func(done, total int)
+	// NoDraft turns the model's speculative decoding off for the request
+	// (LoadOptions.Speculative); the output is the same either way.
+	NoDraft bool
 }
 
 // Piece is generated text as it is streamed: the text safe to emit now
@@ -150,6 +153,15 @@ type Result struct {
 	// ToolCalls are the tool calls of the reply of a chat with tools (or
 	// of a harmony reply), which the pieces' Text leaves out (see Piece).
 	ToolCalls []chat.ToolCall
+	// DraftTokens counts the draft tokens of speculative decoding that
+	// were verified, AcceptedTokens those the model agreed with.
+	DraftTokens, AcceptedTokens int
+}
+
+// AcceptanceRate returns the share of draft tokens accepted (0 without
+// speculative decoding).
+func (r Result) AcceptanceRate() float64 {
+	return scheduler.Usage{DraftTokens: r.DraftTokens, AcceptedTokens: r.AcceptedTokens}.AcceptanceRate()
 }
 
 // templateVars returns the extra template variables of req: its
@@ -331,9 +343,14 @@ func (m *Model) Start(ctx context.Context, req Request) (_ *Stream, err error) {
 		return nil, fmt.Errorf("%w: %w", ErrBadRequest, err)
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	events, err := m.sched.Submit(ctx, scheduler.Request{Prompt: prompt, MaxTokens: maxTokens, Sampling: req.Sampling,
-		EOG: m.tok.EOGs(), IgnoreEOS: req.IgnoreEOS, LogProbs: req.LogProbs, TopLogProbs: req.TopLogProbs, Constraint: cons, Progress: req.Progress})
+	sr := scheduler.Request{Prompt: prompt, MaxTokens: maxTokens, Sampling: req.Sampling,
+		EOG: m.tok.EOGs(), IgnoreEOS: req.IgnoreEOS, LogProbs: req.LogProbs, TopLogProbs: req.TopLogProbs, Constraint: cons, Progress: req.Progress}
+	m.speculate(&sr, req)
+	events, err := m.sched.Submit(ctx, sr)
 	if err != nil {
+		if sr.Drafter != nil {
+			sr.Drafter.Close()
+		}
 		cancel()
 		switch {
 		case errors.Is(err, scheduler.ErrContextOverflow):
@@ -494,6 +511,7 @@ func (m *Model) run(ctx context.Context, cancel context.CancelFunc, events <-cha
 	for ev := range events {
 		if ev.Done {
 			res.CachedTokens = ev.Usage.CachedTokens
+			res.DraftTokens, res.AcceptedTokens = ev.Usage.DraftTokens, ev.Usage.AcceptedTokens
 			res.FirstToken, res.Total = ev.Usage.FirstToken, ev.Usage.Total
 			res.PromptTime = ev.Usage.FirstToken
 			res.GenTime = max(0, ev.Usage.Total-ev.Usage.FirstToken)

@@ -43,6 +43,7 @@ type Model struct {
 	tmpl     *chat.Template
 	sched    *scheduler.Scheduler
 	caps     chat.Caps
+	draft    *DraftModel // the draft model of speculative decoding, or nil
 	// runner, once the model is added to one, is told how every
 	// generation ended (see Runner.Observe).
 	runner *Runner
@@ -107,6 +108,9 @@ type LoadOptions struct {
 	GPU *offload.Registry
 	// Logger receives the notes of loading (nil: slog.Default()).
 	Logger *slog.Logger
+	// Speculative turns speculative decoding on for the model's requests:
+	// a draft model (loaded with the model) or prompt lookup.
+	Speculative Speculative
 }
 
 // registry is the GPU registry of o's loads.
@@ -220,6 +224,14 @@ func load(ctx context.Context, h *header, opts LoadOptions) (*Model, error) {
 	if err != nil {
 		return fail(err)
 	}
+	var draft *DraftModel
+	if p := opts.Speculative.Draft; p != "" {
+		if draft, err = LoadDraft(ctx, p, tk, sched.Config().Context, opts.Threads); err != nil {
+			sched.Close()
+			lm.Close()
+			return fail(err)
+		}
+	}
 	name := opts.Name
 	if name == "" {
 		name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
@@ -234,7 +246,7 @@ func load(ctx context.Context, h *header, opts LoadOptions) (*Model, error) {
 		info.Parameters = s.Parameters
 	}
 	life, end := context.WithCancel(context.Background())
-	return &Model{Name: name, Path: path, Info: info, file: f, lm: lm.Model, gpu: lm, tok: tk, tmpl: tmpl, sched: sched, caps: caps,
+	return &Model{Name: name, Path: path, Info: info, file: f, lm: lm.Model, gpu: lm, tok: tk, tmpl: tmpl, sched: sched, caps: caps, draft: draft,
 		shape: h.shape, shapeErr: h.shapeErr, life: life, end: end, opts: opts}, nil
 }
 
@@ -307,6 +319,11 @@ func (m *Model) Close() error {
 	}
 	m.sched.Close()
 	err := m.gpu.Close()
+	if m.draft != nil {
+		if derr := m.draft.Close(); err == nil {
+			err = derr
+		}
+	}
 	if ferr := m.file.Close(); err == nil {
 		err = ferr
 	}

@@ -22,4 +22,8 @@
 //
 // A prompt longer than the context, or a prompt plus max_tokens beyond it,
 // is an error at submission, never a silent truncation.
+//
+// A request with a Drafter decodes speculatively (spec.go): its drafted
+// tokens run in the step beside its last token, and it keeps those its
+// sampler agrees with, the output being the one of plain decoding.
 package scheduler

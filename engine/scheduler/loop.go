@@ -177,8 +177,18 @@ func (s *Scheduler) schedule() []*seq {
 			}
 			n = min(len(sq.tokens)-sq.computed, budget)
 		}
+		sq.draft = sq.draft[:0]
+		if sq.decoding() && budget > 1 {
+			s.draftFor(sq, budget-1) // a draft only where the budget has room
+		}
 		for {
-			copies, err := s.pool.Reserve(sq.kv, sq.computed, sq.computed+n)
+			var copies []kvcache.Copy
+			var err error
+			if len(sq.draft) > 0 {
+				copies, err = s.reserveDraft(sq)
+			} else {
+				copies, err = s.pool.Reserve(sq.kv, sq.computed, sq.computed+n)
+			}
 			if err == nil {
 				if err := s.copyBlocks(copies); err != nil {
 					s.finish(sq, FinishError, err)
@@ -186,7 +196,7 @@ func (s *Scheduler) schedule() []*seq {
 				}
 				sq.n = n
 				batch = append(batch, sq)
-				budget -= n
+				budget -= n + len(sq.draft)
 				break
 			}
 			if !errors.Is(err, kvcache.ErrNoSpace) || len(s.running) == 1 {
@@ -231,7 +241,7 @@ func (s *Scheduler) newest(batch []*seq) *seq {
 // will be recomputed (mostly from the prefix cache) when there is room.
 func (s *Scheduler) preempt(sq *seq) {
 	s.pool.Free(sq.kv)
-	sq.kv, sq.computed = nil, 0
+	sq.kv, sq.computed, sq.draft = nil, 0, sq.draft[:0]
 	sq.usage.Preemptions++
 	s.running = slices.DeleteFunc(s.running, func(x *seq) bool { return x == sq })
 	s.mu.Lock()
@@ -264,14 +274,16 @@ func (s *Scheduler) step(ctx context.Context) {
 	for i, sq := range batch {
 		end := sq.computed + sq.n
 		b.Tokens = append(b.Tokens, sq.tokens[sq.computed:end]...)
-		for p := sq.computed; p < end; p++ {
+		b.Tokens = append(b.Tokens, sq.draft...)
+		for p := sq.computed; p < end+len(sq.draft); p++ {
 			b.Pos = append(b.Pos, int32(p))
 		}
 		cells := s.cells[i]
 		for g := range groups {
-			cells[g] = s.pool.Cells(sq.kv, g, end, cells[g][:0])
+			cells[g] = s.pool.Cells(sq.kv, g, end+len(sq.draft), cells[g][:0])
 		}
-		b.Seqs = append(b.Seqs, model.SeqBatch{N: sq.n, Cells: cells, Size: s.cfg.Context, Logits: end == len(sq.tokens)})
+		b.Seqs = append(b.Seqs, model.SeqBatch{N: sq.n + len(sq.draft), Cells: cells, Size: s.cfg.Context,
+			Logits: end == len(sq.tokens), Outputs: 1 + len(sq.draft)})
 	}
 	logits, err := s.m.ForwardBatch(ctx, b, s.cache)
 	if err != nil {
@@ -295,15 +307,21 @@ func (s *Scheduler) step(ctx context.Context) {
 				sq.req.Progress(min(sq.computed, len(sq.req.Prompt)), len(sq.req.Prompt))
 			}
 		}
+		rows := 1 + len(sq.draft)
 		if err := s.pool.Commit(sq.kv, sq.tokens[:sq.computed]); err != nil {
 			s.finish(sq, FinishError, fmt.Errorf("scheduler: %w", err))
 			if sq.computed == len(sq.tokens) {
-				k++
+				k += rows
 			}
 			continue
 		}
 		if sq.computed < len(sq.tokens) {
 			continue // more prompt to read
+		}
+		if rows > 1 {
+			gen += s.verify(sq, logits[k*s.vocab:(k+rows)*s.vocab])
+			k += rows
+			continue
 		}
 		row := logits[k*s.vocab : (k+1)*s.vocab]
 		k++
@@ -404,6 +422,10 @@ func (s *Scheduler) endWith(sq *seq, ev Event) {
 	if sq.kv != nil {
 		s.pool.Free(sq.kv)
 		sq.kv = nil
+	}
+	if sq.req.Drafter != nil {
+		sq.req.Drafter.Close()
+		sq.req.Drafter = nil
 	}
 	sq.usage.CompletionTokens = len(sq.tokens) - len(sq.req.Prompt)
 	sq.usage.Total = time.Since(sq.start)

@@ -164,6 +164,13 @@ type Request struct {
 	// (structured output): the others are masked before sampling, and
 	// end-of-generation tokens are allowed only when it is complete.
 	Constraint Constraint
+	// Drafter, when set, proposes up to DraftMax tokens (DefaultDraftMax
+	// for 0) before each decode step, which the step verifies at once
+	// (speculative decoding, see spec.go); a draft shorter than DraftMin
+	// is not run. The output is the same as without it. The scheduler
+	// closes it when the sequence ends.
+	Drafter            Drafter
+	DraftMax, DraftMin int
 }
 
 // Constraint restricts the tokens of a sequence, as a grammar does.
@@ -236,6 +243,18 @@ type Usage struct {
 	Queued, FirstToken, Total time.Duration
 	// Preemptions counts the times the sequence was preempted.
 	Preemptions int
+	// DraftTokens counts the draft tokens the sequence's steps verified,
+	// AcceptedTokens those the target agreed with (speculative decoding).
+	DraftTokens, AcceptedTokens int
+}
+
+// AcceptanceRate returns the share of the draft tokens that were accepted
+// (0 without drafts).
+func (u Usage) AcceptanceRate() float64 {
+	if u.DraftTokens == 0 {
+		return 0
+	}
+	return float64(u.AcceptedTokens) / float64(u.DraftTokens)
 }
 
 // Stats is a snapshot of the scheduler.
@@ -246,6 +265,9 @@ type Stats struct {
 	// Steps, Preemptions, PromptTokens (computed, not cached) and
 	// GeneratedTokens count since New.
 	Steps, Preemptions, PromptTokens, GeneratedTokens int64
+	// DraftTokens and AcceptedTokens count the draft tokens verified and
+	// accepted since New (speculative decoding).
+	DraftTokens, AcceptedTokens int64
 	// BatchTokens is the number of tokens of the last step.
 	BatchTokens int
 	// UtilSum, UtilSteps and UtilMin measure the KV cache's utilisation
@@ -309,7 +331,9 @@ type seq struct {
 	usage    Usage
 	start    time.Time
 	admitted bool
-	n        int // tokens in this step
+	n        int     // tokens in this step, the draft's aside
+	draft    []int32 // draft tokens run after them in this step
+	draftLen int     // the next draft's most tokens (adaptive; 0: DraftMax)
 }
 
 // New builds a scheduler for m and starts its loop. Close stops it.

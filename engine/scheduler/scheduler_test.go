@@ -378,29 +378,8 @@ func TestSampling(t *testing.T) {
 // the tokens they get alone, and a repeated prompt hits the prefix cache
 // in both groups.
 func TestSlidingWindow(t *testing.T) {
-	dir := refdata.Dir(t)
-	f, err := gguf.Open(filepath.Join(dir, "models", "tiny-gemma3-q8_0.gguf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	m, err := model.Load(context.Background(), f, model.Options{Backend: cpu.New(2)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if g := m.KVGroups(); len(g) != 2 || g[0].Window != 16 {
-		t.Fatalf("KV groups %+v", g)
-	}
-	vocab := m.Config().Vocab
-	r := rand.New(rand.NewPCG(5, 6))
-	var ps [][]int32
-	for range 5 {
-		p := []int32{2}
-		for range 20 + r.IntN(60) {
-			p = append(p, int32(10+r.IntN(vocab-10)))
-		}
-		ps = append(ps, p)
-	}
+	m := loadGemma3(t)
+	ps := gemmaPrompts(m, 5)
 	const maxTokens = 24
 	solo := newSched(t, m, Config{MaxSeqs: 1, Context: 128, NoPrefixCache: true})
 	var want [][]int32
@@ -422,6 +401,41 @@ func TestSlidingWindow(t *testing.T) {
 	}
 	st := s.Stats()
 	t.Logf("%d preemptions, hit rate %.2f, groups %+v", st.Preemptions, st.KV.HitRate(), st.KV.Groups)
+}
+
+// loadGemma3 loads the reference data's Gemma 3, whose sliding-window
+// layers see 16 tokens.
+func loadGemma3(t *testing.T) model.Model {
+	t.Helper()
+	f, err := gguf.Open(filepath.Join(refdata.Dir(t), "models", "tiny-gemma3-q8_0.gguf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	m, err := model.Load(context.Background(), f, model.Options{Backend: cpu.New(2)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := m.KVGroups(); len(g) != 2 || g[0].Window != 16 {
+		t.Fatalf("KV groups %+v", g)
+	}
+	return m
+}
+
+// gemmaPrompts returns five random prompts of 21 to 80 tokens, past the
+// window, each starting with Gemma's BOS (2), drawn from seed.
+func gemmaPrompts(m model.Model, seed uint64) [][]int32 {
+	vocab := m.Config().Vocab
+	r := rand.New(rand.NewPCG(seed, seed+1))
+	var ps [][]int32
+	for range 5 {
+		p := []int32{2}
+		for range 20 + r.IntN(60) {
+			p = append(p, int32(10+r.IntN(vocab-10)))
+		}
+		ps = append(ps, p)
+	}
+	return ps
 }
 
 // TestPlan checks how the KV budget is split between a full-attention

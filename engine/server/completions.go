@@ -148,6 +148,8 @@ func (s *Server) handleCompletions(w http.ResponseWriter, r *http.Request) {
 			sum.PromptTokens += c.res.PromptTokens
 			sum.CompletionTokens += c.res.CompletionTokens
 			sum.CachedTokens += c.res.CachedTokens
+			sum.DraftTokens += c.res.DraftTokens
+			sum.AcceptedTokens += c.res.AcceptedTokens
 		}
 		return usageOf(sum)
 	}

@@ -337,9 +337,13 @@ func lsTimings(res runner.Result) map[string]any {
 	promptN := res.PromptTokens - res.CachedTokens
 	ppt, pps := per(promptN, res.PromptTime)
 	gpt, gps := per(res.CompletionTokens, res.GenTime)
-	return map[string]any{"cache_n": res.CachedTokens,
+	t := map[string]any{"cache_n": res.CachedTokens,
 		"prompt_n": promptN, "prompt_ms": ms(res.PromptTime), "prompt_per_token_ms": ppt, "prompt_per_second": pps,
 		"predicted_n": res.CompletionTokens, "predicted_ms": ms(res.GenTime), "predicted_per_token_ms": gpt, "predicted_per_second": gps}
+	if res.DraftTokens > 0 { // speculative decoding, as llama-server reports it
+		t["draft_n"], t["draft_n_accepted"] = res.DraftTokens, res.AcceptedTokens
+	}
+	return t
 }
 
 // generationSettings describes g's sampling as llama-server's

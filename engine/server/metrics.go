@@ -36,6 +36,8 @@ const (
 	metricReqGen        = "saji:request_generation_tokens"
 	metricInfo          = "saji:server_info"
 	metricPanics        = "saji:handler_panics_total"
+	metricDraftTokens   = "saji:spec_decode_num_draft_tokens_total"
+	metricAccepted      = "saji:spec_decode_num_accepted_tokens_total"
 
 	// The remote models' metrics carry the upstream label too.
 	metricUpstreamRequests  = "saji:upstream_requests_total"
@@ -91,6 +93,7 @@ type metrics struct {
 	running, waiting, kvUsage, kvUtil, hitRate                  *prometheus.Desc
 	promptTokens, genTokens, prefixQueries, prefixHits, preempt *prometheus.Desc
 	info                                                        *prometheus.Desc
+	draftTokens, accepted                                       *prometheus.Desc
 
 	mu    sync.Mutex
 	known map[string]bool // model names with series in the vectors
@@ -134,6 +137,8 @@ func newMetrics(s *Server) *metrics {
 		prefixQueries: desc(metricPrefixQueries, "Prompt tokens looked up in the prefix cache."),
 		prefixHits:    desc(metricPrefixHits, "Prompt tokens served from the prefix cache."),
 		preempt:       desc(metricPreemptions, "Requests preempted to free KV cache blocks."),
+		draftTokens:   desc(metricDraftTokens, "Draft tokens of speculative decoding verified by the model."),
+		accepted:      desc(metricAccepted, "Draft tokens of speculative decoding the model accepted."),
 
 		info:  prometheus.NewDesc(metricInfo, "Saji's version (always 1).", []string{"version"}, nil),
 		known: map[string]bool{},
@@ -154,7 +159,7 @@ func (mt *metrics) Describe(ch chan<- *prometheus.Desc) {
 		h.Describe(ch)
 	}
 	for _, d := range []*prometheus.Desc{mt.running, mt.waiting, mt.kvUsage, mt.kvUtil, mt.hitRate,
-		mt.promptTokens, mt.genTokens, mt.prefixQueries, mt.prefixHits, mt.preempt, mt.info} {
+		mt.promptTokens, mt.genTokens, mt.prefixQueries, mt.prefixHits, mt.preempt, mt.info, mt.draftTokens, mt.accepted} {
 		ch <- d
 	}
 }
@@ -199,6 +204,8 @@ func (mt *metrics) Collect(ch chan<- prometheus.Metric) {
 			{mt.prefixQueries, prometheus.CounterValue, float64(st.KV.QueryTokens)},
 			{mt.prefixHits, prometheus.CounterValue, float64(st.KV.HitTokens)},
 			{mt.preempt, prometheus.CounterValue, float64(st.Preemptions)},
+			{mt.draftTokens, prometheus.CounterValue, float64(st.DraftTokens)},
+			{mt.accepted, prometheus.CounterValue, float64(st.AcceptedTokens)},
 		} {
 			ch <- prometheus.MustNewConstMetric(v.d, v.t, v.v, m.Name)
 		}

@@ -193,6 +193,8 @@ func TestMetrics(t *testing.T) {
 		{metricPrefixHits, tiny, float64(st.KV.HitTokens)},
 		{metricHitRate, tiny, st.KV.HitRate()},
 		{metricPreemptions, tiny, 0},
+		{metricDraftTokens, tiny, 0},
+		{metricAccepted, tiny, 0},
 		{metricInfo, map[string]string{"version": Version}, 1},
 	}
 	for _, c := range cases {

@@ -301,12 +301,25 @@ type usage struct {
 	PromptTokensDetails struct {
 		CachedTokens int `json:"cached_tokens"`
 	} `json:"prompt_tokens_details"`
+	// CompletionTokensDetails, with speculative decoding only, counts
+	// the draft tokens the model accepted and rejected, in the fields
+	// OpenAI gives its predicted outputs.
+	CompletionTokensDetails *completionDetails `json:"completion_tokens_details,omitempty"`
+}
+
+// completionDetails is the usage's completion_tokens_details.
+type completionDetails struct {
+	Accepted int `json:"accepted_prediction_tokens"`
+	Rejected int `json:"rejected_prediction_tokens"`
 }
 
 func usageOf(res runner.Result) *usage {
 	u := &usage{PromptTokens: res.PromptTokens, CompletionTokens: res.CompletionTokens,
 		TotalTokens: res.PromptTokens + res.CompletionTokens}
 	u.PromptTokensDetails.CachedTokens = res.CachedTokens
+	if res.DraftTokens > 0 {
+		u.CompletionTokensDetails = &completionDetails{Accepted: res.AcceptedTokens, Rejected: res.DraftTokens - res.AcceptedTokens}
+	}
 	return u
 }
 

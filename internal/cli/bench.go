@@ -40,6 +40,9 @@ type benchFlags struct {
 	jsonOut, noMmap, mlock bool
 	noWarmup, progress     bool
 	kvType                 string
+	spec                   specFlags
+	specPrompt             string
+	specOnly               bool
 }
 
 // newBenchCmd is 'saji bench': llama-bench's prompt-processing and
@@ -64,11 +67,17 @@ func newBenchCmd() *cobra.Command {
 			"-ngl puts the last N layers on the GPU (CUDA, Metal): -1 (the default) as many as\n" +
 			"fit, 0 none. The backend column says where a test ran, and the ngl column (the\n" +
 			"JSON's n_gpu_layers) how many layers were on the GPU: without a GPU, or when the\n" +
-			"model does not load on it, the tests run on the CPU.",
+			"model does not load on it, the tests run on the CPU.\n\n" +
+			"--draft FILE (-md) or --lookup adds the speculative test specN after the others:\n" +
+			"N tokens generated greedily from one prompt (--spec-prompt, or 32 random tokens),\n" +
+			"by plain decoding and by speculative decoding in turn, -r times each. Its table\n" +
+			"gives the median decode speed of each, the speed-up, the share of draft tokens\n" +
+			"accepted, the tokens a decode step made, and whether both outputs were the same.",
 		Example: "  saji bench -m model.gguf\n" +
 			"  saji bench -m model.gguf -t 1,2,4 -p 128 -n 32 -r 3 --json\n" +
 			"  saji bench -m model.gguf -ngl 0,16,99\n" +
-			"  saji bench -m model.gguf -p 0 -n 64 -d 0,4096,16384",
+			"  saji bench -m model.gguf -p 0 -n 64 -d 0,4096,16384\n" +
+			"  saji bench -m model-q8_0.gguf --draft model-q4_k_m.gguf -p 0 -n 128 -t 2",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
@@ -94,6 +103,9 @@ func newBenchCmd() *cobra.Command {
 	f.StringVar(&bf.gpuLayers, "n-gpu-layers", bf.gpuLayers, "GPU layer counts to test, comma-separated (-1: as many as fit, 0: none; also -ngl)")
 	f.StringVar(&bf.gpuLayers, "gpu-layers", bf.gpuLayers, "GPU layer counts to test (Saji's name for --n-gpu-layers)")
 	f.MarkHidden("gpu-layers")
+	bf.spec.register(f)
+	f.StringVar(&bf.specPrompt, "spec-prompt", "", "prompt `TEXT` of the speculative test (default: 32 random tokens)")
+	f.BoolVar(&bf.specOnly, "spec-only", false, "run the speculative test alone, without the pp and tg tests")
 	return cmd
 }
 
@@ -222,13 +234,23 @@ func runBench(ctx context.Context, bf *benchFlags, stdout, stderr io.Writer) err
 	}
 	maxCtx += slices.Max(depths)
 
-	var rep benchReporter = &markdownReporter{w: stdout, showKV: kv != quant.TypeF16, showNGL: showNGL}
+	if _, err := bf.spec.speculative(); err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	var rep benchReporter = &markdownReporter{w: stdout, showKV: kv != quant.TypeF16, showNGL: showNGL, bm: bm}
 	if bf.jsonOut {
-		rep = &jsonReporter{w: stdout}
+		rep = &jsonReporter{w: stdout, bm: bm}
 	}
 	rep.header()
 	rng := rand.New(rand.NewPCG(1, 2))
-	for i, run := range benchRuns(threads, ngls) {
+	runs := benchRuns(threads, ngls)
+	if bf.specOnly {
+		if bf.spec.draft == "" && !bf.spec.lookup {
+			return errors.New("bench: --spec-only needs --draft FILE or --lookup")
+		}
+		runs = nil
+	}
+	for i, run := range runs {
 		backend := cpu.New(run.threads)
 		bm.kernels = kernelsOf(backend)
 		placed, err := offload.Load(ctx, f, offload.Options{Request: offload.Request{GPULayers: run.ngl, Context: maxCtx,
@@ -249,6 +271,11 @@ func runBench(ctx context.Context, bf *benchFlags, stdout, stderr io.Writer) err
 			err = fmt.Errorf("bench: %w", cerr)
 		}
 		if err != nil {
+			return err
+		}
+	}
+	if bf.spec.draft != "" || bf.spec.lookup {
+		if err := runSpecBench(ctx, bf, threads, gens, ngls[0], rep, stderr); err != nil {
 			return err
 		}
 	}
@@ -479,14 +506,18 @@ func intList(flag, s string, least int) ([]int, error) {
 type benchReporter interface {
 	header()
 	test(bm *benchModel, t *benchTest)
+	spec(t *specTest)
 	footer()
 }
 
 // markdownReporter prints llama-bench's markdown table.
 type markdownReporter struct {
-	w       io.Writer
-	showKV  bool
-	showNGL bool
+	w          io.Writer
+	showKV     bool
+	showNGL    bool
+	bm         *benchModel // the model of the speculative tests
+	specHeader bool        // the speculative tests' header is printed
+	printed    bool        // the tests' header is printed
 }
 
 // benchColumn is a column of the table: its title and width (negative:
@@ -521,7 +552,12 @@ func (r *markdownReporter) columns() []benchColumn {
 		}})
 }
 
-func (r *markdownReporter) header() {
+// header does nothing: the first test prints the header, so that a run of
+// the speculative test alone (--spec-only) prints no empty table.
+func (r *markdownReporter) header() {}
+
+// tableHeader prints the tests' header.
+func (r *markdownReporter) tableHeader() {
 	var title, rule strings.Builder
 	for _, c := range r.columns() {
 		fmt.Fprintf(&title, "| %*s ", c.width, c.title)
@@ -536,6 +572,10 @@ func (r *markdownReporter) header() {
 }
 
 func (r *markdownReporter) test(bm *benchModel, t *benchTest) {
+	if !r.printed {
+		r.printed = true
+		r.tableHeader()
+	}
 	var line strings.Builder
 	for _, c := range r.columns() {
 		fmt.Fprintf(&line, "| %*s ", c.width, c.value(bm, t))
@@ -600,6 +640,7 @@ type benchRecord struct {
 type jsonReporter struct {
 	w     io.Writer
 	count int
+	bm    *benchModel // the model of the speculative tests
 }
 
 func (r *jsonReporter) header() { fmt.Fprint(r.w, "[\n") }
@@ -624,8 +665,13 @@ func (r *jsonReporter) test(bm *benchModel, t *benchTest) {
 	if bm.gpu != "" {
 		rec.Backends, rec.GPUInfo = bm.gpu, bm.device
 	}
+	r.write(rec)
+}
+
+// write prints rec as the array's next element.
+func (r *jsonReporter) write(rec any) {
 	b, err := json.MarshalIndent(rec, "  ", "  ")
-	if err != nil { // cannot happen: the record has no unencodable values
+	if err != nil { // cannot happen: the records have no unencodable values
 		b = []byte("{}")
 	}
 	if r.count > 0 {

@@ -28,6 +28,7 @@ type runFlags struct {
 	gpuLayers                 int
 	quiet                     bool
 	params                    sample.Params
+	spec                      specFlags
 }
 
 // newRunCmd is 'saji run': generate from a prompt, or chat in the terminal.
@@ -99,6 +100,7 @@ func newRunCmd() *cobra.Command {
 	f.Float32Var(&p.PresencePenalty, "presence-penalty", p.PresencePenalty, "presence penalty (0: off)")
 	f.Float32Var(&p.FrequencyPenalty, "frequency-penalty", p.FrequencyPenalty, "frequency penalty (0: off)")
 	f.Int64VarP(&p.Seed, "seed", "s", p.Seed, "random seed (-1: random)")
+	rf.spec.register(f)
 	return cmd
 }
 
@@ -124,6 +126,9 @@ func (rf *runFlags) check() error {
 	if err := rf.params.Validate(); err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
+	if _, err := rf.spec.speculative(); err != nil {
+		return fmt.Errorf("run: %w", err)
+	}
 	return nil
 }
 
@@ -141,8 +146,13 @@ type generator struct {
 // scheduler.DefaultContext), in the same attempt, so that a cache the GPU
 // cannot hold sends the model to the CPU with it.
 func openRunModel(ctx context.Context, rf *runFlags, kv quant.Type) (*runner.Model, error) {
+	spec, err := rf.spec.speculative()
+	if err != nil {
+		return nil, err
+	}
 	return runner.Load(ctx, rf.modelPath, runner.LoadOptions{Threads: rf.threads, GPULayers: rf.gpuLayers,
-		Scheduler: scheduler.Config{Context: rf.nCtx, KVType: strings.ToLower(kv.String()), Parallel: 1, MaxSeqs: 1}})
+		Scheduler:   scheduler.Config{Context: rf.nCtx, KVType: strings.ToLower(kv.String()), Parallel: 1, MaxSeqs: 1},
+		Speculative: spec})
 }
 
 // notePlacement tells errw where the model runs, unless quiet (see
@@ -169,6 +179,17 @@ type genStats struct {
 	genTime      time.Duration // from the first token to the last
 	interrupted  bool          // the context was cancelled
 	full         bool          // the context filled up
+	draft        int           // draft tokens verified (speculative decoding)
+	accepted     int           // of which accepted
+}
+
+// draftNote is the statistics' note on speculative decoding, "" without
+// it.
+func (st genStats) draftNote() string {
+	if st.draft == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; draft: %d of %d accepted (%.0f%%)", st.accepted, st.draft, 100*float64(st.accepted)/float64(st.draft))
 }
 
 // decodeRate is the generation speed: the tokens after the first over the
@@ -226,6 +247,7 @@ func (g *generator) generate(ctx context.Context, req runner.Request, w io.Write
 	})
 	st.promptEval = res.PromptTokens - res.CachedTokens
 	st.promptTime, st.genTokens, st.genTime = res.PromptTime, res.CompletionTokens, res.GenTime
+	st.draft, st.accepted = res.DraftTokens, res.AcceptedTokens
 	switch {
 	case ctx.Err() != nil:
 		st.interrupted = true
@@ -279,10 +301,10 @@ func (g *generator) report(errw io.Writer, st genStats, single bool) {
 		fmt.Fprintf(errw, "saji: the context of %d tokens is full; generation stopped (raise --ctx)\n", g.m.Info.Context)
 	}
 	if single {
-		fmt.Fprintf(errw, "prompt: %d tokens, %.1f tokens/s; generated: %d tokens, %.1f tokens/s\n",
-			st.promptTokens, rate(st.promptEval, st.promptTime), st.genTokens, st.decodeRate())
+		fmt.Fprintf(errw, "prompt: %d tokens, %.1f tokens/s; generated: %d tokens, %.1f tokens/s%s\n",
+			st.promptTokens, rate(st.promptEval, st.promptTime), st.genTokens, st.decodeRate(), st.draftNote())
 	} else {
-		fmt.Fprintf(errw, "[%d tokens, %.1f tokens/s]\n", st.genTokens, st.decodeRate())
+		fmt.Fprintf(errw, "[%d tokens, %.1f tokens/s%s]\n", st.genTokens, st.decodeRate(), st.draftNote())
 	}
 }
 

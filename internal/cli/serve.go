@@ -40,6 +40,7 @@ type serveFlags struct {
 	apiKeys   []string
 	cors      []string
 	local     localFlags
+	spec      specFlags
 }
 
 // newServeCmd is 'saji serve': the local API.
@@ -88,7 +89,11 @@ func newServeCmd() *cobra.Command {
 			"loopback address whose Host is not this machine (DNS rebinding) is refused.\n\n" +
 			"--gpu-layers (-ngl) puts the last N layers of each model on the GPU (CUDA, Metal):\n" +
 			"-1 (the default) as many as fit with the KV cache, 0 none. When there is no GPU, or\n" +
-			"the model does not load on it, the model runs on the CPU, and the load says why.",
+			"the model does not load on it, the model runs on the CPU, and the load says why.\n\n" +
+			"--draft (-md) FILE speeds up the models given with -m by speculative decoding: the\n" +
+			"small draft model of the same vocabulary proposes up to --draft-max tokens, which\n" +
+			"one forward pass of the model verifies; the output is the model's own. --lookup\n" +
+			"drafts without a model, from the prompt (for replies that repeat their input).",
 		Example: "  saji serve -m qwen2.5-1.5b-instruct-q4_k_m.gguf\n" +
 			"  saji serve --models-dir ~/models --keep-alive 10m --max-loaded 2\n" +
 			"  saji serve -m model.gguf --port 8080 --ctx 8192 --max-seqs 8\n" +
@@ -120,6 +125,7 @@ func newServeCmd() *cobra.Command {
 	f.StringArrayVar(&sf.apiKeys, "api-key", nil, "require this bearer `KEY` (repeat for several; also SAJI_API_KEY)")
 	f.StringArrayVar(&sf.cors, "cors", nil, "also allow cross-origin requests from this `ORIGIN` (repeat; one * as a wildcard, https://*.example.com; * for any)")
 	sf.local.register(f, "")
+	sf.spec.register(f)
 	return cmd
 }
 
@@ -182,16 +188,27 @@ func runServe(ctx context.Context, sf *serveFlags, errw io.Writer) error {
 		}
 	}
 	l := sf.local
+	spec, err := sf.spec.speculative()
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
 	load := runner.LoadOptions{Threads: l.threads, GPULayers: sf.local.gpuLayers, Scheduler: l.scheduler()}
+	if spec.Lookup {
+		load.Speculative = spec // any model can look up its prompt
+	}
 	rn := runner.New(runner.Config{Logger: slog.Default(), ModelsDir: sf.dir, Library: lib, Load: load, KeepAlive: sf.keepAlive,
 		MaxLoaded: max(sf.maxLoaded, len(sf.models)+1), Aliases: aliases})
 	defer rn.Close()
 	srv := server.New(server.Config{Runner: rn, APIKeys: sf.apiKeys, CORSOrigins: sf.cors, Hosts: []string{sf.host},
 		Logger: slog.Default(), Remotes: remotes, Routes: routes})
 	defer srv.Close()
+	// The draft model drafts for the models given with -m, which must
+	// share its vocabulary.
+	pinned := load
+	pinned.Speculative = spec
 	for _, path := range sf.models {
 		start := time.Now()
-		m, err := runner.Load(ctx, path, load)
+		m, err := runner.Load(ctx, path, pinned)
 		if err != nil {
 			return fmt.Errorf("serve: %w", err)
 		}
@@ -295,8 +312,9 @@ func registerGPULayers(f *pflag.FlagSet, p *int, note string) {
 	f.MarkHidden("n-gpu-layers")
 }
 
-// llamaArgs rewrites llama.cpp's multi-letter short flag -ngl (-ngl N,
-// -ngl=N), which a flag parser reads as -n -g -l, to --n-gpu-layers, so
+// llamaArgs rewrites llama.cpp's multi-letter short flags -ngl (-ngl N,
+// -ngl=N), which a flag parser reads as -n -g -l, to --n-gpu-layers, and
+// -md to --draft, so
 // that the command lines people bring from llama.cpp work. Arguments after
 // "--" are left alone.
 func llamaArgs(args []string) []string {
@@ -310,6 +328,10 @@ func llamaArgs(args []string) []string {
 			out[i] = "--n-gpu-layers"
 		case strings.HasPrefix(a, "-ngl="):
 			out[i] = "--n-gpu-layers=" + a[len("-ngl="):]
+		case a == "-md":
+			out[i] = "--draft"
+		case strings.HasPrefix(a, "-md="):
+			out[i] = "--draft=" + a[len("-md="):]
 		}
 	}
 	return out

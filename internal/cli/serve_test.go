@@ -212,6 +212,8 @@ func TestLlamaArgs(t *testing.T) {
 		{[]string{"run", "-ngl=0", "-n", "5"}, []string{"run", "--n-gpu-layers=0", "-n", "5"}},
 		{[]string{"run", "-m", "x", "--", "-ngl"}, []string{"run", "-m", "x", "--", "-ngl"}},
 		{[]string{"bench", "-nglx", "--ngl"}, []string{"bench", "-nglx", "--ngl"}},
+		{[]string{"run", "-m", "x", "-md", "d.gguf"}, []string{"run", "-m", "x", "--draft", "d.gguf"}},
+		{[]string{"serve", "-md=d.gguf", "-mdx"}, []string{"serve", "--draft=d.gguf", "-mdx"}},
 		{nil, []string{}},
 	}
 	for _, tt := range tests {

@@ -1,0 +1,154 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"saji/engine/gguf"
+	"saji/engine/scheduler"
+	"saji/engine/synth/synthtest"
+	"saji/engine/tokenizer"
+	"saji/internal/refdata"
+)
+
+func TestLookup(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		tokens []int32
+		n      int
+		want   []int32
+	}{
+		{"no repeat", []int32{1, 2, 3, 4}, 3, nil},
+		{"one token", []int32{7}, 3, nil},
+		{"the continuation of a 4-gram", []int32{1, 2, 3, 4, 5, 6, 9, 1, 2, 3, 4}, 2, []int32{5, 6}},
+		{"the longest n-gram wins over a later shorter one", []int32{1, 2, 3, 8, 0, 3, 9, 1, 2, 3}, 2, []int32{8, 0}},
+		{"the latest occurrence", []int32{5, 1, 5, 2, 5}, 3, []int32{2, 5}},
+		{"cut at the end", []int32{1, 2, 1}, 5, []int32{2, 1}},
+		{"a run of one token", []int32{4, 4, 4}, 4, []int32{4}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := Lookup{}.Draft(context.Background(), tc.tokens, tc.n)
+			if err != nil || !slices.Equal(got, tc.want) {
+				t.Errorf("Draft(%v, %d) = %v, %v; want %v", tc.tokens, tc.n, got, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestPickDraft(t *testing.T) {
+	target := DraftCandidate{Path: "8b.gguf", VocabHash: 7, Size: 8000}
+	for _, tc := range []struct {
+		name   string
+		models []DraftCandidate
+		want   string
+	}{
+		{"none", nil, ""},
+		{"only itself", []DraftCandidate{target}, ""},
+		{"another vocabulary", []DraftCandidate{{"other.gguf", 8, 800}}, ""},
+		{"an unknown vocabulary", []DraftCandidate{{"unknown.gguf", 0, 800}}, ""},
+		{"too big", []DraftCandidate{{"4b.gguf", 7, 4000}}, ""},
+		{"a quarter", []DraftCandidate{{"2b.gguf", 7, 2000}}, "2b.gguf"},
+		{"nearest a tenth", []DraftCandidate{{"2b.gguf", 7, 2000}, {"1b.gguf", 7, 900}, {"tiny.gguf", 7, 50}}, "1b.gguf"},
+		{"a tenth over a twentieth", []DraftCandidate{{"half.gguf", 7, 400}, {"tenth.gguf", 7, 800}}, "tenth.gguf"},
+		{"the smaller of two as near", []DraftCandidate{{"a.gguf", 7, 1600}, {"b.gguf", 7, 400}}, "b.gguf"},
+		{"no size", []DraftCandidate{{"empty.gguf", 7, 0}}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := PickDraft(target, tc.models)
+			if ok != (tc.want != "") || got.Path != tc.want {
+				t.Errorf("PickDraft = %q, %v; want %q", got.Path, ok, tc.want)
+			}
+		})
+	}
+}
+
+// tokenizerOf reads the tokenizer of the GGUF file at path.
+func tokenizerOf(t *testing.T, path string) *tokenizer.Tokenizer {
+	t.Helper()
+	f, err := gguf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tk, err := tokenizer.FromGGUF(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tk
+}
+
+// TestDraftVocab checks that a draft of another vocabulary is refused,
+// with the difference named, at load and by CheckDraftVocab, and that the
+// same vocabulary has the same VocabHash.
+func TestDraftVocab(t *testing.T) {
+	target, err := tinyPath()
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(refdata.Dir(t), "models", "stories260K.gguf")
+	a, b := tokenizerOf(t, target), tokenizerOf(t, other)
+	if err := CheckDraftVocab(a, a); err != nil {
+		t.Errorf("the same vocabulary: %v", err)
+	}
+	err = CheckDraftVocab(a, b)
+	if !errors.Is(err, ErrDraftVocab) || !strings.Contains(err.Error(), "tokens") {
+		t.Errorf("another vocabulary: %v", err)
+	}
+	if VocabHash(a) == VocabHash(b) || VocabHash(a) != VocabHash(tokenizerOf(t, target)) {
+		t.Error("VocabHash does not tell the vocabularies apart")
+	}
+	_, err = Load(context.Background(), target, LoadOptions{Threads: 2, Scheduler: scheduler.Config{Context: 128},
+		Speculative: Speculative{Draft: other}})
+	if !errors.Is(err, ErrDraftVocab) || !strings.Contains(err.Error(), "stories260K") {
+		t.Errorf("load with a draft of another vocabulary: %v", err)
+	}
+}
+
+// TestSpeculativeRunner generates through the runner with a draft model
+// (the target's weights at a smaller type) and with prompt lookup: the
+// text is the plain text, and the result counts the drafts.
+func TestSpeculativeRunner(t *testing.T) {
+	target, err := tinyPath()
+	if err != nil {
+		t.Fatal(err)
+	}
+	draft, err := synthtest.Tiny("q4_k_m", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prompt := "the cat sat on the mat and the dog sat on the log, the cat sat on the"
+	for _, sp := range []Speculative{{Draft: draft, DraftMax: 4}, {Lookup: true}, {Draft: draft, DraftMax: 16, DraftMin: 2}} {
+		m, err := Load(context.Background(), target, LoadOptions{Threads: 2, Scheduler: scheduler.Config{Context: 128, MaxSeqs: 2},
+			Speculative: sp})
+		if err != nil {
+			t.Fatal(err)
+		}
+		gen := func(noDraft bool) (string, Result) {
+			var sb strings.Builder
+			res, err := m.Generate(context.Background(), Request{Prompt: prompt, MaxTokens: 24, IgnoreEOS: true, NoDraft: noDraft},
+				func(p Piece) error { sb.WriteString(p.Text); return nil })
+			if err != nil {
+				t.Fatal(err)
+			}
+			return sb.String(), res
+		}
+		plain, pres := gen(true)
+		for range 2 { // the second reuses the draft's session
+			text, res := gen(false)
+			if text != plain || res.CompletionTokens != pres.CompletionTokens {
+				t.Errorf("%+v: %q (%d tokens), plain %q (%d)", sp, text, res.CompletionTokens, plain, pres.CompletionTokens)
+			}
+			if res.DraftTokens == 0 || res.AcceptedTokens > res.DraftTokens || pres.DraftTokens != 0 {
+				t.Errorf("%+v: %d of %d draft tokens accepted; plain %d", sp, res.AcceptedTokens, res.DraftTokens, pres.DraftTokens)
+			}
+			t.Logf("%+v: acceptance %.2f of %d", sp, res.AcceptanceRate(), res.DraftTokens)
+		}
+		if err := m.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
