@@ -35,6 +35,9 @@ func (o *optionalTemplates) Skip(args ...any) { o.absent = true; o.TB.Log(args..
 // seeds are the reference templates and, under testdata/fuzz, the
 // hostile shapes of issue #23.
 func FuzzTemplate(f *testing.F) {
+	if testing.Short() {
+		f.Skip("renders every reference template several times: the tests without -short run the seeds")
+	}
 	f.Add(ChatMLSource)
 	f.Add(`{{ bos_token }}{% for m in messages %}[{{ m.role }}] {{ m.content }}{% if m.tool_calls %}{{ m.tool_calls|tojson }}{% endif %}{% endfor %}{% if tools %}{{ tools|tojson(indent=2) }}{% endif %}{% if add_generation_prompt %}[assistant]{% endif %}`)
 	o := &optionalTemplates{TB: f}

@@ -151,6 +151,9 @@ func openFiles() int {
 // connection is closed without one) and the server answers afterwards;
 // at the end, goroutines and open files are back to where they were.
 func TestAbuse(t *testing.T) {
+	if testing.Short() {
+		t.Skip("sends 60 MB of bodies: the tests without -short and make probe run it")
+	}
 	a := newAbuseServer(t)
 	a.alive(t) // tiny is loaded: the baseline counts its goroutines
 	goBefore, _ := quiesce(a.hs.Client())
