@@ -3,49 +3,20 @@ package cli
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 )
 
-// pullProcessEnv, set in a child's environment, makes TestPullProcess run
-// one `saji pull`: its value is the models folder, the downloads folder
-// and the argument, separated by newlines.
-const pullProcessEnv = "SAJI_TEST_PULL_PROCESS"
-
-// TestPullProcess is one of TestPullTwoProcesses's pulls, in a process of
-// its own (this test binary run again): skipped otherwise.
-func TestPullProcess(t *testing.T) {
-	spec := os.Getenv(pullProcessEnv)
-	if spec == "" {
-		t.Skip("a child of TestPullTwoProcesses")
-	}
-	f := strings.Split(spec, "\n")
-	if len(f) != 3 {
-		t.Fatalf("%s: %q", pullProcessEnv, spec)
-	}
-	off := false
-	var stdout, stderr bytes.Buffer
-	cmd := newPullCmdWith(pullEnv{stateDir: f[1], terminal: &off})
-	cmd.SetOut(&stdout)
-	cmd.SetErr(&stderr)
-	cmd.SetArgs([]string{f[2], "--models-dir", f[0]})
-	err := cmd.Execute()
-	os.Stdout.WriteString(stdout.String())
-	os.Stderr.WriteString(stderr.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestPullTwoProcesses runs two `saji pull`s of one file at once, as two
-// processes sharing the models and downloads folders (as two terminals,
-// or a terminal and the app, do), against a fake hub that sends the file
-// slowly enough for them to overlap, for SAJI_PULL_ROUNDS rounds (2 by
-// default): both succeed, the file is sent once a round, and each round
+// processes (this test binary run again: TestGPUChild) sharing the models
+// and downloads folders (as two terminals, or a terminal and the app, do),
+// against a fake hub that sends the file slowly enough for them to
+// overlap, for SAJI_PULL_ROUNDS rounds (2 by default): both succeed, the file is sent once a round, and each round
 // leaves one library file whose sha256 is the hub's and no state behind.
 func TestPullTwoProcesses(t *testing.T) {
 	if testing.Short() {
@@ -59,19 +30,20 @@ func TestPullTwoProcesses(t *testing.T) {
 	const name = "Tiny-Q4_K_M.gguf"
 	want := sha256.Sum256(s.files[name])
 	s.hub.Throttle(int64(len(s.files[name])) * 2) // half a second a transfer
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
 	for round := range rounds {
 		dir := t.TempDir()
-		s.models, s.states = filepath.Join(dir, "models"), filepath.Join(dir, "downloads")
+		// Each child is `saji pull` with the defaults of a user's
+		// machine: the models and downloads folders in XDG_DATA_HOME.
+		data := filepath.Join(dir, "data")
+		s.models, s.states = filepath.Join(data, "saji", "models"), filepath.Join(data, "saji", "downloads")
+		args, _ := json.Marshal([]string{"pull", tinyRepo + ":Q4_K_M"})
 		var cmds [2]*exec.Cmd
-		var outs [2]bytes.Buffer
+		var logs [2]bytes.Buffer
 		for i := range cmds {
-			c := exec.Command(exe, "-test.run=^TestPullProcess$", "-test.count=1")
-			c.Env = append(os.Environ(), pullProcessEnv+"="+s.models+"\n"+s.states+"\n"+tinyRepo+":Q4_K_M")
-			c.Stdout, c.Stderr = &outs[i], &outs[i]
+			c := exec.Command(os.Args[0], "-test.run=^TestGPUChild$", "-test.count=1")
+			c.Env = append(os.Environ(), "XDG_DATA_HOME="+data, childArgs+"="+string(args),
+				"SAJI_CLI_OUT="+filepath.Join(dir, fmt.Sprint("out", i)), "SAJI_CLI_ERR="+filepath.Join(dir, fmt.Sprint("err", i)))
+			c.Stdout, c.Stderr = &logs[i], &logs[i]
 			if err := c.Start(); err != nil {
 				t.Fatal(err)
 			}
@@ -79,7 +51,8 @@ func TestPullTwoProcesses(t *testing.T) {
 		}
 		for i, c := range cmds {
 			if err := c.Wait(); err != nil {
-				t.Fatalf("round %d: pull %d: %v\n%s", round, i, err, outs[i].String())
+				errs, _ := os.ReadFile(filepath.Join(dir, fmt.Sprint("err", i)))
+				t.Fatalf("round %d: pull %d: %v\n%s\nstderr: %s", round, i, err, logs[i].String(), errs)
 			}
 		}
 		s.checkLanded(name)
