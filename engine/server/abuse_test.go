@@ -249,7 +249,13 @@ func TestAbuse(t *testing.T) {
 			return status
 		}},
 		{"client gone mid-stream", 200, func(t *testing.T) int {
-			return a.dropMidStream(t)
+			status := leaveMidStream(t, a.hs.Client(), a.hs.URL)
+			m, err := a.s.Runner().Model("tiny")
+			if err != nil {
+				t.Fatal(err)
+			}
+			waitIdle(t, m.Scheduler())
+			return status
 		}},
 	}
 	for _, c := range cases {
@@ -278,41 +284,4 @@ func TestAbuse(t *testing.T) {
 	if filesAfter > filesBefore+2 {
 		t.Errorf("open files leaked: %d before, %d after", filesBefore, filesAfter)
 	}
-}
-
-// dropMidStream starts a streamed completion that would run to the end
-// of the context, leaves after a few events and waits for the generation
-// to end and free its blocks. It returns the stream's status.
-func (a *abuseServer) dropMidStream(t *testing.T) int {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, a.hs.URL+"/v1/completions",
-		strings.NewReader(`{"model":"tiny","prompt":"the cat","stream":true,"ignore_eos":true}`))
-	resp, err := a.hs.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	br := bufio.NewReader(resp.Body)
-	for range 3 {
-		if _, err := br.ReadString('\n'); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cancel()
-	resp.Body.Close()
-	m, err := a.s.Runner().Model("tiny")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for end := time.Now().Add(time.Minute); ; time.Sleep(5 * time.Millisecond) {
-		st := m.Scheduler().Stats()
-		if st.Running == 0 && st.KV.Groups[0].Used == 0 {
-			break
-		}
-		if time.Now().After(end) {
-			t.Fatalf("the generation goes on after the client left: %+v", st)
-		}
-	}
-	return resp.StatusCode
 }
