@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -16,6 +18,7 @@ import (
 	"saji/engine/gguf"
 	"saji/engine/sample"
 	"saji/engine/scheduler"
+	"saji/engine/synth"
 )
 
 // mutantHang is how long one mutant's load and generation may take before
@@ -64,8 +67,8 @@ func (b mutantFile) build(head []byte, at uint32, patch []byte) []byte {
 // checkMutant writes data as a model file, loads it and generates a few
 // tokens, raw and as a chat. Errors are the expected outcome of most
 // mutants; a panic (which ends the test binary) or a load or generation
-// that runs past mutantHang fails.
-func checkMutant(t *testing.T, data []byte) {
+// that runs past mutantHang fails. It returns how far the mutant got.
+func checkMutant(t *testing.T, data []byte) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "mutant.gguf")
 	if err := os.WriteFile(path, data, 0o644); err != nil {
@@ -80,9 +83,11 @@ func checkMutant(t *testing.T, data []byte) {
 	select {
 	case what := <-done:
 		t.Log(what)
+		return what
 	case <-time.After(mutantHang + 10*time.Second): // the context's end was not heeded
 		buf := make([]byte, 1<<20)
 		t.Fatalf("a mutant's load and generation hang past %v:\n%s", mutantHang, buf[:runtime.Stack(buf, true)])
+		return ""
 	}
 }
 
@@ -117,8 +122,13 @@ func mutantSeeds(b mutantFile) [][3]any {
 		binary.LittleEndian.PutUint64(h[off:], v)
 		return h
 	}
+	layers := append([]byte(nil), head...) // a billion layers: a load hung
+	if i := bytes.Index(layers, []byte("llama.block_count")); i >= 0 {
+		binary.LittleEndian.PutUint32(layers[i+len("llama.block_count")+4:], 1_056_964_612)
+	}
 	return [][3]any{
 		{head, uint32(0), []byte(nil)},
+		{layers, uint32(0), []byte(nil)},
 		{put(8, 1<<62), uint32(0), []byte(nil)},         // tensor count
 		{put(16, 1<<62), uint32(0), []byte(nil)},        // metadata count
 		{put(24, 1<<63-1), uint32(0), []byte(nil)},      // first key's length
@@ -149,10 +159,11 @@ func FuzzLoadMutant(f *testing.F) {
 	})
 }
 
-// TestLoadMutants runs a fixed set of random mutants of the tiny model
-// through Load and a short generation (FuzzLoadMutant's property, for the
-// tests that do not fuzz): bytes of the header flipped, overwritten with
-// boundary values or cut, and tensor data patched.
+// TestLoadMutants runs random mutants of the tiny model through Load and a
+// short generation (FuzzLoadMutant's property, for the tests that do not
+// fuzz): bytes of the header flipped, overwritten with boundary values or
+// cut, and tensor data patched. It runs 48 of them, or as many as
+// SAJI_MUTANTS (a duration such as 10m) allows.
 func TestLoadMutants(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads dozens of models")
@@ -163,7 +174,13 @@ func TestLoadMutants(t *testing.T) {
 	}
 	r := rand.New(rand.NewPCG(23, 23))
 	boundary := []uint64{0, 1, 1<<31 - 1, 1 << 31, 1<<32 - 1, 1<<63 - 1, 1 << 63, 1<<64 - 1}
-	for i := range 48 {
+	n, until := 48, time.Time{}
+	if d, err := time.ParseDuration(os.Getenv("SAJI_MUTANTS")); err == nil && d > 0 {
+		n, until = 0, time.Now().Add(d)
+	}
+	outcomes := map[string]int{}
+	var i int
+	for i = 0; i < n || time.Now().Before(until); i++ {
 		head := append([]byte(nil), b.data[:b.head]...)
 		var at uint32
 		var patch []byte
@@ -189,7 +206,41 @@ func TestLoadMutants(t *testing.T) {
 			}
 		}
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
-			checkMutant(t, b.build(head, at, patch))
+			what, _, _ := strings.Cut(checkMutant(t, b.build(head, at, patch)), ":")
+			outcomes[what]++
+		})
+	}
+	t.Logf("%d mutants: %d refused at load, %d failed in a generation, %d ran", i, outcomes["load"],
+		outcomes["raw generation"]+outcomes["chat generation"], outcomes["ran"])
+}
+
+// TestLoadHostileHParams loads the tiny model with hyperparameters a
+// mutant found: each is refused with the reason, quickly, where a billion
+// layers hung the load while it grew a slice of them.
+func TestLoadHostileHParams(t *testing.T) {
+	src, err := tinyPath()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		set  map[string]any
+		want string
+	}{
+		{"a billion layers", map[string]any{"llama.block_count": uint32(1_056_964_612)}, "block count 1056964612"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "m.gguf")
+			if err := synth.WriteEdited(context.Background(), src, path, synth.Edit{Set: tc.set}); err != nil {
+				t.Fatal(err)
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if what := checkMutant(t, data); !strings.Contains(what, tc.want) {
+				t.Errorf("%s; want an error about %s", what, tc.want)
+			}
 		})
 	}
 }
