@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -163,7 +164,8 @@ func FuzzLoadMutant(f *testing.F) {
 // short generation (FuzzLoadMutant's property, for the tests that do not
 // fuzz): bytes of the header flipped, overwritten with boundary values or
 // cut, and tensor data patched. It runs 48 of them, or as many as
-// SAJI_MUTANTS (a duration such as 10m) allows.
+// SAJI_MUTANTS (a duration such as 10m) allows, drawn then from a new seed
+// (SAJI_MUTANTS_SEED draws a logged one again).
 func TestLoadMutants(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads dozens of models")
@@ -172,12 +174,16 @@ func TestLoadMutants(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := rand.New(rand.NewPCG(23, 23))
-	boundary := []uint64{0, 1, 1<<31 - 1, 1 << 31, 1<<32 - 1, 1<<63 - 1, 1 << 63, 1<<64 - 1}
-	n, until := 48, time.Time{}
+	n, until, seed := 48, time.Time{}, uint64(23)
 	if d, err := time.ParseDuration(os.Getenv("SAJI_MUTANTS")); err == nil && d > 0 {
-		n, until = 0, time.Now().Add(d)
+		n, until, seed = 0, time.Now().Add(d), uint64(time.Now().UnixNano())
 	}
+	if s, err := strconv.ParseUint(os.Getenv("SAJI_MUTANTS_SEED"), 10, 64); err == nil {
+		seed = s
+	}
+	t.Logf("seed %d", seed)
+	r := rand.New(rand.NewPCG(seed, seed))
+	boundary := []uint64{0, 1, 1<<31 - 1, 1 << 31, 1<<32 - 1, 1<<63 - 1, 1 << 63, 1<<64 - 1}
 	outcomes := map[string]int{}
 	var i int
 	for i = 0; i < n || time.Now().Before(until); i++ {
