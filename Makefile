@@ -24,7 +24,7 @@ ENGINE_PKGS = ./engine/... ./kernels/... ./internal/...
 # packages test; under emulation those two took fifteen minutes of CI.
 ARM64_PKGS  = $(filter-out saji/engine/server saji/internal/cli,$(NOGUI_PKGS))
 
-.PHONY: run build test deps-build deps-test vet lint unit race arm64 cross clients smoke package fit clean
+.PHONY: run build test deps-build deps-test vet lint unit probe race arm64 cross clients smoke package fit clean
 
 # MODEL=FILE.gguf opens the app with that model loaded.
 run: deps-build
@@ -34,7 +34,7 @@ build: deps-build
 	@mkdir -p $(dir $(BIN))
 	$(GO) build -o $(BIN) .
 
-test: deps-test vet lint unit race arm64 cross clients smoke package fit  # .ci/run lists the same steps
+test: deps-test vet lint unit probe race arm64 cross clients smoke package fit  # .ci/run lists the same steps
 	@echo "make test: all checks passed"
 
 deps-build:
@@ -57,6 +57,38 @@ lint:
 unit:
 	@echo "== go test"
 	$(GO) test -count=1 ./...
+
+# The probes of issue #23, as an attacker and a careless user would send
+# them: nothing a file, a page or a request sends may crash Saji, hang it
+# or leak from it (the bounds are listed in ARCHITECTURE.md). A short fuzz
+# pass, PROBE_FUZZTIME each, over GGUF headers (gguf FuzzOpen), templates
+# through the interpreter (jinja FuzzParseRender) and down a model's path
+# with the real limits (chat FuzzTemplate), and mutants of the tiny model
+# through load and a short generation (runner FuzzLoadMutant), each seeded
+# with the hostile shapes; random mutants of that model, PROBE_MUTANTS of
+# them (runner TestLoadMutants: blind where the fuzzer is guided, it found
+# a hang the fuzzer had not); the HTTP abuse against the production server,
+# each case's status and goroutines and open files back to their baseline
+# (server TestAbuse); two `saji pull`s of one file as two processes,
+# PROBE_ROUNDS rounds (cli TestPullTwoProcesses). The 60 s soak runs in
+# `clients`. A fuzz failure leaves its input under the package's
+# testdata/fuzz: commit it with the fix, as the regression test. The long
+# runs of the issue's closing note: make probe PROBE_FUZZTIME=10m
+# PROBE_MUTANTS=10m PROBE_ROUNDS=20.
+PROBE_FUZZTIME ?= 15s
+PROBE_MUTANTS  ?= 20s
+PROBE_ROUNDS   ?= 3
+PROBE_FUZZ      = $(GO) test -run '^$$' -fuzztime $(PROBE_FUZZTIME) -fuzzminimizetime 10s -timeout 30m -fuzz
+
+probe:
+	@echo "== probes (#23): fuzz GGUF headers, templates and model mutants ($(PROBE_FUZZTIME) each), random model mutants ($(PROBE_MUTANTS)), the HTTP abuse, two pulls as two processes"
+	$(PROBE_FUZZ) '^FuzzOpen$$' ./engine/gguf
+	$(PROBE_FUZZ) '^FuzzParseRender$$' ./engine/chat/jinja
+	$(PROBE_FUZZ) '^FuzzTemplate$$' ./engine/chat
+	$(PROBE_FUZZ) '^FuzzLoadMutant$$' ./engine/runner
+	SAJI_MUTANTS=$(PROBE_MUTANTS) $(GO) test -count=1 -timeout 30m -run '^TestLoadMutants$$' ./engine/runner
+	$(GO) test -count=1 -run '^TestAbuse$$' ./engine/server
+	SAJI_PULL_ROUNDS=$(PROBE_ROUNDS) $(GO) test -count=1 -run '^TestPullTwoProcesses$$' ./internal/cli
 
 race:
 	@echo "== go test -race -short (engine, kernels): the detector slows the kernels tenfold"

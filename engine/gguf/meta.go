@@ -152,7 +152,9 @@ func (f *File) Uint32(key string) (uint32, error) {
 	return uint32(n), nil
 }
 
-// maxLayers bounds the block count LayerUints expands a scalar to.
+// maxLayers bounds a file's block count (BlockCount): every reader of a
+// model does per-layer work before any tensor is checked, and a hostile
+// count of a billion hung a load and grew without bound.
 const maxLayers = 1 << 16
 
 // LayerUints returns a per-layer integer under key (such as
@@ -175,9 +177,6 @@ func (f *File) LayerUints(key string) ([]uint64, error) {
 		x, err := v.AsUint()
 		if err != nil {
 			return nil, fmt.Errorf("gguf: key %q: %w", k, err)
-		}
-		if n > maxLayers {
-			return nil, fmt.Errorf("gguf: block count %d is too large", n)
 		}
 		out := make([]uint64, n)
 		for i := range out {
@@ -226,8 +225,15 @@ func (f *File) ContextLength() (uint64, error) { return f.Uint(KeyContextLength)
 // EmbeddingLength returns <arch>.embedding_length (n_embd).
 func (f *File) EmbeddingLength() (uint64, error) { return f.Uint(KeyEmbeddingLength) }
 
-// BlockCount returns <arch>.block_count, the number of layers.
-func (f *File) BlockCount() (uint64, error) { return f.Uint(KeyBlockCount) }
+// BlockCount returns <arch>.block_count, the number of layers: at most
+// maxLayers, a larger count being a malformed file.
+func (f *File) BlockCount() (uint64, error) {
+	n, err := f.Uint(KeyBlockCount)
+	if err == nil && n > maxLayers {
+		return 0, fmt.Errorf("gguf: %w: block count %d is more than %d layers", ErrFormat, n, maxLayers)
+	}
+	return n, err
+}
 
 // FeedForwardLength returns <arch>.feed_forward_length (n_ff). Some
 // architectures store one value per layer: use LayerUints for those.

@@ -245,3 +245,30 @@ func TestValueBasics(t *testing.T) {
 		t.Error("Index out of range must give the zero Value")
 	}
 }
+
+// TestBlockCountBound checks that a block count past maxLayers is a
+// malformed file, for BlockCount and LayerUints alike.
+func TestBlockCountBound(t *testing.T) {
+	for _, tc := range []struct {
+		n  uint32
+		ok bool
+	}{{maxLayers, true}, {maxLayers + 1, false}, {1_056_964_612, false}} {
+		w := NewWriter()
+		for k, v := range map[string]any{KeyArchitecture: "llama", "llama.block_count": tc.n, "llama.attention.head_count": uint32(4)} {
+			if err := w.Set(k, v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		f, err := OpenBytes(encode(t, w))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := f.BlockCount()
+		if tc.ok != (err == nil) || (!tc.ok && !errors.Is(err, ErrFormat)) || (tc.ok && n != uint64(tc.n)) {
+			t.Errorf("block count %d: BlockCount = %d, %v", tc.n, n, err)
+		}
+		if heads, err := f.LayerUints(KeyHeadCount); tc.ok != (err == nil) || (tc.ok && len(heads) != int(tc.n)) {
+			t.Errorf("block count %d: LayerUints = %d values, %v", tc.n, len(heads), err)
+		}
+	}
+}

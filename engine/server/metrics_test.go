@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -246,21 +245,7 @@ func TestMetrics(t *testing.T) {
 	}
 
 	// A client that leaves mid-stream is a cancelled request.
-	ctx, cancel := context.WithCancel(context.Background())
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, hs.URL+"/v1/completions",
-		strings.NewReader(`{"model":"tiny","prompt":"the cat","stream":true,"ignore_eos":true}`))
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	br := bufio.NewReader(resp.Body)
-	for range 3 {
-		if _, err := br.ReadString('\n'); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cancel()
-	resp.Body.Close()
+	leaveMidStream(t, http.DefaultClient, hs.URL)
 	cancelled := map[string]string{"model_name": "tiny", "reason": "cancelled"}
 	deadline := time.Now().Add(time.Minute)
 	for value(scrape(t, hs.URL), metricFailure, cancelled) != 2 { // with the one cancelled before admission

@@ -293,10 +293,16 @@ func (s *Server) decodeJSON(w http.ResponseWriter, r *http.Request, v any) error
 			}
 		}
 	}
+	if err == nil {
+		return nil
+	}
+	// The connection closes after the reply: net/http would otherwise
+	// read what is left of the body before replying, with the deadline
+	// lifted, so that a client that stops sending midway held the
+	// connection and its goroutine without ever seeing the 408.
+	w.Header().Set("Connection", "close")
 	var tooBig *http.MaxBytesError
 	switch {
-	case err == nil:
-		return nil
 	case errors.As(err, &tooBig):
 		return &apiError{status: http.StatusRequestEntityTooLarge, typ: "invalid_request_error",
 			msg: fmt.Sprintf("the request body is larger than %d bytes", tooBig.Limit)}
@@ -307,8 +313,9 @@ func (s *Server) decodeJSON(w http.ResponseWriter, r *http.Request, v any) error
 	return &apiError{status: http.StatusBadRequest, typ: "invalid_request_error", msg: "invalid JSON: " + err.Error()}
 }
 
-// bodyTimeout bounds the time a request's body takes to arrive.
-const bodyTimeout = time.Minute
+// bodyTimeout bounds the time a request's body takes to arrive. It is a
+// variable so that a test can shorten it.
+var bodyTimeout = time.Minute
 
 // apiError is an error with the HTTP status and OpenAI error type it is
 // reported with.

@@ -217,27 +217,42 @@ func TestErrors(t *testing.T) {
 // the generation and frees its cache blocks.
 func TestDisconnect(t *testing.T) {
 	s, hs := newTestServer(t, Config{})
+	leaveMidStream(t, http.DefaultClient, hs.URL)
+	waitIdle(t, s.Runner().Models()[0].Scheduler())
+}
+
+// leaveMidStream starts a streamed completion on the server at url that
+// would run to the end of the context, and leaves after a few events, as
+// a client that goes away does. It returns the stream's status.
+func leaveMidStream(t *testing.T, client *http.Client, url string) int {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, hs.URL+"/v1/completions",
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url+"/v1/completions",
 		strings.NewReader(`{"model":"tiny","prompt":"the cat","stream":true,"ignore_eos":true}`))
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer resp.Body.Close()
 	br := bufio.NewReader(resp.Body)
 	for range 3 { // a few events in
 		if _, err := br.ReadString('\n'); err != nil {
 			t.Fatal(err)
 		}
 	}
-	cancel()
-	resp.Body.Close()
-	sched := s.Runner().Models()[0].Scheduler()
+	return resp.StatusCode
+}
+
+// waitIdle waits for sched to run nothing and hold no cache blocks: for a
+// minute, a hang detector.
+func waitIdle(t *testing.T, sched *scheduler.Scheduler) {
+	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for {
 		st := sched.Stats()
 		if st.Running == 0 && st.KV.Groups[0].Used == 0 {
-			break
+			return
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("the generation goes on after the client left: %+v", st)

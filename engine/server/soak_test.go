@@ -20,7 +20,8 @@ import (
 // duration such as 60s; skipped when unset): streamed chats, plain
 // completions and streams the client abandons after a few tokens. It
 // checks that no request fails, that every cancelled generation frees its
-// blocks, and that goroutines and heap come back to where they were.
+// blocks, and that goroutines, open files and heap come back to where
+// they were.
 func TestSoak(t *testing.T) {
 	d, err := time.ParseDuration(os.Getenv("SAJI_SOAK"))
 	if err != nil || d <= 0 {
@@ -35,7 +36,7 @@ func TestSoak(t *testing.T) {
 	var errs []string
 	// The first quarter warms up the buffers a full load keeps (recycled
 	// activations of every batch size); the baseline is taken after it.
-	var goBefore int
+	var goBefore, filesBefore int
 	var heapBefore uint64
 	load := func(d time.Duration, phase uint64) {
 		deadline := time.Now().Add(d)
@@ -70,6 +71,7 @@ func TestSoak(t *testing.T) {
 	}
 	load(d/4, 1)
 	goBefore, heapBefore = quiesce(client)
+	filesBefore = openFiles()
 	load(d-d/4, 2)
 	// Every generation ends and frees its blocks.
 	for end := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
@@ -81,14 +83,24 @@ func TestSoak(t *testing.T) {
 			t.Fatalf("generations still hold the scheduler after the soak: %+v", st)
 		}
 	}
-	goAfter, heapAfter := quiesce(client)
+	// The server closes its side of the connections the clients closed
+	// in a moment.
+	var goAfter, filesAfter int
+	var heapAfter uint64
+	for end := time.Now().Add(30 * time.Second); ; {
+		goAfter, heapAfter = quiesce(client)
+		filesAfter = openFiles()
+		if (goAfter <= goBefore+8 && filesAfter <= filesBefore+2) || time.Now().After(end) {
+			break
+		}
+	}
 	slices.Sort(latencies)
 	p99 := time.Duration(0)
 	if len(latencies) > 0 {
 		p99 = latencies[len(latencies)*99/100]
 	}
-	t.Logf("soak %v (the last %v measured against the first %v): %d completed, %d cancelled by the client, %d errors; p99 latency %v; goroutines %d -> %d; heap %.1f -> %.1f MiB",
-		d, d-d/4, d/4, counts["completed"], counts["cancelled"], counts["errors"], p99.Round(time.Millisecond), goBefore, goAfter,
+	t.Logf("soak %v (the last %v measured against the first %v): %d completed, %d cancelled by the client, %d errors; p99 latency %v; goroutines %d -> %d; open files %d -> %d; heap %.1f -> %.1f MiB",
+		d, d-d/4, d/4, counts["completed"], counts["cancelled"], counts["errors"], p99.Round(time.Millisecond), goBefore, goAfter, filesBefore, filesAfter,
 		float64(heapBefore)/(1<<20), float64(heapAfter)/(1<<20))
 	if counts["errors"] > 0 {
 		t.Errorf("%d requests failed: %v", counts["errors"], errs)
@@ -98,6 +110,9 @@ func TestSoak(t *testing.T) {
 	}
 	if goAfter > goBefore+8 {
 		t.Errorf("goroutines leaked: %d before, %d after", goBefore, goAfter)
+	}
+	if filesAfter > filesBefore+2 {
+		t.Errorf("open files leaked: %d before, %d after", filesBefore, filesAfter)
 	}
 	if heapAfter > heapBefore+heapBefore/4+8<<20 {
 		t.Errorf("the heap grew from %d to %d bytes", heapBefore, heapAfter)

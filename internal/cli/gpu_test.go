@@ -27,11 +27,11 @@ const childArgs = "SAJI_CLI_ARGS"
 // TestGPUChild runs the command line of SAJI_CLI_ARGS (a JSON array), with
 // its standard output and error in the files SAJI_CLI_OUT and SAJI_CLI_ERR,
 // and fails with its status. Without SAJI_CLI_ARGS it does nothing: it is
-// TestGPULayersEmulated's child.
+// the child of TestGPULayersEmulated and of TestPullTwoProcesses.
 func TestGPUChild(t *testing.T) {
 	raw := os.Getenv(childArgs)
 	if raw == "" {
-		t.Skip("the child of TestGPULayersEmulated")
+		t.Skip("the child of TestGPULayersEmulated and TestPullTwoProcesses")
 	}
 	var args []string
 	if err := json.Unmarshal([]byte(raw), &args); err != nil {

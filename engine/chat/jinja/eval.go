@@ -992,7 +992,12 @@ func (s *state) repeat(v Value, n int64) (Value, bool, error) {
 		return res, true, nil
 	}
 	if l, ok := v.(*List); ok {
-		if len(l.Items) > 0 && n > s.lim.MaxIterations/int64(len(l.Items)) {
+		if len(l.Items) == 0 || n == 0 {
+			// No items to count against the limits: [] * 2**62 looped
+			// 2**62 times without checking them.
+			return &List{Items: []Value{}, Tuple: l.Tuple}, true, nil
+		}
+		if n > s.lim.MaxIterations/int64(len(l.Items)) {
 			return nil, true, limitErrorf("list repetition too large")
 		}
 		if err := s.countIter(int64(len(l.Items)) * n); err != nil {

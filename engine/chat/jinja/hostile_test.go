@@ -114,6 +114,7 @@ var hostileRender = []hostileCase{
 	{"string repetition max", `{{ 'ab' * (9223372036854775807) }}`, KindLimit, ""},
 	{"list repetition", `{{ [1, 2] * (2**62) }}`, KindLimit, ""},
 	{"list repetition max", `{{ (9223372036854775807) * [1, 2] }}`, KindLimit, ""},
+	{"empty repetition", `{{ ([] * (2**62))|length }}{{ (9223372036854775807 * [])|length }}{{ [1] * 0 }}{{ ("" * (2**62))|length }}`, 0, "00[]0"},
 	{"range list", `{{ range(2**62)|list }}`, KindLimit, ""},
 	{"range big step", `{{ range(0, 9223372036854775807, 2**62)|list }}`, 0, "[0, 4611686018427387904]"},
 	{"range negative step", `{{ range(9223372036854775807, -2**63, -(2**62))|list }}`, 0, "[9223372036854775807, 4611686018427387903, -1, -4611686018427387905]"},
