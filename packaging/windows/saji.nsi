@@ -6,8 +6,9 @@
 ; %LOCALAPPDATA%\Programs\Saji, a Start menu entry, .gguf files opened with
 ; saji.exe "%1", an uninstaller listed in Add/Remove Programs with the version.
 ; The models, settings and database (%APPDATA%, %LOCALAPPDATA%\saji) are the
-; user's and stay on uninstall.
-Unicode true
+; user's and stay on uninstall. The installer is a 64-bit program, as Saji is
+; (and Wine without its 32-bit half runs it).
+Target amd64-unicode
 
 !ifndef VERSION
 	!error "define VERSION, VERSION_WIN, EXE, ICON and OUTFILE (see the top of saji.nsi)"
