@@ -14,6 +14,20 @@ SHOT      ?= bin/smoke-window.png
 # one) and g++ builds the CUDA emulator that runs them on the CPU in tests.
 DEB_BUILD := gcc pkg-config libgl1-mesa-dev xorg-dev
 DEB_TEST  := $(DEB_BUILD) xvfb x11-utils xdotool imagemagick libgl1-mesa-dri qemu-user-static libc6-arm64-cross clang-14 g++
+# The installers: mingw-w64 cross-compiles the Windows GUI with cgo (its
+# windres compiles the icon, manifest and version resource), nsis makes the
+# installer, wine runs the .exe's checks; dpkg-dev (dpkg-shlibdeps),
+# appstream and desktop-file-utils make and check the .deb, and debootstrap
+# the clean Debian 12 root it is installed into.
+# The Wine check also opens the app's window under Xvfb (.ci/xapp.sh).
+DEB_PACKAGE := $(DEB_BUILD) gcc-mingw-w64-x86-64-posix nsis wine wine64 zip unzip xz-utils dpkg-dev appstream desktop-file-utils debootstrap xvfb x11-utils imagemagick libgl1-mesa-dri
+
+# Version stamping: the packages and `saji version` carry the version (git
+# describe, .ci/version), the commit and the build date.
+VERSION    := $(shell ./.ci/version 2>/dev/null || echo dev)
+COMMIT     := $(shell git rev-parse HEAD 2>/dev/null)
+BUILD_DATE := $(shell date -u -d "@$${SOURCE_DATE_EPOCH:-$$(date +%s)}" +%Y-%m-%dT%H:%M:%SZ)
+export GO_LDFLAGS := -X saji/internal/cli.Version=$(VERSION) -X saji/internal/cli.Commit=$(COMMIT) -X saji/internal/cli.BuildDate=$(BUILD_DATE)
 
 # Packages that do not import Fyne: cross-built for darwin and windows and
 # tested on arm64 under qemu. ENGINE_PKGS also run under the race detector.
@@ -24,7 +38,7 @@ ENGINE_PKGS = ./engine/... ./kernels/... ./internal/...
 # packages test; under emulation those two took fifteen minutes of CI.
 ARM64_PKGS  = $(filter-out saji/engine/server saji/internal/cli,$(NOGUI_PKGS))
 
-.PHONY: run build test deps-build deps-test vet lint unit probe race arm64 cross clients smoke package fit clean
+.PHONY: run build test deps-build deps-test deps-package vet lint unit probe race arm64 cross clients smoke package fit clean
 
 # MODEL=FILE.gguf opens the app with that model loaded.
 run: deps-build
@@ -32,7 +46,7 @@ run: deps-build
 
 build: deps-build
 	@mkdir -p $(dir $(BIN))
-	$(GO) build -o $(BIN) .
+	$(GO) build -ldflags "$(GO_LDFLAGS)" -o $(BIN) .
 
 test: deps-test vet lint unit probe race arm64 cross clients smoke package fit  # .ci/run lists the same steps
 	@echo "make test: all checks passed"
@@ -44,6 +58,13 @@ deps-build:
 deps-test:
 	@./.ci/apt-ensure $(DEB_TEST)
 	@./.ci/go-ensure
+
+# The packaging tools and the clean Debian 12 root for the .deb's check:
+# network-bound, so .ci/run starts this in the background after deps-test.
+deps-package:
+	@./.ci/apt-ensure $(DEB_PACKAGE)
+	@./.ci/go-ensure
+	@./.ci/debian-root bin/debian12-root
 
 vet:
 	@echo "== gofmt and go vet"
@@ -124,9 +145,18 @@ smoke: build
 	$(GO) run ./internal/tools/tinymodel bin/tiny-chat.gguf
 	./.ci/smoke-window $(BIN) bin/tiny-chat.gguf $(SHOT)
 
-package: build
-	@echo "== fyne package -os linux: a tarball with the binary, a .desktop entry and the icon"
+# Every installer into bin/, each checked: the Linux tarball (installs in
+# ~/.local and uninstalls), the .deb (installed into a clean Debian 12 root,
+# where saji runs), and the Windows installer and portable zip (the .exe's
+# headless commands, the installer, the uninstaller and the window run
+# under Wine).
+package: build deps-package
+	@echo "== packages: Linux tarball and .deb, Windows installer and zip, each installed and run"
 	./.ci/package-linux $(BIN) bin/saji-linux-amd64.tar.xz
+	$(GO) run ./internal/tools/tinymodel bin/tiny-chat.gguf
+	./.ci/check-deb "$$(./.ci/package-deb $(BIN) bin)" bin/tiny-chat.gguf bin/debian12-root
+	./.ci/package-windows bin
+	WINE_WINDOW=1 ./.ci/check-wine bin bin/tiny-chat.gguf
 
 fit:
 	@echo "== the fit planner against reality: resident memory of the synthetic llama-1b Q4_K_M within 10% of its prediction"

@@ -11,7 +11,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -685,12 +684,8 @@ func (r *jsonReporter) footer() { fmt.Fprint(r.w, "\n]\n") }
 
 // buildRevision returns the VCS revision Saji was built from, or "unknown".
 func buildRevision() string {
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" && len(s.Value) >= 7 {
-				return s.Value[:7]
-			}
-		}
+	if c := BuildCommit(); c != "unknown" && len(c) >= 7 {
+		return c[:7]
 	}
 	return "unknown"
 }

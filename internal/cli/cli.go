@@ -25,17 +25,58 @@ import (
 	"saji/internal/instance"
 )
 
-// Version is Saji's version, set at link time with
-// -ldflags "-X saji/internal/cli.Version=v1.2.3".
-var Version = "dev"
-
-// Commit and BuildDate are the commit Saji was built from and when (RFC
-// 3339), set at link time as Version is; empty when the build did not set
-// them.
+// Version, Commit and BuildDate describe the build. The packaging step
+// (make package, .ci/stamp) sets them at link time with
+// -ldflags "-X saji/internal/cli.Version=0.1.0 -X saji/internal/cli.Commit=…
+// -X saji/internal/cli.BuildDate=2026-12-05T06:00:00Z"; BuildCommit and
+// BuildTime fall back to what the go command recorded for other builds.
 var (
-	Commit    string
-	BuildDate string
+	// Version is the release, from git describe ("dev" when unstamped).
+	Version = "dev"
+	// Commit is the full hash of the commit built.
+	Commit = ""
+	// BuildDate is when the binary was built, in RFC 3339, UTC.
+	BuildDate = ""
 )
+
+// BuildCommit returns the commit built: Commit, else the revision the go
+// command stamped (with "+dirty" for a modified tree), else "unknown".
+func BuildCommit() string {
+	if Commit != "" {
+		return Commit
+	}
+	if rev := buildSetting("vcs.revision"); rev != "" {
+		if buildSetting("vcs.modified") == "true" {
+			rev += "+dirty"
+		}
+		return rev
+	}
+	return "unknown"
+}
+
+// BuildTime returns BuildDate, else the time of the commit the go command
+// stamped, else "unknown".
+func BuildTime() string {
+	if BuildDate != "" {
+		return BuildDate
+	}
+	if t := buildSetting("vcs.time"); t != "" {
+		return t
+	}
+	return "unknown"
+}
+
+// buildSetting returns the go command's build setting key, or "".
+func buildSetting(key string) string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == key {
+				return s.Value
+			}
+		}
+	}
+	return ""
+}
 
 // Options configures the command line.
 type Options struct {
@@ -206,22 +247,16 @@ type BuildInfo struct {
 	Version, Commit, Date string
 }
 
-// Build returns this binary's version, commit and build date: what the
-// link set (Version, Commit, BuildDate), else what the Go toolchain
-// recorded from version control.
+// Build returns this binary's version, commit and build date (BuildCommit,
+// BuildTime), "" where unknown.
 func Build() BuildInfo {
-	b := BuildInfo{Version: Version, Commit: Commit, Date: BuildDate}
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range bi.Settings {
-			switch {
-			case s.Key == "vcs.revision" && b.Commit == "":
-				b.Commit = s.Value
-			case s.Key == "vcs.time" && b.Date == "":
-				b.Date = s.Value
-			}
+	known := func(s string) string {
+		if s == "unknown" {
+			return ""
 		}
+		return s
 	}
-	return b
+	return BuildInfo{Version: Version, Commit: known(BuildCommit()), Date: known(BuildTime())}
 }
 
 func newVersionCmd() *cobra.Command {
@@ -231,15 +266,10 @@ func newVersionCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			w := cmd.OutOrStdout()
-			b := Build()
-			fmt.Fprintf(w, "saji %s\n", b.Version)
-			fmt.Fprintf(w, "go   %s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
-			if b.Commit != "" {
-				fmt.Fprintf(w, "rev  %s\n", b.Commit)
-			}
-			if b.Date != "" {
-				fmt.Fprintf(w, "date %s\n", b.Date)
-			}
+			fmt.Fprintf(w, "saji   %s\n", Version)
+			fmt.Fprintf(w, "commit %s\n", BuildCommit())
+			fmt.Fprintf(w, "built  %s\n", BuildTime())
+			fmt.Fprintf(w, "go     %s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
 			return nil
 		},
 	}

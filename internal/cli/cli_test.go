@@ -40,7 +40,7 @@ func TestRoot(t *testing.T) {
 		{"a .gguf argument opens the app with it", []string{"x.GGUF"}, 0, "", "", 1},
 		{"several .gguf files", []string{"a.gguf", "b.gguf"}, 0, "", "", 1},
 		{"help", []string{"--help"}, 0, "headless", "", 0},
-		{"version", []string{"version"}, 0, "saji dev", "", 0},
+		{"version", []string{"version"}, 0, "saji   dev", "", 0},
 		{"version flag", []string{"--version"}, 0, "dev", "", 0},
 		{"unknown command", []string{"frobnicate"}, 1, "", "unknown command", 0},
 		{"stray argument to root", []string{"--verbose", "x"}, 1, "", "saji:", 0},
@@ -69,6 +69,42 @@ func TestRoot(t *testing.T) {
 			}
 			if opened == 1 && model != want {
 				t.Errorf("app opened with model %q, want %q", model, want)
+			}
+		})
+	}
+}
+
+func TestVersionStamp(t *testing.T) {
+	defer func(v, c, d string) { Version, Commit, BuildDate = v, c, d }(Version, Commit, BuildDate)
+	tests := []struct {
+		name                    string
+		version, commit, date   string
+		wantLines, notWantLines []string
+	}{
+		{"stamped by make package", "0.1.0-3-gabcdef1", "abcdef1234567890", "2026-12-05T06:00:00Z",
+			[]string{"saji   0.1.0-3-gabcdef1", "commit abcdef1234567890", "built  2026-12-05T06:00:00Z", "go     go"}, nil},
+		{"unstamped: the go command's build info or unknown", "dev", "", "",
+			[]string{"saji   dev", "commit ", "built  "}, []string{"commit \n", "built  \n"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			Version, Commit, BuildDate = tt.version, tt.commit, tt.date
+			out, errs, status := run(t, Options{}, "version")
+			if status != 0 {
+				t.Fatalf("status %d, stderr %q", status, errs)
+			}
+			for _, w := range tt.wantLines {
+				if !strings.Contains(out, w) {
+					t.Errorf("output %q lacks %q", out, w)
+				}
+			}
+			for _, w := range tt.notWantLines {
+				if strings.Contains(out, w) {
+					t.Errorf("output %q has %q", out, w)
+				}
+			}
+			if got := buildRevision(); tt.commit != "" && got != tt.commit[:7] {
+				t.Errorf("buildRevision() = %q, want %q", got, tt.commit[:7])
 			}
 		})
 	}
@@ -141,14 +177,3 @@ func TestHeadlessCommandsAreNotSingleInstance(t *testing.T) {
 	}
 }
 
-func TestVersionPrintsTheBuild(t *testing.T) {
-	oldV, oldC, oldD := Version, Commit, BuildDate
-	t.Cleanup(func() { Version, Commit, BuildDate = oldV, oldC, oldD })
-	Version, Commit, BuildDate = "v1.2.3", "abc123", "2026-12-05T06:00:00Z"
-	out, _, status := run(t, Options{}, "version")
-	for _, want := range []string{"saji v1.2.3", "rev  abc123", "date 2026-12-05T06:00:00Z"} {
-		if status != 0 || !strings.Contains(out, want) {
-			t.Errorf("status %d, output %q lacks %q", status, out, want)
-		}
-	}
-}
