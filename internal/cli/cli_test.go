@@ -176,4 +176,3 @@ func TestHeadlessCommandsAreNotSingleInstance(t *testing.T) {
 		t.Errorf("version with an app running: status %d, %q %q", status, out, errs)
 	}
 }
-

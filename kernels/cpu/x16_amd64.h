@@ -1,0 +1,36 @@
+// Shared by the sixteen-row kernels (avx512_q4kx16_amd64.s,
+// avx512_mxfp4x16_amd64.s).
+
+// X16ARGS loads a *tileArgs at a+0(FP) and the row count: SI the packed
+// weights (one stream over every group), R13 activation row 0, R9 the
+// bytes from one activation row to the next and R10 three times that,
+// R14 the blocks per row, BX the outputs, R11 the bytes from one
+// activation row's outputs to the next, DX the rows; Z31 0x0f in every
+// byte (the low nibbles' mask).
+#define X16ARGS \
+	MOVQ         a+0(FP), AX; \
+	MOVQ         0(AX), SI; \
+	MOVQ         16(AX), R13; \
+	MOVQ         24(AX), R9; \
+	LEAQ         (R9)(R9*2), R10; \
+	MOVQ         32(AX), R14; \
+	MOVQ         40(AX), BX; \
+	MOVQ         48(AX), R11; \
+	SHLQ         $2, R11; \
+	MOVQ         rows+8(FP), DX; \
+	MOVQ         $0x0f0f0f0f, R12; \
+	VPBROADCASTD R12, Z31
+
+// X16STORE4 stores acc - accMin (ACC minus MIN, four activation rows:
+// Z8-Z11 minus Z12-Z15 when MIN is set, else Z8-Z11) at BX, BX+R11, ...,
+// and moves BX to the next group's outputs. AX is scratch.
+#define X16STORE4 \
+	MOVQ    BX, AX; \
+	VMOVUPS Z8, (AX); \
+	ADDQ    R11, AX; \
+	VMOVUPS Z9, (AX); \
+	ADDQ    R11, AX; \
+	VMOVUPS Z10, (AX); \
+	ADDQ    R11, AX; \
+	VMOVUPS Z11, (AX); \
+	ADDQ    $64, BX
