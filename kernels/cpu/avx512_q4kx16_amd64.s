@@ -17,6 +17,12 @@
 	VPSLLD    $16, DST, T; \
 	VPORD     T, DST, DST
 
+// Q4MINS1(SB) adds sub-block SB's minimums times the activations' sum of
+// it (DI) to Z16.
+#define Q4MINS1(SB) \
+	Q4PAIRS16(192+16*SB, Z20, Z21); \
+	VPDPWSSD.BCST 260+4*SB(DI), Z20, Z16
+
 // Q4QUAD1(C, LO, HI) adds one quad of pair C (at R8, its activations at
 // R9) to LO (sub-block 2C) and HI (2C+1, sixteen times over).
 #define Q4QUAD1(C, LO, HI) \
@@ -93,23 +99,15 @@ x16quad:
 	VPADDD    Z4, Z0, Z0
 
 	// The minimums times the activations' sums, sub-block by sub-block.
-	VPXORD        Z16, Z16, Z16
-	Q4PAIRS16(192, Z20, Z21)
-	VPDPWSSD.BCST 260(DI), Z20, Z16
-	Q4PAIRS16(208, Z20, Z21)
-	VPDPWSSD.BCST 264(DI), Z20, Z16
-	Q4PAIRS16(224, Z20, Z21)
-	VPDPWSSD.BCST 268(DI), Z20, Z16
-	Q4PAIRS16(240, Z20, Z21)
-	VPDPWSSD.BCST 272(DI), Z20, Z16
-	Q4PAIRS16(256, Z20, Z21)
-	VPDPWSSD.BCST 276(DI), Z20, Z16
-	Q4PAIRS16(272, Z20, Z21)
-	VPDPWSSD.BCST 280(DI), Z20, Z16
-	Q4PAIRS16(288, Z20, Z21)
-	VPDPWSSD.BCST 284(DI), Z20, Z16
-	Q4PAIRS16(304, Z20, Z21)
-	VPDPWSSD.BCST 288(DI), Z20, Z16
+	VPXORD Z16, Z16, Z16
+	Q4MINS1(0)
+	Q4MINS1(1)
+	Q4MINS1(2)
+	Q4MINS1(3)
+	Q4MINS1(4)
+	Q4MINS1(5)
+	Q4MINS1(6)
+	Q4MINS1(7)
 
 	// [d, dmin]·x.d, one fused multiply-add each.
 	VCVTDQ2PS   Z0, Z0
