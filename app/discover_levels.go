@@ -459,7 +459,6 @@ func (v *discoverView) fillQuantTable(d repoDetails) {
 		cell.details.Importance = widget.LowImportance
 		cell.details.Hide()
 		mark := widget.NewLabel("Recommended")
-		mark.SizeName = theme.SizeNameCaptionText
 		mark.Importance = widget.HighImportance
 		mark.TextStyle.Bold = true
 		setVisible(mark, r.Recommended)

@@ -263,8 +263,8 @@ func TestDiscoverPlannerVerdicts(t *testing.T) {
 			t.Errorf("the quant table does not show %q and the RAM checks", q.Fit)
 		}
 		// The recommendation says why, in one sentence.
-		if !findLabelContaining(v.quantTable, "Recommended: Q4_K_M: the usual best balance of size and quality, and it fits the ") {
-			t.Error("the quant table does not say why Q4_K_M is recommended")
+		if !strings.HasPrefix(v.recommend.Text, "Recommended: Q4_K_M: the usual best balance of size and quality, and it fits the ") || !v.recommend.Visible() {
+			t.Errorf("the sentence above the quant table does not say why Q4_K_M is recommended: %q", v.recommend.Text)
 		}
 		c := v.fitCells[1]
 		if c == nil || !c.details.Visible() || c.plan == nil {

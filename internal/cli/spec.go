@@ -27,8 +27,13 @@ func (sp *specFlags) register(f *pflag.FlagSet) {
 	f.BoolVar(&sp.lookup, "lookup", false, "speculative decoding without a draft model: propose the continuation of the last tokens' earlier occurrence in the prompt or reply (prompt lookup)")
 }
 
-// speculative returns the runner's options of the flags.
+// speculative returns the runner's options of the flags; without a
+// drafter (neither --draft nor --lookup) the lengths are not used, and not
+// checked.
 func (sp *specFlags) speculative() (runner.Speculative, error) {
+	if sp.draft == "" && !sp.lookup {
+		return runner.Speculative{DraftMax: sp.draftMax, DraftMin: sp.draftMin}, nil
+	}
 	switch {
 	case sp.draftMax < 1:
 		return runner.Speculative{}, fmt.Errorf("--draft-max must be at least 1, not %d", sp.draftMax)

@@ -16,6 +16,7 @@ func TestSpecFlags(t *testing.T) {
 		ok   bool
 	}{
 		{"none", specFlags{draftMax: 8}, true},
+		{"none, lengths unset", specFlags{}, true},
 		{"a draft", specFlags{draft: "d.gguf", draftMax: 4, draftMin: 2}, true},
 		{"lookup", specFlags{lookup: true, draftMax: 16}, true},
 		{"both", specFlags{draft: "d.gguf", lookup: true, draftMax: 8}, false},
