@@ -33,10 +33,17 @@ export GO_LDFLAGS := -X saji/internal/cli.Version=$(VERSION) -X saji/internal/cl
 # tested on arm64 under qemu. ENGINE_PKGS also run under the race detector.
 NOGUI_PKGS  = $(shell ./.ci/nogui-packages || echo NOGUI_PACKAGES_FAILED)
 ENGINE_PKGS = ./engine/... ./kernels/... ./internal/...
-# The arm64 tests leave out the HTTP dialects and the command line: pure Go
-# over the engine, whose arm64 paths (kernels, models, sampling) the other
-# packages test; under emulation those two took fifteen minutes of CI.
-ARM64_PKGS  = $(filter-out saji/engine/server saji/internal/cli,$(NOGUI_PKGS))
+# The arm64 tests are the packages whose code or numbers can differ by
+# architecture (the CPU kernels, quantization, the models, sampling,
+# tokenizers, the scheduler and runner over them): the HTTP dialects, the
+# command line, the GPU backends' emulators, the downloads, the library,
+# the app's store and the tools are pure Go with nothing arm64-specific,
+# tested natively and under the race detector; under emulation the first
+# two alone took fifteen minutes of CI.
+ARM64_SKIP  = saji/engine/server saji/internal/cli saji/kernels/metal saji/kernels/cuda saji/kernels/cuda/emu \
+	saji/internal/loadtest saji/internal/instance saji/internal/autostart saji/engine/download saji/engine/library \
+	saji/engine/hub saji/app/store saji/packaging/iconset saji/internal/tools/%
+ARM64_PKGS  = $(filter-out $(ARM64_SKIP),$(NOGUI_PKGS))
 
 .PHONY: run build test deps-build deps-test deps-package vet lint unit probe race arm64 cross clients smoke package fit clean
 
