@@ -170,6 +170,29 @@ L: \
 	VPMOVZXBD     64+32*C(SI), Z18; \
 	VPMOVZXBD     80+32*C(SI), Z19
 
+// Q4GROUP4 starts a group of the four-row kernels: DI at activation row
+// 0's first super-block, CX the super-blocks, acc (Z8-Z11) and accMin
+// (Z12-Z15) zero.
+#define Q4GROUP4 \
+	MOVQ   R13, DI; \
+	MOVQ   R14, CX; \
+	VPXORD Z8, Z8, Z8; \
+	VPXORD Z9, Z9, Z9; \
+	VPXORD Z10, Z10, Z10; \
+	VPXORD Z11, Z11, Z11; \
+	VPXORD Z12, Z12, Z12; \
+	VPXORD Z13, Z13, Z13; \
+	VPXORD Z14, Z14, Z14; \
+	VPXORD Z15, Z15, Z15
+
+// Q4STORE4 stores the group's acc - accMin of the four activation rows.
+#define Q4STORE4 \
+	VSUBPS Z12, Z8, Z8; \
+	VSUBPS Z13, Z9, Z9; \
+	VSUBPS Z14, Z10, Z10; \
+	VSUBPS Z15, Z11, Z11; \
+	X16STORE4
+
 // Q4SCALE(LO, HI) sets LO to the scaled sum of a chunk's two sub-blocks
 // (Q4CHUNK16) for one activation row.
 #define Q4SCALE(LO, HI) \
@@ -219,16 +242,7 @@ TEXT ·gemmQ4KX16AVX512(SB), NOSPLIT, $0-16
 	VPSLLW $4, Z31, Z30
 
 x16mgroup:
-	MOVQ   R13, DI
-	MOVQ   R14, CX
-	VPXORD Z8, Z8, Z8
-	VPXORD Z9, Z9, Z9
-	VPXORD Z10, Z10, Z10
-	VPXORD Z11, Z11, Z11
-	VPXORD Z12, Z12, Z12
-	VPXORD Z13, Z13, Z13
-	VPXORD Z14, Z14, Z14
-	VPXORD Z15, Z15, Z15
+	Q4GROUP4
 
 x16mblock:
 	VCVTPH2PS 0(SI), Z16
@@ -242,11 +256,7 @@ x16mblock:
 	DECQ      CX
 	JNZ       x16mblock
 
-	VSUBPS Z12, Z8, Z8
-	VSUBPS Z13, Z9, Z9
-	VSUBPS Z14, Z10, Z10
-	VSUBPS Z15, Z11, Z11
-	X16STORE4
+	Q4STORE4
 	SUBQ   $16, DX
 	JNZ    x16mgroup
 	VZEROUPPER
@@ -283,16 +293,7 @@ TEXT ·tileQ4KX16AVX512(SB), NOSPLIT, $0-16
 	VPSLLW $4, Z31, Z30
 
 x16vgroup:
-	MOVQ   R13, DI
-	MOVQ   R14, CX
-	VPXORD Z8, Z8, Z8
-	VPXORD Z9, Z9, Z9
-	VPXORD Z10, Z10, Z10
-	VPXORD Z11, Z11, Z11
-	VPXORD Z12, Z12, Z12
-	VPXORD Z13, Z13, Z13
-	VPXORD Z14, Z14, Z14
-	VPXORD Z15, Z15, Z15
+	Q4GROUP4
 
 x16vblock:
 	VPXORD    Z24, Z24, Z24
@@ -326,11 +327,7 @@ x16vblock:
 	DECQ      CX
 	JNZ       x16vblock
 
-	VSUBPS Z12, Z8, Z8
-	VSUBPS Z13, Z9, Z9
-	VSUBPS Z14, Z10, Z10
-	VSUBPS Z15, Z11, Z11
-	X16STORE4
+	Q4STORE4
 	SUBQ   $16, DX
 	JNZ    x16vgroup
 	VZEROUPPER
