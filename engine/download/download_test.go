@@ -1045,3 +1045,27 @@ func TestTwoProcesses(t *testing.T) {
 		noFile(t, p)
 	}
 }
+
+// TestRestoreKeepsFreshTemps: a new manager removes the temporary state
+// files of writes cut short, but not one another process is writing now.
+func TestRestoreKeepsFreshTemps(t *testing.T) {
+	dir := t.TempDir()
+	fresh := filepath.Join(dir, ".state-1.tmp")
+	stale := filepath.Join(dir, ".state-2.tmp")
+	for _, p := range []string{fresh, stale} {
+		if err := os.WriteFile(p, []byte("{"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := time.Now().Add(-2 * staleTempAge)
+	if err := os.Chtimes(stale, old, old); err != nil {
+		t.Fatal(err)
+	}
+	newManager(t, dir, nil)
+	if _, err := os.Stat(fresh); err != nil {
+		t.Errorf("the fresh temporary file is gone: %v", err)
+	}
+	if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the stale temporary file is still there: %v", err)
+	}
+}

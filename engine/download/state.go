@@ -129,6 +129,13 @@ func writeState(path string, st stateFile) error {
 	return nil
 }
 
+// staleTempAge is how old a state file's temporary file must be before
+// restore removes it as a write cut short. Another process that shares the
+// state folder (a second `saji pull`, or the app beside a terminal) may be
+// writing one right now, and removing it would fail that process's rename;
+// a write of a few kilobytes takes milliseconds, so a minute-old one is dead.
+const staleTempAge = time.Minute
+
 // restore loads the jobs saved in StateDir (New).
 func (m *Manager) restore() error {
 	entries, err := os.ReadDir(m.opts.StateDir)
@@ -139,7 +146,9 @@ func (m *Manager) restore() error {
 		name := e.Name()
 		path := filepath.Join(m.opts.StateDir, name)
 		if strings.HasPrefix(name, ".state-") && strings.HasSuffix(name, ".tmp") {
-			_ = os.Remove(path) // a write cut short
+			if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > staleTempAge {
+				_ = os.Remove(path) // a write cut short
+			}
 			continue
 		}
 		if !strings.HasSuffix(name, ".json") || e.IsDir() {
