@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"saji/engine/chat/jinja"
+	"saji/engine/imagefile"
 )
 
 // Message is one chat message in the OpenAI shape chat templates expect.
@@ -37,6 +38,8 @@ type Message struct {
 type ContentPart struct {
 	Type string // "text", "image", ...
 	Text string
+	// Image is an "image" part's picture (nil for other parts).
+	Image *imagefile.Image
 }
 
 // ToolCall is one function call of an assistant message.

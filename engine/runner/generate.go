@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"saji/engine/chat"
+	"saji/engine/imagefile"
 	"saji/engine/sample"
 	"saji/engine/scheduler"
 	"saji/engine/tokenizer"
@@ -34,8 +35,12 @@ type Request struct {
 	// Prompt and Suffix are then not read.
 	Tokens []int32
 	// Messages is a chat, rendered through the model's template with the
-	// start of an assistant turn. When nil, Prompt is the raw text.
+	// start of an assistant turn. When nil, Prompt is the raw text. Its
+	// "image" parts (chat.ContentPart.Image) need a model that can see.
 	Messages []chat.Message
+	// Images are the pictures of a raw Prompt (Ollama's generate
+	// images), which need a model that can see.
+	Images []imagefile.Image
 	// Tools are tool definitions (OpenAI's shape, see chat.ParseTools).
 	// A chat with tools is rendered with them and its reply parsed for
 	// calls in the template's format (see Piece and Result.ToolCalls).
@@ -298,6 +303,19 @@ func (r *Runner) Start(ctx context.Context, req Request) (*Stream, error) {
 	return m.Start(ctx, req)
 }
 
+// imageCount returns the number of pictures in the request.
+func (req *Request) imageCount() int {
+	n := len(req.Images)
+	for _, msg := range req.Messages {
+		for _, p := range msg.Parts {
+			if p.Image != nil {
+				n++
+			}
+		}
+	}
+	return n
+}
+
 // Start tokenizes req's prompt once (unless req.Tokens has it), checks
 // the request (sampling, stop strings, JSON schema, the context), and
 // submits it to the model's scheduler. Every error in the request is
@@ -315,6 +333,9 @@ func (m *Model) Start(ctx context.Context, req Request) (_ *Stream, err error) {
 			m.finish(Result{}, err)
 		}
 	}()
+	if n := req.imageCount(); n > 0 {
+		return nil, fmt.Errorf("%w: model %q cannot see images (%d in the request): it has no vision projector (mmproj)", ErrBadRequest, m.Name, n)
+	}
 	plan, err := m.toolPlan(req)
 	if err != nil {
 		return nil, err

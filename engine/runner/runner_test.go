@@ -14,6 +14,7 @@ import (
 
 	"saji/engine/chat"
 	"saji/engine/fit"
+	"saji/engine/imagefile"
 	"saji/engine/library"
 	"saji/engine/offload"
 	"saji/engine/sample"
@@ -64,6 +65,8 @@ func TestStartValidates(t *testing.T) {
 		{"bad schema", Request{Model: "tiny", Prompt: "hi", JSON: true, JSONSchema: []byte(`{"type": 3}`)}, ErrBadRequest},
 		{"bad grammar", Request{Model: "tiny", Prompt: "hi", Grammar: `root ::= "a`}, ErrBadRequest},
 		{"grammar and schema", Request{Model: "tiny", Prompt: "hi", Grammar: `root ::= "a"`, JSON: true}, ErrBadRequest},
+		{"an image to a model that cannot see", Request{Model: "tiny", Prompt: "what is this?", Images: []imagefile.Image{{Format: "png"}}}, ErrBadRequest},
+		{"an image part to a model that cannot see", Request{Model: "tiny", Messages: []chat.Message{{Role: "user", Parts: []chat.ContentPart{{Type: "image", Image: &imagefile.Image{}}}}}}, ErrBadRequest},
 		{"empty stop string", Request{Model: "tiny", Prompt: "hi", Stop: []string{""}}, ErrBadRequest},
 		{"prompt over the context", Request{Model: "tiny", Prompt: long}, ErrContextLength},
 		// Refused by its size, before tokenizing: the bytes of any
