@@ -414,7 +414,8 @@ func TestRepackSkips(t *testing.T) {
 		{"Q8_0 off by default", false, quant.TypeQ8_0, 16, "", 8 << 30, false},
 		{"memory short", false, quant.TypeQ8_0, 16, "on", repackReserve + 100, false},
 		{"three rows", false, quant.TypeQ4_K, 3, "on", 8 << 30, false},
-		{"Q6_K", false, quant.TypeQ6_K, 16, "on", 8 << 30, false},
+		{"Q6_K by default where read whole", false, quant.TypeQ6_K, 16, "", 8 << 30, New(1).k.packed[quant.TypeQ6_K].whole()},
+		{"Q5_K: no layout", false, quant.TypeQ5_K, 16, "on", 8 << 30, false},
 		{"pure Go", true, quant.TypeQ4_K, 16, "on", 8 << 30, false},
 	}
 	saved := memAvailable
