@@ -81,11 +81,12 @@ func TestGemvQ6KX16(t *testing.T) {
 
 // BenchmarkGemvQ6KX16 compares the sixteen-row Q6_K decode kernel with
 // the file layout's AVX-512 gemv on weights of k = 2048 (64 rows: in the
-// cache; 8192 rows: from memory), alternating batches of calls, and
+// cache; 8192 rows: the two layouts together overflow the L3 cache of
+// most CPUs; 65536 rows: from memory), alternating batches of calls, and
 // reports the fastest batch of each in weight GB/s and their ratio.
 func BenchmarkGemvQ6KX16(b *testing.B) {
 	kernelSetFor(b, setAVX512)
-	for _, rows := range []int{64, 8192} {
+	for _, rows := range []int{64, 8192, 65536} {
 		const cols = 2048
 		rng := rand.New(rand.NewPCG(37, 38))
 		nb := cols / quant.QK_K
