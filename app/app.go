@@ -240,14 +240,23 @@ func (u *ui) openModels(models []string) {
 	}
 }
 
-// dropped handles files dropped onto the window: GGUF files go to the
-// library.
+// dropped handles files dropped onto the window: pictures go with the
+// chat's next message, GGUF files to the library.
 func (u *ui) dropped(uris []fyne.URI) {
-	var paths []string
+	var paths, pictures []string
 	for _, uri := range uris {
-		if uri.Scheme() == "file" {
+		switch {
+		case uri.Scheme() != "file":
+		case isImagePath(uri.Path()):
+			pictures = append(pictures, uri.Path())
+		default:
 			paths = append(paths, uri.Path())
 		}
+	}
+	if len(pictures) > 0 {
+		// Pictures go with the chat's next message, models to the library.
+		u.tabs.SelectIndex(tabChat)
+		u.chat.attachPaths(pictures)
 	}
 	if len(paths) == 0 {
 		return
