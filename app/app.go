@@ -24,6 +24,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 
 	"saji/assets"
+	"saji/engine/imagefile"
 	"saji/internal/instance"
 )
 
@@ -216,8 +217,20 @@ func (u *ui) start(models []string) {
 
 // openModels adds models to the library (by reference) and opens the first
 // in the chat: the files Saji was launched with, or handed over by a later
-// launch.
-func (u *ui) openModels(models []string) {
+// launch. Pictures among them go with the chat's next message.
+func (u *ui) openModels(files []string) {
+	var models, pictures []string
+	for _, f := range files {
+		if imagefile.IsPicturePath(f) {
+			pictures = append(pictures, f)
+		} else {
+			models = append(models, f)
+		}
+	}
+	if len(pictures) > 0 {
+		u.tabs.SelectIndex(tabChat)
+		u.chat.attachPaths(pictures)
+	}
 	if len(models) > 0 {
 		u.bg.run(func() func() {
 			lib := u.core.Library()
@@ -247,7 +260,7 @@ func (u *ui) dropped(uris []fyne.URI) {
 	for _, uri := range uris {
 		switch {
 		case uri.Scheme() != "file":
-		case isImagePath(uri.Path()):
+		case imagefile.IsPicturePath(uri.Path()):
 			pictures = append(pictures, uri.Path())
 		default:
 			paths = append(paths, uri.Path())

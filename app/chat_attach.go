@@ -31,10 +31,6 @@ import (
 	"saji/engine/imagefile"
 )
 
-// imageExts are the file extensions of the pictures the chat takes (the
-// formats imagefile decodes).
-var imageExts = []string{".png", ".jpg", ".jpeg", ".webp", ".gif"}
-
 // maxAttached is the most pictures one message carries.
 const maxAttached = 8
 
@@ -43,11 +39,6 @@ const (
 	composerThumb = 64
 	messageThumb  = 160
 )
-
-// isImagePath reports whether path names a picture, by its extension.
-func isImagePath(path string) bool {
-	return slices.Contains(imageExts, strings.ToLower(filepath.Ext(path)))
-}
 
 // attachment is a picture attached to the message being written.
 type attachment struct {
@@ -158,7 +149,7 @@ func (v *chatView) pickPictures() {
 		r.Close()
 		v.attachPaths([]string{r.URI().Path()})
 	}, v.u.win)
-	d.SetFilter(storage.NewExtensionFileFilter(imageExts))
+	d.SetFilter(storage.NewExtensionFileFilter(imagefile.Exts))
 	d.Show()
 }
 
@@ -197,7 +188,7 @@ func pastedPaths(text string) []string {
 		if u, err := url.Parse(line); err == nil && u.Scheme == "file" {
 			line = u.Path
 		}
-		if !filepath.IsAbs(line) || !isImagePath(line) {
+		if !filepath.IsAbs(line) || !imagefile.IsPicturePath(line) {
 			return nil
 		}
 		if st, err := os.Stat(line); err != nil || !st.Mode().IsRegular() {

@@ -230,3 +230,11 @@ func TestShrink(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenPicture opens a picture as a launch or a later launch's handover
+// does ("Open with Saji"): it goes with the chat's next message.
+func TestOpenPicture(t *testing.T) {
+	u := chatUI(t, &fakeGen{})
+	u.openModels([]string{writePicture(t, t.TempDir(), "a.webp.png", 2, 2)})
+	chatAttached(t, u, 1)
+}
