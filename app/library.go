@@ -217,7 +217,8 @@ func setVisible(o fyne.CanvasObject, show bool) {
 }
 
 // modelDetails is the line that describes a usable model: architecture,
-// parameters, quantization, size, context.
+// parameters, quantization, size, context, and that it can see when a
+// vision projector is paired with it.
 func modelDetails(e library.Entry) string {
 	var parts []string
 	if e.Arch != "" {
@@ -237,6 +238,9 @@ func modelDetails(e library.Entry) string {
 	}
 	if e.Shards > 1 {
 		parts = append(parts, fmt.Sprintf("%d files", e.Shards))
+	}
+	if e.Projector != "" {
+		parts = append(parts, "sees images ("+filepath.Base(e.Projector)+")")
 	}
 	return strings.Join(parts, " · ")
 }

@@ -703,3 +703,14 @@ func TestLibraryImportTyped(t *testing.T) {
 		t.Errorf("listed %v", got)
 	}
 }
+
+func TestModelDetailsVision(t *testing.T) {
+	e := library.Entry{Arch: "gemma3", FileType: "Q4_K_M", Size: 2_500_000_000}
+	if got, want := modelDetails(e), "gemma3 · Q4_K_M · 2.5 GB"; got != want {
+		t.Errorf("%q, want %q", got, want)
+	}
+	e.Projector = "/models/mmproj-gemma-3-4b-it-f16.gguf"
+	if got, want := modelDetails(e), "gemma3 · Q4_K_M · 2.5 GB · sees images (mmproj-gemma-3-4b-it-f16.gguf)"; got != want {
+		t.Errorf("%q, want %q", got, want)
+	}
+}
