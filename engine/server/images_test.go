@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/binary"
+	"hash/crc32"
 	"image"
 	"image/color"
 	"image/png"
@@ -30,6 +32,16 @@ func testPNG(t testing.TB, w, h int) []byte {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
+}
+
+// bombPNG returns a PNG whose header claims w×h pixels (a decompression
+// bomb's shape), its checksum right.
+func bombPNG(t testing.TB, w, h uint32) []byte {
+	b := testPNG(t, 1, 1)
+	binary.BigEndian.PutUint32(b[16:], w)
+	binary.BigEndian.PutUint32(b[20:], h)
+	binary.BigEndian.PutUint32(b[29:], crc32.ChecksumIEEE(b[12:29]))
+	return b
 }
 
 // dataURI returns data as a data: URI of media type.
@@ -216,6 +228,8 @@ func TestImagesThroughAPIs(t *testing.T) {
 		{"ollama empty", "/api/chat", ollamaChat(""), "the image is empty"},
 		{"ollama not an image", "/api/generate", `{"model":"tiny","prompt":"hi","images":["aGk="]}`, "images[0]: not a JPEG"},
 		{"ollama too many", "/api/generate", many, "images[16]: a request carries at most 16 images"},
+		{"ollama bomb", "/api/generate", `{"model":"tiny","prompt":"hi","images":["` + base64.StdEncoding.EncodeToString(bombPNG(t, 100000, 100000)) + `"]}`,
+			"images[0]: image too large: 100000×100000 pixels, the limit is 50000000"},
 		{"ollama images and context", "/api/generate", `{"model":"tiny","prompt":"hi","context":[1],"images":["` + pic + `"]}`, "images cannot be combined"},
 		{"anthropic no source", "/v1/messages", `{"model":"tiny","max_tokens":5,"messages":[{"role":"user","content":[{"type":"image"}]}]}`, "an image block needs a source"},
 		{"anthropic bad media type", "/v1/messages", anthropic(`{"type":"base64","media_type":"text/plain","data":"` + pic + `"}`), `media type \"text/plain\" is not an image`},
