@@ -988,6 +988,8 @@ func userMessage(err error) string {
 		return "Saji cannot run this model: the file does not say which architecture it uses, or it is one Saji does not know yet."
 	case errors.Is(err, errFolder):
 		return "This is a folder. Drop the .gguf model file itself."
+	case errors.Is(err, library.ErrProjector):
+		return "This is a vision projector (mmproj), not a model: put it in the folder of its model, and the library pairs them."
 	case errors.Is(err, library.ErrNotGGUF):
 		return "This is not a GGUF model file."
 	case errors.Is(err, library.ErrTruncated), errors.Is(err, gguf.ErrTruncated):

@@ -49,6 +49,7 @@ func TestLibraryUserMessage(t *testing.T) {
 		{"context", fmt.Errorf("%w: %w", runner.ErrContextLength, scheduler.ErrContextOverflow), "The conversation is too long for this model's context. Start a new chat, or raise the context length in the model's preset or in Settings."},
 		{"overflow", scheduler.ErrContextOverflow, "The conversation is too long for this model's context. Start a new chat, or raise the context length in the model's preset or in Settings."},
 		{"folder", fmt.Errorf("%w: /tmp", errFolder), "This is a folder. Drop the .gguf model file itself."},
+		{"projector", fmt.Errorf("%w: /m/mmproj-F16.gguf", library.ErrProjector), "This is a vision projector (mmproj), not a model: put it in the folder of its model, and the library pairs them."},
 		{"other", errors.New("something odd happened"), "something odd happened"},
 		{"nil", nil, ""},
 	}

@@ -1,6 +1,7 @@
 package library
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,10 @@ import (
 // library does not list projectors as models: it pairs each model with
 // the projector beside it (Entry.Projector), which a model that can see
 // loads with it.
+
+// ErrProjector is returned (wrapped) by Import for a vision projector
+// file: not a model, it pairs with the model beside it.
+var ErrProjector = errors.New("library: a vision projector (mmproj), not a model")
 
 // projectorsIn lists the projector files of folder dir (full paths,
 // sorted by name).

@@ -1,6 +1,7 @@
 package library
 
 import (
+	"errors"
 	"path/filepath"
 	"testing"
 )
@@ -72,5 +73,8 @@ func TestListPairsProjectors(t *testing.T) {
 	}
 	if _, err := l.Get("mmproj-gemma-3-4b-it-f16"); err == nil {
 		t.Error("a projector is a model of the library")
+	}
+	if _, err := l.Import(t.Context(), refProj, false, nil); !errors.Is(err, ErrProjector) {
+		t.Errorf("importing a projector: %v", err)
 	}
 }
