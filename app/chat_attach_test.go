@@ -3,11 +3,10 @@ package app
 import (
 	"bytes"
 	"image"
-	"image/color"
-	"image/png"
 	"os"
 	"path/filepath"
 	"reflect"
+	"saji/engine/imagefile/imagetest"
 	"strings"
 	"testing"
 
@@ -20,18 +19,8 @@ import (
 // writePicture writes a w×h PNG picture at dir/name and returns its path.
 func writePicture(t *testing.T, dir, name string, w, h int) string {
 	t.Helper()
-	img := image.NewRGBA(image.Rect(0, 0, w, h))
-	for y := range h {
-		for x := range w {
-			img.Set(x, y, color.RGBA{uint8(x * 60), uint8(y * 60), 200, 255})
-		}
-	}
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, img); err != nil {
-		t.Fatal(err)
-	}
 	path := filepath.Join(dir, name)
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(path, imagetest.PNG(t, w, h), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return path

@@ -6,9 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"hash/crc32"
-	"image"
-	"image/color"
-	"image/png"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -16,28 +13,13 @@ import (
 	"testing"
 
 	"saji/engine/imagefile"
+	"saji/engine/imagefile/imagetest"
 )
-
-// testPNG returns a w×h PNG picture.
-func testPNG(t testing.TB, w, h int) []byte {
-	t.Helper()
-	img := image.NewRGBA(image.Rect(0, 0, w, h))
-	for y := range h {
-		for x := range w {
-			img.Set(x, y, color.RGBA{uint8(x * 40), uint8(y * 40), 90, 255})
-		}
-	}
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, img); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
 
 // bombPNG returns a PNG whose header claims w×h pixels (a decompression
 // bomb's shape), its checksum right.
 func bombPNG(t testing.TB, w, h uint32) []byte {
-	b := testPNG(t, 1, 1)
+	b := imagetest.PNG(t, 1, 1)
 	binary.BigEndian.PutUint32(b[16:], w)
 	binary.BigEndian.PutUint32(b[20:], h)
 	binary.BigEndian.PutUint32(b[29:], crc32.ChecksumIEEE(b[12:29]))
@@ -86,7 +68,7 @@ func TestParseDataURI(t *testing.T) {
 // FuzzParseDataURI sends any text as an image URL and as base64: a clear
 // error or a picture within the limits, never a panic.
 func FuzzParseDataURI(f *testing.F) {
-	pic := testPNG(f, 3, 2)
+	pic := imagetest.PNG(f, 3, 2)
 	for _, s := range []string{
 		dataURI("image/png", pic), "data:image/png;base64,", "data:,", "data:image/gif;base64,R0lGODlh",
 		"data:image/png;charset=utf-8;base64,iVBORw0KGgo=", "data:;base64,AAAA", "http://x/a.png", "ftp://x",
@@ -112,7 +94,7 @@ func FuzzParseDataURI(f *testing.F) {
 }
 
 func TestImageReaderBounds(t *testing.T) {
-	pic := base64.StdEncoding.EncodeToString(testPNG(t, 2, 2))
+	pic := base64.StdEncoding.EncodeToString(imagetest.PNG(t, 2, 2))
 	ir := newImageReader(context.Background(), false)
 	for i := range maxImages {
 		if _, err := ir.base64("images", pic); err != nil {
@@ -134,7 +116,7 @@ func TestImageReaderBounds(t *testing.T) {
 }
 
 func TestImageURLs(t *testing.T) {
-	pic := testPNG(t, 4, 3)
+	pic := imagetest.PNG(t, 4, 3)
 	mux := http.NewServeMux()
 	mux.HandleFunc("/cat.png", func(w http.ResponseWriter, r *http.Request) { w.Write(pic) })
 	mux.HandleFunc("/moved", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/cat.png", http.StatusFound) })
@@ -191,7 +173,7 @@ func (zeros) Read(p []byte) (int, error) {
 // wrong and where.
 func TestImagesThroughAPIs(t *testing.T) {
 	_, hs := newTestServer(t, Config{})
-	pic := base64.StdEncoding.EncodeToString(testPNG(t, 4, 3))
+	pic := base64.StdEncoding.EncodeToString(imagetest.PNG(t, 4, 3))
 	uri := "data:image/png;base64," + pic
 	const blind = `model \"tiny\" cannot see images (1 in the request): it has no vision projector (mmproj)`
 	oai := func(url string) string {
