@@ -24,6 +24,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 
 	"saji/assets"
+	"saji/engine/imagefile"
 	"saji/internal/instance"
 )
 
@@ -216,8 +217,20 @@ func (u *ui) start(models []string) {
 
 // openModels adds models to the library (by reference) and opens the first
 // in the chat: the files Saji was launched with, or handed over by a later
-// launch.
-func (u *ui) openModels(models []string) {
+// launch. Pictures among them go with the chat's next message.
+func (u *ui) openModels(files []string) {
+	var models, pictures []string
+	for _, f := range files {
+		if imagefile.IsPicturePath(f) {
+			pictures = append(pictures, f)
+		} else {
+			models = append(models, f)
+		}
+	}
+	if len(pictures) > 0 {
+		u.tabs.SelectIndex(tabChat)
+		u.chat.attachPaths(pictures)
+	}
 	if len(models) > 0 {
 		u.bg.run(func() func() {
 			lib := u.core.Library()
@@ -240,14 +253,23 @@ func (u *ui) openModels(models []string) {
 	}
 }
 
-// dropped handles files dropped onto the window: GGUF files go to the
-// library.
+// dropped handles files dropped onto the window: pictures go with the
+// chat's next message, GGUF files to the library.
 func (u *ui) dropped(uris []fyne.URI) {
-	var paths []string
+	var paths, pictures []string
 	for _, uri := range uris {
-		if uri.Scheme() == "file" {
+		switch {
+		case uri.Scheme() != "file":
+		case imagefile.IsPicturePath(uri.Path()):
+			pictures = append(pictures, uri.Path())
+		default:
 			paths = append(paths, uri.Path())
 		}
+	}
+	if len(pictures) > 0 {
+		// Pictures go with the chat's next message, models to the library.
+		u.tabs.SelectIndex(tabChat)
+		u.chat.attachPaths(pictures)
 	}
 	if len(paths) == 0 {
 		return

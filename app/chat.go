@@ -51,6 +51,10 @@ type chatView struct {
 	models      *widget.Select
 	settingsBtn *widget.Button
 	entry       *chatEntry
+	attachBtn   *widget.Button
+	attachBox   *fyne.Container // the attached pictures' thumbnails
+	attached    []attachment    // pictures for the next message
+	thumbs      thumbCache      // the messages' thumbnails
 	sendBtn     *widget.Button
 	stopBtn     *widget.Button
 	status      *widget.Label
@@ -108,7 +112,11 @@ func newChatView(u *ui) *chatView {
 	v.scroll = container.NewVScroll(v.msgBox)
 
 	v.entry = newChatEntry(u.app, v.send)
+	v.entry.onPaste = v.pasted
 	v.entry.SetPlaceHolder("Message (Enter sends, Shift+Enter starts a new line)")
+	v.attachBtn = widget.NewButtonWithIcon("", theme.FileImageIcon(), v.pickPictures)
+	v.attachBox = container.NewHBox()
+	v.attachBox.Hide()
 	v.sendBtn = widget.NewButtonWithIcon("Send", theme.MailSendIcon(), v.send)
 	v.sendBtn.Importance = widget.HighImportance
 	v.stopBtn = widget.NewButtonWithIcon("Stop", theme.MediaStopIcon(), v.stop)
@@ -119,8 +127,8 @@ func newChatView(u *ui) *chatView {
 	v.status.Hide()
 	v.statusBar = widget.NewProgressBarInfinite()
 	v.statusBar.Hide()
-	bottom := container.NewVBox(v.status, v.statusBar,
-		container.NewBorder(nil, nil, nil, container.NewVBox(v.sendBtn, v.stopBtn), v.entry))
+	bottom := container.NewVBox(v.status, v.statusBar, v.attachBox,
+		container.NewBorder(nil, nil, nil, container.NewVBox(v.sendBtn, v.stopBtn, v.attachBtn), v.entry))
 	right := container.NewBorder(top, bottom, nil, nil, v.scroll)
 
 	split := container.NewHSplit(left, right)

@@ -14,7 +14,10 @@ type chatEntry struct {
 	widget.Entry
 	app    fyne.App
 	onSend func()
-	shift  bool // a Shift key is down, as KeyDown and KeyUp tell
+	// onPaste, when set, is offered the clipboard's text first: it
+	// reports whether it took it (the paths of pictures, attached).
+	onPaste func(text string) bool
+	shift   bool // a Shift key is down, as KeyDown and KeyUp tell
 }
 
 // newChatEntry returns an entry that calls onSend on Enter.
@@ -64,4 +67,13 @@ func (e *chatEntry) TypedKey(k *fyne.KeyEvent) {
 		return
 	}
 	e.Entry.TypedKey(k)
+}
+
+// TypedShortcut offers a paste to onPaste before the entry takes it as
+// text.
+func (e *chatEntry) TypedShortcut(s fyne.Shortcut) {
+	if p, ok := s.(*fyne.ShortcutPaste); ok && e.onPaste != nil && p.Clipboard != nil && e.onPaste(p.Clipboard.Content()) {
+		return
+	}
+	e.Entry.TypedShortcut(s)
 }

@@ -111,7 +111,11 @@ func (v *chatView) newMessageView(m store.Message, streaming, last bool) *messag
 		actions = nil
 	}
 	under := container.NewBorder(nil, nil, nil, container.NewHBox(actions...), mv.footer)
-	inner := container.NewVBox(header, mv.thinking, mv.body.Box, mv.status, mv.progress, under)
+	inner := container.NewVBox(header, mv.thinking)
+	if pics := v.messagePictures(m.Images); pics != nil {
+		inner.Add(pics)
+	}
+	inner.Objects = append(inner.Objects, mv.body.Box, mv.status, mv.progress, under)
 	if user {
 		bg := newThemedRect(colorNameUserBubble, "", theme.InputRadiusSize()*2)
 		gap := canvas.NewRectangle(color.Transparent)

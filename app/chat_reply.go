@@ -39,11 +39,12 @@ const (
 // taken from its first message.
 const titleLen = 40
 
-// send sends the entry's text: the user message is stored, then a reply
-// streams. A new chat is stored first, titled after the message.
+// send sends the entry's text and the pictures attached: the user
+// message is stored, then a reply streams. A new chat is stored first,
+// titled after the message.
 func (v *chatView) send() {
 	text := strings.TrimSpace(v.entry.Text)
-	if text == "" || v.streaming() {
+	if (text == "" && len(v.attached) == 0) || v.streaming() {
 		return
 	}
 	model := v.draft.Model
@@ -56,7 +57,11 @@ func (v *chatView) send() {
 	}
 	st := v.u.core.Store()
 	if v.conv == nil {
-		c, err := st.NewConversation(titleFrom(text), model)
+		title := titleFrom(text)
+		if title == "" {
+			title = "Picture"
+		}
+		c, err := st.NewConversation(title, model)
 		if err == nil {
 			err = st.UpdateSettings(c.ID, v.draft.System, v.draft.Settings)
 			c.System, c.Settings = v.draft.System, v.draft.Settings
@@ -67,13 +72,35 @@ func (v *chatView) send() {
 		}
 		v.conv = &c
 	}
-	if _, err := st.AddMessage(v.conv.ID, "user", text); err != nil {
+	images := make([][]byte, len(v.attached))
+	for i, a := range v.attached {
+		images[i] = a.data
+	}
+	if _, err := st.AddMessage(v.conv.ID, "user", text, images...); err != nil {
 		v.u.showError("Could not save the message", err)
 		return
 	}
 	v.entry.SetText("")
+	v.attached = nil
+	v.showAttached()
 	v.startReply()
 	v.reloadList()
+}
+
+// replyMessages are the turns of msgs the model reads: the user's and the
+// assistant's with text or pictures.
+func replyMessages(msgs []store.Message) ([]chat.Message, error) {
+	var out []chat.Message
+	for _, m := range msgs {
+		if (m.Role == "user" || m.Role == "assistant") && (m.Content != "" || len(m.Images) > 0) {
+			cm, err := chatMessage(m.Role, m.Content, m.Images)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, cm)
+		}
+	}
+	return out, nil
 }
 
 // titleFrom makes a conversation title of its first message: the first
@@ -110,10 +137,9 @@ func (v *chatView) startReplyAfter(parent int64) {
 		msgs = msgs[:i+1]
 	}
 	req := ReplyRequest{Model: c.Model, System: c.System, Settings: c.Settings}
-	for _, m := range msgs {
-		if (m.Role == "user" || m.Role == "assistant") && m.Content != "" {
-			req.Messages = append(req.Messages, chat.Message{Role: m.Role, Content: m.Content})
-		}
+	if req.Messages, err = replyMessages(msgs); err != nil {
+		v.u.showError("Could not read the conversation", err)
+		return
 	}
 	var am store.Message
 	if parent >= 0 {
@@ -159,10 +185,10 @@ func (v *chatView) continueReply(m store.Message) {
 	}
 	c := *v.conv
 	req := ReplyRequest{Model: c.Model, System: c.System, Settings: c.Settings, Continue: true}
-	for _, x := range v.msgs[:i+1] {
-		if (x.Role == "user" || x.Role == "assistant") && x.Content != "" {
-			req.Messages = append(req.Messages, chat.Message{Role: x.Role, Content: x.Content})
-		}
+	var err error
+	if req.Messages, err = replyMessages(v.msgs[:i+1]); err != nil {
+		v.u.showError("Could not read the conversation", err)
+		return
 	}
 	m.Done, m.Finish = false, ""
 	v.stream(c, m, req)
@@ -200,14 +226,14 @@ func (v *chatView) regenerate() {
 // the old message and what followed it stay reachable with ‹ ›.
 func (v *chatView) editAndResend(id int64, text string) {
 	text = strings.TrimSpace(text)
-	if v.conv == nil || v.streaming() || text == "" {
+	if v.conv == nil || v.streaming() {
 		return
 	}
 	i := slices.IndexFunc(v.msgs, func(m store.Message) bool { return m.ID == id })
-	if i < 0 || v.msgs[i].Role != "user" {
+	if i < 0 || v.msgs[i].Role != "user" || (text == "" && len(v.msgs[i].Images) == 0) {
 		return
 	}
-	if _, err := v.u.core.Store().AddMessageAfter(v.conv.ID, v.msgs[i].ParentID, "user", text); err != nil {
+	if _, err := v.u.core.Store().AddMessageAfter(v.conv.ID, v.msgs[i].ParentID, "user", text, v.msgs[i].Images...); err != nil {
 		v.u.showError("Could not resend the message", err)
 		return
 	}
@@ -310,6 +336,10 @@ func replyError(name string, err error) string {
 	case errors.Is(err, library.ErrNotGGUF), errors.Is(err, library.ErrMalformed), errors.Is(err, library.ErrUnsupportedArch),
 		errors.Is(err, model.ErrUnsupportedType):
 		return "Saji could not load " + name + ": " + userMessage(err)
+	case errors.Is(err, runner.ErrBadRequest):
+		// The runner's reason, as the API gives it: a picture to a model
+		// that cannot see, ...
+		return "The reply failed: " + strings.TrimPrefix(err.Error(), runner.ErrBadRequest.Error()+": ")
 	}
 	return "The reply failed: " + userMessage(err)
 }

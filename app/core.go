@@ -596,8 +596,9 @@ func (c *core) Generate(ctx context.Context, req ReplyRequest, emit func(Update)
 	// Keep the most recent turns that leave room for the reply. The tokens
 	// counted for the turns kept are the prompt.
 	var prompt []int32
+	var all []chat.Message
 	for {
-		all := append(slices.Clip(system), msgs...)
+		all = append(slices.Clip(system), msgs...)
 		p, err := m.Prompt(ctx, runner.Request{Messages: all})
 		if err != nil {
 			return ReplyStats{}, err
@@ -614,6 +615,15 @@ func (c *core) Generate(ctx context.Context, req ReplyRequest, emit func(Update)
 				emit(Update{Status: "Reading the prompt...", Done: done, Total: total})
 			}
 		}}
+	if hasPictures(all) {
+		// The runner reads the pictures with the turns (and refuses them
+		// to a model that cannot see), from the messages: a reply's text
+		// so far cannot follow them.
+		if tail != nil {
+			return ReplyStats{}, errors.New("app: a reply to a conversation with pictures cannot be continued: regenerate it with a longer reply length")
+		}
+		gr.Tokens, gr.Messages = nil, all
+	}
 	var think thinkClock
 	res, err := m.Generate(ctx, gr, func(p runner.Piece) error {
 		think.piece(p, time.Now())
@@ -880,4 +890,16 @@ func placementText(p offload.Placement) string {
 // on the GPU (cuda:0)", "Running on the processor".
 func placementStatus(m *runner.Model) string {
 	return "Running " + placementText(m.Info.Offload)
+}
+
+// hasPictures reports whether msgs carry a picture.
+func hasPictures(msgs []chat.Message) bool {
+	for _, m := range msgs {
+		for _, p := range m.Parts {
+			if p.Image != nil {
+				return true
+			}
+		}
+	}
+	return false
 }

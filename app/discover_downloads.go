@@ -71,8 +71,10 @@ func (v *discoverView) download(q hub.Quant) {
 // startLevel asks the hub about the level's first file (a gated or
 // missing repository says so here, plainly), reads its header unless
 // checked says it was (a model Saji cannot run is refused before a byte
-// of it is downloaded) and queues a download per file. The error's text
-// is for people.
+// of it is downloaded) and queues a download per file, with the
+// repository's vision projector (the one saji pull --mmproj takes) unless
+// the folder has it already: the library pairs it with the model. The
+// error's text is for people.
 func (v *discoverView) startLevel(client *hub.Client, repo, commit, dir string, q hub.Quant, checked bool) ([]*download.Job, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), hubTimeout)
 	defer cancel()
@@ -97,8 +99,14 @@ func (v *discoverView) startLevel(client *hub.Client, repo, commit, dir string, 
 	if err != nil {
 		return nil, errors.New(userMessage(err))
 	}
+	files := q.Files
+	if pj, ok := hub.PickMMProj(q.MMProj); ok {
+		if _, err := os.Stat(filepath.Join(dir, path.Base(pj.Path))); err != nil {
+			files = append(files[:len(files):len(files)], pj)
+		}
+	}
 	var jobs []*download.Job
-	for _, f := range q.Files {
+	for _, f := range files {
 		j, err := m.Start(download.Request{
 			ID:     repo + "/" + f.Path + "@" + commit,
 			URL:    client.FileURL(repo, commit, f.Path),

@@ -488,8 +488,9 @@ func (v *discoverView) fillQuantTable(d repoDetails) {
 		for _, f := range d.mmproj {
 			names = append(names, path.Base(f.Path)+" ("+units.Bytes(f.Size)+")")
 		}
+		pick, _ := hub.PickMMProj(d.mmproj)
 		v.mmprojNote.SetText("This repository also has an image projector for vision input (" + strings.Join(names, ", ") +
-			"). Saji downloads the model itself; the projector is not needed for chat.")
+			"). Saji downloads " + path.Base(pick.Path) + " with the model, so that it can see the pictures of a chat.")
 		v.mmprojNote.Show()
 	}
 }

@@ -307,6 +307,14 @@ func TestDiscoverDownload(t *testing.T) {
 	if err != nil || e.Err != nil || e.ByReference || e.Size != q4 {
 		t.Fatalf("library entry %+v, %v", e, err)
 	}
+	// The repository's projector came with it, and pairs with it.
+	waitFor(t, "the projector", func() bool {
+		e, _ = lib.Get("Tiny-Chat-Q4_K_M")
+		return e.Projector != ""
+	})
+	if filepath.Base(e.Projector) != "mmproj-Tiny-Chat-F16.gguf" {
+		t.Errorf("projector %q", e.Projector)
+	}
 	v.locked(func() {
 		if !slices.ContainsFunc(u.library.entries, func(e library.Entry) bool { return e.Name == "Tiny-Chat-Q4_K_M" }) {
 			t.Errorf("the library view lists %v", u.library.entries)
@@ -492,8 +500,12 @@ func TestDiscoverPauseCancel(t *testing.T) {
 		t.Errorf("a cancelled download left its state: %v", left)
 	}
 	v.locked(func() {
-		if len(v.rows) != 0 || !v.jobsNote.Visible() {
-			t.Error("the list still shows the cancelled download")
+		// What is left is the projector that came with the level, a
+		// download of its own.
+		for rid := range v.rows {
+			if !strings.Contains(rid, "/mmproj-") {
+				t.Errorf("the list still shows the cancelled download (%s)", rid)
+			}
 		}
 	})
 }

@@ -217,7 +217,8 @@ func setVisible(o fyne.CanvasObject, show bool) {
 }
 
 // modelDetails is the line that describes a usable model: architecture,
-// parameters, quantization, size, context.
+// parameters, quantization, size, context, and that it can see when a
+// vision projector is paired with it.
 func modelDetails(e library.Entry) string {
 	var parts []string
 	if e.Arch != "" {
@@ -237,6 +238,9 @@ func modelDetails(e library.Entry) string {
 	}
 	if e.Shards > 1 {
 		parts = append(parts, fmt.Sprintf("%d files", e.Shards))
+	}
+	if e.Projector != "" {
+		parts = append(parts, "sees images ("+filepath.Base(e.Projector)+")")
 	}
 	return strings.Join(parts, " · ")
 }
@@ -984,6 +988,8 @@ func userMessage(err error) string {
 		return "Saji cannot run this model: the file does not say which architecture it uses, or it is one Saji does not know yet."
 	case errors.Is(err, errFolder):
 		return "This is a folder. Drop the .gguf model file itself."
+	case errors.Is(err, library.ErrProjector):
+		return "This is a vision projector (mmproj), not a model: put it in the folder of its model, and the library pairs them."
 	case errors.Is(err, library.ErrNotGGUF):
 		return "This is not a GGUF model file."
 	case errors.Is(err, library.ErrTruncated), errors.Is(err, gguf.ErrTruncated):

@@ -49,6 +49,7 @@ func TestLibraryUserMessage(t *testing.T) {
 		{"context", fmt.Errorf("%w: %w", runner.ErrContextLength, scheduler.ErrContextOverflow), "The conversation is too long for this model's context. Start a new chat, or raise the context length in the model's preset or in Settings."},
 		{"overflow", scheduler.ErrContextOverflow, "The conversation is too long for this model's context. Start a new chat, or raise the context length in the model's preset or in Settings."},
 		{"folder", fmt.Errorf("%w: /tmp", errFolder), "This is a folder. Drop the .gguf model file itself."},
+		{"projector", fmt.Errorf("%w: /m/mmproj-F16.gguf", library.ErrProjector), "This is a vision projector (mmproj), not a model: put it in the folder of its model, and the library pairs them."},
 		{"other", errors.New("something odd happened"), "something odd happened"},
 		{"nil", nil, ""},
 	}
@@ -701,5 +702,16 @@ func TestLibraryImportTyped(t *testing.T) {
 	}
 	if got := listed(u); !slices.Equal(got, []string{"other-chat", "tiny-chat"}) {
 		t.Errorf("listed %v", got)
+	}
+}
+
+func TestModelDetailsVision(t *testing.T) {
+	e := library.Entry{Arch: "gemma3", FileType: "Q4_K_M", Size: 2_500_000_000}
+	if got, want := modelDetails(e), "gemma3 · Q4_K_M · 2.5 GB"; got != want {
+		t.Errorf("%q, want %q", got, want)
+	}
+	e.Projector = "/models/mmproj-gemma-3-4b-it-f16.gguf"
+	if got, want := modelDetails(e), "gemma3 · Q4_K_M · 2.5 GB · sees images (mmproj-gemma-3-4b-it-f16.gguf)"; got != want {
+		t.Errorf("%q, want %q", got, want)
 	}
 }

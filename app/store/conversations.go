@@ -53,6 +53,9 @@ type Message struct {
 	// Finish says why a reply ended: "" (it finished, or unknown), or
 	// one of the Finish constants.
 	Finish string `json:"finish,omitempty"`
+	// Images are the pictures a user message carries: each one's encoded
+	// file (JPEG, PNG, WebP or GIF), in order. Set by Conversation.
+	Images [][]byte `json:"images,omitempty"`
 	// Version is this message's place (from 1) among Versions, the
 	// versions of its turn; Siblings are their IDs, oldest first. Set by
 	// Conversation, not stored.

@@ -67,7 +67,36 @@ func messages(tx *sql.Tx, convID int64) ([]Message, error) {
 	if err != nil {
 		return nil, err
 	}
-	return branch(all, leaf), nil
+	out := branch(all, leaf)
+	if err := loadImages(tx, convID, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// loadImages sets the Images of msgs, messages of conversation convID.
+func loadImages(tx *sql.Tx, convID int64, msgs []Message) error {
+	rows, err := tx.Query(`SELECT i.message_id, i.data FROM images i JOIN messages m ON m.id = i.message_id
+		WHERE m.conversation_id = ? ORDER BY i.id`, convID)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	at := make(map[int64]int, len(msgs))
+	for i, m := range msgs {
+		at[m.ID] = i
+	}
+	for rows.Next() {
+		var id int64
+		var data []byte
+		if err := rows.Scan(&id, &data); err != nil {
+			return err
+		}
+		if i, ok := at[id]; ok {
+			msgs[i].Images = append(msgs[i].Images, data)
+		}
+	}
+	return rows.Err()
 }
 
 // branch returns the messages from the first to leaf, following parents,
@@ -137,30 +166,31 @@ func touch(tx *sql.Tx, convID int64, at time.Time) error {
 // "assistant" message starts with Done == false: it is the reply being
 // streamed, and the app fills it with UpdateMessage and sets Done on the
 // last update. Messages of every other role are complete (Done == true)
-// when added.
-func (s *Store) AddMessage(convID int64, role, content string) (Message, error) {
-	return s.addMessage(convID, -1, role, content)
+// when added. A message may carry pictures (images: each one's encoded
+// file).
+func (s *Store) AddMessage(convID int64, role, content string, images ...[]byte) (Message, error) {
+	return s.addMessage(convID, -1, role, content, images)
 }
 
 // AddMessageAfter adds a message that follows parentID (0: a new first
 // message) and shows its branch: after the user message before it, a
 // reply is a new version of the reply to it (Regenerate); after the
 // message before an edited one, a new version of that message (Edit).
-// Done is as for AddMessage.
-func (s *Store) AddMessageAfter(convID, parentID int64, role, content string) (Message, error) {
+// Done and images are as for AddMessage.
+func (s *Store) AddMessageAfter(convID, parentID int64, role, content string, images ...[]byte) (Message, error) {
 	if parentID < 0 {
 		return Message{}, fmt.Errorf("store: add message: negative parent %d", parentID)
 	}
-	return s.addMessage(convID, parentID, role, content)
+	return s.addMessage(convID, parentID, role, content, images)
 }
 
-// addMessage adds a message after parent (-1: after the leaf) and makes
-// it the leaf.
-func (s *Store) addMessage(convID, parent int64, role, content string) (Message, error) {
+// addMessage adds a message with its images after parent (-1: after the
+// leaf) and makes it the leaf.
+func (s *Store) addMessage(convID, parent int64, role, content string, images [][]byte) (Message, error) {
 	if role == "" {
 		return Message{}, errors.New("store: add message: empty role")
 	}
-	m := Message{ConversationID: convID, Role: role, Content: content, Created: s.stamp(), Done: role != "assistant"}
+	m := Message{ConversationID: convID, Role: role, Content: content, Created: s.stamp(), Done: role != "assistant", Images: images}
 	err := s.inTx(func(tx *sql.Tx) error {
 		if err := touch(tx, convID, m.Created); err != nil {
 			return err
@@ -191,6 +221,11 @@ func (s *Store) addMessage(convID, parent int64, role, content string) (Message,
 		}
 		if m.ID, err = res.LastInsertId(); err != nil {
 			return err
+		}
+		for _, data := range images {
+			if _, err := tx.Exec(`INSERT INTO images (message_id, data) VALUES (?, ?)`, m.ID, data); err != nil {
+				return err
+			}
 		}
 		_, err = tx.Exec(`UPDATE conversations SET leaf_id = ? WHERE id = ?`, m.ID, convID)
 		return err

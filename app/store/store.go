@@ -73,6 +73,14 @@ var migrations = []string{
 	UPDATE messages SET parent_id = COALESCE((SELECT MAX(p.id) FROM messages p
 		WHERE p.conversation_id = messages.conversation_id AND p.id < messages.id), 0);
 	CREATE INDEX messages_parent ON messages(conversation_id, parent_id);`,
+	// The pictures a message carries (their files' bytes), in order; they
+	// go with their message.
+	`CREATE TABLE images (
+		id         INTEGER PRIMARY KEY,
+		message_id INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+		data       BLOB    NOT NULL
+	);
+	CREATE INDEX images_message ON images(message_id, id);`,
 }
 
 // Store is an open conversation database. Its methods are safe for

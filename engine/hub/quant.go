@@ -125,6 +125,24 @@ func IsMMProj(p string) bool {
 	return strings.Contains(strings.ToLower(path.Base(p)), "mmproj")
 }
 
+// reF16 matches an F16 file name (not a BF16 one).
+var reF16 = regexp.MustCompile(`(?i)(^|[^b])f16`)
+
+// PickMMProj chooses the projector to download with a level (saji pull
+// --mmproj, Discover): the F16 one when there are several (what
+// llama.cpp's docs use), else the first.
+func PickMMProj(files []File) (File, bool) {
+	if len(files) == 0 {
+		return File{}, false
+	}
+	for _, f := range files {
+		if reF16.MatchString(path.Base(f.Path)) {
+			return f, true
+		}
+	}
+	return files[0], true
+}
+
 // isGGUF says whether a path names a GGUF file.
 func isGGUF(p string) bool { return strings.HasSuffix(strings.ToLower(p), ".gguf") }
 

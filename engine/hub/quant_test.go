@@ -312,3 +312,25 @@ func TestRecommendReason(t *testing.T) {
 		t.Errorf("fast machine: %s", q.Name)
 	}
 }
+
+func TestPickMMProj(t *testing.T) {
+	for _, c := range []struct {
+		files []string
+		want  string
+	}{
+		{nil, ""},
+		{[]string{"mmproj-model-Q8_0.gguf"}, "mmproj-model-Q8_0.gguf"},
+		{[]string{"mmproj-BF16.gguf", "mmproj-F16.gguf", "mmproj-F32.gguf"}, "mmproj-F16.gguf"},
+		{[]string{"vision/mmproj-bf16.gguf", "vision/mmproj-f16.gguf"}, "vision/mmproj-f16.gguf"},
+		{[]string{"mmproj-F32.gguf", "mmproj-BF16.gguf"}, "mmproj-F32.gguf"},
+	} {
+		var fs []File
+		for _, f := range c.files {
+			fs = append(fs, File{Path: f})
+		}
+		got, ok := PickMMProj(fs)
+		if got.Path != c.want || ok != (c.want != "") {
+			t.Errorf("%v: %q %v, want %q", c.files, got.Path, ok, c.want)
+		}
+	}
+}

@@ -33,8 +33,11 @@ const freeMargin = 64 << 20
 // place: cancelling ctx or any failure leaves nothing behind. A name
 // already taken gets a "-2", "-3"... suffix. Importing a file the library
 // already holds (a file of the folder, or one already referenced) returns
-// the existing entry.
+// the existing entry. A vision projector is refused (ErrProjector).
 func (l *Library) Import(ctx context.Context, path string, copy bool, progress func(done, total int64)) (Entry, error) {
+	if isProjector(filepath.Base(path)) {
+		return Entry{}, fmt.Errorf("%w: %s: it goes in the folder of its model, which it pairs with", ErrProjector, path)
+	}
 	v, err := Validate(path)
 	if err != nil {
 		return Entry{}, err

@@ -72,6 +72,10 @@ type Entry struct {
 	ContextLength int
 	// Shards is the number of files of a split model (1 otherwise).
 	Shards int
+	// Projector is the vision projector (mmproj) paired with the model,
+	// found beside it (see pairProjector): a model loaded with it can
+	// see. "" for none.
+	Projector string
 	// Preset holds the model's defaults; Default says it is the default
 	// model.
 	Preset  Preset
@@ -270,7 +274,8 @@ func (l *Library) localPath(name string) string { return filepath.Join(l.dir, na
 var laterShard = regexp.MustCompile(`-(\d{5})-of-\d{5}\.gguf$`)
 
 // localNames lists the names of the folder's models: its visible *.gguf
-// files, a split model once, by its first shard.
+// files, a split model once, by its first shard, and not the vision
+// projectors (paired with their models instead).
 func (l *Library) localNames() ([]string, error) {
 	des, err := os.ReadDir(l.dir)
 	if err != nil {
@@ -279,7 +284,7 @@ func (l *Library) localNames() ([]string, error) {
 	var names []string
 	for _, de := range des {
 		n := de.Name()
-		if strings.HasPrefix(n, ".") || !strings.HasSuffix(n, ".gguf") || de.IsDir() {
+		if strings.HasPrefix(n, ".") || !strings.HasSuffix(n, ".gguf") || de.IsDir() || isProjector(n) {
 			continue
 		}
 		if m := laterShard.FindStringSubmatch(n); m != nil && m[1] != "00001" {
@@ -316,6 +321,7 @@ func (l *Library) List() ([]Entry, error) {
 	slices.SortFunc(out, func(a, b Entry) int {
 		return cmp.Or(strings.Compare(strings.ToLower(a.Name), strings.ToLower(b.Name)), strings.Compare(a.Name, b.Name))
 	})
+	l.pairAll(out)
 	return out, nil
 }
 
@@ -336,13 +342,16 @@ func (l *Library) get(name string) (Entry, error) {
 	if err := checkName(name); err != nil {
 		return Entry{}, err
 	}
-	if p := l.localPath(name); fileExists(p) {
-		return l.entry(name, p, false), nil
+	var es []Entry
+	if p := l.localPath(name); fileExists(p) && !isProjector(filepath.Base(p)) {
+		es = []Entry{l.entry(name, p, false)}
+	} else if p, ok := l.idx.References[name]; ok {
+		es = []Entry{l.entry(name, p, true)}
+	} else {
+		return Entry{}, fmt.Errorf("%w: %q", ErrNotFound, name)
 	}
-	if p, ok := l.idx.References[name]; ok {
-		return l.entry(name, p, true), nil
-	}
-	return Entry{}, fmt.Errorf("%w: %q", ErrNotFound, name)
+	l.pairAll(es)
+	return es[0], nil
 }
 
 // entry describes the model name at path, reading its header unless the

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"saji/engine/chat"
+	"saji/engine/imagefile"
 	"saji/engine/runner"
 )
 
@@ -117,6 +118,34 @@ type anthropicBlock struct {
 	Content   *anthropicBlocks `json:"content"`
 	// Thinking is a thinking block's; its signature is not checked.
 	Thinking string `json:"thinking"`
+	// Source is an image block's picture.
+	Source *anthropicSource `json:"source"`
+}
+
+// anthropicSource is an image block's source: base64 data of a media
+// type, or a URL.
+type anthropicSource struct {
+	Type      string `json:"type"` // "base64" or "url"
+	MediaType string `json:"media_type"`
+	Data      string `json:"data"`
+	URL       string `json:"url"`
+}
+
+// image reads an image block's picture at where through ir.
+func (b anthropicBlock) image(where string, ir *imageReader) (*imagefile.Image, error) {
+	src := b.Source
+	switch {
+	case src == nil:
+		return nil, badRequest(`%s: an image block needs a source: {"type": "base64", "media_type": "image/png", "data": ...}`, where)
+	case src.Type == "base64":
+		if src.MediaType != "" && !strings.HasPrefix(src.MediaType, "image/") {
+			return nil, badRequest("%s.source: media type %q is not an image (image/jpeg, image/png, image/gif or image/webp)", where, src.MediaType)
+		}
+		return ir.base64(where+".source.data", src.Data)
+	case src.Type == "url":
+		return ir.url(where+".source.url", src.URL)
+	}
+	return nil, badRequest("%s.source: a source of type %q (base64 or url)", where, src.Type)
 }
 
 // text joins the text blocks of b as they are, as the OpenAI dialect joins
@@ -130,17 +159,12 @@ func (b anthropicBlocks) text(where string) (string, error) {
 		case "text":
 			parts = append(parts, blk.Text)
 		case "image", "document":
-			return "", noVision(fmt.Sprintf("%s[%d]", where, i), blk.Type)
+			return "", badRequest("%s[%d]: %s blocks are not supported here (pictures go in a user message's content)", where, i, blk.Type)
 		default:
 			return "", badRequest("%s[%d]: a block of type %q where text is expected", where, i, blk.Type)
 		}
 	}
 	return strings.Join(parts, ""), nil
-}
-
-// noVision refuses the image or document block at where.
-func noVision(where, typ string) error {
-	return badRequest("%s: %s blocks are not supported (no vision: the models Saji serves read text)", where, typ)
 }
 
 // anthropicTool is a tool definition. Only client tools (type "custom"
@@ -237,7 +261,7 @@ func (req *anthropicRequest) toolsJSON(log *slog.Logger) (defs, choice json.RawM
 // generation checks req and returns its generation (see
 // agentGeneration). For count_tokens (counting), max_tokens is not
 // required.
-func (req *anthropicRequest) generation(log *slog.Logger, counting bool) (runner.Request, error) {
+func (req *anthropicRequest) generation(log *slog.Logger, counting bool, ir *imageReader) (runner.Request, error) {
 	if !counting {
 		switch {
 		case req.MaxTokens == nil:
@@ -249,7 +273,7 @@ func (req *anthropicRequest) generation(log *slog.Logger, counting bool) (runner
 	if len(req.Messages) == 0 {
 		return runner.Request{}, badRequest("messages: at least one message is required")
 	}
-	msgs, err := anthropicMessages(req.System, req.Messages)
+	msgs, err := anthropicMessages(req.System, req.Messages, ir)
 	if err != nil {
 		return runner.Request{}, err
 	}
@@ -319,7 +343,7 @@ func steadySystem(text string) string {
 // the template's: a user turn's tool_result blocks become tool messages
 // (before its text, which follows them), an assistant turn's tool_use
 // blocks its tool calls and its thinking blocks its reasoning.
-func anthropicMessages(system anthropicBlocks, msgs []anthropicMessage) ([]chat.Message, error) {
+func anthropicMessages(system anthropicBlocks, msgs []anthropicMessage, ir *imageReader) ([]chat.Message, error) {
 	var out []chat.Message
 	for i := range system {
 		system[i].Text = steadySystem(system[i].Text)
@@ -336,12 +360,21 @@ func anthropicMessages(system anthropicBlocks, msgs []anthropicMessage) ([]chat.
 		}
 		cm := chat.Message{Role: msg.Role}
 		var text []string
+		var parts []chat.ContentPart // text and pictures in order, when there is a picture
+		images := false
 		var results []chat.Message
 		for j, b := range msg.Content {
 			where := fmt.Sprintf("messages[%d].content[%d]", i, j)
 			switch b.Type {
 			case "text":
 				text = append(text, b.Text)
+				parts = append(parts, chat.ContentPart{Type: "text", Text: b.Text})
+			case "image":
+				im, err := b.image(where, ir)
+				if err != nil {
+					return nil, err
+				}
+				parts, images = append(parts, chat.ContentPart{Type: "image", Image: im}), true
 			case "thinking":
 				cm.ReasoningContent += b.Thinking
 			case "redacted_thinking":
@@ -371,16 +404,19 @@ func anthropicMessages(system anthropicBlocks, msgs []anthropicMessage) ([]chat.
 					}
 				}
 				results = append(results, chat.Message{Role: "tool", ToolCallID: b.ToolUseID, Name: names[b.ToolUseID], Content: content})
-			case "image", "document":
-				return nil, noVision(where, b.Type)
+			case "document":
+				return nil, badRequest("%s: document blocks are not supported (send the text as a text block)", where)
 			default:
 				return nil, badRequest("%s: blocks of type %q are not supported", where, b.Type)
 			}
 		}
 		out = append(out, results...)
-		if len(text) > 0 || len(cm.ToolCalls) > 0 || cm.ReasoningContent != "" || len(results) == 0 {
+		if len(text) > 0 || images || len(cm.ToolCalls) > 0 || cm.ReasoningContent != "" || len(results) == 0 {
 			cm.Content = strings.Join(text, "")
-			cm.NullContent = len(text) == 0 && len(cm.ToolCalls) > 0 // as OpenAI clients send a calling turn
+			cm.NullContent = len(text) == 0 && !images && len(cm.ToolCalls) > 0 // as OpenAI clients send a calling turn
+			if images {
+				cm.Parts, cm.Content = parts, ""
+			}
 			out = append(out, cm)
 		}
 	}
@@ -399,7 +435,7 @@ func (s *Server) anthropicBegin(w http.ResponseWriter, r *http.Request, req *ant
 		anthropicError(w, err)
 		return nil, runner.Request{}, false
 	}
-	g, err := req.generation(s.log, counting)
+	g, err := req.generation(s.log, counting, s.images(r.Context()))
 	if err != nil {
 		anthropicError(w, err)
 		return nil, runner.Request{}, false

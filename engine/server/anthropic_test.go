@@ -2,6 +2,7 @@ package server
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -347,7 +348,7 @@ func TestAnthropicMessages(t *testing.T) {
 		if err := json.Unmarshal([]byte(body+"}"), &req); err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		got, err := anthropicMessages(req.System, req.Messages)
+		got, err := anthropicMessages(req.System, req.Messages, newImageReader(context.Background(), false))
 		if c.bad {
 			if ae := classify(err); err == nil || ae.status != http.StatusBadRequest {
 				t.Errorf("%s: %v, want a 400", c.name, err)
@@ -605,7 +606,7 @@ func FuzzAgentRequests(f *testing.F) {
 		var errs []error
 		var areq anthropicRequest
 		if json.Unmarshal(body, &areq) == nil {
-			_, err := anthropicMessages(areq.System, areq.Messages)
+			_, err := anthropicMessages(areq.System, areq.Messages, newImageReader(context.Background(), false))
 			_, _, err2 := areq.toolsJSON(log)
 			errs = append(errs, err, err2)
 		}

@@ -195,7 +195,12 @@ func (s *Server) handleLSApplyTemplate(w http.ResponseWriter, r *http.Request) {
 		lsError(w, badRequest(`"messages" is required`))
 		return
 	}
-	g := runner.Request{Messages: chatMessages(req.Messages), TemplateExtra: req.KWArgs}
+	msgs, err := chatMessages(req.Messages, s.images(r.Context()))
+	if err != nil {
+		lsError(w, err)
+		return
+	}
+	g := runner.Request{Messages: msgs, TemplateExtra: req.KWArgs}
 	if present(req.Tools) {
 		var defs []any
 		if err := json.Unmarshal(req.Tools, &defs); err != nil {
@@ -240,7 +245,7 @@ func (s *Server) handleLSProps(w http.ResponseWriter, r *http.Request) {
 		"model_alias":                 m.Name,
 		"model_path":                  m.Path,
 		"model_ftype":                 m.Info.FileType,
-		"modalities":                  map[string]any{"vision": false, "video": false, "audio": false},
+		"modalities":                  map[string]any{"vision": m.Vision(), "video": false, "audio": false},
 		"endpoint_slots":              true,
 		"endpoint_props":              false,
 		"endpoint_metrics":            true,

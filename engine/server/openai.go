@@ -207,36 +207,93 @@ func (c *oaiCommon) genRequest() (runner.Request, error) {
 }
 
 // oaiContent is a message's content: a string, or a list of parts of
-// which the text ones are joined.
-type oaiContent string
+// which the text ones are joined. A list with a picture (an image_url
+// part, or the Responses API's input_image) keeps its parts, for apply to
+// decode.
+type oaiContent struct {
+	Text  string
+	Parts []oaiPart // the list's parts, when one is a picture
+}
+
+// oaiPart is a part of a list content.
+type oaiPart struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+	// ImageURL is an image_url part's {"url": ..., "detail": ...} (detail
+	// is not read), or an input_image's URL string.
+	ImageURL json.RawMessage `json:"image_url"`
+}
 
 func (c *oaiContent) UnmarshalJSON(b []byte) error {
+	*c = oaiContent{}
 	if string(b) == "null" {
-		*c = ""
 		return nil
 	}
-	var s string
-	if err := json.Unmarshal(b, &s); err == nil {
-		*c = oaiContent(s)
+	if err := json.Unmarshal(b, &c.Text); err == nil {
 		return nil
 	}
-	var parts []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
+	var parts []oaiPart
 	if err := json.Unmarshal(b, &parts); err != nil {
 		return fmt.Errorf("content must be a string or a list of content parts")
 	}
 	var sb strings.Builder
+	images := false
 	for _, p := range parts {
 		switch p.Type {
 		case "text", "input_text", "output_text":
 			sb.WriteString(p.Text)
+		case "image_url", "input_image":
+			images = true
 		default:
-			return fmt.Errorf("content parts of type %q are not supported (text only)", p.Type)
+			return fmt.Errorf("content parts of type %q are not supported (text and image_url)", p.Type)
 		}
 	}
-	*c = oaiContent(sb.String())
+	c.Text = sb.String()
+	if images {
+		c.Parts = parts
+	}
+	return nil
+}
+
+// imageURL returns an image part's URL.
+func (p oaiPart) imageURL() (string, bool) {
+	var u string
+	if json.Unmarshal(p.ImageURL, &u) == nil {
+		return u, u != ""
+	}
+	var obj struct {
+		URL string `json:"url"`
+	}
+	if json.Unmarshal(p.ImageURL, &obj) == nil {
+		return obj.URL, obj.URL != ""
+	}
+	return "", false
+}
+
+// apply sets c as cm's content: its text, or its parts with their
+// pictures read by ir; where names the content in errors
+// ("messages[0].content").
+func (c oaiContent) apply(cm *chat.Message, where string, ir *imageReader) error {
+	if c.Parts == nil {
+		cm.Content = c.Text
+		return nil
+	}
+	cm.Parts = make([]chat.ContentPart, 0, len(c.Parts))
+	for j, p := range c.Parts {
+		if p.Type != "image_url" && p.Type != "input_image" {
+			cm.Parts = append(cm.Parts, chat.ContentPart{Type: "text", Text: p.Text})
+			continue
+		}
+		u, ok := p.imageURL()
+		if !ok {
+			return badRequest(`%s[%d]: an image part needs "image_url": {"url": "data:image/png;base64,..."}`, where, j)
+		}
+		im, err := ir.url(fmt.Sprintf("%s[%d].image_url", where, j), u)
+		if err != nil {
+			return err
+		}
+		cm.Parts = append(cm.Parts, chat.ContentPart{Type: "image", Image: im})
+	}
 	return nil
 }
 
@@ -456,7 +513,11 @@ func (s *Server) handleChatCompletions(w http.ResponseWriter, r *http.Request) {
 		oaiError(w, &apiError{status: http.StatusBadRequest, typ: "invalid_request_error", param: "top_logprobs", msg: "top_logprobs must be between 0 and 20"})
 		return
 	}
-	g.Messages = chatMessages(req.Messages)
+	var err error
+	if g.Messages, err = chatMessages(req.Messages, s.images(r.Context())); err != nil {
+		oaiError(w, err)
+		return
+	}
 	g.LogProbs, g.TopLogProbs = req.LogProbs, req.TopLogProbs
 	if !req.LogProbs {
 		g.TopLogProbs = 0
@@ -633,13 +694,16 @@ func tools(g *runner.Request, raw, choice json.RawMessage, parallel *bool) error
 	return nil
 }
 
-// chatMessages converts OpenAI messages to the template's.
-func chatMessages(msgs []oaiMessage) []chat.Message {
+// chatMessages converts OpenAI messages to the template's, their pictures
+// read by ir.
+func chatMessages(msgs []oaiMessage, ir *imageReader) ([]chat.Message, error) {
 	var out []chat.Message
-	for _, msg := range msgs {
+	for i, msg := range msgs {
 		cm := chat.Message{Role: msg.Role, Name: msg.Name, ToolCallID: msg.ToolCallID, ReasoningContent: cmp.Or(msg.Reasoning, msg.Reasoning2)}
 		if msg.Content != nil {
-			cm.Content = string(*msg.Content)
+			if err := msg.Content.apply(&cm, fmt.Sprintf("messages[%d].content", i), ir); err != nil {
+				return nil, err
+			}
 		} else {
 			cm.NullContent = true
 		}
@@ -652,5 +716,5 @@ func chatMessages(msgs []oaiMessage) []chat.Message {
 		}
 		out = append(out, cm)
 	}
-	return out
+	return out, nil
 }

@@ -299,11 +299,19 @@ func TestReasoningHistory(t *testing.T) {
 	if err := json.Unmarshal([]byte(`[{"role":"user","content":"hi"},{"role":"assistant","content":"Hello","thinking":"A greeting."},{"role":"user","content":"again"}]`), &ol); err != nil {
 		t.Fatal(err)
 	}
-	olm, err := ollamaMessages(ol)
+	olm, err := ollamaMessages(ol, newImageReader(context.Background(), false))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, msgs := range map[string][]chat.Message{"openai": chatMessages(om), "reasoning": chatMessages(alias), "ollama": olm} {
+	oam, err := chatMessages(om, newImageReader(context.Background(), false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	aliased, err := chatMessages(alias, newImageReader(context.Background(), false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, msgs := range map[string][]chat.Message{"openai": oam, "reasoning": aliased, "ollama": olm} {
 		toks, err := m.Prompt(context.Background(), runner.Request{Messages: msgs})
 		if err != nil {
 			t.Fatal(err)

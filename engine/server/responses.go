@@ -238,7 +238,11 @@ func responsesMessages(instructions string, history []chat.Message, input json.R
 		if err := json.Unmarshal(raw, &c); err != nil {
 			return "", oaiBad("input", "input[%d]: %v", i, err)
 		}
-		return string(c), nil
+		if c.Parts != nil {
+			// The kept responses would hold the decoded pictures.
+			return "", oaiBad("input", "input[%d]: input_image parts are not supported by /v1/responses: send pictures to /v1/chat/completions as image_url parts", i)
+		}
+		return c.Text, nil
 	}
 	for i, it := range items {
 		typ := it.Type

@@ -63,6 +63,12 @@ type Config struct {
 	// means the server's own, its state in library.DownloadsDir(). Two
 	// managers must not share a state folder.
 	Downloads func() (*download.Manager, error)
+	// AllowImageURLs lets a request's image_url parts (and Anthropic's
+	// url image sources) name http(s) URLs, which the server then fetches
+	// (saji serve --allow-image-urls); else only data: URIs are taken,
+	// since the server does not reach the network for a request by
+	// default.
+	AllowImageURLs bool
 }
 
 // Server answers the API over a runner's models.

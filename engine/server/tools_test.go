@@ -86,7 +86,10 @@ func TestTools(t *testing.T) {
 		{"role":"tool","tool_call_id":"call_1","content":"sunny"}]`), &msgs); err != nil {
 		t.Fatal(err)
 	}
-	g.Messages = chatMessages(msgs)
+	var err error
+	if g.Messages, err = chatMessages(msgs, newImageReader(context.Background(), false)); err != nil {
+		t.Fatal(err)
+	}
 	toks, err := m.Prompt(context.Background(), g)
 	if err != nil {
 		t.Fatal(err)
@@ -153,7 +156,7 @@ func TestTools(t *testing.T) {
 		{"role":"assistant","content":"","tool_calls":[{"function":{"name":"get_weather","arguments":{"zeta":1,"alpha":2}}}]}]`), &om); err != nil {
 		t.Fatal(err)
 	}
-	cms, err := ollamaMessages(om)
+	cms, err := ollamaMessages(om, newImageReader(context.Background(), false))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +167,7 @@ func TestTools(t *testing.T) {
 	if text, _ := m.Tokenizer().Detokenize(toks, false, true); !strings.Contains(text, `"zeta": 1, "alpha": 2`) {
 		t.Errorf("Ollama's tool-call arguments out of order:\n%s", text)
 	}
-	if _, err := ollamaMessages([]ollamaMessage{{Role: "assistant", ToolCalls: []ollamaToolCall{{}}}}); err != nil {
+	if _, err := ollamaMessages([]ollamaMessage{{Role: "assistant", ToolCalls: []ollamaToolCall{{}}}}, newImageReader(context.Background(), false)); err != nil {
 		t.Errorf("a call without arguments: %v", err)
 	}
 }

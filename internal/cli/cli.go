@@ -22,6 +22,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"saji/engine/imagefile"
 	"saji/internal/instance"
 )
 
@@ -105,11 +106,12 @@ func NewRootCommand(opts Options) *cobra.Command {
 		Short: "Saji runs large language models on your own machine",
 		Long: "Saji runs large language models on your own machine.\n\n" +
 			"With no arguments it opens the desktop app; the subcommands work headless.",
-		// The arguments may be .gguf files to open (what a file manager's
-		// "Open with Saji" passes); anything else is an unknown command.
+		// The arguments may be .gguf files to open, or pictures for the
+		// chat's next message (what a file manager's "Open with Saji"
+		// passes); anything else is an unknown command.
 		Args: func(cmd *cobra.Command, args []string) error {
 			for _, a := range args {
-				if !strings.EqualFold(filepath.Ext(a), ".gguf") {
+				if !strings.EqualFold(filepath.Ext(a), ".gguf") && !imagefile.IsPicturePath(a) {
 					return fmt.Errorf("unknown command %q for %q", a, cmd.CommandPath())
 				}
 			}

@@ -39,6 +39,8 @@ func TestRoot(t *testing.T) {
 		{"--model opens the app with a model", []string{"--model", "m.gguf"}, 0, "", "", 1},
 		{"a .gguf argument opens the app with it", []string{"x.GGUF"}, 0, "", "", 1},
 		{"several .gguf files", []string{"a.gguf", "b.gguf"}, 0, "", "", 1},
+		{"a model and a picture for the chat", []string{"a.gguf", "cat.JPG"}, 0, "", "", 1},
+		{"a text file", []string{"notes.txt"}, 1, "", "unknown command", 0},
 		{"help", []string{"--help"}, 0, "headless", "", 0},
 		{"version", []string{"version"}, 0, "saji   dev", "", 0},
 		{"version flag", []string{"--version"}, 0, "dev", "", 0},

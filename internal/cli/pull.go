@@ -197,7 +197,7 @@ func (p *puller) run(ctx context.Context) error {
 	}
 	want := q.Files
 	if p.fl.mmproj {
-		if pj, ok := pickMMProj(q.MMProj); ok {
+		if pj, ok := hub.PickMMProj(q.MMProj); ok {
 			want = append(want[:len(want):len(want)], pj)
 		} else {
 			p.ui.notef("note: %s has no projector (mmproj) file", p.repo)
@@ -651,20 +651,6 @@ func levelNames(levels []hub.Quant) string {
 		names[i] = q.Name
 	}
 	return strings.Join(names, ", ")
-}
-
-// pickMMProj chooses the projector to fetch with --mmproj: the F16 one
-// when there are several (what llama.cpp's docs use), else the first.
-func pickMMProj(files []hub.File) (hub.File, bool) {
-	if len(files) == 0 {
-		return hub.File{}, false
-	}
-	for _, f := range files {
-		if strings.Contains(strings.ToUpper(path2base(f.Path)), "F16") {
-			return f, true
-		}
-	}
-	return files[0], true
 }
 
 // path2base is the file name of a repository path.

@@ -39,6 +39,7 @@ type serveFlags struct {
 	port      int
 	apiKeys   []string
 	cors      []string
+	imageURLs bool
 	local     localFlags
 	spec      specFlags
 }
@@ -87,6 +88,9 @@ func newServeCmd() *cobra.Command {
 			"(localhost, 127.0.0.1, any port), app shells (app://, file://, tauri://, vscode-webview://)\n" +
 			"and browser extensions, as Ollama allows; --cors adds other origins. A request on a\n" +
 			"loopback address whose Host is not this machine (DNS rebinding) is refused.\n\n" +
+			"A request's pictures (OpenAI image_url parts, Ollama's images, Anthropic's image\n" +
+			"blocks) come as base64 or data: URIs; the server fetches http(s) image URLs only\n" +
+			"with --allow-image-urls (within 30 s and 20 MB each, redirects to http(s) only).\n\n" +
 			"--gpu-layers (-ngl) puts the last N layers of each model on the GPU (CUDA, Metal):\n" +
 			"-1 (the default) as many as fit with the KV cache, 0 none. When there is no GPU, or\n" +
 			"the model does not load on it, the model runs on the CPU, and the load says why.\n\n" +
@@ -123,6 +127,7 @@ func newServeCmd() *cobra.Command {
 	f.StringVar(&sf.host, "host", sf.host, "address to bind (127.0.0.1: this machine only)")
 	f.IntVar(&sf.port, "port", sf.port, "port to listen on")
 	f.StringArrayVar(&sf.apiKeys, "api-key", nil, "require this bearer `KEY` (repeat for several; also SAJI_API_KEY)")
+	f.BoolVar(&sf.imageURLs, "allow-image-urls", false, "fetch the http(s) image URLs of requests (OpenAI image_url parts, Anthropic url sources); else only data: URIs and base64 pictures are taken")
 	f.StringArrayVar(&sf.cors, "cors", nil, "also allow cross-origin requests from this `ORIGIN` (repeat; one * as a wildcard, https://*.example.com; * for any)")
 	sf.local.register(f, "")
 	sf.spec.register(f)
@@ -200,7 +205,7 @@ func runServe(ctx context.Context, sf *serveFlags, errw io.Writer) error {
 		MaxLoaded: max(sf.maxLoaded, len(sf.models)+1), Aliases: aliases})
 	defer rn.Close()
 	srv := server.New(server.Config{Runner: rn, APIKeys: sf.apiKeys, CORSOrigins: sf.cors, Hosts: []string{sf.host},
-		Logger: slog.Default(), Remotes: remotes, Routes: routes})
+		Logger: slog.Default(), Remotes: remotes, Routes: routes, AllowImageURLs: sf.imageURLs})
 	defer srv.Close()
 	// The draft model drafts for the models given with -m, which must
 	// share its vocabulary.

@@ -9,6 +9,10 @@
 #   wizard     "What can this computer run?" over the first-run page
 #   chat       a conversation: a message sent, the reply streamed, its
 #              figures (tokens, tokens/s, time to first token)
+#   chat-picture  a picture opened with the model (as Open with Saji passes
+#              it), sent with a question: its thumbnail in the message, and
+#              the reply (or, from a model without a vision projector, the
+#              runner's reason)
 #   library    the library with the model
 #   discover   Discover, searching a local fake hub (internal/tools/fakehub)
 #              so no network is needed, with a repository's levels open
@@ -55,6 +59,29 @@ export HF_ENDPOINT=http://127.0.0.1:$hubport
 for _ in $(seq 100); do grep -q "fake hub on" "$XAPP_WORK/fakehub.log" && break; sleep 0.1; done
 
 prefs=$XAPP_WORK/config/fyne/io.saji.Saji/preferences.json
+
+# The picture of chat-picture: a red sun over a blue-to-yellow sky.
+picture=$XAPP_WORK/picture.png
+convert -size 480x320 gradient:'#3b6fb6'-'#f3d36b' -fill '#e2543e' -draw 'circle 240,170 240,100' "$picture"
+
+# chat_picture sends the picture with a question and shoots the chat.
+chat_picture() {
+	rm -rf "$XAPP_WORK/config" "$XAPP_WORK/data"
+	mkdir -p "$(dirname "$prefs")"
+	echo "{\"theme\": \"$theme\"}" >"$prefs"
+	xapp_start "$bin" -v --model "$model" "$picture"
+	xapp_window
+	xapp_wait_log "runner: loaded" 60
+	xapp_wait_log "hardware: memory bandwidth" 30
+	sleep 2
+	size 1280 800
+	xapp_type "What is in this picture?"
+	xapp_key Return
+	xapp_wait_log "app: reply " 120 # finished, or failed where the model cannot see
+	sleep 1
+	shot chat-picture
+	xapp_stop
+}
 
 # size W H resizes the window (once it has settled: a resize as it first
 # maps is undone) and waits for it to redraw.
@@ -124,6 +151,9 @@ for theme in dark light; do
 	sleep 1
 	shot settings
 	xapp_stop
+
+	# 3. A picture in the chat.
+	chat_picture
 done
 # Last, the load-test report: two runs compared, drawn by headless Chromium.
 browser=$(command -v chromium || command -v chromium-browser || true)

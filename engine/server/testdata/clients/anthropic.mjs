@@ -3,7 +3,7 @@
 // point of the API. Run by TestRealClients; checks.mjs says how to select
 // checks.
 import Anthropic from "@anthropic-ai/sdk";
-import { assert, check, run, env, script, rawPost } from "./checks.mjs";
+import { assert, check, run, env, script, rawPost, PICTURE, BLIND, needVision } from "./checks.mjs";
 
 const client = new Anthropic({ baseURL: env.url, apiKey: env.key, maxRetries: 0 });
 const hi = [{ role: "user", content: "hi" }];
@@ -137,6 +137,24 @@ check("errors", "agents", async () => {
   assert.equal(body.type, "error");
   assert.equal(body.error.type, "invalid_request_error");
   assert.equal(typeof body.error.message, "string");
+});
+
+// --- #25: pictures (image blocks, base64)
+
+const look = [{ role: "user", content: [
+  { type: "image", source: { type: "base64", media_type: "image/png", data: PICTURE } },
+  { type: "text", text: "What is in this picture?" },
+] }];
+
+check("vision.refused", "vision", async () => {
+  await assert.rejects(client.messages.create({ model: env.plain, max_tokens: 20, messages: look }),
+    (e) => e instanceof Anthropic.BadRequestError && e.error?.error?.message?.includes(BLIND));
+});
+
+check("vision.messages", "vision", async () => {
+  await needVision();
+  const r = await client.messages.create({ model: env.vision, max_tokens: 20, temperature: 0, messages: look });
+  assert.equal(r.content[0].text, script.plain);
 });
 
 await run("anthropic");

@@ -4,7 +4,8 @@
 // its check and the run goes on.
 //
 // A feature is the branch of issue #20 that brings it: @main (what Saji
-// had before), @apifix, @schema, @tools, @reason, @agents, @llamasrv.
+// had before), @apifix, @schema, @tools, @reason, @agents, @llamasrv;
+// @vision is issue #25's pictures.
 // SAJI_CLIENT_CHECKS and SAJI_CLIENT_SKIP are comma-separated lists of
 // selectors: a feature (@schema), a check's name (tools.named; a name
 // also selects the checks under it: tools selects tools.named), or a
@@ -12,8 +13,9 @@
 // a name selects, and those whose features are all listed (@main is
 // implied: @schema runs what main and the schema branch can pass);
 // SAJI_CLIENT_SKIP leaves out the checks a name selects and those that
-// need a listed feature. The last line is "SCRIPT: N passed, N failed,
-// N skipped"; the exit status is 1 when a check failed.
+// need a listed feature. A check may also skip itself, throwing Skip (a
+// fixture it needs is not served). The last line is "SCRIPT: N passed,
+// N failed, N skipped"; the exit status is 1 when a check failed.
 // (TestRealClients fails when no script ran any check.)
 import assert from "node:assert/strict";
 
@@ -60,7 +62,26 @@ export const env = {
   // A get_weather call in each family's own format, with its template.
   formats: ["deepseek-r1", "deepseek-v3.1", "granite", "command-r7b", "functionary"],
   generic: "generic", // {"tool_calls":[{"name":"get_weather",…}]} (a ChatML template without tool syntax)
+  // A scripted model with a vision projector, writing script.plain: the
+  // @vision checks that need one skip themselves until it is served.
+  vision: process.env.SAJI_VISION_MODEL || "vision",
 };
+
+/** PICTURE is a 2×2 PNG picture (red, green, blue, white), base64. */
+export const PICTURE = "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAG0lEQVR4nGL6z8DA8J+BhZHh/38GBkAAAAD//x0vBATwkV0VAAAAAElFTkSuQmCC";
+
+/** BLIND is what the runner says of a picture sent to a model that cannot see. */
+export const BLIND = "cannot see images";
+
+/** Skip, thrown by a check, skips it: what it needs is not served. */
+export class Skip extends Error {}
+
+/** needVision skips the check unless env.vision is served and can see. */
+export async function needVision() {
+  const res = await rawPost("/api/show", { model: env.vision });
+  const caps = res.ok ? (await res.json()).capabilities ?? [] : [];
+  if (!caps.includes("vision")) throw new Skip(`no vision fixture model (${env.vision}) is served`);
+}
 
 /** What the scripted models write (engine/server/clients_test.go writes them). */
 export const script = {
@@ -116,6 +137,11 @@ export async function run(scriptName) {
       results[name] = r ?? "ok";
       console.log(`ok   ${scriptName} ${name} (${Date.now() - t0} ms)`);
     } catch (e) {
+      if (e instanceof Skip) {
+        skipped++;
+        console.log(`skip ${scriptName} ${name}: ${e.message}`);
+        continue;
+      }
       failed++;
       console.log(`FAIL ${scriptName} ${name}: ${e?.message ?? e}${where(e)}`);
     }

@@ -4,7 +4,7 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { Ollama } from "ollama";
-import { assert, check, run, env, script, rawPost, weatherTool } from "./checks.mjs";
+import { assert, check, run, env, script, rawPost, weatherTool, PICTURE, BLIND, needVision } from "./checks.mjs";
 
 const ollama = new Ollama({ host: env.url, headers: { authorization: `Bearer ${env.key}` } });
 const hi = [{ role: "user", content: "hi" }];
@@ -247,6 +247,36 @@ check("pull", "apifix", async () => {
   const r = await ollama.chat({ model: name, messages: hi });
   assert.equal(r.message.content, script.plain);
   await ollama.delete({ model: name });
+});
+
+// --- #25: pictures (images, base64)
+
+// picture is PICTURE's bytes: the client sends them as base64.
+const picture = Buffer.from(PICTURE, "base64");
+const look = [{ role: "user", content: "What is in this picture?", images: [picture] }];
+
+check("vision.refused", "vision", async () => {
+  // The picture reaches the runner, which refuses it to a model without a projector.
+  const blind = (e) => e.name === "ResponseError" && e.status_code === 400 && e.error.includes(BLIND);
+  await assert.rejects(ollama.chat({ model: env.plain, messages: look }), blind);
+  await assert.rejects(ollama.chat({ model: env.plain, messages: look, stream: true }).then(async (it) => { for await (const _ of it); }), blind);
+  await assert.rejects(ollama.generate({ model: env.plain, prompt: "What is in this picture?", images: [PICTURE] }), blind);
+  await assert.rejects(ollama.generate({ model: env.plain, prompt: "What?", images: ["bm90IGFuIGltYWdl"] }),
+    (e) => e.status_code === 400 && e.error.includes("images[0]: not a JPEG, PNG, WebP or GIF image"));
+  const show = await ollama.show({ model: env.plain });
+  assert.ok(!show.capabilities.includes("vision"), show.capabilities);
+});
+
+check("vision.chat", "vision", async () => {
+  await needVision();
+  const show = await ollama.show({ model: env.vision });
+  assert.ok(show.capabilities.includes("vision"), show.capabilities);
+  const r = await ollama.chat({ model: env.vision, messages: look, options: greedy });
+  assert.equal(r.message.content, script.plain);
+  const s = await chatStream({ model: env.vision, messages: look, options: greedy });
+  assert.equal(s.content, script.plain);
+  const g = await ollama.generate({ model: env.vision, prompt: "What is in this picture?", images: [picture], options: greedy });
+  assert.equal(g.response, script.plain);
 });
 
 await run("ollama");

@@ -4,7 +4,7 @@
 import OpenAI from "openai";
 import { zodResponseFormat } from "openai/helpers/zod";
 import {
-  assert, check, run, env, script, rawPost, assertOpenAIError, weatherTool, timeTool,
+  assert, check, run, env, script, rawPost, assertOpenAIError, weatherTool, timeTool, PICTURE, BLIND, needVision,
 } from "./checks.mjs";
 import { personSchema, pydanticPerson, person, PERSON_JSON } from "./schemas.mjs";
 
@@ -412,6 +412,38 @@ check("responses.reasoning", "agents reason", async () => {
   const text = [...(reasoning.content ?? []), ...(reasoning.summary ?? [])].map((c) => c.text).join("");
   assert.equal(text.trim(), script.reasoning);
   assert.equal(r.output_text.trim(), script.answer);
+});
+
+// --- #25: pictures (image_url parts)
+
+// look is a question about PICTURE, as a data: URI.
+const look = [{ role: "user", content: [
+  { type: "text", text: "What is in this picture?" },
+  { type: "image_url", image_url: { url: `data:image/png;base64,${PICTURE}`, detail: "low" } },
+] }];
+
+check("vision.refused", "vision", async () => {
+  // The picture reaches the runner, which refuses it to a model without a projector.
+  for (const stream of [false, true]) {
+    await assert.rejects(client.chat.completions.create({ model: env.plain, messages: look, stream }),
+      (e) => e instanceof OpenAI.BadRequestError && e.error?.message?.includes(BLIND));
+  }
+  await assert.rejects(client.chat.completions.create({ model: env.plain, messages: [{ role: "user", content: [
+    { type: "image_url", image_url: { url: "https://example.com/cat.png" } }] }] }),
+  (e) => e instanceof OpenAI.BadRequestError && e.error?.message?.includes("--allow-image-urls"));
+  await assert.rejects(client.chat.completions.create({ model: env.plain, messages: [{ role: "user", content: [
+    { type: "image_url", image_url: { url: "data:image/png;base64,bm90IGFuIGltYWdl" } }] }] }),
+  (e) => e instanceof OpenAI.BadRequestError && e.error?.message?.includes("not a JPEG, PNG, WebP or GIF"));
+});
+
+check("vision.chat", "vision", async () => {
+  await needVision();
+  const r = await client.chat.completions.create({ model: env.vision, messages: look, temperature: 0 });
+  assert.equal(r.choices[0].message.content, script.plain);
+  const text = await client.chat.completions.create({ model: env.vision, messages: [{ role: "user", content: "What is in this picture?" }], temperature: 0 });
+  assert.ok(r.usage.prompt_tokens > text.usage.prompt_tokens, "the picture's tokens are in the prompt");
+  const s = await streamChat({ model: env.vision, messages: look, temperature: 0 });
+  assert.equal(s.content, script.plain);
 });
 
 await run("openai");
