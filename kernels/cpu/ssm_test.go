@@ -1,0 +1,330 @@
+package cpu
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"testing"
+
+	"saji/kernels"
+	"saji/kernels/quant"
+)
+
+// The figures of ssmPeer and deltaNetPeer were computed by llama.cpp's CPU
+// backend at commit 3f545bec (AVX-512 build, one thread) from inputs that
+// refLCG generates, through a small program (not in this repository) that
+// runs ggml_ssm_scan (ids 0..n_seqs-1, K = 1) or ggml_gated_delta_net
+// (K = 1) on them and prints bitsHash of the outputs and of the final
+// states. The inputs are drawn in the order of the operation's arguments,
+// each value refLCG's float times a scale plus an offset (recInputs).
+
+// ssmPeer are the selective scans of the peer figures.
+var ssmPeer = []struct {
+	stateDim, headDim, heads, groups, tokens, seqs int
+	seed                                           uint64
+	y, states                                      uint64
+}{
+	{16, 8, 4, 1, 5, 1, 1, 0xe9680e5b4b9a864c, 0x71c09d409db82689},
+	{128, 16, 4, 2, 7, 2, 2, 0xfc0160559ca89cfe, 0xa2c9ff943ba8702a},
+	{80, 4, 2, 1, 3, 1, 3, 0x144c741e8de3b41f, 0xa0ece3506d0e75f8},
+	{128, 64, 8, 8, 1, 1, 4, 0xf0ea5d1c947456c7, 0x49b65c654a4d97d8},
+}
+
+// recInputs draws len(sizes) arrays of sizes[i] values from refLCG(seed),
+// value j of array i being float()·scale[i] + off[i].
+func recInputs(seed uint64, sizes []int, scale, off []float32) [][]float32 {
+	s := refLCG(seed)
+	out := make([][]float32, len(sizes))
+	for i, n := range sizes {
+		out[i] = make([]float32, n)
+		for j := range out[i] {
+			out[i][j] = s.float()*scale[i] + off[i]
+		}
+	}
+	return out
+}
+
+// recBackends returns the backends the recurrent tests run on: the
+// pure-Go oracle and one for each kernel set this CPU runs, two threads
+// each.
+func recBackends(t *testing.T) []*Backend {
+	bs := []*Backend{NewReference(2)}
+	for _, name := range KernelSets() {
+		b, err := NewWithKernels(2, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bs = append(bs, b)
+	}
+	return bs
+}
+
+// ssmCase is one selective scan's inputs, in ggml's layout.
+type ssmCase struct {
+	p                       kernels.SSMScanParams
+	seqs                    []kernels.RecurrentSeq
+	states, x, dt, a, bm, c []float32
+}
+
+// newSSMCase draws a scan's inputs as the peer program does, with every
+// sequence tokens long. Its dt are above 20, where softplus is the
+// identity: glibc's logf, which llama.cpp's softplus calls, is within 0.82
+// ulp of the correctly rounded logarithm that softplus takes, so below 20
+// a step's decay and x·dt may differ from llama.cpp's in the last bit
+// (TestSSMScanReference covers those inputs).
+func newSSMCase(p kernels.SSMScanParams, tokens, seqs int, seed uint64) ssmCase {
+	n := tokens * seqs
+	in := recInputs(seed,
+		[]int{p.SlotSize() * seqs, p.Heads * p.HeadDim * n, p.Heads * n, p.Heads, p.Groups * p.StateDim * n, p.Groups * p.StateDim * n},
+		[]float32{0.5, 1, 2, 0.01, 1, 1}, []float32{0, 0, 22, -0.02, 0, 0})
+	c := ssmCase{p: p, states: in[0], x: in[1], dt: in[2], a: in[3], bm: in[4], c: in[5]}
+	for i := range seqs {
+		c.seqs = append(c.seqs, kernels.RecurrentSeq{Slot: i, Tokens: tokens})
+	}
+	return c
+}
+
+// run runs c on b and returns y and the states after it.
+func (c ssmCase) run(t *testing.T, b *Backend) (y, states []float32) {
+	t.Helper()
+	p, n := c.p, len(c.dt)/c.p.Heads
+	st := f32(t, b, c.states, p.SlotSize(), len(c.states)/p.SlotSize())
+	yt := newF32(t, b, p.Heads*p.HeadDim, n)
+	err := b.SSMScan(yt, f32(t, b, c.x, p.Heads*p.HeadDim, n), f32(t, b, c.dt, p.Heads, n), f32(t, b, c.a, 1, p.Heads),
+		f32(t, b, c.bm, p.Groups*p.StateDim, n), f32(t, b, c.c, p.Groups*p.StateDim, n), st, c.seqs, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return read(t, yt), read(t, st)
+}
+
+// TestSSMScanPeer checks the scan bit for bit against llama.cpp's on the
+// oracle and every kernel set of this CPU.
+func TestSSMScanPeer(t *testing.T) {
+	for _, pc := range ssmPeer {
+		p := kernels.SSMScanParams{Heads: pc.heads, HeadDim: pc.headDim, StateDim: pc.stateDim, Groups: pc.groups}
+		c := newSSMCase(p, pc.tokens, pc.seqs, pc.seed)
+		for _, b := range recBackends(t) {
+			t.Run(fmt.Sprintf("%d.%d.%d.%d.%dx%d/%s", pc.stateDim, pc.headDim, pc.heads, pc.groups, pc.tokens, pc.seqs, b.Kernels()), func(t *testing.T) {
+				y, st := c.run(t, b)
+				if h := bitsHash(y); h != pc.y {
+					t.Errorf("y hash %#016x, llama.cpp's %#016x", h, pc.y)
+				}
+				if h := bitsHash(st); h != pc.states {
+					t.Errorf("state hash %#016x, llama.cpp's %#016x", h, pc.states)
+				}
+			})
+		}
+	}
+}
+
+// ssmReference is the selective scan written out plainly in float64, one
+// sequence of tokens tokens from state st (updated in place): the test's
+// own reading of ggml_ssm_scan.
+func ssmReference(p kernels.SSMScanParams, st, x, dt, a, bm, c []float32, tokens int) []float64 {
+	nh, hd, nc, ng := p.Heads, p.HeadDim, p.StateDim, p.Groups
+	s := make([]float64, len(st))
+	for i, v := range st {
+		s[i] = float64(v)
+	}
+	y := make([]float64, tokens*nh*hd)
+	for t := range tokens {
+		for h := range nh {
+			d := float64(dt[t*nh+h])
+			if d <= 20 {
+				d = math.Log1p(math.Exp(d))
+			}
+			dA := math.Exp(d * float64(a[h]))
+			g := h / (nh / ng)
+			for i := range hd {
+				xdt := float64(x[(t*nh+h)*hd+i]) * d
+				var sum float64
+				for n := range nc {
+					e := (h*hd+i)*nc + n
+					s[e] = s[e]*dA + float64(bm[(t*ng+g)*nc+n])*xdt
+					sum += s[e] * float64(c[(t*ng+g)*nc+n])
+				}
+				y[(t*nh+h)*hd+i] = sum
+			}
+		}
+	}
+	for i, v := range s {
+		st[i] = float32(v)
+	}
+	return y
+}
+
+// closeTo reports the first value of got that differs from want by more
+// than tol·(1+|want|), as an error message, or "".
+func closeTo(got []float32, want []float64, tol float64) string {
+	if len(got) != len(want) {
+		return fmt.Sprintf("%d values, want %d", len(got), len(want))
+	}
+	for i := range got {
+		if d := math.Abs(float64(got[i]) - want[i]); !(d <= tol*(1+math.Abs(want[i]))) {
+			return fmt.Sprintf("value %d: %g, want %g", i, got[i], want[i])
+		}
+	}
+	return ""
+}
+
+// TestSSMScanReference checks the scan against ssmReference over a batch
+// of sequences of different lengths in shuffled slots, with decays from
+// the whole range of softplus, on the oracle and every kernel set.
+func TestSSMScanReference(t *testing.T) {
+	tests := []struct {
+		name   string
+		p      kernels.SSMScanParams
+		tokens []int
+	}{
+		{"tail only", kernels.SSMScanParams{Heads: 4, HeadDim: 8, StateDim: 16, Groups: 1}, []int{3}},
+		{"granite", kernels.SSMScanParams{Heads: 8, HeadDim: 16, StateDim: 128, Groups: 1}, []int{5, 1, 0, 9}},
+		{"nemotron groups", kernels.SSMScanParams{Heads: 8, HeadDim: 8, StateDim: 128, Groups: 8}, []int{1, 2}},
+		{"vector and tail", kernels.SSMScanParams{Heads: 6, HeadDim: 4, StateDim: 200, Groups: 3}, []int{4, 7}},
+	}
+	for _, tt := range tests {
+		p := tt.p
+		n, slots := 0, len(tt.tokens)+1
+		var seqs []kernels.RecurrentSeq
+		for i, k := range tt.tokens {
+			seqs = append(seqs, kernels.RecurrentSeq{Slot: (i*2 + 1) % slots, Tokens: k})
+			n += k
+		}
+		in := recInputs(uint64(len(tt.name)), []int{p.SlotSize() * slots, p.Heads * p.HeadDim * n, p.Heads * n, p.Heads,
+			p.Groups * p.StateDim * n, p.Groups * p.StateDim * n},
+			[]float32{0.5, 1, 6, 2, 1, 1}, []float32{0, 0, -2, -3, 0, 0})
+		in[2][0] = 25 // one step past softplus's cut-off
+		c := ssmCase{p: p, seqs: seqs, states: in[0], x: in[1], dt: in[2], a: in[3], bm: in[4], c: in[5]}
+		// The reference, sequence by sequence.
+		wantY := make([]float64, 0, p.Heads*p.HeadDim*n)
+		wantS := append([]float32(nil), c.states...)
+		r := 0
+		for _, s := range seqs {
+			rows := func(v []float32, w int) []float32 { return v[r*w : (r+s.Tokens)*w] }
+			st := wantS[s.Slot*p.SlotSize():][:p.SlotSize()]
+			wantY = append(wantY, ssmReference(p, st, rows(c.x, p.Heads*p.HeadDim), rows(c.dt, p.Heads), c.a,
+				rows(c.bm, p.Groups*p.StateDim), rows(c.c, p.Groups*p.StateDim), s.Tokens)...)
+			r += s.Tokens
+		}
+		wantS64 := make([]float64, len(wantS))
+		for i, v := range wantS {
+			wantS64[i] = float64(v)
+		}
+		for _, b := range recBackends(t) {
+			t.Run(tt.name+"/"+b.Kernels(), func(t *testing.T) {
+				y, st := c.run(t, b)
+				if msg := closeTo(y, wantY, 1e-4); msg != "" {
+					t.Errorf("y: %s", msg)
+				}
+				if msg := closeTo(st, wantS64, 1e-4); msg != "" {
+					t.Errorf("states: %s", msg)
+				}
+			})
+		}
+	}
+}
+
+// TestSSMScanSplit checks that a batch gives each sequence the bits it
+// gets alone, and that a prompt run in two chunks (the second from the
+// state the first left) gives the bits it gets in one.
+func TestSSMScanSplit(t *testing.T) {
+	p := kernels.SSMScanParams{Heads: 4, HeadDim: 8, StateDim: 128, Groups: 2}
+	for _, b := range recBackends(t) {
+		t.Run(b.Kernels(), func(t *testing.T) {
+			c := newSSMCase(p, 6, 2, 11)
+			c.dt = recInputs(12, []int{len(c.dt)}, []float32{6}, []float32{-2})[0]
+			wholeY, wholeS := c.run(t, b)
+			// Each sequence alone, in two chunks of 4 and 2 tokens.
+			for i := range 2 {
+				var y []float32
+				st := append([]float32(nil), c.states[i*p.SlotSize():][:p.SlotSize()]...)
+				for _, ch := range [][2]int{{0, 4}, {4, 6}} {
+					r0, r1 := i*6+ch[0], i*6+ch[1]
+					part := ssmCase{p: p, seqs: []kernels.RecurrentSeq{{Slot: 0, Tokens: r1 - r0}}, states: st,
+						x: c.x[r0*32 : r1*32], dt: c.dt[r0*4 : r1*4], a: c.a, bm: c.bm[r0*256 : r1*256], c: c.c[r0*256 : r1*256]}
+					py, ps := part.run(t, b)
+					y, st = append(y, py...), ps
+				}
+				if bitsHash(y) != bitsHash(wholeY[i*6*32:(i+1)*6*32]) || bitsHash(st) != bitsHash(wholeS[i*p.SlotSize():][:p.SlotSize()]) {
+					t.Errorf("sequence %d in chunks differs from the batch", i)
+				}
+			}
+		})
+	}
+}
+
+// TestSSMScanErrors checks that operands that do not fit are refused.
+func TestSSMScanErrors(t *testing.T) {
+	b := NewReference(1)
+	p := kernels.SSMScanParams{Heads: 2, HeadDim: 4, StateDim: 16, Groups: 1}
+	mk := func(c, r int) kernels.Tensor { return newF32(t, b, c, r) }
+	x, dt, a, bc, st := mk(8, 3), mk(2, 3), mk(1, 2), mk(16, 3), mk(p.SlotSize(), 2)
+	one := []kernels.RecurrentSeq{{Slot: 1, Tokens: 3}}
+	tests := []struct {
+		name string
+		run  func() error
+	}{
+		{"groups", func() error {
+			q := p
+			q.Groups = 3
+			return b.SSMScan(mk(8, 3), x, dt, a, bc, bc, st, one, q)
+		}},
+		{"tokens", func() error {
+			return b.SSMScan(mk(8, 3), x, dt, a, bc, bc, st, []kernels.RecurrentSeq{{Slot: 0, Tokens: 2}}, p)
+		}},
+		{"slot", func() error {
+			return b.SSMScan(mk(8, 3), x, dt, a, bc, bc, st, []kernels.RecurrentSeq{{Slot: 2, Tokens: 3}}, p)
+		}},
+		{"shared slot", func() error {
+			return b.SSMScan(mk(8, 3), x, dt, a, bc, bc, st, []kernels.RecurrentSeq{{Slot: 0, Tokens: 1}, {Slot: 0, Tokens: 2}}, p)
+		}},
+		{"states", func() error { return b.SSMScan(mk(8, 3), x, dt, a, bc, bc, mk(100, 1), one, p) }},
+		{"decays", func() error { return b.SSMScan(mk(8, 3), x, dt, mk(3, 1), bc, bc, st, one, p) }},
+		{"b", func() error { return b.SSMScan(mk(8, 3), x, dt, a, mk(8, 3), bc, st, one, p) }},
+		{"alias", func() error { return b.SSMScan(x, x, dt, a, bc, bc, st, one, p) }},
+		{"nil", func() error { return b.SSMScan(mk(8, 3), x, nil, a, bc, bc, st, one, p) }},
+	}
+	for _, tt := range tests {
+		if err := tt.run(); err == nil {
+			t.Errorf("%s: no error", tt.name)
+		} else if !errors.Is(err, kernels.ErrShape) {
+			t.Errorf("%s: %v does not wrap ErrShape", tt.name, err)
+		}
+	}
+	if err := b.SSMScan(mk(8, 3), x, dt, a, bc, bc, st, one, p); err != nil {
+		t.Errorf("fitting operands: %v", err)
+	}
+}
+
+// BenchmarkSSMScan runs a Granite-4-sized Mamba-2 layer's scan (48 heads
+// of 64, d_state 128, one group) for a decode step and a prompt of 64
+// tokens, on the oracle and the newest kernel set, two threads.
+func BenchmarkSSMScan(b *testing.B) {
+	p := kernels.SSMScanParams{Heads: 48, HeadDim: 64, StateDim: 128, Groups: 1}
+	for _, tokens := range []int{1, 64} {
+		c := newSSMCase(p, tokens, 1, 1)
+		for _, be := range []*Backend{NewReference(2), New(2)} {
+			b.Run(fmt.Sprintf("t%d/%s", tokens, be.Kernels()), func(b *testing.B) {
+				n := tokens
+				st, _ := be.New(quant.TypeF32, p.SlotSize())
+				args := []kernels.Tensor{}
+				for _, v := range []struct {
+					d    []float32
+					c, r int
+				}{{c.x, p.Heads * p.HeadDim, n}, {c.dt, p.Heads, n}, {c.a, p.Heads, 1}, {c.bm, p.StateDim, n}, {c.c, p.StateDim, n}} {
+					tt, _ := be.New(quant.TypeF32, v.c, v.r)
+					_ = be.Write(tt, v.d)
+					args = append(args, tt)
+				}
+				y, _ := be.New(quant.TypeF32, p.Heads*p.HeadDim, n)
+				seqs := []kernels.RecurrentSeq{{Slot: 0, Tokens: n}}
+				b.SetBytes(int64(4 * p.SlotSize() * tokens))
+				for b.Loop() {
+					if err := be.SSMScan(y, args[0], args[1], args[2], args[3], args[4], st, seqs, p); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
