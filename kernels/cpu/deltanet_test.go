@@ -243,6 +243,21 @@ func TestDeltaNetErrors(t *testing.T) {
 	}
 }
 
+// l2Normalize scales each head of n values of x to unit length, as
+// llama.cpp's graph does to the queries and keys of a delta net (whose
+// state stays bounded only with keys of length at most √2).
+func l2Normalize(x []float32, n int) {
+	for h := 0; h < len(x); h += n {
+		var s float64
+		for _, v := range x[h : h+n] {
+			s += float64(v) * float64(v)
+		}
+		for i := h; i < h+n; i++ {
+			x[i] = float32(float64(x[i]) / math.Sqrt(s))
+		}
+	}
+}
+
 // BenchmarkDeltaNet runs a Qwen3.5-9B-sized delta-net layer (32 value and
 // 16 key heads of 128) for a decode step and a prompt of 64 tokens, on
 // the oracle and the newest kernel set, two threads.
@@ -250,6 +265,8 @@ func BenchmarkDeltaNet(b *testing.B) {
 	p := kernels.DeltaNetParams{Heads: 32, KHeads: 16, HeadDim: 128}
 	for _, tokens := range []int{1, 64} {
 		c := newDeltaCase(p, tokens, 1, 1)
+		l2Normalize(c.q, p.HeadDim)
+		l2Normalize(c.k, p.HeadDim)
 		for _, be := range []*Backend{NewReference(2), New(2)} {
 			b.Run(fmt.Sprintf("t%d/%s", tokens, be.Kernels()), func(b *testing.B) {
 				n := tokens
