@@ -38,7 +38,7 @@ func recInputs(seed uint64, sizes []int, scale, off []float32) [][]float32 {
 	for i, n := range sizes {
 		out[i] = make([]float32, n)
 		for j := range out[i] {
-			out[i][j] = s.float()*scale[i] + off[i]
+			out[i][j] = float32(s.float()*scale[i]) + off[i] // never fused, as in the peer program
 		}
 	}
 	return out

@@ -2,16 +2,91 @@ package gpu
 
 import (
 	"fmt"
+	"math"
 
 	"saji/kernels"
 )
 
-// SSMScan runs Mamba-2's selective scan.
+// SSMScan runs Mamba-2's selective scan over the sequences of a batch in
+// one launch, a thread per state row, updating each sequence's state in
+// its slot.
 func (b *Backend) SSMScan(y, x, dt, a, bm, c, states kernels.Tensor, seqs []kernels.RecurrentSeq, p kernels.SSMScanParams) error {
-	return fmt.Errorf("gpu: ssm_scan has no GPU kernel yet")
+	if err := b.lock(); err != nil {
+		return err
+	}
+	defer b.mu.Unlock()
+	ts, err := b.f32s("ssm_scan", y, x, dt, a, bm, c, states)
+	if err != nil {
+		return err
+	}
+	if err := kernels.CheckSSMScan(ts[0], ts[1], ts[2], ts[3], ts[4], ts[5], ts[6], seqs, p); err != nil {
+		return fmt.Errorf("gpu: %w", err)
+	}
+	arr, n, err := b.seqArray(seqs)
+	if err != nil || n == 0 {
+		return err
+	}
+	return b.launch("ssm_scan", Dim3{blocks(p.Heads*p.HeadDim, ElemBlock), uint32(len(seqs)), 1},
+		ts[1].ptr(0), ts[2].ptr(0), ts[3].ptr(0), ts[4].ptr(0), ts[5].ptr(0), ts[6].ptr(0), arr, ts[0].ptr(0),
+		I(p.Heads), I(p.HeadDim), I(p.StateDim), I(p.Groups))
 }
 
-// GatedDeltaNet runs the gated delta net.
+// GatedDeltaNet runs the gated delta rule over the sequences of a batch in
+// one launch, a thread per row of a head's state, updating each
+// sequence's state in its slot.
 func (b *Backend) GatedDeltaNet(out, q, k, v, g, beta, states kernels.Tensor, seqs []kernels.RecurrentSeq, p kernels.DeltaNetParams) error {
-	return fmt.Errorf("gpu: gated_delta_net has no GPU kernel yet")
+	if err := b.lock(); err != nil {
+		return err
+	}
+	defer b.mu.Unlock()
+	ts, err := b.f32s("gated_delta_net", out, q, k, v, g, beta, states)
+	if err != nil {
+		return err
+	}
+	if err := kernels.CheckGatedDeltaNet(ts[0], ts[1], ts[2], ts[3], ts[4], ts[5], ts[6], seqs, p); err != nil {
+		return fmt.Errorf("gpu: %w", err)
+	}
+	arr, n, err := b.seqArray(seqs)
+	if err != nil || n == 0 {
+		return err
+	}
+	scale := 1 / float32(math.Sqrt(float64(p.HeadDim)))
+	return b.launch("gated_delta_net", Dim3{blocks(p.Heads*p.HeadDim, ElemBlock), uint32(len(seqs)), 1},
+		ts[1].ptr(0), ts[2].ptr(0), ts[3].ptr(0), ts[4].ptr(0), ts[5].ptr(0), ts[6].ptr(0), arr, ts[0].ptr(0),
+		I(p.Heads), I(p.KHeads), I(p.HeadDim), F(scale))
+}
+
+// f32s returns ts as F32 tensors of this backend, for op's messages.
+func (b *Backend) f32s(op string, ts ...kernels.Tensor) ([]*tensor, error) {
+	out := make([]*tensor, len(ts))
+	for i, t := range ts {
+		if t == nil {
+			return nil, fmt.Errorf("gpu: %s: operand %d is missing: %w", op, i, kernels.ErrShape)
+		}
+		c, err := b.f32(t, op+" operand")
+		if err != nil {
+			return nil, err
+		}
+		out[i] = c
+	}
+	return out, nil
+}
+
+// seqArray puts the first row, tokens and slot of each sequence in the
+// host arrays for a recurrent kernel, and returns the batch's rows.
+func (b *Backend) seqArray(seqs []kernels.RecurrentSeq) (Arg, int, error) {
+	vals := make([]int32, 0, 3*len(seqs))
+	n := 0
+	for _, s := range seqs {
+		vals = append(vals, int32(n), int32(s.Tokens), int32(s.Slot))
+		n += s.Tokens
+	}
+	if n == 0 {
+		return Arg{}, 0, nil
+	}
+	arr, err := b.hostArrays(i32Bytes(vals))
+	if err != nil {
+		return Arg{}, 0, err
+	}
+	return arr[0], n, nil
 }
