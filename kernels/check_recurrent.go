@@ -92,8 +92,9 @@ func CheckSSMScan(y, x, dt, a, b, c, states Tensor, seqs []RecurrentSeq, p SSMSc
 // CheckGatedDeltaNet checks the operands of Backend.GatedDeltaNet:
 // positive dimensions with KHeads dividing Heads, q and k
 // [KHeads·HeadDim, n], v and out [Heads·HeadDim, n], g and beta
-// [Heads, n], with n the sequences' tokens, and states in slots of
-// p.SlotSize() values.
+// [Heads, n], with n the sequences' tokens, states in slots of
+// p.SlotSize() values, and a decay and bias for every head where p has
+// them.
 func CheckGatedDeltaNet(out, q, k, v, g, beta, states Tensor, seqs []RecurrentSeq, p DeltaNetParams) error {
 	const op = "gated_delta_net"
 	if p.Heads <= 0 || p.KHeads <= 0 || p.HeadDim <= 0 || p.Heads%p.KHeads != 0 {
@@ -101,6 +102,9 @@ func CheckGatedDeltaNet(out, q, k, v, g, beta, states Tensor, seqs []RecurrentSe
 	}
 	if states == nil {
 		return fmt.Errorf("%s without states: %w", op, ErrShape)
+	}
+	if (p.A != nil && len(p.A) != p.Heads) || (p.DtBias != nil && (p.A == nil || len(p.DtBias) != p.Heads)) || p.NormEps < 0 {
+		return fmt.Errorf("%s with %d decays, %d biases and norm eps %g for %d heads: %w", op, len(p.A), len(p.DtBias), p.NormEps, p.Heads, ErrShape)
 	}
 	n, err := checkSeqs(op, states, p.SlotSize(), seqs)
 	if err != nil {

@@ -266,10 +266,11 @@ type Backend interface {
 	// and key head h mod KHeads (ggml's tiled broadcast), with S the head's
 	// HeadDim×HeadDim state, S ← exp(g[t][h])·S, then
 	// S ← S + k·(β[t][h]·(v − Sᵀk))ᵀ, and out[t][h] = Sᵀq/√HeadDim. q and
-	// k are [KHeads·HeadDim, n] (L2-normalized by the caller, as llama.cpp's
-	// graph does), v and out [Heads·HeadDim, n], g and beta [Heads, n]
-	// (the log-decay softplus(α+dt_bias)·a and sigmoid(β) computed by the
-	// caller); a slot of states is [HeadDim, HeadDim, Heads], element
+	// k are [KHeads·HeadDim, n] (L2-normalized, by the caller or by
+	// p.NormEps), v and out [Heads·HeadDim, n], g and beta [Heads, n]
+	// (the log-decay softplus(α+dt_bias)·a and sigmoid(β), computed by the
+	// caller or from α and β as p says); a slot of states is
+	// [HeadDim, HeadDim, Heads], element
 	// (j, i) of a head being S[i][j]. One loop over the tokens serves
 	// prompts and decode alike, as llama.cpp's fused op does on every
 	// backend that has it. out must not alias an input.
@@ -298,11 +299,25 @@ type SSMScanParams struct {
 // SlotSize returns the number of values of one sequence's state.
 func (p SSMScanParams) SlotSize() int { return p.StateDim * p.HeadDim * p.Heads }
 
-// DeltaNetParams configures the gated delta net (GatedDeltaNet).
+// DeltaNetParams configures the gated delta net (GatedDeltaNet). Its
+// optional fields have the operation compute what llama.cpp's graph
+// computes before ggml_gated_delta_net, with ggml's rounding, so that a
+// model passes its projections as they come.
 type DeltaNetParams struct {
 	// Heads is the number of value heads (and states), KHeads of query and
 	// key heads (a divisor of Heads); every head is HeadDim long.
 	Heads, KHeads, HeadDim int
+	// NormEps, when above 0, normalizes each head of q and k first, as
+	// ggml_l2_norm does: x·(1/max(√Σx², NormEps)), the sum in float64.
+	NormEps float32
+	// A, when not nil, makes g the raw gate projection α: the log-decay of
+	// head h is softplus(α + DtBias[h])·A[h] (Qwen3.5's ssm_alpha, ssm_dt
+	// bias and ssm_a = −exp(A_log); a nil DtBias adds nothing), each step
+	// rounded as ggml_add, ggml_softplus and ggml_mul round it.
+	A, DtBias []float32
+	// BetaLogits makes beta the raw projection: the operation takes its
+	// sigmoid first (ggml_sigmoid: 1/(1+e^−β)).
+	BetaLogits bool
 }
 
 // SlotSize returns the number of values of one sequence's state.

@@ -36,18 +36,63 @@ func (b *Backend) GatedDeltaNet(out, q, k, v, g, beta, states kernels.Tensor, se
 	rows := b.k.deltaRowsFunc(hd)
 	first := seqRows(seqs)
 	b.parallel(len(seqs)*nh, func(lo, hi int) {
+		var qn, kn []float32 // normalized heads, with p.NormEps
+		if p.NormEps > 0 {
+			qn, kn = make([]float32, hd), make([]float32, hd)
+		}
 		for it := lo; it < hi; it++ {
 			s, h := seqs[it/nh], it%nh
 			st := ss[s.Slot*p.SlotSize()+h*hd*hd:][:hd*hd]
 			kh := h % nk
 			for t := range s.Tokens {
 				r := first[it/nh] + t
-				rows(st, ks[(r*nk+kh)*hd:][:hd], qs[(r*nk+kh)*hd:][:hd], vs[(r*nh+h)*hd:][:hd], os[(r*nh+h)*hd:][:hd],
-					expF(gs[r*nh+h]), betas[r*nh+h], scale)
+				qh, kv := qs[(r*nk+kh)*hd:][:hd], ks[(r*nk+kh)*hd:][:hd]
+				if p.NormEps > 0 {
+					l2NormRow(qn, qh, p.NormEps)
+					l2NormRow(kn, kv, p.NormEps)
+					qh, kv = qn, kn
+				}
+				rows(st, kv, qh, vs[(r*nh+h)*hd:][:hd], os[(r*nh+h)*hd:][:hd],
+					expF(deltaGate(p, h, gs[r*nh+h])), deltaBeta(p, betas[r*nh+h]), scale)
 			}
 		}
 	})
 	return nil
+}
+
+// l2NormRow sets dst = x·(1/max(√Σx², eps)) as ggml_l2_norm computes it:
+// the squares rounded to float32 and summed in float64, the square root of
+// the sum rounded to float32.
+func l2NormRow(dst, x []float32, eps float32) {
+	var sum float64
+	for _, v := range x {
+		sum += float64(v * v)
+	}
+	scale := 1 / max(float32(math.Sqrt(float64(float32(sum)))), eps)
+	for i, v := range x {
+		dst[i] = v * scale
+	}
+}
+
+// deltaGate returns head h's log-decay from g, the caller's or, with p.A,
+// softplus(g + DtBias[h])·A[h].
+func deltaGate(p kernels.DeltaNetParams, h int, g float32) float32 {
+	if p.A == nil {
+		return g
+	}
+	if p.DtBias != nil {
+		g += p.DtBias[h]
+	}
+	return softplus(g) * p.A[h]
+}
+
+// deltaBeta returns the update strength from beta, the caller's or, with
+// p.BetaLogits, its sigmoid.
+func deltaBeta(p kernels.DeltaNetParams, beta float32) float32 {
+	if p.BetaLogits {
+		return Sigmoid(beta)
+	}
+	return beta
 }
 
 // vecDotF32 is ggml_vec_dot_f32 as llama.cpp's x86-64 build computes it:

@@ -79,6 +79,49 @@ func TestDeltaNetPeer(t *testing.T) {
 	}
 }
 
+// deltaNetPreparedPeer are gated delta nets from raw projections, with
+// llama.cpp's graph before the op (Qwen3.5's: ggml_l2_norm of q and k with
+// eps 1e-6, the log-decay ggml_mul(ggml_softplus(ggml_add(α, dt_bias)), A),
+// ggml_sigmoid of β), figures made as deltaNetPeer's. The inputs are drawn
+// in the order q, k, v, α, β, state, dt_bias, A: α + dt_bias above 20,
+// where softplus is the identity (see newSSMCase).
+var deltaNetPreparedPeer = []struct {
+	headDim, kHeads, heads, tokens, seqs int
+	seed                                 uint64
+	out, states                          uint64
+}{
+	{128, 2, 4, 5, 2, 9, 0xf78d3e96c03f5118, 0x05d5707364bd6ec6},
+	{32, 1, 2, 3, 1, 10, 0xa4e13240ed39cc10, 0xf790544c1a41743b},
+}
+
+// TestDeltaNetPreparedPeer checks DeltaNetParams' graph steps (NormEps,
+// A and DtBias, BetaLogits) bit for bit against llama.cpp's.
+func TestDeltaNetPreparedPeer(t *testing.T) {
+	for _, pc := range deltaNetPreparedPeer {
+		p := kernels.DeltaNetParams{Heads: pc.heads, KHeads: pc.kHeads, HeadDim: pc.headDim, NormEps: 1e-6, BetaLogits: true}
+		n := pc.tokens * pc.seqs
+		qk, hv := p.KHeads*p.HeadDim*n, p.Heads*p.HeadDim*n
+		in := recInputs(pc.seed, []int{qk, qk, hv, p.Heads * n, p.Heads * n, p.SlotSize() * pc.seqs, p.Heads, p.Heads},
+			[]float32{1, 1, 1, 2, 3, 0.2, 0.5, 0.005}, []float32{0, 0, 0, 22, 0, 0, 0, -0.01})
+		p.DtBias, p.A = in[6], in[7]
+		c := deltaCase{p: p, q: in[0], k: in[1], v: in[2], g: in[3], beta: in[4], states: in[5]}
+		for i := range pc.seqs {
+			c.seqs = append(c.seqs, kernels.RecurrentSeq{Slot: i, Tokens: pc.tokens})
+		}
+		for _, b := range recBackends(t) {
+			t.Run(fmt.Sprintf("%d.%d.%d.%dx%d/%s", pc.headDim, pc.kHeads, pc.heads, pc.tokens, pc.seqs, b.Kernels()), func(t *testing.T) {
+				out, st := c.run(t, b)
+				if h := bitsHash(out); h != pc.out {
+					t.Errorf("output hash %#016x, llama.cpp's %#016x", h, pc.out)
+				}
+				if h := bitsHash(st); h != pc.states {
+					t.Errorf("state hash %#016x, llama.cpp's %#016x", h, pc.states)
+				}
+			})
+		}
+	}
+}
+
 // deltaReference is the gated delta rule written out plainly in float64
 // from its definition, one sequence of tokens tokens from state st
 // (updated in place; element (j, i) of a head is S[i][j]).
@@ -230,6 +273,21 @@ func TestDeltaNetErrors(t *testing.T) {
 		{"beta", func() error { return b.GatedDeltaNet(mk(32, 2), q, k, v, g, mk(2, 2), st, one, p) }},
 		{"alias", func() error { return b.GatedDeltaNet(v, q, k, v, g, g, st, one, p) }},
 		{"nil", func() error { return b.GatedDeltaNet(mk(32, 2), q, k, v, g, g, nil, one, p) }},
+		{"decays", func() error {
+			r := p
+			r.A = []float32{-1, -1}
+			return b.GatedDeltaNet(mk(32, 2), q, k, v, g, g, st, one, r)
+		}},
+		{"bias without decays", func() error {
+			r := p
+			r.DtBias = []float32{0, 0, 0, 0}
+			return b.GatedDeltaNet(mk(32, 2), q, k, v, g, g, st, one, r)
+		}},
+		{"eps", func() error {
+			r := p
+			r.NormEps = -1
+			return b.GatedDeltaNet(mk(32, 2), q, k, v, g, g, st, one, r)
+		}},
 	}
 	for _, tt := range tests {
 		if err := tt.run(); err == nil {

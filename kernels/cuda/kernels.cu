@@ -1364,7 +1364,8 @@ KERNEL ssm_scan(const float* x, const float* dt, const float* a, const float* b,
 // gated_delta_net: a thread per row of a head's transposed state of a
 // sequence (block y), over the sequence's tokens in order.
 KERNEL gated_delta_net(const float* q, const float* k, const float* v, const float* g, const float* beta,
-                       float* states, const int* seqs, float* out, int heads, int k_heads, int head_dim, float scale) {
+                       float* states, const int* seqs, float* out, int heads, int k_heads, int head_dim, float scale,
+                       float norm_eps, const float* a, const float* dt_bias, int has_gate, int has_bias, int beta_logits) {
   int i = elem_index();
   if (i >= heads * head_dim) {
     return;
@@ -1376,19 +1377,36 @@ KERNEL gated_delta_net(const float* q, const float* k, const float* v, const flo
     int r = first + t;
     const float* kr = k + ((long)r * k_heads + kh) * head_dim;
     const float* qr = q + ((long)r * k_heads + kh) * head_dim;
-    float decay = k_exp(g[r * heads + h]);
+    float ks = 1.0f, qs = 1.0f; // the heads' L2 normalization
+    if (norm_eps > 0.0f) {
+      float kk = 0.0f, qq = 0.0f;
+      for (int n = 0; n < head_dim; n++) {
+        kk = k_fma(kr[n], kr[n], kk);
+        qq = k_fma(qr[n], qr[n], qq);
+      }
+      ks = 1.0f / k_max(k_sqrt(kk), norm_eps);
+      qs = 1.0f / k_max(k_sqrt(qq), norm_eps);
+    }
+    float gv = g[r * heads + h], bv = beta[r * heads + h];
+    if (has_gate) {
+      gv = softplus(has_bias ? gv + dt_bias[h] : gv) * a[h];
+    }
+    if (beta_logits) {
+      bv = 1.0f / (1.0f + k_exp(-bv));
+    }
+    float decay = k_exp(gv);
     float dot = 0.0f;
     for (int n = 0; n < head_dim; n++) {
       float s = row[n] * decay;
       row[n] = s;
-      dot = k_fma(s, kr[n], dot);
+      dot = k_fma(s, kr[n] * ks, dot);
     }
-    float delta = (v[((long)r * heads + h) * head_dim + j] - dot) * beta[r * heads + h];
+    float delta = (v[((long)r * heads + h) * head_dim + j] - dot) * bv;
     float o = 0.0f;
     for (int n = 0; n < head_dim; n++) {
-      float s = k_fma(kr[n], delta, row[n]);
+      float s = k_fma(kr[n] * ks, delta, row[n]);
       row[n] = s;
-      o = k_fma(s, qr[n], o);
+      o = k_fma(s, qr[n] * qs, o);
     }
     out[((long)r * heads + h) * head_dim + j] = o * scale;
   }

@@ -27,7 +27,7 @@ func (b *Backend) SSMScan(y, x, dt, a, bm, c, states kernels.Tensor, seqs []kern
 		return err
 	}
 	return b.launch("ssm_scan", Dim3{blocks(p.Heads*p.HeadDim, ElemBlock), uint32(len(seqs)), 1},
-		ts[1].ptr(0), ts[2].ptr(0), ts[3].ptr(0), ts[4].ptr(0), ts[5].ptr(0), ts[6].ptr(0), arr, ts[0].ptr(0),
+		ts[1].ptr(0), ts[2].ptr(0), ts[3].ptr(0), ts[4].ptr(0), ts[5].ptr(0), ts[6].ptr(0), arr[0], ts[0].ptr(0),
 		I(p.Heads), I(p.HeadDim), I(p.StateDim), I(p.Groups))
 }
 
@@ -46,14 +46,24 @@ func (b *Backend) GatedDeltaNet(out, q, k, v, g, beta, states kernels.Tensor, se
 	if err := kernels.CheckGatedDeltaNet(ts[0], ts[1], ts[2], ts[3], ts[4], ts[5], ts[6], seqs, p); err != nil {
 		return fmt.Errorf("gpu: %w", err)
 	}
-	arr, n, err := b.seqArray(seqs)
+	arr, n, err := b.seqArray(seqs, f32Bytes(p.A), f32Bytes(p.DtBias))
 	if err != nil || n == 0 {
 		return err
 	}
+	hasGate, hasBias, logits := 0, 0, 0
+	if p.A != nil {
+		hasGate = 1
+	}
+	if p.DtBias != nil {
+		hasBias = 1
+	}
+	if p.BetaLogits {
+		logits = 1
+	}
 	scale := 1 / float32(math.Sqrt(float64(p.HeadDim)))
 	return b.launch("gated_delta_net", Dim3{blocks(p.Heads*p.HeadDim, ElemBlock), uint32(len(seqs)), 1},
-		ts[1].ptr(0), ts[2].ptr(0), ts[3].ptr(0), ts[4].ptr(0), ts[5].ptr(0), ts[6].ptr(0), arr, ts[0].ptr(0),
-		I(p.Heads), I(p.KHeads), I(p.HeadDim), F(scale))
+		ts[1].ptr(0), ts[2].ptr(0), ts[3].ptr(0), ts[4].ptr(0), ts[5].ptr(0), ts[6].ptr(0), arr[0], ts[0].ptr(0),
+		I(p.Heads), I(p.KHeads), I(p.HeadDim), F(scale), F(p.NormEps), arr[1], arr[2], I(hasGate), I(hasBias), I(logits))
 }
 
 // f32s returns ts as F32 tensors of this backend, for op's messages.
@@ -72,9 +82,10 @@ func (b *Backend) f32s(op string, ts ...kernels.Tensor) ([]*tensor, error) {
 	return out, nil
 }
 
-// seqArray puts the first row, tokens and slot of each sequence in the
-// host arrays for a recurrent kernel, and returns the batch's rows.
-func (b *Backend) seqArray(seqs []kernels.RecurrentSeq) (Arg, int, error) {
+// seqArray puts the first row, tokens and slot of each sequence, then
+// more (each may be empty), in the host arrays for a recurrent kernel, and
+// returns their arguments and the batch's rows.
+func (b *Backend) seqArray(seqs []kernels.RecurrentSeq, more ...[]byte) ([]Arg, int, error) {
 	vals := make([]int32, 0, 3*len(seqs))
 	n := 0
 	for _, s := range seqs {
@@ -82,11 +93,11 @@ func (b *Backend) seqArray(seqs []kernels.RecurrentSeq) (Arg, int, error) {
 		n += s.Tokens
 	}
 	if n == 0 {
-		return Arg{}, 0, nil
+		return nil, 0, nil
 	}
-	arr, err := b.hostArrays(i32Bytes(vals))
+	arr, err := b.hostArrays(append([][]byte{i32Bytes(vals)}, more...)...)
 	if err != nil {
-		return Arg{}, 0, err
+		return nil, 0, err
 	}
-	return arr[0], n, nil
+	return arr, n, nil
 }

@@ -209,7 +209,11 @@ func f32(name string) Param { return Param{name, F32} }
 //     s·heads·head_dim² floats, row i at i·head_dim), key and query head
 //     h mod k_heads, and for each token row r: row ← row·e^(g[r·heads+h]),
 //     delta = (v[j] − row·k)·beta[r·heads+h], row ← fma(k, delta, row),
-//     out[j] = (row·q)·scale, the dot products fused in order. Grid X:
+//     out[j] = (row·q)·scale, the dot products fused in order. With
+//     norm_eps > 0, q and k are first multiplied by 1/max(√Σx², norm_eps)
+//     of their head; with has_gate, g is first softplus(g + (has_bias ?
+//     dt_bias[h] : 0))·a[h]; with beta_logits, beta is first
+//     1/(1+e^−beta) (kernels.DeltaNetParams). Grid X:
 //     ⌈heads·head_dim/256⌉, Y: sequences.
 var Kernels = buildKernels()
 
@@ -265,7 +269,8 @@ func buildKernels() []Kernel {
 			i32("heads"), i32("head_dim"), i32("state_dim"), i32("groups")}})
 	add(Kernel{Name: "gated_delta_net", Block: ElemBlock, Grid: "X: ⌈heads·head_dim/256⌉, Y: sequences",
 		Params: []Param{ptr("q"), ptr("k"), ptr("v"), ptr("g"), ptr("beta"), ptr("states"), ptr("seqs"), ptr("out"),
-			i32("heads"), i32("k_heads"), i32("head_dim"), f32("scale")}})
+			i32("heads"), i32("k_heads"), i32("head_dim"), f32("scale"),
+			f32("norm_eps"), ptr("a"), ptr("dt_bias"), i32("has_gate"), i32("has_bias"), i32("beta_logits")}})
 	return ks
 }
 

@@ -1080,6 +1080,9 @@ kernel void gated_delta_net(device const float* q [[buffer(0)]], device const fl
                             device const int* seqs [[buffer(6)]], device float* out [[buffer(7)]],
                             constant int& heads [[buffer(8)]], constant int& k_heads [[buffer(9)]],
                             constant int& head_dim [[buffer(10)]], constant float& scale [[buffer(11)]],
+                            constant float& norm_eps [[buffer(12)]], device const float* a [[buffer(13)]],
+                            device const float* dt_bias [[buffer(14)]], constant int& has_gate [[buffer(15)]],
+                            constant int& has_bias [[buffer(16)]], constant int& beta_logits [[buffer(17)]],
                             uint3 tg [[threadgroup_position_in_grid]], uint tid [[thread_index_in_threadgroup]]) {
     int i = int(tg.x) * 256 + int(tid);
     if (i >= heads * head_dim) {
@@ -1092,19 +1095,36 @@ kernel void gated_delta_net(device const float* q [[buffer(0)]], device const fl
         int r = first + t;
         device const float* kr = k + (long(r) * k_heads + kh) * head_dim;
         device const float* qr = q + (long(r) * k_heads + kh) * head_dim;
-        float decay = precise::exp(g[r * heads + h]);
+        float ks = 1.0f, qs = 1.0f; // the heads' L2 normalization
+        if (norm_eps > 0.0f) {
+            float kk = 0.0f, qq = 0.0f;
+            for (int n = 0; n < head_dim; n++) {
+                kk = fma(kr[n], kr[n], kk);
+                qq = fma(qr[n], qr[n], qq);
+            }
+            ks = 1.0f / max(sqrt(kk), norm_eps);
+            qs = 1.0f / max(sqrt(qq), norm_eps);
+        }
+        float gv = g[r * heads + h], bv = beta[r * heads + h];
+        if (has_gate != 0) {
+            gv = softplus(has_bias != 0 ? gv + dt_bias[h] : gv) * a[h];
+        }
+        if (beta_logits != 0) {
+            bv = 1.0f / (1.0f + precise::exp(-bv));
+        }
+        float decay = precise::exp(gv);
         float dot = 0.0f;
         for (int n = 0; n < head_dim; n++) {
             float s = row[n] * decay;
             row[n] = s;
-            dot = fma(s, kr[n], dot);
+            dot = fma(s, kr[n] * ks, dot);
         }
-        float delta = (v[(long(r) * heads + h) * head_dim + j] - dot) * beta[r * heads + h];
+        float delta = (v[(long(r) * heads + h) * head_dim + j] - dot) * bv;
         float o = 0.0f;
         for (int n = 0; n < head_dim; n++) {
-            float s = fma(kr[n], delta, row[n]);
+            float s = fma(kr[n] * ks, delta, row[n]);
             row[n] = s;
-            o = fma(s, qr[n], o);
+            o = fma(s, qr[n] * qs, o);
         }
         out[(long(r) * heads + h) * head_dim + j] = o * scale;
     }

@@ -53,17 +53,37 @@ func (bs Backends) Recurrent(t *testing.T, r *rand.Rand, cmp func(t *testing.T, 
 			cmp(t, "states", g, c)
 		})
 	}
+	// The last case has the operation prepare its inputs as llama.cpp's
+	// graph does (DeltaNetParams' optional fields).
+	prepared := kernels.DeltaNetParams{Heads: 4, KHeads: 1, HeadDim: 64, NormEps: 1e-6, BetaLogits: true,
+		A: RandFloats(r, 4, 0.2), DtBias: RandFloats(r, 4, 1)}
+	for i := range prepared.A {
+		prepared.A[i] -= 0.3
+	}
 	for _, p := range []kernels.DeltaNetParams{
 		{Heads: 4, KHeads: 2, HeadDim: 128},
 		{Heads: 2, KHeads: 2, HeadDim: 24},
+		prepared,
 	} {
-		t.Run(fmt.Sprintf("gated_delta_net/%d.%d.%d", p.Heads, p.KHeads, p.HeadDim), func(t *testing.T) {
+		name := fmt.Sprintf("gated_delta_net/%d.%d.%d", p.Heads, p.KHeads, p.HeadDim)
+		if p.A != nil {
+			name += "/prepared"
+		}
+		t.Run(name, func(t *testing.T) {
 			qk, scale := p.KHeads*p.HeadDim, 1/float32(p.HeadDim)
+			if p.NormEps > 0 {
+				scale = 0.5 // normalized by the operation
+			}
 			q := bs.F32(t, RandFloats(r, qk*n, 2*scale), qk, n)
 			k := bs.F32(t, RandFloats(r, qk*n, 2*scale), qk, n)
 			v := bs.F32(t, RandFloats(r, p.Heads*p.HeadDim*n, 1), p.Heads*p.HeadDim, n)
 			g, beta := RandFloats(r, p.Heads*n, 0.5), RandFloats(r, p.Heads*n, 0.5)
 			for i := range g {
+				if p.A != nil { // raw projections: α around softplus's bend, β logits
+					g[i] *= 6
+					beta[i] *= 6
+					continue
+				}
 				g[i] -= 0.5
 				beta[i] += 0.5
 			}
