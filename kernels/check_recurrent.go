@@ -30,14 +30,24 @@ func checkSeqs(op string, states Tensor, size int, seqs []RecurrentSeq) (int, er
 	return rows, nil
 }
 
-// checkMatrix checks that t (named what in op's messages) is [cols, rows].
-func checkMatrix(op, what string, t Tensor, cols, rows int) error {
-	if t == nil || Cols(t) != cols || Rows(t) != rows {
-		shape := []int(nil)
-		if t != nil {
-			shape = t.Shape()
+// operand is a tensor of a recurrent operation and the shape it must
+// have: [cols, rows].
+type operand struct {
+	what       string
+	t          Tensor
+	cols, rows int
+}
+
+// checkOperands checks that each operand of op has its shape.
+func checkOperands(op string, ops ...operand) error {
+	for _, o := range ops {
+		if o.t == nil || Cols(o.t) != o.cols || Rows(o.t) != o.rows {
+			shape := []int(nil)
+			if o.t != nil {
+				shape = o.t.Shape()
+			}
+			return fmt.Errorf("%s: %s %v, want [%d %d]: %w", op, o.what, shape, o.cols, o.rows, ErrShape)
 		}
-		return fmt.Errorf("%s: %s %v, want [%d %d]: %w", op, what, shape, cols, rows, ErrShape)
 	}
 	return nil
 }
@@ -71,20 +81,14 @@ func CheckSSMScan(y, x, dt, a, b, c, states Tensor, seqs []RecurrentSeq, p SSMSc
 	if Cols(a)*Rows(a) != p.Heads {
 		return fmt.Errorf("%s: a %v for %d heads: %w", op, a.Shape(), p.Heads, ErrShape)
 	}
-	for _, m := range []struct {
-		what       string
-		t          Tensor
-		cols, rows int
-	}{
-		{"y", y, p.Heads * p.HeadDim, n},
-		{"x", x, p.Heads * p.HeadDim, n},
-		{"dt", dt, p.Heads, n},
-		{"b", b, p.Groups * p.StateDim, n},
-		{"c", c, p.Groups * p.StateDim, n},
-	} {
-		if err := checkMatrix(op, m.what, m.t, m.cols, m.rows); err != nil {
-			return err
-		}
+	if err := checkOperands(op,
+		operand{"y", y, p.Heads * p.HeadDim, n},
+		operand{"x", x, p.Heads * p.HeadDim, n},
+		operand{"dt", dt, p.Heads, n},
+		operand{"b", b, p.Groups * p.StateDim, n},
+		operand{"c", c, p.Groups * p.StateDim, n},
+	); err != nil {
+		return err
 	}
 	return checkOutput(op, y, x, dt, a, b, c, states)
 }
@@ -110,21 +114,15 @@ func CheckGatedDeltaNet(out, q, k, v, g, beta, states Tensor, seqs []RecurrentSe
 	if err != nil {
 		return err
 	}
-	for _, m := range []struct {
-		what       string
-		t          Tensor
-		cols, rows int
-	}{
-		{"out", out, p.Heads * p.HeadDim, n},
-		{"q", q, p.KHeads * p.HeadDim, n},
-		{"k", k, p.KHeads * p.HeadDim, n},
-		{"v", v, p.Heads * p.HeadDim, n},
-		{"g", g, p.Heads, n},
-		{"beta", beta, p.Heads, n},
-	} {
-		if err := checkMatrix(op, m.what, m.t, m.cols, m.rows); err != nil {
-			return err
-		}
+	if err := checkOperands(op,
+		operand{"out", out, p.Heads * p.HeadDim, n},
+		operand{"q", q, p.KHeads * p.HeadDim, n},
+		operand{"k", k, p.KHeads * p.HeadDim, n},
+		operand{"v", v, p.Heads * p.HeadDim, n},
+		operand{"g", g, p.Heads, n},
+		operand{"beta", beta, p.Heads, n},
+	); err != nil {
+		return err
 	}
 	return checkOutput(op, out, q, k, v, g, beta, states)
 }

@@ -1,7 +1,6 @@
 package cpu
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"testing"
@@ -10,13 +9,17 @@ import (
 	"saji/kernels/quant"
 )
 
-// deltaNetPeer are the gated delta nets of the peer figures (see
-// ssmPeer).
-var deltaNetPeer = []struct {
+// deltaPeer is one delta net of the peer figures: its shape, the seed of
+// its inputs and the hashes of llama.cpp's output and final states.
+type deltaPeer struct {
 	headDim, kHeads, heads, tokens, seqs int
 	seed                                 uint64
 	out, states                          uint64
-}{
+}
+
+// deltaNetPeer are the gated delta nets of the peer figures (see
+// ssmPeer).
+var deltaNetPeer = []deltaPeer{
 	{16, 2, 4, 5, 1, 5, 0xa4dbda94bc9a8a27, 0xdad26eddad132b13},
 	{128, 2, 4, 6, 2, 6, 0xffa99ce36e880a6a, 0xf3a589d18104ef89},
 	{96, 2, 2, 3, 1, 7, 0x8b5429bb3bbaa70c, 0x11cd416fd2c1e028},
@@ -39,9 +42,7 @@ func newDeltaCase(p kernels.DeltaNetParams, tokens, seqs int, seed uint64) delta
 	in := recInputs(seed, []int{qk, qk, hv, p.Heads * n, p.Heads * n, p.SlotSize() * seqs},
 		[]float32{0.3, 0.3, 1, 0.5, 0.5, 0.2}, []float32{0, 0, 0, -0.6, 0.5, 0})
 	c := deltaCase{p: p, q: in[0], k: in[1], v: in[2], g: in[3], beta: in[4], states: in[5]}
-	for i := range seqs {
-		c.seqs = append(c.seqs, kernels.RecurrentSeq{Slot: i, Tokens: tokens})
-	}
+	c.seqs = evenSeqs(tokens, seqs)
 	return c
 }
 
@@ -65,17 +66,7 @@ func TestDeltaNetPeer(t *testing.T) {
 	for _, pc := range deltaNetPeer {
 		p := kernels.DeltaNetParams{Heads: pc.heads, KHeads: pc.kHeads, HeadDim: pc.headDim}
 		c := newDeltaCase(p, pc.tokens, pc.seqs, pc.seed)
-		for _, b := range recBackends(t) {
-			t.Run(fmt.Sprintf("%d.%d.%d.%dx%d/%s", pc.headDim, pc.kHeads, pc.heads, pc.tokens, pc.seqs, b.Kernels()), func(t *testing.T) {
-				out, st := c.run(t, b)
-				if h := bitsHash(out); h != pc.out {
-					t.Errorf("output hash %#016x, llama.cpp's %#016x", h, pc.out)
-				}
-				if h := bitsHash(st); h != pc.states {
-					t.Errorf("state hash %#016x, llama.cpp's %#016x", h, pc.states)
-				}
-			})
-		}
+		checkPeer(t, fmt.Sprintf("%d.%d.%d.%dx%d", pc.headDim, pc.kHeads, pc.heads, pc.tokens, pc.seqs), c.run, pc.out, pc.states)
 	}
 }
 
@@ -85,11 +76,7 @@ func TestDeltaNetPeer(t *testing.T) {
 // ggml_sigmoid of β), figures made as deltaNetPeer's. The inputs are drawn
 // in the order q, k, v, α, β, state, dt_bias, A: α + dt_bias above 20,
 // where softplus is the identity (see newSSMCase).
-var deltaNetPreparedPeer = []struct {
-	headDim, kHeads, heads, tokens, seqs int
-	seed                                 uint64
-	out, states                          uint64
-}{
+var deltaNetPreparedPeer = []deltaPeer{
 	{128, 2, 4, 5, 2, 9, 0xf78d3e96c03f5118, 0x05d5707364bd6ec6},
 	{32, 1, 2, 3, 1, 10, 0xa4e13240ed39cc10, 0xf790544c1a41743b},
 }
@@ -105,20 +92,8 @@ func TestDeltaNetPreparedPeer(t *testing.T) {
 			[]float32{1, 1, 1, 2, 3, 0.2, 0.5, 0.005}, []float32{0, 0, 0, 22, 0, 0, 0, -0.01})
 		p.DtBias, p.A = in[6], in[7]
 		c := deltaCase{p: p, q: in[0], k: in[1], v: in[2], g: in[3], beta: in[4], states: in[5]}
-		for i := range pc.seqs {
-			c.seqs = append(c.seqs, kernels.RecurrentSeq{Slot: i, Tokens: pc.tokens})
-		}
-		for _, b := range recBackends(t) {
-			t.Run(fmt.Sprintf("%d.%d.%d.%dx%d/%s", pc.headDim, pc.kHeads, pc.heads, pc.tokens, pc.seqs, b.Kernels()), func(t *testing.T) {
-				out, st := c.run(t, b)
-				if h := bitsHash(out); h != pc.out {
-					t.Errorf("output hash %#016x, llama.cpp's %#016x", h, pc.out)
-				}
-				if h := bitsHash(st); h != pc.states {
-					t.Errorf("state hash %#016x, llama.cpp's %#016x", h, pc.states)
-				}
-			})
-		}
+		c.seqs = evenSeqs(pc.tokens, pc.seqs)
+		checkPeer(t, fmt.Sprintf("%d.%d.%d.%dx%d", pc.headDim, pc.kHeads, pc.heads, pc.tokens, pc.seqs), c.run, pc.out, pc.states)
 	}
 }
 
@@ -178,41 +153,16 @@ func TestDeltaNetReference(t *testing.T) {
 	}
 	for _, tt := range tests {
 		p := tt.p
-		n, slots := 0, len(tt.tokens)+1
-		var seqs []kernels.RecurrentSeq
-		for i, k := range tt.tokens {
-			seqs = append(seqs, kernels.RecurrentSeq{Slot: (i*2 + 1) % slots, Tokens: k})
-			n += k
-		}
+		seqs, n, slots := recBatch(tt.tokens)
 		qk, hv := p.KHeads*p.HeadDim*n, p.Heads*p.HeadDim*n
 		in := recInputs(uint64(len(tt.name)), []int{qk, qk, hv, p.Heads * n, p.Heads * n, p.SlotSize() * slots},
 			[]float32{0.3, 0.3, 1, 0.5, 0.5, 0.2}, []float32{0, 0, 0, -0.6, 0.5, 0})
 		c := deltaCase{p: p, seqs: seqs, q: in[0], k: in[1], v: in[2], g: in[3], beta: in[4], states: in[5]}
-		var want []float64
-		wantS := append([]float32(nil), c.states...)
-		r := 0
-		for _, s := range seqs {
+		kw, vw := p.KHeads*p.HeadDim, p.Heads*p.HeadDim
+		checkReference(t, tt.name, c.run, seqs, c.states, p.SlotSize(), func(r int, s kernels.RecurrentSeq, st []float32) []float64 {
 			rows := func(v []float32, w int) []float32 { return v[r*w : (r+s.Tokens)*w] }
-			kw, vw := p.KHeads*p.HeadDim, p.Heads*p.HeadDim
-			want = append(want, deltaReference(p, wantS[s.Slot*p.SlotSize():][:p.SlotSize()], rows(c.q, kw), rows(c.k, kw),
-				rows(c.v, vw), rows(c.g, p.Heads), rows(c.beta, p.Heads), s.Tokens)...)
-			r += s.Tokens
-		}
-		wantS64 := make([]float64, len(wantS))
-		for i, v := range wantS {
-			wantS64[i] = float64(v)
-		}
-		for _, b := range recBackends(t) {
-			t.Run(tt.name+"/"+b.Kernels(), func(t *testing.T) {
-				out, st := c.run(t, b)
-				if msg := closeTo(out, want, 1e-4); msg != "" {
-					t.Errorf("output: %s", msg)
-				}
-				if msg := closeTo(st, wantS64, 1e-4); msg != "" {
-					t.Errorf("states: %s", msg)
-				}
-			})
-		}
+			return deltaReference(p, st, rows(c.q, kw), rows(c.k, kw), rows(c.v, vw), rows(c.g, p.Heads), rows(c.beta, p.Heads), s.Tokens)
+		})
 	}
 }
 
@@ -222,26 +172,11 @@ func TestDeltaNetReference(t *testing.T) {
 func TestDeltaNetSplit(t *testing.T) {
 	p := kernels.DeltaNetParams{Heads: 4, KHeads: 2, HeadDim: 128}
 	kw, vw := p.KHeads*p.HeadDim, p.Heads*p.HeadDim
-	for _, b := range recBackends(t) {
-		t.Run(b.Kernels(), func(t *testing.T) {
-			c := newDeltaCase(p, 5, 2, 21)
-			whole, wholeS := c.run(t, b)
-			for i := range 2 {
-				var out []float32
-				st := append([]float32(nil), c.states[i*p.SlotSize():][:p.SlotSize()]...)
-				for _, ch := range [][2]int{{0, 3}, {3, 4}, {4, 5}} {
-					r0, r1 := i*5+ch[0], i*5+ch[1]
-					part := deltaCase{p: p, seqs: []kernels.RecurrentSeq{{Slot: 0, Tokens: r1 - r0}}, states: st,
-						q: c.q[r0*kw : r1*kw], k: c.k[r0*kw : r1*kw], v: c.v[r0*vw : r1*vw], g: c.g[r0*4 : r1*4], beta: c.beta[r0*4 : r1*4]}
-					po, ps := part.run(t, b)
-					out, st = append(out, po...), ps
-				}
-				if bitsHash(out) != bitsHash(whole[i*5*vw:(i+1)*5*vw]) || bitsHash(st) != bitsHash(wholeS[i*p.SlotSize():][:p.SlotSize()]) {
-					t.Errorf("sequence %d in chunks differs from the batch", i)
-				}
-			}
-		})
-	}
+	c := newDeltaCase(p, 5, 2, 21)
+	checkChunks(t, c.run, c.states, 2, 5, vw, p.SlotSize(), [][2]int{{0, 3}, {3, 4}, {4, 5}}, func(r0, r1 int, st []float32) recRun {
+		return deltaCase{p: p, seqs: []kernels.RecurrentSeq{{Slot: 0, Tokens: r1 - r0}}, states: st,
+			q: c.q[r0*kw : r1*kw], k: c.k[r0*kw : r1*kw], v: c.v[r0*vw : r1*vw], g: c.g[r0*4 : r1*4], beta: c.beta[r0*4 : r1*4]}.run
+	})
 }
 
 // TestDeltaNetErrors checks that operands that do not fit are refused.
@@ -251,54 +186,25 @@ func TestDeltaNetErrors(t *testing.T) {
 	mk := func(c, r int) kernels.Tensor { return newF32(t, b, c, r) }
 	q, k, v, g, st := mk(16, 2), mk(16, 2), mk(32, 2), mk(4, 2), mk(p.SlotSize(), 1)
 	one := []kernels.RecurrentSeq{{Slot: 0, Tokens: 2}}
-	tests := []struct {
-		name string
-		run  func() error
-	}{
-		{"heads", func() error {
+	with := func(edit func(r *kernels.DeltaNetParams)) func() error {
+		return func() error {
 			r := p
-			r.KHeads = 3
+			edit(&r)
 			return b.GatedDeltaNet(mk(32, 2), q, k, v, g, g, st, one, r)
-		}},
-		{"tokens", func() error {
-			return b.GatedDeltaNet(mk(32, 2), q, k, v, g, g, st, []kernels.RecurrentSeq{{Slot: 0, Tokens: 3}}, p)
-		}},
-		{"slot", func() error {
-			return b.GatedDeltaNet(mk(32, 2), q, k, v, g, g, st, []kernels.RecurrentSeq{{Slot: 1, Tokens: 2}}, p)
-		}},
-		{"negative", func() error {
-			return b.GatedDeltaNet(mk(32, 2), q, k, v, g, g, st, []kernels.RecurrentSeq{{Slot: 0, Tokens: -1}}, p)
-		}},
+		}
+	}
+	rs := seqRefusals(func(seqs []kernels.RecurrentSeq) error { return b.GatedDeltaNet(mk(32, 2), q, k, v, g, g, st, seqs, p) }, 2, 1)
+	rs = append(rs, []refusal{
+		{"heads", with(func(r *kernels.DeltaNetParams) { r.KHeads = 3 })},
+		{"decays", with(func(r *kernels.DeltaNetParams) { r.A = []float32{-1, -1} })},
+		{"bias without decays", with(func(r *kernels.DeltaNetParams) { r.DtBias = []float32{0, 0, 0, 0} })},
+		{"eps", with(func(r *kernels.DeltaNetParams) { r.NormEps = -1 })},
 		{"k", func() error { return b.GatedDeltaNet(mk(32, 2), q, mk(32, 2), v, g, g, st, one, p) }},
 		{"beta", func() error { return b.GatedDeltaNet(mk(32, 2), q, k, v, g, mk(2, 2), st, one, p) }},
 		{"alias", func() error { return b.GatedDeltaNet(v, q, k, v, g, g, st, one, p) }},
 		{"nil", func() error { return b.GatedDeltaNet(mk(32, 2), q, k, v, g, g, nil, one, p) }},
-		{"decays", func() error {
-			r := p
-			r.A = []float32{-1, -1}
-			return b.GatedDeltaNet(mk(32, 2), q, k, v, g, g, st, one, r)
-		}},
-		{"bias without decays", func() error {
-			r := p
-			r.DtBias = []float32{0, 0, 0, 0}
-			return b.GatedDeltaNet(mk(32, 2), q, k, v, g, g, st, one, r)
-		}},
-		{"eps", func() error {
-			r := p
-			r.NormEps = -1
-			return b.GatedDeltaNet(mk(32, 2), q, k, v, g, g, st, one, r)
-		}},
-	}
-	for _, tt := range tests {
-		if err := tt.run(); err == nil {
-			t.Errorf("%s: no error", tt.name)
-		} else if !errors.Is(err, kernels.ErrShape) {
-			t.Errorf("%s: %v does not wrap ErrShape", tt.name, err)
-		}
-	}
-	if err := b.GatedDeltaNet(mk(32, 2), q, k, v, g, g, st, one, p); err != nil {
-		t.Errorf("fitting operands: %v", err)
-	}
+	}...)
+	checkRefusals(t, rs, with(func(*kernels.DeltaNetParams) {}))
 }
 
 // l2Normalize scales each head of n values of x to unit length, as

@@ -40,10 +40,50 @@
 	VMOVSHDUP    X0, X4; \
 	VADDSS       X4, X0, X0
 
+// ZCHUNK4(OP) applies OP(offset, accumulator) to the four vectors of 64
+// values, into Z0-Z3.
+#define ZCHUNK4(OP) \
+	OP(0, Z0); \
+	OP(64, Z1); \
+	OP(128, Z2); \
+	OP(192, Z3)
+
+// YCHUNK8(OP) applies OP(offset, accumulator) to the eight vectors of 64
+// values, into the pairs of Y0-Y7.
+#define YCHUNK8(OP) \
+	OP(0, Y0); \
+	OP(32, Y1); \
+	OP(64, Y2); \
+	OP(96, Y3); \
+	OP(128, Y4); \
+	OP(160, Y5); \
+	OP(192, Y6); \
+	OP(224, Y7)
+
+// ZZERO(OFF, ACC) and YZERO(OFF, ACC) clear ACC; ZZERO4 and YZERO8 clear
+// the accumulators of a chunk.
+#define ZZERO(OFF, ACC) VPXORD ACC, ACC, ACC
+#define YZERO(OFF, ACC) VXORPS ACC, ACC, ACC
+#define ZZERO4 ZCHUNK4(ZZERO)
+#define YZERO8 YCHUNK8(YZERO)
+
+// CHUNKS sets CX to the chunks of 64 values of a row (R10 values).
+#define CHUNKS \
+	MOVQ R10, CX; \
+	SHRQ $6, CX
+
+// NEXTROW advances the input (R8) and output (R9) cursors by a float and
+// loops to ROW while rows are left (R11).
+#define NEXTROW(ROW) \
+	ADDQ $4, R8; \
+	ADDQ $4, R9; \
+	DECQ R11; \
+	JNZ  ROW
+
 // ---------------------------------------------------------------------
 // The selective scan. Registers: SI the state row, BX b, DX c, R8 x, R9 y,
 // R10 the row length, R11 the rows left, CX the chunks of 64 left; Z8/Y8
-// dA and Z9/Y9 x·d in every lane, X10 (AVX2: X12) d.
+// dA and Z9/Y9 x·d in every lane, X12 d.
 
 // ZSSM(OFF, ACC) updates sixteen state values at OFF and accumulates their
 // products with c into ACC: s = fma(s, dA, b·xdt).
@@ -54,53 +94,6 @@
 	VMOVUPS     Z6, OFF(SI); \
 	VFMADD231PS OFF(DX), Z6, ACC
 
-// func ssmRowsAVX512(st, bg, cg, x, y *float32, dA, d float32, nc, rows int)
-TEXT ·ssmRowsAVX512(SB), NOSPLIT, $0-64
-	MOVQ         st+0(FP), SI
-	MOVQ         x+24(FP), R8
-	MOVQ         y+32(FP), R9
-	VBROADCASTSS dA+40(FP), Z8
-	VMOVSS       d+44(FP), X10
-	MOVQ         nc+48(FP), R10
-	MOVQ         rows+56(FP), R11
-	TESTQ        R11, R11
-	JZ           zssmdone
-
-zssmrow:
-	VMOVSS       0(R8), X9
-	VMULSS       X10, X9, X9
-	VBROADCASTSS X9, Z9
-	MOVQ         bg+8(FP), BX
-	MOVQ         cg+16(FP), DX
-	VPXORD       Z0, Z0, Z0
-	VPXORD       Z1, Z1, Z1
-	VPXORD       Z2, Z2, Z2
-	VPXORD       Z3, Z3, Z3
-	MOVQ         R10, CX
-	SHRQ         $6, CX
-
-zssmchunk:
-	ZSSM(0, Z0)
-	ZSSM(64, Z1)
-	ZSSM(128, Z2)
-	ZSSM(192, Z3)
-	ADDQ $256, SI
-	ADDQ $256, BX
-	ADDQ $256, DX
-	DECQ CX
-	JNZ  zssmchunk
-
-	ZRED
-	VMOVSS X0, 0(R9)
-	ADDQ $4, R8
-	ADDQ $4, R9
-	DECQ R11
-	JNZ  zssmrow
-
-zssmdone:
-	VZEROUPPER
-	RET
-
 // YSSM(OFF, ACC) is ZSSM for eight values.
 #define YSSM(OFF, ACC) \
 	VMULPS      OFF(BX), Y9, Y10; \
@@ -109,66 +102,45 @@ zssmdone:
 	VMOVUPS     Y11, OFF(SI); \
 	VFMADD231PS OFF(DX), Y11, ACC
 
-// func ssmRowsAVX2(st, bg, cg, x, y *float32, dA, d float32, nc, rows int)
-TEXT ·ssmRowsAVX2(SB), NOSPLIT, $0-64
-	MOVQ         st+0(FP), SI
-	MOVQ         x+24(FP), R8
-	MOVQ         y+32(FP), R9
-	VBROADCASTSS dA+40(FP), Y8
-	VMOVSS       d+44(FP), X12
-	MOVQ         nc+48(FP), R10
-	MOVQ         rows+56(FP), R11
-	TESTQ        R11, R11
-	JZ           yssmdone
-
-yssmrow:
-	VMOVSS       0(R8), X9
-	VMULSS       X12, X9, X9
-	VBROADCASTSS X9, Y9
-	MOVQ         bg+8(FP), BX
-	MOVQ         cg+16(FP), DX
-	VXORPS       Y0, Y0, Y0
-	VXORPS       Y1, Y1, Y1
-	VXORPS       Y2, Y2, Y2
-	VXORPS       Y3, Y3, Y3
-	VXORPS       Y4, Y4, Y4
-	VXORPS       Y5, Y5, Y5
-	VXORPS       Y6, Y6, Y6
-	VXORPS       Y7, Y7, Y7
-	MOVQ         R10, CX
-	SHRQ         $6, CX
-
-yssmchunk:
-	YSSM(0, Y0)
-	YSSM(32, Y1)
-	YSSM(64, Y2)
-	YSSM(96, Y3)
-	YSSM(128, Y4)
-	YSSM(160, Y5)
-	YSSM(192, Y6)
-	YSSM(224, Y7)
-	ADDQ $256, SI
-	ADDQ $256, BX
-	ADDQ $256, DX
-	DECQ CX
-	JNZ  yssmchunk
-
-	YRED
-	VMOVSS X0, 0(R9)
-	ADDQ $4, R8
-	ADDQ $4, R9
-	DECQ R11
-	JNZ  yssmrow
-
-yssmdone:
-	VZEROUPPER
+// SSMROWS(V8, V9, ZERO, CHUNK, RED, ROW, LOOP, DONE) is the body of a scan
+// kernel over registers V8 (dA) and V9 (x·d) of its width.
+#define SSMROWS(V8, V9, ZERO, CHUNK, RED, ROW, LOOP, DONE) \
+	MOVQ         st+0(FP), SI; \
+	MOVQ         x+24(FP), R8; \
+	MOVQ         y+32(FP), R9; \
+	VBROADCASTSS dA+40(FP), V8; \
+	VMOVSS       d+44(FP), X12; \
+	MOVQ         nc+48(FP), R10; \
+	MOVQ         rows+56(FP), R11; \
+	TESTQ        R11, R11; \
+	JZ           DONE; \
+ROW: \
+	VMOVSS       0(R8), X9; \
+	VMULSS       X12, X9, X9; \
+	VBROADCASTSS X9, V9; \
+	MOVQ         bg+8(FP), BX; \
+	MOVQ         cg+16(FP), DX; \
+	ZERO; \
+	CHUNKS; \
+LOOP: \
+	CHUNK; \
+	ADDQ $256, SI; \
+	ADDQ $256, BX; \
+	ADDQ $256, DX; \
+	DECQ CX; \
+	JNZ  LOOP; \
+	RED; \
+	VMOVSS X0, 0(R9); \
+	NEXTROW(ROW); \
+DONE: \
+	VZEROUPPER; \
 	RET
 
 // ---------------------------------------------------------------------
 // The gated delta net. Registers: SI the state row, DI its start, BX k,
 // DX q, R8 v, R9 out, R10 the row length, R11 the rows left, CX the chunks
-// of 64 left; Z8/Y8 the decay in every lane, Z9/Y9 delta, X10 beta and
-// X11 the scale (AVX2: X12 and X13).
+// of 64 left; Z8/Y8 the decay in every lane, Z9/Y9 delta, X12 beta and
+// X13 the scale.
 
 // ZDECAY(OFF, ACC) scales sixteen state values at OFF by the decay and
 // accumulates their products with k into ACC.
@@ -185,79 +157,6 @@ yssmdone:
 	VMOVUPS     Z5, OFF(SI); \
 	VFMADD231PS OFF(DX), Z5, ACC
 
-// ZZERO4 clears the accumulators Z0-Z3.
-#define ZZERO4 \
-	VPXORD Z0, Z0, Z0; \
-	VPXORD Z1, Z1, Z1; \
-	VPXORD Z2, Z2, Z2; \
-	VPXORD Z3, Z3, Z3
-
-// func deltaRowsAVX512(st, k, q, v, out *float32, decay, beta, scale float32, n int)
-TEXT ·deltaRowsAVX512(SB), NOSPLIT, $0-64
-	MOVQ         st+0(FP), SI
-	MOVQ         v+24(FP), R8
-	MOVQ         out+32(FP), R9
-	VBROADCASTSS decay+40(FP), Z8
-	VMOVSS       beta+44(FP), X10
-	VMOVSS       scale+48(FP), X11
-	MOVQ         n+56(FP), R10
-	MOVQ         R10, R11
-	TESTQ        R11, R11
-	JZ           zdeltadone
-
-zdeltarow:
-	MOVQ SI, DI
-	MOVQ k+8(FP), BX
-	ZZERO4
-	MOVQ R10, CX
-	SHRQ $6, CX
-
-zdecay:
-	ZDECAY(0, Z0)
-	ZDECAY(64, Z1)
-	ZDECAY(128, Z2)
-	ZDECAY(192, Z3)
-	ADDQ $256, SI
-	ADDQ $256, BX
-	DECQ CX
-	JNZ  zdecay
-
-	// delta = (v[j] - row·k)·beta
-	ZRED
-	VMOVSS       0(R8), X12
-	VSUBSS       X0, X12, X12
-	VMULSS       X10, X12, X12
-	VBROADCASTSS X12, Z9
-	MOVQ         DI, SI
-	MOVQ         k+8(FP), BX
-	MOVQ         q+16(FP), DX
-	ZZERO4
-	MOVQ         R10, CX
-	SHRQ         $6, CX
-
-zupdate:
-	ZUPDATE(0, Z0)
-	ZUPDATE(64, Z1)
-	ZUPDATE(128, Z2)
-	ZUPDATE(192, Z3)
-	ADDQ $256, SI
-	ADDQ $256, BX
-	ADDQ $256, DX
-	DECQ CX
-	JNZ  zupdate
-
-	ZRED
-	VMULSS X11, X0, X0
-	VMOVSS X0, 0(R9)
-	ADDQ   $4, R8
-	ADDQ   $4, R9
-	DECQ   R11
-	JNZ    zdeltarow
-
-zdeltadone:
-	VZEROUPPER
-	RET
-
 // YDECAY(OFF, ACC) is ZDECAY for eight values.
 #define YDECAY(OFF, ACC) \
 	VMULPS      OFF(SI), Y8, Y10; \
@@ -271,86 +170,72 @@ zdeltadone:
 	VMOVUPS     Y10, OFF(SI); \
 	VFMADD231PS OFF(DX), Y10, ACC
 
-// YZERO8 clears the accumulators Y0-Y7.
-#define YZERO8 \
-	VXORPS Y0, Y0, Y0; \
-	VXORPS Y1, Y1, Y1; \
-	VXORPS Y2, Y2, Y2; \
-	VXORPS Y3, Y3, Y3; \
-	VXORPS Y4, Y4, Y4; \
-	VXORPS Y5, Y5, Y5; \
-	VXORPS Y6, Y6, Y6; \
-	VXORPS Y7, Y7, Y7
+// DELTAROWS(V8, V9, ZERO, DECAY, UPDATE, RED, ROW, L1, L2, DONE) is the
+// body of a delta-net kernel over registers V8 (the decay) and V9 (delta)
+// of its width: per row, the decay and row·k in one pass, delta = (v[j] −
+// row·k)·beta, then the update and row·q in a second.
+#define DELTAROWS(V8, V9, ZERO, DECAY, UPDATE, RED, ROW, L1, L2, DONE) \
+	MOVQ         st+0(FP), SI; \
+	MOVQ         v+24(FP), R8; \
+	MOVQ         out+32(FP), R9; \
+	VBROADCASTSS decay+40(FP), V8; \
+	VMOVSS       beta+44(FP), X12; \
+	VMOVSS       scale+48(FP), X13; \
+	MOVQ         n+56(FP), R10; \
+	MOVQ         R10, R11; \
+	TESTQ        R11, R11; \
+	JZ           DONE; \
+ROW: \
+	MOVQ SI, DI; \
+	MOVQ k+8(FP), BX; \
+	ZERO; \
+	CHUNKS; \
+L1: \
+	DECAY; \
+	ADDQ $256, SI; \
+	ADDQ $256, BX; \
+	DECQ CX; \
+	JNZ  L1; \
+	RED; \
+	VMOVSS       0(R8), X14; \
+	VSUBSS       X0, X14, X14; \
+	VMULSS       X12, X14, X14; \
+	VBROADCASTSS X14, V9; \
+	MOVQ         DI, SI; \
+	MOVQ         k+8(FP), BX; \
+	MOVQ         q+16(FP), DX; \
+	ZERO; \
+	CHUNKS; \
+L2: \
+	UPDATE; \
+	ADDQ $256, SI; \
+	ADDQ $256, BX; \
+	ADDQ $256, DX; \
+	DECQ CX; \
+	JNZ  L2; \
+	RED; \
+	VMULSS X13, X0, X0; \
+	VMOVSS X0, 0(R9); \
+	NEXTROW(ROW); \
+DONE: \
+	VZEROUPPER; \
+	RET
+
+// ---------------------------------------------------------------------
+// The kernels.
+
+// func ssmRowsAVX512(st, bg, cg, x, y *float32, dA, d float32, nc, rows int)
+TEXT ·ssmRowsAVX512(SB), NOSPLIT, $0-64
+	SSMROWS(Z8, Z9, ZZERO4, ZCHUNK4(ZSSM), ZRED, zssmrow, zssmchunk, zssmdone)
+
+// func ssmRowsAVX2(st, bg, cg, x, y *float32, dA, d float32, nc, rows int)
+TEXT ·ssmRowsAVX2(SB), NOSPLIT, $0-64
+	SSMROWS(Y8, Y9, YZERO8, YCHUNK8(YSSM), YRED, yssmrow, yssmchunk, yssmdone)
+
+// func deltaRowsAVX512(st, k, q, v, out *float32, decay, beta, scale float32, n int)
+TEXT ·deltaRowsAVX512(SB), NOSPLIT, $0-64
+	DELTAROWS(Z8, Z9, ZZERO4, ZCHUNK4(ZDECAY), ZCHUNK4(ZUPDATE), ZRED, zdeltarow, zdecay, zupdate, zdeltadone)
 
 // func deltaRowsAVX2(st, k, q, v, out *float32, decay, beta, scale float32, n int)
 TEXT ·deltaRowsAVX2(SB), NOSPLIT, $0-64
-	MOVQ         st+0(FP), SI
-	MOVQ         v+24(FP), R8
-	MOVQ         out+32(FP), R9
-	VBROADCASTSS decay+40(FP), Y8
-	VMOVSS       beta+44(FP), X12
-	VMOVSS       scale+48(FP), X13
-	MOVQ         n+56(FP), R10
-	MOVQ         R10, R11
-	TESTQ        R11, R11
-	JZ           ydeltadone
-
-ydeltarow:
-	MOVQ SI, DI
-	MOVQ k+8(FP), BX
-	YZERO8
-	MOVQ R10, CX
-	SHRQ $6, CX
-
-ydecay:
-	YDECAY(0, Y0)
-	YDECAY(32, Y1)
-	YDECAY(64, Y2)
-	YDECAY(96, Y3)
-	YDECAY(128, Y4)
-	YDECAY(160, Y5)
-	YDECAY(192, Y6)
-	YDECAY(224, Y7)
-	ADDQ $256, SI
-	ADDQ $256, BX
-	DECQ CX
-	JNZ  ydecay
-
-	YRED
-	VMOVSS       0(R8), X14
-	VSUBSS       X0, X14, X14
-	VMULSS       X12, X14, X14
-	VBROADCASTSS X14, Y9
-	MOVQ         DI, SI
-	MOVQ         k+8(FP), BX
-	MOVQ         q+16(FP), DX
-	YZERO8
-	MOVQ         R10, CX
-	SHRQ         $6, CX
-
-yupdate:
-	YUPDATE(0, Y0)
-	YUPDATE(32, Y1)
-	YUPDATE(64, Y2)
-	YUPDATE(96, Y3)
-	YUPDATE(128, Y4)
-	YUPDATE(160, Y5)
-	YUPDATE(192, Y6)
-	YUPDATE(224, Y7)
-	ADDQ $256, SI
-	ADDQ $256, BX
-	ADDQ $256, DX
-	DECQ CX
-	JNZ  yupdate
-
-	YRED
-	VMULSS X13, X0, X0
-	VMOVSS X0, 0(R9)
-	ADDQ   $4, R8
-	ADDQ   $4, R9
-	DECQ   R11
-	JNZ    ydeltarow
-
-ydeltadone:
-	VZEROUPPER
-	RET
+	DELTAROWS(Y8, Y9, YZERO8, YCHUNK8(YDECAY), YCHUNK8(YUPDATE), YRED, ydeltarow, ydecay, yupdate, ydeltadone)

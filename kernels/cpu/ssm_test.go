@@ -1,10 +1,8 @@
 package cpu
 
 import (
-	"errors"
 	"fmt"
 	"math"
-	"runtime"
 	"testing"
 
 	"saji/kernels"
@@ -31,40 +29,6 @@ var ssmPeer = []struct {
 	{128, 64, 8, 8, 1, 1, 4, 0xf0ea5d1c947456c7, 0x49b65c654a4d97d8},
 }
 
-// recInputs draws len(sizes) arrays of sizes[i] values from refLCG(seed),
-// value j of array i being float()·scale[i] + off[i].
-func recInputs(seed uint64, sizes []int, scale, off []float32) [][]float32 {
-	s := refLCG(seed)
-	out := make([][]float32, len(sizes))
-	for i, n := range sizes {
-		out[i] = make([]float32, n)
-		for j := range out[i] {
-			out[i][j] = float32(s.float()*scale[i]) + off[i] // never fused, as in the peer program
-		}
-	}
-	return out
-}
-
-// recBackends returns the backends the recurrent tests run on: the
-// pure-Go oracle and one for each kernel set this CPU runs that has
-// recurrent kernels of its own (AVX2's and AVX-512's; the AVX-VNNI set
-// runs AVX2's, and the other architectures' sets the oracle), two threads
-// each.
-func recBackends(t *testing.T) []*Backend {
-	bs := []*Backend{NewReference(2)}
-	for _, name := range KernelSets() {
-		if runtime.GOARCH != "amd64" || name == "avx-vnni" {
-			continue
-		}
-		b, err := NewWithKernels(2, name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		bs = append(bs, b)
-	}
-	return bs
-}
-
 // ssmCase is one selective scan's inputs, in ggml's layout.
 type ssmCase struct {
 	p                       kernels.SSMScanParams
@@ -84,9 +48,7 @@ func newSSMCase(p kernels.SSMScanParams, tokens, seqs int, seed uint64) ssmCase 
 		[]int{p.SlotSize() * seqs, p.Heads * p.HeadDim * n, p.Heads * n, p.Heads, p.Groups * p.StateDim * n, p.Groups * p.StateDim * n},
 		[]float32{0.5, 1, 2, 0.01, 1, 1}, []float32{0, 0, 22, -0.02, 0, 0})
 	c := ssmCase{p: p, states: in[0], x: in[1], dt: in[2], a: in[3], bm: in[4], c: in[5]}
-	for i := range seqs {
-		c.seqs = append(c.seqs, kernels.RecurrentSeq{Slot: i, Tokens: tokens})
-	}
+	c.seqs = evenSeqs(tokens, seqs)
 	return c
 }
 
@@ -110,17 +72,7 @@ func TestSSMScanPeer(t *testing.T) {
 	for _, pc := range ssmPeer {
 		p := kernels.SSMScanParams{Heads: pc.heads, HeadDim: pc.headDim, StateDim: pc.stateDim, Groups: pc.groups}
 		c := newSSMCase(p, pc.tokens, pc.seqs, pc.seed)
-		for _, b := range recBackends(t) {
-			t.Run(fmt.Sprintf("%d.%d.%d.%d.%dx%d/%s", pc.stateDim, pc.headDim, pc.heads, pc.groups, pc.tokens, pc.seqs, b.Kernels()), func(t *testing.T) {
-				y, st := c.run(t, b)
-				if h := bitsHash(y); h != pc.y {
-					t.Errorf("y hash %#016x, llama.cpp's %#016x", h, pc.y)
-				}
-				if h := bitsHash(st); h != pc.states {
-					t.Errorf("state hash %#016x, llama.cpp's %#016x", h, pc.states)
-				}
-			})
-		}
+		checkPeer(t, fmt.Sprintf("%d.%d.%d.%d.%dx%d", pc.stateDim, pc.headDim, pc.heads, pc.groups, pc.tokens, pc.seqs), c.run, pc.y, pc.states)
 	}
 }
 
@@ -160,20 +112,6 @@ func ssmReference(p kernels.SSMScanParams, st, x, dt, a, bm, c []float32, tokens
 	return y
 }
 
-// closeTo reports the first value of got that differs from want by more
-// than tol·(1+|want|), as an error message, or "".
-func closeTo(got []float32, want []float64, tol float64) string {
-	if len(got) != len(want) {
-		return fmt.Sprintf("%d values, want %d", len(got), len(want))
-	}
-	for i := range got {
-		if d := math.Abs(float64(got[i]) - want[i]); !(d <= tol*(1+math.Abs(want[i]))) {
-			return fmt.Sprintf("value %d: %g, want %g", i, got[i], want[i])
-		}
-	}
-	return ""
-}
-
 // TestSSMScanReference checks the scan against ssmReference over a batch
 // of sequences of different lengths in shuffled slots, with decays from
 // the whole range of softplus, on the oracle and every kernel set.
@@ -190,43 +128,17 @@ func TestSSMScanReference(t *testing.T) {
 	}
 	for _, tt := range tests {
 		p := tt.p
-		n, slots := 0, len(tt.tokens)+1
-		var seqs []kernels.RecurrentSeq
-		for i, k := range tt.tokens {
-			seqs = append(seqs, kernels.RecurrentSeq{Slot: (i*2 + 1) % slots, Tokens: k})
-			n += k
-		}
+		seqs, n, slots := recBatch(tt.tokens)
 		in := recInputs(uint64(len(tt.name)), []int{p.SlotSize() * slots, p.Heads * p.HeadDim * n, p.Heads * n, p.Heads,
 			p.Groups * p.StateDim * n, p.Groups * p.StateDim * n},
 			[]float32{0.5, 1, 6, 2, 1, 1}, []float32{0, 0, -2, -3, 0, 0})
 		in[2][0] = 25 // one step past softplus's cut-off
 		c := ssmCase{p: p, seqs: seqs, states: in[0], x: in[1], dt: in[2], a: in[3], bm: in[4], c: in[5]}
-		// The reference, sequence by sequence.
-		wantY := make([]float64, 0, p.Heads*p.HeadDim*n)
-		wantS := append([]float32(nil), c.states...)
-		r := 0
-		for _, s := range seqs {
+		checkReference(t, tt.name, c.run, seqs, c.states, p.SlotSize(), func(r int, s kernels.RecurrentSeq, st []float32) []float64 {
 			rows := func(v []float32, w int) []float32 { return v[r*w : (r+s.Tokens)*w] }
-			st := wantS[s.Slot*p.SlotSize():][:p.SlotSize()]
-			wantY = append(wantY, ssmReference(p, st, rows(c.x, p.Heads*p.HeadDim), rows(c.dt, p.Heads), c.a,
-				rows(c.bm, p.Groups*p.StateDim), rows(c.c, p.Groups*p.StateDim), s.Tokens)...)
-			r += s.Tokens
-		}
-		wantS64 := make([]float64, len(wantS))
-		for i, v := range wantS {
-			wantS64[i] = float64(v)
-		}
-		for _, b := range recBackends(t) {
-			t.Run(tt.name+"/"+b.Kernels(), func(t *testing.T) {
-				y, st := c.run(t, b)
-				if msg := closeTo(y, wantY, 1e-4); msg != "" {
-					t.Errorf("y: %s", msg)
-				}
-				if msg := closeTo(st, wantS64, 1e-4); msg != "" {
-					t.Errorf("states: %s", msg)
-				}
-			})
-		}
+			return ssmReference(p, st, rows(c.x, p.Heads*p.HeadDim), rows(c.dt, p.Heads), c.a,
+				rows(c.bm, p.Groups*p.StateDim), rows(c.c, p.Groups*p.StateDim), s.Tokens)
+		})
 	}
 }
 
@@ -235,28 +147,12 @@ func TestSSMScanReference(t *testing.T) {
 // state the first left) gives the bits it gets in one.
 func TestSSMScanSplit(t *testing.T) {
 	p := kernels.SSMScanParams{Heads: 4, HeadDim: 8, StateDim: 128, Groups: 2}
-	for _, b := range recBackends(t) {
-		t.Run(b.Kernels(), func(t *testing.T) {
-			c := newSSMCase(p, 6, 2, 11)
-			c.dt = recInputs(12, []int{len(c.dt)}, []float32{6}, []float32{-2})[0]
-			wholeY, wholeS := c.run(t, b)
-			// Each sequence alone, in two chunks of 4 and 2 tokens.
-			for i := range 2 {
-				var y []float32
-				st := append([]float32(nil), c.states[i*p.SlotSize():][:p.SlotSize()]...)
-				for _, ch := range [][2]int{{0, 4}, {4, 6}} {
-					r0, r1 := i*6+ch[0], i*6+ch[1]
-					part := ssmCase{p: p, seqs: []kernels.RecurrentSeq{{Slot: 0, Tokens: r1 - r0}}, states: st,
-						x: c.x[r0*32 : r1*32], dt: c.dt[r0*4 : r1*4], a: c.a, bm: c.bm[r0*256 : r1*256], c: c.c[r0*256 : r1*256]}
-					py, ps := part.run(t, b)
-					y, st = append(y, py...), ps
-				}
-				if bitsHash(y) != bitsHash(wholeY[i*6*32:(i+1)*6*32]) || bitsHash(st) != bitsHash(wholeS[i*p.SlotSize():][:p.SlotSize()]) {
-					t.Errorf("sequence %d in chunks differs from the batch", i)
-				}
-			}
-		})
-	}
+	c := newSSMCase(p, 6, 2, 11)
+	c.dt = recInputs(12, []int{len(c.dt)}, []float32{6}, []float32{-2})[0]
+	checkChunks(t, c.run, c.states, 2, 6, 32, p.SlotSize(), [][2]int{{0, 4}, {4, 6}}, func(r0, r1 int, st []float32) recRun {
+		return ssmCase{p: p, seqs: []kernels.RecurrentSeq{{Slot: 0, Tokens: r1 - r0}}, states: st,
+			x: c.x[r0*32 : r1*32], dt: c.dt[r0*4 : r1*4], a: c.a, bm: c.bm[r0*256 : r1*256], c: c.c[r0*256 : r1*256]}.run
+	})
 }
 
 // TestSSMScanErrors checks that operands that do not fit are refused.
@@ -265,41 +161,21 @@ func TestSSMScanErrors(t *testing.T) {
 	p := kernels.SSMScanParams{Heads: 2, HeadDim: 4, StateDim: 16, Groups: 1}
 	mk := func(c, r int) kernels.Tensor { return newF32(t, b, c, r) }
 	x, dt, a, bc, st := mk(8, 3), mk(2, 3), mk(1, 2), mk(16, 3), mk(p.SlotSize(), 2)
-	one := []kernels.RecurrentSeq{{Slot: 1, Tokens: 3}}
-	tests := []struct {
-		name string
-		run  func() error
-	}{
+	one := []kernels.RecurrentSeq{{Slot: 0, Tokens: 3}}
+	rs := seqRefusals(func(seqs []kernels.RecurrentSeq) error { return b.SSMScan(mk(8, 3), x, dt, a, bc, bc, st, seqs, p) }, 3, 2)
+	rs = append(rs, []refusal{
 		{"groups", func() error {
 			q := p
 			q.Groups = 3
 			return b.SSMScan(mk(8, 3), x, dt, a, bc, bc, st, one, q)
-		}},
-		{"tokens", func() error {
-			return b.SSMScan(mk(8, 3), x, dt, a, bc, bc, st, []kernels.RecurrentSeq{{Slot: 0, Tokens: 2}}, p)
-		}},
-		{"slot", func() error {
-			return b.SSMScan(mk(8, 3), x, dt, a, bc, bc, st, []kernels.RecurrentSeq{{Slot: 2, Tokens: 3}}, p)
-		}},
-		{"shared slot", func() error {
-			return b.SSMScan(mk(8, 3), x, dt, a, bc, bc, st, []kernels.RecurrentSeq{{Slot: 0, Tokens: 1}, {Slot: 0, Tokens: 2}}, p)
 		}},
 		{"states", func() error { return b.SSMScan(mk(8, 3), x, dt, a, bc, bc, mk(100, 1), one, p) }},
 		{"decays", func() error { return b.SSMScan(mk(8, 3), x, dt, mk(3, 1), bc, bc, st, one, p) }},
 		{"b", func() error { return b.SSMScan(mk(8, 3), x, dt, a, mk(8, 3), bc, st, one, p) }},
 		{"alias", func() error { return b.SSMScan(x, x, dt, a, bc, bc, st, one, p) }},
 		{"nil", func() error { return b.SSMScan(mk(8, 3), x, nil, a, bc, bc, st, one, p) }},
-	}
-	for _, tt := range tests {
-		if err := tt.run(); err == nil {
-			t.Errorf("%s: no error", tt.name)
-		} else if !errors.Is(err, kernels.ErrShape) {
-			t.Errorf("%s: %v does not wrap ErrShape", tt.name, err)
-		}
-	}
-	if err := b.SSMScan(mk(8, 3), x, dt, a, bc, bc, st, one, p); err != nil {
-		t.Errorf("fitting operands: %v", err)
-	}
+	}...)
+	checkRefusals(t, rs, func() error { return b.SSMScan(mk(8, 3), x, dt, a, bc, bc, st, one, p) })
 }
 
 // BenchmarkSSMScan runs a Granite-4-sized Mamba-2 layer's scan (48 heads

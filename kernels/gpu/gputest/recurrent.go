@@ -41,16 +41,9 @@ func (bs Backends) Recurrent(t *testing.T, r *rand.Rand, cmp func(t *testing.T, 
 			cp := bs.F32(t, RandFloats(r, p.Groups*p.StateDim*n, 1), p.Groups*p.StateDim, n)
 			st := bs.F32(t, RandFloats(r, slots*p.SlotSize(), 0.5), p.SlotSize(), slots)
 			y := bs.F32(t, nil, p.Heads*p.HeadDim, n)
-			if err := bs.G.SSMScan(y.G, x.G, dtp.G, ap.G, bp.G, cp.G, st.G, recurrentSeqs, p); err != nil {
-				t.Fatal(err)
-			}
-			if err := bs.C.SSMScan(y.C, x.C, dtp.C, ap.C, bp.C, cp.C, st.C, recurrentSeqs, p); err != nil {
-				t.Fatal(err)
-			}
-			g, c := bs.Read(t, y)
-			cmp(t, "y", g, c)
-			g, c = bs.Read(t, st)
-			cmp(t, "states", g, c)
+			bs.both(t, cmp, y, st, func(b kernels.Backend, side func(Pair) kernels.Tensor) error {
+				return b.SSMScan(side(y), side(x), side(dtp), side(ap), side(bp), side(cp), side(st), recurrentSeqs, p)
+			})
 		})
 	}
 	// The last case has the operation prepare its inputs as llama.cpp's
@@ -90,16 +83,26 @@ func (bs Backends) Recurrent(t *testing.T, r *rand.Rand, cmp func(t *testing.T, 
 			gp, bp := bs.F32(t, g, p.Heads, n), bs.F32(t, beta, p.Heads, n)
 			st := bs.F32(t, RandFloats(r, slots*p.SlotSize(), 0.2), p.SlotSize(), slots)
 			out := bs.F32(t, nil, p.Heads*p.HeadDim, n)
-			if err := bs.G.GatedDeltaNet(out.G, q.G, k.G, v.G, gp.G, bp.G, st.G, recurrentSeqs, p); err != nil {
-				t.Fatal(err)
-			}
-			if err := bs.C.GatedDeltaNet(out.C, q.C, k.C, v.C, gp.C, bp.C, st.C, recurrentSeqs, p); err != nil {
-				t.Fatal(err)
-			}
-			gv, cv := bs.Read(t, out)
-			cmp(t, "out", gv, cv)
-			gv, cv = bs.Read(t, st)
-			cmp(t, "states", gv, cv)
+			bs.both(t, cmp, out, st, func(b kernels.Backend, side func(Pair) kernels.Tensor) error {
+				return b.GatedDeltaNet(side(out), side(q), side(k), side(v), side(gp), side(bp), side(st), recurrentSeqs, p)
+			})
 		})
 	}
+}
+
+// both runs op on the GPU and the CPU, each with its side of the operands,
+// and passes the output out and the states st of both to cmp.
+func (bs Backends) both(t *testing.T, cmp func(t *testing.T, what string, g, c []float32), out, st Pair,
+	op func(b kernels.Backend, side func(Pair) kernels.Tensor) error) {
+	t.Helper()
+	if err := op(bs.G, func(p Pair) kernels.Tensor { return p.G }); err != nil {
+		t.Fatal(err)
+	}
+	if err := op(bs.C, func(p Pair) kernels.Tensor { return p.C }); err != nil {
+		t.Fatal(err)
+	}
+	g, c := bs.Read(t, out)
+	cmp(t, "out", g, c)
+	g, c = bs.Read(t, st)
+	cmp(t, "states", g, c)
 }
