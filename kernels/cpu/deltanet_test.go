@@ -231,8 +231,8 @@ func BenchmarkDeltaNet(b *testing.B) {
 		c := newDeltaCase(p, tokens, 1, 1)
 		l2Normalize(c.q, p.HeadDim)
 		l2Normalize(c.k, p.HeadDim)
-		for _, be := range []*Backend{NewReference(2), New(2)} {
-			b.Run(fmt.Sprintf("t%d/%s", tokens, be.Kernels()), func(b *testing.B) {
+		for _, be := range []*Backend{NewReference(2), New(2), New(1)} {
+			b.Run(fmt.Sprintf("t%d/%s/%dthreads", tokens, be.Kernels(), be.Threads()), func(b *testing.B) {
 				n := tokens
 				st, _ := be.New(quant.TypeF32, p.SlotSize())
 				_ = be.Write(st, c.states)
@@ -248,11 +248,13 @@ func BenchmarkDeltaNet(b *testing.B) {
 				out, _ := be.New(quant.TypeF32, p.Heads*p.HeadDim, n)
 				seqs := []kernels.RecurrentSeq{{Slot: 0, Tokens: n}}
 				b.SetBytes(int64(4 * p.SlotSize() * tokens))
-				for b.Loop() {
-					if err := be.GatedDeltaNet(out, args[0], args[1], args[2], args[3], args[4], st, seqs, p); err != nil {
-						b.Fatal(err)
+				cpuTime(b, func() {
+					for b.Loop() {
+						if err := be.GatedDeltaNet(out, args[0], args[1], args[2], args[3], args[4], st, seqs, p); err != nil {
+							b.Fatal(err)
+						}
 					}
-				}
+				})
 			})
 		}
 	}
