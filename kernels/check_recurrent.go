@@ -65,7 +65,8 @@ func checkOutput(op string, dst Tensor, in ...Tensor) error {
 // CheckSSMScan checks the operands of Backend.SSMScan: positive
 // dimensions with Groups dividing Heads, y and x [Heads·HeadDim, n], dt
 // [Heads, n], a of Heads values, b and c [Groups·StateDim, n], with n the
-// sequences' tokens, and states in slots of p.SlotSize() values.
+// sequences' tokens, states in slots of p.SlotSize() values, and a bias
+// and skip weight for every head where p has them.
 func CheckSSMScan(y, x, dt, a, b, c, states Tensor, seqs []RecurrentSeq, p SSMScanParams) error {
 	const op = "ssm_scan"
 	if p.Heads <= 0 || p.HeadDim <= 0 || p.StateDim <= 0 || p.Groups <= 0 || p.Heads%p.Groups != 0 {
@@ -73,6 +74,9 @@ func CheckSSMScan(y, x, dt, a, b, c, states Tensor, seqs []RecurrentSeq, p SSMSc
 	}
 	if states == nil || a == nil {
 		return fmt.Errorf("%s without states or decays: %w", op, ErrShape)
+	}
+	if (p.DtBias != nil && len(p.DtBias) != p.Heads) || (p.D != nil && len(p.D) != p.Heads) {
+		return fmt.Errorf("%s with %d biases and %d skip weights for %d heads: %w", op, len(p.DtBias), len(p.D), p.Heads, ErrShape)
 	}
 	n, err := checkSeqs(op, states, p.SlotSize(), seqs)
 	if err != nil {

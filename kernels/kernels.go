@@ -258,8 +258,9 @@ type Backend interface {
 	// y[t][h][i] = Σ_n S[h][i][n]·c[t][g][n]. x and y are
 	// [Heads·HeadDim, n], dt [Heads, n], b and c [Groups·StateDim, n],
 	// a holds Heads values (−exp(A_log)); a slot of states is
-	// [StateDim, HeadDim, Heads]. The skip term D·x is the caller's, as
-	// in llama.cpp's graph. y must not alias an input.
+	// [StateDim, HeadDim, Heads]. The dt bias and the skip term D·x, which
+	// llama.cpp's graph adds around the op, are added where p has them.
+	// y must not alias an input.
 	SSMScan(y, x, dt, a, b, c, states Tensor, seqs []RecurrentSeq, p SSMScanParams) error
 	// GatedDeltaNet is the gated delta rule (ggml_gated_delta_net with a
 	// scalar gate per head): for token t and value head h, reading query
@@ -294,6 +295,13 @@ type SSMScanParams struct {
 	// a row of b and c holds Groups groups of StateDim values, head h
 	// reading group h/(Heads/Groups).
 	StateDim, Groups int
+	// DtBias, when not nil, holds a bias per head that is added to dt
+	// first (ssm_dt.bias, as llama.cpp's graph adds it before the scan).
+	DtBias []float32
+	// D, when not nil, holds the skip weight per head (ssm_d): the scan's
+	// y[t][h][i] gets x[t][h][i]·D[h] added, the product and the sum
+	// rounded as ggml_mul and ggml_add round them after the op.
+	D []float32
 }
 
 // SlotSize returns the number of values of one sequence's state.

@@ -42,9 +42,19 @@ func (b *Backend) SSMScan(y, x, dt, a, bm, c, states kernels.Tensor, seqs []kern
 			g := h / (nh / ng)
 			for t := range s.Tokens {
 				r := first[it/nh] + t
-				d := softplus(dts[r*nh+h])
+				dt := dts[r*nh+h]
+				if p.DtBias != nil {
+					dt += p.DtBias[h]
+				}
+				d := softplus(dt)
 				dA := expF(d * as[h])
-				rows(st, bs[(r*ng+g)*nc:][:nc], cs[(r*ng+g)*nc:][:nc], xs[(r*nh+h)*hd:][:hd], ys[(r*nh+h)*hd:][:hd], dA, d)
+				x, y := xs[(r*nh+h)*hd:][:hd], ys[(r*nh+h)*hd:][:hd]
+				rows(st, bs[(r*ng+g)*nc:][:nc], cs[(r*ng+g)*nc:][:nc], x, y, dA, d)
+				if p.D != nil {
+					for i, v := range x {
+						y[i] += float32(v * p.D[h]) // never fused: ggml_mul, then ggml_add
+					}
+				}
 			}
 		}
 	})

@@ -76,6 +76,34 @@ func TestSSMScanPeer(t *testing.T) {
 	}
 }
 
+// ssmPreparedPeer are selective scans with llama.cpp's graph around the op
+// (Mamba-2's: ggml_add of ssm_dt.bias to dt before it, ggml_add of
+// ggml_mul(x, ssm_d) to y after it), figures made as ssmPeer's: the
+// inputs drawn in the order states, x, dt, A, B, C, dt_bias, D.
+var ssmPreparedPeer = []struct {
+	stateDim, headDim, heads, groups, tokens, seqs int
+	seed                                           uint64
+	y, states                                      uint64
+}{
+	{128, 16, 4, 2, 5, 2, 11, 0x9737761b8ca3a1fd, 0x9a2e8ca8bf8cc958},
+	{48, 8, 2, 1, 3, 1, 12, 0xf29f0fe6a2fd2cab, 0xa1f3133cd56c8153},
+}
+
+// TestSSMScanPreparedPeer checks SSMScanParams' graph steps (DtBias, D)
+// bit for bit against llama.cpp's.
+func TestSSMScanPreparedPeer(t *testing.T) {
+	for _, pc := range ssmPreparedPeer {
+		p := kernels.SSMScanParams{Heads: pc.heads, HeadDim: pc.headDim, StateDim: pc.stateDim, Groups: pc.groups}
+		n := pc.tokens * pc.seqs
+		in := recInputs(pc.seed,
+			[]int{p.SlotSize() * pc.seqs, p.Heads * p.HeadDim * n, p.Heads * n, p.Heads, p.Groups * p.StateDim * n, p.Groups * p.StateDim * n, p.Heads, p.Heads},
+			[]float32{0.5, 1, 2, 0.01, 1, 1, 0.5, 1}, []float32{0, 0, 22, -0.02, 0, 0, 0, 0})
+		p.DtBias, p.D = in[6], in[7]
+		c := ssmCase{p: p, seqs: evenSeqs(pc.tokens, pc.seqs), states: in[0], x: in[1], dt: in[2], a: in[3], bm: in[4], c: in[5]}
+		checkPeer(t, fmt.Sprintf("%d.%d.%d.%d.%dx%d", pc.stateDim, pc.headDim, pc.heads, pc.groups, pc.tokens, pc.seqs), c.run, pc.y, pc.states)
+	}
+}
+
 // ssmReference is the selective scan written out plainly in float64, one
 // sequence of tokens tokens from state st (updated in place): the test's
 // own reading of ggml_ssm_scan.
@@ -174,6 +202,16 @@ func TestSSMScanErrors(t *testing.T) {
 		{"b", func() error { return b.SSMScan(mk(8, 3), x, dt, a, mk(8, 3), bc, st, one, p) }},
 		{"alias", func() error { return b.SSMScan(x, x, dt, a, bc, bc, st, one, p) }},
 		{"nil", func() error { return b.SSMScan(mk(8, 3), x, nil, a, bc, bc, st, one, p) }},
+		{"biases", func() error {
+			q := p
+			q.DtBias = []float32{1}
+			return b.SSMScan(mk(8, 3), x, dt, a, bc, bc, st, one, q)
+		}},
+		{"skip weights", func() error {
+			q := p
+			q.D = []float32{1, 2, 3}
+			return b.SSMScan(mk(8, 3), x, dt, a, bc, bc, st, one, q)
+		}},
 	}...)
 	checkRefusals(t, rs, func() error { return b.SSMScan(mk(8, 3), x, dt, a, bc, bc, st, one, p) })
 }

@@ -1335,7 +1335,8 @@ DEVFN float softplus(float x) { return x > 20.0f ? x : k_log(1.0f + k_exp(x)); }
 // ssm_scan: a thread per state row of a head of a sequence (block y), over
 // the sequence's tokens in order.
 KERNEL ssm_scan(const float* x, const float* dt, const float* a, const float* b, const float* c,
-                float* states, const int* seqs, float* y, int heads, int head_dim, int state_dim, int groups) {
+                float* states, const int* seqs, float* y, int heads, int head_dim, int state_dim, int groups,
+                const float* dt_bias, const float* d_skip, int has_bias, int has_d) {
   int i = elem_index();
   if (i >= heads * head_dim) {
     return;
@@ -1345,9 +1346,14 @@ KERNEL ssm_scan(const float* x, const float* dt, const float* a, const float* b,
   float* st = states + ((long)slot * heads * head_dim + i) * state_dim;
   for (int t = 0; t < tokens; t++) {
     int r = first + t;
-    float d = softplus(dt[r * heads + h]);
+    float dtv = dt[r * heads + h];
+    if (has_bias) {
+      dtv += dt_bias[h];
+    }
+    float d = softplus(dtv);
     float da = k_exp(d * a[h]);
-    float xd = x[(long)r * heads * head_dim + i] * d;
+    float xv = x[(long)r * heads * head_dim + i];
+    float xd = xv * d;
     const float* br = b + ((long)r * groups + g) * state_dim;
     const float* cr = c + ((long)r * groups + g) * state_dim;
     float sum = 0.0f;
@@ -1356,6 +1362,10 @@ KERNEL ssm_scan(const float* x, const float* dt, const float* a, const float* b,
       float s = k_fma(st[n], da, bx);
       st[n] = s;
       sum = k_fma(s, cr[n], sum);
+    }
+    if (has_d) {
+      float skip = xv * d_skip[h];
+      sum += skip;
     }
     y[(long)r * heads * head_dim + i] = sum;
   }

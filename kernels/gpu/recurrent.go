@@ -22,13 +22,13 @@ func (b *Backend) SSMScan(y, x, dt, a, bm, c, states kernels.Tensor, seqs []kern
 	if err := kernels.CheckSSMScan(ts[0], ts[1], ts[2], ts[3], ts[4], ts[5], ts[6], seqs, p); err != nil {
 		return fmt.Errorf("gpu: %w", err)
 	}
-	arr, n, err := b.seqArray(seqs)
+	arr, n, err := b.seqArray(seqs, f32Bytes(p.DtBias), f32Bytes(p.D))
 	if err != nil || n == 0 {
 		return err
 	}
 	return b.launch("ssm_scan", Dim3{blocks(p.Heads*p.HeadDim, ElemBlock), uint32(len(seqs)), 1},
 		ts[1].ptr(0), ts[2].ptr(0), ts[3].ptr(0), ts[4].ptr(0), ts[5].ptr(0), ts[6].ptr(0), arr[0], ts[0].ptr(0),
-		I(p.Heads), I(p.HeadDim), I(p.StateDim), I(p.Groups))
+		I(p.Heads), I(p.HeadDim), I(p.StateDim), I(p.Groups), arr[1], arr[2], flag(p.DtBias != nil), flag(p.D != nil))
 }
 
 // GatedDeltaNet runs the gated delta rule over the sequences of a batch in
@@ -50,20 +50,10 @@ func (b *Backend) GatedDeltaNet(out, q, k, v, g, beta, states kernels.Tensor, se
 	if err != nil || n == 0 {
 		return err
 	}
-	hasGate, hasBias, logits := 0, 0, 0
-	if p.A != nil {
-		hasGate = 1
-	}
-	if p.DtBias != nil {
-		hasBias = 1
-	}
-	if p.BetaLogits {
-		logits = 1
-	}
 	scale := 1 / float32(math.Sqrt(float64(p.HeadDim)))
 	return b.launch("gated_delta_net", Dim3{blocks(p.Heads*p.HeadDim, ElemBlock), uint32(len(seqs)), 1},
 		ts[1].ptr(0), ts[2].ptr(0), ts[3].ptr(0), ts[4].ptr(0), ts[5].ptr(0), ts[6].ptr(0), arr[0], ts[0].ptr(0),
-		I(p.Heads), I(p.KHeads), I(p.HeadDim), F(scale), F(p.NormEps), arr[1], arr[2], I(hasGate), I(hasBias), I(logits))
+		I(p.Heads), I(p.KHeads), I(p.HeadDim), F(scale), F(p.NormEps), arr[1], arr[2], flag(p.A != nil), flag(p.DtBias != nil), flag(p.BetaLogits))
 }
 
 // f32s returns ts as F32 tensors of this backend, for op's messages.
@@ -100,4 +90,12 @@ func (b *Backend) seqArray(seqs []kernels.RecurrentSeq, more ...[]byte) ([]Arg, 
 		return nil, 0, err
 	}
 	return arr, n, nil
+}
+
+// flag is an I32 argument of 1 for true and 0 for false.
+func flag(b bool) Arg {
+	if b {
+		return I(1)
+	}
+	return I(0)
 }

@@ -200,8 +200,10 @@ func f32(name string) Param { return Param{name, F32} }
 //     row r: d = softplus(dt[r·heads+h]) (d > 20: d), dA = e^(d·a[h]),
 //     xd = x[r·heads·head_dim+i]·d, over group g = h/(heads/groups) of b
 //     and c (rows of groups·state_dim): state[n] = fma(state[n], dA,
-//     b[n]·xd), y = Σ_n state[n]·c[n] (fused, in order of n). Grid X:
-//     ⌈heads·head_dim/256⌉, Y: sequences.
+//     b[n]·xd), y = Σ_n state[n]·c[n] (fused, in order of n). With
+//     has_bias, dt[r·heads+h] + dt_bias[h] takes dt's place; with has_d,
+//     y gets x[r·heads·head_dim+i]·d_skip[h] added (kernels.SSMScanParams).
+//     Grid X: ⌈heads·head_dim/256⌉, Y: sequences.
 //   - gated_delta_net: the gated delta rule (kernels.Backend.GatedDeltaNet)
 //     of the sequences of a batch, seqs as for ssm_scan. Thread i <
 //     heads·head_dim takes value head h = i/head_dim, row j = i mod
@@ -266,7 +268,8 @@ func buildKernels() []Kernel {
 	}
 	add(Kernel{Name: "ssm_scan", Block: ElemBlock, Grid: "X: ⌈heads·head_dim/256⌉, Y: sequences",
 		Params: []Param{ptr("x"), ptr("dt"), ptr("a"), ptr("b"), ptr("c"), ptr("states"), ptr("seqs"), ptr("y"),
-			i32("heads"), i32("head_dim"), i32("state_dim"), i32("groups")}})
+			i32("heads"), i32("head_dim"), i32("state_dim"), i32("groups"),
+			ptr("dt_bias"), ptr("d_skip"), i32("has_bias"), i32("has_d")}})
 	add(Kernel{Name: "gated_delta_net", Block: ElemBlock, Grid: "X: ⌈heads·head_dim/256⌉, Y: sequences",
 		Params: []Param{ptr("q"), ptr("k"), ptr("v"), ptr("g"), ptr("beta"), ptr("states"), ptr("seqs"), ptr("out"),
 			i32("heads"), i32("k_heads"), i32("head_dim"), f32("scale"),

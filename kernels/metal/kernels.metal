@@ -1046,6 +1046,8 @@ kernel void ssm_scan(device const float* x [[buffer(0)]], device const float* dt
                      device const int* seqs [[buffer(6)]], device float* y [[buffer(7)]],
                      constant int& heads [[buffer(8)]], constant int& head_dim [[buffer(9)]],
                      constant int& state_dim [[buffer(10)]], constant int& groups [[buffer(11)]],
+                     device const float* dt_bias [[buffer(12)]], device const float* d_skip [[buffer(13)]],
+                     constant int& has_bias [[buffer(14)]], constant int& has_d [[buffer(15)]],
                      uint3 tg [[threadgroup_position_in_grid]], uint tid [[thread_index_in_threadgroup]]) {
     int i = int(tg.x) * 256 + int(tid);
     if (i >= heads * head_dim) {
@@ -1056,9 +1058,14 @@ kernel void ssm_scan(device const float* x [[buffer(0)]], device const float* dt
     device float* st = states + (long(slot) * heads * head_dim + i) * state_dim;
     for (int t = 0; t < tokens; t++) {
         int r = first + t;
-        float d = softplus(dt[r * heads + h]);
+        float dtv = dt[r * heads + h];
+        if (has_bias != 0) {
+            dtv += dt_bias[h];
+        }
+        float d = softplus(dtv);
         float da = precise::exp(d * a[h]);
-        float xd = x[long(r) * heads * head_dim + i] * d;
+        float xv = x[long(r) * heads * head_dim + i];
+        float xd = xv * d;
         device const float* br = b + (long(r) * groups + g) * state_dim;
         device const float* cr = c + (long(r) * groups + g) * state_dim;
         float sum = 0.0f;
@@ -1067,6 +1074,10 @@ kernel void ssm_scan(device const float* x [[buffer(0)]], device const float* dt
             float s = fma(st[n], da, bx);
             st[n] = s;
             sum = fma(s, cr[n], sum);
+        }
+        if (has_d != 0) {
+            float skip = xv * d_skip[h];
+            sum += skip;
         }
         y[long(r) * heads * head_dim + i] = sum;
     }

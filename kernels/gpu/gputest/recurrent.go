@@ -27,8 +27,13 @@ func (bs Backends) Recurrent(t *testing.T, r *rand.Rand, cmp func(t *testing.T, 
 	for _, p := range []kernels.SSMScanParams{
 		{Heads: 4, HeadDim: 16, StateDim: 128, Groups: 2},
 		{Heads: 3, HeadDim: 5, StateDim: 16, Groups: 1},
+		{Heads: 2, HeadDim: 8, StateDim: 64, Groups: 1, DtBias: RandFloats(r, 2, 1), D: RandFloats(r, 2, 1)},
 	} {
-		t.Run(fmt.Sprintf("ssm_scan/%d.%d.%d.%d", p.Heads, p.HeadDim, p.StateDim, p.Groups), func(t *testing.T) {
+		name := fmt.Sprintf("ssm_scan/%d.%d.%d.%d", p.Heads, p.HeadDim, p.StateDim, p.Groups)
+		if p.D != nil {
+			name += "/prepared"
+		}
+		t.Run(name, func(t *testing.T) {
 			dt := RandFloats(r, p.Heads*n, 4)
 			dt[0] = 25 // past softplus's cut-off
 			a := RandFloats(r, p.Heads, 1)
