@@ -100,17 +100,13 @@ func TestDeltaNetPreparedPeer(t *testing.T) {
 // deltaReference is the gated delta rule written out plainly in float64
 // from its definition, one sequence of tokens tokens from state st
 // (updated in place; element (j, i) of a head is S[i][j]).
-func deltaReference(p kernels.DeltaNetParams, st, q, k, v, g, beta []float32, tokens int) []float64 {
+func deltaReference(p kernels.DeltaNetParams, st []float64, q, k, v, g, beta []float32, tokens int) []float64 {
 	nh, nk, n := p.Heads, p.KHeads, p.HeadDim
-	s := make([]float64, len(st))
-	for i, x := range st {
-		s[i] = float64(x)
-	}
 	out := make([]float64, tokens*nh*n)
 	scale := 1 / math.Sqrt(float64(n))
 	for t := range tokens {
 		for h := range nh {
-			S := s[h*n*n : (h+1)*n*n]
+			S := st[h*n*n : (h+1)*n*n]
 			kh := h % nk
 			kv, qv := k[(t*nk+kh)*n:][:n], q[(t*nk+kh)*n:][:n]
 			decay := math.Exp(float64(g[t*nh+h]))
@@ -131,9 +127,6 @@ func deltaReference(p kernels.DeltaNetParams, st, q, k, v, g, beta []float32, to
 				out[(t*nh+h)*n+j] = o * scale
 			}
 		}
-	}
-	for i, x := range s {
-		st[i] = float32(x)
 	}
 	return out
 }
@@ -159,7 +152,7 @@ func TestDeltaNetReference(t *testing.T) {
 			[]float32{0.3, 0.3, 1, 0.5, 0.5, 0.2}, []float32{0, 0, 0, -0.6, 0.5, 0})
 		c := deltaCase{p: p, seqs: seqs, q: in[0], k: in[1], v: in[2], g: in[3], beta: in[4], states: in[5]}
 		kw, vw := p.KHeads*p.HeadDim, p.Heads*p.HeadDim
-		checkReference(t, tt.name, c.run, seqs, c.states, p.SlotSize(), func(r int, s kernels.RecurrentSeq, st []float32) []float64 {
+		checkReference(t, tt.name, c.run, seqs, c.states, p.SlotSize(), func(r int, s kernels.RecurrentSeq, st []float64) []float64 {
 			rows := func(v []float32, w int) []float32 { return v[r*w : (r+s.Tokens)*w] }
 			return deltaReference(p, st, rows(c.q, kw), rows(c.k, kw), rows(c.v, vw), rows(c.g, p.Heads), rows(c.beta, p.Heads), s.Tokens)
 		})

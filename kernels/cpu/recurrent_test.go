@@ -88,21 +88,20 @@ func recBatch(tokens []int) (seqs []kernels.RecurrentSeq, n, slots int) {
 }
 
 // checkReference computes the expected output sequence by sequence with
-// ref, given a sequence's first row, the sequence and its slot of a copy
-// of states (slots of size values, which ref updates), and compares run's
-// results on every recurrent backend with it within 1e-4.
+// ref, given a sequence's first row, the sequence and its slot of states
+// widened to float64 (slots of size values, which ref updates), and
+// compares run's results on every recurrent backend with it within 1e-4.
 func checkReference(t *testing.T, name string, run recRun, seqs []kernels.RecurrentSeq, states []float32, size int,
-	ref func(r int, s kernels.RecurrentSeq, st []float32) []float64) {
+	ref func(r int, s kernels.RecurrentSeq, st []float64) []float64) {
 	var want []float64
-	wantS := append([]float32(nil), states...)
+	wantS := make([]float64, len(states))
+	for i, v := range states {
+		wantS[i] = float64(v)
+	}
 	r := 0
 	for _, s := range seqs {
 		want = append(want, ref(r, s, wantS[s.Slot*size:][:size])...)
 		r += s.Tokens
-	}
-	wantS64 := make([]float64, len(wantS))
-	for i, v := range wantS {
-		wantS64[i] = float64(v)
 	}
 	for _, b := range recBackends(t) {
 		t.Run(name+"/"+b.Kernels(), func(t *testing.T) {
@@ -110,7 +109,7 @@ func checkReference(t *testing.T, name string, run recRun, seqs []kernels.Recurr
 			if msg := closeTo(out, want, 1e-4); msg != "" {
 				t.Errorf("output: %s", msg)
 			}
-			if msg := closeTo(st, wantS64, 1e-4); msg != "" {
+			if msg := closeTo(st, wantS, 1e-4); msg != "" {
 				t.Errorf("states: %s", msg)
 			}
 		})

@@ -17,12 +17,16 @@ import (
 // states. The inputs are drawn in the order of the operation's arguments,
 // each value refLCG's float times a scale plus an offset (recInputs).
 
-// ssmPeer are the selective scans of the peer figures.
-var ssmPeer = []struct {
+// ssmPeerCase is one selective scan of the peer figures: its shape, the
+// seed of its inputs and the hashes of llama.cpp's y and final states.
+type ssmPeerCase struct {
 	stateDim, headDim, heads, groups, tokens, seqs int
 	seed                                           uint64
 	y, states                                      uint64
-}{
+}
+
+// ssmPeer are the selective scans of the peer figures.
+var ssmPeer = []ssmPeerCase{
 	{16, 8, 4, 1, 5, 1, 1, 0xe9680e5b4b9a864c, 0x71c09d409db82689},
 	{128, 16, 4, 2, 7, 2, 2, 0xfc0160559ca89cfe, 0xa2c9ff943ba8702a},
 	{80, 4, 2, 1, 3, 1, 3, 0x144c741e8de3b41f, 0xa0ece3506d0e75f8},
@@ -80,11 +84,7 @@ func TestSSMScanPeer(t *testing.T) {
 // (Mamba-2's: ggml_add of ssm_dt.bias to dt before it, ggml_add of
 // ggml_mul(x, ssm_d) to y after it), figures made as ssmPeer's: the
 // inputs drawn in the order states, x, dt, A, B, C, dt_bias, D.
-var ssmPreparedPeer = []struct {
-	stateDim, headDim, heads, groups, tokens, seqs int
-	seed                                           uint64
-	y, states                                      uint64
-}{
+var ssmPreparedPeer = []ssmPeerCase{
 	{128, 16, 4, 2, 5, 2, 11, 0x9737761b8ca3a1fd, 0x9a2e8ca8bf8cc958},
 	{48, 8, 2, 1, 3, 1, 12, 0xf29f0fe6a2fd2cab, 0xa1f3133cd56c8153},
 }
@@ -107,12 +107,8 @@ func TestSSMScanPreparedPeer(t *testing.T) {
 // ssmReference is the selective scan written out plainly in float64, one
 // sequence of tokens tokens from state st (updated in place): the test's
 // own reading of ggml_ssm_scan.
-func ssmReference(p kernels.SSMScanParams, st, x, dt, a, bm, c []float32, tokens int) []float64 {
+func ssmReference(p kernels.SSMScanParams, st []float64, x, dt, a, bm, c []float32, tokens int) []float64 {
 	nh, hd, nc, ng := p.Heads, p.HeadDim, p.StateDim, p.Groups
-	s := make([]float64, len(st))
-	for i, v := range st {
-		s[i] = float64(v)
-	}
 	y := make([]float64, tokens*nh*hd)
 	for t := range tokens {
 		for h := range nh {
@@ -127,15 +123,12 @@ func ssmReference(p kernels.SSMScanParams, st, x, dt, a, bm, c []float32, tokens
 				var sum float64
 				for n := range nc {
 					e := (h*hd+i)*nc + n
-					s[e] = s[e]*dA + float64(bm[(t*ng+g)*nc+n])*xdt
-					sum += s[e] * float64(c[(t*ng+g)*nc+n])
+					st[e] = st[e]*dA + float64(bm[(t*ng+g)*nc+n])*xdt
+					sum += st[e] * float64(c[(t*ng+g)*nc+n])
 				}
 				y[(t*nh+h)*hd+i] = sum
 			}
 		}
-	}
-	for i, v := range s {
-		st[i] = float32(v)
 	}
 	return y
 }
@@ -162,7 +155,7 @@ func TestSSMScanReference(t *testing.T) {
 			[]float32{0.5, 1, 6, 2, 1, 1}, []float32{0, 0, -2, -3, 0, 0})
 		in[2][0] = 25 // one step past softplus's cut-off
 		c := ssmCase{p: p, seqs: seqs, states: in[0], x: in[1], dt: in[2], a: in[3], bm: in[4], c: in[5]}
-		checkReference(t, tt.name, c.run, seqs, c.states, p.SlotSize(), func(r int, s kernels.RecurrentSeq, st []float32) []float64 {
+		checkReference(t, tt.name, c.run, seqs, c.states, p.SlotSize(), func(r int, s kernels.RecurrentSeq, st []float64) []float64 {
 			rows := func(v []float32, w int) []float32 { return v[r*w : (r+s.Tokens)*w] }
 			return ssmReference(p, st, rows(c.x, p.Heads*p.HeadDim), rows(c.dt, p.Heads), c.a,
 				rows(c.bm, p.Groups*p.StateDim), rows(c.c, p.Groups*p.StateDim), s.Tokens)
