@@ -34,6 +34,16 @@
 // contiguous cache passes no map; a paged cache passes its block table
 // flattened, so attention needs no change when the cache becomes paged.
 //
+// The recurrent layers of hybrid models (Mamba-2's selective scan,
+// Backend.SSMScan; the gated delta net of Qwen3.5 and Qwen3-Next,
+// Backend.GatedDeltaNet) keep a fixed-size state per sequence instead of
+// a cache that grows: each call takes a batch's rows with a RecurrentSeq
+// per sequence, naming its slot in the layer's states tensor, and
+// overwrites the slot with the state after the sequence's last token (what
+// llama.cpp's graph does with the op's final state). Prompts and decode
+// take the same call; a chunked prompt continues from the state its last
+// chunk left.
+//
 // The subpackages hold the block formats (quant) and the backends (cpu,
 // gpu, cuda).
 package kernels

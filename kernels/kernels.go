@@ -242,7 +242,94 @@ type Backend interface {
 	// cache view only. Every row's result is the one Attention gives for
 	// that sequence alone, so batching never changes a sequence's output.
 	AttentionSeqs(dst, q Tensor, seqs []SeqKV, p AttentionParams) error
+
+	// The recurrences of hybrid models' linear layers (Mamba-2's selective
+	// scan, the gated delta net of Qwen3.5 and Qwen3-Next). Each runs a
+	// batch whose rows belong to seqs in order, each sequence from the
+	// state in its slot of states, which it overwrites with the state
+	// after its last token: what ggml's op computes followed by the copy
+	// of its final state back into the cache.
+
+	// SSMScan is Mamba-2's selective scan (ggml_ssm_scan with one decay
+	// per head): for token t, head h, row i < HeadDim and state column
+	// n < StateDim of group g = h/(Heads/Groups), with d = softplus(dt[t][h])
+	// (dt as the graph leaves it, its bias added),
+	// S[h][i][n] = S[h][i][n]·exp(d·a[h]) + b[t][g][n]·(x[t][h][i]·d) and
+	// y[t][h][i] = Σ_n S[h][i][n]·c[t][g][n]. x and y are
+	// [Heads·HeadDim, n], dt [Heads, n], b and c [Groups·StateDim, n],
+	// a holds Heads values (−exp(A_log)); a slot of states is
+	// [StateDim, HeadDim, Heads]. The dt bias and the skip term D·x, which
+	// llama.cpp's graph adds around the op, are added where p has them.
+	// y must not alias an input.
+	SSMScan(y, x, dt, a, b, c, states Tensor, seqs []RecurrentSeq, p SSMScanParams) error
+	// GatedDeltaNet is the gated delta rule (ggml_gated_delta_net with a
+	// scalar gate per head): for token t and value head h, reading query
+	// and key head h mod KHeads (ggml's tiled broadcast), with S the head's
+	// HeadDim×HeadDim state, S ← exp(g[t][h])·S, then
+	// S ← S + k·(β[t][h]·(v − Sᵀk))ᵀ, and out[t][h] = Sᵀq/√HeadDim. q and
+	// k are [KHeads·HeadDim, n] (L2-normalized, by the caller or by
+	// p.NormEps), v and out [Heads·HeadDim, n], g and beta [Heads, n]
+	// (the log-decay softplus(α+dt_bias)·a and sigmoid(β), computed by the
+	// caller or from α and β as p says); a slot of states is
+	// [HeadDim, HeadDim, Heads], element
+	// (j, i) of a head being S[i][j]. One loop over the tokens serves
+	// prompts and decode alike, as llama.cpp's fused op does on every
+	// backend that has it. out must not alias an input.
+	GatedDeltaNet(out, q, k, v, g, beta, states Tensor, seqs []RecurrentSeq, p DeltaNetParams) error
 }
+
+// RecurrentSeq is one sequence's share of a recurrent operation's batch:
+// Tokens consecutive rows, run from the state in slot Slot of the states
+// tensor (a recurrent layer's states for every sequence, slot after slot),
+// which the operation overwrites with the state after the last token.
+type RecurrentSeq struct {
+	Slot   int
+	Tokens int
+}
+
+// SSMScanParams configures Mamba-2's selective scan (SSMScan).
+type SSMScanParams struct {
+	// Heads and HeadDim: a row of x holds Heads heads of HeadDim values.
+	Heads, HeadDim int
+	// StateDim is d_state, the length of a state row; Groups is n_group:
+	// a row of b and c holds Groups groups of StateDim values, head h
+	// reading group h/(Heads/Groups).
+	StateDim, Groups int
+	// DtBias, when not nil, holds a bias per head that is added to dt
+	// first (ssm_dt.bias, as llama.cpp's graph adds it before the scan).
+	DtBias []float32
+	// D, when not nil, holds the skip weight per head (ssm_d): the scan's
+	// y[t][h][i] gets x[t][h][i]·D[h] added, the product and the sum
+	// rounded as ggml_mul and ggml_add round them after the op.
+	D []float32
+}
+
+// SlotSize returns the number of values of one sequence's state.
+func (p SSMScanParams) SlotSize() int { return p.StateDim * p.HeadDim * p.Heads }
+
+// DeltaNetParams configures the gated delta net (GatedDeltaNet). Its
+// optional fields have the operation compute what llama.cpp's graph
+// computes before ggml_gated_delta_net, with ggml's rounding, so that a
+// model passes its projections as they come.
+type DeltaNetParams struct {
+	// Heads is the number of value heads (and states), KHeads of query and
+	// key heads (a divisor of Heads); every head is HeadDim long.
+	Heads, KHeads, HeadDim int
+	// NormEps, when above 0, normalizes each head of q and k first, as
+	// ggml_l2_norm does: x·(1/max(√Σx², NormEps)), the sum in float64.
+	NormEps float32
+	// A, when not nil, makes g the raw gate projection α: the log-decay of
+	// head h is softplus(α + DtBias[h])·A[h] (Qwen3.5's ssm_alpha, ssm_dt
+	// bias and ssm_a = −exp(A_log); a nil DtBias adds nothing), each step
+	// rounded as ggml_add, ggml_softplus and ggml_mul round it.
+	A, DtBias []float32
+	// BetaLogits makes beta the raw projection: the operation takes its
+	// sigmoid first (ggml_sigmoid: 1/(1+e^−β)).
+	BetaLogits bool
+}
+
+// SlotSize returns the number of values of one sequence's state.
+func (p DeltaNetParams) SlotSize() int { return p.HeadDim * p.HeadDim * p.Heads }
 
 // ExpertMatMul is implemented by backends that multiply each activation
 // row by the expert weights chosen for it in one call (ggml's MUL_MAT_ID),

@@ -874,3 +874,14 @@ func testAttentionSlices(t *testing.T, bs backends) {
 		}
 	}
 }
+
+// TestBackendRecurrent checks the selective scan and the gated delta net
+// (gputest.Recurrent) against the CPU: sums in another order, so within
+// float tolerance on the emulator too.
+func TestBackendRecurrent(t *testing.T) {
+	devices(t, func(t *testing.T, bs backends) {
+		bs.Recurrent(t, rand.New(rand.NewPCG(24, 2)), func(t *testing.T, what string, g, c []float32) {
+			compare(t, what, g, c, 1e-5)
+		})
+	})
+}

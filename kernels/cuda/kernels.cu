@@ -1326,3 +1326,98 @@ KERNEL glu_gelu(const float* gate, const float* up, float* dst, int n) {
     dst[i] = gelu_f16(gate[i]) * up[i];
   }
 }
+
+// ---- Recurrent layers (gpu.Kernels: ssm_scan, gated_delta_net).
+
+// softplus is ggml's: x above 20, else log(1+e^x).
+DEVFN float softplus(float x) { return x > 20.0f ? x : k_log(1.0f + k_exp(x)); }
+
+// ssm_scan: a thread per state row of a head of a sequence (block y), over
+// the sequence's tokens in order.
+KERNEL ssm_scan(const float* x, const float* dt, const float* a, const float* b, const float* c,
+                float* states, const int* seqs, float* y, int heads, int head_dim, int state_dim, int groups,
+                const float* dt_bias, const float* d_skip, int has_bias, int has_d) {
+  int i = elem_index();
+  if (i >= heads * head_dim) {
+    return;
+  }
+  int first = seqs[3 * block_y()], tokens = seqs[3 * block_y() + 1], slot = seqs[3 * block_y() + 2];
+  int h = i / head_dim, g = h / (heads / groups);
+  float* st = states + ((long)slot * heads * head_dim + i) * state_dim;
+  for (int t = 0; t < tokens; t++) {
+    int r = first + t;
+    float dtv = dt[r * heads + h];
+    if (has_bias) {
+      dtv += dt_bias[h];
+    }
+    float d = softplus(dtv);
+    float da = k_exp(d * a[h]);
+    float xv = x[(long)r * heads * head_dim + i];
+    float xd = xv * d;
+    const float* br = b + ((long)r * groups + g) * state_dim;
+    const float* cr = c + ((long)r * groups + g) * state_dim;
+    float sum = 0.0f;
+    for (int n = 0; n < state_dim; n++) {
+      float bx = br[n] * xd;
+      float s = k_fma(st[n], da, bx);
+      st[n] = s;
+      sum = k_fma(s, cr[n], sum);
+    }
+    if (has_d) {
+      float skip = xv * d_skip[h];
+      sum += skip;
+    }
+    y[(long)r * heads * head_dim + i] = sum;
+  }
+}
+
+// gated_delta_net: a thread per row of a head's transposed state of a
+// sequence (block y), over the sequence's tokens in order.
+KERNEL gated_delta_net(const float* q, const float* k, const float* v, const float* g, const float* beta,
+                       float* states, const int* seqs, float* out, int heads, int k_heads, int head_dim, float scale,
+                       float norm_eps, const float* a, const float* dt_bias, int has_gate, int has_bias, int beta_logits) {
+  int i = elem_index();
+  if (i >= heads * head_dim) {
+    return;
+  }
+  int first = seqs[3 * block_y()], tokens = seqs[3 * block_y() + 1], slot = seqs[3 * block_y() + 2];
+  int h = i / head_dim, j = i % head_dim, kh = h % k_heads;
+  float* row = states + ((long)slot * heads * head_dim + i) * head_dim;
+  for (int t = 0; t < tokens; t++) {
+    int r = first + t;
+    const float* kr = k + ((long)r * k_heads + kh) * head_dim;
+    const float* qr = q + ((long)r * k_heads + kh) * head_dim;
+    float ks = 1.0f, qs = 1.0f; // the heads' L2 normalization
+    if (norm_eps > 0.0f) {
+      float kk = 0.0f, qq = 0.0f;
+      for (int n = 0; n < head_dim; n++) {
+        kk = k_fma(kr[n], kr[n], kk);
+        qq = k_fma(qr[n], qr[n], qq);
+      }
+      ks = 1.0f / k_max(k_sqrt(kk), norm_eps);
+      qs = 1.0f / k_max(k_sqrt(qq), norm_eps);
+    }
+    float gv = g[r * heads + h], bv = beta[r * heads + h];
+    if (has_gate) {
+      gv = softplus(has_bias ? gv + dt_bias[h] : gv) * a[h];
+    }
+    if (beta_logits) {
+      bv = 1.0f / (1.0f + k_exp(-bv));
+    }
+    float decay = k_exp(gv);
+    float dot = 0.0f;
+    for (int n = 0; n < head_dim; n++) {
+      float s = row[n] * decay;
+      row[n] = s;
+      dot = k_fma(s, kr[n] * ks, dot);
+    }
+    float delta = (v[((long)r * heads + h) * head_dim + j] - dot) * bv;
+    float o = 0.0f;
+    for (int n = 0; n < head_dim; n++) {
+      float s = k_fma(kr[n] * ks, delta, row[n]);
+      row[n] = s;
+      o = k_fma(s, qr[n] * qs, o);
+    }
+    out[((long)r * heads + h) * head_dim + j] = o * scale;
+  }
+}

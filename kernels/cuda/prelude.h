@@ -244,6 +244,30 @@ DEVFN float k_exp(float x) {
   return p * k_from_bits((unsigned)(e2 + 127) << 23);
 }
 
+// k_log is the natural logarithm of a positive normal x within about 2
+// ulp: x = m·2^e with m in [√½, √2), log m = 2·atanh(s) with
+// s = (m−1)/(m+1) (|s| <= 0.172) by its series to s^9 (truncation error
+// 2e-9 relative), plus e·ln2 with ln2 in two parts.
+DEVFN float k_log(float x) {
+  unsigned u = k_to_bits(x);
+  int e = (int)((u >> 23) & 0xffu) - 127;
+  float m = k_from_bits((u & 0x007fffffu) | 0x3f800000u); // [1, 2)
+  if (m > 0x1.6a09e6p+0f) { // √2
+    m *= 0.5f;
+    e += 1;
+  }
+  float s = (m - 1.0f) / (m + 1.0f);
+  float s2 = s * s;
+  float p = k_fma(s2, 1.0f / 9.0f, 1.0f / 7.0f);
+  p = k_fma(p, s2, 1.0f / 5.0f);
+  p = k_fma(p, s2, 1.0f / 3.0f);
+  p = k_fma(p, s2, 1.0f);
+  const float ln2_hi = 0x1.62e430p-1f;
+  const float ln2_lo = -0x1.05c610p-29f;
+  float fe = (float)e;
+  return k_fma(fe, ln2_hi, k_fma(fe, ln2_lo, 2.0f * s * p));
+}
+
 // k_tanh is tanh(x) within about 2 ulp: an odd polynomial (fitted to
 // tanh(x)/x on |x| < 0.55, error 4e-10) for small |x|, 1 − 2/(e^{2|x|}+1)
 // above, where the result is at least 0.5 and the subtraction loses little.

@@ -178,7 +178,8 @@ int main() {
   while (fread(in, 1, 4, stdin) == 4) {
     unsigned u = in[0] | in[1] << 8 | in[2] << 16 | (unsigned)in[3] << 24;
     float x = k_from_bits(u);
-    unsigned out[4] = {k_to_bits(k_round_half(x)), k_to_bits(k_rint(x)), k_to_bits(k_round(x)), k_float_to_half(x)};
+    float lg = x > 0.0f ? k_log(x) : 0.0f;
+    unsigned out[5] = {k_to_bits(k_round_half(x)), k_to_bits(k_rint(x)), k_to_bits(k_round(x)), k_float_to_half(x), k_to_bits(lg)};
     for (unsigned v : out) {
       unsigned char b[4] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16), (unsigned char)(v >> 24)};
       fwrite(b, 1, 4, stdout);
@@ -219,7 +220,8 @@ func sameFloat(a, b float32) bool {
 // as the emulator compiles them, against Go's: k_round_half and
 // k_float_to_half against quant's F16 conversions (ties to even), k_rint
 // against math.RoundToEven, k_round against math.Round. The quantize
-// kernels and every F16 product depend on them to the bit.
+// kernels and every F16 product depend on them to the bit. It checks
+// k_log, the logarithm of ssm_scan's softplus, against math.Log too.
 func TestPreludeRounding(t *testing.T) {
 	if _, err := exec.LookPath("g++"); err != nil {
 		if os.Getenv("CI") == "true" {
@@ -251,12 +253,12 @@ func TestPreludeRounding(t *testing.T) {
 	if err != nil {
 		t.Fatalf("prelude harness: %v", err)
 	}
-	if len(out) != 16*len(xs) {
-		t.Fatalf("prelude harness wrote %d bytes, want %d", len(out), 16*len(xs))
+	if len(out) != 20*len(xs) {
+		t.Fatalf("prelude harness wrote %d bytes, want %d", len(out), 20*len(xs))
 	}
 	bad := 0
 	for i, x := range xs {
-		word := func(j int) uint32 { return binary.LittleEndian.Uint32(out[16*i+4*j:]) }
+		word := func(j int) uint32 { return binary.LittleEndian.Uint32(out[20*i+4*j:]) }
 		h := quant.F32ToF16(x)
 		checks := []struct {
 			name      string
@@ -276,6 +278,13 @@ func TestPreludeRounding(t *testing.T) {
 		if got := uint16(word(3)); got != h && !(x != x && got&0x7c00 == 0x7c00 && got&0x3ff != 0) {
 			t.Errorf("k_float_to_half(%g [%#08x]) = %#04x, want %#04x", x, math.Float32bits(x), got, h)
 			bad++
+		}
+		// k_log, which softplus calls, within 2.5e-7 of the logarithm.
+		if want := math.Log(float64(x)); x >= 0x1p-126 && !math.IsInf(want, 0) {
+			if got := float64(math.Float32frombits(word(4))); math.Abs(got-want) > 2.5e-7*math.Abs(want)+1e-12 {
+				t.Errorf("k_log(%g) = %g, want %g", x, got, want)
+				bad++
+			}
 		}
 		if bad > 20 {
 			t.Fatal("too many differences")

@@ -191,6 +191,32 @@ func f32(name string) Param { return Param{name, F32} }
 //     slices with m_z = −inf count 0), zeros when every slice is empty;
 //     with has_sinks, sinks[h] joins M and adds e^(sinks[h]−M) below.
 //     Grid X: heads, Y: query rows.
+//   - ssm_scan: Mamba-2's selective scan (kernels.Backend.SSMScan) of the
+//     sequences of a batch; seqs holds three int32 per sequence: its first
+//     row, its tokens and its state slot. Thread i < heads·head_dim of
+//     block (x, y) (i = x·256 + thread) takes head h = i/head_dim, row
+//     i mod head_dim of sequence y's state in slot s (states + s·heads·
+//     head_dim·state_dim floats, row i at i·state_dim), and for each token
+//     row r: d = softplus(dt[r·heads+h]) (d > 20: d), dA = e^(d·a[h]),
+//     xd = x[r·heads·head_dim+i]·d, over group g = h/(heads/groups) of b
+//     and c (rows of groups·state_dim): state[n] = fma(state[n], dA,
+//     b[n]·xd), y = Σ_n state[n]·c[n] (fused, in order of n). With
+//     has_bias, dt[r·heads+h] + dt_bias[h] takes dt's place; with has_d,
+//     y gets x[r·heads·head_dim+i]·d_skip[h] added (kernels.SSMScanParams).
+//     Grid X: ⌈heads·head_dim/256⌉, Y: sequences.
+//   - gated_delta_net: the gated delta rule (kernels.Backend.GatedDeltaNet)
+//     of the sequences of a batch, seqs as for ssm_scan. Thread i <
+//     heads·head_dim takes value head h = i/head_dim, row j = i mod
+//     head_dim of the head's transposed state (slot s at states +
+//     s·heads·head_dim² floats, row i at i·head_dim), key and query head
+//     h mod k_heads, and for each token row r: row ← row·e^(g[r·heads+h]),
+//     delta = (v[j] − row·k)·beta[r·heads+h], row ← fma(k, delta, row),
+//     out[j] = (row·q)·scale, the dot products fused in order. With
+//     norm_eps > 0, q and k are first multiplied by 1/max(√Σx², norm_eps)
+//     of their head; with has_gate, g is first softplus(g + (has_bias ?
+//     dt_bias[h] : 0))·a[h]; with beta_logits, beta is first
+//     1/(1+e^−beta) (kernels.DeltaNetParams). Grid X:
+//     ⌈heads·head_dim/256⌉, Y: sequences.
 var Kernels = buildKernels()
 
 func buildKernels() []Kernel {
@@ -240,6 +266,14 @@ func buildKernels() []Kernel {
 		add(Kernel{Name: name, Block: ElemBlock, Grid: "X: ⌈n/256⌉",
 			Params: []Param{ptr("gate"), ptr("up"), ptr("dst"), i32("n")}})
 	}
+	add(Kernel{Name: "ssm_scan", Block: ElemBlock, Grid: "X: ⌈heads·head_dim/256⌉, Y: sequences",
+		Params: []Param{ptr("x"), ptr("dt"), ptr("a"), ptr("b"), ptr("c"), ptr("states"), ptr("seqs"), ptr("y"),
+			i32("heads"), i32("head_dim"), i32("state_dim"), i32("groups"),
+			ptr("dt_bias"), ptr("d_skip"), i32("has_bias"), i32("has_d")}})
+	add(Kernel{Name: "gated_delta_net", Block: ElemBlock, Grid: "X: ⌈heads·head_dim/256⌉, Y: sequences",
+		Params: []Param{ptr("q"), ptr("k"), ptr("v"), ptr("g"), ptr("beta"), ptr("states"), ptr("seqs"), ptr("out"),
+			i32("heads"), i32("k_heads"), i32("head_dim"), f32("scale"),
+			f32("norm_eps"), ptr("a"), ptr("dt_bias"), i32("has_gate"), i32("has_bias"), i32("beta_logits")}})
 	return ks
 }
 

@@ -2,6 +2,7 @@ package metal
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -44,6 +45,17 @@ func testBackend(t *testing.T, dev gpu.Device) {
 	t.Run("set_rows", r.setRows)
 	t.Run("matmul", r.matMul)
 	t.Run("attention", r.attention)
+	t.Run("recurrent", func(t *testing.T) {
+		r.Recurrent(t, r.rng, func(t *testing.T, what string, g, c []float32) {
+			// Sums in another order than the CPU's: within 1e-5 of the
+			// values' magnitude.
+			var ss float64
+			for _, v := range c {
+				ss += float64(v) * float64(v)
+			}
+			compare(t, what, g, c, []float64{1e-5 * math.Sqrt(ss/float64(len(c)))}, 1e-5)
+		})
+	})
 }
 
 // random returns n values uniform in [-scale, scale).

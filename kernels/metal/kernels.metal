@@ -1032,3 +1032,111 @@ kernel void glu_gelu(device const float* gate [[buffer(0)]], device const float*
         dst[i] = gelu_f16(gate[i]) * up[i];
     }
 }
+
+// ---- Recurrent layers (gpu.Kernels: ssm_scan, gated_delta_net).
+
+// softplus is ggml's: x above 20, else log(1+e^x).
+inline float softplus(float x) { return x > 20.0f ? x : precise::log(1.0f + precise::exp(x)); }
+
+// ssm_scan: a thread per state row of a head of a sequence (threadgroup
+// y), over the sequence's tokens in order.
+kernel void ssm_scan(device const float* x [[buffer(0)]], device const float* dt [[buffer(1)]],
+                     device const float* a [[buffer(2)]], device const float* b [[buffer(3)]],
+                     device const float* c [[buffer(4)]], device float* states [[buffer(5)]],
+                     device const int* seqs [[buffer(6)]], device float* y [[buffer(7)]],
+                     constant int& heads [[buffer(8)]], constant int& head_dim [[buffer(9)]],
+                     constant int& state_dim [[buffer(10)]], constant int& groups [[buffer(11)]],
+                     device const float* dt_bias [[buffer(12)]], device const float* d_skip [[buffer(13)]],
+                     constant int& has_bias [[buffer(14)]], constant int& has_d [[buffer(15)]],
+                     uint3 tg [[threadgroup_position_in_grid]], uint tid [[thread_index_in_threadgroup]]) {
+    int i = int(tg.x) * 256 + int(tid);
+    if (i >= heads * head_dim) {
+        return;
+    }
+    int first = seqs[3 * tg.y], tokens = seqs[3 * tg.y + 1], slot = seqs[3 * tg.y + 2];
+    int h = i / head_dim, g = h / (heads / groups);
+    device float* st = states + (long(slot) * heads * head_dim + i) * state_dim;
+    for (int t = 0; t < tokens; t++) {
+        int r = first + t;
+        float dtv = dt[r * heads + h];
+        if (has_bias != 0) {
+            dtv += dt_bias[h];
+        }
+        float d = softplus(dtv);
+        float da = precise::exp(d * a[h]);
+        float xv = x[long(r) * heads * head_dim + i];
+        float xd = xv * d;
+        device const float* br = b + (long(r) * groups + g) * state_dim;
+        device const float* cr = c + (long(r) * groups + g) * state_dim;
+        float sum = 0.0f;
+        for (int n = 0; n < state_dim; n++) {
+            float bx = br[n] * xd;
+            float s = fma(st[n], da, bx);
+            st[n] = s;
+            sum = fma(s, cr[n], sum);
+        }
+        if (has_d != 0) {
+            float skip = xv * d_skip[h];
+            sum += skip;
+        }
+        y[long(r) * heads * head_dim + i] = sum;
+    }
+}
+
+// gated_delta_net: a thread per row of a head's transposed state of a
+// sequence (threadgroup y), over the sequence's tokens in order.
+kernel void gated_delta_net(device const float* q [[buffer(0)]], device const float* k [[buffer(1)]],
+                            device const float* v [[buffer(2)]], device const float* g [[buffer(3)]],
+                            device const float* beta [[buffer(4)]], device float* states [[buffer(5)]],
+                            device const int* seqs [[buffer(6)]], device float* out [[buffer(7)]],
+                            constant int& heads [[buffer(8)]], constant int& k_heads [[buffer(9)]],
+                            constant int& head_dim [[buffer(10)]], constant float& scale [[buffer(11)]],
+                            constant float& norm_eps [[buffer(12)]], device const float* a [[buffer(13)]],
+                            device const float* dt_bias [[buffer(14)]], constant int& has_gate [[buffer(15)]],
+                            constant int& has_bias [[buffer(16)]], constant int& beta_logits [[buffer(17)]],
+                            uint3 tg [[threadgroup_position_in_grid]], uint tid [[thread_index_in_threadgroup]]) {
+    int i = int(tg.x) * 256 + int(tid);
+    if (i >= heads * head_dim) {
+        return;
+    }
+    int first = seqs[3 * tg.y], tokens = seqs[3 * tg.y + 1], slot = seqs[3 * tg.y + 2];
+    int h = i / head_dim, j = i % head_dim, kh = h % k_heads;
+    device float* row = states + (long(slot) * heads * head_dim + i) * head_dim;
+    for (int t = 0; t < tokens; t++) {
+        int r = first + t;
+        device const float* kr = k + (long(r) * k_heads + kh) * head_dim;
+        device const float* qr = q + (long(r) * k_heads + kh) * head_dim;
+        float ks = 1.0f, qs = 1.0f; // the heads' L2 normalization
+        if (norm_eps > 0.0f) {
+            float kk = 0.0f, qq = 0.0f;
+            for (int n = 0; n < head_dim; n++) {
+                kk = fma(kr[n], kr[n], kk);
+                qq = fma(qr[n], qr[n], qq);
+            }
+            ks = 1.0f / max(sqrt(kk), norm_eps);
+            qs = 1.0f / max(sqrt(qq), norm_eps);
+        }
+        float gv = g[r * heads + h], bv = beta[r * heads + h];
+        if (has_gate != 0) {
+            gv = softplus(has_bias != 0 ? gv + dt_bias[h] : gv) * a[h];
+        }
+        if (beta_logits != 0) {
+            bv = 1.0f / (1.0f + precise::exp(-bv));
+        }
+        float decay = precise::exp(gv);
+        float dot = 0.0f;
+        for (int n = 0; n < head_dim; n++) {
+            float s = row[n] * decay;
+            row[n] = s;
+            dot = fma(s, kr[n] * ks, dot);
+        }
+        float delta = (v[(long(r) * heads + h) * head_dim + j] - dot) * bv;
+        float o = 0.0f;
+        for (int n = 0; n < head_dim; n++) {
+            float s = fma(kr[n] * ks, delta, row[n]);
+            row[n] = s;
+            o = fma(s, qr[n] * qs, o);
+        }
+        out[(long(r) * heads + h) * head_dim + j] = o * scale;
+    }
+}
