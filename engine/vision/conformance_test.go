@@ -8,10 +8,14 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"saji/engine/gguf"
+	"saji/engine/model"
 	"saji/engine/synth"
+	"saji/internal/refdata"
+	"saji/kernels/quant"
 )
 
 // reference is a figure file of testdata/ref made by internal/tools/visref
@@ -46,7 +50,7 @@ type reference struct {
 // references reads the vision figures of testdata/ref.
 func references(t *testing.T) map[string]reference {
 	t.Helper()
-	paths, err := filepath.Glob("../../testdata/ref/*-vision-*.json")
+	paths, err := filepath.Glob("../../testdata/ref/vision/*.json")
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no vision reference figures in testdata/ref (%v)", err)
 	}
@@ -125,6 +129,100 @@ func TestEmbeddingsConformance(t *testing.T) {
 			t.Logf("embeddings differ from libmtmd's by %.2e of their largest magnitude", d)
 			if d > 1e-3 {
 				t.Errorf("embeddings differ by %.2e relative (tolerance 1e-3)", d)
+			}
+		})
+	}
+}
+
+// TestGreedyConformance reads each reference's prompt with libmtmd's
+// picture embeddings through the language model (the chunks' tokens,
+// the picture's vectors at its positions, attention among the picture's
+// tokens as mtmd decodes Gemma 3's) and checks the logits after the
+// prompt and the greedy continuation against llama.cpp's.
+func TestGreedyConformance(t *testing.T) {
+	for name, r := range references(t) {
+		t.Run(name, func(t *testing.T) {
+			rc := synth.Recipe{Shape: r.Case.Model.Shape, Type: r.Case.Model.Type, Seed: r.Case.Model.Seed, Vocab: r.Case.Model.Vocab}
+			path := filepath.Join(t.TempDir(), "model.gguf")
+			sum, _, err := rc.Write(context.Background(), refdata.Path(t, rc.Vocab), path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sum != r.ModelSHA {
+				t.Fatalf("the model's sha256 is %s, the figures' %s: regenerate them (internal/tools/visref)", sum, r.ModelSHA)
+			}
+			f, err := gguf.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			m, err := model.Load(context.Background(), f, model.Options{Threads: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := &model.Batch{}
+			for _, c := range r.Chunks {
+				if c.Type == "text" {
+					for _, tok := range c.Tokens {
+						b.AttnPos = append(b.AttnPos, int32(len(b.Tokens)))
+						b.Pos = append(b.Pos, int32(len(b.Tokens)))
+						b.Tokens = append(b.Tokens, tok)
+					}
+					continue
+				}
+				last := int32(len(b.Tokens) + c.NTokens - 1)
+				for range c.NTokens {
+					b.AttnPos = append(b.AttnPos, last)
+					b.Pos = append(b.Pos, int32(len(b.Tokens)))
+					b.Tokens = append(b.Tokens, -1)
+				}
+			}
+			b.Embd = r.Embd
+			const ctxSize = 512
+			groups := m.KVGroups()
+			sizes := make([]int, len(groups))
+			cells := make([][]int32, len(groups))
+			for g := range groups {
+				sizes[g] = ctxSize
+				for i := range ctxSize {
+					cells[g] = append(cells[g], int32(i))
+				}
+			}
+			cache, err := m.NewPagedCache(sizes, quant.TypeF16)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b.Seqs = []model.SeqBatch{{N: len(b.Tokens), Cells: cells, Size: ctxSize, Logits: true}}
+			logits, err := m.ForwardBatch(context.Background(), b, cache)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var worst float64
+			for i, v := range r.Logits {
+				worst = max(worst, math.Abs(float64(logits[i])-float64(v)))
+			}
+			t.Logf("logits after the prompt differ from llama.cpp's by up to %.2e", worst)
+			if worst > 1e-3 {
+				t.Errorf("logits after the prompt differ by up to %.2e (tolerance 1e-3)", worst)
+			}
+			var greedy []int32
+			for range r.Greedy {
+				best := int32(0)
+				for j, v := range logits {
+					if v > logits[best] {
+						best = int32(j)
+					}
+				}
+				greedy = append(greedy, best)
+				pos := int32(len(b.Tokens) + len(greedy) - 1)
+				step := &model.Batch{Tokens: []int32{best}, Pos: []int32{pos},
+					Seqs: []model.SeqBatch{{N: 1, Cells: cells, Size: ctxSize, Logits: true}}}
+				if logits, err = m.ForwardBatch(context.Background(), step, cache); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if !slices.Equal(greedy, r.Greedy) {
+				t.Errorf("greedy tokens %v, llama.cpp's %v", greedy, r.Greedy)
 			}
 		})
 	}

@@ -9,7 +9,7 @@
 // from the recipe and compares Saji's embeddings and greedy tokens with
 // llama.cpp's.
 //
-// Usage: go run ./internal/tools/visref -visdump PATH [-data ../shared/testdata] [-o testdata/ref]
+// Usage: go run ./internal/tools/visref -visdump PATH [-data ../shared/testdata] [-o testdata/ref/vision]
 package main
 
 import (
@@ -53,7 +53,7 @@ var Cases = []Case{
 func main() {
 	visdump := flag.String("visdump", "", "the visdump program")
 	data := flag.String("data", "../shared/testdata", "the shared testdata")
-	out := flag.String("o", "testdata/ref", "where the figures go")
+	out := flag.String("o", "testdata/ref/vision", "where the figures go")
 	flag.Parse()
 	if *visdump == "" {
 		fmt.Fprintln(os.Stderr, "visref: -visdump is required")
