@@ -1,0 +1,86 @@
+package cli
+
+import (
+	"context"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"saji/engine/gguf"
+	"saji/engine/synth"
+)
+
+// visionFiles writes the tiny Gemma 3 vision model (a vocabulary with its
+// markers), its projector as mmproj-*.gguf beside it, and a PNG picture,
+// and returns their paths.
+func visionFiles(t *testing.T) (model, proj, img string) {
+	t.Helper()
+	dir := t.TempDir()
+	w, err := synth.MiniVocab("llama", synth.VisionMarkers...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vp := filepath.Join(dir, "vocab.gguf")
+	if err := w.WriteFile(context.Background(), vp); err != nil {
+		t.Fatal(err)
+	}
+	vocab, err := gguf.Open(vp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer vocab.Close()
+	shape, _ := synth.LookupShape("tiny-gemma3-vision")
+	model = filepath.Join(dir, "model.gguf")
+	if err := synth.Write(context.Background(), model, synth.Options{Shape: shape, FileType: gguf.FileTypeMostlyQ8_0, Vocab: vocab, Seed: 1, Threads: 2}); err != nil {
+		t.Fatal(err)
+	}
+	vs, _ := synth.LookupVisionShape("tiny-gemma3-vision")
+	proj = filepath.Join(dir, "mmproj-model.gguf")
+	if err := synth.WriteProjector(context.Background(), proj, vs, 1); err != nil {
+		t.Fatal(err)
+	}
+	img = filepath.Join(dir, "picture.png")
+	f, err := os.Create(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := png.Encode(f, synth.Picture(40, 30)); err != nil {
+		t.Fatal(err)
+	}
+	return model, proj, img
+}
+
+// TestRunImage runs 'saji run' with a picture: with --mmproj, with the
+// projector found beside the model, and the refusals of a file that is
+// not a picture and of a projector that is not one.
+func TestRunImage(t *testing.T) {
+	model, proj, img := visionFiles(t)
+	for _, tt := range []struct {
+		name string
+		args []string
+		want string // in stderr; "" for success
+	}{
+		{"--mmproj", []string{"--mmproj", proj, "--image", img}, ""},
+		{"beside the model", []string{"--image", img}, ""},
+		{"not a picture", []string{"--image", model}, "not a JPEG"},
+		{"a missing picture", []string{"--image", img + ".none"}, "no such file"},
+		{"not a projector", []string{"--mmproj", model, "--image", img}, "vision projector"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append([]string{"run", "-m", model, "-n", "3", "--temp", "0"}, tt.args...)
+			out, errs, status := run(t, Options{}, append(args, "the <start_of_image> cat")...)
+			if tt.want != "" {
+				if status == 0 || !strings.Contains(errs, tt.want) {
+					t.Errorf("status %d, stderr %q, want an error saying %q", status, errs, tt.want)
+				}
+				return
+			}
+			if status != 0 || out == "" {
+				t.Errorf("status %d, stdout %q, stderr %q", status, out, errs)
+			}
+		})
+	}
+}
