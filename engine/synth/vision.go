@@ -44,6 +44,11 @@ func init() {
 		Window: 512, RopeBase: 1000000, Context: 8192, Eps: 1e-6, Scaled: true})
 	visionShapes = append(visionShapes, VisionShape{Name: "tiny-gemma3-vision", Type: "gemma3",
 		ImageSize: 64, PatchSize: 8, Embd: 64, FFN: 128, Layers: 2, Heads: 4, Merge: 2, LMEmbd: 256})
+	// Gemma 3's SigLIP encoder at its real size (896×896 pictures, 4096
+	// patches, 27 blocks), projecting to the tiny language model's width
+	// (the real 2560 adds 0.02% of the work): for speed tests.
+	Gemma3Encoder = VisionShape{Name: "tiny-gemma3-vision", Type: "gemma3",
+		ImageSize: 896, PatchSize: 14, Embd: 1152, FFN: 4304, Layers: 27, Heads: 16, Merge: 4, LMEmbd: 256}
 }
 
 // VisionMarkers are the tokens a vision shape's vocabulary adds (Gemma
@@ -71,6 +76,10 @@ type VisionShape struct {
 // visionShapes holds the projector shapes, by the name of the language
 // model shape they pair with.
 var visionShapes []VisionShape
+
+// Gemma3Encoder is a projector of Gemma 3's real encoder for the tiny
+// Gemma 3 vision model (set in init).
+var Gemma3Encoder VisionShape
 
 // LookupVisionShape returns the projector that pairs with the language
 // model shape called name, and whether there is one.

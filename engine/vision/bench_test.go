@@ -1,0 +1,94 @@
+package vision
+
+import (
+	"context"
+	"image"
+	"image/png"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"saji/engine/gguf"
+	"saji/engine/synth"
+)
+
+// BenchmarkEncode896 encodes one 896×896 picture with Gemma 3's encoder at
+// its real size (synth.Gemma3Encoder, random weights) on 2 threads. It
+// runs only with SAJI_VISION_BENCH set to a folder, where it writes (once)
+// the projector, the tiny language model it pairs with and the picture,
+// so that llama-mtmd-cli can encode the same files:
+//
+//	llama-mtmd-cli -m DIR/model.gguf --mmproj DIR/mmproj.gguf --image DIR/picture.png -t 2 -p x -n 1
+func BenchmarkEncode896(b *testing.B) {
+	dir := os.Getenv("SAJI_VISION_BENCH")
+	if dir == "" {
+		b.Skip("SAJI_VISION_BENCH is not set")
+	}
+	proj := filepath.Join(dir, "mmproj.gguf")
+	if _, err := os.Stat(proj); err != nil {
+		writeBenchFiles(b, dir)
+	}
+	f, err := gguf.Open(proj)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	p, err := Load(context.Background(), f, Options{Threads: 2})
+	if err != nil {
+		b.Fatal(err)
+	}
+	img := readPNG(b, filepath.Join(dir, "picture.png"))
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := p.Encode(context.Background(), img); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// writeBenchFiles writes BenchmarkEncode896's files into dir.
+func writeBenchFiles(b *testing.B, dir string) {
+	ctx := context.Background()
+	if err := synth.WriteProjector(ctx, filepath.Join(dir, "mmproj.gguf"), synth.Gemma3Encoder, 1); err != nil {
+		b.Fatal(err)
+	}
+	w, err := synth.MiniVocab("llama", synth.VisionMarkers...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	vp := filepath.Join(dir, "vocab.gguf")
+	if err := w.WriteFile(ctx, vp); err != nil {
+		b.Fatal(err)
+	}
+	vocab, err := gguf.Open(vp)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer vocab.Close()
+	shape, _ := synth.LookupShape("tiny-gemma3-vision")
+	if err := synth.Write(ctx, filepath.Join(dir, "model.gguf"), synth.Options{Shape: shape, FileType: gguf.FileTypeAllF32, Vocab: vocab, Seed: 1, Threads: 2}); err != nil {
+		b.Fatal(err)
+	}
+	out, err := os.Create(filepath.Join(dir, "picture.png"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer out.Close()
+	if err := png.Encode(out, synth.Picture(896, 896)); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// readPNG decodes the PNG file at path.
+func readPNG(b *testing.B, path string) image.Image {
+	f, err := os.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return img
+}
