@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"saji/engine/chat"
 	"saji/engine/imagefile"
 	"saji/engine/scheduler"
 	"saji/engine/synth"
@@ -166,5 +167,119 @@ func TestVisionRefusals(t *testing.T) {
 	}
 	if n := len(slices.DeleteFunc(slices.Clone(tokens), func(t int32) bool { return t >= 0 })); n != 32 {
 		t.Errorf("%d picture positions for two pictures of 16", n)
+	}
+}
+
+// gemma3Template is the chat template of Gemma 3's instruction-tuned
+// models (tokenizer.chat_template), whose image parts render as
+// <start_of_image>.
+const gemma3Template = `{{ bos_token }}
+{%- if messages[0]['role'] == 'system' -%}
+    {%- if messages[0]['content'] is string -%}
+        {%- set first_user_prefix = messages[0]['content'] + '\n\n' -%}
+    {%- else -%}
+        {%- set first_user_prefix = messages[0]['content'][0]['text'] + '\n\n' -%}
+    {%- endif -%}
+    {%- set loop_messages = messages[1:] -%}
+{%- else -%}
+    {%- set first_user_prefix = "" -%}
+    {%- set loop_messages = messages -%}
+{%- endif -%}
+{%- for message in loop_messages -%}
+    {%- if (message['role'] == 'user') != (loop.index0 % 2 == 0) -%}
+        {{ raise_exception("Conversation roles must alternate user/assistant/user/assistant/...") }}
+    {%- endif -%}
+    {%- if (message['role'] == 'assistant') -%}
+        {%- set role = "model" -%}
+    {%- else -%}
+        {%- set role = message['role'] -%}
+    {%- endif -%}
+    {{ '<start_of_turn>' + role + '\n' + (first_user_prefix if loop.first else "") }}
+    {%- if message['content'] is string -%}
+        {{ message['content'] | trim }}
+    {%- elif message['content'] is iterable -%}
+        {%- for item in message['content'] -%}
+            {%- if item['type'] == 'image' -%}
+                {{ '<start_of_image>' }}
+            {%- elif item['type'] == 'text' -%}
+                {{ item['text'] | trim }}
+            {%- endif -%}
+        {%- endfor -%}
+    {%- else -%}
+        {{ raise_exception("Invalid content type") }}
+    {%- endif -%}
+    {{ '<end_of_turn>\n' }}
+{%- endfor -%}
+{%- if add_generation_prompt -%}
+    {{'<start_of_turn>model\n'}}
+{%- endif -%}
+`
+
+// TestVisionChat renders a chat with an image part through Gemma 3's
+// template and checks the picture's place: the begin marker, the
+// picture's positions, the end marker, then the message's text; a second
+// turn about the same picture takes it from the prefix cache.
+func TestVisionChat(t *testing.T) {
+	dir := t.TempDir()
+	w, err := synth.MiniVocab("llama", synth.VisionMarkers...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Set("tokenizer.chat_template", gemma3Template); err != nil {
+		t.Fatal(err)
+	}
+	vp := filepath.Join(dir, "vocab.gguf")
+	if err := w.WriteFile(context.Background(), vp); err != nil {
+		t.Fatal(err)
+	}
+	rc := synth.Recipe{Shape: "tiny-gemma3-vision", Type: "q8_0", Seed: 1}
+	path := filepath.Join(dir, "model.gguf")
+	if _, _, err := rc.Write(context.Background(), vp, path); err != nil {
+		t.Fatal(err)
+	}
+	vs, _ := synth.LookupVisionShape(rc.Shape)
+	proj := filepath.Join(dir, "projector.gguf")
+	if err := synth.WriteProjector(context.Background(), proj, vs, 1); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, synth.Picture(50, 70)); err != nil {
+		t.Fatal(err)
+	}
+	img, err := imagefile.Decode(buf.Bytes(), imagefile.DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Load(context.Background(), path, LoadOptions{Threads: 2, Projector: proj, Scheduler: scheduler.Config{Context: 512, MaxSeqs: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	msgs := []chat.Message{{Role: "user", Parts: []chat.ContentPart{{Type: "image", Image: &img}, {Type: "text", Text: "the cat"}}}}
+	tokens, err := m.Prompt(context.Background(), Request{Messages: msgs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := slices.IndexFunc(tokens, func(t int32) bool { return t < 0 })
+	if first < 1 || first+16 >= len(tokens) || tokens[first+15] >= 0 || tokens[first+16] < 0 {
+		t.Fatalf("the picture's positions are not 16 in a row: %v", tokens)
+	}
+	if got := m.tok.Text(tokens[first-1]); got != "<start_of_image>" {
+		t.Errorf("the token before the picture is %q", got)
+	}
+	if got := m.tok.Text(tokens[first+16]); got != "<end_of_image>" {
+		t.Errorf("the token after the picture is %q", got)
+	}
+	res, err := m.Generate(context.Background(), Request{Messages: msgs, MaxTokens: 4, IgnoreEOS: true}, func(Piece) error { return nil })
+	if err != nil || res.CompletionTokens != 4 {
+		t.Fatalf("generate: %+v, %v", res, err)
+	}
+	msgs = append(msgs, chat.Message{Role: "assistant", Content: "a mat"}, chat.Message{Role: "user", Content: "and?"})
+	res, err = m.Generate(context.Background(), Request{Messages: msgs, MaxTokens: 2, IgnoreEOS: true}, func(Piece) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.proj.p.Runs() != 1 || res.CachedTokens < first+16 {
+		t.Errorf("the second turn encoded the picture %d times and took %d tokens from the prefix cache", m.proj.p.Runs(), res.CachedTokens)
 	}
 }
