@@ -6,6 +6,7 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"saji/engine/gguf"
@@ -16,7 +17,10 @@ import (
 // its real size (synth.Gemma3Encoder, random weights) on 2 threads. It
 // runs only with SAJI_VISION_BENCH set to a folder, where it writes (once)
 // the projector, the tiny language model it pairs with and the picture,
-// so that llama-mtmd-cli can encode the same files:
+// so that llama-mtmd-cli can encode the same files. SAJI_VISION_BENCH_LAYERS,
+// when set, is the encoder's depth instead of 27: every block does the same
+// work, so a shallow encoder gives the ratio of two engines' speeds in
+// minutes on a loaded machine.
 //
 //	llama-mtmd-cli -m DIR/model.gguf --mmproj DIR/mmproj.gguf --image DIR/picture.png -t 2 -p x -n 1
 func BenchmarkEncode896(b *testing.B) {
@@ -49,7 +53,11 @@ func BenchmarkEncode896(b *testing.B) {
 // writeBenchFiles writes BenchmarkEncode896's files into dir.
 func writeBenchFiles(b *testing.B, dir string) {
 	ctx := context.Background()
-	if err := synth.WriteProjector(ctx, filepath.Join(dir, "mmproj.gguf"), synth.Gemma3Encoder, 1); err != nil {
+	vs := synth.Gemma3Encoder
+	if n, err := strconv.Atoi(os.Getenv("SAJI_VISION_BENCH_LAYERS")); err == nil && n > 0 {
+		vs.Layers = n
+	}
+	if err := synth.WriteProjector(ctx, filepath.Join(dir, "mmproj.gguf"), vs, 1); err != nil {
 		b.Fatal(err)
 	}
 	w, err := synth.MiniVocab("llama", synth.VisionMarkers...)

@@ -26,7 +26,7 @@ func (p *Projector) EncodePixels(ctx context.Context, pixels []float32) ([]float
 	if len(pixels) != 3*hp.imageSize*hp.imageSize {
 		return nil, fmt.Errorf("vision: %d input values for a %d-pixel square", len(pixels), hp.imageSize)
 	}
-	p.runs++
+	p.runs.Add(1)
 	o := &ops{b: p.backend}
 	defer o.release()
 	side := hp.imageSize / hp.patchSize

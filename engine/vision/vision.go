@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync/atomic"
 
 	"saji/engine/gguf"
 	"saji/engine/hardware"
@@ -77,8 +78,8 @@ type Projector struct {
 	softNorm kernels.Tensor
 	inProj   kernels.Tensor
 	lmEmbd   int
-	// runs counts Encode calls that ran the encoder (tests).
-	runs int
+	// runs counts the pictures encoded (tests count them).
+	runs atomic.Int64
 }
 
 // Load reads the projector in f. Its weights are views of f's mapped data
@@ -187,7 +188,7 @@ func (p *Projector) Markers() (begin, end string) {
 func (p *Projector) NonCausal() bool { return p.typ == "gemma3" }
 
 // Runs returns the number of pictures the projector has encoded.
-func (p *Projector) Runs() int { return p.runs }
+func (p *Projector) Runs() int { return int(p.runs.Load()) }
 
 // loader reads a projector's tensors and keys, keeping the first error.
 type loader struct {
