@@ -54,6 +54,9 @@ func references(t *testing.T) map[string]reference {
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no vision reference figures in testdata/ref (%v)", err)
 	}
+	if raceEnabled && testing.Short() {
+		paths = paths[:1]
+	}
 	refs := map[string]reference{}
 	for _, p := range paths {
 		b, err := os.ReadFile(p)
