@@ -253,6 +253,13 @@ func (m *Model) prompt(ctx context.Context, req Request, plan *toolPlan) ([]int3
 	}
 	tk := m.tok
 	s, err := m.render(ctx, req, plan)
+	if err == nil && len(imgs) > 0 && !m.proj.marked(s) {
+		// A template that writes nothing for image parts: each becomes
+		// its marker's text, as llama.cpp's server puts its media marker
+		// in the message.
+		req.Messages = m.proj.markerParts(req.Messages)
+		s, err = m.render(ctx, req, plan)
+	}
 	if err != nil {
 		return nil, nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"saji/engine/chat"
 	"saji/engine/gguf"
 	"saji/engine/imagefile"
 	"saji/engine/scheduler"
@@ -176,6 +177,32 @@ func (m *Model) encodePictures(ctx context.Context, s string, addSpecial, chat b
 		tokens = append(tokens, m.tok.Encode(pieces[i+1], false, true)...)
 	}
 	return tokens, pics, nil
+}
+
+// marked reports whether rendered prompt text holds the begin marker.
+func (pr *projector) marked(s string) bool {
+	begin, _ := pr.p.Markers()
+	return strings.Contains(s, begin)
+}
+
+// markerParts returns msgs with each image part replaced by a text part
+// holding the begin marker (the picture stays with the request).
+func (pr *projector) markerParts(msgs []chat.Message) []chat.Message {
+	begin, _ := pr.p.Markers()
+	out := slices.Clone(msgs)
+	for i, msg := range out {
+		if !slices.ContainsFunc(msg.Parts, func(p chat.ContentPart) bool { return p.Image != nil }) {
+			continue
+		}
+		parts := slices.Clone(msg.Parts)
+		for j, p := range parts {
+			if p.Image != nil {
+				parts[j] = chat.ContentPart{Type: "text", Text: begin}
+			}
+		}
+		out[i].Parts = parts
+	}
+	return out
 }
 
 // Vision reports whether the model can see: it has a vision projector.

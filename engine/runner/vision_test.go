@@ -283,3 +283,23 @@ func TestVisionChat(t *testing.T) {
 		t.Errorf("the second turn encoded the picture %d times and took %d tokens from the prefix cache", m.proj.p.Runs(), res.CachedTokens)
 	}
 }
+
+// TestVisionChatML places a picture in a chat whose template (ChatML, the
+// default) writes nothing for image parts: the part becomes its marker's
+// text, as llama.cpp's server puts its media marker in the message.
+func TestVisionChatML(t *testing.T) {
+	_, path, img := visionModel(t, "tiny-gemma3-vision-f32-64x64")
+	m, err := Load(context.Background(), path, LoadOptions{Threads: 1, Scheduler: scheduler.Config{Context: 512, MaxSeqs: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	msgs := []chat.Message{{Role: "user", Parts: []chat.ContentPart{{Type: "text", Text: "see"}, {Type: "image", Image: &img}}}}
+	tokens, err := m.Prompt(context.Background(), Request{Messages: msgs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(slices.DeleteFunc(slices.Clone(tokens), func(t int32) bool { return t >= 0 })); n != 16 {
+		t.Errorf("%d picture positions, want 16", n)
+	}
+}

@@ -84,3 +84,17 @@ func TestRunImage(t *testing.T) {
 		})
 	}
 }
+
+// TestRunImageChat chats about a picture with a model whose template (the
+// default ChatML) writes nothing for image parts: the picture goes with
+// the first message, at its marker's text, and two turns run.
+func TestRunImageChat(t *testing.T) {
+	model, _, img := visionFiles(t)
+	out, errs, err := runCmd(t, "what is this?\nand that?\n", "run", "-m", model, "--image", img, "-n", "2", "--temp", "0")
+	if err != nil {
+		t.Fatalf("%v; stderr %q", err, errs)
+	}
+	if out == "" {
+		t.Errorf("no reply; stderr %q", errs)
+	}
+}
