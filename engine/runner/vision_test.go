@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"saji/engine/chat"
+	"saji/engine/gguf"
 	"saji/engine/imagefile"
 	"saji/engine/scheduler"
 	"saji/engine/synth"
@@ -221,20 +222,9 @@ const gemma3Template = `{{ bos_token }}
 // turn about the same picture takes it from the prefix cache.
 func TestVisionChat(t *testing.T) {
 	dir := t.TempDir()
-	w, err := synth.MiniVocab("llama", synth.VisionMarkers...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Set("tokenizer.chat_template", gemma3Template); err != nil {
-		t.Fatal(err)
-	}
-	vp := filepath.Join(dir, "vocab.gguf")
-	if err := w.WriteFile(context.Background(), vp); err != nil {
-		t.Fatal(err)
-	}
-	rc := synth.Recipe{Shape: "tiny-gemma3-vision", Type: "q8_0", Seed: 1}
+	rc := synth.Recipe{Shape: "tiny-gemma3-vision"}
 	path := filepath.Join(dir, "model.gguf")
-	if _, _, err := rc.Write(context.Background(), vp, path); err != nil {
+	if err := synth.WriteVisionModel(context.Background(), path, rc.Shape, gguf.FileTypeMostlyQ8_0, 1, gemma3Template); err != nil {
 		t.Fatal(err)
 	}
 	vs, _ := synth.LookupVisionShape(rc.Shape)

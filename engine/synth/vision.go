@@ -1,6 +1,7 @@
 package synth
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"image"
@@ -217,4 +218,35 @@ func Picture(w, h int) *image.NRGBA {
 		}
 	}
 	return img
+}
+
+// WriteVisionModel writes the language model of shape name (one that a
+// projector pairs with) to path, of file type ft with weights seeded by
+// seed, over MiniVocab's vocabulary with VisionMarkers kept whole, and
+// template as its chat template when not "" (the default ChatML
+// otherwise).
+func WriteVisionModel(ctx context.Context, path, name string, ft gguf.FileType, seed uint64, template string) error {
+	shape, err := LookupShape(name)
+	if err != nil {
+		return err
+	}
+	w, err := MiniVocab("llama", VisionMarkers...)
+	if err != nil {
+		return err
+	}
+	if template != "" {
+		if err := w.Set("tokenizer.chat_template", template); err != nil {
+			return fmt.Errorf("synth: %w", err)
+		}
+	}
+	var buf bytes.Buffer
+	if _, err := w.Encode(ctx, &buf); err != nil {
+		return fmt.Errorf("synth: %w", err)
+	}
+	vocab, err := gguf.OpenBytes(buf.Bytes())
+	if err != nil {
+		return fmt.Errorf("synth: %w", err)
+	}
+	defer vocab.Close()
+	return Write(ctx, path, Options{Shape: shape, FileType: ft, Vocab: vocab, Seed: seed})
 }

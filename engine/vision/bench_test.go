@@ -60,21 +60,7 @@ func writeBenchFiles(b *testing.B, dir string) {
 	if err := synth.WriteProjector(ctx, filepath.Join(dir, "mmproj.gguf"), vs, 1); err != nil {
 		b.Fatal(err)
 	}
-	w, err := synth.MiniVocab("llama", synth.VisionMarkers...)
-	if err != nil {
-		b.Fatal(err)
-	}
-	vp := filepath.Join(dir, "vocab.gguf")
-	if err := w.WriteFile(ctx, vp); err != nil {
-		b.Fatal(err)
-	}
-	vocab, err := gguf.Open(vp)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer vocab.Close()
-	shape, _ := synth.LookupShape("tiny-gemma3-vision")
-	if err := synth.Write(ctx, filepath.Join(dir, "model.gguf"), synth.Options{Shape: shape, FileType: gguf.FileTypeAllF32, Vocab: vocab, Seed: 1, Threads: 2}); err != nil {
+	if err := synth.WriteVisionModel(ctx, filepath.Join(dir, "model.gguf"), "tiny-gemma3-vision", gguf.FileTypeAllF32, 1, ""); err != nil {
 		b.Fatal(err)
 	}
 	out, err := os.Create(filepath.Join(dir, "picture.png"))

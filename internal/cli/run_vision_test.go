@@ -18,22 +18,8 @@ import (
 func visionFiles(t *testing.T) (model, proj, img string) {
 	t.Helper()
 	dir := t.TempDir()
-	w, err := synth.MiniVocab("llama", synth.VisionMarkers...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	vp := filepath.Join(dir, "vocab.gguf")
-	if err := w.WriteFile(context.Background(), vp); err != nil {
-		t.Fatal(err)
-	}
-	vocab, err := gguf.Open(vp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer vocab.Close()
-	shape, _ := synth.LookupShape("tiny-gemma3-vision")
 	model = filepath.Join(dir, "model.gguf")
-	if err := synth.Write(context.Background(), model, synth.Options{Shape: shape, FileType: gguf.FileTypeMostlyQ8_0, Vocab: vocab, Seed: 1, Threads: 2}); err != nil {
+	if err := synth.WriteVisionModel(context.Background(), model, "tiny-gemma3-vision", gguf.FileTypeMostlyQ8_0, 1, ""); err != nil {
 		t.Fatal(err)
 	}
 	vs, _ := synth.LookupVisionShape("tiny-gemma3-vision")
