@@ -22,6 +22,9 @@ type base struct {
 	softcap  float32        // final logit softcap, 0 for none
 	outScale float32        // multiplies the logits (Granite), 0 for none
 	windows  []int          // per layer attention window (nil: all full)
+	// embdInput: the forward pass reads input vectors for negative tokens
+	// (input), so ForwardBatch accepts a Batch's Embd.
+	embdInput bool
 }
 
 // loadBase reads the hyperparameters, embeddings and output head.
@@ -130,6 +133,7 @@ type step struct {
 	out         []int32     // rows whose logits are returned; nil for all
 	used        int         // contiguous caches: cells filled after the step
 	embed       bool        // head returns the normed hidden states, not logits
+	embd        []float32   // input vectors of the negative tokens (Batch.Embd)
 	kv          []kernels.SeqKV
 }
 
@@ -195,11 +199,15 @@ func (m *base) batch(ctx context.Context, b *Batch, cache *Cache) (*step, error)
 	if b == nil || len(b.Tokens) == 0 || len(b.Tokens) != len(b.Pos) {
 		return nil, errors.New("model: a batch needs tokens, each with a position")
 	}
-	if err := m.checkTokens(b.Tokens); err != nil {
+	if err := m.checkInputs(b); err != nil {
 		return nil, err
 	}
+	attnPos := b.Pos
+	if b.AttnPos != nil {
+		attnPos = b.AttnPos
+	}
 	groups := len(cache.cells)
-	st := &step{tokens: b.Tokens, pos: b.Pos, cache: cache, out: []int32{},
+	st := &step{tokens: b.Tokens, pos: b.Pos, cache: cache, out: []int32{}, embd: b.Embd,
 		rows: make([][]int32, groups), seqs: make([][]seqView, groups)}
 	for g := range groups {
 		st.rows[g] = make([]int32, 0, len(b.Tokens))
@@ -220,6 +228,11 @@ func (m *base) batch(ctx context.Context, b *Batch, cache *Cache) (*step, error)
 			}
 			last = max(last, int(p))
 		}
+		for _, p := range attnPos[at : at+s.N] {
+			if p < 0 || int(p) > last {
+				return nil, fmt.Errorf("model: sequence %d: attention position %d outside its positions up to %d", i, p, last)
+			}
+		}
 		for g, cells := range s.Cells {
 			if len(cells) <= last {
 				return nil, fmt.Errorf("model: sequence %d maps %d positions of group %d, its tokens reach position %d", i, len(cells), g, last)
@@ -231,7 +244,7 @@ func (m *base) batch(ctx context.Context, b *Batch, cache *Cache) (*step, error)
 				}
 				st.rows[g] = append(st.rows[g], c)
 			}
-			st.seqs[g] = append(st.seqs[g], seqView{cells: cells, len: last + 1, size: s.Size, pos: pos})
+			st.seqs[g] = append(st.seqs[g], seqView{cells: cells, len: last + 1, size: s.Size, pos: attnPos[at : at+s.N]})
 		}
 		if s.Outputs > s.N {
 			return nil, fmt.Errorf("model: sequence %d asks for the logits of %d tokens, it has %d", i, s.Outputs, s.N)
@@ -247,6 +260,62 @@ func (m *base) batch(ctx context.Context, b *Batch, cache *Cache) (*step, error)
 		return nil, fmt.Errorf("model: the batch's sequences hold %d of its %d tokens", at, len(b.Tokens))
 	}
 	return st, nil
+}
+
+// checkInputs checks a batch's tokens and input vectors: every token in
+// the vocabulary, or negative with its vector (Batch.Embd). batch checks
+// the attention positions against each sequence's.
+func (m *base) checkInputs(b *Batch) error {
+	if b.AttnPos != nil && len(b.AttnPos) != len(b.Tokens) {
+		return fmt.Errorf("model: %d attention positions for %d tokens", len(b.AttnPos), len(b.Tokens))
+	}
+	n := 0
+	for _, t := range b.Tokens {
+		if t < 0 {
+			n++
+		} else if int(t) >= m.hp.Vocab {
+			return fmt.Errorf("model: token %d outside the vocabulary of %d", t, m.hp.Vocab)
+		}
+	}
+	switch {
+	case n > 0 && !m.embdInput:
+		return fmt.Errorf("model: %s reads tokens only, not input vectors", m.hp.Arch)
+	case len(b.Embd) != n*m.hp.Embd:
+		return fmt.Errorf("model: %d input values for %d vectors of %d", len(b.Embd), n, m.hp.Embd)
+	}
+	return nil
+}
+
+// input returns the step's input rows: the token embeddings multiplied by
+// scale (unless 0), and the input vectors of the negative tokens as they
+// are (llama.cpp's Gemma 3 scales token embeddings only).
+func (m *base) input(g *graph, st *step, scale float32) kernels.Tensor {
+	ids, rows := st.tokens, []int32(nil)
+	if st.embd != nil {
+		ids = make([]int32, len(st.tokens))
+		for i, t := range st.tokens {
+			if t < 0 {
+				rows = append(rows, int32(i))
+				continue
+			}
+			ids[i] = t
+		}
+	}
+	x := g.embed(m.tokEmbd, ids)
+	if scale != 0 {
+		x = g.scale(x, scale)
+	}
+	if len(rows) == 0 || g.err != nil {
+		return x
+	}
+	v := g.new(m.hp.Embd, len(rows))
+	if g.err == nil {
+		g.fail(g.b.Write(v, st.embd))
+	}
+	if g.err == nil {
+		g.fail(g.b.SetRows(x, v, rows))
+	}
+	return x
 }
 
 // checkTokens checks that every token is in the vocabulary.

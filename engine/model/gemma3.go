@@ -86,6 +86,7 @@ func loadGemma(v gemmaVariant) loaderFunc {
 			m.output = m.tokEmbd
 		}
 		m.embedScale = float32(math.Sqrt(float64(float32(hp.Embd))))
+		m.embdInput = v.headNorm // Gemma 3 reads a picture's embeddings
 		m.queryScale = invSqrt(hp.HeadDim)
 		if hp.Layers == v.layers27B {
 			m.queryScale = invSqrt(hp.Embd / hp.Heads)
@@ -132,9 +133,9 @@ func loadGemma(v gemmaVariant) loaderFunc {
 
 // forward runs a step through the model.
 func (m *gemma) forward(ctx context.Context, st *step) ([]float32, error) {
-	g, tokens, pos := m.graph(), st.tokens, st.pos
+	g, pos := m.graph(), st.pos
 	eps := m.hp.eps
-	x := g.scale(g.embed(m.tokEmbd, tokens), m.embedScale)
+	x := m.input(g, st, m.embedScale)
 	for i, l := range m.layers {
 		if err := ctx.Err(); err != nil {
 			return nil, err

@@ -135,6 +135,18 @@ type Batch struct {
 	Tokens, Pos []int32
 	// Seqs says which tokens belong to which sequence, in order.
 	Seqs []SeqBatch
+	// Embd holds the input vectors of the tokens whose ids are negative:
+	// a picture's positions, whose ids are keys for the prefix cache, not
+	// tokens of the vocabulary (llama.cpp's llama_batch.embd). The j-th
+	// negative token of the batch reads Embd[j·n:(j+1)·n], n the model's
+	// width, instead of a row of the token embeddings, unscaled.
+	// Architectures that read input vectors say so (Capabilities).
+	Embd []float32
+	// AttnPos, when not nil, are the positions the tokens attend from, one
+	// per token (Pos still rotates them): the tokens of a picture that
+	// the model reads with attention among all of them (Gemma 3's) stand at
+	// the picture's last position in the batch, and so see each other.
+	AttnPos []int32
 }
 
 // SeqBatch is one sequence's part of a Batch.

@@ -221,32 +221,50 @@ func (m *Model) Prompt(ctx context.Context, req Request) ([]int32, error) {
 	if err != nil {
 		return nil, err
 	}
-	return m.prompt(ctx, req, plan)
+	tokens, _, err := m.prompt(ctx, req, plan)
+	return tokens, err
 }
 
-// prompt is Prompt, with req's tools already read.
-func (m *Model) prompt(ctx context.Context, req Request, plan *toolPlan) ([]int32, error) {
+// prompt is Prompt, with req's tools already read, and the pictures'
+// places in the tokens (their positions hold negative ids, see
+// pictureIDs).
+func (m *Model) prompt(ctx context.Context, req Request, plan *toolPlan) ([]int32, []scheduler.Picture, error) {
+	imgs := req.requestImages()
+	if len(imgs) > 0 && m.proj == nil {
+		return nil, nil, fmt.Errorf("%w: model %q cannot see images: it has no vision projector (mmproj)", ErrBadRequest, m.Name)
+	}
 	switch {
-	case req.Tokens != nil:
-		return req.Tokens, nil
+	case req.Tokens != nil && len(imgs) == 0: // pictures need their places: the prompt is made again
+		return req.Tokens, nil, nil
 	case req.Messages == nil && req.Suffix != "":
 		if err := m.checkPromptBytes(len(req.Prompt) + len(req.Suffix)); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return m.fim(req.Prompt, req.Suffix)
+		tokens, err := m.fim(req.Prompt, req.Suffix)
+		return tokens, nil, err
 	case req.Messages == nil:
 		if err := m.checkPromptBytes(len(req.Prompt)); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return m.tok.Encode(req.Prompt, !req.NoSpecial, true), nil
+		if len(imgs) > 0 {
+			return m.encodePictures(ctx, req.Prompt, !req.NoSpecial, false, imgs)
+		}
+		return m.tok.Encode(req.Prompt, !req.NoSpecial, true), nil, nil
 	}
 	tk := m.tok
 	s, err := m.render(ctx, req, plan)
+	if err == nil && len(imgs) > 0 && !m.proj.marked(s) {
+		// A template that writes nothing for image parts: each becomes
+		// its marker's text, as llama.cpp's server puts its media marker
+		// in the message.
+		req.Messages = m.proj.markerParts(req.Messages)
+		s, err = m.render(ctx, req, plan)
+	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := m.checkPromptBytes(len(s)); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	bos, eos := m.tokenText(tk.BOS()), m.tokenText(tk.EOS())
 	// A BOS (or EOS) that the template writes and the tokenizer adds
@@ -257,7 +275,10 @@ func (m *Model) prompt(ctx context.Context, req Request, plan *toolPlan) ([]int3
 	if tk.AddEOS() && eos != "" {
 		s = strings.TrimSuffix(s, eos)
 	}
-	return tk.Encode(s, true, true), nil
+	if len(imgs) > 0 {
+		return m.encodePictures(ctx, s, true, true, imgs)
+	}
+	return tk.Encode(s, true, true), nil, nil
 }
 
 // Render returns req's chat (req.Messages, req.Tools, req.TemplateExtra)
@@ -333,14 +354,14 @@ func (m *Model) Start(ctx context.Context, req Request) (_ *Stream, err error) {
 			m.finish(Result{}, err)
 		}
 	}()
-	if n := req.imageCount(); n > 0 {
+	if n := req.imageCount(); n > 0 && m.proj == nil {
 		return nil, fmt.Errorf("%w: model %q cannot see images (%d in the request): it has no vision projector (mmproj)", ErrBadRequest, m.Name, n)
 	}
 	plan, err := m.toolPlan(req)
 	if err != nil {
 		return nil, err
 	}
-	prompt, err := m.prompt(ctx, req, plan)
+	prompt, pics, err := m.prompt(ctx, req, plan)
 	if err != nil {
 		return nil, err
 	}
@@ -365,8 +386,11 @@ func (m *Model) Start(ctx context.Context, req Request) (_ *Stream, err error) {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	sr := scheduler.Request{Prompt: prompt, MaxTokens: maxTokens, Sampling: req.Sampling,
-		EOG: m.tok.EOGs(), IgnoreEOS: req.IgnoreEOS, LogProbs: req.LogProbs, TopLogProbs: req.TopLogProbs, Constraint: cons, Progress: req.Progress}
-	m.speculate(&sr, req)
+		EOG: m.tok.EOGs(), IgnoreEOS: req.IgnoreEOS, LogProbs: req.LogProbs, TopLogProbs: req.TopLogProbs, Constraint: cons, Progress: req.Progress,
+		Pictures: pics}
+	if len(pics) == 0 { // a draft cannot propose a picture's positions
+		m.speculate(&sr, req)
+	}
 	events, err := m.sched.Submit(ctx, sr)
 	if err != nil {
 		if sr.Drafter != nil {

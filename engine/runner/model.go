@@ -44,6 +44,7 @@ type Model struct {
 	sched    *scheduler.Scheduler
 	caps     chat.Caps
 	draft    *DraftModel // the draft model of speculative decoding, or nil
+	proj     *projector  // the vision projector, or nil: the model cannot see
 	// runner, once the model is added to one, is told how every
 	// generation ended (see Runner.Observe).
 	runner *Runner
@@ -111,6 +112,19 @@ type LoadOptions struct {
 	// Speculative turns speculative decoding on for the model's requests:
 	// a draft model (loaded with the model) or prompt lookup.
 	Speculative Speculative
+	// Projector is the vision projector's file (an mmproj GGUF), which
+	// lets the model see pictures. "" looks for one beside the model
+	// (FindProjector) and leaves it out, with a note, when it does not
+	// fit the model; a projector named here that does not is an error.
+	Projector string
+}
+
+// logger is the logger of o's loads.
+func (o LoadOptions) logger() *slog.Logger {
+	if o.Logger == nil {
+		return slog.Default()
+	}
+	return o.Logger
 }
 
 // registry is the GPU registry of o's loads.
@@ -232,6 +246,15 @@ func load(ctx context.Context, h *header, opts LoadOptions) (*Model, error) {
 			return fail(err)
 		}
 	}
+	proj, err := loadProjector(ctx, opts.Projector, path, lm.Model.Config().Embd, opts.Threads, opts.logger())
+	if err != nil {
+		if draft != nil {
+			draft.Close()
+		}
+		sched.Close()
+		lm.Close()
+		return fail(err)
+	}
 	name := opts.Name
 	if name == "" {
 		name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
@@ -246,7 +269,7 @@ func load(ctx context.Context, h *header, opts LoadOptions) (*Model, error) {
 		info.Parameters = s.Parameters
 	}
 	life, end := context.WithCancel(context.Background())
-	return &Model{Name: name, Path: path, Info: info, file: f, lm: lm.Model, gpu: lm, tok: tk, tmpl: tmpl, sched: sched, caps: caps, draft: draft,
+	return &Model{Name: name, Path: path, Info: info, file: f, lm: lm.Model, gpu: lm, tok: tk, tmpl: tmpl, sched: sched, caps: caps, draft: draft, proj: proj,
 		shape: h.shape, shapeErr: h.shapeErr, life: life, end: end, opts: opts}, nil
 }
 
@@ -327,6 +350,11 @@ func (m *Model) Close() error {
 	if m.draft != nil {
 		if derr := m.draft.Close(); err == nil {
 			err = derr
+		}
+	}
+	if m.proj != nil {
+		if perr := m.proj.file.Close(); err == nil {
+			err = perr
 		}
 	}
 	if ferr := m.file.Close(); err == nil {

@@ -175,7 +175,7 @@ func (s *Scheduler) schedule() []*seq {
 			if budget <= 0 {
 				continue
 			}
-			n = min(len(sq.tokens)-sq.computed, budget)
+			n = sq.pictureChunk(min(len(sq.tokens)-sq.computed, budget))
 		}
 		sq.draft = sq.draft[:0]
 		if sq.decoding() && budget > 1 {
@@ -267,16 +267,20 @@ func (s *Scheduler) step(ctx context.Context) {
 	}
 	groups := s.pool.Groups()
 	b := &s.batch
-	b.Tokens, b.Pos, b.Seqs = b.Tokens[:0], b.Pos[:0], b.Seqs[:0]
+	b.Tokens, b.Pos, b.Seqs, b.Embd, b.AttnPos = b.Tokens[:0], b.Pos[:0], b.Seqs[:0], b.Embd[:0], b.AttnPos[:0]
 	for len(s.cells) < len(batch) {
 		s.cells = append(s.cells, make([][]int32, groups))
 	}
+	pictures := slices.ContainsFunc(batch, func(sq *seq) bool { return len(sq.req.Pictures) > 0 })
 	for i, sq := range batch {
 		end := sq.computed + sq.n
 		b.Tokens = append(b.Tokens, sq.tokens[sq.computed:end]...)
 		b.Tokens = append(b.Tokens, sq.draft...)
 		for p := sq.computed; p < end+len(sq.draft); p++ {
 			b.Pos = append(b.Pos, int32(p))
+			if pictures {
+				b.AttnPos = append(b.AttnPos, s.picturePos(sq, p, end, b))
+			}
 		}
 		cells := s.cells[i]
 		for g := range groups {
@@ -284,6 +288,9 @@ func (s *Scheduler) step(ctx context.Context) {
 		}
 		b.Seqs = append(b.Seqs, model.SeqBatch{N: sq.n + len(sq.draft), Cells: cells, Size: s.cfg.Context,
 			Logits: end == len(sq.tokens), Outputs: 1 + len(sq.draft)})
+	}
+	if !pictures {
+		b.AttnPos = nil
 	}
 	logits, err := s.m.ForwardBatch(ctx, b, s.cache)
 	if err != nil {
@@ -470,4 +477,21 @@ func (s *Scheduler) constrain(sq *seq, logits []float32) bool {
 		}
 	}
 	return left
+}
+
+// picturePos returns the position token p of sq attends from, the step's
+// tokens of sq ending before end, and adds its vector to b when p is a
+// picture's: a bidirectional picture's tokens stand at its last position
+// in the step, the others at their own.
+func (s *Scheduler) picturePos(sq *seq, p, end int, b *model.Batch) int32 {
+	pic := sq.picture(p)
+	if pic == nil || p >= len(sq.req.Prompt) {
+		return int32(p)
+	}
+	i := p - pic.At
+	b.Embd = append(b.Embd, pic.Embd[i*s.embd:(i+1)*s.embd]...)
+	if !pic.Bidirectional {
+		return int32(p)
+	}
+	return int32(min(pic.At+pic.N, end) - 1)
 }

@@ -171,6 +171,23 @@ type Request struct {
 	// closes it when the sequence ends.
 	Drafter            Drafter
 	DraftMax, DraftMin int
+	// Pictures are the prompt's pictures, in order: their positions hold
+	// negative ids (keys for the prefix cache: equal ids for equal
+	// pictures), which the model reads as the pictures' vectors
+	// (model.Batch.Embd). A request with pictures must not have a
+	// Drafter.
+	Pictures []Picture
+}
+
+// Picture is a picture's place in a prompt and its vectors.
+type Picture struct {
+	// At is the prompt position of the first of its N tokens.
+	At, N int
+	// Embd holds N vectors of the model's width, one per token.
+	Embd []float32
+	// Bidirectional: the picture's tokens attend to each other, not
+	// causally (Gemma 3's); a prefill chunk then never ends inside it.
+	Bidirectional bool
 }
 
 // Constraint restricts the tokens of a sequence, as a grammar does.
@@ -294,6 +311,7 @@ type Scheduler struct {
 	cache *model.Cache
 	pool  *kvcache.Pool
 	vocab int
+	embd  int // the model's width: the length of a picture's vectors
 
 	mu      sync.Mutex
 	waiting []*seq // FIFO; preempted sequences go back to the front
@@ -359,7 +377,7 @@ func New(m model.Model, cfg Config) (*Scheduler, error) {
 		return nil, fmt.Errorf("scheduler: %w", err)
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	s := &Scheduler{m: m, cfg: cfg, cache: cache, pool: pool, vocab: m.Config().Vocab,
+	s := &Scheduler{m: m, cfg: cfg, cache: cache, pool: pool, vocab: m.Config().Vocab, embd: m.Config().Embd,
 		wake: make(chan struct{}, 1), stop: stop, done: make(chan struct{})}
 	go s.loop(ctx)
 	return s, nil
@@ -527,10 +545,8 @@ func (s *Scheduler) Submit(ctx context.Context, req Request) (<-chan Event, erro
 	if len(req.Prompt) == 0 {
 		return nil, errors.New("scheduler: the prompt has no tokens")
 	}
-	for _, t := range req.Prompt {
-		if t < 0 || int(t) >= s.vocab {
-			return nil, fmt.Errorf("scheduler: token %d outside the vocabulary of %d", t, s.vocab)
-		}
+	if err := s.checkPrompt(req); err != nil {
+		return nil, err
 	}
 	n := s.cfg.Context
 	if len(req.Prompt) >= n {
@@ -548,7 +564,9 @@ func (s *Scheduler) Submit(ctx context.Context, req Request) (<-chan Event, erro
 		return nil, fmt.Errorf("scheduler: %w", err)
 	}
 	for _, t := range req.Prompt {
-		sp.Accept(t)
+		if t >= 0 { // a picture's tokens are not the sampler's history
+			sp.Accept(t)
+		}
 	}
 	events := n - len(req.Prompt)
 	if req.MaxTokens > 0 {
@@ -598,4 +616,63 @@ func (s *Scheduler) Close() error {
 	s.stop()
 	<-s.done
 	return nil
+}
+
+// checkPrompt checks a request's tokens against the vocabulary and its
+// pictures: each picture's positions, and only those, hold negative ids,
+// with a vector of the model's width for each.
+func (s *Scheduler) checkPrompt(req Request) error {
+	if len(req.Pictures) > 0 && req.Drafter != nil {
+		return errors.New("scheduler: a request with pictures cannot decode speculatively")
+	}
+	pic := 0
+	for i, t := range req.Prompt {
+		for pic < len(req.Pictures) && i >= req.Pictures[pic].At+req.Pictures[pic].N {
+			pic++
+		}
+		in := pic < len(req.Pictures) && i >= req.Pictures[pic].At
+		switch {
+		case in && t >= 0:
+			return fmt.Errorf("scheduler: position %d of picture %d holds token %d, not a picture's id", i, pic, t)
+		case !in && t < 0:
+			return fmt.Errorf("scheduler: token %d at position %d outside any picture", t, i)
+		case t >= 0 && int(t) >= s.vocab:
+			return fmt.Errorf("scheduler: token %d outside the vocabulary of %d", t, s.vocab)
+		}
+	}
+	at := 0
+	for i, p := range req.Pictures {
+		if p.N <= 0 || p.At < at || p.At+p.N > len(req.Prompt) || len(p.Embd) != p.N*s.embd {
+			return fmt.Errorf("scheduler: picture %d of %d tokens at %d (%d values) does not fit the prompt of %d tokens and vectors of %d",
+				i, p.N, p.At, len(p.Embd), len(req.Prompt), s.embd)
+		}
+		at = p.At + p.N
+	}
+	return nil
+}
+
+// picture returns the picture of sq's prompt that holds position p, or nil.
+func (sq *seq) picture(p int) *Picture {
+	for i := range sq.req.Pictures {
+		if pic := &sq.req.Pictures[i]; p >= pic.At && p < pic.At+pic.N {
+			return pic
+		}
+	}
+	return nil
+}
+
+// pictureChunk returns the length of a prefill chunk of at most n tokens
+// from sq.computed that does not end inside a bidirectional picture: cut
+// before the picture, or, when the chunk starts in it, stretched to its
+// end (past the budget, as a decode token is).
+func (sq *seq) pictureChunk(n int) int {
+	end := sq.computed + n
+	pic := sq.picture(end - 1)
+	if pic == nil || !pic.Bidirectional || end == pic.At+pic.N {
+		return n
+	}
+	if pic.At > sq.computed {
+		return pic.At - sq.computed
+	}
+	return pic.At + pic.N - sq.computed
 }

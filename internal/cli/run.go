@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"saji/engine/chat"
+	"saji/engine/imagefile"
 	"saji/engine/offload"
 	"saji/engine/runner"
 	"saji/engine/sample"
@@ -24,6 +25,8 @@ import (
 type runFlags struct {
 	modelPath, system, kvType string
 	stops                     []string
+	mmproj                    string
+	images                    []string
 	maxTokens, nCtx, threads  int
 	gpuLayers                 int
 	quiet                     bool
@@ -50,6 +53,7 @@ func newRunCmd() *cobra.Command {
 			"(-ngl) puts the last N layers on the GPU: -1 (the default) as many as fit, 0 none;\n" +
 			"without a GPU, or when the model does not load on it, it runs on the CPU.",
 		Example: "  saji run -m model.gguf 'Once upon a time' -n 64 --temp 0\n" +
+			"  saji run -m gemma-3-4b-it.gguf --mmproj mmproj-f16.gguf --image cat.jpg 'This picture shows'\n" +
 			"  saji run -m model.gguf --system 'You are terse.'\n" +
 			"  saji run -m model.gguf -ngl 0 'Once upon a time'",
 		Args: cobra.MaximumNArgs(1),
@@ -73,6 +77,9 @@ func newRunCmd() *cobra.Command {
 			rf.noteContext(m.Info.ContextTrain, cmd.ErrOrStderr())
 			rf.notePlacement(m.Info.Offload, cmd.ErrOrStderr())
 			g := &generator{m: m, flags: &rf}
+			if g.images, err = readImages(rf.images); err != nil {
+				return fmt.Errorf("run: %w", err)
+			}
 			if len(args) == 1 {
 				return g.complete(ctx, args[0], cmd.OutOrStdout(), cmd.ErrOrStderr())
 			}
@@ -90,6 +97,8 @@ func newRunCmd() *cobra.Command {
 	f.IntVarP(&rf.threads, "threads", "t", 0, "number of threads (0: all CPUs)")
 	f.StringVar(&rf.kvType, "kv-type", "f16", "key/value cache type: f16 (llama.cpp's default) or f32")
 	registerGPULayers(f, &rf.gpuLayers, "")
+	f.StringVar(&rf.mmproj, "mmproj", "", "vision projector `FILE` (an mmproj GGUF; default: an mmproj*.gguf beside the model)")
+	f.StringArrayVar(&rf.images, "image", nil, "picture `FILE` for the model to see (JPEG, PNG, WebP or GIF; repeatable): placed at the prompt's image markers, or before it; in a chat, with the first message")
 	f.Float32Var(&p.Temperature, "temp", p.Temperature, "temperature (0: greedy)")
 	f.IntVar(&p.TopK, "top-k", p.TopK, "top-k sampling (0: off)")
 	f.Float32Var(&p.TopP, "top-p", p.TopP, "top-p sampling (1: off)")
@@ -138,6 +147,9 @@ func (rf *runFlags) check() error {
 type generator struct {
 	m     *runner.Model
 	flags *runFlags
+	// images are the --image pictures, which go with the prompt, or with
+	// the chat's first message.
+	images []imagefile.Image
 }
 
 // openRunModel loads the model of the flags with --gpu-layers of its
@@ -152,7 +164,24 @@ func openRunModel(ctx context.Context, rf *runFlags, kv quant.Type) (*runner.Mod
 	}
 	return runner.Load(ctx, rf.modelPath, runner.LoadOptions{Threads: rf.threads, GPULayers: rf.gpuLayers,
 		Scheduler:   scheduler.Config{Context: rf.nCtx, KVType: strings.ToLower(kv.String()), Parallel: 1, MaxSeqs: 1},
-		Speculative: spec})
+		Speculative: spec, Projector: rf.mmproj})
+}
+
+// readImages reads and decodes the --image files.
+func readImages(paths []string) ([]imagefile.Image, error) {
+	var imgs []imagefile.Image
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		img, err := imagefile.Decode(b, imagefile.DefaultLimits)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+		imgs = append(imgs, img)
+	}
+	return imgs, nil
 }
 
 // notePlacement tells errw where the model runs, unless quiet (see
@@ -262,7 +291,7 @@ func (g *generator) generate(ctx context.Context, req runner.Request, w io.Write
 // complete is 'saji run' with a prompt.
 func (g *generator) complete(ctx context.Context, prompt string, out, errw io.Writer) error {
 	w := bufio.NewWriterSize(out, 256)
-	reply, st, err := g.generate(ctx, runner.Request{Prompt: prompt}, flushWriter{w})
+	reply, st, err := g.generate(ctx, runner.Request{Prompt: prompt, Images: g.images}, flushWriter{w})
 	if ferr := w.Flush(); err == nil {
 		err = ferr
 	}
@@ -378,7 +407,14 @@ func (g *generator) chat(ctx context.Context, in io.Reader, out, errw io.Writer)
 			}
 			continue
 		}
-		msgs = append(msgs, chat.Message{Role: "user", Content: line})
+		msg := chat.Message{Role: "user", Content: line}
+		if len(msgs) == len(base) && len(g.images) > 0 {
+			for i := range g.images {
+				msg.Parts = append(msg.Parts, chat.ContentPart{Type: "image", Image: &g.images[i]})
+			}
+			msg.Parts = append(msg.Parts, chat.ContentPart{Type: "text", Text: line})
+		}
+		msgs = append(msgs, msg)
 		reply, st, err := g.generate(ctx, runner.Request{Messages: msgs}, out)
 		if errors.Is(err, errContextFull) {
 			msgs = msgs[:len(msgs)-1]

@@ -11,9 +11,10 @@
 // qwen3-30b-a3b (Qwen3-30B-A3B, a mixture of experts), gpt-oss-20b, tiny,
 // and the tiny conformance shapes of every architecture (-h lists them).
 // With -repeat each tensor's first rows are repeated over the rest: a
-// speed-test file of a large model written in minutes.
+// speed-test file of a large model written in minutes. A vision shape
+// (tiny-gemma3-vision) writes its projector too with -mmproj-out.
 //
-// Usage: go run ./internal/tools/synthmodel -shape SHAPE [-type TYPE] -vocab VOCAB.gguf -o FILE [-seed N] [-t THREADS] [-repeat]
+// Usage: go run ./internal/tools/synthmodel -shape SHAPE [-type TYPE] -vocab VOCAB.gguf -o FILE [-seed N] [-t THREADS] [-repeat] [-mmproj-out FILE]
 //
 //	go run ./internal/tools/synthmodel -shape llama-1b -type q4_k_m -vocab llama3-bpe-full.gguf -o /tmp/llama-1b-q4_k_m.gguf
 package main
@@ -57,6 +58,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	seed := fs.Uint64("seed", 0, "seed of the random weights")
 	threads := fs.Int("t", 0, "number of threads (0: one per physical core)")
 	repeat := fs.Bool("repeat", false, "quantize each tensor's first rows only and repeat them: a speed-test file written in minutes")
+	mmproj := fs.String("mmproj-out", "", "also write the shape's vision projector (an mmproj GGUF, seeded by -seed) to `FILE` (vision shapes: tiny-gemma3-vision)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -66,6 +68,10 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	shape, err := synth.LookupShape(*shapeName)
 	if err != nil {
 		return fmt.Errorf("synthmodel: %w", err)
+	}
+	vshape, vision := synth.LookupVisionShape(shape.Name)
+	if *mmproj != "" && !vision {
+		return fmt.Errorf("synthmodel: shape %s has no vision projector", shape.Name)
 	}
 	ft, err := synth.ParseFileType(*typ)
 	if err != nil {
@@ -91,5 +97,11 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		return fmt.Errorf("synthmodel: %w", err)
 	}
 	fmt.Fprintf(stderr, "synthmodel: wrote %s in %.1fs\n", *out, time.Since(start).Seconds())
+	if *mmproj != "" {
+		if err := synth.WriteProjector(ctx, *mmproj, vshape, *seed); err != nil {
+			return fmt.Errorf("synthmodel: %w", err)
+		}
+		fmt.Fprintf(stderr, "synthmodel: wrote the projector %s\n", *mmproj)
+	}
 	return nil
 }

@@ -31,6 +31,8 @@ func TestRun(t *testing.T) {
 		{"unknown type", []string{"-shape", "tiny", "-type", "q9", "-vocab", vocab, "-o", out}, "file type"},
 		{"missing vocabulary", []string{"-shape", "tiny", "-vocab", filepath.Join(dir, "none.gguf"), "-o", out}, "no such file"},
 		{"unknown flag", []string{"-size", "1"}, "not defined"},
+		{"a vision model", []string{"-shape", "tiny-gemma3-vision", "-type", "q8_0", "-vocab", vocab, "-o", out, "-mmproj-out", filepath.Join(dir, "mmproj.gguf")}, ""},
+		{"no projector", []string{"-shape", "tiny", "-vocab", vocab, "-o", out, "-mmproj-out", filepath.Join(dir, "mmproj.gguf")}, "no vision projector"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var stderr bytes.Buffer
@@ -56,5 +58,13 @@ func TestRun(t *testing.T) {
 				t.Errorf("file type %v, %v", ft, err)
 			}
 		})
+	}
+	p, err := gguf.Open(filepath.Join(dir, "mmproj.gguf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if arch, _ := p.Architecture(); arch != "clip" {
+		t.Errorf("the projector's architecture is %q", arch)
 	}
 }

@@ -1,0 +1,209 @@
+package runner
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"saji/engine/chat"
+	"saji/engine/gguf"
+	"saji/engine/imagefile"
+	"saji/engine/scheduler"
+	"saji/engine/vision"
+)
+
+// pictureCache is how many pictures' embeddings a model keeps, so that a
+// follow-up question about a picture does not encode it again (its
+// positions' keys and values are in the prefix cache too).
+const pictureCache = 8
+
+// projector is a model's vision projector and the embeddings of its last
+// pictures.
+type projector struct {
+	file *gguf.File
+	p    *vision.Projector
+	mu   sync.Mutex
+	// recent holds the last pictures' embeddings, the most recent last.
+	recent []encoded
+}
+
+// encoded is a picture's embeddings, by the hash of its bytes.
+type encoded struct {
+	hash [32]byte
+	embd []float32
+}
+
+// FindProjector returns the vision projector beside the model file at
+// path: a file named mmproj*.gguf in its folder (the first by name when
+// there are several), or "" when there is none.
+func FindProjector(path string) string {
+	matches, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "mmproj*.gguf"))
+	slices.Sort(matches)
+	for _, m := range matches {
+		if st, err := os.Stat(m); err == nil && st.Mode().IsRegular() && m != path {
+			return m
+		}
+	}
+	return ""
+}
+
+// loadProjector loads the projector at path (found beside the model when
+// path is "") for a language model of width embd. A projector found
+// beside the model that does not fit it is left out with a note; one
+// named by the options is an error.
+func loadProjector(ctx context.Context, path, modelPath string, embd, threads int, log *slog.Logger) (*projector, error) {
+	named := path != ""
+	if !named {
+		if path = FindProjector(modelPath); path == "" {
+			return nil, nil
+		}
+	}
+	f, err := gguf.Open(path)
+	if err != nil {
+		if !named {
+			log.Info("runner: no vision: the projector beside the model does not open", "path", path, "err", err)
+			return nil, nil
+		}
+		return nil, fmt.Errorf("the vision projector: %w", err)
+	}
+	p, err := vision.Load(ctx, f, vision.Options{Threads: threads})
+	if err == nil && p.Embd() != embd {
+		err = fmt.Errorf("vision: the projector %s makes embeddings of %d values, the model's width is %d", filepath.Base(path), p.Embd(), embd)
+	}
+	if err != nil {
+		f.Close()
+		if !named {
+			log.Info("runner: no vision: the projector beside the model does not fit it", "path", path, "err", err)
+			return nil, nil
+		}
+		return nil, fmt.Errorf("the vision projector: %w", err)
+	}
+	return &projector{file: f, p: p}, nil
+}
+
+// embeddings returns img's embeddings: kept from an earlier request, or
+// encoded now.
+func (pr *projector) embeddings(ctx context.Context, img imagefile.Image) ([]float32, error) {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	for i, e := range pr.recent {
+		if e.hash == img.Hash {
+			pr.recent = append(slices.Delete(pr.recent, i, i+1), e)
+			return e.embd, nil
+		}
+	}
+	if img.Image == nil {
+		return nil, fmt.Errorf("%w: a picture without pixels", ErrBadRequest)
+	}
+	embd, err := pr.p.Encode(ctx, img.Image)
+	if err != nil {
+		return nil, fmt.Errorf("runner: %w", err)
+	}
+	if len(pr.recent) == pictureCache {
+		pr.recent = slices.Delete(pr.recent, 0, 1)
+	}
+	pr.recent = append(pr.recent, encoded{hash: img.Hash, embd: embd})
+	return embd, nil
+}
+
+// pictureIDs returns the ids of a picture's n positions: negative numbers
+// drawn from the hash of its bytes, a different one for each position,
+// so that the prefix cache keys the positions by the picture's content
+// (and a block of them by hundreds of bits of it).
+func pictureIDs(hash [32]byte, n int) []int32 {
+	ids := make([]int32, n)
+	var buf [36]byte
+	copy(buf[:], hash[:])
+	for i := range ids {
+		binary.LittleEndian.PutUint32(buf[32:], uint32(i))
+		s := sha256.Sum256(buf[:])
+		ids[i] = -1 - int32(binary.LittleEndian.Uint32(s[:4])&0x7fffffff)
+	}
+	return ids
+}
+
+// requestImages returns req's pictures in prompt order: the chat's image
+// parts, or a raw prompt's Images.
+func (req *Request) requestImages() []imagefile.Image {
+	if req.Messages == nil {
+		return req.Images
+	}
+	var imgs []imagefile.Image
+	for _, msg := range req.Messages {
+		for _, p := range msg.Parts {
+			if p.Image != nil {
+				imgs = append(imgs, *p.Image)
+			}
+		}
+	}
+	return imgs
+}
+
+// encodePictures tokenizes prompt text s holding the projector's begin
+// marker once for each of imgs, as mtmd does: the text between the
+// pictures tokenized piece by piece (BOS before the first when
+// addSpecial), and each picture as its begin marker, its embeddings'
+// positions and its end marker. A raw prompt without markers gets its
+// pictures before the text (chat is false).
+func (m *Model) encodePictures(ctx context.Context, s string, addSpecial, chat bool, imgs []imagefile.Image) ([]int32, []scheduler.Picture, error) {
+	pr := m.proj
+	begin, end := pr.p.Markers()
+	if n := strings.Count(s, begin); n != len(imgs) {
+		if chat || n != 0 {
+			return nil, nil, fmt.Errorf("%w: the prompt has %d picture markers (%s) for %d pictures", ErrBadRequest, n, begin, len(imgs))
+		}
+		s = strings.Repeat(begin, len(imgs)) + s
+	}
+	pieces := strings.Split(s, begin)
+	tokens := m.tok.Encode(pieces[0], addSpecial, true)
+	var pics []scheduler.Picture
+	for i, img := range imgs {
+		embd, err := pr.embeddings(ctx, img)
+		if err != nil {
+			return nil, nil, err
+		}
+		tokens = append(tokens, m.tok.Encode(begin, false, true)...)
+		n := pr.p.Tokens()
+		pics = append(pics, scheduler.Picture{At: len(tokens), N: n, Embd: embd, Bidirectional: pr.p.NonCausal()})
+		tokens = append(tokens, pictureIDs(img.Hash, n)...)
+		tokens = append(tokens, m.tok.Encode(end, false, true)...)
+		tokens = append(tokens, m.tok.Encode(pieces[i+1], false, true)...)
+	}
+	return tokens, pics, nil
+}
+
+// marked reports whether rendered prompt text holds the begin marker.
+func (pr *projector) marked(s string) bool {
+	begin, _ := pr.p.Markers()
+	return strings.Contains(s, begin)
+}
+
+// markerParts returns msgs with each image part replaced by a text part
+// holding the begin marker (the picture stays with the request).
+func (pr *projector) markerParts(msgs []chat.Message) []chat.Message {
+	begin, _ := pr.p.Markers()
+	out := slices.Clone(msgs)
+	for i, msg := range out {
+		if !slices.ContainsFunc(msg.Parts, func(p chat.ContentPart) bool { return p.Image != nil }) {
+			continue
+		}
+		parts := slices.Clone(msg.Parts)
+		for j, p := range parts {
+			if p.Image != nil {
+				parts[j] = chat.ContentPart{Type: "text", Text: begin}
+			}
+		}
+		out[i].Parts = parts
+	}
+	return out
+}
+
+// Vision reports whether the model can see: it has a vision projector.
+func (m *Model) Vision() bool { return m.proj != nil }

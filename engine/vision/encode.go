@@ -1,0 +1,302 @@
+package vision
+
+import (
+	"context"
+	"fmt"
+	"image"
+	"math"
+
+	"saji/kernels"
+	"saji/kernels/quant"
+)
+
+// Encode returns a picture's embeddings: Tokens() rows of Embd() values,
+// row after row, for the language model to read at the image's positions.
+func (p *Projector) Encode(ctx context.Context, img image.Image) ([]float32, error) {
+	if img == nil || img.Bounds().Empty() {
+		return nil, fmt.Errorf("vision: an empty picture")
+	}
+	return p.EncodePixels(ctx, p.Preprocess(ToRGB(img)))
+}
+
+// EncodePixels runs the encoder and projector over preprocessed pixels
+// (Preprocess).
+func (p *Projector) EncodePixels(ctx context.Context, pixels []float32) ([]float32, error) {
+	hp := p.hp
+	if len(pixels) != 3*hp.imageSize*hp.imageSize {
+		return nil, fmt.Errorf("vision: %d input values for a %d-pixel square", len(pixels), hp.imageSize)
+	}
+	p.runs.Add(1)
+	o := &ops{b: p.backend}
+	defer o.release()
+	side := hp.imageSize / hp.patchSize
+	n := side * side
+
+	// Patch embedding: the convolution with stride = kernel = patch size,
+	// as a product of each patch's values (ggml's im2col order: channel,
+	// row, column) by the kernel.
+	x := o.matmul(o.host(patches(pixels, hp.imageSize, hp.patchSize), 3*hp.patchSize*hp.patchSize, n), p.patch, p.patchB)
+	x = o.add(x, o.host(p.pos, hp.embd, n))
+	for i := range p.blocks {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		x = p.block(o, &p.blocks[i], x, n)
+	}
+	if p.postW != nil {
+		x = o.layerNorm(x, p.postW, p.postB, hp.eps)
+	}
+	// Gemma 3: average pooling over merge × merge patches, RMSNorm, and
+	// the projection to the language model's width.
+	h := o.read(x)
+	if o.err != nil {
+		return nil, o.err
+	}
+	out := side / hp.merge
+	pooled := avgPool(h, hp.embd, side, hp.merge)
+	y := o.norm(o.host(pooled, hp.embd, out*out), p.softNorm, hp.eps)
+	y = o.matmul(y, p.inProj, nil)
+	emb := o.read(y)
+	if o.err != nil {
+		return nil, fmt.Errorf("vision: encoding: %w", o.err)
+	}
+	return emb, nil
+}
+
+// block runs one ViT block over the n patch rows of x.
+func (p *Projector) block(o *ops, l *block, x kernels.Tensor, n int) kernels.Tensor {
+	hp := p.hp
+	h := o.layerNorm(x, l.ln1w, l.ln1b, hp.eps)
+	q := o.matmul(h, l.wq, l.bq)
+	k := o.matmul(h, l.wk, l.bk)
+	v := o.matmul(h, l.wv, l.bv)
+	a := o.attend(q, k, v, n, hp.heads, hp.embd/hp.heads)
+	x = o.add(x, o.matmul(a, l.wo, l.bo))
+	h = o.layerNorm(x, l.ln2w, l.ln2b, hp.eps)
+	h = o.gelu(o.matmul(h, l.up, l.upB))
+	return o.add(x, o.matmul(h, l.down, l.downB))
+}
+
+// patches lays the patches of a planar size × size picture out as rows of
+// 3·ps·ps values: channel, then row, then column within the patch.
+func patches(pixels []float32, size, ps int) []float32 {
+	side := size / ps
+	row := 3 * ps * ps
+	out := make([]float32, side*side*row)
+	for py := range side {
+		for px := range side {
+			dst := out[(py*side+px)*row:]
+			i := 0
+			for c := range 3 {
+				plane := pixels[c*size*size:]
+				for ky := range ps {
+					src := plane[(py*ps+ky)*size+px*ps:]
+					copy(dst[i:i+ps], src[:ps])
+					i += ps
+				}
+			}
+		}
+	}
+	return out
+}
+
+// avgPool averages the rows of h (a side × side grid of patches, embd
+// values each, row after row) over k × k windows, as ggml's pool_2d does:
+// the sum divided by k².
+func avgPool(h []float32, embd, side, k int) []float32 {
+	out := side / k
+	res := make([]float32, out*out*embd)
+	for oy := range out {
+		for ox := range out {
+			dst := res[(oy*out+ox)*embd : (oy*out+ox+1)*embd]
+			for c := range dst {
+				var s float32
+				for ky := range k {
+					for kx := range k {
+						s += h[((oy*k+ky)*side+ox*k+kx)*embd+c]
+					}
+				}
+				dst[c] = s / float32(k*k)
+			}
+		}
+	}
+	return res
+}
+
+// ops runs the encoder's operations on a backend, keeping the first error
+// so that a block reads as straight-line code, and frees its activations
+// at the end.
+type ops struct {
+	b      kernels.Backend
+	err    error
+	allocs []kernels.Tensor
+	ones   kernels.Tensor
+}
+
+func (o *ops) fail(err error) {
+	if o.err == nil && err != nil {
+		o.err = err
+	}
+}
+
+// release gives the activations back to a recycling backend.
+func (o *ops) release() {
+	if r, ok := o.b.(kernels.Recycler); ok {
+		r.Recycle(o.allocs...)
+	}
+	o.allocs = nil
+}
+
+// new allocates an F32 activation (typ F16 for attention's keys and
+// values).
+func (o *ops) new(typ quant.Type, cols, rows int) kernels.Tensor {
+	if o.err != nil {
+		return nil
+	}
+	t, err := o.b.New(typ, cols, rows)
+	o.fail(err)
+	if err == nil {
+		o.allocs = append(o.allocs, t)
+	}
+	return t
+}
+
+// host writes rows × cols host values to a new activation.
+func (o *ops) host(v []float32, cols, rows int) kernels.Tensor {
+	t := o.new(quant.TypeF32, cols, rows)
+	if o.err == nil {
+		o.fail(o.b.Write(t, v))
+	}
+	return t
+}
+
+// read copies x to the host.
+func (o *ops) read(x kernels.Tensor) []float32 {
+	if o.err != nil {
+		return nil
+	}
+	out := make([]float32, kernels.Cols(x)*kernels.Rows(x))
+	o.fail(o.b.Read(x, out))
+	return out
+}
+
+// matmul returns x·wᵀ (+ bias).
+func (o *ops) matmul(x, w, bias kernels.Tensor) kernels.Tensor {
+	if o.err != nil {
+		return nil
+	}
+	y := o.new(quant.TypeF32, kernels.Rows(w), kernels.Rows(x))
+	if o.err == nil {
+		o.fail(o.b.MatMul(y, w, x))
+	}
+	if bias != nil && o.err == nil {
+		o.fail(o.b.Add(y, y, bias))
+	}
+	return y
+}
+
+// add returns a + b.
+func (o *ops) add(a, b kernels.Tensor) kernels.Tensor {
+	y := o.new(quant.TypeF32, kernels.Cols(a), kernels.Rows(a))
+	if o.err == nil {
+		o.fail(o.b.Add(y, a, b))
+	}
+	return y
+}
+
+// norm is RMSNorm with weight w.
+func (o *ops) norm(x, w kernels.Tensor, eps float32) kernels.Tensor {
+	y := o.new(quant.TypeF32, kernels.Cols(x), kernels.Rows(x))
+	if o.err == nil {
+		o.fail(o.b.RMSNorm(y, x, w, eps))
+	}
+	return y
+}
+
+// gelu applies ggml's GELU to x in place: the gated kernel with a gate of
+// ones.
+func (o *ops) gelu(x kernels.Tensor) kernels.Tensor {
+	if o.err != nil {
+		return nil
+	}
+	cols, rows := kernels.Cols(x), kernels.Rows(x)
+	if o.ones == nil || kernels.Cols(o.ones) != cols || kernels.Rows(o.ones) != rows {
+		ones := make([]float32, cols*rows)
+		for i := range ones {
+			ones[i] = 1
+		}
+		o.ones = o.host(ones, cols, rows)
+	}
+	if o.err == nil {
+		o.fail(o.b.GLU(x, x, o.ones, kernels.GELU))
+	}
+	return x
+}
+
+// layerNorm is LayerNorm with weight w and bias b, on the host, as ggml's
+// norm computes it: the mean and variance summed in float64, the scale
+// 1/√(variance+eps) in float32.
+func (o *ops) layerNorm(x kernels.Tensor, w, b []float32, eps float32) kernels.Tensor {
+	h := o.read(x)
+	if o.err != nil {
+		return nil
+	}
+	cols := kernels.Cols(x)
+	layerNorm(h, cols, w, b, eps)
+	return o.host(h, cols, kernels.Rows(x))
+}
+
+// layerNorm normalizes each row of cols values of h in place.
+func layerNorm(h []float32, cols int, w, b []float32, eps float32) {
+	for r := 0; r+cols <= len(h); r += cols {
+		row := h[r : r+cols]
+		var sum float64
+		for _, v := range row {
+			sum += float64(v)
+		}
+		mean := float32(sum / float64(cols))
+		var sum2 float64
+		for i, v := range row {
+			d := v - mean
+			row[i] = d
+			sum2 += float64(d * d)
+		}
+		scale := float32(1 / math.Sqrt(float64(float32(sum2/float64(cols))+eps)))
+		for i := range row {
+			row[i] = row[i] * scale * w[i]
+			if b != nil {
+				row[i] += b[i]
+			}
+		}
+	}
+}
+
+// attend is full (not causal) multi-head attention of n rows over each
+// other. The keys and values go through F16, as llama.cpp's clip graph
+// casts them for flash attention; every query row sees every cell by
+// standing at the last position.
+func (o *ops) attend(q, k, v kernels.Tensor, n, heads, dim int) kernels.Tensor {
+	if o.err != nil {
+		return nil
+	}
+	rows := make([]int32, n)
+	pos := make([]int32, n)
+	for i := range rows {
+		rows[i], pos[i] = int32(i), int32(n-1)
+	}
+	k16 := o.new(quant.TypeF16, heads*dim, n)
+	v16 := o.new(quant.TypeF16, heads*dim, n)
+	if o.err == nil {
+		o.fail(o.b.SetRows(k16, k, rows))
+	}
+	if o.err == nil {
+		o.fail(o.b.SetRows(v16, v, rows))
+	}
+	y := o.new(quant.TypeF32, heads*dim, n)
+	if o.err == nil {
+		p := kernels.AttentionParams{Heads: heads, KVHeads: heads, HeadDim: dim, ValueDim: dim,
+			Scale: 1 / float32(math.Sqrt(float64(dim)))}
+		o.fail(o.b.Attention(y, q, kernels.KV{K: k16, V: v16, Len: n, Size: n}, pos, p))
+	}
+	return y
+}

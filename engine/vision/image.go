@@ -1,0 +1,122 @@
+package vision
+
+import (
+	"image"
+	"image/color"
+)
+
+// RGB is a picture as 8-bit red, green and blue values, pixel after pixel
+// and row after row (mtmd's clip_image_u8: an image file's pixels without
+// their alpha).
+type RGB struct {
+	W, H int
+	Pix  []uint8
+}
+
+// ToRGB converts img to RGB, dropping alpha as stb_image does when mtmd
+// asks it for three channels.
+func ToRGB(img image.Image) RGB {
+	b := img.Bounds()
+	out := RGB{W: b.Dx(), H: b.Dy(), Pix: make([]uint8, 3*b.Dx()*b.Dy())}
+	i := 0
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			c := color.NRGBAModel.Convert(img.At(x, y)).(color.NRGBA)
+			out.Pix[i], out.Pix[i+1], out.Pix[i+2] = c.R, c.G, c.B
+			i += 3
+		}
+	}
+	return out
+}
+
+// at returns the pixel at (x, y).
+func (im RGB) at(x, y int) []uint8 { return im.Pix[3*(y*im.W+x) : 3*(y*im.W+x)+3] }
+
+// lerp is mtmd's linear interpolation, in float32.
+func lerp(s, e, t float32) float32 { return s + (e-s)*t }
+
+// resizeBilinear resizes im to w × h as mtmd's resize_bilinear does:
+// corners aligned, each channel interpolated in float32 and truncated.
+func (im RGB) resizeBilinear(w, h int) RGB {
+	w, h = max(w, 1), max(h, 1)
+	out := RGB{W: w, H: h, Pix: make([]uint8, 3*w*h)}
+	if im.W == 0 || im.H == 0 {
+		return out
+	}
+	var xr, yr float32
+	if w > 1 {
+		xr = float32(im.W-1) / float32(w-1)
+	}
+	if h > 1 {
+		yr = float32(im.H-1) / float32(h-1)
+	}
+	for y := range h {
+		for x := range w {
+			px, py := float32(x)*xr, float32(y)*yr
+			x0, y0 := min(int(px), im.W-1), min(int(py), im.H-1)
+			x1, y1 := min(x0+1, im.W-1), min(y0+1, im.H-1)
+			xf, yf := px-float32(x0), py-float32(y0)
+			p00, p10, p01, p11 := im.at(x0, y0), im.at(x1, y0), im.at(x0, y1), im.at(x1, y1)
+			d := out.at(x, y)
+			for c := range 3 {
+				top := lerp(float32(p00[c]), float32(p10[c]), xf)
+				bottom := lerp(float32(p01[c]), float32(p11[c]), xf)
+				d[c] = uint8(lerp(top, bottom, yf))
+			}
+		}
+	}
+	return out
+}
+
+// fitBilinear resizes im into a size × size square as mtmd's img_tool
+// resize does with bilinear filtering and PAD_CEIL: the aspect ratio is
+// kept (the scaled sides rounded up), the picture centred on pad.
+func (im RGB) fitBilinear(size int, pad [3]uint8) RGB {
+	if im.W == size && im.H == size {
+		return im
+	}
+	scale := min(float32(size)/float32(im.W), float32(size)/float32(im.H))
+	nw := min(int(ceil32(float32(im.W)*scale)), size)
+	nh := min(int(ceil32(float32(im.H)*scale)), size)
+	r := im.resizeBilinear(nw, nh)
+	out := RGB{W: size, H: size, Pix: make([]uint8, 3*size*size)}
+	for i := 0; i < len(out.Pix); i += 3 {
+		copy(out.Pix[i:i+3], pad[:])
+	}
+	ox, oy := (size-nw)/2, (size-nh)/2
+	for y := range nh {
+		copy(out.Pix[3*((y+oy)*size+ox):3*((y+oy)*size+ox+nw)], r.Pix[3*y*nw:3*(y+1)*nw])
+	}
+	return out
+}
+
+// ceil32 rounds up a non-negative float32.
+func ceil32(f float32) float32 {
+	i := float32(int(f))
+	if i < f {
+		return i + 1
+	}
+	return i
+}
+
+// planar returns im's values scaled to [0, 1] and normalized by mean and
+// std, one plane per channel (the encoder's input layout: R plane, G
+// plane, B plane, each row after row).
+func (im RGB) planar(mean, std [3]float32) []float32 {
+	n := im.W * im.H
+	out := make([]float32, 3*n)
+	for i := range n {
+		for c := range 3 {
+			v := float32(im.Pix[3*i+c]) / 255
+			out[c*n+i] = (v - mean[c]) / std[c]
+		}
+	}
+	return out
+}
+
+// Preprocess returns the encoder's input for a picture: resized into the
+// projector's square as mtmd does for its type, normalized, channel
+// planes.
+func (p *Projector) Preprocess(im RGB) []float32 {
+	return im.fitBilinear(p.hp.imageSize, [3]uint8{}).planar(p.hp.mean, p.hp.std)
+}

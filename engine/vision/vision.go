@@ -1,0 +1,371 @@
+// Package vision runs a vision projector: the image encoder a multimodal
+// model's GGUF repository ships beside the language model as an
+// mmproj-*.gguf file (llama.cpp's "clip" architecture). Load reads the
+// projector, Encode turns a picture into embeddings of the language
+// model's width, which the model reads at the positions of the image in
+// the prompt instead of token embeddings.
+//
+// Encode follows llama.cpp's tools/mtmd: the picture is preprocessed as
+// mtmd does for the projector type (resize, pad, normalize), cut into
+// patches, run through the ViT/SigLIP blocks and the projector, with the
+// matrix products batched over every patch on a kernels.Backend.
+//
+// Projector types: gemma3 (SigLIP with Gemma 3's average-pooling
+// projector). A file of another type fails at Load with the reason.
+package vision
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sync/atomic"
+
+	"saji/engine/gguf"
+	"saji/engine/hardware"
+	"saji/kernels"
+	"saji/kernels/cpu"
+	"saji/kernels/quant"
+)
+
+// ErrUnsupported is wrapped by Load's error for a projector Saji cannot
+// run: not a clip file, no vision encoder, or a projector type not
+// implemented.
+var ErrUnsupported = errors.New("vision: unsupported projector")
+
+// Options configures Load.
+type Options struct {
+	// Backend runs the encoder. Nil means a CPU backend with Threads
+	// threads.
+	Backend kernels.Backend
+	// Threads is the CPU backend's thread count when Backend is nil (0:
+	// hardware.DefaultThreads).
+	Threads int
+}
+
+// hparams are the encoder's hyperparameters (clip.vision.*).
+type hparams struct {
+	imageSize, patchSize int
+	embd, ffn, layers    int
+	heads                int
+	eps                  float32
+	mean, std            [3]float32
+	merge                int // gemma3: the side of the pooling window
+}
+
+// block is one ViT block's weights: pre-norm attention and MLP with
+// LayerNorms (host copies of their weights and biases).
+type block struct {
+	ln1w, ln1b, ln2w, ln2b []float32
+	wq, wk, wv, wo         kernels.Tensor
+	bq, bk, bv, bo         kernels.Tensor
+	up, upB, down, downB   kernels.Tensor
+}
+
+// Projector is a loaded vision projector.
+type Projector struct {
+	typ     string
+	hp      hparams
+	backend kernels.Backend
+	// patch embeds a patch (3·p·p values, channel-major) as a row of embd
+	// values; patchB is its bias and pos the learned position embeddings.
+	patch, patchB kernels.Tensor
+	pos           []float32
+	blocks        []block
+	postW, postB  []float32
+	// softNorm and inProj are Gemma 3's RMSNorm weight and the projection
+	// to the language model's width (transposed to [embd, lmEmbd]).
+	softNorm kernels.Tensor
+	inProj   kernels.Tensor
+	lmEmbd   int
+	// runs counts the pictures encoded (tests count them).
+	runs atomic.Int64
+}
+
+// Load reads the projector in f. Its weights are views of f's mapped data
+// where the backend allows: f must stay open while the projector is in
+// use.
+func Load(ctx context.Context, f *gguf.File, opts Options) (*Projector, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if arch, _ := f.Architecture(); arch != "clip" {
+		return nil, fmt.Errorf("%w: the file's architecture is %q, not clip", ErrUnsupported, arch)
+	}
+	if has, err := f.Bool("clip.has_vision_encoder"); err != nil || !has {
+		return nil, fmt.Errorf("%w: the file has no vision encoder", ErrUnsupported)
+	}
+	typ, err := f.String("clip.vision.projector_type")
+	if err != nil {
+		typ, err = f.String("clip.projector_type")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: the file names no projector type", ErrUnsupported)
+	}
+	if typ != "gemma3" {
+		return nil, fmt.Errorf("%w: projector type %q is not implemented (Saji runs gemma3)", ErrUnsupported, typ)
+	}
+	b := opts.Backend
+	if b == nil {
+		b = cpu.New(hardware.Threads(opts.Threads))
+	}
+	ld := &loader{f: f, b: b}
+	p := &Projector{typ: typ, backend: b}
+	p.hp = ld.hparams()
+	hp := &p.hp
+	hp.merge = ld.intOr("clip.vision.projector.scale_factor", 4)
+	if ld.err != nil {
+		return nil, fmt.Errorf("vision: loading the %s projector: %w", typ, ld.err)
+	}
+	if err := hp.check(); err != nil {
+		return nil, err
+	}
+	side := hp.imageSize / hp.patchSize
+	p.patch = ld.weight("v.patch_embd.weight", hp.patchSize*hp.patchSize*3, hp.embd)
+	p.patchB = ld.optional("v.patch_embd.bias", hp.embd)
+	p.pos = ld.floats("v.position_embd.weight", hp.embd*side*side)
+	for i := range hp.layers {
+		n := func(s string) string { return fmt.Sprintf("v.blk.%d.%s", i, s) }
+		blk := block{
+			ln1w: ld.floats(n("ln1.weight"), hp.embd), ln1b: ld.floats(n("ln1.bias"), hp.embd),
+			ln2w: ld.floats(n("ln2.weight"), hp.embd), ln2b: ld.floats(n("ln2.bias"), hp.embd),
+			wq: ld.weight(n("attn_q.weight"), hp.embd, hp.embd), bq: ld.optional(n("attn_q.bias"), hp.embd),
+			wk: ld.weight(n("attn_k.weight"), hp.embd, hp.embd), bk: ld.optional(n("attn_k.bias"), hp.embd),
+			wv: ld.weight(n("attn_v.weight"), hp.embd, hp.embd), bv: ld.optional(n("attn_v.bias"), hp.embd),
+			wo: ld.weight(n("attn_out.weight"), hp.embd, hp.embd), bo: ld.optional(n("attn_out.bias"), hp.embd),
+			up: ld.weight(n("ffn_up.weight"), hp.embd, hp.ffn), upB: ld.optional(n("ffn_up.bias"), hp.ffn),
+			down: ld.weight(n("ffn_down.weight"), hp.ffn, hp.embd), downB: ld.optional(n("ffn_down.bias"), hp.embd),
+		}
+		p.blocks = append(p.blocks, blk)
+	}
+	if ld.has("v.post_ln.weight") {
+		p.postW = ld.floats("v.post_ln.weight", hp.embd)
+		p.postB = ld.floats("v.post_ln.bias", hp.embd)
+	}
+	p.softNorm = ld.weight("mm.soft_emb_norm.weight", hp.embd)
+	p.inProj, p.lmEmbd = ld.transposed("mm.input_projection.weight", hp.embd)
+	if ld.err != nil {
+		return nil, fmt.Errorf("vision: loading the %s projector: %w", typ, ld.err)
+	}
+	return p, nil
+}
+
+// check refuses hyperparameters the encoder cannot run with.
+func (hp *hparams) check() error {
+	switch {
+	case hp.patchSize <= 0 || hp.imageSize <= 0 || hp.imageSize%hp.patchSize != 0:
+		return fmt.Errorf("%w: image size %d is not a whole number of %d-pixel patches", ErrUnsupported, hp.imageSize, hp.patchSize)
+	case hp.embd <= 0 || hp.heads <= 0 || hp.embd%hp.heads != 0 || hp.layers <= 0 || hp.ffn <= 0:
+		return fmt.Errorf("%w: embedding length %d with %d heads, %d blocks, feed-forward length %d", ErrUnsupported, hp.embd, hp.heads, hp.layers, hp.ffn)
+	case hp.merge <= 0 || (hp.imageSize/hp.patchSize)%hp.merge != 0:
+		return fmt.Errorf("%w: %d patches a side do not pool by %d", ErrUnsupported, hp.imageSize/hp.patchSize, hp.merge)
+	}
+	return nil
+}
+
+// Type returns the projector type ("gemma3").
+func (p *Projector) Type() string { return p.typ }
+
+// Embd returns the length of one embedding: the language model's width.
+func (p *Projector) Embd() int { return p.lmEmbd }
+
+// Tokens returns the number of embeddings Encode returns for a picture
+// (the same for every picture of a fixed-size projector such as gemma3's).
+func (p *Projector) Tokens() int {
+	side := p.hp.imageSize / p.hp.patchSize / p.hp.merge
+	return side * side
+}
+
+// Markers returns the text that goes before and after an image's
+// embeddings in the prompt, as mtmd places it.
+func (p *Projector) Markers() (begin, end string) {
+	return "<start_of_image>", "<end_of_image>"
+}
+
+// NonCausal reports whether the language model reads an image's
+// embeddings with attention among all of them, not causal attention
+// (mtmd_decode_use_non_causal): each embedding sees the whole picture.
+func (p *Projector) NonCausal() bool { return p.typ == "gemma3" }
+
+// Runs returns the number of pictures the projector has encoded.
+func (p *Projector) Runs() int { return int(p.runs.Load()) }
+
+// loader reads a projector's tensors and keys, keeping the first error.
+type loader struct {
+	f   *gguf.File
+	b   kernels.Backend
+	err error
+}
+
+func (ld *loader) fail(err error) {
+	if ld.err == nil {
+		ld.err = err
+	}
+}
+
+// hparams reads the clip.vision.* hyperparameters.
+func (ld *loader) hparams() hparams {
+	hp := hparams{
+		imageSize: ld.int("clip.vision.image_size"),
+		patchSize: ld.int("clip.vision.patch_size"),
+		embd:      ld.int("clip.vision.embedding_length"),
+		ffn:       ld.int("clip.vision.feed_forward_length"),
+		layers:    ld.int("clip.vision.block_count"),
+		heads:     ld.int("clip.vision.attention.head_count"),
+		eps:       1e-6,
+	}
+	if v, err := ld.f.Float("clip.vision.attention.layer_norm_epsilon"); err == nil {
+		hp.eps = float32(v)
+	}
+	hp.mean, hp.std = [3]float32{0.5, 0.5, 0.5}, [3]float32{0.5, 0.5, 0.5}
+	for key, dst := range map[string]*[3]float32{"clip.vision.image_mean": &hp.mean, "clip.vision.image_std": &hp.std} {
+		v, ok := ld.f.Value(key)
+		if !ok {
+			continue
+		}
+		fs, err := v.AsFloat32s()
+		if err != nil || len(fs) < 3 {
+			ld.fail(fmt.Errorf("%s must be 3 numbers", key))
+			continue
+		}
+		copy(dst[:], fs)
+	}
+	if hp.std[0] == 0 || hp.std[1] == 0 || hp.std[2] == 0 {
+		ld.fail(errors.New("clip.vision.image_std has a zero"))
+	}
+	return hp
+}
+
+// int reads a required count.
+func (ld *loader) int(key string) int {
+	v, err := ld.f.Uint(key)
+	if err != nil {
+		ld.fail(fmt.Errorf("reading %s: %w", key, err))
+		return 0
+	}
+	if v > math.MaxInt32 {
+		ld.fail(fmt.Errorf("%s is %d", key, v))
+		return 0
+	}
+	return int(v)
+}
+
+// intOr reads an optional count.
+func (ld *loader) intOr(key string, def int) int {
+	if _, ok := ld.f.Value(key); !ok {
+		return def
+	}
+	return ld.int(key)
+}
+
+// has reports whether the file has a tensor called name.
+func (ld *loader) has(name string) bool {
+	_, ok := ld.f.Tensor(name)
+	return ok
+}
+
+// info returns the tensor called name, checking that it has the elements
+// of the shape cols × rows (its dimensions past the first may be split
+// further, as a patch embedding's are).
+func (ld *loader) info(name string, cols, rows int) (gguf.TensorInfo, []byte, bool) {
+	if ld.err != nil {
+		return gguf.TensorInfo{}, nil, false
+	}
+	ti, ok := ld.f.Tensor(name)
+	if !ok {
+		ld.fail(fmt.Errorf("tensor %s is missing", name))
+		return ti, nil, false
+	}
+	if ti.Elements() != int64(cols)*int64(rows) {
+		ld.fail(fmt.Errorf("tensor %s has shape %v, want %d × %d values", name, ti.Shape, cols, rows))
+		return ti, nil, false
+	}
+	if !ti.Type.Known() || ti.Type.BlockSize() == 0 || cols%ti.Type.BlockSize() != 0 {
+		ld.fail(fmt.Errorf("tensor %s: type %v does not fit rows of %d", name, ti.Type, cols))
+		return ti, nil, false
+	}
+	data, err := ld.f.Data(ti)
+	if err != nil {
+		ld.fail(err)
+		return ti, nil, false
+	}
+	return ti, data, true
+}
+
+// weight wraps the tensor called name as a matrix of rows rows of cols
+// values (a vector when rows is omitted).
+func (ld *loader) weight(name string, cols int, rows ...int) kernels.Tensor {
+	r := 1
+	if len(rows) > 0 {
+		r = rows[0]
+	}
+	ti, data, ok := ld.info(name, cols, r)
+	if !ok {
+		return nil
+	}
+	t, err := ld.b.Weight(ti.Type, []int{cols, r}, data)
+	if err != nil {
+		ld.fail(fmt.Errorf("tensor %s: %w", name, err))
+		return nil
+	}
+	return t
+}
+
+// optional is weight for a vector that may be absent (nil then).
+func (ld *loader) optional(name string, cols int) kernels.Tensor {
+	if !ld.has(name) {
+		return nil
+	}
+	return ld.weight(name, cols)
+}
+
+// floats reads the tensor called name, n values, to the host.
+func (ld *loader) floats(name string, n int) []float32 {
+	ti, data, ok := ld.info(name, n, 1)
+	if !ok {
+		return nil
+	}
+	out := make([]float32, n)
+	if err := quant.Dequantize(ti.Type, data, out); err != nil {
+		ld.fail(fmt.Errorf("tensor %s: %w", name, err))
+		return nil
+	}
+	return out
+}
+
+// transposed wraps the matrix called name, stored as rows of the language
+// model's width, one per input (ggml's [lmEmbd, in]), as a weight of
+// lmEmbd rows of in values, the layout MatMul multiplies by. The copy
+// keeps the file's type (F32 or F16), as ggml's cont(transpose(w)) does.
+func (ld *loader) transposed(name string, in int) (kernels.Tensor, int) {
+	if ld.err != nil {
+		return nil, 0
+	}
+	ti, ok := ld.f.Tensor(name)
+	if !ok || len(ti.Shape) != 2 || ti.Shape[1] != int64(in) {
+		ld.fail(fmt.Errorf("tensor %s is missing or not [n_embd, %d]", name, in))
+		return nil, 0
+	}
+	if ti.Type != quant.TypeF32 && ti.Type != quant.TypeF16 {
+		ld.fail(fmt.Errorf("tensor %s is %v: Saji reads it as F32 or F16", name, ti.Type))
+		return nil, 0
+	}
+	out := int(ti.Shape[0])
+	_, data, ok := ld.info(name, out, in)
+	if !ok {
+		return nil, 0
+	}
+	es := ti.Type.TypeSize()
+	t := make([]byte, len(data))
+	for r := range in {
+		for c := range out {
+			copy(t[(c*in+r)*es:(c*in+r+1)*es], data[(r*out+c)*es:(r*out+c+1)*es])
+		}
+	}
+	w, err := ld.b.Weight(ti.Type, []int{in, out}, t)
+	if err != nil {
+		ld.fail(fmt.Errorf("tensor %s: %w", name, err))
+		return nil, 0
+	}
+	return w, out
+}
