@@ -294,11 +294,6 @@ func (m *Model) Template() *chat.Template { return m.tmpl }
 // Caps returns what the model's chat template supports (tools, thinking).
 func (m *Model) Caps() chat.Caps { return m.caps }
 
-// Vision reports whether the model can see the pictures of a request
-// (it was loaded with a vision projector); Start refuses pictures to a
-// model that cannot. The API's capabilities and the app read it.
-func (m *Model) Vision() bool { return false }
-
 // Shape returns the model as the fit planner sees it, read from its
 // header when it loaded, so that planning a loaded model reads no file.
 func (m *Model) Shape() (fit.ModelShape, error) { return m.shape, m.shapeErr }

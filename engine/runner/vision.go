@@ -205,5 +205,7 @@ func (pr *projector) markerParts(msgs []chat.Message) []chat.Message {
 	return out
 }
 
-// Vision reports whether the model can see: it has a vision projector.
+// Vision reports whether the model can see the pictures of a request (it
+// was loaded with a vision projector); Start refuses pictures to a model
+// that cannot. The API's capabilities and the app read it.
 func (m *Model) Vision() bool { return m.proj != nil }
