@@ -243,6 +243,19 @@ func (v *chatView) render() {
 	}
 	v.msgBox.Objects = objs
 	v.msgBox.Refresh()
+	v.scrollToEnd()
+}
+
+// scrollToEnd scrolls the messages to their end. They are laid out at
+// the view's width first (a paragraph made anew is one line tall until
+// then, so the scroll measured a list far shorter than the one drawn and
+// stopped near the start of a long reply), then sized to the height that
+// width needs, which the scroll reads.
+func (v *chatView) scrollToEnd() {
+	if w := v.scroll.Size().Width; w > 0 {
+		v.msgBox.Resize(fyne.NewSize(w, v.msgBox.MinSize().Height))
+		v.msgBox.Resize(fyne.NewSize(w, v.msgBox.MinSize().Height))
+	}
 	v.scroll.ScrollToBottom()
 }
 

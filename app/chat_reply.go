@@ -426,7 +426,7 @@ func (v *chatView) follow(f func()) {
 	atBottom := v.scroll.Offset.Y >= v.msgBox.MinSize().Height-v.scroll.Size().Height-2*theme.Padding()-40
 	f()
 	if atBottom {
-		v.scroll.ScrollToBottom()
+		v.scrollToEnd()
 	}
 }
 
