@@ -57,11 +57,15 @@ for _ in $(seq 100); do grep -q "fake hub on" "$XAPP_WORK/fakehub.log" && break;
 prefs=$XAPP_WORK/config/fyne/io.saji.Saji/preferences.json
 
 # size W H resizes the window (once it has settled: a resize as it first
-# maps is undone) and waits for it to redraw.
+# maps is undone) and waits for it to redraw, asking again until the size
+# holds (a loaded machine can be slow to take it), for up to 20 s.
 size() {
-	xdotool windowsize "$XAPP_WIN" "$1" "$2"
-	sleep 1.5
-	xdotool getwindowgeometry "$XAPP_WIN" | grep -q "Geometry: $1x$2" || xapp_fail "the window did not take $1x$2"
+	for _ in $(seq 10); do
+		xdotool windowsize "$XAPP_WIN" "$1" "$2"
+		sleep 2
+		xdotool getwindowgeometry "$XAPP_WIN" | grep -q "Geometry: $1x$2" && return 0
+	done
+	xapp_fail "the window did not take $1x$2"
 }
 
 # shot NAME [SUFFIX] screenshots the window as NAME-THEME[SUFFIX].png.
