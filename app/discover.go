@@ -199,14 +199,21 @@ func newDiscoverView(u *ui) *discoverView {
 	v.query.SetPlaceHolder("Search models, e.g. qwen2.5 1.5b instruct")
 	v.query.OnSubmitted = func(string) { v.search() }
 	labels := make([]string, len(sortChoices))
+	longest := ""
 	for i, c := range sortChoices {
 		labels[i] = c.label
+		if len(c.label) > len(longest) {
+			longest = c.label
+		}
 	}
 	v.sortSel = widget.NewSelect(labels, func(string) {
 		if v.wasShown() {
 			v.search()
 		}
 	})
+	// A select is as wide as its placeholder, which never shows here (a
+	// sort is always chosen): the longest label keeps each one whole.
+	v.sortSel.PlaceHolder = longest
 	v.sortSel.SetSelected(sortChoices[0].label)
 	v.searchBtn = widget.NewButtonWithIcon("Search", theme.SearchIcon(), v.search)
 	v.searchBtn.Importance = widget.HighImportance
