@@ -36,6 +36,13 @@ const (
 	optionNetwork = "Local network (0.0.0.0)"
 )
 
+// The words that start and stop the API, the same on the Server tab and
+// in the tray menu.
+const (
+	serverStartLabel = "Start the server"
+	serverStopLabel  = "Stop the server"
+)
+
 // serverPanel starts and stops the local API, edits its address, keys and
 // browser origins, shows what the engine is doing and gives the snippets
 // that point an editor at it.
@@ -113,7 +120,7 @@ func newServerPanel(u *ui) *serverPanel {
 	heading := widget.NewLabelWithStyle("Local API", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	help := panelLabel("Editors, agents and other tools can use your models through a server that speaks the OpenAI, Ollama, Anthropic and llama-server APIs. " +
 		"It shares the models loaded for the chat; a request naming another model of the library loads it.")
-	p.toggle = widget.NewButtonWithIcon("Start the server", theme.MediaPlayIcon(), p.toggleAPI)
+	p.toggle = widget.NewButtonWithIcon(serverStartLabel, theme.MediaPlayIcon(), p.toggleAPI)
 	p.toggle.Importance = widget.HighImportance
 	p.status = panelLabel("The server is stopped.")
 	p.endpoints = panelLabel("")
@@ -415,7 +422,7 @@ func (p *serverPanel) showRunning(url string) {
 	p.url = url
 	p.toggle.Enable()
 	if url == "" {
-		p.toggle.SetText("Start the server")
+		p.toggle.SetText(serverStartLabel)
 		p.toggle.SetIcon(theme.MediaPlayIcon())
 		p.toggle.Importance = widget.HighImportance
 		p.toggle.Refresh()
@@ -429,7 +436,7 @@ func (p *serverPanel) showRunning(url string) {
 		p.refreshSnippets()
 		return
 	}
-	p.toggle.SetText("Stop the server")
+	p.toggle.SetText(serverStopLabel)
 	p.toggle.SetIcon(theme.MediaStopIcon())
 	p.toggle.Importance = widget.MediumImportance
 	p.toggle.Refresh()
