@@ -701,7 +701,9 @@ func (p *serverPanel) stopTicker() {
 }
 
 // tick refreshes the figures every second while the panel shows, until
-// it closes.
+// it closes. While it is hidden, only the live charts sample (a reading
+// of the engine's counters, nothing drawn), so that they show the last
+// five minutes whatever tab was open.
 func (p *serverPanel) tick() {
 	defer p.ticking.Done()
 	t := time.NewTicker(time.Second)
@@ -710,16 +712,18 @@ func (p *serverPanel) tick() {
 		select {
 		case <-p.stopTick:
 			return
-		case <-t.C:
+		case now := <-t.C:
 			if p.visible.Load() {
 				p.refresh()
+			} else {
+				p.charts.record(p.u.core.Server(), p.speedAt(p.u.core.Stats().Generated, now))
 			}
 		}
 	}
 }
 
 // visibilityWatch shows content and tells changed when the tabs show or
-// hide it, so that a hidden panel costs nothing.
+// hide it, so that a hidden panel draws nothing.
 type visibilityWatch struct {
 	widget.BaseWidget
 	content fyne.CanvasObject
@@ -788,17 +792,23 @@ func (p *serverPanel) sample(now time.Time) serverFigures {
 	f.context = s.Context
 	f.answered = requestsAnswered(c, s.APIKeys)
 	f.model = snippetModel(c, f.stats.Models)
+	f.speed = p.speedAt(f.stats.Generated, now)
+	return f
+}
+
+// speedAt returns the tokens per second generated since the last sample,
+// given the engine's count of generated tokens at now (the last speed
+// when no time passed).
+func (p *serverPanel) speedAt(generated int64, now time.Time) float64 {
 	p.sampleMu.Lock()
 	defer p.sampleMu.Unlock()
-	generated := f.stats.Generated
 	if !p.lastAt.IsZero() {
 		if dt := now.Sub(p.lastAt).Seconds(); dt > 0 {
 			p.lastSpeed = max(0, float64(generated-p.lastGen)/dt)
 		}
 	}
 	p.lastGen, p.lastAt = generated, now
-	f.speed = p.lastSpeed
-	return f
+	return p.lastSpeed
 }
 
 // snippetModel returns the model the snippets name: a loaded model (the
