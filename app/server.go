@@ -927,7 +927,7 @@ func loadedModelsText(models, placements []string) string {
 	for i, m := range models {
 		lines[i] = m
 		if i < len(placements) && placements[i] != "" {
-			lines[i] += " - " + placements[i]
+			lines[i] += ", " + placements[i]
 		}
 	}
 	return strings.Join(lines, "\n")
