@@ -1,10 +1,49 @@
 package app
 
 import (
+	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/test"
 )
+
+// shownDiscover returns a main window showing Discover over the fake hub,
+// its first search done.
+func shownDiscover(t *testing.T) *ui {
+	t.Helper()
+	_, q4 := discoverHub(t)
+	u := newDiscoverUI(t, "", q4)
+	showDiscover(t, u)
+	return u
+}
+
+// TestDiscoverSortReads lays Discover out at the sizes people try with
+// each sort chosen: the picker shows its whole label. A select is as wide
+// as its placeholder, so "Most downloaded" read "Most down…" at every
+// size.
+func TestDiscoverSortReads(t *testing.T) {
+	u := shownDiscover(t)
+	v := u.discover
+	for _, size := range []fyne.Size{fyne.NewSize(800, 600), fyne.NewSize(1100, 720), fyne.NewSize(1280, 800)} {
+		for _, c := range sortChoices {
+			v.locked(func() {
+				v.sortSel.SetSelected(c.label)
+				u.win.Resize(size)
+				var shown []string
+				for _, o := range test.LaidOutObjects(v.sortSel) {
+					if txt, ok := o.(*canvas.Text); ok && txt.Visible() && txt.Text != "" {
+						shown = append(shown, txt.Text)
+					}
+				}
+				if got := strings.Join(shown, " "); got != c.label {
+					t.Errorf("%v: the sort picker shows %q, want %q", size, got, c.label)
+				}
+			})
+		}
+	}
+}
 
 // TestDownloadsPanelFollowsItsRows lays Discover out at 800x600 with a
 // repository open: with no download, the Downloads panel takes little
@@ -12,9 +51,7 @@ import (
 // of the view for "No downloads.", and the recommended level's button
 // was out of view); a download makes it tall enough for its row.
 func TestDownloadsPanelFollowsItsRows(t *testing.T) {
-	_, q4 := discoverHub(t)
-	u := newDiscoverUI(t, "", q4)
-	showDiscover(t, u)
+	u := shownDiscover(t)
 	openDiscoverRepo(t, u.discover, tinyRepo)
 	v := u.discover
 	v.locked(func() {
