@@ -27,15 +27,7 @@
 #
 # Usage: packaging/screenshots/make.sh [BINARY]   (default: bin/saji, built first)
 set -euo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
-out=$root/packaging/screenshots
-bin=${1:-}
-if [[ -z $bin ]]; then
-	go build -o bin/saji .
-	bin=bin/saji
-fi
-bin=$(realpath "$bin")
+source "$(dirname "$0")/start.sh"
 testdata=${SAJI_TESTDATA:-$root/../shared/testdata}
 model=$testdata/models/stories260K.gguf
 if [[ ! -f $model ]]; then

@@ -9,15 +9,7 @@
 #
 # Usage: packaging/screenshots/menu-entry.sh [BINARY]   (default: bin/saji, built first)
 set -euo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
-out=$root/packaging/screenshots
-bin=${1:-}
-if [[ -z $bin ]]; then
-	go build -o bin/saji .
-	bin=bin/saji
-fi
-bin=$(realpath "$bin")
+source "$(dirname "$0")/start.sh"
 for cmd in rofi Xvfb xdotool import; do
 	command -v "$cmd" >/dev/null || { echo "menu-entry.sh: $cmd is missing (apt-get install rofi xvfb xdotool imagemagick)"; exit 1; }
 done
