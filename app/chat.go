@@ -129,7 +129,7 @@ func newChatView(u *ui) *chatView {
 	v.statusBar.Hide()
 	bottom := container.NewVBox(v.status, v.statusBar, v.attachBox,
 		container.NewBorder(nil, nil, nil, container.NewVBox(v.sendBtn, v.stopBtn, v.attachBtn), v.entry))
-	right := container.NewBorder(top, bottom, nil, nil, v.scroll)
+	right := container.NewBorder(top, bottom, nil, nil, container.New(endPinLayout{v}, v.scroll))
 
 	split := container.NewHSplit(left, right)
 	split.SetOffset(0.24)
@@ -251,6 +251,45 @@ func (v *chatView) render() {
 	}
 	v.msgBox.Objects = objs
 	v.msgBox.Refresh()
+	v.scrollToEnd()
+}
+
+// atEnd tells whether the messages are scrolled to their end (or within
+// a line of it), as laid out now.
+func (v *chatView) atEnd() bool {
+	return v.scroll.Offset.Y >= v.msgBox.MinSize().Height-v.scroll.Size().Height-2*theme.Padding()-40
+}
+
+// endPinLayout lays out the chat's scroll, keeping it at the messages'
+// end when it was there: a view made shorter (the line under it showing)
+// or narrower (the text taller) kept its offset, and the end of the
+// reply went out of view.
+type endPinLayout struct{ v *chatView }
+
+// Layout implements fyne.Layout.
+func (l endPinLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	s := l.v.scroll
+	pin := s.Size() != size && l.v.atEnd()
+	s.Move(fyne.NewPos(0, 0))
+	s.Resize(size)
+	if pin {
+		l.v.scrollToEnd()
+	}
+}
+
+// MinSize implements fyne.Layout.
+func (l endPinLayout) MinSize(objs []fyne.CanvasObject) fyne.Size { return l.v.scroll.MinSize() }
+
+// scrollToEnd scrolls the messages to their end. They are laid out at
+// the view's width first (a paragraph made anew is one line tall until
+// then, so the scroll measured a list far shorter than the one drawn and
+// stopped near the start of a long reply), then sized to the height that
+// width needs, which the scroll reads.
+func (v *chatView) scrollToEnd() {
+	if w := v.scroll.Size().Width; w > 0 {
+		v.msgBox.Resize(fyne.NewSize(w, v.msgBox.MinSize().Height))
+		v.msgBox.Resize(fyne.NewSize(w, v.msgBox.MinSize().Height))
+	}
 	v.scroll.ScrollToBottom()
 }
 

@@ -453,10 +453,10 @@ func (r *reply) show(mv *messageView) {
 // follow runs f, which grows the messages, and keeps the view at the
 // bottom if it was there.
 func (v *chatView) follow(f func()) {
-	atBottom := v.scroll.Offset.Y >= v.msgBox.MinSize().Height-v.scroll.Size().Height-2*theme.Padding()-40
+	atBottom := v.atEnd()
 	f()
 	if atBottom {
-		v.scroll.ScrollToBottom()
+		v.scrollToEnd()
 	}
 }
 

@@ -54,13 +54,13 @@ func (v *chatView) showSettings() {
 	temp := num(fmtF(c.Settings.Temperature), blankDefault, checkFloat(0, 2))
 	topP := num(fmtF(c.Settings.TopP), blankDefault, checkFloat(0, 1))
 	maxTok := num(formatInt(c.Settings.MaxTokens), blankNoLimit, checkInt(0, 1<<30))
-	ctxLen := num(formatInt(c.Settings.Context), blankDefault, checkInt(0, 1<<30))
+	ctxLen := num(formatInt(c.Settings.Context), blankDefault+": the model's preset or the app's setting", checkInt(0, 1<<30))
 	items := []*widget.FormItem{
 		fieldSystem.item(system, "Instructions the model reads before this conversation."),
 		fieldTemperature.item(temp, ""),
 		fieldTopP.item(topP, ""),
 		fieldMaxTokens.item(maxTok, ""),
-		fieldContext.item(ctxLen, fieldContext.Hint+" Blank: the model's preset or the app's setting."),
+		fieldContext.item(ctxLen, ""),
 	}
 	d := dialog.NewForm("Conversation settings", "Save", "Cancel", items, func(ok bool) {
 		if !ok {

@@ -865,9 +865,15 @@ func (c *core) checkFit(ctx context.Context, m *runner.Model, tokens int, tokens
 
 // fitCheckText says a fit check's figures in a line under the reply,
 // for people: what the model takes and how fast it wrote. The planner's
-// predictions beside them go to the log ("app: fit check").
+// predictions beside them go to the log ("app: fit check"). The memory
+// is the process's growth since the model loaded, which the runtime can
+// shrink by more than a small model takes: a growth of nothing is not
+// said ("takes about 0 B of memory").
 func fitCheckText(m *fit.Measurement) string {
-	return fmt.Sprintf("This model takes about %s of memory and wrote %s.", units.Bytes(max(m.RSS, 0)), fit.SpeedText(m.DecodeTokensPerSec))
+	if m.RSS <= 0 {
+		return fmt.Sprintf("This model wrote %s.", fit.SpeedText(m.DecodeTokensPerSec))
+	}
+	return fmt.Sprintf("This model takes about %s of memory and wrote %s.", units.Bytes(m.RSS), fit.SpeedText(m.DecodeTokensPerSec))
 }
 
 // placementText says where a loaded model runs, for people: "on the GPU

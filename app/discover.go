@@ -38,6 +38,26 @@ const hubTimeout = 60 * time.Second
 // searchLimit is the most results a search lists.
 const searchLimit = 50
 
+// Where the split between the search and details and the Downloads
+// panel stands: low with no download (the note alone), higher with
+// downloads (a row and its progress line in view at 800x600).
+const (
+	splitNoDownloads   = 0.85
+	splitWithDownloads = 0.6
+)
+
+// fitDownloadsPanel sizes the Downloads panel for its rows: small while
+// there is no download, taller once there is one. A split the person
+// moved stays where they put it.
+func (v *discoverView) fitDownloadsPanel() {
+	switch {
+	case len(v.rows) == 0 && v.body.Offset == splitWithDownloads:
+		v.body.SetOffset(splitNoDownloads)
+	case len(v.rows) > 0 && v.body.Offset == splitNoDownloads:
+		v.body.SetOffset(splitWithDownloads)
+	}
+}
+
 // sortChoices are the sort picker's labels and the hub's sort keys.
 var sortChoices = []struct{ label, key string }{
 	{"Most downloaded", "downloads"},
@@ -141,6 +161,7 @@ type discoverView struct {
 
 	jobsBox    *fyne.Container
 	jobsScroll *container.Scroll
+	body       *container.Split // the search and details over the Downloads panel
 	jobsNote   *widget.Label
 	clearBtn   *widget.Button
 	rows       map[string]*jobRowView // UI: by job ID
@@ -199,14 +220,21 @@ func newDiscoverView(u *ui) *discoverView {
 	v.query.SetPlaceHolder("Search models, e.g. qwen2.5 1.5b instruct")
 	v.query.OnSubmitted = func(string) { v.search() }
 	labels := make([]string, len(sortChoices))
+	longest := ""
 	for i, c := range sortChoices {
 		labels[i] = c.label
+		if len(c.label) > len(longest) {
+			longest = c.label
+		}
 	}
 	v.sortSel = widget.NewSelect(labels, func(string) {
 		if v.wasShown() {
 			v.search()
 		}
 	})
+	// A select is as wide as its placeholder, which never shows here (a
+	// sort is always chosen): the longest label keeps each one whole.
+	v.sortSel.PlaceHolder = longest
 	v.sortSel.SetSelected(sortChoices[0].label)
 	v.searchBtn = widget.NewButtonWithIcon("Search", theme.SearchIcon(), v.search)
 	v.searchBtn.Importance = widget.HighImportance
@@ -265,8 +293,9 @@ func newDiscoverView(u *ui) *discoverView {
 	v.clearBtn.Hide()
 	downloads := container.NewBorder(container.NewVBox(widget.NewSeparator(),
 		container.NewBorder(nil, nil, nil, v.clearBtn, dlTitle)), nil, nil, nil, v.jobsScroll)
-	body := container.NewVSplit(split, downloads)
-	body.Offset = 0.6
+	v.body = container.NewVSplit(split, downloads)
+	v.body.Offset = splitNoDownloads
+	body := v.body
 	v.indicator = newDownloadsIndicator(u)
 
 	top := container.NewVBox(container.NewBorder(nil, nil, nil, v.tokenBtn, title), hint, searchRow)

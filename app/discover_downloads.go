@@ -161,6 +161,7 @@ func (v *discoverView) track(j *download.Job) {
 		v.jobsBox.Refresh()
 		v.jobsScroll.ScrollToTop()
 		v.jobsNote.Hide()
+		v.fitDownloadsPanel()
 	}
 	row.job = j
 	p := j.Progress()
@@ -230,6 +231,7 @@ func (v *discoverView) dropRow(id string, row *jobRowView) {
 		v.jobsNote.SetText("No downloads.")
 		v.jobsNote.Importance = widget.LowImportance
 		v.jobsNote.Show()
+		v.fitDownloadsPanel()
 	}
 	v.mu.Lock()
 	delete(v.snap.Jobs, id)

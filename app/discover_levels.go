@@ -254,10 +254,11 @@ func (v *discoverView) showCannotRun(i int, reason string) {
 // cannotRunText is the verdict of a level Saji cannot run.
 const cannotRunText = "Saji can't run this yet"
 
-// showBreakdown shows how a level's plan comes about.
+// showBreakdown shows how a level's plan comes about: the verdict as the
+// wizard says it (a sentence of its own), then the planner's lines.
 func (v *discoverView) showBreakdown(level string, p *fit.Plan) {
 	line, _ := verdictLine(*p)
-	l := widget.NewLabel(strings.ToUpper(line[:1]) + line[1:] + ".\n\n" + strings.Join(p.Explain(), "\n"))
+	l := widget.NewLabel(line + "\n\n" + strings.Join(p.Explain(), "\n"))
 	l.Wrapping = fyne.TextWrapWord
 	d := dialog.NewCustom("How "+level+" fits this computer", "Close", container.NewVScroll(l), v.u.win)
 	d.Resize(fyne.NewSize(640, 460))

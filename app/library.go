@@ -561,15 +561,17 @@ func newPresetForm(e library.Entry) *presetForm {
 	if f.maxContext > 0 {
 		ctxMax = f.maxContext
 	}
-	f.context = number(formatInt(e.Preset.Context), blankDefault, checkInt(0, ctxMax))
+	f.context = number(formatInt(e.Preset.Context), blankDefault+": the app's setting", checkInt(0, ctxMax))
 	return f
 }
 
 // items returns the form's rows.
 func (f *presetForm) items() []*widget.FormItem {
-	ctxHint := fieldContext.Hint + " Blank: the app's setting."
+	// A form's hint is one line that does not wrap: what a blank field
+	// means is its placeholder's to say.
+	ctxHint := ""
 	if f.maxContext > 0 {
-		ctxHint = fmt.Sprintf("%s At most %s. Blank: the app's setting.", fieldContext.Hint, groupDigits(int64(f.maxContext)))
+		ctxHint = fmt.Sprintf("%s At most %s.", fieldContext.Hint, groupDigits(int64(f.maxContext)))
 	}
 	return []*widget.FormItem{
 		fieldSystem.item(f.system, "Instructions the model reads before every conversation with it."),

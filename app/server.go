@@ -36,6 +36,13 @@ const (
 	optionNetwork = "Local network (0.0.0.0)"
 )
 
+// The words that start and stop the API, the same on the Server tab and
+// in the tray menu.
+const (
+	serverStartLabel = "Start the server"
+	serverStopLabel  = "Stop the server"
+)
+
 // serverPanel starts and stops the local API, edits its address, keys and
 // browser origins, shows what the engine is doing and gives the snippets
 // that point an editor at it.
@@ -113,7 +120,7 @@ func newServerPanel(u *ui) *serverPanel {
 	heading := widget.NewLabelWithStyle("Local API", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	help := panelLabel("Editors, agents and other tools can use your models through a server that speaks the OpenAI, Ollama, Anthropic and llama-server APIs. " +
 		"It shares the models loaded for the chat; a request naming another model of the library loads it.")
-	p.toggle = widget.NewButtonWithIcon("Start the server", theme.MediaPlayIcon(), p.toggleAPI)
+	p.toggle = widget.NewButtonWithIcon(serverStartLabel, theme.MediaPlayIcon(), p.toggleAPI)
 	p.toggle.Importance = widget.HighImportance
 	p.status = panelLabel("The server is stopped.")
 	p.endpoints = panelLabel("")
@@ -415,7 +422,7 @@ func (p *serverPanel) showRunning(url string) {
 	p.url = url
 	p.toggle.Enable()
 	if url == "" {
-		p.toggle.SetText("Start the server")
+		p.toggle.SetText(serverStartLabel)
 		p.toggle.SetIcon(theme.MediaPlayIcon())
 		p.toggle.Importance = widget.HighImportance
 		p.toggle.Refresh()
@@ -429,7 +436,7 @@ func (p *serverPanel) showRunning(url string) {
 		p.refreshSnippets()
 		return
 	}
-	p.toggle.SetText("Stop the server")
+	p.toggle.SetText(serverStopLabel)
 	p.toggle.SetIcon(theme.MediaStopIcon())
 	p.toggle.Importance = widget.MediumImportance
 	p.toggle.Refresh()
@@ -694,7 +701,9 @@ func (p *serverPanel) stopTicker() {
 }
 
 // tick refreshes the figures every second while the panel shows, until
-// it closes.
+// it closes. While it is hidden, only the live charts sample (a reading
+// of the engine's counters, nothing drawn), so that they show the last
+// five minutes whatever tab was open.
 func (p *serverPanel) tick() {
 	defer p.ticking.Done()
 	t := time.NewTicker(time.Second)
@@ -703,16 +712,18 @@ func (p *serverPanel) tick() {
 		select {
 		case <-p.stopTick:
 			return
-		case <-t.C:
+		case now := <-t.C:
 			if p.visible.Load() {
 				p.refresh()
+			} else {
+				p.charts.record(p.u.core.Server(), p.speedAt(p.u.core.Stats().Generated, now))
 			}
 		}
 	}
 }
 
 // visibilityWatch shows content and tells changed when the tabs show or
-// hide it, so that a hidden panel costs nothing.
+// hide it, so that a hidden panel draws nothing.
 type visibilityWatch struct {
 	widget.BaseWidget
 	content fyne.CanvasObject
@@ -781,17 +792,23 @@ func (p *serverPanel) sample(now time.Time) serverFigures {
 	f.context = s.Context
 	f.answered = requestsAnswered(c, s.APIKeys)
 	f.model = snippetModel(c, f.stats.Models)
+	f.speed = p.speedAt(f.stats.Generated, now)
+	return f
+}
+
+// speedAt returns the tokens per second generated since the last sample,
+// given the engine's count of generated tokens at now (the last speed
+// when no time passed).
+func (p *serverPanel) speedAt(generated int64, now time.Time) float64 {
 	p.sampleMu.Lock()
 	defer p.sampleMu.Unlock()
-	generated := f.stats.Generated
 	if !p.lastAt.IsZero() {
 		if dt := now.Sub(p.lastAt).Seconds(); dt > 0 {
 			p.lastSpeed = max(0, float64(generated-p.lastGen)/dt)
 		}
 	}
 	p.lastGen, p.lastAt = generated, now
-	f.speed = p.lastSpeed
-	return f
+	return p.lastSpeed
 }
 
 // snippetModel returns the model the snippets name: a loaded model (the
@@ -910,7 +927,7 @@ func loadedModelsText(models, placements []string) string {
 	for i, m := range models {
 		lines[i] = m
 		if i < len(placements) && placements[i] != "" {
-			lines[i] += " - " + placements[i]
+			lines[i] += ", " + placements[i]
 		}
 	}
 	return strings.Join(lines, "\n")

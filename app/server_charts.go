@@ -228,7 +228,10 @@ func (r *liveChartRenderer) draw() {
 
 	step := w / float32(chartSamples-1)
 	x0 := w - step*float32(len(c.values)-1) // the newest sample at the right edge
-	y := func(v float64) float32 { return plotTop + h - float32(v/scale)*h }
+	// The scale's label keeps the plot's top line: the scale's top is
+	// drawn just below it, so a value near the top does not cover it.
+	span := max(h-r.top.MinSize().Height, 0)
+	y := func(v float64) float32 { return plotTop + h - float32(v/scale)*span }
 	n := 0
 	for i := 1; i < len(c.values); i++ {
 		a, b := c.values[i-1], c.values[i]

@@ -28,6 +28,11 @@ func serverTestUI(t *testing.T) (*ui, *serverPanel) {
 	u := newTestUI(t, &fakeGen{})
 	p := u.server
 	p.stopTicker()
+	// The tests sample themselves (refresh): what the ticker sampled
+	// before it stopped (the charts sample while the tab is hidden) goes.
+	p.charts.mu.Lock()
+	p.charts.speeds, p.charts.ttfts, p.charts.primed = nil, nil, false
+	p.charts.mu.Unlock()
 	t.Cleanup(func() { u.core.StopAPI() })
 	return u, p
 }
@@ -520,8 +525,11 @@ func TestLoadedModelsText(t *testing.T) {
 	}{
 		{nil, nil, "None (a request loads its model)"},
 		{[]string{"a"}, nil, "a"},
-		{[]string{"a", "b"}, []string{"GPU: 32/32 layers on cuda:0", "CPU (no NVIDIA driver (libcuda.so.1 not found))"},
-			"a - GPU: 32/32 layers on cuda:0\nb - CPU (no NVIDIA driver (libcuda.so.1 not found))"},
+		// Each model with where it runs, in placementText's words, as a
+		// phrase of the line ("stories260K - on the processor" read as
+		// a dash of developer output).
+		{[]string{"a", "b"}, []string{"on the GPU (cuda:0)", "on the processor"},
+			"a, on the GPU (cuda:0)\nb, on the processor"},
 	}
 	for _, tt := range tests {
 		if got := loadedModelsText(tt.models, tt.placements); got != tt.want {

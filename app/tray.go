@@ -49,18 +49,18 @@ func (u *ui) currentTrayState() trayState {
 	return st
 }
 
-// trayAPILabel is the tray menu's line about the API: "API: on,
-// 127.0.0.1:11435" or "API: off".
+// trayAPILabel is the tray menu's line about the API, in the Server
+// tab's words: "Server: running at 127.0.0.1:11435" or "Server: stopped".
 func trayAPILabel(url string) string {
 	if url == "" {
-		return "API: off"
+		return "Server: stopped"
 	}
-	return "API: on, " + strings.TrimPrefix(url, "http://")
+	return "Server: running at " + strings.TrimPrefix(url, "http://")
 }
 
 // newTrayMenu builds the tray menu for st: the API's state and address
 // and the loaded models (lines that do nothing), then Open Saji, Start or
-// Stop the API, and Quit.
+// Stop the server, and Quit.
 func (u *ui) newTrayMenu(st trayState) *fyne.Menu {
 	info := func(label string) *fyne.MenuItem {
 		it := fyne.NewMenuItem(label, nil)
@@ -74,9 +74,9 @@ func (u *ui) newTrayMenu(st trayState) *fyne.Menu {
 	for _, m := range st.Models {
 		items = append(items, info("Loaded: "+m))
 	}
-	api := fyne.NewMenuItem("Start the API", u.server.start)
+	api := fyne.NewMenuItem(serverStartLabel, u.server.start)
 	if st.API != "" {
-		api = fyne.NewMenuItem("Stop the API", u.server.stop)
+		api = fyne.NewMenuItem(serverStopLabel, u.server.stop)
 	}
 	quit := fyne.NewMenuItem("Quit", u.app.Quit)
 	quit.IsQuit = true

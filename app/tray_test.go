@@ -66,25 +66,25 @@ func TestTrayMenu(t *testing.T) {
 	if len(a.menus) != 1 {
 		t.Fatalf("%d tray menus set, want 1", len(a.menus))
 	}
-	if got, want := menuLabels(a.last()), "API: off | No model loaded | - | Open Saji | Start the API | - | Quit"; got != want {
+	if got, want := menuLabels(a.last()), "Server: stopped | No model loaded | - | Open Saji | Start the server | - | Quit"; got != want {
 		t.Errorf("tray menu %q, want %q", got, want)
 	}
-	if it := menuItem(t, a.last(), "API: off"); !it.Disabled {
+	if it := menuItem(t, a.last(), "Server: stopped"); !it.Disabled {
 		t.Error("the API's state is a tray item that does something")
 	}
 
-	// Start the API from the tray: the menu says where it listens.
-	menuItem(t, a.last(), "Start the API").Action()
+	// Start the server from the tray: the menu says where it listens.
+	menuItem(t, a.last(), "Start the server").Action()
 	u.server.wait()
 	url := u.core.APIURL()
 	if url == "" {
 		t.Fatalf("the tray's Start did not start the API: %s", u.server.status.Text)
 	}
 	u.syncTray()
-	if got, want := a.last().Items[0].Label, "API: on, "+strings.TrimPrefix(url, "http://"); got != want {
+	if got, want := a.last().Items[0].Label, "Server: running at "+strings.TrimPrefix(url, "http://"); got != want {
 		t.Errorf("API line %q, want %q", got, want)
 	}
-	if !strings.HasPrefix(a.last().Items[0].Label, "API: on, 127.0.0.1:") {
+	if !strings.HasPrefix(a.last().Items[0].Label, "Server: running at 127.0.0.1:") {
 		t.Errorf("API line %q", a.last().Items[0].Label)
 	}
 	n := len(a.menus)
@@ -113,14 +113,14 @@ func TestTrayMenu(t *testing.T) {
 	}
 	u.syncTray()
 	menuItem(t, a.last(), "Loaded: "+entries[0].Name)
-	menuItem(t, a.last(), "Stop the API").Action()
+	menuItem(t, a.last(), "Stop the server").Action()
 	u.server.wait()
 	if u.core.APIURL() != "" {
 		t.Error("the tray's Stop did not stop the API")
 	}
 	u.syncTray()
-	menuItem(t, a.last(), "API: off")
-	menuItem(t, a.last(), "Start the API")
+	menuItem(t, a.last(), "Server: stopped")
+	menuItem(t, a.last(), "Start the server")
 
 	// With the API off, closing the window closes it (and quits).
 	u.closeRequested()
@@ -158,7 +158,7 @@ func TestCloseHidesInTray(t *testing.T) {
 			if err := u.core.SetSettings(s); err != nil {
 				t.Fatal(err)
 			}
-			menuItem(t, a.last(), "Start the API").Action()
+			menuItem(t, a.last(), "Start the server").Action()
 			u.server.wait()
 			if u.core.APIURL() == "" {
 				t.Fatal("the API did not start")

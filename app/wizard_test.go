@@ -352,7 +352,7 @@ func TestFitCheckAfterLoad(t *testing.T) {
 	if attrs["predicted_tps"].Float64() <= 0 || attrs["measured_tps"].Float64() <= 0 {
 		t.Errorf("speeds %v", attrs)
 	}
-	if txt := fitCheckText(m); !strings.HasPrefix(txt, "This model takes about ") || !strings.Contains(txt, "tokens/s") || strings.Contains(txt, "predicted") {
+	if txt := fitCheckText(m); !strings.HasPrefix(txt, "This model ") || !strings.Contains(txt, "tokens/s") || strings.Contains(txt, "predicted") {
 		t.Errorf("line %q", txt)
 	}
 	stats, err = c.Generate(context.Background(), req, func(Update) {})

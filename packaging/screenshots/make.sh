@@ -31,15 +31,7 @@
 #
 # Usage: packaging/screenshots/make.sh [BINARY]   (default: bin/saji, built first)
 set -euo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
-out=$root/packaging/screenshots
-bin=${1:-}
-if [[ -z $bin ]]; then
-	go build -o bin/saji .
-	bin=bin/saji
-fi
-bin=$(realpath "$bin")
+source "$(dirname "$0")/start.sh"
 testdata=${SAJI_TESTDATA:-$root/../shared/testdata}
 model=$testdata/models/stories260K.gguf
 if [[ ! -f $model ]]; then
@@ -84,11 +76,15 @@ chat_picture() {
 }
 
 # size W H resizes the window (once it has settled: a resize as it first
-# maps is undone) and waits for it to redraw.
+# maps is undone) and waits for it to redraw, asking again until the size
+# holds (a loaded machine can be slow to take it), for up to 20 s.
 size() {
-	xdotool windowsize "$XAPP_WIN" "$1" "$2"
-	sleep 1.5
-	xdotool getwindowgeometry "$XAPP_WIN" | grep -q "Geometry: $1x$2" || xapp_fail "the window did not take $1x$2"
+	for _ in $(seq 10); do
+		xdotool windowsize "$XAPP_WIN" "$1" "$2"
+		sleep 2
+		xdotool getwindowgeometry "$XAPP_WIN" | grep -q "Geometry: $1x$2" && return 0
+	done
+	xapp_fail "the window did not take $1x$2"
 }
 
 # shot NAME [SUFFIX] screenshots the window as NAME-THEME[SUFFIX].png.

@@ -9,15 +9,7 @@
 #
 # Usage: packaging/screenshots/tray.sh [BINARY]   (default: bin/saji, built first)
 set -euo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
-out=$root/packaging/screenshots
-bin=${1:-}
-if [[ -z $bin ]]; then
-	go build -o bin/saji .
-	bin=bin/saji
-fi
-bin=$(realpath "$bin")
+source "$(dirname "$0")/start.sh"
 for cmd in gtk-sni-tray-standalone status-notifier-watcher dbus-launch; do
 	command -v "$cmd" >/dev/null || { echo "tray.sh: $cmd is missing (apt-get install haskell-gtk-sni-tray-utils haskell-status-notifier-item-utils dbus-x11)"; exit 1; }
 done
