@@ -15,6 +15,7 @@ import (
 	"saji/engine/chat"
 	"saji/engine/gguf"
 	"saji/engine/imagefile"
+	"saji/engine/sample"
 	"saji/engine/scheduler"
 	"saji/engine/synth"
 	"saji/internal/refdata"
@@ -291,5 +292,63 @@ func TestVisionChatML(t *testing.T) {
 	}
 	if n := len(slices.DeleteFunc(slices.Clone(tokens), func(t int32) bool { return t >= 0 })); n != 16 {
 		t.Errorf("%d picture positions, want 16", n)
+	}
+}
+
+// TestVisionRepeat asks the same question about the same picture twice,
+// with a question without it between: the second time from the prefix
+// cache, with the same greedy tokens.
+func TestVisionRepeat(t *testing.T) {
+	for _, ft := range []gguf.FileType{gguf.FileTypeAllF32, gguf.FileTypeMostlyQ8_0} {
+		dir := t.TempDir()
+		path, proj := filepath.Join(dir, "model.gguf"), filepath.Join(dir, "mmproj.gguf")
+		if err := synth.WriteVisionModel(context.Background(), path, "tiny-gemma3-vision", ft, 1, ""); err != nil {
+			t.Fatal(err)
+		}
+		vs, _ := synth.LookupVisionShape("tiny-gemma3-vision")
+		if err := synth.WriteProjector(context.Background(), proj, vs, 1); err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := png.Encode(&buf, synth.Picture(64, 64)); err != nil {
+			t.Fatal(err)
+		}
+		img, err := imagefile.Decode(buf.Bytes(), imagefile.DefaultLimits)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := Load(context.Background(), path, LoadOptions{Threads: 1, Projector: proj, Scheduler: scheduler.Config{Context: 512, MaxSeqs: 4}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer m.Close()
+		look := []chat.Message{{Role: "user", Parts: []chat.ContentPart{{Type: "text", Text: "What is in this picture?"}, {Type: "image", Image: &img}}}}
+		text := []chat.Message{{Role: "user", Content: "What is in this picture?"}}
+		var runs [3][]int32
+		var cached [3]int
+		for i, msgs := range [][]chat.Message{look, text, look} {
+			req := Request{Messages: msgs, MaxTokens: 8, IgnoreEOS: true}
+			req.Sampling = sample.Defaults()
+			req.Sampling.Temperature = 0
+			res, err := m.Generate(context.Background(), req, func(p Piece) error {
+				for _, tok := range p.Tokens {
+					runs[i] = append(runs[i], tok.ID)
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cached[i] = res.CachedTokens
+		}
+		if len(runs[0]) != 8 {
+			t.Fatalf("%v: %d tokens, want 8", ft, len(runs[0]))
+		}
+		if !slices.Equal(runs[0], runs[2]) {
+			t.Errorf("%v: greedy tokens %v, then %v from the prefix cache (%d tokens cached)", ft, runs[0], runs[2], cached[2])
+		}
+		if cached[2] == 0 {
+			t.Errorf("%v: the second request took nothing from the prefix cache", ft)
+		}
 	}
 }

