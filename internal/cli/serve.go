@@ -41,6 +41,7 @@ type serveFlags struct {
 	cors      []string
 	local     localFlags
 	spec      specFlags
+	cache     promptCacheFlags
 }
 
 // newServeCmd is 'saji serve': the local API.
@@ -126,6 +127,7 @@ func newServeCmd() *cobra.Command {
 	f.StringArrayVar(&sf.cors, "cors", nil, "also allow cross-origin requests from this `ORIGIN` (repeat; one * as a wildcard, https://*.example.com; * for any)")
 	sf.local.register(f, "")
 	sf.spec.register(f)
+	sf.cache.register(f)
 	return cmd
 }
 
@@ -193,6 +195,15 @@ func runServe(ctx context.Context, sf *serveFlags, errw io.Writer) error {
 		return fmt.Errorf("serve: %w", err)
 	}
 	load := runner.LoadOptions{Threads: l.threads, GPULayers: sf.local.gpuLayers, Scheduler: l.scheduler()}
+	disk, err := sf.cache.open(slog.Default())
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	if disk != nil {
+		defer disk.Close() // after the models, whose schedulers save on closing
+		load.Scheduler.PromptCache = disk
+		fmt.Fprintf(errw, "saji: prompt cache on disk in %s\n", disk.Dir())
+	}
 	if spec.Lookup {
 		load.Speculative = spec // any model can look up its prompt
 	}
