@@ -94,3 +94,21 @@ func TestRunPromptCache(t *testing.T) {
 			restored, second.promptTokens, first.promptTokens/16*16)
 	}
 }
+
+// TestBenchRestore: bench --restore saves a conversation, then times the
+// first token after restarts with and without the prompt cache, and the
+// restored runs take the conversation from the cache.
+func TestBenchRestore(t *testing.T) {
+	path := tinyModel(t)
+	out, errs, status := run(t, Options{}, "bench", "-m", path, "--restore", "48", "-r", "2", "-t", "1", "--progress")
+	if status != 0 {
+		t.Fatalf("status %d: %s", status, errs)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 3 || !strings.Contains(lines[2], "| 48 + 16 tokens |") || !strings.Contains(lines[2], "x |") {
+		t.Fatalf("output:\n%s", out)
+	}
+	if !strings.Contains(errs, "48 of 64 prompt tokens cached") || !strings.Contains(errs, "0 of 64 prompt tokens cached") {
+		t.Errorf("--progress said %q", errs)
+	}
+}
