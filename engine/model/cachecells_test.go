@@ -1,16 +1,19 @@
 package model
 
 import (
+	"bytes"
 	"context"
 	"testing"
 
+	"saji/kernels"
 	"saji/kernels/quant"
 )
 
 // TestCacheCells checks that cells read out of a paged cache and written
 // into other cells (of a new cache too, as a restore from disk does) read
-// back bit for bit in every group and cache type, and that bad cells,
-// groups and lengths are refused.
+// back byte for byte in every group and cache type, that the CPU's copy of
+// the bytes and the path through float32 of other backends agree, and
+// that bad cells, groups and lengths are refused.
 func TestCacheCells(t *testing.T) {
 	_, m, _ := loadRef(t, "tiny-gemma3-q8_0")
 	groups := m.KVGroups()
@@ -37,8 +40,8 @@ func TestCacheCells(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := 6 * len(grp.Layers) * (grp.KDim + grp.VDim); len(vals) != want || cache.CellValues(g, 6) != want {
-				t.Fatalf("%v group %d: %d values (CellValues %d), want %d", kv, g, len(vals), cache.CellValues(g, 6), want)
+			if want := 6 * grp.CellBytes(kv); len(vals) != want || cache.CellBytes(g, 6) != want {
+				t.Fatalf("%v group %d: %d bytes (CellBytes %d), want %d", kv, g, len(vals), cache.CellBytes(g, 6), want)
 			}
 			if err := other.WriteCells(g, span(40, 46), vals); err != nil {
 				t.Fatal(err)
@@ -47,8 +50,36 @@ func TestCacheCells(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if d := countBits(vals, back); d != 0 {
-				t.Errorf("%v group %d: %d values differ after a write and a read", kv, g, d)
+			if !bytes.Equal(vals, back) {
+				t.Errorf("%v group %d: the cells differ after a write and a read", kv, g)
+			}
+			// The path of backends without RowBytes gives the same bytes.
+			var slow []byte
+			for l, lg := range cache.group {
+				if lg != g {
+					continue
+				}
+				for _, x := range []kernels.Tensor{cache.k[l], cache.v[l]} {
+					if slow, err = readRows(x, span(0, 6), slow); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if !bytes.Equal(vals, slow) {
+				t.Errorf("%v group %d: the cells read through float32 differ", kv, g)
+			}
+			for l, lg := range other.group {
+				if lg == g {
+					n := rowSize(other.k[l]) * 6
+					if err := writeRows(other.k[l], span(50, 56), slow[:n]); err != nil {
+						t.Fatal(err)
+					}
+					got, err := other.k[l].Backend().(rowBytes).RowBytes(other.k[l], span(50, 56), nil)
+					if err != nil || !bytes.Equal(got, slow[:n]) {
+						t.Errorf("%v layer %d: keys written through float32 read back differently (%v)", kv, l, err)
+					}
+					slow = slow[n+rowSize(other.v[l])*6:]
+				}
 			}
 			if err := other.WriteCells(g, span(0, 5), vals); err == nil {
 				t.Errorf("%v: writing 6 cells' values to 5 cells succeeded", kv)

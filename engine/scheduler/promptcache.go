@@ -26,8 +26,8 @@ import (
 //
 // Saving never holds up decoding for long: the ended sequence's blocks
 // stay held by a fork of it while at most saveBlocksPerStep of them are
-// read out per loop turn (a copy of their cells to host memory), and the
-// disk tier's writer converts and writes them. Under memory pressure (a
+// read out per loop turn (a copy of their cells' bytes), and the disk
+// tier's writer writes them. Under memory pressure (a
 // reservation or an admission that finds no room) the saves still pending
 // are dropped and their blocks let go.
 //
@@ -111,16 +111,12 @@ func (s *Scheduler) restore(sq *seq, n int) int {
 	}
 	cells := s.pool.Cells(sq.kv, 0, k*bs, nil)
 	done := first
-	var vals []float32
 	for i := first; i < k; i++ {
 		b, ok := s.disk.Get(s.diskKey, keys[i], 0, uint32(s.kvType))
 		if !ok || !slices.Equal(b.Tokens, sq.tokens[i*bs:(i+1)*bs]) {
 			break
 		}
-		if vals, err = s.decodeCells(b.Payload, vals[:0], bs); err == nil {
-			err = s.cache.WriteCells(0, cells[i*bs:(i+1)*bs], vals)
-		}
-		if err != nil {
+		if err := s.cache.WriteCells(0, cells[i*bs:(i+1)*bs], b.Payload); err != nil {
 			s.cfg.Logger.Warn("scheduler: cannot restore a block from the prompt cache", "seq", sq.id, "err", err)
 			break
 		}
@@ -132,23 +128,12 @@ func (s *Scheduler) restore(sq *seq, n int) int {
 	}
 	s.pool.Trim(sq.kv)
 	if done > first {
+		s.mu.Lock()
+		s.stats.RestoredTokens += int64(done-first) * int64(bs)
+		s.mu.Unlock()
 		s.cfg.Logger.Debug("scheduler: restored from disk", "seq", sq.id, "tokens", (done-first)*bs)
 	}
 	return done * bs
-}
-
-// decodeCells converts a block's payload to the float32 layout of
-// WriteCells for n cells, appended to dst.
-func (s *Scheduler) decodeCells(payload []byte, dst []float32, n int) ([]float32, error) {
-	vals := s.cache.CellValues(0, n)
-	if want := vals / s.kvType.BlockSize() * s.kvType.TypeSize(); len(payload) != want {
-		return dst, fmt.Errorf("scheduler: a cached block of %d bytes, not %d", len(payload), want)
-	}
-	dst = slices.Grow(dst, vals)[:vals]
-	if err := quant.Dequantize(s.kvType, payload, dst); err != nil {
-		return dst, fmt.Errorf("scheduler: %w", err)
-	}
-	return dst, nil
 }
 
 // queueSave arranges for the full blocks of sq, which is ending, that the
@@ -184,18 +169,14 @@ func (s *Scheduler) saveStep(limit int, wait bool) bool {
 		ps := s.saves[0]
 		for len(ps.todo) > 0 && limit > 0 {
 			i := ps.todo[0]
-			vals, err := s.cache.ReadCells(0, ps.cells[i*bs:(i+1)*bs], nil)
+			cells, err := s.cache.ReadCells(0, ps.cells[i*bs:(i+1)*bs], nil)
 			if err != nil {
 				s.cfg.Logger.Warn("scheduler: cannot read a block to save", "err", err)
 				ps.todo = nil
 				break
 			}
 			b := kvcache.DiskBlock{Model: s.diskKey, Chain: ps.keys[i], CellType: uint32(s.kvType), Tokens: ps.tokens[i*bs : (i+1)*bs]}
-			typ := s.kvType
-			payload := func() ([]byte, error) {
-				out := make([]byte, len(vals)/typ.BlockSize()*typ.TypeSize())
-				return out, quant.Quantize(typ, vals, out)
-			}
+			payload := func() ([]byte, error) { return cells, nil }
 			err = s.disk.Enqueue(b, payload)
 			if errors.Is(err, kvcache.ErrDiskBusy) {
 				if !wait {

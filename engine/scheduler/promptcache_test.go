@@ -38,14 +38,18 @@ func runOne(t *testing.T, m model.Model, cfg Config, req Request) result {
 
 // stream runs reqs one after the other on a fresh scheduler, closes it and
 // returns the events of the last.
-func stream(t *testing.T, m model.Model, cfg Config, reqs ...Request) []Event {
+func stream(t *testing.T, m model.Model, cfg Config, reqs ...Request) (evs []Event) {
 	t.Helper()
 	s, err := New(m, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
-	var evs []Event
+	defer func() {
+		s.Close()
+		if u := evs[len(evs)-1].Usage; cfg.PromptCache != nil && s.Stats().RestoredTokens != int64(u.CachedTokens) {
+			t.Errorf("stats say %d tokens restored from disk, the usage %d cached", s.Stats().RestoredTokens, u.CachedTokens)
+		}
+	}()
 	for _, req := range reqs {
 		ch, err := s.Submit(context.Background(), req)
 		if err != nil {

@@ -276,6 +276,9 @@ type Stats struct {
 	// DraftTokens and AcceptedTokens count the draft tokens verified and
 	// accepted since New (speculative decoding).
 	DraftTokens, AcceptedTokens int64
+	// RestoredTokens counts the prompt tokens read from the prompt cache
+	// on disk since New (KV's HitTokens counts those found in memory).
+	RestoredTokens int64
 	// BatchTokens is the number of tokens of the last step.
 	BatchTokens int
 	// UtilSum, UtilSteps and UtilMin measure the KV cache's utilisation
