@@ -94,7 +94,11 @@ func newServeCmd() *cobra.Command {
 			"--draft (-md) FILE speeds up the models given with -m by speculative decoding: the\n" +
 			"small draft model of the same vocabulary proposes up to --draft-max tokens, which\n" +
 			"one forward pass of the model verifies; the output is the model's own. --lookup\n" +
-			"drafts without a model, from the prompt (for replies that repeat their input).",
+			"drafts without a model, from the prompt (for replies that repeat their input).\n\n" +
+			"--prompt-cache DIR (auto: the user's cache folder) keeps the KV cache of finished\n" +
+			"requests on disk, up to --prompt-cache-size, so that after a restart a conversation\n" +
+			"or document seen before continues without being read again. It is off by default:\n" +
+			"it writes what every client sent to disk.",
 		Example: "  saji serve -m qwen2.5-1.5b-instruct-q4_k_m.gguf\n" +
 			"  saji serve --models-dir ~/models --keep-alive 10m --max-loaded 2\n" +
 			"  saji serve -m model.gguf --port 8080 --ctx 8192 --max-seqs 8\n" +
