@@ -253,7 +253,7 @@ func TestChatPersistence(t *testing.T) {
 		a.Preferences().SetString(prefModelsDir, filepath.Join(dir, "models"))
 		a.Preferences().SetInt(prefThreads, 2)
 		a.Preferences().SetInt(prefContext, 256)
-		c, err := newCore(coreOptions{Prefs: a.Preferences(), DBPath: db})
+		c, err := newCore(coreOptions{Prefs: a.Preferences(), DBPath: db, PromptCacheDir: filepath.Join(dir, "prompt-cache")})
 		if err != nil {
 			t.Fatal(err)
 		}

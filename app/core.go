@@ -22,6 +22,7 @@ import (
 	"saji/engine/download"
 	"saji/engine/fit"
 	"saji/engine/hardware"
+	"saji/engine/kvcache"
 	"saji/engine/library"
 	"saji/engine/offload"
 	"saji/engine/runner"
@@ -63,7 +64,16 @@ type Settings struct {
 	// UpdateFeed is the release feed the app checks for a newer Saji at
 	// launch ("": never; see update.go).
 	UpdateFeed string
+	// PromptCache keeps the KV cache of finished conversations on disk
+	// (on by default), so that reopening a long conversation does not
+	// recompute it; PromptCacheGiB bounds the folder.
+	PromptCache    bool
+	PromptCacheGiB int
 }
+
+// defaultPromptCacheGiB is the prompt cache's default size on disk (as
+// saji serve's --prompt-cache-size).
+const defaultPromptCacheGiB = 8
 
 // Preference keys.
 const (
@@ -80,6 +90,8 @@ const (
 	prefWelcomed    = "welcomed"
 	prefKeepInTray  = "keep_in_tray"
 	prefUpdateFeed  = "update_feed"
+	prefPromptCache = "prompt_cache"
+	prefPromptGiB   = "prompt_cache_gib"
 )
 
 // loadSettings reads the settings from p, with defaults for what is unset.
@@ -98,6 +110,9 @@ func loadSettings(p fyne.Preferences) Settings {
 		Welcomed:    p.Bool(prefWelcomed),
 		KeepInTray:  p.BoolWithFallback(prefKeepInTray, true),
 		UpdateFeed:  p.String(prefUpdateFeed),
+		PromptCache: p.BoolWithFallback(prefPromptCache, true),
+		// A size below one GiB is not offered; a bad stored one falls back.
+		PromptCacheGiB: max(1, p.IntWithFallback(prefPromptGiB, defaultPromptCacheGiB)),
 	}
 }
 
@@ -116,6 +131,8 @@ func (s Settings) save(p fyne.Preferences) {
 	p.SetBool(prefWelcomed, s.Welcomed)
 	p.SetBool(prefKeepInTray, s.KeepInTray)
 	p.SetString(prefUpdateFeed, s.UpdateFeed)
+	p.SetBool(prefPromptCache, s.PromptCache)
+	p.SetInt(prefPromptGiB, s.PromptCacheGiB)
 }
 
 // core is the app below its views: the settings, the model library, the
@@ -133,6 +150,7 @@ type core struct {
 	settings Settings
 	lib      *library.Library
 	run      *runner.Runner
+	disk     *kvcache.Disk  // the prompt cache on disk, nil when off
 	srv      *server.Server // the API's handler over run
 	api      *apiServer     // nil while the API is stopped
 
@@ -141,6 +159,8 @@ type core struct {
 	// downloadsDir is where the downloads keep their state ("":
 	// library.DownloadsDir()); tests point it at a temporary folder.
 	downloadsDir string
+	// promptCacheDir is the prompt cache's folder.
+	promptCacheDir string
 	// downloadsOpened, when set, is called (with dlMu held) with each
 	// manager Downloads opens: the Discover view follows it from then on,
 	// whoever started its jobs (the welcome view, the API's pulls).
@@ -181,6 +201,9 @@ type coreOptions struct {
 	// GPU is the GPU models offload layers to (nil: offload.System(),
 	// this platform's).
 	GPU *offload.Registry
+	// PromptCacheDir is the prompt cache's folder (default:
+	// library.PromptCacheDir()).
+	PromptCacheDir string
 }
 
 // detectMachine is the app's full machine detection: GPUs through the
@@ -203,7 +226,10 @@ func newCore(opts coreOptions) (*core, error) {
 		log = slog.Default()
 	}
 	c := &core{log: log, prefs: opts.Prefs, settings: loadSettings(opts.Prefs), detect: opts.Detect,
-		gpu: opts.GPU, fitChecks: map[*runner.Model]*fitCheck{}}
+		gpu: opts.GPU, fitChecks: map[*runner.Model]*fitCheck{}, promptCacheDir: opts.PromptCacheDir}
+	if c.promptCacheDir == "" {
+		c.promptCacheDir = library.PromptCacheDir()
+	}
 	if c.detect == nil {
 		c.detect = detectQuick
 	}
@@ -235,11 +261,14 @@ func (c *core) openEngine() error {
 		return fmt.Errorf("app: the models folder: %w", err)
 	}
 	c.lib = lib
+	c.disk = c.openPromptCache()
+	sc := c.settings.scheduler()
+	sc.PromptCache = c.disk
 	c.run = runner.New(runner.Config{
 		Library: lib,
 		Logger:  c.log,
 		Load: runner.LoadOptions{Threads: c.settings.Threads, GPULayers: c.settings.GPULayers, GPU: c.gpu, Logger: c.log,
-			Scheduler: c.settings.scheduler()},
+			Scheduler: sc},
 	})
 	// Ollama's /api/pull fetches through the app's download manager: two
 	// managers must not share its state folder.
@@ -268,7 +297,8 @@ func (c *core) SetSettings(s Settings) error {
 		s.save(c.prefs)
 	}
 	restart := old.ModelsDir != s.ModelsDir || old.Threads != s.Threads || old.Context != s.Context || old.GPULayers != s.GPULayers ||
-		!slices.Equal(old.APIKeys, s.APIKeys) || !slices.Equal(old.CORS, s.CORS)
+		!slices.Equal(old.APIKeys, s.APIKeys) || !slices.Equal(old.CORS, s.CORS) ||
+		old.PromptCache != s.PromptCache || old.PromptCacheGiB != s.PromptCacheGiB
 	if !restart {
 		c.mu.Unlock()
 		return nil
@@ -303,6 +333,24 @@ func (c *core) Library() *library.Library {
 func (c *core) closeEngine() {
 	c.srv.Close()
 	c.run.Close()
+	if c.disk != nil {
+		c.disk.Close() // after the models, whose schedulers save on closing
+		c.disk = nil
+	}
+}
+
+// openPromptCache opens the prompt cache of the settings, or returns nil
+// when it is off or cannot be opened (the models then run without it).
+func (c *core) openPromptCache() *kvcache.Disk {
+	if !c.settings.PromptCache || c.promptCacheDir == "" {
+		return nil
+	}
+	d, err := kvcache.OpenDisk(kvcache.DiskOptions{Dir: c.promptCacheDir, MaxBytes: int64(c.settings.PromptCacheGiB) << 30, Logger: c.log})
+	if err != nil {
+		c.log.Warn("app: no prompt cache on disk", "err", err)
+		return nil
+	}
+	return d
 }
 
 // Runner returns the engine: the loaded models and their generations.

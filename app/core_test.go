@@ -160,7 +160,7 @@ func TestCoreGPULayers(t *testing.T) {
 	reg := offload.NewRegistry(offload.Platform{Name: "Fake",
 		Open:       func() (gpu.Device, error) { return gputest.NullDevice{}, nil },
 		NewBackend: func(gpu.Device) (offload.Backend, error) { return fakeBackend{cpu.New(1)}, nil }})
-	c, err := newCore(coreOptions{Prefs: a.Preferences(), DBPath: filepath.Join(t.TempDir(), "chats.db"), GPU: reg})
+	c, err := newCore(coreOptions{Prefs: a.Preferences(), DBPath: filepath.Join(t.TempDir(), "chats.db"), GPU: reg, PromptCacheDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,5 +242,65 @@ func TestThinkClock(t *testing.T) {
 				t.Errorf("tokens %d, took %v; want %d, %v", c.tokens, c.took(at(tt.now)), tt.wantTokens, tt.wantTook)
 			}
 		})
+	}
+}
+
+// TestCorePromptCache: with the prompt cache on (the default), a
+// conversation continued after the app reopens takes its earlier turn
+// from disk; switched off, nothing is written.
+func TestCorePromptCache(t *testing.T) {
+	models, cache := filepath.Join(t.TempDir(), "models"), t.TempDir()
+	open := func(on bool) *core {
+		t.Helper()
+		a := test.NewTempApp(t)
+		a.Preferences().SetString(prefModelsDir, models)
+		a.Preferences().SetInt(prefThreads, 2)
+		a.Preferences().SetInt(prefContext, 256)
+		if !on {
+			a.Preferences().SetBool(prefPromptCache, false)
+		}
+		c, err := newCore(coreOptions{Prefs: a.Preferences(), DBPath: filepath.Join(t.TempDir(), "chats.db"), PromptCacheDir: cache})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	c := open(true)
+	if s := c.Settings(); !s.PromptCache || s.PromptCacheGiB != defaultPromptCacheGiB {
+		t.Fatalf("defaults %+v", s)
+	}
+	e, err := c.Library().Import(context.Background(), tinyModel(t), false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := ReplyRequest{Model: e.Name, System: strings.Repeat("Answer briefly and kindly. ", 3),
+		Messages: []chat.Message{{Role: "user", Content: "Hello"}}, Settings: store.Settings{MaxTokens: 4}}
+	reply := func(c *core) int {
+		t.Helper()
+		if _, err := c.Generate(context.Background(), req, func(Update) {}); err != nil {
+			t.Fatal(err)
+		}
+		m, err := c.Runner().Model(e.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return int(m.Scheduler().Stats().RestoredTokens)
+	}
+	if restored := reply(c); restored != 0 {
+		t.Errorf("%d tokens restored from an empty prompt cache", restored)
+	}
+	c.Close()
+	c = open(true)
+	if hits := reply(c); hits < 32 {
+		t.Errorf("after reopening, %d prompt tokens came from the prompt cache", hits)
+	}
+	c.Close()
+
+	cache = t.TempDir()
+	c = open(false)
+	reply(c)
+	c.Close()
+	if files, _ := filepath.Glob(filepath.Join(cache, "*", "*.kvb")); len(files) != 0 {
+		t.Errorf("the prompt cache is off, yet %d blocks were written", len(files))
 	}
 }

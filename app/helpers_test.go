@@ -57,7 +57,7 @@ func newTestCore(t *testing.T) *core {
 	a.Preferences().SetString(prefModelsDir, filepath.Join(t.TempDir(), "models"))
 	a.Preferences().SetInt(prefThreads, 2)
 	a.Preferences().SetInt(prefContext, 256)
-	c, err := newCore(coreOptions{Prefs: a.Preferences(), DBPath: filepath.Join(t.TempDir(), "chats.db")})
+	c, err := newCore(coreOptions{Prefs: a.Preferences(), DBPath: filepath.Join(t.TempDir(), "chats.db"), PromptCacheDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

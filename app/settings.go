@@ -35,6 +35,9 @@ var themeChoices = []struct{ Option, Name string }{
 // maxThreads bounds the threads setting.
 const maxThreads = 1024
 
+// maxPromptCacheGiB bounds the prompt cache's size setting.
+const maxPromptCacheGiB = 1 << 14
+
 // The GPU layers setting's words for offload.Auto and 0, and its bound
 // (more layers than any model has).
 const (
@@ -62,6 +65,8 @@ type settingsView struct {
 	keepInTray  *widget.Check // tray.go
 	atLogin     *widget.Check // autostart.go
 	updateFeed  *widget.Entry // update.go
+	promptCache *widget.Check
+	promptSize  *widget.Entry // GiB
 	saveButton  *widget.Button
 	status      *widget.Label
 
@@ -74,6 +79,8 @@ type settingsForm struct {
 	StartServer                                bool
 	KeepInTray, AtLogin                        bool
 	UpdateFeed                                 string
+	PromptCache                                bool
+	PromptCacheGiB                             string
 }
 
 // newSettingsView lays out the settings form with the current settings.
@@ -95,6 +102,9 @@ func newSettingsView(u *ui) *settingsView {
 	v.keepInTray = widget.NewCheck("Closing the window while the server runs keeps Saji in the tray", nil)
 	v.atLogin = widget.NewCheck("Start Saji when I log in", nil)
 	v.updateFeed = newUpdateFeedEntry()
+	v.promptCache = widget.NewCheck("Keep conversations' prompt cache on disk", nil)
+	v.promptSize = widget.NewEntry()
+	v.promptSize.Validator = func(s string) error { _, err := parsePromptCacheGiB(s); return err }
 	v.saveButton = widget.NewButtonWithIcon("Save", theme.DocumentSaveIcon(), v.save)
 	v.saveButton.Importance = widget.HighImportance
 	v.status = widget.NewLabel("")
@@ -110,6 +120,9 @@ func newSettingsView(u *ui) *settingsView {
 	gpuHelp := widget.NewLabel("How many of a model's layers run on the graphics card. Auto puts as many as fit; " +
 		"Off keeps models on the CPU; a number puts that many (the last ones). Without a usable GPU, models run on the CPU.")
 	gpuHelp.Wrapping = fyne.TextWrapWord
+	cacheHelp := widget.NewLabel("Reopening a long conversation continues at once instead of reading it all again. " +
+		"The cache holds at most this many GiB; the least recently used conversations go first.")
+	cacheHelp.Wrapping = fyne.TextWrapWord
 
 	form := widget.NewForm(
 		widget.NewFormItem("Models folder", container.NewBorder(nil, nil, nil, v.browse, v.folder)),
@@ -120,6 +133,9 @@ func newSettingsView(u *ui) *settingsView {
 		widget.NewFormItem("", gpuHelp),
 		widget.NewFormItem(fieldContext.Label, v.context),
 		widget.NewFormItem("", contextHelp),
+		widget.NewFormItem("Prompt cache", v.promptCache),
+		widget.NewFormItem("Cache size (GiB)", v.promptSize),
+		widget.NewFormItem("", cacheHelp),
 		widget.NewFormItem("Theme", v.theme),
 		widget.NewFormItem("Server", v.startServer),
 		widget.NewFormItem("", v.keepInTray),
@@ -159,6 +175,8 @@ func (v *settingsView) load(s Settings) {
 	v.keepInTray.SetChecked(s.KeepInTray)
 	v.atLogin.SetChecked(startsAtLogin(v.u.core.log))
 	v.updateFeed.SetText(s.UpdateFeed)
+	v.promptCache.SetChecked(s.PromptCache)
+	v.promptSize.SetText(strconv.Itoa(s.PromptCacheGiB))
 }
 
 // themeOption returns the select option of a theme name.
@@ -183,6 +201,9 @@ func (v *settingsView) form() settingsForm {
 		KeepInTray:  v.keepInTray.Checked,
 		AtLogin:     v.atLogin.Checked,
 		UpdateFeed:  v.updateFeed.Text,
+		PromptCache: v.promptCache.Checked,
+		// The size as entered.
+		PromptCacheGiB: v.promptSize.Text,
 	}
 }
 
@@ -191,6 +212,19 @@ func parseThreads(s string) (int, error) {
 	n, err := strconv.Atoi(strings.TrimSpace(s))
 	if err != nil || n < 0 || n > maxThreads {
 		return 0, fmt.Errorf("app: the threads must be a whole number from 0 to %d", maxThreads)
+	}
+	return n, nil
+}
+
+// parsePromptCacheGiB reads the prompt cache's size setting, in GiB
+// (nothing: the default).
+func parsePromptCacheGiB(s string) (int, error) {
+	if strings.TrimSpace(s) == "" {
+		return defaultPromptCacheGiB, nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || n < 1 || n > maxPromptCacheGiB {
+		return 0, fmt.Errorf("app: the prompt cache size must be a whole number of GiB from 1 to %d", maxPromptCacheGiB)
 	}
 	return n, nil
 }
@@ -245,6 +279,10 @@ func (f settingsForm) apply(s Settings) (Settings, string) {
 	if err != nil || ctx <= 0 {
 		return s, "Choose a context length."
 	}
+	cacheGiB, err := parsePromptCacheGiB(f.PromptCacheGiB)
+	if err != nil {
+		return s, fmt.Sprintf("The prompt cache size must be a whole number of GiB from 1 to %d, not %q.", maxPromptCacheGiB, f.PromptCacheGiB)
+	}
 	feed, problem := parseFeedURL(f.UpdateFeed)
 	if problem != "" {
 		return s, problem
@@ -263,6 +301,8 @@ func (f settingsForm) apply(s Settings) (Settings, string) {
 	s.StartServer = f.StartServer
 	s.KeepInTray = f.KeepInTray
 	s.UpdateFeed = feed
+	s.PromptCache = f.PromptCache
+	s.PromptCacheGiB = cacheGiB
 	return s, ""
 }
 

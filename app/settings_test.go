@@ -43,13 +43,19 @@ func TestSettingsSaveRoundTrip(t *testing.T) {
 	v.context.SetSelected("8192")
 	v.theme.SetSelected("Dark")
 	test.Tap(v.startServer)
+	if !v.promptCache.Checked || v.promptSize.Text != "8" {
+		t.Errorf("prompt cache shown as %v, %q GiB; want on, 8", v.promptCache.Checked, v.promptSize.Text)
+	}
+	test.Tap(v.promptCache)
+	v.promptSize.SetText("2")
 	test.Tap(v.saveButton)
 	v.saving.wait()
 	if v.status.Text != "Saved." {
 		t.Fatalf("status %q, want Saved.", v.status.Text)
 	}
 	got := loadSettings(u.core.prefs)
-	if got.ModelsDir != dir || got.Threads != 3 || got.Context != 8192 || got.Theme != "dark" || !got.StartServer {
+	if got.ModelsDir != dir || got.Threads != 3 || got.Context != 8192 || got.Theme != "dark" || !got.StartServer ||
+		got.PromptCache || got.PromptCacheGiB != 2 {
 		t.Errorf("stored settings %+v", got)
 	}
 	if got.Port != defaultPort || got.Host != "127.0.0.1" {
@@ -90,6 +96,8 @@ func TestSettingsInvalid(t *testing.T) {
 		{"too many threads", func(v *settingsView) { v.threads.SetText("5000") }, "from 0 (automatic) to 1024"},
 		{"no folder", func(v *settingsView) { v.folder.SetText("  ") }, "Choose a folder"},
 		{"relative folder", func(v *settingsView) { v.folder.SetText("models") }, "must be a full path"},
+		{"words for the cache size", func(v *settingsView) { v.promptSize.SetText("big") }, "prompt cache size"},
+		{"zero cache size", func(v *settingsView) { v.promptSize.SetText("0") }, "from 1 to 16384"},
 		{"a file for a folder", func(v *settingsView) { v.folder.SetText(file) }, "is a file, not a folder"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -68,6 +68,15 @@
 // group caches the blocks its window needs at the match point; earlier
 // blocks of a windowed group may already be evicted.
 //
+// # The disk tier
+//
+// Disk (disk.go) keeps full blocks in a folder that outlives the process:
+// one checksummed file per block of a group, named by a model key and the
+// prefix's Chain key, a sha256 chain over the blocks' tokens that, unlike
+// the in-memory hashes, is the same in every process. The pool does not
+// use it itself: the scheduler reads blocks from it into fresh blocks and
+// commits them, and hands it the blocks of ended sequences to write.
+//
 // # Concurrency
 //
 // Every method takes the pool's one mutex, so a scheduler goroutine and a

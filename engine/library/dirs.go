@@ -33,3 +33,14 @@ func CacheDir() string {
 	}
 	return dir
 }
+
+// PromptCacheDir returns the default folder of the prompt cache on disk
+// (the KV cache blocks of finished prompts): "prompt-cache" in CacheDir,
+// or "" when there is no cache directory.
+func PromptCacheDir() string {
+	d := CacheDir()
+	if d == "" {
+		return ""
+	}
+	return filepath.Join(d, "prompt-cache")
+}

@@ -225,6 +225,17 @@ func load(ctx context.Context, h *header, opts LoadOptions) (*Model, error) {
 	if cfg.ModelID == "" {
 		cfg.ModelID = path
 	}
+	if cfg.PromptCache != nil && cfg.ModelDigest.IsZero() {
+		// Without a digest the prompt cache on disk stays off: a file it
+		// cannot read now fails later anyway, with its own error.
+		if cfg.ModelDigest, err = Fingerprint(f); err != nil {
+			logger := opts.Logger
+			if logger == nil {
+				logger = slog.Default()
+			}
+			logger.Warn("runner: no prompt cache on disk", "err", err)
+		}
+	}
 	// The scheduler allocates the KV cache: on the GPU for the offloaded
 	// layers, so that a cache the GPU cannot hold falls back to the CPU
 	// with the weights.

@@ -25,9 +25,15 @@ func (s *Scheduler) loop(ctx context.Context) {
 		s.reap()
 		s.admit()
 		s.publish()
+		saving := len(s.saves) > 0 && s.saveStep(saveBlocksPerStep, false)
 		if len(s.running) == 0 {
+			var retry <-chan time.Time
+			if saving {
+				retry = time.After(saveRetry)
+			}
 			select {
 			case <-s.wake:
+			case <-retry:
 			case <-ctx.Done():
 			}
 			continue
@@ -47,6 +53,7 @@ func (s *Scheduler) shutdown() {
 		s.end(sq, FinishError, ErrClosed)
 	}
 	s.running = nil
+	s.saveStep(math.MaxInt, true) // what ended is saved before Close returns
 	s.publish()
 }
 
@@ -89,6 +96,9 @@ func (s *Scheduler) admit() {
 		s.mu.Unlock()
 
 		if len(s.running) > 0 && !s.room(min(len(sq.tokens), s.chunkRoom())) {
+			if s.dropSaves() {
+				continue // blocks held for the disk came back
+			}
 			// No room now: wait for running sequences to finish, keeping
 			// the queue's order.
 			return
@@ -100,6 +110,7 @@ func (s *Scheduler) admit() {
 			s.end(sq, FinishError, err)
 			continue
 		}
+		n = s.restore(sq, n)
 		sq.computed = n
 		if !sq.admitted {
 			sq.admitted = true
@@ -206,6 +217,9 @@ func (s *Scheduler) schedule() []*seq {
 			if !sq.decoding() && n > 1 && len(batch) > 0 {
 				n = max(1, n/2) // a smaller chunk may fit without preempting anyone
 				continue
+			}
+			if s.dropSaves() {
+				continue // blocks held for the disk came back
 			}
 			victim := s.newest(batch)
 			if victim == nil {
@@ -426,6 +440,7 @@ func (s *Scheduler) end(sq *seq, f Finish, err error) {
 // The event is sent by the next publish, so that a client that has seen
 // its request end reads stats that count the request's last step.
 func (s *Scheduler) endWith(sq *seq, ev Event) {
+	s.queueSave(sq)
 	if sq.kv != nil {
 		s.pool.Free(sq.kv)
 		sq.kv = nil

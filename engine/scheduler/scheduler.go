@@ -97,6 +97,14 @@ type Config struct {
 	// Logger receives debug records of admissions and preemptions (nil:
 	// slog.Default()).
 	Logger *slog.Logger
+	// PromptCache, when set with ModelDigest, is the prefix cache's tier
+	// on disk: finished sequences' full blocks are saved there and
+	// prompts that begin with them restore them (promptcache.go). The
+	// caller opens and closes it; several schedulers may share it.
+	PromptCache *kvcache.Disk
+	// ModelDigest identifies the model's weights for PromptCache (a digest
+	// of the file); the zero key leaves the disk tier off.
+	ModelDigest kvcache.Key
 }
 
 // withDefaults fills in the zero fields for m.
@@ -285,6 +293,9 @@ type Stats struct {
 	// DraftTokens and AcceptedTokens count the draft tokens verified and
 	// accepted since New (speculative decoding).
 	DraftTokens, AcceptedTokens int64
+	// RestoredTokens counts the prompt tokens read from the prompt cache
+	// on disk since New (KV's HitTokens counts those found in memory).
+	RestoredTokens int64
 	// BatchTokens is the number of tokens of the last step.
 	BatchTokens int
 	// UtilSum, UtilSteps and UtilMin measure the KV cache's utilisation
@@ -328,6 +339,13 @@ type Scheduler struct {
 
 	stop context.CancelFunc
 	done chan struct{}
+
+	// The disk tier (promptcache.go): nil when off. saves is owned by the
+	// loop goroutine.
+	disk    *kvcache.Disk
+	diskKey kvcache.Key
+	kvType  quant.Type
+	saves   []*pendingSave
 }
 
 // ending is a finished sequence and the last event it will be sent.
@@ -379,6 +397,7 @@ func New(m model.Model, cfg Config) (*Scheduler, error) {
 	ctx, stop := context.WithCancel(context.Background())
 	s := &Scheduler{m: m, cfg: cfg, cache: cache, pool: pool, vocab: m.Config().Vocab, embd: m.Config().Embd,
 		wake: make(chan struct{}, 1), stop: stop, done: make(chan struct{})}
+	s.openDisk(groups, kv)
 	go s.loop(ctx)
 	return s, nil
 }

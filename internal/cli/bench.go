@@ -42,6 +42,7 @@ type benchFlags struct {
 	spec                   specFlags
 	specPrompt             string
 	specOnly               bool
+	restore                int
 }
 
 // newBenchCmd is 'saji bench': llama-bench's prompt-processing and
@@ -105,6 +106,7 @@ func newBenchCmd() *cobra.Command {
 	bf.spec.register(f)
 	f.StringVar(&bf.specPrompt, "spec-prompt", "", "prompt `TEXT` of the speculative test (default: 32 random tokens)")
 	f.BoolVar(&bf.specOnly, "spec-only", false, "run the speculative test alone, without the pp and tg tests")
+	f.IntVar(&bf.restore, "restore", 0, "run the prompt cache test alone: time to the first token after a restart that continues an `N`-token conversation, restored from disk and recomputed")
 	return cmd
 }
 
@@ -206,6 +208,9 @@ func runBench(ctx context.Context, bf *benchFlags, stdout, stderr io.Writer) err
 	kv, err := quant.ParseType(bf.kvType)
 	if err != nil || (kv != quant.TypeF16 && kv != quant.TypeF32) {
 		return fmt.Errorf("bench: --ctk must be f16 or f32, not %q", bf.kvType)
+	}
+	if bf.restore > 0 {
+		return runRestoreBench(ctx, bf, threads, ngls[0], stdout, stderr)
 	}
 	f, err := gguf.OpenWith(bf.modelPath, gguf.OpenOptions{NoMmap: bf.noMmap, Lock: bf.mlock})
 	if err != nil {

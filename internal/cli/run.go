@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 	"time"
@@ -14,6 +15,7 @@ import (
 
 	"saji/engine/chat"
 	"saji/engine/imagefile"
+	"saji/engine/kvcache"
 	"saji/engine/offload"
 	"saji/engine/runner"
 	"saji/engine/sample"
@@ -32,6 +34,7 @@ type runFlags struct {
 	quiet                     bool
 	params                    sample.Params
 	spec                      specFlags
+	cache                     promptCacheFlags
 }
 
 // newRunCmd is 'saji run': generate from a prompt, or chat in the terminal.
@@ -69,7 +72,14 @@ func newRunCmd() *cobra.Command {
 			if ctx == nil {
 				ctx = context.Background()
 			}
-			m, err := openRunModel(ctx, &rf, kv)
+			disk, err := rf.cache.open(slog.Default())
+			if err != nil {
+				return fmt.Errorf("run: %w", err)
+			}
+			if disk != nil {
+				defer disk.Close() // after the model, whose scheduler saves on closing
+			}
+			m, err := openRunModel(ctx, &rf, kv, disk)
 			if err != nil {
 				return fmt.Errorf("run: %w", err)
 			}
@@ -110,6 +120,7 @@ func newRunCmd() *cobra.Command {
 	f.Float32Var(&p.FrequencyPenalty, "frequency-penalty", p.FrequencyPenalty, "frequency penalty (0: off)")
 	f.Int64VarP(&p.Seed, "seed", "s", p.Seed, "random seed (-1: random)")
 	rf.spec.register(f)
+	rf.cache.register(f)
 	return cmd
 }
 
@@ -156,14 +167,16 @@ type generator struct {
 // layers on the GPU and its KV cache for one conversation of the context
 // (--ctx, or the scheduler's default: the training context up to
 // scheduler.DefaultContext), in the same attempt, so that a cache the GPU
-// cannot hold sends the model to the CPU with it.
-func openRunModel(ctx context.Context, rf *runFlags, kv quant.Type) (*runner.Model, error) {
+// cannot hold sends the model to the CPU with it. disk, when not nil, is
+// the prompt cache on disk.
+func openRunModel(ctx context.Context, rf *runFlags, kv quant.Type, disk *kvcache.Disk) (*runner.Model, error) {
 	spec, err := rf.spec.speculative()
 	if err != nil {
 		return nil, err
 	}
 	return runner.Load(ctx, rf.modelPath, runner.LoadOptions{Threads: rf.threads, GPULayers: rf.gpuLayers,
-		Scheduler:   scheduler.Config{Context: rf.nCtx, KVType: strings.ToLower(kv.String()), Parallel: 1, MaxSeqs: 1},
+		Scheduler: scheduler.Config{Context: rf.nCtx, KVType: strings.ToLower(kv.String()), Parallel: 1, MaxSeqs: 1,
+			PromptCache: disk},
 		Speculative: spec, Projector: rf.mmproj})
 }
 

@@ -264,7 +264,7 @@ func TestRunChatTurns(t *testing.T) {
 	path := withTemplate(t, refdata.Path(t, "models/tiny-llama3-bpe-q4_0.gguf"), t.TempDir(), llama3Template)
 	ctx := context.Background()
 	rf := &runFlags{modelPath: path, params: sample.Greedy(), maxTokens: 8, quiet: true, threads: 1}
-	m, err := openRunModel(ctx, rf, quant.TypeF16)
+	m, err := openRunModel(ctx, rf, quant.TypeF16, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -317,7 +317,7 @@ func TestRunChatTurns(t *testing.T) {
 	}
 
 	// The same conversation on a model of its own gives the same reply.
-	fresh, err := openRunModel(ctx, rf, quant.TypeF16)
+	fresh, err := openRunModel(ctx, rf, quant.TypeF16, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,6 +42,7 @@ type serveFlags struct {
 	imageURLs bool
 	local     localFlags
 	spec      specFlags
+	cache     promptCacheFlags
 }
 
 // newServeCmd is 'saji serve': the local API.
@@ -97,7 +98,11 @@ func newServeCmd() *cobra.Command {
 			"--draft (-md) FILE speeds up the models given with -m by speculative decoding: the\n" +
 			"small draft model of the same vocabulary proposes up to --draft-max tokens, which\n" +
 			"one forward pass of the model verifies; the output is the model's own. --lookup\n" +
-			"drafts without a model, from the prompt (for replies that repeat their input).",
+			"drafts without a model, from the prompt (for replies that repeat their input).\n\n" +
+			"--prompt-cache DIR (auto: the user's cache folder) keeps the KV cache of finished\n" +
+			"requests on disk, up to --prompt-cache-size, so that after a restart a conversation\n" +
+			"or document seen before continues without being read again. It is off by default:\n" +
+			"it writes what every client sent to disk.",
 		Example: "  saji serve -m qwen2.5-1.5b-instruct-q4_k_m.gguf\n" +
 			"  saji serve --models-dir ~/models --keep-alive 10m --max-loaded 2\n" +
 			"  saji serve -m model.gguf --port 8080 --ctx 8192 --max-seqs 8\n" +
@@ -131,6 +136,7 @@ func newServeCmd() *cobra.Command {
 	f.StringArrayVar(&sf.cors, "cors", nil, "also allow cross-origin requests from this `ORIGIN` (repeat; one * as a wildcard, https://*.example.com; * for any)")
 	sf.local.register(f, "")
 	sf.spec.register(f)
+	sf.cache.register(f)
 	return cmd
 }
 
@@ -198,6 +204,15 @@ func runServe(ctx context.Context, sf *serveFlags, errw io.Writer) error {
 		return fmt.Errorf("serve: %w", err)
 	}
 	load := runner.LoadOptions{Threads: l.threads, GPULayers: sf.local.gpuLayers, Scheduler: l.scheduler()}
+	disk, err := sf.cache.open(slog.Default())
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	if disk != nil {
+		defer disk.Close() // after the models, whose schedulers save on closing
+		load.Scheduler.PromptCache = disk
+		fmt.Fprintf(errw, "saji: prompt cache on disk in %s\n", disk.Dir())
+	}
 	if spec.Lookup {
 		load.Speculative = spec // any model can look up its prompt
 	}
