@@ -141,7 +141,7 @@ func testForwardBatch(t *testing.T, m Model, ref *refModel, kv quant.Type, exact
 		cells[g] = (blocks + 3) * bs
 		free[g] = rng.Perm(blocks + 3)
 	}
-	cache, err := m.NewPagedCache(cells, kv)
+	cache, err := m.NewPagedCache(cells, 1, kv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +260,7 @@ func TestCacheCopy(t *testing.T) {
 		t.Fatalf("the groups hold %d layers of %d", n, m.Config().Layers)
 	}
 	for _, kv := range []quant.Type{quant.TypeF32, quant.TypeF16, quant.TypeQ8_0} {
-		cache, err := m.NewPagedCache([]int{64, 64}, kv)
+		cache, err := m.NewPagedCache([]int{64, 64}, 1, kv)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -327,7 +327,7 @@ func TestForwardBatchOutputs(t *testing.T) {
 		cells[g] = 64
 		maps[g] = span(0, len(prompt))
 	}
-	paged, err := m.NewPagedCache(cells, quant.TypeF16)
+	paged, err := m.NewPagedCache(cells, 1, quant.TypeF16)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -354,7 +354,7 @@ func New(m model.Model, cfg Config) (*Scheduler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scheduler: %w", err)
 	}
-	cache, err := m.NewPagedCache(cells, kv)
+	cache, err := m.NewPagedCache(cells, cfg.MaxSeqs, kv)
 	if err != nil {
 		return nil, fmt.Errorf("scheduler: %w", err)
 	}
