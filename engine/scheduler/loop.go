@@ -94,6 +94,7 @@ func (s *Scheduler) admit() {
 			return
 		}
 		s.dequeue(sq)
+		s.takeSlot(sq)
 		sq.kv = s.pool.NewSeq()
 		n, copies := s.pool.Match(sq.kv, sq.tokens)
 		if err := s.copyBlocks(copies); err != nil {
@@ -241,6 +242,7 @@ func (s *Scheduler) newest(batch []*seq) *seq {
 // will be recomputed (mostly from the prefix cache) when there is room.
 func (s *Scheduler) preempt(sq *seq) {
 	s.pool.Free(sq.kv)
+	s.freeSlot(sq)
 	sq.kv, sq.computed, sq.draft = nil, 0, sq.draft[:0]
 	sq.usage.Preemptions++
 	s.running = slices.DeleteFunc(s.running, func(x *seq) bool { return x == sq })
@@ -283,7 +285,7 @@ func (s *Scheduler) step(ctx context.Context) {
 			cells[g] = s.pool.Cells(sq.kv, g, end+len(sq.draft), cells[g][:0])
 		}
 		b.Seqs = append(b.Seqs, model.SeqBatch{N: sq.n + len(sq.draft), Cells: cells, Size: s.cfg.Context,
-			Logits: end == len(sq.tokens), Outputs: 1 + len(sq.draft)})
+			Logits: end == len(sq.tokens), Outputs: 1 + len(sq.draft), Slot: max(0, sq.slot)})
 	}
 	logits, err := s.m.ForwardBatch(ctx, b, s.cache)
 	if err != nil {
@@ -423,6 +425,7 @@ func (s *Scheduler) endWith(sq *seq, ev Event) {
 		s.pool.Free(sq.kv)
 		sq.kv = nil
 	}
+	s.freeSlot(sq)
 	if sq.req.Drafter != nil {
 		sq.req.Drafter.Close()
 		sq.req.Drafter = nil
@@ -470,4 +473,24 @@ func (s *Scheduler) constrain(sq *seq, logits []float32) bool {
 		}
 	}
 	return left
+}
+
+// takeSlot gives sq a free recurrent state slot of a hybrid model's cache
+// (there is one for each of the MaxSeqs sequences that can run); its
+// first chunk, at position 0, starts the state from zeros.
+func (s *Scheduler) takeSlot(sq *seq) {
+	if !s.recurrent || len(s.slots) == 0 {
+		return // every running sequence holds one of MaxSeqs: never short
+	}
+	sq.slot = s.slots[len(s.slots)-1]
+	s.slots = s.slots[:len(s.slots)-1]
+}
+
+// freeSlot returns sq's recurrent state slot, if it holds one. The state
+// is dropped: a preempted sequence recomputes it from its first token.
+func (s *Scheduler) freeSlot(sq *seq) {
+	if sq.slot >= 0 {
+		s.slots = append(s.slots, sq.slot)
+		sq.slot = -1
+	}
 }

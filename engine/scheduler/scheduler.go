@@ -307,6 +307,11 @@ type Scheduler struct {
 	ended   []ending // last events held until the stats count their step
 	batch   model.Batch
 	cells   [][][]int32 // per batch sequence, per group
+	// recurrent says the model keeps a recurrent state per sequence (a
+	// hybrid model); slots are its cache's free state slots, one held by
+	// each running sequence.
+	recurrent bool
+	slots     []int
 
 	stop context.CancelFunc
 	done chan struct{}
@@ -327,6 +332,7 @@ type seq struct {
 	tokens   []int32 // prompt, then generated tokens
 	computed int     // tokens whose keys and values are stored
 	kv       *kvcache.Seq
+	slot     int // the recurrent state slot, -1 when none is held
 	sampler  *sample.Sampler
 	usage    Usage
 	start    time.Time
@@ -350,7 +356,11 @@ func New(m model.Model, cfg Config) (*Scheduler, error) {
 	}
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%s\x00%v", cfg.ModelID, kv)
-	pool, err := kvcache.New(kvcache.Options{BlockSize: cfg.BlockSize, Groups: specs, Seed: h.Sum64(), NoPrefixCache: cfg.NoPrefixCache})
+	// A hybrid model's recurrent state at the end of a cached prefix is not
+	// kept, so its prefixes are not cached: a sequence computes its
+	// tokens, and a preempted one recomputes them, from the first.
+	recurrent := len(m.Recurrent()) > 0
+	pool, err := kvcache.New(kvcache.Options{BlockSize: cfg.BlockSize, Groups: specs, Seed: h.Sum64(), NoPrefixCache: cfg.NoPrefixCache || recurrent})
 	if err != nil {
 		return nil, fmt.Errorf("scheduler: %w", err)
 	}
@@ -361,6 +371,12 @@ func New(m model.Model, cfg Config) (*Scheduler, error) {
 	ctx, stop := context.WithCancel(context.Background())
 	s := &Scheduler{m: m, cfg: cfg, cache: cache, pool: pool, vocab: m.Config().Vocab,
 		wake: make(chan struct{}, 1), stop: stop, done: make(chan struct{})}
+	s.recurrent = recurrent
+	if recurrent {
+		for i := cfg.MaxSeqs - 1; i >= 0; i-- {
+			s.slots = append(s.slots, i)
+		}
+	}
 	go s.loop(ctx)
 	return s, nil
 }
@@ -554,7 +570,7 @@ func (s *Scheduler) Submit(ctx context.Context, req Request) (<-chan Event, erro
 	if req.MaxTokens > 0 {
 		events = req.MaxTokens
 	}
-	sq := &seq{req: req, ctx: ctx, out: make(chan Event, events+1), sampler: sp, start: time.Now(),
+	sq := &seq{req: req, ctx: ctx, out: make(chan Event, events+1), sampler: sp, start: time.Now(), slot: -1,
 		tokens: append(make([]int32, 0, len(req.Prompt)+events), req.Prompt...)}
 	sq.usage.PromptTokens = len(req.Prompt)
 	s.mu.Lock()
