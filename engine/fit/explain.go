@@ -35,8 +35,12 @@ func (p Plan) Explain() []string {
 	}
 	out = append(out, fmt.Sprintf("KV cache: %s: a pool of %d tokens in blocks of 16", p.Pool, b.KVTokens))
 	if b.State > 0 {
-		out = append(out, fmt.Sprintf("Recurrent state: %s (%d recurrent layers, %s a sequence, x %s)",
-			units.Bytes(b.State), s.recurrentLayers(), units.Bytes(b.State/int64(max(1, p.MaxSeqs))), plural(p.MaxSeqs, "sequence")))
+		var per int64
+		for _, n := range s.StateBytes {
+			per += n
+		}
+		out = append(out, fmt.Sprintf("Recurrent state: %s (%d recurrent layers, %s a slot, x %d slots: one per sequence and the prefix cache's snapshots)",
+			units.Bytes(b.State), s.recurrentLayers(), units.Bytes(per), b.State/max(1, per)))
 	}
 	out = append(out, fmt.Sprintf("Compute buffers: %s (activations for %d tokens a step: %s; logits for %s: %s)",
 		units.Bytes(b.Activations+b.Logits), max(128, p.MaxSeqs), units.Bytes(b.Activations), plural(p.MaxSeqs, "sequence"), units.Bytes(b.Logits)))

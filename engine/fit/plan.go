@@ -141,7 +141,8 @@ type Breakdown struct {
 	KVBudget int64         `json:"kv_budget"`
 	// State is the recurrent layers' state of a hybrid model: a slot of
 	// every recurrent layer's state for each sequence the scheduler runs
-	// at once (ModelShape.StateBytes × MaxSeqs), beside the KV pool.
+	// at once and for each of the prefix cache's state snapshots
+	// (ModelShape.StateBytes × scheduler.StateSlots), beside the KV pool.
 	State int64 `json:"state,omitempty"`
 	// Activations are the F32 buffers of one step's widest layer (a step
 	// runs up to the scheduler's token budget); Logits the vocabulary-wide
@@ -372,9 +373,10 @@ func (p *Plan) place() {
 	if b.KVTokens == 0 && len(cells) > 0 {
 		b.KVTokens = cells[0]
 	}
+	slots := int64(scheduler.StateSlots(cfg))
 	for l, n := range s.StateBytes {
-		layerKV[l] += n * int64(p.MaxSeqs)
-		b.State += n * int64(p.MaxSeqs)
+		layerKV[l] += n * slots
+		b.State += n * slots
 	}
 
 	b.Activations, b.Logits = s.computeBytes(p.MaxSeqs, max(cfg.TokenBudget, p.MaxSeqs), req.Context, max(1, p.Machine.CPU.Threads))
@@ -562,7 +564,11 @@ func (p Plan) ResidentAt(tokens int) int64 {
 		kv += int64(n) * p.Model.groupCellBytes(g, typ)
 	}
 	act, logits := p.Model.computeBytes(1, min(tokens, scheduler.DefaultTokenBudget), tokens, max(1, p.Machine.CPU.Threads))
-	return b.Weights + min(kv, b.KV) + b.State/int64(max(1, p.MaxSeqs)) + act + logits + b.Overhead
+	var state int64 // one sequence's
+	for _, n := range p.Model.StateBytes {
+		state += n
+	}
+	return b.Weights + min(kv, b.KV) + state + act + logits + b.Overhead
 }
 
 // DecodeTokensPerSecAt predicts the decode speed of a sequence with tokens

@@ -18,8 +18,8 @@ import (
 // TestRecurrentState checks the plan of a hybrid model (the synthetic
 // tiny LFM2) against the engine: its KV groups hold the attention layers
 // only, and its recurrent state is a slot of every recurrent layer's
-// state for each sequence the scheduler runs at once, counted in the
-// total and explained.
+// state for each sequence the scheduler runs at once and for each state
+// snapshot of the prefix cache, counted in the total and explained.
 func TestRecurrentState(t *testing.T) {
 	r := synth.Recipe{Shape: "tiny-lfm2", Type: "q8_0", Seed: 1, Vocab: "vocab/llama3-trunc1280-llama-bpe.vocab.gguf"}
 	path := filepath.Join(t.TempDir(), r.Name()+".gguf")
@@ -46,8 +46,9 @@ func TestRecurrentState(t *testing.T) {
 			t.Fatal(err)
 		}
 		cfg := scheduler.Config{Context: 256, KVType: "f16", Parallel: parallel}.Sized(s.ContextTrain)
-		if b := p.Breakdown; b.State != per*int64(cfg.MaxSeqs) || p.MaxSeqs != cfg.MaxSeqs {
-			t.Errorf("parallel %d: state %d bytes for %d sequences, the engine %d×%d", parallel, b.State, p.MaxSeqs, per, cfg.MaxSeqs)
+		slots := scheduler.StateSlots(cfg)
+		if b := p.Breakdown; b.State != per*int64(slots) || p.MaxSeqs != cfg.MaxSeqs || slots != 5*cfg.MaxSeqs {
+			t.Errorf("parallel %d: state %d bytes for %d sequences, the engine %d×%d slots", parallel, b.State, p.MaxSeqs, per, slots)
 		}
 		groups := m.KVGroups()
 		if len(p.Breakdown.KVGroups) != 1 || p.Breakdown.KVGroups[0].Layers != len(groups[0].Layers) ||

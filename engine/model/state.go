@@ -85,6 +85,29 @@ func (m *base) newStates(c *Cache, slots int) error {
 // model without recurrent layers).
 func (c *Cache) Slots() int { return len(c.slotPos) }
 
+// CopyState copies the recurrent state of slot src to slot dst in every
+// recurrent layer, with the position it has reached: a snapshot of a
+// sequence's state at a block boundary of its prefix, or the restoring
+// of one for a sequence that shares the prefix. The values are copied
+// exactly.
+func (c *Cache) CopyState(src, dst int) error {
+	if src < 0 || dst < 0 || src >= len(c.slotPos) || dst >= len(c.slotPos) {
+		return fmt.Errorf("model: copying state slot %d to %d of %d", src, dst, len(c.slotPos))
+	}
+	if src == dst {
+		return nil
+	}
+	for _, ts := range c.state {
+		for _, t := range ts {
+			if err := copyRows(t, []int32{int32(src)}, []int32{int32(dst)}); err != nil {
+				return fmt.Errorf("model: copying state: %w", err)
+			}
+		}
+	}
+	c.slotPos[dst] = c.slotPos[src]
+	return nil
+}
+
 // admitState checks a sequence's chunk against the state of its slot:
 // positions that follow each other from 0 (a fresh state) or from the
 // position the slot has reached. It returns whether the slot starts from

@@ -96,8 +96,8 @@ func (s *Scheduler) admit() {
 		s.dequeue(sq)
 		s.takeSlot(sq)
 		sq.kv = s.pool.NewSeq()
-		n, copies := s.pool.Match(sq.kv, sq.tokens)
-		if err := s.copyBlocks(copies); err != nil {
+		n, err := s.match(sq)
+		if err != nil {
 			s.end(sq, FinishError, err)
 			continue
 		}
@@ -110,6 +110,17 @@ func (s *Scheduler) admit() {
 		s.cfg.Logger.Debug("scheduler: admitted", "seq", sq.id, "tokens", len(sq.tokens), "cached", n)
 		s.running = append(s.running, sq)
 	}
+}
+
+// match takes what the prefix cache has of sq's tokens (for a hybrid
+// model, up to a state snapshot: matchHybrid) and returns the number of
+// tokens cached.
+func (s *Scheduler) match(sq *seq) (int, error) {
+	if s.recurrent {
+		return s.matchHybrid(sq)
+	}
+	n, copies := s.pool.Match(sq.kv, sq.tokens)
+	return n, s.copyBlocks(copies)
 }
 
 // room reports whether every group has blocks (free or evictable) for n
@@ -176,7 +187,7 @@ func (s *Scheduler) schedule() []*seq {
 			if budget <= 0 {
 				continue
 			}
-			n = min(len(sq.tokens)-sq.computed, budget)
+			n = s.alignChunk(sq, min(len(sq.tokens)-sq.computed, budget))
 		}
 		sq.draft = sq.draft[:0]
 		if sq.decoding() && budget > 1 {
@@ -312,6 +323,13 @@ func (s *Scheduler) step(ctx context.Context) {
 		rows := 1 + len(sq.draft)
 		if err := s.pool.Commit(sq.kv, sq.tokens[:sq.computed]); err != nil {
 			s.finish(sq, FinishError, fmt.Errorf("scheduler: %w", err))
+			if sq.computed == len(sq.tokens) {
+				k += rows
+			}
+			continue
+		}
+		if err := s.saveSnapshot(sq); err != nil {
+			s.finish(sq, FinishError, err)
 			if sq.computed == len(sq.tokens) {
 				k += rows
 			}

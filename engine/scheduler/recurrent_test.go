@@ -59,9 +59,8 @@ func lfm2Prompts(seed uint64, n, lo, hi int) [][]int32 {
 // those that end), prompts longer than the token budget (chunked prefill
 // carries each convolution window from chunk to chunk) and a pool too
 // small for all of them (the newest are preempted, their state dropped
-// and recomputed). Each gets the tokens it gets alone; a repeated prompt
-// is recomputed, not taken from the prefix cache, whose blocks would come
-// without the state at their end.
+// and recomputed, from a state snapshot where one is left). Each gets the
+// tokens it gets alone.
 func TestHybridBatchedMatchesAlone(t *testing.T) {
 	m := loadLFM2(t)
 	ps := lfm2Prompts(4, 6, 20, 40)
@@ -87,8 +86,45 @@ func TestHybridBatchedMatchesAlone(t *testing.T) {
 	if len(s.slots) != 4 || st.Running != 0 {
 		t.Errorf("after the run: %d free state slots of 4, %d running", len(s.slots), st.Running)
 	}
-	again := runAll(t, s, ps[:1], maxTokens)[0]
-	if again.last.Usage.CachedTokens != 0 || !slices.Equal(again.tokens, want[0]) {
-		t.Errorf("repeated prompt: %d cached tokens, %v, alone %v", again.last.Usage.CachedTokens, again.tokens, want[0])
+}
+
+// TestHybridPrefixCache checks the prefix cache of a hybrid model: a
+// request that shares a prompt's prefix starts from the last state
+// snapshot within the prefix (the first prompt's chunks ended at block
+// boundaries), a repeated prompt from the one at its own last boundary,
+// and both get the tokens they get without a prefix cache; with
+// no snapshots, nothing is cached.
+func TestHybridPrefixCache(t *testing.T) {
+	m := loadLFM2(t)
+	prefix := lfm2Prompts(7, 1, 50, 51)[0] // BOS + 50 tokens
+	ps := lfm2Prompts(8, 2, 10, 20)
+	for i := range ps {
+		ps[i] = append(slices.Clone(prefix), ps[i][1:]...)
+	}
+	const maxTokens = 12
+	off := newSched(t, m, Config{MaxSeqs: 2, Context: 128, NoPrefixCache: true})
+	var want [][]int32
+	for _, p := range ps {
+		want = append(want, runAll(t, off, [][]int32{p}, maxTokens)[0].tokens)
+	}
+	s := newSched(t, m, Config{MaxSeqs: 2, Context: 128, TokenBudget: 40})
+	for i, tc := range []struct {
+		p      int
+		cached int
+	}{
+		{0, 0},
+		{1, 32},                         // chunks of 40 end at 32, then at the last boundary
+		{0, (len(ps[0]) - 1) / 16 * 16}, // the repeated prompt's last
+	} {
+		r := runAll(t, s, ps[tc.p:tc.p+1], maxTokens)[0]
+		if r.last.Err != nil || r.last.Usage.CachedTokens != tc.cached || !slices.Equal(r.tokens, want[tc.p]) {
+			t.Errorf("request %d: %d cached tokens (want %d), %v (%v), without the cache %v",
+				i, r.last.Usage.CachedTokens, tc.cached, r.tokens, r.last.Err, want[tc.p])
+		}
+	}
+	none := newSched(t, m, Config{MaxSeqs: 2, Context: 128, StateSnapshots: -1})
+	runAll(t, none, ps[:1], maxTokens)
+	if r := runAll(t, none, ps[:1], maxTokens)[0]; r.last.Usage.CachedTokens != 0 || !slices.Equal(r.tokens, want[0]) {
+		t.Errorf("without snapshots: %d cached tokens, %v, want %v", r.last.Usage.CachedTokens, r.tokens, want[0])
 	}
 }

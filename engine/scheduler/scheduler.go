@@ -91,6 +91,11 @@ type Config struct {
 	BlockSize int
 	// NoPrefixCache turns prefix caching off.
 	NoPrefixCache bool
+	// StateSnapshots is the number of recurrent state snapshots the
+	// prefix cache of a hybrid model keeps (snapshot.go): 0 for
+	// DefaultSnapshotsPerSeq per sequence, negative for none (a hybrid
+	// model's prefixes are then not cached).
+	StateSnapshots int
 	// ModelID identifies the model (and file) for the prefix cache's
 	// hashes; it matters only where caches are shared or persisted.
 	ModelID string
@@ -312,6 +317,7 @@ type Scheduler struct {
 	// each running sequence.
 	recurrent bool
 	slots     []int
+	snaps     *snapshots // nil without state snapshots
 
 	stop context.CancelFunc
 	done chan struct{}
@@ -356,15 +362,15 @@ func New(m model.Model, cfg Config) (*Scheduler, error) {
 	}
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%s\x00%v", cfg.ModelID, kv)
-	// A hybrid model's recurrent state at the end of a cached prefix is not
-	// kept, so its prefixes are not cached: a sequence computes its
-	// tokens, and a preempted one recomputes them, from the first.
+	// A hybrid model's prefixes are cached only with snapshots of its
+	// recurrent state at their ends (snapshot.go).
 	recurrent := len(m.Recurrent()) > 0
-	pool, err := kvcache.New(kvcache.Options{BlockSize: cfg.BlockSize, Groups: specs, Seed: h.Sum64(), NoPrefixCache: cfg.NoPrefixCache || recurrent})
+	noPrefix := cfg.NoPrefixCache || (recurrent && snapshotCount(cfg) == 0)
+	pool, err := kvcache.New(kvcache.Options{BlockSize: cfg.BlockSize, Groups: specs, Seed: h.Sum64(), NoPrefixCache: noPrefix})
 	if err != nil {
 		return nil, fmt.Errorf("scheduler: %w", err)
 	}
-	cache, err := m.NewPagedCache(cells, cfg.MaxSeqs, kv)
+	cache, err := m.NewPagedCache(cells, StateSlots(cfg), kv)
 	if err != nil {
 		return nil, fmt.Errorf("scheduler: %w", err)
 	}
@@ -375,6 +381,9 @@ func New(m model.Model, cfg Config) (*Scheduler, error) {
 	if recurrent {
 		for i := cfg.MaxSeqs - 1; i >= 0; i-- {
 			s.slots = append(s.slots, i)
+		}
+		if n := snapshotCount(cfg); n > 0 {
+			s.snaps = newSnapshots(cfg.MaxSeqs, n)
 		}
 	}
 	go s.loop(ctx)
