@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"saji/engine/gguf"
 	"saji/engine/hardware"
 	"saji/engine/model"
 	"saji/engine/scheduler"
@@ -26,19 +25,7 @@ func TestRecurrentState(t *testing.T) {
 	if _, _, err := r.Write(context.Background(), filepath.Join(refdata.Dir(t), r.Vocab), path); err != nil {
 		t.Fatal(err)
 	}
-	f, err := gguf.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	s, err := Describe(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := model.Load(context.Background(), f, model.Options{Threads: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, m := describeAndLoad(t, path)
 	per := model.StateBytes(m.Recurrent())
 	for _, parallel := range []int{1, 4} {
 		p, err := PlanFor(s, hardware.Machine{}, Request{Context: 256, KVType: "f16", Parallel: parallel})

@@ -65,20 +65,11 @@ func TestHybridBatchedMatchesAlone(t *testing.T) {
 	m := loadLFM2(t)
 	ps := lfm2Prompts(4, 6, 20, 40)
 	const maxTokens = 24
-	solo := newSched(t, m, Config{MaxSeqs: 1, Context: 128, NoPrefixCache: true})
-	var want [][]int32
-	for _, p := range ps {
-		want = append(want, runAll(t, solo, [][]int32{p}, maxTokens)[0].tokens)
-	}
+	want := alone(t, m, ps, maxTokens, 128)
 	// 10 blocks of 16: a sequence needs up to 4 at its end, so four
 	// cannot all run to the end together.
 	s := newSched(t, m, Config{MaxSeqs: 4, Context: 128, TokenBudget: 16, KVBytes: kvBytes(m, 10*16)})
-	got := runAll(t, s, ps, maxTokens)
-	for i := range ps {
-		if got[i].last.Err != nil || !slices.Equal(got[i].tokens, want[i]) {
-			t.Errorf("sequence %d: %v (%v), alone %v", i, got[i].tokens, got[i].last.Err, want[i])
-		}
-	}
+	sameAsAlone(t, runAll(t, s, ps, maxTokens), want)
 	st := s.Stats()
 	if st.Preemptions == 0 {
 		t.Error("no sequence was preempted")
@@ -102,11 +93,7 @@ func TestHybridPrefixCache(t *testing.T) {
 		ps[i] = append(slices.Clone(prefix), ps[i][1:]...)
 	}
 	const maxTokens = 12
-	off := newSched(t, m, Config{MaxSeqs: 2, Context: 128, NoPrefixCache: true})
-	var want [][]int32
-	for _, p := range ps {
-		want = append(want, runAll(t, off, [][]int32{p}, maxTokens)[0].tokens)
-	}
+	want := alone(t, m, ps, maxTokens, 128)
 	s := newSched(t, m, Config{MaxSeqs: 2, Context: 128, TokenBudget: 40})
 	for i, tc := range []struct {
 		p      int
