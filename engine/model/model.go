@@ -3,7 +3,7 @@
 //
 // Each architecture (llama with or without experts, qwen2, qwen3,
 // qwen2moe, qwen3moe, gpt-oss, mistral3, smollm3, granite, gemma2, gemma3,
-// phi3, olmo2) is a page of Go that registers itself under
+// phi3, olmo2, lfm2) is a page of Go that registers itself under
 // its general.architecture name, reads its hyperparameters through
 // engine/gguf's accessors, wraps its weights as
 // kernels tensors (zero-copy views of the mapped file) and describes its
@@ -19,7 +19,9 @@
 // A Cache holds one sequence's keys and values, contiguous, in F32, F16 or Q8_0
 // cells indexed by position. Forward appends the keys and values of a batch
 // of tokens at their positions and attends over everything cached up to each
-// token's position.
+// token's position. A hybrid model's recurrent layers (LFM2's convolutions)
+// keep a fixed-size state per sequence instead, in the cache's state slots
+// (state.go).
 package model
 
 import (
