@@ -83,8 +83,8 @@ func TestHybridBatchedMatchesAlone(t *testing.T) {
 // request that shares a prompt's prefix starts from the last state
 // snapshot within the prefix (the first prompt's chunks ended at block
 // boundaries), a repeated prompt from the one at its own last boundary,
-// and both get the tokens they get without a prefix cache; with
-// no snapshots, nothing is cached.
+// and both get the tokens they get without a prefix cache; a single
+// snapshot slot is reused; with no snapshots, nothing is cached.
 func TestHybridPrefixCache(t *testing.T) {
 	m := loadLFM2(t)
 	prefix := lfm2Prompts(7, 1, 50, 51)[0] // BOS + 50 tokens
@@ -107,6 +107,14 @@ func TestHybridPrefixCache(t *testing.T) {
 		if r.last.Err != nil || r.last.Usage.CachedTokens != tc.cached || !slices.Equal(r.tokens, want[tc.p]) {
 			t.Errorf("request %d: %d cached tokens (want %d), %v (%v), without the cache %v",
 				i, r.last.Usage.CachedTokens, tc.cached, r.tokens, r.last.Err, want[tc.p])
+		}
+	}
+	// One snapshot: each prompt's chunks replace the last one's.
+	one := newSched(t, m, Config{MaxSeqs: 2, Context: 128, TokenBudget: 40, StateSnapshots: 1})
+	for round := range 2 {
+		sameAsAlone(t, runAll(t, one, ps, maxTokens), want)
+		if n := len(one.snaps.byKey); n != 1 || len(one.snaps.free) != 0 {
+			t.Errorf("round %d: %d snapshots kept, %d free slots, want 1 and 0", round, n, len(one.snaps.free))
 		}
 	}
 	none := newSched(t, m, Config{MaxSeqs: 2, Context: 128, StateSnapshots: -1})
