@@ -92,7 +92,13 @@ func (m *base) newCache(n int, kv quant.Type) (*Cache, error) {
 		return nil, err
 	}
 	c.size, c.group, c.cells = n, make([]int, m.hp.Layers), []int{n}
-	return c, m.newStates(c, 1)
+	if err := m.newStates(c, 1+checkpoints); err != nil {
+		return nil, err
+	}
+	if c.state != nil {
+		c.ckpt = []int{-1, -1}
+	}
+	return c, nil
 }
 
 // newPagedCache returns a paged cache of cells[g] cells for KV group g

@@ -13,7 +13,8 @@ import (
 // TestRecurrentState checks the contract of a hybrid model's state: a
 // prompt read in chunks gives the logits of single steps,
 // a chunk that does not continue where the state stopped is refused (a
-// state does not go back) until the sequence starts over at position 0,
+// state does not go back) unless it starts over at position 0 or at a
+// checkpoint (a chunk's end),
 // and a batch refuses two sequences on one slot or a slot out of range.
 func TestRecurrentState(t *testing.T) {
 	_, m, _ := loadRef(t, "tiny-lfm2-q4_k_m", cpu.New(2))
@@ -48,6 +49,30 @@ func TestRecurrentState(t *testing.T) {
 	cache.Truncate(4)
 	if _, err := m.Forward(ctx, prompt[4:6], span(4, 6), cache, false); err == nil || !strings.Contains(err.Error(), "does not go back") {
 		t.Errorf("going back to position 4: %v", err)
+	}
+	// A chunk's end is a checkpoint: the sequence may go back to it, as
+	// saji bench does to its depth before each repetition, even after
+	// single steps past it.
+	cache.Reset()
+	var rest, first6 []float32
+	for i, ch := range [][2]int{{0, 6}, {6, 12}, {6, 12}} {
+		if i == 2 {
+			cache.Truncate(6)
+		}
+		if rest, err = m.Forward(ctx, prompt[ch[0]:ch[1]], span(ch[0], ch[1]), cache, false); err != nil {
+			t.Fatalf("chunk %d: %v", i, err)
+		}
+		if i == 1 {
+			first6 = rest
+			for p := 12; p < 15; p++ {
+				if _, err := m.Forward(ctx, prompt[:1], span(p, p+1), cache, false); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	if !slices.Equal(rest, first6) {
+		t.Error("after going back to the checkpoint at 6, the chunk's logits differ from the first time's")
 	}
 	cache.Reset()
 	first, err := m.Forward(ctx, prompt, span(0, len(prompt)), cache, false)

@@ -302,6 +302,10 @@ type Cache struct {
 	// (-1 after a failed step: only position 0 may follow).
 	state   [][]kernels.Tensor
 	slotPos []int
+	// ckpt holds the positions of a contiguous cache's checkpoints, the
+	// states of slots 1, 2, ... (-1: none); next is the one to replace.
+	ckpt []int
+	next int
 }
 
 // newCache allocates a cache for layers whose keys and values have kDim[i]
@@ -347,7 +351,9 @@ func (c *Cache) Len() int { return c.used }
 func (c *Cache) Reset() { c.used = 0 }
 
 // Truncate drops the positions from n on, so that generation can resume
-// from an earlier point of the sequence.
+// from an earlier point of the sequence. A hybrid model's recurrent state
+// resumes only from 0 or from the end of one of the cache's last two
+// multi-token chunks (its checkpoints); from elsewhere, Forward refuses.
 func (c *Cache) Truncate(n int) {
 	if n >= 0 && n < c.used {
 		c.used = n

@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"slices"
 
 	"saji/kernels"
 	"saji/kernels/quant"
@@ -17,6 +18,13 @@ import (
 // starts from zeros; any other chunk continues from the position its slot
 // has reached, and the cache refuses a chunk that does not (a state does
 // not go back: a preempted sequence is recomputed from its first token).
+
+// checkpoints is the number of states a contiguous cache keeps besides the
+// live one: the states at the end of its last multi-token chunks, so that
+// a sequence truncated back to one of them (saji bench's depth before
+// each repetition, a reply regenerated after its prompt) continues from
+// there instead of being refused.
+const checkpoints = 2
 
 // StateSpec is one fixed-size F32 tensor a recurrent layer keeps per
 // sequence: Rows rows of Cols values.
@@ -121,10 +129,36 @@ func (c *Cache) admitState(slot int, pos []int32) (bool, error) {
 			return false, fmt.Errorf("model: a recurrent model reads a sequence's positions in order, not %d after %d", pos[j], pos[j-1])
 		}
 	}
-	if pos[0] != 0 && int(pos[0]) != c.slotPos[slot] {
+	if pos[0] != 0 && int(pos[0]) != c.slotPos[slot] && !c.restore(slot, int(pos[0])) {
 		return false, fmt.Errorf("model: the recurrent state of slot %d has read %d positions, the chunk starts at %d (a state does not go back)", slot, c.slotPos[slot], pos[0])
 	}
 	return pos[0] == 0, nil
+}
+
+// restore brings back the checkpoint at position p into slot (a
+// contiguous cache's live state), and reports whether there was one.
+func (c *Cache) restore(slot, p int) bool {
+	for i, at := range c.ckpt {
+		if at == p {
+			return c.CopyState(i+1, slot) == nil
+		}
+	}
+	return false
+}
+
+// checkpoint keeps the live state of a contiguous cache, which stands at
+// position p after a multi-token chunk, in a checkpoint slot (replacing
+// the oldest), unless one holds that position already.
+func (c *Cache) checkpoint(p int) {
+	if len(c.ckpt) == 0 || slices.Contains(c.ckpt, p) {
+		return
+	}
+	i := c.next
+	c.next = (c.next + 1) % len(c.ckpt)
+	c.ckpt[i] = -1
+	if c.CopyState(0, i+1) == nil {
+		c.ckpt[i] = p
+	}
 }
 
 // zeroSlots clears the states of slots in every recurrent layer.
@@ -194,8 +228,11 @@ func (c *Cache) finishState(st *step, err error) {
 	for i, s := range st.rec.seqs {
 		if err != nil {
 			c.slotPos[s.Slot] = -1
-		} else {
-			c.slotPos[s.Slot] = st.rec.ends[i]
+			continue
+		}
+		c.slotPos[s.Slot] = st.rec.ends[i]
+		if !c.paged && s.N > 1 {
+			c.checkpoint(st.rec.ends[i])
 		}
 	}
 }
