@@ -1,17 +1,14 @@
 package scheduler
 
 import (
-	"context"
 	"math/rand/v2"
 	"slices"
 	"testing"
 
-	"saji/engine/gguf"
 	"saji/engine/model"
 	"saji/engine/synth"
 	"saji/engine/synth/synthtest"
 	"saji/internal/refdata"
-	"saji/kernels/cpu"
 )
 
 // loadLFM2 writes the synthetic tiny LFM2 (two convolution layers, two
@@ -24,15 +21,7 @@ func loadLFM2(t *testing.T) model.Model {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := gguf.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-	m, err := model.Load(context.Background(), f, model.Options{Backend: cpu.New(2)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := loadFile(t, path)
 	if len(m.Recurrent()) == 0 {
 		t.Fatal("tiny-lfm2 has no recurrent layers")
 	}

@@ -408,11 +408,11 @@ func TestSlidingWindow(t *testing.T) {
 	t.Logf("%d preemptions, hit rate %.2f, groups %+v", st.Preemptions, st.KV.HitRate(), st.KV.Groups)
 }
 
-// loadGemma3 loads the reference data's Gemma 3, whose sliding-window
-// layers see 16 tokens.
-func loadGemma3(t *testing.T) model.Model {
+// loadFile loads the model at path on two threads; the file stays open
+// until t ends.
+func loadFile(t *testing.T, path string) model.Model {
 	t.Helper()
-	f, err := gguf.Open(filepath.Join(refdata.Dir(t), "models", "tiny-gemma3-q8_0.gguf"))
+	f, err := gguf.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -421,6 +421,14 @@ func loadGemma3(t *testing.T) model.Model {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return m
+}
+
+// loadGemma3 loads the reference data's Gemma 3, whose sliding-window
+// layers see 16 tokens.
+func loadGemma3(t *testing.T) model.Model {
+	t.Helper()
+	m := loadFile(t, filepath.Join(refdata.Dir(t), "models", "tiny-gemma3-q8_0.gguf"))
 	if g := m.KVGroups(); len(g) != 2 || g[0].Window != 16 {
 		t.Fatalf("KV groups %+v", g)
 	}
