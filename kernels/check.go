@@ -304,3 +304,28 @@ func checkKV(kv KV, pos []int32, p AttentionParams) error {
 	}
 	return nil
 }
+
+// CheckShortConv checks the operands of Backend.ShortConv and returns the
+// kernel size K: w of K > 1 rows of C taps, x and dst of C columns and the
+// sequences' rows, state of (K-1)·C columns, each sequence's slot a row of
+// it and no slot named twice (the sequences would overwrite each other's
+// windows).
+func CheckShortConv(dst, x, w, state Tensor, seqs []ConvSeq) (int, error) {
+	k, c := Rows(w), Cols(w)
+	if k < 2 || Cols(x) != c || !sameShape(dst, x) || Cols(state) != (k-1)*c {
+		return 0, fmt.Errorf("short_conv of %v with taps %v and state %v into %v: %w", x.Shape(), w.Shape(), state.Shape(), dst.Shape(), ErrShape)
+	}
+	n := 0
+	seen := make(map[int]bool, len(seqs))
+	for i, s := range seqs {
+		if s.N < 0 || s.Slot < 0 || s.Slot >= Rows(state) || seen[s.Slot] {
+			return 0, fmt.Errorf("short_conv: sequence %d has %d rows and slot %d of %d (taken: %v): %w", i, s.N, s.Slot, Rows(state), seen[s.Slot], ErrShape)
+		}
+		seen[s.Slot] = true
+		n += s.N
+	}
+	if n != Rows(x) {
+		return 0, fmt.Errorf("short_conv: the sequences hold %d rows, the input %d: %w", n, Rows(x), ErrShape)
+	}
+	return k, nil
+}

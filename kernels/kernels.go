@@ -276,6 +276,24 @@ type Backend interface {
 	// prompts and decode alike, as llama.cpp's fused op does on every
 	// backend that has it. out must not alias an input.
 	GatedDeltaNet(out, q, k, v, g, beta, states Tensor, seqs []RecurrentSeq, p DeltaNetParams) error
+	// ShortConv is a causal depthwise convolution of kernel size K over the
+	// tokens of several sequences (LFM2's short convolution: ggml's
+	// ssm_conv over the state and the new inputs). w holds the taps as K
+	// rows of C channels (row j: each channel's j-th tap, the transpose of
+	// a GGUF file's conv weight); x and dst hold one row of C values per
+	// token, the rows belonging to seqs in order; state holds one row of
+	// (K-1)·C values per slot: a sequence's last K-1 inputs, oldest first,
+	// a row of C each. Over win, the slot's K-1 rows followed by the
+	// sequence's rows of x, dst[t][c] = Σ_j win[t+j][c]·w[j][c], each
+	// product fused into the sum in order of j from zero; the last K-1 rows
+	// of win are written back to the slot. dst must not alias x.
+	ShortConv(dst, x, w, state Tensor, seqs []ConvSeq) error
+}
+
+// ConvSeq is one sequence's part of a ShortConv: its N rows of the input
+// and the row of the state that holds its window.
+type ConvSeq struct {
+	N, Slot int
 }
 
 // RecurrentSeq is one sequence's share of a recurrent operation's batch:

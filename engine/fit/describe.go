@@ -29,8 +29,13 @@ type ModelShape struct {
 	// Layers is the block count; Heads the query heads.
 	Layers int `json:"layers"`
 	Heads  int `json:"heads"`
-	// KVHeads is the number of key/value heads of each layer (GQA).
+	// KVHeads is the number of key/value heads of each layer (GQA; 0 for
+	// a recurrent layer, which keeps no keys and values).
 	KVHeads []int `json:"kv_heads"`
+	// StateBytes are the bytes of each layer's recurrent state for one
+	// sequence (0 for an attention layer), nil for a transformer: a
+	// hybrid model's cache holds one for each sequence it runs at once.
+	StateBytes []int64 `json:"state_bytes,omitempty"`
 	// HeadDim and ValueDim are the key and value head lengths.
 	HeadDim  int `json:"head_dim"`
 	ValueDim int `json:"value_dim"`
@@ -93,6 +98,13 @@ func Describe(f *gguf.File) (ModelShape, error) {
 	s.KVHeads = make([]int, s.Layers)
 	for i := range s.KVHeads {
 		s.KVHeads[i] = d.KVHeads
+	}
+	for _, l := range d.Recurrent {
+		if s.StateBytes == nil {
+			s.StateBytes = make([]int64, s.Layers)
+		}
+		s.KVHeads[l.Layer] = 0
+		s.StateBytes[l.Layer] = model.StateBytes([]model.RecurrentLayer{l})
 	}
 	for i, w := range d.Windows {
 		if w > 0 {

@@ -34,6 +34,14 @@ func (p Plan) Explain() []string {
 			r.Context, r.KVType, units.Bytes(g.Bytes), g.Layers, kvh, s.HeadDim, g.Cells, bpe, what))
 	}
 	out = append(out, fmt.Sprintf("KV cache: %s: a pool of %d tokens in blocks of 16", p.Pool, b.KVTokens))
+	if b.State > 0 {
+		var per int64
+		for _, n := range s.StateBytes {
+			per += n
+		}
+		out = append(out, fmt.Sprintf("Recurrent state: %s (%d recurrent layers, %s a slot, x %d slots: one per sequence and the prefix cache's snapshots)",
+			units.Bytes(b.State), s.recurrentLayers(), units.Bytes(per), b.State/max(1, per)))
+	}
 	out = append(out, fmt.Sprintf("Compute buffers: %s (activations for %d tokens a step: %s; logits for %s: %s)",
 		units.Bytes(b.Activations+b.Logits), max(128, p.MaxSeqs), units.Bytes(b.Activations), plural(p.MaxSeqs, "sequence"), units.Bytes(b.Logits)))
 	out = append(out, fmt.Sprintf("Runtime and tokenizer: %s", units.Bytes(b.Overhead)))
@@ -60,12 +68,12 @@ func (p Plan) Explain() []string {
 }
 
 // groupHeads returns the KV heads of the group with the given window (the
-// first layer's) and whether the layers differ.
+// first attention layer's) and whether the layers differ.
 func (s ModelShape) groupHeads(window int) (int, bool) {
 	h, mixed := -1, false
 	for i := range s.Layers {
-		if s.window(i) != window {
-			continue
+		if s.window(i) != window || s.KVHeads[i] == 0 {
+			continue // another group's, or a recurrent layer
 		}
 		if h >= 0 && s.KVHeads[i] != h {
 			mixed = true
@@ -92,4 +100,15 @@ func plural(n int, what string) string {
 		return "1 " + what
 	}
 	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// recurrentLayers counts the layers that keep a recurrent state.
+func (s ModelShape) recurrentLayers() int {
+	n := 0
+	for _, b := range s.StateBytes {
+		if b > 0 {
+			n++
+		}
+	}
+	return n
 }

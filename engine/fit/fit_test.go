@@ -29,25 +29,33 @@ func testModels(t *testing.T) []string {
 	return paths
 }
 
+// describeAndLoad returns the shape of the model at path and the model
+// loaded on one thread; the file stays open until t ends.
+func describeAndLoad(t *testing.T, path string) (ModelShape, model.Model) {
+	t.Helper()
+	f, err := gguf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	s, err := Describe(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := model.Load(context.Background(), f, model.Options{Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, m
+}
+
 // TestKVMatchesEngine checks the KV formula against what the engine
 // allocates: the cell sizes of model.KVGroups and the pool the scheduler
 // builds, for every reference model.
 func TestKVMatchesEngine(t *testing.T) {
 	for _, path := range testModels(t) {
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			f, err := gguf.Open(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			s, err := Describe(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			m, err := model.Load(context.Background(), f, model.Options{Threads: 1})
-			if err != nil {
-				t.Fatal(err)
-			}
+			s, m := describeAndLoad(t, path)
 			groups := m.KVGroups()
 			cfg := m.Config()
 			if s.Layers != cfg.Layers || s.Vocab != cfg.Vocab || s.HeadDim != cfg.HeadDim || s.ValueDim != cfg.ValueDim || s.KVHeads[0] != cfg.KVHeads {

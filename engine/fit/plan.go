@@ -139,6 +139,11 @@ type Breakdown struct {
 	KV       int64         `json:"kv"`
 	KVTokens int           `json:"kv_tokens"`
 	KVBudget int64         `json:"kv_budget"`
+	// State is the recurrent layers' state of a hybrid model: a slot of
+	// every recurrent layer's state for each sequence the scheduler runs
+	// at once and for each of the prefix cache's state snapshots
+	// (ModelShape.StateBytes × scheduler.StateSlots), beside the KV pool.
+	State int64 `json:"state,omitempty"`
 	// Activations are the F32 buffers of one step's widest layer (a step
 	// runs up to the scheduler's token budget); Logits the vocabulary-wide
 	// buffers of the sequences sampled in a step.
@@ -286,6 +291,9 @@ type kvGroup struct {
 func (s ModelShape) kvGroups() []kvGroup {
 	var gs []kvGroup
 	for i := range s.Layers {
+		if s.KVHeads[i] == 0 {
+			continue // a recurrent layer
+		}
 		w := s.window(i)
 		j := 0
 		for j < len(gs) && gs[j].window != w {
@@ -365,10 +373,15 @@ func (p *Plan) place() {
 	if b.KVTokens == 0 && len(cells) > 0 {
 		b.KVTokens = cells[0]
 	}
+	slots := int64(scheduler.StateSlots(cfg))
+	for l, n := range s.StateBytes {
+		layerKV[l] += n * slots
+		b.State += n * slots
+	}
 
 	b.Activations, b.Logits = s.computeBytes(p.MaxSeqs, max(cfg.TokenBudget, p.MaxSeqs), req.Context, max(1, p.Machine.CPU.Threads))
 	b.Overhead = baseOverhead + int64(s.TokenizerEntries)*tokenizerEntry
-	b.Total = b.Weights + b.KV + b.Activations + b.Logits + b.Overhead
+	b.Total = b.Weights + b.KV + b.State + b.Activations + b.Logits + b.Overhead
 
 	p.Verdict = p.choose(layerKV)
 }
@@ -431,7 +444,7 @@ func (p *Plan) choose(layerKV []int64) Verdict {
 	// A discrete GPU: n layers (the last ones) with their KV cache, plus
 	// the activations; all of them also take the output head.
 	fixed := b.Activations
-	full := b.Weights + b.KV + b.Activations + b.Logits
+	full := b.Weights + b.KV + b.State + b.Activations + b.Logits
 	if (want < 0 || want >= s.Layers) && uint64(full) <= gpuFree {
 		b.GPU = full
 		b.RAM = b.Overhead
@@ -551,7 +564,11 @@ func (p Plan) ResidentAt(tokens int) int64 {
 		kv += int64(n) * p.Model.groupCellBytes(g, typ)
 	}
 	act, logits := p.Model.computeBytes(1, min(tokens, scheduler.DefaultTokenBudget), tokens, max(1, p.Machine.CPU.Threads))
-	return b.Weights + min(kv, b.KV) + act + logits + b.Overhead
+	var state int64 // one sequence's
+	for _, n := range p.Model.StateBytes {
+		state += n
+	}
+	return b.Weights + min(kv, b.KV) + state + act + logits + b.Overhead
 }
 
 // DecodeTokensPerSecAt predicts the decode speed of a sequence with tokens

@@ -25,6 +25,9 @@ type base struct {
 	// embdInput: the forward pass reads input vectors for negative tokens
 	// (input), so ForwardBatch accepts a Batch's Embd.
 	embdInput bool
+	// recurrent lists the layers that keep a state per sequence instead
+	// of keys and values (nil: none).
+	recurrent []RecurrentLayer
 }
 
 // loadBase reads the hyperparameters, embeddings and output head.
@@ -38,7 +41,7 @@ func (ld *loader) loadBase() base {
 		m.backends = append(m.backends, ld.layerBackend(i))
 	}
 	m.tokEmbd = ld.tensor(ld.backend, "token_embd.weight", hp.Embd, hp.Vocab)
-	m.outNorm = ld.tensor(ld.backend, "output_norm.weight", hp.Embd)
+	m.outNorm = ld.tensor(ld.backend, ld.outNormName(), hp.Embd)
 	m.output = ld.optional(ld.backend, "output.weight", hp.Embd, hp.Vocab)
 	if m.output == nil {
 		m.output = m.tokEmbd
@@ -54,6 +57,9 @@ func (m *base) Config() Config { return m.hp.Config }
 func (m *base) kvGroups() []KVGroup {
 	var gs []KVGroup
 	for i := range m.hp.Layers {
+		if m.recurrentLayer(i) != nil {
+			continue
+		}
 		w := m.window(i)
 		j := 0
 		for j < len(gs) && gs[j].Window != w {
@@ -89,17 +95,27 @@ func (m *base) newCache(n int, kv quant.Type) (*Cache, error) {
 		return nil, err
 	}
 	c.size, c.group, c.cells = n, make([]int, m.hp.Layers), []int{n}
+	if err := m.newStates(c, 1+checkpoints); err != nil {
+		return nil, err
+	}
+	if c.state != nil {
+		c.ckpt = []int{-1, -1}
+	}
 	return c, nil
 }
 
-// newPagedCache returns a paged cache of cells[g] cells for KV group g.
-func (m *base) newPagedCache(cells []int, kv quant.Type) (*Cache, error) {
+// newPagedCache returns a paged cache of cells[g] cells for KV group g
+// and slots state slots.
+func (m *base) newPagedCache(cells []int, slots int, kv quant.Type) (*Cache, error) {
 	gs := m.kvGroups()
 	if len(cells) != len(gs) {
 		return nil, fmt.Errorf("model: a paged cache needs cell counts for %d KV groups, not %d", len(gs), len(cells))
 	}
 	k, v, rows := m.cacheDims()
 	group := make([]int, m.hp.Layers)
+	for l := range group {
+		group[l] = -1
+	}
 	for g, grp := range gs {
 		for _, l := range grp.Layers {
 			rows[l], group[l] = cells[g], g
@@ -110,15 +126,17 @@ func (m *base) newPagedCache(cells []int, kv quant.Type) (*Cache, error) {
 		return nil, err
 	}
 	c.paged, c.group, c.cells = true, group, append([]int(nil), cells...)
-	return c, nil
+	return c, m.newStates(c, slots)
 }
 
-// cacheDims returns the per-layer key and value row lengths, and a slice
-// for the per-layer cell counts.
+// cacheDims returns the per-layer key and value row lengths (0 for a
+// recurrent layer), and a slice for the per-layer cell counts.
 func (m *base) cacheDims() (k, v, rows []int) {
 	k, v, rows = make([]int, m.hp.Layers), make([]int, m.hp.Layers), make([]int, m.hp.Layers)
 	for i := range k {
-		k[i], v[i] = m.hp.KVHeads*m.hp.HeadDim, m.hp.KVHeads*m.hp.ValueDim
+		if m.recurrentLayer(i) == nil {
+			k[i], v[i] = m.hp.KVHeads*m.hp.HeadDim, m.hp.KVHeads*m.hp.ValueDim
+		}
 	}
 	return k, v, rows
 }
@@ -135,6 +153,7 @@ type step struct {
 	embed       bool        // head returns the normed hidden states, not logits
 	embd        []float32   // input vectors of the negative tokens (Batch.Embd)
 	kv          []kernels.SeqKV
+	rec         stateStep // recurrent layers' sequences and slots
 }
 
 // seqView is one sequence's view of a KV group.
@@ -181,6 +200,9 @@ func (m *base) solo(ctx context.Context, tokens, positions []int32, cache *Cache
 		rows: [][]int32{positions}, seqs: [][]seqView{{{len: n, pos: positions}}}}
 	if !all {
 		st.out = lastRowOnly(len(tokens))
+	}
+	if err := cache.prepareState(st, []int{len(tokens)}, []int{0}); err != nil {
+		return nil, err
 	}
 	return st, nil
 }
@@ -258,6 +280,15 @@ func (m *base) batch(ctx context.Context, b *Batch, cache *Cache) (*step, error)
 	}
 	if at != len(b.Tokens) {
 		return nil, fmt.Errorf("model: the batch's sequences hold %d of its %d tokens", at, len(b.Tokens))
+	}
+	if cache.state != nil {
+		ns, slots := make([]int, len(b.Seqs)), make([]int, len(b.Seqs))
+		for i, s := range b.Seqs {
+			ns[i], slots[i] = s.N, s.Slot
+		}
+		if err := cache.prepareState(st, ns, slots); err != nil {
+			return nil, err
+		}
 	}
 	return st, nil
 }

@@ -93,6 +93,9 @@ func TestForwardBatch(t *testing.T) {
 		// rows by expert together, yet each row's product is its own.
 		{"tiny-qwen3moe-q4_k_m", quant.TypeQ8_0, false},
 		{"tiny-gpt-oss-q8_0", quant.TypeF16, true},
+		// A hybrid: each sequence's convolution window in its own state
+		// slot, the long prompt's carried from chunk to chunk.
+		{"tiny-lfm2-q4_k_m", quant.TypeF16, false},
 	}
 	for _, c := range cases {
 		for _, simd := range []bool{false, true} {
@@ -141,7 +144,7 @@ func testForwardBatch(t *testing.T, m Model, ref *refModel, kv quant.Type, exact
 		cells[g] = (blocks + 3) * bs
 		free[g] = rng.Perm(blocks + 3)
 	}
-	cache, err := m.NewPagedCache(cells, kv)
+	cache, err := m.NewPagedCache(cells, len(prompts), kv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +197,7 @@ func testForwardBatch(t *testing.T, m Model, ref *refModel, kv quant.Type, exact
 			batch.Tokens = append(batch.Tokens, toks...)
 			batch.Pos = append(batch.Pos, span(at, end)...)
 			batch.Seqs = append(batch.Seqs, SeqBatch{N: len(toks), Cells: s.cells, Size: size,
-				Logits: end >= len(s.solo.prompt)})
+				Logits: end >= len(s.solo.prompt), Slot: i})
 			active = append(active, s)
 		}
 		if len(active) == 0 {
@@ -260,7 +263,7 @@ func TestCacheCopy(t *testing.T) {
 		t.Fatalf("the groups hold %d layers of %d", n, m.Config().Layers)
 	}
 	for _, kv := range []quant.Type{quant.TypeF32, quant.TypeF16, quant.TypeQ8_0} {
-		cache, err := m.NewPagedCache([]int{64, 64}, kv)
+		cache, err := m.NewPagedCache([]int{64, 64}, 1, kv)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -327,7 +330,7 @@ func TestForwardBatchOutputs(t *testing.T) {
 		cells[g] = 64
 		maps[g] = span(0, len(prompt))
 	}
-	paged, err := m.NewPagedCache(cells, quant.TypeF16)
+	paged, err := m.NewPagedCache(cells, 1, quant.TypeF16)
 	if err != nil {
 		t.Fatal(err)
 	}

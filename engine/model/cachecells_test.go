@@ -18,7 +18,7 @@ func TestCacheCells(t *testing.T) {
 	_, m, _ := loadRef(t, "tiny-gemma3-q8_0")
 	groups := m.KVGroups()
 	for _, kv := range []quant.Type{quant.TypeF32, quant.TypeF16, quant.TypeQ8_0} {
-		cache, err := m.NewPagedCache([]int{64, 64}, kv)
+		cache, err := m.NewPagedCache([]int{64, 64}, 1, kv)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -31,7 +31,7 @@ func TestCacheCells(t *testing.T) {
 			Seqs: []SeqBatch{{N: 6, Cells: cells, Logits: true}}}, cache); err != nil {
 			t.Fatal(err)
 		}
-		other, err := m.NewPagedCache([]int{64, 64}, kv)
+		other, err := m.NewPagedCache([]int{64, 64}, 1, kv)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,9 +13,12 @@ type Description struct {
 	Config
 	// Windows is each layer's attention window (0: full attention).
 	Windows []int
-	// KVGroups are the layers grouped by window, as Model.KVGroups gives
-	// them once loaded.
+	// KVGroups are the attention layers grouped by window, as
+	// Model.KVGroups gives them once loaded.
 	KVGroups []KVGroup
+	// Recurrent are the layers that keep a state per sequence instead of
+	// keys and values, as Model.Recurrent gives them.
+	Recurrent []RecurrentLayer
 	// Params is the number of weights in the file; ActiveParams those a
 	// token uses, the experts it does not run left out (Params for a
 	// dense model).
@@ -37,7 +40,7 @@ func Describe(f *gguf.File) (Description, error) {
 		return Description{}, fmt.Errorf("model: describing %s: %w", arch, err)
 	}
 	m := a.common()
-	d := Description{Config: m.hp.Config, Windows: make([]int, m.hp.Layers), KVGroups: m.kvGroups()}
+	d := Description{Config: m.hp.Config, Windows: make([]int, m.hp.Layers), KVGroups: m.kvGroups(), Recurrent: m.recurrent}
 	for i := range d.Windows {
 		d.Windows[i] = m.window(i)
 	}

@@ -26,7 +26,7 @@ func TestBatchInputVectors(t *testing.T) {
 			sizes[g] = 64
 			cells[g] = span(0, 64)
 		}
-		cache, err := m.NewPagedCache(sizes, quant.TypeF32)
+		cache, err := m.NewPagedCache(sizes, 1, quant.TypeF32)
 		if err != nil {
 			t.Fatal(err)
 		}

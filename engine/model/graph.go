@@ -139,6 +139,18 @@ func (g *graph) add(a, b kernels.Tensor) kernels.Tensor {
 	return y
 }
 
+// mul returns a ⊙ b.
+func (g *graph) mul(a, b kernels.Tensor) kernels.Tensor {
+	if g.err != nil {
+		return nil
+	}
+	y := g.new(kernels.Cols(a), kernels.Rows(a))
+	if g.err == nil {
+		g.fail(g.b.Mul(y, a, b))
+	}
+	return y
+}
+
 // scale multiplies x by s in place and returns it.
 func (g *graph) scale(x kernels.Tensor, s float32) kernels.Tensor {
 	if g.err != nil {

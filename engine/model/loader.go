@@ -23,7 +23,18 @@ type loader struct {
 	// describe reads the hyperparameters and checks the tensor table
 	// without touching the weights (Describe): tensors are not wrapped.
 	describe bool
-	err      error
+	// outNorm names the output norm where the architecture does not call
+	// it output_norm.weight (LFM2's token_embd_norm.weight).
+	outNorm string
+	err     error
+}
+
+// outNormName returns the name of the output norm's tensor.
+func (ld *loader) outNormName() string {
+	if ld.outNorm != "" {
+		return ld.outNorm
+	}
+	return "output_norm.weight"
 }
 
 func (ld *loader) fail(err error) {
@@ -329,6 +340,10 @@ type hparams struct {
 	logitScale   float32 // logit_scale: logits are divided by it (Granite)
 	attnTemp     float32 // attention.temperature_scale (Mistral 3, Llama 4)
 	noRope       bool    // rope.scaling.finetuned is false: Granite's switch for no rotation
+	// layerKVHeads is each layer's KV head count where the file holds
+	// attention.head_count_kv as an array (0 marks a layer without
+	// attention: LFM2's convolutions), nil where it holds one count.
+	layerKVHeads []int
 }
 
 // rope returns the rotary embedding of the file's keys: heads of HeadDim,
@@ -423,8 +438,7 @@ func (ld *loader) commonHParams() hparams {
 	h.Embd = ld.required("embedding_length", v, err)
 	v, err = f.HeadCount()
 	h.Heads = ld.required("attention.head_count", v, err)
-	v, err = f.HeadCountKV()
-	h.KVHeads = ld.required("attention.head_count_kv", v, err)
+	h.KVHeads = ld.kvHeads(&h)
 	if ld.err != nil {
 		return h
 	}
@@ -459,6 +473,39 @@ func (ld *loader) commonHParams() hparams {
 		ld.fail(errors.New("tensor token_embd.weight is missing"))
 	}
 	return h
+}
+
+// kvHeads returns the KV head count of the attention layers: the file's
+// attention.head_count_kv, or where that is a per-layer array (recorded
+// in h.layerKVHeads), the count its attention layers share.
+func (ld *loader) kvHeads(h *hparams) int {
+	const key = "%s.attention.head_count_kv"
+	if !ld.isArray(key) {
+		v, err := ld.f.HeadCountKV()
+		return ld.required("attention.head_count_kv", v, err)
+	}
+	counts, err := ld.f.Uint32s(key)
+	if err != nil {
+		ld.fail(fmt.Errorf("hyperparameter attention.head_count_kv: %w", err))
+		return 0
+	}
+	if len(counts) != h.Layers {
+		ld.fail(fmt.Errorf("hyperparameter attention.head_count_kv has %d layers' counts, the model %d layers", len(counts), h.Layers))
+		return 0
+	}
+	n := 0
+	for _, c := range counts {
+		h.layerKVHeads = append(h.layerKVHeads, int(c))
+		if c != 0 && n != 0 && int(c) != n {
+			ld.fail(fmt.Errorf("hyperparameter attention.head_count_kv: attention layers of %d and %d KV heads", n, c))
+			return 0
+		}
+		n = max(n, int(c))
+	}
+	if n == 0 {
+		ld.fail(errors.New("hyperparameter attention.head_count_kv: no layer has attention"))
+	}
+	return n
 }
 
 // archHParams reads the keys that only some architectures have, 0 where

@@ -3,7 +3,7 @@
 //
 // Each architecture (llama with or without experts, qwen2, qwen3,
 // qwen2moe, qwen3moe, gpt-oss, mistral3, smollm3, granite, gemma2, gemma3,
-// phi3, olmo2) is a page of Go that registers itself under
+// phi3, olmo2, lfm2) is a page of Go that registers itself under
 // its general.architecture name, reads its hyperparameters through
 // engine/gguf's accessors, wraps its weights as
 // kernels tensors (zero-copy views of the mapped file) and describes its
@@ -19,7 +19,9 @@
 // A Cache holds one sequence's keys and values, contiguous, in F32, F16 or Q8_0
 // cells indexed by position. Forward appends the keys and values of a batch
 // of tokens at their positions and attends over everything cached up to each
-// token's position.
+// token's position. A hybrid model's recurrent layers (LFM2's convolutions)
+// keep a fixed-size state per sequence instead, in the cache's state slots
+// (state.go).
 package model
 
 import (
@@ -89,8 +91,14 @@ type Model interface {
 	// distinct window: a paged cache keeps one block table per group.
 	KVGroups() []KVGroup
 	// NewPagedCache returns a cache of cells[g] cells for each KV group g,
-	// shared by the sequences of ForwardBatch through their cell maps.
-	NewPagedCache(cells []int, kv quant.Type) (*Cache, error)
+	// shared by the sequences of ForwardBatch through their cell maps, and
+	// of slots recurrent state slots (SeqBatch.Slot) when the model has
+	// recurrent layers (slots is ignored otherwise).
+	NewPagedCache(cells []int, slots int, kv quant.Type) (*Cache, error)
+	// Recurrent describes the layers that keep a fixed-size state per
+	// sequence (nil for a transformer): a cache holds it beside the KV
+	// cells of the attention layers, one slot per sequence.
+	Recurrent() []RecurrentLayer
 	// ForwardBatch runs one forward pass over the tokens of several
 	// sequences, reading each weight once for all of them. Each sequence's
 	// keys and values go to the cells its Cells map gives, and its tokens
@@ -169,6 +177,11 @@ type SeqBatch struct {
 	// sequence's last Outputs tokens in the batch, in order: a speculative
 	// step verifies every draft token it runs. At most N.
 	Outputs int
+	// Slot is the sequence's recurrent state slot (a model with
+	// recurrent layers), one no other sequence of the batch has. Its
+	// tokens follow each other and start at position 0 (from zeros) or
+	// where the slot's last batch left it.
+	Slot int
 }
 
 // arch is what an architecture implements: the forward pass of a step.
@@ -180,13 +193,14 @@ type arch interface {
 // runner implements Model over an architecture.
 type runner struct{ arch }
 
-func (r runner) Config() Config      { return r.common().hp.Config }
-func (r runner) KVGroups() []KVGroup { return r.common().kvGroups() }
+func (r runner) Config() Config              { return r.common().hp.Config }
+func (r runner) KVGroups() []KVGroup         { return r.common().kvGroups() }
+func (r runner) Recurrent() []RecurrentLayer { return r.common().recurrent }
 
 func (r runner) NewCache(n int, kv quant.Type) (*Cache, error) { return r.common().newCache(n, kv) }
 
-func (r runner) NewPagedCache(cells []int, kv quant.Type) (*Cache, error) {
-	return r.common().newPagedCache(cells, kv)
+func (r runner) NewPagedCache(cells []int, slots int, kv quant.Type) (*Cache, error) {
+	return r.common().newPagedCache(cells, slots, kv)
 }
 
 // Forward runs a batch of one sequence through the model over a
@@ -199,6 +213,7 @@ func (r runner) Forward(ctx context.Context, tokens, positions []int32, cache *C
 	}
 	logits, err := r.forward(ctx, st)
 	cache.finish(st.used, err)
+	cache.finishState(st, err)
 	return logits, err
 }
 
@@ -209,7 +224,9 @@ func (r runner) ForwardBatch(ctx context.Context, b *Batch, cache *Cache) ([]flo
 	if err != nil {
 		return nil, err
 	}
-	return r.forward(ctx, st)
+	logits, err := r.forward(ctx, st)
+	cache.finishState(st, err)
+	return logits, err
 }
 
 // loaderFunc builds a model of one architecture.
@@ -286,23 +303,36 @@ func Load(ctx context.Context, f *gguf.File, opts Options) (Model, error) {
 // holding position i; a paged cache (NewPagedCache) serves many through
 // ForwardBatch, each sequence's cells given by its cell maps.
 type Cache struct {
-	k, v  []kernels.Tensor
-	group []int // layer -> KV group (paged caches)
-	cells []int // cells per group (paged caches)
+	k, v  []kernels.Tensor // nil for a recurrent layer
+	group []int            // layer -> KV group (paged caches; -1 for a recurrent layer)
+	cells []int            // cells per group (paged caches)
 	paged bool
 	size  int
 	used  int // contiguous caches: cells 0..used-1 are filled
+	// state holds each recurrent layer's states (nil for the others), one
+	// row per slot; slotPos is the position each slot's state has reached
+	// (-1 after a failed step: only position 0 may follow).
+	state   [][]kernels.Tensor
+	slotPos []int
+	// ckpt holds the positions of a contiguous cache's checkpoints, the
+	// states of slots 1, 2, ... (-1: none); next is the one to replace.
+	ckpt []int
+	next int
 }
 
 // newCache allocates a cache for layers whose keys and values have kDim[i]
 // and vDim[i] values per cell and rows[i] cells, each on its layer's
-// backend.
+// backend; a layer of kDim 0 (a recurrent one) has none.
 func newCache(backends []kernels.Backend, kDim, vDim, rows []int, typ quant.Type) (*Cache, error) {
 	if typ != quant.TypeF32 && typ != quant.TypeF16 && typ != quant.TypeQ8_0 {
 		return nil, fmt.Errorf("model: cache type must be F32, F16 or Q8_0, not %v", typ)
 	}
 	c := &Cache{}
 	for i, b := range backends {
+		if kDim[i] == 0 {
+			c.k, c.v = append(c.k, nil), append(c.v, nil)
+			continue
+		}
 		if rows[i] <= 0 {
 			return nil, fmt.Errorf("model: cache size must be positive, not %d", rows[i])
 		}
@@ -333,7 +363,9 @@ func (c *Cache) Len() int { return c.used }
 func (c *Cache) Reset() { c.used = 0 }
 
 // Truncate drops the positions from n on, so that generation can resume
-// from an earlier point of the sequence.
+// from an earlier point of the sequence. A hybrid model's recurrent state
+// resumes only from 0 or from the end of one of the cache's last two
+// multi-token chunks (its checkpoints); from elsewhere, Forward refuses.
 func (c *Cache) Truncate(n int) {
 	if n >= 0 && n < c.used {
 		c.used = n

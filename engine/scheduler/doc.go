@@ -23,6 +23,11 @@
 // A prompt longer than the context, or a prompt plus max_tokens beyond it,
 // is an error at submission, never a silent truncation.
 //
+// A hybrid model (recurrent layers beside attention, model.Recurrent) gives
+// each running sequence a state slot of the cache; its prefix cache keeps
+// snapshots of the state at block boundaries (snapshot.go), and it does not
+// decode speculatively.
+//
 // A request with a Drafter decodes speculatively (spec.go): its drafted
 // tokens run in the step beside its last token, and it keeps those its
 // sampler agrees with, the output being the one of plain decoding.

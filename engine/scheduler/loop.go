@@ -104,9 +104,10 @@ func (s *Scheduler) admit() {
 			return
 		}
 		s.dequeue(sq)
+		s.takeSlot(sq)
 		sq.kv = s.pool.NewSeq()
-		n, copies := s.pool.Match(sq.kv, sq.tokens)
-		if err := s.copyBlocks(copies); err != nil {
+		n, err := s.match(sq)
+		if err != nil {
 			s.end(sq, FinishError, err)
 			continue
 		}
@@ -120,6 +121,17 @@ func (s *Scheduler) admit() {
 		s.cfg.Logger.Debug("scheduler: admitted", "seq", sq.id, "tokens", len(sq.tokens), "cached", n)
 		s.running = append(s.running, sq)
 	}
+}
+
+// match takes what the prefix cache has of sq's tokens (for a hybrid
+// model, up to a state snapshot: matchHybrid) and returns the number of
+// tokens cached.
+func (s *Scheduler) match(sq *seq) (int, error) {
+	if s.recurrent {
+		return s.matchHybrid(sq)
+	}
+	n, copies := s.pool.Match(sq.kv, sq.tokens)
+	return n, s.copyBlocks(copies)
 }
 
 // room reports whether every group has blocks (free or evictable) for n
@@ -186,7 +198,7 @@ func (s *Scheduler) schedule() []*seq {
 			if budget <= 0 {
 				continue
 			}
-			n = sq.pictureChunk(min(len(sq.tokens)-sq.computed, budget))
+			n = s.alignChunk(sq, sq.pictureChunk(min(len(sq.tokens)-sq.computed, budget)))
 		}
 		sq.draft = sq.draft[:0]
 		if sq.decoding() && budget > 1 {
@@ -255,6 +267,7 @@ func (s *Scheduler) newest(batch []*seq) *seq {
 // will be recomputed (mostly from the prefix cache) when there is room.
 func (s *Scheduler) preempt(sq *seq) {
 	s.pool.Free(sq.kv)
+	s.freeSlot(sq)
 	sq.kv, sq.computed, sq.draft = nil, 0, sq.draft[:0]
 	sq.usage.Preemptions++
 	s.running = slices.DeleteFunc(s.running, func(x *seq) bool { return x == sq })
@@ -301,7 +314,7 @@ func (s *Scheduler) step(ctx context.Context) {
 			cells[g] = s.pool.Cells(sq.kv, g, end+len(sq.draft), cells[g][:0])
 		}
 		b.Seqs = append(b.Seqs, model.SeqBatch{N: sq.n + len(sq.draft), Cells: cells, Size: s.cfg.Context,
-			Logits: end == len(sq.tokens), Outputs: 1 + len(sq.draft)})
+			Logits: end == len(sq.tokens), Outputs: 1 + len(sq.draft), Slot: max(0, sq.slot)})
 	}
 	if !pictures {
 		b.AttnPos = nil
@@ -331,6 +344,13 @@ func (s *Scheduler) step(ctx context.Context) {
 		rows := 1 + len(sq.draft)
 		if err := s.pool.Commit(sq.kv, sq.tokens[:sq.computed]); err != nil {
 			s.finish(sq, FinishError, fmt.Errorf("scheduler: %w", err))
+			if sq.computed == len(sq.tokens) {
+				k += rows
+			}
+			continue
+		}
+		if err := s.saveSnapshot(sq); err != nil {
+			s.finish(sq, FinishError, err)
 			if sq.computed == len(sq.tokens) {
 				k += rows
 			}
@@ -445,6 +465,7 @@ func (s *Scheduler) endWith(sq *seq, ev Event) {
 		s.pool.Free(sq.kv)
 		sq.kv = nil
 	}
+	s.freeSlot(sq)
 	if sq.req.Drafter != nil {
 		sq.req.Drafter.Close()
 		sq.req.Drafter = nil
@@ -509,4 +530,24 @@ func (s *Scheduler) picturePos(sq *seq, p, end int, b *model.Batch) int32 {
 		return int32(p)
 	}
 	return int32(min(pic.At+pic.N, end) - 1)
+}
+
+// takeSlot gives sq a free recurrent state slot of a hybrid model's cache
+// (there is one for each of the MaxSeqs sequences that can run); its
+// first chunk, at position 0, starts the state from zeros.
+func (s *Scheduler) takeSlot(sq *seq) {
+	if !s.recurrent || len(s.slots) == 0 {
+		return // every running sequence holds one of MaxSeqs: never short
+	}
+	sq.slot = s.slots[len(s.slots)-1]
+	s.slots = s.slots[:len(s.slots)-1]
+}
+
+// freeSlot returns sq's recurrent state slot, if it holds one. The state
+// is dropped: a preempted sequence recomputes it from its first token.
+func (s *Scheduler) freeSlot(sq *seq) {
+	if sq.slot >= 0 {
+		s.slots = append(s.slots, sq.slot)
+		sq.slot = -1
+	}
 }

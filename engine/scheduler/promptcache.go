@@ -68,6 +68,12 @@ func (s *Scheduler) openDisk(groups []model.KVGroup, kv quant.Type) {
 		s.cfg.Logger.Info("scheduler: no prompt cache on disk for a model with sliding-window layers")
 		return
 	}
+	if s.recurrent {
+		// The folder holds keys and values, not the recurrent state a
+		// hybrid model's prefix also needs.
+		s.cfg.Logger.Info("scheduler: no prompt cache on disk for a model with recurrent layers")
+		return
+	}
 	g := groups[0]
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%x\x00%v\x00%d\x00%d/%d/%d", diskLayout, s.cfg.ModelDigest[:], kv, s.cfg.BlockSize, len(g.Layers), g.KDim, g.VDim)

@@ -182,8 +182,9 @@ func TestPromptCacheNoRejectedTokens(t *testing.T) {
 	}
 }
 
-// TestPromptCacheOff: without a model digest, or with prefix caching off,
-// nothing goes to disk.
+// TestPromptCacheOff: without a model digest, with prefix caching off, or
+// for a hybrid model (whose prefixes need its recurrent state, which the
+// folder does not hold), nothing goes to disk.
 func TestPromptCacheOff(t *testing.T) {
 	m := loadTinyQ8(t)
 	p := prompts(9, 1, 40, 41, nil)[0]
@@ -195,5 +196,11 @@ func TestPromptCacheOff(t *testing.T) {
 		if st := d.Stats(); st.Writes != 0 {
 			t.Errorf("%+v: %d blocks written", cfg, st.Writes)
 		}
+	}
+	d := openTestDisk(t, t.TempDir())
+	runOne(t, loadLFM2(t), Config{ModelDigest: kvcache.Key{4}, PromptCache: d}, Request{Prompt: lfm2Prompts(9, 1, 40, 41)[0], MaxTokens: 2, IgnoreEOS: true})
+	d.Close()
+	if st := d.Stats(); st.Writes != 0 {
+		t.Errorf("hybrid model: %d blocks written", st.Writes)
 	}
 }

@@ -91,6 +91,11 @@ type Config struct {
 	BlockSize int
 	// NoPrefixCache turns prefix caching off.
 	NoPrefixCache bool
+	// StateSnapshots is the number of recurrent state snapshots the
+	// prefix cache of a hybrid model keeps (snapshot.go): 0 for
+	// DefaultSnapshotsPerSeq per sequence, negative for none (a hybrid
+	// model's prefixes are then not cached).
+	StateSnapshots int
 	// ModelID identifies the model (and file) for the prefix cache's
 	// hashes; it matters only where caches are shared or persisted.
 	ModelID string
@@ -336,6 +341,12 @@ type Scheduler struct {
 	ended   []ending // last events held until the stats count their step
 	batch   model.Batch
 	cells   [][][]int32 // per batch sequence, per group
+	// recurrent says the model keeps a recurrent state per sequence (a
+	// hybrid model); slots are its cache's free state slots, one held by
+	// each running sequence.
+	recurrent bool
+	slots     []int
+	snaps     *snapshots // nil without state snapshots
 
 	stop context.CancelFunc
 	done chan struct{}
@@ -363,6 +374,7 @@ type seq struct {
 	tokens   []int32 // prompt, then generated tokens
 	computed int     // tokens whose keys and values are stored
 	kv       *kvcache.Seq
+	slot     int // the recurrent state slot, -1 when none is held
 	sampler  *sample.Sampler
 	usage    Usage
 	start    time.Time
@@ -386,18 +398,31 @@ func New(m model.Model, cfg Config) (*Scheduler, error) {
 	}
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%s\x00%v", cfg.ModelID, kv)
-	pool, err := kvcache.New(kvcache.Options{BlockSize: cfg.BlockSize, Groups: specs, Seed: h.Sum64(), NoPrefixCache: cfg.NoPrefixCache})
+	// A hybrid model's prefixes are cached only with snapshots of its
+	// recurrent state at their ends (snapshot.go).
+	recurrent := len(m.Recurrent()) > 0
+	noPrefix := cfg.NoPrefixCache || (recurrent && snapshotCount(cfg) == 0)
+	pool, err := kvcache.New(kvcache.Options{BlockSize: cfg.BlockSize, Groups: specs, Seed: h.Sum64(), NoPrefixCache: noPrefix})
 	if err != nil {
 		return nil, fmt.Errorf("scheduler: %w", err)
 	}
-	cache, err := m.NewPagedCache(cells, kv)
+	cache, err := m.NewPagedCache(cells, StateSlots(cfg), kv)
 	if err != nil {
 		return nil, fmt.Errorf("scheduler: %w", err)
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	s := &Scheduler{m: m, cfg: cfg, cache: cache, pool: pool, vocab: m.Config().Vocab, embd: m.Config().Embd,
 		wake: make(chan struct{}, 1), stop: stop, done: make(chan struct{})}
+	s.recurrent = recurrent
 	s.openDisk(groups, kv)
+	if recurrent {
+		for i := cfg.MaxSeqs - 1; i >= 0; i-- {
+			s.slots = append(s.slots, i)
+		}
+		if n := snapshotCount(cfg); n > 0 {
+			s.snaps = newSnapshots(cfg.MaxSeqs, n)
+		}
+	}
 	go s.loop(ctx)
 	return s, nil
 }
@@ -591,7 +616,7 @@ func (s *Scheduler) Submit(ctx context.Context, req Request) (<-chan Event, erro
 	if req.MaxTokens > 0 {
 		events = req.MaxTokens
 	}
-	sq := &seq{req: req, ctx: ctx, out: make(chan Event, events+1), sampler: sp, start: time.Now(),
+	sq := &seq{req: req, ctx: ctx, out: make(chan Event, events+1), sampler: sp, start: time.Now(), slot: -1,
 		tokens: append(make([]int32, 0, len(req.Prompt)+events), req.Prompt...)}
 	sq.usage.PromptTokens = len(req.Prompt)
 	s.mu.Lock()

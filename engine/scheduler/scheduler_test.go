@@ -196,22 +196,36 @@ func TestPreemption(t *testing.T) {
 	m := loadTiny(t)
 	ps := prompts(3, 4, 30, 40, nil)
 	const maxTokens = 30
-	solo := newSched(t, m, Config{MaxSeqs: 1, Context: 128, NoPrefixCache: true})
+	want := alone(t, m, ps, maxTokens, 128)
+	// 10 blocks of 16: each sequence needs 5 at its end, so four cannot
+	// all run to the end together.
+	s := newSched(t, m, Config{MaxSeqs: 4, Context: 128, KVBytes: kvBytes(m, 10*16), NoPrefixCache: true})
+	sameAsAlone(t, runAll(t, s, ps, maxTokens), want)
+	if st := s.Stats(); st.Preemptions == 0 {
+		t.Error("no sequence was preempted")
+	}
+}
+
+// alone returns the greedy tokens of each prompt run alone, without a
+// prefix cache, in a context of ctx.
+func alone(t *testing.T, m model.Model, ps [][]int32, maxTokens, ctx int) [][]int32 {
+	t.Helper()
+	solo := newSched(t, m, Config{MaxSeqs: 1, Context: ctx, NoPrefixCache: true})
 	var want [][]int32
 	for _, p := range ps {
 		want = append(want, runAll(t, solo, [][]int32{p}, maxTokens)[0].tokens)
 	}
-	// 10 blocks of 16: each sequence needs 5 at its end, so four cannot
-	// all run to the end together.
-	s := newSched(t, m, Config{MaxSeqs: 4, Context: 128, KVBytes: kvBytes(m, 10*16), NoPrefixCache: true})
-	got := runAll(t, s, ps, maxTokens)
-	for i := range ps {
+	return want
+}
+
+// sameAsAlone checks that each sequence ended without an error and got
+// the tokens it gets alone.
+func sameAsAlone(t *testing.T, got []result, want [][]int32) {
+	t.Helper()
+	for i := range want {
 		if got[i].last.Err != nil || !slices.Equal(got[i].tokens, want[i]) {
 			t.Errorf("sequence %d: %v (%v), alone %v", i, got[i].tokens, got[i].last.Err, want[i])
 		}
-	}
-	if st := s.Stats(); st.Preemptions == 0 {
-		t.Error("no sequence was preempted")
 	}
 }
 
@@ -381,18 +395,9 @@ func TestSlidingWindow(t *testing.T) {
 	m := loadGemma3(t)
 	ps := gemmaPrompts(m, 5)
 	const maxTokens = 24
-	solo := newSched(t, m, Config{MaxSeqs: 1, Context: 128, NoPrefixCache: true})
-	var want [][]int32
-	for _, p := range ps {
-		want = append(want, runAll(t, solo, [][]int32{p}, maxTokens)[0].tokens)
-	}
+	want := alone(t, m, ps, maxTokens, 128)
 	s := newSched(t, m, Config{MaxSeqs: 5, Context: 128, TokenBudget: 40, KVBytes: kvBytes(m, 14*16)})
-	got := runAll(t, s, ps, maxTokens)
-	for i := range ps {
-		if got[i].last.Err != nil || !slices.Equal(got[i].tokens, want[i]) {
-			t.Errorf("sequence %d: %v (%v), alone %v", i, got[i].tokens, got[i].last.Err, want[i])
-		}
-	}
+	sameAsAlone(t, runAll(t, s, ps, maxTokens), want)
 	big := newSched(t, m, Config{MaxSeqs: 5, Context: 128, TokenBudget: 40})
 	runAll(t, big, ps[:1], maxTokens)
 	again := runAll(t, big, ps[:1], maxTokens)[0]
@@ -403,11 +408,11 @@ func TestSlidingWindow(t *testing.T) {
 	t.Logf("%d preemptions, hit rate %.2f, groups %+v", st.Preemptions, st.KV.HitRate(), st.KV.Groups)
 }
 
-// loadGemma3 loads the reference data's Gemma 3, whose sliding-window
-// layers see 16 tokens.
-func loadGemma3(t *testing.T) model.Model {
+// loadFile loads the model at path on two threads; the file stays open
+// until t ends.
+func loadFile(t *testing.T, path string) model.Model {
 	t.Helper()
-	f, err := gguf.Open(filepath.Join(refdata.Dir(t), "models", "tiny-gemma3-q8_0.gguf"))
+	f, err := gguf.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -416,6 +421,14 @@ func loadGemma3(t *testing.T) model.Model {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return m
+}
+
+// loadGemma3 loads the reference data's Gemma 3, whose sliding-window
+// layers see 16 tokens.
+func loadGemma3(t *testing.T) model.Model {
+	t.Helper()
+	m := loadFile(t, filepath.Join(refdata.Dir(t), "models", "tiny-gemma3-q8_0.gguf"))
 	if g := m.KVGroups(); len(g) != 2 || g[0].Window != 16 {
 		t.Fatalf("KV groups %+v", g)
 	}

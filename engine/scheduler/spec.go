@@ -64,8 +64,8 @@ type Drafter interface {
 func (s *Scheduler) draftFor(sq *seq, room int) []int32 {
 	sq.draft = sq.draft[:0]
 	r := sq.req
-	if r.Drafter == nil || !sq.decoding() || sq.ctx.Err() != nil {
-		return nil
+	if r.Drafter == nil || !sq.decoding() || sq.ctx.Err() != nil || s.recurrent {
+		return nil // a recurrent state cannot take back rejected tokens: no drafts
 	}
 	n := r.DraftMax
 	if n <= 0 {

@@ -191,7 +191,7 @@ func TestGreedyConformance(t *testing.T) {
 					cells[g] = append(cells[g], int32(i))
 				}
 			}
-			cache, err := m.NewPagedCache(sizes, quant.TypeF16)
+			cache, err := m.NewPagedCache(sizes, 1, quant.TypeF16)
 			if err != nil {
 				t.Fatal(err)
 			}

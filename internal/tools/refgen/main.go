@@ -70,6 +70,10 @@ var Recipes = []synth.Recipe{
 	{Shape: "tiny-gpt-oss", Type: "f32", Seed: 1, Vocab: bpeVocab},
 	{Shape: "tiny-gpt-oss", Type: "q8_0", Seed: 1, Vocab: bpeVocab},
 	{Shape: "tiny-gpt-oss", Type: "mxfp4_moe", Seed: 1, Vocab: bpeVocab},
+	// LFM2 (engine/synth/lfm2.go): short convolutions over their state
+	// beside attention with q/k norms, in F32 and in the K-quant mix.
+	{Shape: "tiny-lfm2", Type: "f32", Seed: 1, Vocab: bpeVocab},
+	{Shape: "tiny-lfm2", Type: "q4_k_m", Seed: 1, Vocab: bpeVocab},
 	// The weight types the shared data lacks, on a small Llama: the mixes
 	// Saji writes as llama-quantize does (IQ3_S, IQ3_M, TQ1_0, TQ2_0), and
 	// every matrix of one type for the types written only with an
