@@ -424,6 +424,13 @@ func (ld *loader) commonHParams() hparams {
 	v, err = f.HeadCount()
 	h.Heads = ld.required("attention.head_count", v, err)
 	v, err = f.HeadCountKV()
+	if ld.isArray(gguf.KeyHeadCountKV) {
+		// Per-layer counts (Gemma 4): the first layer's here, and the
+		// architecture reads them all.
+		if kv, e := f.LayerUints(gguf.KeyHeadCountKV); e == nil && len(kv) > 0 {
+			v, err = kv[0], nil
+		}
+	}
 	h.KVHeads = ld.required("attention.head_count_kv", v, err)
 	if ld.err != nil {
 		return h

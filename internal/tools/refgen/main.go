@@ -70,6 +70,10 @@ var Recipes = []synth.Recipe{
 	{Shape: "tiny-gpt-oss", Type: "f32", Seed: 1, Vocab: bpeVocab},
 	{Shape: "tiny-gpt-oss", Type: "q8_0", Seed: 1, Vocab: bpeVocab},
 	{Shape: "tiny-gpt-oss", Type: "mxfp4_moe", Seed: 1, Vocab: bpeVocab},
+	// Gemma 4 (engine/synth/gemma4.go): per-layer embeddings, shared KV,
+	// sliding and global heads of different lengths, proportional rope.
+	{Shape: "tiny-gemma4", Type: "f32", Seed: 1, Vocab: spmVocab},
+	{Shape: "tiny-gemma4", Type: "q8_0", Seed: 1, Vocab: spmVocab},
 	// The weight types the shared data lacks, on a small Llama: the mixes
 	// Saji writes as llama-quantize does (IQ3_S, IQ3_M, TQ1_0, TQ2_0), and
 	// every matrix of one type for the types written only with an
