@@ -1,0 +1,53 @@
+package model
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"saji/kernels/quant"
+)
+
+// TestGemma4KVGroups checks that tiny-gemma4's layers that share caches
+// take no memory, and that each group has its layers' row lengths: the
+// sliding layers two KV heads of 64, the global ones one of 128, each
+// shared layer reading the last earlier layer of its kind.
+func TestGemma4KVGroups(t *testing.T) {
+	f := writeSynth(t, "tiny-gemma4", "q8_0", 1)
+	d, err := Describe(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []KVGroup{
+		{Window: 16, Layers: []int{0, 1}, KDim: 128, VDim: 128},
+		{Window: 0, Layers: []int{2}, KDim: 128, VDim: 128},
+	}
+	if !slices.EqualFunc(d.KVGroups, want, func(a, b KVGroup) bool {
+		return a.Window == b.Window && slices.Equal(a.Layers, b.Layers) && a.KDim == b.KDim && a.VDim == b.VDim
+	}) {
+		t.Errorf("KV groups %+v, want %+v", d.KVGroups, want)
+	}
+	if got, want := d.KVGroups[0].CellBytes(quant.TypeF16), 2*2*128*2; got != want {
+		t.Errorf("sliding group: %d bytes a cell, want %d", got, want)
+	}
+	if want := []int{16, 16, 0, 16, 16, 0}; !slices.Equal(d.Windows, want) {
+		t.Errorf("windows %v, want %v", d.Windows, want)
+	}
+	m, err := Load(context.Background(), f, Options{Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := m.(runner).arch.(*gemma4)
+	if want := []int{0, 1, 2, 1, 1, 2}; !slices.Equal(g.kvFrom, want) {
+		t.Errorf("layers read the caches of %v, want %v", g.kvFrom, want)
+	}
+	c, err := m.NewPagedCache([]int{8, 8}, quant.TypeF16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, src := range g.kvFrom {
+		if c.k[i] != c.k[src] || c.group[i] != c.group[src] {
+			t.Errorf("layer %d does not share the cells of layer %d", i, src)
+		}
+	}
+}
