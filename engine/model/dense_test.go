@@ -148,6 +148,7 @@ func TestDenseForwardBatch(t *testing.T) {
 		{"tiny-granite-f32", quant.TypeF16, false},
 		{"tiny-olmo2-f32", quant.TypeF32, false},
 		{"tiny-gemma4-q8_0", quant.TypeF16, true},
+		{"tiny-gemma4moe-f32", quant.TypeQ8_0, false},
 	} {
 		t.Run(c.model, func(t *testing.T) {
 			if raceEnabled {

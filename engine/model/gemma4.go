@@ -289,18 +289,71 @@ func (ld *loader) gemma4MoE(b kernels.Backend, p string, hp hparams) *gemma4MoE 
 	}
 	v, err := ld.f.Uint("%s.expert_feed_forward_length")
 	nff := ld.required("expert_feed_forward_length", v, err)
+	r := router{used: hp.ExpertsUsed, gating: gateSoftmax, norm: true}
+	var f *moeFFN
 	if ld.has(p + "ffn_gate_up_exps.weight") {
-		ld.fail(fmt.Errorf("tensor %sffn_gate_up_exps.weight: fused gate and up experts are not supported yet", p))
-		return nil
+		// As converted from Hugging Face: each expert's gate rows, then its
+		// up rows, in one matrix.
+		f = &moeFFN{
+			router:  r,
+			gateInp: ld.tensor(b, p+"ffn_gate_inp.weight", hp.Embd, hp.Experts),
+			down:    ld.experts(b, p+"ffn_down_exps.weight", nff, hp.Embd, hp.Experts),
+		}
+		f.gate, f.up = ld.fusedExperts(b, p+"ffn_gate_up_exps.weight", hp.Embd, nff, hp.Experts)
+		f.gateUp = append(append([]kernels.Tensor(nil), f.gate...), f.up...)
+	} else {
+		f = ld.moe(b, p, hp, r, nff, 0)
 	}
 	return &gemma4MoE{
-		moeFFN:    ld.moe(b, p, hp, router{used: hp.ExpertsUsed, gating: gateSoftmax, norm: true}, nff, 0),
+		moeFFN:    f,
 		inpScale:  ld.tensor(b, p+"ffn_gate_inp.scale", hp.Embd),
 		downScale: ld.floats(p+"ffn_down_exps.scale", hp.Experts),
 		preNorm2:  ld.tensor(b, p+"pre_ffw_norm_2.weight", hp.Embd),
 		postNorm1: ld.tensor(b, p+"post_ffw_norm_1.weight", hp.Embd),
 		postNorm2: ld.tensor(b, p+"post_ffw_norm_2.weight", hp.Embd),
 	}
+}
+
+// fusedExperts wraps the 3-D tensor called name ([cols, 2·rows, n]: each
+// expert's gate rows, then its up rows) as n gate and n up weights of
+// [cols, rows], views of the mapped data. When describing, it checks the
+// shape only.
+func (ld *loader) fusedExperts(b kernels.Backend, name string, cols, rows, n int) (gate, up []kernels.Tensor) {
+	if ld.err != nil {
+		return nil, nil
+	}
+	ti, shape, _ := ld.shapeOf(name)
+	if !sameDims(shape, []int{cols, 2 * rows, n}) && !(n == 1 && sameDims(shape, []int{cols, 2 * rows})) {
+		ld.fail(fmt.Errorf("tensor %s has shape %v, want %v", name, shape, []int{cols, 2 * rows, n}))
+		return nil, nil
+	}
+	if !ti.Type.Known() || ti.Type.BlockSize() == 0 || cols%ti.Type.BlockSize() != 0 {
+		ld.fail(fmt.Errorf("tensor %s: type %v does not fit rows of %d", name, ti.Type, cols))
+		return nil, nil
+	}
+	data, ok := ld.data(ti)
+	if !ok {
+		return nil, nil
+	}
+	half := rows * cols / ti.Type.BlockSize() * ti.Type.TypeSize()
+	wrap := func(e, part int) kernels.Tensor {
+		at := (2*e + part) * half
+		t, err := b.Weight(ti.Type, []int{cols, rows}, data[at:at+half])
+		if err == nil {
+			t, err = repack(b, t, true)
+		}
+		if err != nil {
+			ld.fail(fmt.Errorf("tensor %s, expert %d: %w", name, e, err))
+		}
+		return t
+	}
+	for e := range n {
+		gate, up = append(gate, wrap(e, 0)), append(up, wrap(e, 1))
+	}
+	if ld.err != nil {
+		return nil, nil
+	}
+	return gate, up
 }
 
 // perLayerEmbd wraps per_layer_token_embd.weight ([n·layers, vocab]) as

@@ -22,7 +22,7 @@ import (
 // order of summation: the logits must agree closely.
 func TestMoEModels(t *testing.T) {
 	dir := t.TempDir()
-	for _, name := range []string{"tiny-qwen3moe", "tiny-qwen2moe", "tiny-mixtral"} {
+	for _, name := range []string{"tiny-qwen3moe", "tiny-qwen2moe", "tiny-mixtral", "tiny-gemma4moe"} {
 		for _, typ := range []string{"f32", "q4_k_m"} {
 			t.Run(name+"/"+typ, func(t *testing.T) {
 				r := synth.Recipe{Shape: name, Type: typ, Seed: 7, Vocab: "vocab/llama3-trunc1280-qwen2.vocab.gguf"}
@@ -52,6 +52,9 @@ func TestMoEModels(t *testing.T) {
 					nff = shape.FFN
 				}
 				idle := int64(3*shape.Embd*nff*shape.Layers) * int64(shape.Experts-shape.ExpertsUsed)
+				if _, ok := f.Tensor("blk.0.ffn_down_exps.scale"); ok {
+					idle += int64(shape.Layers * (shape.Experts - shape.ExpertsUsed)) // Gemma 4's expert scales
+				}
 				if d.ActiveParams != d.Params-idle || d.Params != f.ParameterCount() {
 					t.Errorf("Describe: %d parameters, %d active; want %d, %d", d.Params, d.ActiveParams, f.ParameterCount(), f.ParameterCount()-idle)
 				}

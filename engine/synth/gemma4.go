@@ -44,12 +44,19 @@ var gemma4Extras = map[string]gemma4Extra{
 	// of 256 (sliding, windows of 512) or 512 (global), PLE of 256, the
 	// last 18 layers sharing caches.
 	"gemma4-e4b": {headSWA: 256, kvGlobal: 2, period: 6, perLayer: 256, shared: 18, softcap: 30},
+	// The mixture-of-experts variant (26B-A4B's layer) in small: no
+	// per-layer embeddings or shared caches; experts beside the dense
+	// network in every layer.
+	"tiny-gemma4moe": {headSWA: 64, kvGlobal: 1, period: 2, kEqV: true, softcap: 10},
 }
 
 func init() {
 	registerArch("gemma4", archSpec{keys: gemma4Keys, tensors: gemma4Tensors})
 	addShapes(
 		Shape{Name: "tiny-gemma4", Arch: "gemma4", Embd: 256, Layers: 6, Heads: 4, KVHeads: 2, Head: 128, FFN: 512,
+			Tied: true, Window: 16, RopeBase: 1000000, Context: 131072, Eps: 1e-6, Scaled: true},
+		Shape{Name: "tiny-gemma4moe", Arch: "gemma4", Embd: 256, Layers: 4, Heads: 4, KVHeads: 2, Head: 128, FFN: 512,
+			Experts: 4, ExpertsUsed: 2, ExpertFFN: 256,
 			Tied: true, Window: 16, RopeBase: 1000000, Context: 131072, Eps: 1e-6, Scaled: true},
 		Shape{Name: "gemma4-e4b", Arch: "gemma4", Embd: 2560, Layers: 42, Heads: 8, KVHeads: 2, Head: 512, FFN: 10240,
 			Tied: true, Window: 512, RopeBase: 1000000, Context: 131072, Eps: 1e-6},
@@ -121,9 +128,12 @@ func gemma4Tensors(s Shape, vocab int) []TensorSpec {
 	out := []TensorSpec{
 		{Name: "token_embd.weight", Shape: []int64{e, v}},
 		{Name: "rope_freqs.weight", Shape: []int64{int64(half)}, Values: factors},
-		{Name: "per_layer_token_embd.weight", Shape: []int64{pl * n, v}},
-		{Name: "per_layer_model_proj.weight", Shape: []int64{e, pl * n}, Std: 1 / math.Sqrt(float64(e))},
-		{Name: "per_layer_proj_norm.weight", Shape: []int64{pl}, Ones: true},
+	}
+	if pl > 0 {
+		out = append(out,
+			TensorSpec{Name: "per_layer_token_embd.weight", Shape: []int64{pl * n, v}},
+			TensorSpec{Name: "per_layer_model_proj.weight", Shape: []int64{e, pl * n}, Std: 1 / math.Sqrt(float64(e))},
+			TensorSpec{Name: "per_layer_proj_norm.weight", Shape: []int64{pl}, Ones: true})
 	}
 	for i := range s.Layers {
 		p := fmt.Sprintf("blk.%d.", i)
@@ -151,11 +161,36 @@ func gemma4Tensors(s Shape, vocab int) []TensorSpec {
 			TensorSpec{Name: p + "ffn_gate.weight", Shape: []int64{e, ff}},
 			TensorSpec{Name: p + "ffn_up.weight", Shape: []int64{e, ff}},
 			TensorSpec{Name: p + "ffn_down.weight", Shape: []int64{ff, e}},
-			TensorSpec{Name: p + "post_ffw_norm.weight", Shape: []int64{e}, Ones: true},
-			TensorSpec{Name: p + "inp_gate.weight", Shape: []int64{e, pl}},
-			TensorSpec{Name: p + "proj.weight", Shape: []int64{pl, e}},
-			TensorSpec{Name: p + "post_norm.weight", Shape: []int64{e}, Ones: true},
-			TensorSpec{Name: p + "layer_output_scale.weight", Shape: []int64{1}, Ones: true})
+			TensorSpec{Name: p + "post_ffw_norm.weight", Shape: []int64{e}, Ones: true})
+		if s.Experts > 0 {
+			out = append(out, gemma4Experts(s, p)...)
+		}
+		if pl > 0 {
+			out = append(out,
+				TensorSpec{Name: p + "inp_gate.weight", Shape: []int64{e, pl}},
+				TensorSpec{Name: p + "proj.weight", Shape: []int64{pl, e}},
+				TensorSpec{Name: p + "post_norm.weight", Shape: []int64{e}, Ones: true})
+		}
+		out = append(out, TensorSpec{Name: p + "layer_output_scale.weight", Shape: []int64{1}, Ones: true})
 	}
 	return append(out, TensorSpec{Name: "output_norm.weight", Shape: []int64{e}, Ones: true})
+}
+
+// gemma4Experts lists layer p's experts and their norms and scales, the
+// gate and up matrices fused as Hugging Face's checkpoints have them. The
+// router's weights have a standard deviation of 1, so that its logits
+// (over an input scaled by 1/√n_embd) are about 1 apart and a last-bit
+// difference does not change the experts chosen.
+func gemma4Experts(s Shape, p string) []TensorSpec {
+	e, n, ff := int64(s.Embd), int64(s.Experts), int64(s.ExpertFFN)
+	return []TensorSpec{
+		{Name: p + "ffn_gate_inp.weight", Shape: []int64{e, n}, Std: 1},
+		{Name: p + "ffn_gate_inp.scale", Shape: []int64{e}, Ones: true},
+		{Name: p + "pre_ffw_norm_2.weight", Shape: []int64{e}, Ones: true},
+		{Name: p + "post_ffw_norm_1.weight", Shape: []int64{e}, Ones: true},
+		{Name: p + "post_ffw_norm_2.weight", Shape: []int64{e}, Ones: true},
+		{Name: p + "ffn_gate_up_exps.weight", Shape: []int64{e, 2 * ff, n}},
+		{Name: p + "ffn_down_exps.weight", Shape: []int64{ff, e, n}},
+		{Name: p + "ffn_down_exps.scale", Shape: []int64{n}, Ones: true},
+	}
 }

@@ -74,6 +74,8 @@ var Recipes = []synth.Recipe{
 	// sliding and global heads of different lengths, proportional rope.
 	{Shape: "tiny-gemma4", Type: "f32", Seed: 1, Vocab: spmVocab},
 	{Shape: "tiny-gemma4", Type: "q8_0", Seed: 1, Vocab: spmVocab},
+	{Shape: "tiny-gemma4moe", Type: "f32", Seed: 1, Vocab: spmVocab},
+	{Shape: "tiny-gemma4moe", Type: "q4_k_m", Seed: 1, Vocab: spmVocab},
 	// The weight types the shared data lacks, on a small Llama: the mixes
 	// Saji writes as llama-quantize does (IQ3_S, IQ3_M, TQ1_0, TQ2_0), and
 	// every matrix of one type for the types written only with an
