@@ -64,6 +64,7 @@ type gemma4MoE struct {
 	// preNorm2 norms the experts' input; postNorm1 and postNorm2 the dense
 	// network's and the experts' outputs before they are summed.
 	preNorm2, postNorm1, postNorm2 kernels.Tensor
+	ffn                            int // one expert's feed-forward length
 }
 
 type gemma4 struct {
@@ -257,6 +258,11 @@ func loadGemma4(ld *loader) (arch, error) {
 		}
 		if ld.has(p + "ffn_gate_inp.weight") {
 			l.moe = ld.gemma4MoE(b, p, *hp)
+			if l.moe != nil {
+				// As Config has it: one expert's length, and the dense
+				// network as the shared expert.
+				hp.FFN, hp.SharedFFN = l.moe.ffn, nff
+			}
 		}
 		if g4.plDim > 0 {
 			l.pleGate = ld.tensor(b, p+"inp_gate.weight", hp.Embd, g4.plDim)
@@ -305,6 +311,7 @@ func (ld *loader) gemma4MoE(b kernels.Backend, p string, hp hparams) *gemma4MoE 
 		f = ld.moe(b, p, hp, r, nff, 0)
 	}
 	return &gemma4MoE{
+		ffn:       nff,
 		moeFFN:    f,
 		inpScale:  ld.tensor(b, p+"ffn_gate_inp.scale", hp.Embd),
 		downScale: ld.floats(p+"ffn_down_exps.scale", hp.Experts),

@@ -51,3 +51,23 @@ func TestGemma4KVGroups(t *testing.T) {
 		}
 	}
 }
+
+// TestGemma4MoEConfig checks what Describe says of tiny-gemma4moe: the
+// experts' length as FFN, the dense network beside them as the shared
+// expert, and no layer sharing a cache.
+func TestGemma4MoEConfig(t *testing.T) {
+	d, err := Describe(writeSynth(t, "tiny-gemma4moe", "q8_0", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Experts != 4 || d.ExpertsUsed != 2 || d.FFN != 256 || d.SharedFFN != 512 {
+		t.Errorf("experts %d, used %d, FFN %d, shared %d; want 4, 2, 256, 512", d.Experts, d.ExpertsUsed, d.FFN, d.SharedFFN)
+	}
+	var layers []int
+	for _, g := range d.KVGroups {
+		layers = append(layers, g.Layers...)
+	}
+	if len(layers) != d.Layers {
+		t.Errorf("KV groups hold layers %v of %d", layers, d.Layers)
+	}
+}
