@@ -367,21 +367,8 @@ func (ld *loader) fusedExperts(b kernels.Backend, name string, cols, rows, n int
 // rows of n values, layers rows per token, so that a lookup reads one
 // layer's vector for each token.
 func (ld *loader) perLayerEmbd(n, layers, vocab int) kernels.Tensor {
-	const name = "per_layer_token_embd.weight"
-	if ld.err != nil {
-		return nil
-	}
-	ti, shape, ok := ld.shapeOf(name)
+	ti, _, ok := ld.checked("per_layer_token_embd.weight", n*layers, vocab)
 	if !ok {
-		ld.fail(fmt.Errorf("tensor %s is missing", name))
-		return nil
-	}
-	if !sameDims(shape, []int{n * layers, vocab}) {
-		ld.fail(fmt.Errorf("tensor %s has shape %v, want %v", name, shape, []int{n * layers, vocab}))
-		return nil
-	}
-	if !ti.Type.Known() || ti.Type.BlockSize() == 0 || n%ti.Type.BlockSize() != 0 {
-		ld.fail(fmt.Errorf("tensor %s: type %v does not fit per-layer rows of %d", name, ti.Type, n))
 		return nil
 	}
 	return ld.wrap(ld.backend, ti, []int{n, layers * vocab}, 0, layers*vocab)

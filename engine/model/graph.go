@@ -149,25 +149,19 @@ func (g *graph) norm(x, w kernels.Tensor, eps float32) kernels.Tensor {
 }
 
 // add returns a + b.
-func (g *graph) add(a, b kernels.Tensor) kernels.Tensor {
-	if g.err != nil {
-		return nil
-	}
-	y := g.new(kernels.Cols(a), kernels.Rows(a))
-	if g.err == nil {
-		g.fail(g.b.Add(y, a, b))
-	}
-	return y
-}
+func (g *graph) add(a, b kernels.Tensor) kernels.Tensor { return g.binary(g.b.Add, a, b) }
 
 // mul returns a ⊙ b (b a single row: a weight per column).
-func (g *graph) mul(a, b kernels.Tensor) kernels.Tensor {
+func (g *graph) mul(a, b kernels.Tensor) kernels.Tensor { return g.binary(g.b.Mul, a, b) }
+
+// binary returns op of a and b in a new tensor of a's shape.
+func (g *graph) binary(op func(dst, a, b kernels.Tensor) error, a, b kernels.Tensor) kernels.Tensor {
 	if g.err != nil {
 		return nil
 	}
 	y := g.new(kernels.Cols(a), kernels.Rows(a))
 	if g.err == nil {
-		g.fail(g.b.Mul(y, a, b))
+		g.fail(op(y, a, b))
 	}
 	return y
 }

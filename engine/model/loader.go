@@ -62,19 +62,30 @@ func (ld *loader) has(name string) bool {
 // tensor wraps the tensor called name on backend b, checking its shape
 // against want (trailing 1s may be omitted on either side).
 func (ld *loader) tensor(b kernels.Backend, name string, want ...int) kernels.Tensor {
-	if ld.err != nil {
+	ti, shape, ok := ld.checked(name, want...)
+	if !ok {
 		return nil
+	}
+	return ld.wrap(b, ti, shape, 0, rowsOf(shape))
+}
+
+// checked returns the tensor called name and its shape once it has checked
+// the shape against want (as tensor does); false, with the failure
+// recorded, when it is missing or of another shape.
+func (ld *loader) checked(name string, want ...int) (gguf.TensorInfo, []int, bool) {
+	if ld.err != nil {
+		return gguf.TensorInfo{}, nil, false
 	}
 	ti, shape, ok := ld.shapeOf(name)
 	if !ok {
 		ld.fail(fmt.Errorf("tensor %s is missing", name))
-		return nil
+		return ti, nil, false
 	}
 	if !sameDims(shape, want) {
 		ld.fail(fmt.Errorf("tensor %s has shape %v, want %v", name, shape, want))
-		return nil
+		return ti, nil, false
 	}
-	return ld.wrap(b, ti, shape, 0, rowsOf(shape))
+	return ti, shape, true
 }
 
 // optional is tensor for a tensor that may be absent (nil then).
