@@ -237,6 +237,8 @@ func loadGemma4(ld *loader) (arch, error) {
 		}
 		if s := m.kvFrom[i]; l.shared && (m.windows[s] != m.windows[i] || m.kDims[s] != m.kDims[i]) {
 			return nil, fmt.Errorf("layer %d cannot share the cache of layer %d: their attention differs", i, s)
+		} else if l.shared && m.backends[s] != b {
+			return nil, fmt.Errorf("layer %d shares the cache of layer %d, which is on another device (%s, %s): place them together", i, s, b.Name(), m.backends[s].Name())
 		}
 		if !l.shared {
 			l.wk = ld.tensor(b, p+"attn_k.weight", hp.Embd, kvh*hd)

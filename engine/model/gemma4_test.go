@@ -3,8 +3,11 @@ package model
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 
+	"saji/kernels"
+	"saji/kernels/cpu"
 	"saji/kernels/quant"
 )
 
@@ -69,5 +72,28 @@ func TestGemma4MoEConfig(t *testing.T) {
 	}
 	if len(layers) != d.Layers {
 		t.Errorf("KV groups hold layers %v of %d", layers, d.Layers)
+	}
+}
+
+// TestGemma4SplitDevices checks that a layer and the layer whose cache it
+// reads must share a backend: split between two, the load fails with the
+// reason; together on the second, the model loads and runs.
+func TestGemma4SplitDevices(t *testing.T) {
+	f := writeSynth(t, "tiny-gemma4", "q8_0", 1)
+	o := cpu.New(1)
+	_, err := Load(context.Background(), f, Options{Backend: cpu.New(1), LayerBackends: []kernels.Backend{nil, nil, nil, o, o, o}})
+	if err == nil || !strings.Contains(err.Error(), "another device") {
+		t.Errorf("layers 3-5 apart from 1 and 2: %v, want an error", err)
+	}
+	m, err := Load(context.Background(), f, Options{Backend: cpu.New(1), LayerBackends: []kernels.Backend{nil, o, o, o, o, o}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := m.NewCache(8, quant.TypeF32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Forward(context.Background(), []int32{1, 2, 3}, []int32{0, 1, 2}, c, false); err != nil {
+		t.Fatal(err)
 	}
 }
