@@ -98,8 +98,9 @@ var Recipes = []synth.Recipe{
 
 // Defaults names the recipes recorded a second time, as NAME.kvf16.json,
 // with llama.cpp's defaults (F16 cache, flash attention): those whose
-// flash-attention path differs (Gemma 2's softcap).
-var Defaults = map[string]bool{"tiny-gemma2-f32": true}
+// flash-attention path differs (Gemma 2's softcap; Gemma 4's heads of two
+// lengths and caches shared across layers).
+var Defaults = map[string]bool{"tiny-gemma2-f32": true, "tiny-gemma4-f32": true}
 
 func main() {
 	if err := run(context.Background(), os.Args[1:], os.Stderr); err != nil {
