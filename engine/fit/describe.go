@@ -39,6 +39,12 @@ type ModelShape struct {
 	// HeadDim and ValueDim are the key and value head lengths.
 	HeadDim  int `json:"head_dim"`
 	ValueDim int `json:"value_dim"`
+	// KDims and VDims, when not nil, are the values of a cell's keys and
+	// values in each layer, where they are not KVHeads[i]·HeadDim and
+	// KVHeads[i]·ValueDim: head lengths that differ between layers, and 0
+	// for a layer that reads another's cache (Gemma 4).
+	KDims []int `json:"k_dims,omitempty"`
+	VDims []int `json:"v_dims,omitempty"`
 	// Embd is the hidden size, FFN the feed-forward size (0 if unknown),
 	// Vocab the number of tokens, ContextTrain the training context.
 	Embd int `json:"embd"`
@@ -79,6 +85,28 @@ type ModelShape struct {
 	TokenizerEntries int `json:"tokenizer_entries"`
 }
 
+// layerKVDims returns the per-layer cell lengths of d's KV groups (0 for
+// the layers in none), or nil when every layer has KVHeads heads of
+// HeadDim and ValueDim.
+func layerKVDims(d model.Description) (k, v []int) {
+	k, v = make([]int, d.Layers), make([]int, d.Layers)
+	uniform := true
+	for _, g := range d.KVGroups {
+		for _, l := range g.Layers {
+			if l >= 0 && l < d.Layers {
+				k[l], v[l] = g.KDim, g.VDim
+			}
+		}
+	}
+	for i := range k {
+		uniform = uniform && k[i] == d.KVHeads*d.HeadDim && v[i] == d.KVHeads*d.ValueDim
+	}
+	if uniform {
+		return nil, nil
+	}
+	return k, v
+}
+
 // Describe reads a model's shape from f's metadata and tensor table: the
 // hyperparameters and attention windows as engine/model's loader reads
 // them (model.Describe: an architecture Saji cannot run is an error), the
@@ -106,6 +134,7 @@ func Describe(f *gguf.File) (ModelShape, error) {
 		s.KVHeads[l.Layer] = 0
 		s.StateBytes[l.Layer] = model.StateBytes([]model.RecurrentLayer{l})
 	}
+	s.KDims, s.VDims = layerKVDims(d)
 	for i, w := range d.Windows {
 		if w > 0 {
 			if s.SWA == nil {

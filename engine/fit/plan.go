@@ -311,6 +311,9 @@ func (s ModelShape) kvGroups() []kvGroup {
 // of values over the layer's KV heads, in blocks of typ.
 func (s ModelShape) layerCellBytes(i int, typ quant.Type) int64 {
 	row := func(n int) int64 { return int64(n / typ.BlockSize() * typ.TypeSize()) }
+	if s.KDims != nil {
+		return row(s.KDims[i]) + row(s.VDims[i])
+	}
 	return row(s.KVHeads[i]*s.HeadDim) + row(s.KVHeads[i]*s.ValueDim)
 }
 

@@ -28,6 +28,14 @@ type base struct {
 	// recurrent lists the layers that keep a state per sequence instead
 	// of keys and values (nil: none).
 	recurrent []RecurrentLayer
+	// kDims and vDims are each layer's key and value row lengths (all
+	// heads) where they differ between layers (Gemma 4); nil: KVHeads
+	// heads of HeadDim and ValueDim in every layer.
+	kDims, vDims []int
+	// kvFrom, when not nil, names for each layer the layer whose cache it
+	// attends over: itself, or an earlier layer whose keys and values it
+	// shares (Gemma 4's last layers), which then has no cache of its own.
+	kvFrom []int
 }
 
 // loadBase reads the hyperparameters, embeddings and output head.
@@ -52,12 +60,16 @@ func (ld *loader) loadBase() base {
 // Config describes the model.
 func (m *base) Config() Config { return m.hp.Config }
 
-// kvGroups returns the layers grouped by attention window, the groups in
-// the order of their first layer.
+// kvGroups returns the layers that keep keys and values grouped by
+// attention window, the groups in the order of their first layer. A layer
+// that shares an earlier layer's cache (kvFrom) belongs to no group: it
+// takes no memory. The layers of a group have the same row lengths (the
+// loaders of architectures with per-layer lengths check it).
 func (m *base) kvGroups() []KVGroup {
 	var gs []KVGroup
+	k, v, _ := m.cacheDims()
 	for i := range m.hp.Layers {
-		if m.recurrentLayer(i) != nil {
+		if m.recurrentLayer(i) != nil || m.sharesKV(i) {
 			continue
 		}
 		w := m.window(i)
@@ -66,12 +78,16 @@ func (m *base) kvGroups() []KVGroup {
 			j++
 		}
 		if j == len(gs) {
-			gs = append(gs, KVGroup{Window: w, KDim: m.hp.KVHeads * m.hp.HeadDim, VDim: m.hp.KVHeads * m.hp.ValueDim})
+			gs = append(gs, KVGroup{Window: w, KDim: k[i], VDim: v[i]})
 		}
 		gs[j].Layers = append(gs[j].Layers, i)
 	}
 	return gs
 }
+
+// sharesKV reports whether layer i attends over an earlier layer's cache
+// instead of its own.
+func (m *base) sharesKV(i int) bool { return i < len(m.kvFrom) && m.kvFrom[i] != i }
 
 // window returns layer i's attention window (0: full attention).
 func (m *base) window(i int) int {
@@ -90,7 +106,7 @@ func (m *base) newCache(n int, kv quant.Type) (*Cache, error) {
 	for i := range rows {
 		rows[i] = n
 	}
-	c, err := newCache(m.backends, k, v, rows, kv)
+	c, err := newCache(m.backends, k, v, rows, m.kvFrom, kv)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +137,12 @@ func (m *base) newPagedCache(cells []int, slots int, kv quant.Type) (*Cache, err
 			rows[l], group[l] = cells[g], g
 		}
 	}
-	c, err := newCache(m.backends, k, v, rows, kv)
+	for i := range m.hp.Layers {
+		if m.sharesKV(i) {
+			rows[i], group[i] = rows[m.kvFrom[i]], group[m.kvFrom[i]]
+		}
+	}
+	c, err := newCache(m.backends, k, v, rows, m.kvFrom, kv)
 	if err != nil {
 		return nil, err
 	}
@@ -134,8 +155,12 @@ func (m *base) newPagedCache(cells []int, slots int, kv quant.Type) (*Cache, err
 func (m *base) cacheDims() (k, v, rows []int) {
 	k, v, rows = make([]int, m.hp.Layers), make([]int, m.hp.Layers), make([]int, m.hp.Layers)
 	for i := range k {
-		if m.recurrentLayer(i) == nil {
-			k[i], v[i] = m.hp.KVHeads*m.hp.HeadDim, m.hp.KVHeads*m.hp.ValueDim
+		if m.recurrentLayer(i) != nil {
+			continue
+		}
+		k[i], v[i] = m.hp.KVHeads*m.hp.HeadDim, m.hp.KVHeads*m.hp.ValueDim
+		if m.kDims != nil {
+			k[i], v[i] = m.kDims[i], m.vDims[i]
 		}
 	}
 	return k, v, rows

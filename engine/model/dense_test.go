@@ -28,6 +28,7 @@ var denseShapes = []struct {
 	{"tiny-smollm3", 0, 1e-4},
 	{"tiny-granite", 0, 1e-4},
 	{"tiny-olmo2", 0, 1e-4},
+	{"tiny-gemma4", 10, 1e-3},
 }
 
 // writeSynth writes a synthetic model of the named shape with the mini
@@ -146,6 +147,8 @@ func TestDenseForwardBatch(t *testing.T) {
 		{"tiny-smollm3-f32", quant.TypeQ8_0, false},
 		{"tiny-granite-f32", quant.TypeF16, false},
 		{"tiny-olmo2-f32", quant.TypeF32, false},
+		{"tiny-gemma4-q8_0", quant.TypeF16, true},
+		{"tiny-gemma4moe-f32", quant.TypeQ8_0, false},
 	} {
 		t.Run(c.model, func(t *testing.T) {
 			if raceEnabled {
@@ -171,6 +174,10 @@ func TestDenseLoadErrors(t *testing.T) {
 		{"tiny-mistral3", "mistral3.rope.scaling.type", "ntk", "rope.scaling.type"},
 		{"tiny-gemma2", "gemma2.attention.sliding_window_pattern", "two", "sliding_window_pattern"},
 		{"tiny-gemma2", "gemma2.attn_logit_softcapping", "fifty", "attn_logit_softcapping"},
+		{"tiny-gemma4", "gemma4.attention.key_length_swa", uint32(0), "key_length_swa"},
+		{"tiny-gemma4", "gemma4.attention.shared_kv_layers", uint32(5), "shared KV"},
+		{"tiny-gemma4", "gemma4.attention.sliding_window_pattern", []bool{true}, "sliding_window_pattern"},
+		{"tiny-gemma4", "gemma4.attention.head_count_kv", []uint32{2, 2, 3, 2, 2, 1}, "KV heads"},
 	} {
 		t.Run(c.key, func(t *testing.T) {
 			f := withKey(t, writeSynth(t, c.shape, "q8_0", 1), c.key, c.value)

@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"saji/kernels"
 	"saji/kernels/quant"
@@ -17,16 +18,36 @@ import (
 // only the residual stream carries over, so everything else allocated
 // since the previous boundary goes back to its backend (when it is a
 // kernels.Recycler) for the next layer to reuse; after the logits are read,
-// everything does.
+// everything does. Tensors a pass needs in several layers (Gemma 4's
+// per-layer inputs) are held: they survive the boundaries and go back with
+// the rest at the end.
 type graph struct {
 	b      kernels.Backend
 	err    error
 	allocs []kernels.Tensor // allocated since the last boundary
+	held   []kernels.Tensor // kept until the end of the pass
+}
+
+// hold keeps t, allocated since the last boundary, until the end of the
+// pass, and returns it.
+func (g *graph) hold(t kernels.Tensor) kernels.Tensor {
+	if g.err != nil {
+		return nil
+	}
+	if i := slices.Index(g.allocs, t); i >= 0 {
+		g.allocs = slices.Delete(g.allocs, i, i+1)
+		g.held = append(g.held, t)
+	}
+	return t
 }
 
 // release recycles the tensors allocated since the last boundary, except
-// keep, which stays tracked for the next one.
+// keep, which stays tracked for the next one. At the end of the pass (keep
+// nil) the held tensors go back too.
 func (g *graph) release(keep kernels.Tensor) {
+	if keep == nil {
+		g.allocs, g.held = append(g.allocs, g.held...), g.held[:0]
+	}
 	kept := false
 	for _, t := range g.allocs {
 		if t == keep {
@@ -128,25 +149,34 @@ func (g *graph) norm(x, w kernels.Tensor, eps float32) kernels.Tensor {
 }
 
 // add returns a + b.
-func (g *graph) add(a, b kernels.Tensor) kernels.Tensor {
+func (g *graph) add(a, b kernels.Tensor) kernels.Tensor { return g.binary(g.b.Add, a, b) }
+
+// mul returns a ⊙ b (b of a's shape, or a single row: a weight per
+// column).
+func (g *graph) mul(a, b kernels.Tensor) kernels.Tensor { return g.binary(g.b.Mul, a, b) }
+
+// binary returns op of a and b in a new tensor of a's shape.
+func (g *graph) binary(op func(dst, a, b kernels.Tensor) error, a, b kernels.Tensor) kernels.Tensor {
 	if g.err != nil {
 		return nil
 	}
 	y := g.new(kernels.Cols(a), kernels.Rows(a))
 	if g.err == nil {
-		g.fail(g.b.Add(y, a, b))
+		g.fail(op(y, a, b))
 	}
 	return y
 }
 
-// mul returns a ⊙ b.
-func (g *graph) mul(a, b kernels.Tensor) kernels.Tensor {
+// here returns t on the current backend: t itself, or a copy tracked as
+// the layer's.
+func (g *graph) here(t kernels.Tensor) kernels.Tensor {
 	if g.err != nil {
 		return nil
 	}
-	y := g.new(kernels.Cols(a), kernels.Rows(a))
-	if g.err == nil {
-		g.fail(g.b.Mul(y, a, b))
+	y, err := kernels.Move(g.b, t)
+	g.fail(err)
+	if err == nil && y != t {
+		g.allocs = append(g.allocs, y)
 	}
 	return y
 }
@@ -220,14 +250,18 @@ func (g *graph) ffn(x kernels.Tensor, f *denseFFN, act kernels.Activation) kerne
 }
 
 // attend stores k and v in the layer's cache cells and returns the
-// attention of q over each sequence's cells.
+// attention of q over each sequence's cells. With k and v nil it stores
+// nothing: the layer attends over cells an earlier layer of the pass
+// filled (a shared cache).
 func (g *graph) attend(q, k, v kernels.Tensor, kv layerKV, p kernels.AttentionParams) kernels.Tensor {
 	if g.err != nil {
 		return nil
 	}
-	g.fail(g.b.SetRows(kv.k, k, kv.rows))
-	if g.err == nil {
-		g.fail(g.b.SetRows(kv.v, v, kv.rows))
+	if k != nil {
+		g.fail(g.b.SetRows(kv.k, k, kv.rows))
+		if g.err == nil {
+			g.fail(g.b.SetRows(kv.v, v, kv.rows))
+		}
 	}
 	y := g.new(p.Heads*p.ValueDim, len(kv.rows))
 	if g.err == nil {

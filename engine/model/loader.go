@@ -73,19 +73,30 @@ func (ld *loader) has(name string) bool {
 // tensor wraps the tensor called name on backend b, checking its shape
 // against want (trailing 1s may be omitted on either side).
 func (ld *loader) tensor(b kernels.Backend, name string, want ...int) kernels.Tensor {
-	if ld.err != nil {
+	ti, shape, ok := ld.checked(name, want...)
+	if !ok {
 		return nil
+	}
+	return ld.wrap(b, ti, shape, 0, rowsOf(shape))
+}
+
+// checked returns the tensor called name and its shape once it has checked
+// the shape against want (as tensor does); false, with the failure
+// recorded, when it is missing or of another shape.
+func (ld *loader) checked(name string, want ...int) (gguf.TensorInfo, []int, bool) {
+	if ld.err != nil {
+		return gguf.TensorInfo{}, nil, false
 	}
 	ti, shape, ok := ld.shapeOf(name)
 	if !ok {
 		ld.fail(fmt.Errorf("tensor %s is missing", name))
-		return nil
+		return ti, nil, false
 	}
 	if !sameDims(shape, want) {
 		ld.fail(fmt.Errorf("tensor %s has shape %v, want %v", name, shape, want))
-		return nil
+		return ti, nil, false
 	}
-	return ld.wrap(b, ti, shape, 0, rowsOf(shape))
+	return ti, shape, true
 }
 
 // optional is tensor for a tensor that may be absent (nil then).
@@ -477,7 +488,9 @@ func (ld *loader) commonHParams() hparams {
 
 // kvHeads returns the KV head count of the attention layers: the file's
 // attention.head_count_kv, or where that is a per-layer array (recorded
-// in h.layerKVHeads), the count its attention layers share.
+// in h.layerKVHeads), the count its attention layers share (Gemma 4's
+// sliding and global layers differ: its loader reads each layer's count,
+// and this returns the largest).
 func (ld *loader) kvHeads(h *hparams) int {
 	const key = "%s.attention.head_count_kv"
 	if !ld.isArray(key) {
@@ -496,7 +509,7 @@ func (ld *loader) kvHeads(h *hparams) int {
 	n := 0
 	for _, c := range counts {
 		h.layerKVHeads = append(h.layerKVHeads, int(c))
-		if c != 0 && n != 0 && int(c) != n {
+		if c != 0 && n != 0 && int(c) != n && ld.arch != "gemma4" {
 			ld.fail(fmt.Errorf("hyperparameter attention.head_count_kv: attention layers of %d and %d KV heads", n, c))
 			return 0
 		}

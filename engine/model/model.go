@@ -3,7 +3,7 @@
 //
 // Each architecture (llama with or without experts, qwen2, qwen3,
 // qwen2moe, qwen3moe, gpt-oss, mistral3, smollm3, granite, gemma2, gemma3,
-// phi3, olmo2, lfm2) is a page of Go that registers itself under
+// gemma4, phi3, olmo2, lfm2) is a page of Go that registers itself under
 // its general.architecture name, reads its hyperparameters through
 // engine/gguf's accessors, wraps its weights as
 // kernels tensors (zero-copy views of the mapped file) and describes its
@@ -28,6 +28,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 
@@ -322,8 +323,10 @@ type Cache struct {
 
 // newCache allocates a cache for layers whose keys and values have kDim[i]
 // and vDim[i] values per cell and rows[i] cells, each on its layer's
-// backend; a layer of kDim 0 (a recurrent one) has none.
-func newCache(backends []kernels.Backend, kDim, vDim, rows []int, typ quant.Type) (*Cache, error) {
+// backend; a layer of kDim 0 (a recurrent one) has none. A layer i with
+// share[i] != i (share may be nil) gets no tensors of its own: it holds
+// those of the earlier layer share[i].
+func newCache(backends []kernels.Backend, kDim, vDim, rows, share []int, typ quant.Type) (*Cache, error) {
 	if typ != quant.TypeF32 && typ != quant.TypeF16 && typ != quant.TypeQ8_0 {
 		return nil, fmt.Errorf("model: cache type must be F32, F16 or Q8_0, not %v", typ)
 	}
@@ -331,6 +334,13 @@ func newCache(backends []kernels.Backend, kDim, vDim, rows []int, typ quant.Type
 	for i, b := range backends {
 		if kDim[i] == 0 {
 			c.k, c.v = append(c.k, nil), append(c.v, nil)
+			continue
+		}
+		if i < len(share) && share[i] != i {
+			if share[i] < 0 || share[i] >= i {
+				return nil, fmt.Errorf("model: layer %d cannot share the cache of layer %d", i, share[i])
+			}
+			c.k, c.v = append(c.k, c.k[share[i]]), append(c.v, c.v[share[i]])
 			continue
 		}
 		if rows[i] <= 0 {
@@ -396,8 +406,8 @@ func (c *Cache) Copy(g int, src, dst []int32) error {
 		}
 	}
 	for i, grp := range c.group {
-		if grp != g {
-			continue
+		if grp != g || slices.Contains(c.k[:i], c.k[i]) {
+			continue // another group, or a layer sharing an earlier one's cells
 		}
 		for _, t := range []kernels.Tensor{c.k[i], c.v[i]} {
 			if err := copyRows(t, src, dst); err != nil {

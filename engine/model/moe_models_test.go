@@ -22,7 +22,7 @@ import (
 // order of summation: the logits must agree closely.
 func TestMoEModels(t *testing.T) {
 	dir := t.TempDir()
-	for _, name := range []string{"tiny-qwen3moe", "tiny-qwen2moe", "tiny-mixtral"} {
+	for _, name := range []string{"tiny-qwen3moe", "tiny-qwen2moe", "tiny-mixtral", "tiny-gemma4moe"} {
 		for _, typ := range []string{"f32", "q4_k_m"} {
 			t.Run(name+"/"+typ, func(t *testing.T) {
 				r := synth.Recipe{Shape: name, Type: typ, Seed: 7, Vocab: "vocab/llama3-trunc1280-qwen2.vocab.gguf"}
@@ -43,15 +43,22 @@ func TestMoEModels(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if d.Experts != shape.Experts || d.ExpertsUsed != shape.ExpertsUsed || d.SharedFFN != shape.SharedFFN {
+				shared := shape.SharedFFN
+				if shape.Arch == "gemma4" {
+					shared = shape.FFN // the dense network beside the experts
+				}
+				if d.Experts != shape.Experts || d.ExpertsUsed != shape.ExpertsUsed || d.SharedFFN != shared {
 					t.Errorf("Describe: %d experts, %d used, shared FFN %d; want %d, %d, %d",
-						d.Experts, d.ExpertsUsed, d.SharedFFN, shape.Experts, shape.ExpertsUsed, shape.SharedFFN)
+						d.Experts, d.ExpertsUsed, d.SharedFFN, shape.Experts, shape.ExpertsUsed, shared)
 				}
 				nff := shape.ExpertFFN
 				if nff == 0 {
 					nff = shape.FFN
 				}
 				idle := int64(3*shape.Embd*nff*shape.Layers) * int64(shape.Experts-shape.ExpertsUsed)
+				if _, ok := f.Tensor("blk.0.ffn_down_exps.scale"); ok {
+					idle += int64(shape.Layers * (shape.Experts - shape.ExpertsUsed)) // Gemma 4's expert scales
+				}
 				if d.ActiveParams != d.Params-idle || d.Params != f.ParameterCount() {
 					t.Errorf("Describe: %d parameters, %d active; want %d, %d", d.Params, d.ActiveParams, f.ParameterCount(), f.ParameterCount()-idle)
 				}

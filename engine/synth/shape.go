@@ -125,6 +125,9 @@ type TensorSpec struct {
 	// Std, when above 0, is the standard deviation of the tensor's random
 	// values, instead of the shape's rule.
 	Std float64
+	// Values, when not nil, are the tensor's values (a small fixed tensor
+	// such as Gemma 4's rope factors, written in one chunk).
+	Values []float32
 }
 
 // Tensors lists the tensors of a model of shape s with a vocabulary of

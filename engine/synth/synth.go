@@ -297,8 +297,13 @@ func (g *tensorGen) encode(src []float32, dst []byte, c uint64) error {
 // fill sets dst to chunk c's values: ones for a norm, otherwise normal
 // values from a generator seeded by the model's seed, the tensor and the
 // chunk. In a Scaled shape norms are 1+0.1·N(0,1) and the other values
-// have a standard deviation of 1/√(row length) (0.1 for a vector).
+// have a standard deviation of 1/√(row length) (0.1 for a vector). A
+// tensor with Values takes them.
 func (g *tensorGen) fill(dst []float32, c uint64) {
+	if g.spec.Values != nil {
+		copy(dst, g.spec.Values[min(int(c)*len(dst), len(g.spec.Values)):])
+		return
+	}
 	if g.spec.Ones && !g.scaled {
 		for i := range dst {
 			dst[i] = 1

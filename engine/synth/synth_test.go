@@ -212,6 +212,8 @@ func TestShapeSizes(t *testing.T) {
 		{"llama-8b", "q4_k_m", "4.58 GiB", 8_030_000_000},
 		{"llama-8b", "q8_0", "7.95 GiB", 8_030_000_000},
 		{"llama-8b", "f16", "14.96 GiB", 8_030_000_000},
+		// Written with the 128256-token Llama 3 vocabulary (-repeat).
+		{"gemma4-e4b", "q4_k_m", "3.61 GiB", 5_680_000_000},
 	} {
 		shape, _ := LookupShape(tt.shape)
 		ft, _ := ParseFileType(tt.typ)

@@ -20,15 +20,24 @@ var pyErrorKinds = map[string]ErrorKind{
 	"TemplateRuntimeError": KindRuntime,
 }
 
-// TestGoldenCorpus renders every case of the chat-template corpus and
-// requires byte-exact output, or failure where HF fails (with the same
-// message for raise_exception).
+// localCorpus holds the golden cases of templates the shared corpus
+// lacks, in its format (engine/chat/testdata/templates).
+const localCorpus = "../testdata/templates"
+
+// TestGoldenCorpus renders every case of the chat-template corpus (the
+// shared one and localCorpus) and requires byte-exact output, or failure
+// where HF fails (with the same message for raise_exception).
 func TestGoldenCorpus(t *testing.T) {
 	dir := refdata.Path(t, "templates")
 	files, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no corpus files in %s: %v", dir, err)
 	}
+	local, err := filepath.Glob(filepath.Join(localCorpus, "*.jsonl"))
+	if err != nil || len(local) == 0 {
+		t.Fatalf("no corpus files in %s: %v", localCorpus, err)
+	}
+	files = append(files, local...)
 	sort.Strings(files)
 	var nTemplates, nCases, nErrCases, pass, fail int
 	for _, jf := range files {
@@ -37,7 +46,7 @@ func TestGoldenCorpus(t *testing.T) {
 			continue
 		}
 		name := cases[0].Template
-		src, err := os.ReadFile(filepath.Join(dir, name))
+		src, err := os.ReadFile(filepath.Join(filepath.Dir(jf), name))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -74,6 +74,12 @@ var Recipes = []synth.Recipe{
 	// beside attention with q/k norms, in F32 and in the K-quant mix.
 	{Shape: "tiny-lfm2", Type: "f32", Seed: 1, Vocab: bpeVocab},
 	{Shape: "tiny-lfm2", Type: "q4_k_m", Seed: 1, Vocab: bpeVocab},
+	// Gemma 4 (engine/synth/gemma4.go): per-layer embeddings, shared KV,
+	// sliding and global heads of different lengths, proportional rope.
+	{Shape: "tiny-gemma4", Type: "f32", Seed: 1, Vocab: spmVocab},
+	{Shape: "tiny-gemma4", Type: "q8_0", Seed: 1, Vocab: spmVocab},
+	{Shape: "tiny-gemma4moe", Type: "f32", Seed: 1, Vocab: spmVocab},
+	{Shape: "tiny-gemma4moe", Type: "q4_k_m", Seed: 1, Vocab: spmVocab},
 	// The weight types the shared data lacks, on a small Llama: the mixes
 	// Saji writes as llama-quantize does (IQ3_S, IQ3_M, TQ1_0, TQ2_0), and
 	// every matrix of one type for the types written only with an
@@ -96,8 +102,9 @@ var Recipes = []synth.Recipe{
 
 // Defaults names the recipes recorded a second time, as NAME.kvf16.json,
 // with llama.cpp's defaults (F16 cache, flash attention): those whose
-// flash-attention path differs (Gemma 2's softcap).
-var Defaults = map[string]bool{"tiny-gemma2-f32": true}
+// flash-attention path differs (Gemma 2's softcap; Gemma 4's heads of two
+// lengths and caches shared across layers).
+var Defaults = map[string]bool{"tiny-gemma2-f32": true, "tiny-gemma4-f32": true}
 
 func main() {
 	if err := run(context.Background(), os.Args[1:], os.Stderr); err != nil {
