@@ -122,12 +122,11 @@ func levelAction(s levelState) (string, bool) {
 // levelVerdict is a level's fit in one short line for the quant table,
 // with its colour: the planner's pace (fit.Plan.Pace, which the welcome
 // page and the wizard say too: "Slow" below a comfortable speed) and the
-// speed; the detail is behind the cell's info button.
+// speed; the detail is behind the cell's info button. A context past the
+// model's trained one is said there, as the wizard says it: it is not a
+// matter of memory, which "Tight" names.
 func levelVerdict(p fit.Plan) (string, widget.Importance) {
 	pace := p.Pace()
-	if pace == fit.Comfortable && p.Model.ContextTrain > 0 && p.Request.Context > p.Model.ContextTrain {
-		pace = fit.Tight
-	}
 	s := map[fit.Pace]string{fit.Comfortable: "Fits", fit.Slow: "Slow", fit.Tight: "Tight", fit.TooBig: "Too big"}[pace]
 	if pace == fit.TooBig {
 		return s, paceImportance(pace)

@@ -97,6 +97,12 @@ func TestLevelWords(t *testing.T) {
 		t.Errorf("slow verdict %q", s)
 	}
 	p.DecodeTokensPerSec = 9.2
+	// Past the trained context, the row says what the wizard and the
+	// recommendation say (the details say the rest).
+	p.Model.ContextTrain, p.Request.Context = 2048, 4096
+	if s, _ := levelVerdict(p); s != "Fits · ~9.2 tok/s" {
+		t.Errorf("verdict past the trained context %q", s)
+	}
 	p.Verdict.Tight = true
 	if s, _ := levelVerdict(p); s != "Tight · ~9.2 tok/s" {
 		t.Errorf("tight verdict %q", s)
