@@ -109,27 +109,13 @@ func BenchmarkGemvQ6KX16(b *testing.B) {
 			}
 		}
 		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {
-			batch := max(1, 4096/rows)
-			best := [2]time.Duration{math.MaxInt64, math.MaxInt64}
-			for b.Loop() {
-				for i, fn := range []func(){file, x16} {
-					t0 := time.Now()
-					for range batch {
-						fn()
-					}
-					best[i] = min(best[i], time.Since(t0))
-				}
-			}
-			gbs := func(d time.Duration) float64 { return float64(len(w)*batch) / d.Seconds() / 1e9 }
-			b.ReportMetric(gbs(best[0]), "file-GB/s")
-			b.ReportMetric(gbs(best[1]), "x16-GB/s")
-			b.ReportMetric(float64(best[0])/float64(best[1]), "x")
+			compareLayouts(b, max(1, 4096/rows), len(w), file, x16)
 		})
 	}
 }
 
-// BenchmarkTileQ6KX16 compares the sixteen-row layout's prompt tile (four
-// passes of its decode kernel) with the file layout's AVX-512 tile on
+// BenchmarkTileQ6KX16 compares the sixteen-row layout's prompt tile with
+// the file layout's AVX-512 tile on
 // cache-resident weights (k = 2048, 64 rows) and four activation rows,
 // alternating batches, in weight GB/s and their ratio.
 func BenchmarkTileQ6KX16(b *testing.B) {
@@ -154,7 +140,13 @@ func BenchmarkTileQ6KX16(b *testing.B) {
 			tileQ6KX16(&a)
 		}
 	}
-	const batch = 64
+	compareLayouts(b, 64, len(w), file, x16)
+}
+
+// compareLayouts runs file and x16, each batch times over a weight of
+// bytes, alternating, and reports the fastest batch of each in weight GB/s
+// and their ratio.
+func compareLayouts(b *testing.B, batch, bytes int, file, x16 func()) {
 	best := [2]time.Duration{math.MaxInt64, math.MaxInt64}
 	for b.Loop() {
 		for i, fn := range []func(){file, x16} {
@@ -165,7 +157,7 @@ func BenchmarkTileQ6KX16(b *testing.B) {
 			best[i] = min(best[i], time.Since(t0))
 		}
 	}
-	gbs := func(d time.Duration) float64 { return float64(len(w)*batch) / d.Seconds() / 1e9 }
+	gbs := func(d time.Duration) float64 { return float64(bytes*batch) / d.Seconds() / 1e9 }
 	b.ReportMetric(gbs(best[0]), "file-GB/s")
 	b.ReportMetric(gbs(best[1]), "x16-GB/s")
 	b.ReportMetric(float64(best[0])/float64(best[1]), "x")

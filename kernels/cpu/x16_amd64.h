@@ -1,5 +1,5 @@
 // Shared by the sixteen-row kernels (avx512_q4kx16_amd64.s,
-// avx512_mxfp4x16_amd64.s).
+// avx512_mxfp4x16_amd64.s, avx512_q6kx16_amd64.s).
 
 // X16ARGS loads a *tileArgs at a+0(FP) and the row count: SI the packed
 // weights (one stream over every group), R13 activation row 0, R9 the
@@ -34,3 +34,24 @@
 	ADDQ    R11, AX; \
 	VMOVUPS Z11, (AX); \
 	ADDQ    $64, BX
+
+// X16ZERO0TO7 and X16ZERO8TO15 clear Z0-Z7 and Z8-Z15.
+#define X16ZERO0TO7 \
+	VPXORD Z0, Z0, Z0; \
+	VPXORD Z1, Z1, Z1; \
+	VPXORD Z2, Z2, Z2; \
+	VPXORD Z3, Z3, Z3; \
+	VPXORD Z4, Z4, Z4; \
+	VPXORD Z5, Z5, Z5; \
+	VPXORD Z6, Z6, Z6; \
+	VPXORD Z7, Z7, Z7
+
+#define X16ZERO8TO15 \
+	VPXORD Z8, Z8, Z8; \
+	VPXORD Z9, Z9, Z9; \
+	VPXORD Z10, Z10, Z10; \
+	VPXORD Z11, Z11, Z11; \
+	VPXORD Z12, Z12, Z12; \
+	VPXORD Z13, Z13, Z13; \
+	VPXORD Z14, Z14, Z14; \
+	VPXORD Z15, Z15, Z15
