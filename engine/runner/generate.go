@@ -231,7 +231,7 @@ func (m *Model) Prompt(ctx context.Context, req Request) ([]int32, error) {
 func (m *Model) prompt(ctx context.Context, req Request, plan *toolPlan) ([]int32, []scheduler.Picture, error) {
 	imgs := req.requestImages()
 	if len(imgs) > 0 && m.proj == nil {
-		return nil, nil, fmt.Errorf("%w: model %q cannot see images: it has no vision projector (mmproj)", ErrBadRequest, m.Name)
+		return nil, nil, fmt.Errorf("%w: model %q cannot see images (%d in the request): it has no vision projector (mmproj)", ErrBadRequest, m.Name, len(imgs))
 	}
 	switch {
 	case req.Tokens != nil && len(imgs) == 0: // pictures need their places: the prompt is made again
@@ -324,19 +324,6 @@ func (r *Runner) Start(ctx context.Context, req Request) (*Stream, error) {
 	return m.Start(ctx, req)
 }
 
-// imageCount returns the number of pictures in the request.
-func (req *Request) imageCount() int {
-	n := len(req.Images)
-	for _, msg := range req.Messages {
-		for _, p := range msg.Parts {
-			if p.Image != nil {
-				n++
-			}
-		}
-	}
-	return n
-}
-
 // Start tokenizes req's prompt once (unless req.Tokens has it), checks
 // the request (sampling, stop strings, JSON schema, the context), and
 // submits it to the model's scheduler. Every error in the request is
@@ -354,9 +341,6 @@ func (m *Model) Start(ctx context.Context, req Request) (_ *Stream, err error) {
 			m.finish(Result{}, err)
 		}
 	}()
-	if n := req.imageCount(); n > 0 && m.proj == nil {
-		return nil, fmt.Errorf("%w: model %q cannot see images (%d in the request): it has no vision projector (mmproj)", ErrBadRequest, m.Name, n)
-	}
 	plan, err := m.toolPlan(req)
 	if err != nil {
 		return nil, err
