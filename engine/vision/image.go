@@ -32,8 +32,10 @@ func ToRGB(img image.Image) RGB {
 // at returns the pixel at (x, y).
 func (im RGB) at(x, y int) []uint8 { return im.Pix[3*(y*im.W+x) : 3*(y*im.W+x)+3] }
 
-// lerp is mtmd's linear interpolation, in float32.
-func lerp(s, e, t float32) float32 { return s + (e-s)*t }
+// lerp is mtmd's linear interpolation, in float32, the product rounded
+// before the sum: Go fuses a*b+c into one instruction on arm64, and a
+// channel truncated to a byte then differs from mtmd's by one.
+func lerp(s, e, t float32) float32 { return s + float32((e-s)*t) }
 
 // resizeBilinear resizes im to w × h as mtmd's resize_bilinear does:
 // corners aligned, each channel interpolated in float32 and truncated.
@@ -52,7 +54,9 @@ func (im RGB) resizeBilinear(w, h int) RGB {
 	}
 	for y := range h {
 		for x := range w {
-			px, py := float32(x)*xr, float32(y)*yr
+			// Rounded here: Go may fuse a product into a later sum
+			// (xf below) on arm64, and mtmd rounds it.
+			px, py := float32(float32(x)*xr), float32(float32(y)*yr)
 			x0, y0 := min(int(px), im.W-1), min(int(py), im.H-1)
 			x1, y1 := min(x0+1, im.W-1), min(y0+1, im.H-1)
 			xf, yf := px-float32(x0), py-float32(y0)
