@@ -130,14 +130,7 @@ x16quad:
 // Z4-Z7 sub-block 2C+1's (shifted back); Z18 and Z19 get the two
 // sub-blocks' scales. R8, AX, R12, Z22 and Z23 are scratch.
 #define Q4CHUNK16(C, L) \
-	VPXORD        Z0, Z0, Z0; \
-	VPXORD        Z1, Z1, Z1; \
-	VPXORD        Z2, Z2, Z2; \
-	VPXORD        Z3, Z3, Z3; \
-	VPXORD        Z4, Z4, Z4; \
-	VPXORD        Z5, Z5, Z5; \
-	VPXORD        Z6, Z6, Z6; \
-	VPXORD        Z7, Z7, Z7; \
+	X16ZERO0TO7; \
 	LEAQ          320+64*C(SI), R8; \
 	MOVQ          DI, AX; \
 	MOVQ          $8, R12; \
@@ -162,21 +155,6 @@ L: \
 	VPSRAD        $4, Z7, Z7; \
 	VPMOVZXBD     64+32*C(SI), Z18; \
 	VPMOVZXBD     80+32*C(SI), Z19
-
-// Q4GROUP4 starts a group of the four-row kernels: DI at activation row
-// 0's first super-block, CX the super-blocks, acc (Z8-Z11) and accMin
-// (Z12-Z15) zero.
-#define Q4GROUP4 \
-	MOVQ   R13, DI; \
-	MOVQ   R14, CX; \
-	VPXORD Z8, Z8, Z8; \
-	VPXORD Z9, Z9, Z9; \
-	VPXORD Z10, Z10, Z10; \
-	VPXORD Z11, Z11, Z11; \
-	VPXORD Z12, Z12, Z12; \
-	VPXORD Z13, Z13, Z13; \
-	VPXORD Z14, Z14, Z14; \
-	VPXORD Z15, Z15, Z15
 
 // Q4STORE4 stores the group's acc - accMin of the four activation rows.
 #define Q4STORE4 \
@@ -235,7 +213,7 @@ TEXT ·gemmQ4KX16AVX512(SB), NOSPLIT, $0-16
 	VPSLLW $4, Z31, Z30
 
 x16mgroup:
-	Q4GROUP4
+	X16GROUP
 
 x16mblock:
 	VCVTPH2PS 0(SI), Z16
@@ -286,7 +264,7 @@ TEXT ·tileQ4KX16AVX512(SB), NOSPLIT, $0-16
 	VPSLLW $4, Z31, Z30
 
 x16vgroup:
-	Q4GROUP4
+	X16GROUP
 
 x16vblock:
 	VPXORD    Z24, Z24, Z24

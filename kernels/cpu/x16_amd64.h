@@ -55,3 +55,10 @@
 	VPXORD Z13, Z13, Z13; \
 	VPXORD Z14, Z14, Z14; \
 	VPXORD Z15, Z15, Z15
+
+// X16GROUP starts a group: DI at activation row 0's first super-block, CX
+// the super-blocks, the accumulators Z8-Z15 zero.
+#define X16GROUP \
+	MOVQ R13, DI; \
+	MOVQ R14, CX; \
+	X16ZERO8TO15
