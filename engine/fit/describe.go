@@ -73,9 +73,8 @@ type ModelShape struct {
 	OutputBytes int64 `json:"output_bytes"`
 	TiedOutput  bool  `json:"tied_output,omitempty"`
 	// RepackBytes are the bytes of the interleaved copies the CPU backend
-	// makes of each block's weights (cpu.RepackBytes; the experts keep the
-	// file's layout), nil when none; RepackOther those of the tensors
-	// outside the blocks.
+	// makes of each block's weights, experts included (cpu.RepackBytes),
+	// nil when none; RepackOther those of the tensors outside the blocks.
 	RepackBytes []int64 `json:"repack_bytes,omitempty"`
 	RepackOther int64   `json:"repack_other,omitempty"`
 	// FileSize is the size of the file(s) in bytes.
@@ -161,7 +160,8 @@ func Describe(f *gguf.File) (ModelShape, error) {
 					s.ExpertBytes = make([]int64, s.Layers)
 				}
 				s.ExpertBytes[i] += t.Size
-			} else if rb := repackBytes(t); rb > 0 {
+			}
+			if rb := repackBytes(t); rb > 0 {
 				if s.RepackBytes == nil {
 					s.RepackBytes = make([]int64, s.Layers)
 				}
@@ -187,7 +187,8 @@ func Describe(f *gguf.File) (ModelShape, error) {
 }
 
 // repackBytes returns the bytes of the CPU backend's interleaved copy of
-// tensor t (its shape without trailing 1s, as the loader wraps it).
+// tensor t (its shape without trailing 1s, as the loader wraps it; a
+// three-dimensional tensor of experts as one matrix per expert).
 func repackBytes(t gguf.TensorInfo) int64 {
 	shape := make([]int, len(t.Shape))
 	for i, d := range t.Shape {
@@ -195,6 +196,9 @@ func repackBytes(t gguf.TensorInfo) int64 {
 	}
 	for len(shape) > 1 && shape[len(shape)-1] == 1 {
 		shape = shape[:len(shape)-1]
+	}
+	if len(shape) == 3 {
+		return int64(shape[2]) * cpu.RepackBytes(t.Type, shape[:2])
 	}
 	return cpu.RepackBytes(t.Type, shape)
 }

@@ -10,6 +10,8 @@ import (
 	"saji/engine/hardware"
 	"saji/engine/synth"
 	"saji/internal/refdata"
+	"saji/kernels/cpu"
+	"saji/kernels/quant"
 )
 
 // TestMixtureOfExperts checks what the plan makes of a mixture of experts:
@@ -47,7 +49,6 @@ func TestMixtureOfExperts(t *testing.T) {
 	if described != experts {
 		t.Errorf("expert bytes %d, the file's %d", described, experts)
 	}
-
 	m := hardware.Machine{Memory: hardware.Memory{Total: 64 << 30, Available: 60 << 30}, Bandwidth: 20e9}
 	p, err := PlanFor(s, m, Request{Context: 1024, Parallel: 1})
 	if err != nil {
@@ -76,4 +77,32 @@ func TestMixtureOfExperts(t *testing.T) {
 	if p.Breakdown.Activations >= a.Breakdown.Activations {
 		t.Errorf("activations %d, not below all experts' %d", p.Breakdown.Activations, a.Breakdown.Activations)
 	}
+	t.Run("repacked", func(t *testing.T) {
+		// The CPU backend repacks experts as it does dense weights: each
+		// expert's copy counts, once per expert (SAJI_REPACK=on, so that Q8_0
+		// has a layout on AVX2 machines too).
+		t.Setenv("SAJI_REPACK", "on")
+		on, err := Describe(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var repacked, wantRepacked int64
+		for _, ti := range f.Tensors() {
+			if strings.HasPrefix(ti.Name, "blk.") {
+				repacked += repackBytes(ti)
+				if strings.Contains(ti.Name, "_exps.") {
+					wantRepacked += int64(ti.Shape[2]) * cpu.RepackBytes(ti.Type, []int{int(ti.Shape[0]), int(ti.Shape[1])})
+				} else {
+					wantRepacked += repackBytes(ti)
+				}
+			}
+		}
+		var counted int64
+		for _, b := range on.RepackBytes {
+			counted += b
+		}
+		if counted != repacked || repacked != wantRepacked || (counted == 0 && cpu.RepackBytes(quant.TypeQ8_0, []int{32, 4}) > 0) {
+			t.Errorf("repacked bytes: %d counted, %d by tensor, want %d", counted, repacked, wantRepacked)
+		}
+	})
 }

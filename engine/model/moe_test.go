@@ -281,3 +281,72 @@ func TestMoEBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestExpertsRepacked checks that the loader gives each expert the CPU
+// backend's interleaved layout wherever the kernel set repacks the type by
+// default, as it does a dense weight, and that the repacked experts
+// multiply as the file's bytes do.
+func TestExpertsRepacked(t *testing.T) {
+	const cols, rows, n = 256, 32, 3
+	for _, typ := range []quant.Type{quant.TypeQ4_K, quant.TypeQ6_K, quant.TypeMXFP4, quant.TypeQ8_0} {
+		rng := rand.New(rand.NewPCG(5, uint64(typ)))
+		w := make([]float32, cols*rows*n)
+		for i := range w {
+			w[i] = float32(rng.NormFloat64() / 16)
+		}
+		data := make([]byte, len(w)/typ.BlockSize()*typ.TypeSize())
+		if err := quant.Quantize(typ, w, data); err != nil {
+			t.Fatal(err)
+		}
+		gw := gguf.NewWriter()
+		if err := gw.Set(gguf.KeyArchitecture, "llama"); err != nil {
+			t.Fatal(err)
+		}
+		if err := gw.AddTensor("exps", typ, []int64{cols, rows, n}, data); err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if _, err := gw.Encode(context.Background(), &buf); err != nil {
+			t.Fatal(err)
+		}
+		f, err := gguf.OpenBytes(buf.Bytes())
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := cpu.New(2)
+		ld := &loader{f: f, arch: "llama", backend: b}
+		ws := ld.experts(b, "exps", cols, rows, n)
+		if ld.err != nil {
+			t.Fatal(ld.err)
+		}
+		x := make([]float32, cols)
+		for i := range x {
+			x[i] = float32(rng.NormFloat64())
+		}
+		for e, we := range ws {
+			plain, err := b.Weight(typ, []int{cols, rows}, data[e*len(data)/n:(e+1)*len(data)/n])
+			if err != nil {
+				t.Fatal(err)
+			}
+			dense, err := b.Repack(plain)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cpu.Repacked(we) != cpu.Repacked(dense) {
+				t.Errorf("%v expert %d: repacked %v, a dense weight %v", typ, e, cpu.Repacked(we), cpu.Repacked(dense))
+			}
+			g := &graph{b: b}
+			xt := g.new(cols, 1)
+			g.fail(b.Write(xt, x))
+			got, want := g.host(g.linear(xt, we, nil)), g.host(g.linear(xt, plain, nil))
+			if g.err != nil {
+				t.Fatal(g.err)
+			}
+			for i := range want {
+				if got[i] != want[i] {
+					t.Fatalf("%v expert %d: output %d is %g, the file layout's %g", typ, e, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}

@@ -32,8 +32,10 @@ import (
 // do half the work per weight or less of the file layout's (measured 2-2.6x
 // on Q4_K, 3-4.7x on MXFP4): decode and prompts both read the copy, so the
 // loader releases the file's bytes (Release) and the copy takes the
-// weight's place (Q4_K's is 2.8% larger, MXFP4's the same size). These are on by default (SAJI_REPACK=off turns
-// them off). The arithmetic is the oracle's in every layout, so every
+// weight's place (Q4_K's is 2.8% larger, MXFP4's the same size). These are
+// on by default, for dense weights and experts alike (SAJI_REPACK=off
+// turns them off): on gpt-oss-20b the file layout's MXFP4 decode kernel
+// took half of a token's time, twice Q8_0's time per byte. The arithmetic is the oracle's in every layout, so every
 // output is the same float.
 
 // interleaveRows is the number of weight rows an interleaved weight takes
@@ -123,21 +125,6 @@ func repackSize(k *kernelSet, typ quant.Type, shape []int) int64 {
 		return 0
 	}
 	return int64(kern.size(rows, shape[0]/typ.BlockSize()*typ.TypeSize()))
-}
-
-// RepackExpert is Repack for one expert of a mixture-of-experts layer,
-// which repacks only with SAJI_REPACK=on. Measured at two threads against
-// llama.cpp, the sixteen-row experts did not move gpt-oss-20b's decode
-// (MXFP4: 0.85-0.93x, as before; other work bounds its tokens) and took
-// qwen3-30b-a3b's (Q4_K_M) from 0.92x to about 0.99x, while packing about
-// ten gigabytes of experts added 18 s (gpt-oss-20b, --no-mmap) and 55 s
-// (qwen3-30b-a3b, mmap) to the load and turned evictable page cache into
-// the process's own memory: not yet worth it by default.
-func (b *Backend) RepackExpert(w kernels.Tensor) (kernels.Tensor, error) {
-	if os.Getenv("SAJI_REPACK") != "on" {
-		return w, nil
-	}
-	return b.Repack(w)
 }
 
 // whole reports whether the product reads a weight in this layout whole
