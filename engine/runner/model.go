@@ -208,7 +208,7 @@ func load(ctx context.Context, h *header, opts LoadOptions) (*Model, error) {
 	tmpl := chat.ChatML()
 	if src != "" {
 		if tmpl, err = chat.Parse(src); err != nil {
-			return fail(fmt.Errorf("the chat template: %w", err))
+			return fail(fmt.Errorf("%w: its chat template: %w", ErrModelFile, err))
 		}
 	}
 	caps, err := chat.Capabilities(ctx, tmpl)
@@ -217,7 +217,7 @@ func load(ctx context.Context, h *header, opts LoadOptions) (*Model, error) {
 	case errors.Is(err, jinja.ErrLimitExceeded), errors.As(err, &jerr) && jerr.Kind == jinja.KindInternal:
 		// A template that runs past its bounds on a one-message chat (a
 		// hostile file) would fail every request: refused here, with why.
-		return fail(fmt.Errorf("the chat template: %w", err))
+		return fail(fmt.Errorf("%w: its chat template: %w", ErrModelFile, err))
 	case err != nil:
 		caps = chat.Caps{} // it cannot chat; raw completions still work
 	}

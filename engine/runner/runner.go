@@ -28,6 +28,11 @@ var (
 	// ErrBusy is wrapped when a model cannot be loaded because every
 	// loaded model is busy and no more may be loaded.
 	ErrBusy = errors.New("runner: every model slot is busy")
+	// ErrModelFile is wrapped by a load's error when the file itself is at
+	// fault in a way the model's header did not show: a chat template that
+	// cannot be parsed or runs past its bounds. Like a model Saji cannot
+	// run (model.RunError), the request that named it is refused.
+	ErrModelFile = errors.New("the model file cannot be used")
 )
 
 // Defaults of the lifecycle settings.

@@ -217,9 +217,8 @@ func TestAbuse(t *testing.T) {
 			status, _ := a.send("POST", "/v1/chat/completions", `{"model":"tiny","messages":[{"role":"user","content":"hi"}],"max_completion_tokens":`+maxInt+`}`, nil)
 			return status
 		}},
-		{"num_predict 2^63-1", 400, func(t *testing.T) int {
-			status, body := a.send("POST", "/api/generate", `{"model":"tiny","prompt":"hi","stream":false,"options":{"num_predict":`+maxInt+`}}`, nil)
-			t.Logf("%.300s", body)
+		{"num_predict 2^63-1", 200, func(t *testing.T) int {
+			status, _ := a.send("POST", "/api/generate", `{"model":"tiny","prompt":"hi","stream":false,"options":{"num_predict":`+maxInt+`}}`, nil)
 			return status
 		}},
 		{"Anthropic max_tokens 2^63-1", 200, func(t *testing.T) int {
@@ -234,14 +233,14 @@ func TestAbuse(t *testing.T) {
 			status, _ := a.send("POST", "/v1/embeddings", `{"model":"tiny","input":[`+strings.Join(inputs, ",")+`]}`, nil)
 			return status
 		}},
-		{"hostile template: a chain of 100,000 additions", 500, func(t *testing.T) int {
+		{"hostile template: a chain of 100,000 additions", 400, func(t *testing.T) int {
 			status, body := a.send("POST", "/v1/chat/completions", `{"model":"chain","messages":[{"role":"user","content":"hi"}]}`, nil)
 			if !strings.Contains(body, "chat template") {
 				t.Errorf("the refusal does not name the chat template: %.300s", body)
 			}
 			return status
 		}},
-		{"hostile template: loops without end", 500, func(t *testing.T) int {
+		{"hostile template: loops without end", 400, func(t *testing.T) int {
 			status, body := a.send("POST", "/api/chat", `{"model":"loops","stream":false,"messages":[{"role":"user","content":"hi"}]}`, nil)
 			if !strings.Contains(body, "chat template") {
 				t.Errorf("the refusal does not name the chat template: %.300s", body)

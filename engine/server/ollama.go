@@ -224,15 +224,18 @@ func (s *Server) handleOllamaShow(w http.ResponseWriter, r *http.Request) {
 }
 
 // ollamaInt is an integer option; like Ollama it accepts a JSON number
-// with a fraction (Python clients send 2048.0) and drops the fraction.
+// with a fraction (Python clients send 2048.0) and drops the fraction. A
+// number past ±2^62 counts as ±2^62: as a token count it means "no limit"
+// (num_predict of 2^63-1 generates until the context is full), as a
+// context size it is refused where the size is checked.
 type ollamaInt int64
 
 func (n *ollamaInt) UnmarshalJSON(b []byte) error {
 	var f float64
-	if err := json.Unmarshal(b, &f); err != nil || math.IsNaN(f) || math.Abs(f) > 1<<62 {
-		return fmt.Errorf("options: want an integer, not %s", b)
+	if err := json.Unmarshal(b, &f); err != nil {
+		return fmt.Errorf("options: want a number, not %s", b)
 	}
-	*n = ollamaInt(f)
+	*n = ollamaInt(max(min(f, 1<<62), -(1 << 62)))
 	return nil
 }
 

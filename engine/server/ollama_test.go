@@ -472,7 +472,8 @@ func TestOllamaInt(t *testing.T) {
 		ok   bool
 	}{
 		{"2048", 2048, true}, {"2048.0", 2048, true}, {"-1", -1, true}, {"1e3", 1000, true},
-		{`"2048"`, 0, false}, {"true", 0, false}, {"1e300", 0, false},
+		{`"2048"`, 0, false}, {"true", 0, false}, {"1e300", 1 << 62, true}, {"-1e300", -1 << 62, true},
+		{"9223372036854775807", 1 << 62, true},
 	}
 	for _, c := range cases {
 		var n ollamaInt

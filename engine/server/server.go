@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"saji/engine/download"
+	"saji/engine/gguf"
 	"saji/engine/model"
 	"saji/engine/runner"
 	"saji/engine/scheduler"
@@ -342,8 +343,9 @@ func classify(err error) *apiError {
 	switch {
 	case errors.As(err, &ae):
 		return ae
-	case errors.As(err, &re):
-		// A model Saji cannot run fails at its load with the reason.
+	case errors.As(err, &re), errors.Is(err, runner.ErrModelFile), errors.Is(err, gguf.ErrFormat):
+		// A model Saji cannot run, or whose file is at fault, fails at its
+		// load with the reason.
 		return &apiError{status: http.StatusBadRequest, typ: "invalid_request_error", code: "model_not_supported", param: "model", msg: err.Error()}
 	case errors.Is(err, runner.ErrModelNotFound):
 		return &apiError{status: http.StatusNotFound, typ: "invalid_request_error", code: "model_not_found", param: "model", msg: err.Error()}
