@@ -3,9 +3,12 @@ package synth
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"saji/engine/gguf"
@@ -308,5 +311,52 @@ func TestRepeat(t *testing.T) {
 	}
 	if _, err := m.Forward(context.Background(), []int32{1, 2}, []int32{0, 1}, c, false); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestBlockScale checks that BlockScale scales the blocks' random weights
+// and leaves their norms and the tensors outside the blocks as they are.
+func TestBlockScale(t *testing.T) {
+	vocab := miniVocab(t)
+	shape, err := LookupShape("tiny")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	open := func(scale float64) *gguf.File {
+		path := filepath.Join(dir, fmt.Sprint(scale)+".gguf")
+		opts := Options{Shape: shape, FileType: gguf.FileTypeAllF32, Vocab: vocab, Seed: 3, Threads: 2, BlockScale: scale}
+		if err := Write(context.Background(), path, opts); err != nil {
+			t.Fatal(err)
+		}
+		f, err := gguf.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		return f
+	}
+	plain, scaled := open(0), open(0.25)
+	checked := 0
+	for _, ti := range plain.Tensors() {
+		st, _ := scaled.Tensor(ti.Name)
+		a, _ := plain.Data(ti)
+		b, _ := scaled.Data(st)
+		norm := strings.HasSuffix(ti.Name, "norm.weight")
+		for i := 0; i+4 <= len(a); i += 4 {
+			x := math.Float32frombits(binary.LittleEndian.Uint32(a[i:]))
+			y := math.Float32frombits(binary.LittleEndian.Uint32(b[i:]))
+			want := x
+			if strings.HasPrefix(ti.Name, "blk.") && !norm {
+				want = float32(float64(x) / weightStd * (weightStd * 0.25))
+				checked++
+			}
+			if math.Abs(float64(y-want)) > 1e-6*math.Abs(float64(want))+1e-9 {
+				t.Fatalf("%s[%d] = %g, want %g (unscaled %g)", ti.Name, i/4, y, want, x)
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no block weights")
 	}
 }
