@@ -34,6 +34,13 @@ import (
 // dimensions), and the attention's output is multiplied by the sigmoid of
 // the gate before attn_output.
 //
+// Qwen3-Next (llama.cpp's src/models/qwen3next.cpp) is Qwen3.5 with
+// experts, rope over the text positions alone, β and α in one projection
+// (ssm_ba: per key head, its value heads' β then their α) and value
+// head h reading key head h/(value heads/key heads): q and k are repeated
+// head by head to the value heads first, as llama.cpp's graph does. Files
+// from before attn_qkv and attn_gate (one interleaved ssm_in) are refused.
+//
 // Here the convolution runs as three, over the q, k and v channels (it is
 // depthwise, so the split changes nothing), each with its own window: the
 // projections need not be split by columns.
@@ -41,6 +48,7 @@ import (
 func init() {
 	register("qwen35", loadQwen35)
 	register("qwen35moe", loadQwen35)
+	register("qwen3next", loadQwen35)
 }
 
 // qwen35Layer is one layer: a delta net (inQ set) or attention.
@@ -54,6 +62,10 @@ type qwen35Layer struct {
 	inQ, inK, inV, tapsQ, tapsK, tapsV kernels.Tensor
 	z, beta, alpha, ssmNorm, ssmOut    kernels.Tensor
 	dn                                 kernels.DeltaNetParams
+	// Qwen3-Next: β and α in one projection, and the key heads repeated
+	// to the value heads (dn then has as many of each).
+	ba     kernels.Tensor
+	kHeads int
 	// Attention: attn_q makes each head's query then its gate.
 	wq, wk, wv, wo, qNorm, kNorm kernels.Tensor
 	attn                         kernels.AttentionParams
@@ -115,8 +127,9 @@ func loadQwen35(ld *loader) (arch, error) {
 	}
 	net := ld.deltaNetHParams()
 	hp := &m.hp
+	next := hp.Arch == "qwen3next"
 	nff, r := 0, router{}
-	if hp.Arch == "qwen35moe" {
+	if hp.Arch == "qwen35moe" || next {
 		nff, r = ld.llamaFFN(hp, llamaVariant{moe: true, shared: true})
 		r.norm, r.scale = true, ld.floatOr("%s.expert_weights_scale", 0)
 	} else {
@@ -142,6 +155,9 @@ func loadQwen35(ld *loader) (arch, error) {
 		}
 		if (i+1)%interval != 0 {
 			in := p + "attn_qkv.weight"
+			if ld.has(p+"ssm_in.weight") && !ld.has(in) {
+				ld.fail(fmt.Errorf("tensor %sssm_in.weight: Qwen3-Next's interleaved projection of GGUF files before attn_qkv is not supported (convert the model again)", p))
+			}
 			if _, s, ok := ld.shapeOf(in); ok && !sameDims(s, []int{e, 2*key + value}) {
 				ld.fail(fmt.Errorf("tensor %s has shape %v, want %v", in, s, []int{e, 2*key + value}))
 			}
@@ -153,12 +169,20 @@ func loadQwen35(ld *loader) (arch, error) {
 				l.tapsQ, l.tapsK, l.tapsV = taps[0], taps[1], taps[2]
 			}
 			l.z = ld.tensor(b, p+"attn_gate.weight", e, value)
-			l.beta = ld.tensor(b, p+"ssm_beta.weight", e, net.vHeads)
-			l.alpha = ld.tensor(b, p+"ssm_alpha.weight", e, net.vHeads)
+			if next {
+				l.ba = ld.tensor(b, p+"ssm_ba.weight", e, 2*net.vHeads)
+				l.kHeads = net.kHeads
+			} else {
+				l.beta = ld.tensor(b, p+"ssm_beta.weight", e, net.vHeads)
+				l.alpha = ld.tensor(b, p+"ssm_alpha.weight", e, net.vHeads)
+			}
 			l.ssmNorm = ld.tensor(b, p+"ssm_norm.weight", net.dim)
 			l.ssmOut = ld.tensor(b, p+"ssm_out.weight", value, e)
 			l.dn = kernels.DeltaNetParams{Heads: net.vHeads, KHeads: net.kHeads, HeadDim: net.dim, NormEps: hp.eps,
 				A: ld.floats(p+"ssm_a", net.vHeads), DtBias: ld.floats(p+"ssm_dt.bias", net.vHeads), BetaLogits: true}
+			if next {
+				l.dn.KHeads = net.vHeads
+			}
 			if ld.err == nil && !ld.describe && l.dn.A == nil {
 				ld.fail(fmt.Errorf("tensor %sssm_a is missing", p))
 			}
@@ -282,8 +306,13 @@ func (g *graph) deltaNetLayer(h kernels.Tensor, l *qwen35Layer, s layerState, ep
 	k := g.silu(g.shortConv(g.linear(h, l.inK, nil), l.tapsK, s.states[1], s.seqs))
 	v := g.silu(g.shortConv(g.linear(h, l.inV, nil), l.tapsV, s.states[2], s.seqs))
 	z := g.linear(h, l.z, nil)
-	beta := g.linear(h, l.beta, nil)
-	alpha := g.linear(h, l.alpha, nil)
+	var beta, alpha kernels.Tensor
+	if l.ba != nil {
+		beta, alpha = g.betaAlpha(g.linear(h, l.ba, nil), l.kHeads, l.dn.Heads/l.kHeads)
+		q, k = g.repeatHeads(q, l.kHeads, l.dn.Heads/l.kHeads), g.repeatHeads(k, l.kHeads, l.dn.Heads/l.kHeads)
+	} else {
+		beta, alpha = g.linear(h, l.beta, nil), g.linear(h, l.alpha, nil)
+	}
 	o := g.deltaNet(q, k, v, alpha, beta, s.states[3], s.seqs, l.dn)
 	return g.linear(g.glu(z, g.norm(o, l.ssmNorm, eps), kernels.SiLU), l.ssmOut, nil)
 }
@@ -299,11 +328,7 @@ func (g *graph) silu(x kernels.Tensor) kernels.Tensor {
 	for i := range ones {
 		ones[i] = 1
 	}
-	u := g.new(cols, rows)
-	if g.err == nil {
-		g.fail(g.b.Write(u, ones))
-	}
-	return g.glu(x, u, kernels.SiLU)
+	return g.glu(x, g.upload(ones, cols, rows), kernels.SiLU)
 }
 
 // deltaNet runs the gated delta rule over the sequences of the step,
@@ -343,12 +368,59 @@ func (g *graph) queryGate(qg kernels.Tensor, heads, hd int) (q, gate kernels.Ten
 			}
 		}
 	}
-	q, gate = g.new(heads*hd, n), g.new(heads*hd, n)
-	if g.err == nil {
-		g.fail(g.b.Write(q, qs))
+	return g.upload(qs, heads*hd, n), g.upload(gs, heads*hd, n)
+}
+
+// betaAlpha splits Qwen3-Next's joint projection of β and α (per key head,
+// its r value heads' β then their α) into β and α of the value heads in
+// order, on the host.
+func (g *graph) betaAlpha(ba kernels.Tensor, kHeads, r int) (beta, alpha kernels.Tensor) {
+	all := g.host(ba)
+	if g.err != nil {
+		return nil, nil
 	}
-	if g.err == nil {
-		g.fail(g.b.Write(gate, gs))
+	n, nv := kernels.Rows(ba), kHeads*r
+	bs, as := make([]float32, n*nv), make([]float32, n*nv)
+	for t := range n {
+		for h := range kHeads {
+			src := all[(t*kHeads+h)*2*r:]
+			copy(bs[t*nv+h*r:][:r], src[:r])
+			copy(as[t*nv+h*r:][:r], src[r:2*r])
+		}
 	}
-	return q, gate
+	return g.upload(bs, nv, n), g.upload(as, nv, n)
+}
+
+// repeatHeads returns x's heads (kHeads per row) each repeated r times in
+// a row, on the host: ggml_repeat_4d of the heads as Qwen3-Next's graph
+// does before the delta net.
+func (g *graph) repeatHeads(x kernels.Tensor, kHeads, r int) kernels.Tensor {
+	if r == 1 {
+		return x
+	}
+	all := g.host(x)
+	if g.err != nil {
+		return nil
+	}
+	n, hd := kernels.Rows(x), kernels.Cols(x)/kHeads
+	out := make([]float32, 0, len(all)*r)
+	for t := range n {
+		for h := range kHeads {
+			head := all[(t*kHeads+h)*hd:][:hd]
+			for range r {
+				out = append(out, head...)
+			}
+		}
+	}
+	return g.upload(out, kHeads*r*hd, n)
+}
+
+// upload returns a new activation of rows rows of cols values holding
+// vals.
+func (g *graph) upload(vals []float32, cols, rows int) kernels.Tensor {
+	t := g.new(cols, rows)
+	if g.err == nil {
+		g.fail(g.b.Write(t, vals))
+	}
+	return t
 }

@@ -18,6 +18,10 @@ import (
 // An attention layer's attn_q makes each head's query followed by its
 // output gate; rope turns a quarter of each head (IMRoPE, which for text
 // is NeoX rope over the rotated dimensions).
+//
+// Qwen3-Next (llama.cpp's qwen3next) is the mixture-of-experts form with β
+// and α in one projection, ssm_ba: per key head, its value heads'
+// β then their α.
 
 // qwen35Extra is what a Qwen3.5 shape adds to Shape.
 type qwen35Extra struct {
@@ -38,6 +42,9 @@ var qwen35Extras = map[string]qwen35Extra{
 	// released models, so that the heads' broadcast is checked.
 	"tiny-qwen35":    {kHeads: 4, vHeads: 8, state: 32, interval: 2, rot: 16, sections: [4]int32{3, 3, 2, 0}},
 	"tiny-qwen35moe": {kHeads: 4, vHeads: 8, state: 32, interval: 2, rot: 16, sections: [4]int32{3, 3, 2, 0}},
+	// Qwen3-Next's twists in the same size: value head h reads key head
+	// h/2, not h mod 4.
+	"tiny-qwen3next": {kHeads: 4, vHeads: 8, state: 32, interval: 2, rot: 16, sections: [4]int32{3, 3, 2, 0}},
 	// Qwen3.5-9B: 32 layers of 4096, every fourth full attention (16
 	// heads, 4 KV heads of 256, a quarter of each rotated); 16 key heads
 	// and 32 value heads of 128 in the delta net.
@@ -50,10 +57,14 @@ const qwen35ConvTaps = 4
 func init() {
 	registerArch("qwen35", archSpec{keys: qwen35Keys, tensors: qwen35Tensors})
 	registerArch("qwen35moe", archSpec{keys: qwen35Keys, tensors: qwen35Tensors})
+	registerArch("qwen3next", archSpec{keys: qwen35Keys, tensors: qwen35Tensors})
 	addShapes(
 		Shape{Name: "tiny-qwen35", Arch: "qwen35", Embd: 256, Layers: 4, Heads: 4, KVHeads: 2, Head: 64, FFN: 512,
 			Tied: true, RopeBase: 10000000, Context: 262144, Eps: 1e-6, Scaled: true},
 		Shape{Name: "tiny-qwen35moe", Arch: "qwen35moe", Embd: 256, Layers: 4, Heads: 4, KVHeads: 2, Head: 64, FFN: 512,
+			Experts: 4, ExpertsUsed: 2, ExpertFFN: 256, SharedFFN: 256,
+			Tied: true, RopeBase: 10000000, Context: 262144, Eps: 1e-6, Scaled: true},
+		Shape{Name: "tiny-qwen3next", Arch: "qwen3next", Embd: 256, Layers: 4, Heads: 4, KVHeads: 2, Head: 64, FFN: 512,
 			Experts: 4, ExpertsUsed: 2, ExpertFFN: 256, SharedFFN: 256,
 			Tied: true, RopeBase: 10000000, Context: 262144, Eps: 1e-6, Scaled: true},
 		Shape{Name: "qwen3.5-9b", Arch: "qwen35", Embd: 4096, Layers: 32, Heads: 16, KVHeads: 4, Head: 256, FFN: 12288,
@@ -105,9 +116,15 @@ func qwen35Tensors(s Shape, vocab int) []TensorSpec {
 				TensorSpec{Name: p + "attn_gate.weight", Shape: []int64{e, val}},
 				TensorSpec{Name: p + "ssm_conv1d.weight", Shape: []int64{qwen35ConvTaps, 2*key + val}},
 				TensorSpec{Name: p + "ssm_dt.bias", Shape: []int64{nv}, Values: dt},
-				TensorSpec{Name: p + "ssm_a", Shape: []int64{nv}, Values: a},
-				TensorSpec{Name: p + "ssm_beta.weight", Shape: []int64{e, nv}},
-				TensorSpec{Name: p + "ssm_alpha.weight", Shape: []int64{e, nv}},
+				TensorSpec{Name: p + "ssm_a", Shape: []int64{nv}, Values: a})
+			if s.Arch == "qwen3next" {
+				out = append(out, TensorSpec{Name: p + "ssm_ba.weight", Shape: []int64{e, 2 * nv}})
+			} else {
+				out = append(out,
+					TensorSpec{Name: p + "ssm_beta.weight", Shape: []int64{e, nv}},
+					TensorSpec{Name: p + "ssm_alpha.weight", Shape: []int64{e, nv}})
+			}
+			out = append(out,
 				TensorSpec{Name: p + "ssm_norm.weight", Shape: []int64{int64(x.state)}, Ones: true},
 				TensorSpec{Name: p + "ssm_out.weight", Shape: []int64{val, e}})
 		} else {

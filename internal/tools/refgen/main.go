@@ -87,6 +87,10 @@ var Recipes = []synth.Recipe{
 	{Shape: "tiny-qwen35", Type: "q4_k_m", Seed: 1, Vocab: qwenVocab},
 	{Shape: "tiny-qwen35moe", Type: "f32", Seed: 1, Vocab: qwenVocab},
 	{Shape: "tiny-qwen35moe", Type: "q4_k_m", Seed: 1, Vocab: qwenVocab},
+	// Qwen3-Next (the same file): β and α in one projection, key heads
+	// repeated to the value heads.
+	{Shape: "tiny-qwen3next", Type: "f32", Seed: 1, Vocab: qwenVocab},
+	{Shape: "tiny-qwen3next", Type: "q4_k_m", Seed: 1, Vocab: qwenVocab},
 	// The weight types the shared data lacks, on a small Llama: the mixes
 	// Saji writes as llama-quantize does (IQ3_S, IQ3_M, TQ1_0, TQ2_0), and
 	// every matrix of one type for the types written only with an
