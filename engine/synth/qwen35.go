@@ -49,6 +49,10 @@ var qwen35Extras = map[string]qwen35Extra{
 	// heads, 4 KV heads of 256, a quarter of each rotated); 16 key heads
 	// and 32 value heads of 128 in the delta net.
 	"qwen3.5-9b": {kHeads: 16, vHeads: 32, state: 128, interval: 4, rot: 64, sections: [4]int32{11, 11, 10, 0}},
+	// Qwen3.5-4B: the 9B's layout in 2560 (llama.cpp's size table: 32
+	// layers of 2560), tied embeddings; half the file, for the benchmarks
+	// a loaded machine can hold.
+	"qwen3.5-4b": {kHeads: 16, vHeads: 32, state: 128, interval: 4, rot: 64, sections: [4]int32{11, 11, 10, 0}},
 }
 
 // qwen35ConvTaps is ssm.conv_kernel, as in every released Qwen3.5.
@@ -69,6 +73,8 @@ func init() {
 			Tied: true, RopeBase: 10000000, Context: 262144, Eps: 1e-6, Scaled: true},
 		Shape{Name: "qwen3.5-9b", Arch: "qwen35", Embd: 4096, Layers: 32, Heads: 16, KVHeads: 4, Head: 256, FFN: 12288,
 			RopeBase: 10000000, Context: 262144, Eps: 1e-6},
+		Shape{Name: "qwen3.5-4b", Arch: "qwen35", Embd: 2560, Layers: 32, Heads: 16, KVHeads: 4, Head: 256, FFN: 9216,
+			Tied: true, RopeBase: 10000000, Context: 262144, Eps: 1e-6},
 	)
 }
 
