@@ -3,6 +3,7 @@ package model
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 
 	"saji/kernels/cpu"
@@ -61,5 +62,46 @@ func TestQwen35State(t *testing.T) {
 		if argmax(both[i*vocab:(i+1)*vocab]) != alone.tokens[0] {
 			t.Errorf("sequence %d: token %d batched, %d alone", i, argmax(both[i*vocab:(i+1)*vocab]), alone.tokens[0])
 		}
+	}
+}
+
+// TestQwen35Refuses checks that a Qwen3.5 or Qwen3-Next file whose delta
+// net does not add up, or that lacks one of its tensors, is refused with
+// a sentence that names the culprit, by Load and Describe alike.
+func TestQwen35Refuses(t *testing.T) {
+	for _, c := range []struct {
+		shape, key string
+		value      any
+		drop, want string
+	}{
+		{"tiny-qwen35", "qwen35.ssm.group_count", uint32(3), "", "multiple of key heads"},
+		{"tiny-qwen35", "qwen35.ssm.group_count", uint32(0), "", "ssm.group_count"},
+		{"tiny-qwen35", "qwen35.ssm.inner_size", uint32(100), "", "ssm.inner_size"},
+		{"tiny-qwen35", "qwen35.ssm.conv_kernel", uint32(1), "", "ssm.conv_kernel"},
+		{"tiny-qwen35", "qwen35.ssm.conv_kernel", uint32(1 << 30), "", "ssm_conv1d"},
+		{"tiny-qwen35", "qwen35.full_attention_interval", uint32(0), "", "full_attention_interval"},
+		{"tiny-qwen35", "qwen35.ssm.state_size", uint32(64), "", "ssm"},
+		{"tiny-qwen35", "", nil, "blk.0.ssm_beta.weight", "ssm_beta"},
+		{"tiny-qwen3next", "", nil, "blk.2.ssm_ba.weight", "ssm_ba"},
+		{"tiny-qwen35moe", "", nil, "blk.1.ffn_gate_inp_shexp.weight", "ffn_gate_inp_shexp"},
+	} {
+		t.Run(c.shape+"/"+c.key+c.drop, func(t *testing.T) {
+			f := writeSynth(t, c.shape, "q8_0", 1)
+			if c.key != "" {
+				f = withKey(t, f, c.key, c.value)
+			}
+			if c.drop != "" {
+				f = withoutTensor(t, f, c.drop)
+			}
+			_, err := Load(context.Background(), f, Options{Threads: 1})
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("load: %v, want an error naming %s", err, c.want)
+			}
+			if c.drop == "" {
+				if _, err := Describe(f); err == nil {
+					t.Error("describe: no error")
+				}
+			}
+		})
 	}
 }
