@@ -222,10 +222,10 @@ func loadQwen35(ld *loader) (arch, error) {
 }
 
 // convTapsSplit reads a convolution's weight of k taps for each channel
-// (ssm_conv1d: [k, channels]) as one F32 tensor of k rows per part, parts
-// being consecutive channel counts (Backend.ShortConv's layout, as
-// convTaps makes for the whole weight). Describing, it checks the shape
-// only.
+// ([k, channels]: LFM2's shortconv.conv, Qwen3.5's ssm_conv1d) as one F32
+// tensor of k rows per part, parts being consecutive channel counts
+// (Backend.ShortConv's layout: row j holds each channel's j-th tap).
+// Describing, it checks the shape only.
 func (ld *loader) convTapsSplit(b kernels.Backend, name string, k int, parts ...int) []kernels.Tensor {
 	c := 0
 	for _, n := range parts {

@@ -143,19 +143,7 @@ func qwen35Tensors(s Shape, vocab int) []TensorSpec {
 				TensorSpec{Name: p + "attn_k_norm.weight", Shape: []int64{d}, Ones: true})
 		}
 		out = append(out, TensorSpec{Name: p + "post_attention_norm.weight", Shape: []int64{e}, Ones: true})
-		if s.Experts > 0 {
-			out = append(out, s.expertTensors(p)...)
-			continue
-		}
-		ff := int64(s.FFN)
-		out = append(out,
-			TensorSpec{Name: p + "ffn_gate.weight", Shape: []int64{e, ff}},
-			TensorSpec{Name: p + "ffn_up.weight", Shape: []int64{e, ff}},
-			TensorSpec{Name: p + "ffn_down.weight", Shape: []int64{ff, e}})
+		out = append(out, s.ffnTensors(p)...)
 	}
-	out = append(out, TensorSpec{Name: "output_norm.weight", Shape: []int64{e}, Ones: true})
-	if !s.Tied {
-		out = append(out, TensorSpec{Name: "output.weight", Shape: []int64{e, v}})
-	}
-	return out
+	return append(out, s.outputTensors(vocab)...)
 }
