@@ -15,12 +15,21 @@ import (
 )
 
 // TestRecurrentState checks the plan of a hybrid model (the synthetic
-// tiny LFM2) against the engine: its KV groups hold the attention layers
+// tiny LFM2 and Qwen3.5) against the engine: its KV groups hold the attention layers
 // only, and its recurrent state is a slot of every recurrent layer's
 // state for each sequence the scheduler runs at once and for each state
 // snapshot of the prefix cache, counted in the total and explained.
 func TestRecurrentState(t *testing.T) {
-	r := synth.Recipe{Shape: "tiny-lfm2", Type: "q8_0", Seed: 1, Vocab: "vocab/llama3-trunc1280-llama-bpe.vocab.gguf"}
+	for _, r := range []synth.Recipe{
+		{Shape: "tiny-lfm2", Type: "q8_0", Seed: 1, Vocab: "vocab/llama3-trunc1280-llama-bpe.vocab.gguf"},
+		{Shape: "tiny-qwen35", Type: "q8_0", Seed: 1, Vocab: "vocab/llama3-trunc1280-qwen2.vocab.gguf"},
+	} {
+		t.Run(r.Shape, func(t *testing.T) { testRecurrentState(t, r) })
+	}
+}
+
+// testRecurrentState checks the plan of the recipe's model.
+func testRecurrentState(t *testing.T, r synth.Recipe) {
 	path := filepath.Join(t.TempDir(), r.Name()+".gguf")
 	if _, _, err := r.Write(context.Background(), filepath.Join(refdata.Dir(t), r.Vocab), path); err != nil {
 		t.Fatal(err)

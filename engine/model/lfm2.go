@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"saji/kernels"
-	"saji/kernels/quant"
 )
 
 // LFM2 (llama.cpp's src/models/lfm2.cpp): pre-norm layers that are either
@@ -108,31 +107,10 @@ func loadLFM2(ld *loader) (arch, error) {
 // c channels) as an F32 tensor of k rows of c on backend b, the layout of
 // kernels.Backend.ShortConv. Describing, it checks the shape only.
 func (ld *loader) convTaps(b kernels.Backend, name string, k, c int) kernels.Tensor {
-	if _, s, ok := ld.shapeOf(name); ok && !sameDims(s, []int{k, c}) {
-		ld.fail(fmt.Errorf("tensor %s has shape %v, want %v", name, s, []int{k, c}))
+	if t := ld.convTapsSplit(b, name, k, c); len(t) == 1 {
+		return t[0]
 	}
-	if !ld.has(name) {
-		ld.fail(fmt.Errorf("tensor %s is missing", name))
-	}
-	w := ld.floats(name, k*c)
-	if w == nil || ld.err != nil {
-		return nil
-	}
-	taps := make([]float32, k*c)
-	for ch := range c {
-		for j := range k {
-			taps[j*c+ch] = w[ch*k+j]
-		}
-	}
-	t, err := b.New(quant.TypeF32, c, k)
-	if err == nil {
-		err = b.Write(t, taps)
-	}
-	if err != nil {
-		ld.fail(fmt.Errorf("tensor %s: %w", name, err))
-		return nil
-	}
-	return t
+	return nil
 }
 
 // forward runs a step through the model.

@@ -128,6 +128,9 @@ type moeFFN struct {
 	// by the sigmoid of sharedGate·x (Qwen2-MoE).
 	shared     *denseFFN
 	sharedGate kernels.Tensor
+	// sigmoidGate takes the shared expert's gate through ggml_sigmoid
+	// (Qwen3.5-MoE, Qwen3-Next) instead of Qwen2-MoE's silu(x)/x.
+	sigmoidGate bool
 }
 
 // denseFFN is a gated feed-forward network.
@@ -257,7 +260,11 @@ func (g *graph) moe(x kernels.Tensor, f *moeFFN, act kernels.Activation) kernels
 	if f.shared != nil {
 		s := g.host(g.linear(x, f.sharedGate, nil))
 		for i, v := range s {
-			s[i] = cpu.SiLU(v) / v // ggml's sigmoid here: silu(x)/x
+			if f.sigmoidGate {
+				s[i] = cpu.Sigmoid(v)
+			} else {
+				s[i] = cpu.SiLU(v) / v // Qwen2-MoE's sigmoid: silu(x)/x
+			}
 		}
 		out = g.add(out, g.scaleRows(g.ffn(x, f.shared, act), s))
 	}

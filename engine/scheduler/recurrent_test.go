@@ -16,14 +16,26 @@ import (
 // loads it.
 func loadLFM2(t *testing.T) model.Model {
 	t.Helper()
-	r := synth.Recipe{Shape: "tiny-lfm2", Type: "q8_0", Seed: 1, Vocab: "vocab/llama3-trunc1280-llama-bpe.vocab.gguf"}
+	return loadHybrid(t, synth.Recipe{Shape: "tiny-lfm2", Type: "q8_0", Seed: 1, Vocab: "vocab/llama3-trunc1280-llama-bpe.vocab.gguf"})
+}
+
+// loadQwen35 writes the synthetic tiny Qwen3.5 (two gated delta nets, two
+// gated attention layers) in Q8_0 and loads it.
+func loadQwen35(t *testing.T) model.Model {
+	t.Helper()
+	return loadHybrid(t, synth.Recipe{Shape: "tiny-qwen35", Type: "q8_0", Seed: 1, Vocab: "vocab/llama3-trunc1280-qwen2.vocab.gguf"})
+}
+
+// loadHybrid writes the recipe's synthetic hybrid model and loads it.
+func loadHybrid(t *testing.T, r synth.Recipe) model.Model {
+	t.Helper()
 	path, err := synthtest.Recipe(r, refdata.Dir(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := loadFile(t, path)
 	if len(m.Recurrent()) == 0 {
-		t.Fatal("tiny-lfm2 has no recurrent layers")
+		t.Fatalf("%s has no recurrent layers", r.Shape)
 	}
 	return m
 }
@@ -43,18 +55,26 @@ func lfm2Prompts(seed uint64, n, lo, hi int) [][]int32 {
 	return ps
 }
 
-// TestHybridBatchedMatchesAlone runs sequences of a hybrid model together:
-// more than MaxSeqs (they join at different steps, taking the slots of
-// those that end), prompts longer than the token budget (chunked prefill
-// carries each convolution window from chunk to chunk) and a pool too
-// small for all of them (the newest are preempted, their state dropped
-// and recomputed, from a state snapshot where one is left). Each gets the
-// tokens it gets alone.
+// TestHybridBatchedMatchesAlone runs sequences of a hybrid model (LFM2's
+// convolutions, Qwen3.5's gated delta nets) together: more than MaxSeqs
+// (they join at different steps, taking the slots of those that end),
+// prompts longer than the token budget (chunked prefill carries each
+// window and state from chunk to chunk) and a pool too small for all of
+// them (the newest are preempted, their state dropped and recomputed,
+// from a state snapshot where one is left). Each gets the tokens it gets
+// alone.
 func TestHybridBatchedMatchesAlone(t *testing.T) {
 	if raceEnabled {
 		t.Skip("scheduler: the race detector's step (TestHybridPrefixCache runs the hybrid paths there)")
 	}
-	m := loadLFM2(t)
+	t.Run("lfm2", func(t *testing.T) { testHybridBatchedMatchesAlone(t, loadLFM2(t)) })
+	t.Run("qwen35", func(t *testing.T) {
+		testHybridBatchedMatchesAlone(t, loadQwen35(t))
+	})
+}
+
+// testHybridBatchedMatchesAlone is TestHybridBatchedMatchesAlone on m.
+func testHybridBatchedMatchesAlone(t *testing.T, m model.Model) {
 	ps := lfm2Prompts(4, 6, 20, 40)
 	const maxTokens = 24
 	want := alone(t, m, ps, maxTokens, 128)
@@ -71,14 +91,24 @@ func TestHybridBatchedMatchesAlone(t *testing.T) {
 	}
 }
 
-// TestHybridPrefixCache checks the prefix cache of a hybrid model: a
-// request that shares a prompt's prefix starts from the last state
-// snapshot within the prefix (the first prompt's chunks ended at block
-// boundaries), a repeated prompt from the one at its own last boundary,
-// and both get the tokens they get without a prefix cache; a single
-// snapshot slot is reused; with no snapshots, nothing is cached.
+// TestHybridPrefixCache checks the prefix cache of a hybrid model (LFM2,
+// Qwen3.5): a request that shares a prompt's prefix starts from the last
+// state snapshot within the prefix (the first prompt's chunks ended at
+// block boundaries), a repeated prompt from the one at its own last
+// boundary, and both get the tokens they get without a prefix cache; a
+// single snapshot slot is reused; with no snapshots, nothing is cached.
 func TestHybridPrefixCache(t *testing.T) {
-	m := loadLFM2(t)
+	t.Run("lfm2", func(t *testing.T) { testHybridPrefixCache(t, loadLFM2(t)) })
+	t.Run("qwen35", func(t *testing.T) {
+		if raceEnabled {
+			t.Skip("scheduler: one hybrid under the race detector, LFM2 (the paths are the same)")
+		}
+		testHybridPrefixCache(t, loadQwen35(t))
+	})
+}
+
+// testHybridPrefixCache is TestHybridPrefixCache on m.
+func testHybridPrefixCache(t *testing.T, m model.Model) {
 	prefix := lfm2Prompts(7, 1, 50, 51)[0] // BOS + 50 tokens
 	ps := lfm2Prompts(8, 2, 10, 20)
 	for i := range ps {

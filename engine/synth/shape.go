@@ -145,7 +145,6 @@ func (s Shape) Tensors(vocab int) []TensorSpec {
 func (s Shape) llamaTensors(vocab int) []TensorSpec {
 	e, v := int64(s.Embd), int64(vocab)
 	q, kv := int64(s.Heads*s.HeadDim()), int64(s.KVHeads*s.HeadDim())
-	ff := int64(s.FFN)
 	out := []TensorSpec{{Name: "token_embd.weight", Shape: []int64{e, v}}}
 	for i := range s.Layers {
 		p := fmt.Sprintf("blk.%d.", i)
@@ -169,18 +168,32 @@ func (s Shape) llamaTensors(vocab int) []TensorSpec {
 		out = append(out,
 			TensorSpec{Name: p + "attn_output.weight", Shape: []int64{q, e}},
 			TensorSpec{Name: p + "ffn_norm.weight", Shape: []int64{e}, Ones: true})
-		if s.Experts > 0 {
-			out = append(out, s.expertTensors(p)...)
-			continue
-		}
-		out = append(out,
-			TensorSpec{Name: p + "ffn_gate.weight", Shape: []int64{e, ff}},
-			TensorSpec{Name: p + "ffn_up.weight", Shape: []int64{e, ff}},
-			TensorSpec{Name: p + "ffn_down.weight", Shape: []int64{ff, e}})
+		out = append(out, s.ffnTensors(p)...)
 	}
-	out = append(out, TensorSpec{Name: "output_norm.weight", Shape: []int64{e}, Ones: true})
+	return append(out, s.outputTensors(vocab)...)
+}
+
+// ffnTensors lists layer prefix p's feed-forward network: the experts of
+// a mixture-of-experts shape, or SwiGLU's gate, up and down.
+func (s Shape) ffnTensors(p string) []TensorSpec {
+	if s.Experts > 0 {
+		return s.expertTensors(p)
+	}
+	e, ff := int64(s.Embd), int64(s.FFN)
+	return []TensorSpec{
+		{Name: p + "ffn_gate.weight", Shape: []int64{e, ff}},
+		{Name: p + "ffn_up.weight", Shape: []int64{e, ff}},
+		{Name: p + "ffn_down.weight", Shape: []int64{ff, e}},
+	}
+}
+
+// outputTensors lists the output norm and, unless the shape is tied, the
+// output matrix.
+func (s Shape) outputTensors(vocab int) []TensorSpec {
+	e := int64(s.Embd)
+	out := []TensorSpec{{Name: "output_norm.weight", Shape: []int64{e}, Ones: true}}
 	if !s.Tied {
-		out = append(out, TensorSpec{Name: "output.weight", Shape: []int64{e, v}})
+		out = append(out, TensorSpec{Name: "output.weight", Shape: []int64{e, int64(vocab)}})
 	}
 	return out
 }

@@ -2,7 +2,6 @@ package cpu
 
 import (
 	"fmt"
-	"math"
 
 	"saji/kernels"
 )
@@ -89,14 +88,13 @@ func seqRows(seqs []kernels.RecurrentSeq) []int {
 	return first
 }
 
-// softplus is ggml_compute_softplus_f32: x above 20, else log(1+e^x) with
-// glibc's expf and a correctly rounded logf (glibc's is within 0.82 ulp
-// of it).
+// softplus is ggml_compute_softplus_f32 (and ggml_softplus): x above 20,
+// else log(1+e^x) with glibc's expf and logf.
 func softplus(x float32) float32 {
 	if x > 20 {
 		return x
 	}
-	return float32(math.Log(float64(1 + expF(x))))
+	return logF(1 + expF(x))
 }
 
 // ssmRowsGo advances one head of the scan by one token, the oracle of the

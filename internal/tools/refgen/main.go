@@ -80,6 +80,16 @@ var Recipes = []synth.Recipe{
 	{Shape: "tiny-gemma4", Type: "q8_0", Seed: 1, Vocab: spmVocab},
 	{Shape: "tiny-gemma4moe", Type: "f32", Seed: 1, Vocab: spmVocab},
 	{Shape: "tiny-gemma4moe", Type: "q4_k_m", Seed: 1, Vocab: spmVocab},
+	// Qwen3.5 (engine/synth/qwen35.go): gated delta nets with their
+	// convolutions and states beside gated attention, dense and with
+	// experts and a gated shared expert (in Q4_K_M only: their delta nets'
+	// F32 figures are the dense model's, and the unit run is kept short).
+	{Shape: "tiny-qwen35", Type: "f32", Seed: 1, Vocab: qwenVocab},
+	{Shape: "tiny-qwen35", Type: "q4_k_m", Seed: 1, Vocab: qwenVocab},
+	{Shape: "tiny-qwen35moe", Type: "q4_k_m", Seed: 1, Vocab: qwenVocab},
+	// Qwen3-Next (the same file): β and α in one projection, key heads
+	// repeated to the value heads.
+	{Shape: "tiny-qwen3next", Type: "q4_k_m", Seed: 1, Vocab: qwenVocab},
 	// The weight types the shared data lacks, on a small Llama: the mixes
 	// Saji writes as llama-quantize does (IQ3_S, IQ3_M, TQ1_0, TQ2_0), and
 	// every matrix of one type for the types written only with an
