@@ -238,18 +238,10 @@ func TestOpenPicture(t *testing.T) {
 // own, and returns the model's path.
 func visionModel(t *testing.T) string {
 	t.Helper()
-	ctx := context.Background()
 	dir := t.TempDir()
-	const shape = "tiny-gemma3-vision"
 	path := filepath.Join(dir, "tiny-vision.gguf")
-	if err := synth.WriteVisionModel(ctx, path, shape, gguf.FileTypeMostlyQ8_0, 1, ""); err != nil {
-		t.Fatal(err)
-	}
-	vs, ok := synth.LookupVisionShape(shape)
-	if !ok {
-		t.Fatalf("no vision shape %s", shape)
-	}
-	if err := synth.WriteProjector(ctx, filepath.Join(dir, "mmproj-tiny-vision.gguf"), vs, 1); err != nil {
+	err := synth.WriteVisionPair(context.Background(), path, filepath.Join(dir, "mmproj-tiny-vision.gguf"), "tiny-gemma3-vision", gguf.FileTypeMostlyQ8_0, 1)
+	if err != nil {
 		t.Fatal(err)
 	}
 	return path

@@ -44,13 +44,6 @@ func main() {
 // writeVision writes the tiny Gemma 3 that can see at path and its
 // projector beside it.
 func writeVision(ctx context.Context, path string) error {
-	const shape = "tiny-gemma3-vision"
-	vs, ok := synth.LookupVisionShape(shape)
-	if !ok {
-		return fmt.Errorf("no vision shape %s", shape)
-	}
-	if err := synth.WriteVisionModel(ctx, path, shape, gguf.FileTypeMostlyQ8_0, 1, ""); err != nil {
-		return err
-	}
-	return synth.WriteProjector(ctx, filepath.Join(filepath.Dir(path), "mmproj-"+filepath.Base(path)), vs, 1)
+	proj := filepath.Join(filepath.Dir(path), "mmproj-"+filepath.Base(path))
+	return synth.WriteVisionPair(ctx, path, proj, "tiny-gemma3-vision", gguf.FileTypeMostlyQ8_0, 1)
 }
