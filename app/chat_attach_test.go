@@ -2,13 +2,18 @@ package app
 
 import (
 	"bytes"
+	"context"
 	"image"
 	"os"
 	"path/filepath"
 	"reflect"
-	"saji/engine/imagefile/imagetest"
 	"strings"
+	"sync"
 	"testing"
+
+	"saji/engine/gguf"
+	"saji/engine/imagefile/imagetest"
+	"saji/engine/synth"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -226,4 +231,87 @@ func TestOpenPicture(t *testing.T) {
 	u := chatUI(t, &fakeGen{})
 	u.openModels([]string{writePicture(t, t.TempDir(), "a.webp.png", 2, 2)})
 	chatAttached(t, u, 1)
+}
+
+// visionModel writes Saji's tiny Gemma 3 that can see (random weights) and
+// its projector, mmproj-tiny-vision.gguf, beside it in a folder of their
+// own, and returns the model's path.
+func visionModel(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "tiny-vision.gguf")
+	err := synth.WriteVisionPair(context.Background(), path, filepath.Join(dir, "mmproj-tiny-vision.gguf"), "tiny-gemma3-vision", gguf.FileTypeMostlyQ8_0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// textRecorder is the real engine's Generator, recording the text of
+// each update it streams.
+type textRecorder struct {
+	Generator
+	mu    sync.Mutex
+	texts []string
+}
+
+func (g *textRecorder) Generate(ctx context.Context, req ReplyRequest, emit func(Update)) (ReplyStats, error) {
+	return g.Generator.Generate(ctx, req, func(up Update) {
+		if up.Text != "" {
+			g.mu.Lock()
+			g.texts = append(g.texts, up.Text)
+			g.mu.Unlock()
+		}
+		emit(up)
+	})
+}
+
+// TestChatPictureSeen drops a picture into a chat with a tiny model that
+// can see, through the app's real engine: the library pairs the model with
+// the projector beside it, the picture goes with the question, and the
+// reply streams in pieces and is stored.
+func TestChatPictureSeen(t *testing.T) {
+	c := newTestCore(t)
+	e, err := c.Library().Import(context.Background(), visionModel(t), false, nil)
+	if err == nil {
+		e, err = c.Library().Get(e.Name)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Base(e.Projector) != "mmproj-tiny-vision.gguf" {
+		t.Fatalf("the model's projector: %q", e.Projector)
+	}
+	gen := &textRecorder{Generator: c}
+	u := newUI(test.NewTempApp(t), c, gen)
+	t.Cleanup(func() { u.win.Close() })
+	u.chat.refreshModels()
+	chatLocked(u, func() {
+		if u.chat.draft.Model != e.Name {
+			t.Fatalf("the new chat's model is %q, want %q", u.chat.draft.Model, e.Name)
+		}
+	})
+	u.dropped([]fyne.URI{storage.NewFileURI(writePicture(t, t.TempDir(), "square.png", 64, 48))})
+	chatAttached(t, u, 1)
+	chatSend(u, "What is in this picture?")
+	chatWaitIdle(t, u)
+	_, msgs := chatOpenMessages(t, u)
+	if len(msgs) != 2 || len(msgs[0].Images) != 1 {
+		t.Fatalf("stored %d messages %+v", len(msgs), msgs)
+	}
+	reply := msgs[1]
+	gen.mu.Lock()
+	texts := gen.texts
+	gen.mu.Unlock()
+	if reply.Role != "assistant" || !reply.Done || reply.Tokens < 2 || reply.Content == "" || strings.Join(texts, "") != reply.Content || len(texts) < 2 {
+		t.Fatalf("the reply %+v, streamed as %q", reply, texts)
+	}
+	if s := chatShown(u); strings.Contains(s, "The reply failed") || strings.Contains(s, "cannot see") {
+		t.Errorf("the chat shows:\n%s", s)
+	}
+	chatLocked(u, func() {
+		if n := images(u.chat.msgBox); n != 1 {
+			t.Errorf("the messages show %d pictures, want 1", n)
+		}
+	})
 }

@@ -124,14 +124,47 @@ func (s *Scheduler) admit() {
 }
 
 // match takes what the prefix cache has of sq's tokens (for a hybrid
-// model, up to a state snapshot: matchHybrid) and returns the number of
+// model, up to a state snapshot: matchHybrid; for a prompt with pictures,
+// up to the start of its last chunk: tail) and returns the number of
 // tokens cached.
 func (s *Scheduler) match(sq *seq) (int, error) {
 	if s.recurrent {
 		return s.matchHybrid(sq)
 	}
-	n, copies := s.pool.Match(sq.kv, sq.tokens)
+	n, copies := s.pool.Match(sq.kv, sq.tokens[:min(len(sq.tokens), s.tail(sq)+1)])
 	return n, s.copyBlocks(copies)
+}
+
+// tail returns where the last prefill chunk of a prompt with pictures
+// starts (len(sq.tokens) for one without, which is not cut): the longest match the prefix cache can
+// give its tokens (the last block boundary before the last token, or the
+// last token when it starts a block: the copy-on-write match), lowered to
+// the block boundary at or before a bidirectional picture it would cut.
+// The prefill cuts a chunk there (alignChunk) and the prefix cache matches
+// no further (match), so that the same request served again from the
+// cache computes the same last chunk as the first time and gets the same
+// logits: the kernels' order depends on a chunk's length (an F16 cache's
+// flash attention takes ggml's tiled kernel for 64 queries or more, its
+// one-row kernel below), and the picture's question asked again, its last
+// 15 tokens computed alone after 95 together the first time, got logits
+// 4e-2 away and another first token.
+func (s *Scheduler) tail(sq *seq) int {
+	bs, n := s.cfg.BlockSize, len(sq.tokens)
+	if len(sq.req.Pictures) == 0 {
+		return n
+	}
+	p := max(0, n-1) / bs * bs
+	if bs > 1 && n%bs == 0 {
+		p = n - 1
+	}
+	for p > 0 {
+		pic := sq.picture(p)
+		if pic == nil || !pic.Bidirectional || pic.At == p {
+			break
+		}
+		p = pic.At / bs * bs
+	}
+	return p
 }
 
 // room reports whether every group has blocks (free or evictable) for n

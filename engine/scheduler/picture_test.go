@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -55,6 +56,47 @@ func TestPictureChunk(t *testing.T) {
 		sq := &seq{req: Request{Pictures: pics}, computed: tt.computed}
 		if got := sq.pictureChunk(tt.n); got != tt.want {
 			t.Errorf("a chunk of %d from %d: %d tokens, want %d", tt.n, tt.computed, got, tt.want)
+		}
+	}
+}
+
+// TestTail checks where a prompt's last prefill chunk starts, which is as
+// far as the prefix cache matches it: a prompt without pictures is not
+// cut; one with pictures at the last block boundary before its last token
+// (its last token when that starts a block), or before a bidirectional
+// picture that the boundary would cut.
+func TestTail(t *testing.T) {
+	s := &Scheduler{cfg: Config{BlockSize: 16}}
+	pic := func(at, n int, bi bool) Picture { return Picture{At: at, N: n, Bidirectional: bi} }
+	tests := []struct {
+		name    string
+		n       int // tokens
+		pics    []Picture
+		want    int
+		aligned []int // alignChunk's chunk lengths from position 0 with a budget of 128
+	}{
+		{"no pictures", 95, nil, 95, []int{95}},
+		{"a picture before the boundary", 95, []Picture{pic(44, 16, true)}, 80, []int{80, 15}},
+		{"a whole last block", 96, []Picture{pic(44, 16, true)}, 95, []int{95, 1}},
+		{"a short prompt", 10, []Picture{pic(1, 4, true)}, 0, []int{10}},
+		{"a bidirectional picture across the boundary", 90, []Picture{pic(70, 16, true)}, 64, []int{64, 26}},
+		{"a causal picture across the boundary", 90, []Picture{pic(70, 16, false)}, 80, []int{80, 10}},
+		{"a picture from the boundary", 90, []Picture{pic(80, 4, true)}, 80, []int{80, 10}},
+		{"two pictures", 200, []Picture{pic(30, 20, true), pic(180, 16, true)}, 176, []int{128, 48, 24}},
+	}
+	for _, tt := range tests {
+		sq := &seq{tokens: make([]int32, tt.n), req: Request{Pictures: tt.pics}}
+		if got := s.tail(sq); got != tt.want {
+			t.Errorf("%s: tail %d, want %d", tt.name, got, tt.want)
+		}
+		var chunks []int
+		for sq.computed < tt.n {
+			c := s.alignChunk(sq, min(tt.n-sq.computed, 128))
+			chunks = append(chunks, c)
+			sq.computed += c
+		}
+		if !slices.Equal(chunks, tt.aligned) {
+			t.Errorf("%s: chunks %v, want %v", tt.name, chunks, tt.aligned)
 		}
 	}
 }

@@ -84,7 +84,8 @@ func (s *Scheduler) openDisk(groups []model.KVGroup, kv quant.Type) {
 // restore reads the blocks of sq's prompt that follow its n cached
 // positions from disk, as far as the folder has them in a row, into fresh
 // blocks, and commits them. It returns the positions now stored. It never
-// covers the last token, which must run to give logits, and it restores
+// covers the last token, which must run to give logits, nor goes past the
+// start of the last chunk of a prompt with pictures (tail), and it restores
 // nothing after a copy-on-write match (n not on a block boundary) or
 // where the pool has no room.
 func (s *Scheduler) restore(sq *seq, n int) int {
@@ -92,7 +93,7 @@ func (s *Scheduler) restore(sq *seq, n int) int {
 	if s.disk == nil || n%bs != 0 {
 		return n
 	}
-	last := (len(sq.tokens) - 1) / bs
+	last := min(len(sq.tokens)-1, s.tail(sq)) / bs
 	first := n / bs
 	if first >= last {
 		return n

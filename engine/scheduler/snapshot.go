@@ -159,8 +159,16 @@ func (s *Scheduler) matchHybrid(sq *seq) (int, error) {
 
 // alignChunk shortens a hybrid sequence's prompt chunk of n tokens to end
 // at a block boundary (the last one before its last token when the chunk
-// would reach it), so that the step leaves a state to snapshot there.
+// would reach it), so that the step leaves a state to snapshot there; any
+// other sequence's chunk ends at the tail of a prompt with pictures when it
+// would cross it.
 func (s *Scheduler) alignChunk(sq *seq, n int) int {
+	if !s.recurrent {
+		if t := s.tail(sq); t > sq.computed && t < sq.computed+n {
+			return t - sq.computed
+		}
+		return n
+	}
 	if s.snaps == nil {
 		return n
 	}

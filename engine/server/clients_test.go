@@ -116,16 +116,8 @@ func visionFixture(t *testing.T) *runner.Model {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
-	const shape = "tiny-gemma3-vision"
 	path, proj := filepath.Join(dir, "vision.gguf"), filepath.Join(dir, "mmproj-vision.gguf")
-	if err := synth.WriteVisionModel(ctx, path, shape, gguf.FileTypeMostlyQ8_0, 1, ""); err != nil {
-		t.Fatal(err)
-	}
-	vs, ok := synth.LookupVisionShape(shape)
-	if !ok {
-		t.Fatalf("no vision shape %s", shape)
-	}
-	if err := synth.WriteProjector(ctx, proj, vs, 1); err != nil {
+	if err := synth.WriteVisionPair(ctx, path, proj, "tiny-gemma3-vision", gguf.FileTypeMostlyQ8_0, 1); err != nil {
 		t.Fatal(err)
 	}
 	m, err := runner.Load(ctx, path, runner.LoadOptions{Name: "vision", Threads: 1, Projector: proj,

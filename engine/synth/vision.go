@@ -250,3 +250,17 @@ func WriteVisionModel(ctx context.Context, path, name string, ft gguf.FileType, 
 	defer vocab.Close()
 	return Write(ctx, path, Options{Shape: shape, FileType: ft, Vocab: vocab, Seed: seed})
 }
+
+// WriteVisionPair writes the language model of shape name (WriteVisionModel,
+// without a chat template of its own) to path and the projector that
+// pairs with it to proj, both seeded by seed.
+func WriteVisionPair(ctx context.Context, path, proj, name string, ft gguf.FileType, seed uint64) error {
+	vs, ok := LookupVisionShape(name)
+	if !ok {
+		return fmt.Errorf("synth: shape %s has no vision projector", name)
+	}
+	if err := WriteVisionModel(ctx, path, name, ft, seed, ""); err != nil {
+		return err
+	}
+	return WriteProjector(ctx, proj, vs, seed)
+}

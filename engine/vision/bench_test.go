@@ -22,7 +22,7 @@ import (
 // work, so a shallow encoder gives the ratio of two engines' speeds in
 // minutes on a loaded machine.
 //
-//	llama-mtmd-cli -m DIR/model.gguf --mmproj DIR/mmproj.gguf --image DIR/picture.png -t 2 -p x -n 1
+//	llama-mtmd-cli -m DIR/model.gguf --mmproj DIR/mmproj.gguf --image DIR/picture.png -t 2 -p x -n 1 --chat-template gemma
 func BenchmarkEncode896(b *testing.B) {
 	dir := os.Getenv("SAJI_VISION_BENCH")
 	if dir == "" {

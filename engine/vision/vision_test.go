@@ -43,6 +43,8 @@ func TestLoadRefuses(t *testing.T) {
 		{"a language model", map[string]any{"general.architecture": "llama"}, `architecture is "llama"`},
 		{"no vision encoder", map[string]any{"general.architecture": "clip", "clip.has_vision_encoder": false}, "no vision encoder"},
 		{"another projector", map[string]any{"general.architecture": "clip", "clip.has_vision_encoder": true, "clip.projector_type": "qwen2vl_merger"}, `"qwen2vl_merger" is not implemented`},
+		{"LLaVA's projector", map[string]any{"general.architecture": "clip", "clip.has_vision_encoder": true, "clip.projector_type": "mlp"}, `"mlp" is not implemented`},
+		{"SmolVLM's projector", map[string]any{"general.architecture": "clip", "clip.has_vision_encoder": true, "clip.vision.projector_type": "idefics3"}, `"idefics3" is not implemented`},
 		{"no tensors", map[string]any{"general.architecture": "clip", "clip.has_vision_encoder": true, "clip.projector_type": "gemma3",
 			"clip.vision.image_size": uint32(64), "clip.vision.patch_size": uint32(8), "clip.vision.embedding_length": uint32(64),
 			"clip.vision.feed_forward_length": uint32(128), "clip.vision.block_count": uint32(1), "clip.vision.attention.head_count": uint32(4)},

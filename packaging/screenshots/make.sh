@@ -9,10 +9,10 @@
 #   wizard     "What can this computer run?" over the first-run page
 #   chat       a conversation: a message sent, the reply streamed, its
 #              figures (tokens, tokens/s, time to first token)
-#   chat-picture  a picture opened with the model (as Open with Saji passes
-#              it), sent with a question: its thumbnail in the message, and
-#              the reply (or, from a model without a vision projector, the
-#              runner's reason)
+#   chat-picture  a picture opened with Saji's tiny Gemma 3 that can see
+#              (random weights, its projector beside it; as Open with Saji
+#              passes it), sent with a question: its thumbnail in the
+#              message, and the reply streamed
 #   library    the library with the model
 #   discover   Discover, searching a local fake hub (internal/tools/fakehub)
 #              so no network is needed, with a repository's levels open
@@ -29,6 +29,10 @@
 # trained on children's stories, so the reply is English), or Saji's own
 # random-weight tiny model where the testdata is absent.
 #
+# SAJI_SHOTS, a space-separated list of welcome, chat, chat-picture and
+# loadtest-report, takes only those views (welcome: with the wizard; chat:
+# with the library, Discover, the server panel and the settings).
+#
 # Usage: packaging/screenshots/make.sh [BINARY]   (default: bin/saji, built first)
 set -euo pipefail
 source "$(dirname "$0")/start.sh"
@@ -37,6 +41,16 @@ model=$testdata/models/stories260K.gguf
 if [[ ! -f $model ]]; then
 	go run ./internal/tools/tinymodel bin/tiny-chat.gguf
 	model=$root/bin/tiny-chat.gguf
+fi
+# want NAME reports whether SAJI_SHOTS asks for the views of NAME.
+want() { [[ -z ${SAJI_SHOTS:-} || " $SAJI_SHOTS " == *" $1 "* ]]; }
+
+# The model of chat-picture: Saji's tiny Gemma 3 that can see, its
+# projector (mmproj-tiny-vision.gguf) beside it, where the app finds it.
+vision=$root/bin/vision/tiny-vision.gguf
+if want chat-picture; then
+	mkdir -p "$(dirname "$vision")"
+	go run ./internal/tools/tinymodel -vision "$vision"
 fi
 source "$root/.ci/xapp.sh"
 xapp_start_x
@@ -61,7 +75,7 @@ chat_picture() {
 	rm -rf "$XAPP_WORK/config" "$XAPP_WORK/data"
 	mkdir -p "$(dirname "$prefs")"
 	echo "{\"theme\": \"$theme\"}" >"$prefs"
-	xapp_start "$bin" -v --model "$model" "$picture"
+	xapp_start "$bin" -v --model "$vision" "$picture"
 	xapp_window
 	xapp_wait_log "runner: loaded" 60
 	xapp_wait_log "hardware: memory bandwidth" 30
@@ -69,7 +83,7 @@ chat_picture() {
 	size 1280 800
 	xapp_type "What is in this picture?"
 	xapp_key Return
-	xapp_wait_log "app: reply " 120 # finished, or failed where the model cannot see
+	xapp_wait_log "app: reply finished" 120
 	sleep 1
 	shot chat-picture
 	xapp_stop
@@ -91,69 +105,77 @@ size() {
 shot() { xapp_shot "$out/$1-$theme${2:-}.png"; }
 
 for theme in dark light; do
-	# 1. First run, nothing in the library; then the wizard over it
-	# (Help > What can this computer run?).
-	rm -rf "$XAPP_WORK/config" "$XAPP_WORK/data"
-	mkdir -p "$(dirname "$prefs")"
-	echo "{\"theme\": \"$theme\"}" >"$prefs"
-	xapp_start "$bin" -v
-	xapp_window
-	sleep 2
-	size 1280 800
-	xapp_wait_log "hardware: memory bandwidth" 30
-	sleep 2
-	shot welcome
-	xapp_click 124 14
-	sleep 1
-	xapp_click 204 84
-	sleep 4
-	shot wizard
-	xapp_stop
+	if want welcome; then
+		# 1. First run, nothing in the library; then the wizard over it
+		# (Help > What can this computer run?).
+		rm -rf "$XAPP_WORK/config" "$XAPP_WORK/data"
+		mkdir -p "$(dirname "$prefs")"
+		echo "{\"theme\": \"$theme\"}" >"$prefs"
+		xapp_start "$bin" -v
+		xapp_window
+		sleep 2
+		size 1280 800
+		xapp_wait_log "hardware: memory bandwidth" 30
+		sleep 2
+		shot welcome
+		xapp_click 124 14
+		sleep 1
+		xapp_click 204 84
+		sleep 4
+		shot wizard
+		xapp_stop
+	fi
 
-	# 2. With the model: send a message, then visit each view. The API
-	# starts at launch (on a free port) so the server panel shows live
-	# figures.
-	rm -rf "$XAPP_WORK/config" "$XAPP_WORK/data"
-	mkdir -p "$(dirname "$prefs")"
-	echo "{\"start_server\": true, \"api_port\": 0, \"theme\": \"$theme\"}" >"$prefs"
-	xapp_start "$bin" -v --model "$model"
-	xapp_window
-	xapp_wait_log "runner: loaded" 60
-	sleep 2
-	size 1280 800
-	xapp_type "Tell me a story about a cat who wanted to fly."
-	xapp_key Return
-	xapp_wait_log "app: reply finished" 120
-	sleep 1
-	shot chat
-	size 800 600
-	shot chat -800x600
-	size 1280 800
-	xapp_key ctrl+2
-	sleep 1
-	shot library
-	xapp_key ctrl+3
-	sleep 3
-	xapp_click 250 215 # the first result: its quant table
-	sleep 3
-	shot discover
-	size 1100 720
-	shot discover -1100x720
-	size 1280 800
-	xapp_key ctrl+4
-	sleep 2
-	shot server
-	xapp_key ctrl+5
-	sleep 1
-	shot settings
-	xapp_stop
+	if want chat; then
+		# 2. With the model: send a message, then visit each view. The API
+		# starts at launch (on a free port) so the server panel shows live
+		# figures.
+		rm -rf "$XAPP_WORK/config" "$XAPP_WORK/data"
+		mkdir -p "$(dirname "$prefs")"
+		echo "{\"start_server\": true, \"api_port\": 0, \"theme\": \"$theme\"}" >"$prefs"
+		xapp_start "$bin" -v --model "$model"
+		xapp_window
+		xapp_wait_log "runner: loaded" 60
+		sleep 2
+		size 1280 800
+		xapp_type "Tell me a story about a cat who wanted to fly."
+		xapp_key Return
+		xapp_wait_log "app: reply finished" 120
+		sleep 1
+		shot chat
+		size 800 600
+		shot chat -800x600
+		size 1280 800
+		xapp_key ctrl+2
+		sleep 1
+		shot library
+		xapp_key ctrl+3
+		sleep 3
+		xapp_click 250 215 # the first result: its quant table
+		sleep 3
+		shot discover
+		size 1100 720
+		shot discover -1100x720
+		size 1280 800
+		xapp_key ctrl+4
+		sleep 2
+		shot server
+		xapp_key ctrl+5
+		sleep 1
+		shot settings
+		xapp_stop
+	fi
 
 	# 3. A picture in the chat.
-	chat_picture
+	if want chat-picture; then
+		chat_picture
+	fi
 done
 # Last, the load-test report: two runs compared, drawn by headless Chromium.
 browser=$(command -v chromium || command -v chromium-browser || true)
-if [[ -n $browser ]]; then
+if ! want loadtest-report; then
+	:
+elif [[ -n $browser ]]; then
 	rw=$XAPP_WORK/report
 	mkdir -p "$rw"
 	for c in 1 4; do
