@@ -275,87 +275,26 @@ func layerNorm(h []float32, cols int, w, b []float32, eps float32) {
 // other. The keys and values go through F16, as llama.cpp's clip graph
 // casts them for flash attention; every query row sees every cell by
 // standing at the last position.
-//
-// Heads whose length is not a multiple of 16 (SigLIP's 72) are padded with
-// zeros to one (headPad): ggml's flash attention runs them one query at a
-// time, with F16 queries and sums, which made the 896×896 encoder twice
-// as slow as llama.cpp's; padded, they take its tiled kernel (16 queries
-// against tiles of 64 cells, F32 sums), five times as fast, whose scores
-// and weighted values are the same but for the zeros. Its results are the
-// exact attention's to 1e-6, where the one-query kernel's F16 sums stray
-// by 2e-3 over 200 cells and 2e-2 over 4096 (TestAttendPadded): on such
-// heads Saji's embeddings are nearer the exact ones than libmtmd's, and
-// differ from them by that much (4.6e-2 of their largest magnitude on the
-// 896×896 encoder's first two blocks with random weights, against 2.8e-4
-// with the one-query kernel). Heads of a multiple of 16 (the tiny
-// projectors of the conformance figures) take the tiled kernel in both.
 func (o *ops) attend(q, k, v kernels.Tensor, n, heads, dim int) kernels.Tensor {
 	if o.err != nil {
 		return nil
 	}
-	pd := headPad(dim)
-	if pd == dim {
-		return o.flash(q, k, v, n, heads, dim, dim)
-	}
-	qp := padHeads(o.read(q), heads, dim, pd)
-	kp := padHeads(o.read(k), heads, dim, pd)
-	vp := padHeads(o.read(v), heads, dim, pd)
-	y := o.read(o.flash(o.host(qp, heads*pd, n), o.host(kp, heads*pd, n), o.host(vp, heads*pd, n), n, heads, pd, dim))
-	if o.err != nil {
-		return nil
-	}
-	return o.host(unpadHeads(y, heads, pd, dim), heads*dim, n)
-}
-
-// headPad is the head length attend pads heads of dim values to: the next
-// multiple of 16.
-func headPad(dim int) int { return (dim + 15) / 16 * 16 }
-
-// padHeads returns the rows of x (heads heads of dim values each) with
-// every head padded with zeros to pd values.
-func padHeads(x []float32, heads, dim, pd int) []float32 {
-	rows := len(x) / (heads * dim)
-	out := make([]float32, rows*heads*pd)
-	for r := range rows {
-		for h := range heads {
-			copy(out[(r*heads+h)*pd:], x[(r*heads+h)*dim:(r*heads+h+1)*dim])
-		}
-	}
-	return out
-}
-
-// unpadHeads is padHeads undone: the first dim values of each head of pd.
-func unpadHeads(x []float32, heads, pd, dim int) []float32 {
-	rows := len(x) / (heads * pd)
-	out := make([]float32, rows*heads*dim)
-	for r := range rows {
-		for h := range heads {
-			copy(out[(r*heads+h)*dim:(r*heads+h+1)*dim], x[(r*heads+h)*pd:])
-		}
-	}
-	return out
-}
-
-// flash runs the backend's attention of the n rows of q over the keys and
-// values of k and v, heads of hd values each (of which the first dim are
-// not padding: the scale is 1/√dim).
-func (o *ops) flash(q, k, v kernels.Tensor, n, heads, hd, dim int) kernels.Tensor {
 	rows := make([]int32, n)
 	pos := make([]int32, n)
 	for i := range rows {
 		rows[i], pos[i] = int32(i), int32(n-1)
 	}
-	k16 := o.new(quant.TypeF16, heads*hd, n)
-	v16 := o.new(quant.TypeF16, heads*hd, n)
+	k16 := o.new(quant.TypeF16, heads*dim, n)
+	v16 := o.new(quant.TypeF16, heads*dim, n)
 	if o.err == nil {
 		o.fail(o.b.SetRows(k16, k, rows))
 	}
 	if o.err == nil {
 		o.fail(o.b.SetRows(v16, v, rows))
 	}
-	y := o.new(quant.TypeF32, heads*hd, n)
+	y := o.new(quant.TypeF32, heads*dim, n)
 	if o.err == nil {
-		p := kernels.AttentionParams{Heads: heads, KVHeads: heads, HeadDim: hd, ValueDim: hd,
+		p := kernels.AttentionParams{Heads: heads, KVHeads: heads, HeadDim: dim, ValueDim: dim,
 			Scale: 1 / float32(math.Sqrt(float64(dim)))}
 		o.fail(o.b.Attention(y, q, kernels.KV{K: k16, V: v16, Len: n, Size: n}, pos, p))
 	}
