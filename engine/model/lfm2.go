@@ -108,6 +108,12 @@ func loadLFM2(ld *loader) (arch, error) {
 // c channels) as an F32 tensor of k rows of c on backend b, the layout of
 // kernels.Backend.ShortConv. Describing, it checks the shape only.
 func (ld *loader) convTaps(b kernels.Backend, name string, k, c int) kernels.Tensor {
+	return ld.convTapsRange(b, name, k, c, 0, c)
+}
+
+// convTapsRange is convTaps for channels [from, from+n) of the c of the
+// weight (Mamba-2's x, B and C, which convolve apart).
+func (ld *loader) convTapsRange(b kernels.Backend, name string, k, c, from, n int) kernels.Tensor {
 	if _, s, ok := ld.shapeOf(name); ok && !sameDims(s, []int{k, c}) {
 		ld.fail(fmt.Errorf("tensor %s has shape %v, want %v", name, s, []int{k, c}))
 	}
@@ -118,13 +124,13 @@ func (ld *loader) convTaps(b kernels.Backend, name string, k, c int) kernels.Ten
 	if w == nil || ld.err != nil {
 		return nil
 	}
-	taps := make([]float32, k*c)
-	for ch := range c {
+	taps := make([]float32, k*n)
+	for ch := range n {
 		for j := range k {
-			taps[j*c+ch] = w[ch*k+j]
+			taps[j*n+ch] = w[(from+ch)*k+j]
 		}
 	}
-	t, err := b.New(quant.TypeF32, c, k)
+	t, err := b.New(quant.TypeF32, n, k)
 	if err == nil {
 		err = b.Write(t, taps)
 	}

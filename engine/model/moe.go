@@ -125,7 +125,8 @@ type moeFFN struct {
 	// ([n, n_expert]: row e is expert e's).
 	upBias, gateBias, downBias kernels.Tensor
 	// shared is the optional shared expert, which every token runs, scaled
-	// by the sigmoid of sharedGate·x (Qwen2-MoE).
+	// by the sigmoid of sharedGate·x (Qwen2-MoE) or, without sharedGate,
+	// added as it is (Granite 4).
 	shared     *denseFFN
 	sharedGate kernels.Tensor
 }
@@ -254,7 +255,10 @@ func (g *graph) moe(x kernels.Tensor, f *moeFFN, act kernels.Activation) kernels
 	for s := 1; s < f.used; s++ {
 		out = g.add(out, g.rows(y, slotRows(len(weights)/f.used, f.used, s)))
 	}
-	if f.shared != nil {
+	switch {
+	case f.shared != nil && f.sharedGate == nil:
+		out = g.add(out, g.ffn(x, f.shared, act)) // Granite 4: not gated
+	case f.shared != nil:
 		s := g.host(g.linear(x, f.sharedGate, nil))
 		for i, v := range s {
 			s[i] = cpu.SiLU(v) / v // ggml's sigmoid here: silu(x)/x
