@@ -96,6 +96,8 @@ func TestForwardBatch(t *testing.T) {
 		// A hybrid: each sequence's convolution window in its own state
 		// slot, the long prompt's carried from chunk to chunk.
 		{"tiny-lfm2-q4_k_m", quant.TypeF16, false},
+		// Mamba-2: each sequence's convolution windows and scan state.
+		{"tiny-granitehybrid-q4_k_m", quant.TypeF16, false},
 	}
 	for _, c := range cases {
 		for _, simd := range []bool{false, true} {

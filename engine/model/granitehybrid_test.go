@@ -1,0 +1,45 @@
+package model
+
+import (
+	"slices"
+	"testing"
+
+	"saji/kernels/cpu"
+	"saji/kernels/quant"
+)
+
+// TestGraniteHybridState checks a Granite 4 hybrid's layout and its
+// Mamba-2 states: the layers with no KV heads keep the convolution
+// windows of x, B and C and the scan's state (what llama.cpp's
+// n_embd_r and n_embd_s come to), the attention layer alone has a cache,
+// and a prompt read in chunks gives the logits of single steps, the
+// windows and scan state carried from chunk to chunk.
+func TestGraniteHybridState(t *testing.T) {
+	_, m, _ := loadRef(t, "tiny-granitehybrid-q4_k_m", cpu.New(2))
+	rec := m.Recurrent()
+	layers := make([]int, len(rec))
+	for i, l := range rec {
+		layers[i] = l.Layer
+	}
+	// 3 taps of 512+2·128 channels, a state of 64 for each of 512 rows.
+	const perLayer = (3*(512+2*128) + 512*64) * 4
+	if !slices.Equal(layers, []int{0, 2, 3}) || StateBytes(rec) != 3*perLayer {
+		t.Fatalf("recurrent layers %+v (%d bytes, want %d)", rec, StateBytes(rec), 3*perLayer)
+	}
+	if g := m.KVGroups(); len(g) != 1 || !slices.Equal(g[0].Layers, []int{1}) {
+		t.Fatalf("KV groups %+v: the attention layer is 1", g)
+	}
+	if c := m.Config(); c.Experts != 8 || c.ExpertsUsed != 2 || c.SharedFFN != 512 || c.FFN != 256 {
+		t.Errorf("config %+v: 8 experts of 256, 2 a token, a shared expert of 512", c)
+	}
+	// Chunks of fewer than 4 tokens take the same products as single
+	// steps (Q4_K's batches of 4 rows sum in another order).
+	prompt := []int32{1, 5, 77, 300, 12, 9, 200, 41, 42, 43, 400, 7}
+	steps := generateSolo(t, m, quant.TypeF16, 64, prompt, 1, 6)
+	for _, chunk := range []int{2, 3} {
+		got := generateSolo(t, m, quant.TypeF16, 64, prompt, chunk, 6)
+		if !slices.Equal(got.tokens, steps.tokens) || !slices.EqualFunc(got.logits, steps.logits, slices.Equal[[]float32]) {
+			t.Errorf("chunks of %d: %v, single steps %v (or the logits differ)", chunk, got.tokens, steps.tokens)
+		}
+	}
+}
