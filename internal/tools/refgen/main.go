@@ -80,6 +80,10 @@ var Recipes = []synth.Recipe{
 	// multipliers; in F32 and in the K-quant mix.
 	{Shape: "tiny-granitehybrid", Type: "f32", Seed: 1, Vocab: spmVocab},
 	{Shape: "tiny-granitehybrid", Type: "q4_k_m", Seed: 1, Vocab: spmVocab},
+	// Nemotron-H (engine/synth/nemotronh.go): the Mamba-2 mixers beside
+	// attention without rotation and squared-ReLU feed-forward layers.
+	{Shape: "tiny-nemotronh", Type: "f32", Seed: 1, Vocab: spmVocab},
+	{Shape: "tiny-nemotronh", Type: "q8_0", Seed: 1, Vocab: spmVocab},
 	// Gemma 4 (engine/synth/gemma4.go): per-layer embeddings, shared KV,
 	// sliding and global heads of different lengths, proportional rope.
 	{Shape: "tiny-gemma4", Type: "f32", Seed: 1, Vocab: spmVocab},
