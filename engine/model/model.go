@@ -3,8 +3,8 @@
 //
 // Each architecture (llama with or without experts, qwen2, qwen3,
 // qwen2moe, qwen3moe, gpt-oss, mistral3, smollm3, granite, gemma2, gemma3,
-// gemma4, phi3, olmo2, lfm2, granitehybrid) is a page of Go that
-// registers itself under its general.architecture name, reads its
+// gemma4, phi3, olmo2, lfm2, granitehybrid, nemotron_h) is a page of Go
+// that registers itself under its general.architecture name, reads its
 // hyperparameters through engine/gguf's accessors, wraps its weights as
 // kernels tensors (zero-copy views of the mapped file) and describes its
 // layers as calls on a kernels.Backend. Load picks the architecture by name.
