@@ -1,6 +1,7 @@
 package model
 
 import (
+	"reflect"
 	"runtime"
 	"slices"
 	"testing"
@@ -19,7 +20,15 @@ func TestGraniteHybridState(t *testing.T) {
 	if raceEnabled || (testing.Short() && runtime.GOARCH != "amd64") {
 		t.Skip("model: 13 s under the race detector, more under emulation; TestRecurrentState checks LFM2's states there")
 	}
-	_, m, _ := loadRef(t, "tiny-granitehybrid-q4_k_m", cpu.New(2))
+	_, m, f := loadRef(t, "tiny-granitehybrid-q4_k_m", cpu.New(2))
+	// Describe, which reads no weights (engine/fit's plans), says the same.
+	d, err := Describe(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(d.Recurrent, m.Recurrent()) || !reflect.DeepEqual(d.KVGroups, m.KVGroups()) {
+		t.Errorf("Describe: recurrent layers %+v and KV groups %+v, the loaded model %+v and %+v", d.Recurrent, d.KVGroups, m.Recurrent(), m.KVGroups())
+	}
 	rec := m.Recurrent()
 	layers := make([]int, len(rec))
 	for i, l := range rec {

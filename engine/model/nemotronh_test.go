@@ -1,6 +1,7 @@
 package model
 
 import (
+	"reflect"
 	"slices"
 	"testing"
 
@@ -13,7 +14,15 @@ import (
 // feed-forward layers have neither), and a prompt read in chunks gives
 // the logits of single steps.
 func TestNemotronHLayers(t *testing.T) {
-	_, m, _ := loadRef(t, "tiny-nemotronh-q8_0", cpu.New(2))
+	_, m, f := loadRef(t, "tiny-nemotronh-q8_0", cpu.New(2))
+	// Describe, which reads no weights (engine/fit's plans), says the same.
+	d, err := Describe(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(d.Recurrent, m.Recurrent()) || !reflect.DeepEqual(d.KVGroups, m.KVGroups()) {
+		t.Errorf("Describe: recurrent layers %+v and KV groups %+v, the loaded model %+v and %+v", d.Recurrent, d.KVGroups, m.Recurrent(), m.KVGroups())
+	}
 	rec := m.Recurrent()
 	if len(rec) != 2 || rec[0].Layer != 0 || rec[1].Layer != 4 {
 		t.Fatalf("recurrent layers %+v, want 0 and 4", rec)
