@@ -23,6 +23,9 @@ type mamba2Extra struct {
 	inner, heads, state, groups, taps int
 	// attn lists the attention layers.
 	attn []int
+	// rope makes the attention layers rotate (rope.scaling.finetuned
+	// true, as in Bamba's files; Granite 4's attention has no positions).
+	rope bool
 }
 
 // mamba2Extras holds the extras of the shapes with Mamba-2 layers by name.
@@ -34,6 +37,9 @@ var mamba2Extras = map[string]mamba2Extra{
 	// that the logits do not favour the input token (greedy decoding then
 	// repeats it).
 	"tiny-granitehybrid": {inner: 512, heads: 8, state: 64, groups: 2, taps: 4, attn: []int{1}},
+	// The other branches: dense feed-forward networks (Granite-4.0-H-Micro's),
+	// rotation, one group (every Granite 4's).
+	"tiny-granitehybrid-dense": {inner: 512, heads: 8, state: 64, groups: 1, taps: 4, attn: []int{1}, rope: true},
 	// Granite-4.0-H-Tiny: 40 layers of 1536, attention (12 heads, 4 KV
 	// heads) at layers 5, 15, 25 and 35; Mamba-2 of 48 heads of 64,
 	// states of 128, one group, 4 taps; 64 experts of 512, 6 per token,
@@ -47,6 +53,8 @@ func init() {
 		Shape{Name: "tiny-granitehybrid", Arch: "granitehybrid", Embd: 256, Layers: 4, Heads: 4, KVHeads: 2, FFN: 256,
 			Experts: 8, ExpertsUsed: 2, SharedFFN: 512,
 			RopeBase: 10000, Context: 1048576, Eps: 1e-5, Scaled: true},
+		Shape{Name: "tiny-granitehybrid-dense", Arch: "granitehybrid", Embd: 256, Layers: 4, Heads: 4, KVHeads: 2, FFN: 512,
+			RopeBase: 10000, Context: 4096, Eps: 1e-5, Scaled: true},
 		Shape{Name: "granite-4.0-h-tiny", Arch: "granitehybrid", Embd: 1536, Layers: 40, Heads: 12, KVHeads: 4, FFN: 512,
 			Experts: 64, ExpertsUsed: 6, SharedFFN: 1024,
 			Tied: true, RopeBase: 10000, Context: 1048576, Eps: 1e-5},
@@ -54,8 +62,8 @@ func init() {
 }
 
 // graniteHybridKeys are the keys beyond the common ones: Granite's
-// multipliers (Granite-4.0-H-Tiny's), no rotation, the Mamba-2 sizes and
-// the per-layer KV head counts (0 for a Mamba-2 layer).
+// multipliers (Granite-4.0-H-Tiny's), whether attention rotates, the
+// Mamba-2 sizes and the per-layer KV head counts (0 for a Mamba-2 layer).
 func graniteHybridKeys(s Shape) map[string]any {
 	x := mamba2Extras[s.Name]
 	keys := mamba2Keys(s, x)
@@ -64,7 +72,7 @@ func graniteHybridKeys(s Shape) map[string]any {
 		"residual_scale":         float32(0.22),
 		"attention.scale":        float32(0.0078125),
 		"logit_scale":            float32(6),
-		"rope.scaling.finetuned": false,
+		"rope.scaling.finetuned": x.rope,
 	} {
 		keys[k] = v
 	}

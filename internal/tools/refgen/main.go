@@ -77,9 +77,11 @@ var Recipes = []synth.Recipe{
 	// Granite 4 hybrid (engine/synth/granitehybrid.go): Mamba-2 layers'
 	// convolutions and selective scans over their states beside
 	// attention without rotation, experts with a shared expert, Granite's
-	// multipliers; in F32 and in the K-quant mix.
+	// multipliers; in F32 and in the K-quant mix; the dense variant with
+	// rotation and one group.
 	{Shape: "tiny-granitehybrid", Type: "f32", Seed: 1, Vocab: spmVocab},
 	{Shape: "tiny-granitehybrid", Type: "q4_k_m", Seed: 1, Vocab: spmVocab},
+	{Shape: "tiny-granitehybrid-dense", Type: "f32", Seed: 1, Vocab: spmVocab},
 	// Nemotron-H (engine/synth/nemotronh.go): the Mamba-2 mixers beside
 	// attention without rotation and squared-ReLU feed-forward layers.
 	{Shape: "tiny-nemotronh", Type: "f32", Seed: 1, Vocab: spmVocab},
