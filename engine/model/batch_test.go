@@ -99,6 +99,7 @@ func TestForwardBatch(t *testing.T) {
 		// Mamba-2: each sequence's convolution windows and scan state.
 		{"tiny-granitehybrid-q4_k_m", quant.TypeF16, false},
 		{"tiny-nemotronh-q8_0", quant.TypeF32, true},
+		{"tiny-nemotronhmoe-q4_k_m", quant.TypeF16, false},
 	}
 	for _, c := range cases {
 		for _, simd := range []bool{false, true} {

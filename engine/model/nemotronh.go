@@ -2,6 +2,7 @@ package model
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"saji/kernels"
@@ -16,7 +17,17 @@ import (
 // Mamba-2 mixer, one with no feed-forward length attention, the others
 // feed-forward networks. Only the attention layers keep keys and values.
 
-func init() { register("nemotron_h", loadNemotronH) }
+//
+// nemotron_h_moe (Nemotron 3) is the same with mixtures of experts in place
+// of the feed-forward networks: a sigmoid router whose selection adds
+// exp_probs_b, k experts of squared ReLU (up and down, no gate) weighed
+// by the router's probabilities (normalized where expert_weights_norm
+// says, times expert_weights_scale), plus a shared expert of squared ReLU.
+
+func init() {
+	register("nemotron_h", loadNemotronH)
+	register("nemotron_h_moe", loadNemotronH)
+}
 
 // nemotronHLayer is one layer: a Mamba-2 mixer (ssm set), attention (wq
 // set) or a feed-forward network.
@@ -27,6 +38,7 @@ type nemotronHLayer struct {
 	bq, bk, bv, bo kernels.Tensor // optional biases
 	up, down       kernels.Tensor
 	bUp, bDown     kernels.Tensor // optional biases
+	moe            *moeFFN        // instead of up and down (nemotron_h_moe)
 }
 
 type nemotronH struct {
@@ -44,6 +56,7 @@ func loadNemotronH(ld *loader) (arch, error) {
 	}
 	ssm := ld.mamba2HParams()
 	ffn := ld.layerFFN(hp.Layers)
+	r := ld.nemotronHRouter(&m.hp)
 	if ld.err != nil {
 		return nil, ld.err
 	}
@@ -59,6 +72,11 @@ func loadNemotronH(ld *loader) (arch, error) {
 			kvh = hp.layerKVHeads[i]
 		}
 		switch {
+		case ffn[i] > 0 && m.hp.Experts > 0:
+			v, err := ld.f.Uint("%s.expert_feed_forward_length")
+			nff := ld.orDefault(v, err, ffn[i])
+			l.moe = ld.nemotronHMoE(b, p, m.hp, r, nff)
+			m.hp.FFN = max(m.hp.FFN, nff)
 		case ffn[i] > 0:
 			l.up = ld.tensor(b, p+"ffn_up.weight", e, ffn[i])
 			l.down = ld.tensor(b, p+"ffn_down.weight", ffn[i], e)
@@ -143,12 +161,71 @@ func (m *nemotronH) forward(ctx context.Context, st *step) ([]float32, error) {
 			k := g.linear(h, l.wk, l.bk)
 			v := g.linear(h, l.wv, l.bv)
 			h = g.linear(g.attend(q, k, v, st.layer(i), m.attn), l.wo, l.bo)
+		case l.moe != nil:
+			h = g.moeReluSqr(h, l.moe)
 		default:
 			h = g.linear(g.reluSqr(g.linear(h, l.up, l.bUp)), l.down, l.bDown)
 		}
 		x = g.add(h, x)
 	}
 	return m.head(g, x, st, eps)
+}
+
+// nemotronHRouter reads the expert counts into hp and returns the
+// router of nemotron_h_moe's layers: sigmoid gating, the weights
+// normalized where expert_weights_norm says and scaled by
+// expert_weights_scale. A file with a latent projection of the experts'
+// inputs (moe_latent_size) is refused.
+func (ld *loader) nemotronHRouter(hp *hparams) router {
+	ld.expertHParams(hp, hp.Arch == "nemotron_h_moe")
+	if ld.err != nil || hp.Experts == 0 {
+		return router{}
+	}
+	v, err := ld.f.Uint("%s.expert_shared_feed_forward_length")
+	hp.SharedFFN = ld.required("expert_shared_feed_forward_length", v, err)
+	v, err = ld.f.Uint("%s.moe_latent_size")
+	if ld.orDefault(v, err, 0) > 0 {
+		ld.fail(errors.New("hyperparameter moe_latent_size: experts on a latent projection are not supported"))
+	}
+	return router{used: hp.ExpertsUsed, gating: gateSigmoid, norm: ld.boolOr("%s.expert_weights_norm", false),
+		scale: ld.floatOr("%s.expert_weights_scale", 0)}
+}
+
+// nemotronHMoE loads layer prefix p's experts (up and down, no gate) of
+// nff values (expert_feed_forward_length, or the layer's
+// feed_forward_length), their router and selection bias, and the shared
+// expert (up and down).
+func (ld *loader) nemotronHMoE(b kernels.Backend, p string, hp hparams, r router, nff int) *moeFFN {
+	n, e, sh := hp.Experts, hp.Embd, hp.SharedFFN
+	f := &moeFFN{
+		router:   r,
+		gateInp:  ld.tensor(b, p+"ffn_gate_inp.weight", e, n),
+		probBias: ld.floats(p+"exp_probs_b.bias", n),
+		up:       ld.experts(b, p+"ffn_up_exps.weight", e, nff, n),
+		down:     ld.experts(b, p+"ffn_down_exps.weight", nff, e, n),
+		shared: &denseFFN{
+			up:   ld.tensor(b, p+"ffn_up_shexp.weight", e, sh),
+			down: ld.tensor(b, p+"ffn_down_shexp.weight", sh, e),
+		},
+	}
+	if !ld.has(p + "exp_probs_b.bias") {
+		ld.fail(fmt.Errorf("tensor %sexp_probs_b.bias is missing", p))
+	}
+	return f
+}
+
+// moeReluSqr runs the rows of x (normed) through nemotron_h_moe's
+// experts of f and its shared expert: each row's k experts
+// down(relu(up·x)²), weighed and summed, plus the shared expert's.
+func (g *graph) moeReluSqr(x kernels.Tensor, f *moeFFN) kernels.Tensor {
+	logits := g.host(g.linear(x, f.gateInp, nil))
+	if g.err != nil {
+		return nil
+	}
+	ids, weights := f.route(logits, len(f.up), f.probBias)
+	y := g.experts(g.reluSqr(g.experts(x, f.up, nil, ids)), f.down, nil, ids)
+	out := g.weighted(y, weights, f.used)
+	return g.add(out, g.linear(g.reluSqr(g.linear(x, f.shared.up, nil)), f.shared.down, nil))
 }
 
 // reluSqr returns relu(x)² (ggml_relu then ggml_sqr), computed on the host:

@@ -83,9 +83,12 @@ var Recipes = []synth.Recipe{
 	{Shape: "tiny-granitehybrid", Type: "q4_k_m", Seed: 1, Vocab: spmVocab},
 	{Shape: "tiny-granitehybrid-dense", Type: "f32", Seed: 1, Vocab: spmVocab},
 	// Nemotron-H (engine/synth/nemotronh.go): the Mamba-2 mixers beside
-	// attention without rotation and squared-ReLU feed-forward layers.
+	// attention without rotation and squared-ReLU feed-forward layers, or
+	// experts of squared ReLU (Nemotron 3).
 	{Shape: "tiny-nemotronh", Type: "f32", Seed: 1, Vocab: spmVocab},
 	{Shape: "tiny-nemotronh", Type: "q8_0", Seed: 1, Vocab: spmVocab},
+	{Shape: "tiny-nemotronhmoe", Type: "f32", Seed: 1, Vocab: spmVocab},
+	{Shape: "tiny-nemotronhmoe", Type: "q4_k_m", Seed: 1, Vocab: spmVocab},
 	// Gemma 4 (engine/synth/gemma4.go): per-layer embeddings, shared KV,
 	// sliding and global heads of different lengths, proportional rope.
 	{Shape: "tiny-gemma4", Type: "f32", Seed: 1, Vocab: spmVocab},
