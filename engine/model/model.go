@@ -3,10 +3,10 @@
 //
 // Each architecture (llama with or without experts, qwen2, qwen3,
 // qwen2moe, qwen3moe, gpt-oss, mistral3, smollm3, granite, gemma2, gemma3,
-// gemma4, phi3, olmo2, lfm2, granitehybrid, nemotron_h) is a page of Go
-// that registers itself under its general.architecture name, reads its
-// hyperparameters through engine/gguf's accessors, wraps its weights as
-// kernels tensors (zero-copy views of the mapped file) and describes its
+// gemma4, phi3, olmo2, lfm2, granitehybrid, nemotron_h and nemotron_h_moe)
+// is a page of Go that registers itself under its general.architecture
+// name, reads its hyperparameters through engine/gguf's accessors, wraps
+// its weights as kernels tensors (zero-copy views of the mapped file) and describes its
 // layers as calls on a kernels.Backend. Load picks the architecture by name.
 // A file Saji cannot run (an architecture no loader is registered for, a
 // tensor of a type no kernel computes with) fails before a weight is
