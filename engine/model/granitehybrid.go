@@ -24,10 +24,44 @@ func init() { register("granitehybrid", loadGraniteHybrid) }
 type graniteHybridLayer struct {
 	attnNorm, ffnNorm kernels.Tensor
 	ssm               *mamba2
-	wq, wk, wv, wo    kernels.Tensor
-	bq, bk, bv, bo    kernels.Tensor // optional biases
+	attn              hybridAttention
 	ffn               denseFFN
 	moe               *moeFFN
+}
+
+// hybridAttention is the attention layer of Granite 4 and Nemotron-H:
+// grouped-query attention with optional biases, no norms.
+type hybridAttention struct {
+	wq, wk, wv, wo kernels.Tensor
+	bq, bk, bv, bo kernels.Tensor // optional biases
+}
+
+// hybridAttention loads layer prefix p's attention on backend b.
+func (ld *loader) hybridAttention(b kernels.Backend, p string, hp hparams) hybridAttention {
+	e, qDim, kvDim, vDim := hp.Embd, hp.Heads*hp.HeadDim, hp.KVHeads*hp.HeadDim, hp.KVHeads*hp.ValueDim
+	return hybridAttention{
+		wq: ld.tensor(b, p+"attn_q.weight", e, qDim),
+		wk: ld.tensor(b, p+"attn_k.weight", e, kvDim),
+		wv: ld.tensor(b, p+"attn_v.weight", e, vDim),
+		wo: ld.tensor(b, p+"attn_output.weight", hp.Heads*hp.ValueDim, e),
+		bq: ld.optional(b, p+"attn_q.bias", qDim),
+		bk: ld.optional(b, p+"attn_k.bias", kvDim),
+		bv: ld.optional(b, p+"attn_v.bias", vDim),
+		bo: ld.optional(b, p+"attn_output.bias", e),
+	}
+}
+
+// attention returns the attention of the normed rows h over the layer's
+// cache kv, q and k rotated by rope unless it is nil.
+func (g *graph) attention(h kernels.Tensor, a *hybridAttention, kv layerKV, p kernels.AttentionParams, pos []int32, rope *kernels.RopeParams) kernels.Tensor {
+	q := g.linear(h, a.wq, a.bq)
+	k := g.linear(h, a.wk, a.bk)
+	v := g.linear(h, a.wv, a.bv)
+	if rope != nil {
+		q = g.rope(q, pos, *rope)
+		k = g.rope(k, pos, *rope)
+	}
+	return g.linear(g.attend(q, k, v, kv, p), a.wo, a.bo)
 }
 
 type graniteHybrid struct {
@@ -65,7 +99,6 @@ func loadGraniteHybrid(ld *loader) (arch, error) {
 		return nil, ld.err
 	}
 	e := hp.Embd
-	qDim, kvDim, vDim := hp.Heads*hp.HeadDim, hp.KVHeads*hp.HeadDim, hp.KVHeads*hp.ValueDim
 	r := router{used: m.hp.ExpertsUsed, gating: gateSoftmax, norm: true}
 	for i := range hp.Layers {
 		b := m.backends[i]
@@ -78,14 +111,7 @@ func loadGraniteHybrid(ld *loader) (arch, error) {
 			l.ssm = ld.mamba2(b, p, e, ssm)
 			m.recurrent = append(m.recurrent, RecurrentLayer{Layer: i, States: ssm.states()})
 		} else {
-			l.wq = ld.tensor(b, p+"attn_q.weight", e, qDim)
-			l.wk = ld.tensor(b, p+"attn_k.weight", e, kvDim)
-			l.wv = ld.tensor(b, p+"attn_v.weight", e, vDim)
-			l.wo = ld.tensor(b, p+"attn_output.weight", hp.Heads*hp.ValueDim, e)
-			l.bq = ld.optional(b, p+"attn_q.bias", qDim)
-			l.bk = ld.optional(b, p+"attn_k.bias", kvDim)
-			l.bv = ld.optional(b, p+"attn_v.bias", vDim)
-			l.bo = ld.optional(b, p+"attn_output.bias", e)
+			l.attn = ld.hybridAttention(b, p, hp)
 		}
 		if m.hp.Experts > 0 {
 			l.moe = ld.moe(b, p, m.hp, r, nff, 0)
@@ -125,7 +151,7 @@ func loadGraniteHybrid(ld *loader) (arch, error) {
 
 // forward runs a step through the model.
 func (m *graniteHybrid) forward(ctx context.Context, st *step) ([]float32, error) {
-	g, pos, eps := m.graph(), st.pos, m.hp.eps
+	g, eps := m.graph(), m.hp.eps
 	x := g.embed(m.tokEmbd, st.tokens)
 	if m.embedScale != 0 {
 		x = g.scale(x, m.embedScale)
@@ -140,14 +166,11 @@ func (m *graniteHybrid) forward(ctx context.Context, st *step) ([]float32, error
 		if l.ssm != nil {
 			h = g.mamba2(h, l.ssm, st.recurrentLayer(i), eps)
 		} else {
-			q := g.linear(h, l.wq, l.bq)
-			k := g.linear(h, l.wk, l.bk)
-			v := g.linear(h, l.wv, l.bv)
-			if !m.noRope {
-				q = g.rope(q, pos, m.rope)
-				k = g.rope(k, pos, m.rope)
+			rope := &m.rope
+			if m.noRope {
+				rope = nil
 			}
-			h = g.linear(g.attend(q, k, v, st.layer(i), m.attn), l.wo, l.bo)
+			h = g.attention(h, &l.attn, st.layer(i), m.attn, st.pos, rope)
 		}
 		x = g.add(m.residual(g, h), x)
 

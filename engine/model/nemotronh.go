@@ -29,16 +29,15 @@ func init() {
 	register("nemotron_h_moe", loadNemotronH)
 }
 
-// nemotronHLayer is one layer: a Mamba-2 mixer (ssm set), attention (wq
-// set) or a feed-forward network.
+// nemotronHLayer is one layer: a Mamba-2 mixer (ssm set), attention (attn
+// set) or a feed-forward network (dense, or experts: moe set).
 type nemotronHLayer struct {
-	norm           kernels.Tensor
-	ssm            *mamba2
-	wq, wk, wv, wo kernels.Tensor
-	bq, bk, bv, bo kernels.Tensor // optional biases
-	up, down       kernels.Tensor
-	bUp, bDown     kernels.Tensor // optional biases
-	moe            *moeFFN        // instead of up and down (nemotron_h_moe)
+	norm       kernels.Tensor
+	ssm        *mamba2
+	attn       *hybridAttention
+	up, down   kernels.Tensor
+	bUp, bDown kernels.Tensor // optional biases
+	moe        *moeFFN        // instead of up and down (nemotron_h_moe)
 }
 
 type nemotronH struct {
@@ -61,7 +60,6 @@ func loadNemotronH(ld *loader) (arch, error) {
 		return nil, ld.err
 	}
 	e := hp.Embd
-	qDim, kvDim, vDim := hp.Heads*hp.HeadDim, hp.KVHeads*hp.HeadDim, hp.KVHeads*hp.ValueDim
 	m.kDims, m.vDims = make([]int, hp.Layers), make([]int, hp.Layers)
 	for i := range hp.Layers {
 		b := m.backends[i]
@@ -87,15 +85,9 @@ func loadNemotronH(ld *loader) (arch, error) {
 			l.ssm = ld.mamba2(b, p, e, ssm)
 			m.recurrent = append(m.recurrent, RecurrentLayer{Layer: i, States: ssm.states()})
 		default:
-			l.wq = ld.tensor(b, p+"attn_q.weight", e, qDim)
-			l.wk = ld.tensor(b, p+"attn_k.weight", e, kvDim)
-			l.wv = ld.tensor(b, p+"attn_v.weight", e, vDim)
-			l.wo = ld.tensor(b, p+"attn_output.weight", hp.Heads*hp.ValueDim, e)
-			l.bq = ld.optional(b, p+"attn_q.bias", qDim)
-			l.bk = ld.optional(b, p+"attn_k.bias", kvDim)
-			l.bv = ld.optional(b, p+"attn_v.bias", vDim)
-			l.bo = ld.optional(b, p+"attn_output.bias", e)
-			m.kDims[i], m.vDims[i] = kvDim, vDim
+			a := ld.hybridAttention(b, p, hp)
+			l.attn = &a
+			m.kDims[i], m.vDims[i] = hp.KVHeads*hp.HeadDim, hp.KVHeads*hp.ValueDim
 		}
 		m.layers = append(m.layers, l)
 	}
@@ -156,11 +148,8 @@ func (m *nemotronH) forward(ctx context.Context, st *step) ([]float32, error) {
 		switch {
 		case l.ssm != nil:
 			h = g.mamba2(h, l.ssm, st.recurrentLayer(i), eps)
-		case l.wq != nil:
-			q := g.linear(h, l.wq, l.bq)
-			k := g.linear(h, l.wk, l.bk)
-			v := g.linear(h, l.wv, l.bv)
-			h = g.linear(g.attend(q, k, v, st.layer(i), m.attn), l.wo, l.bo)
+		case l.attn != nil:
+			h = g.attention(h, l.attn, st.layer(i), m.attn, nil, nil)
 		case l.moe != nil:
 			h = g.moeReluSqr(h, l.moe)
 		default:

@@ -1,13 +1,11 @@
 package model
 
 import (
-	"reflect"
 	"runtime"
 	"slices"
 	"testing"
 
 	"saji/kernels/cpu"
-	"saji/kernels/quant"
 )
 
 // TestNemotronHLayers checks Nemotron-H's layers of three kinds (and
@@ -32,13 +30,7 @@ func TestNemotronHLayers(t *testing.T) {
 				t.Skip("model: the dense model checks the layers under the race detector and emulation")
 			}
 			_, m, f := loadRef(t, c.model, cpu.New(2))
-			d, err := Describe(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(d.Recurrent, m.Recurrent()) || !reflect.DeepEqual(d.KVGroups, m.KVGroups()) {
-				t.Errorf("Describe: recurrent layers %+v and KV groups %+v, the loaded model %+v and %+v", d.Recurrent, d.KVGroups, m.Recurrent(), m.KVGroups())
-			}
+			sameDescription(t, m, f)
 			rec := m.Recurrent()
 			if len(rec) != 2 || rec[0].Layer != 0 || rec[1].Layer != 4 {
 				t.Fatalf("recurrent layers %+v, want 0 and 4", rec)
@@ -49,22 +41,7 @@ func TestNemotronHLayers(t *testing.T) {
 			if cfg := m.Config(); cfg.FFN != c.ffn || cfg.Experts != c.experts || cfg.SharedFFN != c.sharedFF {
 				t.Errorf("config %+v: feed-forward length %d, %d experts, a shared expert of %d", cfg, c.ffn, c.experts, c.sharedFF)
 			}
-			prompt := []int32{1, 5, 77, 300, 12, 9, 200, 41, 42, 43, 400, 7}
-			steps := generateSolo(t, m, quant.TypeF16, 64, prompt, 1, 6)
-			near := func(a, b []float32) bool {
-				for i := range a {
-					if d := a[i] - b[i]; d > c.tol || -d > c.tol {
-						return false
-					}
-				}
-				return len(a) == len(b)
-			}
-			for _, chunk := range []int{2, 3} {
-				got := generateSolo(t, m, quant.TypeF16, 64, prompt, chunk, 6)
-				if !slices.Equal(got.tokens, steps.tokens) || !slices.EqualFunc(got.logits, steps.logits, near) {
-					t.Errorf("chunks of %d: %v, single steps %v (or the logits differ by more than %g)", chunk, got.tokens, steps.tokens, c.tol)
-				}
-			}
+			chunksAsSteps(t, m, c.tol)
 		})
 	}
 }

@@ -97,47 +97,23 @@ func mamba2Keys(s Shape, x mamba2Extra) map[string]any {
 	}
 }
 
-// graniteHybridTensors lists a Granite 4 hybrid model's tensors.
+// graniteHybridTensors lists a Granite 4 hybrid model's tensors: the
+// Llama family's, with a Mamba-2 mixer in place of attention in the
+// layers that are not attention, and no shared expert's gate (Granite 4
+// adds its shared expert as it is).
 func graniteHybridTensors(s Shape, vocab int) []TensorSpec {
 	x := mamba2Extras[s.Name]
-	e, v := int64(s.Embd), int64(vocab)
-	q, kv := int64(s.Heads*s.HeadDim()), int64(s.KVHeads*s.HeadDim())
-	out := []TensorSpec{{Name: "token_embd.weight", Shape: []int64{e, v}}}
-	for i := range s.Layers {
-		p := fmt.Sprintf("blk.%d.", i)
-		out = append(out, TensorSpec{Name: p + "attn_norm.weight", Shape: []int64{e}, Ones: true})
-		if slices.Contains(x.attn, i) {
-			out = append(out,
-				TensorSpec{Name: p + "attn_q.weight", Shape: []int64{e, q}},
-				TensorSpec{Name: p + "attn_k.weight", Shape: []int64{e, kv}},
-				TensorSpec{Name: p + "attn_v.weight", Shape: []int64{e, kv}},
-				TensorSpec{Name: p + "attn_output.weight", Shape: []int64{q, e}})
-		} else {
-			out = append(out, mamba2Tensors(p, e, x)...)
+	var out []TensorSpec
+	for _, t := range s.llamaTensors(vocab) {
+		var i int
+		var name string
+		if _, err := fmt.Sscanf(t.Name, "blk.%d.%s", &i, &name); err == nil && !slices.Contains(x.attn, i) &&
+			strings.HasPrefix(name, "attn_") && name != "attn_norm.weight" {
+			if name == "attn_q.weight" {
+				out = append(out, mamba2Tensors(fmt.Sprintf("blk.%d.", i), int64(s.Embd), x)...)
+			}
+			continue
 		}
-		out = append(out, TensorSpec{Name: p + "ffn_norm.weight", Shape: []int64{e}, Ones: true})
-		if s.Experts > 0 {
-			out = append(out, s.expertTensors(p)...)
-		} else {
-			ff := int64(s.FFN)
-			out = append(out,
-				TensorSpec{Name: p + "ffn_gate.weight", Shape: []int64{e, ff}},
-				TensorSpec{Name: p + "ffn_up.weight", Shape: []int64{e, ff}},
-				TensorSpec{Name: p + "ffn_down.weight", Shape: []int64{ff, e}})
-		}
-	}
-	out = append(out, TensorSpec{Name: "output_norm.weight", Shape: []int64{e}, Ones: true})
-	if !s.Tied {
-		out = append(out, TensorSpec{Name: "output.weight", Shape: []int64{e, v}})
-	}
-	return dropSharedGate(out)
-}
-
-// dropSharedGate removes the shared expert's gate vector, which Granite 4
-// does not have (its shared expert is added as it is).
-func dropSharedGate(ts []TensorSpec) []TensorSpec {
-	out := ts[:0]
-	for _, t := range ts {
 		if !strings.HasSuffix(t.Name, "ffn_gate_inp_shexp.weight") {
 			out = append(out, t)
 		}
