@@ -1,9 +1,11 @@
 package model
 
 import (
+	"context"
 	"reflect"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"saji/engine/gguf"
@@ -77,6 +79,45 @@ func chunksAsSteps(t *testing.T, m Model, tol float32) {
 		got := generateSolo(t, m, quant.TypeF16, 64, prompt, chunk, 6)
 		if !slices.Equal(got.tokens, steps.tokens) || !slices.EqualFunc(got.logits, steps.logits, near) {
 			t.Errorf("chunks of %d: %v, single steps %v (or the logits differ by more than %g)", chunk, got.tokens, steps.tokens, tol)
+		}
+	}
+}
+
+// TestMamba2LoadErrors checks that Mamba-2 hyperparameters and tensors out
+// of place fail the load (and the description) with their names, never a
+// panic: files are untrusted.
+func TestMamba2LoadErrors(t *testing.T) {
+	for _, c := range []struct {
+		shape, key string
+		value      any
+		want       string
+	}{
+		{"tiny-granitehybrid-dense", "granitehybrid.ssm.group_count", uint32(0), "ssm.group_count"},
+		{"tiny-granitehybrid-dense", "granitehybrid.ssm.group_count", uint32(3), "group_count"},
+		{"tiny-granitehybrid-dense", "granitehybrid.ssm.time_step_rank", uint32(7), "time_step_rank"},
+		{"tiny-granitehybrid-dense", "granitehybrid.ssm.conv_kernel", uint32(1), "conv_kernel"},
+		{"tiny-granitehybrid-dense", "granitehybrid.ssm.state_size", uint32(32), "ssm_in.weight"},
+		{"tiny-granitehybrid-dense", "granitehybrid.ssm.inner_size", "wide", "ssm.inner_size"},
+		{"tiny-nemotronh", "nemotron_h.feed_forward_length", []uint32{0, 512}, "feed_forward_length"},
+		{"tiny-nemotronh", "nemotron_h.feed_forward_length", []uint32{0, 1 << 31, 0, 512, 0, 512}, "feed_forward_length"},
+		{"tiny-nemotronhmoe", "nemotron_h_moe.moe_latent_size", uint32(64), "moe_latent_size"},
+		{"tiny-nemotronhmoe", "nemotron_h_moe.expert_count", uint32(0), "expert_count"},
+	} {
+		t.Run(c.key, func(t *testing.T) {
+			f := withKey(t, writeSynth(t, c.shape, "q8_0", 1), c.key, c.value)
+			_, err := Load(context.Background(), f, Options{Threads: 1})
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("load: %v, want an error naming %s", err, c.want)
+			}
+			if _, err := Describe(f); err == nil {
+				t.Error("describe: no error")
+			}
+		})
+	}
+	f := writeSynth(t, "tiny-granitehybrid-dense", "q8_0", 1)
+	for _, name := range []string{"blk.0.ssm_a", "blk.0.ssm_d", "blk.0.ssm_dt.bias", "blk.0.ssm_norm.weight", "blk.0.ssm_conv1d.weight"} {
+		if _, err := Load(context.Background(), withoutTensor(t, f, name), Options{Threads: 1}); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("without %s: %v", name, err)
 		}
 	}
 }
