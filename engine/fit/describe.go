@@ -30,7 +30,8 @@ type ModelShape struct {
 	Layers int `json:"layers"`
 	Heads  int `json:"heads"`
 	// KVHeads is the number of key/value heads of each layer (GQA; 0 for
-	// a recurrent layer, which keeps no keys and values).
+	// a layer that keeps no keys and values: recurrent, or Nemotron-H's
+	// feed-forward layers).
 	KVHeads []int `json:"kv_heads"`
 	// StateBytes are the bytes of each layer's recurrent state for one
 	// sequence (0 for an attention layer), nil for a transformer: a
@@ -125,6 +126,9 @@ func Describe(f *gguf.File) (ModelShape, error) {
 	s.KVHeads = make([]int, s.Layers)
 	for i := range s.KVHeads {
 		s.KVHeads[i] = d.KVHeads
+		if d.LayerKVHeads != nil && d.LayerKVHeads[i] == 0 {
+			s.KVHeads[i] = 0 // no attention
+		}
 	}
 	for _, l := range d.Recurrent {
 		if s.StateBytes == nil {

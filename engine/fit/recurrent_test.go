@@ -15,14 +15,18 @@ import (
 )
 
 // TestRecurrentState checks the plan of a hybrid model (the synthetic
-// tiny LFM2 and Qwen3.5) against the engine: its KV groups hold the attention layers
-// only, and its recurrent state is a slot of every recurrent layer's
+// tiny LFM2, Qwen3.5 and Nemotron-H) against the engine: its KV groups
+// hold the attention layers only, and its recurrent state is a slot of
+// every recurrent layer's
 // state for each sequence the scheduler runs at once and for each state
 // snapshot of the prefix cache, counted in the total and explained.
 func TestRecurrentState(t *testing.T) {
 	for _, r := range []synth.Recipe{
 		{Shape: "tiny-lfm2", Type: "q8_0", Seed: 1, Vocab: "vocab/llama3-trunc1280-llama-bpe.vocab.gguf"},
 		{Shape: "tiny-qwen35", Type: "q8_0", Seed: 1, Vocab: "vocab/llama3-trunc1280-qwen2.vocab.gguf"},
+		// Nemotron-H: Mamba-2 layers, and feed-forward layers with neither
+		// keys nor a state.
+		{Shape: "tiny-nemotronh", Type: "q8_0", Seed: 1, Vocab: "vocab/tok512-spm.vocab.gguf"},
 	} {
 		t.Run(r.Shape, func(t *testing.T) { testRecurrentState(t, r) })
 	}

@@ -29,8 +29,9 @@ type base struct {
 	// of keys and values (nil: none).
 	recurrent []RecurrentLayer
 	// kDims and vDims are each layer's key and value row lengths (all
-	// heads) where they differ between layers (Gemma 4); nil: KVHeads
-	// heads of HeadDim and ValueDim in every layer.
+	// heads) where they differ between layers (Gemma 4; 0 for Nemotron-H's
+	// layers without attention); nil: KVHeads heads of HeadDim and
+	// ValueDim in every layer.
 	kDims, vDims []int
 	// kvFrom, when not nil, names for each layer the layer whose cache it
 	// attends over: itself, or an earlier layer whose keys and values it
@@ -62,14 +63,14 @@ func (m *base) Config() Config { return m.hp.Config }
 
 // kvGroups returns the layers that keep keys and values grouped by
 // attention window, the groups in the order of their first layer. A layer
-// that shares an earlier layer's cache (kvFrom) belongs to no group: it
-// takes no memory. The layers of a group have the same row lengths (the
+// that shares an earlier layer's cache (kvFrom) or has no keys (kDims 0)
+// belongs to no group: it takes no memory. The layers of a group have the same row lengths (the
 // loaders of architectures with per-layer lengths check it).
 func (m *base) kvGroups() []KVGroup {
 	var gs []KVGroup
 	k, v, _ := m.cacheDims()
 	for i := range m.hp.Layers {
-		if m.recurrentLayer(i) != nil || m.sharesKV(i) {
+		if m.recurrentLayer(i) != nil || m.sharesKV(i) || k[i] == 0 {
 			continue
 		}
 		w := m.window(i)

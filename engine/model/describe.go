@@ -19,6 +19,10 @@ type Description struct {
 	// Recurrent are the layers that keep a state per sequence instead of
 	// keys and values, as Model.Recurrent gives them.
 	Recurrent []RecurrentLayer
+	// LayerKVHeads is each layer's KV head count where the file gives one
+	// per layer (0 for a layer without attention: recurrent, or
+	// Nemotron-H's feed-forward layers), nil where it gives one count.
+	LayerKVHeads []int
 	// Params is the number of weights in the file; ActiveParams those a
 	// token uses, the experts it does not run left out (Params for a
 	// dense model).
@@ -40,7 +44,8 @@ func Describe(f *gguf.File) (Description, error) {
 		return Description{}, fmt.Errorf("model: describing %s: %w", arch, err)
 	}
 	m := a.common()
-	d := Description{Config: m.hp.Config, Windows: make([]int, m.hp.Layers), KVGroups: m.kvGroups(), Recurrent: m.recurrent}
+	d := Description{Config: m.hp.Config, Windows: make([]int, m.hp.Layers), KVGroups: m.kvGroups(), Recurrent: m.recurrent,
+		LayerKVHeads: m.hp.layerKVHeads}
 	for i := range d.Windows {
 		d.Windows[i] = m.window(i)
 	}

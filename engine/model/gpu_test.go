@@ -64,6 +64,9 @@ var gpuCases = []gpuCase{
 	{"tiny-smollm3-f32", quant.TypeF32, false},  // layers without rotation
 	{"tiny-granite-f32", quant.TypeF32, false},  // multipliers
 	{"tiny-olmo2-f32", quant.TypeF32, true},     // post-norms, q/k norms over the row
+	// Mamba-2 layers (convolutions and selective scans over their
+	// states), attention without rotation, squared ReLU.
+	{"tiny-nemotronh-f32", quant.TypeF32, false},
 }
 
 // gpuTolerance is the largest logit difference accepted from the CPU's

@@ -285,3 +285,17 @@ func (g *graph) logits(x kernels.Tensor) ([]float32, error) {
 
 // invSqrt is 1/√n in float32, as llama.cpp computes attention scales.
 func invSqrt(n int) float32 { return 1 / float32(math.Sqrt(float64(float32(n)))) }
+
+// silu returns SiLU(x), as GLU computes it with an input of ones: the
+// vector form of ggml_silu.
+func (g *graph) silu(x kernels.Tensor) kernels.Tensor {
+	if g.err != nil {
+		return nil
+	}
+	cols, rows := kernels.Cols(x), kernels.Rows(x)
+	ones := make([]float32, cols*rows)
+	for i := range ones {
+		ones[i] = 1
+	}
+	return g.glu(x, g.upload(ones, cols, rows), kernels.SiLU)
+}

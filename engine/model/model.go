@@ -3,11 +3,12 @@
 //
 // Each architecture (llama with or without experts, qwen2, qwen3,
 // qwen2moe, qwen3moe, gpt-oss, mistral3, smollm3, granite, gemma2, gemma3,
-// gemma4, phi3, olmo2, lfm2, qwen35, qwen35moe, qwen3next) is a page of Go that registers itself under
-// its general.architecture name, reads its hyperparameters through
-// engine/gguf's accessors, wraps its weights as
-// kernels tensors (zero-copy views of the mapped file) and describes its
-// layers as calls on a kernels.Backend. Load picks the architecture by name.
+// gemma4, phi3, olmo2, lfm2, qwen35, qwen35moe, qwen3next, granitehybrid,
+// nemotron_h and nemotron_h_moe) is a page of Go that registers itself
+// under its general.architecture name, reads its hyperparameters through
+// engine/gguf's accessors, wraps its weights as kernels tensors (zero-copy
+// views of the mapped file) and describes its layers as calls on a
+// kernels.Backend. Load picks the architecture by name.
 // A file Saji cannot run (an architecture no loader is registered for, a
 // tensor of a type no kernel computes with) fails before a weight is
 // touched, with a RunError that says why in a sentence (Runnable).

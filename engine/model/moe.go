@@ -125,7 +125,8 @@ type moeFFN struct {
 	// ([n, n_expert]: row e is expert e's).
 	upBias, gateBias, downBias kernels.Tensor
 	// shared is the optional shared expert, which every token runs, scaled
-	// by the sigmoid of sharedGate·x (Qwen2-MoE).
+	// by the sigmoid of sharedGate·x (Qwen2-MoE) or, without sharedGate,
+	// added as it is (Granite 4).
 	shared     *denseFFN
 	sharedGate kernels.Tensor
 	// sigmoidGate takes the shared expert's gate through ggml_sigmoid
@@ -251,13 +252,11 @@ func (g *graph) moe(x kernels.Tensor, f *moeFFN, act kernels.Activation) kernels
 	}
 	ids, weights := f.route(logits, len(f.up), f.probBias)
 	gate, up := g.gateUp(x, f, ids)
-	y := g.experts(g.glu(gate, up, act), f.down, f.downBias, ids)
-	y = g.scaleRows(y, weights)
-	out := g.rows(y, slotRows(len(weights)/f.used, f.used, 0))
-	for s := 1; s < f.used; s++ {
-		out = g.add(out, g.rows(y, slotRows(len(weights)/f.used, f.used, s)))
-	}
-	if f.shared != nil {
+	out := g.weighted(g.experts(g.glu(gate, up, act), f.down, f.downBias, ids), weights, f.used)
+	switch {
+	case f.shared != nil && f.sharedGate == nil:
+		out = g.add(out, g.ffn(x, f.shared, act)) // Granite 4: not gated
+	case f.shared != nil:
 		s := g.host(g.linear(x, f.sharedGate, nil))
 		for i, v := range s {
 			if f.sigmoidGate {
@@ -267,6 +266,18 @@ func (g *graph) moe(x kernels.Tensor, f *moeFFN, act kernels.Activation) kernels
 			}
 		}
 		out = g.add(out, g.scaleRows(g.ffn(x, f.shared, act), s))
+	}
+	return out
+}
+
+// weighted returns the sum of each token's k expert outputs (the rows of
+// y, k a token) multiplied by their weights, in llama.cpp's order: the
+// products, then the sum from the first expert.
+func (g *graph) weighted(y kernels.Tensor, weights []float32, k int) kernels.Tensor {
+	y = g.scaleRows(y, weights)
+	out := g.rows(y, slotRows(len(weights)/k, k, 0))
+	for s := 1; s < k; s++ {
+		out = g.add(out, g.rows(y, slotRows(len(weights)/k, k, s)))
 	}
 	return out
 }

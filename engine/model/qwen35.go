@@ -317,20 +317,6 @@ func (g *graph) deltaNetLayer(h kernels.Tensor, l *qwen35Layer, s layerState, ep
 	return g.linear(g.glu(z, g.norm(o, l.ssmNorm, eps), kernels.SiLU), l.ssmOut, nil)
 }
 
-// silu returns SiLU(x), as GLU computes it with an input of ones: the
-// vector form of ggml_silu.
-func (g *graph) silu(x kernels.Tensor) kernels.Tensor {
-	if g.err != nil {
-		return nil
-	}
-	cols, rows := kernels.Cols(x), kernels.Rows(x)
-	ones := make([]float32, cols*rows)
-	for i := range ones {
-		ones[i] = 1
-	}
-	return g.glu(x, g.upload(ones, cols, rows), kernels.SiLU)
-}
-
 // deltaNet runs the gated delta rule over the sequences of the step,
 // each from and to its slot of states.
 func (g *graph) deltaNet(q, k, v, alpha, beta, states kernels.Tensor, seqs []kernels.ConvSeq, p kernels.DeltaNetParams) kernels.Tensor {

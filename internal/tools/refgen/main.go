@@ -74,6 +74,21 @@ var Recipes = []synth.Recipe{
 	// beside attention with q/k norms, in F32 and in the K-quant mix.
 	{Shape: "tiny-lfm2", Type: "f32", Seed: 1, Vocab: bpeVocab},
 	{Shape: "tiny-lfm2", Type: "q4_k_m", Seed: 1, Vocab: bpeVocab},
+	// Granite 4 hybrid (engine/synth/granitehybrid.go): Mamba-2 layers'
+	// convolutions and selective scans over their states beside
+	// attention without rotation, experts with a shared expert, Granite's
+	// multipliers; in F32 and in the K-quant mix; the dense variant with
+	// rotation and one group.
+	{Shape: "tiny-granitehybrid", Type: "f32", Seed: 1, Vocab: spmVocab},
+	{Shape: "tiny-granitehybrid", Type: "q4_k_m", Seed: 1, Vocab: spmVocab},
+	{Shape: "tiny-granitehybrid-dense", Type: "f32", Seed: 1, Vocab: spmVocab},
+	// Nemotron-H (engine/synth/nemotronh.go): the Mamba-2 mixers beside
+	// attention without rotation and squared-ReLU feed-forward layers, or
+	// experts of squared ReLU (Nemotron 3).
+	{Shape: "tiny-nemotronh", Type: "f32", Seed: 1, Vocab: spmVocab},
+	{Shape: "tiny-nemotronh", Type: "q8_0", Seed: 1, Vocab: spmVocab},
+	{Shape: "tiny-nemotronhmoe", Type: "f32", Seed: 1, Vocab: spmVocab},
+	{Shape: "tiny-nemotronhmoe", Type: "q4_k_m", Seed: 1, Vocab: spmVocab},
 	// Gemma 4 (engine/synth/gemma4.go): per-layer embeddings, shared KV,
 	// sliding and global heads of different lengths, proportional rope.
 	{Shape: "tiny-gemma4", Type: "f32", Seed: 1, Vocab: spmVocab},
