@@ -105,13 +105,16 @@ func TestForwardBatch(t *testing.T) {
 		// bit for bit.
 		{"tiny-qwen35-f32", quant.TypeF32, false},
 		// Mamba-2: each sequence's convolution windows and scan state.
-		{"tiny-granitehybrid-q4_k_m", quant.TypeF16, false},
+		// Granite 4 in F32 as Qwen3.5: in Q4_K_M, since softplus takes
+		// glibc's logf, the long prompt's batched chunks flip a greedy
+		// token the same way.
+		{"tiny-granitehybrid-f32", quant.TypeF16, false},
 		{"tiny-nemotronh-q8_0", quant.TypeF32, true},
 		{"tiny-nemotronhmoe-q4_k_m", quant.TypeF16, false},
 	}
 	// The Mamba-2 models run on the SIMD backend only: batching is the
 	// same on both, and the oracle takes 30 s over the three.
-	simdOnly := map[string]bool{"tiny-granitehybrid-q4_k_m": true, "tiny-nemotronh-q8_0": true, "tiny-nemotronhmoe-q4_k_m": true}
+	simdOnly := map[string]bool{"tiny-granitehybrid-f32": true, "tiny-nemotronh-q8_0": true, "tiny-nemotronhmoe-q4_k_m": true}
 	for _, c := range cases {
 		for _, simd := range []bool{false, true} {
 			name := fmt.Sprintf("%s/%v/simd=%v", c.model, c.kv, simd)
