@@ -96,6 +96,7 @@ func (t *Tokenizer) Encode(text string, addSpecial, parseSpecial bool) []int32 {
 			out = append(out, t.ids[SpecialEOS])
 		}
 	case BPE:
+		var sb strings.Builder
 		if addSpecial && t.addBOS && t.ids[SpecialBOS] >= 0 {
 			out = append(out, t.ids[SpecialBOS])
 		}
@@ -105,6 +106,11 @@ func (t *Tokenizer) Encode(text string, addSpecial, parseSpecial bool) []int32 {
 				continue
 			}
 			for _, part := range splitLong(text[f.off:f.off+f.len], maxFragment) {
+				if t.escapeWS {
+					sb.Reset()
+					escapeSpaces(&sb, part)
+					part = sb.String()
+				}
 				out = t.encodeBPE(part, out, st)
 			}
 		}

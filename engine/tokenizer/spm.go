@@ -70,7 +70,7 @@ func (h *spmHeap) pop() spmBigram {
 // there), else none (-1).
 func (t *Tokenizer) spmByteTokens() (out [256]int32) {
 	for i := range out {
-		if id, ok := t.byText[fmt.Sprintf("<0x%02X>", i)]; ok {
+		if id, ok := t.byText[byteTokenText(byte(i))]; ok {
 			out[i] = id
 		} else if id, ok := t.byText[string([]byte{byte(i)})]; ok {
 			out[i] = id
@@ -80,6 +80,9 @@ func (t *Tokenizer) spmByteTokens() (out [256]int32) {
 	}
 	return out
 }
+
+// byteTokenText is the text of the byte-fallback token of b, "<0xNN>".
+func byteTokenText(b byte) string { return fmt.Sprintf("<0x%02X>", b) }
 
 // spmSpace is the escaped space, U+2581.
 const spmSpace = "\u2581"

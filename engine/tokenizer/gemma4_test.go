@@ -1,0 +1,192 @@
+package tokenizer
+
+import (
+	"context"
+	"encoding/hex"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"unicode/utf8"
+
+	"saji/engine/gguf"
+	"saji/engine/tokenizer/g4vocab"
+)
+
+// gemma4Once writes the synthetic Gemma 4 vocabulary once per test run.
+var gemma4Once struct {
+	sync.Mutex
+	tk *Tokenizer
+}
+
+// openGemma4 returns the tokenizer of g4vocab's synthetic Gemma 4
+// vocabulary, read back from the GGUF file it writes.
+func openGemma4(t testing.TB) *Tokenizer {
+	t.Helper()
+	gemma4Once.Lock()
+	defer gemma4Once.Unlock()
+	if gemma4Once.tk != nil {
+		return gemma4Once.tk
+	}
+	path := filepath.Join(t.TempDir(), "gemma4.vocab.gguf")
+	if err := g4vocab.Write(context.Background(), path); err != nil {
+		t.Fatal(err)
+	}
+	tk, err := Open(path)
+	if err != nil {
+		t.Fatalf("open the gemma4 vocabulary: %v", err)
+	}
+	gemma4Once.tk = tk
+	return tk
+}
+
+// g4File is the schema of testdata/tokenizer/gemma4-synth.tok.json, which
+// testdata/tokdump/tokdump.cpp writes (see internal/tools/g4tokref).
+type g4File struct {
+	Model struct {
+		NVocab int     `json:"n_vocab"`
+		BOSID  int32   `json:"bos_id"`
+		EOSID  int32   `json:"eos_id"`
+		AddBOS bool    `json:"add_bos"`
+		AddEOS bool    `json:"add_eos"`
+		EOGIDs []int32 `json:"eog_ids"`
+	} `json:"model"`
+	Cases []struct {
+		ID                 string   `json:"id"`
+		TextHex            string   `json:"text_hex"`
+		Plain              []int32  `json:"plain"`
+		AddSpecial         []int32  `json:"add_special"`
+		ParseSpecial       []int32  `json:"parse_special"`
+		AddAndParseSpecial []int32  `json:"add_and_parse_special"`
+		PiecesHex          []string `json:"pieces_hex"`
+		DetokPlainHex      string   `json:"detok_plain_hex"`
+	} `json:"cases"`
+}
+
+// TestConformanceGemma4 compares the "gemma4" tokenizer with llama.cpp's
+// on the synthetic Gemma 4 vocabulary: the special ids and flags (add_bos
+// forced on), the end-of-generation set, every text in the four encoding
+// modes, the pieces of the add-and-parse ids, the detokenized plain ids,
+// and the streaming decoder against the pieces.
+func TestConformanceGemma4(t *testing.T) {
+	tk := openGemma4(t)
+	var f g4File
+	readJSON(t, filepath.Join("..", "..", "testdata", "tokenizer", "gemma4-synth.tok.json"), &f)
+	m := f.Model
+	if tk.NumTokens() != m.NVocab || tk.BOS() != m.BOSID || tk.EOS() != m.EOSID ||
+		tk.AddBOS() != m.AddBOS || tk.AddEOS() != m.AddEOS {
+		t.Errorf("vocab: n=%d bos=%d eos=%d add_bos=%v add_eos=%v, want %d %d %d %v %v",
+			tk.NumTokens(), tk.BOS(), tk.EOS(), tk.AddBOS(), tk.AddEOS(),
+			m.NVocab, m.BOSID, m.EOSID, m.AddBOS, m.AddEOS)
+	}
+	if !slices.Equal(tk.EOGs(), m.EOGIDs) {
+		t.Errorf("eog ids %v, want %v", tk.EOGs(), m.EOGIDs)
+	}
+	if tk.Model() != BPE || tk.Pre() != "gemma4" || tk.AddSpacePrefix() {
+		t.Errorf("model %v pre %q add_space_prefix %v, want BPE gemma4 false", tk.Model(), tk.Pre(), tk.AddSpacePrefix())
+	}
+	if len(f.Cases) < 40 {
+		t.Fatalf("%d cases, want the recorded 40 or more", len(f.Cases))
+	}
+	for _, c := range f.Cases {
+		raw, err := hex.DecodeString(c.TextHex)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := string(raw)
+		for _, md := range []struct {
+			name         string
+			add, special bool
+			want         []int32
+		}{
+			{"plain", false, false, c.Plain},
+			{"add_special", true, false, c.AddSpecial},
+			{"parse_special", false, true, c.ParseSpecial},
+			{"add_and_parse_special", true, true, c.AddAndParseSpecial},
+		} {
+			got := tk.Encode(text, md.add, md.special)
+			if !slices.Equal(got, md.want) && !(len(got) == 0 && len(md.want) == 0) {
+				t.Errorf("%s %s %q: %s", c.ID, md.name, trim(text), idsDiff(got, md.want))
+			}
+		}
+		for i, id := range c.AddAndParseSpecial {
+			if got := hex.EncodeToString([]byte(tk.TokenToPiece(id, true))); got != c.PiecesHex[i] {
+				t.Errorf("%s: piece of %d = %s, want %s", c.ID, id, got, c.PiecesHex[i])
+			}
+		}
+		detok, err := tk.Detokenize(c.Plain, false, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := hex.EncodeToString([]byte(detok)); got != c.DetokPlainHex {
+			t.Errorf("%s detok_plain %q: got %q, want hex %s", c.ID, trim(text), detok, c.DetokPlainHex)
+		}
+		var pieces, stream strings.Builder
+		d := tk.NewDecoder(DecoderOptions{})
+		for _, id := range c.Plain {
+			pieces.WriteString(tk.TokenToPiece(id, false))
+			part, err := d.Add(id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			stream.WriteString(part)
+		}
+		stream.WriteString(d.Flush())
+		if p := pieces.String(); utf8.ValidString(p) && stream.String() != p {
+			t.Errorf("%s: stream %q, pieces %q", c.ID, stream.String(), p)
+		}
+	}
+	t.Logf("%d cases x 4 modes, pieces, detokenization and streaming", len(f.Cases))
+}
+
+// TestGemma4Vocab checks what the loader makes of the vocabulary's
+// metadata: the "gemma4" model reads merges, takes its specials from the
+// file alone, and forces BOS on.
+func TestGemma4Vocab(t *testing.T) {
+	tk := openGemma4(t)
+	if tk.UNK() != g4vocab.UNK || tk.PAD() != g4vocab.PAD || tk.BOS() != g4vocab.BOS || tk.EOS() != g4vocab.EOS {
+		t.Errorf("unk %d pad %d bos %d eos %d", tk.UNK(), tk.PAD(), tk.BOS(), tk.EOS())
+	}
+	if !tk.AddBOS() {
+		t.Error("add_bos is false; llama.cpp forces it on for Gemma 4")
+	}
+	if id, ok := tk.TokenID("</s>"); !ok || tk.IsEOG(id) || !tk.IsNormal(id) {
+		t.Errorf("</s> (%d) should be a normal token outside the end-of-generation set", id)
+	}
+	// Without special ids in the file there are none (no gpt2 defaults).
+	v := Vocab{Model: "gemma4", Tokens: []string{"a", "b", "ab"}, Merges: []string{"a b"}}
+	nt, err := New(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if nt.BOS() != -1 || nt.EOS() != -1 || !nt.AddBOS() {
+		t.Errorf("bare gemma4: bos %d eos %d add_bos %v, want -1 -1 true", nt.BOS(), nt.EOS(), nt.AddBOS())
+	}
+	if got := nt.Encode("ab a", true, false); !slices.Equal(got, []int32{2, 0}) {
+		// "ab" merges; the escaped space is no token and has no byte
+		// token, so it is dropped as llama.cpp drops it.
+		t.Errorf("encode: %v, want [2 0]", got)
+	}
+}
+
+// TestGemma4GGUFErrors checks that a "gemma4" file without merges is an
+// error, as in llama.cpp, rather than a tokenizer that cannot merge.
+func TestGemma4GGUFErrors(t *testing.T) {
+	w := gguf.NewWriter()
+	for _, kv := range []struct {
+		k string
+		v any
+	}{{gguf.KeyTokenizerModel, "gemma4"}, {gguf.KeyTokens, []string{"a", "b"}}} {
+		if err := w.Set(kv.k, kv.v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "nomerges.gguf")
+	if err := w.WriteFile(context.Background(), path); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(path); err == nil {
+		t.Error("a gemma4 vocabulary without merges loaded")
+	}
+}
