@@ -13,16 +13,19 @@ import (
 	"encoding/hex"
 	"flag"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"saji/engine/tokenizer/g4vocab"
 )
 
-// texts are the recorded cases: spaces, newline runs, tabs, multi-byte
-// UTF-8, code, special-token text, and bytes that are not UTF-8.
+// texts are the recorded cases, before 80 random ones (randomTexts):
+// spaces, newline runs, tabs, multi-byte UTF-8, code, special-token text,
+// and bytes that are not UTF-8.
 var texts = []string{
 	"",
 	" ",
@@ -74,6 +77,26 @@ var texts = []string{
 	"x\u00a0y\u2009z\u3000w",
 }
 
+// randomTexts returns n texts drawn from pieces that exercise the merges,
+// the newline split, byte fallback and special tokens, the same on every
+// run.
+func randomTexts(n int) []string {
+	pieces := []string{"the", " the", " fox", "Hello", " world", "ing", " ", "  ", "\n", "\n\n", "\n\n\n", "\t",
+		"\r\n", ".", ",", "?", "'s", "12", "3.14", "今日", "は", "語", "🦙", "👍🏽", "é", "ß", "\u00a0", "\u2581",
+		"<bos>", "<eos>", "<start_of_turn>", "<end_of_turn>", "<|turn>", "<turn|>", "<|image|>", "</s>",
+		"<0x41>", "\xff", "\xe4", "\x80", "{", "}", "()", "fmt.Println", "    "}
+	r := rand.New(rand.NewPCG(24, 4))
+	out := make([]string, n)
+	for i := range out {
+		var b strings.Builder
+		for range 1 + r.IntN(16) {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		out[i] = b.String()
+	}
+	return out
+}
+
 func main() {
 	tokdump := flag.String("tokdump", "", "the tokdump program (required)")
 	out := flag.String("out", "testdata/tokenizer/gemma4-synth.tok.json", "the JSON to write")
@@ -101,7 +124,7 @@ func run(ctx context.Context, tokdump, out string) error {
 		return err
 	}
 	var b strings.Builder
-	for _, t := range texts {
+	for _, t := range append(slices.Clone(texts), randomTexts(80)...) {
 		b.WriteString(hex.EncodeToString([]byte(t)) + "\n")
 	}
 	in := filepath.Join(dir, "texts.hex")
