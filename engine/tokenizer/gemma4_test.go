@@ -190,3 +190,42 @@ func TestGemma4GGUFErrors(t *testing.T) {
 		t.Error("a gemma4 vocabulary without merges loaded")
 	}
 }
+
+// TestGemma4PreOnGPT2 checks that a "gpt2" vocabulary with the "gemma4" or
+// "granite-embed-multi-311m" pre-tokenizer tokenizes as the "gemma4" model
+// does: llama.cpp gives both the same pre-tokenizer type, and the models
+// differ only in their default special ids.
+func TestGemma4PreOnGPT2(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "gemma4.vocab.gguf")
+	if err := g4vocab.Write(context.Background(), path); err != nil {
+		t.Fatal(err)
+	}
+	f, err := gguf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	v, err := VocabFromGGUF(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := openGemma4(t)
+	var cases g4File
+	readJSON(t, filepath.Join("..", "..", "testdata", "tokenizer", "gemma4-synth.tok.json"), &cases)
+	for _, pre := range []string{"gemma4", "granite-embed-multi-311m"} {
+		v.Model, v.Pre = "gpt2", pre
+		tk, err := New(v)
+		if err != nil {
+			t.Fatalf("%s: %v", pre, err)
+		}
+		if !tk.AddBOS() || tk.BOS() != ref.BOS() {
+			t.Errorf("%s: add_bos %v bos %d", pre, tk.AddBOS(), tk.BOS())
+		}
+		for _, c := range cases.Cases {
+			raw, _ := hex.DecodeString(c.TextHex)
+			if got, want := tk.Encode(string(raw), true, true), ref.Encode(string(raw), true, true); !slices.Equal(got, want) {
+				t.Errorf("%s %s: %s", pre, c.ID, idsDiff(got, want))
+			}
+		}
+	}
+}
