@@ -547,7 +547,8 @@ func asciiLower(s string) string {
 // Model returns the tokenization algorithm.
 func (t *Tokenizer) Model() Model { return t.model }
 
-// Pre returns the pre-tokenizer name (tokenizer.ggml.pre) as given.
+// Pre returns the pre-tokenizer name (tokenizer.ggml.pre) as given, or
+// "gemma4" for the gemma4 model, whose pre-tokenizer is fixed.
 func (t *Tokenizer) Pre() string { return t.pre }
 
 // NumTokens returns the vocabulary size.
