@@ -3,6 +3,7 @@ package tokenizer
 import (
 	"context"
 	"encoding/hex"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"saji/engine/gguf"
 	"saji/engine/tokenizer/g4vocab"
+	"saji/internal/refdata"
 )
 
 // gemma4Once writes the synthetic Gemma 4 vocabulary once per test run.
@@ -97,11 +99,7 @@ func TestConformanceGemma4(t *testing.T) {
 			t.Fatal(err)
 		}
 		bad += checkCase(t, tk, c.tokCase, string(raw), &reported)
-		for i, id := range c.AddAndParseSpecial {
-			if got := hex.EncodeToString([]byte(tk.TokenToPiece(id, true))); got != c.PiecesHex[i] {
-				t.Errorf("%s: piece of %d = %s, want %s", c.ID, id, got, c.PiecesHex[i])
-			}
-		}
+		checkPieces(t, tk, c.ID, c.AddAndParseSpecial, c.PiecesHex)
 		var pieces, stream strings.Builder
 		d := tk.NewDecoder(DecoderOptions{})
 		for _, id := range c.Plain {
@@ -118,6 +116,21 @@ func TestConformanceGemma4(t *testing.T) {
 		}
 	}
 	t.Logf("%d cases x 4 modes + detokenization (%d mismatches), pieces and streaming", len(f.Cases), bad)
+}
+
+// checkPieces compares the pieces of ids (special tokens rendered) with
+// llama.cpp's, as hex.
+func checkPieces(t *testing.T, tk *Tokenizer, id string, ids []int32, want []string) {
+	t.Helper()
+	if len(ids) != len(want) {
+		t.Errorf("%s: %d pieces for %d ids", id, len(want), len(ids))
+		return
+	}
+	for i, tok := range ids {
+		if got := hex.EncodeToString([]byte(tk.TokenToPiece(tok, true))); got != want[i] {
+			t.Errorf("%s: piece of %d = %s, want %s", id, tok, got, want[i])
+		}
+	}
 }
 
 // TestGemma4Vocab checks what the loader makes of the vocabulary's
@@ -195,4 +208,141 @@ func TestGemma4PreOnGPT2(t *testing.T) {
 			}
 		}
 	}
+}
+
+// gemma4DerivedRef is llama.cpp's tokenization of the Gemma 4 vocabulary
+// derived from Llama 3's (writeDerivedGemma4).
+var gemma4DerivedRef = filepath.Join("..", "..", "testdata", "tokenizer", "gemma4-llama3-derived.tok.json")
+
+// writeDerivedGemma4 writes at path a full-size vocabulary of Gemma 4's
+// kind derived from the shared data's Llama-3 BPE vocabulary: g4vocab's
+// special tokens and 256 byte tokens, then Llama 3's regular tokens and
+// merges mapped from GPT-2's byte alphabet to raw UTF-8 with U+2581 for
+// spaces (those that are not whole UTF-8 characters left out, so that
+// byte fallback happens), about 128,000 tokens and 280,000 merges.
+func writeDerivedGemma4(t testing.TB, path string) {
+	t.Helper()
+	f, err := gguf.Open(refdata.Path(t, "vocab/llama3-bpe-full.gguf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	llamaTokens, err := f.Tokens()
+	if err != nil {
+		t.Fatal(err)
+	}
+	llamaMerges, err := f.Merges()
+	if err != nil {
+		t.Fatal(err)
+	}
+	conv := func(s string) (string, bool) {
+		raw, ok := decodeByteLevel(s)
+		if !ok || !utf8.ValidString(raw) {
+			return "", false
+		}
+		return strings.ReplaceAll(raw, " ", spmSpace), true
+	}
+	w, err := g4vocab.Writer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, _ := gemma4Vocab(t)
+	var tokens []string
+	var types []int32
+	seen := map[string]bool{}
+	for id := range int32(base.NumTokens()) {
+		if base.TokenType(id) == TypeNormal {
+			break // the special and byte tokens come first
+		}
+		tokens = append(tokens, base.Text(id))
+		types = append(types, int32(base.TokenType(id)))
+		seen[base.Text(id)] = true
+	}
+	for _, s := range llamaTokens[:128000] {
+		if c, ok := conv(s); ok && !seen[c] {
+			seen[c] = true
+			tokens = append(tokens, c)
+			types = append(types, int32(TypeNormal))
+		}
+	}
+	var merges []string
+	for _, m := range llamaMerges {
+		l, r, ok := strings.Cut(m, " ")
+		if !ok {
+			continue
+		}
+		if a, ok := conv(l); ok {
+			if b, ok := conv(r); ok {
+				merges = append(merges, a+" "+b)
+			}
+		}
+	}
+	for _, kv := range []struct {
+		k string
+		v any
+	}{{gguf.KeyTokens, tokens}, {gguf.KeyTokenType, types}, {gguf.KeyMerges, merges}} {
+		if err := w.Set(kv.k, kv.v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.WriteFile(context.Background(), path); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// derivedTexts are the texts recorded for the derived vocabulary: 16 KiB
+// of mixedText in pieces of about 1 KiB.
+func derivedTexts() []string {
+	text := mixedText(16 << 10)
+	var out []string
+	for len(text) > 0 {
+		n := min(len(text), 1<<10)
+		for n < len(text) && !utf8.RuneStart(text[n]) {
+			n++
+		}
+		out = append(out, text[:n])
+		text = text[n:]
+	}
+	return out
+}
+
+// TestConformanceGemma4Derived compares the "gemma4" tokenizer with
+// llama.cpp's on a full-size vocabulary of its kind (writeDerivedGemma4)
+// over 16 KiB of mixed text. With G4TOK_WRITE=DIR it writes the vocabulary
+// and the texts (hex, one a line) into DIR instead, for tokdump (see
+// testdata/README.md).
+func TestConformanceGemma4Derived(t *testing.T) {
+	if dir := os.Getenv("G4TOK_WRITE"); dir != "" {
+		writeDerivedGemma4(t, filepath.Join(dir, "gemma4-llama3-derived.vocab.gguf"))
+		var b strings.Builder
+		for _, s := range derivedTexts() {
+			b.WriteString(hex.EncodeToString([]byte(s)) + "\n")
+		}
+		if err := os.WriteFile(filepath.Join(dir, "gemma4-llama3-derived.hex"), []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	path := filepath.Join(t.TempDir(), "derived.vocab.gguf")
+	writeDerivedGemma4(t, path)
+	tk, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f g4File
+	readJSON(t, gemma4DerivedRef, &f)
+	checkVocab(t, tk, f.Model)
+	texts := derivedTexts()
+	if len(f.Cases) != len(texts) {
+		t.Fatalf("%d cases, %d texts", len(f.Cases), len(texts))
+	}
+	bad, reported := 0, 0
+	for i, c := range f.Cases {
+		if c.TextHex != hex.EncodeToString([]byte(texts[i])) {
+			t.Fatalf("%s: the text is not the recorded one (mixedText changed: regenerate)", c.ID)
+		}
+		bad += checkCase(t, tk, c.tokCase, texts[i], &reported)
+		checkPieces(t, tk, c.ID, c.AddAndParseSpecial, c.PiecesHex)
+	}
+	t.Logf("%d tokens, %d cases x 4 modes + detokenization and pieces, %d mismatches", tk.NumTokens(), len(f.Cases), bad)
 }
