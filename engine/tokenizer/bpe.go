@@ -346,17 +346,25 @@ func (t *Tokenizer) encodeBPE(text string, out []int32, st *encodeState) []int32
 	for _, e := range ends {
 		w := c.text[c.offs[lo]:c.offs[e]]
 		lo = int(e)
-		if span, ok := st.cache[w]; ok {
-			out = append(out, st.arena[span>>32:span>>32+span&0xFFFFFFFF]...)
+		if t.bpe.raw {
+			// Gemma 4 merges whole lines; they are cut where no merge
+			// can join, as encodeSPM cuts its text, with the same result.
+			out = t.splitAtSpaces(w, out, st, (*Tokenizer).encodeBPEWord)
 			continue
 		}
-		n0 := len(out)
-		out = t.encodeWord(w, out, st)
-		if len(st.cache) < maxCachedWords && len(w) <= maxCachedWordLen {
-			st.cache[w] = uint64(len(st.arena))<<32 | uint64(len(out)-n0)
-			st.arena = append(st.arena, out[n0:]...)
-		}
+		out = t.encodeBPEWord(w, out, st)
 	}
+	return out
+}
+
+// encodeBPEWord merges one word, using the per-call cache.
+func (t *Tokenizer) encodeBPEWord(w string, out []int32, st *encodeState) []int32 {
+	if toks, ok := st.cached(w); ok {
+		return append(out, toks...)
+	}
+	n0 := len(out)
+	out = t.encodeWord(w, out, st)
+	st.remember(w, out[n0:])
 	return out
 }
 

@@ -346,3 +346,38 @@ func TestConformanceGemma4Derived(t *testing.T) {
 	}
 	t.Logf("%d tokens, %d cases x 4 modes + detokenization and pieces, %d mismatches", tk.NumTokens(), len(f.Cases), bad)
 }
+
+// TestGemma4WordSplitting checks that encodeBPE, which cuts Gemma 4's lines
+// at the spaces no merge can cross, gives llama.cpp's result of merging
+// each whole line, on the synthetic and the derived vocabulary.
+func TestGemma4WordSplitting(t *testing.T) {
+	text := mixedText(64 << 10)
+	if testing.Short() {
+		text = text[:8<<10]
+	}
+	path := filepath.Join(t.TempDir(), "derived.vocab.gguf")
+	writeDerivedGemma4(t, path)
+	derived, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tk := range []*Tokenizer{openGemma4(t), derived} {
+		var sb strings.Builder
+		escapeSpaces(&sb, text+" \xe2\x96 \xe2 \xff\xfe  x\n\n  \n")
+		esc := sb.String()
+		st := &encodeState{cache: map[string]uint64{}}
+		words := tk.encodeBPE(esc, nil, st)
+		var whole []int32
+		c := &st.cp
+		c.decode(esc)
+		lo := 0
+		for _, e := range pretokenize(tk.bpe.stages, c, st) {
+			whole = tk.encodeWord(c.text[c.offs[lo]:c.offs[e]], whole, st)
+			lo = int(e)
+		}
+		if !slices.Equal(words, whole) {
+			t.Errorf("%d tokens: word-by-word merge differs: %s", tk.NumTokens(), idsDiff(words, whole))
+		}
+		t.Logf("%d tokens: %d joiner prefixes", tk.NumTokens(), len(tk.spmJoin))
+	}
+}

@@ -205,7 +205,7 @@ type Tokenizer struct {
 
 	bpe      *bpeTables
 	spmBytes [256]int32      // SPM byte-fallback token of each byte
-	spmJoin  map[string]bool // see spmJoiners
+	spmJoin  map[string]bool // see spmJoiners (SPM and Gemma 4's BPE)
 
 	states sync.Pool // *encodeState
 }
@@ -352,9 +352,11 @@ func New(v Vocab) (*Tokenizer, error) {
 		t.stripAccent = *v.StripAccents
 	}
 
+	if t.model == SPM || t.bpe != nil && t.bpe.raw {
+		t.spmJoin = t.spmJoiners()
+	}
 	if t.model == SPM {
 		t.spmBytes = t.spmByteTokens()
-		t.spmJoin = t.spmJoiners()
 	}
 	t.detectSpecials()
 	t.buildSpecialCache()
