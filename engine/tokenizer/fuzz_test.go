@@ -26,7 +26,8 @@ var fuzzSeeds = []string{
 }
 
 // FuzzRoundTrip encodes arbitrary strings with several vocabularies (and
-// the synthetic Gemma 4 one): no panics, every id in range, and decoding
+// the synthetic and derived Gemma 4 ones, whose word-by-word merge must
+// equal the merge of whole lines): no panics, every id in range, and decoding
 // gives the text back wherever the vocabulary can represent it (SPM with
 // byte fallback: text without U+2581 that is valid UTF-8 or has no spaces;
 // byte-level BPE: any valid UTF-8; Gemma 4's BPE: valid UTF-8 without
@@ -44,13 +45,13 @@ func FuzzRoundTrip(f *testing.F) {
 }
 
 // fuzzTokenizers opens the fuzzed vocabularies: fuzzVocabs and the
-// synthetic Gemma 4 one.
+// synthetic and derived Gemma 4 ones.
 func fuzzTokenizers(t testing.TB) []*Tokenizer {
-	vocabs := make([]*Tokenizer, 0, len(fuzzVocabs)+1)
+	vocabs := make([]*Tokenizer, 0, len(fuzzVocabs)+2)
 	for _, rel := range fuzzVocabs {
 		vocabs = append(vocabs, openRef(t, rel))
 	}
-	return append(vocabs, openGemma4(t))
+	return append(vocabs, openGemma4(t), openDerivedGemma4(t))
 }
 
 func checkRoundTrip(t *testing.T, tk *Tokenizer, s string) {
@@ -63,6 +64,9 @@ func checkRoundTrip(t *testing.T, tk *Tokenizer, s string) {
 		if _, err := tk.Detokenize(ids, true, true); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if tk.bpe != nil && tk.bpe.raw {
+		checkGemma4Splitting(t, tk, s)
 	}
 	ids := tk.Encode(s, false, false)
 	got, _ := tk.Detokenize(ids, false, false)

@@ -290,6 +290,30 @@ func writeDerivedGemma4(t testing.TB, path string) {
 	}
 }
 
+// derivedOnce builds the derived vocabulary's tokenizer once per test run.
+var derivedOnce struct {
+	sync.Mutex
+	tk *Tokenizer
+}
+
+// openDerivedGemma4 returns the tokenizer of the derived vocabulary
+// (writeDerivedGemma4), read back from its GGUF file.
+func openDerivedGemma4(t testing.TB) *Tokenizer {
+	t.Helper()
+	derivedOnce.Lock()
+	defer derivedOnce.Unlock()
+	if derivedOnce.tk == nil {
+		path := filepath.Join(t.TempDir(), "derived.vocab.gguf")
+		writeDerivedGemma4(t, path)
+		tk, err := Open(path)
+		if err != nil {
+			t.Fatalf("open the derived gemma4 vocabulary: %v", err)
+		}
+		derivedOnce.tk = tk
+	}
+	return derivedOnce.tk
+}
+
 // derivedTexts are the texts recorded for the derived vocabulary: 16 KiB
 // of mixedText in pieces of about 1 KiB.
 func derivedTexts() []string {
@@ -323,12 +347,7 @@ func TestConformanceGemma4Derived(t *testing.T) {
 		}
 		return
 	}
-	path := filepath.Join(t.TempDir(), "derived.vocab.gguf")
-	writeDerivedGemma4(t, path)
-	tk, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tk := openDerivedGemma4(t)
 	var f g4File
 	readJSON(t, gemma4DerivedRef, &f)
 	checkVocab(t, tk, f.Model)
@@ -355,29 +374,30 @@ func TestGemma4WordSplitting(t *testing.T) {
 	if testing.Short() {
 		text = text[:8<<10]
 	}
-	path := filepath.Join(t.TempDir(), "derived.vocab.gguf")
-	writeDerivedGemma4(t, path)
-	derived, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tk := range []*Tokenizer{openGemma4(t), derived} {
-		var sb strings.Builder
-		escapeSpaces(&sb, text+" \xe2\x96 \xe2 \xff\xfe  x\n\n  \n")
-		esc := sb.String()
-		st := &encodeState{cache: map[string]uint64{}}
-		words := tk.encodeBPE(esc, nil, st)
-		var whole []int32
-		c := &st.cp
-		c.decode(esc)
-		lo := 0
-		for _, e := range pretokenize(tk.bpe.stages, c, st) {
-			whole = tk.encodeWord(c.text[c.offs[lo]:c.offs[e]], whole, st)
-			lo = int(e)
-		}
-		if !slices.Equal(words, whole) {
-			t.Errorf("%d tokens: word-by-word merge differs: %s", tk.NumTokens(), idsDiff(words, whole))
-		}
+	for _, tk := range []*Tokenizer{openGemma4(t), openDerivedGemma4(t)} {
+		checkGemma4Splitting(t, tk, text+" \xe2\x96 \xe2 \xff\xfe  x\n\n  \n")
 		t.Logf("%d tokens: %d joiner prefixes", tk.NumTokens(), len(tk.spmJoin))
+	}
+}
+
+// checkGemma4Splitting compares Gemma 4's word-by-word merge of text with
+// the merge of its whole lines.
+func checkGemma4Splitting(t *testing.T, tk *Tokenizer, text string) {
+	t.Helper()
+	var sb strings.Builder
+	escapeSpaces(&sb, text)
+	esc := sb.String()
+	st := &encodeState{cache: map[string]uint64{}}
+	words := tk.encodeBPE(esc, nil, st)
+	var whole []int32
+	c := &st.cp
+	c.decode(esc)
+	lo := 0
+	for _, e := range pretokenize(tk.bpe.stages, c, st) {
+		whole = tk.encodeWord(c.text[c.offs[lo]:c.offs[e]], whole, st)
+		lo = int(e)
+	}
+	if !slices.Equal(words, whole) {
+		t.Errorf("%d tokens, %q: word-by-word merge differs: %s", tk.NumTokens(), trim(text), idsDiff(words, whole))
 	}
 }
