@@ -349,22 +349,11 @@ func (t *Tokenizer) encodeBPE(text string, out []int32, st *encodeState) []int32
 		if t.bpe.raw {
 			// Gemma 4 merges whole lines; they are cut where no merge
 			// can join, as encodeSPM cuts its text, with the same result.
-			out = t.splitAtSpaces(w, out, st, (*Tokenizer).encodeBPEWord)
+			out = t.splitAtSpaces(w, out, st, (*Tokenizer).encodeWord)
 			continue
 		}
-		out = t.encodeBPEWord(w, out, st)
+		out = t.mergeCached(w, out, st, (*Tokenizer).encodeWord)
 	}
-	return out
-}
-
-// encodeBPEWord merges one word, using the per-call cache.
-func (t *Tokenizer) encodeBPEWord(w string, out []int32, st *encodeState) []int32 {
-	if toks, ok := st.cached(w); ok {
-		return append(out, toks...)
-	}
-	n0 := len(out)
-	out = t.encodeWord(w, out, st)
-	st.remember(w, out[n0:])
 	return out
 }
 

@@ -118,23 +118,36 @@ func (t *Tokenizer) spmJoiners() map[string]bool {
 	return m
 }
 
-// splitAtSpaces calls word for each piece of an escaped text cut before
-// every U+2581 that no merge can join to the character before it (see
-// spmJoiners), and returns out as word leaves it.
-func (t *Tokenizer) splitAtSpaces(text string, out []int32, st *encodeState,
-	word func(*Tokenizer, string, []int32, *encodeState) []int32) []int32 {
+// mergeFunc appends the tokens of one word to out: mergeSPM or encodeWord.
+type mergeFunc func(t *Tokenizer, w string, out []int32, st *encodeState) []int32
+
+// mergeCached merges one word with merge, using the per-call cache.
+func (t *Tokenizer) mergeCached(w string, out []int32, st *encodeState, merge mergeFunc) []int32 {
+	if toks, ok := st.cached(w); ok {
+		return append(out, toks...)
+	}
+	n0 := len(out)
+	out = merge(t, w, out, st)
+	st.remember(w, out[n0:])
+	return out
+}
+
+// splitAtSpaces merges (mergeCached) each piece of an escaped text cut
+// before every U+2581 that no merge can join to the character before it
+// (see spmJoiners).
+func (t *Tokenizer) splitAtSpaces(text string, out []int32, st *encodeState, merge mergeFunc) []int32 {
 	seg, prev := 0, 0
 	for offs := 0; offs < len(text); {
 		n := min(utf8Len(text[offs]), len(text)-offs)
 		if offs > seg && n == len(spmSpace) && text[offs:offs+n] == spmSpace && !t.spmJoin[text[prev:offs]] {
-			out = word(t, text[seg:offs], out, st)
+			out = t.mergeCached(text[seg:offs], out, st, merge)
 			seg = offs
 		}
 		prev = offs
 		offs += n
 	}
 	if seg < len(text) {
-		out = word(t, text[seg:], out, st)
+		out = t.mergeCached(text[seg:], out, st, merge)
 	}
 	return out
 }
@@ -151,18 +164,7 @@ func (t *Tokenizer) splitAtSpaces(text string, out []int32, st *encodeState,
 // each other, so the fragment is cut there into words that are merged (and
 // cached) separately, with the same result.
 func (t *Tokenizer) encodeSPM(text string, out []int32, st *encodeState) []int32 {
-	return t.splitAtSpaces(text, out, st, (*Tokenizer).encodeSPMWord)
-}
-
-// encodeSPMWord merges one word, using the per-call cache.
-func (t *Tokenizer) encodeSPMWord(w string, out []int32, st *encodeState) []int32 {
-	if toks, ok := st.cached(w); ok {
-		return append(out, toks...)
-	}
-	n0 := len(out)
-	out = t.mergeSPM(w, out, st)
-	st.remember(w, out[n0:])
-	return out
+	return t.splitAtSpaces(text, out, st, (*Tokenizer).mergeSPM)
 }
 
 // mergeSPM is llama.cpp's SPM merge over one piece of text.
