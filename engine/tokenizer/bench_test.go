@@ -79,8 +79,10 @@ func mixedText(n int) string {
 	return b.String()
 }
 
-func benchEncode(b *testing.B, rel string) {
-	tk := openRef(b, rel)
+func benchEncode(b *testing.B, rel string) { benchEncodeWith(b, openRef(b, rel)) }
+
+// benchEncodeWith encodes 1 MiB of mixed text with tk.
+func benchEncodeWith(b *testing.B, tk *Tokenizer) {
 	text := mixedText(1 << 20)
 	b.SetBytes(int64(len(text)))
 	b.ReportAllocs()
@@ -99,6 +101,11 @@ func BenchmarkEncodeLlama3(b *testing.B) { benchEncode(b, "vocab/llama3-bpe-full
 // BenchmarkEncodeSPM encodes 1 MiB of mixed text with the Llama-2 SPM
 // vocabulary (32000 tokens).
 func BenchmarkEncodeSPM(b *testing.B) { benchEncode(b, "vocab/ggml-vocab-llama-spm.gguf") }
+
+// BenchmarkEncodeGemma4 encodes 1 MiB of mixed text with the full-size
+// vocabulary of Gemma 4's kind derived from Llama 3's (raw UTF-8 BPE,
+// whole lines as words).
+func BenchmarkEncodeGemma4(b *testing.B) { benchEncodeWith(b, openDerivedGemma4(b)) }
 
 // BenchmarkDetokenizeLlama3 decodes the tokens of 1 MiB of mixed text.
 func BenchmarkDetokenizeLlama3(b *testing.B) {

@@ -63,17 +63,24 @@ type merge struct {
 	result int32 // symbol id of the merged string
 }
 
-// bpeTables are the byte-level BPE structures. The strings BPE works with
-// (symbols) have ids: a token's id for a token text, and ids from nTok up
-// for strings that merges name but the vocabulary lacks, so that merges are
-// looked up by a pair of ids. A merge whose parts or result are not tokens
-// still applies, as in llama.cpp's string-keyed merge table.
+// bpeTables are the BPE structures. The strings BPE works with (symbols)
+// have ids: a token's id for a token text, and ids from nTok up for strings
+// that merges name but the vocabulary lacks, so that merges are looked up
+// by a pair of ids. A merge whose parts or result are not tokens still
+// applies, as in llama.cpp's string-keyed merge table.
+//
+// Symbols are GPT-2 byte-level text, one character per byte of the word,
+// except in raw mode (Gemma 4's SPM-style BPE): there they are the word's
+// own UTF-8, one symbol per character to begin with, and a symbol that is
+// no token falls back to the <0xNN> tokens of its bytes.
 type bpeTables struct {
-	nTok    int32
-	extra   map[string]int32 // byte-level text of a non-token merge string -> symbol id >= nTok
-	ranks   map[uint64]merge // (left symbol, right symbol) -> merge
-	byteSym [256]int32       // symbol id of each single byte, or -1
-	stages  []splitter
+	nTok     int32
+	raw      bool
+	extra    map[string]int32 // text of a non-token merge string -> symbol id >= nTok
+	ranks    map[uint64]merge // (left symbol, right symbol) -> merge
+	byteSym  [256]int32       // symbol id of each single byte, or -1 (byte-level mode)
+	fallback [256]int32       // token of each byte of a symbol that is no token, or -1
+	stages   []splitter
 }
 
 func pairKey(a, b int32) uint64 { return uint64(uint32(a))<<32 | uint64(uint32(b)) }
@@ -89,10 +96,13 @@ func inAlphabet(s string) bool {
 	return true
 }
 
-func newBPETables(t *Tokenizer, merges []string) (*bpeTables, error) {
+// newBPETables builds the merge table of t's vocabulary; raw selects raw
+// UTF-8 symbols over GPT-2's byte alphabet.
+func newBPETables(t *Tokenizer, merges []string, raw bool) (*bpeTables, error) {
 	n := int32(len(t.tokens))
 	b := &bpeTables{
 		nTok:   n,
+		raw:    raw,
 		extra:  map[string]int32{},
 		ranks:  make(map[uint64]merge, len(merges)),
 		stages: stagesOf(t.preKind),
@@ -123,7 +133,7 @@ func newBPETables(t *Tokenizer, merges []string) (*bpeTables, error) {
 			continue // an empty part (llama.cpp records it; it never matches)
 		}
 		left, right := m[:sp], m[sp+1:]
-		if !inAlphabet(left) || !inAlphabet(right) {
+		if !raw && (!inAlphabet(left) || !inAlphabet(right)) {
 			continue // no BPE symbol can ever equal this text
 		}
 		buf = append(append(buf[:0], left...), right...)
@@ -135,14 +145,34 @@ func newBPETables(t *Tokenizer, merges []string) (*bpeTables, error) {
 	}
 	for i := range b.byteSym {
 		b.byteSym[i] = -1
+		if raw {
+			b.fallback[i] = -1
+			if id, ok := t.byText[byteTokenText(byte(i))]; ok {
+				b.fallback[i] = id
+			}
+			continue
+		}
 		text := string(byteToRune[i])
 		if id, ok := t.byText[text]; ok {
 			b.byteSym[i] = id
 		} else if id, ok := b.extra[text]; ok {
 			b.byteSym[i] = id
 		}
+		b.fallback[i] = b.token(b.byteSym[i])
 	}
 	return b, nil
+}
+
+// symOf returns the symbol id of a text (raw mode), or -1 when the text is
+// neither a token nor part of a merge.
+func (b *bpeTables) symOf(t *Tokenizer, text string) int32 {
+	if id, ok := t.byText[text]; ok {
+		return id
+	}
+	if id, ok := b.extra[text]; ok {
+		return id
+	}
+	return -1
 }
 
 // token returns the token of a symbol, or -1 when the symbol is no token.
@@ -230,19 +260,36 @@ func (t *Tokenizer) encodeWord(w string, out []int32, st *encodeState) []int32 {
 			return append(out, id)
 		}
 	}
-	if len(w) == 1 {
+	if t.preKind == preGemma4 && strings.Trim(w, "\n") == "" {
+		// A run of newlines that is a token is taken whole (llama.cpp's
+		// fix for Gemma 4, its PR 21343); merges could not build it.
+		if id, ok := t.byText[w]; ok {
+			return append(out, id)
+		}
+	}
+	if len(w) == 1 && !b.raw {
 		if tok := b.token(b.byteSym[w[0]]); tok >= 0 {
 			out = append(out, tok)
 		}
 		return out
 	}
 	syms := st.syms[:0]
-	for i := 0; i < len(w); i++ {
-		next := int32(i + 1)
-		if i == len(w)-1 {
-			next = -1
+	if b.raw {
+		for i := 0; i < len(w); {
+			n := min(utf8Len(w[i]), len(w)-i)
+			syms = append(syms, bpeSym{id: b.symOf(t, w[i:i+n]), start: int32(i), end: int32(i + n),
+				prev: int32(len(syms) - 1), next: int32(len(syms) + 1)})
+			i += n
 		}
-		syms = append(syms, bpeSym{id: b.byteSym[w[i]], start: int32(i), end: int32(i + 1), prev: int32(i - 1), next: next})
+		syms[len(syms)-1].next = -1
+	} else {
+		for i := 0; i < len(w); i++ {
+			next := int32(i + 1)
+			if i == len(w)-1 {
+				next = -1
+			}
+			syms = append(syms, bpeSym{id: b.byteSym[w[i]], start: int32(i), end: int32(i + 1), prev: int32(i - 1), next: next})
+		}
 	}
 	h := st.heap[:0]
 	try := func(l, r int32) {
@@ -281,7 +328,7 @@ func (t *Tokenizer) encodeWord(w string, out []int32, st *encodeState) []int32 {
 			continue
 		}
 		for j := s.start; j < s.end; j++ {
-			if tok := b.token(b.byteSym[w[j]]); tok >= 0 {
+			if tok := b.fallback[w[j]]; tok >= 0 {
 				out = append(out, tok)
 			}
 		}
@@ -299,16 +346,13 @@ func (t *Tokenizer) encodeBPE(text string, out []int32, st *encodeState) []int32
 	for _, e := range ends {
 		w := c.text[c.offs[lo]:c.offs[e]]
 		lo = int(e)
-		if span, ok := st.cache[w]; ok {
-			out = append(out, st.arena[span>>32:span>>32+span&0xFFFFFFFF]...)
+		if t.bpe.raw {
+			// Gemma 4 merges whole lines; they are cut where no merge
+			// can join, as encodeSPM cuts its text, with the same result.
+			out = t.splitAtSpaces(w, out, st, (*Tokenizer).encodeWord)
 			continue
 		}
-		n0 := len(out)
-		out = t.encodeWord(w, out, st)
-		if len(st.cache) < maxCachedWords && len(w) <= maxCachedWordLen {
-			st.cache[w] = uint64(len(st.arena))<<32 | uint64(len(out)-n0)
-			st.arena = append(st.arena, out[n0:]...)
-		}
+		out = t.mergeCached(w, out, st, (*Tokenizer).encodeWord)
 	}
 	return out
 }

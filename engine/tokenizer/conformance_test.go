@@ -31,28 +31,90 @@ func openRef(t testing.TB, rel string) *Tokenizer {
 	return tk
 }
 
+// tokVocab is the vocabulary part of a tokenizer record's model.
+type tokVocab struct {
+	NVocab int     `json:"n_vocab"`
+	BOSID  int32   `json:"bos_id"`
+	EOSID  int32   `json:"eos_id"`
+	AddBOS bool    `json:"add_bos"`
+	AddEOS bool    `json:"add_eos"`
+	EOGIDs []int32 `json:"eog_ids"`
+}
+
+// tokCase is the part of a tokenizer record's case every schema shares.
+type tokCase struct {
+	ID                 string  `json:"id"`
+	Plain              []int32 `json:"plain"`
+	AddSpecial         []int32 `json:"add_special"`
+	ParseSpecial       []int32 `json:"parse_special"`
+	AddAndParseSpecial []int32 `json:"add_and_parse_special"`
+	DetokPlainHex      string  `json:"detok_plain_hex"`
+}
+
 // tokFile is the schema of testdata/tokenizer/*.tok.json.
 type tokFile struct {
 	Model struct {
-		Path           string  `json:"path"`
-		NVocab         int     `json:"n_vocab"`
-		TokenizerModel string  `json:"tokenizer_model"`
-		TokenizerPre   string  `json:"tokenizer_pre"`
-		BOSID          int32   `json:"bos_id"`
-		EOSID          int32   `json:"eos_id"`
-		AddBOS         bool    `json:"add_bos"`
-		AddEOS         bool    `json:"add_eos"`
-		EOGIDs         []int32 `json:"eog_ids"`
+		Path           string `json:"path"`
+		TokenizerModel string `json:"tokenizer_model"`
+		TokenizerPre   string `json:"tokenizer_pre"`
+		tokVocab
 	} `json:"model"`
 	Cases []struct {
-		ID                 string  `json:"id"`
-		Text               string  `json:"text"`
-		Plain              []int32 `json:"plain"`
-		AddSpecial         []int32 `json:"add_special"`
-		ParseSpecial       []int32 `json:"parse_special"`
-		AddAndParseSpecial []int32 `json:"add_and_parse_special"`
-		DetokPlainHex      string  `json:"detok_plain_hex"`
+		tokCase
+		Text string `json:"text"`
 	} `json:"cases"`
+}
+
+// checkVocab compares a tokenizer's size, special ids, flags and
+// end-of-generation set with a record's.
+func checkVocab(t *testing.T, tk *Tokenizer, m tokVocab) {
+	t.Helper()
+	if tk.NumTokens() != m.NVocab || tk.BOS() != m.BOSID || tk.EOS() != m.EOSID ||
+		tk.AddBOS() != m.AddBOS || tk.AddEOS() != m.AddEOS {
+		t.Errorf("vocab: n=%d bos=%d eos=%d add_bos=%v add_eos=%v, want %d %d %d %v %v",
+			tk.NumTokens(), tk.BOS(), tk.EOS(), tk.AddBOS(), tk.AddEOS(),
+			m.NVocab, m.BOSID, m.EOSID, m.AddBOS, m.AddEOS)
+	}
+	if !slices.Equal(tk.EOGs(), m.EOGIDs) {
+		t.Errorf("eog ids %v, want %v", tk.EOGs(), m.EOGIDs)
+	}
+}
+
+// checkCase encodes text in the four modes of llama_tokenize and
+// detokenizes the plain ids, comparing with c; it returns the number of
+// mismatches, reporting the first ones while *reported stays below 10.
+func checkCase(t *testing.T, tk *Tokenizer, c tokCase, text string, reported *int) int {
+	t.Helper()
+	bad := 0
+	report := func(format string, args ...any) {
+		bad++
+		if *reported++; *reported <= 10 {
+			t.Errorf(format, args...)
+		}
+	}
+	for _, md := range []struct {
+		name         string
+		add, special bool
+		want         []int32
+	}{
+		{"plain", false, false, c.Plain},
+		{"add_special", true, false, c.AddSpecial},
+		{"parse_special", false, true, c.ParseSpecial},
+		{"add_and_parse_special", true, true, c.AddAndParseSpecial},
+	} {
+		got := tk.Encode(text, md.add, md.special)
+		if !slices.Equal(got, md.want) && !(len(got) == 0 && len(md.want) == 0) {
+			report("%s %s %q: %s", c.ID, md.name, trim(text), idsDiff(got, md.want))
+		}
+	}
+	detok, err := tk.Detokenize(c.Plain, false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := hex.EncodeToString([]byte(detok)); got != c.DetokPlainHex {
+		report("%s detok_plain %q: got %q, want hex %s", c.ID, trim(text), detok, c.DetokPlainHex)
+	}
+	return bad
 }
 
 func readJSON(t testing.TB, path string, v any) {
@@ -93,47 +155,10 @@ func TestConformanceTokJSON(t *testing.T) {
 				var tf tokFile
 				readJSON(t, path, &tf)
 				tk := openRef(t, tf.Model.Path)
-				m := tf.Model
-				if tk.NumTokens() != m.NVocab || tk.BOS() != m.BOSID || tk.EOS() != m.EOSID ||
-					tk.AddBOS() != m.AddBOS || tk.AddEOS() != m.AddEOS {
-					t.Errorf("vocab: n=%d bos=%d eos=%d add_bos=%v add_eos=%v, want %d %d %d %v %v",
-						tk.NumTokens(), tk.BOS(), tk.EOS(), tk.AddBOS(), tk.AddEOS(),
-						m.NVocab, m.BOSID, m.EOSID, m.AddBOS, m.AddEOS)
-				}
-				if !slices.Equal(tk.EOGs(), m.EOGIDs) {
-					t.Errorf("eog ids %v, want %v", tk.EOGs(), m.EOGIDs)
-				}
-				bad := 0
+				checkVocab(t, tk, tf.Model.tokVocab)
+				bad, reported := 0, 0
 				for _, c := range tf.Cases {
-					modes := []struct {
-						name         string
-						add, special bool
-						want         []int32
-					}{
-						{"plain", false, false, c.Plain},
-						{"add_special", true, false, c.AddSpecial},
-						{"parse_special", false, true, c.ParseSpecial},
-						{"add_and_parse_special", true, true, c.AddAndParseSpecial},
-					}
-					for _, md := range modes {
-						got := tk.Encode(c.Text, md.add, md.special)
-						if !slices.Equal(got, md.want) && !(len(got) == 0 && len(md.want) == 0) {
-							bad++
-							if bad <= 10 {
-								t.Errorf("%s %s %q: %s", c.ID, md.name, trim(c.Text), idsDiff(got, md.want))
-							}
-						}
-					}
-					detok, err := tk.Detokenize(c.Plain, false, false)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if got := hex.EncodeToString([]byte(detok)); got != c.DetokPlainHex {
-						bad++
-						if bad <= 10 {
-							t.Errorf("%s detok_plain %q: got %q, want hex %s", c.ID, trim(c.Text), detok, c.DetokPlainHex)
-						}
-					}
+					bad += checkCase(t, tk, c.tokCase, c.Text, &reported)
 				}
 				mu.Lock()
 				totalCases += len(tf.Cases)
@@ -210,14 +235,9 @@ func TestConformanceInpOut(t *testing.T) {
 // refModel is the part of testdata/ref/<model>.json the tokenizer checks.
 type refModel struct {
 	Model struct {
-		Path     string  `json:"path"`
-		NVocab   int     `json:"n_vocab"`
-		BOSID    int32   `json:"bos_id"`
-		EOSID    int32   `json:"eos_id"`
-		AddBOS   bool    `json:"add_bos"`
-		AddEOS   bool    `json:"add_eos"`
-		EOGIDs   []int32 `json:"eog_ids"`
-		TokModel string  `json:"tokenizer_model"`
+		Path     string `json:"path"`
+		TokModel string `json:"tokenizer_model"`
+		tokVocab
 	} `json:"model"`
 	Prompts []struct {
 		ID        string   `json:"id"`
@@ -252,16 +272,7 @@ func TestRefModels(t *testing.T) {
 			var rm refModel
 			readJSON(t, path, &rm)
 			tk := openRef(t, rm.Model.Path)
-			m := rm.Model
-			if !slices.Equal(tk.EOGs(), m.EOGIDs) {
-				t.Errorf("eog ids %v, want %v", tk.EOGs(), m.EOGIDs)
-			}
-			if tk.NumTokens() != m.NVocab || tk.BOS() != m.BOSID || tk.EOS() != m.EOSID ||
-				tk.AddBOS() != m.AddBOS || tk.AddEOS() != m.AddEOS {
-				t.Errorf("vocab: n=%d bos=%d eos=%d add_bos=%v add_eos=%v, want %d %d %d %v %v",
-					tk.NumTokens(), tk.BOS(), tk.EOS(), tk.AddBOS(), tk.AddEOS(),
-					m.NVocab, m.BOSID, m.EOSID, m.AddBOS, m.AddEOS)
-			}
+			checkVocab(t, tk, rm.Model.tokVocab)
 			prompts += len(rm.Prompts)
 			for _, p := range rm.Prompts {
 				if got := tk.Encode(p.Text, true, true); !slices.Equal(got, p.Tokens) {

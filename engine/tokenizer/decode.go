@@ -20,7 +20,7 @@ func (t *Tokenizer) piece(id int32) string {
 	case d.attr&(AttrUnknown|AttrControl|AttrUserDefined) != 0:
 		return d.text
 	case d.attr&AttrNormal != 0:
-		if t.model == BPE {
+		if t.model == BPE && !t.escapeWS {
 			return decodeByteLevelText(d.text)
 		}
 		return strings.ReplaceAll(d.text, "\u2581", " ")

@@ -3,7 +3,7 @@
 //
 // A Tokenizer is built from a GGUF file's tokenizer.ggml.* metadata
 // (FromGGUF, Open) or from plain data (New). Three algorithms are
-// implemented:
+// implemented (Gemma 4's a variant of BPE):
 //
 //   - SPM ("llama"): SentencePiece-style merging of adjacent pieces by token
 //     score, with U+2581 for spaces, a leading space before text that starts
@@ -14,6 +14,11 @@
 //     pre-tokenizer regexes are hand-written scanners over llama.cpp's
 //     Unicode classes (Unicode 15.1), since Go's regexp lacks lookahead and
 //     Unicode \s.
+//   - Gemma 4's BPE ("gemma4", and "gpt2" with the pre-tokenizers "gemma4"
+//     and "granite-embed-multi-311m"): BPE over merges on raw UTF-8, spaces
+//     as U+2581, the text cut only into runs of newlines and runs of other
+//     characters, <0xNN> byte fallback, a run of newlines that is a token
+//     taken whole, and BOS always added.
 //   - WPM ("bert"): BERT's WordPiece with lowercasing and accent stripping.
 //
 // Encode handles special tokens like llama_tokenize: addSpecial adds BOS,

@@ -15,6 +15,23 @@ type encodeState struct {
 	enc        []byte // a word in GPT-2's byte alphabet
 }
 
+// cached returns the tokens of a word merged earlier in this call.
+func (st *encodeState) cached(w string) ([]int32, bool) {
+	span, ok := st.cache[w]
+	if !ok {
+		return nil, false
+	}
+	return st.arena[span>>32 : span>>32+span&0xFFFFFFFF], true
+}
+
+// remember records the tokens of a short word for the rest of the call.
+func (st *encodeState) remember(w string, toks []int32) {
+	if len(st.cache) < maxCachedWords && len(w) <= maxCachedWordLen {
+		st.cache[w] = uint64(len(st.arena))<<32 | uint64(len(toks))
+		st.arena = append(st.arena, toks...)
+	}
+}
+
 func (t *Tokenizer) getState() *encodeState {
 	if st, ok := t.states.Get().(*encodeState); ok {
 		return st
@@ -96,6 +113,7 @@ func (t *Tokenizer) Encode(text string, addSpecial, parseSpecial bool) []int32 {
 			out = append(out, t.ids[SpecialEOS])
 		}
 	case BPE:
+		var sb strings.Builder
 		if addSpecial && t.addBOS && t.ids[SpecialBOS] >= 0 {
 			out = append(out, t.ids[SpecialBOS])
 		}
@@ -105,6 +123,11 @@ func (t *Tokenizer) Encode(text string, addSpecial, parseSpecial bool) []int32 {
 				continue
 			}
 			for _, part := range splitLong(text[f.off:f.off+f.len], maxFragment) {
+				if t.escapeWS {
+					sb.Reset()
+					escapeSpaces(&sb, part)
+					part = sb.String()
+				}
 				out = t.encodeBPE(part, out, st)
 			}
 		}

@@ -126,7 +126,7 @@ func VocabFromGGUF(f *gguf.File) (Vocab, error) {
 			v.Types[i] = TokenType(x)
 		}
 	}
-	if v.Model == "gpt2" {
+	if v.Model == "gpt2" || v.Model == "gemma4" {
 		if v.Merges, err = f.Merges(); err != nil {
 			return v, fmt.Errorf("tokenizer: reading the BPE merges: %w", err)
 		}

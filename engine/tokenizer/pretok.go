@@ -15,6 +15,7 @@ const (
 	preFalcon                       // punctuation runs, GPT-2, digit triples
 	preDeepSeekLLM                  // DeepSeek LLM's chain of splits
 	preDeepSeekCoder                // DeepSeek Coder's chain of splits
+	preGemma4                       // runs of newlines and runs of anything else, over raw UTF-8 with U+2581 for spaces
 )
 
 // preSpec is what a tokenizer.ggml.pre name selects.
@@ -24,6 +25,7 @@ type preSpec struct {
 	addBOS       bool // add_bos defaults to true
 	keepSpaces   bool // clean_up_tokenization_spaces is off
 	noBOS        bool // the default BOS id is disabled
+	escapeWS     bool // spaces become U+2581 and words stay raw UTF-8 (no byte-level alphabet)
 }
 
 // lookupPre maps a pre-tokenizer name to its spec, as llama.cpp's loader
@@ -60,7 +62,9 @@ func lookupPre(name string) (preSpec, error) {
 		return preSpec{kind: preQwen2}, nil
 	case "qwen35":
 		return preSpec{kind: preQwen35, keepSpaces: true}, nil
-	case "minicpm5", "deepseek-v3", "youtu", "jais-2", "gemma4", "granite-embed-multi-311m", "sarvam-moe",
+	case "gemma4", "granite-embed-multi-311m":
+		return preSpec{kind: preGemma4, escapeWS: true}, nil
+	case "minicpm5", "deepseek-v3", "youtu", "jais-2", "sarvam-moe",
 		"whitespace", "poro-chat", "viking", "tekken", "bloom", "gpt3-finnish", "chameleon", "gpt-4o",
 		"llama4", "kanana2", "talkie", "granite-embed-multi-97m", "tiny_aya", "cohere2moe", "superbpe",
 		"bailingmoe", "bailingmoe2", "llada-moe", "seed-coder", "hunyuan-dense", "joyai-llm", "kimi-k2",
@@ -89,6 +93,8 @@ func stagesOf(k preKind) []splitter {
 		return []splitter{splitQwen2}
 	case preQwen35:
 		return []splitter{splitQwen35}
+	case preGemma4:
+		return []splitter{isolateRuns(isNewline)}
 	case preStarCoder:
 		return []splitter{isolateEach(isNumber), splitGPT2}
 	case preFalcon:
@@ -143,6 +149,9 @@ func isLetter(c *codepoints, i int) bool { return c.flags[i]&cfLetter != 0 }
 func isPunct(c *codepoints, i int) bool  { return c.flags[i]&cfPunct != 0 }
 func isSpace(c *codepoints, i int) bool  { return c.flags[i]&cfWhitespace != 0 }
 func isCRLF(c *codepoints, i int) bool   { return c.cpts[i] == '\r' || c.cpts[i] == '\n' }
+
+// isNewline is "\n" alone, Gemma 4's split ("[^\n]+|[\n]+").
+func isNewline(c *codepoints, i int) bool { return c.cpts[i] == '\n' }
 
 // isFalconPunct is Falcon's [\p{P}\$\+<=>\^~\|`].
 func isFalconPunct(c *codepoints, i int) bool {

@@ -70,7 +70,7 @@ func (h *spmHeap) pop() spmBigram {
 // there), else none (-1).
 func (t *Tokenizer) spmByteTokens() (out [256]int32) {
 	for i := range out {
-		if id, ok := t.byText[fmt.Sprintf("<0x%02X>", i)]; ok {
+		if id, ok := t.byText[byteTokenText(byte(i))]; ok {
 			out[i] = id
 		} else if id, ok := t.byText[string([]byte{byte(i)})]; ok {
 			out[i] = id
@@ -81,17 +81,20 @@ func (t *Tokenizer) spmByteTokens() (out [256]int32) {
 	return out
 }
 
+// byteTokenText is the text of the byte-fallback token of b, "<0xNN>".
+func byteTokenText(b byte) string { return fmt.Sprintf("<0x%02X>", b) }
+
 // spmSpace is the escaped space, U+2581.
 const spmSpace = "\u2581"
 
-// spmJoiners collects, for every occurrence of U+2581 inside a token after
-// its first byte, the 1 to 4 bytes before it. A U+2581 in the text that
-// follows a character not in this set can never be merged with what comes
-// before it, which lets encodeSPM work word by word.
+// spmJoiners collects, for every occurrence of U+2581 inside a token (or,
+// for Gemma 4's BPE, a string a merge makes) after its first byte, the 1
+// to 4 bytes before it. A U+2581 in the text that follows a character not
+// in this set can never be merged with what comes before it, which lets
+// encodeSPM and encodeBPE work word by word.
 func (t *Tokenizer) spmJoiners() map[string]bool {
 	m := map[string]bool{}
-	for _, d := range t.tokens {
-		s := d.text
+	add := func(s string) {
 		for off := 1; off < len(s); {
 			i := strings.Index(s[off:], spmSpace)
 			if i < 0 {
@@ -104,7 +107,49 @@ func (t *Tokenizer) spmJoiners() map[string]bool {
 			off = i + 1
 		}
 	}
+	for _, d := range t.tokens {
+		add(d.text)
+	}
+	if t.bpe != nil {
+		for s := range t.bpe.extra {
+			add(s)
+		}
+	}
 	return m
+}
+
+// mergeFunc appends the tokens of one word to out: mergeSPM or encodeWord.
+type mergeFunc func(t *Tokenizer, w string, out []int32, st *encodeState) []int32
+
+// mergeCached merges one word with merge, using the per-call cache.
+func (t *Tokenizer) mergeCached(w string, out []int32, st *encodeState, merge mergeFunc) []int32 {
+	if toks, ok := st.cached(w); ok {
+		return append(out, toks...)
+	}
+	n0 := len(out)
+	out = merge(t, w, out, st)
+	st.remember(w, out[n0:])
+	return out
+}
+
+// splitAtSpaces merges (mergeCached) each piece of an escaped text cut
+// before every U+2581 that no merge can join to the character before it
+// (see spmJoiners).
+func (t *Tokenizer) splitAtSpaces(text string, out []int32, st *encodeState, merge mergeFunc) []int32 {
+	seg, prev := 0, 0
+	for offs := 0; offs < len(text); {
+		n := min(utf8Len(text[offs]), len(text)-offs)
+		if offs > seg && n == len(spmSpace) && text[offs:offs+n] == spmSpace && !t.spmJoin[text[prev:offs]] {
+			out = t.mergeCached(text[seg:offs], out, st, merge)
+			seg = offs
+		}
+		prev = offs
+		offs += n
+	}
+	if seg < len(text) {
+		out = t.mergeCached(text[seg:], out, st, merge)
+	}
+	return out
 }
 
 // encodeSPM appends the tokens of an escaped text fragment (spaces already
@@ -119,34 +164,7 @@ func (t *Tokenizer) spmJoiners() map[string]bool {
 // each other, so the fragment is cut there into words that are merged (and
 // cached) separately, with the same result.
 func (t *Tokenizer) encodeSPM(text string, out []int32, st *encodeState) []int32 {
-	seg, prev := 0, 0
-	for offs := 0; offs < len(text); {
-		n := min(utf8Len(text[offs]), len(text)-offs)
-		if offs > seg && n == len(spmSpace) && text[offs:offs+n] == spmSpace && !t.spmJoin[text[prev:offs]] {
-			out = t.encodeSPMWord(text[seg:offs], out, st)
-			seg = offs
-		}
-		prev = offs
-		offs += n
-	}
-	if seg < len(text) {
-		out = t.encodeSPMWord(text[seg:], out, st)
-	}
-	return out
-}
-
-// encodeSPMWord merges one word, using the per-call cache.
-func (t *Tokenizer) encodeSPMWord(w string, out []int32, st *encodeState) []int32 {
-	if span, ok := st.cache[w]; ok {
-		return append(out, st.arena[span>>32:span>>32+span&0xFFFFFFFF]...)
-	}
-	n0 := len(out)
-	out = t.mergeSPM(w, out, st)
-	if len(st.cache) < maxCachedWords && len(w) <= maxCachedWordLen {
-		st.cache[w] = uint64(len(st.arena))<<32 | uint64(len(out)-n0)
-		st.arena = append(st.arena, out[n0:]...)
-	}
-	return out
+	return t.splitAtSpaces(text, out, st, (*Tokenizer).mergeSPM)
 }
 
 // mergeSPM is llama.cpp's SPM merge over one piece of text.

@@ -127,7 +127,8 @@ func (s Special) String() string {
 // tokenizer.ggml.* metadata. Optional fields left at their zero value take
 // llama.cpp's defaults for the model.
 type Vocab struct {
-	// Model is tokenizer.ggml.model: "llama" (SPM), "gpt2" (BPE) or "bert" (WPM).
+	// Model is tokenizer.ggml.model: "llama" (SPM), "gpt2" or "gemma4"
+	// (BPE) or "bert" (WPM).
 	Model string
 	// Pre is tokenizer.ggml.pre, the BPE pre-tokenizer ("" means "default").
 	Pre string
@@ -137,7 +138,8 @@ type Vocab struct {
 	Scores []float32
 	// Types are the token types (nil: all normal). At least one per token.
 	Types []TokenType
-	// Merges are the BPE merges, "left right", in rank order.
+	// Merges are the BPE merges, "left right", in rank order ("gpt2" and
+	// "gemma4").
 	Merges []string
 	// IDs are the special-token ids the metadata sets; absent roles take the
 	// model's defaults, and ids out of range are ignored as llama.cpp does.
@@ -191,6 +193,7 @@ type Tokenizer struct {
 
 	addBOS, addEOS, addSEP bool
 	addSpacePrefix         bool
+	escapeWS               bool // BPE text has spaces as U+2581 (SPM-style BPE)
 	removeExtraWS          bool
 	ignoreMerges           bool
 	cleanSpaces            bool
@@ -202,7 +205,7 @@ type Tokenizer struct {
 
 	bpe      *bpeTables
 	spmBytes [256]int32      // SPM byte-fallback token of each byte
-	spmJoin  map[string]bool // see spmJoiners
+	spmJoin  map[string]bool // see spmJoiners (SPM and Gemma 4's BPE)
 
 	states sync.Pool // *encodeState
 }
@@ -224,11 +227,17 @@ func New(v Vocab) (*Tokenizer, error) {
 		ids[SpecialBOS], ids[SpecialUNK], ids[SpecialSEP] = 101, 100, 102
 		ids[SpecialPAD], ids[SpecialMASK] = 0, 103
 		t.addBOS, t.addSEP, t.cleanSpaces = true, true, true
-	case "gpt2":
+	case "gpt2", "gemma4":
 		t.model = BPE
-		ids[SpecialBOS], ids[SpecialEOS] = 11, 11
+		if v.Model == "gemma4" {
+			// Gemma 4's BPE over raw UTF-8: no default special ids, and
+			// the pre-tokenizer is always its own, whatever the file says.
+			t.pre = "gemma4"
+		} else {
+			ids[SpecialBOS], ids[SpecialEOS] = 11, 11
+		}
 		t.cleanSpaces = true
-		spec, err := lookupPre(v.Pre)
+		spec, err := lookupPre(t.pre)
 		if err != nil {
 			return nil, err
 		}
@@ -243,14 +252,15 @@ func New(v Vocab) (*Tokenizer, error) {
 		if spec.noBOS {
 			ids[SpecialBOS] = -1
 		}
-		if v.Pre == "" {
+		t.escapeWS = spec.escapeWS
+		if t.pre == "" {
 			slog.Warn("tokenizer: missing pre-tokenizer type, using 'default'; generation quality will be degraded")
 		}
 	case "no_vocab", "none", "no":
 		return nil, fmt.Errorf("%w (tokenizer.ggml.model = %q)", ErrNoVocab, v.Model)
 	case "":
 		return nil, errors.New("tokenizer: no tokenizer model (tokenizer.ggml.model is missing or empty)")
-	case "t5", "rwkv", "plamo2", "gemma4", "hybriddna", "whitespace":
+	case "t5", "rwkv", "plamo2", "hybriddna", "whitespace":
 		return nil, fmt.Errorf("%w tokenizer model %q", ErrUnsupported, v.Model)
 	default:
 		return nil, fmt.Errorf("tokenizer: unknown tokenizer model %q", v.Model)
@@ -297,7 +307,7 @@ func New(v Vocab) (*Tokenizer, error) {
 	}
 
 	if t.model == BPE {
-		b, err := newBPETables(t, v.Merges)
+		b, err := newBPETables(t, v.Merges, t.escapeWS)
 		if err != nil {
 			return nil, err
 		}
@@ -324,6 +334,9 @@ func New(v Vocab) (*Tokenizer, error) {
 	if v.AddBOS != nil {
 		t.addBOS = *v.AddBOS
 	}
+	if t.model == BPE && t.preKind == preGemma4 {
+		t.addBOS = true // llama.cpp's override for Gemma 4 files that say false (its PR 21500)
+	}
 	if v.AddEOS != nil {
 		t.addEOS = *v.AddEOS
 	}
@@ -339,9 +352,11 @@ func New(v Vocab) (*Tokenizer, error) {
 		t.stripAccent = *v.StripAccents
 	}
 
+	if t.model == SPM || t.bpe != nil && t.bpe.raw {
+		t.spmJoin = t.spmJoiners()
+	}
 	if t.model == SPM {
 		t.spmBytes = t.spmByteTokens()
-		t.spmJoin = t.spmJoiners()
 	}
 	t.detectSpecials()
 	t.buildSpecialCache()
@@ -534,7 +549,8 @@ func asciiLower(s string) string {
 // Model returns the tokenization algorithm.
 func (t *Tokenizer) Model() Model { return t.model }
 
-// Pre returns the pre-tokenizer name (tokenizer.ggml.pre) as given.
+// Pre returns the pre-tokenizer name (tokenizer.ggml.pre) as given, or
+// "gemma4" for the gemma4 model, whose pre-tokenizer is fixed.
 func (t *Tokenizer) Pre() string { return t.pre }
 
 // NumTokens returns the vocabulary size.
