@@ -173,7 +173,7 @@ func (ld *loader) wrap(b kernels.Backend, ti gguf.TensorInfo, shape []int, from,
 	}
 	t, err := b.Weight(ti.Type, shape, data[from*rb:(from+n)*rb])
 	if err == nil {
-		t, err = repack(b, t)
+		t, err = repack(b, t, false)
 	}
 	if err != nil {
 		ld.fail(fmt.Errorf("tensor %s: %w", ti.Name, err))
@@ -182,17 +182,22 @@ func (ld *loader) wrap(b kernels.Backend, ti gguf.TensorInfo, shape []int, from,
 	return t
 }
 
-// repack returns weight t (wrapped once, read by the model alone: a
-// matrix or one expert's) in the CPU's interleaved layout where its
-// kernels have one (cpu.Repack); where that copy serves every use, the
+// repack returns weight t (wrapped once, read by the model alone) in the
+// CPU's interleaved layout where its kernels have one (cpu.Repack, or
+// cpu.RepackExpert for an expert); where that copy serves every use, the
 // file's bytes of t are dropped from memory (cpu.Release). Other backends'
 // weights are returned as they are.
-func repack(b kernels.Backend, t kernels.Tensor) (kernels.Tensor, error) {
+func repack(b kernels.Backend, t kernels.Tensor, expert bool) (kernels.Tensor, error) {
 	c, ok := b.(*cpu.Backend)
 	if !ok {
 		return t, nil
 	}
-	t, err := c.Repack(t)
+	var err error
+	if expert {
+		t, err = c.RepackExpert(t)
+	} else {
+		t, err = c.Repack(t)
+	}
 	if err != nil {
 		return nil, err
 	}
