@@ -345,13 +345,9 @@ func (g *graph) ssmScan(x, dt, a, b, c, states kernels.Tensor, seqs []kernels.Co
 	if g.err != nil {
 		return nil
 	}
-	rs := make([]kernels.RecurrentSeq, len(seqs))
-	for i, s := range seqs {
-		rs[i] = kernels.RecurrentSeq{Slot: s.Slot, Tokens: s.N}
-	}
 	y := g.new(kernels.Cols(x), kernels.Rows(x))
 	if g.err == nil {
-		g.fail(g.b.SSMScan(y, x, dt, a, b, c, states, rs, p))
+		g.fail(g.b.SSMScan(y, x, dt, a, b, c, states, recurrentSeqs(seqs), p))
 	}
 	return y
 }

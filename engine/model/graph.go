@@ -299,3 +299,13 @@ func (g *graph) silu(x kernels.Tensor) kernels.Tensor {
 	}
 	return g.glu(x, g.upload(ones, cols, rows), kernels.SiLU)
 }
+
+// recurrentSeqs returns the sequences of a step's recurrent layer (each
+// one's state slot and token count) as the recurrent kernels take them.
+func recurrentSeqs(seqs []kernels.ConvSeq) []kernels.RecurrentSeq {
+	rs := make([]kernels.RecurrentSeq, len(seqs))
+	for i, s := range seqs {
+		rs[i] = kernels.RecurrentSeq{Slot: s.Slot, Tokens: s.N}
+	}
+	return rs
+}

@@ -323,13 +323,9 @@ func (g *graph) deltaNet(q, k, v, alpha, beta, states kernels.Tensor, seqs []ker
 	if g.err != nil {
 		return nil
 	}
-	rs := make([]kernels.RecurrentSeq, len(seqs))
-	for i, s := range seqs {
-		rs[i] = kernels.RecurrentSeq{Slot: s.Slot, Tokens: s.N}
-	}
 	y := g.new(kernels.Cols(v), kernels.Rows(v))
 	if g.err == nil {
-		g.fail(g.b.GatedDeltaNet(y, q, k, v, alpha, beta, states, rs, p))
+		g.fail(g.b.GatedDeltaNet(y, q, k, v, alpha, beta, states, recurrentSeqs(seqs), p))
 	}
 	return y
 }
