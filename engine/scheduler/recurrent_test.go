@@ -121,6 +121,9 @@ func TestHybridPrefixCache(t *testing.T) {
 			if raceEnabled && i > 0 {
 				t.Skip("scheduler: under the race detector LFM2 runs the hybrid paths (the others take seconds more)")
 			}
+			if i > 0 && testing.Short() && runtime.GOARCH != "amd64" {
+				t.Skip("scheduler: -short under emulation runs LFM2's hybrid paths only")
+			}
 			m := loadHybrid(t, h)
 			prefix := h.prompts(7, 1, 50, 51)[0] // BOS + 50 tokens
 			ps := h.prompts(8, 2, 10, 20)
