@@ -250,11 +250,7 @@ func loadGemma4(ld *loader) (arch, error) {
 		if _, s, ok := ld.shapeOf(p + "ffn_up.weight"); ok && len(s) == 2 {
 			nff = s[1]
 		}
-		l.ffn = denseFFN{
-			gate: ld.tensor(b, p+"ffn_gate.weight", hp.Embd, nff),
-			up:   ld.tensor(b, p+"ffn_up.weight", hp.Embd, nff),
-			down: ld.tensor(b, p+"ffn_down.weight", nff, hp.Embd),
-		}
+		l.ffn = ld.gatedFFN(b, p, "", hp.Embd, nff)
 		if i == 0 {
 			hp.FFN = nff
 		}

@@ -116,18 +116,11 @@ func loadGraniteHybrid(ld *loader) (arch, error) {
 		if m.hp.Experts > 0 {
 			l.moe = ld.moe(b, p, m.hp, r, nff, 0)
 			if sh := m.hp.SharedFFN; sh > 0 && l.moe != nil {
-				l.moe.shared = &denseFFN{
-					gate: ld.tensor(b, p+"ffn_gate_shexp.weight", e, sh),
-					up:   ld.tensor(b, p+"ffn_up_shexp.weight", e, sh),
-					down: ld.tensor(b, p+"ffn_down_shexp.weight", sh, e),
-				}
+				shared := ld.gatedFFN(b, p, "_shexp", e, sh)
+				l.moe.shared = &shared
 			}
 		} else {
-			l.ffn = denseFFN{
-				gate: ld.tensor(b, p+"ffn_gate.weight", e, nff),
-				up:   ld.tensor(b, p+"ffn_up.weight", e, nff),
-				down: ld.tensor(b, p+"ffn_down.weight", nff, e),
-			}
+			l.ffn = ld.gatedFFN(b, p, "", e, nff)
 		}
 		m.layers = append(m.layers, l)
 	}

@@ -66,11 +66,7 @@ func loadLFM2(ld *loader) (arch, error) {
 		l := lfm2Layer{
 			attnNorm: ld.tensor(b, p+"attn_norm.weight", e),
 			ffnNorm:  ld.tensor(b, p+"ffn_norm.weight", e),
-			ffn: denseFFN{
-				gate: ld.tensor(b, p+"ffn_gate.weight", e, nff),
-				up:   ld.tensor(b, p+"ffn_up.weight", e, nff),
-				down: ld.tensor(b, p+"ffn_down.weight", nff, e),
-			},
+			ffn:      ld.gatedFFN(b, p, "", e, nff),
 		}
 		if hp.layerKVHeads != nil && hp.layerKVHeads[i] == 0 {
 			in := p + "shortconv.in_proj.weight"

@@ -93,11 +93,7 @@ func loadLlama(v llamaVariant) loaderFunc {
 			if m.hp.Experts > 0 {
 				l.moe = ld.moe(b, p, m.hp, r, nff, m.hp.SharedFFN)
 			} else {
-				l.ffn = denseFFN{
-					gate: ld.tensor(b, p+"ffn_gate.weight", hp.Embd, nff),
-					up:   ld.tensor(b, p+"ffn_up.weight", hp.Embd, nff),
-					down: ld.tensor(b, p+"ffn_down.weight", nff, hp.Embd),
-				}
+				l.ffn = ld.gatedFFN(b, p, "", hp.Embd, nff)
 			}
 			if v.headNorm {
 				l.qNorm = ld.tensor(b, p+"attn_q_norm.weight", hp.HeadDim)

@@ -205,6 +205,17 @@ func repack(b kernels.Backend, t kernels.Tensor, expert bool) (kernels.Tensor, e
 	return t, nil
 }
 
+// gatedFFN loads layer prefix p's gated feed-forward network of n values
+// over e: ffn_gate, ffn_up and ffn_down with the name suffix (""; "_shexp"
+// for a shared expert).
+func (ld *loader) gatedFFN(b kernels.Backend, p, suffix string, e, n int) denseFFN {
+	return denseFFN{
+		gate: ld.tensor(b, p+"ffn_gate"+suffix+".weight", e, n),
+		up:   ld.tensor(b, p+"ffn_up"+suffix+".weight", e, n),
+		down: ld.tensor(b, p+"ffn_down"+suffix+".weight", n, e),
+	}
+}
+
 // floats reads a small tensor (such as rope factors) to the host; nil when
 // the tensor is absent.
 func (ld *loader) floats(name string, n int) []float32 {

@@ -233,11 +233,8 @@ func (ld *loader) moe(b kernels.Backend, p string, hp hparams, r router, nff, sh
 	}
 	if sharedFFN > 0 {
 		f.sharedGate = ld.tensor(b, p+"ffn_gate_inp_shexp.weight", e)
-		f.shared = &denseFFN{
-			gate: ld.tensor(b, p+"ffn_gate_shexp.weight", e, sharedFFN),
-			up:   ld.tensor(b, p+"ffn_up_shexp.weight", e, sharedFFN),
-			down: ld.tensor(b, p+"ffn_down_shexp.weight", sharedFFN, e),
-		}
+		shared := ld.gatedFFN(b, p, "_shexp", e, sharedFFN)
+		f.shared = &shared
 	}
 	return f
 }

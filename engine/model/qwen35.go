@@ -206,11 +206,7 @@ func loadQwen35(ld *loader) (arch, error) {
 				l.moe.sigmoidGate = true
 			}
 		} else {
-			l.ffn = denseFFN{
-				gate: ld.tensor(b, p+"ffn_gate.weight", e, nff),
-				up:   ld.tensor(b, p+"ffn_up.weight", e, nff),
-				down: ld.tensor(b, p+"ffn_down.weight", nff, e),
-			}
+			l.ffn = ld.gatedFFN(b, p, "", e, nff)
 		}
 		m.layers = append(m.layers, l)
 	}
