@@ -233,9 +233,26 @@ x16mblock:
 	VZEROUPPER
 	RET
 
+// Q4AHEAD is how far ahead of the super-block in use (four super-blocks
+// of the one stream) the tile prefetches the weights, ten lines a chunk:
+// for a few activation rows the weights are read from memory once, and
+// without it the loads wait on memory instead of overlapping the
+// arithmetic.
+#define Q4AHEAD 9472
+
 // Q4TILE(C, L) is chunk C of tileQ4KX16AVX512's super-block: each
 // activation row's scaled sums added to Z24-Z27.
 #define Q4TILE(C, L) \
+	PREFETCHT0 Q4AHEAD+640*C(SI); \
+	PREFETCHT0 Q4AHEAD+640*C+64(SI); \
+	PREFETCHT0 Q4AHEAD+640*C+128(SI); \
+	PREFETCHT0 Q4AHEAD+640*C+192(SI); \
+	PREFETCHT0 Q4AHEAD+640*C+256(SI); \
+	PREFETCHT0 Q4AHEAD+640*C+320(SI); \
+	PREFETCHT0 Q4AHEAD+640*C+384(SI); \
+	PREFETCHT0 Q4AHEAD+640*C+448(SI); \
+	PREFETCHT0 Q4AHEAD+640*C+512(SI); \
+	PREFETCHT0 Q4AHEAD+640*C+576(SI); \
 	Q4CHUNK16(C, L); \
 	Q4SCALE(Z0, Z4); \
 	VPADDD Z0, Z24, Z24; \

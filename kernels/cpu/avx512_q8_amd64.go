@@ -32,14 +32,26 @@ import (
 // covers; the assembly runs over them in groups of eight.
 const gemvRowsZ = 8
 
-// addAVX512Q8 adds the AVX-512 VNNI tiles for Q8_0 weights (4×8 for
-// prompts, 8×1 for decode) and for Q4_0, IQ4_NL, Q4_1, Q5_0 and Q5_1
+// addAVX512Q8 adds the AVX-512 VNNI tiles for Q8_0 weights (4×9 and 4×8 for
+// prompts, 4×1 to 4×7 for small batches and the rows after the last
+// tile, 8×1 for decode) and for Q4_0, IQ4_NL, Q4_1, Q5_0 and Q5_1
 // weights (16×8 and 16×1). The AVX2 tiles stay for batches too small for the new ones; the
 // single-row kernels stay AVX2's (they finish the tiles' edges).
 func addAVX512Q8(k *kernelSet) {
-	k.tiles[quant.TypeQ8_0] = append(k.tiles[quant.TypeQ8_0],
-		tileKernel{mr: 4, nr: 8, fn: tileQ8_0x4x8AVX512},
-		tileKernel{mr: gemvRowsZ, nr: 1, fn: gemvQ80Z})
+	for _, tk := range []tileKernel{
+		{mr: 4, nr: 9, fn: tileQ8_0x4x9AVX512},
+		{mr: 4, nr: 8, fn: tileQ8_0x4x8AVX512},
+		{mr: 4, nr: 7, fn: tileQ8_0x4x7AVX512},
+		{mr: 4, nr: 6, fn: tileQ8_0x4x6AVX512},
+		{mr: 4, nr: 5, fn: tileQ8_0x4x5AVX512},
+		{mr: 4, nr: 4, fn: tileQ8_0x4x4AVX512},
+		{mr: 4, nr: 3, fn: tileQ8_0x4x3AVX512},
+		{mr: 4, nr: 2, fn: tileQ8_0x4x2AVX512},
+		{mr: 4, nr: 1, fn: tileQ8_0x4x1AVX512},
+		{mr: gemvRowsZ, nr: 1, fn: gemvQ80Z},
+	} {
+		setTile(k, quant.TypeQ8_0, tk)
+	}
 	k.tiles[quant.TypeQ4_0] = append(k.tiles[quant.TypeQ4_0], q4Tiles(tileQ4_0x16x8AVX512, gemvQ4_0x16AVX512, &q4Lut, q4Off)...)
 	k.tiles[quant.TypeIQ4_NL] = append(k.tiles[quant.TypeIQ4_NL], q4Tiles(tileIQ4NLx16x8AVX512, gemvIQ4NLx16AVX512, &iq4Lut, iq4Off)...)
 	k.tiles[quant.TypeQ4_1] = append(k.tiles[quant.TypeQ4_1],
@@ -68,6 +80,35 @@ func gemvQ80Z(a *tileArgs) {
 //
 //go:noescape
 func tileQ8_0x4x8AVX512(a *tileArgs)
+
+// tileQ8_0x4xCAVX512, C = 1..7 and 9, are tileQ8_0x4x8AVX512 for 4×C
+// outputs: a batch of up to nine activation rows in one call per four
+// weight rows, and a longer batch's rows after its last full tile in one
+// more, while those weight rows are in cache.
+//
+//go:noescape
+func tileQ8_0x4x1AVX512(a *tileArgs)
+
+//go:noescape
+func tileQ8_0x4x2AVX512(a *tileArgs)
+
+//go:noescape
+func tileQ8_0x4x3AVX512(a *tileArgs)
+
+//go:noescape
+func tileQ8_0x4x4AVX512(a *tileArgs)
+
+//go:noescape
+func tileQ8_0x4x5AVX512(a *tileArgs)
+
+//go:noescape
+func tileQ8_0x4x6AVX512(a *tileArgs)
+
+//go:noescape
+func tileQ8_0x4x7AVX512(a *tileArgs)
+
+//go:noescape
+func tileQ8_0x4x9AVX512(a *tileArgs)
 
 // gemvQ80AVX512 computes rows (a multiple of eight) Q8_0 outputs against
 // one activation row as dotQ8_0AVX2 computes each, two weight rows to a

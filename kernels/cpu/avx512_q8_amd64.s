@@ -114,10 +114,15 @@ TEXT ·tileQ8_0x4x8AVX512(SB), NOSPLIT, $0-8
 	VPBROADCASTD AX, Z26
 	MOVL   $0xff00, AX
 	KMOVW  AX, K1
+	LEAQ   (SI)(R12*4), R8 // the next four weight rows, prefetched as these run
 	TESTQ  CX, CX
 	JZ     q8zdone
 
 q8zloop:
+	PREFETCHT0 0(R8)
+	PREFETCHT0 64(R8)
+	PREFETCHT0 128(R8)
+	ADDQ       $136, R8
 	Q8ZPAIR((SI), (SI)(R12*1), Z16, Z18, Z24)
 	Q8ZPAIR((SI)(R12*2), (SI)(R13*1), Z17, Z19, Z25)
 	Q8ZCOL((DI), Z0, Z8)
@@ -156,6 +161,383 @@ q8zdone:
 	ZOUT2(Z13, Y13, X13, 8(DX)(R11*1), 12(DX)(R11*1))
 	ZOUT2(Z14, Y14, X14, 8(DX)(R11*2), 12(DX)(R11*2))
 	ZOUT2(Z15, Y15, X15, 8(R8), 12(R8))
+	VZEROUPPER
+	RET
+
+// Q8_0 tiles for batches of one to nine activation rows: four weight rows
+// (two pairs, as in the prompt tile) by C activation rows, C = 1..9, so a
+// batch of up to nine rows (a few sequences decoding together, a
+// speculative draft's check) is one call per group of weight rows, and a
+// longer batch's last rows after its tiles are one more. The weight rows
+// stream from memory: the next four are prefetched as these run, so the
+// loads overlap the arithmetic. Output (2p+h, j) accumulates in half h of
+// the accumulator of pair p and activation row j: Z(j) and Z(8+j) for
+// C <= 8; for C = 9, Z(j) and Z(9+j), row 7's and 8's second in Z29, Z30.
+
+// Q8NHEAD(DONE) loads the arguments as tileQ8_0x4x8AVX512 does, the
+// constants, and R8, the next four weight rows.
+#define Q8NHEAD(DONE) \
+	MOVQ a+0(FP), AX; \
+	MOVQ 0(AX), SI; \
+	MOVQ 8(AX), R12; \
+	LEAQ (R12)(R12*2), R13; \
+	MOVQ 16(AX), DI; \
+	MOVQ 24(AX), R9; \
+	LEAQ (R9)(R9*2), R10; \
+	LEAQ (DI)(R9*4), DX; \
+	MOVQ 32(AX), CX; \
+	MOVQ 40(AX), BX; \
+	MOVQ 48(AX), R11; \
+	SHLQ $2, R11; \
+	VPXORD Z27, Z27, Z27; \
+	MOVL $0x80808080, AX; \
+	VPBROADCASTD AX, Z26; \
+	MOVL $0xff00, AX; \
+	KMOVW AX, K1; \
+	LEAQ (SI)(R12*4), R8
+
+// Q8NPAIRS prefetches the next four rows' share of this block and loads
+// the two weight pairs.
+#define Q8NPAIRS \
+	PREFETCHT0 0(R8); \
+	PREFETCHT0 64(R8); \
+	PREFETCHT0 128(R8); \
+	ADDQ       $136, R8; \
+	Q8ZPAIR((SI), (SI)(R12*1), Z16, Z18, Z24); \
+	Q8ZPAIR((SI)(R12*2), (SI)(R13*1), Z17, Z19, Z25)
+
+// Q8NNEXT moves to the next block.
+#define Q8NNEXT \
+	ADDQ $34, SI; \
+	ADDQ $40, DI; \
+	ADDQ $40, DX; \
+	DECQ CX
+
+// Q8NOUTS sets AX, DX and R8 to the outputs of activation rows 3, 4 and 7.
+#define Q8NOUTS \
+	LEAQ (R11)(R11*2), R8; \
+	LEAQ (BX)(R8*1), AX; \
+	LEAQ (BX)(R11*4), DX; \
+	ADDQ DX, R8
+
+// ZOUT2T is ZOUT2 with Z16 and Z17 for scratch (free after the loop).
+#define ZOUT2T(Z, Y, X, LO, HI) \
+	VEXTRACTF64X4 $1, Z, Y16;     \
+	HSUM8Z(Y16, X16, X17);        \
+	VMOVSS        X16, HI;        \
+	HSUM8Z(Y, X, X17);            \
+	VMOVSS        X, LO
+
+// func tileQ8_0x4x1AVX512(a *tileArgs)
+TEXT ·tileQ8_0x4x1AVX512(SB), NOSPLIT, $0-8
+	Q8NHEAD(q8n1done)
+	VPXORD Z0, Z0, Z0
+	VPXORD Z8, Z8, Z8
+	TESTQ CX, CX
+	JZ    q8n1done
+
+q8n1loop:
+	Q8NPAIRS
+	Q8ZCOL((DI), Z0, Z8)
+	Q8NNEXT
+	JNZ q8n1loop
+
+q8n1done:
+	Q8NOUTS
+	ZOUT2(Z0, Y0, X0, 0(BX), 4(BX))
+	ZOUT2(Z8, Y8, X8, 8(BX), 12(BX))
+	VZEROUPPER
+	RET
+
+// func tileQ8_0x4x2AVX512(a *tileArgs)
+TEXT ·tileQ8_0x4x2AVX512(SB), NOSPLIT, $0-8
+	Q8NHEAD(q8n2done)
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	TESTQ CX, CX
+	JZ    q8n2done
+
+q8n2loop:
+	Q8NPAIRS
+	Q8ZCOL((DI), Z0, Z8)
+	Q8ZCOL((DI)(R9*1), Z1, Z9)
+	Q8NNEXT
+	JNZ q8n2loop
+
+q8n2done:
+	Q8NOUTS
+	ZOUT2(Z0, Y0, X0, 0(BX), 4(BX))
+	ZOUT2(Z1, Y1, X1, 0(BX)(R11*1), 4(BX)(R11*1))
+	ZOUT2(Z8, Y8, X8, 8(BX), 12(BX))
+	ZOUT2(Z9, Y9, X9, 8(BX)(R11*1), 12(BX)(R11*1))
+	VZEROUPPER
+	RET
+
+// func tileQ8_0x4x3AVX512(a *tileArgs)
+TEXT ·tileQ8_0x4x3AVX512(SB), NOSPLIT, $0-8
+	Q8NHEAD(q8n3done)
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	TESTQ CX, CX
+	JZ    q8n3done
+
+q8n3loop:
+	Q8NPAIRS
+	Q8ZCOL((DI), Z0, Z8)
+	Q8ZCOL((DI)(R9*1), Z1, Z9)
+	Q8ZCOL((DI)(R9*2), Z2, Z10)
+	Q8NNEXT
+	JNZ q8n3loop
+
+q8n3done:
+	Q8NOUTS
+	ZOUT2(Z0, Y0, X0, 0(BX), 4(BX))
+	ZOUT2(Z1, Y1, X1, 0(BX)(R11*1), 4(BX)(R11*1))
+	ZOUT2(Z2, Y2, X2, 0(BX)(R11*2), 4(BX)(R11*2))
+	ZOUT2(Z8, Y8, X8, 8(BX), 12(BX))
+	ZOUT2(Z9, Y9, X9, 8(BX)(R11*1), 12(BX)(R11*1))
+	ZOUT2(Z10, Y10, X10, 8(BX)(R11*2), 12(BX)(R11*2))
+	VZEROUPPER
+	RET
+
+// func tileQ8_0x4x4AVX512(a *tileArgs)
+TEXT ·tileQ8_0x4x4AVX512(SB), NOSPLIT, $0-8
+	Q8NHEAD(q8n4done)
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	TESTQ CX, CX
+	JZ    q8n4done
+
+q8n4loop:
+	Q8NPAIRS
+	Q8ZCOL((DI), Z0, Z8)
+	Q8ZCOL((DI)(R9*1), Z1, Z9)
+	Q8ZCOL((DI)(R9*2), Z2, Z10)
+	Q8ZCOL((DI)(R10*1), Z3, Z11)
+	Q8NNEXT
+	JNZ q8n4loop
+
+q8n4done:
+	Q8NOUTS
+	ZOUT2(Z0, Y0, X0, 0(BX), 4(BX))
+	ZOUT2(Z1, Y1, X1, 0(BX)(R11*1), 4(BX)(R11*1))
+	ZOUT2(Z2, Y2, X2, 0(BX)(R11*2), 4(BX)(R11*2))
+	ZOUT2(Z3, Y3, X3, 0(AX), 4(AX))
+	ZOUT2(Z8, Y8, X8, 8(BX), 12(BX))
+	ZOUT2(Z9, Y9, X9, 8(BX)(R11*1), 12(BX)(R11*1))
+	ZOUT2(Z10, Y10, X10, 8(BX)(R11*2), 12(BX)(R11*2))
+	ZOUT2(Z11, Y11, X11, 8(AX), 12(AX))
+	VZEROUPPER
+	RET
+
+// func tileQ8_0x4x5AVX512(a *tileArgs)
+TEXT ·tileQ8_0x4x5AVX512(SB), NOSPLIT, $0-8
+	Q8NHEAD(q8n5done)
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	TESTQ CX, CX
+	JZ    q8n5done
+
+q8n5loop:
+	Q8NPAIRS
+	Q8ZCOL((DI), Z0, Z8)
+	Q8ZCOL((DI)(R9*1), Z1, Z9)
+	Q8ZCOL((DI)(R9*2), Z2, Z10)
+	Q8ZCOL((DI)(R10*1), Z3, Z11)
+	Q8ZCOL((DX), Z4, Z12)
+	Q8NNEXT
+	JNZ q8n5loop
+
+q8n5done:
+	Q8NOUTS
+	ZOUT2(Z0, Y0, X0, 0(BX), 4(BX))
+	ZOUT2(Z1, Y1, X1, 0(BX)(R11*1), 4(BX)(R11*1))
+	ZOUT2(Z2, Y2, X2, 0(BX)(R11*2), 4(BX)(R11*2))
+	ZOUT2(Z3, Y3, X3, 0(AX), 4(AX))
+	ZOUT2(Z4, Y4, X4, 0(DX), 4(DX))
+	ZOUT2(Z8, Y8, X8, 8(BX), 12(BX))
+	ZOUT2(Z9, Y9, X9, 8(BX)(R11*1), 12(BX)(R11*1))
+	ZOUT2(Z10, Y10, X10, 8(BX)(R11*2), 12(BX)(R11*2))
+	ZOUT2(Z11, Y11, X11, 8(AX), 12(AX))
+	ZOUT2(Z12, Y12, X12, 8(DX), 12(DX))
+	VZEROUPPER
+	RET
+
+// func tileQ8_0x4x6AVX512(a *tileArgs)
+TEXT ·tileQ8_0x4x6AVX512(SB), NOSPLIT, $0-8
+	Q8NHEAD(q8n6done)
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	TESTQ CX, CX
+	JZ    q8n6done
+
+q8n6loop:
+	Q8NPAIRS
+	Q8ZCOL((DI), Z0, Z8)
+	Q8ZCOL((DI)(R9*1), Z1, Z9)
+	Q8ZCOL((DI)(R9*2), Z2, Z10)
+	Q8ZCOL((DI)(R10*1), Z3, Z11)
+	Q8ZCOL((DX), Z4, Z12)
+	Q8ZCOL((DX)(R9*1), Z5, Z13)
+	Q8NNEXT
+	JNZ q8n6loop
+
+q8n6done:
+	Q8NOUTS
+	ZOUT2(Z0, Y0, X0, 0(BX), 4(BX))
+	ZOUT2(Z1, Y1, X1, 0(BX)(R11*1), 4(BX)(R11*1))
+	ZOUT2(Z2, Y2, X2, 0(BX)(R11*2), 4(BX)(R11*2))
+	ZOUT2(Z3, Y3, X3, 0(AX), 4(AX))
+	ZOUT2(Z4, Y4, X4, 0(DX), 4(DX))
+	ZOUT2(Z5, Y5, X5, 0(DX)(R11*1), 4(DX)(R11*1))
+	ZOUT2(Z8, Y8, X8, 8(BX), 12(BX))
+	ZOUT2(Z9, Y9, X9, 8(BX)(R11*1), 12(BX)(R11*1))
+	ZOUT2(Z10, Y10, X10, 8(BX)(R11*2), 12(BX)(R11*2))
+	ZOUT2(Z11, Y11, X11, 8(AX), 12(AX))
+	ZOUT2(Z12, Y12, X12, 8(DX), 12(DX))
+	ZOUT2(Z13, Y13, X13, 8(DX)(R11*1), 12(DX)(R11*1))
+	VZEROUPPER
+	RET
+
+// func tileQ8_0x4x7AVX512(a *tileArgs)
+TEXT ·tileQ8_0x4x7AVX512(SB), NOSPLIT, $0-8
+	Q8NHEAD(q8n7done)
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	TESTQ CX, CX
+	JZ    q8n7done
+
+q8n7loop:
+	Q8NPAIRS
+	Q8ZCOL((DI), Z0, Z8)
+	Q8ZCOL((DI)(R9*1), Z1, Z9)
+	Q8ZCOL((DI)(R9*2), Z2, Z10)
+	Q8ZCOL((DI)(R10*1), Z3, Z11)
+	Q8ZCOL((DX), Z4, Z12)
+	Q8ZCOL((DX)(R9*1), Z5, Z13)
+	Q8ZCOL((DX)(R9*2), Z6, Z14)
+	Q8NNEXT
+	JNZ q8n7loop
+
+q8n7done:
+	Q8NOUTS
+	ZOUT2(Z0, Y0, X0, 0(BX), 4(BX))
+	ZOUT2(Z1, Y1, X1, 0(BX)(R11*1), 4(BX)(R11*1))
+	ZOUT2(Z2, Y2, X2, 0(BX)(R11*2), 4(BX)(R11*2))
+	ZOUT2(Z3, Y3, X3, 0(AX), 4(AX))
+	ZOUT2(Z4, Y4, X4, 0(DX), 4(DX))
+	ZOUT2(Z5, Y5, X5, 0(DX)(R11*1), 4(DX)(R11*1))
+	ZOUT2(Z6, Y6, X6, 0(DX)(R11*2), 4(DX)(R11*2))
+	ZOUT2(Z8, Y8, X8, 8(BX), 12(BX))
+	ZOUT2(Z9, Y9, X9, 8(BX)(R11*1), 12(BX)(R11*1))
+	ZOUT2(Z10, Y10, X10, 8(BX)(R11*2), 12(BX)(R11*2))
+	ZOUT2(Z11, Y11, X11, 8(AX), 12(AX))
+	ZOUT2(Z12, Y12, X12, 8(DX), 12(DX))
+	ZOUT2(Z13, Y13, X13, 8(DX)(R11*1), 12(DX)(R11*1))
+	ZOUT2(Z14, Y14, X14, 8(DX)(R11*2), 12(DX)(R11*2))
+	VZEROUPPER
+	RET
+
+// func tileQ8_0x4x9AVX512(a *tileArgs)
+TEXT ·tileQ8_0x4x9AVX512(SB), NOSPLIT, $0-8
+	Q8NHEAD(q8n9done)
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z29, Z29, Z29
+	VPXORD Z30, Z30, Z30
+	TESTQ CX, CX
+	JZ    q8n9done
+
+q8n9loop:
+	Q8NPAIRS
+	Q8ZCOL((DI), Z0, Z9)
+	Q8ZCOL((DI)(R9*1), Z1, Z10)
+	Q8ZCOL((DI)(R9*2), Z2, Z11)
+	Q8ZCOL((DI)(R10*1), Z3, Z12)
+	Q8ZCOL((DX), Z4, Z13)
+	Q8ZCOL((DX)(R9*1), Z5, Z14)
+	Q8ZCOL((DX)(R9*2), Z6, Z15)
+	Q8ZCOL((DX)(R10*1), Z7, Z29)
+	Q8ZCOL((DX)(R9*4), Z8, Z30)
+	Q8NNEXT
+	JNZ q8n9loop
+
+q8n9done:
+	Q8NOUTS
+	ZOUT2T(Z29, Y29, X29, 8(R8), 12(R8))
+	ZOUT2T(Z30, Y30, X30, 8(DX)(R11*4), 12(DX)(R11*4))
+	ZOUT2(Z0, Y0, X0, 0(BX), 4(BX))
+	ZOUT2(Z1, Y1, X1, 0(BX)(R11*1), 4(BX)(R11*1))
+	ZOUT2(Z2, Y2, X2, 0(BX)(R11*2), 4(BX)(R11*2))
+	ZOUT2(Z3, Y3, X3, 0(AX), 4(AX))
+	ZOUT2(Z4, Y4, X4, 0(DX), 4(DX))
+	ZOUT2(Z5, Y5, X5, 0(DX)(R11*1), 4(DX)(R11*1))
+	ZOUT2(Z6, Y6, X6, 0(DX)(R11*2), 4(DX)(R11*2))
+	ZOUT2(Z7, Y7, X7, 0(R8), 4(R8))
+	ZOUT2(Z8, Y8, X8, 0(DX)(R11*4), 4(DX)(R11*4))
+	ZOUT2(Z9, Y9, X9, 8(BX), 12(BX))
+	ZOUT2(Z10, Y10, X10, 8(BX)(R11*1), 12(BX)(R11*1))
+	ZOUT2(Z11, Y11, X11, 8(BX)(R11*2), 12(BX)(R11*2))
+	ZOUT2(Z12, Y12, X12, 8(AX), 12(AX))
+	ZOUT2(Z13, Y13, X13, 8(DX), 12(DX))
+	ZOUT2(Z14, Y14, X14, 8(DX)(R11*1), 12(DX)(R11*1))
+	ZOUT2(Z15, Y15, X15, 8(DX)(R11*2), 12(DX)(R11*2))
 	VZEROUPPER
 	RET
 

@@ -126,7 +126,7 @@ func TestAVX512Q8Tiles(t *testing.T) {
 	for _, typ := range sortedTypes(tiles) {
 		for _, tk := range tiles[typ] {
 			calls := []string{"tile"}
-			if asm := gemvAsmZ[typ]; tk.nr == 1 && asm != nil {
+			if asm := gemvAsmZ[typ]; tk.nr == 1 && tk.mr == gemvRowsZ && asm != nil {
 				calls = append(calls, "asm3")
 			}
 			for _, nb := range tile32Blocks {
@@ -170,7 +170,7 @@ func TestAVX512Q8MatMul(t *testing.T) {
 	rng := rand.New(rand.NewPCG(53, 54))
 	shapes := []struct{ k, m, n int }{
 		{32, 4, 1}, {512, 13, 1}, {768, 6, 2}, {256, 9, 3}, {2048, 67, 1},
-		{32, 3, 8}, {64, 7, 9}, {256, 13, 17}, {512, 9, 13}, {1024, 17, 22}, {96, 8, 8}, {160, 20, 35}, {256, 35, 19},
+		{32, 3, 8}, {64, 7, 9}, {96, 12, 4}, {256, 13, 5}, {128, 9, 6}, {64, 11, 7}, {256, 13, 17}, {512, 9, 13}, {1024, 17, 22}, {96, 8, 8}, {160, 20, 35}, {256, 35, 19},
 	}
 	for _, typ := range sortedTypes(tiles) {
 		for _, s := range shapes {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"unsafe"
 
 	"saji/kernels/quant"
@@ -79,6 +80,11 @@ type packedKernel struct {
 	// activation rows for prompts, each activation row in the order of
 	// its a.gemm bit.
 	tile func(a *tileArgs)
+	// gemvBatch is the largest batch (with no row in dotK's gemm order)
+	// that runs on gemv row by row rather than on the tile, group by
+	// group while the group's weights are in cache: where the decode
+	// kernel does less work per activation row than the tile.
+	gemvBatch int
 	// unpack, where the layout has it, writes row r (of a full group) of
 	// a weight of rowBytes per row in the file's layout into dst, from
 	// the layout's bytes.
@@ -97,6 +103,14 @@ type tileKernel struct {
 	// by the single-row kernel: faster where the tile is several times the
 	// single-row kernel's speed.
 	overlap bool
+
+	// narrow, set where the product runs the tile (never in the set's
+	// list), holds the set's kernels for the same mr weight rows and fewer
+	// activation rows, widest first: the activation rows after the last
+	// full tile go to them while the weight rows are still in cache (a
+	// batch of nine rows is a tile of eight and a decode kernel's row), the
+	// rows after those to the single-row kernel.
+	narrow []tileKernel
 }
 
 // tileArgs describes one tile. Its layout is read by assembly: keep the
@@ -278,6 +292,20 @@ func setTile(k *kernelSet, t quant.Type, tk tileKernel) {
 		}
 	}
 	k.tiles[t] = append(k.tiles[t], tk)
+}
+
+// narrowed returns tk with its narrow kernels: t's tiles of tk.mr weight
+// rows and fewer activation rows, widest first.
+func (k *kernelSet) narrowed(t quant.Type, tk *tileKernel) *tileKernel {
+	out := *tk
+	out.narrow = nil
+	for _, nk := range k.tiles[t] {
+		if nk.mr == tk.mr && nk.nr < tk.nr {
+			out.narrow = append(out.narrow, nk)
+		}
+	}
+	slices.SortStableFunc(out.narrow, func(a, b tileKernel) int { return b.nr - a.nr })
+	return &out
 }
 
 // tile returns the tile kernel for t that does the most work per call on

@@ -195,7 +195,7 @@ func floatDot(n, k int, half bool) func(a, b []float32) float32 {
 func (b *Backend) simd(w *tensor, n, rowBytes int, tileOK bool, x unsafe.Pointer, blocks int, out []float32, gemmRows int, single func(i, j0, j1 int)) {
 	m := w.rows()
 	if tk := b.k.tile(w.typ, n); tk != nil && tileOK {
-		b.tiledBlocks(tk, m, n, rowBytes, tileArgs{w: &w.data[0], wstride: w.rowBytes(), x: x,
+		b.tiledBlocks(b.k.narrowed(w.typ, tk), m, n, rowBytes, tileArgs{w: &w.data[0], wstride: w.rowBytes(), x: x,
 			xstride: rowBytes, n: blocks, out: &out[0], ostride: m}, gemmRows, single)
 		return
 	}
@@ -261,23 +261,24 @@ func (tk *tileKernel) rowTile(n, rowBytes int) int {
 
 // blocks is one thread's share of tiledBlocks: weight rows [lo, hi) by
 // activation rows [jlo, jhi) in tiles of tile rows (a multiple of tk.nr).
-// The rows after a tile's last full block go to single, or with tk.overlap
-// to one more block over the tile's last tk.nr rows (those of the tile
-// before when it has fewer).
+// The rows after a tile's last full block go to one more block over the
+// tile's last tk.nr rows with tk.overlap (those of the tile before when it
+// has fewer), otherwise to tk.narrow's kernels and then single.
 func (tk *tileKernel) blocks(lo, hi, jlo, jhi, tile int, base tileArgs, gemmRows int, single func(i, j0, j1 int)) {
 	a := base
-	call := func(i, j int) {
+	callWith := func(k *tileKernel, i, j int) {
 		a.w = (*byte)(unsafe.Add(unsafe.Pointer(base.w), i*base.wstride))
 		a.x = unsafe.Add(base.x, j*base.xstride)
 		a.out = (*float32)(unsafe.Add(unsafe.Pointer(base.out), 4*(j*base.ostride+i)))
 		a.gemm = 0
-		for t := range tk.nr {
+		for t := range k.nr {
 			if j+t < gemmRows {
 				a.gemm |= 1 << t
 			}
 		}
-		tk.fn(&a)
+		k.fn(&a)
 	}
+	call := func(i, j int) { callWith(tk, i, j) }
 	for j0 := jlo; j0 < jhi; j0 += tile {
 		j1 := min(jhi, j0+tile)
 		jFull := j0 + (j1-j0)/tk.nr*tk.nr
@@ -291,8 +292,16 @@ func (tk *tileKernel) blocks(lo, hi, jlo, jhi, tile int, base tileArgs, gemmRows
 			case tk.overlap && j1-jlo >= tk.nr:
 				call(i, j1-tk.nr)
 			default:
-				for r := i; r < i+tk.mr; r++ {
-					single(r, jFull, j1)
+				j := jFull
+				for n := range tk.narrow {
+					for nk := &tk.narrow[n]; j+nk.nr <= j1; j += nk.nr {
+						callWith(nk, i, j)
+					}
+				}
+				if j < j1 {
+					for r := i; r < i+tk.mr; r++ {
+						single(r, j, j1)
+					}
 				}
 			}
 		}

@@ -288,18 +288,14 @@ func (b *Backend) packedProduct(w *tensor, n, rowBytes int, x unsafe.Pointer, bl
 	args := tileArgs{w: &w.packed[0], wstride: kern.size(kern.rows, w.rowBytes()) / kern.rows, x: x,
 		xstride: rowBytes, n: blocks, out: &out[0], ostride: m}
 	// Prompts: groups of four activation rows on the tile, the n%4 after
-	// them (never in the gemm order) on the decode kernel.
-	full := n - n%4
-	if full > 0 {
-		tk := tileKernel{mr: kern.rows, nr: 4, fn: kern.tile}
-		b.tiledBlocks(&tk, m, full, rowBytes, args, gemmRows, single)
+	// them (never in the gemm order) on the decode kernel, group by group
+	// while the group's weights are in cache; decode, and batches up to
+	// kern.gemvBatch, on the decode kernel.
+	gemv := tileKernel{mr: kern.rows, nr: 1, fn: func(a *tileArgs) { kern.gemv(a, kern.rows) }}
+	tk := gemv
+	if n >= 4 && (gemmRows > 0 || n > kern.gemvBatch) {
+		tk = tileKernel{mr: kern.rows, nr: 4, fn: kern.tile, narrow: []tileKernel{gemv}}
 	}
-	if full < n {
-		tk := tileKernel{mr: kern.rows, nr: 1, fn: func(a *tileArgs) { kern.gemv(a, kern.rows) }}
-		rest := args
-		rest.x = unsafe.Add(x, full*rowBytes)
-		rest.out = &out[full*m]
-		b.tiledBlocks(&tk, m, n-full, rowBytes, rest, 0, func(i, j0, j1 int) { single(i, j0+full, j1+full) })
-	}
+	b.tiledBlocks(&tk, m, n, rowBytes, args, gemmRows, single)
 	return true
 }
