@@ -128,8 +128,15 @@ var Recipes = []synth.Recipe{
 // Defaults names the recipes recorded a second time, as NAME.kvf16.json,
 // with llama.cpp's defaults (F16 cache, flash attention): those whose
 // flash-attention path differs (Gemma 2's softcap; Gemma 4's heads of two
-// lengths and caches shared across layers).
-var Defaults = map[string]bool{"tiny-gemma2-f32": true, "tiny-gemma4-f32": true}
+// lengths and caches shared across layers), and the quantized Qwen3.5 and
+// Gemma 4 mixture that `saji serve` is compared with llama-server on
+// (internal/tools/servecmp), both servers running llama.cpp's defaults:
+// the F16 cache's roundings under 8-bit activations are where a chunking
+// difference shows.
+var Defaults = map[string]bool{
+	"tiny-gemma2-f32": true, "tiny-gemma4-f32": true,
+	"tiny-qwen35-q4_k_m": true, "tiny-gemma4moe-q4_k_m": true,
+}
 
 func main() {
 	if err := run(context.Background(), os.Args[1:], os.Stderr); err != nil {
