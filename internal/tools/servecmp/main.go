@@ -16,13 +16,17 @@
 // results depend on how a prompt is split into batches (ggml's kernels
 // are not batch-invariant to the last bit, and the roundings of an F16
 // cache's flash attention and of the 8-bit activations before a quantized
-// matrix product turn a last-bit difference into 1e-2 or more), and Saji
+// matrix product turn a last-bit difference into 1e-2 or more: llama.cpp's
+// own figures in testdata/ref/*.tail4.kvf16.json, the last 4 prompt tokens
+// read alone, are up to 9e-2 away from its one-batch ones), and Saji
 // follows ggml's float operations, chunk for chunk. With their defaults
 // the two servers chunk differently: llama-server reads the last 4 tokens
 // of a prompt alone where it keeps context checkpoints (models with
 // recurrent layers or a sliding window: Qwen3.5, Gemma 4, Granite 4,
-// Nemotron-H), and both reuse an earlier request's prefix and compute
-// only the rest. Run them without either, so that each reads a prompt of
+// Nemotron-H), Saji ends a hybrid model's chunk at the last 16-token block
+// boundary (where it snapshots the recurrent state for its prefix cache),
+// and both reuse an earlier request's prefix and compute only the rest.
+// Run them without any of that, so that each reads a prompt of
 // up to 128 tokens in one batch, as llama.cpp's reference figures do:
 //
 //	saji serve -m FILE --port 8080 -t 2 --ctx 4096 --no-prefix-cache
