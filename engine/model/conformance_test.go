@@ -33,6 +33,11 @@ type refModel struct {
 		SHA256 string        `json:"sha256"`
 		Synth  *synth.Recipe `json:"synth"` // a synthetic model the test writes
 	} `json:"model"`
+	Config struct {
+		// PromptTail > 0: llama.cpp read each prompt in two batches, its
+		// last PromptTail tokens alone (refgen's Tails).
+		PromptTail int `json:"prompt_tail"`
+	} `json:"config"`
 	Prompts []struct {
 		ID        string        `json:"id"`
 		Tokens    []int32       `json:"tokens"`
@@ -288,7 +293,7 @@ func testConformance(t *testing.T, b kernels.Backend, tolScale float64) {
 				if kv == quant.TypeF16 {
 					greedy = greedy[:min(8, len(greedy))]
 				}
-				r := runPrompt(t, m, kv, p.Tokens, p.TopLogits, p.Last, greedy, p.Greedy.Margin, p.Greedy.Top5, tol)
+				r := runPrompt(t, m, kv, ref.Config.PromptTail, p.Tokens, p.TopLogits, p.Last, greedy, p.Greedy.Margin, p.Greedy.Top5, tol)
 				sum.worstTop, sum.worstLast = max(sum.worstTop, r.worstTop), max(sum.worstLast, r.worstLast)
 				sum.exact += r.exact
 				sum.positions += r.positions
@@ -302,8 +307,9 @@ func testConformance(t *testing.T, b kernels.Backend, tolScale float64) {
 	t.Logf("\nmodel                    worst-top worst-last greedy-matched within-tol\n%s", strings.Join(table, "\n"))
 }
 
-// runPrompt checks one prompt.
-func runPrompt(t *testing.T, m Model, kv quant.Type, tokens []int32, topRef [][][]float64, lastRef []float32,
+// runPrompt checks one prompt, read in one batch, or in two with its last
+// tail tokens alone.
+func runPrompt(t *testing.T, m Model, kv quant.Type, tail int, tokens []int32, topRef [][][]float64, lastRef []float32,
 	greedyRef []int32, margin []float64, top5 [][][]float64, tol float64) promptResult {
 	t.Helper()
 	ctx := context.Background()
@@ -316,9 +322,20 @@ func runPrompt(t *testing.T, m Model, kv quant.Type, tokens []int32, topRef [][]
 	for i := range pos {
 		pos[i] = int32(i)
 	}
-	logits, err := m.Forward(ctx, tokens, pos, cache, true)
+	cut := len(tokens)
+	if tail > 0 && tail < len(tokens) {
+		cut -= tail
+	}
+	logits, err := m.Forward(ctx, tokens[:cut], pos[:cut], cache, true)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if cut < len(tokens) {
+		rest, err := m.Forward(ctx, tokens[cut:], pos[cut:], cache, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		logits = append(logits, rest...)
 	}
 	var r promptResult
 	r.positions = len(topRef)

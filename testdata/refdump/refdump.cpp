@@ -121,10 +121,13 @@ static std::vector<std::pair<std::string, std::string>> read_prompts(const char 
 }
 
 int main(int argc, char **argv) {
-    if (argc < 4) { fprintf(stderr, "usage: refdump MODEL PROMPTS.json OUT.json [f32|f16] [off|auto] [threads]\n"); return 2; }
+    if (argc < 4) { fprintf(stderr, "usage: refdump MODEL PROMPTS.json OUT.json [f32|f16] [off|auto] [threads] [tail]\n"); return 2; }
     const char *mpath = argv[1];
     std::string kv = argc > 4 ? argv[4] : "f32", fa = argc > 5 ? argv[5] : "off";
     int threads = argc > 6 ? atoi(argv[6]) : 1;
+    // tail > 0 decodes each prompt in two batches, the last tail tokens
+    // alone, as llama-server does before a context checkpoint.
+    int tail = argc > 7 ? atoi(argv[7]) : 0;
     const int n_gen = 32, top_k = 20, n_ctx = 512;
 
     llama_backend_init();
@@ -167,7 +170,11 @@ int main(int argc, char **argv) {
     gguf_free(g);
     out += "\"config\": {\"n_threads\": " + std::to_string(threads) + ", \"n_ctx\": 512, \"n_batch\": 512, \"n_ubatch\": 512, \"type_k\": " + jstr(kv) + ", \"type_v\": " + jstr(kv);
     out += ", \"flash_attn\": " + jstr(fa) + ", \"n_gen\": 32, \"top_k\": 20, \"add_special\": true, \"parse_special\": true";
-    out += ", \"prompt_decode\": \"single batch, logits for all positions\", \"greedy\": \"argmax (lowest id on ties), one token per llama_decode, EOS not treated specially\"},\n";
+    if (tail > 0)
+        out += ", \"prompt_tail\": " + std::to_string(tail) + ", \"prompt_decode\": \"two batches, the last prompt_tail tokens alone (llama-server's split before a context checkpoint), logits for all positions\"";
+    else
+        out += ", \"prompt_decode\": \"single batch, logits for all positions\"";
+    out += ", \"greedy\": \"argmax (lowest id on ties), one token per llama_decode, EOS not treated specially\"},\n";
     out += "\"prompts\": [";
 
     auto prompts = read_prompts(argv[2]);
@@ -185,9 +192,18 @@ int main(int argc, char **argv) {
         int n = llama_tokenize(vocab, text.c_str(), text.size(), toks.data(), toks.size(), true, true);
         toks.resize(n);
         llama_batch b = llama_batch_init(n_ctx, 0, 1);
-        for (int i = 0; i < n; i++) { b.token[i] = toks[i]; b.pos[i] = i; b.n_seq_id[i] = 1; b.seq_id[i][0] = 0; b.logits[i] = 1; }
-        b.n_tokens = n;
-        if (llama_decode(ctx, b)) { fprintf(stderr, "refdump: decode failed\n"); return 1; }
+        const int cut = tail > 0 && tail < n ? n - tail : n;
+        std::vector<std::string> tops(n);
+        std::vector<float> cur;
+        for (int s0 = 0; s0 < n;) {
+            const int s1 = s0 < cut ? cut : n;
+            for (int i = s0; i < s1; i++) { int j = i - s0; b.token[j] = toks[i]; b.pos[j] = i; b.n_seq_id[j] = 1; b.seq_id[j][0] = 0; b.logits[j] = 1; }
+            b.n_tokens = s1 - s0;
+            if (llama_decode(ctx, b)) { fprintf(stderr, "refdump: decode failed\n"); return 1; }
+            for (int i = s0; i < s1; i++) tops[i] = pairs(topk(llama_get_logits_ith(ctx, i - s0), n_vocab, top_k));
+            if (s1 == n) cur.assign(llama_get_logits_ith(ctx, n - 1 - s0), llama_get_logits_ith(ctx, n - 1 - s0) + n_vocab);
+            s0 = s1;
+        }
         std::string p = std::string(pi ? "," : "") + "\n{\"id\": " + jstr(prompts[pi].first) + ", \"text\": " + jstr(text) + ", \"tokens\": [";
         std::string pieces = "[", phex = "[";
         for (int i = 0; i < n; i++) {
@@ -197,9 +213,8 @@ int main(int argc, char **argv) {
             phex += (i ? ", " : "") + jstr(hex(s));
         }
         p += "], \"token_pieces\": " + pieces + "], \"token_pieces_hex\": " + phex + "],\n\"top_logits\": [";
-        for (int i = 0; i < n; i++) p += std::string(i ? ",\n" : "\n") + pairs(topk(llama_get_logits_ith(ctx, i), n_vocab, top_k));
+        for (int i = 0; i < n; i++) p += std::string(i ? ",\n" : "\n") + tops[i];
         p += "],\n\"last_logits\": [";
-        std::vector<float> cur(llama_get_logits_ith(ctx, n - 1), llama_get_logits_ith(ctx, n - 1) + n_vocab);
         for (int i = 0; i < n_vocab; i++) p += (i ? "," : "") + f9(cur[i]);
         p += "],\n\"greedy\": {";
         std::vector<llama_token> gen;

@@ -25,6 +25,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"saji/engine/synth"
@@ -128,8 +129,25 @@ var Recipes = []synth.Recipe{
 // Defaults names the recipes recorded a second time, as NAME.kvf16.json,
 // with llama.cpp's defaults (F16 cache, flash attention): those whose
 // flash-attention path differs (Gemma 2's softcap; Gemma 4's heads of two
-// lengths and caches shared across layers).
-var Defaults = map[string]bool{"tiny-gemma2-f32": true, "tiny-gemma4-f32": true}
+// lengths and caches shared across layers), and the quantized Qwen3.5 and
+// Gemma 4 mixture that `saji serve` is compared with llama-server on
+// (internal/tools/servecmp), both servers running llama.cpp's defaults:
+// the F16 cache's roundings under 8-bit activations are where a chunking
+// difference shows.
+var Defaults = map[string]bool{
+	"tiny-gemma2-f32": true, "tiny-gemma4-f32": true,
+	"tiny-qwen35-q4_k_m": true, "tiny-gemma4moe-q4_k_m": true,
+}
+
+// Tails names the Defaults recipes recorded a third time, as
+// NAME.tailN.kvf16.json: with the prompt read in two batches, its last N
+// tokens alone, as llama-server reads it where it keeps context
+// checkpoints (models with recurrent layers or a sliding window).
+// llama.cpp's own figures then differ from the one-batch ones by up to
+// 1e-1 (ggml's kernels are not batch-invariant to the last bit, and the
+// F16 cache's flash attention and the 8-bit activations amplify that);
+// Saji, which follows ggml chunk for chunk, is checked against both.
+var Tails = map[string]int{"tiny-qwen35-q4_k_m": 4, "tiny-gemma4moe-q4_k_m": 4}
 
 func main() {
 	if err := run(context.Background(), os.Args[1:], os.Stderr); err != nil {
@@ -170,12 +188,17 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	defer os.RemoveAll(tmp)
 	for _, r := range todo {
 		fmt.Fprintln(stderr, "refgen:", r.Name())
-		if err := make1(ctx, r, *refdump, *data, *out, tmp, false); err != nil {
+		if err := make1(ctx, r, *refdump, *data, *out, tmp, false, 0); err != nil {
 			return fmt.Errorf("refgen: %s: %w", r.Name(), err)
 		}
 		if Defaults[r.Name()] {
-			if err := make1(ctx, r, *refdump, *data, *out, tmp, true); err != nil {
+			if err := make1(ctx, r, *refdump, *data, *out, tmp, true, 0); err != nil {
 				return fmt.Errorf("refgen: %s.kvf16: %w", r.Name(), err)
+			}
+		}
+		if n := Tails[r.Name()]; n > 0 {
+			if err := make1(ctx, r, *refdump, *data, *out, tmp, true, n); err != nil {
+				return fmt.Errorf("refgen: %s.tail%d.kvf16: %w", r.Name(), n, err)
 			}
 		}
 	}
@@ -183,11 +206,15 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 }
 
 // make1 writes r's model, runs refdump on it and saves the figures: with
-// an F32 cache and no flash attention, or with llama.cpp's defaults.
-func make1(ctx context.Context, r synth.Recipe, refdump, data, out, tmp string, defaults bool) error {
+// an F32 cache and no flash attention, or with llama.cpp's defaults; with
+// the prompt in one batch, or its last tail tokens alone.
+func make1(ctx context.Context, r synth.Recipe, refdump, data, out, tmp string, defaults bool, tail int) error {
 	kv, fa, suffix := "f32", "off", ""
 	if defaults {
 		kv, fa, suffix = "f16", "auto", ".kvf16"
+	}
+	if tail > 0 {
+		suffix = fmt.Sprintf(".tail%d%s", tail, suffix)
 	}
 	model := filepath.Join(tmp, r.Name()+".gguf")
 	sum, size, err := r.Write(ctx, filepath.Join(data, filepath.FromSlash(r.Vocab)), model)
@@ -195,7 +222,7 @@ func make1(ctx context.Context, r synth.Recipe, refdump, data, out, tmp string, 
 		return err
 	}
 	raw := filepath.Join(tmp, r.Name()+".raw.json")
-	cmd := exec.CommandContext(ctx, refdump, model, filepath.Join(data, "prompts.json"), raw, kv, fa, "1")
+	cmd := exec.CommandContext(ctx, refdump, model, filepath.Join(data, "prompts.json"), raw, kv, fa, "1", strconv.Itoa(tail))
 	var msg bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &msg, &msg
 	if err := cmd.Run(); err != nil {
