@@ -3,6 +3,7 @@ package vision
 import (
 	"image"
 	"image/color"
+	"math"
 )
 
 // RGB is a picture as 8-bit red, green and blue values, pixel after pixel
@@ -72,17 +73,66 @@ func (im RGB) resizeBilinear(w, h int) RGB {
 	return out
 }
 
-// fitBilinear resizes im into a size × size square as mtmd's img_tool
-// resize does with bilinear filtering and PAD_CEIL: the aspect ratio is
-// kept (the scaled sides rounded up), the picture centred on pad.
-func (im RGB) fitBilinear(size int, pad [3]uint8) RGB {
+// resizeBicubic resizes im to w × h as mtmd's resize_bicubic does: the
+// source sampled at (x·sw/w, y·sh/h), each channel interpolated by cubic
+// rows then a cubic column over a 4 × 4 neighbourhood (edges clamped),
+// the coefficients in float64 rounded to float32 and the sums in float32,
+// rounded to the nearest byte.
+func (im RGB) resizeBicubic(w, h int) RGB {
+	w, h = max(w, 1), max(h, 1)
+	out := RGB{W: w, H: h, Pix: make([]uint8, 3*w*h)}
+	if im.W == 0 || im.H == 0 {
+		return out
+	}
+	tx, ty := float32(im.W)/float32(w), float32(im.H)/float32(h)
+	clampX := func(v int) int { return min(max(v, 0), im.W-1) }
+	clampY := func(v int) int { return min(max(v, 0), im.H-1) }
+	for i := range h {
+		for j := range w {
+			// Each product rounded on its own, as mtmd's is: Go may fuse
+			// a product into a later sum on arm64.
+			fx, fy := float32(tx*float32(j)), float32(ty*float32(i))
+			x, y := int(fx), int(fy)
+			dx, dy := fx-float32(x), fy-float32(y)
+			d := out.at(j, i)
+			for k := range 3 {
+				var c [4]float32
+				for jj := range c {
+					row := clampY(y - 1 + jj)
+					a0 := im.at(clampX(x), row)[k]
+					c[jj] = cubic(float32(int(im.at(clampX(x-1), row)[k])-int(a0)), float32(a0),
+						float32(int(im.at(clampX(x+1), row)[k])-int(a0)), float32(int(im.at(clampX(x+2), row)[k])-int(a0)), dx)
+				}
+				v := cubic(c[0]-c[1], c[1], c[2]-c[1], c[3]-c[1], dy)
+				d[k] = uint8(min(max(float32(math.Round(float64(v))), 0), 255))
+			}
+		}
+	}
+	return out
+}
+
+// cubic is mtmd's cubic interpolation at t of four samples given as the
+// second one (a0) and the differences d0, d2, d3 of the others from it.
+func cubic(d0, a0, d2, d3, t float32) float32 {
+	a1 := float32(-1.0/3*float64(d0) + float64(d2) - 1.0/6*float64(d3))
+	a2 := float32(1.0/2*float64(d0) + 1.0/2*float64(d2))
+	a3 := float32(-1.0/6*float64(d0) - 1.0/2*float64(d2) + 1.0/6*float64(d3))
+	// a0 + a1·t + a2·t·t + a3·t·t·t, multiplied and summed left to right.
+	return a0 + float32(a1*t) + float32(float32(a2*t)*t) + float32(float32(float32(a3*t)*t)*t)
+}
+
+// fit resizes im into a size × size square as mtmd's img_tool resize
+// does with PAD_CEIL: the aspect ratio is kept (the scaled sides rounded
+// up), the picture resized by resize and centred on pad. A picture of the
+// square's size is kept as it is.
+func (im RGB) fit(size int, pad [3]uint8, resize func(RGB, int, int) RGB) RGB {
 	if im.W == size && im.H == size {
 		return im
 	}
 	scale := min(float32(size)/float32(im.W), float32(size)/float32(im.H))
 	nw := min(int(ceil32(float32(im.W)*scale)), size)
 	nh := min(int(ceil32(float32(im.H)*scale)), size)
-	r := im.resizeBilinear(nw, nh)
+	r := resize(im, nw, nh)
 	out := RGB{W: size, H: size, Pix: make([]uint8, 3*size*size)}
 	for i := 0; i < len(out.Pix); i += 3 {
 		copy(out.Pix[i:i+3], pad[:])
@@ -93,6 +143,13 @@ func (im RGB) fitBilinear(size int, pad [3]uint8) RGB {
 	}
 	return out
 }
+
+// fitBilinear is fit with bilinear resizing (Gemma 3's).
+func (im RGB) fitBilinear(size int, pad [3]uint8) RGB { return im.fit(size, pad, RGB.resizeBilinear) }
+
+// llavaPad is the colour mtmd pads LLaVA's pictures with (the CLIP mean
+// as bytes).
+var llavaPad = [3]uint8{122, 116, 104}
 
 // ceil32 rounds up a non-negative float32.
 func ceil32(f float32) float32 {
@@ -122,5 +179,8 @@ func (im RGB) planar(mean, std [3]float32) []float32 {
 // projector's square as mtmd does for its type, normalized, channel
 // planes.
 func (p *Projector) Preprocess(im RGB) []float32 {
+	if p.typ == "mlp" {
+		return im.fit(p.hp.imageSize, llavaPad, RGB.resizeBicubic).planar(p.hp.mean, p.hp.std)
+	}
 	return im.fitBilinear(p.hp.imageSize, [3]uint8{}).planar(p.hp.mean, p.hp.std)
 }

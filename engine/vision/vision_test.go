@@ -4,18 +4,21 @@ import (
 	"context"
 	"errors"
 	"image"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"saji/engine/gguf"
 	"saji/engine/synth"
+	"saji/kernels/quant"
 )
 
-// tinyProjector writes and loads the tiny Gemma 3 projector.
-func tinyProjector(t testing.TB) *Projector {
+// tinyProjector writes and loads the projector of a tiny vision shape.
+func tinyProjector(t testing.TB, shape string) *Projector {
 	t.Helper()
-	vs, _ := synth.LookupVisionShape("tiny-gemma3-vision")
+	vs, _ := synth.LookupVisionShape(shape)
 	path := filepath.Join(t.TempDir(), "mmproj.gguf")
 	if err := synth.WriteProjector(context.Background(), path, vs, 1); err != nil {
 		t.Fatal(err)
@@ -35,30 +38,49 @@ func tinyProjector(t testing.TB) *Projector {
 // TestLoadRefuses checks that files Saji cannot run fail at Load with the
 // reason.
 func TestLoadRefuses(t *testing.T) {
+	// llava holds the keys of a LLaVA (mlp) projector with added keys.
+	llava := func(more map[string]any) map[string]any {
+		keys := map[string]any{"general.architecture": "clip", "clip.has_vision_encoder": true, "clip.projector_type": "mlp",
+			"clip.vision.image_size": uint32(64), "clip.vision.patch_size": uint32(8), "clip.vision.embedding_length": uint32(64),
+			"clip.vision.feed_forward_length": uint32(128), "clip.vision.block_count": uint32(2), "clip.vision.attention.head_count": uint32(4)}
+		maps.Copy(keys, more)
+		return keys
+	}
 	tests := []struct {
-		name string
-		keys map[string]any
-		want string
+		name    string
+		keys    map[string]any
+		tensors []string
+		want    string
 	}{
-		{"a language model", map[string]any{"general.architecture": "llama"}, `architecture is "llama"`},
-		{"no vision encoder", map[string]any{"general.architecture": "clip", "clip.has_vision_encoder": false}, "no vision encoder"},
-		{"another projector", map[string]any{"general.architecture": "clip", "clip.has_vision_encoder": true, "clip.projector_type": "qwen2vl_merger"}, `"qwen2vl_merger" is not implemented`},
-		{"LLaVA's projector", map[string]any{"general.architecture": "clip", "clip.has_vision_encoder": true, "clip.projector_type": "mlp"}, `"mlp" is not implemented`},
-		{"SmolVLM's projector", map[string]any{"general.architecture": "clip", "clip.has_vision_encoder": true, "clip.vision.projector_type": "idefics3"}, `"idefics3" is not implemented`},
+		{"a language model", map[string]any{"general.architecture": "llama"}, nil, `architecture is "llama"`},
+		{"no vision encoder", map[string]any{"general.architecture": "clip", "clip.has_vision_encoder": false}, nil, "no vision encoder"},
+		{"another projector", map[string]any{"general.architecture": "clip", "clip.has_vision_encoder": true, "clip.projector_type": "qwen2vl_merger"}, nil, `"qwen2vl_merger" is not implemented`},
+		{"SmolVLM's projector", map[string]any{"general.architecture": "clip", "clip.has_vision_encoder": true, "clip.vision.projector_type": "idefics3"}, nil, `"idefics3" is not implemented`},
+		{"LLaVA 1.6's anyres", llava(map[string]any{"clip.vision.image_grid_pinpoints": []int32{336, 672, 672, 336}}), nil, "pinpoints (LLaVA 1.6's anyres"},
+		{"Yi-VL's normalized MLP", llava(nil), []string{"mm.3.weight"}, "mm.3 (Yi-VL"},
+		{"stacked feature layers", llava(map[string]any{"clip.vision.feature_layer": []int32{1, 2}}), nil, "several layers"},
+		{"a feature layer past the blocks", llava(map[string]any{"clip.vision.feature_layer": []int32{3}}), nil, "feature_layer must be one layer of 0..2"},
+		{"SiLU blocks", llava(map[string]any{"clip.use_silu": true}), nil, "clip.use_silu"},
+		{"LLaVA without its projector", llava(nil), nil, "v.patch_embd.weight is missing"},
 		{"no tensors", map[string]any{"general.architecture": "clip", "clip.has_vision_encoder": true, "clip.projector_type": "gemma3",
 			"clip.vision.image_size": uint32(64), "clip.vision.patch_size": uint32(8), "clip.vision.embedding_length": uint32(64),
 			"clip.vision.feed_forward_length": uint32(128), "clip.vision.block_count": uint32(1), "clip.vision.attention.head_count": uint32(4)},
-			"v.patch_embd.weight is missing"},
+			nil, "v.patch_embd.weight is missing"},
 		{"a bad patch size", map[string]any{"general.architecture": "clip", "clip.has_vision_encoder": true, "clip.projector_type": "gemma3",
 			"clip.vision.image_size": uint32(64), "clip.vision.patch_size": uint32(7), "clip.vision.embedding_length": uint32(64),
 			"clip.vision.feed_forward_length": uint32(128), "clip.vision.block_count": uint32(1), "clip.vision.attention.head_count": uint32(4)},
-			"not a whole number"},
+			nil, "not a whole number"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			w := gguf.NewWriter()
 			for k, v := range tt.keys {
 				if err := w.Set(k, v); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, name := range tt.tensors {
+				if err := w.AddTensor(name, quant.TypeF32, []int64{1}, make([]byte, 4)); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -75,37 +97,88 @@ func TestLoadRefuses(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("Load: %v, want an error saying %q", err, tt.want)
 			}
-			if tt.name != "no tensors" && !errors.Is(err, ErrUnsupported) {
+			// A broken file is an error of its own; a file Saji cannot run
+			// wraps ErrUnsupported.
+			broken := strings.Contains(tt.want, "is missing") || strings.Contains(tt.want, "must be")
+			if !broken && !errors.Is(err, ErrUnsupported) {
 				t.Errorf("the error %v does not wrap ErrUnsupported", err)
 			}
 		})
 	}
 }
 
-// TestEncode checks the projector's shape and that Encode counts its runs
-// and refuses empty pictures.
+// TestEncode checks each projector's shape and markers, and that Encode
+// counts its runs and refuses empty pictures.
 func TestEncode(t *testing.T) {
-	p := tinyProjector(t)
-	if p.Type() != "gemma3" || p.Tokens() != 16 || p.Embd() != 256 {
-		t.Fatalf("type %s, %d tokens of %d", p.Type(), p.Tokens(), p.Embd())
+	tests := []struct {
+		shape, typ string
+		tokens     int
+		begin, end string
+		nonCausal  bool
+	}{
+		{"tiny-gemma3-vision", "gemma3", 16, "<start_of_image>", "<end_of_image>", true},
+		{"tiny-llava-vision", "mlp", 64, "", "", false},
 	}
-	if b, e := p.Markers(); b != "<start_of_image>" || e != "<end_of_image>" {
-		t.Errorf("markers %q %q", b, e)
+	for _, tt := range tests {
+		t.Run(tt.typ, func(t *testing.T) {
+			p := tinyProjector(t, tt.shape)
+			if p.Type() != tt.typ || p.Tokens() != tt.tokens || p.Embd() != 256 || p.NonCausal() != tt.nonCausal {
+				t.Fatalf("type %s, %d tokens of %d, non-causal %v", p.Type(), p.Tokens(), p.Embd(), p.NonCausal())
+			}
+			if b, e := p.Markers(); b != tt.begin || e != tt.end {
+				t.Errorf("markers %q %q", b, e)
+			}
+			if _, err := p.Encode(context.Background(), image.NewNRGBA(image.Rect(0, 0, 0, 0))); err == nil {
+				t.Error("an empty picture was encoded")
+			}
+			emb, err := p.Encode(context.Background(), synth.Picture(3, 200))
+			if err != nil || len(emb) != tt.tokens*256 {
+				t.Fatalf("Encode: %d values, %v", len(emb), err)
+			}
+			if p.Runs() != 1 {
+				t.Errorf("Runs is %d after one encoding", p.Runs())
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			if _, err := p.Encode(ctx, synth.Picture(8, 8)); !errors.Is(err, context.Canceled) {
+				t.Errorf("a cancelled Encode: %v", err)
+			}
+		})
 	}
-	if _, err := p.Encode(context.Background(), image.NewNRGBA(image.Rect(0, 0, 0, 0))); err == nil {
-		t.Error("an empty picture was encoded")
+}
+
+// TestResizeBicubic checks mtmd's bicubic resize on pictures whose
+// result is known: the same size gives the picture back, a flat colour
+// stays flat, and a horizontal ramp stays a ramp (every row the same,
+// the values never falling).
+func TestResizeBicubic(t *testing.T) {
+	ramp := RGB{W: 40, H: 10, Pix: make([]uint8, 3*40*10)}
+	for i := range ramp.Pix {
+		ramp.Pix[i] = uint8(6 * (i / 3 % 40))
 	}
-	emb, err := p.Encode(context.Background(), synth.Picture(3, 200))
-	if err != nil || len(emb) != 16*256 {
-		t.Fatalf("Encode: %d values, %v", len(emb), err)
+	flat := RGB{W: 30, H: 20, Pix: make([]uint8, 3*30*20)}
+	for i := range flat.Pix {
+		flat.Pix[i] = 77
 	}
-	if p.Runs() != 1 {
-		t.Errorf("Runs is %d after one encoding", p.Runs())
+	pic := ToRGB(synth.Picture(23, 17))
+	if got := pic.resizeBicubic(23, 17); !slices.Equal(got.Pix, pic.Pix) {
+		t.Error("resizing to the same size changed the picture")
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if _, err := p.Encode(ctx, synth.Picture(8, 8)); !errors.Is(err, context.Canceled) {
-		t.Errorf("a cancelled Encode: %v", err)
+	for _, sz := range [][2]int{{13, 9}, {64, 36}, {1, 1}} {
+		if got := flat.resizeBicubic(sz[0], sz[1]); slices.ContainsFunc(got.Pix, func(v uint8) bool { return v != 77 }) {
+			t.Errorf("a flat picture resized to %v is not flat", sz)
+		}
+	}
+	got := ramp.resizeBicubic(25, 7)
+	for y := range got.H {
+		for x := range got.W {
+			if !slices.Equal(got.at(x, y), got.at(x, 0)) {
+				t.Fatalf("row %d differs from row 0 at %d", y, x)
+			}
+			if x > 0 && got.at(x, y)[0] < got.at(x-1, y)[0] {
+				t.Fatalf("the ramp falls at %d: %d after %d", x, got.at(x, y)[0], got.at(x-1, y)[0])
+			}
+		}
 	}
 }
 

@@ -48,6 +48,10 @@ var Cases = []Case{
 		ProjectorSeed: 1, W: 64, H: 64, Prompt: "the cat <__media__> sat on"},
 	{Model: synth.Recipe{Shape: "tiny-gemma3-vision", Type: "f32", Seed: 1, Vocab: "vocab/tok512-spm.vocab.gguf"},
 		ProjectorSeed: 1, W: 90, H: 50, Prompt: "a cat <__media__> the mat"},
+	{Model: synth.Recipe{Shape: "tiny-llava-vision", Type: "f32", Seed: 1, Vocab: "vocab/tok512-spm.vocab.gguf"},
+		ProjectorSeed: 1, W: 64, H: 64, Prompt: "the cat <__media__> sat on"},
+	{Model: synth.Recipe{Shape: "tiny-llava-vision", Type: "f32", Seed: 1, Vocab: "vocab/tok512-spm.vocab.gguf"},
+		ProjectorSeed: 1, W: 90, H: 50, Prompt: "a cat <__media__> the mat"},
 }
 
 func main() {
