@@ -146,22 +146,24 @@ func (req *Request) requestImages() []imagefile.Image {
 	return imgs
 }
 
-// encodePictures tokenizes prompt text s holding the projector's begin
+// encodePictures tokenizes prompt text s holding the projector's picture
 // marker once for each of imgs, as mtmd does: the text between the
 // pictures tokenized piece by piece (BOS before the first when
 // addSpecial), and each picture as its begin marker, its embeddings'
-// positions and its end marker. A raw prompt without markers gets its
-// pictures before the text (chat is false).
+// positions and its end marker (where the projector has them). A raw
+// prompt without markers gets its pictures before the text (chat is
+// false).
 func (m *Model) encodePictures(ctx context.Context, s string, addSpecial, chat bool, imgs []imagefile.Image) ([]int32, []scheduler.Picture, error) {
 	pr := m.proj
+	marker := pr.marker()
 	begin, end := pr.p.Markers()
-	if n := strings.Count(s, begin); n != len(imgs) {
+	if n := strings.Count(s, marker); n != len(imgs) {
 		if chat || n != 0 {
-			return nil, nil, fmt.Errorf("%w: the prompt has %d picture markers (%s) for %d pictures", ErrBadRequest, n, begin, len(imgs))
+			return nil, nil, fmt.Errorf("%w: the prompt has %d picture markers (%s) for %d pictures", ErrBadRequest, n, marker, len(imgs))
 		}
-		s = strings.Repeat(begin, len(imgs)) + s
+		s = strings.Repeat(marker, len(imgs)) + s
 	}
-	pieces := strings.Split(s, begin)
+	pieces := strings.Split(s, marker)
 	tokens := m.tok.Encode(pieces[0], addSpecial, true)
 	var pics []scheduler.Picture
 	for i, img := range imgs {
@@ -169,26 +171,37 @@ func (m *Model) encodePictures(ctx context.Context, s string, addSpecial, chat b
 		if err != nil {
 			return nil, nil, err
 		}
-		tokens = append(tokens, m.tok.Encode(begin, false, true)...)
+		if begin != "" {
+			tokens = append(tokens, m.tok.Encode(begin, false, true)...)
+		}
 		n := pr.p.Tokens()
 		pics = append(pics, scheduler.Picture{At: len(tokens), N: n, Embd: embd, Bidirectional: pr.p.NonCausal()})
 		tokens = append(tokens, pictureIDs(img.Hash, n)...)
-		tokens = append(tokens, m.tok.Encode(end, false, true)...)
+		if end != "" {
+			tokens = append(tokens, m.tok.Encode(end, false, true)...)
+		}
 		tokens = append(tokens, m.tok.Encode(pieces[i+1], false, true)...)
 	}
 	return tokens, pics, nil
 }
 
-// marked reports whether rendered prompt text holds the begin marker.
-func (pr *projector) marked(s string) bool {
-	begin, _ := pr.p.Markers()
-	return strings.Contains(s, begin)
+// marker returns the text that stands for a picture in a prompt: the
+// projector's begin marker, or mtmd's media marker where the projector
+// has none (LLaVA's pictures go between no markers).
+func (pr *projector) marker() string {
+	if begin, _ := pr.p.Markers(); begin != "" {
+		return begin
+	}
+	return vision.MediaMarker
 }
 
+// marked reports whether rendered prompt text holds the picture marker.
+func (pr *projector) marked(s string) bool { return strings.Contains(s, pr.marker()) }
+
 // markerParts returns msgs with each image part replaced by a text part
-// holding the begin marker (the picture stays with the request).
+// holding the picture marker (the picture stays with the request).
 func (pr *projector) markerParts(msgs []chat.Message) []chat.Message {
-	begin, _ := pr.p.Markers()
+	marker := pr.marker()
 	out := slices.Clone(msgs)
 	for i, msg := range out {
 		if !slices.ContainsFunc(msg.Parts, func(p chat.ContentPart) bool { return p.Image != nil }) {
@@ -197,7 +210,7 @@ func (pr *projector) markerParts(msgs []chat.Message) []chat.Message {
 		parts := slices.Clone(msg.Parts)
 		for j, p := range parts {
 			if p.Image != nil {
-				parts[j] = chat.ContentPart{Type: "text", Text: begin}
+				parts[j] = chat.ContentPart{Type: "text", Text: marker}
 			}
 		}
 		out[i].Parts = parts

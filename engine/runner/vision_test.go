@@ -18,6 +18,7 @@ import (
 	"saji/engine/sample"
 	"saji/engine/scheduler"
 	"saji/engine/synth"
+	"saji/engine/vision"
 	"saji/internal/refdata"
 )
 
@@ -78,9 +79,18 @@ func visionModel(t *testing.T, name string) (visionRef, string, imagefile.Image)
 // its embeddings read by the scheduler's batches) and checks the prompt's
 // tokens against mtmd's chunks and the greedy continuation against
 // llama.cpp's. A follow-up with the same picture is not encoded again,
-// and takes the picture's positions from the prefix cache.
+// and takes the picture's positions from the prefix cache. Gemma 3's
+// picture goes between its markers and is read with attention among its
+// positions, LLaVA's between none and causally.
 func TestVisionGenerate(t *testing.T) {
-	r, path, img := visionModel(t, "tiny-gemma3-vision-f32-64x64")
+	for _, name := range []string{"tiny-gemma3-vision-f32-64x64", "tiny-llava-vision-f32-90x50"} {
+		t.Run(name, func(t *testing.T) { visionGenerate(t, name) })
+	}
+}
+
+// visionGenerate is TestVisionGenerate on the figures called name.
+func visionGenerate(t *testing.T, name string) {
+	r, path, img := visionModel(t, name)
 	m, err := Load(context.Background(), path, LoadOptions{Threads: 2, Scheduler: scheduler.Config{Context: 512, MaxSeqs: 1}})
 	if err != nil {
 		t.Fatal(err)
@@ -89,7 +99,7 @@ func TestVisionGenerate(t *testing.T) {
 	if !m.Vision() {
 		t.Fatal("the projector beside the model was not loaded")
 	}
-	prompt := strings.Replace(r.Case.Prompt, "<__media__>", "<start_of_image>", 1)
+	prompt := strings.Replace(r.Case.Prompt, "<__media__>", m.proj.marker(), 1)
 	req := Request{Prompt: prompt, Images: []imagefile.Image{img}, MaxTokens: len(r.Greedy), IgnoreEOS: true}
 	tokens, err := m.Prompt(context.Background(), req)
 	if err != nil {
@@ -140,10 +150,12 @@ func TestVisionGenerate(t *testing.T) {
 	if !slices.Equal(again, r.Greedy) {
 		t.Errorf("the follow-up's greedy tokens %v, llama.cpp's %v", again, r.Greedy)
 	}
-	first := slices.Index(tokens, -1)
-	if res.CachedTokens < first+16 {
+	// The cache holds whole blocks (16 tokens) short of the last token:
+	// the picture's positions, as far as they fill blocks.
+	first, n := slices.Index(tokens, -1), m.proj.p.Tokens()
+	if want := min(first+n, (len(tokens)-1)/16*16); res.CachedTokens < want {
 		t.Errorf("the follow-up took %d of %d prompt tokens from the prefix cache, not the picture's (positions %d..%d)",
-			res.CachedTokens, res.PromptTokens, first, first+15)
+			res.CachedTokens, res.PromptTokens, first, first+n-1)
 	}
 }
 
@@ -278,20 +290,38 @@ func TestVisionChat(t *testing.T) {
 // TestVisionChatML places a picture in a chat whose template (ChatML, the
 // default) writes nothing for image parts: the part becomes its marker's
 // text, as llama.cpp's server puts its media marker in the message.
+// LLaVA's picture takes mtmd's media marker, which becomes no tokens of
+// its own.
 func TestVisionChatML(t *testing.T) {
-	_, path, img := visionModel(t, "tiny-gemma3-vision-f32-64x64")
-	m, err := Load(context.Background(), path, LoadOptions{Threads: 1, Scheduler: scheduler.Config{Context: 512, MaxSeqs: 1}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	msgs := []chat.Message{{Role: "user", Parts: []chat.ContentPart{{Type: "text", Text: "see"}, {Type: "image", Image: &img}}}}
-	tokens, err := m.Prompt(context.Background(), Request{Messages: msgs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := len(slices.DeleteFunc(slices.Clone(tokens), func(t int32) bool { return t >= 0 })); n != 16 {
-		t.Errorf("%d picture positions, want 16", n)
+	for _, tt := range []struct {
+		name      string
+		positions int
+	}{{"tiny-gemma3-vision-f32-64x64", 16}, {"tiny-llava-vision-f32-64x64", 64}} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, path, img := visionModel(t, tt.name)
+			m, err := Load(context.Background(), path, LoadOptions{Threads: 1, Scheduler: scheduler.Config{Context: 512, MaxSeqs: 1}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer m.Close()
+			msgs := []chat.Message{{Role: "user", Parts: []chat.ContentPart{{Type: "text", Text: "see"}, {Type: "image", Image: &img}}}}
+			tokens, err := m.Prompt(context.Background(), Request{Messages: msgs})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := len(slices.DeleteFunc(slices.Clone(tokens), func(t int32) bool { return t >= 0 })); n != tt.positions {
+				t.Errorf("%d picture positions, want %d", n, tt.positions)
+			}
+			text := make([]int32, 0, len(tokens))
+			for _, tok := range tokens {
+				if tok >= 0 {
+					text = append(text, tok)
+				}
+			}
+			if s, _ := m.tok.Detokenize(text, false, false); strings.Contains(s, vision.MediaMarker) {
+				t.Errorf("the prompt's text holds the media marker: %q", s)
+			}
+		})
 	}
 }
 
