@@ -232,7 +232,7 @@ func llavaVariant(f *gguf.File) error {
 		return fmt.Errorf("%w: the mlp projector has mm.3 (Yi-VL's normalized MLP), which Saji does not run", ErrUnsupported)
 	}
 	if v, ok := f.Value("clip.vision.feature_layer"); ok {
-		if layers, err := v.AsInt32s(); err != nil || len(layers) != 1 {
+		if layers, err := v.AsInt32s(); err != nil || len(layers) > 1 {
 			return fmt.Errorf("%w: the mlp projector stacks the features of several layers (clip.vision.feature_layer), which Saji does not run", ErrUnsupported)
 		}
 	}
@@ -244,12 +244,14 @@ func llavaVariant(f *gguf.File) error {
 // (clip.vision.feature_layer, the output of that many blocks), or all
 // blocks but the last.
 func (ld *loader) featureLayer(layers int) int {
-	v, ok := ld.f.Value("clip.vision.feature_layer")
-	if !ok {
+	var l []int32
+	if v, ok := ld.f.Value("clip.vision.feature_layer"); ok {
+		l, _ = v.AsInt32s()
+	}
+	if len(l) == 0 {
 		return max(layers-1, 0)
 	}
-	l, err := v.AsInt32s()
-	if err != nil || len(l) != 1 || l[0] < 0 || int(l[0]) > layers {
+	if len(l) != 1 || l[0] < 0 || int(l[0]) > layers {
 		ld.fail(fmt.Errorf("clip.vision.feature_layer must be one layer of 0..%d", layers))
 		return 0
 	}

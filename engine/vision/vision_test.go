@@ -1,6 +1,7 @@
 package vision
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"image"
@@ -216,5 +217,47 @@ func TestFitBilinear(t *testing.T) {
 		if lit != tt.nw*tt.nh {
 			t.Errorf("%dx%d into %d: %d pixels lit, want %d×%d", tt.w, tt.h, tt.size, lit, tt.nw, tt.nh)
 		}
+	}
+}
+
+// TestFeatureLayer checks how many blocks LLaVA's encoder runs, as
+// llama.cpp's graph takes them: all but the last where the file names no
+// feature layer, up to the one it names otherwise.
+func TestFeatureLayer(t *testing.T) {
+	tests := []struct {
+		name string
+		keys map[string]any
+		want int
+		err  bool
+	}{
+		{"none named", nil, 2, false},
+		{"an empty list", map[string]any{"clip.vision.feature_layer": []int32{}}, 2, false},
+		{"the last block's output", map[string]any{"clip.vision.feature_layer": []int32{3}}, 3, false},
+		{"the input", map[string]any{"clip.vision.feature_layer": []int32{0}}, 0, false},
+		{"past the blocks", map[string]any{"clip.vision.feature_layer": []int32{4}}, 0, true},
+		{"negative", map[string]any{"clip.vision.feature_layer": []int32{-1}}, 0, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := gguf.NewWriter()
+			for k, v := range tt.keys {
+				if err := w.Set(k, v); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var buf bytes.Buffer
+			if _, err := w.Encode(context.Background(), &buf); err != nil {
+				t.Fatal(err)
+			}
+			f, err := gguf.OpenBytes(buf.Bytes())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			ld := &loader{f: f}
+			if got := ld.featureLayer(3); got != tt.want || (ld.err != nil) != tt.err {
+				t.Errorf("%d blocks, error %v; want %d, an error %v", got, ld.err, tt.want, tt.err)
+			}
+		})
 	}
 }
