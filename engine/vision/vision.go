@@ -225,7 +225,7 @@ func (hp *hparams) check() error {
 // llavaVariant refuses the mlp files of LLaVA's variants that Saji does
 // not run, which llama.cpp tells apart by their keys and tensors.
 func llavaVariant(f *gguf.File) error {
-	if _, ok := f.Value("clip.vision.image_grid_pinpoints"); ok {
+	if v, ok := f.Value("clip.vision.image_grid_pinpoints"); ok && v.Len() > 0 {
 		return fmt.Errorf("%w: the mlp projector has image-grid pinpoints (LLaVA 1.6's anyres tiling), which Saji does not run", ErrUnsupported)
 	}
 	if _, ok := f.Tensor("mm.3.weight"); ok {

@@ -59,6 +59,7 @@ func TestLoadRefuses(t *testing.T) {
 		{"SmolVLM's projector", map[string]any{"general.architecture": "clip", "clip.has_vision_encoder": true, "clip.vision.projector_type": "idefics3"}, nil, `"idefics3" is not implemented`},
 		{"LLaVA 1.6's anyres", llava(map[string]any{"clip.vision.image_grid_pinpoints": []int32{336, 672, 672, 336}}), nil, "pinpoints (LLaVA 1.6's anyres"},
 		{"Yi-VL's normalized MLP", llava(nil), []string{"mm.3.weight"}, "mm.3 (Yi-VL"},
+		{"no pinpoints in the list", llava(map[string]any{"clip.vision.image_grid_pinpoints": []int32{}}), nil, "v.patch_embd.weight is missing"},
 		{"stacked feature layers", llava(map[string]any{"clip.vision.feature_layer": []int32{1, 2}}), nil, "several layers"},
 		{"a feature layer past the blocks", llava(map[string]any{"clip.vision.feature_layer": []int32{3}}), nil, "feature_layer must be one layer of 0..2"},
 		{"SiLU blocks", llava(map[string]any{"clip.use_silu": true}), nil, "clip.use_silu"},
