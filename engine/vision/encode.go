@@ -100,8 +100,10 @@ func (p *Projector) gemma3(o *ops, x kernels.Tensor, side int) kernels.Tensor {
 // llava is LLaVA's MLP projector (mm.0, GELU, mm.2) over n of the rows of
 // x: those llama.cpp's graph selects, from the second row on when there
 // is a class embedding. (Its class row comes last, so the selection
-// leaves out the first patch and takes the class row: llama.cpp's
-// numbers, which Saji matches.)
+// leaves out the first patch and takes the class row, and each patch has
+// its neighbour's position embedding: llama.cpp's numbers at the
+// reference commit, which Saji matches; upstream issue #25814, fixed by
+// putting the class row first, PR #25844, not merged.)
 func (p *Projector) llava(o *ops, x kernels.Tensor, n int) kernels.Tensor {
 	embd := p.hp.embd
 	if p.class != nil {

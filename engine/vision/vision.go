@@ -242,7 +242,9 @@ func llavaVariant(f *gguf.File) error {
 // featureLayer returns the number of blocks LLaVA's encoder runs, as
 // llama.cpp's graph takes them: up to the feature layer the file names
 // (clip.vision.feature_layer, the output of that many blocks), or all
-// blocks but the last.
+// blocks but the last. (The legacy converter has already left out CLIP's
+// last block, so files without a feature layer run one block short of
+// LLaVA's penultimate layer, as llama.cpp does: upstream issue #25817.)
 func (ld *loader) featureLayer(layers int) int {
 	var l []int32
 	if v, ok := ld.f.Value("clip.vision.feature_layer"); ok {
