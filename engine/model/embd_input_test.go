@@ -18,6 +18,9 @@ func TestBatchInputVectors(t *testing.T) {
 	_, m, _ := loadRef(t, "tiny-gemma3-f32", cpu.New(2))
 	_, llama, _ := loadRef(t, "tiny-llama-spm-f32", cpu.New(2))
 	_, gemma2, _ := loadRef(t, "tiny-gemma2-f32", cpu.New(2))
+	if !m.Config().Vectors || !llama.Config().Vectors || gemma2.Config().Vectors {
+		t.Errorf("Config().Vectors: Gemma 3 %v, Llama %v, Gemma 2 %v", m.Config().Vectors, llama.Config().Vectors, gemma2.Config().Vectors)
+	}
 	embd := m.Config().Embd
 	run := func(m Model, b *Batch) ([]float32, error) {
 		groups := m.KVGroups()

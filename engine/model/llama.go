@@ -69,7 +69,7 @@ type llama struct {
 func loadLlama(v llamaVariant) loaderFunc {
 	return func(ld *loader) (arch, error) {
 		m := &llama{base: ld.loadBase()}
-		m.embdInput = true // LLaVA's language models read a picture's embeddings
+		m.hp.Vectors = true // LLaVA's language models read a picture's embeddings
 		hp := m.hp
 		if ld.err != nil {
 			return nil, ld.err

@@ -15,6 +15,7 @@ import (
 	"saji/engine/chat"
 	"saji/engine/gguf"
 	"saji/engine/imagefile"
+	"saji/engine/model"
 	"saji/engine/scheduler"
 	"saji/engine/vision"
 )
@@ -55,10 +56,11 @@ func FindProjector(path string) string {
 }
 
 // loadProjector loads the projector at path (found beside the model when
-// path is "") for a language model of width embd. A projector found
-// beside the model that does not fit it is left out with a note; one
-// named by the options is an error.
-func loadProjector(ctx context.Context, path, modelPath string, embd, threads int, log *slog.Logger) (*projector, error) {
+// path is "") for the language model described by cfg: one that reads
+// input vectors, of the projector's width. A projector found beside the
+// model that does not fit it is left out with a note; one named by the
+// options is an error.
+func loadProjector(ctx context.Context, path, modelPath string, cfg model.Config, threads int, log *slog.Logger) (*projector, error) {
 	named := path != ""
 	if !named {
 		if path = FindProjector(modelPath); path == "" {
@@ -74,8 +76,12 @@ func loadProjector(ctx context.Context, path, modelPath string, embd, threads in
 		return nil, fmt.Errorf("the vision projector: %w", err)
 	}
 	p, err := vision.Load(ctx, f, vision.Options{Threads: threads})
-	if err == nil && p.Embd() != embd {
-		err = fmt.Errorf("vision: the projector %s makes embeddings of %d values, the model's width is %d", filepath.Base(path), p.Embd(), embd)
+	switch {
+	case err != nil:
+	case !cfg.Vectors:
+		err = fmt.Errorf("vision: the model (%s) does not read a picture's embeddings, which the projector %s makes", cfg.Arch, filepath.Base(path))
+	case p.Embd() != cfg.Embd:
+		err = fmt.Errorf("vision: the projector %s makes embeddings of %d values, the model's width is %d", filepath.Base(path), p.Embd(), cfg.Embd)
 	}
 	if err != nil {
 		f.Close()

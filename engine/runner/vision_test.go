@@ -165,6 +165,31 @@ func TestVisionRefusals(t *testing.T) {
 	if _, err := Load(context.Background(), path, LoadOptions{Threads: 1, Projector: path}); err == nil || !strings.Contains(err.Error(), "vision projector") {
 		t.Errorf("a language model named as the projector: %v", err)
 	}
+	// A model of the projector's width that reads no input vectors
+	// (Gemma 2): the projector named is an error, the one beside it is
+	// left out.
+	dir := t.TempDir()
+	blind := filepath.Join(dir, "gemma2.gguf")
+	rc := synth.Recipe{Shape: "tiny-gemma2", Type: "f32", Seed: 1, Vocab: "vocab/tok512-spm.vocab.gguf"}
+	if _, _, err := rc.Write(context.Background(), refdata.Path(t, rc.Vocab), blind); err != nil {
+		t.Fatal(err)
+	}
+	vs, _ := synth.LookupVisionShape("tiny-gemma3-vision")
+	proj := filepath.Join(dir, "mmproj.gguf")
+	if err := synth.WriteProjector(context.Background(), proj, vs, 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(context.Background(), blind, LoadOptions{Threads: 1, Projector: proj}); err == nil || !strings.Contains(err.Error(), "does not read a picture's embeddings") {
+		t.Errorf("a projector named for Gemma 2: %v", err)
+	}
+	g2, err := Load(context.Background(), blind, LoadOptions{Threads: 1, Scheduler: scheduler.Config{Context: 64, MaxSeqs: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g2.Vision() {
+		t.Error("Gemma 2 took the projector beside it")
+	}
+	g2.Close()
 	m, err := Load(context.Background(), path, LoadOptions{Threads: 1, Scheduler: scheduler.Config{Context: 512, MaxSeqs: 1}})
 	if err != nil {
 		t.Fatal(err)
