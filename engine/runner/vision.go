@@ -180,7 +180,7 @@ func (m *Model) encodePictures(ctx context.Context, s string, addSpecial, chat b
 		if begin != "" {
 			tokens = append(tokens, m.tok.Encode(begin, false, true)...)
 		}
-		n := pr.p.Tokens()
+		n := len(embd) / pr.p.Embd()
 		pics = append(pics, scheduler.Picture{At: len(tokens), N: n, Embd: embd, Bidirectional: pr.p.NonCausal()})
 		tokens = append(tokens, pictureIDs(img.Hash, n)...)
 		if end != "" {

@@ -81,9 +81,10 @@ func visionModel(t *testing.T, name string) (visionRef, string, imagefile.Image)
 // llama.cpp's. A follow-up with the same picture is not encoded again,
 // and takes the picture's positions from the prefix cache. Gemma 3's
 // picture goes between its markers and is read with attention among its
-// positions, LLaVA's between none and causally.
+// positions, LLaVA's between none and causally (LLaVA 1.6's of three
+// squares, mtmd's three chunks, as one picture).
 func TestVisionGenerate(t *testing.T) {
-	for _, name := range []string{"tiny-gemma3-vision-f32-64x64", "tiny-llava-vision-f32-90x50"} {
+	for _, name := range []string{"tiny-gemma3-vision-f32-64x64", "tiny-llava-vision-f32-90x50", "tiny-llava16-vision-f32-70x150"} {
 		t.Run(name, func(t *testing.T) { visionGenerate(t, name) })
 	}
 }

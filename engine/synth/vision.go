@@ -54,6 +54,15 @@ func init() {
 		RopeBase: 10000, Context: 4096, Eps: 1e-5, Scaled: true})
 	visionShapes = append(visionShapes, VisionShape{Name: "tiny-llava-vision", Type: "mlp",
 		ImageSize: 64, PatchSize: 8, Embd: 64, FFN: 128, Layers: 3, Heads: 4, Merge: 1, LMEmbd: 256})
+	// LLaVA 1.6's kind: the same with image-grid pinpoints (anyres) of
+	// two squares side by side, two stacked and four, the merge type and
+	// the newline embedding its files carry (which llama.cpp reads and
+	// does not use).
+	addShapes(Shape{Name: "tiny-llava16-vision", Arch: "llama", Embd: 256, Layers: 2, Heads: 4, KVHeads: 2, FFN: 512,
+		RopeBase: 10000, Context: 4096, Eps: 1e-5, Scaled: true})
+	visionShapes = append(visionShapes, VisionShape{Name: "tiny-llava16-vision", Type: "mlp",
+		ImageSize: 64, PatchSize: 8, Embd: 64, FFN: 128, Layers: 3, Heads: 4, Merge: 1, LMEmbd: 256,
+		Pinpoints: []int32{128, 64, 64, 128, 128, 128}})
 	// Gemma 3's SigLIP encoder at its real size (896×896 pictures, 4096
 	// patches, 27 blocks), projecting to the tiny language model's width
 	// (the real 2560 adds 0.02% of the work): for speed tests.
@@ -81,6 +90,9 @@ type VisionShape struct {
 	Merge int
 	// LMEmbd is the language model's width.
 	LMEmbd int
+	// Pinpoints are LLaVA 1.6's image-grid resolutions, width and height
+	// pairs (clip.vision.image_grid_pinpoints); none for a fixed size.
+	Pinpoints []int32
 }
 
 // visionShapes holds the projector shapes, by the name of the language
@@ -198,6 +210,10 @@ func projectorKeys(s VisionShape) []keyValue {
 	if s.Type == "gemma3" {
 		kvs = append(kvs, keyValue{"clip.vision.projector.scale_factor", uint32(s.Merge)})
 	}
+	if s.Pinpoints != nil {
+		kvs = append(kvs, keyValue{"clip.vision.image_grid_pinpoints", s.Pinpoints},
+			keyValue{"clip.vision.mm_patch_merge_type", "spatial_unpad"})
+	}
 	return kvs
 }
 
@@ -273,6 +289,9 @@ func projectorTensors(s VisionShape) []tensorSpec {
 	}
 	if s.Type == "gemma3" {
 		specs = append(specs, norm("v.post_ln.weight", e), vec("v.post_ln.bias", e))
+	}
+	if s.Pinpoints != nil {
+		specs = append(specs, vec("model.image_newline", int64(s.LMEmbd)))
 	}
 	return specs
 }

@@ -122,8 +122,19 @@ func TestEmbeddingsConformance(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if p.Embd() != r.NEmbd || len(got) != len(r.Embd) || p.Tokens()*p.Embd() != len(got) {
-				t.Fatalf("%d embeddings of %d (%d values), llama.cpp's %d values of %d", p.Tokens(), p.Embd(), len(got), len(r.Embd), r.NEmbd)
+			// mtmd's picture is one chunk of Tokens() positions, or one for
+			// each square of a LLaVA 1.6 picture.
+			chunks := 0
+			for _, c := range r.Chunks {
+				if c.Type != "text" {
+					if c.NTokens != p.Tokens() {
+						t.Errorf("a chunk of %d positions, Tokens is %d", c.NTokens, p.Tokens())
+					}
+					chunks++
+				}
+			}
+			if p.Embd() != r.NEmbd || len(got) != len(r.Embd) || chunks*p.Tokens()*p.Embd() != len(got) {
+				t.Fatalf("%d values of %d (%d chunks of %d), llama.cpp's %d values of %d", len(got), p.Embd(), chunks, p.Tokens(), len(r.Embd), r.NEmbd)
 			}
 			if p.NonCausal() != r.NonCausal {
 				t.Errorf("NonCausal is %v, mtmd's %v", p.NonCausal(), r.NonCausal)
@@ -183,11 +194,13 @@ func TestGreedyConformance(t *testing.T) {
 			// with attention among all of them where mtmd decodes them so
 			// (Gemma 3's: each stands at the picture's last position).
 			var logits []float32
-			n := 0
+			n, embd := 0, r.Embd
 			for _, c := range r.Chunks {
 				b := &model.Batch{Tokens: c.Tokens}
 				if c.Type != "text" {
-					b.Tokens, b.Embd = make([]int32, c.NTokens), r.Embd
+					// A picture of several squares (LLaVA 1.6) is a chunk
+					// for each, their embeddings one after the other.
+					b.Tokens, b.Embd, embd = make([]int32, c.NTokens), embd[:c.NTokens*r.NEmbd], embd[c.NTokens*r.NEmbd:]
 					for i := range b.Tokens {
 						b.Tokens[i] = -1
 						if r.NonCausal {

@@ -11,23 +11,32 @@ import (
 	"saji/kernels/quant"
 )
 
-// Encode returns a picture's embeddings: Tokens() rows of Embd() values,
-// row after row, for the language model to read at the image's positions.
+// Encode returns a picture's embeddings: rows of Embd() values, row after
+// row, for the language model to read at the image's positions (Tokens()
+// rows, or that many for each square of a LLaVA 1.6 picture).
 func (p *Projector) Encode(ctx context.Context, img image.Image) ([]float32, error) {
 	if img == nil || img.Bounds().Empty() {
 		return nil, fmt.Errorf("vision: an empty picture")
 	}
-	return p.EncodePixels(ctx, p.Preprocess(ToRGB(img)))
+	p.runs.Add(1)
+	var out []float32
+	for _, pixels := range p.Preprocess(ToRGB(img)) {
+		emb, err := p.EncodePixels(ctx, pixels)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, emb...)
+	}
+	return out, nil
 }
 
-// EncodePixels runs the encoder and projector over preprocessed pixels
-// (Preprocess).
+// EncodePixels runs the encoder and projector over one square of
+// preprocessed pixels (Preprocess).
 func (p *Projector) EncodePixels(ctx context.Context, pixels []float32) ([]float32, error) {
 	hp := p.hp
 	if len(pixels) != 3*hp.imageSize*hp.imageSize {
 		return nil, fmt.Errorf("vision: %d input values for a %d-pixel square", len(pixels), hp.imageSize)
 	}
-	p.runs.Add(1)
 	o := &ops{b: p.backend}
 	defer o.release()
 	side := hp.imageSize / hp.patchSize

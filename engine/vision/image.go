@@ -121,31 +121,84 @@ func cubic(d0, a0, d2, d3, t float32) float32 {
 	return a0 + float32(a1*t) + float32(float32(a2*t)*t) + float32(float32(float32(a3*t)*t)*t)
 }
 
-// fit resizes im into a size × size square as mtmd's img_tool resize
-// does with PAD_CEIL: the aspect ratio is kept (the scaled sides rounded
-// up), the picture resized by resize and centred on pad. A picture of the
-// square's size is kept as it is.
-func (im RGB) fit(size int, pad [3]uint8, resize func(RGB, int, int) RGB) RGB {
-	if im.W == size && im.H == size {
+// fit resizes im into a w × h rectangle as mtmd's img_tool resize does
+// with PAD_CEIL: the aspect ratio is kept (the scaled sides rounded up),
+// the picture resized by resize and centred on pad. A picture of the
+// rectangle's size is kept as it is.
+func (im RGB) fit(w, h int, pad [3]uint8, resize func(RGB, int, int) RGB) RGB {
+	if im.W == w && im.H == h {
 		return im
 	}
-	scale := min(float32(size)/float32(im.W), float32(size)/float32(im.H))
-	nw := min(int(ceil32(float32(im.W)*scale)), size)
-	nh := min(int(ceil32(float32(im.H)*scale)), size)
+	scale := min(float32(w)/float32(im.W), float32(h)/float32(im.H))
+	nw := min(int(ceil32(float32(im.W)*scale)), w)
+	nh := min(int(ceil32(float32(im.H)*scale)), h)
 	r := resize(im, nw, nh)
-	out := RGB{W: size, H: size, Pix: make([]uint8, 3*size*size)}
+	out := RGB{W: w, H: h, Pix: make([]uint8, 3*w*h)}
 	for i := 0; i < len(out.Pix); i += 3 {
 		copy(out.Pix[i:i+3], pad[:])
 	}
-	ox, oy := (size-nw)/2, (size-nh)/2
+	ox, oy := (w-nw)/2, (h-nh)/2
 	for y := range nh {
-		copy(out.Pix[3*((y+oy)*size+ox):3*((y+oy)*size+ox+nw)], r.Pix[3*y*nw:3*(y+1)*nw])
+		copy(out.Pix[3*((y+oy)*w+ox):3*((y+oy)*w+ox+nw)], r.Pix[3*y*nw:3*(y+1)*nw])
 	}
 	return out
 }
 
-// fitBilinear is fit with bilinear resizing (Gemma 3's).
-func (im RGB) fitBilinear(size int, pad [3]uint8) RGB { return im.fit(size, pad, RGB.resizeBilinear) }
+// crop returns the w × h part of im at (x, y).
+func (im RGB) crop(x, y, w, h int) RGB {
+	out := RGB{W: w, H: h, Pix: make([]uint8, 0, 3*w*h)}
+	for r := y; r < y+h; r++ {
+		out.Pix = append(out.Pix, im.Pix[3*(r*im.W+x):3*(r*im.W+x+w)]...)
+	}
+	return out
+}
+
+// anyres returns the squares LLaVA 1.6's encoder reads for im, as mtmd's
+// llava-uhd preprocessing with pinpoints makes them: a picture that fits
+// the square is only stretched to it (bilinear); a larger one is first
+// fitted into the best pinpoint (bicubic, black around it) and cut into
+// squares, row after row, and its stretched overview comes last.
+func (im RGB) anyres(size int, pinpoints [][2]int) []RGB {
+	overview := im
+	if im.W != size || im.H != size {
+		overview = im.resizeBilinear(size, size)
+	}
+	if im.W <= size && im.H <= size {
+		return []RGB{overview}
+	}
+	best := bestResolution(im.W, im.H, pinpoints)
+	refined := im.fit(best[0], best[1], [3]uint8{}, RGB.resizeBicubic)
+	var out []RGB
+	for y := 0; y < best[1]; y += size {
+		for x := 0; x < best[0]; x += size {
+			out = append(out, refined.crop(x, y, size, size))
+		}
+	}
+	return append(out, overview)
+}
+
+// bestResolution returns the pinpoint mtmd picks for a w × h picture: the
+// one that keeps most of its pixels when fitted in, and of those the one
+// that wastes the least area.
+func bestResolution(w, h int, pinpoints [][2]int) [2]int {
+	best := pinpoints[0]
+	maxKept, minWasted := 0, math.MaxInt
+	for _, c := range pinpoints {
+		scale := min(float32(c[0])/float32(w), float32(c[1])/float32(h))
+		kept := min(int(float32(w)*scale)*int(float32(h)*scale), w*h)
+		wasted := c[0]*c[1] - kept
+		if kept > maxKept || (kept == maxKept && wasted < minWasted) {
+			best, maxKept, minWasted = c, kept, wasted
+		}
+	}
+	return best
+}
+
+// fitBilinear is fit into a size × size square with bilinear resizing
+// (Gemma 3's).
+func (im RGB) fitBilinear(size int, pad [3]uint8) RGB {
+	return im.fit(size, size, pad, RGB.resizeBilinear)
+}
 
 // llavaPad is the colour mtmd pads LLaVA's pictures with (the CLIP mean
 // as bytes).
@@ -175,12 +228,20 @@ func (im RGB) planar(mean, std [3]float32) []float32 {
 	return out
 }
 
-// Preprocess returns the encoder's input for a picture: resized into the
-// projector's square as mtmd does for its type, normalized, channel
-// planes.
-func (p *Projector) Preprocess(im RGB) []float32 {
-	if p.typ == "mlp" {
-		return im.fit(p.hp.imageSize, llavaPad, RGB.resizeBicubic).planar(p.hp.mean, p.hp.std)
+// Preprocess returns the encoder's inputs for a picture: resized into the
+// projector's square as mtmd does for its type (or cut into several, for
+// LLaVA 1.6), normalized, channel planes.
+func (p *Projector) Preprocess(im RGB) [][]float32 {
+	hp := p.hp
+	switch {
+	case p.typ == "mlp" && hp.pinpoints != nil:
+		var out [][]float32
+		for _, sq := range im.anyres(hp.imageSize, hp.pinpoints) {
+			out = append(out, sq.planar(hp.mean, hp.std))
+		}
+		return out
+	case p.typ == "mlp":
+		return [][]float32{im.fit(hp.imageSize, hp.imageSize, llavaPad, RGB.resizeBicubic).planar(hp.mean, hp.std)}
 	}
-	return im.fitBilinear(p.hp.imageSize, [3]uint8{}).planar(p.hp.mean, p.hp.std)
+	return [][]float32{im.fitBilinear(hp.imageSize, [3]uint8{}).planar(hp.mean, hp.std)}
 }

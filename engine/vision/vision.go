@@ -22,9 +22,15 @@
 //     square with mtmd's bicubic resizing on LLaVA's grey (122, 116, 104),
 //     read causally between no markers of its own.
 //
+// LLaVA 1.6's mlp files (image-grid pinpoints, "anyres") run as mtmd runs
+// them: a picture larger than the square is resized (bicubic, black
+// around it) to the pinpoint that keeps most of it and cut into tiles of
+// the square, encoded one by one, then the whole picture stretched to the
+// square (bilinear) as an overview, the tiles' embeddings first.
+//
 // A file of another type, or an mlp file with a variant Saji does not run
-// (LLaVA 1.6's image-grid pinpoints, Yi's normalized MLP, several feature
-// layers), fails at Load with the reason.
+// (Yi's normalized MLP, several feature layers), fails at Load with the
+// reason.
 package vision
 
 import (
@@ -75,6 +81,10 @@ type hparams struct {
 	// quickGELU selects quick GELU (x·sigmoid(1.702x)) for the blocks'
 	// feed-forward layers: clip.use_gelu false, as CLIP's files say.
 	quickGELU bool
+	// pinpoints are LLaVA 1.6's image-grid resolutions (width, height):
+	// a picture larger than the encoder's square is cut into tiles of one
+	// of them (anyres). None for a fixed-size projector.
+	pinpoints [][2]int
 }
 
 // block is one ViT block's weights: pre-norm attention and MLP with
@@ -154,6 +164,7 @@ func Load(ctx context.Context, f *gguf.File, opts Options) (*Projector, error) {
 		hp.merge = ld.intOr("clip.vision.projector.scale_factor", 4)
 	case "mlp":
 		hp.blocks = ld.featureLayer(hp.layers)
+		hp.pinpoints = ld.pinpoints(hp.imageSize)
 	}
 	if ld.err != nil {
 		return nil, fmt.Errorf("vision: loading the %s projector: %w", typ, ld.err)
@@ -225,9 +236,6 @@ func (hp *hparams) check() error {
 // llavaVariant refuses the mlp files of LLaVA's variants that Saji does
 // not run, which llama.cpp tells apart by their keys and tensors.
 func llavaVariant(f *gguf.File) error {
-	if v, ok := f.Value("clip.vision.image_grid_pinpoints"); ok && v.Len() > 0 {
-		return fmt.Errorf("%w: the mlp projector has image-grid pinpoints (LLaVA 1.6's anyres tiling), which Saji does not run", ErrUnsupported)
-	}
 	if _, ok := f.Tensor("mm.3.weight"); ok {
 		return fmt.Errorf("%w: the mlp projector has mm.3 (Yi-VL's normalized MLP), which Saji does not run", ErrUnsupported)
 	}
@@ -258,6 +266,35 @@ func (ld *loader) featureLayer(layers int) int {
 		return 0
 	}
 	return int(l[0])
+}
+
+// maxTiles bounds the tiles of a LLaVA 1.6 picture (the largest pinpoint
+// over the encoder's square): real files have up to 9 (1008×1008 over
+// 336), each a full encoder run.
+const maxTiles = 16
+
+// pinpoints reads LLaVA 1.6's image-grid pinpoints (width, height pairs),
+// each a whole number of the encoder's squares.
+func (ld *loader) pinpoints(size int) [][2]int {
+	v, ok := ld.f.Value("clip.vision.image_grid_pinpoints")
+	if !ok || v.Len() == 0 {
+		return nil
+	}
+	l, err := v.AsInt32s()
+	if err != nil || len(l)%2 != 0 {
+		ld.fail(errors.New("clip.vision.image_grid_pinpoints must be width, height pairs"))
+		return nil
+	}
+	var out [][2]int
+	for i := 0; i < len(l); i += 2 {
+		w, h := int(l[i]), int(l[i+1])
+		if size <= 0 || w <= 0 || h <= 0 || w%size != 0 || h%size != 0 || (w/size)*(h/size) > maxTiles {
+			ld.fail(fmt.Errorf("the pinpoint %d×%d is not a grid of at most %d of the encoder's %d-pixel squares", w, h, maxTiles, size))
+			return nil
+		}
+		out = append(out, [2]int{w, h})
+	}
+	return out
 }
 
 // ffnNames returns the names of block i's feed-forward tensors, up then
@@ -293,8 +330,9 @@ func (p *Projector) Type() string { return p.typ }
 func (p *Projector) Embd() int { return p.lmEmbd }
 
 // Tokens returns the number of embeddings Encode returns for a picture
-// (the same for every picture of the fixed-size projectors gemma3 and
-// mlp: one per patch, or per pooling window).
+// that fits the encoder's square: one per patch, or per pooling window.
+// A larger picture given to LLaVA 1.6 (pinpoints) takes that many for
+// each of its tiles and its overview: len(Encode's result)/Embd().
 func (p *Projector) Tokens() int {
 	side := p.hp.imageSize / p.hp.patchSize / p.hp.merge
 	return side * side

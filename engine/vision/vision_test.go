@@ -57,7 +57,9 @@ func TestLoadRefuses(t *testing.T) {
 		{"no vision encoder", map[string]any{"general.architecture": "clip", "clip.has_vision_encoder": false}, nil, "no vision encoder"},
 		{"another projector", map[string]any{"general.architecture": "clip", "clip.has_vision_encoder": true, "clip.projector_type": "qwen2vl_merger"}, nil, `"qwen2vl_merger" is not implemented`},
 		{"SmolVLM's projector", map[string]any{"general.architecture": "clip", "clip.has_vision_encoder": true, "clip.vision.projector_type": "idefics3"}, nil, `"idefics3" is not implemented`},
-		{"LLaVA 1.6's anyres", llava(map[string]any{"clip.vision.image_grid_pinpoints": []int32{336, 672, 672, 336}}), nil, "pinpoints (LLaVA 1.6's anyres"},
+		{"odd pinpoints", llava(map[string]any{"clip.vision.image_grid_pinpoints": []int32{128, 64, 64}}), nil, "pinpoints must be width, height pairs"},
+		{"a pinpoint off the squares", llava(map[string]any{"clip.vision.image_grid_pinpoints": []int32{128, 64, 100, 64}}), nil, "the pinpoint 100×64 is not a grid"},
+		{"a pinpoint of too many squares", llava(map[string]any{"clip.vision.image_grid_pinpoints": []int32{64 * 5, 64 * 4}}), nil, "the pinpoint 320×256 is not a grid of at most 16"},
 		{"Yi-VL's normalized MLP", llava(nil), []string{"mm.3.weight"}, "mm.3 (Yi-VL"},
 		{"no pinpoints in the list", llava(map[string]any{"clip.vision.image_grid_pinpoints": []int32{}}), nil, "v.patch_embd.weight is missing"},
 		{"stacked feature layers", llava(map[string]any{"clip.vision.feature_layer": []int32{1, 2}}), nil, "several layers"},
@@ -101,7 +103,7 @@ func TestLoadRefuses(t *testing.T) {
 			}
 			// A broken file is an error of its own; a file Saji cannot run
 			// wraps ErrUnsupported.
-			broken := strings.Contains(tt.want, "is missing") || strings.Contains(tt.want, "must be")
+			broken := strings.Contains(tt.want, "is missing") || strings.Contains(tt.want, "must be") || strings.Contains(tt.want, "pinpoint")
 			if !broken && !errors.Is(err, ErrUnsupported) {
 				t.Errorf("the error %v does not wrap ErrUnsupported", err)
 			}
@@ -109,20 +111,25 @@ func TestLoadRefuses(t *testing.T) {
 	}
 }
 
-// TestEncode checks each projector's shape and markers, and that Encode
-// counts its runs and refuses empty pictures.
+// TestEncode checks each projector's shape and markers, the size of a
+// picture's embeddings, and that Encode counts its runs (one a picture)
+// and refuses empty pictures.
 func TestEncode(t *testing.T) {
 	tests := []struct {
 		shape, typ string
 		tokens     int
+		// squares is the number of encoder squares of a 3×200 picture:
+		// LLaVA 1.6 cuts it into two stacked, and adds the overview.
+		squares    int
 		begin, end string
 		nonCausal  bool
 	}{
-		{"tiny-gemma3-vision", "gemma3", 16, "<start_of_image>", "<end_of_image>", true},
-		{"tiny-llava-vision", "mlp", 64, "", "", false},
+		{"tiny-gemma3-vision", "gemma3", 16, 1, "<start_of_image>", "<end_of_image>", true},
+		{"tiny-llava-vision", "mlp", 64, 1, "", "", false},
+		{"tiny-llava16-vision", "mlp", 64, 3, "", "", false},
 	}
 	for _, tt := range tests {
-		t.Run(tt.typ, func(t *testing.T) {
+		t.Run(tt.shape, func(t *testing.T) {
 			p := tinyProjector(t, tt.shape)
 			if p.Type() != tt.typ || p.Tokens() != tt.tokens || p.Embd() != 256 || p.NonCausal() != tt.nonCausal {
 				t.Fatalf("type %s, %d tokens of %d, non-causal %v", p.Type(), p.Tokens(), p.Embd(), p.NonCausal())
@@ -134,7 +141,7 @@ func TestEncode(t *testing.T) {
 				t.Error("an empty picture was encoded")
 			}
 			emb, err := p.Encode(context.Background(), synth.Picture(3, 200))
-			if err != nil || len(emb) != tt.tokens*256 {
+			if err != nil || len(emb) != tt.squares*tt.tokens*256 {
 				t.Fatalf("Encode: %d values, %v", len(emb), err)
 			}
 			if p.Runs() != 1 {
@@ -260,5 +267,40 @@ func TestFeatureLayer(t *testing.T) {
 				t.Errorf("%d blocks, error %v; want %d, an error %v", got, ld.err, tt.want, tt.err)
 			}
 		})
+	}
+}
+
+// TestAnyres checks LLaVA 1.6's squares for pictures of several shapes,
+// as mtmd picks the pinpoint: the one that keeps most of the picture,
+// then the one that wastes least.
+func TestAnyres(t *testing.T) {
+	pinpoints := [][2]int{{128, 64}, {64, 128}, {128, 128}}
+	tests := []struct {
+		w, h    int
+		best    [2]int
+		squares int
+	}{
+		{50, 40, [2]int{}, 1}, // within the square: the overview only
+		{64, 64, [2]int{}, 1}, // the square itself
+		{90, 50, [2]int{128, 64}, 3},
+		{70, 150, [2]int{64, 128}, 3},
+		{200, 190, [2]int{128, 128}, 5},
+		{3, 200, [2]int{64, 128}, 3}, // 64×128 and 128×128 keep as much: the smaller wastes less
+	}
+	for _, tt := range tests {
+		if tt.best != [2]int{} {
+			if got := bestResolution(tt.w, tt.h, pinpoints); got != tt.best {
+				t.Errorf("%dx%d: pinpoint %v, want %v", tt.w, tt.h, got, tt.best)
+			}
+		}
+		sq := ToRGB(synth.Picture(tt.w, tt.h)).anyres(64, pinpoints)
+		if len(sq) != tt.squares {
+			t.Errorf("%dx%d: %d squares, want %d", tt.w, tt.h, len(sq), tt.squares)
+		}
+		for _, s := range sq {
+			if s.W != 64 || s.H != 64 || len(s.Pix) != 3*64*64 {
+				t.Errorf("%dx%d: a square of %dx%d", tt.w, tt.h, s.W, s.H)
+			}
+		}
 	}
 }
