@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -17,6 +18,7 @@ import (
 	"saji/engine/imagefile"
 	"saji/engine/model"
 	"saji/engine/scheduler"
+	"saji/engine/tokenizer"
 	"saji/engine/vision"
 )
 
@@ -30,15 +32,20 @@ const pictureCache = 8
 type projector struct {
 	file *gguf.File
 	p    *vision.Projector
-	mu   sync.Mutex
+	// whole holds the ids of the tokens the projector's layouts look up
+	// by their text (vision.Projector.WholeTokens).
+	whole map[string]int32
+	mu    sync.Mutex
 	// recent holds the last pictures' embeddings, the most recent last.
 	recent []encoded
 }
 
-// encoded is a picture's embeddings, by the hash of its bytes.
+// encoded is a picture's embeddings and its place in the prompt
+// (vision.Projector.Layout), by the hash of its bytes.
 type encoded struct {
-	hash [32]byte
-	embd []float32
+	hash  [32]byte
+	embd  []float32
+	parts []vision.Part
 }
 
 // FindProjector returns the vision projector beside the model file at
@@ -56,11 +63,12 @@ func FindProjector(path string) string {
 }
 
 // loadProjector loads the projector at path (found beside the model when
-// path is "") for the language model described by cfg: one that reads
-// input vectors, of the projector's width. A projector found beside the
+// path is "") for the language model described by cfg and tok: one that
+// reads input vectors, of the projector's width, whose vocabulary has the
+// markers the projector looks up whole. A projector found beside the
 // model that does not fit it is left out with a note; one named by the
 // options is an error.
-func loadProjector(ctx context.Context, path, modelPath string, cfg model.Config, threads int, log *slog.Logger) (*projector, error) {
+func loadProjector(ctx context.Context, path, modelPath string, cfg model.Config, tok *tokenizer.Tokenizer, threads int, log *slog.Logger) (*projector, error) {
 	named := path != ""
 	if !named {
 		if path = FindProjector(modelPath); path == "" {
@@ -83,6 +91,10 @@ func loadProjector(ctx context.Context, path, modelPath string, cfg model.Config
 	case p.Embd() != cfg.Embd:
 		err = fmt.Errorf("vision: the projector %s makes embeddings of %d values, the model's width is %d", filepath.Base(path), p.Embd(), cfg.Embd)
 	}
+	var whole map[string]int32
+	if err == nil {
+		whole, err = wholeTokens(tok, p.WholeTokens())
+	}
 	if err != nil {
 		f.Close()
 		if !named {
@@ -91,32 +103,59 @@ func loadProjector(ctx context.Context, path, modelPath string, cfg model.Config
 		}
 		return nil, fmt.Errorf("the vision projector: %w", err)
 	}
-	return &projector{file: f, p: p}, nil
+	return &projector{file: f, p: p, whole: whole}, nil
 }
 
-// embeddings returns img's embeddings: kept from an earlier request, or
-// encoded now.
-func (pr *projector) embeddings(ctx context.Context, img imagefile.Image) ([]float32, error) {
+// wholeTokens returns the ids of the tokens whose text (special tokens
+// as they are written) is each of texts: the first such id, as mtmd's
+// lookup_token finds it.
+func wholeTokens(tok *tokenizer.Tokenizer, texts []string) (map[string]int32, error) {
+	if len(texts) == 0 {
+		return nil, nil
+	}
+	ids := make(map[string]int32, len(texts))
+	for id := range int32(tok.NumTokens()) {
+		piece := tok.TokenToPiece(id, true)
+		if _, seen := ids[piece]; !seen && slices.Contains(texts, piece) {
+			ids[piece] = id
+		}
+	}
+	for _, t := range texts {
+		if _, ok := ids[t]; !ok {
+			return nil, fmt.Errorf("vision: the model's vocabulary has no token %q, which the projector's pictures need", t)
+		}
+	}
+	return ids, nil
+}
+
+// embeddings returns img's embeddings and their place in the prompt:
+// kept from an earlier request, or encoded now.
+func (pr *projector) embeddings(ctx context.Context, img imagefile.Image) (encoded, error) {
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
 	for i, e := range pr.recent {
 		if e.hash == img.Hash {
 			pr.recent = append(slices.Delete(pr.recent, i, i+1), e)
-			return e.embd, nil
+			return e, nil
 		}
 	}
 	if img.Image == nil {
-		return nil, fmt.Errorf("%w: a picture without pixels", ErrBadRequest)
+		return encoded{}, fmt.Errorf("%w: a picture without pixels", ErrBadRequest)
 	}
 	embd, err := pr.p.Encode(ctx, img.Image)
-	if err != nil {
-		return nil, fmt.Errorf("runner: %w", err)
+	if errors.Is(err, vision.ErrTooLarge) {
+		return encoded{}, fmt.Errorf("%w: %w", ErrBadRequest, err)
 	}
+	if err != nil {
+		return encoded{}, fmt.Errorf("runner: %w", err)
+	}
+	b := img.Image.Bounds()
+	e := encoded{hash: img.Hash, embd: embd, parts: pr.p.Layout(b.Dx(), b.Dy())}
 	if len(pr.recent) == pictureCache {
 		pr.recent = slices.Delete(pr.recent, 0, 1)
 	}
-	pr.recent = append(pr.recent, encoded{hash: img.Hash, embd: embd})
-	return embd, nil
+	pr.recent = append(pr.recent, e)
+	return e, nil
 }
 
 // pictureIDs returns the ids of a picture's n positions: negative numbers
@@ -155,14 +194,12 @@ func (req *Request) requestImages() []imagefile.Image {
 // encodePictures tokenizes prompt text s holding the projector's picture
 // marker once for each of imgs, as mtmd does: the text between the
 // pictures tokenized piece by piece (BOS before the first when
-// addSpecial), and each picture as its begin marker, its embeddings'
-// positions and its end marker (where the projector has them). A raw
-// prompt without markers gets its pictures before the text (chat is
-// false).
+// addSpecial), and each picture as its layout's parts (its markers and
+// its embeddings' positions; vision.Projector.Layout). A raw prompt
+// without markers gets its pictures before the text (chat is false).
 func (m *Model) encodePictures(ctx context.Context, s string, addSpecial, chat bool, imgs []imagefile.Image) ([]int32, []scheduler.Picture, error) {
 	pr := m.proj
 	marker := pr.marker()
-	begin, end := pr.p.Markers()
 	if n := strings.Count(s, marker); n != len(imgs) {
 		if chat || n != 0 {
 			return nil, nil, fmt.Errorf("%w: the prompt has %d picture markers (%s) for %d pictures", ErrBadRequest, n, marker, len(imgs))
@@ -172,19 +209,29 @@ func (m *Model) encodePictures(ctx context.Context, s string, addSpecial, chat b
 	pieces := strings.Split(s, marker)
 	tokens := m.tok.Encode(pieces[0], addSpecial, true)
 	var pics []scheduler.Picture
+	width := pr.p.Embd()
 	for i, img := range imgs {
-		embd, err := pr.embeddings(ctx, img)
+		e, err := pr.embeddings(ctx, img)
 		if err != nil {
 			return nil, nil, err
 		}
-		if begin != "" {
-			tokens = append(tokens, m.tok.Encode(begin, false, true)...)
-		}
-		n := len(embd) / pr.p.Embd()
-		pics = append(pics, scheduler.Picture{At: len(tokens), N: n, Embd: embd, Bidirectional: pr.p.NonCausal()})
-		tokens = append(tokens, pictureIDs(img.Hash, n)...)
-		if end != "" {
-			tokens = append(tokens, m.tok.Encode(end, false, true)...)
+		ids := pictureIDs(img.Hash, len(e.embd)/width)
+		at := 0 // the picture's embeddings placed so far
+		for _, part := range e.parts {
+			switch {
+			case part.N > 0:
+				if (at+part.N)*width > len(e.embd) {
+					return nil, nil, fmt.Errorf("runner: the picture's layout takes more than its %d embeddings", len(ids))
+				}
+				pics = append(pics, scheduler.Picture{At: len(tokens), N: part.N,
+					Embd: e.embd[at*width : (at+part.N)*width], Bidirectional: pr.p.NonCausal()})
+				tokens = append(tokens, ids[at:at+part.N]...)
+				at += part.N
+			case part.Token != "":
+				tokens = append(tokens, pr.whole[part.Token])
+			default:
+				tokens = append(tokens, m.tok.Encode(part.Text, false, true)...)
+			}
 		}
 		tokens = append(tokens, m.tok.Encode(pieces[i+1], false, true)...)
 	}

@@ -63,6 +63,15 @@ func init() {
 	visionShapes = append(visionShapes, VisionShape{Name: "tiny-llava16-vision", Type: "mlp",
 		ImageSize: 64, PatchSize: 8, Embd: 64, FFN: 128, Layers: 3, Heads: 4, Merge: 1, LMEmbd: 256,
 		Pinpoints: []int32{128, 64, 64, 128, 128, 128}})
+	// SmolVLM's kind (idefics3): a tiny Llama (SmolLM2's architecture)
+	// over the mini vocabulary with SmolVLM's markers, and a SigLIP
+	// encoder with the pixel shuffle (2 × 2) and one linear layer; a
+	// picture is scaled to a longest edge of 128 pixels and cut into
+	// squares of 64, then an overview.
+	addShapes(Shape{Name: "tiny-smolvlm-vision", Arch: "llama", Embd: 256, Layers: 2, Heads: 4, KVHeads: 2, FFN: 512,
+		RopeBase: 10000, Context: 4096, Eps: 1e-5, Scaled: true})
+	visionShapes = append(visionShapes, VisionShape{Name: "tiny-smolvlm-vision", Type: "idefics3",
+		ImageSize: 64, PatchSize: 8, Embd: 64, FFN: 128, Layers: 2, Heads: 4, Merge: 2, LMEmbd: 256, LongestEdge: 128})
 	// Gemma 3's SigLIP encoder at its real size (896×896 pictures, 4096
 	// patches, 27 blocks), projecting to the tiny language model's width
 	// (the real 2560 adds 0.02% of the work): for speed tests.
@@ -73,6 +82,12 @@ func init() {
 // VisionMarkers are the tokens a vision shape's vocabulary adds (Gemma
 // 3's image and turn markers), so that they tokenize whole.
 var VisionMarkers = []string{"<start_of_image>", "<end_of_image>", "<start_of_turn>", "<end_of_turn>"}
+
+// SmolVLMMarkers are the tokens SmolVLM's vocabulary adds for its
+// pictures (mtmd looks the first three up whole; the squares' row and
+// column markers of a 2 × 2 grid).
+var SmolVLMMarkers = []string{"\n\n", "<fake_token_around_image>", "<global-img>",
+	"<row_1_col_1>", "<row_1_col_2>", "<row_2_col_1>", "<row_2_col_2>"}
 
 // VisionShape is the shape of a synthetic vision projector.
 type VisionShape struct {
@@ -86,13 +101,17 @@ type VisionShape struct {
 	// Embd, FFN, Layers and Heads are the encoder's width, feed-forward
 	// length, blocks and attention heads.
 	Embd, FFN, Layers, Heads int
-	// Merge is the side of Gemma 3's pooling window (1 for mlp).
+	// Merge is the side of Gemma 3's pooling window or of SmolVLM's pixel
+	// shuffle (1 for mlp).
 	Merge int
 	// LMEmbd is the language model's width.
 	LMEmbd int
 	// Pinpoints are LLaVA 1.6's image-grid resolutions, width and height
 	// pairs (clip.vision.image_grid_pinpoints); none for a fixed size.
 	Pinpoints []int32
+	// LongestEdge is SmolVLM's preprocessing size
+	// (clip.vision.preproc_image_size).
+	LongestEdge int
 }
 
 // visionShapes holds the projector shapes, by the name of the language
@@ -120,7 +139,7 @@ func LookupVisionShape(name string) (VisionShape, bool) {
 // weight). Weights have a standard deviation of 1/√fan-in and norms of
 // 1+0.1·N(0,1), like the Scaled language models.
 func WriteProjector(ctx context.Context, path string, s VisionShape, seed uint64) error {
-	if (s.Type != "gemma3" && s.Type != "mlp") || s.PatchSize <= 0 || s.ImageSize%s.PatchSize != 0 || s.Heads <= 0 || s.Embd%s.Heads != 0 ||
+	if (s.Type != "gemma3" && s.Type != "mlp" && s.Type != "idefics3") || s.PatchSize <= 0 || s.ImageSize%s.PatchSize != 0 || s.Heads <= 0 || s.Embd%s.Heads != 0 ||
 		s.Merge <= 0 || (s.ImageSize/s.PatchSize)%s.Merge != 0 {
 		return fmt.Errorf("synth: projector shape %q is inconsistent", s.Name)
 	}
@@ -207,8 +226,11 @@ func projectorKeys(s VisionShape) []keyValue {
 		keyValue{"clip.vision.image_mean", mean},
 		keyValue{"clip.vision.image_std", std},
 	)
-	if s.Type == "gemma3" {
+	if s.Type == "gemma3" || s.Type == "idefics3" {
 		kvs = append(kvs, keyValue{"clip.vision.projector.scale_factor", uint32(s.Merge)})
+	}
+	if s.LongestEdge > 0 {
+		kvs = append(kvs, keyValue{"clip.vision.preproc_image_size", uint32(s.LongestEdge)})
 	}
 	if s.Pinpoints != nil {
 		kvs = append(kvs, keyValue{"clip.vision.image_grid_pinpoints", s.Pinpoints},
@@ -258,6 +280,17 @@ func projectorTensors(s VisionShape) []tensorSpec {
 			{name: "v.position_embd.weight", shape: []int64{e, side*side + 1}, f16: true},
 			norm("v.pre_ln.weight", e), vec("v.pre_ln.bias", e),
 		}
+	} else if s.Type == "idefics3" {
+		// convert_hf_to_gguf keeps SmolVLM's embeddings (the patch
+		// kernel, the positions) F32.
+		patch := matrix("v.patch_embd.weight", p, p, 3, e)
+		patch.f16 = false
+		specs = []tensorSpec{
+			matrix("mm.model.fc.weight", e*int64(s.Merge*s.Merge), int64(s.LMEmbd)),
+			patch,
+			vec("v.patch_embd.bias", e),
+			{name: "v.position_embd.weight", shape: []int64{e, side * side}},
+		}
 	} else {
 		in := matrix("mm.input_projection.weight", int64(s.LMEmbd), e)
 		in.fanIn = e
@@ -287,7 +320,7 @@ func projectorTensors(s VisionShape) []tensorSpec {
 			matrix(b(second+".weight"), int64(s.FFN), e), vec(b(second+".bias"), e),
 		)
 	}
-	if s.Type == "gemma3" {
+	if s.Type != "mlp" {
 		specs = append(specs, norm("v.post_ln.weight", e), vec("v.post_ln.bias", e))
 	}
 	if s.Pinpoints != nil {
@@ -328,25 +361,40 @@ func WriteVisionModel(ctx context.Context, path, name string, ft gguf.FileType, 
 	if err != nil {
 		return err
 	}
-	w, err := MiniVocab("llama", VisionMarkers...)
+	vocab, err := visionVocab(ctx, name, template)
 	if err != nil {
 		return err
 	}
+	defer vocab.Close()
+	return Write(ctx, path, Options{Shape: shape, FileType: ft, Vocab: vocab, Seed: seed})
+}
+
+// visionVocab returns MiniVocab's vocabulary with VisionMarkers kept
+// whole (and SmolVLMMarkers, for a shape whose projector is idefics3),
+// with template as its chat template when not "".
+func visionVocab(ctx context.Context, name, template string) (*gguf.File, error) {
+	markers := VisionMarkers
+	if vs, ok := LookupVisionShape(name); ok && vs.Type == "idefics3" {
+		markers = append(slices.Clone(markers), SmolVLMMarkers...)
+	}
+	w, err := MiniVocab("llama", markers...)
+	if err != nil {
+		return nil, err
+	}
 	if template != "" {
 		if err := w.Set("tokenizer.chat_template", template); err != nil {
-			return fmt.Errorf("synth: %w", err)
+			return nil, fmt.Errorf("synth: %w", err)
 		}
 	}
 	var buf bytes.Buffer
 	if _, err := w.Encode(ctx, &buf); err != nil {
-		return fmt.Errorf("synth: %w", err)
+		return nil, fmt.Errorf("synth: %w", err)
 	}
 	vocab, err := gguf.OpenBytes(buf.Bytes())
 	if err != nil {
-		return fmt.Errorf("synth: %w", err)
+		return nil, fmt.Errorf("synth: %w", err)
 	}
-	defer vocab.Close()
-	return Write(ctx, path, Options{Shape: shape, FileType: ft, Vocab: vocab, Seed: seed})
+	return vocab, nil
 }
 
 // WriteVisionPair writes the language model of shape name (WriteVisionModel,

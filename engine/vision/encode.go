@@ -18,9 +18,13 @@ func (p *Projector) Encode(ctx context.Context, img image.Image) ([]float32, err
 	if img == nil || img.Bounds().Empty() {
 		return nil, fmt.Errorf("vision: an empty picture")
 	}
+	squares, err := p.Preprocess(ToRGB(img))
+	if err != nil {
+		return nil, err
+	}
 	p.runs.Add(1)
 	var out []float32
-	for _, pixels := range p.Preprocess(ToRGB(img)) {
+	for _, pixels := range squares {
 		emb, err := p.EncodePixels(ctx, pixels)
 		if err != nil {
 			return nil, err
@@ -60,6 +64,8 @@ func (p *Projector) EncodePixels(ctx context.Context, pixels []float32) ([]float
 	switch p.typ {
 	case "mlp":
 		y = p.llava(o, x, n)
+	case "idefics3":
+		y = p.idefics3(o, x, side)
 	default:
 		y = p.gemma3(o, x, side)
 	}
@@ -104,6 +110,37 @@ func (p *Projector) gemma3(o *ops, x kernels.Tensor, side int) kernels.Tensor {
 	pooled := avgPool(h, hp.embd, side, hp.merge)
 	y := o.norm(o.host(pooled, hp.embd, out*out), p.softNorm, hp.eps)
 	return o.matmul(y, p.inProj, nil)
+}
+
+// idefics3 is SmolVLM's projector over the side × side patch rows of x:
+// the pixel shuffle (pixelShuffle) and one linear layer.
+func (p *Projector) idefics3(o *ops, x kernels.Tensor, side int) kernels.Tensor {
+	m := p.hp.merge
+	h := o.read(x)
+	if o.err != nil {
+		return nil
+	}
+	out := side / m
+	return o.matmul(o.host(pixelShuffle(h, p.hp.embd, side, m), p.hp.embd*m*m, out*out), p.fc, nil)
+}
+
+// pixelShuffle folds each m × m window of a side × side grid of patch
+// rows (embd values each, row after row) into one row of m·m·embd
+// values, as llama.cpp's build_patch_merge_permute lays them out: the
+// window's rows one after the other, each its patches left to right; the
+// windows row after row.
+func pixelShuffle(h []float32, embd, side, m int) []float32 {
+	out := side / m
+	res := make([]float32, 0, len(h))
+	for wy := range out {
+		for wx := range out {
+			for dy := range m {
+				row := (wy*m + dy) * side
+				res = append(res, h[(row+wx*m)*embd:(row+wx*m+m)*embd]...)
+			}
+		}
+	}
+	return res
 }
 
 // llava is LLaVA's MLP projector (mm.0, GELU, mm.2) over n of the rows of

@@ -13,11 +13,14 @@ import (
 // FuzzLoad checks that a hostile projector file fails with an error, never
 // a panic, at Load or at its first picture.
 func FuzzLoad(f *testing.F) {
-	for _, shape := range []string{"tiny-gemma3-vision", "tiny-llava-vision", "tiny-llava16-vision"} {
+	for _, shape := range []string{"tiny-gemma3-vision", "tiny-llava-vision", "tiny-llava16-vision", "tiny-smolvlm-vision"} {
 		vs, _ := synth.LookupVisionShape(shape)
 		vs.ImageSize, vs.Layers = 16, 2
 		if vs.Pinpoints != nil {
 			vs.Pinpoints = []int32{32, 16, 16, 32}
+		}
+		if vs.LongestEdge > 0 {
+			vs.LongestEdge = 32
 		}
 		path := filepath.Join(f.TempDir(), "mmproj.gguf")
 		if err := synth.WriteProjector(context.Background(), path, vs, 1); err != nil {

@@ -1,6 +1,7 @@
 package vision
 
 import (
+	"fmt"
 	"image"
 	"image/color"
 	"math"
@@ -177,6 +178,44 @@ func (im RGB) anyres(size int, pinpoints [][2]int) []RGB {
 	return append(out, overview)
 }
 
+// idefics3Grid returns the size SmolVLM's preprocessing scales a w × h
+// picture to before cutting it into size × size squares, as mtmd's
+// calc_size_preserved_ratio computes it: its longer side scaled to
+// longest (when not 0), each side then rounded up to whole squares; or,
+// without a longest edge, each side rounded to the nearest whole squares
+// (at least one).
+func idefics3Grid(w, h, size, longest int) (int, int) {
+	if longest > 0 {
+		scale := min(float32(longest)/float32(w), float32(longest)/float32(h))
+		up := func(x float32) int { return int(ceil32(x/float32(size))) * size }
+		return up(float32(w) * scale), up(float32(h) * scale)
+	}
+	round := func(x int) int {
+		return max(size, int(math.Round(float64(float32(x)/float32(size))))*size)
+	}
+	return round(w), round(h)
+}
+
+// idefics3Squares returns the squares SmolVLM's encoder reads for im, as
+// mtmd's idefics3 preprocessing makes them: im fitted into its grid
+// (bicubic, black around it) and cut into squares row after row, then
+// the whole picture stretched to one square (bilinear) as the overview.
+func (im RGB) idefics3Squares(size, longest int) []RGB {
+	gw, gh := idefics3Grid(im.W, im.H, size, longest)
+	refined := im.fit(gw, gh, [3]uint8{}, RGB.resizeBicubic)
+	var out []RGB
+	for y := 0; y < gh; y += size {
+		for x := 0; x < gw; x += size {
+			out = append(out, refined.crop(x, y, size, size))
+		}
+	}
+	overview := im
+	if im.W != size || im.H != size {
+		overview = im.resizeBilinear(size, size)
+	}
+	return append(out, overview)
+}
+
 // bestResolution returns the pinpoint mtmd picks for a w × h picture: the
 // one that keeps most of its pixels when fitted in, and of those the one
 // that wastes the least area.
@@ -230,18 +269,96 @@ func (im RGB) planar(mean, std [3]float32) []float32 {
 
 // Preprocess returns the encoder's inputs for a picture: resized into the
 // projector's square as mtmd does for its type (or cut into several, for
-// LLaVA 1.6), normalized, channel planes.
-func (p *Projector) Preprocess(im RGB) [][]float32 {
+// LLaVA 1.6 and SmolVLM), normalized, channel planes.
+func (p *Projector) Preprocess(im RGB) ([][]float32, error) {
 	hp := p.hp
+	if n := p.squares(im.W, im.H); n > maxSquares {
+		return nil, fmt.Errorf("%w: %d×%d makes %d squares of %d pixels (at most %d)", ErrTooLarge, im.W, im.H, n, hp.imageSize, maxSquares)
+	}
 	switch {
 	case p.typ == "mlp" && hp.pinpoints != nil:
 		var out [][]float32
 		for _, sq := range im.anyres(hp.imageSize, hp.pinpoints) {
 			out = append(out, sq.planar(hp.mean, hp.std))
 		}
-		return out
+		return out, nil
 	case p.typ == "mlp":
-		return [][]float32{im.fit(hp.imageSize, hp.imageSize, llavaPad, RGB.resizeBicubic).planar(hp.mean, hp.std)}
+		return [][]float32{im.fit(hp.imageSize, hp.imageSize, llavaPad, RGB.resizeBicubic).planar(hp.mean, hp.std)}, nil
+	case p.typ == "idefics3":
+		var out [][]float32
+		for _, sq := range im.idefics3Squares(hp.imageSize, hp.longestEdge) {
+			out = append(out, sq.planar(hp.mean, hp.std))
+		}
+		return out, nil
 	}
-	return [][]float32{im.fitBilinear(hp.imageSize, [3]uint8{}).planar(hp.mean, hp.std)}
+	return [][]float32{im.fitBilinear(hp.imageSize, [3]uint8{}).planar(hp.mean, hp.std)}, nil
+}
+
+// squares returns the number of encoder squares of a w × h picture: one,
+// or LLaVA 1.6's tiles and overview, or SmolVLM's.
+func (p *Projector) squares(w, h int) int {
+	hp := p.hp
+	switch {
+	case p.typ == "mlp" && hp.pinpoints != nil:
+		if w <= hp.imageSize && h <= hp.imageSize {
+			return 1
+		}
+		best := bestResolution(w, h, hp.pinpoints)
+		return (best[0]/hp.imageSize)*(best[1]/hp.imageSize) + 1
+	case p.typ == "idefics3":
+		gw, gh := idefics3Grid(w, h, hp.imageSize, hp.longestEdge)
+		return (gw/hp.imageSize)*(gh/hp.imageSize) + 1
+	}
+	return 1
+}
+
+// Part is one piece of a picture's place in a prompt, in the order mtmd
+// lays them out (its chunks): text the tokenizer reads with special
+// tokens parsed, one token looked up whole by its text (mtmd's
+// lookup_token), or the next N of the picture's embeddings.
+type Part struct {
+	Text, Token string
+	N           int
+}
+
+// Layout returns the parts of a w × h picture's place in a prompt: Gemma
+// 3's markers around its embeddings; LLaVA's embeddings, a run for each
+// square; SmolVLM's squares each after its row and column marker, a
+// newline after each row but the last, then the overview between its
+// markers.
+func (p *Projector) Layout(w, h int) []Part {
+	n := p.Tokens()
+	switch p.typ {
+	case "gemma3":
+		begin, end := p.Markers()
+		return []Part{{Text: begin}, {N: n}, {Text: end}}
+	case "idefics3":
+		gw, gh := idefics3Grid(w, h, p.hp.imageSize, p.hp.longestEdge)
+		cols, rows := gw/p.hp.imageSize, gh/p.hp.imageSize
+		var parts []Part
+		for y := range rows {
+			for x := range cols {
+				parts = append(parts, Part{Text: fmt.Sprintf("<fake_token_around_image><row_%d_col_%d>", y+1, x+1)}, Part{N: n})
+			}
+			if y != rows-1 {
+				parts = append(parts, Part{Token: "\n"})
+			}
+		}
+		return append(parts, Part{Token: "\n\n"}, Part{Token: "<fake_token_around_image>"}, Part{Token: "<global-img>"},
+			Part{N: n}, Part{Token: "<fake_token_around_image>"})
+	}
+	parts := make([]Part, p.squares(w, h))
+	for i := range parts {
+		parts[i].N = n
+	}
+	return parts
+}
+
+// WholeTokens returns the texts Layout's parts look up as whole tokens
+// (SmolVLM's markers): the language model's vocabulary must have them.
+func (p *Projector) WholeTokens() []string {
+	if p.typ == "idefics3" {
+		return []string{"\n", "\n\n", "<fake_token_around_image>", "<global-img>"}
+	}
+	return nil
 }

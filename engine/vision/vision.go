@@ -20,13 +20,22 @@
 //     layer the file names (by default all blocks but the last), and a
 //     two-layer MLP (mm.0, GELU, mm.2); the picture fitted into the
 //     square with mtmd's bicubic resizing on LLaVA's grey (122, 116, 104),
-//     read causally between no markers of its own.
+//     read causally between no markers of its own. LLaVA 1.6's files
+//     (image-grid pinpoints, "anyres"): a picture larger than the square
+//     is resized (bicubic, black around it) to the pinpoint that keeps
+//     most of it and cut into tiles of the square, encoded one by one,
+//     then the whole picture stretched to the square (bilinear) as an
+//     overview, the tiles' embeddings first.
+//   - idefics3: SmolVLM's SigLIP with a pixel shuffle and one linear
+//     layer; the picture scaled to the file's longest edge, fitted into
+//     whole squares (bicubic, black around it) and cut into them, then
+//     stretched to one square as an overview; in the prompt each tile
+//     follows its row and column marker and the overview SmolVLM's global
+//     markers (Layout).
 //
-// LLaVA 1.6's mlp files (image-grid pinpoints, "anyres") run as mtmd runs
-// them: a picture larger than the square is resized (bicubic, black
-// around it) to the pinpoint that keeps most of it and cut into tiles of
-// the square, encoded one by one, then the whole picture stretched to the
-// square (bilinear) as an overview, the tiles' embeddings first.
+// The runner places a picture's embeddings as Layout lays them out, with
+// mtmd's media marker (MediaMarker) where a projector has no begin marker
+// of its own.
 //
 // A file of another type, or an mlp file with a variant Saji does not run
 // (Yi's normalized MLP, several feature layers), fails at Load with the
@@ -51,6 +60,11 @@ import (
 // run: not a clip file, no vision encoder, or a projector type not
 // implemented.
 var ErrUnsupported = errors.New("vision: unsupported projector")
+
+// ErrTooLarge is wrapped by Encode's error for a picture that makes more
+// encoder squares than a projector takes (SmolVLM's without a longest
+// edge).
+var ErrTooLarge = errors.New("vision: the picture is too large")
 
 // MediaMarker is mtmd's default media marker: the text that stands for a
 // picture in a prompt where the projector has no begin marker of its own
@@ -85,6 +99,10 @@ type hparams struct {
 	// a picture larger than the encoder's square is cut into tiles of one
 	// of them (anyres). None for a fixed-size projector.
 	pinpoints [][2]int
+	// longestEdge is SmolVLM's (idefics3) preprocessing size: a picture
+	// is scaled so that its longer side is this long (0: kept) before it
+	// is cut into the encoder's squares.
+	longestEdge int
 }
 
 // block is one ViT block's weights: pre-norm attention and MLP with
@@ -117,7 +135,9 @@ type Projector struct {
 	preW, preB []float32
 	// mm0, mm2 and their biases are LLaVA's MLP projector.
 	mm0, mm0B, mm2, mm2B kernels.Tensor
-	lmEmbd               int
+	// fc is SmolVLM's projection of the pixel-shuffled patches.
+	fc     kernels.Tensor
+	lmEmbd int
 	// runs counts the pictures encoded (tests count them).
 	runs atomic.Int64
 }
@@ -142,8 +162,8 @@ func Load(ctx context.Context, f *gguf.File, opts Options) (*Projector, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: the file names no projector type", ErrUnsupported)
 	}
-	if typ != "gemma3" && typ != "mlp" {
-		return nil, fmt.Errorf("%w: projector type %q is not implemented (Saji runs gemma3 and mlp)", ErrUnsupported, typ)
+	if typ != "gemma3" && typ != "mlp" && typ != "idefics3" {
+		return nil, fmt.Errorf("%w: projector type %q is not implemented (Saji runs gemma3, mlp and idefics3)", ErrUnsupported, typ)
 	}
 	if typ == "mlp" {
 		if err := llavaVariant(f); err != nil {
@@ -165,12 +185,20 @@ func Load(ctx context.Context, f *gguf.File, opts Options) (*Projector, error) {
 	case "mlp":
 		hp.blocks = ld.featureLayer(hp.layers)
 		hp.pinpoints = ld.pinpoints(hp.imageSize)
+	case "idefics3":
+		hp.merge = ld.intOr("clip.vision.projector.scale_factor", 1)
+		hp.longestEdge = ld.intOr("clip.vision.preproc_image_size", 0)
 	}
 	if ld.err != nil {
 		return nil, fmt.Errorf("vision: loading the %s projector: %w", typ, ld.err)
 	}
 	if err := hp.check(); err != nil {
 		return nil, err
+	}
+	if typ == "idefics3" {
+		if err := hp.checkIdefics3(); err != nil {
+			return nil, err
+		}
 	}
 	side := hp.imageSize / hp.patchSize
 	positions := side * side
@@ -208,6 +236,10 @@ func Load(ctx context.Context, f *gguf.File, opts Options) (*Projector, error) {
 	case "gemma3":
 		p.softNorm = ld.weight("mm.soft_emb_norm.weight", hp.embd)
 		p.inProj, p.lmEmbd = ld.transposed("mm.input_projection.weight", hp.embd)
+	case "idefics3":
+		in := hp.embd * hp.merge * hp.merge
+		p.lmEmbd = ld.rows("mm.model.fc.weight", in)
+		p.fc = ld.weight("mm.model.fc.weight", in, p.lmEmbd)
 	case "mlp":
 		hidden := ld.rows("mm.0.weight", hp.embd)
 		p.mm0, p.mm0B = ld.weight("mm.0.weight", hp.embd, hidden), ld.weight("mm.0.bias", hidden)
@@ -229,6 +261,22 @@ func (hp *hparams) check() error {
 		return fmt.Errorf("%w: embedding length %d with %d heads, %d blocks, feed-forward length %d", ErrUnsupported, hp.embd, hp.heads, hp.layers, hp.ffn)
 	case hp.merge <= 0 || (hp.imageSize/hp.patchSize)%hp.merge != 0:
 		return fmt.Errorf("%w: %d patches a side do not pool by %d", ErrUnsupported, hp.imageSize/hp.patchSize, hp.merge)
+	}
+	return nil
+}
+
+// maxSquares bounds the encoder squares of a SmolVLM picture (its tiles
+// and overview): real files make up to 17 (longest edge 2048 over 512).
+const maxSquares = 65
+
+// checkIdefics3 refuses SmolVLM hyperparameters the encoder cannot run
+// with: no pixel shuffle, or a longest edge of too many tiles.
+func (hp *hparams) checkIdefics3() error {
+	if hp.merge < 2 {
+		return fmt.Errorf("%w: the idefics3 projector's scale factor is %d, not a pixel shuffle", ErrUnsupported, hp.merge)
+	}
+	if n := (hp.longestEdge + hp.imageSize - 1) / hp.imageSize; n*n+1 > maxSquares {
+		return fmt.Errorf("%w: a longest edge of %d pixels makes %d squares of %d (at most %d)", ErrUnsupported, hp.longestEdge, n*n+1, hp.imageSize, maxSquares)
 	}
 	return nil
 }
@@ -340,7 +388,8 @@ func (p *Projector) Tokens() int {
 
 // Markers returns the text that goes before and after an image's
 // embeddings in the prompt, as mtmd places it: Gemma 3's image markers,
-// nothing for LLaVA.
+// nothing for LLaVA (and for SmolVLM, whose markers go around each
+// square: Layout).
 func (p *Projector) Markers() (begin, end string) {
 	if p.typ == "gemma3" {
 		return "<start_of_image>", "<end_of_image>"

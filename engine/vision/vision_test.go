@@ -47,6 +47,13 @@ func TestLoadRefuses(t *testing.T) {
 		maps.Copy(keys, more)
 		return keys
 	}
+	// smolvlm holds the keys of a SmolVLM (idefics3) projector with added
+	// keys.
+	smolvlm := func(more map[string]any) map[string]any {
+		keys := llava(map[string]any{"clip.projector_type": "idefics3", "clip.vision.projector.scale_factor": uint32(2)})
+		maps.Copy(keys, more)
+		return keys
+	}
 	tests := []struct {
 		name    string
 		keys    map[string]any
@@ -56,7 +63,9 @@ func TestLoadRefuses(t *testing.T) {
 		{"a language model", map[string]any{"general.architecture": "llama"}, nil, `architecture is "llama"`},
 		{"no vision encoder", map[string]any{"general.architecture": "clip", "clip.has_vision_encoder": false}, nil, "no vision encoder"},
 		{"another projector", map[string]any{"general.architecture": "clip", "clip.has_vision_encoder": true, "clip.projector_type": "qwen2vl_merger"}, nil, `"qwen2vl_merger" is not implemented`},
-		{"SmolVLM's projector", map[string]any{"general.architecture": "clip", "clip.has_vision_encoder": true, "clip.vision.projector_type": "idefics3"}, nil, `"idefics3" is not implemented`},
+		{"Qwen2-VL's projector", map[string]any{"general.architecture": "clip", "clip.has_vision_encoder": true, "clip.vision.projector_type": "qwen2vl_merger"}, nil, `"qwen2vl_merger" is not implemented`},
+		{"SmolVLM without a pixel shuffle", smolvlm(map[string]any{"clip.vision.projector.scale_factor": uint32(1)}), nil, "scale factor is 1, not a pixel shuffle"},
+		{"SmolVLM with too long an edge", smolvlm(map[string]any{"clip.vision.preproc_image_size": uint32(64 * 9)}), nil, "makes 82 squares of 64 (at most 65)"},
 		{"odd pinpoints", llava(map[string]any{"clip.vision.image_grid_pinpoints": []int32{128, 64, 64}}), nil, "pinpoints must be width, height pairs"},
 		{"a pinpoint off the squares", llava(map[string]any{"clip.vision.image_grid_pinpoints": []int32{128, 64, 100, 64}}), nil, "the pinpoint 100×64 is not a grid"},
 		{"a pinpoint of too many squares", llava(map[string]any{"clip.vision.image_grid_pinpoints": []int32{64 * 5, 64 * 4}}), nil, "the pinpoint 320×256 is not a grid of at most 16"},
@@ -119,7 +128,8 @@ func TestEncode(t *testing.T) {
 		shape, typ string
 		tokens     int
 		// squares is the number of encoder squares of a 3×200 picture:
-		// LLaVA 1.6 cuts it into two stacked, and adds the overview.
+		// LLaVA 1.6 and SmolVLM cut it into two stacked, and add the
+		// overview.
 		squares    int
 		begin, end string
 		nonCausal  bool
@@ -127,6 +137,7 @@ func TestEncode(t *testing.T) {
 		{"tiny-gemma3-vision", "gemma3", 16, 1, "<start_of_image>", "<end_of_image>", true},
 		{"tiny-llava-vision", "mlp", 64, 1, "", "", false},
 		{"tiny-llava16-vision", "mlp", 64, 3, "", "", false},
+		{"tiny-smolvlm-vision", "idefics3", 16, 3, "", "", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.shape, func(t *testing.T) {
@@ -302,5 +313,45 @@ func TestAnyres(t *testing.T) {
 				t.Errorf("%dx%d: a square of %dx%d", tt.w, tt.h, s.W, s.H)
 			}
 		}
+	}
+}
+
+// TestPixelShuffle checks SmolVLM's pixel shuffle on a 4 × 4 grid of
+// one-value patches numbered row after row: each 2 × 2 window becomes a
+// row of its upper patches then its lower ones, the windows row after
+// row.
+func TestPixelShuffle(t *testing.T) {
+	h := make([]float32, 16)
+	for i := range h {
+		h[i] = float32(i)
+	}
+	want := []float32{0, 1, 4, 5, 2, 3, 6, 7, 8, 9, 12, 13, 10, 11, 14, 15}
+	if got := pixelShuffle(h, 1, 4, 2); !slices.Equal(got, want) {
+		t.Errorf("pixelShuffle: %v, want %v", got, want)
+	}
+}
+
+// TestLayout checks a picture's place in the prompt for each projector:
+// its embeddings' runs and SmolVLM's markers around its squares.
+func TestLayout(t *testing.T) {
+	g := tinyProjector(t, "tiny-gemma3-vision")
+	if got := g.Layout(300, 20); !slices.Equal(got, []Part{{Text: "<start_of_image>"}, {N: 16}, {Text: "<end_of_image>"}}) {
+		t.Errorf("Gemma 3: %v", got)
+	}
+	l := tinyProjector(t, "tiny-llava16-vision")
+	if got := l.Layout(90, 50); !slices.Equal(got, []Part{{N: 64}, {N: 64}, {N: 64}}) {
+		t.Errorf("LLaVA 1.6, 90×50: %v", got)
+	}
+	s := tinyProjector(t, "tiny-smolvlm-vision")
+	want := []Part{
+		{Text: "<fake_token_around_image><row_1_col_1>"}, {N: 16}, {Token: "\n"},
+		{Text: "<fake_token_around_image><row_2_col_1>"}, {N: 16},
+		{Token: "\n\n"}, {Token: "<fake_token_around_image>"}, {Token: "<global-img>"}, {N: 16}, {Token: "<fake_token_around_image>"},
+	}
+	if got := s.Layout(40, 100); !slices.Equal(got, want) {
+		t.Errorf("SmolVLM, 40×100: %v, want %v", got, want)
+	}
+	if got := s.WholeTokens(); len(got) != 4 {
+		t.Errorf("SmolVLM's whole tokens: %q", got)
 	}
 }
