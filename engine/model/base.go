@@ -22,9 +22,6 @@ type base struct {
 	softcap  float32        // final logit softcap, 0 for none
 	outScale float32        // multiplies the logits (Granite), 0 for none
 	windows  []int          // per layer attention window (nil: all full)
-	// embdInput: the forward pass reads input vectors for negative tokens
-	// (input), so ForwardBatch accepts a Batch's Embd.
-	embdInput bool
 	// recurrent lists the layers that keep a state per sequence instead
 	// of keys and values (nil: none).
 	recurrent []RecurrentLayer
@@ -335,7 +332,7 @@ func (m *base) checkInputs(b *Batch) error {
 		}
 	}
 	switch {
-	case n > 0 && !m.embdInput:
+	case n > 0 && !m.hp.Vectors:
 		return fmt.Errorf("model: %s reads tokens only, not input vectors", m.hp.Arch)
 	case len(b.Embd) != n*m.hp.Embd:
 		return fmt.Errorf("model: %d input values for %d vectors of %d", len(b.Embd), n, m.hp.Embd)

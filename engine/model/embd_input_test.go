@@ -11,12 +11,16 @@ import (
 
 // TestBatchInputVectors checks that a batch's input vectors stand for its
 // negative tokens (a vector equal to a token's scaled embedding row gives
-// that token's logits), and that ForwardBatch refuses vectors the
+// that token's logits, in Gemma 3 and in Llama), and that ForwardBatch refuses vectors the
 // architecture does not read, vectors of the wrong count, and attention
 // positions past the sequence's.
 func TestBatchInputVectors(t *testing.T) {
 	_, m, _ := loadRef(t, "tiny-gemma3-f32", cpu.New(2))
 	_, llama, _ := loadRef(t, "tiny-llama-spm-f32", cpu.New(2))
+	_, gemma2, _ := loadRef(t, "tiny-gemma2-f32", cpu.New(2))
+	if !m.Config().Vectors || !llama.Config().Vectors || gemma2.Config().Vectors {
+		t.Errorf("Config().Vectors: Gemma 3 %v, Llama %v, Gemma 2 %v", m.Config().Vectors, llama.Config().Vectors, gemma2.Config().Vectors)
+	}
 	embd := m.Config().Embd
 	run := func(m Model, b *Batch) ([]float32, error) {
 		groups := m.KVGroups()
@@ -61,13 +65,36 @@ func TestBatchInputVectors(t *testing.T) {
 			t.Fatalf("logit %d: %g with the vector, %g with the token", i, got[i], want[i])
 		}
 	}
+	// Llama (LLaVA's language model) reads the vector as it is.
+	lg := llama.(runner).common()
+	lrow := make([]float32, llama.Config().Embd)
+	ltmp, _ := lg.backend.New(quant.TypeF32, len(lrow), 1)
+	if err := lg.backend.GetRows(ltmp, lg.tokEmbd, []int32{20}); err != nil {
+		t.Fatal(err)
+	}
+	if err := lg.backend.Read(ltmp, lrow); err != nil {
+		t.Fatal(err)
+	}
+	lwant, err := run(llama, &Batch{Tokens: []int32{1, 20, 30}, Pos: span(0, 3)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lgot, err := run(llama, &Batch{Tokens: []int32{1, -1, 30}, Pos: span(0, 3), Embd: lrow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range lwant {
+		if d := lgot[i] - lwant[i]; d > 1e-5 || d < -1e-5 {
+			t.Fatalf("llama's logit %d: %g with the vector, %g with the token", i, lgot[i], lwant[i])
+		}
+	}
 	refusals := []struct {
 		name string
 		m    Model
 		b    *Batch
 		want string
 	}{
-		{"an architecture without vectors", llama, &Batch{Tokens: []int32{1, -1}, Pos: span(0, 2), Embd: make([]float32, llama.Config().Embd)}, "reads tokens only"},
+		{"an architecture without vectors", gemma2, &Batch{Tokens: []int32{1, -1}, Pos: span(0, 2), Embd: make([]float32, gemma2.Config().Embd)}, "reads tokens only"},
 		{"too few values", m, &Batch{Tokens: []int32{1, -1, -1}, Pos: span(0, 3), Embd: row}, "input values for 2 vectors"},
 		{"attention past the batch", m, &Batch{Tokens: []int32{1, 2}, Pos: span(0, 2), AttnPos: []int32{5, 1}}, "attention position 5"},
 		{"attention positions short", m, &Batch{Tokens: []int32{1, 2}, Pos: span(0, 2), AttnPos: []int32{1}}, "attention positions for 2 tokens"},

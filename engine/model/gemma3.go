@@ -86,7 +86,7 @@ func loadGemma(v gemmaVariant) loaderFunc {
 			m.output = m.tokEmbd
 		}
 		m.embedScale = float32(math.Sqrt(float64(float32(hp.Embd))))
-		m.embdInput = v.headNorm // Gemma 3 reads a picture's embeddings
+		m.hp.Vectors = v.headNorm // Gemma 3 reads a picture's embeddings
 		m.queryScale = invSqrt(hp.HeadDim)
 		if hp.Layers == v.layers27B {
 			m.queryScale = invSqrt(hp.Embd / hp.Heads)

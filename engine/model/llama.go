@@ -69,6 +69,7 @@ type llama struct {
 func loadLlama(v llamaVariant) loaderFunc {
 	return func(ld *loader) (arch, error) {
 		m := &llama{base: ld.loadBase()}
+		m.hp.Vectors = true // LLaVA's language models read a picture's embeddings
 		hp := m.hp
 		if ld.err != nil {
 			return nil, ld.err
@@ -120,9 +121,12 @@ func loadLlama(v llamaVariant) loaderFunc {
 
 // forward runs a step through the model.
 func (m *llama) forward(ctx context.Context, st *step) ([]float32, error) {
-	g, tokens, pos := m.graph(), st.tokens, st.pos
+	g, pos := m.graph(), st.pos
 	eps := m.hp.eps
-	x := g.embed(m.tokEmbd, tokens)
+	// The input vectors of a picture (LLaVA's) stand in for the negative
+	// tokens; Granite's multiplier scales them too, as llama.cpp scales
+	// its input embeddings.
+	x := m.input(g, st, 0)
 	if m.embedScale != 0 {
 		x = g.scale(x, m.embedScale)
 	}

@@ -73,6 +73,10 @@ type Config struct {
 	// dense), ExpertsUsed how many run for each token, and SharedFFN the
 	// feed-forward length of the shared expert every token runs (0: none).
 	Experts, ExpertsUsed, SharedFFN int
+	// Vectors reports whether the forward pass reads input vectors for
+	// negative tokens (Batch.Embd): a picture's embeddings, which a
+	// vision projector makes.
+	Vectors bool
 }
 
 // Model is a loaded model.

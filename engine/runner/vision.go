@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -15,7 +16,9 @@ import (
 	"saji/engine/chat"
 	"saji/engine/gguf"
 	"saji/engine/imagefile"
+	"saji/engine/model"
 	"saji/engine/scheduler"
+	"saji/engine/tokenizer"
 	"saji/engine/vision"
 )
 
@@ -29,15 +32,20 @@ const pictureCache = 8
 type projector struct {
 	file *gguf.File
 	p    *vision.Projector
-	mu   sync.Mutex
+	// whole holds the ids of the tokens the projector's layouts look up
+	// by their text (vision.Projector.WholeTokens).
+	whole map[string]int32
+	mu    sync.Mutex
 	// recent holds the last pictures' embeddings, the most recent last.
 	recent []encoded
 }
 
-// encoded is a picture's embeddings, by the hash of its bytes.
+// encoded is a picture's embeddings and its place in the prompt
+// (vision.Projector.Layout), by the hash of its bytes.
 type encoded struct {
-	hash [32]byte
-	embd []float32
+	hash  [32]byte
+	embd  []float32
+	parts []vision.Part
 }
 
 // FindProjector returns the vision projector beside the model file at
@@ -55,10 +63,12 @@ func FindProjector(path string) string {
 }
 
 // loadProjector loads the projector at path (found beside the model when
-// path is "") for a language model of width embd. A projector found
-// beside the model that does not fit it is left out with a note; one
-// named by the options is an error.
-func loadProjector(ctx context.Context, path, modelPath string, embd, threads int, log *slog.Logger) (*projector, error) {
+// path is "") for the language model described by cfg and tok: one that
+// reads input vectors, of the projector's width, whose vocabulary has the
+// markers the projector looks up whole. A projector found beside the
+// model that does not fit it is left out with a note; one named by the
+// options is an error.
+func loadProjector(ctx context.Context, path, modelPath string, cfg model.Config, tok *tokenizer.Tokenizer, threads int, log *slog.Logger) (*projector, error) {
 	named := path != ""
 	if !named {
 		if path = FindProjector(modelPath); path == "" {
@@ -74,8 +84,16 @@ func loadProjector(ctx context.Context, path, modelPath string, embd, threads in
 		return nil, fmt.Errorf("the vision projector: %w", err)
 	}
 	p, err := vision.Load(ctx, f, vision.Options{Threads: threads})
-	if err == nil && p.Embd() != embd {
-		err = fmt.Errorf("vision: the projector %s makes embeddings of %d values, the model's width is %d", filepath.Base(path), p.Embd(), embd)
+	switch {
+	case err != nil:
+	case !cfg.Vectors:
+		err = fmt.Errorf("vision: the model (%s) does not read a picture's embeddings, which the projector %s makes", cfg.Arch, filepath.Base(path))
+	case p.Embd() != cfg.Embd:
+		err = fmt.Errorf("vision: the projector %s makes embeddings of %d values, the model's width is %d", filepath.Base(path), p.Embd(), cfg.Embd)
+	}
+	var whole map[string]int32
+	if err == nil {
+		whole, err = wholeTokens(tok, p.WholeTokens())
 	}
 	if err != nil {
 		f.Close()
@@ -85,32 +103,59 @@ func loadProjector(ctx context.Context, path, modelPath string, embd, threads in
 		}
 		return nil, fmt.Errorf("the vision projector: %w", err)
 	}
-	return &projector{file: f, p: p}, nil
+	return &projector{file: f, p: p, whole: whole}, nil
 }
 
-// embeddings returns img's embeddings: kept from an earlier request, or
-// encoded now.
-func (pr *projector) embeddings(ctx context.Context, img imagefile.Image) ([]float32, error) {
+// wholeTokens returns the ids of the tokens whose text (special tokens
+// as they are written) is each of texts: the first such id, as mtmd's
+// lookup_token finds it.
+func wholeTokens(tok *tokenizer.Tokenizer, texts []string) (map[string]int32, error) {
+	if len(texts) == 0 {
+		return nil, nil
+	}
+	ids := make(map[string]int32, len(texts))
+	for id := range int32(tok.NumTokens()) {
+		piece := tok.TokenToPiece(id, true)
+		if _, seen := ids[piece]; !seen && slices.Contains(texts, piece) {
+			ids[piece] = id
+		}
+	}
+	for _, t := range texts {
+		if _, ok := ids[t]; !ok {
+			return nil, fmt.Errorf("vision: the model's vocabulary has no token %q, which the projector's pictures need", t)
+		}
+	}
+	return ids, nil
+}
+
+// embeddings returns img's embeddings and their place in the prompt:
+// kept from an earlier request, or encoded now.
+func (pr *projector) embeddings(ctx context.Context, img imagefile.Image) (encoded, error) {
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
 	for i, e := range pr.recent {
 		if e.hash == img.Hash {
 			pr.recent = append(slices.Delete(pr.recent, i, i+1), e)
-			return e.embd, nil
+			return e, nil
 		}
 	}
 	if img.Image == nil {
-		return nil, fmt.Errorf("%w: a picture without pixels", ErrBadRequest)
+		return encoded{}, fmt.Errorf("%w: a picture without pixels", ErrBadRequest)
 	}
 	embd, err := pr.p.Encode(ctx, img.Image)
-	if err != nil {
-		return nil, fmt.Errorf("runner: %w", err)
+	if errors.Is(err, vision.ErrTooLarge) {
+		return encoded{}, fmt.Errorf("%w: %w", ErrBadRequest, err)
 	}
+	if err != nil {
+		return encoded{}, fmt.Errorf("runner: %w", err)
+	}
+	b := img.Image.Bounds()
+	e := encoded{hash: img.Hash, embd: embd, parts: pr.p.Layout(b.Dx(), b.Dy())}
 	if len(pr.recent) == pictureCache {
 		pr.recent = slices.Delete(pr.recent, 0, 1)
 	}
-	pr.recent = append(pr.recent, encoded{hash: img.Hash, embd: embd})
-	return embd, nil
+	pr.recent = append(pr.recent, e)
+	return e, nil
 }
 
 // pictureIDs returns the ids of a picture's n positions: negative numbers
@@ -146,49 +191,70 @@ func (req *Request) requestImages() []imagefile.Image {
 	return imgs
 }
 
-// encodePictures tokenizes prompt text s holding the projector's begin
+// encodePictures tokenizes prompt text s holding the projector's picture
 // marker once for each of imgs, as mtmd does: the text between the
 // pictures tokenized piece by piece (BOS before the first when
-// addSpecial), and each picture as its begin marker, its embeddings'
-// positions and its end marker. A raw prompt without markers gets its
-// pictures before the text (chat is false).
+// addSpecial), and each picture as its layout's parts (its markers and
+// its embeddings' positions; vision.Projector.Layout). A raw prompt
+// without markers gets its pictures before the text (chat is false).
 func (m *Model) encodePictures(ctx context.Context, s string, addSpecial, chat bool, imgs []imagefile.Image) ([]int32, []scheduler.Picture, error) {
 	pr := m.proj
-	begin, end := pr.p.Markers()
-	if n := strings.Count(s, begin); n != len(imgs) {
+	marker := pr.marker()
+	if n := strings.Count(s, marker); n != len(imgs) {
 		if chat || n != 0 {
-			return nil, nil, fmt.Errorf("%w: the prompt has %d picture markers (%s) for %d pictures", ErrBadRequest, n, begin, len(imgs))
+			return nil, nil, fmt.Errorf("%w: the prompt has %d picture markers (%s) for %d pictures", ErrBadRequest, n, marker, len(imgs))
 		}
-		s = strings.Repeat(begin, len(imgs)) + s
+		s = strings.Repeat(marker, len(imgs)) + s
 	}
-	pieces := strings.Split(s, begin)
+	pieces := strings.Split(s, marker)
 	tokens := m.tok.Encode(pieces[0], addSpecial, true)
 	var pics []scheduler.Picture
+	width := pr.p.Embd()
 	for i, img := range imgs {
-		embd, err := pr.embeddings(ctx, img)
+		e, err := pr.embeddings(ctx, img)
 		if err != nil {
 			return nil, nil, err
 		}
-		tokens = append(tokens, m.tok.Encode(begin, false, true)...)
-		n := pr.p.Tokens()
-		pics = append(pics, scheduler.Picture{At: len(tokens), N: n, Embd: embd, Bidirectional: pr.p.NonCausal()})
-		tokens = append(tokens, pictureIDs(img.Hash, n)...)
-		tokens = append(tokens, m.tok.Encode(end, false, true)...)
+		ids := pictureIDs(img.Hash, len(e.embd)/width)
+		at := 0 // the picture's embeddings placed so far
+		for _, part := range e.parts {
+			switch {
+			case part.N > 0:
+				if (at+part.N)*width > len(e.embd) {
+					return nil, nil, fmt.Errorf("runner: the picture's layout takes more than its %d embeddings", len(ids))
+				}
+				pics = append(pics, scheduler.Picture{At: len(tokens), N: part.N,
+					Embd: e.embd[at*width : (at+part.N)*width], Bidirectional: pr.p.NonCausal()})
+				tokens = append(tokens, ids[at:at+part.N]...)
+				at += part.N
+			case part.Token != "":
+				tokens = append(tokens, pr.whole[part.Token])
+			default:
+				tokens = append(tokens, m.tok.Encode(part.Text, false, true)...)
+			}
+		}
 		tokens = append(tokens, m.tok.Encode(pieces[i+1], false, true)...)
 	}
 	return tokens, pics, nil
 }
 
-// marked reports whether rendered prompt text holds the begin marker.
-func (pr *projector) marked(s string) bool {
-	begin, _ := pr.p.Markers()
-	return strings.Contains(s, begin)
+// marker returns the text that stands for a picture in a prompt: the
+// projector's begin marker, or mtmd's media marker where the projector
+// has none (LLaVA's pictures go between no markers).
+func (pr *projector) marker() string {
+	if begin, _ := pr.p.Markers(); begin != "" {
+		return begin
+	}
+	return vision.MediaMarker
 }
 
+// marked reports whether rendered prompt text holds the picture marker.
+func (pr *projector) marked(s string) bool { return strings.Contains(s, pr.marker()) }
+
 // markerParts returns msgs with each image part replaced by a text part
-// holding the begin marker (the picture stays with the request).
+// holding the picture marker (the picture stays with the request).
 func (pr *projector) markerParts(msgs []chat.Message) []chat.Message {
-	begin, _ := pr.p.Markers()
+	marker := pr.marker()
 	out := slices.Clone(msgs)
 	for i, msg := range out {
 		if !slices.ContainsFunc(msg.Parts, func(p chat.ContentPart) bool { return p.Image != nil }) {
@@ -197,7 +263,7 @@ func (pr *projector) markerParts(msgs []chat.Message) []chat.Message {
 		parts := slices.Clone(msg.Parts)
 		for j, p := range parts {
 			if p.Image != nil {
-				parts[j] = chat.ContentPart{Type: "text", Text: begin}
+				parts[j] = chat.ContentPart{Type: "text", Text: marker}
 			}
 		}
 		out[i].Parts = parts

@@ -18,6 +18,7 @@ import (
 	"saji/engine/sample"
 	"saji/engine/scheduler"
 	"saji/engine/synth"
+	"saji/engine/vision"
 	"saji/internal/refdata"
 )
 
@@ -78,9 +79,21 @@ func visionModel(t *testing.T, name string) (visionRef, string, imagefile.Image)
 // its embeddings read by the scheduler's batches) and checks the prompt's
 // tokens against mtmd's chunks and the greedy continuation against
 // llama.cpp's. A follow-up with the same picture is not encoded again,
-// and takes the picture's positions from the prefix cache.
+// and takes the picture's positions from the prefix cache. Gemma 3's
+// picture goes between its markers and is read with attention among its
+// positions, LLaVA's between none and causally (LLaVA 1.6's of three
+// squares, mtmd's three chunks, as one picture), SmolVLM's squares each
+// after its markers. (SmolVLM's 90×50 figures are left out: their ninth
+// greedy step is a near tie, a margin of 1e-3 in llama.cpp's own run.)
 func TestVisionGenerate(t *testing.T) {
-	r, path, img := visionModel(t, "tiny-gemma3-vision-f32-64x64")
+	for _, name := range []string{"tiny-gemma3-vision-f32-64x64", "tiny-llava-vision-f32-90x50", "tiny-llava16-vision-f32-70x150", "tiny-smolvlm-vision-f32-40x100"} {
+		t.Run(name, func(t *testing.T) { visionGenerate(t, name) })
+	}
+}
+
+// visionGenerate is TestVisionGenerate on the figures called name.
+func visionGenerate(t *testing.T, name string) {
+	r, path, img := visionModel(t, name)
 	m, err := Load(context.Background(), path, LoadOptions{Threads: 2, Scheduler: scheduler.Config{Context: 512, MaxSeqs: 1}})
 	if err != nil {
 		t.Fatal(err)
@@ -89,7 +102,7 @@ func TestVisionGenerate(t *testing.T) {
 	if !m.Vision() {
 		t.Fatal("the projector beside the model was not loaded")
 	}
-	prompt := strings.Replace(r.Case.Prompt, "<__media__>", "<start_of_image>", 1)
+	prompt := strings.Replace(r.Case.Prompt, "<__media__>", m.proj.marker(), 1)
 	req := Request{Prompt: prompt, Images: []imagefile.Image{img}, MaxTokens: len(r.Greedy), IgnoreEOS: true}
 	tokens, err := m.Prompt(context.Background(), req)
 	if err != nil {
@@ -140,10 +153,12 @@ func TestVisionGenerate(t *testing.T) {
 	if !slices.Equal(again, r.Greedy) {
 		t.Errorf("the follow-up's greedy tokens %v, llama.cpp's %v", again, r.Greedy)
 	}
-	first := slices.Index(tokens, -1)
-	if res.CachedTokens < first+16 {
+	// The cache holds whole blocks (16 tokens) short of the last token:
+	// the picture's positions, as far as they fill blocks.
+	first, n := slices.Index(tokens, -1), m.proj.p.Tokens()
+	if want := min(first+n, (len(tokens)-1)/16*16); res.CachedTokens < want {
 		t.Errorf("the follow-up took %d of %d prompt tokens from the prefix cache, not the picture's (positions %d..%d)",
-			res.CachedTokens, res.PromptTokens, first, first+15)
+			res.CachedTokens, res.PromptTokens, first, first+n-1)
 	}
 }
 
@@ -152,6 +167,45 @@ func TestVisionRefusals(t *testing.T) {
 	_, path, img := visionModel(t, "tiny-gemma3-vision-f32-64x64")
 	if _, err := Load(context.Background(), path, LoadOptions{Threads: 1, Projector: path}); err == nil || !strings.Contains(err.Error(), "vision projector") {
 		t.Errorf("a language model named as the projector: %v", err)
+	}
+	// A model of the projector's width that reads no input vectors
+	// (Gemma 2): the projector named is an error, the one beside it is
+	// left out.
+	dir := t.TempDir()
+	blind := filepath.Join(dir, "gemma2.gguf")
+	rc := synth.Recipe{Shape: "tiny-gemma2", Type: "f32", Seed: 1, Vocab: "vocab/tok512-spm.vocab.gguf"}
+	if _, _, err := rc.Write(context.Background(), refdata.Path(t, rc.Vocab), blind); err != nil {
+		t.Fatal(err)
+	}
+	vs, _ := synth.LookupVisionShape("tiny-gemma3-vision")
+	proj := filepath.Join(dir, "mmproj.gguf")
+	if err := synth.WriteProjector(context.Background(), proj, vs, 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(context.Background(), blind, LoadOptions{Threads: 1, Projector: proj}); err == nil || !strings.Contains(err.Error(), "does not read a picture's embeddings") {
+		t.Errorf("a projector named for Gemma 2: %v", err)
+	}
+	g2, err := Load(context.Background(), blind, LoadOptions{Threads: 1, Scheduler: scheduler.Config{Context: 64, MaxSeqs: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g2.Vision() {
+		t.Error("Gemma 2 took the projector beside it")
+	}
+	g2.Close()
+	// SmolVLM's projector for a model whose vocabulary lacks its markers.
+	plain := filepath.Join(dir, "llama.gguf")
+	rc = synth.Recipe{Shape: "tiny-llava-vision", Type: "f32", Seed: 1, Vocab: "vocab/tok512-spm.vocab.gguf"}
+	if _, _, err := rc.Write(context.Background(), refdata.Path(t, rc.Vocab), plain); err != nil {
+		t.Fatal(err)
+	}
+	vs, _ = synth.LookupVisionShape("tiny-smolvlm-vision")
+	smol := filepath.Join(dir, "smolvlm.gguf")
+	if err := synth.WriteProjector(context.Background(), smol, vs, 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(context.Background(), plain, LoadOptions{Threads: 1, Projector: smol}); err == nil || !strings.Contains(err.Error(), `has no token "\n\n"`) {
+		t.Errorf("SmolVLM's projector for a vocabulary without its markers: %v", err)
 	}
 	m, err := Load(context.Background(), path, LoadOptions{Threads: 1, Scheduler: scheduler.Config{Context: 512, MaxSeqs: 1}})
 	if err != nil {
@@ -278,20 +332,38 @@ func TestVisionChat(t *testing.T) {
 // TestVisionChatML places a picture in a chat whose template (ChatML, the
 // default) writes nothing for image parts: the part becomes its marker's
 // text, as llama.cpp's server puts its media marker in the message.
+// LLaVA's picture takes mtmd's media marker, which becomes no tokens of
+// its own.
 func TestVisionChatML(t *testing.T) {
-	_, path, img := visionModel(t, "tiny-gemma3-vision-f32-64x64")
-	m, err := Load(context.Background(), path, LoadOptions{Threads: 1, Scheduler: scheduler.Config{Context: 512, MaxSeqs: 1}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	msgs := []chat.Message{{Role: "user", Parts: []chat.ContentPart{{Type: "text", Text: "see"}, {Type: "image", Image: &img}}}}
-	tokens, err := m.Prompt(context.Background(), Request{Messages: msgs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := len(slices.DeleteFunc(slices.Clone(tokens), func(t int32) bool { return t >= 0 })); n != 16 {
-		t.Errorf("%d picture positions, want 16", n)
+	for _, tt := range []struct {
+		name      string
+		positions int
+	}{{"tiny-gemma3-vision-f32-64x64", 16}, {"tiny-llava-vision-f32-64x64", 64}} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, path, img := visionModel(t, tt.name)
+			m, err := Load(context.Background(), path, LoadOptions{Threads: 1, Scheduler: scheduler.Config{Context: 512, MaxSeqs: 1}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer m.Close()
+			msgs := []chat.Message{{Role: "user", Parts: []chat.ContentPart{{Type: "text", Text: "see"}, {Type: "image", Image: &img}}}}
+			tokens, err := m.Prompt(context.Background(), Request{Messages: msgs})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := len(slices.DeleteFunc(slices.Clone(tokens), func(t int32) bool { return t >= 0 })); n != tt.positions {
+				t.Errorf("%d picture positions, want %d", n, tt.positions)
+			}
+			text := make([]int32, 0, len(tokens))
+			for _, tok := range tokens {
+				if tok >= 0 {
+					text = append(text, tok)
+				}
+			}
+			if s, _ := m.tok.Detokenize(text, false, false); strings.Contains(s, vision.MediaMarker) {
+				t.Errorf("the prompt's text holds the media marker: %q", s)
+			}
+		})
 	}
 }
 

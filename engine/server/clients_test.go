@@ -112,12 +112,16 @@ func TestRealClients(t *testing.T) {
 // checks.mjs): Saji's tiny Gemma 3 with its tiny projector, random
 // weights, so the @vision checks compare its greedy reply across the
 // dialects' forms instead of a script.
-func visionFixture(t *testing.T) *runner.Model {
+func visionFixture(t *testing.T) *runner.Model { return visionFixtureOf(t, "tiny-gemma3-vision") }
+
+// visionFixtureOf is the model "vision" of the vision shape called shape
+// (synth.WriteVisionPair).
+func visionFixtureOf(t *testing.T, shape string) *runner.Model {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
 	path, proj := filepath.Join(dir, "vision.gguf"), filepath.Join(dir, "mmproj-vision.gguf")
-	if err := synth.WriteVisionPair(ctx, path, proj, "tiny-gemma3-vision", gguf.FileTypeMostlyQ8_0, 1); err != nil {
+	if err := synth.WriteVisionPair(ctx, path, proj, shape, gguf.FileTypeMostlyQ8_0, 1); err != nil {
 		t.Fatal(err)
 	}
 	m, err := runner.Load(ctx, path, runner.LoadOptions{Name: "vision", Threads: 1, Projector: proj,

@@ -7,14 +7,22 @@ import (
 )
 
 // TestVisionRepeat sends the same question about a picture twice through
-// the OpenAI API to the tiny Gemma 3 that can see: the second request,
+// the OpenAI API to a tiny model that can see: the second request,
 // served from the prefix cache, gets the same greedy reply, token for
 // token. (It did not: the cache matched the prompt up to a shorter last
 // chunk than the first request's, which moved the logits; the first token
 // of the second reply was a byte token, "\uFFFDHY mat" for "HY mat".)
+// LLaVA's projector (mlp) and SmolVLM's (idefics3) serve the same way.
 func TestVisionRepeat(t *testing.T) {
+	for _, shape := range []string{"tiny-gemma3-vision", "tiny-llava-vision", "tiny-smolvlm-vision"} {
+		t.Run(shape, func(t *testing.T) { visionRepeat(t, shape) })
+	}
+}
+
+// visionRepeat is TestVisionRepeat on the vision shape called shape.
+func visionRepeat(t *testing.T, shape string) {
 	s := New(Config{})
-	s.Runner().Add(visionFixture(t))
+	s.Runner().Add(visionFixtureOf(t, shape))
 	hs := serveTest(t, s)
 	// checks.mjs's PICTURE, a 2×2 PNG.
 	const pic = "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAG0lEQVR4nGL6z8DA8J+BhZHh/38GBkAAAAD//x0vBATwkV0VAAAAAElFTkSuQmCC"

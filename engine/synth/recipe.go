@@ -27,7 +27,9 @@ type Recipe struct {
 	// Seed selects the random weights.
 	Seed uint64 `json:"seed"`
 	// Vocab is the vocabulary file, a path inside the shared testdata
-	// such as "vocab/tok512-spm.vocab.gguf".
+	// such as "vocab/tok512-spm.vocab.gguf"; "" is the mini vocabulary
+	// with the vision markers a vision shape needs (WriteVisionModel's),
+	// which Write makes itself.
 	Vocab string `json:"vocab"`
 }
 
@@ -35,8 +37,8 @@ type Recipe struct {
 func (r Recipe) Name() string { return r.Shape + "-" + r.Type }
 
 // Write writes the recipe's model to path, taking the vocabulary from the
-// file vocab (r.Vocab resolved by the caller), and returns the file's
-// sha256 (hex) and size.
+// file vocab (r.Vocab resolved by the caller; not read when r.Vocab is
+// ""), and returns the file's sha256 (hex) and size.
 func (r Recipe) Write(ctx context.Context, vocab, path string) (sum string, size int64, err error) {
 	shape, err := LookupShape(r.Shape)
 	if err != nil {
@@ -51,7 +53,12 @@ func (r Recipe) Write(ctx context.Context, vocab, path string) (sum string, size
 	} else if opts.FileType, err = ParseFileType(r.Type); err != nil {
 		return "", 0, err
 	}
-	v, err := gguf.Open(vocab)
+	var v *gguf.File
+	if r.Vocab == "" {
+		v, err = visionVocab(ctx, r.Shape, "")
+	} else {
+		v, err = gguf.Open(vocab)
+	}
 	if err != nil {
 		return "", 0, fmt.Errorf("synth: vocabulary: %w", err)
 	}

@@ -45,6 +45,33 @@ func init() {
 		Window: 512, RopeBase: 1000000, Context: 8192, Eps: 1e-6, Scaled: true})
 	visionShapes = append(visionShapes, VisionShape{Name: "tiny-gemma3-vision", Type: "gemma3",
 		ImageSize: 64, PatchSize: 8, Embd: 64, FFN: 128, Layers: 2, Heads: 4, Merge: 2, LMEmbd: 256})
+	// LLaVA 1.5's kind: a tiny Llama and a CLIP encoder with its class
+	// embedding and pre-layernorm, quick GELU, three blocks of which
+	// llama.cpp runs two (no feature layer named: all but the last), the
+	// first feed-forward layer named ffn_down as the older converters
+	// name it, and the two-layer MLP projector.
+	addShapes(Shape{Name: "tiny-llava-vision", Arch: "llama", Embd: 256, Layers: 2, Heads: 4, KVHeads: 2, FFN: 512,
+		RopeBase: 10000, Context: 4096, Eps: 1e-5, Scaled: true})
+	visionShapes = append(visionShapes, VisionShape{Name: "tiny-llava-vision", Type: "mlp",
+		ImageSize: 64, PatchSize: 8, Embd: 64, FFN: 128, Layers: 3, Heads: 4, Merge: 1, LMEmbd: 256})
+	// LLaVA 1.6's kind: the same with image-grid pinpoints (anyres) of
+	// two squares side by side, two stacked and four, the merge type and
+	// the newline embedding its files carry (which llama.cpp reads and
+	// does not use).
+	addShapes(Shape{Name: "tiny-llava16-vision", Arch: "llama", Embd: 256, Layers: 2, Heads: 4, KVHeads: 2, FFN: 512,
+		RopeBase: 10000, Context: 4096, Eps: 1e-5, Scaled: true})
+	visionShapes = append(visionShapes, VisionShape{Name: "tiny-llava16-vision", Type: "mlp",
+		ImageSize: 64, PatchSize: 8, Embd: 64, FFN: 128, Layers: 3, Heads: 4, Merge: 1, LMEmbd: 256,
+		Pinpoints: []int32{128, 64, 64, 128, 128, 128}})
+	// SmolVLM's kind (idefics3): a tiny Llama (SmolLM2's architecture)
+	// over the mini vocabulary with SmolVLM's markers, and a SigLIP
+	// encoder with the pixel shuffle (2 × 2) and one linear layer; a
+	// picture is scaled to a longest edge of 128 pixels and cut into
+	// squares of 64, then an overview.
+	addShapes(Shape{Name: "tiny-smolvlm-vision", Arch: "llama", Embd: 256, Layers: 2, Heads: 4, KVHeads: 2, FFN: 512,
+		RopeBase: 10000, Context: 4096, Eps: 1e-5, Scaled: true})
+	visionShapes = append(visionShapes, VisionShape{Name: "tiny-smolvlm-vision", Type: "idefics3",
+		ImageSize: 64, PatchSize: 8, Embd: 64, FFN: 128, Layers: 2, Heads: 4, Merge: 2, LMEmbd: 256, LongestEdge: 128})
 	// Gemma 3's SigLIP encoder at its real size (896×896 pictures, 4096
 	// patches, 27 blocks), projecting to the tiny language model's width
 	// (the real 2560 adds 0.02% of the work): for speed tests.
@@ -55,6 +82,12 @@ func init() {
 // VisionMarkers are the tokens a vision shape's vocabulary adds (Gemma
 // 3's image and turn markers), so that they tokenize whole.
 var VisionMarkers = []string{"<start_of_image>", "<end_of_image>", "<start_of_turn>", "<end_of_turn>"}
+
+// SmolVLMMarkers are the tokens SmolVLM's vocabulary adds for its
+// pictures (mtmd looks the first three up whole; the squares' row and
+// column markers of a 2 × 2 grid).
+var SmolVLMMarkers = []string{"\n\n", "<fake_token_around_image>", "<global-img>",
+	"<row_1_col_1>", "<row_1_col_2>", "<row_2_col_1>", "<row_2_col_2>"}
 
 // VisionShape is the shape of a synthetic vision projector.
 type VisionShape struct {
@@ -68,10 +101,17 @@ type VisionShape struct {
 	// Embd, FFN, Layers and Heads are the encoder's width, feed-forward
 	// length, blocks and attention heads.
 	Embd, FFN, Layers, Heads int
-	// Merge is the side of Gemma 3's pooling window.
+	// Merge is the side of Gemma 3's pooling window or of SmolVLM's pixel
+	// shuffle (1 for mlp).
 	Merge int
 	// LMEmbd is the language model's width.
 	LMEmbd int
+	// Pinpoints are LLaVA 1.6's image-grid resolutions, width and height
+	// pairs (clip.vision.image_grid_pinpoints); none for a fixed size.
+	Pinpoints []int32
+	// LongestEdge is SmolVLM's preprocessing size
+	// (clip.vision.preproc_image_size).
+	LongestEdge int
 }
 
 // visionShapes holds the projector shapes, by the name of the language
@@ -94,70 +134,22 @@ func LookupVisionShape(name string) (VisionShape, bool) {
 
 // WriteProjector writes a projector of shape s with random weights chosen
 // by seed to path (atomically). Matrices are F16, as convert_hf_to_gguf's
-// mmproj files hold them; norms, biases and the position embeddings F32.
-// Weights have a standard deviation of 1/√fan-in and norms of
+// mmproj files hold them; norms, biases and Gemma 3's position embeddings
+// F32 (LLaVA's F16, as its converter writes every two-dimensional
+// weight). Weights have a standard deviation of 1/√fan-in and norms of
 // 1+0.1·N(0,1), like the Scaled language models.
 func WriteProjector(ctx context.Context, path string, s VisionShape, seed uint64) error {
-	if s.Type != "gemma3" || s.PatchSize <= 0 || s.ImageSize%s.PatchSize != 0 || s.Heads <= 0 || s.Embd%s.Heads != 0 ||
+	if (s.Type != "gemma3" && s.Type != "mlp" && s.Type != "idefics3") || s.PatchSize <= 0 || s.ImageSize%s.PatchSize != 0 || s.Heads <= 0 || s.Embd%s.Heads != 0 ||
 		s.Merge <= 0 || (s.ImageSize/s.PatchSize)%s.Merge != 0 {
 		return fmt.Errorf("synth: projector shape %q is inconsistent", s.Name)
 	}
 	w := gguf.NewWriter()
-	set := []struct {
-		k string
-		v any
-	}{
-		{gguf.KeyArchitecture, "clip"},
-		{gguf.KeyName, "Saji synthetic " + s.Name + " projector"},
-		{gguf.KeyFileType, uint32(gguf.FileTypeMostlyF16)},
-		{"clip.has_vision_encoder", true},
-		{"clip.projector_type", s.Type},
-		{"clip.use_gelu", true},
-		{"clip.vision.image_size", uint32(s.ImageSize)},
-		{"clip.vision.patch_size", uint32(s.PatchSize)},
-		{"clip.vision.embedding_length", uint32(s.Embd)},
-		{"clip.vision.feed_forward_length", uint32(s.FFN)},
-		{"clip.vision.projection_dim", uint32(s.LMEmbd)},
-		{"clip.vision.block_count", uint32(s.Layers)},
-		{"clip.vision.attention.head_count", uint32(s.Heads)},
-		{"clip.vision.attention.layer_norm_epsilon", float32(1e-6)},
-		{"clip.vision.image_mean", []float32{0.5, 0.5, 0.5}},
-		{"clip.vision.image_std", []float32{0.5, 0.5, 0.5}},
-		{"clip.vision.projector.scale_factor", uint32(s.Merge)},
-	}
-	for _, kv := range set {
+	for _, kv := range projectorKeys(s) {
 		if err := w.Set(kv.k, kv.v); err != nil {
 			return fmt.Errorf("synth: %w", err)
 		}
 	}
-	e, p := int64(s.Embd), int64(s.PatchSize)
-	side := int64(s.ImageSize / s.PatchSize)
-	type spec struct {
-		name  string
-		shape []int64
-		norm  bool
-	}
-	specs := []spec{
-		{"mm.input_projection.weight", []int64{int64(s.LMEmbd), e}, false},
-		{"mm.soft_emb_norm.weight", []int64{e}, true},
-		{"v.patch_embd.weight", []int64{p, p, 3, e}, false},
-		{"v.patch_embd.bias", []int64{e}, false},
-		{"v.position_embd.weight", []int64{e, side * side}, false},
-	}
-	for i := range s.Layers {
-		b := func(n string) string { return fmt.Sprintf("v.blk.%d.%s", i, n) }
-		for _, n := range []string{"attn_q", "attn_k", "attn_v", "attn_out"} {
-			specs = append(specs, spec{b(n + ".weight"), []int64{e, e}, false}, spec{b(n + ".bias"), []int64{e}, false})
-		}
-		specs = append(specs,
-			spec{b("ln1.weight"), []int64{e}, true}, spec{b("ln1.bias"), []int64{e}, false},
-			spec{b("ln2.weight"), []int64{e}, true}, spec{b("ln2.bias"), []int64{e}, false},
-			spec{b("ffn_up.weight"), []int64{e, int64(s.FFN)}, false}, spec{b("ffn_up.bias"), []int64{int64(s.FFN)}, false},
-			spec{b("ffn_down.weight"), []int64{int64(s.FFN), e}, false}, spec{b("ffn_down.bias"), []int64{e}, false},
-		)
-	}
-	specs = append(specs, spec{"v.post_ln.weight", []int64{e}, true}, spec{"v.post_ln.bias", []int64{e}, false})
-	for i, t := range specs {
+	for i, t := range projectorTensors(s) {
 		n := int64(1)
 		for _, d := range t.shape {
 			n *= d
@@ -168,16 +160,14 @@ func WriteProjector(ctx context.Context, path string, s VisionShape, seed uint64
 		switch {
 		case t.norm:
 			mean = 1
-		case len(t.shape) > 1 && t.name == "mm.input_projection.weight":
-			std = 1 / math.Sqrt(float64(t.shape[1]))
-		case len(t.shape) > 1 && t.name != "v.position_embd.weight":
-			std = 1 / math.Sqrt(float64(n/t.shape[len(t.shape)-1]))
+		case t.fanIn > 0:
+			std = 1 / math.Sqrt(float64(t.fanIn))
 		}
 		for j := range vals {
 			vals[j] = float32(mean + r.NormFloat64()*std)
 		}
 		typ := quant.TypeF32
-		if len(t.shape) > 1 && t.name != "v.position_embd.weight" {
+		if t.f16 {
 			typ = quant.TypeF16
 		}
 		size, err := typ.RowSize(n)
@@ -196,6 +186,147 @@ func WriteProjector(ctx context.Context, path string, s VisionShape, seed uint64
 		return fmt.Errorf("synth: %w", err)
 	}
 	return nil
+}
+
+// keyValue is one metadata key of a projector file.
+type keyValue struct {
+	k string
+	v any
+}
+
+// projectorKeys returns the metadata of a projector of shape s, in the
+// order the file holds it.
+func projectorKeys(s VisionShape) []keyValue {
+	kvs := []keyValue{
+		{gguf.KeyArchitecture, "clip"},
+		{gguf.KeyName, "Saji synthetic " + s.Name + " projector"},
+		{gguf.KeyFileType, uint32(gguf.FileTypeMostlyF16)},
+		{"clip.has_vision_encoder", true},
+	}
+	// CLIP's (LLaVA's) activation, epsilon and normalization; SigLIP's
+	// (Gemma 3's).
+	gelu, eps := true, float32(1e-6)
+	mean, std := []float32{0.5, 0.5, 0.5}, []float32{0.5, 0.5, 0.5}
+	if s.Type == "mlp" {
+		kvs = append(kvs, keyValue{"clip.has_llava_projector", true})
+		gelu, eps = false, 1e-5
+		mean, std = []float32{0.48145466, 0.4578275, 0.40821073}, []float32{0.26862954, 0.26130258, 0.27577711}
+	}
+	kvs = append(kvs,
+		keyValue{"clip.projector_type", s.Type},
+		keyValue{"clip.use_gelu", gelu},
+		keyValue{"clip.vision.image_size", uint32(s.ImageSize)},
+		keyValue{"clip.vision.patch_size", uint32(s.PatchSize)},
+		keyValue{"clip.vision.embedding_length", uint32(s.Embd)},
+		keyValue{"clip.vision.feed_forward_length", uint32(s.FFN)},
+		keyValue{"clip.vision.projection_dim", uint32(s.LMEmbd)},
+		keyValue{"clip.vision.block_count", uint32(s.Layers)},
+		keyValue{"clip.vision.attention.head_count", uint32(s.Heads)},
+		keyValue{"clip.vision.attention.layer_norm_epsilon", eps},
+		keyValue{"clip.vision.image_mean", mean},
+		keyValue{"clip.vision.image_std", std},
+	)
+	if s.Type == "gemma3" || s.Type == "idefics3" {
+		kvs = append(kvs, keyValue{"clip.vision.projector.scale_factor", uint32(s.Merge)})
+	}
+	if s.LongestEdge > 0 {
+		kvs = append(kvs, keyValue{"clip.vision.preproc_image_size", uint32(s.LongestEdge)})
+	}
+	if s.Pinpoints != nil {
+		kvs = append(kvs, keyValue{"clip.vision.image_grid_pinpoints", s.Pinpoints},
+			keyValue{"clip.vision.mm_patch_merge_type", "spatial_unpad"})
+	}
+	return kvs
+}
+
+// tensorSpec is one tensor of a projector file: its name and shape, and
+// how WriteProjector draws its values.
+type tensorSpec struct {
+	name  string
+	shape []int64
+	// norm draws 1+0.1·N(0,1), fanIn > 0 draws N(0,1)/√fanIn, the rest
+	// 0.1·N(0,1).
+	norm  bool
+	fanIn int64
+	// f16 stores the tensor as F16 (F32 otherwise).
+	f16 bool
+}
+
+// matrix is a tensorSpec of an F16 weight matrix whose inputs are all its
+// dimensions but the last.
+func matrix(name string, shape ...int64) tensorSpec {
+	fan := int64(1)
+	for _, d := range shape[:len(shape)-1] {
+		fan *= d
+	}
+	return tensorSpec{name: name, shape: shape, fanIn: fan, f16: true}
+}
+
+// projectorTensors returns the tensors of a projector of shape s, in the
+// order the file holds them (each one's index seeds its values).
+func projectorTensors(s VisionShape) []tensorSpec {
+	e, p := int64(s.Embd), int64(s.PatchSize)
+	side := int64(s.ImageSize / s.PatchSize)
+	vec := func(name string, n int64) tensorSpec { return tensorSpec{name: name, shape: []int64{n}} }
+	norm := func(name string, n int64) tensorSpec { return tensorSpec{name: name, shape: []int64{n}, norm: true} }
+	var specs []tensorSpec
+	if s.Type == "mlp" {
+		lm := int64(s.LMEmbd)
+		specs = []tensorSpec{
+			matrix("mm.0.weight", e, lm), vec("mm.0.bias", lm),
+			matrix("mm.2.weight", lm, lm), vec("mm.2.bias", lm),
+			vec("v.class_embd", e),
+			matrix("v.patch_embd.weight", p, p, 3, e),
+			{name: "v.position_embd.weight", shape: []int64{e, side*side + 1}, f16: true},
+			norm("v.pre_ln.weight", e), vec("v.pre_ln.bias", e),
+		}
+	} else if s.Type == "idefics3" {
+		// convert_hf_to_gguf keeps SmolVLM's embeddings (the patch
+		// kernel, the positions) F32.
+		patch := matrix("v.patch_embd.weight", p, p, 3, e)
+		patch.f16 = false
+		specs = []tensorSpec{
+			matrix("mm.model.fc.weight", e*int64(s.Merge*s.Merge), int64(s.LMEmbd)),
+			patch,
+			vec("v.patch_embd.bias", e),
+			{name: "v.position_embd.weight", shape: []int64{e, side * side}},
+		}
+	} else {
+		in := matrix("mm.input_projection.weight", int64(s.LMEmbd), e)
+		in.fanIn = e
+		specs = []tensorSpec{
+			in,
+			norm("mm.soft_emb_norm.weight", e),
+			matrix("v.patch_embd.weight", p, p, 3, e),
+			vec("v.patch_embd.bias", e),
+			{name: "v.position_embd.weight", shape: []int64{e, side * side}},
+		}
+	}
+	// The feed-forward layers' names: LLaVA's older converters call the
+	// first layer (fc1) ffn_down and the second ffn_up.
+	first, second := "ffn_up", "ffn_down"
+	if s.Type == "mlp" {
+		first, second = "ffn_down", "ffn_up"
+	}
+	for i := range s.Layers {
+		b := func(n string) string { return fmt.Sprintf("v.blk.%d.%s", i, n) }
+		for _, n := range []string{"attn_q", "attn_k", "attn_v", "attn_out"} {
+			specs = append(specs, matrix(b(n+".weight"), e, e), vec(b(n+".bias"), e))
+		}
+		specs = append(specs,
+			norm(b("ln1.weight"), e), vec(b("ln1.bias"), e),
+			norm(b("ln2.weight"), e), vec(b("ln2.bias"), e),
+			matrix(b(first+".weight"), e, int64(s.FFN)), vec(b(first+".bias"), int64(s.FFN)),
+			matrix(b(second+".weight"), int64(s.FFN), e), vec(b(second+".bias"), e),
+		)
+	}
+	if s.Type != "mlp" {
+		specs = append(specs, norm("v.post_ln.weight", e), vec("v.post_ln.bias", e))
+	}
+	if s.Pinpoints != nil {
+		specs = append(specs, vec("model.image_newline", int64(s.LMEmbd)))
+	}
+	return specs
 }
 
 // Picture returns a w × h test picture, the same on every call: colour
@@ -230,25 +361,40 @@ func WriteVisionModel(ctx context.Context, path, name string, ft gguf.FileType, 
 	if err != nil {
 		return err
 	}
-	w, err := MiniVocab("llama", VisionMarkers...)
+	vocab, err := visionVocab(ctx, name, template)
 	if err != nil {
 		return err
 	}
+	defer vocab.Close()
+	return Write(ctx, path, Options{Shape: shape, FileType: ft, Vocab: vocab, Seed: seed})
+}
+
+// visionVocab returns MiniVocab's vocabulary with VisionMarkers kept
+// whole (and SmolVLMMarkers, for a shape whose projector is idefics3),
+// with template as its chat template when not "".
+func visionVocab(ctx context.Context, name, template string) (*gguf.File, error) {
+	markers := VisionMarkers
+	if vs, ok := LookupVisionShape(name); ok && vs.Type == "idefics3" {
+		markers = append(slices.Clone(markers), SmolVLMMarkers...)
+	}
+	w, err := MiniVocab("llama", markers...)
+	if err != nil {
+		return nil, err
+	}
 	if template != "" {
 		if err := w.Set("tokenizer.chat_template", template); err != nil {
-			return fmt.Errorf("synth: %w", err)
+			return nil, fmt.Errorf("synth: %w", err)
 		}
 	}
 	var buf bytes.Buffer
 	if _, err := w.Encode(ctx, &buf); err != nil {
-		return fmt.Errorf("synth: %w", err)
+		return nil, fmt.Errorf("synth: %w", err)
 	}
 	vocab, err := gguf.OpenBytes(buf.Bytes())
 	if err != nil {
-		return fmt.Errorf("synth: %w", err)
+		return nil, fmt.Errorf("synth: %w", err)
 	}
-	defer vocab.Close()
-	return Write(ctx, path, Options{Shape: shape, FileType: ft, Vocab: vocab, Seed: seed})
+	return vocab, nil
 }
 
 // WriteVisionPair writes the language model of shape name (WriteVisionModel,

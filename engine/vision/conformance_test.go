@@ -122,8 +122,19 @@ func TestEmbeddingsConformance(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if p.Embd() != r.NEmbd || len(got) != len(r.Embd) || p.Tokens()*p.Embd() != len(got) {
-				t.Fatalf("%d embeddings of %d (%d values), llama.cpp's %d values of %d", p.Tokens(), p.Embd(), len(got), len(r.Embd), r.NEmbd)
+			// mtmd's picture is one chunk of Tokens() positions, or one for
+			// each square of a LLaVA 1.6 picture.
+			chunks := 0
+			for _, c := range r.Chunks {
+				if c.Type != "text" {
+					if c.NTokens != p.Tokens() {
+						t.Errorf("a chunk of %d positions, Tokens is %d", c.NTokens, p.Tokens())
+					}
+					chunks++
+				}
+			}
+			if p.Embd() != r.NEmbd || len(got) != len(r.Embd) || chunks*p.Tokens()*p.Embd() != len(got) {
+				t.Fatalf("%d values of %d (%d chunks of %d), llama.cpp's %d values of %d", len(got), p.Embd(), chunks, p.Tokens(), len(r.Embd), r.NEmbd)
 			}
 			if p.NonCausal() != r.NonCausal {
 				t.Errorf("NonCausal is %v, mtmd's %v", p.NonCausal(), r.NonCausal)
@@ -140,7 +151,7 @@ func TestEmbeddingsConformance(t *testing.T) {
 // TestGreedyConformance reads each reference's prompt with libmtmd's
 // picture embeddings through the language model (the chunks' tokens,
 // the picture's vectors at its positions, attention among the picture's
-// tokens as mtmd decodes Gemma 3's) and checks the logits after the
+// tokens where mtmd decodes them so, as Gemma 3's) and checks the logits after the
 // prompt and the greedy continuation against llama.cpp's.
 func TestGreedyConformance(t *testing.T) {
 	for name, r := range references(t) {
@@ -163,24 +174,6 @@ func TestGreedyConformance(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			b := &model.Batch{}
-			for _, c := range r.Chunks {
-				if c.Type == "text" {
-					for _, tok := range c.Tokens {
-						b.AttnPos = append(b.AttnPos, int32(len(b.Tokens)))
-						b.Pos = append(b.Pos, int32(len(b.Tokens)))
-						b.Tokens = append(b.Tokens, tok)
-					}
-					continue
-				}
-				last := int32(len(b.Tokens) + c.NTokens - 1)
-				for range c.NTokens {
-					b.AttnPos = append(b.AttnPos, last)
-					b.Pos = append(b.Pos, int32(len(b.Tokens)))
-					b.Tokens = append(b.Tokens, -1)
-				}
-			}
-			b.Embd = r.Embd
 			const ctxSize = 512
 			groups := m.KVGroups()
 			sizes := make([]int, len(groups))
@@ -195,10 +188,34 @@ func TestGreedyConformance(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			b.Seqs = []model.SeqBatch{{N: len(b.Tokens), Cells: cells, Size: ctxSize, Logits: true}}
-			logits, err := m.ForwardBatch(context.Background(), b, cache)
-			if err != nil {
-				t.Fatal(err)
+			// Each chunk is a batch of its own, as mtmd_helper_eval_chunks
+			// decodes them (the kernels of a longer batch may round
+			// otherwise): the text's tokens, or the picture's vectors, read
+			// with attention among all of them where mtmd decodes them so
+			// (Gemma 3's: each stands at the picture's last position).
+			var logits []float32
+			n, embd := 0, r.Embd
+			for _, c := range r.Chunks {
+				b := &model.Batch{Tokens: c.Tokens}
+				if c.Type != "text" {
+					// A picture of several squares (LLaVA 1.6) is a chunk
+					// for each, their embeddings one after the other.
+					b.Tokens, b.Embd, embd = make([]int32, c.NTokens), embd[:c.NTokens*r.NEmbd], embd[c.NTokens*r.NEmbd:]
+					for i := range b.Tokens {
+						b.Tokens[i] = -1
+						if r.NonCausal {
+							b.AttnPos = append(b.AttnPos, int32(n+c.NTokens-1))
+						}
+					}
+				}
+				for range b.Tokens {
+					b.Pos = append(b.Pos, int32(n))
+					n++
+				}
+				b.Seqs = []model.SeqBatch{{N: len(b.Tokens), Cells: cells, Size: ctxSize, Logits: true}}
+				if logits, err = m.ForwardBatch(context.Background(), b, cache); err != nil {
+					t.Fatal(err)
+				}
 			}
 			var worst float64
 			for i, v := range r.Logits {
@@ -217,7 +234,7 @@ func TestGreedyConformance(t *testing.T) {
 					}
 				}
 				greedy = append(greedy, best)
-				pos := int32(len(b.Tokens) + len(greedy) - 1)
+				pos := int32(n + len(greedy) - 1)
 				step := &model.Batch{Tokens: []int32{best}, Pos: []int32{pos},
 					Seqs: []model.SeqBatch{{N: 1, Cells: cells, Size: ctxSize, Logits: true}}}
 				if logits, err = m.ForwardBatch(context.Background(), step, cache); err != nil {

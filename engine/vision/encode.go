@@ -5,28 +5,42 @@ import (
 	"fmt"
 	"image"
 	"math"
+	"sync"
 
 	"saji/kernels"
 	"saji/kernels/quant"
 )
 
-// Encode returns a picture's embeddings: Tokens() rows of Embd() values,
-// row after row, for the language model to read at the image's positions.
+// Encode returns a picture's embeddings: rows of Embd() values, row after
+// row, for the language model to read at the image's positions (Tokens()
+// rows, or that many for each square of a LLaVA 1.6 picture).
 func (p *Projector) Encode(ctx context.Context, img image.Image) ([]float32, error) {
 	if img == nil || img.Bounds().Empty() {
 		return nil, fmt.Errorf("vision: an empty picture")
 	}
-	return p.EncodePixels(ctx, p.Preprocess(ToRGB(img)))
+	squares, err := p.Preprocess(ToRGB(img))
+	if err != nil {
+		return nil, err
+	}
+	p.runs.Add(1)
+	var out []float32
+	for _, pixels := range squares {
+		emb, err := p.EncodePixels(ctx, pixels)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, emb...)
+	}
+	return out, nil
 }
 
-// EncodePixels runs the encoder and projector over preprocessed pixels
-// (Preprocess).
+// EncodePixels runs the encoder and projector over one square of
+// preprocessed pixels (Preprocess).
 func (p *Projector) EncodePixels(ctx context.Context, pixels []float32) ([]float32, error) {
 	hp := p.hp
 	if len(pixels) != 3*hp.imageSize*hp.imageSize {
 		return nil, fmt.Errorf("vision: %d input values for a %d-pixel square", len(pixels), hp.imageSize)
 	}
-	p.runs.Add(1)
 	o := &ops{b: p.backend}
 	defer o.release()
 	side := hp.imageSize / hp.patchSize
@@ -36,31 +50,117 @@ func (p *Projector) EncodePixels(ctx context.Context, pixels []float32) ([]float
 	// as a product of each patch's values (ggml's im2col order: channel,
 	// row, column) by the kernel.
 	x := o.matmul(o.host(patches(pixels, hp.imageSize, hp.patchSize), 3*hp.patchSize*hp.patchSize, n), p.patch, p.patchB)
-	x = o.add(x, o.host(p.pos, hp.embd, n))
+	x, rows := p.embed(o, x, n)
 	for i := range p.blocks {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		x = p.block(o, &p.blocks[i], x, n)
+		x = p.block(o, &p.blocks[i], x, rows)
 	}
 	if p.postW != nil {
 		x = o.layerNorm(x, p.postW, p.postB, hp.eps)
 	}
-	// Gemma 3: average pooling over merge × merge patches, RMSNorm, and
-	// the projection to the language model's width.
-	h := o.read(x)
-	if o.err != nil {
-		return nil, o.err
+	var y kernels.Tensor
+	switch p.typ {
+	case "mlp":
+		y = p.llava(o, x, n)
+	case "idefics3":
+		y = p.idefics3(o, x, side)
+	default:
+		y = p.gemma3(o, x, side)
 	}
-	out := side / hp.merge
-	pooled := avgPool(h, hp.embd, side, hp.merge)
-	y := o.norm(o.host(pooled, hp.embd, out*out), p.softNorm, hp.eps)
-	y = o.matmul(y, p.inProj, nil)
 	emb := o.read(y)
 	if o.err != nil {
 		return nil, fmt.Errorf("vision: encoding: %w", o.err)
 	}
 	return emb, nil
+}
+
+// embed returns the encoder's input rows and their count: the n patch
+// embeddings x, then the class embedding where the encoder has one (after
+// the patches, where llama.cpp's LLaVA graph concatenates it), plus the
+// position embeddings, through the pre-layernorm where there is one.
+func (p *Projector) embed(o *ops, x kernels.Tensor, n int) (kernels.Tensor, int) {
+	embd := p.hp.embd
+	h := o.read(x)
+	if o.err != nil {
+		return nil, 0
+	}
+	h = append(h, p.class...)
+	rows := len(h) / embd
+	for i := range h {
+		h[i] += p.pos[i]
+	}
+	if p.preW != nil {
+		layerNorm(h, embd, p.preW, p.preB, p.hp.eps)
+	}
+	return o.host(h, embd, rows), rows
+}
+
+// gemma3 is Gemma 3's projector over the side × side patch rows of x:
+// average pooling over merge × merge patches, RMSNorm, and the projection
+// to the language model's width.
+func (p *Projector) gemma3(o *ops, x kernels.Tensor, side int) kernels.Tensor {
+	hp := p.hp
+	h := o.read(x)
+	if o.err != nil {
+		return nil
+	}
+	out := side / hp.merge
+	pooled := avgPool(h, hp.embd, side, hp.merge)
+	y := o.norm(o.host(pooled, hp.embd, out*out), p.softNorm, hp.eps)
+	return o.matmul(y, p.inProj, nil)
+}
+
+// idefics3 is SmolVLM's projector over the side × side patch rows of x:
+// the pixel shuffle (pixelShuffle) and one linear layer.
+func (p *Projector) idefics3(o *ops, x kernels.Tensor, side int) kernels.Tensor {
+	m := p.hp.merge
+	h := o.read(x)
+	if o.err != nil {
+		return nil
+	}
+	out := side / m
+	return o.matmul(o.host(pixelShuffle(h, p.hp.embd, side, m), p.hp.embd*m*m, out*out), p.fc, nil)
+}
+
+// pixelShuffle folds each m × m window of a side × side grid of patch
+// rows (embd values each, row after row) into one row of m·m·embd
+// values, as llama.cpp's build_patch_merge_permute lays them out: the
+// window's rows one after the other, each its patches left to right; the
+// windows row after row.
+func pixelShuffle(h []float32, embd, side, m int) []float32 {
+	out := side / m
+	res := make([]float32, 0, len(h))
+	for wy := range out {
+		for wx := range out {
+			for dy := range m {
+				row := (wy*m + dy) * side
+				res = append(res, h[(row+wx*m)*embd:(row+wx*m+m)*embd]...)
+			}
+		}
+	}
+	return res
+}
+
+// llava is LLaVA's MLP projector (mm.0, GELU, mm.2) over n of the rows of
+// x: those llama.cpp's graph selects, from the second row on when there
+// is a class embedding. (Its class row comes last, so the selection
+// leaves out the first patch and takes the class row, and each patch has
+// its neighbour's position embedding: llama.cpp's numbers at the
+// reference commit, which Saji matches; upstream issue #25814, fixed by
+// putting the class row first, PR #25844, not merged.)
+func (p *Projector) llava(o *ops, x kernels.Tensor, n int) kernels.Tensor {
+	embd := p.hp.embd
+	if p.class != nil {
+		h := o.read(x)
+		if o.err != nil {
+			return nil
+		}
+		x = o.host(h[embd:(n+1)*embd], embd, n)
+	}
+	y := o.gelu(o.matmul(x, p.mm0, p.mm0B))
+	return o.matmul(y, p.mm2, p.mm2B)
 }
 
 // block runs one ViT block over the n patch rows of x.
@@ -73,7 +173,12 @@ func (p *Projector) block(o *ops, l *block, x kernels.Tensor, n int) kernels.Ten
 	a := o.attend(q, k, v, n, hp.heads, hp.embd/hp.heads)
 	x = o.add(x, o.matmul(a, l.wo, l.bo))
 	h = o.layerNorm(x, l.ln2w, l.ln2b, hp.eps)
-	h = o.gelu(o.matmul(h, l.up, l.upB))
+	h = o.matmul(h, l.up, l.upB)
+	if hp.quickGELU {
+		h = o.quickGELU(h)
+	} else {
+		h = o.gelu(h)
+	}
 	return o.add(x, o.matmul(h, l.down, l.downB))
 }
 
@@ -232,6 +337,33 @@ func (o *ops) gelu(x kernels.Tensor) kernels.Tensor {
 	}
 	return x
 }
+
+// quickGELU applies ggml's quick GELU to x in place, on the host: the
+// input rounded to F16 and looked up in a table of F16 results of
+// x·sigmoid(1.702x), as ggml's CPU backend evaluates it.
+func (o *ops) quickGELU(x kernels.Tensor) kernels.Tensor {
+	h := o.read(x)
+	if o.err != nil {
+		return nil
+	}
+	table := quickGELUTable()
+	for i, v := range h {
+		h[i] = quant.F16ToF32(table[quant.F32ToF16(v)])
+	}
+	o.fail(o.b.Write(x, h))
+	return x
+}
+
+// quickGELUTable is ggml's table of quick GELU over every F16 value.
+var quickGELUTable = sync.OnceValue(func() *[1 << 16]uint16 {
+	var t [1 << 16]uint16
+	for i := range t {
+		f := quant.F16ToF32(uint16(i))
+		e := float32(math.Exp(float64(-1.702 * f)))
+		t[i] = quant.F32ToF16(f * float32(1/(1+e)))
+	}
+	return &t
+})
 
 // layerNorm is LayerNorm with weight w and bias b, on the host, as ggml's
 // norm computes it: the mean and variance summed in float64, the scale

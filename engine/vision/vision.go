@@ -10,8 +10,36 @@
 // patches, run through the ViT/SigLIP blocks and the projector, with the
 // matrix products batched over every patch on a kernels.Backend.
 //
-// Projector types: gemma3 (SigLIP with Gemma 3's average-pooling
-// projector). A file of another type fails at Load with the reason.
+// Projector types:
+//   - gemma3: SigLIP with Gemma 3's average-pooling projector; the
+//     picture fitted into the encoder's square with bilinear resizing,
+//     black around it, and read by the language model with attention
+//     among all its embeddings.
+//   - mlp: LLaVA 1.5's (and BakLLaVA's and many "llava" files'): CLIP
+//     ViT with its class embedding and pre-layernorm, run up to the feature
+//     layer the file names (by default all blocks but the last), and a
+//     two-layer MLP (mm.0, GELU, mm.2); the picture fitted into the
+//     square with mtmd's bicubic resizing on LLaVA's grey (122, 116, 104),
+//     read causally between no markers of its own. LLaVA 1.6's files
+//     (image-grid pinpoints, "anyres"): a picture larger than the square
+//     is resized (bicubic, black around it) to the pinpoint that keeps
+//     most of it and cut into tiles of the square, encoded one by one,
+//     then the whole picture stretched to the square (bilinear) as an
+//     overview, the tiles' embeddings first.
+//   - idefics3: SmolVLM's SigLIP with a pixel shuffle and one linear
+//     layer; the picture scaled to the file's longest edge, fitted into
+//     whole squares (bicubic, black around it) and cut into them, then
+//     stretched to one square as an overview; in the prompt each tile
+//     follows its row and column marker and the overview SmolVLM's global
+//     markers (Layout).
+//
+// The runner places a picture's embeddings as Layout lays them out, with
+// mtmd's media marker (MediaMarker) where a projector has no begin marker
+// of its own.
+//
+// A file of another type, or an mlp file with a variant Saji does not run
+// (Yi's normalized MLP, several feature layers), fails at Load with the
+// reason.
 package vision
 
 import (
@@ -33,6 +61,16 @@ import (
 // implemented.
 var ErrUnsupported = errors.New("vision: unsupported projector")
 
+// ErrTooLarge is wrapped by Encode's error for a picture that makes more
+// encoder squares than a projector takes (SmolVLM's without a longest
+// edge).
+var ErrTooLarge = errors.New("vision: the picture is too large")
+
+// MediaMarker is mtmd's default media marker: the text that stands for a
+// picture in a prompt where the projector has no begin marker of its own
+// (LLaVA's).
+const MediaMarker = "<__media__>"
+
 // Options configures Load.
 type Options struct {
 	// Backend runs the encoder. Nil means a CPU backend with Threads
@@ -51,6 +89,20 @@ type hparams struct {
 	eps                  float32
 	mean, std            [3]float32
 	merge                int // gemma3: the side of the pooling window
+	// blocks is the number of blocks the encoder runs: all of them
+	// (gemma3), or up to LLaVA's feature layer.
+	blocks int
+	// quickGELU selects quick GELU (x·sigmoid(1.702x)) for the blocks'
+	// feed-forward layers: clip.use_gelu false, as CLIP's files say.
+	quickGELU bool
+	// pinpoints are LLaVA 1.6's image-grid resolutions (width, height):
+	// a picture larger than the encoder's square is cut into tiles of one
+	// of them (anyres). None for a fixed-size projector.
+	pinpoints [][2]int
+	// longestEdge is SmolVLM's (idefics3) preprocessing size: a picture
+	// is scaled so that its longer side is this long (0: kept) before it
+	// is cut into the encoder's squares.
+	longestEdge int
 }
 
 // block is one ViT block's weights: pre-norm attention and MLP with
@@ -77,7 +129,15 @@ type Projector struct {
 	// to the language model's width (transposed to [embd, lmEmbd]).
 	softNorm kernels.Tensor
 	inProj   kernels.Tensor
-	lmEmbd   int
+	// class is CLIP's class embedding (LLaVA), nil where the file has
+	// none; preW and preB the pre-layernorm (v.pre_ln) where it has one.
+	class      []float32
+	preW, preB []float32
+	// mm0, mm2 and their biases are LLaVA's MLP projector.
+	mm0, mm0B, mm2, mm2B kernels.Tensor
+	// fc is SmolVLM's projection of the pixel-shuffled patches.
+	fc     kernels.Tensor
+	lmEmbd int
 	// runs counts the pictures encoded (tests count them).
 	runs atomic.Int64
 }
@@ -102,8 +162,13 @@ func Load(ctx context.Context, f *gguf.File, opts Options) (*Projector, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: the file names no projector type", ErrUnsupported)
 	}
-	if typ != "gemma3" {
-		return nil, fmt.Errorf("%w: projector type %q is not implemented (Saji runs gemma3)", ErrUnsupported, typ)
+	if typ != "gemma3" && typ != "mlp" && typ != "idefics3" {
+		return nil, fmt.Errorf("%w: projector type %q is not implemented (Saji runs gemma3, mlp and idefics3)", ErrUnsupported, typ)
+	}
+	if typ == "mlp" {
+		if err := llavaVariant(f); err != nil {
+			return nil, err
+		}
 	}
 	b := opts.Backend
 	if b == nil {
@@ -113,19 +178,44 @@ func Load(ctx context.Context, f *gguf.File, opts Options) (*Projector, error) {
 	p := &Projector{typ: typ, backend: b}
 	p.hp = ld.hparams()
 	hp := &p.hp
-	hp.merge = ld.intOr("clip.vision.projector.scale_factor", 4)
+	hp.merge, hp.blocks = 1, hp.layers
+	switch typ {
+	case "gemma3":
+		hp.merge = ld.intOr("clip.vision.projector.scale_factor", 4)
+	case "mlp":
+		hp.blocks = ld.featureLayer(hp.layers)
+		hp.pinpoints = ld.pinpoints(hp.imageSize)
+	case "idefics3":
+		hp.merge = ld.intOr("clip.vision.projector.scale_factor", 1)
+		hp.longestEdge = ld.intOr("clip.vision.preproc_image_size", 0)
+	}
 	if ld.err != nil {
 		return nil, fmt.Errorf("vision: loading the %s projector: %w", typ, ld.err)
 	}
 	if err := hp.check(); err != nil {
 		return nil, err
 	}
+	if typ == "idefics3" {
+		if err := hp.checkIdefics3(); err != nil {
+			return nil, err
+		}
+	}
 	side := hp.imageSize / hp.patchSize
+	positions := side * side
+	if typ == "mlp" && ld.has("v.class_embd") {
+		p.class = ld.floats("v.class_embd", hp.embd)
+		positions++
+	}
 	p.patch = ld.weight("v.patch_embd.weight", hp.patchSize*hp.patchSize*3, hp.embd)
 	p.patchB = ld.optional("v.patch_embd.bias", hp.embd)
-	p.pos = ld.floats("v.position_embd.weight", hp.embd*side*side)
-	for i := range hp.layers {
+	p.pos = ld.floats("v.position_embd.weight", hp.embd*positions)
+	if ld.has("v.pre_ln.weight") {
+		p.preW = ld.floats("v.pre_ln.weight", hp.embd)
+		p.preB = ld.floats("v.pre_ln.bias", hp.embd)
+	}
+	for i := range hp.blocks {
 		n := func(s string) string { return fmt.Sprintf("v.blk.%d.%s", i, s) }
+		up, down := ld.ffnNames(i, hp.embd)
 		blk := block{
 			ln1w: ld.floats(n("ln1.weight"), hp.embd), ln1b: ld.floats(n("ln1.bias"), hp.embd),
 			ln2w: ld.floats(n("ln2.weight"), hp.embd), ln2b: ld.floats(n("ln2.bias"), hp.embd),
@@ -133,8 +223,8 @@ func Load(ctx context.Context, f *gguf.File, opts Options) (*Projector, error) {
 			wk: ld.weight(n("attn_k.weight"), hp.embd, hp.embd), bk: ld.optional(n("attn_k.bias"), hp.embd),
 			wv: ld.weight(n("attn_v.weight"), hp.embd, hp.embd), bv: ld.optional(n("attn_v.bias"), hp.embd),
 			wo: ld.weight(n("attn_out.weight"), hp.embd, hp.embd), bo: ld.optional(n("attn_out.bias"), hp.embd),
-			up: ld.weight(n("ffn_up.weight"), hp.embd, hp.ffn), upB: ld.optional(n("ffn_up.bias"), hp.ffn),
-			down: ld.weight(n("ffn_down.weight"), hp.ffn, hp.embd), downB: ld.optional(n("ffn_down.bias"), hp.embd),
+			up: ld.weight(n(up+".weight"), hp.embd, hp.ffn), upB: ld.optional(n(up+".bias"), hp.ffn),
+			down: ld.weight(n(down+".weight"), hp.ffn, hp.embd), downB: ld.optional(n(down+".bias"), hp.embd),
 		}
 		p.blocks = append(p.blocks, blk)
 	}
@@ -142,8 +232,20 @@ func Load(ctx context.Context, f *gguf.File, opts Options) (*Projector, error) {
 		p.postW = ld.floats("v.post_ln.weight", hp.embd)
 		p.postB = ld.floats("v.post_ln.bias", hp.embd)
 	}
-	p.softNorm = ld.weight("mm.soft_emb_norm.weight", hp.embd)
-	p.inProj, p.lmEmbd = ld.transposed("mm.input_projection.weight", hp.embd)
+	switch typ {
+	case "gemma3":
+		p.softNorm = ld.weight("mm.soft_emb_norm.weight", hp.embd)
+		p.inProj, p.lmEmbd = ld.transposed("mm.input_projection.weight", hp.embd)
+	case "idefics3":
+		in := hp.embd * hp.merge * hp.merge
+		p.lmEmbd = ld.rows("mm.model.fc.weight", in)
+		p.fc = ld.weight("mm.model.fc.weight", in, p.lmEmbd)
+	case "mlp":
+		hidden := ld.rows("mm.0.weight", hp.embd)
+		p.mm0, p.mm0B = ld.weight("mm.0.weight", hp.embd, hidden), ld.weight("mm.0.bias", hidden)
+		p.lmEmbd = ld.rows("mm.2.weight", hidden)
+		p.mm2, p.mm2B = ld.weight("mm.2.weight", hidden, p.lmEmbd), ld.weight("mm.2.bias", p.lmEmbd)
+	}
 	if ld.err != nil {
 		return nil, fmt.Errorf("vision: loading the %s projector: %w", typ, ld.err)
 	}
@@ -163,23 +265,136 @@ func (hp *hparams) check() error {
 	return nil
 }
 
-// Type returns the projector type ("gemma3").
+// maxSquares bounds the encoder squares of a SmolVLM picture (its tiles
+// and overview): real files make up to 17 (longest edge 2048 over 512).
+const maxSquares = 65
+
+// checkIdefics3 refuses SmolVLM hyperparameters the encoder cannot run
+// with: no pixel shuffle, or a longest edge of too many tiles.
+func (hp *hparams) checkIdefics3() error {
+	if hp.merge < 2 {
+		return fmt.Errorf("%w: the idefics3 projector's scale factor is %d, not a pixel shuffle", ErrUnsupported, hp.merge)
+	}
+	if n := (hp.longestEdge + hp.imageSize - 1) / hp.imageSize; n*n+1 > maxSquares {
+		return fmt.Errorf("%w: a longest edge of %d pixels makes %d squares of %d (at most %d)", ErrUnsupported, hp.longestEdge, n*n+1, hp.imageSize, maxSquares)
+	}
+	return nil
+}
+
+// llavaVariant refuses the mlp files of LLaVA's variants that Saji does
+// not run, which llama.cpp tells apart by their keys and tensors.
+func llavaVariant(f *gguf.File) error {
+	if _, ok := f.Tensor("mm.3.weight"); ok {
+		return fmt.Errorf("%w: the mlp projector has mm.3 (Yi-VL's normalized MLP), which Saji does not run", ErrUnsupported)
+	}
+	if v, ok := f.Value("clip.vision.feature_layer"); ok {
+		if layers, err := v.AsInt32s(); err != nil || len(layers) > 1 {
+			return fmt.Errorf("%w: the mlp projector stacks the features of several layers (clip.vision.feature_layer), which Saji does not run", ErrUnsupported)
+		}
+	}
+	return nil
+}
+
+// featureLayer returns the number of blocks LLaVA's encoder runs, as
+// llama.cpp's graph takes them: up to the feature layer the file names
+// (clip.vision.feature_layer, the output of that many blocks), or all
+// blocks but the last. (The legacy converter has already left out CLIP's
+// last block, so files without a feature layer run one block short of
+// LLaVA's penultimate layer, as llama.cpp does: upstream issue #25817.)
+func (ld *loader) featureLayer(layers int) int {
+	var l []int32
+	if v, ok := ld.f.Value("clip.vision.feature_layer"); ok {
+		l, _ = v.AsInt32s()
+	}
+	if len(l) == 0 {
+		return max(layers-1, 0)
+	}
+	if len(l) != 1 || l[0] < 0 || int(l[0]) > layers {
+		ld.fail(fmt.Errorf("clip.vision.feature_layer must be one layer of 0..%d", layers))
+		return 0
+	}
+	return int(l[0])
+}
+
+// maxTiles bounds the tiles of a LLaVA 1.6 picture (the largest pinpoint
+// over the encoder's square): real files have up to 9 (1008×1008 over
+// 336), each a full encoder run.
+const maxTiles = 16
+
+// pinpoints reads LLaVA 1.6's image-grid pinpoints (width, height pairs),
+// each a whole number of the encoder's squares.
+func (ld *loader) pinpoints(size int) [][2]int {
+	v, ok := ld.f.Value("clip.vision.image_grid_pinpoints")
+	if !ok || v.Len() == 0 {
+		return nil
+	}
+	l, err := v.AsInt32s()
+	if err != nil || len(l)%2 != 0 {
+		ld.fail(errors.New("clip.vision.image_grid_pinpoints must be width, height pairs"))
+		return nil
+	}
+	var out [][2]int
+	for i := 0; i < len(l); i += 2 {
+		w, h := int(l[i]), int(l[i+1])
+		if size <= 0 || w <= 0 || h <= 0 || w%size != 0 || h%size != 0 || (w/size)*(h/size) > maxTiles {
+			ld.fail(fmt.Errorf("the pinpoint %d×%d is not a grid of at most %d of the encoder's %d-pixel squares", w, h, maxTiles, size))
+			return nil
+		}
+		out = append(out, [2]int{w, h})
+	}
+	return out
+}
+
+// ffnNames returns the names of block i's feed-forward tensors, up then
+// down: CLIP files of the older converters call the first layer (fc1)
+// ffn_down and the second ffn_up, and llama.cpp swaps them back where
+// ffn_down's rows are of the encoder's width.
+func (ld *loader) ffnNames(i, embd int) (up, down string) {
+	ti, ok := ld.f.Tensor(fmt.Sprintf("v.blk.%d.ffn_down.weight", i))
+	if ok && len(ti.Shape) > 0 && ti.Shape[0] == int64(embd) {
+		return "ffn_down", "ffn_up"
+	}
+	return "ffn_up", "ffn_down"
+}
+
+// rows returns the number of rows of the matrix called name, whose rows
+// must be cols values.
+func (ld *loader) rows(name string, cols int) int {
+	if ld.err != nil {
+		return 0
+	}
+	ti, ok := ld.f.Tensor(name)
+	if !ok || len(ti.Shape) != 2 || ti.Shape[0] != int64(cols) || ti.Shape[1] <= 0 || ti.Shape[1] > math.MaxInt32 {
+		ld.fail(fmt.Errorf("tensor %s is missing or not [%d, n]", name, cols))
+		return 0
+	}
+	return int(ti.Shape[1])
+}
+
+// Type returns the projector type ("gemma3" or "mlp").
 func (p *Projector) Type() string { return p.typ }
 
 // Embd returns the length of one embedding: the language model's width.
 func (p *Projector) Embd() int { return p.lmEmbd }
 
 // Tokens returns the number of embeddings Encode returns for a picture
-// (the same for every picture of a fixed-size projector such as gemma3's).
+// that fits the encoder's square: one per patch, or per pooling window.
+// A larger picture given to LLaVA 1.6 (pinpoints) takes that many for
+// each of its tiles and its overview: len(Encode's result)/Embd().
 func (p *Projector) Tokens() int {
 	side := p.hp.imageSize / p.hp.patchSize / p.hp.merge
 	return side * side
 }
 
 // Markers returns the text that goes before and after an image's
-// embeddings in the prompt, as mtmd places it.
+// embeddings in the prompt, as mtmd places it: Gemma 3's image markers,
+// nothing for LLaVA (and for SmolVLM, whose markers go around each
+// square: Layout).
 func (p *Projector) Markers() (begin, end string) {
-	return "<start_of_image>", "<end_of_image>"
+	if p.typ == "gemma3" {
+		return "<start_of_image>", "<end_of_image>"
+	}
+	return "", ""
 }
 
 // NonCausal reports whether the language model reads an image's
@@ -233,6 +448,13 @@ func (ld *loader) hparams() hparams {
 	if hp.std[0] == 0 || hp.std[1] == 0 || hp.std[2] == 0 {
 		ld.fail(errors.New("clip.vision.image_std has a zero"))
 	}
+	// The blocks' activation, as llama.cpp reads it: GELU where the file
+	// says use_gelu, quick GELU where it says neither.
+	gelu, _ := ld.f.Bool("clip.use_gelu")
+	if silu, _ := ld.f.Bool("clip.use_silu"); silu {
+		ld.fail(fmt.Errorf("%w: the encoder's SiLU feed-forward layers (clip.use_silu) are not implemented", ErrUnsupported))
+	}
+	hp.quickGELU = !gelu
 	return hp
 }
 

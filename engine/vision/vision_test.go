@@ -1,21 +1,25 @@
 package vision
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"image"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"saji/engine/gguf"
 	"saji/engine/synth"
+	"saji/kernels/quant"
 )
 
-// tinyProjector writes and loads the tiny Gemma 3 projector.
-func tinyProjector(t testing.TB) *Projector {
+// tinyProjector writes and loads the projector of a tiny vision shape.
+func tinyProjector(t testing.TB, shape string) *Projector {
 	t.Helper()
-	vs, _ := synth.LookupVisionShape("tiny-gemma3-vision")
+	vs, _ := synth.LookupVisionShape(shape)
 	path := filepath.Join(t.TempDir(), "mmproj.gguf")
 	if err := synth.WriteProjector(context.Background(), path, vs, 1); err != nil {
 		t.Fatal(err)
@@ -35,30 +39,61 @@ func tinyProjector(t testing.TB) *Projector {
 // TestLoadRefuses checks that files Saji cannot run fail at Load with the
 // reason.
 func TestLoadRefuses(t *testing.T) {
+	// llava holds the keys of a LLaVA (mlp) projector with added keys.
+	llava := func(more map[string]any) map[string]any {
+		keys := map[string]any{"general.architecture": "clip", "clip.has_vision_encoder": true, "clip.projector_type": "mlp",
+			"clip.vision.image_size": uint32(64), "clip.vision.patch_size": uint32(8), "clip.vision.embedding_length": uint32(64),
+			"clip.vision.feed_forward_length": uint32(128), "clip.vision.block_count": uint32(2), "clip.vision.attention.head_count": uint32(4)}
+		maps.Copy(keys, more)
+		return keys
+	}
+	// smolvlm holds the keys of a SmolVLM (idefics3) projector with added
+	// keys.
+	smolvlm := func(more map[string]any) map[string]any {
+		keys := llava(map[string]any{"clip.projector_type": "idefics3", "clip.vision.projector.scale_factor": uint32(2)})
+		maps.Copy(keys, more)
+		return keys
+	}
 	tests := []struct {
-		name string
-		keys map[string]any
-		want string
+		name    string
+		keys    map[string]any
+		tensors []string
+		want    string
 	}{
-		{"a language model", map[string]any{"general.architecture": "llama"}, `architecture is "llama"`},
-		{"no vision encoder", map[string]any{"general.architecture": "clip", "clip.has_vision_encoder": false}, "no vision encoder"},
-		{"another projector", map[string]any{"general.architecture": "clip", "clip.has_vision_encoder": true, "clip.projector_type": "qwen2vl_merger"}, `"qwen2vl_merger" is not implemented`},
-		{"LLaVA's projector", map[string]any{"general.architecture": "clip", "clip.has_vision_encoder": true, "clip.projector_type": "mlp"}, `"mlp" is not implemented`},
-		{"SmolVLM's projector", map[string]any{"general.architecture": "clip", "clip.has_vision_encoder": true, "clip.vision.projector_type": "idefics3"}, `"idefics3" is not implemented`},
+		{"a language model", map[string]any{"general.architecture": "llama"}, nil, `architecture is "llama"`},
+		{"no vision encoder", map[string]any{"general.architecture": "clip", "clip.has_vision_encoder": false}, nil, "no vision encoder"},
+		{"another projector", map[string]any{"general.architecture": "clip", "clip.has_vision_encoder": true, "clip.projector_type": "qwen2vl_merger"}, nil, `"qwen2vl_merger" is not implemented`},
+		{"Qwen2-VL's projector", map[string]any{"general.architecture": "clip", "clip.has_vision_encoder": true, "clip.vision.projector_type": "qwen2vl_merger"}, nil, `"qwen2vl_merger" is not implemented`},
+		{"SmolVLM without a pixel shuffle", smolvlm(map[string]any{"clip.vision.projector.scale_factor": uint32(1)}), nil, "scale factor is 1, not a pixel shuffle"},
+		{"SmolVLM with too long an edge", smolvlm(map[string]any{"clip.vision.preproc_image_size": uint32(64 * 9)}), nil, "makes 82 squares of 64 (at most 65)"},
+		{"odd pinpoints", llava(map[string]any{"clip.vision.image_grid_pinpoints": []int32{128, 64, 64}}), nil, "pinpoints must be width, height pairs"},
+		{"a pinpoint off the squares", llava(map[string]any{"clip.vision.image_grid_pinpoints": []int32{128, 64, 100, 64}}), nil, "the pinpoint 100×64 is not a grid"},
+		{"a pinpoint of too many squares", llava(map[string]any{"clip.vision.image_grid_pinpoints": []int32{64 * 5, 64 * 4}}), nil, "the pinpoint 320×256 is not a grid of at most 16"},
+		{"Yi-VL's normalized MLP", llava(nil), []string{"mm.3.weight"}, "mm.3 (Yi-VL"},
+		{"no pinpoints in the list", llava(map[string]any{"clip.vision.image_grid_pinpoints": []int32{}}), nil, "v.patch_embd.weight is missing"},
+		{"stacked feature layers", llava(map[string]any{"clip.vision.feature_layer": []int32{1, 2}}), nil, "several layers"},
+		{"a feature layer past the blocks", llava(map[string]any{"clip.vision.feature_layer": []int32{3}}), nil, "feature_layer must be one layer of 0..2"},
+		{"SiLU blocks", llava(map[string]any{"clip.use_silu": true}), nil, "clip.use_silu"},
+		{"LLaVA without its projector", llava(nil), nil, "v.patch_embd.weight is missing"},
 		{"no tensors", map[string]any{"general.architecture": "clip", "clip.has_vision_encoder": true, "clip.projector_type": "gemma3",
 			"clip.vision.image_size": uint32(64), "clip.vision.patch_size": uint32(8), "clip.vision.embedding_length": uint32(64),
 			"clip.vision.feed_forward_length": uint32(128), "clip.vision.block_count": uint32(1), "clip.vision.attention.head_count": uint32(4)},
-			"v.patch_embd.weight is missing"},
+			nil, "v.patch_embd.weight is missing"},
 		{"a bad patch size", map[string]any{"general.architecture": "clip", "clip.has_vision_encoder": true, "clip.projector_type": "gemma3",
 			"clip.vision.image_size": uint32(64), "clip.vision.patch_size": uint32(7), "clip.vision.embedding_length": uint32(64),
 			"clip.vision.feed_forward_length": uint32(128), "clip.vision.block_count": uint32(1), "clip.vision.attention.head_count": uint32(4)},
-			"not a whole number"},
+			nil, "not a whole number"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			w := gguf.NewWriter()
 			for k, v := range tt.keys {
 				if err := w.Set(k, v); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, name := range tt.tensors {
+				if err := w.AddTensor(name, quant.TypeF32, []int64{1}, make([]byte, 4)); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -75,37 +110,95 @@ func TestLoadRefuses(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("Load: %v, want an error saying %q", err, tt.want)
 			}
-			if tt.name != "no tensors" && !errors.Is(err, ErrUnsupported) {
+			// A broken file is an error of its own; a file Saji cannot run
+			// wraps ErrUnsupported.
+			broken := strings.Contains(tt.want, "is missing") || strings.Contains(tt.want, "must be") || strings.Contains(tt.want, "pinpoint")
+			if !broken && !errors.Is(err, ErrUnsupported) {
 				t.Errorf("the error %v does not wrap ErrUnsupported", err)
 			}
 		})
 	}
 }
 
-// TestEncode checks the projector's shape and that Encode counts its runs
+// TestEncode checks each projector's shape and markers, the size of a
+// picture's embeddings, and that Encode counts its runs (one a picture)
 // and refuses empty pictures.
 func TestEncode(t *testing.T) {
-	p := tinyProjector(t)
-	if p.Type() != "gemma3" || p.Tokens() != 16 || p.Embd() != 256 {
-		t.Fatalf("type %s, %d tokens of %d", p.Type(), p.Tokens(), p.Embd())
+	tests := []struct {
+		shape, typ string
+		tokens     int
+		// squares is the number of encoder squares of a 3×200 picture:
+		// LLaVA 1.6 and SmolVLM cut it into two stacked, and add the
+		// overview.
+		squares    int
+		begin, end string
+		nonCausal  bool
+	}{
+		{"tiny-gemma3-vision", "gemma3", 16, 1, "<start_of_image>", "<end_of_image>", true},
+		{"tiny-llava-vision", "mlp", 64, 1, "", "", false},
+		{"tiny-llava16-vision", "mlp", 64, 3, "", "", false},
+		{"tiny-smolvlm-vision", "idefics3", 16, 3, "", "", false},
 	}
-	if b, e := p.Markers(); b != "<start_of_image>" || e != "<end_of_image>" {
-		t.Errorf("markers %q %q", b, e)
+	for _, tt := range tests {
+		t.Run(tt.shape, func(t *testing.T) {
+			p := tinyProjector(t, tt.shape)
+			if p.Type() != tt.typ || p.Tokens() != tt.tokens || p.Embd() != 256 || p.NonCausal() != tt.nonCausal {
+				t.Fatalf("type %s, %d tokens of %d, non-causal %v", p.Type(), p.Tokens(), p.Embd(), p.NonCausal())
+			}
+			if b, e := p.Markers(); b != tt.begin || e != tt.end {
+				t.Errorf("markers %q %q", b, e)
+			}
+			if _, err := p.Encode(context.Background(), image.NewNRGBA(image.Rect(0, 0, 0, 0))); err == nil {
+				t.Error("an empty picture was encoded")
+			}
+			emb, err := p.Encode(context.Background(), synth.Picture(3, 200))
+			if err != nil || len(emb) != tt.squares*tt.tokens*256 {
+				t.Fatalf("Encode: %d values, %v", len(emb), err)
+			}
+			if p.Runs() != 1 {
+				t.Errorf("Runs is %d after one encoding", p.Runs())
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			if _, err := p.Encode(ctx, synth.Picture(8, 8)); !errors.Is(err, context.Canceled) {
+				t.Errorf("a cancelled Encode: %v", err)
+			}
+		})
 	}
-	if _, err := p.Encode(context.Background(), image.NewNRGBA(image.Rect(0, 0, 0, 0))); err == nil {
-		t.Error("an empty picture was encoded")
+}
+
+// TestResizeBicubic checks mtmd's bicubic resize on pictures whose
+// result is known: the same size gives the picture back, a flat colour
+// stays flat, and a horizontal ramp stays a ramp (every row the same,
+// the values never falling).
+func TestResizeBicubic(t *testing.T) {
+	ramp := RGB{W: 40, H: 10, Pix: make([]uint8, 3*40*10)}
+	for i := range ramp.Pix {
+		ramp.Pix[i] = uint8(6 * (i / 3 % 40))
 	}
-	emb, err := p.Encode(context.Background(), synth.Picture(3, 200))
-	if err != nil || len(emb) != 16*256 {
-		t.Fatalf("Encode: %d values, %v", len(emb), err)
+	flat := RGB{W: 30, H: 20, Pix: make([]uint8, 3*30*20)}
+	for i := range flat.Pix {
+		flat.Pix[i] = 77
 	}
-	if p.Runs() != 1 {
-		t.Errorf("Runs is %d after one encoding", p.Runs())
+	pic := ToRGB(synth.Picture(23, 17))
+	if got := pic.resizeBicubic(23, 17); !slices.Equal(got.Pix, pic.Pix) {
+		t.Error("resizing to the same size changed the picture")
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if _, err := p.Encode(ctx, synth.Picture(8, 8)); !errors.Is(err, context.Canceled) {
-		t.Errorf("a cancelled Encode: %v", err)
+	for _, sz := range [][2]int{{13, 9}, {64, 36}, {1, 1}} {
+		if got := flat.resizeBicubic(sz[0], sz[1]); slices.ContainsFunc(got.Pix, func(v uint8) bool { return v != 77 }) {
+			t.Errorf("a flat picture resized to %v is not flat", sz)
+		}
+	}
+	got := ramp.resizeBicubic(25, 7)
+	for y := range got.H {
+		for x := range got.W {
+			if !slices.Equal(got.at(x, y), got.at(x, 0)) {
+				t.Fatalf("row %d differs from row 0 at %d", y, x)
+			}
+			if x > 0 && got.at(x, y)[0] < got.at(x-1, y)[0] {
+				t.Fatalf("the ramp falls at %d: %d after %d", x, got.at(x, y)[0], got.at(x-1, y)[0])
+			}
+		}
 	}
 }
 
@@ -143,5 +236,122 @@ func TestFitBilinear(t *testing.T) {
 		if lit != tt.nw*tt.nh {
 			t.Errorf("%dx%d into %d: %d pixels lit, want %d×%d", tt.w, tt.h, tt.size, lit, tt.nw, tt.nh)
 		}
+	}
+}
+
+// TestFeatureLayer checks how many blocks LLaVA's encoder runs, as
+// llama.cpp's graph takes them: all but the last where the file names no
+// feature layer, up to the one it names otherwise.
+func TestFeatureLayer(t *testing.T) {
+	tests := []struct {
+		name string
+		keys map[string]any
+		want int
+		err  bool
+	}{
+		{"none named", nil, 2, false},
+		{"an empty list", map[string]any{"clip.vision.feature_layer": []int32{}}, 2, false},
+		{"the last block's output", map[string]any{"clip.vision.feature_layer": []int32{3}}, 3, false},
+		{"the input", map[string]any{"clip.vision.feature_layer": []int32{0}}, 0, false},
+		{"past the blocks", map[string]any{"clip.vision.feature_layer": []int32{4}}, 0, true},
+		{"negative", map[string]any{"clip.vision.feature_layer": []int32{-1}}, 0, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := gguf.NewWriter()
+			for k, v := range tt.keys {
+				if err := w.Set(k, v); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var buf bytes.Buffer
+			if _, err := w.Encode(context.Background(), &buf); err != nil {
+				t.Fatal(err)
+			}
+			f, err := gguf.OpenBytes(buf.Bytes())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			ld := &loader{f: f}
+			if got := ld.featureLayer(3); got != tt.want || (ld.err != nil) != tt.err {
+				t.Errorf("%d blocks, error %v; want %d, an error %v", got, ld.err, tt.want, tt.err)
+			}
+		})
+	}
+}
+
+// TestAnyres checks LLaVA 1.6's squares for pictures of several shapes,
+// as mtmd picks the pinpoint: the one that keeps most of the picture,
+// then the one that wastes least.
+func TestAnyres(t *testing.T) {
+	pinpoints := [][2]int{{128, 64}, {64, 128}, {128, 128}}
+	tests := []struct {
+		w, h    int
+		best    [2]int
+		squares int
+	}{
+		{50, 40, [2]int{}, 1}, // within the square: the overview only
+		{64, 64, [2]int{}, 1}, // the square itself
+		{90, 50, [2]int{128, 64}, 3},
+		{70, 150, [2]int{64, 128}, 3},
+		{200, 190, [2]int{128, 128}, 5},
+		{3, 200, [2]int{64, 128}, 3}, // 64×128 and 128×128 keep as much: the smaller wastes less
+	}
+	for _, tt := range tests {
+		if tt.best != [2]int{} {
+			if got := bestResolution(tt.w, tt.h, pinpoints); got != tt.best {
+				t.Errorf("%dx%d: pinpoint %v, want %v", tt.w, tt.h, got, tt.best)
+			}
+		}
+		sq := ToRGB(synth.Picture(tt.w, tt.h)).anyres(64, pinpoints)
+		if len(sq) != tt.squares {
+			t.Errorf("%dx%d: %d squares, want %d", tt.w, tt.h, len(sq), tt.squares)
+		}
+		for _, s := range sq {
+			if s.W != 64 || s.H != 64 || len(s.Pix) != 3*64*64 {
+				t.Errorf("%dx%d: a square of %dx%d", tt.w, tt.h, s.W, s.H)
+			}
+		}
+	}
+}
+
+// TestPixelShuffle checks SmolVLM's pixel shuffle on a 4 × 4 grid of
+// one-value patches numbered row after row: each 2 × 2 window becomes a
+// row of its upper patches then its lower ones, the windows row after
+// row.
+func TestPixelShuffle(t *testing.T) {
+	h := make([]float32, 16)
+	for i := range h {
+		h[i] = float32(i)
+	}
+	want := []float32{0, 1, 4, 5, 2, 3, 6, 7, 8, 9, 12, 13, 10, 11, 14, 15}
+	if got := pixelShuffle(h, 1, 4, 2); !slices.Equal(got, want) {
+		t.Errorf("pixelShuffle: %v, want %v", got, want)
+	}
+}
+
+// TestLayout checks a picture's place in the prompt for each projector:
+// its embeddings' runs and SmolVLM's markers around its squares.
+func TestLayout(t *testing.T) {
+	g := tinyProjector(t, "tiny-gemma3-vision")
+	if got := g.Layout(300, 20); !slices.Equal(got, []Part{{Text: "<start_of_image>"}, {N: 16}, {Text: "<end_of_image>"}}) {
+		t.Errorf("Gemma 3: %v", got)
+	}
+	l := tinyProjector(t, "tiny-llava16-vision")
+	if got := l.Layout(90, 50); !slices.Equal(got, []Part{{N: 64}, {N: 64}, {N: 64}}) {
+		t.Errorf("LLaVA 1.6, 90×50: %v", got)
+	}
+	s := tinyProjector(t, "tiny-smolvlm-vision")
+	want := []Part{
+		{Text: "<fake_token_around_image><row_1_col_1>"}, {N: 16}, {Token: "\n"},
+		{Text: "<fake_token_around_image><row_2_col_1>"}, {N: 16},
+		{Token: "\n\n"}, {Token: "<fake_token_around_image>"}, {Token: "<global-img>"}, {N: 16}, {Token: "<fake_token_around_image>"},
+	}
+	if got := s.Layout(40, 100); !slices.Equal(got, want) {
+		t.Errorf("SmolVLM, 40×100: %v, want %v", got, want)
+	}
+	if got := s.WholeTokens(); len(got) != 4 {
+		t.Errorf("SmolVLM's whole tokens: %q", got)
 	}
 }

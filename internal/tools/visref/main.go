@@ -41,13 +41,34 @@ type Case struct {
 // Name is the figures' file name without .json.
 func (c Case) Name() string { return fmt.Sprintf("%s-%s-%dx%d", c.Model.Shape, c.Model.Type, c.W, c.H) }
 
-// Cases lists the references: a picture of the encoder's size (no
-// resize) and one that is resized and padded.
+// Cases lists the references: for each fixed-size projector a picture of
+// the encoder's size (no resize) and one that is resized and padded; for
+// LLaVA 1.6 pictures of one, three and three squares; for SmolVLM two
+// pictures cut into squares.
 var Cases = []Case{
 	{Model: synth.Recipe{Shape: "tiny-gemma3-vision", Type: "f32", Seed: 1, Vocab: "vocab/tok512-spm.vocab.gguf"},
 		ProjectorSeed: 1, W: 64, H: 64, Prompt: "the cat <__media__> sat on"},
 	{Model: synth.Recipe{Shape: "tiny-gemma3-vision", Type: "f32", Seed: 1, Vocab: "vocab/tok512-spm.vocab.gguf"},
 		ProjectorSeed: 1, W: 90, H: 50, Prompt: "a cat <__media__> the mat"},
+	{Model: synth.Recipe{Shape: "tiny-llava-vision", Type: "f32", Seed: 1, Vocab: "vocab/tok512-spm.vocab.gguf"},
+		ProjectorSeed: 1, W: 64, H: 64, Prompt: "the cat <__media__> sat on"},
+	{Model: synth.Recipe{Shape: "tiny-llava-vision", Type: "f32", Seed: 1, Vocab: "vocab/tok512-spm.vocab.gguf"},
+		ProjectorSeed: 1, W: 90, H: 50, Prompt: "a cat <__media__> the mat"},
+	// LLaVA 1.6: a picture within the square (only its overview) and two
+	// beyond it, cut into two squares side by side and two stacked.
+	{Model: synth.Recipe{Shape: "tiny-llava16-vision", Type: "f32", Seed: 1, Vocab: "vocab/tok512-spm.vocab.gguf"},
+		ProjectorSeed: 1, W: 50, H: 40, Prompt: "the cat <__media__> sat on"},
+	{Model: synth.Recipe{Shape: "tiny-llava16-vision", Type: "f32", Seed: 1, Vocab: "vocab/tok512-spm.vocab.gguf"},
+		ProjectorSeed: 1, W: 90, H: 50, Prompt: "a cat <__media__> the mat"},
+	{Model: synth.Recipe{Shape: "tiny-llava16-vision", Type: "f32", Seed: 1, Vocab: "vocab/tok512-spm.vocab.gguf"},
+		ProjectorSeed: 1, W: 70, H: 150, Prompt: "a cat <__media__> the mat"},
+	// SmolVLM (idefics3), over the mini vocabulary with its markers: a
+	// picture scaled up to 128×128 (four squares and the overview) and
+	// one to 64×128 (two and the overview).
+	{Model: synth.Recipe{Shape: "tiny-smolvlm-vision", Type: "f32", Seed: 1},
+		ProjectorSeed: 1, W: 90, H: 50, Prompt: "the cat <__media__> sat on"},
+	{Model: synth.Recipe{Shape: "tiny-smolvlm-vision", Type: "f32", Seed: 1},
+		ProjectorSeed: 1, W: 40, H: 100, Prompt: "a cat <__media__> the mat"},
 }
 
 func main() {
