@@ -280,7 +280,7 @@ func BenchmarkRepackGemv(b *testing.B) {
 	}
 }
 
-// TestRepackMatMul checks matrix products with repacked Q4_K, Q8_0, MXFP4, Q6_K and Q2_K
+// TestRepackMatMul checks matrix products with repacked Q4_K, Q8_0, MXFP4, Q6_K, Q2_K and Q3_K
 // weights bit for bit against the same weights in the file's layout and
 // against the pure-Go oracle, on every kernel set the CPU runs, on one and
 // two threads: weight row counts that are and are not multiples of four
@@ -301,7 +301,7 @@ func TestRepackMatMul(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, typ := range []quant.Type{quant.TypeQ4_K, quant.TypeQ8_0, quant.TypeMXFP4, quant.TypeQ6_K, quant.TypeQ2_K} {
+			for _, typ := range []quant.Type{quant.TypeQ4_K, quant.TypeQ8_0, quant.TypeMXFP4, quant.TypeQ6_K, quant.TypeQ2_K, quant.TypeQ3_K} {
 				for _, s := range shapes {
 					data := make([]byte, s.m*s.k/typ.BlockSize()*typ.TypeSize())
 					if err := quant.Quantize(typ, randn(rng, s.k*s.m, 1/math.Sqrt(float64(s.k))), data); err != nil {
@@ -416,6 +416,7 @@ func TestRepackSkips(t *testing.T) {
 		{"three rows", false, quant.TypeQ4_K, 3, "on", 8 << 30, false},
 		{"Q6_K by default where read whole", false, quant.TypeQ6_K, 16, "", 8 << 30, New(1).k.packed[quant.TypeQ6_K].whole()},
 		{"Q2_K by default where read whole", false, quant.TypeQ2_K, 16, "", 8 << 30, New(1).k.packed[quant.TypeQ2_K].whole()},
+		{"Q3_K by default where read whole", false, quant.TypeQ3_K, 16, "", 8 << 30, New(1).k.packed[quant.TypeQ3_K].whole()},
 		{"Q5_K: no layout", false, quant.TypeQ5_K, 16, "on", 8 << 30, false},
 		{"pure Go", true, quant.TypeQ4_K, 16, "on", 8 << 30, false},
 	}

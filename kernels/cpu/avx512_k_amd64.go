@@ -34,6 +34,7 @@ func addAVX512K(k *kernelSet) {
 	k.packed[quant.TypeQ4_K] = q4KX16
 	k.packed[quant.TypeQ6_K] = q6KX16
 	k.packed[quant.TypeQ2_K] = q2KX16
+	k.packed[quant.TypeQ3_K] = q3KX16
 }
 
 // tileQ4K512 computes a tileRowsK×4 tile of Q4_K outputs as tileQ4K does,

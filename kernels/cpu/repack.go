@@ -27,16 +27,17 @@ import (
 // made decode faster (Q4_K_M 29-35 t/s against 29) but each repacked
 // weight took its memory twice.
 //
-// Sixteen rows in a layout of their own (AVX-512 VNNI: Q4_K, Q6_K, Q2_K
-// and MXFP4, see avx512_q*kx16_amd64.go and avx512_mxfp4x16_amd64.go),
-// whose kernels do half the work per weight or less of the file layout's
-// (measured 2-2.6x on Q4_K, 2.8x on Q2_K, 3-4.7x on MXFP4): decode and
-// prompts both read the copy, so the loader releases the file's bytes
-// (Release) and the copy takes the weight's place (Q4_K's is 2.8% larger,
-// the others the same size). These are on by default for dense weights
-// and for MXFP4 experts (SAJI_REPACK=off turns them off; RepackExpert says
-// why the other experts wait). The arithmetic is the oracle's in every
-// layout, so every output is the same float.
+// Sixteen rows in a layout of their own (AVX-512 VNNI: Q4_K, Q6_K, Q2_K,
+// Q3_K and MXFP4, see avx512_q*kx16_amd64.go and
+// avx512_mxfp4x16_amd64.go), whose kernels do half the work per weight or
+// less of the file layout's (measured 2-2.6x on Q4_K, 2.8x on Q2_K, 2x on
+// Q3_K, 3-4.7x on MXFP4): decode and prompts both read the copy, so the
+// loader releases the file's bytes (Release) and the copy takes the
+// weight's place (Q4_K's is 2.8% larger, Q3_K's a third, the others the
+// same size). These are on by default for dense weights and for MXFP4
+// experts (SAJI_REPACK=off turns them off; RepackExpert says why the other
+// experts wait). The arithmetic is the oracle's in every layout, so every
+// output is the same float.
 
 // interleaveRows is the number of weight rows an interleaved weight takes
 // block by block.

@@ -17,7 +17,7 @@ import (
 // with weights (about 96 MB, k = 4096) that stream from memory as a real
 // model's do. ns/op over n=1's is what a batch of n costs in decode steps.
 func BenchmarkSmallBatch(b *testing.B) {
-	smallBatchTypes := []quant.Type{quant.TypeQ8_0, quant.TypeQ4_K, quant.TypeQ6_K, quant.TypeQ2_K, quant.TypeF16}
+	smallBatchTypes := []quant.Type{quant.TypeQ8_0, quant.TypeQ4_K, quant.TypeQ6_K, quant.TypeQ2_K, quant.TypeQ3_K, quant.TypeF16}
 	threads := 2
 	if s := os.Getenv("SAJI_BENCH_THREADS"); s != "" {
 		threads, _ = strconv.Atoi(s)
