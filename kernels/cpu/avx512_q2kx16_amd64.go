@@ -71,30 +71,8 @@ var q2KX16 = packedKernel{
 }
 
 // tileQ2KX16 computes a group's sixteen rows × 4 activation rows from the
-// sixteen-row layout, each activation row in the order of its a.gemm bit:
-// the four in one pass when all take the gemm order (as the product's
-// tiles do), otherwise row by row (a gemm row runs the four-row kernel on
-// four copies of itself).
-func tileQ2KX16(a *tileArgs) {
-	switch {
-	case a.n == 0:
-	case a.gemm&15 == 15:
-		gemmQ2KX16AVX512(a, x16Rows)
-		return
-	}
-	for j := range 4 {
-		r := *a
-		r.x = unsafe.Add(a.x, j*a.xstride)
-		r.out = (*float32)(unsafe.Add(unsafe.Pointer(a.out), 4*j*a.ostride))
-		switch {
-		case a.gemm&(1<<j) == 0 || a.n == 0:
-			gemvQ2KX16(&r, x16Rows)
-		default:
-			r.xstride, r.ostride = 0, 0
-			gemmQ2KX16AVX512(&r, x16Rows)
-		}
-	}
-}
+// sixteen-row layout (x16Tile: the product's tiles take the gemm order).
+func tileQ2KX16(a *tileArgs) { x16Tile(a, gemmQ2KX16AVX512, nil, gemvQ2KX16) }
 
 // packQ2KX16 writes groups [glo, ghi) of sixteen Q2_K rows of nb
 // super-blocks from src (the file's layout) into dst in the sixteen-row

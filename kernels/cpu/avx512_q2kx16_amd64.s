@@ -1,121 +1,23 @@
 #include "textflag.h"
 #include "x16_amd64.h"
 
-// The sixteen-row Q2_K decode kernel (avx512_q2kx16_amd64.go). Every
-// int32 lane is one weight row.
+// The sixteen-row Q2_K kernels (avx512_q2kx16_amd64.go). Every int32 lane
+// is one weight row. A sub-block's sum goes into the row's integer sum
+// times its scale with vpdpwssd (the sum's low int16 against the scale's
+// zero-extended dword), its minimums times the activations' sum of the
+// sub-block likewise (bsum[G], the low half of the dword at 260+2G).
 
-// Q2SUB(G) adds sub-block G of the super-block (at SI; its activations at
-// DI) to Z0, the rows' integer sums (each sub-block's sum times its scale,
-// vpdpwssd on the sum's low int16 and the scale's zero-extended dword),
-// and its minimums times the activations' sum of the sub-block to Z1
-// (bsum[G] in the low half of the dword at 260+2G, against the minimum's
-// zero-extended dword). Z30 holds 0x03 in every byte, Z31 0x0f; Z2-Z5 and
-// Z8-Z12 are scratch.
-#define Q2SUB(G) \
-	VMOVDQU64     320+64*G(SI), Z8; \
-	VPANDD        Z8, Z30, Z9; \
-	VPSRLW        $2, Z8, Z10; \
-	VPANDD        Z10, Z30, Z10; \
-	VPSRLW        $4, Z8, Z11; \
-	VPANDD        Z11, Z30, Z11; \
-	VPSRLW        $6, Z8, Z12; \
-	VPANDD        Z12, Z30, Z12; \
-	VPXORD        Z2, Z2, Z2; \
-	VPDPBUSD.BCST 4+16*G(DI), Z9, Z2; \
-	VPDPBUSD.BCST 8+16*G(DI), Z10, Z2; \
-	VPDPBUSD.BCST 12+16*G(DI), Z11, Z2; \
-	VPDPBUSD.BCST 16+16*G(DI), Z12, Z2; \
-	VPMOVZXBD     64+16*G(SI), Z3; \
-	VPANDD        Z3, Z31, Z4; \
-	VPDPWSSD      Z4, Z2, Z0; \
-	VPSRLD        $4, Z3, Z5; \
-	VPDPWSSD.BCST 260+2*G(DI), Z5, Z1
-
-// Q2SUBLAST is Q2SUB(15), whose minimums take bsum[15] from the high half
-// of the dword at 288 (the dword at 290 would read past the block).
-#define Q2SUBLAST \
-	VMOVDQU64     320+64*15(SI), Z8; \
-	VPANDD        Z8, Z30, Z9; \
-	VPSRLW        $2, Z8, Z10; \
-	VPANDD        Z10, Z30, Z10; \
-	VPSRLW        $4, Z8, Z11; \
-	VPANDD        Z11, Z30, Z11; \
-	VPSRLW        $6, Z8, Z12; \
-	VPANDD        Z12, Z30, Z12; \
-	VPXORD        Z2, Z2, Z2; \
-	VPDPBUSD.BCST 4+16*15(DI), Z9, Z2; \
-	VPDPBUSD.BCST 8+16*15(DI), Z10, Z2; \
-	VPDPBUSD.BCST 12+16*15(DI), Z11, Z2; \
-	VPDPBUSD.BCST 16+16*15(DI), Z12, Z2; \
-	VPMOVZXBD     64+16*15(SI), Z3; \
-	VPANDD        Z3, Z31, Z4; \
-	VPDPWSSD      Z4, Z2, Z0; \
-	VPSRLD        $4, Z3, Z5; \
-	VPSLLD        $16, Z5, Z5; \
-	VPDPWSSD.BCST 288(DI), Z5, Z1
-
-// gemvQ2KX16AVX512(a *tileArgs, rows int): SI the packed blocks, DI the
-// activation super-block, CX super-blocks left, BX the outputs, DX rows
-// left; Z0 the integer sums, Z1 the minimums' sum, Z28 acc, Z29 accMin.
-TEXT ·gemvQ2KX16AVX512(SB), NOSPLIT, $0-16
-	X16ARGS
-	MOVL         $0x03030303, AX
-	VPBROADCASTD AX, Z30
-
-q2group:
-	MOVQ   R13, DI
-	MOVQ   R14, CX
-	VPXORD Z28, Z28, Z28
-	VPXORD Z29, Z29, Z29
-
-q2block:
-	VPXORD Z0, Z0, Z0
-	VPXORD Z1, Z1, Z1
-	Q2SUB(0)
-	Q2SUB(1)
-	Q2SUB(2)
-	Q2SUB(3)
-	Q2SUB(4)
-	Q2SUB(5)
-	Q2SUB(6)
-	Q2SUB(7)
-	Q2SUB(8)
-	Q2SUB(9)
-	Q2SUB(10)
-	Q2SUB(11)
-	Q2SUB(12)
-	Q2SUB(13)
-	Q2SUB(14)
-	Q2SUBLAST
-
-	// [d, dmin]·x.d, one fused multiply-add each.
-	VCVTDQ2PS   Z0, Z0
-	VCVTDQ2PS   Z1, Z1
-	VCVTPH2PS   0(SI), Z24
-	VCVTPH2PS   32(SI), Z25
-	VMULPS.BCST 0(DI), Z24, Z24
-	VMULPS.BCST 0(DI), Z25, Z25
-	VFMADD231PS Z0, Z24, Z28
-	VFMADD231PS Z1, Z25, Z29
-
-	ADDQ $1344, SI
-	ADDQ $292, DI
-	DECQ CX
-	JNZ  q2block
-
-	VSUBPS  Z29, Z28, Z28
-	VMOVUPS Z28, (BX)
-	ADDQ    $64, BX
-	SUBQ    $16, DX
-	JNZ     q2group
-	VZEROUPPER
-	RET
+// Q2AHEAD is how far ahead of the super-block in use (four super-blocks)
+// each sub-block prefetches its share of the weights.
+#define Q2AHEAD 5376
 
 // Q2PLANES(G) loads sub-block G's quants of the sixteen rows as four
 // planes of unsigned bytes (Z16-Z19: elements 4p..4p+3 of each row in
 // plane p), its scales into Z22 and its minimums into Z23 as
 // zero-extended dwords (for G = 15, the minimums in the high int16).
 #define Q2PLANES(G) \
+	PREFETCHT0 Q2AHEAD+84*G(SI); \
+	PREFETCHT0 Q2AHEAD+84*G+64(SI); \
 	VMOVDQU64 320+64*G(SI), Z20; \
 	VPANDD    Z20, Z30, Z16; \
 	VPSRLW    $2, Z20, Z17; \
@@ -287,5 +189,80 @@ q2mblock:
 	X16STORE4
 	SUBQ $16, DX
 	JNZ  q2mgroup
+	VZEROUPPER
+	RET
+
+// gemvQ2KX16AVX512(a *tileArgs, rows int): SI the packed blocks, DI the
+// activation super-block, CX super-blocks left, BX the outputs, DX rows
+// left; Z0 the integer sums, Z1 the minimums' sum, Z28 acc, Z29 accMin.
+// Z30 holds 0x03 in every byte, Z31 0x0f.
+TEXT ·gemvQ2KX16AVX512(SB), NOSPLIT, $0-16
+	X16ARGS
+	MOVL         $0x03030303, AX
+	VPBROADCASTD AX, Z30
+
+q2group:
+	MOVQ   R13, DI
+	MOVQ   R14, CX
+	VPXORD Z28, Z28, Z28
+	VPXORD Z29, Z29, Z29
+
+q2block:
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	Q2PLANES(0)
+	Q2ROW(0, (DI), Z0, Z1)
+	Q2PLANES(1)
+	Q2ROW(1, (DI), Z0, Z1)
+	Q2PLANES(2)
+	Q2ROW(2, (DI), Z0, Z1)
+	Q2PLANES(3)
+	Q2ROW(3, (DI), Z0, Z1)
+	Q2PLANES(4)
+	Q2ROW(4, (DI), Z0, Z1)
+	Q2PLANES(5)
+	Q2ROW(5, (DI), Z0, Z1)
+	Q2PLANES(6)
+	Q2ROW(6, (DI), Z0, Z1)
+	Q2PLANES(7)
+	Q2ROW(7, (DI), Z0, Z1)
+	Q2PLANES(8)
+	Q2ROW(8, (DI), Z0, Z1)
+	Q2PLANES(9)
+	Q2ROW(9, (DI), Z0, Z1)
+	Q2PLANES(10)
+	Q2ROW(10, (DI), Z0, Z1)
+	Q2PLANES(11)
+	Q2ROW(11, (DI), Z0, Z1)
+	Q2PLANES(12)
+	Q2ROW(12, (DI), Z0, Z1)
+	Q2PLANES(13)
+	Q2ROW(13, (DI), Z0, Z1)
+	Q2PLANES(14)
+	Q2ROW(14, (DI), Z0, Z1)
+	Q2PLANES(15)
+	VPSLLD $16, Z23, Z23
+	Q2ROWLAST((DI), Z0, Z1)
+
+	// [d, dmin]·x.d, one fused multiply-add each.
+	VCVTDQ2PS   Z0, Z0
+	VCVTDQ2PS   Z1, Z1
+	VCVTPH2PS   0(SI), Z24
+	VCVTPH2PS   32(SI), Z25
+	VMULPS.BCST 0(DI), Z24, Z24
+	VMULPS.BCST 0(DI), Z25, Z25
+	VFMADD231PS Z0, Z24, Z28
+	VFMADD231PS Z1, Z25, Z29
+
+	ADDQ $1344, SI
+	ADDQ $292, DI
+	DECQ CX
+	JNZ  q2block
+
+	VSUBPS  Z29, Z28, Z28
+	VMOVUPS Z28, (BX)
+	ADDQ    $64, BX
+	SUBQ    $16, DX
+	JNZ     q2group
 	VZEROUPPER
 	RET

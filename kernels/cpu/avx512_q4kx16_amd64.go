@@ -108,17 +108,25 @@ func gemvQ4KX16(a *tileArgs, rows int) {
 }
 
 // tileQ4KX16 computes a group's sixteen rows × 4 activation rows from
-// the sixteen-row layout, each activation row in the order of its a.gemm
-// bit: the four in one pass when all take the same order, otherwise row
-// by row (a gemm row runs the four-row kernel on four copies of itself).
+// the sixteen-row layout (x16Tile).
 func tileQ4KX16(a *tileArgs) {
+	x16Tile(a, gemmQ4KX16AVX512, tileQ4KX16AVX512, gemvQ4KX16)
+}
+
+// x16Tile computes a group's sixteen rows × 4 activation rows from a
+// sixteen-row layout, each activation row in the order of its a.gemm bit:
+// the four in one pass when all take the gemm order (gemm), or all the
+// gemv order and the layout has a four-row kernel of it (plain);
+// otherwise row by row, a gemm row on the four-row gemm kernel run on four
+// copies of itself, a gemv row on the decode kernel.
+func x16Tile(a *tileArgs, gemm, plain, gemv func(a *tileArgs, rows int)) {
 	switch {
 	case a.n == 0:
 	case a.gemm&15 == 15:
-		gemmQ4KX16AVX512(a, x16Rows)
+		gemm(a, x16Rows)
 		return
-	case a.gemm&15 == 0:
-		tileQ4KX16AVX512(a, x16Rows)
+	case a.gemm&15 == 0 && plain != nil:
+		plain(a, x16Rows)
 		return
 	}
 	for j := range 4 {
@@ -127,10 +135,10 @@ func tileQ4KX16(a *tileArgs) {
 		r.out = (*float32)(unsafe.Add(unsafe.Pointer(a.out), 4*j*a.ostride))
 		switch {
 		case a.gemm&(1<<j) == 0 || a.n == 0:
-			gemvQ4KX16(&r, x16Rows)
+			gemv(&r, x16Rows)
 		default:
 			r.xstride, r.ostride = 0, 0
-			gemmQ4KX16AVX512(&r, x16Rows)
+			gemm(&r, x16Rows)
 		}
 	}
 }

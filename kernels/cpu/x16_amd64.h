@@ -62,3 +62,38 @@
 	MOVQ R13, DI; \
 	MOVQ R14, CX; \
 	X16ZERO8TO15
+
+// X16LANES8 adds the eight integer lanes Z0-Z7 of the super-block (the
+// lane kernels: Q6_K, Q3_K), converted and scaled by d (F16 at 0(SI))
+// times x.d (0(DI)), to their accumulators Z8-Z15, one fused multiply-add
+// per lane. Z16 is scratch.
+#define X16LANES8 \
+	VCVTPH2PS   0(SI), Z16; \
+	VMULPS.BCST 0(DI), Z16, Z16; \
+	VCVTDQ2PS   Z0, Z0; \
+	VFMADD231PS Z0, Z16, Z8; \
+	VCVTDQ2PS   Z1, Z1; \
+	VFMADD231PS Z1, Z16, Z9; \
+	VCVTDQ2PS   Z2, Z2; \
+	VFMADD231PS Z2, Z16, Z10; \
+	VCVTDQ2PS   Z3, Z3; \
+	VFMADD231PS Z3, Z16, Z11; \
+	VCVTDQ2PS   Z4, Z4; \
+	VFMADD231PS Z4, Z16, Z12; \
+	VCVTDQ2PS   Z5, Z5; \
+	VFMADD231PS Z5, Z16, Z13; \
+	VCVTDQ2PS   Z6, Z6; \
+	VFMADD231PS Z6, Z16, Z14; \
+	VCVTDQ2PS   Z7, Z7; \
+	VFMADD231PS Z7, Z16, Z15
+
+// X16HSUM8 leaves in Z8 the hsum8 of the accumulators Z8-Z15 (lanes l
+// and l+4, then 0+2 and 1+3, then the two), row by row.
+#define X16HSUM8 \
+	VADDPS Z12, Z8, Z8; \
+	VADDPS Z13, Z9, Z9; \
+	VADDPS Z14, Z10, Z10; \
+	VADDPS Z15, Z11, Z11; \
+	VADDPS Z10, Z8, Z8; \
+	VADDPS Z11, Z9, Z9; \
+	VADDPS Z9, Z8, Z8
