@@ -78,7 +78,7 @@ deps-test:
 deps-package:
 	@./.ci/apt-ensure $(DEB_PACKAGE)
 	@./.ci/go-ensure
-	@./.ci/debian-root bin/debian12-root
+	@./.ci/debian-root bin/.debian12-root
 
 vet:
 	@echo "== gofmt and go vet"
@@ -175,7 +175,7 @@ package: build deps-package
 	@echo "== packages: Linux tarball and .deb, Windows installer and zip, each installed and run"
 	./.ci/package-linux $(BIN) bin/saji-linux-amd64.tar.xz
 	$(GO) run ./internal/tools/tinymodel bin/tiny-chat.gguf
-	./.ci/check-deb "$$(./.ci/package-deb $(BIN) bin)" bin/tiny-chat.gguf bin/debian12-root
+	./.ci/check-deb "$$(./.ci/package-deb $(BIN) bin)" bin/tiny-chat.gguf bin/.debian12-root
 	$(if $(filter 1,$(WIN_GUI)),,SAJI_WIN_MAIN=./internal/tools/headless CGO_ENABLED=0) ./.ci/package-windows bin
 	$(if $(filter 1,$(WIN_GUI)),WINE_WINDOW=1) ./.ci/check-wine bin bin/tiny-chat.gguf
 
