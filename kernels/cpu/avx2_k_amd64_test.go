@@ -99,6 +99,7 @@ func oracleK(t quant.Type, w []byte, x []q8KBlock, gemm bool) float32 {
 // random weight bytes with large scales, ±127 and zero activations, over
 // row lengths of 1 to 64 super-blocks, with gemm off and on.
 func TestAVX2KDots(t *testing.T) {
+	skipUnderRace(t)
 	k := avx2KSet(t)
 	rng := rand.New(rand.NewPCG(11, 12))
 	for _, typ := range kTypes {

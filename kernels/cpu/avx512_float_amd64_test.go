@@ -39,6 +39,7 @@ func widenRow(typ quant.Type, w []byte) []float32 {
 // to 16 Ki values; row strides larger than a row; the output slots between
 // the tile's outputs untouched).
 func TestAVX512FloatTiles(t *testing.T) {
+	skipUnderRace(t)
 	k := kernelSetFor(t, setAVX512)
 	k2 := kernelSetFor(t, setAVX2)
 	rng := rand.New(rand.NewPCG(51, 52))

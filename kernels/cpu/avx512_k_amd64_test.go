@@ -38,6 +38,7 @@ func avx512TileRefs(tb testing.TB) (k *kernelSet, refs map[quant.Type][]*tileKer
 // for bit against the single-row kernel, the oracle and the AVX2 tile of
 // the same shape, on TestAVX2TilesK's cases.
 func TestAVX512TilesK(t *testing.T) {
+	skipUnderRace(t)
 	k, refs := avx512TileRefs(t)
 	rng := rand.New(rand.NewPCG(51, 52))
 	for _, typ := range []quant.Type{quant.TypeQ4_K, quant.TypeQ6_K, quant.TypeQ5_K} {
@@ -184,6 +185,7 @@ func BenchmarkAVX512MatMul(b *testing.B) {
 // bit for bit against the oracle (and so the AVX2 kernels) on
 // TestAVX2KDots' cases.
 func TestAVX512KDots(t *testing.T) {
+	skipUnderRace(t)
 	k := kernelSetFor(t, setAVX512)
 	old := kernelSetFor(t, setAVX2)
 	rng := rand.New(rand.NewPCG(53, 54))

@@ -16,6 +16,7 @@ import (
 // random blocks (every scale, minimum and quant), with normal and extreme
 // (±127) activations, and that each layout unpacks to the file's bytes.
 func TestGemvKX16(t *testing.T) {
+	skipUnderRace(t)
 	kernelSetFor(t, setAVX512)
 	rng := rand.New(rand.NewPCG(75, 76))
 	for _, k := range []struct {
@@ -76,6 +77,7 @@ func TestGemvKX16(t *testing.T) {
 // against the pure-Go oracle in dotK's gemm order, four activation rows
 // (quantized as a group) a call.
 func TestGemmQ2KX16(t *testing.T) {
+	skipUnderRace(t)
 	kernelSetFor(t, setAVX512)
 	rng := rand.New(rand.NewPCG(77, 78))
 	for _, s := range []struct{ rows, nb int }{{16, 1}, {32, 3}, {64, 8}, {48, 16}} {

@@ -121,6 +121,7 @@ func sortedTypes(m map[quant.Type][]tileKernel) []quant.Type {
 // row; the output slots between the tile's outputs untouched. The decode
 // tiles also run their assembly over three groups of rows.
 func TestAVX512Q8Tiles(t *testing.T) {
+	skipUnderRace(t)
 	k, tiles := avx512Q8Tiles(t)
 	rng := rand.New(rand.NewPCG(51, 52))
 	for _, typ := range sortedTypes(tiles) {

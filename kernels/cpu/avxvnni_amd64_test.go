@@ -78,6 +78,7 @@ var vnniKDots = []struct {
 // normal, ±127 and zero activations, all-zero weights, over 1 to 64
 // super-blocks, gemm off and on.
 func TestVNNIKDots(t *testing.T) {
+	skipUnderRace(t)
 	kernelSetFor(t, setAVXVNNI)
 	rng := rand.New(rand.NewPCG(43, 44))
 	for _, kd := range vnniKDots {
@@ -155,6 +156,7 @@ var vnniTiles = []struct {
 // gemm mask of the tile (mixed ones included); the output slots between
 // the tile's outputs left untouched.
 func TestVNNITilesK(t *testing.T) {
+	skipUnderRace(t)
 	kernelSetFor(t, setAVXVNNI)
 	rng := rand.New(rand.NewPCG(45, 46))
 	for _, vt := range vnniTiles {

@@ -645,3 +645,14 @@ func TestMove(t *testing.T) {
 		}
 	}
 }
+
+// skipUnderRace skips a test of kernel arithmetic that starts no
+// goroutine (kernels called directly, no thread pool) when the race
+// detector is on: it has nothing to check there, and those tests took
+// about a third of the package's time in CI's race step.
+func skipUnderRace(t *testing.T) {
+	t.Helper()
+	if raceEnabled {
+		t.Skip("cpu: single-threaded kernel arithmetic, nothing for the race detector to check")
+	}
+}
