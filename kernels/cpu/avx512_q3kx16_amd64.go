@@ -65,10 +65,9 @@ var q3KX16 = packedKernel{
 	pack: func(b *Backend, dst, src []byte, m, rowBytes int) {
 		b.parallel(m/x16Rows, func(lo, hi int) { packQ3KX16(dst, src, lo, hi, rowBytes/q3KBytes) })
 	},
-	gemv:      gemvQ3KX16,
-	tile:      tileQ3KX16,
-	unpack:    unpackQ3KX16,
-	gemvBatch: 1 << 30,
+	gemv:   gemvQ3KX16,
+	tile:   tileQ3KX16,
+	unpack: unpackQ3KX16,
 }
 
 // packQ3KX16 writes groups [glo, ghi) of sixteen Q3_K rows of nb

@@ -104,12 +104,12 @@ type tileKernel struct {
 	// single-row kernel's speed.
 	overlap bool
 
-	// narrow, set where the product runs the tile (never in the set's
-	// list), holds the set's kernels for the same mr weight rows and fewer
-	// activation rows, widest first: the activation rows after the last
-	// full tile go to them while the weight rows are still in cache (a
-	// batch of nine rows is a tile of eight and a decode kernel's row), the
-	// rows after those to the single-row kernel.
+	// narrow holds kernels for the same mr weight rows and fewer
+	// activation rows, widest first (the set's, as buildSet links them):
+	// the activation rows after the last full tile go to them while the
+	// weight rows are still in cache (a batch of nine rows is a tile of
+	// eight and a narrower one's row), the rows after those to the
+	// single-row kernel.
 	narrow []tileKernel
 }
 
@@ -294,18 +294,29 @@ func setTile(k *kernelSet, t quant.Type, tk tileKernel) {
 	k.tiles[t] = append(k.tiles[t], tk)
 }
 
-// narrowed returns tk with its narrow kernels: t's tiles of tk.mr weight
+// buildSet returns the kernel set name, which the CPU must run, each of
+// its tiles with its narrow kernels: the set's tiles of the same weight
 // rows and fewer activation rows, widest first.
-func (k *kernelSet) narrowed(t quant.Type, tk *tileKernel) *tileKernel {
-	out := *tk
-	out.narrow = nil
-	for _, nk := range k.tiles[t] {
-		if nk.mr == tk.mr && nk.nr < tk.nr {
-			out.narrow = append(out.narrow, nk)
+func buildSet(name string) *kernelSet {
+	k := archSet(name)
+	if k == nil {
+		return nil
+	}
+	for _, tks := range k.tiles {
+		narrow := make([][]tileKernel, len(tks))
+		for i, tk := range tks {
+			for _, nk := range tks {
+				if nk.mr == tk.mr && nk.nr < tk.nr {
+					narrow[i] = append(narrow[i], nk)
+				}
+			}
+			slices.SortStableFunc(narrow[i], func(a, b tileKernel) int { return b.nr - a.nr })
+		}
+		for i := range tks {
+			tks[i].narrow = narrow[i]
 		}
 	}
-	slices.SortStableFunc(out.narrow, func(a, b tileKernel) int { return b.nr - a.nr })
-	return &out
+	return k
 }
 
 // tile returns the tile kernel for t that does the most work per call on

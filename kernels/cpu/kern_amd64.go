@@ -42,8 +42,9 @@ func lacks(name string) string {
 	return missing(need)
 }
 
-// buildSet returns the kernel set name, which the CPU must run.
-func buildSet(name string) *kernelSet {
+// archSet returns the kernel set name of this architecture, which the CPU
+// must run (buildSet completes it).
+func archSet(name string) *kernelSet {
 	k := newKernelSet(name)
 	addAVX2Q8(k)
 	addAVX2TQ(k)

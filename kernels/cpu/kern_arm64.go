@@ -37,8 +37,9 @@ func lacks(name string) string {
 	return "no kernel set " + name + " on arm64"
 }
 
-// buildSet returns the kernel set name, which the CPU must run.
-func buildSet(name string) *kernelSet {
+// archSet returns the kernel set name of this architecture, which the CPU
+// must run (buildSet completes it).
+func archSet(name string) *kernelSet {
 	dot := name != setNEON
 	k := newKernelSet(name)
 	addNEON(k, dot)

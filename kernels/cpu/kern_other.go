@@ -11,5 +11,5 @@ var simdAliases = map[string]string{}
 // lacks says that no set runs here.
 func lacks(name string) string { return "no SIMD kernels on this architecture" }
 
-// buildSet is never called: no set runs here.
-func buildSet(string) *kernelSet { return nil }
+// archSet is never called: no set runs here.
+func archSet(string) *kernelSet { return nil }

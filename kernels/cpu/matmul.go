@@ -195,7 +195,7 @@ func floatDot(n, k int, half bool) func(a, b []float32) float32 {
 func (b *Backend) simd(w *tensor, n, rowBytes int, tileOK bool, x unsafe.Pointer, blocks int, out []float32, gemmRows int, single func(i, j0, j1 int)) {
 	m := w.rows()
 	if tk := b.k.tile(w.typ, n); tk != nil && tileOK {
-		b.tiledBlocks(b.k.narrowed(w.typ, tk), m, n, rowBytes, tileArgs{w: &w.data[0], wstride: w.rowBytes(), x: x,
+		b.tiledBlocks(tk, m, n, rowBytes, tileArgs{w: &w.data[0], wstride: w.rowBytes(), x: x,
 			xstride: rowBytes, n: blocks, out: &out[0], ostride: m}, gemmRows, single)
 		return
 	}
