@@ -79,6 +79,8 @@ func tileQ2KX16(a *tileArgs) { x16Tile(a, gemmQ2KX16AVX512, nil, gemvQ2KX16) }
 // layout.
 func packQ2KX16(dst, src []byte, glo, ghi, nb int) {
 	rowBytes := nb * q2KBytes
+	var q rowK // one super-block's quants, as the oracle decodes them
+	q.reset(quant.QK_K)
 	for g := glo; g < ghi; g++ {
 		for b := range nb {
 			o := dst[(g*nb+b)*x16Q2Bytes:][:x16Q2Bytes]
@@ -90,9 +92,9 @@ func packQ2KX16(dst, src []byte, glo, ghi, nb int) {
 				for s := range 16 {
 					o[64+16*s+r] = blk[s]
 				}
-				for e := range quant.QK_K {
-					v := blk[16+32*(e/128)+e%32] >> (2 * (e % 128 / 32)) & 3
-					o[320+64*(e/16)+4*r+e%4] |= v << (2 * (e % 16 / 4))
+				decodeK(quant.TypeQ2_K, blk, &q)
+				for e, v := range q.q {
+					o[320+64*(e/16)+4*r+e%4] |= byte(v) << (2 * (e % 16 / 4))
 				}
 			}
 		}

@@ -75,6 +75,8 @@ var q3KX16 = packedKernel{
 // layout.
 func packQ3KX16(dst, src []byte, glo, ghi, nb int) {
 	rowBytes := nb * q3KBytes
+	var q rowK // one super-block's quants and scales, as the oracle decodes them
+	q.reset(quant.QK_K)
 	for g := glo; g < ghi; g++ {
 		for b := range nb {
 			o := dst[(g*nb+b)*x16Q3Bytes:][:x16Q3Bytes]
@@ -82,13 +84,13 @@ func packQ3KX16(dst, src []byte, glo, ghi, nb int) {
 			for r := range x16Rows {
 				blk := src[(g*x16Rows+r)*rowBytes+b*q3KBytes:][:q3KBytes]
 				le.PutUint16(o[2*r:], le.Uint16(blk[108:]))
-				for s := range 16 {
-					o[32+32*(s/2)+2*r+s%2] = byte(q3kScale(blk[96:108], s))
+				decodeK(quant.TypeQ3_K, blk, &q)
+				for s, sc := range q.sc {
+					o[32+32*(s/2)+2*r+s%2] = byte(sc)
 				}
-				for e := range quant.QK_K {
-					u := blk[32+32*(e/128)+e%32]>>(2*(e%128/32))&3 | (blk[e%32]>>(e/32)&1)<<2
+				for e, v := range q.q {
 					c, l, j := e/32, e%32/4, e%4
-					o[288+256*c+64*(l%4)+4*r+j] |= u << (4 * (l / 4))
+					o[288+256*c+64*(l%4)+4*r+j] |= byte(v+4) << (4 * (l / 4))
 				}
 			}
 		}
