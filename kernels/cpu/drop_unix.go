@@ -29,3 +29,39 @@ func dropPages(b []byte) {
 	}
 	_ = unix.Madvise(b[lo-start:hi-start], unix.MADV_DONTNEED)
 }
+
+// allocPacked returns size zeroed bytes for a weight's interleaved copy
+// (Repack): anonymous memory outside the Go heap, starting on a huge-page
+// boundary and advised to be backed by huge pages where the system has
+// them (Linux with transparent huge pages set to madvise, the common
+// default), and the function that unmaps it. The copies of a large model
+// (gpt-oss-20b's experts: 10 GB, 4.4 MB an expert matrix, read at random
+// by the router) otherwise sat in the Go heap's 4 KiB pages, one TLB miss
+// per page a token reads; in mappings of their own at any page, about
+// half of each copy could take huge pages. Where the mapping fails it
+// falls back to the Go heap.
+func allocPacked(size int) ([]byte, func()) {
+	const huge = 2 << 20
+	page := os.Getpagesize()
+	if size == 0 {
+		return []byte{}, nil
+	}
+	n := (size + page - 1) &^ (page - 1)
+	m, err := unix.MmapPtr(-1, 0, nil, uintptr(n+huge), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
+	if err != nil {
+		return make([]byte, size), nil
+	}
+	// Keep the n bytes from the first huge-page boundary; give back the
+	// rest of the reservation on either side.
+	lo := int((uintptr(m)+huge-1)&^(huge-1) - uintptr(m))
+	p := unsafe.Add(m, lo)
+	if lo > 0 {
+		_ = unix.MunmapPtr(m, uintptr(lo))
+	}
+	if tail := huge - lo; tail > 0 {
+		_ = unix.MunmapPtr(unsafe.Add(p, n), uintptr(tail))
+	}
+	b := unsafe.Slice((*byte)(p), n)
+	_ = unix.Madvise(b, unix.MADV_HUGEPAGE)
+	return b[:size:size], func() { _ = unix.MunmapPtr(p, uintptr(n)) }
+}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"log/slog"
 	"os"
+	"runtime"
 	"strconv"
 	"sync"
 	"unsafe"
@@ -91,7 +92,12 @@ func (b *Backend) Repack(w kernels.Tensor) (kernels.Tensor, error) {
 		})
 		return w, nil
 	}
-	p := &tensor{b: b, typ: t.typ, shape: t.shape, data: t.data, packed: make([]byte, size)}
+	packed, free := allocPacked(size)
+	p := &tensor{b: b, typ: t.typ, shape: t.shape, data: t.data, packed: packed}
+	if free != nil {
+		// Only p holds the copy, so it goes when p does.
+		runtime.AddCleanup(p, func(free func()) { free() }, free)
+	}
 	kern.pack(b, p.packed, t.data, t.rows(), t.rowBytes())
 	return p, nil
 }
