@@ -22,10 +22,11 @@ import (
 // per-layer inputs) are held: they survive the boundaries and go back with
 // the rest at the end.
 type graph struct {
-	b      kernels.Backend
-	err    error
-	allocs []kernels.Tensor // allocated since the last boundary
-	held   []kernels.Tensor // kept until the end of the pass
+	b       kernels.Backend
+	err     error
+	allocs  []kernels.Tensor // allocated since the last boundary
+	held    []kernels.Tensor // kept until the end of the pass
+	scratch []float32        // host values for Write, which copies them
 }
 
 // hold keeps t, allocated since the last boundary, until the end of the
@@ -197,7 +198,8 @@ func (g *graph) scaleRows(x kernels.Tensor, s []float32) kernels.Tensor {
 		return nil
 	}
 	cols := kernels.Cols(x)
-	host := make([]float32, cols*len(s))
+	g.scratch = slices.Grow(g.scratch[:0], cols*len(s))[:cols*len(s)]
+	host := g.scratch
 	for j, v := range s {
 		row := host[j*cols : (j+1)*cols]
 		for i := range row {

@@ -203,8 +203,10 @@ func (b *Backend) exactFlash(d, qs, kt, vt *tensor, kv kernels.KV, pos []int32, 
 		accs := make([]float32, tq*group*vd)
 		q16 := make([]float32, group*hd)
 		kw := make([]float32, hd)
-		kbuf, vbuf := make([]float32, faTile*hd), make([]float32, faTile*vd)
-		kT := make([]float32, hd*faTile)
+		var kbuf, vbuf, kT []float32 // the tiled kernel's tiles only
+		if tiled {
+			kbuf, vbuf, kT = make([]float32, faTile*hd), make([]float32, faTile*vd), make([]float32, hd*faTile)
+		}
 		var kq [faTile]float32
 		for w := lo; w < hi; w++ {
 			blk, kh := w%blocks, w/blocks

@@ -68,7 +68,8 @@ func (b *Backend) MatMulExperts(dst kernels.Tensor, experts []kernels.Tensor, x 
 				xr[i] = round(v)
 			}
 		}
-		xg := gatherRows(xr, k, g.rows, per)
+		xg := gatherRows(&b.free, xr, k, g.rows, per)
+		defer putBlocks(&b.free, xg)
 		dot := b.vecDot(kind, k)
 		b.expertItems(ws, g, m, 4*k, false, func(w *tensor) func(i, j0, j1 int) {
 			return func(i, j0, j1 int) {
@@ -124,13 +125,15 @@ func (b *Backend) MatMulExperts(dst kernels.Tensor, experts []kernels.Tensor, x 
 func blockExperts[T any](b *Backend, ws []*tensor, xs *tensor, g expertGroups, per, nb int, og []float32,
 	quantize func(x []float32, out []T), dot func(w []byte, x []T) float32) {
 	k, m := xs.cols(), ws[0].rows()
-	xq := make([]T, xs.rows()*nb)
+	xq := getBlocks[T](&b.free, xs.rows()*nb)
+	defer putBlocks(&b.free, xq)
 	b.parallel(xs.rows(), func(lo, hi int) {
 		for j := lo; j < hi; j++ {
 			quantize(xs.f[j*k:(j+1)*k], xq[j*nb:(j+1)*nb])
 		}
 	})
-	xg := gatherRows(xq, nb, g.rows, per)
+	xg := gatherRows(&b.free, xq, nb, g.rows, per)
+	defer putBlocks(&b.free, xg)
 	single := func(w *tensor) func(i, j0, j1 int) {
 		return func(i, j0, j1 int) {
 			row := w.row(i)
@@ -173,9 +176,10 @@ func groupByExpert(ids []int32, n int) expertGroups {
 }
 
 // gatherRows returns the rows of x (width values each) that the output
-// rows need, in group order: output row r reads row r/per of x.
-func gatherRows[T any](x []T, width int, rows []int32, per int) []T {
-	out := make([]T, len(rows)*width)
+// rows need, in group order: output row r reads row r/per of x. The
+// buffer comes from l (getBlocks).
+func gatherRows[T any](l *freeList, x []T, width int, rows []int32, per int) []T {
+	out := getBlocks[T](l, len(rows)*width)
 	for p, r := range rows {
 		src := int(r) / per
 		copy(out[p*width:(p+1)*width], x[src*width:(src+1)*width])

@@ -98,7 +98,8 @@ func (b *Backend) MatMul(dst, w, x kernels.Tensor) error {
 		})
 	case dotQ8:
 		nb := k / 32
-		xq := make([]q8Block, n*nb)
+		xq := getBlocks[q8Block](&b.free, n*nb)
+		defer putBlocks(&b.free, xq)
 		quantize := quantizeQ8
 		if b.k != nil && b.k.quantQ8 != nil {
 			quantize = b.k.quantQ8
@@ -133,7 +134,8 @@ func (b *Backend) MatMul(dst, w, x kernels.Tensor) error {
 		})
 	case dotQ8K:
 		nb := k / quant.QK_K
-		xq := make([]q8KBlock, n*nb)
+		xq := getBlocks[q8KBlock](&b.free, n*nb)
+		defer putBlocks(&b.free, xq)
 		// ggml's repacked Q4_K and Q2_K kernels take the activation rows in
 		// groups of four (gemm), the last n%4 alone (gemv); the groups are
 		// quantized with a slightly different tie rule.

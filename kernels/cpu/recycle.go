@@ -2,6 +2,7 @@ package cpu
 
 import (
 	"sync"
+	"unsafe"
 
 	"saji/kernels"
 )
@@ -49,6 +50,34 @@ func (l *freeList) put(buf []float32) {
 	}
 	l.bufs[n] = append(l.bufs[n], buf)
 	l.bytes += 4 * n
+}
+
+// getBlocks returns a zeroed buffer of n activation blocks of type T (a
+// block type without pointers, such as q8Block, whose size is a multiple
+// of a float32's and whose alignment a float32's satisfies) from l's
+// float32 buffers, recycled as get's are: the quantized activations of a
+// product are a few kilobytes a call, dozens of calls a token, and made
+// fresh they were most of a decode step's garbage. putBlocks gives the
+// buffer back.
+func getBlocks[T any](l *freeList, n int) []T {
+	var z T
+	size := int(unsafe.Sizeof(z))
+	if n == 0 || size%4 != 0 || unsafe.Alignof(z) > 4 {
+		return make([]T, n)
+	}
+	f := l.get(n * size / 4)
+	return unsafe.Slice((*T)(unsafe.Pointer(&f[0])), n)
+}
+
+// putBlocks keeps a buffer from getBlocks for reuse (put). Nothing may
+// use buf afterwards.
+func putBlocks[T any](l *freeList, buf []T) {
+	var z T
+	size := int(unsafe.Sizeof(z))
+	if len(buf) == 0 || size%4 != 0 || unsafe.Alignof(z) > 4 {
+		return
+	}
+	l.put(unsafe.Slice((*float32)(unsafe.Pointer(&buf[0])), len(buf)*size/4))
 }
 
 // Recycle implements kernels.Recycler: the memory of the F32 tensors among
