@@ -105,14 +105,14 @@ func BenchmarkMXFP4X16(b *testing.B) {
 }
 
 // BenchmarkPackX16 measures what the sixteen-row layouts cost at load:
-// packing 256 MB of Q4_K and MXFP4 rows of 2048 values on one and two
+// packing 256 MB of Q4_K, Q6_K and MXFP4 rows of 2048 values on one and two
 // threads, in GB/s of weights. The first iteration writes fresh memory, as
 // a load does.
 func BenchmarkPackX16(b *testing.B) {
 	for _, c := range []struct {
 		typ  quant.Type
 		kern packedKernel
-	}{{quant.TypeQ4_K, q4KX16}, {quant.TypeMXFP4, mxfp4X16}} {
+	}{{quant.TypeQ4_K, q4KX16}, {quant.TypeQ6_K, q6KX16}, {quant.TypeMXFP4, mxfp4X16}} {
 		rb := 2048 / c.typ.BlockSize() * c.typ.TypeSize()
 		m := (256 << 20) / rb / x16Rows * x16Rows
 		src := make([]byte, m*rb)

@@ -162,3 +162,55 @@ func compareLayouts(b *testing.B, batch, bytes int, file, x16 func()) {
 	b.ReportMetric(gbs(best[1]), "x16-GB/s")
 	b.ReportMetric(float64(best[0])/float64(best[1]), "x")
 }
+
+// TestPackQ6KX16 checks packQ6KX16, which writes whole bytes, against the
+// layout's definition element by element (the oracle's quants, decodeK's,
+// into q6KX16Quad's place), over two groups of random super-blocks.
+func TestPackQ6KX16(t *testing.T) {
+	const groups, nb = 2, 3
+	rng := rand.New(rand.NewPCG(6, 16))
+	src := make([]byte, groups*x16Rows*nb*q6KBytes)
+	for i := range src {
+		src[i] = byte(rng.Uint32())
+	}
+	got := make([]byte, groups*nb*q6KX16BlockBytes)
+	packQ6KX16(got, src, 0, groups, nb)
+	want := make([]byte, len(got))
+	var row rowK
+	row.reset(quant.QK_K)
+	for g := range groups {
+		for b := range nb {
+			o := want[(g*nb+b)*q6KX16BlockBytes:][:q6KX16BlockBytes]
+			for r := range x16Rows {
+				blk := src[((g*x16Rows+r)*nb+b)*q6KBytes:][:q6KBytes]
+				copy(o[2*r:], blk[208:210])
+				for p := range 8 {
+					copy(o[32+32*p+2*r:][:2], blk[192+2*p:][:2])
+				}
+				decodeK(quant.TypeQ6_K, blk, &row)
+				for e := range 256 {
+					v := uint8(row.q[e] + 32)
+					lo, ls, hi, hs := q6KX16Quad(e/32, e%32/4, e%4, r)
+					o[lo] |= (v & 0xf) << ls
+					o[hi] |= (v >> 4) << hs
+				}
+			}
+		}
+	}
+	if i := firstDiff(got, want); i >= 0 {
+		t.Fatalf("packQ6KX16: byte %d is %#x, want %#x", i, got[i], want[i])
+	}
+}
+
+// firstDiff returns the first index where a and b differ, or -1.
+func firstDiff(a, b []byte) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	if len(a) != len(b) {
+		return min(len(a), len(b))
+	}
+	return -1
+}
