@@ -75,7 +75,8 @@ type ModelShape struct {
 	TiedOutput  bool  `json:"tied_output,omitempty"`
 	// RepackBytes are the bytes of the interleaved copies the CPU backend
 	// makes of each block's weights, experts included (cpu.RepackBytes,
-	// cpu.RepackExpertBytes), nil when none; RepackOther those of the tensors outside the blocks.
+	// per expert), nil when none; RepackOther those of the tensors outside
+	// the blocks.
 	RepackBytes []int64 `json:"repack_bytes,omitempty"`
 	RepackOther int64   `json:"repack_other,omitempty"`
 	// FileSize is the size of the file(s) in bytes.
@@ -202,7 +203,7 @@ func repackBytes(t gguf.TensorInfo) int64 {
 		shape = shape[:len(shape)-1]
 	}
 	if len(shape) == 3 {
-		return int64(shape[2]) * cpu.RepackExpertBytes(t.Type, shape[:2])
+		return int64(shape[2]) * cpu.RepackBytes(t.Type, shape[:2])
 	}
 	return cpu.RepackBytes(t.Type, shape)
 }

@@ -91,7 +91,7 @@ func TestMixtureOfExperts(t *testing.T) {
 			if strings.HasPrefix(ti.Name, "blk.") {
 				repacked += repackBytes(ti)
 				if strings.Contains(ti.Name, "_exps.") {
-					wantRepacked += int64(ti.Shape[2]) * cpu.RepackExpertBytes(ti.Type, []int{int(ti.Shape[0]), int(ti.Shape[1])})
+					wantRepacked += int64(ti.Shape[2]) * cpu.RepackBytes(ti.Type, []int{int(ti.Shape[0]), int(ti.Shape[1])})
 				} else {
 					wantRepacked += repackBytes(ti)
 				}

@@ -35,10 +35,11 @@ import (
 // Q3_K, 3-4.7x on MXFP4): decode and prompts both read the copy, so the
 // loader releases the file's bytes (Release) and the copy takes the
 // weight's place (Q4_K's is 2.8% larger, Q3_K's a third, the others the
-// same size). These are on by default for dense weights and for MXFP4
-// experts (SAJI_REPACK=off turns them off; RepackExpert says why the other
-// experts wait). The arithmetic is the oracle's in every layout, so every
-// output is the same float.
+// same size). These are on by default, for dense weights and experts
+// alike (SAJI_REPACK=off turns them off). The copy lives in anonymous
+// memory aligned to and advised for huge pages (allocPacked). The
+// arithmetic is the oracle's in every layout, so every output is the same
+// float.
 
 // interleaveRows is the number of weight rows an interleaved weight takes
 // block by block.
@@ -132,39 +133,6 @@ func repackSize(k *kernelSet, typ quant.Type, shape []int) int64 {
 		return 0
 	}
 	return int64(kern.size(rows, shape[0]/typ.BlockSize()*typ.TypeSize()))
-}
-
-// RepackExpert is Repack for one expert of a mixture-of-experts layer.
-// By default only MXFP4 experts are repacked (gpt-oss): the file layout's
-// MXFP4 decode kernel took half of gpt-oss-20b's token time, twice Q8_0's
-// time per byte, and the sixteen-row experts took its decode from 9.3 and
-// 6.4 to 10.7 and 10.8 t/s (2 threads, --no-mmap), 5 s more to load. Q4_K
-// experts wait for SAJI_REPACK=on: on qwen3-30b-a3b they took decode from
-// 10.6 to 7.2 t/s and the load from 39 to 97 s (the same runs).
-func (b *Backend) RepackExpert(w kernels.Tensor) (kernels.Tensor, error) {
-	t, err := b.own(w)
-	if err != nil {
-		return nil, err
-	}
-	if !expertRepacks(t.typ) {
-		return w, nil
-	}
-	return b.Repack(w)
-}
-
-// expertRepacks reports whether experts of typ take an interleaved layout
-// (RepackExpert): MXFP4's by default, every type with SAJI_REPACK=on.
-func expertRepacks(typ quant.Type) bool {
-	return typ == quant.TypeMXFP4 || os.Getenv("SAJI_REPACK") == "on"
-}
-
-// RepackExpertBytes is RepackBytes for one expert of typ and shape
-// (RepackExpert's copy).
-func RepackExpertBytes(typ quant.Type, shape []int) int64 {
-	if !expertRepacks(typ) {
-		return 0
-	}
-	return RepackBytes(typ, shape)
 }
 
 // whole reports whether the product reads a weight in this layout whole
