@@ -34,6 +34,7 @@ func TestBlocksRecycled(t *testing.T) {
 	type wide struct{ v int64 } // alignment 8: not from float32 buffers
 	before := l.bytes
 	w := getBlocks[wide](&l, 4)
+	w[3].v = 1
 	putBlocks(&l, w)
 	if len(w) != 4 || l.bytes != before {
 		t.Errorf("getBlocks[wide]: %d values, free list %d → %d bytes, want 4 values and no change", len(w), before, l.bytes)
