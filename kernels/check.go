@@ -224,7 +224,7 @@ func CheckGLU(dst, gate, up Tensor, act Activation) error {
 	if !sameShape(dst, gate) || !sameShape(gate, up) {
 		return fmt.Errorf("glu of %v and %v into %v: %w", gate.Shape(), up.Shape(), dst.Shape(), ErrShape)
 	}
-	if act != SiLU && act != GELU && act != SwiGLUOAI {
+	if act != SiLU && act != GELU && act != SwiGLUOAI && act != ReLU {
 		return fmt.Errorf("unknown activation %d", act)
 	}
 	return nil

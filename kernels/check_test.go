@@ -110,6 +110,7 @@ func TestCheckOperands(t *testing.T) {
 		{"glu shape", CheckGLU(x, f32(4, 3), f32(4, 2), SiLU), "glu of [4 3] and [4 2] into [4 3]", true},
 		{"glu activation", CheckGLU(x, f32(4, 3), f32(4, 3), Activation(7)), "unknown activation 7", false},
 		{"glu swiglu_oai", CheckGLU(x, f32(4, 3), f32(4, 3), SwiGLUOAI), "", false},
+		{"glu relu", CheckGLU(x, f32(4, 3), f32(4, 3), ReLU), "", false},
 		{"rope", CheckRope(x, f32(4, 3), []int32{0, 1, 2}, rope), "", false},
 		{"rope positions", CheckRope(x, f32(4, 3), []int32{0, 1}, rope), "rope of [4 3] (head 2, 2 dims, 2 positions, 0 factors)", true},
 		{"rope odd dims", CheckRope(x, f32(4, 3), []int32{0, 1, 2}, RopeParams{HeadDim: 4, Dims: 3}), "rope of", true},

@@ -61,6 +61,11 @@ const (
 	// 1.702 and limit 7): the gate g is clamped above at 7 and the input u
 	// to [-7, 7], and the result is g·sigmoid(1.702·g)·(u+1).
 	SwiGLUOAI
+	// ReLU gives gate·up where the gate is positive and +0 elsewhere
+	// (ReGLU, up to the sign of a zero). With the input as gate and up
+	// alike it is relu(x)², Nemotron-H's squared ReLU, exactly as
+	// ggml_relu then ggml_sqr compute it.
+	ReLU
 )
 
 // The constants of SwiGLUOAI, as gpt-oss and llama.cpp's

@@ -217,23 +217,12 @@ func (g *graph) moeReluSqr(x kernels.Tensor, f *moeFFN) kernels.Tensor {
 	return g.add(out, g.linear(g.reluSqr(g.linear(x, f.shared.up, nil)), f.shared.down, nil))
 }
 
-// reluSqr returns relu(x)² (ggml_relu then ggml_sqr), computed on the host:
-// no backend has the activation, and the squares are exact products.
+// reluSqr returns relu(x)² (ggml_relu then ggml_sqr), as the backend's
+// ReLU GLU with x as gate and up.
 func (g *graph) reluSqr(x kernels.Tensor) kernels.Tensor {
-	v := g.host(x)
-	if g.err != nil {
-		return nil
-	}
-	for i, a := range v {
-		if a > 0 {
-			v[i] = a * a
-		} else {
-			v[i] = 0
-		}
-	}
 	y := g.new(kernels.Cols(x), kernels.Rows(x))
 	if g.err == nil {
-		g.fail(g.b.Write(y, v))
+		g.fail(g.b.GLU(y, x, x, kernels.ReLU))
 	}
 	return y
 }

@@ -395,7 +395,7 @@ func TestGLU(t *testing.T) {
 	g[3], g[4] = -12, 11 // GELU's clamps
 	u := randn(rng, 2*n, 1)
 	g[5], u[6], u[7] = 9, -8, 7.5 // SwiGLUOAI's clamps
-	for _, act := range []kernels.Activation{kernels.SiLU, kernels.GELU, kernels.SwiGLUOAI} {
+	for _, act := range []kernels.Activation{kernels.SiLU, kernels.GELU, kernels.SwiGLUOAI, kernels.ReLU} {
 		d := newF32(t, b, n, 2)
 		if err := b.GLU(d, f32(t, b, g, n, 2), f32(t, b, u, n, 2), act); err != nil {
 			t.Fatal(err)
@@ -409,6 +409,14 @@ func TestGLU(t *testing.T) {
 			case kernels.SwiGLUOAI:
 				gc, uc := math.Min(x, 7), math.Max(-7, math.Min(float64(u[i]), 7))
 				want, tol = gc/(1+math.Exp(-1.702*gc))*(uc+1), 1e-6
+			case kernels.ReLU:
+				want = float64(g[i] * u[i])
+				if g[i] <= 0 {
+					want = 0
+					if math.Signbit(float64(v)) {
+						t.Errorf("relu element %d (x=%g): -0, want +0", i, x)
+					}
+				}
 			default:
 				want = 0.5 * x * (1 + math.Tanh(math.Sqrt(2/math.Pi)*x*(1+0.044715*x*x))) * float64(u[i])
 				tol = 2e-3 // F16 table

@@ -278,6 +278,14 @@ func (b *Backend) GLU(dst, gate, up kernels.Tensor, act kernels.Activation) erro
 				for i := range y {
 					y[i] = swigluOAI(x[i], v[i])
 				}
+			case kernels.ReLU:
+				for i, a := range x {
+					r := float32(0) // y may be x or v
+					if a > 0 {
+						r = a * v[i]
+					}
+					y[i] = r
+				}
 			}
 		}
 	})

@@ -119,6 +119,8 @@ func TestBackendElementwise(t *testing.T) {
 		// may round it one F16 step (2^-11) the other way.
 		{"glu gelu", 1e-3, func(b kernels.Backend, d, a, _, f kernels.Tensor) error { return b.GLU(d, a, f, kernels.GELU) }},
 		{"glu swiglu_oai", 1e-6, func(b kernels.Backend, d, a, _, f kernels.Tensor) error { return b.GLU(d, a, f, kernels.SwiGLUOAI) }},
+		{"glu relu", 0, func(b kernels.Backend, d, a, _, f kernels.Tensor) error { return b.GLU(d, a, f, kernels.ReLU) }},
+		{"glu relu squared", 0, func(b kernels.Backend, d, a, _, _ kernels.Tensor) error { return b.GLU(d, a, a, kernels.ReLU) }},
 	}
 	devices(t, func(t *testing.T, bs backends) {
 		r := rand.New(rand.NewPCG(1, 2))

@@ -1303,6 +1303,16 @@ KERNEL glu_swiglu_oai(const float* gate, const float* up, float* dst, int n) {
   }
 }
 
+// glu_relu is ReGLU with a +0 where the gate is not positive: with the
+// input as gate and up, Nemotron-H's squared ReLU.
+KERNEL glu_relu(const float* gate, const float* up, float* dst, int n) {
+  int i = elem_index();
+  if (i < n) {
+    float g = gate[i];
+    dst[i] = g > 0.0f ? g * up[i] : 0.0f;
+  }
+}
+
 // gelu_f16 is GELU as ggml's CPU backend evaluates it: 0 for x <= −10, x
 // for x >= 10, else the tanh approximation of x rounded to F16, its result
 // rounded to F16 (ggml looks it up in a table of F16 values).

@@ -328,7 +328,7 @@ func (b *Backend) GLU(dst, gate, up kernels.Tensor, act kernels.Activation) erro
 	if err := kernels.CheckGLU(d, g, u, act); err != nil {
 		return fmt.Errorf("gpu: %w", err)
 	}
-	name := map[kernels.Activation]string{kernels.SiLU: "glu_silu", kernels.GELU: "glu_gelu", kernels.SwiGLUOAI: "glu_swiglu_oai"}[act]
+	name := map[kernels.Activation]string{kernels.SiLU: "glu_silu", kernels.GELU: "glu_gelu", kernels.SwiGLUOAI: "glu_swiglu_oai", kernels.ReLU: "glu_relu"}[act]
 	n := g.cols() * g.rows()
 	if n == 0 {
 		return nil

@@ -168,7 +168,8 @@ func f32(name string) Param { return Param{name, F32} }
 //     gate <= −10, gate for gate >= 10, else the tanh approximation of the
 //     gate rounded to F16, its result rounded to F16. glu_swiglu_oai: the
 //     gate g clamped above at 7 and up u to [−7, 7],
-//     dst = g/(1+e^(−1.702·g))·(u+1). Grid X: ⌈n/256⌉.
+//     dst = g/(1+e^(−1.702·g))·(u+1). glu_relu: dst = gate·up where
+//     gate > 0, else +0. Grid X: ⌈n/256⌉.
 //   - attention_T (T = f32, f16, q8_0: the cache type of K and V): causal
 //     attention of query row j (heads·head_dim values), head h, over the
 //     sequence's cells: key head h/(heads/kv_heads); cell c is row
@@ -262,7 +263,7 @@ func buildKernels() []Kernel {
 		Params: []Param{ptr("x"), ptr("dst"), i32("n"), f32("s")}})
 	add(Kernel{Name: "softcap", Block: ElemBlock, Grid: "X: ⌈n/256⌉",
 		Params: []Param{ptr("x"), ptr("dst"), i32("n"), f32("c")}})
-	for _, name := range []string{"glu_silu", "glu_gelu", "glu_swiglu_oai"} {
+	for _, name := range []string{"glu_silu", "glu_gelu", "glu_swiglu_oai", "glu_relu"} {
 		add(Kernel{Name: name, Block: ElemBlock, Grid: "X: ⌈n/256⌉",
 			Params: []Param{ptr("gate"), ptr("up"), ptr("dst"), i32("n")}})
 	}

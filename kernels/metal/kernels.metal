@@ -1024,6 +1024,18 @@ kernel void glu_swiglu_oai(device const float* gate [[buffer(0)]], device const 
     }
 }
 
+// glu_relu: ReGLU with a +0 where the gate is not positive (with the
+// input as gate and up, Nemotron-H's squared ReLU).
+kernel void glu_relu(device const float* gate [[buffer(0)]], device const float* up [[buffer(1)]],
+                     device float* dst [[buffer(2)]], constant int& n [[buffer(3)]],
+                     uint3 tg [[threadgroup_position_in_grid]], uint tid [[thread_index_in_threadgroup]]) {
+    int i = int(tg.x) * 256 + int(tid);
+    if (i < n) {
+        float g = gate[i];
+        dst[i] = g > 0.0f ? g * up[i] : 0.0f;
+    }
+}
+
 kernel void glu_gelu(device const float* gate [[buffer(0)]], device const float* up [[buffer(1)]],
                      device float* dst [[buffer(2)]], constant int& n [[buffer(3)]],
                      uint3 tg [[threadgroup_position_in_grid]], uint tid [[thread_index_in_threadgroup]]) {

@@ -704,6 +704,7 @@ func (r *kernelRig) testElementwise(t *testing.T) {
 		// way after a last-bit difference in tanh.
 		{"glu_gelu", kernels.GELU, 1.0 / 1024},
 		{"glu_swiglu_oai", kernels.SwiGLUOAI, 1e-5},
+		{"glu_relu", kernels.ReLU, 0},
 	} {
 		t.Run(act.name, func(t *testing.T) {
 			want := out()
