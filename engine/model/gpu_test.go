@@ -67,6 +67,8 @@ var gpuCases = []gpuCase{
 	// Mamba-2 layers (convolutions and selective scans over their
 	// states), attention without rotation, squared ReLU.
 	{"tiny-nemotronh-f32", quant.TypeF32, false},
+	// Short convolutions (short_conv) beside attention.
+	{"tiny-lfm2-f32", quant.TypeF32, false},
 }
 
 // gpuTolerance is the largest logit difference accepted from the CPU's

@@ -1381,6 +1381,33 @@ KERNEL ssm_scan(const float* x, const float* dt, const float* a, const float* b,
   }
 }
 
+// short_conv: a thread per channel of a sequence (block y): the causal
+// depthwise convolution over the sequence's window (its slot's k−1 rows,
+// then its rows of x), each tap fused into the sum from the oldest, then
+// the window's last k−1 rows back to the slot (in increasing order, each
+// read before it is overwritten).
+KERNEL short_conv(const float* x, const float* w, float* states, const int* seqs, float* y, int c, int k) {
+  int i = elem_index();
+  if (i >= c) {
+    return;
+  }
+  int first = seqs[3 * block_y()], tokens = seqs[3 * block_y() + 1], slot = seqs[3 * block_y() + 2];
+  float* st = states + (long)slot * (k - 1) * c;
+  for (int t = 0; t < tokens; t++) {
+    float sum = 0.0f;
+    for (int j = 0; j < k; j++) {
+      int r = t + j;
+      float v = r < k - 1 ? st[(long)r * c + i] : x[(long)(first + r - (k - 1)) * c + i];
+      sum = k_fma(v, w[(long)j * c + i], sum);
+    }
+    y[(long)(first + t) * c + i] = sum;
+  }
+  for (int m = 0; m < k - 1; m++) {
+    int r = tokens + m;
+    st[(long)m * c + i] = r < k - 1 ? st[(long)r * c + i] : x[(long)(first + r - (k - 1)) * c + i];
+  }
+}
+
 // gated_delta_net: a thread per row of a head's transposed state of a
 // sequence (block y), over the sequence's tokens in order.
 KERNEL gated_delta_net(const float* q, const float* k, const float* v, const float* g, const float* beta,

@@ -249,6 +249,10 @@ func TestOpsLaunch(t *testing.T) {
 			return b.Rope(q, q, []int32{0, 1, 2, 3}, kernels.RopeParams{HeadDim: 64, Dims: 32, Base: 10000, Neox: true})
 		}, "rope", Dim3{4, 1, 1}, map[string]int{"cols": 512, "head_dim": 64, "dims": 32, "neox": 1, "has_factors": 0}},
 		{"glu", func(b *Backend) error { return b.GLU(x4, x4, x4, kernels.GELU) }, "glu_gelu", Dim3{4, 1, 1}, map[string]int{"n": 1024}},
+		{"short_conv", func(b *Backend) error {
+			return b.ShortConv(newT(quant.TypeF32, 300, 5), newT(quant.TypeF32, 300, 5), newT(quant.TypeF32, 300, 4),
+				newT(quant.TypeF32, 3*300, 3), []kernels.ConvSeq{{N: 4, Slot: 2}, {N: 1, Slot: 0}})
+		}, "short_conv", Dim3{2, 2, 1}, map[string]int{"c": 300, "k": 4}},
 		{"attention", func(b *Backend) error {
 			return b.Attention(newT(quant.TypeF32, 8*64, 4), q, kernels.KV{K: kc, V: vc, Len: 7, Cells: []int32{3, 4, 5, 6, 7, 8, 9}},
 				[]int32{3, 4, 5, 6}, kernels.AttentionParams{Heads: 8, KVHeads: 2, HeadDim: 64, ValueDim: 64, Scale: 0.125, Window: 4})

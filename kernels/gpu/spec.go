@@ -218,6 +218,14 @@ func f32(name string) Param { return Param{name, F32} }
 //     dt_bias[h] : 0))·a[h]; with beta_logits, beta is first
 //     1/(1+e^−beta) (kernels.DeltaNetParams). Grid X:
 //     ⌈heads·head_dim/256⌉, Y: sequences.
+//   - short_conv: the causal depthwise convolution of kernel size k
+//     (kernels.Backend.ShortConv) of the sequences of a batch, seqs as for
+//     ssm_scan. Thread i < c of block (x, y) takes channel i of sequence
+//     y, whose window is the k−1 rows of c values of its slot s (states +
+//     s·(k−1)·c floats, oldest first) followed by its rows of x; for each
+//     token t, y[t][i] = Σ_j win[t+j][i]·w[j][i], each product fused into
+//     the sum in order of j from 0; then the window's last k−1 rows go
+//     back to the slot. Grid X: ⌈c/256⌉, Y: sequences.
 var Kernels = buildKernels()
 
 func buildKernels() []Kernel {
@@ -275,6 +283,8 @@ func buildKernels() []Kernel {
 		Params: []Param{ptr("q"), ptr("k"), ptr("v"), ptr("g"), ptr("beta"), ptr("states"), ptr("seqs"), ptr("out"),
 			i32("heads"), i32("k_heads"), i32("head_dim"), f32("scale"),
 			f32("norm_eps"), ptr("a"), ptr("dt_bias"), i32("has_gate"), i32("has_bias"), i32("beta_logits")}})
+	add(Kernel{Name: "short_conv", Block: ElemBlock, Grid: "X: ⌈c/256⌉, Y: sequences",
+		Params: []Param{ptr("x"), ptr("w"), ptr("states"), ptr("seqs"), ptr("y"), i32("c"), i32("k")}})
 	return ks
 }
 

@@ -1045,7 +1045,7 @@ kernel void glu_gelu(device const float* gate [[buffer(0)]], device const float*
     }
 }
 
-// ---- Recurrent layers (gpu.Kernels: ssm_scan, gated_delta_net).
+// ---- Recurrent layers (gpu.Kernels: ssm_scan, gated_delta_net, short_conv).
 
 // softplus is ggml's: x above 20, else log(1+e^x).
 inline float softplus(float x) { return x > 20.0f ? x : precise::log(1.0f + precise::exp(x)); }
@@ -1092,6 +1092,35 @@ kernel void ssm_scan(device const float* x [[buffer(0)]], device const float* dt
             sum += skip;
         }
         y[long(r) * heads * head_dim + i] = sum;
+    }
+}
+
+// short_conv: a thread per channel of a sequence (threadgroup y): the
+// causal depthwise convolution over the sequence's window (its slot's k−1
+// rows, then its rows of x), each tap fused into the sum from the oldest,
+// then the window's last k−1 rows back to the slot.
+kernel void short_conv(device const float* x [[buffer(0)]], device const float* w [[buffer(1)]],
+                       device float* states [[buffer(2)]], device const int* seqs [[buffer(3)]],
+                       device float* y [[buffer(4)]], constant int& c [[buffer(5)]], constant int& k [[buffer(6)]],
+                       uint3 tg [[threadgroup_position_in_grid]], uint tid [[thread_index_in_threadgroup]]) {
+    int i = int(tg.x) * 256 + int(tid);
+    if (i >= c) {
+        return;
+    }
+    int first = seqs[3 * tg.y], tokens = seqs[3 * tg.y + 1], slot = seqs[3 * tg.y + 2];
+    device float* st = states + long(slot) * (k - 1) * c;
+    for (int t = 0; t < tokens; t++) {
+        float sum = 0.0f;
+        for (int j = 0; j < k; j++) {
+            int r = t + j;
+            float v = r < k - 1 ? st[long(r) * c + i] : x[long(first + r - (k - 1)) * c + i];
+            sum = fma(v, w[long(j) * c + i], sum);
+        }
+        y[long(first + t) * c + i] = sum;
+    }
+    for (int m = 0; m < k - 1; m++) {
+        int r = tokens + m;
+        st[long(m) * c + i] = r < k - 1 ? st[long(r) * c + i] : x[long(first + r - (k - 1)) * c + i];
     }
 }
 

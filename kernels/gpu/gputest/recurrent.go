@@ -14,10 +14,11 @@ import (
 // different lengths (one empty) in shuffled slots of four.
 var recurrentSeqs = []kernels.RecurrentSeq{{Slot: 2, Tokens: 3}, {Slot: 0, Tokens: 0}, {Slot: 3, Tokens: 5}}
 
-// Recurrent runs Backend.SSMScan and Backend.GatedDeltaNet on both
-// backends over a batch (recurrentSeqs) at the shapes of real models and
-// of rows of no multiple of 64 values, and passes each output and the
-// states after it, GPU side first, to cmp as a subtest.
+// Recurrent runs Backend.SSMScan, Backend.GatedDeltaNet and
+// Backend.ShortConv on both backends over a batch (recurrentSeqs) at the
+// shapes of real models and of rows of no multiple of 64 values, and
+// passes each output and the states after it, GPU side first, to cmp as a
+// subtest.
 func (bs Backends) Recurrent(t *testing.T, r *rand.Rand, cmp func(t *testing.T, what string, g, c []float32)) {
 	n := 0
 	for _, s := range recurrentSeqs {
@@ -90,6 +91,23 @@ func (bs Backends) Recurrent(t *testing.T, r *rand.Rand, cmp func(t *testing.T, 
 			out := bs.F32(t, nil, p.Heads*p.HeadDim, n)
 			bs.both(t, cmp, out, st, func(b kernels.Backend, side func(Pair) kernels.Tensor) error {
 				return b.GatedDeltaNet(side(out), side(q), side(k), side(v), side(gp), side(bp), side(st), recurrentSeqs, p)
+			})
+		})
+	}
+	convSeqs := make([]kernels.ConvSeq, len(recurrentSeqs))
+	for i, s := range recurrentSeqs {
+		convSeqs[i] = kernels.ConvSeq{N: s.Tokens, Slot: s.Slot}
+	}
+	// LFM2's taps (k 3, 2048 channels), Qwen3.5's (k 4), and a window
+	// longer than a sequence (k 5 over 3 tokens: the slot keeps old rows).
+	for _, sh := range []struct{ c, k int }{{2048, 3}, {300, 4}, {70, 5}} {
+		t.Run(fmt.Sprintf("short_conv/%d.%d", sh.c, sh.k), func(t *testing.T) {
+			x := bs.F32(t, RandFloats(r, sh.c*n, 1), sh.c, n)
+			w := bs.F32(t, RandFloats(r, sh.k*sh.c, 1), sh.c, sh.k)
+			st := bs.F32(t, RandFloats(r, slots*(sh.k-1)*sh.c, 1), (sh.k-1)*sh.c, slots)
+			out := bs.F32(t, nil, sh.c, n)
+			bs.both(t, cmp, out, st, func(b kernels.Backend, side func(Pair) kernels.Tensor) error {
+				return b.ShortConv(side(out), side(x), side(w), side(st), convSeqs)
 			})
 		})
 	}
