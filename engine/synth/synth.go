@@ -1,12 +1,15 @@
 package synth
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -52,6 +55,14 @@ type Options struct {
 	// as often as the scale says, where random weights at full scale agree
 	// one time in ten. The speed is the same at any scale.
 	BlockScale float64
+	// Layers, when above 0 and below the shape's, keeps the shape's first
+	// Layers blocks and drops the rest. Every tensor kept has the weights
+	// it has in the whole model (a tensor's seed is its place in the whole
+	// model's list), so that with a small BlockScale the truncated model
+	// predicts as the whole one does at a fraction of its cost: a cheap
+	// draft for speculative decoding. Shapes whose metadata has an entry
+	// per layer cannot be truncated.
+	Layers int
 }
 
 // ParseFileType reads a quantization name such as "q4_k_m", "Q8_0" or
@@ -84,6 +95,9 @@ func NewWriter(ctx context.Context, opts Options) (*gguf.Writer, error) {
 		(s.Head == 0 && s.Embd%s.Heads != 0) || s.Heads%s.KVHeads != 0 || s.ExpertsUsed > s.Experts {
 		return nil, fmt.Errorf("synth: shape %q is inconsistent", s.Name)
 	}
+	if opts.Layers < 0 || opts.Layers > s.Layers {
+		return nil, fmt.Errorf("synth: %d layers asked of shape %q, which has %d", opts.Layers, s.Name, s.Layers)
+	}
 	if opts.Vocab == nil {
 		return nil, fmt.Errorf("synth: a vocabulary file is required")
 	}
@@ -105,6 +119,9 @@ func NewWriter(ctx context.Context, opts Options) (*gguf.Writer, error) {
 
 	mix := s.Mix(opts.FileType)
 	for i, spec := range s.Tensors(len(tokens)) {
+		if dropped(spec.Name, opts.Layers) {
+			continue
+		}
 		typ := quant.TypeF32
 		switch {
 		case opts.Pure != quant.TypeF32:
@@ -125,6 +142,28 @@ func NewWriter(ctx context.Context, opts Options) (*gguf.Writer, error) {
 		}
 	}
 	return w, nil
+}
+
+// perLayer reports whether the metadata value v (a gguf.Value or a Go
+// slice) is an array of an entry per layer of a model of layers.
+func perLayer(v any, layers int) bool {
+	if gv, ok := v.(gguf.Value); ok {
+		return gv.IsArray() && gv.Len() == layers
+	}
+	rv := reflect.ValueOf(v)
+	return rv.Kind() == reflect.Slice && rv.Len() == layers
+}
+
+// dropped reports whether the tensor name belongs to a block at or past
+// layers (Options.Layers; 0 keeps every block).
+func dropped(name string, layers int) bool {
+	rest, ok := strings.CutPrefix(name, "blk.")
+	if !ok || layers <= 0 {
+		return false
+	}
+	n, _, _ := strings.Cut(rest, ".")
+	i, err := strconv.Atoi(n)
+	return err == nil && i >= layers
 }
 
 // newMeta returns a writer holding the metadata of a model of opts.Shape
@@ -149,7 +188,7 @@ func newMeta(opts Options, vocab int) (*gguf.Writer, error) {
 		{key(gguf.KeyVocabSize), uint32(vocab)},
 		{key(gguf.KeyContextLength), uint32(s.Context)},
 		{key(gguf.KeyEmbeddingLength), uint32(s.Embd)},
-		{key(gguf.KeyBlockCount), uint32(s.Layers)},
+		{key(gguf.KeyBlockCount), uint32(cmp.Or(opts.Layers, s.Layers))},
 		{key(gguf.KeyFeedForwardLength), uint32(s.FFN)},
 		{key(gguf.KeyHeadCount), uint32(s.Heads)},
 		{key(gguf.KeyHeadCountKV), uint32(s.KVHeads)},
@@ -177,6 +216,9 @@ func newMeta(opts Options, vocab int) (*gguf.Writer, error) {
 		}
 		slices.Sort(names)
 		for _, k := range names {
+			if opts.Layers > 0 && perLayer(extra[k], s.Layers) {
+				return nil, fmt.Errorf("synth: shape %q has an entry per layer in %s and cannot be truncated", s.Name, k)
+			}
 			set = append(set, meta{arch + "." + k, extra[k]})
 		}
 	}

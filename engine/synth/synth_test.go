@@ -177,6 +177,8 @@ func TestWriteErrors(t *testing.T) {
 		{"no vocab", Options{Shape: tiny, FileType: gguf.FileTypeMostlyQ8_0}},
 		{"bad shape", Options{Shape: bad, FileType: gguf.FileTypeMostlyQ8_0, Vocab: vocab}},
 		{"unsupported type", Options{Shape: tiny, FileType: gguf.FileTypeMostlyQ1_0, Vocab: vocab}},
+		{"too many layers", Options{Shape: tiny, FileType: gguf.FileTypeMostlyQ8_0, Vocab: vocab, Layers: tiny.Layers + 1}},
+		{"layers of a hybrid", Options{Shape: mustShape(t, "tiny-granitehybrid"), FileType: gguf.FileTypeMostlyQ8_0, Vocab: vocab, Layers: 1}},
 	} {
 		path := filepath.Join(t.TempDir(), "x.gguf")
 		if err := Write(context.Background(), path, tt.opts); err == nil {
@@ -358,5 +360,60 @@ func TestBlockScale(t *testing.T) {
 	}
 	if checked == 0 {
 		t.Fatal("no block weights")
+	}
+}
+
+// mustShape returns the shape named name.
+func mustShape(t *testing.T, name string) Shape {
+	t.Helper()
+	s, err := LookupShape(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestLayers checks a truncated model (Options.Layers): its block count,
+// no tensor of a dropped block, and every tensor kept byte for byte the
+// whole model's.
+func TestLayers(t *testing.T) {
+	vocab := miniVocab(t)
+	shape := mustShape(t, "tiny")
+	dir := t.TempDir()
+	open := func(layers int) *gguf.File {
+		path := filepath.Join(dir, fmt.Sprint(layers)+".gguf")
+		opts := Options{Shape: shape, FileType: gguf.FileTypeMostlyQ8_0, Vocab: vocab, Seed: 4, Threads: 2, Layers: layers}
+		if err := Write(context.Background(), path, opts); err != nil {
+			t.Fatal(err)
+		}
+		f, err := gguf.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		return f
+	}
+	whole, cut := open(0), open(1)
+	if n, _ := cut.Uint(shape.Arch + ".block_count"); n != 1 {
+		t.Errorf("block_count %d, want 1", n)
+	}
+	kept := 0
+	for _, ti := range whole.Tensors() {
+		ct, ok := cut.Tensor(ti.Name)
+		if drop := strings.HasPrefix(ti.Name, "blk.") && !strings.HasPrefix(ti.Name, "blk.0."); drop || !ok {
+			if drop == ok {
+				t.Errorf("%s: in the truncated model %v, want %v", ti.Name, ok, !drop)
+			}
+			continue
+		}
+		a, _ := whole.Data(ti)
+		b, _ := cut.Data(ct)
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s differs from the whole model's", ti.Name)
+		}
+		kept++
+	}
+	if kept == 0 || kept == len(whole.Tensors()) {
+		t.Errorf("%d of %d tensors kept", kept, len(whole.Tensors()))
 	}
 }

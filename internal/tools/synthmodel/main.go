@@ -58,6 +58,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	seed := fs.Uint64("seed", 0, "seed of the random weights")
 	threads := fs.Int("t", 0, "number of threads (0: one per physical core)")
 	repeat := fs.Bool("repeat", false, "quantize each tensor's first rows only and repeat them: a speed-test file written in minutes")
+	layers := fs.Int("layers", 0, "keep the shape's first `N` blocks (0: all), with the whole model's weights: with -block-scale, a cheap speculative draft of it")
 	blockScale := fs.Float64("block-scale", 0, "scale the blocks' random weights by `S` (0: 1): below 1 the model is nearly a bigram model, and a copy at another type agrees with it as a speculative draft (0.05 or so)")
 	mmproj := fs.String("mmproj-out", "", "also write the shape's vision projector (an mmproj GGUF, seeded by -seed) to `FILE` (vision shapes: tiny-gemma3-vision)")
 	if err := fs.Parse(args); err != nil {
@@ -92,7 +93,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "synthmodel: %3d%%  %s of %s  %.1fs\n", pct, units.Bytes(done), units.Bytes(total), time.Since(start).Seconds())
 		}
 	}
-	opts := synth.Options{Shape: shape, FileType: ft, Vocab: vocab, Seed: *seed, Threads: *threads, Progress: progress, Repeat: *repeat, BlockScale: *blockScale}
+	opts := synth.Options{Shape: shape, FileType: ft, Vocab: vocab, Seed: *seed, Threads: *threads, Progress: progress, Repeat: *repeat, BlockScale: *blockScale, Layers: *layers}
 	fmt.Fprintf(stderr, "synthmodel: writing %s: %s %s\n", *out, shape.Name, ft)
 	if err := synth.Write(ctx, *out, opts); err != nil {
 		return fmt.Errorf("synthmodel: %w", err)
