@@ -319,26 +319,10 @@ func TestRepeat(t *testing.T) {
 // TestBlockScale checks that BlockScale scales the blocks' random weights
 // and leaves their norms and the tensors outside the blocks as they are.
 func TestBlockScale(t *testing.T) {
-	vocab := miniVocab(t)
-	shape, err := LookupShape("tiny")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	open := func(scale float64) *gguf.File {
-		path := filepath.Join(dir, fmt.Sprint(scale)+".gguf")
-		opts := Options{Shape: shape, FileType: gguf.FileTypeAllF32, Vocab: vocab, Seed: 3, Threads: 2, BlockScale: scale}
-		if err := Write(context.Background(), path, opts); err != nil {
-			t.Fatal(err)
-		}
-		f, err := gguf.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { f.Close() })
-		return f
-	}
-	plain, scaled := open(0), open(0.25)
+	opts := Options{Shape: mustShape(t, "tiny"), FileType: gguf.FileTypeAllF32, Vocab: miniVocab(t), Seed: 3, Threads: 2}
+	plain := writeOpen(t, opts)
+	opts.BlockScale = 0.25
+	scaled := writeOpen(t, opts)
 	checked := 0
 	for _, ti := range plain.Tensors() {
 		st, _ := scaled.Tensor(ti.Name)
@@ -377,23 +361,11 @@ func mustShape(t *testing.T, name string) Shape {
 // no tensor of a dropped block, and every tensor kept byte for byte the
 // whole model's.
 func TestLayers(t *testing.T) {
-	vocab := miniVocab(t)
 	shape := mustShape(t, "tiny")
-	dir := t.TempDir()
-	open := func(layers int) *gguf.File {
-		path := filepath.Join(dir, fmt.Sprint(layers)+".gguf")
-		opts := Options{Shape: shape, FileType: gguf.FileTypeMostlyQ8_0, Vocab: vocab, Seed: 4, Threads: 2, Layers: layers}
-		if err := Write(context.Background(), path, opts); err != nil {
-			t.Fatal(err)
-		}
-		f, err := gguf.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { f.Close() })
-		return f
-	}
-	whole, cut := open(0), open(1)
+	opts := Options{Shape: shape, FileType: gguf.FileTypeMostlyQ8_0, Vocab: miniVocab(t), Seed: 4, Threads: 2}
+	whole := writeOpen(t, opts)
+	opts.Layers = 1
+	cut := writeOpen(t, opts)
 	if n, _ := cut.Uint(shape.Arch + ".block_count"); n != 1 {
 		t.Errorf("block_count %d, want 1", n)
 	}
@@ -416,4 +388,20 @@ func TestLayers(t *testing.T) {
 	if kept == 0 || kept == len(whole.Tensors()) {
 		t.Errorf("%d of %d tensors kept", kept, len(whole.Tensors()))
 	}
+}
+
+// writeOpen writes the synthetic model of opts to a temporary file and
+// opens it for the rest of the test.
+func writeOpen(t *testing.T, opts Options) *gguf.File {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "m.gguf")
+	if err := Write(context.Background(), path, opts); err != nil {
+		t.Fatal(err)
+	}
+	f, err := gguf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
 }
