@@ -24,6 +24,12 @@ func miniVocab(t *testing.T) *gguf.File {
 	if err := WriteMiniVocab(context.Background(), path, "llama"); err != nil {
 		t.Fatal(err)
 	}
+	return openFile(t, path)
+}
+
+// openFile opens the GGUF file at path for the rest of the test.
+func openFile(t *testing.T, path string) *gguf.File {
+	t.Helper()
 	f, err := gguf.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -398,10 +404,5 @@ func writeOpen(t *testing.T, opts Options) *gguf.File {
 	if err := Write(context.Background(), path, opts); err != nil {
 		t.Fatal(err)
 	}
-	f, err := gguf.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-	return f
+	return openFile(t, path)
 }
