@@ -60,24 +60,29 @@ func (l *freeList) put(buf []float32) {
 // fresh they were most of a decode step's garbage. putBlocks gives the
 // buffer back.
 func getBlocks[T any](l *freeList, n int) []T {
-	var z T
-	size := int(unsafe.Sizeof(z))
-	if n == 0 || size%4 != 0 || unsafe.Alignof(z) > 4 {
+	per, ok := floatsPerBlock[T]()
+	if n == 0 || !ok {
 		return make([]T, n)
 	}
-	f := l.get(n * size / 4)
+	f := l.get(n * per)
 	return unsafe.Slice((*T)(unsafe.Pointer(&f[0])), n)
 }
 
 // putBlocks keeps a buffer from getBlocks for reuse (put). Nothing may
 // use buf afterwards.
 func putBlocks[T any](l *freeList, buf []T) {
+	if per, ok := floatsPerBlock[T](); ok && len(buf) > 0 {
+		l.put(unsafe.Slice((*float32)(unsafe.Pointer(&buf[0])), len(buf)*per))
+	}
+}
+
+// floatsPerBlock returns how many float32s a value of T takes, and whether
+// float32 buffers can hold values of T (a whole number of float32s, an
+// alignment a float32's satisfies).
+func floatsPerBlock[T any]() (int, bool) {
 	var z T
 	size := int(unsafe.Sizeof(z))
-	if len(buf) == 0 || size%4 != 0 || unsafe.Alignof(z) > 4 {
-		return
-	}
-	l.put(unsafe.Slice((*float32)(unsafe.Pointer(&buf[0])), len(buf)*size/4))
+	return size / 4, size%4 == 0 && unsafe.Alignof(z) <= 4
 }
 
 // Recycle implements kernels.Recycler: the memory of the F32 tensors among
