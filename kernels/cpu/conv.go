@@ -52,11 +52,11 @@ func (b *Backend) ShortConv(dst, x, w, state kernels.Tensor, seqs []kernels.Conv
 	return nil
 }
 
-// ShortConvRef is the oracle of ShortConv for one sequence, on host
+// shortConvRef is the oracle of ShortConv for one sequence, on host
 // slices: w holds the K rows of C taps, state the K-1 previous rows of C
 // inputs (oldest first, updated to the last K-1 rows of the window), x
 // and y the chunk's rows. The reference backend computes as it does.
-func ShortConvRef(y, x, w, state []float32, k, c int) {
+func shortConvRef(y, x, w, state []float32, k, c int) {
 	for t := range len(x) / c {
 		convToken(y[t*c:(t+1)*c], state, x, w, t, k, fmaRow)
 	}

@@ -11,7 +11,7 @@ import (
 )
 
 // TestShortConv checks ShortConv on both backends bit for bit against
-// ShortConvRef run sequence by sequence, the new windows included, and
+// shortConvRef run sequence by sequence, the new windows included, and
 // the reference against a float64 convolution: channel counts with and
 // without a vector tail, kernel sizes 2 to 4, chunks shorter and longer
 // than the window, several sequences over shuffled slots.
@@ -41,7 +41,7 @@ func TestShortConv(t *testing.T) {
 		at := 0
 		for i, m := range tc.ns {
 			s := tc.slots[i]
-			ShortConvRef(want[at*tc.c:(at+m)*tc.c], x[at*tc.c:(at+m)*tc.c], w, wantState[s*row:(s+1)*row], tc.k, tc.c)
+			shortConvRef(want[at*tc.c:(at+m)*tc.c], x[at*tc.c:(at+m)*tc.c], w, wantState[s*row:(s+1)*row], tc.k, tc.c)
 			at += m
 		}
 		checkConv64(t, x, w, state, want, wantState, tc.k, tc.c, tc.ns, tc.slots)
@@ -109,7 +109,7 @@ func TestShortConvChunks(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	x, w := randn(r, n*c, 1), randn(r, k*c, 1)
 	whole := make([]float32, n*c)
-	ShortConvRef(whole, x, w, make([]float32, (k-1)*c), k, c)
+	shortConvRef(whole, x, w, make([]float32, (k-1)*c), k, c)
 	b := New(2)
 	wt, st := f32(t, b, w, c, k), f32(t, b, make([]float32, (k-1)*c), (k-1)*c, 1)
 	at := 0
