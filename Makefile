@@ -20,7 +20,9 @@ DEB_TEST  := $(DEB_BUILD) xvfb x11-utils xdotool imagemagick libgl1-mesa-dri qem
 # appstream and desktop-file-utils make and check the .deb, and debootstrap
 # the clean Debian 12 root it is installed into.
 # The Wine check also opens the app's window under Xvfb (.ci/xapp.sh).
-DEB_PACKAGE := $(DEB_BUILD) gcc-mingw-w64-x86-64-posix nsis wine wine64 zip unzip xz-utils dpkg-dev appstream desktop-file-utils debootstrap xvfb x11-utils imagemagick libgl1-mesa-dri
+# Chromium opens `saji loadtest --report`'s page headless (the report step);
+# it rides along here because deps-package installs in the background.
+DEB_PACKAGE := $(DEB_BUILD) gcc-mingw-w64-x86-64-posix nsis wine wine64 zip unzip xz-utils dpkg-dev appstream desktop-file-utils debootstrap xvfb x11-utils imagemagick libgl1-mesa-dri chromium
 
 # Version stamping: the packages and `saji version` carry the version (git
 # describe, .ci/version), the commit and the build date.
@@ -52,7 +54,7 @@ ARM64_SKIP  = saji/engine/server saji/internal/cli saji/kernels/metal saji/kerne
 	saji/engine/hub saji/app/store saji/packaging/iconset saji/internal/tools/%
 ARM64_PKGS  = $(filter-out $(ARM64_SKIP),$(NOGUI_PKGS))
 
-.PHONY: run build test deps-build deps-test deps-package vet lint unit probe race arm64 cross clients smoke package fit clean
+.PHONY: run build test deps-build deps-test deps-package vet lint unit probe race arm64 cross clients smoke package report fit clean
 
 # MODEL=FILE.gguf opens the app with that model loaded.
 run: deps-build
@@ -62,7 +64,7 @@ build: deps-build
 	@mkdir -p $(dir $(BIN))
 	$(GO) build -ldflags "$(GO_LDFLAGS)" -o $(BIN) .
 
-test: deps-test vet lint unit probe race arm64 cross clients smoke package fit  # .ci/run lists the same steps
+test: deps-test vet lint unit probe race arm64 cross clients smoke package report fit  # .ci/run lists the same steps
 	@echo "make test: all checks passed"
 
 deps-build:
@@ -178,6 +180,12 @@ package: build deps-package
 	./.ci/check-deb "$$(./.ci/package-deb $(BIN) bin)" bin/tiny-chat.gguf bin/.debian12-root
 	$(if $(filter 1,$(WIN_GUI)),,SAJI_WIN_MAIN=./internal/tools/headless CGO_ENABLED=0) ./.ci/package-windows bin
 	$(if $(filter 1,$(WIN_GUI)),WINE_WINDOW=1) ./.ci/check-wine bin bin/tiny-chat.gguf
+
+# The unit step skips the browser test under CI=true; here Chromium is
+# installed, and SAJI_BROWSER_TEST=1 makes its absence a failure.
+report: deps-package
+	@echo "== the load-test report opened in headless Chromium: the charts draw"
+	SAJI_BROWSER_TEST=1 $(GO) test -count=1 -run '^TestReportInBrowser$$' ./internal/loadtest
 
 fit:
 	@echo "== the fit planner against reality: resident memory of the synthetic llama-1b Q4_K_M within 10% of its prediction"
