@@ -91,11 +91,11 @@ type DraftModel struct {
 const draftIdle = 2
 
 // LoadDraft loads the draft model at path on the CPU with threads
-// threads, for a target of tokenizer target and a context of size tokens,
-// and refuses one whose vocabulary differs from the target's (see
-// CheckDraftVocab).
-func LoadDraft(ctx context.Context, path string, target *tokenizer.Tokenizer, size, threads int) (*DraftModel, error) {
-	f, err := gguf.Open(path)
+// threads, its file held as mem says, for a target of tokenizer target and
+// a context of size tokens, and refuses one whose vocabulary differs from
+// the target's (see CheckDraftVocab).
+func LoadDraft(ctx context.Context, path string, target *tokenizer.Tokenizer, size, threads int, mem gguf.OpenOptions) (*DraftModel, error) {
+	f, err := gguf.OpenWith(path, mem)
 	if err != nil {
 		return nil, fmt.Errorf("runner: the draft model: %w", err)
 	}

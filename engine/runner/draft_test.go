@@ -121,9 +121,20 @@ func TestSpeculativeRunner(t *testing.T) {
 		t.Fatal(err)
 	}
 	prompt := "the cat sat on the mat and the dog sat on the log, the cat sat on the"
-	for _, sp := range []Speculative{{Draft: draft, DraftMax: 4}, {Lookup: true}, {Draft: draft, DraftMax: 16, DraftMin: 2}} {
+	for _, tc := range []struct {
+		sp  Speculative
+		mem gguf.OpenOptions
+	}{
+		{Speculative{Draft: draft, DraftMax: 4}, gguf.OpenOptions{}},
+		{Speculative{Lookup: true}, gguf.OpenOptions{}},
+		{Speculative{Draft: draft, DraftMax: 16, DraftMin: 2}, gguf.OpenOptions{}},
+		// Both files read into memory (--no-mmap), as saji bench's speed
+		// figures want them.
+		{Speculative{Draft: draft, DraftMax: 4}, gguf.OpenOptions{NoMmap: true}},
+	} {
+		sp := tc.sp
 		m, err := Load(context.Background(), target, LoadOptions{Threads: 2, Scheduler: scheduler.Config{Context: 128, MaxSeqs: 2},
-			Speculative: sp})
+			Speculative: sp, Memory: tc.mem})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -112,6 +112,10 @@ type LoadOptions struct {
 	// Speculative turns speculative decoding on for the model's requests:
 	// a draft model (loaded with the model) or prompt lookup.
 	Speculative Speculative
+	// Memory says how the model's and the draft's files are held: mapped
+	// (the zero value), read into process memory (NoMmap, llama.cpp's
+	// --no-mmap) and locked (Lock, --mlock).
+	Memory gguf.OpenOptions
 	// Projector is the vision projector's file (an mmproj GGUF), which
 	// lets the model see pictures. "" looks for one beside the model
 	// (FindProjector) and leaves it out, with a note, when it does not
@@ -139,7 +143,7 @@ func (o LoadOptions) registry() *offload.Registry {
 // template (ChatML when the file has none), and starts its scheduler.
 // Close releases it. A model that cannot run fails here, with the reason.
 func Load(ctx context.Context, path string, opts LoadOptions) (*Model, error) {
-	h, err := open(path)
+	h, err := open(path, opts.Memory)
 	if err != nil {
 		return nil, err
 	}
@@ -164,15 +168,15 @@ func (h *header) plannable() *fit.ModelShape {
 	return &h.shape
 }
 
-// open opens the GGUF file at path and describes its model: the one time a
-// load reads its header. A model Saji cannot run (model.RunError) is an
-// error here.
-func open(path string) (*header, error) {
+// open opens the GGUF file at path, held as mem says, and describes its
+// model: the one time a load reads its header. A model Saji cannot run
+// (model.RunError) is an error here.
+func open(path string, mem gguf.OpenOptions) (*header, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("runner: %w", err)
 	}
-	f, err := gguf.Open(path)
+	f, err := gguf.OpenWith(path, mem)
 	if err != nil {
 		return nil, fmt.Errorf("runner: %w", err)
 	}
@@ -251,7 +255,7 @@ func load(ctx context.Context, h *header, opts LoadOptions) (*Model, error) {
 	}
 	var draft *DraftModel
 	if p := opts.Speculative.Draft; p != "" {
-		if draft, err = LoadDraft(ctx, p, tk, sched.Config().Context, opts.Threads); err != nil {
+		if draft, err = LoadDraft(ctx, p, tk, sched.Config().Context, opts.Threads, opts.Memory); err != nil {
 			sched.Close()
 			lm.Close()
 			return fail(err)

@@ -348,7 +348,7 @@ func (r *Runner) load(name, path string) (*Model, error) {
 		close(c.done)
 	}()
 	// The header is read once: for the room to make, and for the load.
-	h, err := open(path)
+	h, err := open(path, r.cfg.Load.Memory)
 	if err != nil {
 		c.err = err
 		return nil, err

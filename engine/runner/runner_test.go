@@ -14,6 +14,7 @@ import (
 
 	"saji/engine/chat"
 	"saji/engine/fit"
+	"saji/engine/gguf"
 	"saji/engine/imagefile"
 	"saji/engine/library"
 	"saji/engine/offload"
@@ -229,7 +230,7 @@ func TestMemoryNeed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := open(path)
+	h, err := open(path, gguf.OpenOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,7 +36,8 @@ type benchFlags struct {
 	threads, prompts, gens string
 	depths, gpuLayers      string
 	reps                   int
-	jsonOut, noMmap, mlock bool
+	jsonOut                bool
+	memory                 memoryFlags
 	noWarmup, progress     bool
 	kvType                 string
 	spec                   specFlags
@@ -95,8 +96,7 @@ func newBenchCmd() *cobra.Command {
 	f.StringVarP(&bf.depths, "n-depth", "d", bf.depths, "tokens already in the cache when each test starts, comma-separated")
 	f.IntVarP(&bf.reps, "repetitions", "r", bf.reps, "timed repetitions of each test")
 	f.BoolVar(&bf.jsonOut, "json", false, "print JSON records instead of the table")
-	f.BoolVar(&bf.noMmap, "no-mmap", false, "read the model into memory instead of mapping the file")
-	f.BoolVar(&bf.mlock, "mlock", false, "lock the model in memory so that it is not paged out")
+	bf.memory.register(f, "")
 	f.BoolVar(&bf.noWarmup, "no-warmup", false, "skip the untimed warm-up run of each test")
 	f.BoolVar(&bf.progress, "progress", false, "report each run on standard error")
 	f.StringVar(&bf.kvType, "ctk", bf.kvType, "key/value cache type: f16 or f32")
@@ -212,7 +212,7 @@ func runBench(ctx context.Context, bf *benchFlags, stdout, stderr io.Writer) err
 	if bf.restore > 0 {
 		return runRestoreBench(ctx, bf, threads, ngls[0], stdout, stderr)
 	}
-	f, err := gguf.OpenWith(bf.modelPath, gguf.OpenOptions{NoMmap: bf.noMmap, Lock: bf.mlock})
+	f, err := gguf.OpenWith(bf.modelPath, bf.memory.options())
 	if err != nil {
 		return fmt.Errorf("bench: %w", err)
 	}
@@ -221,7 +221,7 @@ func runBench(ctx context.Context, bf *benchFlags, stdout, stderr io.Writer) err
 	if err != nil {
 		return fmt.Errorf("bench: %w", err)
 	}
-	bm.kv, bm.mmap, bm.mlock = kv, !bf.noMmap, bf.mlock
+	bm.kv, bm.mmap, bm.mlock = kv, !bf.memory.noMmap, bf.memory.mlock
 
 	// The ngl column shows when layers may go to a GPU there is.
 	gpus := offload.System()

@@ -79,7 +79,7 @@ func (t *restoreTest) run(ctx context.Context, bf *benchFlags, ngl int, stderr i
 			}
 			defer disk.Close()
 		}
-		m, err := runner.Load(ctx, bf.modelPath, runner.LoadOptions{Threads: t.threads, GPULayers: ngl,
+		m, err := runner.Load(ctx, bf.modelPath, runner.LoadOptions{Threads: t.threads, GPULayers: ngl, Memory: bf.memory.options(),
 			Scheduler: scheduler.Config{Context: len(prompt) + 8, Parallel: 1, MaxSeqs: 1, KVType: bf.kvType, PromptCache: disk}})
 		if err != nil {
 			return runner.Result{}, 0, err

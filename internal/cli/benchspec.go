@@ -91,7 +91,7 @@ func runSpecBench(ctx context.Context, bf *benchFlags, threads, gens []int, ngl 
 			if bf.specPrompt != "" {
 				ctxLen += 4 * len(bf.specPrompt) // a token is at least a byte; room to spare
 			}
-			m, err := runner.Load(ctx, bf.modelPath, runner.LoadOptions{Threads: th, GPULayers: ngl,
+			m, err := runner.Load(ctx, bf.modelPath, runner.LoadOptions{Threads: th, GPULayers: ngl, Memory: bf.memory.options(),
 				Scheduler: scheduler.Config{Context: ctxLen, Parallel: 1, MaxSeqs: 1, KVType: bf.kvType}, Speculative: spec})
 			if err != nil {
 				return fmt.Errorf("bench: %w", err)
@@ -244,6 +244,7 @@ type specRecord struct {
 	ModelType    string    `json:"model_type"`
 	NThreads     int       `json:"n_threads"`
 	NGen         int       `json:"n_gen"`
+	UseMmap      bool      `json:"use_mmap"` // both models' files mapped (else read: --no-mmap)
 	Drafter      string    `json:"drafter"`
 	DraftMax     int       `json:"draft_max"`
 	PlainTs      []float64 `json:"plain_samples_ts"`
@@ -261,7 +262,7 @@ type specRecord struct {
 // spec prints the speculative test's record.
 func (r *jsonReporter) spec(t *specTest) {
 	rec := specRecord{Test: t.name(), ModelFile: r.bm.path, ModelType: r.bm.desc, NThreads: t.threads, NGen: t.nGen,
-		Drafter: t.drafter, DraftMax: t.draftMax, PlainTs: t.plain, SpecTs: t.spec, PlainMedian: median(t.plain),
+		UseMmap: r.bm.mmap, Drafter: t.drafter, DraftMax: t.draftMax, PlainTs: t.plain, SpecTs: t.spec, PlainMedian: median(t.plain),
 		SpecMedian: median(t.spec), Speedup: t.speedup(), DraftTokens: t.drafted, Accepted: t.accepted,
 		Acceptance: t.acceptance(), TokensPerStp: t.perStep(), SameOutput: t.same}
 	r.write(rec)

@@ -46,6 +46,7 @@ type localFlags struct {
 	kvMiB, gpuLayers, parallel    int
 	kvType                        string
 	noPrefixCache                 bool
+	memory                        memoryFlags
 }
 
 // register adds the flags to f, their help starting with note.
@@ -58,6 +59,7 @@ func (l *localFlags) register(f *pflag.FlagSet, note string) {
 	f.IntVar(&l.ctx, "ctx", 0, note+fmt.Sprintf("context length per sequence (0: %d, or the model's when shorter)", scheduler.DefaultContext))
 	f.StringVar(&l.kvType, "ctk", "f16", note+"KV cache type: f16, f32 or q8_0")
 	f.BoolVar(&l.noPrefixCache, "no-prefix-cache", false, note+"turn prefix caching off")
+	l.memory.register(f, note)
 	registerGPULayers(f, &l.gpuLayers, note)
 }
 
@@ -86,7 +88,7 @@ func runLocalLoadtest(ctx context.Context, lf *loadtestFlags, stdout, stderr io.
 	// cache the GPU cannot hold sends the model to the CPU with it.
 	sc := l.scheduler()
 	sc.ModelID = lf.model
-	m, err := runner.Load(ctx, lf.model, runner.LoadOptions{Threads: threads, GPULayers: l.gpuLayers, Scheduler: sc})
+	m, err := runner.Load(ctx, lf.model, runner.LoadOptions{Threads: threads, GPULayers: l.gpuLayers, Scheduler: sc, Memory: l.memory.options()})
 	if err != nil {
 		return fmt.Errorf("loadtest: %w", err)
 	}

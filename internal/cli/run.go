@@ -35,6 +35,7 @@ type runFlags struct {
 	params                    sample.Params
 	spec                      specFlags
 	cache                     promptCacheFlags
+	memory                    memoryFlags
 }
 
 // newRunCmd is 'saji run': generate from a prompt, or chat in the terminal.
@@ -107,6 +108,7 @@ func newRunCmd() *cobra.Command {
 	f.IntVarP(&rf.threads, "threads", "t", 0, "number of threads (0: all CPUs)")
 	f.StringVar(&rf.kvType, "kv-type", "f16", "key/value cache type: f16 (llama.cpp's default) or f32")
 	registerGPULayers(f, &rf.gpuLayers, "")
+	rf.memory.register(f, "")
 	f.StringVar(&rf.mmproj, "mmproj", "", "vision projector `FILE` (an mmproj GGUF; default: an mmproj*.gguf beside the model)")
 	f.StringArrayVar(&rf.images, "image", nil, "picture `FILE` for the model to see (JPEG, PNG, WebP or GIF; repeatable): placed at the prompt's image markers, or before it; in a chat, with the first message")
 	f.Float32Var(&p.Temperature, "temp", p.Temperature, "temperature (0: greedy)")
@@ -177,7 +179,7 @@ func openRunModel(ctx context.Context, rf *runFlags, kv quant.Type, disk *kvcach
 	return runner.Load(ctx, rf.modelPath, runner.LoadOptions{Threads: rf.threads, GPULayers: rf.gpuLayers,
 		Scheduler: scheduler.Config{Context: rf.nCtx, KVType: strings.ToLower(kv.String()), Parallel: 1, MaxSeqs: 1,
 			PromptCache: disk},
-		Speculative: spec, Projector: rf.mmproj})
+		Speculative: spec, Projector: rf.mmproj, Memory: rf.memory.options()})
 }
 
 // readImages reads and decodes the --image files.

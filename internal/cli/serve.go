@@ -203,7 +203,7 @@ func runServe(ctx context.Context, sf *serveFlags, errw io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
-	load := runner.LoadOptions{Threads: l.threads, GPULayers: sf.local.gpuLayers, Scheduler: l.scheduler()}
+	load := runner.LoadOptions{Threads: l.threads, GPULayers: sf.local.gpuLayers, Scheduler: l.scheduler(), Memory: l.memory.options()}
 	disk, err := sf.cache.open(slog.Default())
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)

@@ -45,7 +45,7 @@ func TestRunSpeculative(t *testing.T) {
 	model := refdata.Path(t, "models/stories260K.gguf")
 	ref := loadStoriesRef(t, "stories260K.kvf16.json")
 	want := strings.Join(ref.Greedy.Pieces, "")
-	for _, args := range [][]string{{"--lookup"}, {"-md", model, "--draft-max", "5"}} {
+	for _, args := range [][]string{{"--lookup"}, {"-md", model, "--draft-max", "5"}, {"-md", model, "--no-mmap", "--mlock"}} {
 		out, errOut, err := runCmd(t, "", append(append([]string{"run", "-m", model, "--temp", "0", "-n", "32"}, llamaArgs(args)...), ref.Text)...)
 		if err != nil {
 			t.Fatal(err)
@@ -82,7 +82,7 @@ func TestBenchSpeculative(t *testing.T) {
 	if !row.MatchString(out) {
 		t.Errorf("no spec12 row in\n%s", out)
 	}
-	out, errs, status = run(t, Options{}, "bench", "-m", path, "-p", "0", "-n", "12", "-r", "2", "-t", "2", "-md", path, "--draft-max", "3", "--json")
+	out, errs, status = run(t, Options{}, "bench", "-m", path, "-p", "0", "-n", "12", "-r", "2", "-t", "2", "-md", path, "--draft-max", "3", "--json", "--no-mmap")
 	if status != 0 {
 		t.Fatalf("status %d: %s", status, errs)
 	}
@@ -101,7 +101,7 @@ func TestBenchSpeculative(t *testing.T) {
 		t.Errorf("--spec-only without a drafter: status %d: %s", status, errs)
 	}
 	r := recs[1]
-	if r["test"] != "spec12" || r["same_output"] != true || r["draft_max"] != 3.0 || r["acceptance_rate"] != 1.0 ||
+	if r["test"] != "spec12" || r["same_output"] != true || r["use_mmap"] != false || r["draft_max"] != 3.0 || r["acceptance_rate"] != 1.0 ||
 		r["draft_n"].(float64) == 0 || r["speedup"].(float64) <= 0 || r["tokens_per_step"].(float64) <= 1 {
 		t.Errorf("record %v", r)
 	}
