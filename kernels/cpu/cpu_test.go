@@ -428,6 +428,37 @@ func TestGLU(t *testing.T) {
 	}
 }
 
+// TestGeluTable checks geluF16's table against its definition, GELU's
+// tanh form at the input rounded to F16, rounded to F16: bit for bit at
+// every F16 value and at random float32 inputs between the clamps.
+func TestGeluTable(t *testing.T) {
+	def := func(x float32) float32 {
+		switch {
+		case x <= -10:
+			return 0
+		case x >= 10:
+			return x
+		}
+		return roundF16(geluTanh(roundF16(x)))
+	}
+	same := func(a, b float32) bool {
+		return math.Float32bits(a) == math.Float32bits(b) || (a != a && b != b)
+	}
+	for h := range 1 << 16 {
+		x := quant.F16ToF32(uint16(h))
+		if got, want := geluF16(x), def(x); !same(got, want) {
+			t.Fatalf("geluF16(%g = F16 %#04x) = %g, want %g", x, h, got, want)
+		}
+	}
+	rng := rand.New(rand.NewPCG(9, 9))
+	for range 100000 {
+		x := float32(rng.Float64()*20 - 10)
+		if got, want := geluF16(x), def(x); !same(got, want) {
+			t.Fatalf("geluF16(%g) = %g, want %g", x, got, want)
+		}
+	}
+}
+
 func TestExpV(t *testing.T) {
 	for x := float32(-100); x < 88; x += 0.0137 {
 		got, want := float64(expV(x)), math.Exp(float64(x))
