@@ -3,12 +3,14 @@ package runner
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"saji/engine/gguf"
+	"saji/engine/sample"
 	"saji/engine/scheduler"
 	"saji/engine/synth/synthtest"
 	"saji/engine/tokenizer"
@@ -161,5 +163,50 @@ func TestSpeculativeRunner(t *testing.T) {
 		if err := m.Close(); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestAutoDraft loads a model of a folder that also holds a copy of it at
+// a quarter of its size or less, of the same vocabulary: with AutoDraft
+// the copy drafts for it, and the reply is the one the model gives alone.
+func TestAutoDraft(t *testing.T) {
+	big, err := synthtest.Tiny("f32", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	small, err := synthtest.Tiny("q4_0", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for name, p := range map[string]string{"big": big, "small": small} {
+		if err := os.Symlink(p, filepath.Join(dir, name+".gguf")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var texts []string
+	for _, auto := range []bool{false, true} {
+		r := New(Config{ModelsDir: dir, AutoDraft: auto,
+			Load: LoadOptions{Threads: 2, Scheduler: scheduler.Config{Context: 128, MaxSeqs: 2}}})
+		m, err := r.Model("big")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sb strings.Builder
+		res, err := m.Generate(context.Background(), Request{Prompt: "the cat sat on the mat", MaxTokens: 16, IgnoreEOS: true,
+			Sampling: sample.Greedy()}, func(p Piece) error { sb.WriteString(p.Text); return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if auto != (res.DraftTokens > 0) {
+			t.Errorf("AutoDraft %v: %d draft tokens", auto, res.DraftTokens)
+		}
+		texts = append(texts, sb.String())
+		if err := r.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if texts[0] != texts[1] {
+		t.Errorf("with the draft %q, alone %q", texts[1], texts[0])
 	}
 }

@@ -74,6 +74,12 @@ type Config struct {
 	Aliases map[string]string
 	// Logger receives the runner's records (nil: slog.Default()).
 	Logger *slog.Logger
+	// AutoDraft pairs each model loaded from ModelsDir or Library with a
+	// draft model for speculative decoding: PickDraft over the other
+	// models a request may name (Catalog), unless Load.Speculative names a
+	// drafter already. A draft that fails to load leaves the model
+	// without one, with a log line.
+	AutoDraft bool
 }
 
 // Runner owns the loaded models and their lifecycle: models given to Add
@@ -101,6 +107,10 @@ type Runner struct {
 	obsMu     sync.RWMutex
 	observers map[int]func(*Model, Result, error)
 	nextObs   int
+
+	// vocabs caches the vocabulary hashes of AutoDraft's candidates.
+	vocabMu sync.Mutex
+	vocabs  map[vocabKey]uint64
 }
 
 // New returns a runner with no models loaded; Add adds them, and Model
@@ -113,7 +123,7 @@ func New(cfg Config) *Runner {
 		cfg.Load.Logger = cfg.Logger
 	}
 	r := &Runner{cfg: cfg, log: cfg.Logger, models: map[string]*Model{}, loading: map[string]*loadCall{},
-		stop: make(chan struct{})}
+		stop: make(chan struct{}), vocabs: map[vocabKey]uint64{}}
 	every := cfg.SweepEvery
 	if every <= 0 {
 		every = 5 * time.Second
@@ -362,7 +372,19 @@ func (r *Runner) load(name, path string) (*Model, error) {
 	opts := r.cfg.Load
 	opts.Name = name
 	start := time.Now()
+	draft := ""
+	if r.cfg.AutoDraft && !opts.Speculative.on() {
+		draft = r.pickDraft(h, name)
+		opts.Speculative.Draft = draft
+	}
 	m, err := load(context.Background(), h, opts)
+	if err != nil && draft != "" {
+		r.log.Warn("runner: loading without the draft model paired with it", "model", name, "draft", draft, "err", err)
+		opts.Speculative.Draft = ""
+		if h, err = open(path, opts.Memory); err == nil {
+			m, err = load(context.Background(), h, opts)
+		}
+	}
 	if err != nil {
 		c.err = err
 		return nil, err
