@@ -133,7 +133,12 @@ func statsLine(m store.Message) string {
 	if m.Tokens == 1 {
 		tokens = "token"
 	}
-	return fmt.Sprintf("%d %s · %.1f tokens/s · %.2f s to first token", m.Tokens, tokens, m.TokensPerSecond, m.TTFTSeconds)
+	line := fmt.Sprintf("%d %s · %.1f tokens/s · %.2f s to first token", m.Tokens, tokens, m.TokensPerSecond, m.TTFTSeconds)
+	if m.DraftTokens > 0 {
+		// Speculative decoding: the share of the draft model's tokens kept.
+		line += fmt.Sprintf(" · %.0f%% of %d drafted tokens kept", 100*float64(m.AcceptedTokens)/float64(m.DraftTokens), m.DraftTokens)
+	}
+	return line
 }
 
 // setText draws text; a streaming reply re-renders only its blocks that

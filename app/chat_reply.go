@@ -477,8 +477,10 @@ func (r *reply) run(ctx context.Context, req ReplyRequest) {
 	m.Content, m.Done = text, true
 	m.Tokens, m.TokensPerSecond, m.TTFTSeconds = stats.Tokens, stats.TokensPerSecond, stats.TTFT.Seconds()
 	m.Reasoning, m.ReasoningTokens, m.ReasoningSeconds = reasoning, stats.ReasoningTokens, stats.ReasoningTime.Seconds()
+	m.DraftTokens, m.AcceptedTokens = stats.DraftTokens, stats.AcceptedTokens
 	if b := r.before; b.ID != 0 {
 		m.Tokens += b.Tokens
+		m.DraftTokens, m.AcceptedTokens = m.DraftTokens+b.DraftTokens, m.AcceptedTokens+b.AcceptedTokens
 		m.TTFTSeconds, m.ReasoningTokens, m.ReasoningSeconds = b.TTFTSeconds, m.ReasoningTokens+b.ReasoningTokens, m.ReasoningSeconds+b.ReasoningSeconds
 	}
 	m.Finish = finishOf(stopped, err, stats.Finish)

@@ -69,6 +69,10 @@ type Settings struct {
 	// recompute it; PromptCacheGiB bounds the folder.
 	PromptCache    bool
 	PromptCacheGiB int
+	// SpeculativeDraft pairs each model with a smaller one of the same
+	// vocabulary from the library, when it has one, as a draft for
+	// speculative decoding (on by default): the same replies, sooner.
+	SpeculativeDraft bool
 }
 
 // defaultPromptCacheGiB is the prompt cache's default size on disk (as
@@ -92,6 +96,7 @@ const (
 	prefUpdateFeed  = "update_feed"
 	prefPromptCache = "prompt_cache"
 	prefPromptGiB   = "prompt_cache_gib"
+	prefDraft       = "speculative_draft"
 )
 
 // loadSettings reads the settings from p, with defaults for what is unset.
@@ -112,7 +117,8 @@ func loadSettings(p fyne.Preferences) Settings {
 		UpdateFeed:  p.String(prefUpdateFeed),
 		PromptCache: p.BoolWithFallback(prefPromptCache, true),
 		// A size below one GiB is not offered; a bad stored one falls back.
-		PromptCacheGiB: max(1, p.IntWithFallback(prefPromptGiB, defaultPromptCacheGiB)),
+		PromptCacheGiB:   max(1, p.IntWithFallback(prefPromptGiB, defaultPromptCacheGiB)),
+		SpeculativeDraft: p.BoolWithFallback(prefDraft, true),
 	}
 }
 
@@ -133,6 +139,7 @@ func (s Settings) save(p fyne.Preferences) {
 	p.SetString(prefUpdateFeed, s.UpdateFeed)
 	p.SetBool(prefPromptCache, s.PromptCache)
 	p.SetInt(prefPromptGiB, s.PromptCacheGiB)
+	p.SetBool(prefDraft, s.SpeculativeDraft)
 }
 
 // core is the app below its views: the settings, the model library, the
@@ -269,6 +276,7 @@ func (c *core) openEngine() error {
 		Logger:  c.log,
 		Load: runner.LoadOptions{Threads: c.settings.Threads, GPULayers: c.settings.GPULayers, GPU: c.gpu, Logger: c.log,
 			Scheduler: sc},
+		AutoDraft: c.settings.SpeculativeDraft,
 	})
 	// Ollama's /api/pull fetches through the app's download manager: two
 	// managers must not share its state folder.
@@ -298,7 +306,7 @@ func (c *core) SetSettings(s Settings) error {
 	}
 	restart := old.ModelsDir != s.ModelsDir || old.Threads != s.Threads || old.Context != s.Context || old.GPULayers != s.GPULayers ||
 		!slices.Equal(old.APIKeys, s.APIKeys) || !slices.Equal(old.CORS, s.CORS) ||
-		old.PromptCache != s.PromptCache || old.PromptCacheGiB != s.PromptCacheGiB
+		old.PromptCache != s.PromptCache || old.PromptCacheGiB != s.PromptCacheGiB || old.SpeculativeDraft != s.SpeculativeDraft
 	if !restart {
 		c.mu.Unlock()
 		return nil
@@ -585,6 +593,9 @@ type ReplyStats struct {
 	// Fit, set after the first reply of a model the chat loaded, compares
 	// the fit planner's predictions with the measured memory and speed.
 	Fit *fit.Measurement
+	// DraftTokens are the tokens a draft model proposed (speculative
+	// decoding) and AcceptedTokens those the model kept.
+	DraftTokens, AcceptedTokens int
 }
 
 // Generate implements Generator with the engine: it loads the model if
@@ -680,7 +691,8 @@ func (c *core) Generate(ctx context.Context, req ReplyRequest, emit func(Update)
 		}
 		return nil
 	})
-	stats = ReplyStats{Tokens: res.CompletionTokens, TTFT: res.FirstToken, Total: res.Total, Finish: res.Finish}
+	stats = ReplyStats{Tokens: res.CompletionTokens, TTFT: res.FirstToken, Total: res.Total, Finish: res.Finish,
+		DraftTokens: res.DraftTokens, AcceptedTokens: res.AcceptedTokens}
 	if res.Finish == "length" && (st.MaxTokens <= 0 || st.MaxTokens > maxTokens) {
 		stats.Finish = "context" // the limit was the context's, not the settings'
 	}

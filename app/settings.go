@@ -67,6 +67,7 @@ type settingsView struct {
 	updateFeed  *widget.Entry // update.go
 	promptCache *widget.Check
 	promptSize  *widget.Entry // GiB
+	draft       *widget.Check
 	saveButton  *widget.Button
 	status      *widget.Label
 
@@ -81,6 +82,7 @@ type settingsForm struct {
 	UpdateFeed                                 string
 	PromptCache                                bool
 	PromptCacheGiB                             string
+	SpeculativeDraft                           bool
 }
 
 // newSettingsView lays out the settings form with the current settings.
@@ -105,6 +107,7 @@ func newSettingsView(u *ui) *settingsView {
 	v.promptCache = widget.NewCheck("Keep conversations' prompt cache on disk", nil)
 	v.promptSize = widget.NewEntry()
 	v.promptSize.Validator = func(s string) error { _, err := parsePromptCacheGiB(s); return err }
+	v.draft = widget.NewCheck("Draft with a smaller model of the same family", nil)
 	v.saveButton = widget.NewButtonWithIcon("Save", theme.DocumentSaveIcon(), v.save)
 	v.saveButton.Importance = widget.HighImportance
 	v.status = widget.NewLabel("")
@@ -123,6 +126,10 @@ func newSettingsView(u *ui) *settingsView {
 	cacheHelp := widget.NewLabel("Reopening a long conversation continues at once instead of reading it all again. " +
 		"The cache holds at most this many GiB; the least recently used conversations go first.")
 	cacheHelp.Wrapping = fyne.TextWrapWord
+	draftHelp := widget.NewLabel("When the library holds a model of the same vocabulary at most a quarter of the size, " +
+		"it proposes the next tokens and the chosen model checks them several at a time: the same replies, sooner, " +
+		"for the small model's memory. The reply's line says how many of its tokens were kept.")
+	draftHelp.Wrapping = fyne.TextWrapWord
 
 	form := widget.NewForm(
 		widget.NewFormItem("Models folder", container.NewBorder(nil, nil, nil, v.browse, v.folder)),
@@ -136,6 +143,8 @@ func newSettingsView(u *ui) *settingsView {
 		widget.NewFormItem("Prompt cache", v.promptCache),
 		widget.NewFormItem("Cache size (GiB)", v.promptSize),
 		widget.NewFormItem("", cacheHelp),
+		widget.NewFormItem("Speculative decoding", v.draft),
+		widget.NewFormItem("", draftHelp),
 		widget.NewFormItem("Theme", v.theme),
 		widget.NewFormItem("Server", v.startServer),
 		widget.NewFormItem("", v.keepInTray),
@@ -177,6 +186,7 @@ func (v *settingsView) load(s Settings) {
 	v.updateFeed.SetText(s.UpdateFeed)
 	v.promptCache.SetChecked(s.PromptCache)
 	v.promptSize.SetText(strconv.Itoa(s.PromptCacheGiB))
+	v.draft.SetChecked(s.SpeculativeDraft)
 }
 
 // themeOption returns the select option of a theme name.
@@ -203,7 +213,8 @@ func (v *settingsView) form() settingsForm {
 		UpdateFeed:  v.updateFeed.Text,
 		PromptCache: v.promptCache.Checked,
 		// The size as entered.
-		PromptCacheGiB: v.promptSize.Text,
+		PromptCacheGiB:   v.promptSize.Text,
+		SpeculativeDraft: v.draft.Checked,
 	}
 }
 
@@ -303,6 +314,7 @@ func (f settingsForm) apply(s Settings) (Settings, string) {
 	s.UpdateFeed = feed
 	s.PromptCache = f.PromptCache
 	s.PromptCacheGiB = cacheGiB
+	s.SpeculativeDraft = f.SpeculativeDraft
 	return s, ""
 }
 

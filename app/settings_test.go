@@ -48,6 +48,10 @@ func TestSettingsSaveRoundTrip(t *testing.T) {
 	}
 	test.Tap(v.promptCache)
 	v.promptSize.SetText("2")
+	if !v.draft.Checked {
+		t.Error("speculative decoding shown off, want on by default")
+	}
+	test.Tap(v.draft)
 	test.Tap(v.saveButton)
 	v.saving.wait()
 	if v.status.Text != "Saved." {
@@ -55,7 +59,7 @@ func TestSettingsSaveRoundTrip(t *testing.T) {
 	}
 	got := loadSettings(u.core.prefs)
 	if got.ModelsDir != dir || got.Threads != 3 || got.Context != 8192 || got.Theme != "dark" || !got.StartServer ||
-		got.PromptCache || got.PromptCacheGiB != 2 {
+		got.PromptCache || got.PromptCacheGiB != 2 || got.SpeculativeDraft {
 		t.Errorf("stored settings %+v", got)
 	}
 	if got.Port != defaultPort || got.Host != "127.0.0.1" {

@@ -53,6 +53,10 @@ type Message struct {
 	// Finish says why a reply ended: "" (it finished, or unknown), or
 	// one of the Finish constants.
 	Finish string `json:"finish,omitempty"`
+	// DraftTokens are the tokens a draft model (speculative decoding)
+	// proposed for a reply, AcceptedTokens those its model kept.
+	DraftTokens    int `json:"draft_tokens,omitempty"`
+	AcceptedTokens int `json:"accepted_tokens,omitempty"`
 	// Images are the pictures a user message carries: each one's encoded
 	// file (JPEG, PNG, WebP or GIF), in order. Set by Conversation.
 	Images [][]byte `json:"images,omitempty"`

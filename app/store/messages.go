@@ -9,7 +9,7 @@ import (
 )
 
 const msgColumns = `id, conversation_id, role, content, created, tokens, tokens_per_second, ttft_seconds, done,
-	reasoning, reasoning_tokens, reasoning_seconds, parent_id, finish`
+	reasoning, reasoning_tokens, reasoning_seconds, parent_id, finish, draft_tokens, accepted_tokens`
 
 // allMessages returns every message of a conversation, of every branch,
 // in the order they were added.
@@ -25,7 +25,7 @@ func allMessages(tx *sql.Tx, convID int64) ([]Message, error) {
 		var created int64
 		if err := rows.Scan(&m.ID, &m.ConversationID, &m.Role, &m.Content, &created,
 			&m.Tokens, &m.TokensPerSecond, &m.TTFTSeconds, &m.Done,
-			&m.Reasoning, &m.ReasoningTokens, &m.ReasoningSeconds, &m.ParentID, &m.Finish); err != nil {
+			&m.Reasoning, &m.ReasoningTokens, &m.ReasoningSeconds, &m.ParentID, &m.Finish, &m.DraftTokens, &m.AcceptedTokens); err != nil {
 			return nil, err
 		}
 		m.Created = fromMillis(created)
@@ -303,7 +303,7 @@ func (s *Store) DeleteMessage(convID, id int64) error {
 	return nil
 }
 
-// UpdateMessage stores m's content, reasoning, statistics, Finish and Done flag; m.ID and
+// UpdateMessage stores m's content, reasoning, statistics (drafts too), Finish and Done flag; m.ID and
 // m.ConversationID pick the row, and Role and Created are left as they are.
 // Each call is one transaction, so a crash keeps the last completed update.
 // The update that ends a reply (Done) is also made durable against a power
@@ -312,10 +312,10 @@ func (s *Store) DeleteMessage(convID, id int64) error {
 func (s *Store) UpdateMessage(m Message) error {
 	err := s.inTx(func(tx *sql.Tx) error {
 		res, err := tx.Exec(`UPDATE messages SET content = ?, tokens = ?, tokens_per_second = ?, ttft_seconds = ?, done = ?,
-			reasoning = ?, reasoning_tokens = ?, reasoning_seconds = ?, finish = ?
+			reasoning = ?, reasoning_tokens = ?, reasoning_seconds = ?, finish = ?, draft_tokens = ?, accepted_tokens = ?
 			WHERE id = ? AND conversation_id = ?`,
 			m.Content, m.Tokens, m.TokensPerSecond, m.TTFTSeconds, m.Done,
-			m.Reasoning, m.ReasoningTokens, m.ReasoningSeconds, m.Finish, m.ID, m.ConversationID)
+			m.Reasoning, m.ReasoningTokens, m.ReasoningSeconds, m.Finish, m.DraftTokens, m.AcceptedTokens, m.ID, m.ConversationID)
 		if err != nil {
 			return err
 		}

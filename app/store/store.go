@@ -81,6 +81,10 @@ var migrations = []string{
 		data       BLOB    NOT NULL
 	);
 	CREATE INDEX images_message ON images(message_id, id);`,
+	// Speculative decoding: the draft tokens a reply's model checked and
+	// how many of them it kept.
+	`ALTER TABLE messages ADD COLUMN draft_tokens INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE messages ADD COLUMN accepted_tokens INTEGER NOT NULL DEFAULT 0;`,
 }
 
 // Store is an open conversation database. Its methods are safe for

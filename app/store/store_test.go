@@ -363,3 +363,23 @@ func TestThoughtSummary(t *testing.T) {
 		}
 	}
 }
+
+// TestMessageDrafts stores a reply's speculative-decoding figures and reads
+// them back, through a reopening of the database.
+func TestMessageDrafts(t *testing.T) {
+	s, path := openTest(t)
+	c := newConv(t, s, "Drafts", "m")
+	a := addMsg(t, s, c.ID, "assistant", "")
+	a.Content, a.Tokens, a.Done, a.DraftTokens, a.AcceptedTokens = "Hi", 40, true, 48, 31
+	if err := s.UpdateMessage(a); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = openAt(t, path)
+	msgs := shown(t, s, c.ID)
+	if len(msgs) != 1 || msgs[0].DraftTokens != 48 || msgs[0].AcceptedTokens != 31 {
+		t.Errorf("messages %+v, want one with 31 of 48 draft tokens accepted", msgs)
+	}
+}
