@@ -12,9 +12,11 @@ import (
 	"saji/engine/gguf"
 	"saji/engine/sample"
 	"saji/engine/scheduler"
+	"saji/engine/synth"
 	"saji/engine/synth/synthtest"
 	"saji/engine/tokenizer"
 	"saji/internal/refdata"
+	"saji/kernels/quant"
 )
 
 func TestLookup(t *testing.T) {
@@ -209,4 +211,54 @@ func TestAutoDraft(t *testing.T) {
 	if texts[0] != texts[1] {
 		t.Errorf("with the draft %q, alone %q", texts[1], texts[0])
 	}
+}
+
+// TestAutoDraftFails pairs a model with a small file of its vocabulary
+// that cannot run (a weight of a type no kernel computes): the model loads
+// without a draft and replies.
+func TestAutoDraftFails(t *testing.T) {
+	big, err := synthtest.Tiny("f32", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	small, err := synthtest.Tiny("q4_0", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.gguf")
+	if err := synth.WriteEdited(context.Background(), small, bad, synth.Edit{Types: map[string]quant.Type{"blk.0.ffn_up.weight": quant.TypeQ1_0}}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for name, p := range map[string]string{"big": big, "bad": bad} {
+		if err := os.Symlink(p, filepath.Join(dir, name+".gguf")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := New(Config{ModelsDir: dir, AutoDraft: true,
+		Load: LoadOptions{Threads: 2, Scheduler: scheduler.Config{Context: 128, MaxSeqs: 2}}})
+	defer r.Close()
+	if d := r.pickDraft(mustOpen(t, big), "big"); filepath.Base(d) != "bad.gguf" {
+		t.Fatalf("paired with %q, want bad.gguf", d)
+	}
+	m, err := r.Model("big")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := m.Generate(context.Background(), Request{Prompt: "the cat", MaxTokens: 4, IgnoreEOS: true, Sampling: sample.Greedy()},
+		func(Piece) error { return nil })
+	if err != nil || res.CompletionTokens != 4 || res.DraftTokens != 0 {
+		t.Errorf("%d tokens, %d drafted, %v; want 4 tokens alone", res.CompletionTokens, res.DraftTokens, err)
+	}
+}
+
+// mustOpen opens the model file at path as a load does.
+func mustOpen(t *testing.T, path string) *header {
+	t.Helper()
+	h, err := open(path, gguf.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.f.Close() })
+	return h
 }
