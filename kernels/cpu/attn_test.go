@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"saji/kernels"
@@ -493,6 +494,27 @@ func BenchmarkAttention(b *testing.B) {
 					}
 				})
 			}
+		}
+	}
+}
+
+// TestF16ScaleRounds checks f16Scale by 1, which rounds the activations of
+// F16 products, against roundF16 bit for bit: magnitudes from F32's
+// subnormals to past F16's largest value, halfway cases, zeros and
+// infinities, on the SIMD path (a multiple of 8 long) where there is one.
+func TestF16ScaleRounds(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	x := []float32{0, float32(math.Copysign(0, -1)), float32(math.Inf(1)), float32(math.Inf(-1)), 1e-40, -1e-40,
+		65504, 65519, 65520, -65520, 1 + 1.0/2048, 1 + 3.0/2048, 6.1035156e-05, 5.9604645e-08, 2.9802322e-08, 8.940697e-08}
+	for len(x) < 4096 {
+		e := r.IntN(60) - 40
+		x = append(x, float32(math.Ldexp(r.Float64()*2-1, e)))
+	}
+	got := slices.Clone(x)
+	f16Scale(got, 1)
+	for i, v := range x {
+		if want := roundF16(v); math.Float32bits(got[i]) != math.Float32bits(want) {
+			t.Fatalf("f16Scale(%g, 1) = %g (%#08x), roundF16 %g (%#08x)", v, got[i], math.Float32bits(got[i]), want, math.Float32bits(want))
 		}
 	}
 }

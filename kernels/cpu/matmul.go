@@ -69,8 +69,16 @@ func (b *Backend) MatMul(dst, w, x kernels.Tensor) error {
 		xr := b.free.get(len(xs.f)) // a recycled buffer: no garbage per product
 		defer b.free.put(xr)
 		b.parallel(n, func(lo, hi int) {
-			for i := lo * k; i < hi*k; i++ {
-				xr[i] = round(xs.f[i])
+			dst, src := xr[lo*k:hi*k], xs.f[lo*k:hi*k]
+			if kind == dotF16 {
+				// roundF16 of each, as a scaling by 1 (exact) that rounds
+				// its results to F16: in SIMD where the machine has it.
+				copy(dst, src)
+				f16Scale(dst, 1)
+				return
+			}
+			for i, v := range src {
+				dst[i] = round(v)
 			}
 		})
 		if hd := b.k.halfDot(kind, n, k); hd != nil {
