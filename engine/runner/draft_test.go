@@ -172,20 +172,8 @@ func TestSpeculativeRunner(t *testing.T) {
 // a quarter of its size or less, of the same vocabulary: with AutoDraft
 // the copy drafts for it, and the reply is the one the model gives alone.
 func TestAutoDraft(t *testing.T) {
-	big, err := synthtest.Tiny("f32", 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	small, err := synthtest.Tiny("q4_0", 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	for name, p := range map[string]string{"big": big, "small": small} {
-		if err := os.Symlink(p, filepath.Join(dir, name+".gguf")); err != nil {
-			t.Fatal(err)
-		}
-	}
+	big, small := draftPair(t)
+	dir := linkFolder(t, map[string]string{"big": big, "small": small})
 	var texts []string
 	for _, auto := range []bool{false, true} {
 		r := New(Config{ModelsDir: dir, AutoDraft: auto,
@@ -217,24 +205,12 @@ func TestAutoDraft(t *testing.T) {
 // that cannot run (a weight of a type no kernel computes): the model loads
 // without a draft and replies.
 func TestAutoDraftFails(t *testing.T) {
-	big, err := synthtest.Tiny("f32", 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	small, err := synthtest.Tiny("q4_0", 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	big, small := draftPair(t)
 	bad := filepath.Join(t.TempDir(), "bad.gguf")
 	if err := synth.WriteEdited(context.Background(), small, bad, synth.Edit{Types: map[string]quant.Type{"blk.0.ffn_up.weight": quant.TypeQ1_0}}); err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	for name, p := range map[string]string{"big": big, "bad": bad} {
-		if err := os.Symlink(p, filepath.Join(dir, name+".gguf")); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := linkFolder(t, map[string]string{"big": big, "bad": bad})
 	r := New(Config{ModelsDir: dir, AutoDraft: true,
 		Load: LoadOptions{Threads: 2, Scheduler: scheduler.Config{Context: 128, MaxSeqs: 2}}})
 	defer r.Close()
@@ -261,4 +237,31 @@ func mustOpen(t *testing.T, path string) *header {
 	}
 	t.Cleanup(func() { h.f.Close() })
 	return h
+}
+
+// draftPair returns a tiny model in F32 and its copy in Q4_0, a quarter of
+// its size or less: a target and a draft PickDraft pairs.
+func draftPair(t *testing.T) (big, small string) {
+	t.Helper()
+	big, err := synthtest.Tiny("f32", 1)
+	if err == nil {
+		small, err = synthtest.Tiny("q4_0", 1)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return big, small
+}
+
+// linkFolder returns a new models folder holding NAME.gguf, a link to
+// path, for each name and path of files.
+func linkFolder(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, p := range files {
+		if err := os.Symlink(p, filepath.Join(dir, name+".gguf")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }
