@@ -30,6 +30,21 @@ type q8KBlock struct {
 // roundF16 rounds x to the nearest F16 value.
 func roundF16(x float32) float32 { return quant.F16ToF32(quant.F32ToF16(x)) }
 
+// roundHalves sets dst[i] to src[i] rounded to the half type of a product
+// of kind dotF16 (F16) or dotBF16 (BF16): its activations. F16 rounds as
+// f16Scale by 1, an exact scaling whose results round to F16, in SIMD
+// where the machine has it; each element equals roundF16's.
+func roundHalves(kind dotKind, dst, src []float32) {
+	if kind == dotF16 {
+		copy(dst, src)
+		f16Scale(dst, 1)
+		return
+	}
+	for i, v := range src {
+		dst[i] = roundBF16(v)
+	}
+}
+
 // roundBF16 rounds x to the nearest BF16 value.
 func roundBF16(x float32) float32 { return quant.BF16ToF32(quant.F32ToBF16(x)) }
 

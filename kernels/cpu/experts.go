@@ -58,15 +58,9 @@ func (b *Backend) MatMulExperts(dst kernels.Tensor, experts []kernels.Tensor, x 
 	case dotF32, dotF16, dotBF16:
 		xr := xs.f
 		if kind != dotF32 {
-			round := roundF16
-			if kind == dotBF16 {
-				round = roundBF16
-			}
 			xr = b.free.get(len(xs.f))
 			defer b.free.put(xr)
-			for i, v := range xs.f {
-				xr[i] = round(v)
-			}
+			roundHalves(kind, xr, xs.f)
 		}
 		xg := gatherRows(&b.free, xr, k, g.rows, per)
 		defer putBlocks(&b.free, xg)

@@ -62,24 +62,14 @@ func (b *Backend) MatMul(dst, w, x kernels.Tensor) error {
 		}
 		b.simd(wt, n, 4*k, tinyOrder(n, k), unsafe.Pointer(&xs.f[0]), k, out, 0, single)
 	case dotF16, dotBF16:
-		round, widen := roundF16, quant.F16ToF32
+		widen := quant.F16ToF32
 		if kind == dotBF16 {
-			round, widen = roundBF16, quant.BF16ToF32
+			widen = quant.BF16ToF32
 		}
 		xr := b.free.get(len(xs.f)) // a recycled buffer: no garbage per product
 		defer b.free.put(xr)
 		b.parallel(n, func(lo, hi int) {
-			dst, src := xr[lo*k:hi*k], xs.f[lo*k:hi*k]
-			if kind == dotF16 {
-				// roundF16 of each, as a scaling by 1 (exact) that rounds
-				// its results to F16: in SIMD where the machine has it.
-				copy(dst, src)
-				f16Scale(dst, 1)
-				return
-			}
-			for i, v := range src {
-				dst[i] = round(v)
-			}
+			roundHalves(kind, xr[lo*k:hi*k], xs.f[lo*k:hi*k])
 		})
 		if hd := b.k.halfDot(kind, n, k); hd != nil {
 			single := func(i, j0, j1 int) {
