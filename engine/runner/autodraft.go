@@ -18,14 +18,10 @@ type vocabKey struct {
 
 // pickDraft returns the file of the model that drafts for the model of h,
 // called name, when Config.AutoDraft is on: PickDraft over the other
-// models of the catalog, "" when none fits. Only files small enough to
-// be paired have their vocabularies read, once a file version.
+// models of the catalog, "" when none fits. Vocabularies are read only
+// when some file is small enough to be paired, once a file version.
 func (r *Runner) pickDraft(h *header, name string) string {
-	tk, err := tokenizer.FromGGUF(h.f)
-	if err != nil {
-		return ""
-	}
-	target := DraftCandidate{Path: h.f.Path(), VocabHash: VocabHash(tk), Size: h.f.FileSize()}
+	target := DraftCandidate{Path: h.f.Path(), Size: h.f.FileSize()}
 	var cands []DraftCandidate
 	for _, m := range r.Catalog() {
 		size := m.Info.Size
@@ -34,6 +30,10 @@ func (r *Runner) pickDraft(h *header, name string) string {
 		}
 		cands = append(cands, DraftCandidate{Path: m.Path, VocabHash: r.vocabHash(m.Path), Size: size})
 	}
+	if len(cands) == 0 {
+		return ""
+	}
+	target.VocabHash = r.vocabHash(target.Path)
 	d, ok := PickDraft(target, cands)
 	if !ok {
 		return ""
