@@ -17,6 +17,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"saji/app/store"
+	"saji/engine/scheduler"
 )
 
 // showEdit opens a dialog to edit user message m and send it again.
@@ -136,7 +137,8 @@ func statsLine(m store.Message) string {
 	line := fmt.Sprintf("%d %s · %.1f tokens/s · %.2f s to first token", m.Tokens, tokens, m.TokensPerSecond, m.TTFTSeconds)
 	if m.DraftTokens > 0 {
 		// Speculative decoding: the share of the draft model's tokens kept.
-		line += fmt.Sprintf(" · %.0f%% of %d drafted tokens kept", 100*float64(m.AcceptedTokens)/float64(m.DraftTokens), m.DraftTokens)
+		rate := scheduler.Usage{DraftTokens: m.DraftTokens, AcceptedTokens: m.AcceptedTokens}.AcceptanceRate()
+		line += fmt.Sprintf(" · %.0f%% of %d drafted tokens kept", 100*rate, m.DraftTokens)
 	}
 	return line
 }
