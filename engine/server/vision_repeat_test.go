@@ -12,9 +12,10 @@ import (
 // token. (It did not: the cache matched the prompt up to a shorter last
 // chunk than the first request's, which moved the logits; the first token
 // of the second reply was a byte token, "\uFFFDHY mat" for "HY mat".)
-// LLaVA's projector (mlp) and SmolVLM's (idefics3) serve the same way.
+// LLaVA's projector (mlp), SmolVLM's (idefics3) and Pixtral's serve the
+// same way.
 func TestVisionRepeat(t *testing.T) {
-	for _, shape := range []string{"tiny-gemma3-vision", "tiny-llava-vision", "tiny-smolvlm-vision"} {
+	for _, shape := range []string{"tiny-gemma3-vision", "tiny-llava-vision", "tiny-smolvlm-vision", "tiny-mistral3-vision"} {
 		t.Run(shape, func(t *testing.T) { visionRepeat(t, shape) })
 	}
 }

@@ -72,6 +72,16 @@ func init() {
 		RopeBase: 10000, Context: 4096, Eps: 1e-5, Scaled: true})
 	visionShapes = append(visionShapes, VisionShape{Name: "tiny-smolvlm-vision", Type: "idefics3",
 		ImageSize: 64, PatchSize: 8, Embd: 64, FFN: 128, Layers: 2, Heads: 4, Merge: 2, LMEmbd: 256, LongestEdge: 128})
+	// Mistral Small 3.1's kind (pixtral): a tiny Mistral 3 over the mini
+	// vocabulary with Mistral's picture markers, and a Pixtral encoder
+	// (RMSNorm, 2-D rope, SwiGLU feed-forward layers, no biases) with the
+	// 2 × 2 patch merger and the two-layer projector; a picture keeps its
+	// aspect, rounded to whole 16-pixel merges, and each row of its
+	// embeddings but the last ends with the [IMG_BREAK] embedding.
+	addShapes(Shape{Name: "tiny-mistral3-vision", Arch: "mistral3", Embd: 256, Layers: 2, Heads: 4, KVHeads: 2, FFN: 512,
+		RopeBase: 1000000, Context: 32768, Eps: 1e-5, Scaled: true})
+	visionShapes = append(visionShapes, VisionShape{Name: "tiny-mistral3-vision", Type: "pixtral",
+		ImageSize: 128, PatchSize: 8, Embd: 64, FFN: 128, Layers: 2, Heads: 4, Merge: 2, LMEmbd: 256})
 	// Gemma 3's SigLIP encoder at its real size (896×896 pictures, 4096
 	// patches, 27 blocks), projecting to the tiny language model's width
 	// (the real 2560 adds 0.02% of the work): for speed tests.
@@ -89,6 +99,10 @@ var VisionMarkers = []string{"<start_of_image>", "<end_of_image>", "<start_of_tu
 var SmolVLMMarkers = []string{"\n\n", "<fake_token_around_image>", "<global-img>",
 	"<row_1_col_1>", "<row_1_col_2>", "<row_2_col_1>", "<row_2_col_2>"}
 
+// PixtralMarkers are the tokens Mistral's vocabulary has for pictures
+// (mtmd writes [IMG_END] after a picture's embeddings).
+var PixtralMarkers = []string{"[IMG]", "[IMG_BREAK]", "[IMG_END]"}
+
 // VisionShape is the shape of a synthetic vision projector.
 type VisionShape struct {
 	// Name is the language model's shape it pairs with.
@@ -101,8 +115,8 @@ type VisionShape struct {
 	// Embd, FFN, Layers and Heads are the encoder's width, feed-forward
 	// length, blocks and attention heads.
 	Embd, FFN, Layers, Heads int
-	// Merge is the side of Gemma 3's pooling window or of SmolVLM's pixel
-	// shuffle (1 for mlp).
+	// Merge is the side of Gemma 3's pooling window, of SmolVLM's pixel
+	// shuffle or of Pixtral's patch merger (1 for mlp).
 	Merge int
 	// LMEmbd is the language model's width.
 	LMEmbd int
@@ -122,6 +136,16 @@ var visionShapes []VisionShape
 // Gemma 3 vision model (set in init).
 var Gemma3Encoder VisionShape
 
+// VisionShapeNames returns the names of the language model shapes that
+// a projector pairs with.
+func VisionShapeNames() []string {
+	names := make([]string, len(visionShapes))
+	for i, s := range visionShapes {
+		names[i] = s.Name
+	}
+	return names
+}
+
 // LookupVisionShape returns the projector that pairs with the language
 // model shape called name, and whether there is one.
 func LookupVisionShape(name string) (VisionShape, bool) {
@@ -139,7 +163,7 @@ func LookupVisionShape(name string) (VisionShape, bool) {
 // weight). Weights have a standard deviation of 1/√fan-in and norms of
 // 1+0.1·N(0,1), like the Scaled language models.
 func WriteProjector(ctx context.Context, path string, s VisionShape, seed uint64) error {
-	if (s.Type != "gemma3" && s.Type != "mlp" && s.Type != "idefics3") || s.PatchSize <= 0 || s.ImageSize%s.PatchSize != 0 || s.Heads <= 0 || s.Embd%s.Heads != 0 ||
+	if !slices.Contains([]string{"gemma3", "mlp", "idefics3", "pixtral"}, s.Type) || s.PatchSize <= 0 || s.ImageSize%s.PatchSize != 0 || s.Heads <= 0 || s.Embd%s.Heads != 0 ||
 		s.Merge <= 0 || (s.ImageSize/s.PatchSize)%s.Merge != 0 {
 		return fmt.Errorf("synth: projector shape %q is inconsistent", s.Name)
 	}
@@ -207,14 +231,24 @@ func projectorKeys(s VisionShape) []keyValue {
 	// (Gemma 3's).
 	gelu, eps := true, float32(1e-6)
 	mean, std := []float32{0.5, 0.5, 0.5}, []float32{0.5, 0.5, 0.5}
-	if s.Type == "mlp" {
+	clipMean, clipStd := []float32{0.48145466, 0.4578275, 0.40821073}, []float32{0.26862954, 0.26130258, 0.27577711}
+	switch s.Type {
+	case "mlp":
 		kvs = append(kvs, keyValue{"clip.has_llava_projector", true})
 		gelu, eps = false, 1e-5
-		mean, std = []float32{0.48145466, 0.4578275, 0.40821073}, []float32{0.26862954, 0.26130258, 0.27577711}
+		mean, std = clipMean, clipStd
+	case "pixtral":
+		// Pixtral's SwiGLU (use_silu), as convert_hf_to_gguf writes it.
+		gelu, eps = false, 1e-5
+		mean, std = clipMean, clipStd
 	}
 	kvs = append(kvs,
 		keyValue{"clip.projector_type", s.Type},
-		keyValue{"clip.use_gelu", gelu},
+		keyValue{"clip.use_gelu", gelu})
+	if s.Type == "pixtral" {
+		kvs = append(kvs, keyValue{"clip.use_silu", true})
+	}
+	kvs = append(kvs,
 		keyValue{"clip.vision.image_size", uint32(s.ImageSize)},
 		keyValue{"clip.vision.patch_size", uint32(s.PatchSize)},
 		keyValue{"clip.vision.embedding_length", uint32(s.Embd)},
@@ -228,6 +262,9 @@ func projectorKeys(s VisionShape) []keyValue {
 	)
 	if s.Type == "gemma3" || s.Type == "idefics3" {
 		kvs = append(kvs, keyValue{"clip.vision.projector.scale_factor", uint32(s.Merge)})
+	}
+	if s.Type == "pixtral" {
+		kvs = append(kvs, keyValue{"clip.vision.spatial_merge_size", uint32(s.Merge)})
 	}
 	if s.LongestEdge > 0 {
 		kvs = append(kvs, keyValue{"clip.vision.preproc_image_size", uint32(s.LongestEdge)})
@@ -270,6 +307,9 @@ func projectorTensors(s VisionShape) []tensorSpec {
 	vec := func(name string, n int64) tensorSpec { return tensorSpec{name: name, shape: []int64{n}} }
 	norm := func(name string, n int64) tensorSpec { return tensorSpec{name: name, shape: []int64{n}, norm: true} }
 	var specs []tensorSpec
+	if s.Type == "pixtral" {
+		return pixtralTensors(s)
+	}
 	if s.Type == "mlp" {
 		lm := int64(s.LMEmbd)
 		specs = []tensorSpec{
@@ -329,6 +369,34 @@ func projectorTensors(s VisionShape) []tensorSpec {
 	return specs
 }
 
+// pixtralTensors returns the tensors of a Pixtral projector of shape s
+// with Mistral Small 3.1's patch merger, as convert_hf_to_gguf names
+// them: no biases, RMSNorm weights, gated feed-forward layers, and the
+// [IMG_BREAK] token's embedding.
+func pixtralTensors(s VisionShape) []tensorSpec {
+	e, p, lm := int64(s.Embd), int64(s.PatchSize), int64(s.LMEmbd)
+	norm := func(name string, n int64) tensorSpec { return tensorSpec{name: name, shape: []int64{n}, norm: true} }
+	specs := []tensorSpec{
+		norm("mm.input_norm.weight", e),
+		matrix("mm.patch_merger.weight", e*int64(s.Merge*s.Merge), e),
+		matrix("mm.1.weight", e, lm),
+		matrix("mm.2.weight", lm, lm),
+		{name: "v.token_embd.img_break", shape: []int64{lm}},
+		matrix("v.patch_embd.weight", p, p, 3, e),
+		norm("v.pre_ln.weight", e),
+	}
+	for i := range s.Layers {
+		b := func(n string) string { return fmt.Sprintf("v.blk.%d.%s", i, n) }
+		for _, n := range []string{"attn_q", "attn_k", "attn_v", "attn_out"} {
+			specs = append(specs, matrix(b(n+".weight"), e, e))
+		}
+		specs = append(specs, norm(b("ln1.weight"), e), norm(b("ln2.weight"), e),
+			matrix(b("ffn_gate.weight"), e, int64(s.FFN)), matrix(b("ffn_up.weight"), e, int64(s.FFN)),
+			matrix(b("ffn_down.weight"), int64(s.FFN), e))
+	}
+	return specs
+}
+
 // Picture returns a w × h test picture, the same on every call: colour
 // gradients crossed by a diagonal band and a grid of dots, so that every
 // channel and region of an encoder's input differs.
@@ -370,12 +438,15 @@ func WriteVisionModel(ctx context.Context, path, name string, ft gguf.FileType, 
 }
 
 // visionVocab returns MiniVocab's vocabulary with VisionMarkers kept
-// whole (and SmolVLMMarkers, for a shape whose projector is idefics3),
+// whole (and SmolVLMMarkers or PixtralMarkers, for a shape whose
+// projector is idefics3 or pixtral),
 // with template as its chat template when not "".
 func visionVocab(ctx context.Context, name, template string) (*gguf.File, error) {
 	markers := VisionMarkers
 	if vs, ok := LookupVisionShape(name); ok && vs.Type == "idefics3" {
 		markers = append(slices.Clone(markers), SmolVLMMarkers...)
+	} else if ok && vs.Type == "pixtral" {
+		markers = append(slices.Clone(markers), PixtralMarkers...)
 	}
 	w, err := MiniVocab("llama", markers...)
 	if err != nil {

@@ -122,19 +122,28 @@ func TestEmbeddingsConformance(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			// mtmd's picture is one chunk of Tokens() positions, or one for
-			// each square of a LLaVA 1.6 picture.
-			chunks := 0
-			for _, c := range r.Chunks {
-				if c.Type != "text" {
-					if c.NTokens != p.Tokens() {
-						t.Errorf("a chunk of %d positions, Tokens is %d", c.NTokens, p.Tokens())
-					}
-					chunks++
+			// mtmd's picture is a chunk for each run of embeddings of the
+			// layout: one, or one for each square of a LLaVA 1.6 or SmolVLM
+			// picture.
+			var runs []int
+			for _, part := range p.Layout(r.Case.W, r.Case.H) {
+				if part.N > 0 {
+					runs = append(runs, part.N)
 				}
 			}
-			if p.Embd() != r.NEmbd || len(got) != len(r.Embd) || chunks*p.Tokens()*p.Embd() != len(got) {
-				t.Fatalf("%d values of %d (%d chunks of %d), llama.cpp's %d values of %d", len(got), p.Embd(), chunks, p.Tokens(), len(r.Embd), r.NEmbd)
+			var chunks []int
+			total := 0
+			for _, c := range r.Chunks {
+				if c.Type != "text" {
+					chunks = append(chunks, c.NTokens)
+					total += c.NTokens
+				}
+			}
+			if !slices.Equal(runs, chunks) {
+				t.Errorf("the layout's runs of embeddings are %v, mtmd's chunks %v", runs, chunks)
+			}
+			if p.Embd() != r.NEmbd || len(got) != len(r.Embd) || total*p.Embd() != len(got) {
+				t.Fatalf("%d values of %d (chunks of %v positions), llama.cpp's %d values of %d", len(got), p.Embd(), chunks, len(r.Embd), r.NEmbd)
 			}
 			if p.NonCausal() != r.NonCausal {
 				t.Errorf("NonCausal is %v, mtmd's %v", p.NonCausal(), r.NonCausal)

@@ -18,13 +18,13 @@ func (p *Projector) Encode(ctx context.Context, img image.Image) ([]float32, err
 	if img == nil || img.Bounds().Empty() {
 		return nil, fmt.Errorf("vision: an empty picture")
 	}
-	squares, err := p.Preprocess(ToRGB(img))
+	inputs, err := p.Preprocess(ToRGB(img))
 	if err != nil {
 		return nil, err
 	}
 	p.runs.Add(1)
 	var out []float32
-	for _, pixels := range squares {
+	for _, pixels := range inputs {
 		emb, err := p.EncodePixels(ctx, pixels)
 		if err != nil {
 			return nil, err
@@ -34,22 +34,47 @@ func (p *Projector) Encode(ctx context.Context, img image.Image) ([]float32, err
 	return out, nil
 }
 
-// EncodePixels runs the encoder and projector over one square of
-// preprocessed pixels (Preprocess).
-func (p *Projector) EncodePixels(ctx context.Context, pixels []float32) ([]float32, error) {
+// Pixels is one input of the encoder: a W × H picture's normalized
+// values, one plane per channel (Preprocess).
+type Pixels struct {
+	W, H   int
+	Values []float32
+}
+
+// EncodePixels runs the encoder and projector over one input
+// (Preprocess): a square of the encoder's size, or for Pixtral a picture
+// of whole merges of patches.
+func (p *Projector) EncodePixels(ctx context.Context, px Pixels) ([]float32, error) {
 	hp := p.hp
-	if len(pixels) != 3*hp.imageSize*hp.imageSize {
-		return nil, fmt.Errorf("vision: %d input values for a %d-pixel square", len(pixels), hp.imageSize)
+	ps := hp.patchSize
+	switch {
+	case len(px.Values) != 3*px.W*px.H || px.W <= 0 || px.H <= 0:
+		return nil, fmt.Errorf("vision: %d input values for a %d×%d picture", len(px.Values), px.W, px.H)
+	case p.typ != "pixtral" && (px.W != hp.imageSize || px.H != hp.imageSize):
+		return nil, fmt.Errorf("vision: a %d×%d input for the %d-pixel square", px.W, px.H, hp.imageSize)
+	case px.W%(ps*hp.merge) != 0 || px.H%(ps*hp.merge) != 0:
+		return nil, fmt.Errorf("vision: a %d×%d input is not whole merges of %d-pixel patches", px.W, px.H, ps)
 	}
 	o := &ops{b: p.backend}
 	defer o.release()
-	side := hp.imageSize / hp.patchSize
-	n := side * side
+	nx, ny := px.W/ps, px.H/ps
+	n := nx * ny
 
 	// Patch embedding: the convolution with stride = kernel = patch size,
 	// as a product of each patch's values (ggml's im2col order: channel,
 	// row, column) by the kernel.
-	x := o.matmul(o.host(patches(pixels, hp.imageSize, hp.patchSize), 3*hp.patchSize*hp.patchSize, n), p.patch, p.patchB)
+	x := o.matmul(o.host(patches(px.Values, px.W, px.H, ps), 3*ps*ps, n), p.patch, p.patchB)
+	if p.typ == "pixtral" {
+		posH, posW := patchPositions(nx, ny)
+		x = o.norm(x, p.preNorm, hp.eps)
+		for i := range p.blocks {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			x = p.pixtralBlock(o, &p.blocks[i], x, n, posH, posW)
+		}
+		return o.result(p.pixtral(o, x, nx, ny))
+	}
 	x, rows := p.embed(o, x, n)
 	for i := range p.blocks {
 		if err := ctx.Err(); err != nil {
@@ -65,10 +90,16 @@ func (p *Projector) EncodePixels(ctx context.Context, pixels []float32) ([]float
 	case "mlp":
 		y = p.llava(o, x, n)
 	case "idefics3":
-		y = p.idefics3(o, x, side)
+		y = p.idefics3(o, x, nx)
 	default:
-		y = p.gemma3(o, x, side)
+		y = p.gemma3(o, x, nx)
 	}
+	return o.result(y)
+}
+
+// result reads the embeddings y to the host, or returns the first error
+// of the encoding.
+func (o *ops) result(y kernels.Tensor) ([]float32, error) {
 	emb := o.read(y)
 	if o.err != nil {
 		return nil, fmt.Errorf("vision: encoding: %w", o.err)
@@ -182,20 +213,21 @@ func (p *Projector) block(o *ops, l *block, x kernels.Tensor, n int) kernels.Ten
 	return o.add(x, o.matmul(h, l.down, l.downB))
 }
 
-// patches lays the patches of a planar size × size picture out as rows of
-// 3·ps·ps values: channel, then row, then column within the patch.
-func patches(pixels []float32, size, ps int) []float32 {
-	side := size / ps
+// patches lays the patches of a planar w × h picture out as rows of
+// 3·ps·ps values, row after row of patches: channel, then row, then
+// column within the patch.
+func patches(pixels []float32, w, h, ps int) []float32 {
+	nx, ny := w/ps, h/ps
 	row := 3 * ps * ps
-	out := make([]float32, side*side*row)
-	for py := range side {
-		for px := range side {
-			dst := out[(py*side+px)*row:]
+	out := make([]float32, nx*ny*row)
+	for py := range ny {
+		for px := range nx {
+			dst := out[(py*nx+px)*row:]
 			i := 0
 			for c := range 3 {
-				plane := pixels[c*size*size:]
+				plane := pixels[c*w*h:]
 				for ky := range ps {
-					src := plane[(py*ps+ky)*size+px*ps:]
+					src := plane[(py*ps+ky)*w+px*ps:]
 					copy(dst[i:i+ps], src[:ps])
 					i += ps
 				}

@@ -269,29 +269,32 @@ func (im RGB) planar(mean, std [3]float32) []float32 {
 
 // Preprocess returns the encoder's inputs for a picture: resized into the
 // projector's square as mtmd does for its type (or cut into several, for
-// LLaVA 1.6 and SmolVLM), normalized, channel planes.
-func (p *Projector) Preprocess(im RGB) ([][]float32, error) {
+// LLaVA 1.6 and SmolVLM; or for Pixtral scaled to whole merges of
+// patches, keeping its aspect), normalized, channel planes.
+func (p *Projector) Preprocess(im RGB) ([]Pixels, error) {
 	hp := p.hp
 	if n := p.squares(im.W, im.H); n > maxSquares {
 		return nil, fmt.Errorf("%w: %d×%d makes %d squares of %d pixels (at most %d)", ErrTooLarge, im.W, im.H, n, hp.imageSize, maxSquares)
 	}
+	var inputs []RGB
 	switch {
 	case p.typ == "mlp" && hp.pinpoints != nil:
-		var out [][]float32
-		for _, sq := range im.anyres(hp.imageSize, hp.pinpoints) {
-			out = append(out, sq.planar(hp.mean, hp.std))
-		}
-		return out, nil
+		inputs = im.anyres(hp.imageSize, hp.pinpoints)
 	case p.typ == "mlp":
-		return [][]float32{im.fit(hp.imageSize, hp.imageSize, llavaPad, RGB.resizeBicubic).planar(hp.mean, hp.std)}, nil
+		inputs = []RGB{im.fit(hp.imageSize, hp.imageSize, llavaPad, RGB.resizeBicubic)}
 	case p.typ == "idefics3":
-		var out [][]float32
-		for _, sq := range im.idefics3Squares(hp.imageSize, hp.longestEdge) {
-			out = append(out, sq.planar(hp.mean, hp.std))
-		}
-		return out, nil
+		inputs = im.idefics3Squares(hp.imageSize, hp.longestEdge)
+	case p.typ == "pixtral":
+		w, h := hp.pixtralSize(im.W, im.H)
+		inputs = []RGB{im.fit(w, h, [3]uint8{}, RGB.resizeBilinear)}
+	default:
+		inputs = []RGB{im.fitBilinear(hp.imageSize, [3]uint8{})}
 	}
-	return [][]float32{im.fitBilinear(hp.imageSize, [3]uint8{}).planar(hp.mean, hp.std)}, nil
+	out := make([]Pixels, len(inputs))
+	for i, in := range inputs {
+		out[i] = Pixels{W: in.W, H: in.H, Values: in.planar(hp.mean, hp.std)}
+	}
+	return out, nil
 }
 
 // squares returns the number of encoder squares of a w × h picture: one,
@@ -325,10 +328,13 @@ type Part struct {
 // 3's markers around its embeddings; LLaVA's embeddings, a run for each
 // square; SmolVLM's squares each after its row and column marker, a
 // newline after each row but the last, then the overview between its
-// markers.
+// markers; Pixtral's embeddings (with their [IMG_BREAK]s) and [IMG_END].
 func (p *Projector) Layout(w, h int) []Part {
 	n := p.Tokens()
 	switch p.typ {
+	case "pixtral":
+		_, end := p.Markers()
+		return []Part{{N: p.hp.pixtralTokens(w, h)}, {Text: end}}
 	case "gemma3":
 		begin, end := p.Markers()
 		return []Part{{Text: begin}, {N: n}, {Text: end}}

@@ -26,6 +26,10 @@
 //     most of it and cut into tiles of the square, encoded one by one,
 //     then the whole picture stretched to the square (bilinear) as an
 //     overview, the tiles' embeddings first.
+//   - pixtral: Pixtral's encoder (2-D rope, RMSNorm, gated feed-forward
+//     layers) over the whole picture at its own aspect, Mistral Small
+//     3.1's patch merger and a two-layer projector, with [IMG_BREAK]
+//     between rows and [IMG_END] after (pixtral.go).
 //   - idefics3: SmolVLM's SigLIP with a pixel shuffle and one linear
 //     layer; the picture scaled to the file's longest edge, fitted into
 //     whole squares (bicubic, black around it) and cut into them, then
@@ -95,6 +99,13 @@ type hparams struct {
 	// quickGELU selects quick GELU (x·sigmoid(1.702x)) for the blocks'
 	// feed-forward layers: clip.use_gelu false, as CLIP's files say.
 	quickGELU bool
+	// silu selects SiLU (clip.use_silu without use_gelu): Pixtral's
+	// SwiGLU layers.
+	silu bool
+	// ropeTheta is the base of Pixtral's 2-D rope, and minPixels and
+	// maxPixels bound the area its pictures are scaled to.
+	ropeTheta            float32
+	minPixels, maxPixels int
 	// pinpoints are LLaVA 1.6's image-grid resolutions (width, height):
 	// a picture larger than the encoder's square is cut into tiles of one
 	// of them (anyres). None for a fixed-size projector.
@@ -106,9 +117,11 @@ type hparams struct {
 }
 
 // block is one ViT block's weights: pre-norm attention and MLP with
-// LayerNorms (host copies of their weights and biases).
+// LayerNorms (host copies of their weights and biases), or Pixtral's with
+// RMSNorms (rms1, rms2) and a gated MLP (gate).
 type block struct {
 	ln1w, ln1b, ln2w, ln2b []float32
+	rms1, rms2, gate       kernels.Tensor
 	wq, wk, wv, wo         kernels.Tensor
 	bq, bk, bv, bo         kernels.Tensor
 	up, upB, down, downB   kernels.Tensor
@@ -136,8 +149,15 @@ type Projector struct {
 	// mm0, mm2 and their biases are LLaVA's MLP projector.
 	mm0, mm0B, mm2, mm2B kernels.Tensor
 	// fc is SmolVLM's projection of the pixel-shuffled patches.
-	fc     kernels.Tensor
-	lmEmbd int
+	fc kernels.Tensor
+	// preNorm is Pixtral's RMSNorm before the blocks; inputNorm, merger
+	// and mm1 its patch merger's RMSNorm and projection and the first
+	// layer of its projector (mm2 the second); imgBreak the [IMG_BREAK]
+	// token's embedding.
+	preNorm, inputNorm, merger kernels.Tensor
+	mm1, mm1B                  kernels.Tensor
+	imgBreak                   []float32
+	lmEmbd                     int
 	// runs counts the pictures encoded (tests count them).
 	runs atomic.Int64
 }
@@ -162,8 +182,8 @@ func Load(ctx context.Context, f *gguf.File, opts Options) (*Projector, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: the file names no projector type", ErrUnsupported)
 	}
-	if typ != "gemma3" && typ != "mlp" && typ != "idefics3" {
-		return nil, fmt.Errorf("%w: projector type %q is not implemented (Saji runs gemma3, mlp and idefics3)", ErrUnsupported, typ)
+	if typ != "gemma3" && typ != "mlp" && typ != "idefics3" && typ != "pixtral" {
+		return nil, fmt.Errorf("%w: projector type %q is not implemented (Saji runs gemma3, mlp, idefics3 and pixtral)", ErrUnsupported, typ)
 	}
 	if typ == "mlp" {
 		if err := llavaVariant(f); err != nil {
@@ -188,12 +208,26 @@ func Load(ctx context.Context, f *gguf.File, opts Options) (*Projector, error) {
 	case "idefics3":
 		hp.merge = ld.intOr("clip.vision.projector.scale_factor", 1)
 		hp.longestEdge = ld.intOr("clip.vision.preproc_image_size", 0)
+	case "pixtral":
+		hp.pixtral(ld)
 	}
 	if ld.err != nil {
 		return nil, fmt.Errorf("vision: loading the %s projector: %w", typ, ld.err)
 	}
+	if hp.silu && typ != "pixtral" {
+		return nil, fmt.Errorf("%w: the %s encoder's SiLU feed-forward layers (clip.use_silu) are not implemented", ErrUnsupported, typ)
+	}
 	if err := hp.check(); err != nil {
 		return nil, err
+	}
+	if typ == "pixtral" {
+		if err := hp.checkPixtral(); err != nil {
+			return nil, err
+		}
+		if err := p.loadPixtral(ld); err != nil {
+			return nil, err
+		}
+		return p, nil
 	}
 	if typ == "idefics3" {
 		if err := hp.checkIdefics3(); err != nil {
@@ -371,7 +405,8 @@ func (ld *loader) rows(name string, cols int) int {
 	return int(ti.Shape[1])
 }
 
-// Type returns the projector type ("gemma3" or "mlp").
+// Type returns the projector type ("gemma3", "mlp", "idefics3" or
+// "pixtral").
 func (p *Projector) Type() string { return p.typ }
 
 // Embd returns the length of one embedding: the language model's width.
@@ -381,18 +416,26 @@ func (p *Projector) Embd() int { return p.lmEmbd }
 // that fits the encoder's square: one per patch, or per pooling window.
 // A larger picture given to LLaVA 1.6 (pinpoints) takes that many for
 // each of its tiles and its overview: len(Encode's result)/Embd().
+// Pixtral's pictures take as many as their size gives (Layout); for
+// Pixtral this is the count of a picture of the encoder's nominal size.
 func (p *Projector) Tokens() int {
+	if p.typ == "pixtral" {
+		return p.hp.pixtralTokens(p.hp.imageSize, p.hp.imageSize)
+	}
 	side := p.hp.imageSize / p.hp.patchSize / p.hp.merge
 	return side * side
 }
 
 // Markers returns the text that goes before and after an image's
 // embeddings in the prompt, as mtmd places it: Gemma 3's image markers,
-// nothing for LLaVA (and for SmolVLM, whose markers go around each
-// square: Layout).
+// Pixtral's [IMG_END] after them, nothing for LLaVA (and for SmolVLM,
+// whose markers go around each square: Layout).
 func (p *Projector) Markers() (begin, end string) {
-	if p.typ == "gemma3" {
+	switch p.typ {
+	case "gemma3":
 		return "<start_of_image>", "<end_of_image>"
+	case "pixtral":
+		return "", "[IMG_END]"
 	}
 	return "", ""
 }
@@ -451,10 +494,9 @@ func (ld *loader) hparams() hparams {
 	// The blocks' activation, as llama.cpp reads it: GELU where the file
 	// says use_gelu, quick GELU where it says neither.
 	gelu, _ := ld.f.Bool("clip.use_gelu")
-	if silu, _ := ld.f.Bool("clip.use_silu"); silu {
-		ld.fail(fmt.Errorf("%w: the encoder's SiLU feed-forward layers (clip.use_silu) are not implemented", ErrUnsupported))
-	}
-	hp.quickGELU = !gelu
+	silu, _ := ld.f.Bool("clip.use_silu")
+	hp.silu = !gelu && silu
+	hp.quickGELU = !gelu && !silu
 	return hp
 }
 

@@ -54,6 +54,12 @@ func TestLoadRefuses(t *testing.T) {
 		maps.Copy(keys, more)
 		return keys
 	}
+	// pixtral holds the keys of a Pixtral projector with added keys.
+	pixtral := func(more map[string]any) map[string]any {
+		keys := llava(map[string]any{"clip.projector_type": "pixtral", "clip.use_silu": true, "clip.vision.spatial_merge_size": uint32(2)})
+		maps.Copy(keys, more)
+		return keys
+	}
 	tests := []struct {
 		name    string
 		keys    map[string]any
@@ -75,6 +81,11 @@ func TestLoadRefuses(t *testing.T) {
 		{"a feature layer past the blocks", llava(map[string]any{"clip.vision.feature_layer": []int32{3}}), nil, "feature_layer must be one layer of 0..2"},
 		{"SiLU blocks", llava(map[string]any{"clip.use_silu": true}), nil, "clip.use_silu"},
 		{"LLaVA without its projector", llava(nil), nil, "v.patch_embd.weight is missing"},
+		{"Pixtral with heads of 2 values", pixtral(map[string]any{"clip.vision.attention.head_count": uint32(32)}), nil, "heads of a multiple of 4"},
+		{"Pixtral with quick GELU", pixtral(map[string]any{"clip.use_silu": false}), nil, "gated quick GELU"},
+		{"Pixtral with too large a merge", pixtral(map[string]any{"clip.vision.spatial_merge_size": uint32(16), "clip.vision.image_size": uint32(1024)}), nil, "spatial merge size is 16"},
+		{"Pixtral without tensors", pixtral(nil), nil, "v.patch_embd.weight is missing"},
+		{"Pixtral with wide patches", pixtral(map[string]any{"clip.vision.patch_size": uint32(64), "clip.vision.image_size": uint32(128)}), nil, "wider than 64 pixels"},
 		{"no tensors", map[string]any{"general.architecture": "clip", "clip.has_vision_encoder": true, "clip.projector_type": "gemma3",
 			"clip.vision.image_size": uint32(64), "clip.vision.patch_size": uint32(8), "clip.vision.embedding_length": uint32(64),
 			"clip.vision.feed_forward_length": uint32(128), "clip.vision.block_count": uint32(1), "clip.vision.attention.head_count": uint32(4)},
@@ -127,17 +138,19 @@ func TestEncode(t *testing.T) {
 	tests := []struct {
 		shape, typ string
 		tokens     int
-		// squares is the number of encoder squares of a 3×200 picture:
-		// LLaVA 1.6 and SmolVLM cut it into two stacked, and add the
-		// overview.
-		squares    int
+		// picture is the number of embeddings of a 3×200 picture: LLaVA
+		// 1.6 and SmolVLM cut it into two stacked squares and add the
+		// overview; Pixtral scales it to 16×208, a column of 13 merges
+		// with 12 [IMG_BREAK]s.
+		picture    int
 		begin, end string
 		nonCausal  bool
 	}{
-		{"tiny-gemma3-vision", "gemma3", 16, 1, "<start_of_image>", "<end_of_image>", true},
-		{"tiny-llava-vision", "mlp", 64, 1, "", "", false},
-		{"tiny-llava16-vision", "mlp", 64, 3, "", "", false},
-		{"tiny-smolvlm-vision", "idefics3", 16, 3, "", "", false},
+		{"tiny-gemma3-vision", "gemma3", 16, 16, "<start_of_image>", "<end_of_image>", true},
+		{"tiny-llava-vision", "mlp", 64, 64, "", "", false},
+		{"tiny-llava16-vision", "mlp", 64, 3 * 64, "", "", false},
+		{"tiny-smolvlm-vision", "idefics3", 16, 3 * 16, "", "", false},
+		{"tiny-mistral3-vision", "pixtral", 8*8 + 7, 13 + 12, "", "[IMG_END]", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.shape, func(t *testing.T) {
@@ -152,7 +165,7 @@ func TestEncode(t *testing.T) {
 				t.Error("an empty picture was encoded")
 			}
 			emb, err := p.Encode(context.Background(), synth.Picture(3, 200))
-			if err != nil || len(emb) != tt.squares*tt.tokens*256 {
+			if err != nil || len(emb) != tt.picture*256 {
 				t.Fatalf("Encode: %d values, %v", len(emb), err)
 			}
 			if p.Runs() != 1 {
@@ -353,5 +366,51 @@ func TestLayout(t *testing.T) {
 	}
 	if got := s.WholeTokens(); len(got) != 4 {
 		t.Errorf("SmolVLM's whole tokens: %q", got)
+	}
+	px := tinyProjector(t, "tiny-mistral3-vision")
+	if got := px.Layout(90, 50); !slices.Equal(got, []Part{{N: 6*3 + 2}, {Text: "[IMG_END]"}}) {
+		t.Errorf("Pixtral, 90×50: %v", got)
+	}
+}
+
+// TestPixtralSize checks the size Pixtral's pictures are scaled to, as
+// mtmd's calc_size_preserved_ratio gives it for the tiny projector
+// (merges of 16 pixels, 8 to 1024 of them): kept where whole, rounded to
+// the nearest merges, scaled up below 2048 pixels and down above 262144,
+// and a side rounded to nothing kept at one merge.
+func TestPixtralSize(t *testing.T) {
+	p := tinyProjector(t, "tiny-mistral3-vision")
+	tests := []struct{ w, h, wantW, wantH int }{
+		{64, 32, 64, 32},
+		{90, 50, 96, 48},
+		{20, 12, 64, 48},
+		{3, 200, 16, 208},
+		{600, 560, 528, 480},
+		{20000, 20000, 512, 512},
+		{5000, 10, 5008, 16},
+	}
+	for _, tt := range tests {
+		w, h := p.hp.pixtralSize(tt.w, tt.h)
+		if w != tt.wantW || h != tt.wantH {
+			t.Errorf("%d×%d scales to %d×%d, want %d×%d", tt.w, tt.h, w, h, tt.wantW, tt.wantH)
+		}
+		if tokens := (w / 16) * (h / 16); tokens > pixtralMaxTokens {
+			t.Errorf("%d×%d takes %d merges", tt.w, tt.h, tokens)
+		}
+	}
+}
+
+// TestUnfold checks the patch merger's unfolding on a 4 × 2 grid of
+// two-value patches merged 2 × 2: each window's first channel, its four
+// patches row after row, then its second.
+func TestUnfold(t *testing.T) {
+	var h []float32
+	for i := range 8 {
+		h = append(h, float32(i), float32(100+i))
+	}
+	got := unfold(h, 2, 4, 2, 2)
+	want := []float32{0, 1, 4, 5, 100, 101, 104, 105, 2, 3, 6, 7, 102, 103, 106, 107}
+	if !slices.Equal(got, want) {
+		t.Errorf("unfold: %v, want %v", got, want)
 	}
 }

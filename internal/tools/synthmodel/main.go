@@ -12,7 +12,8 @@
 // and the tiny conformance shapes of every architecture (-h lists them).
 // With -repeat each tensor's first rows are repeated over the rest: a
 // speed-test file of a large model written in minutes. A vision shape
-// (tiny-gemma3-vision) writes its projector too with -mmproj-out.
+// (tiny-gemma3-vision, tiny-mistral3-vision, ...: -h lists them) writes
+// its projector too with -mmproj-out.
 //
 // Usage: go run ./internal/tools/synthmodel -shape SHAPE [-type TYPE] -vocab VOCAB.gguf -o FILE [-seed N] [-t THREADS] [-repeat] [-mmproj-out FILE]
 //
@@ -60,7 +61,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	repeat := fs.Bool("repeat", false, "quantize each tensor's first rows only and repeat them: a speed-test file written in minutes")
 	layers := fs.Int("layers", 0, "keep the shape's first `N` blocks (0: all), with the whole model's weights: with -block-scale, a cheap speculative draft of it")
 	blockScale := fs.Float64("block-scale", 0, "scale the blocks' random weights by `S` (0: 1): below 1 the model is nearly a bigram model, and a copy at another type agrees with it as a speculative draft (0.05 or so)")
-	mmproj := fs.String("mmproj-out", "", "also write the shape's vision projector (an mmproj GGUF, seeded by -seed) to `FILE` (vision shapes: tiny-gemma3-vision)")
+	mmproj := fs.String("mmproj-out", "", "also write the shape's vision projector (an mmproj GGUF, seeded by -seed) to `FILE` (vision shapes: "+strings.Join(synth.VisionShapeNames(), ", ")+")")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -9,7 +9,7 @@
 // from the recipe and compares Saji's embeddings and greedy tokens with
 // llama.cpp's.
 //
-// Usage: go run ./internal/tools/visref -visdump PATH [-data ../shared/testdata] [-o testdata/ref/vision]
+// Usage: go run ./internal/tools/visref -visdump PATH [-data ../shared/testdata] [-o testdata/ref/vision] [-shape NAME]
 package main
 
 import (
@@ -69,18 +69,32 @@ var Cases = []Case{
 		ProjectorSeed: 1, W: 90, H: 50, Prompt: "the cat <__media__> sat on"},
 	{Model: synth.Recipe{Shape: "tiny-smolvlm-vision", Type: "f32", Seed: 1},
 		ProjectorSeed: 1, W: 40, H: 100, Prompt: "a cat <__media__> the mat"},
+	// Mistral Small 3.1's kind (pixtral), over the mini vocabulary with
+	// Mistral's markers: a picture of whole merges (kept as it is), one
+	// rounded to them (96×48) and one below the fewest pixels, scaled up
+	// (64×48).
+	{Model: synth.Recipe{Shape: "tiny-mistral3-vision", Type: "f32", Seed: 1},
+		ProjectorSeed: 1, W: 64, H: 32, Prompt: "the cat <__media__> sat on"},
+	{Model: synth.Recipe{Shape: "tiny-mistral3-vision", Type: "f32", Seed: 1},
+		ProjectorSeed: 1, W: 90, H: 50, Prompt: "a cat <__media__> the mat"},
+	{Model: synth.Recipe{Shape: "tiny-mistral3-vision", Type: "f32", Seed: 1},
+		ProjectorSeed: 1, W: 20, H: 12, Prompt: "the cat <__media__> sat on"},
 }
 
 func main() {
 	visdump := flag.String("visdump", "", "the visdump program")
 	data := flag.String("data", "../shared/testdata", "the shared testdata")
 	out := flag.String("o", "testdata/ref/vision", "where the figures go")
+	only := flag.String("shape", "", "only the cases of this language model shape (all when empty)")
 	flag.Parse()
 	if *visdump == "" {
 		fmt.Fprintln(os.Stderr, "visref: -visdump is required")
 		os.Exit(2)
 	}
 	for _, c := range Cases {
+		if *only != "" && c.Model.Shape != *only {
+			continue
+		}
 		if err := run(context.Background(), c, *visdump, *data, *out); err != nil {
 			fmt.Fprintln(os.Stderr, "visref:", c.Name()+":", err)
 			os.Exit(1)
