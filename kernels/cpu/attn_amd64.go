@@ -2,8 +2,12 @@ package cpu
 
 import "golang.org/x/sys/cpu"
 
-// attnAVX2 reports whether the attention kernels below can run.
-var attnAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA && cpu.X86.HasF16C
+// attnAVX2 reports whether the attention kernels below can run, and
+// attnAVX512 whether f16AccAVX512 can too.
+var (
+	attnAVX2   = cpu.X86.HasAVX2 && cpu.X86.HasFMA && cpu.X86.HasF16C
+	attnAVX512 = attnAVX2 && cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL
+)
 
 // attnDotsAVX2 sets out[c] = Σ_i q[i]·k[c·ldk+i] (i < hd, a multiple of 8)
 // for c < n.
@@ -102,6 +106,11 @@ func dequantQ8(dst []float32, src []byte, n, stride, rows int) {
 //go:noescape
 func f16AccAVX2(acc *float32, v *byte, vs float32, n int)
 
+// f16AccAVX512 is f16AccAVX2 sixteen values to a register.
+//
+//go:noescape
+func f16AccAVX512(acc *float32, v *byte, vs float32, n int)
+
 // f16ScaleAVX2 sets acc[i] = roundF16(acc[i]·ms) for i < n (a multiple of
 // 8).
 //
@@ -113,6 +122,10 @@ func f16ScaleAVX2(acc *float32, ms float32, n int)
 func f16Acc(acc []float32, v []byte, vs float32) {
 	n := len(acc)
 	_ = v[2*n-1]
+	if attnAVX512 && n%8 == 0 {
+		f16AccAVX512(&acc[0], &v[0], vs, n)
+		return
+	}
 	if attnAVX2 && n%8 == 0 {
 		f16AccAVX2(&acc[0], &v[0], vs, n)
 		return

@@ -196,12 +196,14 @@ func (b *Backend) exactFlash(d, qs, kt, vt *tensor, kv kernels.KV, pos []int32, 
 	tq := 1
 	if tiled {
 		tq = max(1, min(n, 16/group))
+	} else {
+		tq = max(1, min(n, oneRowTokens/group))
 	}
 	blocks := (n + tq - 1) / tq
 	b.parallel(blocks*nkv, func(lo, hi int) {
 		rows := make([]flashRow, 0, tq*group)
 		accs := make([]float32, tq*group*vd)
-		q16 := make([]float32, group*hd)
+		q16 := make([]float32, tq*group*hd)
 		kw := make([]float32, hd)
 		var kbuf, vbuf, kT []float32 // the tiled kernel's tiles only
 		if tiled {
@@ -251,11 +253,27 @@ func (b *Backend) exactFlash(d, qs, kt, vt *tensor, kv kernels.KV, pos []int32, 
 	})
 }
 
-// flashOneRowItem runs flashOneRow for the rows (one token's query heads
+// oneRowTokens is the number of query rows (tokens times the query heads
+// of a KV head) a work item of the one-row kernel takes: each key and
+// value row is read once for all of them, from L1, rather than once for
+// each (a picture's 4096 patches each read a head's 1.2 MB of keys and
+// values otherwise).
+const oneRowTokens = 16
+
+// flashOneRowItem runs flashOneRow for the rows (a few tokens' query heads
 // of KV head kh) over the cells in order, reading each key and value row
-// once for all of them.
+// once for all of them (each row takes the cells it sees, in order, so
+// its arithmetic is flashOneRow's). Each key row is widened to F32 once
+// for all the rows, whose dot products are then dotVec's on it (the F16
+// kernel's order: the same sum).
 func (b *Backend) flashOneRowItem(rows []flashRow, kt, vt *tensor, kv kernels.KV, kh int, p kernels.AttentionParams, q16, kw []float32) {
-	if len(rows) == 0 || rows[0].last < rows[0].first {
+	first, last := math.MaxInt, -1
+	for i := range rows {
+		if rows[i].first <= rows[i].last {
+			first, last = min(first, rows[i].first), max(last, rows[i].last)
+		}
+	}
+	if first > last {
 		return
 	}
 	hd, vd := p.HeadDim, p.ValueDim
@@ -268,27 +286,40 @@ func (b *Backend) flashOneRowItem(rows []flashRow, kt, vt *tensor, kv kernels.KV
 			q16[g*hd+i] = roundF16(v)
 		}
 	}
-	dot := b.k.f16Vec
+	// The dot product: the SIMD F32 kernel's whole steps of 64 (dotVec's
+	// accumulators) and dotVec's tail in float64, on the widened key.
+	body := b.k.f32Vec
+	np := hd &^ 63
 	krb, vrb := kt.rowBytes(), vt.rowBytes()
-	first, last := rows[0].first, rows[0].last // one token: the same for all
 	for c := first; c <= last; c++ {
-		if c+attnAhead <= last {
-			prefetchTile(kt, kv, kh*hd, hd, c+attnAhead, c+attnAhead)
-			prefetchTile(vt, kv, kh*vd, vd, c+attnAhead, c+attnAhead)
+		// The rows attnAhead cells on, four at a time.
+		if c%4 == 0 && c+attnAhead <= last {
+			e := min(last, c+attnAhead+3)
+			prefetchTile(kt, kv, kh*hd, hd, c+attnAhead, e)
+			prefetchTile(vt, kv, kh*vd, vd, c+attnAhead, e)
 		}
 		r := kv.Row(c)
 		krow := kt.data[r*krb+2*kh*hd : r*krb+2*(kh+1)*hd]
 		vrow := vt.data[r*vrb+2*kh*vd : r*vrb+2*(kh+1)*vd]
-		if dot == nil {
-			widenF16Go(kw, krow)
-		}
+		widenF16(kw, krow, hd, 0, 1)
 		for g := range rows {
 			row := &rows[g]
+			if c < row.first || c > row.last {
+				continue
+			}
+			q := q16[g*hd : (g+1)*hd]
 			var x float32
-			if dot != nil {
-				x = dot(krow, q16[g*hd:(g+1)*hd])
+			if body != nil {
+				s := float64(0)
+				if np > 0 {
+					s = float64(body(kw[:np], q[:np]))
+				}
+				for i := np; i < hd; i++ {
+					s += float64(kw[i] * q[i])
+				}
+				x = float32(s)
 			} else {
-				x = dotVec(kw, q16[g*hd:(g+1)*hd], true)
+				x = dotVec(kw, q, true)
 			}
 			x *= scale
 			if softcap > 0 {

@@ -1,0 +1,51 @@
+package cpu
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"saji/kernels/quant"
+)
+
+// TestF16AccSets checks both x86 forms of the one-row attention's F16
+// accumulator, AVX2's and AVX-512's (which f16Acc picks where the CPU has
+// it), against the Go form bit for bit, on rows of 8 to 136 values and
+// scales from 0 to past F16's range.
+func TestF16AccSets(t *testing.T) {
+	if !attnAVX2 {
+		t.Skip("cpu lacks avx2, fma or f16c")
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{8, 16, 24, 64, 72, 128, 136} {
+		x := make([]float32, n)
+		for i := range x {
+			x[i] = float32(r.NormFloat64() * 300)
+		}
+		v := make([]byte, 2*n)
+		if err := quant.Quantize(quant.TypeF16, x, v); err != nil {
+			t.Fatal(err)
+		}
+		for _, vs := range []float32{1, 0.37, 1e-3, 7e4, 0} {
+			want := make([]float32, n)
+			for i := range want {
+				want[i] = roundF16(float32(r.NormFloat64() * 100))
+			}
+			avx2, avx512 := append([]float32(nil), want...), append([]float32(nil), want...)
+			f16AccGo(want, v, vs)
+			f16AccAVX2(&avx2[0], &v[0], vs, n)
+			if c := countDiff(avx2, want); c != 0 {
+				t.Errorf("f16AccAVX2 of %d by %g: %d differ", n, vs, c)
+			}
+			if !attnAVX512 {
+				continue
+			}
+			f16AccAVX512(&avx512[0], &v[0], vs, n)
+			if c := countDiff(avx512, want); c != 0 {
+				t.Errorf("f16AccAVX512 of %d by %g: %d differ", n, vs, c)
+			}
+		}
+	}
+	if !attnAVX512 {
+		t.Log("cpu lacks avx512f or avx512vl: the AVX-512 form did not run")
+	}
+}
