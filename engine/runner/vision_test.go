@@ -83,13 +83,13 @@ func visionModel(t *testing.T, name string) (visionRef, string, imagefile.Image)
 // picture goes between its markers and is read with attention among its
 // positions, LLaVA's between none and causally (LLaVA 1.6's of three
 // squares, mtmd's three chunks, as one picture), SmolVLM's squares each
-// after its markers, Pixtral's (Mistral Small 3.1's) rows with their
-// [IMG_BREAK]s and [IMG_END] after them. (SmolVLM's 90×50 figures are
-// left out: their ninth greedy step is a near tie, a margin of 1e-3 in
-// llama.cpp's own run.)
+// after its markers, Pixtral's (Mistral Small 3.1's, and Pixtral 12B's
+// without the merger) rows with their [IMG_BREAK]s and [IMG_END] after
+// them. (SmolVLM's 90×50 figures are left out: their ninth greedy step is
+// a near tie, a margin of 1e-3 in llama.cpp's own run.)
 func TestVisionGenerate(t *testing.T) {
 	for _, name := range []string{"tiny-gemma3-vision-f32-64x64", "tiny-llava-vision-f32-90x50", "tiny-llava16-vision-f32-70x150",
-		"tiny-smolvlm-vision-f32-40x100", "tiny-mistral3-vision-f32-90x50"} {
+		"tiny-smolvlm-vision-f32-40x100", "tiny-mistral3-vision-f32-90x50", "tiny-pixtral-vision-f32-90x50"} {
 		t.Run(name, func(t *testing.T) { visionGenerate(t, name) })
 	}
 }

@@ -82,6 +82,13 @@ func init() {
 		RopeBase: 1000000, Context: 32768, Eps: 1e-5, Scaled: true})
 	visionShapes = append(visionShapes, VisionShape{Name: "tiny-mistral3-vision", Type: "pixtral",
 		ImageSize: 128, PatchSize: 8, Embd: 64, FFN: 128, Layers: 2, Heads: 4, Merge: 2, LMEmbd: 256})
+	// Pixtral 12B's kind: the same encoder without the patch merger
+	// (merge 1, no spatial_merge_size), over a tiny Llama (Mistral
+	// Nemo's architecture).
+	addShapes(Shape{Name: "tiny-pixtral-vision", Arch: "llama", Embd: 256, Layers: 2, Heads: 4, KVHeads: 2, FFN: 512,
+		RopeBase: 1000000, Context: 32768, Eps: 1e-5, Scaled: true})
+	visionShapes = append(visionShapes, VisionShape{Name: "tiny-pixtral-vision", Type: "pixtral",
+		ImageSize: 128, PatchSize: 8, Embd: 64, FFN: 128, Layers: 2, Heads: 4, Merge: 1, LMEmbd: 256})
 	// Gemma 3's SigLIP encoder at its real size (896×896 pictures, 4096
 	// patches, 27 blocks), projecting to the tiny language model's width
 	// (the real 2560 adds 0.02% of the work): for speed tests.
@@ -263,7 +270,7 @@ func projectorKeys(s VisionShape) []keyValue {
 	if s.Type == "gemma3" || s.Type == "idefics3" {
 		kvs = append(kvs, keyValue{"clip.vision.projector.scale_factor", uint32(s.Merge)})
 	}
-	if s.Type == "pixtral" {
+	if s.Type == "pixtral" && s.Merge > 1 {
 		kvs = append(kvs, keyValue{"clip.vision.spatial_merge_size", uint32(s.Merge)})
 	}
 	if s.LongestEdge > 0 {
@@ -370,21 +377,23 @@ func projectorTensors(s VisionShape) []tensorSpec {
 }
 
 // pixtralTensors returns the tensors of a Pixtral projector of shape s
-// with Mistral Small 3.1's patch merger, as convert_hf_to_gguf names
-// them: no biases, RMSNorm weights, gated feed-forward layers, and the
-// [IMG_BREAK] token's embedding.
+// (with Mistral Small 3.1's patch merger where s.Merge is more than 1),
+// as convert_hf_to_gguf names them: no biases, RMSNorm weights, gated
+// feed-forward layers, and the [IMG_BREAK] token's embedding.
 func pixtralTensors(s VisionShape) []tensorSpec {
 	e, p, lm := int64(s.Embd), int64(s.PatchSize), int64(s.LMEmbd)
 	norm := func(name string, n int64) tensorSpec { return tensorSpec{name: name, shape: []int64{n}, norm: true} }
-	specs := []tensorSpec{
-		norm("mm.input_norm.weight", e),
-		matrix("mm.patch_merger.weight", e*int64(s.Merge*s.Merge), e),
+	var specs []tensorSpec
+	if s.Merge > 1 {
+		specs = []tensorSpec{norm("mm.input_norm.weight", e), matrix("mm.patch_merger.weight", e*int64(s.Merge*s.Merge), e)}
+	}
+	specs = append(specs,
 		matrix("mm.1.weight", e, lm),
 		matrix("mm.2.weight", lm, lm),
-		{name: "v.token_embd.img_break", shape: []int64{lm}},
+		tensorSpec{name: "v.token_embd.img_break", shape: []int64{lm}},
 		matrix("v.patch_embd.weight", p, p, 3, e),
 		norm("v.pre_ln.weight", e),
-	}
+	)
 	for i := range s.Layers {
 		b := func(n string) string { return fmt.Sprintf("v.blk.%d.%s", i, n) }
 		for _, n := range []string{"attn_q", "attn_k", "attn_v", "attn_out"} {

@@ -141,7 +141,7 @@ func TestEncode(t *testing.T) {
 		// picture is the number of embeddings of a 3×200 picture: LLaVA
 		// 1.6 and SmolVLM cut it into two stacked squares and add the
 		// overview; Pixtral scales it to 16×208, a column of 13 merges
-		// with 12 [IMG_BREAK]s.
+		// with 12 [IMG_BREAK]s (without a merger, to 8×200: 25 patches).
 		picture    int
 		begin, end string
 		nonCausal  bool
@@ -151,6 +151,7 @@ func TestEncode(t *testing.T) {
 		{"tiny-llava16-vision", "mlp", 64, 3 * 64, "", "", false},
 		{"tiny-smolvlm-vision", "idefics3", 16, 3 * 16, "", "", false},
 		{"tiny-mistral3-vision", "pixtral", 8*8 + 7, 13 + 12, "", "[IMG_END]", false},
+		{"tiny-pixtral-vision", "pixtral", 16*16 + 15, 25 + 24, "", "[IMG_END]", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.shape, func(t *testing.T) {

@@ -79,6 +79,10 @@ var Cases = []Case{
 		ProjectorSeed: 1, W: 90, H: 50, Prompt: "a cat <__media__> the mat"},
 	{Model: synth.Recipe{Shape: "tiny-mistral3-vision", Type: "f32", Seed: 1},
 		ProjectorSeed: 1, W: 20, H: 12, Prompt: "the cat <__media__> sat on"},
+	// Pixtral 12B's kind (no patch merger): a picture rounded to whole
+	// patches (88×48).
+	{Model: synth.Recipe{Shape: "tiny-pixtral-vision", Type: "f32", Seed: 1},
+		ProjectorSeed: 1, W: 90, H: 50, Prompt: "a cat <__media__> the mat"},
 }
 
 func main() {
