@@ -106,7 +106,8 @@ func dequantQ8(dst []float32, src []byte, n, stride, rows int) {
 //go:noescape
 func f16AccAVX2(acc *float32, v *byte, vs float32, n int)
 
-// f16AccAVX512 is f16AccAVX2 sixteen values to a register.
+// f16AccAVX512 is f16AccAVX2 sixteen values to a register (n a multiple
+// of 16).
 //
 //go:noescape
 func f16AccAVX512(acc *float32, v *byte, vs float32, n int)
@@ -123,7 +124,14 @@ func f16Acc(acc []float32, v []byte, vs float32) {
 	n := len(acc)
 	_ = v[2*n-1]
 	if attnAVX512 && n%8 == 0 {
-		f16AccAVX512(&acc[0], &v[0], vs, n)
+		// Sixteen lanes to a register, the last eight (if any) in AVX2's.
+		m := n &^ 15
+		if m > 0 {
+			f16AccAVX512(&acc[0], &v[0], vs, m)
+		}
+		if m < n {
+			f16AccAVX2(&acc[m], &v[2*m], vs, n-m)
+		}
 		return
 	}
 	if attnAVX2 && n%8 == 0 {

@@ -310,16 +310,15 @@ faccdone:
 
 // func f16AccAVX512(acc *float32, v *byte, vs float32, n int)
 //
-// f16AccAVX2 sixteen values to a register, the last eight (n a multiple
-// of 8) in a ymm: the same operations on each value.
+// f16AccAVX2 sixteen values to a register, n a multiple of 16: the same
+// operations on each value.
 TEXT ·f16AccAVX512(SB), NOSPLIT, $0-32
 	MOVQ         acc+0(FP), DI
 	MOVQ         v+8(FP), SI
 	VBROADCASTSS vs+16(FP), Z1
 	MOVQ         n+24(FP), CX
-	MOVQ         CX, DX
 	SHRQ         $4, CX
-	JEQ          facczhalf
+	JEQ          facczdone
 
 faccz:
 	VCVTPH2PS   (SI), Z0
@@ -331,15 +330,6 @@ faccz:
 	ADDQ        $64, DI
 	DECQ        CX
 	JNZ         faccz
-
-facczhalf:
-	TESTQ       $8, DX
-	JEQ         facczdone
-	VCVTPH2PS   (SI), Y0
-	VFMADD213PS (DI), Y1, Y0
-	VCVTPS2PH   $0, Y0, X0
-	VCVTPH2PS   X0, Y0
-	VMOVUPS     Y0, (DI)
 
 facczdone:
 	VZEROUPPER

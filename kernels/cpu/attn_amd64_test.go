@@ -39,9 +39,9 @@ func TestF16AccSets(t *testing.T) {
 			if !attnAVX512 {
 				continue
 			}
-			f16AccAVX512(&avx512[0], &v[0], vs, n)
+			f16Acc(avx512, v, vs)
 			if c := countDiff(avx512, want); c != 0 {
-				t.Errorf("f16AccAVX512 of %d by %g: %d differ", n, vs, c)
+				t.Errorf("f16Acc (AVX-512) of %d by %g: %d differ", n, vs, c)
 			}
 		}
 	}
