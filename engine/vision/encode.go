@@ -190,8 +190,13 @@ func (p *Projector) llava(o *ops, x kernels.Tensor, n int) kernels.Tensor {
 		}
 		x = o.host(h[embd:(n+1)*embd], embd, n)
 	}
-	y := o.gelu(o.matmul(x, p.mm0, p.mm0B))
-	return o.matmul(y, p.mm2, p.mm2B)
+	return p.mlp(o, x)
+}
+
+// mlp is the two-layer MLP projector: mm0, GELU, mm2 (LLaVA's, and
+// Pixtral's after its merger).
+func (p *Projector) mlp(o *ops, x kernels.Tensor) kernels.Tensor {
+	return o.matmul(o.gelu(o.matmul(x, p.mm0, p.mm0B)), p.mm2, p.mm2B)
 }
 
 // block runs one ViT block over the n patch rows of x.

@@ -88,10 +88,7 @@ func (p *Projector) loadPixtral(ld *loader) error {
 	} else if hp.merge != 1 {
 		ld.fail(fmt.Errorf("a spatial merge size of %d without mm.patch_merger.weight", hp.merge))
 	}
-	hidden := ld.rows("mm.1.weight", hp.embd)
-	p.mm1, p.mm1B = ld.weight("mm.1.weight", hp.embd, hidden), ld.optional("mm.1.bias", hidden)
-	p.lmEmbd = ld.rows("mm.2.weight", hidden)
-	p.mm2, p.mm2B = ld.weight("mm.2.weight", hidden, p.lmEmbd), ld.optional("mm.2.bias", p.lmEmbd)
+	p.loadMLP(ld, "mm.1", false)
 	p.imgBreak = ld.floats("v.token_embd.img_break", p.lmEmbd)
 	if ld.err != nil {
 		return fmt.Errorf("vision: loading the pixtral projector: %w", ld.err)
@@ -123,18 +120,12 @@ func (hp *hparams) pixtralSize(w, h int) (int, int) {
 	return wb, hb
 }
 
-// pixtralGrid returns the rows and columns of merged embeddings of a
-// w × h picture.
-func (hp *hparams) pixtralGrid(w, h int) (cols, rows int) {
-	wb, hb := hp.pixtralSize(w, h)
-	m := hp.patchSize * hp.merge
-	return wb / m, hb / m
-}
-
 // pixtralTokens returns the positions a w × h picture takes: its merged
 // embeddings and an [IMG_BREAK] after each row but the last.
 func (hp *hparams) pixtralTokens(w, h int) int {
-	cols, rows := hp.pixtralGrid(w, h)
+	wb, hb := hp.pixtralSize(w, h)
+	m := hp.patchSize * hp.merge
+	cols, rows := wb/m, hb/m
 	return cols*rows + rows - 1
 }
 
@@ -176,7 +167,7 @@ func (p *Projector) pixtral(o *ops, x kernels.Tensor, nx, ny int) kernels.Tensor
 		}
 		x = o.matmul(o.host(unfold(h, hp.embd, nx, ny, m), hp.embd*m*m, (nx/m)*(ny/m)), p.merger, nil)
 	}
-	y := o.read(o.matmul(o.gelu(o.matmul(x, p.mm1, p.mm1B)), p.mm2, p.mm2B))
+	y := o.read(p.mlp(o, x))
 	if o.err != nil {
 		return nil
 	}

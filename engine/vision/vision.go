@@ -146,16 +146,15 @@ type Projector struct {
 	// none; preW and preB the pre-layernorm (v.pre_ln) where it has one.
 	class      []float32
 	preW, preB []float32
-	// mm0, mm2 and their biases are LLaVA's MLP projector.
+	// mm0, mm2 and their biases are the two-layer MLP projector (mlp):
+	// LLaVA's mm.0 and mm.2, Pixtral's mm.1 and mm.2.
 	mm0, mm0B, mm2, mm2B kernels.Tensor
 	// fc is SmolVLM's projection of the pixel-shuffled patches.
 	fc kernels.Tensor
-	// preNorm is Pixtral's RMSNorm before the blocks; inputNorm, merger
-	// and mm1 its patch merger's RMSNorm and projection and the first
-	// layer of its projector (mm2 the second); imgBreak the [IMG_BREAK]
-	// token's embedding.
+	// preNorm is Pixtral's RMSNorm before the blocks; inputNorm and
+	// merger its patch merger's RMSNorm and projection; imgBreak the
+	// [IMG_BREAK] token's embedding.
 	preNorm, inputNorm, merger kernels.Tensor
-	mm1, mm1B                  kernels.Tensor
 	imgBreak                   []float32
 	lmEmbd                     int
 	// runs counts the pictures encoded (tests count them).
@@ -275,15 +274,27 @@ func Load(ctx context.Context, f *gguf.File, opts Options) (*Projector, error) {
 		p.lmEmbd = ld.rows("mm.model.fc.weight", in)
 		p.fc = ld.weight("mm.model.fc.weight", in, p.lmEmbd)
 	case "mlp":
-		hidden := ld.rows("mm.0.weight", hp.embd)
-		p.mm0, p.mm0B = ld.weight("mm.0.weight", hp.embd, hidden), ld.weight("mm.0.bias", hidden)
-		p.lmEmbd = ld.rows("mm.2.weight", hidden)
-		p.mm2, p.mm2B = ld.weight("mm.2.weight", hidden, p.lmEmbd), ld.weight("mm.2.bias", p.lmEmbd)
+		p.loadMLP(ld, "mm.0", true)
 	}
 	if ld.err != nil {
 		return nil, fmt.Errorf("vision: loading the %s projector: %w", typ, ld.err)
 	}
 	return p, nil
+}
+
+// loadMLP reads the two-layer MLP projector (mlp) from the encoder's
+// width to the language model's: its first layer called first (LLaVA's
+// mm.0, Pixtral's mm.1), its second mm.2, and their biases, which the
+// file must have where biased (LLaVA's) and may leave out otherwise.
+func (p *Projector) loadMLP(ld *loader, first string, biased bool) {
+	bias := ld.optional
+	if biased {
+		bias = func(name string, cols int) kernels.Tensor { return ld.weight(name, cols) }
+	}
+	hidden := ld.rows(first+".weight", p.hp.embd)
+	p.mm0, p.mm0B = ld.weight(first+".weight", p.hp.embd, hidden), bias(first+".bias", hidden)
+	p.lmEmbd = ld.rows("mm.2.weight", hidden)
+	p.mm2, p.mm2B = ld.weight("mm.2.weight", hidden, p.lmEmbd), bias("mm.2.bias", p.lmEmbd)
 }
 
 // check refuses hyperparameters the encoder cannot run with.
