@@ -207,9 +207,23 @@ func CheckRMSNorm(dst, x, w Tensor) (int, error) {
 // shape.
 func CheckRope(dst, x Tensor, pos []int32, p RopeParams) error {
 	hd, nd := p.HeadDim, p.Dims
-	if !sameShape(dst, x) || Rows(x) != len(pos) || hd <= 0 || Cols(x)%hd != 0 || nd <= 0 || nd > hd || nd%2 != 0 ||
-		(p.Factors != nil && len(p.Factors) < nd/2) {
+	pairs := nd / 2
+	if p.Vision {
+		pairs = nd
+	}
+	if !sameShape(dst, x) || Rows(x)*p.PosPerRow() != len(pos) || hd <= 0 || Cols(x)%hd != 0 || nd <= 0 || nd > hd || nd%2 != 0 ||
+		(p.Factors != nil && len(p.Factors) < pairs) {
 		return fmt.Errorf("rope of %v (head %d, %d dims, %d positions, %d factors): %w", x.Shape(), hd, nd, len(pos), len(p.Factors), ErrShape)
+	}
+	if s := p.Sections; p.Multi() || p.Interleaved || p.Vision {
+		switch {
+		case s[0] < 0 || s[1] < 0 || s[2] < 0 || s[3] < 0 || s[0]+s[1]+s[2] == 0:
+			return fmt.Errorf("rope: sections %v: %w", s, ErrShape)
+		case p.Vision && (2*nd != hd || p.Interleaved):
+			return fmt.Errorf("rope: the vision mode turns whole heads of 2×%d values, not %d (interleaved %v): %w", nd, hd, p.Interleaved, ErrShape)
+		case !p.Vision && !p.Neox:
+			return fmt.Errorf("rope: sections turn NeoX halves: %w", ErrShape)
+		}
 	}
 	if y := p.YaRN; y.ExtFactor != 0 && (y.OrigContext <= 0 || !(y.BetaFast > 0) || !(y.BetaSlow > 0) || !(p.Base > 1)) {
 		return fmt.Errorf("rope: YaRN needs a positive original context (%d), beta fast (%g) and beta slow (%g), and a base above 1 (%g)",

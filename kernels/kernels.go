@@ -96,6 +96,81 @@ type RopeParams struct {
 	// YaRN, when its ExtFactor is not 0, corrects FreqScale's interpolation
 	// by the YaRN ramp; its AttnFactor scales the rotation either way.
 	YaRN YaRN
+	// Sections, when any is above 0, makes the rotation ggml's rope with
+	// several positions per row (ggml_rope_multi, M-RoPE: Qwen2-VL's and
+	// its successors'): pos holds four positions for each row of x, as
+	// four runs of Rows(x) values (time, height, width, extra), and each
+	// rotating pair takes the position of its section. Sections counts
+	// pairs; pair i falls in sector i mod the sections' sum, and the
+	// sectors run through the sections in order, or in turn (Interleaved).
+	// The pairs are NeoX halves (Neox must be set), except in Vision mode.
+	Sections [4]int
+	// Interleaved assigns the sectors to the first three sections in turn
+	// (Qwen3-VL's IMRoPE): sector s goes to section s mod 3 while s is
+	// below three times that section's size, else to the fourth.
+	Interleaved bool
+	// Vision is ggml's vision mode of the rope with sections (Qwen2-VL's
+	// encoder): every value of a head turns, Dims is half the head (ggml's
+	// n_dims), and pair i (< Dims) is (i, i+Dims); each section's angles
+	// start again from its position, as if it were a rope of its own.
+	Vision bool
+}
+
+// Multi reports whether p is a rope with several positions per row
+// (Sections).
+func (p RopeParams) Multi() bool { return p.Sections != [4]int{} }
+
+// PosPerRow returns how many positions each row takes: four for a rope
+// with sections, else one.
+func (p RopeParams) PosPerRow() int {
+	if p.Multi() {
+		return 4
+	}
+	return 1
+}
+
+// Section returns the section (0 to 3: time, height, width, extra) whose
+// position pair i of a rope with sections takes.
+func (p RopeParams) Section(i int) int {
+	s := p.Sections
+	sector := i % (s[0] + s[1] + s[2] + s[3])
+	if p.Interleaved {
+		switch {
+		case sector%3 == 1 && sector < 3*s[1]:
+			return 1
+		case sector%3 == 2 && sector < 3*s[2]:
+			return 2
+		case sector%3 == 0 && sector < 3*s[0]:
+			return 0
+		}
+		return 3
+	}
+	switch {
+	case sector < s[0]:
+		return 0
+	case sector < s[0]+s[1]:
+		return 1
+	case sector < s[0]+s[1]+s[2]:
+		return 2
+	}
+	return 3
+}
+
+// Restart returns the section whose angle the vision mode starts again
+// from its position at pair i, or -1: ggml's indep_sects, which checks
+// the sections' starts in order, so that a section of size 0 takes the
+// restart of the one after it.
+func (p RopeParams) Restart(i int) int {
+	s := p.Sections
+	sector := i % (s[0] + s[1] + s[2] + s[3])
+	start := 0
+	for k := range 4 {
+		if sector == start {
+			return k
+		}
+		start += s[k]
+	}
+	return -1
 }
 
 // YaRN configures YaRN rope scaling as ggml's rope_yarn computes it: pair

@@ -695,3 +695,90 @@ func skipUnderRace(t *testing.T) {
 		t.Skip("cpu: single-threaded kernel arithmetic, nothing for the race detector to check")
 	}
 }
+
+// TestRopeSections checks the rope with several positions per row
+// (M-RoPE) against its formula in float64: Qwen2-VL's language model
+// (sections in order over NeoX halves, some dims passing through),
+// Qwen3-VL's interleaved sections, and Qwen2-VL's encoder (vision mode:
+// whole heads, each section's angles from its own position).
+func TestRopeSections(t *testing.T) {
+	b := New(2)
+	rng := rand.New(rand.NewPCG(5, 5))
+	const hd, heads = 16, 2
+	// Four positions per row: time, height, width, extra.
+	pos := [][4]int32{{0, 0, 0, 0}, {5, 7, 9, 0}, {12, 13, 19, 3}, {40, 40, 40, 40}}
+	rows := len(pos)
+	flat := make([]int32, 4*rows)
+	for j, p := range pos {
+		for k := range 4 {
+			flat[j+k*rows] = p[k]
+		}
+	}
+	x := randn(rng, hd*heads*rows, 1)
+	for _, tc := range []struct {
+		p kernels.RopeParams
+		// sec is the section of each pair (time 0, height 1, width 2,
+		// extra 3) and exp its angle's exponent.
+		sec, exp []int
+	}{
+		{kernels.RopeParams{HeadDim: hd, Dims: hd, Base: 1e6, Neox: true, Sections: [4]int{2, 3, 3, 0}},
+			[]int{0, 0, 1, 1, 1, 2, 2, 2}, []int{0, 1, 2, 3, 4, 5, 6, 7}},
+		{kernels.RopeParams{HeadDim: hd, Dims: 12, Base: 10000, Neox: true, Sections: [4]int{1, 2, 2, 1}},
+			[]int{0, 1, 1, 2, 2, 3}, []int{0, 1, 2, 3, 4, 5}},
+		{kernels.RopeParams{HeadDim: hd, Dims: hd, Base: 5e6, Neox: true, Sections: [4]int{3, 2, 2, 0}, Interleaved: true},
+			[]int{0, 1, 2, 0, 1, 2, 0, 0}, []int{0, 1, 2, 3, 4, 5, 6, 7}},
+		{kernels.RopeParams{HeadDim: hd, Dims: hd / 2, Base: 10000, Sections: [4]int{4, 4, 4, 4}, Vision: true},
+			[]int{0, 0, 0, 0, 1, 1, 1, 1}, []int{0, 1, 2, 3, 0, 1, 2, 3}},
+	} {
+		p := tc.p
+		d := newF32(t, b, hd*heads, rows)
+		if err := b.Rope(d, f32(t, b, x, hd*heads, rows), flat, p); err != nil {
+			t.Fatal(err)
+		}
+		got := read(t, d)
+		half := p.Dims / 2
+		if p.Vision {
+			half = p.Dims
+		}
+		for j := range rows {
+			for h := range heads {
+				off := j*hd*heads + h*hd
+				want := make([]float64, hd)
+				for i := range want {
+					want[i] = float64(x[off+i])
+				}
+				for i := range tc.sec {
+					if s := p.Section(i); s != tc.sec[i] {
+						t.Fatalf("%+v: pair %d in section %d, want %d", p, i, s, tc.sec[i])
+					}
+					theta := float64(pos[j][tc.sec[i]]) * math.Pow(float64(p.Base), -2*float64(tc.exp[i])/float64(p.Dims))
+					i0, i1 := i, i+half
+					a, c := float64(x[off+i0]), float64(x[off+i1])
+					want[i0] = a*math.Cos(theta) - c*math.Sin(theta)
+					want[i1] = a*math.Sin(theta) + c*math.Cos(theta)
+				}
+				for i, w := range want {
+					if math.Abs(float64(got[off+i])-w) > 2e-5 {
+						t.Fatalf("%+v row %d head %d elem %d: %g, want %g", p, j, h, i, got[off+i], w)
+					}
+				}
+			}
+		}
+	}
+	// A rope with sections reads four positions a row, and its sections
+	// must turn NeoX halves (or whole heads in the vision mode).
+	x2 := f32(t, b, x, hd*heads, rows)
+	for _, bad := range []struct {
+		p   kernels.RopeParams
+		pos []int32
+	}{
+		{kernels.RopeParams{HeadDim: hd, Dims: hd, Base: 1e4, Neox: true, Sections: [4]int{2, 3, 3, 0}}, flat[:rows]},
+		{kernels.RopeParams{HeadDim: hd, Dims: hd, Base: 1e4, Sections: [4]int{2, 3, 3, 0}}, flat},
+		{kernels.RopeParams{HeadDim: hd, Dims: hd, Base: 1e4, Sections: [4]int{4, 4, 4, 4}, Vision: true}, flat},
+		{kernels.RopeParams{HeadDim: hd, Dims: hd, Base: 1e4, Neox: true, Interleaved: true}, flat[:rows]},
+	} {
+		if err := b.Rope(x2, x2, bad.pos, bad.p); err == nil {
+			t.Errorf("%+v with %d positions: no error", bad.p, len(bad.pos))
+		}
+	}
+}

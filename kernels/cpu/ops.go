@@ -358,27 +358,66 @@ func (b *Backend) Rope(dst, x kernels.Tensor, pos []int32, p kernels.RopeParams)
 	hd, nd := p.HeadDim, p.Dims
 	y := newYarnRope(p)
 	thetaScale := float32(math.Pow(float64(p.Base), float64(float32(-2)/float32(nd))))
-	n := a.cols()
-	b.parallel(len(pos), func(lo, hi int) {
-		cs := make([]float32, nd) // cos, sin of each pair
+	n, rows := a.cols(), a.rows()
+	// turned is the length of the rotated part of a head: Dims, or the
+	// whole head in the vision mode, whose pairs are (i, i+Dims).
+	turned := nd
+	if p.Vision {
+		turned = 2 * nd
+	}
+	b.parallel(rows, func(lo, hi int) {
+		cs := make([]float32, turned) // cos, sin of each pair
 		for j := lo; j < hi; j++ {
-			// ggml builds the angles by repeated multiplication in float32.
-			theta := float32(pos[j])
-			for i := 0; i < nd; i += 2 {
-				t := theta
-				if p.Factors != nil {
-					t /= p.Factors[i/2]
+			if p.Multi() {
+				ropeMultiAngles(cs, &y, pos, j, rows, thetaScale, p)
+			} else {
+				// ggml builds the angles by repeated multiplication in float32.
+				theta := float32(pos[j])
+				for i := 0; i < nd; i += 2 {
+					t := theta
+					if p.Factors != nil {
+						t /= p.Factors[i/2]
+					}
+					cs[i+1], cs[i] = y.sinCos(t, i)
+					theta *= thetaScale
 				}
-				cs[i+1], cs[i] = y.sinCos(t, i)
-				theta *= thetaScale
 			}
 			xs, ys := a.f[j*n:(j+1)*n], d.f[j*n:(j+1)*n]
 			for h := 0; h < n; h += hd {
 				xh, yh := xs[h:h+hd], ys[h:h+hd]
-				ropeHead(yh, xh, cs, nd, p.Neox)
-				copy(yh[nd:], xh[nd:])
+				ropeHead(yh, xh, cs, turned, p.Neox || p.Vision)
+				copy(yh[turned:], xh[turned:])
 			}
 		}
 	})
 	return nil
+}
+
+// ropeMultiAngles sets cs to the cosine and sine of each pair of row j
+// (of rows) for a rope with sections, as ggml's mrope cache computes
+// them: each section's angle starts at its position of the row and every
+// section's is multiplied by thetaScale at each pair; a pair takes its
+// section's (the vision mode starting a section's angle again where the
+// section starts: Restart).
+func ropeMultiAngles(cs []float32, y *yarnRope, pos []int32, j, rows int, thetaScale float32, p kernels.RopeParams) {
+	var start, theta [4]float32
+	for k := range start {
+		start[k] = float32(pos[j+k*rows])
+		theta[k] = start[k]
+	}
+	for i := 0; i < len(cs); i += 2 {
+		if p.Vision {
+			if r := p.Restart(i / 2); r >= 0 {
+				theta[r] = start[r]
+			}
+		}
+		t := theta[p.Section(i/2)]
+		if p.Factors != nil {
+			t /= p.Factors[i/2]
+		}
+		cs[i+1], cs[i] = y.sinCos(t, i)
+		for k := range theta {
+			theta[k] *= thetaScale
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -281,6 +282,11 @@ func (b *Backend) Rope(dst, x kernels.Tensor, pos []int32, p kernels.RopeParams)
 	}
 	if err := kernels.CheckRope(d, a, pos, p); err != nil {
 		return fmt.Errorf("gpu: %w", err)
+	}
+	if p.Multi() {
+		// Models that rotate so (Qwen-VL's) are refused at load on a
+		// GPU; this guards the kernels' other callers.
+		return errors.New("gpu: the rope with sections (M-RoPE) is not implemented on the GPU backends")
 	}
 	hd, nd := p.HeadDim, p.Dims
 	if len(pos) == 0 || a.cols() == 0 {
