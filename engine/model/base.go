@@ -175,6 +175,7 @@ type step struct {
 	used        int         // contiguous caches: cells filled after the step
 	embed       bool        // head returns the normed hidden states, not logits
 	embd        []float32   // input vectors of the negative tokens (Batch.Embd)
+	rope        []int32     // four positions per token (Batch.Rope), made by rotations
 	kv          []kernels.SeqKV
 	rec         stateStep // recurrent layers' sequences and slots
 }
@@ -252,7 +253,7 @@ func (m *base) batch(ctx context.Context, b *Batch, cache *Cache) (*step, error)
 		attnPos = b.AttnPos
 	}
 	groups := len(cache.cells)
-	st := &step{tokens: b.Tokens, pos: b.Pos, cache: cache, out: []int32{}, embd: b.Embd,
+	st := &step{tokens: b.Tokens, pos: b.Pos, cache: cache, out: []int32{}, embd: b.Embd, rope: b.Rope,
 		rows: make([][]int32, groups), seqs: make([][]seqView, groups)}
 	for g := range groups {
 		st.rows[g] = make([]int32, 0, len(b.Tokens))
@@ -322,6 +323,9 @@ func (m *base) batch(ctx context.Context, b *Batch, cache *Cache) (*step, error)
 func (m *base) checkInputs(b *Batch) error {
 	if b.AttnPos != nil && len(b.AttnPos) != len(b.Tokens) {
 		return fmt.Errorf("model: %d attention positions for %d tokens", len(b.AttnPos), len(b.Tokens))
+	}
+	if b.Rope != nil && (!m.hp.MRoPE || len(b.Rope) != 4*len(b.Tokens)) {
+		return fmt.Errorf("model: %d rope positions for %d tokens of %s (M-RoPE %v)", len(b.Rope), len(b.Tokens), m.hp.Arch, m.hp.MRoPE)
 	}
 	n := 0
 	for _, t := range b.Tokens {
@@ -432,4 +436,21 @@ func (c *Cache) finish(n int, err error) {
 	if err == nil {
 		c.used = n
 	}
+}
+
+// rotations returns the positions the step's tokens turn by under p:
+// their positions, or for a rope with sections (M-RoPE) the batch's four
+// per token (Batch.Rope), or, without them, each position in all four.
+func (st *step) rotations(p kernels.RopeParams) []int32 {
+	if !p.Multi() {
+		return st.pos
+	}
+	if st.rope == nil {
+		n := len(st.pos)
+		st.rope = make([]int32, 4*n)
+		for k := range 4 {
+			copy(st.rope[k*n:], st.pos)
+		}
+	}
+	return st.rope
 }

@@ -146,8 +146,8 @@ func (m *llama) forward(ctx context.Context, st *step) ([]float32, error) {
 			k = g.norm(k, l.kNorm, eps)
 		}
 		if !l.noRope {
-			q = g.rope(q, pos, m.rope)
-			k = g.rope(k, pos, m.rope)
+			q = g.rope(q, st.rotations(m.rope), m.rope)
+			k = g.rope(k, st.rotations(m.rope), m.rope)
 		}
 		if temps != nil {
 			q = g.scaleRows(q, temps)

@@ -77,6 +77,10 @@ type Config struct {
 	// negative tokens (Batch.Embd): a picture's embeddings, which a
 	// vision projector makes.
 	Vectors bool
+	// MRoPE reports whether the model rotates each token by four
+	// positions (M-RoPE, Qwen2-VL's: Batch.Rope), so that a picture's
+	// tokens stand on its grid.
+	MRoPE bool
 }
 
 // Model is a loaded model.
@@ -161,6 +165,15 @@ type Batch struct {
 	// the model reads with attention among all of them (Gemma 3's) stand at
 	// the picture's last position in the batch, and so see each other.
 	AttnPos []int32
+	// Rope, when not nil, holds the positions the tokens turn by in a
+	// model that rotates by four (Config.MRoPE): four runs of len(Tokens)
+	// values, each token's time, height, width and extra position (ggml's
+	// layout). A picture's tokens share its time position and stand on
+	// its grid; the tokens after it continue from that time position plus
+	// the larger side of the grid (mtmd's n_pos). Nil means each token's
+	// Pos in all four, as text has it. Pos still places the tokens in the
+	// cache.
+	Rope []int32
 }
 
 // SeqBatch is one sequence's part of a Batch.

@@ -224,7 +224,7 @@ func (m *Model) encodePictures(ctx context.Context, s string, addSpecial, chat b
 					return nil, nil, fmt.Errorf("runner: the picture's layout takes more than its %d embeddings", len(ids))
 				}
 				pics = append(pics, scheduler.Picture{At: len(tokens), N: part.N,
-					Embd: e.embd[at*width : (at+part.N)*width], Bidirectional: pr.p.NonCausal()})
+					Embd: e.embd[at*width : (at+part.N)*width], Bidirectional: pr.p.NonCausal(), Rows: part.Rows, Cols: part.Cols})
 				tokens = append(tokens, ids[at:at+part.N]...)
 				at += part.N
 			case part.Token != "":

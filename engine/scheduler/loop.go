@@ -352,6 +352,23 @@ func (s *Scheduler) step(ctx context.Context) {
 	if !pictures {
 		b.AttnPos = nil
 	}
+	b.Rope = b.Rope[:0]
+	if s.mrope && pictures {
+		n := len(b.Tokens)
+		b.Rope = slices.Grow(b.Rope, 4*n)[:4*n]
+		j := 0
+		for _, sq := range batch {
+			for p := sq.computed; p < sq.computed+sq.n+len(sq.draft); p++ {
+				r := sq.rotation(p)
+				for k := range 4 {
+					b.Rope[k*n+j] = r[k]
+				}
+				j++
+			}
+		}
+	} else {
+		b.Rope = nil
+	}
 	logits, err := s.m.ForwardBatch(ctx, b, s.cache)
 	if err != nil {
 		if ctx.Err() != nil {

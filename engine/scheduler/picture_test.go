@@ -26,6 +26,8 @@ func TestCheckPictures(t *testing.T) {
 		{"too few values", []int32{1, -5, -6}, []Picture{{At: 1, N: 2, Embd: make([]float32, 3)}}, "does not fit"},
 		{"out of order", []int32{-1, -2}, []Picture{pic(1, 1), pic(0, 1)}, "picture"},
 		{"out of the vocabulary", []int32{100}, nil, "outside the vocabulary"},
+		{"on its grid", []int32{1, -5, -6, -7, -8, -9, -10}, []Picture{{At: 1, N: 6, Embd: make([]float32, 12), Rows: 2, Cols: 3}}, ""},
+		{"off its grid", []int32{1, -5, -6, -7, -8, -9, -10}, []Picture{{At: 1, N: 6, Embd: make([]float32, 12), Rows: 2, Cols: 2}}, "on a grid of 2×2"},
 	}
 	for _, tt := range tests {
 		err := s.checkPrompt(Request{Prompt: tt.prompt, Pictures: tt.pics})
@@ -98,5 +100,33 @@ func TestTail(t *testing.T) {
 		if !slices.Equal(chunks, tt.aligned) {
 			t.Errorf("%s: chunks %v, want %v", tt.name, chunks, tt.aligned)
 		}
+	}
+}
+
+// TestRotation checks the M-RoPE positions of a prompt's tokens: two
+// text tokens, a picture of 2 × 3 (taking 3 time positions for its 6
+// tokens), a token, a picture of 3 × 1 (3 for 3), and the text after
+// them; then a picture off any grid (its tokens in turn).
+func TestRotation(t *testing.T) {
+	pics := []Picture{{At: 2, N: 6, Rows: 2, Cols: 3}, {At: 9, N: 3, Rows: 3, Cols: 1}}
+	sq := &seq{req: Request{Pictures: pics}}
+	want := [][4]int32{
+		{0, 0, 0, 0}, {1, 1, 1, 1},
+		{2, 2, 2, 0}, {2, 2, 3, 0}, {2, 2, 4, 0}, {2, 3, 2, 0}, {2, 3, 3, 0}, {2, 3, 4, 0},
+		{5, 5, 5, 5},
+		{6, 6, 6, 0}, {6, 7, 6, 0}, {6, 8, 6, 0},
+		{9, 9, 9, 9}, {10, 10, 10, 10},
+	}
+	for p, w := range want {
+		if got := sq.rotation(p); got != w {
+			t.Errorf("position %d turns by %v, want %v", p, got, w)
+		}
+	}
+	// A picture without a grid keeps its tokens' positions, and so do the
+	// gridded pictures after it (mtmd gives every picture of a model the
+	// same kind of positions).
+	sq = &seq{req: Request{Pictures: []Picture{{At: 1, N: 4}}}}
+	if got := sq.rotation(3); got != [4]int32{3, 3, 3, 3} {
+		t.Errorf("a token of a picture off any grid turns by %v", got)
 	}
 }

@@ -201,6 +201,12 @@ type Picture struct {
 	// Bidirectional: the picture's tokens attend to each other, not
 	// causally (Gemma 3's); a prefill chunk then never ends inside it.
 	Bidirectional bool
+	// Rows and Cols, when Cols is above 0, lay the picture's N = Rows·Cols
+	// tokens on its grid, row after row, for a model that rotates by four
+	// positions (model.Config.MRoPE): each token turns by the picture's
+	// time position and its row and column beside it, and the picture
+	// takes max(Rows, Cols) time positions, not N (mtmd's M-RoPE layout).
+	Rows, Cols int
 }
 
 // Constraint restricts the tokens of a sequence, as a grammar does.
@@ -328,6 +334,9 @@ type Scheduler struct {
 	pool  *kvcache.Pool
 	vocab int
 	embd  int // the model's width: the length of a picture's vectors
+	// mrope: the model rotates by four positions (model.Config.MRoPE),
+	// and gridded pictures stand on their grids.
+	mrope bool
 
 	mu      sync.Mutex
 	waiting []*seq // FIFO; preempted sequences go back to the front
@@ -411,7 +420,7 @@ func New(m model.Model, cfg Config) (*Scheduler, error) {
 		return nil, fmt.Errorf("scheduler: %w", err)
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	s := &Scheduler{m: m, cfg: cfg, cache: cache, pool: pool, vocab: m.Config().Vocab, embd: m.Config().Embd,
+	s := &Scheduler{m: m, cfg: cfg, cache: cache, pool: pool, vocab: m.Config().Vocab, embd: m.Config().Embd, mrope: m.Config().MRoPE,
 		wake: make(chan struct{}, 1), stop: stop, done: make(chan struct{})}
 	s.recurrent = recurrent
 	s.openDisk(groups, kv)
@@ -690,9 +699,35 @@ func (s *Scheduler) checkPrompt(req Request) error {
 			return fmt.Errorf("scheduler: picture %d of %d tokens at %d (%d values) does not fit the prompt of %d tokens and vectors of %d",
 				i, p.N, p.At, len(p.Embd), len(req.Prompt), s.embd)
 		}
+		if p.Cols < 0 || p.Rows < 0 || (p.Cols > 0 && p.Rows*p.Cols != p.N) {
+			return fmt.Errorf("scheduler: picture %d of %d tokens on a grid of %d×%d", i, p.N, p.Cols, p.Rows)
+		}
 		at = p.At + p.N
 	}
 	return nil
+}
+
+// rotation returns the four positions (time, height, width, extra) token
+// p of sq turns by in a model that rotates by four (model.Batch.Rope):
+// a gridded picture's tokens stand at the picture's time position, beside
+// it by their row and column, with 0 extra; every other token at its
+// position less what the gridded pictures before it saved (their tokens
+// less the larger side of their grid), in all four.
+func (sq *seq) rotation(p int) [4]int32 {
+	saved := 0
+	for i := range sq.req.Pictures {
+		pic := &sq.req.Pictures[i]
+		if p < pic.At || pic.Cols == 0 {
+			break
+		}
+		if p < pic.At+pic.N {
+			t, j := int32(pic.At-saved), p-pic.At
+			return [4]int32{t, t + int32(j/pic.Cols), t + int32(j%pic.Cols), 0}
+		}
+		saved += pic.N - max(pic.Rows, pic.Cols)
+	}
+	t := int32(p - saved)
+	return [4]int32{t, t, t, t}
 }
 
 // picture returns the picture of sq's prompt that holds position p, or nil.

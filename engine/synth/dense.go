@@ -42,6 +42,15 @@ func init() {
 		},
 	})
 	registerArch("smollm3", archSpec{})
+	// Qwen2-VL's language model: Qwen2's tensors, and M-RoPE's sections
+	// scaled from the real 16, 24, 24, 0 of 64 pairs to the head's.
+	registerArch("qwen2vl", archSpec{
+		keys: func(s Shape) map[string]any {
+			pairs := s.HeadDim() / 2
+			t := pairs / 4
+			return map[string]any{"rope.dimension_sections": []int32{int32(t), int32((pairs - t) / 2), int32((pairs - t) / 2), 0}}
+		},
+	})
 	registerArch("granite", archSpec{
 		keys: func(Shape) map[string]any {
 			return map[string]any{

@@ -89,6 +89,26 @@ func init() {
 		RopeBase: 1000000, Context: 32768, Eps: 1e-5, Scaled: true})
 	visionShapes = append(visionShapes, VisionShape{Name: "tiny-pixtral-vision", Type: "pixtral",
 		ImageSize: 128, PatchSize: 8, Embd: 64, FFN: 128, Layers: 2, Heads: 4, Merge: 1, LMEmbd: 256})
+	// Qwen2.5-VL's kind: a tiny Qwen2-VL language model (Qwen2 with
+	// M-RoPE over sections of 8, 12 and 12 pairs, the real 16, 24, 24
+	// halved) over the mini vocabulary with Qwen's picture markers, and
+	// an encoder of RMSNorms, SwiGLU layers and the vision M-RoPE whose
+	// blocks 0 and 2 attend within windows of 112 pixels (14 patches of
+	// 8) and 1 and 3 over the whole picture, then the 2 × 2 merger.
+	// The RMSNorm epsilon is 0: llama.cpp 3f545bec's qwen2vl loader does
+	// not read attention.layer_norm_rms_epsilon and runs with 0 (real
+	// files say 1e-6, which Saji reads), so only a file that says 0 gives
+	// figures both engines compute alike.
+	addShapes(Shape{Name: "tiny-qwen25vl", Arch: "qwen2vl", Embd: 256, Layers: 2, Heads: 4, KVHeads: 2, FFN: 512,
+		QKVBias: true, RopeBase: 1000000, Context: 32768, Eps: 0, Scaled: true})
+	visionShapes = append(visionShapes, VisionShape{Name: "tiny-qwen25vl", Type: "qwen2.5vl_merger",
+		ImageSize: 64, PatchSize: 8, Embd: 64, FFN: 128, Layers: 4, Heads: 4, Merge: 2, LMEmbd: 256, WindowPattern: 2})
+	// Qwen2-VL's kind: the same language model, and an encoder of
+	// LayerNorms and quick GELU layers attending over the whole picture.
+	addShapes(Shape{Name: "tiny-qwen2vl", Arch: "qwen2vl", Embd: 256, Layers: 2, Heads: 4, KVHeads: 2, FFN: 512,
+		QKVBias: true, RopeBase: 1000000, Context: 32768, Eps: 0, Scaled: true})
+	visionShapes = append(visionShapes, VisionShape{Name: "tiny-qwen2vl", Type: "qwen2vl_merger",
+		ImageSize: 64, PatchSize: 8, Embd: 64, FFN: 128, Layers: 2, Heads: 4, Merge: 2, LMEmbd: 256})
 	// Gemma 3's SigLIP encoder at its real size (896×896 pictures, 4096
 	// patches, 27 blocks), projecting to the tiny language model's width
 	// (the real 2560 adds 0.02% of the work): for speed tests.
@@ -109,6 +129,9 @@ var SmolVLMMarkers = []string{"\n\n", "<fake_token_around_image>", "<global-img>
 // PixtralMarkers are the tokens Mistral's vocabulary has for pictures
 // (mtmd writes [IMG_END] after a picture's embeddings).
 var PixtralMarkers = []string{"[IMG]", "[IMG_BREAK]", "[IMG_END]"}
+
+// QwenVLMarkers are the tokens Qwen's vocabulary has around pictures.
+var QwenVLMarkers = []string{"<|vision_start|>", "<|vision_end|>", "<|image_pad|>"}
 
 // VisionShape is the shape of a synthetic vision projector.
 type VisionShape struct {
@@ -133,6 +156,10 @@ type VisionShape struct {
 	// LongestEdge is SmolVLM's preprocessing size
 	// (clip.vision.preproc_image_size).
 	LongestEdge int
+	// WindowPattern is Qwen2.5-VL's clip.vision.n_wa_pattern: every
+	// WindowPattern-th block attends over the whole picture, the others
+	// within windows.
+	WindowPattern int
 }
 
 // visionShapes holds the projector shapes, by the name of the language
@@ -170,7 +197,7 @@ func LookupVisionShape(name string) (VisionShape, bool) {
 // weight). Weights have a standard deviation of 1/√fan-in and norms of
 // 1+0.1·N(0,1), like the Scaled language models.
 func WriteProjector(ctx context.Context, path string, s VisionShape, seed uint64) error {
-	if !slices.Contains([]string{"gemma3", "mlp", "idefics3", "pixtral"}, s.Type) || s.PatchSize <= 0 || s.ImageSize%s.PatchSize != 0 || s.Heads <= 0 || s.Embd%s.Heads != 0 ||
+	if !slices.Contains([]string{"gemma3", "mlp", "idefics3", "pixtral", "qwen2vl_merger", "qwen2.5vl_merger"}, s.Type) || s.PatchSize <= 0 || s.ImageSize%s.PatchSize != 0 || s.Heads <= 0 || s.Embd%s.Heads != 0 ||
 		s.Merge <= 0 || (s.ImageSize/s.PatchSize)%s.Merge != 0 {
 		return fmt.Errorf("synth: projector shape %q is inconsistent", s.Name)
 	}
@@ -248,11 +275,16 @@ func projectorKeys(s VisionShape) []keyValue {
 		// Pixtral's SwiGLU (use_silu), as convert_hf_to_gguf writes it.
 		gelu, eps = false, 1e-5
 		mean, std = clipMean, clipStd
+	case "qwen2vl_merger", "qwen2.5vl_merger":
+		// Qwen2-VL's quick GELU (neither key), Qwen2.5-VL's SwiGLU.
+		gelu = false
+		mean, std = clipMean, clipStd
 	}
-	kvs = append(kvs,
-		keyValue{"clip.projector_type", s.Type},
-		keyValue{"clip.use_gelu", gelu})
-	if s.Type == "pixtral" {
+	kvs = append(kvs, keyValue{"clip.projector_type", s.Type})
+	if s.Type != "qwen2vl_merger" {
+		kvs = append(kvs, keyValue{"clip.use_gelu", gelu})
+	}
+	if s.Type == "pixtral" || s.Type == "qwen2.5vl_merger" {
 		kvs = append(kvs, keyValue{"clip.use_silu", true})
 	}
 	kvs = append(kvs,
@@ -272,6 +304,9 @@ func projectorKeys(s VisionShape) []keyValue {
 	}
 	if s.Type == "pixtral" && s.Merge > 1 {
 		kvs = append(kvs, keyValue{"clip.vision.spatial_merge_size", uint32(s.Merge)})
+	}
+	if s.WindowPattern > 0 {
+		kvs = append(kvs, keyValue{"clip.vision.n_wa_pattern", uint32(s.WindowPattern)})
 	}
 	if s.LongestEdge > 0 {
 		kvs = append(kvs, keyValue{"clip.vision.preproc_image_size", uint32(s.LongestEdge)})
@@ -314,8 +349,11 @@ func projectorTensors(s VisionShape) []tensorSpec {
 	vec := func(name string, n int64) tensorSpec { return tensorSpec{name: name, shape: []int64{n}} }
 	norm := func(name string, n int64) tensorSpec { return tensorSpec{name: name, shape: []int64{n}, norm: true} }
 	var specs []tensorSpec
-	if s.Type == "pixtral" {
+	switch s.Type {
+	case "pixtral":
 		return pixtralTensors(s)
+	case "qwen2vl_merger", "qwen2.5vl_merger":
+		return qwenVLTensors(s)
 	}
 	if s.Type == "mlp" {
 		lm := int64(s.LMEmbd)
@@ -406,6 +444,45 @@ func pixtralTensors(s VisionShape) []tensorSpec {
 	return specs
 }
 
+// qwenVLTensors returns the tensors of a Qwen-VL projector of shape s,
+// as convert_hf_to_gguf names them: the two frames' patch embeddings,
+// biased projections, LayerNorms (Qwen2-VL) or RMSNorms and gated
+// feed-forward layers (Qwen2.5-VL), and the merger's two layers over
+// four patches.
+func qwenVLTensors(s VisionShape) []tensorSpec {
+	e, p, lm, f := int64(s.Embd), int64(s.PatchSize), int64(s.LMEmbd), int64(s.FFN)
+	vec := func(name string, n int64) tensorSpec { return tensorSpec{name: name, shape: []int64{n}} }
+	norm := func(name string, n int64) tensorSpec { return tensorSpec{name: name, shape: []int64{n}, norm: true} }
+	rms := s.Type == "qwen2.5vl_merger"
+	normSpecs := func(name string) []tensorSpec {
+		if rms {
+			return []tensorSpec{norm(name+".weight", e)}
+		}
+		return []tensorSpec{norm(name+".weight", e), vec(name+".bias", e)}
+	}
+	specs := []tensorSpec{
+		matrix("mm.0.weight", 4*e, 4*e), vec("mm.0.bias", 4*e),
+		matrix("mm.2.weight", 4*e, lm), vec("mm.2.bias", lm),
+		matrix("v.patch_embd.weight", p, p, 3, e),
+		matrix("v.patch_embd.weight.1", p, p, 3, e),
+	}
+	for i := range s.Layers {
+		b := func(n string) string { return fmt.Sprintf("v.blk.%d.%s", i, n) }
+		for _, n := range []string{"attn_q", "attn_k", "attn_v", "attn_out"} {
+			specs = append(specs, matrix(b(n+".weight"), e, e), vec(b(n+".bias"), e))
+		}
+		specs = append(specs, normSpecs(b("ln1"))...)
+		specs = append(specs, normSpecs(b("ln2"))...)
+		if rms {
+			specs = append(specs, matrix(b("ffn_gate.weight"), e, f), vec(b("ffn_gate.bias"), f))
+		}
+		specs = append(specs,
+			matrix(b("ffn_up.weight"), e, f), vec(b("ffn_up.bias"), f),
+			matrix(b("ffn_down.weight"), f, e), vec(b("ffn_down.bias"), e))
+	}
+	return append(specs, normSpecs("v.post_ln")...)
+}
+
 // Picture returns a w × h test picture, the same on every call: colour
 // gradients crossed by a diagonal band and a grid of dots, so that every
 // channel and region of an encoder's input differs.
@@ -456,6 +533,8 @@ func visionVocab(ctx context.Context, name, template string) (*gguf.File, error)
 		markers = append(slices.Clone(markers), SmolVLMMarkers...)
 	} else if ok && vs.Type == "pixtral" {
 		markers = append(slices.Clone(markers), PixtralMarkers...)
+	} else if ok && strings.HasPrefix(vs.Type, "qwen") {
+		markers = append(slices.Clone(markers), QwenVLMarkers...)
 	}
 	w, err := MiniVocab("llama", markers...)
 	if err != nil {

@@ -39,7 +39,9 @@ type reference struct {
 		Type    string  `json:"type"`
 		Tokens  []int32 `json:"tokens"`
 		NTokens int     `json:"n_tokens"`
+		NPos    int     `json:"n_pos"`
 	} `json:"chunks"`
+	NPast     int       `json:"n_past"`
 	NEmbd     int       `json:"n_embd"`
 	Embd      []float32 `json:"embd"`
 	NonCausal bool      `json:"non_causal"`
@@ -125,22 +127,29 @@ func TestEmbeddingsConformance(t *testing.T) {
 			// mtmd's picture is a chunk for each run of embeddings of the
 			// layout: one, or one for each square of a LLaVA 1.6 or SmolVLM
 			// picture.
-			var runs []int
+			// A run on a grid (Qwen-VL's) takes the larger side of its grid
+			// in positions (mtmd's n_pos), any other run its length.
+			var runs, runPos []int
 			for _, part := range p.Layout(r.Case.W, r.Case.H) {
 				if part.N > 0 {
 					runs = append(runs, part.N)
+					runPos = append(runPos, part.N)
+					if part.Cols > 0 {
+						runPos[len(runPos)-1] = max(part.Rows, part.Cols)
+					}
 				}
 			}
-			var chunks []int
+			var chunks, chunkPos []int
 			total := 0
 			for _, c := range r.Chunks {
 				if c.Type != "text" {
 					chunks = append(chunks, c.NTokens)
+					chunkPos = append(chunkPos, c.NPos)
 					total += c.NTokens
 				}
 			}
-			if !slices.Equal(runs, chunks) {
-				t.Errorf("the layout's runs of embeddings are %v, mtmd's chunks %v", runs, chunks)
+			if !slices.Equal(runs, chunks) || !slices.Equal(runPos, chunkPos) {
+				t.Errorf("the layout's runs of embeddings are %v taking %v positions, mtmd's chunks %v taking %v", runs, runPos, chunks, chunkPos)
 			}
 			if p.Embd() != r.NEmbd || len(got) != len(r.Embd) || total*p.Embd() != len(got) {
 				t.Fatalf("%d values of %d (chunks of %v positions), llama.cpp's %d values of %d", len(got), p.Embd(), chunks, len(r.Embd), r.NEmbd)
@@ -183,6 +192,20 @@ func TestGreedyConformance(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// A model with M-RoPE (Qwen-VL's) reads each picture on the grid
+			// its projector's layout gives.
+			var grids [][2]int
+			if m.Config().MRoPE && os.Getenv("NOGRID") == "" {
+				p, err := Load(context.Background(), writeProjector(t, r), Options{Threads: 2})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, part := range p.Layout(r.Case.W, r.Case.H) {
+					if part.N > 0 {
+						grids = append(grids, [2]int{part.Cols, part.Rows})
+					}
+				}
+			}
 			const ctxSize = 512
 			groups := m.KVGroups()
 			sizes := make([]int, len(groups))
@@ -204,8 +227,19 @@ func TestGreedyConformance(t *testing.T) {
 			// (Gemma 3's: each stands at the picture's last position).
 			var logits []float32
 			n, embd := 0, r.Embd
+			// tp is the time position of M-RoPE: a picture takes the larger
+			// side of its grid.
+			tp := 0
 			for _, c := range r.Chunks {
 				b := &model.Batch{Tokens: c.Tokens}
+				if grids != nil {
+					b.Rope = mropePositions(c.Type != "text", len(c.Tokens)+c.NTokens, tp, &grids)
+					if c.Type != "text" {
+						tp += c.NPos
+					} else {
+						tp += len(c.Tokens)
+					}
+				}
 				if c.Type != "text" {
 					// A picture of several squares (LLaVA 1.6) is a chunk
 					// for each, their embeddings one after the other.
@@ -246,6 +280,10 @@ func TestGreedyConformance(t *testing.T) {
 				pos := int32(n + len(greedy) - 1)
 				step := &model.Batch{Tokens: []int32{best}, Pos: []int32{pos},
 					Seqs: []model.SeqBatch{{N: 1, Cells: cells, Size: ctxSize, Logits: true}}}
+				if grids != nil {
+					step.Rope = mropePositions(false, 1, tp, nil)
+					tp++
+				}
 				if logits, err = m.ForwardBatch(context.Background(), step, cache); err != nil {
 					t.Fatal(err)
 				}
@@ -253,6 +291,31 @@ func TestGreedyConformance(t *testing.T) {
 			if !slices.Equal(greedy, r.Greedy) {
 				t.Errorf("greedy tokens %v, llama.cpp's %v", greedy, r.Greedy)
 			}
+			if grids != nil && tp-len(r.Greedy) != r.NPast {
+				t.Errorf("the prompt took %d M-RoPE positions, mtmd's %d", tp-len(r.Greedy), r.NPast)
+			}
 		})
 	}
+}
+
+// mropePositions returns the M-RoPE positions (model.Batch.Rope) of a
+// chunk of n tokens from time position tp: text's in all four, or a
+// picture's on the next of grids (columns, rows), which it takes.
+func mropePositions(picture bool, n, tp int, grids *[][2]int) []int32 {
+	r := make([]int32, 4*n)
+	var cols int
+	if picture {
+		cols = (*grids)[0][0]
+		*grids = (*grids)[1:]
+	}
+	for i := range n {
+		p := [4]int{tp + i, tp + i, tp + i, tp + i}
+		if picture {
+			p = [4]int{tp, tp + i/cols, tp + i%cols, 0}
+		}
+		for k := range 4 {
+			r[k*n+i] = int32(p[k])
+		}
+	}
+	return r
 }

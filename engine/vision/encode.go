@@ -50,13 +50,16 @@ func (p *Projector) EncodePixels(ctx context.Context, px Pixels) ([]float32, err
 	switch {
 	case len(px.Values) != 3*px.W*px.H || px.W <= 0 || px.H <= 0:
 		return nil, fmt.Errorf("vision: %d input values for a %d×%d picture", len(px.Values), px.W, px.H)
-	case p.typ != "pixtral" && (px.W != hp.imageSize || px.H != hp.imageSize):
+	case !p.dynamic() && (px.W != hp.imageSize || px.H != hp.imageSize):
 		return nil, fmt.Errorf("vision: a %d×%d input for the %d-pixel square", px.W, px.H, hp.imageSize)
 	case px.W%(ps*hp.merge) != 0 || px.H%(ps*hp.merge) != 0:
 		return nil, fmt.Errorf("vision: a %d×%d input is not whole merges of %d-pixel patches", px.W, px.H, ps)
 	}
 	o := &ops{b: p.backend}
 	defer o.release()
+	if isQwenVL(p.typ) {
+		return o.result(p.qwenEncode(o, px.Values, px.W, px.H, ctx.Err))
+	}
 	nx, ny := px.W/ps, px.H/ps
 	n := nx * ny
 
@@ -75,6 +78,7 @@ func (p *Projector) EncodePixels(ctx context.Context, px Pixels) ([]float32, err
 		}
 		return o.result(p.pixtral(o, x, nx, ny))
 	}
+
 	x, rows := p.embed(o, x, n)
 	for i := range p.blocks {
 		if err := ctx.Err(); err != nil {

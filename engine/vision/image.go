@@ -284,8 +284,8 @@ func (p *Projector) Preprocess(im RGB) ([]Pixels, error) {
 		inputs = []RGB{im.fit(hp.imageSize, hp.imageSize, llavaPad, RGB.resizeBicubic)}
 	case p.typ == "idefics3":
 		inputs = im.idefics3Squares(hp.imageSize, hp.longestEdge)
-	case p.typ == "pixtral":
-		w, h := hp.pixtralSize(im.W, im.H)
+	case p.dynamic():
+		w, h := hp.dynSize(im.W, im.H)
 		inputs = []RGB{im.fit(w, h, [3]uint8{}, RGB.resizeBilinear)}
 	default:
 		inputs = []RGB{im.fitBilinear(hp.imageSize, [3]uint8{})}
@@ -322,6 +322,10 @@ func (p *Projector) squares(w, h int) int {
 type Part struct {
 	Text, Token string
 	N           int
+	// Rows and Cols, where Cols is above 0, are the grid the N embeddings
+	// lie on, row after row: a language model with M-RoPE (Qwen-VL's)
+	// reads them at their rows and columns.
+	Rows, Cols int
 }
 
 // Layout returns the parts of a w × h picture's place in a prompt: Gemma
@@ -338,6 +342,10 @@ func (p *Projector) Layout(w, h int) []Part {
 	case "gemma3":
 		begin, end := p.Markers()
 		return []Part{{Text: begin}, {N: n}, {Text: end}}
+	case typQwen2VL, typQwen25VL:
+		begin, end := p.Markers()
+		cols, rows := p.hp.qwenGrid(w, h)
+		return []Part{{Text: begin}, {N: cols * rows, Rows: rows, Cols: cols}, {Text: end}}
 	case "idefics3":
 		gw, gh := idefics3Grid(w, h, p.hp.imageSize, p.hp.longestEdge)
 		cols, rows := gw/p.hp.imageSize, gh/p.hp.imageSize

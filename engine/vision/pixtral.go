@@ -88,7 +88,7 @@ func (p *Projector) loadPixtral(ld *loader) error {
 	} else if hp.merge != 1 {
 		ld.fail(fmt.Errorf("a spatial merge size of %d without mm.patch_merger.weight", hp.merge))
 	}
-	p.loadMLP(ld, "mm.1", false)
+	p.loadMLP(ld, "mm.1", hp.embd, false)
 	p.imgBreak = ld.floats("v.token_embd.img_break", p.lmEmbd)
 	if ld.err != nil {
 		return fmt.Errorf("vision: loading the pixtral projector: %w", ld.err)
@@ -96,12 +96,13 @@ func (p *Projector) loadPixtral(ld *loader) error {
 	return nil
 }
 
-// pixtralSize returns the size mtmd's dyn_size preprocessing scales a
-// w × h picture to (calc_size_preserved_ratio): each side rounded to the
+// dynSize returns the size mtmd's dyn_size preprocessing (Pixtral's and
+// Qwen-VL's) scales a w × h picture to (calc_size_preserved_ratio), its
+// sides whole merges of patches: each side rounded to the
 // nearest whole merge (at least one); then, beyond maxPixels, both sides
 // scaled down to fit and rounded down, or, below minPixels, scaled up to
 // it and rounded up. The arithmetic is float32, as mtmd's.
-func (hp *hparams) pixtralSize(w, h int) (int, int) {
+func (hp *hparams) dynSize(w, h int) (int, int) {
 	align := hp.patchSize * hp.merge
 	f := float32(align)
 	round := func(x float32) int { return int(math.Round(float64(x/f))) * align }
@@ -123,7 +124,7 @@ func (hp *hparams) pixtralSize(w, h int) (int, int) {
 // pixtralTokens returns the positions a w × h picture takes: its merged
 // embeddings and an [IMG_BREAK] after each row but the last.
 func (hp *hparams) pixtralTokens(w, h int) int {
-	wb, hb := hp.pixtralSize(w, h)
+	wb, hb := hp.dynSize(w, h)
 	m := hp.patchSize * hp.merge
 	cols, rows := wb/m, hb/m
 	return cols*rows + rows - 1

@@ -30,6 +30,12 @@
 //     layers) over the whole picture at its own aspect, Mistral Small
 //     3.1's patch merger and a two-layer projector, with [IMG_BREAK]
 //     between rows and [IMG_END] after (pixtral.go).
+//   - qwen2vl_merger and qwen2.5vl_merger: Qwen2-VL's and Qwen2.5-VL's
+//     encoder (two patch embeddings, the vision M-RoPE; Qwen2.5-VL's with
+//     RMSNorm, SwiGLU and attention within windows in most blocks) over
+//     the whole picture at its own aspect, and the 2 × 2 merger; the
+//     language model reads the embeddings on their grid by M-RoPE
+//     (qwenvl.go).
 //   - idefics3: SmolVLM's SigLIP with a pixel shuffle and one linear
 //     layer; the picture scaled to the file's longest edge, fitted into
 //     whole squares (bicubic, black around it) and cut into them, then
@@ -106,6 +112,12 @@ type hparams struct {
 	// maxPixels bound the area its pictures are scaled to.
 	ropeTheta            float32
 	minPixels, maxPixels int
+	// rms selects RMSNorms for Qwen2.5-VL's encoder (LayerNorms for
+	// Qwen2-VL's), and windowPattern makes every windowPattern-th block
+	// attend over the whole picture and the others within windows
+	// (clip.vision.n_wa_pattern; 0: every block over the whole picture).
+	rms           bool
+	windowPattern int
 	// pinpoints are LLaVA 1.6's image-grid resolutions (width, height):
 	// a picture larger than the encoder's square is cut into tiles of one
 	// of them (anyres). None for a fixed-size projector.
@@ -122,6 +134,7 @@ type hparams struct {
 type block struct {
 	ln1w, ln1b, ln2w, ln2b []float32
 	rms1, rms2, gate       kernels.Tensor
+	gateB                  kernels.Tensor
 	wq, wk, wv, wo         kernels.Tensor
 	bq, bk, bv, bo         kernels.Tensor
 	up, upB, down, downB   kernels.Tensor
@@ -136,8 +149,13 @@ type Projector struct {
 	// values; patchB is its bias and pos the learned position embeddings.
 	patch, patchB kernels.Tensor
 	pos           []float32
-	blocks        []block
-	postW, postB  []float32
+	// patch1 is Qwen-VL's second patch embedding (its video model's
+	// second frame), summed with the first's.
+	patch1       kernels.Tensor
+	blocks       []block
+	postW, postB []float32
+	// postNorm is Qwen2.5-VL's post-norm, an RMSNorm.
+	postNorm kernels.Tensor
 	// softNorm and inProj are Gemma 3's RMSNorm weight and the projection
 	// to the language model's width (transposed to [embd, lmEmbd]).
 	softNorm kernels.Tensor
@@ -181,8 +199,9 @@ func Load(ctx context.Context, f *gguf.File, opts Options) (*Projector, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: the file names no projector type", ErrUnsupported)
 	}
-	if typ != "gemma3" && typ != "mlp" && typ != "idefics3" && typ != "pixtral" {
-		return nil, fmt.Errorf("%w: projector type %q is not implemented (Saji runs gemma3, mlp, idefics3 and pixtral)", ErrUnsupported, typ)
+	if typ != "gemma3" && typ != "mlp" && typ != "idefics3" && typ != "pixtral" && !isQwenVL(typ) {
+		return nil, fmt.Errorf("%w: projector type %q is not implemented (Saji runs gemma3, mlp, idefics3, pixtral, %s and %s)",
+			ErrUnsupported, typ, typQwen2VL, typQwen25VL)
 	}
 	if typ == "mlp" {
 		if err := llavaVariant(f); err != nil {
@@ -209,11 +228,13 @@ func Load(ctx context.Context, f *gguf.File, opts Options) (*Projector, error) {
 		hp.longestEdge = ld.intOr("clip.vision.preproc_image_size", 0)
 	case "pixtral":
 		hp.pixtral(ld)
+	case typQwen2VL, typQwen25VL:
+		hp.qwenVL(ld, typ)
 	}
 	if ld.err != nil {
 		return nil, fmt.Errorf("vision: loading the %s projector: %w", typ, ld.err)
 	}
-	if hp.silu && typ != "pixtral" {
+	if hp.silu && typ != "pixtral" && !isQwenVL(typ) {
 		return nil, fmt.Errorf("%w: the %s encoder's SiLU feed-forward layers (clip.use_silu) are not implemented", ErrUnsupported, typ)
 	}
 	if err := hp.check(); err != nil {
@@ -224,6 +245,15 @@ func Load(ctx context.Context, f *gguf.File, opts Options) (*Projector, error) {
 			return nil, err
 		}
 		if err := p.loadPixtral(ld); err != nil {
+			return nil, err
+		}
+		return p, nil
+	}
+	if isQwenVL(typ) {
+		if err := hp.checkQwenVL(); err != nil {
+			return nil, err
+		}
+		if err := p.loadQwenVL(ld); err != nil {
 			return nil, err
 		}
 		return p, nil
@@ -274,7 +304,7 @@ func Load(ctx context.Context, f *gguf.File, opts Options) (*Projector, error) {
 		p.lmEmbd = ld.rows("mm.model.fc.weight", in)
 		p.fc = ld.weight("mm.model.fc.weight", in, p.lmEmbd)
 	case "mlp":
-		p.loadMLP(ld, "mm.0", true)
+		p.loadMLP(ld, "mm.0", hp.embd, true)
 	}
 	if ld.err != nil {
 		return nil, fmt.Errorf("vision: loading the %s projector: %w", typ, ld.err)
@@ -282,17 +312,19 @@ func Load(ctx context.Context, f *gguf.File, opts Options) (*Projector, error) {
 	return p, nil
 }
 
-// loadMLP reads the two-layer MLP projector (mlp) from the encoder's
-// width to the language model's: its first layer called first (LLaVA's
+// loadMLP reads the two-layer MLP projector (mlp) from rows of in values
+// (the encoder's width, or Qwen-VL's four merged patches) to the language
+// model's width: its first layer called first (LLaVA's and Qwen-VL's
 // mm.0, Pixtral's mm.1), its second mm.2, and their biases, which the
-// file must have where biased (LLaVA's) and may leave out otherwise.
-func (p *Projector) loadMLP(ld *loader, first string, biased bool) {
+// file must have where biased (LLaVA's, Qwen-VL's) and may leave out
+// otherwise.
+func (p *Projector) loadMLP(ld *loader, first string, in int, biased bool) {
 	bias := ld.optional
 	if biased {
 		bias = func(name string, cols int) kernels.Tensor { return ld.weight(name, cols) }
 	}
-	hidden := ld.rows(first+".weight", p.hp.embd)
-	p.mm0, p.mm0B = ld.weight(first+".weight", p.hp.embd, hidden), bias(first+".bias", hidden)
+	hidden := ld.rows(first+".weight", in)
+	p.mm0, p.mm0B = ld.weight(first+".weight", in, hidden), bias(first+".bias", hidden)
 	p.lmEmbd = ld.rows("mm.2.weight", hidden)
 	p.mm2, p.mm2B = ld.weight("mm.2.weight", hidden, p.lmEmbd), bias("mm.2.bias", p.lmEmbd)
 }
@@ -430,8 +462,12 @@ func (p *Projector) Embd() int { return p.lmEmbd }
 // Pixtral's pictures take as many as their size gives (Layout); for
 // Pixtral this is the count of a picture of the encoder's nominal size.
 func (p *Projector) Tokens() int {
-	if p.typ == "pixtral" {
+	switch {
+	case p.typ == "pixtral":
 		return p.hp.pixtralTokens(p.hp.imageSize, p.hp.imageSize)
+	case isQwenVL(p.typ):
+		cols, rows := p.hp.qwenGrid(p.hp.imageSize, p.hp.imageSize)
+		return cols * rows
 	}
 	side := p.hp.imageSize / p.hp.patchSize / p.hp.merge
 	return side * side
@@ -447,9 +483,16 @@ func (p *Projector) Markers() (begin, end string) {
 		return "<start_of_image>", "<end_of_image>"
 	case "pixtral":
 		return "", "[IMG_END]"
+	case typQwen2VL, typQwen25VL:
+		return "<|vision_start|>", "<|vision_end|>"
 	}
 	return "", ""
 }
+
+// dynamic reports whether the projector reads a picture at its own
+// aspect, scaled to whole merges of patches (dynSize: Pixtral's and
+// Qwen-VL's), not fitted into the encoder's square.
+func (p *Projector) dynamic() bool { return p.typ == "pixtral" || isQwenVL(p.typ) }
 
 // NonCausal reports whether the language model reads an image's
 // embeddings with attention among all of them, not causal attention

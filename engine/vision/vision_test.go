@@ -60,6 +60,12 @@ func TestLoadRefuses(t *testing.T) {
 		maps.Copy(keys, more)
 		return keys
 	}
+	// qwen holds the keys of a Qwen2.5-VL projector with added keys.
+	qwen := func(more map[string]any) map[string]any {
+		keys := llava(map[string]any{"clip.projector_type": "qwen2.5vl_merger", "clip.use_silu": true, "clip.vision.n_wa_pattern": uint32(2)})
+		maps.Copy(keys, more)
+		return keys
+	}
 	tests := []struct {
 		name    string
 		keys    map[string]any
@@ -68,8 +74,21 @@ func TestLoadRefuses(t *testing.T) {
 	}{
 		{"a language model", map[string]any{"general.architecture": "llama"}, nil, `architecture is "llama"`},
 		{"no vision encoder", map[string]any{"general.architecture": "clip", "clip.has_vision_encoder": false}, nil, "no vision encoder"},
-		{"another projector", map[string]any{"general.architecture": "clip", "clip.has_vision_encoder": true, "clip.projector_type": "qwen2vl_merger"}, nil, `"qwen2vl_merger" is not implemented`},
-		{"Qwen2-VL's projector", map[string]any{"general.architecture": "clip", "clip.has_vision_encoder": true, "clip.vision.projector_type": "qwen2vl_merger"}, nil, `"qwen2vl_merger" is not implemented`},
+		{"another projector", map[string]any{"general.architecture": "clip", "clip.has_vision_encoder": true, "clip.projector_type": "qwen3vl_merger"}, nil, `"qwen3vl_merger" is not implemented`},
+		{"Qwen3-VL's projector", map[string]any{"general.architecture": "clip", "clip.has_vision_encoder": true, "clip.vision.projector_type": "qwen3vl_merger"}, nil, `"qwen3vl_merger" is not implemented`},
+		{"Qwen2.5-VL without its window pattern", func() map[string]any {
+			k := qwen(nil)
+			delete(k, "clip.vision.n_wa_pattern")
+			return k
+		}(), nil, "reading clip.vision.n_wa_pattern"},
+		{"Qwen-VL with heads of 2 values", qwen(map[string]any{"clip.vision.attention.head_count": uint32(32)}), nil, "heads of a multiple of 4"},
+		{"Qwen-VL merging 4 × 4", qwen(map[string]any{"clip.vision.spatial_merge_size": uint32(4)}), nil, "not a spatial merge size of 4"},
+		{"Qwen-VL with wide patches", qwen(map[string]any{"clip.vision.patch_size": uint32(64), "clip.vision.image_size": uint32(128)}), nil, "wider than 64 pixels"},
+		{"Qwen2.5-VL's windows past its blocks", qwen(map[string]any{"clip.vision.n_wa_pattern": uint32(3)}), nil, "window attention pattern of 3 over 2 blocks"},
+		{"Qwen2-VL with gated quick GELU", qwen(map[string]any{"clip.projector_type": "qwen2vl_merger", "clip.use_silu": false}), []string{"v.blk.0.ffn_gate.weight"}, "gated quick GELU"},
+		{"Qwen2.5-VL without gates", qwen(nil), nil, "SiLU feed-forward layers without a gate"},
+		{"Qwen-VL with a patch bias", qwen(nil), []string{"v.blk.0.ffn_gate.weight", "v.patch_embd.bias"}, "patch embedding bias"},
+		{"Qwen2.5-VL without tensors", qwen(nil), []string{"v.blk.0.ffn_gate.weight"}, "v.patch_embd.weight is missing"},
 		{"SmolVLM without a pixel shuffle", smolvlm(map[string]any{"clip.vision.projector.scale_factor": uint32(1)}), nil, "scale factor is 1, not a pixel shuffle"},
 		{"SmolVLM with too long an edge", smolvlm(map[string]any{"clip.vision.preproc_image_size": uint32(64 * 9)}), nil, "makes 82 squares of 64 (at most 65)"},
 		{"odd pinpoints", llava(map[string]any{"clip.vision.image_grid_pinpoints": []int32{128, 64, 64}}), nil, "pinpoints must be width, height pairs"},
@@ -123,7 +142,8 @@ func TestLoadRefuses(t *testing.T) {
 			}
 			// A broken file is an error of its own; a file Saji cannot run
 			// wraps ErrUnsupported.
-			broken := strings.Contains(tt.want, "is missing") || strings.Contains(tt.want, "must be") || strings.Contains(tt.want, "pinpoint")
+			broken := strings.Contains(tt.want, "is missing") || strings.Contains(tt.want, "must be") || strings.Contains(tt.want, "pinpoint") ||
+				strings.HasPrefix(tt.want, "reading")
 			if !broken && !errors.Is(err, ErrUnsupported) {
 				t.Errorf("the error %v does not wrap ErrUnsupported", err)
 			}
@@ -141,7 +161,8 @@ func TestEncode(t *testing.T) {
 		// picture is the number of embeddings of a 3×200 picture: LLaVA
 		// 1.6 and SmolVLM cut it into two stacked squares and add the
 		// overview; Pixtral scales it to 16×208, a column of 13 merges
-		// with 12 [IMG_BREAK]s (without a merger, to 8×200: 25 patches).
+		// with 12 [IMG_BREAK]s (without a merger, to 8×200: 25 patches);
+		// Qwen-VL to 16×208 too, 13 merges on their grid.
 		picture    int
 		begin, end string
 		nonCausal  bool
@@ -152,6 +173,8 @@ func TestEncode(t *testing.T) {
 		{"tiny-smolvlm-vision", "idefics3", 16, 3 * 16, "", "", false},
 		{"tiny-mistral3-vision", "pixtral", 8*8 + 7, 13 + 12, "", "[IMG_END]", false},
 		{"tiny-pixtral-vision", "pixtral", 16*16 + 15, 25 + 24, "", "[IMG_END]", false},
+		{"tiny-qwen25vl", "qwen2.5vl_merger", 16, 13, "<|vision_start|>", "<|vision_end|>", false},
+		{"tiny-qwen2vl", "qwen2vl_merger", 16, 13, "<|vision_start|>", "<|vision_end|>", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.shape, func(t *testing.T) {
@@ -372,6 +395,31 @@ func TestLayout(t *testing.T) {
 	if got := px.Layout(90, 50); !slices.Equal(got, []Part{{N: 6*3 + 2}, {Text: "[IMG_END]"}}) {
 		t.Errorf("Pixtral, 90×50: %v", got)
 	}
+	q := tinyProjector(t, "tiny-qwen25vl")
+	if got := q.Layout(160, 128); !slices.Equal(got, []Part{{Text: "<|vision_start|>"}, {N: 80, Rows: 8, Cols: 10}, {Text: "<|vision_end|>"}}) {
+		t.Errorf("Qwen2.5-VL, 160×128: %v", got)
+	}
+}
+
+// TestQwenOrder checks the order in which Qwen-VL's encoder reads an
+// 8 × 4 grid of patches: 2 × 2 blocks row after row, and with windows of
+// 2 × 2 blocks the blocks window by window.
+func TestQwenOrder(t *testing.T) {
+	tests := []struct {
+		win            int
+		units, order15 []int
+		windows        [][2]int
+	}{
+		{0, []int{0, 1, 2, 3, 4, 5, 6, 7}, []int{0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14}, [][2]int{{0, 8}}},
+		{2, []int{0, 1, 4, 5, 2, 3, 6, 7}, []int{0, 1, 8, 9, 2, 3, 10, 11, 16, 17, 24, 25, 18, 19, 26}, [][2]int{{0, 4}, {4, 8}}},
+		{3, []int{0, 1, 2, 4, 5, 6, 3, 7}, []int{0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 16, 17, 24}, [][2]int{{0, 6}, {6, 8}}},
+	}
+	for _, tt := range tests {
+		l := qwenOrder(8, 4, tt.win)
+		if !slices.Equal(l.units, tt.units) || !slices.Equal(l.order[:15], tt.order15) || !slices.Equal(l.windows, tt.windows) || len(l.order) != 32 {
+			t.Errorf("windows of %d: units %v, order %v, windows %v", tt.win, l.units, l.order, l.windows)
+		}
+	}
 }
 
 // TestPixtralSize checks the size Pixtral's pictures are scaled to, as
@@ -391,7 +439,7 @@ func TestPixtralSize(t *testing.T) {
 		{5000, 10, 5008, 16},
 	}
 	for _, tt := range tests {
-		w, h := p.hp.pixtralSize(tt.w, tt.h)
+		w, h := p.hp.dynSize(tt.w, tt.h)
 		if w != tt.wantW || h != tt.wantH {
 			t.Errorf("%d×%d scales to %d×%d, want %d×%d", tt.w, tt.h, w, h, tt.wantW, tt.wantH)
 		}

@@ -83,6 +83,21 @@ var Cases = []Case{
 	// patches (88×48).
 	{Model: synth.Recipe{Shape: "tiny-pixtral-vision", Type: "f32", Seed: 1},
 		ProjectorSeed: 1, W: 90, H: 50, Prompt: "a cat <__media__> the mat"},
+	// Qwen2.5-VL's kind, over the mini vocabulary with Qwen's markers: a
+	// picture of 10 × 8 merges in four windows (7 × 7, 3 × 7, 7 × 1,
+	// 3 × 1), one rounded to 6 × 3 merges in one, and one below the
+	// fewest pixels, scaled up (4 × 2). The language model reads them on
+	// their grids by M-RoPE, and the text after a picture continues from
+	// its time position plus the grid's larger side.
+	{Model: synth.Recipe{Shape: "tiny-qwen25vl", Type: "f32", Seed: 1},
+		ProjectorSeed: 1, W: 160, H: 128, Prompt: "the cat <__media__> sat on"},
+	{Model: synth.Recipe{Shape: "tiny-qwen25vl", Type: "f32", Seed: 1},
+		ProjectorSeed: 1, W: 90, H: 50, Prompt: "a cat <__media__> the mat"},
+	{Model: synth.Recipe{Shape: "tiny-qwen25vl", Type: "f32", Seed: 1},
+		ProjectorSeed: 1, W: 20, H: 12, Prompt: "the cat <__media__> sat on"},
+	// Qwen2-VL's kind (LayerNorms, quick GELU, no windows).
+	{Model: synth.Recipe{Shape: "tiny-qwen2vl", Type: "f32", Seed: 1},
+		ProjectorSeed: 1, W: 90, H: 50, Prompt: "a cat <__media__> the mat"},
 }
 
 func main() {

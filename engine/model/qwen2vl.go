@@ -1,0 +1,52 @@
+package model
+
+import (
+	"fmt"
+
+	"saji/kernels/cpu"
+)
+
+// Qwen2-VL and Qwen2.5-VL's language model (llama.cpp's
+// src/models/qwen2vl.cpp): Qwen2's layer, rotated by M-RoPE. Each token
+// has four positions (time, height, width, extra) and the head's NeoX
+// pairs take them section by section (rope.dimension_sections, in pairs:
+// 16, 24, 24, 0 for heads of 128). Text has its position in all four, so
+// that its rotation is Qwen2's; a picture's tokens share one time
+// position and take their row and column on the picture's grid beside
+// it (Batch.Rope), which is what the vision projector's embeddings were
+// trained to be read at.
+
+func init() { register("qwen2vl", loadLlama(llamaVariant{neox: true, tune: tuneMRoPE})) }
+
+// tuneMRoPE reads the rope's sections (one to four counts of pairs) and
+// marks the model as rotating by four positions. The GPU backends have no
+// rope with sections yet: layers placed on one are refused here, at load.
+func tuneMRoPE(ld *loader, m *llama) {
+	s, err := ld.f.Int32s("%s.rope.dimension_sections")
+	if err != nil || len(s) == 0 || len(s) > 4 {
+		ld.fail(fmt.Errorf("hyperparameter %s.rope.dimension_sections: want 1 to 4 counts (%d given): %v", m.hp.Arch, len(s), err))
+		return
+	}
+	sum := 0
+	for i, v := range s {
+		if v < 0 || v > int32(m.hp.HeadDim) {
+			ld.fail(fmt.Errorf("hyperparameter %s.rope.dimension_sections %v: section %d out of range", m.hp.Arch, s, i))
+			return
+		}
+		m.rope.Sections[i] = int(v)
+		if i < 3 {
+			sum += int(v)
+		}
+	}
+	if sum == 0 {
+		ld.fail(fmt.Errorf("hyperparameter %s.rope.dimension_sections %v: no time, height or width section", m.hp.Arch, s))
+		return
+	}
+	for i, b := range m.backends {
+		if _, ok := b.(*cpu.Backend); !ok && b != nil {
+			ld.fail(fmt.Errorf("%s: layer %d is on a GPU backend, which has no rope with sections (M-RoPE) yet; run it on the CPU", m.hp.Arch, i))
+			return
+		}
+	}
+	m.hp.MRoPE = true
+}
