@@ -338,8 +338,8 @@ func (m *base) checkInputs(b *Batch) error {
 	switch {
 	case n > 0 && !m.hp.Vectors:
 		return fmt.Errorf("model: %s reads tokens only, not input vectors", m.hp.Arch)
-	case len(b.Embd) != n*m.hp.Embd:
-		return fmt.Errorf("model: %d input values for %d vectors of %d", len(b.Embd), n, m.hp.Embd)
+	case len(b.Embd) != n*m.hp.InputWidth():
+		return fmt.Errorf("model: %d input values for %d vectors of %d", len(b.Embd), n, m.hp.InputWidth())
 	}
 	return nil
 }
@@ -368,7 +368,7 @@ func (m *base) input(g *graph, st *step, scale float32) kernels.Tensor {
 	}
 	v := g.new(m.hp.Embd, len(rows))
 	if g.err == nil {
-		g.fail(g.b.Write(v, st.embd))
+		g.fail(g.b.Write(v, st.deepstack(m.hp.Config, -1)))
 	}
 	if g.err == nil {
 		g.fail(g.b.SetRows(x, v, rows))
@@ -440,7 +440,8 @@ func (c *Cache) finish(n int, err error) {
 
 // rotations returns the positions the step's tokens turn by under p:
 // their positions, or for a rope with sections (M-RoPE) the batch's four
-// per token (Batch.Rope), or, without them, each position in all four.
+// per token (Batch.Rope), or, without them, text's: each position as its
+// time, height and width, and 0 extra (llama.cpp's llm_graph_input_pos).
 func (st *step) rotations(p kernels.RopeParams) []int32 {
 	if !p.Multi() {
 		return st.pos
@@ -448,9 +449,50 @@ func (st *step) rotations(p kernels.RopeParams) []int32 {
 	if st.rope == nil {
 		n := len(st.pos)
 		st.rope = make([]int32, 4*n)
-		for k := range 4 {
+		for k := range 3 {
 			copy(st.rope[k*n:], st.pos)
 		}
 	}
 	return st.rope
+}
+
+// deepstack returns, for the step's input vectors (Batch.Embd), part k
+// of each: its first Embd values (k = -1, the input), or those a deepstack
+// layer k adds (Config.Deepstack). A model without deepstack layers
+// reads its vectors whole.
+func (st *step) deepstack(c Config, k int) []float32 {
+	if c.Deepstack == 0 {
+		return st.embd
+	}
+	w := c.InputWidth()
+	out := make([]float32, 0, len(st.embd)/w*c.Embd)
+	for j := 0; j+w <= len(st.embd); j += w {
+		off := j + (k+1)*c.Embd
+		out = append(out, st.embd[off:off+c.Embd]...)
+	}
+	return out
+}
+
+// addDeepstack adds to the hidden states x, after deepstack layer k, the
+// part of each input vector for that layer, at the rows of the negative
+// tokens (llama.cpp adds the zeros that pad a token's embedding to the
+// other rows, which changes none).
+func (m *base) addDeepstack(g *graph, x kernels.Tensor, st *step, k int) kernels.Tensor {
+	if k >= m.hp.Deepstack || st.embd == nil || g.err != nil {
+		return x
+	}
+	n := m.hp.Embd
+	h := make([]float32, len(st.tokens)*n)
+	part, j := st.deepstack(m.hp.Config, k), 0
+	for i, t := range st.tokens {
+		if t < 0 {
+			copy(h[i*n:(i+1)*n], part[j*n:(j+1)*n])
+			j++
+		}
+	}
+	d := g.new(n, len(st.tokens))
+	if g.err == nil {
+		g.fail(g.b.Write(d, h))
+	}
+	return g.add(x, d)
 }

@@ -24,7 +24,11 @@ func TestDescribeMatchesLoad(t *testing.T) {
 		t.Fatalf("no reference models: %v", err)
 	}
 	files := map[string]*gguf.File{"tiny-phi3": newTinyPhi3().file(t, "phi3"),
-		"qwen2moe": moeFile{arch: "qwen2moe"}.file(t), "qwen3moe": moeFile{arch: "qwen3moe"}.file(t)}
+		"qwen2moe": moeFile{arch: "qwen2moe"}.file(t), "qwen3moe": moeFile{arch: "qwen3moe"}.file(t),
+		// Qwen3-VL's experts: heads of 16, IMRoPE over sections of 3, 2, 2
+		// pairs and one of 1, one deepstack layer.
+		"qwen3vlmoe": moeFile{arch: "qwen3vlmoe", keys: map[string]any{
+			"rope.dimension_sections": []int32{3, 2, 2, 1}, "n_deepstack_layers": uint32(1)}}.file(t)}
 	for _, p := range paths {
 		f, err := gguf.Open(p)
 		if err != nil {

@@ -161,6 +161,7 @@ func (m *llama) forward(ctx context.Context, st *step) ([]float32, error) {
 		} else {
 			x = g.add(x, m.residual(g, g.ffn(h, &l.ffn, kernels.SiLU)))
 		}
+		x = m.addDeepstack(g, x, st, i)
 	}
 	return m.head(g, x, st, eps)
 }

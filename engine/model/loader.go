@@ -446,9 +446,8 @@ func (ld *loader) ropeScaling(h *hparams) {
 // yarn_beta_slow, yarn_log_multiplier); the others take the defaults.
 var yarnKeyArchs = map[string]bool{"mistral3": true}
 
-// fma32 is a float32 fused multiply-add, as GCC contracts llama.cpp's
-// float expressions.
-func fma32(a, b, c float32) float32 { return float32(math.FMA(float64(a), float64(b), float64(c))) }
+// fma32 is kernels.FMA32, a float32 fused multiply-add.
+func fma32(a, b, c float32) float32 { return kernels.FMA32(a, b, c) }
 
 // commonHParams reads the usual <arch>.* keys, with llama.cpp's defaults.
 func (ld *loader) commonHParams() hparams {

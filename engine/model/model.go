@@ -81,7 +81,16 @@ type Config struct {
 	// positions (M-RoPE, Qwen2-VL's: Batch.Rope), so that a picture's
 	// tokens stand on its grid.
 	MRoPE bool
+	// Deepstack is the number of layers after which an input vector adds
+	// a part of its own to the hidden state (Qwen3-VL's deepstack): each
+	// input vector holds Embd values for the input, then Embd for each of
+	// them (InputWidth).
+	Deepstack int
 }
+
+// InputWidth returns the length of one input vector (Batch.Embd): the
+// model's width, and as much again for each deepstack layer.
+func (c Config) InputWidth() int { return c.Embd * (1 + c.Deepstack) }
 
 // Model is a loaded model.
 type Model interface {
@@ -157,7 +166,8 @@ type Batch struct {
 	// a picture's positions, whose ids are keys for the prefix cache, not
 	// tokens of the vocabulary (llama.cpp's llama_batch.embd). The j-th
 	// negative token of the batch reads Embd[j·n:(j+1)·n], n the model's
-	// width, instead of a row of the token embeddings, unscaled.
+	// input width (Config.InputWidth), instead of a row of the token
+	// embeddings, unscaled.
 	// Architectures that read input vectors say so (Capabilities).
 	Embd []float32
 	// AttnPos, when not nil, are the positions the tokens attend from, one
@@ -170,9 +180,9 @@ type Batch struct {
 	// values, each token's time, height, width and extra position (ggml's
 	// layout). A picture's tokens share its time position and stand on
 	// its grid; the tokens after it continue from that time position plus
-	// the larger side of the grid (mtmd's n_pos). Nil means each token's
-	// Pos in all four, as text has it. Pos still places the tokens in the
-	// cache.
+	// the larger side of the grid (mtmd's n_pos); text has its position
+	// as its time, height and width, and 0 extra. Nil means each token's
+	// Pos so, as text. Pos still places the tokens in the cache.
 	Rope []int32
 }
 

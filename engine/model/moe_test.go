@@ -150,7 +150,7 @@ func TestExperts(t *testing.T) {
 	}
 }
 
-// moeFile is a hand-written qwen3moe, qwen2moe or llama file of one layer with F32
+// moeFile is a hand-written qwen3moe (or qwen3vlmoe), qwen2moe or llama file of one layer with F32
 // weights: keys can be changed or dropped, tensors dropped or reshaped.
 type moeFile struct {
 	arch    string
@@ -206,7 +206,7 @@ func (mf moeFile) file(t *testing.T) *gguf.File {
 		shape []int64
 	}
 	switch mf.arch {
-	case "qwen3moe":
+	case "qwen3moe", "qwen3vlmoe":
 		tensors = append(tensors, spec{"blk.0.attn_q_norm.weight", []int64{head}}, spec{"blk.0.attn_k_norm.weight", []int64{head}})
 	case "qwen2moe":
 		tensors = append(tensors, spec{"blk.0.ffn_gate_inp_shexp.weight", []int64{embd}},

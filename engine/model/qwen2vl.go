@@ -15,13 +15,41 @@ import (
 // position and take their row and column on the picture's grid beside
 // it (Batch.Rope), which is what the vision projector's embeddings were
 // trained to be read at.
+//
+// Qwen3-VL's (src/models/qwen3vl.cpp, qwen3vlmoe.cpp) is Qwen3's layer,
+// dense or with experts, rotated by IMRoPE (the sections' pairs in turn:
+// time, height, width, time, ...), with deepstack: a picture's input
+// vector holds, after the embedding the first layer reads, one more for
+// each of the first n_deepstack_layers layers, added to the hidden state
+// after that layer (Config.Deepstack).
 
-func init() { register("qwen2vl", loadLlama(llamaVariant{neox: true, tune: tuneMRoPE})) }
+func init() {
+	register("qwen2vl", loadLlama(llamaVariant{neox: true, tune: tuneMRoPE(false)}))
+	register("qwen3vl", loadLlama(llamaVariant{neox: true, headNorm: true, tune: tuneMRoPE(true)}))
+	register("qwen3vlmoe", loadLlama(llamaVariant{neox: true, headNorm: true, moe: true, tune: tuneMRoPE(true)}))
+}
 
-// tuneMRoPE reads the rope's sections (one to four counts of pairs) and
-// marks the model as rotating by four positions. The GPU backends have no
-// rope with sections yet: layers placed on one are refused here, at load.
-func tuneMRoPE(ld *loader, m *llama) {
+// tuneMRoPE returns the tuning of a model rotated by M-RoPE (interleaved:
+// IMRoPE). It reads the rope's sections (one to four counts of pairs) and
+// the deepstack layers (at most the model's), and marks the model as
+// rotating by four positions. The GPU backends have no rope with sections
+// yet: layers placed on one are refused here, at load.
+func tuneMRoPE(interleaved bool) func(ld *loader, m *llama) {
+	return func(ld *loader, m *llama) {
+		m.rope.Interleaved = interleaved
+		ds, err := ld.f.Uint("%s.n_deepstack_layers")
+		deep := ld.orDefault(ds, err, 0)
+		if deep > m.hp.Layers {
+			ld.fail(fmt.Errorf("hyperparameter %s.n_deepstack_layers is %d, above the %d layers", m.hp.Arch, deep, m.hp.Layers))
+			return
+		}
+		m.hp.Deepstack = deep
+		readSections(ld, m)
+	}
+}
+
+// readSections reads the rope's sections into m and marks it M-RoPE.
+func readSections(ld *loader, m *llama) {
 	s, err := ld.f.Int32s("%s.rope.dimension_sections")
 	if err != nil || len(s) == 0 || len(s) > 4 {
 		ld.fail(fmt.Errorf("hyperparameter %s.rope.dimension_sections: want 1 to 4 counts (%d given): %v", m.hp.Arch, len(s), err))

@@ -88,8 +88,8 @@ func loadProjector(ctx context.Context, path, modelPath string, cfg model.Config
 	case err != nil:
 	case !cfg.Vectors:
 		err = fmt.Errorf("vision: the model (%s) does not read a picture's embeddings, which the projector %s makes", cfg.Arch, filepath.Base(path))
-	case p.Embd() != cfg.Embd:
-		err = fmt.Errorf("vision: the projector %s makes embeddings of %d values, the model's width is %d", filepath.Base(path), p.Embd(), cfg.Embd)
+	case p.Embd() != cfg.InputWidth():
+		err = fmt.Errorf("vision: the projector %s makes embeddings of %d values, the model reads vectors of %d", filepath.Base(path), p.Embd(), cfg.InputWidth())
 	}
 	var whole map[string]int32
 	if err == nil {

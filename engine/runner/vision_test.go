@@ -90,7 +90,7 @@ func visionModel(t *testing.T, name string) (visionRef, string, imagefile.Image)
 func TestVisionGenerate(t *testing.T) {
 	for _, name := range []string{"tiny-gemma3-vision-f32-64x64", "tiny-llava-vision-f32-90x50", "tiny-llava16-vision-f32-70x150",
 		"tiny-smolvlm-vision-f32-40x100", "tiny-mistral3-vision-f32-90x50", "tiny-pixtral-vision-f32-90x50",
-		"tiny-qwen25vl-f32-160x128", "tiny-qwen2vl-f32-90x50"} {
+		"tiny-qwen25vl-f32-160x128", "tiny-qwen2vl-f32-90x50", "tiny-qwen3vl-f32-90x50"} {
 		t.Run(name, func(t *testing.T) { visionGenerate(t, name) })
 	}
 }

@@ -111,11 +111,11 @@ func TestRotation(t *testing.T) {
 	pics := []Picture{{At: 2, N: 6, Rows: 2, Cols: 3}, {At: 9, N: 3, Rows: 3, Cols: 1}}
 	sq := &seq{req: Request{Pictures: pics}}
 	want := [][4]int32{
-		{0, 0, 0, 0}, {1, 1, 1, 1},
+		{0, 0, 0, 0}, {1, 1, 1, 0},
 		{2, 2, 2, 0}, {2, 2, 3, 0}, {2, 2, 4, 0}, {2, 3, 2, 0}, {2, 3, 3, 0}, {2, 3, 4, 0},
-		{5, 5, 5, 5},
+		{5, 5, 5, 0},
 		{6, 6, 6, 0}, {6, 7, 6, 0}, {6, 8, 6, 0},
-		{9, 9, 9, 9}, {10, 10, 10, 10},
+		{9, 9, 9, 0}, {10, 10, 10, 0},
 	}
 	for p, w := range want {
 		if got := sq.rotation(p); got != w {
@@ -126,7 +126,7 @@ func TestRotation(t *testing.T) {
 	// gridded pictures after it (mtmd gives every picture of a model the
 	// same kind of positions).
 	sq = &seq{req: Request{Pictures: []Picture{{At: 1, N: 4}}}}
-	if got := sq.rotation(3); got != [4]int32{3, 3, 3, 3} {
+	if got := sq.rotation(3); got != [4]int32{3, 3, 3, 0} {
 		t.Errorf("a token of a picture off any grid turns by %v", got)
 	}
 }

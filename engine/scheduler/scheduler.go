@@ -333,7 +333,7 @@ type Scheduler struct {
 	cache *model.Cache
 	pool  *kvcache.Pool
 	vocab int
-	embd  int // the model's width: the length of a picture's vectors
+	embd  int // the model's input width: the length of a picture's vectors
 	// mrope: the model rotates by four positions (model.Config.MRoPE),
 	// and gridded pictures stand on their grids.
 	mrope bool
@@ -420,7 +420,7 @@ func New(m model.Model, cfg Config) (*Scheduler, error) {
 		return nil, fmt.Errorf("scheduler: %w", err)
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	s := &Scheduler{m: m, cfg: cfg, cache: cache, pool: pool, vocab: m.Config().Vocab, embd: m.Config().Embd, mrope: m.Config().MRoPE,
+	s := &Scheduler{m: m, cfg: cfg, cache: cache, pool: pool, vocab: m.Config().Vocab, embd: m.Config().InputWidth(), mrope: m.Config().MRoPE,
 		wake: make(chan struct{}, 1), stop: stop, done: make(chan struct{})}
 	s.recurrent = recurrent
 	s.openDisk(groups, kv)
@@ -710,9 +710,10 @@ func (s *Scheduler) checkPrompt(req Request) error {
 // rotation returns the four positions (time, height, width, extra) token
 // p of sq turns by in a model that rotates by four (model.Batch.Rope):
 // a gridded picture's tokens stand at the picture's time position, beside
-// it by their row and column, with 0 extra; every other token at its
-// position less what the gridded pictures before it saved (their tokens
-// less the larger side of their grid), in all four.
+// it by their row and column; every other token at its position less
+// what the gridded pictures before it saved (their tokens less the larger
+// side of their grid), as its time, height and width. The extra position
+// is 0, as llama.cpp gives text and mtmd pictures.
 func (sq *seq) rotation(p int) [4]int32 {
 	saved := 0
 	for i := range sq.req.Pictures {
@@ -727,7 +728,7 @@ func (sq *seq) rotation(p int) [4]int32 {
 		saved += pic.N - max(pic.Rows, pic.Cols)
 	}
 	t := int32(p - saved)
-	return [4]int32{t, t, t, t}
+	return [4]int32{t, t, t, 0}
 }
 
 // picture returns the picture of sq's prompt that holds position p, or nil.

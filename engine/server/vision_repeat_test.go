@@ -15,7 +15,7 @@ import (
 // LLaVA's projector (mlp), SmolVLM's (idefics3) and Pixtral's serve the
 // same way.
 func TestVisionRepeat(t *testing.T) {
-	for _, shape := range []string{"tiny-gemma3-vision", "tiny-llava-vision", "tiny-smolvlm-vision", "tiny-mistral3-vision", "tiny-qwen25vl"} {
+	for _, shape := range []string{"tiny-gemma3-vision", "tiny-llava-vision", "tiny-smolvlm-vision", "tiny-mistral3-vision", "tiny-qwen25vl", "tiny-qwen3vl"} {
 		t.Run(shape, func(t *testing.T) { visionRepeat(t, shape) })
 	}
 }

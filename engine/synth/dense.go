@@ -51,6 +51,18 @@ func init() {
 			return map[string]any{"rope.dimension_sections": []int32{int32(t), int32((pairs - t) / 2), int32((pairs - t) / 2), 0}}
 		},
 	})
+	// Qwen3-VL's: Qwen3's tensors, IMRoPE's sections scaled from the real
+	// 24, 20, 20, 0 of 64 pairs, and the deepstack layers.
+	registerArch("qwen3vl", archSpec{
+		keys: func(s Shape) map[string]any {
+			pairs := s.HeadDim() / 2
+			t := pairs * 24 / 64
+			return map[string]any{
+				"rope.dimension_sections": []int32{int32(t), int32((pairs - t) / 2), int32((pairs - t) / 2), 0},
+				"n_deepstack_layers":      uint32(s.Deepstack),
+			}
+		},
+	})
 	registerArch("granite", archSpec{
 		keys: func(Shape) map[string]any {
 			return map[string]any{

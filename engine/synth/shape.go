@@ -28,6 +28,9 @@ type Shape struct {
 	QKVBias bool
 	// HeadNorm adds per-head q and k norms (Qwen3).
 	HeadNorm bool
+	// Deepstack is Qwen3-VL's n_deepstack_layers: the layers after which
+	// a picture's input vector adds a part of its own.
+	Deepstack int
 	// RopeBase is the rotary frequency base.
 	RopeBase float32
 	// Context is the training context length (metadata only).

@@ -109,6 +109,17 @@ func init() {
 		QKVBias: true, RopeBase: 1000000, Context: 32768, Eps: 0, Scaled: true})
 	visionShapes = append(visionShapes, VisionShape{Name: "tiny-qwen2vl", Type: "qwen2vl_merger",
 		ImageSize: 64, PatchSize: 8, Embd: 64, FFN: 128, Layers: 2, Heads: 4, Merge: 2, LMEmbd: 256})
+	// Qwen3-VL's kind: a tiny Qwen3-VL language model (Qwen3 with IMRoPE,
+	// three layers, the first two deepstack layers: llama.cpp's graph
+	// cannot add deepstack after the last layer, whose rows it has cut to
+	// the outputs) and an encoder with a patch bias, a grid
+	// of 8 × 8 learned positions (resized to a picture's patches), one
+	// projection for q, k and v, LayerNorms and GELU layers, and deepstack
+	// mergers after blocks 0 and 1 of 3.
+	addShapes(Shape{Name: "tiny-qwen3vl", Arch: "qwen3vl", Embd: 256, Layers: 3, Heads: 4, KVHeads: 2, FFN: 512,
+		HeadNorm: true, Deepstack: 2, RopeBase: 5000000, Context: 32768, Eps: 1e-6, Scaled: true})
+	visionShapes = append(visionShapes, VisionShape{Name: "tiny-qwen3vl", Type: "qwen3vl_merger",
+		ImageSize: 64, PatchSize: 8, Embd: 64, FFN: 128, Layers: 3, Heads: 4, Merge: 2, LMEmbd: 256, Deepstack: []int{0, 1}})
 	// Gemma 3's SigLIP encoder at its real size (896×896 pictures, 4096
 	// patches, 27 blocks), projecting to the tiny language model's width
 	// (the real 2560 adds 0.02% of the work): for speed tests.
@@ -160,6 +171,9 @@ type VisionShape struct {
 	// WindowPattern-th block attends over the whole picture, the others
 	// within windows.
 	WindowPattern int
+	// Deepstack lists the blocks followed by one of Qwen3-VL's deepstack
+	// mergers.
+	Deepstack []int
 }
 
 // visionShapes holds the projector shapes, by the name of the language
@@ -197,7 +211,7 @@ func LookupVisionShape(name string) (VisionShape, bool) {
 // weight). Weights have a standard deviation of 1/√fan-in and norms of
 // 1+0.1·N(0,1), like the Scaled language models.
 func WriteProjector(ctx context.Context, path string, s VisionShape, seed uint64) error {
-	if !slices.Contains([]string{"gemma3", "mlp", "idefics3", "pixtral", "qwen2vl_merger", "qwen2.5vl_merger"}, s.Type) || s.PatchSize <= 0 || s.ImageSize%s.PatchSize != 0 || s.Heads <= 0 || s.Embd%s.Heads != 0 ||
+	if !slices.Contains([]string{"gemma3", "mlp", "idefics3", "pixtral", "qwen2vl_merger", "qwen2.5vl_merger", "qwen3vl_merger"}, s.Type) || s.PatchSize <= 0 || s.ImageSize%s.PatchSize != 0 || s.Heads <= 0 || s.Embd%s.Heads != 0 ||
 		s.Merge <= 0 || (s.ImageSize/s.PatchSize)%s.Merge != 0 {
 		return fmt.Errorf("synth: projector shape %q is inconsistent", s.Name)
 	}
@@ -280,6 +294,8 @@ func projectorKeys(s VisionShape) []keyValue {
 		gelu = false
 		mean, std = clipMean, clipStd
 	}
+	// Qwen3-VL's GELU (use_gelu) and SigLIP 2's normalization are the
+	// defaults above.
 	kvs = append(kvs, keyValue{"clip.projector_type", s.Type})
 	if s.Type != "qwen2vl_merger" {
 		kvs = append(kvs, keyValue{"clip.use_gelu", gelu})
@@ -307,6 +323,14 @@ func projectorKeys(s VisionShape) []keyValue {
 	}
 	if s.WindowPattern > 0 {
 		kvs = append(kvs, keyValue{"clip.vision.n_wa_pattern", uint32(s.WindowPattern)})
+	}
+	if s.Type == "qwen3vl_merger" {
+		deep := make([]bool, s.Layers)
+		for _, i := range s.Deepstack {
+			deep[i] = true
+		}
+		kvs = append(kvs, keyValue{"clip.vision.spatial_merge_size", uint32(s.Merge)},
+			keyValue{"clip.vision.is_deepstack_layers", deep})
 	}
 	if s.LongestEdge > 0 {
 		kvs = append(kvs, keyValue{"clip.vision.preproc_image_size", uint32(s.LongestEdge)})
@@ -352,7 +376,7 @@ func projectorTensors(s VisionShape) []tensorSpec {
 	switch s.Type {
 	case "pixtral":
 		return pixtralTensors(s)
-	case "qwen2vl_merger", "qwen2.5vl_merger":
+	case "qwen2vl_merger", "qwen2.5vl_merger", "qwen3vl_merger":
 		return qwenVLTensors(s)
 	}
 	if s.Type == "mlp" {
@@ -448,9 +472,12 @@ func pixtralTensors(s VisionShape) []tensorSpec {
 // as convert_hf_to_gguf names them: the two frames' patch embeddings,
 // biased projections, LayerNorms (Qwen2-VL) or RMSNorms and gated
 // feed-forward layers (Qwen2.5-VL), and the merger's two layers over
-// four patches.
+// four patches; Qwen3-VL's patch bias, learned positions, one q, k and v
+// projection, and deepstack mergers.
 func qwenVLTensors(s VisionShape) []tensorSpec {
 	e, p, lm, f := int64(s.Embd), int64(s.PatchSize), int64(s.LMEmbd), int64(s.FFN)
+	side := int64(s.ImageSize / s.PatchSize)
+	qwen3 := s.Type == "qwen3vl_merger"
 	vec := func(name string, n int64) tensorSpec { return tensorSpec{name: name, shape: []int64{n}} }
 	norm := func(name string, n int64) tensorSpec { return tensorSpec{name: name, shape: []int64{n}, norm: true} }
 	rms := s.Type == "qwen2.5vl_merger"
@@ -466,9 +493,23 @@ func qwenVLTensors(s VisionShape) []tensorSpec {
 		matrix("v.patch_embd.weight", p, p, 3, e),
 		matrix("v.patch_embd.weight.1", p, p, 3, e),
 	}
+	if qwen3 {
+		specs = append(specs, vec("v.patch_embd.bias", e), tensorSpec{name: "v.position_embd.weight", shape: []int64{e, side * side}})
+		for _, i := range s.Deepstack {
+			d := func(n string) string { return fmt.Sprintf("v.deepstack.%d.%s", i, n) }
+			specs = append(specs, norm(d("norm.weight"), 4*e), vec(d("norm.bias"), 4*e),
+				matrix(d("fc1.weight"), 4*e, 4*e), vec(d("fc1.bias"), 4*e),
+				matrix(d("fc2.weight"), 4*e, lm), vec(d("fc2.bias"), lm))
+		}
+	}
 	for i := range s.Layers {
 		b := func(n string) string { return fmt.Sprintf("v.blk.%d.%s", i, n) }
-		for _, n := range []string{"attn_q", "attn_k", "attn_v", "attn_out"} {
+		names := []string{"attn_q", "attn_k", "attn_v", "attn_out"}
+		if qwen3 {
+			specs = append(specs, matrix(b("attn_qkv.weight"), e, 3*e), vec(b("attn_qkv.bias"), 3*e))
+			names = names[3:]
+		}
+		for _, n := range names {
 			specs = append(specs, matrix(b(n+".weight"), e, e), vec(b(n+".bias"), e))
 		}
 		specs = append(specs, normSpecs(b("ln1"))...)

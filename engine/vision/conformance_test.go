@@ -299,8 +299,9 @@ func TestGreedyConformance(t *testing.T) {
 }
 
 // mropePositions returns the M-RoPE positions (model.Batch.Rope) of a
-// chunk of n tokens from time position tp: text's in all four, or a
-// picture's on the next of grids (columns, rows), which it takes.
+// chunk of n tokens from time position tp: text's as its time, height
+// and width with 0 extra (llama.cpp's), or a picture's on the next of
+// grids (columns, rows), which it takes.
 func mropePositions(picture bool, n, tp int, grids *[][2]int) []int32 {
 	r := make([]int32, 4*n)
 	var cols int
@@ -309,7 +310,7 @@ func mropePositions(picture bool, n, tp int, grids *[][2]int) []int32 {
 		*grids = (*grids)[1:]
 	}
 	for i := range n {
-		p := [4]int{tp + i, tp + i, tp + i, tp + i}
+		p := [4]int{tp + i, tp + i, tp + i, 0}
 		if picture {
 			p = [4]int{tp, tp + i/cols, tp + i%cols, 0}
 		}

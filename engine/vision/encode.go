@@ -419,7 +419,11 @@ func (o *ops) layerNorm(x kernels.Tensor, w, b []float32, eps float32) kernels.T
 	return o.host(h, cols, kernels.Rows(x))
 }
 
-// layerNorm normalizes each row of cols values of h in place.
+// layerNorm normalizes each row of cols values of h in place, in the
+// order of ggml's norm on an AVX-512 build: the mean from a float64 sum
+// rounded to float32, the variance from float64 sums of 16-lane float32
+// sums of the squared deviations (ggml_vec_cvar_f32; the last values one
+// by one), the scale 1/√(variance+eps) in float32.
 func layerNorm(h []float32, cols int, w, b []float32, eps float32) {
 	for r := 0; r+cols <= len(h); r += cols {
 		row := h[r : r+cols]
@@ -427,14 +431,23 @@ func layerNorm(h []float32, cols int, w, b []float32, eps float32) {
 		for _, v := range row {
 			sum += float64(v)
 		}
-		mean := float32(sum / float64(cols))
+		mean := float32(sum) / float32(cols)
 		var sum2 float64
-		for i, v := range row {
-			d := v - mean
+		var lanes [16]float32
+		i := 0
+		for ; i+16 <= cols; i += 16 {
+			for j := range lanes {
+				d := row[i+j] - mean
+				row[i+j], lanes[j] = d, d*d
+			}
+			sum2 += float64(kernels.Reduce16(&lanes))
+		}
+		for ; i < cols; i++ {
+			d := row[i] - mean
 			row[i] = d
 			sum2 += float64(d * d)
 		}
-		scale := float32(1 / math.Sqrt(float64(float32(sum2/float64(cols))+eps)))
+		scale := 1 / float32(math.Sqrt(float64(float32(sum2/float64(cols))+eps)))
 		for i := range row {
 			row[i] = row[i] * scale * w[i]
 			if b != nil {
@@ -445,31 +458,51 @@ func layerNorm(h []float32, cols int, w, b []float32, eps float32) {
 }
 
 // attend is full (not causal) multi-head attention of n rows over each
-// other. The keys and values go through F16, as llama.cpp's clip graph
-// casts them for flash attention; every query row sees every cell by
-// standing at the last position.
+// other.
 func (o *ops) attend(q, k, v kernels.Tensor, n, heads, dim int) kernels.Tensor {
+	return o.attendRanges(q, k, v, n, heads, dim, [][2]int{{0, n}})
+}
+
+// attendRanges is multi-head attention of the n rows within each range
+// of rows (consecutive, in order; Qwen2.5-VL's windows, the block-diagonal
+// mask of its windowed blocks): each row over every row of its range,
+// not causally. The keys and values go through F16, as llama.cpp's clip
+// graph casts them for flash attention; every query row sees every cell
+// of its range by standing at its last position.
+func (o *ops) attendRanges(q, k, v kernels.Tensor, n, heads, dim int, ranges [][2]int) kernels.Tensor {
 	if o.err != nil {
 		return nil
 	}
-	rows := make([]int32, n)
-	pos := make([]int32, n)
-	for i := range rows {
-		rows[i], pos[i] = int32(i), int32(n-1)
+	cells := make([]int32, n)
+	for i := range cells {
+		cells[i] = int32(i)
 	}
 	k16 := o.new(quant.TypeF16, heads*dim, n)
 	v16 := o.new(quant.TypeF16, heads*dim, n)
 	if o.err == nil {
-		o.fail(o.b.SetRows(k16, k, rows))
+		o.fail(o.b.SetRows(k16, k, cells))
 	}
 	if o.err == nil {
-		o.fail(o.b.SetRows(v16, v, rows))
+		o.fail(o.b.SetRows(v16, v, cells))
+	}
+	seqs := make([]kernels.SeqKV, len(ranges))
+	for i, r := range ranges {
+		lo, hi := r[0], r[1]
+		pos := make([]int32, hi-lo)
+		for j := range pos {
+			pos[j] = int32(hi - lo - 1)
+		}
+		kv := kernels.KV{K: k16, V: v16, Len: hi - lo, Cells: cells[lo:hi], Size: hi - lo}
+		if lo == 0 && hi == n {
+			kv.Cells = nil // all of them, in order: the contiguous path
+		}
+		seqs[i] = kernels.SeqKV{KV: kv, Pos: pos}
 	}
 	y := o.new(quant.TypeF32, heads*dim, n)
 	if o.err == nil {
 		p := kernels.AttentionParams{Heads: heads, KVHeads: heads, HeadDim: dim, ValueDim: dim,
 			Scale: 1 / float32(math.Sqrt(float64(dim)))}
-		o.fail(o.b.Attention(y, q, kernels.KV{K: k16, V: v16, Len: n, Size: n}, pos, p))
+		o.fail(o.b.AttentionSeqs(y, q, seqs, p))
 	}
 	return y
 }

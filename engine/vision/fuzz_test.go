@@ -13,7 +13,7 @@ import (
 // FuzzLoad checks that a hostile projector file fails with an error, never
 // a panic, at Load or at its first picture.
 func FuzzLoad(f *testing.F) {
-	for _, shape := range []string{"tiny-gemma3-vision", "tiny-llava-vision", "tiny-llava16-vision", "tiny-smolvlm-vision", "tiny-mistral3-vision", "tiny-qwen25vl", "tiny-qwen2vl"} {
+	for _, shape := range []string{"tiny-gemma3-vision", "tiny-llava-vision", "tiny-llava16-vision", "tiny-smolvlm-vision", "tiny-mistral3-vision", "tiny-qwen25vl", "tiny-qwen2vl", "tiny-qwen3vl"} {
 		vs, _ := synth.LookupVisionShape(shape)
 		vs.ImageSize, vs.Layers = 16, 2
 		if vs.Pinpoints != nil {

@@ -342,7 +342,7 @@ func (p *Projector) Layout(w, h int) []Part {
 	case "gemma3":
 		begin, end := p.Markers()
 		return []Part{{Text: begin}, {N: n}, {Text: end}}
-	case typQwen2VL, typQwen25VL:
+	case typQwen2VL, typQwen25VL, typQwen3VL:
 		begin, end := p.Markers()
 		cols, rows := p.hp.qwenGrid(w, h)
 		return []Part{{Text: begin}, {N: cols * rows, Rows: rows, Cols: cols}, {Text: end}}

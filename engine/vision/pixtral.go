@@ -41,8 +41,14 @@ const maxPixtralMerge = 64
 func (hp *hparams) pixtral(ld *loader) {
 	hp.merge = ld.intOr("clip.vision.spatial_merge_size", 1)
 	hp.ropeTheta = 10000
+	hp.dynBounds(pixtralMinTokens, pixtralMaxTokens)
+}
+
+// dynBounds sets the pixel bounds of dyn_size preprocessing from mtmd's
+// bounds on a picture's merges (set_limit_image_tokens).
+func (hp *hparams) dynBounds(minTokens, maxTokens int) {
 	area := hp.patchSize * hp.patchSize * hp.merge * hp.merge
-	hp.minPixels, hp.maxPixels = pixtralMinTokens*area, pixtralMaxTokens*area
+	hp.minPixels, hp.maxPixels = minTokens*area, maxTokens*area
 }
 
 // checkPixtral refuses Pixtral hyperparameters the encoder cannot run

@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"saji/kernels"
-	"saji/kernels/quant"
 )
 
 // Qwen2-VL's and Qwen2.5-VL's projectors (clip.projector_type
@@ -30,13 +29,23 @@ import (
 //     runs mm.0, GELU, mm.2; the embeddings come back in the picture's
 //     order, the merged grid row after row.
 //
+// Qwen3-VL's (qwen3vl_merger, clip_graph_qwen3vl) is Qwen2-VL's with a
+// patch bias, learned position embeddings (a square grid of them,
+// bilinearly resized to the picture's patches, corners aligned), one
+// projection for q, k and v, GELU feed-forward layers, and deepstack:
+// after some blocks, a merger of their own (a LayerNorm over the four
+// merged patches, fc1, GELU, fc2) makes embeddings that go after the main
+// ones in each output vector, which the language model adds to its
+// hidden state after its first layers.
+//
 // The language model reads them between <|vision_start|> and
 // <|vision_end|>, on the merged grid by M-RoPE (Part's Rows and Cols).
 
-// The projector types of Qwen2-VL and Qwen2.5-VL.
+// The projector types of Qwen2-VL, Qwen2.5-VL and Qwen3-VL.
 const (
 	typQwen2VL  = "qwen2vl_merger"
 	typQwen25VL = "qwen2.5vl_merger"
+	typQwen3VL  = "qwen3vl_merger"
 )
 
 // qwenMinTokens and qwenMaxTokens are the bounds mtmd puts on the merges
@@ -52,7 +61,14 @@ const qwenWindow = 112
 const qwenRopeBase = 10000
 
 // isQwenVL reports whether typ is one of Qwen-VL's projector types.
-func isQwenVL(typ string) bool { return typ == typQwen2VL || typ == typQwen25VL }
+func isQwenVL(typ string) bool { return typ == typQwen2VL || typ == typQwen25VL || typ == typQwen3VL }
+
+// deepstackMerger is one of Qwen3-VL's deepstack mergers: a LayerNorm
+// over four merged patches (host weights), fc1, GELU, fc2.
+type deepstackMerger struct {
+	normW, normB         []float32
+	fc1, fc1B, fc2, fc2B kernels.Tensor
+}
 
 // qwenVL reads Qwen-VL's hyperparameters: the merge, the norms, the
 // window pattern (required for Qwen2.5-VL, as llama.cpp requires it) and
@@ -63,8 +79,7 @@ func (hp *hparams) qwenVL(ld *loader, typ string) {
 	if typ == typQwen25VL {
 		hp.windowPattern = ld.int("clip.vision.n_wa_pattern")
 	}
-	area := hp.patchSize * hp.patchSize * hp.merge * hp.merge
-	hp.minPixels, hp.maxPixels = qwenMinTokens*area, qwenMaxTokens*area
+	hp.dynBounds(qwenMinTokens, qwenMaxTokens)
 }
 
 // checkQwenVL refuses Qwen-VL hyperparameters the encoder cannot run
@@ -93,23 +108,40 @@ func (p *Projector) loadQwenVL(ld *loader) error {
 		return fmt.Errorf("%w: gated quick GELU (neither clip.use_gelu nor clip.use_silu) is not implemented", ErrUnsupported)
 	case !gated && hp.silu:
 		return fmt.Errorf("%w: SiLU feed-forward layers without a gate are not implemented", ErrUnsupported)
-	case ld.has("v.patch_embd.bias"):
-		return fmt.Errorf("%w: a patch embedding bias, which the Qwen-VL encoder does not have", ErrUnsupported)
+	case p.typ != typQwen3VL && ld.has("v.patch_embd.bias"):
+		return fmt.Errorf("%w: a patch embedding bias, which the Qwen2-VL and Qwen2.5-VL encoders do not have", ErrUnsupported)
 	}
 	in := hp.patchSize * hp.patchSize * 3
 	p.patch = ld.weight("v.patch_embd.weight", in, hp.embd)
 	p.patch1 = ld.weight("v.patch_embd.weight.1", in, hp.embd)
+	if p.typ == typQwen3VL {
+		p.patchB = ld.weight("v.patch_embd.bias", hp.embd)
+		n := ld.rows("v.position_embd.weight", hp.embd)
+		side := int(math.Sqrt(float64(n)))
+		if side*side != n {
+			ld.fail(fmt.Errorf("v.position_embd.weight holds %d positions, not a square grid", n))
+		}
+		p.posSide, p.pos = side, ld.floats("v.position_embd.weight", hp.embd*n)
+	}
 	p.preW, p.preB, p.preNorm = p.loadNorm(ld, "v.pre_ln", false)
 	for i := range hp.layers {
 		n := func(s string) string { return fmt.Sprintf("v.blk.%d.%s", i, s) }
 		up, down := ld.ffnNames(i, hp.embd)
 		blk := block{
-			wq: ld.weight(n("attn_q.weight"), hp.embd, hp.embd), bq: ld.weight(n("attn_q.bias"), hp.embd),
-			wk: ld.weight(n("attn_k.weight"), hp.embd, hp.embd), bk: ld.weight(n("attn_k.bias"), hp.embd),
-			wv: ld.weight(n("attn_v.weight"), hp.embd, hp.embd), bv: ld.weight(n("attn_v.bias"), hp.embd),
 			wo: ld.weight(n("attn_out.weight"), hp.embd, hp.embd), bo: ld.optional(n("attn_out.bias"), hp.embd),
 			up: ld.weight(n(up+".weight"), hp.embd, hp.ffn), upB: ld.optional(n(up+".bias"), hp.ffn),
 			down: ld.weight(n(down+".weight"), hp.ffn, hp.embd), downB: ld.optional(n(down+".bias"), hp.embd),
+		}
+		if ld.has(n("attn_qkv.weight")) {
+			// One projection for q, k and v (Qwen3-VL's): its rows in
+			// three parts, each product the same as the whole one's.
+			w := ld.splitRows(n("attn_qkv.weight"), hp.embd, hp.embd, hp.embd, hp.embd)
+			b := ld.splitRows(n("attn_qkv.bias"), hp.embd, 1, 1, 1)
+			blk.wq, blk.wk, blk.wv, blk.bq, blk.bk, blk.bv = w[0], w[1], w[2], b[0], b[1], b[2]
+		} else {
+			blk.wq, blk.bq = ld.weight(n("attn_q.weight"), hp.embd, hp.embd), ld.weight(n("attn_q.bias"), hp.embd)
+			blk.wk, blk.bk = ld.weight(n("attn_k.weight"), hp.embd, hp.embd), ld.weight(n("attn_k.bias"), hp.embd)
+			blk.wv, blk.bv = ld.weight(n("attn_v.weight"), hp.embd, hp.embd), ld.weight(n("attn_v.bias"), hp.embd)
 		}
 		blk.ln1w, blk.ln1b, blk.rms1 = p.loadNorm(ld, n("ln1"), true)
 		blk.ln2w, blk.ln2b, blk.rms2 = p.loadNorm(ld, n("ln2"), true)
@@ -120,6 +152,18 @@ func (p *Projector) loadQwenVL(ld *loader) error {
 	}
 	p.postW, p.postB, p.postNorm = p.loadNorm(ld, "v.post_ln", false)
 	p.loadMLP(ld, "mm.0", 4*hp.embd, true)
+	for i := range p.blocks {
+		if d := fmt.Sprintf("v.deepstack.%d.", i); ld.has(d + "fc1.weight") {
+			merged := 4 * hp.embd
+			hidden := ld.rows(d+"fc1.weight", merged)
+			p.blocks[i].ds = &deepstackMerger{
+				normW: ld.floats(d+"norm.weight", merged), normB: ld.floats(d+"norm.bias", merged),
+				fc1: ld.weight(d+"fc1.weight", merged, hidden), fc1B: ld.weight(d+"fc1.bias", hidden),
+				fc2: ld.weight(d+"fc2.weight", hidden, p.lmEmbd), fc2B: ld.weight(d+"fc2.bias", p.lmEmbd),
+			}
+			p.deepstack++
+		}
+	}
 	if ld.err != nil {
 		return fmt.Errorf("vision: loading the %s projector: %w", p.typ, ld.err)
 	}
@@ -208,6 +252,23 @@ func (p *Projector) qwenEncode(o *ops, values []float32, w, h int, stop func() e
 	}
 	x := o.host(rows, in, n)
 	x = o.add(o.matmul(x, p.patch, nil), o.matmul(x, p.patch1, nil))
+	if p.patchB != nil && o.err == nil {
+		o.fail(o.b.Add(x, x, p.patchB))
+	}
+	if p.pos != nil {
+		// The learned positions, resized to the picture's patches, in the
+		// encoder's order.
+		grid := p.pos
+		if nx != p.posSide || ny != p.posSide {
+			grid = resizeAlignCorners(p.pos, hp.embd, p.posSide, nx, ny)
+		}
+		e := hp.embd
+		pos := make([]float32, n*e)
+		for r, src := range l.order {
+			copy(pos[r*e:(r+1)*e], grid[src*e:(src+1)*e])
+		}
+		x = o.add(x, o.host(pos, e, n))
+	}
 	if p.preW != nil || p.preNorm != nil {
 		x = p.qwenNorm(o, x, p.preW, p.preB, p.preNorm)
 	}
@@ -218,6 +279,7 @@ func (p *Projector) qwenEncode(o *ops, values []float32, w, h int, stop func() e
 		y, c := int32(src/nx), int32(src%nx)
 		pos[r], pos[n+r], pos[2*n+r], pos[3*n+r] = y, c, y, c
 	}
+	var deep [][]float32 // the deepstack mergers' embeddings
 	for i := range p.blocks {
 		if err := stop(); err != nil {
 			o.fail(err)
@@ -228,6 +290,9 @@ func (p *Projector) qwenEncode(o *ops, values []float32, w, h int, stop func() e
 			windows = nil
 		}
 		x = p.qwenBlock(o, &p.blocks[i], x, n, pos, windows)
+		if ds := p.blocks[i].ds; ds != nil {
+			deep = append(deep, p.deepstackFeatures(o, ds, x, n))
+		}
 	}
 	if p.postW != nil || p.postNorm != nil {
 		x = p.qwenNorm(o, x, p.postW, p.postB, p.postNorm)
@@ -241,12 +306,73 @@ func (p *Projector) qwenEncode(o *ops, values []float32, w, h int, stop func() e
 	if o.err != nil {
 		return nil
 	}
-	lm := p.lmEmbd
-	out := make([]float32, len(y))
+	// Each output vector: the main embedding, then the deepstack
+	// mergers' in order; the vectors in the picture's order.
+	lm, width := p.lmEmbd, p.Embd()
+	out := make([]float32, n/4*width)
 	for u, src := range l.units {
-		copy(out[src*lm:(src+1)*lm], y[u*lm:(u+1)*lm])
+		dst := out[src*width : (src+1)*width]
+		copy(dst, y[u*lm:(u+1)*lm])
+		for k, d := range deep {
+			copy(dst[(k+1)*lm:(k+2)*lm], d[u*lm:(u+1)*lm])
+		}
 	}
-	return o.host(out, lm, n/4)
+	return o.host(out, width, n/4)
+}
+
+// deepstackFeatures runs deepstack merger ds over the n patch rows x of
+// its block's output: each four rows as one, LayerNorm, fc1, GELU, fc2.
+func (p *Projector) deepstackFeatures(o *ops, ds *deepstackMerger, x kernels.Tensor, n int) []float32 {
+	h := o.read(x)
+	if o.err != nil {
+		return nil
+	}
+	merged := 4 * p.hp.embd
+	layerNorm(h, merged, ds.normW, ds.normB, p.hp.eps)
+	y := o.matmul(o.gelu(o.matmul(o.host(h, merged, n/4), ds.fc1, ds.fc1B)), ds.fc2, ds.fc2B)
+	return o.read(y)
+}
+
+// resizeAlignCorners resizes a side × side grid of vectors of embd
+// values (row after row) to w × h, bilinearly with the corners aligned,
+// as ggml's interpolate computes it (each value from the four around it,
+// weighted in float32, the sum contracted into fused multiply-adds as GCC
+// builds it).
+func resizeAlignCorners(src []float32, embd, side, w, h int) []float32 {
+	scale := func(out int) float32 {
+		if out > 1 && side > 1 {
+			return float32(out-1) / float32(side-1)
+		}
+		return float32(out) / float32(side)
+	}
+	sf0, sf1 := scale(w), scale(h)
+	// at returns the two neighbours of output coordinate i and the
+	// weight of the second.
+	at := func(i int, sf float32) (int, int, float32) {
+		c := float32(i) / sf
+		lo := int(math.Floor(float64(c)))
+		hi := min(max(lo+1, 0), side-1)
+		lo = min(max(lo, 0), side-1)
+		d := min(max(c-float32(lo), 0), 1)
+		return lo, hi, d
+	}
+	out := make([]float32, w*h*embd)
+	for i1 := range h {
+		y0, y1, dy := at(i1, sf1)
+		for i0 := range w {
+			x0, x1, dx := at(i0, sf0)
+			a, b := src[(y0*side+x0)*embd:][:embd], src[(y0*side+x1)*embd:][:embd]
+			c, d := src[(y1*side+x0)*embd:][:embd], src[(y1*side+x1)*embd:][:embd]
+			dst := out[(i1*w+i0)*embd:][:embd]
+			for k := range dst {
+				v := float32(float32(b[k]*dx) * (1 - dy))
+				v = kernels.FMA32(float32(a[k]*(1-dx)), 1-dy, v)
+				v = kernels.FMA32(float32(c[k]*(1-dx)), dy, v)
+				dst[k] = kernels.FMA32(float32(d[k]*dx), dy, v)
+			}
+		}
+	}
+	return out
 }
 
 // qwenBlock runs one of Qwen-VL's blocks over the n patch rows of x,
@@ -271,7 +397,12 @@ func (p *Projector) qwenBlock(o *ops, l *block, x kernels.Tensor, n int, pos []i
 	if windows == nil {
 		a = o.attend(q, k, v, n, hp.heads, dim)
 	} else {
-		a = o.attendWindows(q, k, v, n, hp.heads, dim, windows)
+		// Windows are ranges of 4-row groups.
+		rows := make([][2]int, len(windows))
+		for i, w := range windows {
+			rows[i] = [2]int{4 * w[0], 4 * w[1]}
+		}
+		a = o.attendRanges(q, k, v, n, hp.heads, dim, rows)
 	}
 	x = o.add(x, o.matmul(a, l.wo, l.bo))
 	h = p.qwenNorm(o, x, l.ln2w, l.ln2b, l.rms2)
@@ -293,44 +424,6 @@ func (p *Projector) qwenBlock(o *ops, l *block, x kernels.Tensor, n int, pos []i
 		up = o.gelu(up)
 	}
 	return o.add(x, o.matmul(up, l.down, l.downB))
-}
-
-// attendWindows is attention of the n rows within each window: windows
-// are ranges of 4-row groups, in order, each attending over its own rows
-// only (the block-diagonal mask of Qwen2.5-VL's windowed blocks). The
-// keys and values go through F16, as in attend.
-func (o *ops) attendWindows(q, k, v kernels.Tensor, n, heads, dim int, windows [][2]int) kernels.Tensor {
-	if o.err != nil {
-		return nil
-	}
-	cells := make([]int32, n)
-	for i := range cells {
-		cells[i] = int32(i)
-	}
-	k16 := o.new(quant.TypeF16, heads*dim, n)
-	v16 := o.new(quant.TypeF16, heads*dim, n)
-	if o.err == nil {
-		o.fail(o.b.SetRows(k16, k, cells))
-	}
-	if o.err == nil {
-		o.fail(o.b.SetRows(v16, v, cells))
-	}
-	seqs := make([]kernels.SeqKV, len(windows))
-	for i, w := range windows {
-		lo, hi := 4*w[0], 4*w[1]
-		pos := make([]int32, hi-lo)
-		for j := range pos {
-			pos[j] = int32(hi - lo - 1)
-		}
-		seqs[i] = kernels.SeqKV{KV: kernels.KV{K: k16, V: v16, Len: hi - lo, Cells: cells[lo:hi], Size: hi - lo}, Pos: pos}
-	}
-	y := o.new(quant.TypeF32, heads*dim, n)
-	if o.err == nil {
-		p := kernels.AttentionParams{Heads: heads, KVHeads: heads, HeadDim: dim, ValueDim: dim,
-			Scale: 1 / float32(math.Sqrt(float64(dim)))}
-		o.fail(o.b.AttentionSeqs(y, q, seqs, p))
-	}
-	return y
 }
 
 // qwenGrid returns the merged grid of a w × h picture: its columns and

@@ -135,9 +135,12 @@ type block struct {
 	ln1w, ln1b, ln2w, ln2b []float32
 	rms1, rms2, gate       kernels.Tensor
 	gateB                  kernels.Tensor
-	wq, wk, wv, wo         kernels.Tensor
-	bq, bk, bv, bo         kernels.Tensor
-	up, upB, down, downB   kernels.Tensor
+	// ds is Qwen3-VL's deepstack merger after the block, nil where it
+	// has none.
+	ds                   *deepstackMerger
+	wq, wk, wv, wo       kernels.Tensor
+	bq, bk, bv, bo       kernels.Tensor
+	up, upB, down, downB kernels.Tensor
 }
 
 // Projector is a loaded vision projector.
@@ -150,8 +153,12 @@ type Projector struct {
 	patch, patchB kernels.Tensor
 	pos           []float32
 	// patch1 is Qwen-VL's second patch embedding (its video model's
-	// second frame), summed with the first's.
+	// second frame), summed with the first's; posSide is the side of
+	// Qwen3-VL's grid of learned positions, and deepstack the count of
+	// its deepstack mergers.
 	patch1       kernels.Tensor
+	posSide      int
+	deepstack    int
 	blocks       []block
 	postW, postB []float32
 	// postNorm is Qwen2.5-VL's post-norm, an RMSNorm.
@@ -200,8 +207,8 @@ func Load(ctx context.Context, f *gguf.File, opts Options) (*Projector, error) {
 		return nil, fmt.Errorf("%w: the file names no projector type", ErrUnsupported)
 	}
 	if typ != "gemma3" && typ != "mlp" && typ != "idefics3" && typ != "pixtral" && !isQwenVL(typ) {
-		return nil, fmt.Errorf("%w: projector type %q is not implemented (Saji runs gemma3, mlp, idefics3, pixtral, %s and %s)",
-			ErrUnsupported, typ, typQwen2VL, typQwen25VL)
+		return nil, fmt.Errorf("%w: projector type %q is not implemented (Saji runs gemma3, mlp, idefics3, pixtral, %s, %s and %s)",
+			ErrUnsupported, typ, typQwen2VL, typQwen25VL, typQwen3VL)
 	}
 	if typ == "mlp" {
 		if err := llavaVariant(f); err != nil {
@@ -228,7 +235,7 @@ func Load(ctx context.Context, f *gguf.File, opts Options) (*Projector, error) {
 		hp.longestEdge = ld.intOr("clip.vision.preproc_image_size", 0)
 	case "pixtral":
 		hp.pixtral(ld)
-	case typQwen2VL, typQwen25VL:
+	case typQwen2VL, typQwen25VL, typQwen3VL:
 		hp.qwenVL(ld, typ)
 	}
 	if ld.err != nil {
@@ -452,8 +459,10 @@ func (ld *loader) rows(name string, cols int) int {
 // "pixtral").
 func (p *Projector) Type() string { return p.typ }
 
-// Embd returns the length of one embedding: the language model's width.
-func (p *Projector) Embd() int { return p.lmEmbd }
+// Embd returns the length of one embedding: the language model's width,
+// and as much again for each of Qwen3-VL's deepstack mergers (the
+// language model's input width, model.Config.InputWidth).
+func (p *Projector) Embd() int { return p.lmEmbd * (1 + p.deepstack) }
 
 // Tokens returns the number of embeddings Encode returns for a picture
 // that fits the encoder's square: one per patch, or per pooling window.
@@ -483,7 +492,7 @@ func (p *Projector) Markers() (begin, end string) {
 		return "<start_of_image>", "<end_of_image>"
 	case "pixtral":
 		return "", "[IMG_END]"
-	case typQwen2VL, typQwen25VL:
+	case typQwen2VL, typQwen25VL, typQwen3VL:
 		return "<|vision_start|>", "<|vision_end|>"
 	}
 	return "", ""
@@ -627,6 +636,37 @@ func (ld *loader) weight(name string, cols int, rows ...int) kernels.Tensor {
 		return nil
 	}
 	return t
+}
+
+// splitRows reads the matrix called name, rows of cols values, as
+// consecutive tensors of parts[i] rows each, views of the file's data: the
+// parts of a fused projection (Qwen3-VL's q, k and v; a fused bias as
+// parts of one row of cols values).
+func (ld *loader) splitRows(name string, cols int, parts ...int) []kernels.Tensor {
+	out := make([]kernels.Tensor, len(parts))
+	rows := 0
+	for _, n := range parts {
+		rows += n
+	}
+	ti, data, ok := ld.info(name, cols, rows)
+	if !ok {
+		return out
+	}
+	rb, err := ti.Type.RowSize(int64(cols))
+	if err != nil {
+		ld.fail(fmt.Errorf("tensor %s: %w", name, err))
+		return out
+	}
+	at := 0
+	for i, n := range parts {
+		t, err := ld.b.Weight(ti.Type, []int{cols, n}, data[int64(at)*rb:int64(at+n)*rb])
+		if err != nil {
+			ld.fail(fmt.Errorf("tensor %s: %w", name, err))
+			return out
+		}
+		out[i], at = t, at+n
+	}
+	return out
 }
 
 // optional is weight for a vector that may be absent (nil then).

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"image"
 	"maps"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -74,8 +75,8 @@ func TestLoadRefuses(t *testing.T) {
 	}{
 		{"a language model", map[string]any{"general.architecture": "llama"}, nil, `architecture is "llama"`},
 		{"no vision encoder", map[string]any{"general.architecture": "clip", "clip.has_vision_encoder": false}, nil, "no vision encoder"},
-		{"another projector", map[string]any{"general.architecture": "clip", "clip.has_vision_encoder": true, "clip.projector_type": "qwen3vl_merger"}, nil, `"qwen3vl_merger" is not implemented`},
-		{"Qwen3-VL's projector", map[string]any{"general.architecture": "clip", "clip.has_vision_encoder": true, "clip.vision.projector_type": "qwen3vl_merger"}, nil, `"qwen3vl_merger" is not implemented`},
+		{"another projector", map[string]any{"general.architecture": "clip", "clip.has_vision_encoder": true, "clip.projector_type": "internvl"}, nil, `"internvl" is not implemented`},
+		{"InternVL's projector", map[string]any{"general.architecture": "clip", "clip.has_vision_encoder": true, "clip.vision.projector_type": "internvl"}, nil, `"internvl" is not implemented`},
 		{"Qwen2.5-VL without its window pattern", func() map[string]any {
 			k := qwen(nil)
 			delete(k, "clip.vision.n_wa_pattern")
@@ -175,11 +176,14 @@ func TestEncode(t *testing.T) {
 		{"tiny-pixtral-vision", "pixtral", 16*16 + 15, 25 + 24, "", "[IMG_END]", false},
 		{"tiny-qwen25vl", "qwen2.5vl_merger", 16, 13, "<|vision_start|>", "<|vision_end|>", false},
 		{"tiny-qwen2vl", "qwen2vl_merger", 16, 13, "<|vision_start|>", "<|vision_end|>", false},
+		{"tiny-qwen3vl", "qwen3vl_merger", 16, 13, "<|vision_start|>", "<|vision_end|>", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.shape, func(t *testing.T) {
 			p := tinyProjector(t, tt.shape)
-			if p.Type() != tt.typ || p.Tokens() != tt.tokens || p.Embd() != 256 || p.NonCausal() != tt.nonCausal {
+			// Qwen3-VL's vectors hold its two deepstack mergers' embeddings
+			// after the main one.
+			if p.Type() != tt.typ || p.Tokens() != tt.tokens || p.Embd() != 256*(1+p.deepstack) || p.NonCausal() != tt.nonCausal {
 				t.Fatalf("type %s, %d tokens of %d, non-causal %v", p.Type(), p.Tokens(), p.Embd(), p.NonCausal())
 			}
 			if b, e := p.Markers(); b != tt.begin || e != tt.end {
@@ -189,7 +193,7 @@ func TestEncode(t *testing.T) {
 				t.Error("an empty picture was encoded")
 			}
 			emb, err := p.Encode(context.Background(), synth.Picture(3, 200))
-			if err != nil || len(emb) != tt.picture*256 {
+			if err != nil || len(emb) != tt.picture*p.Embd() {
 				t.Fatalf("Encode: %d values, %v", len(emb), err)
 			}
 			if p.Runs() != 1 {
@@ -461,5 +465,42 @@ func TestUnfold(t *testing.T) {
 	want := []float32{0, 1, 4, 5, 100, 101, 104, 105, 2, 3, 6, 7, 102, 103, 106, 107}
 	if !slices.Equal(got, want) {
 		t.Errorf("unfold: %v, want %v", got, want)
+	}
+}
+
+// TestResizeAlignCorners checks the resize of Qwen3-VL's learned
+// positions: the corners kept, a plane (a value linear in the row and
+// column) kept a plane, and the grid given back at its own size.
+func TestResizeAlignCorners(t *testing.T) {
+	const side, embd = 4, 2
+	src := make([]float32, side*side*embd)
+	for y := range side {
+		for x := range side {
+			src[(y*side+x)*embd] = float32(3*x + 5*y)
+			src[(y*side+x)*embd+1] = float32(x * y) // not linear: corners only
+		}
+	}
+	if got := resizeAlignCorners(src, embd, side, side, side); !slices.Equal(got, src) {
+		t.Errorf("resized to its own size: %v", got)
+	}
+	for _, sz := range [][2]int{{7, 3}, {2, 9}, {4, 1}} {
+		w, h := sz[0], sz[1]
+		got := resizeAlignCorners(src, embd, side, w, h)
+		for y := range h {
+			for x := range w {
+				fx, fy := float64(x)*3/float64(max(w-1, 1)), float64(y)*3/float64(max(h-1, 1))
+				if h == 1 {
+					fy = 0
+				}
+				want := 3*fx + 5*fy
+				if v := float64(got[(y*w+x)*embd]); math.Abs(v-want) > 1e-4 {
+					t.Errorf("%dx%d at (%d,%d): %g, want %g", w, h, x, y, v, want)
+				}
+			}
+		}
+		last := (h*w - 1) * embd
+		if h > 1 && (got[1] != src[1] || got[last+1] != src[len(src)-1]) {
+			t.Errorf("%dx%d: corners %g %g, want %g %g", w, h, got[1], got[last+1], src[1], src[len(src)-1])
+		}
 	}
 }

@@ -1,6 +1,10 @@
 package cpu
 
-import "math"
+import (
+	"math"
+
+	"saji/kernels"
+)
 
 // The floating-point order of ggml's x86-64 AVX-512 kernels, replicated so
 // that sums come out bit for bit as in llama.cpp. This matters more than it
@@ -8,23 +12,11 @@ import "math"
 // matrix product, and a difference in the last bit of a sum can flip one of
 // those roundings and move the logits by 1e-3 to 1e-1.
 
-// fma32 is a float32 fused multiply-add, a·b + c rounded once (through
-// float64, which holds a·b exactly; the second rounding to float32 differs
-// from a true single rounding only in vanishingly rare double-rounding cases).
-func fma32(a, b, c float32) float32 {
-	return float32(math.FMA(float64(a), float64(b), float64(c)))
-}
+// fma32 is kernels.FMA32, a float32 fused multiply-add.
+func fma32(a, b, c float32) float32 { return kernels.FMA32(a, b, c) }
 
-// reduce16 sums 16 lanes as _mm512_reduce_add_ps does: halves of 8, then of
-// 4, then pairs (0+2, 1+3), then the last two.
-func reduce16(l *[16]float32) float32 {
-	var t [8]float32
-	for i := range 8 {
-		t[i] = l[i] + l[i+8]
-	}
-	u0, u1, u2, u3 := t[0]+t[4], t[1]+t[5], t[2]+t[6], t[3]+t[7]
-	return (u0 + u2) + (u1 + u3)
-}
+// reduce16 is kernels.Reduce16, _mm512_reduce_add_ps's order.
+func reduce16(l *[16]float32) float32 { return kernels.Reduce16(l) }
 
 // dotTiny is llamafile's tinyBLAS dot product (ggml's F32 and F16 matrix
 // products of two or more rows): lane i%16 accumulates a[i]·b[i] with fused

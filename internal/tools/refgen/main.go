@@ -61,6 +61,7 @@ var Recipes = []synth.Recipe{
 	{Shape: "tiny-mistral3", Type: "f32", Seed: 1, Vocab: spmVocab},
 	{Shape: "tiny-mistral3", Type: "q4_k_m", Seed: 1, Vocab: spmVocab},
 	{Shape: "tiny-qwen25vl", Type: "f32", Seed: 1, Vocab: qwenVocab},
+	{Shape: "tiny-qwen3vl", Type: "f32", Seed: 1, Vocab: qwenVocab},
 	{Shape: "tiny-smollm3", Type: "f32", Seed: 1, Vocab: spmVocab},
 	{Shape: "tiny-smollm3", Type: "q6_k", Seed: 1, Vocab: spmVocab},
 	{Shape: "tiny-granite", Type: "f32", Seed: 1, Vocab: spmVocab},

@@ -95,6 +95,16 @@ var Cases = []Case{
 		ProjectorSeed: 1, W: 90, H: 50, Prompt: "a cat <__media__> the mat"},
 	{Model: synth.Recipe{Shape: "tiny-qwen25vl", Type: "f32", Seed: 1},
 		ProjectorSeed: 1, W: 20, H: 12, Prompt: "the cat <__media__> sat on"},
+	// Qwen3-VL's kind: a picture of the learned positions' 8 × 8 patches
+	// (kept), one rounded to 12 × 6 patches and one scaled up to 8 × 6
+	// (the positions resized to them), each vector carrying the two
+	// deepstack mergers' embeddings after the main one.
+	{Model: synth.Recipe{Shape: "tiny-qwen3vl", Type: "f32", Seed: 1},
+		ProjectorSeed: 1, W: 64, H: 64, Prompt: "the cat <__media__> sat on"},
+	{Model: synth.Recipe{Shape: "tiny-qwen3vl", Type: "f32", Seed: 1},
+		ProjectorSeed: 1, W: 90, H: 50, Prompt: "a cat <__media__> the mat"},
+	{Model: synth.Recipe{Shape: "tiny-qwen3vl", Type: "f32", Seed: 1},
+		ProjectorSeed: 1, W: 20, H: 12, Prompt: "the cat <__media__> sat on"},
 	// Qwen2-VL's kind (LayerNorms, quick GELU, no windows).
 	{Model: synth.Recipe{Shape: "tiny-qwen2vl", Type: "f32", Seed: 1},
 		ProjectorSeed: 1, W: 90, H: 50, Prompt: "a cat <__media__> the mat"},
