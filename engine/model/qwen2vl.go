@@ -1,10 +1,6 @@
 package model
 
-import (
-	"fmt"
-
-	"saji/kernels/cpu"
-)
+import "fmt"
 
 // Qwen2-VL and Qwen2.5-VL's language model (llama.cpp's
 // src/models/qwen2vl.cpp): Qwen2's layer, rotated by M-RoPE. Each token
@@ -32,8 +28,7 @@ func init() {
 // tuneMRoPE returns the tuning of a model rotated by M-RoPE (interleaved:
 // IMRoPE). It reads the rope's sections (one to four counts of pairs) and
 // the deepstack layers (at most the model's), and marks the model as
-// rotating by four positions. The GPU backends have no rope with sections
-// yet: layers placed on one are refused here, at load.
+// rotating by four positions.
 func tuneMRoPE(interleaved bool) func(ld *loader, m *llama) {
 	return func(ld *loader, m *llama) {
 		m.rope.Interleaved = interleaved
@@ -69,12 +64,6 @@ func readSections(ld *loader, m *llama) {
 	if sum == 0 {
 		ld.fail(fmt.Errorf("hyperparameter %s.rope.dimension_sections %v: no time, height or width section", m.hp.Arch, s))
 		return
-	}
-	for i, b := range m.backends {
-		if _, ok := b.(*cpu.Backend); !ok && b != nil {
-			ld.fail(fmt.Errorf("%s: layer %d is on a GPU backend, which has no rope with sections (M-RoPE) yet; run it on the CPU", m.hp.Arch, i))
-			return
-		}
 	}
 	m.hp.MRoPE = true
 }

@@ -214,6 +214,15 @@ func TestBackendRope(t *testing.T) {
 		{"yarn norm partial factors", 2, kernels.RopeParams{HeadDim: 64, Dims: 48, Base: 10000, FreqScale: 0.25,
 			YaRN: kernels.YaRN{ExtFactor: 0.5, AttnFactor: 0.8, BetaFast: 16, BetaSlow: 2, OrigContext: 512}}, true, true},
 	}
+	for _, c := range gputest.RopeCases {
+		tests = append(tests, struct {
+			name    string
+			heads   int
+			p       kernels.RopeParams
+			factors bool
+			inPlace bool
+		}{c.Name, c.Heads, c.P, false, false})
+	}
 	devices(t, func(t *testing.T, bs backends) {
 		r := rand.New(rand.NewPCG(5, 6))
 		for _, tt := range tests {
@@ -231,10 +240,11 @@ func TestBackendRope(t *testing.T) {
 				if !tt.inPlace {
 					dst = bs.F32(t, nil, cols, len(pos))
 				}
-				if err := bs.G.Rope(dst.G, x.G, pos, p); err != nil {
+				pp := gputest.RopePositions(p, pos)
+				if err := bs.G.Rope(dst.G, x.G, pp, p); err != nil {
 					t.Fatal(err)
 				}
-				if err := bs.C.Rope(dst.C, x.C, pos, p); err != nil {
+				if err := bs.C.Rope(dst.C, x.C, pp, p); err != nil {
 					t.Fatal(err)
 				}
 				g, c := bs.Read(t, dst)

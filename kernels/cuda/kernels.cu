@@ -1189,6 +1189,85 @@ KERNEL rms_norm(const float* x, const float* w, float* dst, int n, float eps, in
 // multiplied by mscale. The pair is (p, p+dims/2) when neox, else
 // (2p, 2p+1). The angles of ROPE_PAIRS pairs at a time go through shared
 // memory.
+//
+// With sections (mrope 1: in order, 2: in turn, 3: vision; ggml's
+// rope_multi), pos holds four positions a row, as four runs of rows, and
+// each section's angle starts at its position and is multiplied by
+// theta_scale at every pair, the pair taking its section's (rope_section);
+// the vision mode starts a section's angle again where the section starts
+// (rope_restart) and turns the pairs (p, p+dims) of whole heads.
+
+// rope_section is the section (0 to 3) whose position pair p takes
+// (kernels.RopeParams.Section).
+DEVFN int rope_section(int p, int s0, int s1, int s2, int s3, int interleaved) {
+  int sector = p % (s0 + s1 + s2 + s3);
+  if (interleaved) {
+    if (sector % 3 == 1 && sector < 3 * s1) {
+      return 1;
+    }
+    if (sector % 3 == 2 && sector < 3 * s2) {
+      return 2;
+    }
+    if (sector % 3 == 0 && sector < 3 * s0) {
+      return 0;
+    }
+    return 3;
+  }
+  if (sector < s0) {
+    return 0;
+  }
+  if (sector < s0 + s1) {
+    return 1;
+  }
+  return sector < s0 + s1 + s2 ? 2 : 3;
+}
+
+// rope_restart is the section whose angle the vision mode starts again at
+// pair p, or -1 (kernels.RopeParams.Restart).
+DEVFN int rope_restart(int p, int s0, int s1, int s2, int s3) {
+  int sector = p % (s0 + s1 + s2 + s3);
+  if (sector == 0) {
+    return 0;
+  }
+  if (sector == s0) {
+    return 1;
+  }
+  if (sector == s0 + s1) {
+    return 2;
+  }
+  return sector == s0 + s1 + s2 ? 3 : -1;
+}
+
+// rope_theta is pair p's unscaled angle for row r of rows.
+DEVFN float rope_theta(const int* pos, int r, int rows, int p, float theta_scale, int mrope, int s0, int s1, int s2,
+                       int s3) {
+  if (mrope == 0) {
+    float theta = (float)pos[r];
+    for (int i = 0; i < p; i++) {
+      theta *= theta_scale;
+    }
+    return theta;
+  }
+  float th[4];
+  for (int k = 0; k < 4; k++) {
+    th[k] = (float)pos[r + k * rows];
+  }
+  for (int i = 0;; i++) {
+    if (mrope == 3) {
+      int k = rope_restart(i, s0, s1, s2, s3);
+      if (k >= 0) {
+        th[k] = (float)pos[r + k * rows];
+      }
+    }
+    if (i == p) {
+      break;
+    }
+    for (int k = 0; k < 4; k++) {
+      th[k] *= theta_scale;
+    }
+  }
+  return th[rope_section(p, s0, s1, s2, s3, mrope == 2)];
+}
 
 // yarn_ramp is YaRN's ramp for pair p: 1 below the correction dim low, 0
 // above high, linear between.
@@ -1199,24 +1278,25 @@ DEVFN float yarn_ramp(float low, float high, int p) {
 
 KERNEL rope(const float* x, float* dst, const int* pos, const float* factors, int cols, int head_dim, int dims,
             float theta_scale, float freq_scale, int neox, int has_factors, float ext_factor, float mscale,
-            float corr_low, float corr_high) {
+            float corr_low, float corr_high, int rows, int mrope, int s0, int s1, int s2, int s3) {
   SHARED float cos_p[ROPE_PAIRS];
   SHARED float sin_p[ROPE_PAIRS];
   int r = (int)block_x(), tid = (int)thread_x(), step = (int)block_dim_x();
   const float* in = x + (long long)r * cols;
   float* out = dst + (long long)r * cols;
-  int heads = cols / head_dim, pairs = dims / 2;
+  // The vision mode turns whole heads: pairs (p, p+dims).
+  int turned = mrope == 3 ? 2 * dims : dims;
+  int heads = cols / head_dim, pairs = turned / 2;
+  if (mrope == 3) {
+    neox = 1;
+  }
   if (freq_scale == 0.0f) {
     freq_scale = 1.0f;
   }
-  int position = pos[r];
   for (int p0 = 0; p0 < pairs; p0 += ROPE_PAIRS) {
     int np = imin(ROPE_PAIRS, pairs - p0);
     for (int t = tid; t < np; t += step) {
-      float theta = (float)position;
-      for (int i = 0; i < p0 + t; i++) {
-        theta *= theta_scale;
-      }
+      float theta = rope_theta(pos, r, rows, p0 + t, theta_scale, mrope, s0, s1, s2, s3);
       if (has_factors) {
         theta /= factors[p0 + t];
       }
@@ -1242,9 +1322,9 @@ KERNEL rope(const float* x, float* dst, const int* pos, const float* factors, in
     }
     sync_threads();
   }
-  int rest = head_dim - dims;
-  for (int t = tid; t < heads * rest; t += step) { // values past dims pass through
-    int e = (t / rest) * head_dim + dims + t % rest;
+  int rest = head_dim - turned;
+  for (int t = tid; t < heads * rest; t += step) { // values past the turned ones pass through
+    int e = (t / rest) * head_dim + turned + t % rest;
     out[e] = in[e];
   }
 }

@@ -1,7 +1,6 @@
 package gpu
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
@@ -283,22 +282,27 @@ func (b *Backend) Rope(dst, x kernels.Tensor, pos []int32, p kernels.RopeParams)
 	if err := kernels.CheckRope(d, a, pos, p); err != nil {
 		return fmt.Errorf("gpu: %w", err)
 	}
-	if p.Multi() {
-		// Models that rotate so (Qwen-VL's) are refused at load on a
-		// GPU; this guards the kernels' other callers.
-		return errors.New("gpu: the rope with sections (M-RoPE) is not implemented on the GPU backends")
-	}
 	hd, nd := p.HeadDim, p.Dims
-	if len(pos) == 0 || a.cols() == 0 {
+	rows := a.rows()
+	if rows == 0 || a.cols() == 0 {
 		return nil
 	}
 	scale, low, high, mscale := p.Scaling()
 	// The CPU backend's (and ggml's) θ scale, computed the same way.
 	thetaScale := float32(math.Pow(float64(p.Base), float64(float32(-2)/float32(nd))))
+	pairs, mrope := nd/2, 0
+	switch {
+	case p.Vision:
+		pairs, mrope = nd, 3
+	case p.Multi() && p.Interleaved:
+		mrope = 2
+	case p.Multi():
+		mrope = 1
+	}
 	var factors []byte
 	hasFactors := 0
 	if p.Factors != nil {
-		factors, hasFactors = f32Bytes(p.Factors[:nd/2]), 1
+		factors, hasFactors = f32Bytes(p.Factors[:pairs]), 1
 	}
 	arr, err := b.hostArrays(i32Bytes(pos), factors)
 	if err != nil {
@@ -308,9 +312,10 @@ func (b *Backend) Rope(dst, x kernels.Tensor, pos []int32, p kernels.RopeParams)
 	if p.Neox {
 		neox = 1
 	}
-	return b.launch("rope", Dim3{uint32(len(pos)), 1, 1}, a.ptr(0), d.ptr(0), arr[0], arr[1],
+	s := p.Sections
+	return b.launch("rope", Dim3{uint32(rows), 1, 1}, a.ptr(0), d.ptr(0), arr[0], arr[1],
 		I(a.cols()), I(hd), I(nd), F(thetaScale), F(scale), I(neox), I(hasFactors),
-		F(p.YaRN.ExtFactor), F(mscale), F(low), F(high))
+		F(p.YaRN.ExtFactor), F(mscale), F(low), F(high), I(rows), I(mrope), I(s[0]), I(s[1]), I(s[2]), I(s[3]))
 }
 
 // GLU sets dst = act(gate) ⊙ up.

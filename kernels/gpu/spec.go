@@ -161,7 +161,12 @@ func f32(name string) Param { return Param{name, F32} }
 //     gives freq_scale, corr_low, corr_high and mscale); the pair is
 //     (p, p+dims/2) when neox, else (2p, 2p+1): y0 = x0·cos−x1·sin,
 //     y1 = x0·sin+x1·cos. Values of a head past dims are copied. dst may be
-//     x. Grid X: rows.
+//     x. With sections s0..s3 (mrope 1: in order, 2: in turn, 3: vision;
+//     kernels.RopeParams.Sections), pos holds four positions a row as four
+//     runs of rows, each section's angle starts at its own position, and
+//     a pair takes its section's; the vision mode starts a section's angle
+//     again at its first pair and turns the pairs (p, p+dims) of whole
+//     heads. Grid X: rows.
 //   - add, mul: dst[i] = a[i] op b[i mod bn], i < n. scale: dst = s·x.
 //     softcap: dst = c·tanh(x/c). glu_silu: dst = gate/(1+e^−gate)·up.
 //     glu_gelu: dst = gelu(gate)·up with GELU as ggml's CPU backend: 0 for
@@ -262,7 +267,8 @@ func buildKernels() []Kernel {
 	add(Kernel{Name: "rope", Block: ElemBlock, Grid: "X: rows",
 		Params: []Param{ptr("x"), ptr("dst"), ptr("pos"), ptr("factors"), i32("cols"), i32("head_dim"),
 			i32("dims"), f32("theta_scale"), f32("freq_scale"), i32("neox"), i32("has_factors"),
-			f32("ext_factor"), f32("mscale"), f32("corr_low"), f32("corr_high")}})
+			f32("ext_factor"), f32("mscale"), f32("corr_low"), f32("corr_high"), i32("rows"), i32("mrope"),
+			i32("s0"), i32("s1"), i32("s2"), i32("s3")}})
 	for _, name := range []string{"add", "mul"} {
 		add(Kernel{Name: name, Block: ElemBlock, Grid: "X: ⌈n/256⌉",
 			Params: []Param{ptr("a"), ptr("b"), ptr("dst"), i32("n"), i32("bn")}})

@@ -150,6 +150,9 @@ func (r *backendRig) rope(t *testing.T) {
 		{"neox in place", 2, kernels.RopeParams{HeadDim: 128, Dims: 128, Base: 1e6, Neox: true}, false, true},
 		{"partial scaled", 3, kernels.RopeParams{HeadDim: 80, Dims: 32, Base: 500000, FreqScale: 0.25}, false, false},
 		{"factors", 2, kernels.RopeParams{HeadDim: 128, Dims: 128, Base: 500000, Neox: true}, true, false},
+		{gputest.RopeCases[0].Name, 2, gputest.RopeCases[0].P, false, false},
+		{gputest.RopeCases[1].Name, 2, gputest.RopeCases[1].P, false, true},
+		{gputest.RopeCases[2].Name, 3, gputest.RopeCases[2].P, false, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := c.p
@@ -166,7 +169,7 @@ func (r *backendRig) rope(t *testing.T) {
 				dst = r.F32(t, nil, cols, len(pos))
 			}
 			both(t, r, func(b kernels.Backend, s func(gputest.Pair) kernels.Tensor) error {
-				return b.Rope(s(dst), s(x), pos, p)
+				return b.Rope(s(dst), s(x), gputest.RopePositions(p, pos), p)
 			})
 			g, cv := r.Read(t, dst)
 			compare(t, "rope", g, cv, []float64{2e-5}, 1e-5)

@@ -903,7 +903,64 @@ kernel void rms_norm(device const float* x [[buffer(0)]], device const float* w 
 // the angle of pair p0+p (p repeated multiplications by theta_scale, as
 // ggml builds it) into threadgroup memory, then the threads rotate that
 // chunk's pairs of every head. dst may be x: each value is read and written
-// by one thread.
+// by one thread. With sections (mrope 1: in order, 2: in turn, 3: vision),
+// pos holds four positions a row as four runs of rows and each section's
+// angle starts at its own position (rope_theta; the CUDA kernel's).
+
+// rope_section is the section (0 to 3) whose position pair p takes.
+static int rope_section(int p, int s0, int s1, int s2, int s3, bool interleaved) {
+    int sector = p % (s0 + s1 + s2 + s3);
+    if (interleaved) {
+        if (sector % 3 == 1 && sector < 3 * s1) return 1;
+        if (sector % 3 == 2 && sector < 3 * s2) return 2;
+        if (sector % 3 == 0 && sector < 3 * s0) return 0;
+        return 3;
+    }
+    if (sector < s0) return 0;
+    if (sector < s0 + s1) return 1;
+    return sector < s0 + s1 + s2 ? 2 : 3;
+}
+
+// rope_restart is the section whose angle the vision mode starts again at
+// pair p, or -1.
+static int rope_restart(int p, int s0, int s1, int s2, int s3) {
+    int sector = p % (s0 + s1 + s2 + s3);
+    if (sector == 0) return 0;
+    if (sector == s0) return 1;
+    if (sector == s0 + s1) return 2;
+    return sector == s0 + s1 + s2 ? 3 : -1;
+}
+
+// rope_theta is pair p's unscaled angle for row r of rows.
+static float rope_theta(device const int* pos, int r, int rows, int p, float theta_scale, int mrope,
+                        int s0, int s1, int s2, int s3) {
+    if (mrope == 0) {
+        float theta = float(pos[r]);
+        for (int e = 0; e < p; ++e) {
+            theta *= theta_scale;
+        }
+        return theta;
+    }
+    float th[4];
+    for (int k = 0; k < 4; ++k) {
+        th[k] = float(pos[r + k * rows]);
+    }
+    for (int i = 0;; ++i) {
+        if (mrope == 3) {
+            int k = rope_restart(i, s0, s1, s2, s3);
+            if (k >= 0) {
+                th[k] = float(pos[r + k * rows]);
+            }
+        }
+        if (i == p) {
+            break;
+        }
+        for (int k = 0; k < 4; ++k) {
+            th[k] *= theta_scale;
+        }
+    }
+    return th[rope_section(p, s0, s1, s2, s3, mrope == 2)];
+}
 
 kernel void rope(device const float* x [[buffer(0)]], device float* dst [[buffer(1)]],
                  device const int* pos [[buffer(2)]], device const float* factors [[buffer(3)]],
@@ -912,20 +969,22 @@ kernel void rope(device const float* x [[buffer(0)]], device float* dst [[buffer
                  constant float& freq_scale [[buffer(8)]], constant int& neox [[buffer(9)]],
                  constant int& has_factors [[buffer(10)]], constant float& ext_factor [[buffer(11)]],
                  constant float& mscale [[buffer(12)]], constant float& corr_low [[buffer(13)]],
-                 constant float& corr_high [[buffer(14)]],
+                 constant float& corr_high [[buffer(14)]], constant int& rows [[buffer(15)]],
+                 constant int& mrope [[buffer(16)]], constant int& s0 [[buffer(17)]],
+                 constant int& s1 [[buffer(18)]], constant int& s2 [[buffer(19)]],
+                 constant int& s3 [[buffer(20)]],
                  uint3 tg [[threadgroup_position_in_grid]], uint tid [[thread_index_in_threadgroup]]) {
     threadgroup float cs[2 * 256];
     device const float* xr = x + ulong(tg.x) * ulong(cols);
     device float* yr = dst + ulong(tg.x) * ulong(cols);
-    int half_dims = dims / 2, heads = cols / head_dim;
-    float p = float(pos[tg.x]);
+    // The vision mode turns whole heads: pairs (p, p+dims).
+    int turned = mrope == 3 ? 2 * dims : dims;
+    int half_dims = turned / 2, heads = cols / head_dim;
+    bool nx = neox != 0 || mrope == 3;
     for (int p0 = 0; p0 < half_dims; p0 += 256) {
         int pair = p0 + int(tid);
         if (pair < half_dims) {
-            float theta = p;
-            for (int e = 0; e < pair; ++e) {
-                theta *= theta_scale;
-            }
+            float theta = rope_theta(pos, int(tg.x), rows, pair, theta_scale, mrope, s0, s1, s2, s3);
             if (has_factors != 0) {
                 theta /= factors[pair];
             }
@@ -943,8 +1002,8 @@ kernel void rope(device const float* x [[buffer(0)]], device float* dst [[buffer
         int chunk = min(256, half_dims - p0);
         for (int e = int(tid); e < heads * chunk; e += 256) {
             int h = e / chunk, c = e % chunk, pr = p0 + c;
-            int i0 = neox != 0 ? pr : 2 * pr;
-            int i1 = neox != 0 ? pr + half_dims : 2 * pr + 1;
+            int i0 = nx ? pr : 2 * pr;
+            int i1 = nx ? pr + half_dims : 2 * pr + 1;
             int base = h * head_dim;
             float cosv = cs[2 * c], sinv = cs[2 * c + 1];
             float x0 = xr[base + i0], x1 = xr[base + i1];
@@ -953,10 +1012,10 @@ kernel void rope(device const float* x [[buffer(0)]], device float* dst [[buffer
         }
         threadgroup_barrier(mem_flags::mem_threadgroup);
     }
-    int rest = head_dim - dims;
+    int rest = head_dim - turned;
     if (rest > 0) {
         for (int e = int(tid); e < heads * rest; e += 256) {
-            int i = (e / rest) * head_dim + dims + e % rest;
+            int i = (e / rest) * head_dim + turned + e % rest;
             yr[i] = xr[i];
         }
     }

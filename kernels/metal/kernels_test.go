@@ -593,6 +593,10 @@ func (r *kernelRig) testRope(t *testing.T) {
 		pos             []int32
 		inPlace         bool
 		yarn            kernels.YaRN
+		// sections and mode (1 in order, 2 in turn, 3 vision) make it a
+		// rope with four positions a row.
+		sections [4]int
+		mode     int
 	}{
 		{name: "norm", heads: 3, hd: 64, dims: 64, base: 10000, pos: []int32{0, 1, 7, 500}},
 		{name: "neox partial factors", heads: 2, hd: 64, dims: 32, base: 10000, neox: true, factors: true, pos: []int32{3, 4000}},
@@ -603,15 +607,26 @@ func (r *kernelRig) testRope(t *testing.T) {
 			yarn: kernels.YaRN{ExtFactor: 1, AttnFactor: 1, BetaFast: 32, BetaSlow: 1, OrigContext: 4096}},
 		{name: "yarn partial factors", heads: 2, hd: 64, dims: 48, base: 10000, freqScale: 0.25, factors: true, pos: []int32{3, 70},
 			yarn: kernels.YaRN{ExtFactor: 0.5, AttnFactor: 0.8, BetaFast: 16, BetaSlow: 2, OrigContext: 512}},
+		{name: "mrope", heads: 2, hd: 64, dims: 64, base: 1e6, neox: true, pos: []int32{0, 5, 40}, sections: [4]int{8, 12, 12, 0}},
+		{name: "imrope", heads: 2, hd: 64, dims: 64, base: 5e6, neox: true, pos: []int32{3, 9}, sections: [4]int{12, 10, 10, 0}, mode: 2},
+		{name: "vision factors", heads: 2, hd: 32, dims: 16, base: 10000, factors: true, pos: []int32{0, 7, 30}, sections: [4]int{8, 8, 8, 8}, mode: 3},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cols := c.heads * c.hd
 			x := r.random(cols*len(c.pos), 2)
+			mode := c.mode
+			if c.sections != [4]int{} && mode == 0 {
+				mode = 1
+			}
+			pairs := c.dims / 2
+			if mode == 3 {
+				pairs = c.dims
+			}
 			var factors []float32
 			var fbuf gpu.Buf
 			hasFactors := 0
 			if c.factors {
-				factors = make([]float32, c.dims/2)
+				factors = make([]float32, pairs)
 				for i := range factors {
 					factors[i] = 1 + 3*r.rng.Float32()
 				}
@@ -619,8 +634,10 @@ func (r *kernelRig) testRope(t *testing.T) {
 			}
 			xt := r.cpuTensor(t, x, cols, len(c.pos))
 			out := r.cpuTensor(t, make([]float32, len(x)), cols, len(c.pos))
-			rp := kernels.RopeParams{HeadDim: c.hd, Dims: c.dims, Base: c.base, FreqScale: c.freqScale, Factors: factors, Neox: c.neox, YaRN: c.yarn}
-			if err := r.cpu.Rope(out, xt, c.pos, rp); err != nil {
+			rp := kernels.RopeParams{HeadDim: c.hd, Dims: c.dims, Base: c.base, FreqScale: c.freqScale, Factors: factors, Neox: c.neox, YaRN: c.yarn,
+				Sections: c.sections, Interleaved: mode == 2, Vision: mode == 3}
+			pos := gputest.RopePositions(rp, c.pos)
+			if err := r.cpu.Rope(out, xt, pos, rp); err != nil {
 				t.Fatal(err)
 			}
 			// The host's part: theta_scale = base^(-2/dims) as the CPU
@@ -637,9 +654,10 @@ func (r *kernelRig) testRope(t *testing.T) {
 				neox = 1
 			}
 			r.launch(t, "rope", grid(len(c.pos), 1),
-				gpu.P(xb, 0), gpu.P(dst, 0), gpu.P(r.buf(t, i32Bytes(c.pos)), 0), gpu.P(fbuf, 0),
+				gpu.P(xb, 0), gpu.P(dst, 0), gpu.P(r.buf(t, i32Bytes(pos)), 0), gpu.P(fbuf, 0),
 				gpu.I(cols), gpu.I(c.hd), gpu.I(c.dims), gpu.F(thetaScale), gpu.F(freqScale), gpu.I(neox), gpu.I(hasFactors),
-				gpu.F(c.yarn.ExtFactor), gpu.F(mscale), gpu.F(low), gpu.F(high))
+				gpu.F(c.yarn.ExtFactor), gpu.F(mscale), gpu.F(low), gpu.F(high), gpu.I(len(c.pos)), gpu.I(mode),
+				gpu.I(c.sections[0]), gpu.I(c.sections[1]), gpu.I(c.sections[2]), gpu.I(c.sections[3]))
 			compare(t, "rope", bytesF32(r.read(t, dst, 4*len(x))), r.cpuRead(t, out), []float64{2e-6}, 2e-6)
 		})
 	}

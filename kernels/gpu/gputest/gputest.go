@@ -208,3 +208,32 @@ func ProductMagnitude(w, x []float32, k, m, n int) []float64 {
 	}
 	return mag
 }
+
+// RopeCases are ropes with sections for the backends' rope tests: Qwen2-VL's
+// M-RoPE, Qwen3-VL's IMRoPE (whose last pairs take the extra position)
+// and Qwen2-VL's encoder's vision mode.
+var RopeCases = []struct {
+	Name  string
+	Heads int
+	P     kernels.RopeParams
+}{
+	{"mrope qwen2-vl", 2, kernels.RopeParams{HeadDim: 128, Dims: 128, Base: 1e6, Neox: true, Sections: [4]int{16, 24, 24, 0}}},
+	{"imrope qwen3-vl", 2, kernels.RopeParams{HeadDim: 128, Dims: 128, Base: 5e6, Neox: true, Sections: [4]int{24, 20, 20, 0}, Interleaved: true}},
+	{"vision qwen2-vl", 3, kernels.RopeParams{HeadDim: 80, Dims: 40, Base: 10000, Sections: [4]int{20, 20, 20, 20}, Vision: true}},
+}
+
+// RopePositions returns the positions a rope of p takes for rows at pos:
+// pos itself, or for a rope with sections four runs of them, as a
+// picture's tokens have them: the time, the height and width beside it,
+// and the extra position 1.
+func RopePositions(p kernels.RopeParams, pos []int32) []int32 {
+	if !p.Multi() {
+		return pos
+	}
+	n := len(pos)
+	out := make([]int32, 4*n)
+	for i, v := range pos {
+		out[i], out[n+i], out[2*n+i], out[3*n+i] = v, v+int32(i%3), v+int32(i%5), 1
+	}
+	return out
+}
