@@ -81,6 +81,15 @@ type Loaded struct {
 	reg *Registry // gpu's device
 }
 
+// GPU returns the backend of the model's GPU layers, nil for a model on
+// the CPU alone: a vision projector runs its encoder there too.
+func (l *Loaded) GPU() kernels.Backend {
+	if l == nil || l.gpu == nil {
+		return nil
+	}
+	return l.gpu
+}
+
 // Fault returns the error of the GPU's failure (wrapping ErrFault) when
 // the model runs partly on a GPU that has failed since: it no longer
 // computes, and loading it again puts it on the CPU. It returns nil for a

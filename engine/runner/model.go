@@ -261,7 +261,7 @@ func load(ctx context.Context, h *header, opts LoadOptions) (*Model, error) {
 			return fail(err)
 		}
 	}
-	proj, err := loadProjector(ctx, opts.Projector, path, lm.Model.Config(), tk, opts.Threads, opts.logger())
+	proj, err := loadProjector(ctx, opts.Projector, path, lm.Model.Config(), tk, opts.Threads, lm.GPU(), opts.logger())
 	if err != nil {
 		if draft != nil {
 			draft.Close()

@@ -20,6 +20,7 @@ import (
 	"saji/engine/scheduler"
 	"saji/engine/tokenizer"
 	"saji/engine/vision"
+	"saji/kernels"
 )
 
 // pictureCache is how many pictures' embeddings a model keeps, so that a
@@ -32,6 +33,12 @@ const pictureCache = 8
 type projector struct {
 	file *gguf.File
 	p    *vision.Projector
+	// threads is the CPU backend's thread count, and log the logger, for
+	// the CPU copy that takes over when the projector on the model's GPU
+	// fails (onGPU).
+	threads int
+	log     *slog.Logger
+	onGPU   bool
 	// whole holds the ids of the tokens the projector's layouts look up
 	// by their text (vision.Projector.WholeTokens).
 	whole map[string]int32
@@ -67,8 +74,10 @@ func FindProjector(path string) string {
 // reads input vectors, of the projector's width, whose vocabulary has the
 // markers the projector looks up whole. A projector found beside the
 // model that does not fit it is left out with a note; one named by the
-// options is an error.
-func loadProjector(ctx context.Context, path, modelPath string, cfg model.Config, tok *tokenizer.Tokenizer, threads int, log *slog.Logger) (*projector, error) {
+// options is an error. Where the model runs on a GPU (gpu not nil), the
+// encoder runs there too, as llama.cpp offloads its mmproj; where its
+// weights do not go there, or an encoding fails there, on the CPU.
+func loadProjector(ctx context.Context, path, modelPath string, cfg model.Config, tok *tokenizer.Tokenizer, threads int, gpu kernels.Backend, log *slog.Logger) (*projector, error) {
 	named := path != ""
 	if !named {
 		if path = FindProjector(modelPath); path == "" {
@@ -83,7 +92,18 @@ func loadProjector(ctx context.Context, path, modelPath string, cfg model.Config
 		}
 		return nil, fmt.Errorf("the vision projector: %w", err)
 	}
-	p, err := vision.Load(ctx, f, vision.Options{Threads: threads})
+	var p *vision.Projector
+	onGPU := false
+	if gpu != nil {
+		if p, err = vision.Load(ctx, f, vision.Options{Backend: gpu}); err == nil {
+			onGPU = true
+		} else if ctx.Err() == nil {
+			log.Warn("runner: the vision projector runs on the CPU: it does not load on the model's GPU", "path", path, "err", err)
+		}
+	}
+	if !onGPU {
+		p, err = vision.Load(ctx, f, vision.Options{Threads: threads})
+	}
 	switch {
 	case err != nil:
 	case !cfg.Vectors:
@@ -103,7 +123,7 @@ func loadProjector(ctx context.Context, path, modelPath string, cfg model.Config
 		}
 		return nil, fmt.Errorf("the vision projector: %w", err)
 	}
-	return &projector{file: f, p: p, whole: whole}, nil
+	return &projector{file: f, p: p, whole: whole, threads: threads, log: log, onGPU: onGPU}, nil
 }
 
 // wholeTokens returns the ids of the tokens whose text (special tokens
@@ -143,6 +163,17 @@ func (pr *projector) embeddings(ctx context.Context, img imagefile.Image) (encod
 		return encoded{}, fmt.Errorf("%w: a picture without pixels", ErrBadRequest)
 	}
 	embd, err := pr.p.Encode(ctx, img.Image)
+	if err != nil && pr.onGPU && ctx.Err() == nil && !errors.Is(err, vision.ErrTooLarge) {
+		// The GPU failed (out of memory, a fault): the CPU encodes this
+		// picture and the ones after it.
+		pr.log.Warn("runner: the vision projector moves to the CPU: encoding on the GPU failed", "err", err)
+		p, lerr := vision.Load(ctx, pr.file, vision.Options{Threads: pr.threads})
+		if lerr != nil {
+			return encoded{}, fmt.Errorf("runner: %w (and on the CPU: %w)", err, lerr)
+		}
+		pr.p, pr.onGPU = p, false
+		embd, err = pr.p.Encode(ctx, img.Image)
+	}
 	if errors.Is(err, vision.ErrTooLarge) {
 		return encoded{}, fmt.Errorf("%w: %w", ErrBadRequest, err)
 	}
