@@ -125,6 +125,12 @@ func init() {
 	// (the real 2560 adds 0.02% of the work): for speed tests.
 	Gemma3Encoder = VisionShape{Name: "tiny-gemma3-vision", Type: "gemma3",
 		ImageSize: 896, PatchSize: 14, Embd: 1152, FFN: 4304, Layers: 27, Heads: 16, Merge: 4, LMEmbd: 256}
+	// Qwen2.5-VL 7B's encoder at its real size (32 blocks of 1280, heads
+	// of 80, windows of 112 pixels, every eighth block over the whole
+	// picture), projecting to the tiny language model's width: for speed
+	// tests.
+	Qwen25Encoder = VisionShape{Name: "tiny-qwen25vl", Type: "qwen2.5vl_merger",
+		ImageSize: 560, PatchSize: 14, Embd: 1280, FFN: 3420, Layers: 32, Heads: 16, Merge: 2, LMEmbd: 256, WindowPattern: 8}
 }
 
 // VisionMarkers are the tokens a vision shape's vocabulary adds (Gemma
@@ -180,9 +186,9 @@ type VisionShape struct {
 // model shape they pair with.
 var visionShapes []VisionShape
 
-// Gemma3Encoder is a projector of Gemma 3's real encoder for the tiny
-// Gemma 3 vision model (set in init).
-var Gemma3Encoder VisionShape
+// Gemma3Encoder and Qwen25Encoder are projectors of Gemma 3's and
+// Qwen2.5-VL's real encoders for the tiny vision models (set in init).
+var Gemma3Encoder, Qwen25Encoder VisionShape
 
 // VisionShapeNames returns the names of the language model shapes that
 // a projector pairs with.

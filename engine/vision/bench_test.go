@@ -14,12 +14,14 @@ import (
 )
 
 // BenchmarkEncode896 encodes one 896×896 picture with Gemma 3's encoder at
-// its real size (synth.Gemma3Encoder, random weights) on 2 threads. It
-// runs only with SAJI_VISION_BENCH set to a folder, where it writes (once)
-// the projector, the tiny language model it pairs with and the picture,
-// so that llama-mtmd-cli can encode the same files. SAJI_VISION_BENCH_LAYERS,
-// when set, is the encoder's depth instead of 27: every block does the same
-// work, so a shallow encoder gives the ratio of two engines' speeds in
+// its real size (synth.Gemma3Encoder, random weights) on 2 threads, or
+// Qwen2.5-VL 7B's (synth.Qwen25Encoder) where SAJI_VISION_BENCH_SHAPE is
+// qwen25vl. It runs only with SAJI_VISION_BENCH set to a folder, where it
+// writes (once) the projector, the tiny language model it pairs with and
+// the picture, so that llama-mtmd-cli can encode the same files.
+// SAJI_VISION_BENCH_LAYERS, when set, is the encoder's depth instead of
+// the real one: the blocks do the same work (Qwen2.5-VL's eight at a
+// time), so a shallow encoder gives the ratio of two engines' speeds in
 // minutes on a loaded machine.
 //
 //	llama-mtmd-cli -m DIR/model.gguf --mmproj DIR/mmproj.gguf --image DIR/picture.png -t 2 -p x -n 1 --chat-template gemma
@@ -54,13 +56,16 @@ func BenchmarkEncode896(b *testing.B) {
 func writeBenchFiles(b *testing.B, dir string) {
 	ctx := context.Background()
 	vs := synth.Gemma3Encoder
+	if os.Getenv("SAJI_VISION_BENCH_SHAPE") == "qwen25vl" {
+		vs = synth.Qwen25Encoder
+	}
 	if n, err := strconv.Atoi(os.Getenv("SAJI_VISION_BENCH_LAYERS")); err == nil && n > 0 {
 		vs.Layers = n
 	}
 	if err := synth.WriteProjector(ctx, filepath.Join(dir, "mmproj.gguf"), vs, 1); err != nil {
 		b.Fatal(err)
 	}
-	if err := synth.WriteVisionModel(ctx, filepath.Join(dir, "model.gguf"), "tiny-gemma3-vision", gguf.FileTypeAllF32, 1, ""); err != nil {
+	if err := synth.WriteVisionModel(ctx, filepath.Join(dir, "model.gguf"), vs.Name, gguf.FileTypeAllF32, 1, ""); err != nil {
 		b.Fatal(err)
 	}
 	out, err := os.Create(filepath.Join(dir, "picture.png"))

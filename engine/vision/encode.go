@@ -75,6 +75,7 @@ func (p *Projector) EncodePixels(ctx context.Context, px Pixels) ([]float32, err
 				return nil, err
 			}
 			x = p.pixtralBlock(o, &p.blocks[i], x, n, posH, posW)
+			o.keep(x)
 		}
 		return o.result(p.pixtral(o, x, nx, ny))
 	}
@@ -85,6 +86,7 @@ func (p *Projector) EncodePixels(ctx context.Context, px Pixels) ([]float32, err
 			return nil, err
 		}
 		x = p.block(o, &p.blocks[i], x, rows)
+		o.keep(x)
 	}
 	if p.postW != nil {
 		x = o.layerNorm(x, p.postW, p.postB, hp.eps)
@@ -277,6 +279,9 @@ type ops struct {
 	err    error
 	allocs []kernels.Tensor
 	ones   kernels.Tensor
+	// kv16 holds attention's F16 keys and values, reused by every block
+	// of the encoding.
+	kv16 [2]kernels.Tensor
 }
 
 func (o *ops) fail(err error) {
@@ -291,6 +296,29 @@ func (o *ops) release() {
 		r.Recycle(o.allocs...)
 	}
 	o.allocs = nil
+}
+
+// keep gives every activation but x (and GELU's gate of ones, attention's
+// F16 keys and values) back to a
+// recycling backend: at the end of a block, so that the next block's
+// results take the memory of this one's instead of fresh pages.
+func (o *ops) keep(x kernels.Tensor) {
+	r, ok := o.b.(kernels.Recycler)
+	if !ok {
+		return
+	}
+	kept := o.allocs[:0]
+	var done []kernels.Tensor
+	for _, t := range o.allocs {
+		if t == x || t == o.ones || t == o.kv16[0] || t == o.kv16[1] {
+			kept = append(kept, t)
+		} else {
+			done = append(done, t)
+		}
+	}
+	r.Recycle(done...)
+	clear(o.allocs[len(kept):])
+	o.allocs = kept
 }
 
 // new allocates an F32 activation (typ F16 for attention's keys and
@@ -477,8 +505,10 @@ func (o *ops) attendRanges(q, k, v kernels.Tensor, n, heads, dim int, ranges [][
 	for i := range cells {
 		cells[i] = int32(i)
 	}
-	k16 := o.new(quant.TypeF16, heads*dim, n)
-	v16 := o.new(quant.TypeF16, heads*dim, n)
+	if o.kv16[0] == nil || kernels.Cols(o.kv16[0]) != heads*dim || kernels.Rows(o.kv16[0]) != n {
+		o.kv16 = [2]kernels.Tensor{o.new(quant.TypeF16, heads*dim, n), o.new(quant.TypeF16, heads*dim, n)}
+	}
+	k16, v16 := o.kv16[0], o.kv16[1]
 	if o.err == nil {
 		o.fail(o.b.SetRows(k16, k, cells))
 	}

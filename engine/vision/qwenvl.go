@@ -293,6 +293,7 @@ func (p *Projector) qwenEncode(o *ops, values []float32, w, h int, stop func() e
 		if ds := p.blocks[i].ds; ds != nil {
 			deep = append(deep, p.deepstackFeatures(o, ds, x, n))
 		}
+		o.keep(x)
 	}
 	if p.postW != nil || p.postNorm != nil {
 		x = p.qwenNorm(o, x, p.postW, p.postB, p.postNorm)

@@ -25,6 +25,7 @@ func addAVX2Q8(k *kernelSet) {
 	k.f32Vec, k.f32Tiny = f32VecAVX2, f32TinyAVX2
 	k.f16Vec, k.f16Tiny = f16VecAVX2, f16TinyAVX2
 	k.bf16Vec, k.bf16Tiny = bf16VecAVX2, bf16TinyAVX2
+	k.f16Body, k.bf16Body = dotF16VecAVX2, dotBF16VecAVX2
 	k.quantQ8, k.quantQ8K = quantQ8AVX2Go, quantQ8KAVX2Go
 }
 

@@ -39,6 +39,7 @@ func addAVX512Float(k *kernelSet) {
 		k.tiles[t] = append(k.tiles[t], zFloatTile(t))
 	}
 	k.f16Vec, k.bf16Vec, k.f32Vec = f16VecAVX512, bf16VecAVX512, f32VecAVX512
+	k.f16Body, k.bf16Body = dotF16VecAVX512, dotBF16VecAVX512
 }
 
 // f16VecAVX512 is dotVec(widen(w), x, true) for F16 weights.

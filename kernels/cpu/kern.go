@@ -37,6 +37,10 @@ type kernelSet struct {
 	// tiny forms).
 	f16Vec, f16Tiny, bf16Vec, bf16Tiny func(w []byte, x []float32) float32
 	f32Vec, f32Tiny                    func(w, x []float32) float32
+	// f16Body and bf16Body are f16Vec's and bf16Vec's SIMD part: the sum
+	// of the first n (a multiple of 64) products before dotVec's tail
+	// (halfVec), where the set's f16Vec and bf16Vec are halfVec's.
+	f16Body, bf16Body func(w *byte, x *float32, n int) float32
 
 	// quantQ8 and quantQ8K are quantizeQ8 and quantizeQ8K.
 	quantQ8  func(x []float32, out []q8Block, sums bool)
@@ -280,6 +284,19 @@ func (k *kernelSet) halfDot(kind dotKind, n, cols int) func(w []byte, x []float3
 		return k.bf16Tiny
 	}
 	return k.bf16Vec
+}
+
+// halfBody returns the SIMD body of halfDot's kernel where it is
+// halfVec's (not the tiny order) and the row has a tail past its 64s, or
+// nil.
+func (k *kernelSet) halfBody(kind dotKind, n, cols int) func(w *byte, x *float32, n int) float32 {
+	if k == nil || tinyOrder(n, cols) || cols%64 == 0 {
+		return nil
+	}
+	if kind == dotF16 {
+		return k.f16Body
+	}
+	return k.bf16Body
 }
 
 // setTile puts tk in k's tiles for t in the place of the tile of its

@@ -78,6 +78,11 @@ func (b *Backend) MatMul(dst, w, x kernels.Tensor) error {
 					out[j*m+i] = hd(row, xr[j*k:(j+1)*k])
 				}
 			}
+			if body := b.k.halfBody(kind, n, k); body != nil {
+				single = func(i, j0, j1 int) {
+					halfVecRows(wt.row(i), xr, k, j0, j1, body, widen, hd, out[i:], m)
+				}
+			}
 			b.simd(wt, n, 4*k, tinyOrder(n, k), unsafe.Pointer(&xr[0]), k, out, 0, single)
 			break
 		}
@@ -308,5 +313,41 @@ func (tk *tileKernel) blocks(lo, hi, jlo, jhi, tile int, base tileArgs, gemmRows
 		for ; i < hi; i++ {
 			single(i, j0, j1)
 		}
+	}
+}
+
+// halfVecRows sets out[j·stride] to dotVec(widen(w), x_j, true) for the
+// activation rows x_j = xr[j·k:(j+1)·k], j0 ≤ j < j1, as halfVec computes
+// it (single, its kernel), four rows at a time: each row's SIMD body
+// (body), then the four tails' float64 sums, each in halfVec's order, side
+// by side, over the tail's weights widened once. A tail's sum is a chain
+// of dependent float64 additions; four chains at once overlap their
+// latencies (a K of 3420, Qwen2.5-VL's encoder's, leaves 28 values after
+// the 64s).
+func halfVecRows(w []byte, xr []float32, k, j0, j1 int, body func(w *byte, x *float32, n int) float32,
+	widen func(uint16) float32, single func(w []byte, x []float32) float32, out []float32, stride int) {
+	np := k &^ 63
+	var tw [63]float32
+	tail := tw[:k-np]
+	for t := range tail {
+		tail[t] = widen(uint16(w[2*(np+t)]) | uint16(w[2*(np+t)+1])<<8)
+	}
+	j := j0
+	for ; j+4 <= j1 && np > 0; j += 4 {
+		x0, x1, x2, x3 := xr[j*k:(j+1)*k], xr[(j+1)*k:(j+2)*k], xr[(j+2)*k:(j+3)*k], xr[(j+3)*k:(j+4)*k]
+		s0, s1 := float64(body(&w[0], &x0[0], np)), float64(body(&w[0], &x1[0], np))
+		s2, s3 := float64(body(&w[0], &x2[0], np)), float64(body(&w[0], &x3[0], np))
+		x0, x1, x2, x3 = x0[np:], x1[np:], x2[np:], x3[np:]
+		for t, a := range tail {
+			s0 += float64(a * x0[t])
+			s1 += float64(a * x1[t])
+			s2 += float64(a * x2[t])
+			s3 += float64(a * x3[t])
+		}
+		out[j*stride], out[(j+1)*stride] = float32(s0), float32(s1)
+		out[(j+2)*stride], out[(j+3)*stride] = float32(s2), float32(s3)
+	}
+	for ; j < j1; j++ {
+		out[j*stride] = single(w, xr[j*k:(j+1)*k])
 	}
 }
