@@ -40,6 +40,7 @@ func addAVX512Float(k *kernelSet) {
 	}
 	k.f16Vec, k.bf16Vec, k.f32Vec = f16VecAVX512, bf16VecAVX512, f32VecAVX512
 	k.f16Body, k.bf16Body = dotF16VecAVX512, dotBF16VecAVX512
+	k.f16Body4 = dotF16Vec4AVX512
 }
 
 // f16VecAVX512 is dotVec(widen(w), x, true) for F16 weights.
@@ -61,6 +62,13 @@ func f32VecAVX512(w, x []float32) float32 { return f32VecAsm(w, x, dotF32VecAVX5
 //
 //go:noescape
 func dotF16VecAVX512(w *byte, x *float32, n int) float32
+
+// dotF16Vec4AVX512 is dotF16VecAVX512 for four activation rows, at x
+// and xstride bytes apart, against one weight row, each in its own four
+// accumulators: out[r] is row r's sum, the same bits as its own call.
+//
+//go:noescape
+func dotF16Vec4AVX512(w *byte, x *float32, xstride, n int, out *[4]float32)
 
 // dotBF16VecAVX512 is dotF16VecAVX512 for BF16 weights.
 //

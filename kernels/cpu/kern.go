@@ -41,6 +41,9 @@ type kernelSet struct {
 	// of the first n (a multiple of 64) products before dotVec's tail
 	// (halfVec), where the set's f16Vec and bf16Vec are halfVec's.
 	f16Body, bf16Body func(w *byte, x *float32, n int) float32
+	// f16Body4 is f16Body for four activation rows xstride bytes apart
+	// at once (nil: four calls of f16Body).
+	f16Body4 func(w *byte, x *float32, xstride, n int, out *[4]float32)
 
 	// quantQ8 and quantQ8K are quantizeQ8 and quantizeQ8K.
 	quantQ8  func(x []float32, out []q8Block, sums bool)
