@@ -115,7 +115,7 @@ unit:
 PROBE_FUZZTIME ?= 10s
 PROBE_MUTANTS  ?= 15s
 PROBE_ROUNDS   ?= 3
-PROBE_FUZZ      = $(GO) test -run '^$$' -fuzztime $(PROBE_FUZZTIME) -fuzzminimizetime 10s -timeout 30m -fuzz
+PROBE_FUZZ      = GO="$(GO)" sh .ci/fuzz $(PROBE_FUZZTIME)
 
 probe:
 	@echo "== probes (#23): fuzz GGUF headers, templates and model mutants ($(PROBE_FUZZTIME) each), random model mutants ($(PROBE_MUTANTS)), the HTTP abuse, two pulls as two processes"
