@@ -368,7 +368,7 @@ func (m *base) input(g *graph, st *step, scale float32) kernels.Tensor {
 	}
 	v := g.new(m.hp.Embd, len(rows))
 	if g.err == nil {
-		g.fail(g.b.Write(v, st.deepstack(m.hp.Config, -1)))
+		g.fail(g.b.Write(v, st.inputs(m.hp.Config)))
 	}
 	if g.err == nil {
 		g.fail(g.b.SetRows(x, v, rows))
@@ -456,19 +456,17 @@ func (st *step) rotations(p kernels.RopeParams) []int32 {
 	return st.rope
 }
 
-// deepstack returns, for the step's input vectors (Batch.Embd), part k
-// of each: its first Embd values (k = -1, the input), or those a deepstack
-// layer k adds (Config.Deepstack). A model without deepstack layers
-// reads its vectors whole.
-func (st *step) deepstack(c Config, k int) []float32 {
+// inputs returns the first Embd values of each of the step's input
+// vectors (Batch.Embd): the whole vectors, or without the parts deepstack
+// layers add (Config.Deepstack, addDeepstack).
+func (st *step) inputs(c Config) []float32 {
 	if c.Deepstack == 0 {
 		return st.embd
 	}
 	w := c.InputWidth()
 	out := make([]float32, 0, len(st.embd)/w*c.Embd)
 	for j := 0; j+w <= len(st.embd); j += w {
-		off := j + (k+1)*c.Embd
-		out = append(out, st.embd[off:off+c.Embd]...)
+		out = append(out, st.embd[j:j+c.Embd]...)
 	}
 	return out
 }
@@ -481,12 +479,13 @@ func (m *base) addDeepstack(g *graph, x kernels.Tensor, st *step, k int) kernels
 	if k >= m.hp.Deepstack || st.embd == nil || g.err != nil {
 		return x
 	}
-	n := m.hp.Embd
+	n, w := m.hp.Embd, m.hp.InputWidth()
 	h := make([]float32, len(st.tokens)*n)
-	part, j := st.deepstack(m.hp.Config, k), 0
+	j := 0 // the input vector of the next negative token
 	for i, t := range st.tokens {
 		if t < 0 {
-			copy(h[i*n:(i+1)*n], part[j*n:(j+1)*n])
+			off := j*w + (k+1)*n
+			copy(h[i*n:(i+1)*n], st.embd[off:off+n])
 			j++
 		}
 	}

@@ -194,8 +194,8 @@ func (p *Projector) qwenNorm(o *ops, x kernels.Tensor, w, b []float32, rms kerne
 // qwenLayout is the order in which the encoder reads a picture's patches:
 // order[r] is the patch (in the picture's row-major order) of encoder
 // row r; units[u] the merged unit (in the merged grid's row-major order)
-// of the encoder's u-th group of 4 rows; windows the ranges of those
-// groups that attend to each other in a windowed block (nil: none).
+// of the encoder's u-th group of 4 rows; windows the ranges of encoder
+// rows (whole groups) that attend to each other in a windowed block.
 type qwenLayout struct {
 	order, units []int
 	windows      [][2]int
@@ -219,7 +219,7 @@ func qwenOrder(nx, ny, win int) qwenLayout {
 					l.units = append(l.units, (y+dy)*pw+x+dx)
 				}
 			}
-			l.windows = append(l.windows, [2]int{start, len(l.units)})
+			l.windows = append(l.windows, [2]int{4 * start, 4 * len(l.units)})
 		}
 	}
 	for _, u := range l.units {
@@ -285,11 +285,11 @@ func (p *Projector) qwenEncode(o *ops, values []float32, w, h int, stop func() e
 			o.fail(err)
 			return nil
 		}
-		windows := l.windows
+		ranges := l.windows
 		if hp.windowPattern == 0 || (i+1)%hp.windowPattern == 0 {
-			windows = nil
+			ranges = [][2]int{{0, n}} // the whole picture
 		}
-		x = p.qwenBlock(o, &p.blocks[i], x, n, pos, windows)
+		x = p.qwenBlock(o, &p.blocks[i], x, n, pos, ranges)
 		if ds := p.blocks[i].ds; ds != nil {
 			deep = append(deep, p.deepstackFeatures(o, ds, x, n))
 		}
@@ -377,9 +377,9 @@ func resizeAlignCorners(src []float32, embd, side, w, h int) []float32 {
 }
 
 // qwenBlock runs one of Qwen-VL's blocks over the n patch rows of x,
-// whose vision M-RoPE positions are pos (four runs of n); windows, when
-// not nil, are the ranges of 4-row groups that attend among themselves.
-func (p *Projector) qwenBlock(o *ops, l *block, x kernels.Tensor, n int, pos []int32, windows [][2]int) kernels.Tensor {
+// whose vision M-RoPE positions are pos (four runs of n); each of ranges
+// (rows) attends among itself: the whole picture, or Qwen2.5-VL's windows.
+func (p *Projector) qwenBlock(o *ops, l *block, x kernels.Tensor, n int, pos []int32, ranges [][2]int) kernels.Tensor {
 	hp := p.hp
 	dim := hp.embd / hp.heads
 	rope := kernels.RopeParams{HeadDim: dim, Dims: dim / 2, Base: qwenRopeBase,
@@ -394,17 +394,7 @@ func (p *Projector) qwenBlock(o *ops, l *block, x kernels.Tensor, n int, pos []i
 	if o.err == nil {
 		o.fail(o.b.Rope(k, k, pos, rope))
 	}
-	var a kernels.Tensor
-	if windows == nil {
-		a = o.attend(q, k, v, n, hp.heads, dim)
-	} else {
-		// Windows are ranges of 4-row groups.
-		rows := make([][2]int, len(windows))
-		for i, w := range windows {
-			rows[i] = [2]int{4 * w[0], 4 * w[1]}
-		}
-		a = o.attendRanges(q, k, v, n, hp.heads, dim, rows)
-	}
+	a := o.attendRanges(q, k, v, n, hp.heads, dim, ranges)
 	x = o.add(x, o.matmul(a, l.wo, l.bo))
 	h = p.qwenNorm(o, x, l.ln2w, l.ln2b, l.rms2)
 	up := o.matmul(h, l.up, l.upB)
