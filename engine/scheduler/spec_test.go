@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"sync"
 	"testing"
@@ -50,6 +51,18 @@ var tinyModelQ8 = sync.OnceValues(func() (model.Model, error) {
 	return model.Load(context.Background(), f, model.Options{Backend: cpu.New(2)})
 })
 
+// skipEmulated skips t in the arm64 step (-short off amd64, under qemu):
+// speculation's acceptance and its distributions are the same code on every
+// architecture, tested natively and under the race detector, and the
+// kernels they run on have their own arm64 tests; under emulation these
+// tests took 160 of the step's seconds.
+func skipEmulated(t *testing.T) {
+	t.Helper()
+	if testing.Short() && runtime.GOARCH != "amd64" {
+		t.Skip("-short under emulation: speculation has nothing architecture-specific")
+	}
+}
+
 // loadTinyQ8 returns tinyModelQ8.
 func loadTinyQ8(t *testing.T) model.Model {
 	t.Helper()
@@ -89,6 +102,7 @@ func (o *oracle) Close() { *o.closed++ }
 // counts of drafted and accepted tokens add up, and that no block is left
 // held.
 func TestSpeculativeGreedy(t *testing.T) {
+	skipEmulated(t)
 	m := loadTinyQ8(t)
 	ps := prompts(5, 8, 5, 40, nil)
 	const maxTokens = 24
@@ -164,6 +178,7 @@ func TestSpeculativeGreedy(t *testing.T) {
 // last bit, as a batch of several sequences's do: with them the output is
 // the same in distribution, which TestSpeculativeDistribution checks.)
 func TestSpeculativeSampled(t *testing.T) {
+	skipEmulated(t)
 	m := loadTinyQ8(t)
 	s := newSched(t, m, Config{MaxSeqs: 8, Context: 128})
 	prompt := []int32{1, 10, 11, 12, 40}
@@ -254,6 +269,7 @@ func dist(t *testing.T, m model.Model, p sample.Params, tokens []int32) map[int3
 // test over the pairs, with fixed seeds, so that the outcome never changes
 // from run to run.
 func TestSpeculativeDistribution(t *testing.T) {
+	skipEmulated(t)
 	m := loadTinyQ8(t)
 	prompt := []int32{1, 50, 51, 52}
 	params := func(seed int64) sample.Params {

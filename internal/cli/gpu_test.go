@@ -71,6 +71,9 @@ func onEmulatedGPU(t *testing.T, lib string, args ...string) (stdout, stderr str
 // on the CUDA emulator: each says where the model runs, and computes what
 // it computes on the CPU, to the GPU's precision.
 func TestGPULayersEmulated(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector: the emulator's arithmetic is single-threaded (40 s under it), and the unit step runs it")
+	}
 	lib := emu.Library(t)
 	path := tinyModel(t)
 	split := regexp.MustCompile(`(?m)^saji: GPU: 2/4 layers on cuda:0, the rest on the CPU$`)
