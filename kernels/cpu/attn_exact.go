@@ -195,7 +195,15 @@ func (b *Backend) exactFlash(d, qs, kt, vt *tensor, kv kernels.KV, pos []int32, 
 	tiled := useTiledFlash(n, vd)
 	tq := 1
 	if tiled {
-		tq = max(1, min(n, 16/group))
+		// A work item widens and transposes every tile of keys and values
+		// it sees once for all its rows: the more rows, the less that costs
+		// each (a picture's 4096 patches over 4096 cells spent a third of
+		// attention's time on it with 16), as long as every thread has
+		// items to take.
+		tq = max(1, min(n, faTile/group))
+		for tq > max(1, 16/group) && (n+tq-1)/tq*nkv < 4*b.threads {
+			tq /= 2
+		}
 	} else {
 		tq = max(1, min(n, oneRowTokens/group))
 	}

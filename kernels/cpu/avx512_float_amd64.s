@@ -237,3 +237,87 @@ f16v4done:
 	ZOUT(Z12, Y12, X12, 12(R11))
 	VZEROUPPER
 	RET
+
+// ZV23(WOFF, XOFF, A00, A01, A02, A10, A11, A12) accumulates sixteen
+// values, WOFF bytes into the two F16 weight rows at SI and SI+R8 and
+// XOFF bytes into the three F16 activation rows at DI, DI+R9 and DI+2·R9,
+// into output (r, c)'s accumulator Arc: each weight vector widened once
+// for three rows, each activation vector once for two.
+#define ZV23(WOFF, XOFF, A00, A01, A02, A10, A11, A12) \
+	VCVTPH2PS   WOFF(SI), Z24; \
+	VCVTPH2PS   WOFF(SI)(R8*1), Z25; \
+	VCVTPH2PS   XOFF(DI), Z26; \
+	VCVTPH2PS   XOFF(DI)(R9*1), Z27; \
+	VCVTPH2PS   XOFF(DI)(R9*2), Z28; \
+	VFMADD231PS Z26, Z24, A00; \
+	VFMADD231PS Z27, Z24, A01; \
+	VFMADD231PS Z28, Z24, A02; \
+	VFMADD231PS Z26, Z25, A10; \
+	VFMADD231PS Z27, Z25, A11; \
+	VFMADD231PS Z28, Z25, A12
+
+// ZV4OUT(A0, A1, A2, A3, Z0_, Y0_, X0_, OFF) combines one output's four
+// accumulators as dotF16VecAVX512 does (A0 is Z0_) and stores the sum at
+// OFF.
+#define ZV4OUT(A1, A2, A3, Z0_, Y0_, X0_, OFF) \
+	VADDPS A2, Z0_, Z0_; \
+	VADDPS A3, A1, A1; \
+	VADDPS A1, Z0_, Z0_; \
+	ZOUT(Z0_, Y0_, X0_, OFF)
+
+// func dotF16Vec2x3AVX512(w *byte, wstride int, x *byte, xstride int, n int, out *[6]float32)
+TEXT ·dotF16Vec2x3AVX512(SB), NOSPLIT, $0-48
+	MOVQ   w+0(FP), SI
+	MOVQ   wstride+8(FP), R8
+	MOVQ   x+16(FP), DI
+	MOVQ   xstride+24(FP), R9
+	MOVQ   n+32(FP), CX
+	MOVQ   out+40(FP), R11
+	VPXORD Z0, Z0, Z0; VPXORD Z1, Z1, Z1; VPXORD Z2, Z2, Z2; VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4; VPXORD Z5, Z5, Z5; VPXORD Z6, Z6, Z6; VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8; VPXORD Z9, Z9, Z9; VPXORD Z10, Z10, Z10; VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12; VPXORD Z13, Z13, Z13; VPXORD Z14, Z14, Z14; VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16; VPXORD Z17, Z17, Z17; VPXORD Z18, Z18, Z18; VPXORD Z19, Z19, Z19
+	VPXORD Z20, Z20, Z20; VPXORD Z21, Z21, Z21; VPXORD Z22, Z22, Z22; VPXORD Z23, Z23, Z23
+	SHRQ   $6, CX
+	JZ     f16v23done
+
+f16v23loop:
+	ZV23(0, 0, Z0, Z4, Z8, Z12, Z16, Z20)
+	ZV23(32, 32, Z1, Z5, Z9, Z13, Z17, Z21)
+	ZV23(64, 64, Z2, Z6, Z10, Z14, Z18, Z22)
+	ZV23(96, 96, Z3, Z7, Z11, Z15, Z19, Z23)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	DECQ CX
+	JNZ  f16v23loop
+
+f16v23done:
+	ZV4OUT(Z1, Z2, Z3, Z0, Y0, X0, 0(R11))
+	ZV4OUT(Z5, Z6, Z7, Z4, Y4, X4, 4(R11))
+	ZV4OUT(Z9, Z10, Z11, Z8, Y8, X8, 8(R11))
+	ZV4OUT(Z13, Z14, Z15, Z12, Y12, X12, 12(R11))
+	ZV4OUT(Z17, Z18, Z19, Z16, Y16, X16, 16(R11))
+	ZV4OUT(Z21, Z22, Z23, Z20, Y20, X20, 20(R11))
+	VZEROUPPER
+	RET
+
+// func narrowF16AVX512(dst *byte, src *float32, n int)
+TEXT ·narrowF16AVX512(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	SHRQ $4, CX
+	JZ   narrowdone
+
+narrowloop:
+	VMOVUPS   0(SI), Z0
+	VCVTPS2PH $0, Z0, 0(DI)
+	ADDQ      $64, SI
+	ADDQ      $32, DI
+	DECQ      CX
+	JNZ       narrowloop
+
+narrowdone:
+	VZEROUPPER
+	RET

@@ -125,8 +125,10 @@ func TestAVX512FloatMatMul(t *testing.T) {
 		{64, 16, 6}, {32, 35, 13}, {96, 48, 2}, {256, 17, 7}, {528, 33, 12}, {1040, 64, 19}, {48, 20, 8}, {24, 18, 9}, {2048, 32, 128}, {16384, 16, 35},
 		{2048, 33, 1}, {1040, 12, 1}, {100, 9, 1}, {64, 4, 1}, {4096, 21, 1},
 		// Rows with a tail past their 64s and no tiny order (k not a multiple
-		// of 16): halfVecRows, four activation rows at a time and the rest.
-		{100, 9, 11}, {1060, 7, 9}, {3420, 3, 5}, {40, 5, 6},
+		// of 16): halfVecBlocks for F16 (two weight rows by three activation
+		// rows, groups of 18, odd rows and columns left over), halfVecRows,
+		// four activation rows at a time and the rest.
+		{100, 9, 11}, {1060, 7, 9}, {3420, 3, 5}, {40, 5, 6}, {1060, 37, 41}, {3420, 16, 20}, {200, 2, 3},
 	}
 	for _, typ := range zFloatTypes {
 		for _, s := range shapes {

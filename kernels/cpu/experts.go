@@ -58,7 +58,7 @@ func (b *Backend) MatMulExperts(dst kernels.Tensor, experts []kernels.Tensor, x 
 	case dotF32, dotF16, dotBF16:
 		xr := xs.f
 		if kind != dotF32 {
-			xr = b.free.get(len(xs.f))
+			xr = b.free.scratch(len(xs.f))
 			defer b.free.put(xr)
 			roundHalves(kind, xr, xs.f)
 		}

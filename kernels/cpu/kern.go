@@ -44,6 +44,12 @@ type kernelSet struct {
 	// f16Body4 is f16Body for four activation rows xstride bytes apart
 	// at once (nil: four calls of f16Body).
 	f16Body4 func(w *byte, x *float32, xstride, n int, out *[4]float32)
+	// f16Body6 is f16Body for two weight rows wstride bytes apart against
+	// three F16 activation rows xstride bytes apart: out[3r+c] is weight
+	// row r's sum with activation row c (nil: no such kernel); narrowF16
+	// writes its activations, src's values (already F16's) as F16.
+	f16Body6  func(w *byte, wstride int, x *byte, xstride, n int, out *[6]float32)
+	narrowF16 func(dst []byte, src []float32)
 
 	// quantQ8 and quantQ8K are quantizeQ8 and quantizeQ8K.
 	quantQ8  func(x []float32, out []q8Block, sums bool)

@@ -66,7 +66,7 @@ func (b *Backend) MatMul(dst, w, x kernels.Tensor) error {
 		if kind == dotBF16 {
 			widen = quant.BF16ToF32
 		}
-		xr := b.free.get(len(xs.f)) // a recycled buffer: no garbage per product
+		xr := b.free.scratch(len(xs.f)) // a recycled buffer: no garbage per product
 		defer b.free.put(xr)
 		b.parallel(n, func(lo, hi int) {
 			roundHalves(kind, xr[lo*k:hi*k], xs.f[lo*k:hi*k])
@@ -85,6 +85,21 @@ func (b *Backend) MatMul(dst, w, x kernels.Tensor) error {
 				}
 				single = func(i, j0, j1 int) {
 					halfVecRows(wt.row(i), xr, k, j0, j1, body, body4, widen, hd, out[i:], m)
+				}
+				if body6 := b.k.f16Body6; kind == dotF16 && body6 != nil && !wt.released {
+					xb := b.free.scratch((len(xr) + 1) / 2) // the activations as F16
+					defer b.free.put(xb)
+					xh := unsafe.Slice((*byte)(unsafe.Pointer(&xb[0])), 2*len(xr))
+					b.parallel(n, func(lo, hi int) {
+						b.k.narrowF16(xh[2*lo*k:2*hi*k], xr[lo*k:hi*k])
+					})
+					tile := rowTile(n, 4*k)
+					b.parallelBalanced(m, func(lo, hi int) {
+						tiledGroups(lo, hi, 0, n, tile, 18, func(i0, i1, j0, j1 int) {
+							halfVecBlocks(wt, xr, xh, k, i0, i1, j0, j1, body6, widen, single, out, m)
+						})
+					})
+					break
 				}
 			}
 			b.simd(wt, n, 4*k, tinyOrder(n, k), unsafe.Pointer(&xr[0]), k, out, 0, single)
@@ -240,24 +255,32 @@ func (b *Backend) tiled(m, n, rowBytes int, fn func(i, j0, j1 int)) {
 func rowTile(n, rowBytes int) int { return max(1, min(n, tileBytes/max(1, rowBytes))) }
 
 // tiledRows is one thread's share of tiled: weight rows [lo, hi) by
-// activation rows [jlo, jhi) in tiles of tile rows. Within a tile, the
-// weight rows go in groups of subRows, each group over the tile's rows
-// subRows at a time, so that a group's weights and a few activation rows
-// stay in L2 while every pair of them meets: the activation rows of a
-// wide tile come from L3 once a group, not once a weight row (Qwen2.5-VL's
-// encoder's ffn_down, rows of 3420 without a tile kernel, took 16 times
-// the traffic).
+// activation rows [jlo, jhi) in tiles of tile rows, as tiledGroups
+// groups them, sixteen activation rows at a time.
 func tiledRows(lo, hi, jlo, jhi, tile int, fn func(i, j0, j1 int)) {
-	const subRows = 16
+	tiledGroups(lo, hi, jlo, jhi, tile, 16, func(i0, i1, j0, j1 int) {
+		for i := i0; i < i1; i++ {
+			fn(i, j0, j1)
+		}
+	})
+}
+
+// tiledGroups is tiledRows for a kernel of several weight rows: within
+// each tile of activation rows, the weight rows go in groups of sixteen,
+// each group over the tile's rows sub rows at a time (fn(i0, i1, j0, j1)
+// for weight rows [i0, i1) by activation rows [j0, j1)), so that a group's
+// weights and a few activation rows stay in L2 while every pair of them
+// meets: the activation rows of a wide tile come from L3 once a group, not
+// once a weight row (Qwen2.5-VL's encoder's ffn_down, rows of 3420 without
+// a tile kernel, took 16 times the traffic).
+func tiledGroups(lo, hi, jlo, jhi, tile, sub int, fn func(i0, i1, j0, j1 int)) {
+	const groupRows = 16
 	for j0 := jlo; j0 < jhi; j0 += tile {
 		j1 := min(jhi, j0+tile)
-		for i0 := lo; i0 < hi; i0 += subRows {
-			i1 := min(hi, i0+subRows)
-			for s := j0; s < j1; s += subRows {
-				e := min(j1, s+subRows)
-				for i := i0; i < i1; i++ {
-					fn(i, s, e)
-				}
+		for i0 := lo; i0 < hi; i0 += groupRows {
+			i1 := min(hi, i0+groupRows)
+			for s := j0; s < j1; s += sub {
+				fn(i0, i1, s, min(j1, s+sub))
 			}
 		}
 	}
@@ -333,6 +356,59 @@ func (tk *tileKernel) blocks(lo, hi, jlo, jhi, tile int, base tileArgs, gemmRows
 	}
 }
 
+// halfVecBlocks sets out[j·m+i] for the F16 weight rows [i0, i1) of wt and
+// the activation rows [j0, j1) of xr (k values each, F16's; xh holds them
+// as F16) as halfVecRows does, two weight rows by three activation rows at
+// a time: body6's sums of the 64s, then the six tails' float64 sums side
+// by side, each in halfVec's order. The rows left over go to rows(i, j0,
+// j1), halfVecRows.
+func halfVecBlocks(wt *tensor, xr []float32, xh []byte, k, i0, i1, j0, j1 int,
+	body6 func(w *byte, wstride int, x *byte, xstride, n int, out *[6]float32),
+	widen func(uint16) float32, rows func(i, j0, j1 int), out []float32, m int) {
+	np := k &^ 63
+	rb := wt.rowBytes()
+	var tw [2][63]float32
+	b6 := new([6]float32) // one allocation: body6 is a function value, so its out escapes
+	i := i0
+	for ; i+2 <= i1 && np > 0; i += 2 {
+		w := wt.data[i*rb : (i+2)*rb]
+		t0, t1 := tw[0][:k-np], tw[1][:k-np]
+		for t := range t0 {
+			o := 2 * (np + t)
+			t0[t] = widen(uint16(w[o]) | uint16(w[o+1])<<8)
+			t1[t] = widen(uint16(w[rb+o]) | uint16(w[rb+o+1])<<8)
+		}
+		j := j0
+		for ; j+3 <= j1; j += 3 {
+			body6(&w[0], rb, &xh[2*j*k], 2*k, np, b6)
+			s00, s01, s02 := float64(b6[0]), float64(b6[1]), float64(b6[2])
+			s10, s11, s12 := float64(b6[3]), float64(b6[4]), float64(b6[5])
+			x0, x1, x2 := xr[j*k+np:(j+1)*k], xr[(j+1)*k+np:(j+2)*k], xr[(j+2)*k+np:(j+3)*k]
+			x0, x1, x2 = x0[:len(t0)], x1[:len(t0)], x2[:len(t0)]
+			for t, a := range t0 {
+				b := t1[t]
+				s00 += float64(a * x0[t])
+				s01 += float64(a * x1[t])
+				s02 += float64(a * x2[t])
+				s10 += float64(b * x0[t])
+				s11 += float64(b * x1[t])
+				s12 += float64(b * x2[t])
+			}
+			o := j*m + i
+			out[o], out[o+1] = float32(s00), float32(s10)
+			out[o+m], out[o+m+1] = float32(s01), float32(s11)
+			out[o+2*m], out[o+2*m+1] = float32(s02), float32(s12)
+		}
+		if j < j1 {
+			rows(i, j, j1)
+			rows(i+1, j, j1)
+		}
+	}
+	for ; i < i1; i++ {
+		rows(i, j0, j1)
+	}
+}
+
 // halfVecRows sets out[j·stride] to dotVec(widen(w), x_j, true) for the
 // activation rows x_j = xr[j·k:(j+1)·k], j0 ≤ j < j1, as halfVec computes
 // it (single, its kernel), four rows at a time: each row's SIMD body
@@ -350,13 +426,16 @@ func halfVecRows(w []byte, xr []float32, k, j0, j1 int, body func(w *byte, x *fl
 	for t := range tail {
 		tail[t] = widen(uint16(w[2*(np+t)]) | uint16(w[2*(np+t)+1])<<8)
 	}
+	var b4 *[4]float32 // one allocation: body4 is a function value, so its out escapes
+	if body4 != nil {
+		b4 = new([4]float32)
+	}
 	j := j0
 	for ; j+4 <= j1 && np > 0; j += 4 {
 		x0, x1, x2, x3 := xr[j*k:(j+1)*k], xr[(j+1)*k:(j+2)*k], xr[(j+2)*k:(j+3)*k], xr[(j+3)*k:(j+4)*k]
 		var s0, s1, s2, s3 float64
 		if body4 != nil {
-			var b4 [4]float32
-			body4(&w[0], &x0[0], 4*k, np, &b4)
+			body4(&w[0], &x0[0], 4*k, np, b4)
 			s0, s1, s2, s3 = float64(b4[0]), float64(b4[1]), float64(b4[2]), float64(b4[3])
 		} else {
 			s0, s1 = float64(body(&w[0], &x0[0], np)), float64(body(&w[0], &x1[0], np))
