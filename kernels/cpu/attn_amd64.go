@@ -167,3 +167,61 @@ func seqDots64(out *[64]float32, q, kt []float32) {
 	}
 	seqDots64Go(out, q, kt)
 }
+
+// seqDots64x2 is seqDots64 for two query rows against one key tile: on
+// AVX-512 each row's 64 chains in four registers, both rows' eight chains
+// side by side (one row's four are bound by their latency), the same bits.
+func seqDots64x2(out0, out1 *[64]float32, q0, q1, kt []float32) {
+	if !attnAVX512 || len(q0) == 0 || len(q1) != len(q0) {
+		seqDots64(out0, q0, kt)
+		seqDots64(out1, q1, kt)
+		return
+	}
+	_ = kt[64*len(q0)-1]
+	seqDots64x2AVX512(&out0[0], &out1[0], &q0[0], &q1[0], &kt[0], len(q0))
+}
+
+// attnAcc2 is attnAcc for two rows' weights over the same values, on
+// AVX-512 both rows' chains side by side (value heads of 80, Qwen-VL's
+// encoders', in five registers a row), the same bits.
+func attnAcc2(acc0, acc1, v, p0, p1 []float32, ldv int) {
+	n, d := len(p0), len(acc0)
+	if !attnAVX512 || n == 0 || d%16 != 0 || len(p1) != n || len(acc1) != d {
+		attnAcc(acc0, v, p0, ldv)
+		attnAcc(acc1, v, p1, ldv)
+		return
+	}
+	_ = v[(n-1)*ldv+d-1]
+	off := 0
+	if d%80 == 0 {
+		for ; off < d; off += 80 {
+			attnAcc2x80AVX512(&acc0[off], &acc1[off], &v[off], &p0[0], &p1[0], ldv, n)
+		}
+		return
+	}
+	for ; off+64 <= d; off += 64 {
+		attnAcc2x64AVX512(&acc0[off], &acc1[off], &v[off], &p0[0], &p1[0], ldv, n)
+	}
+	for ; off < d; off += 16 {
+		attnAcc2x16AVX512(&acc0[off], &acc1[off], &v[off], &p0[0], &p1[0], ldv, n)
+	}
+}
+
+// seqDots64x2AVX512 is seqDots64AVX2 for two query rows, q0 into out0 and
+// q1 into out1.
+//
+//go:noescape
+func seqDots64x2AVX512(out0, out1, q0, q1, kt *float32, hd int)
+
+// attnAcc2x80AVX512 adds Σ_c p0[c]·v[c·ldv:][:80] to acc0[:80] and the
+// same with p1 to acc1, as attnAccAVX2 does, for c < n; attnAcc2x64AVX512
+// and attnAcc2x16AVX512 do it for 64 and 16 values.
+//
+//go:noescape
+func attnAcc2x80AVX512(acc0, acc1, v, p0, p1 *float32, ldv, n int)
+
+//go:noescape
+func attnAcc2x64AVX512(acc0, acc1, v, p0, p1 *float32, ldv, n int)
+
+//go:noescape
+func attnAcc2x16AVX512(acc0, acc1, v, p0, p1 *float32, ldv, n int)

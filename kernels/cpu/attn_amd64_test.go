@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -47,5 +48,37 @@ func TestF16AccSets(t *testing.T) {
 	}
 	if !attnAVX512 {
 		t.Log("cpu lacks avx512f or avx512vl: the AVX-512 form did not run")
+	}
+}
+
+// TestTileSoftmaxAVX2 checks the tiled attention's scaling, maximum and
+// shifted exponentials on AVX2 against their Go forms, bit for bit, over
+// scores of every sign and size, infinities included.
+func TestTileSoftmaxAVX2(t *testing.T) {
+	if !ewAVX2 {
+		t.Skip("cpu lacks avx2 and fma")
+	}
+	rng := rand.New(rand.NewPCG(91, 92))
+	for round := range 200 {
+		var a, b [64]float32
+		for c := range a {
+			a[c] = float32(rng.NormFloat64() * math.Pow(10, float64(round%7-3)))
+		}
+		if round%5 == 0 {
+			a[rng.IntN(64)] = float32(math.Inf(-1))
+		}
+		b = a
+		scale := float32(rng.Float64() + 0.01)
+		if got, want := scaleMax64(&a, scale), scaleMax64Go(&b, scale); got != want || a != b {
+			t.Fatalf("round %d: scaleMax64 %v, Go %v (values equal: %v)", round, got, want, a == b)
+		}
+		m := a[rng.IntN(64)] + float32(rng.Float64())
+		expShift64(&a, m)
+		expShift64Go(&b, m)
+		for c := range a {
+			if math.Float32bits(a[c]) != math.Float32bits(b[c]) {
+				t.Fatalf("round %d, cell %d: exp(x - %v): %v, Go %v", round, c, m, a[c], b[c])
+			}
+		}
 	}
 }

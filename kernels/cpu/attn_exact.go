@@ -200,7 +200,7 @@ func (b *Backend) exactFlash(d, qs, kt, vt *tensor, kv kernels.KV, pos []int32, 
 		// each (a picture's 4096 patches over 4096 cells spent a third of
 		// attention's time on it with 16), as long as every thread has
 		// items to take.
-		tq = max(1, min(n, faTile/group))
+		tq = max(1, min(n, 4*faTile/group))
 		for tq > max(1, 16/group) && (n+tq-1)/tq*nkv < 4*b.threads {
 			tq /= 2
 		}
@@ -217,7 +217,7 @@ func (b *Backend) exactFlash(d, qs, kt, vt *tensor, kv kernels.KV, pos []int32, 
 		if tiled {
 			kbuf, vbuf, kT = make([]float32, faTile*hd), make([]float32, faTile*vd), make([]float32, hd*faTile)
 		}
-		var kq [faTile]float32
+		var kq [2][faTile]float32
 		for w := lo; w < hi; w++ {
 			blk, kh := w%blocks, w/blocks
 			rows = rows[:0]
@@ -352,13 +352,12 @@ func (b *Backend) flashOneRowItem(rows []flashRow, kt, vt *tensor, kv kernels.KV
 // each tile's keys widened and transposed once for all rows (whose dot
 // products then run 64 cells to the vector) and its values widened once.
 func (b *Backend) flashTiledItem(rows []flashRow, kt, vt *tensor, kv kernels.KV, kh, cells int, p kernels.AttentionParams,
-	kbuf, vbuf, kT []float32, kq *[faTile]float32) {
+	kbuf, vbuf, kT []float32, kq *[2][faTile]float32) {
 	hd, vd := p.HeadDim, p.ValueDim
 	scale, softcap := p.Scale, p.Softcap
 	if softcap > 0 {
 		scale /= softcap
 	}
-	inf := float32(math.Inf(-1))
 	for t := 0; t < cells; t += faTile {
 		// The tile's cells that some row sees.
 		ulo, uhi := math.MaxInt, -1
@@ -380,45 +379,95 @@ func (b *Backend) flashTiledItem(rows []flashRow, kt, vt *tensor, kv kernels.KV,
 			}
 		}
 		vals, ldv := loadTile(vbuf, vt, kv, kh*vd, vd, ulo, uhi)
-		for i := range rows {
+		for i := 0; i < len(rows); i++ {
 			r := &rows[i]
 			lo, hi := max(t, r.first), min(t+faTile-1, r.last)
 			if lo > hi {
 				continue
 			}
-			seqDots64(kq, r.q, kT)
-			tileMax := inf
-			for c := range kq {
-				if c < lo-t || c > hi-t {
-					kq[c] = inf
+			if i+1 < len(rows) {
+				// Two rows that see the same cells of the tile (every row
+				// where nothing masks it): their dot products and value sums
+				// side by side.
+				if r1 := &rows[i+1]; max(t, r1.first) == lo && min(t+faTile-1, r1.last) == hi {
+					seqDots64x2(&kq[0], &kq[1], r.q, r1.q, kT)
+					p0 := r.tileWeights(&kq[0], lo-t, hi-t, scale, softcap)
+					p1 := r1.tileWeights(&kq[1], lo-t, hi-t, scale, softcap)
+					attnAcc2(r.acc, r1.acc, vals[(lo-ulo)*ldv:], p0, p1, ldv)
+					i++
 					continue
 				}
-				x := kq[c] * scale
-				if softcap > 0 {
-					x = tanh32(x) * softcap
-				}
-				kq[c] = x
-				tileMax = max(tileMax, x)
 			}
-			mNew := max(r.m, tileMax)
-			if mNew > r.m {
-				ms := expF(r.m - mNew)
-				for x := range r.acc {
-					r.acc[x] *= ms
-				}
-				r.sum *= ms
-			}
-			r.m = mNew
-			for c := range kq {
-				kq[c] -= r.m
-			}
-			expRowFast(kq[:], kq[:])
-			var s64 float64
-			for g := 0; g < faTile; g += 16 {
-				s64 += float64(reduce16((*[16]float32)(kq[g : g+16])))
-			}
-			r.sum = float32(float64(r.sum) + s64)
-			attnAcc(r.acc, vals[(lo-ulo)*ldv:], kq[lo-t:hi-t+1], ldv)
+			seqDots64(&kq[0], r.q, kT)
+			attnAcc(r.acc, vals[(lo-ulo)*ldv:], r.tileWeights(&kq[0], lo-t, hi-t, scale, softcap), ldv)
 		}
 	}
+}
+
+// scaleMax64Go multiplies a tile's 64 scores by scale and returns their
+// maximum.
+func scaleMax64Go(kq *[64]float32, scale float32) float32 {
+	m := float32(math.Inf(-1))
+	for c, v := range kq {
+		kq[c] = v * scale
+		m = max(m, kq[c])
+	}
+	return m
+}
+
+// expShift64Go sets kq[c] = expV(kq[c] - m) as expRowFast computes it.
+func expShift64Go(kq *[64]float32, m float32) {
+	for c := range kq {
+		kq[c] -= m
+	}
+	expRowFast(kq[:], kq[:])
+}
+
+// tileWeights takes the row's scores of a tile's cells (kq, its dot
+// products; the row sees cells lo to hi of the tile) into its online
+// softmax: scaled (and capped), the running maximum and the sum of
+// weights updated, and the accumulator rescaled, as ggml's tiled kernel
+// does. It returns the weights of cells lo to hi.
+func (r *flashRow) tileWeights(kq *[faTile]float32, lo, hi int, scale, softcap float32) []float32 {
+	inf := float32(math.Inf(-1))
+	for c := range lo {
+		kq[c] = inf
+	}
+	for c := hi + 1; c < faTile; c++ {
+		kq[c] = inf
+	}
+	tileMax := inf
+	seen := kq[lo : hi+1]
+	switch {
+	case lo == 0 && hi == faTile-1 && softcap == 0:
+		tileMax = scaleMax64(kq, scale)
+	case softcap > 0:
+		for c, v := range seen {
+			x := tanh32(v*scale) * softcap
+			seen[c] = x
+			tileMax = max(tileMax, x)
+		}
+	default:
+		for c, v := range seen {
+			x := v * scale
+			seen[c] = x
+			tileMax = max(tileMax, x)
+		}
+	}
+	mNew := max(r.m, tileMax)
+	if mNew > r.m {
+		ms := expF(r.m - mNew)
+		for x := range r.acc {
+			r.acc[x] *= ms
+		}
+		r.sum *= ms
+	}
+	r.m = mNew
+	expShift64(kq, mNew)
+	var s64 float64
+	for g := 0; g < faTile; g += 16 {
+		s64 += float64(reduce16((*[16]float32)(kq[g : g+16])))
+	}
+	r.sum = float32(float64(r.sum) + s64)
+	return seen
 }

@@ -258,7 +258,12 @@ func TestExactAttention(t *testing.T) {
 		attnCase{name: "tiled-f16-cells-window", typ: quant.TypeF16, heads: 4, kvHeads: 2, hd: 64, vd: 32, cached: 100, rows: 192, batch: 64, window: 70, cells: "blocks"},
 		attnCase{name: "tiled-f16-softcap", typ: quant.TypeF16, heads: 2, kvHeads: 1, hd: 40, vd: 16, cached: 3, rows: 80, batch: 65, softcap: 3},
 		attnCase{name: "batch-f32-long-rows", typ: quant.TypeF32, heads: 2, kvHeads: 1, hd: 128, vd: 128, cached: 300, rows: 600, batch: 2},
-		attnCase{name: "decode-f32-tail", typ: quant.TypeF32, heads: 2, kvHeads: 2, hd: 64, vd: 64, cached: 270, rows: 300, batch: 1, window: 200})
+		attnCase{name: "decode-f32-tail", typ: quant.TypeF32, heads: 2, kvHeads: 2, hd: 64, vd: 64, cached: 270, rows: 300, batch: 1, window: 200},
+		// Heads of 80 (Qwen-VL's encoders': two rows' value sums in five
+		// registers each) and of 48 (a 16-wide rest), the tiled kernel's
+		// rows in pairs where they see the same cells.
+		attnCase{name: "tiled-f16-hd80", typ: quant.TypeF16, heads: 4, kvHeads: 4, hd: 80, vd: 80, cached: 10, rows: 210, batch: 150},
+		attnCase{name: "tiled-f16-vd48", typ: quant.TypeF16, heads: 6, kvHeads: 2, hd: 48, vd: 112, cached: 70, rows: 200, batch: 129, window: 90})
 	for _, c := range cases {
 		if c.typ == quant.TypeQ8_0 {
 			continue

@@ -41,3 +41,33 @@ func siluRowFast(y, x, g []float32) {
 		y[i] = x[i] / (1 + expF(-x[i])) * g[i]
 	}
 }
+
+// scaleMax64 multiplies a tile's 64 scores by scale and returns their
+// maximum (the products are scaleMax64Go's; a NaN score makes the
+// attention row NaN either way).
+func scaleMax64(kq *[64]float32, scale float32) float32 {
+	if ewAVX2 {
+		return scaleMaxAVX2(&kq[0], scale, len(kq))
+	}
+	return scaleMax64Go(kq, scale)
+}
+
+// expShift64 sets kq[c] = expV(kq[c] - m), expRowFast's values.
+func expShift64(kq *[64]float32, m float32) {
+	if ewAVX2 {
+		expShiftAVX2(&kq[0], &kq[0], m, len(kq))
+		return
+	}
+	expShift64Go(kq, m)
+}
+
+// expShiftAVX2 is expAVX2 of src[i] - shift.
+//
+//go:noescape
+func expShiftAVX2(dst, src *float32, shift float32, n int)
+
+// scaleMaxAVX2 multiplies the n values (a multiple of 8, at least 8) at x
+// by scale in place and returns their maximum.
+//
+//go:noescape
+func scaleMaxAVX2(x *float32, scale float32, n int) float32

@@ -118,3 +118,57 @@ siluloop:
 siludone:
 	VZEROUPPER
 	RET
+
+// func expShiftAVX2(dst, src *float32, shift float32, n int)
+TEXT ·expShiftAVX2(SB), NOSPLIT, $0-32
+	MOVQ         dst+0(FP), DI
+	MOVQ         src+8(FP), SI
+	VBROADCASTSS shift+16(FP), Y12
+	MOVQ         n+24(FP), CX
+	SHRQ         $3, CX
+	JEQ          expsdone
+
+expsloop:
+	VMOVUPS (SI), Y0
+	VSUBPS  Y12, Y0, Y0
+	EXPV
+	VMOVUPS Y0, (DI)
+	ADDQ    $32, SI
+	ADDQ    $32, DI
+	DECQ    CX
+	JNZ     expsloop
+
+expsdone:
+	VZEROUPPER
+	RET
+
+// func scaleMaxAVX2(x *float32, scale float32, n int) float32
+TEXT ·scaleMaxAVX2(SB), NOSPLIT, $0-28
+	MOVQ         x+0(FP), SI
+	VBROADCASTSS scale+8(FP), Y1
+	MOVQ         n+16(FP), CX
+	SHRQ         $3, CX
+	VMULPS       (SI), Y1, Y2
+	VMOVUPS      Y2, (SI)
+	ADDQ         $32, SI
+	DECQ         CX
+	JEQ          smdone
+
+smloop:
+	VMULPS  (SI), Y1, Y0
+	VMOVUPS Y0, (SI)
+	VMAXPS  Y0, Y2, Y2
+	ADDQ    $32, SI
+	DECQ    CX
+	JNZ     smloop
+
+smdone:
+	VEXTRACTF128 $1, Y2, X3
+	VMAXPS       X3, X2, X2
+	VMOVHLPS     X2, X2, X3
+	VMAXPS       X3, X2, X2
+	VMOVSHDUP    X2, X3
+	VMAXSS       X3, X2, X2
+	VMOVSS       X2, ret+24(FP)
+	VZEROUPPER
+	RET
