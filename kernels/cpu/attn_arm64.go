@@ -143,15 +143,3 @@ func seqDots64(out *[64]float32, q, kt []float32) {
 	}
 	seqDots64Go(out, q, kt)
 }
-
-// seqDots64x2 is seqDots64 for two query rows against one key tile.
-func seqDots64x2(out0, out1 *[64]float32, q0, q1, kt []float32) {
-	seqDots64(out0, q0, kt)
-	seqDots64(out1, q1, kt)
-}
-
-// attnAcc2 is attnAcc for two rows' weights over the same values.
-func attnAcc2(acc0, acc1, v, p0, p1 []float32, ldv int) {
-	attnAcc(acc0, v, p0, ldv)
-	attnAcc(acc1, v, p1, ldv)
-}

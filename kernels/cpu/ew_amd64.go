@@ -5,11 +5,6 @@ import "golang.org/x/sys/cpu"
 // ewAVX2 reports whether the element-wise AVX2 kernels can run.
 var ewAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
-// expAVX2 sets dst[i] = expV(src[i]) for i < n&^7, bit for bit.
-//
-//go:noescape
-func expAVX2(dst, src *float32, n int)
-
 // siluAVX2 sets y[i] = x[i]/(1+expV(-x[i]))·gate[i] for i < n&^7, bit for
 // bit as siluRow computes its full vectors.
 //
@@ -21,7 +16,7 @@ func expRowFast(dst, src []float32) {
 	n := 0
 	if ewAVX2 && len(src) >= 8 {
 		n = len(src) &^ 7
-		expAVX2(&dst[0], &src[0], n)
+		expShiftAVX2(&dst[0], &src[0], 0, n) // x - 0 is x, whatever x
 	}
 	for i := n; i < len(src); i++ {
 		dst[i] = expV(src[i])
@@ -61,7 +56,8 @@ func expShift64(kq *[64]float32, m float32) {
 	expShift64Go(kq, m)
 }
 
-// expShiftAVX2 is expAVX2 of src[i] - shift.
+// expShiftAVX2 sets dst[i] = expV(src[i] - shift) for i < n&^7, bit for
+// bit.
 //
 //go:noescape
 func expShiftAVX2(dst, src *float32, shift float32, n int)

@@ -69,27 +69,6 @@ GLOBL ewc<>(SB), RODATA|NOPTR, $60
 	VANDNPS      Y9, Y11, Y11; \
 	VBLENDVPS    Y8, Y11, Y7, Y0
 
-// func expAVX2(dst, src *float32, n int)
-TEXT ·expAVX2(SB), NOSPLIT, $0-24
-	MOVQ dst+0(FP), DI
-	MOVQ src+8(FP), SI
-	MOVQ n+16(FP), CX
-	SHRQ $3, CX
-	JEQ  expdone
-
-exploop:
-	VMOVUPS (SI), Y0
-	EXPV
-	VMOVUPS Y0, (DI)
-	ADDQ    $32, SI
-	ADDQ    $32, DI
-	DECQ    CX
-	JNZ     exploop
-
-expdone:
-	VZEROUPPER
-	RET
-
 // func siluAVX2(y, x, gate *float32, n int)
 TEXT ·siluAVX2(SB), NOSPLIT, $0-32
 	MOVQ y+0(FP), DI

@@ -37,10 +37,3 @@ func siluRowFast(y, x, g []float32) {
 		y[i] = x[i] / (1 + expF(-x[i])) * g[i]
 	}
 }
-
-// scaleMax64 multiplies a tile's 64 scores by scale and returns their
-// maximum.
-func scaleMax64(kq *[64]float32, scale float32) float32 { return scaleMax64Go(kq, scale) }
-
-// expShift64 sets kq[c] = expV(kq[c] - m), expRowFast's values.
-func expShift64(kq *[64]float32, m float32) { expShift64Go(kq, m) }
