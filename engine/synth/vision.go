@@ -131,6 +131,12 @@ func init() {
 	// tests.
 	Qwen25Encoder = VisionShape{Name: "tiny-qwen25vl", Type: "qwen2.5vl_merger",
 		ImageSize: 560, PatchSize: 14, Embd: 1280, FFN: 3420, Layers: 32, Heads: 16, Merge: 2, LMEmbd: 256, WindowPattern: 8}
+	// Mistral Small 3.1's Pixtral encoder at its real size (24 blocks of
+	// 1024, heads of 64, 2-D RoPE over the whole picture, the 2 × 2 patch
+	// merger), projecting to the tiny language model's width: for speed
+	// tests.
+	Mistral3Encoder = VisionShape{Name: "tiny-mistral3-vision", Type: "pixtral",
+		ImageSize: 1540, PatchSize: 14, Embd: 1024, FFN: 4096, Layers: 24, Heads: 16, Merge: 2, LMEmbd: 256}
 }
 
 // VisionMarkers are the tokens a vision shape's vocabulary adds (Gemma
@@ -186,9 +192,10 @@ type VisionShape struct {
 // model shape they pair with.
 var visionShapes []VisionShape
 
-// Gemma3Encoder and Qwen25Encoder are projectors of Gemma 3's and
-// Qwen2.5-VL's real encoders for the tiny vision models (set in init).
-var Gemma3Encoder, Qwen25Encoder VisionShape
+// Gemma3Encoder, Qwen25Encoder and Mistral3Encoder are projectors of
+// Gemma 3's, Qwen2.5-VL's and Mistral Small 3.1's real encoders for the
+// tiny vision models (set in init).
+var Gemma3Encoder, Qwen25Encoder, Mistral3Encoder VisionShape
 
 // VisionShapeNames returns the names of the language model shapes that
 // a projector pairs with.

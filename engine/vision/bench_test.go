@@ -16,7 +16,8 @@ import (
 // BenchmarkEncode896 encodes one 896×896 picture with Gemma 3's encoder at
 // its real size (synth.Gemma3Encoder, random weights) on 2 threads, or
 // Qwen2.5-VL 7B's (synth.Qwen25Encoder) where SAJI_VISION_BENCH_SHAPE is
-// qwen25vl. It runs only with SAJI_VISION_BENCH set to a folder, where it
+// qwen25vl, Mistral Small 3.1's (synth.Mistral3Encoder) where it is
+// mistral3. It runs only with SAJI_VISION_BENCH set to a folder, where it
 // writes (once) the projector, the tiny language model it pairs with and
 // the picture, so that llama-mtmd-cli can encode the same files.
 // SAJI_VISION_BENCH_LAYERS, when set, is the encoder's depth instead of
@@ -56,8 +57,11 @@ func BenchmarkEncode896(b *testing.B) {
 func writeBenchFiles(b *testing.B, dir string) {
 	ctx := context.Background()
 	vs := synth.Gemma3Encoder
-	if os.Getenv("SAJI_VISION_BENCH_SHAPE") == "qwen25vl" {
+	switch os.Getenv("SAJI_VISION_BENCH_SHAPE") {
+	case "qwen25vl":
 		vs = synth.Qwen25Encoder
+	case "mistral3":
+		vs = synth.Mistral3Encoder
 	}
 	if n, err := strconv.Atoi(os.Getenv("SAJI_VISION_BENCH_LAYERS")); err == nil && n > 0 {
 		vs.Layers = n
