@@ -42,6 +42,7 @@ func addAVX512Float(k *kernelSet) {
 	k.f16Body, k.bf16Body = dotF16VecAVX512, dotBF16VecAVX512
 	k.f16Body4 = dotF16Vec4AVX512
 	k.f16Body6, k.narrowF16 = dotF16Vec2x3AVX512, narrowF16
+	k.f16TileH = &tileKernel{mr: 4 * zGroups, nr: 6, fn: zTileH, overlap: true}
 }
 
 // narrowF16 sets dst to src's values as F16 (two bytes each), rounded to
@@ -120,6 +121,16 @@ func zFloatTile(t quant.Type) tileKernel {
 	return tileKernel{mr: 4 * zGroups, nr: 6, fn: fn, overlap: true}
 }
 
+// zTileH is zTile for F16 weights against F16 activations.
+func zTileH(a *tileArgs) {
+	sub := *a
+	for g := range zGroups {
+		sub.w = (*byte)(unsafe.Add(unsafe.Pointer(a.w), 4*g*a.wstride))
+		sub.out = (*float32)(unsafe.Add(unsafe.Pointer(a.out), 4*4*g))
+		tileF16x4x6HAVX512(&sub)
+	}
+}
+
 // zTile computes the 4·zGroups × 6 outputs of a tile of t's weights
 // against float32 activations (a.n values, a multiple of 16).
 func zTile(a *tileArgs, t quant.Type) {
@@ -144,6 +155,14 @@ func zTile(a *tileArgs, t quant.Type) {
 //
 //go:noescape
 func tileF16x4x6AVX512(a *tileArgs)
+
+// tileF16x4x6HAVX512 is tileF16x4x6AVX512 for F16 activations (a.x,
+// a.xstride bytes apart): the same values, widened as they are loaded, in
+// half the bytes, so that a register tile's four weight rows and six
+// activation rows fit L1 for rows of 2048.
+//
+//go:noescape
+func tileF16x4x6HAVX512(a *tileArgs)
 
 // tileBF16x4x6AVX512 is tileF16x4x6AVX512 for BF16 weights.
 //

@@ -117,6 +117,27 @@ LOOP: \
 DONE: \
 	ZFINAL
 
+// ZCOLH is ZCOL for an F16 activation vector at XADDR.
+#define ZCOLH(XADDR, A0, A1, A2, A3) \
+	VCVTPH2PS   XADDR, Z28; \
+	VFMADD231PS Z28, Z24, A0; \
+	VFMADD231PS Z28, Z25, A1; \
+	VFMADD231PS Z28, Z26, A2; \
+	VFMADD231PS Z28, Z27, A3
+
+// ZCHUNKH is ZCHUNK(ZLD16) for F16 activations.
+#define ZCHUNKH \
+	ZLD16(0(SI), Z24); \
+	ZLD16(0(SI)(R12*1), Z25); \
+	ZLD16(0(SI)(R12*2), Z26); \
+	ZLD16(0(SI)(R13*1), Z27); \
+	ZCOLH(0(DI), Z0, Z6, Z12, Z18); \
+	ZCOLH(0(DI)(R9*1), Z1, Z7, Z13, Z19); \
+	ZCOLH(0(DI)(R9*2), Z2, Z8, Z14, Z20); \
+	ZCOLH(0(R8), Z3, Z9, Z15, Z21); \
+	ZCOLH(0(R8)(R9*1), Z4, Z10, Z16, Z22); \
+	ZCOLH(0(R8)(R9*2), Z5, Z11, Z17, Z23)
+
 // ---------------------------------------------------------------------
 // Single-row kernels: dotVec's four accumulators of sixteen lanes (one zmm
 // each) over each 64 values, and dotTiny's one. Each takes (w, x, n) with
@@ -159,6 +180,35 @@ DONE: \
 // func tileF16x4x6AVX512(a *tileArgs)
 TEXT ·tileF16x4x6AVX512(SB), NOSPLIT, $0-8
 	ZTILE(ZLD16, 32, f16zloop, f16zdone)
+
+// func tileF16x4x6HAVX512(a *tileArgs)
+TEXT ·tileF16x4x6HAVX512(SB), NOSPLIT, $0-8
+	MOVQ a+0(FP), AX
+	MOVQ 0(AX), SI
+	MOVQ 8(AX), R12
+	LEAQ (R12)(R12*2), R13
+	MOVQ 16(AX), DI
+	MOVQ 24(AX), R9
+	LEAQ (R9)(R9*2), R8
+	ADDQ DI, R8
+	MOVQ 32(AX), CX
+	MOVQ 40(AX), BX
+	MOVQ 48(AX), R11
+	SHLQ $2, R11
+	ZZERO24
+	SHRQ $4, CX
+	JZ   f16hzdone
+
+f16hzloop:
+	ZCHUNKH
+	ADDQ $32, SI
+	ADDQ $32, DI
+	ADDQ $32, R8
+	DECQ CX
+	JNZ  f16hzloop
+
+f16hzdone:
+	ZFINAL
 
 // func tileBF16x4x6AVX512(a *tileArgs)
 TEXT ·tileBF16x4x6AVX512(SB), NOSPLIT, $0-8

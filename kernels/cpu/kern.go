@@ -50,6 +50,9 @@ type kernelSet struct {
 	// writes its activations, src's values (already F16's) as F16.
 	f16Body6  func(w *byte, wstride int, x *byte, xstride, n int, out *[6]float32)
 	narrowF16 func(dst []byte, src []float32)
+	// f16TileH is the F16 weights' tile against F16 activations (narrowed
+	// by narrowF16), where the set has one.
+	f16TileH *tileKernel
 
 	// quantQ8 and quantQ8K are quantizeQ8 and quantizeQ8K.
 	quantQ8  func(x []float32, out []q8Block, sums bool)

@@ -87,12 +87,8 @@ func (b *Backend) MatMul(dst, w, x kernels.Tensor) error {
 					halfVecRows(wt.row(i), xr, k, j0, j1, body, body4, widen, hd, out[i:], m)
 				}
 				if body6 := b.k.f16Body6; kind == dotF16 && body6 != nil && !wt.released {
-					xb := b.free.scratch((len(xr) + 1) / 2) // the activations as F16
-					defer b.free.put(xb)
-					xh := unsafe.Slice((*byte)(unsafe.Pointer(&xb[0])), 2*len(xr))
-					b.parallel(n, func(lo, hi int) {
-						b.k.narrowF16(xh[2*lo*k:2*hi*k], xr[lo*k:hi*k])
-					})
+					xh, done := b.narrowHalves(xr, n, k)
+					defer done()
 					tile := rowTile(n, 4*k)
 					b.parallelBalanced(m, func(lo, hi int) {
 						tiledGroups(lo, hi, 0, n, tile, 18, func(i0, i1, j0, j1 int) {
@@ -101,6 +97,13 @@ func (b *Backend) MatMul(dst, w, x kernels.Tensor) error {
 					})
 					break
 				}
+			}
+			if tk := b.k.f16TileH; kind == dotF16 && tk != nil && tinyOrder(n, k) && n >= tk.nr && !wt.released && 32*k > halfTileL1 {
+				xh, done := b.narrowHalves(xr, n, k)
+				defer done()
+				b.tiledBlocks(tk, m, n, 2*k, tileArgs{w: &wt.data[0], wstride: wt.rowBytes(), x: unsafe.Pointer(&xh[0]),
+					xstride: 2 * k, n: k, out: &out[0], ostride: m}, 0, single)
+				break
 			}
 			b.simd(wt, n, 4*k, tinyOrder(n, k), unsafe.Pointer(&xr[0]), k, out, 0, single)
 			break
@@ -354,6 +357,26 @@ func (tk *tileKernel) blocks(lo, hi, jlo, jhi, tile int, base tileArgs, gemmRows
 			single(i, j0, j1)
 		}
 	}
+}
+
+// halfTileL1 is the most bytes a register tile of F16 weights (four rows)
+// and float32 activations (six rows), 32 bytes a column, keeps in L1 and
+// still runs from it: rows longer than that take the tile of F16
+// activations (f16TileH), whose rows are half as wide. llama-1b's rows of
+// 2048 (64 KB) measured 5% faster so; Qwen2.5-VL's encoder's of 1280
+// (40 KB) fit, and narrowing them would cost a pass for nothing.
+const halfTileL1 = 40 << 10
+
+// narrowHalves returns the n rows of k activations xr (F16 values already)
+// as F16, in a recycled buffer that done gives back: half the bytes for the
+// F16 kernels that widen their activations as they load them.
+func (b *Backend) narrowHalves(xr []float32, n, k int) (xh []byte, done func()) {
+	xb := b.free.scratch((len(xr) + 1) / 2)
+	xh = unsafe.Slice((*byte)(unsafe.Pointer(&xb[0])), 2*len(xr))
+	b.parallel(n, func(lo, hi int) {
+		b.k.narrowF16(xh[2*lo*k:2*hi*k], xr[lo*k:hi*k])
+	})
+	return xh, func() { b.free.put(xb) }
 }
 
 // halfVecBlocks sets out[j·m+i] for the F16 weight rows [i0, i1) of wt and
