@@ -20,27 +20,29 @@
 	VPMOVZXWD ADDR, Z; \
 	VPSLLD    $16, Z, Z
 
-// ZCOL(XADDR, A0, A1, A2, A3) accumulates activation vector XADDR times the
+// ZCOL(XLD, XADDR, A0, A1, A2, A3) accumulates activation vector XADDR
+// (loaded by XLD: ZLD32 for float32 activations, ZLD16 for F16) times the
 // four weight vectors into A0-A3 (weight rows 0-3).
-#define ZCOL(XADDR, A0, A1, A2, A3) \
-	VMOVUPS     XADDR, Z28; \
+#define ZCOL(XLD, XADDR, A0, A1, A2, A3) \
+	XLD(XADDR, Z28); \
 	VFMADD231PS Z28, Z24, A0; \
 	VFMADD231PS Z28, Z25, A1; \
 	VFMADD231PS Z28, Z26, A2; \
 	VFMADD231PS Z28, Z27, A3
 
-// ZCHUNK(LD) accumulates one chunk of sixteen values for all 24 outputs.
-#define ZCHUNK(LD) \
+// ZCHUNK(LD, XLD) accumulates one chunk of sixteen values for all 24
+// outputs, the weights loaded by LD and the activations by XLD.
+#define ZCHUNK(LD, XLD) \
 	LD(0(SI), Z24); \
 	LD(0(SI)(R12*1), Z25); \
 	LD(0(SI)(R12*2), Z26); \
 	LD(0(SI)(R13*1), Z27); \
-	ZCOL(0(DI), Z0, Z6, Z12, Z18); \
-	ZCOL(0(DI)(R9*1), Z1, Z7, Z13, Z19); \
-	ZCOL(0(DI)(R9*2), Z2, Z8, Z14, Z20); \
-	ZCOL(0(R8), Z3, Z9, Z15, Z21); \
-	ZCOL(0(R8)(R9*1), Z4, Z10, Z16, Z22); \
-	ZCOL(0(R8)(R9*2), Z5, Z11, Z17, Z23)
+	ZCOL(XLD, 0(DI), Z0, Z6, Z12, Z18); \
+	ZCOL(XLD, 0(DI)(R9*1), Z1, Z7, Z13, Z19); \
+	ZCOL(XLD, 0(DI)(R9*2), Z2, Z8, Z14, Z20); \
+	ZCOL(XLD, 0(R8), Z3, Z9, Z15, Z21); \
+	ZCOL(XLD, 0(R8)(R9*1), Z4, Z10, Z16, Z22); \
+	ZCOL(XLD, 0(R8)(R9*2), Z5, Z11, Z17, Z23)
 
 // ZZERO24 clears the 24 accumulators.
 #define ZZERO24 \
@@ -89,9 +91,9 @@
 	VZEROUPPER; \
 	RET
 
-// ZTILE(LD, S, LOOP, DONE) is the body of a 4×6 tile kernel, S the bytes
-// of sixteen weights.
-#define ZTILE(LD, S, LOOP, DONE) \
+// ZTILE(LD, XLD, S, XS, LOOP, DONE) is the body of a 4×6 tile kernel, S
+// the bytes of sixteen weights and XS of sixteen activations.
+#define ZTILE(LD, XLD, S, XS, LOOP, DONE) \
 	MOVQ a+0(FP), AX; \
 	MOVQ 0(AX), SI; \
 	MOVQ 8(AX), R12; \
@@ -108,35 +110,14 @@
 	SHRQ $4, CX; \
 	JZ   DONE; \
 LOOP: \
-	ZCHUNK(LD); \
+	ZCHUNK(LD, XLD); \
 	ADDQ $S, SI; \
-	ADDQ $64, DI; \
-	ADDQ $64, R8; \
+	ADDQ $XS, DI; \
+	ADDQ $XS, R8; \
 	DECQ CX; \
 	JNZ  LOOP; \
 DONE: \
 	ZFINAL
-
-// ZCOLH is ZCOL for an F16 activation vector at XADDR.
-#define ZCOLH(XADDR, A0, A1, A2, A3) \
-	VCVTPH2PS   XADDR, Z28; \
-	VFMADD231PS Z28, Z24, A0; \
-	VFMADD231PS Z28, Z25, A1; \
-	VFMADD231PS Z28, Z26, A2; \
-	VFMADD231PS Z28, Z27, A3
-
-// ZCHUNKH is ZCHUNK(ZLD16) for F16 activations.
-#define ZCHUNKH \
-	ZLD16(0(SI), Z24); \
-	ZLD16(0(SI)(R12*1), Z25); \
-	ZLD16(0(SI)(R12*2), Z26); \
-	ZLD16(0(SI)(R13*1), Z27); \
-	ZCOLH(0(DI), Z0, Z6, Z12, Z18); \
-	ZCOLH(0(DI)(R9*1), Z1, Z7, Z13, Z19); \
-	ZCOLH(0(DI)(R9*2), Z2, Z8, Z14, Z20); \
-	ZCOLH(0(R8), Z3, Z9, Z15, Z21); \
-	ZCOLH(0(R8)(R9*1), Z4, Z10, Z16, Z22); \
-	ZCOLH(0(R8)(R9*2), Z5, Z11, Z17, Z23)
 
 // ---------------------------------------------------------------------
 // Single-row kernels: dotVec's four accumulators of sixteen lanes (one zmm
@@ -179,44 +160,19 @@ DONE: \
 
 // func tileF16x4x6AVX512(a *tileArgs)
 TEXT ·tileF16x4x6AVX512(SB), NOSPLIT, $0-8
-	ZTILE(ZLD16, 32, f16zloop, f16zdone)
+	ZTILE(ZLD16, ZLD32, 32, 64, f16zloop, f16zdone)
 
 // func tileF16x4x6HAVX512(a *tileArgs)
 TEXT ·tileF16x4x6HAVX512(SB), NOSPLIT, $0-8
-	MOVQ a+0(FP), AX
-	MOVQ 0(AX), SI
-	MOVQ 8(AX), R12
-	LEAQ (R12)(R12*2), R13
-	MOVQ 16(AX), DI
-	MOVQ 24(AX), R9
-	LEAQ (R9)(R9*2), R8
-	ADDQ DI, R8
-	MOVQ 32(AX), CX
-	MOVQ 40(AX), BX
-	MOVQ 48(AX), R11
-	SHLQ $2, R11
-	ZZERO24
-	SHRQ $4, CX
-	JZ   f16hzdone
-
-f16hzloop:
-	ZCHUNKH
-	ADDQ $32, SI
-	ADDQ $32, DI
-	ADDQ $32, R8
-	DECQ CX
-	JNZ  f16hzloop
-
-f16hzdone:
-	ZFINAL
+	ZTILE(ZLD16, ZLD16, 32, 32, f16hzloop, f16hzdone)
 
 // func tileBF16x4x6AVX512(a *tileArgs)
 TEXT ·tileBF16x4x6AVX512(SB), NOSPLIT, $0-8
-	ZTILE(ZLDBF16, 32, bf16zloop, bf16zdone)
+	ZTILE(ZLDBF16, ZLD32, 32, 64, bf16zloop, bf16zdone)
 
 // func tileF32x4x6AVX512(a *tileArgs)
 TEXT ·tileF32x4x6AVX512(SB), NOSPLIT, $0-8
-	ZTILE(ZLD32, 64, f32zloop, f32zdone)
+	ZTILE(ZLD32, ZLD32, 64, 64, f32zloop, f32zdone)
 
 // func dotF16VecAVX512(w *byte, x *float32, n int) float32
 TEXT ·dotF16VecAVX512(SB), NOSPLIT, $0-28
