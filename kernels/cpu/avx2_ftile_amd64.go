@@ -20,11 +20,20 @@ import "saji/kernels/quant"
 // more). The F32 tiles are registered for the day the matrix product's
 // F32 branch takes tiles; it does not yet.
 func addAVX2FloatTiles(k *kernelSet) {
-	k.tiles[quant.TypeQ8_0] = append(k.tiles[quant.TypeQ8_0], tileKernel{mr: 2, nr: 4, fn: tileQ8_0x2x4AVX2})
+	k.tiles[quant.TypeQ8_0] = append(k.tiles[quant.TypeQ8_0], tileKernel{mr: 2, nr: 4, fn: tileQ8_0x2x4AVX2, group: q8TileGroup})
 	k.tiles[quant.TypeF16] = append(k.tiles[quant.TypeF16], tileKernel{mr: 2, nr: 3, fn: tileF16x2x3AVX2})
 	k.tiles[quant.TypeBF16] = append(k.tiles[quant.TypeBF16], tileKernel{mr: 2, nr: 3, fn: tileBF16x2x3AVX2})
 	k.tiles[quant.TypeF32] = append(k.tiles[quant.TypeF32], tileKernel{mr: 2, nr: 3, fn: tileF32x2x3AVX2})
 }
+
+// q8TileGroup is the group of the 256-bit Q8_0 tiles (tileKernel.group):
+// per block they read four activation blocks (160 bytes) and two weight
+// blocks (68), so sixteen weight rows (35 KB at Llama-3.2-1B's rows of
+// 2048) stay in L1 while each four activation rows pass them. Whole matrix
+// products of 2048×2048 Q8_0 weights by 128 rows measured 5-7% faster
+// than with the activation rows passing each two weight rows
+// (BenchmarkVNNIMatMul).
+const q8TileGroup = 16
 
 // tileQ8_0x2x4AVX2 computes 2×4 Q8_0 outputs (a.n blocks of 34 bytes per
 // weight row, q8Block activations) as dotQ8_0AVX2 computes each: eight

@@ -1,4 +1,5 @@
 #include "textflag.h"
+#include "q8tile_amd64.h"
 
 // AVX2 tile kernels for Q8_0 and float (F16, BF16, F32) weights: several
 // weight rows against several activation rows per call (see
@@ -58,96 +59,64 @@ GLOBL fOnes16<>(SB), RODATA|NOPTR, $32
 	VXORPS Y11, Y11, Y11
 
 // ---------------------------------------------------------------------
-// Q8_0: two weight rows by four activation rows. Per block, the scale
-// products d_x(j)·d_w(i) are computed together (lane j of each 128-bit
-// half of Y10 for weight row 0, of Y11 for row 1) and each weight row's
-// quants are made unsigned once (|w|: Y8, Y9). Each activation block is
-// loaded once (Y13) for both weight rows; it takes the weight's signs
-// (vpsignb, the weights read from memory), then vpmaddubsw and vpmaddwd
-// give the eight int32 lanes of four products (the single-row kernel's
-// SDOT), which are converted and accumulated with one fused multiply-add
-// by the scale product, picked from Y10 or Y11 with vpermilps. Output
-// (i, j) accumulates in Y(4i+j); hsum8 at the end. Weight row 0 is at SI,
-// row 1 at R13 = SI+wstride; Y12 holds 16-bit ones.
+// Q8_0: two weight rows by four activation rows (q8tile_amd64.h). Per
+// block each weight row's quants are loaded once (Y10, Y11) and made
+// unsigned (|w|: Y8, Y9). Each activation block is loaded once (Y13) for
+// both weight rows; it takes the weight's signs (vpsignb), then
+// vpmaddubsw and vpmaddwd give the eight int32 lanes of four products
+// (the single-row kernel's SDOT), which are converted and accumulated
+// with one fused multiply-add by the scale product, broadcast from the
+// chunk's products on the stack. Output (i, j) accumulates in Y(4i+j);
+// hsum8 at the end. Weight row 0 is at SI, row 1 at R13 = SI+wstride;
+// Y12 holds 16-bit ones.
 
-// Q8PAIR(W, U, P, J, ACC) accumulates the current block of the weight row
-// at W (U holding its |q|, P its scale products) times the activation
-// block of row J in Y13 into ACC.
-#define Q8PAIR(W, U, P, J, ACC) \
-	VPSIGNB     2(W), Y13, Y14; \
-	VPMADDUBSW  Y14, U, Y14; \
-	VPMADDWD    Y12, Y14, Y14; \
-	VCVTDQ2PS   Y14, Y14; \
-	VPERMILPS   $(0x55*J), P, Y15; \
-	VFMADD231PS Y14, Y15, ACC
+// Q8PAIR(W, U, P, ACC) accumulates the current block of the weight row
+// whose quants are in W (their |q| in U) times the activation block in
+// Y13 into ACC, with the scale product at P.
+#define Q8PAIR(W, U, P, ACC) \
+	VPSIGNB      W, Y13, Y14; \
+	VPMADDUBSW   Y14, U, Y14; \
+	VPMADDWD     Y12, Y14, Y14; \
+	VCVTDQ2PS    Y14, Y14; \
+	VBROADCASTSS P, Y15; \
+	VFMADD231PS  Y14, Y15, ACC
 
 // Q8COL(XQ, J, A0, A1) accumulates the current block of activation row J
 // (quants at XQ) into A0 (weight row 0) and A1 (weight row 1).
 #define Q8COL(XQ, J, A0, A1) \
 	VMOVDQU XQ, Y13; \
-	Q8PAIR(SI, Y8, Y10, J, A0); \
-	Q8PAIR(R13, Y9, Y11, J, A1)
-
-// Q8OUT(ACC, XACC, OFF) stores hsum8(ACC) at OFF.
-#define Q8OUT(ACC, XACC, OFF) \
-	FHSUM8(ACC, XACC, X15); \
-	VMOVSS XACC, OFF
-
-// Q8OUTROW(I, A0, A1, A2, A3, XA0, XA1, XA2, XA3) stores weight row I's
-// four outputs (activation rows 0..3). AX holds BX + 3·(4·ostride).
-#define Q8OUTROW(I, A0, A1, A2, A3, XA0, XA1, XA2, XA3) \
-	Q8OUT(A0, XA0, 4*I(BX)); \
-	Q8OUT(A1, XA1, 4*I(BX)(R11*1)); \
-	Q8OUT(A2, XA2, 4*I(BX)(R11*2)); \
-	Q8OUT(A3, XA3, 4*I(AX))
+	Q8PAIR(Y10, Y8, 4*J(SP)(R8*1), A0); \
+	Q8PAIR(Y11, Y9, 16+4*J(SP)(R8*1), A1)
 
 // func tileQ8_0x2x4AVX2(a *tileArgs)
-TEXT ·tileQ8_0x2x4AVX2(SB), NOSPLIT, $0-8
+TEXT ·tileQ8_0x2x4AVX2(SB), NOSPLIT, $512-8
 	FTARGS
-	LEAQ (SI)(R12*1), R13
-	VXORPS  Y0, Y0, Y0
-	VXORPS  Y1, Y1, Y1
-	VXORPS  Y2, Y2, Y2
-	VXORPS  Y3, Y3, Y3
-	VXORPS  Y4, Y4, Y4
-	VXORPS  Y5, Y5, Y5
-	VXORPS  Y6, Y6, Y6
-	VXORPS  Y7, Y7, Y7
+	LEAQ    (SI)(R12*1), R13
+	Q8ZERO
 	VMOVDQU fOnes16<>(SB), Y12
 	TESTQ   CX, CX
 	JZ      q8tdone
 
+q8tchunk:
+	Q8CHUNK(q8tscale)
+
 q8tloop:
-	// Y15 = d_x(0..3) in both halves; Y10, Y11 = their products with
-	// weight row 0's and row 1's scale.
-	VMOVSS       (DI), X15
-	VINSERTPS    $0x10, (DI)(R9*1), X15, X15
-	VINSERTPS    $0x20, (DI)(R9*2), X15, X15
-	VINSERTPS    $0x30, (DI)(R10*1), X15, X15
-	VINSERTF128  $1, X15, Y15, Y15
-	VPBROADCASTW (SI), X14
-	VCVTPH2PS    X14, Y14
-	VMULPS       Y14, Y15, Y10
-	VPBROADCASTW (R13), X14
-	VCVTPH2PS    X14, Y14
-	VMULPS       Y14, Y15, Y11
-	VPABSB       2(SI), Y8
-	VPABSB       2(R13), Y9
+	VMOVDQU 2(SI), Y10
+	VMOVDQU 2(R13), Y11
+	VPABSB  Y10, Y8
+	VPABSB  Y11, Y9
 	Q8COL(8(DI), 0, Y0, Y4)
 	Q8COL(8(DI)(R9*1), 1, Y1, Y5)
 	Q8COL(8(DI)(R9*2), 2, Y2, Y6)
 	Q8COL(8(DI)(R10*1), 3, Y3, Y7)
-	ADDQ $34, SI
-	ADDQ $34, R13
-	ADDQ $40, DI
-	DECQ CX
-	JNZ  q8tloop
+	Q8NEXT
+	DECQ  R14
+	JNZ   q8tloop
+	TESTQ CX, CX
+	JNZ   q8tchunk
 
 q8tdone:
-	LEAQ (R11)(R11*2), AX
-	ADDQ BX, AX
-	Q8OUTROW(0, Y0, Y1, Y2, Y3, X0, X1, X2, X3)
-	Q8OUTROW(1, Y4, Y5, Y6, Y7, X4, X5, X6, X7)
+	Q8OUTS
 	VZEROUPPER
 	RET
 

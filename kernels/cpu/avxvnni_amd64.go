@@ -30,7 +30,7 @@ func addAVXVNNIKernels(k *kernelSet) {
 	setTile(k, quant.TypeQ4_K, tileKernel{mr: gemvRows, nr: 1, fn: gemvQ4KV})
 	setTile(k, quant.TypeQ6_K, tileKernel{mr: tileRowsK, nr: 4, fn: tileQ6KV})
 	setTile(k, quant.TypeQ6_K, tileKernel{mr: gemvRows, nr: 1, fn: gemvQ6KV})
-	setTile(k, quant.TypeQ8_0, tileKernel{mr: 2, nr: 4, fn: tileQ8_0x2x4VNNI})
+	setTile(k, quant.TypeQ8_0, tileKernel{mr: 2, nr: 4, fn: tileQ8_0x2x4VNNI, group: q8TileGroup})
 	setTile(k, quant.TypeQ8_0, tileKernel{mr: gemvRows, nr: 1, fn: gemvQ80V})
 }
 

@@ -1,5 +1,6 @@
 #include "textflag.h"
 #include "avxvnni_amd64.h"
+#include "q8tile_amd64.h"
 
 // AVX-VNNI kernels: the AVX2 kernels (avx2_k_amd64.s, avx2_tile_amd64.s,
 // avx2_gemv_amd64.s, avx2_q8_amd64.s, avx2_ftile_amd64.s) with, for Q4_K
@@ -35,6 +36,12 @@ DATA vOnes16<>+8(SB)/8, $0x0001000100010001
 DATA vOnes16<>+16(SB)/8, $0x0001000100010001
 DATA vOnes16<>+24(SB)/8, $0x0001000100010001
 GLOBL vOnes16<>(SB), RODATA|NOPTR, $32
+
+DATA vb80<>+0(SB)/8, $0x8080808080808080
+DATA vb80<>+8(SB)/8, $0x8080808080808080
+DATA vb80<>+16(SB)/8, $0x8080808080808080
+DATA vb80<>+24(SB)/8, $0x8080808080808080
+GLOBL vb80<>(SB), RODATA|NOPTR, $32
 
 // vPairShuf+32c (c = 0..3) spreads int16 words 2c and 2c+1 of a register
 // holding the same eight words in both 128-bit lanes: word 2c over the
@@ -1190,94 +1197,72 @@ q80gblock:
 	VZEROUPPER
 	RET
 
-// Q8PAIR(W, U, UN, P, J, ACC) accumulates the current block of the weight
-// row at W (U, register number UN, holding its |q|, P its scale products)
-// times the activation block of row J in Y13 into ACC. Uses Y12, Y14,
-// Y15.
-#define Q8PAIR(W, U, UN, P, J, ACC) \
-	VPSIGNB     2(W), Y13, Y14; \
-	VPXOR       Y12, Y12, Y12; \
-	VNNI_DPBUSD(14, UN, 12); \
-	VCVTDQ2PS   Y12, Y14; \
-	VPERMILPS   $(0x55*J), P, Y15; \
-	VFMADD231PS Y14, Y15, ACC
+// Q8_0 prompt tile: two weight rows by four activation rows
+// (q8tile_amd64.h). VPDPBUSD multiplies unsigned bytes by signed ones, so
+// each activation block is made unsigned once (x XOR 0x80, that is x+128)
+// and every lane sum starts from -128·Σw of its weight row's four quants,
+// which leaves it exactly Σw·x, the AVX2 kernel's integer, with no
+// per-product vpsignb.
+//
+// Output (i, j) accumulates in Y(4i+j). SI, R13: the weight rows; Y8, Y9:
+// the block's weight quants of rows 0 and 1; Y10, Y11: their -128·Σw;
+// Y12: the lane sums; Y13: the activation block, unsigned; Y14: the scale
+// broadcast; Y15: 0x80 bytes.
+
+// Q8DOT(W, C, P, ACC) accumulates the current block of the weight row
+// whose quants are in register number W (-128·Σw in C) times the
+// activation block in Y13 into ACC, with the scale product at P.
+#define Q8DOT(W, C, P, ACC) \
+	VMOVDQA      C, Y12; \
+	VNNI_DPBUSD(W, 13, 12); \
+	VCVTDQ2PS    Y12, Y12; \
+	VBROADCASTSS P, Y14; \
+	VFMADD231PS  Y12, Y14, ACC
 
 // Q8COL(XQ, J, A0, A1) accumulates the current block of activation row J
 // (quants at XQ) into A0 (weight row 0) and A1 (weight row 1).
 #define Q8COL(XQ, J, A0, A1) \
-	VMOVDQU XQ, Y13; \
-	Q8PAIR(SI, Y8, 8, Y10, J, A0); \
-	Q8PAIR(R13, Y9, 9, Y11, J, A1)
+	VPXOR XQ, Y15, Y13; \
+	Q8DOT(8, Y10, 4*J(SP)(R8*1), A0); \
+	Q8DOT(9, Y11, 16+4*J(SP)(R8*1), A1)
 
-// Q8OUT(ACC, XACC, OFF) stores hsum8(ACC) at OFF, in hsum8's order: high
-// half onto low half, lanes 0+2 and 1+3, then the two. Uses X15.
-#define Q8OUT(ACC, XACC, OFF) \
-	VEXTRACTF128 $1, ACC, X15; \
-	VADDPS       X15, XACC, XACC; \
-	VMOVHLPS     XACC, XACC, X15; \
-	VADDPS       X15, XACC, XACC; \
-	VMOVSHDUP    XACC, X15; \
-	VADDSS       X15, XACC, XACC; \
-	VMOVSS       XACC, OFF
-
-// Q8OUTROW(I, A0, A1, A2, A3, XA0, XA1, XA2, XA3) stores weight row I's
-// four outputs (activation rows 0..3). AX holds BX + 3·(4·ostride).
-#define Q8OUTROW(I, A0, A1, A2, A3, XA0, XA1, XA2, XA3) \
-	Q8OUT(A0, XA0, 4*I(BX)); \
-	Q8OUT(A1, XA1, 4*I(BX)(R11*1)); \
-	Q8OUT(A2, XA2, 4*I(BX)(R11*2)); \
-	Q8OUT(A3, XA3, 4*I(AX))
+// Q8ROW(W, Q, QN, C, CN) loads the current block of the weight row at W:
+// its quants into Q (register number QN) and -128·Σw of each lane into C
+// (number CN). Uses Y12.
+#define Q8ROW(W, Q, QN, C, CN) \
+	VMOVDQU 2(W), Q; \
+	VPXOR   C, C, C; \
+	VNNI_DPBUSD(QN, 15, CN); \
+	VPXOR   Y12, Y12, Y12; \
+	VPSUBD  C, Y12, C
 
 // func tileQ8_0x2x4VNNI(a *tileArgs)
-//
-// Output (i, j) accumulates in Y(4i+j), as in tileQ8_0x2x4AVX2: per
-// block, the scale products d_x(j)·d_w(i) in lane j of each 128-bit half
-// of Y10 (weight row 0) and Y11 (row 1), the rows' |q| in Y8 and Y9, each
-// activation block loaded once (Y13) for both weight rows. Weight row 0 is
-// at SI, row 1 at R13.
-TEXT ·tileQ8_0x2x4VNNI(SB), NOSPLIT, $0-8
+TEXT ·tileQ8_0x2x4VNNI(SB), NOSPLIT, $512-8
 	FTARGS
-	LEAQ   (SI)(R12*1), R13
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-	VXORPS Y4, Y4, Y4
-	VXORPS Y5, Y5, Y5
-	VXORPS Y6, Y6, Y6
-	VXORPS Y7, Y7, Y7
-	TESTQ  CX, CX
-	JZ     q8tdone
+	LEAQ  (SI)(R12*1), R13
+	Q8ZERO
+	TESTQ CX, CX
+	JZ    q8tdone
+	VMOVDQU vb80<>(SB), Y15
+
+q8tchunk:
+	Q8CHUNK(q8tscale)
 
 q8tloop:
-	VMOVSS       (DI), X15
-	VINSERTPS    $0x10, (DI)(R9*1), X15, X15
-	VINSERTPS    $0x20, (DI)(R9*2), X15, X15
-	VINSERTPS    $0x30, (DI)(R10*1), X15, X15
-	VINSERTF128  $1, X15, Y15, Y15
-	VPBROADCASTW (SI), X14
-	VCVTPH2PS    X14, Y14
-	VMULPS       Y14, Y15, Y10
-	VPBROADCASTW (R13), X14
-	VCVTPH2PS    X14, Y14
-	VMULPS       Y14, Y15, Y11
-	VPABSB       2(SI), Y8
-	VPABSB       2(R13), Y9
+	Q8ROW(SI, Y8, 8, Y10, 10)
+	Q8ROW(R13, Y9, 9, Y11, 11)
 	Q8COL(8(DI), 0, Y0, Y4)
 	Q8COL(8(DI)(R9*1), 1, Y1, Y5)
 	Q8COL(8(DI)(R9*2), 2, Y2, Y6)
 	Q8COL(8(DI)(R10*1), 3, Y3, Y7)
-	ADDQ $34, SI
-	ADDQ $34, R13
-	ADDQ $40, DI
-	DECQ CX
-	JNZ  q8tloop
+	Q8NEXT
+	DECQ  R14
+	JNZ   q8tloop
+	TESTQ CX, CX
+	JNZ   q8tchunk
 
 q8tdone:
-	LEAQ (R11)(R11*2), AX
-	ADDQ BX, AX
-	Q8OUTROW(0, Y0, Y1, Y2, Y3, X0, X1, X2, X3)
-	Q8OUTROW(1, Y4, Y5, Y6, Y7, X4, X5, X6, X7)
+	Q8OUTS
 	VZEROUPPER
 	RET
 

@@ -127,6 +127,14 @@ type tileKernel struct {
 	// eight and a narrower one's row), the rows after those to the
 	// single-row kernel.
 	narrow []tileKernel
+
+	// group, where set, is how many weight rows (a multiple of mr) each
+	// block of nr activation rows passes over before the next block: the
+	// group's weights and one block of activations then stay in L1 while
+	// they meet, where by default every activation row of the cache tile
+	// passes each mr weight rows and comes from L2 each time. It pays for
+	// tiles that read more activation bytes than weight bytes per block.
+	group int
 }
 
 // tileArgs describes one tile. Its layout is read by assembly: keep the

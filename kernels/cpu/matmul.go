@@ -311,7 +311,9 @@ func (tk *tileKernel) rowTile(n, rowBytes int) int {
 // activation rows [jlo, jhi) in tiles of tile rows (a multiple of tk.nr).
 // The rows after a tile's last full block go to one more block over the
 // tile's last tk.nr rows with tk.overlap (those of the tile before when it
-// has fewer), otherwise to tk.narrow's kernels and then single.
+// has fewer), otherwise to tk.narrow's kernels and then single. Each block
+// of activation rows passes tk.group weight rows (tk.mr by default)
+// before the next block does.
 func (tk *tileKernel) blocks(lo, hi, jlo, jhi, tile int, base tileArgs, gemmRows int, single func(i, j0, j1 int)) {
 	a := base
 	callWith := func(k *tileKernel, i, j int) {
@@ -327,33 +329,39 @@ func (tk *tileKernel) blocks(lo, hi, jlo, jhi, tile int, base tileArgs, gemmRows
 		k.fn(&a)
 	}
 	call := func(i, j int) { callWith(tk, i, j) }
+	group := max(tk.group, tk.mr)
 	for j0 := jlo; j0 < jhi; j0 += tile {
 		j1 := min(jhi, j0+tile)
 		jFull := j0 + (j1-j0)/tk.nr*tk.nr
-		i := lo
-		for ; i+tk.mr <= hi; i += tk.mr {
+		iFull := lo + (hi-lo)/tk.mr*tk.mr
+		for g0 := lo; g0 < iFull; g0 += group {
+			g1 := min(iFull, g0+group)
 			for j := j0; j < jFull; j += tk.nr {
-				call(i, j)
-			}
-			switch {
-			case jFull == j1:
-			case tk.overlap && j1-jlo >= tk.nr:
-				call(i, j1-tk.nr)
-			default:
-				j := jFull
-				for n := range tk.narrow {
-					for nk := &tk.narrow[n]; j+nk.nr <= j1; j += nk.nr {
-						callWith(nk, i, j)
-					}
+				for i := g0; i < g1; i += tk.mr {
+					call(i, j)
 				}
-				if j < j1 {
-					for r := i; r < i+tk.mr; r++ {
-						single(r, j, j1)
+			}
+			for i := g0; i < g1; i += tk.mr {
+				switch {
+				case jFull == j1:
+				case tk.overlap && j1-jlo >= tk.nr:
+					call(i, j1-tk.nr)
+				default:
+					j := jFull
+					for n := range tk.narrow {
+						for nk := &tk.narrow[n]; j+nk.nr <= j1; j += nk.nr {
+							callWith(nk, i, j)
+						}
+					}
+					if j < j1 {
+						for r := i; r < i+tk.mr; r++ {
+							single(r, j, j1)
+						}
 					}
 				}
 			}
 		}
-		for ; i < hi; i++ {
+		for i := iFull; i < hi; i++ {
 			single(i, j0, j1)
 		}
 	}
