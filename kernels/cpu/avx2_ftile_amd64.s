@@ -45,14 +45,7 @@ GLOBL fOnes16<>(SB), RODATA|NOPTR, $32
 
 // ZERO12 clears the twelve accumulators Y0-Y11.
 #define ZERO12 \
-	VXORPS Y0, Y0, Y0; \
-	VXORPS Y1, Y1, Y1; \
-	VXORPS Y2, Y2, Y2; \
-	VXORPS Y3, Y3, Y3; \
-	VXORPS Y4, Y4, Y4; \
-	VXORPS Y5, Y5, Y5; \
-	VXORPS Y6, Y6, Y6; \
-	VXORPS Y7, Y7, Y7; \
+	Q8ZERO; \
 	VXORPS Y8, Y8, Y8; \
 	VXORPS Y9, Y9, Y9; \
 	VXORPS Y10, Y10, Y10; \

@@ -89,7 +89,7 @@ SCALE: \
 	Q8OUT(Y6, X6, 4(BX)(R11*2)); \
 	Q8OUT(Y7, X7, 4(AX))
 
-// Q8ZERO clears the eight accumulators.
+// Q8ZERO clears the eight accumulators, Y0-Y7.
 #define Q8ZERO \
 	VXORPS Y0, Y0, Y0; \
 	VXORPS Y1, Y1, Y1; \
