@@ -251,7 +251,7 @@ func TestAVX2FloatTilesMatMul(t *testing.T) {
 	ref := NewReference(2)
 	rng := rand.New(rand.NewPCG(33, 34))
 	shapes := []struct{ k, m, n int }{
-		{32, 3, 4}, {64, 7, 9}, {96, 6, 2}, {256, 13, 3}, {512, 9, 13}, {1024, 17, 22}, {48, 5, 7}, {80, 4, 6}, {24, 5, 5},
+		{32, 3, 4}, {64, 7, 9}, {96, 6, 2}, {256, 13, 3}, {512, 9, 13}, {1024, 17, 22}, {48, 5, 7}, {80, 4, 6}, {24, 5, 5}, {256, 70, 11}, {256, 70, 5},
 	}
 	for _, typ := range []quant.Type{quant.TypeQ8_0, quant.TypeF16, quant.TypeBF16} {
 		if fast.k.tile(typ, 128) == nil {

@@ -235,7 +235,7 @@ func TestVNNIMatMul(t *testing.T) {
 	kernelSetFor(t, setAVXVNNI)
 	rng := rand.New(rand.NewPCG(47, 48))
 	for _, typ := range []quant.Type{quant.TypeQ4_K, quant.TypeQ6_K, quant.TypeQ5_K, quant.TypeQ8_0, quant.TypeQ4_0, quant.TypeIQ4_NL} {
-		for _, shape := range [][3]int{{512, 13, 1}, {512, 9, 3}, {256, 17, 7}, {768, 8, 9}} {
+		for _, shape := range [][3]int{{512, 13, 1}, {512, 9, 3}, {256, 17, 7}, {768, 8, 9}, {256, 37, 10}} {
 			k, m, n := shape[0], shape[1], shape[2]
 			t.Run(fmt.Sprintf("%v/%dx%dx%d", typ, k, m, n), func(t *testing.T) {
 				w := randn(rng, k*m, 0.05)

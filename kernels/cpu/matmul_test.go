@@ -151,7 +151,8 @@ func BenchmarkMatMul(b *testing.B) {
 
 // TestTiledBlocks checks the tiling of matrix products over register-
 // blocked kernels (full tiles to the kernel, edges to the single-row
-// kernel, or with overlap one more tile over the last rows; gemm bits per
+// kernel, or with overlap one more tile over the last rows; weight rows in
+// groups that each block of activation rows passes; gemm bits per
 // activation row) with a Go tile kernel of 3×2 built from the oracle.
 func TestTiledBlocks(t *testing.T) {
 	for _, typ := range []quant.Type{quant.TypeQ4_K, quant.TypeQ8_0} {
@@ -193,16 +194,20 @@ func TestTiledBlocks(t *testing.T) {
 		fast.k = k
 		ref := NewReference(2)
 		rng := rand.New(rand.NewPCG(3, 4))
-		for _, overlap := range []bool{false, true} {
-			k.tiles[typ][0].overlap = overlap
-			for _, s := range []struct{ k, m, n int }{{512, 7, 9}, {256, 6, 4}, {256, 2, 5}, {512, 11, 1}, {256, 9, 11}} {
+		for _, c := range []struct {
+			overlap bool
+			group   int
+		}{{false, 0}, {true, 0}, {false, 6}, {true, 9}} {
+			overlap := c.overlap
+			k.tiles[typ][0].overlap, k.tiles[typ][0].group = c.overlap, c.group
+			for _, s := range []struct{ k, m, n int }{{512, 7, 9}, {256, 6, 4}, {256, 2, 5}, {512, 11, 1}, {256, 9, 11}, {256, 20, 7}} {
 				w := randn(rng, s.k*s.m, 0.05)
 				x := randn(rng, s.k*s.n, 1)
 				calls.Store(0)
 				got, want := matmulOn(t, fast, typ, w, x, s.k, s.m, s.n), matmulOn(t, ref, typ, w, x, s.k, s.m, s.n)
 				for i := range got {
 					if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
-						t.Errorf("%v %v overlap %v: output %d = %g, oracle %g", typ, s, overlap, i, got[i], want[i])
+						t.Errorf("%v %v overlap %v group %d: output %d = %g, oracle %g", typ, s, overlap, c.group, i, got[i], want[i])
 					}
 				}
 				if wantCalls := (s.m / 3) * (s.n / 2); s.m >= 6 && calls.Load() < int64(wantCalls/2) {
