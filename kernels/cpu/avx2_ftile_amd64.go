@@ -18,8 +18,9 @@ import "saji/kernels/quant"
 // F32 (against float32 activation rows, a.n values, a multiple of 16: the
 // tinyBLAS order the matrix product takes for batches of two rows or
 // more; the rows after the last full three go to one more tile over the
-// last three, its speed several times the single-row kernel's). The F32 tiles are registered for the day the matrix product's
-// F32 branch takes tiles; it does not yet.
+// last three, its speed several times the single-row kernel's). The F32
+// tiles are registered for the day the matrix product's F32 branch takes
+// tiles; it does not yet.
 func addAVX2FloatTiles(k *kernelSet) {
 	k.tiles[quant.TypeQ8_0] = append(k.tiles[quant.TypeQ8_0], tileKernel{mr: 2, nr: 4, fn: tileQ8_0x2x4AVX2, group: q8TileGroup})
 	k.tiles[quant.TypeF16] = append(k.tiles[quant.TypeF16], tileKernel{mr: 2, nr: 3, fn: tileF16x2x3AVX2, group: floatTileGroup, overlap: true})
