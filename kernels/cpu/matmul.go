@@ -330,10 +330,10 @@ func (tk *tileKernel) blocks(lo, hi, jlo, jhi, tile int, base tileArgs, gemmRows
 	}
 	call := func(i, j int) { callWith(tk, i, j) }
 	group := max(tk.group, tk.mr)
+	iFull := lo + (hi-lo)/tk.mr*tk.mr
 	for j0 := jlo; j0 < jhi; j0 += tile {
 		j1 := min(jhi, j0+tile)
 		jFull := j0 + (j1-j0)/tk.nr*tk.nr
-		iFull := lo + (hi-lo)/tk.mr*tk.mr
 		for g0 := lo; g0 < iFull; g0 += group {
 			g1 := min(iFull, g0+group)
 			for j := j0; j < jFull; j += tk.nr {
