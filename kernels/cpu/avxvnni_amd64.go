@@ -10,10 +10,12 @@ import (
 // accumulated by VEX vpdpwssd and vpdpbusd (avxvnni_amd64.h): for Q4_K,
 // Q5_K and Q6_K each vpmaddwd of int16 products by scales and the vpaddd
 // after it become one vpdpwssd; for Q8_0 and IQ4_NL the vpmaddubsw and
-// vpmaddwd of ones become one vpdpbusd; Q4_0 multiplies the unsigned
-// nibbles and takes 8 times the activations' sums off. Every int32 lane
-// holds the AVX2 kernel's integer, so every output is the AVX2 kernel's
-// (and the oracle's) bit for bit, in fewer instructions.
+// vpmaddwd of ones become one vpdpbusd (the Q8_0 prompt tile also drops
+// vpsignb: it offsets the activations by 128 and takes 128 times the
+// weights' sums off); Q4_0 multiplies the unsigned nibbles and takes 8
+// times the activations' sums off. Every int32 lane holds the AVX2
+// kernel's integer, so every output is the AVX2 kernel's (and the
+// oracle's) bit for bit, in fewer instructions.
 
 // addAVXVNNIKernels adds the AVX-VNNI kernels over the AVX2 ones: the
 // single-row kernels for Q4_K, Q5_K, Q6_K, Q8_0, Q4_0 and IQ4_NL, and the
@@ -113,7 +115,9 @@ func dotQ8_0VNNI(w *byte, x *q8Block, n int) float32
 //go:noescape
 func gemvQ80VNNI(a *tileArgs, rows int)
 
-// tileQ8_0x2x4VNNI is tileQ8_0x2x4AVX2 with vpdpbusd.
+// tileQ8_0x2x4VNNI computes what tileQ8_0x2x4AVX2 does with vpdpbusd:
+// each activation block made unsigned once (x+128) and every lane sum
+// started from -128·Σw, so no product needs vpsignb (see the assembly).
 //
 //go:noescape
 func tileQ8_0x2x4VNNI(a *tileArgs)
