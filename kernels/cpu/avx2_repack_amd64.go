@@ -1,19 +1,25 @@
 package cpu
 
-import "saji/kernels/quant"
+import (
+	"unsafe"
 
-// The AVX2 decode kernels for weights interleaved by four rows (Repack):
-// the decode tiles of avx2_gemv_amd64.go with the interleaved layout's
-// steps, the arithmetic, and so every output bit, unchanged.
+	"saji/kernels/quant"
+)
 
-// addAVX2Repack adds the AVX2 decode kernels for weights interleaved by
-// four rows (Repack): Q4_K and Q8_0.
+// The AVX2 kernels for weights interleaved by four rows (Repack): the
+// decode and prompt tiles of avx2_gemv_amd64.go and avx2_tile_amd64.go
+// with the interleaved layout's steps, the arithmetic, and so every
+// output bit, unchanged.
+
+// addAVX2Repack adds the AVX2 kernels for weights interleaved by four rows
+// (Repack): Q4_K's decode kernel and prompt tile, so that the product
+// reads the layout whole, and Q8_0's decode kernel.
 func addAVX2Repack(k *kernelSet) {
 	if k.packed == nil {
 		k.packed = map[quant.Type]packedKernel{}
 	}
-	k.packed[quant.TypeQ4_K] = interleavedKernel(quant.TypeQ4_K, gemvPackedQ4K)
-	k.packed[quant.TypeQ8_0] = interleavedKernel(quant.TypeQ8_0, gemvPackedQ80)
+	k.packed[quant.TypeQ4_K] = interleavedKernel(quant.TypeQ4_K, gemvPackedQ4K, tilePackedQ4K)
+	k.packed[quant.TypeQ8_0] = interleavedKernel(quant.TypeQ8_0, gemvPackedQ80, nil)
 }
 
 // gemvPackedQ4K computes rows (a multiple of four) Q4_K outputs against one
@@ -23,6 +29,53 @@ func gemvPackedQ4K(a *tileArgs, rows int) {
 	p := *a
 	p.wstride = quant.TypeQ4_K.TypeSize()
 	gemvQ4KStepAVX2(&p, rows, interleaveRows*p.wstride, interleaveRows*a.wstride)
+}
+
+// tilePackedQ4K computes a group's four Q4_K rows against four activation
+// rows as tileQ4K does from the file's layout, from interleaved weights:
+// a.w the group, a.wstride a row's bytes.
+func tilePackedQ4K(a *tileArgs) { tileInterleavedQ4K(a, false) }
+
+// tileInterleavedQ4K is tilePackedQ4K on the AVX2 tile kernel, or with
+// vnni the AVX-VNNI one. The four activation rows take one order, gemm
+// or gemv, as the matrix product groups them; a tile that mixes the two,
+// which the product never asks for, takes each row's outputs from a tile
+// run in its order.
+func tileInterleavedQ4K(a *tileArgs, vnni bool) {
+	// The kernels are called directly, not through a function value,
+	// so that p and the rest stay on the stack: a tile call that
+	// allocated cost prompts 8% in the garbage collector.
+	tile := func(p *tileArgs, gemm bool) {
+		const bstep = interleaveRows * q4KBytes
+		if vnni {
+			tileQ4KStepVNNI(p, interleaveRows, gemm, bstep)
+		} else {
+			tileQ4KStepAVX2(p, interleaveRows, gemm, bstep)
+		}
+	}
+	p := *a
+	p.wstride = q4KBytes
+	switch {
+	case a.n == 0:
+		tileSingleK(a, interleaveRows, 4, nil)
+	case a.gemm&15 == 0:
+		tile(&p, false)
+	case a.gemm&15 == 15:
+		tile(&p, true)
+	default:
+		var both [2][4 * interleaveRows]float32
+		for o := range both {
+			q := p
+			q.out, q.ostride = &both[o][0], interleaveRows
+			tile(&q, o == 1)
+		}
+		for j := range 4 {
+			o := a.gemm >> j & 1
+			for i := range interleaveRows {
+				*(*float32)(unsafe.Add(unsafe.Pointer(a.out), 4*(j*a.ostride+i))) = both[o][j*interleaveRows+i]
+			}
+		}
+	}
 }
 
 // gemvPackedQ80 computes rows (a multiple of four) Q8_0 outputs against one

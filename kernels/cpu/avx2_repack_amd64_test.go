@@ -14,8 +14,10 @@ import (
 )
 
 // repackCase is one weight type's decode tile in the two layouts: the
-// step kernel and the registered kernel for interleaved weights.
+// step kernel and the registered kernel for interleaved weights, of the
+// kernel set set.
 type repackCase struct {
+	set    string
 	typ    quant.Type
 	step   func(a *tileArgs, rows, bstep, gstep int)
 	packed func(a *tileArgs, rows int)
@@ -24,8 +26,9 @@ type repackCase struct {
 
 // repackCases lists the decode tiles measured in both layouts.
 var repackCases = []repackCase{
-	{quant.TypeQ4_K, gemvQ4KStepAVX2, gemvPackedQ4K, int(unsafe.Sizeof(q8KBlock{}))},
-	{quant.TypeQ8_0, gemvQ80StepAVX2, gemvPackedQ80, int(unsafe.Sizeof(q8Block{}))},
+	{setAVX2, quant.TypeQ4_K, gemvQ4KStepAVX2, gemvPackedQ4K, int(unsafe.Sizeof(q8KBlock{}))},
+	{setAVX2, quant.TypeQ8_0, gemvQ80StepAVX2, gemvPackedQ80, int(unsafe.Sizeof(q8Block{}))},
+	{setAVXVNNI, quant.TypeQ4_K, gemvQ4KStepVNNI, gemvPackedQ4KV, int(unsafe.Sizeof(q8KBlock{}))},
 }
 
 // repackWeights returns rows random weight rows of nb blocks of typ in
@@ -94,7 +97,8 @@ func TestRepackGemv(t *testing.T) {
 		bb := c.typ.TypeSize()
 		for _, nb := range []int{1, 2, 3, 5, 17} {
 			for _, kind := range []string{"normal", "raw", "extreme", "zero"} {
-				t.Run(fmt.Sprintf("%v/%d/%s", c.typ, nb, kind), func(t *testing.T) {
+				t.Run(fmt.Sprintf("%s/%v/%d/%s", c.set, c.typ, nb, kind), func(t *testing.T) {
+					kernelSetFor(t, c.set)
 					rb := nb * bb
 					wstride := rb + 13
 					w := repackWeights(t, rng, c.typ, rows, nb, wstride, kind)
@@ -137,6 +141,76 @@ func TestRepackGemv(t *testing.T) {
 							if math.Float32bits(got) != math.Float32bits(want) {
 								t.Fatalf("output %d: registered %#x, file layout %#x, interleaved %#x, oracle %#x",
 									i, math.Float32bits(reg[i]), math.Float32bits(file[i]), math.Float32bits(inter[i]), math.Float32bits(want))
+							}
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestInterleavedQ4KTile checks the prompt tiles over Q4_K weights
+// interleaved by four rows (AVX2's and AVX-VNNI's) bit for bit against the
+// oracle: every mask of activation rows in dotK's gemm order (the mixed
+// ones, which the matrix product never asks for, too), quantized normal
+// and random raw weights against normal and ±127 activations, one to five
+// super-blocks, none (every output +0), and outputs at a stride with the
+// slots between them left untouched.
+func TestInterleavedQ4KTile(t *testing.T) {
+	kernelSetFor(t, setAVX2)
+	tiles := []struct {
+		name string
+		set  string
+		fn   func(a *tileArgs)
+	}{{"avx2", setAVX2, tilePackedQ4K}, {"avx-vnni", setAVXVNNI, tilePackedQ4KV}}
+	b := NewReference(1)
+	rng := rand.New(rand.NewPCG(67, 68))
+	const ostride = 6
+	for _, tc := range tiles {
+		for _, nb := range []int{0, 1, 2, 5} {
+			for _, kind := range []string{"normal", "raw"} {
+				t.Run(fmt.Sprintf("%s/%d/%s", tc.name, nb, kind), func(t *testing.T) {
+					kernelSetFor(t, tc.set)
+					rb := nb * q4KBytes
+					w := repackWeights(t, rng, quant.TypeQ4_K, interleaveRows, max(nb, 1), max(rb, 1), kind)[:interleaveRows*rb]
+					packed := make([]byte, len(w))
+					b.interleave(packed, w, interleaveRows, rb, q4KBytes)
+					packed = append(packed, 0) // a valid pointer with no blocks
+					x := make([]q8KBlock, 4*max(nb, 1))
+					for j := range 4 {
+						var xj []q8KBlock
+						switch {
+						case kind == "raw":
+							xj = kExtremeActs(rng, max(nb, 1))
+						default:
+							xj = kActs(rng, max(nb, 1), j%2 == 0)
+						}
+						copy(x[j*max(nb, 1):], xj)
+					}
+					for mask := range uint64(16) {
+						out := make([]float32, 4*ostride)
+						for i := range out {
+							out[i] = math.Float32frombits(0x7fc0dead)
+						}
+						tc.fn(&tileArgs{w: &packed[0], wstride: rb, x: unsafe.Pointer(&x[0]),
+							xstride: max(nb, 1) * int(unsafe.Sizeof(q8KBlock{})), n: nb, out: &out[0], ostride: ostride, gemm: mask})
+						for j := range 4 {
+							for i := range ostride {
+								got := out[j*ostride+i]
+								if i >= interleaveRows {
+									if math.Float32bits(got) != 0x7fc0dead {
+										t.Fatalf("mask %04b: slot %d of row %d written", mask, i, j)
+									}
+									continue
+								}
+								var want float32
+								if nb > 0 {
+									want = oracleK(quant.TypeQ4_K, w[i*rb:(i+1)*rb], x[j*nb:(j+1)*nb], mask>>j&1 == 1)
+								}
+								if math.Float32bits(got) != math.Float32bits(want) {
+									t.Fatalf("mask %04b: output (row %d, act %d) %#x, oracle %#x", mask, i, j, math.Float32bits(got), math.Float32bits(want))
+								}
 							}
 						}
 					}
@@ -280,15 +354,16 @@ func BenchmarkRepackGemv(b *testing.B) {
 	}
 }
 
-// TestRepackMatMul checks matrix products with repacked Q4_K, Q8_0, MXFP4, Q6_K, Q2_K and Q3_K
-// weights bit for bit against the same weights in the file's layout and
-// against the pure-Go oracle, on every kernel set the CPU runs, on one and
-// two threads: weight row counts that are and are not multiples of four
+// TestRepackMatMul checks matrix products with repacked Q4_K, Q8_0,
+// MXFP4, Q6_K, Q2_K and Q3_K weights bit for bit against the same weights
+// in the file's layout and against the pure-Go oracle, on every kernel set
+// the CPU runs, on one and two threads: weight row counts that are and are
+// not multiples of four
 // (the rows after the last group stay in the file's layout), one to eleven
 // activation rows (decode; prompts, Q4_K's in dotK's gemm order but for
-// the last n%4 rows); that decode (fewer than four activation rows) reads
-// the interleaved copy alone (but for the rows after the last group); and
-// that the repacked weight
+// the last n%4 rows); that decode (fewer than four activation rows), and
+// prompts where the layout has a tile, read the interleaved copy alone
+// (but for the rows after the last group); and that the repacked weight
 // gathers rows as the original does.
 func TestRepackMatMul(t *testing.T) {
 	t.Setenv("SAJI_REPACK", "on")
@@ -349,7 +424,7 @@ func TestRepackMatMul(t *testing.T) {
 							want := productOn(t, b, plain, x, s.k, s.m, n)
 							oracle := productOn(t, ref, oracleW, x, s.k, s.m, n)
 							for i, v := range productOn(t, b, only, x, s.k, s.m, n) {
-								if n >= interleaveRows {
+								if n >= interleaveRows && kern.tile == nil {
 									break // prompts read the file's layout
 								}
 								if math.Float32bits(v) != math.Float32bits(want[i]) {
@@ -386,7 +461,8 @@ func TestRepackMatMul(t *testing.T) {
 }
 
 // TestRepackSkips checks that Repack leaves a weight as it is where it
-// should: SAJI_REPACK=off, by default the layouts not read whole, memory
+// should: SAJI_REPACK=off, by default the layouts not read whole or
+// opt-in (AVX2's and AVX-VNNI's four-row layouts), memory
 // short for the copy, fewer rows than a group, a type without an
 // interleaved kernel, the pure-Go kernels.
 func TestRepackSkips(t *testing.T) {
@@ -402,6 +478,11 @@ func TestRepackSkips(t *testing.T) {
 		}
 		return w
 	}
+	// byDefault reports whether the default set repacks typ unasked.
+	byDefault := func(typ quant.Type) bool {
+		k := New(1).k.packed[typ]
+		return k.whole() && !k.optIn
+	}
 	cases := []struct {
 		name   string
 		ref    bool
@@ -413,13 +494,13 @@ func TestRepackSkips(t *testing.T) {
 	}{
 		{"repacked", false, quant.TypeQ4_K, 16, "on", 8 << 30, true},
 		{"SAJI_REPACK=off", false, quant.TypeQ4_K, 16, "off", 8 << 30, false},
-		{"Q4_K by default where read whole", false, quant.TypeQ4_K, 16, "", 8 << 30, New(1).k.packed[quant.TypeQ4_K].whole()},
+		{"Q4_K by default where read whole", false, quant.TypeQ4_K, 16, "", 8 << 30, byDefault(quant.TypeQ4_K)},
 		{"Q8_0 off by default", false, quant.TypeQ8_0, 16, "", 8 << 30, false},
 		{"memory short", false, quant.TypeQ8_0, 16, "on", repackReserve + 100, false},
 		{"three rows", false, quant.TypeQ4_K, 3, "on", 8 << 30, false},
-		{"Q6_K by default where read whole", false, quant.TypeQ6_K, 16, "", 8 << 30, New(1).k.packed[quant.TypeQ6_K].whole()},
-		{"Q2_K by default where read whole", false, quant.TypeQ2_K, 16, "", 8 << 30, New(1).k.packed[quant.TypeQ2_K].whole()},
-		{"Q3_K by default where read whole", false, quant.TypeQ3_K, 16, "", 8 << 30, New(1).k.packed[quant.TypeQ3_K].whole()},
+		{"Q6_K by default where read whole", false, quant.TypeQ6_K, 16, "", 8 << 30, byDefault(quant.TypeQ6_K)},
+		{"Q2_K by default where read whole", false, quant.TypeQ2_K, 16, "", 8 << 30, byDefault(quant.TypeQ2_K)},
+		{"Q3_K by default where read whole", false, quant.TypeQ3_K, 16, "", 8 << 30, byDefault(quant.TypeQ3_K)},
 		{"Q5_K: no layout", false, quant.TypeQ5_K, 16, "on", 8 << 30, false},
 		{"pure Go", true, quant.TypeQ4_K, 16, "on", 8 << 30, false},
 	}

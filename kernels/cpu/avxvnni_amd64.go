@@ -34,7 +34,18 @@ func addAVXVNNIKernels(k *kernelSet) {
 	setTile(k, quant.TypeQ6_K, tileKernel{mr: gemvRows, nr: 1, fn: gemvQ6KV})
 	setTile(k, quant.TypeQ8_0, tileKernel{mr: 2, nr: 4, fn: tileQ8_0x2x4VNNI, group: q8TileGroup})
 	setTile(k, quant.TypeQ8_0, tileKernel{mr: gemvRows, nr: 1, fn: gemvQ80V})
+	k.packed[quant.TypeQ4_K] = interleavedKernel(quant.TypeQ4_K, gemvPackedQ4KV, tilePackedQ4KV)
 }
+
+// gemvPackedQ4KV is gemvPackedQ4K with the AVX-VNNI kernel.
+func gemvPackedQ4KV(a *tileArgs, rows int) {
+	p := *a
+	p.wstride = q4KBytes
+	gemvQ4KStepVNNI(&p, rows, interleaveRows*q4KBytes, interleaveRows*a.wstride)
+}
+
+// tilePackedQ4KV is tilePackedQ4K with the AVX-VNNI kernel.
+func tilePackedQ4KV(a *tileArgs) { tileInterleavedQ4K(a, true) }
 
 // tileQ4KV is tileQ4K with the AVX-VNNI kernels.
 func tileQ4KV(a *tileArgs) { tileQ4KWith(a, tileQ4KVNNI, dotQ4KVNNI) }
@@ -86,9 +97,14 @@ func dotQ6KVNNI(w *byte, x *q8KBlock, n int, gemm bool) float32
 func dotQ5KVNNI(w *byte, x *q8KBlock, n int, gemm bool) float32
 
 // tileQ4KVNNI is tileQ4KAVX2 with vpdpwssd.
+func tileQ4KVNNI(a *tileArgs, rows int, gemm bool) {
+	tileQ4KStepVNNI(a, rows, gemm, q4KBytes)
+}
+
+// tileQ4KStepVNNI is tileQ4KStepAVX2 with vpdpwssd.
 //
 //go:noescape
-func tileQ4KVNNI(a *tileArgs, rows int, gemm bool)
+func tileQ4KStepVNNI(a *tileArgs, rows int, gemm bool, bstep int)
 
 // tileQ6KVNNI is tileQ6KAVX2 with vpdpwssd.
 //
@@ -96,9 +112,14 @@ func tileQ4KVNNI(a *tileArgs, rows int, gemm bool)
 func tileQ6KVNNI(a *tileArgs, rows int)
 
 // gemvQ4KVNNI is gemvQ4KAVX2 with vpdpwssd.
+func gemvQ4KVNNI(a *tileArgs, rows int) {
+	gemvQ4KStepVNNI(a, rows, q4KBytes, gemvRows*a.wstride)
+}
+
+// gemvQ4KStepVNNI is gemvQ4KStepAVX2 with vpdpwssd.
 //
 //go:noescape
-func gemvQ4KVNNI(a *tileArgs, rows int)
+func gemvQ4KStepVNNI(a *tileArgs, rows, bstep, gstep int)
 
 // gemvQ6KVNNI is gemvQ6KAVX2 with vpdpwssd.
 //

@@ -172,6 +172,12 @@ GLOBL vkscMask<>(SB), RODATA|NOPTR, $32
 	MOVQ 40(AX), BX; \
 	MOVQ rows+8(FP), DX
 
+// GEMVSTEPARGS is GEMVARGS and the block and group steps: R11 and AX.
+#define GEMVSTEPARGS \
+	GEMVARGS; \
+	MOVQ bstep+16(FP), R11; \
+	MOVQ gstep+24(FP), AX
+
 // FTARGS loads a Q8_0 tile description (TARGS): SI the first weight row,
 // DI the first activation row, CX n.
 #define FTARGS \
@@ -535,8 +541,8 @@ q5loop:
 	VPHADDD Y5, Y4, Y4; \
 	VPHADDD Y4, Y3, RP
 
-// func tileQ4KVNNI(a *tileArgs, rows int, gemm bool)
-TEXT ·tileQ4KVNNI(SB), NOSPLIT, $0-17
+// func tileQ4KStepVNNI(a *tileArgs, rows int, gemm bool, bstep int)
+TEXT ·tileQ4KStepVNNI(SB), NOSPLIT, $0-32
 	TILEARGS
 	VMOVDQU vb0f<>(SB), Y15
 
@@ -627,7 +633,7 @@ q4tgemv:
 	VFMADD231PS  Y6, Y13, Y12
 
 q4tnext:
-	ADDQ $144, SI
+	ADDQ bstep+24(FP), SI
 	ADDQ $292, DI
 	DECQ CX
 	JNZ  q4tblock
@@ -786,6 +792,14 @@ q6tblock:
 	MOVQ R13, DI; \
 	MOVQ R14, CX
 
+// GROUPSTEP moves to the next four weight rows (the group step AX on) and
+// their outputs and loops to L while rows remain.
+#define GROUPSTEP(L) \
+	ADDQ AX, R8; \
+	ADDQ $16, BX; \
+	SUBQ $4, DX; \
+	JNZ  L
+
 // GROUPNEXT moves to the next four weight rows and their outputs and loops
 // to L while rows remain.
 #define GROUPNEXT(L) \
@@ -864,17 +878,17 @@ q6tblock:
 	Q4ROWPAIR((SI)(R12*2), QS, XO, BC, Y2, 10); \
 	Q4ROWPAIR((SI)(R10*1), QS, XO, BC, Y3, 11)
 
-// func gemvQ4KVNNI(a *tileArgs, rows int)
+// func gemvQ4KStepVNNI(a *tileArgs, rows, bstep, gstep int)
 //
 // Y12 holds [acc, accMin] of rows 0..3 as [a0, m0, a1, m1 | a2, m2, a3, m3].
-TEXT ·gemvQ4KVNNI(SB), NOSPLIT, $0-16
-	GEMVARGS
+TEXT ·gemvQ4KStepVNNI(SB), NOSPLIT, $0-32
+	GEMVSTEPARGS
 	VMOVDQU vb0f<>(SB), Y15
 	VPXOR   Y14, Y14, Y14
 
 q4grow:
 	GROUPSTART
-	LEAQ   (R8)(R12*4), R9 // the next group, prefetched as this one runs
+	LEAQ   (R8)(AX*1), R9 // the next group, prefetched as this one runs
 	VXORPS Y12, Y12, Y12
 
 q4gblock:
@@ -924,7 +938,7 @@ q4gblock:
 	VMULPS       Y5, Y4, Y4
 	VFMADD231PS  Y9, Y4, Y12
 
-	ADDQ $144, SI
+	ADDQ R11, SI
 	ADDQ $292, DI
 	ADDQ $576, R9
 	DECQ CX
@@ -935,7 +949,7 @@ q4gblock:
 	VEXTRACTF128 $1, Y0, X1
 	VSHUFPS      $0x88, X1, X0, X0
 	VMOVUPS      X0, (BX)
-	GROUPNEXT(q4grow)
+	GROUPSTEP(q4grow)
 	VZEROUPPER
 	RET
 

@@ -14,19 +14,30 @@ import (
 )
 
 // TestRelease checks a repacked Q4_K weight whose file bytes were released
-// (dropped from memory): products of one to eleven activation rows, rows
-// gathered and the whole weight read all equal those of the same weight
-// in the file's layout, although the released bytes are gone (here
-// anonymous memory, which reads as zeros after the drop); the rows after
-// the last group of sixteen keep their file bytes.
+// (dropped from memory), on each kernel set's layout (AVX2's and AVX-VNNI's
+// four interleaved rows, opt-in; AVX-512's sixteen): products of one to eleven
+// activation rows, rows gathered and the whole weight read all equal those
+// of the same weight in the file's layout, although the released bytes are
+// gone (here anonymous memory, which reads as zeros after the drop); the
+// rows after the last group keep their file bytes.
 func TestRelease(t *testing.T) {
-	kernelSetFor(t, setAVX512)
-	b, err := NewWithKernels(2, setAVX512)
+	for _, set := range []string{setAVX2, setAVXVNNI, setAVX512} {
+		t.Run(set, func(t *testing.T) { testRelease(t, set) })
+	}
+}
+
+// testRelease is TestRelease on the kernel set named set.
+func testRelease(t *testing.T, set string) {
+	kernelSetFor(t, set)
+	b, err := NewWithKernels(2, set)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !b.k.packed[quant.TypeQ4_K].whole() {
 		t.Skip("cpu: this system cannot release the file's bytes")
+	}
+	if b.k.packed[quant.TypeQ4_K].optIn {
+		t.Setenv("SAJI_REPACK", "on")
 	}
 	rng := rand.New(rand.NewPCG(75, 76))
 	const k, m = 2048, 35

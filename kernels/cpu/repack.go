@@ -16,17 +16,20 @@ import (
 
 // Repacked weights. Two kinds of layout:
 //
-// Four rows interleaved block by block (AVX2: Q4_K, Q8_0). Decoding reads
-// every weight once per token, four rows at a time (the decode tiles); in
-// the file's layout those are four streams, row after row, and
-// interleaved (row 4g+r's block b at 4g·rowBytes + (4b+r)·blockBytes, as
-// ggml's Q4_Kx4 and Q8_0x4) they are one. BenchmarkRepackGemv measured
-// the same kernel 6-9% faster on an interleaved Q4_K matrix and 15-30% on
-// Q8_0. Only decode reads the copy; prompts run the file layout's tiles on
-// the file's bytes, which then stay resident beside the copy, so these
-// are opt-in (SAJI_REPACK=on): measured on llama-1b at two threads they
-// made decode faster (Q4_K_M 29-35 t/s against 29) but each repacked
-// weight took its memory twice.
+// Four rows interleaved block by block (AVX2 and AVX-VNNI: Q4_K, Q8_0).
+// Decoding reads every weight once per token, four rows at a time (the
+// decode tiles); in the file's layout those are four streams, row after
+// row, and interleaved (row 4g+r's block b at 4g·rowBytes +
+// (4b+r)·blockBytes, as ggml's Q4_Kx4 and Q8_0x4) they are one.
+// BenchmarkRepackGemv measured the same kernel 6-9% faster on an
+// interleaved Q4_K matrix and 15-30% on Q8_0. Q4_K's prompt tiles read
+// the layout too (the file layout's tiles with its steps), so its file
+// bytes are released as the sixteen-row layouts' are; Q8_0's prompts
+// read the file's bytes, which then stay resident beside the copy. Both
+// are opt-in (SAJI_REPACK=on): on llama-1b Q4_K_M (AVX2, Zen 5, medians
+// of five) Q4_K's took decode from 23.8 to 23.5 t/s at one thread and
+// 35.8 to 35.3 at two, against llama.cpp's 25.4 and 33.0; an earlier,
+// busier machine had measured 29-35 t/s against 29 at two threads.
 //
 // Sixteen rows in a layout of their own (AVX-512 VNNI: Q4_K, Q6_K, Q2_K,
 // Q3_K and MXFP4, see avx512_q*kx16_amd64.go and
@@ -121,7 +124,7 @@ func repackSize(k *kernelSet, typ quant.Type, shape []int) int64 {
 	case "off":
 		return 0
 	default:
-		if !kern.whole() {
+		if !kern.whole() || kern.optIn {
 			return 0
 		}
 	}
@@ -169,16 +172,36 @@ func (k *kernelSet) packedKernel(typ quant.Type) (packedKernel, bool) {
 	return kern, ok
 }
 
-// interleavedKernel describes gemv, a decode kernel for weights of typ
-// interleaved by four rows block by block (interleave).
-func interleavedKernel(typ quant.Type, gemv func(a *tileArgs, rows int)) packedKernel {
-	return packedKernel{
-		rows: interleaveRows,
-		size: func(m, rowBytes int) int { return m * rowBytes },
+// interleavedKernel describes the kernels for weights of typ interleaved
+// by four rows block by block (interleave): gemv, the decode kernel, and
+// tile, the prompt tile where there is one (nil: prompts read the file's
+// layout, which then stays resident). The layout is opt-in (SAJI_REPACK=on).
+func interleavedKernel(typ quant.Type, gemv func(a *tileArgs, rows int), tile func(a *tileArgs)) packedKernel {
+	k := packedKernel{
+		rows:  interleaveRows,
+		optIn: true,
+		size:  func(m, rowBytes int) int { return m * rowBytes },
 		pack: func(b *Backend, dst, src []byte, m, rowBytes int) {
 			b.interleave(dst, src, m, rowBytes, typ.TypeSize())
 		},
 		gemv: gemv,
+		tile: tile,
+	}
+	if tile != nil {
+		blockBytes := typ.TypeSize()
+		k.unpack = func(dst, packed []byte, r, rowBytes int) { deinterleave(dst, packed, r, rowBytes, blockBytes) }
+	}
+	return k
+}
+
+// deinterleave writes row r (of a full group) of weights interleaved by
+// four rows (interleave), rowBytes each in blocks of blockBytes, back in
+// the file's layout into dst.
+func deinterleave(dst, packed []byte, r, rowBytes, blockBytes int) {
+	base := r / interleaveRows * interleaveRows * rowBytes
+	for k := range rowBytes / blockBytes {
+		o := base + (interleaveRows*k+r%interleaveRows)*blockBytes
+		copy(dst[k*blockBytes:(k+1)*blockBytes], packed[o:o+blockBytes])
 	}
 }
 
