@@ -345,7 +345,7 @@ func (ld *loader) fusedExperts(b kernels.Backend, name string, cols, rows, n int
 		at := (2*e + part) * half
 		t, err := b.Weight(ti.Type, []int{cols, rows}, data[at:at+half])
 		if err == nil {
-			t, err = repack(b, t)
+			t, err = repack(b, t, &ld.releases)
 		}
 		if err != nil {
 			ld.fail(fmt.Errorf("tensor %s, expert %d: %w", name, e, err))

@@ -26,7 +26,11 @@ type loader struct {
 	// outNorm names the output norm where the architecture does not call
 	// it output_norm.weight (LFM2's token_embd_norm.weight).
 	outNorm string
-	err     error
+	// releases drops the file's bytes of the weights this load repacks
+	// (cpu.Release), shared among them so that no huge page is split
+	// while bytes in it are still read.
+	releases cpu.Releases
+	err      error
 }
 
 // outNormName returns the name of the output norm's tensor.
@@ -173,7 +177,7 @@ func (ld *loader) wrap(b kernels.Backend, ti gguf.TensorInfo, shape []int, from,
 	}
 	t, err := b.Weight(ti.Type, shape, data[from*rb:(from+n)*rb])
 	if err == nil {
-		t, err = repack(b, t)
+		t, err = repack(b, t, &ld.releases)
 	}
 	if err != nil {
 		ld.fail(fmt.Errorf("tensor %s: %w", ti.Name, err))
@@ -185,15 +189,15 @@ func (ld *loader) wrap(b kernels.Backend, ti gguf.TensorInfo, shape []int, from,
 // repack returns weight t (wrapped once, read by the model alone; an
 // expert's matrix alike) in the CPU's interleaved layout where its kernels
 // have one (cpu.Repack); where that copy serves every use, the file's
-// bytes of t are dropped from memory (cpu.Release). Other backends'
-// weights are returned as they are.
+// bytes of t are dropped from memory through r (cpu.Release). Other
+// backends' weights are returned as they are.
 //
 // Experts take the layout as dense weights do. They once waited, but for
 // MXFP4's, for SAJI_REPACK=on: in the Go heap's 4 KiB pages, the sixteen-row
 // Q4_K experts took qwen3-30b-a3b's decode from 10.6 to 7.2 t/s. In huge
 // pages (cpu.Repack's memory since) they take it from 12.0 and 12.5 to 14.1
 // and 15.3 t/s (2 threads, --no-mmap, AVX-512).
-func repack(b kernels.Backend, t kernels.Tensor) (kernels.Tensor, error) {
+func repack(b kernels.Backend, t kernels.Tensor, r *cpu.Releases) (kernels.Tensor, error) {
 	c, ok := b.(*cpu.Backend)
 	if !ok {
 		return t, nil
@@ -202,7 +206,7 @@ func repack(b kernels.Backend, t kernels.Tensor) (kernels.Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.Release(t)
+	c.Release(t, r)
 	return t, nil
 }
 

@@ -198,7 +198,7 @@ func (ld *loader) experts(b kernels.Backend, name string, cols, rows, n int) []k
 	for e := range out {
 		t, err := b.Weight(ti.Type, []int{cols, rows}, data[e*stride:(e+1)*stride])
 		if err == nil {
-			t, err = repack(b, t)
+			t, err = repack(b, t, &ld.releases)
 		}
 		if err != nil {
 			ld.fail(fmt.Errorf("tensor %s, expert %d: %w", name, e, err))

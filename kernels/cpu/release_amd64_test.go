@@ -62,7 +62,7 @@ func testRelease(t *testing.T, set string) {
 	if w, err = b.Repack(w); err != nil || !Repacked(w) {
 		t.Fatalf("not repacked: %v", err)
 	}
-	b.Release(w)
+	b.Release(w, nil)
 	if anon[4096] != 0 || anon[2*4096+17] != 0 {
 		t.Fatal("the released pages still hold the file's bytes")
 	}

@@ -148,8 +148,11 @@ func (k packedKernel) whole() bool { return k.tile != nil && k.unpack != nil && 
 // product reads whole, the pages of the file's bytes that the copy now
 // serves are dropped from memory (the rows after the last group stay),
 // and w reads its rows from the copy from then on (gathering rows,
-// Read). Elsewhere it does nothing.
-func (b *Backend) Release(w kernels.Tensor) {
+// Read). Elsewhere it does nothing. The bytes leave memory through r,
+// which one model's load shares among its weights so that no huge page is
+// split while other bytes in it are still read (Releases); a nil r drops
+// them at once.
+func (b *Backend) Release(w kernels.Tensor, r *Releases) {
 	t, err := b.own(w)
 	if err != nil || t.packed == nil || t.released {
 		return
@@ -159,7 +162,7 @@ func (b *Backend) Release(w kernels.Tensor) {
 		return
 	}
 	t.released = true
-	dropPages(t.data[:t.rows()/kern.rows*kern.rows*t.rowBytes()])
+	r.drop(t.data[:t.rows()/kern.rows*kern.rows*t.rowBytes()])
 }
 
 // packedKernel returns k's decode kernel for weights of typ in an
