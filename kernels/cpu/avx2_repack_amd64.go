@@ -18,8 +18,15 @@ func addAVX2Repack(k *kernelSet) {
 	if k.packed == nil {
 		k.packed = map[quant.Type]packedKernel{}
 	}
-	k.packed[quant.TypeQ4_K] = interleavedKernel(quant.TypeQ4_K, gemvPackedQ4K, tilePackedQ4K)
-	k.packed[quant.TypeQ8_0] = interleavedKernel(quant.TypeQ8_0, gemvPackedQ80, nil)
+	k.packed[quant.TypeQ4_K] = optIn(interleavedKernel(quant.TypeQ4_K, interleaveRows, gemvPackedQ4K, tilePackedQ4K, 4))
+	k.packed[quant.TypeQ8_0] = optIn(interleavedKernel(quant.TypeQ8_0, interleaveRows, gemvPackedQ80, nil, 0))
+}
+
+// optIn returns k taken only with SAJI_REPACK=on: the four-row layouts,
+// which measured no faster on Zen 5 (see repack.go).
+func optIn(k packedKernel) packedKernel {
+	k.optIn = true
+	return k
 }
 
 // gemvPackedQ4K computes rows (a multiple of four) Q4_K outputs against one

@@ -14,21 +14,30 @@ import (
 )
 
 // repackCase is one weight type's decode tile in the two layouts: the
-// step kernel and the registered kernel for interleaved weights, of the
-// kernel set set.
+// step kernel and the registered kernel for weights interleaved by group
+// rows, of the kernel set set.
 type repackCase struct {
 	set    string
 	typ    quant.Type
+	group  int
 	step   func(a *tileArgs, rows, bstep, gstep int)
 	packed func(a *tileArgs, rows int)
-	xsize  int // bytes of one activation block
 }
 
 // repackCases lists the decode tiles measured in both layouts.
 var repackCases = []repackCase{
-	{setAVX2, quant.TypeQ4_K, gemvQ4KStepAVX2, gemvPackedQ4K, int(unsafe.Sizeof(q8KBlock{}))},
-	{setAVX2, quant.TypeQ8_0, gemvQ80StepAVX2, gemvPackedQ80, int(unsafe.Sizeof(q8Block{}))},
-	{setAVXVNNI, quant.TypeQ4_K, gemvQ4KStepVNNI, gemvPackedQ4KV, int(unsafe.Sizeof(q8KBlock{}))},
+	{setAVX2, quant.TypeQ4_K, interleaveRows, gemvQ4KStepAVX2, gemvPackedQ4K},
+	{setAVX2, quant.TypeQ8_0, interleaveRows, gemvQ80StepAVX2, gemvPackedQ80},
+	{setAVXVNNI, quant.TypeQ4_K, interleaveRows, gemvQ4KStepVNNI, gemvPackedQ4KV},
+	{setAVX512, quant.TypeQ8_0, q80X8Rows, func(a *tileArgs, rows, bstep, gstep int) {
+		// Rows 4..7 of a group are four rows on in both layouts; the
+		// file's groups prefetch the next as gemvQ80AVX512 does.
+		pstep := 0
+		if bstep == quant.TypeQ8_0.TypeSize() {
+			pstep = q80X8Rows * bstep
+		}
+		gemvQ80StepAVX512(a, rows, bstep, 4*a.wstride, gstep, pstep)
+	}, gemvPackedQ80Z},
 }
 
 // repackWeights returns rows random weight rows of nb blocks of typ in
@@ -86,14 +95,14 @@ func repackActs(rng *rand.Rand, typ quant.Type, nb int, extreme bool) (unsafe.Po
 // an interleaved copy, the latter also through the kernel registered for
 // repacked weights: quantized normal weights,
 // random bytes with large scales against normal and ±127 activations,
-// all-zero weights; short and odd block counts; three groups of four rows;
+// all-zero weights; short and odd block counts; three groups of rows;
 // the slots after the outputs left untouched.
 func TestRepackGemv(t *testing.T) {
 	kernelSetFor(t, setAVX2)
 	b := NewReference(2)
 	rng := rand.New(rand.NewPCG(61, 62))
-	const rows = 12
 	for _, c := range repackCases {
+		rows := 3 * c.group
 		bb := c.typ.TypeSize()
 		for _, nb := range []int{1, 2, 3, 5, 17} {
 			for _, kind := range []string{"normal", "raw", "extreme", "zero"} {
@@ -108,7 +117,7 @@ func TestRepackGemv(t *testing.T) {
 					for i := range rows {
 						copy(dense[i*rb:], w[i*wstride:i*wstride+rb])
 					}
-					b.interleave(packed, dense, rows, rb, bb)
+					b.interleave(packed, dense, rows, c.group, rb, bb)
 
 					run := func(fn func(a *tileArgs)) []float32 {
 						out := make([]float32, rows+3)
@@ -122,10 +131,10 @@ func TestRepackGemv(t *testing.T) {
 						a.w, a.wstride = &packed[0], rb
 						c.packed(a, rows)
 					})
-					file := run(func(a *tileArgs) { c.step(a, rows, bb, 4*wstride) })
+					file := run(func(a *tileArgs) { c.step(a, rows, bb, c.group*wstride) })
 					inter := run(func(a *tileArgs) {
 						a.w, a.wstride = &packed[0], bb
-						c.step(a, rows, 4*bb, 4*rb)
+						c.step(a, rows, c.group*bb, c.group*rb)
 					})
 					for i := range reg {
 						if i >= rows {
@@ -175,7 +184,7 @@ func TestInterleavedQ4KTile(t *testing.T) {
 					rb := nb * q4KBytes
 					w := repackWeights(t, rng, quant.TypeQ4_K, interleaveRows, max(nb, 1), max(rb, 1), kind)[:interleaveRows*rb]
 					packed := make([]byte, len(w))
-					b.interleave(packed, w, interleaveRows, rb, q4KBytes)
+					b.interleave(packed, w, interleaveRows, interleaveRows, rb, q4KBytes)
 					packed = append(packed, 0) // a valid pointer with no blocks
 					x := make([]q8KBlock, 4*max(nb, 1))
 					for j := range 4 {
@@ -221,31 +230,41 @@ func TestInterleavedQ4KTile(t *testing.T) {
 }
 
 // TestInterleave checks where interleave puts every block: full groups of
-// four rows block by block, the rows after the last group as they are.
+// four or eight rows block by block, the rows after the last group as they
+// are; and that deinterleave gives each row of a full group back.
 func TestInterleave(t *testing.T) {
-	for _, m := range []int{1, 4, 7, 9, 12} {
-		for _, threads := range []int{1, 2} {
-			t.Run(fmt.Sprintf("m=%d/t=%d", m, threads), func(t *testing.T) {
-				const nb, bb = 3, 5
-				rb := nb * bb
-				src := make([]byte, m*rb)
-				for i := range src {
-					src[i] = byte(i)
-				}
-				dst := make([]byte, len(src))
-				NewReference(threads).interleave(dst, src, m, rb, bb)
-				for i := range m {
-					for k := range nb {
-						at := i*rb + k*bb
-						if i < m/4*4 {
-							at = i/4*4*rb + (4*k+i%4)*bb
+	for _, g := range []int{interleaveRows, q80X8Rows} {
+		for _, m := range []int{1, 4, 7, 9, 12, 17} {
+			for _, threads := range []int{1, 2} {
+				t.Run(fmt.Sprintf("group=%d/m=%d/t=%d", g, m, threads), func(t *testing.T) {
+					const nb, bb = 3, 5
+					rb := nb * bb
+					src := make([]byte, m*rb)
+					for i := range src {
+						src[i] = byte(i)
+					}
+					dst := make([]byte, len(src))
+					NewReference(threads).interleave(dst, src, m, g, rb, bb)
+					for i := range m {
+						for k := range nb {
+							at := i*rb + k*bb
+							if i < m/g*g {
+								at = i/g*g*rb + (g*k+i%g)*bb
+							}
+							if got, want := dst[at:at+bb], src[i*rb+k*bb:i*rb+(k+1)*bb]; string(got) != string(want) {
+								t.Fatalf("row %d block %d at %d: %v, want %v", i, k, at, got, want)
+							}
 						}
-						if got, want := dst[at:at+bb], src[i*rb+k*bb:i*rb+(k+1)*bb]; string(got) != string(want) {
-							t.Fatalf("row %d block %d at %d: %v, want %v", i, k, at, got, want)
+						if i < m/g*g {
+							row := make([]byte, rb)
+							deinterleave(row, dst, i, g, rb, bb)
+							if string(row) != string(src[i*rb:(i+1)*rb]) {
+								t.Fatalf("row %d unpacked as %v, want %v", i, row, src[i*rb:(i+1)*rb])
+							}
 						}
 					}
-				}
-			})
+				})
+			}
 		}
 	}
 }
@@ -273,84 +292,104 @@ const repackWorkingSet = 512 << 20
 var repackLayouts = []string{"file", "interleaved"}
 
 // BenchmarkRepackGemv compares decode (one activation row) on the file's
-// layout ("file": each group of four rows read as four streams) with the
-// same kernel on copies interleaved by four rows ("interleaved": one
-// stream), split over the backend's threads as the matrix product splits
-// them, on one and two threads. Copies of each matrix fill
-// repackWorkingSet, each call taking the next copy (never one a recent
-// call read), so that the weights stream from memory. The layouts take
-// turns within every iteration (on a shared machine the load drifts
-// between sub-benchmarks), and each is reported as its median time in
-// weight GB/s; "speedup" is the file layout's median time over the
-// interleaved one's (above 1: interleaving pays); "ms-repack/matrix" is
-// what interleaving one matrix took on two threads.
+// layout ("file": each group of rows read as that many streams) with the
+// same kernel on copies interleaved by the group's rows ("interleaved":
+// one stream), split over the backend's threads as the matrix product
+// splits them, on one and two threads, for each case of repackCases whose
+// kernel set the CPU has. Copies of each matrix fill repackWorkingSet,
+// each call taking the next copy (never one a recent call read), so that
+// the weights stream from memory. The layouts take turns within every
+// iteration (on a shared machine the load drifts between sub-benchmarks),
+// and each is reported as its median time in weight GB/s; "speedup" is
+// the file layout's median time over the interleaved one's (above 1:
+// interleaving pays); "ms-repack/matrix" is what interleaving one matrix
+// took on two threads.
 func BenchmarkRepackGemv(b *testing.B) {
-	kernelSetFor(b, setAVX2)
 	rng := rand.New(rand.NewPCG(63, 64))
-	for _, s := range repackShapes {
-		c := repackCases[0]
-		if s.typ == quant.TypeQ8_0 {
-			c = repackCases[1]
+	for _, c := range repackCases {
+		if _, err := NewWithKernels(1, c.set); err != nil {
+			continue
 		}
-		bb := c.typ.TypeSize()
-		nb := s.k / c.typ.BlockSize()
-		rb := nb * bb
-		size := s.m * rb
-		one := repackWeights(b, rng, c.typ, s.m, nb, rb, "normal")
-		copies := max(1, repackWorkingSet/size)
-		file, packed := make([][]byte, copies), make([][]byte, copies)
-		ref := NewReference(2)
-		var took time.Duration
-		for i := range copies {
-			file[i] = append([]byte(nil), one...)
-			packed[i] = make([]byte, size)
-			start := time.Now()
-			ref.interleave(packed[i], file[i], s.m, rb, bb)
-			took += time.Since(start)
-		}
-		x, _ := repackActs(rng, c.typ, nb, false)
-		out := make([]float32, s.m)
-		for _, threads := range []int{1, 2} {
-			bk := NewReference(threads)
-			run := func(layout string, i int) time.Duration {
-				w := file[i%copies]
-				if layout == "interleaved" {
-					w = packed[i%copies]
-				}
-				start := time.Now()
-				bk.parallelBalanced(s.m/4, func(glo, ghi int) {
-					a := tileArgs{w: &w[4*glo*rb], wstride: rb, x: x, n: nb, out: &out[4*glo], ostride: 1}
-					switch layout {
-					case "file":
-						c.step(&a, 4*(ghi-glo), bb, 4*rb)
-					default:
-						a.wstride = bb
-						c.step(&a, 4*(ghi-glo), 4*bb, 4*rb)
-					}
-				})
-				return time.Since(start)
+		for _, s := range repackShapes {
+			if s.typ != c.typ {
+				continue
 			}
-			b.Run(fmt.Sprintf("%v/%dx%d/t=%d", c.typ, s.k, s.m, threads), func(b *testing.B) {
-				times := map[string][]time.Duration{}
-				calls := 0
-				for it := 0; b.Loop(); it++ {
-					for l := range repackLayouts {
-						layout := repackLayouts[(l+it)%len(repackLayouts)]
-						times[layout] = append(times[layout], run(layout, calls))
-						calls++
-					}
-				}
-				med := map[string]time.Duration{}
-				for _, layout := range repackLayouts {
-					ts := times[layout]
-					slices.Sort(ts)
-					med[layout] = ts[len(ts)/2]
-					b.ReportMetric(float64(size)/med[layout].Seconds()/1e9, "GB/s-"+layout)
-				}
-				b.ReportMetric(float64(med["file"])/float64(med["interleaved"]), "speedup")
-				b.ReportMetric(float64(took.Microseconds())/float64(copies)/1e3, "ms-repack/matrix")
-			})
+			benchRepackGemv(b, rng, c, s.k, s.m)
 		}
+	}
+}
+
+// benchRepackGemv is BenchmarkRepackGemv's case c on a matrix of m rows
+// of k values.
+func benchRepackGemv(b *testing.B, rng *rand.Rand, c repackCase, k, m int) {
+	bb := c.typ.TypeSize()
+	nb := k / c.typ.BlockSize()
+	rb := nb * bb
+	size := m * rb
+	one := repackWeights(b, rng, c.typ, m, nb, rb, "normal")
+	copies := max(1, repackWorkingSet/size)
+	file, packed := make([][]byte, copies), make([][]byte, copies)
+	ref := NewReference(2)
+	var took time.Duration
+	for i := range copies {
+		// Both in memory advised for huge pages, as a model read into
+		// memory (--no-mmap) and its repacked copies are.
+		var freeFile, freePacked func()
+		file[i], freeFile = allocPacked(size)
+		packed[i], freePacked = allocPacked(size)
+		for _, free := range []func(){freeFile, freePacked} {
+			if free != nil {
+				b.Cleanup(free)
+			}
+		}
+		copy(file[i], one)
+		start := time.Now()
+		ref.interleave(packed[i], file[i], m, c.group, rb, bb)
+		took += time.Since(start)
+	}
+	x, _ := repackActs(rng, c.typ, nb, false)
+	out := make([]float32, m)
+	g := c.group
+	for _, threads := range []int{1, 2} {
+		bk := NewReference(threads)
+		run := func(layout string, i int) time.Duration {
+			w := file[i%copies]
+			if layout == "interleaved" {
+				w = packed[i%copies]
+			}
+			start := time.Now()
+			bk.parallelBalanced(m/g, func(glo, ghi int) {
+				a := tileArgs{w: &w[g*glo*rb], wstride: rb, x: x, n: nb, out: &out[g*glo], ostride: 1}
+				switch layout {
+				case "file":
+					c.step(&a, g*(ghi-glo), bb, g*rb)
+				default:
+					a.wstride = bb
+					c.step(&a, g*(ghi-glo), g*bb, g*rb)
+				}
+			})
+			return time.Since(start)
+		}
+		b.Run(fmt.Sprintf("%s/%v/%dx%d/t=%d", c.set, c.typ, k, m, threads), func(b *testing.B) {
+			times := map[string][]time.Duration{}
+			calls := 0
+			for it := 0; b.Loop(); it++ {
+				for l := range repackLayouts {
+					layout := repackLayouts[(l+it)%len(repackLayouts)]
+					times[layout] = append(times[layout], run(layout, calls))
+					calls++
+				}
+			}
+			med := map[string]time.Duration{}
+			for _, layout := range repackLayouts {
+				ts := times[layout]
+				slices.Sort(ts)
+				med[layout] = ts[len(ts)/2]
+				b.ReportMetric(float64(size)/med[layout].Seconds()/1e9, "GB/s-"+layout)
+			}
+			b.ReportMetric(float64(med["file"])/float64(med["interleaved"]), "speedup")
+			b.ReportMetric(float64(took.Microseconds())/float64(copies)/1e3, "ms-repack/matrix")
+		})
 	}
 }
 
@@ -416,7 +455,7 @@ func TestRepackMatMul(t *testing.T) {
 					for i := range scribbled[:s.m/group*group*len(data)/s.m] {
 						scribbled[i] = byte(i * 7)
 					}
-					for _, n := range []int{1, 2, 3, 4, 5, 8, 11} {
+					for _, n := range []int{1, 2, 3, 4, 5, 8, 11, 17} {
 						t.Run(fmt.Sprintf("%s/t=%d/%v/%dx%dx%d", set, threads, typ, s.k, s.m, n), func(t *testing.T) {
 							x := randn(rng, s.k*n, 1)
 							x[0], x[len(x)-1] = 9, -9
@@ -495,7 +534,7 @@ func TestRepackSkips(t *testing.T) {
 		{"repacked", false, quant.TypeQ4_K, 16, "on", 8 << 30, true},
 		{"SAJI_REPACK=off", false, quant.TypeQ4_K, 16, "off", 8 << 30, false},
 		{"Q4_K by default where read whole", false, quant.TypeQ4_K, 16, "", 8 << 30, byDefault(quant.TypeQ4_K)},
-		{"Q8_0 off by default", false, quant.TypeQ8_0, 16, "", 8 << 30, false},
+		{"Q8_0 by default where read whole", false, quant.TypeQ8_0, 16, "", 8 << 30, byDefault(quant.TypeQ8_0)},
 		{"memory short", false, quant.TypeQ8_0, 16, "on", repackReserve + 100, false},
 		{"three rows", false, quant.TypeQ4_K, 3, "on", 8 << 30, false},
 		{"Q6_K by default where read whole", false, quant.TypeQ6_K, 16, "", 8 << 30, byDefault(quant.TypeQ6_K)},
@@ -545,7 +584,7 @@ func BenchmarkInterleave(b *testing.B) {
 			bk := NewReference(threads)
 			b.Run(fmt.Sprintf("%v/t=%d", typ, threads), func(b *testing.B) {
 				for b.Loop() {
-					bk.interleave(dst, src, m, rb, typ.TypeSize())
+					bk.interleave(dst, src, m, interleaveRows, rb, typ.TypeSize())
 				}
 				b.ReportMetric(float64(len(src))*float64(b.N)/b.Elapsed().Seconds()/1e9, "GB/s")
 			})

@@ -44,10 +44,12 @@
 // multiplied by the activation's d_x (broadcast from memory) per output.
 // Output (2p+h, j) accumulates in half h of Z(8p+j).
 //
-// Registers: SI weight row 0, R12 wstride, R13 3·wstride, DI activation
-// row 0, DX activation row 4, R9 xstride, R10 3·xstride, CX blocks left,
-// BX the outputs, R11 4·ostride; Z26 0x80 bytes, Z27 zero, K1 the high
-// eight words of a ymm.
+// Registers: SI weight row 0 (its blocks bstep apart: 34 in the file's
+// layout), R12 wstride, R13 3·wstride, DI activation row 0, DX activation
+// row 4, R9 xstride, R10 3·xstride, CX blocks left, BX the outputs, R11
+// 4·ostride, R8 the bytes prefetched (from pahead on, pstep a block: in
+// the file's layout the next four rows); Z26 0x80 bytes, Z27 zero, K1 the
+// high eight words of a ymm.
 
 // Q8ZCOL(XB, A0, A1) accumulates the current block of the activation row
 // at XB (its d at 0, quants at 8) into A0 (weight rows 0, 1) and A1 (rows
@@ -79,8 +81,8 @@
 	VPBROADCASTW     R1, K1, Y21;  \
 	VCVTPH2PS        Y21, D
 
-// func tileQ8_0x4x8AVX512(a *tileArgs)
-TEXT ·tileQ8_0x4x8AVX512(SB), NOSPLIT, $0-8
+// func tileQ8_0x4x8StepAVX512(a *tileArgs, bstep, pahead, pstep int)
+TEXT ·tileQ8_0x4x8StepAVX512(SB), NOSPLIT, $0-32
 	MOVQ a+0(FP), AX
 	MOVQ 0(AX), SI
 	MOVQ 8(AX), R12
@@ -114,7 +116,9 @@ TEXT ·tileQ8_0x4x8AVX512(SB), NOSPLIT, $0-8
 	VPBROADCASTD AX, Z26
 	MOVL   $0xff00, AX
 	KMOVW  AX, K1
-	LEAQ   (SI)(R12*4), R8 // the next four weight rows, prefetched as these run
+	MOVQ   pahead+16(FP), R8 // the next rows, prefetched as these run
+	ADDQ   SI, R8
+	MOVQ   bstep+8(FP), AX
 	TESTQ  CX, CX
 	JZ     q8zdone
 
@@ -122,7 +126,7 @@ q8zloop:
 	PREFETCHT0 0(R8)
 	PREFETCHT0 64(R8)
 	PREFETCHT0 128(R8)
-	ADDQ       $136, R8
+	ADDQ       pstep+24(FP), R8
 	Q8ZPAIR((SI), (SI)(R12*1), Z16, Z18, Z24)
 	Q8ZPAIR((SI)(R12*2), (SI)(R13*1), Z17, Z19, Z25)
 	Q8ZCOL((DI), Z0, Z8)
@@ -133,7 +137,7 @@ q8zloop:
 	Q8ZCOL((DX)(R9*1), Z5, Z13)
 	Q8ZCOL((DX)(R9*2), Z6, Z14)
 	Q8ZCOL((DX)(R10*1), Z7, Z15)
-	ADDQ $34, SI
+	ADDQ AX, SI
 	ADDQ $40, DI
 	ADDQ $40, DX
 	DECQ CX
@@ -548,13 +552,17 @@ q8n9done:
 // is broadcast once per block to both halves (Z20), with -128·Σx of each
 // lane (Z21) the start of every row's lane sums; its d_x is broadcast
 // from memory into the scale products. Row 2p+h accumulates in half h of
-// Z(p).
+// Z(p). The rows' blocks lie where the layout puts them: row r's block b
+// at (r/4)·half + (r%4)·wstride + b·bstep from the group, each group
+// gstep bytes after the one before (the file's layout, or eight rows
+// interleaved block by block).
 //
 // Registers: R8 the group's first weight row, R12 wstride, R13
-// 3·wstride, R11 the activation row, R14 blocks per row, BX the group's
-// outputs, DX rows left; SI, DI, CX the cursors and blocks left, R9 the
-// next group's rows (prefetched); Z26 0x80 bytes, Z27 zero, K1 the high
-// eight words of a ymm.
+// 3·wstride, AX bstep, DX half, R11 the activation row, R14 blocks per
+// row, BX the group's outputs; SI, R10, DI, CX the cursors and blocks
+// left, R9 the next group's bytes, prefetched pstep a block where pstep
+// is not 0 (the rows left are counted down in the argument); Z26 0x80
+// bytes, Z27 zero, K1 the high eight words of a ymm.
 
 // Q8GPAIR(R0, R1, ACC) accumulates the current blocks of the weight rows
 // at R0 and R1 (low and high half) into ACC. Uses Z22..Z25.
@@ -571,8 +579,8 @@ q8n9done:
 	VMULPS.BCST   (DI), Z24, Z25; \
 	VFMADD231PS   Z23, Z25, ACC
 
-// func gemvQ80AVX512(a *tileArgs, rows int)
-TEXT ·gemvQ80AVX512(SB), NOSPLIT, $0-16
+// func gemvQ80StepAVX512(a *tileArgs, rows, bstep, half, gstep, pstep int)
+TEXT ·gemvQ80StepAVX512(SB), NOSPLIT, $0-48
 	MOVQ a+0(FP), AX
 	MOVQ 0(AX), R8
 	MOVQ 8(AX), R12
@@ -580,30 +588,35 @@ TEXT ·gemvQ80AVX512(SB), NOSPLIT, $0-16
 	MOVQ 16(AX), R11
 	MOVQ 32(AX), R14
 	MOVQ 40(AX), BX
-	MOVQ rows+8(FP), DX
 	VPXORD Z27, Z27, Z27
 	MOVL   $0x80808080, AX
 	VPBROADCASTD AX, Z26
 	MOVL   $0xff00, AX
 	KMOVW  AX, K1
+	MOVQ   bstep+16(FP), AX
+	MOVQ   half+24(FP), DX
 
 q8ggroup:
 	MOVQ   R8, SI
-	LEAQ   (R8)(R12*4), R10 // rows 4..7 of the group
+	LEAQ   (R8)(DX*1), R10 // rows 4..7 of the group
 	MOVQ   R11, DI
 	MOVQ   R14, CX
-	LEAQ   (R10)(R12*4), R9 // the next group, prefetched as this one runs
+	LEAQ   (R10)(DX*1), R9 // the next group, prefetched as this one runs
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 	VPXORD Z2, Z2, Z2
 	VPXORD Z3, Z3, Z3
 
 q8gblock:
+	CMPQ            pstep+40(FP), $0
+	JEQ             q8gnopf
 	PREFETCHT0      0(R9)
 	PREFETCHT0      64(R9)
 	PREFETCHT0      128(R9)
 	PREFETCHT0      192(R9)
 	PREFETCHT0      256(R9)
+
+q8gnopf:
 	VBROADCASTI64X4 8(DI), Z20
 	VPXORD          Z21, Z21, Z21
 	VPDPBUSD        Z20, Z26, Z21
@@ -612,10 +625,10 @@ q8gblock:
 	Q8GPAIR((SI)(R12*2), (SI)(R13*1), Z1)
 	Q8GPAIR((R10), (R10)(R12*1), Z2)
 	Q8GPAIR((R10)(R12*2), (R10)(R13*1), Z3)
-	ADDQ            $34, SI
-	ADDQ            $34, R10
+	ADDQ            AX, SI
+	ADDQ            AX, R10
 	ADDQ            $40, DI
-	ADDQ            $272, R9
+	ADDQ            pstep+40(FP), R9
 	DECQ            CX
 	JNZ             q8gblock
 
@@ -623,9 +636,9 @@ q8gblock:
 	ZOUT2(Z1, Y1, X1, 8(BX), 12(BX))
 	ZOUT2(Z2, Y2, X2, 16(BX), 20(BX))
 	ZOUT2(Z3, Y3, X3, 24(BX), 28(BX))
-	LEAQ (R8)(R12*8), R8
+	ADDQ gstep+32(FP), R8
 	ADDQ $32, BX
-	SUBQ $8, DX
+	SUBQ $8, rows+8(FP)
 	JNZ  q8ggroup
 	VZEROUPPER
 	RET

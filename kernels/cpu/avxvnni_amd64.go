@@ -34,7 +34,7 @@ func addAVXVNNIKernels(k *kernelSet) {
 	setTile(k, quant.TypeQ6_K, tileKernel{mr: gemvRows, nr: 1, fn: gemvQ6KV})
 	setTile(k, quant.TypeQ8_0, tileKernel{mr: 2, nr: 4, fn: tileQ8_0x2x4VNNI, group: q8TileGroup})
 	setTile(k, quant.TypeQ8_0, tileKernel{mr: gemvRows, nr: 1, fn: gemvQ80V})
-	k.packed[quant.TypeQ4_K] = interleavedKernel(quant.TypeQ4_K, gemvPackedQ4KV, tilePackedQ4KV)
+	k.packed[quant.TypeQ4_K] = optIn(interleavedKernel(quant.TypeQ4_K, interleaveRows, gemvPackedQ4KV, tilePackedQ4KV, 4))
 }
 
 // gemvPackedQ4KV is gemvPackedQ4K with the AVX-VNNI kernel.

@@ -221,8 +221,8 @@ func (b *Backend) expertItems(ws []*tensor, g expertGroups, m, rowBytes int, til
 				// A repacked expert: its layout's tiles (gemv order,
 				// as every output here) and decode kernel.
 				a.w, a.wstride = &w.packed[0], kern.size(kern.rows, w.rowBytes())/kern.rows
-				tk, gv := tileKernel{mr: kern.rows, nr: 4, fn: kern.tile}, tileKernel{mr: kern.rows, nr: 1, fn: func(a *tileArgs) { kern.gemv(a, kern.rows) }}
-				jFull := jlo + (jhi-jlo)/4*4
+				tk, gv := kern.tiles()
+				jFull := jlo + (jhi-jlo)/tk.nr*tk.nr
 				if jFull > jlo {
 					tk.blocks(it.lo, it.hi, jlo, jFull, tk.rowTile(jFull-jlo, rowBytes), a, 0, fn)
 				}

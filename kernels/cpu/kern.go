@@ -92,10 +92,12 @@ type packedKernel struct {
 	// activation row: a.w is the first group, a.wstride a group's bytes
 	// divided by its rows.
 	gemv func(a *tileArgs, rows int)
-	// tile, where the layout has one, computes a group's rows × 4
+	// tile, where the layout has one, computes a group's rows × tileRows
 	// activation rows for prompts, each activation row in the order of
 	// its a.gemm bit.
 	tile func(a *tileArgs)
+	// tileRows is the number of activation rows tile takes: 4 where 0.
+	tileRows int
 	// gemvBatch is the largest batch (with no row in dotK's gemm order)
 	// that runs on gemv row by row rather than on the tile, group by
 	// group while the group's weights are in cache: where the decode

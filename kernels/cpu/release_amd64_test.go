@@ -3,6 +3,7 @@
 package cpu
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -13,36 +14,40 @@ import (
 	"saji/kernels/quant"
 )
 
-// TestRelease checks a repacked Q4_K weight whose file bytes were released
-// (dropped from memory), on each kernel set's layout (AVX2's and AVX-VNNI's
-// four interleaved rows, opt-in; AVX-512's sixteen): products of one to eleven
+// TestRelease checks a repacked weight whose file bytes were released
+// (dropped from memory), on each kernel set's layouts (Q4_K: AVX2's and
+// AVX-VNNI's four interleaved rows, opt-in, AVX-512's sixteen; Q8_0:
+// AVX-512's eight interleaved rows): products of one to eleven
 // activation rows, rows gathered and the whole weight read all equal those
 // of the same weight in the file's layout, although the released bytes are
 // gone (here anonymous memory, which reads as zeros after the drop); the
 // rows after the last group keep their file bytes.
 func TestRelease(t *testing.T) {
-	for _, set := range []string{setAVX2, setAVXVNNI, setAVX512} {
-		t.Run(set, func(t *testing.T) { testRelease(t, set) })
+	for _, c := range []struct {
+		set string
+		typ quant.Type
+	}{{setAVX2, quant.TypeQ4_K}, {setAVXVNNI, quant.TypeQ4_K}, {setAVX512, quant.TypeQ4_K}, {setAVX512, quant.TypeQ8_0}} {
+		t.Run(fmt.Sprintf("%s/%v", c.set, c.typ), func(t *testing.T) { testRelease(t, c.set, c.typ) })
 	}
 }
 
-// testRelease is TestRelease on the kernel set named set.
-func testRelease(t *testing.T, set string) {
+// testRelease is TestRelease on the kernel set named set, weights of typ.
+func testRelease(t *testing.T, set string, typ quant.Type) {
 	kernelSetFor(t, set)
 	b, err := NewWithKernels(2, set)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !b.k.packed[quant.TypeQ4_K].whole() {
+	if !b.k.packed[typ].whole() {
 		t.Skip("cpu: this system cannot release the file's bytes")
 	}
-	if b.k.packed[quant.TypeQ4_K].optIn {
+	if b.k.packed[typ].optIn {
 		t.Setenv("SAJI_REPACK", "on")
 	}
 	rng := rand.New(rand.NewPCG(75, 76))
 	const k, m = 2048, 35
-	data := make([]byte, m*k/256*144)
-	if err := quant.Quantize(quant.TypeQ4_K, randn(rng, k*m, 0.05), data); err != nil {
+	data := make([]byte, m*k/typ.BlockSize()*typ.TypeSize())
+	if err := quant.Quantize(typ, randn(rng, k*m, 0.05), data); err != nil {
 		t.Fatal(err)
 	}
 	anon, err := unix.Mmap(-1, 0, len(data), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
@@ -51,11 +56,11 @@ func testRelease(t *testing.T, set string) {
 	}
 	defer unix.Munmap(anon)
 	copy(anon, data)
-	plain, err := b.Weight(quant.TypeQ4_K, []int{k, m}, data)
+	plain, err := b.Weight(typ, []int{k, m}, data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := b.Weight(quant.TypeQ4_K, []int{k, m}, anon)
+	w, err := b.Weight(typ, []int{k, m}, anon)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +71,7 @@ func testRelease(t *testing.T, set string) {
 	if anon[4096] != 0 || anon[2*4096+17] != 0 {
 		t.Fatal("the released pages still hold the file's bytes")
 	}
-	for _, n := range []int{1, 3, 4, 5, 11} {
+	for _, n := range []int{1, 3, 4, 5, 11, 17} {
 		x := randn(rng, k*n, 1)
 		got, want := productOn(t, b, w, x, k, m, n), productOn(t, b, plain, x, k, m, n)
 		for i := range got {
