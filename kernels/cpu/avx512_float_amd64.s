@@ -124,13 +124,11 @@ DONE: \
 // each) over each 64 values, and dotTiny's one. Each takes (w, x, n) with
 // n a multiple of 64 (Vec) or 16 (Tiny) and returns the reduced sum.
 
-// ZVEC(LD, S, LOOP, DONE) is the body of a dotVec kernel, S the bytes of
-// sixteen weights: accumulator j (Zj) takes values 16j..16j+15 of each 64;
-// at the end 0 += 2, 1 += 3, 0 += 1, then reduce16.
-#define ZVEC(LD, S, LOOP, DONE) \
-	MOVQ   w+0(FP), SI; \
-	MOVQ   x+8(FP), DI; \
-	MOVQ   n+16(FP), CX; \
+// ZVECSUM(LD, S, LOOP, DONE) leaves in Z0 the sixteen lanes of a dotVec
+// sum of CX values (a multiple of 64) of weights at SI and activations at
+// DI, S the bytes of sixteen weights: accumulator j (Zj) takes values
+// 16j..16j+15 of each 64; at the end 0 += 2, 1 += 3, 0 += 1.
+#define ZVECSUM(LD, S, LOOP, DONE) \
 	VPXORD Z0, Z0, Z0; \
 	VPXORD Z1, Z1, Z1; \
 	VPXORD Z2, Z2, Z2; \
@@ -153,10 +151,50 @@ LOOP: \
 DONE: \
 	VADDPS Z2, Z0, Z0; \
 	VADDPS Z3, Z1, Z1; \
-	VADDPS Z1, Z0, Z0; \
+	VADDPS Z1, Z0, Z0
+
+// ZVEC(LD, S, LOOP, DONE) is the body of a dotVec kernel: ZVECSUM, then
+// reduce16.
+#define ZVEC(LD, S, LOOP, DONE) \
+	MOVQ w+0(FP), SI; \
+	MOVQ x+8(FP), DI; \
+	MOVQ n+16(FP), CX; \
+	ZVECSUM(LD, S, LOOP, DONE); \
 	ZOUT(Z0, Y0, X0, ret+24(FP)); \
 	VZEROUPPER; \
 	RET
+
+// ZROWS(LD, S, ROW, LOOP, DONE) is the body of a dotVec kernel over rows
+// weight rows (rows > 0) wstride bytes apart against one activation row,
+// each row's sum stored at out[r] as ZVEC returns it. The rows are read
+// one after another, one stream the hardware prefetchers follow.
+#define ZROWS(LD, S, ROW, LOOP, DONE) \
+	MOVQ w+0(FP), R8; \
+	MOVQ wstride+8(FP), R9; \
+	MOVQ x+16(FP), R10; \
+	MOVQ n+24(FP), R11; \
+	MOVQ out+32(FP), BX; \
+	MOVQ rows+40(FP), DX; \
+ROW: \
+	MOVQ R8, SI; \
+	MOVQ R10, DI; \
+	MOVQ R11, CX; \
+	ZVECSUM(LD, S, LOOP, DONE); \
+	ZOUT(Z0, Y0, X0, (BX)); \
+	ADDQ R9, R8; \
+	ADDQ $4, BX; \
+	DECQ DX; \
+	JNZ  ROW; \
+	VZEROUPPER; \
+	RET
+
+// func dotF16RowsAVX512(w *byte, wstride int, x *float32, n int, out *float32, rows int)
+TEXT ·dotF16RowsAVX512(SB), NOSPLIT, $0-48
+	ZROWS(ZLD16, 32, f16rrow, f16rloop, f16rdone)
+
+// func dotBF16RowsAVX512(w *byte, wstride int, x *float32, n int, out *float32, rows int)
+TEXT ·dotBF16RowsAVX512(SB), NOSPLIT, $0-48
+	ZROWS(ZLDBF16, 32, bf16rrow, bf16rloop, bf16rdone)
 
 // func tileF16x4x6AVX512(a *tileArgs)
 TEXT ·tileF16x4x6AVX512(SB), NOSPLIT, $0-8

@@ -41,6 +41,10 @@ type kernelSet struct {
 	// of the first n (a multiple of 64) products before dotVec's tail
 	// (halfVec), where the set's f16Vec and bf16Vec are halfVec's.
 	f16Body, bf16Body func(w *byte, x *float32, n int) float32
+	// f16Rows and bf16Rows are f16Body and bf16Body over rows weight
+	// rows (rows > 0) wstride bytes apart against one activation row,
+	// out[r] row r's sum (nil: a call a row).
+	f16Rows, bf16Rows func(w *byte, wstride int, x *float32, n int, out *float32, rows int)
 	// f16Body4 is f16Body for four activation rows xstride bytes apart
 	// at once (nil: four calls of f16Body).
 	f16Body4 func(w *byte, x *float32, xstride, n int, out *[4]float32)
@@ -309,6 +313,19 @@ func (k *kernelSet) halfDot(kind dotKind, n, cols int) func(w []byte, x []float3
 		return k.bf16Tiny
 	}
 	return k.bf16Vec
+}
+
+// halfRows returns the many-row form of halfDot's kernel for one
+// activation row of cols values where it has one and the row has no tail
+// past its 64s (so that each sum is the body's alone), or nil.
+func (k *kernelSet) halfRows(kind dotKind, n, cols int) func(w *byte, wstride int, x *float32, n int, out *float32, rows int) {
+	if k == nil || n != 1 || cols%64 != 0 {
+		return nil
+	}
+	if kind == dotF16 {
+		return k.f16Rows
+	}
+	return k.bf16Rows
 }
 
 // halfBody returns the SIMD body of halfDot's kernel where it is

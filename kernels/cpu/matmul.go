@@ -71,6 +71,15 @@ func (b *Backend) MatMul(dst, w, x kernels.Tensor) error {
 		b.parallel(n, func(lo, hi int) {
 			roundHalves(kind, xr[lo*k:hi*k], xs.f[lo*k:hi*k])
 		})
+		if rows := b.k.halfRows(kind, n, k); rows != nil && !wt.released {
+			rb := wt.rowBytes()
+			b.parallelBalanced(m, func(lo, hi int) {
+				if hi > lo {
+					rows(&wt.data[lo*rb], rb, &xr[0], k, &out[lo], hi-lo)
+				}
+			})
+			break
+		}
 		if hd := b.k.halfDot(kind, n, k); hd != nil {
 			single := func(i, j0, j1 int) {
 				row := wt.row(i)
