@@ -289,9 +289,9 @@ TEXT ·dotIQ4NLAVX2(SB), NOSPLIT, $0-28
 	LD(7*S, Y11) \
 	VFMADD231PS 224(DI), Y11, Y7
 
-// VECEND combines the accumulators as dotVec does (0+=2, 1+=3, 0+=1),
-// reduces them as reduce16 does and returns the sum.
-#define VECEND \
+// VECSUM combines the accumulators as dotVec does (0+=2, 1+=3, 0+=1) and
+// reduces them as reduce16 does, leaving the sum in X0.
+#define VECSUM \
 	VADDPS Y4, Y0, Y0 \
 	VADDPS Y5, Y1, Y1 \
 	VADDPS Y6, Y2, Y2 \
@@ -299,8 +299,42 @@ TEXT ·dotIQ4NLAVX2(SB), NOSPLIT, $0-28
 	VADDPS Y2, Y0, Y0 \
 	VADDPS Y3, Y1, Y1 \
 	VADDPS Y1, Y0, Y0 \
-	HSUM8(Y0, X0, X1) \
+	HSUM8(Y0, X0, X1)
+
+// VECEND is VECSUM, returning the sum.
+#define VECEND \
+	VECSUM \
 	VMOVSS X0, ret+24(FP) \
+	VZEROUPPER \
+	RET
+
+// VECROWS(LD, ROW, LOOP, DONE) is the body of a dotVec kernel over rows
+// rows (rows > 0) of two-byte weights wstride bytes apart against one
+// activation row, each row's sum stored at out[r] as the one-row kernel
+// returns it; the rows are read one after another, one stream. The
+// arguments are in R8 (w), R9 (wstride), R10 (x), R11 (n), BX (out) and
+// DX (rows); vet checks them where each function loads them.
+#define VECROWS(LD, ROW, LOOP, DONE) \
+ROW: \
+	MOVQ R8, SI \
+	MOVQ R10, DI \
+	MOVQ R11, CX \
+	VECZERO \
+	SHRQ $6, CX \
+	JZ   DONE \
+LOOP: \
+	VECSTEP(LD, 16) \
+	ADDQ $128, SI \
+	ADDQ $256, DI \
+	DECQ CX \
+	JNZ  LOOP \
+DONE: \
+	VECSUM \
+	VMOVSS X0, (BX) \
+	ADDQ R9, R8 \
+	ADDQ $4, BX \
+	DECQ DX \
+	JNZ  ROW \
 	VZEROUPPER \
 	RET
 
@@ -912,3 +946,23 @@ TEXT ·dotMXFP4AVX2(SB), NOSPLIT, $0-36
 	VMOVSS X0, ret+32(FP)
 	VZEROUPPER
 	RET
+
+// func dotF16RowsAVX2(w *byte, wstride int, x *float32, n int, out *float32, rows int)
+TEXT ·dotF16RowsAVX2(SB), NOSPLIT, $0-48
+	MOVQ w+0(FP), R8
+	MOVQ wstride+8(FP), R9
+	MOVQ x+16(FP), R10
+	MOVQ n+24(FP), R11
+	MOVQ out+32(FP), BX
+	MOVQ rows+40(FP), DX
+	VECROWS(LDF16, f16rrow, f16rloop, f16rdone)
+
+// func dotBF16RowsAVX2(w *byte, wstride int, x *float32, n int, out *float32, rows int)
+TEXT ·dotBF16RowsAVX2(SB), NOSPLIT, $0-48
+	MOVQ w+0(FP), R8
+	MOVQ wstride+8(FP), R9
+	MOVQ x+16(FP), R10
+	MOVQ n+24(FP), R11
+	MOVQ out+32(FP), BX
+	MOVQ rows+40(FP), DX
+	VECROWS(LDBF16, bf16rrow, bf16rloop, bf16rdone)

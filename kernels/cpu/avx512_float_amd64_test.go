@@ -103,49 +103,6 @@ func TestAVX512FloatDots(t *testing.T) {
 	}
 }
 
-// TestAVX512FloatRows checks the many-row decode kernels (F16 and BF16)
-// bit for bit against the single-row kernel of each row: normal, extreme
-// and zero values, one to five rows at a stride larger than a row, rows
-// of 0 to 16 Ki values (multiples of 64), the slot after the outputs left
-// untouched.
-func TestAVX512FloatRows(t *testing.T) {
-	k := kernelSetFor(t, setAVX512)
-	rng := rand.New(rand.NewPCG(69, 70))
-	for _, typ := range []quant.Type{quant.TypeF16, quant.TypeBF16} {
-		rows, vec := k.f16Rows, k.f16Body
-		if typ == quant.TypeBF16 {
-			rows, vec = k.bf16Rows, k.bf16Body
-		}
-		for _, n := range []int{0, 64, 128, 1024, 16384} {
-			for _, kind := range []string{"normal", "extreme", "zero"} {
-				for _, m := range []int{1, 2, 5} {
-					t.Run(fmt.Sprintf("%v/%d/%s/%d", typ, n, kind, m), func(t *testing.T) {
-						c := ftileCase{typ: typ, n: n, xstride: 4 * n, xf: make([]float32, n+1)}
-						ftileActs(rng, &c, 0, kind)
-						wstride := 2*n + 34
-						w := make([]byte, m*wstride+1)
-						for r := range m {
-							copy(w[r*wstride:], ftileWeights(t, rng, typ, n, kind))
-						}
-						out := make([]float32, m+1)
-						out[m] = math.Float32frombits(0x7fc0dead)
-						rows(&w[0], wstride, &c.xf[0], n, &out[0], m)
-						for r := range m {
-							want := vec(&w[r*wstride], &c.xf[0], n)
-							if math.Float32bits(out[r]) != math.Float32bits(want) {
-								t.Fatalf("row %d: %v (%#x), single-row kernel %v (%#x)", r, out[r], math.Float32bits(out[r]), want, math.Float32bits(want))
-							}
-						}
-						if math.Float32bits(out[m]) != 0x7fc0dead {
-							t.Fatal("the slot after the outputs was written")
-						}
-					})
-				}
-			}
-		}
-	}
-}
-
 // TestAVX512FloatMatMul checks F16, BF16 and F32 matrix products on the
 // avx512 set (AVX-512 tiles for the full tiles, single-row kernels for the
 // edges and for one activation row) against the pure-Go oracle and the
