@@ -50,9 +50,13 @@ const floatTileGroup = 32
 // int32 lanes of four products per block, one fused multiply-add per lane
 // and block by d_w·d_x (computed as d_x·d_w, the same product), hsum8
 // at the end. With no blocks every output is +0.
+func tileQ8_0x2x4AVX2(a *tileArgs) { tileQ8_0x2x4StepAVX2(a, 34) }
+
+// tileQ8_0x2x4StepAVX2 is tileQ8_0x2x4AVX2 with each weight row's blocks
+// bstep bytes apart.
 //
 //go:noescape
-func tileQ8_0x2x4AVX2(a *tileArgs)
+func tileQ8_0x2x4StepAVX2(a *tileArgs, bstep int)
 
 // tileF16x2x3AVX2 computes 2×3 outputs of F16 weights against float32
 // activations (a.n values, a multiple of 16) as dotF16TinyAVX2 computes

@@ -81,9 +81,10 @@ GLOBL fOnes16<>(SB), RODATA|NOPTR, $32
 	Q8PAIR(Y10, Y8, 4*J(SP)(R8*1), A0); \
 	Q8PAIR(Y11, Y9, 16+4*J(SP)(R8*1), A1)
 
-// func tileQ8_0x2x4AVX2(a *tileArgs)
-TEXT ·tileQ8_0x2x4AVX2(SB), NOSPLIT, $512-8
+// func tileQ8_0x2x4StepAVX2(a *tileArgs, bstep int)
+TEXT ·tileQ8_0x2x4StepAVX2(SB), NOSPLIT, $520-16
 	FTARGS
+	Q8BSTEP
 	LEAQ    (SI)(R12*1), R13
 	Q8ZERO
 	VMOVDQU fOnes16<>(SB), Y12

@@ -34,6 +34,42 @@
 	VPMADDUBSW A, T, T    \
 	VPMADDWD   ONES, T, W
 
+// VECROWS(LD, ROW, LOOP, DONE) is the body of a dotVec kernel over rows
+// rows (rows > 0) of two-byte weights wstride bytes apart against one
+// activation row, each row's sum stored at out[r] as the one-row kernel
+// returns it; the rows are read one after another, one stream. It is
+// defined before the file's first function, whose arguments vet would
+// otherwise check its argument names against.
+#define VECROWS(LD, ROW, LOOP, DONE) \
+	MOVQ w+0(FP), R8 \
+	MOVQ wstride+8(FP), R9 \
+	MOVQ x+16(FP), R10 \
+	MOVQ n+24(FP), R11 \
+	MOVQ out+32(FP), BX \
+	MOVQ rows+40(FP), DX \
+ROW: \
+	MOVQ R8, SI \
+	MOVQ R10, DI \
+	MOVQ R11, CX \
+	VECZERO \
+	SHRQ $6, CX \
+	JZ   DONE \
+LOOP: \
+	VECSTEP(LD, 16) \
+	ADDQ $128, SI \
+	ADDQ $256, DI \
+	DECQ CX \
+	JNZ  LOOP \
+DONE: \
+	VECSUM \
+	VMOVSS X0, (BX) \
+	ADDQ R9, R8 \
+	ADDQ $4, BX \
+	DECQ DX \
+	JNZ  ROW \
+	VZEROUPPER \
+	RET
+
 // func dotQ8_0AVX2(w *byte, x *q8Block, n int) float32
 TEXT ·dotQ8_0AVX2(SB), NOSPLIT, $0-28
 	MOVQ w+0(FP), SI
@@ -305,36 +341,6 @@ TEXT ·dotIQ4NLAVX2(SB), NOSPLIT, $0-28
 #define VECEND \
 	VECSUM \
 	VMOVSS X0, ret+24(FP) \
-	VZEROUPPER \
-	RET
-
-// VECROWS(LD, ROW, LOOP, DONE) is the body of a dotVec kernel over rows
-// rows (rows > 0) of two-byte weights wstride bytes apart against one
-// activation row, each row's sum stored at out[r] as the one-row kernel
-// returns it; the rows are read one after another, one stream. The
-// arguments are in R8 (w), R9 (wstride), R10 (x), R11 (n), BX (out) and
-// DX (rows); vet checks them where each function loads them.
-#define VECROWS(LD, ROW, LOOP, DONE) \
-ROW: \
-	MOVQ R8, SI \
-	MOVQ R10, DI \
-	MOVQ R11, CX \
-	VECZERO \
-	SHRQ $6, CX \
-	JZ   DONE \
-LOOP: \
-	VECSTEP(LD, 16) \
-	ADDQ $128, SI \
-	ADDQ $256, DI \
-	DECQ CX \
-	JNZ  LOOP \
-DONE: \
-	VECSUM \
-	VMOVSS X0, (BX) \
-	ADDQ R9, R8 \
-	ADDQ $4, BX \
-	DECQ DX \
-	JNZ  ROW \
 	VZEROUPPER \
 	RET
 
@@ -949,20 +955,8 @@ TEXT ·dotMXFP4AVX2(SB), NOSPLIT, $0-36
 
 // func dotF16RowsAVX2(w *byte, wstride int, x *float32, n int, out *float32, rows int)
 TEXT ·dotF16RowsAVX2(SB), NOSPLIT, $0-48
-	MOVQ w+0(FP), R8
-	MOVQ wstride+8(FP), R9
-	MOVQ x+16(FP), R10
-	MOVQ n+24(FP), R11
-	MOVQ out+32(FP), BX
-	MOVQ rows+40(FP), DX
 	VECROWS(LDF16, f16rrow, f16rloop, f16rdone)
 
 // func dotBF16RowsAVX2(w *byte, wstride int, x *float32, n int, out *float32, rows int)
 TEXT ·dotBF16RowsAVX2(SB), NOSPLIT, $0-48
-	MOVQ w+0(FP), R8
-	MOVQ wstride+8(FP), R9
-	MOVQ x+16(FP), R10
-	MOVQ n+24(FP), R11
-	MOVQ out+32(FP), BX
-	MOVQ rows+40(FP), DX
 	VECROWS(LDBF16, bf16rrow, bf16rloop, bf16rdone)

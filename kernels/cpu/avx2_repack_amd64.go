@@ -12,14 +12,17 @@ import (
 // output bit, unchanged.
 
 // addAVX2Repack adds the AVX2 kernels for weights interleaved by four rows
-// (Repack): Q4_K's decode kernel and prompt tile, so that the product
-// reads the layout whole, and Q8_0's decode kernel.
+// (Repack): Q4_K's and Q8_0's decode kernels and prompt tiles, so that
+// the product reads the layouts whole. Q8_0's layout is on by default
+// (see repack.go), Q4_K's opt-in.
 func addAVX2Repack(k *kernelSet) {
 	if k.packed == nil {
 		k.packed = map[quant.Type]packedKernel{}
 	}
 	k.packed[quant.TypeQ4_K] = optIn(interleavedKernel(quant.TypeQ4_K, interleaveRows, gemvPackedQ4K, tilePackedQ4K, 4))
-	k.packed[quant.TypeQ8_0] = optIn(interleavedKernel(quant.TypeQ8_0, interleaveRows, gemvPackedQ80, nil, 0))
+	q8 := interleavedKernel(quant.TypeQ8_0, interleaveRows, gemvPackedQ80, tilePackedQ80, 4)
+	q8.tileGroup = q8TileGroup
+	k.packed[quant.TypeQ8_0] = q8
 }
 
 // optIn returns k taken only with SAJI_REPACK=on: the four-row layouts,
@@ -83,6 +86,19 @@ func tileInterleavedQ4K(a *tileArgs, vnni bool) {
 			}
 		}
 	}
+}
+
+// tilePackedQ80 computes a group's four Q8_0 rows against four activation
+// rows as tileQ8_0x2x4AVX2 does, from weights interleaved by four rows:
+// a.w the group, a.wstride a row's bytes.
+func tilePackedQ80(a *tileArgs) {
+	const blockBytes = 34
+	p := *a
+	p.wstride = blockBytes
+	tileQ8_0x2x4StepAVX2(&p, interleaveRows*blockBytes)
+	p.w = (*byte)(unsafe.Add(unsafe.Pointer(p.w), 2*blockBytes))
+	p.out = (*float32)(unsafe.Add(unsafe.Pointer(p.out), 2*4))
+	tileQ8_0x2x4StepAVX2(&p, interleaveRows*blockBytes)
 }
 
 // gemvPackedQ80 computes rows (a multiple of four) Q8_0 outputs against one

@@ -501,7 +501,7 @@ func TestRepackMatMul(t *testing.T) {
 
 // TestRepackSkips checks that Repack leaves a weight as it is where it
 // should: SAJI_REPACK=off, by default the layouts not read whole or
-// opt-in (AVX2's and AVX-VNNI's four-row layouts), memory
+// opt-in (AVX2's four-row Q4_K and AVX-VNNI's four-row layouts), memory
 // short for the copy, fewer rows than a group, a type without an
 // interleaved kernel, the pure-Go kernels.
 func TestRepackSkips(t *testing.T) {

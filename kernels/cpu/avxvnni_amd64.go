@@ -35,6 +35,8 @@ func addAVXVNNIKernels(k *kernelSet) {
 	setTile(k, quant.TypeQ8_0, tileKernel{mr: 2, nr: 4, fn: tileQ8_0x2x4VNNI, group: q8TileGroup})
 	setTile(k, quant.TypeQ8_0, tileKernel{mr: gemvRows, nr: 1, fn: gemvQ80V})
 	k.packed[quant.TypeQ4_K] = optIn(interleavedKernel(quant.TypeQ4_K, interleaveRows, gemvPackedQ4KV, tilePackedQ4KV, 4))
+	// AVX2's Q8_0 layout (its kernels, not these) stays opt-in here.
+	k.packed[quant.TypeQ8_0] = optIn(k.packed[quant.TypeQ8_0])
 }
 
 // gemvPackedQ4KV is gemvPackedQ4K with the AVX-VNNI kernel.
@@ -139,9 +141,13 @@ func gemvQ80VNNI(a *tileArgs, rows int)
 // tileQ8_0x2x4VNNI computes what tileQ8_0x2x4AVX2 does with vpdpbusd:
 // each activation block made unsigned once (x+128) and every lane sum
 // started from -128·Σw, so no product needs vpsignb (see the assembly).
+func tileQ8_0x2x4VNNI(a *tileArgs) { tileQ8_0x2x4StepVNNI(a, 34) }
+
+// tileQ8_0x2x4StepVNNI is tileQ8_0x2x4VNNI with each weight row's blocks
+// bstep bytes apart.
 //
 //go:noescape
-func tileQ8_0x2x4VNNI(a *tileArgs)
+func tileQ8_0x2x4StepVNNI(a *tileArgs, bstep int)
 
 // dotQ4_0VNNI is dotQ4_0AVX2 with vpdpbusd.
 //

@@ -1250,9 +1250,10 @@ q80gblock:
 	VPXOR   Y12, Y12, Y12; \
 	VPSUBD  C, Y12, C
 
-// func tileQ8_0x2x4VNNI(a *tileArgs)
-TEXT ·tileQ8_0x2x4VNNI(SB), NOSPLIT, $512-8
+// func tileQ8_0x2x4StepVNNI(a *tileArgs, bstep int)
+TEXT ·tileQ8_0x2x4StepVNNI(SB), NOSPLIT, $520-16
 	FTARGS
+	Q8BSTEP
 	LEAQ  (SI)(R12*1), R13
 	Q8ZERO
 	TESTQ CX, CX

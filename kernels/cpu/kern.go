@@ -101,7 +101,8 @@ type packedKernel struct {
 	// its a.gemm bit.
 	tile func(a *tileArgs)
 	// tileRows is the number of activation rows tile takes: 4 where 0.
-	tileRows int
+	// tileGroup is the tile's tileKernel.group.
+	tileRows, tileGroup int
 	// gemvBatch is the largest batch (with no row in dotK's gemm order)
 	// that runs on gemv row by row rather than on the tile, group by
 	// group while the group's weights are in cache: where the decode

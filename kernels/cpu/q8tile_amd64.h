@@ -19,8 +19,19 @@
 // products start.
 
 // q8Chunk is the most blocks whose scale products the stack holds (the
-// frame, 32·q8Chunk bytes).
+// frame's first 32·q8Chunk bytes).
 #define q8Chunk 16
+
+// q8BStep is the frame's slot after the scale products for the bytes from
+// one block of a weight row to the next (34 in the file's layout), which
+// each tile stores there first (Q8BSTEP).
+#define q8BStep 512(SP)
+
+// Q8BSTEP stores the tile's block step (its argument after a) in q8BStep.
+// Uses AX.
+#define Q8BSTEP \
+	MOVQ bstep+8(FP), AX; \
+	MOVQ AX, q8BStep
 
 // Q8SCALE(W, P) stores at P the scale products of the block of the
 // weight row at W with the four activation rows' (d_x in X13). Uses X14.
@@ -48,7 +59,7 @@ SCALE: \
 	VINSERTPS $0x30, (DX)(R10*1), X13, X13; \
 	Q8SCALE((AX), 0(SP)(R8*1)); \
 	Q8SCALE((AX)(R12*1), 16(SP)(R8*1)); \
-	ADDQ $34, AX; \
+	ADDQ q8BStep, AX; \
 	ADDQ $40, DX; \
 	ADDQ $32, R8; \
 	DECQ R14; \
@@ -60,8 +71,8 @@ SCALE: \
 // Q8NEXT moves to the chunk's next block: the weight rows at SI and R13,
 // the activation rows at DI, the scale products at R8.
 #define Q8NEXT \
-	ADDQ $34, SI; \
-	ADDQ $34, R13; \
+	ADDQ q8BStep, SI; \
+	ADDQ q8BStep, R13; \
 	ADDQ $40, DI; \
 	ADDQ $32, R8
 

@@ -17,16 +17,16 @@ import (
 // TestRelease checks a repacked weight whose file bytes were released
 // (dropped from memory), on each kernel set's layouts (Q4_K: AVX2's and
 // AVX-VNNI's four interleaved rows, opt-in, AVX-512's sixteen; Q8_0:
-// AVX-512's eight interleaved rows): products of one to eleven
-// activation rows, rows gathered and the whole weight read all equal those
-// of the same weight in the file's layout, although the released bytes are
-// gone (here anonymous memory, which reads as zeros after the drop); the
-// rows after the last group keep their file bytes.
+// AVX2's four interleaved rows and AVX-512's eight): products of one to
+// seventeen activation rows, rows gathered and the whole weight read all
+// equal those of the same weight in the file's layout, although the
+// released bytes are gone (here anonymous memory, which reads as zeros
+// after the drop); the rows after the last group keep their file bytes.
 func TestRelease(t *testing.T) {
 	for _, c := range []struct {
 		set string
 		typ quant.Type
-	}{{setAVX2, quant.TypeQ4_K}, {setAVXVNNI, quant.TypeQ4_K}, {setAVX512, quant.TypeQ4_K}, {setAVX512, quant.TypeQ8_0}} {
+	}{{setAVX2, quant.TypeQ4_K}, {setAVXVNNI, quant.TypeQ4_K}, {setAVX512, quant.TypeQ4_K}, {setAVX2, quant.TypeQ8_0}, {setAVX512, quant.TypeQ8_0}} {
 		t.Run(fmt.Sprintf("%s/%v", c.set, c.typ), func(t *testing.T) { testRelease(t, c.set, c.typ) })
 	}
 }

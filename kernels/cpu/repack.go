@@ -22,14 +22,17 @@ import (
 // row, and interleaved (row 4g+r's block b at 4g·rowBytes +
 // (4b+r)·blockBytes, as ggml's Q4_Kx4 and Q8_0x4) they are one.
 // BenchmarkRepackGemv measured the same kernel 6-9% faster on an
-// interleaved Q4_K matrix and 15-30% on Q8_0. Q4_K's prompt tiles read
-// the layout too (the file layout's tiles with its steps), so its file
-// bytes are released as the sixteen-row layouts' are; Q8_0's prompts
-// read the file's bytes, which then stay resident beside the copy. Both
-// are opt-in (SAJI_REPACK=on): on llama-1b Q4_K_M (AVX2, Zen 5, medians
-// of five) Q4_K's took decode from 23.8 to 23.5 t/s at one thread and
-// 35.8 to 35.3 at two, against llama.cpp's 25.4 and 33.0; an earlier,
-// busier machine had measured 29-35 t/s against 29 at two threads.
+// interleaved Q4_K matrix and 15-30% on Q8_0. The prompt tiles read the
+// layouts too (the file layout's tiles with their steps), so the file's
+// bytes are released as the sixteen-row layouts' are. Q8_0's is on by
+// default on AVX2: llama-1b Q8_0 decode (SAJI_SIMD=avx2, Zen 5, one
+// thread) went from 15.2 to 18.2 t/s, its prompts unchanged. Q4_K's is
+// opt-in (SAJI_REPACK=on): on llama-1b Q4_K_M (AVX2, medians of five) it
+// took decode from 23.8 to 23.5 t/s at one thread and 35.8 to 35.3 at
+// two, against llama.cpp's 25.4 and 33.0; an earlier, busier machine had
+// measured 29-35 t/s against 29 at two threads. On AVX-VNNI both are
+// opt-in: that set's own Q8_0 kernels read the file's layout, and the
+// layout's (AVX2's) were not measured against them.
 //
 // Eight rows interleaved block by block (AVX-512 VNNI: Q8_0), as the four
 // above but with the group of AVX-512's decode kernel. In the file's
@@ -324,5 +327,5 @@ func (k packedKernel) tiles() (tile, gemv tileKernel) {
 	if nr == 0 {
 		nr = 4
 	}
-	return tileKernel{mr: k.rows, nr: nr, fn: k.tile, narrow: []tileKernel{gemv}}, gemv
+	return tileKernel{mr: k.rows, nr: nr, fn: k.tile, group: k.tileGroup, narrow: []tileKernel{gemv}}, gemv
 }
