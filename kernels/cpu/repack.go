@@ -305,10 +305,10 @@ func (b *Backend) packedProduct(w *tensor, n, rowBytes int, x unsafe.Pointer, bl
 	m := w.rows()
 	args := tileArgs{w: &w.packed[0], wstride: kern.size(kern.rows, w.rowBytes()) / kern.rows, x: x,
 		xstride: rowBytes, n: blocks, out: &out[0], ostride: m}
-	// Prompts: groups of four activation rows on the tile, the n%4 after
-	// them (never in the gemm order) on the decode kernel, group by group
-	// while the group's weights are in cache; decode, and batches up to
-	// kern.gemvBatch, on the decode kernel.
+	// Prompts: groups of the tile's activation rows on the tile, the rows
+	// after them (never in the gemm order) on the decode kernel, group by
+	// group while the group's weights are in cache; decode, and batches up
+	// to kern.gemvBatch, on the decode kernel.
 	tk, gemv := kern.tiles()
 	if n < 4 || (gemmRows == 0 && n <= kern.gemvBatch) {
 		tk = gemv
