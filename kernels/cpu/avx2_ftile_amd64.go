@@ -50,7 +50,7 @@ const floatTileGroup = 32
 // int32 lanes of four products per block, one fused multiply-add per lane
 // and block by d_w·d_x (computed as d_x·d_w, the same product), hsum8
 // at the end. With no blocks every output is +0.
-func tileQ8_0x2x4AVX2(a *tileArgs) { tileQ8_0x2x4StepAVX2(a, 34) }
+func tileQ8_0x2x4AVX2(a *tileArgs) { tileQ8_0x2x4StepAVX2(a, q80Bytes) }
 
 // tileQ8_0x2x4StepAVX2 is tileQ8_0x2x4AVX2 with each weight row's blocks
 // bstep bytes apart.

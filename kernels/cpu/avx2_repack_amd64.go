@@ -25,8 +25,8 @@ func addAVX2Repack(k *kernelSet) {
 	k.packed[quant.TypeQ8_0] = q8
 }
 
-// optIn returns k taken only with SAJI_REPACK=on: the four-row layouts,
-// which measured no faster on Zen 5 (see repack.go).
+// optIn returns k taken only with SAJI_REPACK=on (which layouts, and
+// why: repack.go).
 func optIn(k packedKernel) packedKernel {
 	k.optIn = true
 	return k
@@ -92,13 +92,12 @@ func tileInterleavedQ4K(a *tileArgs, vnni bool) {
 // rows as tileQ8_0x2x4AVX2 does, from weights interleaved by four rows:
 // a.w the group, a.wstride a row's bytes.
 func tilePackedQ80(a *tileArgs) {
-	const blockBytes = 34
 	p := *a
-	p.wstride = blockBytes
-	tileQ8_0x2x4StepAVX2(&p, interleaveRows*blockBytes)
-	p.w = (*byte)(unsafe.Add(unsafe.Pointer(p.w), 2*blockBytes))
+	p.wstride = q80Bytes
+	tileQ8_0x2x4StepAVX2(&p, interleaveRows*q80Bytes)
+	p.w = (*byte)(unsafe.Add(unsafe.Pointer(p.w), 2*q80Bytes))
 	p.out = (*float32)(unsafe.Add(unsafe.Pointer(p.out), 2*4))
-	tileQ8_0x2x4StepAVX2(&p, interleaveRows*blockBytes)
+	tileQ8_0x2x4StepAVX2(&p, interleaveRows*q80Bytes)
 }
 
 // gemvPackedQ80 computes rows (a multiple of four) Q8_0 outputs against one

@@ -149,6 +149,9 @@ var le = binary.LittleEndian
 // q4KBytes is the bytes of a Q4_K super-block.
 const q4KBytes = 144
 
+// q80Bytes is the bytes of a Q8_0 block.
+const q80Bytes = 34
+
 // packQ4KX16 writes the groups [glo, ghi) of sixteen Q4_K rows of nb
 // super-blocks from src, the file's layout, into dst in the sixteen-row
 // layout.

@@ -97,10 +97,9 @@ func gemvPackedQ80Z(a *tileArgs, rows int) {
 		}
 		return
 	}
-	const blockBytes = 34
 	p := *a
-	p.wstride = blockBytes
-	gemvQ80StepAVX512(&p, rows, q80X8Rows*blockBytes, 4*blockBytes, q80X8Rows*a.wstride, 0)
+	p.wstride = q80Bytes
+	gemvQ80StepAVX512(&p, rows, q80X8Rows*q80Bytes, 4*q80Bytes, q80X8Rows*a.wstride, 0)
 }
 
 // tilePackedQ80Z computes a group's eight Q8_0 rows against eight
@@ -110,20 +109,19 @@ func gemvPackedQ80Z(a *tileArgs, rows int) {
 // layout's tile prefetches the next four rows, so that a group's first
 // pass does not wait on memory (without it, llama-1b Q8_0 pp128 lost 8%).
 func tilePackedQ80Z(a *tileArgs) {
-	const blockBytes = 34
 	p := *a
-	p.wstride = blockBytes
-	half := 4 * blockBytes * a.n // half a group's bytes
-	tileQ8_0x4x8StepAVX512(&p, q80X8Rows*blockBytes, 2*half, 4*blockBytes)
-	p.w = (*byte)(unsafe.Add(unsafe.Pointer(p.w), 4*blockBytes))
+	p.wstride = q80Bytes
+	half := 4 * q80Bytes * a.n // half a group's bytes
+	tileQ8_0x4x8StepAVX512(&p, q80X8Rows*q80Bytes, 2*half, 4*q80Bytes)
+	p.w = (*byte)(unsafe.Add(unsafe.Pointer(p.w), 4*q80Bytes))
 	p.out = (*float32)(unsafe.Add(unsafe.Pointer(p.out), 4*4))
-	tileQ8_0x4x8StepAVX512(&p, q80X8Rows*blockBytes, 3*half-4*blockBytes, 4*blockBytes)
+	tileQ8_0x4x8StepAVX512(&p, q80X8Rows*q80Bytes, 3*half-4*q80Bytes, 4*q80Bytes)
 }
 
 // tileQ8_0x4x8AVX512 computes 4×8 Q8_0 outputs (a.n blocks of 34 bytes
 // per weight row, q8Block activations) as dotQ8_0AVX2 computes each, two
 // weight rows to a zmm. With no blocks every output is +0.
-func tileQ8_0x4x8AVX512(a *tileArgs) { tileQ8_0x4x8StepAVX512(a, 34, 4*a.wstride, 4*34) }
+func tileQ8_0x4x8AVX512(a *tileArgs) { tileQ8_0x4x8StepAVX512(a, q80Bytes, 4*a.wstride, 4*q80Bytes) }
 
 // tileQ8_0x4x8StepAVX512 is tileQ8_0x4x8AVX512 with each row's blocks
 // bstep bytes apart, prefetching the bytes from pahead on (from row 0's
@@ -166,7 +164,7 @@ func tileQ8_0x4x9AVX512(a *tileArgs)
 // zmm; each activation block is loaded once for the eight rows of a
 // group. a.n must be at least 1.
 func gemvQ80AVX512(a *tileArgs, rows int) {
-	gemvQ80StepAVX512(a, rows, 34, 4*a.wstride, 8*a.wstride, 8*34)
+	gemvQ80StepAVX512(a, rows, q80Bytes, 4*a.wstride, 8*a.wstride, 8*q80Bytes)
 }
 
 // gemvQ80StepAVX512 is gemvQ80AVX512 with row r's block b at a.w +

@@ -141,7 +141,7 @@ func gemvQ80VNNI(a *tileArgs, rows int)
 // tileQ8_0x2x4VNNI computes what tileQ8_0x2x4AVX2 does with vpdpbusd:
 // each activation block made unsigned once (x+128) and every lane sum
 // started from -128·Σw, so no product needs vpsignb (see the assembly).
-func tileQ8_0x2x4VNNI(a *tileArgs) { tileQ8_0x2x4StepVNNI(a, 34) }
+func tileQ8_0x2x4VNNI(a *tileArgs) { tileQ8_0x2x4StepVNNI(a, q80Bytes) }
 
 // tileQ8_0x2x4StepVNNI is tileQ8_0x2x4VNNI with each weight row's blocks
 // bstep bytes apart.
