@@ -91,13 +91,17 @@ func tileInterleavedQ4K(a *tileArgs, vnni bool) {
 // tilePackedQ80 computes a group's four Q8_0 rows against four activation
 // rows as tileQ8_0x2x4AVX2 does, from weights interleaved by four rows:
 // a.w the group, a.wstride a row's bytes.
-func tilePackedQ80(a *tileArgs) {
+func tilePackedQ80(a *tileArgs) { tilePackedQ80With(a, tileQ8_0x2x4StepAVX2) }
+
+// tilePackedQ80With is tilePackedQ80 with the 2×4 step tile tile, run
+// on the group's rows 0-1 and then 2-3.
+func tilePackedQ80With(a *tileArgs, tile func(a *tileArgs, bstep int)) {
 	p := *a
 	p.wstride = q80Bytes
-	tileQ8_0x2x4StepAVX2(&p, interleaveRows*q80Bytes)
+	tile(&p, interleaveRows*q80Bytes)
 	p.w = (*byte)(unsafe.Add(unsafe.Pointer(p.w), 2*q80Bytes))
 	p.out = (*float32)(unsafe.Add(unsafe.Pointer(p.out), 2*4))
-	tileQ8_0x2x4StepAVX2(&p, interleaveRows*q80Bytes)
+	tile(&p, interleaveRows*q80Bytes)
 }
 
 // gemvPackedQ80 computes rows (a multiple of four) Q8_0 outputs against one

@@ -29,6 +29,7 @@ var repackCases = []repackCase{
 	{setAVX2, quant.TypeQ4_K, interleaveRows, gemvQ4KStepAVX2, gemvPackedQ4K},
 	{setAVX2, quant.TypeQ8_0, interleaveRows, gemvQ80StepAVX2, gemvPackedQ80},
 	{setAVXVNNI, quant.TypeQ4_K, interleaveRows, gemvQ4KStepVNNI, gemvPackedQ4KV},
+	{setAVXVNNI, quant.TypeQ8_0, interleaveRows, gemvQ80StepVNNI, gemvPackedQ80V},
 	{setAVX512, quant.TypeQ8_0, q80X8Rows, func(a *tileArgs, rows, bstep, gstep int) {
 		// Rows 4..7 of a group are four rows on in both layouts; the
 		// file's groups prefetch the next as gemvQ80AVX512 does.

@@ -18,9 +18,10 @@ import (
 // oracle's) bit for bit, in fewer instructions.
 
 // addAVXVNNIKernels adds the AVX-VNNI kernels over the AVX2 ones: the
-// single-row kernels for Q4_K, Q5_K, Q6_K, Q8_0, Q4_0 and IQ4_NL, and the
+// single-row kernels for Q4_K, Q5_K, Q6_K, Q8_0, Q4_0 and IQ4_NL, the
 // prompt and decode tiles for Q4_K, Q6_K and Q8_0, each in the place of
-// the AVX2 tile of its shape.
+// the AVX2 tile of its shape, and those of Q4_K and Q8_0 over AVX2's
+// four-row layouts (Repack): Q8_0's on by default, as on AVX2.
 func addAVXVNNIKernels(k *kernelSet) {
 	k.q8K[quant.TypeQ4_K] = kKernel(dotQ4KVNNI, quant.TypeQ4_K)
 	k.q8K[quant.TypeQ5_K] = kKernel(dotQ5KVNNI, quant.TypeQ5_K)
@@ -35,9 +36,20 @@ func addAVXVNNIKernels(k *kernelSet) {
 	setTile(k, quant.TypeQ8_0, tileKernel{mr: 2, nr: 4, fn: tileQ8_0x2x4VNNI, group: q8TileGroup})
 	setTile(k, quant.TypeQ8_0, tileKernel{mr: gemvRows, nr: 1, fn: gemvQ80V})
 	k.packed[quant.TypeQ4_K] = optIn(interleavedKernel(quant.TypeQ4_K, interleaveRows, gemvPackedQ4KV, tilePackedQ4KV, 4))
-	// AVX2's Q8_0 layout (its kernels, not these) stays opt-in here.
-	k.packed[quant.TypeQ8_0] = optIn(k.packed[quant.TypeQ8_0])
+	q8 := interleavedKernel(quant.TypeQ8_0, interleaveRows, gemvPackedQ80V, tilePackedQ80V, 4)
+	q8.tileGroup = q8TileGroup
+	k.packed[quant.TypeQ8_0] = q8
 }
+
+// gemvPackedQ80V is gemvPackedQ80 with the AVX-VNNI kernel.
+func gemvPackedQ80V(a *tileArgs, rows int) {
+	p := *a
+	p.wstride = q80Bytes
+	gemvQ80StepVNNI(&p, rows, interleaveRows*q80Bytes, interleaveRows*a.wstride)
+}
+
+// tilePackedQ80V is tilePackedQ80 with the AVX-VNNI tile.
+func tilePackedQ80V(a *tileArgs) { tilePackedQ80With(a, tileQ8_0x2x4StepVNNI) }
 
 // gemvPackedQ4KV is gemvPackedQ4K with the AVX-VNNI kernel.
 func gemvPackedQ4KV(a *tileArgs, rows int) {
@@ -134,9 +146,14 @@ func gemvQ6KVNNI(a *tileArgs, rows int)
 func dotQ8_0VNNI(w *byte, x *q8Block, n int) float32
 
 // gemvQ80VNNI is gemvQ80AVX2 with vpdpbusd.
+func gemvQ80VNNI(a *tileArgs, rows int) {
+	gemvQ80StepVNNI(a, rows, q80Bytes, gemvRows*a.wstride)
+}
+
+// gemvQ80StepVNNI is gemvQ80StepAVX2 with vpdpbusd.
 //
 //go:noescape
-func gemvQ80VNNI(a *tileArgs, rows int)
+func gemvQ80StepVNNI(a *tileArgs, rows, bstep, gstep int)
 
 // tileQ8_0x2x4VNNI computes what tileQ8_0x2x4AVX2 does with vpdpbusd:
 // each activation block made unsigned once (x+128) and every lane sum

@@ -800,14 +800,6 @@ q6tblock:
 	SUBQ $4, DX; \
 	JNZ  L
 
-// GROUPNEXT moves to the next four weight rows and their outputs and loops
-// to L while rows remain.
-#define GROUPNEXT(L) \
-	LEAQ (R8)(R12*4), R8; \
-	ADDQ $16, BX; \
-	SUBQ $4, DX; \
-	JNZ  L
-
 // PREFETCH9 prefetches the nine cache lines from P on.
 #define PREFETCH9(P) \
 	PREFETCHT0 0(P); \
@@ -1169,15 +1161,15 @@ q80done:
 	VMULPS       Y13, Y3, Y3; \
 	VFMADD231PS  Y2, Y3, ACC
 
-// func gemvQ80VNNI(a *tileArgs, rows int)
+// func gemvQ80StepVNNI(a *tileArgs, rows, bstep, gstep int)
 //
 // Y8..Y11 are the four rows' float32 accumulators.
-TEXT ·gemvQ80VNNI(SB), NOSPLIT, $0-16
-	GEMVARGS
+TEXT ·gemvQ80StepVNNI(SB), NOSPLIT, $0-32
+	GEMVSTEPARGS
 
 q80grow:
 	GROUPSTART
-	LEAQ   (R8)(R12*4), R9 // the next group, prefetched as this one runs
+	LEAQ   (R8)(AX*1), R9 // the next group, prefetched as this one runs
 	VXORPS Y8, Y8, Y8
 	VXORPS Y9, Y9, Y9
 	VXORPS Y10, Y10, Y10
@@ -1193,7 +1185,7 @@ q80gblock:
 	Q80ROW((SI)(R12*1), Y9)
 	Q80ROW((SI)(R12*2), Y10)
 	Q80ROW((SI)(R10*1), Y11)
-	ADDQ         $34, SI
+	ADDQ         R11, SI
 	ADDQ         $40, DI
 	ADDQ         $136, R9
 	DECQ         CX
@@ -1207,7 +1199,7 @@ q80gblock:
 	VMOVSS X0, 8(BX)
 	HSUM8R(Y11, X11)
 	VMOVSS X0, 12(BX)
-	GROUPNEXT(q80grow)
+	GROUPSTEP(q80grow)
 	VZEROUPPER
 	RET
 

@@ -26,7 +26,7 @@ func TestRelease(t *testing.T) {
 	for _, c := range []struct {
 		set string
 		typ quant.Type
-	}{{setAVX2, quant.TypeQ4_K}, {setAVXVNNI, quant.TypeQ4_K}, {setAVX512, quant.TypeQ4_K}, {setAVX2, quant.TypeQ8_0}, {setAVX512, quant.TypeQ8_0}} {
+	}{{setAVX2, quant.TypeQ4_K}, {setAVXVNNI, quant.TypeQ4_K}, {setAVX512, quant.TypeQ4_K}, {setAVX2, quant.TypeQ8_0}, {setAVXVNNI, quant.TypeQ8_0}, {setAVX512, quant.TypeQ8_0}} {
 		t.Run(fmt.Sprintf("%s/%v", c.set, c.typ), func(t *testing.T) { testRelease(t, c.set, c.typ) })
 	}
 }
