@@ -26,6 +26,9 @@ func addAVX2FloatTiles(k *kernelSet) {
 	k.tiles[quant.TypeF16] = append(k.tiles[quant.TypeF16], tileKernel{mr: 2, nr: 3, fn: tileF16x2x3AVX2, group: floatTileGroup, overlap: true})
 	k.tiles[quant.TypeBF16] = append(k.tiles[quant.TypeBF16], tileKernel{mr: 2, nr: 3, fn: tileBF16x2x3AVX2, group: floatTileGroup, overlap: true})
 	k.tiles[quant.TypeF32] = append(k.tiles[quant.TypeF32], tileKernel{mr: 2, nr: 3, fn: tileF32x2x3AVX2, group: floatTileGroup, overlap: true})
+	k.f16TileH = &tileKernel{mr: 2, nr: 3, fn: tileF16x2x3HAVX2, group: floatTileGroup, overlap: true}
+	k.f16TileHCol = 2*2 + 4*3
+	k.narrowF16 = func(dst []byte, src []float32) { narrowHalf(dst, src, narrowF16AVX2, 8) }
 }
 
 // q8TileGroup is the group of the 256-bit Q8_0 tiles (tileKernel.group):
@@ -76,3 +79,17 @@ func tileBF16x2x3AVX2(a *tileArgs)
 //
 //go:noescape
 func tileF32x2x3AVX2(a *tileArgs)
+
+// tileF16x2x3HAVX2 is tileF16x2x3AVX2 against F16 activations (a.x the
+// first of three rows of a.n F16 values, a.xstride bytes apart), widened
+// as they are loaded: each output the same bits as tileF16x2x3AVX2's on
+// the activations widened first, from half the bytes.
+//
+//go:noescape
+func tileF16x2x3HAVX2(a *tileArgs)
+
+// narrowF16AVX2 writes the first n (a multiple of 8) values of src to dst
+// as F16, rounded to the nearest.
+//
+//go:noescape
+func narrowF16AVX2(dst *byte, src *float32, n int)

@@ -146,6 +146,21 @@ q8tdone:
 	VFMADD231PS Y14, Y12, H2; \
 	VFMADD231PS Y14, Y13, H5
 
+// FHALFH(WO, XO, H0..H5) is FHALF for F16 activations (narrowed): each
+// eight activations widened into Y14 once for the two weight rows.
+#define FHALFH(WO, XO, H0, H1, H2, H3, H4, H5) \
+	VCVTPH2PS   WO(SI), Y12; \
+	VCVTPH2PS   WO(SI)(R12*1), Y13; \
+	VCVTPH2PS   XO(DI), Y14; \
+	VFMADD231PS Y14, Y12, H0; \
+	VFMADD231PS Y14, Y13, H3; \
+	VCVTPH2PS   XO(DI)(R9*1), Y15; \
+	VFMADD231PS Y15, Y12, H1; \
+	VFMADD231PS Y15, Y13, H4; \
+	VCVTPH2PS   XO(DI)(R9*2), Y14; \
+	VFMADD231PS Y14, Y12, H2; \
+	VFMADD231PS Y14, Y13, H5
+
 // FCHUNK(LD, S) accumulates one chunk of 16 elements, S the bytes of eight
 // weights.
 #define FCHUNK(LD, S) \
@@ -196,3 +211,45 @@ TEXT ·tileF16x2x3AVX2(SB), NOSPLIT, $0-8
 // func tileBF16x2x3AVX2(a *tileArgs)
 TEXT ·tileBF16x2x3AVX2(SB), NOSPLIT, $0-8
 	FTILE(FLDBF16, 16, bf16tloop, bf16tdone)
+
+// func tileF16x2x3HAVX2(a *tileArgs)
+//
+// Output (i, j) in Y(6i+2j) and Y(6i+2j+1) as tileF16x2x3AVX2's; Y12, Y13
+// the two rows' widened weights, Y14 and Y15 in turn the widened
+// activations.
+TEXT ·tileF16x2x3HAVX2(SB), NOSPLIT, $0-8
+	FTARGS
+	ZERO12
+	SHRQ $4, CX
+	JZ   f16htdone
+
+f16htloop:
+	FHALFH(0, 0, Y0, Y2, Y4, Y6, Y8, Y10)
+	FHALFH(16, 16, Y1, Y3, Y5, Y7, Y9, Y11)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	DECQ CX
+	JNZ  f16htloop
+
+f16htdone:
+	FEND
+
+// func narrowF16AVX2(dst *byte, src *float32, n int)
+TEXT ·narrowF16AVX2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	SHRQ $3, CX
+	JZ   narrowdone
+
+narrowloop:
+	VMOVUPS   0(SI), Y0
+	VCVTPS2PH $0, Y0, 0(DI)
+	ADDQ      $32, SI
+	ADDQ      $16, DI
+	DECQ      CX
+	JNZ       narrowloop
+
+narrowdone:
+	VZEROUPPER
+	RET

@@ -386,3 +386,96 @@ func testHalfRows(t *testing.T, rng *rand.Rand, k *kernelSet) {
 		}
 	}
 }
+
+// TestF16TileH checks F16 matrix products through the tiles of F16
+// activations (f16TileH: AVX2's and AVX-VNNI's 2×3, AVX-512's 16×6), on
+// each set the CPU has, against the pure-Go oracle bit for bit: rows long
+// enough that the set narrows its activations, weight and activation row
+// counts that leave edges in both directions (the last tile overlapping
+// the one before, single rows after the last full tile), and activations
+// at F16's extremes (its largest finite values, subnormals, zeros of both
+// signs).
+func TestF16TileH(t *testing.T) {
+	ref := NewReference(2)
+	rng := rand.New(rand.NewPCG(75, 76))
+	shapes := []struct{ k, m, n int }{{2576, 7, 5}, {4096, 9, 13}, {8192, 5, 3}, {3072, 37, 20}, {2048, 33, 7}}
+	for _, set := range []string{setAVX2, setAVXVNNI, setAVX512} {
+		t.Run(set, func(t *testing.T) {
+			k := kernelSetFor(t, set)
+			if k.f16TileH == nil {
+				t.Fatalf("%s: no F16 activation tile", set)
+			}
+			b, err := NewWithKernels(2, set)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range shapes {
+				if k.f16TileHCol*s.k <= halfTileL1 {
+					continue
+				}
+				w := randn(rng, s.k*s.m, 1/math.Sqrt(float64(s.k)))
+				x := randn(rng, s.k*s.n, 1)
+				x[0], x[1], x[2], x[3] = 65504, -65504, 6e-8, -6e-8
+				x[4], x[5], x[len(x)-1] = float32(math.Copysign(0, -1)), 1e-5, -9
+				w[0], w[1] = 60000, -3e-6
+				got, want := matmulOn(t, b, quant.TypeF16, w, x, s.k, s.m, s.n), matmulOn(t, ref, quant.TypeF16, w, x, s.k, s.m, s.n)
+				for i := range got {
+					if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+						t.Fatalf("%dx%dx%d: output %d (row %d, col %d): %v, oracle %v", s.k, s.m, s.n, i, i%s.m, i/s.m, got[i], want[i])
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestNarrowF16 checks each set's narrowF16 against quant.F32ToF16 bit for
+// bit: values F16 holds exactly (as the matrix product narrows them), ties
+// and values between, overflow to infinity, subnormals and underflow to
+// zero, infinities and zeros of both signs, at lengths that leave a tail
+// after the kernel's lanes; NaN stays NaN.
+func TestNarrowF16(t *testing.T) {
+	rng := rand.New(rand.NewPCG(77, 78))
+	special := []float32{0, float32(math.Copysign(0, -1)), 1, -1, 65504, -65504, 65519, 65520, 1e6, float32(math.Inf(1)), float32(math.Inf(-1)),
+		6e-8, 5.96e-8, 2.98e-8, 2.97e-8, -6.1e-5, 6.1035e-5, 1e-10, 1.00048828125, 1.000244140625, 1.000732421875, 2049, 2051, 0.1, -0.3}
+	for _, set := range []string{setAVX2, setAVX512} {
+		t.Run(set, func(t *testing.T) {
+			k := kernelSetFor(t, set)
+			for _, n := range []int{1, 7, 8, 15, 16, 17, 33, 200} {
+				src := make([]float32, n)
+				for i := range src {
+					switch {
+					case i < len(special) && i%2 == 0:
+						src[i] = special[i]
+					case i%3 == 0:
+						src[i] = quant.F16ToF32(uint16(rng.Uint32()))
+					default:
+						src[i] = float32(rng.NormFloat64() * math.Pow(10, float64(rng.IntN(12)-6)))
+					}
+				}
+				src[n-1] = special[(n*7)%len(special)]
+				if n > 3 {
+					src[3] = float32(math.NaN())
+				}
+				dst := make([]byte, 2*n+2)
+				k.narrowF16(dst[:2*n], src)
+				for i, v := range src {
+					got := uint16(dst[2*i]) | uint16(dst[2*i+1])<<8
+					want := quant.F32ToF16(v)
+					if v != v {
+						if quant.F16ToF32(got) == quant.F16ToF32(got) {
+							t.Fatalf("n=%d: value %d (NaN) narrowed to %#04x, not NaN", n, i, got)
+						}
+						continue
+					}
+					if got != want {
+						t.Fatalf("n=%d: value %d (%g) narrowed to %#04x, F32ToF16 %#04x", n, i, v, got, want)
+					}
+				}
+				if dst[2*n] != 0 || dst[2*n+1] != 0 {
+					t.Fatalf("n=%d: bytes after the values written", n)
+				}
+			}
+		})
+	}
+}

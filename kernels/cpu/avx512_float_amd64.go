@@ -44,15 +44,20 @@ func addAVX512Float(k *kernelSet) {
 	k.f16Body4 = dotF16Vec4AVX512
 	k.f16Body6, k.narrowF16 = dotF16Vec2x3AVX512, narrowF16
 	k.f16TileH = &tileKernel{mr: 4 * zGroups, nr: 6, fn: zTileH, overlap: true}
+	k.f16TileHCol = 2*4 + 4*6
 }
 
 // narrowF16 sets dst to src's values as F16 (two bytes each), rounded to
 // the nearest.
-func narrowF16(dst []byte, src []float32) {
-	n := len(src) &^ 15
+func narrowF16(dst []byte, src []float32) { narrowHalf(dst, src, narrowF16AVX512, 16) }
+
+// narrowHalf sets dst to src's values as F16, rounded to the nearest: the
+// first values in multiples of lanes by kern, the rest one by one.
+func narrowHalf(dst []byte, src []float32, kern func(dst *byte, src *float32, n int), lanes int) {
+	n := len(src) / lanes * lanes
 	_ = dst[2*len(src)-1]
 	if n > 0 {
-		narrowF16AVX512(&dst[0], &src[0], n)
+		kern(&dst[0], &src[0], n)
 	}
 	for i := n; i < len(src); i++ {
 		h := quant.F32ToF16(src[i])

@@ -55,8 +55,11 @@ type kernelSet struct {
 	f16Body6  func(w *byte, wstride int, x *byte, xstride, n int, out *[6]float32)
 	narrowF16 func(dst []byte, src []float32)
 	// f16TileH is the F16 weights' tile against F16 activations (narrowed
-	// by narrowF16), where the set has one.
-	f16TileH *tileKernel
+	// by narrowF16), where the set has one; f16TileHCol is the bytes a
+	// column of its register tile (F16 weights, float32 activations)
+	// takes in L1 with the activations not narrowed (halfTileL1).
+	f16TileH    *tileKernel
+	f16TileHCol int
 
 	// quantQ8 and quantQ8K are quantizeQ8 and quantizeQ8K.
 	quantQ8  func(x []float32, out []q8Block, sums bool)

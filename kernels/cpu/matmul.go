@@ -107,7 +107,7 @@ func (b *Backend) MatMul(dst, w, x kernels.Tensor) error {
 					break
 				}
 			}
-			if tk := b.k.f16TileH; kind == dotF16 && tk != nil && tinyOrder(n, k) && n >= tk.nr && !wt.released && 32*k > halfTileL1 {
+			if tk := b.k.f16TileH; kind == dotF16 && tk != nil && tinyOrder(n, k) && n >= tk.nr && !wt.released && b.k.f16TileHCol*k > halfTileL1 {
 				xh, done := b.narrowHalves(xr, n, k)
 				defer done()
 				b.tiledBlocks(tk, m, n, 2*k, tileArgs{w: &wt.data[0], wstride: wt.rowBytes(), x: unsafe.Pointer(&xh[0]),
@@ -376,12 +376,14 @@ func (tk *tileKernel) blocks(lo, hi, jlo, jhi, tile int, base tileArgs, gemmRows
 	}
 }
 
-// halfTileL1 is the most bytes a register tile of F16 weights (four rows)
-// and float32 activations (six rows), 32 bytes a column, keeps in L1 and
-// still runs from it: rows longer than that take the tile of F16
-// activations (f16TileH), whose rows are half as wide. llama-1b's rows of
-// 2048 (64 KB) measured 5% faster so; Qwen2.5-VL's encoder's of 1280
-// (40 KB) fit, and narrowing them would cost a pass for nothing.
+// halfTileL1 is the most bytes a register tile of F16 weights and float32
+// activations (AVX-512's four rows by six, 32 bytes a column; AVX2's two
+// by three, 16: kernelSet.f16TileHCol) keeps in L1 and still runs from
+// it: rows longer than that take the tile of F16 activations (f16TileH),
+// whose rows are half as wide. llama-1b's rows of 2048 (64 KB) measured 5%
+// faster so on AVX-512, its rows of 8192 10% faster on AVX2 (256 KB);
+// Qwen2.5-VL's encoder's of 1280 (40 KB) fit, and narrowing them would
+// cost a pass for nothing.
 const halfTileL1 = 40 << 10
 
 // narrowHalves returns the n rows of k activations xr (F16 values already)
