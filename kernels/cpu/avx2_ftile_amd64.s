@@ -118,54 +118,42 @@ q8tdone:
 // Float weights: two weight rows by three activation rows, dotTiny's 16
 // lanes per output (two accumulators: elements 16c..16c+7 and
 // 16c+8..16c+15 of each chunk c). Each eight weights are widened once for
-// the three activation rows and each eight activations loaded once for
-// the two weight rows. Output (i, j) accumulates in Y(6i+2j) (low eight
-// lanes) and Y(6i+2j+1) (high eight); at the end the two are added and
-// reduced with hsum8 (reduce16). Weight row 1 is at SI+R12.
+// the three activation rows and each eight activations loaded (F16 ones
+// widened) once for the two weight rows. Output (i, j) accumulates in
+// Y(6i+2j) (low eight lanes) and Y(6i+2j+1) (high eight); at the end the
+// two are added and reduced with hsum8 (reduce16). Weight row 1 is at
+// SI+R12.
 
-// Weight loads: eight weights at ADDR widened to float32 in Y.
+// Loads: eight weights (or activations) at ADDR widened to float32 in Y.
 #define FLD32(ADDR, Y) VMOVUPS ADDR, Y
 #define FLD16(ADDR, Y) VCVTPH2PS ADDR, Y
 #define FLDBF16(ADDR, Y) \
 	VPMOVZXWD ADDR, Y; \
 	VPSLLD    $16, Y, Y
 
-// FHALF(LD, WO, XO, H) accumulates eight lanes (half H of the 16) of the
-// current chunk: weights at WO bytes into each weight row, activations at
-// XO bytes into each activation row.
-#define FHALF(LD, WO, XO, H0, H1, H2, H3, H4, H5) \
+// FHALF(LD, XLD, WO, XO, H0..H5) accumulates eight lanes (half H of the
+// 16) of the current chunk: weights at WO bytes into each weight row
+// (loaded by LD), activations at XO bytes into each activation row
+// (loaded by XLD: FLD32 for float32 activations, FLD16 for F16 ones,
+// widened once for the two weight rows).
+#define FHALF(LD, XLD, WO, XO, H0, H1, H2, H3, H4, H5) \
 	LD(WO(SI), Y12); \
 	LD(WO(SI)(R12*1), Y13); \
-	VMOVUPS     XO(DI), Y14; \
+	XLD(XO(DI), Y14); \
 	VFMADD231PS Y14, Y12, H0; \
 	VFMADD231PS Y14, Y13, H3; \
-	VMOVUPS     XO(DI)(R9*1), Y15; \
+	XLD(XO(DI)(R9*1), Y15); \
 	VFMADD231PS Y15, Y12, H1; \
 	VFMADD231PS Y15, Y13, H4; \
-	VMOVUPS     XO(DI)(R9*2), Y14; \
+	XLD(XO(DI)(R9*2), Y14); \
 	VFMADD231PS Y14, Y12, H2; \
 	VFMADD231PS Y14, Y13, H5
 
-// FHALFH(WO, XO, H0..H5) is FHALF for F16 activations (narrowed): each
-// eight activations widened into Y14 once for the two weight rows.
-#define FHALFH(WO, XO, H0, H1, H2, H3, H4, H5) \
-	VCVTPH2PS   WO(SI), Y12; \
-	VCVTPH2PS   WO(SI)(R12*1), Y13; \
-	VCVTPH2PS   XO(DI), Y14; \
-	VFMADD231PS Y14, Y12, H0; \
-	VFMADD231PS Y14, Y13, H3; \
-	VCVTPH2PS   XO(DI)(R9*1), Y15; \
-	VFMADD231PS Y15, Y12, H1; \
-	VFMADD231PS Y15, Y13, H4; \
-	VCVTPH2PS   XO(DI)(R9*2), Y14; \
-	VFMADD231PS Y14, Y12, H2; \
-	VFMADD231PS Y14, Y13, H5
-
-// FCHUNK(LD, S) accumulates one chunk of 16 elements, S the bytes of eight
-// weights.
-#define FCHUNK(LD, S) \
-	FHALF(LD, 0, 0, Y0, Y2, Y4, Y6, Y8, Y10); \
-	FHALF(LD, S, 32, Y1, Y3, Y5, Y7, Y9, Y11)
+// FCHUNK(LD, XLD, S, XS) accumulates one chunk of 16 elements, S the
+// bytes of eight weights, XS of eight activations.
+#define FCHUNK(LD, XLD, S, XS) \
+	FHALF(LD, XLD, 0, 0, Y0, Y2, Y4, Y6, Y8, Y10); \
+	FHALF(LD, XLD, S, XS, Y1, Y3, Y5, Y7, Y9, Y11)
 
 // FOUT(LO, HI, XLO, OFF) stores reduce16 of the lanes LO (0..7) and HI
 // (8..15) at OFF.
@@ -185,16 +173,17 @@ q8tdone:
 	VZEROUPPER; \
 	RET
 
-// FTILE(LD, S, LOOP, DONE) is the body of a 2×3 float tile kernel.
-#define FTILE(LD, S, LOOP, DONE) \
+// FTILE(LD, XLD, S, XS, LOOP, DONE) is the body of a 2×3 float tile
+// kernel.
+#define FTILE(LD, XLD, S, XS, LOOP, DONE) \
 	FTARGS; \
 	ZERO12; \
 	SHRQ $4, CX; \
 	JZ   DONE; \
 LOOP: \
-	FCHUNK(LD, S); \
+	FCHUNK(LD, XLD, S, XS); \
 	ADDQ $(2*S), SI; \
-	ADDQ $64, DI; \
+	ADDQ $(2*XS), DI; \
 	DECQ CX; \
 	JNZ  LOOP; \
 DONE: \
@@ -202,37 +191,19 @@ DONE: \
 
 // func tileF32x2x3AVX2(a *tileArgs)
 TEXT ·tileF32x2x3AVX2(SB), NOSPLIT, $0-8
-	FTILE(FLD32, 32, f32tloop, f32tdone)
+	FTILE(FLD32, FLD32, 32, 32, f32tloop, f32tdone)
 
 // func tileF16x2x3AVX2(a *tileArgs)
 TEXT ·tileF16x2x3AVX2(SB), NOSPLIT, $0-8
-	FTILE(FLD16, 16, f16tloop, f16tdone)
+	FTILE(FLD16, FLD32, 16, 32, f16tloop, f16tdone)
 
 // func tileBF16x2x3AVX2(a *tileArgs)
 TEXT ·tileBF16x2x3AVX2(SB), NOSPLIT, $0-8
-	FTILE(FLDBF16, 16, bf16tloop, bf16tdone)
+	FTILE(FLDBF16, FLD32, 16, 32, bf16tloop, bf16tdone)
 
 // func tileF16x2x3HAVX2(a *tileArgs)
-//
-// Output (i, j) in Y(6i+2j) and Y(6i+2j+1) as tileF16x2x3AVX2's; Y12, Y13
-// the two rows' widened weights, Y14 and Y15 in turn the widened
-// activations.
 TEXT ·tileF16x2x3HAVX2(SB), NOSPLIT, $0-8
-	FTARGS
-	ZERO12
-	SHRQ $4, CX
-	JZ   f16htdone
-
-f16htloop:
-	FHALFH(0, 0, Y0, Y2, Y4, Y6, Y8, Y10)
-	FHALFH(16, 16, Y1, Y3, Y5, Y7, Y9, Y11)
-	ADDQ $32, SI
-	ADDQ $32, DI
-	DECQ CX
-	JNZ  f16htloop
-
-f16htdone:
-	FEND
+	FTILE(FLD16, FLD16, 16, 16, f16htloop, f16htdone)
 
 // func narrowF16AVX2(dst *byte, src *float32, n int)
 TEXT ·narrowF16AVX2(SB), NOSPLIT, $0-24
