@@ -273,7 +273,8 @@ const oneRowTokens = 16
 // once for all of them (each row takes the cells it sees, in order, so
 // its arithmetic is flashOneRow's). Each key row is widened to F32 once
 // for all the rows, whose dot products are then dotVec's on it (the F16
-// kernel's order: the same sum).
+// kernel's order: the same sum), or, where the set has f16Body4 and the
+// head has no tail past its 64s, read as F16 by it four rows a call.
 func (b *Backend) flashOneRowItem(rows []flashRow, kt, vt *tensor, kv kernels.KV, kh int, p kernels.AttentionParams, q16, kw []float32) {
 	first, last := math.MaxInt, -1
 	for i := range rows {
@@ -299,6 +300,15 @@ func (b *Backend) flashOneRowItem(rows []flashRow, kt, vt *tensor, kv kernels.KV
 	body := b.k.f32Vec
 	np := hd &^ 63
 	krb, vrb := kt.rowBytes(), vt.rowBytes()
+	// With no tail (hd a multiple of 64) the same sums come from the F16
+	// key row itself, four query rows a call (f16Body4: each sum the bits
+	// of the one-row kernel on the widened row), not a widening and a call
+	// a row: a third of a decode step's attention samples at 2048 cells.
+	var dots [oneRowTokens]float32
+	body4 := b.k.f16Body4
+	if body == nil || np != hd || len(rows)%4 != 0 || len(rows) > len(dots) {
+		body4 = nil
+	}
 	for c := first; c <= last; c++ {
 		// The rows attnAhead cells on, four at a time.
 		if c%4 == 0 && c+attnAhead <= last {
@@ -309,7 +319,13 @@ func (b *Backend) flashOneRowItem(rows []flashRow, kt, vt *tensor, kv kernels.KV
 		r := kv.Row(c)
 		krow := kt.data[r*krb+2*kh*hd : r*krb+2*(kh+1)*hd]
 		vrow := vt.data[r*vrb+2*kh*vd : r*vrb+2*(kh+1)*vd]
-		widenF16(kw, krow, hd, 0, 1)
+		if body4 != nil {
+			for g := 0; g < len(rows); g += 4 {
+				body4(&krow[0], &q16[g*hd], 4*hd, hd, (*[4]float32)(dots[g:g+4]))
+			}
+		} else {
+			widenF16(kw, krow, hd, 0, 1)
+		}
 		for g := range rows {
 			row := &rows[g]
 			if c < row.first || c > row.last {
@@ -317,7 +333,9 @@ func (b *Backend) flashOneRowItem(rows []flashRow, kt, vt *tensor, kv kernels.KV
 			}
 			q := q16[g*hd : (g+1)*hd]
 			var x float32
-			if body != nil {
+			if body4 != nil {
+				x = dots[g]
+			} else if body != nil {
 				s := float64(0)
 				if np > 0 {
 					s = float64(body(kw[:np], q[:np]))
