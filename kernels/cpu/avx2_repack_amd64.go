@@ -20,9 +20,26 @@ func addAVX2Repack(k *kernelSet) {
 		k.packed = map[quant.Type]packedKernel{}
 	}
 	k.packed[quant.TypeQ4_K] = optIn(interleavedKernel(quant.TypeQ4_K, interleaveRows, gemvPackedQ4K, tilePackedQ4K, 4))
-	q8 := interleavedKernel(quant.TypeQ8_0, interleaveRows, gemvPackedQ80, tilePackedQ80, 4)
-	q8.tileGroup = q8TileGroup
-	k.packed[quant.TypeQ8_0] = q8
+	k.packed[quant.TypeQ8_0] = q80Layout(gemvPackedQ80, tilePackedQ80)
+}
+
+// q80Layout is Q8_0's four-row layout with the decode kernel gemv and
+// the 2×4 prompt tile tile (in groups of q8TileGroup weight rows, as the
+// file layout's tile).
+func q80Layout(gemv func(a *tileArgs, rows int), tile func(a *tileArgs)) packedKernel {
+	k := interleavedKernel(quant.TypeQ8_0, interleaveRows, gemv, tile, 4)
+	k.tileGroup = q8TileGroup
+	return k
+}
+
+// gemvInterleaved runs the decode kernel step, whose arguments after rows
+// are the block step and the group step, over rows (a multiple of four)
+// weight rows interleaved by four, blocks of blockBytes: a.w the first
+// group, a.wstride a row's bytes.
+func gemvInterleaved(a *tileArgs, rows, blockBytes int, step func(a *tileArgs, rows, bstep, gstep int)) {
+	p := *a
+	p.wstride = blockBytes
+	step(&p, rows, interleaveRows*blockBytes, interleaveRows*a.wstride)
 }
 
 // optIn returns k taken only with SAJI_REPACK=on (which layouts, and
@@ -35,11 +52,7 @@ func optIn(k packedKernel) packedKernel {
 // gemvPackedQ4K computes rows (a multiple of four) Q4_K outputs against one
 // activation row in dotQ4KAVX2's gemv order from interleaved weights: a.w
 // the first group, a.wstride a row's bytes. a.n must be at least 1.
-func gemvPackedQ4K(a *tileArgs, rows int) {
-	p := *a
-	p.wstride = quant.TypeQ4_K.TypeSize()
-	gemvQ4KStepAVX2(&p, rows, interleaveRows*p.wstride, interleaveRows*a.wstride)
-}
+func gemvPackedQ4K(a *tileArgs, rows int) { gemvInterleaved(a, rows, q4KBytes, gemvQ4KStepAVX2) }
 
 // tilePackedQ4K computes a group's four Q4_K rows against four activation
 // rows as tileQ4K does from the file's layout, from interleaved weights:
@@ -107,8 +120,4 @@ func tilePackedQ80With(a *tileArgs, tile func(a *tileArgs, bstep int)) {
 // gemvPackedQ80 computes rows (a multiple of four) Q8_0 outputs against one
 // activation row as dotQ8_0AVX2 does each, from interleaved weights: a.w
 // the first group, a.wstride a row's bytes. a.n must be at least 1.
-func gemvPackedQ80(a *tileArgs, rows int) {
-	p := *a
-	p.wstride = quant.TypeQ8_0.TypeSize()
-	gemvQ80StepAVX2(&p, rows, interleaveRows*p.wstride, interleaveRows*a.wstride)
-}
+func gemvPackedQ80(a *tileArgs, rows int) { gemvInterleaved(a, rows, q80Bytes, gemvQ80StepAVX2) }

@@ -36,27 +36,17 @@ func addAVXVNNIKernels(k *kernelSet) {
 	setTile(k, quant.TypeQ8_0, tileKernel{mr: 2, nr: 4, fn: tileQ8_0x2x4VNNI, group: q8TileGroup})
 	setTile(k, quant.TypeQ8_0, tileKernel{mr: gemvRows, nr: 1, fn: gemvQ80V})
 	k.packed[quant.TypeQ4_K] = optIn(interleavedKernel(quant.TypeQ4_K, interleaveRows, gemvPackedQ4KV, tilePackedQ4KV, 4))
-	q8 := interleavedKernel(quant.TypeQ8_0, interleaveRows, gemvPackedQ80V, tilePackedQ80V, 4)
-	q8.tileGroup = q8TileGroup
-	k.packed[quant.TypeQ8_0] = q8
+	k.packed[quant.TypeQ8_0] = q80Layout(gemvPackedQ80V, tilePackedQ80V)
 }
 
 // gemvPackedQ80V is gemvPackedQ80 with the AVX-VNNI kernel.
-func gemvPackedQ80V(a *tileArgs, rows int) {
-	p := *a
-	p.wstride = q80Bytes
-	gemvQ80StepVNNI(&p, rows, interleaveRows*q80Bytes, interleaveRows*a.wstride)
-}
+func gemvPackedQ80V(a *tileArgs, rows int) { gemvInterleaved(a, rows, q80Bytes, gemvQ80StepVNNI) }
 
 // tilePackedQ80V is tilePackedQ80 with the AVX-VNNI tile.
 func tilePackedQ80V(a *tileArgs) { tilePackedQ80With(a, tileQ8_0x2x4StepVNNI) }
 
 // gemvPackedQ4KV is gemvPackedQ4K with the AVX-VNNI kernel.
-func gemvPackedQ4KV(a *tileArgs, rows int) {
-	p := *a
-	p.wstride = q4KBytes
-	gemvQ4KStepVNNI(&p, rows, interleaveRows*q4KBytes, interleaveRows*a.wstride)
-}
+func gemvPackedQ4KV(a *tileArgs, rows int) { gemvInterleaved(a, rows, q4KBytes, gemvQ4KStepVNNI) }
 
 // tilePackedQ4KV is tilePackedQ4K with the AVX-VNNI kernel.
 func tilePackedQ4KV(a *tileArgs) { tileInterleavedQ4K(a, true) }
