@@ -3,10 +3,12 @@ package cpu
 import "golang.org/x/sys/cpu"
 
 // attnAVX2 reports whether the attention kernels below can run, and
-// attnAVX512 whether f16AccAVX512 can too.
+// attnAVX512 whether the AVX-512 ones can too: where the CPU has them and
+// SAJI_SIMD neither turns SIMD off nor forces a set without AVX-512
+// (simdForced).
 var (
-	attnAVX2   = cpu.X86.HasAVX2 && cpu.X86.HasFMA && cpu.X86.HasF16C
-	attnAVX512 = attnAVX2 && cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL
+	attnAVX2   = cpu.X86.HasAVX2 && cpu.X86.HasFMA && cpu.X86.HasF16C && !simdDisabled()
+	attnAVX512 = attnAVX2 && cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && (simdForced() == "" || simdForced() == setAVX512)
 )
 
 // attnDotsAVX2 sets out[c] = Σ_i q[i]·k[c·ldk+i] (i < hd, a multiple of 8)

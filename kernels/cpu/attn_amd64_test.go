@@ -1,8 +1,11 @@
 package cpu
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"os/exec"
 	"testing"
 
 	"saji/kernels/quant"
@@ -14,7 +17,7 @@ import (
 // scales from 0 to past F16's range.
 func TestF16AccSets(t *testing.T) {
 	if !attnAVX2 {
-		t.Skip("cpu lacks avx2, fma or f16c")
+		t.Skip("cpu lacks avx2, fma or f16c (or SAJI_SIMD=off)")
 	}
 	r := rand.New(rand.NewPCG(5, 6))
 	for _, n := range []int{8, 16, 24, 64, 72, 128, 136} {
@@ -47,7 +50,40 @@ func TestF16AccSets(t *testing.T) {
 		}
 	}
 	if !attnAVX512 {
-		t.Log("cpu lacks avx512f or avx512vl: the AVX-512 form did not run")
+		t.Log("cpu lacks avx512f or avx512vl, or SAJI_SIMD forces a set without them: the AVX-512 form did not run")
+	}
+}
+
+// TestAttnFollowsSIMD checks that the kernels outside the sets (attention,
+// element-wise) follow SAJI_SIMD, in a child process each, since they
+// choose once, at start: a forced set without AVX-512 runs no AVX-512
+// attention kernel, and off no SIMD kernel at all, so that a forced set is
+// measured as a CPU with nothing newer would run it.
+func TestAttnFollowsSIMD(t *testing.T) {
+	flags := fmt.Sprintf("avx2=%v avx512=%v ew=%v", attnAVX2, attnAVX512, ewAVX2)
+	if want := os.Getenv("SAJI_TEST_ATTN_FLAGS"); want != "" {
+		if flags != want {
+			t.Fatalf("SAJI_SIMD=%s: kernels %s, want %s", os.Getenv("SAJI_SIMD"), flags, want)
+		}
+		return
+	}
+	if os.Getenv("SAJI_SIMD") != "" || !attnAVX2 {
+		t.Skip("cpu: needs AVX2 and SAJI_SIMD unset, to force each set in turn")
+	}
+	cases := []struct{ simd, want string }{
+		{"avx2", "avx2=true avx512=false ew=true"},
+		{"off", "avx2=false avx512=false ew=false"},
+		{"avx512", flags},
+	}
+	if lacks(setAVXVNNI) == "" {
+		cases = append(cases, struct{ simd, want string }{"vnni", "avx2=true avx512=false ew=true"})
+	}
+	for _, c := range cases {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestAttnFollowsSIMD$", "-test.count=1")
+		cmd.Env = append(os.Environ(), "SAJI_SIMD="+c.simd, "SAJI_TEST_ATTN_FLAGS="+c.want)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("SAJI_SIMD=%s: %v\n%s", c.simd, err, out)
+		}
 	}
 }
 
@@ -56,7 +92,7 @@ func TestF16AccSets(t *testing.T) {
 // scores of every sign and size, infinities included.
 func TestTileSoftmaxAVX2(t *testing.T) {
 	if !ewAVX2 {
-		t.Skip("cpu lacks avx2 and fma")
+		t.Skip("cpu lacks avx2 and fma (or SAJI_SIMD=off)")
 	}
 	rng := rand.New(rand.NewPCG(91, 92))
 	for round := range 200 {

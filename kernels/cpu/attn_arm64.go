@@ -1,8 +1,9 @@
 package cpu
 
-// attnNEON reports whether the attention kernels below can run: always,
-// NEON and the F16 conversions being part of every arm64 CPU.
-const attnNEON = true
+// attnNEON reports whether the attention and element-wise NEON kernels
+// can run: unless SAJI_SIMD=off, NEON and the F16 conversions being part
+// of every arm64 CPU.
+var attnNEON = !simdDisabled()
 
 // attnDotsNEON sets out[c] = Σ_i q[i]·k[c·ldk+i] (i < hd, a multiple of 8)
 // for c < n.
@@ -117,7 +118,7 @@ func seqDots64NEON(out, q, kt *float32, hd int)
 func f16Acc(acc []float32, v []byte, vs float32) {
 	n := len(acc)
 	_ = v[2*n-1]
-	if n%8 == 0 {
+	if attnNEON && n%8 == 0 {
 		f16AccNEON(&acc[0], &v[0], vs, n)
 		return
 	}
@@ -126,7 +127,7 @@ func f16Acc(acc []float32, v []byte, vs float32) {
 
 // f16Scale sets acc[i] = roundF16(acc[i]·ms).
 func f16Scale(acc []float32, ms float32) {
-	if len(acc)%8 == 0 && len(acc) > 0 {
+	if attnNEON && len(acc)%8 == 0 && len(acc) > 0 {
 		f16ScaleNEON(&acc[0], ms, len(acc))
 		return
 	}
@@ -136,7 +137,7 @@ func f16Scale(acc []float32, ms float32) {
 // seqDots64 sets out[c] = Σ_i q[i]·kt[64i+c] for the 64 cells of a
 // transposed key tile, each a chain of fused multiply-adds in element order.
 func seqDots64(out *[64]float32, q, kt []float32) {
-	if len(q) > 0 {
+	if attnNEON && len(q) > 0 {
 		_ = kt[64*len(q)-1]
 		seqDots64NEON(&out[0], &q[0], &kt[0], len(q))
 		return

@@ -2,8 +2,9 @@ package cpu
 
 import "golang.org/x/sys/cpu"
 
-// ewAVX2 reports whether the element-wise AVX2 kernels can run.
-var ewAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+// ewAVX2 reports whether the element-wise AVX2 kernels can run: where the
+// CPU has them and SAJI_SIMD does not turn SIMD off.
+var ewAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA && !simdDisabled()
 
 // siluAVX2 sets y[i] = x[i]/(1+expV(-x[i]))·gate[i] for i < n&^7, bit for
 // bit as siluRow computes its full vectors.

@@ -13,7 +13,10 @@ func siluNEON(y, x, gate *float32, n int)
 
 // expRowFast sets dst[i] = expV(src[i]) (len(dst) == len(src)).
 func expRowFast(dst, src []float32) {
-	n := len(src) &^ 3
+	n := 0
+	if attnNEON {
+		n = len(src) &^ 3
+	}
 	if n > 0 {
 		_ = dst[n-1]
 		expNEON(&dst[0], &src[0], n)
@@ -27,7 +30,7 @@ func expRowFast(dst, src []float32) {
 // the same values bit for bit.
 func siluRowFast(y, x, g []float32) {
 	n := len(x) &^ 15
-	if n == 0 {
+	if n == 0 || !attnNEON {
 		siluRow(y, x, g)
 		return
 	}

@@ -177,6 +177,23 @@ func newKernelSet(name string) *kernelSet {
 // simdDisabled reports whether SAJI_SIMD=off asks for the pure-Go kernels.
 func simdDisabled() bool { return os.Getenv("SAJI_SIMD") == "off" }
 
+// simdForced returns the kernel set SAJI_SIMD forces, or "" when it forces
+// none this CPU runs. The kernels outside the sets (attention, element-wise
+// ones), which every backend shares, follow it and simdDisabled too, so
+// that a forced set runs as it would on a CPU that has nothing newer, and
+// compares with a peer built for that CPU.
+func simdForced() string {
+	want := os.Getenv("SAJI_SIMD")
+	if want == "" || want == "off" {
+		return ""
+	}
+	name, err := resolveSet(want)
+	if err != nil {
+		return ""
+	}
+	return name
+}
+
 // flag is a CPU feature a kernel set needs, named as /proc/cpuinfo names
 // it, and whether this CPU has it.
 type flag struct {
