@@ -143,6 +143,29 @@ func f16Acc(acc []float32, v []byte, vs float32) {
 	f16AccGo(acc, v, vs)
 }
 
+// f16AccCellsAVX2 is f16AccCells on 64 values (acc and the value rows at
+// v+off[j]), for cells > 0 cells.
+//
+//go:noescape
+func f16AccCellsAVX2(acc *float32, v *byte, off *int, ms, vs *float32, cells int)
+
+// f16AccCells is f16AccCellsGo, 64 values at a time by AVX2 where acc's
+// length is a multiple of 64.
+func f16AccCells(acc []float32, v []byte, off []int, ms, vs []float32) {
+	n := len(acc)
+	if !attnAVX2 || n%64 != 0 || len(off) == 0 {
+		f16AccCellsGo(acc, v, off, ms, vs)
+		return
+	}
+	_, _ = ms[len(off)-1], vs[len(off)-1]
+	for _, o := range off {
+		_ = v[o : o+2*n]
+	}
+	for i := 0; i < n; i += 64 {
+		f16AccCellsAVX2(&acc[i], &v[2*i], &off[0], &ms[0], &vs[0], len(off))
+	}
+}
+
 // f16Scale sets acc[i] = roundF16(acc[i]·ms).
 func f16Scale(acc []float32, ms float32) {
 	if attnAVX2 && len(acc)%8 == 0 && len(acc) > 0 {

@@ -1,5 +1,19 @@
 #include "textflag.h"
 
+// FCELLSCALE(Y, X) sets Y's eight accumulators to roundF16(Y·Y8).
+#define FCELLSCALE(Y, X) \
+	VMULPS    Y8, Y, Y; \
+	VCVTPS2PH $0, Y, X; \
+	VCVTPH2PS X, Y
+
+// FCELLACC(OFF, Y, X) sets Y's eight accumulators to
+// roundF16(fma32(v, Y8, Y)) for the eight F16 values v at OFF(AX).
+#define FCELLACC(OFF, Y, X) \
+	VCVTPH2PS   OFF(AX), Y9; \
+	VFMADD231PS Y8, Y9, Y; \
+	VCVTPS2PH   $0, Y, X; \
+	VCVTPH2PS   X, Y
+
 // func attnDotsAVX2(out, q, k *float32, hd, ldk, n int)
 //
 // out[c] = Σ_i q[i]·k[c·ldk+i] for c < n; hd is a multiple of 8. Four
@@ -607,5 +621,69 @@ acc16loop:
 acc16store:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z5, (R13)
+	VZEROUPPER
+	RET
+
+// func f16AccCellsAVX2(acc *float32, v *byte, off *int, ms, vs *float32, cells int)
+//
+// For each cell j < cells (cells > 0) in order: f16ScaleAVX2(acc, ms[j])
+// where ms[j] is not 1, then f16AccAVX2(acc, v+off[j], vs[j]), on 64
+// values, which stay in Y0-Y7 for all the cells: the same operations on
+// each value as those calls, without storing and reloading them a cell.
+TEXT ·f16AccCellsAVX2(SB), NOSPLIT, $0-48
+	MOVQ    acc+0(FP), DI
+	MOVQ    v+8(FP), SI
+	MOVQ    off+16(FP), R8
+	MOVQ    ms+24(FP), R9
+	MOVQ    vs+32(FP), R10
+	MOVQ    cells+40(FP), CX
+	VMOVUPS 0(DI), Y0
+	VMOVUPS 32(DI), Y1
+	VMOVUPS 64(DI), Y2
+	VMOVUPS 96(DI), Y3
+	VMOVUPS 128(DI), Y4
+	VMOVUPS 160(DI), Y5
+	VMOVUPS 192(DI), Y6
+	VMOVUPS 224(DI), Y7
+
+fcellloop:
+	CMPL         (R9), $0x3f800000
+	JEQ          fcellacc
+	VBROADCASTSS (R9), Y8
+	FCELLSCALE(Y0, X0)
+	FCELLSCALE(Y1, X1)
+	FCELLSCALE(Y2, X2)
+	FCELLSCALE(Y3, X3)
+	FCELLSCALE(Y4, X4)
+	FCELLSCALE(Y5, X5)
+	FCELLSCALE(Y6, X6)
+	FCELLSCALE(Y7, X7)
+
+fcellacc:
+	MOVQ         (R8), AX
+	ADDQ         SI, AX
+	VBROADCASTSS (R10), Y8
+	FCELLACC(0, Y0, X0)
+	FCELLACC(16, Y1, X1)
+	FCELLACC(32, Y2, X2)
+	FCELLACC(48, Y3, X3)
+	FCELLACC(64, Y4, X4)
+	FCELLACC(80, Y5, X5)
+	FCELLACC(96, Y6, X6)
+	FCELLACC(112, Y7, X7)
+	ADDQ         $8, R8
+	ADDQ         $4, R9
+	ADDQ         $4, R10
+	DECQ         CX
+	JNZ          fcellloop
+
+	VMOVUPS Y0, 0(DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	VMOVUPS Y4, 128(DI)
+	VMOVUPS Y5, 160(DI)
+	VMOVUPS Y6, 192(DI)
+	VMOVUPS Y7, 224(DI)
 	VZEROUPPER
 	RET

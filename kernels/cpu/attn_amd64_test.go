@@ -54,6 +54,58 @@ func TestF16AccSets(t *testing.T) {
 	}
 }
 
+// TestF16AccCells checks the AVX2 run of value sums (f16AccCells) against
+// its Go form, whose f16Scale and f16Acc are the Go ones, bit for bit:
+// rows of 64 and 128 values (and 72, which takes the Go form), value rows
+// at scattered offsets, runs of 1 to 40 cells whose scales are 0 (a first
+// cell), 1 (no new maximum) or in between, and weights past F16's range.
+func TestF16AccCells(t *testing.T) {
+	if !attnAVX2 {
+		t.Skip("cpu lacks avx2, fma or f16c (or SAJI_SIMD=off)")
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, n := range []int{64, 128, 72} {
+		for _, cells := range []int{1, 2, 31, 40} {
+			const rowsOf = 50
+			x := make([]float32, rowsOf*n)
+			for i := range x {
+				x[i] = float32(r.NormFloat64() * 300)
+			}
+			v := make([]byte, 2*len(x))
+			if err := quant.Quantize(quant.TypeF16, x, v); err != nil {
+				t.Fatal(err)
+			}
+			off, ms, vs := make([]int, cells), make([]float32, cells), make([]float32, cells)
+			for j := range off {
+				off[j] = 2 * n * r.IntN(rowsOf)
+				ms[j], vs[j] = 1, float32(r.Float64())
+				switch r.IntN(3) {
+				case 0:
+					ms[j], vs[j] = float32(r.Float64()), 1
+				case 1:
+					vs[j] *= 7e4
+				}
+			}
+			ms[0] = 0
+			want := make([]float32, n)
+			for i := range want {
+				want[i] = roundF16(float32(r.NormFloat64() * 100))
+			}
+			got := append([]float32(nil), want...)
+			for j, o := range off {
+				if ms[j] != 1 {
+					f16ScaleGo(want, ms[j])
+				}
+				f16AccGo(want, v[o:o+2*n], vs[j])
+			}
+			f16AccCells(got, v, off, ms, vs)
+			if c := countDiff(got, want); c != 0 {
+				t.Errorf("f16AccCells of %d values over %d cells: %d differ", n, cells, c)
+			}
+		}
+	}
+}
+
 // TestAttnFollowsSIMD checks that the kernels outside the sets (attention,
 // element-wise) follow SAJI_SIMD, in a child process each, since they
 // choose once, at start: a forced set without AVX-512 runs no AVX-512

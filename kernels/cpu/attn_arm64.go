@@ -125,6 +125,11 @@ func f16Acc(acc []float32, v []byte, vs float32) {
 	f16AccGo(acc, v, vs)
 }
 
+// f16AccCells is f16AccCellsGo (its f16Acc and f16Scale by NEON).
+func f16AccCells(acc []float32, v []byte, off []int, ms, vs []float32) {
+	f16AccCellsGo(acc, v, off, ms, vs)
+}
+
 // f16Scale sets acc[i] = roundF16(acc[i]·ms).
 func f16Scale(acc []float32, ms float32) {
 	if attnNEON && len(acc)%8 == 0 && len(acc) > 0 {

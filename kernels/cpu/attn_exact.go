@@ -268,6 +268,9 @@ func (b *Backend) exactFlash(d, qs, kt, vt *tensor, kv kernels.KV, pos []int32, 
 // values otherwise).
 const oneRowTokens = 16
 
+// oneRowCells is the run of cells flashOneRowItem takes each step through.
+const oneRowCells = 32
+
 // flashOneRowItem runs flashOneRow for the rows (a few tokens' query heads
 // of KV head kh) over the cells in order, reading each key and value row
 // once for all of them (each row takes the cells it sees, in order, so
@@ -305,71 +308,91 @@ func (b *Backend) flashOneRowItem(rows []flashRow, kt, vt *tensor, kv kernels.KV
 	// of the one-row kernel on the widened row), not a widening and a call
 	// a row: a third of a decode step's attention samples at 2048 cells.
 	// Sets without it take the F16 row by f16Body, a call a row.
-	var dots [oneRowTokens]float32
 	body4, body16 := b.k.f16Body4, b.k.f16Body
 	if body == nil || np != hd {
 		body4, body16 = nil, nil
 	}
-	if len(rows)%4 != 0 || len(rows) > len(dots) {
+	if len(rows)%4 != 0 || len(rows) > oneRowTokens {
 		body4 = nil
 	}
-	for c := first; c <= last; c++ {
-		// The rows attnAhead cells on, four at a time.
-		if c%4 == 0 && c+attnAhead <= last {
-			e := min(last, c+attnAhead+3)
-			prefetchTile(kt, kv, kh*hd, hd, c+attnAhead, e)
-			prefetchTile(vt, kv, kh*vd, vd, c+attnAhead, e)
-		}
-		r := kv.Row(c)
-		krow := kt.data[r*krb+2*kh*hd : r*krb+2*(kh+1)*hd]
-		vrow := vt.data[r*vrb+2*kh*vd : r*vrb+2*(kh+1)*vd]
-		switch {
-		case body4 != nil:
-			for g := 0; g < len(rows); g += 4 {
-				body4(&krow[0], &q16[g*hd], 4*hd, hd, (*[4]float32)(dots[g:g+4]))
+	// The cells go in runs of oneRowCells: first every row's dot products
+	// of the run's keys, then each row's running maximum, exponentials and
+	// sum over the run in order, then its value sums over the run in one
+	// f16AccCells call, which keeps the row's accumulator in registers for
+	// the run, not a load, a store and a Go call a cell (a quarter of a
+	// decode step's attention samples at 2048 cells).
+	var (
+		dots   [oneRowCells][oneRowTokens]float32
+		off    [oneRowCells]int
+		ms, vs [oneRowCells]float32
+	)
+	for c0 := first; c0 <= last; c0 += oneRowCells {
+		c1 := min(last, c0+oneRowCells-1)
+		for c := c0; c <= c1; c++ {
+			// The rows attnAhead cells on, four at a time.
+			if c%4 == 0 && c+attnAhead <= last {
+				e := min(last, c+attnAhead+3)
+				prefetchTile(kt, kv, kh*hd, hd, c+attnAhead, e)
+				prefetchTile(vt, kv, kh*vd, vd, c+attnAhead, e)
 			}
-		case body16 == nil:
-			widenF16(kw, krow, hd, 0, 1)
+			r := kv.Row(c)
+			krow := kt.data[r*krb+2*kh*hd : r*krb+2*(kh+1)*hd]
+			off[c-c0] = r*vrb + 2*kh*vd
+			d := &dots[c-c0]
+			if body4 != nil {
+				for g := 0; g < len(rows); g += 4 {
+					body4(&krow[0], &q16[g*hd], 4*hd, hd, (*[4]float32)(d[g:g+4]))
+				}
+				continue
+			}
+			if body16 == nil {
+				widenF16(kw, krow, hd, 0, 1)
+			}
+			for g := range rows {
+				if c < rows[g].first || c > rows[g].last {
+					continue
+				}
+				q := q16[g*hd : (g+1)*hd]
+				switch {
+				case body16 != nil:
+					d[g] = body16(&krow[0], &q[0], hd)
+				case body != nil:
+					s := float64(0)
+					if np > 0 {
+						s = float64(body(kw[:np], q[:np]))
+					}
+					for i := np; i < hd; i++ {
+						s += float64(kw[i] * q[i])
+					}
+					d[g] = float32(s)
+				default:
+					d[g] = dotVec(kw, q, true)
+				}
+			}
 		}
 		for g := range rows {
 			row := &rows[g]
-			if c < row.first || c > row.last {
+			lo, hi := max(c0, row.first), min(c1, row.last)
+			if lo > hi {
 				continue
 			}
-			q := q16[g*hd : (g+1)*hd]
-			var x float32
-			switch {
-			case body4 != nil:
-				x = dots[g]
-			case body16 != nil:
-				x = body16(&krow[0], &q[0], hd)
-			case body != nil:
-				s := float64(0)
-				if np > 0 {
-					s = float64(body(kw[:np], q[:np]))
+			for c := lo; c <= hi; c++ {
+				x := dots[c-c0][g] * scale
+				if softcap > 0 {
+					x = softcap * tanh32(x)
 				}
-				for i := np; i < hd; i++ {
-					s += float64(kw[i] * q[i])
+				m, v := float32(1), float32(1)
+				if x > row.m {
+					old := row.m
+					row.m = x
+					m = expF(old - row.m)
+				} else {
+					v = expF(x - row.m)
 				}
-				x = float32(s)
-			default:
-				x = dotVec(kw, q, true)
+				ms[c-lo], vs[c-lo] = m, v
+				row.sum = fma32(row.sum, m, v)
 			}
-			x *= scale
-			if softcap > 0 {
-				x = softcap * tanh32(x)
-			}
-			ms, vs := float32(1), float32(1)
-			if x > row.m {
-				old := row.m
-				row.m = x
-				ms = expF(old - row.m)
-				f16Scale(row.acc, ms)
-			} else {
-				vs = expF(x - row.m)
-			}
-			f16Acc(row.acc, vrow, vs)
-			row.sum = fma32(row.sum, ms, vs)
+			f16AccCells(row.acc, vt.data, off[lo-c0:hi-c0+1], ms[:hi-lo+1], vs[:hi-lo+1])
 		}
 	}
 }

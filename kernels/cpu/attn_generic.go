@@ -40,6 +40,19 @@ func f16AccGo(acc []float32, v []byte, vs float32) {
 	}
 }
 
+// f16AccCellsGo accumulates a row's values over a run of cells in order:
+// for cell j, f16Scale(acc, ms[j]) where ms[j] is not 1 (scaling by 1
+// leaves acc's F16 values as they are), then f16Acc of the value row at
+// v[off[j]:] (len(acc) F16 values) by vs[j].
+func f16AccCellsGo(acc []float32, v []byte, off []int, ms, vs []float32) {
+	for j, o := range off {
+		if ms[j] != 1 {
+			f16Scale(acc, ms[j])
+		}
+		f16Acc(acc, v[o:o+2*len(acc)], vs[j])
+	}
+}
+
 // f16ScaleGo is f16Scale in Go.
 func f16ScaleGo(acc []float32, ms float32) {
 	for i, a := range acc {

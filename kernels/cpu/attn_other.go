@@ -34,6 +34,11 @@ func f16Acc(acc []float32, v []byte, vs float32) { f16AccGo(acc, v, vs) }
 // f16Scale sets acc[i] = roundF16(acc[i]·ms).
 func f16Scale(acc []float32, ms float32) { f16ScaleGo(acc, ms) }
 
+// f16AccCells is f16AccCellsGo.
+func f16AccCells(acc []float32, v []byte, off []int, ms, vs []float32) {
+	f16AccCellsGo(acc, v, off, ms, vs)
+}
+
 // seqDots64 sets out[c] = Σ_i q[i]·kt[64i+c] for the 64 cells of a
 // transposed key tile, each a chain of fused multiply-adds in element order.
 func seqDots64(out *[64]float32, q, kt []float32) { seqDots64Go(out, q, kt) }
