@@ -26,6 +26,7 @@ func addAVX2Q8(k *kernelSet) {
 	k.f16Vec, k.f16Tiny = f16VecAVX2, f16TinyAVX2
 	k.bf16Vec, k.bf16Tiny = bf16VecAVX2, bf16TinyAVX2
 	k.f16Body, k.bf16Body = dotF16VecAVX2, dotBF16VecAVX2
+	k.f16Body4 = dotF16Vec4AVX2
 	k.f16Rows, k.bf16Rows = dotF16RowsAVX2, dotBF16RowsAVX2
 	k.quantQ8, k.quantQ8K = quantQ8AVX2Go, quantQ8KAVX2Go
 }
@@ -211,6 +212,13 @@ func dotF32VecAVX2(w, x *float32, n int) float32
 //
 //go:noescape
 func dotF16VecAVX2(w *byte, x *float32, n int) float32
+
+// dotF16Vec4AVX2 is dotF16VecAVX2 for four activation rows, at x and
+// xstride bytes apart, in one call: out[r] is row r's sum, bit for bit
+// (decode attention's four query rows of a key row, not a Go call each).
+//
+//go:noescape
+func dotF16Vec4AVX2(w *byte, x *float32, xstride, n int, out *[4]float32)
 
 // dotF16RowsAVX2 sets out[r] to dotF16VecAVX2 of weight row r (at w +
 // r·wstride) and x for r < rows (rows > 0), as dotF16RowsAVX512 does.

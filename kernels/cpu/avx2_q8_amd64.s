@@ -382,6 +382,41 @@ f16vloop:
 f16vdone:
 	VECEND
 
+// func dotF16Vec4AVX2(w *byte, x *float32, xstride, n int, out *[4]float32)
+//
+// dotF16VecAVX2 of the weight row at w against four activation rows
+// xstride bytes apart from x, one after another in one call: out[r] the
+// sum of row r, bit for bit.
+TEXT ·dotF16Vec4AVX2(SB), NOSPLIT, $0-40
+	MOVQ x+8(FP), R8
+	MOVQ out+32(FP), R12
+	MOVQ $4, R11
+
+f16v4row:
+	MOVQ w+0(FP), SI
+	MOVQ R8, DI
+	MOVQ n+24(FP), CX
+	VECZERO
+	SHRQ $6, CX
+	JZ   f16v4sum
+
+f16v4loop:
+	VECSTEP(LDF16, 16)
+	ADDQ $128, SI
+	ADDQ $256, DI
+	DECQ CX
+	JNZ  f16v4loop
+
+f16v4sum:
+	VECSUM
+	VMOVSS X0, (R12)
+	ADDQ   $4, R12
+	ADDQ   xstride+16(FP), R8
+	DECQ   R11
+	JNZ    f16v4row
+	VZEROUPPER
+	RET
+
 // func dotBF16VecAVX2(w *byte, x *float32, n int) float32
 TEXT ·dotBF16VecAVX2(SB), NOSPLIT, $0-28
 	MOVQ w+0(FP), SI

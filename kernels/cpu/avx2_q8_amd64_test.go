@@ -163,6 +163,39 @@ func TestAVX2FloatDots(t *testing.T) {
 	}
 }
 
+// TestF16Body4 checks each x86 set's four-row F16 dot (f16Body4) against
+// its one-row kernel (f16Body) on each row, bit for bit, on rows of 0 to
+// 2048 values (multiples of 64) and activation rows far apart.
+func TestF16Body4(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	for _, name := range KernelSets() {
+		k := buildSet(name)
+		if k.f16Body4 == nil {
+			t.Errorf("%s: no f16Body4", name)
+			continue
+		}
+		for _, n := range []int{0, 64, 128, 2048} {
+			wb, _ := halfRow(rng, max(n, 1), false)
+			stride := n + 40
+			x := randn(rng, 4*stride, 100)
+			for i := range x {
+				x[i] = roundF16(x[i])
+			}
+			var got [4]float32
+			k.f16Body4(&wb[0], &x[0], 4*stride, n, &got)
+			for r := range got {
+				want := float32(0)
+				if n > 0 {
+					want = k.f16Body(&wb[0], &x[r*stride], n)
+				}
+				if math.Float32bits(got[r]) != math.Float32bits(want) {
+					t.Errorf("%s: f16Body4 of %d, row %d: %g, f16Body %g", name, n, r, got[r], want)
+				}
+			}
+		}
+	}
+}
+
 // quantInputs returns rows of nb·size floats that exercise the quantizers:
 // random normals at several scales, zero blocks, ties of +max and -max in
 // either order, and values on rounding midpoints.
