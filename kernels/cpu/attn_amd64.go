@@ -149,6 +149,32 @@ func f16Acc(acc []float32, v []byte, vs float32) {
 //go:noescape
 func f16AccCellsAVX2(acc *float32, v *byte, off *int, ms, vs *float32, cells int)
 
+// f16AccCells4AVX512 is f16AccCellsAVX2 for four rows: row r's 64
+// accumulators at acc+r·astride bytes, its scales and weights at
+// ms+r·sstride and vs+r·sstride bytes.
+//
+//go:noescape
+func f16AccCells4AVX512(acc *float32, astride int, v *byte, off *int, ms, vs *float32, sstride, cells int)
+
+// f16AccCells4 runs f16AccCells for rows g to g+3 over the same cells (at
+// off): row g+r's accumulator acc[r·vd:][:vd], its scales and weights
+// ms[g+r][j0:] and vs[g+r][j0:]. It reports false, having done nothing,
+// where the AVX-512 kernel cannot run (vd not a multiple of 64).
+func f16AccCells4(acc []float32, vd int, v []byte, off []int, ms, vs *[oneRowTokens][oneRowCells]float32, g, j0 int) bool {
+	cells := len(off)
+	if !attnAVX512 || vd%64 != 0 || cells == 0 {
+		return false
+	}
+	_, _, _ = acc[4*vd-1], ms[g+3][j0+cells-1], vs[g+3][j0+cells-1]
+	for _, o := range off {
+		_ = v[o : o+2*vd]
+	}
+	for i := 0; i < vd; i += 64 {
+		f16AccCells4AVX512(&acc[i], 4*vd, &v[2*i], &off[0], &ms[g][j0], &vs[g][j0], 4*oneRowCells, cells)
+	}
+	return true
+}
+
 // f16AccCells is f16AccCellsGo, 64 values at a time by AVX2 where acc's
 // length is a multiple of 64.
 func f16AccCells(acc []float32, v []byte, off []int, ms, vs []float32) {

@@ -14,6 +14,54 @@
 	VCVTPS2PH   $0, Y, X; \
 	VCVTPH2PS   X, Y
 
+// FC4LOAD loads the four rows' accumulators (row r at DI+r·DX, R12
+// 3·DX) into Z0-Z15.
+#define FC4LOAD \
+	VMOVUPS 0(DI), Z0; VMOVUPS 64(DI), Z1; VMOVUPS 128(DI), Z2; VMOVUPS 192(DI), Z3; \
+	VMOVUPS 0(DI)(DX*1), Z4; VMOVUPS 64(DI)(DX*1), Z5; VMOVUPS 128(DI)(DX*1), Z6; VMOVUPS 192(DI)(DX*1), Z7; \
+	VMOVUPS 0(DI)(DX*2), Z8; VMOVUPS 64(DI)(DX*2), Z9; VMOVUPS 128(DI)(DX*2), Z10; VMOVUPS 192(DI)(DX*2), Z11; \
+	VMOVUPS 0(DI)(R12*1), Z12; VMOVUPS 64(DI)(R12*1), Z13; VMOVUPS 128(DI)(R12*1), Z14; VMOVUPS 192(DI)(R12*1), Z15
+
+// FC4STORE stores the four rows' accumulators back.
+#define FC4STORE \
+	VMOVUPS Z0, 0(DI); VMOVUPS Z1, 64(DI); VMOVUPS Z2, 128(DI); VMOVUPS Z3, 192(DI); \
+	VMOVUPS Z4, 0(DI)(DX*1); VMOVUPS Z5, 64(DI)(DX*1); VMOVUPS Z6, 128(DI)(DX*1); VMOVUPS Z7, 192(DI)(DX*1); \
+	VMOVUPS Z8, 0(DI)(DX*2); VMOVUPS Z9, 64(DI)(DX*2); VMOVUPS Z10, 128(DI)(DX*2); VMOVUPS Z11, 192(DI)(DX*2); \
+	VMOVUPS Z12, 0(DI)(R12*1); VMOVUPS Z13, 64(DI)(R12*1); VMOVUPS Z14, 128(DI)(R12*1); VMOVUPS Z15, 192(DI)(R12*1)
+
+// FC4ROUND(Z, Y) rounds Z's lanes to F16 values.
+#define FC4ROUND(Z, Y) \
+	VCVTPS2PH $0, Z, Y; \
+	VCVTPH2PS Y, Z
+
+// FC4SCALE(ADDR, A0..A3, Y0_..Y3_, SKIP) rescales a row's accumulators by
+// its scale at ADDR unless that is 1.
+#define FC4SCALE(ADDR, A0, A1, A2, A3, Y0_, Y1_, Y2_, Y3_, SKIP) \
+	CMPL         ADDR, $0x3f800000; \
+	JEQ          SKIP; \
+	VBROADCASTSS ADDR, Z24; \
+	VMULPS       Z24, A0, A0; \
+	VMULPS       Z24, A1, A1; \
+	VMULPS       Z24, A2, A2; \
+	VMULPS       Z24, A3, A3; \
+	FC4ROUND(A0, Y0_); \
+	FC4ROUND(A1, Y1_); \
+	FC4ROUND(A2, Y2_); \
+	FC4ROUND(A3, Y3_); \
+SKIP:
+
+// FC4ACC(W, A0..A3, Y0_..Y3_) adds the widened value row Z16-Z19 times the
+// weight W to a row's accumulators, rounding each to F16.
+#define FC4ACC(W, A0, A1, A2, A3, Y0_, Y1_, Y2_, Y3_) \
+	VFMADD231PS W, Z16, A0; \
+	VFMADD231PS W, Z17, A1; \
+	VFMADD231PS W, Z18, A2; \
+	VFMADD231PS W, Z19, A3; \
+	FC4ROUND(A0, Y0_); \
+	FC4ROUND(A1, Y1_); \
+	FC4ROUND(A2, Y2_); \
+	FC4ROUND(A3, Y3_)
+
 // func attnDotsAVX2(out, q, k *float32, hd, ldk, n int)
 //
 // out[c] = Σ_i q[i]·k[c·ldk+i] for c < n; hd is a multiple of 8. Four
@@ -685,5 +733,54 @@ fcellacc:
 	VMOVUPS Y5, 160(DI)
 	VMOVUPS Y6, 192(DI)
 	VMOVUPS Y7, 224(DI)
+	VZEROUPPER
+	RET
+
+// func f16AccCells4AVX512(acc *float32, astride int, v *byte, off *int, ms, vs *float32, sstride, cells int)
+//
+// f16AccCellsAVX2 for four rows at once on AVX-512: row r's 64
+// accumulators at acc+r·astride bytes (in Z4r-Z4r+3 for the run), its
+// scales and weights at ms+r·sstride and vs+r·sstride bytes. Each cell's
+// value row is widened once (Z16-Z19) for the four rows, whose chains of
+// rounded fused multiply-adds then overlap.
+TEXT ·f16AccCells4AVX512(SB), NOSPLIT, $0-64
+	MOVQ    acc+0(FP), DI
+	MOVQ    astride+8(FP), DX
+	MOVQ    v+16(FP), SI
+	MOVQ    off+24(FP), R8
+	MOVQ    ms+32(FP), R9
+	MOVQ    vs+40(FP), R10
+	MOVQ    sstride+48(FP), R11
+	MOVQ    cells+56(FP), CX
+	LEAQ    (DX)(DX*2), R12
+	LEAQ    (R11)(R11*2), R13
+	FC4LOAD
+
+fc4loop:
+	FC4SCALE((R9), Z0, Z1, Z2, Z3, Y0, Y1, Y2, Y3, fc4s1)
+	FC4SCALE((R9)(R11*1), Z4, Z5, Z6, Z7, Y4, Y5, Y6, Y7, fc4s2)
+	FC4SCALE((R9)(R11*2), Z8, Z9, Z10, Z11, Y8, Y9, Y10, Y11, fc4s3)
+	FC4SCALE((R9)(R13*1), Z12, Z13, Z14, Z15, Y12, Y13, Y14, Y15, fc4s4)
+	MOVQ         (R8), AX
+	ADDQ         SI, AX
+	VCVTPH2PS    0(AX), Z16
+	VCVTPH2PS    32(AX), Z17
+	VCVTPH2PS    64(AX), Z18
+	VCVTPH2PS    96(AX), Z19
+	VBROADCASTSS (R10), Z20
+	VBROADCASTSS (R10)(R11*1), Z21
+	VBROADCASTSS (R10)(R11*2), Z22
+	VBROADCASTSS (R10)(R13*1), Z23
+	FC4ACC(Z20, Z0, Z1, Z2, Z3, Y0, Y1, Y2, Y3)
+	FC4ACC(Z21, Z4, Z5, Z6, Z7, Y4, Y5, Y6, Y7)
+	FC4ACC(Z22, Z8, Z9, Z10, Z11, Y8, Y9, Y10, Y11)
+	FC4ACC(Z23, Z12, Z13, Z14, Z15, Y12, Y13, Y14, Y15)
+	ADDQ         $8, R8
+	ADDQ         $4, R9
+	ADDQ         $4, R10
+	DECQ         CX
+	JNZ          fc4loop
+
+	FC4STORE
 	VZEROUPPER
 	RET

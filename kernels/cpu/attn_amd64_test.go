@@ -106,6 +106,60 @@ func TestF16AccCells(t *testing.T) {
 	}
 }
 
+// TestF16AccCells4 checks the four-row AVX-512 run of value sums
+// (f16AccCells4) against f16AccCells on each row bit for bit, on rows of
+// 64 and 128 values, runs of 1 to 32 cells starting anywhere in the
+// scratch, and rows 0-3 and 12-15 of it.
+func TestF16AccCells4(t *testing.T) {
+	if !attnAVX512 {
+		t.Skip("cpu lacks avx512f or avx512vl (or SAJI_SIMD forces a set without them)")
+	}
+	r := rand.New(rand.NewPCG(9, 10))
+	for _, vd := range []int{64, 128} {
+		for _, run := range [][2]int{{0, 1}, {0, 32}, {5, 17}, {31, 1}} {
+			j0, cells := run[0], run[1]
+			x := make([]float32, 40*vd)
+			for i := range x {
+				x[i] = float32(r.NormFloat64() * 300)
+			}
+			v := make([]byte, 2*len(x))
+			if err := quant.Quantize(quant.TypeF16, x, v); err != nil {
+				t.Fatal(err)
+			}
+			off := make([]int, cells)
+			for j := range off {
+				off[j] = 2 * vd * r.IntN(40)
+			}
+			var ms, vs [oneRowTokens][oneRowCells]float32
+			for g := range ms {
+				for j := range ms[g] {
+					ms[g][j], vs[g][j] = 1, float32(r.Float64())
+					if r.IntN(4) == 0 {
+						ms[g][j], vs[g][j] = float32(r.Float64()), 1
+					}
+				}
+				ms[g][j0] = 0
+			}
+			for _, g := range []int{0, 12} {
+				want := make([]float32, 4*vd)
+				for i := range want {
+					want[i] = roundF16(float32(r.NormFloat64() * 100))
+				}
+				got := append([]float32(nil), want...)
+				for k := range 4 {
+					f16AccCellsGo(want[k*vd:(k+1)*vd], v, off, ms[g+k][j0:j0+cells], vs[g+k][j0:j0+cells])
+				}
+				if !f16AccCells4(got, vd, v, off, &ms, &vs, g, j0) {
+					t.Fatalf("f16AccCells4 of %d values declined", vd)
+				}
+				if c := countDiff(got, want); c != 0 {
+					t.Errorf("f16AccCells4 of %d values, rows %d-%d, cells %d+%d: %d differ", vd, g, g+3, j0, cells, c)
+				}
+			}
+		}
+	}
+}
+
 // TestAttnFollowsSIMD checks that the kernels outside the sets (attention,
 // element-wise) follow SAJI_SIMD, in a child process each, since they
 // choose once, at start: a forced set without AVX-512 runs no AVX-512

@@ -149,3 +149,8 @@ func seqDots64(out *[64]float32, q, kt []float32) {
 	}
 	seqDots64Go(out, q, kt)
 }
+
+// f16AccCells4 reports false: there is no four-row kernel here.
+func f16AccCells4(acc []float32, vd int, v []byte, off []int, ms, vs *[oneRowTokens][oneRowCells]float32, g, j0 int) bool {
+	return false
+}

@@ -320,11 +320,13 @@ func (b *Backend) flashOneRowItem(rows []flashRow, kt, vt *tensor, kv kernels.KV
 	// sum over the run in order, then its value sums over the run in one
 	// f16AccCells call, which keeps the row's accumulator in registers for
 	// the run, not a load, a store and a Go call a cell (a quarter of a
-	// decode step's attention samples at 2048 cells).
+	// decode step's attention samples at 2048 cells), or, on AVX-512, four
+	// rows' in one f16AccCells4 call, each value row widened once for the
+	// four and their chains of roundings overlapping (a fifth of the rest).
 	var (
 		dots   [oneRowCells][oneRowTokens]float32
 		off    [oneRowCells]int
-		ms, vs [oneRowCells]float32
+		ms, vs [oneRowTokens][oneRowCells]float32
 	)
 	for c0 := first; c0 <= last; c0 += oneRowCells {
 		c1 := min(last, c0+oneRowCells-1)
@@ -370,13 +372,14 @@ func (b *Backend) flashOneRowItem(rows []flashRow, kt, vt *tensor, kv kernels.KV
 				}
 			}
 		}
-		for g := range rows {
-			row := &rows[g]
-			lo, hi := max(c0, row.first), min(c1, row.last)
-			if lo > hi {
-				continue
-			}
-			for c := lo; c <= hi; c++ {
+		// Cells outer and rows inner, so that the rows' chains (running
+		// maximum, sum) overlap.
+		for c := c0; c <= c1; c++ {
+			for g := range rows {
+				row := &rows[g]
+				if c < row.first || c > row.last {
+					continue
+				}
 				x := dots[c-c0][g] * scale
 				if softcap > 0 {
 					x = softcap * tanh32(x)
@@ -389,12 +392,51 @@ func (b *Backend) flashOneRowItem(rows []flashRow, kt, vt *tensor, kv kernels.KV
 				} else {
 					v = expF(x - row.m)
 				}
-				ms[c-lo], vs[c-lo] = m, v
+				ms[g][c-c0], vs[g][c-c0] = m, v
 				row.sum = fma32(row.sum, m, v)
 			}
-			f16AccCells(row.acc, vt.data, off[lo-c0:hi-c0+1], ms[:hi-lo+1], vs[:hi-lo+1])
+		}
+		for g := 0; g < len(rows); g++ {
+			row := &rows[g]
+			lo, hi := max(c0, row.first), min(c1, row.last)
+			if lo > hi {
+				continue
+			}
+			// Four rows over the same cells whose accumulators follow
+			// each other (a token's query heads) go together where the
+			// set has the kernel, their chains overlapping.
+			if g+4 <= len(rows) && sameCells(rows[g:g+4]) && contiguous(rows[g:g+4], vd) &&
+				f16AccCells4(row.acc[:4*vd:4*vd], vd, vt.data, off[lo-c0:hi-c0+1], &ms, &vs, g, lo-c0) {
+				g += 3
+				continue
+			}
+			f16AccCells(row.acc, vt.data, off[lo-c0:hi-c0+1], ms[g][lo-c0:hi-c0+1], vs[g][lo-c0:hi-c0+1])
 		}
 	}
+}
+
+// sameCells reports whether the rows see the same cells.
+func sameCells(rows []flashRow) bool {
+	for i := 1; i < len(rows); i++ {
+		if rows[i].first != rows[0].first || rows[i].last != rows[0].last {
+			return false
+		}
+	}
+	return true
+}
+
+// contiguous reports whether the rows' accumulators (vd values each)
+// follow each other in memory.
+func contiguous(rows []flashRow, vd int) bool {
+	if len(rows) > 0 && cap(rows[0].acc) < len(rows)*vd {
+		return false
+	}
+	for i := 1; i < len(rows); i++ {
+		if cap(rows[i-1].acc) < 2*vd || &rows[i-1].acc[:2*vd][vd] != &rows[i].acc[0] {
+			return false
+		}
+	}
+	return true
 }
 
 // flashTiledItem runs flashTiledRow for the rows over tiles of 64 cells,

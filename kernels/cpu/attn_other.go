@@ -42,3 +42,8 @@ func f16AccCells(acc []float32, v []byte, off []int, ms, vs []float32) {
 // seqDots64 sets out[c] = Σ_i q[i]·kt[64i+c] for the 64 cells of a
 // transposed key tile, each a chain of fused multiply-adds in element order.
 func seqDots64(out *[64]float32, q, kt []float32) { seqDots64Go(out, q, kt) }
+
+// f16AccCells4 reports false: there is no four-row kernel here.
+func f16AccCells4(acc []float32, vd int, v []byte, off []int, ms, vs *[oneRowTokens][oneRowCells]float32, g, j0 int) bool {
+	return false
+}
