@@ -279,6 +279,15 @@ const oneRowCells = 32
 // kernel's order: the same sum), or, where the set has f16Body4 and the
 // head has no tail past its 64s, read as F16 by it four rows a call.
 func (b *Backend) flashOneRowItem(rows []flashRow, kt, vt *tensor, kv kernels.KV, kh int, p kernels.AttentionParams, q16, kw []float32) {
+	if len(rows) > oneRowTokens {
+		// More query heads to a KV head than the scratch holds (multi-query
+		// attention): the rows are independent, so they go oneRowTokens at
+		// a time.
+		for i := 0; i < len(rows); i += oneRowTokens {
+			b.flashOneRowItem(rows[i:min(len(rows), i+oneRowTokens)], kt, vt, kv, kh, p, q16, kw)
+		}
+		return
+	}
 	first, last := math.MaxInt, -1
 	for i := range rows {
 		if rows[i].first <= rows[i].last {
@@ -312,7 +321,7 @@ func (b *Backend) flashOneRowItem(rows []flashRow, kt, vt *tensor, kv kernels.KV
 	if body == nil || np != hd {
 		body4, body16 = nil, nil
 	}
-	if len(rows)%4 != 0 || len(rows) > oneRowTokens {
+	if len(rows)%4 != 0 {
 		body4 = nil
 	}
 	// The cells go in runs of oneRowCells: first every row's dot products
@@ -327,7 +336,14 @@ func (b *Backend) flashOneRowItem(rows []flashRow, kt, vt *tensor, kv kernels.KV
 		dots   [oneRowCells][oneRowTokens]float32
 		off    [oneRowCells]int
 		ms, vs [oneRowTokens][oneRowCells]float32
+		// quad[i]: rows 4i to 4i+3 see the same cells and their
+		// accumulators follow each other (a token's query heads), so their
+		// value sums can go together.
+		quad [oneRowTokens / 4]bool
 	)
+	for g := 0; g+4 <= len(rows); g += 4 {
+		quad[g/4] = sameCells(rows[g:g+4]) && contiguous(rows[g:g+4], vd)
+	}
 	for c0 := first; c0 <= last; c0 += oneRowCells {
 		c1 := min(last, c0+oneRowCells-1)
 		for c := c0; c <= c1; c++ {
@@ -372,8 +388,9 @@ func (b *Backend) flashOneRowItem(rows []flashRow, kt, vt *tensor, kv kernels.KV
 				}
 			}
 		}
-		// Cells outer and rows inner, so that the rows' chains (running
-		// maximum, sum) overlap.
+		// Each row's scales and weights for the run go into its own line
+		// of ms and vs, which the value sums below read (four lines at a
+		// time for four rows together).
 		for c := c0; c <= c1; c++ {
 			for g := range rows {
 				row := &rows[g]
@@ -402,10 +419,9 @@ func (b *Backend) flashOneRowItem(rows []flashRow, kt, vt *tensor, kv kernels.KV
 			if lo > hi {
 				continue
 			}
-			// Four rows over the same cells whose accumulators follow
-			// each other (a token's query heads) go together where the
-			// set has the kernel, their chains overlapping.
-			if g+4 <= len(rows) && sameCells(rows[g:g+4]) && contiguous(rows[g:g+4], vd) &&
+			// Four rows of a quad go together where the set has the
+			// kernel, their chains overlapping.
+			if g%4 == 0 && g+4 <= len(rows) && quad[g/4] &&
 				f16AccCells4(row.acc[:4*vd:4*vd], vd, vt.data, off[lo-c0:hi-c0+1], &ms, &vs, g, lo-c0) {
 				g += 3
 				continue

@@ -263,7 +263,10 @@ func TestExactAttention(t *testing.T) {
 		// registers each) and of 48 (a 16-wide rest), the tiled kernel's
 		// rows in pairs where they see the same cells.
 		attnCase{name: "tiled-f16-hd80", typ: quant.TypeF16, heads: 4, kvHeads: 4, hd: 80, vd: 80, cached: 10, rows: 210, batch: 150},
-		attnCase{name: "tiled-f16-vd48", typ: quant.TypeF16, heads: 6, kvHeads: 2, hd: 48, vd: 112, cached: 70, rows: 200, batch: 129, window: 90})
+		attnCase{name: "tiled-f16-vd48", typ: quant.TypeF16, heads: 6, kvHeads: 2, hd: 48, vd: 112, cached: 70, rows: 200, batch: 129, window: 90},
+		// One KV head for 32 query heads (multi-query attention): a
+		// decode work item's rows outnumber oneRowTokens.
+		attnCase{name: "decode-f16-mqa", typ: quant.TypeF16, heads: 32, kvHeads: 1, hd: 64, vd: 64, cached: 70, rows: 71, batch: 1})
 	for _, c := range cases {
 		if c.typ == quant.TypeQ8_0 {
 			continue
