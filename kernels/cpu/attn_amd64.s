@@ -44,6 +44,13 @@
 	VCVTPS2PH $0, Z, Y; \
 	VCVTPH2PS Y, Z
 
+// FC4ROUND4(A0..A3, Y0_..Y3_) rounds a row's accumulators to F16 values.
+#define FC4ROUND4(A0, A1, A2, A3, Y0_, Y1_, Y2_, Y3_) \
+	FC4ROUND(A0, Y0_); \
+	FC4ROUND(A1, Y1_); \
+	FC4ROUND(A2, Y2_); \
+	FC4ROUND(A3, Y3_)
+
 // FC4SCALE(ADDR, A0..A3, Y0_..Y3_, SKIP) rescales a row's accumulators by
 // its scale at ADDR unless that is 1.
 #define FC4SCALE(ADDR, A0, A1, A2, A3, Y0_, Y1_, Y2_, Y3_, SKIP) \
@@ -54,10 +61,7 @@
 	VMULPS       Z24, A1, A1; \
 	VMULPS       Z24, A2, A2; \
 	VMULPS       Z24, A3, A3; \
-	FC4ROUND(A0, Y0_); \
-	FC4ROUND(A1, Y1_); \
-	FC4ROUND(A2, Y2_); \
-	FC4ROUND(A3, Y3_); \
+	FC4ROUND4(A0, A1, A2, A3, Y0_, Y1_, Y2_, Y3_); \
 SKIP:
 
 // FC4ACC(W, A0..A3, Y0_..Y3_) adds the widened value row Z16-Z19 times the
@@ -67,10 +71,7 @@ SKIP:
 	VFMADD231PS W, Z17, A1; \
 	VFMADD231PS W, Z18, A2; \
 	VFMADD231PS W, Z19, A3; \
-	FC4ROUND(A0, Y0_); \
-	FC4ROUND(A1, Y1_); \
-	FC4ROUND(A2, Y2_); \
-	FC4ROUND(A3, Y3_)
+	FC4ROUND4(A0, A1, A2, A3, Y0_, Y1_, Y2_, Y3_)
 
 // func attnDotsAVX2(out, q, k *float32, hd, ldk, n int)
 //
