@@ -174,6 +174,7 @@ type step struct {
 	out         []int32     // rows whose logits are returned; nil for all
 	used        int         // contiguous caches: cells filled after the step
 	embed       bool        // head returns the normed hidden states, not logits
+	cut         bool        // the hidden states hold only the rows st.out (outputsOnly)
 	embd        []float32   // input vectors of the negative tokens (Batch.Embd)
 	rope        []int32     // four positions per token (Batch.Rope), made by rotations
 	kv          []kernels.SeqKV
@@ -403,7 +404,7 @@ func (m *base) head(g *graph, x kernels.Tensor, st *step, eps float32) ([]float3
 		g.release(nil)
 		return nil, g.err
 	}
-	if out != nil && g.err == nil && !(len(out) == kernels.Rows(x) && allRows(out)) {
+	if out != nil && !st.cut && g.err == nil && !(len(out) == kernels.Rows(x) && allRows(out)) {
 		x = g.rows(x, out)
 	}
 	x = g.norm(x, m.outNorm, eps)
@@ -418,6 +419,24 @@ func (m *base) head(g *graph, x kernels.Tensor, st *step, eps float32) ([]float3
 		x = g.softcap(x, m.softcap)
 	}
 	return g.logits(x)
+}
+
+// outputsOnly returns x (the hidden states after layer i's attention) cut
+// to the rows st.out when i is the last layer and not every row is wanted,
+// as llama.cpp's graphs cut theirs there: the last feed-forward block then
+// runs on the rows whose logits are returned (one of a prompt's), not on
+// all of them (1/16 of the multiply-adds of a 16-layer model's prompt),
+// and each of its matrix products takes the path llama.cpp's does for that
+// many rows. head then reads the rows as they are. A layer that adds
+// deepstack input vectors afterwards needs every row, and keeps them.
+func (m *base) outputsOnly(g *graph, x kernels.Tensor, st *step, i int) kernels.Tensor {
+	out := st.out
+	if i != m.hp.Layers-1 || len(out) == 0 || i < m.hp.Deepstack || g.err != nil ||
+		(len(out) == kernels.Rows(x) && allRows(out)) {
+		return x
+	}
+	st.cut = true
+	return g.rows(x, out)
 }
 
 // allRows reports whether ids is 0, 1, 2, ...

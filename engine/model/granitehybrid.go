@@ -165,7 +165,7 @@ func (m *graniteHybrid) forward(ctx context.Context, st *step) ([]float32, error
 			}
 			h = g.attention(h, &l.attn, st.layer(i), m.attn, st.pos, rope)
 		}
-		x = g.add(m.residual(g, h), x)
+		x = m.outputsOnly(g, g.add(m.residual(g, h), x), st, i)
 
 		h = g.norm(x, l.ffnNorm, eps)
 		if l.moe != nil {
