@@ -392,13 +392,15 @@ func testHalfRows(t *testing.T, rng *rand.Rand, k *kernelSet) {
 // each set the CPU has, against the pure-Go oracle bit for bit: rows long
 // enough that the set narrows its activations, weight and activation row
 // counts that leave edges in both directions (the last tile overlapping
-// the one before, single rows after the last full tile), and activations
+// the one before, single rows after the last full tile, blocks of six and
+// five rows on AVX-512, several cache tiles), and activations
 // at F16's extremes (its largest finite values, subnormals, zeros of both
 // signs).
 func TestF16TileH(t *testing.T) {
 	ref := NewReference(2)
 	rng := rand.New(rand.NewPCG(75, 76))
-	shapes := []struct{ k, m, n int }{{2576, 7, 5}, {4096, 9, 13}, {8192, 5, 3}, {3072, 37, 20}, {2048, 33, 7}}
+	shapes := []struct{ k, m, n int }{{2576, 7, 5}, {4096, 9, 13}, {8192, 5, 3}, {3072, 37, 20}, {2048, 33, 7},
+		{2048, 32, 128}, {2048, 16, 23}, {16384, 17, 130}}
 	for _, set := range []string{setAVX2, setAVXVNNI, setAVX512} {
 		t.Run(set, func(t *testing.T) {
 			k := kernelSetFor(t, set)

@@ -43,7 +43,8 @@ func addAVX512Float(k *kernelSet) {
 	k.f16Rows, k.bf16Rows = dotF16RowsAVX512, dotBF16RowsAVX512
 	k.f16Body4 = dotF16Vec4AVX512
 	k.f16Body6, k.narrowF16 = dotF16Vec2x3AVX512, narrowF16
-	k.f16TileH = &tileKernel{mr: 4 * zGroups, nr: 6, fn: zTileH, overlap: true}
+	k.f16TileH = &tileKernel{mr: 4 * zGroups, nr: 6, fn: zTileH, overlap: true,
+		short: &tileKernel{mr: 4 * zGroups, nr: 5, fn: zTileH5}}
 	k.f16TileHCol = 2*4 + 4*6
 }
 
@@ -134,36 +135,64 @@ func dotBF16VecAVX512(w *byte, x *float32, n int) float32
 func dotF32VecAVX512(w *float32, x *float32, n int) float32
 
 // zFloatTile returns the AVX-512 float tile for weights of type t (F16,
-// BF16 or F32).
+// BF16 or F32), with its 16×5 tile for the blocks of five rows.
 func zFloatTile(t quant.Type) tileKernel {
-	fn := func(a *tileArgs) { zTile(a, t) }
-	return tileKernel{mr: 4 * zGroups, nr: 6, fn: fn, overlap: true}
+	six, five := zF32, zF32x5
+	switch t {
+	case quant.TypeF16:
+		six, five = zF16, zF16x5
+	case quant.TypeBF16:
+		six, five = zBF16, zBF16x5
+	}
+	return tileKernel{mr: 4 * zGroups, nr: 6, fn: func(a *tileArgs) { zTile(a, six) }, overlap: true,
+		short: &tileKernel{mr: 4 * zGroups, nr: 5, fn: func(a *tileArgs) { zTile(a, five) }}}
 }
 
 // zTileH is zTile for F16 weights against F16 activations.
-func zTileH(a *tileArgs) {
-	sub := *a
-	for g := range zGroups {
-		sub.w = (*byte)(unsafe.Add(unsafe.Pointer(a.w), 4*g*a.wstride))
-		sub.out = (*float32)(unsafe.Add(unsafe.Pointer(a.out), 4*4*g))
-		tileF16x4x6HAVX512(&sub)
-	}
-}
+func zTileH(a *tileArgs) { zTile(a, zF16H) }
 
-// zTile computes the 4·zGroups × 6 outputs of a tile of t's weights
-// against float32 activations (a.n values, a multiple of 16).
-func zTile(a *tileArgs, t quant.Type) {
+// zTileH5 is zTileH for five activation rows.
+func zTileH5(a *tileArgs) { zTile(a, zF16Hx5) }
+
+// zKernel names a register tile kernel of four weight rows.
+type zKernel int
+
+const (
+	zF16    zKernel = iota // tileF16x4x6AVX512
+	zF16H                  // tileF16x4x6HAVX512
+	zBF16                  // tileBF16x4x6AVX512
+	zF32                   // tileF32x4x6AVX512
+	zF16x5                 // tileF16x4x5AVX512
+	zF16Hx5                // tileF16x4x5HAVX512
+	zBF16x5                // tileBF16x4x5AVX512
+	zF32x5                 // tileF32x4x5AVX512
+)
+
+// zTile computes the 4·zGroups weight rows of a tile, four at a time by
+// the register tile k (called directly, so that its arguments stay on the
+// stack).
+func zTile(a *tileArgs, k zKernel) {
 	sub := *a
 	for g := range zGroups {
 		sub.w = (*byte)(unsafe.Add(unsafe.Pointer(a.w), 4*g*a.wstride))
 		sub.out = (*float32)(unsafe.Add(unsafe.Pointer(a.out), 4*4*g))
-		switch t {
-		case quant.TypeF16:
+		switch k {
+		case zF16:
 			tileF16x4x6AVX512(&sub)
-		case quant.TypeBF16:
+		case zF16H:
+			tileF16x4x6HAVX512(&sub)
+		case zBF16:
 			tileBF16x4x6AVX512(&sub)
-		default:
+		case zF32:
 			tileF32x4x6AVX512(&sub)
+		case zF16x5:
+			tileF16x4x5AVX512(&sub)
+		case zF16Hx5:
+			tileF16x4x5HAVX512(&sub)
+		case zBF16x5:
+			tileBF16x4x5AVX512(&sub)
+		default:
+			tileF32x4x5AVX512(&sub)
 		}
 	}
 }
@@ -182,6 +211,26 @@ func tileF16x4x6AVX512(a *tileArgs)
 //
 //go:noescape
 func tileF16x4x6HAVX512(a *tileArgs)
+
+// tileF16x4x5AVX512 is tileF16x4x6AVX512 for five activation rows.
+//
+//go:noescape
+func tileF16x4x5AVX512(a *tileArgs)
+
+// tileF16x4x5HAVX512 is tileF16x4x6HAVX512 for five activation rows.
+//
+//go:noescape
+func tileF16x4x5HAVX512(a *tileArgs)
+
+// tileBF16x4x5AVX512 is tileBF16x4x6AVX512 for five activation rows.
+//
+//go:noescape
+func tileBF16x4x5AVX512(a *tileArgs)
+
+// tileF32x4x5AVX512 is tileF32x4x6AVX512 for five activation rows.
+//
+//go:noescape
+func tileF32x4x5AVX512(a *tileArgs)
 
 // tileBF16x4x6AVX512 is tileF16x4x6AVX512 for BF16 weights.
 //

@@ -44,6 +44,18 @@
 	ZCOL(XLD, 0(R8)(R9*1), Z4, Z10, Z16, Z22); \
 	ZCOL(XLD, 0(R8)(R9*2), Z5, Z11, Z17, Z23)
 
+// ZCHUNK5(LD, XLD) is ZCHUNK for five activation rows (a 4×5 tile).
+#define ZCHUNK5(LD, XLD) \
+	LD(0(SI), Z24); \
+	LD(0(SI)(R12*1), Z25); \
+	LD(0(SI)(R12*2), Z26); \
+	LD(0(SI)(R13*1), Z27); \
+	ZCOL(XLD, 0(DI), Z0, Z6, Z12, Z18); \
+	ZCOL(XLD, 0(DI)(R9*1), Z1, Z7, Z13, Z19); \
+	ZCOL(XLD, 0(DI)(R9*2), Z2, Z8, Z14, Z20); \
+	ZCOL(XLD, 0(R8), Z3, Z9, Z15, Z21); \
+	ZCOL(XLD, 0(R8)(R9*1), Z4, Z10, Z16, Z22)
+
 // ZZERO24 clears the 24 accumulators.
 #define ZZERO24 \
 	VPXORD Z0, Z0, Z0; VPXORD Z1, Z1, Z1; VPXORD Z2, Z2, Z2; VPXORD Z3, Z3, Z3; \
@@ -91,9 +103,21 @@
 	VZEROUPPER; \
 	RET
 
-// ZTILE(LD, XLD, S, XS, LOOP, DONE) is the body of a 4×6 tile kernel, S
-// the bytes of sixteen weights and XS of sixteen activations.
-#define ZTILE(LD, XLD, S, XS, LOOP, DONE) \
+// ZFINAL5 is ZFINAL for a 4×5 tile: the first five activation rows.
+#define ZFINAL5 \
+	LEAQ (R11)(R11*2), R14; \
+	ADDQ BX, R14; \
+	ZOUTCOL(0(BX), 4(BX), 8(BX), 12(BX), Z0, Z6, Z12, Z18, Y0, Y6, Y12, Y18, X0, X6, X12, X18); \
+	ZOUTCOL(0(BX)(R11*1), 4(BX)(R11*1), 8(BX)(R11*1), 12(BX)(R11*1), Z1, Z7, Z13, Z19, Y1, Y7, Y13, Y19, X1, X7, X13, X19); \
+	ZOUTCOL(0(BX)(R11*2), 4(BX)(R11*2), 8(BX)(R11*2), 12(BX)(R11*2), Z2, Z8, Z14, Z20, Y2, Y8, Y14, Y20, X2, X8, X14, X20); \
+	ZOUTCOL(0(R14), 4(R14), 8(R14), 12(R14), Z3, Z9, Z15, Z21, Y3, Y9, Y15, Y21, X3, X9, X15, X21); \
+	ZOUTCOL(0(R14)(R11*1), 4(R14)(R11*1), 8(R14)(R11*1), 12(R14)(R11*1), Z4, Z10, Z16, Z22, Y4, Y10, Y16, Y22, X4, X10, X16, X22); \
+	VZEROUPPER; \
+	RET
+
+// ZTILEARGS loads a *tileArgs into the tiles' registers and clears the
+// accumulators.
+#define ZTILEARGS \
 	MOVQ a+0(FP), AX; \
 	MOVQ 0(AX), SI; \
 	MOVQ 8(AX), R12; \
@@ -106,18 +130,25 @@
 	MOVQ 40(AX), BX; \
 	MOVQ 48(AX), R11; \
 	SHLQ $2, R11; \
-	ZZERO24; \
+	ZZERO24
+
+// ZTILE(CHUNK, FINAL, LD, XLD, S, XS, LOOP, DONE) is the body of a 4×6
+// (ZCHUNK, ZFINAL) or 4×5 (ZCHUNK5, ZFINAL5) tile kernel, S the bytes of
+// sixteen weights and XS of sixteen activations.
+#define ZTILE(CHUNK, FINAL, LD, XLD, S, XS, LOOP, DONE) \
+	ZTILEARGS; \
 	SHRQ $4, CX; \
 	JZ   DONE; \
 LOOP: \
-	ZCHUNK(LD, XLD); \
+	CHUNK(LD, XLD); \
 	ADDQ $S, SI; \
 	ADDQ $XS, DI; \
 	ADDQ $XS, R8; \
 	DECQ CX; \
 	JNZ  LOOP; \
 DONE: \
-	ZFINAL
+	FINAL
+
 
 // ---------------------------------------------------------------------
 // Single-row kernels: dotVec's four accumulators of sixteen lanes (one zmm
@@ -198,19 +229,35 @@ TEXT ·dotBF16RowsAVX512(SB), NOSPLIT, $0-48
 
 // func tileF16x4x6AVX512(a *tileArgs)
 TEXT ·tileF16x4x6AVX512(SB), NOSPLIT, $0-8
-	ZTILE(ZLD16, ZLD32, 32, 64, f16zloop, f16zdone)
+	ZTILE(ZCHUNK, ZFINAL, ZLD16, ZLD32, 32, 64, f16zloop, f16zdone)
 
 // func tileF16x4x6HAVX512(a *tileArgs)
 TEXT ·tileF16x4x6HAVX512(SB), NOSPLIT, $0-8
-	ZTILE(ZLD16, ZLD16, 32, 32, f16hzloop, f16hzdone)
+	ZTILE(ZCHUNK, ZFINAL, ZLD16, ZLD16, 32, 32, f16hzloop, f16hzdone)
 
 // func tileBF16x4x6AVX512(a *tileArgs)
 TEXT ·tileBF16x4x6AVX512(SB), NOSPLIT, $0-8
-	ZTILE(ZLDBF16, ZLD32, 32, 64, bf16zloop, bf16zdone)
+	ZTILE(ZCHUNK, ZFINAL, ZLDBF16, ZLD32, 32, 64, bf16zloop, bf16zdone)
 
 // func tileF32x4x6AVX512(a *tileArgs)
 TEXT ·tileF32x4x6AVX512(SB), NOSPLIT, $0-8
-	ZTILE(ZLD32, ZLD32, 64, 64, f32zloop, f32zdone)
+	ZTILE(ZCHUNK, ZFINAL, ZLD32, ZLD32, 64, 64, f32zloop, f32zdone)
+
+// func tileF16x4x5AVX512(a *tileArgs)
+TEXT ·tileF16x4x5AVX512(SB), NOSPLIT, $0-8
+	ZTILE(ZCHUNK5, ZFINAL5, ZLD16, ZLD32, 32, 64, f16z5loop, f16z5done)
+
+// func tileF16x4x5HAVX512(a *tileArgs)
+TEXT ·tileF16x4x5HAVX512(SB), NOSPLIT, $0-8
+	ZTILE(ZCHUNK5, ZFINAL5, ZLD16, ZLD16, 32, 32, f16hz5loop, f16hz5done)
+
+// func tileBF16x4x5AVX512(a *tileArgs)
+TEXT ·tileBF16x4x5AVX512(SB), NOSPLIT, $0-8
+	ZTILE(ZCHUNK5, ZFINAL5, ZLDBF16, ZLD32, 32, 64, bf16z5loop, bf16z5done)
+
+// func tileF32x4x5AVX512(a *tileArgs)
+TEXT ·tileF32x4x5AVX512(SB), NOSPLIT, $0-8
+	ZTILE(ZCHUNK5, ZFINAL5, ZLD32, ZLD32, 64, 64, f32z5loop, f32z5done)
 
 // func dotF16VecAVX512(w *byte, x *float32, n int) float32
 TEXT ·dotF16VecAVX512(SB), NOSPLIT, $0-28

@@ -44,24 +44,29 @@ func TestAVX512FloatTiles(t *testing.T) {
 	k2 := kernelSetFor(t, setAVX2)
 	rng := rand.New(rand.NewPCG(51, 52))
 	for _, typ := range zFloatTypes {
-		tk := zFloatTile(typ)
-		if best := k.tile(typ, 128); best == nil || best.mr != tk.mr || best.nr != tk.nr {
-			t.Fatalf("%v: the avx512 set's tile for 128 rows is %+v, want the %dx%d AVX-512 tile", typ, best, tk.mr, tk.nr)
+		six := zFloatTile(typ)
+		if best := k.tile(typ, 128); best == nil || best.mr != six.mr || best.nr != six.nr {
+			t.Fatalf("%v: the avx512 set's tile for 128 rows is %+v, want the %dx%d AVX-512 tile", typ, best, six.mr, six.nr)
 		}
-		for _, n := range []int{0, 16, 32, 48, 80, 160, 512, 528, 544, 1040, 4096, 4112, 16384} {
-			for _, kind := range []string{"normal", "extreme", "zero"} {
-				t.Run(fmt.Sprintf("%v/%dx%d/%d/%s", typ, tk.mr, tk.nr, n, kind), func(t *testing.T) {
-					rb := n * typ.TypeSize()
-					c := ftileCase{typ: typ, tk: tk, n: n, wstride: rb + 6, ostride: tk.mr + 3}
-					if typ == quant.TypeF32 {
-						c.wstride = rb + 12 // the F32 weights stay 4-byte aligned
-					}
-					c.w = make([]byte, tk.mr*c.wstride)
-					c.xstride = 4 * (n + 8)
-					c.xf = make([]float32, tk.nr*(n+8))
-					c.fill(t, rng, kind)
-					c.check(t, k2, k)
-				})
+		if six.short == nil || six.short.nr != six.nr-1 {
+			t.Fatalf("%v: the %dx%d tile's short tile is %+v, want one of %d rows", typ, six.mr, six.nr, six.short, six.nr-1)
+		}
+		for _, tk := range []tileKernel{six, *six.short} {
+			for _, n := range []int{0, 16, 32, 48, 80, 160, 512, 528, 544, 1040, 4096, 4112, 16384} {
+				for _, kind := range []string{"normal", "extreme", "zero"} {
+					t.Run(fmt.Sprintf("%v/%dx%d/%d/%s", typ, tk.mr, tk.nr, n, kind), func(t *testing.T) {
+						rb := n * typ.TypeSize()
+						c := ftileCase{typ: typ, tk: tk, n: n, wstride: rb + 6, ostride: tk.mr + 3}
+						if typ == quant.TypeF32 {
+							c.wstride = rb + 12 // the F32 weights stay 4-byte aligned
+						}
+						c.w = make([]byte, tk.mr*c.wstride)
+						c.xstride = 4 * (n + 8)
+						c.xf = make([]float32, tk.nr*(n+8))
+						c.fill(t, rng, kind)
+						c.check(t, k2, k)
+					})
+				}
 			}
 		}
 	}
@@ -124,6 +129,11 @@ func TestAVX512FloatMatMul(t *testing.T) {
 	shapes := []struct{ k, m, n int }{
 		{64, 16, 6}, {32, 35, 13}, {96, 48, 2}, {256, 17, 7}, {528, 33, 12}, {1040, 64, 19}, {48, 20, 8}, {24, 18, 9}, {2048, 32, 128}, {16384, 16, 35}, {2048, 37, 13},
 		{2048, 33, 1}, {1040, 12, 1}, {100, 9, 1}, {64, 4, 1}, {4096, 21, 1},
+		// Batches that go in blocks of six and five rows (20: four of
+		// five; 23: three of six, one of five; 127: seventeen of six, five
+		// of five), and one of 16 Ki values a row in several cache tiles
+		// (F16: 60, 60 and 10 rows, the last two blocks of five).
+		{64, 16, 20}, {256, 33, 23}, {2048, 32, 127}, {16384, 16, 130},
 		// Rows with a tail past their 64s and no tiny order (k not a multiple
 		// of 16): halfVecBlocks for F16 (two weight rows by three activation
 		// rows, groups of 18, odd rows and columns left over), halfVecRows,

@@ -141,6 +141,14 @@ type tileKernel struct {
 	// single-row kernel.
 	narrow []tileKernel
 
+	// short, where set, is a kernel for the same mr weight rows and nr-1
+	// activation rows. A cache tile whose rows are not a multiple of nr
+	// then goes in blocks of nr and of nr-1, as many as ⌈rows/nr⌉ blocks
+	// of nr would be, covering its rows exactly (ggml's tinyBLAS splits
+	// its columns so): 128 rows are 18 blocks of six and 4 of five, where
+	// overlap computes 22 blocks of six, 3% more.
+	short *tileKernel
+
 	// group, where set, is how many weight rows (a multiple of mr) each
 	// block of nr activation rows passes over before the next block: the
 	// group's weights and one block of activations then stay in L1 while
