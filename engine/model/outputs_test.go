@@ -54,7 +54,7 @@ func TestLastOnlyLogits(t *testing.T) {
 					b = cpu.New(1)
 				}
 				m := openModel(t, filepath.Join(data, filepath.FromSlash(ref.Model)), b)
-				got := lastLogits(t, m, ref.Tokens)
+				got := promptLogits(t, m, ref.Tokens, false)
 				if len(got) != len(ref.Last) {
 					t.Fatalf("%d logits, want %d", len(got), len(ref.Last))
 				}
@@ -88,15 +88,15 @@ func openModel(t *testing.T, path string, b kernels.Backend) Model {
 	return m
 }
 
-// lastLogits returns the logits of the last of tokens, read as one prompt
-// into a fresh F32 cache.
-func lastLogits(t *testing.T, m Model, tokens []int32) []float32 {
+// promptLogits returns the logits of every one of tokens (all) or of the
+// last, read as one prompt into a fresh F32 cache.
+func promptLogits(t *testing.T, m Model, tokens []int32, all bool) []float32 {
 	t.Helper()
 	cache, err := m.NewCache(512, quant.TypeF32)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := m.Forward(context.Background(), tokens, span(0, len(tokens)), cache, false)
+	got, err := m.Forward(context.Background(), tokens, span(0, len(tokens)), cache, all)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +149,7 @@ func TestOutputsOnly(t *testing.T) {
 		t.Run(c.model, func(t *testing.T) {
 			rc := &rowCounter{Backend: cpu.New(1)}
 			_, m, _ := loadRef(t, c.model, rc)
-			last := lastLogits(t, m, tokens)
+			last := promptLogits(t, m, tokens, false)
 			// The products after the last one over every row: with the
 			// cut, the last feed-forward block's (dense or its experts')
 			// and the head's, each on the one row; without, the head's
@@ -170,14 +170,7 @@ func TestOutputsOnly(t *testing.T) {
 			// Every row wanted: nothing is cut, and the last row's logits
 			// are close to those of the pass that cut.
 			rc.rows = rc.rows[:0]
-			cache, err := m.NewCache(512, quant.TypeF32)
-			if err != nil {
-				t.Fatal(err)
-			}
-			all, err := m.Forward(context.Background(), tokens, span(0, len(tokens)), cache, true)
-			if err != nil {
-				t.Fatal(err)
-			}
+			all := promptLogits(t, m, tokens, true)
 			if n := len(rc.rows); n == 0 || rc.rows[n-1] != len(tokens) {
 				t.Fatalf("every row wanted: the head's product is not over every row (%v)", rc.rows)
 			}
