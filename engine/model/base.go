@@ -425,8 +425,8 @@ func (m *base) head(g *graph, x kernels.Tensor, st *step, eps float32) ([]float3
 // to the rows st.out when i is the last layer and not every row is wanted,
 // as llama.cpp's graphs cut theirs there: the last feed-forward block then
 // runs on the rows whose logits are returned (one of a prompt's), not on
-// all of them (1/16 of the multiply-adds of a 16-layer model's prompt),
-// and each of its matrix products takes the path llama.cpp's does for that
+// all of them (5% of the multiply-adds of a 16-layer Llama's prompt), and
+// each of its matrix products takes the path llama.cpp's does for that
 // many rows. head then reads the rows as they are. A layer that adds
 // deepstack input vectors afterwards needs every row, and keeps them.
 func (m *base) outputsOnly(g *graph, x kernels.Tensor, st *step, i int) kernels.Tensor {
