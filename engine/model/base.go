@@ -399,11 +399,11 @@ func (m *base) common() *base { return m }
 // rows, Embd values each.
 func (m *base) head(g *graph, x kernels.Tensor, st *step, eps float32) ([]float32, error) {
 	out := st.out
-	x = g.on(m.backend, x)
 	if out != nil && len(out) == 0 {
 		g.release(nil)
 		return nil, g.err
 	}
+	x = g.on(m.backend, x)
 	if out != nil && !st.cut && g.err == nil && !(len(out) == kernels.Rows(x) && allRows(out)) {
 		x = g.rows(x, out)
 	}
@@ -427,15 +427,20 @@ func (m *base) head(g *graph, x kernels.Tensor, st *step, eps float32) ([]float3
 // runs on the rows whose logits are returned (one of a prompt's), not on
 // all of them (5% of the multiply-adds of a 16-layer Llama's prompt), and
 // each of its matrix products takes the path llama.cpp's does for that
-// many rows. head then reads the rows as they are. A layer that adds
-// deepstack input vectors afterwards needs every row, and keeps them.
+// many rows. head then reads the rows as they are. Where no row is wanted
+// (a prompt's chunk before its last) it returns nil, and the caller skips
+// the rest of the layer. A layer that adds deepstack input vectors
+// afterwards needs every row, and keeps them.
 func (m *base) outputsOnly(g *graph, x kernels.Tensor, st *step, i int) kernels.Tensor {
 	out := st.out
-	if i != m.hp.Layers-1 || len(out) == 0 || i < m.hp.Deepstack || g.err != nil ||
+	if i != m.hp.Layers-1 || out == nil || i < m.hp.Deepstack || g.err != nil ||
 		(len(out) == kernels.Rows(x) && allRows(out)) {
 		return x
 	}
 	st.cut = true
+	if len(out) == 0 {
+		return nil
+	}
 	return g.rows(x, out)
 }
 

@@ -154,7 +154,9 @@ func (m *gemma) forward(ctx context.Context, st *step) ([]float32, error) {
 		k = g.rope(k, pos, l.rope)
 		a := g.attend(q, k, v, st.layer(i), l.attn)
 		x = g.add(x, g.norm(g.linear(a, l.wo, nil), l.postAttnNorm, eps))
-		x = m.outputsOnly(g, x, st, i)
+		if x = m.outputsOnly(g, x, st, i); x == nil {
+			break
+		}
 
 		h = g.norm(x, l.ffnNorm, eps)
 		h = g.glu(g.linear(h, l.ffnGate, nil), g.linear(h, l.ffnUp, nil), kernels.GELU)

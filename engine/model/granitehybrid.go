@@ -165,7 +165,9 @@ func (m *graniteHybrid) forward(ctx context.Context, st *step) ([]float32, error
 			}
 			h = g.attention(h, &l.attn, st.layer(i), m.attn, st.pos, rope)
 		}
-		x = m.outputsOnly(g, g.add(m.residual(g, h), x), st, i)
+		if x = m.outputsOnly(g, g.add(m.residual(g, h), x), st, i); x == nil {
+			break
+		}
 
 		h = g.norm(x, l.ffnNorm, eps)
 		if l.moe != nil {

@@ -133,7 +133,9 @@ func (m *lfm2) forward(ctx context.Context, st *step) ([]float32, error) {
 			k = g.rope(k, pos, m.rope)
 			h = g.linear(g.attend(q, k, v, st.layer(i), l.attn), l.wo, nil)
 		}
-		x = m.outputsOnly(g, g.add(x, h), st, i)
+		if x = m.outputsOnly(g, g.add(x, h), st, i); x == nil {
+			break
+		}
 		x = g.add(x, g.ffn(g.norm(x, l.ffnNorm, eps), &l.ffn, kernels.SiLU))
 	}
 	return m.head(g, x, st, eps)

@@ -154,7 +154,9 @@ func (m *llama) forward(ctx context.Context, st *step) ([]float32, error) {
 		}
 		a := g.attend(q, k, v, st.layer(i), m.attn)
 		x = g.add(x, m.residual(g, g.linear(a, l.wo, l.bo)))
-		x = m.outputsOnly(g, x, st, i)
+		if x = m.outputsOnly(g, x, st, i); x == nil {
+			break
+		}
 
 		h = g.norm(x, l.ffnNorm, eps)
 		if l.moe != nil {

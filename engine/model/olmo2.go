@@ -93,7 +93,9 @@ func (m *olmo2) forward(ctx context.Context, st *step) ([]float32, error) {
 		k = g.rope(k, pos, l.rope)
 		a := g.attend(q, k, v, st.layer(i), l.attn)
 		x = g.add(x, g.norm(g.linear(a, l.wo, nil), l.postAttnNorm, eps))
-		x = m.outputsOnly(g, x, st, i)
+		if x = m.outputsOnly(g, x, st, i); x == nil {
+			break
+		}
 
 		h := g.glu(g.linear(x, l.ffnGate, nil), g.linear(x, l.ffnUp, nil), kernels.SiLU)
 		x = g.add(x, g.norm(g.linear(h, l.down, nil), l.postFFNNorm, eps))

@@ -174,6 +174,16 @@ func TestOutputsOnly(t *testing.T) {
 			if n := len(rc.rows); n == 0 || rc.rows[n-1] != len(tokens) {
 				t.Fatalf("every row wanted: the head's product is not over every row (%v)", rc.rows)
 			}
+			nAll := len(rc.rows)
+			// No row wanted (a prompt's chunk before its last): the cut
+			// architectures stop after the last layer's attention, the
+			// others after its feed-forward block, and none runs the head.
+			rc.rows = rc.rows[:0]
+			noLogits(t, m, tokens)
+			headless := nAll - 1 // every product but the head's
+			if n := len(rc.rows); n > headless || (n < headless) != c.cuts {
+				t.Errorf("no logits wanted: %d products, %d with every row and the head (cut %v)", n, nAll, c.cuts)
+			}
 			vocab := m.Config().Vocab
 			row := all[(len(tokens)-1)*vocab:]
 			for i, v := range last {
@@ -182,5 +192,28 @@ func TestOutputsOnly(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// noLogits reads tokens as one sequence's prompt chunk that asks for no
+// logits, through ForwardBatch over a fresh paged cache.
+func noLogits(t *testing.T, m Model, tokens []int32) {
+	t.Helper()
+	groups := len(m.KVGroups())
+	cells, maps := make([]int, groups), make([][]int32, groups)
+	for g := range cells {
+		cells[g], maps[g] = 64, span(0, len(tokens))
+	}
+	cache, err := m.NewPagedCache(cells, 1, quant.TypeF32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &Batch{Tokens: tokens, Pos: span(0, len(tokens)), Seqs: []SeqBatch{{N: len(tokens), Cells: maps, Size: 64}}}
+	got, err := m.ForwardBatch(context.Background(), b, cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 0 {
+		t.Fatalf("%d logits, want none", len(got))
 	}
 }

@@ -107,7 +107,9 @@ func (m *phi3) forward(ctx context.Context, st *step) ([]float32, error) {
 		q = g.scale(q, m.queryScale)
 		a := g.attend(q, k, v, st.layer(i), m.attn)
 		x = g.add(x, g.linear(a, l.wo, l.bo))
-		x = m.outputsOnly(g, x, st, i)
+		if x = m.outputsOnly(g, x, st, i); x == nil {
+			break
+		}
 
 		h = g.norm(x, l.ffnNorm, eps)
 		h = g.glu(g.linear(h, l.ffnGate, nil), g.linear(h, l.ffnUp, nil), kernels.SiLU)
