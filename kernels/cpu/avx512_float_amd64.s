@@ -30,21 +30,9 @@
 	VFMADD231PS Z28, Z26, A2; \
 	VFMADD231PS Z28, Z27, A3
 
-// ZCHUNK(LD, XLD) accumulates one chunk of sixteen values for all 24
-// outputs, the weights loaded by LD and the activations by XLD.
-#define ZCHUNK(LD, XLD) \
-	LD(0(SI), Z24); \
-	LD(0(SI)(R12*1), Z25); \
-	LD(0(SI)(R12*2), Z26); \
-	LD(0(SI)(R13*1), Z27); \
-	ZCOL(XLD, 0(DI), Z0, Z6, Z12, Z18); \
-	ZCOL(XLD, 0(DI)(R9*1), Z1, Z7, Z13, Z19); \
-	ZCOL(XLD, 0(DI)(R9*2), Z2, Z8, Z14, Z20); \
-	ZCOL(XLD, 0(R8), Z3, Z9, Z15, Z21); \
-	ZCOL(XLD, 0(R8)(R9*1), Z4, Z10, Z16, Z22); \
-	ZCOL(XLD, 0(R8)(R9*2), Z5, Z11, Z17, Z23)
-
-// ZCHUNK5(LD, XLD) is ZCHUNK for five activation rows (a 4×5 tile).
+// ZCHUNK5(LD, XLD) accumulates one chunk of sixteen values for the
+// outputs of the first five activation rows (a 4×5 tile's 20), the
+// weights loaded by LD and the activations by XLD.
 #define ZCHUNK5(LD, XLD) \
 	LD(0(SI), Z24); \
 	LD(0(SI)(R12*1), Z25); \
@@ -55,6 +43,12 @@
 	ZCOL(XLD, 0(DI)(R9*2), Z2, Z8, Z14, Z20); \
 	ZCOL(XLD, 0(R8), Z3, Z9, Z15, Z21); \
 	ZCOL(XLD, 0(R8)(R9*1), Z4, Z10, Z16, Z22)
+
+// ZCHUNK(LD, XLD) is ZCHUNK5 and the sixth activation row: one chunk for
+// all 24 outputs of a 4×6 tile.
+#define ZCHUNK(LD, XLD) \
+	ZCHUNK5(LD, XLD); \
+	ZCOL(XLD, 0(R8)(R9*2), Z5, Z11, Z17, Z23)
 
 // ZZERO24 clears the 24 accumulators.
 #define ZZERO24 \
@@ -88,36 +82,36 @@
 	ZOUT(Z2_, Y2_, X2_, ADDR2); \
 	ZOUT(Z3_, Y3_, X3_, ADDR3)
 
-// ZFINAL reduces the 24 accumulators, stores the outputs and returns;
+// ZOUT5 reduces and stores the outputs of the first five activation rows;
 // activation row j's outputs are j·ostride floats from BX (R14 = BX +
 // 3·4·ostride).
-#define ZFINAL \
+#define ZOUT5 \
 	LEAQ (R11)(R11*2), R14; \
 	ADDQ BX, R14; \
 	ZOUTCOL(0(BX), 4(BX), 8(BX), 12(BX), Z0, Z6, Z12, Z18, Y0, Y6, Y12, Y18, X0, X6, X12, X18); \
 	ZOUTCOL(0(BX)(R11*1), 4(BX)(R11*1), 8(BX)(R11*1), 12(BX)(R11*1), Z1, Z7, Z13, Z19, Y1, Y7, Y13, Y19, X1, X7, X13, X19); \
 	ZOUTCOL(0(BX)(R11*2), 4(BX)(R11*2), 8(BX)(R11*2), 12(BX)(R11*2), Z2, Z8, Z14, Z20, Y2, Y8, Y14, Y20, X2, X8, X14, X20); \
 	ZOUTCOL(0(R14), 4(R14), 8(R14), 12(R14), Z3, Z9, Z15, Z21, Y3, Y9, Y15, Y21, X3, X9, X15, X21); \
-	ZOUTCOL(0(R14)(R11*1), 4(R14)(R11*1), 8(R14)(R11*1), 12(R14)(R11*1), Z4, Z10, Z16, Z22, Y4, Y10, Y16, Y22, X4, X10, X16, X22); \
+	ZOUTCOL(0(R14)(R11*1), 4(R14)(R11*1), 8(R14)(R11*1), 12(R14)(R11*1), Z4, Z10, Z16, Z22, Y4, Y10, Y16, Y22, X4, X10, X16, X22)
+
+// ZFINAL reduces the 24 accumulators of a 4×6 tile, stores the outputs
+// and returns.
+#define ZFINAL \
+	ZOUT5; \
 	ZOUTCOL(0(R14)(R11*2), 4(R14)(R11*2), 8(R14)(R11*2), 12(R14)(R11*2), Z5, Z11, Z17, Z23, Y5, Y11, Y17, Y23, X5, X11, X17, X23); \
 	VZEROUPPER; \
 	RET
 
 // ZFINAL5 is ZFINAL for a 4×5 tile: the first five activation rows.
 #define ZFINAL5 \
-	LEAQ (R11)(R11*2), R14; \
-	ADDQ BX, R14; \
-	ZOUTCOL(0(BX), 4(BX), 8(BX), 12(BX), Z0, Z6, Z12, Z18, Y0, Y6, Y12, Y18, X0, X6, X12, X18); \
-	ZOUTCOL(0(BX)(R11*1), 4(BX)(R11*1), 8(BX)(R11*1), 12(BX)(R11*1), Z1, Z7, Z13, Z19, Y1, Y7, Y13, Y19, X1, X7, X13, X19); \
-	ZOUTCOL(0(BX)(R11*2), 4(BX)(R11*2), 8(BX)(R11*2), 12(BX)(R11*2), Z2, Z8, Z14, Z20, Y2, Y8, Y14, Y20, X2, X8, X14, X20); \
-	ZOUTCOL(0(R14), 4(R14), 8(R14), 12(R14), Z3, Z9, Z15, Z21, Y3, Y9, Y15, Y21, X3, X9, X15, X21); \
-	ZOUTCOL(0(R14)(R11*1), 4(R14)(R11*1), 8(R14)(R11*1), 12(R14)(R11*1), Z4, Z10, Z16, Z22, Y4, Y10, Y16, Y22, X4, X10, X16, X22); \
+	ZOUT5; \
 	VZEROUPPER; \
 	RET
 
-// ZTILEARGS loads a *tileArgs into the tiles' registers and clears the
-// accumulators.
-#define ZTILEARGS \
+// ZTILE(CHUNK, FINAL, LD, XLD, S, XS, LOOP, DONE) is the body of a 4×6
+// (ZCHUNK, ZFINAL) or 4×5 (ZCHUNK5, ZFINAL5) tile kernel, S the bytes of
+// sixteen weights and XS of sixteen activations.
+#define ZTILE(CHUNK, FINAL, LD, XLD, S, XS, LOOP, DONE) \
 	MOVQ a+0(FP), AX; \
 	MOVQ 0(AX), SI; \
 	MOVQ 8(AX), R12; \
@@ -130,13 +124,7 @@
 	MOVQ 40(AX), BX; \
 	MOVQ 48(AX), R11; \
 	SHLQ $2, R11; \
-	ZZERO24
-
-// ZTILE(CHUNK, FINAL, LD, XLD, S, XS, LOOP, DONE) is the body of a 4×6
-// (ZCHUNK, ZFINAL) or 4×5 (ZCHUNK5, ZFINAL5) tile kernel, S the bytes of
-// sixteen weights and XS of sixteen activations.
-#define ZTILE(CHUNK, FINAL, LD, XLD, S, XS, LOOP, DONE) \
-	ZTILEARGS; \
+	ZZERO24; \
 	SHRQ $4, CX; \
 	JZ   DONE; \
 LOOP: \
@@ -148,7 +136,6 @@ LOOP: \
 	JNZ  LOOP; \
 DONE: \
 	FINAL
-
 
 // ---------------------------------------------------------------------
 // Single-row kernels: dotVec's four accumulators of sixteen lanes (one zmm
