@@ -1,6 +1,10 @@
 package cpu
 
-import "saji/kernels/quant"
+import (
+	"unsafe"
+
+	"saji/kernels/quant"
+)
 
 // The AVX2 tile kernels for Q8_0 and float weights compute a few weight
 // rows against a few activation rows in one call, every output in its own
@@ -22,7 +26,7 @@ import "saji/kernels/quant"
 // tiles are registered for the day the matrix product's F32 branch takes
 // tiles; it does not yet.
 func addAVX2FloatTiles(k *kernelSet) {
-	k.tiles[quant.TypeQ8_0] = append(k.tiles[quant.TypeQ8_0], tileKernel{mr: 2, nr: 4, fn: tileQ8_0x2x4AVX2, group: q8TileGroup})
+	k.tiles[quant.TypeQ8_0] = append(k.tiles[quant.TypeQ8_0], tileKernel{mr: 2, nr: 4, fn: tileQ8_0x2x4AVX2, group: q8TileGroup, scales: q8PairScales})
 	k.tiles[quant.TypeF16] = append(k.tiles[quant.TypeF16], tileKernel{mr: 2, nr: 3, fn: tileF16x2x3AVX2, group: floatTileGroup, overlap: true})
 	k.tiles[quant.TypeBF16] = append(k.tiles[quant.TypeBF16], tileKernel{mr: 2, nr: 3, fn: tileBF16x2x3AVX2, group: floatTileGroup, overlap: true})
 	k.tiles[quant.TypeF32] = append(k.tiles[quant.TypeF32], tileKernel{mr: 2, nr: 3, fn: tileF32x2x3AVX2, group: floatTileGroup, overlap: true})
@@ -48,18 +52,37 @@ const q8TileGroup = 16
 // to 46-47 t/s; 16 and 64 rows measured 44-46.
 const floatTileGroup = 32
 
+// q8PairScales is tileKernel.scales for the 2×4 Q8_0 tiles on the file's
+// layout: rows weight rows at a.w, a.wstride apart, by pairs.
+func q8PairScales(a tileArgs, rows int, wd *float32) {
+	for p := range rows / 2 {
+		dst := (*float32)(unsafe.Add(unsafe.Pointer(wd), 4*2*p*a.n))
+		widenScalePairs(dst, (*byte)(unsafe.Add(unsafe.Pointer(a.w), 2*p*a.wstride)), a.wstride, q80Bytes, a.n)
+	}
+}
+
+// widenScalePairs widens the F16 scales of nb Q8_0 blocks of two weight
+// rows into dst, block by block (tileArgs.wd): block b's of row r, at
+// w + r·rstep + b·bstep, to dst[2b+r].
+//
+//go:noescape
+func widenScalePairs(dst *float32, w *byte, rstep, bstep, nb int)
+
 // tileQ8_0x2x4AVX2 computes 2×4 Q8_0 outputs (a.n blocks of 34 bytes per
 // weight row, q8Block activations) as dotQ8_0AVX2 computes each: eight
 // int32 lanes of four products per block, one fused multiply-add per lane
 // and block by d_w·d_x (computed as d_x·d_w, the same product), hsum8
 // at the end. With no blocks every output is +0.
-func tileQ8_0x2x4AVX2(a *tileArgs) { tileQ8_0x2x4StepAVX2(a, q80Bytes) }
+func tileQ8_0x2x4AVX2(a *tileArgs) { tileQ8_0x2x4StepAVX2(a, a.wstride, q80Bytes, 1) }
 
-// tileQ8_0x2x4StepAVX2 is tileQ8_0x2x4AVX2 with each weight row's blocks
-// bstep bytes apart.
+// tileQ8_0x2x4StepAVX2 is tileQ8_0x2x4AVX2 for pairs pairs of weight rows
+// laid out otherwise: a pair's second row rstep bytes after its first
+// (a.wstride is not read), each row's blocks bstep bytes apart, the next
+// pair 2·rstep bytes on, its outputs the next two weight rows' (and its
+// widened scales, with a.xd set, the next in a.wd's).
 //
 //go:noescape
-func tileQ8_0x2x4StepAVX2(a *tileArgs, bstep int)
+func tileQ8_0x2x4StepAVX2(a *tileArgs, rstep, bstep, pairs int)
 
 // tileF16x2x3AVX2 computes 2×3 outputs of F16 weights against float32
 // activations (a.n values, a multiple of 16) as dotF16TinyAVX2 computes

@@ -81,18 +81,19 @@ GLOBL fOnes16<>(SB), RODATA|NOPTR, $32
 	Q8PAIR(Y10, Y8, 4*J(SP)(R8*1), A0); \
 	Q8PAIR(Y11, Y9, 16+4*J(SP)(R8*1), A1)
 
-// func tileQ8_0x2x4StepAVX2(a *tileArgs, bstep int)
-TEXT ·tileQ8_0x2x4StepAVX2(SB), NOSPLIT, $520-16
+// func tileQ8_0x2x4StepAVX2(a *tileArgs, rstep, bstep, pairs int)
+TEXT ·tileQ8_0x2x4StepAVX2(SB), NOSPLIT, $560-32
 	FTARGS
-	Q8BSTEP
-	LEAQ    (SI)(R12*1), R13
-	Q8ZERO
+	Q8FRAME
 	VMOVDQU fOnes16<>(SB), Y12
-	TESTQ   CX, CX
-	JZ      q8tdone
+
+q8tpair:
+	Q8PAIR0
+	TESTQ CX, CX
+	JZ    q8tdone
 
 q8tchunk:
-	Q8CHUNK(q8tscale)
+	Q8CHUNK(q8tgather, q8twide, q8twloop, q8tscaled)
 
 q8tloop:
 	VMOVDQU 2(SI), Y10
@@ -111,6 +112,9 @@ q8tloop:
 
 q8tdone:
 	Q8OUTS
+	Q8NEXTPAIR(q8tpair, q8tend)
+
+q8tend:
 	VZEROUPPER
 	RET
 
@@ -222,5 +226,56 @@ narrowloop:
 	JNZ       narrowloop
 
 narrowdone:
+	VZEROUPPER
+	RET
+
+// func widenScalePairs(dst *float32, w *byte, rstep, bstep, nb int)
+TEXT ·widenScalePairs(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ w+8(FP), SI
+	MOVQ rstep+16(FP), R8
+	MOVQ bstep+24(FP), R9
+	MOVQ nb+32(FP), CX
+	LEAQ (SI)(R8*1), R10
+	CMPQ CX, $4
+	JLT  wsptail
+
+wsploop:
+	// Four blocks of both rows: eight halves, widened at once.
+	VPINSRW   $0, (SI), X0, X0
+	VPINSRW   $1, (R10), X0, X0
+	VPINSRW   $2, (SI)(R9*1), X0, X0
+	VPINSRW   $3, (R10)(R9*1), X0, X0
+	LEAQ      (SI)(R9*2), SI
+	LEAQ      (R10)(R9*2), R10
+	VPINSRW   $4, (SI), X0, X0
+	VPINSRW   $5, (R10), X0, X0
+	VPINSRW   $6, (SI)(R9*1), X0, X0
+	VPINSRW   $7, (R10)(R9*1), X0, X0
+	LEAQ      (SI)(R9*2), SI
+	LEAQ      (R10)(R9*2), R10
+	VCVTPH2PS X0, Y1
+	VMOVUPS   Y1, (DI)
+	ADDQ      $32, DI
+	SUBQ      $4, CX
+	CMPQ      CX, $4
+	JGE       wsploop
+
+wsptail:
+	TESTQ CX, CX
+	JZ    wspdone
+
+wsponeloop:
+	VPINSRW   $0, (SI), X0, X0
+	VPINSRW   $1, (R10), X0, X0
+	VCVTPH2PS X0, X1
+	VMOVSD    X1, (DI)
+	ADDQ      R9, SI
+	ADDQ      R9, R10
+	ADDQ      $8, DI
+	DECQ      CX
+	JNZ       wsponeloop
+
+wspdone:
 	VZEROUPPER
 	RET

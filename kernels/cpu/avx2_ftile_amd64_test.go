@@ -481,3 +481,113 @@ func TestNarrowF16(t *testing.T) {
 		})
 	}
 }
+
+// TestWidenScalePairs checks widenScalePairs against quant.F16ToF32 on
+// every F16 class (normals, subnormals, zeros, infinities), for block
+// counts around its four-block step, in the file's layout and the one
+// interleaved by four rows, and that it writes nothing past its blocks.
+func TestWidenScalePairs(t *testing.T) {
+	if detectKernels() == nil {
+		t.Skip("no AVX2/FMA/F16C")
+	}
+	rng := rand.New(rand.NewPCG(71, 72))
+	specials := []uint16{0x0000, 0x8000, 0x0001, 0x83ff, 0x7bff, 0xfc00, 0x7c00, 0x3c00}
+	for _, nb := range []int{0, 1, 3, 4, 5, 8, 13} {
+		for _, layout := range []struct {
+			name         string
+			rstep, bstep int
+		}{{"file", nb * q80Bytes, q80Bytes}, {"interleaved", q80Bytes, interleaveRows * q80Bytes}} {
+			w := make([]byte, 2*max(layout.rstep, q80Bytes)+nb*layout.bstep)
+			for i := range w {
+				w[i] = byte(rng.Uint32())
+			}
+			want := make([]float32, 2*nb)
+			for b := range nb {
+				for r := range 2 {
+					o := r*layout.rstep + b*layout.bstep
+					h := uint16(rng.Uint32())
+					if rng.IntN(3) == 0 {
+						h = specials[rng.IntN(len(specials))]
+					}
+					binary.LittleEndian.PutUint16(w[o:], h)
+					want[2*b+r] = quant.F16ToF32(h)
+				}
+			}
+			got := make([]float32, 2*nb+2)
+			got[2*nb], got[2*nb+1] = 7, 7
+			widenScalePairs(&got[0], &w[0], layout.rstep, layout.bstep, nb)
+			for i, v := range want {
+				if math.Float32bits(got[i]) != math.Float32bits(v) && !(v != v && got[i] != got[i]) {
+					t.Errorf("%s nb=%d: scale %d (block %d, row %d) = %v, want %v", layout.name, nb, i, i/2, i%2, got[i], v)
+				}
+			}
+			if got[2*nb] != 7 || got[2*nb+1] != 7 {
+				t.Errorf("%s nb=%d: wrote past its %d scales", layout.name, nb, 2*nb)
+			}
+		}
+	}
+}
+
+// TestQ8TileScales checks that the 2×4 Q8_0 tiles, given their scales
+// widened ahead (tileKernel.scales and q8ActScales, as the matrix product
+// gives them), compute every output bit for bit as they do gathering the
+// scales themselves: chunk counts around q8Chunk, one pair of weight rows
+// per call and two (the interleaved layout's), activation rows starting
+// anywhere in the product's rows, on the AVX2 and AVX-VNNI tiles.
+func TestQ8TileScales(t *testing.T) {
+	tiles := []struct {
+		set  string
+		step func(a *tileArgs, rstep, bstep, pairs int)
+	}{{setAVX2, tileQ8_0x2x4StepAVX2}, {setAVXVNNI, tileQ8_0x2x4StepVNNI}}
+	rng := rand.New(rand.NewPCG(73, 74))
+	for _, tile := range tiles {
+		t.Run(tile.set, func(t *testing.T) {
+			kernelSetFor(t, tile.set)
+			for _, nb := range []int{1, 15, 16, 17, 40} {
+				for _, kind := range []string{"normal", "extreme"} {
+					const rows, n = 4, 7 // weight rows, activation rows
+					rb := nb * q80Bytes
+					var w []byte
+					for range rows {
+						w = append(w, ftileWeights(t, rng, quant.TypeQ8_0, 32*nb, kind)...)
+					}
+					x := make([]q8Block, n*nb)
+					for j := range n {
+						xs := q8Acts(rng, nb, false)
+						if kind == "extreme" {
+							xs = extremeActs(rng, nb, false)
+						}
+						copy(x[j*nb:], xs)
+					}
+					wd := make([]float32, rows*nb)
+					xd := make([]float32, n*nb)
+					for _, j := range []int{0, 2, 3} {
+						for _, pairs := range []int{1, 2} {
+							a := tileArgs{w: &w[0], wstride: rb, x: unsafe.Pointer(&x[j*nb]), xstride: nb * 40, n: nb, ostride: rows}
+							gathered := make([]float32, 4*rows)
+							a.out = &gathered[0]
+							tile.step(&a, rb, q80Bytes, pairs)
+
+							q8PairScales(a, rows, &wd[0])
+							q8ActScales(xd, unsafe.Pointer(&x[0]), nb*40, n, nb)
+							scaled := make([]float32, 4*rows)
+							a.out, a.wd = &scaled[0], &wd[0]
+							a.xd, a.xdstride = unsafe.Pointer(&xd[j]), 4*n
+							tile.step(&a, rb, q80Bytes, pairs)
+							for o, v := range gathered {
+								if i := o % rows; i >= 2*pairs {
+									if v != 0 || scaled[o] != 0 {
+										t.Fatalf("nb=%d %s j=%d pairs=%d: output (%d, %d) written", nb, kind, j, pairs, i, o/rows)
+									}
+								} else if math.Float32bits(scaled[o]) != math.Float32bits(v) {
+									t.Errorf("nb=%d %s j=%d pairs=%d: output (%d, %d) = %v with its scales widened ahead, %v gathered",
+										nb, kind, j, pairs, i, o/rows, scaled[o], v)
+								}
+							}
+						}
+					}
+				}
+			}
+		})
+	}
+}

@@ -25,11 +25,25 @@ func addAVX2Repack(k *kernelSet) {
 
 // q80Layout is Q8_0's four-row layout with the decode kernel gemv and
 // the 2×4 prompt tile tile (in groups of q8TileGroup weight rows, as the
-// file layout's tile).
+// file layout's tile, and with its scales widened ahead).
 func q80Layout(gemv func(a *tileArgs, rows int), tile func(a *tileArgs)) packedKernel {
 	k := interleavedKernel(quant.TypeQ8_0, interleaveRows, gemv, tile, 4)
 	k.tileGroup = q8TileGroup
+	k.tileScales = packedQ80Scales
 	return k
+}
+
+// packedQ80Scales is tileKernel.scales for Q8_0 weights interleaved by
+// four rows (a.w the first group, a.wstride a row's bytes): each group's
+// rows 0-1 and then 2-3, the pairs tilePackedQ80 takes in turn.
+func packedQ80Scales(a tileArgs, rows int, wd *float32) {
+	for g := range rows / interleaveRows {
+		w := unsafe.Add(unsafe.Pointer(a.w), g*interleaveRows*a.wstride)
+		for p := range 2 {
+			dst := unsafe.Add(unsafe.Pointer(wd), 4*(g*interleaveRows+2*p)*a.n)
+			widenScalePairs((*float32)(dst), (*byte)(unsafe.Add(w, 2*p*q80Bytes)), q80Bytes, interleaveRows*q80Bytes, a.n)
+		}
+	}
 }
 
 // gemvInterleaved runs the decode kernel step, whose arguments after rows
@@ -102,19 +116,10 @@ func tileInterleavedQ4K(a *tileArgs, vnni bool) {
 }
 
 // tilePackedQ80 computes a group's four Q8_0 rows against four activation
-// rows as tileQ8_0x2x4AVX2 does, from weights interleaved by four rows:
-// a.w the group, a.wstride a row's bytes.
-func tilePackedQ80(a *tileArgs) { tilePackedQ80With(a, tileQ8_0x2x4StepAVX2) }
-
-// tilePackedQ80With is tilePackedQ80 with the 2×4 step tile tile, run
-// on the group's rows 0-1 and then 2-3.
-func tilePackedQ80With(a *tileArgs, tile func(a *tileArgs, bstep int)) {
-	p := *a
-	p.wstride = q80Bytes
-	tile(&p, interleaveRows*q80Bytes)
-	p.w = (*byte)(unsafe.Add(unsafe.Pointer(p.w), 2*q80Bytes))
-	p.out = (*float32)(unsafe.Add(unsafe.Pointer(p.out), 2*4))
-	tile(&p, interleaveRows*q80Bytes)
+// rows as tileQ8_0x2x4AVX2 does, from weights interleaved by four rows
+// (a.w the group): rows 0-1, then rows 2-3.
+func tilePackedQ80(a *tileArgs) {
+	tileQ8_0x2x4StepAVX2(a, q80Bytes, interleaveRows*q80Bytes, 2)
 }
 
 // gemvPackedQ80 computes rows (a multiple of four) Q8_0 outputs against one

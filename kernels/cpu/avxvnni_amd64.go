@@ -33,7 +33,7 @@ func addAVXVNNIKernels(k *kernelSet) {
 	setTile(k, quant.TypeQ4_K, tileKernel{mr: gemvRows, nr: 1, fn: gemvQ4KV})
 	setTile(k, quant.TypeQ6_K, tileKernel{mr: tileRowsK, nr: 4, fn: tileQ6KV})
 	setTile(k, quant.TypeQ6_K, tileKernel{mr: gemvRows, nr: 1, fn: gemvQ6KV})
-	setTile(k, quant.TypeQ8_0, tileKernel{mr: 2, nr: 4, fn: tileQ8_0x2x4VNNI, group: q8TileGroup})
+	setTile(k, quant.TypeQ8_0, tileKernel{mr: 2, nr: 4, fn: tileQ8_0x2x4VNNI, group: q8TileGroup, scales: q8PairScales})
 	setTile(k, quant.TypeQ8_0, tileKernel{mr: gemvRows, nr: 1, fn: gemvQ80V})
 	k.packed[quant.TypeQ4_K] = optIn(interleavedKernel(quant.TypeQ4_K, interleaveRows, gemvPackedQ4KV, tilePackedQ4KV, 4))
 	k.packed[quant.TypeQ8_0] = q80Layout(gemvPackedQ80V, tilePackedQ80V)
@@ -43,7 +43,7 @@ func addAVXVNNIKernels(k *kernelSet) {
 func gemvPackedQ80V(a *tileArgs, rows int) { gemvInterleaved(a, rows, q80Bytes, gemvQ80StepVNNI) }
 
 // tilePackedQ80V is tilePackedQ80 with the AVX-VNNI tile.
-func tilePackedQ80V(a *tileArgs) { tilePackedQ80With(a, tileQ8_0x2x4StepVNNI) }
+func tilePackedQ80V(a *tileArgs) { tileQ8_0x2x4StepVNNI(a, q80Bytes, interleaveRows*q80Bytes, 2) }
 
 // gemvPackedQ4KV is gemvPackedQ4K with the AVX-VNNI kernel.
 func gemvPackedQ4KV(a *tileArgs, rows int) { gemvInterleaved(a, rows, q4KBytes, gemvQ4KStepVNNI) }
@@ -148,13 +148,12 @@ func gemvQ80StepVNNI(a *tileArgs, rows, bstep, gstep int)
 // tileQ8_0x2x4VNNI computes what tileQ8_0x2x4AVX2 does with vpdpbusd:
 // each activation block made unsigned once (x+128) and every lane sum
 // started from -128·Σw, so no product needs vpsignb (see the assembly).
-func tileQ8_0x2x4VNNI(a *tileArgs) { tileQ8_0x2x4StepVNNI(a, q80Bytes) }
+func tileQ8_0x2x4VNNI(a *tileArgs) { tileQ8_0x2x4StepVNNI(a, a.wstride, q80Bytes, 1) }
 
-// tileQ8_0x2x4StepVNNI is tileQ8_0x2x4VNNI with each weight row's blocks
-// bstep bytes apart.
+// tileQ8_0x2x4StepVNNI is tileQ8_0x2x4StepAVX2 with the AVX-VNNI tile.
 //
 //go:noescape
-func tileQ8_0x2x4StepVNNI(a *tileArgs, bstep int)
+func tileQ8_0x2x4StepVNNI(a *tileArgs, rstep, bstep, pairs int)
 
 // dotQ4_0VNNI is dotQ4_0AVX2 with vpdpbusd.
 //

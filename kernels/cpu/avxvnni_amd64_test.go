@@ -547,6 +547,25 @@ func BenchmarkVNNIQ8_0(b *testing.B) {
 	b.Run("Q8_0/tile2x4", func(b *testing.B) {
 		vnniCompare(b, tile(tileQ8_0x2x4AVX2), tile(tileQ8_0x2x4VNNI))
 	})
+	// The same tiles with their scales widened ahead, as the matrix
+	// product gives them (tileKernel.scales).
+	wd := make([]float32, rows*nb)
+	xd := make([]float32, 4*nb)
+	q8PairScales(a, rows, &wd[0])
+	q8ActScales(xd, a.x, a.xstride, 4, nb)
+	scaled := func(f func(*tileArgs)) func() {
+		return func() {
+			for i := 0; i < rows; i += 2 {
+				t := a
+				t.w, t.out, t.wd = &w[i*rb], &out[i], &wd[i*nb]
+				t.xd, t.xdstride = unsafe.Pointer(&xd[0]), 4*4
+				f(&t)
+			}
+		}
+	}
+	b.Run("Q8_0/tile2x4/scaled", func(b *testing.B) {
+		vnniCompare(b, scaled(tileQ8_0x2x4AVX2), scaled(tileQ8_0x2x4VNNI))
+	})
 	for _, kd := range vnni32Dots {
 		// The first row's bytes serve as blocks of every type.
 		b.Run(fmt.Sprintf("%v/single", kd.typ), func(b *testing.B) {

@@ -1242,18 +1242,19 @@ q80gblock:
 	VPXOR   Y12, Y12, Y12; \
 	VPSUBD  C, Y12, C
 
-// func tileQ8_0x2x4StepVNNI(a *tileArgs, bstep int)
-TEXT ·tileQ8_0x2x4StepVNNI(SB), NOSPLIT, $520-16
+// func tileQ8_0x2x4StepVNNI(a *tileArgs, rstep, bstep, pairs int)
+TEXT ·tileQ8_0x2x4StepVNNI(SB), NOSPLIT, $560-32
 	FTARGS
-	Q8BSTEP
-	LEAQ  (SI)(R12*1), R13
-	Q8ZERO
+	Q8FRAME
+
+q8tpair:
+	VMOVDQU vb80<>(SB), Y15 // again for each pair: Q8OUTS uses X15
+	Q8PAIR0
 	TESTQ CX, CX
 	JZ    q8tdone
-	VMOVDQU vb80<>(SB), Y15
 
 q8tchunk:
-	Q8CHUNK(q8tscale)
+	Q8CHUNK(q8tgather, q8twide, q8twloop, q8tscaled)
 
 q8tloop:
 	Q8ROW(SI, Y8, 8, Y10, 10)
@@ -1270,6 +1271,9 @@ q8tloop:
 
 q8tdone:
 	Q8OUTS
+	Q8NEXTPAIR(q8tpair, q8tend)
+
+q8tend:
 	VZEROUPPER
 	RET
 

@@ -106,6 +106,8 @@ type packedKernel struct {
 	// tileRows is the number of activation rows tile takes: 4 where 0.
 	// tileGroup is the tile's tileKernel.group.
 	tileRows, tileGroup int
+	// tileScales is the tile's tileKernel.scales.
+	tileScales func(a tileArgs, rows int, wd *float32)
 	// gemvBatch is the largest batch (with no row in dotK's gemm order)
 	// that runs on gemv row by row rather than on the tile, group by
 	// group while the group's weights are in cache: where the decode
@@ -156,6 +158,15 @@ type tileKernel struct {
 	// passes each mr weight rows and comes from L2 each time. It pays for
 	// tiles that read more activation bytes than weight bytes per block.
 	group int
+
+	// scales, where set, marks a Q8_0 tile that reads its blocks' scales
+	// from tileArgs.xd and tileArgs.wd, widened ahead, rather than
+	// gathering and widening them from the blocks on every call: each
+	// activation row's and weight row's are used by dozens of tiles.
+	// scales widens those of rows weight rows (a multiple of mr) at a.w
+	// into wd, by pairs of rows (tileArgs.wd); tiledBlocks lays out the
+	// activation rows' (q8ActScales).
+	scales func(a tileArgs, rows int, wd *float32)
 }
 
 // tileArgs describes one tile. Its layout is read by assembly: keep the
@@ -169,6 +180,12 @@ type tileArgs struct {
 	out     *float32       // @40: the output of (weight row 0, activation row 0)
 	ostride int            // @48: floats from one activation row's outputs to the next (m)
 	gemm    uint64         // @56: bit j: activation row j takes dotK's gemm order (Q4_K, Q2_K)
+
+	// The blocks' scales, widened ahead, for the tiles with
+	// tileKernel.scales; with xd nil such a tile gathers them itself.
+	xd       unsafe.Pointer // @64: activation row 0's scale in block 0 (q8ActScales: the rows' scales are adjacent)
+	xdstride int            // @72: bytes from one block's activation scales to the next
+	wd       *float32       // @80: weight rows 0 and 1's scales, block by block: block b's at 2b and 2b+1
 }
 
 // newKernelSet returns an empty set called name, ready for an

@@ -305,10 +305,34 @@ func tiledGroups(lo, hi, jlo, jhi, tile, sub int, fn func(i0, i1, j0, j1 int)) {
 // row 0; activation rows before gemmRows take dotK's gemm order.
 func (b *Backend) tiledBlocks(tk *tileKernel, m, n, rowBytes int, base tileArgs, gemmRows int, single func(i, j0, j1 int)) {
 	tile := tk.rowTile(n, rowBytes)
+	if tk.scales != nil {
+		xd := b.free.scratch(n * base.n)
+		defer b.free.put(xd)
+		q8ActScales(xd, base.x, base.xstride, n, base.n)
+		base.xd, base.xdstride = unsafe.Pointer(&xd[0]), 4*n
+	}
 	groups := (m + tk.mr - 1) / tk.mr
 	b.parallelBalanced(groups, func(glo, ghi int) {
-		tk.blocks(glo*tk.mr, min(m, ghi*tk.mr), 0, n, tile, base, gemmRows, single)
+		a := base
+		if tk.scales != nil {
+			wd := b.free.scratch(max(tk.group, tk.mr) * base.n)
+			defer b.free.put(wd)
+			a.wd = &wd[0]
+		}
+		tk.blocks(glo*tk.mr, min(m, ghi*tk.mr), 0, n, tile, a, gemmRows, single)
 	})
+}
+
+// q8ActScales lays out the scales of n activation rows of nb q8Blocks
+// (row j at x + j·xstride) for the Q8_0 tiles (tileKernel.scales): block
+// b's scales of rows 0..n-1 adjacent, at dst[b·n:].
+func q8ActScales(dst []float32, x unsafe.Pointer, xstride, n, nb int) {
+	for j := range n {
+		row := unsafe.Slice((*q8Block)(unsafe.Add(x, j*xstride)), nb)
+		for b := range row {
+			dst[b*n+j] = row[b].d
+		}
+	}
 }
 
 // rowTile is rowTile rounded to whole blocks of tk.nr rows where the n
@@ -330,13 +354,21 @@ func (tk *tileKernel) rowTile(n, rowBytes int) int {
 // tile's last tk.nr rows with tk.overlap (those of the tile before when it
 // has fewer), otherwise to tk.narrow's kernels and then single. Each block
 // of activation rows passes tk.group weight rows (tk.mr by default)
-// before the next block does.
+// before the next block does. With tk.scales, base.xd and base.wd (room
+// for a group's weight scales) set, each group's weight scales are
+// widened into base.wd before its first tile.
 func (tk *tileKernel) blocks(lo, hi, jlo, jhi, tile int, base tileArgs, gemmRows int, single func(i, j0, j1 int)) {
 	a := base
+	scaled := tk.scales != nil && base.xd != nil && base.wd != nil
+	g0 := lo // the group whose weight scales base.wd holds
 	callWith := func(k *tileKernel, i, j int) {
 		a.w = (*byte)(unsafe.Add(unsafe.Pointer(base.w), i*base.wstride))
 		a.x = unsafe.Add(base.x, j*base.xstride)
 		a.out = (*float32)(unsafe.Add(unsafe.Pointer(base.out), 4*(j*base.ostride+i)))
+		if scaled {
+			a.xd = unsafe.Add(base.xd, 4*j)
+			a.wd = (*float32)(unsafe.Add(unsafe.Pointer(base.wd), 4*(i-g0)*base.n))
+		}
 		a.gemm = 0
 		for t := range k.nr {
 			if j+t < gemmRows {
@@ -358,8 +390,13 @@ func (tk *tileKernel) blocks(lo, hi, jlo, jhi, tile int, base tileArgs, gemmRows
 				jFull = j1
 			}
 		}
-		for g0 := lo; g0 < iFull; g0 += group {
+		for g0 = lo; g0 < iFull; g0 += group {
 			g1 := min(iFull, g0+group)
+			if scaled {
+				ga := base
+				ga.w = (*byte)(unsafe.Add(unsafe.Pointer(base.w), g0*base.wstride))
+				tk.scales(ga, g1-g0, base.wd)
+			}
 			for j := j0; j < jShort; j += tk.nr {
 				for i := g0; i < g1; i += tk.mr {
 					call(i, j)

@@ -4,7 +4,7 @@
 // and the outputs' stores.
 //
 // Per block the scale products d_x(j)·d_w(i) (computed as d_x·d_w, the
-// oracle's product) are computed four at a time, for a chunk of up to
+// oracle's product) are computed eight at a time, for a chunk of up to
 // q8Chunk blocks ahead of the chunk's integer products, and kept on the
 // stack: block t's at 32t + 4(4i+j). Each output then broadcasts its own
 // from memory (a load) rather than shuffling it out of a register, and the
@@ -12,26 +12,76 @@
 // stored by the same block's vector store measured 15% slower than
 // shuffling, as the load waits for the store.
 //
+// The scales come widened ahead where the matrix product gives them
+// (tileArgs.xd and wd, tileKernel.scales): one load of the four
+// activation rows' and one of the two weight rows' per block. Without
+// them the tile gathers the activation rows' from their blocks and widens
+// the weight rows' from F16 itself, which took a tenth of its time
+// (BenchmarkVNNIQ8_0, tile2x4 against tile2x4/scaled).
+//
 // Registers: SI weight row 0 (R12 wstride), DI activation row 0 (R9
 // xstride, R10 3·xstride), CX blocks left, BX the outputs (R11
 // 4·ostride); R14 counts the chunk's blocks and R8 indexes its scale
-// products; AX and DX are scratch, as are X13 and X14 before the chunk's
-// products start.
+// products; AX and DX are scratch, as are X11, X13 and X14 before the
+// chunk's products start.
 
 // q8Chunk is the most blocks whose scale products the stack holds (the
 // frame's first 32·q8Chunk bytes).
 #define q8Chunk 16
 
-// q8BStep is the frame's slot after the scale products for the bytes from
-// one block of a weight row to the next (34 in the file's layout), which
-// each tile stores there first (Q8BSTEP).
+// The frame's slots after the scale products: the bytes from one block
+// of a weight row to the next (34 in the file's layout); the next block's
+// widened scales (tileArgs.xd, xdstride and wd); the pairs of weight rows
+// left, and the current pair's first row. Q8FRAME fills them. The frame
+// is 560 bytes.
 #define q8BStep 512(SP)
+#define q8XD 520(SP)
+#define q8XDStride 528(SP)
+#define q8WD 536(SP)
+#define q8Left 544(SP)
+#define q8Row0 552(SP)
 
-// Q8BSTEP stores the tile's block step (its argument after a) in q8BStep.
-// Uses AX.
-#define Q8BSTEP \
-	MOVQ bstep+8(FP), AX; \
-	MOVQ AX, q8BStep
+// Q8FRAME reads the tile's arguments after a, (rstep, bstep, pairs int):
+// it sets R12 to rstep, the bytes from the first weight row of a pair to
+// the second, and stores bstep, pairs and the widened scales in the
+// frame's slots. Uses DX; after FTARGS.
+#define Q8FRAME \
+	MOVQ 64(AX), DX; \
+	MOVQ DX, q8XD; \
+	MOVQ 72(AX), DX; \
+	MOVQ DX, q8XDStride; \
+	MOVQ 80(AX), DX; \
+	MOVQ DX, q8WD; \
+	MOVQ rstep+8(FP), R12; \
+	MOVQ bstep+16(FP), DX; \
+	MOVQ DX, q8BStep; \
+	MOVQ pairs+24(FP), DX; \
+	MOVQ DX, q8Left
+
+// Q8PAIR0 starts a pair of weight rows at SI: R13 its second row, and the
+// eight accumulators cleared.
+#define Q8PAIR0 \
+	MOVQ SI, q8Row0; \
+	LEAQ (SI)(R12*1), R13; \
+	Q8ZERO
+
+// Q8NEXTPAIR(PAIR, END), after a pair's outputs are stored, goes to END
+// when no pair is left, and otherwise back to PAIR for the pair 2·rstep
+// bytes after it: the same activation rows and blocks, the outputs of
+// the next two weight rows, and the widened weight scales that follow
+// the pair's (q8WD has moved past them).
+#define Q8NEXTPAIR(PAIR, END) \
+	DECQ q8Left; \
+	JZ   END; \
+	MOVQ a+0(FP), AX; \
+	MOVQ 16(AX), DI; \
+	MOVQ 32(AX), CX; \
+	MOVQ 64(AX), DX; \
+	MOVQ DX, q8XD; \
+	MOVQ q8Row0, SI; \
+	LEAQ (SI)(R12*2), SI; \
+	ADDQ $8, BX; \
+	JMP  PAIR
 
 // Q8SCALE(W, P) stores at P the scale products of the block of the
 // weight row at W with the four activation rows' (d_x in X13). Uses X14.
@@ -41,18 +91,25 @@
 	VMULPS       X13, X14, X14; \
 	VMOVUPS      X14, P
 
-// Q8CHUNK(SCALE) starts a chunk of R14 = min(CX, q8Chunk) blocks, taking
-// them from CX: it stores their scale products (SCALE is the loop's
-// label) and sets R8 to the first's.
-#define Q8CHUNK(SCALE) \
+// Q8CHUNK(GATHER, WIDE, WLOOP, DONE) starts a chunk of R14 = min(CX,
+// q8Chunk) blocks, taking them from CX: it stores their scale products
+// and sets R8 to the first's. With widened scales (q8XD not nil) it
+// multiplies them a block at a time from q8WD's two weight rows' (made
+// [d_w0 ×4, d_w1 ×4] by vpermps) and q8XD's four activation rows', and
+// moves both on; otherwise it gathers and widens them from the blocks.
+// GATHER, WIDE, WLOOP and DONE are the tile's labels.
+#define Q8CHUNK(GATHER, WIDE, WLOOP, DONE) \
 	MOVQ    $q8Chunk, R14; \
 	CMPQ    CX, R14; \
 	CMOVQLT CX, R14; \
 	SUBQ    R14, CX; \
+	XORQ    R8, R8; \
+	MOVQ    q8XD, DX; \
+	TESTQ   DX, DX; \
+	JNZ     WIDE; \
 	MOVQ    SI, AX; \
 	MOVQ    DI, DX; \
-	XORQ    R8, R8; \
-SCALE: \
+GATHER: \
 	VMOVSS    (DX), X13; \
 	VINSERTPS $0x10, (DX)(R9*1), X13, X13; \
 	VINSERTPS $0x20, (DX)(R9*2), X13, X13; \
@@ -63,7 +120,25 @@ SCALE: \
 	ADDQ $40, DX; \
 	ADDQ $32, R8; \
 	DECQ R14; \
-	JNZ  SCALE; \
+	JNZ  GATHER; \
+	JMP  DONE; \
+WIDE: \
+	MOVQ    q8WD, AX; \
+	VMOVDQU q8Pairs<>(SB), Y11; \
+WLOOP: \
+	VMOVSD         (AX), X14; \
+	VPERMPS        Y14, Y11, Y14; \
+	VBROADCASTF128 (DX), Y13; \
+	VMULPS         Y13, Y14, Y14; \
+	VMOVUPS        Y14, 0(SP)(R8*1); \
+	ADDQ           $8, AX; \
+	ADDQ           q8XDStride, DX; \
+	ADDQ           $32, R8; \
+	DECQ           R14; \
+	JNZ            WLOOP; \
+	MOVQ           AX, q8WD; \
+	MOVQ           DX, q8XD; \
+DONE: \
 	MOVQ R8, R14; \
 	SHRQ $5, R14; \
 	XORQ R8, R8
@@ -110,3 +185,10 @@ SCALE: \
 	VXORPS Y5, Y5, Y5; \
 	VXORPS Y6, Y6, Y6; \
 	VXORPS Y7, Y7, Y7
+
+// q8Pairs is vpermps's index for [d_w0 ×4, d_w1 ×4] from [d_w0, d_w1].
+DATA q8Pairs<>+0(SB)/8, $0
+DATA q8Pairs<>+8(SB)/8, $0
+DATA q8Pairs<>+16(SB)/8, $0x0000000100000001
+DATA q8Pairs<>+24(SB)/8, $0x0000000100000001
+GLOBL q8Pairs<>(SB), RODATA|NOPTR, $32

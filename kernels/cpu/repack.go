@@ -330,5 +330,5 @@ func (k packedKernel) tiles() (tile, gemv tileKernel) {
 	if nr == 0 {
 		nr = 4
 	}
-	return tileKernel{mr: k.rows, nr: nr, fn: k.tile, group: k.tileGroup, narrow: []tileKernel{gemv}}, gemv
+	return tileKernel{mr: k.rows, nr: nr, fn: k.tile, group: k.tileGroup, narrow: []tileKernel{gemv}, scales: k.tileScales}, gemv
 }
