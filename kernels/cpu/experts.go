@@ -138,8 +138,16 @@ func blockExperts[T any](b *Backend, ws []*tensor, xs *tensor, g expertGroups, p
 	}
 	var blk T
 	rowBytes := nb * int(unsafe.Sizeof(blk))
-	b.expertItems(ws, g, m, rowBytes, true, single,
-		tileArgs{x: unsafe.Pointer(&xg[0]), xstride: rowBytes, n: nb, out: &og[0], ostride: m})
+	base := tileArgs{x: unsafe.Pointer(&xg[0]), xstride: rowBytes, n: nb, out: &og[0], ostride: m}
+	if _, ok := any(xg).([]q8Block); ok {
+		// The scales of the gathered rows, for the Q8_0 tiles that
+		// read them widened ahead (tileKernel.scales).
+		xd := b.free.scratch(len(g.rows) * nb)
+		defer b.free.put(xd)
+		q8ActScales(xd, base.x, rowBytes, len(g.rows), nb)
+		base.xd, base.xdstride = unsafe.Pointer(&xd[0]), 4*len(g.rows)
+	}
+	b.expertItems(ws, g, m, rowBytes, true, single, base)
 }
 
 // expertGroups is the rows of an expert product grouped by expert: rows
@@ -204,6 +212,8 @@ func (b *Backend) expertItems(ws []*tensor, g expertGroups, m, rowBytes int, til
 		}
 	}
 	b.parallelParts(len(items), len(items), func(lo, hi int) {
+		var room []float32 // a group's widened weight scales (scaleRoom)
+		defer func() { b.free.put(room) }()
 		for _, it := range items[lo:hi] {
 			w, jlo, jhi := ws[it.e], g.start[it.e], g.start[it.e+1]
 			fn := single(w)
@@ -222,6 +232,7 @@ func (b *Backend) expertItems(ws []*tensor, g expertGroups, m, rowBytes int, til
 				// as every output here) and decode kernel.
 				a.w, a.wstride = &w.packed[0], kern.size(kern.rows, w.rowBytes())/kern.rows
 				tk, gv := kern.tiles()
+				b.scaleRoom(&tk, &a, &room)
 				jFull := jlo + (jhi-jlo)/tk.nr*tk.nr
 				if jFull > jlo {
 					tk.blocks(it.lo, it.hi, jlo, jFull, tk.rowTile(jFull-jlo, rowBytes), a, 0, fn)
@@ -231,6 +242,7 @@ func (b *Backend) expertItems(ws []*tensor, g expertGroups, m, rowBytes int, til
 				}
 				continue
 			}
+			b.scaleRoom(tk, &a, &room)
 			// The rows past the last full tile (an expert's few rows in
 			// a prompt are often not a multiple of nr) go to the decode
 			// tile where there is one, not one output at a time.

@@ -164,8 +164,9 @@ type tileKernel struct {
 	// gathering and widening them from the blocks on every call: each
 	// activation row's and weight row's are used by dozens of tiles.
 	// scales widens those of rows weight rows (a multiple of mr) at a.w
-	// into wd, by pairs of rows (tileArgs.wd); tiledBlocks lays out the
-	// activation rows' (q8ActScales).
+	// into wd, by pairs of rows (tileArgs.wd); the matrix products
+	// (tiledBlocks, blockExperts) lay out the activation rows'
+	// (q8ActScales).
 	scales func(a tileArgs, rows int, wd *float32)
 }
 

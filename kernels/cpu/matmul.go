@@ -314,13 +314,26 @@ func (b *Backend) tiledBlocks(tk *tileKernel, m, n, rowBytes int, base tileArgs,
 	groups := (m + tk.mr - 1) / tk.mr
 	b.parallelBalanced(groups, func(glo, ghi int) {
 		a := base
-		if tk.scales != nil {
-			wd := b.free.scratch(max(tk.group, tk.mr) * base.n)
-			defer b.free.put(wd)
-			a.wd = &wd[0]
-		}
+		var room []float32
+		b.scaleRoom(tk, &a, &room)
 		tk.blocks(glo*tk.mr, min(m, ghi*tk.mr), 0, n, tile, a, gemmRows, single)
+		b.free.put(room)
 	})
+}
+
+// scaleRoom points a.wd at room for a group of tk's weight scales where
+// tk reads them widened ahead (tileKernel.scales) and a has the
+// activation rows' (a.xd): *room, grown from b's recycled buffers when it
+// is too small (the caller gives the last one back).
+func (b *Backend) scaleRoom(tk *tileKernel, a *tileArgs, room *[]float32) {
+	if tk.scales == nil || a.xd == nil {
+		return
+	}
+	if need := max(tk.group, tk.mr) * a.n; len(*room) < need {
+		b.free.put(*room)
+		*room = b.free.scratch(need)
+	}
+	a.wd = &(*room)[0]
 }
 
 // q8ActScales lays out the scales of n activation rows of nb q8Blocks
