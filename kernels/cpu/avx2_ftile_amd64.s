@@ -51,6 +51,17 @@ GLOBL fOnes16<>(SB), RODATA|NOPTR, $32
 	VXORPS Y10, Y10, Y10; \
 	VXORPS Y11, Y11, Y11
 
+// WSP2(A0, B0, A1, B1) inserts into X0's words A0, B0, A1 and B1 the
+// scales of two blocks of widenScalePairs's two rows (SI row 0's block,
+// R10 row 1's, R9 the block step) and moves both rows two blocks on.
+#define WSP2(A0, B0, A1, B1) \
+	VPINSRW $A0, (SI), X0, X0;         \
+	VPINSRW $B0, (R10), X0, X0;        \
+	VPINSRW $A1, (SI)(R9*1), X0, X0;   \
+	VPINSRW $B1, (R10)(R9*1), X0, X0;  \
+	LEAQ    (SI)(R9*2), SI;            \
+	LEAQ    (R10)(R9*2), R10
+
 // ---------------------------------------------------------------------
 // Q8_0: two weight rows by four activation rows (q8tile_amd64.h). Per
 // block each weight row's quants are loaded once (Y10, Y11) and made
@@ -242,18 +253,8 @@ TEXT ·widenScalePairs(SB), NOSPLIT, $0-40
 
 wsploop:
 	// Four blocks of both rows: eight halves, widened at once.
-	VPINSRW   $0, (SI), X0, X0
-	VPINSRW   $1, (R10), X0, X0
-	VPINSRW   $2, (SI)(R9*1), X0, X0
-	VPINSRW   $3, (R10)(R9*1), X0, X0
-	LEAQ      (SI)(R9*2), SI
-	LEAQ      (R10)(R9*2), R10
-	VPINSRW   $4, (SI), X0, X0
-	VPINSRW   $5, (R10), X0, X0
-	VPINSRW   $6, (SI)(R9*1), X0, X0
-	VPINSRW   $7, (R10)(R9*1), X0, X0
-	LEAQ      (SI)(R9*2), SI
-	LEAQ      (R10)(R9*2), R10
+	WSP2(0, 1, 2, 3)
+	WSP2(4, 5, 6, 7)
 	VCVTPH2PS X0, Y1
 	VMOVUPS   Y1, (DI)
 	ADDQ      $32, DI
