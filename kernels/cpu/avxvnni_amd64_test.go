@@ -277,12 +277,16 @@ func TestVNNIMatMul(t *testing.T) {
 	}
 }
 
-// vnniCompare measures avx2 and vnni (one call each of the same work) in
-// alternating batches of about 20µs, so that both see the same load on a
-// shared machine, and reports each one's fastest and median batch per
-// call and the ratios avx2/vnni of those (above 1: the VNNI kernel is
-// faster).
-func vnniCompare(b *testing.B, avx2, vnni func()) {
+// vnniCompare is pairCompare of the AVX2 kernels' avx2 and the AVX-VNNI
+// kernels' vnni (ratios above 1: the VNNI kernel is faster).
+func vnniCompare(b *testing.B, avx2, vnni func()) { pairCompare(b, "avx2", avx2, "vnni", vnni) }
+
+// pairCompare measures avx2 and vnni (one call each of the same work,
+// named an and vn) in alternating batches of about 20µs, so that both see
+// the same load on a shared machine, and reports each one's fastest batch
+// per call (an-min-ns, vn-min-ns) and the ratios avx2/vnni of the fastest
+// and the median batches (above 1: vnni is faster).
+func pairCompare(b *testing.B, an string, avx2 func(), vn string, vnni func()) {
 	b.Helper()
 	n := 1
 	for {
@@ -312,8 +316,8 @@ func vnniCompare(b *testing.B, avx2, vnni func()) {
 	}
 	slices.Sort(ta)
 	slices.Sort(tv)
-	b.ReportMetric(ta[0], "avx2-min-ns")
-	b.ReportMetric(tv[0], "vnni-min-ns")
+	b.ReportMetric(ta[0], an+"-min-ns")
+	b.ReportMetric(tv[0], vn+"-min-ns")
 	b.ReportMetric(ta[0]/tv[0], "min-ratio")
 	b.ReportMetric(ta[len(ta)/2]/tv[len(tv)/2], "median-ratio")
 }

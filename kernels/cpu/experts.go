@@ -232,7 +232,7 @@ func (b *Backend) expertItems(ws []*tensor, g expertGroups, m, rowBytes int, til
 				// as every output here) and decode kernel.
 				a.w, a.wstride = &w.packed[0], kern.size(kern.rows, w.rowBytes())/kern.rows
 				tk, gv := kern.tiles()
-				b.scaleRoom(&tk, &a, &room)
+				b.scaleRoom(&tk, &a, jhi-jlo, &room)
 				jFull := jlo + (jhi-jlo)/tk.nr*tk.nr
 				if jFull > jlo {
 					tk.blocks(it.lo, it.hi, jlo, jFull, tk.rowTile(jFull-jlo, rowBytes), a, 0, fn)
@@ -242,7 +242,7 @@ func (b *Backend) expertItems(ws []*tensor, g expertGroups, m, rowBytes int, til
 				}
 				continue
 			}
-			b.scaleRoom(tk, &a, &room)
+			b.scaleRoom(tk, &a, jhi-jlo, &room)
 			// The rows past the last full tile (an expert's few rows in
 			// a prompt are often not a multiple of nr) go to the decode
 			// tile where there is one, not one output at a time.

@@ -305,7 +305,7 @@ func tiledGroups(lo, hi, jlo, jhi, tile, sub int, fn func(i0, i1, j0, j1 int)) {
 // row 0; activation rows before gemmRows take dotK's gemm order.
 func (b *Backend) tiledBlocks(tk *tileKernel, m, n, rowBytes int, base tileArgs, gemmRows int, single func(i, j0, j1 int)) {
 	tile := tk.rowTile(n, rowBytes)
-	if tk.scales != nil {
+	if tk.scales != nil && n >= q8ScaleRows {
 		xd := b.free.scratch(n * base.n)
 		defer b.free.put(xd)
 		q8ActScales(xd, base.x, base.xstride, n, base.n)
@@ -315,18 +315,32 @@ func (b *Backend) tiledBlocks(tk *tileKernel, m, n, rowBytes int, base tileArgs,
 	b.parallelBalanced(groups, func(glo, ghi int) {
 		a := base
 		var room []float32
-		b.scaleRoom(tk, &a, &room)
+		b.scaleRoom(tk, &a, n, &room)
 		tk.blocks(glo*tk.mr, min(m, ghi*tk.mr), 0, n, tile, a, gemmRows, single)
 		b.free.put(room)
 	})
 }
 
+// q8ScaleRows is the fewest activation rows whose product gives the Q8_0
+// tiles their scales widened ahead (tileKernel.scales): widening a
+// group's weight scales pays from three blocks of four rows on. Against
+// the tiles gathering them, 2048×2048 products measured 10% slower with
+// 4 rows, even with 8, 4-7% faster with 12 and 16, on AVX2 and AVX-VNNI
+// (BenchmarkQ8Scales). A variable for that benchmark.
+var q8ScaleRows = 12
+
 // scaleRoom points a.wd at room for a group of tk's weight scales where
-// tk reads them widened ahead (tileKernel.scales) and a has the
-// activation rows' (a.xd): *room, grown from b's recycled buffers when it
-// is too small (the caller gives the last one back).
-func (b *Backend) scaleRoom(tk *tileKernel, a *tileArgs, room *[]float32) {
+// tk reads them widened ahead (tileKernel.scales), a has the activation
+// rows' (a.xd) and rows activation rows pass (at least q8ScaleRows; with
+// fewer it clears a.xd, and the tiles gather them): *room, grown from b's
+// recycled buffers when it is too small (the caller gives the last one
+// back).
+func (b *Backend) scaleRoom(tk *tileKernel, a *tileArgs, rows int, room *[]float32) {
 	if tk.scales == nil || a.xd == nil {
+		return
+	}
+	if rows < q8ScaleRows {
+		a.xd = nil
 		return
 	}
 	if need := max(tk.group, tk.mr) * a.n; len(*room) < need {
