@@ -51,15 +51,22 @@ GLOBL fOnes16<>(SB), RODATA|NOPTR, $32
 	VXORPS Y10, Y10, Y10; \
 	VXORPS Y11, Y11, Y11
 
-// WSP2(A0, B0, A1, B1) inserts into X0's words A0, B0, A1 and B1 the
-// scales of two blocks of widenScalePairs's two rows (SI row 0's block,
-// R10 row 1's, R9 the block step) and moves both rows two blocks on.
-#define WSP2(A0, B0, A1, B1) \
-	VPINSRW $A0, (SI), X0, X0;         \
-	VPINSRW $B0, (R10), X0, X0;        \
-	VPINSRW $A1, (SI)(R9*1), X0, X0;   \
-	VPINSRW $B1, (R10)(R9*1), X0, X0;  \
-	LEAQ    (SI)(R9*2), SI;            \
+// WSP2 sets AX to the scales of two blocks of widenScalePairs's two rows
+// (SI row 0's block, R10 row 1's, R9 the block step), word 2b+r block
+// b's of row r, and moves both rows two blocks on: scalar loads and
+// shifts, twice vpinsrw's speed. Uses DX and R11.
+#define WSP2 \
+	MOVWLZX (SI), AX;          \
+	MOVWLZX (R10), DX;         \
+	SHLL    $16, DX;           \
+	ORL     DX, AX;            \
+	MOVWLZX (SI)(R9*1), DX;    \
+	MOVWLZX (R10)(R9*1), R11;  \
+	SHLL    $16, R11;          \
+	ORL     R11, DX;           \
+	SHLQ    $32, DX;           \
+	ORQ     DX, AX;            \
+	LEAQ    (SI)(R9*2), SI;    \
 	LEAQ    (R10)(R9*2), R10
 
 // ---------------------------------------------------------------------
@@ -253,8 +260,10 @@ TEXT ·widenScalePairs(SB), NOSPLIT, $0-40
 
 wsploop:
 	// Four blocks of both rows: eight halves, widened at once.
-	WSP2(0, 1, 2, 3)
-	WSP2(4, 5, 6, 7)
+	WSP2
+	VMOVQ     AX, X0
+	WSP2
+	VPINSRQ   $1, AX, X0, X0
 	VCVTPH2PS X0, Y1
 	VMOVUPS   Y1, (DI)
 	ADDQ      $32, DI
