@@ -324,22 +324,22 @@ func (b *Backend) tiledBlocks(tk *tileKernel, m, n, rowBytes int, base tileArgs,
 // q8ScaleRows is the fewest activation rows whose product gives the Q8_0
 // tiles their scales widened ahead (tileKernel.scales): widening a
 // group's weight scales pays from three blocks of four rows on. Against
-// the tiles gathering them, 2048×2048 products measured 10% slower with
-// 4 rows, even with 8, 4-7% faster with 12 and 16, on AVX2 and AVX-VNNI
-// (BenchmarkQ8Scales). A variable for that benchmark.
+// the tiles gathering them, 2048×2048 products measured 8-11% slower
+// with 4 rows, even with 8, 4-8% faster with 12 and 16, on AVX2 and
+// AVX-VNNI (BenchmarkQ8Scales). A variable for that benchmark.
 var q8ScaleRows = 12
 
 // scaleRoom points a.wd at room for a group of tk's weight scales where
-// tk reads them widened ahead (tileKernel.scales), a has the activation
-// rows' (a.xd) and rows activation rows pass (at least q8ScaleRows; with
-// fewer it clears a.xd, and the tiles gather them): *room, grown from b's
-// recycled buffers when it is too small (the caller gives the last one
-// back).
+// a has the activation rows' (a.xd), tk reads them widened ahead
+// (tileKernel.scales) and rows activation rows pass, at least
+// q8ScaleRows: *room, grown from b's recycled buffers when it is too
+// small (the caller gives the last one back). Otherwise it clears a.xd,
+// and a Q8_0 tile gathers its scales.
 func (b *Backend) scaleRoom(tk *tileKernel, a *tileArgs, rows int, room *[]float32) {
-	if tk.scales == nil || a.xd == nil {
+	if a.xd == nil {
 		return
 	}
-	if rows < q8ScaleRows {
+	if tk.scales == nil || rows < q8ScaleRows {
 		a.xd = nil
 		return
 	}
