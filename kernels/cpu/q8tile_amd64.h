@@ -16,11 +16,11 @@
 // (tileArgs.xd and wd, tileKernel.scales): one load of the four
 // activation rows' and one of the two weight rows' per block. Without
 // them the tile gathers the activation rows' from their blocks and widens
-// the weight rows' from F16 itself, which took a tenth of its time
+// the weight rows' from F16 itself, which took 8-10% of its time
 // (BenchmarkVNNIQ8_0, tile2x4 against tile2x4/scaled).
 //
-// Registers: SI weight row 0 (R12 wstride), DI activation row 0 (R9
-// xstride, R10 3·xstride), CX blocks left, BX the outputs (R11
+// Registers: SI weight row 0 (R12 the bytes to row 1), DI activation
+// row 0 (R9 xstride, R10 3·xstride), CX blocks left, BX the outputs (R11
 // 4·ostride); R14 counts the chunk's blocks and R8 indexes its scale
 // products; AX holds the block step while the chunk's blocks run (a
 // register, not the frame's slot: 3% faster), and AX and DX are scratch
