@@ -281,18 +281,18 @@ func TestVNNIMatMul(t *testing.T) {
 // kernels' vnni (ratios above 1: the VNNI kernel is faster).
 func vnniCompare(b *testing.B, avx2, vnni func()) { pairCompare(b, "avx2", avx2, "vnni", vnni) }
 
-// pairCompare measures avx2 and vnni (one call each of the same work,
-// named an and vn) in alternating batches of about 20µs, so that both see
+// pairCompare measures first and second (one call each of the same work,
+// named fn and sn) in alternating batches of about 20µs, so that both see
 // the same load on a shared machine, and reports each one's fastest batch
-// per call (an-min-ns, vn-min-ns) and the ratios avx2/vnni of the fastest
-// and the median batches (above 1: vnni is faster).
-func pairCompare(b *testing.B, an string, avx2 func(), vn string, vnni func()) {
+// per call (fn-min-ns, sn-min-ns) and the ratios first/second of the
+// fastest and the median batches (above 1: second is faster).
+func pairCompare(b *testing.B, fn string, first func(), sn string, second func()) {
 	b.Helper()
 	n := 1
 	for {
 		t := time.Now()
 		for range n {
-			avx2()
+			first()
 		}
 		if time.Since(t) > 20*time.Microsecond {
 			break
@@ -309,15 +309,15 @@ func pairCompare(b *testing.B, an string, avx2 func(), vn string, vnni func()) {
 	}
 	for b.Loop() {
 		if len(ta)%2 == 0 {
-			ta, tv = append(ta, batch(avx2)), append(tv, batch(vnni))
+			ta, tv = append(ta, batch(first)), append(tv, batch(second))
 		} else {
-			tv, ta = append(tv, batch(vnni)), append(ta, batch(avx2))
+			tv, ta = append(tv, batch(second)), append(ta, batch(first))
 		}
 	}
 	slices.Sort(ta)
 	slices.Sort(tv)
-	b.ReportMetric(ta[0], an+"-min-ns")
-	b.ReportMetric(tv[0], vn+"-min-ns")
+	b.ReportMetric(ta[0], fn+"-min-ns")
+	b.ReportMetric(tv[0], sn+"-min-ns")
 	b.ReportMetric(ta[0]/tv[0], "min-ratio")
 	b.ReportMetric(ta[len(ta)/2]/tv[len(tv)/2], "median-ratio")
 }
