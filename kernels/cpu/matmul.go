@@ -305,7 +305,7 @@ func tiledGroups(lo, hi, jlo, jhi, tile, sub int, fn func(i0, i1, j0, j1 int)) {
 // row 0; activation rows before gemmRows take dotK's gemm order.
 func (b *Backend) tiledBlocks(tk *tileKernel, m, n, rowBytes int, base tileArgs, gemmRows int, single func(i, j0, j1 int)) {
 	tile := tk.rowTile(n, rowBytes)
-	if tk.scales != nil && n >= q8ScaleRows {
+	if tk.widensScales(n) {
 		xd := b.free.scratch(n * base.n)
 		defer b.free.put(xd)
 		q8ActScales(xd, base.x, base.xstride, n, base.n)
@@ -320,6 +320,10 @@ func (b *Backend) tiledBlocks(tk *tileKernel, m, n, rowBytes int, base tileArgs,
 		b.free.put(room)
 	})
 }
+
+// widensScales reports whether a product of rows activation rows gives
+// tk its blocks' scales widened ahead (tileKernel.scales, q8ScaleRows).
+func (tk *tileKernel) widensScales(rows int) bool { return tk.scales != nil && rows >= q8ScaleRows }
 
 // q8ScaleRows is the fewest activation rows whose product gives the Q8_0
 // tiles their scales widened ahead (tileKernel.scales): widening a
@@ -339,7 +343,7 @@ func (b *Backend) scaleRoom(tk *tileKernel, a *tileArgs, rows int, room *[]float
 	if a.xd == nil {
 		return
 	}
-	if tk.scales == nil || rows < q8ScaleRows {
+	if !tk.widensScales(rows) {
 		a.xd = nil
 		return
 	}
