@@ -1,5 +1,18 @@
 #include "textflag.h"
 
+// zRowIdx gathers lanes 0, 4, 8 and 12 into the low four (ZROW).
+DATA zRowIdx<>+0(SB)/4, $0
+DATA zRowIdx<>+4(SB)/4, $4
+DATA zRowIdx<>+8(SB)/4, $8
+DATA zRowIdx<>+12(SB)/4, $12
+DATA zRowIdx<>+16(SB)/8, $0
+DATA zRowIdx<>+24(SB)/8, $0
+DATA zRowIdx<>+32(SB)/8, $0
+DATA zRowIdx<>+40(SB)/8, $0
+DATA zRowIdx<>+48(SB)/8, $0
+DATA zRowIdx<>+56(SB)/8, $0
+GLOBL zRowIdx<>(SB), RODATA|NOPTR, $64
+
 // AVX-512 kernels for float (F16, BF16, F32) weights (see
 // avx512_float_amd64.go): register tiles of four weight rows against six
 // activation rows and single-row dotVec kernels. One zmm holds one output's
@@ -73,32 +86,49 @@
 	VADDSS        X29, X, X; \
 	VMOVSS        X, OFF
 
-// ZOUTCOL(ADDR0..ADDR3, Z0_..Z3_, ...) stores one activation row's four
-// outputs (weight rows 0-3, accumulated in Z0_-Z3_, whose ymm and xmm
-// halves follow) at ADDR0-ADDR3.
-#define ZOUTCOL(ADDR0, ADDR1, ADDR2, ADDR3, Z0_, Z1_, Z2_, Z3_, Y0_, Y1_, Y2_, Y3_, X0_, X1_, X2_, X3_) \
-	ZOUT(Z0_, Y0_, X0_, ADDR0); \
-	ZOUT(Z1_, Y1_, X1_, ADDR1); \
-	ZOUT(Z2_, Y2_, X2_, ADDR2); \
-	ZOUT(Z3_, Y3_, X3_, ADDR3)
+// ZROW(A0, A1, A2, A3, ADDR) stores one activation row's four outputs
+// (weight rows 0-3, accumulated in A0-A3) at ADDR, four floats side by
+// side: each reduce16 of ZOUT, add for add with the same operands in the
+// same order, but the four reductions share their vectors (two outputs'
+// sixteen lanes to eight a register, then four outputs' eight lanes to
+// four, then the two last steps within each 128-bit lane). That takes
+// nine shuffles and five adds for four outputs where ZOUT takes four and
+// four for one. Z30 holds zRowIdx; Z24-Z27 are scratch.
+#define ZROW(A0, A1, A2, A3, ADDR) \
+	VSHUFF64X2 $0x44, A1, A0, Z24; \
+	VSHUFF64X2 $0xee, A1, A0, Z25; \
+	VADDPS     Z25, Z24, Z24; \
+	VSHUFF64X2 $0x44, A3, A2, Z25; \
+	VSHUFF64X2 $0xee, A3, A2, Z26; \
+	VADDPS     Z26, Z25, Z25; \
+	VSHUFF32X4 $0x88, Z25, Z24, Z26; \
+	VSHUFF32X4 $0xdd, Z25, Z24, Z27; \
+	VADDPS     Z27, Z26, Z26; \
+	VSHUFPS    $0xee, Z26, Z26, Z27; \
+	VADDPS     Z27, Z26, Z26; \
+	VMOVSHDUP  Z26, Z27; \
+	VADDPS     Z27, Z26, Z26; \
+	VPERMPS    Z26, Z30, Z26; \
+	VMOVUPS    X26, ADDR
 
 // ZOUT5 reduces and stores the outputs of the first five activation rows;
 // activation row j's outputs are j·ostride floats from BX (R14 = BX +
 // 3·4·ostride).
 #define ZOUT5 \
-	LEAQ (R11)(R11*2), R14; \
-	ADDQ BX, R14; \
-	ZOUTCOL(0(BX), 4(BX), 8(BX), 12(BX), Z0, Z6, Z12, Z18, Y0, Y6, Y12, Y18, X0, X6, X12, X18); \
-	ZOUTCOL(0(BX)(R11*1), 4(BX)(R11*1), 8(BX)(R11*1), 12(BX)(R11*1), Z1, Z7, Z13, Z19, Y1, Y7, Y13, Y19, X1, X7, X13, X19); \
-	ZOUTCOL(0(BX)(R11*2), 4(BX)(R11*2), 8(BX)(R11*2), 12(BX)(R11*2), Z2, Z8, Z14, Z20, Y2, Y8, Y14, Y20, X2, X8, X14, X20); \
-	ZOUTCOL(0(R14), 4(R14), 8(R14), 12(R14), Z3, Z9, Z15, Z21, Y3, Y9, Y15, Y21, X3, X9, X15, X21); \
-	ZOUTCOL(0(R14)(R11*1), 4(R14)(R11*1), 8(R14)(R11*1), 12(R14)(R11*1), Z4, Z10, Z16, Z22, Y4, Y10, Y16, Y22, X4, X10, X16, X22)
+	LEAQ      (R11)(R11*2), R14; \
+	ADDQ      BX, R14; \
+	VMOVDQU32 zRowIdx<>(SB), Z30; \
+	ZROW(Z0, Z6, Z12, Z18, 0(BX)); \
+	ZROW(Z1, Z7, Z13, Z19, 0(BX)(R11*1)); \
+	ZROW(Z2, Z8, Z14, Z20, 0(BX)(R11*2)); \
+	ZROW(Z3, Z9, Z15, Z21, 0(R14)); \
+	ZROW(Z4, Z10, Z16, Z22, 0(R14)(R11*1))
 
 // ZFINAL reduces the 24 accumulators of a 4×6 tile, stores the outputs
 // and returns.
 #define ZFINAL \
 	ZOUT5; \
-	ZOUTCOL(0(R14)(R11*2), 4(R14)(R11*2), 8(R14)(R11*2), 12(R14)(R11*2), Z5, Z11, Z17, Z23, Y5, Y11, Y17, Y23, X5, X11, X17, X23); \
+	ZROW(Z5, Z11, Z17, Z23, 0(R14)(R11*2)); \
 	VZEROUPPER; \
 	RET
 
@@ -309,10 +339,8 @@ f16v4done:
 	VADDPS Z14, Z12, Z12
 	VADDPS Z15, Z13, Z13
 	VADDPS Z13, Z12, Z12
-	ZOUT(Z0, Y0, X0, 0(R11))
-	ZOUT(Z4, Y4, X4, 4(R11))
-	ZOUT(Z8, Y8, X8, 8(R11))
-	ZOUT(Z12, Y12, X12, 12(R11))
+	VMOVDQU32 zRowIdx<>(SB), Z30
+	ZROW(Z0, Z4, Z8, Z12, 0(R11))
 	VZEROUPPER
 	RET
 
