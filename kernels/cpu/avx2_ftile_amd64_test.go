@@ -241,8 +241,8 @@ func TestAVX2FloatTiles(t *testing.T) {
 // weights on the SIMD backend (tile kernels for the full tiles, single-row
 // kernels for the edges) against the pure-Go oracle bit for bit, over
 // shapes whose weight and activation row counts leave edges in both
-// directions, batches smaller than a tile, and (for the float types) row
-// lengths that are and are not multiples of 16.
+// directions, batches smaller than a tile and of one row, and (for the
+// float types) row lengths that are and are not multiples of 16.
 func TestAVX2FloatTilesMatMul(t *testing.T) {
 	fast := New(2)
 	if fast.Kernels() == "go" {
@@ -252,6 +252,8 @@ func TestAVX2FloatTilesMatMul(t *testing.T) {
 	rng := rand.New(rand.NewPCG(33, 34))
 	shapes := []struct{ k, m, n int }{
 		{32, 3, 4}, {64, 7, 9}, {96, 6, 2}, {256, 13, 3}, {512, 9, 13}, {1024, 17, 22}, {48, 5, 7}, {80, 4, 6}, {24, 5, 5}, {256, 70, 11}, {256, 70, 5},
+		// One activation row: the float types' many-row decode kernels.
+		{64, 5, 1}, {2048, 9, 1}, {96, 3, 1},
 	}
 	for _, typ := range []quant.Type{quant.TypeQ8_0, quant.TypeF16, quant.TypeBF16} {
 		if fast.k.tile(typ, 128) == nil {
@@ -337,15 +339,16 @@ func BenchmarkFloatTile(b *testing.B) {
 }
 
 // TestHalfRows checks the many-row decode kernels (F16 and BF16) of the
-// AVX2 and AVX-512 sets bit for bit against the set's single-row kernel
-// of each row: normal, extreme
-// and zero values, one to five rows at a stride larger than a row, rows
-// of 0 to 16 Ki values (multiples of 64), the slot after the outputs left
+// AVX2, AVX-VNNI and AVX-512 sets bit for bit against the set's
+// single-row kernel of each row, and the F16-activation form (f16RowsH)
+// where the set has one against the float32 one: normal, extreme and
+// zero values, one to five rows at a stride larger than a row, rows of 0
+// to 16 Ki values (multiples of 64), the slot after the outputs left
 // untouched.
 func TestHalfRows(t *testing.T) {
 	kernelSetFor(t, setAVX2)
 	rng := rand.New(rand.NewPCG(69, 70))
-	for _, set := range []string{setAVX2, setAVX512} {
+	for _, set := range []string{setAVX2, setAVXVNNI, setAVX512} {
 		t.Run(set, func(t *testing.T) { testHalfRows(t, rng, kernelSetFor(t, set)) })
 	}
 }
@@ -379,6 +382,26 @@ func testHalfRows(t *testing.T, rng *rand.Rand, k *kernelSet) {
 						}
 						if math.Float32bits(out[m]) != 0x7fc0dead {
 							t.Fatal("the slot after the outputs was written")
+						}
+						if typ != quant.TypeF16 || k.f16RowsH == nil || n == 0 {
+							return
+						}
+						// The F16-activation kernel: the same bits from the
+						// activations narrowed to F16, one byte past them
+						// poisoned (nothing may read it).
+						xh := make([]byte, 2*n+1)
+						xh[2*n] = 0xff
+						k.narrowF16(xh[:2*n], c.xf[:n])
+						got := make([]float32, m+1)
+						got[m] = math.Float32frombits(0x7fc0dead)
+						k.f16RowsH(&w[0], wstride, &xh[0], n, &got[0], m)
+						for r := range m {
+							if math.Float32bits(got[r]) != math.Float32bits(out[r]) {
+								t.Fatalf("row %d: F16 activations %v (%#x), float32 ones %v (%#x)", r, got[r], math.Float32bits(got[r]), out[r], math.Float32bits(out[r]))
+							}
+						}
+						if math.Float32bits(got[m]) != 0x7fc0dead {
+							t.Fatal("F16 activations: the slot after the outputs was written")
 						}
 					})
 				}

@@ -28,6 +28,7 @@ func addAVX2Q8(k *kernelSet) {
 	k.f16Body, k.bf16Body = dotF16VecAVX2, dotBF16VecAVX2
 	k.f16Body4 = dotF16Vec4AVX2
 	k.f16Rows, k.bf16Rows = dotF16RowsAVX2, dotBF16RowsAVX2
+	k.f16RowsH = dotF16RowsHAVX2
 	k.quantQ8, k.quantQ8K = quantQ8AVX2Go, quantQ8KAVX2Go
 }
 
@@ -225,6 +226,13 @@ func dotF16Vec4AVX2(w *byte, x *float32, xstride, n int, out *[4]float32)
 //
 //go:noescape
 func dotF16RowsAVX2(w *byte, wstride int, x *float32, n int, out *float32, rows int)
+
+// dotF16RowsHAVX2 is dotF16RowsAVX2 against F16 activations at x, widened
+// as they are loaded: each out[r] the same bits as dotF16RowsAVX2's on
+// the activations widened first, from half the bytes.
+//
+//go:noescape
+func dotF16RowsHAVX2(w *byte, wstride int, x *byte, n int, out *float32, rows int)
 
 // dotBF16RowsAVX2 is dotF16RowsAVX2 for BF16 weights.
 //

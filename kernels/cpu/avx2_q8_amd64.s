@@ -34,13 +34,14 @@
 	VPMADDUBSW A, T, T    \
 	VPMADDWD   ONES, T, W
 
-// VECROWS(LD, ROW, LOOP, DONE) is the body of a dotVec kernel over rows
-// rows (rows > 0) of two-byte weights wstride bytes apart against one
-// activation row, each row's sum stored at out[r] as the one-row kernel
+// VECROWS(LD, XF, XS, ROW, LOOP, DONE) is the body of a dotVec kernel
+// over rows rows (rows > 0) of two-byte weights wstride bytes apart
+// against one activation row (float32 or F16 values: XF and XS as
+// VECSTEP's), each row's sum stored at out[r] as the one-row kernel
 // returns it; the rows are read one after another, one stream. It is
 // defined before the file's first function, whose arguments vet would
 // otherwise check its argument names against.
-#define VECROWS(LD, ROW, LOOP, DONE) \
+#define VECROWS(LD, XF, XS, ROW, LOOP, DONE) \
 	MOVQ w+0(FP), R8 \
 	MOVQ wstride+8(FP), R9 \
 	MOVQ x+16(FP), R10 \
@@ -55,9 +56,9 @@ ROW: \
 	SHRQ $6, CX \
 	JZ   DONE \
 LOOP: \
-	VECSTEP(LD, 16) \
+	VECSTEP(LD, 16, XF, XS) \
 	ADDQ $128, SI \
-	ADDQ $256, DI \
+	ADDQ $(8*XS), DI \
 	DECQ CX \
 	JNZ  LOOP \
 DONE: \
@@ -304,26 +305,34 @@ TEXT ·dotIQ4NLAVX2(SB), NOSPLIT, $0-28
 	VXORPS Y6, Y6, Y6 \
 	VXORPS Y7, Y7, Y7
 
-// VECSTEP(LD, S) accumulates 64 products: weights loaded with LD at S-byte
-// steps from SI, activations at 32-byte steps from DI; accumulator j holds
-// elements 16j..16j+15 in Y(2j) and Y(2j+1).
-#define VECSTEP(LD, S) \
+// Activation products of the dotVec kernels: ACC += W times the eight
+// activations OFF bytes from DI, float32 ones (XF32, read by the fused
+// multiply-add) or F16 ones (XF16, widened into T first).
+#define XF32(OFF, W, ACC, T) VFMADD231PS OFF(DI), W, ACC
+#define XF16(OFF, W, ACC, T) \
+	VCVTPH2PS   OFF(DI), T \
+	VFMADD231PS T, W, ACC
+
+// VECSTEP(LD, S, XF, XS) accumulates 64 products: weights loaded with LD
+// at S-byte steps from SI, activations taken by XF at XS-byte steps from
+// DI; accumulator j holds elements 16j..16j+15 in Y(2j) and Y(2j+1).
+#define VECSTEP(LD, S, XF, XS) \
 	LD(0, Y8)    \
-	VFMADD231PS 0(DI), Y8, Y0 \
+	XF(0, Y8, Y0, Y12) \
 	LD(S, Y9)    \
-	VFMADD231PS 32(DI), Y9, Y1 \
+	XF(XS, Y9, Y1, Y13) \
 	LD(2*S, Y10) \
-	VFMADD231PS 64(DI), Y10, Y2 \
+	XF(2*XS, Y10, Y2, Y14) \
 	LD(3*S, Y11) \
-	VFMADD231PS 96(DI), Y11, Y3 \
+	XF(3*XS, Y11, Y3, Y15) \
 	LD(4*S, Y8)  \
-	VFMADD231PS 128(DI), Y8, Y4 \
+	XF(4*XS, Y8, Y4, Y12) \
 	LD(5*S, Y9)  \
-	VFMADD231PS 160(DI), Y9, Y5 \
+	XF(5*XS, Y9, Y5, Y13) \
 	LD(6*S, Y10) \
-	VFMADD231PS 192(DI), Y10, Y6 \
+	XF(6*XS, Y10, Y6, Y14) \
 	LD(7*S, Y11) \
-	VFMADD231PS 224(DI), Y11, Y7
+	XF(7*XS, Y11, Y7, Y15)
 
 // VECSUM combines the accumulators as dotVec does (0+=2, 1+=3, 0+=1) and
 // reduces them as reduce16 does, leaving the sum in X0.
@@ -354,7 +363,7 @@ TEXT ·dotF32VecAVX2(SB), NOSPLIT, $0-28
 	JZ   f32vdone
 
 f32vloop:
-	VECSTEP(LDF32, 32)
+	VECSTEP(LDF32, 32, XF32, 32)
 	ADDQ $256, SI
 	ADDQ $256, DI
 	DECQ CX
@@ -373,7 +382,7 @@ TEXT ·dotF16VecAVX2(SB), NOSPLIT, $0-28
 	JZ   f16vdone
 
 f16vloop:
-	VECSTEP(LDF16, 16)
+	VECSTEP(LDF16, 16, XF32, 32)
 	ADDQ $128, SI
 	ADDQ $256, DI
 	DECQ CX
@@ -401,7 +410,7 @@ f16v4row:
 	JZ   f16v4sum
 
 f16v4loop:
-	VECSTEP(LDF16, 16)
+	VECSTEP(LDF16, 16, XF32, 32)
 	ADDQ $128, SI
 	ADDQ $256, DI
 	DECQ CX
@@ -427,7 +436,7 @@ TEXT ·dotBF16VecAVX2(SB), NOSPLIT, $0-28
 	JZ   bf16vdone
 
 bf16vloop:
-	VECSTEP(LDBF16, 16)
+	VECSTEP(LDBF16, 16, XF32, 32)
 	ADDQ $128, SI
 	ADDQ $256, DI
 	DECQ CX
@@ -990,8 +999,12 @@ TEXT ·dotMXFP4AVX2(SB), NOSPLIT, $0-36
 
 // func dotF16RowsAVX2(w *byte, wstride int, x *float32, n int, out *float32, rows int)
 TEXT ·dotF16RowsAVX2(SB), NOSPLIT, $0-48
-	VECROWS(LDF16, f16rrow, f16rloop, f16rdone)
+	VECROWS(LDF16, XF32, 32, f16rrow, f16rloop, f16rdone)
+
+// func dotF16RowsHAVX2(w *byte, wstride int, x *byte, n int, out *float32, rows int)
+TEXT ·dotF16RowsHAVX2(SB), NOSPLIT, $0-48
+	VECROWS(LDF16, XF16, 16, f16hrrow, f16hrloop, f16hrdone)
 
 // func dotBF16RowsAVX2(w *byte, wstride int, x *float32, n int, out *float32, rows int)
 TEXT ·dotBF16RowsAVX2(SB), NOSPLIT, $0-48
-	VECROWS(LDBF16, bf16rrow, bf16rloop, bf16rdone)
+	VECROWS(LDBF16, XF32, 32, bf16rrow, bf16rloop, bf16rdone)

@@ -41,6 +41,11 @@ func addAVX512Float(k *kernelSet) {
 	k.f16Vec, k.bf16Vec, k.f32Vec = f16VecAVX512, bf16VecAVX512, f32VecAVX512
 	k.f16Body, k.bf16Body = dotF16VecAVX512, dotBF16VecAVX512
 	k.f16Rows, k.bf16Rows = dotF16RowsAVX512, dotBF16RowsAVX512
+	// AVX2's F16-activation rows kernel (f16RowsH) measured no faster
+	// than these rows kernels, whose activation loads are their fused
+	// multiply-adds' operands: llama-1b F16 tg64 10.3 -> 10.2 t/s at one
+	// thread and 20.3 -> 20.5 at two (five alternating rounds each).
+	k.f16RowsH = nil
 	k.f16Body4 = dotF16Vec4AVX512
 	k.f16Body6, k.narrowF16 = dotF16Vec2x3AVX512, narrowF16
 	k.f16TileH = &tileKernel{mr: 4 * zGroups, nr: 6, fn: zTileH, overlap: true,

@@ -73,6 +73,17 @@ func (b *Backend) MatMul(dst, w, x kernels.Tensor) error {
 		})
 		if rows := b.k.halfRows(kind, n, k); rows != nil && !wt.released {
 			rb := wt.rowBytes()
+			if rowsH := b.k.f16RowsH; kind == dotF16 && rowsH != nil {
+				// F16 activations, half the bytes (kernelSet.f16RowsH).
+				xh, done := b.narrowHalves(xr, n, k)
+				defer done()
+				b.parallelBalanced(m, func(lo, hi int) {
+					if hi > lo {
+						rowsH(&wt.data[lo*rb], rb, &xh[0], k, &out[lo], hi-lo)
+					}
+				})
+				break
+			}
 			b.parallelBalanced(m, func(lo, hi int) {
 				if hi > lo {
 					rows(&wt.data[lo*rb], rb, &xr[0], k, &out[lo], hi-lo)
