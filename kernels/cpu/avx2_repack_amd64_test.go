@@ -26,9 +26,7 @@ type repackCase struct {
 
 // repackCases lists the decode tiles measured in both layouts.
 var repackCases = []repackCase{
-	{setAVX2, quant.TypeQ4_K, interleaveRows, gemvQ4KStepAVX2, gemvPackedQ4K},
 	{setAVX2, quant.TypeQ8_0, interleaveRows, gemvQ80StepAVX2, gemvPackedQ80},
-	{setAVXVNNI, quant.TypeQ4_K, interleaveRows, gemvQ4KStepVNNI, gemvPackedQ4KV},
 	{setAVXVNNI, quant.TypeQ8_0, interleaveRows, gemvQ80StepVNNI, gemvPackedQ80V},
 	{setAVX512, quant.TypeQ8_0, q80X8Rows, func(a *tileArgs, rows, bstep, gstep int) {
 		// Rows 4..7 of a group are four rows on in both layouts; the
@@ -160,72 +158,62 @@ func TestRepackGemv(t *testing.T) {
 	}
 }
 
-// TestInterleavedQ4KTile checks the prompt tiles over Q4_K weights
-// interleaved by four rows (AVX2's and AVX-VNNI's) bit for bit against the
-// oracle: every mask of activation rows in dotK's gemm order (the mixed
-// ones, which the matrix product never asks for, too), quantized normal
-// and random raw weights against normal and ±127 activations, one to five
-// super-blocks, none (every output +0), and outputs at a stride with the
-// slots between them left untouched.
-func TestInterleavedQ4KTile(t *testing.T) {
+// TestQ4KX16TileAVX2 checks the AVX2 prompt tile over the sixteen-row
+// Q4_K layout (x16Tile on gemmQ4KX16AVX2 and the decode kernel) bit for
+// bit against the oracle: every mask of activation rows in dotK's gemm
+// order (the mixed ones, which the matrix product never asks for, too),
+// quantized normal and random raw weights against normal and ±127
+// activations, one to five super-blocks, none (every output +0), and
+// outputs at a stride with the slots between them left untouched.
+func TestQ4KX16TileAVX2(t *testing.T) {
 	kernelSetFor(t, setAVX2)
-	tiles := []struct {
-		name string
-		set  string
-		fn   func(a *tileArgs)
-	}{{"avx2", setAVX2, tilePackedQ4K}, {"avx-vnni", setAVXVNNI, tilePackedQ4KV}}
-	b := NewReference(1)
 	rng := rand.New(rand.NewPCG(67, 68))
-	const ostride = 6
-	for _, tc := range tiles {
-		for _, nb := range []int{0, 1, 2, 5} {
-			for _, kind := range []string{"normal", "raw"} {
-				t.Run(fmt.Sprintf("%s/%d/%s", tc.name, nb, kind), func(t *testing.T) {
-					kernelSetFor(t, tc.set)
-					rb := nb * q4KBytes
-					w := repackWeights(t, rng, quant.TypeQ4_K, interleaveRows, max(nb, 1), max(rb, 1), kind)[:interleaveRows*rb]
-					packed := make([]byte, len(w))
-					b.interleave(packed, w, interleaveRows, interleaveRows, rb, q4KBytes)
-					packed = append(packed, 0) // a valid pointer with no blocks
-					x := make([]q8KBlock, 4*max(nb, 1))
-					for j := range 4 {
-						var xj []q8KBlock
-						switch {
-						case kind == "raw":
-							xj = kExtremeActs(rng, max(nb, 1))
-						default:
-							xj = kActs(rng, max(nb, 1), j%2 == 0)
-						}
-						copy(x[j*max(nb, 1):], xj)
+	const ostride = x16Rows + 2
+	for _, nb := range []int{0, 1, 2, 5} {
+		for _, kind := range []string{"normal", "raw"} {
+			t.Run(fmt.Sprintf("%d/%s", nb, kind), func(t *testing.T) {
+				rb := nb * q4KBytes
+				w := repackWeights(t, rng, quant.TypeQ4_K, x16Rows, max(nb, 1), max(rb, 1), kind)[:x16Rows*rb]
+				packed := make([]byte, q4KX16.size(x16Rows, rb)+1) // a valid pointer with no blocks
+				packQ4KX16(packed, w, 0, 1, nb)
+				x := make([]q8KBlock, 4*max(nb, 1))
+				for j := range 4 {
+					var xj []q8KBlock
+					switch {
+					case kind == "raw":
+						xj = kExtremeActs(rng, max(nb, 1))
+					default:
+						xj = kActs(rng, max(nb, 1), j%2 == 0)
 					}
-					for mask := range uint64(16) {
-						out := make([]float32, 4*ostride)
-						for i := range out {
-							out[i] = math.Float32frombits(0x7fc0dead)
-						}
-						tc.fn(&tileArgs{w: &packed[0], wstride: rb, x: unsafe.Pointer(&x[0]),
-							xstride: max(nb, 1) * int(unsafe.Sizeof(q8KBlock{})), n: nb, out: &out[0], ostride: ostride, gemm: mask})
-						for j := range 4 {
-							for i := range ostride {
-								got := out[j*ostride+i]
-								if i >= interleaveRows {
-									if math.Float32bits(got) != 0x7fc0dead {
-										t.Fatalf("mask %04b: slot %d of row %d written", mask, i, j)
-									}
-									continue
+					copy(x[j*max(nb, 1):], xj)
+				}
+				for mask := range uint64(16) {
+					out := make([]float32, 4*ostride)
+					for i := range out {
+						out[i] = math.Float32frombits(0x7fc0dead)
+					}
+					tileQ4KX16A2(&tileArgs{w: &packed[0], x: unsafe.Pointer(&x[0]),
+						xstride: max(nb, 1) * int(unsafe.Sizeof(q8KBlock{})), n: nb, out: &out[0], ostride: ostride, gemm: mask})
+					for j := range 4 {
+						for i := range ostride {
+							got := out[j*ostride+i]
+							if i >= x16Rows {
+								if math.Float32bits(got) != 0x7fc0dead {
+									t.Fatalf("mask %04b: slot %d of row %d written", mask, i, j)
 								}
-								var want float32
-								if nb > 0 {
-									want = oracleK(quant.TypeQ4_K, w[i*rb:(i+1)*rb], x[j*nb:(j+1)*nb], mask>>j&1 == 1)
-								}
-								if math.Float32bits(got) != math.Float32bits(want) {
-									t.Fatalf("mask %04b: output (row %d, act %d) %#x, oracle %#x", mask, i, j, math.Float32bits(got), math.Float32bits(want))
-								}
+								continue
+							}
+							var want float32
+							if nb > 0 {
+								want = oracleK(quant.TypeQ4_K, w[i*rb:(i+1)*rb], x[j*nb:(j+1)*nb], mask>>j&1 == 1)
+							}
+							if math.Float32bits(got) != math.Float32bits(want) {
+								t.Fatalf("mask %04b: output (row %d, act %d) %#x, oracle %#x", mask, i, j, math.Float32bits(got), math.Float32bits(want))
 							}
 						}
 					}
-				})
-			}
+				}
+			})
 		}
 	}
 }
@@ -276,10 +264,6 @@ var repackShapes = []struct {
 	typ  quant.Type
 	k, m int
 }{
-	{quant.TypeQ4_K, 4096, 4096},  // an 8B model's attention
-	{quant.TypeQ4_K, 4096, 14336}, // an 8B model's ffn_up and ffn_gate
-	{quant.TypeQ4_K, 14336, 4096}, // an 8B model's ffn_down
-	{quant.TypeQ4_K, 2048, 8192},  // a 1B model's ffn_up and ffn_gate
 	{quant.TypeQ8_0, 2048, 8192},
 	{quant.TypeQ8_0, 4096, 4096},
 }
@@ -501,9 +485,8 @@ func TestRepackMatMul(t *testing.T) {
 }
 
 // TestRepackSkips checks that Repack leaves a weight as it is where it
-// should: SAJI_REPACK=off, by default the layouts not read whole or
-// opt-in (AVX2's four-row Q4_K and AVX-VNNI's four-row layouts), memory
-// short for the copy, fewer rows than a group, a type without an
+// should: SAJI_REPACK=off, by default the layouts not read whole (where
+// the system cannot drop the file's pages), memory short for the copy, fewer rows than a group, a type without an
 // interleaved kernel, the pure-Go kernels.
 func TestRepackSkips(t *testing.T) {
 	kernelSetFor(t, setAVX2)
@@ -521,7 +504,7 @@ func TestRepackSkips(t *testing.T) {
 	// byDefault reports whether the default set repacks typ unasked.
 	byDefault := func(typ quant.Type) bool {
 		k := New(1).k.packed[typ]
-		return k.whole() && !k.optIn
+		return k.whole()
 	}
 	cases := []struct {
 		name   string
@@ -570,11 +553,11 @@ func TestRepackSkips(t *testing.T) {
 }
 
 // BenchmarkInterleave measures what repacking costs at load: interleave
-// of 256 MB of Q4_K and Q8_0 rows of 2048 values (a 1B model's widths) on
+// of 256 MB of Q8_0 rows of 2048 values (a 1B model's widths) on
 // one and two threads, in GB/s of weights. The first iteration writes
 // fresh memory, as a load does.
 func BenchmarkInterleave(b *testing.B) {
-	for _, typ := range []quant.Type{quant.TypeQ4_K, quant.TypeQ8_0} {
+	for _, typ := range []quant.Type{quant.TypeQ8_0} {
 		rb := 2048 / typ.BlockSize() * typ.TypeSize()
 		m := (256 << 20) / rb / 4 * 4
 		src, dst := make([]byte, m*rb), make([]byte, m*rb)

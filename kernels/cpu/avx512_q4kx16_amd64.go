@@ -100,11 +100,21 @@ func unpackQ4KX16(dst, packed []byte, r, rowBytes int) {
 // activation row from the sixteen-row layout; with no super-blocks they
 // are +0, as the oracle gives.
 func gemvQ4KX16(a *tileArgs, rows int) {
-	if a.n == 0 {
-		clear(unsafe.Slice(a.out, rows))
+	if x16NoBlocks(a, rows) {
 		return
 	}
 	gemvQ4KX16AVX512(a, rows)
+}
+
+// x16NoBlocks reports whether a has no super-blocks, after clearing the
+// rows outputs of a decode kernel (the oracle's +0), which the assembly
+// kernels cannot count down from zero.
+func x16NoBlocks(a *tileArgs, rows int) bool {
+	if a.n != 0 {
+		return false
+	}
+	clear(unsafe.Slice(a.out, rows))
+	return true
 }
 
 // tileQ4KX16 computes a group's sixteen rows × 4 activation rows from

@@ -123,9 +123,6 @@ type packedKernel struct {
 	// a weight of rowBytes per row in the file's layout into dst, from
 	// the layout's bytes.
 	unpack func(dst, packed []byte, r, rowBytes int)
-	// optIn has weights take the layout only with SAJI_REPACK=on, even
-	// where the product reads it whole: where it measured no faster.
-	optIn bool
 }
 
 // tileKernel is a register-blocked kernel for full tiles of mr weight rows

@@ -15,8 +15,8 @@ import (
 )
 
 // TestRelease checks a repacked weight whose file bytes were released
-// (dropped from memory), on each kernel set's layouts (Q4_K: AVX2's and
-// AVX-VNNI's four interleaved rows, opt-in, AVX-512's sixteen; Q8_0:
+// (dropped from memory), on each kernel set's layouts (Q4_K: the
+// sixteen-row layout, on AVX2's kernels or AVX-512's; Q8_0:
 // AVX2's four interleaved rows and AVX-512's eight): products of one to
 // seventeen activation rows, rows gathered and the whole weight read all
 // equal those of the same weight in the file's layout, although the
@@ -40,9 +40,6 @@ func testRelease(t *testing.T, set string, typ quant.Type) {
 	}
 	if !b.k.packed[typ].whole() {
 		t.Skip("cpu: this system cannot release the file's bytes")
-	}
-	if b.k.packed[typ].optIn {
-		t.Setenv("SAJI_REPACK", "on")
 	}
 	rng := rand.New(rand.NewPCG(75, 76))
 	const k, m = 2048, 35

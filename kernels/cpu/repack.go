@@ -16,26 +16,22 @@ import (
 
 // Repacked weights. Two kinds of layout:
 //
-// Four rows interleaved block by block (AVX2 and AVX-VNNI: Q4_K, Q8_0).
+// Four rows interleaved block by block (AVX2 and AVX-VNNI: Q8_0).
 // Decoding reads every weight once per token, four rows at a time (the
 // decode tiles); in the file's layout those are four streams, row after
 // row, and interleaved (row 4g+r's block b at 4g·rowBytes +
-// (4b+r)·blockBytes, as ggml's Q4_Kx4 and Q8_0x4) they are one.
-// BenchmarkRepackGemv measured the same kernel 6-9% faster on an
-// interleaved Q4_K matrix and 15-30% on Q8_0. The prompt tiles read the
-// layouts too (the file layout's tiles with their steps), so the file's
-// bytes are released as the sixteen-row layouts' are. Q8_0's is on by
-// default on AVX2: llama-1b Q8_0 decode (SAJI_SIMD=avx2, Zen 5, one
-// thread) went from 15.2 to 18.2 t/s, its prompts unchanged. Q4_K's is
-// opt-in (SAJI_REPACK=on): on llama-1b Q4_K_M (AVX2, medians of five) it
-// took decode from 23.8 to 23.5 t/s at one thread and 35.8 to 35.3 at
-// two, against llama.cpp's 25.4 and 33.0; an earlier, busier machine had
-// measured 29-35 t/s against 29 at two threads. AVX-VNNI reads both
-// layouts with its own kernels (their block and group steps as
-// arguments), Q8_0's on by default there too: llama-1b Q8_0 decode
-// (SAJI_SIMD=vnni, Zen 5, medians of three alternating rounds) went from
-// 15.5 to 18.0 t/s at one thread and 26.6 to 30.3 at two, its prompts
-// unchanged; Q4_K's is opt-in as on AVX2.
+// (4b+r)·blockBytes, as ggml's Q8_0x4) they are one. BenchmarkRepackGemv
+// measured the same kernel 15-30% faster on an interleaved Q8_0 matrix.
+// The prompt tile reads the layout too (the file layout's tile with its
+// steps), so the file's bytes are released as the sixteen-row layouts'
+// are. It is on by default: llama-1b Q8_0 decode (SAJI_SIMD=avx2, Zen 5,
+// one thread) went from 15.2 to 18.2 t/s, its prompts unchanged.
+// AVX-VNNI reads the layout with its own kernels (their block and group
+// steps as arguments): llama-1b Q8_0 decode (SAJI_SIMD=vnni, Zen 5,
+// medians of three alternating rounds) went from 15.5 to 18.0 t/s at one
+// thread and 26.6 to 30.3 at two, its prompts unchanged. (Q4_K had this
+// layout too, opt-in: it measured no faster, 23.8 -> 23.5 t/s, and the
+// sixteen-row layout below replaced it.)
 //
 // Eight rows interleaved block by block (AVX-512 VNNI: Q8_0), as the four
 // above but with the group of AVX-512's decode kernel. In the file's
@@ -51,9 +47,10 @@ import (
 //
 // Sixteen rows in a layout of their own (AVX-512 VNNI: Q4_K, Q6_K, Q2_K,
 // Q3_K and MXFP4, see avx512_q*kx16_amd64.go and
-// avx512_mxfp4x16_amd64.go), whose kernels do half the work per weight or
+// avx512_mxfp4x16_amd64.go; AVX2 and AVX-VNNI: Q4_K, see
+// avx2_q4kx16_amd64.go), whose kernels do half the work per weight or
 // less of the file layout's (measured 2-2.6x on Q4_K, 2.8x on Q2_K, 2x on
-// Q3_K, 3-4.7x on MXFP4): decode and prompts both read the copy, so the
+// Q3_K, 3-4.7x on MXFP4; on AVX2 1.7-1.8x on Q4_K): decode and prompts both read the copy, so the
 // loader releases the file's bytes (Release) and the copy takes the
 // weight's place (Q4_K's is 2.8% larger, Q3_K's a third, the others the
 // same size). These are on by default, for dense weights and experts
@@ -142,7 +139,7 @@ func repackSize(k *kernelSet, typ quant.Type, shape []int) int64 {
 	case "off":
 		return 0
 	default:
-		if !kern.whole() || kern.optIn {
+		if !kern.whole() {
 			return 0
 		}
 	}

@@ -1,0 +1,70 @@
+package cpu
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+	"unsafe"
+
+	"saji/kernels/quant"
+)
+
+// TestGemvQ4KX16AVX2 checks the AVX2 sixteen-row Q4_K decode kernel bit
+// for bit against the file layout's single-row kernel, dotQ4KAVX2.
+func TestGemvQ4KX16AVX2(t *testing.T) {
+	kernelSetFor(t, setAVX2)
+	rng := rand.New(rand.NewPCG(171, 172))
+	for _, s := range []struct{ rows, nb int }{{16, 1}, {32, 3}, {64, 8}, {48, 16}} {
+		for _, extreme := range []bool{false, true} {
+			w := kWeights(t, rng, quant.TypeQ4_K, s.nb*s.rows, 1)
+			x := kActs(rng, s.nb, false)
+			if extreme {
+				x = kExtremeActs(rng, s.nb)
+			}
+			rb := s.nb * q4KBytes
+			p := make([]byte, q4KX16.size(s.rows, rb))
+			packQ4KX16(p, w, 0, s.rows/x16Rows, s.nb)
+			got := make([]float32, s.rows)
+			b := tileArgs{w: &p[0], x: unsafe.Pointer(&x[0]), n: s.nb, out: &got[0]}
+			gemvQ4KX16AVX2(&b, s.rows)
+			for i := range got {
+				want := dotQ4KAVX2(&w[i*rb], &x[0], s.nb, false)
+				if math.Float32bits(got[i]) != math.Float32bits(want) {
+					t.Fatalf("rows=%d nb=%d extreme=%v: out[%d] = %v, want %v", s.rows, s.nb, extreme, i, got[i], want)
+				}
+			}
+		}
+	}
+}
+
+// TestGemmQ4KX16AVX2 checks the AVX2 sixteen-row Q4_K prompt kernel bit
+// for bit against dotQ4KAVX2's gemm order on the file's layout.
+func TestGemmQ4KX16AVX2(t *testing.T) {
+	kernelSetFor(t, setAVX2)
+	rng := rand.New(rand.NewPCG(173, 174))
+	for _, s := range []struct{ rows, nb int }{{16, 1}, {32, 3}, {64, 8}, {48, 16}} {
+		for _, extreme := range []bool{false, true} {
+			w := kWeights(t, rng, quant.TypeQ4_K, s.nb*s.rows, 1)
+			x := make([]q8KBlock, 4*s.nb)
+			quantizeQ8K(randn(rng, 4*s.nb*quant.QK_K, 1), x, true)
+			if extreme {
+				x = kExtremeActs(rng, 4*s.nb)
+			}
+			rb := s.nb * q4KBytes
+			const ostride = 70
+			p := make([]byte, q4KX16.size(s.rows, rb))
+			packQ4KX16(p, w, 0, s.rows/x16Rows, s.nb)
+			got := make([]float32, 4*ostride)
+			b := tileArgs{w: &p[0], x: unsafe.Pointer(&x[0]), xstride: s.nb * 292, n: s.nb, out: &got[0], ostride: ostride}
+			gemmQ4KX16AVX2(&b, s.rows)
+			for j := range 4 {
+				for r := range s.rows {
+					want := dotQ4KAVX2(&w[r*rb], &x[j*s.nb], s.nb, true)
+					if v := got[j*ostride+r]; math.Float32bits(v) != math.Float32bits(want) {
+						t.Fatalf("rows=%d nb=%d extreme=%v: out[%d][%d] = %v, want %v", s.rows, s.nb, extreme, j, r, v, want)
+					}
+				}
+			}
+		}
+	}
+}
