@@ -31,6 +31,10 @@
 	VPDPBUSD.BCST 4+64*C(R9), Z8, LO; \
 	VPDPBUSD.BCST 36+64*C(R9), Z9, HI
 
+// Q4GAHEAD is how far ahead of the super-block in use (four super-blocks
+// of the one stream) the decode kernel prefetches the weights.
+#define Q4GAHEAD 9472
+
 // gemvQ4KX16AVX512(a *tileArgs, rows int): SI the packed blocks, DI the
 // activation super-block, CX super-blocks left, BX the outputs, DX rows
 // left; Z0-Z7 the eight sub-blocks' sums, Z16 the minimums' sum, Z28 acc,
@@ -52,6 +56,10 @@ x16block:
 	MOVQ   $8, R12
 
 x16quad:
+	PREFETCHT0 Q4GAHEAD(R8)
+	PREFETCHT0 Q4GAHEAD+64(R8)
+	PREFETCHT0 Q4GAHEAD+128(R8)
+	PREFETCHT0 Q4GAHEAD+192(R8)
 	Q4QUAD1(0, Z0, Z1)
 	Q4QUAD1(1, Z2, Z3)
 	Q4QUAD1(2, Z4, Z5)
@@ -92,6 +100,11 @@ x16quad:
 	VPADDD    Z4, Z0, Z0
 
 	// The minimums times the activations' sums, sub-block by sub-block.
+	PREFETCHT0 Q4GAHEAD(SI)
+	PREFETCHT0 Q4GAHEAD+64(SI)
+	PREFETCHT0 Q4GAHEAD+128(SI)
+	PREFETCHT0 Q4GAHEAD+192(SI)
+	PREFETCHT0 Q4GAHEAD+256(SI)
 	VPXORD Z16, Z16, Z16
 	Q4MINS1(0)
 	Q4MINS1(1)
