@@ -14,12 +14,17 @@ package cpu
 // 8.3 for the file layout's tile (k = 2048, 64 rows, four activation
 // rows).
 
-// q4KX16AVX2 is the sixteen-row layout's packed kernel on AVX2.
-var q4KX16AVX2 = func() packedKernel {
+// q4KX16AVX2 and q4KX16VNNI are the sixteen-row layout's packed kernel
+// on AVX2 and on AVX-VNNI.
+var q4KX16AVX2, q4KX16VNNI = q4KX16With(gemvQ4KX16A2, tileQ4KX16A2), q4KX16With(gemvQ4KX16V, tileQ4KX16V)
+
+// q4KX16With is the sixteen-row layout's packed kernel with the decode
+// kernel gemv and the prompt tile tile.
+func q4KX16With(gemv func(a *tileArgs, rows int), tile func(a *tileArgs)) packedKernel {
 	k := q4KX16
-	k.gemv, k.tile = gemvQ4KX16A2, tileQ4KX16A2
+	k.gemv, k.tile = gemv, tile
 	return k
-}()
+}
 
 // gemvQ4KX16A2 computes rows (a multiple of sixteen) outputs for one
 // activation row from the sixteen-row layout on AVX2.
@@ -35,6 +40,19 @@ func gemvQ4KX16A2(a *tileArgs, rows int) {
 // product leaves to the decode kernel, one by one).
 func tileQ4KX16A2(a *tileArgs) {
 	x16Tile(a, gemmQ4KX16AVX2, nil, gemvQ4KX16A2)
+}
+
+// gemvQ4KX16V is gemvQ4KX16A2 on AVX-VNNI.
+func gemvQ4KX16V(a *tileArgs, rows int) {
+	if x16NoBlocks(a, rows) {
+		return
+	}
+	gemvQ4KX16VNNI(a, rows)
+}
+
+// tileQ4KX16V is tileQ4KX16A2 on AVX-VNNI.
+func tileQ4KX16V(a *tileArgs) {
+	x16Tile(a, gemmQ4KX16VNNI, nil, gemvQ4KX16V)
 }
 
 // gemvQ4KX16AVX2 is gemvQ4KX16AVX512 on AVX2: rows (a multiple of
@@ -54,3 +72,13 @@ func gemvQ4KX16AVX2(a *tileArgs, rows int)
 //
 //go:noescape
 func gemmQ4KX16AVX2(a *tileArgs, rows int)
+
+// gemvQ4KX16VNNI is gemvQ4KX16AVX2 on AVX-VNNI (vpdpbusd).
+//
+//go:noescape
+func gemvQ4KX16VNNI(a *tileArgs, rows int)
+
+// gemmQ4KX16VNNI is gemmQ4KX16AVX2 on AVX-VNNI (vpdpbusd).
+//
+//go:noescape
+func gemmQ4KX16VNNI(a *tileArgs, rows int)

@@ -9,10 +9,25 @@ import (
 	"saji/kernels/quant"
 )
 
-// TestGemvQ4KX16AVX2 checks the AVX2 sixteen-row Q4_K decode kernel bit
-// for bit against the file layout's single-row kernel, dotQ4KAVX2.
+// q4KX16Kernels are the AVX2 and AVX-VNNI sixteen-row Q4_K kernels.
+var q4KX16Kernels = []struct {
+	set        string
+	gemv, gemm func(a *tileArgs, rows int)
+	tile       func(a *tileArgs)
+}{{setAVX2, gemvQ4KX16AVX2, gemmQ4KX16AVX2, tileQ4KX16A2}, {setAVXVNNI, gemvQ4KX16VNNI, gemmQ4KX16VNNI, tileQ4KX16V}}
+
+// TestGemvQ4KX16AVX2 checks the AVX2 and AVX-VNNI sixteen-row Q4_K decode
+// kernels bit for bit against the file layout's single-row kernel,
+// dotQ4KAVX2.
 func TestGemvQ4KX16AVX2(t *testing.T) {
-	kernelSetFor(t, setAVX2)
+	for _, k := range q4KX16Kernels {
+		t.Run(k.set, func(t *testing.T) { testGemvQ4KX16(t, k.set, k.gemv) })
+	}
+}
+
+// testGemvQ4KX16 is TestGemvQ4KX16AVX2 on the kernel set set's gemv.
+func testGemvQ4KX16(t *testing.T, set string, gemv func(a *tileArgs, rows int)) {
+	kernelSetFor(t, set)
 	rng := rand.New(rand.NewPCG(171, 172))
 	for _, s := range []struct{ rows, nb int }{{16, 1}, {32, 3}, {64, 8}, {48, 16}} {
 		for _, extreme := range []bool{false, true} {
@@ -26,7 +41,7 @@ func TestGemvQ4KX16AVX2(t *testing.T) {
 			packQ4KX16(p, w, 0, s.rows/x16Rows, s.nb)
 			got := make([]float32, s.rows)
 			b := tileArgs{w: &p[0], x: unsafe.Pointer(&x[0]), n: s.nb, out: &got[0]}
-			gemvQ4KX16AVX2(&b, s.rows)
+			gemv(&b, s.rows)
 			for i := range got {
 				want := dotQ4KAVX2(&w[i*rb], &x[0], s.nb, false)
 				if math.Float32bits(got[i]) != math.Float32bits(want) {
@@ -37,10 +52,18 @@ func TestGemvQ4KX16AVX2(t *testing.T) {
 	}
 }
 
-// TestGemmQ4KX16AVX2 checks the AVX2 sixteen-row Q4_K prompt kernel bit
-// for bit against dotQ4KAVX2's gemm order on the file's layout.
+// TestGemmQ4KX16AVX2 checks the AVX2 and AVX-VNNI sixteen-row Q4_K
+// prompt kernels bit for bit against dotQ4KAVX2's gemm order on the
+// file's layout.
 func TestGemmQ4KX16AVX2(t *testing.T) {
-	kernelSetFor(t, setAVX2)
+	for _, k := range q4KX16Kernels {
+		t.Run(k.set, func(t *testing.T) { testGemmQ4KX16(t, k.set, k.gemm) })
+	}
+}
+
+// testGemmQ4KX16 is TestGemmQ4KX16AVX2 on the kernel set set's gemm.
+func testGemmQ4KX16(t *testing.T, set string, gemm func(a *tileArgs, rows int)) {
+	kernelSetFor(t, set)
 	rng := rand.New(rand.NewPCG(173, 174))
 	for _, s := range []struct{ rows, nb int }{{16, 1}, {32, 3}, {64, 8}, {48, 16}} {
 		for _, extreme := range []bool{false, true} {
@@ -56,7 +79,7 @@ func TestGemmQ4KX16AVX2(t *testing.T) {
 			packQ4KX16(p, w, 0, s.rows/x16Rows, s.nb)
 			got := make([]float32, 4*ostride)
 			b := tileArgs{w: &p[0], x: unsafe.Pointer(&x[0]), xstride: s.nb * 292, n: s.nb, out: &got[0], ostride: ostride}
-			gemmQ4KX16AVX2(&b, s.rows)
+			gemm(&b, s.rows)
 			for j := range 4 {
 				for r := range s.rows {
 					want := dotQ4KAVX2(&w[r*rb], &x[j*s.nb], s.nb, true)

@@ -158,62 +158,64 @@ func TestRepackGemv(t *testing.T) {
 	}
 }
 
-// TestQ4KX16TileAVX2 checks the AVX2 prompt tile over the sixteen-row
-// Q4_K layout (x16Tile on gemmQ4KX16AVX2 and the decode kernel) bit for
-// bit against the oracle: every mask of activation rows in dotK's gemm
+// TestQ4KX16TileAVX2 checks the AVX2 and AVX-VNNI prompt tiles over the
+// sixteen-row Q4_K layout (x16Tile on the prompt and decode kernels) bit
+// for bit against the oracle: every mask of activation rows in dotK's gemm
 // order (the mixed ones, which the matrix product never asks for, too),
 // quantized normal and random raw weights against normal and ±127
 // activations, one to five super-blocks, none (every output +0), and
 // outputs at a stride with the slots between them left untouched.
 func TestQ4KX16TileAVX2(t *testing.T) {
-	kernelSetFor(t, setAVX2)
 	rng := rand.New(rand.NewPCG(67, 68))
 	const ostride = x16Rows + 2
-	for _, nb := range []int{0, 1, 2, 5} {
-		for _, kind := range []string{"normal", "raw"} {
-			t.Run(fmt.Sprintf("%d/%s", nb, kind), func(t *testing.T) {
-				rb := nb * q4KBytes
-				w := repackWeights(t, rng, quant.TypeQ4_K, x16Rows, max(nb, 1), max(rb, 1), kind)[:x16Rows*rb]
-				packed := make([]byte, q4KX16.size(x16Rows, rb)+1) // a valid pointer with no blocks
-				packQ4KX16(packed, w, 0, 1, nb)
-				x := make([]q8KBlock, 4*max(nb, 1))
-				for j := range 4 {
-					var xj []q8KBlock
-					switch {
-					case kind == "raw":
-						xj = kExtremeActs(rng, max(nb, 1))
-					default:
-						xj = kActs(rng, max(nb, 1), j%2 == 0)
-					}
-					copy(x[j*max(nb, 1):], xj)
-				}
-				for mask := range uint64(16) {
-					out := make([]float32, 4*ostride)
-					for i := range out {
-						out[i] = math.Float32frombits(0x7fc0dead)
-					}
-					tileQ4KX16A2(&tileArgs{w: &packed[0], x: unsafe.Pointer(&x[0]),
-						xstride: max(nb, 1) * int(unsafe.Sizeof(q8KBlock{})), n: nb, out: &out[0], ostride: ostride, gemm: mask})
+	for _, k := range q4KX16Kernels {
+		for _, nb := range []int{0, 1, 2, 5} {
+			for _, kind := range []string{"normal", "raw"} {
+				t.Run(fmt.Sprintf("%s/%d/%s", k.set, nb, kind), func(t *testing.T) {
+					kernelSetFor(t, k.set)
+					rb := nb * q4KBytes
+					w := repackWeights(t, rng, quant.TypeQ4_K, x16Rows, max(nb, 1), max(rb, 1), kind)[:x16Rows*rb]
+					packed := make([]byte, q4KX16.size(x16Rows, rb)+1) // a valid pointer with no blocks
+					packQ4KX16(packed, w, 0, 1, nb)
+					x := make([]q8KBlock, 4*max(nb, 1))
 					for j := range 4 {
-						for i := range ostride {
-							got := out[j*ostride+i]
-							if i >= x16Rows {
-								if math.Float32bits(got) != 0x7fc0dead {
-									t.Fatalf("mask %04b: slot %d of row %d written", mask, i, j)
+						var xj []q8KBlock
+						switch {
+						case kind == "raw":
+							xj = kExtremeActs(rng, max(nb, 1))
+						default:
+							xj = kActs(rng, max(nb, 1), j%2 == 0)
+						}
+						copy(x[j*max(nb, 1):], xj)
+					}
+					for mask := range uint64(16) {
+						out := make([]float32, 4*ostride)
+						for i := range out {
+							out[i] = math.Float32frombits(0x7fc0dead)
+						}
+						k.tile(&tileArgs{w: &packed[0], x: unsafe.Pointer(&x[0]),
+							xstride: max(nb, 1) * int(unsafe.Sizeof(q8KBlock{})), n: nb, out: &out[0], ostride: ostride, gemm: mask})
+						for j := range 4 {
+							for i := range ostride {
+								got := out[j*ostride+i]
+								if i >= x16Rows {
+									if math.Float32bits(got) != 0x7fc0dead {
+										t.Fatalf("mask %04b: slot %d of row %d written", mask, i, j)
+									}
+									continue
 								}
-								continue
-							}
-							var want float32
-							if nb > 0 {
-								want = oracleK(quant.TypeQ4_K, w[i*rb:(i+1)*rb], x[j*nb:(j+1)*nb], mask>>j&1 == 1)
-							}
-							if math.Float32bits(got) != math.Float32bits(want) {
-								t.Fatalf("mask %04b: output (row %d, act %d) %#x, oracle %#x", mask, i, j, math.Float32bits(got), math.Float32bits(want))
+								var want float32
+								if nb > 0 {
+									want = oracleK(quant.TypeQ4_K, w[i*rb:(i+1)*rb], x[j*nb:(j+1)*nb], mask>>j&1 == 1)
+								}
+								if math.Float32bits(got) != math.Float32bits(want) {
+									t.Fatalf("mask %04b: output (row %d, act %d) %#x, oracle %#x", mask, i, j, math.Float32bits(got), math.Float32bits(want))
+								}
 							}
 						}
 					}
-				}
-			})
+				})
+			}
 		}
 	}
 }

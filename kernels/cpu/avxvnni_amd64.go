@@ -21,8 +21,8 @@ import (
 // single-row kernels for Q4_K, Q5_K, Q6_K, Q8_0, Q4_0 and IQ4_NL, the
 // prompt and decode tiles for Q4_K, Q6_K and Q8_0, each in the place of
 // the AVX2 tile of its shape, and those of Q8_0 over AVX2's four-row
-// layout (Repack), on by default as on AVX2. Q4_K takes AVX2's
-// sixteen-row layout and kernels (avx2_q4kx16_amd64.go).
+// layout (Repack), on by default as on AVX2, and those of Q4_K's
+// sixteen-row layout (avx2_q4kx16_amd64.go).
 func addAVXVNNIKernels(k *kernelSet) {
 	k.q8K[quant.TypeQ4_K] = kKernel(dotQ4KVNNI, quant.TypeQ4_K)
 	k.q8K[quant.TypeQ5_K] = kKernel(dotQ5KVNNI, quant.TypeQ5_K)
@@ -36,7 +36,7 @@ func addAVXVNNIKernels(k *kernelSet) {
 	setTile(k, quant.TypeQ6_K, tileKernel{mr: gemvRows, nr: 1, fn: gemvQ6KV})
 	setTile(k, quant.TypeQ8_0, tileKernel{mr: 2, nr: 4, fn: tileQ8_0x2x4VNNI, group: q8TileGroup, scales: q8PairScales})
 	setTile(k, quant.TypeQ8_0, tileKernel{mr: gemvRows, nr: 1, fn: gemvQ80V})
-	k.packed[quant.TypeQ4_K] = q4KX16AVX2
+	k.packed[quant.TypeQ4_K] = q4KX16VNNI
 	k.packed[quant.TypeQ8_0] = q80Layout(gemvPackedQ80V, tilePackedQ80V)
 }
 
