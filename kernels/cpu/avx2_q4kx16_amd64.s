@@ -1,5 +1,6 @@
 #include "textflag.h"
 #include "avxvnni_amd64.h"
+#include "x16_amd64.h"
 
 // The sixteen-row Q4_K kernels on AVX2 (avx2_q4kx16_amd64.go): the
 // layout of avx512_q4kx16_amd64.go read as two halves of eight rows, a
@@ -34,23 +35,6 @@ GLOBL q4xOnes<>(SB), RODATA|NOPTR, $32
 #ifndef Q4XAHEAD
 #define Q4XAHEAD 9472
 #endif
-
-// Q4X8ARGS loads a *tileArgs at a+0(FP) and the row count: SI the packed
-// weights (one stream over every group), R13 activation row 0, R9 the
-// bytes from one activation row to the next and R10 three times that,
-// R14 the blocks per row, BX the outputs, R11 the bytes from one
-// activation row's outputs to the next, DX the rows.
-#define Q4X8ARGS \
-	MOVQ a+0(FP), AX; \
-	MOVQ 0(AX), SI; \
-	MOVQ 16(AX), R13; \
-	MOVQ 24(AX), R9; \
-	LEAQ (R9)(R9*2), R10; \
-	MOVQ 32(AX), R14; \
-	MOVQ 40(AX), BX; \
-	MOVQ 48(AX), R11; \
-	SHLQ $2, R11; \
-	MOVQ rows+8(FP), DX
 
 // Q4QUAD16(C, Q, OP) is quad Q of pair C for the sixteen rows: the
 // products with sub-block 2C's activations into Y0 (rows 0-7) and Y2
@@ -196,7 +180,7 @@ GLOBL q4xOnes<>(SB), RODATA|NOPTR, $32
 // left; Y10 and Y11 the super-block's integer sums and Y0, Y1 its
 // minimums' (rows 0-7, 8-15), Y12, Y13 acc and Y14, Y15 accMin.
 #define Q4GEMV(P, LG, LB) \
-	Q4X8ARGS; \
+	X16ARGSGP; \
 LG: \
 	MOVQ         R13, DI; \
 	MOVQ         R14, CX; \
@@ -415,7 +399,7 @@ TEXT ·gemvQ4KX16VNNI(SB), NOSPLIT, $32-16
 // activation row 0's super-block, CX super-blocks left, BX the outputs,
 // DX rows left; the sums and accumulators in the frame.
 #define Q4GEMM(QS, W, LG, LZ, LB) \
-	Q4X8ARGS; \
+	X16ARGSGP; \
 LG: \
 	MOVQ    R13, DI; \
 	MOVQ    R14, CX; \

@@ -1,13 +1,19 @@
 // Shared by the sixteen-row kernels (avx512_q4kx16_amd64.s,
-// avx512_mxfp4x16_amd64.s, avx512_q6kx16_amd64.s).
+// avx512_mxfp4x16_amd64.s, avx512_q6kx16_amd64.s, avx2_q4kx16_amd64.s).
 
-// X16ARGS loads a *tileArgs at a+0(FP) and the row count: SI the packed
+// X16ARGS loads a *tileArgs at a+0(FP) and the row count (X16ARGSGP), and
+// sets Z31 to 0x0f in every byte (the low nibbles' mask).
+#define X16ARGS \
+	X16ARGSGP; \
+	MOVQ         $0x0f0f0f0f, R12; \
+	VPBROADCASTD R12, Z31
+
+// X16ARGSGP loads a *tileArgs at a+0(FP) and the row count: SI the packed
 // weights (one stream over every group), R13 activation row 0, R9 the
 // bytes from one activation row to the next and R10 three times that,
 // R14 the blocks per row, BX the outputs, R11 the bytes from one
-// activation row's outputs to the next, DX the rows; Z31 0x0f in every
-// byte (the low nibbles' mask).
-#define X16ARGS \
+// activation row's outputs to the next, DX the rows.
+#define X16ARGSGP \
 	MOVQ         a+0(FP), AX; \
 	MOVQ         0(AX), SI; \
 	MOVQ         16(AX), R13; \
@@ -17,9 +23,7 @@
 	MOVQ         40(AX), BX; \
 	MOVQ         48(AX), R11; \
 	SHLQ         $2, R11; \
-	MOVQ         rows+8(FP), DX; \
-	MOVQ         $0x0f0f0f0f, R12; \
-	VPBROADCASTD R12, Z31
+	MOVQ         rows+8(FP), DX
 
 // X16STORE4 stores acc - accMin (ACC minus MIN, four activation rows:
 // Z8-Z11 minus Z12-Z15 when MIN is set, else Z8-Z11) at BX, BX+R11, ...,
