@@ -2,15 +2,16 @@
 #include "avxvnni_amd64.h"
 #include "x16_amd64.h"
 
-// The sixteen-row Q4_K kernels on AVX2 (avx2_q4kx16_amd64.go): the
-// layout of avx512_q4kx16_amd64.go read as two halves of eight rows, a
-// ymm's int32 lane each. A quad of pair C (chunk C: sub-blocks 2C and
+// The sixteen-row Q4_K kernels on AVX2 and AVX-VNNI
+// (avx2_q4kx16_amd64.go): the layout of avx512_q4kx16_amd64.go read as
+// two halves of eight rows, a ymm's int32 lane each. A quad of pair C (chunk C: sub-blocks 2C and
 // 2C+1) is 64 bytes at 320+64·C+256·q of the super-block, rows 0-7 in the
 // first 32 and rows 8-15 in the next; its low nibbles are sub-block 2C's
 // quants, its high nibbles sub-block 2C+1's, and each multiplies four
 // activations broadcast from memory (vpmaddubsw). A pair sum is at most
 // 2·15·128 in magnitude, so the eight quads of a sub-block add up in
-// int16 words exactly (at most 30720) before vpmaddwd widens them.
+// int16 words exactly (at most 30720) before vpmaddwd widens them. The
+// AVX-VNNI kernels add the products to int32 lanes with vpdpbusd instead.
 
 // q4x0f is 0x0f in every byte, q4xf0 0xf0; q4xOnes 1 in every int16
 // word.
@@ -32,9 +33,11 @@ DATA q4xOnes<>+16(SB)/8, $0x0001000100010001
 DATA q4xOnes<>+24(SB)/8, $0x0001000100010001
 GLOBL q4xOnes<>(SB), RODATA|NOPTR, $32
 
-#ifndef Q4XAHEAD
+// Q4XAHEAD is how far ahead of the super-block in use (four super-blocks
+// of the one stream) the decode kernels prefetch the weights: without it
+// they streamed 17-24 GB/s over a 38 MB matrix, with it 37-38, and in
+// llama-1b's decode half or one and a half times as far measured slower.
 #define Q4XAHEAD 9472
-#endif
 
 // Q4QUAD16(C, Q, OP) is quad Q of pair C for the sixteen rows: the
 // products with sub-block 2C's activations into Y0 (rows 0-7) and Y2
