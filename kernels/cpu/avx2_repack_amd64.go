@@ -6,10 +6,10 @@ import (
 	"saji/kernels/quant"
 )
 
-// The AVX2 kernels for weights interleaved by four rows (Repack): the
-// decode and prompt tiles of avx2_gemv_amd64.go and avx2_tile_amd64.go
-// with the interleaved layout's steps, the arithmetic, and so every
-// output bit, unchanged.
+// The AVX2 kernels for Q8_0 weights interleaved by four rows (Repack):
+// the file layout's Q8_0 decode kernel and prompt tile with the
+// interleaved layout's steps, the arithmetic, and so every output bit,
+// unchanged.
 
 // addAVX2Repack adds the AVX2 kernels for repacked weights (Repack):
 // Q8_0's four-row layout's decode kernel and prompt tile, and Q4_K's

@@ -488,8 +488,9 @@ func TestRepackMatMul(t *testing.T) {
 
 // TestRepackSkips checks that Repack leaves a weight as it is where it
 // should: SAJI_REPACK=off, by default the layouts not read whole (where
-// the system cannot drop the file's pages), memory short for the copy, fewer rows than a group, a type without an
-// interleaved kernel, the pure-Go kernels.
+// the system cannot drop the file's pages), memory short for the copy,
+// fewer rows than a group, a type without an interleaved kernel, the
+// pure-Go kernels.
 func TestRepackSkips(t *testing.T) {
 	kernelSetFor(t, setAVX2)
 	if New(1).k == nil {

@@ -93,8 +93,8 @@ func tileQ4KAVX2(a *tileArgs, rows int, gemm bool) {
 }
 
 // tileQ4KStepAVX2 is tileQ4KAVX2 with row r's super-block b at a.w +
-// r·a.wstride + b·bstep: the file's layout, or rows interleaved by four
-// (Repack).
+// r·a.wstride + b·bstep. Only the file's layout calls it now, as
+// gemvQ4KStepAVX2.
 //
 //go:noescape
 func tileQ4KStepAVX2(a *tileArgs, rows int, gemm bool, bstep int)
