@@ -1,21 +1,15 @@
 #include "textflag.h"
+#include "gemv_amd64.h"
 
 // AVX2 decode tiles: mr weight rows against one activation row per call
-// (see avx2_gemv_amd64.go). Each takes a *tileArgs (w @0, wstride @8, x
-// @16, n @32, out @40) and the number of weight rows, a multiple of four
-// (the Q4_K and Q8_0 tiles then the block step and the group step: bytes
-// from a row's block to its next, from a group of four rows to the next,
-// so that they read the file's layout or rows interleaved by four), and
-// runs over the weight rows in groups of four: per super-block the
-// activation-side work (block sums, scale) is done once for the group and
-// the four rows' integer sums are reduced and scaled together, each
-// output keeping the single-row kernel's float operations.
-//
-// Registers common to the kernels: R8 the current group's first weight
-// row, R12 wstride, R10 3·wstride, R13 the activation row, R14 n, BX the
-// group's first output, DX the weight rows left, SI and DI the weight and
-// activation cursors, CX the super-blocks left; with steps, R11 the block
-// step and AX the group step. Row r of the group is at SI + r·wstride.
+// (see avx2_gemv_amd64.go; gemv_amd64.h describes the arguments and
+// registers). The Q4_K and Q8_0 tiles also take the block step and the
+// group step (bytes from a row's block to its next, from a group of four
+// rows to the next). They run over the weight rows in groups of four (the
+// Q6_K tile in pairs): per super-block the activation-side work (block
+// sums, scale) is done once for the group and the rows' integer sums are
+// reduced and scaled together, each output keeping the single-row
+// kernel's float operations. Row r of a group is at SI + r·wstride.
 
 // gb0f is 0x0f in every byte; gb30 0x30; gOnes16 1 in every int16 word.
 DATA gb0f<>+0(SB)/8, $0x0f0f0f0f0f0f0f0f
@@ -100,60 +94,6 @@ DATA gkscMask<>+8(SB)/8, $0x0f0f0f0f3f3f3f3f
 DATA gkscMask<>+16(SB)/8, $0x0f0f0f0f3f3f3f3f
 DATA gkscMask<>+24(SB)/8, $0x0f0f0f0f3f3f3f3f
 GLOBL gkscMask<>(SB), RODATA|NOPTR, $32
-
-// GEMVARGS loads the tile description at a+0(FP) and the weight row count.
-#define GEMVARGS \
-	MOVQ a+0(FP), AX; \
-	MOVQ 0(AX), R8; \
-	MOVQ 8(AX), R12; \
-	LEAQ (R12)(R12*2), R10; \
-	MOVQ 16(AX), R13; \
-	MOVQ 32(AX), R14; \
-	MOVQ 40(AX), BX; \
-	MOVQ rows+8(FP), DX
-
-// GEMVSTEPARGS is GEMVARGS and the block and group steps.
-#define GEMVSTEPARGS \
-	GEMVARGS; \
-	MOVQ bstep+16(FP), R11; \
-	MOVQ gstep+24(FP), AX
-
-// GROUPSTART points SI, DI and CX at the group's first super-block, the
-// activation row and the super-block count.
-#define GROUPSTART \
-	MOVQ R8, SI; \
-	MOVQ R13, DI; \
-	MOVQ R14, CX
-
-// GROUPNEXT moves to the next four weight rows (the group step on) and
-// their outputs and loops to L while rows remain.
-#define GROUPNEXT(L) \
-	ADDQ AX, R8; \
-	ADDQ $16, BX; \
-	SUBQ $4, DX; \
-	JNZ  L
-
-// PREFETCH9 prefetches the nine cache lines from P on.
-#define PREFETCH9(P) \
-	PREFETCHT0 0(P); \
-	PREFETCHT0 64(P); \
-	PREFETCHT0 128(P); \
-	PREFETCHT0 192(P); \
-	PREFETCHT0 256(P); \
-	PREFETCHT0 320(P); \
-	PREFETCHT0 384(P); \
-	PREFETCHT0 448(P); \
-	PREFETCHT0 512(P)
-
-// PREFETCH7 prefetches the seven cache lines from P on.
-#define PREFETCH7(P) \
-	PREFETCHT0 0(P); \
-	PREFETCHT0 64(P); \
-	PREFETCHT0 128(P); \
-	PREFETCHT0 192(P); \
-	PREFETCHT0 256(P); \
-	PREFETCHT0 320(P); \
-	PREFETCHT0 384(P)
 
 // Q4SCALES2 decodes the scales and minimums of two rows
 // (R0 and R1: the two rows' block addresses, (SI) or (SI)(R12*1) etc.): SCA and SCB
@@ -395,12 +335,13 @@ GLOBL gPairShuf<>(SB), RODATA|NOPTR, $128
 // rows' float32 accumulators.
 TEXT ·gemvQ6KAVX2(SB), NOSPLIT, $0-16
 	GEMVARGS
+	Q6AHEAD(q6gahead)
 	VMOVDQU gb0f<>(SB), Y15
 	VMOVDQU gb30<>(SB), Y14
 
 q6grow:
 	GROUPSTART
-	LEAQ   (R8)(R12*2), R9 // the next pair of rows, prefetched as this one runs
+	LEAQ   (R8)(R10*1), R9 // a pair Q6AHEAD on, prefetched as this one runs
 	VXORPS Y12, Y12, Y12
 	VXORPS Y13, Y13, Y13
 

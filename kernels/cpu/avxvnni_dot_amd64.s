@@ -1,6 +1,7 @@
 #include "textflag.h"
 #include "avxvnni_amd64.h"
 #include "q8tile_amd64.h"
+#include "gemv_amd64.h"
 
 // AVX-VNNI kernels: the AVX2 kernels (avx2_k_amd64.s, avx2_tile_amd64.s,
 // avx2_gemv_amd64.s, avx2_q8_amd64.s, avx2_ftile_amd64.s) with, for Q4_K
@@ -160,23 +161,6 @@ GLOBL vkscMask<>(SB), RODATA|NOPTR, $32
 #define TILEARGS \
 	TARGS; \
 	MOVQ rows+8(FP), DX
-
-// GEMVARGS loads the tile description at a+0(FP) and the weight row count.
-#define GEMVARGS \
-	MOVQ a+0(FP), AX; \
-	MOVQ 0(AX), R8; \
-	MOVQ 8(AX), R12; \
-	LEAQ (R12)(R12*2), R10; \
-	MOVQ 16(AX), R13; \
-	MOVQ 32(AX), R14; \
-	MOVQ 40(AX), BX; \
-	MOVQ rows+8(FP), DX
-
-// GEMVSTEPARGS is GEMVARGS and the block and group steps: R11 and AX.
-#define GEMVSTEPARGS \
-	GEMVARGS; \
-	MOVQ bstep+16(FP), R11; \
-	MOVQ gstep+24(FP), AX
 
 // FTARGS loads a Q8_0 tile description (TARGS): SI the first weight row,
 // DI the first activation row, CX n.
@@ -778,49 +762,7 @@ q6tblock:
 	VZEROUPPER
 	RET
 
-// Decode tiles (avx2_gemv_amd64.s): a *tileArgs (w @0, wstride @8, x @16,
-// n @32, out @40) and the number of weight rows, run over the weight rows
-// in groups against one activation row. Registers: R8 the current group's
-// first weight row, R12 wstride, R10 3·wstride, R13 the activation row,
-// R14 n, BX the group's first output, DX the weight rows left, SI and DI
-// the weight and activation cursors, CX the super-blocks left.
-
-// GROUPSTART points SI, DI and CX at the group's first super-block, the
-// activation row and the super-block count.
-#define GROUPSTART \
-	MOVQ R8, SI; \
-	MOVQ R13, DI; \
-	MOVQ R14, CX
-
-// GROUPSTEP moves to the next four weight rows (the group step AX on) and
-// their outputs and loops to L while rows remain.
-#define GROUPSTEP(L) \
-	ADDQ AX, R8; \
-	ADDQ $16, BX; \
-	SUBQ $4, DX; \
-	JNZ  L
-
-// PREFETCH9 prefetches the nine cache lines from P on.
-#define PREFETCH9(P) \
-	PREFETCHT0 0(P); \
-	PREFETCHT0 64(P); \
-	PREFETCHT0 128(P); \
-	PREFETCHT0 192(P); \
-	PREFETCHT0 256(P); \
-	PREFETCHT0 320(P); \
-	PREFETCHT0 384(P); \
-	PREFETCHT0 448(P); \
-	PREFETCHT0 512(P)
-
-// PREFETCH7 prefetches the seven cache lines from P on.
-#define PREFETCH7(P) \
-	PREFETCHT0 0(P); \
-	PREFETCHT0 64(P); \
-	PREFETCHT0 128(P); \
-	PREFETCHT0 192(P); \
-	PREFETCHT0 256(P); \
-	PREFETCHT0 320(P); \
-	PREFETCHT0 384(P)
+// Decode tiles: gemv_amd64.h describes their arguments and registers.
 
 // Q4SCALES2 decodes the scales and minimums of two rows
 // (R0 and R1: the two rows' block addresses, (SI) or (SI)(R12*1) etc.): SCA and SCB
@@ -941,7 +883,7 @@ q4gblock:
 	VEXTRACTF128 $1, Y0, X1
 	VSHUFPS      $0x88, X1, X0, X0
 	VMOVUPS      X0, (BX)
-	GROUPSTEP(q4grow)
+	GROUPNEXT(q4grow)
 	VZEROUPPER
 	RET
 
@@ -1028,12 +970,13 @@ q4gblock:
 // rows' float32 accumulators.
 TEXT ·gemvQ6KVNNI(SB), NOSPLIT, $0-16
 	GEMVARGS
+	Q6AHEAD(q6gahead)
 	VMOVDQU vb0f<>(SB), Y15
 	VMOVDQU vb30<>(SB), Y14
 
 q6grow:
 	GROUPSTART
-	LEAQ   (R8)(R12*2), R9 // the next pair of rows, prefetched as this one runs
+	LEAQ   (R8)(R10*1), R9 // a pair Q6AHEAD on, prefetched as this one runs
 	VXORPS Y12, Y12, Y12
 	VXORPS Y13, Y13, Y13
 
@@ -1199,7 +1142,7 @@ q80gblock:
 	VMOVSS X0, 8(BX)
 	HSUM8R(Y11, X11)
 	VMOVSS X0, 12(BX)
-	GROUPSTEP(q80grow)
+	GROUPNEXT(q80grow)
 	VZEROUPPER
 	RET
 
