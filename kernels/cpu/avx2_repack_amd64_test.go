@@ -158,14 +158,14 @@ func TestRepackGemv(t *testing.T) {
 	}
 }
 
-// TestQ4KX16TileAVX2 checks the AVX2 and AVX-VNNI prompt tiles over the
-// sixteen-row Q4_K layout (x16Tile on the prompt and decode kernels) bit
-// for bit against the oracle: every mask of activation rows in dotK's gemm
-// order (the mixed ones, which the matrix product never asks for, too),
-// quantized normal and random raw weights against normal and ±127
-// activations, one to five super-blocks, none (every output +0), and
-// outputs at a stride with the slots between them left untouched.
-func TestQ4KX16TileAVX2(t *testing.T) {
+// TestQ4KX16Tile checks each set's prompt tile over the sixteen-row Q4_K
+// layout (x16Tile on the prompt and decode kernels) bit for bit against
+// the oracle: every mask of activation rows in dotK's gemm order (the
+// mixed ones, which the matrix product never asks for, too), quantized
+// normal and random raw weights against normal and ±127 activations, one
+// to five super-blocks, none (every output +0), and outputs at a stride
+// with the slots between them left untouched.
+func TestQ4KX16Tile(t *testing.T) {
 	rng := rand.New(rand.NewPCG(67, 68))
 	const ostride = x16Rows + 2
 	for _, k := range q4KX16Kernels {

@@ -10,11 +10,29 @@ import (
 	"saji/kernels/quant"
 )
 
-// TestGemvQ4KX16 checks the sixteen-row Q4_K decode kernel bit for bit
-// against gemvQ4KAVX512 on the file's layout.
+// q4KX16Kernels are the sixteen-row Q4_K kernels of each x86 set.
+var q4KX16Kernels = []struct {
+	set        string
+	gemv, gemm func(a *tileArgs, rows int)
+	tile       func(a *tileArgs)
+}{
+	{setAVX512, gemvQ4KX16AVX512, gemmQ4KX16AVX512, tileQ4KX16},
+	{setAVX2, gemvQ4KX16AVX2, gemmQ4KX16AVX2, tileQ4KX16A2},
+	{setAVXVNNI, gemvQ4KX16VNNI, gemmQ4KX16VNNI, tileQ4KX16V},
+}
+
+// TestGemvQ4KX16 checks each set's sixteen-row Q4_K decode kernel bit for
+// bit against the file layout's single-row kernel, dotQ4KAVX2.
 func TestGemvQ4KX16(t *testing.T) {
-	kernelSetFor(t, setAVX512)
-	rng := rand.New(rand.NewPCG(71, 72))
+	for _, k := range q4KX16Kernels {
+		t.Run(k.set, func(t *testing.T) { testGemvQ4KX16(t, k.set, k.gemv) })
+	}
+}
+
+// testGemvQ4KX16 is TestGemvQ4KX16 on the kernel set set's gemv.
+func testGemvQ4KX16(t *testing.T, set string, gemv func(a *tileArgs, rows int)) {
+	kernelSetFor(t, set)
+	rng := rand.New(rand.NewPCG(171, 172))
 	for _, s := range []struct{ rows, nb int }{{16, 1}, {32, 3}, {64, 8}, {48, 16}} {
 		for _, extreme := range []bool{false, true} {
 			w := kWeights(t, rng, quant.TypeQ4_K, s.nb*s.rows, 1)
@@ -22,29 +40,35 @@ func TestGemvQ4KX16(t *testing.T) {
 			if extreme {
 				x = kExtremeActs(rng, s.nb)
 			}
-			rb := s.nb * 144
-			want := make([]float32, s.rows)
-			a := tileArgs{w: &w[0], wstride: rb, x: unsafe.Pointer(&x[0]), xstride: s.nb * 292, n: s.nb, out: &want[0], ostride: s.rows}
-			gemvQ4KAVX512(&a, s.rows)
+			rb := s.nb * q4KBytes
 			p := make([]byte, q4KX16.size(s.rows, rb))
 			packQ4KX16(p, w, 0, s.rows/x16Rows, s.nb)
 			got := make([]float32, s.rows)
 			b := tileArgs{w: &p[0], x: unsafe.Pointer(&x[0]), n: s.nb, out: &got[0]}
-			gemvQ4KX16AVX512(&b, s.rows)
+			gemv(&b, s.rows)
 			for i := range got {
-				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
-					t.Fatalf("rows=%d nb=%d extreme=%v: out[%d] = %v, want %v", s.rows, s.nb, extreme, i, got[i], want[i])
+				want := dotQ4KAVX2(&w[i*rb], &x[0], s.nb, false)
+				if math.Float32bits(got[i]) != math.Float32bits(want) {
+					t.Fatalf("rows=%d nb=%d extreme=%v: out[%d] = %v, want %v", s.rows, s.nb, extreme, i, got[i], want)
 				}
 			}
 		}
 	}
 }
 
-// TestGemmQ4KX16 checks the sixteen-row Q4_K prompt kernel bit for bit
-// against tileQ4KAVX512's gemm order on the file's layout.
+// TestGemmQ4KX16 checks each set's sixteen-row Q4_K prompt kernel bit for
+// bit against dotQ4KAVX2's gemm order on the file's layout
+// (TestQ4KX16Tile checks the other orders).
 func TestGemmQ4KX16(t *testing.T) {
-	kernelSetFor(t, setAVX512)
-	rng := rand.New(rand.NewPCG(73, 74))
+	for _, k := range q4KX16Kernels {
+		t.Run(k.set, func(t *testing.T) { testGemmQ4KX16(t, k.set, k.gemm) })
+	}
+}
+
+// testGemmQ4KX16 is TestGemmQ4KX16 on the kernel set set's gemm.
+func testGemmQ4KX16(t *testing.T, set string, gemm func(a *tileArgs, rows int)) {
+	kernelSetFor(t, set)
+	rng := rand.New(rand.NewPCG(173, 174))
 	for _, s := range []struct{ rows, nb int }{{16, 1}, {32, 3}, {64, 8}, {48, 16}} {
 		for _, extreme := range []bool{false, true} {
 			w := kWeights(t, rng, quant.TypeQ4_K, s.nb*s.rows, 1)
@@ -53,41 +77,18 @@ func TestGemmQ4KX16(t *testing.T) {
 			if extreme {
 				x = kExtremeActs(rng, 4*s.nb)
 			}
-			rb := s.nb * 144
+			rb := s.nb * q4KBytes
 			const ostride = 70
-			want := make([]float32, 4*ostride)
-			a := tileArgs{w: &w[0], wstride: rb, x: unsafe.Pointer(&x[0]), xstride: s.nb * 292, n: s.nb, out: &want[0], ostride: ostride}
-			tileQ4KAVX512(&a, s.rows, true)
 			p := make([]byte, q4KX16.size(s.rows, rb))
 			packQ4KX16(p, w, 0, s.rows/x16Rows, s.nb)
 			got := make([]float32, 4*ostride)
-			b := a
-			b.w, b.out = &p[0], &got[0]
-			gemmQ4KX16AVX512(&b, s.rows)
-			for i := range got {
-				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
-					t.Fatalf("rows=%d nb=%d extreme=%v: out[%d] = %v, want %v", s.rows, s.nb, extreme, i, got[i], want[i])
-				}
-			}
-			if want[0] == 0 || want[ostride+s.rows-1] == 0 {
-				t.Fatalf("rows=%d nb=%d: outputs not written", s.rows, s.nb)
-			}
-			// The gemv order, and mixed orders, a group at a time: each output as the
-			// single-row kernel computes it in its row's order.
-			for _, gemm := range []uint64{0, 1, 6, 9, 15} {
-				c := b
-				c.gemm = gemm
-				for g := range s.rows / x16Rows {
-					c.w = &p[g*s.nb*x16BlockBytes]
-					c.out = &got[g*x16Rows]
-					tileQ4KX16(&c)
-				}
-				for j := range 4 {
-					for r := range s.rows {
-						want := dotQ4KAVX512(&w[r*rb], &x[j*s.nb], s.nb, gemm&(1<<j) != 0)
-						if v := got[j*ostride+r]; math.Float32bits(v) != math.Float32bits(want) {
-							t.Fatalf("rows=%d nb=%d gemm=%b: out[%d][%d] = %v, want %v", s.rows, s.nb, gemm, j, r, v, want)
-						}
+			b := tileArgs{w: &p[0], x: unsafe.Pointer(&x[0]), xstride: s.nb * 292, n: s.nb, out: &got[0], ostride: ostride}
+			gemm(&b, s.rows)
+			for j := range 4 {
+				for r := range s.rows {
+					want := dotQ4KAVX2(&w[r*rb], &x[j*s.nb], s.nb, true)
+					if v := got[j*ostride+r]; math.Float32bits(v) != math.Float32bits(want) {
+						t.Fatalf("rows=%d nb=%d extreme=%v: out[%d][%d] = %v, want %v", s.rows, s.nb, extreme, j, r, v, want)
 					}
 				}
 			}
