@@ -47,17 +47,9 @@ func gemvQ4KWith(a *tileArgs, gemv func(a *tileArgs, rows int), dot func(w *byte
 // minimums times the activations' block sums, converted to float32 and
 // scaled by [d, dmin]·x.d into [acc, accMin] with one fused multiply-add,
 // acc - accMin at the end. a.n must be at least 1.
-func gemvQ4KAVX2(a *tileArgs, rows int) {
-	gemvQ4KStepAVX2(a, rows, quant.TypeQ4_K.TypeSize(), gemvRows*a.wstride)
-}
-
-// gemvQ4KStepAVX2 is gemvQ4KAVX2 with row r's super-block b at a.w +
-// r·a.wstride + b·bstep and each group of four rows gstep bytes after the
-// one before. Only the file's layout calls it now: the four-row Q4_K
-// layout that also did is gone (avx2_q4kx16_amd64.go replaced it).
 //
 //go:noescape
-func gemvQ4KStepAVX2(a *tileArgs, rows, bstep, gstep int)
+func gemvQ4KAVX2(a *tileArgs, rows int)
 
 // gemvQ6K computes gemvRows Q6_K outputs for one activation row.
 func gemvQ6K(a *tileArgs) { kTile(a, gemvRows, 1, gemvQ6KAVX2) }

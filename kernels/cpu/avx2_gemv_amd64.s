@@ -3,13 +3,14 @@
 
 // AVX2 decode tiles: mr weight rows against one activation row per call
 // (see avx2_gemv_amd64.go; gemv_amd64.h describes the arguments and
-// registers). The Q4_K and Q8_0 tiles also take the block step and the
-// group step (bytes from a row's block to its next, from a group of four
-// rows to the next). They run over the weight rows in groups of four (the
-// Q6_K tile in pairs): per super-block the activation-side work (block
-// sums, scale) is done once for the group and the rows' integer sums are
-// reduced and scaled together, each output keeping the single-row
-// kernel's float operations. Row r of a group is at SI + r·wstride.
+// registers). The Q8_0 tile also takes the block step and the group step
+// (bytes from a row's block to its next, from a group of four rows to the
+// next), for the four-row Q8_0 layout. They run over the weight rows in
+// groups of four (the Q6_K tile in pairs): per super-block the
+// activation-side work (block sums, scale) is done once for the group and
+// the rows' integer sums are reduced and scaled together, each output
+// keeping the single-row kernel's float operations. Row r of a group is
+// at SI + r·wstride.
 
 // gb0f is 0x0f in every byte; gb30 0x30; gOnes16 1 in every int16 word.
 DATA gb0f<>+0(SB)/8, $0x0f0f0f0f0f0f0f0f
@@ -143,11 +144,13 @@ GLOBL gkscMask<>(SB), RODATA|NOPTR, $32
 	Q4ROWPAIR((SI)(R12*2), QS, XO, BC, Y2, Y10); \
 	Q4ROWPAIR((SI)(R10*1), QS, XO, BC, Y3, Y11)
 
-// func gemvQ4KStepAVX2(a *tileArgs, rows, bstep, gstep int)
+// func gemvQ4KAVX2(a *tileArgs, rows int)
 //
 // Y12 holds [acc, accMin] of rows 0..3 as [a0, m0, a1, m1 | a2, m2, a3, m3].
-TEXT ·gemvQ4KStepAVX2(SB), NOSPLIT, $0-32
-	GEMVSTEPARGS
+TEXT ·gemvQ4KAVX2(SB), NOSPLIT, $0-16
+	GEMVARGS
+	MOVQ R12, AX
+	SHLQ $2, AX // the group step: four rows
 	VMOVDQU gb0f<>(SB), Y15
 	VPXOR   Y14, Y14, Y14
 
@@ -203,7 +206,7 @@ q4gblock:
 	VMULPS       Y5, Y4, Y4
 	VFMADD231PS  Y9, Y4, Y12
 
-	ADDQ R11, SI
+	ADDQ $144, SI
 	ADDQ $292, DI
 	ADDQ $576, R9
 	DECQ CX

@@ -88,16 +88,9 @@ func tileSingleK(a *tileArgs, mr, nr int, dot func(w *byte, x *q8KBlock, n int, 
 // and with gemm each chunk's pair is scaled into [acc | accMin] lanes (one
 // lane per activation row) with a fused multiply-add; without gemm the
 // chunks are first added as integers. a.n must be at least 1.
-func tileQ4KAVX2(a *tileArgs, rows int, gemm bool) {
-	tileQ4KStepAVX2(a, rows, gemm, q4KBytes)
-}
-
-// tileQ4KStepAVX2 is tileQ4KAVX2 with row r's super-block b at a.w +
-// r·a.wstride + b·bstep. Only the file's layout calls it now, as
-// gemvQ4KStepAVX2.
 //
 //go:noescape
-func tileQ4KStepAVX2(a *tileArgs, rows int, gemm bool, bstep int)
+func tileQ4KAVX2(a *tileArgs, rows int, gemm bool)
 
 // tileQ6KAVX2 computes rows×4 Q6_K outputs as dotQ6KAVX2 does each: eight
 // int32 lanes per activation row and super-block, one fused multiply-add

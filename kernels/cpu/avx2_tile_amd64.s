@@ -179,8 +179,8 @@ GLOBL tkscMask<>(SB), RODATA|NOPTR, $16
 	VPHADDD Y5, Y4, Y4; \
 	VPHADDD Y4, Y3, RP
 
-// func tileQ4KStepAVX2(a *tileArgs, rows int, gemm bool, bstep int)
-TEXT ·tileQ4KStepAVX2(SB), NOSPLIT, $0-32
+// func tileQ4KAVX2(a *tileArgs, rows int, gemm bool)
+TEXT ·tileQ4KAVX2(SB), NOSPLIT, $0-17
 	TILEARGS
 	VMOVDQU tb0f<>(SB), Y15
 
@@ -271,7 +271,7 @@ q4tgemv:
 	VFMADD231PS  Y6, Y13, Y12
 
 q4tnext:
-	ADDQ bstep+24(FP), SI
+	ADDQ $144, SI
 	ADDQ $292, DI
 	DECQ CX
 	JNZ  q4tblock

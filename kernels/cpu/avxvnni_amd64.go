@@ -96,14 +96,9 @@ func dotQ6KVNNI(w *byte, x *q8KBlock, n int, gemm bool) float32
 func dotQ5KVNNI(w *byte, x *q8KBlock, n int, gemm bool) float32
 
 // tileQ4KVNNI is tileQ4KAVX2 with vpdpwssd.
-func tileQ4KVNNI(a *tileArgs, rows int, gemm bool) {
-	tileQ4KStepVNNI(a, rows, gemm, q4KBytes)
-}
-
-// tileQ4KStepVNNI is tileQ4KStepAVX2 with vpdpwssd.
 //
 //go:noescape
-func tileQ4KStepVNNI(a *tileArgs, rows int, gemm bool, bstep int)
+func tileQ4KVNNI(a *tileArgs, rows int, gemm bool)
 
 // tileQ6KVNNI is tileQ6KAVX2 with vpdpwssd.
 //
@@ -111,14 +106,9 @@ func tileQ4KStepVNNI(a *tileArgs, rows int, gemm bool, bstep int)
 func tileQ6KVNNI(a *tileArgs, rows int)
 
 // gemvQ4KVNNI is gemvQ4KAVX2 with vpdpwssd.
-func gemvQ4KVNNI(a *tileArgs, rows int) {
-	gemvQ4KStepVNNI(a, rows, q4KBytes, gemvRows*a.wstride)
-}
-
-// gemvQ4KStepVNNI is gemvQ4KStepAVX2 with vpdpwssd.
 //
 //go:noescape
-func gemvQ4KStepVNNI(a *tileArgs, rows, bstep, gstep int)
+func gemvQ4KVNNI(a *tileArgs, rows int)
 
 // gemvQ6KVNNI is gemvQ6KAVX2 with vpdpwssd.
 //

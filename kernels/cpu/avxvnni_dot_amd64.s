@@ -525,8 +525,8 @@ q5loop:
 	VPHADDD Y5, Y4, Y4; \
 	VPHADDD Y4, Y3, RP
 
-// func tileQ4KStepVNNI(a *tileArgs, rows int, gemm bool, bstep int)
-TEXT ·tileQ4KStepVNNI(SB), NOSPLIT, $0-32
+// func tileQ4KVNNI(a *tileArgs, rows int, gemm bool)
+TEXT ·tileQ4KVNNI(SB), NOSPLIT, $0-17
 	TILEARGS
 	VMOVDQU vb0f<>(SB), Y15
 
@@ -617,7 +617,7 @@ q4tgemv:
 	VFMADD231PS  Y6, Y13, Y12
 
 q4tnext:
-	ADDQ bstep+24(FP), SI
+	ADDQ $144, SI
 	ADDQ $292, DI
 	DECQ CX
 	JNZ  q4tblock
@@ -812,11 +812,13 @@ q6tblock:
 	Q4ROWPAIR((SI)(R12*2), QS, XO, BC, Y2, 10); \
 	Q4ROWPAIR((SI)(R10*1), QS, XO, BC, Y3, 11)
 
-// func gemvQ4KStepVNNI(a *tileArgs, rows, bstep, gstep int)
+// func gemvQ4KVNNI(a *tileArgs, rows int)
 //
 // Y12 holds [acc, accMin] of rows 0..3 as [a0, m0, a1, m1 | a2, m2, a3, m3].
-TEXT ·gemvQ4KStepVNNI(SB), NOSPLIT, $0-32
-	GEMVSTEPARGS
+TEXT ·gemvQ4KVNNI(SB), NOSPLIT, $0-16
+	GEMVARGS
+	MOVQ R12, AX
+	SHLQ $2, AX // the group step: four rows
 	VMOVDQU vb0f<>(SB), Y15
 	VPXOR   Y14, Y14, Y14
 
@@ -872,7 +874,7 @@ q4gblock:
 	VMULPS       Y5, Y4, Y4
 	VFMADD231PS  Y9, Y4, Y12
 
-	ADDQ R11, SI
+	ADDQ $144, SI
 	ADDQ $292, DI
 	ADDQ $576, R9
 	DECQ CX
