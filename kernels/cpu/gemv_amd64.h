@@ -39,18 +39,6 @@
 	SUBQ $4, DX; \
 	JNZ  L
 
-// PREFETCH9 prefetches the nine cache lines from P on.
-#define PREFETCH9(P) \
-	PREFETCHT0 0(P); \
-	PREFETCHT0 64(P); \
-	PREFETCHT0 128(P); \
-	PREFETCHT0 192(P); \
-	PREFETCHT0 256(P); \
-	PREFETCHT0 320(P); \
-	PREFETCHT0 384(P); \
-	PREFETCHT0 448(P); \
-	PREFETCHT0 512(P)
-
 // PREFETCH7 prefetches the seven cache lines from P on.
 #define PREFETCH7(P) \
 	PREFETCHT0 0(P); \
@@ -60,6 +48,12 @@
 	PREFETCHT0 256(P); \
 	PREFETCHT0 320(P); \
 	PREFETCHT0 384(P)
+
+// PREFETCH9 prefetches the nine cache lines from P on.
+#define PREFETCH9(P) \
+	PREFETCH7(P); \
+	PREFETCHT0 448(P); \
+	PREFETCHT0 512(P)
 
 // Q6PREFETCH is the least distance, in bytes, from the Q6_K row pair a
 // decode tile reads to the pair it prefetches meanwhile.
