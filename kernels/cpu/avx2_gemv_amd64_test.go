@@ -31,9 +31,10 @@ var gemvAsmK = map[quant.Type]func(a *tileArgs, rows int){
 // single-row kernel and the oracle for each output: quantized normal
 // weights and activations, random weight bytes with large scales against
 // ±127 and zero activations, all-zero weights; 1 to 17 super-blocks; row
-// strides larger than a row; the tile through its table entry (gemm bit
-// clear and set) and the assembly over three groups of rows; the output
-// slots after the tile's outputs left untouched.
+// strides larger than a row, and none (every row the same bytes); the
+// tile through its table entry (gemm bit clear and set) and the assembly
+// over three groups of rows; the output slots after the tile's outputs
+// left untouched.
 func TestAVX2GemvK(t *testing.T) {
 	k := avx2GemvSet(t)
 	rng := rand.New(rand.NewPCG(31, 32))
@@ -48,16 +49,19 @@ func TestAVX2GemvK(t *testing.T) {
 			}
 			for _, nb := range []int{1, 2, 3, 5, 17} {
 				for _, wk := range []string{"normal", "raw-large", "extreme", "zero"} {
-					for _, call := range []string{"tile", "tile-gemm", "asm12"} {
+					for _, call := range []string{"tile", "tile-gemm", "asm12", "asm12-stride0"} {
 						t.Run(fmt.Sprintf("%v/%dx1/%d/%s/%s", typ, tk.mr, nb, wk, call), func(t *testing.T) {
 							rows := tk.mr
-							if call == "asm12" {
+							if call != "tile" && call != "tile-gemm" {
 								rows = 12
 							}
 							gemm := call == "tile-gemm"
 							rb := nb * typ.TypeSize()
 							wstride := rb + 13
-							w := make([]byte, rows*wstride)
+							if call == "asm12-stride0" {
+								wstride = 0
+							}
+							w := make([]byte, max(rows*wstride, rb))
 							for i := range rows {
 								var wr []byte
 								switch wk {
@@ -87,7 +91,7 @@ func TestAVX2GemvK(t *testing.T) {
 							if gemm {
 								a.gemm = 1
 							}
-							if call == "asm12" {
+							if rows == 12 {
 								gemvAsmK[typ](&a, rows)
 							} else {
 								tk.fn(&a)

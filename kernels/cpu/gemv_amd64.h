@@ -64,10 +64,13 @@
 // Q6PREFETCH bytes, so that short rows prefetch as far ahead as long ones
 // (the next pair, 3.4 KB on at llama-1b's rows of 2048, came too late:
 // its output matrix streamed at 18.7 GB/s against 22.5 with three pairs,
-// on one thread). L is a label for the loop. Uses AX.
+// on one thread). With a wstride of 0 it is 0. L is a label for the
+// loop. Uses AX.
 #define Q6AHEAD(L) \
 	LEAQ (R12)(R12*1), AX; \
 	MOVQ AX, R10; \
+	TESTQ AX, AX; \
+	JZ   5(PC); \
 L: \
 	CMPQ R10, $Q6PREFETCH; \
 	JGE  3(PC); \
