@@ -85,8 +85,8 @@ func gemvQ80AVX2(a *tileArgs, rows int) {
 
 // gemvQ80StepAVX2 is gemvQ80AVX2 with row r's block b at a.w +
 // r·a.wstride + b·bstep and each group of four rows gstep bytes after the
-// one before. Only the file's layout calls it now: the four-row Q4_K
-// layout that also did is gone (avx2_q4kx16_amd64.go replaced it).
+// one before: the file's layout, or Q8_0 rows interleaved by four
+// (Repack, gemvPackedQ80).
 //
 //go:noescape
 func gemvQ80StepAVX2(a *tileArgs, rows, bstep, gstep int)

@@ -51,8 +51,9 @@ func TestAVX2GemvK(t *testing.T) {
 				for _, wk := range []string{"normal", "raw-large", "extreme", "zero"} {
 					for _, call := range []string{"tile", "tile-gemm", "asm12", "asm12-stride0"} {
 						t.Run(fmt.Sprintf("%v/%dx1/%d/%s/%s", typ, tk.mr, nb, wk, call), func(t *testing.T) {
+							asm := call == "asm12" || call == "asm12-stride0"
 							rows := tk.mr
-							if call != "tile" && call != "tile-gemm" {
+							if asm {
 								rows = 12
 							}
 							gemm := call == "tile-gemm"
@@ -91,7 +92,7 @@ func TestAVX2GemvK(t *testing.T) {
 							if gemm {
 								a.gemm = 1
 							}
-							if rows == 12 {
+							if asm {
 								gemvAsmK[typ](&a, rows)
 							} else {
 								tk.fn(&a)

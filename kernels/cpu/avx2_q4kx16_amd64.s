@@ -4,14 +4,15 @@
 
 // The sixteen-row Q4_K kernels on AVX2 and AVX-VNNI
 // (avx2_q4kx16_amd64.go): the layout of avx512_q4kx16_amd64.go read as
-// two halves of eight rows, a ymm's int32 lane each. A quad of pair C (chunk C: sub-blocks 2C and
-// 2C+1) is 64 bytes at 320+64·C+256·q of the super-block, rows 0-7 in the
-// first 32 and rows 8-15 in the next; its low nibbles are sub-block 2C's
-// quants, its high nibbles sub-block 2C+1's, and each multiplies four
-// activations broadcast from memory (vpmaddubsw). A pair sum is at most
-// 2·15·128 in magnitude, so the eight quads of a sub-block add up in
-// int16 words exactly (at most 30720) before vpmaddwd widens them. The
-// AVX-VNNI kernels add the products to int32 lanes with vpdpbusd instead.
+// two halves of eight rows, a ymm's int32 lane each. A quad of pair C
+// (chunk C: sub-blocks 2C and 2C+1) is 64 bytes at 320+64·C+256·q of the
+// super-block, rows 0-7 in the first 32 and rows 8-15 in the next; its
+// low nibbles are sub-block 2C's quants, its high nibbles sub-block
+// 2C+1's, and each multiplies four activations broadcast from memory
+// (vpmaddubsw). A pair sum is at most 2·15·128 in magnitude, so the eight
+// quads of a sub-block add up in int16 words exactly (at most 30720)
+// before vpmaddwd widens them. The AVX-VNNI kernels add the products to
+// int32 lanes with vpdpbusd instead.
 
 // q4x0f is 0x0f in every byte, q4xf0 0xf0; q4xOnes 1 in every int16
 // word.
