@@ -268,6 +268,7 @@ var repackShapes = []struct {
 }{
 	{quant.TypeQ8_0, 2048, 8192},
 	{quant.TypeQ8_0, 4096, 4096},
+	{quant.TypeQ8_0, 8192, 2048},
 }
 
 // repackWorkingSet is the weight bytes a measurement cycles through, so
@@ -488,17 +489,18 @@ func TestRepackMatMul(t *testing.T) {
 
 // TestRepackSkips checks that Repack leaves a weight as it is where it
 // should: SAJI_REPACK=off, by default the layouts not read whole (where
-// the system cannot drop the file's pages), memory short for the copy,
-// fewer rows than a group, a type without an interleaved kernel, the
-// pure-Go kernels.
+// the system cannot drop the file's pages) and Q8_0 rows longer than the
+// four-row layout pays for (q80InterleaveCols), memory short for the
+// copy, fewer rows than a group, a type without an interleaved kernel,
+// the pure-Go kernels.
 func TestRepackSkips(t *testing.T) {
 	kernelSetFor(t, setAVX2)
 	if New(1).k == nil {
 		t.Skip("cpu: SAJI_SIMD=off: the backend has no kernel set to repack for")
 	}
-	weight := func(t *testing.T, b *Backend, typ quant.Type, m int) kernels.Tensor {
+	weight := func(t *testing.T, b *Backend, typ quant.Type, cols, m int) kernels.Tensor {
 		t.Helper()
-		w, err := b.Weight(typ, []int{256, m}, make([]byte, m*typ.TypeSize()*256/typ.BlockSize()))
+		w, err := b.Weight(typ, []int{cols, m}, make([]byte, m*typ.TypeSize()*cols/typ.BlockSize()))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -509,6 +511,9 @@ func TestRepackSkips(t *testing.T) {
 		k := New(1).k.packed[typ]
 		return k.whole()
 	}
+	// The four-row Q8_0 layout (AVX2, AVX-VNNI) takes rows of up to
+	// q80InterleaveCols by default, AVX-512's eight-row one every length.
+	longQ80 := byDefault(quant.TypeQ8_0) && New(1).k.packed[quant.TypeQ8_0].rows != interleaveRows
 	cases := []struct {
 		name   string
 		ref    bool
@@ -517,18 +522,22 @@ func TestRepackSkips(t *testing.T) {
 		env    string
 		avail  int64
 		packed bool
+		cols   int
 	}{
-		{"repacked", false, quant.TypeQ4_K, 16, "on", 8 << 30, true},
-		{"SAJI_REPACK=off", false, quant.TypeQ4_K, 16, "off", 8 << 30, false},
-		{"Q4_K by default where read whole", false, quant.TypeQ4_K, 16, "", 8 << 30, byDefault(quant.TypeQ4_K)},
-		{"Q8_0 by default where read whole", false, quant.TypeQ8_0, 16, "", 8 << 30, byDefault(quant.TypeQ8_0)},
-		{"memory short", false, quant.TypeQ8_0, 16, "on", repackReserve + 100, false},
-		{"three rows", false, quant.TypeQ4_K, 3, "on", 8 << 30, false},
-		{"Q6_K by default where read whole", false, quant.TypeQ6_K, 16, "", 8 << 30, byDefault(quant.TypeQ6_K)},
-		{"Q2_K by default where read whole", false, quant.TypeQ2_K, 16, "", 8 << 30, byDefault(quant.TypeQ2_K)},
-		{"Q3_K by default where read whole", false, quant.TypeQ3_K, 16, "", 8 << 30, byDefault(quant.TypeQ3_K)},
-		{"Q5_K: no layout", false, quant.TypeQ5_K, 16, "on", 8 << 30, false},
-		{"pure Go", true, quant.TypeQ4_K, 16, "on", 8 << 30, false},
+		{"repacked", false, quant.TypeQ4_K, 16, "on", 8 << 30, true, 256},
+		{"SAJI_REPACK=off", false, quant.TypeQ4_K, 16, "off", 8 << 30, false, 256},
+		{"Q4_K by default where read whole", false, quant.TypeQ4_K, 16, "", 8 << 30, byDefault(quant.TypeQ4_K), 256},
+		{"Q8_0 by default where read whole", false, quant.TypeQ8_0, 16, "", 8 << 30, byDefault(quant.TypeQ8_0), 256},
+		{"memory short", false, quant.TypeQ8_0, 16, "on", repackReserve + 100, false, 256},
+		{"Q8_0 rows of q80InterleaveCols by default", false, quant.TypeQ8_0, 16, "", 8 << 30, byDefault(quant.TypeQ8_0), q80InterleaveCols},
+		{"Q8_0 rows longer than q80InterleaveCols by default", false, quant.TypeQ8_0, 16, "", 8 << 30, longQ80, 2 * q80InterleaveCols},
+		{"Q8_0 rows longer than q80InterleaveCols asked for", false, quant.TypeQ8_0, 16, "on", 8 << 30, true, 4 * q80InterleaveCols},
+		{"three rows", false, quant.TypeQ4_K, 3, "on", 8 << 30, false, 256},
+		{"Q6_K by default where read whole", false, quant.TypeQ6_K, 16, "", 8 << 30, byDefault(quant.TypeQ6_K), 256},
+		{"Q2_K by default where read whole", false, quant.TypeQ2_K, 16, "", 8 << 30, byDefault(quant.TypeQ2_K), 256},
+		{"Q3_K by default where read whole", false, quant.TypeQ3_K, 16, "", 8 << 30, byDefault(quant.TypeQ3_K), 256},
+		{"Q5_K: no layout", false, quant.TypeQ5_K, 16, "on", 8 << 30, false, 256},
+		{"pure Go", true, quant.TypeQ4_K, 16, "on", 8 << 30, false, 256},
 	}
 	saved := memAvailable
 	defer func() { memAvailable = saved }()
@@ -540,7 +549,7 @@ func TestRepackSkips(t *testing.T) {
 			if c.ref {
 				b = NewReference(1)
 			}
-			w := weight(t, b, c.typ, c.m)
+			w := weight(t, b, c.typ, c.cols, c.m)
 			p, err := b.Repack(w)
 			if err != nil {
 				t.Fatal(err)

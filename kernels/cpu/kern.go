@@ -119,6 +119,9 @@ type packedKernel struct {
 	// group while the group's weights are in cache: where the decode
 	// kernel does less work per activation row than the tile.
 	gemvBatch int
+	// maxCols, where not 0, is the longest rows (in values) that Repack
+	// lays out this way by default: longer rows stay in the file's layout.
+	maxCols int
 	// unpack, where the layout has it, writes row r (of a full group) of
 	// a weight of rowBytes per row in the file's layout into dst, from
 	// the layout's bytes.

@@ -124,11 +124,12 @@ func (b *Backend) Repack(w kernels.Tensor) (kernels.Tensor, error) {
 // repackSize returns the bytes of the interleaved copy Repack makes of a
 // weight of typ and shape with the kernel set k: 0 where k has no
 // interleaved kernel for typ, the weight is not a matrix of a group's rows
-// or more, or SAJI_REPACK says no. SAJI_REPACK=on repacks every type k
+// or more, or SAJI_REPACK says no. SAJI_REPACK=on repacks every weight k
 // has a layout for, =off none; by default only the layouts that the
 // product reads whole (prompts too: a tile), where the system can then
 // drop the file's bytes (Release), so that the copy takes the weight's
-// place rather than doubling it.
+// place rather than doubling it, and only rows the layout pays for
+// (packedKernel.maxCols).
 func repackSize(k *kernelSet, typ quant.Type, shape []int) int64 {
 	kern, ok := k.packedKernel(typ)
 	if !ok || len(shape) == 0 || len(shape) > 2 {
@@ -139,7 +140,7 @@ func repackSize(k *kernelSet, typ quant.Type, shape []int) int64 {
 	case "off":
 		return 0
 	default:
-		if !kern.whole() {
+		if !kern.whole() || (kern.maxCols > 0 && shape[0] > kern.maxCols) {
 			return 0
 		}
 	}
