@@ -23,7 +23,7 @@ const gemvRows = 4
 func addAVX2Gemv(k *kernelSet) {
 	k.tiles[quant.TypeQ4_K] = append(k.tiles[quant.TypeQ4_K], tileKernel{mr: gemvRows, nr: 1, fn: gemvQ4K})
 	k.tiles[quant.TypeQ6_K] = append(k.tiles[quant.TypeQ6_K], tileKernel{mr: gemvRows, nr: 1, fn: gemvQ6K})
-	k.tiles[quant.TypeQ8_0] = append(k.tiles[quant.TypeQ8_0], tileKernel{mr: gemvRows, nr: 1, fn: gemvQ80})
+	k.tiles[quant.TypeQ8_0] = append(k.tiles[quant.TypeQ8_0], tileKernel{mr: gemvRows, nr: 1, fn: gemvQ80, rows: gemvQ80Rows})
 }
 
 // gemvQ4K computes gemvRows Q4_K outputs for one activation row. The
@@ -64,14 +64,21 @@ func gemvQ6K(a *tileArgs) { kTile(a, gemvRows, 1, gemvQ6KAVX2) }
 func gemvQ6KAVX2(a *tileArgs, rows int)
 
 // gemvQ80 computes gemvRows Q8_0 outputs for one activation row.
-func gemvQ80(a *tileArgs) {
+func gemvQ80(a *tileArgs) { gemvQ80Rows(a, gemvRows) }
+
+// gemvQ80Rows computes rows (a multiple of four) Q8_0 outputs for one
+// activation row.
+func gemvQ80Rows(a *tileArgs, rows int) { gemvOrZero(a, rows, gemvQ80AVX2) }
+
+// gemvOrZero runs the decode kernel gemv over rows weight rows, or sets
+// their outputs (a.out on) to 0 where the rows have no blocks, which the
+// kernels need at least one of.
+func gemvOrZero(a *tileArgs, rows int, gemv func(a *tileArgs, rows int)) {
 	if a.n == 0 {
-		for i := range gemvRows {
-			*(*float32)(unsafe.Add(unsafe.Pointer(a.out), 4*i)) = 0
-		}
+		clear(unsafe.Slice(a.out, rows))
 		return
 	}
-	gemvQ80AVX2(a, gemvRows)
+	gemv(a, rows)
 }
 
 // gemvQ80AVX2 computes rows (a multiple of four) Q8_0 outputs against one

@@ -1,10 +1,6 @@
 package cpu
 
-import (
-	"unsafe"
-
-	"saji/kernels/quant"
-)
+import "saji/kernels/quant"
 
 // The AVX-VNNI kernels are the AVX2 ones with the integer products
 // accumulated by VEX vpdpwssd and vpdpbusd (avxvnni_amd64.h): for Q4_K,
@@ -35,7 +31,7 @@ func addAVXVNNIKernels(k *kernelSet) {
 	setTile(k, quant.TypeQ6_K, tileKernel{mr: tileRowsK, nr: 4, fn: tileQ6KV})
 	setTile(k, quant.TypeQ6_K, tileKernel{mr: gemvRows, nr: 1, fn: gemvQ6KV})
 	setTile(k, quant.TypeQ8_0, tileKernel{mr: 2, nr: 4, fn: tileQ8_0x2x4VNNI, group: q8TileGroup, scales: q8PairScales})
-	setTile(k, quant.TypeQ8_0, tileKernel{mr: gemvRows, nr: 1, fn: gemvQ80V})
+	setTile(k, quant.TypeQ8_0, tileKernel{mr: gemvRows, nr: 1, fn: gemvQ80V, rows: gemvQ80RowsV})
 	k.packed[quant.TypeQ4_K] = q4KX16VNNI
 	k.packed[quant.TypeQ8_0] = q80Layout(gemvPackedQ80V, tilePackedQ80V)
 }
@@ -59,15 +55,10 @@ func gemvQ4KV(a *tileArgs) { gemvQ4KWith(a, gemvQ4KVNNI, dotQ4KVNNI) }
 func gemvQ6KV(a *tileArgs) { kTile(a, gemvRows, 1, gemvQ6KVNNI) }
 
 // gemvQ80V is gemvQ80 with the AVX-VNNI kernel.
-func gemvQ80V(a *tileArgs) {
-	if a.n == 0 {
-		for i := range gemvRows {
-			*(*float32)(unsafe.Add(unsafe.Pointer(a.out), 4*i)) = 0
-		}
-		return
-	}
-	gemvQ80VNNI(a, gemvRows)
-}
+func gemvQ80V(a *tileArgs) { gemvQ80RowsV(a, gemvRows) }
+
+// gemvQ80RowsV is gemvQ80Rows with the AVX-VNNI kernel.
+func gemvQ80RowsV(a *tileArgs, rows int) { gemvOrZero(a, rows, gemvQ80VNNI) }
 
 // vnniChecks is the number of register combinations vnniMacroCheck runs
 // for each VNNI macro.

@@ -134,6 +134,12 @@ type tileKernel struct {
 	mr, nr int
 	fn     func(a *tileArgs)
 
+	// rows, where set, is fn for rows weight rows (a multiple of mr), as
+	// many tiles down the weight rows in one call: where the activation
+	// rows are one block of nr (decode), a thread's share of the weight
+	// rows goes to one call, not one call a group.
+	rows func(a *tileArgs, rows int)
+
 	// overlap has the activation rows after the last full tile (fewer
 	// than nr) computed by one more tile over the last nr rows, which
 	// computes some outputs a second time (the same values), rather than

@@ -403,7 +403,8 @@ func (tk *tileKernel) blocks(lo, hi, jlo, jhi, tile int, base tileArgs, gemmRows
 	a := base
 	scaled := tk.scales != nil && base.xd != nil && base.wd != nil
 	g0 := lo // the group whose weight scales base.wd holds
-	callWith := func(k *tileKernel, i, j int) {
+	// at points a at k's tile at weight row i and activation row j.
+	at := func(k *tileKernel, i, j int) *tileArgs {
 		a.w = (*byte)(unsafe.Add(unsafe.Pointer(base.w), i*base.wstride))
 		a.x = unsafe.Add(base.x, j*base.xstride)
 		a.out = (*float32)(unsafe.Add(unsafe.Pointer(base.out), 4*(j*base.ostride+i)))
@@ -417,11 +418,23 @@ func (tk *tileKernel) blocks(lo, hi, jlo, jhi, tile int, base tileArgs, gemmRows
 				a.gemm |= 1 << t
 			}
 		}
-		k.fn(&a)
+		return &a
 	}
+	callWith := func(k *tileKernel, i, j int) { k.fn(at(k, i, j)) }
 	call := func(i, j int) { callWith(tk, i, j) }
 	group := max(tk.group, tk.mr)
 	iFull := lo + (hi-lo)/tk.mr*tk.mr
+	if tk.rows != nil && jhi-jlo == tk.nr && !scaled {
+		// One block of activation rows (decode): its full groups of
+		// weight rows in one call.
+		if iFull > lo {
+			tk.rows(at(tk, lo, jlo), iFull-lo)
+		}
+		for i := iFull; i < hi; i++ {
+			single(i, jlo, jhi)
+		}
+		return
+	}
 	for j0 := jlo; j0 < jhi; j0 += tile {
 		j1 := min(jhi, j0+tile)
 		jFull := j0 + (j1-j0)/tk.nr*tk.nr
