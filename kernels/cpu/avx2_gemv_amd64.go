@@ -22,7 +22,7 @@ const gemvRows = 4
 // addAVX2Gemv adds the AVX2 tile kernels for one activation row (decode).
 func addAVX2Gemv(k *kernelSet) {
 	k.tiles[quant.TypeQ4_K] = append(k.tiles[quant.TypeQ4_K], tileKernel{mr: gemvRows, nr: 1, fn: gemvQ4K})
-	k.tiles[quant.TypeQ6_K] = append(k.tiles[quant.TypeQ6_K], tileKernel{mr: gemvRows, nr: 1, fn: gemvQ6K})
+	k.tiles[quant.TypeQ6_K] = append(k.tiles[quant.TypeQ6_K], tileKernel{mr: gemvRows, nr: 1, fn: gemvQ6K, rows: gemvRowsK(gemvQ6KAVX2)})
 	k.tiles[quant.TypeQ8_0] = append(k.tiles[quant.TypeQ8_0], tileKernel{mr: gemvRows, nr: 1, fn: gemvQ80, rows: gemvQ80Rows})
 }
 
@@ -53,6 +53,12 @@ func gemvQ4KAVX2(a *tileArgs, rows int)
 
 // gemvQ6K computes gemvRows Q6_K outputs for one activation row.
 func gemvQ6K(a *tileArgs) { kTile(a, gemvRows, 1, gemvQ6KAVX2) }
+
+// gemvRowsK returns the K-quant decode kernel kern as a tileKernel.rows:
+// kTile over rows weight rows and one activation row.
+func gemvRowsK(kern func(a *tileArgs, rows int)) func(a *tileArgs, rows int) {
+	return func(a *tileArgs, rows int) { kTile(a, rows, 1, kern) }
+}
 
 // gemvQ6KAVX2 computes rows (a multiple of two) Q6_K outputs against one
 // activation row as dotQ6KAVX2 computes each: eight int32 lanes per

@@ -398,7 +398,8 @@ func (tk *tileKernel) rowTile(n, rowBytes int) int {
 // of activation rows passes tk.group weight rows (tk.mr by default)
 // before the next block does. With tk.scales, base.xd and base.wd (room
 // for a group's weight scales) set, each group's weight scales are
-// widened into base.wd before its first tile.
+// widened into base.wd before its first tile. Where the activation rows
+// are one block and tk has rows, the full groups go to one tk.rows call.
 func (tk *tileKernel) blocks(lo, hi, jlo, jhi, tile int, base tileArgs, gemmRows int, single func(i, j0, j1 int)) {
 	a := base
 	scaled := tk.scales != nil && base.xd != nil && base.wd != nil
