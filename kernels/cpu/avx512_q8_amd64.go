@@ -68,15 +68,7 @@ func addAVX512Q8(k *kernelSet) {
 }
 
 // gemvQ80Z computes gemvRowsZ Q8_0 outputs for one activation row.
-func gemvQ80Z(a *tileArgs) {
-	if a.n == 0 {
-		for i := range gemvRowsZ {
-			*(*float32)(unsafe.Add(unsafe.Pointer(a.out), 4*i)) = 0
-		}
-		return
-	}
-	gemvQ80AVX512(a, gemvRowsZ)
-}
+func gemvQ80Z(a *tileArgs) { gemvOrZero(a, gemvRowsZ, gemvQ80AVX512) }
 
 // q80X8Rows is the number of rows AVX-512's Q8_0 layout interleaves block
 // by block (interleave): the decode kernel's group, whose eight rows the
@@ -91,15 +83,11 @@ const q80X8Rows = 8
 // one activation row as gemvQ80AVX512 does, from weights interleaved by
 // eight rows: a.w the first group, a.wstride a row's bytes.
 func gemvPackedQ80Z(a *tileArgs, rows int) {
-	if a.n == 0 {
-		for i := range rows {
-			*(*float32)(unsafe.Add(unsafe.Pointer(a.out), 4*i)) = 0
-		}
-		return
-	}
-	p := *a
-	p.wstride = q80Bytes
-	gemvQ80StepAVX512(&p, rows, q80X8Rows*q80Bytes, 4*q80Bytes, q80X8Rows*a.wstride, 0)
+	gemvOrZero(a, rows, func(a *tileArgs, rows int) {
+		p := *a
+		p.wstride = q80Bytes
+		gemvQ80StepAVX512(&p, rows, q80X8Rows*q80Bytes, 4*q80Bytes, q80X8Rows*a.wstride, 0)
+	})
 }
 
 // tilePackedQ80Z computes a group's eight Q8_0 rows against eight
