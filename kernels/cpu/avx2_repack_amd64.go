@@ -40,12 +40,11 @@ func q80Layout(gemv func(a *tileArgs, rows int), tile func(a *tileArgs)) packedK
 // pays on short rows, the four on long ones. BenchmarkRepackGemv (one and
 // two threads, 512 MB of weights in huge pages) measured the interleaved
 // layout 1.21-1.34 times as fast as the file's at 2048 values a row,
-// 1.00-1.25 at 4096 and 0.90-0.96 at 8192, on AVX2 and AVX-VNNI. So
-// llama-1b Q8_0's feed-forward down projection (k = 8192) stays in the
-// file's layout: AVX2 decode at one thread went 16.9 -> 18.3 t/s (five
-// alternating rounds), AVX-VNNI's stayed within the noise (17.7-17.9 ->
-// 17.8-18.0). AVX-512's eight-row layout interleaves every length: the
-// same split measured no faster there in the model (15.8 -> 15.4).
+// 1.00-1.25 at 4096 and 0.90-0.96 at 8192, on AVX2 and AVX-VNNI (whose
+// decode kernels the AVX-512 set runs too). So llama-1b Q8_0's
+// feed-forward down projection (k = 8192) stays in the file's layout:
+// AVX2 decode at one thread went 16.9 -> 18.3 t/s (five alternating
+// rounds), AVX-VNNI's stayed within the noise (17.7-17.9 -> 17.8-18.0).
 const q80InterleaveCols = 4096
 
 // packedQ80Scales is tileKernel.scales for Q8_0 weights interleaved by

@@ -28,15 +28,6 @@ type repackCase struct {
 var repackCases = []repackCase{
 	{setAVX2, quant.TypeQ8_0, interleaveRows, gemvQ80StepAVX2, gemvPackedQ80},
 	{setAVXVNNI, quant.TypeQ8_0, interleaveRows, gemvQ80StepVNNI, gemvPackedQ80V},
-	{setAVX512, quant.TypeQ8_0, q80X8Rows, func(a *tileArgs, rows, bstep, gstep int) {
-		// Rows 4..7 of a group are four rows on in both layouts; the
-		// file's groups prefetch the next as gemvQ80AVX512 does.
-		pstep := 0
-		if bstep == quant.TypeQ8_0.TypeSize() {
-			pstep = q80X8Rows * bstep
-		}
-		gemvQ80StepAVX512(a, rows, bstep, 4*a.wstride, gstep, pstep)
-	}, gemvPackedQ80Z},
 }
 
 // repackWeights returns rows random weight rows of nb blocks of typ in
@@ -224,7 +215,7 @@ func TestQ4KX16Tile(t *testing.T) {
 // four or eight rows block by block, the rows after the last group as they
 // are; and that deinterleave gives each row of a full group back.
 func TestInterleave(t *testing.T) {
-	for _, g := range []int{interleaveRows, q80X8Rows} {
+	for _, g := range []int{interleaveRows, 8} {
 		for _, m := range []int{1, 4, 7, 9, 12, 17} {
 			for _, threads := range []int{1, 2} {
 				t.Run(fmt.Sprintf("group=%d/m=%d/t=%d", g, m, threads), func(t *testing.T) {
@@ -511,9 +502,6 @@ func TestRepackSkips(t *testing.T) {
 		k := New(1).k.packed[typ]
 		return k.whole()
 	}
-	// The four-row Q8_0 layout (AVX2, AVX-VNNI) takes rows of up to
-	// q80InterleaveCols by default, AVX-512's eight-row one every length.
-	longQ80 := byDefault(quant.TypeQ8_0) && New(1).k.packed[quant.TypeQ8_0].rows != interleaveRows
 	cases := []struct {
 		name   string
 		ref    bool
@@ -530,7 +518,7 @@ func TestRepackSkips(t *testing.T) {
 		{"Q8_0 by default where read whole", false, quant.TypeQ8_0, 16, "", 8 << 30, byDefault(quant.TypeQ8_0), 256},
 		{"memory short", false, quant.TypeQ8_0, 16, "on", repackReserve + 100, false, 256},
 		{"Q8_0 rows of q80InterleaveCols by default", false, quant.TypeQ8_0, 16, "", 8 << 30, byDefault(quant.TypeQ8_0), q80InterleaveCols},
-		{"Q8_0 rows longer than q80InterleaveCols by default", false, quant.TypeQ8_0, 16, "", 8 << 30, longQ80, 2 * q80InterleaveCols},
+		{"Q8_0 rows longer than q80InterleaveCols by default", false, quant.TypeQ8_0, 16, "", 8 << 30, false, 2 * q80InterleaveCols},
 		{"Q8_0 rows longer than q80InterleaveCols asked for", false, quant.TypeQ8_0, 16, "on", 8 << 30, true, 4 * q80InterleaveCols},
 		{"three rows", false, quant.TypeQ4_K, 3, "on", 8 << 30, false, 256},
 		{"Q6_K by default where read whole", false, quant.TypeQ6_K, 16, "", 8 << 30, byDefault(quant.TypeQ6_K), 256},

@@ -1,10 +1,6 @@
 package cpu
 
-import (
-	"unsafe"
-
-	"saji/kernels/quant"
-)
+import "saji/kernels/quant"
 
 // The AVX-512 VNNI kernels for 32-block weights against Q8_0 activations
 // use 512-bit registers without changing any output's arithmetic, so every
@@ -28,15 +24,24 @@ import (
 // VPDPBUSD against the activation's dwords (broadcast from memory) give
 // each lane its block's whole integer dot.
 
-// gemvRowsZ is the number of weight rows one AVX-512 decode tile call
-// covers; the assembly runs over them in groups of eight.
-const gemvRowsZ = 8
-
-// addAVX512Q8 adds the AVX-512 VNNI tiles for Q8_0 weights (4×9 and 4×8 for
-// prompts, 4×1 to 4×7 for small batches and the rows after the last
-// tile, 8×1 for decode) and for Q4_0, IQ4_NL, Q4_1, Q5_0 and Q5_1
-// weights (16×8 and 16×1). The AVX2 tiles stay for batches too small for the new ones; the
-// single-row kernels stay AVX2's (they finish the tiles' edges).
+// addAVX512Q8 adds the AVX-512 VNNI tiles for Q8_0 weights (4×9 and 4×8
+// for prompts, 4×2 to 4×7 for small batches and the rows after the last
+// tile, and 4×8 over the set's four-row layout) and for Q4_0, IQ4_NL,
+// Q4_1, Q5_0 and Q5_1 weights (16×8 and 16×1). The AVX2 tiles stay for
+// batches too small for the new ones; the single-row kernels stay AVX2's
+// (they finish the tiles' edges).
+//
+// Q8_0 decode keeps the 256-bit kernels of the set below (AVX-VNNI's where
+// the CPU has it, else AVX2's), in the four-row layout (rows of up to
+// q80InterleaveCols values) and in the file's. Decode reads each weight
+// byte once, so memory sets its pace, and the zmm decode kernel this set
+// had (two rows to a register, over eight rows interleaved block by block
+// and over the file's layout) read llama-1b Q8_0 at one thread 10-20%
+// slower: 15.6-18.7 t/s against 18.1-20.0 (medians of three alternating
+// runs), and at two threads 28.2 against 30.9. The 4×8 prompt tile reads
+// the four-row layout within the noise of the eight-row one (pp128 at one
+// thread 114.9 against 114.4 and 116.0 against 121.7, at two 222 against
+// 225).
 func addAVX512Q8(k *kernelSet) {
 	for _, tk := range []tileKernel{
 		{mr: 4, nr: 9, fn: tileQ8_0x4x9AVX512},
@@ -47,15 +52,15 @@ func addAVX512Q8(k *kernelSet) {
 		{mr: 4, nr: 4, fn: tileQ8_0x4x4AVX512},
 		{mr: 4, nr: 3, fn: tileQ8_0x4x3AVX512},
 		{mr: 4, nr: 2, fn: tileQ8_0x4x2AVX512},
-		{mr: 4, nr: 1, fn: tileQ8_0x4x1AVX512},
-		{mr: gemvRowsZ, nr: 1, fn: gemvQ80Z},
 	} {
 		setTile(k, quant.TypeQ8_0, tk)
 	}
-	if k.packed == nil {
-		k.packed = map[quant.Type]packedKernel{}
+	// The four-row layout of the set below, with its decode kernel, and
+	// the 4×8 tile for prompts.
+	if packed, ok := k.packed[quant.TypeQ8_0]; ok {
+		packed.tile, packed.tileRows, packed.tileGroup, packed.tileScales = tilePackedQ80Z, 8, 0, nil
+		k.packed[quant.TypeQ8_0] = packed
 	}
-	k.packed[quant.TypeQ8_0] = interleavedKernel(quant.TypeQ8_0, q80X8Rows, gemvPackedQ80Z, tilePackedQ80Z, 8)
 	k.tiles[quant.TypeQ4_0] = append(k.tiles[quant.TypeQ4_0], q4Tiles(tileQ4_0x16x8AVX512, gemvQ4_0x16AVX512, &q4Lut, q4Off)...)
 	k.tiles[quant.TypeIQ4_NL] = append(k.tiles[quant.TypeIQ4_NL], q4Tiles(tileIQ4NLx16x8AVX512, gemvIQ4NLx16AVX512, &iq4Lut, iq4Off)...)
 	k.tiles[quant.TypeQ4_1] = append(k.tiles[quant.TypeQ4_1],
@@ -67,43 +72,16 @@ func addAVX512Q8(k *kernelSet) {
 	k.tiles[quant.TypeQ5_0] = append(k.tiles[quant.TypeQ5_0], q4Tiles(tileQ5_0x16x8AVX512, gemvQ5_0x16AVX512, &q4Lut, q5Off)...)
 }
 
-// gemvQ80Z computes gemvRowsZ Q8_0 outputs for one activation row.
-func gemvQ80Z(a *tileArgs) { gemvOrZero(a, gemvRowsZ, gemvQ80AVX512) }
-
-// q80X8Rows is the number of rows AVX-512's Q8_0 layout interleaves block
-// by block (interleave): the decode kernel's group, whose eight rows the
-// file's layout serves as eight streams and software prefetches, and the
-// layout as one stream that the hardware prefetchers follow alone (see
-// repack.go). The decode kernel then prefetches nothing: prefetching the
-// next group as in the file's layout measured 19-24 GB/s against 28-29
-// without (one thread, 570 MB of 2048x8192 copies).
-const q80X8Rows = 8
-
-// gemvPackedQ80Z computes rows (a multiple of eight) Q8_0 outputs against
-// one activation row as gemvQ80AVX512 does, from weights interleaved by
-// eight rows: a.w the first group, a.wstride a row's bytes.
-func gemvPackedQ80Z(a *tileArgs, rows int) {
-	gemvOrZero(a, rows, func(a *tileArgs, rows int) {
-		p := *a
-		p.wstride = q80Bytes
-		gemvQ80StepAVX512(&p, rows, q80X8Rows*q80Bytes, 4*q80Bytes, q80X8Rows*a.wstride, 0)
-	})
-}
-
-// tilePackedQ80Z computes a group's eight Q8_0 rows against eight
+// tilePackedQ80Z computes a group's four Q8_0 rows against eight
 // activation rows as tileQ8_0x4x8AVX512 does, from weights interleaved by
-// eight rows: a.w the group, a.wstride a row's bytes. Each half of the
-// group prefetches its half of the next group's bytes, as the file
-// layout's tile prefetches the next four rows, so that a group's first
-// pass does not wait on memory (without it, llama-1b Q8_0 pp128 lost 8%).
+// four rows: a.w the group, a.wstride a row's bytes. It prefetches the
+// next group's bytes, as the file layout's tile prefetches the next four
+// rows, so that a group's first pass does not wait on memory.
 func tilePackedQ80Z(a *tileArgs) {
 	p := *a
 	p.wstride = q80Bytes
-	half := 4 * q80Bytes * a.n // half a group's bytes
-	tileQ8_0x4x8StepAVX512(&p, q80X8Rows*q80Bytes, 2*half, 4*q80Bytes)
-	p.w = (*byte)(unsafe.Add(unsafe.Pointer(p.w), 4*q80Bytes))
-	p.out = (*float32)(unsafe.Add(unsafe.Pointer(p.out), 4*4))
-	tileQ8_0x4x8StepAVX512(&p, q80X8Rows*q80Bytes, 3*half-4*q80Bytes, 4*q80Bytes)
+	group := interleaveRows * q80Bytes
+	tileQ8_0x4x8StepAVX512(&p, group, group*a.n, group)
 }
 
 // tileQ8_0x4x8AVX512 computes 4×8 Q8_0 outputs (a.n blocks of 34 bytes
@@ -118,14 +96,11 @@ func tileQ8_0x4x8AVX512(a *tileArgs) { tileQ8_0x4x8StepAVX512(a, q80Bytes, 4*a.w
 //go:noescape
 func tileQ8_0x4x8StepAVX512(a *tileArgs, bstep, pahead, pstep int)
 
-// tileQ8_0x4xCAVX512, C = 1..7 and 9, are tileQ8_0x4x8AVX512 for 4×C
+// tileQ8_0x4xCAVX512, C = 2..7 and 9, are tileQ8_0x4x8AVX512 for 4×C
 // outputs: a batch of up to nine activation rows in one call per four
 // weight rows, and a longer batch's rows after its last full tile in one
 // more, while those weight rows are in cache.
 //
-//go:noescape
-func tileQ8_0x4x1AVX512(a *tileArgs)
-
 //go:noescape
 func tileQ8_0x4x2AVX512(a *tileArgs)
 
@@ -146,25 +121,6 @@ func tileQ8_0x4x7AVX512(a *tileArgs)
 
 //go:noescape
 func tileQ8_0x4x9AVX512(a *tileArgs)
-
-// gemvQ80AVX512 computes rows (a multiple of eight) Q8_0 outputs against
-// one activation row as dotQ8_0AVX2 computes each, two weight rows to a
-// zmm; each activation block is loaded once for the eight rows of a
-// group. a.n must be at least 1.
-func gemvQ80AVX512(a *tileArgs, rows int) {
-	gemvQ80StepAVX512(a, rows, q80Bytes, 4*a.wstride, 8*a.wstride, 8*q80Bytes)
-}
-
-// gemvQ80StepAVX512 is gemvQ80AVX512 with row r's block b at a.w +
-// (r/4)·half + (r%4)·a.wstride + b·bstep within each group of eight rows
-// and each group gstep bytes after the one before: the file's layout
-// (bstep 34, half 4·a.wstride, gstep 8·a.wstride) or weights interleaved
-// by eight rows (a.wstride 34, bstep 272, half 136, gstep eight rows'
-// bytes). Where pstep is not 0 the bytes from the next group on are
-// prefetched, pstep a block.
-//
-//go:noescape
-func gemvQ80StepAVX512(a *tileArgs, rows, bstep, half, gstep, pstep int)
 
 // q4Lut and iq4Lut are the unsigned levels the Q4_0 and IQ4_NL tiles look
 // their nibbles up in: q+8 for Q4_0 (the nibble itself) and level+128 for

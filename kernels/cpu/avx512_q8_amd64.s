@@ -232,27 +232,6 @@ q8zdone:
 	HSUM8Z(Y, X, X17);            \
 	VMOVSS        X, LO
 
-// func tileQ8_0x4x1AVX512(a *tileArgs)
-TEXT ·tileQ8_0x4x1AVX512(SB), NOSPLIT, $0-8
-	Q8NHEAD(q8n1done)
-	VPXORD Z0, Z0, Z0
-	VPXORD Z8, Z8, Z8
-	TESTQ CX, CX
-	JZ    q8n1done
-
-q8n1loop:
-	Q8NPAIRS
-	Q8ZCOL((DI), Z0, Z8)
-	Q8NNEXT
-	JNZ q8n1loop
-
-q8n1done:
-	Q8NOUTS
-	ZOUT2(Z0, Y0, X0, 0(BX), 4(BX))
-	ZOUT2(Z8, Y8, X8, 8(BX), 12(BX))
-	VZEROUPPER
-	RET
-
 // func tileQ8_0x4x2AVX512(a *tileArgs)
 TEXT ·tileQ8_0x4x2AVX512(SB), NOSPLIT, $0-8
 	Q8NHEAD(q8n2done)
@@ -542,104 +521,6 @@ q8n9done:
 	ZOUT2(Z13, Y13, X13, 8(DX), 12(DX))
 	ZOUT2(Z14, Y14, X14, 8(DX)(R11*1), 12(DX)(R11*1))
 	ZOUT2(Z15, Y15, X15, 8(DX)(R11*2), 12(DX)(R11*2))
-	VZEROUPPER
-	RET
-
-// ---------------------------------------------------------------------
-// Q8_0 decode tile: weight rows in groups of eight against one activation
-// row. Rows 2p and 2p+1 share a zmm as in the prompt tile, but here the
-// weights are made unsigned (w XOR 0x80) and the activation block, signed,
-// is broadcast once per block to both halves (Z20), with -128·Σx of each
-// lane (Z21) the start of every row's lane sums; its d_x is broadcast
-// from memory into the scale products. Row 2p+h accumulates in half h of
-// Z(p). The rows' blocks lie where the layout puts them: row r's block b
-// at (r/4)·half + (r%4)·wstride + b·bstep from the group, each group
-// gstep bytes after the one before (the file's layout, or eight rows
-// interleaved block by block).
-//
-// Registers: R8 the group's first weight row, R12 wstride, R13
-// 3·wstride, AX bstep, DX half, R11 the activation row, R14 blocks per
-// row, BX the group's outputs; SI, R10, DI, CX the cursors and blocks
-// left, R9 the next group's bytes, prefetched pstep a block where pstep
-// is not 0 (the rows left are counted down in the argument); Z26 0x80
-// bytes, Z27 zero, K1 the high eight words of a ymm.
-
-// Q8GPAIR(R0, R1, ACC) accumulates the current blocks of the weight rows
-// at R0 and R1 (low and high half) into ACC. Uses Z22..Z25.
-#define Q8GPAIR(R0, R1, ACC) \
-	VMOVDQU64     2 R0, Y22;    \
-	VINSERTI64X4  $1, 2 R1, Z22, Z22; \
-	VPXORD        Z26, Z22, Z22; \
-	VMOVDQA64     Z21, Z23;     \
-	VPDPBUSD      Z20, Z22, Z23; \
-	VCVTDQ2PS     Z23, Z23;     \
-	VPBROADCASTW  R0, Y24;      \
-	VPBROADCASTW  R1, K1, Y24;  \
-	VCVTPH2PS     Y24, Z24;     \
-	VMULPS.BCST   (DI), Z24, Z25; \
-	VFMADD231PS   Z23, Z25, ACC
-
-// func gemvQ80StepAVX512(a *tileArgs, rows, bstep, half, gstep, pstep int)
-TEXT ·gemvQ80StepAVX512(SB), NOSPLIT, $0-48
-	MOVQ a+0(FP), AX
-	MOVQ 0(AX), R8
-	MOVQ 8(AX), R12
-	LEAQ (R12)(R12*2), R13
-	MOVQ 16(AX), R11
-	MOVQ 32(AX), R14
-	MOVQ 40(AX), BX
-	VPXORD Z27, Z27, Z27
-	MOVL   $0x80808080, AX
-	VPBROADCASTD AX, Z26
-	MOVL   $0xff00, AX
-	KMOVW  AX, K1
-	MOVQ   bstep+16(FP), AX
-	MOVQ   half+24(FP), DX
-
-q8ggroup:
-	MOVQ   R8, SI
-	LEAQ   (R8)(DX*1), R10 // rows 4..7 of the group
-	MOVQ   R11, DI
-	MOVQ   R14, CX
-	LEAQ   (R10)(DX*1), R9 // the next group, prefetched as this one runs
-	VPXORD Z0, Z0, Z0
-	VPXORD Z1, Z1, Z1
-	VPXORD Z2, Z2, Z2
-	VPXORD Z3, Z3, Z3
-
-q8gblock:
-	CMPQ            pstep+40(FP), $0
-	JEQ             q8gnopf
-	PREFETCHT0      0(R9)
-	PREFETCHT0      64(R9)
-	PREFETCHT0      128(R9)
-	PREFETCHT0      192(R9)
-	PREFETCHT0      256(R9)
-
-q8gnopf:
-	VBROADCASTI64X4 8(DI), Z20
-	VPXORD          Z21, Z21, Z21
-	VPDPBUSD        Z20, Z26, Z21
-	VPSUBD          Z21, Z27, Z21
-	Q8GPAIR((SI), (SI)(R12*1), Z0)
-	Q8GPAIR((SI)(R12*2), (SI)(R13*1), Z1)
-	Q8GPAIR((R10), (R10)(R12*1), Z2)
-	Q8GPAIR((R10)(R12*2), (R10)(R13*1), Z3)
-	ADDQ            AX, SI
-	ADDQ            AX, R10
-	ADDQ            $40, DI
-	ADDQ            pstep+40(FP), R9
-	DECQ            CX
-	JNZ             q8gblock
-
-	ZOUT2(Z0, Y0, X0, 0(BX), 4(BX))
-	ZOUT2(Z1, Y1, X1, 8(BX), 12(BX))
-	ZOUT2(Z2, Y2, X2, 16(BX), 20(BX))
-	ZOUT2(Z3, Y3, X3, 24(BX), 28(BX))
-	ADDQ gstep+32(FP), R8
-	ADDQ $32, BX
-	SUBQ $8, rows+8(FP)
-	JNZ  q8ggroup
 	VZEROUPPER
 	RET
 

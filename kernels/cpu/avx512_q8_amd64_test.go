@@ -118,41 +118,22 @@ func sortedTypes(m map[quant.Type][]tileKernel) []quant.Type {
 // output: quantized normal weights, random blocks with small and large
 // scales (Q8_0's -128 included) against normal, ±127 and zero
 // activations, all-zero weights; 0 to 512 blocks; strides larger than a
-// row; the output slots between the tile's outputs untouched. The decode
-// tiles also run their assembly over three groups of rows.
+// row; the output slots between the tile's outputs untouched.
 func TestAVX512Q8Tiles(t *testing.T) {
 	skipUnderRace(t)
 	k, tiles := avx512Q8Tiles(t)
 	rng := rand.New(rand.NewPCG(51, 52))
 	for _, typ := range sortedTypes(tiles) {
 		for _, tk := range tiles[typ] {
-			calls := []string{"tile"}
-			if asm := gemvAsmZ[typ]; tk.nr == 1 && tk.mr == gemvRowsZ && asm != nil {
-				calls = append(calls, "asm3")
-			}
 			for _, nb := range tile32Blocks {
 				for _, kind := range []string{"normal", "raw", "extreme", "zero"} {
-					for _, call := range calls {
-						t.Run(fmt.Sprintf("%v/%dx%d/%d/%s/%s", typ, tk.mr, tk.nr, nb, kind, call), func(t *testing.T) {
-							if call == "asm3" {
-								if nb == 0 {
-									t.Skip("the assembly needs a block")
-								}
-								checkTile32(t, k, rng, typ, 3*tk.mr, 1, nb, kind, func(a *tileArgs) { gemvAsmZ[typ](a, 3*tk.mr) })
-								return
-							}
-							checkTile32(t, k, rng, typ, tk.mr, tk.nr, nb, kind, tk.fn)
-						})
-					}
+					t.Run(fmt.Sprintf("%v/%dx%d/%d/%s", typ, tk.mr, tk.nr, nb, kind), func(t *testing.T) {
+						checkTile32(t, k, rng, typ, tk.mr, tk.nr, nb, kind, tk.fn)
+					})
 				}
 			}
 		}
 	}
-}
-
-// gemvAsmZ holds the AVX-512 decode tiles' assembly by weight type.
-var gemvAsmZ = map[quant.Type]func(a *tileArgs, rows int){
-	quant.TypeQ8_0: gemvQ80AVX512,
 }
 
 // TestAVX512Q8MatMul checks matrix products on the AVX-512 set against the
