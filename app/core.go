@@ -152,8 +152,9 @@ type core struct {
 	prefs fyne.Preferences
 	store *store.Store
 
-	setMu    sync.Mutex // serialises SetSettings, which releases mu while it works
+	setMu    sync.Mutex // serialises SetSettings, which releases mu while it works, and Close
 	mu       sync.Mutex
+	closed   bool // set by Close: the engine and the API stay shut
 	settings Settings
 	lib      *library.Library
 	run      *runner.Runner
@@ -294,7 +295,9 @@ func (c *core) Settings() Settings {
 
 // SetSettings stores s. A change of models folder, threads, context, GPU
 // layers, keys or CORS origins unloads the models and reopens the engine
-// (and restarts the API if it runs), so the next reply uses it.
+// (and restarts the API if it runs), so the next reply uses it. After
+// Close it only stores s: a change the window queued as it closed is
+// kept, and nothing reopens.
 func (c *core) SetSettings(s Settings) error {
 	c.setMu.Lock()
 	defer c.setMu.Unlock()
@@ -307,7 +310,7 @@ func (c *core) SetSettings(s Settings) error {
 	restart := old.ModelsDir != s.ModelsDir || old.Threads != s.Threads || old.Context != s.Context || old.GPULayers != s.GPULayers ||
 		!slices.Equal(old.APIKeys, s.APIKeys) || !slices.Equal(old.CORS, s.CORS) ||
 		old.PromptCache != s.PromptCache || old.PromptCacheGiB != s.PromptCacheGiB || old.SpeculativeDraft != s.SpeculativeDraft
-	if !restart {
+	if !restart || c.closed {
 		c.mu.Unlock()
 		return nil
 	}
@@ -420,8 +423,19 @@ func (c *core) closeDownloads() {
 }
 
 // Close stops the downloads and the API, unloads the models and closes
-// the database.
+// the database, once a settings change under way has finished: from then
+// on neither SetSettings nor StartAPI opens anything again (their folders
+// may be gone). Closing again does nothing.
 func (c *core) Close() error {
+	c.setMu.Lock()
+	defer c.setMu.Unlock()
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil
+	}
+	c.closed = true
+	c.mu.Unlock()
 	c.closeDownloads()
 	c.StopAPI()
 	c.mu.Lock()
@@ -441,6 +455,9 @@ type apiServer struct {
 func (c *core) StartAPI() (string, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.closed {
+		return "", errors.New("app: the app is closing; the server does not start")
+	}
 	if c.api != nil {
 		return c.api.url, nil
 	}

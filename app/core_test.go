@@ -3,6 +3,8 @@ package app
 import (
 	"context"
 	"errors"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -115,6 +117,39 @@ func TestCoreSettings(t *testing.T) {
 	}
 	if c.Library() == old || c.Library().Dir() != s.ModelsDir {
 		t.Error("the library was not reopened on the new folder")
+	}
+}
+
+// TestCoreSettingsAfterClose checks that a settings change reaching the
+// core after Close (one the window queued as it closed) is stored but
+// reopens nothing: no engine, no models or prompt cache folder made again
+// (the test's temporary folders are being removed then), no API; and
+// that Close twice is fine.
+func TestCoreSettingsAfterClose(t *testing.T) {
+	c := newTestCore(t)
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s := c.Settings()
+	s.ModelsDir = filepath.Join(t.TempDir(), "models-after-close")
+	s.APIKeys = []string{"k"}
+	if err := c.SetSettings(s); err != nil {
+		t.Fatal(err)
+	}
+	if got := loadSettings(c.prefs); got.ModelsDir != s.ModelsDir || len(got.APIKeys) != 1 {
+		t.Errorf("not saved: %+v", got)
+	}
+	if _, err := os.Stat(s.ModelsDir); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the models folder was made after Close: %v", err)
+	}
+	if c.Library().Dir() == s.ModelsDir {
+		t.Error("the library was reopened after Close")
+	}
+	if url, err := c.StartAPI(); err == nil {
+		t.Errorf("the API started after Close at %s", url)
+	}
+	if err := c.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
 	}
 }
 
