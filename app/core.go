@@ -164,6 +164,7 @@ type core struct {
 
 	dlMu      sync.Mutex
 	downloads *download.Manager // opened by Downloads; nil until then
+	dlClosed  bool              // set by Close: Downloads opens no manager again
 	// downloadsDir is where the downloads keep their state ("":
 	// library.DownloadsDir()); tests point it at a temporary folder.
 	downloadsDir string
@@ -383,10 +384,13 @@ func (c *core) Store() *store.Store { return c.store }
 
 // Downloads returns the download manager, opening it on first use (its
 // state lives in library.DownloadsDir(), and the jobs an earlier run left
-// there are restored paused).
+// there are restored paused). After Close it opens nothing.
 func (c *core) Downloads() (*download.Manager, error) {
 	c.dlMu.Lock()
 	defer c.dlMu.Unlock()
+	if c.dlClosed {
+		return nil, errors.New("app: the app is closing; the downloads stay shut")
+	}
 	if c.downloads != nil {
 		return c.downloads, nil
 	}
@@ -425,7 +429,7 @@ func (c *core) closeDownloads() {
 // Close stops the downloads and the API, unloads the models and closes
 // the database, once a settings change under way has finished: from then
 // on neither SetSettings nor StartAPI opens anything again (their folders
-// may be gone). Closing again does nothing.
+// may be gone), nor Downloads. Closing again does nothing.
 func (c *core) Close() error {
 	c.setMu.Lock()
 	defer c.setMu.Unlock()
@@ -436,6 +440,9 @@ func (c *core) Close() error {
 	}
 	c.closed = true
 	c.mu.Unlock()
+	c.dlMu.Lock()
+	c.dlClosed = true
+	c.dlMu.Unlock()
 	c.closeDownloads()
 	c.StopAPI()
 	c.mu.Lock()

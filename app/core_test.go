@@ -123,8 +123,8 @@ func TestCoreSettings(t *testing.T) {
 // TestCoreSettingsAfterClose checks that a settings change reaching the
 // core after Close (one the window queued as it closed) is stored but
 // reopens nothing: no engine, no models or prompt cache folder made again
-// (the test's temporary folders are being removed then), no API; and
-// that Close twice is fine.
+// (the test's temporary folders are being removed then), no API, no
+// download manager; and that Close twice is fine.
 func TestCoreSettingsAfterClose(t *testing.T) {
 	c := newTestCore(t)
 	if err := c.Close(); err != nil {
@@ -147,6 +147,12 @@ func TestCoreSettingsAfterClose(t *testing.T) {
 	}
 	if url, err := c.StartAPI(); err == nil {
 		t.Errorf("the API started after Close at %s", url)
+	}
+	if _, err := c.Downloads(); err == nil {
+		t.Error("the downloads opened after Close")
+	}
+	if _, err := os.Stat(c.downloadsDir); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the downloads folder was made after Close: %v", err)
 	}
 	if err := c.Close(); err != nil {
 		t.Errorf("second Close: %v", err)
