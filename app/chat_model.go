@@ -4,10 +4,12 @@ package app
 // conversation uses, and loading it before the first message.
 
 import (
+	"errors"
 	"slices"
 
 	"saji/app/store"
 	"saji/engine/library"
+	"saji/engine/runner"
 )
 
 // refreshModels reloads the model picker's options from the library:
@@ -148,6 +150,12 @@ func (v *chatView) preload(name string) {
 		_, err := v.u.core.LoadModel(name)
 		return func() {
 			delete(v.loading, name)
+			if errors.Is(err, runner.ErrClosed) {
+				// The settings reopened the engine meanwhile: the
+				// first reply loads the model in the new one.
+				v.setStatus("", false)
+				return
+			}
 			if err != nil {
 				v.u.core.log.Warn("app: loading a model", "model", name, "err", err)
 				v.setStatus(replyError(name, err), false)

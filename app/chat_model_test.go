@@ -79,3 +79,21 @@ func chatHasModel(srv *runner.Runner, name string) bool {
 	}
 	return false
 }
+
+// TestChatPreloadClosedRunner checks that a preload whose runner closed
+// under it (the settings reopened the engine) clears the status quietly:
+// the first reply loads the model in the new runner.
+func TestChatPreloadClosedRunner(t *testing.T) {
+	u := chatUI(t, &fakeGen{Chunks: []string{"Hi"}})
+	name := u.chat.draft.Model
+	if err := u.core.Runner().Close(); err != nil {
+		t.Fatal(err)
+	}
+	chatLocked(u, func() { u.chat.preload(name) })
+	u.chat.bg.wait()
+	chatLocked(u, func() {
+		if u.chat.status.Visible() || u.chat.status.Text != "" {
+			t.Errorf("status %q after a preload the runner's close ended", u.chat.status.Text)
+		}
+	})
+}

@@ -33,6 +33,9 @@ var (
 	// cannot be parsed or runs past its bounds. Like a model Saji cannot
 	// run (model.RunError), the request that named it is refused.
 	ErrModelFile = errors.New("the model file cannot be used")
+	// ErrClosed is returned by a load asked for, or finishing, after
+	// Close: its model is closed again, not kept by a runner no one uses.
+	ErrClosed = errors.New("runner: closed")
 )
 
 // Defaults of the lifecycle settings.
@@ -170,11 +173,39 @@ func (r *Runner) add(m *Model, pinned bool) {
 	m.touch()
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.insert(m)
+}
+
+// insert adds m to the loaded models. The caller holds r.mu.
+func (r *Runner) insert(m *Model) {
 	if _, ok := r.models[m.Name]; !ok {
 		r.order = append(r.order, m.Name)
 	}
 	r.models[m.Name] = m
 	r.hook(m)
+}
+
+// addOpen adds the model m loaded on demand, unless r is closed: it
+// reports whether it did.
+func (r *Runner) addOpen(m *Model) bool {
+	m.touch()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.stopped() {
+		return false
+	}
+	r.insert(m)
+	return true
+}
+
+// stopped reports whether Close has begun.
+func (r *Runner) stopped() bool {
+	select {
+	case <-r.stop:
+		return true
+	default:
+		return false
+	}
 }
 
 // hook connects m's results and GPU fault reports to r.
@@ -342,6 +373,10 @@ func (r *Runner) load(name, path string) (*Model, error) {
 		m.touch()
 		return m, nil
 	}
+	if r.stopped() {
+		r.mu.Unlock()
+		return nil, ErrClosed
+	}
 	if c, ok := r.loading[name]; ok {
 		r.mu.Unlock()
 		<-c.done
@@ -390,7 +425,15 @@ func (r *Runner) load(name, path string) (*Model, error) {
 		return nil, err
 	}
 	r.log.Info("runner: loaded", "model", name, "seconds", time.Since(start).Seconds())
-	r.add(m, false)
+	if !r.addOpen(m) {
+		// Closed while it loaded (the app's settings reopened the engine,
+		// or it quit): the model goes with the runner.
+		if err := m.Close(); err != nil {
+			r.log.Warn("runner: closing a model loaded after Close", "model", name, "err", err)
+		}
+		c.err = ErrClosed
+		return nil, ErrClosed
+	}
 	m.touch()
 	c.m = m
 	return m, nil

@@ -317,6 +317,27 @@ func TestLifecycle(t *testing.T) {
 	}
 }
 
+// TestClosedLoads checks that a load under way when the runner closes,
+// and one asked for after, end with ErrClosed and leave no model loaded
+// (the app closes its runner and opens another when its settings change).
+func TestClosedLoads(t *testing.T) {
+	var r *Runner
+	var once sync.Once
+	r = dirRunner(t, Config{KeepAlive: -1, Available: func() uint64 {
+		once.Do(func() { r.Close() }) // as the load makes room: under way
+		return 1 << 40
+	}})
+	if _, err := r.Model("a"); !errors.Is(err, ErrClosed) {
+		t.Errorf("a load under way at Close: %v", err)
+	}
+	if _, err := r.Model("b"); !errors.Is(err, ErrClosed) {
+		t.Errorf("a load after Close: %v", err)
+	}
+	if n := loadedNames(r); n != "" {
+		t.Errorf("loaded %q after Close", n)
+	}
+}
+
 // TestMemoryEviction unloads an idle model when memory is short of the
 // next one, even under MaxLoaded.
 func TestMemoryEviction(t *testing.T) {
