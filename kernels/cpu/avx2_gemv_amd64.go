@@ -22,8 +22,8 @@ const gemvRows = 4
 // addAVX2Gemv adds the AVX2 tile kernels for one activation row (decode).
 func addAVX2Gemv(k *kernelSet) {
 	k.tiles[quant.TypeQ4_K] = append(k.tiles[quant.TypeQ4_K], tileKernel{mr: gemvRows, nr: 1, fn: gemvQ4K})
-	k.tiles[quant.TypeQ6_K] = append(k.tiles[quant.TypeQ6_K], tileKernel{mr: gemvRows, nr: 1, fn: gemvQ6K, rows: gemvRowsK(gemvQ6KAVX2)})
-	k.tiles[quant.TypeQ8_0] = append(k.tiles[quant.TypeQ8_0], tileKernel{mr: gemvRows, nr: 1, fn: gemvQ80, rows: gemvQ80Rows})
+	k.tiles[quant.TypeQ6_K] = append(k.tiles[quant.TypeQ6_K], decodeKernel(gemvRows, gemvRowsK(gemvQ6KAVX2)))
+	k.tiles[quant.TypeQ8_0] = append(k.tiles[quant.TypeQ8_0], decodeKernel(gemvRows, gemvQ80Rows))
 }
 
 // gemvQ4K computes gemvRows Q4_K outputs for one activation row. The
@@ -51,9 +51,6 @@ func gemvQ4KWith(a *tileArgs, gemv func(a *tileArgs, rows int), dot func(w *byte
 //go:noescape
 func gemvQ4KAVX2(a *tileArgs, rows int)
 
-// gemvQ6K computes gemvRows Q6_K outputs for one activation row.
-func gemvQ6K(a *tileArgs) { kTile(a, gemvRows, 1, gemvQ6KAVX2) }
-
 // gemvRowsK returns the K-quant decode kernel kern as a tileKernel.rows:
 // kTile over rows weight rows and one activation row.
 func gemvRowsK(kern func(a *tileArgs, rows int)) func(a *tileArgs, rows int) {
@@ -68,9 +65,6 @@ func gemvRowsK(kern func(a *tileArgs, rows int)) func(a *tileArgs, rows int) {
 //
 //go:noescape
 func gemvQ6KAVX2(a *tileArgs, rows int)
-
-// gemvQ80 computes gemvRows Q8_0 outputs for one activation row.
-func gemvQ80(a *tileArgs) { gemvQ80Rows(a, gemvRows) }
 
 // gemvQ80Rows computes rows (a multiple of four) Q8_0 outputs for one
 // activation row.

@@ -25,7 +25,7 @@ func addAVX512K(k *kernelSet) {
 	setTile(k, quant.TypeQ4_K, tileKernel{mr: tileRowsK, nr: 4, fn: tileQ4K512})
 	setTile(k, quant.TypeQ4_K, tileKernel{mr: gemvRows, nr: 1, fn: gemvQ4K512})
 	setTile(k, quant.TypeQ6_K, tileKernel{mr: tileRowsK, nr: 4, fn: tileQ6K512})
-	setTile(k, quant.TypeQ6_K, tileKernel{mr: gemvRows, nr: 1, fn: gemvQ6K512, rows: gemvRowsK(gemvQ6KAVX512)})
+	setTile(k, quant.TypeQ6_K, decodeKernel(gemvRows, gemvRowsK(gemvQ6KAVX512)))
 	setTile(k, quant.TypeQ5_K, tileKernel{mr: tileRowsK, nr: 4, fn: tileQ5K512})
 	setTile(k, quant.TypeQ5_K, tileKernel{mr: gemvRows, nr: 1, fn: gemvQ5K512})
 	if k.packed == nil {
@@ -84,9 +84,6 @@ func gemvQ4K512(a *tileArgs) { gemvQ4KWith(a, gemvQ4KAVX512, dotQ4KAVX512) }
 //
 //go:noescape
 func gemvQ4KAVX512(a *tileArgs, rows int)
-
-// gemvQ6K512 computes gemvRows Q6_K outputs for one activation row.
-func gemvQ6K512(a *tileArgs) { kTile(a, gemvRows, 1, gemvQ6KAVX512) }
 
 // gemvQ6KAVX512 computes rows (a multiple of four) Q6_K outputs against
 // one activation row as dotQ6KAVX2 computes each, two weight rows per

@@ -29,9 +29,9 @@ func addAVXVNNIKernels(k *kernelSet) {
 	setTile(k, quant.TypeQ4_K, tileKernel{mr: tileRowsK, nr: 4, fn: tileQ4KV})
 	setTile(k, quant.TypeQ4_K, tileKernel{mr: gemvRows, nr: 1, fn: gemvQ4KV})
 	setTile(k, quant.TypeQ6_K, tileKernel{mr: tileRowsK, nr: 4, fn: tileQ6KV})
-	setTile(k, quant.TypeQ6_K, tileKernel{mr: gemvRows, nr: 1, fn: gemvQ6KV, rows: gemvRowsK(gemvQ6KVNNI)})
+	setTile(k, quant.TypeQ6_K, decodeKernel(gemvRows, gemvRowsK(gemvQ6KVNNI)))
 	setTile(k, quant.TypeQ8_0, tileKernel{mr: 2, nr: 4, fn: tileQ8_0x2x4VNNI, group: q8TileGroup, scales: q8PairScales})
-	setTile(k, quant.TypeQ8_0, tileKernel{mr: gemvRows, nr: 1, fn: gemvQ80V, rows: gemvQ80RowsV})
+	setTile(k, quant.TypeQ8_0, decodeKernel(gemvRows, gemvQ80RowsV))
 	k.packed[quant.TypeQ4_K] = q4KX16VNNI
 	k.packed[quant.TypeQ8_0] = q80Layout(gemvPackedQ80V, tilePackedQ80V)
 }
@@ -50,12 +50,6 @@ func tileQ6KV(a *tileArgs) { kTile(a, tileRowsK, 4, tileQ6KVNNI) }
 
 // gemvQ4KV is gemvQ4K with the AVX-VNNI kernels.
 func gemvQ4KV(a *tileArgs) { gemvQ4KWith(a, gemvQ4KVNNI, dotQ4KVNNI) }
-
-// gemvQ6KV is gemvQ6K with the AVX-VNNI kernel.
-func gemvQ6KV(a *tileArgs) { kTile(a, gemvRows, 1, gemvQ6KVNNI) }
-
-// gemvQ80V is gemvQ80 with the AVX-VNNI kernel.
-func gemvQ80V(a *tileArgs) { gemvQ80RowsV(a, gemvRows) }
 
 // gemvQ80RowsV is gemvQ80Rows with the AVX-VNNI kernel.
 func gemvQ80RowsV(a *tileArgs, rows int) { gemvOrZero(a, rows, gemvQ80VNNI) }

@@ -143,7 +143,7 @@ var vnniTiles = []struct {
 	{quant.TypeQ6_K, "tile", tileKernel{mr: tileRowsK, nr: 4, fn: tileQ6KV}, nil, dotQ6KAVX2},
 	{quant.TypeQ6_K, "tile-asm12", tileKernel{mr: 12, nr: 4, fn: func(a *tileArgs) { tileQ6KVNNI(a, 12) }},
 		[]uint64{0}, dotQ6KAVX2},
-	{quant.TypeQ6_K, "gemv", tileKernel{mr: gemvRows, nr: 1, fn: gemvQ6KV}, nil, dotQ6KAVX2},
+	{quant.TypeQ6_K, "gemv", decodeKernel(gemvRows, gemvRowsK(gemvQ6KVNNI)), nil, dotQ6KAVX2},
 	{quant.TypeQ6_K, "gemv-asm12", tileKernel{mr: 12, nr: 1, fn: func(a *tileArgs) { gemvQ6KVNNI(a, 12) }},
 		[]uint64{0}, dotQ6KAVX2},
 }
@@ -469,7 +469,7 @@ func TestVNNIQ8_0(t *testing.T) {
 		name string
 		tk   tileKernel
 	}{
-		{"gemv", tileKernel{mr: gemvRows, nr: 1, fn: gemvQ80V}},
+		{"gemv", decodeKernel(gemvRows, gemvQ80RowsV)},
 		{"gemv-asm12", tileKernel{mr: 12, nr: 1, fn: func(a *tileArgs) { gemvQ80VNNI(a, 12) }}},
 		{"tile2x4", tileKernel{mr: 2, nr: 4, fn: tileQ8_0x2x4VNNI}},
 	}

@@ -137,7 +137,8 @@ type tileKernel struct {
 	// rows, where set, is fn for rows weight rows (a multiple of mr), as
 	// many tiles down the weight rows in one call: where the activation
 	// rows are one block of nr (decode), a thread's share of the weight
-	// rows goes to one call, not one call a group.
+	// rows goes to one call, not one call a group. decodeKernel makes fn
+	// of it.
 	rows func(a *tileArgs, rows int)
 
 	// overlap has the activation rows after the last full tile (fewer
@@ -180,6 +181,13 @@ type tileKernel struct {
 	// (tiledBlocks, blockExperts) lay out the activation rows'
 	// (q8ActScales).
 	scales func(a tileArgs, rows int, wd *float32)
+}
+
+// decodeKernel returns the decode tile (one activation row) of mr weight
+// rows whose kernel rows computes any multiple of mr rows in one call:
+// its fn is rows over mr.
+func decodeKernel(mr int, rows func(a *tileArgs, rows int)) tileKernel {
+	return tileKernel{mr: mr, nr: 1, fn: func(a *tileArgs) { rows(a, mr) }, rows: rows}
 }
 
 // tileArgs describes one tile. Its layout is read by assembly: keep the

@@ -323,7 +323,7 @@ func (b *Backend) packedProduct(w *tensor, n, rowBytes int, x unsafe.Pointer, bl
 // decode kernel for the rows after the last full tile, and the decode
 // kernel, a group's rows by one activation row.
 func (k packedKernel) tiles() (tile, gemv tileKernel) {
-	gemv = tileKernel{mr: k.rows, nr: 1, fn: func(a *tileArgs) { k.gemv(a, k.rows) }, rows: k.gemv}
+	gemv = decodeKernel(k.rows, k.gemv)
 	nr := k.tileRows
 	if nr == 0 {
 		nr = 4
