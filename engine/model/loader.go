@@ -1,6 +1,7 @@
 package model
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -16,6 +17,9 @@ import (
 // architecture. Like graph, it keeps its first error so that an
 // architecture's loading code is a flat list of tensors.
 type loader struct {
+	// ctx cancels the load (nil: it cannot be cancelled): wrap fails
+	// once it is done, so that no more weights are read or repacked.
+	ctx           context.Context
 	f             *gguf.File
 	arch          string
 	backend       kernels.Backend
@@ -159,6 +163,10 @@ func (ld *loader) data(ti gguf.TensorInfo) ([]byte, bool) {
 
 // wrap makes rows [from, from+n) of ti a backend tensor.
 func (ld *loader) wrap(b kernels.Backend, ti gguf.TensorInfo, shape []int, from, n int) kernels.Tensor {
+	if ld.ctx != nil && ld.ctx.Err() != nil {
+		ld.fail(ld.ctx.Err())
+		return nil
+	}
 	cols := 1
 	if len(shape) > 0 {
 		cols = shape[0]

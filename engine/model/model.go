@@ -306,7 +306,9 @@ func lookup(f *gguf.File) (string, loaderFunc, error) {
 }
 
 // Load builds the model in f. The model's weights are views of f's mapped
-// data: f must stay open while the model is in use.
+// data: f must stay open while the model is in use. Cancelling ctx stops
+// the load before the next weight is wrapped or repacked, with ctx's
+// error.
 func Load(ctx context.Context, f *gguf.File, opts Options) (Model, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -319,7 +321,7 @@ func Load(ctx context.Context, f *gguf.File, opts Options) (Model, error) {
 	if b == nil {
 		b = cpu.New(hardware.Threads(opts.Threads))
 	}
-	ld := &loader{f: f, arch: arch, backend: b, layerBackends: opts.LayerBackends}
+	ld := &loader{ctx: ctx, f: f, arch: arch, backend: b, layerBackends: opts.LayerBackends}
 	a, err := fn(ld)
 	if err != nil {
 		return nil, fmt.Errorf("model: loading %s: %w", arch, err)

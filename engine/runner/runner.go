@@ -35,6 +35,7 @@ var (
 	ErrModelFile = errors.New("the model file cannot be used")
 	// ErrClosed is returned by a load asked for, or finishing, after
 	// Close: its model is closed again, not kept by a runner no one uses.
+	// A load that Close stops on its way wraps it too.
 	ErrClosed = errors.New("runner: closed")
 )
 
@@ -104,6 +105,10 @@ type Runner struct {
 	loading map[string]*loadCall
 	stop    chan struct{}
 	closed  sync.Once
+	// life is the loads' context, ended by Close, so that a load under
+	// way stops before its next weight instead of running to its end.
+	life context.Context
+	end  context.CancelFunc
 	// reloads are the loads of models whose GPU failed (recoverGPU).
 	reloads sync.WaitGroup
 
@@ -127,6 +132,7 @@ func New(cfg Config) *Runner {
 	}
 	r := &Runner{cfg: cfg, log: cfg.Logger, models: map[string]*Model{}, loading: map[string]*loadCall{},
 		stop: make(chan struct{}), vocabs: map[vocabKey]uint64{}}
+	r.life, r.end = context.WithCancel(context.Background())
 	every := cfg.SweepEvery
 	if every <= 0 {
 		every = 5 * time.Second
@@ -313,10 +319,11 @@ func (r *Runner) Loaded(name string) bool {
 	return ok
 }
 
-// Close stops unloading models and closes every model.
+// Close stops unloading models, stops the loads under way and closes
+// every model.
 func (r *Runner) Close() error {
 	r.mu.Lock()
-	r.closed.Do(func() { close(r.stop) }) // under mu: see recoverGPU
+	r.closed.Do(func() { close(r.stop); r.end() }) // under mu: see recoverGPU
 	r.mu.Unlock()
 	r.reloads.Wait()
 	r.mu.Lock()
@@ -412,13 +419,16 @@ func (r *Runner) load(name, path string) (*Model, error) {
 		draft = r.pickDraft(h, name)
 		opts.Speculative.Draft = draft
 	}
-	m, err := load(context.Background(), h, opts)
-	if err != nil && draft != "" {
+	m, err := load(r.life, h, opts)
+	if err != nil && draft != "" && r.life.Err() == nil {
 		r.log.Warn("runner: loading without the draft model paired with it", "model", name, "draft", draft, "err", err)
 		opts.Speculative.Draft = ""
 		if h, err = open(path, opts.Memory); err == nil {
-			m, err = load(context.Background(), h, opts)
+			m, err = load(r.life, h, opts)
 		}
+	}
+	if err != nil && r.life.Err() != nil {
+		err = fmt.Errorf("%w: %w", ErrClosed, err) // Close stopped it
 	}
 	if err != nil {
 		c.err = err
@@ -599,7 +609,7 @@ func (r *Runner) recoverGPU(m *Model) {
 	go func() {
 		defer r.reloads.Done()
 		start := time.Now()
-		nm, err := Load(context.Background(), m.Path, m.opts)
+		nm, err := Load(r.life, m.Path, m.opts)
 		r.mu.Lock()
 		current := r.models[m.Name] == m
 		if err == nil && current {
@@ -611,6 +621,9 @@ func (r *Runner) recoverGPU(m *Model) {
 		}
 		r.mu.Unlock()
 		switch {
+		case err != nil && r.life.Err() != nil:
+			r.unload(m) // Close stopped the load
+			return
 		case err != nil:
 			r.log.Error("runner: the model could not be loaded again after its GPU failed; it is unloaded", "model", m.Name, "err", err)
 			r.unload(m)

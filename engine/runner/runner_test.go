@@ -319,7 +319,8 @@ func TestLifecycle(t *testing.T) {
 
 // TestClosedLoads checks that a load under way when the runner closes,
 // and one asked for after, end with ErrClosed and leave no model loaded
-// (the app closes its runner and opens another when its settings change).
+// (the app closes its runner and opens another when its settings change),
+// the first stopped by Close rather than run to its end.
 func TestClosedLoads(t *testing.T) {
 	var r *Runner
 	var once sync.Once
@@ -327,8 +328,8 @@ func TestClosedLoads(t *testing.T) {
 		once.Do(func() { r.Close() }) // as the load makes room: under way
 		return 1 << 40
 	}})
-	if _, err := r.Model("a"); !errors.Is(err, ErrClosed) {
-		t.Errorf("a load under way at Close: %v", err)
+	if _, err := r.Model("a"); !errors.Is(err, ErrClosed) || !errors.Is(err, context.Canceled) {
+		t.Errorf("a load under way at Close: %v, want it stopped (%v, %v)", err, ErrClosed, context.Canceled)
 	}
 	if _, err := r.Model("b"); !errors.Is(err, ErrClosed) {
 		t.Errorf("a load after Close: %v", err)
