@@ -352,8 +352,21 @@ func (d *Disk) Enqueue(b DiskBlock, payload func() ([]byte, error)) error {
 }
 
 // Save is Enqueue's synchronous twin: it makes the payload and writes
-// the block now.
+// the block now. After Close it returns ErrDiskClosed and writes nothing
+// (the folder may be on its way out).
 func (d *Disk) Save(b DiskBlock, payload func() ([]byte, error)) error {
+	d.mu.Lock()
+	closed := d.closed
+	d.mu.Unlock()
+	if closed {
+		return ErrDiskClosed
+	}
+	return d.save(b, payload)
+}
+
+// save makes the payload and writes the block: Save's work, and the
+// writer's for each queued block, which Close lets it finish.
+func (d *Disk) save(b DiskBlock, payload func() ([]byte, error)) error {
 	p, err := payload()
 	if err != nil {
 		return fmt.Errorf("kvcache: %w", err)
@@ -366,7 +379,7 @@ func (d *Disk) Save(b DiskBlock, payload func() ([]byte, error)) error {
 func (d *Disk) writer() {
 	defer close(d.done)
 	for j := range d.queue {
-		if err := d.Save(j.b, j.payload); err != nil {
+		if err := d.save(j.b, j.payload); err != nil {
 			d.log.Warn("kvcache: cannot write a prompt cache block", "err", err)
 		}
 	}

@@ -230,7 +230,8 @@ func TestDiskTwoProcesses(t *testing.T) {
 }
 
 // TestDiskEnqueue: the writer writes what is queued, Close waits for it,
-// and a full queue drops rather than blocks.
+// a full queue drops rather than blocks, and after Close neither Enqueue
+// nor Save writes.
 func TestDiskEnqueue(t *testing.T) {
 	dir := t.TempDir()
 	m := Key{7}
@@ -260,7 +261,14 @@ func TestDiskEnqueue(t *testing.T) {
 	if err := d.Enqueue(testBlock(m, 9, 10), nil); !errors.Is(err, ErrDiskClosed) {
 		t.Fatalf("Enqueue after Close: %v", err)
 	}
+	late := testBlock(m, 10, 10)
+	if err := d.Save(late, func() ([]byte, error) { return late.Payload, nil }); !errors.Is(err, ErrDiskClosed) {
+		t.Fatalf("Save after Close: %v", err)
+	}
 	d2 := openDisk(t, dir, 1<<20)
+	if _, ok := d2.Get(m, late.Chain, 0, 1); ok {
+		t.Error("a block saved after Close was written")
+	}
 	for _, b := range queued {
 		if _, ok := d2.Get(m, b.Chain, 0, 1); !ok {
 			t.Errorf("queued block %v not written", b.Tokens)
