@@ -1,6 +1,7 @@
 package gguf
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -24,8 +25,13 @@ type OpenOptions struct {
 
 // OpenWith opens the GGUF file at path as Open does (following the shards
 // of a split model), holding the tensor data as opts says. With the zero
-// OpenOptions it is Open.
-func OpenWith(path string, opts OpenOptions) (*File, error) {
+// OpenOptions it is Open. Cancelling ctx stops a read into memory
+// (NoMmap) within readChunk bytes, with ctx's error, and frees what it
+// read.
+func OpenWith(ctx context.Context, path string, opts OpenOptions) (*File, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("gguf: %s: %w", path, err)
+	}
 	f, err := Open(path)
 	if err != nil {
 		return nil, err
@@ -39,7 +45,7 @@ func OpenWith(path string, opts OpenOptions) (*File, error) {
 		}
 		shards := make([]*shard, 0, len(paths))
 		for _, p := range paths {
-			s, err := readShard(p)
+			s, err := readShard(ctx, p)
 			if err != nil {
 				for _, s := range shards {
 					_ = s.close()
@@ -63,9 +69,15 @@ func OpenWith(path string, opts OpenOptions) (*File, error) {
 	return f, nil
 }
 
-// readShard reads the file at path whole into anonymous memory and parses
-// it. The shard's close releases the memory.
-func readShard(path string) (*shard, error) {
+// readChunk is the most bytes readShard reads between two looks at its
+// context: 64 MiB take a few tens of milliseconds from the page cache.
+// A variable for the tests.
+var readChunk = 64 << 20
+
+// readShard reads the file at path whole into anonymous memory, readChunk
+// bytes at a time until ctx is done, and parses it. The shard's close
+// releases the memory.
+func readShard(ctx context.Context, path string) (*shard, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("gguf: %w", err)
@@ -84,12 +96,20 @@ func readShard(path string) (*shard, error) {
 		return nil, fmt.Errorf("gguf: %s: allocating %d bytes: %w", path, size, err)
 	}
 	s := &shard{path: path, data: data, unmap: free}
-	if _, err := io.ReadFull(io.NewSectionReader(f, 0, size), data); err != nil {
-		_ = s.close()
-		if errors.Is(err, io.ErrUnexpectedEOF) {
-			err = fmt.Errorf("file shrank while being read: %w", err)
+	r := io.NewSectionReader(f, 0, size)
+	for off := 0; off < len(data); {
+		n, err := io.ReadFull(r, data[off:min(len(data), off+readChunk)])
+		off += n
+		if err == nil {
+			err = ctx.Err()
 		}
-		return nil, fmt.Errorf("gguf: read %s: %w", path, err)
+		if err != nil {
+			_ = s.close()
+			if errors.Is(err, io.ErrUnexpectedEOF) {
+				err = fmt.Errorf("file shrank while being read: %w", err)
+			}
+			return nil, fmt.Errorf("gguf: read %s: %w", path, err)
+		}
 	}
 	if s.hdr, err = parse(data); err != nil {
 		_ = s.close()

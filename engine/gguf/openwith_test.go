@@ -3,6 +3,7 @@ package gguf
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -26,7 +27,7 @@ func TestOpenWith(t *testing.T) {
 		}
 		defer want.Close()
 		for _, opts := range []OpenOptions{{}, {NoMmap: true}, {Lock: true}, {NoMmap: true, Lock: true}} {
-			got, err := OpenWith(path, opts)
+			got, err := OpenWith(context.Background(), path, opts)
 			if err != nil {
 				t.Fatalf("%s %+v: %v", filepath.Base(path), opts, err)
 			}
@@ -63,7 +64,7 @@ func TestOpenWithErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, path := range []string{bad, filepath.Join(dir, "missing.gguf"), dir} {
-		if f, err := OpenWith(path, OpenOptions{NoMmap: true}); err == nil {
+		if f, err := OpenWith(context.Background(), path, OpenOptions{NoMmap: true}); err == nil {
 			f.Close()
 			t.Errorf("OpenWith(%s) succeeded", path)
 		}
@@ -76,8 +77,60 @@ func TestOpenWithErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, errMap := Open(short)
-	_, errMem := OpenWith(short, OpenOptions{NoMmap: true})
+	_, errMem := OpenWith(context.Background(), short, OpenOptions{NoMmap: true})
 	if (errMap == nil) != (errMem == nil) {
 		t.Errorf("truncated file: Open says %v, OpenWith %v", errMap, errMem)
+	}
+}
+
+// errAfter is a context that is done from its n-th look at Err on.
+type errAfter struct {
+	context.Context
+	n, looks int
+}
+
+func (c *errAfter) Err() error {
+	c.looks++
+	if c.looks >= c.n {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestOpenWithCancelled checks that a done context stops OpenWith before
+// it opens anything, and a read into memory within a chunk of its end.
+func TestOpenWithCancelled(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.gguf")
+	if err := buildWriter(t, sinkKVs(t), sinkTensors).WriteFile(context.Background(), path); err != nil {
+		t.Fatal(err)
+	}
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, opts := range []OpenOptions{{}, {NoMmap: true}} {
+		if f, err := OpenWith(done, path, opts); !errors.Is(err, context.Canceled) {
+			if f != nil {
+				f.Close()
+			}
+			t.Errorf("%+v, context done: %v, want %v", opts, err, context.Canceled)
+		}
+	}
+	defer func(n int) { readChunk = n }(readChunk)
+	readChunk = 64
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := &errAfter{Context: context.Background(), n: 3} // OpenWith's look, then two chunks
+	if chunks := int(st.Size()) / readChunk; chunks <= ctx.n {
+		t.Fatalf("the file is %d chunks, too few to stop within", chunks)
+	}
+	if f, err := OpenWith(ctx, path, OpenOptions{NoMmap: true}); !errors.Is(err, context.Canceled) {
+		if f != nil {
+			f.Close()
+		}
+		t.Fatalf("a read cancelled on its way: %v, want %v", err, context.Canceled)
+	}
+	if ctx.looks != ctx.n {
+		t.Errorf("the read looked at its context %d times, want it stopped at the %d-th", ctx.looks, ctx.n)
 	}
 }

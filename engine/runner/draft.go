@@ -95,7 +95,7 @@ const draftIdle = 2
 // a context of size tokens, and refuses one whose vocabulary differs from
 // the target's (see CheckDraftVocab).
 func LoadDraft(ctx context.Context, path string, target *tokenizer.Tokenizer, size, threads int, mem gguf.OpenOptions) (*DraftModel, error) {
-	f, err := gguf.OpenWith(path, mem)
+	f, err := gguf.OpenWith(ctx, path, mem)
 	if err != nil {
 		return nil, fmt.Errorf("runner: the draft model: %w", err)
 	}

@@ -231,7 +231,7 @@ func TestAutoDraftFails(t *testing.T) {
 // mustOpen opens the model file at path as a load does.
 func mustOpen(t *testing.T, path string) *header {
 	t.Helper()
-	h, err := open(path, gguf.OpenOptions{})
+	h, err := open(context.Background(), path, gguf.OpenOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

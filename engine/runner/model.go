@@ -143,7 +143,7 @@ func (o LoadOptions) registry() *offload.Registry {
 // template (ChatML when the file has none), and starts its scheduler.
 // Close releases it. A model that cannot run fails here, with the reason.
 func Load(ctx context.Context, path string, opts LoadOptions) (*Model, error) {
-	h, err := open(path, opts.Memory)
+	h, err := open(ctx, path, opts.Memory)
 	if err != nil {
 		return nil, err
 	}
@@ -171,12 +171,12 @@ func (h *header) plannable() *fit.ModelShape {
 // open opens the GGUF file at path, held as mem says, and describes its
 // model: the one time a load reads its header. A model Saji cannot run
 // (model.RunError) is an error here.
-func open(path string, mem gguf.OpenOptions) (*header, error) {
+func open(ctx context.Context, path string, mem gguf.OpenOptions) (*header, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("runner: %w", err)
 	}
-	f, err := gguf.OpenWith(path, mem)
+	f, err := gguf.OpenWith(ctx, path, mem)
 	if err != nil {
 		return nil, fmt.Errorf("runner: %w", err)
 	}

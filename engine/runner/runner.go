@@ -400,10 +400,10 @@ func (r *Runner) load(name, path string) (*Model, error) {
 		close(c.done)
 	}()
 	// The header is read once: for the room to make, and for the load.
-	h, err := open(path, r.cfg.Load.Memory)
+	h, err := open(r.life, path, r.cfg.Load.Memory)
 	if err != nil {
-		c.err = err
-		return nil, err
+		c.err = r.stoppedBy(err)
+		return nil, c.err
 	}
 	split, onGPU := r.makeGPURoom(h.f)
 	if err := r.makeRoom(r.memoryNeed(h, split, onGPU)); err != nil {
@@ -423,16 +423,13 @@ func (r *Runner) load(name, path string) (*Model, error) {
 	if err != nil && draft != "" && r.life.Err() == nil {
 		r.log.Warn("runner: loading without the draft model paired with it", "model", name, "draft", draft, "err", err)
 		opts.Speculative.Draft = ""
-		if h, err = open(path, opts.Memory); err == nil {
+		if h, err = open(r.life, path, opts.Memory); err == nil {
 			m, err = load(r.life, h, opts)
 		}
 	}
-	if err != nil && r.life.Err() != nil {
-		err = fmt.Errorf("%w: %w", ErrClosed, err) // Close stopped it
-	}
 	if err != nil {
-		c.err = err
-		return nil, err
+		c.err = r.stoppedBy(err)
+		return nil, c.err
 	}
 	r.log.Info("runner: loaded", "model", name, "seconds", time.Since(start).Seconds())
 	if !r.addOpen(m) {
@@ -447,6 +444,15 @@ func (r *Runner) load(name, path string) (*Model, error) {
 	m.touch()
 	c.m = m
 	return m, nil
+}
+
+// stoppedBy returns the error of a load that failed with err: err, or
+// where Close has stopped the load, ErrClosed wrapping it.
+func (r *Runner) stoppedBy(err error) error {
+	if r.life.Err() != nil {
+		return fmt.Errorf("%w: %w", ErrClosed, err)
+	}
+	return err
 }
 
 // loadCall is a load in progress.

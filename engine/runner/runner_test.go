@@ -230,7 +230,7 @@ func TestMemoryNeed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := open(path, gguf.OpenOptions{})
+	h, err := open(context.Background(), path, gguf.OpenOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

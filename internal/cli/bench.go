@@ -212,7 +212,7 @@ func runBench(ctx context.Context, bf *benchFlags, stdout, stderr io.Writer) err
 	if bf.restore > 0 {
 		return runRestoreBench(ctx, bf, threads, ngls[0], stdout, stderr)
 	}
-	f, err := gguf.OpenWith(bf.modelPath, bf.memory.options())
+	f, err := gguf.OpenWith(ctx, bf.modelPath, bf.memory.options())
 	if err != nil {
 		return fmt.Errorf("bench: %w", err)
 	}

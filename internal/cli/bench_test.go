@@ -229,7 +229,7 @@ func TestBenchErrors(t *testing.T) {
 func TestNoMmapSameLogits(t *testing.T) {
 	path := tinyModel(t)
 	logits := func(opts gguf.OpenOptions) []float32 {
-		f, err := gguf.OpenWith(path, opts)
+		f, err := gguf.OpenWith(context.Background(), path, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
