@@ -169,8 +169,7 @@ func (h *header) plannable() *fit.ModelShape {
 }
 
 // open opens the GGUF file at path, held as mem says, and describes its
-// model: the one time a load reads its header. A model Saji cannot run
-// (model.RunError) is an error here.
+// model. A model Saji cannot run (model.RunError) is an error here.
 func open(ctx context.Context, path string, mem gguf.OpenOptions) (*header, error) {
 	st, err := os.Stat(path)
 	if err != nil {
@@ -190,6 +189,23 @@ func open(ctx context.Context, path string, mem gguf.OpenOptions) (*header, erro
 		return nil, fmt.Errorf("runner: loading %s: %w", path, re)
 	}
 	return h, nil
+}
+
+// hold opens h's file again, held as mem says, where mem does not map it
+// as open with the zero options did (--no-mmap reads it into memory,
+// --mlock locks it): a runner opens a model's file mapped to make room
+// for it, and holds its data so only then. On failure h's file is closed.
+func (h *header) hold(ctx context.Context, mem gguf.OpenOptions) error {
+	if mem == (gguf.OpenOptions{}) {
+		return nil
+	}
+	f, err := gguf.OpenWith(ctx, h.f.Path(), mem)
+	h.f.Close()
+	if err != nil {
+		return fmt.Errorf("runner: %w", err)
+	}
+	h.f = f
+	return nil
 }
 
 // load is Load of the open file of h, which it owns from now on: the model

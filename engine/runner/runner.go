@@ -399,8 +399,10 @@ func (r *Runner) load(name, path string) (*Model, error) {
 		r.mu.Unlock()
 		close(c.done)
 	}()
-	// The header is read once: for the room to make, and for the load.
-	h, err := open(r.life, path, r.cfg.Load.Memory)
+	// The file is opened mapped to make room for its model, and its
+	// data held as the runner's Memory says (read into memory with
+	// --no-mmap) only once the room is made.
+	h, err := open(r.life, path, gguf.OpenOptions{})
 	if err != nil {
 		c.err = r.stoppedBy(err)
 		return nil, c.err
@@ -410,6 +412,10 @@ func (r *Runner) load(name, path string) (*Model, error) {
 		h.f.Close()
 		c.err = err
 		return nil, err
+	}
+	if err := h.hold(r.life, r.cfg.Load.Memory); err != nil {
+		c.err = r.stoppedBy(err)
+		return nil, c.err
 	}
 	opts := r.cfg.Load
 	opts.Name = name

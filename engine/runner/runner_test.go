@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -336,6 +337,34 @@ func TestClosedLoads(t *testing.T) {
 	}
 	if n := loadedNames(r); n != "" {
 		t.Errorf("loaded %q after Close", n)
+	}
+}
+
+// TestNoMmapReadsAfterRoom checks that a --no-mmap load reads its file
+// into memory only once it has made room for it, not with the header it
+// makes room by: a file taken away while the room is made (before any
+// read, so) fails the load, and the same file put back loads.
+func TestNoMmapReadsAfterRoom(t *testing.T) {
+	var r *Runner
+	var once sync.Once
+	var moveErr error
+	r = dirRunner(t, Config{KeepAlive: -1, Available: func() uint64 {
+		once.Do(func() {
+			p := filepath.Join(r.cfg.ModelsDir, "a.gguf")
+			moveErr = os.Rename(p, p+".away")
+		})
+		return 1 << 40
+	}})
+	r.cfg.Load.Memory = gguf.OpenOptions{NoMmap: true}
+	if _, err := r.Model("a"); err == nil || moveErr != nil {
+		t.Fatalf("a file taken away as room was made: loaded (%v, moving it: %v)", err, moveErr)
+	}
+	p := filepath.Join(r.cfg.ModelsDir, "a.gguf")
+	if err := os.Rename(p+".away", p); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Model("a"); err != nil || loadedNames(r) != "a" {
+		t.Fatalf("loading it put back: %v (loaded %q)", err, loadedNames(r))
 	}
 }
 
