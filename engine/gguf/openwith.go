@@ -105,7 +105,7 @@ func readShard(ctx context.Context, path string) (*shard, error) {
 		}
 		if err != nil {
 			_ = s.close()
-			if errors.Is(err, io.ErrUnexpectedEOF) {
+			if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) { // EOF: at a chunk's start
 				err = fmt.Errorf("file shrank while being read: %w", err)
 			}
 			return nil, fmt.Errorf("gguf: read %s: %w", path, err)

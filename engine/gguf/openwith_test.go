@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -132,5 +133,48 @@ func TestOpenWithCancelled(t *testing.T) {
 	}
 	if ctx.looks != ctx.n {
 		t.Errorf("the read looked at its context %d times, want it stopped at the %d-th", ctx.looks, ctx.n)
+	}
+}
+
+// shrinkAt is a context that cuts the file at path to size bytes at its
+// look-th look at Err, and is never done.
+type shrinkAt struct {
+	context.Context
+	path        string
+	size        int64
+	look, looks int
+	err         error
+}
+
+func (c *shrinkAt) Err() error {
+	if c.looks++; c.looks == c.look {
+		c.err = os.Truncate(c.path, c.size)
+	}
+	return nil
+}
+
+// TestOpenWithShrunk cuts a file being read into memory at a chunk's end:
+// the read fails saying the file shrank, as it does when a chunk is cut
+// short.
+func TestOpenWithShrunk(t *testing.T) {
+	defer func(n int) { readChunk = n }(readChunk)
+	readChunk = 64
+	for _, size := range []int64{64, 100} { // at a chunk's end, within one
+		path := filepath.Join(t.TempDir(), "m.gguf")
+		if err := buildWriter(t, sinkKVs(t), sinkTensors).WriteFile(context.Background(), path); err != nil {
+			t.Fatal(err)
+		}
+		ctx := &shrinkAt{Context: context.Background(), path: path, size: size, look: 2} // after the first chunk
+		f, err := OpenWith(ctx, path, OpenOptions{NoMmap: true})
+		if ctx.err != nil {
+			t.Fatal(ctx.err)
+		}
+		if err == nil {
+			f.Close()
+			t.Fatalf("cut to %d bytes: read", size)
+		}
+		if !strings.Contains(err.Error(), "file shrank while being read") {
+			t.Errorf("cut to %d bytes: %v", size, err)
+		}
 	}
 }
