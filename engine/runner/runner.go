@@ -103,10 +103,9 @@ type Runner struct {
 	models  map[string]*Model
 	order   []string // names in the order they were added
 	loading map[string]*loadCall
-	stop    chan struct{}
-	closed  sync.Once
-	// life is the loads' context, ended by Close, so that a load under
-	// way stops before its next weight instead of running to its end.
+	// life ends when Close begins: the janitor stops, and a load under
+	// way (its context) stops before its next weight instead of running
+	// to its end.
 	life context.Context
 	end  context.CancelFunc
 	// reloads are the loads of models whose GPU failed (recoverGPU).
@@ -131,7 +130,7 @@ func New(cfg Config) *Runner {
 		cfg.Load.Logger = cfg.Logger
 	}
 	r := &Runner{cfg: cfg, log: cfg.Logger, models: map[string]*Model{}, loading: map[string]*loadCall{},
-		stop: make(chan struct{}), vocabs: map[vocabKey]uint64{}}
+		vocabs: map[vocabKey]uint64{}}
 	r.life, r.end = context.WithCancel(context.Background())
 	every := cfg.SweepEvery
 	if every <= 0 {
@@ -205,14 +204,7 @@ func (r *Runner) addOpen(m *Model) bool {
 }
 
 // stopped reports whether Close has begun.
-func (r *Runner) stopped() bool {
-	select {
-	case <-r.stop:
-		return true
-	default:
-		return false
-	}
-}
+func (r *Runner) stopped() bool { return r.life.Err() != nil }
 
 // hook connects m's results and GPU fault reports to r.
 func (r *Runner) hook(m *Model) {
@@ -323,7 +315,7 @@ func (r *Runner) Loaded(name string) bool {
 // every model.
 func (r *Runner) Close() error {
 	r.mu.Lock()
-	r.closed.Do(func() { close(r.stop); r.end() }) // under mu: see recoverGPU
+	r.end() // under mu: see recoverGPU
 	r.mu.Unlock()
 	r.reloads.Wait()
 	r.mu.Lock()
@@ -426,7 +418,7 @@ func (r *Runner) load(name, path string) (*Model, error) {
 		opts.Speculative.Draft = draft
 	}
 	m, err := load(r.life, h, opts)
-	if err != nil && draft != "" && r.life.Err() == nil {
+	if err != nil && draft != "" && !r.stopped() {
 		r.log.Warn("runner: loading without the draft model paired with it", "model", name, "draft", draft, "err", err)
 		opts.Speculative.Draft = ""
 		if h, err = open(r.life, path, opts.Memory); err == nil {
@@ -455,7 +447,7 @@ func (r *Runner) load(name, path string) (*Model, error) {
 // stoppedBy returns the error of a load that failed with err: err, or
 // where Close has stopped the load, ErrClosed wrapping it.
 func (r *Runner) stoppedBy(err error) error {
-	if r.life.Err() != nil {
+	if r.stopped() {
 		return fmt.Errorf("%w: %w", ErrClosed, err)
 	}
 	return err
@@ -609,11 +601,9 @@ func (r *Runner) recoverGPU(m *Model) {
 		}
 	}()
 	r.mu.Lock()
-	select {
-	case <-r.stop:
+	if r.stopped() {
 		r.mu.Unlock()
 		return // closing: nothing to serve it to
-	default:
 	}
 	r.reloads.Add(1) // before Close's Wait, or not at all
 	r.mu.Unlock()
@@ -633,11 +623,10 @@ func (r *Runner) recoverGPU(m *Model) {
 		}
 		r.mu.Unlock()
 		switch {
-		case err != nil && r.life.Err() != nil:
-			r.unload(m) // Close stopped the load
-			return
 		case err != nil:
-			r.log.Error("runner: the model could not be loaded again after its GPU failed; it is unloaded", "model", m.Name, "err", err)
+			if !r.stopped() { // else Close stopped the load
+				r.log.Error("runner: the model could not be loaded again after its GPU failed; it is unloaded", "model", m.Name, "err", err)
+			}
 			r.unload(m)
 			return
 		case !current:
@@ -663,13 +652,13 @@ func (r *Runner) Unload(name string) bool {
 	return ok
 }
 
-// janitor unloads expired folder models until stop is closed.
+// janitor unloads expired folder models until Close.
 func (r *Runner) janitor(every time.Duration) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
 		select {
-		case <-r.stop:
+		case <-r.life.Done():
 			return
 		case <-t.C:
 		}
