@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -238,6 +239,70 @@ func TestSetRows(t *testing.T) {
 		}
 		if err := b.SetRows(cache, src, []int32{3, 0}); err == nil {
 			t.Errorf("%v: out-of-range row accepted", typ)
+		}
+	}
+}
+
+// TestSetRowsConverts checks SetRows against quant.Quantize row by row,
+// bytes for bytes, for every cache type: a prompt's rows in order (split
+// over the threads, F16 through the set's narrowing kernel), rows in order
+// with gaps, and rows out of order that name one row twice, where the
+// last source row wins.
+func TestSetRowsConverts(t *testing.T) {
+	const cols, cells = 256, 300
+	rng := rand.New(rand.NewPCG(91, 92))
+	src := randn(rng, 160*cols, 3)
+	for i, v := range []float32{65520, -1e6, 3e-8, -6e-6, 0, float32(math.Copysign(0, -1)), float32(math.Inf(1))} {
+		src[17*i+5] = v
+	}
+	prompt := make([]int32, 160)
+	for i := range prompt {
+		prompt[i] = int32(100 + i)
+	}
+	tests := []struct {
+		name string
+		rows []int32
+	}{
+		{"prompt", prompt},
+		{"gaps", []int32{0, 2, 9, 40, 41, 299}},
+		{"repeated", []int32{7, 3, 7, 1}},
+	}
+	for _, threads := range []int{1, 3} {
+		b := New(threads)
+		for _, typ := range []quant.Type{quant.TypeF32, quant.TypeF16, quant.TypeQ8_0} {
+			for _, tc := range tests {
+				t.Run(fmt.Sprintf("t%d/%v/%s", threads, typ, tc.name), func(t *testing.T) {
+					cache, err := b.New(typ, cols, cells)
+					if err != nil {
+						t.Fatal(err)
+					}
+					n := len(tc.rows)
+					if err := b.SetRows(cache, f32(t, b, src[:n*cols], cols, n), tc.rows); err != nil {
+						t.Fatal(err)
+					}
+					rowBytes := len(cache.(*tensor).row(0))
+					want := make([][]byte, cells)
+					for r, row := range tc.rows {
+						want[row] = make([]byte, rowBytes)
+						if err := quant.Quantize(typ, src[r*cols:(r+1)*cols], want[row]); err != nil {
+							t.Fatal(err)
+						}
+					}
+					for row := range int32(cells) {
+						got, err := b.RowBytes(cache, []int32{row}, nil)
+						if err != nil {
+							t.Fatal(err)
+						}
+						w := want[row]
+						if w == nil {
+							w = make([]byte, rowBytes)
+						}
+						if !bytes.Equal(got, w) {
+							t.Fatalf("row %d differs from quant.Quantize", row)
+						}
+					}
+				})
+			}
 		}
 	}
 }

@@ -49,12 +49,46 @@ func (b *Backend) SetRows(dst, src kernels.Tensor, rows []int32) error {
 		return fmt.Errorf("cpu: %w", err)
 	}
 	n := d.cols()
-	for r, row := range rows {
-		if err := quant.Quantize(d.typ, s.f[r*n:(r+1)*n], d.row(int(row))); err != nil {
-			return fmt.Errorf("cpu: set_rows: %w", err)
+	set := func(r int) error { return quant.Quantize(d.typ, s.f[r*n:(r+1)*n], d.row(int(rows[r]))) }
+	if d.typ == quant.TypeF16 && b.k != nil && b.k.narrowF16 != nil {
+		narrow := b.k.narrowF16 // F32ToF16's bits (TestNarrowF16)
+		set = func(r int) error { narrow(d.row(int(rows[r])), s.f[r*n:(r+1)*n]); return nil }
+	}
+	if !ascending(rows) {
+		// Rows out of order may name one row twice: stored in order, the
+		// last source row wins.
+		for r := range rows {
+			if err := set(r); err != nil {
+				return fmt.Errorf("cpu: set_rows: %w", err)
+			}
 		}
+		return nil
+	}
+	// A prompt's keys and values, stored one row at a time, were 0.3 ms of
+	// every layer of llama-1b F16 at 128 tokens, long enough for the
+	// pool's other threads to park.
+	var once sync.Once
+	var first error
+	b.parallelRows(len(rows), n, func(r int) {
+		if err := set(r); err != nil {
+			once.Do(func() { first = err })
+		}
+	})
+	if first != nil {
+		return fmt.Errorf("cpu: set_rows: %w", first)
 	}
 	return nil
+}
+
+// ascending reports whether rows are strictly increasing, so no two of
+// them are the same row.
+func ascending(rows []int32) bool {
+	for i := 1; i < len(rows); i++ {
+		if rows[i] <= rows[i-1] {
+			return false
+		}
+	}
+	return true
 }
 
 // binaryOp selects the operation of binary.
