@@ -165,7 +165,7 @@ func (b *Backend) New(typ quant.Type, shape ...int) (kernels.Tensor, error) {
 	t := &tensor{b: b, typ: typ, shape: append([]int(nil), shape...)}
 	switch typ {
 	case quant.TypeF32:
-		t.f, t.owned = b.free.get(n), true
+		t.f, t.owned = b.zeroed(n), true
 		if n > 0 {
 			t.data = unsafe.Slice((*byte)(unsafe.Pointer(&t.f[0])), 4*n)
 		}
@@ -175,6 +175,23 @@ func (b *Backend) New(typ quant.Type, shape ...int) (kernels.Tensor, error) {
 		t.data = make([]byte, n/typ.BlockSize()*typ.TypeSize())
 	}
 	return t, nil
+}
+
+// zeroed returns a zeroed buffer of n values (freeList.get), a recycled
+// one cleared over the threads when it is large: clearing a 128-token
+// prompt's 4 MB feed-forward activations on one thread took 0.3 ms,
+// three times a layer, and the pool's other threads parked meanwhile.
+func (b *Backend) zeroed(n int) []float32 {
+	const minParallel = 1 << 18 // values
+	buf, recycled := b.free.take(n)
+	switch {
+	case !recycled:
+	case n < minParallel || b.threads < 2:
+		clear(buf)
+	default:
+		b.parallel(n, func(lo, hi int) { clear(buf[lo:hi]) })
+	}
+	return buf
 }
 
 // Write copies src into dst, converting it to dst's type.

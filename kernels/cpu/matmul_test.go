@@ -219,25 +219,36 @@ func TestTiledBlocks(t *testing.T) {
 }
 
 // TestRecycle checks that a recycled activation's memory comes back zeroed
-// from New, that a recycled tensor can no longer be used, and that weights
-// are never recycled.
+// from New (a large one cleared over the threads), that a recycled tensor
+// can no longer be used, and that weights are never recycled.
 func TestRecycle(t *testing.T) {
-	b := NewReference(1)
-	x := f32(t, b, []float32{1, 2, 3, 4}, 4)
-	first := &x.(*tensor).f[0]
-	b.Recycle(x, x) // twice is harmless
-	if err := b.Scale(x, x, 2); err == nil {
-		t.Error("Scale of a recycled tensor succeeded")
-	}
-	y := newF32(t, b, 2, 2)
-	if &y.(*tensor).f[0] != first {
-		t.Error("New did not reuse the recycled buffer")
-	}
-	for i, v := range read(t, y) {
-		if v != 0 {
-			t.Errorf("reused value %d = %g, want 0", i, v)
+	for _, c := range []struct{ threads, n int }{{1, 4}, {3, 1<<18 + 3}} {
+		b := NewReference(c.threads)
+		ones := make([]float32, c.n)
+		for i := range ones {
+			ones[i] = 1
+		}
+		x := f32(t, b, ones, c.n)
+		first := &x.(*tensor).f[0]
+		b.Recycle(x, x) // twice is harmless
+		if err := b.Scale(x, x, 2); err == nil {
+			t.Error("Scale of a recycled tensor succeeded")
+		}
+		shape := []int{c.n} // a buffer is reused by length, whatever the shape
+		if c.n%2 == 0 {
+			shape = []int{c.n / 2, 2}
+		}
+		y := newF32(t, b, shape...)
+		if &y.(*tensor).f[0] != first {
+			t.Errorf("%d values: New did not reuse the recycled buffer", c.n)
+		}
+		for i, v := range read(t, y) {
+			if v != 0 {
+				t.Fatalf("%d values: reused value %d = %g, want 0", c.n, i, v)
+			}
 		}
 	}
+	b := NewReference(1)
 	data := make([]byte, 16)
 	w, err := b.Weight(quant.TypeF32, []int{4}, data)
 	if err != nil {
