@@ -285,6 +285,30 @@ func (b *Backend) parallelBalanced(n int, fn func(lo, hi int)) {
 	b.parallelParts(n, b.threads*balanceParts, fn)
 }
 
+// parallelGuided is parallelBalanced for work whose end the threads should
+// reach together: the parts shrink as the work runs out, each a 1/(2·threads)
+// share of what is left (at least one), so the last to be taken is small
+// and no thread waits long for another's. A prompt's products over equal
+// parts left one of two threads idle for 6-8% of llama-1b F16's prompt:
+// a part took up to 3 ms (ffn_down at 128 tokens), and the thread that
+// finished first waited out the other's last one.
+func (b *Backend) parallelGuided(n int, fn func(lo, hi int)) {
+	if b.threads <= 1 || n < 2*b.threads {
+		b.parallelBalanced(n, fn)
+		return
+	}
+	var bounds []int
+	for lo := 0; lo < n; lo += max(1, (n-lo)/(2*b.threads)) {
+		bounds = append(bounds, lo)
+	}
+	bounds = append(bounds, n)
+	parts := len(bounds) - 1
+	if b.pool.run(parts, func(p int) { fn(bounds[p], bounds[p+1]) }) {
+		return
+	}
+	b.parallelBalanced(n, fn)
+}
+
 // parallelParts runs fn over [0, n) split into at most parts contiguous
 // ranges on the pool's threads.
 func (b *Backend) parallelParts(n, parts int, fn func(lo, hi int)) {

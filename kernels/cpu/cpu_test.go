@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync"
 	"testing"
 
 	"saji/kernels"
@@ -844,6 +845,40 @@ func TestRopeSections(t *testing.T) {
 	} {
 		if err := b.Rope(x2, x2, bad.pos, bad.p); err == nil {
 			t.Errorf("%+v with %d positions: no error", bad.p, len(bad.pos))
+		}
+	}
+}
+
+// TestParallelGuided checks that parallelGuided hands every index of
+// [0, n) to exactly one part, in parts that do not grow, on pools of
+// several sizes, including work too small to split.
+func TestParallelGuided(t *testing.T) {
+	for _, threads := range []int{1, 2, 3, 8} {
+		b := New(threads)
+		for _, n := range []int{0, 1, 3, 7, 16, 128, 1000} {
+			var mu sync.Mutex
+			seen := make([]int, n)
+			sizes := map[int]int{} // part start -> size
+			b.parallelGuided(n, func(lo, hi int) {
+				mu.Lock()
+				defer mu.Unlock()
+				sizes[lo] = hi - lo
+				for i := lo; i < hi; i++ {
+					seen[i]++
+				}
+			})
+			for i, c := range seen {
+				if c != 1 {
+					t.Fatalf("threads %d, n %d: index %d taken %d times", threads, n, i, c)
+				}
+			}
+			prev := n
+			for lo := 0; lo < n; lo += sizes[lo] {
+				if sizes[lo] > prev {
+					t.Errorf("threads %d, n %d: part at %d has %d, more than the %d before it", threads, n, lo, sizes[lo], prev)
+				}
+				prev = sizes[lo]
+			}
 		}
 	}
 }
