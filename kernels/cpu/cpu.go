@@ -309,6 +309,22 @@ func (b *Backend) parallelGuided(n int, fn func(lo, hi int)) {
 	b.parallelBalanced(n, fn)
 }
 
+// productSplit returns how a matrix product of n activation rows splits
+// its weight rows over the threads: in parts that shrink (parallelGuided)
+// for a prompt of guidedRows rows or more, whose products are bound by
+// arithmetic; in equal parts (parallelBalanced) for decode and small
+// batches, whose memory streams those parts were tuned for.
+func (b *Backend) productSplit(n int) func(int, func(lo, hi int)) {
+	if n >= guidedRows {
+		return b.parallelGuided
+	}
+	return b.parallelBalanced
+}
+
+// guidedRows is the fewest activation rows whose products split their
+// weight rows with parallelGuided.
+const guidedRows = 16
+
 // parallelParts runs fn over [0, n) split into at most parts contiguous
 // ranges on the pool's threads.
 func (b *Backend) parallelParts(n, parts int, fn func(lo, hi int)) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing"
 
@@ -879,6 +880,26 @@ func TestParallelGuided(t *testing.T) {
 				}
 				prev = sizes[lo]
 			}
+		}
+	}
+}
+
+// TestProductSplit checks that products of a prompt's rows split their
+// weight rows in shrinking parts and decode and small batches in equal
+// ones.
+func TestProductSplit(t *testing.T) {
+	b := New(2)
+	for _, n := range []int{1, guidedRows - 1, guidedRows, 128} {
+		var mu sync.Mutex
+		var sizes []int
+		b.productSplit(n)(128, func(lo, hi int) {
+			mu.Lock()
+			sizes = append(sizes, hi-lo)
+			mu.Unlock()
+		})
+		lo, hi := slices.Min(sizes), slices.Max(sizes)
+		if guided := n >= guidedRows; guided != (hi > lo) {
+			t.Errorf("%d activation rows: parts of %d to %d weight rows, want shrinking parts %v", n, lo, hi, guided)
 		}
 	}
 }

@@ -110,7 +110,7 @@ func (b *Backend) MatMul(dst, w, x kernels.Tensor) error {
 					xh, done := b.narrowHalves(xr, n, k)
 					defer done()
 					tile := rowTile(n, 4*k)
-					b.parallelGuided(m, func(lo, hi int) {
+					b.productSplit(n)(m, func(lo, hi int) {
 						tiledGroups(lo, hi, 0, n, tile, 18, func(i0, i1, j0, j1 int) {
 							halfVecBlocks(wt, xr, xh, k, i0, i1, j0, j1, body6, widen, single, out, m)
 						})
@@ -270,7 +270,7 @@ const tileBytes = 2 << 20
 // activation row of the tile.
 func (b *Backend) tiled(m, n, rowBytes int, fn func(i, j0, j1 int)) {
 	tile := rowTile(n, rowBytes)
-	b.parallelGuided(m, func(lo, hi int) { tiledRows(lo, hi, 0, n, tile, fn) })
+	b.productSplit(n)(m, func(lo, hi int) { tiledRows(lo, hi, 0, n, tile, fn) })
 }
 
 // rowTile is the number of activation rows (rowBytes each) in a cache tile
@@ -323,7 +323,7 @@ func (b *Backend) tiledBlocks(tk *tileKernel, m, n, rowBytes int, base tileArgs,
 		base.xd, base.xdstride = unsafe.Pointer(&xd[0]), 4*n
 	}
 	groups := (m + tk.mr - 1) / tk.mr
-	b.parallelGuided(groups, func(glo, ghi int) {
+	b.productSplit(n)(groups, func(glo, ghi int) {
 		a := base
 		var room []float32
 		b.scaleRoom(tk, &a, n, &room)
