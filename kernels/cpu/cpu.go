@@ -289,9 +289,9 @@ func (b *Backend) parallelBalanced(n int, fn func(lo, hi int)) {
 // reach together: the parts shrink as the work runs out, each a 1/(2·threads)
 // share of what is left (at least one), so the last to be taken is small
 // and no thread waits long for another's. A prompt's products over equal
-// parts left one of two threads idle for 6-8% of llama-1b F16's prompt:
-// a part took up to 3 ms (ffn_down at 128 tokens), and the thread that
-// finished first waited out the other's last one.
+// parts left one of two threads idle for 2-3% of llama-1b F16's prompt
+// (1% with these): a part took up to 3 ms (ffn_down at 128 tokens), and
+// the thread that finished first waited out the other's last one.
 func (b *Backend) parallelGuided(n int, fn func(lo, hi int)) {
 	if b.threads <= 1 || n < 2*b.threads {
 		b.parallelBalanced(n, fn)
