@@ -884,12 +884,11 @@ func TestParallelGuided(t *testing.T) {
 	}
 }
 
-// TestProductSplit checks that products of a prompt's rows split their
-// weight rows in shrinking parts and decode and small batches in equal
-// ones.
+// TestProductSplit checks that products of several activation rows split
+// their weight rows in shrinking parts and decode in equal ones.
 func TestProductSplit(t *testing.T) {
 	b := New(2)
-	for _, n := range []int{1, guidedRows - 1, guidedRows, 128} {
+	for _, n := range []int{1, guidedRows - 1, guidedRows, 16, 128} {
 		var mu sync.Mutex
 		var sizes []int
 		b.productSplit(n)(128, func(lo, hi int) {
