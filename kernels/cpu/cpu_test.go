@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -857,13 +858,8 @@ func TestParallelGuided(t *testing.T) {
 	for _, threads := range []int{1, 2, 3, 8} {
 		b := New(threads)
 		for _, n := range []int{0, 1, 3, 7, 16, 128, 1000} {
-			var mu sync.Mutex
 			seen := make([]int, n)
-			sizes := map[int]int{} // part start -> size
-			b.parallelGuided(n, func(lo, hi int) {
-				mu.Lock()
-				defer mu.Unlock()
-				sizes[lo] = hi - lo
+			sizes := partSizes(b.parallelGuided, n, func(lo, hi int) {
 				for i := lo; i < hi; i++ {
 					seen[i]++
 				}
@@ -889,16 +885,24 @@ func TestParallelGuided(t *testing.T) {
 func TestProductSplit(t *testing.T) {
 	b := New(2)
 	for _, n := range []int{1, guidedRows - 1, guidedRows, 16, 128} {
-		var mu sync.Mutex
-		var sizes []int
-		b.productSplit(n)(128, func(lo, hi int) {
-			mu.Lock()
-			sizes = append(sizes, hi-lo)
-			mu.Unlock()
-		})
+		sizes := slices.Collect(maps.Values(partSizes(b.productSplit(n), 128, func(int, int) {})))
 		lo, hi := slices.Min(sizes), slices.Max(sizes)
 		if guided := n >= guidedRows; guided != (hi > lo) {
 			t.Errorf("%d activation rows: parts of %d to %d weight rows, want shrinking parts %v", n, lo, hi, guided)
 		}
 	}
+}
+
+// partSizes runs split over [0, n), calling fn for each part under a lock,
+// and returns each part's size by its start.
+func partSizes(split func(int, func(lo, hi int)), n int, fn func(lo, hi int)) map[int]int {
+	var mu sync.Mutex
+	sizes := map[int]int{}
+	split(n, func(lo, hi int) {
+		mu.Lock()
+		defer mu.Unlock()
+		sizes[lo] = hi - lo
+		fn(lo, hi)
+	})
+	return sizes
 }
